@@ -1,0 +1,40 @@
+import { Command, CommanderError } from "commander";
+import { registerBuildCommands } from "./commands/build.js";
+import { registerLintCommand } from "./commands/lint.js";
+import { registerWatchCommand } from "./commands/watch.js";
+import { EXIT_USAGE } from "./exit-codes.js";
+import { packageVersion } from "../version.js";
+
+/**
+ * Builds the commander program. Each command's action stores its exit code in
+ * `result.exitCode`; nothing here calls process.exit, so the program can be
+ * driven from tests.
+ */
+export function createProgram(result: { exitCode: number }): Command {
+  const program = new Command("gamma-prompt")
+    .description("Compile agent skills and prompt templates into byte-stable, cache-friendly artifacts.")
+    .version(packageVersion, "-v, --version")
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+  registerLintCommand(program, result);
+  registerBuildCommands(program, result);
+  registerWatchCommand(program, result);
+  return program;
+}
+
+/** Parses argv and runs one command; resolves to the process exit code. */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const result = { exitCode: 0 };
+  const program = createProgram(result);
+  try {
+    await program.parseAsync([...argv]);
+    return result.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end through exitOverride with exit code 0.
+      return error.exitCode === 0 ? 0 : EXIT_USAGE;
+    }
+    process.stderr.write(`gamma-prompt: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT_USAGE;
+  }
+}

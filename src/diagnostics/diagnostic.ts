@@ -1,0 +1,71 @@
+import { ruleRegistry, type RuleId } from "./rules/index.js";
+
+export type Severity = "error" | "warning";
+
+/** A 1-based line and column pair. Columns count UTF-16 code units, as editors do. */
+export interface Position {
+  line: number;
+  column: number;
+}
+
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+/**
+ * One finding, as data. `file` is relative to the project root with forward
+ * slashes; reporters decide how it is printed. This shape is the public JSON
+ * contract of `--format json`.
+ */
+export interface Diagnostic {
+  file: string;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  severity: Severity;
+  ruleId: RuleId;
+  message: string;
+}
+
+/** The start of a file, for findings about the file as a whole. */
+export const FILE_START: Range = { start: { line: 1, column: 1 }, end: { line: 1, column: 1 } };
+
+/**
+ * The one place diagnostics are made: severity comes from the rule registry,
+ * so a rule's severity cannot disagree between call sites.
+ */
+export function createDiagnostic(ruleId: RuleId, file: string, range: Range, message: string): Diagnostic {
+  return {
+    file,
+    line: range.start.line,
+    column: range.start.column,
+    endLine: range.end.line,
+    endColumn: range.end.column,
+    severity: ruleRegistry[ruleId].severity,
+    ruleId,
+    message,
+  };
+}
+
+/** Stable order for output: by file, then position, then rule id. */
+export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
+  if (a.file !== b.file) return a.file < b.file ? -1 : 1;
+  return a.line - b.line || a.column - b.column || (a.ruleId < b.ruleId ? -1 : a.ruleId > b.ruleId ? 1 : 0);
+}
+
+export interface DiagnosticCounts {
+  errorCount: number;
+  warningCount: number;
+}
+
+export function countDiagnostics(diagnostics: readonly Diagnostic[]): DiagnosticCounts {
+  let errorCount = 0;
+  let warningCount = 0;
+  for (const diagnostic of diagnostics) {
+    if (diagnostic.severity === "error") errorCount++;
+    else warningCount++;
+  }
+  return { errorCount, warningCount };
+}

@@ -1,0 +1,31 @@
+/**
+ * The data that flows between pipeline stages. Every path is relative to the
+ * project root and uses forward slashes; nothing here holds an absolute path.
+ */
+
+export type SkillType = "workflow" | "reference";
+
+/** A source file as read from disk, line endings normalised to LF and any BOM removed. */
+export interface SourceFile {
+  /** Root-relative POSIX path, e.g. `skills/import/SKILL.md`. */
+  path: string;
+  /** Text with LF line endings and no BOM. */
+  text: string;
+  /** sha256 (hex) of the raw bytes as read, before normalisation. */
+  contentHash: string;
+}
+
+/** A skill whose manifest passed every error-level rule; what `build` renders. */
+export interface ValidSkill {
+  name: string;
+  type: SkillType;
+  description: string;
+  requiresSkills: string[];
+  conflictsWith: string[];
+  /** Root-relative path of SKILL.md, e.g. `skills/import/SKILL.md`. */
+  path: string;
+  /** Markdown after the frontmatter, LF line endings, exactly one trailing newline. */
+  body: string;
+  /** 1-based line in SKILL.md where `body` starts (for mapping positions back). */
+  bodyStartLine: number;
+}

@@ -1,0 +1,105 @@
+/**
+ * The shape of `dist/manifest.json`: a public contract shared by the compiler
+ * (which writes it) and the runtime (which verifies and loads it). Types only,
+ * so the runtime can import it without pulling in any compiler dependency.
+ *
+ * All paths are relative to the dist folder with forward slashes.
+ */
+
+export const MANIFEST_FILE = "manifest.json";
+export const MANIFEST_VERSION = 1;
+
+export type VariantName = "base" | "deck-generation" | "import";
+
+export interface ArtifactEntry {
+  sha256: string;
+  bytes: number;
+}
+
+export interface VersionInfo {
+  name: string;
+  version: string;
+}
+
+export interface PrefixInfo {
+  file: string;
+  sha256: string;
+  bytes: number;
+  /** o200k_base token count. */
+  tokens: number;
+  /** sha256 of `tools.json`: the tool schemas are part of the provider's cached prefix. */
+  toolsSha256: string;
+  /** sha256 over the prefix hash and the tool schemas hash: identifies the cacheable prefix. */
+  cacheKey: string;
+}
+
+export interface VariantInfo {
+  file: string;
+  sha256: string;
+  bytes: number;
+  tokens: number;
+  /** Skills whose bodies the variant preloads, in order (workflow skills first, then required references). */
+  preloadedSkills: string[];
+  /** Tokens shared with the static prefix (equal to the prefix's token count when the join is stable). */
+  sharedPrefixTokens: number;
+  /** Shared-prefix tokens an OpenAI exact-prefix cache can serve: 0 below 1,024, then steps of 128. */
+  cacheableTokens: number;
+}
+
+export interface SkillInfo {
+  /** The body the `skill` tool returns, e.g. `skills/import.md`. */
+  file: string;
+  sha256: string;
+  type: "workflow" | "reference";
+  description: string;
+  requiresSkills: string[];
+  conflictsWith: string[];
+  tokens: number;
+}
+
+export interface DistManifest {
+  manifestVersion: typeof MANIFEST_VERSION;
+  generator: VersionInfo;
+  templateEngine: VersionInfo;
+  tokenizer: VersionInfo & { encoding: "o200k_base" };
+  /** Every file in dist/ except manifest.json itself. */
+  artifacts: Record<string, ArtifactEntry>;
+  staticPrefix: PrefixInfo;
+  catalog: { file: string; sha256: string; tokens: number };
+  tools: { file: string; sha256: string; order: string[] };
+  /** `injections.json`: the runtime injection kinds as the static prefix defines them. */
+  injections: { file: string; sha256: string };
+  variants: Record<VariantName, VariantInfo>;
+  skills: Record<string, SkillInfo>;
+}
+
+/** One entry of `tools.json` (an array, in the declared tool order). */
+export interface ToolSchemaArtifact {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export type InjectionKind =
+  | "system_note"
+  | "system_guidance"
+  | "system_update"
+  | "client_view"
+  | "artifact_update"
+  | "workspace_update"
+  | "background_result";
+
+export type InjectionDelivery = "next_turn" | "steer" | "follow_up";
+
+/** One entry of `injections.json` (an array, in the design's order of kinds). */
+export interface InjectionKindArtifact {
+  kind: InjectionKind;
+  /** The XML tag the model sees, equal to the kind. */
+  tag: InjectionKind;
+  /** The one meaning the static prefix gives this kind. */
+  meaning: string;
+  /** What the agent does on receiving it. */
+  action: string;
+  /** The default Pi delivery path. */
+  delivery: InjectionDelivery;
+}

@@ -1,0 +1,6 @@
+import { readFileSync } from "node:fs";
+
+/** gamma-prompt's own version, read once from package.json next to the compiled sources. */
+export const packageVersion: string = (
+  JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
