@@ -5,5 +5,45 @@ import type { RuleDefinition } from "./rule.js";
  * Rule ids are permanent: never rename or reuse one.
  */
 export const skillRules = {
+  // The tree and the file
+  "skill/missing-skill-file": { severity: "warning", description: "Every folder in skills/ holds a file named exactly `SKILL.md`." },
+  "skill/unreadable-file": { severity: "error", description: "`SKILL.md` can be read." },
+  "skill/file-too-large": { severity: "error", description: "`SKILL.md` is at most 1 MiB." },
+  "skill/empty-file": { severity: "error", description: "`SKILL.md` is not empty." },
+  "skill/missing-frontmatter": { severity: "error", description: "`SKILL.md` starts with a `---` frontmatter line." },
+  "skill/unclosed-frontmatter": { severity: "error", description: "The frontmatter is closed by a second `---` line." },
+  // YAML
+  "skill/yaml-syntax": { severity: "error", description: "The frontmatter is valid YAML 1.2 (quote a value that contains `: `)." },
+  "skill/yaml-tab-indent": { severity: "error", description: "The frontmatter is indented with spaces, never tabs." },
+  "skill/yaml-duplicate-key": { severity: "error", description: "No key appears twice in one mapping." },
+  "skill/yaml-alias-limit": { severity: "error", description: "YAML aliases expand to at most 1,000 nodes (no \"billion laughs\")." },
+  "skill/yaml-unsupported": { severity: "error", description: "The frontmatter uses plain YAML: no custom tags, no collection keys, no unknown aliases." },
+  "skill/frontmatter-not-mapping": { severity: "error", description: "The frontmatter is a mapping of keys to values." },
+  // The manifest, checked against schemas/skill-manifest.schema.json
+  "skill/missing-key": { severity: "error", description: "`name`, `type` and `description` are present." },
+  "skill/value-type": { severity: "error", description: "Each value has the schema's type: strings, lists of strings, a string-to-string `metadata`." },
+  "skill/unknown-key": { severity: "warning", description: "Only known keys are used; a near miss such as `requireSkills` suggests the known key." },
+  "skill/schema-violation": { severity: "error", description: "A value meets its other schema limits (e.g. `compatibility` is 1–500 characters)." },
+  "skill/name-format": { severity: "error", description: "`name` matches `^[a-z0-9]+(-[a-z0-9]+)*$` and has at most 64 code points." },
   "skill/name-mismatch": { severity: "error", description: "`name` equals the name of the skill's folder." },
+  "skill/name-duplicate": { severity: "error", description: "No two skills share a name." },
+  "skill/type-value": { severity: "error", description: "`type` is `workflow` or `reference`." },
+  "skill/description-empty": { severity: "error", description: "`description` is not blank." },
+  "skill/description-length": { severity: "error", description: "`description` has at most 1,024 Unicode code points." },
+  "skill/description-angle-bracket": { severity: "error", description: "`description` has no `<` or `>` (no XML tags in the catalog)." },
+  "skill/description-trigger": { severity: "warning", description: "`description` states its trigger in direct terms: `TRIGGER when/for …`, `Use when …`, `Use BEFORE …`, `Use for …`." },
+  // Cross-references
+  "skill/reference-unknown": { severity: "error", description: "Every name in `requiresSkills` and `conflictsWith` is a skill in the tree." },
+  "skill/reference-self": { severity: "error", description: "A skill does not require or conflict with itself." },
+  "skill/reference-repeated": { severity: "warning", description: "A name appears at most once in `requiresSkills` and once in `conflictsWith`." },
+  "skill/requires-cycle": { severity: "error", description: "The `requiresSkills` graph has no cycle (the message shows the cycle's path)." },
+  "skill/requires-conflict": { severity: "error", description: "A skill does not require, directly or through other requirements, a skill it conflicts with." },
+  "skill/closure-conflict": { severity: "error", description: "No two skills in one skill's requirement closure conflict with each other." },
+  "skill/conflict-one-sided": { severity: "warning", description: "A conflict is declared on both sides: when `a` lists `b` in `conflictsWith`, `b` lists `a`." },
+  // The body
+  "skill/workflow-checklist": { severity: "error", description: "A workflow skill's body contains an ordered list: its checklist of steps." },
+  "skill/workflow-verification": { severity: "warning", description: "At least one checklist step verifies the result (verify, check, inspect, confirm, review, validate, test, ensure)." },
+  "skill/body-too-deep": { severity: "error", description: "The body nests lists and block quotes at most 32 levels deep (and indents at most 256 spaces)." },
+  "skill/parse-failure": { severity: "error", description: "The file can be checked at all; anything else is reported here instead of stopping the run." },
+  "skill/reference-checklist": { severity: "warning", description: "A reference skill is lookup material: its body is not shaped as a checklist (an ordered list of 3 or more steps)." },
 } as const satisfies Record<string, RuleDefinition>;

@@ -1,0 +1,24 @@
+import type { Diagnostic, DiagnosticCounts } from "../diagnostic.js";
+
+/**
+ * The public JSON contract: exactly one document,
+ * `{"diagnostics":[{file,line,column,endLine,endColumn,severity,ruleId,message}],"errorCount":n,"warningCount":n}`,
+ * keys in that order, followed by one newline.
+ */
+export function formatJson(diagnostics: readonly Diagnostic[], counts: DiagnosticCounts): string {
+  const document = {
+    diagnostics: diagnostics.map((diagnostic) => ({
+      file: diagnostic.file,
+      line: diagnostic.line,
+      column: diagnostic.column,
+      endLine: diagnostic.endLine,
+      endColumn: diagnostic.endColumn,
+      severity: diagnostic.severity,
+      ruleId: diagnostic.ruleId,
+      message: diagnostic.message,
+    })),
+    errorCount: counts.errorCount,
+    warningCount: counts.warningCount,
+  };
+  return `${JSON.stringify(document)}\n`;
+}

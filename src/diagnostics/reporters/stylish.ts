@@ -1,0 +1,35 @@
+import type { Diagnostic, DiagnosticCounts } from "../diagnostic.js";
+
+/**
+ * The human format: a header per file, then one aligned row per finding
+ * (`line:column  severity  message  ruleId`), then a summary line.
+ * Diagnostics arrive sorted; files appear in that order.
+ */
+export function formatStylish(diagnostics: readonly Diagnostic[], counts: DiagnosticCounts): string {
+  if (diagnostics.length === 0) return "";
+  const byFile = new Map<string, Diagnostic[]>();
+  for (const diagnostic of diagnostics) {
+    const list = byFile.get(diagnostic.file);
+    if (list) list.push(diagnostic);
+    else byFile.set(diagnostic.file, [diagnostic]);
+  }
+  const blocks: string[] = [];
+  for (const [file, list] of byFile) {
+    const rows = list.map((diagnostic) => [`${diagnostic.line}:${diagnostic.column}`, diagnostic.severity, oneLine(diagnostic.message), diagnostic.ruleId]);
+    const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => (row[column] ?? "").length)));
+    const lines = rows.map((row) => `  ${row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column] ?? 0) : cell)).join("  ")}`.trimEnd());
+    blocks.push(`${file}\n${lines.join("\n")}\n`);
+  }
+  const problems = counts.errorCount + counts.warningCount;
+  const summary = `✖ ${problems} ${plural(problems, "problem")} (${counts.errorCount} ${plural(counts.errorCount, "error")}, ${counts.warningCount} ${plural(counts.warningCount, "warning")})`;
+  return `\n${blocks.join("\n")}\n${summary}\n`;
+}
+
+function plural(count: number, word: string): string {
+  return count === 1 ? word : `${word}s`;
+}
+
+/** A message is one row: line breaks from hostile input must not forge extra rows. */
+function oneLine(text: string): string {
+  return text.replace(/[\r\n]+/g, " ");
+}

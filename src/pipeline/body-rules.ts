@@ -1,0 +1,55 @@
+import type { Range } from "../diagnostics/diagnostic.js";
+import type { RuleId } from "../diagnostics/rules/index.js";
+import type { SkillType } from "../model.js";
+import type { OrderedListShape } from "./body-shape.js";
+import type { FrontmatterSplit } from "./frontmatter.js";
+import type { LineIndex } from "./positions.js";
+
+/** Ordered lists this long read as a procedure rather than as lookup material. */
+export const REFERENCE_CHECKLIST_MIN_ITEMS = 3;
+
+export interface BodyProblem {
+  ruleId: RuleId;
+  range: Range;
+  message: string;
+}
+
+/**
+ * The skill-type contract on the body: a workflow carries an ordered
+ * checklist with at least one verifying step; a reference does not read as
+ * a checklist.
+ */
+export function bodyProblems(type: SkillType, lists: readonly OrderedListShape[], index: LineIndex, split: FrontmatterSplit): BodyProblem[] {
+  if (type === "workflow") {
+    const first = lists[0];
+    if (!first) {
+      const range = split.body === "" ? split.closing : index.lineRange(split.bodyStartLine);
+      return [{ ruleId: "skill/workflow-checklist", range, message: "Unexpected workflow body without an ordered list, expected a numbered checklist of steps (1. …, 2. …)" }];
+    }
+    if (!lists.some((list) => list.items.some((item) => item.verifies))) {
+      return [
+        {
+          ruleId: "skill/workflow-verification",
+          range: listRange(first, index),
+          message: "Unexpected checklist without a verification step, expected a step that verifies the result (verify, check, inspect, confirm, review, validate, test)",
+        },
+      ];
+    }
+    return [];
+  }
+  const checklist = lists.find((list) => list.items.length >= REFERENCE_CHECKLIST_MIN_ITEMS);
+  if (!checklist) return [];
+  return [
+    {
+      ruleId: "skill/reference-checklist",
+      range: listRange(checklist, index),
+      message: `Unexpected ordered list of ${checklist.items.length} steps in a reference skill, expected lookup material (a procedure belongs in a workflow skill)`,
+    },
+  ];
+}
+
+/** From the list's first marker to the end of that line. */
+function listRange(list: OrderedListShape, index: LineIndex): Range {
+  const line = index.lineRange(list.line);
+  return { start: { line: list.line, column: list.column }, end: line.end };
+}

@@ -1,0 +1,168 @@
+import { readFileSync } from "node:fs";
+import type { AnySchemaObject, ErrorObject, ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import type { Range } from "../diagnostics/diagnostic.js";
+import type { LineIndex } from "./positions.js";
+import { didYouMean } from "./suggest.js";
+import type { YamlProblem, YamlTree } from "./yaml-tree.js";
+
+/**
+ * Structure comes from schemas/skill-manifest.schema.json (the file editors
+ * use); this module turns ajv's errors into rule ids, messages and ranges.
+ */
+export const SKILL_MANIFEST_SCHEMA_URL = new URL("../../schemas/skill-manifest.schema.json", import.meta.url);
+
+let compiled: { validate: ValidateFunction; knownKeys: string[] } | undefined;
+
+/** Compiled once per process: strict, all errors, no coercion, no defaults. */
+function manifestValidator(): { validate: ValidateFunction; knownKeys: string[] } {
+  if (!compiled) {
+    const schema = JSON.parse(readFileSync(SKILL_MANIFEST_SCHEMA_URL, "utf8")) as AnySchemaObject & { properties: Record<string, unknown> };
+    const ajv = new Ajv2020({ strict: true, allErrors: true, coerceTypes: false, useDefaults: false });
+    compiled = { validate: ajv.compile(schema), knownKeys: Object.keys(schema.properties) };
+  }
+  return compiled;
+}
+
+const KEY_HINTS: Record<string, string> = {
+  name: "the skill's name, equal to its folder name",
+  type: `"workflow" or "reference"`,
+  description: `a trigger condition such as "TRIGGER when …" or "Use when …"`,
+};
+
+/**
+ * Validates a frontmatter value against the manifest schema. `opening` is the
+ * range of the opening `---`, where findings about the whole mapping point.
+ */
+export function schemaProblems(tree: YamlTree, opening: Range, index: LineIndex): YamlProblem[] {
+  const { validate, knownKeys } = manifestValidator();
+  if (validate(tree.value)) return [];
+  const problems: YamlProblem[] = [];
+  const reported = new Set<string>();
+  for (const error of validate.errors ?? []) {
+    const problem = describeSchemaError(error, tree, opening, index, knownKeys);
+    if (!problem) continue;
+    // ajv can report several keywords for one value (pattern and maxLength); one finding per value and rule is enough.
+    const key = `${error.instancePath}|${problem.ruleId}|${problem.message}`;
+    const perValue = `${error.instancePath}|${problem.ruleId}`;
+    if (reported.has(key) || (problem.ruleId === "skill/name-format" && reported.has(perValue))) continue;
+    reported.add(key);
+    reported.add(perValue);
+    problems.push(problem);
+  }
+  return problems;
+}
+
+function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range, index: LineIndex, knownKeys: string[]): YamlProblem | undefined {
+  const path = error.instancePath;
+  const range = tree.valueRanges.get(path) ?? opening;
+  const value = valueAt(tree.value, path);
+  const params = error.params as Record<string, unknown>;
+  const label = labelOf(path);
+  switch (error.keyword) {
+    case "required": {
+      const missing = String(params["missingProperty"]);
+      const where = path === "" ? "frontmatter" : `"${label}"`;
+      return { ruleId: "skill/missing-key", range: path === "" ? opening : range, message: `Unexpected ${where} without "${missing}", expected ${KEY_HINTS[missing] ?? "the key to be present"}` };
+    }
+    case "additionalProperties": {
+      const extra = String(params["additionalProperty"]);
+      const keyRange = tree.keyRanges.get(`${path}/${extra.replace(/~/g, "~0").replace(/\//g, "~1")}`) ?? range;
+      const hint = didYouMean(extra, knownKeys);
+      const expected = hint === "" ? `one of the known keys (${knownKeys.join(", ")})` : "a known key";
+      return { ruleId: "skill/unknown-key", range: keyRange, message: `Unexpected key "${extra}", expected ${expected}${hint}` };
+    }
+    case "type":
+      return { ruleId: "skill/value-type", range, message: `Unexpected ${describeValue(value, sourceOf(range, index))} for "${label}", expected ${describeType(String(params["type"]))}` };
+  }
+  if (/^\/(requiresSkills|conflictsWith)(\/|$)/.test(path) && (error.keyword === "pattern" || error.keyword === "uniqueItems")) {
+    // Reported with better context by the cross-reference rules (unknown name, repeated name).
+    return undefined;
+  }
+  if (path === "/name") {
+    const name = String(value);
+    const length = [...name].length;
+    if (error.keyword === "maxLength") return { ruleId: "skill/name-format", range, message: `Unexpected name of ${length} code points, expected at most 64` };
+    if (length === 0) return { ruleId: "skill/name-format", range, message: "Unexpected empty name, expected lowercase letters and digits in hyphen-separated words" };
+    return { ruleId: "skill/name-format", range, message: `Unexpected name "${name}", expected lowercase letters and digits in hyphen-separated words (^[a-z0-9]+(-[a-z0-9]+)*$)` };
+  }
+  if (path === "/type" && error.keyword === "enum") {
+    return { ruleId: "skill/type-value", range, message: `Unexpected type "${String(value)}", expected "workflow" or "reference"${didYouMean(String(value), ["workflow", "reference"])}` };
+  }
+  if (path === "/description") {
+    const description = String(value);
+    if (error.keyword === "maxLength") {
+      return { ruleId: "skill/description-length", range, message: `Unexpected description of ${[...description].length} code points, expected at most 1024` };
+    }
+    if (error.keyword === "minLength" || (error.keyword === "pattern" && error.schemaPath.endsWith("/allOf/0/pattern"))) {
+      return { ruleId: "skill/description-empty", range, message: "Unexpected blank description, expected the task that triggers the skill in direct terms" };
+    }
+    if (error.keyword === "pattern") {
+      return { ruleId: "skill/description-angle-bracket", range: bracketRange(range, index), message: "Unexpected angle bracket in description, expected plain text without < or > (the catalog is XML)" };
+    }
+  }
+  if (error.keyword === "minLength" && typeof value === "string" && value === "") {
+    return { ruleId: "skill/schema-violation", range, message: `Unexpected empty "${label}", expected a non-empty string or no "${label}" key` };
+  }
+  if (error.keyword === "maxLength" && typeof value === "string") {
+    return { ruleId: "skill/schema-violation", range, message: `Unexpected "${label}" of ${[...value].length} code points, expected at most ${String(params["limit"])}` };
+  }
+  return { ruleId: "skill/schema-violation", range, message: `Unexpected value for "${label}": it ${error.message ?? "does not match the schema"}` };
+}
+
+/** Narrows a description's range to its first `<` or `>` when the source shows it literally. */
+function bracketRange(range: Range, index: LineIndex): Range {
+  const start = index.lineStart(range.start.line) + range.start.column - 1;
+  const end = index.lineStart(range.end.line) + range.end.column - 1;
+  const found = index.text.slice(start, end).search(/[<>]/);
+  return found === -1 ? range : index.range(start + found, start + found + 1);
+}
+
+export function valueAt(value: unknown, pointer: string): unknown {
+  if (pointer === "") return value;
+  let current = value;
+  for (const raw of pointer.slice(1).split("/")) {
+    const segment = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (typeof current !== "object" || current === null || !Object.prototype.hasOwnProperty.call(current, segment)) return undefined;
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current;
+}
+
+function labelOf(pointer: string): string {
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((part, position) => (position > 0 && /^\d+$/.test(part) ? `[${part}]` : position > 0 ? `.${part}` : part))
+    .join("");
+}
+
+/** Scalars are shown as written (`1.10`, not the number 1.1 YAML made of it). */
+function describeValue(value: unknown, written: string | undefined): string {
+  if (value === null || value === undefined) return "empty value";
+  if (Array.isArray(value)) return "list";
+  if (typeof value === "object") return "mapping";
+  if (typeof value === "string") return `string ${JSON.stringify(value)}`;
+  return `${typeof value} ${written !== undefined && written.length <= 40 ? written : String(value)}`;
+}
+
+function sourceOf(range: Range, index: LineIndex): string | undefined {
+  if (range.start.line !== range.end.line) return undefined;
+  const start = index.lineStart(range.start.line);
+  return index.text.slice(start + range.start.column - 1, start + range.end.column - 1).trim();
+}
+
+function describeType(type: string): string {
+  switch (type) {
+    case "string":
+      return "a string (quote values such as 1.10)";
+    case "array":
+      return "a list of skill names";
+    case "object":
+      return "a mapping of string keys to string values";
+    default:
+      return `a value of type ${type}`;
+  }
+}
+

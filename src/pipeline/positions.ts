@@ -1,0 +1,49 @@
+import type { Position, Range } from "../diagnostics/diagnostic.js";
+
+/**
+ * Maps string offsets of a normalised source text to 1-based line/column
+ * positions. Columns count UTF-16 code units, as editors and the
+ * diagnostics contract do. Built once per file; lookups are a binary search.
+ */
+export class LineIndex {
+  private readonly lineStarts: number[] = [0];
+
+  constructor(readonly text: string) {
+    for (let index = text.indexOf("\n"); index !== -1; index = text.indexOf("\n", index + 1)) {
+      this.lineStarts.push(index + 1);
+    }
+  }
+
+  get lineCount(): number {
+    return this.lineStarts.length;
+  }
+
+  position(offset: number): Position {
+    const clamped = Math.max(0, Math.min(offset, this.text.length));
+    let low = 0;
+    let high = this.lineStarts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if ((this.lineStarts[middle] ?? 0) <= clamped) low = middle;
+      else high = middle - 1;
+    }
+    return { line: low + 1, column: clamped - (this.lineStarts[low] ?? 0) + 1 };
+  }
+
+  /** The range from `start` to the exclusive `end` offset. */
+  range(start: number, end: number): Range {
+    return { start: this.position(start), end: this.position(Math.max(start, end)) };
+  }
+
+  /** The whole of a 1-based line, without its line break. */
+  lineRange(line: number): Range {
+    const start = this.lineStarts[line - 1] ?? this.text.length;
+    const next = this.lineStarts[line];
+    const end = next === undefined ? this.text.length : next - 1;
+    return this.range(start, end);
+  }
+
+  lineStart(line: number): number {
+    return this.lineStarts[line - 1] ?? this.text.length;
+  }
+}

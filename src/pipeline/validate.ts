@@ -1,0 +1,141 @@
+import { createDiagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
+import { compareNames, findCycles, requirementPaths, symmetricConflicts } from "../skills/graph.js";
+import type { ParsedSkill, SkillReference } from "./parse.js";
+import { didYouMean } from "./suggest.js";
+
+/** One parsed skill file and the folder it sits in. */
+export interface SkillRecord {
+  /** Root-relative path of SKILL.md. */
+  path: string;
+  /** Name of the folder holding SKILL.md. */
+  folder: string;
+  parsed: ParsedSkill;
+}
+
+/**
+ * The rules that need more than one file's bytes: the folder name, unique
+ * names, cross-references, requirement cycles and conflicts. Records must be
+ * sorted by path; the findings come out in a stable order.
+ */
+export function validateSkills(records: readonly SkillRecord[]): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const owners = new Map<string, SkillRecord>();
+  for (const record of records) {
+    const manifest = record.parsed.manifest;
+    const name = manifest?.name;
+    if (name === undefined || !manifest?.nameRange) continue;
+    if (name !== record.folder) {
+      diagnostics.push(createDiagnostic("skill/name-mismatch", record.path, manifest.nameRange, `Unexpected name "${name}", expected "${record.folder}", the name of the skill's folder`));
+    }
+    const owner = owners.get(name);
+    if (owner) {
+      diagnostics.push(createDiagnostic("skill/name-duplicate", record.path, manifest.nameRange, `Unexpected second skill named "${name}", expected unique names (first in ${owner.path})`));
+    } else owners.set(name, record);
+  }
+  // A skill that failed to parse is still known by its folder, so its dependants do not cascade into "unknown" errors.
+  const known = new Set<string>(owners.keys());
+  for (const record of records) if (record.parsed.manifest?.name === undefined) known.add(record.folder);
+  const knownList = [...known].sort(compareNames);
+
+  const requires = new Map<string, string[]>();
+  const declaredConflicts = new Map<string, string[]>();
+  for (const [name, record] of owners) {
+    const manifest = record.parsed.manifest;
+    if (!manifest) continue;
+    requires.set(name, checkReferences(record, name, "requiresSkills", manifest.requiresSkills, known, knownList, diagnostics));
+    declaredConflicts.set(name, checkReferences(record, name, "conflictsWith", manifest.conflictsWith, known, knownList, diagnostics));
+  }
+  const conflicts = symmetricConflicts(declaredConflicts);
+
+  for (const cycle of findCycles(requires)) {
+    const [start, next] = cycle as [string, string];
+    const reference = referenceTo(owners.get(start), "requiresSkills", next);
+    if (!reference) continue;
+    const chain = [...cycle, start].join(" → ");
+    diagnostics.push(createDiagnostic("skill/requires-cycle", reference.path, reference.range, `Unexpected requirement cycle ${chain}, expected requirements that end without returning to a skill`));
+  }
+
+  for (const [name, record] of owners) {
+    for (const other of declaredConflicts.get(name) ?? []) {
+      if (declaredConflicts.get(other)?.includes(name) || !owners.has(other)) continue;
+      const reference = referenceTo(record, "conflictsWith", other);
+      if (reference) {
+        diagnostics.push(createDiagnostic("skill/conflict-one-sided", reference.path, reference.range, `Unexpected one-sided conflict with "${other}", expected "${other}" to list "${name}" in conflictsWith too`));
+      }
+    }
+    if (conflicts.size > 0) checkClosure(name, record, requires, conflicts, diagnostics);
+  }
+  return diagnostics;
+}
+
+/** Reports unknown, self and repeated names; returns the usable names in order. */
+function checkReferences(
+  record: SkillRecord,
+  name: string,
+  key: "requiresSkills" | "conflictsWith",
+  references: readonly SkillReference[],
+  known: ReadonlySet<string>,
+  knownList: readonly string[],
+  diagnostics: Diagnostic[],
+): string[] {
+  const seen = new Set<string>();
+  const usable: string[] = [];
+  for (const reference of references) {
+    if (seen.has(reference.name)) {
+      diagnostics.push(createDiagnostic("skill/reference-repeated", record.path, reference.range, `Unexpected repeated "${reference.name}" in ${key}, expected each name once`));
+      continue;
+    }
+    seen.add(reference.name);
+    if (reference.name === name) {
+      const verb = key === "requiresSkills" ? "require" : "conflict with";
+      diagnostics.push(createDiagnostic("skill/reference-self", record.path, reference.range, `Unexpected "${name}" in its own ${key}, expected a skill not to ${verb} itself`));
+      continue;
+    }
+    if (!known.has(reference.name)) {
+      diagnostics.push(
+        createDiagnostic("skill/reference-unknown", record.path, reference.range, `Unexpected unknown skill "${reference.name}" in ${key}, expected the name of a skill in skills/${didYouMean(reference.name, knownList)}`),
+      );
+      continue;
+    }
+    usable.push(reference.name);
+  }
+  return usable;
+}
+
+/**
+ * A skill's requirement closure must hold no conflict: neither between the
+ * skill and something it requires, nor between two things it requires. A
+ * conflict already inside one direct requirement's closure is reported on
+ * that requirement, not again on every skill above it.
+ */
+function checkClosure(name: string, record: SkillRecord, requires: ReadonlyMap<string, readonly string[]>, conflicts: ReadonlyMap<string, ReadonlySet<string>>, diagnostics: Diagnostic[]): void {
+  const paths = requirementPaths(requires, name);
+  if (paths.size === 0) return;
+  const firstStep = (target: string): SkillReference & { path: string } => {
+    const step = paths.get(target)?.[1] ?? target;
+    return referenceTo(record, "requiresSkills", step) ?? { name: step, range: record.parsed.opening, path: record.path };
+  };
+  const chain = (target: string): string => (paths.get(target) ?? [name, target]).join(" → ");
+  const members = [...paths.keys()].sort(compareNames);
+  for (const member of members) {
+    if (!conflicts.get(name)?.has(member)) continue;
+    const at = firstStep(member);
+    diagnostics.push(createDiagnostic("skill/requires-conflict", at.path, at.range, `Unexpected requirement of "${member}" (${chain(member)}), which conflicts with "${name}", expected no requirement that conflicts with the skill`));
+  }
+  const directClosures = (requires.get(name) ?? []).map((direct) => new Set([direct, ...requirementPaths(requires, direct).keys()]));
+  for (const member of members) {
+    for (const other of conflicts.get(member) ?? []) {
+      if (compareNames(member, other) >= 0 || !paths.has(other) || other === name) continue;
+      if (directClosures.some((closure) => closure.has(member) && closure.has(other))) continue;
+      const at = firstStep(member);
+      diagnostics.push(
+        createDiagnostic("skill/closure-conflict", at.path, at.range, `Unexpected conflict between "${member}" (${chain(member)}) and "${other}" (${chain(other)}), expected requirements of "${name}" that do not conflict`),
+      );
+    }
+  }
+}
+
+function referenceTo(record: SkillRecord | undefined, key: "requiresSkills" | "conflictsWith", target: string): (SkillReference & { path: string }) | undefined {
+  const reference = record?.parsed.manifest?.[key].find((item) => item.name === target);
+  return reference && record ? { ...reference, path: record.path } : undefined;
+}

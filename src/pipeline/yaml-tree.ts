@@ -1,0 +1,141 @@
+import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from "yaml";
+import type { Range } from "../diagnostics/diagnostic.js";
+import type { RuleId } from "../diagnostics/rules/index.js";
+import type { LineIndex } from "./positions.js";
+
+/**
+ * Frontmatter YAML as plain data plus the source range of every value and
+ * key, addressed by JSON pointer (the same form as ajv's instancePath).
+ * Mappings become null-prototype objects, so a `__proto__` key is an
+ * ordinary key and pollutes nothing. Aliases are expanded by hand under a
+ * node budget, so a "billion laughs" document fails fast instead of hanging.
+ */
+export interface YamlTree {
+  value: unknown;
+  /** JSON pointer -> range of the value (or, for an empty value, of its key). */
+  valueRanges: Map<string, Range>;
+  /** JSON pointer -> range of the key that holds the value. */
+  keyRanges: Map<string, Range>;
+}
+
+export interface YamlProblem {
+  ruleId: RuleId;
+  range: Range;
+  message: string;
+}
+
+/** Nodes an alias may expand to, in total per document; real manifests need a handful. */
+export const MAX_ALIAS_NODES = 1000;
+
+export function parseYamlTree(yamlText: string, baseOffset: number, index: LineIndex): YamlTree | YamlProblem[] {
+  const document = parseDocument(yamlText, { prettyErrors: false, uniqueKeys: true, strict: true });
+  const rangeOf = (start: number, end: number): Range => index.range(baseOffset + start, baseOffset + end);
+  const problems: YamlProblem[] = [];
+  const seenLines = new Set<number>();
+  for (const error of document.errors) {
+    const start = error.pos[0];
+    let end = error.pos[1];
+    let key = "";
+    if (error.code === "DUPLICATE_KEY") {
+      // yaml points at the key's first character; widen to the whole key as written.
+      key = /^(?:"[^"\n]*"|'[^'\n]*'|[^:\n]*[^:\s])/.exec(yamlText.slice(start))?.[0] ?? "";
+      end = Math.max(end, start + key.length);
+    }
+    const range = rangeOf(start, end);
+    // One YAML mistake often cascades into several errors on the same line.
+    if (seenLines.has(range.start.line)) continue;
+    seenLines.add(range.start.line);
+    problems.push(describeYamlError(error.code, error.message, range, key));
+  }
+  for (const warning of document.warnings) {
+    if (warning.code !== "TAG_RESOLVE_FAILED") continue;
+    const tag = yamlText.slice(warning.pos[0], warning.pos[1]).split(/\s/)[0] ?? "";
+    problems.push({ ruleId: "skill/yaml-unsupported", range: rangeOf(warning.pos[0], warning.pos[1]), message: `Unexpected YAML tag ${tag}, expected a plain value without a tag` });
+  }
+  if (problems.length > 0) return problems;
+  const walker = new TreeWalker(document, rangeOf);
+  const value = walker.walk(document.contents, "", undefined);
+  if (walker.problem) return [walker.problem];
+  return { value, valueRanges: walker.valueRanges, keyRanges: walker.keyRanges };
+}
+
+function describeYamlError(code: string, message: string, range: Range, key: string): YamlProblem {
+  const reason = (message.split("\n")[0] ?? message).trim().replace(/\.$/, "");
+  switch (code) {
+    case "TAB_AS_INDENT":
+      return { ruleId: "skill/yaml-tab-indent", range, message: "Unexpected tab used for indentation, expected spaces" };
+    case "DUPLICATE_KEY":
+      return { ruleId: "skill/yaml-duplicate-key", range, message: `Unexpected second ${/^["']/.test(key) ? key : `"${key}"`} key, expected each key once per mapping` };
+    case "BLOCK_AS_IMPLICIT_KEY":
+      return { ruleId: "skill/yaml-syntax", range, message: `Unexpected YAML syntax (${reason}), expected a quoted value where a value contains ": "` };
+    default:
+      return { ruleId: "skill/yaml-syntax", range, message: `Unexpected YAML syntax (${reason}), expected valid YAML 1.2` };
+  }
+}
+
+class TreeWalker {
+  readonly valueRanges = new Map<string, Range>();
+  readonly keyRanges = new Map<string, Range>();
+  problem: YamlProblem | undefined;
+  private aliasNodes = 0;
+
+  constructor(
+    private readonly document: Document,
+    private readonly rangeOf: (start: number, end: number) => Range,
+  ) {}
+
+  /**
+   * Converts a node to plain data. `inherited` is the range of the alias the
+   * node was reached through: values inside an expansion point at the alias.
+   */
+  walk(node: unknown, pointer: string, inherited: Range | undefined): unknown {
+    if (this.problem) return undefined;
+    if (node === null || node === undefined) return null;
+    const yamlNode = node as Node;
+    const ownRange = yamlNode.range ? this.rangeOf(yamlNode.range[0], yamlNode.range[1]) : undefined;
+    const range = inherited ?? ownRange;
+    if (range && !this.valueRanges.has(pointer)) this.valueRanges.set(pointer, range);
+    if (inherited && ++this.aliasNodes > MAX_ALIAS_NODES) {
+      this.problem = { ruleId: "skill/yaml-alias-limit", range: inherited, message: `Unexpected alias expanding to more than ${MAX_ALIAS_NODES} nodes, expected plain values without deep aliases` };
+      return undefined;
+    }
+    if (isAlias(node)) {
+      const target = node.resolve(this.document);
+      const aliasRange = range ?? this.rangeOf(0, 0);
+      if (!target) {
+        this.problem = { ruleId: "skill/yaml-unsupported", range: aliasRange, message: `Unexpected alias *${node.source} without a matching anchor, expected an anchor &${node.source} before it` };
+        return undefined;
+      }
+      return this.walk(target, pointer, aliasRange);
+    }
+    if (isScalar(node)) return node.value;
+    if (isSeq(node)) {
+      return node.items.map((item, position) => this.walk(item, `${pointer}/${position}`, inherited));
+    }
+    if (isMap(node)) {
+      const result: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+      for (const pair of node.items) {
+        const key = pair.key;
+        if (!isScalar(key)) {
+          const keyRange = (key as Node | null)?.range;
+          this.problem = {
+            ruleId: "skill/yaml-unsupported",
+            range: inherited ?? (keyRange ? this.rangeOf(keyRange[0], keyRange[1]) : this.rangeOf(0, 0)),
+            message: "Unexpected collection or alias used as a key, expected a plain key",
+          };
+          return undefined;
+        }
+        const name = String(key.value);
+        const child = `${pointer}/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+        const keyRange = inherited ?? (key.range ? this.rangeOf(key.range[0], key.range[1]) : undefined);
+        if (keyRange) this.keyRanges.set(child, keyRange);
+        const value = pair.value as Node | null;
+        // An empty value (`name:`) has an empty range; point at its key instead.
+        if (!inherited && keyRange && (!value?.range || value.range[0] === value.range[1])) this.valueRanges.set(child, keyRange);
+        result[name] = this.walk(value, child, inherited);
+      }
+      return result;
+    }
+    return null;
+  }
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it, vi } from "vitest";
+import { lint } from "../../src/lint.js";
+import { SkillParseCache } from "../../src/pipeline/parse.js";
+import { fixturesDir } from "./helpers.js";
+import { join } from "node:path";
+
+const root = join(fixturesDir, "requires-conflict");
+
+describe("SkillParseCache", () => {
+  it("serves unchanged files from the cache with identical results", async () => {
+    const cache = new SkillParseCache();
+    const first = await lint({ root, cache });
+    expect(cache.size).toBe(3);
+    const set = vi.spyOn(cache, "set");
+    const second = await lint({ root, cache });
+    expect(set).not.toHaveBeenCalled();
+    expect(second).toEqual(first);
+  });
+
+  it("survives a JSON round trip", async () => {
+    const cache = new SkillParseCache();
+    const first = await lint({ root, cache });
+    const restored = SkillParseCache.fromJSON(JSON.parse(JSON.stringify(cache)));
+    expect(restored.size).toBe(3);
+    const set = vi.spyOn(restored, "set");
+    expect(await lint({ root, cache: restored })).toEqual(first);
+    expect(set).not.toHaveBeenCalled();
+  });
+
+  it("starts empty from JSON of another version or format, or from garbage", () => {
+    const json = JSON.parse(JSON.stringify(new SkillParseCache())) as Record<string, unknown>;
+    expect(SkillParseCache.fromJSON({ ...json, version: "0.0.0-other" }).size).toBe(0);
+    expect(SkillParseCache.fromJSON({ ...json, format: 999 }).size).toBe(0);
+    expect(SkillParseCache.fromJSON("nonsense").size).toBe(0);
+    expect(SkillParseCache.fromJSON({ ...json, entries: [["hash", { diagnostics: [{ ruleId: "no/such-rule" }], body: "", bodyStartLine: 1, opening: {} }]] }).size).toBe(0);
+  });
+});

@@ -1,0 +1,145 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { runCli } from "../../src/cli/program.js";
+import { fixturesDir, golden, prettyJson } from "./helpers.js";
+
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+
+async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
+  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  });
+  try {
+    const code = await runCli(["node", "gamma-prompt", ...args]);
+    return { code, stdout, stderr };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+const fixture = (name: string): string => join(fixturesDir, name);
+
+const temps: string[] = [];
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("gamma-prompt lint: the JSON contract", () => {
+  it("prints exactly one JSON document with the contract's keys in order", async () => {
+    const { code, stdout } = await run("lint", "--root", fixture("reference-unknown"), "--format", "json");
+    expect(code).toBe(1);
+    expect(stdout.endsWith("}\n")).toBe(true);
+    expect(stdout.trimEnd().includes("\n")).toBe(false);
+    const document = JSON.parse(stdout) as { diagnostics: Array<Record<string, unknown>> };
+    expect(Object.keys(document)).toEqual(["diagnostics", "errorCount", "warningCount"]);
+    expect(Object.keys(document.diagnostics[0] ?? {})).toEqual(["file", "line", "column", "endLine", "endColumn", "severity", "ruleId", "message"]);
+    expect(prettyJson(stdout)).toBe(golden("reference-unknown", stdout));
+  });
+
+  it("is the same document from the compiled bin in a child process", () => {
+    const bin = join(repoRoot, "lib", "cli", "index.js");
+    expect(existsSync(bin), "run `npm test` (it compiles lib/ first)").toBe(true);
+    const child = spawnSync(process.execPath, [bin, "lint", "--root", fixture("crlf-bom"), "--format", "json"], { encoding: "utf8" });
+    expect(child.status).toBe(1);
+    expect(child.stderr).toBe("");
+    expect(prettyJson(child.stdout)).toBe(readFileSync(join(fixture("crlf-bom"), "expected.json"), "utf8"));
+  });
+
+  it("reports an empty list for a clean tree", async () => {
+    const { code, stdout } = await run("lint", "--root", fixture("good-tree"), "--format", "json");
+    expect(code).toBe(0);
+    expect(stdout).toBe('{"diagnostics":[],"errorCount":0,"warningCount":0}\n');
+  });
+});
+
+describe("gamma-prompt lint: exit codes", () => {
+  it("exits 0 on the embedded default in the current folder", async () => {
+    const cwd = process.cwd();
+    process.chdir(repoRoot);
+    try {
+      const { code, stdout } = await run("lint");
+      expect({ code, stdout }).toEqual({ code: 0, stdout: "" });
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
+  it("exits 1 on errors", async () => {
+    expect((await run("lint", "--root", fixture("name-mismatch"))).code).toBe(1);
+  });
+
+  it("exits 0 on warnings alone, 1 when they exceed --max-warnings", async () => {
+    const root = fixture("description-trigger");
+    expect((await run("lint", "--root", root)).code).toBe(0);
+    expect((await run("lint", "--root", root, "--max-warnings", "1")).code).toBe(0);
+    const over = await run("lint", "--root", root, "--max-warnings", "0");
+    expect(over.code).toBe(1);
+    expect(over.stderr).toContain("more than --max-warnings 0");
+  });
+
+  it("exits 2 for an unknown --format, printing nothing on stdout", async () => {
+    const { code, stdout, stderr } = await run("lint", "--root", fixture("good-tree"), "--format", "xml");
+    expect({ code, stdout }).toEqual({ code: 2, stdout: "" });
+    expect(stderr).toContain("Allowed choices are stylish, json, github");
+  });
+
+  it("exits 2 for a --max-warnings that is not a whole number", async () => {
+    for (const value of ["-1", "two", "1.5"]) {
+      const { code, stderr } = await run("lint", "--root", fixture("good-tree"), "--max-warnings", value);
+      expect(code).toBe(2);
+      expect(stderr).toContain("expected a whole number");
+    }
+  });
+
+  it("exits 2 when --root does not exist or has no skills/ folder", async () => {
+    const missing = await run("lint", "--root", join(fixturesDir, "no-such-folder"));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("is not a folder");
+    const empty = mkdtempSync(join(tmpdir(), "gamma-prompt-lint-"));
+    temps.push(empty);
+    const noSkills = await run("lint", "--root", empty);
+    expect(noSkills.code).toBe(2);
+    expect(noSkills.stderr).toContain("has no skills/ folder");
+    expect(noSkills.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("exits 0 for a skills/ folder with no skills", async () => {
+    const root = mkdtempSync(join(tmpdir(), "gamma-prompt-lint-"));
+    temps.push(root);
+    mkdirSync(join(root, "skills"));
+    writeFileSync(join(root, "skills", "README.md"), "Skills go in folders.\n");
+    expect(await run("lint", "--root", root, "--format", "json")).toEqual({ code: 0, stdout: '{"diagnostics":[],"errorCount":0,"warningCount":0}\n', stderr: "" });
+  });
+
+  it("documents the options and examples in --help", async () => {
+    const { code, stdout } = await run("lint", "--help");
+    expect(code).toBe(0);
+    for (const text of ["--root <dir>", "--format <name>", "--max-warnings <n>", "Examples:", "Exit codes:"]) expect(stdout).toContain(text);
+  });
+});
+
+describe("gamma-prompt lint: human and GitHub formats", () => {
+  it("prints stylish output grouped by file with a summary", async () => {
+    const { stdout } = await run("lint", "--root", fixture("reference-self"));
+    expect(stdout).toBe(readFileSync(join(repoRoot, "test", "lint", "golden", "reference-self.stylish.txt"), "utf8"));
+  });
+
+  it("prints one GitHub annotation per finding", async () => {
+    const { stdout } = await run("lint", "--root", fixture("conflict-one-sided"), "--format", "github");
+    expect(stdout).toBe(
+      '::warning file=skills/first/SKILL.md,line=5,col=17,endLine=5,endColumn=23,title=skill/conflict-one-sided::Unexpected one-sided conflict with "second", expected "second" to list "first" in conflictsWith too\n',
+    );
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { conflictingPairs, findCycles, requirementClosure, requirementPaths, symmetricConflicts } from "../../src/skills/graph.js";
+import { didYouMean, editDistance } from "../../src/pipeline/suggest.js";
+
+const graph = (edges: Record<string, string[]>): Map<string, string[]> => new Map(Object.entries(edges));
+
+describe("requirement graph", () => {
+  it("finds each cycle once, from its smallest name, and ignores self-loops", () => {
+    const requires = graph({ d: ["e"], e: ["d"], a: ["b"], b: ["c"], c: ["a", "x"], x: [], s: ["s"] });
+    expect(findCycles(requires)).toEqual([
+      ["a", "b", "c"],
+      ["d", "e"],
+    ]);
+  });
+
+  it("handles a requirement chain of 20,000 skills without overflowing the stack", () => {
+    const requires = new Map<string, string[]>();
+    for (let index = 0; index < 20_000; index++) requires.set(`s${index}`, index + 1 < 20_000 ? [`s${index + 1}`] : ["s0"]);
+    const cycles = findCycles(requires);
+    expect(cycles).toHaveLength(1);
+    expect(cycles[0]).toHaveLength(20_000);
+  });
+
+  it("gives the shortest chain to every requirement", () => {
+    const paths = requirementPaths(graph({ a: ["b", "c"], b: ["d"], c: ["d"], d: ["a"] }), "a");
+    expect(Object.fromEntries(paths)).toEqual({ b: ["a", "b"], c: ["a", "c"], d: ["a", "b", "d"] });
+  });
+
+  it("closes a set over its requirements and finds conflicting pairs in it", () => {
+    const requires = graph({ deck: ["gml", "cli"], gml: [], cli: [], importer: ["gml"] });
+    const conflicts = symmetricConflicts(graph({ deck: ["importer"], cli: [] }));
+    expect(requirementClosure(requires, ["deck"])).toEqual(["cli", "deck", "gml"]);
+    expect(conflictingPairs(conflicts, requirementClosure(requires, ["deck", "importer"]))).toEqual([["deck", "importer"]]);
+    expect(conflictingPairs(conflicts, requirementClosure(requires, ["deck"]))).toEqual([]);
+  });
+});
+
+describe("did you mean", () => {
+  it("suggests the known key for near misses and nothing for far ones", () => {
+    const keys = ["name", "type", "description", "requiresSkills", "conflictsWith", "allowed-tools"];
+    expect(didYouMean("requireSkills", keys)).toBe('; did you mean "requiresSkills"?');
+    expect(didYouMean("requires_skills", keys)).toBe('; did you mean "requiresSkills"?');
+    expect(didYouMean("allowedTools", keys)).toBe('; did you mean "allowed-tools"?');
+    expect(didYouMean("descripton", keys)).toBe('; did you mean "description"?');
+    expect(didYouMean("author", keys)).toBe("");
+  });
+  it("counts an adjacent swap as one edit", () => {
+    expect(editDistance("tpye", "type")).toBe(1);
+    expect(editDistance("kitten", "sitting")).toBe(3);
+  });
+});

@@ -1,0 +1,40 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { formatDiagnostics } from "../../src/diagnostics/reporters/index.js";
+import { lint, type LintResult } from "../../src/lint.js";
+
+export const fixturesDir = fileURLToPath(new URL("../fixtures/lint", import.meta.url));
+
+/** Fixture cases: one folder per case, each a project root with skills/ and expected.json. */
+export function fixtureCases(): string[] {
+  return readdirSync(fixturesDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+}
+
+export async function lintFixture(name: string): Promise<LintResult> {
+  return lint({ root: join(fixturesDir, name) });
+}
+
+/** The `--format json` document for a lint result: the golden files hold exactly this text. */
+export function jsonReport(result: LintResult): string {
+  return formatDiagnostics("json", result.diagnostics, result);
+}
+
+/**
+ * Reads a case's expected.json. With UPDATE_GOLDEN=1 it first writes the
+ * actual text, for reviewing a deliberate change with git diff.
+ */
+export function golden(name: string, actual: string): string {
+  const path = join(fixturesDir, name, "expected.json");
+  if (process.env["UPDATE_GOLDEN"] === "1") writeFileSync(path, prettyJson(actual));
+  if (!existsSync(path)) throw new Error(`missing golden file ${path}; run with UPDATE_GOLDEN=1 and review it`);
+  return readFileSync(path, "utf8");
+}
+
+/** Golden files are indented for review; comparisons parse both sides back to the same compact text. */
+export function prettyJson(compact: string): string {
+  return `${JSON.stringify(JSON.parse(compact), null, 2)}\n`;
+}

@@ -1,0 +1,93 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { lint } from "../../src/lint.js";
+import { parseSkill } from "../../src/pipeline/parse.js";
+import { firstInvalidUtf8Offset, MAX_SOURCE_BYTES } from "../../src/pipeline/discover.js";
+import { lintFixture } from "./helpers.js";
+
+const temps: string[] = [];
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function project(files: Record<string, string | Buffer>): string {
+  const root = mkdtempSync(join(tmpdir(), "gamma-prompt-lint-"));
+  temps.push(root);
+  mkdirSync(join(root, "skills"));
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(root, path, ".."), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+  return root;
+}
+
+describe("hostile input is ordinary input", () => {
+  it("stops a billion-laughs frontmatter at the alias budget", async () => {
+    const result = await lintFixture("yaml-alias-limit");
+    expect(result.diagnostics.map((diagnostic) => diagnostic.ruleId)).toEqual(["skill/yaml-alias-limit"]);
+  });
+
+  it("keeps a __proto__ key an ordinary (unknown) key and pollutes nothing", async () => {
+    const result = await lintFixture("unknown-key");
+    expect(result.diagnostics.some((diagnostic) => diagnostic.message.includes('"__proto__"'))).toBe(true);
+    expect(Object.prototype).not.toHaveProperty("polluted");
+    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+  });
+
+  it("reports CRLF and BOM files at the positions an editor shows for the LF twin", async () => {
+    const crlf = await lintFixture("crlf-bom");
+    const lf = await lintFixture("crlf-bom-twin");
+    expect(crlf.diagnostics.length).toBeGreaterThan(0);
+    expect(crlf.diagnostics).toEqual(lf.diagnostics);
+  });
+
+  it("refuses a file over the size limit without reading it", async () => {
+    const root = project({ "skills/huge/SKILL.md": `---\nname: huge\n---\n${"x".repeat(MAX_SOURCE_BYTES)}` });
+    const result = await lint({ root });
+    expect(result.diagnostics.map((diagnostic) => [diagnostic.file, diagnostic.ruleId])).toEqual([["skills/huge/SKILL.md", "skill/file-too-large"]]);
+  });
+
+  it("reports an unreadable file and still checks the others", async () => {
+    const body = "---\nname: NAME\ntype: reference\ndescription: Use when testing.\n---\n\n# Notes\n";
+    const root = project({ "skills/locked/SKILL.md": body.replace("NAME", "locked"), "skills/open/SKILL.md": body.replace("NAME", "open") });
+    // A directory where the file should be cannot be read by anyone, root included.
+    rmSync(join(root, "skills/locked/SKILL.md"));
+    mkdirSync(join(root, "skills/locked/SKILL.md"));
+    const result = await lint({ root });
+    expect(result.diagnostics.map((diagnostic) => [diagnostic.file, diagnostic.ruleId])).toEqual([["skills/locked/SKILL.md", "skill/unreadable-file"]]);
+    expect(result.skills.map((skill) => skill.name)).toEqual(["open"]);
+  });
+
+  it("finds the first bad byte of invalid UTF-8", () => {
+    expect(firstInvalidUtf8Offset(Buffer.from("abc"))).toBe(3);
+    expect(firstInvalidUtf8Offset(Buffer.from([0x61, 0xc3, 0xa9, 0xff]))).toBe(3);
+    expect(firstInvalidUtf8Offset(Buffer.from([0xed, 0xa0, 0x80]))).toBe(0); // an encoded surrogate
+    expect(firstInvalidUtf8Offset(Buffer.from([0xc0, 0xaf]))).toBe(0); // overlong
+    expect(firstInvalidUtf8Offset(Buffer.from([0xf0, 0x9f, 0x8e]))).toBe(0); // truncated
+  });
+
+  it("checks every other skill when one file is broken", async () => {
+    const result = await lintFixture("side-by-side");
+    expect(result.skills.map((skill) => skill.name)).toEqual(["good"]);
+    expect(result.diagnostics.every((diagnostic) => diagnostic.file === "skills/bad/SKILL.md")).toBe(true);
+  });
+});
+
+describe("limits that keep lint fast on crafted bodies", () => {
+  it("refuses 20,000 nested block quotes and bullets without parsing them", async () => {
+    const deep = `${"> ".repeat(20_000)}1. verify\n${"- ".repeat(20_000)}1. x\n`;
+    const root = project({ "skills/deep/SKILL.md": `---\nname: deep\ntype: workflow\ndescription: TRIGGER when deep.\n---\n\n${deep}` });
+    const result = await lint({ root });
+    expect(result.diagnostics.map((diagnostic) => [diagnostic.line, diagnostic.ruleId])).toEqual([[7, "skill/body-too-deep"]]);
+  });
+
+  it("turns a failure inside the parser into a diagnostic on that file", async () => {
+    const source = { path: "skills/x/SKILL.md", contentHash: "0", get text(): string { throw new RangeError("Maximum call stack size exceeded"); } };
+    const parsed = await parseSkill(source);
+    expect(parsed.diagnostics.map((diagnostic) => [diagnostic.ruleId, diagnostic.message])).toEqual([
+      ["skill/parse-failure", "Unexpected failure while checking this file (RangeError: Maximum call stack size exceeded), expected a file gamma-prompt can check"],
+    ]);
+  });
+});
