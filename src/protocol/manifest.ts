@@ -1,7 +1,8 @@
 /**
  * The shape of `dist/manifest.json`: a public contract shared by the compiler
- * (which writes it) and the runtime (which verifies and loads it). Types only,
- * so the runtime can import it without pulling in any compiler dependency.
+ * (which writes it) and the runtime (which verifies and loads it). Types and
+ * constants only, so the runtime can import it without pulling in any compiler
+ * dependency.
  *
  * All paths are relative to the dist folder with forward slashes.
  */
@@ -88,6 +89,17 @@ export type InjectionKind =
   | "artifact_update"
   | "workspace_update"
   | "background_result";
+
+/** The design's kinds in the design's order; the static prefix defines each exactly once. */
+export const INJECTION_KINDS: readonly InjectionKind[] = [
+  "system_note",
+  "system_guidance",
+  "system_update",
+  "client_view",
+  "artifact_update",
+  "workspace_update",
+  "background_result",
+];
 
 export type InjectionDelivery = "next_turn" | "steer" | "follow_up";
 

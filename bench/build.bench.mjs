@@ -1,0 +1,92 @@
+// `gamma-prompt build` on the embedded default plus 1,000 synthetic skills,
+// as whole processes: a cold build (no dist/, no cache) beside Pi's skill
+// loader on the same skills folder, then a build with nothing changed.
+// Targets: cold <= 1.5x Pi's loader; no-change <= 0.3x cold.
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = join(here, "..");
+const cli = join(repo, "lib", "cli", "index.js");
+const piLoader = join(here, "helpers", "pi-load-skills.mjs");
+const SKILLS = 1000;
+const RUNS = 5;
+
+/** Ten skills per topic: one reference and nine workflows requiring it. */
+function writeSyntheticSkills(root) {
+  for (let index = 0; index < SKILLS; index++) {
+    const name = `topic-${String(Math.floor(index / 10)).padStart(3, "0")}-${index % 10 === 0 ? "guide" : `flow-${index % 10}`}`;
+    const reference = index % 10 === 0;
+    const guide = `topic-${String(Math.floor(index / 10)).padStart(3, "0")}-guide`;
+    const body = reference
+      ? ["# Reference", "", "## Terms", "", ...Array.from({ length: 30 }, (_, row) => `- **Term ${row}** means card element ${row}; write it as \`gml\` block ${row}.`)]
+      : [
+          `# Workflow ${index}`,
+          "",
+          "Follow every step in order and report each deviation.",
+          "",
+          ...Array.from({ length: 14 }, (_, step) => `${step + 1}. Step ${step + 1}: edit card ${step + 1} with \`gml render deck.gml --cards c${step + 1}\`.`),
+          "15. Verify every rendered card and repair each defect.",
+          "",
+          "## Notes",
+          "",
+          ...Array.from({ length: 16 }, (_, row) => `Keep note ${row} short and specific to topic ${index}.`),
+        ];
+    const frontmatter = [
+      "---",
+      `name: ${name}`,
+      `type: ${reference ? "reference" : "workflow"}`,
+      `description: ${reference ? "Use when" : "TRIGGER when"} the task concerns synthetic topic ${index} and its cards, including edits to an existing deck on it.`,
+      ...(reference ? [] : ["requiresSkills:", `  - ${guide}`]),
+      "---",
+      "",
+    ];
+    mkdirSync(join(root, "skills", name), { recursive: true });
+    writeFileSync(join(root, "skills", name, "SKILL.md"), `${[...frontmatter, ...body].join("\n")}\n`);
+  }
+}
+
+function run(args) {
+  const start = performance.now();
+  const child = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const ms = performance.now() - start;
+  if (child.status !== 0) throw new Error(`${args.join(" ")} exited ${child.status}: ${child.stderr.slice(0, 2000)}`);
+  return ms;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+const root = mkdtempSync(join(tmpdir(), "gamma-prompt-build-bench-"));
+try {
+  for (const part of ["skills", "prompts", join("schemas", "tools")]) cpSync(join(repo, part), join(root, part), { recursive: true });
+  writeSyntheticSkills(root);
+  // A thousand skills need a larger catalog budget than the default's 4,000 tokens.
+  writeFileSync(join(root, "gamma-prompt.config.json"), JSON.stringify({ budgets: { prefixTokens: 400000, catalogTokens: 400000 } }));
+  const build = [cli, "build", "--root", root, "--format", "json"];
+
+  const pi = median(Array.from({ length: RUNS }, () => run([piLoader, root])));
+  const cold = median(
+    Array.from({ length: RUNS }, () => {
+      rmSync(join(root, "dist"), { recursive: true, force: true });
+      rmSync(join(root, "node_modules"), { recursive: true, force: true });
+      return run(build);
+    }),
+  );
+  run(build);
+  const noChange = median(Array.from({ length: RUNS }, () => run(build)));
+  const summary = JSON.parse(spawnSync(process.execPath, build, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }).stdout).summary;
+
+  console.log(`embedded default + ${SKILLS} synthetic skills (${SKILLS + 6} skills), median of ${RUNS} whole processes`);
+  console.log(`  static prefix: ${summary.prefix.tokens} tokens; catalog: ${summary.catalog.tokens} tokens`);
+  console.log(`  pi loader (loadSkillsFromDir + formatSkillsForPrompt): ${pi.toFixed(0)} ms`);
+  console.log(`  cold build:      ${cold.toFixed(0)} ms  = ${(cold / pi).toFixed(2)}x pi (target <= 1.5)  ${cold / pi <= 1.5 ? "ok" : "MISSED"}`);
+  console.log(`  no-change build: ${noChange.toFixed(0)} ms  = ${(noChange / cold).toFixed(2)}x cold (target <= 0.3)  ${noChange / cold <= 0.3 ? "ok" : "MISSED"}`);
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}

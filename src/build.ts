@@ -1,0 +1,199 @@
+import { readFile } from "node:fs/promises";
+import { join, relative, resolve, sep } from "node:path";
+import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
+import type { SourceFile } from "./model.js";
+import type { SkillParseCache } from "./pipeline/parse.js";
+import { MANIFEST_FILE, type DistManifest } from "./protocol/manifest.js";
+import { cacheFile, computeInputKey, currentStamp, readPersistedBuild, writePersistedBuild } from "./pipeline/build-cache.js";
+import { EmitError, emitArtifacts, listTree } from "./pipeline/emit.js";
+import { sha256Hex } from "./pipeline/sources.js";
+import { summarize, type BuildSummary } from "./pipeline/summary.js";
+
+export type { BuildSummary, VariantSummary } from "./pipeline/summary.js";
+
+/**
+ * Opaque incremental state for successive builds of one project (watch mode):
+ * skill parse results by content hash, prompt sources by path and token
+ * counts by text hash. Never shared between projects.
+ */
+export interface BuildCache {
+  parseCache?: SkillParseCache;
+  readonly sources: Map<string, SourceFile>;
+  readonly tokenCounts: Map<string, number>;
+}
+
+export function createBuildCache(): BuildCache {
+  return { sources: new Map(), tokenCounts: new Map() };
+}
+
+export interface BuildOptions {
+  /** Project root: holds skills/, prompts/, schemas/tools/ and the optional gamma-prompt.config.json. */
+  root: string;
+  /** Output folder, relative to the root unless absolute. Default "dist". */
+  outDir?: string;
+  /** Reuse across successive builds (watch). */
+  cache?: BuildCache;
+  /** Root-relative paths changed since the last build with this cache: only these prompt sources are re-read. */
+  changedPaths?: string[];
+  /**
+   * Persist a record of the last build under node_modules/.cache/gamma-prompt/
+   * so an unchanged project rebuilds without rendering. Default true, except
+   * for a rebuild with a `changedPaths` hint (something did change; hashing
+   * every source again would only slow watch mode down).
+   */
+  persistentCache?: boolean;
+}
+
+export interface BuildResult {
+  ok: boolean;
+  diagnostics: Diagnostic[];
+  errorCount: number;
+  warningCount: number;
+  /** dist-relative paths written, removed and left untouched by this build. */
+  written: string[];
+  removed: string[];
+  unchanged: string[];
+  /** The new manifest when ok. */
+  manifest?: DistManifest;
+  /** What dist/ held before, when readable. */
+  previousManifest?: DistManifest;
+  /** staticPrefix.cacheKey differs from previousManifest's (or there was none). */
+  prefixChanged: boolean;
+  summary?: BuildSummary;
+  /** The persistent cache matched the sources and dist/ was verified byte for byte without rendering. */
+  fromCache: boolean;
+}
+
+export async function build(options: BuildOptions): Promise<BuildResult> {
+  const root = resolve(options.root);
+  const outDir = resolve(root, options.outDir ?? "dist");
+  const outRel = toPosix(relative(root, outDir)) || ".";
+  const persistent = options.persistentCache ?? !(options.cache && options.changedPaths);
+  const previousManifest = await readManifest(outDir);
+
+  const input = persistent ? await computeInputKey(root, outRel) : undefined;
+  if (input !== undefined) {
+    const hit = await tryFastPath(root, outDir, outRel, input.key, previousManifest);
+    if (hit) return hit;
+  }
+
+  // Heavy modules (lint, templates, tokenizer) load only when something must be rendered.
+  const { compileProject } = await import("./pipeline/project.js");
+  const cache = options.cache;
+  const compiled = await compileProject(root, cache ?? {}, cache && options.changedPaths ? options.changedPaths : undefined);
+  const previous = previousManifest ? { previousManifest } : {};
+  const failed = (diagnostics: Diagnostic[]): BuildResult => ({
+    ok: false,
+    diagnostics,
+    ...countDiagnostics(diagnostics),
+    written: [],
+    removed: [],
+    unchanged: [],
+    ...previous,
+    prefixChanged: false,
+    fromCache: false,
+  });
+  if (!compiled.artifacts || !compiled.manifest || compiled.errorCount > 0) return failed(compiled.diagnostics);
+
+  const ownership = await checkOwnership(outDir, outRel, compiled.artifacts, previousManifest);
+  if (ownership) return failed([...compiled.diagnostics, ownership].sort(compareDiagnostics));
+
+  let emitted;
+  try {
+    emitted = await emitArtifacts(outDir, compiled.artifacts);
+  } catch (error) {
+    const path = error instanceof EmitError && error.path ? `${outRel}/${error.path}` : outRel;
+    const message = error instanceof Error ? error.message : String(error);
+    return failed([...compiled.diagnostics, createDiagnostic("dist/write-failed", path, FILE_START, message)].sort(compareDiagnostics));
+  }
+  if (input !== undefined && (await currentStamp(root)) === input.stamp) {
+    // Recorded only when no source was touched while the build ran.
+    await writePersistedBuild(cacheFile(root, outRel), {
+      format: "gamma-prompt/build-cache/v1",
+      key: input.key,
+      artifacts: artifactHashes(compiled.artifacts),
+      diagnostics: compiled.diagnostics,
+    });
+  }
+  return {
+    ok: true,
+    diagnostics: compiled.diagnostics,
+    errorCount: compiled.errorCount,
+    warningCount: compiled.warningCount,
+    ...emitted,
+    manifest: compiled.manifest,
+    ...previous,
+    prefixChanged: previousManifest?.staticPrefix?.cacheKey !== compiled.manifest.staticPrefix.cacheKey,
+    summary: compiled.summary ?? summarize(compiled.manifest),
+    fromCache: false,
+  };
+}
+
+/** Succeeds only when the cache entry matches the sources and dist/ holds exactly its files, byte for byte. */
+async function tryFastPath(root: string, outDir: string, outRel: string, key: string, manifest: DistManifest | undefined): Promise<BuildResult | undefined> {
+  if (!manifest) return undefined;
+  const entry = await readPersistedBuild(cacheFile(root, outRel));
+  if (!entry || entry.key !== key) return undefined;
+  const present = await listTree(outDir);
+  const expected = Object.keys(entry.artifacts);
+  if (present.size !== expected.length || !expected.every((path) => present.has(path))) return undefined;
+  const matches = await Promise.all(
+    expected.map(async (path) => {
+      const bytes = await readFile(join(outDir, path)).catch(() => undefined);
+      return bytes !== undefined && sha256Hex(bytes) === entry.artifacts[path]?.sha256;
+    }),
+  );
+  if (!matches.every(Boolean)) return undefined;
+  const diagnostics = entry.diagnostics;
+  return {
+    ok: true,
+    diagnostics,
+    ...countDiagnostics(diagnostics),
+    written: [],
+    removed: [],
+    unchanged: expected.sort(),
+    manifest,
+    previousManifest: manifest,
+    prefixChanged: false,
+    summary: summarize(manifest),
+    fromCache: true,
+  };
+}
+
+/**
+ * gamma-prompt deletes stale files only in a folder it owns (one holding its
+ * manifest); a mistaken --out never costs anyone their files.
+ */
+async function checkOwnership(outDir: string, outRel: string, artifacts: ReadonlyMap<string, string>, previous: DistManifest | undefined): Promise<Diagnostic | undefined> {
+  if (previous) return undefined;
+  const foreign = [...(await listTree(outDir))].filter((path) => !artifacts.has(path)).sort();
+  if (foreign.length === 0) return undefined;
+  return createDiagnostic(
+    "dist/not-owned",
+    `${outRel}/${foreign[0]}`,
+    FILE_START,
+    `Unexpected file in an output folder without ${MANIFEST_FILE} (${foreign.length} such file${foreign.length === 1 ? "" : "s"}), expected an empty folder or one written by gamma-prompt`,
+  );
+}
+
+export async function readManifest(outDir: string): Promise<DistManifest | undefined> {
+  try {
+    const parsed: unknown = JSON.parse(await readFile(join(outDir, MANIFEST_FILE), "utf8"));
+    return typeof parsed === "object" && parsed !== null && "artifacts" in parsed ? (parsed as DistManifest) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function artifactHashes(artifacts: ReadonlyMap<string, string>): Record<string, { sha256: string; bytes: number }> {
+  const hashes: Record<string, { sha256: string; bytes: number }> = {};
+  for (const path of [...artifacts.keys()].sort()) {
+    const text = artifacts.get(path) as string;
+    hashes[path] = { sha256: sha256Hex(text), bytes: Buffer.byteLength(text) };
+  }
+  return hashes;
+}
+
+function toPosix(path: string): string {
+  return sep === "/" ? path : path.split(sep).join("/");
+}

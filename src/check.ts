@@ -1,0 +1,57 @@
+import { relative, resolve, sep } from "node:path";
+import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { compareDist, driftDiagnostics, type DriftEntry } from "./pipeline/drift.js";
+import type { TemplateOrigin } from "./pipeline/prefix-origin.js";
+
+export type { DriftEntry, PrefixDrift } from "./pipeline/drift.js";
+export type { TemplateOrigin } from "./pipeline/prefix-origin.js";
+
+export interface CheckOptions {
+  root: string;
+  /** Output folder, relative to the root unless absolute. Default "dist". */
+  outDir?: string;
+}
+
+export interface CheckResult {
+  /** dist/ is exactly what the sources produce and every file matches its manifest hash. */
+  ok: boolean;
+  /** Source findings (as build reports them) and one finding per drift. */
+  diagnostics: Diagnostic[];
+  errorCount: number;
+  warningCount: number;
+  drift: DriftEntry[];
+  /** The static prefix or the tool schemas changed: no variant can reuse the shared cached prefix. */
+  invalidatesSharedPrefix: boolean;
+  /** How many artifacts the sources produce (manifest included). */
+  artifactCount: number;
+}
+
+/** Renders in memory and compares with dist/; writes nothing. */
+export async function check(options: CheckOptions): Promise<CheckResult> {
+  const root = resolve(options.root);
+  const outDir = resolve(root, options.outDir ?? "dist");
+  const outRel = (sep === "/" ? relative(root, outDir) : relative(root, outDir).split(sep).join("/")) || ".";
+  const { compileProject } = await import("./pipeline/project.js");
+  const compiled = await compileProject(root);
+  if (!compiled.artifacts) {
+    return { ok: false, diagnostics: compiled.diagnostics, errorCount: compiled.errorCount, warningCount: compiled.warningCount, drift: [], invalidatesSharedPrefix: false, artifactCount: 0 };
+  }
+  const expectedPrefix = compiled.artifacts.get("prefix.md") ?? "";
+  const locate = async (offset: number): Promise<TemplateOrigin | undefined> => {
+    if (!compiled.templates || !compiled.prefixContext) return undefined;
+    const { mapPrefixOrigins } = await import("./pipeline/prefix-origin.js");
+    const map = await mapPrefixOrigins(compiled.templates, compiled.prefixContext, expectedPrefix);
+    return map?.(offset);
+  };
+  const report = await compareDist(outDir, compiled.artifacts, locate);
+  const diagnostics = [...compiled.diagnostics, ...driftDiagnostics(outRel, report)].sort(compareDiagnostics);
+  const counts = countDiagnostics(diagnostics);
+  return {
+    ok: counts.errorCount === 0,
+    diagnostics,
+    ...counts,
+    drift: report.drift,
+    invalidatesSharedPrefix: report.invalidatesSharedPrefix,
+    artifactCount: compiled.artifacts.size,
+  };
+}

@@ -1,0 +1,137 @@
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { packageVersion } from "../version.js";
+import { findSkillFolders, SKILL_FILE, SKILLS_DIR } from "./discover.js";
+import { listProjectSourcePaths } from "./project-sources.js";
+import { sha256Hex } from "./sources.js";
+
+/**
+ * The persistent cache behind a fast no-change build. Its key hashes every
+ * source byte, the source listing, the output folder and the compiler
+ * itself; an entry records the artifact hashes that key produced. A hit is
+ * only trusted after dist/ is read back and every file matches, so the cache
+ * can make a build faster but never make it wrong.
+ */
+
+const CACHE_FORMAT = "gamma-prompt/build-cache/v1";
+export const CACHE_DIR = "node_modules/.cache/gamma-prompt";
+
+export interface PersistedBuild {
+  format: typeof CACHE_FORMAT;
+  key: string;
+  artifacts: Record<string, { sha256: string; bytes: number }>;
+  diagnostics: Diagnostic[];
+}
+
+export function cacheFile(root: string, outDirRelative: string): string {
+  return join(root, CACHE_DIR, `build-${sha256Hex(outDirRelative).slice(0, 16)}.json`);
+}
+
+export interface InputKey {
+  /** Hash of every source byte, the listing, the output folder and the compiler. */
+  key: string;
+  /** Hash of every source's size and modification time, to notice edits made while a build runs. */
+  stamp: string;
+}
+
+/** Undefined when the project cannot be listed (the full build reports why). */
+export async function computeInputKey(root: string, outDirRelative: string): Promise<InputKey | undefined> {
+  const listing = await listInputs(root);
+  if (!listing) return undefined;
+  const hash = createHash("sha256");
+  hash.update(`${CACHE_FORMAT}\n${packageVersion}\n${await compilerFingerprint()}\n${outDirRelative}\n`);
+  // Synchronous reads: for a thousand small files they beat fs/promises several times over.
+  for (const path of listing.paths) {
+    let content: Buffer | undefined;
+    try {
+      content = readFileSync(join(root, path));
+    } catch {
+      // A folder without SKILL.md: its listing decides what lint reports.
+      content = undefined;
+    }
+    const missing = path.startsWith(`${SKILLS_DIR}/`) ? `-${listNames(join(root, dirname(path)))}` : "-";
+    hash.update(`\n${path}\n${content === undefined ? missing : sha256Hex(content)}`);
+  }
+  return { key: hash.digest("hex"), stamp: stampInputs(root, listing.paths) };
+}
+
+/** The stamp of the sources as they are now; equal to an earlier stamp when nothing was touched since. */
+export async function currentStamp(root: string): Promise<string | undefined> {
+  const listing = await listInputs(root);
+  return listing ? stampInputs(root, listing.paths) : undefined;
+}
+
+async function listInputs(root: string): Promise<{ paths: string[] } | undefined> {
+  let folders: string[];
+  try {
+    folders = findSkillFolders(root);
+  } catch {
+    return undefined;
+  }
+  return { paths: [...folders.map((folder) => `${SKILLS_DIR}/${folder}/${SKILL_FILE}`), ...(await listProjectSourcePaths(root))] };
+}
+
+function stampInputs(root: string, paths: readonly string[]): string {
+  const stamps = paths.map((path) => {
+    const info = statSync(join(root, path), { throwIfNoEntry: false });
+    return [path, info?.size ?? -1, info?.mtimeMs ?? -1];
+  });
+  return sha256Hex(JSON.stringify(stamps));
+}
+
+function listNames(dir: string): string {
+  try {
+    return readdirSync(dir).sort().join("/");
+  } catch {
+    return "";
+  }
+}
+
+export async function readPersistedBuild(file: string): Promise<PersistedBuild | undefined> {
+  try {
+    const parsed = JSON.parse(await readFile(file, "utf8")) as PersistedBuild;
+    return parsed.format === CACHE_FORMAT ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function writePersistedBuild(file: string, entry: PersistedBuild): Promise<void> {
+  try {
+    await mkdir(dirname(file), { recursive: true });
+    const temp = `${file}.${process.pid}.tmp`;
+    await writeFile(temp, JSON.stringify(entry));
+    await rename(temp, file);
+  } catch {
+    // A cache that cannot be written only costs speed.
+  }
+}
+
+let fingerprint: Promise<string> | undefined;
+
+/**
+ * Size and mtime of every compiled module plus the versions of the template
+ * engine and tokenizer: a changed compiler never reuses an old entry.
+ */
+function compilerFingerprint(): Promise<string> {
+  fingerprint ??= (async () => {
+    const libRoot = fileURLToPath(new URL("../", import.meta.url));
+    const entries = await readdir(libRoot, { recursive: true, withFileTypes: true });
+    // The runtime and watch modules never shape artifacts.
+    const files = entries
+      .filter((entry) => entry.isFile() && /\.(js|ts)$/.test(entry.name))
+      .map((entry) => join(entry.parentPath, entry.name))
+      .filter((file) => !/[\\/](runtime|watch)[\\/]/.test(file.slice(libRoot.length - 1)))
+      .sort();
+    const stats = await Promise.all(files.map((file) => stat(file)));
+    const require = createRequire(import.meta.url);
+    const versions = ["handlebars/package.json", "gpt-tokenizer/package.json"].map((name) => (require(name) as { version: string }).version);
+    return sha256Hex(JSON.stringify([versions, files.map((file, index) => [file.slice(libRoot.length), stats[index]?.size, stats[index]?.mtimeMs])]));
+  })();
+  return fingerprint;
+}

@@ -1,0 +1,35 @@
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import type { SourceFile } from "../model.js";
+import { parseJsonSource, schemaDiagnostics, valueAt } from "./located.js";
+import { buildSchemaValidator } from "./schemas.js";
+
+export { CONFIG_FILE } from "./source-paths.js";
+
+export interface BuildConfig {
+  budgets: { prefixTokens: number; catalogTokens: number };
+}
+
+/** Budgets sized for the design's small, cache-friendly prefix (a catalog of ~50 skills fits). */
+export const DEFAULT_CONFIG: BuildConfig = { budgets: { prefixTokens: 8000, catalogTokens: 4000 } };
+
+/** Reads the optional config; defaults fill what the file leaves out. */
+export function resolveConfig(source: SourceFile | undefined): { config: BuildConfig; diagnostics: Diagnostic[] } {
+  if (!source) return { config: DEFAULT_CONFIG, diagnostics: [] };
+  const located = parseJsonSource(source);
+  if (!("document" in located)) return { config: DEFAULT_CONFIG, diagnostics: [located] };
+  const validate = buildSchemaValidator("config");
+  if (!validate(located.value)) {
+    return { config: DEFAULT_CONFIG, diagnostics: schemaDiagnostics("config/invalid", located, validate.errors, "the config") };
+  }
+  const prefixTokens = valueAt(located.value, ["budgets", "prefixTokens"]);
+  const catalogTokens = valueAt(located.value, ["budgets", "catalogTokens"]);
+  return {
+    config: {
+      budgets: {
+        prefixTokens: typeof prefixTokens === "number" ? prefixTokens : DEFAULT_CONFIG.budgets.prefixTokens,
+        catalogTokens: typeof catalogTokens === "number" ? catalogTokens : DEFAULT_CONFIG.budgets.catalogTokens,
+      },
+    },
+    diagnostics: [],
+  };
+}

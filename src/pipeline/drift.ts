@@ -1,0 +1,150 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../diagnostics/diagnostic.js";
+import type { DistManifest } from "../protocol/manifest.js";
+import { loadTokenizer } from "../tokens.js";
+import { listTree } from "./emit.js";
+import { MANIFEST_FILE, PREFIX_FILE, TOOLS_FILE } from "./manifest.js";
+import type { TemplateOrigin } from "./prefix-origin.js";
+import { sha256Hex } from "./sources.js";
+
+/** One way dist/ disagrees with its sources or with its own manifest. */
+export interface DriftEntry {
+  /** dist-relative path. */
+  artifact: string;
+  kind: "changed" | "missing" | "extra" | "hash-mismatch";
+  /** sha256 the sources produce (changed, missing) or the manifest records (hash-mismatch). */
+  expectedSha256?: string;
+  /** sha256 of the file in dist/ (changed, extra, hash-mismatch). */
+  actualSha256?: string;
+  /** Where the file first differs (changed text artifacts). */
+  firstDifference?: { byteOffset: number; line: number; column: number };
+  /** For the static prefix: the first differing token and the template that produced it. */
+  prefix?: PrefixDrift;
+}
+
+export interface PrefixDrift {
+  tokenIndex: number;
+  expectedToken: string;
+  actualToken?: string;
+  source?: TemplateOrigin;
+}
+
+export interface DriftReport {
+  drift: DriftEntry[];
+  /** The shared cached prefix (prefix text or tool schemas) differs: every variant's cache misses. */
+  invalidatesSharedPrefix: boolean;
+}
+
+export async function compareDist(
+  outDir: string,
+  expected: ReadonlyMap<string, string>,
+  locate: (offset: number) => Promise<TemplateOrigin | undefined>,
+): Promise<DriftReport> {
+  const present = await listTree(outDir);
+  const drift: DriftEntry[] = [];
+  for (const path of [...expected.keys()].sort()) {
+    const text = expected.get(path) as string;
+    const expectedSha256 = sha256Hex(text);
+    if (!present.has(path)) {
+      drift.push({ artifact: path, kind: "missing", expectedSha256 });
+      continue;
+    }
+    const actual = await readFile(join(outDir, path));
+    const actualSha256 = sha256Hex(actual);
+    if (actualSha256 === expectedSha256) continue;
+    const actualText = actual.toString("utf8");
+    const entry: DriftEntry = { artifact: path, kind: "changed", expectedSha256, actualSha256, firstDifference: firstDifference(text, actualText) };
+    if (path === PREFIX_FILE) entry.prefix = await prefixDrift(text, actualText, entry.firstDifference?.byteOffset ?? 0, locate);
+    drift.push(entry);
+  }
+  for (const path of [...present].sort()) {
+    if (expected.has(path)) continue;
+    drift.push({ artifact: path, kind: "extra", actualSha256: sha256Hex(await readFile(join(outDir, path))) });
+  }
+  drift.push(...(await manifestMismatches(outDir, present)));
+  const invalidatesSharedPrefix = drift.some((entry) => (entry.artifact === PREFIX_FILE || entry.artifact === TOOLS_FILE) && entry.kind !== "hash-mismatch");
+  return { drift, invalidatesSharedPrefix };
+}
+
+/** Files whose bytes no longer match the hash their own manifest records (edited after the build). */
+async function manifestMismatches(outDir: string, present: ReadonlySet<string>): Promise<DriftEntry[]> {
+  let manifest: DistManifest;
+  try {
+    manifest = JSON.parse(await readFile(join(outDir, MANIFEST_FILE), "utf8")) as DistManifest;
+  } catch {
+    return [];
+  }
+  const entries: DriftEntry[] = [];
+  for (const [path, recorded] of Object.entries(manifest.artifacts ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (!present.has(path) || typeof recorded?.sha256 !== "string") continue;
+    const actualSha256 = sha256Hex(await readFile(join(outDir, path)));
+    if (actualSha256 !== recorded.sha256) entries.push({ artifact: path, kind: "hash-mismatch", expectedSha256: recorded.sha256, actualSha256 });
+  }
+  return entries;
+}
+
+export function firstDifference(expected: string, actual: string): { byteOffset: number; line: number; column: number } {
+  let index = 0;
+  const limit = Math.min(expected.length, actual.length);
+  while (index < limit && expected.charCodeAt(index) === actual.charCodeAt(index)) index++;
+  const before = expected.slice(0, index);
+  const line = before.split("\n").length;
+  const column = index - before.lastIndexOf("\n");
+  return { byteOffset: Buffer.byteLength(before), line, column };
+}
+
+async function prefixDrift(expected: string, actual: string, byteOffset: number, locate: (offset: number) => Promise<TemplateOrigin | undefined>): Promise<PrefixDrift> {
+  const tokenizer = await loadTokenizer();
+  const expectedTokens = tokenizer.encode(expected);
+  const actualTokens = tokenizer.encode(actual);
+  let tokenIndex = 0;
+  while (tokenIndex < expectedTokens.length && expectedTokens[tokenIndex] === actualTokens[tokenIndex]) tokenIndex++;
+  const charOffset = Buffer.from(expected).subarray(0, byteOffset).toString("utf8").length;
+  const source = await locate(charOffset);
+  const drift: PrefixDrift = { tokenIndex, expectedToken: tokenizer.decode(expectedTokens.slice(tokenIndex, tokenIndex + 1)) };
+  if (tokenIndex < actualTokens.length) drift.actualToken = tokenizer.decode(actualTokens.slice(tokenIndex, tokenIndex + 1));
+  if (source) drift.source = source;
+  return drift;
+}
+
+export function driftDiagnostics(outRel: string, report: DriftReport): Diagnostic[] {
+  return report.drift.map((entry) => {
+    const file = `${outRel}/${entry.artifact}`;
+    const range: Range = entry.firstDifference
+      ? { start: { line: entry.firstDifference.line, column: entry.firstDifference.column }, end: { line: entry.firstDifference.line, column: entry.firstDifference.column } }
+      : FILE_START;
+    switch (entry.kind) {
+      case "missing":
+        return createDiagnostic("dist/missing", file, FILE_START, "Unexpected missing artifact, expected the file the sources produce (run `gamma-prompt build`)");
+      case "extra":
+        return createDiagnostic("dist/extra", file, FILE_START, "Unexpected file the sources do not produce, expected it to be removed (run `gamma-prompt build`)");
+      case "hash-mismatch":
+        return createDiagnostic("dist/hash-mismatch", file, FILE_START, `Unexpected sha256 ${short(entry.actualSha256)}, expected ${short(entry.expectedSha256)} as recorded in ${MANIFEST_FILE} (the file was edited after the build)`);
+      case "changed":
+        return createDiagnostic("dist/changed", file, range, changedMessage(entry, report.invalidatesSharedPrefix));
+    }
+  });
+}
+
+function changedMessage(entry: DriftEntry, invalidates: boolean): string {
+  const at = entry.firstDifference ? `starting at byte ${entry.firstDifference.byteOffset}` : "";
+  let message = `Unexpected content ${at}, expected the bytes the sources produce (run \`gamma-prompt build\`)`;
+  if (entry.prefix) {
+    const { tokenIndex, expectedToken, actualToken, source } = entry.prefix;
+    message += `; first differing token #${tokenIndex} is ${JSON.stringify(actualToken ?? "")}, expected ${JSON.stringify(expectedToken)}`;
+    if (source) message += `, produced by ${source.kind === "content" ? "template text" : source.kind} at ${source.file}:${source.line}:${source.column}`;
+  }
+  if (entry.artifact === PREFIX_FILE || entry.artifact === TOOLS_FILE) {
+    message += invalidates ? "; this invalidates the shared cache prefix of every variant" : "";
+  } else if (entry.artifact.startsWith("variants/")) {
+    message += invalidates
+      ? "; the shared prefix changed (see prefix.md), so this variant loses its cached prefix too"
+      : "; the shared prefix is unaffected, only this variant's own suffix changes";
+  }
+  return message;
+}
+
+function short(sha: string | undefined): string {
+  return sha ? sha.slice(0, 12) : "(none)";
+}

@@ -1,0 +1,176 @@
+import type { ErrorObject } from "ajv";
+import { isMap, isNode, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../diagnostics/diagnostic.js";
+import type { RuleId } from "../diagnostics/rules/index.js";
+import type { SourceFile } from "../model.js";
+
+/**
+ * A parsed YAML or JSON source that remembers where each value came from, so
+ * schema errors and cross-reference errors point at the offending key or item.
+ * JSON files are located through the YAML parser (JSON is YAML 1.2) but their
+ * values come from JSON.parse, so JSON's stricter syntax still applies.
+ */
+export interface LocatedSource {
+  file: string;
+  value: unknown;
+  /** Parsed on first use for JSON sources: positions are needed only to report a finding. */
+  readonly document: Document.Parsed;
+  readonly lineCounter: LineCounter;
+}
+
+type PathSegment = string | number;
+
+export function parseYamlSource(source: SourceFile): LocatedSource | Diagnostic {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(source.text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const error = document.errors[0];
+  if (error) {
+    const range = offsetsToRange(lineCounter, error.pos[0], error.pos[1]);
+    return createDiagnostic("source/invalid-yaml", source.path, range, `Unexpected YAML syntax: ${firstLine(error.message)}`);
+  }
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: 100 });
+  } catch (thrown) {
+    return createDiagnostic("source/invalid-yaml", source.path, FILE_START, `Unexpected YAML content: ${firstLine(messageOf(thrown))}`);
+  }
+  return { file: source.path, value, document, lineCounter };
+}
+
+export function parseJsonSource(source: SourceFile): LocatedSource | Diagnostic {
+  const lineCounter = new LineCounter();
+  let value: unknown;
+  try {
+    value = JSON.parse(source.text);
+  } catch (thrown) {
+    const message = messageOf(thrown);
+    const position = /position (\d+)/.exec(message);
+    const offset = position ? Number(position[1]) : 0;
+    parseDocument(source.text, { lineCounter });
+    const range = offsetsToRange(lineCounter, offset, offset + 1);
+    return createDiagnostic("source/invalid-json", source.path, range, `Unexpected JSON syntax: ${firstLine(message).replace(/ in JSON at position \d+.*$/, "")}`);
+  }
+  let document: Document.Parsed | undefined;
+  return {
+    file: source.path,
+    value,
+    lineCounter,
+    get document(): Document.Parsed {
+      document ??= parseDocument(source.text, { lineCounter, uniqueKeys: false });
+      return document;
+    },
+  };
+}
+
+/** The range of the value at `path`, or of its key when `key` is set; falls back to the nearest ancestor. */
+export function rangeAt(located: LocatedSource, path: readonly PathSegment[], key = false): Range {
+  let node: unknown = located.document.contents;
+  let found: Node | undefined = isNode(node) ? node : undefined;
+  for (let index = 0; index < path.length; index++) {
+    const segment = path[index];
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isPair(item) && String(scalarValue(item.key)) === String(segment));
+      if (!pair) break;
+      const last = index === path.length - 1;
+      if (last && key && isNode(pair.key)) return nodeRange(located, pair.key);
+      node = pair.value;
+    } else if (isSeq(node) && typeof segment === "number") {
+      node = node.items[segment];
+    } else {
+      break;
+    }
+    if (isNode(node)) found = node;
+    else break;
+  }
+  return found ? nodeRange(located, found) : FILE_START;
+}
+
+/** Turns ajv errors into diagnostics at the offending key or value. */
+export function schemaDiagnostics(
+  ruleId: RuleId,
+  located: LocatedSource,
+  errors: readonly ErrorObject[] | null | undefined,
+  what: string,
+): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const seen = new Set<string>();
+  const all = errors ?? [];
+  for (const error of all) {
+    // Errors inside a propertyNames subschema are folded into their parent's message below.
+    if (error.schemaPath.includes("/propertyNames/")) continue;
+    const path = decodePointer(error.instancePath);
+    let range = rangeAt(located, path);
+    let message: string;
+    const params = error.params as Record<string, unknown>;
+    if (error.keyword === "additionalProperties" && typeof params["additionalProperty"] === "string") {
+      const property = params["additionalProperty"];
+      range = rangeAt(located, [...path, property], true);
+      message = `Unexpected key \`${property}\` in ${describePath(path, what)}`;
+    } else if (error.keyword === "propertyNames" && typeof params["propertyName"] === "string") {
+      const property = params["propertyName"];
+      range = rangeAt(located, [...path, property], true);
+      const reason = all.find((inner) => inner !== error && inner.schemaPath.includes("/propertyNames/") && inner.instancePath === error.instancePath);
+      const why = reason?.keyword === "not" ? "it is reserved" : `it ${reason?.message ?? "is not allowed"}`;
+      message = `Unexpected key \`${property}\` in ${describePath(path, what)}: ${why}`;
+    } else if (error.keyword === "required" && typeof params["missingProperty"] === "string") {
+      message = `Unexpected ${describePath(path, what)} without \`${params["missingProperty"]}\`, expected it to be present`;
+    } else if (error.keyword === "enum" && Array.isArray(params["allowedValues"])) {
+      message = `Unexpected value ${JSON.stringify(valueAt(located.value, path))} at ${describePath(path, what)}, expected one of ${params["allowedValues"].map((v) => JSON.stringify(v)).join(", ")}`;
+    } else {
+      message = `Unexpected value at ${describePath(path, what)}: it ${error.message ?? "does not match the schema"}`;
+    }
+    const dedupe = `${range.start.line}:${range.start.column}:${message}`;
+    if (seen.has(dedupe)) continue;
+    seen.add(dedupe);
+    diagnostics.push(createDiagnostic(ruleId, located.file, range, message));
+  }
+  return diagnostics;
+}
+
+export function offsetsToRange(lineCounter: LineCounter, start: number, end: number): Range {
+  const from = lineCounter.linePos(start);
+  const to = lineCounter.linePos(Math.max(start, end));
+  return { start: { line: from.line, column: from.col }, end: { line: to.line, column: to.col } };
+}
+
+export function valueAt(value: unknown, path: readonly PathSegment[]): unknown {
+  let current = value;
+  for (const segment of path) {
+    if (typeof current !== "object" || current === null) return undefined;
+    if (!Object.prototype.hasOwnProperty.call(current, segment)) return undefined;
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current;
+}
+
+function nodeRange(located: LocatedSource, node: Node): Range {
+  const range = node.range;
+  if (!range) return FILE_START;
+  return offsetsToRange(located.lineCounter, range[0], range[1]);
+}
+
+function scalarValue(node: unknown): unknown {
+  return isScalar(node) ? node.value : node;
+}
+
+function decodePointer(pointer: string): PathSegment[] {
+  if (pointer === "") return [];
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((part) => (/^(0|[1-9]\d*)$/.test(part) ? Number(part) : part));
+}
+
+function describePath(path: readonly PathSegment[], what: string): string {
+  if (path.length === 0) return what;
+  return `\`${path.map((segment) => (typeof segment === "number" ? `[${segment}]` : segment)).join(".").replace(/\.\[/g, "[")}\``;
+}
+
+function messageOf(thrown: unknown): string {
+  return thrown instanceof Error ? thrown.message : String(thrown);
+}
+
+function firstLine(text: string): string {
+  return (text.split("\n")[0] ?? text).trim();
+}

@@ -1,0 +1,110 @@
+import type {
+  ArtifactEntry,
+  DistManifest,
+  InjectionKindArtifact,
+  PrefixInfo,
+  SkillInfo,
+  ToolSchemaArtifact,
+  VariantInfo,
+  VariantName,
+} from "../protocol/manifest.js";
+import { MANIFEST_FILE, MANIFEST_VERSION } from "../protocol/manifest.js";
+import { packageVersion } from "../version.js";
+import { TOKENIZER_NAME } from "../tokens.js";
+import { canonicalJson } from "./canonical-json.js";
+import { sha256Hex } from "./sources.js";
+
+export const PREFIX_FILE = "prefix.md";
+export const CATALOG_FILE = "catalog.xml";
+export const TOOLS_FILE = "tools.json";
+export const INJECTIONS_ARTIFACT = "injections.json";
+
+export function variantFile(name: string): string {
+  return `variants/${name}.md`;
+}
+
+export function skillFile(name: string): string {
+  return `skills/${name}.md`;
+}
+
+/**
+ * Identifies the cacheable prefix: the provider caches tools and system
+ * prompt together, so a tool change invalidates it as surely as a text change.
+ */
+export function prefixCacheKey(prefixSha256: string, toolsSha256: string): string {
+  return sha256Hex(`gamma-prompt/prefix-cache-key/v1\n${prefixSha256}\n${toolsSha256}\n`);
+}
+
+export interface ManifestInput {
+  artifacts: ReadonlyMap<string, string>;
+  prefix: { tokens: number };
+  catalog: { tokens: number };
+  tools: readonly ToolSchemaArtifact[];
+  variants: ReadonlyArray<Omit<VariantInfo, "file" | "sha256" | "bytes"> & { name: string }>;
+  skills: ReadonlyArray<Omit<SkillInfo, "file" | "sha256"> & { name: string }>;
+  versions: { handlebars: string; tokenizer: string };
+}
+
+export function createManifest(input: ManifestInput): DistManifest {
+  const artifacts: Record<string, ArtifactEntry> = {};
+  for (const path of [...input.artifacts.keys()].sort()) {
+    const text = input.artifacts.get(path) as string;
+    artifacts[path] = { sha256: sha256Hex(text), bytes: Buffer.byteLength(text) };
+  }
+  const entry = (path: string): ArtifactEntry => artifacts[path] ?? { sha256: "", bytes: 0 };
+  const toolsSha256 = entry(TOOLS_FILE).sha256;
+  const prefix = entry(PREFIX_FILE);
+  const staticPrefix: PrefixInfo = {
+    file: PREFIX_FILE,
+    sha256: prefix.sha256,
+    bytes: prefix.bytes,
+    tokens: input.prefix.tokens,
+    toolsSha256,
+    cacheKey: prefixCacheKey(prefix.sha256, toolsSha256),
+  };
+  const variants: Record<string, VariantInfo> = {};
+  for (const variant of input.variants) {
+    const { name, ...rest } = variant;
+    const file = variantFile(name);
+    variants[name] = { file, sha256: entry(file).sha256, bytes: entry(file).bytes, ...rest };
+  }
+  const skills: Record<string, SkillInfo> = {};
+  for (const skill of input.skills) {
+    const { name, ...rest } = skill;
+    const file = skillFile(name);
+    skills[name] = { file, sha256: entry(file).sha256, ...rest };
+  }
+  return {
+    manifestVersion: MANIFEST_VERSION,
+    generator: { name: "gamma-prompt", version: packageVersion },
+    templateEngine: { name: "handlebars", version: input.versions.handlebars },
+    tokenizer: { name: TOKENIZER_NAME, version: input.versions.tokenizer, encoding: "o200k_base" },
+    artifacts,
+    staticPrefix,
+    catalog: { file: CATALOG_FILE, sha256: entry(CATALOG_FILE).sha256, tokens: input.catalog.tokens },
+    tools: { file: TOOLS_FILE, sha256: toolsSha256, order: input.tools.map((tool) => tool.name) },
+    injections: { file: INJECTIONS_ARTIFACT, sha256: entry(INJECTIONS_ARTIFACT).sha256 },
+    variants: variants as Record<VariantName, VariantInfo>,
+    skills,
+  };
+}
+
+export function serializeManifest(manifest: DistManifest): string {
+  return canonicalJson(manifest);
+}
+
+export function toolsJson(tools: readonly ToolSchemaArtifact[]): string {
+  return canonicalJson(
+    tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
+    { sortKeys: false },
+  );
+}
+
+export function injectionsJson(injections: readonly InjectionKindArtifact[]): string {
+  return canonicalJson(
+    injections.map((entry) => ({ kind: entry.kind, tag: entry.tag, meaning: entry.meaning, action: entry.action, delivery: entry.delivery })),
+    { sortKeys: false },
+  );
+}
+
+export { MANIFEST_FILE };

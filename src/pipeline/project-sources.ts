@@ -1,0 +1,78 @@
+import { createDiagnostic, FILE_START, type Diagnostic } from "../diagnostics/diagnostic.js";
+import type { SourceFile } from "../model.js";
+import { CONFIG_FILE, INJECTIONS_FILE, PARTIALS_DIR, PREFIX_TEMPLATE, TOOL_ORDER_FILE, TOOLS_DIR, VARIANT_TEMPLATE, VARIANTS_FILE } from "./source-paths.js";
+import { isDiagnostic, listFiles, readPromptSource } from "./sources.js";
+
+/** Every non-skill source of a build, read and normalised. */
+export interface ProjectSources {
+  prefix?: SourceFile;
+  variant?: SourceFile;
+  partials: SourceFile[];
+  variants?: SourceFile;
+  injections?: SourceFile;
+  toolFiles: SourceFile[];
+  toolOrder?: SourceFile;
+  config?: SourceFile;
+}
+
+export const REQUIRED_SOURCES = [PREFIX_TEMPLATE, VARIANT_TEMPLATE, VARIANTS_FILE, INJECTIONS_FILE] as const;
+
+/** Root-relative paths of every non-skill source, sorted. Folders are listed fresh each time. */
+export async function listProjectSourcePaths(root: string): Promise<string[]> {
+  const partials = (await listFiles(root, PARTIALS_DIR, ".hbs")).map((name) => `${PARTIALS_DIR}/${name}`);
+  const tools = (await listFiles(root, TOOLS_DIR, ".json")).map((name) => `${TOOLS_DIR}/${name}`);
+  return [...REQUIRED_SOURCES, CONFIG_FILE, ...partials, ...tools].sort();
+}
+
+/**
+ * Reads the sources. With a previous read (`cache`) and a list of changed
+ * paths, files not named in the list are taken from the cache unread.
+ */
+export async function loadProjectSources(
+  root: string,
+  cache?: Map<string, SourceFile>,
+  changedPaths?: readonly string[],
+): Promise<{ sources: ProjectSources; diagnostics: Diagnostic[] }> {
+  const paths = await listProjectSourcePaths(root);
+  const changed = changedPaths ? new Set(changedPaths) : undefined;
+  const diagnostics: Diagnostic[] = [];
+  const files = new Map<string, SourceFile>();
+  await Promise.all(
+    paths.map(async (path) => {
+      const cached = changed && !changed.has(path) ? cache?.get(path) : undefined;
+      const result = cached ?? (await readPromptSource(root, path));
+      if (result === undefined) {
+        cache?.delete(path);
+        return;
+      }
+      if (isDiagnostic(result)) {
+        cache?.delete(path);
+        diagnostics.push(result);
+        return;
+      }
+      files.set(path, result);
+      cache?.set(path, result);
+    }),
+  );
+  for (const path of REQUIRED_SOURCES) {
+    if (!files.has(path) && !diagnostics.some((diagnostic) => diagnostic.file === path)) {
+      diagnostics.push(createDiagnostic("source/missing-file", path, FILE_START, `Unexpected missing ${path}, expected the file to exist`));
+    }
+  }
+  const under = (dir: string): SourceFile[] => [...files.values()].filter((file) => file.path.startsWith(`${dir}/`)).sort((a, b) => (a.path < b.path ? -1 : 1));
+  const sources: ProjectSources = {
+    partials: under(PARTIALS_DIR),
+    toolFiles: under(TOOLS_DIR).filter((file) => file.path !== TOOL_ORDER_FILE),
+  };
+  assign(sources, "prefix", files.get(PREFIX_TEMPLATE));
+  assign(sources, "variant", files.get(VARIANT_TEMPLATE));
+  assign(sources, "variants", files.get(VARIANTS_FILE));
+  assign(sources, "injections", files.get(INJECTIONS_FILE));
+  assign(sources, "toolOrder", files.get(TOOL_ORDER_FILE));
+  assign(sources, "config", files.get(CONFIG_FILE));
+  return { sources, diagnostics };
+}
+
+function assign<K extends keyof ProjectSources>(target: ProjectSources, key: K, value: ProjectSources[K] | undefined): void {
+  if (value !== undefined) target[key] = value;
+}

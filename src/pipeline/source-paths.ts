@@ -1,0 +1,13 @@
+/**
+ * Where a project's non-skill sources live, relative to its root. Kept free
+ * of imports so the no-change fast path can list sources without loading the
+ * parsers that read them.
+ */
+export const CONFIG_FILE = "gamma-prompt.config.json";
+export const PREFIX_TEMPLATE = "prompts/prefix.hbs";
+export const VARIANT_TEMPLATE = "prompts/variant.hbs";
+export const PARTIALS_DIR = "prompts/partials";
+export const VARIANTS_FILE = "prompts/variants.yaml";
+export const INJECTIONS_FILE = "prompts/injections.yaml";
+export const TOOLS_DIR = "schemas/tools";
+export const TOOL_ORDER_FILE = "schemas/tools/order.json";

@@ -1,0 +1,170 @@
+import type HandlebarsNamespace from "handlebars";
+import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../diagnostics/diagnostic.js";
+import type { SourceFile } from "../model.js";
+
+/**
+ * The template engine: one isolated Handlebars instance per build with a
+ * fixed set of pure helpers, no HTML escaping, strict lookups and only known
+ * helpers. Handlebars is loaded lazily so a no-change build never loads it.
+ */
+
+export type HandlebarsInstance = typeof HandlebarsNamespace;
+export type TemplateAst = hbs.AST.Program;
+
+export interface ParsedTemplate {
+  file: string;
+  /** Partial name for files under prompts/partials/, else undefined. */
+  partialName?: string;
+  text: string;
+  ast: TemplateAst;
+}
+
+export const BLOCK_HELPERS = new Set(["if", "unless", "each", "with"]);
+export const VALUE_HELPERS = new Set(["eq", "join"]);
+
+export const COMPILE_OPTIONS = {
+  noEscape: true,
+  strict: true,
+  knownHelpersOnly: true,
+  knownHelpers: { eq: true, join: true, lookup: false, log: false },
+} as const;
+
+let handlebarsModule: HandlebarsInstance | undefined;
+
+export async function loadHandlebars(): Promise<HandlebarsInstance> {
+  handlebarsModule ??= (await import("handlebars")).default;
+  return handlebarsModule;
+}
+
+export function handlebarsVersion(handlebars: HandlebarsInstance): string {
+  return handlebars.VERSION;
+}
+
+/** A fresh instance: nothing registered globally can leak into our output. */
+export function createEngine(handlebars: HandlebarsInstance): HandlebarsInstance {
+  const engine = handlebars.create();
+  engine.unregisterHelper("log");
+  engine.unregisterHelper("lookup");
+  engine.registerHelper("eq", (left: unknown, right: unknown) => left === right);
+  engine.registerHelper("join", (list: unknown, separator: unknown) => {
+    if (!Array.isArray(list)) throw new Error("join expects a list as its first argument");
+    return list.map((item) => String(item)).join(typeof separator === "string" ? separator : ", ");
+  });
+  return engine;
+}
+
+export function parseTemplate(engine: HandlebarsInstance, source: SourceFile, partialName?: string): ParsedTemplate | Diagnostic {
+  try {
+    const ast = engine.parse(source.text);
+    return partialName === undefined
+      ? { file: source.path, text: source.text, ast }
+      : { file: source.path, partialName, text: source.text, ast };
+  } catch (error) {
+    return createDiagnostic("template/parse-error", source.path, parseErrorRange(engine, error), `Unexpected template syntax: ${describeParseError(error)}`);
+  }
+}
+
+/** Handlebars positions: 1-based lines, 0-based columns. */
+export function locRange(loc: hbs.AST.SourceLocation | undefined): Range {
+  if (!loc) return FILE_START;
+  return {
+    start: { line: loc.start.line, column: loc.start.column + 1 },
+    end: { line: loc.end.line, column: loc.end.column + 1 },
+  };
+}
+
+export interface RenderFailure {
+  file: string;
+  error: unknown;
+}
+
+/**
+ * Compiles every partial and registers it wrapped, so a runtime failure can
+ * name the file it happened in.
+ */
+export function registerPartials(engine: HandlebarsInstance, partials: readonly ParsedTemplate[], compileFrom: (template: ParsedTemplate) => string | TemplateAst): void {
+  for (const partial of partials) {
+    if (partial.partialName === undefined) continue;
+    const compiled = engine.compile(compileFrom(partial), COMPILE_OPTIONS);
+    const wrapped = (context: unknown, options?: HandlebarsNamespace.RuntimeOptions): string => {
+      try {
+        return compiled(context, options);
+      } catch (error) {
+        throw annotate(error, partial.file);
+      }
+    };
+    engine.registerPartial(partial.partialName, wrapped as unknown as string);
+  }
+}
+
+/** Renders a template; a failure becomes a diagnostic at the failing template's position. */
+export function renderTemplate(engine: HandlebarsInstance, template: ParsedTemplate, context: object, source: string | TemplateAst = template.text): string | Diagnostic {
+  try {
+    return engine.compile(source, COMPILE_OPTIONS)(context);
+  } catch (error) {
+    const file = annotatedFile(error) ?? template.file;
+    return createDiagnostic("template/render-error", file, errorRange(error), `Unexpected failure while rendering: ${firstLine(error)}`);
+  }
+}
+
+/** LF only and exactly one trailing newline, whatever the template's last lines hold. */
+export function finishText(text: string): string {
+  return `${text.replace(/[ \t\n]+$/, "")}\n`;
+}
+
+const FILE_TAG = Symbol("gamma-prompt.template-file");
+
+function annotate(error: unknown, file: string): unknown {
+  if (typeof error === "object" && error !== null && !(FILE_TAG in error)) {
+    Object.defineProperty(error, FILE_TAG, { value: file });
+  }
+  return error;
+}
+
+function annotatedFile(error: unknown): string | undefined {
+  if (typeof error === "object" && error !== null && FILE_TAG in error) {
+    const file = (error as Record<symbol, unknown>)[FILE_TAG];
+    return typeof file === "string" ? file : undefined;
+  }
+  return undefined;
+}
+
+function errorRange(error: unknown): Range {
+  if (typeof error === "object" && error !== null && "lineNumber" in error && typeof error.lineNumber === "number") {
+    const column = "column" in error && typeof error.column === "number" ? error.column + 1 : 1;
+    return { start: { line: error.lineNumber, column }, end: { line: error.lineNumber, column } };
+  }
+  return FILE_START;
+}
+
+/**
+ * Parse errors carry no structured position, but the shared lexer still
+ * holds the location of the token it failed on.
+ */
+function parseErrorRange(engine: HandlebarsInstance, error: unknown): Range {
+  const located = errorRange(error);
+  if (located !== FILE_START) return located;
+  const lexer = (engine as unknown as { parser?: { lexer?: { yylloc?: { first_line: number; first_column: number; last_line: number; last_column: number } } } }).parser?.lexer;
+  const loc = lexer?.yylloc;
+  if (loc && Number.isInteger(loc.first_line) && loc.first_line >= 1) {
+    return {
+      start: { line: loc.first_line, column: loc.first_column + 1 },
+      end: { line: loc.last_line, column: loc.last_column + 1 },
+    };
+  }
+  const line = /line (\d+)/.exec(firstLine(error));
+  if (line) return { start: { line: Number(line[1]), column: 1 }, end: { line: Number(line[1]), column: 1 } };
+  return FILE_START;
+}
+
+function describeParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const expecting = /Expecting (.+), got '([^']*)'/.exec(message);
+  if (expecting) return `found ${expecting[2]}, expected ${expecting[1]}`;
+  return firstLine(error).replace(/ - \d+:\d+$/, "");
+}
+
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return (message.split("\n")[0] ?? message).trim();
+}

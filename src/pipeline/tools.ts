@@ -1,0 +1,118 @@
+import { createDiagnostic, FILE_START, type Diagnostic } from "../diagnostics/diagnostic.js";
+import type { SourceFile } from "../model.js";
+import type { ToolSchemaArtifact } from "../protocol/manifest.js";
+import { parseJsonSource, rangeAt, schemaDiagnostics, type LocatedSource } from "./located.js";
+import { buildSchemaValidator, checkParametersSchema } from "./schemas.js";
+
+import { TOOL_ORDER_FILE, TOOLS_DIR } from "./source-paths.js";
+
+export { TOOL_ORDER_FILE, TOOLS_DIR };
+/** The tool whose `name` parameter becomes an enum of the catalog's skill names. */
+export const SKILL_TOOL = "skill";
+
+export interface ToolSources {
+  /** Every `schemas/tools/*.json` except order.json, sorted by path. */
+  files: SourceFile[];
+  order: SourceFile | undefined;
+}
+
+/**
+ * The stable tool set in its declared order. Key order inside each entry is
+ * fixed (name, description, parameters); inside `parameters` the author's key
+ * order is kept, because property order is the order models fill arguments in.
+ */
+export function resolveTools(sources: ToolSources, skillNames: readonly string[]): { tools: ToolSchemaArtifact[]; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const byName = new Map<string, ToolSchemaArtifact>();
+  const fileOf = new Map<string, string>();
+  for (const file of sources.files) {
+    const tool = resolveToolFile(file, diagnostics);
+    if (tool) {
+      byName.set(tool.name, tool);
+      fileOf.set(tool.name, file.path);
+    }
+  }
+  if (!sources.order) {
+    diagnostics.push(createDiagnostic("source/missing-file", TOOL_ORDER_FILE, FILE_START, "Unexpected missing tool order, expected a JSON list of tool names in schemas/tools/order.json"));
+    return { tools: [], diagnostics };
+  }
+  const order = parseJsonSource(sources.order);
+  if (!("document" in order)) return { tools: [], diagnostics: [...diagnostics, order] };
+  if (!Array.isArray(order.value) || !order.value.every((item) => typeof item === "string")) {
+    diagnostics.push(createDiagnostic("tool/order-unknown", order.file, rangeAt(order, []), "Unexpected tool order, expected a JSON list of tool names"));
+    return { tools: [], diagnostics };
+  }
+  const names = order.value as string[];
+  const tools: ToolSchemaArtifact[] = [];
+  const listed = new Set<string>();
+  names.forEach((name, index) => {
+    if (listed.has(name)) {
+      diagnostics.push(createDiagnostic("tool/order-duplicate", order.file, rangeAt(order, [index]), `Unexpected second \`${name}\`, expected each tool once`));
+      return;
+    }
+    listed.add(name);
+    const tool = byName.get(name);
+    if (tool) tools.push(tool);
+    else if (!sources.files.some((file) => file.path === `${TOOLS_DIR}/${name}.json`)) {
+      diagnostics.push(createDiagnostic("tool/order-unknown", order.file, rangeAt(order, [index]), `Unexpected tool \`${name}\`, expected a tool with a file ${TOOLS_DIR}/${name}.json`));
+    }
+  });
+  for (const file of sources.files) {
+    const name = baseName(file.path);
+    if (!listed.has(name)) {
+      diagnostics.push(createDiagnostic("tool/order-missing", file.path, FILE_START, `Unexpected tool \`${name}\` missing from ${TOOL_ORDER_FILE}, expected every tool in the declared order`));
+    }
+  }
+  const skillTool = tools.find((tool) => tool.name === SKILL_TOOL);
+  if (skillTool) {
+    const withEnum = addSkillEnum(skillTool, skillNames);
+    if (withEnum) tools[tools.indexOf(skillTool)] = withEnum;
+    else {
+      diagnostics.push(createDiagnostic("tool/skill-name-parameter", fileOf.get(SKILL_TOOL) ?? TOOL_ORDER_FILE, FILE_START, "Unexpected `skill` tool without a string `name` parameter, expected `parameters.properties.name` with type string"));
+    }
+  }
+  return { tools, diagnostics };
+}
+
+function resolveToolFile(file: SourceFile, diagnostics: Diagnostic[]): ToolSchemaArtifact | undefined {
+  const located = parseJsonSource(file);
+  if (!("document" in located)) {
+    diagnostics.push(located);
+    return undefined;
+  }
+  const validate = buildSchemaValidator("tool");
+  if (!validate(located.value)) {
+    diagnostics.push(...schemaDiagnostics("tool/invalid", located, validate.errors, "the tool"));
+    return undefined;
+  }
+  const tool = located.value as ToolSchemaArtifact;
+  const expected = baseName(file.path);
+  if (tool.name !== expected) {
+    diagnostics.push(createDiagnostic("tool/name-mismatch", file.path, rangeAt(located, ["name"]), `Unexpected name \`${tool.name}\`, expected \`${expected}\` (the file name)`));
+    return undefined;
+  }
+  const problem = checkParametersSchema(tool.parameters);
+  if (problem !== undefined) {
+    diagnostics.push(parametersDiagnostic(located, problem));
+    return undefined;
+  }
+  return { name: tool.name, description: tool.description, parameters: tool.parameters };
+}
+
+function parametersDiagnostic(located: LocatedSource, problem: string): Diagnostic {
+  return createDiagnostic("tool/invalid-parameters", located.file, rangeAt(located, ["parameters"]), `Unexpected parameters schema: ${problem.split("\n")[0] ?? problem}`);
+}
+
+function addSkillEnum(tool: ToolSchemaArtifact, skillNames: readonly string[]): ToolSchemaArtifact | undefined {
+  const properties = tool.parameters["properties"];
+  if (typeof properties !== "object" || properties === null) return undefined;
+  const name = (properties as Record<string, unknown>)["name"];
+  if (typeof name !== "object" || name === null || (name as Record<string, unknown>)["type"] !== "string") return undefined;
+  const sorted = [...skillNames].sort();
+  const withEnum = { ...(name as Record<string, unknown>), enum: sorted };
+  return { ...tool, parameters: { ...tool.parameters, properties: { ...(properties as Record<string, unknown>), name: withEnum } } };
+}
+
+function baseName(path: string): string {
+  return (path.split("/").pop() ?? path).replace(/\.json$/, "");
+}

@@ -1,0 +1,82 @@
+import { createDiagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
+import type { SourceFile, ValidSkill } from "../model.js";
+import { parseYamlSource, rangeAt, schemaDiagnostics } from "./located.js";
+import { buildSchemaValidator } from "./schemas.js";
+
+export { VARIANTS_FILE } from "./source-paths.js";
+
+export interface ResolvedVariant {
+  name: string;
+  /** Preloaded skills in prompt order: workflow skills as declared, then the reference skills, sorted. */
+  skills: ValidSkill[];
+}
+
+/**
+ * Reads the variant declarations and expands each preload list with the
+ * skills its members require (transitively). A variant may not hold two
+ * skills that conflict: the prompt would contradict itself.
+ */
+export function resolveVariants(source: SourceFile, skills: readonly ValidSkill[], failedSkills: ReadonlySet<string>): { variants: ResolvedVariant[]; diagnostics: Diagnostic[] } {
+  const located = parseYamlSource(source);
+  if (!("document" in located)) return { variants: [], diagnostics: [located] };
+  const validate = buildSchemaValidator("variants");
+  if (!validate(located.value)) {
+    return { variants: [], diagnostics: schemaDiagnostics("variant/invalid", located, validate.errors, "the variants file") };
+  }
+  const declared = (located.value as { variants: Record<string, { preload: string[] }> }).variants;
+  const byName = new Map(skills.map((skill) => [skill.name, skill]));
+  const diagnostics: Diagnostic[] = [];
+  const variants: ResolvedVariant[] = [];
+  for (const name of Object.keys(declared).sort()) {
+    const preload = declared[name]?.preload ?? [];
+    let known = true;
+    preload.forEach((skillName, index) => {
+      if (byName.has(skillName)) return;
+      known = false;
+      const why = failedSkills.has(skillName) ? "it has lint errors" : "no skill has that name";
+      diagnostics.push(createDiagnostic("variant/unknown-skill", source.path, rangeAt(located, ["variants", name, "preload", index]), `Unexpected skill \`${skillName}\` in variant \`${name}\` (${why}), expected the name of a valid skill`));
+    });
+    if (!known) continue;
+    const closure = requirementClosure(preload, byName);
+    const conflict = findConflict(closure, byName);
+    if (conflict) {
+      diagnostics.push(createDiagnostic("variant/conflicting-skills", source.path, rangeAt(located, ["variants", name, "preload"]), `Unexpected conflicting skills \`${conflict[0]}\` and \`${conflict[1]}\` in variant \`${name}\`, expected preloaded skills (with their requirements) that do not conflict`));
+      continue;
+    }
+    variants.push({ name, skills: orderPreloaded(preload, closure, byName) });
+  }
+  return { variants, diagnostics };
+}
+
+function requirementClosure(preload: readonly string[], byName: ReadonlyMap<string, ValidSkill>): Set<string> {
+  const closure = new Set<string>();
+  const pending = [...preload];
+  while (pending.length > 0) {
+    const name = pending.pop() as string;
+    if (closure.has(name)) continue;
+    const skill = byName.get(name);
+    if (!skill) continue;
+    closure.add(name);
+    pending.push(...skill.requiresSkills);
+  }
+  return closure;
+}
+
+/** Conflicts count when either side declares them, so one-sided declarations still protect a variant. */
+function findConflict(closure: ReadonlySet<string>, byName: ReadonlyMap<string, ValidSkill>): [string, string] | undefined {
+  const names = [...closure].sort();
+  for (const name of names) {
+    for (const other of byName.get(name)?.conflictsWith ?? []) {
+      if (closure.has(other)) return name < other ? [name, other] : [other, name];
+    }
+  }
+  return undefined;
+}
+
+function orderPreloaded(preload: readonly string[], closure: ReadonlySet<string>, byName: ReadonlyMap<string, ValidSkill>): ValidSkill[] {
+  const declaredWorkflows = preload.filter((name) => byName.get(name)?.type === "workflow");
+  const rest = [...closure].filter((name) => !declaredWorkflows.includes(name));
+  const requiredWorkflows = rest.filter((name) => byName.get(name)?.type === "workflow").sort();
+  const references = rest.filter((name) => byName.get(name)?.type !== "workflow").sort();
+  return [...declaredWorkflows, ...requiredWorkflows, ...references].map((name) => byName.get(name) as ValidSkill);
+}

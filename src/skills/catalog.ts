@@ -1,0 +1,60 @@
+import type { ValidSkill } from "../model.js";
+
+/**
+ * The `<available_skills>` block in the design's multi-line form. It is part
+ * of the shared cached prefix, so it depends only on skill names, types and
+ * descriptions (sorted by name), never on where the project lives.
+ */
+
+/** One escape table for text and attributes; text simply never needs `"`. */
+const XML_ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+
+export function escapeXmlText(text: string): string {
+  return text.replace(/[&<>]/g, (char) => XML_ESCAPES[char] ?? char);
+}
+
+export function escapeXmlAttribute(text: string): string {
+  return text.replace(/[&<>"]/g, (char) => XML_ESCAPES[char] ?? char);
+}
+
+/** Line breaks and runs of spaces inside a description would break the catalog's layout. */
+export function collapseWhitespace(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+export function skillPath(name: string): string {
+  return `skills/${name}/SKILL.md`;
+}
+
+export type CatalogSkill = Pick<ValidSkill, "name" | "type" | "description">;
+
+/** The catalog block without a trailing newline. */
+export function renderCatalog(skills: readonly CatalogSkill[]): string {
+  const parts = catalogParts(skills);
+  return parts.head + parts.entries.join("") + parts.tail;
+}
+
+export const CATALOG_HEAD = "<available_skills>\n";
+export const CATALOG_TAIL = "</available_skills>";
+
+/**
+ * The catalog as `head + entries.join("") + tail`, one entry per skill
+ * (sorted by name), each ending with `</skill>` and a newline. Token counts
+ * are summed entry by entry, so only an edited skill's entry is re-counted.
+ */
+export function catalogParts(skills: readonly CatalogSkill[]): { head: string; entries: string[]; tail: string } {
+  const sorted = [...skills].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { head: CATALOG_HEAD, entries: sorted.map(catalogEntry), tail: CATALOG_TAIL };
+}
+
+export function catalogEntry(skill: CatalogSkill): string {
+  return (
+    "  <skill\n" +
+    `    name="${escapeXmlAttribute(skill.name)}"\n` +
+    `    type="${escapeXmlAttribute(skill.type)}"\n` +
+    `    path="${escapeXmlAttribute(skillPath(skill.name))}"\n` +
+    "  >\n" +
+    `    ${escapeXmlText(collapseWhitespace(skill.description))}\n` +
+    "  </skill>\n"
+  );
+}

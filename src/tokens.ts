@@ -1,0 +1,55 @@
+/**
+ * o200k_base token counting. The tokenizer module is large, so it is loaded
+ * on first use: a no-change build never pays for it. Special-token strings
+ * such as `<|endoftext|>` are counted as the plain text they are in a prompt.
+ */
+import { createRequire } from "node:module";
+
+type Encoding = typeof import("gpt-tokenizer/encoding/o200k_base");
+
+export const TOKENIZER_NAME = "gpt-tokenizer";
+export const TOKENIZER_ENCODING = "o200k_base";
+
+/** OpenAI caches nothing below this many prompt tokens. */
+export const CACHE_MINIMUM_TOKENS = 1024;
+/** Above the minimum, cache hits grow in steps of this many tokens. */
+export const CACHE_STEP_TOKENS = 128;
+
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+let encoding: Encoding | undefined;
+
+export async function loadTokenizer(): Promise<Tokenizer> {
+  encoding ??= await import("gpt-tokenizer/encoding/o200k_base");
+  const loaded = encoding;
+  return {
+    encode: (text) => loaded.encode(text, PLAIN_TEXT),
+    count: (text) => loaded.countTokens(text, PLAIN_TEXT),
+    decode: (tokens) => loaded.decode(tokens),
+  };
+}
+
+export interface Tokenizer {
+  encode(text: string): number[];
+  count(text: string): number;
+  decode(tokens: readonly number[]): string;
+}
+
+export function tokenizerVersion(): string {
+  const require = createRequire(import.meta.url);
+  return (require("gpt-tokenizer/package.json") as { version: string }).version;
+}
+
+/** How many leading tokens two encodings share. */
+export function sharedTokenCount(a: readonly number[], b: readonly number[]): number {
+  const limit = Math.min(a.length, b.length);
+  let index = 0;
+  while (index < limit && a[index] === b[index]) index++;
+  return index;
+}
+
+/** Tokens an OpenAI exact-prefix cache can serve: 0 below 1,024, then whole steps of 128. */
+export function cacheableTokens(sharedTokens: number): number {
+  if (sharedTokens < CACHE_MINIMUM_TOKENS) return 0;
+  return Math.floor(sharedTokens / CACHE_STEP_TOKENS) * CACHE_STEP_TOKENS;
+}

@@ -1,0 +1,66 @@
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { build, createBuildCache } from "../../src/build.js";
+import { copyProject, removeTempDirs, snapshotTree } from "./helpers.js";
+
+afterAll(removeTempDirs);
+
+describe("the persistent build cache", () => {
+  it("answers a no-change build from the cache, with the same diagnostics and summary", async () => {
+    const root = await copyProject("basic");
+    const cold = await build({ root });
+    expect(cold.fromCache).toBe(false);
+    expect(await readdir(join(root, "node_modules/.cache/gamma-prompt"))).toHaveLength(1);
+    const warm = await build({ root });
+    expect(warm.fromCache).toBe(true);
+    expect(warm.ok).toBe(true);
+    expect(warm.written).toEqual([]);
+    expect(warm.unchanged).toEqual(cold.written);
+    expect(warm.diagnostics).toEqual(cold.diagnostics);
+    expect(warm.summary).toEqual(cold.summary);
+    expect(warm.manifest).toEqual(cold.manifest);
+  });
+
+  it("never trusts the cache over dist/: a tampered artifact is rebuilt", async () => {
+    const root = await copyProject("basic");
+    await build({ root });
+    const expected = await snapshotTree(join(root, "dist"));
+    await writeFile(join(root, "dist/prefix.md"), "tampered\n");
+    const result = await build({ root });
+    expect(result.fromCache).toBe(false);
+    expect(result.written).toEqual(["prefix.md"]);
+    expect(await snapshotTree(join(root, "dist"))).toEqual(expected);
+  });
+
+  it("renders again when any source changes, and ignores a corrupt cache file", async () => {
+    const root = await copyProject("basic");
+    await build({ root });
+    const intro = join(root, "prompts/partials/intro.hbs");
+    await writeFile(intro, `${await readFile(intro, "utf8")}Be brief.\n`);
+    const changed = await build({ root });
+    expect(changed.fromCache).toBe(false);
+    expect(changed.written).toContain("prefix.md");
+    const [file] = await readdir(join(root, "node_modules/.cache/gamma-prompt"));
+    await writeFile(join(root, "node_modules/.cache/gamma-prompt", file as string), "{not json");
+    const again = await build({ root });
+    expect(again.ok).toBe(true);
+    expect(again.fromCache).toBe(false);
+    expect(again.written).toEqual([]);
+  });
+
+  it("reuses an in-memory cache across builds and re-reads only the changed prompt sources", async () => {
+    const root = await copyProject("basic");
+    const cache = createBuildCache();
+    const first = await build({ root, cache, persistentCache: false });
+    expect(first.ok).toBe(true);
+    expect(cache.sources.size).toBeGreaterThan(0);
+    const intro = join(root, "prompts/partials/intro.hbs");
+    await writeFile(intro, `${await readFile(intro, "utf8")}Be brief.\n`);
+    // Not listed as changed: the cached text is used, so the output does not move.
+    const stale = await build({ root, cache, persistentCache: false, changedPaths: ["skills/card-style/SKILL.md"] });
+    expect(stale.written).toEqual([]);
+    const fresh = await build({ root, cache, persistentCache: false, changedPaths: ["prompts/partials/intro.hbs"] });
+    expect(fresh.written).toContain("prefix.md");
+  });
+});

@@ -1,0 +1,115 @@
+import { readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { build } from "../../src/build.js";
+import { check } from "../../src/check.js";
+import { copyProject, removeTempDirs, snapshotTree } from "./helpers.js";
+
+afterAll(removeTempDirs);
+
+async function builtProject(): Promise<string> {
+  const root = await copyProject("basic");
+  expect((await build({ root, persistentCache: false })).ok).toBe(true);
+  return root;
+}
+
+describe("check", () => {
+  it("passes right after a build and writes nothing", async () => {
+    const root = await builtProject();
+    const before = await snapshotTree(root);
+    const result = await check({ root });
+    expect(result.ok).toBe(true);
+    expect(result.drift).toEqual([]);
+    expect(result.artifactCount).toBe(11);
+    expect(await snapshotTree(root)).toEqual(before);
+  });
+
+  it("maps a template edit to the first differing byte, token and template line, and flags the shared prefix", async () => {
+    const root = await builtProject();
+    const intro = join(root, "prompts/partials/intro.hbs");
+    await writeFile(intro, (await readFile(intro, "utf8")).replace("Follow the skill contracts.", "Follow every skill contract."));
+    const result = await check({ root });
+    expect(result.ok).toBe(false);
+    expect(result.invalidatesSharedPrefix).toBe(true);
+    const prefix = result.drift.find((entry) => entry.artifact === "prefix.md");
+    expect(prefix).toMatchObject({
+      kind: "changed",
+      firstDifference: { line: 3, column: 24 },
+      prefix: { expectedToken: " every", actualToken: " the", source: { file: "prompts/partials/intro.hbs", line: 3, column: 24, kind: "content" } },
+    });
+    // Every variant starts with the prefix, so every variant drifts too.
+    expect(result.drift.filter((entry) => entry.kind === "changed").map((entry) => entry.artifact)).toEqual([
+      "manifest.json",
+      "prefix.md",
+      "variants/base.md",
+      "variants/deck-generation.md",
+      "variants/import.md",
+    ]);
+    const diagnostic = result.diagnostics.find((d) => d.file === "dist/prefix.md");
+    expect(diagnostic).toMatchObject({ ruleId: "dist/changed", line: 3, column: 24 });
+    expect(diagnostic?.message).toContain("prompts/partials/intro.hbs:3:");
+    expect(diagnostic?.message).toContain("invalidates the shared cache prefix of every variant");
+    const variant = result.diagnostics.find((d) => d.file === "dist/variants/import.md");
+    expect(variant?.message).toContain("the shared prefix changed (see prefix.md)");
+    expect(variant?.message).not.toContain("unaffected");
+  });
+
+  it("maps drift inside a rendered value to the {{expression}} that produced it", async () => {
+    const root = await builtProject();
+    const skill = join(root, "skills/import-file/SKILL.md");
+    await writeFile(skill, (await readFile(skill, "utf8")).replace("uploads a file", "uploads any file"));
+    const result = await check({ root });
+    const prefix = result.drift.find((entry) => entry.artifact === "prefix.md");
+    expect(prefix?.prefix?.source).toEqual({ file: "prompts/prefix.hbs", line: 8, column: 1, kind: "{{catalog}}" });
+  });
+
+  it("reports a tampered file both as changed and as a manifest hash mismatch", async () => {
+    const root = await builtProject();
+    const file = join(root, "dist/skills/card-style.md");
+    await writeFile(file, `${await readFile(file, "utf8")}extra line\n`);
+    const result = await check({ root });
+    expect(result.drift.map((entry) => [entry.artifact, entry.kind])).toEqual([
+      ["skills/card-style.md", "changed"],
+      ["skills/card-style.md", "hash-mismatch"],
+    ]);
+    expect(result.invalidatesSharedPrefix).toBe(false);
+    expect(result.diagnostics.map((d) => d.ruleId).sort()).toEqual(["budget/prefix-below-cache-minimum", "dist/changed", "dist/hash-mismatch"]);
+  });
+
+  it("reports missing and extra artifacts", async () => {
+    const root = await builtProject();
+    await rm(join(root, "dist/catalog.xml"));
+    await writeFile(join(root, "dist/notes.md"), "not an artifact\n");
+    const result = await check({ root });
+    expect(result.drift.map((entry) => [entry.artifact, entry.kind])).toEqual([
+      ["catalog.xml", "missing"],
+      ["notes.md", "extra"],
+    ]);
+  });
+
+  it("says a variant-only change leaves the shared prefix intact", async () => {
+    const root = await builtProject();
+    const variant = join(root, "prompts/variant.hbs");
+    await writeFile(variant, (await readFile(variant, "utf8")).replace("# Preloaded skills for", "# Skills preloaded for"));
+    const result = await check({ root });
+    expect(result.invalidatesSharedPrefix).toBe(false);
+    expect(result.drift.map((entry) => entry.artifact)).toEqual(["manifest.json", "variants/deck-generation.md", "variants/import.md"]);
+    expect(result.diagnostics.find((d) => d.file === "dist/variants/import.md")?.message).toContain("shared prefix is unaffected");
+  });
+
+  it("reports a tool schema change as invalidating the shared prefix", async () => {
+    const root = await builtProject();
+    await writeFile(join(root, "schemas/tools/order.json"), '["message_user", "skill"]\n');
+    const result = await check({ root });
+    expect(result.invalidatesSharedPrefix).toBe(true);
+    expect(result.drift.map((entry) => entry.artifact)).toContain("tools.json");
+  });
+
+  it("fails with the source diagnostics when the sources have errors", async () => {
+    const root = await builtProject();
+    await writeFile(join(root, "prompts/variants.yaml"), "variants:\n  base:\n    preload: [nope]\n");
+    const result = await check({ root });
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics.find((d) => d.severity === "error")).toMatchObject({ ruleId: "variant/unknown-skill", file: "prompts/variants.yaml", line: 3, column: 15 });
+  });
+});

@@ -1,0 +1,64 @@
+import { hostname, userInfo } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { copyProject, fixturesDir, listFiles, removeTempDirs, runCli, snapshotTree, tempDir } from "./helpers.js";
+
+afterAll(removeTempDirs);
+
+const sourceParts = ["skills", "prompts", "schemas"];
+
+/** Copies the basic project file by file in reverse order, optionally rewriting each text. */
+async function copyReversed(into: string, transform: (text: string) => string = (text) => text): Promise<string> {
+  const base = join(fixturesDir, "basic");
+  const files = (await listFiles(base)).filter((file) => sourceParts.some((part) => file.startsWith(`${part}/`))).reverse();
+  for (const file of files) {
+    await mkdir(dirname(join(into, file)), { recursive: true });
+    await writeFile(join(into, file), transform(await readFile(join(base, file), "utf8")));
+  }
+  return into;
+}
+
+function buildWith(root: string, env: NodeJS.ProcessEnv): void {
+  const run = runCli(["build", "--root", root], { env, cwd: root });
+  expect(run.status, run.stderr).toBe(0);
+}
+
+describe("byte stability across environments (real CLI in child processes)", () => {
+  let reference: Record<string, string>;
+  let referenceRoot: string;
+
+  beforeAll(async () => {
+    referenceRoot = await copyProject("basic", join(await tempDir("stable"), "plain"));
+    buildWith(referenceRoot, { TZ: "UTC", LANG: "C", LC_ALL: "C" });
+    reference = await snapshotTree(join(referenceRoot, "dist"));
+  });
+
+  it("produces identical bytes under another time zone and locale", async () => {
+    const root = await copyProject("basic");
+    buildWith(root, { TZ: "Pacific/Kiritimati", LANG: "tr_TR.UTF-8", LC_ALL: "tr_TR.UTF-8" });
+    expect(await snapshotTree(join(root, "dist"))).toEqual(reference);
+  });
+
+  it("produces identical bytes in a project path with spaces and files created in reverse order", async () => {
+    const root = await copyReversed(join(await tempDir("path with  spaces"), "my agent", "project root"));
+    buildWith(root, { TZ: "America/Los_Angeles" });
+    expect(await snapshotTree(join(root, "dist"))).toEqual(reference);
+  });
+
+  it("renders CRLF and BOM sources to the same bytes as LF sources", async () => {
+    const root = await copyReversed(join(await tempDir("crlf"), "project"), (text) => `\uFEFF${text.replace(/\n/g, "\r\n")}`);
+    buildWith(root, {});
+    expect(await snapshotTree(join(root, "dist"))).toEqual(reference);
+  });
+
+  it("keeps absolute paths, the host name and user names out of every artifact", async () => {
+    const texts = Object.values(reference).map((base64) => Buffer.from(base64, "base64").toString("utf8"));
+    const forbidden = [referenceRoot, dirname(referenceRoot), hostname(), userInfo().homedir].filter((value) => value.length > 3);
+    for (const text of texts) {
+      for (const value of forbidden) expect(text).not.toContain(value);
+      expect(text).not.toMatch(/\r/);
+      expect(text.endsWith("\n") && !text.endsWith("\n\n")).toBe(true);
+    }
+  });
+});
