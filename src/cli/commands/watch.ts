@@ -1,5 +1,100 @@
-import type { Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
+import type { WatchEvent } from "../../watch/events.js";
+import { EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
 
-export function registerWatchCommand(program: Command, _result: { exitCode: number }): void {
-  program.command("watch").description("Rebuild dist/ on every change.");
+interface WatchCommandOptions {
+  root: string;
+  out: string;
+  format: "text" | "json";
+  debounce: number;
+}
+
+export function registerWatchCommand(program: Command, result: { exitCode: number }): void {
+  program
+    .command("watch")
+    .description("Build dist/, then rebuild it on every change to the sources.")
+    .option("--root <dir>", "project root", ".")
+    .option("--out <dir>", "output folder, relative to the root", "dist")
+    .addOption(
+      new Option("--format <format>", "text: one line per build; json: one JSON event per line")
+        .choices(["text", "json"])
+        .default("text"),
+    )
+    .option("--debounce <ms>", "quiet period before a rebuild starts (at least 60)", parseDebounce, 100)
+    .addHelpText(
+      "after",
+      "\nWatches skills/, prompts/, schemas/ and gamma-prompt.config.json. A save with errors prints its\n" +
+        "diagnostics and leaves the last good dist/ in place.\n\nEverything goes to stdout. text: one line per build (what changed, what was written, how long it\n" +
+        "took), a warning when the edit changed the static prefix every variant caches, and diagnostics in\n" +
+        "lint's stylish format. json: one event object per line, for editor integrations.\n\n" +
+        "On Ctrl-C a build in flight finishes writing first, so dist/ never keeps temporary files; a second\n" +
+        "Ctrl-C stops at once.\n\nExit codes: 0 stopped by SIGINT or SIGTERM, 2 usage error (bad option, no skills/ folder).\n\n" +
+        "Examples:\n  gamma-prompt watch\n  gamma-prompt watch --root my-agent --format json",
+    )
+    .action(async (options: WatchCommandOptions) => {
+      result.exitCode = await runWatchCommand(options);
+    });
+}
+
+function parseDebounce(value: string): number {
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 0) throw new InvalidArgumentError("Expected a whole number of milliseconds.");
+  return ms;
+}
+
+async function runWatchCommand(options: WatchCommandOptions): Promise<number> {
+  // Listen before the initial build starts: the default handler would kill the
+  // process between a temp file's write and its rename.
+  let requestStop: () => void = () => undefined;
+  const stopRequested = new Promise<void>((resolveStop) => {
+    requestStop = resolveStop;
+  });
+  // Only the first signal is ours: with no listener left, a second Ctrl-C gets
+  // Node's default handling and ends the process at once.
+  const onSignal = () => {
+    process.removeListener("SIGINT", onSignal);
+    process.removeListener("SIGTERM", onSignal);
+    requestStop();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    // Loaded here, not at the top, so other commands and --help start fast.
+    const [{ watch }, { ProjectRootError }, print] = await Promise.all([
+      import("../../watch.js"),
+      import("../../pipeline/discover.js"),
+      loadPrinter(options.format),
+    ]);
+    let handle;
+    try {
+      handle = await watch({ root: options.root, outDir: options.out, debounceMs: options.debounce, onEvent: print });
+    } catch (error) {
+      // Anything else is an internal fault: runCli reports it with its stack.
+      if (!(error instanceof ProjectRootError)) throw error;
+      process.stderr.write(`gamma-prompt watch: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    if (options.format === "text") {
+      process.stdout.write("Watching skills/, prompts/, schemas/ and gamma-prompt.config.json (Ctrl-C to stop)\n");
+    }
+    await stopRequested;
+    await handle.close();
+    return EXIT_OK;
+  } finally {
+    process.removeListener("SIGINT", onSignal);
+    process.removeListener("SIGTERM", onSignal);
+  }
+}
+
+async function loadPrinter(format: WatchCommandOptions["format"]): Promise<(event: WatchEvent) => void> {
+  const { formatWatchEvent, formatWatchEventJson } = await import("../../watch/format.js");
+  if (format === "json") return (event) => process.stdout.write(formatWatchEventJson(event));
+  const { formatDiagnostics } = await import("../../diagnostics/reporters/index.js");
+  return (event) => {
+    process.stdout.write(formatWatchEvent(event));
+    if (event.type !== "error" && event.diagnostics.length > 0) {
+      const counts = { errorCount: event.errorCount, warningCount: event.warningCount };
+      process.stdout.write(formatDiagnostics("stylish", event.diagnostics, counts));
+    }
+  };
 }

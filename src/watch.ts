@@ -1,0 +1,156 @@
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { build, createBuildCache, type BuildResult } from "./build.js";
+import { ProjectRootError } from "./pipeline/discover.js";
+import type { PrefixChange, WatchBuildEvent, WatchEvent } from "./watch/events.js";
+import { isIgnoredSource, toRootRelative } from "./watch/paths.js";
+import { RebuildQueue } from "./watch/queue.js";
+
+export type { PrefixChange, WatchBuildEvent, WatchErrorEvent, WatchEvent } from "./watch/events.js";
+
+export interface WatchOptions {
+  /** Project root: the folder holding skills/, prompts/, schemas/ and the optional config file. */
+  root: string;
+  /** Output folder, relative to the root unless absolute. Default `dist`. */
+  outDir?: string;
+  /** Quiet period after the last change before a rebuild starts. Default 100 ms, at least 60 ms. */
+  debounceMs?: number;
+  /** Called once per build (initial and every rebuild) and for watcher faults. */
+  onEvent: (event: WatchEvent) => void;
+}
+
+export interface WatchHandle {
+  /**
+   * Stops watching. Pending changes are dropped; a build in flight is allowed
+   * to finish, so dist/ is never left with temporary files.
+   */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_DEBOUNCE_MS = 100;
+/**
+ * chokidar drops (not delays) a second `change` for the same file within
+ * 50 ms. A debounce longer than that guarantees the build starts after any
+ * dropped write, so it still reads the latest bytes.
+ */
+export const MIN_DEBOUNCE_MS = 60;
+
+/**
+ * Builds once, then rebuilds on every change to the project's sources until
+ * `close()`. Resolves after the initial build whether or not the sources
+ * had errors (a broken project at start is just the first thing the author
+ * fixes); rejects with {@link ProjectRootError} when the root is not a folder
+ * or has no skills/ folder.
+ */
+export async function watch(options: WatchOptions): Promise<WatchHandle> {
+  const root = resolve(options.root);
+  const rootStats = await stat(root).catch(() => undefined);
+  if (!rootStats?.isDirectory()) throw new ProjectRootError(`project root "${options.root}" is not a folder`);
+
+  const outDirOption = options.outDir === undefined ? {} : { outDir: options.outDir };
+  const outDirRelative = toRootRelative(root, resolve(root, options.outDir ?? "dist"));
+  const debounceMs = Math.max(MIN_DEBOUNCE_MS, options.debounceMs ?? DEFAULT_DEBOUNCE_MS);
+  let cache = createBuildCache();
+
+  // The in-memory cache serves every rebuild; the on-disk one would re-hash
+  // every source twice per save and only helps a fresh process.
+  const runBuild = (changedPaths?: string[]) =>
+    build({ root, ...outDirOption, cache, persistentCache: false, ...(changedPaths ? { changedPaths } : {}) });
+
+  const rebuild = async (changedPaths: string[]): Promise<void> => {
+    const started = performance.now();
+    let event: WatchEvent;
+    try {
+      event = toBuildEvent("rebuild", changedPaths, await runBuild(changedPaths), elapsedSince(started));
+    } catch (error) {
+      // E.g. skills/ was deleted. A build that threw may have left the cache
+      // half-updated, so the next one starts cold.
+      cache = createBuildCache();
+      event = { type: "error", changedPaths, durationMs: elapsedSince(started), message: errorMessage(error) };
+    }
+    options.onEvent(event);
+  };
+
+  // A project the initial build cannot even read (no skills/ folder) is a
+  // usage problem: watch() rejects instead of watching nothing.
+  const initialBuild = async (): Promise<void> => {
+    const started = performance.now();
+    const result = await runBuild();
+    options.onEvent(toBuildEvent("initial", [], result, elapsedSince(started)));
+  };
+
+  const queue = new RebuildQueue(debounceMs, rebuild);
+  const { watch: watchFiles } = await import("chokidar");
+  const watcher = watchFiles(root, {
+    ignoreInitial: true,
+    ignored: (path: string) => {
+      const rel = toRootRelative(root, path);
+      return rel === undefined || isIgnoredSource(rel, outDirRelative);
+    },
+  });
+  watcher.on("all", (eventName, path) => {
+    // Folder events add nothing: chokidar also reports each file inside an added or removed folder.
+    if (eventName === "addDir" || eventName === "unlinkDir") return;
+    const rel = toRootRelative(root, path);
+    if (rel !== undefined && rel !== "") queue.add(rel);
+  });
+  watcher.on("error", (error) => {
+    options.onEvent({ type: "error", changedPaths: [], durationMs: 0, message: errorMessage(error) });
+  });
+
+  const ready = new Promise<void>((resolveReady) => watcher.once("ready", () => resolveReady()));
+  // The folder scan and the initial build overlap; edits made meanwhile queue for the next build.
+  try {
+    await Promise.all([ready, queue.runExclusive(initialBuild)]);
+  } catch (error) {
+    await Promise.all([watcher.close(), queue.close()]);
+    throw error;
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    close() {
+      closing ??= Promise.all([watcher.close(), queue.close()]).then(() => undefined);
+      return closing;
+    },
+  };
+}
+
+function toBuildEvent(
+  type: WatchBuildEvent["type"],
+  changedPaths: string[],
+  result: BuildResult,
+  durationMs: number,
+): WatchBuildEvent {
+  const event: WatchBuildEvent = {
+    type,
+    changedPaths,
+    ok: result.ok,
+    written: [...result.written].sort(),
+    removed: [...result.removed].sort(),
+    durationMs,
+    diagnostics: result.diagnostics,
+    errorCount: result.errorCount,
+    warningCount: result.warningCount,
+  };
+  const prefixChange = describePrefixChange(result);
+  if (prefixChange) event.prefixChange = prefixChange;
+  return event;
+}
+
+/** Only a prefix that replaces an earlier one invalidates anything: a first build has nothing cached. */
+function describePrefixChange(result: BuildResult): PrefixChange | undefined {
+  const before = result.previousManifest?.staticPrefix;
+  if (!result.ok || !result.prefixChanged || !result.manifest || !before) return undefined;
+  const after = result.manifest.staticPrefix;
+  return { cacheKeyBefore: before.cacheKey, cacheKeyAfter: after.cacheKey, tokensBefore: before.tokens, tokensAfter: after.tokens };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function elapsedSince(started: number): number {
+  return Math.round(performance.now() - started);
+}

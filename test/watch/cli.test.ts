@@ -1,0 +1,104 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterEach, describe, expect, it } from "vitest";
+import type { WatchEvent } from "../../src/watch.js";
+import { copyProject, distProblems, pause, readTree, removeTempProjects, repoRoot, withDescription } from "./helpers.js";
+
+const cli = join(repoRoot, "lib", "cli", "index.js");
+
+interface Running {
+  child: ChildProcessWithoutNullStreams;
+  /** Resolves with the next JSON event the process prints. */
+  nextEvent: () => Promise<WatchEvent>;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr: () => string;
+}
+
+function startCli(root: string): Running {
+  const child = spawn(process.execPath, [cli, "watch", "--format", "json", "--root", root], { cwd: root });
+  const queued: WatchEvent[] = [];
+  const waiting: Array<(event: WatchEvent) => void> = [];
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    const event = JSON.parse(line) as WatchEvent;
+    const waiter = waiting.shift();
+    if (waiter) waiter(event);
+    else queued.push(event);
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    child,
+    nextEvent: () => {
+      const event = queued.shift();
+      return event ? Promise.resolve(event) : new Promise((resolve) => waiting.push(resolve));
+    },
+    exit,
+    stderr: () => stderr,
+  };
+}
+
+afterEach(removeTempProjects);
+
+describe("gamma-prompt watch (CLI)", () => {
+  it("prints the initial build as a JSON line, then exits 0 on SIGINT leaving only artifacts", async () => {
+    const root = await copyProject();
+    const running = startCli(root);
+    const first = await running.nextEvent();
+    expect(first).toMatchObject({ type: "initial", ok: true, changedPaths: [] });
+
+    running.child.kill("SIGINT");
+    expect(await running.exit).toEqual({ code: 0, signal: null });
+    expect(running.stderr()).toBe("");
+    expect(await distProblems(join(root, "dist"))).toEqual([]);
+    expect([...(await readTree(root)).keys()].filter((path) => !/^(skills|prompts|schemas|dist)\//.test(path))).toEqual([]);
+  });
+
+  it("exits 0 on SIGTERM sent right after an edit, with dist/ consistent with its manifest", async () => {
+    const root = await copyProject();
+    const running = startCli(root);
+    await running.nextEvent();
+    const skill = join(root, "skills", "gml-cli", "SKILL.md");
+    await writeFile(skill, withDescription(await readFile(skill, "utf8"), "Use BEFORE any gml command."));
+    // Just past the debounce, so the signal usually lands while the rebuild writes; the
+    // assertions hold wherever it lands.
+    await pause(120);
+    running.child.kill("SIGTERM");
+    expect(await running.exit).toEqual({ code: 0, signal: null });
+    expect(await distProblems(join(root, "dist"))).toEqual([]);
+  });
+
+  it("prints a summary line per build in text format", async () => {
+    const root = await copyProject();
+    const child = spawn(process.execPath, [cli, "watch", "--root", root]);
+    const lines: string[] = [];
+    const reader = createInterface({ input: child.stdout });
+    await new Promise<void>((resolve) =>
+      reader.on("line", (line) => {
+        lines.push(line);
+        if (line.startsWith("Watching ")) resolve();
+      }),
+    );
+    child.kill("SIGINT");
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code).toBe(0);
+    expect(lines[0]).toMatch(/^✔ built in \d+ ms · wrote catalog\.xml, injections\.json, manifest\.json, prefix\.md \(\+\d+ more\)$/);
+    expect(lines.at(-1)).toBe("Watching skills/, prompts/, schemas/ and gamma-prompt.config.json (Ctrl-C to stop)");
+  });
+
+  it.each([
+    ["an unknown --format", ["--format", "xml"], "xml"],
+    ["a root without skills/", ["--root", "test"], "has no skills/ folder"],
+  ])("rejects %s as a usage error", async (_case, args, message) => {
+    const child = spawn(process.execPath, [cli, "watch", ...args], { cwd: repoRoot });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
+  });
+});

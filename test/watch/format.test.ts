@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import type { WatchBuildEvent } from "../../src/watch/events.js";
+import { formatWatchEvent, formatWatchEventJson, PREFIX_INVALIDATED } from "../../src/watch/format.js";
+
+const rebuild: WatchBuildEvent = {
+  type: "rebuild",
+  changedPaths: ["skills/import/SKILL.md"],
+  ok: true,
+  written: ["catalog.xml", "manifest.json", "prefix.md", "skills/import.md", "variants/base.md", "variants/import.md"],
+  removed: [],
+  durationMs: 23,
+  diagnostics: [],
+  errorCount: 0,
+  warningCount: 0,
+};
+
+describe("watch output lines", () => {
+  it("prints one line per rebuild: what changed, what was written, how long it took", () => {
+    expect(formatWatchEvent(rebuild)).toBe(
+      "✔ skills/import/SKILL.md → rebuilt in 23 ms · wrote catalog.xml, manifest.json, prefix.md, skills/import.md (+2 more)\n",
+    );
+  });
+
+  it("says so when nothing in dist/ had to change", () => {
+    expect(formatWatchEvent({ ...rebuild, type: "initial", changedPaths: [], written: [], durationMs: 5 })).toBe(
+      "✔ built in 5 ms · dist/ already up to date\n",
+    );
+  });
+
+  it("lists removed artifacts and counts warnings", () => {
+    const line = formatWatchEvent({ ...rebuild, written: ["catalog.xml"], removed: ["skills/old.md"], warningCount: 2 });
+    expect(line).toBe("✔ skills/import/SKILL.md → rebuilt in 23 ms · wrote catalog.xml · removed skills/old.md · 2 warnings\n");
+  });
+
+  it("reports a broken save and that dist/ was kept", () => {
+    const line = formatWatchEvent({ ...rebuild, ok: false, written: [], errorCount: 1, warningCount: 0 });
+    expect(line).toBe("✖ skills/import/SKILL.md → build failed in 23 ms: 1 error, 0 warnings · dist/ left as it was\n");
+  });
+
+  it("warns on a second line when the static prefix changed, with tokens before and after", () => {
+    const text = formatWatchEvent({
+      ...rebuild,
+      prefixChange: { cacheKeyBefore: "a", cacheKeyAfter: "b", tokensBefore: 2345, tokensAfter: 2351 },
+    });
+    const lines = text.split("\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toBe(`⚠ ${PREFIX_INVALIDATED} (static prefix 2345 → 2351 tokens)`);
+    expect(PREFIX_INVALIDATED).toBe("this edit invalidates the cached prefix of every variant");
+  });
+
+  it("prints watcher faults", () => {
+    expect(formatWatchEvent({ type: "error", changedPaths: [], durationMs: 0, message: "EMFILE: too many open files" })).toBe(
+      "✖ watch error after 0 ms: EMFILE: too many open files\n",
+    );
+  });
+
+  it("prints exactly one JSON document per line in json format", () => {
+    const line = formatWatchEventJson(rebuild);
+    expect(line.endsWith("\n")).toBe(true);
+    expect(line.slice(0, -1)).not.toContain("\n");
+    expect(JSON.parse(line)).toEqual(rebuild);
+  });
+});

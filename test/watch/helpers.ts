@@ -1,0 +1,76 @@
+import { createHash } from "node:crypto";
+import { cp, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+
+/** The embedded default's sources, the project every watch test starts from. */
+const PROJECT_SOURCES = ["skills", "prompts", join("schemas", "tools")];
+
+const tempRoots: string[] = [];
+
+/** Copies the embedded default's sources into a fresh temp folder (whose name has a space, on purpose). */
+export async function copyProject(from = repoRoot): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), "gamma watch "));
+  tempRoots.push(root);
+  for (const source of PROJECT_SOURCES) {
+    await cp(join(from, source), join(root, source), { recursive: true });
+  }
+  return root;
+}
+
+export async function removeTempProjects(): Promise<void> {
+  await Promise.all(tempRoots.splice(0).map((root) => rm(root, { recursive: true, force: true })));
+}
+
+/** Every file under `dir`, by POSIX path relative to it, with its bytes. */
+export async function readTree(dir: string): Promise<Map<string, Buffer>> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const files = new Map<string, Buffer>();
+  const paths = entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+  for (const path of paths) files.set(relative(dir, path).split(sep).join("/"), await readFile(path));
+  return files;
+}
+
+/**
+ * Asserts dist/ is exactly what its manifest describes: no temp file, no
+ * orphan, no artifact whose bytes disagree with the recorded hash.
+ */
+export async function distProblems(distDir: string): Promise<string[]> {
+  const tree = await readTree(distDir);
+  const manifestBytes = tree.get("manifest.json");
+  if (!manifestBytes) return ["manifest.json is missing"];
+  const manifest = JSON.parse(manifestBytes.toString("utf8")) as { artifacts: Record<string, { sha256: string; bytes: number }> };
+  const problems: string[] = [];
+  for (const [path, bytes] of tree) {
+    if (path === "manifest.json") continue;
+    const entry = manifest.artifacts[path];
+    if (!entry) problems.push(`${path} is not in the manifest`);
+    else if (createHash("sha256").update(bytes).digest("hex") !== entry.sha256) problems.push(`${path} does not match its sha256`);
+  }
+  for (const path of Object.keys(manifest.artifacts)) if (!tree.has(path)) problems.push(`${path} is missing`);
+  return problems;
+}
+
+/** Polls `condition` until it holds; fails after `timeoutMs` with `what` in the message. */
+export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Replaces the `description:` line of a SKILL.md's frontmatter. */
+export function withDescription(skillText: string, description: string): string {
+  return skillText.replace(/^description:.*$/m, `description: ${description}`);
+}

@@ -1,0 +1,45 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { isIgnoredSource, toRootRelative } from "../../src/watch/paths.js";
+
+describe("which paths trigger a rebuild", () => {
+  it.each([
+    ["", false], // the root itself, so the watcher descends into it
+    ["skills", false],
+    ["skills/import/SKILL.md", false],
+    ["prompts/partials/identity.hbs", false],
+    ["prompts/variants.yaml", false],
+    ["schemas/tools/read.json", false],
+    ["gamma-prompt.config.json", false],
+    ["dist", true],
+    ["dist/manifest.json", true],
+    ["node_modules/chokidar/index.js", true],
+    ["README.md", true],
+    ["src/index.ts", true],
+    ["skills/.DS_Store", true],
+    ["skills/import/.SKILL.md.swp", true],
+    ["skills/import/SKILL.md.swx", true],
+    ["skills/import/SKILL.md~", true],
+    ["skills/import/4913", true],
+    ["skills/import/#SKILL.md#", true],
+    ["skills/import/.#SKILL.md", true],
+    ["skills/.gamma-prompt-tmp-123", true],
+    ["skills/node_modules/x/SKILL.md", true],
+    [".git/index", true],
+  ])("%s ignored: %s", (path, ignored) => {
+    expect(isIgnoredSource(path, "dist")).toBe(ignored);
+  });
+
+  it("ignores an output folder placed inside a watched folder", () => {
+    expect(isIgnoredSource("prompts/out/prefix.md", "prompts/out")).toBe(true);
+    expect(isIgnoredSource("prompts/outline.hbs", "prompts/out")).toBe(false);
+  });
+
+  it("maps absolute paths to root-relative POSIX paths and rejects paths outside the root", () => {
+    const root = join("/", "projects", "my agent");
+    expect(toRootRelative(root, join(root, "skills", "a", "SKILL.md"))).toBe("skills/a/SKILL.md");
+    expect(toRootRelative(root, root)).toBe("");
+    expect(toRootRelative(root, join("/", "projects", "other"))).toBeUndefined();
+    expect(toRootRelative(root, join(root, "..foo"))).toBe("..foo");
+  });
+});

@@ -1,0 +1,221 @@
+import { existsSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { build } from "../../src/build.js";
+import { ProjectRootError } from "../../src/pipeline/discover.js";
+import { watch, type WatchBuildEvent, type WatchEvent, type WatchHandle } from "../../src/watch.js";
+import { copyProject, distProblems, pause, readTree, removeTempProjects, repoRoot, waitFor, withDescription } from "./helpers.js";
+
+interface Session {
+  root: string;
+  dist: string;
+  handle: WatchHandle;
+  events: WatchEvent[];
+  /** Build events after the initial one. */
+  rebuilds: () => WatchBuildEvent[];
+  skillPath: (name: string) => string;
+}
+
+const open: WatchHandle[] = [];
+
+async function startSession(): Promise<Session> {
+  const root = await copyProject();
+  const events: WatchEvent[] = [];
+  const handle = await watch({ root, onEvent: (event) => events.push(event) });
+  open.push(handle);
+  return {
+    root,
+    dist: join(root, "dist"),
+    handle,
+    events,
+    rebuilds: () => events.filter((event): event is WatchBuildEvent => event.type === "rebuild"),
+    skillPath: (name) => join(root, "skills", name, "SKILL.md"),
+  };
+}
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((handle) => handle.close()));
+  await removeTempProjects();
+});
+
+describe("watch", () => {
+  it("builds once on start, before the handle is returned", async () => {
+    const session = await startSession();
+    expect(session.events).toHaveLength(1);
+    const initial = session.events[0];
+    expect(initial).toMatchObject({ type: "initial", ok: true, changedPaths: [], errorCount: 0 });
+    expect(initial?.type === "initial" && initial.written).toContain("manifest.json");
+    // A first build replaces no cached prefix, so it raises no invalidation warning.
+    expect(initial?.type === "initial" && initial.prefixChange).toBeUndefined();
+    expect(await distProblems(session.dist)).toEqual([]);
+  });
+
+  it("rebuilds after a description edit, rewrites the catalog and flags the prefix change", async () => {
+    const session = await startSession();
+    const catalogBefore = await readFile(join(session.dist, "catalog.xml"), "utf8");
+    const skill = session.skillPath("gml-cli");
+    const text = await readFile(skill, "utf8");
+    // Longer than before, so the prefix grows by a known direction.
+    const description = `${/^description: (.*)$/m.exec(text)?.[1]} Also use when a gml command exits non-zero.`;
+    await writeFile(skill, withDescription(text, description));
+
+    await waitFor("a rebuild", () => session.rebuilds().length > 0);
+    await session.handle.close();
+    const rebuild = session.rebuilds()[0];
+    expect(rebuild).toMatchObject({ ok: true, changedPaths: ["skills/gml-cli/SKILL.md"] });
+    expect(rebuild?.written).toEqual(expect.arrayContaining(["catalog.xml", "prefix.md", "manifest.json"]));
+    const catalogAfter = await readFile(join(session.dist, "catalog.xml"), "utf8");
+    expect(catalogAfter).not.toBe(catalogBefore);
+    expect(catalogAfter).toContain(description);
+    expect(rebuild?.prefixChange?.cacheKeyBefore).toEqual(expect.any(String));
+    expect(rebuild?.prefixChange?.cacheKeyAfter).not.toBe(rebuild?.prefixChange?.cacheKeyBefore);
+    expect(rebuild?.prefixChange?.tokensAfter).toBeGreaterThan(rebuild?.prefixChange?.tokensBefore ?? Infinity);
+    expect(await distProblems(session.dist)).toEqual([]);
+  });
+
+  it("rewrites only what a body edit touches and keeps the static prefix", async () => {
+    const session = await startSession();
+    const skill = session.skillPath("gml-cli");
+    await writeFile(skill, `${await readFile(skill, "utf8")}\nA line added to the body.\n`);
+
+    await waitFor("a rebuild", () => session.rebuilds().length > 0);
+    await session.handle.close();
+    const rebuild = session.rebuilds()[0];
+    expect(rebuild?.ok).toBe(true);
+    expect(rebuild?.written).toContain("skills/gml-cli.md");
+    expect(rebuild?.written).not.toContain("prefix.md");
+    expect(rebuild?.written).not.toContain("catalog.xml");
+    expect(rebuild?.prefixChange).toBeUndefined();
+    expect(await readFile(join(session.dist, "skills", "gml-cli.md"), "utf8")).toContain("A line added to the body.");
+  });
+
+  it("ignores editor scratch files, dist/ and files outside the sources", async () => {
+    const session = await startSession();
+    const folder = join(session.root, "skills", "gml-cli");
+    await writeFile(join(folder, ".SKILL.md.swp"), "swap");
+    await writeFile(join(folder, "SKILL.md~"), "backup");
+    await writeFile(join(folder, "4913"), "");
+    await writeFile(join(session.root, "README.md"), "# notes\n");
+    await writeFile(join(session.dist, "stray.txt"), "not ours");
+    // A real edit after the noise: had any of it counted, it would show up in this batch or an earlier one.
+    const skill = join(folder, "SKILL.md");
+    await writeFile(skill, `${await readFile(skill, "utf8")}\nA real edit.\n`);
+
+    await waitFor("a rebuild", () => session.rebuilds().length > 0);
+    expect(session.rebuilds()[0]?.changedPaths).toEqual(["skills/gml-cli/SKILL.md"]);
+  });
+
+  it("rebuilds after an editor's atomic save (temp file renamed over the skill)", async () => {
+    const session = await startSession();
+    const skill = session.skillPath("gml-cli");
+    const temp = join(session.root, "skills", "gml-cli", ".SKILL.md.tmp");
+    await writeFile(temp, `${await readFile(skill, "utf8")}\nSaved through a rename.\n`);
+    await rename(temp, skill);
+
+    await waitFor("a rebuild", () => session.rebuilds().length > 0);
+    await session.handle.close();
+    expect(session.rebuilds()[0]).toMatchObject({ ok: true, changedPaths: ["skills/gml-cli/SKILL.md"] });
+    expect(await readFile(join(session.dist, "skills", "gml-cli.md"), "utf8")).toContain("Saved through a rename.");
+  });
+
+  it("keeps the last good dist/ on a broken save, stays alive, and rebuilds on the fix", async () => {
+    const session = await startSession();
+    const distBefore = await readTree(session.dist);
+    const skill = session.skillPath("gml-authoring");
+    const good = await readFile(skill, "utf8");
+    // A half-finished frontmatter edit: an unclosed quote.
+    await writeFile(skill, good.replace(/^description: /m, 'description: "Use BEFORE '));
+
+    await waitFor("the failed rebuild", () => session.rebuilds().length > 0);
+    const failed = session.rebuilds()[0];
+    expect(failed).toMatchObject({ ok: false, written: [], removed: [] });
+    expect(failed?.errorCount).toBeGreaterThan(0);
+    const diagnostic = failed?.diagnostics.find((d) => d.severity === "error");
+    expect(diagnostic?.file).toBe("skills/gml-authoring/SKILL.md");
+    expect(diagnostic?.line).toBeGreaterThan(1);
+    expect(await readTree(session.dist)).toEqual(distBefore);
+
+    const fixed = withDescription(good, "Use BEFORE writing any GML, for the syntax of decks, cards, layouts and themes.");
+    await writeFile(skill, fixed);
+    await waitFor("the repairing rebuild", () => session.rebuilds().length > 1);
+    await session.handle.close();
+    expect(session.rebuilds()[1]).toMatchObject({ ok: true });
+    expect(await readFile(join(session.dist, "catalog.xml"), "utf8")).toContain("syntax of decks, cards, layouts and themes.");
+  });
+
+  it("removes a deleted skill's artifacts and adds a new skill's", async () => {
+    const session = await startSession();
+    await rm(join(session.root, "skills", "gml-editing"), { recursive: true });
+    await waitFor("gml-editing to leave dist/", () => session.rebuilds().some((event) => event.removed.includes("skills/gml-editing.md")));
+    expect(existsSync(join(session.dist, "skills", "gml-editing.md"))).toBe(false);
+    expect(await readFile(join(session.dist, "catalog.xml"), "utf8")).not.toContain('name="gml-editing"');
+
+    const added = join(session.root, "skills", "speaker-notes");
+    await mkdir(added);
+    await writeFile(
+      join(added, "SKILL.md"),
+      [
+        "---",
+        "name: speaker-notes",
+        "type: reference",
+        "description: Use when writing or revising the speaker notes of a card.",
+        "---",
+        "",
+        "# Speaker notes",
+        "",
+        "Keep notes under 120 words per card and write them as spoken sentences.",
+        "",
+      ].join("\n"),
+    );
+    await waitFor("speaker-notes to enter dist/", () => session.rebuilds().some((event) => event.written.includes("skills/speaker-notes.md")));
+    await session.handle.close();
+    expect(await readFile(join(session.dist, "catalog.xml"), "utf8")).toContain('name="speaker-notes"');
+    expect(await distProblems(session.dist)).toEqual([]);
+  });
+
+  it("reports an error event when skills/ vanishes, and recovers when it comes back", async () => {
+    const session = await startSession();
+    const skills = join(session.root, "skills");
+    await rm(skills, { recursive: true });
+    await waitFor("the error event", () => session.events.some((event) => event.type === "error"));
+    expect(await distProblems(session.dist)).toEqual([]);
+
+    await cp(join(repoRoot, "skills"), skills, { recursive: true });
+    await waitFor("a good rebuild", () => session.events.at(-1)?.type === "rebuild" && session.rebuilds().at(-1)?.ok === true);
+    await session.handle.close();
+    expect(await distProblems(session.dist)).toEqual([]);
+  });
+
+  it("rejects a root without skills/ instead of watching nothing", async () => {
+    const empty = await mkdtemp(join(tmpdir(), "gamma watch empty "));
+    try {
+      await expect(watch({ root: empty, onEvent: () => undefined })).rejects.toBeInstanceOf(ProjectRootError);
+      await expect(watch({ root: join(empty, "missing"), onEvent: () => undefined })).rejects.toBeInstanceOf(ProjectRootError);
+    } finally {
+      await rm(empty, { recursive: true });
+    }
+  });
+
+  it("turns a burst of 50 saves in 200 ms into a couple of builds ending in a clean build's bytes", async () => {
+    const session = await startSession();
+    const skill = session.skillPath("gml-cli");
+    const original = await readFile(skill, "utf8");
+    for (let i = 0; i < 50; i++) {
+      await writeFile(skill, withDescription(original, `Use BEFORE running any gml command (burst ${i}).`));
+      await pause(4);
+    }
+    // Polls a file the build may be replacing at that instant, so a missing file reads as "not yet".
+    await waitFor("the last save in dist/", async () =>
+      (await readFile(join(session.dist, "catalog.xml"), "utf8").catch(() => "")).includes("(burst 49)"),
+    );
+    await session.handle.close();
+    expect(session.rebuilds().length).toBeLessThanOrEqual(2);
+
+    const clean = await copyProject(session.root);
+    const result = await build({ root: clean });
+    expect(result.ok).toBe(true);
+    expect(await readTree(session.dist)).toEqual(await readTree(join(clean, "dist")));
+  });
+});
