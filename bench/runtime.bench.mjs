@@ -1,0 +1,74 @@
+// The runtime's own costs, in process, on the compiled lib/:
+//   1. loadArtifacts() on the embedded default dist/ (read + sha256-verify
+//      every artifact): median of many runs, target <= 10 ms;
+//   2. one turn's runtime work with 20 active skills and 100 tasks: building
+//      the turn's messages and persisting the state to a file, target <= 1 ms.
+//   Also shown: rendering the compaction anchor for the same state.
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defaultDistDir, FileStateStore, loadArtifacts, SessionProtocolController } from "../lib/runtime/index.js";
+
+const distDir = process.env.GAMMA_DIST ?? defaultDistDir();
+
+function measure(runs, fn) {
+  for (let i = 0; i < Math.min(50, runs); i++) fn(); // warm the JIT and the page cache
+  globalThis.gc?.();
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const start = process.hrtime.bigint();
+    fn();
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  return { median: times[Math.floor(times.length / 2)], p95: times[Math.floor(times.length * 0.95)] };
+}
+
+const row = (label, { median, p95 }, target) =>
+  console.log(`${label.padEnd(54)} median ${median.toFixed(3).padStart(7)} ms   p95 ${p95.toFixed(3).padStart(7)} ms   target <= ${target} ms ${median <= target ? "ok" : "MISSED"}`);
+
+// 1. Load and verify.
+if (existsSync(join(distDir, "manifest.json"))) {
+  const loaded = loadArtifacts({ distDir });
+  const files = Object.keys(loaded.manifest.artifacts).length;
+  const bytes = Object.values(loaded.manifest.artifacts).reduce((sum, entry) => sum + entry.bytes, 0);
+  row(`loadArtifacts (${files} files, ${(bytes / 1024).toFixed(1)} KiB)`, measure(500, () => loadArtifacts({ distDir })), 10);
+} else {
+  console.log(`loadArtifacts: skipped, no dist/ at ${distDir} (run the build first)`);
+}
+
+// 2. Per-turn work with a synthetic dist in memory: 20 skills, all active, 100 tasks.
+const skills = new Map();
+for (let i = 0; i < 20; i++) {
+  const name = `skill-${String(i).padStart(2, "0")}`;
+  const body = `# ${name}\n\n${Array.from({ length: 40 }, (_, line) => `${line + 1}. Step ${line + 1} of ${name}: render, inspect and repair.`).join("\n")}\n`;
+  skills.set(name, { name, type: i % 4 === 0 ? "reference" : "workflow", description: `Use for ${name}.`, body, requiresSkills: [], conflictsWith: [] });
+}
+const variant = { file: "variants/base.md", sha256: "", bytes: 0, tokens: 0, preloadedSkills: [], sharedPrefixTokens: 0, cacheableTokens: 0 };
+const artifacts = {
+  manifest: { variants: { base: variant, "deck-generation": variant, import: variant }, artifacts: {} },
+  prefix: "prefix\n",
+  catalog: "",
+  variants: { base: "prefix\n", "deck-generation": "prefix\n", import: "prefix\n" },
+  tools: [],
+  skills,
+  injectionKinds: [],
+};
+const folder = mkdtempSync(join(tmpdir(), "gamma-runtime-bench-"));
+const controller = new SessionProtocolController({ artifacts, variant: "base", store: new FileStateStore(join(folder, "state.json")) });
+for (const name of skills.keys()) controller.activateSkill(name);
+const tasks = Array.from({ length: 100 }, (_, i) => ({ id: `t${i}`, title: `Task ${i}: write and verify card ${i}`, status: i < 40 ? "complete" : i === 40 ? "in_progress" : "pending" }));
+controller.updateTasks(tasks);
+
+let turn = 0;
+row(
+  "per turn: buildTurnMessages + persist (20 skills, 100 tasks)",
+  measure(2000, () => {
+    controller.buildTurnMessages({ text: `user turn ${turn++}` });
+    controller.commit();
+  }),
+  1,
+);
+row("todo update (validate 100 tasks + persist)", measure(2000, () => controller.updateTasks(tasks)), 1);
+row("anchor for compaction recovery (20 bodies, 100 tasks)", measure(2000, () => controller.anchorMessage()), 1);
+rmSync(folder, { recursive: true, force: true });

@@ -1,0 +1,73 @@
+/**
+ * The hidden anchor: one custom message that puts the execution state back
+ * into the model's context after compaction or a reload. Bodies of skills the
+ * variant preloads are not repeated: the system prompt still holds them.
+ */
+import type { LoadedSkill } from "./artifacts.js";
+import type { ExecutionState, PendingInjection } from "./state.js";
+import { renderTaskList } from "./tasks.js";
+
+export const ANCHOR_TAG = "session_state";
+
+export function renderAnchor(options: {
+  state: ExecutionState;
+  skills: ReadonlyMap<string, LoadedSkill>;
+  /** Injections the anchor delivers (not already queued in Pi). */
+  injections: readonly PendingInjection[];
+}): string {
+  const { state, skills, injections } = options;
+  const out: string[] = [
+    `<${ANCHOR_TAG} revision="${state.revision}">`,
+    "Restored session state. Your task state and active skills survived context compaction; continue the task from here.",
+    "",
+  ];
+
+  out.push("<active_skills>");
+  if (state.activeSkills.length === 0) out.push("none");
+  for (const skill of state.activeSkills) {
+    const how =
+      skill.activatedBy === "preload"
+        ? "preloaded in the system prompt"
+        : skill.activatedBy === "requires"
+          ? `required by ${skill.requiredBy ?? "another skill"}`
+          : "loaded with the skill tool";
+    out.push(`- ${skill.name} (${skill.type}, ${how})`);
+  }
+  out.push("</active_skills>", "");
+
+  for (const skill of state.activeSkills) {
+    if (skill.activatedBy === "preload") continue;
+    const body = skills.get(skill.name)?.body ?? "";
+    const contract =
+      skill.type === "workflow"
+        ? "This workflow skill is active. Follow every required step in order and complete its verification."
+        : "This reference skill is active as lookup material. Apply only what is relevant.";
+    out.push(`<skill name="${escapeXml(skill.name)}" type="${skill.type}">`, contract, "", body.replace(/\n$/, ""), "</skill>", "");
+  }
+
+  out.push(`<tasks revision="${state.tasks.revision}">`, escapeXml(renderTaskList(state.tasks)), "</tasks>", "");
+
+  if (state.currentArtifacts.length > 0) {
+    out.push("<current_artifacts>");
+    for (const artifact of state.currentArtifacts) {
+      const attributes = [`ref="${escapeXml(artifact.ref)}"`];
+      if (artifact.path !== undefined) attributes.push(`path="${escapeXml(artifact.path)}"`);
+      if (artifact.revision !== undefined) attributes.push(`revision="${escapeXml(artifact.revision)}"`);
+      out.push(`<artifact ${attributes.join(" ")}>${escapeXml(artifact.title ?? "")}</artifact>`);
+    }
+    out.push("</current_artifacts>", "");
+  }
+
+  if (injections.length > 0) {
+    out.push("<pending_injections>");
+    for (const injection of injections) out.push(injection.message.content);
+    out.push("</pending_injections>", "");
+  }
+
+  out.push(`</${ANCHOR_TAG}>`);
+  return `${out.join("\n")}\n`;
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/[&<>"]/g, (char) => (char === "&" ? "&amp;" : char === "<" ? "&lt;" : char === ">" ? "&gt;" : "&quot;"));
+}

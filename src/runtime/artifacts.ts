@@ -1,0 +1,298 @@
+/**
+ * Loads `dist/` for the runtime. Every artifact is checked against the
+ * manifest (sha256, byte length, no missing and no unexpected file) before
+ * anything is returned, so a session never runs on a half-verified prompt.
+ */
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  MANIFEST_FILE,
+  MANIFEST_VERSION,
+  type DistManifest,
+  type InjectionKindArtifact,
+  type SkillInfo,
+  type ToolSchemaArtifact,
+  type VariantName,
+} from "../protocol/manifest.js";
+
+export type SkillType = SkillInfo["type"];
+
+/** A skill as the runtime serves it: the body the `skill` tool returns plus its relations. */
+export interface LoadedSkill {
+  name: string;
+  type: SkillType;
+  description: string;
+  body: string;
+  requiresSkills: readonly string[];
+  conflictsWith: readonly string[];
+}
+
+export interface LoadedArtifacts {
+  manifest: DistManifest;
+  prefix: string;
+  catalog: string;
+  variants: Readonly<Record<VariantName, string>>;
+  tools: readonly ToolSchemaArtifact[];
+  skills: ReadonlyMap<string, LoadedSkill>;
+  injectionKinds: readonly InjectionKindArtifact[];
+}
+
+export type ArtifactProblemKind = "missing" | "unexpected" | "changed" | "size" | "invalid";
+
+export interface ArtifactProblem {
+  /** Path relative to the dist folder, forward slashes. */
+  file: string;
+  kind: ArtifactProblemKind;
+  message: string;
+}
+
+/** Thrown when dist/ does not match its manifest; names every bad file. */
+export class ArtifactVerificationError extends Error {
+  readonly problems: readonly ArtifactProblem[];
+
+  constructor(problems: readonly ArtifactProblem[]) {
+    super(
+      `dist/ failed verification (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n` +
+        problems.map((problem) => `  ${problem.file}: ${problem.message}`).join("\n"),
+    );
+    this.name = "ArtifactVerificationError";
+    this.problems = problems;
+  }
+}
+
+export interface LoadArtifactsOptions {
+  /** Folder holding manifest.json; defaults to the package's own dist/. */
+  distDir?: string | URL;
+}
+
+const VARIANT_NAMES: readonly VariantName[] = ["base", "deck-generation", "import"];
+
+/** The embedded default's dist/ next to the compiled runtime (lib/runtime → dist). */
+export function defaultDistDir(): string {
+  return fileURLToPath(new URL("../../dist/", import.meta.url));
+}
+
+export function loadArtifacts(options: LoadArtifactsOptions = {}): LoadedArtifacts {
+  const distDir = toPath(options.distDir ?? defaultDistDir());
+  const manifestBytes = readOrUndefined(join(distDir, MANIFEST_FILE));
+  if (manifestBytes === undefined) {
+    throw new ArtifactVerificationError([
+      { file: MANIFEST_FILE, kind: "missing", message: "Unexpected missing manifest, expected dist/manifest.json" },
+    ]);
+  }
+  const manifest = parseManifest(manifestBytes);
+  const contents = verifyFiles(distDir, manifest);
+  return assemble(manifest, contents);
+}
+
+function toPath(dir: string | URL): string {
+  return dir instanceof URL ? fileURLToPath(dir) : dir;
+}
+
+function readOrUndefined(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function parseManifest(bytes: Buffer): DistManifest {
+  const invalid = (message: string): ArtifactVerificationError =>
+    new ArtifactVerificationError([{ file: MANIFEST_FILE, kind: "invalid", message }]);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    throw invalid("Unexpected text that is not JSON, expected the manifest object");
+  }
+  if (!isRecord(parsed)) throw invalid("Unexpected non-object manifest, expected an object");
+  if (parsed["manifestVersion"] !== MANIFEST_VERSION) {
+    throw invalid(
+      `Unexpected manifestVersion ${JSON.stringify(parsed["manifestVersion"])}, expected ${MANIFEST_VERSION}`,
+    );
+  }
+  for (const key of ["artifacts", "staticPrefix", "catalog", "tools", "injections", "variants", "skills"]) {
+    if (!isRecord(parsed[key])) throw invalid(`Unexpected missing or non-object \`${key}\`, expected an object`);
+  }
+  return parsed as unknown as DistManifest;
+}
+
+/** Reads every file once; returns their bytes only when all of them match. */
+function verifyFiles(distDir: string, manifest: DistManifest): Map<string, Buffer> {
+  const problems: ArtifactProblem[] = [];
+  const contents = new Map<string, Buffer>();
+  const onDisk = new Set(listFiles(distDir));
+  for (const [file, entry] of Object.entries(manifest.artifacts).sort(([a], [b]) => compare(a, b))) {
+    if (!isSafeRelativePath(file)) {
+      problems.push({ file, kind: "invalid", message: "Unexpected artifact path outside dist/, expected a relative path" });
+      continue;
+    }
+    if (!isRecord(entry) || typeof entry.sha256 !== "string" || typeof entry.bytes !== "number") {
+      problems.push({ file, kind: "invalid", message: "Unexpected manifest entry, expected {sha256, bytes}" });
+      continue;
+    }
+    if (!onDisk.has(file)) {
+      problems.push({ file, kind: "missing", message: "Unexpected missing file, expected it as the manifest lists it" });
+      continue;
+    }
+    const bytes = readFileSync(join(distDir, file));
+    if (bytes.length !== entry.bytes) {
+      problems.push({ file, kind: "size", message: `Unexpected size ${bytes.length} bytes, expected ${entry.bytes}` });
+      continue;
+    }
+    const actual = createHash("sha256").update(bytes).digest("hex");
+    if (actual !== entry.sha256) {
+      problems.push({ file, kind: "changed", message: `Unexpected sha256 ${actual}, expected ${entry.sha256}` });
+      continue;
+    }
+    contents.set(file, bytes);
+  }
+  for (const file of [...onDisk].sort(compare)) {
+    if (file !== MANIFEST_FILE && !Object.hasOwn(manifest.artifacts, file)) {
+      problems.push({ file, kind: "unexpected", message: "Unexpected file not listed in manifest.json, expected none" });
+    }
+  }
+  problems.push(...crossReferenceProblems(manifest));
+  if (problems.length > 0) throw new ArtifactVerificationError(problems);
+  return contents;
+}
+
+/** Every file the manifest points at must be a verified artifact with the same hash. */
+function crossReferenceProblems(manifest: DistManifest): ArtifactProblem[] {
+  const problems: ArtifactProblem[] = [];
+  const check = (file: unknown, sha256: unknown, what: string): void => {
+    if (typeof file !== "string") {
+      problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected missing file name for ${what}, expected a path` });
+      return;
+    }
+    const entry = manifest.artifacts[file];
+    if (entry === undefined) {
+      problems.push({ file, kind: "missing", message: `Unexpected ${what} file absent from artifacts, expected it listed` });
+    } else if (entry.sha256 !== sha256) {
+      problems.push({ file, kind: "invalid", message: `Unexpected sha256 for ${what}, expected the artifact's own hash` });
+    }
+  };
+  check(manifest.staticPrefix.file, manifest.staticPrefix.sha256, "the static prefix");
+  check(manifest.catalog.file, manifest.catalog.sha256, "the catalog");
+  check(manifest.tools.file, manifest.tools.sha256, "the tool schemas");
+  check(manifest.injections.file, manifest.injections.sha256, "the injection kinds");
+  for (const name of VARIANT_NAMES) {
+    const variant = manifest.variants[name];
+    if (!isRecord(variant)) {
+      problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected missing variant "${name}", expected an entry` });
+      continue;
+    }
+    check(variant.file, variant.sha256, `variant "${name}"`);
+    const preloaded = variant.preloadedSkills;
+    if (!Array.isArray(preloaded) || preloaded.some((skill) => typeof skill !== "string" || !Object.hasOwn(manifest.skills, skill))) {
+      problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected preloadedSkills of variant "${name}", expected names of skills in the manifest` });
+    }
+  }
+  for (const [name, skill] of Object.entries(manifest.skills)) {
+    if (!isRecord(skill)) {
+      problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected skill entry "${name}", expected an object` });
+      continue;
+    }
+    check(skill.file, skill.sha256, `skill "${name}"`);
+    if (skill.type !== "workflow" && skill.type !== "reference") {
+      problems.push({
+        file: MANIFEST_FILE,
+        kind: "invalid",
+        message: `Unexpected type ${JSON.stringify(skill.type)} for skill "${name}", expected "workflow" or "reference"`,
+      });
+    }
+    for (const key of ["requiresSkills", "conflictsWith"] as const) {
+      const names = skill[key];
+      if (names !== undefined && (!Array.isArray(names) || names.some((other) => typeof other !== "string" || !Object.hasOwn(manifest.skills, other)))) {
+        problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected ${key} of skill "${name}", expected names of skills in the manifest` });
+      }
+    }
+  }
+  return problems;
+}
+
+function assemble(manifest: DistManifest, contents: ReadonlyMap<string, Buffer>): LoadedArtifacts {
+  const text = (file: string): string => (contents.get(file) ?? Buffer.alloc(0)).toString("utf8");
+  const json = (file: string): unknown => {
+    try {
+      return JSON.parse(text(file));
+    } catch {
+      throw new ArtifactVerificationError([{ file, kind: "invalid", message: "Unexpected text that is not JSON, expected JSON" }]);
+    }
+  };
+  const tools = json(manifest.tools.file);
+  if (!Array.isArray(tools)) {
+    throw new ArtifactVerificationError([
+      { file: manifest.tools.file, kind: "invalid", message: "Unexpected tool schemas, expected an array" },
+    ]);
+  }
+  const injectionKinds = json(manifest.injections.file);
+  if (!Array.isArray(injectionKinds)) {
+    throw new ArtifactVerificationError([
+      { file: manifest.injections.file, kind: "invalid", message: "Unexpected injection kinds, expected an array" },
+    ]);
+  }
+  const variants = {} as Record<VariantName, string>;
+  for (const name of VARIANT_NAMES) variants[name] = text(manifest.variants[name].file);
+  const skills = new Map<string, LoadedSkill>();
+  for (const name of Object.keys(manifest.skills).sort(compare)) {
+    const info = manifest.skills[name] as SkillInfo;
+    skills.set(name, {
+      name,
+      type: info.type,
+      description: info.description,
+      body: text(info.file),
+      requiresSkills: info.requiresSkills ?? [],
+      conflictsWith: info.conflictsWith ?? [],
+    });
+  }
+  return {
+    manifest,
+    prefix: text(manifest.staticPrefix.file),
+    catalog: text(manifest.catalog.file),
+    variants,
+    tools: tools as ToolSchemaArtifact[],
+    skills,
+    injectionKinds: injectionKinds as InjectionKindArtifact[],
+  };
+}
+
+function listFiles(root: string): string[] {
+  const files: string[] = [];
+  const walk = (dir: string, prefix: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+      if (entry.isDirectory()) walk(join(dir, entry.name), rel);
+      else files.push(rel);
+    }
+  };
+  walk(root, "");
+  return files;
+}
+
+function isSafeRelativePath(file: string): boolean {
+  return (
+    file.length > 0 &&
+    !file.startsWith("/") &&
+    !file.includes("\\") &&
+    !/^[a-zA-Z]:/.test(file) &&
+    file.split("/").every((part) => part !== "" && part !== "." && part !== "..")
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,73 @@
+/**
+ * `gamma-prompt/runtime`: loads the verified dist/ artifacts into Pi and keeps
+ * the session protocol (skills, tasks, yield, compaction recovery). Imports no
+ * compiler dependency.
+ */
+export {
+  ArtifactVerificationError,
+  defaultDistDir,
+  loadArtifacts,
+  type ArtifactProblem,
+  type ArtifactProblemKind,
+  type LoadArtifactsOptions,
+  type LoadedArtifacts,
+  type LoadedSkill,
+  type SkillType,
+} from "./artifacts.js";
+export {
+  SessionProtocolController,
+  type ControllerOptions,
+  type InjectionTransport,
+  type TurnInput,
+  type TurnMessage,
+} from "./controller.js";
+export {
+  ANCHOR_CUSTOM_TYPE,
+  createTrustedMessage,
+  dropStaleAnchors,
+  isAnchorMessage,
+  isGammaCustomMessage,
+  type GammaCustomMessage,
+  type GammaMessageDetails,
+  type ImagePart,
+  type RuntimeUserMessage,
+  type TextPart,
+  type TrustedMessageInput,
+} from "./messages.js";
+export {
+  FileStateStore,
+  MemoryStateStore,
+  StateStoreError,
+  STATE_VERSION,
+  type ActiveSkill,
+  type ArtifactReference,
+  type ExecutionState,
+  type JsonValue,
+  type PendingInjection,
+  type SkillActivationSource,
+  type StateStore,
+  type Task,
+  type TaskSnapshot,
+  type TaskStatus,
+} from "./state.js";
+export { SkillToolError } from "./skills.js";
+export { TodoToolError, TASK_STATUSES } from "./tasks.js";
+export { RUNTIME_TOOL_NAMES, ToolSetupError, type HostExecutors, type ToolExecutor, type ToolOutcome } from "./tools.js";
+export { MessageUserError, SHARED_BATCH_NOTE, type ProtocolEvent, type YieldRecord } from "./yield.js";
+export {
+  convertGammaMessages,
+  createGammaAgent,
+  createGammaSession,
+  followUpAgent,
+  restoreAgentContext,
+  sendSessionMessage,
+  steerAgent,
+  type ControllerSource,
+  type GammaAgent,
+  type GammaAgentOptions,
+  type GammaSession,
+  type GammaSessionOptions,
+  type SessionDelivery,
+} from "./pi-adapter.js";
+// Runtime injections: envelope, rendering, neutralisation, queue and delivery policy.
+export * from "./injections/index.js";

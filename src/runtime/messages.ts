@@ -1,0 +1,103 @@
+/**
+ * Message shapes the runtime creates. They are structurally Pi's messages
+ * (`role: "custom"` is pi-coding-agent's custom message) but declared here so
+ * the controller stays free of Pi imports; the adapter hands them to Pi.
+ */
+
+export interface TextPart {
+  type: "text";
+  text: string;
+}
+
+export interface ImagePart {
+  type: "image";
+  data: string;
+  mimeType: string;
+}
+
+/** A user message as Pi's `UserMessage`. */
+export interface RuntimeUserMessage {
+  role: "user";
+  content: string | (TextPart | ImagePart)[];
+  timestamp: number;
+}
+
+/**
+ * Trusted metadata on a runtime custom message. Pi never sends `details` to
+ * the model; plain user text cannot create it.
+ */
+export interface GammaMessageDetails {
+  trusted: true;
+  /** Set on runtime injections (the injections module fills the rest). */
+  gammaInjection?: true;
+  injectionType?: string;
+  injectionId?: string;
+  occurredAt?: string;
+  dedupeKey?: string;
+  /** Set on the state anchor: the controller state revision it was rendered from. */
+  anchor?: true;
+  stateRevision?: number;
+}
+
+/** A Pi custom message (`role: "custom"`), hidden from the UI, converted to a user message for the model. */
+export interface GammaCustomMessage {
+  role: "custom";
+  /** `gamma.<kind>`, e.g. `gamma.anchor`, `gamma.client_view`. */
+  customType: string;
+  content: string;
+  display: boolean;
+  details: GammaMessageDetails;
+  timestamp: number;
+}
+
+export const ANCHOR_CUSTOM_TYPE = "gamma.anchor";
+
+export interface TrustedMessageInput {
+  /** Without the `gamma.` prefix, e.g. `client_view`. */
+  kind: string;
+  content: string;
+  details?: Omit<GammaMessageDetails, "trusted">;
+  timestamp?: number;
+}
+
+/** The one way runtime code creates a trusted custom message. */
+export function createTrustedMessage(input: TrustedMessageInput): GammaCustomMessage {
+  return {
+    role: "custom",
+    customType: `gamma.${input.kind}`,
+    content: input.content,
+    display: false,
+    details: { ...input.details, trusted: true },
+    timestamp: input.timestamp ?? Date.now(),
+  };
+}
+
+export function isGammaCustomMessage(message: unknown): message is GammaCustomMessage {
+  if (typeof message !== "object" || message === null) return false;
+  const candidate = message as Partial<GammaCustomMessage>;
+  return (
+    candidate.role === "custom" &&
+    typeof candidate.customType === "string" &&
+    candidate.customType.startsWith("gamma.") &&
+    typeof candidate.details === "object" &&
+    candidate.details !== null &&
+    candidate.details.trusted === true
+  );
+}
+
+export function isAnchorMessage(message: unknown): message is GammaCustomMessage {
+  return isGammaCustomMessage(message) && message.customType === ANCHOR_CUSTOM_TYPE;
+}
+
+/** Keeps only the newest anchor: an older one describes state the newer one supersedes. */
+export function dropStaleAnchors<M>(messages: readonly M[]): M[] {
+  let last = -1;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    if (isAnchorMessage(messages[index])) {
+      last = index;
+      break;
+    }
+  }
+  if (last === -1) return [...messages];
+  return messages.filter((message, index) => index === last || !isAnchorMessage(message));
+}

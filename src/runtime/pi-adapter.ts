@@ -1,0 +1,347 @@
+/**
+ * The one module that talks to Pi. Everything else in the runtime is
+ * Pi-free; this file turns the controller and tool set into a pi-agent-core
+ * `Agent` (the low-level path) or a pi-coding-agent `AgentSession`.
+ *
+ * pi-coding-agent takes close to a second to import, so it is loaded only
+ * when a session is created.
+ */
+import { Agent, type AgentMessage, type AgentTool, type AgentToolResult, type StreamFn, type ThinkingLevel } from "@mariozechner/pi-agent-core";
+import type { Message, Model, TSchema } from "@mariozechner/pi-ai";
+import type { AgentSession, AuthStorage, ExtensionAPI, ModelRegistry, SessionManager, SettingsManager } from "@mariozechner/pi-coding-agent";
+import type { VariantName } from "../protocol/manifest.js";
+import type { LoadedArtifacts } from "./artifacts.js";
+import { SessionProtocolController, type InjectionTransport } from "./controller.js";
+import { prepareMessagesForModel } from "./injections/transport.js";
+import { ANCHOR_CUSTOM_TYPE, dropStaleAnchors, isGammaCustomMessage, type GammaCustomMessage } from "./messages.js";
+import type { StateStore } from "./state.js";
+import { assembleTools, type HostExecutors, type RuntimeTool, type ToolOutcome } from "./tools.js";
+import type { ProtocolEvent, ToolCallSummary } from "./yield.js";
+
+export type { AgentMessage, Agent };
+
+/** Either an existing controller, or what it takes to create one. */
+export type ControllerSource =
+  | { controller: SessionProtocolController }
+  | { artifacts: LoadedArtifacts; variant: VariantName; store?: StateStore; onProtocolEvent?: (event: ProtocolEvent) => void };
+
+export type GammaAgentOptions = ControllerSource & {
+  // Pi's own `Model` type is generic over the provider API.
+  model: Model<any>;
+  executors: HostExecutors;
+  /** A transcript to continue (e.g. the host's stored messages). */
+  messages?: AgentMessage[];
+  thinkingLevel?: ThinkingLevel;
+  getApiKey?: (provider: string) => Promise<string | undefined> | string | undefined;
+  streamFn?: StreamFn;
+  sessionId?: string;
+};
+
+export interface GammaAgent {
+  agent: Agent;
+  controller: SessionProtocolController;
+  /** Detaches the runtime's listener from the agent. */
+  dispose(): void;
+}
+
+/**
+ * A pi-agent-core Agent whose system prompt is exactly the variant's bytes and
+ * whose tools are tools.json in its order. A missing host executor throws here.
+ */
+export function createGammaAgent(options: GammaAgentOptions): GammaAgent {
+  const controller = resolveController(options);
+  const tools = assembleTools({
+    schemas: controller.artifacts.tools,
+    runtime: controller.runtimeExecutors(),
+    executors: options.executors,
+  });
+  const agent = new Agent({
+    initialState: {
+      systemPrompt: controller.systemPrompt,
+      model: options.model,
+      tools: tools.map(toAgentTool),
+      ...(options.messages === undefined ? {} : { messages: options.messages }),
+      ...(options.thinkingLevel === undefined ? {} : { thinkingLevel: options.thinkingLevel }),
+    },
+    convertToLlm: convertGammaMessages,
+    ...(options.getApiKey === undefined ? {} : { getApiKey: options.getApiKey }),
+    ...(options.streamFn === undefined ? {} : { streamFn: options.streamFn }),
+    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+  });
+  const unsubscribe = bindController(agent, controller);
+  controller.transport = agentTransport(agent);
+  return { agent, controller, dispose: unsubscribe };
+}
+
+/**
+ * The low-level converter: user, assistant and tool results pass; a custom
+ * message becomes a user message (Pi's default would drop it); only the newest
+ * state anchor is kept; anything else is not for the model.
+ */
+export function convertGammaMessages(messages: AgentMessage[]): Message[] {
+  return dropStaleAnchors(neutraliseUntrusted(messages)).flatMap((message): Message[] => {
+    switch (message.role) {
+      case "user":
+      case "assistant":
+      case "toolResult":
+        return [message];
+      case "custom":
+        return [
+          {
+            role: "user",
+            content: typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content,
+            timestamp: message.timestamp,
+          },
+        ];
+      default:
+        return [];
+    }
+  });
+}
+
+/**
+ * After a server-side compaction or a reload on the low-level path: the
+ * agent's context becomes `messages` (default: its current transcript) minus
+ * older anchors, plus one fresh anchor. The agent must be idle.
+ */
+export function restoreAgentContext(agent: Agent, controller: SessionProtocolController, messages?: AgentMessage[]): void {
+  if (agent.state.isStreaming) throw new Error("Unexpected restore during a run, expected an idle agent");
+  agent.state.messages = controller.restoreContext(messages ?? agent.state.messages);
+}
+
+// ---- delivery: the functions the injections module uses -----------------------------------
+
+/** Queue a trusted custom message to enter before the agent's next model call. */
+export function steerAgent(agent: Agent, message: GammaCustomMessage): void {
+  agent.steer(message);
+}
+
+/** Queue a trusted custom message for when the agent's run would otherwise stop. */
+export function followUpAgent(agent: Agent, message: GammaCustomMessage): void {
+  agent.followUp(message);
+}
+
+export type SessionDelivery = "steer" | "followUp" | "nextTurn";
+
+/** AgentSession.sendCustomMessage with the system prompt pinned (a triggered turn skips before_agent_start). */
+export async function sendSessionMessage(
+  session: AgentSession,
+  controller: SessionProtocolController,
+  message: GammaCustomMessage,
+  options: { deliverAs?: SessionDelivery; triggerTurn?: boolean } = {},
+): Promise<void> {
+  session.agent.state.systemPrompt = controller.systemPrompt;
+  await session.sendCustomMessage(
+    { customType: message.customType, content: message.content, display: message.display, details: message.details },
+    { ...(options.deliverAs === undefined ? {} : { deliverAs: options.deliverAs }), ...(options.triggerTurn === undefined ? {} : { triggerTurn: options.triggerTurn }) },
+  );
+}
+
+// ---- pi-coding-agent -------------------------------------------------------------------------
+
+export type GammaSessionOptions = ControllerSource & {
+  model: Model<any>;
+  executors: HostExecutors;
+  cwd: string;
+  sessionManager: SessionManager;
+  /** Pi's agent folder for its settings and packages; a folder without them is fine. */
+  agentDir: string;
+  settingsManager?: SettingsManager;
+  authStorage?: AuthStorage;
+  modelRegistry?: ModelRegistry;
+  thinkingLevel?: ThinkingLevel;
+};
+
+export interface GammaSession {
+  session: AgentSession;
+  controller: SessionProtocolController;
+  dispose(): void;
+}
+
+/**
+ * An AgentSession on the exact variant prompt: the Gamma extension registers
+ * the tools, replaces Pi's assembled prompt (no second skills block, no date
+ * or working directory), keeps one anchor in context and re-anchors after
+ * compaction. A resumed session gets a fresh anchor at once.
+ */
+export async function createGammaSession(options: GammaSessionOptions): Promise<GammaSession> {
+  const pi = await import("@mariozechner/pi-coding-agent");
+  const controller = resolveController(options);
+  const tools = assembleTools({ schemas: controller.artifacts.tools, runtime: controller.runtimeExecutors(), executors: options.executors });
+  const settingsManager = options.settingsManager ?? pi.SettingsManager.inMemory();
+  const inner = new pi.DefaultResourceLoader({
+    cwd: options.cwd,
+    agentDir: options.agentDir,
+    settingsManager,
+    extensionFactories: [(api) => gammaExtension(api, controller, tools)],
+    noExtensions: true,
+    noSkills: true,
+    noPromptTemplates: true,
+    noThemes: true,
+    noContextFiles: true,
+    systemPrompt: controller.systemPrompt,
+    appendSystemPrompt: [],
+  });
+  await inner.reload();
+  const resourceLoader: import("@mariozechner/pi-coding-agent").ResourceLoader = {
+    getExtensions: () => inner.getExtensions(),
+    getSkills: () => ({ skills: [], diagnostics: [] }),
+    getPrompts: () => ({ prompts: [], diagnostics: [] }),
+    getThemes: () => ({ themes: [], diagnostics: [] }),
+    getAgentsFiles: () => ({ agentsFiles: [] }),
+    getSystemPrompt: () => controller.systemPrompt,
+    getAppendSystemPrompt: () => [],
+    extendResources: () => {},
+    reload: () => inner.reload(),
+  };
+  const { session } = await pi.createAgentSession({
+    cwd: options.cwd,
+    agentDir: options.agentDir,
+    model: options.model,
+    resourceLoader,
+    sessionManager: options.sessionManager,
+    settingsManager,
+    tools: tools.map((tool) => tool.name),
+    ...(options.authStorage === undefined ? {} : { authStorage: options.authStorage }),
+    ...(options.modelRegistry === undefined ? {} : { modelRegistry: options.modelRegistry }),
+    ...(options.thinkingLevel === undefined ? {} : { thinkingLevel: options.thinkingLevel }),
+  });
+  const agent = session.agent;
+  agent.state.systemPrompt = controller.systemPrompt;
+  const unsubscribe = bindController(agent, controller);
+  controller.transport = sessionTransport(session, controller);
+  if (agent.state.messages.length > 0) {
+    // Resumed from disk: the stored anchor may be stale; state comes from the controller.
+    await sendSessionMessage(session, controller, controller.anchorMessage());
+  }
+  return {
+    session,
+    controller,
+    dispose: () => {
+      unsubscribe();
+      session.dispose();
+    },
+  };
+}
+
+function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController, tools: readonly RuntimeTool[]): void {
+  for (const tool of tools) {
+    api.registerTool({
+      name: tool.name,
+      label: tool.name,
+      description: tool.description,
+      parameters: tool.parameters as unknown as TSchema,
+      execute: async (toolCallId, params, signal) => toAgentResult(await tool.execute(toolCallId, params as Record<string, unknown>, signal)),
+    });
+  }
+  api.on("before_agent_start", () => ({ systemPrompt: controller.systemPrompt }));
+  api.on("context", (event) => ({ messages: dropStaleAnchors(neutraliseUntrusted(event.messages)) }));
+  api.on("session_compact", () => {
+    const anchor = controller.anchorMessage();
+    api.sendMessage({ customType: anchor.customType, content: anchor.content, display: anchor.display, details: anchor.details });
+  });
+}
+
+// ---- shared wiring -------------------------------------------------------------------------
+
+const RUNTIME_CUSTOM_TYPES: ReadonlySet<string> = new Set([ANCHOR_CUSTOM_TYPE]);
+
+/** Reserved tags in user text (and in custom messages the runtime did not write) cannot pose as the platform's. */
+function neutraliseUntrusted(messages: AgentMessage[]): AgentMessage[] {
+  return prepareMessagesForModel(messages, { trustedCustomTypes: RUNTIME_CUSTOM_TYPES });
+}
+
+function toolCallIdsInContext(messages: readonly AgentMessage[]): ReadonlySet<string> {
+  const ids = new Set<string>();
+  for (const message of messages) if (message.role === "toolResult") ids.add(message.toolCallId);
+  return ids;
+}
+
+function resolveController(source: ControllerSource): SessionProtocolController {
+  if ("controller" in source) return source.controller;
+  return new SessionProtocolController({
+    artifacts: source.artifacts,
+    variant: source.variant,
+    ...(source.store === undefined ? {} : { store: source.store }),
+    ...(source.onProtocolEvent === undefined ? {} : { onProtocolEvent: source.onProtocolEvent }),
+  });
+}
+
+/**
+ * Run tracking, delivery bookkeeping and the yield contract. Pi ends a run on
+ * `terminate` only when every result of the batch sets it, and queued steering
+ * still triggers another model call; so a yielding batch terminates as a whole
+ * and the loop's `shouldStopAfterTurn` (not exposed by Agent in 0.73.1, hence
+ * the per-instance wrap of its loop config) stops before any further call.
+ */
+function bindController(agent: Agent, controller: SessionProtocolController): () => void {
+  const previousAfter = agent.afterToolCall;
+  agent.afterToolCall = async (context, signal) => {
+    const result = previousAfter === undefined ? undefined : await previousAfter(context, signal);
+    if (!controller.terminateForBatch(toolCallsOf(context.assistantMessage))) return result;
+    return { ...result, terminate: true };
+  };
+  const loop = agent as unknown as { createLoopConfig: (options?: unknown) => Record<string, unknown> };
+  const createLoopConfig = loop.createLoopConfig.bind(agent);
+  loop.createLoopConfig = (loopOptions) => ({
+    ...createLoopConfig(loopOptions),
+    shouldStopAfterTurn: () => controller.shouldStopAfterTurn(),
+  });
+  controller.injections.contextProbe = () => toolCallIdsInContext(agent.state.messages);
+  return agent.subscribe((event) => {
+    // Listeners are awaited before Pi polls its steering queue: due injections enter after the whole batch.
+    if (event.type === "turn_end") controller.injections.atBatchEnd();
+    if (event.type === "agent_end") controller.injections.afterRun();
+    if (event.type === "agent_start") controller.run.begin();
+    else if (event.type === "agent_end") controller.run.end();
+    else if (event.type === "message_end") {
+      const message = event.message;
+      if (message.role === "assistant") controller.run.noteBatch(toolCallsOf(message));
+      else if (isGammaCustomMessage(message) && message.details.injectionId !== undefined) {
+        controller.markInjectionDelivered(message.details.injectionId);
+      }
+    }
+  });
+}
+
+function toolCallsOf(message: AgentMessage): ToolCallSummary[] {
+  if (message.role !== "assistant") return [];
+  return message.content.flatMap((part) => (part.type === "toolCall" ? [{ id: part.id, name: part.name, arguments: part.arguments }] : []));
+}
+
+function toAgentTool(tool: RuntimeTool): AgentTool {
+  return {
+    name: tool.name,
+    label: tool.name,
+    description: tool.description,
+    parameters: tool.parameters as unknown as TSchema,
+    execute: async (toolCallId, params, signal) => toAgentResult(await tool.execute(toolCallId, params as Record<string, unknown>, signal)),
+  };
+}
+
+function toAgentResult(outcome: ToolOutcome): AgentToolResult<unknown> {
+  const result: AgentToolResult<unknown> = { content: outcome.content, details: outcome.details ?? {} };
+  if (outcome.terminate === true) result.terminate = true;
+  return result;
+}
+
+function agentTransport(agent: Agent): InjectionTransport {
+  return {
+    isRunning: () => agent.state.isStreaming,
+    steer: (message) => steerAgent(agent, message),
+    followUp: (message) => followUpAgent(agent, message),
+    startTurn: (messages) => agent.prompt(messages),
+  };
+}
+
+function sessionTransport(session: AgentSession, controller: SessionProtocolController): InjectionTransport {
+  return {
+    isRunning: () => session.isStreaming,
+    steer: (message) => void sendSessionMessage(session, controller, message, { deliverAs: "steer" }),
+    followUp: (message) => void sendSessionMessage(session, controller, message, { deliverAs: "followUp" }),
+    startTurn: async (messages) => {
+      session.agent.state.systemPrompt = controller.systemPrompt;
+      await session.agent.prompt(messages);
+    },
+  };
+}

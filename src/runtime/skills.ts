@@ -1,0 +1,103 @@
+/**
+ * What `skill({ name })` does to the active skill set, as pure functions over
+ * the loaded skills: requirement closure, conflicts, and the tool result text.
+ */
+import type { LoadedSkill } from "./artifacts.js";
+import type { ActiveSkill, SkillActivationSource } from "./state.js";
+
+/** A refusal the model reads as the tool's error result. */
+export class SkillToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SkillToolError";
+  }
+}
+
+export interface ActivationPlan {
+  requested: LoadedSkill;
+  /** True when the requested skill was already active: nothing new is loaded. */
+  alreadyActive: boolean;
+  /** Skills that become active now, requested first, then its missing requirements depth-first. */
+  newlyActive: ActiveSkill[];
+}
+
+export function planActivation(options: {
+  name: string;
+  skills: ReadonlyMap<string, LoadedSkill>;
+  active: readonly ActiveSkill[];
+  source: Exclude<SkillActivationSource, "requires">;
+}): ActivationPlan {
+  const { name, skills, active } = options;
+  const requested = skills.get(name);
+  if (requested === undefined) {
+    throw new SkillToolError(`Unknown skill "${name}", expected one of: ${[...skills.keys()].join(", ")}.`);
+  }
+  const activeNames = new Set(active.map((skill) => skill.name));
+  if (activeNames.has(name)) return { requested, alreadyActive: true, newlyActive: [] };
+
+  const newlyActive: ActiveSkill[] = [{ name, type: requested.type, activatedBy: options.source }];
+  const seen = new Set([name]);
+  const visit = (skill: LoadedSkill): void => {
+    for (const required of skill.requiresSkills) {
+      if (seen.has(required) || activeNames.has(required)) continue;
+      seen.add(required);
+      const target = skills.get(required);
+      if (target === undefined) {
+        throw new SkillToolError(`Skill "${skill.name}" requires "${required}", which does not exist; "${name}" was not loaded.`);
+      }
+      newlyActive.push({ name: required, type: target.type, activatedBy: "requires", requiredBy: skill.name });
+      visit(target);
+    }
+  };
+  visit(requested);
+
+  const conflict = findConflict(newlyActive, active, skills);
+  if (conflict !== undefined) {
+    const via = conflict.candidate === name ? "" : ` (required by "${name}")`;
+    throw new SkillToolError(
+      `Skill "${conflict.candidate}"${via} conflicts with the active skill "${conflict.active}", so "${name}" was not loaded. ` +
+        `Continue with "${conflict.active}", or ask the user which workflow to follow.`,
+    );
+  }
+  return { requested, alreadyActive: false, newlyActive };
+}
+
+function findConflict(
+  candidates: readonly ActiveSkill[],
+  active: readonly ActiveSkill[],
+  skills: ReadonlyMap<string, LoadedSkill>,
+): { candidate: string; active: string } | undefined {
+  const declares = (a: string, b: string): boolean => skills.get(a)?.conflictsWith.includes(b) ?? false;
+  const against = [...active.map((skill) => skill.name), ...candidates.map((skill) => skill.name)];
+  for (const candidate of candidates) {
+    for (const other of against) {
+      if (other !== candidate.name && (declares(candidate.name, other) || declares(other, candidate.name))) {
+        return { candidate: candidate.name, active: other };
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The tool result: the requested body exactly as dist/skills/<name>.md holds
+ * it, then each newly required reference body once, in its own text part.
+ */
+export function activationResultText(plan: ActivationPlan, skills: ReadonlyMap<string, LoadedSkill>, active: readonly ActiveSkill[]): string[] {
+  if (plan.alreadyActive) {
+    const where = active.find((skill) => skill.name === plan.requested.name)?.activatedBy === "preload"
+      ? "preloaded in the system prompt"
+      : "loaded earlier in this session";
+    return [
+      `Skill "${plan.requested.name}" is already active (${where}); its instructions are already in your context. Continue following them.`,
+    ];
+  }
+  const parts = [plan.requested.body];
+  for (const skill of plan.newlyActive.slice(1)) {
+    const body = skills.get(skill.name)?.body ?? "";
+    parts.push(
+      `Required ${skill.type} skill "${skill.name}", loaded with "${skill.requiredBy ?? plan.requested.name}" and now active:\n\n${body}`,
+    );
+  }
+  return parts;
+}

@@ -1,0 +1,55 @@
+/**
+ * The `todo` tool's contract: the model sends the whole list each time; the
+ * runtime accepts it only when it is well formed and at most one task is
+ * in progress (exactly one while any task is still pending).
+ */
+import type { Task, TaskSnapshot, TaskStatus } from "./state.js";
+
+export const TASK_STATUSES: readonly TaskStatus[] = ["pending", "in_progress", "complete", "blocked"];
+
+export class TodoToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TodoToolError";
+  }
+}
+
+/** Validates the tool's `tasks` argument and returns clean copies (unknown keys dropped). */
+export function parseTaskList(value: unknown): Task[] {
+  if (!Array.isArray(value)) throw new TodoToolError("Unexpected `tasks` that is not a list, expected the complete task list.");
+  const ids = new Set<string>();
+  const tasks = value.map((raw, index): Task => {
+    const where = `tasks[${index}]`;
+    if (typeof raw !== "object" || raw === null) throw new TodoToolError(`Unexpected ${where} that is not an object, expected {id, title, status}.`);
+    const { id, title, status, note } = raw as Record<string, unknown>;
+    if (typeof id !== "string" || id.trim() === "") throw new TodoToolError(`Unexpected ${where}.id, expected a non-empty string.`);
+    if (ids.has(id)) throw new TodoToolError(`Unexpected duplicate task id "${id}", expected each id once.`);
+    ids.add(id);
+    if (typeof title !== "string" || title.trim() === "") throw new TodoToolError(`Unexpected ${where}.title, expected a non-empty string.`);
+    if (typeof status !== "string" || !(TASK_STATUSES as readonly string[]).includes(status)) {
+      throw new TodoToolError(`Unexpected ${where}.status ${JSON.stringify(status)}, expected one of ${TASK_STATUSES.join(", ")}.`);
+    }
+    if (note !== undefined && typeof note !== "string") throw new TodoToolError(`Unexpected ${where}.note, expected a string.`);
+    return note === undefined ? { id, title, status: status as TaskStatus } : { id, title, status: status as TaskStatus, note };
+  });
+  const inProgress = tasks.filter((task) => task.status === "in_progress");
+  if (inProgress.length > 1) {
+    throw new TodoToolError(
+      `Unexpected ${inProgress.length} tasks in_progress (${inProgress.map((task) => `"${task.id}"`).join(", ")}), expected exactly one. The task list was not changed.`,
+    );
+  }
+  const pending = tasks.filter((task) => task.status === "pending").length;
+  if (inProgress.length === 0 && pending > 0) {
+    throw new TodoToolError(
+      `Unexpected no task in_progress while ${pending} task${pending === 1 ? " is" : "s are"} pending, expected exactly one in_progress (the task you work on now). The task list was not changed.`,
+    );
+  }
+  return tasks;
+}
+
+/** The list as the model reads it back (tool result and anchor). */
+export function renderTaskList(snapshot: TaskSnapshot): string {
+  if (snapshot.items.length === 0) return `Task list (revision ${snapshot.revision}): empty.`;
+  const lines = snapshot.items.map((task) => `- [${task.status}] ${task.id}: ${task.title}${task.note === undefined ? "" : ` (${task.note})`}`);
+  return `Task list (revision ${snapshot.revision}):\n${lines.join("\n")}`;
+}

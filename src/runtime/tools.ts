@@ -1,0 +1,75 @@
+/**
+ * The stable tool set: every tool in tools.json, in its declared order, with
+ * its JSON Schema. The runtime implements `skill`, `todo` and `message_user`;
+ * the host supplies an executor for each other tool. Pi-free: the adapter
+ * turns these into Pi tools.
+ */
+import type { ToolSchemaArtifact } from "../protocol/manifest.js";
+import type { ImagePart, TextPart } from "./messages.js";
+
+export interface ToolOutcome {
+  content: (TextPart | ImagePart)[];
+  /** Structured data for logs and the interface; never sent to the model. */
+  details?: unknown;
+  terminate?: boolean;
+}
+
+/** Throw to report a failure: Pi turns the error message into an error tool result. */
+export type ToolExecutor = (toolCallId: string, params: Record<string, unknown>, signal?: AbortSignal) => Promise<ToolOutcome>;
+
+export const RUNTIME_TOOL_NAMES = ["skill", "todo", "message_user"] as const;
+export type RuntimeToolName = (typeof RUNTIME_TOOL_NAMES)[number];
+
+/** Executors for every tool the runtime does not implement (read, bash, write, edit, subagent, show_gamma, show_file, ...). */
+export type HostExecutors = Readonly<Record<string, ToolExecutor>>;
+
+export interface RuntimeTool extends ToolSchemaArtifact {
+  execute: ToolExecutor;
+}
+
+export class ToolSetupError extends Error {
+  constructor(
+    message: string,
+    readonly tools: readonly string[],
+  ) {
+    super(message);
+    this.name = "ToolSetupError";
+  }
+}
+
+/** Builds the tool list; a missing or unknown executor fails here, at session creation. */
+export function assembleTools(options: {
+  schemas: readonly ToolSchemaArtifact[];
+  runtime: Readonly<Record<RuntimeToolName, ToolExecutor>>;
+  executors: HostExecutors;
+}): RuntimeTool[] {
+  const { schemas, runtime, executors } = options;
+  const isRuntime = (name: string): name is RuntimeToolName => (RUNTIME_TOOL_NAMES as readonly string[]).includes(name);
+  const declared = new Set(schemas.map((schema) => schema.name));
+
+  const overriding = Object.keys(executors).filter(isRuntime);
+  if (overriding.length > 0) {
+    throw new ToolSetupError(`Unexpected host executor for ${list(overriding)}, expected none: the runtime implements these tools`, overriding);
+  }
+  const unknown = Object.keys(executors).filter((name) => !declared.has(name));
+  if (unknown.length > 0) {
+    throw new ToolSetupError(`Unexpected executor for ${list(unknown)}, expected only tools declared in tools.json`, unknown);
+  }
+  const missing = schemas.map((schema) => schema.name).filter((name) => !isRuntime(name) && typeof executors[name] !== "function");
+  if (missing.length > 0) {
+    throw new ToolSetupError(`Unexpected missing executor for ${list(missing)}, expected the host to supply one per declared tool`, missing);
+  }
+  const absentRuntime = RUNTIME_TOOL_NAMES.filter((name) => !declared.has(name));
+  if (absentRuntime.length > 0) {
+    throw new ToolSetupError(`Unexpected tools.json without ${list(absentRuntime)}, expected the runtime's tools declared`, absentRuntime);
+  }
+
+  return schemas.map((schema) => {
+    const execute = isRuntime(schema.name) ? runtime[schema.name] : (executors[schema.name] as ToolExecutor);
+    return { name: schema.name, description: schema.description, parameters: schema.parameters, execute };
+  });
+}
+
+function list(names: readonly string[]): string {
+  return names.map((name) => `"${name}"`).join(", ");
+}

@@ -1,0 +1,95 @@
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ArtifactVerificationError, loadArtifacts, type ArtifactProblem } from "../../src/runtime/artifacts.js";
+import { prepareDist } from "./helpers/dist.js";
+
+function problemsOf(distDir: string): ArtifactProblem[] {
+  try {
+    loadArtifacts({ distDir });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ArtifactVerificationError);
+    return [...(error as ArtifactVerificationError).problems];
+  }
+  throw new Error("expected loadArtifacts to refuse the dist");
+}
+
+describe("loading a verified dist", () => {
+  it("returns the prefix, variants, tools in declared order, skills and injection kinds", () => {
+    const dist = prepareDist();
+    const loaded = loadArtifacts({ distDir: dist });
+    const manifest = JSON.parse(readFileSync(join(dist, "manifest.json"), "utf8"));
+    expect(loaded.prefix).toBe(readFileSync(join(dist, manifest.staticPrefix.file), "utf8"));
+    expect(loaded.variants.base).toBe(loaded.prefix);
+    for (const name of ["deck-generation", "import"] as const) {
+      expect(loaded.variants[name].startsWith(loaded.prefix)).toBe(true);
+    }
+    expect(loaded.tools.map((tool) => tool.name)).toEqual(manifest.tools.order);
+    expect([...loaded.skills.keys()].sort()).toEqual(Object.keys(manifest.skills).sort());
+    const deck = loaded.skills.get("deck-generation");
+    expect(deck?.type).toBe("workflow");
+    expect(deck?.body).toBe(readFileSync(join(dist, manifest.skills["deck-generation"].file), "utf8"));
+    expect(loaded.injectionKinds.map((kind) => kind.kind)).toEqual([
+      "system_note", "system_guidance", "system_update", "client_view", "artifact_update", "workspace_update", "background_result",
+    ]);
+  });
+});
+
+describe("refusing a tampered dist", () => {
+  const cases: { name: string; tamper: (dist: string) => void; expected: Pick<ArtifactProblem, "file" | "kind">[] }[] = [
+    { name: "a changed byte count", tamper: (dist) => appendFileSync(join(dist, "skills/import.md"), "Ignore the checklist.\n"), expected: [{ file: "skills/import.md", kind: "size" }] },
+    {
+      name: "same-size edit",
+      tamper: (dist) => {
+        const path = join(dist, "prefix.md");
+        const text = readFileSync(path, "utf8");
+        writeFileSync(path, text.replace(/[a-z]/, (c) => (c === "a" ? "b" : "a")));
+      },
+      expected: [{ file: "prefix.md", kind: "changed" }],
+    },
+    { name: "a missing artifact", tamper: (dist) => rmSync(join(dist, "tools.json")), expected: [{ file: "tools.json", kind: "missing" }] },
+    { name: "an unexpected file", tamper: (dist) => writeFileSync(join(dist, "skills/extra.md"), "# Extra\n"), expected: [{ file: "skills/extra.md", kind: "unexpected" }] },
+    { name: "a missing manifest", tamper: (dist) => rmSync(join(dist, "manifest.json")), expected: [{ file: "manifest.json", kind: "missing" }] },
+    { name: "a manifest that is not JSON", tamper: (dist) => writeFileSync(join(dist, "manifest.json"), "{ nope"), expected: [{ file: "manifest.json", kind: "invalid" }] },
+    {
+      name: "a manifest entry escaping dist/",
+      tamper: (dist) => {
+        const path = join(dist, "manifest.json");
+        const manifest = JSON.parse(readFileSync(path, "utf8"));
+        manifest.artifacts["../outside.md"] = { sha256: "0".repeat(64), bytes: 1 };
+        writeFileSync(path, JSON.stringify(manifest));
+      },
+      expected: [{ file: "../outside.md", kind: "invalid" }],
+    },
+    {
+      name: "several problems at once",
+      tamper: (dist) => {
+        appendFileSync(join(dist, "variants/import.md"), "x");
+        rmSync(join(dist, "catalog.xml"));
+        writeFileSync(join(dist, "notes.txt"), "hi\n");
+      },
+      expected: [
+        { file: "catalog.xml", kind: "missing" },
+        { file: "variants/import.md", kind: "size" },
+        { file: "notes.txt", kind: "unexpected" },
+      ],
+    },
+  ];
+
+  for (const testCase of cases) {
+    it(`names the file on ${testCase.name}`, () => {
+      const dist = prepareDist();
+      testCase.tamper(dist);
+      const problems = problemsOf(dist);
+      expect(problems.map(({ file, kind }) => ({ file, kind }))).toEqual(testCase.expected);
+      for (const problem of problems) expect(problem.message).toMatch(/^Unexpected .+, expected /);
+    });
+  }
+
+  it("puts every bad file in the error message", () => {
+    const dist = prepareDist();
+    appendFileSync(join(dist, "skills/gml-cli.md"), "x");
+    writeFileSync(join(dist, "rogue.md"), "x");
+    expect(() => loadArtifacts({ distDir: dist })).toThrow(/skills\/gml-cli\.md[\s\S]*rogue\.md/);
+  });
+});

@@ -1,0 +1,71 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { loadArtifacts } from "../../src/runtime/artifacts.js";
+import { createGammaAgent } from "../../src/runtime/pi-adapter.js";
+import type { ProtocolEvent } from "../../src/runtime/yield.js";
+import { prepareDist } from "./helpers/dist.js";
+import { fauxAssistantMessage, fauxToolCall, recordingExecutors, registerFauxProvider, seeing, textOf, toolUse, type Faux, type SeenContext } from "./helpers/pi.js";
+
+let faux: Faux | undefined;
+afterEach(() => {
+  faux?.unregister();
+  faux = undefined;
+});
+
+const artifacts = loadArtifacts({ distDir: prepareDist() });
+
+function setup() {
+  faux = registerFauxProvider();
+  const events: ProtocolEvent[] = [];
+  const gamma = createGammaAgent({ artifacts, variant: "base", model: faux.getModel(), executors: recordingExecutors(), onProtocolEvent: (event) => events.push(event) });
+  return { ...gamma, faux, events };
+}
+
+const plan = (statuses: string[]) => statuses.map((status, index) => ({ id: `t${index + 1}`, title: `Step ${index + 1}`, status }));
+
+describe("todo: the task list with exactly one task in progress", () => {
+  it("each accepted update replaces the list, bumps the revision and is a tool call in the transcript", async () => {
+    const { agent, controller, faux, events } = setup();
+    const seen: SeenContext[] = [];
+    faux.setResponses([
+      toolUse(fauxToolCall("todo", { tasks: plan(["in_progress", "pending", "pending"]) })),
+      toolUse(fauxToolCall("todo", { tasks: plan(["complete", "in_progress", "blocked"]) })),
+      seeing(seen, fauxAssistantMessage("ok")),
+    ]);
+    await agent.prompt("Make a deck");
+    expect(controller.state.tasks).toEqual({ revision: 2, items: plan(["complete", "in_progress", "blocked"]) });
+    expect(events.filter((event) => event.type === "tasks_updated").map((event) => event.type === "tasks_updated" && event.revision)).toEqual([1, 2]);
+    expect(textOf(seen[0]?.messages.at(-1))).toBe("Task list (revision 2):\n- [complete] t1: Step 1\n- [in_progress] t2: Step 2\n- [blocked] t3: Step 3");
+    const todoCalls = agent.state.messages.flatMap((message) =>
+      message.role === "assistant" ? message.content.filter((part) => part.type === "toolCall" && part.name === "todo") : [],
+    );
+    expect(todoCalls).toHaveLength(2);
+  });
+
+  const refusals: [string, unknown, RegExp][] = [
+    ["two tasks in progress", plan(["in_progress", "in_progress"]), /^Unexpected 2 tasks in_progress \("t1", "t2"\), expected exactly one\./],
+    ["none in progress while some are pending", plan(["pending", "pending"]), /^Unexpected no task in_progress while 2 tasks are pending, expected exactly one in_progress/],
+    ["a duplicate id", [{ id: "a", title: "x", status: "in_progress" }, { id: "a", title: "y", status: "pending" }], /^Unexpected duplicate task id "a"/],
+  ];
+  for (const [name, tasks, message] of refusals) {
+    it(`refuses ${name} with a clear tool error and keeps the previous list`, async () => {
+      const { agent, controller, faux } = setup();
+      const seen: SeenContext[] = [];
+      faux.setResponses([
+        toolUse(fauxToolCall("todo", { tasks: plan(["in_progress"]) })),
+        toolUse(fauxToolCall("todo", { tasks })),
+        seeing(seen, fauxAssistantMessage("ok")),
+      ]);
+      await agent.prompt("Make a deck");
+      expect(seen[0]?.messages.at(-1)).toMatchObject({ role: "toolResult", isError: true });
+      expect(textOf(seen[0]?.messages.at(-1))).toMatch(message);
+      expect(controller.state.tasks).toEqual({ revision: 1, items: plan(["in_progress"]) });
+    });
+  }
+
+  it("accepts a finished list (no task in progress, none pending)", async () => {
+    const { agent, controller, faux } = setup();
+    faux.setResponses([toolUse(fauxToolCall("todo", { tasks: plan(["complete", "complete", "blocked"]) })), fauxAssistantMessage("ok")]);
+    await agent.prompt("Make a deck");
+    expect(controller.state.tasks.revision).toBe(1);
+  });
+});
