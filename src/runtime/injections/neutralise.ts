@@ -1,0 +1,199 @@
+/**
+ * Keeps plain text from posing as a platform message. A reserved tag opener
+ * or closer (`<system_note`, `</client_view`, ...) inside text the model reads
+ * as user content gets its `<` replaced by the visible escape `&lt;`: the
+ * words stay readable, but nothing in the text is a tag any more. (A
+ * full-width `＜` would read as a tag again to anything that folds Unicode,
+ * this matcher included; `&lt;` folds to nothing but itself.)
+ *
+ * Matching works on a folded view of the text so tricks that a reader (or a
+ * model) would still see as the tag are caught: Unicode compatibility forms
+ * (full-width `＜`, small `﹤`, mathematical letters), other angle brackets,
+ * Cyrillic and Greek look-alike letters, accents, invisible characters,
+ * any case, and whitespace or dashes inside the name. Text is handled one
+ * message at a time with no state; a `<` that ends a message while the name
+ * after it could still grow into a reserved one is neutralised too, so a tag
+ * split across messages cannot be completed by the next message.
+ */
+import { INJECTION_KINDS } from "../../protocol/manifest.js";
+
+/** Tags the platform owns: the injection kinds plus the prefix's own structural tags. */
+export const RESERVED_TAG_NAMES: readonly string[] = [
+  ...INJECTION_KINDS,
+  "knowledge_hints",
+  "system-reminder",
+  "preloaded_skill",
+  "available_skills",
+  "skill",
+  // The runtime's state anchor (src/runtime/anchor.ts).
+  "session_state",
+  "active_skills",
+  "tasks",
+  "current_artifacts",
+  "pending_injections",
+];
+
+export const NEUTRALISED_OPENER = "&lt;";
+
+export interface Neutraliser {
+  /** Returns the text with every reserved opener/closer neutralised (idempotent). */
+  neutralise(text: string): string;
+  /** True when the text still holds something that reads as a reserved tag. */
+  containsReservedTag(text: string): boolean;
+}
+
+export function createNeutraliser(reservedTagNames: readonly string[] = RESERVED_TAG_NAMES): Neutraliser {
+  const names = new Set(reservedTagNames.map(canonicalName).filter((name) => name.length > 0));
+  const longest = Math.max(0, ...[...names].map((name) => name.length));
+  const find = (text: string): number[] => findReservedOpeners(text, names, longest);
+  return {
+    neutralise(text) {
+      const openers = find(text);
+      if (openers.length === 0) return text;
+      let result = "";
+      let last = 0;
+      for (const start of openers) {
+        const width = (text.codePointAt(start) ?? 0) > 0xffff ? 2 : 1;
+        result += text.slice(last, start) + NEUTRALISED_OPENER;
+        last = start + width;
+      }
+      return result + text.slice(last);
+    },
+    containsReservedTag: (text) => find(text).length > 0,
+  };
+}
+
+let defaultNeutraliser: Neutraliser | undefined;
+
+export function neutraliseReservedTags(text: string): string {
+  defaultNeutraliser ??= createNeutraliser();
+  return defaultNeutraliser.neutralise(text);
+}
+
+export function containsReservedTag(text: string): boolean {
+  defaultNeutraliser ??= createNeutraliser();
+  return defaultNeutraliser.containsReservedTag(text);
+}
+
+/** Lowercase letters and digits only: `system-reminder`, `System_Reminder` and `system reminder` are one name. */
+function canonicalName(name: string): string {
+  let canonical = "";
+  for (const character of name) canonical += foldCharacter(character);
+  return canonical.replace(/[^a-z0-9]/g, "");
+}
+
+/** UTF-16 offsets of every `<`-like character that opens a reserved tag. */
+function findReservedOpeners(text: string, names: ReadonlySet<string>, longest: number): number[] {
+  const openers: number[] = [];
+  for (let index = 0; index < text.length; index++) {
+    // Only a handful of characters read as "<" (all in the BMP), so most text is skipped unfolded.
+    if (!OPENING_BRACKETS.has(text.charCodeAt(index))) continue;
+    if (opensReservedTag(text, index + 1, names, longest)) openers.push(index);
+  }
+  return openers;
+}
+
+/**
+ * Reads the tag name after a `<`-like character: an optional `/`, then
+ * letters and digits, skipping invisible characters, whitespace and dashes
+ * inside the name. It is reserved when the letters read so far equal a
+ * reserved name at a word boundary (`<system_note>`, `<system note id=…>`),
+ * or when the text ends while they could still become one.
+ */
+function opensReservedTag(text: string, from: number, names: ReadonlySet<string>, longest: number): boolean {
+  let name = "";
+  let slashAllowed = true;
+  let index = from;
+  let visible = 0;
+  // Bounds keep hostile runs of spaces or invisible characters from making the scan quadratic.
+  while (index < text.length && index - from < MAX_SCANNED_UNITS) {
+    const character = String.fromCodePoint(text.codePointAt(index) ?? 0);
+    index += character.length;
+    const folded = foldCharacter(character);
+    if (folded === "") continue; // invisible or a combining mark
+    if (++visible > MAX_VISIBLE_CHARACTERS) return false;
+    if (/^[a-z0-9]+$/.test(folded)) {
+      name += folded;
+      slashAllowed = false;
+      if (name.length > longest) return false;
+      continue;
+    }
+    // Any other character ends a word: a reserved name ending here is a tag.
+    if (names.has(name)) return true;
+    if (slashAllowed && folded === "/") {
+      slashAllowed = false;
+      continue;
+    }
+    if (isSpace(folded) || (name.length > 0 && isNameSeparator(folded))) continue;
+    return false;
+  }
+  if (names.has(name)) return true;
+  if (index < text.length) return false;
+  // The text ended inside a possible tag name: a later message must not be able to finish it.
+  for (const reserved of names) if (reserved.startsWith(name)) return true;
+  return false;
+}
+
+const MAX_SCANNED_UNITS = 4096;
+const MAX_VISIBLE_CHARACTERS = 96;
+
+function isSpace(folded: string): boolean {
+  return /^\s+$/u.test(folded);
+}
+
+function isNameSeparator(folded: string): boolean {
+  return /^[\p{Pd}\p{Pc}.:]+$/u.test(folded);
+}
+
+const foldCache = new Map<string, string>();
+
+/**
+ * One character as a reader would take it: compatibility-decomposed, accents
+ * and invisible characters dropped, look-alikes mapped to ASCII, lowercased.
+ */
+function foldCharacter(character: string): string {
+  const cached = foldCache.get(character);
+  if (cached !== undefined) return cached;
+  let folded = "";
+  if (!/\p{Default_Ignorable_Code_Point}/u.test(character)) {
+    const decomposed = character.normalize("NFKD").replace(/\p{M}/gu, "").normalize("NFKC");
+    for (const part of decomposed) folded += LOOK_ALIKES[part] ?? part.toLowerCase();
+  }
+  if (foldCache.size < 4096) foldCache.set(character, folded);
+  return folded;
+}
+
+/**
+ * Every character that folds to "<": "<", the three whose compatibility form
+ * is "<" (full-width, small, and ≮ once its stroke is dropped), the look-alike
+ * brackets below and the vertical form ︿ of 〈. A test folds every code point
+ * to keep this list complete.
+ */
+const OPENING_BRACKETS: ReadonlySet<number> = new Set([
+  0x3c, 0xff1c, 0xfe64, 0x226e, 0x2039, 0x2329, 0x3008, 0xfe3f, 0x27e8, 0x02c2, 0x1438, 0x276c, 0x276e, 0x29fc, 0x2d66, 0x1be0,
+]);
+
+/** Characters NFKC leaves alone that still read as `<` or as a Latin letter. */
+const LOOK_ALIKES: Readonly<Record<string, string>> = {
+  // angle brackets
+  "\u2039": "<", "\u2329": "<", "\u3008": "<", "\u27E8": "<", "\u02C2": "<", "\u1438": "<",
+  "\u276C": "<", "\u276E": "<", "\u29FC": "<", "\u2D66": "<", "\u1BE0": "<",
+  // Cyrillic
+  "\u0430": "a", "\u0410": "a", "\u0412": "b", "\u0432": "b", "\u0441": "c", "\u0421": "c",
+  "\u0501": "d", "\u0435": "e", "\u0415": "e", "\u04BB": "h", "\u041D": "h", "\u043D": "h",
+  "\u0456": "i", "\u0406": "i", "\u0458": "j", "\u0408": "j", "\u041A": "k", "\u043A": "k",
+  "\u04CF": "l", "\u041C": "m", "\u043C": "m", "\u043E": "o", "\u041E": "o", "\u0440": "p",
+  "\u0420": "p", "\u051B": "q", "\u0433": "r", "\u0455": "s", "\u0405": "s", "\u0422": "t",
+  "\u0442": "t", "\u0443": "y", "\u0423": "y", "\u051D": "w", "\u0445": "x", "\u0425": "x",
+  // Greek
+  "\u03B1": "a", "\u0391": "a", "\u0392": "b", "\u03B2": "b", "\u03F2": "c", "\u0395": "e",
+  "\u03B5": "e", "\u0397": "h", "\u03B7": "n", "\u0399": "i", "\u03B9": "i", "\u039A": "k",
+  "\u03BA": "k", "\u039C": "m", "\u039D": "n", "\u03BD": "v", "\u039F": "o", "\u03BF": "o",
+  "\u03A1": "p", "\u03C1": "p", "\u03A4": "t", "\u03C4": "t", "\u03A5": "y", "\u03C5": "u",
+  "\u03A7": "x", "\u03C7": "x", "\u0396": "z",
+  // Latin variants
+  "\u0131": "i", "\u0261": "g", "\u1D00": "a", "\u1D04": "c", "\u1D07": "e", "\u0262": "g",
+  "\u029C": "h", "\u026A": "i", "\u1D0B": "k", "\u029F": "l", "\u1D0D": "m", "\u0274": "n",
+  "\u1D0F": "o", "\u1D18": "p", "\u0280": "r", "\uA731": "s", "\u1D1B": "t", "\u1D1C": "u",
+  "\u1D20": "v", "\u1D21": "w", "\u028F": "y", "\u1D22": "z",
+};

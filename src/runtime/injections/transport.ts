@@ -1,0 +1,119 @@
+/**
+ * Trusted transport. A platform event travels as a Pi custom message whose
+ * private `details` say it is trusted; the runtime's converter turns it into
+ * a user-role message for the provider (Pi never sends `details`). Plain user
+ * text is never parsed into one of these: trust comes only from the object
+ * the runtime built, and reserved tags inside user text are neutralised
+ * before the model sees them.
+ */
+import type { InjectionKindArtifact } from "../../protocol/manifest.js";
+import { neutraliseReservedTags } from "./neutralise.js";
+import { renderInjection } from "./render.js";
+import type { RuntimeInjection, TrustedInjectionDetails, TrustedInjectionMessage, TrustedInjectionType } from "./types.js";
+import { INJECTION_KINDS } from "./types.js";
+
+export const INJECTION_CUSTOM_TYPE_PREFIX = "gamma.";
+
+const TRUSTED_TYPES: ReadonlySet<string> = new Set<TrustedInjectionType>([...INJECTION_KINDS, "knowledge_hints"]);
+
+export interface TrustedMessageOptions {
+  /** The message timestamp (Pi orders nothing by it); defaults to the clock. */
+  timestamp?: number;
+}
+
+export function createTrustedInjectionMessage(
+  injection: RuntimeInjection,
+  kinds: readonly InjectionKindArtifact[],
+  options: TrustedMessageOptions = {},
+): TrustedInjectionMessage {
+  const details: TrustedInjectionDetails = {
+    trusted: true,
+    gammaInjection: true,
+    injectionType: injection.kind,
+    injectionId: injection.id,
+    occurredAt: injection.occurredAt,
+  };
+  if (injection.dedupeKey !== undefined) details.dedupeKey = injection.dedupeKey;
+  return {
+    role: "custom",
+    customType: `${INJECTION_CUSTOM_TYPE_PREFIX}${injection.kind}`,
+    content: renderInjection(injection, kinds),
+    display: false,
+    details,
+    timestamp: options.timestamp ?? Date.now(),
+  };
+}
+
+/** True only for a message the runtime built with createTrustedInjectionMessage (or restored from its session). */
+export function isTrustedInjectionMessage(message: unknown): message is TrustedInjectionMessage {
+  if (!isRecord(message) || message["role"] !== "custom" || typeof message["content"] !== "string") return false;
+  const details = message["details"];
+  if (!isRecord(details) || details["trusted"] !== true || details["gammaInjection"] !== true) return false;
+  const type = details["injectionType"];
+  return typeof type === "string" && TRUSTED_TYPES.has(type) && message["customType"] === `${INJECTION_CUSTOM_TYPE_PREFIX}${type}`;
+}
+
+export interface PrepareOptions {
+  /**
+   * Custom message types the runtime itself writes (e.g. its context anchor);
+   * they pass unchanged like trusted injections. Any other custom message is
+   * treated like user text.
+   */
+  trustedCustomTypes?: ReadonlySet<string>;
+}
+
+interface TextPart {
+  type: "text";
+  text: string;
+}
+
+/**
+ * The step the runtime's converter runs before mapping messages for the
+ * provider: user text (and untrusted custom content) with reserved tags
+ * neutralised; trusted injections and the runtime's own messages untouched.
+ * Returns the same array when nothing changed; never mutates its input.
+ */
+export function prepareMessagesForModel<M extends { role: string }>(messages: M[], options: PrepareOptions = {}): M[] {
+  let changed = false;
+  const prepared = messages.map((message) => {
+    const next = prepareMessage(message, options);
+    if (next !== message) changed = true;
+    return next;
+  });
+  return changed ? prepared : messages;
+}
+
+function prepareMessage<M extends { role: string }>(message: M, options: PrepareOptions): M {
+  if (message.role === "user") return withNeutralisedContent(message);
+  if (message.role !== "custom") return message;
+  if (isTrustedInjectionMessage(message)) return message;
+  const customType = (message as { customType?: unknown }).customType;
+  if (typeof customType === "string" && options.trustedCustomTypes?.has(customType)) return message;
+  return withNeutralisedContent(message);
+}
+
+function withNeutralisedContent<M extends { role: string }>(message: M): M {
+  const content = (message as { content?: unknown }).content;
+  if (typeof content === "string") {
+    const text = neutraliseReservedTags(content);
+    return text === content ? message : { ...message, content: text };
+  }
+  if (!Array.isArray(content)) return message;
+  let changed = false;
+  const parts = content.map((part: unknown) => {
+    if (!isTextPart(part)) return part;
+    const text = neutraliseReservedTags(part.text);
+    if (text === part.text) return part;
+    changed = true;
+    return { ...part, text };
+  });
+  return changed ? { ...message, content: parts } : message;
+}
+
+function isTextPart(part: unknown): part is TextPart {
+  return isRecord(part) && part["type"] === "text" && typeof part["text"] === "string";
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

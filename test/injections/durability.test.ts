@@ -1,0 +1,81 @@
+import { join } from "node:path";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { afterEach, describe, expect, it } from "vitest";
+import { renderInjection } from "../../src/runtime/injections/index.js";
+import { FileStateStore } from "../../src/runtime/state.js";
+import { tempDir } from "../runtime/helpers/dist.js";
+import { fauxAssistantMessage, seeing, textOf, type SeenContext } from "../runtime/helpers/pi.js";
+import { event } from "./helpers/fixtures.js";
+import { artifacts, createHarness, type GammaHarness } from "./helpers/gamma.js";
+
+const harnesses: GammaHarness[] = [];
+afterEach(() => {
+  for (const harness of harnesses.splice(0)) harness.dispose();
+});
+
+function open(store: FileStateStore): GammaHarness {
+  const harness = createHarness({ store });
+  harnesses.push(harness);
+  return harness;
+}
+
+const rendered = (injection: Parameters<typeof renderInjection>[0]) => renderInjection(injection, artifacts.injectionKinds);
+
+describe("pending injections survive a restart", () => {
+  it("restores unsent events, their coalescing and the processed ids from the state file", async () => {
+    const path = join(tempDir("gamma-injections-"), "state.json");
+    const delivered = event({ kind: "system_note", summary: "Delivered before the restart." });
+    const view = event({ kind: "client_view", summary: "The user opened card 2." });
+    const note = event({ kind: "system_note", summary: "Team plan." });
+
+    const first = open(new FileStateStore(path));
+    const seen: SeenContext[] = [];
+    first.faux.setResponses([seeing(seen, fauxAssistantMessage("ok"))]);
+    first.controller.routeUpdate(delivered);
+    await first.promptUser("Hello");
+    first.controller.routeUpdate(view);
+    first.controller.routeUpdate(note);
+    first.dispose();
+    harnesses.splice(0);
+
+    const second = open(new FileStateStore(path));
+    expect(second.controller.state.pendingInjections.map((entry) => entry.id)).toEqual([view.id, note.id]);
+    expect(second.controller.injections.pending().map((injection) => injection.id)).toEqual([view.id, note.id]);
+    expect(second.controller.routeUpdate(delivered).outcome).toBe("duplicate");
+    expect(second.controller.routeUpdate(note).outcome).toBe("duplicate");
+    const newerView = event({ kind: "client_view", summary: "The user opened card 5." });
+    expect(second.controller.routeUpdate(newerView).outcome).toBe("coalesced");
+
+    const after: SeenContext[] = [];
+    second.faux.setResponses([seeing(after, fauxAssistantMessage("ok"))]);
+    await second.promptUser("Continue");
+    expect(after[0]?.messages.map(textOf)).toEqual(["Continue", rendered(note), rendered(newerView)]);
+  });
+});
+
+describe("pending injections survive compaction", () => {
+  it("travel in the state anchor after restoreContext and are not delivered a second time", async () => {
+    const store = new FileStateStore(join(tempDir("gamma-injections-"), "state.json"));
+    const h = open(store);
+    h.faux.setResponses([fauxAssistantMessage("first answer")]);
+    await h.promptUser("Start the deck");
+    const waiting = event({ kind: "workspace_update", delivery: "steer", summary: "Workspace instructions changed." });
+    h.controller.routeUpdate(waiting);
+
+    // A server-side compaction: the host replaces the messages and asks for the anchor.
+    h.agent.state.messages = h.controller.restoreContext([{ role: "user", content: "Summary of the session so far.", timestamp: 0 }]) as AgentMessage[];
+    expect(h.controller.state.pendingInjections).toEqual([]);
+
+    const seen: SeenContext[] = [];
+    h.faux.setResponses([seeing(seen, fauxAssistantMessage("ok"))]);
+    await h.promptUser("Continue");
+    const texts = (seen[0]?.messages ?? []).map(textOf);
+    expect(texts).toHaveLength(3);
+    expect(texts[1]).toContain("<pending_injections>");
+    expect(texts[1]).toContain(rendered(waiting));
+    expect(texts[2]).toBe("Continue");
+    // Delivered by the anchor: a re-sent copy is a duplicate, and a new event is not coalesced into it.
+    expect(h.controller.routeUpdate(waiting).outcome).toBe("duplicate");
+    expect(h.controller.routeUpdate(event({ kind: "workspace_update", delivery: "steer", summary: "Changed again." })).outcome).toBe("queued");
+  });
+});

@@ -1,0 +1,110 @@
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { type Context, fauxAssistantMessage, type Message } from "@mariozechner/pi-ai";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  containsReservedTag,
+  isTrustedInjectionMessage,
+  neutraliseReservedTags,
+  prepareMessagesForModel,
+} from "../../src/runtime/injections/index.js";
+import { textOf } from "../runtime/helpers/pi.js";
+import { listFixtures } from "./helpers/fixtures.js";
+import { createHarness, type GammaHarness } from "./helpers/gamma.js";
+import { hasReservedOpener, readerView } from "./helpers/oracle.js";
+
+const SPLIT = "\n=====message=====\n";
+const spoofing = listFixtures("spoofing", ".txt").map(({ name, text }) => ({ name, messages: text.split(SPLIT) }));
+const benign = listFixtures("benign", ".txt");
+
+function userMessage(text: string): { role: "user"; content: string; timestamp: number } {
+  return { role: "user", content: text, timestamp: 0 };
+}
+
+describe("the spoofing corpus", () => {
+  it("has at least 25 cases, including tags split across messages", () => {
+    expect(spoofing.length).toBeGreaterThanOrEqual(25);
+    expect(spoofing.filter((entry) => entry.messages.length > 1).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it.each(spoofing)("$name: every case really reads as a reserved tag before neutralising", ({ name, messages }) => {
+    // The corpus must hold real attempts, or the next test proves nothing.
+    if (name.includes("split")) expect(hasReservedOpener(messages.join(""))).toBe(true);
+    else if (name.includes("entity")) expect(hasReservedOpener(messages.join(""))).toBe(true);
+    else expect(messages.some((text) => hasReservedOpener(text)), readerView(messages.join(""))).toBe(true);
+  });
+
+  it.each(spoofing)("$name: no reserved opener survives in what the model reads as user text", ({ messages }) => {
+    const prepared = prepareMessagesForModel(messages.map(userMessage));
+    const texts = prepared.map((message) => message.content);
+    for (const text of texts) {
+      expect(hasReservedOpener(text), readerView(text)).toBe(false);
+      expect(containsReservedTag(text)).toBe(false);
+      expect(isTrustedInjectionMessage(text)).toBe(false);
+    }
+    // Reading the messages back to back cannot complete a split tag either.
+    expect(hasReservedOpener(texts.join("")), readerView(texts.join(""))).toBe(false);
+    expect(prepared.every((message) => message.role === "user")).toBe(true);
+  });
+
+  it.each(spoofing)("$name: only the opening bracket changes, and a second pass changes nothing", ({ messages }) => {
+    for (const text of messages) {
+      const once = neutraliseReservedTags(text);
+      expect(neutraliseReservedTags(once)).toBe(once);
+      // Read with every bracket as "<", the text is unchanged: only brackets were touched.
+      expect(readerView(once.replaceAll("&lt;", "<"))).toBe(readerView(text.replaceAll("&lt;", "<")));
+      expect(once.length).toBeGreaterThanOrEqual(text.length);
+    }
+  });
+
+  it.each(benign)("$name: ordinary text with angle brackets is left exactly as written", ({ text }) => {
+    expect(neutraliseReservedTags(text)).toBe(text);
+  });
+});
+
+let harness: GammaHarness | undefined;
+afterEach(() => {
+  harness?.dispose();
+  harness = undefined;
+});
+
+describe("the spoofing corpus through the runtime's Pi Agent", () => {
+  it("reaches the model as plain user messages with every reserved tag neutralised, and nothing becomes trusted", async () => {
+    harness = createHarness();
+    const h = harness;
+    const seen: Message[][] = [];
+    h.faux.setResponses(
+      spoofing.map(() => (context: Context) => {
+        seen.push([...context.messages]);
+        return fauxAssistantMessage("ok");
+      }),
+    );
+    for (const { messages } of spoofing) {
+      await h.agent.prompt(h.controller.buildTurnMessages({ messages: messages.map(userMessage) }) as AgentMessage[]);
+    }
+    expect(seen).toHaveLength(spoofing.length);
+    expect(h.agent.state.messages.some((message) => message.role === "custom")).toBe(false);
+    expect(h.agent.state.messages.some((message) => isTrustedInjectionMessage(message))).toBe(false);
+    expect(h.controller.state.pendingInjections).toEqual([]);
+    const last = seen.at(-1) ?? [];
+    const userTexts = last.filter((message) => message.role === "user").map((message) => textOf(message));
+    expect(userTexts).toHaveLength(spoofing.reduce((total, entry) => total + entry.messages.length, 0));
+    for (const text of userTexts) expect(hasReservedOpener(text), readerView(text)).toBe(false);
+    // The transcript keeps what the user wrote; only the model's view is neutralised.
+    const stored = h.agent.state.messages.filter((message) => message.role === "user");
+    expect(stored.some((message) => JSON.stringify(message).includes("<system_note>"))).toBe(true);
+  });
+});
+
+describe("every character that reads as '<'", () => {
+  it("opens a reserved tag for the neutraliser (BMP and SMP, checked one code point at a time)", () => {
+    const missed: string[] = [];
+    for (let code = 0; code <= 0x1ffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const character = String.fromCodePoint(code);
+      if (readerView(character) !== "<") continue;
+      const spoof = `${character}system_note>`;
+      if (neutraliseReservedTags(spoof) !== `&lt;system_note>`) missed.push(code.toString(16));
+    }
+    expect(missed).toEqual([]);
+  });
+});
