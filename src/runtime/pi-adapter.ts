@@ -7,7 +7,7 @@
  * when a session is created.
  */
 import { Agent, type AgentMessage, type AgentTool, type AgentToolResult, type StreamFn, type ThinkingLevel } from "@mariozechner/pi-agent-core";
-import type { Message, Model, TSchema } from "@mariozechner/pi-ai";
+import type { Api, Message, Model, TSchema } from "@mariozechner/pi-ai";
 import type { AgentSession, AuthStorage, ExtensionAPI, ModelRegistry, SessionManager, SettingsManager } from "@mariozechner/pi-coding-agent";
 import type { VariantName } from "../protocol/manifest.js";
 import type { LoadedArtifacts } from "./artifacts.js";
@@ -26,8 +26,7 @@ export type ControllerSource =
   | { artifacts: LoadedArtifacts; variant: VariantName; store?: StateStore; onProtocolEvent?: (event: ProtocolEvent) => void };
 
 export type GammaAgentOptions = ControllerSource & {
-  // Pi's own `Model` type is generic over the provider API.
-  model: Model<any>;
+  model: Model<Api>;
   executors: HostExecutors;
   /** A transcript to continue (e.g. the host's stored messages). */
   messages?: AgentMessage[];
@@ -140,7 +139,7 @@ export async function sendSessionMessage(
 // ---- pi-coding-agent -------------------------------------------------------------------------
 
 export type GammaSessionOptions = ControllerSource & {
-  model: Model<any>;
+  model: Model<Api>;
   executors: HostExecutors;
   cwd: string;
   sessionManager: SessionManager;

@@ -1,0 +1,29 @@
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { ruleRegistry } from "../../src/diagnostics/rules/index.js";
+
+const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8");
+const packageJson = JSON.parse(await readFile(new URL("../../package.json", import.meta.url), "utf8")) as {
+  bin: Record<string, string>;
+  files: string[];
+  exports: Record<string, unknown>;
+};
+
+describe("README and package.json stay true", () => {
+  it("documents every rule id with its severity and description", () => {
+    for (const [ruleId, rule] of Object.entries(ruleRegistry)) {
+      expect(readme, ruleId).toContain(`| \`${ruleId}\` | ${rule.severity} | ${rule.description.replace(/\|/g, "\\|")} |`);
+    }
+  });
+
+  it("shows the two set-up commands for a fresh machine", () => {
+    expect(readme).toContain("npm install && npx gamma-prompt build");
+    expect(readme).toContain("npm install && npm test");
+  });
+
+  it("ships the CLI from lib/ and the artifacts and schemas with the package", () => {
+    expect(packageJson.bin["gamma-prompt"]).toBe("lib/cli/index.js");
+    expect(packageJson.files).toEqual(expect.arrayContaining(["lib", "dist", "schemas"]));
+    expect(Object.keys(packageJson.exports)).toEqual(expect.arrayContaining([".", "./runtime"]));
+  });
+});
