@@ -10,7 +10,7 @@ import { InjectionDesk, type RouteUpdateResult } from "./injections/desk.js";
 import type { LoadedArtifacts } from "./artifacts.js";
 import { ANCHOR_CUSTOM_TYPE, createTrustedMessage, isAnchorMessage, type GammaCustomMessage, type ImagePart, type RuntimeUserMessage } from "./messages.js";
 import { activationResultText, planActivation } from "./skills.js";
-import { MemoryStateStore, STATE_VERSION, type ArtifactReference, type ExecutionState, type JsonValue, type PendingInjection, type StateStore, type TaskSnapshot } from "./state.js";
+import { MemoryStateStore, STATE_VERSION, type ArtifactReference, type ExecutionState, type JsonValue, type PendingInjection, type PiQueue, type StateStore, type TaskSnapshot } from "./state.js";
 import { parseTaskList, renderTaskList } from "./tasks.js";
 import type { RuntimeToolName, ToolExecutor, ToolOutcome } from "./tools.js";
 import { batchRequestsYield, parseMessageUser, RunTracker, SHARED_BATCH_NOTE, type ProtocolEvent, type ToolCallSummary, type YieldRecord } from "./yield.js";
@@ -191,11 +191,24 @@ export class SessionProtocolController {
     return taken.sort(byOccurrence);
   }
 
-  markInjectionQueued(id: string, via: "steer" | "follow_up"): void {
+  markInjectionQueued(id: string, via: PiQueue): void {
     const injection = this.current.pendingInjections.find((candidate) => candidate.id === id);
     if (injection === undefined) return;
     injection.queuedAs = via;
     this.commit();
+  }
+
+  /**
+   * The unqueued pending injections, oldest first, marked as riding with the
+   * next user prompt (AgentSession's next-turn list). They stay pending until
+   * Pi reports them in the context, so a restart before that keeps them.
+   */
+  queuePendingForNextTurn(): PendingInjection[] {
+    const due = this.current.pendingInjections.filter((candidate) => candidate.queuedAs === undefined).sort(byOccurrence);
+    if (due.length === 0) return [];
+    for (const injection of due) injection.queuedAs = "next_turn";
+    this.commit();
+    return due;
   }
 
   /** Pi put the message into the context: it is no longer pending. */

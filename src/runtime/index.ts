@@ -44,6 +44,7 @@ export {
   type ExecutionState,
   type JsonValue,
   type PendingInjection,
+  type PiQueue,
   type SkillActivationSource,
   type StateStore,
   type Task,

@@ -122,7 +122,11 @@ export function followUpAgent(agent: Agent, message: GammaCustomMessage): void {
 
 export type SessionDelivery = "steer" | "followUp" | "nextTurn";
 
-/** AgentSession.sendCustomMessage with the system prompt pinned (a triggered turn skips before_agent_start). */
+/**
+ * AgentSession.sendCustomMessage with the system prompt pinned (a triggered
+ * turn skips before_agent_start). A pending injection sent as `nextTurn` is
+ * marked queued so the session's own next-turn delivery does not send it again.
+ */
 export async function sendSessionMessage(
   session: AgentSession,
   controller: SessionProtocolController,
@@ -130,10 +134,12 @@ export async function sendSessionMessage(
   options: { deliverAs?: SessionDelivery; triggerTurn?: boolean } = {},
 ): Promise<void> {
   session.agent.state.systemPrompt = controller.systemPrompt;
-  await session.sendCustomMessage(
-    { customType: message.customType, content: message.content, display: message.display, details: message.details },
-    { ...(options.deliverAs === undefined ? {} : { deliverAs: options.deliverAs }), ...(options.triggerTurn === undefined ? {} : { triggerTurn: options.triggerTurn }) },
-  );
+  const injectionId = message.details.injectionId;
+  if (options.deliverAs === "nextTurn" && injectionId !== undefined) controller.markInjectionQueued(injectionId, "next_turn");
+  await session.sendCustomMessage(customPayload(message), {
+    ...(options.deliverAs === undefined ? {} : { deliverAs: options.deliverAs }),
+    ...(options.triggerTurn === undefined ? {} : { triggerTurn: options.triggerTurn }),
+  });
 }
 
 // ---- pi-coding-agent -------------------------------------------------------------------------
@@ -233,12 +239,23 @@ function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController
       execute: async (toolCallId, params, signal) => toAgentResult(await tool.execute(toolCallId, params as Record<string, unknown>, signal)),
     });
   }
+  // Next-turn delivery. `input` is the last hook before prompt() drains Pi's
+  // next-turn list right after the user's message (before_agent_start comes
+  // after the drain and adds at most one message). The injections stay pending
+  // until message_end shows them in the context; a prompt that is only queued
+  // into a running agent leaves them for the next one.
+  api.on("input", (_event, context) => {
+    if (!context.isIdle()) return;
+    for (const injection of controller.queuePendingForNextTurn()) api.sendMessage(customPayload(injection.message), { deliverAs: "nextTurn" });
+  });
   api.on("before_agent_start", () => ({ systemPrompt: controller.systemPrompt }));
   api.on("context", (event) => ({ messages: dropStaleAnchors(neutraliseUntrusted(event.messages)) }));
-  api.on("session_compact", () => {
-    const anchor = controller.anchorMessage();
-    api.sendMessage({ customType: anchor.customType, content: anchor.content, display: anchor.display, details: anchor.details });
-  });
+  api.on("session_compact", () => api.sendMessage(customPayload(controller.anchorMessage())));
+}
+
+/** The fields Pi's sendCustomMessage/sendMessage take; Pi stamps its own timestamp. */
+function customPayload(message: GammaCustomMessage): Pick<GammaCustomMessage, "customType" | "content" | "display" | "details"> {
+  return { customType: message.customType, content: message.content, display: message.display, details: message.details };
 }
 
 // ---- shared wiring -------------------------------------------------------------------------

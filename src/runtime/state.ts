@@ -47,6 +47,9 @@ export interface ArtifactReference {
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
+/** The Pi queues a pending injection can wait in; all are lost on restart. */
+export type PiQueue = "steer" | "follow_up" | "next_turn";
+
 /**
  * A runtime injection not yet seen by the model. The injections module owns
  * its policy; the controller keeps it durable and delivers it.
@@ -58,8 +61,8 @@ export interface PendingInjection {
   delivery: InjectionDelivery;
   /** The trusted custom message the model receives. */
   message: GammaCustomMessage;
-  /** Set while the message sits in Pi's steering or follow-up queue. */
-  queuedAs?: "steer" | "follow_up";
+  /** Set while the message sits in a Pi queue: steering, follow-up, or AgentSession's next-turn list. */
+  queuedAs?: PiQueue;
   /** Data owned by the injections module (e.g. its envelope); JSON only. */
   data?: JsonValue;
 }
