@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
@@ -6,6 +7,7 @@ import type { SkillParseCache } from "./pipeline/parse.js";
 import { MANIFEST_FILE, type DistManifest } from "./protocol/manifest.js";
 import { cacheFile, computeInputKey, currentStamp, readPersistedBuild, writePersistedBuild } from "./pipeline/build-cache.js";
 import { EmitError, emitArtifacts, listTree } from "./pipeline/emit.js";
+import { createIncrementalState, type IncrementalState } from "./pipeline/incremental.js";
 import { sha256Hex } from "./pipeline/sources.js";
 import { summarize, type BuildSummary } from "./pipeline/summary.js";
 
@@ -13,17 +15,19 @@ export type { BuildSummary, VariantSummary } from "./pipeline/summary.js";
 
 /**
  * Opaque incremental state for successive builds of one project (watch mode):
- * skill parse results by content hash, prompt sources by path and token
- * counts by text hash. Never shared between projects.
+ * skill parse results by content hash, prompt sources by path, token counts
+ * by text and the rest of what a rebuild can reuse (see IncrementalState).
+ * Never shared between projects.
  */
 export interface BuildCache {
   parseCache?: SkillParseCache;
   readonly sources: Map<string, SourceFile>;
   readonly tokenCounts: Map<string, number>;
+  incremental?: IncrementalState;
 }
 
 export function createBuildCache(): BuildCache {
-  return { sources: new Map(), tokenCounts: new Map() };
+  return { sources: new Map(), tokenCounts: new Map(), incremental: createIncrementalState() };
 }
 
 export interface BuildOptions {
@@ -69,7 +73,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const outDir = resolve(root, options.outDir ?? "dist");
   const outRel = toPosix(relative(root, outDir)) || ".";
   const persistent = options.persistentCache ?? !(options.cache && options.changedPaths);
-  const previousManifest = await readManifest(outDir);
+  const previousManifest = rememberedManifest(outDir, options.cache?.incremental) ?? (await readManifest(outDir));
 
   const input = persistent ? await computeInputKey(root, outRel) : undefined;
   if (input !== undefined) {
@@ -100,8 +104,18 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 
   let emitted;
   try {
-    emitted = await emitArtifacts(outDir, compiled.artifacts);
+    const memo = cache?.incremental;
+    const hashes = compiled.hashes;
+    const manifestText = compiled.artifacts.get(MANIFEST_FILE);
+    const fingerprint = (path: string): string | undefined => (path === MANIFEST_FILE ? manifestText : hashes?.get(path)?.sha256);
+    emitted = await emitArtifacts(outDir, compiled.artifacts, memo && hashes ? { fingerprint, files: memo.emitted } : undefined);
+    const manifestFile = memo?.emitted.get(MANIFEST_FILE);
+    if (memo) {
+      if (manifestFile) memo.manifest = { file: manifestFile, manifest: compiled.manifest };
+      else delete memo.manifest;
+    }
   } catch (error) {
+    if (cache?.incremental) delete cache.incremental.manifest;
     const path = error instanceof EmitError && error.path ? `${outRel}/${error.path}` : outRel;
     const message = error instanceof Error ? error.message : String(error);
     return failed([...compiled.diagnostics, createDiagnostic("dist/write-failed", path, FILE_START, message)].sort(compareDiagnostics));
@@ -174,6 +188,15 @@ async function checkOwnership(outDir: string, outRel: string, artifacts: Readonl
     FILE_START,
     `Unexpected file in an output folder without ${MANIFEST_FILE} (${foreign.length} such file${foreign.length === 1 ? "" : "s"}), expected an empty folder or one written by gamma-prompt`,
   );
+}
+
+/** The manifest the last build of this cache wrote, while manifest.json on disk is still that file. */
+function rememberedManifest(outDir: string, memo: IncrementalState | undefined): DistManifest | undefined {
+  const remembered = memo?.manifest;
+  if (!remembered) return undefined;
+  const now = statSync(join(outDir, MANIFEST_FILE), { throwIfNoEntry: false });
+  const same = now?.isFile() && now.size === remembered.file.size && now.mtimeMs === remembered.file.mtimeMs && now.ino === remembered.file.ino;
+  return same ? remembered.manifest : undefined;
 }
 
 export async function readManifest(outDir: string): Promise<DistManifest | undefined> {

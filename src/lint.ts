@@ -1,6 +1,6 @@
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./model.js";
-import { loadSkillSources } from "./pipeline/discover.js";
+import { loadSkillSources, type SkillSources } from "./pipeline/discover.js";
 import { parseSkill, type SkillParseCache } from "./pipeline/parse.js";
 import { validateSkills, type SkillRecord } from "./pipeline/validate.js";
 
@@ -11,6 +11,8 @@ export interface LintOptions {
   root: string;
   /** Parse results to reuse across runs, keyed by content hash. */
   cache?: SkillParseCache;
+  /** The skill files, already read (an incremental build re-reads only changed ones); lint then reads nothing. */
+  sources?: SkillSources;
 }
 
 export interface LintResult {
@@ -29,7 +31,7 @@ export interface LintResult {
  * skills/ folder, which is a usage problem rather than a finding.
  */
 export async function lint(options: LintOptions): Promise<LintResult> {
-  const { files, diagnostics } = await loadSkillSources(options.root);
+  const { files, diagnostics } = options.sources ?? (await loadSkillSources(options.root));
   const records: SkillRecord[] = [];
   for (const file of files) {
     const parsed = await parseSkill(file, options.cache);

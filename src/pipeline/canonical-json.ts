@@ -12,7 +12,11 @@ export function sortKeysDeep(value: unknown): unknown {
   if (typeof value === "object" && value !== null) {
     const sorted: Record<string, unknown> = {};
     for (const key of Object.keys(value).sort()) {
-      Object.defineProperty(sorted, key, { value: sortKeysDeep((value as Record<string, unknown>)[key]), enumerable: true, writable: true, configurable: true });
+      const item = sortKeysDeep((value as Record<string, unknown>)[key]);
+      // Plain assignment is several times faster (the manifest of a large project is sorted on every
+      // watch rebuild); only `__proto__` needs defining, or it would set the prototype instead.
+      if (key === "__proto__") Object.defineProperty(sorted, key, { value: item, enumerable: true, writable: true, configurable: true });
+      else sorted[key] = item;
     }
     return sorted;
   }

@@ -1,21 +1,49 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import { copyFileSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, type Dirent, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { MANIFEST_FILE } from "../protocol/manifest.js";
 import { errorCode, isNotFound } from "./sources.js";
 
 /**
  * Writes dist/ as one transaction. New bytes go to a temporary folder next to
- * dist/ (same filesystem, so renames are atomic), originals are moved aside
- * rather than overwritten, and the manifest is placed last. Any failure puts
- * every original back and removes the temporary folder: dist/ ends either
- * fully updated or byte-for-byte as it was. Unchanged files are not touched.
+ * dist/ (same filesystem, so renames are atomic). Each original is first
+ * hard-linked into that folder as its backup and then replaced by renaming
+ * the new file over it, so a reader always finds either the old or the new
+ * file, never none. The manifest is placed last. Any failure puts every
+ * original back and removes the temporary folder: dist/ ends either fully
+ * updated or byte-for-byte as it was. Unchanged files are not touched.
+ *
+ * File access is synchronous on purpose: emit has nothing to overlap with,
+ * and a round trip through the thread pool per call cost several times the
+ * calls themselves on a busy machine (watch mode runs emit on every save).
  */
 
 export interface EmitResult {
   written: string[];
   removed: string[];
   unchanged: string[];
+}
+
+/** A file as emit last wrote or verified it: its fingerprint and the stamp it had then. */
+export interface EmittedFile {
+  fingerprint: string;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+/**
+ * Lets emit skip reading dist/ back (watch mode): a file whose size, mtime
+ * and inode still match what emit recorded holds the bytes recorded with it.
+ */
+export interface EmitMemory {
+  /**
+   * A string that differs whenever an artifact's bytes differ: its sha256,
+   * or for manifest.json (which no hash covers) its text.
+   */
+  fingerprint(path: string): string | undefined;
+  /** Updated in place; cleared when an emit fails. */
+  files: Map<string, EmittedFile>;
 }
 
 export class EmitError extends Error {
@@ -28,99 +56,229 @@ export class EmitError extends Error {
   }
 }
 
-export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<string, string>): Promise<EmitResult> {
-  const existing = await listTree(outDir);
-  const paths = [...artifacts.keys()].sort();
-  const changed: string[] = [];
-  const unchanged: string[] = [];
-  await Promise.all(
-    paths.map(async (path) => {
-      const current = existing.has(path) ? await readFile(join(outDir, path)).catch(() => undefined) : undefined;
-      if (current !== undefined && current.equals(Buffer.from(artifacts.get(path) as string))) unchanged.push(path);
-      else changed.push(path);
-    }),
-  );
+export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<string, string>, memory?: EmitMemory): Promise<EmitResult> {
+  const existing = listFiles(outDir);
+  const seen = new Map<string, EmittedFile>();
+  const { changed, unchanged } = sortChanges(outDir, artifacts, existing, memory, seen);
   const orphans = [...existing].filter((path) => !artifacts.has(path)).sort();
-  changed.sort();
-  unchanged.sort();
-  if (changed.length === 0 && orphans.length === 0) return { written: [], removed: [], unchanged };
+  if (changed.length === 0 && orphans.length === 0) {
+    remember(memory, seen);
+    return { written: [], removed: [], unchanged };
+  }
 
   const staging = join(dirname(outDir), `.gamma-prompt-tmp-${basename(outDir)}-${process.pid}-${randomBytes(4).toString("hex")}`);
-  const undo: Array<() => Promise<void>> = [];
+  const undo: Array<() => void> = [];
+  const made = new Set<string>();
   let current = "";
   try {
     for (const path of changed) {
       current = path;
-      await mkdir(dirname(join(staging, "new", path)), { recursive: true });
-      await writeFile(join(staging, "new", path), artifacts.get(path) as string);
+      const staged = join(staging, "new", path);
+      ensureFolder(dirname(staged), made);
+      writeFileSync(staged, artifacts.get(path) as string);
+      // Stamped before the rename, which keeps inode and mtime: a later write by anyone else changes the stamp.
+      const fingerprint = memory?.fingerprint(path);
+      if (fingerprint !== undefined) seen.set(path, stampOf(fingerprint, statSync(staged)));
     }
     for (const path of orphans) {
       current = path;
-      await moveAside(outDir, staging, path, existing, undo);
+      moveAside(outDir, staging, path, undo, made);
     }
-    await removeEmptyFolders(outDir, orphans);
+    removeEmptyFolders(outDir, orphans);
     // The manifest is the commit point: it names only files already in place.
     const ordered = [...changed.filter((path) => path !== MANIFEST_FILE), ...changed.filter((path) => path === MANIFEST_FILE)];
     for (const path of ordered) {
       current = path;
-      await moveAside(outDir, staging, path, existing, undo);
       const target = join(outDir, path);
-      await mkdir(dirname(target), { recursive: true });
-      await rename(join(staging, "new", path), target);
-      undo.push(() => rm(target, { force: true }));
+      if (existing.has(path)) keepBackup(outDir, staging, path, undo, made);
+      // An original's folder exists; only a new file may need one.
+      if (!existing.has(path)) ensureFolder(dirname(target), made);
+      renameSync(join(staging, "new", path), target);
+      if (!existing.has(path)) undo.push(() => rmSync(target, { force: true }));
     }
   } catch (error) {
-    for (const step of undo.reverse()) await step().catch(() => undefined);
-    await rm(staging, { recursive: true, force: true });
-    await removeEmptyFolders(outDir, changed).catch(() => undefined);
+    memory?.files.clear();
+    for (const step of undo.reverse()) attempt(step);
+    attempt(() => rmSync(staging, { recursive: true, force: true }));
+    attempt(() => removeEmptyFolders(outDir, changed));
     throw new EmitError(`Unexpected failure writing this file (${errorCode(error)}), expected a writable output folder; dist/ was left as it was`, current);
   }
-  await rm(staging, { recursive: true, force: true });
+  removeStaging(staging, changed, [...changed.filter((path) => existing.has(path)), ...orphans]);
+  remember(memory, seen);
   return { written: changed, removed: orphans, unchanged };
 }
 
-/** Moves an existing file into the staging folder, recording how to put it back. */
-async function moveAside(outDir: string, staging: string, path: string, existing: ReadonlySet<string>, undo: Array<() => Promise<void>>): Promise<void> {
-  if (!existing.has(path)) return;
+/**
+ * Splits the artifacts into changed and unchanged, sorted. A file emit
+ * recorded is judged by its stamp alone; any other is read and compared.
+ */
+function sortChanges(
+  outDir: string,
+  artifacts: ReadonlyMap<string, string>,
+  existing: ReadonlySet<string>,
+  memory: EmitMemory | undefined,
+  seen: Map<string, EmittedFile>,
+): { changed: string[]; unchanged: string[] } {
+  const changed: string[] = [];
+  const unchanged: string[] = [];
+  const unknown: string[] = [];
+  for (const path of [...artifacts.keys()].sort()) {
+    if (!existing.has(path)) {
+      changed.push(path);
+      continue;
+    }
+    const recorded = memory?.files.get(path);
+    const fingerprint = memory?.fingerprint(path);
+    const now = recorded && fingerprint !== undefined ? statSync(join(outDir, path), { throwIfNoEntry: false }) : undefined;
+    if (!recorded || fingerprint === undefined || !now || !sameStamp(recorded, now)) {
+      unknown.push(path);
+      continue;
+    }
+    seen.set(path, recorded);
+    (recorded.fingerprint === fingerprint ? unchanged : changed).push(path);
+  }
+  for (const path of unknown) {
+    const file = join(outDir, path);
+    // Stamped before reading: if the file changes meanwhile, the stamp no longer matches next time.
+    const before = memory ? statSync(file, { throwIfNoEntry: false }) : undefined;
+    const current = readIfPossible(file);
+    const fingerprint = memory?.fingerprint(path);
+    if (current !== undefined && current.equals(Buffer.from(artifacts.get(path) as string))) {
+      unchanged.push(path);
+      if (before && fingerprint !== undefined) seen.set(path, stampOf(fingerprint, before));
+    } else changed.push(path);
+  }
+  changed.sort();
+  unchanged.sort();
+  return { changed, unchanged };
+}
+
+function stampOf(fingerprint: string, stats: Stats): EmittedFile {
+  return { fingerprint, size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
+}
+
+function sameStamp(recorded: EmittedFile, now: Stats): boolean {
+  return now.isFile() && now.size === recorded.size && now.mtimeMs === recorded.mtimeMs && now.ino === recorded.ino;
+}
+
+/** After a successful emit the memory describes exactly the files dist/ now holds. */
+function remember(memory: EmitMemory | undefined, seen: ReadonlyMap<string, EmittedFile>): void {
+  if (!memory) return;
+  memory.files.clear();
+  for (const [path, file] of seen) memory.files.set(path, file);
+}
+
+/**
+ * Keeps the original reachable from the staging folder as a hard link (a
+ * copy where links are not supported) and records how to put it back: the
+ * original never leaves its place until the new file replaces it.
+ */
+function keepBackup(outDir: string, staging: string, path: string, undo: Array<() => void>, made: Set<string>): void {
+  const original = join(outDir, path);
+  const backup = join(staging, "old", path);
+  ensureFolder(dirname(backup), made);
+  try {
+    linkSync(original, backup);
+  } catch (error) {
+    if (isNotFound(error)) throw error;
+    copyFileSync(original, backup);
+  }
+  undo.push(() => renameSync(backup, original));
+}
+
+/** Moves a file that no longer belongs into the staging folder, recording how to put it back. */
+function moveAside(outDir: string, staging: string, path: string, undo: Array<() => void>, made: Set<string>): void {
   const original = join(outDir, path);
   const aside = join(staging, "old", path);
-  await mkdir(dirname(aside), { recursive: true });
-  await rename(original, aside);
-  undo.push(async () => {
-    await mkdir(dirname(original), { recursive: true });
-    await rename(aside, original);
+  ensureFolder(dirname(aside), made);
+  renameSync(original, aside);
+  undo.push(() => {
+    mkdirSync(dirname(original), { recursive: true });
+    renameSync(aside, original);
   });
 }
 
 /** Every file under `dir` as a POSIX path relative to it; empty when `dir` does not exist. */
 export async function listTree(dir: string): Promise<Set<string>> {
+  return listFiles(dir);
+}
+
+function listFiles(dir: string): Set<string> {
   const found = new Set<string>();
-  const walk = async (relDir: string): Promise<void> => {
-    let entries: import("node:fs").Dirent[];
+  const walk = (relDir: string): void => {
+    let entries: Dirent[];
     try {
-      entries = await readdir(join(dir, relDir), { withFileTypes: true });
+      entries = readdirSync(join(dir, relDir), { withFileTypes: true });
     } catch (error) {
       if (relDir === "" && (isNotFound(error) || errorCode(error) === "ENOTDIR")) return;
       throw error;
     }
     for (const entry of entries) {
       const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
-      if (entry.isDirectory()) await walk(rel);
+      if (entry.isDirectory()) walk(rel);
       else found.add(rel);
     }
   };
-  await walk("");
+  walk("");
   return found;
 }
 
+function readIfPossible(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Removes the staging folder after a successful emit, where every new file
+ * was renamed away and `old/` holds exactly the backups and orphans: one
+ * unlink per file and one rmdir per folder cost a fraction of a recursive
+ * removal. Anything unexpected falls back to the recursive removal.
+ */
+function removeStaging(staging: string, newPaths: readonly string[], oldPaths: readonly string[]): void {
+  try {
+    for (const path of oldPaths) unlinkSync(join(staging, "old", path));
+    const folders = new Set<string>();
+    const addFolders = (top: string, paths: readonly string[]): void => {
+      if (paths.length > 0) folders.add(top);
+      for (const path of paths) {
+        for (let folder = dirname(path); folder !== "." && folder !== ""; folder = dirname(folder)) folders.add(`${top}/${folder}`);
+      }
+    };
+    addFolders("new", newPaths);
+    addFolders("old", oldPaths);
+    const deepestFirst = [...folders].sort((a, b) => b.split("/").length - a.split("/").length);
+    for (const folder of deepestFirst) rmdirSync(join(staging, folder));
+    rmdirSync(staging);
+  } catch {
+    attempt(() => rmSync(staging, { recursive: true, force: true }));
+  }
+}
+
+/** Creates a folder (and its parents) once per emit; `made` remembers which exist already. */
+function ensureFolder(folder: string, made: Set<string>): void {
+  if (made.has(folder)) return;
+  mkdirSync(folder, { recursive: true });
+  made.add(folder);
+}
+
+/** Runs one clean-up step; a step that fails leaves the rest to run. */
+function attempt(step: () => void): void {
+  try {
+    step();
+  } catch {
+    // Best effort: the original error is what gets reported.
+  }
+}
+
 /** Removes folders the removed files leave empty, deepest first; never dist/ itself. */
-async function removeEmptyFolders(outDir: string, removedFiles: readonly string[]): Promise<void> {
+function removeEmptyFolders(outDir: string, removedFiles: readonly string[]): void {
   const folders = new Set<string>();
   for (const path of removedFiles) {
     for (let folder = dirname(path); folder !== "." && folder !== ""; folder = dirname(folder)) folders.add(folder);
   }
   const deepestFirst = [...folders].sort((a, b) => b.split("/").length - a.split("/").length || (a < b ? 1 : -1));
-  for (const folder of deepestFirst) {
-    await rmdir(join(outDir, folder)).catch(() => undefined);
-  }
+  for (const folder of deepestFirst) attempt(() => rmdirSync(join(outDir, folder)));
 }

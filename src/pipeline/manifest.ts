@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type {
   ArtifactEntry,
   DistManifest,
@@ -43,13 +44,15 @@ export interface ManifestInput {
   variants: ReadonlyArray<Omit<VariantInfo, "file" | "sha256" | "bytes"> & { name: string }>;
   skills: ReadonlyArray<Omit<SkillInfo, "file" | "sha256"> & { name: string }>;
   versions: { handlebars: string; tokenizer: string };
+  /** Hashes already known for some artifacts (they must match the texts); the rest are computed. */
+  hashes?: ReadonlyMap<string, ArtifactEntry>;
 }
 
 export function createManifest(input: ManifestInput): DistManifest {
   const artifacts: Record<string, ArtifactEntry> = {};
   for (const path of [...input.artifacts.keys()].sort()) {
-    const text = input.artifacts.get(path) as string;
-    artifacts[path] = { sha256: sha256Hex(text), bytes: Buffer.byteLength(text) };
+    const known = input.hashes?.get(path);
+    artifacts[path] = known ? { sha256: known.sha256, bytes: known.bytes } : artifactEntry(input.artifacts.get(path) as string);
   }
   const entry = (path: string): ArtifactEntry => artifacts[path] ?? { sha256: "", bytes: 0 };
   const toolsSha256 = entry(TOOLS_FILE).sha256;
@@ -87,6 +90,33 @@ export function createManifest(input: ManifestInput): DistManifest {
     variants: variants as Record<VariantName, VariantInfo>,
     skills,
   };
+}
+
+/**
+ * Hashes of prefix.md and of every variant file (prefix + suffix). The
+ * prefix is hashed once; each variant continues from a copy of that state
+ * instead of hashing the shared prefix again.
+ */
+export function prefixFamilyHashes(prefix: string, suffixes: ReadonlyMap<string, string>): Map<string, ArtifactEntry> {
+  const hashes = new Map<string, ArtifactEntry>();
+  const last = prefix.charCodeAt(prefix.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) {
+    // A pair split across the join would encode differently apart than together.
+    hashes.set(PREFIX_FILE, artifactEntry(prefix));
+    for (const [name, suffix] of suffixes) hashes.set(variantFile(name), artifactEntry(prefix + suffix));
+    return hashes;
+  }
+  const prefixBytes = Buffer.byteLength(prefix);
+  const state = createHash("sha256").update(prefix);
+  hashes.set(PREFIX_FILE, { sha256: state.copy().digest("hex"), bytes: prefixBytes });
+  for (const [name, suffix] of suffixes) {
+    hashes.set(variantFile(name), { sha256: state.copy().update(suffix).digest("hex"), bytes: prefixBytes + Buffer.byteLength(suffix) });
+  }
+  return hashes;
+}
+
+export function artifactEntry(text: string): ArtifactEntry {
+  return { sha256: sha256Hex(text), bytes: Buffer.byteLength(text) };
 }
 
 export function serializeManifest(manifest: DistManifest): string {

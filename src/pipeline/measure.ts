@@ -20,10 +20,12 @@ export interface PromptMeasures {
   catalogTokens: number;
   variants: VariantMeasure[];
   diagnostics: Diagnostic[];
+  /** A verified piecewise count differed from the whole count (the whole was used). */
+  piecesDisagree?: true;
 }
 
 /** What joining the prefix's tail with one variant suffix gives, cached by both texts. */
-interface JoinMeasure {
+export interface JoinMeasure {
   tailTokens: number;
   joinedTokens: number;
   sharedTokens: number;
@@ -138,8 +140,12 @@ export interface MeasureInput {
 
 export function measurePrompts(counter: TokenCounter, input: MeasureInput): PromptMeasures {
   const diagnostics: Diagnostic[] = [];
-  const prefixTokens = countText(counter, input.prefix, input.pieces?.prefix, input.verifyPieces);
-  const catalogTokens = countText(counter, input.catalog, input.pieces?.catalog, input.verifyPieces);
+  let piecesDisagree = false;
+  const disagree = (): void => {
+    piecesDisagree = true;
+  };
+  const prefixTokens = countText(counter, input.prefix, input.pieces?.prefix, input.verifyPieces, disagree);
+  const catalogTokens = countText(counter, input.catalog, input.pieces?.catalog, input.verifyPieces, disagree);
   // Only the prefix's last stretch can interact with a suffix; encoding from a
   // hard pre-token boundary keeps a large catalog from being encoded four times.
   const tail = input.prefix.slice(lastHardBoundary(input.prefix));
@@ -165,28 +171,17 @@ export function measurePrompts(counter: TokenCounter, input: MeasureInput): Prom
     }
     variants.push({ name, bytes, tokens: headTokens + join.joinedTokens, sharedPrefixTokens: shared, cacheableTokens: cacheableTokens(shared) });
   }
-  return { prefixTokens, catalogTokens, variants, diagnostics };
+  return piecesDisagree ? { prefixTokens, catalogTokens, variants, diagnostics, piecesDisagree } : { prefixTokens, catalogTokens, variants, diagnostics };
 }
 
-/** Pieces (when given) must join to `text`; a cold build counts both ways and trusts the whole. */
-function countText(counter: TokenCounter, text: string, pieces: readonly string[] | undefined, verify: boolean | undefined): number {
+/** Pieces (when given) must join to `text`; with `verify` the whole is counted too and wins. */
+function countText(counter: TokenCounter, text: string, pieces: readonly string[] | undefined, verify: boolean | undefined, mismatch: () => void): number {
   if (!pieces) return counter.count(text);
   const summed = counter.countJoined(pieces);
   if (!verify) return summed;
-  const whole = counter.tokenizer.count(text);
-  if (whole !== summed) throw new PieceCountMismatch(whole, summed);
+  const whole = counter.count(text);
+  if (whole !== summed) mismatch();
   return whole;
-}
-
-/** A piecewise count disagreed with the full count: the caller stops counting in pieces. */
-export class PieceCountMismatch extends Error {
-  override readonly name = "PieceCountMismatch";
-  constructor(
-    readonly whole: number,
-    readonly summed: number,
-  ) {
-    super(`Unexpected piecewise token count ${summed}, expected ${whole}`);
-  }
 }
 
 /**

@@ -1,28 +1,33 @@
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { lint } from "../lint.js";
 import type { SourceFile, ValidSkill } from "../model.js";
-import type { DistManifest } from "../protocol/manifest.js";
+import type { ArtifactEntry, DistManifest } from "../protocol/manifest.js";
+import { catalogEntry, catalogParts, type CatalogSkill } from "../skills/catalog.js";
 import { loadTokenizer, tokenizerVersion } from "../tokens.js";
 import { summarize, type BuildSummary } from "./summary.js";
 import { resolveConfig } from "./config.js";
 import { resolveInjections } from "./injections.js";
 import {
+  artifactEntry,
   CATALOG_FILE,
   createManifest,
   INJECTIONS_ARTIFACT,
   injectionsJson,
   MANIFEST_FILE,
   PREFIX_FILE,
+  prefixFamilyHashes,
   serializeManifest,
   skillFile,
   TOOLS_FILE,
   toolsJson,
   variantFile,
 } from "./manifest.js";
-import { measurePrompts, TokenCounter } from "./measure.js";
+import { createIncrementalState, sweep, type IncrementalState } from "./incremental.js";
+import { measurePrompts, TokenCounter, type MeasureInput } from "./measure.js";
 import { SkillParseCache } from "./parse.js";
 import { loadProjectSources } from "./project-sources.js";
-import { normalizeSkillBody, prefixContext, prepareTemplates, renderPrompts, PREFIX_TEMPLATE, type PreparedTemplates, type PrefixContext } from "./render.js";
+import { loadSkillSourcesReusing } from "./skill-sources.js";
+import { normalizeSkillBody, prefixContext, prepareTemplates, renderPrompts, PREFIX_TEMPLATE, type PreparedTemplates, type PrefixContext, type TemplateSources } from "./render.js";
 import { handlebarsVersion } from "./templates.js";
 import { resolveTools } from "./tools.js";
 import { resolveVariants } from "./variants.js";
@@ -37,6 +42,7 @@ export interface CompileState {
   parseCache?: SkillParseCache;
   tokenCounts?: Map<string, number>;
   sources?: Map<string, SourceFile>;
+  incremental?: IncrementalState;
 }
 
 export interface CompiledProject {
@@ -50,13 +56,20 @@ export interface CompiledProject {
   /** Kept for check, which maps prefix drift back to template lines. */
   templates?: PreparedTemplates;
   prefixContext?: PrefixContext;
+  /** sha256 and size of every artifact but manifest.json (which lists them), when the artifacts exist. */
+  hashes?: Map<string, ArtifactEntry>;
 }
 
 export async function compileProject(root: string, state: CompileState = {}, changedPaths?: readonly string[]): Promise<CompiledProject> {
   // A caller that keeps state across builds also keeps parse results.
-  if (state.sources) state.parseCache ??= new SkillParseCache();
+  if (state.sources) {
+    state.parseCache ??= new SkillParseCache();
+    state.incremental ??= createIncrementalState();
+  }
+  const memo = state.incremental;
+  const skillSources = memo ? { sources: await loadSkillSourcesReusing(root, memo.skillSources, changedPaths) } : {};
   const [linted, loaded] = await Promise.all([
-    lint(state.parseCache ? { root, cache: state.parseCache } : { root }),
+    lint(state.parseCache ? { root, cache: state.parseCache, ...skillSources } : { root, ...skillSources }),
     loadProjectSources(root, state.sources, changedPaths),
   ]);
   const diagnostics: Diagnostic[] = [...linted.diagnostics, ...loaded.diagnostics];
@@ -69,28 +82,42 @@ export async function compileProject(root: string, state: CompileState = {}, cha
   diagnostics.push(...config.diagnostics);
   const injections = sources.injections ? resolveInjections(sources.injections) : { injections: [], diagnostics: [] };
   diagnostics.push(...injections.diagnostics);
-  const tools = resolveTools({ files: sources.toolFiles, order: sources.toolOrder }, skills.map((skill) => skill.name));
+  const tools = resolveTools({ files: sources.toolFiles, order: sources.toolOrder }, skills.map((skill) => skill.name), memo?.tools);
   diagnostics.push(...tools.diagnostics);
   const variants = sources.variants ? resolveVariants(sources.variants, skills, failedSkills) : { variants: [], diagnostics: [] };
   diagnostics.push(...variants.diagnostics);
   if (!sources.prefix || !sources.variant) return done();
 
-  const templates = await prepareTemplates({ prefix: sources.prefix, variant: sources.variant, partials: sources.partials });
+  const templates = await loadTemplates({ prefix: sources.prefix, variant: sources.variant, partials: sources.partials }, memo);
   if (Array.isArray(templates)) {
     diagnostics.push(...templates);
     return done();
   }
   if (hasErrors(diagnostics)) return done();
 
-  const context = prefixContext(skills, tools.tools, injections.injections);
+  const catalogPieces = catalogParts(skills, memo ? (skill) => memoCatalogEntry(skill, memo) : undefined);
+  const catalog = catalogPieces.head + catalogPieces.entries.join("") + catalogPieces.tail;
+  const context = prefixContext(skills, tools.tools, injections.injections, catalog);
   const prompts = renderPrompts(templates, context, variants.variants);
   if (Array.isArray(prompts)) {
     diagnostics.push(...prompts);
     return done();
   }
 
-  const counter = new TokenCounter(await loadTokenizer(), state.tokenCounts);
-  const measures = measurePrompts(counter, { prefix: prompts.prefix, catalog: prompts.catalog, suffixes: prompts.suffixes, variantTemplate: templates.variant.file });
+  const counter = new TokenCounter(await loadTokenizer(), state.tokenCounts, memo?.tokenJoins);
+  const measureInput: MeasureInput = { prefix: prompts.prefix, catalog: prompts.catalog, suffixes: prompts.suffixes, variantTemplate: templates.variant.file };
+  const at = memo && memo.piecewiseCounting !== false ? prompts.prefix.indexOf(catalog) : -1;
+  if (memo && at >= 0) {
+    // Watch mode: the catalog is counted entry by entry, so an edit re-counts one entry.
+    const { head, entries, tail } = catalogPieces;
+    measureInput.pieces = {
+      prefix: [prompts.prefix.slice(0, at) + head, ...entries, tail + prompts.prefix.slice(at + catalog.length)],
+      catalog: [head, ...entries, tail],
+    };
+    measureInput.verifyPieces = memo.piecewiseCounting === undefined;
+  }
+  const measures = measurePrompts(counter, measureInput);
+  if (memo && measureInput.verifyPieces) memo.piecewiseCounting = measures.piecesDisagree !== true;
   diagnostics.push(...measures.diagnostics, ...budgetDiagnostics(measures, config.config.budgets));
   if (hasErrors(diagnostics)) return done({ templates, prefixContext: context });
 
@@ -100,7 +127,8 @@ export async function compileProject(root: string, state: CompileState = {}, cha
   artifacts.set(TOOLS_FILE, toolsJson(tools.tools));
   artifacts.set(INJECTIONS_ARTIFACT, injectionsJson(injections.injections));
   for (const [name, suffix] of prompts.suffixes) artifacts.set(variantFile(name), prompts.prefix + suffix);
-  const skillInfos = skills.map((skill) => skillInfo(skill, counter, artifacts));
+  const hashes = prefixFamilyHashes(prompts.prefix, prompts.suffixes);
+  const skillInfos = skills.map((skill) => skillInfo(skill, counter, artifacts, hashes, memo));
   const byName = new Map(variants.variants.map((variant) => [variant.name, variant]));
   const manifest = createManifest({
     artifacts,
@@ -116,14 +144,55 @@ export async function compileProject(root: string, state: CompileState = {}, cha
     })),
     skills: skillInfos,
     versions: { handlebars: handlebarsVersion(templates.engine), tokenizer: tokenizerVersion() },
+    hashes,
   });
-  artifacts.set(MANIFEST_FILE, serializeManifest(manifest));
-  return done({ artifacts, manifest, summary: summarize(manifest), templates, prefixContext: context });
+  const manifestText = serializeManifest(manifest);
+  artifacts.set(MANIFEST_FILE, manifestText);
+  for (const [path, entry] of Object.entries(manifest.artifacts)) hashes.set(path, entry);
+  if (memo) {
+    counter.forgetUnused();
+    sweep(memo);
+  }
+  return done({ artifacts, manifest, summary: summarize(manifest), templates, prefixContext: context, hashes });
 }
 
-function skillInfo(skill: ValidSkill, counter: TokenCounter, artifacts: Map<string, string>) {
-  const body = normalizeSkillBody(skill.body);
+async function loadTemplates(sources: TemplateSources, memo: IncrementalState | undefined): Promise<PreparedTemplates | Diagnostic[]> {
+  const key = templatesKey([sources.prefix, sources.variant, ...sources.partials]);
+  if (memo?.templates?.key === key) return memo.templates.prepared;
+  const prepared = await prepareTemplates(sources);
+  if (memo && !Array.isArray(prepared)) memo.templates = { key, prepared };
+  return prepared;
+}
+
+function memoCatalogEntry(skill: CatalogSkill, memo: IncrementalState): string {
+  const key = `${skill.name}\u0000${skill.type}\u0000${skill.description}`;
+  let entry = memo.catalogEntries.get(key);
+  if (entry === undefined) {
+    entry = catalogEntry(skill);
+    memo.catalogEntries.set(key, entry);
+  }
+  return entry;
+}
+
+/** Identifies a template set by every source's path and bytes. */
+function templatesKey(sources: readonly SourceFile[]): string {
+  return sources.map((source) => `${source.path}\u0000${source.contentHash}`).join("\n");
+}
+
+/** The body the skill tool returns, with its hash; reused while the skill's raw body is unchanged. */
+function skillBodyArtifact(skill: ValidSkill, memo: IncrementalState | undefined): { text: string; entry: ArtifactEntry } {
+  const cached = memo?.skillBodies.get(skill.body);
+  if (cached) return cached;
+  const text = normalizeSkillBody(skill.body);
+  const artifact = { text, entry: artifactEntry(text) };
+  memo?.skillBodies.set(skill.body, artifact);
+  return artifact;
+}
+
+function skillInfo(skill: ValidSkill, counter: TokenCounter, artifacts: Map<string, string>, hashes: Map<string, ArtifactEntry>, memo: IncrementalState | undefined) {
+  const { text: body, entry } = skillBodyArtifact(skill, memo);
   artifacts.set(skillFile(skill.name), body);
+  hashes.set(skillFile(skill.name), entry);
   return {
     name: skill.name,
     type: skill.type,
@@ -160,6 +229,7 @@ function finish(diagnostics: Diagnostic[], extra: Partial<CompiledProject>): Com
     delete result.artifacts;
     delete result.manifest;
     delete result.summary;
+    delete result.hashes;
   }
   return result;
 }

@@ -62,10 +62,16 @@ export function normalizeSkillBody(body: string): string {
  * Every context value is a string, boolean, list or plain object built here,
  * in a fixed order: the rendered bytes depend on nothing but the sources.
  */
-export function prefixContext(skills: readonly ValidSkill[], tools: readonly ToolSchemaArtifact[], injections: readonly InjectionKindArtifact[]): PrefixContext {
+export function prefixContext(
+  skills: readonly ValidSkill[],
+  tools: readonly ToolSchemaArtifact[],
+  injections: readonly InjectionKindArtifact[],
+  /** The catalog when the caller already rendered it (it must equal `renderCatalog(skills)`). */
+  catalog?: string,
+): PrefixContext {
   const sorted = [...skills].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return {
-    catalog: renderCatalog(sorted),
+    catalog: catalog ?? renderCatalog(sorted),
     skills: sorted.map((skill) => ({ name: skill.name, type: skill.type, description: collapseWhitespace(skill.description), path: skillPath(skill.name) })),
     workflowSkills: sorted.filter((skill) => skill.type === "workflow").map((skill) => skill.name),
     referenceSkills: sorted.filter((skill) => skill.type === "reference").map((skill) => skill.name),
@@ -108,6 +114,8 @@ export async function prepareTemplates(sources: TemplateSources): Promise<Prepar
   return { engine, prefix, variant, partials };
 }
 
+const partialsRegistered = new WeakSet<PreparedTemplates>();
+
 /** Checks, then renders the prefix and every variant suffix. */
 export function renderPrompts(templates: PreparedTemplates, context: PrefixContext, variants: readonly ResolvedVariant[]): RenderedPrompts | Diagnostic[] {
   const diagnostics = checkTemplate(templates.prefix, context, templates.partials);
@@ -116,7 +124,11 @@ export function renderPrompts(templates: PreparedTemplates, context: PrefixConte
     diagnostics.push(...checkTemplate(templates.variant, variantCtx, templates.partials));
   }
   if (diagnostics.length > 0) return uniqueDiagnostics(diagnostics);
-  registerPartials(templates.engine, [...templates.partials.values()], (template) => template.text);
+  if (!partialsRegistered.has(templates)) {
+    // Prepared templates are reused across watch rebuilds; their partials need registering once.
+    registerPartials(templates.engine, [...templates.partials.values()], (template) => template.text);
+    partialsRegistered.add(templates);
+  }
   const prefix = renderTemplate(templates.engine, templates.prefix, context);
   if (typeof prefix !== "string") return [prefix];
   const suffixes = new Map<string, string>();

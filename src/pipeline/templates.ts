@@ -100,16 +100,35 @@ export function registerPartials(engine: HandlebarsInstance, partials: readonly 
 /** Renders a template; a failure becomes a diagnostic at the failing template's position. */
 export function renderTemplate(engine: HandlebarsInstance, template: ParsedTemplate, context: object, source: string | TemplateAst = template.text): string | Diagnostic {
   try {
-    return engine.compile(source, COMPILE_OPTIONS)(context);
+    return compiledTemplate(engine, template, source)(context);
   } catch (error) {
     const file = annotatedFile(error) ?? template.file;
     return createDiagnostic("template/render-error", file, errorRange(error), `Unexpected failure while rendering: ${firstLine(error)}`);
   }
 }
 
+const compiledTemplates = new WeakMap<ParsedTemplate, { engine: HandlebarsInstance; render: HandlebarsNamespace.TemplateDelegate }>();
+
+/**
+ * Handlebars compiles a template on its first call; keeping the compiled
+ * function with the parsed template lets watch mode render again without
+ * compiling again. Only the template's own text is cached.
+ */
+function compiledTemplate(engine: HandlebarsInstance, template: ParsedTemplate, source: string | TemplateAst): HandlebarsNamespace.TemplateDelegate {
+  if (source !== template.text) return engine.compile(source, COMPILE_OPTIONS);
+  const cached = compiledTemplates.get(template);
+  if (cached?.engine === engine) return cached.render;
+  const render = engine.compile(source, COMPILE_OPTIONS);
+  compiledTemplates.set(template, { engine, render });
+  return render;
+}
+
 /** LF only and exactly one trailing newline, whatever the template's last lines hold. */
 export function finishText(text: string): string {
-  return `${text.replace(/[ \t\n]+$/, "")}\n`;
+  // A loop, not /[ \t\n]+$/: that pattern is retried at every whitespace run of a long prefix.
+  let end = text.length;
+  for (let code = text.charCodeAt(end - 1); code === 0x20 || code === 0x09 || code === 0x0a; code = text.charCodeAt(end - 1)) end--;
+  return `${text.slice(0, end)}\n`;
 }
 
 const FILE_TAG = Symbol("gamma-prompt.template-file");

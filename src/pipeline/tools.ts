@@ -2,6 +2,7 @@ import { createDiagnostic, FILE_START, type Diagnostic } from "../diagnostics/di
 import type { SourceFile } from "../model.js";
 import type { ToolSchemaArtifact } from "../protocol/manifest.js";
 import { parseJsonSource, rangeAt, schemaDiagnostics, type LocatedSource } from "./located.js";
+import type { Memo } from "./memo.js";
 import { buildSchemaValidator, checkParametersSchema } from "./schemas.js";
 
 import { TOOL_ORDER_FILE, TOOLS_DIR } from "./source-paths.js";
@@ -21,12 +22,26 @@ export interface ToolSources {
  * fixed (name, description, parameters); inside `parameters` the author's key
  * order is kept, because property order is the order models fill arguments in.
  */
-export function resolveTools(sources: ToolSources, skillNames: readonly string[]): { tools: ToolSchemaArtifact[]; diagnostics: Diagnostic[] } {
+export function resolveTools(
+  sources: ToolSources,
+  skillNames: readonly string[],
+  /** Per-file results by path and content hash, reused across watch rebuilds: compiling a schema is slow. */
+  memo?: Memo<string, ToolFileResult>,
+): { tools: ToolSchemaArtifact[]; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const byName = new Map<string, ToolSchemaArtifact>();
   const fileOf = new Map<string, string>();
   for (const file of sources.files) {
-    const tool = resolveToolFile(file, diagnostics);
+    const key = `${file.path}\u0000${file.contentHash}`;
+    let result = memo?.get(key);
+    if (!result) {
+      const found: Diagnostic[] = [];
+      const resolved = resolveToolFile(file, found);
+      result = resolved ? { tool: resolved, diagnostics: found } : { diagnostics: found };
+      memo?.set(key, result);
+    }
+    diagnostics.push(...result.diagnostics);
+    const tool = result.tool;
     if (tool) {
       byName.set(tool.name, tool);
       fileOf.set(tool.name, file.path);
@@ -72,6 +87,12 @@ export function resolveTools(sources: ToolSources, skillNames: readonly string[]
     }
   }
   return { tools, diagnostics };
+}
+
+/** What one tool file gives on its own; it depends on nothing but the file's path and bytes. */
+export interface ToolFileResult {
+  tool?: ToolSchemaArtifact;
+  diagnostics: Diagnostic[];
 }
 
 function resolveToolFile(file: SourceFile, diagnostics: Diagnostic[]): ToolSchemaArtifact | undefined {

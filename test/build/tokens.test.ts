@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { lastHardBoundary, measurePrompts, TokenCounter } from "../../src/pipeline/measure.js";
+import { isHardSplit, lastHardBoundary, measurePrompts, TokenCounter } from "../../src/pipeline/measure.js";
+import { catalogParts, renderCatalog, type CatalogSkill } from "../../src/skills/catalog.js";
 import { cacheableTokens, loadTokenizer, sharedTokenCount } from "../../src/tokens.js";
 
 describe("o200k token counting", () => {
@@ -43,5 +44,70 @@ describe("measurePrompts", () => {
     const measures = measurePrompts(new TokenCounter(tokenizer), { prefix: "You are Gamma.\n", catalog: "", suffixes, variantTemplate: "prompts/variant.hbs" });
     expect(measures.diagnostics.map((d) => d.ruleId)).toEqual(["variant/token-boundary"]);
     expect(measures.variants[0]?.sharedPrefixTokens).toBeLessThan(measures.prefixTokens);
+  });
+});
+
+describe("piecewise counting of the catalog", () => {
+  /** A small deterministic generator, so a failure names a reproducible case. */
+  function random(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state / 2147483648;
+    };
+  }
+  // Characters that decide o200k's pre-token cuts: line breaks, slashes, punctuation, marks, digits, scripts.
+  const ALPHABET = ["a", "Z", "é", "e\u0301", "ß", "日本", "😀", "7", "42", " ", "  ", "\t", "\n", "\r\n", "/", ">", "<", "'s", "'", ".", "&amp;", "-", "_", "\u00a0", "\u200b"];
+  const text = (next: () => number, length: number): string =>
+    Array.from({ length }, () => ALPHABET[Math.floor(next() * ALPHABET.length)] ?? "").join("");
+
+  it("is exact at every hard split: a piece ending in '>\\n' before anything but \\r, \\n or /", async () => {
+    const tokenizer = await loadTokenizer();
+    const next = random(20261202);
+    let checked = 0;
+    let inexactElsewhere = 0;
+    for (let round = 0; round < 3000; round++) {
+      const before = `${text(next, 1 + Math.floor(next() * 12))}>\n`;
+      const after = text(next, Math.floor(next() * 12));
+      const exact = tokenizer.count(before + after) === tokenizer.count(before) + tokenizer.count(after);
+      if (isHardSplit(before, after)) {
+        expect(exact, JSON.stringify([before, after])).toBe(true);
+        checked++;
+      } else if (!exact) inexactElsewhere++;
+    }
+    expect(checked).toBeGreaterThan(1000);
+    // The rule is not vacuous: the joins it refuses do merge tokens.
+    expect(inexactElsewhere).toBeGreaterThan(0);
+  });
+
+  it("sums catalog entries to the count of the whole catalog and prefix", async () => {
+    const tokenizer = await loadTokenizer();
+    const next = random(7);
+    const skills: CatalogSkill[] = Array.from({ length: 300 }, (_, i) => ({
+      name: `skill-${String(i).padStart(3, "0")}`,
+      type: i % 3 === 0 ? ("workflow" as const) : ("reference" as const),
+      description: `${i % 5 === 0 ? "TRIGGER" : "Use when"} ${text(next, 3 + (i % 17))} </skill>/ ${i}`,
+    }));
+    const { head, entries, tail } = catalogParts(skills);
+    const catalog = head + entries.join("") + tail;
+    expect(catalog).toBe(renderCatalog(skills));
+    const before = "# Agent\n\nRead the catalog:\n\n";
+    const after = "\n\n## Tools\n\n- `skill`: loads a skill.\n";
+    const counter = new TokenCounter(tokenizer);
+    expect(counter.countJoined([head, ...entries, tail])).toBe(tokenizer.count(catalog));
+    expect(counter.countJoined([before + head, ...entries, tail + after])).toBe(tokenizer.count(before + catalog + after));
+  });
+
+  it("checks pieces against the whole text when asked, and trusts the whole when they disagree", async () => {
+    const tokenizer = await loadTokenizer();
+    const prefix = "You are Gamma.\n<available_skills>\n</available_skills>\n";
+    const input = { prefix, catalog: "<available_skills>\n</available_skills>", suffixes: new Map([["base", ""]]), variantTemplate: "prompts/variant.hbs" };
+    const agreeing = measurePrompts(new TokenCounter(tokenizer), { ...input, pieces: { prefix: ["You are Gamma.\n<available_skills>\n", "</available_skills>\n"], catalog: ["<available_skills>\n", "</available_skills>"] }, verifyPieces: true });
+    expect(agreeing.piecesDisagree).toBeUndefined();
+    expect(agreeing.prefixTokens).toBe(tokenizer.count(prefix));
+    // Pieces that do not make up the text: the check catches it and the whole count wins.
+    const wrong = measurePrompts(new TokenCounter(tokenizer), { ...input, pieces: { prefix: ["You are>\n", "Gamma"], catalog: ["x"] }, verifyPieces: true });
+    expect(wrong.piecesDisagree).toBe(true);
+    expect(wrong.prefixTokens).toBe(tokenizer.count(prefix));
   });
 });

@@ -206,10 +206,8 @@ describe("watch", () => {
       await writeFile(skill, withDescription(original, `Use BEFORE running any gml command (burst ${i}).`));
       await pause(4);
     }
-    // Polls a file the build may be replacing at that instant, so a missing file reads as "not yet".
-    await waitFor("the last save in dist/", async () =>
-      (await readFile(join(session.dist, "catalog.xml"), "utf8").catch(() => "")).includes("(burst 49)"),
-    );
+    // Artifacts are replaced atomically: reading one while a build runs never fails.
+    await waitFor("the last save in dist/", async () => (await readFile(join(session.dist, "catalog.xml"), "utf8")).includes("(burst 49)"));
     await session.handle.close();
     expect(session.rebuilds().length).toBeLessThanOrEqual(2);
 

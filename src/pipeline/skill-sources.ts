@@ -1,0 +1,57 @@
+import { statSync, type Stats } from "node:fs";
+import { join } from "node:path";
+import type { SourceFile } from "../model.js";
+import { findSkillFolders, loadSkillSources, readSourceFileSync, SKILL_FILE, SKILLS_DIR, type SkillSources } from "./discover.js";
+
+/**
+ * SKILL.md reading for watch rebuilds. The folder listing is always fresh. A
+ * file read before is read again only when it is named in the changed paths
+ * (watch mode, the same rule as for prompt sources: the watcher reports every
+ * save) or, without that list, when its size, modification time or inode
+ * moved. Anything unusual (an unreadable file, a folder without SKILL.md)
+ * falls back to a full read, so the result is always what
+ * `loadSkillSources` gives for the files as last reported.
+ */
+
+/** One SKILL.md as last read, with the stamp it had just before the read. */
+export interface SkillSourceRecord {
+  file: SourceFile;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+export async function loadSkillSourcesReusing(root: string, records: Map<string, SkillSourceRecord>, changedPaths?: readonly string[]): Promise<SkillSources> {
+  const changed = changedPaths ? new Set(changedPaths) : undefined;
+  const files: SourceFile[] = [];
+  const listed = new Set<string>();
+  for (const folder of findSkillFolders(root)) {
+    const path = `${SKILLS_DIR}/${folder}/${SKILL_FILE}`;
+    listed.add(path);
+    const record = records.get(path);
+    if (record && changed && !changed.has(path)) {
+      files.push(record.file);
+      continue;
+    }
+    const now = statSync(join(root, path), { throwIfNoEntry: false });
+    if (record && now && !changed && sameStamp(record, now)) {
+      files.push(record.file);
+      continue;
+    }
+    const read = now?.isFile() ? readSourceFileSync(root, path) : undefined;
+    if (!now || !read || !("text" in read)) {
+      // Findings about the tree or a file: the full read words them.
+      records.clear();
+      return loadSkillSources(root);
+    }
+    // The stamp taken before reading: a write during the read leaves it stale, so the file is read again next time.
+    records.set(path, { file: read, size: now.size, mtimeMs: now.mtimeMs, ino: now.ino });
+    files.push(read);
+  }
+  for (const path of records.keys()) if (!listed.has(path)) records.delete(path);
+  return { files, diagnostics: [] };
+}
+
+function sameStamp(record: SkillSourceRecord, now: Stats): boolean {
+  return now.isFile() && now.size === record.size && now.mtimeMs === record.mtimeMs && now.ino === record.ino;
+}
