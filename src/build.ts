@@ -3,15 +3,15 @@ import { readFile } from "node:fs/promises";
 import { join, relative, resolve, sep } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { SourceFile } from "./model.js";
-import type { SkillParseCache } from "./pipeline/parse.js";
+import type { SkillParseCache } from "./pipeline/parse/parse.js";
 import { MANIFEST_FILE, type DistManifest } from "./protocol/manifest.js";
-import { cacheFile, computeInputKey, currentStamp, readPersistedBuild, writePersistedBuild } from "./pipeline/build-cache.js";
-import { EmitError, emitArtifacts, listTree } from "./pipeline/emit.js";
-import { createIncrementalState, type IncrementalState } from "./pipeline/incremental.js";
-import { sha256Hex } from "./pipeline/sources.js";
-import { summarize, type BuildSummary } from "./pipeline/summary.js";
+import { cacheFile, computeInputKey, currentStamp, readPersistedBuild, writePersistedBuild } from "./pipeline/cache/build-cache.js";
+import { EmitError, emitArtifacts, listTree } from "./pipeline/emit/emit.js";
+import { createIncrementalState, type IncrementalState } from "./pipeline/cache/incremental.js";
+import { sha256Hex } from "./pipeline/discover/sources.js";
+import { summarize, type BuildSummary } from "./pipeline/render/summary.js";
 
-export type { BuildSummary, VariantSummary } from "./pipeline/summary.js";
+export type { BuildSummary, VariantSummary } from "./pipeline/render/summary.js";
 
 /**
  * Opaque incremental state for successive builds of one project (watch mode):

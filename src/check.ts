@@ -1,10 +1,10 @@
 import { relative, resolve, sep } from "node:path";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
-import { compareDist, driftDiagnostics, type DriftEntry } from "./pipeline/drift.js";
-import type { TemplateOrigin } from "./pipeline/prefix-origin.js";
+import { compareDist, driftDiagnostics, type DriftEntry } from "./pipeline/emit/drift.js";
+import type { TemplateOrigin } from "./pipeline/render/prefix-origin.js";
 
-export type { DriftEntry, PrefixDrift } from "./pipeline/drift.js";
-export type { TemplateOrigin } from "./pipeline/prefix-origin.js";
+export type { DriftEntry, PrefixDrift } from "./pipeline/emit/drift.js";
+export type { TemplateOrigin } from "./pipeline/render/prefix-origin.js";
 
 export interface CheckOptions {
   root: string;
@@ -39,7 +39,7 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
   const expectedPrefix = compiled.artifacts.get("prefix.md") ?? "";
   const locate = async (offset: number): Promise<TemplateOrigin | undefined> => {
     if (!compiled.templates || !compiled.prefixContext) return undefined;
-    const { mapPrefixOrigins } = await import("./pipeline/prefix-origin.js");
+    const { mapPrefixOrigins } = await import("./pipeline/render/prefix-origin.js");
     const map = await mapPrefixOrigins(compiled.templates, compiled.prefixContext, expectedPrefix);
     return map?.(offset);
   };

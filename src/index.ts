@@ -12,12 +12,12 @@ export type { BuildCache, BuildOptions, BuildResult, BuildSummary, VariantSummar
 export { check } from "./check.js";
 export type { CheckOptions, CheckResult, DriftEntry, PrefixDrift, TemplateOrigin } from "./check.js";
 export { renderCatalog, escapeXmlAttribute, escapeXmlText } from "./skills/catalog.js";
-export { DEFAULT_CONFIG, type BuildConfig } from "./pipeline/config.js";
+export { DEFAULT_CONFIG, type BuildConfig } from "./pipeline/validate/config.js";
 export { lint, ProjectRootError } from "./lint.js";
 export type { LintOptions, LintResult } from "./lint.js";
-export { SkillParseCache } from "./pipeline/parse.js";
-export type { ParsedSkill, SkillManifestData, SkillReference } from "./pipeline/parse.js";
-export { discoverSkills, readSourceFile, SKILLS_DIR, SKILL_FILE } from "./pipeline/discover.js";
+export { SkillParseCache } from "./pipeline/parse/parse.js";
+export type { ParsedSkill, SkillManifestData, SkillReference } from "./pipeline/parse/parse.js";
+export { discoverSkills, readSourceFile, SKILLS_DIR, SKILL_FILE } from "./pipeline/discover/discover.js";
 export { formatDiagnostics, REPORTER_NAMES, type ReporterName } from "./diagnostics/reporters/index.js";
 export { exitCodeFor } from "./diagnostics/exit-code.js";
 export { findCycles, requirementClosure, conflictingPairs, symmetricConflicts, type SkillRelations } from "./skills/graph.js";

@@ -1,10 +1,10 @@
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./model.js";
-import { loadSkillSources, type SkillSources } from "./pipeline/discover.js";
-import { parseSkill, type SkillParseCache } from "./pipeline/parse.js";
-import { validateSkills, type SkillRecord } from "./pipeline/validate.js";
+import { loadSkillSources, type SkillSources } from "./pipeline/discover/discover.js";
+import { parseSkill, type SkillParseCache } from "./pipeline/parse/parse.js";
+import { validateSkills, type SkillRecord } from "./pipeline/validate/validate.js";
 
-export { ProjectRootError } from "./pipeline/discover.js";
+export { ProjectRootError } from "./pipeline/discover/discover.js";
 
 export interface LintOptions {
   /** Project root: the folder that holds skills/. */

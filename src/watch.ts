@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { build, createBuildCache, type BuildResult } from "./build.js";
-import { ProjectRootError } from "./pipeline/discover.js";
+import { ProjectRootError } from "./pipeline/discover/discover.js";
 import type { PrefixChange, WatchBuildEvent, WatchEvent } from "./watch/events.js";
 import { isIgnoredSource, toRootRelative } from "./watch/paths.js";
 import { RebuildQueue } from "./watch/queue.js";

@@ -4,9 +4,9 @@ import type { SourceFile, ValidSkill } from "../model.js";
 import type { ArtifactEntry, DistManifest } from "../protocol/manifest.js";
 import { catalogEntry, catalogParts, type CatalogSkill } from "../skills/catalog.js";
 import { loadTokenizer, tokenizerVersion } from "../tokens.js";
-import { summarize, type BuildSummary } from "./summary.js";
-import { resolveConfig } from "./config.js";
-import { resolveInjections } from "./injections.js";
+import { summarize, type BuildSummary } from "./render/summary.js";
+import { resolveConfig } from "./validate/config.js";
+import { resolveInjections } from "./validate/injections.js";
 import {
   artifactEntry,
   CATALOG_FILE,
@@ -21,16 +21,16 @@ import {
   TOOLS_FILE,
   toolsJson,
   variantFile,
-} from "./manifest.js";
-import { createIncrementalState, sweep, type IncrementalState } from "./incremental.js";
-import { measurePrompts, TokenCounter, type MeasureInput } from "./measure.js";
-import { SkillParseCache } from "./parse.js";
-import { loadProjectSources } from "./project-sources.js";
-import { loadSkillSourcesReusing } from "./skill-sources.js";
-import { normalizeSkillBody, prefixContext, prepareTemplates, renderPrompts, PREFIX_TEMPLATE, type PreparedTemplates, type PrefixContext, type TemplateSources } from "./render.js";
-import { handlebarsVersion } from "./templates.js";
-import { resolveTools } from "./tools.js";
-import { resolveVariants } from "./variants.js";
+} from "./emit/manifest.js";
+import { createIncrementalState, sweep, type IncrementalState } from "./cache/incremental.js";
+import { measurePrompts, TokenCounter, type MeasureInput } from "./render/measure.js";
+import { SkillParseCache } from "./parse/parse.js";
+import { loadProjectSources } from "./discover/project-sources.js";
+import { loadSkillSourcesReusing } from "./discover/skill-sources.js";
+import { normalizeSkillBody, prefixContext, prepareTemplates, renderPrompts, PREFIX_TEMPLATE, type PreparedTemplates, type PrefixContext, type TemplateSources } from "./render/render.js";
+import { handlebarsVersion } from "./render/templates.js";
+import { resolveTools } from "./validate/tools.js";
+import { resolveVariants } from "./validate/variants.js";
 
 /**
  * The whole compile in memory: lint every skill, read and validate the

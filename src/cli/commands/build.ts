@@ -3,8 +3,8 @@ import { build, type BuildResult } from "../../build.js";
 import { check, type CheckResult } from "../../check.js";
 import { countDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { formatDiagnostics, type ReporterName } from "../../diagnostics/reporters/index.js";
-import { ProjectRootError } from "../../pipeline/discover.js";
-import type { BuildSummary } from "../../pipeline/summary.js";
+import { ProjectRootError } from "../../pipeline/discover/discover.js";
+import type { BuildSummary } from "../../pipeline/render/summary.js";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
 
 interface BuildCommandOptions {

@@ -62,7 +62,7 @@ async function runWatchCommand(options: WatchCommandOptions): Promise<number> {
     // Loaded here, not at the top, so other commands and --help start fast.
     const [{ watch }, { ProjectRootError }, print] = await Promise.all([
       import("../../watch.js"),
-      import("../../pipeline/discover.js"),
+      import("../../pipeline/discover/discover.js"),
       loadPrinter(options.format),
     ]);
     let handle;

@@ -1,7 +1,7 @@
-import { createDiagnostic, FILE_START, type Diagnostic } from "../diagnostics/diagnostic.js";
-import type { SourceFile, ValidSkill } from "../model.js";
-import type { InjectionKindArtifact, ToolSchemaArtifact } from "../protocol/manifest.js";
-import { collapseWhitespace, renderCatalog, skillPath } from "../skills/catalog.js";
+import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { SourceFile, ValidSkill } from "../../model.js";
+import type { InjectionKindArtifact, ToolSchemaArtifact } from "../../protocol/manifest.js";
+import { collapseWhitespace, renderCatalog, skillPath } from "../../skills/catalog.js";
 import { checkTemplate } from "./template-check.js";
 import {
   createEngine,
@@ -13,9 +13,9 @@ import {
   type HandlebarsInstance,
   type ParsedTemplate,
 } from "./templates.js";
-import type { ResolvedVariant } from "./variants.js";
+import type { ResolvedVariant } from "../validate/variants.js";
 
-export { PARTIALS_DIR, PREFIX_TEMPLATE, VARIANT_TEMPLATE } from "./source-paths.js";
+export { PARTIALS_DIR, PREFIX_TEMPLATE, VARIANT_TEMPLATE } from "../discover/source-paths.js";
 
 export interface TemplateSources {
   prefix: SourceFile;

@@ -1,6 +1,6 @@
-import { createDiagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
-import { compareNames, findCycles, requirementPaths, symmetricConflicts } from "../skills/graph.js";
-import type { ParsedSkill, SkillReference } from "./parse.js";
+import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { compareNames, findCycles, requirementPaths, symmetricConflicts } from "../../skills/graph.js";
+import type { ParsedSkill, SkillReference } from "../parse/parse.js";
 import { didYouMean } from "./suggest.js";
 
 /** One parsed skill file and the folder it sits in. */

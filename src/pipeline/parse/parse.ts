@@ -1,12 +1,12 @@
-import { createDiagnostic, type Diagnostic, type Range } from "../diagnostics/diagnostic.js";
-import type { RuleId } from "../diagnostics/rules/index.js";
-import { ruleRegistry } from "../diagnostics/rules/index.js";
-import type { SkillType, SourceFile } from "../model.js";
-import { packageVersion } from "../version.js";
+import { createDiagnostic, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
+import type { RuleId } from "../../diagnostics/rules/index.js";
+import { ruleRegistry } from "../../diagnostics/rules/index.js";
+import type { SkillType, SourceFile } from "../../model.js";
+import { packageVersion } from "../../version.js";
 import { findOrderedLists, MAX_INDENT, MAX_NESTING, tooDeepLine } from "./body.js";
-import { bodyProblems } from "./body-rules.js";
+import { bodyProblems } from "../validate/body-rules.js";
 import { splitFrontmatter } from "./frontmatter.js";
-import { schemaProblems } from "./manifest-schema.js";
+import { schemaProblems } from "../validate/manifest-schema.js";
 import { LineIndex } from "./positions.js";
 import { parseYamlTree, type YamlTree } from "./yaml-tree.js";
 

@@ -1,5 +1,5 @@
-import { createDiagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
-import type { RuleId } from "../diagnostics/rules/index.js";
+import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { RuleId } from "../../diagnostics/rules/index.js";
 import { BLOCK_HELPERS, locRange, VALUE_HELPERS, type ParsedTemplate } from "./templates.js";
 
 /**

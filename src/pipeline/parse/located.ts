@@ -1,8 +1,8 @@
 import type { ErrorObject } from "ajv";
 import { isMap, isNode, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
-import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../diagnostics/diagnostic.js";
-import type { RuleId } from "../diagnostics/rules/index.js";
-import type { SourceFile } from "../model.js";
+import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
+import type { RuleId } from "../../diagnostics/rules/index.js";
+import type { SourceFile } from "../../model.js";
 
 /**
  * A parsed YAML or JSON source that remembers where each value came from, so

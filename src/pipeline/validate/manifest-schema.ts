@@ -1,16 +1,17 @@
+import { packageSchemaUrl } from "../../package-paths.js";
 import { readFileSync } from "node:fs";
 import type { AnySchemaObject, ErrorObject, ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import type { Range } from "../diagnostics/diagnostic.js";
-import type { LineIndex } from "./positions.js";
+import type { Range } from "../../diagnostics/diagnostic.js";
+import type { LineIndex } from "../parse/positions.js";
 import { didYouMean } from "./suggest.js";
-import type { YamlProblem, YamlTree } from "./yaml-tree.js";
+import type { YamlProblem, YamlTree } from "../parse/yaml-tree.js";
 
 /**
  * Structure comes from schemas/skill-manifest.schema.json (the file editors
  * use); this module turns ajv's errors into rule ids, messages and ranges.
  */
-export const SKILL_MANIFEST_SCHEMA_URL = new URL("../../schemas/skill-manifest.schema.json", import.meta.url);
+export const SKILL_MANIFEST_SCHEMA_URL = packageSchemaUrl("skill-manifest");
 
 let compiled: { validate: ValidateFunction; knownKeys: string[] } | undefined;
 

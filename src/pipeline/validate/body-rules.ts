@@ -1,9 +1,9 @@
-import type { Range } from "../diagnostics/diagnostic.js";
-import type { RuleId } from "../diagnostics/rules/index.js";
-import type { SkillType } from "../model.js";
-import type { OrderedListShape } from "./body-shape.js";
-import type { FrontmatterSplit } from "./frontmatter.js";
-import type { LineIndex } from "./positions.js";
+import type { Range } from "../../diagnostics/diagnostic.js";
+import type { RuleId } from "../../diagnostics/rules/index.js";
+import type { SkillType } from "../../model.js";
+import type { OrderedListShape } from "../parse/body-shape.js";
+import type { FrontmatterSplit } from "../parse/frontmatter.js";
+import type { LineIndex } from "../parse/positions.js";
 
 /** Ordered lists this long read as a procedure rather than as lookup material. */
 export const REFERENCE_CHECKLIST_MIN_ITEMS = 3;

@@ -1,6 +1,6 @@
 import { statSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import type { SourceFile } from "../model.js";
+import type { SourceFile } from "../../model.js";
 import { findSkillFolders, loadSkillSources, readSourceFileSync, SKILL_FILE, SKILLS_DIR, type SkillSources } from "./discover.js";
 
 /**

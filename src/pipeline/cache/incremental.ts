@@ -1,10 +1,10 @@
-import type { ArtifactEntry, DistManifest } from "../protocol/manifest.js";
-import type { EmittedFile } from "./emit.js";
-import type { JoinMeasure } from "./measure.js";
+import type { ArtifactEntry, DistManifest } from "../../protocol/manifest.js";
+import type { EmittedFile } from "../emit/emit.js";
+import type { JoinMeasure } from "../render/measure.js";
 import { Memo } from "./memo.js";
-import type { PreparedTemplates } from "./render.js";
-import type { SkillSourceRecord } from "./skill-sources.js";
-import type { ToolFileResult } from "./tools.js";
+import type { PreparedTemplates } from "../render/render.js";
+import type { SkillSourceRecord } from "../discover/skill-sources.js";
+import type { ToolFileResult } from "../validate/tools.js";
 
 /**
  * What a watch session keeps between builds besides parse results, source

@@ -1,5 +1,5 @@
-import { createDiagnostic, FILE_START, type Diagnostic } from "../diagnostics/diagnostic.js";
-import { cacheableTokens, sharedTokenCount, type Tokenizer } from "../tokens.js";
+import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { cacheableTokens, sharedTokenCount, type Tokenizer } from "../../tokens.js";
 
 /**
  * Token figures for the prefix and each variant, and the join check: a

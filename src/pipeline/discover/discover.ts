@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../diagnostics/diagnostic.js";
-import type { SourceFile } from "../model.js";
+import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
+import type { SourceFile } from "../../model.js";
 
 /** The folder, relative to the project root, that holds one folder per skill. */
 export const SKILLS_DIR = "skills";

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { copyFileSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, type Dirent, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { MANIFEST_FILE } from "../protocol/manifest.js";
-import { errorCode, isNotFound } from "./sources.js";
+import { MANIFEST_FILE } from "../../protocol/manifest.js";
+import { errorCode, isNotFound } from "../discover/sources.js";
 
 /**
  * Writes dist/ as one transaction. New bytes go to a temporary folder next to

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createDiagnostic, FILE_START, type Diagnostic } from "../diagnostics/diagnostic.js";
-import type { SourceFile } from "../model.js";
+import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { SourceFile } from "../../model.js";
 import { firstInvalidUtf8Offset } from "./discover.js";
 
 /**

@@ -1,5 +1,5 @@
-import type { Range } from "../diagnostics/diagnostic.js";
-import type { RuleId } from "../diagnostics/rules/index.js";
+import type { Range } from "../../diagnostics/diagnostic.js";
+import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { LineIndex } from "./positions.js";
 
 /** Where the frontmatter and the body of a SKILL.md are, as offsets into its normalised text. */

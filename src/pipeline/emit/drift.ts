@@ -1,12 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../diagnostics/diagnostic.js";
-import type { DistManifest } from "../protocol/manifest.js";
-import { loadTokenizer } from "../tokens.js";
+import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
+import type { DistManifest } from "../../protocol/manifest.js";
+import { loadTokenizer } from "../../tokens.js";
 import { listTree } from "./emit.js";
 import { MANIFEST_FILE, PREFIX_FILE, TOOLS_FILE } from "./manifest.js";
-import type { TemplateOrigin } from "./prefix-origin.js";
-import { sha256Hex } from "./sources.js";
+import type { TemplateOrigin } from "../render/prefix-origin.js";
+import { sha256Hex } from "../discover/sources.js";
 
 /** One way dist/ disagrees with its sources or with its own manifest. */
 export interface DriftEntry {

@@ -1,14 +1,15 @@
+import { moduleRoot } from "../../package-paths.js";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import { packageVersion } from "../version.js";
-import { findSkillFolders, SKILL_FILE, SKILLS_DIR } from "./discover.js";
-import { listProjectSourcePaths } from "./project-sources.js";
-import { sha256Hex } from "./sources.js";
+import type { Diagnostic } from "../../diagnostics/diagnostic.js";
+import { packageVersion } from "../../version.js";
+import { findSkillFolders, SKILL_FILE, SKILLS_DIR } from "../discover/discover.js";
+import { listProjectSourcePaths } from "../discover/project-sources.js";
+import { sha256Hex } from "../discover/sources.js";
 
 /**
  * The persistent cache behind a fast no-change build. Its key hashes every
@@ -120,7 +121,7 @@ let fingerprint: Promise<string> | undefined;
  */
 function compilerFingerprint(): Promise<string> {
   fingerprint ??= (async () => {
-    const libRoot = fileURLToPath(new URL("../", import.meta.url));
+    const libRoot = fileURLToPath(moduleRoot);
     const entries = await readdir(libRoot, { recursive: true, withFileTypes: true });
     // The runtime and watch modules never shape artifacts.
     const files = entries

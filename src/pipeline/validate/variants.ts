@@ -1,9 +1,9 @@
-import { createDiagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
-import type { SourceFile, ValidSkill } from "../model.js";
-import { parseYamlSource, rangeAt, schemaDiagnostics } from "./located.js";
+import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { SourceFile, ValidSkill } from "../../model.js";
+import { parseYamlSource, rangeAt, schemaDiagnostics } from "../parse/located.js";
 import { buildSchemaValidator } from "./schemas.js";
 
-export { VARIANTS_FILE } from "./source-paths.js";
+export { VARIANTS_FILE } from "../discover/source-paths.js";
 
 export interface ResolvedVariant {
   name: string;

@@ -1,4 +1,4 @@
-import type { Position, Range } from "../diagnostics/diagnostic.js";
+import type { Position, Range } from "../../diagnostics/diagnostic.js";
 
 /**
  * Maps string offsets of a normalised source text to 1-based line/column

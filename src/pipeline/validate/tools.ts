@@ -1,11 +1,11 @@
-import { createDiagnostic, FILE_START, type Diagnostic } from "../diagnostics/diagnostic.js";
-import type { SourceFile } from "../model.js";
-import type { ToolSchemaArtifact } from "../protocol/manifest.js";
-import { parseJsonSource, rangeAt, schemaDiagnostics, type LocatedSource } from "./located.js";
-import type { Memo } from "./memo.js";
+import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { SourceFile } from "../../model.js";
+import type { ToolSchemaArtifact } from "../../protocol/manifest.js";
+import { parseJsonSource, rangeAt, schemaDiagnostics, type LocatedSource } from "../parse/located.js";
+import type { Memo } from "../cache/memo.js";
 import { buildSchemaValidator, checkParametersSchema } from "./schemas.js";
 
-import { TOOL_ORDER_FILE, TOOLS_DIR } from "./source-paths.js";
+import { TOOL_ORDER_FILE, TOOLS_DIR } from "../discover/source-paths.js";
 
 export { TOOL_ORDER_FILE, TOOLS_DIR };
 /** The tool whose `name` parameter becomes an enum of the catalog's skill names. */

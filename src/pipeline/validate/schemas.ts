@@ -1,3 +1,4 @@
+import { packageSchemaUrl } from "../../package-paths.js";
 import { readFileSync } from "node:fs";
 import type { AnySchemaObject, ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -15,7 +16,7 @@ const compiled = new Map<BuildSchemaName, ValidateFunction>();
 export function buildSchemaValidator(name: BuildSchemaName): ValidateFunction {
   let validate = compiled.get(name);
   if (!validate) {
-    const schema = JSON.parse(readFileSync(new URL(`../../schemas/${name}.schema.json`, import.meta.url), "utf8")) as AnySchemaObject;
+    const schema = JSON.parse(readFileSync(packageSchemaUrl(name), "utf8")) as AnySchemaObject;
     validate = sharedAjv().compile(schema);
     compiled.set(name, validate);
   }

@@ -1,6 +1,6 @@
 import type HandlebarsNamespace from "handlebars";
-import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../diagnostics/diagnostic.js";
-import type { SourceFile } from "../model.js";
+import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
+import type { SourceFile } from "../../model.js";
 
 /**
  * The template engine: one isolated Handlebars instance per build with a

@@ -8,12 +8,12 @@ import type {
   ToolSchemaArtifact,
   VariantInfo,
   VariantName,
-} from "../protocol/manifest.js";
-import { MANIFEST_FILE, MANIFEST_VERSION } from "../protocol/manifest.js";
-import { packageVersion } from "../version.js";
-import { TOKENIZER_NAME } from "../tokens.js";
+} from "../../protocol/manifest.js";
+import { MANIFEST_FILE, MANIFEST_VERSION } from "../../protocol/manifest.js";
+import { packageVersion } from "../../version.js";
+import { TOKENIZER_NAME } from "../../tokens.js";
 import { canonicalJson } from "./canonical-json.js";
-import { sha256Hex } from "./sources.js";
+import { sha256Hex } from "../discover/sources.js";
 
 export const PREFIX_FILE = "prefix.md";
 export const CATALOG_FILE = "catalog.xml";

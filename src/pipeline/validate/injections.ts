@@ -1,10 +1,10 @@
-import { createDiagnostic, type Diagnostic } from "../diagnostics/diagnostic.js";
-import type { SourceFile } from "../model.js";
-import { INJECTION_KINDS, type InjectionKindArtifact } from "../protocol/manifest.js";
-import { parseYamlSource, rangeAt, schemaDiagnostics } from "./located.js";
+import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { SourceFile } from "../../model.js";
+import { INJECTION_KINDS, type InjectionKindArtifact } from "../../protocol/manifest.js";
+import { parseYamlSource, rangeAt, schemaDiagnostics } from "../parse/located.js";
 import { buildSchemaValidator } from "./schemas.js";
 
-export { INJECTIONS_FILE } from "./source-paths.js";
+export { INJECTIONS_FILE } from "../discover/source-paths.js";
 export { INJECTION_KINDS };
 
 export function resolveInjections(source: SourceFile): { injections: InjectionKindArtifact[]; diagnostics: Diagnostic[] } {

@@ -1,9 +1,9 @@
-import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import type { SourceFile } from "../model.js";
-import { parseJsonSource, schemaDiagnostics, valueAt } from "./located.js";
+import type { Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { SourceFile } from "../../model.js";
+import { parseJsonSource, schemaDiagnostics, valueAt } from "../parse/located.js";
 import { buildSchemaValidator } from "./schemas.js";
 
-export { CONFIG_FILE } from "./source-paths.js";
+export { CONFIG_FILE } from "../discover/source-paths.js";
 
 export interface BuildConfig {
   budgets: { prefixTokens: number; catalogTokens: number };

@@ -1,6 +1,6 @@
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from "yaml";
-import type { Range } from "../diagnostics/diagnostic.js";
-import type { RuleId } from "../diagnostics/rules/index.js";
+import type { Range } from "../../diagnostics/diagnostic.js";
+import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { LineIndex } from "./positions.js";
 
 /**
