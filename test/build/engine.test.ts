@@ -1,7 +1,7 @@
 import Handlebars from "handlebars";
 import { describe, expect, it } from "vitest";
-import { createEngine, finishText, loadHandlebars } from "../../src/pipeline/templates.js";
-import { COMPILE_OPTIONS } from "../../src/pipeline/templates.js";
+import { createEngine, finishText, loadHandlebars } from "../../src/pipeline/render/templates.js";
+import { COMPILE_OPTIONS } from "../../src/pipeline/render/templates.js";
 
 describe("the isolated template engine", () => {
   it("ignores helpers and partials registered on the global Handlebars", async () => {

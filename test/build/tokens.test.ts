@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isHardSplit, lastHardBoundary, measurePrompts, TokenCounter } from "../../src/pipeline/measure.js";
+import { isHardSplit, lastHardBoundary, measurePrompts, TokenCounter } from "../../src/pipeline/render/measure.js";
 import { catalogParts, renderCatalog, type CatalogSkill } from "../../src/skills/catalog.js";
 import { cacheableTokens, loadTokenizer, sharedTokenCount } from "../../src/tokens.js";
 

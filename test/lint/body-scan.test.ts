@@ -2,9 +2,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { parseOrderedLists } from "../../src/pipeline/body-remark.js";
-import { scanOrderedLists } from "../../src/pipeline/body-scan.js";
-import { mayContainOrderedList, verifies } from "../../src/pipeline/body-shape.js";
+import { parseOrderedLists } from "../../src/pipeline/parse/body-remark.js";
+import { scanOrderedLists } from "../../src/pipeline/parse/body-scan.js";
+import { mayContainOrderedList, verifies } from "../../src/pipeline/parse/body-shape.js";
 
 /**
  * The line scanner is a shortcut: for every body it either answers exactly

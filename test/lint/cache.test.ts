@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { lint } from "../../src/lint.js";
-import { SkillParseCache } from "../../src/pipeline/parse.js";
+import { SkillParseCache } from "../../src/pipeline/parse/parse.js";
 import { fixturesDir } from "./helpers.js";
 import { join } from "node:path";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { conflictingPairs, findCycles, requirementClosure, requirementPaths, symmetricConflicts } from "../../src/skills/graph.js";
-import { didYouMean, editDistance } from "../../src/pipeline/suggest.js";
+import { didYouMean, editDistance } from "../../src/pipeline/validate/suggest.js";
 
 const graph = (edges: Record<string, string[]>): Map<string, string[]> => new Map(Object.entries(edges));
 

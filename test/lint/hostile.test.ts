@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { lint } from "../../src/lint.js";
-import { parseSkill } from "../../src/pipeline/parse.js";
-import { firstInvalidUtf8Offset, MAX_SOURCE_BYTES } from "../../src/pipeline/discover.js";
+import { parseSkill } from "../../src/pipeline/parse/parse.js";
+import { firstInvalidUtf8Offset, MAX_SOURCE_BYTES } from "../../src/pipeline/discover/discover.js";
 import { lintFixture } from "./helpers.js";
 
 const temps: string[] = [];

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
-import { ProjectRootError } from "../../src/pipeline/discover.js";
+import { ProjectRootError } from "../../src/pipeline/discover/discover.js";
 import { watch, type WatchBuildEvent, type WatchEvent, type WatchHandle } from "../../src/watch.js";
 import { copyProject, distProblems, pause, readTree, removeTempProjects, repoRoot, waitFor, withDescription } from "./helpers.js";
 
