@@ -28,6 +28,20 @@ describe("ordering and idempotency", () => {
     expect(queue.drain(all).deliver).toHaveLength(0);
   });
 
+  it("keeps evicting the oldest processed ids while the oldest one is still pending", () => {
+    const queue = new InjectionQueue(undefined, { rememberIds: 2 });
+    queue.add(event({ id: "pending-first", kind: "system_update", requiresDecision: true }));
+    for (const id of ["a", "b", "c"]) {
+      queue.add(event({ id, kind: "system_update", requiresDecision: true }));
+      queue.drain({ select: (injection) => injection.id === id });
+    }
+    const remembered = queue.snapshot().seenIds;
+    expect(remembered).toEqual(["b", "c"]);
+    // Evicted from the processed ids, the pending event is still recognised.
+    expect(queue.add(event({ id: "pending-first" }))).toBe("duplicate");
+    expect(queue.add(event({ id: "a", kind: "system_update", requiresDecision: true }))).toBe("queued");
+  });
+
   it("remembers processed ids across a snapshot and restore (restart)", () => {
     const queue = new InjectionQueue();
     queue.add(event({ id: "sent" }));

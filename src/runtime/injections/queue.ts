@@ -61,6 +61,9 @@ export class InjectionQueue {
   private readonly entries = new Map<string, Entry>();
   private readonly byKey = new Map<string, string>();
   private readonly seen = new Set<string>();
+  /** `seen` in insertion order from `seenHead` on: eviction without iterating a Set full of deleted slots. */
+  private readonly seenOrder: string[] = [];
+  private seenHead = 0;
   private readonly rememberIds: number;
 
   constructor(state?: InjectionQueueState, options: InjectionQueueOptions = {}) {
@@ -76,8 +79,8 @@ export class InjectionQueue {
   }
 
   add(injection: RuntimeInjection): AddOutcome {
-    // Every pending id is also in `seen`, so one lookup answers both.
-    if (this.seen.has(injection.id)) return "duplicate";
+    // A pending id counts as processed even after `seen` has evicted it.
+    if (this.seen.has(injection.id) || this.entries.has(injection.id)) return "duplicate";
     const entry: Entry = { injection, instant: instantOf(injection), key: coalescingKey(injection) };
     const existingId = entry.key === undefined ? undefined : this.byKey.get(entry.key);
     const existing = existingId === undefined ? undefined : this.entries.get(existingId);
@@ -142,13 +145,17 @@ export class InjectionQueue {
   }
 
   private remember(id: string): void {
-    // Eviction drops the id seen first.
-    const before = this.seen.size;
+    if (this.seen.has(id)) return;
     this.seen.add(id);
-    if (before !== this.seen.size && this.seen.size > this.rememberIds) {
-      const oldest = this.seen.values().next().value;
-      // A pending id stays: it must still be recognised as a duplicate.
-      if (oldest !== undefined && !this.entries.has(oldest)) this.seen.delete(oldest);
+    this.seenOrder.push(id);
+    // Eviction drops the id seen first; pending ids stay recognised through `entries`.
+    while (this.seen.size > this.rememberIds && this.seenHead < this.seenOrder.length) {
+      const oldest = this.seenOrder[this.seenHead++];
+      if (oldest !== undefined) this.seen.delete(oldest);
+    }
+    if (this.seenHead > 1024 && this.seenHead * 2 > this.seenOrder.length) {
+      this.seenOrder.splice(0, this.seenHead);
+      this.seenHead = 0;
     }
   }
 }
