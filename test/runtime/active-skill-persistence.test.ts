@@ -1,17 +1,14 @@
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { SessionProtocolController } from "../../src/runtime/controller.js";
 import { createGammaAgent } from "../../src/runtime/pi-adapter.js";
 import { FileStateStore } from "../../src/runtime/state.js";
 import { prepareDist, tempDir } from "./helpers/dist.js";
-import { fauxAssistantMessage, fauxToolCall, recordingExecutors, registerFauxProvider, seeing, textOf, toolUse, type Faux, type SeenContext } from "./helpers/pi.js";
+import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
+import { fauxAgent, fauxPerTest } from "./helpers/session.js";
 
-let faux: Faux | undefined;
-afterEach(() => {
-  faux?.unregister();
-  faux = undefined;
-});
+const pi = fauxPerTest();
 
 const artifacts = loadArtifacts({ distDir: prepareDist() });
 const body = (name: string): string => artifacts.skills.get(name)?.body ?? `missing ${name}`;
@@ -19,8 +16,8 @@ const count = (haystack: string, needle: string): number => haystack.split(needl
 
 describe("active skills persist for the session", () => {
   it("loading an active skill again returns a short result; the body is in the context once", async () => {
-    faux = registerFauxProvider();
-    const { agent, controller } = createGammaAgent({ artifacts, variant: "base", model: faux.getModel(), executors: recordingExecutors() });
+    const faux = pi.faux();
+    const { agent, controller } = fauxAgent(faux, artifacts);
     const seen: SeenContext[] = [];
     faux.setResponses([
       toolUse(fauxToolCall("skill", { name: "gml-editing" })),
@@ -42,8 +39,8 @@ describe("active skills persist for the session", () => {
   });
 
   it("a preloaded workflow skill has the loaded-skill contract: active, not reloaded, and conflicts refused", async () => {
-    faux = registerFauxProvider();
-    const { agent, controller } = createGammaAgent({ artifacts, variant: "deck-generation", model: faux.getModel(), executors: recordingExecutors() });
+    const faux = pi.faux();
+    const { agent, controller } = fauxAgent(faux, artifacts, "deck-generation");
     const seen: SeenContext[] = [];
     faux.setResponses([
       toolUse(fauxToolCall("skill", { name: "deck-generation" }), fauxToolCall("skill", { name: "import" })),
@@ -60,7 +57,7 @@ describe("active skills persist for the session", () => {
   });
 
   it("every change is saved: a new controller on the same store sees the same active skills", async () => {
-    faux = registerFauxProvider();
+    const faux = pi.faux();
     const store = new FileStateStore(join(tempDir(), "session", "state.json"));
     const { agent, controller } = createGammaAgent({ artifacts, variant: "base", store, model: faux.getModel(), executors: recordingExecutors() });
     faux.setResponses([toolUse(fauxToolCall("skill", { name: "import" })), fauxAssistantMessage("ok")]);

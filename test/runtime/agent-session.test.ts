@@ -1,47 +1,22 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
-import { AuthStorage, ModelRegistry, SessionManager } from "@mariozechner/pi-coding-agent";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { VariantName } from "../../src/protocol/manifest.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { createTrustedMessage } from "../../src/runtime/messages.js";
 import { createGammaAgent, createGammaSession, sendSessionMessage, type GammaSession } from "../../src/runtime/pi-adapter.js";
 import { ToolSetupError } from "../../src/runtime/tools.js";
-import { prepareDist, tempDir } from "./helpers/dist.js";
-import { fauxAssistantMessage, recordingExecutors, registerFauxProvider, seeing, textOf, type Faux, type SeenContext } from "./helpers/pi.js";
+import { prepareDist } from "./helpers/dist.js";
+import { fauxAssistantMessage, recordingExecutors, seeing, textOf, type Faux, type SeenContext } from "./helpers/pi.js";
+import { fauxAgent, fauxPerTest, fauxSessionSetup } from "./helpers/session.js";
 
-let faux: Faux | undefined;
-let open: GammaSession | undefined;
-afterEach(() => {
-  open?.dispose();
-  open = undefined;
-  faux?.unregister();
-  faux = undefined;
-});
+const pi = fauxPerTest();
 
 const artifacts = loadArtifacts({ distDir: prepareDist() });
 const VARIANTS: VariantName[] = ["base", "deck-generation", "import"];
 
 async function sessionFor(variant: VariantName): Promise<{ gamma: GammaSession; faux: Faux }> {
-  faux = registerFauxProvider();
-  const model = faux.getModel();
-  const authStorage = AuthStorage.inMemory();
-  authStorage.setRuntimeApiKey(model.provider, "test-key");
-  const cwd = tempDir("gamma-cwd-");
-  const agentDir = join(cwd, ".pi-agent");
-  mkdirSync(agentDir);
-  open = await createGammaSession({
-    artifacts,
-    variant,
-    model,
-    executors: recordingExecutors(),
-    cwd,
-    agentDir,
-    sessionManager: SessionManager.inMemory(cwd),
-    authStorage,
-    modelRegistry: ModelRegistry.inMemory(authStorage),
-  });
-  return { gamma: open, faux };
+  const faux = pi.faux();
+  const gamma = await createGammaSession({ artifacts, variant, executors: recordingExecutors(), ...fauxSessionSetup(faux) });
+  return { gamma: pi.disposeAfterTest(gamma), faux };
 }
 
 describe("AgentSession on the exact variant prompt", () => {
@@ -91,8 +66,8 @@ describe("a turn started by a trusted custom message", () => {
 
 describe("low-level Agent on the exact variant prompt", () => {
   it("sends the variant bytes and tools.json in order with JSON Schema parameters", async () => {
-    faux = registerFauxProvider();
-    const { agent } = createGammaAgent({ artifacts, variant: "deck-generation", model: faux.getModel(), executors: recordingExecutors() });
+    const faux = pi.faux();
+    const { agent } = fauxAgent(faux, artifacts, "deck-generation");
     const seen: SeenContext[] = [];
     faux.setResponses([seeing(seen, fauxAssistantMessage("ok"))]);
     await agent.prompt("hello");
@@ -101,17 +76,16 @@ describe("low-level Agent on the exact variant prompt", () => {
   });
 
   it("refuses at creation a session without an executor for a host tool, naming it", () => {
-    faux = registerFauxProvider();
+    const faux = pi.faux();
     const executors = { ...recordingExecutors() };
     delete (executors as Record<string, unknown>)["show_gamma"];
     delete (executors as Record<string, unknown>)["bash"];
-    expect(() => createGammaAgent({ artifacts, variant: "base", model: faux!.getModel(), executors })).toThrow(ToolSetupError);
-    expect(() => createGammaAgent({ artifacts, variant: "base", model: faux!.getModel(), executors })).toThrow(/"bash", "show_gamma"/);
+    expect(() => createGammaAgent({ artifacts, variant: "base", model: faux.getModel(), executors })).toThrow(ToolSetupError);
+    expect(() => createGammaAgent({ artifacts, variant: "base", model: faux.getModel(), executors })).toThrow(/"bash", "show_gamma"/);
   });
 
   it("refuses an executor for a tool the runtime implements or tools.json lacks", () => {
-    faux = registerFauxProvider();
-    const model = faux.getModel();
+    const model = pi.faux().getModel();
     const extra = async () => ({ content: [] });
     expect(() => createGammaAgent({ artifacts, variant: "base", model, executors: { ...recordingExecutors(), skill: extra } })).toThrow(/"skill"/);
     expect(() => createGammaAgent({ artifacts, variant: "base", model, executors: { ...recordingExecutors(), web_search: extra } })).toThrow(/"web_search"/);

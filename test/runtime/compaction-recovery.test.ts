@@ -1,22 +1,14 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { AuthStorage, ModelRegistry, SessionManager, SettingsManager } from "@mariozechner/pi-coding-agent";
-import { afterEach, describe, expect, it } from "vitest";
+import { SettingsManager } from "@mariozechner/pi-coding-agent";
+import { describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { createTrustedMessage } from "../../src/runtime/messages.js";
-import { createGammaAgent, createGammaSession, type GammaSession } from "../../src/runtime/pi-adapter.js";
-import { prepareDist, tempDir } from "./helpers/dist.js";
-import { fauxAssistantMessage, fauxToolCall, recordingExecutors, registerFauxProvider, seeing, textOf, toolUse, type Faux, type SeenContext } from "./helpers/pi.js";
+import { createGammaSession } from "../../src/runtime/pi-adapter.js";
+import { prepareDist } from "./helpers/dist.js";
+import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
+import { fauxAgent, fauxPerTest, fauxSessionSetup } from "./helpers/session.js";
 
-let faux: Faux | undefined;
-let open: GammaSession | undefined;
-afterEach(() => {
-  open?.dispose();
-  open = undefined;
-  faux?.unregister();
-  faux = undefined;
-});
+const pi = fauxPerTest();
 
 const artifacts = loadArtifacts({ distDir: prepareDist() });
 const body = (name: string): string => artifacts.skills.get(name)?.body ?? `missing ${name}`;
@@ -57,8 +49,8 @@ describe("the prefix's compaction promise holds on the low-level path", () => {
   });
 
   it("after a server-side compaction, restoreContext puts skills, tasks, artifacts and pending injections back", async () => {
-    faux = registerFauxProvider();
-    const { agent, controller } = createGammaAgent({ artifacts, variant: "base", model: faux.getModel(), executors: recordingExecutors() });
+    const faux = pi.faux();
+    const { agent, controller } = fauxAgent(faux, artifacts);
     faux.setResponses(WORK());
     await agent.prompt("Polish cards 2 and 3 of the Q3 deck");
     controller.setCurrentArtifacts([{ ref: "gamma:file:g_1:d_2", revision: "rev_9", title: "Q3 review" }]);
@@ -91,8 +83,7 @@ describe("the prefix's compaction promise holds on the low-level path", () => {
   });
 
   it("a preloaded workflow skill is listed as active without repeating the body the system prompt holds", () => {
-    faux = registerFauxProvider();
-    const { controller } = createGammaAgent({ artifacts, variant: "deck-generation", model: faux.getModel(), executors: recordingExecutors() });
+    const { controller } = fauxAgent(pi.faux(), artifacts, "deck-generation");
     const anchor = controller.anchorMessage();
     expect(anchor).toMatchObject({ role: "custom", customType: "gamma.anchor", display: false, details: { trusted: true, anchor: true } });
     expect(anchor.content).toContain("- deck-generation (workflow, preloaded in the system prompt)");
@@ -102,24 +93,15 @@ describe("the prefix's compaction promise holds on the low-level path", () => {
 
 describe("AgentSession.compact re-anchors through session_compact", () => {
   it("after compaction the model's context holds the anchor with the skills' text and the tasks", async () => {
-    faux = registerFauxProvider();
-    const model = faux.getModel();
-    const authStorage = AuthStorage.inMemory();
-    authStorage.setRuntimeApiKey(model.provider, "test-key");
-    const cwd = tempDir("gamma-cwd-");
-    mkdirSync(join(cwd, ".pi-agent"));
-    open = await createGammaSession({
+    const faux = pi.faux();
+    const open = await createGammaSession({
       artifacts,
       variant: "base",
-      model,
       executors: recordingExecutors(),
-      cwd,
-      agentDir: join(cwd, ".pi-agent"),
-      sessionManager: SessionManager.inMemory(cwd),
+      ...fauxSessionSetup(faux),
       settingsManager: SettingsManager.inMemory({ compaction: { enabled: false, keepRecentTokens: 1 } }),
-      authStorage,
-      modelRegistry: ModelRegistry.inMemory(authStorage),
     });
+    pi.disposeAfterTest(open);
     faux.setResponses(WORK());
     await open.session.prompt("Polish cards 2 and 3 of the Q3 deck");
     faux.appendResponses([fauxAssistantMessage("Titles tightened.")]);

@@ -1,14 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
-import { createGammaAgent } from "../../src/runtime/pi-adapter.js";
 import { prepareDist } from "./helpers/dist.js";
-import { fauxAssistantMessage, fauxToolCall, recordingExecutors, registerFauxProvider, seeing, textOf, toolUse, type Faux, type SeenContext } from "./helpers/pi.js";
+import { fauxAssistantMessage, fauxToolCall, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
+import { fauxAgent, fauxPerTest } from "./helpers/session.js";
 
-let faux: Faux | undefined;
-afterEach(() => {
-  faux?.unregister();
-  faux = undefined;
-});
+const pi = fauxPerTest();
 
 const artifacts = loadArtifacts({ distDir: prepareDist() });
 const body = (name: string): string => artifacts.skills.get(name)?.body ?? `missing ${name}`;
@@ -22,8 +18,8 @@ function closure(name: string, seen: string[] = []): string[] {
 const count = (haystack: string, needle: string): number => haystack.split(needle).length - 1;
 
 function setup() {
-  faux = registerFauxProvider();
-  return { ...createGammaAgent({ artifacts, variant: "base", model: faux.getModel(), executors: recordingExecutors() }), faux };
+  const faux = pi.faux();
+  return { ...fauxAgent(faux, artifacts), faux };
 }
 
 describe("several skills loaded in one parallel batch", () => {

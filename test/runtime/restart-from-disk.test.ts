@@ -1,23 +1,18 @@
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { AuthStorage, ModelRegistry, SessionManager } from "@mariozechner/pi-coding-agent";
-import { afterEach, describe, expect, it } from "vitest";
+import { ModelRegistry, SessionManager } from "@mariozechner/pi-coding-agent";
+import { describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { SessionProtocolController } from "../../src/runtime/controller.js";
 import { createTrustedMessage } from "../../src/runtime/messages.js";
-import { createGammaAgent, createGammaSession, restoreAgentContext, type GammaSession } from "../../src/runtime/pi-adapter.js";
+import { createGammaAgent, createGammaSession, restoreAgentContext } from "../../src/runtime/pi-adapter.js";
 import { FileStateStore, StateStoreError } from "../../src/runtime/state.js";
 import { prepareDist, tempDir } from "./helpers/dist.js";
-import { fauxAssistantMessage, fauxToolCall, recordingExecutors, registerFauxProvider, seeing, textOf, toolUse, type Faux, type SeenContext } from "./helpers/pi.js";
+import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
+import { fauxPerTest, keyedFauxModel } from "./helpers/session.js";
 
-let faux: Faux | undefined;
-const opened: GammaSession[] = [];
-afterEach(() => {
-  for (const gamma of opened.splice(0)) gamma.dispose();
-  faux?.unregister();
-  faux = undefined;
-});
+const pi = fauxPerTest();
 
 const artifacts = loadArtifacts({ distDir: prepareDist() });
 const body = (name: string): string => artifacts.skills.get(name)?.body ?? `missing ${name}`;
@@ -61,7 +56,7 @@ describe("the state store", () => {
 describe("a low-level Agent restarted from the host's stored transcript", () => {
   it("restores the controller from its file and anchors the stored messages", async () => {
     const statePath = join(tempDir(), "state.json");
-    faux = registerFauxProvider();
+    const faux = pi.faux();
     const first = createGammaAgent({ artifacts, variant: "base", store: new FileStateStore(statePath), model: faux.getModel(), executors: recordingExecutors() });
     faux.setResponses([
       toolUse(fauxToolCall("skill", { name: "gml-editing" }), fauxToolCall("todo", { tasks: [{ id: "c2", title: "Edit card 2", status: "in_progress" }] })),
@@ -92,10 +87,8 @@ describe("an AgentSession reloaded from its session file", () => {
     mkdirSync(cwd);
     mkdirSync(agentDir);
     const statePath = join(root, "state", "session.json");
-    faux = registerFauxProvider();
-    const model = faux.getModel();
-    const authStorage = AuthStorage.inMemory();
-    authStorage.setRuntimeApiKey(model.provider, "test-key");
+    const faux = pi.faux();
+    const { model, authStorage } = keyedFauxModel(faux);
     const start = async (sessionManager: SessionManager) => {
       const gamma = await createGammaSession({
         artifacts,
@@ -109,8 +102,7 @@ describe("an AgentSession reloaded from its session file", () => {
         authStorage,
         modelRegistry: ModelRegistry.inMemory(authStorage),
       });
-      opened.push(gamma);
-      return gamma;
+      return pi.disposeAfterTest(gamma);
     };
 
     const first = await start(SessionManager.create(cwd, join(root, "sessions")));
@@ -122,8 +114,7 @@ describe("an AgentSession reloaded from its session file", () => {
     await first.session.prompt("Import slides.pptx");
     const sessionFile = first.session.sessionFile;
     expect(sessionFile).toBeDefined();
-    first.dispose();
-    opened.length = 0;
+    pi.disposeNow(first);
 
     // A new process: the session file and the state file are all that remain.
     const second = await start(SessionManager.open(sessionFile ?? ""));

@@ -1,17 +1,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ArtifactVerificationError, loadArtifacts } from "../../src/runtime/artifacts.js";
 import { SessionProtocolController } from "../../src/runtime/controller.js";
-import { createGammaAgent } from "../../src/runtime/pi-adapter.js";
 import { prepareDist } from "./helpers/dist.js";
-import { fauxAssistantMessage, fauxToolCall, recordingExecutors, registerFauxProvider, seeing, textOf, toolUse, type Faux, type SeenContext } from "./helpers/pi.js";
+import { fauxAssistantMessage, fauxToolCall, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
+import { fauxAgent, fauxPerTest } from "./helpers/session.js";
 
-let faux: Faux | undefined;
-afterEach(() => {
-  faux?.unregister();
-  faux = undefined;
-});
+const pi = fauxPerTest();
 
 describe("skill types come from the manifest", () => {
   it("every skill carries the type the manifest declares", () => {
@@ -48,8 +44,8 @@ describe("skill types come from the manifest", () => {
 describe("the skill tool records the type of what it activates", () => {
   it("a workflow and a reference skill loaded by the model are active with their types; the model receives the body", async () => {
     const artifacts = loadArtifacts({ distDir: prepareDist() });
-    faux = registerFauxProvider();
-    const { agent, controller } = createGammaAgent({ artifacts, variant: "base", model: faux.getModel(), executors: recordingExecutors() });
+    const faux = pi.faux();
+    const { agent, controller } = fauxAgent(faux, artifacts);
     const seen: SeenContext[] = [];
     faux.setResponses([
       toolUse(fauxToolCall("skill", { name: "ask-user-questions" })),

@@ -1,24 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
-import { createGammaAgent } from "../../src/runtime/pi-adapter.js";
-import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { prepareDist } from "./helpers/dist.js";
-import { fauxAssistantMessage, fauxToolCall, recordingExecutors, registerFauxProvider, seeing, textOf, toolUse, type Faux, type SeenContext } from "./helpers/pi.js";
+import { fauxAssistantMessage, fauxToolCall, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
+import { fauxAgentRecording, fauxPerTest } from "./helpers/session.js";
 
-let faux: Faux | undefined;
-afterEach(() => {
-  faux?.unregister();
-  faux = undefined;
-});
+const pi = fauxPerTest();
 
 const artifacts = loadArtifacts({ distDir: prepareDist() });
 
-function setup() {
-  faux = registerFauxProvider();
-  const events: ProtocolEvent[] = [];
-  const gamma = createGammaAgent({ artifacts, variant: "base", model: faux.getModel(), executors: recordingExecutors(), onProtocolEvent: (event) => events.push(event) });
-  return { ...gamma, faux, events };
-}
+const setup = () => fauxAgentRecording(pi.faux(), artifacts);
 
 const plan = (statuses: string[]) => statuses.map((status, index) => ({ id: `t${index + 1}`, title: `Step ${index + 1}`, status }));
 

@@ -1,36 +1,18 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
-import { AuthStorage, ModelRegistry, SessionManager } from "@mariozechner/pi-coding-agent";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { createTrustedMessage } from "../../src/runtime/messages.js";
-import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapter.js";
+import { createGammaSession } from "../../src/runtime/pi-adapter.js";
 import { SHARED_BATCH_NOTE, type ProtocolEvent } from "../../src/runtime/yield.js";
-import { prepareDist, tempDir } from "./helpers/dist.js";
-import { fauxAssistantMessage, fauxToolCall, recordingExecutors, registerFauxProvider, seeing, textOf, toolUse, type Faux, type SeenContext } from "./helpers/pi.js";
+import { prepareDist } from "./helpers/dist.js";
+import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
+import { fauxAgentRecording, fauxPerTest, fauxSessionSetup } from "./helpers/session.js";
 
-let faux: Faux | undefined;
-afterEach(() => {
-  faux?.unregister();
-  faux = undefined;
-});
+const pi = fauxPerTest();
 
 const artifacts = loadArtifacts({ distDir: prepareDist() });
 
-function setup() {
-  faux = registerFauxProvider();
-  const events: ProtocolEvent[] = [];
-  const hostCalls: string[] = [];
-  const gamma = createGammaAgent({
-    artifacts,
-    variant: "base",
-    model: faux.getModel(),
-    executors: recordingExecutors(hostCalls),
-    onProtocolEvent: (event) => events.push(event),
-  });
-  return { ...gamma, faux, events, hostCalls };
-}
+const setup = () => fauxAgentRecording(pi.faux(), artifacts);
 
 describe("message_user and the yield contract", () => {
   it("blockOnUser false is a progress event and the run goes on to the next model call", async () => {
@@ -144,24 +126,14 @@ describe("message_user and the yield contract", () => {
 
 describe("the yield contract on an AgentSession", () => {
   it("a shared-batch yield ends the session's run too, and the user's next prompt continues", async () => {
-    faux = registerFauxProvider();
-    const model = faux.getModel();
-    const authStorage = AuthStorage.inMemory();
-    authStorage.setRuntimeApiKey(model.provider, "test-key");
-    const cwd = tempDir("gamma-cwd-");
-    mkdirSync(join(cwd, ".pi-agent"));
+    const faux = pi.faux();
     const events: ProtocolEvent[] = [];
     const gamma = await createGammaSession({
       artifacts,
       variant: "base",
-      model,
       executors: recordingExecutors(),
       onProtocolEvent: (event) => events.push(event),
-      cwd,
-      agentDir: join(cwd, ".pi-agent"),
-      sessionManager: SessionManager.inMemory(cwd),
-      authStorage,
-      modelRegistry: ModelRegistry.inMemory(authStorage),
+      ...fauxSessionSetup(faux),
     });
     try {
       faux.setResponses([

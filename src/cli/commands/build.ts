@@ -6,6 +6,7 @@ import { formatDiagnostics, type ReporterName } from "../../diagnostics/reporter
 import { ProjectRootError } from "../../pipeline/discover/discover.js";
 import type { BuildSummary } from "../../pipeline/render/summary.js";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
+import { addProjectOptions, commandHelpFooter } from "../options.js";
 
 interface BuildCommandOptions {
   root: string;
@@ -20,38 +21,41 @@ interface CheckCommandOptions {
 }
 
 export function registerBuildCommands(program: Command, result: { exitCode: number }): void {
-  program
+  const buildCommand = program
     .command("build")
-    .description("Lint, then render the prefix, variants, catalog, tool schemas and skill bodies into dist/.")
-    .option("--root <dir>", "project root (holds skills/, prompts/, schemas/tools/)", ".")
-    .option("--out <dir>", "output folder, relative to the root", "dist")
+    .description("Lint, then render the prefix, variants, catalog, tool schemas and skill bodies into dist/.");
+  addProjectOptions(buildCommand, { rootDescription: "project root (holds skills/, prompts/, schemas/tools/)", out: true })
     .addOption(new Option("--format <format>", "table: figures for people; json: the same as one JSON document").choices(["table", "json"]).default("table"))
     .addHelpText(
       "after",
-      "\nAll of dist/ is written or none of it: any error leaves dist/ exactly as it was. Unchanged files\n" +
-        "are not rewritten; stale files are removed; dist/manifest.json is written last.\n\n" +
-        "The table shows each variant's bytes and o200k tokens, the tokens it shares with the static prefix,\n" +
-        "how many of those OpenAI can cache (none below 1,024, then steps of 128) and the prefix's share.\n" +
-        "Diagnostics go to stderr.\n\nExit codes: 0 built, 1 errors found (nothing written), 2 usage or internal error.\n\n" +
-        "Examples:\n  gamma-prompt build\n  gamma-prompt build --root my-agent --out dist --format json",
+      commandHelpFooter({
+        about: `All of dist/ is written or none of it: any error leaves dist/ exactly as it was. Unchanged files
+are not rewritten; stale files are removed; dist/manifest.json is written last.
+
+The table shows each variant's bytes and o200k tokens, the tokens it shares with the static prefix,
+how many of those OpenAI can cache (none below 1,024, then steps of 128) and the prefix's share.
+Diagnostics go to stderr.`,
+        exitCodes: "0 built, 1 errors found (nothing written), 2 usage or internal error.",
+        examples: ["gamma-prompt build", "gamma-prompt build --root my-agent --out dist --format json"],
+      }),
     )
     .action(async (options: BuildCommandOptions) => {
       result.exitCode = await runBuildCommand(options);
     });
 
-  program
-    .command("check")
-    .description("Verify that dist/ matches its sources and its manifest (writes nothing).")
-    .option("--root <dir>", "project root", ".")
-    .option("--out <dir>", "output folder, relative to the root", "dist")
+  const checkCommand = program.command("check").description("Verify that dist/ matches its sources and its manifest (writes nothing).");
+  addProjectOptions(checkCommand, { rootDescription: "project root", out: true })
     .addOption(new Option("--format <format>", "how findings are printed").choices(["stylish", "json", "github"]).default("stylish"))
     .addHelpText(
       "after",
-      "\nRenders everything in memory and compares it with dist/. Reports each changed, missing or extra\n" +
-        "artifact and each file whose sha256 no longer matches the manifest. For the static prefix it names\n" +
-        "the first differing byte and token, the template line that produced it, and whether the change\n" +
-        "invalidates the shared cache prefix of every variant.\n" +
-        "\nExit codes: 0 dist/ is current, 1 drift or source errors, 2 usage or internal error.\n\nExamples:\n  gamma-prompt check\n  gamma-prompt check --format github",
+      commandHelpFooter({
+        about: `Renders everything in memory and compares it with dist/. Reports each changed, missing or extra
+artifact and each file whose sha256 no longer matches the manifest. For the static prefix it names
+the first differing byte and token, the template line that produced it, and whether the change
+invalidates the shared cache prefix of every variant.`,
+        exitCodes: "0 dist/ is current, 1 drift or source errors, 2 usage or internal error.",
+        examples: ["gamma-prompt check", "gamma-prompt check --format github"],
+      }),
     )
     .action(async (options: CheckCommandOptions) => {
       result.exitCode = await runCheckCommand(options);

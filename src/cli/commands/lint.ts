@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { EXIT_USAGE } from "../exit-codes.js";
+import { addProjectOptions } from "../options.js";
 
 interface LintCommandOptions {
   root: string;
@@ -21,10 +22,8 @@ Examples:
   $ gamma-prompt lint --format github          annotations for GitHub Actions`;
 
 export function registerLintCommand(program: Command, result: { exitCode: number }): void {
-  program
-    .command("lint")
-    .description("Validate skill manifests, their bodies and their cross-references (requires, conflicts).")
-    .option("--root <dir>", "project root: the folder that holds skills/", ".")
+  const command = program.command("lint").description("Validate skill manifests, their bodies and their cross-references (requires, conflicts).");
+  addProjectOptions(command, { rootDescription: "project root: the folder that holds skills/", out: false })
     .addOption(new Option("--format <name>", "output format").choices(["stylish", "json", "github"]).default("stylish"))
     .option("--max-warnings <n>", "fail when there are more than n warnings", parseMaxWarnings)
     .addHelpText("after", EXAMPLES)

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { WatchEvent } from "../../watch/events.js";
 import { EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
+import { addProjectOptions, commandHelpFooter } from "../options.js";
 
 interface WatchCommandOptions {
   root: string;
@@ -10,11 +11,8 @@ interface WatchCommandOptions {
 }
 
 export function registerWatchCommand(program: Command, result: { exitCode: number }): void {
-  program
-    .command("watch")
-    .description("Build dist/, then rebuild it on every change to the sources.")
-    .option("--root <dir>", "project root", ".")
-    .option("--out <dir>", "output folder, relative to the root", "dist")
+  const command = program.command("watch").description("Build dist/, then rebuild it on every change to the sources.");
+  addProjectOptions(command, { rootDescription: "project root", out: true })
     .addOption(
       new Option("--format <format>", "text: one line per build; json: one JSON event per line")
         .choices(["text", "json"])
@@ -23,13 +21,19 @@ export function registerWatchCommand(program: Command, result: { exitCode: numbe
     .option("--debounce <ms>", "quiet period before a rebuild starts (at least 60)", parseDebounce, 100)
     .addHelpText(
       "after",
-      "\nWatches skills/, prompts/, schemas/ and gamma-prompt.config.json. A save with errors prints its\n" +
-        "diagnostics and leaves the last good dist/ in place.\n\nEverything goes to stdout. text: one line per build (what changed, what was written, how long it\n" +
-        "took), a warning when the edit changed the static prefix every variant caches, and diagnostics in\n" +
-        "lint's stylish format. json: one event object per line, for editor integrations.\n\n" +
-        "On Ctrl-C a build in flight finishes writing first, so dist/ never keeps temporary files; a second\n" +
-        "Ctrl-C stops at once.\n\nExit codes: 0 stopped by SIGINT or SIGTERM, 2 usage error (bad option, no skills/ folder).\n\n" +
-        "Examples:\n  gamma-prompt watch\n  gamma-prompt watch --root my-agent --format json",
+      commandHelpFooter({
+        about: `Watches skills/, prompts/, schemas/ and gamma-prompt.config.json. A save with errors prints its
+diagnostics and leaves the last good dist/ in place.
+
+Everything goes to stdout. text: one line per build (what changed, what was written, how long it
+took), a warning when the edit changed the static prefix every variant caches, and diagnostics in
+lint's stylish format. json: one event object per line, for editor integrations.
+
+On Ctrl-C a build in flight finishes writing first, so dist/ never keeps temporary files; a second
+Ctrl-C stops at once.`,
+        exitCodes: "0 stopped by SIGINT or SIGTERM, 2 usage error (bad option, no skills/ folder).",
+        examples: ["gamma-prompt watch", "gamma-prompt watch --root my-agent --format json"],
+      }),
     )
     .action(async (options: WatchCommandOptions) => {
       result.exitCode = await runWatchCommand(options);

@@ -1,0 +1,17 @@
+import type { Command } from "commander";
+
+/** Every command reads a project from `--root`; the ones that touch dist/ also take `--out`. */
+export function addProjectOptions(command: Command, options: { rootDescription: string; out: boolean }): Command {
+  command.option("--root <dir>", options.rootDescription, ".");
+  if (options.out) command.option("--out <dir>", "output folder, relative to the root", "dist");
+  return command;
+}
+
+/**
+ * The help text after a command's options, in one layout for every command:
+ * what it does, its exit codes, then example invocations.
+ */
+export function commandHelpFooter(parts: { about: string; exitCodes: string; examples: string[] }): string {
+  const examples = parts.examples.map((example) => `  ${example}`).join("\n");
+  return `\n${parts.about}\n\nExit codes: ${parts.exitCodes}\n\nExamples:\n${examples}`;
+}

@@ -1,0 +1,84 @@
+/**
+ * Set-up shared by the tests that run a real Gamma agent or AgentSession on
+ * the faux provider: one provider per test, everything disposed after it.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { AuthStorage, ModelRegistry, SessionManager } from "@mariozechner/pi-coding-agent";
+import { afterEach } from "vitest";
+import type { VariantName } from "../../../src/protocol/manifest.js";
+import type { LoadedArtifacts } from "../../../src/runtime/artifacts.js";
+import { createGammaAgent } from "../../../src/runtime/pi-adapter.js";
+import type { ProtocolEvent } from "../../../src/runtime/yield.js";
+import { tempDir } from "./dist.js";
+import { recordingExecutors, registerFauxProvider, type Faux } from "./pi.js";
+
+export interface FauxPerTest {
+  /** This test's faux provider, registered on first use. */
+  faux(): Faux;
+  /** Disposes `opened` after this test, before the provider is unregistered. */
+  disposeAfterTest<T extends { dispose(): void }>(opened: T): T;
+  /** Disposes `opened` now (a simulated restart) and not again after the test. */
+  disposeNow(opened: { dispose(): void }): void;
+}
+
+/** Call at the top of a test file: after each test, disposes what it opened and unregisters its faux provider. */
+export function fauxPerTest(): FauxPerTest {
+  let faux: Faux | undefined;
+  const opened: { dispose(): void }[] = [];
+  afterEach(() => {
+    for (const item of opened.splice(0)) item.dispose();
+    faux?.unregister();
+    faux = undefined;
+  });
+  return {
+    faux: () => (faux ??= registerFauxProvider()),
+    disposeAfterTest: (item) => {
+      opened.push(item);
+      return item;
+    },
+    disposeNow: (item) => {
+      item.dispose();
+      const index = opened.indexOf(item);
+      if (index !== -1) opened.splice(index, 1);
+    },
+  };
+}
+
+/** The faux model with Pi's key store and model registry; without a key session.prompt fails after its input hook. */
+export function keyedFauxModel(faux: Faux, authStorage?: AuthStorage | undefined) {
+  const model = faux.getModel();
+  const auth = authStorage ?? AuthStorage.inMemory();
+  if (authStorage === undefined) auth.setRuntimeApiKey(model.provider, "test-key");
+  return { model, authStorage: auth, modelRegistry: ModelRegistry.inMemory(auth) };
+}
+
+/**
+ * The Pi half of createGammaSession's options: the keyed faux model, a fresh
+ * temp cwd with an empty agent folder, and an in-memory session.
+ */
+export function fauxSessionSetup(faux: Faux, options: { authStorage?: AuthStorage | undefined } = {}) {
+  const cwd = tempDir("gamma-cwd-");
+  const agentDir = join(cwd, ".pi-agent");
+  mkdirSync(agentDir);
+  return { ...keyedFauxModel(faux, options.authStorage), cwd, agentDir, sessionManager: SessionManager.inMemory(cwd) };
+}
+
+/** A low-level Gamma agent on the faux model whose host tools answer with plain text. */
+export function fauxAgent(faux: Faux, artifacts: LoadedArtifacts, variant: VariantName = "base") {
+  return createGammaAgent({ artifacts, variant, model: faux.getModel(), executors: recordingExecutors() });
+}
+
+/** A base-variant Gamma agent that records its protocol events and the host tools it runs. */
+export function fauxAgentRecording(faux: Faux, artifacts: LoadedArtifacts) {
+  const events: ProtocolEvent[] = [];
+  const hostCalls: string[] = [];
+  const gamma = createGammaAgent({
+    artifacts,
+    variant: "base",
+    model: faux.getModel(),
+    executors: recordingExecutors(hostCalls),
+    onProtocolEvent: (event) => events.push(event),
+  });
+  return { ...gamma, faux, events, hostCalls };
+}
