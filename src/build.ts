@@ -37,7 +37,12 @@ export interface BuildOptions {
   outDir?: string;
   /** Reuse across successive builds (watch). */
   cache?: BuildCache;
-  /** Root-relative paths changed since the last build with this cache: only these prompt sources are re-read. */
+  /**
+   * Root-relative paths changed since the last build with this cache: only
+   * these sources are re-read, and dist/ files this cache wrote whose bytes do
+   * not change are trusted without a stat (a hand edit to one is repaired by
+   * the next build without this hint; `check` reports it meanwhile).
+   */
   changedPaths?: string[];
   /**
    * Persist a record of the last build under node_modules/.cache/gamma-prompt/
@@ -108,7 +113,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const hashes = compiled.hashes;
     const manifestText = compiled.artifacts.get(MANIFEST_FILE);
     const fingerprint = (path: string): string | undefined => (path === MANIFEST_FILE ? manifestText : hashes?.get(path)?.sha256);
-    emitted = await emitArtifacts(outDir, compiled.artifacts, memo && hashes ? { fingerprint, files: memo.emitted } : undefined);
+    emitted = await emitArtifacts(outDir, compiled.artifacts, memo && hashes ? { fingerprint, files: memo.emitted, trustUnchanged: options.changedPaths !== undefined } : undefined);
     const manifestFile = memo?.emitted.get(MANIFEST_FILE);
     if (memo) {
       if (manifestFile) memo.manifest = { file: manifestFile, manifest: compiled.manifest };

@@ -2,7 +2,7 @@ import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, typ
 import { lint } from "../lint.js";
 import type { SourceFile, ValidSkill } from "../model.js";
 import type { ArtifactEntry, DistManifest } from "../protocol/manifest.js";
-import { catalogEntry, catalogParts, type CatalogSkill } from "../skills/catalog.js";
+import { catalogEntry, catalogParts, collapseWhitespace, type CatalogSkill } from "../skills/catalog.js";
 import { loadTokenizer, tokenizerVersion } from "../tokens.js";
 import { summarize, type BuildSummary } from "./render/summary.js";
 import { resolveConfig } from "./validate/config.js";
@@ -78,9 +78,9 @@ export async function compileProject(root: string, state: CompileState = {}, cha
   const skills = linted.skills;
   const failedSkills = new Set(linted.diagnostics.filter((d) => d.severity === "error").map((d) => d.file.split("/")[1] ?? ""));
 
-  const config = resolveConfig(sources.config);
+  const config = perSource(memo, "config", sources.config, resolveConfig);
   diagnostics.push(...config.diagnostics);
-  const injections = sources.injections ? resolveInjections(sources.injections) : { injections: [], diagnostics: [] };
+  const injections = sources.injections ? perSource(memo, "injections", sources.injections, resolveInjections) : { injections: [], diagnostics: [] };
   diagnostics.push(...injections.diagnostics);
   const tools = resolveTools({ files: sources.toolFiles, order: sources.toolOrder }, skills.map((skill) => skill.name), memo?.tools);
   diagnostics.push(...tools.diagnostics);
@@ -106,7 +106,7 @@ export async function compileProject(root: string, state: CompileState = {}, cha
 
   const counter = new TokenCounter(await loadTokenizer(), state.tokenCounts, memo?.tokenJoins);
   const measureInput: MeasureInput = { prefix: prompts.prefix, catalog: prompts.catalog, suffixes: prompts.suffixes, variantTemplate: templates.variant.file };
-  const at = memo && memo.piecewiseCounting !== false ? prompts.prefix.indexOf(catalog) : -1;
+  const at = memo && memo.piecewiseCounting !== false ? prompts.catalogAt : -1;
   if (memo && at >= 0) {
     // Watch mode: the catalog is counted entry by entry, so an edit re-counts one entry.
     const { head, entries, tail } = catalogPieces;
@@ -164,13 +164,26 @@ async function loadTemplates(sources: TemplateSources, memo: IncrementalState | 
   return prepared;
 }
 
+/**
+ * A result computed from one source file alone, reused while that file's
+ * bytes are unchanged; `slot` keeps results of different kinds apart.
+ */
+function perSource<S extends SourceFile | undefined, T>(memo: IncrementalState | undefined, slot: string, source: S, compute: (source: S) => T): T {
+  if (!memo) return compute(source);
+  const key = source ? `${source.path}\u0000${source.contentHash}` : "";
+  const cached = memo.perSource.get(slot) as { key: string; value: T } | undefined;
+  if (cached?.key === key) return cached.value;
+  const value = compute(source);
+  memo.perSource.set(slot, { key, value });
+  return value;
+}
+
 function memoCatalogEntry(skill: CatalogSkill, memo: IncrementalState): string {
-  const key = `${skill.name}\u0000${skill.type}\u0000${skill.description}`;
-  let entry = memo.catalogEntries.get(key);
-  if (entry === undefined) {
-    entry = catalogEntry(skill);
-    memo.catalogEntries.set(key, entry);
-  }
+  // Keyed by the short name, not a name+type+description string built anew for every skill on every rebuild.
+  const cached = memo.catalogEntries.get(skill.name);
+  if (cached && cached.type === skill.type && cached.description === skill.description) return cached.entry;
+  const entry = catalogEntry(skill);
+  memo.catalogEntries.set(skill.name, { type: skill.type, description: skill.description, entry });
   return entry;
 }
 
@@ -196,7 +209,7 @@ function skillInfo(skill: ValidSkill, counter: TokenCounter, artifacts: Map<stri
   return {
     name: skill.name,
     type: skill.type,
-    description: skill.description.replace(/\s+/g, " ").trim(),
+    description: collapseWhitespace(skill.description),
     requiresSkills: [...skill.requiresSkills],
     conflictsWith: [...skill.conflictsWith],
     tokens: counter.count(body),

@@ -19,8 +19,13 @@ export function escapeXmlAttribute(text: string): string {
 
 /** Line breaks and runs of spaces inside a description would break the catalog's layout. */
 export function collapseWhitespace(text: string): string {
+  // Most descriptions are already collapsed; testing is cheaper than rebuilding each one on every watch rebuild.
+  if (!NEEDS_COLLAPSING.test(text)) return text;
   return text.replace(/\s+/g, " ").trim();
 }
+
+/** Any whitespace but a single space between two other characters (what `trim` and `\s+` would change). */
+const NEEDS_COLLAPSING = /[^\S ]|\s\s|^\s|\s$/;
 
 export function skillPath(name: string): string {
   return `skills/${name}/SKILL.md`;

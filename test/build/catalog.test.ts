@@ -17,6 +17,11 @@ describe("catalog escaping (one table, byte for byte)", () => {
   it("collapses every run of whitespace, line breaks included, to one space", () => {
     expect(collapseWhitespace("  Use when\n\tediting   cards\r\n ")).toBe("Use when editing cards");
   });
+
+  it("agrees with collapsing every run and trimming on already-collapsed text and on each kind of whitespace", () => {
+    const samples = ["Use when editing cards", "", " ", "a", "a b", "a  b", " a", "a ", "a\tb", "a\nb", "a\u00a0b", "a\u2028b", "a\ufeffb", "a \u3000b", "\u00a0"];
+    for (const sample of samples) expect(collapseWhitespace(sample), JSON.stringify(sample)).toBe(sample.replace(/\s+/g, " ").trim());
+  });
 });
 
 describe("renderCatalog", () => {

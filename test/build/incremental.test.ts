@@ -72,8 +72,25 @@ describe("incremental builds (watch mode)", () => {
     const expected = await snapshotTree(join(root, "dist"));
     await writeFile(join(root, "dist/skills/card-style.md"), "edited by hand\n");
     await writeFile(join(root, "dist/variants/import.md"), "edited by hand\n");
-    const result = await build({ root, cache, changedPaths: ["prompts/variants.yaml"], persistentCache: false });
+    const result = await build({ root, cache, persistentCache: false });
     expect(result.written).toEqual(["skills/card-style.md", "variants/import.md"]);
+    expect(await snapshotTree(join(root, "dist"))).toEqual(expected);
+  });
+
+  it("trusts its own unchanged files on a watch rebuild, rewrites missing ones, and repairs hand edits on the next full build", async () => {
+    const root = await copyProject("basic");
+    const cache = createBuildCache();
+    await build({ root, cache, persistentCache: false });
+    const expected = await snapshotTree(join(root, "dist"));
+    await writeFile(join(root, "dist/skills/card-style.md"), "edited by hand\n");
+    await rm(join(root, "dist/variants/import.md"));
+    // A rebuild with changed paths (watch mode) does not even stat files whose bytes it would not change...
+    const rebuild = await build({ root, cache, changedPaths: ["prompts/variants.yaml"], persistentCache: false });
+    expect(rebuild.written).toEqual(["variants/import.md"]);
+    expect(await readFile(join(root, "dist/skills/card-style.md"), "utf8")).toBe("edited by hand\n");
+    // ...while a build without the hint, with the same cache, checks every file again.
+    const full = await build({ root, cache, persistentCache: false });
+    expect(full.written).toEqual(["skills/card-style.md"]);
     expect(await snapshotTree(join(root, "dist"))).toEqual(expected);
   });
 

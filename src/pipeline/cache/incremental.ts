@@ -18,6 +18,8 @@ export interface IncrementalState {
   readonly tools: Memo<string, ToolFileResult>;
   /** Parsed templates by the paths and content hashes of every template source. */
   templates?: { key: string; prepared: PreparedTemplates };
+  /** Results that depend on one source file only, by its path and content hash (injection kinds, config). */
+  readonly perSource: Map<string, unknown>;
   /** Token figures of the prefix's tail joined with each variant suffix. */
   readonly tokenJoins: Map<string, JoinMeasure>;
   /**
@@ -25,8 +27,8 @@ export interface IncrementalState {
    * build checked it against a full count, false if that check ever failed.
    */
   piecewiseCounting?: boolean;
-  /** Catalog entries by skill name, type and raw description. */
-  readonly catalogEntries: Memo<string, string>;
+  /** Catalog entries by skill name, with the type and raw description each was rendered from. */
+  readonly catalogEntries: Memo<string, { type: string; description: string; entry: string }>;
   /** dist/skills/<name>.md text and hash by the skill's raw body. */
   readonly skillBodies: Memo<string, { text: string; entry: ArtifactEntry }>;
   /** What the last emit wrote or verified in dist/, with the file stamps seen then. */
@@ -38,7 +40,7 @@ export interface IncrementalState {
 }
 
 export function createIncrementalState(): IncrementalState {
-  return { tools: new Memo(), tokenJoins: new Map(), catalogEntries: new Memo(), skillBodies: new Memo(), emitted: new Map(), skillSources: new Map() };
+  return { tools: new Memo(), perSource: new Map(), tokenJoins: new Map(), catalogEntries: new Memo(), skillBodies: new Memo(), emitted: new Map(), skillSources: new Map() };
 }
 
 /** Drops what the latest build did not use. */

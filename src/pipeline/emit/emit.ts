@@ -44,6 +44,16 @@ export interface EmitMemory {
   fingerprint(path: string): string | undefined;
   /** Updated in place; cleared when an emit fails. */
   files: Map<string, EmittedFile>;
+  /**
+   * Trust a file this memory recorded, without even a stat, while its
+   * fingerprint is unchanged (watch rebuilds: the watcher ignores dist/, so
+   * only a hand edit could change such a file, and stat-checking a thousand
+   * skill bodies on every save costs more than the rest of emit). A hand edit
+   * is then repaired when the artifact next changes, by any build without
+   * this option, and reported by `check`. A file missing from the listing is
+   * always written again.
+   */
+  trustUnchanged?: boolean;
 }
 
 export class EmitError extends Error {
@@ -129,6 +139,11 @@ function sortChanges(
     }
     const recorded = memory?.files.get(path);
     const fingerprint = memory?.fingerprint(path);
+    if (memory?.trustUnchanged && recorded && recorded.fingerprint === fingerprint) {
+      seen.set(path, recorded);
+      unchanged.push(path);
+      continue;
+    }
     const now = recorded && fingerprint !== undefined ? statSync(join(outDir, path), { throwIfNoEntry: false }) : undefined;
     if (!recorded || fingerprint === undefined || !now || !sameStamp(recorded, now)) {
       unknown.push(path);

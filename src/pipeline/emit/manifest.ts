@@ -52,7 +52,9 @@ export function createManifest(input: ManifestInput): DistManifest {
   const artifacts: Record<string, ArtifactEntry> = {};
   for (const path of [...input.artifacts.keys()].sort()) {
     const known = input.hashes?.get(path);
-    artifacts[path] = known ? { sha256: known.sha256, bytes: known.bytes } : artifactEntry(input.artifacts.get(path) as string);
+    const { sha256, bytes } = known ?? artifactEntry(input.artifacts.get(path) as string);
+    // Keys in sorted order, as in every entry below: the canonical form then keeps the object instead of copying it.
+    artifacts[path] = { bytes, sha256 };
   }
   const entry = (path: string): ArtifactEntry => artifacts[path] ?? { sha256: "", bytes: 0 };
   const toolsSha256 = entry(TOOLS_FILE).sha256;
@@ -73,9 +75,9 @@ export function createManifest(input: ManifestInput): DistManifest {
   }
   const skills: Record<string, SkillInfo> = {};
   for (const skill of input.skills) {
-    const { name, ...rest } = skill;
-    const file = skillFile(name);
-    skills[name] = { file, sha256: entry(file).sha256, ...rest };
+    const file = skillFile(skill.name);
+    const { conflictsWith, description, requiresSkills, tokens, type } = skill;
+    skills[skill.name] = { conflictsWith, description, file, requiresSkills, sha256: entry(file).sha256, tokens, type };
   }
   return {
     manifestVersion: MANIFEST_VERSION,

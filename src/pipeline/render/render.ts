@@ -2,7 +2,7 @@ import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics
 import type { SourceFile, ValidSkill } from "../../model.js";
 import type { InjectionKindArtifact, ToolSchemaArtifact } from "../../protocol/manifest.js";
 import { collapseWhitespace, renderCatalog, skillPath } from "../../skills/catalog.js";
-import { checkTemplate } from "./template-check.js";
+import { checkTemplateCached } from "./template-check-cache.js";
 import {
   createEngine,
   finishText,
@@ -48,6 +48,8 @@ export interface PreparedTemplates {
 export interface RenderedPrompts {
   catalog: string;
   prefix: string;
+  /** Where the catalog first starts in the prefix. */
+  catalogAt: number;
   /** Variant name → the text appended after the prefix. */
   suffixes: Map<string, string>;
   templates: PreparedTemplates;
@@ -118,10 +120,10 @@ const partialsRegistered = new WeakSet<PreparedTemplates>();
 
 /** Checks, then renders the prefix and every variant suffix. */
 export function renderPrompts(templates: PreparedTemplates, context: PrefixContext, variants: readonly ResolvedVariant[]): RenderedPrompts | Diagnostic[] {
-  const diagnostics = checkTemplate(templates.prefix, context, templates.partials);
+  const diagnostics = checkTemplateCached(templates, templates.prefix, context, templates.partials);
   const variantContexts = variants.map((variant) => ({ name: variant.name, context: variantContext(variant) }));
   for (const { context: variantCtx } of variantContexts) {
-    diagnostics.push(...checkTemplate(templates.variant, variantCtx, templates.partials));
+    diagnostics.push(...checkTemplateCached(templates, templates.variant, variantCtx, templates.partials));
   }
   if (diagnostics.length > 0) return uniqueDiagnostics(diagnostics);
   if (!partialsRegistered.has(templates)) {
@@ -142,10 +144,12 @@ export function renderPrompts(templates: PreparedTemplates, context: PrefixConte
     if (typeof suffix !== "string") return [suffix];
     suffixes.set(name, finishText(suffix));
   }
-  if (!context.catalog || !prefix.includes(context.catalog)) {
+  // The catalog ends in `>`, so finishing the text (trailing whitespace only) never moves where it starts.
+  const catalogAt = context.catalog ? prefix.indexOf(context.catalog) : -1;
+  if (catalogAt < 0) {
     return [createDiagnostic("template/missing-catalog", templates.prefix.file, FILE_START, "Unexpected static prefix without the skill catalog, expected {{catalog}} in prompts/prefix.hbs or one of its partials")];
   }
-  return { catalog: context.catalog, prefix: finishText(prefix), suffixes, templates };
+  return { catalog: context.catalog, prefix: finishText(prefix), catalogAt, suffixes, templates };
 }
 
 function uniqueDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
