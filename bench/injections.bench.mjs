@@ -6,18 +6,12 @@
 // event passes once on arrival. "total" is both. Prints medians (and the best
 // run, which shows the cost on a quiet machine) per size; the cost per event
 // should stay flat (linear total cost).
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { acceptInjection, InjectionQueue, createTrustedInjectionMessage } from "../lib/runtime/injections/index.js";
 
-const KINDS = [
-  ["system_note", "next_turn"],
-  ["system_guidance", "steer"],
-  ["system_update", "steer"],
-  ["client_view", "next_turn"],
-  ["artifact_update", "steer"],
-  ["workspace_update", "steer"],
-  ["background_result", "follow_up"],
-].map(([kind, delivery]) => ({ kind, tag: kind, meaning: `Meaning of ${kind}.`, action: `Action for ${kind}.`, delivery }));
+// The kinds as the embedded default's static prefix defines them.
+const KINDS = JSON.parse(readFileSync(new URL("../dist/injections.json", import.meta.url), "utf8"));
 
 const SIZES = [1_000, 5_000, 10_000, 20_000];
 const RUNS = 21;
