@@ -4,6 +4,7 @@
  * variant preloads are not repeated: the system prompt still holds them.
  */
 import type { LoadedSkill } from "./artifacts.js";
+import { neutraliseReservedTags } from "./injections/neutralise.js";
 import type { ExecutionState, PendingInjection } from "./state.js";
 import { renderTaskList } from "./tasks.js";
 
@@ -68,6 +69,13 @@ export function renderAnchor(options: {
   return `${out.join("\n")}\n`;
 }
 
+/**
+ * Task titles and artifact names can echo what a user typed, and the anchor
+ * passes to the model unneutralised: look-alike brackets (`＜system_note`)
+ * that escaping leaves alone are neutralised here, as in injection text.
+ */
 function escapeXml(text: string): string {
-  return text.replace(/[&<>"]/g, (char) => (char === "&" ? "&amp;" : char === "<" ? "&lt;" : char === ">" ? "&gt;" : "&quot;"));
+  return neutraliseReservedTags(
+    text.replace(/[&<>"]/g, (char) => (char === "&" ? "&amp;" : char === "<" ? "&lt;" : char === ">" ? "&gt;" : "&quot;")),
+  );
 }

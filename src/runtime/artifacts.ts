@@ -138,7 +138,12 @@ function verifyFiles(distDir: string, manifest: DistManifest): Map<string, Buffe
       problems.push({ file, kind: "missing", message: "Unexpected missing file, expected it as the manifest lists it" });
       continue;
     }
-    const bytes = readFileSync(join(distDir, file));
+    const bytes = readOrUndefined(join(distDir, file));
+    if (bytes === undefined) {
+      // Listed as a file but not readable as one (a link to a folder, no permission).
+      problems.push({ file, kind: "invalid", message: "Unexpected entry that cannot be read as a file, expected a regular file" });
+      continue;
+    }
     if (bytes.length !== entry.bytes) {
       problems.push({ file, kind: "size", message: `Unexpected size ${bytes.length} bytes, expected ${entry.bytes}` });
       continue;

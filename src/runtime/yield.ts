@@ -73,21 +73,14 @@ export function batchRequestsYield(calls: readonly ToolCallSummary[]): boolean {
 export class RunTracker {
   private batch: readonly ToolCallSummary[] = [];
   private yieldRecord: YieldRecord | undefined;
-  private running = false;
 
   begin(): void {
-    this.running = true;
     this.batch = [];
     this.yieldRecord = undefined;
   }
 
   end(): void {
-    this.running = false;
     this.batch = [];
-  }
-
-  get isRunning(): boolean {
-    return this.running;
   }
 
   noteBatch(calls: readonly ToolCallSummary[]): void {

@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ArtifactVerificationError, loadArtifacts, type ArtifactProblem } from "../../src/runtime/artifacts.js";
@@ -60,6 +60,15 @@ describe("refusing a tampered dist", () => {
         writeFileSync(path, JSON.stringify(manifest));
       },
       expected: [{ file: "../outside.md", kind: "invalid" }],
+    },
+    {
+      name: "an artifact replaced by a link to a folder",
+      tamper: (dist) => {
+        rmSync(join(dist, "skills/import.md"));
+        mkdirSync(join(dist, "elsewhere"));
+        symlinkSync(join(dist, "elsewhere"), join(dist, "skills/import.md"));
+      },
+      expected: [{ file: "skills/import.md", kind: "invalid" }],
     },
     {
       name: "several problems at once",

@@ -29,7 +29,6 @@ export interface InjectionHost {
   readonly transport: InjectionTransport | undefined;
   addPendingInjection(injection: PendingInjection): void;
   removePendingInjections(ids: readonly string[]): void;
-  markInjectionQueued(id: string, via: "steer" | "follow_up"): void;
   /** True once the model yielded in this run: nothing more is delivered into it. */
   shouldStopAfterTurn(): boolean;
   /** Persists the desk's processed-id log with the rest of the state. */

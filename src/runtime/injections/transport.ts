@@ -83,8 +83,21 @@ export function prepareMessagesForModel<M extends { role: string }>(messages: M[
   return changed ? prepared : messages;
 }
 
+/**
+ * pi-coding-agent's own roles that its converter turns into user text. A
+ * compaction or branch summary is written from raw user text (the summariser
+ * never sees this step), and a `!command` is the user's own input and output.
+ */
+const USER_TEXT_FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
+  ["compactionSummary", ["summary"]],
+  ["branchSummary", ["summary"]],
+  ["bashExecution", ["command", "output"]],
+]);
+
 function prepareMessage<M extends { role: string }>(message: M, options: PrepareOptions): M {
   if (message.role === "user") return withNeutralisedContent(message);
+  const fields = USER_TEXT_FIELDS.get(message.role);
+  if (fields !== undefined) return withNeutralisedFields(message, fields);
   if (message.role !== "custom") return message;
   if (isTrustedInjectionMessage(message)) return message;
   const customType = (message as { customType?: unknown }).customType;
@@ -108,6 +121,18 @@ function withNeutralisedContent<M extends { role: string }>(message: M): M {
     return { ...part, text };
   });
   return changed ? { ...message, content: parts } : message;
+}
+
+function withNeutralisedFields<M extends { role: string }>(message: M, fields: readonly string[]): M {
+  const record = message as unknown as Record<string, unknown>;
+  let next: Record<string, unknown> | undefined;
+  for (const field of fields) {
+    const value = record[field];
+    if (typeof value !== "string") continue;
+    const text = neutraliseReservedTags(value);
+    if (text !== value) (next ??= { ...record })[field] = text;
+  }
+  return next === undefined ? message : (next as unknown as M);
 }
 
 function isTextPart(part: unknown): part is TextPart {
