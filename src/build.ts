@@ -1,8 +1,9 @@
 import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { join, relative, resolve, sep } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { SourceFile } from "./model.js";
+import { ProjectRootError } from "./pipeline/discover/discover.js";
 import type { SkillParseCache } from "./pipeline/parse/parse.js";
 import { MANIFEST_FILE, type DistManifest } from "./protocol/manifest.js";
 import { cacheFile, computeInputKey, currentStamp, readPersistedBuild, writePersistedBuild } from "./pipeline/cache/build-cache.js";
@@ -77,6 +78,12 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const root = resolve(options.root);
   const outDir = resolve(root, options.outDir ?? "dist");
   const outRel = toPosix(relative(root, outDir)) || ".";
+  // A build removes every file of its output folder that is not an artifact:
+  // one holding the root would delete the sources, manifest.json or not.
+  const fromOutToRoot = relative(outDir, root);
+  if (fromOutToRoot === "" || (fromOutToRoot !== ".." && !fromOutToRoot.startsWith(`..${sep}`) && !isAbsolute(fromOutToRoot))) {
+    throw new ProjectRootError(`output folder "${options.outDir ?? "dist"}" holds the project root, expected a folder of its own such as "dist"`);
+  }
   const persistent = options.persistentCache ?? !(options.cache && options.changedPaths);
   const previousManifest = rememberedManifest(outDir, options.cache?.incremental) ?? (await readManifest(outDir));
 

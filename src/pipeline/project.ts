@@ -3,7 +3,7 @@ import { lint } from "../lint.js";
 import type { SourceFile, ValidSkill } from "../model.js";
 import type { ArtifactEntry, DistManifest } from "../protocol/manifest.js";
 import { catalogEntry, catalogParts, collapseWhitespace, type CatalogSkill } from "../skills/catalog.js";
-import { loadTokenizer, tokenizerVersion } from "../tokens.js";
+import { CACHE_MINIMUM_TOKENS, loadTokenizer, tokenizerVersion } from "../tokens.js";
 import { summarize, type BuildSummary } from "./render/summary.js";
 import { resolveConfig } from "./validate/config.js";
 import { resolveInjections } from "./validate/injections.js";
@@ -224,8 +224,8 @@ function budgetDiagnostics(measures: { prefixTokens: number; catalogTokens: numb
   if (measures.catalogTokens > budgets.catalogTokens) {
     diagnostics.push(createDiagnostic("budget/catalog-exceeded", PREFIX_TEMPLATE, FILE_START, `Unexpected skill catalog of ${measures.catalogTokens} tokens, expected at most ${budgets.catalogTokens} (budgets.catalogTokens)`));
   }
-  if (measures.prefixTokens < 1024) {
-    diagnostics.push(createDiagnostic("budget/prefix-below-cache-minimum", PREFIX_TEMPLATE, FILE_START, `Unexpected static prefix of ${measures.prefixTokens} tokens, expected at least 1024 for OpenAI prompt caching to apply`));
+  if (measures.prefixTokens < CACHE_MINIMUM_TOKENS) {
+    diagnostics.push(createDiagnostic("budget/prefix-below-cache-minimum", PREFIX_TEMPLATE, FILE_START, `Unexpected static prefix of ${measures.prefixTokens} tokens, expected at least ${CACHE_MINIMUM_TOKENS} for OpenAI prompt caching to apply`));
   }
   return diagnostics;
 }

@@ -1,4 +1,4 @@
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
@@ -84,6 +84,19 @@ describe("check", () => {
     expect(result.drift.map((entry) => [entry.artifact, entry.kind])).toEqual([
       ["catalog.xml", "missing"],
       ["notes.md", "extra"],
+    ]);
+  });
+
+  it("reports unreadable entries in dist/ (dangling links) as drift instead of failing", async () => {
+    const root = await builtProject();
+    await rm(join(root, "dist/catalog.xml"));
+    await symlink(join(root, "nowhere"), join(root, "dist/catalog.xml"));
+    await symlink(join(root, "nowhere"), join(root, "dist/stray.md"));
+    const result = await check({ root });
+    expect(result.ok).toBe(false);
+    expect(result.drift.map((entry) => [entry.artifact, entry.kind])).toEqual([
+      ["catalog.xml", "missing"],
+      ["stray.md", "extra"],
     ]);
   });
 

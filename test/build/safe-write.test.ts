@@ -2,6 +2,7 @@ import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
+import { ProjectRootError } from "../../src/pipeline/discover/discover.js";
 import { copyProject, removeTempDirs, snapshotTree } from "./helpers.js";
 
 afterAll(removeTempDirs);
@@ -92,6 +93,15 @@ describe("safe writing of dist/", () => {
     expect(result.ok).toBe(false);
     expect(result.diagnostics.find((d) => d.severity === "error")).toMatchObject({ ruleId: "dist/not-owned", file: "dist/notes.txt" });
     expect(await snapshotTree(join(root, "dist"))).toEqual({ "notes.txt": Buffer.from("mine\n").toString("base64") });
+  });
+
+  it("refuses an output folder that holds the sources (the root or above it), even one with a manifest.json", async () => {
+    const root = await copyProject("basic");
+    await writeFile(join(root, "manifest.json"), '{"artifacts":{}}\n');
+    const before = await snapshotTree(root);
+    await expect(build({ root, outDir: ".", persistentCache: false })).rejects.toBeInstanceOf(ProjectRootError);
+    await expect(build({ root, outDir: "..", persistentCache: false })).rejects.toBeInstanceOf(ProjectRootError);
+    expect(await snapshotTree(root)).toEqual(before);
   });
 
   it("reports prefixChanged only when the cacheable prefix (prefix text or tool schemas) changes", async () => {

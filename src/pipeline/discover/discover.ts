@@ -10,7 +10,10 @@ export const SKILL_FILE = "SKILL.md";
 /** Larger files are refused unread: a skill body is meant to be read whole by a model. */
 export const MAX_SOURCE_BYTES = 1024 * 1024;
 
-/** Thrown when the project root cannot hold skills at all; callers treat it as bad usage, not a finding. */
+/**
+ * Thrown when the project root cannot hold skills at all, or when the output
+ * folder would hold the root; callers treat it as bad usage, not a finding.
+ */
 export class ProjectRootError extends Error {
   override readonly name = "ProjectRootError";
 }
@@ -62,19 +65,6 @@ export function findSkillFolders(root: string): string[] {
     if (entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(join(skillsDir, entry.name)))) folders.push(entry.name);
   }
   return folders.sort(comparePaths);
-}
-
-/** Root-relative paths of skill files, sorted, plus findings about folders that hold none. */
-export async function findSkillFiles(root: string): Promise<{ paths: string[]; diagnostics: Diagnostic[] }> {
-  const paths: string[] = [];
-  const diagnostics: Diagnostic[] = [];
-  for (const folder of findSkillFolders(root)) {
-    const path = `${SKILLS_DIR}/${folder}/${SKILL_FILE}`;
-    // Anything named SKILL.md counts; if it is not a readable file, reading it reports why.
-    if (statSync(join(root, path), { throwIfNoEntry: false })) paths.push(path);
-    else diagnostics.push(missingSkillFile(root, folder));
-  }
-  return { paths, diagnostics };
 }
 
 function missingSkillFile(root: string, folder: string): Diagnostic {

@@ -50,7 +50,11 @@ export async function compareDist(
       drift.push({ artifact: path, kind: "missing", expectedSha256 });
       continue;
     }
-    const actual = await readFile(join(outDir, path));
+    const actual = await readIfReadable(join(outDir, path));
+    if (actual === undefined) {
+      drift.push({ artifact: path, kind: "missing", expectedSha256 });
+      continue;
+    }
     const actualSha256 = sha256Hex(actual);
     if (actualSha256 === expectedSha256) continue;
     const actualText = actual.toString("utf8");
@@ -60,7 +64,8 @@ export async function compareDist(
   }
   for (const path of [...present].sort()) {
     if (expected.has(path)) continue;
-    drift.push({ artifact: path, kind: "extra", actualSha256: sha256Hex(await readFile(join(outDir, path))) });
+    const actual = await readIfReadable(join(outDir, path));
+    drift.push({ artifact: path, kind: "extra", ...(actual === undefined ? {} : { actualSha256: sha256Hex(actual) }) });
   }
   drift.push(...(await manifestMismatches(outDir, present)));
   const invalidatesSharedPrefix = drift.some((entry) => (entry.artifact === PREFIX_FILE || entry.artifact === TOOLS_FILE) && entry.kind !== "hash-mismatch");
@@ -78,10 +83,25 @@ async function manifestMismatches(outDir: string, present: ReadonlySet<string>):
   const entries: DriftEntry[] = [];
   for (const [path, recorded] of Object.entries(manifest.artifacts ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (!present.has(path) || typeof recorded?.sha256 !== "string") continue;
-    const actualSha256 = sha256Hex(await readFile(join(outDir, path)));
+    const actual = await readIfReadable(join(outDir, path));
+    // An unreadable file is already reported as missing or extra.
+    if (actual === undefined) continue;
+    const actualSha256 = sha256Hex(actual);
     if (actualSha256 !== recorded.sha256) entries.push({ artifact: path, kind: "hash-mismatch", expectedSha256: recorded.sha256, actualSha256 });
   }
   return entries;
+}
+
+/**
+ * A listed entry may still be unreadable (a dangling symlink, a file removed
+ * meanwhile): that is drift to report, not a crash.
+ */
+async function readIfReadable(file: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(file);
+  } catch {
+    return undefined;
+  }
 }
 
 export function firstDifference(expected: string, actual: string): { byteOffset: number; line: number; column: number } {
