@@ -44,8 +44,11 @@ export interface InputKey {
 export async function computeInputKey(root: string, outDirRelative: string): Promise<InputKey | undefined> {
   const listing = await listInputs(root);
   if (!listing) return undefined;
+  const compiler = await compilerFingerprint();
+  // Without a fingerprint a cached entry could belong to another compiler: build without the cache.
+  if (compiler === undefined) return undefined;
   const hash = createHash("sha256");
-  hash.update(`${CACHE_FORMAT}\n${packageVersion}\n${await compilerFingerprint()}\n${outDirRelative}\n`);
+  hash.update(`${CACHE_FORMAT}\n${packageVersion}\n${compiler}\n${outDirRelative}\n`);
   // Synchronous reads: for a thousand small files they beat fs/promises several times over.
   for (const path of listing.paths) {
     let content: Buffer | undefined;
@@ -113,13 +116,13 @@ export async function writePersistedBuild(file: string, entry: PersistedBuild): 
   }
 }
 
-let fingerprint: Promise<string> | undefined;
+let fingerprint: Promise<string | undefined> | undefined;
 
 /**
  * Size and mtime of every compiled module plus the versions of the template
  * engine and tokenizer: a changed compiler never reuses an old entry.
  */
-function compilerFingerprint(): Promise<string> {
+function compilerFingerprint(): Promise<string | undefined> {
   fingerprint ??= (async () => {
     const libRoot = fileURLToPath(moduleRoot);
     const entries = await readdir(libRoot, { recursive: true, withFileTypes: true });
@@ -133,6 +136,6 @@ function compilerFingerprint(): Promise<string> {
     const require = createRequire(import.meta.url);
     const versions = ["handlebars/package.json", "gpt-tokenizer/package.json"].map((name) => (require(name) as { version: string }).version);
     return sha256Hex(JSON.stringify([versions, files.map((file, index) => [file.slice(libRoot.length), stats[index]?.size, stats[index]?.mtimeMs])]));
-  })();
+  })().catch(() => undefined); // e.g. a module vanished while lib/ was being recompiled
   return fingerprint;
 }
