@@ -11,6 +11,7 @@ export const buildRules = {
   "source/invalid-yaml": { severity: "error", description: "A YAML source (variants, injections) parses." },
   "config/invalid": { severity: "error", description: "`gamma-prompt.config.json` matches schemas/config.schema.json." },
   "template/parse-error": { severity: "error", description: "A Handlebars template parses." },
+  "template/too-deep": { severity: "error", description: "Blocks in a template nest at most 64 levels deep (checked before parsing)." },
   "template/unknown-partial": { severity: "error", description: "Every `{{> partial}}` names a file in prompts/partials/." },
   "template/unknown-helper": { severity: "error", description: "A template uses only the helpers if, unless, each, with, eq and join." },
   "template/missing-variable": { severity: "error", description: "Every variable a template reads exists in its render context." },

@@ -1,6 +1,7 @@
 import type HandlebarsNamespace from "handlebars";
 import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../model.js";
+import { LineIndex } from "../parse/positions.js";
 
 /**
  * The template engine: one isolated Handlebars instance per build with a
@@ -53,7 +54,22 @@ export function createEngine(handlebars: HandlebarsInstance): HandlebarsInstance
   return engine;
 }
 
+/**
+ * Handlebars' parser recurses per block and takes seconds to fail on a few
+ * thousand nested blocks; prompt templates never need more than a handful.
+ */
+export const MAX_BLOCK_DEPTH = 64;
+
 export function parseTemplate(engine: HandlebarsInstance, source: SourceFile, partialName?: string): ParsedTemplate | Diagnostic {
+  const tooDeep = blockDepthOverflow(source.text);
+  if (tooDeep !== undefined) {
+    return createDiagnostic(
+      "template/too-deep",
+      source.path,
+      tooDeep,
+      `Unexpected block nested more than ${MAX_BLOCK_DEPTH} levels deep, expected at most ${MAX_BLOCK_DEPTH} nested {{#…}} blocks`,
+    );
+  }
   try {
     const ast = engine.parse(source.text);
     return partialName === undefined
@@ -186,4 +202,15 @@ function describeParseError(error: unknown): string {
 function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return (message.split("\n")[0] ?? message).trim();
+}
+
+/** The range of the first block opener past MAX_BLOCK_DEPTH, found without parsing. */
+function blockDepthOverflow(text: string): Range | undefined {
+  const tags = /\{\{~?\s*([#^/])/g;
+  let depth = 0;
+  for (let match = tags.exec(text); match !== null; match = tags.exec(text)) {
+    if (match[1] === "/") depth = Math.max(0, depth - 1);
+    else if (++depth > MAX_BLOCK_DEPTH) return new LineIndex(text).range(match.index, match.index + match[0].length);
+  }
+  return undefined;
 }
