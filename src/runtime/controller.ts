@@ -39,6 +39,8 @@ export interface InjectionTransport {
   followUp(message: GammaCustomMessage): void;
   /** Starts a turn on an idle session with these messages. */
   startTurn(messages: GammaCustomMessage[]): Promise<void>;
+  /** Ids of the injections still waiting in Pi's steering and follow-up queues; undefined when unknown. */
+  queuedInjectionIds?(): ReadonlySet<string> | undefined;
 }
 
 export type TurnMessage = RuntimeUserMessage | GammaCustomMessage;
@@ -196,6 +198,17 @@ export class SessionProtocolController {
     if (injection === undefined) return;
     injection.queuedAs = via;
     this.commit();
+  }
+
+  releaseQueuedInjections(ids: readonly string[]): void {
+    const release = new Set(ids);
+    let changed = false;
+    for (const injection of this.current.pendingInjections) {
+      if (injection.queuedAs === undefined || !release.has(injection.id)) continue;
+      delete injection.queuedAs;
+      changed = true;
+    }
+    if (changed) this.commit();
   }
 
   /**

@@ -213,6 +213,7 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   });
   const agent = session.agent;
   agent.state.systemPrompt = controller.systemPrompt;
+  pinSystemPrompt(agent, controller);
   const unsubscribe = bindController(agent, controller);
   controller.transport = sessionTransport(session, controller);
   if (agent.state.messages.length > 0) {
@@ -227,6 +228,17 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
       session.dispose();
     },
   };
+}
+
+/**
+ * Pi calls `agent.continue()` itself (auto-retry, retry after an overflow
+ * compaction) without before_agent_start, on whatever prompt it last rebuilt
+ * (with date and working directory). Every model call therefore goes out on
+ * the variant's bytes, whichever path started it.
+ */
+function pinSystemPrompt(agent: Agent, controller: SessionProtocolController): void {
+  const stream = agent.streamFn;
+  agent.streamFn = (model, context, streamOptions) => stream(model, { ...context, systemPrompt: controller.systemPrompt }, streamOptions);
 }
 
 function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController, tools: readonly RuntimeTool[]): void {
@@ -341,12 +353,31 @@ function toAgentResult(outcome: ToolOutcome): AgentToolResult<unknown> {
   return result;
 }
 
+/**
+ * The injection ids in Agent's steering and follow-up queues. Agent exposes
+ * only `hasQueuedMessages()`, so the queues are read where 0.73.1 keeps them;
+ * if that shape is absent, an empty pair of queues still says "none", and
+ * anything else is unknown.
+ */
+function queuedInjectionIds(agent: Agent): ReadonlySet<string> | undefined {
+  const queues = agent as unknown as Record<"steeringQueue" | "followUpQueue", { messages?: unknown } | undefined>;
+  const steering = queues.steeringQueue?.messages;
+  const followUp = queues.followUpQueue?.messages;
+  if (!Array.isArray(steering) || !Array.isArray(followUp)) return agent.hasQueuedMessages() ? undefined : new Set();
+  const ids = new Set<string>();
+  for (const message of [...steering, ...followUp] as AgentMessage[]) {
+    if (isGammaCustomMessage(message) && message.details.injectionId !== undefined) ids.add(message.details.injectionId);
+  }
+  return ids;
+}
+
 function agentTransport(agent: Agent): InjectionTransport {
   return {
     isRunning: () => agent.state.isStreaming,
     steer: (message) => steerAgent(agent, message),
     followUp: (message) => followUpAgent(agent, message),
     startTurn: (messages) => agent.prompt(messages),
+    queuedInjectionIds: () => queuedInjectionIds(agent),
   };
 }
 
@@ -359,5 +390,6 @@ function sessionTransport(session: AgentSession, controller: SessionProtocolCont
       session.agent.state.systemPrompt = controller.systemPrompt;
       await session.agent.prompt(messages);
     },
+    queuedInjectionIds: () => queuedInjectionIds(session.agent),
   };
 }

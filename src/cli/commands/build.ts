@@ -86,7 +86,7 @@ async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
     if (outcome.diagnostics.length > 0) process.stderr.write(stylish(outcome.diagnostics));
     if (outcome.ok && outcome.summary) {
       process.stdout.write(formatSummaryTable(outcome.summary));
-      const changes = outcome.written.length + outcome.removed.length === 0 ? "dist/ already up to date" : `wrote ${outcome.written.length}, removed ${outcome.removed.length}`;
+      const changes = outcome.written.length + outcome.removed.length === 0 ? `${options.out}/ already up to date` : `wrote ${outcome.written.length}, removed ${outcome.removed.length}`;
       process.stdout.write(`\n${changes}; ${outcome.unchanged.length} unchanged${outcome.prefixChanged ? "; the shared cache prefix changed" : ""}\n`);
     }
   }
@@ -114,7 +114,7 @@ async function runCheckCommand(options: CheckCommandOptions): Promise<number> {
     const text = formatDiagnostics(options.format, outcome.diagnostics, countDiagnostics(outcome.diagnostics));
     if (text) process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
     if (options.format === "stylish") {
-      if (outcome.ok) process.stdout.write(`dist/ is current: ${outcome.artifactCount} artifacts match their sources\n`);
+      if (outcome.ok) process.stdout.write(`${options.out}/ is current: ${outcome.artifactCount} artifacts match their sources\n`);
       else if (outcome.drift.length > 0) {
         process.stdout.write(
           outcome.invalidatesSharedPrefix

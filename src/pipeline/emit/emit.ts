@@ -111,7 +111,7 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
     for (const step of undo.reverse()) attempt(step);
     attempt(() => rmSync(staging, { recursive: true, force: true }));
     attempt(() => removeEmptyFolders(outDir, changed));
-    throw new EmitError(`Unexpected failure writing this file (${errorCode(error)}), expected a writable output folder; dist/ was left as it was`, current);
+    throw new EmitError(`Unexpected failure writing this file (${errorCode(error)}), expected a writable output folder; the output folder was left as it was`, current);
   }
   removeStaging(staging, changed, [...changed.filter((path) => existing.has(path)), ...orphans]);
   remember(memory, seen);

@@ -29,6 +29,8 @@ export interface InjectionHost {
   readonly transport: InjectionTransport | undefined;
   addPendingInjection(injection: PendingInjection): void;
   removePendingInjections(ids: readonly string[]): void;
+  /** These injections are no longer in any Pi queue: they are unsent again. */
+  releaseQueuedInjections(ids: readonly string[]): void;
   /** True once the model yielded in this run: nothing more is delivered into it. */
   shouldStopAfterTurn(): boolean;
   /** Persists the desk's processed-id log with the rest of the state. */
@@ -100,12 +102,32 @@ export class InjectionDesk {
    * the idle rule decides whether it starts a turn.
    */
   afterRun(): void {
+    this.requeueLost();
     setImmediate(() => {
       const transport = this.host.transport;
       if (transport === undefined || transport.isRunning()) return;
       this.reconcile();
       if (this.router.shouldWake(this.policyContext())) this.lastWake = this.wake(transport);
     });
+  }
+
+  /**
+   * Events handed to Pi's steering or follow-up queue that are no longer there
+   * at the end of the run never reached the model (the host cleared the
+   * queues, e.g. AgentSession.clearQueue): they become unsent again, so the
+   * next turn delivers them.
+   */
+  private requeueLost(): void {
+    const stillQueued = this.host.transport?.queuedInjectionIds?.();
+    if (stillQueued === undefined) return;
+    const lost = this.host.state.pendingInjections.filter(
+      (entry) => (entry.queuedAs === "steer" || entry.queuedAs === "follow_up") && !stillQueued.has(entry.id),
+    );
+    if (lost.length === 0) return;
+    this.reconcile();
+    this.host.releaseQueuedInjections(lost.map((entry) => entry.id));
+    for (const entry of lost) if (isEnvelope(entry.data)) this.router.requeue(entry.data);
+    this.sync();
   }
 
   /** The turn the most recent wake started (hosts and tests can await it). */

@@ -7,6 +7,8 @@
  * - Coalescing of unsent snapshots: a newer event with the same coalescing key
  *   replaces the older one; an older one arriving late is dropped.
  * - Events that require a decision are never coalesced.
+ * - An echo of the agent's own change (origin.toolCallId) coalesces only with
+ *   other echoes, never with another actor's event.
  * - Duplicate suppression: an event whose origin tool call already has its
  *   result in the active context is dropped when the queue is drained.
  */
@@ -81,6 +83,20 @@ export class InjectionQueue {
   add(injection: RuntimeInjection): AddOutcome {
     // A pending id counts as processed even after `seen` has evicted it.
     if (this.seen.has(injection.id) || this.entries.has(injection.id)) return "duplicate";
+    return this.place(injection);
+  }
+
+  /**
+   * Puts back an event that left the queue but never reached the model (the
+   * host cleared Pi's queue it was waiting in). Its id is already processed,
+   * so `add` would call it a duplicate; coalescing still applies.
+   */
+  requeue(injection: RuntimeInjection): AddOutcome {
+    if (this.entries.has(injection.id)) return "duplicate";
+    return this.place(injection);
+  }
+
+  private place(injection: RuntimeInjection): AddOutcome {
     const entry: Entry = { injection, instant: instantOf(injection), key: coalescingKey(injection) };
     const existingId = entry.key === undefined ? undefined : this.byKey.get(entry.key);
     const existing = existingId === undefined ? undefined : this.entries.get(existingId);
@@ -165,6 +181,14 @@ export class InjectionQueue {
  * the event must be delivered on its own.
  */
 export function coalescingKey(injection: RuntimeInjection): string | undefined {
+  const key = subjectKey(injection);
+  // The agent's own change (its tool call reported it) only replaces another
+  // echo: replacing someone else's unsent edit would lose that edit once the
+  // echo is suppressed because its tool result is already in context.
+  return key === undefined || injection.origin?.toolCallId === undefined ? key : `${key}\u0000own`;
+}
+
+function subjectKey(injection: RuntimeInjection): string | undefined {
   if (injection.requiresDecision) return undefined;
   const subject = injection.subject?.path ?? injection.subject?.ref;
   const byDedupeKey = injection.dedupeKey === undefined ? undefined : `${injection.kind}\u0000key\u0000${injection.dedupeKey}`;

@@ -89,6 +89,11 @@ export class InjectionRouter {
     return createTrustedInjectionMessage(injection, this.kinds, { timestamp: this.now() });
   }
 
+  /** Puts back an event handed to Pi that never reached the model. */
+  requeue(injection: RuntimeInjection): AddOutcome {
+    return this.queue.requeue(injection);
+  }
+
   /** Drops pending events another path delivered. */
   forget(ids: Iterable<string>): void {
     this.queue.forget(ids);
