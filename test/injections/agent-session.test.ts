@@ -67,6 +67,35 @@ describe("injections on an AgentSession", () => {
   });
 });
 
+describe("injections in a Pi queue the host cleared", () => {
+  it("go back to pending at the end of the run and reach the model with the next prompt", async () => {
+    const update = event({ kind: "system_guidance", delivery: "steer", summary: "Keep the deck to ten cards." });
+    const gamma = await session({
+      read: async () => {
+        gamma.controller.routeUpdate(update);
+        return { content: [{ type: "text", text: "brief r1" }] };
+      },
+    });
+    // Runs after the runtime handed the event to Pi's steering queue, before Pi polls it.
+    gamma.session.agent.subscribe((piEvent) => {
+      if (piEvent.type === "turn_end" && gamma.session.agent.hasQueuedMessages()) gamma.session.clearQueue();
+    });
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([
+      toolUse(fauxToolCall("read", { path: "q3/brief.xml" })),
+      seeing(seen, fauxAssistantMessage("ok")),
+      seeing(seen, fauxAssistantMessage("next answer")),
+    ]);
+    await gamma.session.prompt("Generate from the brief");
+    expect(countOf(seen[0], rendered(update))).toBe(0);
+    expect(gamma.controller.state.pendingInjections.map((entry) => [entry.id, entry.queuedAs])).toEqual([[update.id, undefined]]);
+    await gamma.session.prompt("Go on");
+    const messages = seen[1]?.messages ?? [];
+    expect(messages.slice(-2).map(textOf)).toEqual(["Go on", rendered(update)]);
+    expect(gamma.controller.state.pendingInjections).toEqual([]);
+  });
+});
+
 describe("next-turn injections on an AgentSession", () => {
   it("go out with the next session.prompt, right after the user's message, oldest first, and only once", async () => {
     const older = event({ kind: "client_view", delivery: "next_turn", summary: "The user opened card 4.", subject: { ref: "gamma:card:4" } });

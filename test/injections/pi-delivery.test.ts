@@ -163,6 +163,38 @@ describe("steering during a run", () => {
     expect(h.controller.state.pendingInjections).toEqual([]);
   });
 
+  it("keeps a collaborator's unsent edit of a path when the agent's own echo for that path is dropped", async () => {
+    let collaborator: RuntimeInjection | undefined;
+    const h = setup({
+      executors: {
+        write: async (toolCallId) => {
+          collaborator = event({ kind: "artifact_update", delivery: "steer", summary: "A collaborator edited brief.xml.", subject: { path: "q3/brief.xml", revision: "r2" }, origin: { actor: "collaborator" } });
+          h.controller.routeUpdate(collaborator);
+          h.controller.routeUpdate(event({ kind: "artifact_update", delivery: "steer", summary: "brief.xml saved.", subject: { path: "q3/brief.xml", revision: "r3" }, origin: { actor: "agent", toolCallId } }));
+          return { content: [{ type: "text", text: "written" }] };
+        },
+      },
+    });
+    const seen: SeenContext[] = [];
+    h.faux.setResponses([toolUse(fauxToolCall("write", { path: "q3/brief.xml", content: "x" })), seeing(seen, fauxAssistantMessage("ok"))]);
+    await h.agent.prompt("Write the brief");
+    expect(transcript(seen[0])).toEqual(["user:Write the brief", "assistant:write", "toolResult:write", "user:<artifact_update>"]);
+    expect(textOf(seen[0]?.messages.at(-1))).toBe(rendered(collaborator as RuntimeInjection));
+    expect(h.controller.state.pendingInjections).toEqual([]);
+  });
+
+  it("keeps a pending collaborator edit when an echo already in context arrives for the same path", async () => {
+    const h = setup();
+    h.faux.setResponses([toolUse(fauxToolCall("write", { path: "q3/brief.xml", content: "x" })), fauxAssistantMessage("ok")]);
+    await h.agent.prompt("Write the brief");
+    const call = h.agent.state.messages.find((message) => message.role === "toolResult");
+    const collaborator = event({ kind: "artifact_update", delivery: "next_turn", summary: "A collaborator edited brief.xml.", subject: { path: "q3/brief.xml", revision: "r2" }, origin: { actor: "collaborator" } });
+    h.controller.routeUpdate(collaborator);
+    const echo = event({ kind: "artifact_update", delivery: "next_turn", summary: "brief.xml saved.", subject: { path: "q3/brief.xml", revision: "r3" }, origin: { actor: "agent", toolCallId: call?.role === "toolResult" ? call.toolCallId : "" } });
+    expect(h.controller.routeUpdate(echo).outcome).toBe("suppressed");
+    expect(h.controller.state.pendingInjections.map((entry) => entry.id)).toEqual([collaborator.id]);
+  });
+
   it("steers an artifact_update for the current artifact even when its producer asked for the next turn", async () => {
     const update = event({ kind: "artifact_update", delivery: "next_turn", summary: "A collaborator edited card_3.", subject: { ref: "gamma:file:g_1:d_2", revision: "rev_9" }, origin: { actor: "collaborator" } });
     const other = event({ kind: "artifact_update", delivery: "next_turn", summary: "Another deck changed.", subject: { ref: "gamma:file:g_1:d_9" } });
@@ -211,6 +243,36 @@ describe("follow-up after the run", () => {
     expect(transcript(seen[1])).toEqual([...transcript(seen[0]), "assistant:Outline drafted.", "user:<background_result>"]);
     expect(textOf(seen[1]?.messages.at(-1))).toBe(rendered(result));
     expect(ends).toBe(1);
+  });
+});
+
+describe("a Pi queue the host cleared", () => {
+  it("returns a follow-up that never reached the model to pending, and the next user turn carries it", async () => {
+    const result = event({ kind: "background_result", delivery: "follow_up", source: "background_job", summary: "Research finished: 12 sources.", details: { jobId: "job-2" } });
+    const h = setup({
+      executors: {
+        subagent: async () => {
+          h.controller.routeUpdate(result);
+          return { content: [{ type: "text", text: "started job-2" }] };
+        },
+      },
+    });
+    h.agent.subscribe((agentEvent) => {
+      if (agentEvent.type === "turn_end" && h.agent.hasQueuedMessages()) h.agent.clearAllQueues();
+    });
+    const seen: SeenContext[] = [];
+    h.faux.setResponses([
+      toolUse(fauxToolCall("subagent", { task: "research" })),
+      seeing(seen, fauxAssistantMessage("Outline drafted.")),
+      seeing(seen, fauxAssistantMessage("Reviewed the research.")),
+    ]);
+    await h.agent.prompt("Draft the outline");
+    expect(seen).toHaveLength(1);
+    expect(h.controller.state.pendingInjections.map((entry) => [entry.id, entry.queuedAs])).toEqual([[result.id, undefined]]);
+    await h.promptUser("Go on");
+    expect(transcript(seen[1]).slice(-2)).toEqual(["user:Go on", "user:<background_result>"]);
+    expect(textOf(seen[1]?.messages.at(-1))).toBe(rendered(result));
+    expect(h.controller.state.pendingInjections).toEqual([]);
   });
 });
 

@@ -85,6 +85,19 @@ describe("coalescing of unsent snapshots", () => {
     expect(ids(queue.drain(all).deliver)).toEqual(["brief-r2", "deck-r2", "other-r1"]);
   });
 
+  it("never lets the agent's own echo replace another actor's unsent revision of the same path", () => {
+    const queue = new InjectionQueue();
+    const update = (id: string, origin: RuntimeInjection["origin"]): RuntimeInjection =>
+      event({ id, kind: "artifact_update", delivery: "steer", subject: { path: "q3/brief.xml" }, ...(origin ? { origin } : {}) });
+    queue.add(update("collab-r2", { actor: "collaborator" }));
+    expect(queue.add(update("echo-r3", { actor: "agent", toolCallId: "call_1" }))).toBe("queued");
+    // Echoes still coalesce among themselves.
+    expect(queue.add(update("echo-r4", { actor: "agent", toolCallId: "call_2" }))).toBe("coalesced");
+    const result = queue.drain({ select: () => true, toolCallIdsInContext: new Set(["call_1", "call_2"]) });
+    expect(ids(result.deliver)).toEqual(["collab-r2"]);
+    expect(ids(result.suppressed)).toEqual(["echo-r4"]);
+  });
+
   it("keeps the latest workspace_update (per workspace subject)", () => {
     const queue = new InjectionQueue();
     queue.add(event({ id: "ws1", kind: "workspace_update", delivery: "steer" }));
@@ -153,6 +166,23 @@ describe("duplicate suppression and selective draining", () => {
     // A delivered snapshot no longer blocks a new one of the same thing.
     queue.drain({ select: (injection) => injection.kind === "client_view" });
     expect(queue.add(event({ id: "view-2", kind: "client_view" }))).toBe("queued");
+  });
+});
+
+describe("requeueing an event Pi never delivered", () => {
+  it("puts a processed event back, unless a newer snapshot of the same thing is pending", () => {
+    const queue = new InjectionQueue();
+    const older = event({ id: "view-1", kind: "client_view" });
+    const note = event({ id: "note-1" });
+    queue.add(older);
+    queue.add(note);
+    queue.drain(all);
+    expect(queue.add(note)).toBe("duplicate");
+    expect(queue.requeue(note)).toBe("queued");
+    expect(queue.requeue(note)).toBe("duplicate");
+    queue.add(event({ id: "view-2", kind: "client_view" }));
+    expect(queue.requeue(older)).toBe("superseded");
+    expect(ids(queue.pending())).toEqual(["note-1", "view-2"]);
   });
 });
 

@@ -64,6 +64,21 @@ describe("a turn started by a trusted custom message", () => {
   });
 });
 
+describe("a model call Pi starts itself with agent.continue()", () => {
+  it("goes out on the variant bytes even after Pi rebuilt its own prompt", async () => {
+    const { gamma, faux } = await sessionFor("deck-generation");
+    gamma.session.setActiveToolsByName(artifacts.tools.map((tool) => tool.name));
+    expect(gamma.session.agent.state.systemPrompt).toMatch(/Current date:/);
+    const seen: SeenContext[] = [];
+    faux.setResponses([seeing(seen, fauxAssistantMessage("retried"))]);
+    // What Pi's auto-retry does: continue from a trailing user message, skipping before_agent_start.
+    gamma.session.agent.state.messages = [{ role: "user", content: [{ type: "text", text: "Make a deck" }], timestamp: 1 }];
+    await gamma.session.agent.continue();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.systemPrompt).toBe(artifacts.variants["deck-generation"]);
+  });
+});
+
 describe("low-level Agent on the exact variant prompt", () => {
   it("sends the variant bytes and tools.json in order with JSON Schema parameters", async () => {
     const faux = pi.faux();
