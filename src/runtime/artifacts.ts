@@ -65,6 +65,12 @@ export class ArtifactVerificationError extends Error {
 export interface LoadArtifactsOptions {
   /** Folder holding manifest.json; defaults to the package's own dist/. */
   distDir?: string | URL;
+  /**
+   * The sha256 (hex) of the manifest a host trusts, e.g. recorded at deploy
+   * time. Artifacts are checked against the manifest; this pins the manifest
+   * itself, so a tampered manifest with matching tampered files is refused too.
+   */
+  manifestSha256?: string;
 }
 
 const VARIANT_NAMES: readonly VariantName[] = ["base", "deck-generation", "import"];
@@ -81,6 +87,18 @@ export function loadArtifacts(options: LoadArtifactsOptions = {}): LoadedArtifac
     throw new ArtifactVerificationError([
       { file: MANIFEST_FILE, kind: "missing", message: "Unexpected missing manifest, expected dist/manifest.json" },
     ]);
+  }
+  if (options.manifestSha256 !== undefined) {
+    const actual = createHash("sha256").update(manifestBytes).digest("hex");
+    if (actual !== options.manifestSha256.toLowerCase()) {
+      throw new ArtifactVerificationError([
+        {
+          file: MANIFEST_FILE,
+          kind: "changed",
+          message: `Unexpected manifest sha256 ${actual}, expected the pinned ${options.manifestSha256}`,
+        },
+      ]);
+    }
   }
   const manifest = parseManifest(manifestBytes);
   const contents = verifyFiles(distDir, manifest);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -100,5 +101,29 @@ describe("refusing a tampered dist", () => {
     appendFileSync(join(dist, "skills/gml-cli.md"), "x");
     writeFileSync(join(dist, "rogue.md"), "x");
     expect(() => loadArtifacts({ distDir: dist })).toThrow(/skills\/gml-cli\.md[\s\S]*rogue\.md/);
+  });
+});
+
+describe("pinning the manifest", () => {
+  it("loads when the manifest matches the pinned sha256 and refuses a re-signed tampered dist", () => {
+    const dist = prepareDist();
+    const manifestPath = join(dist, "manifest.json");
+    const pinned = createHash("sha256").update(readFileSync(manifestPath)).digest("hex");
+    expect(loadArtifacts({ distDir: dist, manifestSha256: pinned }).manifest.staticPrefix.sha256).toMatch(/^[0-9a-f]{64}$/);
+
+    // Change a skill's type in the manifest itself: every artifact still matches its entry.
+    const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+    manifest.skills["gml-cli"].type = "workflow";
+    writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+    expect(() => loadArtifacts({ distDir: dist })).not.toThrow();
+    try {
+      loadArtifacts({ distDir: dist, manifestSha256: pinned });
+      throw new Error("expected the pinned load to refuse the manifest");
+    } catch (error) {
+      expect(error).toBeInstanceOf(ArtifactVerificationError);
+      expect((error as ArtifactVerificationError).problems).toEqual([
+        expect.objectContaining({ file: "manifest.json", kind: "changed" }),
+      ]);
+    }
   });
 });
