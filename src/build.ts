@@ -1,9 +1,10 @@
 import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { join, resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { SourceFile } from "./model.js";
 import { ProjectRootError } from "./pipeline/discover/discover.js";
+import { isWithin, relativePosix } from "./pipeline/discover/relative-paths.js";
 import type { SkillParseCache } from "./pipeline/parse/parse.js";
 import { MANIFEST_FILE, type DistManifest } from "./protocol/manifest.js";
 import { cacheFile, computeInputKey, currentStamp, readPersistedBuild, writePersistedBuild } from "./pipeline/cache/build-cache.js";
@@ -77,11 +78,10 @@ export interface BuildResult {
 export async function build(options: BuildOptions): Promise<BuildResult> {
   const root = resolve(options.root);
   const outDir = resolve(root, options.outDir ?? "dist");
-  const outRel = toPosix(relative(root, outDir)) || ".";
+  const outRel = relativePosix(root, outDir) || ".";
   // A build removes every file of its output folder that is not an artifact:
   // one holding the root would delete the sources, manifest.json or not.
-  const fromOutToRoot = relative(outDir, root);
-  if (fromOutToRoot === "" || (fromOutToRoot !== ".." && !fromOutToRoot.startsWith(`..${sep}`) && !isAbsolute(fromOutToRoot))) {
+  if (isWithin(outDir, root)) {
     throw new ProjectRootError(`output folder "${options.outDir ?? "dist"}" holds the project root, expected a folder of its own such as "dist"`);
   }
   const persistent = options.persistentCache ?? !(options.cache && options.changedPaths);
@@ -160,7 +160,7 @@ async function tryFastPath(root: string, outDir: string, outRel: string, key: st
   if (!manifest) return undefined;
   const entry = await readPersistedBuild(cacheFile(root, outRel));
   if (!entry || entry.key !== key) return undefined;
-  const present = await listTree(outDir);
+  const present = listTree(outDir);
   const expected = Object.keys(entry.artifacts);
   if (present.size !== expected.length || !expected.every((path) => present.has(path))) return undefined;
   const matches = await Promise.all(
@@ -192,7 +192,7 @@ async function tryFastPath(root: string, outDir: string, outRel: string, key: st
  */
 async function checkOwnership(outDir: string, outRel: string, artifacts: ReadonlyMap<string, string>, previous: DistManifest | undefined): Promise<Diagnostic | undefined> {
   if (previous) return undefined;
-  const foreign = [...(await listTree(outDir))].filter((path) => !artifacts.has(path)).sort();
+  const foreign = [...listTree(outDir)].filter((path) => !artifacts.has(path)).sort();
   if (foreign.length === 0) return undefined;
   return createDiagnostic(
     "dist/not-owned",
@@ -229,6 +229,3 @@ function artifactHashes(artifacts: ReadonlyMap<string, string>): Record<string, 
   return hashes;
 }
 
-function toPosix(path: string): string {
-  return sep === "/" ? path : path.split(sep).join("/");
-}

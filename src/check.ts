@@ -1,5 +1,6 @@
-import { relative, resolve, sep } from "node:path";
+import { resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { relativePosix } from "./pipeline/discover/relative-paths.js";
 import { compareDist, driftDiagnostics, type DriftEntry } from "./pipeline/emit/drift.js";
 import type { TemplateOrigin } from "./pipeline/render/prefix-origin.js";
 
@@ -30,7 +31,7 @@ export interface CheckResult {
 export async function check(options: CheckOptions): Promise<CheckResult> {
   const root = resolve(options.root);
   const outDir = resolve(root, options.outDir ?? "dist");
-  const outRel = (sep === "/" ? relative(root, outDir) : relative(root, outDir).split(sep).join("/")) || ".";
+  const outRel = relativePosix(root, outDir) || ".";
   const { compileProject } = await import("./pipeline/project.js");
   const compiled = await compileProject(root);
   if (!compiled.artifacts) {

@@ -31,7 +31,10 @@ export interface LintResult {
  * skills/ folder, which is a usage problem rather than a finding.
  */
 export async function lint(options: LintOptions): Promise<LintResult> {
-  const { files, diagnostics } = options.sources ?? (await loadSkillSources(options.root));
+  const sources = options.sources ?? (await loadSkillSources(options.root));
+  const { files } = sources;
+  // A copy: the caller's sources (a watch session's cache) must not collect this run's findings.
+  const diagnostics = [...sources.diagnostics];
   const records: SkillRecord[] = [];
   for (const file of files) {
     const parsed = await parseSkill(file, options.cache);

@@ -1,4 +1,4 @@
-import { isAbsolute, relative, sep } from "node:path";
+import { isWithin, relativePosix } from "../pipeline/discover/relative-paths.js";
 
 /** The sources a build reads, relative to the project root. Everything else is ignored. */
 export const WATCHED_FOLDERS = ["skills", "prompts", "schemas"] as const;
@@ -6,9 +6,7 @@ export const CONFIG_FILE = "gamma-prompt.config.json";
 
 /** Root-relative POSIX form of an absolute path, or undefined when it lies outside the root. */
 export function toRootRelative(root: string, absolutePath: string): string | undefined {
-  const rel = relative(root, absolutePath);
-  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
-  return sep === "/" ? rel : rel.split(sep).join("/");
+  return isWithin(root, absolutePath) ? relativePosix(root, absolutePath) : undefined;
 }
 
 /**

@@ -41,7 +41,7 @@ export async function compareDist(
   expected: ReadonlyMap<string, string>,
   locate: (offset: number) => Promise<TemplateOrigin | undefined>,
 ): Promise<DriftReport> {
-  const present = await listTree(outDir);
+  const present = listTree(outDir);
   const drift: DriftEntry[] = [];
   for (const path of [...expected.keys()].sort()) {
     const text = expected.get(path) as string;

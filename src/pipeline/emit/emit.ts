@@ -67,7 +67,7 @@ export class EmitError extends Error {
 }
 
 export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<string, string>, memory?: EmitMemory): Promise<EmitResult> {
-  const existing = listFiles(outDir);
+  const existing = listTree(outDir);
   const seen = new Map<string, EmittedFile>();
   const { changed, unchanged } = sortChanges(outDir, artifacts, existing, memory, seen);
   const orphans = [...existing].filter((path) => !artifacts.has(path)).sort();
@@ -214,11 +214,7 @@ function moveAside(outDir: string, staging: string, path: string, undo: Array<()
 }
 
 /** Every file under `dir` as a POSIX path relative to it; empty when `dir` does not exist. */
-export async function listTree(dir: string): Promise<Set<string>> {
-  return listFiles(dir);
-}
-
-function listFiles(dir: string): Set<string> {
+export function listTree(dir: string): Set<string> {
   const found = new Set<string>();
   const walk = (relDir: string): void => {
     let entries: Dirent[];
