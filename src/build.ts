@@ -5,7 +5,7 @@ import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, typ
 import type { SourceFile } from "./model.js";
 import { ProjectRootError } from "./pipeline/discover/discover.js";
 import { isWithin, relativePosix } from "./pipeline/discover/relative-paths.js";
-import type { SkillParseCache } from "./pipeline/parse/parse.js";
+import type { SkillParseCache } from "./pipeline/lint-skills/checked-skill.js";
 import { MANIFEST_FILE, type DistManifest } from "./protocol/manifest.js";
 import { cacheFile, computeInputKey, currentStamp, readPersistedBuild, writePersistedBuild } from "./pipeline/cache/build-cache.js";
 import { EmitError, emitArtifacts, listTree } from "./pipeline/emit/emit.js";
@@ -94,7 +94,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   }
 
   // Heavy modules (lint, templates, tokenizer) load only when something must be rendered.
-  const { compileProject } = await import("./pipeline/project.js");
+  const { compileProject } = await import("./pipeline/compile/compile.js");
   const cache = options.cache;
   const compiled = await compileProject(root, cache ?? {}, cache && options.changedPaths ? options.changedPaths : undefined);
   const previous = previousManifest ? { previousManifest } : {};

@@ -32,7 +32,7 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
   const root = resolve(options.root);
   const outDir = resolve(root, options.outDir ?? "dist");
   const outRel = relativePosix(root, outDir) || ".";
-  const { compileProject } = await import("./pipeline/project.js");
+  const { compileProject } = await import("./pipeline/compile/compile.js");
   const compiled = await compileProject(root);
   if (!compiled.artifacts) {
     return { ok: false, diagnostics: compiled.diagnostics, errorCount: compiled.errorCount, warningCount: compiled.warningCount, drift: [], invalidatesSharedPrefix: false, artifactCount: 0 };

@@ -15,8 +15,9 @@ export { renderCatalog, escapeXmlAttribute, escapeXmlText } from "./skills/catal
 export { DEFAULT_CONFIG, type BuildConfig } from "./pipeline/validate/config.js";
 export { lint, ProjectRootError } from "./lint.js";
 export type { LintOptions, LintResult } from "./lint.js";
-export { SkillParseCache } from "./pipeline/parse/parse.js";
-export type { ParsedSkill, SkillManifestData, SkillReference } from "./pipeline/parse/parse.js";
+export { SkillParseCache } from "./pipeline/lint-skills/checked-skill.js";
+export type { CheckedSkill, CheckedSkill as ParsedSkill } from "./pipeline/lint-skills/checked-skill.js";
+export type { SkillManifestData, SkillReference } from "./pipeline/parse/parse.js";
 export { discoverSkills, readSourceFile, SKILLS_DIR, SKILL_FILE } from "./pipeline/discover/discover.js";
 export { formatDiagnostics, REPORTER_NAMES, type ReporterName } from "./diagnostics/reporters/index.js";
 export { exitCodeFor } from "./diagnostics/exit-code.js";

@@ -1,10 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
-import { lint } from "../../src/lint.js";
-import { SkillParseCache } from "../../src/pipeline/parse/parse.js";
+import { SkillParseCache } from "../../src/pipeline/lint-skills/checked-skill.js";
+import { lintSkills } from "../../src/pipeline/lint-skills/lint-skills.js";
 import { fixturesDir } from "./helpers.js";
 import { join } from "node:path";
 
 const root = join(fixturesDir, "requires-conflict");
+const lint = ({ root, cache }: { root: string; cache: SkillParseCache }) => lintSkills(root, { parseCache: cache, sourceRecords: new Map() });
 
 describe("SkillParseCache", () => {
   it("serves unchanged files from the cache with identical results", async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { lint } from "../../src/lint.js";
-import { parseSkill } from "../../src/pipeline/parse/parse.js";
+import { checkSkillFile } from "../../src/pipeline/lint-skills/checked-skill.js";
 import { firstInvalidUtf8Offset, MAX_SOURCE_BYTES } from "../../src/pipeline/discover/discover.js";
 import { lintFixture } from "./helpers.js";
 
@@ -85,7 +85,7 @@ describe("limits that keep lint fast on crafted bodies", () => {
 
   it("turns a failure inside the parser into a diagnostic on that file", async () => {
     const source = { path: "skills/x/SKILL.md", contentHash: "0", get text(): string { throw new RangeError("Maximum call stack size exceeded"); } };
-    const parsed = await parseSkill(source);
+    const parsed = await checkSkillFile(source);
     expect(parsed.diagnostics.map((diagnostic) => [diagnostic.ruleId, diagnostic.message])).toEqual([
       ["skill/parse-failure", "Unexpected failure while checking this file (RangeError: Maximum call stack size exceeded), expected a file gamma-prompt can check"],
     ]);

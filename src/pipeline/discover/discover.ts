@@ -23,6 +23,8 @@ export interface SkillSources {
   files: SourceFile[];
   /** Findings about the tree itself and about files that could not be read. */
   diagnostics: Diagnostic[];
+  /** Folders in skills/ without a readable SKILL.md, sorted. */
+  unreadFolders: string[];
 }
 
 /** Every readable `skills/<name>/SKILL.md` under `root`, sorted by POSIX path. */
@@ -39,19 +41,19 @@ export async function discoverSkills(root: string): Promise<SourceFile[]> {
 export async function loadSkillSources(root: string): Promise<SkillSources> {
   const files: SourceFile[] = [];
   const diagnostics: Diagnostic[] = [];
+  const unreadFolders: string[] = [];
   for (const folder of findSkillFolders(root)) {
     const path = `${SKILLS_DIR}/${folder}/${SKILL_FILE}`;
     // Opening the expected file directly costs one syscall; the folder is listed only to explain a miss.
     const bytes = readBytes(root, path);
-    if ("code" in bytes && bytes.code === "ENOENT") {
-      diagnostics.push(missingSkillFile(root, folder));
-      continue;
-    }
-    const result = toSourceFile(path, bytes);
+    const result = "code" in bytes && bytes.code === "ENOENT" ? missingSkillFile(root, folder) : toSourceFile(path, bytes);
     if ("text" in result) files.push(result);
-    else diagnostics.push(result);
+    else {
+      diagnostics.push(result);
+      unreadFolders.push(folder);
+    }
   }
-  return { files, diagnostics };
+  return { files, diagnostics, unreadFolders };
 }
 
 /** Names of the folders in skills/ (dot-folders excluded), sorted by code unit. */

@@ -49,7 +49,7 @@ export async function loadSkillSourcesReusing(root: string, records: Map<string,
     files.push(read);
   }
   for (const path of records.keys()) if (!listed.has(path)) records.delete(path);
-  return { files, diagnostics: [] };
+  return { files, diagnostics: [], unreadFolders: [] };
 }
 
 function sameStamp(record: SkillSourceRecord, now: Stats): boolean {

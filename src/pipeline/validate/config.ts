@@ -1,6 +1,7 @@
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../model.js";
-import { parseJsonSource, schemaDiagnostics, valueAt } from "../parse/located.js";
+import { parseJsonSource, valueAt } from "../parse/located.js";
+import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { buildSchemaValidator } from "./schemas.js";
 
 export { CONFIG_FILE } from "../discover/source-paths.js";

@@ -1,7 +1,8 @@
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../model.js";
 import { INJECTION_KINDS, type InjectionKindArtifact } from "../../protocol/manifest.js";
-import { parseYamlSource, rangeAt, schemaDiagnostics } from "../parse/located.js";
+import { parseYamlSource, rangeAt } from "../parse/located.js";
+import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { buildSchemaValidator } from "./schemas.js";
 
 export { INJECTIONS_FILE } from "../discover/source-paths.js";

@@ -1,7 +1,8 @@
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../model.js";
 import type { ToolSchemaArtifact } from "../../protocol/manifest.js";
-import { parseJsonSource, rangeAt, schemaDiagnostics, type LocatedSource } from "../parse/located.js";
+import { parseJsonSource, rangeAt, type LocatedSource } from "../parse/located.js";
+import { schemaDiagnostics } from "./schema-diagnostics.js";
 import type { Memo } from "../cache/memo.js";
 import { buildSchemaValidator, checkParametersSchema } from "./schemas.js";
 

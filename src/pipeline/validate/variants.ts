@@ -1,6 +1,7 @@
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile, ValidSkill } from "../../model.js";
-import { parseYamlSource, rangeAt, schemaDiagnostics } from "../parse/located.js";
+import { parseYamlSource, rangeAt } from "../parse/located.js";
+import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { buildSchemaValidator } from "./schemas.js";
 
 export { VARIANTS_FILE } from "../discover/source-paths.js";

@@ -1,12 +1,11 @@
-import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "../diagnostics/diagnostic.js";
-import { lint } from "../lint.js";
-import type { SourceFile, ValidSkill } from "../model.js";
-import type { ArtifactEntry, DistManifest } from "../protocol/manifest.js";
-import { catalogEntry, catalogParts, collapseWhitespace, type CatalogSkill } from "../skills/catalog.js";
-import { CACHE_MINIMUM_TOKENS, loadTokenizer, tokenizerVersion } from "../tokens.js";
-import { summarize, type BuildSummary } from "./render/summary.js";
-import { resolveConfig } from "./validate/config.js";
-import { resolveInjections } from "./validate/injections.js";
+import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { SourceFile, ValidSkill } from "../../model.js";
+import type { ArtifactEntry, DistManifest } from "../../protocol/manifest.js";
+import { catalogEntry, catalogParts, collapseWhitespace, type CatalogSkill } from "../../skills/catalog.js";
+import { CACHE_MINIMUM_TOKENS, loadTokenizer, tokenizerVersion } from "../../tokens.js";
+import { summarize, type BuildSummary } from "../render/summary.js";
+import { resolveConfig } from "../validate/config.js";
+import { resolveInjections } from "../validate/injections.js";
 import {
   artifactEntry,
   CATALOG_FILE,
@@ -21,16 +20,16 @@ import {
   TOOLS_FILE,
   toolsJson,
   variantFile,
-} from "./emit/manifest.js";
-import { createIncrementalState, sweep, type IncrementalState } from "./cache/incremental.js";
-import { measurePrompts, TokenCounter, type MeasureInput } from "./render/measure.js";
-import { SkillParseCache } from "./parse/parse.js";
-import { loadProjectSources } from "./discover/project-sources.js";
-import { loadSkillSourcesReusing } from "./discover/skill-sources.js";
-import { normalizeSkillBody, prefixContext, prepareTemplates, renderPrompts, PREFIX_TEMPLATE, type PreparedTemplates, type PrefixContext, type TemplateSources } from "./render/render.js";
-import { handlebarsVersion } from "./render/templates.js";
-import { resolveTools } from "./validate/tools.js";
-import { resolveVariants } from "./validate/variants.js";
+} from "../emit/manifest.js";
+import { createIncrementalState, sweep, type IncrementalState } from "../cache/incremental.js";
+import { measurePrompts, TokenCounter, type MeasureInput } from "../render/measure.js";
+import { SkillParseCache } from "../lint-skills/checked-skill.js";
+import { lintSkills } from "../lint-skills/lint-skills.js";
+import { loadProjectSources } from "../discover/project-sources.js";
+import { normalizeSkillBody, prefixContext, prepareTemplates, renderPrompts, PREFIX_TEMPLATE, type PreparedTemplates, type PrefixContext, type TemplateSources } from "../render/render.js";
+import { handlebarsVersion } from "../render/templates.js";
+import { resolveTools } from "../validate/tools.js";
+import { resolveVariants } from "../validate/variants.js";
 
 /**
  * The whole compile in memory: lint every skill, read and validate the
@@ -67,16 +66,13 @@ export async function compileProject(root: string, state: CompileState = {}, cha
     state.incremental ??= createIncrementalState();
   }
   const memo = state.incremental;
-  const skillSources = memo ? { sources: await loadSkillSourcesReusing(root, memo.skillSources, changedPaths) } : {};
-  const [linted, loaded] = await Promise.all([
-    lint(state.parseCache ? { root, cache: state.parseCache, ...skillSources } : { root, ...skillSources }),
-    loadProjectSources(root, state.sources, changedPaths),
-  ]);
+  const reuse = memo && state.parseCache ? { parseCache: state.parseCache, sourceRecords: memo.skillSources, ...(changedPaths ? { changedPaths } : {}) } : undefined;
+  const [linted, loaded] = await Promise.all([lintSkills(root, reuse), loadProjectSources(root, state.sources, changedPaths)]);
   const diagnostics: Diagnostic[] = [...linted.diagnostics, ...loaded.diagnostics];
   const done = (extra: Partial<CompiledProject> = {}): CompiledProject => finish(diagnostics, extra);
   const { sources } = loaded;
   const skills = linted.skills;
-  const failedSkills = new Set(linted.diagnostics.filter((d) => d.severity === "error").map((d) => d.file.split("/")[1] ?? ""));
+  const failedSkills = new Set(linted.statuses.filter((skill) => skill.status !== "valid").map((skill) => skill.folder));
 
   const config = perSource(memo, "config", sources.config, resolveConfig);
   diagnostics.push(...config.diagnostics);

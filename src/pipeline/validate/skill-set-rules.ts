@@ -1,15 +1,18 @@
-import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { createDiagnostic, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import { compareNames, findCycles, requirementPaths, symmetricConflicts } from "../../skills/graph.js";
-import type { ParsedSkill, SkillReference } from "../parse/parse.js";
+import type { SkillManifestData, SkillReference } from "../parse/parse.js";
 import { didYouMean } from "./suggest.js";
 
-/** One parsed skill file and the folder it sits in. */
+/** One skill file's manifest and the folder it sits in. */
 export interface SkillRecord {
   /** Root-relative path of SKILL.md. */
   path: string;
   /** Name of the folder holding SKILL.md. */
   folder: string;
-  parsed: ParsedSkill;
+  /** Undefined when the frontmatter could not be read as a mapping. */
+  manifest: SkillManifestData | undefined;
+  /** Range of the opening `---` line: where findings about the whole manifest point. */
+  opening: Range;
 }
 
 /**
@@ -17,11 +20,11 @@ export interface SkillRecord {
  * names, cross-references, requirement cycles and conflicts. Records must be
  * sorted by path; the findings come out in a stable order.
  */
-export function validateSkills(records: readonly SkillRecord[]): Diagnostic[] {
+export function skillSetDiagnostics(records: readonly SkillRecord[]): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const owners = new Map<string, SkillRecord>();
   for (const record of records) {
-    const manifest = record.parsed.manifest;
+    const manifest = record.manifest;
     const name = manifest?.name;
     if (name === undefined || !manifest?.nameRange) continue;
     if (name !== record.folder) {
@@ -34,13 +37,13 @@ export function validateSkills(records: readonly SkillRecord[]): Diagnostic[] {
   }
   // A skill that failed to parse is still known by its folder, so its dependants do not cascade into "unknown" errors.
   const known = new Set<string>(owners.keys());
-  for (const record of records) if (record.parsed.manifest?.name === undefined) known.add(record.folder);
+  for (const record of records) if (record.manifest?.name === undefined) known.add(record.folder);
   const knownList = [...known].sort(compareNames);
 
   const requires = new Map<string, string[]>();
   const declaredConflicts = new Map<string, string[]>();
   for (const [name, record] of owners) {
-    const manifest = record.parsed.manifest;
+    const manifest = record.manifest;
     if (!manifest) continue;
     requires.set(name, checkReferences(record, name, "requiresSkills", manifest.requiresSkills, known, knownList, diagnostics));
     declaredConflicts.set(name, checkReferences(record, name, "conflictsWith", manifest.conflictsWith, known, knownList, diagnostics));
@@ -113,7 +116,7 @@ function checkClosure(name: string, record: SkillRecord, requires: ReadonlyMap<s
   if (paths.size === 0) return;
   const firstStep = (target: string): SkillReference & { path: string } => {
     const step = paths.get(target)?.[1] ?? target;
-    return referenceTo(record, "requiresSkills", step) ?? { name: step, range: record.parsed.opening, path: record.path };
+    return referenceTo(record, "requiresSkills", step) ?? { name: step, range: record.opening, path: record.path };
   };
   const chain = (target: string): string => (paths.get(target) ?? [name, target]).join(" → ");
   const members = [...paths.keys()].sort(compareNames);
@@ -136,6 +139,6 @@ function checkClosure(name: string, record: SkillRecord, requires: ReadonlyMap<s
 }
 
 function referenceTo(record: SkillRecord | undefined, key: "requiresSkills" | "conflictsWith", target: string): (SkillReference & { path: string }) | undefined {
-  const reference = record?.parsed.manifest?.[key].find((item) => item.name === target);
+  const reference = record?.manifest?.[key].find((item) => item.name === target);
   return reference && record ? { ...reference, path: record.path } : undefined;
 }

@@ -1,0 +1,110 @@
+import { createDiagnostic, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
+import { ruleRegistry } from "../../diagnostics/rules/index.js";
+import type { SourceFile } from "../../model.js";
+import { packageVersion } from "../../version.js";
+import { isMapping, parseSkillFile, type SkillManifestData } from "../parse/parse.js";
+import { skillFileDiagnostics } from "../validate/skill-file-rules.js";
+
+/**
+ * Everything that follows from one SKILL.md's bytes alone (parse plus the
+ * per-file rules), so it can be cached by content hash. Findings that depend
+ * on the file's folder or on other skills are made by the cross-file rules.
+ */
+export interface CheckedSkill {
+  diagnostics: Diagnostic[];
+  /** Undefined when the frontmatter could not be read as a mapping. */
+  manifest: SkillManifestData | undefined;
+  body: string;
+  bodyStartLine: number;
+  /** Range of the opening `---` line (or of line 1): where findings about the whole manifest point. */
+  opening: Range;
+}
+
+/**
+ * Parses one SKILL.md and applies the per-file rules; a cache hit skips all
+ * work. Never throws: a failure inside a dependency becomes a diagnostic on
+ * this file, so the other skills are still checked.
+ */
+export async function checkSkillFile(source: SourceFile, cache?: SkillParseCache): Promise<CheckedSkill> {
+  const cached = cache?.get(source.contentHash);
+  if (cached) return restamp(cached, source.path);
+  let checked: CheckedSkill;
+  try {
+    const parsed = await parseSkillFile(source);
+    checked = {
+      diagnostics: [...parsed.diagnostics, ...skillFileDiagnostics(parsed)],
+      manifest: parsed.manifest,
+      body: parsed.body,
+      bodyStartLine: parsed.bodyStartLine,
+      opening: parsed.opening,
+    };
+  } catch (error) {
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    const start = { start: { line: 1, column: 1 }, end: { line: 1, column: 1 } };
+    const diagnostic = createDiagnostic("skill/parse-failure", source.path, start, `Unexpected failure while checking this file (${reason.split("\n")[0] ?? reason}), expected a file gamma-prompt can check`);
+    return { diagnostics: [diagnostic], manifest: undefined, body: "", bodyStartLine: 1, opening: start };
+  }
+  cache?.set(source.contentHash, checked);
+  return checked;
+}
+
+function restamp(checked: CheckedSkill, path: string): CheckedSkill {
+  if (checked.diagnostics.every((diagnostic) => diagnostic.file === path)) return checked;
+  return { ...checked, diagnostics: checked.diagnostics.map((diagnostic) => ({ ...diagnostic, file: path })) };
+}
+
+const CACHE_FORMAT = 1;
+
+/**
+ * Checked skill files keyed by the sha256 of a file's raw bytes. A build or
+ * watch session keeps one across runs (and may persist it with
+ * toJSON/fromJSON), so unchanged skills are never parsed twice. Entries made
+ * by another gamma-prompt version are dropped on load: rules may have changed.
+ */
+export class SkillParseCache {
+  private readonly entries = new Map<string, CheckedSkill>();
+
+  get(contentHash: string): CheckedSkill | undefined {
+    return this.entries.get(contentHash);
+  }
+
+  set(contentHash: string, checked: CheckedSkill): void {
+    this.entries.set(contentHash, checked);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Drops entries whose hash is not in `keep`, e.g. after files were deleted. */
+  retain(keep: ReadonlySet<string>): void {
+    for (const hash of this.entries.keys()) if (!keep.has(hash)) this.entries.delete(hash);
+  }
+
+  toJSON(): { format: number; version: string; entries: Array<[string, CheckedSkill]> } {
+    return { format: CACHE_FORMAT, version: packageVersion, entries: [...this.entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) };
+  }
+
+  /** Rebuilds a cache from {@link toJSON} output; anything malformed or from another version gives an empty cache. */
+  static fromJSON(json: unknown): SkillParseCache {
+    const cache = new SkillParseCache();
+    if (!isMapping(json) || json["format"] !== CACHE_FORMAT || json["version"] !== packageVersion || !Array.isArray(json["entries"])) return cache;
+    for (const entry of json["entries"] as unknown[]) {
+      if (!Array.isArray(entry) || typeof entry[0] !== "string" || !isCheckedSkill(entry[1])) continue;
+      cache.set(entry[0], entry[1]);
+    }
+    return cache;
+  }
+}
+
+function isCheckedSkill(value: unknown): value is CheckedSkill {
+  if (!isMapping(value)) return false;
+  const diagnostics = value["diagnostics"];
+  return (
+    Array.isArray(diagnostics) &&
+    diagnostics.every((diagnostic: unknown) => isMapping(diagnostic) && typeof diagnostic["ruleId"] === "string" && Object.prototype.hasOwnProperty.call(ruleRegistry, diagnostic["ruleId"])) &&
+    typeof value["body"] === "string" &&
+    typeof value["bodyStartLine"] === "number" &&
+    isMapping(value["opening"])
+  );
+}
