@@ -4,8 +4,8 @@
  * anything is returned, so a session never runs on a half-verified prompt.
  */
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readFileSync, realpathSync } from "node:fs";
+import { isAbsolute, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   MANIFEST_FILE,
@@ -109,6 +109,26 @@ function toPath(dir: string | URL): string {
   return dir instanceof URL ? fileURLToPath(dir) : dir;
 }
 
+function realpathOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether `path`, with every symbolic link resolved, stays inside the
+ * (resolved) dist folder: a link that points out of dist/ would let a file
+ * the manifest never covered be swapped in behind a matching hash.
+ */
+function isInside(realDist: string, path: string): boolean {
+  const real = realpathOrUndefined(path);
+  if (real === undefined) return true; // unreadable: reported as such below
+  const rel = relative(realDist, real);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+}
+
 function readOrUndefined(path: string): Buffer | undefined {
   try {
     return readFileSync(path);
@@ -143,6 +163,7 @@ function verifyFiles(distDir: string, manifest: DistManifest): Map<string, Buffe
   const problems: ArtifactProblem[] = [];
   const contents = new Map<string, Buffer>();
   const onDisk = new Set(listFiles(distDir));
+  const realDist = realpathOrUndefined(distDir) ?? distDir;
   for (const [file, entry] of Object.entries(manifest.artifacts).sort(([a], [b]) => compare(a, b))) {
     if (!isSafeRelativePath(file)) {
       problems.push({ file, kind: "invalid", message: "Unexpected artifact path outside dist/, expected a relative path" });
@@ -156,7 +177,12 @@ function verifyFiles(distDir: string, manifest: DistManifest): Map<string, Buffe
       problems.push({ file, kind: "missing", message: "Unexpected missing file, expected it as the manifest lists it" });
       continue;
     }
-    const bytes = readOrUndefined(join(distDir, file));
+    const path = join(distDir, file);
+    if (!isInside(realDist, path)) {
+      problems.push({ file, kind: "invalid", message: "Unexpected link to a file outside dist/, expected a regular file inside dist/" });
+      continue;
+    }
+    const bytes = readOrUndefined(path);
     if (bytes === undefined) {
       // Listed as a file but not readable as one (a link to a folder, no permission).
       problems.push({ file, kind: "invalid", message: "Unexpected entry that cannot be read as a file, expected a regular file" });
@@ -191,8 +217,9 @@ function crossReferenceProblems(manifest: DistManifest): ArtifactProblem[] {
       problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected missing file name for ${what}, expected a path` });
       return;
     }
-    const entry = manifest.artifacts[file];
-    if (entry === undefined) {
+    const entry: unknown = manifest.artifacts[file];
+    if (entry !== undefined && !isRecord(entry)) return; // reported with the artifact entries
+    if (!isRecord(entry)) {
       problems.push({ file, kind: "missing", message: `Unexpected ${what} file absent from artifacts, expected it listed` });
     } else if (entry.sha256 !== sha256) {
       problems.push({ file, kind: "invalid", message: `Unexpected sha256 for ${what}, expected the artifact's own hash` });

@@ -63,6 +63,10 @@ export function createGammaAgent(options: GammaAgentOptions): GammaAgent {
       ...(options.thinkingLevel === undefined ? {} : { thinkingLevel: options.thinkingLevel }),
     },
     convertToLlm: convertGammaMessages,
+    // The design: steering enters before the next model call, all of it (one
+    // call for every event due at a batch end, not one call per event).
+    steeringMode: "all",
+    followUpMode: "all",
     ...(options.getApiKey === undefined ? {} : { getApiKey: options.getApiKey }),
     ...(options.streamFn === undefined ? {} : { streamFn: options.streamFn }),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
@@ -213,6 +217,9 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   });
   const agent = session.agent;
   agent.state.systemPrompt = controller.systemPrompt;
+  // As on the low-level path; set on the agent, not through setSteeringMode, which would change the user's Pi settings.
+  agent.steeringMode = "all";
+  agent.followUpMode = "all";
   pinSystemPrompt(agent, controller);
   const unsubscribe = bindController(agent, controller);
   controller.transport = sessionTransport(session, controller);
@@ -273,10 +280,15 @@ function customPayload(message: GammaCustomMessage): Pick<GammaCustomMessage, "c
 // ---- shared wiring -------------------------------------------------------------------------
 
 const RUNTIME_CUSTOM_TYPES: ReadonlySet<string> = new Set([ANCHOR_CUSTOM_TYPE]);
+/** The `skill` tool returns compiled, verified skill bodies; every other tool result is host output. */
+const TRUSTED_TOOL_NAMES: ReadonlySet<string> = new Set(["skill"]);
 
-/** Reserved tags in user text (and in custom messages the runtime did not write) cannot pose as the platform's. */
+/**
+ * Reserved tags in any untrusted channel (user text, host tool results,
+ * summaries, custom messages the runtime did not write) cannot pose as the platform's.
+ */
 function neutraliseUntrusted(messages: AgentMessage[]): AgentMessage[] {
-  return prepareMessagesForModel(messages, { trustedCustomTypes: RUNTIME_CUSTOM_TYPES });
+  return prepareMessagesForModel(messages, { trustedCustomTypes: RUNTIME_CUSTOM_TYPES, trustedToolNames: TRUSTED_TOOL_NAMES });
 }
 
 function toolCallIdsInContext(messages: readonly AgentMessage[]): ReadonlySet<string> {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ArtifactVerificationError, loadArtifacts, type ArtifactProblem } from "../../src/runtime/artifacts.js";
 import { prepareDist } from "./helpers/dist.js";
@@ -68,6 +68,26 @@ describe("refusing a tampered dist", () => {
         rmSync(join(dist, "skills/import.md"));
         mkdirSync(join(dist, "elsewhere"));
         symlinkSync(join(dist, "elsewhere"), join(dist, "skills/import.md"));
+      },
+      expected: [{ file: "skills/import.md", kind: "invalid" }],
+    },
+    {
+      name: "a null manifest entry",
+      tamper: (dist) => {
+        const path = join(dist, "manifest.json");
+        const manifest = JSON.parse(readFileSync(path, "utf8"));
+        manifest.artifacts["prefix.md"] = null;
+        writeFileSync(path, JSON.stringify(manifest));
+      },
+      expected: [{ file: "prefix.md", kind: "invalid" }],
+    },
+    {
+      name: "an artifact replaced by a link to a matching file outside dist/",
+      tamper: (dist) => {
+        const outside = join(dist, "..", `${basename(dist)}-outside.md`);
+        writeFileSync(outside, readFileSync(join(dist, "skills/import.md")));
+        rmSync(join(dist, "skills/import.md"));
+        symlinkSync(outside, join(dist, "skills/import.md"));
       },
       expected: [{ file: "skills/import.md", kind: "invalid" }],
     },

@@ -104,14 +104,15 @@ function opensReservedTag(text: string, from: number, names: ReadonlySet<string>
   let name = "";
   let slashAllowed = true;
   let index = from;
-  let visible = 0;
-  // Bounds keep hostile runs of spaces or invisible characters from making the scan quadratic.
-  while (index < text.length && index - from < MAX_SCANNED_UNITS) {
+  // No length cap: every scan stops at the next `<`-like character at the
+  // latest (it is neither a letter, a space nor a separator), so the scans of
+  // one text never overlap and the whole pass stays linear, however long a run
+  // of spaces or invisible characters an attacker puts inside a tag.
+  while (index < text.length) {
     const character = String.fromCodePoint(text.codePointAt(index) ?? 0);
     index += character.length;
     const folded = foldCharacter(character);
     if (folded === "") continue; // invisible or a combining mark
-    if (++visible > MAX_VISIBLE_CHARACTERS) return false;
     if (/^[a-z0-9]+$/.test(folded)) {
       name += folded;
       slashAllowed = false;
@@ -133,9 +134,6 @@ function opensReservedTag(text: string, from: number, names: ReadonlySet<string>
   for (const reserved of names) if (reserved.startsWith(name)) return true;
   return false;
 }
-
-const MAX_SCANNED_UNITS = 4096;
-const MAX_VISIBLE_CHARACTERS = 96;
 
 function isSpace(folded: string): boolean {
   return /^\s+$/u.test(folded);

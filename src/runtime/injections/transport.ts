@@ -60,6 +60,13 @@ export interface PrepareOptions {
    * treated like user text.
    */
   trustedCustomTypes?: ReadonlySet<string>;
+  /**
+   * Tools whose results the runtime itself writes from trusted material (the
+   * `skill` tool returns compiled skill bodies). Every other tool result comes
+   * from a host executor (a file read, a shell run, a subagent's output, a
+   * fetched page) and is treated like user text.
+   */
+  trustedToolNames?: ReadonlySet<string>;
 }
 
 interface TextPart {
@@ -69,8 +76,9 @@ interface TextPart {
 
 /**
  * The step the runtime's converter runs before mapping messages for the
- * provider: user text (and untrusted custom content) with reserved tags
- * neutralised; trusted injections and the runtime's own messages untouched.
+ * provider: every untrusted channel (user text, host tool results, summaries,
+ * `!command` runs, custom messages the runtime did not write) with reserved
+ * tags neutralised; trusted injections and the runtime's own messages untouched.
  * Returns the same array when nothing changed; never mutates its input.
  */
 export function prepareMessagesForModel<M extends { role: string }>(messages: M[], options: PrepareOptions = {}): M[] {
@@ -96,6 +104,11 @@ const USER_TEXT_FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
 
 function prepareMessage<M extends { role: string }>(message: M, options: PrepareOptions): M {
   if (message.role === "user") return withNeutralisedContent(message);
+  if (message.role === "toolResult") {
+    const toolName = (message as { toolName?: unknown }).toolName;
+    if (typeof toolName === "string" && options.trustedToolNames?.has(toolName)) return message;
+    return withNeutralisedContent(message);
+  }
   const fields = USER_TEXT_FIELDS.get(message.role);
   if (fields !== undefined) return withNeutralisedFields(message, fields);
   if (message.role !== "custom") return message;
