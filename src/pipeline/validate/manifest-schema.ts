@@ -1,7 +1,6 @@
+import type { ErrorObject, ValidateFunction } from "ajv";
 import { packageSchemaUrl } from "../../package-paths.js";
-import { readFileSync } from "node:fs";
-import type { AnySchemaObject, ErrorObject, ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import { packageSchemaProperties, packageSchemaValidator } from "./schema-validators.js";
 import type { Range } from "../../diagnostics/diagnostic.js";
 import type { LineIndex } from "../parse/positions.js";
 import { didYouMean } from "./suggest.js";
@@ -18,9 +17,7 @@ let compiled: { validate: ValidateFunction; knownKeys: string[] } | undefined;
 /** Compiled once per process: strict, all errors, no coercion, no defaults. */
 function manifestValidator(): { validate: ValidateFunction; knownKeys: string[] } {
   if (!compiled) {
-    const schema = JSON.parse(readFileSync(SKILL_MANIFEST_SCHEMA_URL, "utf8")) as AnySchemaObject & { properties: Record<string, unknown> };
-    const ajv = new Ajv2020({ strict: true, allErrors: true, coerceTypes: false, useDefaults: false });
-    compiled = { validate: ajv.compile(schema), knownKeys: Object.keys(schema.properties) };
+    compiled = { validate: packageSchemaValidator("skill-manifest"), knownKeys: packageSchemaProperties("skill-manifest") };
   }
   return compiled;
 }

@@ -1,7 +1,7 @@
-import { packageSchemaUrl } from "../../package-paths.js";
-import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import type { AnySchemaObject, ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import type { Ajv2020 } from "ajv/dist/2020.js";
+import { packageSchemaValidator } from "./schema-validators.js";
 
 /**
  * The build's own JSON Schemas (published under schemas/ so editors can use
@@ -9,18 +9,11 @@ import { Ajv2020 } from "ajv/dist/2020.js";
  */
 export type BuildSchemaName = "variants" | "injection-kinds" | "tool" | "config" | "manifest";
 
-let ajv: Ajv2020 | undefined;
 let parametersChecker: Ajv2020 | undefined;
-const compiled = new Map<BuildSchemaName, ValidateFunction>();
+const requireHere = createRequire(import.meta.url);
 
 export function buildSchemaValidator(name: BuildSchemaName): ValidateFunction {
-  let validate = compiled.get(name);
-  if (!validate) {
-    const schema = JSON.parse(readFileSync(packageSchemaUrl(name), "utf8")) as AnySchemaObject;
-    validate = sharedAjv().compile(schema);
-    compiled.set(name, validate);
-  }
-  return validate;
+  return packageSchemaValidator(name);
 }
 
 /**
@@ -31,7 +24,9 @@ export function buildSchemaValidator(name: BuildSchemaName): ValidateFunction {
 export function checkParametersSchema(schema: unknown): string | undefined {
   // Strict compilation already rejects unknown keywords and mistyped keyword values;
   // validating against the draft 2020-12 meta-schema as well would cost more than every tool schema together.
-  parametersChecker ??= new Ajv2020({ strict: true, allErrors: true, validateSchema: false, addUsedSchema: false });
+  // Tool parameter schemas are the project's own input, so they are compiled here; ajv loads only when one is checked.
+  const { Ajv2020: Checker } = requireHere("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+  parametersChecker ??= new Checker({ strict: true, allErrors: true, validateSchema: false, addUsedSchema: false });
   const checker = parametersChecker;
   try {
     checker.compile(schema as AnySchemaObject);
@@ -39,10 +34,4 @@ export function checkParametersSchema(schema: unknown): string | undefined {
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
-}
-
-function sharedAjv(): Ajv2020 {
-  // Our own schemas are fixed and covered by tests; skipping meta-schema validation saves start-up time.
-  ajv ??= new Ajv2020({ strict: true, allErrors: true, coerceTypes: false, useDefaults: false, validateSchema: false });
-  return ajv;
 }

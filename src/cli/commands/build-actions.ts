@@ -1,0 +1,121 @@
+import { build, type BuildResult } from "../../build.js";
+import { check, type CheckResult } from "../../check.js";
+import { countDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { formatDiagnostics, type ReporterName } from "../../diagnostics/reporters/index.js";
+import { ProjectRootError } from "../../pipeline/discover/discover.js";
+import type { BuildSummary } from "../../pipeline/render/summary.js";
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
+
+/**
+ * What `build` and `check` do once their options are parsed. A module of its
+ * own so that the compiler loads only when one of them runs, never for
+ * --help, --version or another command.
+ */
+
+export interface BuildCommandOptions {
+  root: string;
+  out: string;
+  format: "table" | "json";
+}
+
+export interface CheckCommandOptions {
+  root: string;
+  out: string;
+  format: ReporterName;
+}
+
+export async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
+  let outcome: BuildResult;
+  try {
+    outcome = await build({ root: options.root, outDir: options.out });
+  } catch (error) {
+    return usageError("build", error);
+  }
+  if (options.format === "json") {
+    const document = {
+      ok: outcome.ok,
+      summary: outcome.summary ?? null,
+      prefixChanged: outcome.prefixChanged,
+      written: outcome.written,
+      removed: outcome.removed,
+      unchanged: outcome.unchanged,
+      diagnostics: outcome.diagnostics,
+      errorCount: outcome.errorCount,
+      warningCount: outcome.warningCount,
+    };
+    process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+  } else {
+    if (outcome.diagnostics.length > 0) process.stderr.write(stylish(outcome.diagnostics));
+    if (outcome.ok && outcome.summary) {
+      process.stdout.write(formatSummaryTable(outcome.summary));
+      const changes = outcome.written.length + outcome.removed.length === 0 ? `${options.out}/ already up to date` : `wrote ${outcome.written.length}, removed ${outcome.removed.length}`;
+      process.stdout.write(`\n${changes}; ${outcome.unchanged.length} unchanged${outcome.prefixChanged ? "; the shared cache prefix changed" : ""}\n`);
+    }
+  }
+  return outcome.ok ? EXIT_OK : EXIT_FAILURE;
+}
+
+export async function runCheckCommand(options: CheckCommandOptions): Promise<number> {
+  let outcome: CheckResult;
+  try {
+    outcome = await check({ root: options.root, outDir: options.out });
+  } catch (error) {
+    return usageError("check", error);
+  }
+  if (options.format === "json") {
+    const document = {
+      diagnostics: outcome.diagnostics,
+      errorCount: outcome.errorCount,
+      warningCount: outcome.warningCount,
+      ok: outcome.ok,
+      drift: outcome.drift,
+      invalidatesSharedPrefix: outcome.invalidatesSharedPrefix,
+    };
+    process.stdout.write(`${JSON.stringify(document)}\n`);
+  } else {
+    const text = formatDiagnostics(options.format, outcome.diagnostics, countDiagnostics(outcome.diagnostics));
+    if (text) process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+    if (options.format === "stylish") {
+      if (outcome.ok) process.stdout.write(`${options.out}/ is current: ${outcome.artifactCount} artifacts match their sources\n`);
+      else if (outcome.drift.length > 0) {
+        process.stdout.write(
+          outcome.invalidatesSharedPrefix
+            ? "The static prefix or tool schemas changed: every variant loses its shared cached prefix. Run `gamma-prompt build`.\n"
+            : "Run `gamma-prompt build` to update dist/.\n",
+        );
+      }
+    }
+  }
+  return outcome.ok ? EXIT_OK : EXIT_FAILURE;
+}
+
+/** Columns: variant, bytes, tokens, shared-prefix tokens, OpenAI-cacheable tokens, prefix share. */
+export function formatSummaryTable(summary: BuildSummary): string {
+  const header = ["variant", "bytes", "tokens", "shared prefix", "cacheable", "prefix share"];
+  const rows = summary.variants.map((variant) => [
+    variant.name,
+    String(variant.bytes),
+    String(variant.tokens),
+    String(variant.sharedPrefixTokens),
+    String(variant.cacheableTokens),
+    `${variant.prefixShare.toFixed(1)}%`,
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)));
+  const line = (cells: string[]): string => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join("  ");
+  const lines = [line(header), ...rows.map(line)];
+  lines.push("", `static prefix: ${summary.prefix.bytes} bytes, ${summary.prefix.tokens} tokens (${summary.prefix.cacheableTokens} cacheable); catalog: ${summary.catalog.tokens} tokens`);
+  return `${lines.join("\n")}\n`;
+}
+
+function stylish(diagnostics: Diagnostic[]): string {
+  const text = formatDiagnostics("stylish", diagnostics, countDiagnostics(diagnostics));
+  return text.endsWith("\n") ? text : `${text}\n`;
+}
+
+function usageError(command: string, error: unknown): number {
+  if (error instanceof ProjectRootError) {
+    process.stderr.write(`gamma-prompt ${command}: ${error.message}\n`);
+    return EXIT_USAGE;
+  }
+  throw error;
+}
