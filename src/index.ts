@@ -22,3 +22,5 @@ export { discoverSkills, readSourceFile, SKILLS_DIR, SKILL_FILE } from "./pipeli
 export { formatDiagnostics, REPORTER_NAMES, type ReporterName } from "./diagnostics/reporters/index.js";
 export { exitCodeFor } from "./diagnostics/exit-code.js";
 export { findCycles, requirementClosure, conflictingPairs, symmetricConflicts, type SkillRelations } from "./skills/graph.js";
+export { init, planScaffold, InitUsageError, INIT_PROFILES, INIT_TEMPLATES } from "./init.js";
+export type { InitOptions, InitProfile, InitResult, InitTemplate } from "./init.js";

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { registerBuildCommands } from "./commands/build.js";
+import { registerInitCommand } from "./commands/init.js";
 import { registerLintCommand } from "./commands/lint.js";
 import { registerWatchCommand } from "./commands/watch.js";
 import { EXIT_USAGE } from "./exit-codes.js";
@@ -16,6 +17,7 @@ export function createProgram(result: { exitCode: number }): Command {
     .version(packageVersion, "-v, --version")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
+  registerInitCommand(program, result);
   registerLintCommand(program, result);
   registerBuildCommands(program, result);
   registerWatchCommand(program, result);

@@ -10,7 +10,14 @@
 export const MANIFEST_FILE = "manifest.json";
 export const MANIFEST_VERSION = 1;
 
-export type VariantName = "base" | "deck-generation" | "import";
+/**
+ * A variant's name, as the project declares it in prompts/variants.yaml
+ * (lowercase words joined by hyphens). The compiler knows no fixed names.
+ */
+export type VariantName = string;
+
+/** The form every variant name has; the runtime refuses a manifest that lists another. */
+export const VARIANT_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
 export interface ArtifactEntry {
   sha256: string;
@@ -68,8 +75,12 @@ export interface DistManifest {
   staticPrefix: PrefixInfo;
   catalog: { file: string; sha256: string; tokens: number };
   tools: { file: string; sha256: string; order: string[] };
-  /** `injections.json`: the runtime injection kinds as the static prefix defines them. */
-  injections: { file: string; sha256: string };
+  /**
+   * `injections.json`: the runtime injection kinds as the static prefix
+   * defines them. Absent when the project has no prompts/injections.yaml.
+   */
+  injections?: { file: string; sha256: string };
+  /** Every variant prompts/variants.yaml declares, by name. */
   variants: Record<VariantName, VariantInfo>;
   skills: Record<string, SkillInfo>;
 }

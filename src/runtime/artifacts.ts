@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import {
   MANIFEST_FILE,
   MANIFEST_VERSION,
+  VARIANT_NAME_PATTERN,
   type DistManifest,
   type InjectionKindArtifact,
   type SkillInfo,
@@ -33,9 +34,11 @@ export interface LoadedArtifacts {
   manifest: DistManifest;
   prefix: string;
   catalog: string;
+  /** Every variant the manifest lists (the project's own names), by name: the exact system prompt bytes. */
   variants: Readonly<Record<VariantName, string>>;
   tools: readonly ToolSchemaArtifact[];
   skills: ReadonlyMap<string, LoadedSkill>;
+  /** The injection kinds; empty when the project defines none (no prompts/injections.yaml). */
   injectionKinds: readonly InjectionKindArtifact[];
 }
 
@@ -72,8 +75,6 @@ export interface LoadArtifactsOptions {
    */
   manifestSha256?: string;
 }
-
-const VARIANT_NAMES: readonly VariantName[] = ["base", "deck-generation", "import"];
 
 /** The embedded default's dist/ next to the compiled runtime (lib/runtime → dist). */
 export function defaultDistDir(): string {
@@ -152,8 +153,11 @@ function parseManifest(bytes: Buffer): DistManifest {
       `Unexpected manifestVersion ${JSON.stringify(parsed["manifestVersion"])}, expected ${MANIFEST_VERSION}`,
     );
   }
-  for (const key of ["artifacts", "staticPrefix", "catalog", "tools", "injections", "variants", "skills"]) {
+  for (const key of ["artifacts", "staticPrefix", "catalog", "tools", "variants", "skills"]) {
     if (!isRecord(parsed[key])) throw invalid(`Unexpected missing or non-object \`${key}\`, expected an object`);
+  }
+  if (parsed["injections"] !== undefined && !isRecord(parsed["injections"])) {
+    throw invalid("Unexpected non-object `injections`, expected an object or no key (a project without injection kinds)");
   }
   return parsed as unknown as DistManifest;
 }
@@ -228,9 +232,17 @@ function crossReferenceProblems(manifest: DistManifest): ArtifactProblem[] {
   check(manifest.staticPrefix.file, manifest.staticPrefix.sha256, "the static prefix");
   check(manifest.catalog.file, manifest.catalog.sha256, "the catalog");
   check(manifest.tools.file, manifest.tools.sha256, "the tool schemas");
-  check(manifest.injections.file, manifest.injections.sha256, "the injection kinds");
-  for (const name of VARIANT_NAMES) {
+  if (manifest.injections !== undefined) check(manifest.injections.file, manifest.injections.sha256, "the injection kinds");
+  const variantNames = Object.keys(manifest.variants);
+  if (variantNames.length === 0) {
+    problems.push({ file: MANIFEST_FILE, kind: "invalid", message: "Unexpected manifest without variants, expected at least one" });
+  }
+  for (const name of variantNames) {
     const variant = manifest.variants[name];
+    if (!VARIANT_NAME_PATTERN.test(name)) {
+      problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected variant name ${JSON.stringify(name)}, expected lowercase words joined by hyphens` });
+      continue;
+    }
     if (!isRecord(variant)) {
       problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected missing variant "${name}", expected an entry` });
       continue;
@@ -279,14 +291,14 @@ function assemble(manifest: DistManifest, contents: ReadonlyMap<string, Buffer>)
       { file: manifest.tools.file, kind: "invalid", message: "Unexpected tool schemas, expected an array" },
     ]);
   }
-  const injectionKinds = json(manifest.injections.file);
+  const injectionKinds = manifest.injections === undefined ? [] : json(manifest.injections.file);
   if (!Array.isArray(injectionKinds)) {
     throw new ArtifactVerificationError([
-      { file: manifest.injections.file, kind: "invalid", message: "Unexpected injection kinds, expected an array" },
+      { file: manifest.injections?.file ?? MANIFEST_FILE, kind: "invalid", message: "Unexpected injection kinds, expected an array" },
     ]);
   }
-  const variants = {} as Record<VariantName, string>;
-  for (const name of VARIANT_NAMES) variants[name] = text(manifest.variants[name].file);
+  const variants: Record<VariantName, string> = {};
+  for (const [name, info] of Object.entries(manifest.variants).sort(([a], [b]) => compare(a, b))) variants[name] = text(info.file);
   const skills = new Map<string, LoadedSkill>();
   for (const name of Object.keys(manifest.skills).sort(compare)) {
     const info = manifest.skills[name] as SkillInfo;

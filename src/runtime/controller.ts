@@ -15,6 +15,28 @@ import { parseTaskList, renderTaskList } from "./tasks.js";
 import type { RuntimeToolName, ToolExecutor, ToolOutcome } from "./tools.js";
 import { batchRequestsYield, parseMessageUser, RunTracker, SHARED_BATCH_NOTE, type ProtocolEvent, type ToolCallSummary, type YieldRecord } from "./yield.js";
 
+/** A variant name the manifest does not list; the message names the ones it does. */
+export class UnknownVariantError extends Error {
+  override readonly name = "UnknownVariantError";
+  constructor(
+    readonly variant: string,
+    readonly knownVariants: readonly string[],
+  ) {
+    super(`Unexpected variant ${JSON.stringify(variant)}, expected one of the variants dist/manifest.json lists: ${knownVariants.join(", ")}`);
+  }
+}
+
+/**
+ * routeUpdate on artifacts compiled without prompts/injections.yaml: the
+ * static prefix never told the model what an injection means, so none is sent.
+ */
+export class InjectionsNotDefinedError extends Error {
+  override readonly name = "InjectionsNotDefinedError";
+  constructor() {
+    super("Unexpected runtime injection for a project without injection kinds, expected prompts/injections.yaml in the project (the static prefix defines no injection the model could read)");
+  }
+}
+
 export interface ControllerOptions {
   artifacts: LoadedArtifacts;
   variant: VariantName;
@@ -58,6 +80,7 @@ export class SessionProtocolController {
   private current: ExecutionState;
 
   constructor(options: ControllerOptions) {
+    if (!Object.hasOwn(options.artifacts.variants, options.variant)) throw new UnknownVariantError(options.variant, Object.keys(options.artifacts.variants));
     this.artifacts = options.artifacts;
     this.variant = options.variant;
     this.store = options.store ?? new MemoryStateStore();
@@ -85,7 +108,7 @@ export class SessionProtocolController {
 
   /** The exact system prompt: the chosen variant's bytes. */
   get systemPrompt(): string {
-    return this.artifacts.variants[this.variant];
+    return this.artifacts.variants[this.variant] ?? "";
   }
 
   // ---- skills ---------------------------------------------------------------
@@ -164,6 +187,7 @@ export class SessionProtocolController {
    * coalescing and idempotency, and delivers it per the policy.
    */
   routeUpdate(update: unknown): RouteUpdateResult {
+    if (this.artifacts.manifest.injections === undefined) throw new InjectionsNotDefinedError();
     return this.injections.route(update);
   }
 

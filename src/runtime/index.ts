@@ -15,7 +15,9 @@ export {
   type SkillType,
 } from "./artifacts.js";
 export {
+  InjectionsNotDefinedError,
   SessionProtocolController,
+  UnknownVariantError,
   type ControllerOptions,
   type InjectionTransport,
   type TurnInput,

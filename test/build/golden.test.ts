@@ -47,8 +47,8 @@ describe("dist/manifest.json as a public contract", () => {
     const others = (await listFiles(join(root, "dist"))).filter((file) => file !== "manifest.json");
     expect(Object.keys(manifest.artifacts)).toEqual(others);
     expect(Object.keys(manifest.variants)).toEqual(["base", "deck-generation", "import"]);
-    expect(manifest.variants.base.sha256).toBe(manifest.staticPrefix.sha256);
-    expect(manifest.variants["deck-generation"].preloadedSkills).toEqual(["outline-deck", "card-style"]);
+    expect(manifest.variants.base?.sha256).toBe(manifest.staticPrefix.sha256);
+    expect(manifest.variants["deck-generation"]?.preloadedSkills).toEqual(["outline-deck", "card-style"]);
     expect(manifest.tools.order).toEqual(["skill", "message_user"]);
     expect(manifest.templateEngine).toEqual({ name: "handlebars", version: "4.7.10" });
     expect(manifest.tokenizer).toEqual({ name: "gpt-tokenizer", version: "4.0.0", encoding: "o200k_base" });

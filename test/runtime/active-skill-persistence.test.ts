@@ -53,7 +53,7 @@ describe("active skills persist for the session", () => {
     );
     expect(refused).toMatchObject({ isError: true });
     expect(textOf(refused)).toContain('conflicts with the active skill "deck-generation"');
-    expect(controller.state.activeSkills.map((skill) => skill.name)).toEqual(artifacts.manifest.variants["deck-generation"].preloadedSkills);
+    expect(controller.state.activeSkills.map((skill) => skill.name)).toEqual(artifacts.manifest.variants["deck-generation"]?.preloadedSkills);
   });
 
   it("every change is saved: a new controller on the same store sees the same active skills", async () => {

@@ -67,7 +67,7 @@ describe("the skill tool records the type of what it activates", () => {
   it("a variant's preloaded skills are active from the first turn with their types", () => {
     const artifacts = loadArtifacts({ distDir: prepareDist() });
     const controller = new SessionProtocolController({ artifacts, variant: "deck-generation" });
-    const preloaded = artifacts.manifest.variants["deck-generation"].preloadedSkills;
+    const preloaded = artifacts.manifest.variants["deck-generation"]?.preloadedSkills ?? [];
     expect(controller.state.activeSkills).toEqual(
       preloaded.map((name) => ({ name, type: artifacts.skills.get(name)?.type, activatedBy: "preload" })),
     );

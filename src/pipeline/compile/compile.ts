@@ -121,7 +121,7 @@ export async function compileProject(root: string, state: CompileState = {}, cha
   artifacts.set(PREFIX_FILE, prompts.prefix);
   artifacts.set(CATALOG_FILE, `${prompts.catalog}\n`);
   artifacts.set(TOOLS_FILE, toolsJson(tools.tools));
-  artifacts.set(INJECTIONS_ARTIFACT, injectionsJson(injections.injections));
+  if (sources.injections) artifacts.set(INJECTIONS_ARTIFACT, injectionsJson(injections.injections));
   for (const [name, suffix] of prompts.suffixes) artifacts.set(variantFile(name), prompts.prefix + suffix);
   const hashes = prefixFamilyHashes(prompts.prefix, prompts.suffixes);
   const skillInfos = skills.map((skill) => skillInfo(skill, counter, artifacts, hashes, memo));

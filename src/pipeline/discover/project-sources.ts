@@ -15,13 +15,15 @@ export interface ProjectSources {
   config?: SourceFile;
 }
 
-export const REQUIRED_SOURCES = [PREFIX_TEMPLATE, VARIANT_TEMPLATE, VARIANTS_FILE, INJECTIONS_FILE] as const;
+export const REQUIRED_SOURCES = [PREFIX_TEMPLATE, VARIANT_TEMPLATE, VARIANTS_FILE] as const;
+/** Read when present: without injections.yaml the project defines no runtime injections. */
+export const OPTIONAL_SOURCES = [INJECTIONS_FILE, CONFIG_FILE] as const;
 
 /** Root-relative paths of every non-skill source, sorted. Folders are listed fresh each time. */
 export async function listProjectSourcePaths(root: string): Promise<string[]> {
   const partials = (await listFiles(root, PARTIALS_DIR, ".hbs")).map((name) => `${PARTIALS_DIR}/${name}`);
   const tools = (await listFiles(root, TOOLS_DIR, ".json")).map((name) => `${TOOLS_DIR}/${name}`);
-  return [...REQUIRED_SOURCES, CONFIG_FILE, ...partials, ...tools].sort();
+  return [...REQUIRED_SOURCES, ...OPTIONAL_SOURCES, ...partials, ...tools].sort();
 }
 
 /**

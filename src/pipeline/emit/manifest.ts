@@ -67,7 +67,7 @@ export function createManifest(input: ManifestInput): DistManifest {
     toolsSha256,
     cacheKey: prefixCacheKey(prefix.sha256, toolsSha256),
   };
-  const variants: Record<string, VariantInfo> = {};
+  const variants: Record<VariantName, VariantInfo> = {};
   for (const variant of input.variants) {
     const { name, ...rest } = variant;
     const file = variantFile(name);
@@ -88,8 +88,8 @@ export function createManifest(input: ManifestInput): DistManifest {
     staticPrefix,
     catalog: { file: CATALOG_FILE, sha256: entry(CATALOG_FILE).sha256, tokens: input.catalog.tokens },
     tools: { file: TOOLS_FILE, sha256: toolsSha256, order: input.tools.map((tool) => tool.name) },
-    injections: { file: INJECTIONS_ARTIFACT, sha256: entry(INJECTIONS_ARTIFACT).sha256 },
-    variants: variants as Record<VariantName, VariantInfo>,
+    ...(input.artifacts.has(INJECTIONS_ARTIFACT) ? { injections: { file: INJECTIONS_ARTIFACT, sha256: entry(INJECTIONS_ARTIFACT).sha256 } } : {}),
+    variants,
     skills,
   };
 }

@@ -138,7 +138,7 @@ export function sampleDist(dir = tempDir()): string {
   for (const skill of SAMPLE_SKILLS) {
     skills[skill.name] = { ...entry(`skills/${skill.name}.md`), type: skill.type, description: `Use for ${skill.name}.`, requiresSkills: skill.requiresSkills, conflictsWith: skill.conflictsWith, tokens: 10 };
   }
-  const variantInfo = (name: VariantName) => ({ ...entry(`variants/${name}.md`), bytes: artifacts[`variants/${name}.md`]?.bytes ?? 0, tokens: 100, preloadedSkills: preloads[name], sharedPrefixTokens: 90, cacheableTokens: 0 });
+  const variantInfo = (name: VariantName) => ({ ...entry(`variants/${name}.md`), bytes: artifacts[`variants/${name}.md`]?.bytes ?? 0, tokens: 100, preloadedSkills: preloads[name] ?? [], sharedPrefixTokens: 90, cacheableTokens: 0 });
   const manifest: DistManifest = {
     manifestVersion: 1,
     generator: { name: "gamma-prompt", version: "0.1.0" },

@@ -40,11 +40,11 @@ export function textOf(message: Context["messages"][number] | undefined): string
   return typeof content === "string" ? content : content.map((part) => (part.type === "text" ? part.text : "")).join("");
 }
 
-/** Host tools that record their calls and answer with plain text. */
-export function recordingExecutors(calls: string[] = []): HostExecutors {
+/** Host tools that record their calls and answer with plain text (by default the embedded default's host tools). */
+export function recordingExecutors(calls: string[] = [], names: readonly string[] = ["read", "bash", "write", "edit", "subagent", "show_gamma", "show_file"]): HostExecutors {
   const tool = (name: string): ToolExecutor => async (_id, params) => {
     calls.push(name);
     return { content: [{ type: "text", text: `${name} ok ${JSON.stringify(params)}` }] };
   };
-  return Object.fromEntries(["read", "bash", "write", "edit", "subagent", "show_gamma", "show_file"].map((name) => [name, tool(name)]));
+  return Object.fromEntries(names.map((name) => [name, tool(name)]));
 }

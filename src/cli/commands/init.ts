@@ -1,0 +1,115 @@
+import { Option, type Command } from "commander";
+import { relative } from "node:path";
+import { createInterface } from "node:readline/promises";
+import { DEFAULT_AGENT_NAME, init, INIT_PROFILES, INIT_TEMPLATES, InitUsageError, type InitOptions, type InitProfile, type InitResult, type InitTemplate } from "../../init.js";
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
+import { commandHelpFooter } from "../options.js";
+
+interface InitCommandOptions {
+  template?: InitTemplate;
+  profile?: InitProfile;
+  name?: string;
+  force?: boolean;
+}
+
+/** Asks one question; the CLI passes a readline prompt only when stdin is a terminal. */
+export type Ask = (question: string, fallback: string) => Promise<string>;
+
+export function registerInitCommand(program: Command, result: { exitCode: number }): void {
+  program
+    .command("init")
+    .description("Scaffold a new project that builds at once: prompts, tool schemas, two example skills and a config.")
+    .argument("[dir]", "folder to create the project in", ".")
+    .addOption(new Option("--template <name>", "agent: a neutral agent; gamma: a copy of the embedded Gamma project").choices([...INIT_TEMPLATES]))
+    .addOption(new Option("--profile <name>", "gamma: an agent project; agentskills: a plain Agent Skills collection (skills/ and the config)").choices([...INIT_PROFILES]))
+    .option("--name <name>", `the agent's name in its identity section (default "${DEFAULT_AGENT_NAME}")`)
+    .option("--force", "overwrite files that already exist")
+    .addHelpText(
+      "after",
+      commandHelpFooter({
+        about: `Never overwrites a file: when any file of the scaffold already exists, init lists them, writes
+nothing and exits 1; --force overwrites them. On a terminal, init asks for each choice not given as a
+flag; without one (CI, pipes) it takes the defaults: --template agent --profile gamma.`,
+        exitCodes: "0 created, 1 files already exist (nothing written), 2 usage or internal error.",
+        examples: ["gamma-prompt init my-agent", "gamma-prompt init my-agent --name \"Support agent\"", "gamma-prompt init gamma-copy --template gamma", "gamma-prompt init my-skills --profile agentskills"],
+      }),
+    )
+    .action(async (dir: string, options: InitCommandOptions) => {
+      result.exitCode = await runInitCommand(dir, options, process.stdin.isTTY ? terminalAsk() : undefined);
+    });
+}
+
+export async function runInitCommand(dir: string, flags: InitCommandOptions, ask?: Ask): Promise<number> {
+  const options: InitOptions = { dir };
+  try {
+    options.template = flags.template ?? (ask ? choice(await ask(`Template (${INIT_TEMPLATES.join("/")})`, "agent"), INIT_TEMPLATES, "template") : "agent");
+    options.profile = flags.profile ?? (options.template === "agent" && ask ? choice(await ask(`Profile (${INIT_PROFILES.join("/")})`, "gamma"), INIT_PROFILES, "profile") : "gamma");
+    const name = flags.name ?? (options.template === "agent" && options.profile === "gamma" && ask ? await ask("Agent name", DEFAULT_AGENT_NAME) : undefined);
+    if (name !== undefined) options.name = name;
+    if (flags.force) options.force = true;
+    let outcome = init(options);
+    if (!outcome.ok && ask && (await ask(`${outcome.existing.length} file${plural(outcome.existing.length)} already exist; overwrite? (y/N)`, "n")).toLowerCase().startsWith("y")) {
+      outcome = init({ ...options, force: true });
+    }
+    return report(dir, options, outcome);
+  } catch (error) {
+    if (error instanceof InitUsageError) {
+      process.stderr.write(`gamma-prompt init: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
+}
+
+function report(dir: string, options: InitOptions, outcome: InitResult): number {
+  const shown = displayDir(dir, outcome.dir);
+  if (!outcome.ok) {
+    const lines = [
+      `gamma-prompt init: ${outcome.existing.length} file${plural(outcome.existing.length)} of the scaffold already exist${outcome.existing.length === 1 ? "s" : ""} in ${shown}; nothing was written:`,
+      ...outcome.existing.map((path) => `  ${path}`),
+      "Re-run with --force to overwrite them.",
+    ];
+    process.stderr.write(`${lines.join("\n")}\n`);
+    return EXIT_FAILURE;
+  }
+  const overwritten = new Set(outcome.existing);
+  const what = options.profile === "agentskills" ? "an Agent Skills collection" : options.template === "gamma" ? "a copy of the Gamma project" : "a new agent";
+  const lines = [`Created ${what} in ${shown} (template ${options.template}, profile ${options.profile}): ${outcome.written.length} files`];
+  for (const path of outcome.written) lines.push(`  ${path}${overwritten.has(path) ? "  (overwritten)" : ""}`);
+  lines.push("", "Next:");
+  const cd = shown.replace(/\/$/, "");
+  if (cd !== ".") lines.push(`  cd ${cd.includes(" ") ? JSON.stringify(cd) : cd}`);
+  if (options.profile === "agentskills") lines.push("  npx gamma-prompt lint");
+  else lines.push("  npx gamma-prompt build", "  npx gamma-prompt check");
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return EXIT_OK;
+}
+
+/** The folder as the user named it, relative to the working folder when inside it. */
+function displayDir(given: string, absolute: string): string {
+  const rel = relative(process.cwd(), absolute).split("\\").join("/");
+  const path = rel === "" ? "." : rel.startsWith("..") ? given : rel;
+  return path.endsWith("/") ? path : `${path}/`;
+}
+
+function choice<T extends string>(answer: string, allowed: readonly T[], what: string): T {
+  const value = answer.trim().toLowerCase();
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new InitUsageError(`Unexpected ${what} "${answer.trim()}", expected one of ${allowed.join(", ")}`);
+}
+
+function terminalAsk(): Ask {
+  return async (question, fallback) => {
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      const answer = (await rl.question(`${question} [${fallback}]: `)).trim();
+      return answer === "" ? fallback : answer;
+    } finally {
+      rl.close();
+    }
+  };
+}
+
+function plural(count: number): string {
+  return count === 1 ? "" : "s";
+}

@@ -1,0 +1,145 @@
+import { lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { packageRoot } from "./package-paths.js";
+import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
+
+/**
+ * `gamma-prompt init`: scaffolds a project that lints, builds and checks
+ * cleanly as it stands. The files come from the package itself: the neutral
+ * template set in templates/agent/, or the embedded Gamma project (skills/,
+ * prompts/, schemas/tools/). Nothing is written when any target file already
+ * exists, unless `force` is set.
+ */
+
+/** `agent`: the neutral template set; `gamma`: a copy of the embedded Gamma project. */
+export type InitTemplate = "agent" | "gamma";
+/** The lint profile the project's config names (the config key `profile`). */
+export type InitProfile = "gamma" | "agentskills";
+
+export const INIT_TEMPLATES: readonly InitTemplate[] = ["agent", "gamma"];
+export const INIT_PROFILES: readonly InitProfile[] = ["gamma", "agentskills"];
+export const DEFAULT_AGENT_NAME = "Assistant";
+
+export interface InitOptions {
+  /** The folder to scaffold into; created when missing. */
+  dir: string;
+  template?: InitTemplate;
+  /**
+   * `gamma` (default): an agent project with prompts/ and schemas/tools/.
+   * `agentskills`: a plain Agent Skills collection (skills/ and the config;
+   * the skills carry only the specification's keys).
+   */
+  profile?: InitProfile;
+  /** The agent's name in the identity section of the neutral template. */
+  name?: string;
+  /** Overwrite files that already exist. */
+  force?: boolean;
+}
+
+export interface InitResult {
+  /** Every file was written. False when some already existed and `force` was not set: then nothing was written. */
+  ok: boolean;
+  /** The absolute folder. */
+  dir: string;
+  /** Every file the scaffold holds, relative to `dir`, sorted. */
+  files: string[];
+  /** Files written (all of `files` when ok, none otherwise). */
+  written: string[];
+  /** Files that already existed: skipped (nothing written) without `force`, overwritten with it. */
+  existing: string[];
+}
+
+/** Bad options or a target that cannot hold a project; the CLI exits 2. */
+export class InitUsageError extends Error {
+  override readonly name = "InitUsageError";
+}
+
+/** Where the config's `$schema` points: the schema inside the installed package, so editors work offline. */
+export const CONFIG_SCHEMA_REF = "./node_modules/gamma-prompt/schemas/config.schema.json";
+
+const NAME_PLACEHOLDER = "%AGENT_NAME%";
+/** Keys only this project defines; a plain Agent Skills collection leaves them out. */
+const EXTENSION_KEYS = ["type", "requiresSkills", "conflictsWith"];
+
+export function init(options: InitOptions): InitResult {
+  const dir = resolve(options.dir);
+  const files = planScaffold(options);
+  const target = statSync(dir, { throwIfNoEntry: false });
+  if (target && !target.isDirectory()) throw new InitUsageError(`"${options.dir}" exists and is not a folder`);
+  const paths = [...files.keys()].sort(compare);
+  const existing = paths.filter((path) => lstatSync(join(dir, path), { throwIfNoEntry: false }) !== undefined);
+  if (existing.length > 0 && options.force !== true) return { ok: false, dir, files: paths, written: [], existing };
+  for (const path of paths) {
+    const file = join(dir, path);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, files.get(path) as Uint8Array);
+  }
+  return { ok: true, dir, files: paths, written: paths, existing };
+}
+
+/** The scaffold's files, relative path → bytes, without touching the target. */
+export function planScaffold(options: Omit<InitOptions, "dir">): Map<string, Uint8Array> {
+  const template = options.template ?? "agent";
+  const profile = options.profile ?? "gamma";
+  if (!INIT_TEMPLATES.includes(template)) throw new InitUsageError(`Unexpected template "${String(template)}", expected one of ${INIT_TEMPLATES.join(", ")}`);
+  if (!INIT_PROFILES.includes(profile)) throw new InitUsageError(`Unexpected profile "${String(profile)}", expected one of ${INIT_PROFILES.join(", ")}`);
+  if (template === "gamma" && profile === "agentskills") {
+    throw new InitUsageError("Unexpected --profile agentskills with --template gamma, expected the Gamma project with its own profile (gamma)");
+  }
+  const name = checkName(options.name ?? DEFAULT_AGENT_NAME);
+  const files = new Map<string, Uint8Array>();
+  const root = fileURLToPath(packageRoot);
+  if (template === "gamma") {
+    for (const folder of ["skills", "prompts", "schemas/tools"]) copyTree(join(root, folder), folder, files);
+  } else {
+    copyTree(join(root, "templates/agent"), "", files);
+    const identity = "prompts/partials/identity.hbs";
+    files.set(identity, Buffer.from(Buffer.from(files.get(identity) ?? new Uint8Array()).toString("utf8").replaceAll(NAME_PLACEHOLDER, name)));
+  }
+  if (profile === "agentskills") {
+    for (const path of [...files.keys()]) {
+      if (!path.startsWith("skills/")) files.delete(path);
+      else if (path.endsWith("/SKILL.md")) files.set(path, Buffer.from(withoutExtensionKeys(Buffer.from(files.get(path) as Uint8Array).toString("utf8"))));
+    }
+  }
+  files.set(CONFIG_FILE, Buffer.from(`${JSON.stringify({ $schema: CONFIG_SCHEMA_REF, profile }, null, 2)}\n`));
+  return files;
+}
+
+function checkName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed === "" || trimmed.length > 80 || /[\n\r<>]|\{\{|\}\}|%AGENT_NAME%/.test(trimmed)) {
+    throw new InitUsageError(`Unexpected agent name ${JSON.stringify(name)}, expected one line of at most 80 characters without <, >, {{ or }}`);
+  }
+  return trimmed;
+}
+
+/** Every regular file under `from` (dotfiles skipped), keyed by `prefix` + its relative path. */
+function copyTree(from: string, prefix: string, into: Map<string, Uint8Array>): void {
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    if (entry.name.startsWith(".")) continue;
+    const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) copyTree(join(from, entry.name), rel, into);
+    else if (entry.isFile()) into.set(rel, readFileSync(join(from, entry.name)));
+  }
+}
+
+/** Drops this project's extension keys (and their list items) from a SKILL.md frontmatter the scaffold owns. */
+function withoutExtensionKeys(text: string): string {
+  const end = text.indexOf("\n---\n", 4);
+  if (!text.startsWith("---\n") || end < 0) return text;
+  const kept: string[] = [];
+  let dropping = false;
+  for (const line of text.slice(4, end).split("\n")) {
+    const key = /^([A-Za-z][\w-]*):/.exec(line)?.[1];
+    if (key !== undefined) dropping = EXTENSION_KEYS.includes(key);
+    else if (!/^\s/.test(line)) dropping = false;
+    if (!dropping) kept.push(line);
+  }
+  return `---\n${kept.join("\n")}${text.slice(end)}`;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

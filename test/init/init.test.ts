@@ -1,0 +1,113 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { init, InitUsageError, planScaffold } from "../../src/init.js";
+import { lint } from "../../src/lint.js";
+import { listFiles, removeTempDirs, runCli, snapshotTree, tempDir } from "../build/helpers.js";
+
+afterAll(removeTempDirs);
+
+const AGENT_FILES = [
+  "gamma-prompt.config.json",
+  "prompts/injections.yaml",
+  "prompts/partials/compaction.hbs",
+  "prompts/partials/identity.hbs",
+  "prompts/partials/injections.hbs",
+  "prompts/partials/precedence.hbs",
+  "prompts/partials/skill-contracts.hbs",
+  "prompts/partials/skill-selection.hbs",
+  "prompts/partials/task-state.hbs",
+  "prompts/partials/yield.hbs",
+  "prompts/prefix.hbs",
+  "prompts/variant.hbs",
+  "prompts/variants.yaml",
+  "schemas/tools/bash.json",
+  "schemas/tools/edit.json",
+  "schemas/tools/message_user.json",
+  "schemas/tools/order.json",
+  "schemas/tools/read.json",
+  "schemas/tools/skill.json",
+  "schemas/tools/todo.json",
+  "schemas/tools/write.json",
+  "skills/draft-outline/SKILL.md",
+  "skills/style-guide/SKILL.md",
+  "skills/style-guide/references/checklist.md",
+];
+
+describe("gamma-prompt init", () => {
+  it("scaffolds a neutral agent that builds and checks at once, with no finding at all (CLI, exit 0 each)", async () => {
+    const parent = await tempDir();
+    const created = runCli(["init", "my agent"], { cwd: parent });
+    expect(created.stderr).toBe("");
+    expect(created.status).toBe(0);
+    expect(created.stdout.split("\n")[0]).toBe("Created a new agent in my agent/ (template agent, profile gamma): 24 files");
+    expect(created.stdout).toContain('\nNext:\n  cd "my agent"\n  npx gamma-prompt build\n  npx gamma-prompt check\n');
+    const root = join(parent, "my agent");
+    expect(await listFiles(root)).toEqual(AGENT_FILES);
+
+    const built = runCli(["build"], { cwd: root });
+    expect(built.stderr).toBe("");
+    expect(built.status).toBe(0);
+    expect(built.stdout).toMatch(/^variant\s+bytes\s+tokens\s+shared prefix\s+cacheable\s+prefix share\nbase\s+\d+/);
+    const checked = runCli(["check"], { cwd: root });
+    expect(checked.status).toBe(0);
+    expect((await lint({ root })).diagnostics).toEqual([]);
+
+    const prefix = await readFile(join(root, "dist/prefix.md"), "utf8");
+    expect(prefix.startsWith("# Assistant\n\nYou are Assistant, an agent")).toBe(true);
+    expect(prefix).not.toMatch(/gamma/i);
+    for (const section of ["# Instruction precedence", "# Runtime injections", "# Skills", "<available_skills>", "## Workflow skills", "## Reference skills", "# Task state", "# Messages and yield control", "Your task state and active skills survive context compaction."]) {
+      expect(prefix).toContain(section);
+    }
+    const config = JSON.parse(await readFile(join(root, "gamma-prompt.config.json"), "utf8")) as Record<string, unknown>;
+    expect(config).toEqual({ $schema: "./node_modules/gamma-prompt/schemas/config.schema.json", profile: "gamma" });
+  });
+
+  it("never overwrites: lists the files it would skip, writes nothing and exits 1; --force overwrites", async () => {
+    const root = await tempDir();
+    await writeFile(join(root, "gamma-prompt.config.json"), "{}\n");
+    const before = await snapshotTree(root);
+    const refused = runCli(["init", root]);
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toContain("1 file of the scaffold already exists in");
+    expect(refused.stderr).toContain("nothing was written:\n  gamma-prompt.config.json\nRe-run with --force to overwrite them.\n");
+    expect(await snapshotTree(root)).toEqual(before);
+
+    const forced = runCli(["init", root, "--force"]);
+    expect(forced.status).toBe(0);
+    expect(forced.stdout).toContain("  gamma-prompt.config.json  (overwritten)\n");
+    expect(await listFiles(root)).toEqual(AGENT_FILES);
+  });
+
+  it("takes every answer as a flag: --name, --template gamma, --profile agentskills", async () => {
+    const named = await tempDir();
+    expect(init({ dir: named, name: "Support agent" }).ok).toBe(true);
+    expect(await readFile(join(named, "prompts/partials/identity.hbs"), "utf8")).toMatch(/^# Support agent\n\nYou are Support agent, /);
+
+    const gamma = await tempDir();
+    expect(init({ dir: gamma, template: "gamma" }).ok).toBe(true);
+    const built = runCli(["build", "--root", gamma]);
+    expect(built.status).toBe(0);
+    expect(await readFile(join(gamma, "dist/manifest.json"), "utf8")).toBe(await readFile(join(process.cwd(), "dist/manifest.json"), "utf8"));
+
+    const collection = await tempDir();
+    const result = init({ dir: collection, profile: "agentskills" });
+    expect(result.files).toEqual(["gamma-prompt.config.json", "skills/draft-outline/SKILL.md", "skills/style-guide/SKILL.md", "skills/style-guide/references/checklist.md"]);
+    const skill = await readFile(join(collection, "skills/draft-outline/SKILL.md"), "utf8");
+    expect(skill.split("\n---\n")[0]).toBe("---\nname: draft-outline\ndescription: Use when the user asks for an outline of a document, talk, report or plan, including a request that names only a topic.");
+    expect(JSON.parse(await readFile(join(collection, "gamma-prompt.config.json"), "utf8"))).toMatchObject({ profile: "agentskills" });
+  });
+
+  it("refuses bad choices as usage errors (exit 2) without writing", async () => {
+    expect(() => planScaffold({ template: "gamma", profile: "agentskills" })).toThrow(InitUsageError);
+    expect(() => planScaffold({ name: "{{evil}}" })).toThrow(/agent name/);
+    const root = await tempDir();
+    const run = runCli(["init", root, "--template", "nope"]);
+    expect(run.status).toBe(2);
+    expect(await listFiles(root)).toEqual([]);
+    const file = join(root, "a-file");
+    await writeFile(file, "x");
+    expect(runCli(["init", file]).status).toBe(2);
+  });
+});
