@@ -221,11 +221,12 @@ function crossReferenceProblems(manifest: DistManifest): ArtifactProblem[] {
       problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected missing file name for ${what}, expected a path` });
       return;
     }
-    const entry: unknown = manifest.artifacts[file];
+    // Own entries only: "constructor" or "__proto__" must not find Object's members.
+    const entry: unknown = Object.hasOwn(manifest.artifacts, file) ? manifest.artifacts[file] : undefined;
     if (entry !== undefined && !isRecord(entry)) return; // reported with the artifact entries
-    if (!isRecord(entry)) {
+    if (entry === undefined) {
       problems.push({ file, kind: "missing", message: `Unexpected ${what} file absent from artifacts, expected it listed` });
-    } else if (entry.sha256 !== sha256) {
+    } else if (entry["sha256"] !== sha256) {
       problems.push({ file, kind: "invalid", message: `Unexpected sha256 for ${what}, expected the artifact's own hash` });
     }
   };
@@ -259,6 +260,9 @@ function crossReferenceProblems(manifest: DistManifest): ArtifactProblem[] {
       continue;
     }
     check(skill.file, skill.sha256, `skill "${name}"`);
+    if (typeof skill.description !== "string") {
+      problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected description of skill "${name}", expected a string` });
+    }
     if (skill.type !== "workflow" && skill.type !== "reference") {
       problems.push({
         file: MANIFEST_FILE,

@@ -91,3 +91,29 @@ describe("limits that keep lint fast on crafted bodies", () => {
     ]);
   });
 });
+
+describe("every value type in every frontmatter key", () => {
+  const keys = ["name", "type", "description", "requiresSkills", "conflictsWith", "license", "compatibility", "metadata", "allowed-tools"];
+  /** Keys for which the value type is valid, so no finding is due. */
+  const valid: Record<string, string[]> = { "huge-string": ["license", "allowed-tools"] };
+
+  for (const kind of ["null", "mapping", "list", "number", "boolean", "huge-string"]) {
+    it(`gives each key's own rule, never a parse failure: ${kind} (fixture value-types-${kind})`, async () => {
+      const result = await lintFixture(`value-types-${kind}`);
+      expect(result.diagnostics.filter((diagnostic) => diagnostic.ruleId === "skill/parse-failure")).toEqual([]);
+      for (const key of keys) {
+        const findings = result.diagnostics.filter((diagnostic) => diagnostic.file === `skills/${key.toLowerCase()}/SKILL.md` && diagnostic.severity === "error");
+        if ((valid[kind] ?? []).includes(key)) expect(findings).toEqual([]);
+        else expect(findings.length, `${key}: ${kind}`).toBeGreaterThan(0);
+      }
+      // A long value is shown by its start and length: one finding stays one readable line.
+      expect(Math.max(...result.diagnostics.map((diagnostic) => diagnostic.message.length))).toBeLessThan(300);
+    });
+  }
+
+  it("words a mapping for type under skill/type-value (a null-prototype object has no string form)", async () => {
+    const result = await lintFixture("value-types-mapping");
+    const type = result.diagnostics.filter((diagnostic) => diagnostic.file === "skills/type/SKILL.md");
+    expect(type.map((diagnostic) => [diagnostic.ruleId, diagnostic.message])).toEqual([["skill/type-value", 'Unexpected mapping for type, expected "workflow" or "reference"']]);
+  });
+});

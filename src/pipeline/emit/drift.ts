@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
-import type { DistManifest } from "../../protocol/manifest.js";
 import { loadTokenizer } from "../../tokens.js";
 import { listTree } from "./emit.js";
 import { MANIFEST_FILE, PREFIX_FILE, TOOLS_FILE } from "./manifest.js";
@@ -74,20 +73,24 @@ export async function compareDist(
 
 /** Files whose bytes no longer match the hash their own manifest records (edited after the build). */
 async function manifestMismatches(outDir: string, present: ReadonlySet<string>): Promise<DriftEntry[]> {
-  let manifest: DistManifest;
+  // Any content is possible here (null, a list, a string per entry): what is not the expected shape has no
+  // hashes to compare, and manifest.json itself is already reported as changed.
+  let artifacts: unknown;
   try {
-    manifest = JSON.parse(await readFile(join(outDir, MANIFEST_FILE), "utf8")) as DistManifest;
+    const parsed: unknown = JSON.parse(await readFile(join(outDir, MANIFEST_FILE), "utf8"));
+    artifacts = isRecord(parsed) ? parsed["artifacts"] : undefined;
   } catch {
     return [];
   }
+  if (!isRecord(artifacts)) return [];
   const entries: DriftEntry[] = [];
-  for (const [path, recorded] of Object.entries(manifest.artifacts ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (!present.has(path) || typeof recorded?.sha256 !== "string") continue;
+  for (const [path, recorded] of Object.entries(artifacts).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (!present.has(path) || !isRecord(recorded) || typeof recorded["sha256"] !== "string") continue;
     const actual = await readIfReadable(join(outDir, path));
     // An unreadable file is already reported as missing or extra.
     if (actual === undefined) continue;
     const actualSha256 = sha256Hex(actual);
-    if (actualSha256 !== recorded.sha256) entries.push({ artifact: path, kind: "hash-mismatch", expectedSha256: recorded.sha256, actualSha256 });
+    if (actualSha256 !== recorded["sha256"]) entries.push({ artifact: path, kind: "hash-mismatch", expectedSha256: recorded["sha256"], actualSha256 });
   }
   return entries;
 }
@@ -102,6 +105,10 @@ async function readIfReadable(file: string): Promise<Buffer | undefined> {
   } catch {
     return undefined;
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export function firstDifference(expected: string, actual: string): { byteOffset: number; line: number; column: number } {

@@ -3,6 +3,7 @@ import { packageSchemaUrl } from "../../package-paths.js";
 import { packageSchemaProperties, packageSchemaValidator } from "./schema-validators.js";
 import type { Range } from "../../diagnostics/diagnostic.js";
 import type { LineIndex } from "../parse/positions.js";
+import { quoted } from "../../diagnostics/quote.js";
 import { didYouMean } from "./suggest.js";
 import type { YamlProblem, YamlTree } from "../parse/yaml-tree.js";
 
@@ -71,6 +72,8 @@ function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range,
       return { ruleId: "skill/unknown-key", range: keyRange, message: `Unexpected key "${extra}", expected ${expected}${hint}` };
     }
     case "type":
+      // `type` has one finding whatever the value: its enum error, worded by skill/type-value below.
+      if (path === "/type") return undefined;
       return { ruleId: "skill/value-type", range, message: `Unexpected ${describeValue(value, sourceOf(range, index))} for "${label}", expected ${describeType(String(params["type"]))}` };
   }
   if (/^\/(requiresSkills|conflictsWith)(\/|$)/.test(path) && (error.keyword === "pattern" || error.keyword === "uniqueItems")) {
@@ -78,17 +81,20 @@ function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range,
     return undefined;
   }
   if (path === "/name") {
-    const name = String(value);
+    const name = typeof value === "string" ? value : describeValue(value, undefined);
     const length = [...name].length;
     if (error.keyword === "maxLength") return { ruleId: "skill/name-format", range, message: `Unexpected name of ${length} code points, expected at most 64` };
     if (length === 0) return { ruleId: "skill/name-format", range, message: "Unexpected empty name, expected lowercase letters and digits in hyphen-separated words" };
-    return { ruleId: "skill/name-format", range, message: `Unexpected name "${name}", expected lowercase letters and digits in hyphen-separated words (^[a-z0-9]+(-[a-z0-9]+)*$)` };
+    return { ruleId: "skill/name-format", range, message: `Unexpected name ${quoted(name)}, expected lowercase letters and digits in hyphen-separated words (^[a-z0-9]+(-[a-z0-9]+)*$)` };
   }
   if (path === "/type" && error.keyword === "enum") {
-    return { ruleId: "skill/type-value", range, message: `Unexpected type "${String(value)}", expected "workflow" or "reference"${didYouMean(String(value), ["workflow", "reference"])}` };
+    if (typeof value !== "string") {
+      return { ruleId: "skill/type-value", range, message: `Unexpected ${describeValue(value, sourceOf(range, index))} for type, expected "workflow" or "reference"` };
+    }
+    return { ruleId: "skill/type-value", range, message: `Unexpected type ${quoted(value)}, expected "workflow" or "reference"${didYouMean(value, ["workflow", "reference"])}` };
   }
   if (path === "/description") {
-    const description = String(value);
+    const description = typeof value === "string" ? value : "";
     if (error.keyword === "maxLength") {
       return { ruleId: "skill/description-length", range, message: `Unexpected description of ${[...description].length} code points, expected at most 1024` };
     }
@@ -141,8 +147,9 @@ function describeValue(value: unknown, written: string | undefined): string {
   if (value === null || value === undefined) return "empty value";
   if (Array.isArray(value)) return "list";
   if (typeof value === "object") return "mapping";
-  if (typeof value === "string") return `string ${JSON.stringify(value)}`;
-  return `${typeof value} ${written !== undefined && written.length <= 40 ? written : String(value)}`;
+  if (typeof value === "string") return `string ${quoted(value)}`;
+  // Numbers, booleans and bigints only: objects were handled above (a null-prototype mapping has no toString).
+  return `${typeof value} ${written !== undefined && written.length <= 40 ? written : String(value as number | boolean | bigint)}`;
 }
 
 function sourceOf(range: Range, index: LineIndex): string | undefined {

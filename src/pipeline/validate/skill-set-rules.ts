@@ -1,6 +1,7 @@
 import { createDiagnostic, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import { compareNames, findCycles, requirementPaths, symmetricConflicts } from "../../skills/graph.js";
 import type { SkillManifestData, SkillReference } from "../parse/parse.js";
+import { quoted } from "../../diagnostics/quote.js";
 import { didYouMean } from "./suggest.js";
 
 /** One skill file's manifest and the folder it sits in. */
@@ -28,7 +29,7 @@ export function skillSetDiagnostics(records: readonly SkillRecord[]): Diagnostic
     const name = manifest?.name;
     if (name === undefined || !manifest?.nameRange) continue;
     if (name !== record.folder) {
-      diagnostics.push(createDiagnostic("skill/name-mismatch", record.path, manifest.nameRange, `Unexpected name "${name}", expected "${record.folder}", the name of the skill's folder`));
+      diagnostics.push(createDiagnostic("skill/name-mismatch", record.path, manifest.nameRange, `Unexpected name ${quoted(name)}, expected "${record.folder}", the name of the skill's folder`));
     }
     const owner = owners.get(name);
     if (owner) {
@@ -96,7 +97,7 @@ function checkReferences(
     }
     if (!known.has(reference.name)) {
       diagnostics.push(
-        createDiagnostic("skill/reference-unknown", record.path, reference.range, `Unexpected unknown skill "${reference.name}" in ${key}, expected the name of a skill in skills/${didYouMean(reference.name, knownList)}`),
+        createDiagnostic("skill/reference-unknown", record.path, reference.range, `Unexpected unknown skill ${quoted(reference.name)} in ${key}, expected the name of a skill in skills/${didYouMean(reference.name, knownList)}`),
       );
       continue;
     }
