@@ -4,13 +4,14 @@ import { join, resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { SourceFile } from "./model.js";
 import { ProjectRootError } from "./pipeline/discover/discover.js";
+import { sameStamp } from "./pipeline/discover/file-stamp.js";
 import { isWithin, relativePosix } from "./pipeline/discover/relative-paths.js";
 import type { SkillParseCache } from "./pipeline/lint-skills/checked-skill.js";
 import { MANIFEST_FILE, type DistManifest } from "./protocol/manifest.js";
 import { cacheFile, computeInputKey, currentStamp, readPersistedBuild, writePersistedBuild } from "./pipeline/cache/build-cache.js";
 import { EmitError, emitArtifacts, listTree } from "./pipeline/emit/emit.js";
 import { createIncrementalState, type IncrementalState } from "./pipeline/cache/incremental.js";
-import { sha256Hex } from "./pipeline/discover/sources.js";
+import { sha256Hex } from "./pipeline/discover/read-source.js";
 import { summarize, type BuildSummary } from "./pipeline/render/summary.js";
 
 export type { BuildSummary, VariantSummary } from "./pipeline/render/summary.js";
@@ -207,8 +208,7 @@ function rememberedManifest(outDir: string, memo: IncrementalState | undefined):
   const remembered = memo?.manifest;
   if (!remembered) return undefined;
   const now = statSync(join(outDir, MANIFEST_FILE), { throwIfNoEntry: false });
-  const same = now?.isFile() && now.size === remembered.file.size && now.mtimeMs === remembered.file.mtimeMs && now.ino === remembered.file.ino;
-  return same ? remembered.manifest : undefined;
+  return sameStamp(remembered.file, now) ? remembered.manifest : undefined;
 }
 
 export async function readManifest(outDir: string): Promise<DistManifest | undefined> {

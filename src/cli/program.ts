@@ -3,7 +3,7 @@ import { registerBuildCommands } from "./commands/build.js";
 import { registerInitCommand } from "./commands/init.js";
 import { registerLintCommand } from "./commands/lint.js";
 import { registerWatchCommand } from "./commands/watch.js";
-import { EXIT_USAGE } from "./exit-codes.js";
+import { EXIT_USAGE } from "../diagnostics/exit-code.js";
 import { packageVersion } from "../version.js";
 
 /**

@@ -1,15 +1,18 @@
 import type { DiagnosticCounts } from "./diagnostic.js";
 
-/** Exit codes CI can rely on (mirrored by src/cli/exit-codes.ts). */
-export const EXIT_CLEAN = 0;
+/** The exit codes CI can rely on; the only place they are defined. */
+export const EXIT_OK = 0;
+/** Errors found, warnings over --max-warnings, or dist/ out of date. */
 export const EXIT_FINDINGS = 1;
+/** Bad usage or an internal error. */
+export const EXIT_USAGE = 2;
 
 /**
  * The one place that decides whether findings fail a run: any error does, and
  * so do warnings beyond `maxWarnings` when a maximum is given.
  */
-export function exitCodeFor(counts: DiagnosticCounts, maxWarnings?: number): typeof EXIT_CLEAN | typeof EXIT_FINDINGS {
+export function exitCodeFor(counts: DiagnosticCounts, maxWarnings?: number): typeof EXIT_OK | typeof EXIT_FINDINGS {
   if (counts.errorCount > 0) return EXIT_FINDINGS;
   if (maxWarnings !== undefined && counts.warningCount > maxWarnings) return EXIT_FINDINGS;
-  return EXIT_CLEAN;
+  return EXIT_OK;
 }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { lint } from "../../src/lint.js";
 import { checkSkillFile } from "../../src/pipeline/lint-skills/checked-skill.js";
-import { firstInvalidUtf8Offset, MAX_SOURCE_BYTES } from "../../src/pipeline/discover/discover.js";
+import { firstInvalidUtf8Offset, MAX_SOURCE_BYTES } from "../../src/pipeline/discover/read-source.js";
 import { lintFixture } from "./helpers.js";
 
 const temps: string[] = [];

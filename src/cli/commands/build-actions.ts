@@ -4,7 +4,7 @@ import { countDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.
 import { formatDiagnostics, type ReporterName } from "../../diagnostics/reporters/index.js";
 import { ProjectRootError } from "../../pipeline/discover/discover.js";
 import type { BuildSummary } from "../../pipeline/render/summary.js";
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
+import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 
 /**
  * What `build` and `check` do once their options are parsed. A module of its
@@ -52,7 +52,7 @@ export async function runBuildCommand(options: BuildCommandOptions): Promise<num
       process.stdout.write(`\n${changes}; ${outcome.unchanged.length} unchanged${outcome.prefixChanged ? "; the shared cache prefix changed" : ""}\n`);
     }
   }
-  return outcome.ok ? EXIT_OK : EXIT_FAILURE;
+  return outcome.ok ? EXIT_OK : EXIT_FINDINGS;
 }
 
 export async function runCheckCommand(options: CheckCommandOptions): Promise<number> {
@@ -86,7 +86,7 @@ export async function runCheckCommand(options: CheckCommandOptions): Promise<num
       }
     }
   }
-  return outcome.ok ? EXIT_OK : EXIT_FAILURE;
+  return outcome.ok ? EXIT_OK : EXIT_FINDINGS;
 }
 
 /** Columns: variant, bytes, tokens, shared-prefix tokens, OpenAI-cacheable tokens, prefix share. */

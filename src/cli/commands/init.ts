@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import { relative } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { DEFAULT_AGENT_NAME, init, INIT_PROFILES, INIT_TEMPLATES, InitUsageError, type InitOptions, type InitProfile, type InitResult, type InitTemplate } from "../../init.js";
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
+import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { commandHelpFooter } from "../options.js";
 
 interface InitCommandOptions {
@@ -70,7 +70,7 @@ function report(dir: string, options: InitOptions, outcome: InitResult): number 
       "Re-run with --force to overwrite them.",
     ];
     process.stderr.write(`${lines.join("\n")}\n`);
-    return EXIT_FAILURE;
+    return EXIT_FINDINGS;
   }
   const overwritten = new Set(outcome.existing);
   const what = options.profile === "agentskills" ? "an Agent Skills collection" : options.template === "gamma" ? "a copy of the Gamma project" : "a new agent";

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
-import { EXIT_USAGE } from "../exit-codes.js";
+import { EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { addProjectOptions } from "../options.js";
 
 interface LintCommandOptions {

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { WatchEvent } from "../../watch/events.js";
-import { EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
+import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { addProjectOptions, commandHelpFooter } from "../options.js";
 
 interface WatchCommandOptions {

@@ -6,6 +6,8 @@ import type { RuleDefinition } from "./rule.js";
  */
 export const buildRules = {
   "source/missing-file": { severity: "error", description: "A source file the build needs exists." },
+  "source/unreadable-file": { severity: "error", description: "A source file the build needs can be read (permissions, no folder in its place)." },
+  "source/file-too-large": { severity: "error", description: "A prompt, schema or config source is at most 1 MiB." },
   "source/invalid-utf8": { severity: "error", description: "A skill, prompt, schema or config source is valid UTF-8." },
   "source/invalid-json": { severity: "error", description: "A JSON source (tool schema, tool order, config) parses." },
   "source/invalid-yaml": { severity: "error", description: "A YAML source (variants, injections) parses." },

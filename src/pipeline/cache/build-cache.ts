@@ -9,7 +9,7 @@ import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import { packageVersion } from "../../version.js";
 import { findSkillFolders, SKILL_FILE, SKILLS_DIR } from "../discover/discover.js";
 import { listProjectSourcePaths } from "../discover/project-sources.js";
-import { sha256Hex } from "../discover/sources.js";
+import { sha256Hex } from "../discover/read-source.js";
 
 /**
  * The persistent cache behind a fast no-change build. Its key hashes every

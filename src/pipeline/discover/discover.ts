@@ -1,14 +1,12 @@
-import { createHash } from "node:crypto";
-import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
+import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../model.js";
+import { readBytes, SKILL_READ_RULES, toSourceFile } from "./read-source.js";
 
 /** The folder, relative to the project root, that holds one folder per skill. */
 export const SKILLS_DIR = "skills";
 export const SKILL_FILE = "SKILL.md";
-/** Larger files are refused unread: a skill body is meant to be read whole by a model. */
-export const MAX_SOURCE_BYTES = 1024 * 1024;
 
 /**
  * Thrown when the project root cannot hold skills at all, or when the output
@@ -46,7 +44,7 @@ export async function loadSkillSources(root: string): Promise<SkillSources> {
     const path = `${SKILLS_DIR}/${folder}/${SKILL_FILE}`;
     // Opening the expected file directly costs one syscall; the folder is listed only to explain a miss.
     const bytes = readBytes(root, path);
-    const result = "code" in bytes && bytes.code === "ENOENT" ? missingSkillFile(root, folder) : toSourceFile(path, bytes);
+    const result = "code" in bytes && bytes.code === "ENOENT" ? missingSkillFile(root, folder) : toSourceFile(path, bytes, SKILL_READ_RULES);
     if ("text" in result) files.push(result);
     else {
       diagnostics.push(result);
@@ -79,123 +77,15 @@ function missingSkillFile(root: string, folder: string): Diagnostic {
 }
 
 /**
- * Reads one root-relative file as normalised text: BOM removed, CRLF and lone
- * CR turned into LF, so positions match what an editor shows. Bytes that are
- * not UTF-8 give a diagnostic at the first bad byte.
+ * Reads one root-relative file as normalised text (see read-source.ts). A
+ * missing or unreadable file, or bytes that are not UTF-8, give a diagnostic.
  */
 export async function readSourceFile(root: string, relPath: string): Promise<SourceFile | Diagnostic> {
   return readSourceFileSync(root, relPath);
 }
 
 export function readSourceFileSync(root: string, relPath: string): SourceFile | Diagnostic {
-  return toSourceFile(relPath, readBytes(root, relPath));
-}
-
-type ReadOutcome = { raw: Buffer } | { tooLarge: number } | { code: string };
-
-function readBytes(root: string, relPath: string): ReadOutcome {
-  let descriptor: number | undefined;
-  try {
-    descriptor = openSync(join(root, relPath), "r");
-    const { size } = fstatSync(descriptor);
-    if (size > MAX_SOURCE_BYTES) return { tooLarge: size };
-    return { raw: readAll(descriptor, size) };
-  } catch (error) {
-    return { code: (error as NodeJS.ErrnoException).code ?? "unknown error" };
-  } finally {
-    if (descriptor !== undefined) closeSync(descriptor);
-  }
-}
-
-function toSourceFile(relPath: string, outcome: ReadOutcome): SourceFile | Diagnostic {
-  if ("raw" in outcome) return decodeSource(relPath, outcome.raw);
-  if ("tooLarge" in outcome) {
-    return createDiagnostic("skill/file-too-large", relPath, FILE_START, `Unexpected file of ${outcome.tooLarge} bytes, expected at most ${MAX_SOURCE_BYTES} bytes`);
-  }
-  return createDiagnostic("skill/unreadable-file", relPath, FILE_START, `Unexpected read failure (${outcome.code}), expected a readable file`);
-}
-
-/** Reads up to the size fstat reported, and stops there even if the file grows meanwhile. */
-function readAll(descriptor: number, size: number): Buffer {
-  const buffer = Buffer.allocUnsafe(size);
-  let filled = 0;
-  while (filled < size) {
-    const count = readSync(descriptor, buffer, filled, size - filled, null);
-    if (count === 0) break;
-    filled += count;
-  }
-  return buffer.subarray(0, filled);
-}
-
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
-
-/** Turns raw bytes into a {@link SourceFile}, or a diagnostic when they are not UTF-8. */
-export function decodeSource(relPath: string, raw: Uint8Array): SourceFile | Diagnostic {
-  let text: string;
-  try {
-    // The decoder drops a leading BOM itself (ignoreBOM defaults to false).
-    text = strictUtf8.decode(raw);
-  } catch {
-    const offset = firstInvalidUtf8Offset(raw);
-    return createDiagnostic(
-      "source/invalid-utf8",
-      relPath,
-      invalidByteRange(raw, offset),
-      `Unexpected byte 0x${(raw[offset] ?? 0).toString(16).padStart(2, "0")} that is not UTF-8, expected a UTF-8 text file`,
-    );
-  }
-  if (text.includes("\r")) text = text.replace(/\r\n?/g, "\n");
-  return { path: relPath, text, contentHash: createHash("sha256").update(raw).digest("hex") };
-}
-
-/** Offset of the first byte that does not start or continue a well-formed UTF-8 sequence. */
-export function firstInvalidUtf8Offset(bytes: Uint8Array): number {
-  let index = 0;
-  while (index < bytes.length) {
-    const lead = bytes[index] ?? 0;
-    if (lead < 0x80) {
-      index++;
-      continue;
-    }
-    let length: number;
-    let min = 0x80;
-    let max = 0xbf;
-    if (lead >= 0xc2 && lead <= 0xdf) length = 2;
-    else if (lead >= 0xe0 && lead <= 0xef) {
-      length = 3;
-      if (lead === 0xe0) min = 0xa0; // overlong
-      if (lead === 0xed) max = 0x9f; // surrogates
-    } else if (lead >= 0xf0 && lead <= 0xf4) {
-      length = 4;
-      if (lead === 0xf0) min = 0x90;
-      if (lead === 0xf4) max = 0x8f;
-    } else return index;
-    for (let k = 1; k < length; k++) {
-      const byte = bytes[index + k];
-      const low = k === 1 ? min : 0x80;
-      const high = k === 1 ? max : 0xbf;
-      if (byte === undefined || byte < low || byte > high) return index;
-    }
-    index += length;
-  }
-  return bytes.length;
-}
-
-/** Line and column of a byte offset, counted the way the decoded, normalised text would count them. */
-function invalidByteRange(bytes: Uint8Array, offset: number): Range {
-  let line = 1;
-  let lineStart = 0;
-  for (let index = 0; index < offset; index++) {
-    const byte = bytes[index];
-    if (byte === 0x0a || (byte === 0x0d && bytes[index + 1] !== 0x0a)) {
-      line++;
-      lineStart = index + 1;
-    }
-  }
-  let prefix = new TextDecoder("utf-8").decode(bytes.subarray(lineStart, offset));
-  if (line === 1 && prefix.startsWith("\uFEFF")) prefix = prefix.slice(1);
-  const column = prefix.replace(/\r$/, "").length + 1;
-  return { start: { line, column }, end: { line, column: column + 1 } };
+  return toSourceFile(relPath, readBytes(root, relPath), SKILL_READ_RULES);
 }
 
 function assertProjectRoot(root: string): void {

@@ -1,6 +1,7 @@
-import { statSync, type Stats } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { SourceFile } from "../../model.js";
+import { sameStamp, stampOf, type FileStamp } from "./file-stamp.js";
 import { findSkillFolders, loadSkillSources, readSourceFileSync, SKILL_FILE, SKILLS_DIR, type SkillSources } from "./discover.js";
 
 /**
@@ -14,11 +15,8 @@ import { findSkillFolders, loadSkillSources, readSourceFileSync, SKILL_FILE, SKI
  */
 
 /** One SKILL.md as last read, with the stamp it had just before the read. */
-export interface SkillSourceRecord {
+export interface SkillSourceRecord extends FileStamp {
   file: SourceFile;
-  size: number;
-  mtimeMs: number;
-  ino: number;
 }
 
 export async function loadSkillSourcesReusing(root: string, records: Map<string, SkillSourceRecord>, changedPaths?: readonly string[]): Promise<SkillSources> {
@@ -45,13 +43,10 @@ export async function loadSkillSourcesReusing(root: string, records: Map<string,
       return loadSkillSources(root);
     }
     // The stamp taken before reading: a write during the read leaves it stale, so the file is read again next time.
-    records.set(path, { file: read, size: now.size, mtimeMs: now.mtimeMs, ino: now.ino });
+    records.set(path, { file: read, ...stampOf(now) });
     files.push(read);
   }
   for (const path of records.keys()) if (!listed.has(path)) records.delete(path);
   return { files, diagnostics: [], unreadFolders: [] };
 }
 
-function sameStamp(record: SkillSourceRecord, now: Stats): boolean {
-  return now.isFile() && now.size === record.size && now.mtimeMs === record.mtimeMs && now.ino === record.ino;
-}

@@ -5,7 +5,7 @@ import { loadTokenizer } from "../../tokens.js";
 import { listTree } from "./emit.js";
 import { MANIFEST_FILE, PREFIX_FILE, TOOLS_FILE } from "./manifest.js";
 import type { TemplateOrigin } from "../render/prefix-origin.js";
-import { sha256Hex } from "../discover/sources.js";
+import { sha256Hex } from "../discover/read-source.js";
 
 /** One way dist/ disagrees with its sources or with its own manifest. */
 export interface DriftEntry {

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { copyFileSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, type Dirent, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { MANIFEST_FILE } from "../../protocol/manifest.js";
+import { sameStamp, stampOf, type FileStamp } from "../discover/file-stamp.js";
 import { errorCode, isNotFound } from "../discover/sources.js";
 
 /**
@@ -25,11 +26,8 @@ export interface EmitResult {
 }
 
 /** A file as emit last wrote or verified it: its fingerprint and the stamp it had then. */
-export interface EmittedFile {
+export interface EmittedFile extends FileStamp {
   fingerprint: string;
-  size: number;
-  mtimeMs: number;
-  ino: number;
 }
 
 /**
@@ -88,7 +86,7 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
       writeFileSync(staged, artifacts.get(path) as string);
       // Stamped before the rename, which keeps inode and mtime: a later write by anyone else changes the stamp.
       const fingerprint = memory?.fingerprint(path);
-      if (fingerprint !== undefined) seen.set(path, stampOf(fingerprint, statSync(staged)));
+      if (fingerprint !== undefined) seen.set(path, { fingerprint, ...stampOf(statSync(staged)) });
     }
     for (const path of orphans) {
       current = path;
@@ -160,7 +158,7 @@ function sortChanges(
     const fingerprint = memory?.fingerprint(path);
     if (current !== undefined && current.equals(Buffer.from(artifacts.get(path) as string))) {
       unchanged.push(path);
-      if (before && fingerprint !== undefined) seen.set(path, stampOf(fingerprint, before));
+      if (before && fingerprint !== undefined) seen.set(path, { fingerprint, ...stampOf(before) });
     } else changed.push(path);
   }
   changed.sort();
@@ -168,13 +166,6 @@ function sortChanges(
   return { changed, unchanged };
 }
 
-function stampOf(fingerprint: string, stats: Stats): EmittedFile {
-  return { fingerprint, size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
-}
-
-function sameStamp(recorded: EmittedFile, now: Stats): boolean {
-  return now.isFile() && now.size === recorded.size && now.mtimeMs === recorded.mtimeMs && now.ino === recorded.ino;
-}
 
 /** After a successful emit the memory describes exactly the files dist/ now holds. */
 function remember(memory: EmitMemory | undefined, seen: ReadonlyMap<string, EmittedFile>): void {

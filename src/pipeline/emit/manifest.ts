@@ -13,7 +13,7 @@ import { MANIFEST_FILE, MANIFEST_VERSION } from "../../protocol/manifest.js";
 import { packageVersion } from "../../version.js";
 import { TOKENIZER_NAME } from "../../tokens.js";
 import { canonicalJson } from "./canonical-json.js";
-import { sha256Hex } from "../discover/sources.js";
+import { sha256Hex } from "../discover/read-source.js";
 
 export const PREFIX_FILE = "prefix.md";
 export const CATALOG_FILE = "catalog.xml";

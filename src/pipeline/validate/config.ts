@@ -4,8 +4,6 @@ import { parseJsonSource, valueAt } from "../parse/located.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { buildSchemaValidator } from "./schemas.js";
 
-export { CONFIG_FILE } from "../discover/source-paths.js";
-
 export interface BuildConfig {
   budgets: { prefixTokens: number; catalogTokens: number };
 }
