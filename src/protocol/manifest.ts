@@ -80,6 +80,8 @@ export interface DistManifest {
    * defines them. Absent when the project has no prompts/injections.yaml.
    */
   injections?: { file: string; sha256: string };
+  /** `cache-plan.json`: each variant's cacheable blocks and breakpoints (see protocol/cache-plan.ts). */
+  cachePlan: { file: string; sha256: string };
   /** Every variant prompts/variants.yaml declares, by name. */
   variants: Record<VariantName, VariantInfo>;
   skills: Record<string, SkillInfo>;

@@ -17,6 +17,8 @@ import {
   type ToolSchemaArtifact,
   type VariantName,
 } from "../protocol/manifest.js";
+import type { CachePlan } from "../protocol/cache-plan.js";
+import { verifyCachePlan } from "./cache-plan.js";
 
 export type SkillType = SkillInfo["type"];
 
@@ -40,6 +42,8 @@ export interface LoadedArtifacts {
   skills: ReadonlyMap<string, LoadedSkill>;
   /** The injection kinds; empty when the project defines none (no prompts/injections.yaml). */
   injectionKinds: readonly InjectionKindArtifact[];
+  /** Each variant's cacheable blocks and breakpoints, checked against the bytes above. */
+  cachePlan: CachePlan;
 }
 
 export type ArtifactProblemKind = "missing" | "unexpected" | "changed" | "size" | "invalid";
@@ -153,7 +157,7 @@ function parseManifest(bytes: Buffer): DistManifest {
       `Unexpected manifestVersion ${JSON.stringify(parsed["manifestVersion"])}, expected ${MANIFEST_VERSION}`,
     );
   }
-  for (const key of ["artifacts", "staticPrefix", "catalog", "tools", "variants", "skills"]) {
+  for (const key of ["artifacts", "staticPrefix", "catalog", "tools", "cachePlan", "variants", "skills"]) {
     if (!isRecord(parsed[key])) throw invalid(`Unexpected missing or non-object \`${key}\`, expected an object`);
   }
   if (parsed["injections"] !== undefined && !isRecord(parsed["injections"])) {
@@ -234,6 +238,7 @@ function crossReferenceProblems(manifest: DistManifest): ArtifactProblem[] {
   check(manifest.catalog.file, manifest.catalog.sha256, "the catalog");
   check(manifest.tools.file, manifest.tools.sha256, "the tool schemas");
   if (manifest.injections !== undefined) check(manifest.injections.file, manifest.injections.sha256, "the injection kinds");
+  check(manifest.cachePlan.file, manifest.cachePlan.sha256, "the cache plan");
   const variantNames = Object.keys(manifest.variants);
   if (variantNames.length === 0) {
     problems.push({ file: MANIFEST_FILE, kind: "invalid", message: "Unexpected manifest without variants, expected at least one" });
@@ -315,8 +320,13 @@ function assemble(manifest: DistManifest, contents: ReadonlyMap<string, Buffer>)
       conflictsWith: info.conflictsWith ?? [],
     });
   }
+  const verified = verifyCachePlan(json(manifest.cachePlan.file), manifest, (file) => contents.get(file));
+  if ("problems" in verified) {
+    throw new ArtifactVerificationError(verified.problems.map((message) => ({ file: manifest.cachePlan.file, kind: "invalid" as const, message })));
+  }
   return {
     manifest,
+    cachePlan: verified.plan,
     prefix: text(manifest.staticPrefix.file),
     catalog: text(manifest.catalog.file),
     variants,

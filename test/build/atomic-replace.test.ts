@@ -68,7 +68,7 @@ describe("replacing artifacts in dist/", () => {
     await withDescription(root, "Use when writing card text, once more.");
     renames.length = 0;
     const result = await build({ root, persistentCache: false });
-    expect(result.written).toEqual(["catalog.xml", "manifest.json", "prefix.md", "variants/base.md", "variants/deck-generation.md", "variants/import.md"]);
+    expect(result.written).toEqual(["cache-plan.json", "catalog.xml", "manifest.json", "prefix.md", "variants/base.md", "variants/deck-generation.md", "variants/import.md"]);
     const outOfDist = renames.filter(([from]) => !relative(dist, from).startsWith(".."));
     expect(outOfDist).toEqual([]);
     const intoDist = renames.map(([, to]) => relative(dist, to).split("\\").join("/")).sort();

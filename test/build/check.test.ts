@@ -20,7 +20,7 @@ describe("check", () => {
     const result = await check({ root });
     expect(result.ok).toBe(true);
     expect(result.drift).toEqual([]);
-    expect(result.artifactCount).toBe(11);
+    expect(result.artifactCount).toBe(12);
     expect(await snapshotTree(root)).toEqual(before);
   });
 
@@ -39,6 +39,7 @@ describe("check", () => {
     });
     // Every variant starts with the prefix, so every variant drifts too.
     expect(result.drift.filter((entry) => entry.kind === "changed").map((entry) => entry.artifact)).toEqual([
+      "cache-plan.json",
       "manifest.json",
       "prefix.md",
       "variants/base.md",
@@ -106,7 +107,7 @@ describe("check", () => {
     await writeFile(variant, (await readFile(variant, "utf8")).replace("# Preloaded skills for", "# Skills preloaded for"));
     const result = await check({ root });
     expect(result.invalidatesSharedPrefix).toBe(false);
-    expect(result.drift.map((entry) => entry.artifact)).toEqual(["manifest.json", "variants/deck-generation.md", "variants/import.md"]);
+    expect(result.drift.map((entry) => entry.artifact)).toEqual(["cache-plan.json", "manifest.json", "variants/deck-generation.md", "variants/import.md"]);
     expect(result.diagnostics.find((d) => d.file === "dist/variants/import.md")?.message).toContain("shared prefix is unaffected");
   });
 

@@ -104,6 +104,6 @@ describe("incremental builds (watch mode)", () => {
     const unlisted = await build({ root, cache, changedPaths: ["prompts/variants.yaml"], persistentCache: false });
     expect(unlisted.written).toEqual([]);
     const listed = await build({ root, cache, changedPaths: ["skills/card-style/SKILL.md"], persistentCache: false });
-    expect(listed.written).toEqual(["manifest.json", "skills/card-style.md", "variants/deck-generation.md"]);
+    expect(listed.written).toEqual(["cache-plan.json", "manifest.json", "skills/card-style.md", "variants/deck-generation.md"]);
   });
 });

@@ -8,6 +8,8 @@ import { resolveConfig } from "../validate/config.js";
 import { resolveInjections } from "../validate/injections.js";
 import {
   artifactEntry,
+  CACHE_PLAN_FILE,
+  cachePlanJson,
   CATALOG_FILE,
   createManifest,
   INJECTIONS_ARTIFACT,
@@ -22,6 +24,7 @@ import {
   variantFile,
 } from "../emit/manifest.js";
 import { createIncrementalState, sweep, type IncrementalState } from "../cache/incremental.js";
+import { computeCachePlan } from "../render/cache-plan.js";
 import { measurePrompts, TokenCounter, type MeasureInput } from "../render/measure.js";
 import { SkillParseCache } from "../lint-skills/checked-skill.js";
 import { lintSkills } from "../lint-skills/lint-skills.js";
@@ -124,6 +127,18 @@ export async function compileProject(root: string, state: CompileState = {}, cha
   if (sources.injections) artifacts.set(INJECTIONS_ARTIFACT, injectionsJson(injections.injections));
   for (const [name, suffix] of prompts.suffixes) artifacts.set(variantFile(name), prompts.prefix + suffix);
   const hashes = prefixFamilyHashes(prompts.prefix, prompts.suffixes);
+  const toolsEntry = artifactEntry(artifacts.get(TOOLS_FILE) as string);
+  hashes.set(TOOLS_FILE, toolsEntry);
+  const plan = computeCachePlan({
+    prefix: prompts.prefix,
+    suffixes: prompts.suffixes,
+    tools: tools.tools,
+    toolsArtifact: { file: TOOLS_FILE, entry: toolsEntry },
+    prefixArtifact: { file: PREFIX_FILE, entry: hashes.get(PREFIX_FILE) as ArtifactEntry },
+    variantFile,
+    count: (text) => counter.count(text),
+  });
+  artifacts.set(CACHE_PLAN_FILE, cachePlanJson(plan));
   const skillInfos = skills.map((skill) => skillInfo(skill, counter, artifacts, hashes, memo));
   const byName = new Map(variants.variants.map((variant) => [variant.name, variant]));
   const manifest = createManifest({

@@ -10,6 +10,7 @@ import type {
   VariantName,
 } from "../../protocol/manifest.js";
 import { MANIFEST_FILE, MANIFEST_VERSION } from "../../protocol/manifest.js";
+import { CACHE_PLAN_FILE, type CachePlan } from "../../protocol/cache-plan.js";
 import { packageVersion } from "../../version.js";
 import { TOKENIZER_NAME } from "../../tokens.js";
 import { canonicalJson } from "./canonical-json.js";
@@ -19,6 +20,7 @@ export const PREFIX_FILE = "prefix.md";
 export const CATALOG_FILE = "catalog.xml";
 export const TOOLS_FILE = "tools.json";
 export const INJECTIONS_ARTIFACT = "injections.json";
+export { CACHE_PLAN_FILE };
 
 export function variantFile(name: string): string {
   return `variants/${name}.md`;
@@ -89,6 +91,7 @@ export function createManifest(input: ManifestInput): DistManifest {
     catalog: { file: CATALOG_FILE, sha256: entry(CATALOG_FILE).sha256, tokens: input.catalog.tokens },
     tools: { file: TOOLS_FILE, sha256: toolsSha256, order: input.tools.map((tool) => tool.name) },
     ...(input.artifacts.has(INJECTIONS_ARTIFACT) ? { injections: { file: INJECTIONS_ARTIFACT, sha256: entry(INJECTIONS_ARTIFACT).sha256 } } : {}),
+    cachePlan: { file: CACHE_PLAN_FILE, sha256: entry(CACHE_PLAN_FILE).sha256 },
     variants,
     skills,
   };
@@ -137,6 +140,11 @@ export function injectionsJson(injections: readonly InjectionKindArtifact[]): st
     injections.map((entry) => ({ kind: entry.kind, tag: entry.tag, meaning: entry.meaning, action: entry.action, delivery: entry.delivery })),
     { sortKeys: false },
   );
+}
+
+/** The cache plan keeps the order of its blocks (the order providers cache them); other keys are sorted. */
+export function cachePlanJson(plan: CachePlan): string {
+  return canonicalJson(plan);
 }
 
 export { MANIFEST_FILE };

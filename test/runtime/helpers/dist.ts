@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll } from "vitest";
+import type { CachePlan, CachePlanBlock } from "../../../src/protocol/cache-plan.js";
 import type { DistManifest, InjectionKindArtifact, SkillInfo, ToolSchemaArtifact, VariantName } from "../../../src/protocol/manifest.js";
 import { loadArtifacts } from "../../../src/runtime/artifacts.js";
 
@@ -125,6 +126,7 @@ export function sampleDist(dir = tempDir()): string {
     files.set(`variants/${variant}.md`, names.length === 0 ? prefix : `${prefix}# Preloaded skills\n\n${suffix}`);
   }
   for (const skill of SAMPLE_SKILLS) files.set(`skills/${skill.name}.md`, skill.body);
+  files.set("cache-plan.json", `${JSON.stringify(samplePlan(files), null, 2)}\n`);
 
   const artifacts: DistManifest["artifacts"] = {};
   for (const [file, text] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -149,9 +151,30 @@ export function sampleDist(dir = tempDir()): string {
     catalog: { ...entry("catalog.xml"), tokens: 40 },
     tools: { ...entry("tools.json"), order: TOOL_ORDER },
     injections: entry("injections.json"),
+    cachePlan: entry("cache-plan.json"),
     variants: { base: variantInfo("base"), "deck-generation": variantInfo("deck-generation"), import: variantInfo("import") },
     skills,
   };
   writeFileSync(join(dir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   return dir;
+}
+
+/** The plan the compiler would write for the sample texts (token counts are placeholders). */
+function samplePlan(files: ReadonlyMap<string, string>): CachePlan {
+  const prefix = files.get("prefix.md") ?? "";
+  const tools = files.get("tools.json") ?? "";
+  const prefixBytes = Buffer.byteLength(prefix);
+  const toolsBlock: CachePlanBlock = { name: "tools", source: "tools.json", bytes: Buffer.byteLength(tools), sha256: sha(tools), tokens: 50, cumulativeTokens: 50, breakpoint: true };
+  const prefixBlock: CachePlanBlock = { name: "static-prefix", source: "prefix.md", system: { start: 0, end: prefixBytes }, bytes: prefixBytes, sha256: sha(prefix), tokens: 90, cumulativeTokens: 140, breakpoint: true };
+  const variants: CachePlan["variants"] = {};
+  for (const name of ["base", "deck-generation", "import"]) {
+    const file = `variants/${name}.md`;
+    const tail = Buffer.from(files.get(file) ?? "").subarray(prefixBytes);
+    const blocks = [toolsBlock, prefixBlock];
+    if (tail.length > 0) {
+      blocks.push({ name: "variant-tail", source: file, system: { start: prefixBytes, end: prefixBytes + tail.length }, bytes: tail.length, sha256: sha(tail), tokens: 30, cumulativeTokens: 170, breakpoint: true });
+    }
+    variants[name] = { blocks };
+  }
+  return { planVersion: 1, variants };
 }

@@ -1,0 +1,91 @@
+import { createHash } from "node:crypto";
+import { cp, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { afterAll, describe, expect, it } from "vitest";
+import { build } from "../../src/build.js";
+import type { CachePlan } from "../../src/protocol/cache-plan.js";
+import type { DistManifest } from "../../src/protocol/manifest.js";
+import { loadArtifacts } from "../../src/runtime/artifacts.js";
+import { copyProject, removeTempDirs, repoRoot, tempDir } from "./helpers.js";
+
+afterAll(removeTempDirs);
+
+const sha = (bytes: Uint8Array | string): string => createHash("sha256").update(bytes).digest("hex");
+
+async function builtPlan(root: string): Promise<{ plan: CachePlan; manifest: DistManifest; dist: string }> {
+  const result = await build({ root, persistentCache: false });
+  expect(result.ok).toBe(true);
+  const dist = join(root, "dist");
+  return {
+    plan: JSON.parse(await readFile(join(dist, "cache-plan.json"), "utf8")) as CachePlan,
+    manifest: JSON.parse(await readFile(join(dist, "manifest.json"), "utf8")) as DistManifest,
+    dist,
+  };
+}
+
+describe("the compiled cache plan (dist/cache-plan.json)", () => {
+  it("cuts every variant into tools, static prefix and variant tail, with bytes, sha256, tokens and breakpoints from the same render", async () => {
+    const root = await copyProject("basic");
+    const { plan, manifest, dist } = await builtPlan(root);
+    const schema = JSON.parse(await readFile(join(repoRoot, "schemas/cache-plan.schema.json"), "utf8")) as object;
+    const validate = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
+    expect(validate(plan), JSON.stringify(validate.errors)).toBe(true);
+    expect(Object.keys(plan.variants)).toEqual(Object.keys(manifest.variants));
+    const tools = JSON.parse(await readFile(join(dist, "tools.json"), "utf8")) as unknown[];
+    for (const [name, info] of Object.entries(manifest.variants)) {
+      const bytes = await readFile(join(dist, info.file));
+      const blocks = plan.variants[name]?.blocks ?? [];
+      expect(blocks.map((block) => block.name)).toEqual(info.preloadedSkills.length === 0 ? ["tools", "static-prefix"] : ["tools", "static-prefix", "variant-tail"]);
+      expect(blocks[0]).toMatchObject({ source: "tools.json", sha256: manifest.tools.sha256, tokens: countTokens(JSON.stringify(tools)), breakpoint: true });
+      expect(blocks[1]).toMatchObject({ source: "prefix.md", system: { start: 0, end: manifest.staticPrefix.bytes }, sha256: manifest.staticPrefix.sha256, tokens: manifest.staticPrefix.tokens });
+      let cumulative = 0;
+      for (const block of blocks) {
+        cumulative += block.tokens;
+        expect(block.cumulativeTokens).toBe(cumulative);
+        if (block.system === undefined) continue;
+        const slice = bytes.subarray(block.system.start, block.system.end);
+        expect(sha(slice)).toBe(block.sha256);
+        expect(countTokens(slice.toString("utf8"))).toBe(block.tokens);
+      }
+      // The system blocks cover the whole variant, no more and no less.
+      expect(blocks.at(-1)?.system?.end).toBe(bytes.length);
+    }
+    expect(manifest.cachePlan).toEqual({ file: "cache-plan.json", sha256: manifest.artifacts["cache-plan.json"]?.sha256 });
+  });
+
+  it("follows the project's own variant names", async () => {
+    const root = await copyProject("basic");
+    await writeFile(join(root, "prompts/variants.yaml"), "variants:\n  base:\n    preload: []\n  outline-only:\n    preload: [outline-deck]\n");
+    const { plan } = await builtPlan(root);
+    expect(Object.keys(plan.variants)).toEqual(["base", "outline-only"]);
+    expect(plan.variants["outline-only"]?.blocks.map((block) => block.name)).toEqual(["tools", "static-prefix", "variant-tail"]);
+  });
+
+  it("puts tools + static prefix of the embedded default at about 4.7k tokens, shared by every variant", () => {
+    const { cachePlan } = loadArtifacts({ distDir: join(repoRoot, "dist") });
+    for (const { blocks } of Object.values(cachePlan.variants)) {
+      const shared = blocks[1]?.cumulativeTokens ?? 0;
+      expect(shared).toBeGreaterThan(4500);
+      expect(shared).toBeLessThan(5000);
+    }
+  });
+
+  it("is verified by loadArtifacts: a plan that does not describe the bytes is refused even with a matching manifest hash", async () => {
+    const dist = join(await tempDir(), "dist");
+    await cp(join(repoRoot, "dist"), dist, { recursive: true });
+    const planPath = join(dist, "cache-plan.json");
+    const plan = JSON.parse(await readFile(planPath, "utf8")) as CachePlan;
+    const tail = plan.variants["deck-generation"]?.blocks[2];
+    if (tail?.system) tail.system.start -= 1;
+    const text = `${JSON.stringify(plan, null, 2)}\n`;
+    await writeFile(planPath, text);
+    const manifestPath = join(dist, "manifest.json");
+    const manifest = JSON.parse(await readFile(manifestPath, "utf8")) as DistManifest;
+    manifest.artifacts["cache-plan.json"] = { sha256: sha(text), bytes: Buffer.byteLength(text) };
+    manifest.cachePlan.sha256 = sha(text);
+    await writeFile(manifestPath, JSON.stringify(manifest));
+    expect(() => loadArtifacts({ distDir: dist })).toThrow(/cache-plan\.json: Unexpected third block of variant "deck-generation"/);
+  });
+});
