@@ -4,6 +4,7 @@
  * artifacts) and of the runtime tools that change it. Pi-free; the adapter
  * wires it to a Pi Agent or AgentSession.
  */
+import { randomUUID } from "node:crypto";
 import type { VariantName } from "../protocol/manifest.js";
 import { renderAnchor } from "./anchor.js";
 import { InjectionDesk, type RouteUpdateResult } from "./injections/desk.js";
@@ -94,6 +95,11 @@ export class SessionProtocolController {
       // Pi's queues do not survive a restart: what was queued waits for the next turn.
       for (const injection of restored.pendingInjections) delete injection.queuedAs;
       this.current = restored;
+      if (typeof restored.sessionKey !== "string") {
+        // Saved before sessions had a key: mint it now, once.
+        this.current.sessionKey = randomUUID();
+        this.commit();
+      }
     } else {
       this.current = this.initialState();
       this.commit();
@@ -104,6 +110,11 @@ export class SessionProtocolController {
   /** The live state; change it only through the controller's methods. */
   get state(): Readonly<ExecutionState> {
     return this.current;
+  }
+
+  /** A random id minted with the session and kept in its store (the default prompt cache key derives from it). */
+  get sessionKey(): string {
+    return this.current.sessionKey ?? "";
   }
 
   /** The exact system prompt: the chosen variant's bytes. */
@@ -310,6 +321,7 @@ export class SessionProtocolController {
       stateVersion: STATE_VERSION,
       revision: 0,
       variant: this.variant,
+      sessionKey: randomUUID(),
       activeSkills: preloaded.map((name) => {
         const skill = this.artifacts.skills.get(name);
         if (skill === undefined) throw new Error(`Unexpected preloaded skill "${name}" absent from dist/skills, expected it listed`);

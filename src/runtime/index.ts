@@ -57,10 +57,21 @@ export { SkillToolError } from "./skills.js";
 export { TodoToolError, TASK_STATUSES } from "./tasks.js";
 export { RUNTIME_TOOL_NAMES, ToolSetupError, type HostExecutors, type ToolExecutor, type ToolOutcome } from "./tools.js";
 export { MessageUserError, SHARED_BATCH_NOTE, type ProtocolEvent, type YieldRecord } from "./yield.js";
+export { MAX_BREAKPOINTS, systemBlocks, type SystemBlock } from "./cache-plan.js";
+export {
+  promptCacheKeys,
+  supportsLongRetention,
+  type CacheTtl,
+  type PromptCacheKeyInput,
+  type PromptCacheKeyPolicy,
+  type PromptCacheOptions,
+} from "./prompt-cache.js";
+export type { CacheBlockName, CachePlan, CachePlanBlock, VariantCachePlan } from "../protocol/cache-plan.js";
 export {
   convertGammaMessages,
   createGammaAgent,
   createGammaSession,
+  defaultThinkingLevel,
   followUpAgent,
   restoreAgentContext,
   sendSessionMessage,

@@ -14,6 +14,8 @@ import type { LoadedArtifacts } from "./artifacts.js";
 import { SessionProtocolController, type InjectionTransport } from "./controller.js";
 import { prepareMessagesForModel } from "./injections/transport.js";
 import { ANCHOR_CUSTOM_TYPE, dropStaleAnchors, isGammaCustomMessage, type GammaCustomMessage } from "./messages.js";
+import { systemBlocks } from "./cache-plan.js";
+import { checkPromptCacheOptions, promptCacheKeys, shapeProviderPayload, type PromptCacheOptions } from "./prompt-cache.js";
 import type { StateStore } from "./state.js";
 import { assembleTools, type HostExecutors, type RuntimeTool, type ToolOutcome } from "./tools.js";
 import type { ProtocolEvent, ToolCallSummary } from "./yield.js";
@@ -30,7 +32,10 @@ export type GammaAgentOptions = ControllerSource & {
   executors: HostExecutors;
   /** A transcript to continue (e.g. the host's stored messages). */
   messages?: AgentMessage[];
+  /** Default on both paths: {@link defaultThinkingLevel}. */
   thinkingLevel?: ThinkingLevel;
+  /** How requests carry the compiled cache plan (breakpoints, lifetimes, OpenAI cache key). */
+  promptCache?: PromptCacheOptions;
   getApiKey?: (provider: string) => Promise<string | undefined> | string | undefined;
   streamFn?: StreamFn;
   sessionId?: string;
@@ -60,7 +65,7 @@ export function createGammaAgent(options: GammaAgentOptions): GammaAgent {
       model: options.model,
       tools: tools.map(toAgentTool),
       ...(options.messages === undefined ? {} : { messages: options.messages }),
-      ...(options.thinkingLevel === undefined ? {} : { thinkingLevel: options.thinkingLevel }),
+      thinkingLevel: options.thinkingLevel ?? defaultThinkingLevel(options.model),
     },
     convertToLlm: convertGammaMessages,
     // The design: steering enters before the next model call, all of it (one
@@ -71,9 +76,20 @@ export function createGammaAgent(options: GammaAgentOptions): GammaAgent {
     ...(options.streamFn === undefined ? {} : { streamFn: options.streamFn }),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
   });
+  applyCachePlan(agent, controller, options.promptCache ?? {});
   const unsubscribe = bindController(agent, controller);
   controller.transport = agentTransport(agent);
   return { agent, controller, dispose: unsubscribe };
+}
+
+/**
+ * The thinking level both paths use unless the host sets one: "medium" (Pi's
+ * coding-agent default) on a model that reasons, "off" on one that does not.
+ * Without it the low-level Agent would send thinking disabled and
+ * AgentSession enabled, and the two would never share a cache entry.
+ */
+export function defaultThinkingLevel(model: Model<Api>): ThinkingLevel {
+  return model.reasoning ? "medium" : "off";
 }
 
 /**
@@ -158,7 +174,10 @@ export type GammaSessionOptions = ControllerSource & {
   settingsManager?: SettingsManager;
   authStorage?: AuthStorage;
   modelRegistry?: ModelRegistry;
+  /** Default on both paths: {@link defaultThinkingLevel}. */
   thinkingLevel?: ThinkingLevel;
+  /** How requests carry the compiled cache plan (breakpoints, lifetimes, OpenAI cache key). */
+  promptCache?: PromptCacheOptions;
 };
 
 export interface GammaSession {
@@ -213,14 +232,14 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
     tools: tools.map((tool) => tool.name),
     ...(options.authStorage === undefined ? {} : { authStorage: options.authStorage }),
     ...(options.modelRegistry === undefined ? {} : { modelRegistry: options.modelRegistry }),
-    ...(options.thinkingLevel === undefined ? {} : { thinkingLevel: options.thinkingLevel }),
+    thinkingLevel: options.thinkingLevel ?? defaultThinkingLevel(options.model),
   });
   const agent = session.agent;
   agent.state.systemPrompt = controller.systemPrompt;
   // As on the low-level path; set on the agent, not through setSteeringMode, which would change the user's Pi settings.
   agent.steeringMode = "all";
   agent.followUpMode = "all";
-  pinSystemPrompt(agent, controller);
+  applyCachePlan(agent, controller, options.promptCache ?? {});
   const unsubscribe = bindController(agent, controller);
   controller.transport = sessionTransport(session, controller);
   if (agent.state.messages.length > 0) {
@@ -238,14 +257,32 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
 }
 
 /**
- * Pi calls `agent.continue()` itself (auto-retry, retry after an overflow
- * compaction) without before_agent_start, on whatever prompt it last rebuilt
- * (with date and working directory). Every model call therefore goes out on
- * the variant's bytes, whichever path started it.
+ * Every model call, on both paths, goes out on the variant's bytes and
+ * carries the compiled cache plan. Pi calls `agent.continue()` itself
+ * (auto-retry, retry after an overflow compaction) without
+ * before_agent_start, on whatever prompt it last rebuilt (with date and
+ * working directory), hence the pinned prompt. The plan is applied through
+ * pi-ai's `onPayload`, after any hook already there (an extension's
+ * before_provider_request), so the cache layout is what reaches the wire.
  */
-function pinSystemPrompt(agent: Agent, controller: SessionProtocolController): void {
+function applyCachePlan(agent: Agent, controller: SessionProtocolController, cache: PromptCacheOptions): void {
+  checkPromptCacheOptions(cache);
+  const systemPrompt = controller.systemPrompt;
+  const blocks = systemBlocks(controller.artifacts.cachePlan, controller.variant, systemPrompt);
+  const promptCacheKey = (cache.promptCacheKey ?? promptCacheKeys.perSession)({
+    variant: controller.variant,
+    sessionKey: controller.sessionKey,
+    prefixCacheKey: controller.artifacts.manifest.staticPrefix.cacheKey,
+  });
   const stream = agent.streamFn;
-  agent.streamFn = (model, context, streamOptions) => stream(model, { ...context, systemPrompt: controller.systemPrompt }, streamOptions);
+  agent.streamFn = (model, context, streamOptions) =>
+    stream(model, { ...context, systemPrompt }, {
+      ...streamOptions,
+      onPayload: async (payload, payloadModel) => {
+        const earlier = await streamOptions?.onPayload?.(payload, payloadModel);
+        return shapeProviderPayload(earlier ?? payload, { api: payloadModel.api, modelId: payloadModel.id, systemPrompt, blocks, promptCacheKey, options: cache });
+      },
+    });
 }
 
 function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController, tools: readonly RuntimeTool[]): void {

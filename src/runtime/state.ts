@@ -72,6 +72,8 @@ export interface ExecutionState {
   /** Increments on every saved change. */
   revision: number;
   variant: VariantName;
+  /** Minted once per session; the prompt cache key derives from it, so it survives a restore. */
+  sessionKey?: string;
   activeSkills: ActiveSkill[];
   tasks: TaskSnapshot;
   pendingInjections: PendingInjection[];

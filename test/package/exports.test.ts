@@ -54,6 +54,7 @@ describe("package exports", () => {
       "InjectionRejectedError",
       "InjectionRouter",
       "InjectionsNotDefinedError",
+      "MAX_BREAKPOINTS",
       "MemoryStateStore",
       "MessageUserError",
       "NEUTRALISED_OPENER",
@@ -82,6 +83,7 @@ describe("package exports", () => {
       "createTrustedMessage",
       "defaultDelivery",
       "defaultDistDir",
+      "defaultThinkingLevel",
       "dropStaleAnchors",
       "effectiveDelivery",
       "escapeXml",
@@ -93,11 +95,14 @@ describe("package exports", () => {
       "loadArtifacts",
       "neutraliseReservedTags",
       "prepareMessagesForModel",
+      "promptCacheKeys",
       "renderInjection",
       "restoreAgentContext",
       "sendSessionMessage",
       "shouldWake",
       "steerAgent",
+      "supportsLongRetention",
+      "systemBlocks",
     ]);
   });
 });

@@ -1,0 +1,205 @@
+/**
+ * How a request carries the compiled cache plan, per provider protocol. Pi-free:
+ * the adapter installs {@link shapeProviderPayload} as pi-ai's `onPayload` hook
+ * on both paths, so every request (first calls, tool turns, Pi's retries)
+ * goes out the same way.
+ *
+ * - anthropic-messages: the system prompt as one text block per plan block,
+ *   `cache_control` at the end of the static prefix and of the variant tail,
+ *   plus pi-ai's own on the last tool and the newest message: at most 4.
+ * - openai-completions / openai-responses: `prompt_cache_key` on every request
+ *   (the policy below), `prompt_cache_retention` when asked, and explicit
+ *   breakpoints at the plan's boundaries behind a host setting.
+ */
+import { createHash } from "node:crypto";
+import { MAX_BREAKPOINTS, type SystemBlock } from "./cache-plan.js";
+
+export type CacheTtl = "5m" | "1h";
+
+export interface PromptCacheKeyInput {
+  variant: string;
+  /** Minted once per session and kept in its state store: the same after a restore. */
+  sessionKey: string;
+  /** The manifest's `staticPrefix.cacheKey` (prefix and tool schemas). */
+  prefixCacheKey: string;
+}
+
+/** Returns the `prompt_cache_key` for a request, or undefined to send none. */
+export type PromptCacheKeyPolicy = (input: PromptCacheKeyInput) => string | undefined;
+
+export interface PromptCacheOptions {
+  /**
+   * Anthropic lifetimes. `static` covers the tools and the static prefix,
+   * `variantTail` the variant's preloaded skills; the newest message keeps 5m.
+   * Default 5m for both. A longer lifetime may not follow a shorter one.
+   */
+  anthropicTtl?: { static?: CacheTtl; variantTail?: CacheTtl };
+  /** OpenAI `prompt_cache_key`; default {@link promptCacheKeys.perSession}. */
+  promptCacheKey?: PromptCacheKeyPolicy;
+  /** Ask OpenAI for extended retention (`prompt_cache_retention: "24h"`) where the model supports it. */
+  longRetention?: boolean;
+  /** Models (by id) that accept `prompt_cache_retention`; default {@link supportsLongRetention}. */
+  longRetentionModels?: (modelId: string) => boolean;
+  /**
+   * Mark the plan's boundaries with `prompt_cache_breakpoint` on OpenAI
+   * requests (reported for GPT-5.6 and later). Off by default: models that do
+   * not know the field may refuse it.
+   */
+  explicitBreakpoints?: boolean;
+}
+
+/** 16 hex digits of sha256: short, stable, and no raw session id on the wire. */
+function digest(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 16);
+}
+
+/** The documented policies. Keys stay under 64 characters. */
+export const promptCacheKeys = {
+  /** One key per session (the default): a session's calls route together, whatever other sessions do. */
+  perSession: ((input) => `gp-${input.prefixCacheKey.slice(0, 12)}-${digest(input.sessionKey)}`) satisfies PromptCacheKeyPolicy,
+  /**
+   * One key per variant and shard: sessions of a variant share `shards` keys,
+   * so a new session may find the prefix warm; size `shards` so each key stays
+   * under the provider's per-key request rate.
+   */
+  sharded(shards: number): PromptCacheKeyPolicy {
+    if (!Number.isInteger(shards) || shards < 1) throw new RangeError(`Unexpected shard count ${shards}, expected a positive integer`);
+    return (input) => {
+      const shard = Number.parseInt(digest(input.sessionKey).slice(0, 8), 16) % shards;
+      return `gp-${input.prefixCacheKey.slice(0, 12)}-${digest(input.variant).slice(0, 8)}-${shard}`;
+    };
+  },
+  /** No key: routing by prefix alone. */
+  none: (() => undefined) satisfies PromptCacheKeyPolicy,
+};
+
+/** OpenAI models documented with extended (24h) prompt cache retention: GPT-4.1 and the GPT-5 family. */
+export function supportsLongRetention(modelId: string): boolean {
+  return /^(gpt-4\.1|gpt-5)/.test(modelId);
+}
+
+export interface PayloadContext {
+  api: string;
+  modelId: string;
+  systemPrompt: string;
+  blocks: readonly SystemBlock[];
+  /** The key for this session (undefined: none). */
+  promptCacheKey: string | undefined;
+  options: PromptCacheOptions;
+}
+
+/** Checks host options once, when the agent is created. */
+export function checkPromptCacheOptions(options: PromptCacheOptions): void {
+  const ttl = options.anthropicTtl;
+  if (ttl?.static === "5m" && ttl.variantTail === "1h") {
+    throw new RangeError("Unexpected anthropicTtl with a 1h variant tail after a 5m static prefix, expected lifetimes that never grow along the prompt");
+  }
+}
+
+export function shapeProviderPayload(payload: unknown, context: PayloadContext): unknown {
+  if (!isRecord(payload)) return payload;
+  switch (context.api) {
+    case "anthropic-messages":
+      return shapeAnthropic(payload, context);
+    case "openai-completions":
+    case "openai-responses":
+    case "azure-openai-responses":
+    case "openai-codex-responses":
+      return shapeOpenAI(payload, context);
+    default:
+      return payload;
+  }
+}
+
+type Json = Record<string, unknown>;
+
+function cacheControl(ttl: CacheTtl): Json {
+  return ttl === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" };
+}
+
+function shapeAnthropic(payload: Json, context: PayloadContext): Json {
+  const staticTtl = context.options.anthropicTtl?.static ?? "5m";
+  const tailTtl = context.options.anthropicTtl?.variantTail ?? (staticTtl === "1h" ? "5m" : staticTtl);
+  const system = payload["system"];
+  if (Array.isArray(system)) {
+    const at = system.findIndex((block) => isRecord(block) && block["type"] === "text" && block["text"] === context.systemPrompt);
+    if (at >= 0) {
+      const blocks = context.blocks.map((block): Json => ({
+        type: "text",
+        text: block.text,
+        ...(block.breakpoint ? { cache_control: cacheControl(block.name === "variant-tail" ? tailTtl : staticTtl) } : {}),
+      }));
+      // Any other system block (an identity line some credentials require) keeps its text but not a breakpoint.
+      const others = system.map((block) => (isRecord(block) ? withoutCacheControl(block) : block));
+      payload["system"] = [...others.slice(0, at), ...blocks, ...others.slice(at + 1)];
+    }
+  }
+  const tools = payload["tools"];
+  if (Array.isArray(tools) && tools.length > 0) {
+    const last = tools.length - 1;
+    payload["tools"] = tools.map((tool, index) => (isRecord(tool) ? (index === last ? { ...withoutCacheControl(tool), cache_control: cacheControl(staticTtl) } : withoutCacheControl(tool)) : tool));
+  }
+  keepNewestMessageBreakpoint(payload);
+  return payload;
+}
+
+/**
+ * pi-ai marks the newest user message. Within the 4-breakpoint limit that
+ * mark stays; any older mark in the history goes.
+ */
+function keepNewestMessageBreakpoint(payload: Json): void {
+  const messages = payload["messages"];
+  if (!Array.isArray(messages)) return;
+  let used = countBreakpoints(payload["tools"]) + countBreakpoints(payload["system"]);
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (!isRecord(message) || !Array.isArray(message["content"])) continue;
+    message["content"] = message["content"].map((part: unknown) => {
+      if (!isRecord(part) || part["cache_control"] === undefined) return part;
+      if (used < MAX_BREAKPOINTS) {
+        used++;
+        return part;
+      }
+      return withoutCacheControl(part);
+    });
+  }
+}
+
+function countBreakpoints(list: unknown): number {
+  return Array.isArray(list) ? list.filter((item) => isRecord(item) && item["cache_control"] !== undefined).length : 0;
+}
+
+function withoutCacheControl(block: Json): Json {
+  if (block["cache_control"] === undefined) return block;
+  const { cache_control: _dropped, ...rest } = block;
+  return rest;
+}
+
+function shapeOpenAI(payload: Json, context: PayloadContext): Json {
+  if (context.promptCacheKey === undefined) delete payload["prompt_cache_key"];
+  else payload["prompt_cache_key"] = context.promptCacheKey;
+  const longRetention = context.options.longRetention === true && (context.options.longRetentionModels ?? supportsLongRetention)(context.modelId);
+  if (longRetention) payload["prompt_cache_retention"] = "24h";
+  else delete payload["prompt_cache_retention"];
+  if (context.options.explicitBreakpoints === true) markExplicitBreakpoints(payload, context);
+  return payload;
+}
+
+/** The system message's text split at the plan's boundaries, each breakpoint block marked. */
+function markExplicitBreakpoints(payload: Json, context: PayloadContext): void {
+  const responses = context.api !== "openai-completions";
+  const list = payload[responses ? "input" : "messages"];
+  if (!Array.isArray(list)) return;
+  const at = list.findIndex((item) => isRecord(item) && (item["role"] === "system" || item["role"] === "developer") && item["content"] === context.systemPrompt);
+  const message = list[at] as Json | undefined;
+  if (message === undefined) return;
+  message["content"] = context.blocks.map((block) => ({
+    type: responses ? "input_text" : "text",
+    text: block.text,
+    ...(block.breakpoint ? { prompt_cache_breakpoint: { mode: "explicit" } } : {}),
+  }));
+}
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadArtifacts } from "../../src/runtime/artifacts.js";
+import { systemBlocks } from "../../src/runtime/cache-plan.js";
+import { promptCacheKeys } from "../../src/runtime/prompt-cache.js";
+import { MemoryStateStore } from "../../src/runtime/state.js";
+import { repoDist } from "../runtime/helpers/dist.js";
+import { breakpointPaths, runConversation, withoutMarks, type RuntimePath } from "./helpers.js";
+import { startWireServer, type RecordedRequest, type WireProtocol, type WireServer } from "./server.js";
+
+const artifacts = loadArtifacts({ distDir: repoDist });
+const plan = artifacts.cachePlan;
+const PATHS: RuntimePath[] = ["agent", "session"];
+const OPENAI: WireProtocol[] = ["openai-completions", "openai-responses"];
+
+let server: WireServer;
+beforeAll(async () => {
+  server = await startWireServer();
+});
+afterAll(() => server.close());
+
+async function conversation(path: RuntimePath, protocol: WireProtocol, variant: string, extra: Partial<Parameters<typeof runConversation>[0]> = {}) {
+  const from = server.requests.length;
+  const run = await runConversation({ path, protocol, server, artifacts, variant, ...extra });
+  run.dispose();
+  return { controller: run.controller, requests: server.requests.slice(from) };
+}
+
+/** The conversation part of a request: Anthropic and Completions `messages`, Responses `input`. */
+function history(request: RecordedRequest): unknown[] {
+  return (withoutMarks(request.body[request.protocol === "openai-responses" ? "input" : "messages"]) as unknown[]) ?? [];
+}
+
+function expectAppendOnly(requests: RecordedRequest[]): void {
+  for (let index = 1; index < requests.length; index++) {
+    const before = history(requests[index - 1] as RecordedRequest);
+    const after = history(requests[index] as RecordedRequest);
+    expect(after.length).toBeGreaterThan(before.length);
+    expect(after.slice(0, before.length)).toEqual(before);
+    // Byte-identical tools and system on every call.
+    expect(JSON.stringify(requests[index]?.body["tools"])).toBe(JSON.stringify(requests[0]?.body["tools"]));
+    expect(JSON.stringify(requests[index]?.body["system"])).toBe(JSON.stringify(requests[0]?.body["system"]));
+  }
+}
+
+describe.each(PATHS)("anthropic-messages on the %s path", (path) => {
+  it.each(Object.keys(artifacts.manifest.variants))("sends %s's system prompt as the plan's blocks with breakpoints at tools, static prefix, variant tail and newest message", async (variant) => {
+    const { requests } = await conversation(path, "anthropic-messages", variant);
+    expect(requests).toHaveLength(4);
+    const blocks = systemBlocks(plan, variant, artifacts.variants[variant] ?? "");
+    for (const request of requests) {
+      expect(request.body["system"]).toEqual(blocks.map((block) => ({ type: "text", text: block.text, cache_control: { type: "ephemeral" } })));
+      const tools = request.body["tools"] as unknown[];
+      const messages = request.body["messages"] as Array<{ content: unknown[] }>;
+      const last = messages.length - 1;
+      expect(breakpointPaths(request.body)).toEqual([
+        `tools[${tools.length - 1}]`,
+        ...blocks.map((_block, index) => `system[${index}]`),
+        `messages[${last}].content[${(messages[last]?.content.length ?? 1) - 1}]`,
+      ]);
+      expect(breakpointPaths(request.body).length).toBeLessThanOrEqual(4);
+    }
+    expectAppendOnly(requests);
+  });
+});
+
+describe.each(PATHS)("OpenAI protocols on the %s path", (path) => {
+  it.each(OPENAI)("%s: the session's prompt_cache_key on every request, the variant's exact bytes as the system message, append-only", async (protocol) => {
+    const store = new MemoryStateStore();
+    const { controller, requests } = await conversation(path, protocol, "deck-generation", { store });
+    expect(requests).toHaveLength(4);
+    const key = promptCacheKeys.perSession({ variant: "deck-generation", sessionKey: controller.sessionKey, prefixCacheKey: artifacts.manifest.staticPrefix.cacheKey });
+    expect(key.length).toBeLessThanOrEqual(64);
+    for (const request of requests) {
+      expect(request.body["prompt_cache_key"]).toBe(key);
+      expect(request.body["prompt_cache_retention"]).toBeUndefined();
+      expect(history(request)[0]).toEqual({ role: "developer", content: artifacts.variants["deck-generation"] });
+    }
+    expectAppendOnly(requests);
+    // A restart restores the session from its store: the same key.
+    const restored = await conversation(path, protocol, "deck-generation", { store, firstCallOnly: true });
+    expect(restored.requests[0]?.body["prompt_cache_key"]).toBe(key);
+  });
+});
+
+describe("the two paths", () => {
+  it.each(["anthropic-messages", ...OPENAI] as WireProtocol[])("%s: send the same requests for the same host settings (thinking included)", async (protocol) => {
+    const agent = await conversation("agent", protocol, "deck-generation");
+    const session = await conversation("session", protocol, "deck-generation");
+    const comparable = (request: RecordedRequest) => ({ ...request.body, prompt_cache_key: "(per session)" });
+    expect(session.requests.map(comparable)).toEqual(agent.requests.map(comparable));
+    if (protocol === "anthropic-messages") expect(agent.requests[0]?.body["thinking"]).toMatchObject({ type: "enabled" });
+    else if (protocol === "openai-responses") expect(agent.requests[0]?.body["reasoning"]).toMatchObject({ effort: "medium" });
+  });
+});
+
+describe("cache reuse across variants (emulated Anthropic cache)", () => {
+  it("the first request of another variant reads tools + static prefix from the cache", async () => {
+    const fresh = await startWireServer();
+    try {
+      await runConversation({ path: "agent", protocol: "anthropic-messages", server: fresh, artifacts, variant: "base", firstCallOnly: true }).then((run) => run.dispose());
+      await runConversation({ path: "session", protocol: "anthropic-messages", server: fresh, artifacts, variant: "deck-generation", firstCallOnly: true }).then((run) => run.dispose());
+      await runConversation({ path: "agent", protocol: "anthropic-messages", server: fresh, artifacts, variant: "import", firstCallOnly: true }).then((run) => run.dispose());
+      const [base, deck, imported] = fresh.requests;
+      expect(base?.cache?.read).toBe(0);
+      for (const first of [deck, imported]) {
+        // About 4.7k tokens: the tools and the whole static prefix (counted by the emulator on the wire JSON).
+        expect(first?.cache?.read).toBeGreaterThan(4500);
+        expect(first?.cache?.read).toBeLessThan(5000);
+      }
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+describe("host settings", () => {
+  it("anthropic: 1h lifetime for the tools and the static prefix, 5m for the variant tail and the newest message", async () => {
+    const { requests } = await conversation("agent", "anthropic-messages", "import", { firstCallOnly: true, promptCache: { anthropicTtl: { static: "1h" } } });
+    const body = requests[0]?.body ?? {};
+    const tools = body["tools"] as Array<Record<string, unknown>>;
+    expect(tools.at(-1)?.["cache_control"]).toEqual({ type: "ephemeral", ttl: "1h" });
+    expect((body["system"] as Array<Record<string, unknown>>).map((block) => block["cache_control"])).toEqual([{ type: "ephemeral", ttl: "1h" }, { type: "ephemeral" }]);
+  });
+
+  it.each(OPENAI)("%s: long retention and explicit breakpoints at the plan's boundaries when the host asks", async (protocol) => {
+    const { requests } = await conversation("session", protocol, "import", {
+      firstCallOnly: true,
+      promptCache: { longRetention: true, explicitBreakpoints: true, promptCacheKey: ({ variant }) => `host-${variant}` },
+    });
+    const body = requests[0]?.body ?? {};
+    expect(body["prompt_cache_key"]).toBe("host-import");
+    expect(body["prompt_cache_retention"]).toBe("24h");
+    const type = protocol === "openai-responses" ? "input_text" : "text";
+    const blocks = systemBlocks(plan, "import", artifacts.variants["import"] ?? "");
+    expect(history(requests[0] as RecordedRequest)[0]).toEqual({
+      role: "developer",
+      content: blocks.map((block) => ({ type, text: block.text, prompt_cache_breakpoint: { mode: "explicit" } })),
+    });
+  });
+});
+
+// `WIRE_DUMP=file npx vitest run test/wire` writes the first requests of a deck-generation run (the README shows them).
+const dumpFile = process.env["WIRE_DUMP"];
+describe.skipIf(dumpFile === undefined)("request dump", () => {
+  it("writes one Anthropic and one OpenAI request", async () => {
+    const { writeFile } = await import("node:fs/promises");
+    const anthropic = await conversation("agent", "anthropic-messages", "deck-generation", { firstCallOnly: true });
+    const openai = await conversation("agent", "openai-responses", "deck-generation", { firstCallOnly: true });
+    const short = (value: unknown): unknown =>
+      typeof value === "string" && value.length > 80 ? `${value.slice(0, 40)}…(${Buffer.byteLength(value)} bytes)…${value.slice(-24)}` : Array.isArray(value) ? value.map(short) : typeof value === "object" && value !== null ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, short(inner)])) : value;
+    const tools = (body: Record<string, unknown>) => {
+      const list = body["tools"] as unknown[];
+      return [`…${list.length - 1} tools…`, list.at(-1)];
+    };
+    const fresh = await startWireServer();
+    for (const variant of ["base", "deck-generation"]) {
+      await runConversation({ path: "agent", protocol: "anthropic-messages", server: fresh, artifacts, variant, firstCallOnly: true }).then((run) => run.dispose());
+    }
+    await fresh.close();
+    const a = anthropic.requests[0]?.body ?? {};
+    const o = openai.requests[0]?.body ?? {};
+    await writeFile(dumpFile as string, `${JSON.stringify({ emulatedCache: fresh.requests.map((request) => request.cache), anthropic: short({ ...a, tools: tools(a) }), openai: short({ ...o, tools: tools(o) }) }, null, 2)}\n`);
+  });
+});
