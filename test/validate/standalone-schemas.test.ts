@@ -47,6 +47,7 @@ function schemaFor(path: string): string | undefined {
   if (name === "injections.yaml") return "injection-kinds";
   if (name === "gamma-prompt.config.json") return "config";
   if (name === "manifest.json") return "manifest";
+  if (name === "cache-plan.json") return "cache-plan";
   if (/(^|\/)schemas\/tools\/[^/]+\.json$/.test(rel)) return "tool";
   if (/fixtures\/injections\/.+\.json$/.test(rel) && !name.startsWith("expected")) return "runtime-injection";
   return undefined;
