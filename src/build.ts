@@ -10,6 +10,7 @@ import type { SkillParseCache } from "./pipeline/lint-skills/checked-skill.js";
 import { MANIFEST_FILE, type DistManifest } from "./protocol/manifest.js";
 import { cacheFile, computeInputKey, currentStamp, readPersistedBuild, writePersistedBuild } from "./pipeline/cache/build-cache.js";
 import { EmitError, emitArtifacts, listTree } from "./pipeline/emit/emit.js";
+import type { ArtifactContent } from "./pipeline/emit/manifest.js";
 import { createIncrementalState, type IncrementalState } from "./pipeline/cache/incremental.js";
 import { sha256Hex } from "./pipeline/discover/read-source.js";
 import { summarize, type BuildSummary } from "./pipeline/render/summary.js";
@@ -119,7 +120,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   try {
     const memo = cache?.incremental;
     const hashes = compiled.hashes;
-    const manifestText = compiled.artifacts.get(MANIFEST_FILE);
+    const manifestText = compiled.artifacts.get(MANIFEST_FILE) as string | undefined;
     const fingerprint = (path: string): string | undefined => (path === MANIFEST_FILE ? manifestText : hashes?.get(path)?.sha256);
     emitted = await emitArtifacts(outDir, compiled.artifacts, memo && hashes ? { fingerprint, files: memo.emitted, trustUnchanged: options.changedPaths !== undefined } : undefined);
     const manifestFile = memo?.emitted.get(MANIFEST_FILE);
@@ -191,7 +192,7 @@ async function tryFastPath(root: string, outDir: string, outRel: string, key: st
  * gamma-prompt deletes stale files only in a folder it owns (one holding its
  * manifest); a mistaken --out never costs anyone their files.
  */
-async function checkOwnership(outDir: string, outRel: string, artifacts: ReadonlyMap<string, string>, previous: DistManifest | undefined): Promise<Diagnostic | undefined> {
+async function checkOwnership(outDir: string, outRel: string, artifacts: ReadonlyMap<string, ArtifactContent>, previous: DistManifest | undefined): Promise<Diagnostic | undefined> {
   if (previous) return undefined;
   const foreign = [...listTree(outDir)].filter((path) => !artifacts.has(path)).sort();
   if (foreign.length === 0) return undefined;
@@ -220,10 +221,10 @@ export async function readManifest(outDir: string): Promise<DistManifest | undef
   }
 }
 
-function artifactHashes(artifacts: ReadonlyMap<string, string>): Record<string, { sha256: string; bytes: number }> {
+function artifactHashes(artifacts: ReadonlyMap<string, ArtifactContent>): Record<string, { sha256: string; bytes: number }> {
   const hashes: Record<string, { sha256: string; bytes: number }> = {};
   for (const path of [...artifacts.keys()].sort()) {
-    const text = artifacts.get(path) as string;
+    const text = artifacts.get(path) as ArtifactContent;
     hashes[path] = { sha256: sha256Hex(text), bytes: Buffer.byteLength(text) };
   }
   return hashes;

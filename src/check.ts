@@ -37,7 +37,7 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
   if (!compiled.artifacts) {
     return { ok: false, diagnostics: compiled.diagnostics, errorCount: compiled.errorCount, warningCount: compiled.warningCount, drift: [], invalidatesSharedPrefix: false, artifactCount: 0 };
   }
-  const expectedPrefix = compiled.artifacts.get("prefix.md") ?? "";
+  const expectedPrefix = (compiled.artifacts.get("prefix.md") as string | undefined) ?? "";
   const locate = async (offset: number): Promise<TemplateOrigin | undefined> => {
     if (!compiled.templates || !compiled.prefixContext) return undefined;
     const { mapPrefixOrigins } = await import("./pipeline/render/prefix-origin.js");

@@ -63,6 +63,12 @@ export interface SkillInfo {
   requiresSkills: string[];
   conflictsWith: string[];
   tokens: number;
+  /**
+   * The skill's supporting files, relative to its folder and sorted, e.g.
+   * `references/api.md`; each is the artifact `skills/<name>/<path>`. Absent
+   * when the skill has none.
+   */
+  files?: string[];
 }
 
 export interface DistManifest {

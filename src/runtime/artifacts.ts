@@ -30,6 +30,10 @@ export interface LoadedSkill {
   body: string;
   requiresSkills: readonly string[];
   conflictsWith: readonly string[];
+  /** `skills/<name>`: the folder the skill's supporting files are under, in dist/ and in the paths the model sees. */
+  baseDir: string;
+  /** The supporting files, by path relative to `baseDir`, with their verified bytes. */
+  files: ReadonlyMap<string, Buffer>;
 }
 
 export interface LoadedArtifacts {
@@ -281,8 +285,25 @@ function crossReferenceProblems(manifest: DistManifest): ArtifactProblem[] {
         problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected ${key} of skill "${name}", expected names of skills in the manifest` });
       }
     }
+    const files: unknown = skill.files;
+    if (files === undefined) continue;
+    if (!Array.isArray(files) || files.some((path) => typeof path !== "string" || !isSafeRelativePath(path))) {
+      problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected files of skill "${name}", expected paths relative to the skill's folder` });
+      continue;
+    }
+    for (const path of files as string[]) {
+      const artifact = `${skillBaseDir(name)}/${path}`;
+      if (!Object.hasOwn(manifest.artifacts, artifact)) {
+        problems.push({ file: artifact, kind: "missing", message: `Unexpected supporting file of skill "${name}" absent from artifacts, expected it listed` });
+      }
+    }
   }
   return problems;
+}
+
+/** The folder in dist/ (and in the paths the model sees) that holds a skill's supporting files. */
+export function skillBaseDir(name: string): string {
+  return `skills/${name}`;
 }
 
 function assemble(manifest: DistManifest, contents: ReadonlyMap<string, Buffer>): LoadedArtifacts {
@@ -311,6 +332,8 @@ function assemble(manifest: DistManifest, contents: ReadonlyMap<string, Buffer>)
   const skills = new Map<string, LoadedSkill>();
   for (const name of Object.keys(manifest.skills).sort(compare)) {
     const info = manifest.skills[name] as SkillInfo;
+    const files = new Map<string, Buffer>();
+    for (const path of info.files ?? []) files.set(path, contents.get(`${skillBaseDir(name)}/${path}`) ?? Buffer.alloc(0));
     skills.set(name, {
       name,
       type: info.type,
@@ -318,6 +341,8 @@ function assemble(manifest: DistManifest, contents: ReadonlyMap<string, Buffer>)
       body: text(info.file),
       requiresSkills: info.requiresSkills ?? [],
       conflictsWith: info.conflictsWith ?? [],
+      baseDir: skillBaseDir(name),
+      files,
     });
   }
   const verified = verifyCachePlan(json(manifest.cachePlan.file), manifest, (file) => contents.get(file));
@@ -371,4 +396,28 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A supporting file as the host's `read` executor serves it. */
+export interface SkillFile {
+  skill: string;
+  /** Relative to the skill's folder. */
+  path: string;
+  /** The verified bytes from dist/. */
+  bytes: Buffer;
+}
+
+/**
+ * Resolves a path the model was given by the `skill` tool
+ * (`skills/<name>/<path>`, optionally with a leading `./` or `/`) to the
+ * supporting file's verified bytes; undefined for any other path, which the
+ * host then resolves in its workspace as usual.
+ */
+export function readSkillFile(artifacts: Pick<LoadedArtifacts, "skills">, path: string): SkillFile | undefined {
+  const normalised = path.replace(/^\.?\//, "");
+  const match = /^skills\/([a-z0-9]+(?:-[a-z0-9]+)*)\/(.+)$/.exec(normalised);
+  if (match === null) return undefined;
+  const [, name = "", rel = ""] = match;
+  const bytes = artifacts.skills.get(name)?.files.get(rel);
+  return bytes === undefined ? undefined : { skill: name, path: rel, bytes };
 }

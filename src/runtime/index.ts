@@ -7,11 +7,14 @@ export {
   ArtifactVerificationError,
   defaultDistDir,
   loadArtifacts,
+  readSkillFile,
+  skillBaseDir,
   type ArtifactProblem,
   type ArtifactProblemKind,
   type LoadArtifactsOptions,
   type LoadedArtifacts,
   type LoadedSkill,
+  type SkillFile,
   type SkillType,
 } from "./artifacts.js";
 export {

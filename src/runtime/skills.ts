@@ -93,11 +93,34 @@ export function activationResultText(plan: ActivationPlan, skills: ReadonlyMap<s
     ];
   }
   const parts = [plan.requested.body];
+  const folder = baseFolderNote(plan.requested);
+  if (folder !== undefined) parts.push(folder);
   for (const skill of plan.newlyActive.slice(1)) {
-    const body = skills.get(skill.name)?.body ?? "";
+    const loaded = skills.get(skill.name);
+    const note = loaded === undefined ? undefined : baseFolderNote(loaded);
     parts.push(
-      `Required ${skill.type} skill "${skill.name}", loaded with "${skill.requiredBy ?? plan.requested.name}" and now active:\n\n${body}`,
+      `Required ${skill.type} skill "${skill.name}", loaded with "${skill.requiredBy ?? plan.requested.name}" and now active:\n\n${loaded?.body ?? ""}${note === undefined ? "" : `\n${note}`}`,
     );
   }
   return parts;
+}
+
+/** Files listed by name in one tool result; a larger folder is summarised after these. */
+const LISTED_FILES = 50;
+
+/**
+ * Where a skill's supporting files are, the way Pi and Claude Code give a
+ * skill's base folder: paths in the body are relative to it, and the host's
+ * `read` executor resolves `skills/<name>/<path>` (see `readSkillFile`).
+ * Undefined when the skill ships no files.
+ */
+export function baseFolderNote(skill: LoadedSkill): string | undefined {
+  const paths = [...skill.files.keys()];
+  if (paths.length === 0) return undefined;
+  const listed = paths.slice(0, LISTED_FILES).join(", ");
+  const more = paths.length > LISTED_FILES ? ` and ${paths.length - LISTED_FILES} more` : "";
+  return (
+    `Base folder of skill "${skill.name}": ${skill.baseDir}/. Paths in the skill are relative to it; read a file with \`read\` at ${skill.baseDir}/<path>, ` +
+    `e.g. ${skill.baseDir}/${paths[0]}. Files (${paths.length}): ${listed}${more}.`
+  );
 }

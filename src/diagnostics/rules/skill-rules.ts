@@ -7,7 +7,7 @@ import type { RuleDefinition } from "./rule.js";
 export const skillRules = {
   // The tree and the file
   "skill/missing-skill-file": { severity: "warning", description: "Every folder in skills/ holds a file named exactly `SKILL.md`." },
-  "skill/unreadable-file": { severity: "error", description: "`SKILL.md` can be read." },
+  "skill/unreadable-file": { severity: "error", description: "`SKILL.md` and every supporting file beside it can be read." },
   "skill/file-too-large": { severity: "error", description: "`SKILL.md` is at most 1 MiB." },
   "skill/empty-file": { severity: "error", description: "`SKILL.md` is not empty." },
   "skill/missing-frontmatter": { severity: "error", description: "`SKILL.md` starts with a `---` frontmatter line." },

@@ -9,6 +9,7 @@ import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import { packageVersion } from "../../version.js";
 import { findSkillFolders, SKILL_FILE, SKILLS_DIR } from "../discover/discover.js";
 import { listProjectSourcePaths } from "../discover/project-sources.js";
+import { listSupportingEntries } from "../discover/supporting-files.js";
 import { sha256Hex } from "../discover/read-source.js";
 
 /**
@@ -51,6 +52,11 @@ export async function computeInputKey(root: string, outDirRelative: string): Pro
   hash.update(`${CACHE_FORMAT}\n${packageVersion}\n${compiler}\n${outDirRelative}\n`);
   // Synchronous reads: for a thousand small files they beat fs/promises several times over.
   for (const path of listing.paths) {
+    if (listing.special.has(path)) {
+      // A link or a FIFO beside SKILL.md: never read (it could block); its presence is what the build reports.
+      hash.update(`\n${path}\n-special`);
+      continue;
+    }
     let content: Buffer | undefined;
     try {
       content = readFileSync(join(root, path));
@@ -70,14 +76,23 @@ export async function currentStamp(root: string): Promise<string | undefined> {
   return listing ? stampInputs(root, listing.paths) : undefined;
 }
 
-async function listInputs(root: string): Promise<{ paths: string[] } | undefined> {
+async function listInputs(root: string): Promise<{ paths: string[]; special: Set<string> } | undefined> {
   let folders: string[];
   try {
     folders = findSkillFolders(root);
   } catch {
     return undefined;
   }
-  return { paths: [...folders.map((folder) => `${SKILLS_DIR}/${folder}/${SKILL_FILE}`), ...(await listProjectSourcePaths(root))] };
+  const paths: string[] = [];
+  const special = new Set<string>();
+  for (const folder of folders) {
+    paths.push(`${SKILLS_DIR}/${folder}/${SKILL_FILE}`);
+    for (const entry of listSupportingEntries(root, folder)) {
+      paths.push(entry.path);
+      if (!entry.regular) special.add(entry.path);
+    }
+  }
+  return { paths: [...paths, ...(await listProjectSourcePaths(root))], special };
 }
 
 function stampInputs(root: string, paths: readonly string[]): string {

@@ -5,6 +5,8 @@ import { Memo } from "./memo.js";
 import type { PreparedTemplates } from "../render/render.js";
 import type { SkillSourceRecord } from "../discover/skill-sources.js";
 import type { ToolFileResult } from "../validate/tools.js";
+import type { SupportingFile } from "../discover/supporting-files.js";
+import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 
 /**
  * What a watch session keeps between builds besides parse results, source
@@ -35,12 +37,14 @@ export interface IncrementalState {
   readonly emitted: Map<string, EmittedFile>;
   /** SKILL.md files as last read, with their stamps. */
   readonly skillSources: Map<string, SkillSourceRecord>;
+  /** Each valid skill folder's supporting files (with the size limit they were read under) and findings. */
+  readonly supportingFiles: Map<string, { maxBytes: number; files: SupportingFile[]; diagnostics: Diagnostic[] }>;
   /** The manifest the last build wrote, with its stamp. */
   manifest?: { file: EmittedFile; manifest: DistManifest };
 }
 
 export function createIncrementalState(): IncrementalState {
-  return { tools: new Memo(), perSource: new Map(), tokenJoins: new Map(), catalogEntries: new Memo(), skillBodies: new Memo(), emitted: new Map(), skillSources: new Map() };
+  return { tools: new Memo(), perSource: new Map(), tokenJoins: new Map(), catalogEntries: new Memo(), skillBodies: new Memo(), emitted: new Map(), skillSources: new Map(), supportingFiles: new Map() };
 }
 
 /** Drops what the latest build did not use. */

@@ -1,6 +1,6 @@
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile, ValidSkill } from "../../model.js";
-import type { ArtifactEntry, DistManifest } from "../../protocol/manifest.js";
+import type { ArtifactEntry, DistManifest, SkillInfo } from "../../protocol/manifest.js";
 import { catalogEntry, catalogParts, collapseWhitespace, type CatalogSkill } from "../../skills/catalog.js";
 import { CACHE_MINIMUM_TOKENS, loadTokenizer, tokenizerVersion } from "../../tokens.js";
 import { summarize, type BuildSummary } from "../render/summary.js";
@@ -19,7 +19,9 @@ import {
   prefixFamilyHashes,
   serializeManifest,
   skillFile,
+  supportingFile,
   TOOLS_FILE,
+  type ArtifactContent,
   toolsJson,
   variantFile,
 } from "../emit/manifest.js";
@@ -33,6 +35,7 @@ import { normalizeSkillBody, prefixContext, prepareTemplates, renderPrompts, PRE
 import { handlebarsVersion } from "../render/templates.js";
 import { resolveTools } from "../validate/tools.js";
 import { resolveVariants } from "../validate/variants.js";
+import { readSupportingFiles, type SupportingFile } from "../discover/supporting-files.js";
 
 /**
  * The whole compile in memory: lint every skill, read and validate the
@@ -51,8 +54,12 @@ export interface CompiledProject {
   diagnostics: Diagnostic[];
   errorCount: number;
   warningCount: number;
-  /** dist-relative path → text, manifest.json included; absent when any error was found. */
-  artifacts?: Map<string, string>;
+  /**
+   * dist-relative path → content, manifest.json included; absent when any
+   * error was found. Rendered artifacts are text; supporting files are the
+   * bytes read, copied unchanged.
+   */
+  artifacts?: Map<string, ArtifactContent>;
   manifest?: DistManifest;
   summary?: BuildSummary;
   /** Kept for check, which maps prefix drift back to template lines. */
@@ -85,6 +92,8 @@ export async function compileProject(root: string, state: CompileState = {}, cha
   diagnostics.push(...tools.diagnostics);
   const variants = sources.variants ? resolveVariants(sources.variants, skills, failedSkills) : { variants: [], diagnostics: [] };
   diagnostics.push(...variants.diagnostics);
+  const supporting = collectSupportingFiles(root, skills, config.config.supportingFiles.maxBytes, memo, changedPaths);
+  diagnostics.push(...supporting.diagnostics);
   if (!sources.prefix || !sources.variant) return done();
 
   const templates = await loadTemplates({ prefix: sources.prefix, variant: sources.variant, partials: sources.partials }, memo);
@@ -120,7 +129,7 @@ export async function compileProject(root: string, state: CompileState = {}, cha
   diagnostics.push(...measures.diagnostics, ...budgetDiagnostics(measures, config.config.budgets));
   if (hasErrors(diagnostics)) return done({ templates, prefixContext: context });
 
-  const artifacts = new Map<string, string>();
+  const artifacts = new Map<string, ArtifactContent>();
   artifacts.set(PREFIX_FILE, prompts.prefix);
   artifacts.set(CATALOG_FILE, `${prompts.catalog}\n`);
   artifacts.set(TOOLS_FILE, toolsJson(tools.tools));
@@ -140,6 +149,12 @@ export async function compileProject(root: string, state: CompileState = {}, cha
   });
   artifacts.set(CACHE_PLAN_FILE, cachePlanJson(plan));
   const skillInfos = skills.map((skill) => skillInfo(skill, counter, artifacts, hashes, memo));
+  for (const info of skillInfos) {
+    const files = supporting.files.get(info.name) ?? [];
+    if (files.length === 0) continue;
+    for (const file of files) artifacts.set(supportingFile(info.name, file.path), file.bytes);
+    info.files = files.map((file) => file.path);
+  }
   const byName = new Map(variants.variants.map((variant) => [variant.name, variant]));
   const manifest = createManifest({
     artifacts,
@@ -213,7 +228,42 @@ function skillBodyArtifact(skill: ValidSkill, memo: IncrementalState | undefined
   return artifact;
 }
 
-function skillInfo(skill: ValidSkill, counter: TokenCounter, artifacts: Map<string, string>, hashes: Map<string, ArtifactEntry>, memo: IncrementalState | undefined) {
+/**
+ * Every valid skill's supporting files. A watch rebuild lists and reads a
+ * skill folder again only when a changed path lies inside it.
+ */
+function collectSupportingFiles(
+  root: string,
+  skills: readonly ValidSkill[],
+  maxBytes: number,
+  memo: IncrementalState | undefined,
+  changedPaths: readonly string[] | undefined,
+): { files: Map<string, SupportingFile[]>; diagnostics: Diagnostic[] } {
+  const files = new Map<string, SupportingFile[]>();
+  const diagnostics: Diagnostic[] = [];
+  const touched = changedPaths ? new Set(changedPaths.map((path) => path.split("/").slice(0, 2).join("/"))) : undefined;
+  const kept = new Map<string, SupportedFolder>();
+  for (const skill of skills) {
+    const folder = `${skill.path.slice(0, -"/SKILL.md".length)}`;
+    const cached = memo?.supportingFiles.get(folder);
+    const reusable = cached !== undefined && cached.maxBytes === maxBytes && touched !== undefined && !touched.has(folder);
+    const read = reusable ? cached : { maxBytes, ...readSupportingFiles(root, folder.slice("skills/".length), maxBytes) };
+    kept.set(folder, read);
+    files.set(skill.name, read.files);
+    diagnostics.push(...read.diagnostics);
+  }
+  if (memo) {
+    memo.supportingFiles.clear();
+    for (const [folder, read] of kept) memo.supportingFiles.set(folder, read);
+  }
+  return { files, diagnostics };
+}
+
+type SkillInfoInput = Omit<SkillInfo, "file" | "sha256"> & { name: string };
+
+type SupportedFolder = { maxBytes: number; files: SupportingFile[]; diagnostics: Diagnostic[] };
+
+function skillInfo(skill: ValidSkill, counter: TokenCounter, artifacts: Map<string, ArtifactContent>, hashes: Map<string, ArtifactEntry>, memo: IncrementalState | undefined): SkillInfoInput {
   const { text: body, entry } = skillBodyArtifact(skill, memo);
   artifacts.set(skillFile(skill.name), body);
   hashes.set(skillFile(skill.name), entry);

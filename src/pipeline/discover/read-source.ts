@@ -64,7 +64,7 @@ export function toSourceFile(relPath: string, outcome: ReadOutcome, rules: ReadR
 }
 
 /** Reads up to the size fstat reported, and stops there even if the file grows meanwhile. */
-function readAll(descriptor: number, size: number): Buffer {
+export function readAll(descriptor: number, size: number): Buffer {
   const buffer = Buffer.allocUnsafe(size);
   let filled = 0;
   while (filled < size) {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import { loadTokenizer } from "../../tokens.js";
 import { listTree } from "./emit.js";
-import { MANIFEST_FILE, PREFIX_FILE, TOOLS_FILE } from "./manifest.js";
+import { MANIFEST_FILE, PREFIX_FILE, TOOLS_FILE, type ArtifactContent } from "./manifest.js";
 import type { TemplateOrigin } from "../render/prefix-origin.js";
 import { sha256Hex } from "../discover/read-source.js";
 
@@ -37,14 +37,14 @@ export interface DriftReport {
 
 export async function compareDist(
   outDir: string,
-  expected: ReadonlyMap<string, string>,
+  expected: ReadonlyMap<string, ArtifactContent>,
   locate: (offset: number) => Promise<TemplateOrigin | undefined>,
 ): Promise<DriftReport> {
   const present = listTree(outDir);
   const drift: DriftEntry[] = [];
   for (const path of [...expected.keys()].sort()) {
-    const text = expected.get(path) as string;
-    const expectedSha256 = sha256Hex(text);
+    const content = expected.get(path) as ArtifactContent;
+    const expectedSha256 = sha256Hex(content);
     if (!present.has(path)) {
       drift.push({ artifact: path, kind: "missing", expectedSha256 });
       continue;
@@ -56,9 +56,14 @@ export async function compareDist(
     }
     const actualSha256 = sha256Hex(actual);
     if (actualSha256 === expectedSha256) continue;
+    if (typeof content !== "string") {
+      // A supporting file, copied as bytes: where it differs is a byte offset, lines counted by LF.
+      drift.push({ artifact: path, kind: "changed", expectedSha256, actualSha256, firstDifference: firstByteDifference(content, actual) });
+      continue;
+    }
     const actualText = actual.toString("utf8");
-    const entry: DriftEntry = { artifact: path, kind: "changed", expectedSha256, actualSha256, firstDifference: firstDifference(text, actualText) };
-    if (path === PREFIX_FILE) entry.prefix = await prefixDrift(text, actualText, entry.firstDifference?.byteOffset ?? 0, locate);
+    const entry: DriftEntry = { artifact: path, kind: "changed", expectedSha256, actualSha256, firstDifference: firstDifference(content, actualText) };
+    if (path === PREFIX_FILE) entry.prefix = await prefixDrift(content, actualText, entry.firstDifference?.byteOffset ?? 0, locate);
     drift.push(entry);
   }
   for (const path of [...present].sort()) {
@@ -109,6 +114,21 @@ async function readIfReadable(file: string): Promise<Buffer | undefined> {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function firstByteDifference(expected: Uint8Array, actual: Uint8Array): { byteOffset: number; line: number; column: number } {
+  let index = 0;
+  const limit = Math.min(expected.length, actual.length);
+  while (index < limit && expected[index] === actual[index]) index++;
+  let line = 1;
+  let lineStart = 0;
+  for (let at = 0; at < index; at++) {
+    if (expected[at] === 0x0a) {
+      line++;
+      lineStart = at + 1;
+    }
+  }
+  return { byteOffset: index, line, column: index - lineStart + 1 };
 }
 
 export function firstDifference(expected: string, actual: string): { byteOffset: number; line: number; column: number } {

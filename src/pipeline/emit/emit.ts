@@ -4,6 +4,7 @@ import { basename, dirname, join } from "node:path";
 import { MANIFEST_FILE } from "../../protocol/manifest.js";
 import { sameStamp, stampOf, type FileStamp } from "../discover/file-stamp.js";
 import { errorCode, isNotFound } from "../discover/sources.js";
+import type { ArtifactContent } from "./manifest.js";
 
 /**
  * Writes dist/ as one transaction. New bytes go to a temporary folder next to
@@ -64,7 +65,7 @@ export class EmitError extends Error {
   }
 }
 
-export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<string, string>, memory?: EmitMemory): Promise<EmitResult> {
+export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<string, ArtifactContent>, memory?: EmitMemory): Promise<EmitResult> {
   const existing = listTree(outDir);
   const seen = new Map<string, EmittedFile>();
   const { changed, unchanged } = sortChanges(outDir, artifacts, existing, memory, seen);
@@ -83,7 +84,7 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
       current = path;
       const staged = join(staging, "new", path);
       ensureFolder(dirname(staged), made);
-      writeFileSync(staged, artifacts.get(path) as string);
+      writeFileSync(staged, artifacts.get(path) as ArtifactContent);
       // Stamped before the rename, which keeps inode and mtime: a later write by anyone else changes the stamp.
       const fingerprint = memory?.fingerprint(path);
       if (fingerprint !== undefined) seen.set(path, { fingerprint, ...stampOf(statSync(staged)) });
@@ -122,7 +123,7 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
  */
 function sortChanges(
   outDir: string,
-  artifacts: ReadonlyMap<string, string>,
+  artifacts: ReadonlyMap<string, ArtifactContent>,
   existing: ReadonlySet<string>,
   memory: EmitMemory | undefined,
   seen: Map<string, EmittedFile>,
@@ -156,7 +157,7 @@ function sortChanges(
     const before = memory ? statSync(file, { throwIfNoEntry: false }) : undefined;
     const current = readIfPossible(file);
     const fingerprint = memory?.fingerprint(path);
-    if (current !== undefined && current.equals(Buffer.from(artifacts.get(path) as string))) {
+    if (current !== undefined && current.equals(toBytes(artifacts.get(path) as ArtifactContent))) {
       unchanged.push(path);
       if (before && fingerprint !== undefined) seen.set(path, { fingerprint, ...stampOf(before) });
     } else changed.push(path);
@@ -283,4 +284,8 @@ function removeEmptyFolders(outDir: string, removedFiles: readonly string[]): vo
   }
   const deepestFirst = [...folders].sort((a, b) => b.split("/").length - a.split("/").length || (a < b ? 1 : -1));
   for (const folder of deepestFirst) attempt(() => rmdirSync(join(outDir, folder)));
+}
+
+function toBytes(content: ArtifactContent): Uint8Array {
+  return typeof content === "string" ? Buffer.from(content) : content;
 }

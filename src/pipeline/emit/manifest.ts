@@ -30,6 +30,14 @@ export function skillFile(name: string): string {
   return `skills/${name}.md`;
 }
 
+/** A supporting file's artifact: the skill's folder in dist/ mirrors its source folder. */
+export function supportingFile(skill: string, path: string): string {
+  return `skills/${skill}/${path}`;
+}
+
+/** What an artifact holds: rendered text, or the bytes of a supporting file copied unchanged. */
+export type ArtifactContent = string | Uint8Array;
+
 /**
  * Identifies the cacheable prefix: the provider caches tools and system
  * prompt together, so a tool change invalidates it as surely as a text change.
@@ -39,7 +47,7 @@ export function prefixCacheKey(prefixSha256: string, toolsSha256: string): strin
 }
 
 export interface ManifestInput {
-  artifacts: ReadonlyMap<string, string>;
+  artifacts: ReadonlyMap<string, ArtifactContent>;
   prefix: { tokens: number };
   catalog: { tokens: number };
   tools: readonly ToolSchemaArtifact[];
@@ -54,7 +62,7 @@ export function createManifest(input: ManifestInput): DistManifest {
   const artifacts: Record<string, ArtifactEntry> = {};
   for (const path of [...input.artifacts.keys()].sort()) {
     const known = input.hashes?.get(path);
-    const { sha256, bytes } = known ?? artifactEntry(input.artifacts.get(path) as string);
+    const { sha256, bytes } = known ?? artifactEntry(input.artifacts.get(path) as ArtifactContent);
     // Keys in sorted order, as in every entry below: the canonical form then keeps the object instead of copying it.
     artifacts[path] = { bytes, sha256 };
   }
@@ -78,8 +86,8 @@ export function createManifest(input: ManifestInput): DistManifest {
   const skills: Record<string, SkillInfo> = {};
   for (const skill of input.skills) {
     const file = skillFile(skill.name);
-    const { conflictsWith, description, requiresSkills, tokens, type } = skill;
-    skills[skill.name] = { conflictsWith, description, file, requiresSkills, sha256: entry(file).sha256, tokens, type };
+    const { conflictsWith, description, files, requiresSkills, tokens, type } = skill;
+    skills[skill.name] = { conflictsWith, description, file, ...(files && files.length > 0 ? { files } : {}), requiresSkills, sha256: entry(file).sha256, tokens, type };
   }
   return {
     manifestVersion: MANIFEST_VERSION,
@@ -120,8 +128,8 @@ export function prefixFamilyHashes(prefix: string, suffixes: ReadonlyMap<string,
   return hashes;
 }
 
-export function artifactEntry(text: string): ArtifactEntry {
-  return { sha256: sha256Hex(text), bytes: Buffer.byteLength(text) };
+export function artifactEntry(content: ArtifactContent): ArtifactEntry {
+  return { sha256: sha256Hex(content), bytes: typeof content === "string" ? Buffer.byteLength(content) : content.byteLength };
 }
 
 export function serializeManifest(manifest: DistManifest): string {

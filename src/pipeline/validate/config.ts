@@ -3,13 +3,15 @@ import type { SourceFile } from "../../model.js";
 import { parseJsonSource, valueAt } from "../parse/located.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { buildSchemaValidator } from "./schemas.js";
+import { DEFAULT_SUPPORTING_FILE_MAX_BYTES } from "../discover/supporting-files.js";
 
 export interface BuildConfig {
   budgets: { prefixTokens: number; catalogTokens: number };
+  supportingFiles: { maxBytes: number };
 }
 
 /** Budgets sized for the design's small, cache-friendly prefix (a catalog of ~50 skills fits). */
-export const DEFAULT_CONFIG: BuildConfig = { budgets: { prefixTokens: 8000, catalogTokens: 4000 } };
+export const DEFAULT_CONFIG: BuildConfig = { budgets: { prefixTokens: 8000, catalogTokens: 4000 }, supportingFiles: { maxBytes: DEFAULT_SUPPORTING_FILE_MAX_BYTES } };
 
 /** Reads the optional config; defaults fill what the file leaves out. */
 export function resolveConfig(source: SourceFile | undefined): { config: BuildConfig; diagnostics: Diagnostic[] } {
@@ -22,12 +24,14 @@ export function resolveConfig(source: SourceFile | undefined): { config: BuildCo
   }
   const prefixTokens = valueAt(located.value, ["budgets", "prefixTokens"]);
   const catalogTokens = valueAt(located.value, ["budgets", "catalogTokens"]);
+  const maxBytes = valueAt(located.value, ["supportingFiles", "maxBytes"]);
   return {
     config: {
       budgets: {
         prefixTokens: typeof prefixTokens === "number" ? prefixTokens : DEFAULT_CONFIG.budgets.prefixTokens,
         catalogTokens: typeof catalogTokens === "number" ? catalogTokens : DEFAULT_CONFIG.budgets.catalogTokens,
       },
+      supportingFiles: { maxBytes: typeof maxBytes === "number" ? maxBytes : DEFAULT_CONFIG.supportingFiles.maxBytes },
     },
     diagnostics: [],
   };

@@ -1,0 +1,104 @@
+import { closeSync, fstatSync, openSync, readdirSync, type Dirent } from "node:fs";
+import { join } from "node:path";
+import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { SKILL_FILE, SKILLS_DIR } from "./discover.js";
+import { readAll } from "./read-source.js";
+import { compareCodeUnits, errorCode } from "./sources.js";
+
+/**
+ * A skill's supporting files: everything in its folder besides SKILL.md, at
+ * any depth (references/, scripts/, assets/, fonts, templates). They are
+ * copied into dist/ byte for byte, so they are read as bytes and never
+ * normalised. Dotfiles and dot-folders hold tooling state and are skipped;
+ * only regular files are taken: a symbolic link could point anywhere on the
+ * machine that builds, and a FIFO would block the read.
+ */
+
+/** Default limit per supporting file (`supportingFiles.maxBytes` in the config). */
+export const DEFAULT_SUPPORTING_FILE_MAX_BYTES = 1024 * 1024;
+
+export interface SupportingFile {
+  /** Path relative to the skill's folder, forward slashes, e.g. `references/api.md`. */
+  path: string;
+  bytes: Buffer;
+}
+
+/**
+ * Root-relative paths of the entries beside a skill's SKILL.md, sorted by
+ * code unit, each marked whether it is a regular file (only those may be
+ * read: a FIFO would block); what the persistent build cache hashes.
+ * Unreadable folders are left to {@link readSupportingFiles}, which reports them.
+ */
+export function listSupportingEntries(root: string, folder: string): Array<{ path: string; regular: boolean }> {
+  const entries: Array<{ path: string; regular: boolean }> = [];
+  walk(root, `${SKILLS_DIR}/${folder}`, "", (rel, entry) => entries.push({ path: `${SKILLS_DIR}/${folder}/${rel}`, regular: entry.isFile() }), () => {});
+  return entries.sort((a, b) => compareCodeUnits(a.path, b.path));
+}
+
+/** Reads one skill's supporting files; anything that cannot be an artifact is a diagnostic. */
+export function readSupportingFiles(root: string, folder: string, maxBytes: number): { files: SupportingFile[]; diagnostics: Diagnostic[] } {
+  const files: SupportingFile[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const base = `${SKILLS_DIR}/${folder}`;
+  walk(
+    root,
+    base,
+    "",
+    (rel, entry) => {
+      const file = `${base}/${rel}`;
+      if (!entry.isFile()) {
+        const what = entry.isSymbolicLink() ? "a symbolic link" : "not a regular file";
+        diagnostics.push(createDiagnostic("skill/supporting-file-skipped", file, FILE_START, `Unexpected supporting file that is ${what}, expected a regular file (it is not copied into dist/)`));
+        return;
+      }
+      if (rel.includes("\\")) {
+        diagnostics.push(createDiagnostic("skill/supporting-file-skipped", file, FILE_START, "Unexpected backslash in a supporting file's name, expected a name that is the same path on every system (it is not copied into dist/)"));
+        return;
+      }
+      const read = readLimited(join(root, file), maxBytes);
+      if ("bytes" in read) files.push({ path: rel, bytes: read.bytes });
+      else if ("size" in read) {
+        diagnostics.push(createDiagnostic("skill/supporting-file-too-large", file, FILE_START, `Unexpected supporting file of ${read.size} bytes, expected at most ${maxBytes} bytes (supportingFiles.maxBytes in gamma-prompt.config.json)`));
+      } else {
+        diagnostics.push(createDiagnostic("skill/unreadable-file", file, FILE_START, `Unexpected read failure (${read.code}), expected a readable file`));
+      }
+    },
+    (rel, code) => diagnostics.push(createDiagnostic("skill/unreadable-file", rel === "" ? base : `${base}/${rel}`, FILE_START, `Unexpected folder that cannot be listed (${code}), expected a readable folder`)),
+  );
+  files.sort((a, b) => compareCodeUnits(a.path, b.path));
+  return { files, diagnostics };
+}
+
+/** Visits every non-dot entry below `base` that is not a folder, except the top-level SKILL.md. */
+function walk(root: string, base: string, relDir: string, visit: (rel: string, entry: Dirent) => void, unreadable: (rel: string, code: string) => void): void {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(join(root, base, relDir), { withFileTypes: true });
+  } catch (error) {
+    unreadable(relDir, errorCode(error));
+    return;
+  }
+  for (const entry of entries) {
+    if (entry.name.startsWith(".")) continue;
+    const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
+    if (entry.isDirectory()) walk(root, base, rel, visit, unreadable);
+    else if (rel !== SKILL_FILE) visit(rel, entry);
+  }
+}
+
+type LimitedRead = { bytes: Buffer } | { size: number } | { code: string };
+
+/** Reads a file whole unless fstat says it is over the limit; stops at that size even if the file grows. */
+function readLimited(path: string, maxBytes: number): LimitedRead {
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(path, "r");
+    const { size } = fstatSync(descriptor);
+    if (size > maxBytes) return { size };
+    return { bytes: readAll(descriptor, size) };
+  } catch (error) {
+    return { code: errorCode(error) };
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
+  }
+}

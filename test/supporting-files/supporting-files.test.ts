@@ -1,0 +1,180 @@
+/**
+ * Files beside a SKILL.md are artifacts: copied byte for byte into
+ * dist/skills/<name>/, hashed in the manifest, verified by loadArtifacts and
+ * covered by check.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { build, createBuildCache } from "../../src/build.js";
+import { check } from "../../src/check.js";
+import { init } from "../../src/init.js";
+import { ArtifactVerificationError, loadArtifacts, readSkillFile } from "../../src/runtime/artifacts.js";
+import { SessionProtocolController } from "../../src/runtime/controller.js";
+import { removeTempDirs, repoRoot, tempDir } from "../build/helpers.js";
+
+afterAll(removeTempDirs);
+
+/** Bytes no text normalisation would keep: NUL, CR, CRLF, a lone BOM, invalid UTF-8. */
+const BINARY = Buffer.from([0x00, 0xff, 0xfe, 0x0d, 0x0a, 0x0d, 0xef, 0xbb, 0xbf, 0xc3, 0x28, 0x0a, 0x00]);
+const CRLF_TEXT = Buffer.from("\uFEFFline one\r\nline two\r\n", "utf8");
+
+async function projectWithFiles(): Promise<string> {
+  const root = await tempDir();
+  expect(init({ dir: root }).ok).toBe(true);
+  const skill = join(root, "skills/style-guide");
+  await mkdir(join(skill, "assets/fonts/deep"), { recursive: true });
+  await mkdir(join(skill, ".git"), { recursive: true });
+  await writeFile(join(skill, "assets/fonts/deep/glyphs.ttf"), BINARY);
+  await writeFile(join(skill, "notes.txt"), CRLF_TEXT);
+  await writeFile(join(skill, "scripts.sh"), "#!/bin/sh\necho ok\n");
+  await writeFile(join(skill, ".DS_Store"), "tooling");
+  await writeFile(join(skill, ".git/HEAD"), "ref: refs/heads/main\n");
+  return root;
+}
+
+const COPIED = ["assets/fonts/deep/glyphs.ttf", "notes.txt", "references/checklist.md", "scripts.sh"];
+
+describe("supporting files", () => {
+  it("are copied byte for byte at any depth, dotfiles skipped, hashed and listed in the manifest", async () => {
+    const root = await projectWithFiles();
+    const built = await build({ root });
+    expect(built.diagnostics).toEqual([]);
+    expect(built.manifest?.skills["style-guide"]?.files).toEqual(COPIED);
+    expect(built.manifest?.skills["draft-outline"]?.files).toBeUndefined();
+    for (const path of COPIED) {
+      const source = await readFile(join(root, "skills/style-guide", path));
+      expect(await readFile(join(root, "dist/skills/style-guide", path))).toEqual(source);
+      expect(built.manifest?.artifacts[`skills/style-guide/${path}`]?.bytes).toBe(source.length);
+    }
+    const schema = JSON.parse(await readFile(join(repoRoot, "schemas/manifest.schema.json"), "utf8")) as object;
+    const validate = new Ajv2020({ strict: true, allErrors: true }).compile(schema);
+    expect(validate(built.manifest), JSON.stringify(validate.errors)).toBe(true);
+    await expect(readFile(join(root, "dist/skills/style-guide/.DS_Store"))).rejects.toThrow();
+    await expect(readFile(join(root, "dist/skills/style-guide/SKILL.md"))).rejects.toThrow();
+
+    const artifacts = loadArtifacts({ distDir: join(root, "dist") });
+    const skill = artifacts.skills.get("style-guide");
+    expect(skill?.baseDir).toBe("skills/style-guide");
+    expect([...(skill?.files.keys() ?? [])]).toEqual(COPIED);
+    expect(skill?.files.get("assets/fonts/deep/glyphs.ttf")).toEqual(BINARY);
+    expect(readSkillFile(artifacts, "skills/style-guide/notes.txt")?.bytes).toEqual(CRLF_TEXT);
+    expect(readSkillFile(artifacts, "./skills/style-guide/notes.txt")?.path).toBe("notes.txt");
+    expect(readSkillFile(artifacts, "skills/style-guide/../draft-outline.md")).toBeUndefined();
+    expect(readSkillFile(artifacts, "notes.txt")).toBeUndefined();
+    expect((await check({ root })).ok).toBe(true);
+  });
+
+  it("the skill tool tells the model the skill's base folder and its files", async () => {
+    const root = await projectWithFiles();
+    await build({ root });
+    const artifacts = loadArtifacts({ distDir: join(root, "dist") });
+    const direct = new SessionProtocolController({ artifacts, variant: "base" }).activateSkill("style-guide");
+    const texts = direct.content.map((part) => (part.type === "text" ? part.text : ""));
+    expect(texts[0]).toBe(artifacts.skills.get("style-guide")?.body);
+    expect(texts[1]).toBe(
+      'Base folder of skill "style-guide": skills/style-guide/. Paths in the skill are relative to it; read a file with `read` at skills/style-guide/<path>, ' +
+        "e.g. skills/style-guide/assets/fonts/deep/glyphs.ttf. Files (4): assets/fonts/deep/glyphs.ttf, notes.txt, references/checklist.md, scripts.sh.",
+    );
+    // Loaded as a requirement, the reference skill's part carries its folder too.
+    const viaWorkflow = new SessionProtocolController({ artifacts, variant: "base" }).activateSkill("draft-outline");
+    const parts = viaWorkflow.content.map((part) => (part.type === "text" ? part.text : ""));
+    expect(parts).toHaveLength(2);
+    expect(parts[1]).toContain('Base folder of skill "style-guide": skills/style-guide/.');
+  });
+
+  it("are covered by check and refused by loadArtifacts when changed, missing or extra in dist/", async () => {
+    const root = await projectWithFiles();
+    await build({ root });
+    const dist = join(root, "dist");
+    await writeFile(join(dist, "skills/style-guide/assets/fonts/deep/glyphs.ttf"), Buffer.concat([BINARY, Buffer.from([1])]));
+    const drift = await check({ root });
+    expect(drift.ok).toBe(false);
+    expect(drift.drift.map((entry) => [entry.artifact, entry.kind])).toEqual([
+      ["skills/style-guide/assets/fonts/deep/glyphs.ttf", "changed"],
+      ["skills/style-guide/assets/fonts/deep/glyphs.ttf", "hash-mismatch"],
+    ]);
+    expect(drift.drift[0]?.firstDifference).toEqual({ byteOffset: 13, line: 3, column: 2 });
+    expect(() => loadArtifacts({ distDir: dist })).toThrow(ArtifactVerificationError);
+
+    await build({ root });
+    await rm(join(dist, "skills/style-guide/notes.txt"));
+    await writeFile(join(dist, "skills/style-guide/extra.txt"), "x");
+    expect((await check({ root })).drift.map((entry) => [entry.artifact, entry.kind])).toEqual([
+      ["skills/style-guide/notes.txt", "missing"],
+      ["skills/style-guide/extra.txt", "extra"],
+    ]);
+    let error: unknown;
+    try {
+      loadArtifacts({ distDir: dist });
+    } catch (caught) {
+      error = caught;
+    }
+    expect((error as ArtifactVerificationError).problems.map((problem) => [problem.file, problem.kind])).toEqual([
+      ["skills/style-guide/notes.txt", "missing"],
+      ["skills/style-guide/extra.txt", "unexpected"],
+    ]);
+  });
+
+  it("over the size limit is an error that names the limit; the limit is configurable", async () => {
+    const root = await projectWithFiles();
+    await writeFile(join(root, "skills/style-guide/big.bin"), Buffer.alloc(1024 * 1024 + 1));
+    const refused = await build({ root });
+    expect(refused.ok).toBe(false);
+    expect(refused.diagnostics.map((d) => [d.file, d.ruleId, d.message])).toEqual([
+      ["skills/style-guide/big.bin", "skill/supporting-file-too-large", "Unexpected supporting file of 1048577 bytes, expected at most 1048576 bytes (supportingFiles.maxBytes in gamma-prompt.config.json)"],
+    ]);
+    await expect(readFile(join(root, "dist/manifest.json"))).rejects.toThrow();
+
+    const config = join(root, "gamma-prompt.config.json");
+    await writeFile(config, JSON.stringify({ ...JSON.parse(await readFile(config, "utf8")), supportingFiles: { maxBytes: 2 * 1024 * 1024 } }));
+    const built = await build({ root });
+    expect(built.ok).toBe(true);
+    expect(built.manifest?.artifacts["skills/style-guide/big.bin"]?.bytes).toBe(1024 * 1024 + 1);
+    await writeFile(config, JSON.stringify({ supportingFiles: { maxBytes: 10 } }));
+    expect((await build({ root })).diagnostics.filter((d) => d.ruleId === "skill/supporting-file-too-large").map((d) => d.file)).toEqual([
+      "skills/style-guide/assets/fonts/deep/glyphs.ttf",
+      "skills/style-guide/big.bin",
+      "skills/style-guide/notes.txt",
+      "skills/style-guide/references/checklist.md",
+      "skills/style-guide/scripts.sh",
+    ]);
+  });
+
+  it("symbolic links and FIFOs are never followed or read: a warning, and the build goes on", async () => {
+    const root = await projectWithFiles();
+    const skill = join(root, "skills/style-guide");
+    await symlink("/etc/hostname", join(skill, "host-link"));
+    execFileSync("mkfifo", [join(skill, "pipe")]);
+    const built = await build({ root });
+    expect(built.ok).toBe(true);
+    expect(built.diagnostics.map((d) => [d.file, d.ruleId, d.severity])).toEqual([
+      ["skills/style-guide/host-link", "skill/supporting-file-skipped", "warning"],
+      ["skills/style-guide/pipe", "skill/supporting-file-skipped", "warning"],
+    ]);
+    expect(built.manifest?.skills["style-guide"]?.files).toEqual(COPIED);
+    // The no-change fast path hashes the listing without reading the FIFO either.
+    expect((await build({ root })).fromCache).toBe(true);
+  });
+
+  it("an edit to a supporting file is never served from a cache: persistent or watch", async () => {
+    const root = await projectWithFiles();
+    await build({ root });
+    await writeFile(join(root, "skills/style-guide/notes.txt"), "edited\n");
+    const rebuilt = await build({ root });
+    expect(rebuilt.fromCache).toBe(false);
+    expect(rebuilt.written).toEqual(["manifest.json", "skills/style-guide/notes.txt"]);
+
+    const cache = createBuildCache();
+    await build({ root, cache });
+    await writeFile(join(root, "skills/style-guide/references/new.md"), "# New\n");
+    const watched = await build({ root, cache, changedPaths: ["skills/style-guide/references/new.md"] });
+    expect(watched.written).toEqual(["manifest.json", "skills/style-guide/references/new.md"]);
+    await writeFile(join(root, "skills/draft-outline/SKILL.md"), (await readFile(join(root, "skills/draft-outline/SKILL.md"), "utf8")).replace("Draft an outline", "Draft the outline"));
+    const untouched = await build({ root, cache, changedPaths: ["skills/draft-outline/SKILL.md"] });
+    expect(untouched.manifest?.skills["style-guide"]?.files).toContain("references/new.md");
+    expect((await check({ root })).ok).toBe(true);
+  });
+});
