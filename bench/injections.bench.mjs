@@ -1,30 +1,38 @@
-// Routing queued runtime injections into the next turn's messages, in process.
-// "route": N accepted events of mixed kinds are queued (ids deduplicated,
-// snapshots coalesced), drained for a user turn with duplicate suppression
-// against 500 tool results in context, and rendered into trusted Pi custom
-// messages (target: 10,000 <= 20 ms). "boundary": the schema check every raw
-// event passes once on arrival. "total" is both. Prints medians (and the best
-// run, which shows the cost on a quiet machine) per size; the cost per event
-// should stay flat (linear total cost).
-import { readFileSync } from "node:fs";
+// Routing runtime injections through the API a host calls: `controller.routeUpdate`
+// on a real Pi Agent (createGammaAgent, faux model, idle), for 1,000 / 10,000 /
+// 100,000 mixed events, with each state store. Every event is checked at the
+// boundary, deduplicated, coalesced, rendered and made durable (one journal
+// record per change). Targets: 10,000 events under 200 ms with MemoryStateStore
+// and under 1 s with FileStateStore; 10k/1k growth at most 12x; memory bounded by
+// the pending set plus the idempotency window (the heap after 100,000 events).
+// Also: the neutraliser on hostile padding, 1 MB and 10 MB (linear: ~10x).
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { acceptInjection, InjectionQueue, createTrustedInjectionMessage } from "../lib/runtime/injections/index.js";
+import { registerFauxProvider } from "@mariozechner/pi-ai";
+import { createGammaAgent, FileStateStore, loadArtifacts, MemoryStateStore, neutraliseReservedTags } from "../lib/runtime/index.js";
 
-// The kinds as the embedded default's static prefix defines them.
-const KINDS = JSON.parse(readFileSync(new URL("../dist/injections.json", import.meta.url), "utf8"));
+const artifacts = loadArtifacts();
+const faux = registerFauxProvider();
+const HOST_TOOLS = ["read", "bash", "write", "edit", "subagent", "show_gamma", "show_file"];
+const executors = Object.fromEntries(HOST_TOOLS.map((name) => [name, async () => ({ content: [{ type: "text", text: "ok" }] })]));
+const folder = mkdtempSync(join(tmpdir(), "gamma-injections-bench-"));
 
-const SIZES = [1_000, 5_000, 10_000, 20_000];
-const RUNS = 21;
-
-/** A deterministic mix: ~5% re-sent ids, ~5% echoes of tool results in context, some decisions. */
+/** A deterministic mix: ~5% re-sent ids, ~5% echoes of the agent's own tool calls, some decisions. */
 function generate(count) {
   const events = [];
   const base = Date.UTC(2026, 2, 1, 9);
+  const zones = ["Z", "+02:00", "-05:00"];
   for (let index = 0; index < count; index++) {
     const roll = (index * 7919) % 100;
     const resend = roll < 5 && index > 0;
     const id = resend ? `evt_${index - 1}` : `evt_${index}`;
-    const occurredAt = new Date(base + ((index * 104_729) % (count * 10)) * 100).toISOString();
+    const instant = new Date(base + ((index * 104_729) % (count * 10)) * 100);
+    const zone = zones[index % 3];
+    const shift = zone === "Z" ? 0 : zone === "+02:00" ? 2 : -5;
+    const local = new Date(instant.getTime() + shift * 3_600_000).toISOString().slice(0, 19);
+    const occurredAt = `${local}${zone}`;
     const common = { id, occurredAt, requiresDecision: false };
     let event;
     if (roll < 30) {
@@ -53,53 +61,88 @@ function generate(count) {
   return events;
 }
 
-const inContext = new Set(Array.from({ length: 500 }, (_, index) => `call_${index * 2}`));
-
-function routeQueued(accepted) {
-  const queue = new InjectionQueue();
-  for (const injection of accepted) queue.add(injection);
-  const drained = queue.drain({ select: () => true, toolCallIdsInContext: inContext });
-  return { messages: drained.deliver.map((injection) => createTrustedInjectionMessage(injection, KINDS, { timestamp: 0 })), suppressed: drained.suppressed };
+let runCounter = 0;
+function openStore(kind) {
+  if (kind === "memory") return { store: new MemoryStateStore(), path: undefined };
+  const path = join(folder, `state-${runCounter++}.json`);
+  return { store: new FileStateStore(path), path };
 }
 
-function acceptAll(events) {
-  return events.map((event) => acceptInjection(event, { kinds: KINDS }));
+/** One fresh session: a Gamma agent on the chosen store, then every event through routeUpdate. */
+function routeAll(kind, events) {
+  const { store, path } = openStore(kind);
+  const gamma = createGammaAgent({ artifacts, variant: "base", model: faux.getModel(), executors, store });
+  const start = performance.now();
+  for (const event of events) gamma.controller.routeUpdate(event);
+  const ms = performance.now() - start;
+  const pending = gamma.controller.pending.size;
+  gamma.dispose();
+  const bytes = path === undefined ? 0 : statSync(path).size;
+  return { ms, pending, bytes, path };
 }
 
-function measure(fn) {
-  for (let warm = 0; warm < 3; warm++) fn();
+function measure(kind, events, runs) {
+  routeAll(kind, events.slice(0, Math.min(events.length, 2_000))); // warm the JIT
   const times = [];
-  let result;
-  for (let run = 0; run < RUNS; run++) {
+  let last;
+  for (let run = 0; run < runs; run++) {
     globalThis.gc?.();
-    const start = performance.now();
-    result = fn();
-    times.push(performance.now() - start);
+    last = routeAll(kind, events);
+    times.push(last.ms);
+    if (last.path !== undefined) rmSync(last.path, { force: true });
   }
-  const sorted = [...times].sort((a, b) => a - b);
-  return { median: sorted[Math.floor(sorted.length / 2)], best: sorted[0], result };
+  times.sort((a, b) => a - b);
+  return { median: times[Math.floor(times.length / 2)], best: times[0], pending: last.pending, bytes: last.bytes };
 }
 
-const format = ({ median, best }, size) =>
-  `${median.toFixed(2).padStart(7)} ms median (${((median * 1000) / size).toFixed(2)} µs/event), best ${best.toFixed(2)} ms`;
-
-const results = [];
-for (const size of SIZES) {
-  const events = generate(size);
-  const boundary = measure(() => acceptAll(events));
-  const accepted = boundary.result;
-  const route = measure(() => routeQueued(accepted));
-  const total = measure(() => routeQueued(acceptAll(events)));
-  results.push({ size, ms: route.median, total: total.median });
-  const { messages, suppressed } = route.result;
-  const chars = messages.reduce((sum, message) => sum + message.content.length, 0);
-  console.log(`${String(size).padStart(6)} events -> ${messages.length} messages (${chars} chars), ${suppressed.length} suppressed`);
-  console.log(`    route    ${format(route, size)}`);
-  console.log(`    boundary ${format(boundary, size)}`);
-  console.log(`    total    ${format(total, size)}`);
+const SIZES = [1_000, 10_000, 100_000];
+const RUNS = { 1_000: 15, 10_000: 7, 100_000: 3 };
+const results = {};
+for (const kind of ["memory", "file"]) {
+  for (const size of SIZES) {
+    const events = generate(size);
+    const result = measure(kind, events, RUNS[size]);
+    results[`${kind}:${size}`] = result;
+    const file = kind === "file" ? `, state file ${(result.bytes / 1024).toFixed(0)} KiB` : "";
+    console.log(
+      `${kind.padEnd(6)} ${String(size).padStart(7)} events  median ${result.median.toFixed(1).padStart(8)} ms  (${((result.median * 1000) / size).toFixed(2)} µs/event, best ${result.best.toFixed(1)} ms)  ${result.pending} pending${file}`,
+    );
+  }
 }
-const at = (size) => results.find((result) => result.size === size)?.ms ?? Number.NaN;
-const tenK = at(10_000);
-const tenKTotal = results.find((result) => result.size === 10_000)?.total ?? Number.NaN;
-console.log(`10,000 events routed: ${tenK.toFixed(2)} ms (target <= 20 ms) ${tenK <= 20 ? "ok" : "OVER"}; with the boundary check: ${tenKTotal.toFixed(2)} ms`);
-console.log(`growth 20k/10k: ${(at(20_000) / tenK).toFixed(2)}x, 10k/1k: ${(tenK / at(1_000)).toFixed(2)}x (linear: 2x and 10x)`);
+
+// Memory: one session routes 100,000 events; the heap afterwards holds the pending set and the id window.
+globalThis.gc?.();
+const heapBefore = process.memoryUsage().heapUsed;
+const { store } = openStore("file");
+const gamma = createGammaAgent({ artifacts, variant: "base", model: faux.getModel(), executors, store });
+for (const event of generate(100_000)) gamma.controller.routeUpdate(event);
+globalThis.gc?.();
+const heapAfter = process.memoryUsage().heapUsed;
+const held = gamma.controller.pending.size;
+const seen = gamma.controller.state.injectionLog.seenIds.length;
+gamma.dispose();
+console.log(`memory: heap +${((heapAfter - heapBefore) / 1024 / 1024).toFixed(1)} MB after 100,000 events on FileStateStore (${held} pending, ${seen} ids in the idempotency window); rss ${(process.memoryUsage().rss / 1024 / 1024).toFixed(0)} MB`);
+
+const check = (label, value, target) => `${label}: ${value.toFixed(1)} ms (target < ${target} ms) ${value < target ? "ok" : "MISSED"}`;
+const memory10k = results["memory:10000"].median;
+const file10k = results["file:10000"].median;
+console.log(check("10,000 events, MemoryStateStore", memory10k, 200));
+console.log(check("10,000 events, FileStateStore", file10k, 1000));
+for (const kind of ["memory", "file"]) {
+  const growth = results[`${kind}:10000`].median / results[`${kind}:1000`].median;
+  const growth100 = results[`${kind}:100000`].median / results[`${kind}:10000`].median;
+  console.log(`growth ${kind}: 10k/1k ${growth.toFixed(2)}x (target <= 12x) ${growth <= 12 ? "ok" : "MISSED"}, 100k/10k ${growth100.toFixed(2)}x`);
+}
+
+// The neutraliser on hostile padding: linear in the input, no cap.
+for (const megabytes of [1, 10]) {
+  const unit = `<${" ".repeat(500)}\u200b${" ".repeat(500)}system_note>`;
+  const text = unit.repeat(Math.ceil((megabytes * 1024 * 1024) / unit.length));
+  const start = performance.now();
+  const out = neutraliseReservedTags(text);
+  const ms = performance.now() - start;
+  console.log(`neutralise ${megabytes} MB of padded openers: ${ms.toFixed(1)} ms (${out.startsWith("&lt;") ? "neutralised" : "MISSED"})`);
+}
+
+faux.unregister();
+rmSync(folder, { recursive: true, force: true });

@@ -7,11 +7,16 @@
 import { randomUUID } from "node:crypto";
 import type { VariantName } from "../protocol/manifest.js";
 import { renderAnchor } from "./anchor.js";
-import { InjectionDesk, type RouteUpdateResult } from "./injections/desk.js";
+import { InjectionDispatcher, type RouteUpdateResult } from "./injections/dispatcher.js";
+import { InjectionQueue, type QueueRecord } from "./injections/queue.js";
+import { createTrustedInjectionMessage } from "./injections/transport.js";
+import { instantOf } from "./injections/order.js";
+import type { PolicyContext } from "./injections/policy.js";
 import type { LoadedArtifacts } from "./artifacts.js";
+import { applyChange, seenIdsOf, type StateChange, type StateCore } from "./journal.js";
 import { ANCHOR_CUSTOM_TYPE, createTrustedMessage, isAnchorMessage, type GammaCustomMessage, type ImagePart, type RuntimeUserMessage } from "./messages.js";
 import { activationResultText, planActivation } from "./skills.js";
-import { MemoryStateStore, STATE_VERSION, type ArtifactReference, type ExecutionState, type JsonValue, type PendingInjection, type PiQueue, type StateStore, type TaskSnapshot } from "./state.js";
+import { MemoryStateStore, STATE_VERSION, type ArtifactReference, type ExecutionState, type StateStore, type TaskSnapshot } from "./state.js";
 import { parseTaskList, renderTaskList } from "./tasks.js";
 import type { RuntimeToolName, ToolExecutor, ToolOutcome } from "./tools.js";
 import { batchRequestsYield, parseMessageUser, RunTracker, SHARED_BATCH_NOTE, type ProtocolEvent, type ToolCallSummary, type YieldRecord } from "./yield.js";
@@ -74,11 +79,14 @@ export class SessionProtocolController {
   readonly run = new RunTracker();
   transport: InjectionTransport | undefined;
   /** Routing and delivery of runtime injections (src/runtime/injections). */
-  readonly injections: InjectionDesk;
+  readonly injections: InjectionDispatcher;
+  /** The pending injections: the one owner of that part of the durable state. */
+  readonly pending: InjectionQueue;
   private readonly store: StateStore;
   private readonly emit: (event: ProtocolEvent) => void;
   private readonly now: () => number;
-  private current: ExecutionState;
+  private readonly core: StateCore;
+  private revision: number;
 
   constructor(options: ControllerOptions) {
     if (!Object.hasOwn(options.artifacts.variants, options.variant)) throw new UnknownVariantError(options.variant, Object.keys(options.artifacts.variants));
@@ -88,33 +96,72 @@ export class SessionProtocolController {
     this.emit = options.onProtocolEvent ?? (() => {});
     this.now = options.now ?? Date.now;
     const restored = this.store.load();
-    if (restored !== undefined) {
-      if (restored.variant !== options.variant) {
-        throw new Error(`Unexpected stored state for variant "${restored.variant}", expected "${options.variant}"`);
-      }
-      // Pi's queues do not survive a restart: what was queued waits for the next turn.
-      for (const injection of restored.pendingInjections) delete injection.queuedAs;
-      this.current = restored;
-      if (typeof restored.sessionKey !== "string") {
-        // Saved before sessions had a key: mint it now, once.
-        this.current.sessionKey = randomUUID();
-        this.commit();
-      }
-    } else {
-      this.current = this.initialState();
-      this.commit();
+    if (restored !== undefined && restored.variant !== options.variant) {
+      throw new Error(`Unexpected stored state for variant "${restored.variant}", expected "${options.variant}"`);
     }
-    this.injections = new InjectionDesk(this);
+    const initial = restored ?? this.initialState();
+    this.core = {
+      ...(initial.sessionKey === undefined ? {} : { sessionKey: initial.sessionKey }),
+      activeSkills: initial.activeSkills,
+      tasks: initial.tasks,
+      currentArtifacts: initial.currentArtifacts,
+    };
+    this.revision = initial.revision;
+    const kinds = this.artifacts.injectionKinds;
+    // Pi's queues and contexts do not survive a restart: restored entries are unsent again.
+    this.pending = new InjectionQueue(
+      { pending: initial.pendingInjections.map(({ queuedAs: _queued, ...entry }) => entry), seenIds: seenIdsOf(initial) },
+      {
+        // A message's timestamp is its event's instant, so a restored message is byte-identical.
+        render: (injection) => createTrustedInjectionMessage(injection, kinds, { timestamp: instantOf(injection) }),
+        journal: (record: QueueRecord, apply) => this.record(record, apply),
+      },
+    );
+    if (restored === undefined) this.store.save(this.state);
+    // Saved before sessions had a key: mint it now, once.
+    else if (typeof restored.sessionKey !== "string") this.change({ op: "sessionKey", sessionKey: randomUUID() });
+    this.injections = new InjectionDispatcher(this);
   }
 
-  /** The live state; change it only through the controller's methods. */
+  /** A snapshot of the durable state (built on each read; the controller's methods change it). */
   get state(): Readonly<ExecutionState> {
-    return this.current;
+    const { pending, seenIds } = this.pending.snapshot();
+    const live = new Map(this.pending.all().map((entry) => [entry.id, entry.queuedAs]));
+    return {
+      stateVersion: STATE_VERSION,
+      revision: this.revision,
+      variant: this.variant,
+      ...(this.core.sessionKey === undefined ? {} : { sessionKey: this.core.sessionKey }),
+      activeSkills: this.core.activeSkills,
+      tasks: this.core.tasks,
+      pendingInjections: pending.map((entry) => {
+        const queuedAs = live.get(entry.id);
+        return queuedAs === undefined ? entry : { ...entry, queuedAs };
+      }),
+      currentArtifacts: this.core.currentArtifacts,
+      injectionLog: { seenIds },
+    };
+  }
+
+  /** The state in its durable form: what a store writes as a snapshot. */
+  private snapshot(): ExecutionState {
+    const { pending, seenIds } = this.pending.snapshot();
+    return {
+      stateVersion: STATE_VERSION,
+      revision: this.revision,
+      variant: this.variant,
+      ...(this.core.sessionKey === undefined ? {} : { sessionKey: this.core.sessionKey }),
+      activeSkills: this.core.activeSkills,
+      tasks: this.core.tasks,
+      pendingInjections: pending,
+      currentArtifacts: this.core.currentArtifacts,
+      injectionLog: { seenIds },
+    };
   }
 
   /** A random id minted with the session and kept in its store (the default prompt cache key derives from it). */
   get sessionKey(): string {
-    return this.current.sessionKey ?? "";
+    return this.core.sessionKey ?? "";
   }
 
   /** The exact system prompt: the chosen variant's bytes. */
@@ -125,11 +172,10 @@ export class SessionProtocolController {
   // ---- skills ---------------------------------------------------------------
 
   activateSkill(name: string, toolCallId = ""): ToolOutcome {
-    const plan = planActivation({ name, skills: this.artifacts.skills, active: this.current.activeSkills, source: "tool" });
-    const text = activationResultText(plan, this.artifacts.skills, this.current.activeSkills);
+    const plan = planActivation({ name, skills: this.artifacts.skills, active: this.core.activeSkills, source: "tool" });
+    const text = activationResultText(plan, this.artifacts.skills, this.core.activeSkills);
     if (!plan.alreadyActive) {
-      this.current.activeSkills.push(...plan.newlyActive);
-      this.commit();
+      this.change({ op: "skills", add: plan.newlyActive });
       this.emit({ type: "skills_activated", names: plan.newlyActive.map((skill) => skill.name), toolCallId });
     }
     return {
@@ -142,9 +188,8 @@ export class SessionProtocolController {
 
   updateTasks(tasks: unknown, toolCallId = ""): ToolOutcome {
     const items = parseTaskList(tasks);
-    const snapshot: TaskSnapshot = { revision: this.current.tasks.revision + 1, items };
-    this.current.tasks = snapshot;
-    this.commit();
+    const snapshot: TaskSnapshot = { revision: this.core.tasks.revision + 1, items };
+    this.change({ op: "tasks", tasks: snapshot });
     this.emit({ type: "tasks_updated", revision: snapshot.revision, toolCallId });
     return { content: [{ type: "text", text: renderTaskList(snapshot) }], details: { tasks: snapshot } };
   }
@@ -177,6 +222,14 @@ export class SessionProtocolController {
     return batchRequestsYield(calls);
   }
 
+  /** The delivery policy's inputs: the current artifacts and whether a task is unfinished. */
+  policyContext(): PolicyContext {
+    return {
+      currentArtifacts: this.core.currentArtifacts,
+      hasActiveTask: this.core.tasks.items.some((task) => task.status !== "complete"),
+    };
+  }
+
   /** Whether the loop must stop before another model call (a yield happened in this run). */
   shouldStopAfterTurn(): boolean {
     return this.run.yielded !== undefined;
@@ -190,7 +243,7 @@ export class SessionProtocolController {
     };
   }
 
-  // ---- pending injections (filled by the injections module) ------------------
+  // ---- runtime injections -----------------------------------------------------
 
   /**
    * The design's entry point for platform events: validates the envelope
@@ -202,81 +255,27 @@ export class SessionProtocolController {
     return this.injections.route(update);
   }
 
-  saveInjectionLog(log: JsonValue): void {
-    this.current.injectionLog = log;
-    this.commit();
-  }
-
-  addPendingInjection(injection: PendingInjection): void {
-    if (this.current.pendingInjections.some((existing) => existing.id === injection.id)) return;
-    this.current.pendingInjections.push(injection);
-    this.commit();
-  }
-
-  removePendingInjections(ids: readonly string[]): void {
-    const drop = new Set(ids);
-    const before = this.current.pendingInjections.length;
-    this.current.pendingInjections = this.current.pendingInjections.filter((injection) => !drop.has(injection.id));
-    if (this.current.pendingInjections.length !== before) this.commit();
-  }
-
-  /** Removes and returns the pending injections that match, ordered by occurredAt then id. */
-  takePendingInjections(match: (injection: PendingInjection) => boolean): PendingInjection[] {
-    const taken = this.current.pendingInjections.filter(match);
-    if (taken.length === 0) return [];
-    this.removePendingInjections(taken.map((injection) => injection.id));
-    return taken.sort(byOccurrence);
-  }
-
-  markInjectionQueued(id: string, via: PiQueue): void {
-    const injection = this.current.pendingInjections.find((candidate) => candidate.id === id);
-    if (injection === undefined) return;
-    injection.queuedAs = via;
-    this.commit();
-  }
-
-  releaseQueuedInjections(ids: readonly string[]): void {
-    const release = new Set(ids);
-    let changed = false;
-    for (const injection of this.current.pendingInjections) {
-      if (injection.queuedAs === undefined || !release.has(injection.id)) continue;
-      delete injection.queuedAs;
-      changed = true;
-    }
-    if (changed) this.commit();
-  }
-
-  /**
-   * The unqueued pending injections, oldest first, marked as riding with the
-   * next user prompt (AgentSession's next-turn list). They stay pending until
-   * Pi reports them in the context, so a restart before that keeps them.
-   */
-  queuePendingForNextTurn(): PendingInjection[] {
-    const due = this.current.pendingInjections.filter((candidate) => candidate.queuedAs === undefined).sort(byOccurrence);
-    if (due.length === 0) return [];
-    for (const injection of due) injection.queuedAs = "next_turn";
-    this.commit();
-    return due;
-  }
-
-  /** Pi put the message into the context: it is no longer pending. */
-  markInjectionDelivered(id: string): void {
-    this.removePendingInjections([id]);
-  }
-
   // ---- artifacts --------------------------------------------------------------
 
+  /**
+   * The design's `currentArtifact`: the artifacts the active task works on
+   * (a task can hold a brief and a deck at once, so it is a list). It
+   * replaces the previous list; `[]` clears it. An `artifact_update` whose
+   * subject matches one of them (by `ref`, or by `path`) is steered into the
+   * running task, even when its producer asked for the next turn, so the
+   * agent re-reads the artifact before its next step. The list is durable
+   * and travels in the anchor after compaction.
+   */
   setCurrentArtifacts(artifacts: readonly ArtifactReference[]): void {
-    this.current.currentArtifacts = artifacts.map((artifact) => ({ ...artifact }));
-    this.commit();
+    this.change({ op: "artifacts", artifacts: artifacts.map((artifact) => ({ ...artifact })) });
   }
 
   // ---- context ------------------------------------------------------------------
 
   /**
    * The messages for the next `Agent.prompt(messages)`: the user's message,
-   * then every pending injection not already queued in Pi (they wait for the
-   * next user turn), oldest first.
+   * then every pending injection not already handed to Pi, oldest first. They
+   * stay pending until a model call used the context that carries them.
    */
   buildTurnMessages(input: TurnInput): TurnMessage[] {
     const messages: TurnMessage[] = [...(input.messages ?? [])];
@@ -287,19 +286,24 @@ export class SessionProtocolController {
         timestamp: this.now(),
       });
     }
-    for (const injection of this.takePendingInjections((candidate) => candidate.queuedAs === undefined)) {
-      messages.push(injection.message);
-    }
+    for (const entry of this.pending.select((candidate) => candidate.queuedAs === undefined)) messages.push(entry.message);
     return messages;
   }
 
-  /** The anchor for the current state; it also delivers (and clears) the unqueued pending injections. */
+  /**
+   * The anchor for the current state. It carries every pending injection not
+   * waiting in a Pi queue; they stay pending, marked as riding with this
+   * anchor, until a model call used a context holding it, so restoring the
+   * context again before that (or a restart) loses none of them.
+   */
   anchorMessage(): GammaCustomMessage {
-    const injections = this.takePendingInjections((candidate) => candidate.queuedAs === undefined);
+    const carried = this.pending.select((entry) => entry.queuedAs === undefined || entry.queuedAs === "anchor" || entry.queuedAs === "context");
+    const ids = carried.map((entry) => entry.id);
+    this.pending.markQueued(ids, "anchor");
     return createTrustedMessage({
       kind: ANCHOR_CUSTOM_TYPE.slice("gamma.".length),
-      content: renderAnchor({ state: this.current, skills: this.artifacts.skills, injections }),
-      details: { anchor: true, stateRevision: this.current.revision },
+      content: renderAnchor({ state: this.state, skills: this.artifacts.skills, injections: carried }),
+      details: { anchor: true, stateRevision: this.revision, injectionIds: ids },
       timestamp: this.now(),
     });
   }
@@ -310,6 +314,11 @@ export class SessionProtocolController {
    */
   restoreContext<M>(messages: readonly M[]): (M | GammaCustomMessage)[] {
     return [...messages.filter((message) => !isAnchorMessage(message)), this.anchorMessage()];
+  }
+
+  /** Releases the store's open files (the adapter's dispose calls it). */
+  close(): void {
+    this.store.close?.();
   }
 
   // ---- persistence -------------------------------------------------------------
@@ -333,16 +342,27 @@ export class SessionProtocolController {
     };
   }
 
-  /** Saves the state with the next revision. Called after every change. */
-  commit(): void {
-    this.current.revision += 1;
-    this.store.save(this.current);
+  private change(change: Exclude<StateChange, QueueRecord>): void {
+    this.record(change, () => applyChange(this.core, this.pending, change));
   }
-}
 
-function byOccurrence(a: PendingInjection, b: PendingInjection): number {
-  if (a.occurredAt !== b.occurredAt) return a.occurredAt < b.occurredAt ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  /**
+   * One durable change: written to the store first (a refused write, e.g. a
+   * second writer, changes nothing), then applied, with the next revision.
+   * A store without `append` is given the whole state after the change.
+   */
+  private record(change: StateChange, apply: () => void): void {
+    const revision = this.revision + 1;
+    if (this.store.append !== undefined) {
+      this.store.append({ ...change, revision }, () => this.snapshot());
+      apply();
+      this.revision = revision;
+      return;
+    }
+    apply();
+    this.revision = revision;
+    this.store.save(this.snapshot());
+  }
 }
 
 export type { ProtocolEvent, YieldRecord };

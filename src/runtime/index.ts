@@ -42,8 +42,12 @@ export {
 export {
   FileStateStore,
   MemoryStateStore,
+  StateConflictError,
   StateStoreError,
   STATE_VERSION,
+  type FileStateStoreOptions,
+  type StateRecovery,
+  type StateStoreOptions,
   type ActiveSkill,
   type ArtifactReference,
   type ExecutionState,
@@ -56,6 +60,7 @@ export {
   type TaskSnapshot,
   type TaskStatus,
 } from "./state.js";
+export type { StateChange, StateRecord } from "./journal.js";
 export { SkillToolError } from "./skills.js";
 export { TodoToolError, TASK_STATUSES } from "./tasks.js";
 export { RUNTIME_TOOL_NAMES, ToolSetupError, type HostExecutors, type ToolExecutor, type ToolOutcome } from "./tools.js";

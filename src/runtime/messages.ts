@@ -37,6 +37,8 @@ export interface GammaMessageDetails {
   /** Set on the state anchor: the controller state revision it was rendered from. */
   anchor?: true;
   stateRevision?: number;
+  /** On the state anchor: the pending injections it carries (they leave pending once a model call used it). */
+  injectionIds?: string[];
 }
 
 /** A Pi custom message (`role: "custom"`), hidden from the UI, converted to a user message for the model. */

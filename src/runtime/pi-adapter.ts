@@ -67,7 +67,11 @@ export function createGammaAgent(options: GammaAgentOptions): GammaAgent {
       ...(options.messages === undefined ? {} : { messages: options.messages }),
       thinkingLevel: options.thinkingLevel ?? defaultThinkingLevel(options.model),
     },
-    convertToLlm: convertGammaMessages,
+    // Called once per model call: what the call carries is no longer pending.
+    convertToLlm: (messages) => {
+      controller.injections.confirmModelContext(messages);
+      return convertGammaMessages(messages);
+    },
     // The design: steering enters before the next model call, all of it (one
     // call for every event due at a batch end, not one call per event).
     steeringMode: "all",
@@ -79,7 +83,14 @@ export function createGammaAgent(options: GammaAgentOptions): GammaAgent {
   applyCachePlan(agent, controller, options.promptCache ?? {});
   const unsubscribe = bindController(agent, controller);
   controller.transport = agentTransport(agent);
-  return { agent, controller, dispose: unsubscribe };
+  return {
+    agent,
+    controller,
+    dispose: () => {
+      unsubscribe();
+      controller.close();
+    },
+  };
 }
 
 /**
@@ -155,7 +166,7 @@ export async function sendSessionMessage(
 ): Promise<void> {
   session.agent.state.systemPrompt = controller.systemPrompt;
   const injectionId = message.details.injectionId;
-  if (options.deliverAs === "nextTurn" && injectionId !== undefined) controller.markInjectionQueued(injectionId, "next_turn");
+  if (options.deliverAs === "nextTurn" && injectionId !== undefined) controller.injections.markQueued([injectionId], "next_turn");
   await session.sendCustomMessage(customPayload(message), {
     ...(options.deliverAs === undefined ? {} : { deliverAs: options.deliverAs }),
     ...(options.triggerTurn === undefined ? {} : { triggerTurn: options.triggerTurn }),
@@ -252,6 +263,7 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
     dispose: () => {
       unsubscribe();
       session.dispose();
+      controller.close();
     },
   };
 }
@@ -298,14 +310,18 @@ function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController
   // Next-turn delivery. `input` is the last hook before prompt() drains Pi's
   // next-turn list right after the user's message (before_agent_start comes
   // after the drain and adds at most one message). The injections stay pending
-  // until message_end shows them in the context; a prompt that is only queued
-  // into a running agent leaves them for the next one.
+  // until a model call uses them; a prompt that is only queued into a running
+  // agent leaves them for the next one.
   api.on("input", (_event, context) => {
     if (!context.isIdle()) return;
-    for (const injection of controller.queuePendingForNextTurn()) api.sendMessage(customPayload(injection.message), { deliverAs: "nextTurn" });
+    for (const injection of controller.injections.queueForNextTurn()) api.sendMessage(customPayload(injection.message), { deliverAs: "nextTurn" });
   });
   api.on("before_agent_start", () => ({ systemPrompt: controller.systemPrompt }));
-  api.on("context", (event) => ({ messages: dropStaleAnchors(neutraliseUntrusted(event.messages)) }));
+  // Runs once per model call, on the messages the call is about to use.
+  api.on("context", (event) => {
+    controller.injections.confirmModelContext(event.messages);
+    return { messages: dropStaleAnchors(neutraliseUntrusted(event.messages)) };
+  });
   api.on("session_compact", () => api.sendMessage(customPayload(controller.anchorMessage())));
 }
 
@@ -328,10 +344,28 @@ function neutraliseUntrusted(messages: AgentMessage[]): AgentMessage[] {
   return prepareMessagesForModel(messages, { trustedCustomTypes: RUNTIME_CUSTOM_TYPES, trustedToolNames: TRUSTED_TOOL_NAMES });
 }
 
-function toolCallIdsInContext(messages: readonly AgentMessage[]): ReadonlySet<string> {
-  const ids = new Set<string>();
-  for (const message of messages) if (message.role === "toolResult") ids.add(message.toolCallId);
-  return ids;
+/**
+ * The tool call ids whose results are in the agent's context. Pi appends to
+ * one messages array, so only new messages are read; a replaced array (a
+ * restored or compacted context) is read again from the start.
+ */
+function toolCallIdsProbe(agent: Agent): () => ReadonlySet<string> {
+  let seenArray: readonly AgentMessage[] | undefined;
+  let read = 0;
+  let ids = new Set<string>();
+  return () => {
+    const messages = agent.state.messages;
+    if (messages !== seenArray || messages.length < read) {
+      seenArray = messages;
+      read = 0;
+      ids = new Set();
+    }
+    for (; read < messages.length; read++) {
+      const message = messages[read];
+      if (message?.role === "toolResult") ids.add(message.toolCallId);
+    }
+    return ids;
+  };
 }
 
 function resolveController(source: ControllerSource): SessionProtocolController {
@@ -364,7 +398,7 @@ function bindController(agent: Agent, controller: SessionProtocolController): ()
     ...createLoopConfig(loopOptions),
     shouldStopAfterTurn: () => controller.shouldStopAfterTurn(),
   });
-  controller.injections.contextProbe = () => toolCallIdsInContext(agent.state.messages);
+  controller.injections.contextProbe = toolCallIdsProbe(agent);
   return agent.subscribe((event) => {
     // Listeners are awaited before Pi polls its steering queue: due injections enter after the whole batch.
     if (event.type === "turn_end") controller.injections.atBatchEnd();
@@ -375,7 +409,7 @@ function bindController(agent: Agent, controller: SessionProtocolController): ()
       const message = event.message;
       if (message.role === "assistant") controller.run.noteBatch(toolCallsOf(message));
       else if (isGammaCustomMessage(message) && message.details.injectionId !== undefined) {
-        controller.markInjectionDelivered(message.details.injectionId);
+        controller.injections.markInContext(message.details.injectionId);
       }
     }
   });

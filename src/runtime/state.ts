@@ -1,10 +1,26 @@
 /**
  * The session's persistent execution state and where it is kept. The
- * controller is the only writer; a store only loads and saves snapshots.
+ * controller is the only writer. A store keeps a snapshot plus a journal of
+ * small records, one per durable change (src/runtime/journal.ts), so the
+ * cost of a change does not grow with the size of the state.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  fdatasyncSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { dirname } from "node:path";
+import { parseJournal, replay, type StateRecord } from "./journal.js";
 import type { InjectionDelivery, VariantName } from "../protocol/manifest.js";
 import type { SkillType } from "./artifacts.js";
 import type { GammaCustomMessage } from "./messages.js";
@@ -47,12 +63,17 @@ export interface ArtifactReference {
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-/** The Pi queues a pending injection can wait in; all are lost on restart. */
-export type PiQueue = "steer" | "follow_up" | "next_turn";
+/**
+ * Where a pending injection handed to Pi waits until a model call uses it:
+ * Pi's steering or follow-up queue, the next prompt, a state anchor, or the
+ * agent's context. None of them survives a restart.
+ */
+export type PiQueue = "steer" | "follow_up" | "next_turn" | "anchor" | "context";
 
 /**
- * A runtime injection not yet seen by the model. The injections module owns
- * its policy; the controller keeps it durable and delivers it.
+ * A runtime injection no model call has used yet. The injection queue
+ * (src/runtime/injections/queue.ts) owns the pending set; the state's
+ * journal makes it durable.
  */
 export interface PendingInjection {
   id: string;
@@ -61,9 +82,9 @@ export interface PendingInjection {
   delivery: InjectionDelivery;
   /** The trusted custom message the model receives. */
   message: GammaCustomMessage;
-  /** Set while the message sits in a Pi queue: steering, follow-up, or AgentSession's next-turn list. */
+  /** Set while the message is handed to Pi (never stored: a restored entry is unsent). */
   queuedAs?: PiQueue;
-  /** Data owned by the injections module (e.g. its envelope); JSON only. */
+  /** The accepted envelope; JSON only. */
   data?: JsonValue;
 }
 
@@ -78,14 +99,26 @@ export interface ExecutionState {
   tasks: TaskSnapshot;
   pendingInjections: PendingInjection[];
   currentArtifacts: ArtifactReference[];
-  /** The injections module's processed-id log (idempotency across restarts); JSON only. */
+  /** The processed-id window, `{seenIds}` (idempotency across restarts); JSON only. */
   injectionLog?: JsonValue;
 }
 
-/** Durable home of one session's execution state. `save` must be atomic. */
+/**
+ * Durable home of one session's execution state.
+ *
+ * - `save` replaces what is stored with a snapshot, atomically.
+ * - `append` adds one change on top; the controller calls it before it
+ *   applies the change, so a refused write changes nothing. `current` returns
+ *   the state before the change, for a store that compacts its journal into a
+ *   new snapshot. A store without `append` gets `save` after every change
+ *   (correct, but its cost grows with the state).
+ */
 export interface StateStore {
   load(): ExecutionState | undefined;
   save(state: ExecutionState): void;
+  append?(record: StateRecord, current: () => ExecutionState): void;
+  /** Releases open files; the store is not used again. */
+  close?(): void;
 }
 
 export class StateStoreError extends Error {
@@ -98,78 +131,248 @@ export class StateStoreError extends Error {
   }
 }
 
+/** A second writer changed the same state (two processes for one session): refused, never merged. */
+export class StateConflictError extends StateStoreError {
+  constructor(location: string, message: string) {
+    super(location, message);
+    this.name = "StateConflictError";
+  }
+}
+
+/** What a store found and set aside when it read a state cut short by a crash. */
+export interface StateRecovery {
+  location: string;
+  /** Bytes after the last complete record, ignored. */
+  tornBytes: number;
+  /** The revision restored: the last complete record's. */
+  revision: number;
+  message: string;
+}
+
+export interface StateStoreOptions {
+  /**
+   * Journal bytes kept before the next change compacts them into a new
+   * snapshot; the journal also may reach twice the snapshot's size, so the
+   * cost per change stays constant. Default 1 MiB.
+   */
+  compactAfterBytes?: number;
+  /** Called when a load set aside a torn last record (also kept in `lastRecovery`). */
+  onRecovery?: (recovery: StateRecovery) => void;
+}
+
+const DEFAULT_COMPACT_AFTER_BYTES = 1024 * 1024;
+
 /** Keeps the state in memory only (tests, short-lived sessions). Stores copies, never live objects. */
 export class MemoryStateStore implements StateStore {
   private snapshot: string | undefined;
+  private records: string[] = [];
+  private recordBytes = 0;
+  private readonly compactAfterBytes: number;
+
+  constructor(options: Pick<StateStoreOptions, "compactAfterBytes"> = {}) {
+    this.compactAfterBytes = options.compactAfterBytes ?? DEFAULT_COMPACT_AFTER_BYTES;
+  }
 
   load(): ExecutionState | undefined {
-    return this.snapshot === undefined ? undefined : (JSON.parse(this.snapshot) as ExecutionState);
+    if (this.snapshot === undefined) return undefined;
+    const records = this.records.map((line) => JSON.parse(line) as StateRecord);
+    return replay(JSON.parse(this.snapshot) as ExecutionState, records, "memory");
   }
 
   save(state: ExecutionState): void {
     this.snapshot = JSON.stringify(state);
+    this.records = [];
+    this.recordBytes = 0;
+  }
+
+  append(record: StateRecord, current: () => ExecutionState): void {
+    const line = JSON.stringify(record);
+    if (this.snapshot === undefined || this.recordBytes + line.length > Math.max(this.compactAfterBytes, 2 * this.snapshot.length)) {
+      this.save(current());
+    }
+    this.records.push(line);
+    this.recordBytes += line.length;
   }
 }
 
+export interface FileStateStoreOptions extends StateStoreOptions {
+  /**
+   * When data reaches the disk itself rather than the operating system:
+   * - "snapshot" (default): each record is one write(2), which a crash of the
+   *   process cannot lose; snapshots are fsynced before they replace the old
+   *   file. A power loss can lose the records since the last snapshot.
+   * - "always": each record is also fdatasynced (slower; survives power loss).
+   */
+  fsync?: "snapshot" | "always";
+}
+
 /**
- * One JSON file per session, replaced atomically (write a temp file in the
- * same folder, then rename), so a crash leaves either the old or the new state.
+ * One file per session: the snapshot on the first line, then one JSON record
+ * per change, appended. When the journal grows past its limit the next change
+ * writes a new file (snapshot + that record) and renames it into place.
+ *
+ * - A crash mid-write leaves at most a torn last line: a load ignores it,
+ *   restores the last complete record's state and reports it (`onRecovery`,
+ *   `lastRecovery`); the next write cuts it off first.
+ * - One writer per file: before each write the store checks that the file is
+ *   still the one it wrote and as long as it left it, and a load checks that
+ *   revisions follow one another. A second process writing the same session
+ *   is refused with StateConflictError, never merged.
  */
 export class FileStateStore implements StateStore {
+  /** The last torn write a load set aside. */
+  lastRecovery: StateRecovery | undefined;
   private readonly tempPrefix: string;
+  private readonly options: FileStateStoreOptions;
   private counter = 0;
+  private fd: number | undefined;
+  /** The file as this store last left it (or found it): inode, length, valid length. */
+  private disk: { ino: number; size: number; validBytes: number; snapshotBytes: number } | undefined;
+  private revision = 0;
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    options: FileStateStoreOptions = {},
+  ) {
     this.tempPrefix = `${path}.${process.pid}.${randomBytes(4).toString("hex")}`;
+    this.options = options;
   }
 
   load(): ExecutionState | undefined {
-    let text: string;
+    let bytes: Buffer;
+    let ino: number;
     try {
-      text = readFileSync(this.path, "utf8");
+      bytes = readFileSync(this.path);
+      ino = statSync(this.path).ino;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw new StateStoreError(this.path, `Unexpected read failure (${(error as Error).message}), expected a readable file`);
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new StateStoreError(this.path, "Unexpected text that is not JSON, expected a saved execution state");
+    const journal = parseJournal(bytes, this.path);
+    const state = replay(journal.snapshot, journal.records, this.path);
+    const snapshotEnd = bytes.indexOf(0x0a);
+    this.disk = { ino, size: bytes.length, validBytes: journal.validBytes, snapshotBytes: snapshotEnd === -1 ? bytes.length : snapshotEnd + 1 };
+    this.revision = state.revision;
+    if (journal.tornBytes > 0) {
+      this.lastRecovery = {
+        location: this.path,
+        tornBytes: journal.tornBytes,
+        revision: state.revision,
+        message: `Ignored ${journal.tornBytes} bytes after the last complete record (a write cut short); restored revision ${state.revision}`,
+      };
+      this.options.onRecovery?.(this.lastRecovery);
     }
-    return checkState(parsed, this.path);
+    return state;
   }
 
   save(state: ExecutionState): void {
-    const temp = `${this.tempPrefix}.${this.counter++}.tmp`;
+    this.replaceFile(`${JSON.stringify(state)}\n`, "", state.revision);
+  }
+
+  append(record: StateRecord, current: () => ExecutionState): void {
+    if (this.disk === undefined) throw new StateStoreError(this.path, "Unexpected append before load or save, expected the state read or written first");
+    if (record.revision !== this.revision + 1) {
+      throw new StateConflictError(this.path, `Unexpected revision ${record.revision}, expected ${this.revision + 1}: this store holds another writer's state`);
+    }
+    const line = `${JSON.stringify(record)}\n`;
+    const journalBytes = this.disk.validBytes - this.disk.snapshotBytes;
+    if (journalBytes + line.length > Math.max(this.options.compactAfterBytes ?? DEFAULT_COMPACT_AFTER_BYTES, 2 * this.disk.snapshotBytes)) {
+      this.replaceFile(`${JSON.stringify(current())}\n`, line, record.revision);
+      return;
+    }
+    const fd = this.openForAppend();
+    const buffer = Buffer.from(line);
+    let written = 0;
+    while (written < buffer.length) written += writeSync(fd, buffer, written);
+    if (this.options.fsync === "always") fdatasyncSync(fd);
+    this.disk.size += buffer.length;
+    this.disk.validBytes += buffer.length;
+    this.revision = record.revision;
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private openForAppend(): number {
+    const disk = this.disk as NonNullable<FileStateStore["disk"]>;
+    if (this.fd !== undefined) {
+      // Another process appended (the length moved) or replaced the file (a new inode at the path).
+      if (fstatSync(this.fd).size !== disk.size || this.inodeAtPath() !== disk.ino) this.conflict();
+      return this.fd;
+    }
+    const fd = openSync(this.path, "r+");
     try {
-      writeFileSync(temp, `${JSON.stringify(state)}\n`);
+      const stat = fstatSync(fd);
+      if (stat.ino !== disk.ino || stat.size !== disk.size) this.conflict();
+      // A torn last line from a crash is cut off before anything follows it.
+      if (disk.validBytes < disk.size) {
+        ftruncateSync(fd, disk.validBytes);
+        disk.size = disk.validBytes;
+      }
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    closeSync(fd);
+    this.fd = openSync(this.path, "a");
+    return this.fd;
+  }
+
+  private inodeAtPath(): number | undefined {
+    try {
+      return statSync(this.path).ino;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private conflict(): never {
+    let onDisk = "unreadable";
+    try {
+      const journal = parseJournal(readFileSync(this.path), this.path);
+      onDisk = String(journal.records.at(-1)?.revision ?? journal.snapshot.revision);
+    } catch {
+      // The message still names the conflict.
+    }
+    throw new StateConflictError(
+      this.path,
+      `Unexpected change by another writer (revision ${onDisk} on disk, this process is at revision ${this.revision}), expected one process per session; the write was refused`,
+    );
+  }
+
+  /** Writes snapshot + journal to a temp file, fsyncs it, and renames it over the state file. */
+  private replaceFile(snapshotLine: string, journal: string, revision: number): void {
+    if (this.disk !== undefined && this.inodeAtPath() !== this.disk.ino) this.conflict();
+    const temp = `${this.tempPrefix}.${this.counter++}.tmp`;
+    const text = Buffer.from(snapshotLine + journal);
+    let fd: number;
+    try {
+      fd = openSync(temp, "w");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
       mkdirSync(dirname(this.path), { recursive: true });
-      writeFileSync(temp, `${JSON.stringify(state)}\n`);
+      fd = openSync(temp, "w");
     }
     try {
+      let written = 0;
+      while (written < text.length) written += writeSync(fd, text, written);
+      fsyncSync(fd);
+      const ino = fstatSync(fd).ino;
+      closeSync(fd);
       renameSync(temp, this.path);
+      this.close();
+      this.disk = { ino, size: text.length, validBytes: text.length, snapshotBytes: Buffer.byteLength(snapshotLine) };
+      this.revision = revision;
     } catch (error) {
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed
+      }
       rmSync(temp, { force: true });
       throw error;
     }
   }
-}
-
-function checkState(value: unknown, location: string): ExecutionState {
-  const fail = (what: string): never => {
-    throw new StateStoreError(location, `Unexpected ${what}, expected a saved execution state (stateVersion ${STATE_VERSION})`);
-  };
-  if (typeof value !== "object" || value === null) return fail("non-object value");
-  const state = value as Partial<ExecutionState>;
-  if (state.stateVersion !== STATE_VERSION) fail(`stateVersion ${JSON.stringify(state.stateVersion)}`);
-  if (typeof state.revision !== "number") fail("missing revision");
-  if (typeof state.variant !== "string") fail("missing variant");
-  if (!Array.isArray(state.activeSkills)) fail("missing activeSkills");
-  if (typeof state.tasks !== "object" || state.tasks === null || !Array.isArray(state.tasks.items)) fail("missing tasks");
-  if (!Array.isArray(state.pendingInjections)) fail("missing pendingInjections");
-  if (!Array.isArray(state.currentArtifacts)) fail("missing currentArtifacts");
-  return state as ExecutionState;
 }

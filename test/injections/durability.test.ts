@@ -64,7 +64,8 @@ describe("pending injections survive compaction", () => {
 
     // A server-side compaction: the host replaces the messages and asks for the anchor.
     h.agent.state.messages = h.controller.restoreContext([{ role: "user", content: "Summary of the session so far.", timestamp: 0 }]) as AgentMessage[];
-    expect(h.controller.state.pendingInjections).toEqual([]);
+    // Carried by the anchor, it stays pending until a model call used that context.
+    expect(h.controller.state.pendingInjections.map((entry) => [entry.id, entry.queuedAs])).toEqual([[waiting.id, "anchor"]]);
 
     const seen: SeenContext[] = [];
     h.faux.setResponses([seeing(seen, fauxAssistantMessage("ok"))]);
@@ -74,6 +75,7 @@ describe("pending injections survive compaction", () => {
     expect(texts[1]).toContain("<pending_injections>");
     expect(texts[1]).toContain(rendered(waiting));
     expect(texts[2]).toBe("Continue");
+    expect(h.controller.state.pendingInjections).toEqual([]);
     // Delivered by the anchor: a re-sent copy is a duplicate, and a new event is not coalesced into it.
     expect(h.controller.routeUpdate(waiting).outcome).toBe("duplicate");
     expect(h.controller.routeUpdate(event({ kind: "workspace_update", delivery: "steer", summary: "Changed again." })).outcome).toBe("queued");

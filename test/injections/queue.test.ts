@@ -9,13 +9,13 @@ function ids(injections: RuntimeInjection[]): string[] {
 }
 
 describe("ordering and idempotency", () => {
-  it("delivers by occurredAt as an instant, then by id, whatever the arrival order", () => {
+  it("delivers by occurredAt as an instant, then by arrival, whatever the ids", () => {
     const queue = new InjectionQueue();
     queue.add(event({ id: "c", occurredAt: "2026-03-01T10:00:02Z" }));
     queue.add(event({ id: "b", occurredAt: "2026-03-01T10:00:01Z" }));
-    queue.add(event({ id: "a2", occurredAt: "2026-03-01T12:00:01+02:00" })); // same instant as "b"
+    queue.add(event({ id: "a2", occurredAt: "2026-03-01T12:00:01+02:00" })); // same instant as "b", arrived after it
     queue.add(event({ id: "z", occurredAt: "2026-03-01T10:00:00.5Z" }));
-    expect(ids(queue.drain(all).deliver)).toEqual(["z", "a2", "b", "c"]);
+    expect(ids(queue.drain(all).deliver)).toEqual(["z", "b", "a2", "c"]);
   });
 
   it("processes the same id once, even after it was delivered", () => {

@@ -2,7 +2,7 @@ import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { SettingsManager } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
-import { createTrustedMessage } from "../../src/runtime/messages.js";
+import { renderInjection } from "../../src/runtime/injections/index.js";
 import { createGammaSession } from "../../src/runtime/pi-adapter.js";
 import { prepareDist } from "./helpers/dist.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
@@ -54,13 +54,8 @@ describe("the prefix's compaction promise holds on the low-level path", () => {
     faux.setResponses(WORK());
     await agent.prompt("Polish cards 2 and 3 of the Q3 deck");
     controller.setCurrentArtifacts([{ ref: "gamma:file:g_1:d_2", revision: "rev_9", title: "Q3 review" }]);
-    controller.addPendingInjection({
-      id: "evt_1",
-      kind: "client_view",
-      occurredAt: "2026-01-01T00:00:00Z",
-      delivery: "next_turn",
-      message: createTrustedMessage({ kind: "client_view", content: "<client_view>The user opened card 3.</client_view>", details: { injectionId: "evt_1" }, timestamp: 1 }),
-    });
+    const view = { id: "evt_1", kind: "client_view", occurredAt: "2026-01-01T00:00:00Z", source: "client", delivery: "next_turn", requiresDecision: false, summary: "The user opened card 3." } as const;
+    controller.routeUpdate(view);
 
     // The server compacts: a summary replaces the history, then the runtime restores its state.
     const summary: AgentMessage = { role: "user", content: [{ type: "text", text: "Summary: the user wants cards 2 and 3 polished." }], timestamp: 2 };
@@ -70,7 +65,7 @@ describe("the prefix's compaction promise holds on the low-level path", () => {
     await agent.prompt("continue");
     const anchor = expectRestored(seen[0]);
     expect(anchor).toContain('<artifact ref="gamma:file:g_1:d_2" revision="rev_9">Q3 review</artifact>');
-    expect(anchor).toContain("<client_view>The user opened card 3.</client_view>");
+    expect(anchor).toContain(renderInjection(view, artifacts.injectionKinds));
     expect(controller.state.pendingInjections).toEqual([]);
     expect(seen[0]?.systemPrompt).toBe(artifacts.variants.base);
 

@@ -5,7 +5,6 @@ import { ModelRegistry, SessionManager } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { SessionProtocolController } from "../../src/runtime/controller.js";
-import { createTrustedMessage } from "../../src/runtime/messages.js";
 import { createGammaAgent, createGammaSession, restoreAgentContext } from "../../src/runtime/pi-adapter.js";
 import { FileStateStore, StateStoreError } from "../../src/runtime/state.js";
 import { prepareDist, tempDir } from "./helpers/dist.js";
@@ -24,10 +23,13 @@ describe("the state store", () => {
     first.activateSkill("ask-user-questions", "call_1");
     first.updateTasks([{ id: "a", title: "Import slides.pptx", status: "in_progress", note: "12 slides" }], "call_2");
     first.setCurrentArtifacts([{ ref: "file:session/import/deck.gml", path: "session/import/deck.gml", revision: "sha256:abc" }]);
-    const message = (id: string) => createTrustedMessage({ kind: "artifact_update", content: `<artifact_update id="${id}">Saved.</artifact_update>`, details: { injectionId: id }, timestamp: 5 });
-    first.addPendingInjection({ id: "evt_1", kind: "artifact_update", occurredAt: "2026-01-01T00:00:01Z", delivery: "steer", message: message("evt_1"), data: { requiresDecision: false } });
-    first.addPendingInjection({ id: "evt_2", kind: "artifact_update", occurredAt: "2026-01-01T00:00:02Z", delivery: "steer", message: message("evt_2") });
-    first.markInjectionQueued("evt_2", "steer");
+    const update = (id: string, second: number, path: string) => ({
+      id, kind: "artifact_update", occurredAt: `2026-01-01T00:00:0${second}Z`, source: "workspace", delivery: "steer",
+      requiresDecision: false, summary: "Saved.", subject: { path },
+    });
+    first.routeUpdate(update("evt_1", 1, "session/import/deck.gml"));
+    first.routeUpdate(update("evt_2", 2, "session/import/notes.md"));
+    first.injections.markQueued(["evt_2"], "steer");
 
     const restarted = new SessionProtocolController({ artifacts, variant: "import", store: new FileStateStore(path) });
     const expected = structuredClone(first.state);

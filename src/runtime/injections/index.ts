@@ -12,7 +12,7 @@ export type {
   TrustedInjectionType,
 } from "./types.js";
 export { INJECTION_KINDS } from "./types.js";
-export { acceptInjection, checkInjection, InjectionRejectedError, type AcceptInjectionOptions } from "./validate.js";
+export { acceptInjection, checkInjection, InjectionRejectedError, type AcceptInjectionOptions } from "./envelope.js";
 export { escapeXml } from "./escape.js";
 export { renderInjection, RENDERED_ATTRIBUTES } from "./render.js";
 export {
@@ -24,7 +24,17 @@ export {
   type Neutraliser,
 } from "./neutralise.js";
 export { compareInjections } from "./order.js";
-export { coalescingKey, InjectionQueue, type AddOutcome, type InjectionQueueState } from "./queue.js";
+export {
+  coalescingKey,
+  InjectionQueue,
+  type AddOutcome,
+  type DrainOptions,
+  type DrainResult,
+  type InjectionQueueOptions,
+  type InjectionQueueState,
+  type QueueJournal,
+  type QueueRecord,
+} from "./queue.js";
 export { defaultDelivery, effectiveDelivery, isDueAt, shouldWake, type ArtifactMatch, type DeliveryMoment, type PolicyContext } from "./policy.js";
 export {
   createTrustedInjectionMessage,
@@ -33,12 +43,4 @@ export {
   prepareMessagesForModel,
   type PrepareOptions,
 } from "./transport.js";
-export {
-  InjectionRouter,
-  type Delivery,
-  type DeliveryBatch,
-  type DeliveryContext,
-  type InjectionRouterOptions,
-  type RouteResult,
-} from "./router.js";
-export { InjectionDesk, type InjectionHost, type RouteUpdateResult } from "./desk.js";
+export { InjectionDispatcher, type Delivery, type InjectionHost, type RouteUpdateResult } from "./dispatcher.js";

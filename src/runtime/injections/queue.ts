@@ -1,7 +1,10 @@
 /**
- * The pending-injection queue: pure data in, pure data out, so the controller
- * can persist it with the rest of the session state and restore it after a
- * compaction or a restart.
+ * The pending injections: the one owner of the session's durable pending set
+ * and its idempotency window. There is no second copy: the controller's
+ * state, the anchor, the next prompt and the Pi queues all read and change
+ * these entries, and every durable change goes through one journal record
+ * (`QueueRecord`), applied by `apply` both live and when a store replays its
+ * journal after a restart.
  *
  * - Idempotent by id: an id seen before (queued, delivered or replaced) is ignored.
  * - Coalescing of unsent snapshots: a newer event with the same coalescing key
@@ -10,14 +13,23 @@
  * - An echo of the agent's own change (origin.toolCallId) coalesces only with
  *   other echoes, never with another actor's event.
  * - Duplicate suppression: an event whose origin tool call already has its
- *   result in the active context is dropped when the queue is drained.
+ *   result in the active context is dropped when it is selected.
+ * - Order: occurredAt as an instant, then arrival (the order `add` saw them).
+ *
+ * An entry handed to Pi (a steering or follow-up queue, the next prompt, the
+ * anchor, the context) stays pending with `queuedAs` set until a model call
+ * used a context that carried it (`remove`). `queuedAs` is not durable: Pi's
+ * queues and contexts do not survive a restart, so a restored entry is unsent.
  */
+import type { GammaCustomMessage } from "../messages.js";
+import type { JsonValue, PendingInjection, PiQueue } from "../state.js";
 import { instantOf } from "./order.js";
-import type { RuntimeInjection } from "./types.js";
+import { createTrustedInjectionMessage } from "./transport.js";
+import { INJECTION_KINDS, type RuntimeInjection } from "./types.js";
 
 export interface InjectionQueueState {
-  /** Unsent events, in delivery order. */
-  pending: RuntimeInjection[];
+  /** Pending entries in arrival order. */
+  pending: PendingInjection[];
   /** Ids already processed (most recent last), so a re-sent event stays a no-op after restart. */
   seenIds: string[];
 }
@@ -32,147 +44,255 @@ export type AddOutcome =
   /** Dropped: this id was processed before. */
   | "duplicate";
 
+/** One durable change to the pending set; a state journal stores it as one small record. */
+export type QueueRecord =
+  /** A new pending entry (its id becomes processed); `replaces` is the unsent snapshot it coalesced. */
+  | { op: "pending"; add: PendingInjection; replaces?: string }
+  /** An id processed without becoming pending (superseded, or suppressed on arrival). */
+  | { op: "seen"; id: string }
+  /** Entries that left the pending set (a model call used them, or they were suppressed or coalesced away). */
+  | { op: "remove"; ids: string[] };
+
+/** Writes a record durably, then applies it (`apply`); throwing leaves the queue unchanged. */
+export type QueueJournal = (record: QueueRecord, apply: () => void) => void;
+
 export interface InjectionQueueOptions {
   /** How many processed ids to remember for idempotency. */
   rememberIds?: number;
+  /** The trusted message for an accepted event (default: each kind's own tag). */
+  render?: (injection: RuntimeInjection) => GammaCustomMessage;
+  /** Where durable changes go (default: applied in memory only). */
+  journal?: QueueJournal;
 }
 
 export interface DrainOptions {
-  /** Which pending events to take; the rest stay queued. */
+  /** Which unsent events to take; the rest stay queued. */
   select: (injection: RuntimeInjection) => boolean;
   /** Tool call ids whose results are in the active context. */
   toolCallIdsInContext?: ReadonlySet<string>;
 }
 
 export interface DrainResult {
-  /** In delivery order: occurredAt, then id. */
+  /** In delivery order: occurredAt, then arrival. */
   deliver: RuntimeInjection[];
   /** Dropped because a tool result in context already reports the change. */
   suppressed: RuntimeInjection[];
 }
 
 interface Entry {
+  pending: PendingInjection;
   injection: RuntimeInjection;
   instant: number;
+  arrival: number;
   key: string | undefined;
 }
 
-const DEFAULT_REMEMBERED_IDS = 10_000;
+export const DEFAULT_REMEMBERED_IDS = 10_000;
 
 export class InjectionQueue {
+  /** Every pending entry, in arrival order. */
   private readonly entries = new Map<string, Entry>();
+  /** Coalescing key → id of the unsent entry holding it. */
   private readonly byKey = new Map<string, string>();
-  private readonly seen = new Set<string>();
-  /** `seen` in insertion order from `seenHead` on: eviction without iterating a Set full of deleted slots. */
-  private readonly seenOrder: string[] = [];
-  private seenHead = 0;
-  private readonly rememberIds: number;
+  private readonly seen: IdWindow;
+  private readonly render: (injection: RuntimeInjection) => GammaCustomMessage;
+  private readonly journal: QueueJournal;
+  private arrivals = 0;
 
   constructor(state?: InjectionQueueState, options: InjectionQueueOptions = {}) {
-    this.rememberIds = Math.max(1, options.rememberIds ?? DEFAULT_REMEMBERED_IDS);
-    for (const id of state?.seenIds ?? []) this.remember(id);
-    for (const injection of state?.pending ?? []) {
-      this.insert({ injection, instant: instantOf(injection), key: coalescingKey(injection) });
-    }
+    this.seen = new IdWindow(Math.max(1, options.rememberIds ?? DEFAULT_REMEMBERED_IDS));
+    this.render = options.render ?? renderWithKindTags;
+    this.journal = options.journal ?? ((_record, apply) => apply());
+    for (const id of state?.seenIds ?? []) this.seen.add(id);
+    for (const pending of state?.pending ?? []) this.insert({ ...pending });
   }
 
+  /** Pending entries (unsent or handed to Pi). */
   get size(): number {
     return this.entries.size;
   }
 
+  /** Whether this id was processed before (pending now, or in the idempotency window). */
+  isProcessed(id: string): boolean {
+    return this.entries.has(id) || this.seen.has(id);
+  }
+
+  get(id: string): PendingInjection | undefined {
+    return this.entries.get(id)?.pending;
+  }
+
   add(injection: RuntimeInjection): AddOutcome {
-    // A pending id counts as processed even after `seen` has evicted it.
+    // A pending id counts as processed even after the window has evicted it.
     if (this.seen.has(injection.id) || this.entries.has(injection.id)) return "duplicate";
     return this.place(injection);
   }
 
   /**
-   * Puts back an event that left the queue but never reached the model (the
-   * host cleared Pi's queue it was waiting in). Its id is already processed,
-   * so `add` would call it a duplicate; coalescing still applies.
+   * Puts an event back that left the queue without reaching the model. Its id
+   * is already processed, so `add` would call it a duplicate; coalescing
+   * still applies. An entry still pending but handed to Pi becomes unsent.
    */
   requeue(injection: RuntimeInjection): AddOutcome {
-    if (this.entries.has(injection.id)) return "duplicate";
-    return this.place(injection);
+    const entry = this.entries.get(injection.id);
+    if (entry === undefined) return this.place(injection);
+    if (entry.pending.queuedAs === undefined) return "duplicate";
+    this.release([injection.id]);
+    return this.entries.has(injection.id) ? "queued" : "superseded";
   }
 
-  private place(injection: RuntimeInjection): AddOutcome {
-    const entry: Entry = { injection, instant: instantOf(injection), key: coalescingKey(injection) };
-    const existingId = entry.key === undefined ? undefined : this.byKey.get(entry.key);
-    const existing = existingId === undefined ? undefined : this.entries.get(existingId);
-    if (existing) {
-      const newer = entry.instant > existing.instant || (entry.instant === existing.instant && injection.id > existing.injection.id);
-      if (!newer) {
-        this.remember(injection.id);
-        return "superseded";
-      }
-      this.entries.delete(existing.injection.id);
-      this.insert(entry);
-      return "coalesced";
-    }
-    this.insert(entry);
-    return "queued";
+  /** Records an id as processed without queueing it (an echo suppressed on arrival). */
+  markSeen(id: string): void {
+    if (this.seen.has(id) || this.entries.has(id)) return;
+    this.commit({ op: "seen", id });
   }
 
   /** Unsent events in delivery order, without removing them. */
   pending(): RuntimeInjection[] {
-    return sortEntries([...this.entries.values()]).map((entry) => entry.injection);
+    return this.ordered((entry) => entry.pending.queuedAs === undefined).map((entry) => entry.injection);
   }
 
-  drain(options: DrainOptions): DrainResult {
-    const taken: Entry[] = [];
-    const suppressed: RuntimeInjection[] = [];
-    for (const entry of this.entries.values()) {
-      if (!options.select(entry.injection)) continue;
-      taken.push(entry);
-    }
-    for (const entry of taken) this.remove(entry);
+  /** Pending entries that match, in delivery order (occurredAt, then arrival). */
+  select(match: (entry: PendingInjection, injection: RuntimeInjection) => boolean): PendingInjection[] {
+    return this.ordered((entry) => match(entry.pending, entry.injection)).map((entry) => entry.pending);
+  }
+
+  /** Every pending entry in arrival order (what a snapshot stores). */
+  all(): PendingInjection[] {
+    return [...this.entries.values()].map((entry) => entry.pending);
+  }
+
+  /**
+   * The unsent events `select` picks, split into those to deliver and echoes
+   * already reported by a tool result in context (removed here). The
+   * delivered ones stay pending until the caller hands them on.
+   */
+  take(options: DrainOptions): DrainResult {
     const deliver: RuntimeInjection[] = [];
-    for (const entry of sortEntries(taken)) {
+    const suppressed: RuntimeInjection[] = [];
+    for (const entry of this.ordered((candidate) => candidate.pending.queuedAs === undefined && options.select(candidate.injection))) {
       const toolCallId = entry.injection.origin?.toolCallId;
       if (toolCallId !== undefined && options.toolCallIdsInContext?.has(toolCallId)) suppressed.push(entry.injection);
       else deliver.push(entry.injection);
     }
+    this.remove(suppressed.map((injection) => injection.id));
     return { deliver, suppressed };
   }
 
-  /** Removes pending events delivered by another path (e.g. the controller's anchor); their ids stay processed. */
+  /** Takes the selected unsent events and removes them at once (a host delivering them itself). */
+  drain(options: DrainOptions): DrainResult {
+    const result = this.take(options);
+    this.remove(result.deliver.map((injection) => injection.id));
+    return result;
+  }
+
+  /** Removes pending entries: a model call used them, or another path delivered them. Ids stay processed. */
+  remove(ids: Iterable<string>): void {
+    const present = [...ids].filter((id) => this.entries.has(id));
+    if (present.length > 0) this.commit({ op: "remove", ids: present });
+  }
+
+  /** Same as `remove`: pending events another path delivered. */
   forget(ids: Iterable<string>): void {
+    this.remove(ids);
+  }
+
+  /** These entries now wait in a Pi queue, the next prompt, an anchor or the context (not durable). */
+  markQueued(ids: Iterable<string>, via: PiQueue): void {
     for (const id of ids) {
       const entry = this.entries.get(id);
-      if (entry) this.remove(entry);
+      if (entry === undefined) continue;
+      if (entry.key !== undefined && this.byKey.get(entry.key) === id) this.byKey.delete(entry.key);
+      entry.pending.queuedAs = via;
+    }
+  }
+
+  /**
+   * Entries handed to Pi that never reached a context (the host cleared a
+   * queue) become unsent again; an unsent newer snapshot of the same thing
+   * still wins over them.
+   */
+  release(ids: Iterable<string>): void {
+    for (const id of ids) {
+      const entry = this.entries.get(id);
+      if (entry === undefined || entry.pending.queuedAs === undefined) continue;
+      delete entry.pending.queuedAs;
+      if (entry.key === undefined) continue;
+      const rivalId = this.byKey.get(entry.key);
+      const rival = rivalId === undefined ? undefined : this.entries.get(rivalId);
+      if (rival !== undefined && !isNewer(entry, rival)) {
+        this.commit({ op: "remove", ids: [id] });
+        continue;
+      }
+      if (rival !== undefined) this.commit({ op: "remove", ids: [rival.pending.id] });
+      this.byKey.set(entry.key, id);
     }
   }
 
   snapshot(): InjectionQueueState {
-    return { pending: this.pending(), seenIds: [...this.seen] };
+    return { pending: this.all().map(withoutQueue), seenIds: this.seen.ids() };
   }
 
-  private insert(entry: Entry): void {
-    const id = entry.injection.id;
-    this.entries.set(id, entry);
-    this.remember(id);
-    if (entry.key !== undefined) this.byKey.set(entry.key, id);
-  }
-
-  private remove(entry: Entry): void {
-    this.entries.delete(entry.injection.id);
-    if (entry.key !== undefined && this.byKey.get(entry.key) === entry.injection.id) this.byKey.delete(entry.key);
-  }
-
-  private remember(id: string): void {
-    if (this.seen.has(id)) return;
-    this.seen.add(id);
-    this.seenOrder.push(id);
-    // Eviction drops the id seen first; pending ids stay recognised through `entries`.
-    while (this.seen.size > this.rememberIds && this.seenHead < this.seenOrder.length) {
-      const oldest = this.seenOrder[this.seenHead++];
-      if (oldest !== undefined) this.seen.delete(oldest);
+  /** Applies one durable change; the live path and a journal replay both come through here. */
+  apply(record: QueueRecord): void {
+    switch (record.op) {
+      case "pending": {
+        if (record.replaces !== undefined) this.delete(record.replaces);
+        this.insert(withoutQueue(record.add));
+        return;
+      }
+      case "seen":
+        this.seen.add(record.id);
+        return;
+      case "remove":
+        for (const id of record.ids) this.delete(id);
+        return;
     }
-    if (this.seenHead > 1024 && this.seenHead * 2 > this.seenOrder.length) {
-      this.seenOrder.splice(0, this.seenHead);
-      this.seenHead = 0;
+  }
+
+  private place(injection: RuntimeInjection): AddOutcome {
+    const candidate = { instant: instantOf(injection), arrival: this.arrivals + 1 };
+    const key = coalescingKey(injection);
+    const existingId = key === undefined ? undefined : this.byKey.get(key);
+    const existing = existingId === undefined ? undefined : this.entries.get(existingId);
+    if (existing !== undefined && !isNewer(candidate, existing)) {
+      this.commit({ op: "seen", id: injection.id });
+      return "superseded";
     }
+    const add: PendingInjection = {
+      id: injection.id,
+      kind: injection.kind,
+      occurredAt: injection.occurredAt,
+      delivery: injection.delivery,
+      message: this.render(injection),
+      data: injection as unknown as JsonValue,
+    };
+    this.commit(existing === undefined ? { op: "pending", add } : { op: "pending", add, replaces: existing.pending.id });
+    return existing === undefined ? "queued" : "coalesced";
+  }
+
+  private commit(record: QueueRecord): void {
+    this.journal(record, () => this.apply(record));
+  }
+
+  private insert(pending: PendingInjection): void {
+    const injection = envelopeOf(pending);
+    const entry: Entry = { pending, injection, instant: instantOf(injection), arrival: ++this.arrivals, key: coalescingKey(injection) };
+    this.entries.set(pending.id, entry);
+    this.seen.add(pending.id);
+    if (entry.key !== undefined && pending.queuedAs === undefined) this.byKey.set(entry.key, pending.id);
+  }
+
+  private delete(id: string): void {
+    const entry = this.entries.get(id);
+    if (entry === undefined) return;
+    this.entries.delete(id);
+    if (entry.key !== undefined && this.byKey.get(entry.key) === id) this.byKey.delete(entry.key);
+  }
+
+  private ordered(match: (entry: Entry) => boolean): Entry[] {
+    const matched: Entry[] = [];
+    for (const entry of this.entries.values()) if (match(entry)) matched.push(entry);
+    return matched.sort(byDelivery);
   }
 }
 
@@ -209,6 +329,73 @@ function subjectKey(injection: RuntimeInjection): string | undefined {
   }
 }
 
-function sortEntries(entries: Entry[]): Entry[] {
-  return entries.sort((a, b) => a.instant - b.instant || (a.injection.id < b.injection.id ? -1 : a.injection.id > b.injection.id ? 1 : 0));
+/** Later instant wins; at the same instant the later arrival wins. */
+function isNewer(a: { instant: number; arrival: number }, b: { instant: number; arrival: number }): boolean {
+  return a.instant > b.instant || (a.instant === b.instant && a.arrival > b.arrival);
+}
+
+function byDelivery(a: Entry, b: Entry): number {
+  return a.instant - b.instant || a.arrival - b.arrival;
+}
+
+function withoutQueue(pending: PendingInjection): PendingInjection {
+  const { queuedAs: _queued, ...rest } = pending;
+  return rest;
+}
+
+/** The accepted envelope kept with a pending entry (older state files may lack it). */
+function envelopeOf(pending: PendingInjection): RuntimeInjection {
+  const data = pending.data;
+  if (typeof data === "object" && data !== null && !Array.isArray(data) && data["id"] === pending.id && typeof data["summary"] === "string") {
+    return data as unknown as RuntimeInjection;
+  }
+  return {
+    id: pending.id,
+    kind: pending.kind as RuntimeInjection["kind"],
+    occurredAt: pending.occurredAt,
+    source: "server",
+    delivery: pending.delivery,
+    requiresDecision: false,
+    summary: pending.message.content,
+  };
+}
+
+const KIND_TAGS = INJECTION_KINDS.map((kind) => ({ kind, tag: kind, meaning: "", action: "", delivery: "next_turn" as const }));
+
+function renderWithKindTags(injection: RuntimeInjection): GammaCustomMessage {
+  return createTrustedInjectionMessage(injection, KIND_TAGS, { timestamp: instantOf(injection) });
+}
+
+/**
+ * The most recent `capacity` processed ids, oldest evicted first, in
+ * constant time per id (the order array is compacted as its head advances).
+ */
+class IdWindow {
+  private readonly members = new Set<string>();
+  private order: string[] = [];
+  private head = 0;
+
+  constructor(private readonly capacity: number) {}
+
+  has(id: string): boolean {
+    return this.members.has(id);
+  }
+
+  add(id: string): void {
+    if (this.members.has(id)) return;
+    this.members.add(id);
+    this.order.push(id);
+    while (this.members.size > this.capacity && this.head < this.order.length) {
+      const oldest = this.order[this.head++];
+      if (oldest !== undefined) this.members.delete(oldest);
+    }
+    if (this.head > 1024 && this.head * 2 > this.order.length) {
+      this.order = this.order.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  ids(): string[] {
+    return this.order.slice(this.head);
+  }
 }

@@ -1,0 +1,214 @@
+// The durable store's contract: one small record per change, compaction into a
+// snapshot, crash recovery (a real child process killed mid-write), a torn
+// tail ignored and reported, and a second writer refused, never merged.
+import { spawn } from "node:child_process";
+import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { loadArtifacts } from "../../src/runtime/artifacts.js";
+import { SessionProtocolController } from "../../src/runtime/controller.js";
+import type { RuntimeInjection } from "../../src/runtime/injections/index.js";
+import { FileStateStore, MemoryStateStore, StateConflictError, StateStoreError, type ExecutionState, type StateRecovery } from "../../src/runtime/state.js";
+import { prepareDist, tempDir } from "./helpers/dist.js";
+
+const distDir = prepareDist();
+const artifacts = loadArtifacts({ distDir });
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const writer = fileURLToPath(new URL("./helpers/journal-writer.mjs", import.meta.url));
+
+function controllerOn(store: FileStateStore | MemoryStateStore): SessionProtocolController {
+  return new SessionProtocolController({ artifacts, variant: "base", store });
+}
+
+/** A mix that keeps the pending set small: views, edits of a few files, results of a few jobs, notes. */
+function mixedEvents(count: number): RuntimeInjection[] {
+  return Array.from({ length: count }, (_, index): RuntimeInjection => {
+    const occurredAt = new Date(Date.UTC(2026, 2, 1, 9) + index * 1000).toISOString();
+    const common = { id: `evt_${index}`, occurredAt, requiresDecision: false, summary: `Event ${index}.` };
+    switch (index % 4) {
+      case 0:
+        return { ...common, kind: "client_view", source: "client", delivery: "next_turn" };
+      case 1:
+        return { ...common, kind: "artifact_update", source: "workspace", delivery: "steer", subject: { path: `doc-${index % 5}.xml` } };
+      case 2:
+        return { ...common, kind: "background_result", source: "background_job", delivery: "follow_up", details: { jobId: `job-${index % 3}` } };
+      default:
+        return { ...common, kind: "system_note", source: "server", delivery: "next_turn", dedupeKey: `note-${index % 7}` };
+    }
+  });
+}
+
+const lines = (path: string): string[] => readFileSync(path, "utf8").split("\n").filter((line) => line !== "");
+
+describe("the journal", () => {
+  it("appends one small record per routed event, without rewriting the file", () => {
+    const path = join(tempDir("gamma-journal-"), "state.json");
+    const controller = controllerOn(new FileStateStore(path));
+    const inode = statSync(path).ino;
+    const sizes: number[] = [];
+    for (const event of mixedEvents(400)) {
+      const before = statSync(path).size;
+      controller.routeUpdate(event);
+      sizes.push(statSync(path).size - before);
+    }
+    expect(statSync(path).ino).toBe(inode);
+    expect(lines(path)).toHaveLength(1 + 400);
+    // Constant cost: the last record is no bigger than the first, whatever the state holds by then.
+    expect(Math.max(...sizes)).toBeLessThan(2 * (sizes[0] ?? 0));
+    expect(Math.max(...sizes)).toBeLessThan(2048);
+    controller.close();
+    expect(new FileStateStore(path).load()).toEqual(controller.state);
+  });
+
+  it("compacts into a new snapshot when the journal outgrows its limit, and reads back the same state", () => {
+    const path = join(tempDir("gamma-journal-"), "state.json");
+    const controller = controllerOn(new FileStateStore(path, { compactAfterBytes: 8 * 1024 }));
+    controller.updateTasks([{ id: "deck", title: "Build the deck", status: "in_progress" }]);
+    for (const event of mixedEvents(300)) controller.routeUpdate(event);
+    expect(lines(path).length).toBeLessThan(200);
+    const [snapshot] = lines(path);
+    expect(JSON.parse(snapshot ?? "{}")).toMatchObject({ stateVersion: 1, variant: "base" });
+    expect(JSON.parse(snapshot ?? "{}").revision).toBeGreaterThan(200);
+    controller.close();
+    expect(new FileStateStore(path).load()).toEqual(controller.state);
+    expect(controllerOn(new FileStateStore(path)).state).toEqual(controller.state);
+  });
+
+  it("the memory store keeps copies and compacts too", () => {
+    const store = new MemoryStateStore({ compactAfterBytes: 4 * 1024 });
+    const controller = controllerOn(store);
+    for (const event of mixedEvents(300)) controller.routeUpdate(event);
+    expect(store.load()).toEqual(controller.state);
+  });
+});
+
+describe("a crash mid-write", () => {
+  it("a child process killed while it routes events leaves a state that restores to its last complete record", async () => {
+    if (!existsSync(join(root, "lib/runtime/index.js"))) throw new Error("run `npm run build:ts` first: the child process runs the compiled runtime");
+    const folder = tempDir("gamma-crash-");
+    const path = join(folder, "state.json");
+    const eventsPath = join(folder, "events.json");
+    const events = mixedEvents(500);
+    writeFileSync(eventsPath, JSON.stringify(events));
+    const child = spawn(process.execPath, [writer, path, distDir, eventsPath, String(16 * 1024)], { stdio: ["ignore", "pipe", "pipe"] });
+    let reported = 0;
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        const revisions = chunk.toString().trim().split("\n").map(Number);
+        reported = Math.max(reported, ...revisions);
+        // Past several compactions: killed while it writes records (or a new snapshot).
+        if (reported >= 1500 && child.exitCode === null) child.kill("SIGKILL");
+      });
+      child.on("exit", (_code, signal) => (signal === "SIGKILL" ? resolve() : reject(new Error(`child exited on its own: ${stderr}`))));
+    });
+
+    const recoveries: StateRecovery[] = [];
+    const restored = new FileStateStore(path, { onRecovery: (recovery) => recoveries.push(recovery) }).load() as ExecutionState;
+    expect(restored.revision).toBeGreaterThanOrEqual(reported);
+    // The same events routed in memory up to that revision give exactly the restored state.
+    const reference = controllerOn(new MemoryStateStore());
+    for (let round = 0; reference.state.revision < restored.revision; round++) {
+      for (const event of events) {
+        if (reference.state.revision === restored.revision) break;
+        reference.routeUpdate({ ...event, id: `${event.id}-${round}` });
+      }
+    }
+    // Everything but the session's random key, which each session mints for itself.
+    expect({ ...restored, sessionKey: "" }).toEqual({ ...reference.state, sessionKey: "" });
+    expect(recoveries.every((recovery) => recovery.revision === restored.revision)).toBe(true);
+
+    // A restarted server continues on that file.
+    const restarted = controllerOn(new FileStateStore(path));
+    restarted.routeUpdate({ ...events[0]!, id: "after-restart" });
+    restarted.close();
+    expect(new FileStateStore(path).load()?.revision).toBe(restored.revision + 1);
+  }, 30_000);
+
+  it("a torn last record is ignored and reported, and cut off before the next write", () => {
+    const path = join(tempDir("gamma-torn-"), "state.json");
+    const controller = controllerOn(new FileStateStore(path));
+    for (const event of mixedEvents(10)) controller.routeUpdate(event);
+    const complete = controller.state;
+    controller.close();
+    // The next record, cut short by a crash.
+    const record = `${JSON.stringify({ op: "seen", id: "evt_torn", revision: complete.revision + 1 })}\n`;
+    appendFileSync(path, record.slice(0, 17));
+
+    const recoveries: StateRecovery[] = [];
+    const store = new FileStateStore(path, { onRecovery: (recovery) => recoveries.push(recovery) });
+    const reopened = controllerOn(store);
+    expect(reopened.state).toEqual(complete);
+    expect(recoveries).toEqual([{ location: path, tornBytes: 17, revision: complete.revision, message: expect.stringMatching(/^Ignored 17 bytes after the last complete record/) }]);
+    expect(store.lastRecovery).toEqual(recoveries[0]);
+
+    reopened.routeUpdate(mixedEvents(11)[10]!);
+    reopened.close();
+    expect(readFileSync(path, "utf8").endsWith("\n")).toBe(true);
+    expect(new FileStateStore(path).load()).toEqual(reopened.state);
+    expect(lines(path).every((line) => JSON.parse(line) !== undefined)).toBe(true);
+  });
+
+  it("a broken record before the last one is corruption, refused with an error naming the file and line", () => {
+    const path = join(tempDir("gamma-torn-"), "state.json");
+    const controller = controllerOn(new FileStateStore(path));
+    for (const event of mixedEvents(3)) controller.routeUpdate(event);
+    controller.close();
+    const [snapshot, first, ...rest] = lines(path);
+    writeFileSync(path, [snapshot, (first ?? "").slice(0, 10), ...rest, ""].join("\n"));
+    expect(() => new FileStateStore(path).load()).toThrow(StateStoreError);
+    expect(() => new FileStateStore(path).load()).toThrow(`${path}: Unexpected line 2 that is not JSON`);
+  });
+});
+
+describe("two writers on one state file", () => {
+  it("the second server's write is refused with StateConflictError, and the file keeps the first's state", () => {
+    const path = join(tempDir("gamma-conflict-"), "state.json");
+    const first = controllerOn(new FileStateStore(path));
+    first.routeUpdate(mixedEvents(1)[0]!);
+    const second = controllerOn(new FileStateStore(path)); // another process opens the same session
+    const [, a, b] = mixedEvents(3);
+    first.routeUpdate(a!);
+    expect(() => second.routeUpdate(b!)).toThrow(StateConflictError);
+    expect(() => second.routeUpdate(b!)).toThrow(/another writer \(revision 2 on disk, this process is at revision 1\)/);
+    // Refused before anything changed: the second controller's state is as it was.
+    expect(second.state.revision).toBe(1);
+    expect(new FileStateStore(path).load()).toEqual(first.state);
+    first.close();
+    second.close();
+  });
+
+  it("a writer that compacted the file away under another is detected by the new file", () => {
+    const path = join(tempDir("gamma-conflict-"), "state.json");
+    const first = controllerOn(new FileStateStore(path, { compactAfterBytes: 1 }));
+    const second = controllerOn(new FileStateStore(path));
+    const inode = statSync(path).ino;
+    for (const event of mixedEvents(100)) first.routeUpdate(event);
+    expect(statSync(path).ino).not.toBe(inode);
+    expect(() => second.updateTasks([])).toThrow(StateConflictError);
+    first.close();
+    second.close();
+  });
+
+  it("records of two writers interleaved in one file are refused on load, never merged", () => {
+    const path = join(tempDir("gamma-conflict-"), "state.json");
+    const controller = controllerOn(new FileStateStore(path));
+    controller.routeUpdate(mixedEvents(1)[0]!);
+    controller.close();
+    appendFileSync(path, `${JSON.stringify({ op: "seen", id: "other-process", revision: 1 })}\n`);
+    expect(() => new FileStateStore(path).load()).toThrow(StateConflictError);
+    expect(() => new FileStateStore(path).load()).toThrow(/revision 1 after revision 1, expected 2: two processes wrote this session's state/);
+  });
+});
+
+describe("the fsync policy", () => {
+  it("`always` syncs every record and reads back the same state", () => {
+    const path = join(tempDir("gamma-fsync-"), "state.json");
+    const controller = controllerOn(new FileStateStore(path, { fsync: "always" }));
+    for (const event of mixedEvents(20)) controller.routeUpdate(event);
+    controller.close();
+    expect(new FileStateStore(path).load()).toEqual(controller.state);
+  });
+});
