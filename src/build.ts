@@ -6,32 +6,25 @@ import type { SourceFile } from "./model.js";
 import { ProjectRootError } from "./pipeline/discover/discover.js";
 import { sameStamp } from "./pipeline/discover/file-stamp.js";
 import { isWithin, relativePosix } from "./pipeline/discover/relative-paths.js";
-import type { SkillParseCache } from "./pipeline/lint-skills/checked-skill.js";
 import { MANIFEST_FILE, type DistManifest } from "./protocol/manifest.js";
 import { cacheFile, computeInputKey, currentStamp, readPersistedBuild, writePersistedBuild } from "./pipeline/cache/build-cache.js";
-import { EmitError, emitArtifacts, listTree } from "./pipeline/emit/emit.js";
+import { DIST_MEMORY, EmitError, emitArtifacts, listTree, type DistMemory } from "./pipeline/emit/emit.js";
+import { BuildSession } from "./pipeline/session/build-session.js";
 import type { ArtifactContent } from "./pipeline/emit/manifest.js";
-import { createIncrementalState, type IncrementalState } from "./pipeline/cache/incremental.js";
 import { sha256Hex } from "./pipeline/discover/read-source.js";
 import { summarize, type BuildSummary } from "./pipeline/render/summary.js";
 
 export type { BuildSummary, VariantSummary } from "./pipeline/render/summary.js";
 
 /**
- * Opaque incremental state for successive builds of one project (watch mode):
- * skill parse results by content hash, prompt sources by path, token counts
- * by text and the rest of what a rebuild can reuse (see IncrementalState).
- * Never shared between projects.
+ * Opaque state for successive builds of one project (watch mode): the build
+ * session that keeps what a rebuild can reuse (see BuildSession). Never
+ * shared between projects.
  */
-export interface BuildCache {
-  parseCache?: SkillParseCache;
-  readonly sources: Map<string, SourceFile>;
-  readonly tokenCounts: Map<string, number>;
-  incremental?: IncrementalState;
-}
+export type BuildCache = BuildSession;
 
 export function createBuildCache(): BuildCache {
-  return { sources: new Map(), tokenCounts: new Map(), incremental: createIncrementalState() };
+  return new BuildSession({ repeated: true });
 }
 
 export interface BuildOptions {
@@ -87,7 +80,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     throw new ProjectRootError(`output folder "${options.outDir ?? "dist"}" holds the project root, expected a folder of its own such as "dist"`);
   }
   const persistent = options.persistentCache ?? !(options.cache && options.changedPaths);
-  const previousManifest = rememberedManifest(outDir, options.cache?.incremental) ?? (await readManifest(outDir));
+  // A one-shot build runs in a session of its own.
+  const session = options.cache ?? new BuildSession();
+  const distMemory = session.keep(DIST_MEMORY, () => ({ files: new Map() }));
+  const previousManifest = rememberedManifest(outDir, distMemory) ?? (await readManifest(outDir));
 
   const input = persistent ? await computeInputKey(root, outRel) : undefined;
   if (input !== undefined) {
@@ -97,8 +93,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 
   // Heavy modules (lint, templates, tokenizer) load only when something must be rendered.
   const { compileProject } = await import("./pipeline/compile/compile.js");
-  const cache = options.cache;
-  const compiled = await compileProject(root, cache ?? {}, cache && options.changedPaths ? options.changedPaths : undefined);
+  const compiled = await compileProject(root, session, options.cache ? options.changedPaths : undefined);
   const previous = previousManifest ? { previousManifest } : {};
   const failed = (diagnostics: Diagnostic[]): BuildResult => ({
     ok: false,
@@ -118,18 +113,15 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 
   let emitted;
   try {
-    const memo = cache?.incremental;
     const hashes = compiled.hashes;
     const manifestText = compiled.artifacts.get(MANIFEST_FILE) as string | undefined;
     const fingerprint = (path: string): string | undefined => (path === MANIFEST_FILE ? manifestText : hashes?.get(path)?.sha256);
-    emitted = await emitArtifacts(outDir, compiled.artifacts, memo && hashes ? { fingerprint, files: memo.emitted, trustUnchanged: options.changedPaths !== undefined } : undefined);
-    const manifestFile = memo?.emitted.get(MANIFEST_FILE);
-    if (memo) {
-      if (manifestFile) memo.manifest = { file: manifestFile, manifest: compiled.manifest };
-      else delete memo.manifest;
-    }
+    emitted = await emitArtifacts(outDir, compiled.artifacts, { fingerprint, files: distMemory.files, trustUnchanged: options.cache !== undefined && options.changedPaths !== undefined });
+    const manifestFile = distMemory.files.get(MANIFEST_FILE);
+    if (manifestFile) distMemory.manifest = { file: manifestFile, manifest: compiled.manifest };
+    else delete distMemory.manifest;
   } catch (error) {
-    if (cache?.incremental) delete cache.incremental.manifest;
+    delete distMemory.manifest;
     const path = error instanceof EmitError && error.path ? `${outRel}/${error.path}` : outRel;
     const message = error instanceof Error ? error.message : String(error);
     return failed([...compiled.diagnostics, createDiagnostic("dist/write-failed", path, FILE_START, message)].sort(compareDiagnostics));
@@ -205,8 +197,8 @@ async function checkOwnership(outDir: string, outRel: string, artifacts: Readonl
 }
 
 /** The manifest the last build of this cache wrote, while manifest.json on disk is still that file. */
-function rememberedManifest(outDir: string, memo: IncrementalState | undefined): DistManifest | undefined {
-  const remembered = memo?.manifest;
+function rememberedManifest(outDir: string, memory: DistMemory): DistManifest | undefined {
+  const remembered = memory.manifest;
   if (!remembered) return undefined;
   const now = statSync(join(outDir, MANIFEST_FILE), { throwIfNoEntry: false });
   return sameStamp(remembered.file, now) ? remembered.manifest : undefined;

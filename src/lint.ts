@@ -1,6 +1,7 @@
 import { countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./model.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
+import { BuildSession } from "./pipeline/session/build-session.js";
 
 export { ProjectRootError } from "./pipeline/discover/discover.js";
 
@@ -25,6 +26,6 @@ export interface LintResult {
  * skills/ folder, which is a usage problem rather than a finding.
  */
 export async function lint(options: LintOptions): Promise<LintResult> {
-  const { diagnostics, skills } = await lintSkills(options.root);
+  const { diagnostics, skills } = await lintSkills(options.root, new BuildSession());
   return { diagnostics, ...countDiagnostics(diagnostics), skills };
 }

@@ -1,6 +1,7 @@
 import { ruleRegistry, type RuleId } from "./rules/index.js";
+import type { Severity } from "./rules/rule.js";
 
-export type Severity = "error" | "warning";
+export type { Severity } from "./rules/rule.js";
 
 /** A 1-based line and column pair. Columns count UTF-16 code units, as editors do. */
 export interface Position {

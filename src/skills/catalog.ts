@@ -47,7 +47,13 @@ export const CATALOG_TAIL = "</available_skills>";
  * (sorted by name), each ending with `</skill>` and a newline. Token counts
  * are summed entry by entry, so only an edited skill's entry is re-counted.
  */
-export function catalogParts(skills: readonly CatalogSkill[], entry: (skill: CatalogSkill) => string = catalogEntry): { head: string; entries: string[]; tail: string } {
+export interface CatalogParts {
+  head: string;
+  entries: string[];
+  tail: string;
+}
+
+export function catalogParts(skills: readonly CatalogSkill[], entry: (skill: CatalogSkill) => string = catalogEntry): CatalogParts {
   const sorted = [...skills].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { head: CATALOG_HEAD, entries: sorted.map((skill) => entry(skill)), tail: CATALOG_TAIL };
 }

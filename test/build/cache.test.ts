@@ -2,6 +2,7 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { build, createBuildCache } from "../../src/build.js";
+import { PROJECT_SOURCES } from "../../src/pipeline/discover/project-sources.js";
 import { copyProject, removeTempDirs, snapshotTree } from "./helpers.js";
 
 afterAll(removeTempDirs);
@@ -54,7 +55,7 @@ describe("the persistent build cache", () => {
     const cache = createBuildCache();
     const first = await build({ root, cache, persistentCache: false });
     expect(first.ok).toBe(true);
-    expect(cache.sources.size).toBeGreaterThan(0);
+    expect(cache.keep(PROJECT_SOURCES, () => new Map()).size).toBeGreaterThan(0);
     const intro = join(root, "prompts/partials/intro.hbs");
     await writeFile(intro, `${await readFile(intro, "utf8")}Be brief.\n`);
     // Not listed as changed: the cached text is used, so the output does not move.

@@ -44,9 +44,9 @@ describe("template check results reused by context shape", () => {
     const found: number[] = [];
     for (const context of contexts) {
       const expected = checkTemplate(templates.prefix, context, templates.partials);
-      expect(checkTemplateCached(templates, templates.prefix, context, templates.partials)).toEqual(expected);
+      expect(checkTemplateCached(templates.checkResults, templates.prefix, context, templates.partials)).toEqual(expected);
       // Asked twice, the second answer comes from the cache and must be the same.
-      expect(checkTemplateCached(templates, templates.prefix, context, templates.partials)).toEqual(expected);
+      expect(checkTemplateCached(templates.checkResults, templates.prefix, context, templates.partials)).toEqual(expected);
       found.push(expected.length);
     }
     // The sequence really exercises findings appearing and disappearing.

@@ -98,16 +98,23 @@ describe("piecewise counting of the catalog", () => {
     expect(counter.countJoined([before + head, ...entries, tail + after])).toBe(tokenizer.count(before + catalog + after));
   });
 
-  it("checks pieces against the whole text when asked, and trusts the whole when they disagree", async () => {
+  it("checks pieces against the whole text in a repeated session's first build, and trusts the whole when they disagree", async () => {
     const tokenizer = await loadTokenizer();
     const prefix = "You are Gamma.\n<available_skills>\n</available_skills>\n";
     const input = { prefix, catalog: "<available_skills>\n</available_skills>", suffixes: new Map([["base", ""]]), variantTemplate: "prompts/variant.hbs" };
-    const agreeing = measurePrompts(new TokenCounter(tokenizer), { ...input, pieces: { prefix: ["You are Gamma.\n<available_skills>\n", "</available_skills>\n"], catalog: ["<available_skills>\n", "</available_skills>"] }, verifyPieces: true });
-    expect(agreeing.piecesDisagree).toBeUndefined();
+    const agreeingCounter = new TokenCounter(tokenizer, { repeated: true });
+    const agreeing = measurePrompts(agreeingCounter, { ...input, pieces: { prefix: ["You are Gamma.\n<available_skills>\n", "</available_skills>\n"], catalog: ["<available_skills>\n", "</available_skills>"] } });
     expect(agreeing.prefixTokens).toBe(tokenizer.count(prefix));
-    // Pieces that do not make up the text: the check catches it and the whole count wins.
-    const wrong = measurePrompts(new TokenCounter(tokenizer), { ...input, pieces: { prefix: ["You are>\n", "Gamma"], catalog: ["x"] }, verifyPieces: true });
-    expect(wrong.piecesDisagree).toBe(true);
-    expect(wrong.prefixTokens).toBe(tokenizer.count(prefix));
+    agreeingCounter.endBuild();
+    expect(agreeingCounter.countsPieces).toBe(true);
+    // Pieces that do not make up the text: the check catches it and the whole count wins, then and later.
+    const wrongCounter = new TokenCounter(tokenizer, { repeated: true });
+    const wrongInput = { ...input, pieces: { prefix: ["You are>\n", "Gamma"], catalog: ["x"] } };
+    expect(measurePrompts(wrongCounter, wrongInput).prefixTokens).toBe(tokenizer.count(prefix));
+    wrongCounter.endBuild();
+    expect(wrongCounter.countsPieces).toBe(false);
+    expect(measurePrompts(wrongCounter, wrongInput).prefixTokens).toBe(tokenizer.count(prefix));
+    // A one-shot counter never counts pieces.
+    expect(new TokenCounter(tokenizer).countsPieces).toBe(false);
   });
 });

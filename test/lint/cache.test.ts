@@ -1,11 +1,16 @@
 import { describe, expect, it, vi } from "vitest";
 import { SkillParseCache } from "../../src/pipeline/lint-skills/checked-skill.js";
-import { lintSkills } from "../../src/pipeline/lint-skills/lint-skills.js";
+import { CHECKED_SKILLS, lintSkills } from "../../src/pipeline/lint-skills/lint-skills.js";
+import { BuildSession } from "../../src/pipeline/session/build-session.js";
 import { fixturesDir } from "./helpers.js";
 import { join } from "node:path";
 
 const root = join(fixturesDir, "requires-conflict");
-const lint = ({ root, cache }: { root: string; cache: SkillParseCache }) => lintSkills(root, { parseCache: cache, sourceRecords: new Map() });
+const lint = ({ root, cache }: { root: string; cache: SkillParseCache }) => {
+  const session = new BuildSession();
+  session.keep(CHECKED_SKILLS, () => cache);
+  return lintSkills(root, session);
+};
 
 describe("SkillParseCache", () => {
   it("serves unchanged files from the cache with identical results", async () => {

@@ -1,4 +1,5 @@
-import type { Severity } from "../diagnostic.js";
+/** How much a finding weighs: errors fail a run, warnings fail it only past --max-warnings. */
+export type Severity = "error" | "warning";
 
 export interface RuleDefinition {
   severity: Severity;

@@ -1,7 +1,7 @@
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile, ValidSkill } from "../../model.js";
 import type { ArtifactEntry, DistManifest, SkillInfo } from "../../protocol/manifest.js";
-import { catalogEntry, catalogParts, collapseWhitespace, type CatalogSkill } from "../../skills/catalog.js";
+import { catalogEntry, catalogParts, collapseWhitespace, type CatalogParts } from "../../skills/catalog.js";
 import { CACHE_MINIMUM_TOKENS, loadTokenizer, tokenizerVersion } from "../../tokens.js";
 import { summarize, type BuildSummary } from "../render/summary.js";
 import { resolveConfig } from "../validate/config.js";
@@ -25,15 +25,14 @@ import {
   toolsJson,
   variantFile,
 } from "../emit/manifest.js";
-import { createIncrementalState, sweep, type IncrementalState } from "../cache/incremental.js";
+import { BuildSession, defineSlot } from "../session/build-session.js";
 import { computeCachePlan } from "../render/cache-plan.js";
-import { measurePrompts, TokenCounter, type MeasureInput } from "../render/measure.js";
-import { SkillParseCache } from "../lint-skills/checked-skill.js";
+import { measurePrompts, TokenCounter } from "../render/measure.js";
 import { lintSkills } from "../lint-skills/lint-skills.js";
 import { loadProjectSources } from "../discover/project-sources.js";
 import { normalizeSkillBody, prefixContext, prepareTemplates, renderPrompts, PREFIX_TEMPLATE, type PreparedTemplates, type PrefixContext, type TemplateSources } from "../render/render.js";
 import { handlebarsVersion } from "../render/templates.js";
-import { resolveTools } from "../validate/tools.js";
+import { resolveTools, type ToolFileResult } from "../validate/tools.js";
 import { resolveVariants } from "../validate/variants.js";
 import { readSupportingFiles, type SupportingFile } from "../discover/supporting-files.js";
 
@@ -42,13 +41,6 @@ import { readSupportingFiles, type SupportingFile } from "../discover/supporting
  * prompt sources, render, measure and assemble every artifact. Nothing here
  * touches dist/; build writes the result and check compares it.
  */
-
-export interface CompileState {
-  parseCache?: SkillParseCache;
-  tokenCounts?: Map<string, number>;
-  sources?: Map<string, SourceFile>;
-  incremental?: IncrementalState;
-}
 
 export interface CompiledProject {
   diagnostics: Diagnostic[];
@@ -69,41 +61,36 @@ export interface CompiledProject {
   hashes?: Map<string, ArtifactEntry>;
 }
 
-export async function compileProject(root: string, state: CompileState = {}, changedPaths?: readonly string[]): Promise<CompiledProject> {
-  // A caller that keeps state across builds also keeps parse results.
-  if (state.sources) {
-    state.parseCache ??= new SkillParseCache();
-    state.incremental ??= createIncrementalState();
-  }
-  const memo = state.incremental;
-  const reuse = memo && state.parseCache ? { parseCache: state.parseCache, sourceRecords: memo.skillSources, ...(changedPaths ? { changedPaths } : {}) } : undefined;
-  const [linted, loaded] = await Promise.all([lintSkills(root, reuse), loadProjectSources(root, state.sources, changedPaths)]);
+export async function compileProject(root: string, session: BuildSession = new BuildSession(), changedPaths?: readonly string[]): Promise<CompiledProject> {
+  const [linted, loaded] = await Promise.all([lintSkills(root, session, changedPaths), loadProjectSources(root, session, changedPaths)]);
   const diagnostics: Diagnostic[] = [...linted.diagnostics, ...loaded.diagnostics];
   const done = (extra: Partial<CompiledProject> = {}): CompiledProject => finish(diagnostics, extra);
   const { sources } = loaded;
   const skills = linted.skills;
   const failedSkills = new Set(linted.statuses.filter((skill) => skill.status !== "valid").map((skill) => skill.folder));
 
-  const config = perSource(memo, "config", sources.config, resolveConfig);
+  const config = session.reuseLatest(CONFIG, sourceKey(sources.config), () => resolveConfig(sources.config));
   diagnostics.push(...config.diagnostics);
-  const injections = sources.injections ? perSource(memo, "injections", sources.injections, resolveInjections) : { injections: [], diagnostics: [] };
+  const injectionsSource = sources.injections;
+  const injections = injectionsSource ? session.reuseLatest(INJECTIONS, sourceKey(injectionsSource), () => resolveInjections(injectionsSource)) : { injections: [], diagnostics: [] };
   diagnostics.push(...injections.diagnostics);
-  const tools = resolveTools({ files: sources.toolFiles, order: sources.toolOrder }, skills.map((skill) => skill.name), memo?.tools);
+  const tools = resolveTools({ files: sources.toolFiles, order: sources.toolOrder }, skills.map((skill) => skill.name), session.reuser(TOOL_FILES));
   diagnostics.push(...tools.diagnostics);
   const variants = sources.variants ? resolveVariants(sources.variants, skills, failedSkills) : { variants: [], diagnostics: [] };
   diagnostics.push(...variants.diagnostics);
-  const supporting = collectSupportingFiles(root, skills, config.config.supportingFiles.maxBytes, memo, changedPaths);
+  const supporting = collectSupportingFiles(root, skills, config.config.supportingFiles.maxBytes, session, changedPaths);
   diagnostics.push(...supporting.diagnostics);
   if (!sources.prefix || !sources.variant) return done();
 
-  const templates = await loadTemplates({ prefix: sources.prefix, variant: sources.variant, partials: sources.partials }, memo);
+  const templateSources: TemplateSources = { prefix: sources.prefix, variant: sources.variant, partials: sources.partials };
+  const templates = await session.reuseLatest(TEMPLATES, templatesKey(templateSources), () => prepareTemplates(templateSources));
   if (Array.isArray(templates)) {
     diagnostics.push(...templates);
     return done();
   }
   if (hasErrors(diagnostics)) return done();
 
-  const catalogPieces = catalogParts(skills, memo ? (skill) => memoCatalogEntry(skill, memo) : undefined);
+  const catalogPieces = catalogParts(skills, (skill) => session.reuse(CATALOG_ENTRIES, `${skill.name}\u0000${skill.type}\u0000${skill.description}`, () => catalogEntry(skill)));
   const catalog = catalogPieces.head + catalogPieces.entries.join("") + catalogPieces.tail;
   const context = prefixContext(skills, tools.tools, injections.injections, catalog);
   const prompts = renderPrompts(templates, context, variants.variants);
@@ -112,20 +99,16 @@ export async function compileProject(root: string, state: CompileState = {}, cha
     return done();
   }
 
-  const counter = new TokenCounter(await loadTokenizer(), state.tokenCounts, memo?.tokenJoins);
-  const measureInput: MeasureInput = { prefix: prompts.prefix, catalog: prompts.catalog, suffixes: prompts.suffixes, variantTemplate: templates.variant.file };
-  const at = memo && memo.piecewiseCounting !== false ? prompts.catalogAt : -1;
-  if (memo && at >= 0) {
-    // Watch mode: the catalog is counted entry by entry, so an edit re-counts one entry.
-    const { head, entries, tail } = catalogPieces;
-    measureInput.pieces = {
-      prefix: [prompts.prefix.slice(0, at) + head, ...entries, tail + prompts.prefix.slice(at + catalog.length)],
-      catalog: [head, ...entries, tail],
-    };
-    measureInput.verifyPieces = memo.piecewiseCounting === undefined;
-  }
-  const measures = measurePrompts(counter, measureInput);
-  if (memo && measureInput.verifyPieces) memo.piecewiseCounting = measures.piecesDisagree !== true;
+  const tokenizer = await loadTokenizer();
+  const counter = session.keep(TOKEN_COUNTER, () => new TokenCounter(tokenizer, { repeated: session.repeated }));
+  const measures = measurePrompts(counter, {
+    prefix: prompts.prefix,
+    catalog: prompts.catalog,
+    suffixes: prompts.suffixes,
+    variantTemplate: templates.variant.file,
+    // The catalog entry by entry, so a rebuild after one edit counts one entry again (the counter decides whether to).
+    ...(prompts.catalogAt >= 0 ? { pieces: promptPieces(prompts.prefix, prompts.catalogAt, catalogPieces) } : {}),
+  });
   diagnostics.push(...measures.diagnostics, ...budgetDiagnostics(measures, config.config.budgets));
   if (hasErrors(diagnostics)) return done({ templates, prefixContext: context });
 
@@ -148,7 +131,7 @@ export async function compileProject(root: string, state: CompileState = {}, cha
     count: (text) => counter.count(text),
   });
   artifacts.set(CACHE_PLAN_FILE, cachePlanJson(plan));
-  const skillInfos = skills.map((skill) => skillInfo(skill, counter, artifacts, hashes, memo));
+  const skillInfos = skills.map((skill) => skillInfo(skill, counter, artifacts, hashes, session));
   for (const info of skillInfos) {
     const files = supporting.files.get(info.name) ?? [];
     if (files.length === 0) continue;
@@ -172,60 +155,47 @@ export async function compileProject(root: string, state: CompileState = {}, cha
     versions: { handlebars: handlebarsVersion(templates.engine), tokenizer: tokenizerVersion() },
     hashes,
   });
-  const manifestText = serializeManifest(manifest);
-  artifacts.set(MANIFEST_FILE, manifestText);
+  artifacts.set(MANIFEST_FILE, serializeManifest(manifest));
   for (const [path, entry] of Object.entries(manifest.artifacts)) hashes.set(path, entry);
-  if (memo) {
-    counter.forgetUnused();
-    sweep(memo);
-  }
+  session.endBuild();
   return done({ artifacts, manifest, summary: summarize(manifest), templates, prefixContext: context, hashes });
 }
 
-async function loadTemplates(sources: TemplateSources, memo: IncrementalState | undefined): Promise<PreparedTemplates | Diagnostic[]> {
-  const key = templatesKey([sources.prefix, sources.variant, ...sources.partials]);
-  if (memo?.templates?.key === key) return memo.templates.prepared;
-  const prepared = await prepareTemplates(sources);
-  if (memo && !Array.isArray(prepared)) memo.templates = { key, prepared };
-  return prepared;
-}
+const CONFIG = defineSlot<ReturnType<typeof resolveConfig>>("config");
+const INJECTIONS = defineSlot<ReturnType<typeof resolveInjections>>("injection kinds");
+const TOOL_FILES = defineSlot<ToolFileResult>("tool files");
+const TEMPLATES = defineSlot<Promise<PreparedTemplates | Diagnostic[]>>("templates");
+const CATALOG_ENTRIES = defineSlot<string>("catalog entries");
+const SKILL_BODIES = defineSlot<{ text: string; entry: ArtifactEntry }>("skill bodies");
+const TOKEN_COUNTER = defineSlot<TokenCounter>("token counter");
+/** Each valid skill folder's supporting files (with the size limit they were read under) and findings, as last read. */
+const SUPPORTING_FILES = defineSlot<Map<string, SupportedFolder>>("supporting files");
 
-/**
- * A result computed from one source file alone, reused while that file's
- * bytes are unchanged; `slot` keeps results of different kinds apart.
- */
-function perSource<S extends SourceFile | undefined, T>(memo: IncrementalState | undefined, slot: string, source: S, compute: (source: S) => T): T {
-  if (!memo) return compute(source);
-  const key = source ? `${source.path}\u0000${source.contentHash}` : "";
-  const cached = memo.perSource.get(slot) as { key: string; value: T } | undefined;
-  if (cached?.key === key) return cached.value;
-  const value = compute(source);
-  memo.perSource.set(slot, { key, value });
-  return value;
-}
-
-function memoCatalogEntry(skill: CatalogSkill, memo: IncrementalState): string {
-  // Keyed by the short name, not a name+type+description string built anew for every skill on every rebuild.
-  const cached = memo.catalogEntries.get(skill.name);
-  if (cached && cached.type === skill.type && cached.description === skill.description) return cached.entry;
-  const entry = catalogEntry(skill);
-  memo.catalogEntries.set(skill.name, { type: skill.type, description: skill.description, entry });
-  return entry;
+/** Identifies one source by path and bytes ("" when absent). */
+function sourceKey(source: SourceFile | undefined): string {
+  return source ? `${source.path}\u0000${source.contentHash}` : "";
 }
 
 /** Identifies a template set by every source's path and bytes. */
-function templatesKey(sources: readonly SourceFile[]): string {
-  return sources.map((source) => `${source.path}\u0000${source.contentHash}`).join("\n");
+function templatesKey(sources: TemplateSources): string {
+  return [sources.prefix, sources.variant, ...sources.partials].map(sourceKey).join("\n");
+}
+
+/** The prefix and the catalog cut at catalog entries; each list joins to exactly its text. */
+function promptPieces(prefix: string, catalogAt: number, { head, entries, tail }: CatalogParts): { prefix: string[]; catalog: string[] } {
+  const catalogLength = head.length + entries.reduce((sum, entry) => sum + entry.length, 0) + tail.length;
+  return {
+    prefix: [prefix.slice(0, catalogAt) + head, ...entries, tail + prefix.slice(catalogAt + catalogLength)],
+    catalog: [head, ...entries, tail],
+  };
 }
 
 /** The body the skill tool returns, with its hash; reused while the skill's raw body is unchanged. */
-function skillBodyArtifact(skill: ValidSkill, memo: IncrementalState | undefined): { text: string; entry: ArtifactEntry } {
-  const cached = memo?.skillBodies.get(skill.body);
-  if (cached) return cached;
-  const text = normalizeSkillBody(skill.body);
-  const artifact = { text, entry: artifactEntry(text) };
-  memo?.skillBodies.set(skill.body, artifact);
-  return artifact;
+function skillBodyArtifact(skill: ValidSkill, session: BuildSession): { text: string; entry: ArtifactEntry } {
+  return session.reuse(SKILL_BODIES, skill.body, () => {
+    const text = normalizeSkillBody(skill.body);
+    return { text, entry: artifactEntry(text) };
+  });
 }
 
 /**
@@ -236,26 +206,25 @@ function collectSupportingFiles(
   root: string,
   skills: readonly ValidSkill[],
   maxBytes: number,
-  memo: IncrementalState | undefined,
+  session: BuildSession,
   changedPaths: readonly string[] | undefined,
 ): { files: Map<string, SupportingFile[]>; diagnostics: Diagnostic[] } {
+  const known = session.keep(SUPPORTING_FILES, () => new Map());
   const files = new Map<string, SupportingFile[]>();
   const diagnostics: Diagnostic[] = [];
   const touched = changedPaths ? new Set(changedPaths.map((path) => path.split("/").slice(0, 2).join("/"))) : undefined;
   const kept = new Map<string, SupportedFolder>();
   for (const skill of skills) {
     const folder = `${skill.path.slice(0, -"/SKILL.md".length)}`;
-    const cached = memo?.supportingFiles.get(folder);
+    const cached = known.get(folder);
     const reusable = cached !== undefined && cached.maxBytes === maxBytes && touched !== undefined && !touched.has(folder);
     const read = reusable ? cached : { maxBytes, ...readSupportingFiles(root, folder.slice("skills/".length), maxBytes) };
     kept.set(folder, read);
     files.set(skill.name, read.files);
     diagnostics.push(...read.diagnostics);
   }
-  if (memo) {
-    memo.supportingFiles.clear();
-    for (const [folder, read] of kept) memo.supportingFiles.set(folder, read);
-  }
+  known.clear();
+  for (const [folder, read] of kept) known.set(folder, read);
   return { files, diagnostics };
 }
 
@@ -263,8 +232,8 @@ type SkillInfoInput = Omit<SkillInfo, "file" | "sha256"> & { name: string };
 
 type SupportedFolder = { maxBytes: number; files: SupportingFile[]; diagnostics: Diagnostic[] };
 
-function skillInfo(skill: ValidSkill, counter: TokenCounter, artifacts: Map<string, ArtifactContent>, hashes: Map<string, ArtifactEntry>, memo: IncrementalState | undefined): SkillInfoInput {
-  const { text: body, entry } = skillBodyArtifact(skill, memo);
+function skillInfo(skill: ValidSkill, counter: TokenCounter, artifacts: Map<string, ArtifactContent>, hashes: Map<string, ArtifactEntry>, session: BuildSession): SkillInfoInput {
+  const { text: body, entry } = skillBodyArtifact(skill, session);
   artifacts.set(skillFile(skill.name), body);
   hashes.set(skillFile(skill.name), entry);
   return {

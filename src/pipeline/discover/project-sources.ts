@@ -1,6 +1,7 @@
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../model.js";
 import { CONFIG_FILE, INJECTIONS_FILE, PARTIALS_DIR, PREFIX_TEMPLATE, TOOL_ORDER_FILE, TOOLS_DIR, VARIANT_TEMPLATE, VARIANTS_FILE } from "./source-paths.js";
+import { defineSlot, type BuildSession } from "../session/build-session.js";
 import { isDiagnostic, listFiles, readPromptSource } from "./sources.js";
 
 /** Every non-skill source of a build, read and normalised. */
@@ -26,34 +27,34 @@ export async function listProjectSourcePaths(root: string): Promise<string[]> {
   return [...REQUIRED_SOURCES, ...OPTIONAL_SOURCES, ...partials, ...tools].sort();
 }
 
+/** Prompt sources by path as last read. */
+export const PROJECT_SOURCES = defineSlot<Map<string, SourceFile>>("project sources");
+
 /**
- * Reads the sources. With a previous read (`cache`) and a list of changed
- * paths, files not named in the list are taken from the cache unread.
+ * Reads the sources. With a list of changed paths (watch), files the session
+ * read before and not named in the list are taken unread.
  */
-export async function loadProjectSources(
-  root: string,
-  cache?: Map<string, SourceFile>,
-  changedPaths?: readonly string[],
-): Promise<{ sources: ProjectSources; diagnostics: Diagnostic[] }> {
+export async function loadProjectSources(root: string, session: BuildSession, changedPaths?: readonly string[]): Promise<{ sources: ProjectSources; diagnostics: Diagnostic[] }> {
+  const cache = session.keep(PROJECT_SOURCES, () => new Map<string, SourceFile>());
   const paths = await listProjectSourcePaths(root);
   const changed = changedPaths ? new Set(changedPaths) : undefined;
   const diagnostics: Diagnostic[] = [];
   const files = new Map<string, SourceFile>();
   await Promise.all(
     paths.map(async (path) => {
-      const cached = changed && !changed.has(path) ? cache?.get(path) : undefined;
+      const cached = changed && !changed.has(path) ? cache.get(path) : undefined;
       const result = cached ?? (await readPromptSource(root, path));
       if (result === undefined) {
-        cache?.delete(path);
+        cache.delete(path);
         return;
       }
       if (isDiagnostic(result)) {
-        cache?.delete(path);
+        cache.delete(path);
         diagnostics.push(result);
         return;
       }
       files.set(path, result);
-      cache?.set(path, result);
+      cache.set(path, result);
     }),
   );
   for (const path of REQUIRED_SOURCES) {

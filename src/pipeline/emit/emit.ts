@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { copyFileSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, type Dirent, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { MANIFEST_FILE } from "../../protocol/manifest.js";
+import { MANIFEST_FILE, type DistManifest } from "../../protocol/manifest.js";
+import { defineSlot } from "../session/build-session.js";
 import { sameStamp, stampOf, type FileStamp } from "../discover/file-stamp.js";
 import { errorCode, isNotFound } from "../discover/sources.js";
 import type { ArtifactContent } from "./manifest.js";
@@ -54,6 +55,16 @@ export interface EmitMemory {
    */
   trustUnchanged?: boolean;
 }
+
+/** What a build session remembers of its output folder between builds. */
+export interface DistMemory {
+  /** Every file the last emit wrote or verified, with its stamp then. */
+  files: Map<string, EmittedFile>;
+  /** The manifest the last build wrote, with its stamp. */
+  manifest?: { file: EmittedFile; manifest: DistManifest };
+}
+
+export const DIST_MEMORY = defineSlot<DistMemory>("dist memory");
 
 export class EmitError extends Error {
   override readonly name = "EmitError";

@@ -1,9 +1,10 @@
 import { compareDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { ValidSkill } from "../../model.js";
-import { loadSkillSources, SKILLS_DIR } from "../discover/discover.js";
+import { SKILLS_DIR } from "../discover/discover.js";
 import { loadSkillSourcesReusing, type SkillSourceRecord } from "../discover/skill-sources.js";
 import { skillSetDiagnostics, type SkillRecord } from "../validate/skill-set-rules.js";
-import { checkSkillFile, type SkillParseCache } from "./checked-skill.js";
+import { defineSlot, type BuildSession } from "../session/build-session.js";
+import { checkSkillFile, SkillParseCache } from "./checked-skill.js";
 
 /**
  * The skills half of a build, and all of `lint`: discover every
@@ -11,15 +12,10 @@ import { checkSkillFile, type SkillParseCache } from "./checked-skill.js";
  * across files. One broken skill never stops the others from being checked.
  */
 
-/** What a build may reuse from an earlier run of this stage on the same project. */
-export interface SkillReuse {
-  /** Checked files by content hash. */
-  parseCache: SkillParseCache;
-  /** SKILL.md files as last read, with their stamps. */
-  sourceRecords: Map<string, SkillSourceRecord>;
-  /** Root-relative paths changed since the last run; others are taken from `sourceRecords` unread. */
-  changedPaths?: readonly string[];
-}
+/** Checked files by content hash, kept by the session across builds. */
+export const CHECKED_SKILLS = defineSlot<SkillParseCache>("checked skill files");
+/** SKILL.md files as last read, with their stamps. */
+const SKILL_SOURCES = defineSlot<Map<string, SkillSourceRecord>>("skill sources");
 
 /** How one skill folder fared: `unread` (no readable SKILL.md), `invalid` (an error in its file) or `valid`. */
 export interface SkillStatus {
@@ -36,13 +32,18 @@ export interface LintedSkills {
   skills: ValidSkill[];
 }
 
-/** Throws ProjectRootError when `root` has no skills/ folder. */
-export async function lintSkills(root: string, reuse?: SkillReuse): Promise<LintedSkills> {
-  const sources = reuse ? await loadSkillSourcesReusing(root, reuse.sourceRecords, reuse.changedPaths) : await loadSkillSources(root);
+/**
+ * Throws ProjectRootError when `root` has no skills/ folder. With
+ * `changedPaths` (watch), SKILL.md files the session read before and not
+ * named there are taken unread.
+ */
+export async function lintSkills(root: string, session: BuildSession, changedPaths?: readonly string[]): Promise<LintedSkills> {
+  const sources = await loadSkillSourcesReusing(root, session.keep(SKILL_SOURCES, () => new Map()), changedPaths);
+  const parseCache = session.keep(CHECKED_SKILLS, () => new SkillParseCache());
   const diagnostics = [...sources.diagnostics];
   const records: Array<SkillRecord & { body: string; bodyStartLine: number }> = [];
   for (const file of sources.files) {
-    const checked = await checkSkillFile(file, reuse?.parseCache);
+    const checked = await checkSkillFile(file, parseCache);
     diagnostics.push(...checked.diagnostics);
     records.push({ path: file.path, folder: folderOf(file.path), manifest: checked.manifest, opening: checked.opening, body: checked.body, bodyStartLine: checked.bodyStartLine });
   }

@@ -20,8 +20,6 @@ export interface PromptMeasures {
   catalogTokens: number;
   variants: VariantMeasure[];
   diagnostics: Diagnostic[];
-  /** A verified piecewise count differed from the whole count (the whole was used). */
-  piecesDisagree?: true;
 }
 
 /** What joining the prefix's tail with one variant suffix gives, cached by both texts. */
@@ -33,20 +31,52 @@ export interface JoinMeasure {
   mergedToken?: string;
 }
 
+export interface TokenCounterOptions {
+  /**
+   * The counter serves successive builds (watch): long texts given with
+   * pieces are counted piece by piece, so an edit re-counts one piece. The
+   * first build checks the pieces' sum against the whole count; if they ever
+   * differ, the counter counts whole texts from then on.
+   */
+  repeated?: boolean;
+}
+
 /**
  * Token counts by text, reused across builds (watch) and between artifacts.
  * Keys are the texts themselves: a Map hashes a string far faster than
  * sha256 does, and the texts are held by the build's other caches anyway.
  */
 export class TokenCounter {
+  private readonly counts = new Map<string, number>();
+  private readonly joins = new Map<string, JoinMeasure>();
   private readonly used = new Set<string>();
   private readonly usedJoins = new Set<string>();
+  /** `whole`: count whole texts; `verify`: count both and compare; `pieces`: trust the sum of the pieces. */
+  private piecewise: "whole" | "verify" | "pieces";
+  private verifiedThisBuild = false;
 
   constructor(
     readonly tokenizer: Tokenizer,
-    private readonly counts: Map<string, number> = new Map(),
-    private readonly joins: Map<string, JoinMeasure> = new Map(),
-  ) {}
+    options: TokenCounterOptions = {},
+  ) {
+    this.piecewise = options.repeated ? "verify" : "whole";
+  }
+
+  /** Tokens of `text`, which must equal `pieces.join("")`; how it is counted is the counter's choice (see options). */
+  countPieces(text: string, pieces: readonly string[]): number {
+    if (this.piecewise === "whole") return this.count(text);
+    const summed = this.countJoined(pieces);
+    if (this.piecewise === "pieces") return summed;
+    const whole = this.count(text);
+    if (whole === summed) this.verifiedThisBuild = true;
+    else this.piecewise = "whole";
+    return whole;
+  }
+
+  /** Whether the counter currently counts pieces (for tests and diagnostics of the counter itself). */
+  get countsPieces(): boolean {
+    return this.piecewise !== "whole";
+  }
 
   count(text: string): number {
     let count = this.counts.get(text);
@@ -91,10 +121,14 @@ export class TokenCounter {
     return measure;
   }
 
-  /** Forgets what this build did not use, so a long watch session does not grow without bound. */
-  forgetUnused(): void {
+  /** Forgets what this build did not use, so a long watch session does not grow without bound; trusts pieces once checked. */
+  endBuild(): void {
+    if (this.piecewise === "verify" && this.verifiedThisBuild) this.piecewise = "pieces";
     for (const key of this.counts.keys()) if (!this.used.has(key)) this.counts.delete(key);
     for (const key of this.joins.keys()) if (!this.usedJoins.has(key)) this.joins.delete(key);
+    this.used.clear();
+    this.usedJoins.clear();
+    this.verifiedThisBuild = false;
   }
 }
 
@@ -131,21 +165,15 @@ export interface MeasureInput {
   variantTemplate: string;
   /**
    * The prefix and the catalog cut into pieces whose concatenations are
-   * exactly `prefix` and `catalog`: counted piece by piece (watch mode).
+   * exactly `prefix` and `catalog`, for the counter to count piece by piece.
    */
   pieces?: { prefix: readonly string[]; catalog: readonly string[] };
-  /** Also count the whole texts and use those counts if the sums ever differ. */
-  verifyPieces?: boolean;
 }
 
 export function measurePrompts(counter: TokenCounter, input: MeasureInput): PromptMeasures {
   const diagnostics: Diagnostic[] = [];
-  let piecesDisagree = false;
-  const disagree = (): void => {
-    piecesDisagree = true;
-  };
-  const prefixTokens = countText(counter, input.prefix, input.pieces?.prefix, input.verifyPieces, disagree);
-  const catalogTokens = countText(counter, input.catalog, input.pieces?.catalog, input.verifyPieces, disagree);
+  const prefixTokens = input.pieces ? counter.countPieces(input.prefix, input.pieces.prefix) : counter.count(input.prefix);
+  const catalogTokens = input.pieces ? counter.countPieces(input.catalog, input.pieces.catalog) : counter.count(input.catalog);
   // Only the prefix's last stretch can interact with a suffix; encoding from a
   // hard pre-token boundary keeps a large catalog from being encoded four times.
   const tail = input.prefix.slice(lastHardBoundary(input.prefix));
@@ -171,17 +199,7 @@ export function measurePrompts(counter: TokenCounter, input: MeasureInput): Prom
     }
     variants.push({ name, bytes, tokens: headTokens + join.joinedTokens, sharedPrefixTokens: shared, cacheableTokens: cacheableTokens(shared) });
   }
-  return piecesDisagree ? { prefixTokens, catalogTokens, variants, diagnostics, piecesDisagree } : { prefixTokens, catalogTokens, variants, diagnostics };
-}
-
-/** Pieces (when given) must join to `text`; with `verify` the whole is counted too and wins. */
-function countText(counter: TokenCounter, text: string, pieces: readonly string[] | undefined, verify: boolean | undefined, mismatch: () => void): number {
-  if (!pieces) return counter.count(text);
-  const summed = counter.countJoined(pieces);
-  if (!verify) return summed;
-  const whole = counter.count(text);
-  if (whole !== summed) mismatch();
-  return whole;
+  return { prefixTokens, catalogTokens, variants, diagnostics };
 }
 
 /**

@@ -43,6 +43,8 @@ export interface PreparedTemplates {
   prefix: ParsedTemplate;
   variant: ParsedTemplate;
   partials: Map<string, ParsedTemplate>;
+  /** Template-check findings by template and context shape (see template-check-cache.ts). */
+  checkResults: Map<string, Diagnostic[]>;
 }
 
 export interface RenderedPrompts {
@@ -113,17 +115,17 @@ export async function prepareTemplates(sources: TemplateSources): Promise<Prepar
     if (parsed) partials.set(name, parsed);
   }
   if (!prefix || !variant || diagnostics.length > 0) return diagnostics;
-  return { engine, prefix, variant, partials };
+  return { engine, prefix, variant, partials, checkResults: new Map() };
 }
 
 const partialsRegistered = new WeakSet<PreparedTemplates>();
 
 /** Checks, then renders the prefix and every variant suffix. */
 export function renderPrompts(templates: PreparedTemplates, context: PrefixContext, variants: readonly ResolvedVariant[]): RenderedPrompts | Diagnostic[] {
-  const diagnostics = checkTemplateCached(templates, templates.prefix, context, templates.partials);
+  const diagnostics = checkTemplateCached(templates.checkResults, templates.prefix, context, templates.partials);
   const variantContexts = variants.map((variant) => ({ name: variant.name, context: variantContext(variant) }));
   for (const { context: variantCtx } of variantContexts) {
-    diagnostics.push(...checkTemplateCached(templates, templates.variant, variantCtx, templates.partials));
+    diagnostics.push(...checkTemplateCached(templates.checkResults, templates.variant, variantCtx, templates.partials));
   }
   if (diagnostics.length > 0) return uniqueDiagnostics(diagnostics);
   if (!partialsRegistered.has(templates)) {

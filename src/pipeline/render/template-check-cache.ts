@@ -15,19 +15,12 @@ import type { ParsedTemplate } from "./templates.js";
 /** At most this many shapes are kept per template set; shapes change rarely. */
 const MAX_SHAPES = 64;
 
-const results = new WeakMap<object, Map<string, Diagnostic[]>>();
-
 /**
- * `checkTemplate`, reusing an earlier result for the same `owner` (the
- * prepared template set: a changed template makes a new one), template and
- * context shape.
+ * `checkTemplate`, reusing an earlier result from `byShape`, which belongs to
+ * one prepared template set (a changed template makes a new set, so the
+ * results live as long as the set a build session keeps).
  */
-export function checkTemplateCached(owner: object, template: ParsedTemplate, context: unknown, partials: ReadonlyMap<string, ParsedTemplate>): Diagnostic[] {
-  let byShape = results.get(owner);
-  if (!byShape) {
-    byShape = new Map();
-    results.set(owner, byShape);
-  }
+export function checkTemplateCached(byShape: Map<string, Diagnostic[]>, template: ParsedTemplate, context: unknown, partials: ReadonlyMap<string, ParsedTemplate>): Diagnostic[] {
   const key = `${template.file}\u0000${contextShape(context)}`;
   const known = byShape.get(key);
   if (known) return [...known];

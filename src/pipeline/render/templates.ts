@@ -18,6 +18,12 @@ export interface ParsedTemplate {
   partialName?: string;
   text: string;
   ast: TemplateAst;
+  /**
+   * Handlebars compiles a template on its first call; keeping the compiled
+   * function with the parsed template lets watch mode render again without
+   * compiling again.
+   */
+  compiled?: { engine: HandlebarsInstance; render: HandlebarsNamespace.TemplateDelegate };
 }
 
 export const BLOCK_HELPERS = new Set(["if", "unless", "each", "with"]);
@@ -123,19 +129,12 @@ export function renderTemplate(engine: HandlebarsInstance, template: ParsedTempl
   }
 }
 
-const compiledTemplates = new WeakMap<ParsedTemplate, { engine: HandlebarsInstance; render: HandlebarsNamespace.TemplateDelegate }>();
-
-/**
- * Handlebars compiles a template on its first call; keeping the compiled
- * function with the parsed template lets watch mode render again without
- * compiling again. Only the template's own text is cached.
- */
+/** The compiled template, kept with the parsed one; only the template's own text is kept compiled. */
 function compiledTemplate(engine: HandlebarsInstance, template: ParsedTemplate, source: string | TemplateAst): HandlebarsNamespace.TemplateDelegate {
   if (source !== template.text) return engine.compile(source, COMPILE_OPTIONS);
-  const cached = compiledTemplates.get(template);
-  if (cached?.engine === engine) return cached.render;
+  if (template.compiled?.engine === engine) return template.compiled.render;
   const render = engine.compile(source, COMPILE_OPTIONS);
-  compiledTemplates.set(template, { engine, render });
+  template.compiled = { engine, render };
   return render;
 }
 

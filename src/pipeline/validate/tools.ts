@@ -3,7 +3,7 @@ import type { SourceFile } from "../../model.js";
 import type { ToolSchemaArtifact } from "../../protocol/manifest.js";
 import { parseJsonSource, rangeAt, type LocatedSource } from "../parse/located.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
-import type { Memo } from "../cache/memo.js";
+import type { Reuse } from "../session/build-session.js";
 import { buildSchemaValidator, checkParametersSchema } from "./schemas.js";
 
 import { TOOL_ORDER_FILE, TOOLS_DIR } from "../discover/source-paths.js";
@@ -27,20 +27,18 @@ export function resolveTools(
   sources: ToolSources,
   skillNames: readonly string[],
   /** Per-file results by path and content hash, reused across watch rebuilds: compiling a schema is slow. */
-  memo?: Memo<string, ToolFileResult>,
+  reuse: Reuse<ToolFileResult> = (_key, compute) => compute(),
 ): { tools: ToolSchemaArtifact[]; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const byName = new Map<string, ToolSchemaArtifact>();
   const fileOf = new Map<string, string>();
   for (const file of sources.files) {
     const key = `${file.path}\u0000${file.contentHash}`;
-    let result = memo?.get(key);
-    if (!result) {
+    const result = reuse(key, (): ToolFileResult => {
       const found: Diagnostic[] = [];
       const resolved = resolveToolFile(file, found);
-      result = resolved ? { tool: resolved, diagnostics: found } : { diagnostics: found };
-      memo?.set(key, result);
-    }
+      return resolved ? { tool: resolved, diagnostics: found } : { diagnostics: found };
+    });
     diagnostics.push(...result.diagnostics);
     const tool = result.tool;
     if (tool) {

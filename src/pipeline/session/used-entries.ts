@@ -1,9 +1,9 @@
 /**
- * A cache for watch mode that keeps only what the latest build used: every
- * entry not read or written since the previous `sweep()` is dropped then, so
- * a long session holds one build's worth of results, not its whole history.
+ * A map that keeps only what the latest build used: every entry not read or
+ * written since the previous `dropUnused()` is dropped then, so a long
+ * session holds one build's worth of results, not its whole history.
  */
-export class Memo<K, V> {
+export class UsedEntries<K, V> {
   private readonly entries = new Map<K, V>();
   private readonly touched = new Set<K>();
 
@@ -22,7 +22,7 @@ export class Memo<K, V> {
     return this.entries.size;
   }
 
-  sweep(): void {
+  dropUnused(): void {
     for (const key of this.entries.keys()) if (!this.touched.has(key)) this.entries.delete(key);
     this.touched.clear();
   }
