@@ -2,15 +2,15 @@ import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
-import type { SourceFile } from "./model.js";
+import type { SourceFile } from "./stage-data.js";
 import { ProjectRootError } from "./pipeline/discover/discover.js";
 import { sameStamp } from "./pipeline/discover/file-stamp.js";
 import { isWithin, relativePosix } from "./pipeline/discover/relative-paths.js";
-import { MANIFEST_FILE, type DistManifest } from "./protocol/manifest.js";
+import { MANIFEST_FILE, type DistManifest } from "./protocol/dist-manifest.js";
 import { cacheFile, computeInputKey, currentStamp, readPersistedBuild, writePersistedBuild } from "./pipeline/cache/build-cache.js";
 import { DIST_MEMORY, EmitError, emitArtifacts, listTree, type DistMemory } from "./pipeline/emit/emit.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
-import type { ArtifactContent } from "./pipeline/emit/manifest.js";
+import type { ArtifactContent } from "./pipeline/emit/artifacts.js";
 import { sha256Hex } from "./pipeline/discover/read-source.js";
 import { summarize, type BuildSummary } from "./pipeline/render/summary.js";
 

@@ -1,5 +1,5 @@
 import { countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
-import type { ValidSkill } from "./model.js";
+import type { ValidSkill } from "./stage-data.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
 

@@ -1,10 +1,16 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
+import { DEFAULT_REPORTER, REPORTER_NAMES } from "../diagnostics/reporters/index.js";
 
 /** Every command reads a project from `--root`; the ones that touch dist/ also take `--out`. */
 export function addProjectOptions(command: Command, options: { rootDescription: string; out: boolean }): Command {
   command.option("--root <dir>", options.rootDescription, ".");
   if (options.out) command.option("--out <dir>", "output folder, relative to the root", "dist");
   return command;
+}
+
+/** `--format` for commands that print findings: the choices are the reporter registry's names. */
+export function reporterFormatOption(): Option {
+  return new Option("--format <name>", "how findings are printed").choices(REPORTER_NAMES).default(DEFAULT_REPORTER);
 }
 
 /**

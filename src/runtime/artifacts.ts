@@ -16,7 +16,7 @@ import {
   type SkillInfo,
   type ToolSchemaArtifact,
   type VariantName,
-} from "../protocol/manifest.js";
+} from "../protocol/dist-manifest.js";
 import type { CachePlan } from "../protocol/cache-plan.js";
 import { verifyCachePlan } from "./cache-plan.js";
 

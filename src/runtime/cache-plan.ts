@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { CACHE_PLAN_VERSION, type CacheBlockName, type CachePlan, type CachePlanBlock } from "../protocol/cache-plan.js";
-import type { DistManifest } from "../protocol/manifest.js";
+import type { DistManifest } from "../protocol/dist-manifest.js";
 
 /** One block of the system prompt as the plan cuts it. */
 export interface SystemBlock {

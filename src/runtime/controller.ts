@@ -5,7 +5,7 @@
  * wires it to a Pi Agent or AgentSession.
  */
 import { randomUUID } from "node:crypto";
-import type { VariantName } from "../protocol/manifest.js";
+import type { VariantName } from "../protocol/dist-manifest.js";
 import { renderAnchor } from "./anchor.js";
 import { InjectionDispatcher, type RouteUpdateResult } from "./injections/dispatcher.js";
 import { InjectionQueue, type QueueRecord } from "./injections/queue.js";

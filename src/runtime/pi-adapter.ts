@@ -9,7 +9,7 @@
 import { Agent, type AgentMessage, type AgentTool, type AgentToolResult, type StreamFn, type ThinkingLevel } from "@mariozechner/pi-agent-core";
 import type { Api, Message, Model, TSchema } from "@mariozechner/pi-ai";
 import type { AgentSession, AuthStorage, ExtensionAPI, ModelRegistry, SessionManager, SettingsManager } from "@mariozechner/pi-coding-agent";
-import type { VariantName } from "../protocol/manifest.js";
+import type { VariantName } from "../protocol/dist-manifest.js";
 import type { LoadedArtifacts } from "./artifacts.js";
 import { SessionProtocolController, type InjectionTransport } from "./controller.js";
 import { prepareMessagesForModel } from "./injections/transport.js";

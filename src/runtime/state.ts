@@ -21,7 +21,7 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import { parseJournal, replay, type StateRecord } from "./journal.js";
-import type { InjectionDelivery, VariantName } from "../protocol/manifest.js";
+import type { InjectionDelivery, VariantName } from "../protocol/dist-manifest.js";
 import type { SkillType } from "./artifacts.js";
 import type { GammaCustomMessage } from "./messages.js";
 

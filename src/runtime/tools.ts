@@ -4,7 +4,7 @@
  * the host supplies an executor for each other tool. Pi-free: the adapter
  * turns these into Pi tools.
  */
-import type { ToolSchemaArtifact } from "../protocol/manifest.js";
+import type { ToolSchemaArtifact } from "../protocol/dist-manifest.js";
 import type { ImagePart, TextPart } from "./messages.js";
 
 export interface ToolOutcome {

@@ -1,4 +1,4 @@
-import type { ValidSkill } from "../model.js";
+import type { ValidSkill } from "../stage-data.js";
 
 /**
  * The `<available_skills>` block in the design's multi-line form. It is part

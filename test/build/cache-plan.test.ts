@@ -6,7 +6,7 @@ import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import type { CachePlan } from "../../src/protocol/cache-plan.js";
-import type { DistManifest } from "../../src/protocol/manifest.js";
+import type { DistManifest } from "../../src/protocol/dist-manifest.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { copyProject, removeTempDirs, repoRoot, tempDir } from "./helpers.js";
 

@@ -1,14 +1,14 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { copyProject, removeTempDirs, runCli, tempDir } from "./helpers.js";
+import { copyProject, removeTempDirs, spawnCli, tempDir } from "./helpers.js";
 
 afterAll(removeTempDirs);
 
 describe("gamma-prompt build (CLI)", () => {
   it("prints the variant table on stdout and diagnostics on stderr, exit 0", async () => {
     const root = await copyProject("basic");
-    const run = runCli(["build", "--root", root]);
+    const run = spawnCli(["build", "--root", root]);
     expect(run.status).toBe(0);
     const [header, base, deck] = run.stdout.split("\n");
     expect(header).toMatch(/^variant\s+bytes\s+tokens\s+shared prefix\s+cacheable\s+prefix share$/);
@@ -20,7 +20,7 @@ describe("gamma-prompt build (CLI)", () => {
 
   it("gives the same figures as one JSON document with --format json", async () => {
     const root = await copyProject("basic");
-    const run = runCli(["build", "--root", root, "--format", "json"]);
+    const run = spawnCli(["build", "--root", root, "--format", "json"]);
     expect(run.status).toBe(0);
     const document = JSON.parse(run.stdout) as Record<string, unknown>;
     expect(Object.keys(document)).toEqual(["ok", "summary", "prefixChanged", "written", "removed", "unchanged", "diagnostics", "errorCount", "warningCount"]);
@@ -33,7 +33,7 @@ describe("gamma-prompt build (CLI)", () => {
   it("exits 1 with diagnostics when the sources have errors", async () => {
     const root = await copyProject("basic");
     await writeFile(join(root, "prompts/prefix.hbs"), "{{catalog}}\n{{#each}}\n");
-    const run = runCli(["build", "--root", root]);
+    const run = spawnCli(["build", "--root", root]);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("prompts/prefix.hbs");
     expect(run.stderr).toContain("template/parse-error");
@@ -41,39 +41,39 @@ describe("gamma-prompt build (CLI)", () => {
   });
 
   it("exits 2 on bad usage", async () => {
-    expect(runCli(["build", "--format", "xml"]).status).toBe(2);
-    expect(runCli(["check", "--format", "table"]).status).toBe(2);
-    const missing = runCli(["build", "--root", join(await tempDir(), "does-not-exist")]);
+    expect(spawnCli(["build", "--format", "xml"]).status).toBe(2);
+    expect(spawnCli(["check", "--format", "table"]).status).toBe(2);
+    const missing = spawnCli(["build", "--root", join(await tempDir(), "does-not-exist")]);
     expect(missing.status).toBe(2);
     expect(missing.stderr).not.toContain("    at ");
   });
 
   it("documents options, exit codes and examples in --help", () => {
-    const build = runCli(["build", "--help"]);
+    const build = spawnCli(["build", "--help"]);
     expect(build.status).toBe(0);
     expect(build.stdout).toContain("--format <format>");
     expect(build.stdout).toContain("Exit codes");
     expect(build.stdout).toContain("gamma-prompt build --root my-agent");
-    expect(runCli(["check", "--help"]).stdout).toContain("gamma-prompt check --format github");
+    expect(spawnCli(["check", "--help"]).stdout).toContain("gamma-prompt check --format github");
   });
 });
 
 describe("gamma-prompt check (CLI)", () => {
   it("exits 0 when dist/ is current and 1 on drift, in every format", async () => {
     const root = await copyProject("basic");
-    expect(runCli(["build", "--root", root]).status).toBe(0);
-    const current = runCli(["check", "--root", root]);
+    expect(spawnCli(["build", "--root", root]).status).toBe(0);
+    const current = spawnCli(["check", "--root", root]);
     expect(current.status).toBe(0);
     expect(current.stdout).toContain("dist/ is current: 12 artifacts match their sources");
     await writeFile(join(root, "dist/catalog.xml"), "<available_skills>\n</available_skills>\n");
-    const stylish = runCli(["check", "--root", root]);
+    const stylish = spawnCli(["check", "--root", root]);
     expect(stylish.status).toBe(1);
     expect(stylish.stdout).toContain("dist/catalog.xml");
-    const json = runCli(["check", "--root", root, "--format", "json"]);
+    const json = spawnCli(["check", "--root", root, "--format", "json"]);
     expect(json.status).toBe(1);
     const document = JSON.parse(json.stdout) as { drift: Array<{ artifact: string; kind: string }>; errorCount: number };
     expect(document.drift).toEqual(expect.arrayContaining([expect.objectContaining({ artifact: "catalog.xml", kind: "changed" })]));
-    const github = runCli(["check", "--root", root, "--format", "github"]);
+    const github = spawnCli(["check", "--root", root, "--format", "github"]);
     expect(github.status).toBe(1);
     expect(github.stdout).toMatch(/^::error file=dist\/catalog\.xml,line=2,col=1,/m);
   });

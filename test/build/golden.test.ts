@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
-import type { DistManifest } from "../../src/protocol/manifest.js";
+import type { DistManifest } from "../../src/protocol/dist-manifest.js";
 import { copyProject, fixturesDir, listFiles, removeTempDirs, repoRoot, updateGolden } from "./helpers.js";
 
 afterAll(removeTempDirs);

@@ -62,7 +62,8 @@ export async function snapshotTree(dir: string): Promise<Record<string, string>>
   return snapshot;
 }
 
-export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { status: number | null; stdout: string; stderr: string } {
+/** Runs the compiled CLI in a child process, as a user or CI would. */
+export function spawnCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [cliPath, ...args], {
     cwd: options.cwd ?? repoRoot,
     env: { ...process.env, ...options.env },

@@ -2,7 +2,7 @@ import { hostname, userInfo } from "node:os";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyProject, fixturesDir, listFiles, removeTempDirs, runCli, snapshotTree, tempDir } from "./helpers.js";
+import { copyProject, fixturesDir, listFiles, removeTempDirs, spawnCli, snapshotTree, tempDir } from "./helpers.js";
 
 afterAll(removeTempDirs);
 
@@ -20,7 +20,7 @@ async function copyReversed(into: string, transform: (text: string) => string = 
 }
 
 function buildWith(root: string, env: NodeJS.ProcessEnv): void {
-  const run = runCli(["build", "--root", root], { env, cwd: root });
+  const run = spawnCli(["build", "--root", root], { env, cwd: root });
   expect(run.status, run.stderr).toBe(0);
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SourceFile } from "../../src/model.js";
+import type { SourceFile } from "../../src/stage-data.js";
 import { prepareTemplates, type PreparedTemplates } from "../../src/pipeline/render/render.js";
 import { checkTemplate } from "../../src/pipeline/render/template-check.js";
 import { checkTemplateCached, contextShape } from "../../src/pipeline/render/template-check-cache.js";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { init, InitUsageError, planScaffold } from "../../src/init.js";
 import { lint } from "../../src/lint.js";
-import { listFiles, removeTempDirs, runCli, snapshotTree, tempDir } from "../build/helpers.js";
+import { listFiles, removeTempDirs, spawnCli, snapshotTree, tempDir } from "../build/helpers.js";
 
 afterAll(removeTempDirs);
 
@@ -37,7 +37,7 @@ const AGENT_FILES = [
 describe("gamma-prompt init", () => {
   it("scaffolds a neutral agent that builds and checks at once, with no finding at all (CLI, exit 0 each)", async () => {
     const parent = await tempDir();
-    const created = runCli(["init", "my agent"], { cwd: parent });
+    const created = spawnCli(["init", "my agent"], { cwd: parent });
     expect(created.stderr).toBe("");
     expect(created.status).toBe(0);
     expect(created.stdout.split("\n")[0]).toBe("Created a new agent in my agent/ (template agent, profile gamma): 24 files");
@@ -45,11 +45,11 @@ describe("gamma-prompt init", () => {
     const root = join(parent, "my agent");
     expect(await listFiles(root)).toEqual(AGENT_FILES);
 
-    const built = runCli(["build"], { cwd: root });
+    const built = spawnCli(["build"], { cwd: root });
     expect(built.stderr).toBe("");
     expect(built.status).toBe(0);
     expect(built.stdout).toMatch(/^variant\s+bytes\s+tokens\s+shared prefix\s+cacheable\s+prefix share\nbase\s+\d+/);
-    const checked = runCli(["check"], { cwd: root });
+    const checked = spawnCli(["check"], { cwd: root });
     expect(checked.status).toBe(0);
     expect((await lint({ root })).diagnostics).toEqual([]);
 
@@ -67,14 +67,14 @@ describe("gamma-prompt init", () => {
     const root = await tempDir();
     await writeFile(join(root, "gamma-prompt.config.json"), "{}\n");
     const before = await snapshotTree(root);
-    const refused = runCli(["init", root]);
+    const refused = spawnCli(["init", root]);
     expect(refused.status).toBe(1);
     expect(refused.stdout).toBe("");
     expect(refused.stderr).toContain("1 file of the scaffold already exists in");
     expect(refused.stderr).toContain("nothing was written:\n  gamma-prompt.config.json\nRe-run with --force to overwrite them.\n");
     expect(await snapshotTree(root)).toEqual(before);
 
-    const forced = runCli(["init", root, "--force"]);
+    const forced = spawnCli(["init", root, "--force"]);
     expect(forced.status).toBe(0);
     expect(forced.stdout).toContain("  gamma-prompt.config.json  (overwritten)\n");
     expect(await listFiles(root)).toEqual(AGENT_FILES);
@@ -87,7 +87,7 @@ describe("gamma-prompt init", () => {
 
     const gamma = await tempDir();
     expect(init({ dir: gamma, template: "gamma" }).ok).toBe(true);
-    const built = runCli(["build", "--root", gamma]);
+    const built = spawnCli(["build", "--root", gamma]);
     expect(built.status).toBe(0);
     expect(await readFile(join(gamma, "dist/manifest.json"), "utf8")).toBe(await readFile(join(process.cwd(), "dist/manifest.json"), "utf8"));
 
@@ -103,11 +103,11 @@ describe("gamma-prompt init", () => {
     expect(() => planScaffold({ template: "gamma", profile: "agentskills" })).toThrow(InitUsageError);
     expect(() => planScaffold({ name: "{{evil}}" })).toThrow(/agent name/);
     const root = await tempDir();
-    const run = runCli(["init", root, "--template", "nope"]);
+    const run = spawnCli(["init", root, "--template", "nope"]);
     expect(run.status).toBe(2);
     expect(await listFiles(root)).toEqual([]);
     const file = join(root, "a-file");
     await writeFile(file, "x");
-    expect(runCli(["init", file]).status).toBe(2);
+    expect(spawnCli(["init", file]).status).toBe(2);
   });
 });

@@ -11,7 +11,7 @@ import { build } from "../../src/build.js";
 import { check } from "../../src/check.js";
 import { compareDist } from "../../src/pipeline/emit/drift.js";
 import { ArtifactVerificationError, loadArtifacts } from "../../src/runtime/artifacts.js";
-import { copyProject, removeTempDirs, runCli, tempDir } from "../build/helpers.js";
+import { copyProject, removeTempDirs, spawnCli, tempDir } from "../build/helpers.js";
 
 afterAll(removeTempDirs);
 
@@ -120,7 +120,7 @@ describe("fuzzing the manifest readers", () => {
       expect(result.diagnostics.find((d) => d.file === "dist/manifest.json")?.ruleId).toBe("dist/changed");
       // Two through the real CLI: the exit code and the absence of a stack trace are the contract.
       if (index < 2) {
-        const cli = runCli(["check", "--root", root]);
+        const cli = spawnCli(["check", "--root", root]);
         expect(cli.status).toBe(1);
         expect(cli.stderr).not.toContain("internal error");
         expect(cli.stdout).toContain("dist/changed");

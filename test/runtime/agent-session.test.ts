@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { VariantName } from "../../src/protocol/manifest.js";
+import type { VariantName } from "../../src/protocol/dist-manifest.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { createTrustedMessage } from "../../src/runtime/messages.js";
 import { createGammaAgent, createGammaSession, sendSessionMessage, type GammaSession } from "../../src/runtime/pi-adapter.js";

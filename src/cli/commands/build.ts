@@ -1,5 +1,5 @@
 import { Option, type Command } from "commander";
-import { addProjectOptions, commandHelpFooter } from "../options.js";
+import { addProjectOptions, commandHelpFooter, reporterFormatOption } from "../options.js";
 import type { BuildCommandOptions, CheckCommandOptions } from "./build-actions.js";
 
 export function registerBuildCommands(program: Command, result: { exitCode: number }): void {
@@ -28,7 +28,7 @@ Diagnostics go to stderr.`,
 
   const checkCommand = program.command("check").description("Verify that dist/ matches its sources and its manifest (writes nothing).");
   addProjectOptions(checkCommand, { rootDescription: "project root", out: true })
-    .addOption(new Option("--format <format>", "how findings are printed").choices(["stylish", "json", "github"]).default("stylish"))
+    .addOption(reporterFormatOption())
     .addHelpText(
       "after",
       commandHelpFooter({

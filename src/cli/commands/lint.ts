@@ -1,32 +1,35 @@
-import { InvalidArgumentError, Option, type Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import { EXIT_USAGE } from "../../diagnostics/exit-code.js";
-import { addProjectOptions } from "../options.js";
+import type { ReporterName } from "../../diagnostics/reporters/index.js";
+import { addProjectOptions, commandHelpFooter, reporterFormatOption } from "../options.js";
 
 interface LintCommandOptions {
   root: string;
-  format: "stylish" | "json" | "github";
+  format: ReporterName;
   maxWarnings?: number;
 }
 
-const EXAMPLES = `
-Exit codes:
-  0  no errors (and warnings within --max-warnings)
-  1  at least one error, or more warnings than --max-warnings
-  2  bad usage (unknown option, no skills/ folder under --root) or an internal error
-
-Examples:
-  $ gamma-prompt lint                          check ./skills
-  $ gamma-prompt lint --root path/to/project   check path/to/project/skills
-  $ gamma-prompt lint --max-warnings 0         fail on any warning too
-  $ gamma-prompt lint --format json > lint.json
-  $ gamma-prompt lint --format github          annotations for GitHub Actions`;
 
 export function registerLintCommand(program: Command, result: { exitCode: number }): void {
   const command = program.command("lint").description("Validate skill manifests, their bodies and their cross-references (requires, conflicts).");
   addProjectOptions(command, { rootDescription: "project root: the folder that holds skills/", out: false })
-    .addOption(new Option("--format <name>", "output format").choices(["stylish", "json", "github"]).default("stylish"))
+    .addOption(reporterFormatOption())
     .option("--max-warnings <n>", "fail when there are more than n warnings", parseMaxWarnings)
-    .addHelpText("after", EXAMPLES)
+    .addHelpText(
+      "after",
+      commandHelpFooter({
+        about: `Checks every skills/<name>/SKILL.md: the frontmatter against the manifest schema, the body against
+the skill's type, and the cross-references (names, requiresSkills, conflictsWith) between skills.`,
+        exitCodes: "0 no errors (and warnings within --max-warnings), 1 an error or more warnings than --max-warnings, 2 usage (no skills/ folder under --root) or internal error.",
+        examples: [
+          "gamma-prompt lint",
+          "gamma-prompt lint --root path/to/project",
+          "gamma-prompt lint --max-warnings 0",
+          "gamma-prompt lint --format json > lint.json",
+          "gamma-prompt lint --format github",
+        ],
+      }),
+    )
     .action(async (options: LintCommandOptions) => {
       // Loaded here, not at the top, so other commands and --help start fast.
       const [{ lint, ProjectRootError }, { formatDiagnostics }, { exitCodeFor }] = await Promise.all([

@@ -3,22 +3,26 @@ import { formatGithub } from "./github.js";
 import { formatJson } from "./json.js";
 import { formatStylish } from "./stylish.js";
 
-export type ReporterName = "stylish" | "json" | "github";
+type Reporter = (diagnostics: readonly Diagnostic[], counts: DiagnosticCounts) => string;
 
-export const REPORTER_NAMES: readonly ReporterName[] = ["stylish", "json", "github"];
+/** Every reporter by the name `--format` selects it with; the first is the default. */
+const REPORTERS = {
+  stylish: formatStylish,
+  json: formatJson,
+  github: (diagnostics) => formatGithub(diagnostics),
+} as const satisfies Record<string, Reporter>;
+
+export type ReporterName = keyof typeof REPORTERS;
+
+export const REPORTER_NAMES = Object.keys(REPORTERS) as ReporterName[];
+
+export const DEFAULT_REPORTER: ReporterName = "stylish";
 
 export function isReporterName(name: string): name is ReporterName {
-  return (REPORTER_NAMES as readonly string[]).includes(name);
+  return Object.prototype.hasOwnProperty.call(REPORTERS, name);
 }
 
 /** Renders diagnostics (already sorted) in the named format; the caller writes the text to stdout. */
 export function formatDiagnostics(name: ReporterName, diagnostics: readonly Diagnostic[], counts: DiagnosticCounts): string {
-  switch (name) {
-    case "stylish":
-      return formatStylish(diagnostics, counts);
-    case "json":
-      return formatJson(diagnostics, counts);
-    case "github":
-      return formatGithub(diagnostics);
-  }
+  return REPORTERS[name](diagnostics, counts);
 }

@@ -1,11 +1,11 @@
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import type { SourceFile, ValidSkill } from "../../model.js";
-import type { ArtifactEntry, DistManifest, SkillInfo } from "../../protocol/manifest.js";
+import type { SourceFile, ValidSkill } from "../../stage-data.js";
+import type { ArtifactEntry, DistManifest, SkillInfo } from "../../protocol/dist-manifest.js";
 import { catalogEntry, catalogParts, collapseWhitespace, type CatalogParts } from "../../skills/catalog.js";
 import { CACHE_MINIMUM_TOKENS, loadTokenizer, tokenizerVersion } from "../../tokens.js";
 import { summarize, type BuildSummary } from "../render/summary.js";
 import { resolveConfig } from "../validate/config.js";
-import { resolveInjections } from "../validate/injections.js";
+import { resolveInjections } from "../validate/injection-kinds.js";
 import {
   artifactEntry,
   CACHE_PLAN_FILE,
@@ -24,7 +24,7 @@ import {
   type ArtifactContent,
   toolsJson,
   variantFile,
-} from "../emit/manifest.js";
+} from "../emit/artifacts.js";
 import { BuildSession, defineSlot } from "../session/build-session.js";
 import { computeCachePlan } from "../render/cache-plan.js";
 import { measurePrompts, TokenCounter } from "../render/measure.js";

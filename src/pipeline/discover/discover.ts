@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import type { SourceFile } from "../../model.js";
+import type { SourceFile } from "../../stage-data.js";
 import { readBytes, SKILL_READ_RULES, toSourceFile } from "./read-source.js";
 
 /** The folder, relative to the project root, that holds one folder per skill. */

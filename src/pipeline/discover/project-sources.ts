@@ -1,5 +1,5 @@
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import type { SourceFile } from "../../model.js";
+import type { SourceFile } from "../../stage-data.js";
 import { CONFIG_FILE, INJECTIONS_FILE, PARTIALS_DIR, PREFIX_TEMPLATE, TOOL_ORDER_FILE, TOOLS_DIR, VARIANT_TEMPLATE, VARIANTS_FILE } from "./source-paths.js";
 import { defineSlot, type BuildSession } from "../session/build-session.js";
 import { isDiagnostic, listFiles, readPromptSource } from "./sources.js";

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import type { SourceFile } from "../../model.js";
+import type { SourceFile } from "../../stage-data.js";
 import { sameStamp, stampOf, type FileStamp } from "./file-stamp.js";
 import { findSkillFolders, loadSkillSources, readSourceFileSync, SKILL_FILE, SKILLS_DIR, type SkillSources } from "./discover.js";
 

@@ -1,7 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
-import type { SourceFile } from "../../model.js";
+import type { SourceFile } from "../../stage-data.js";
 import { readSource, SOURCE_READ_RULES } from "./read-source.js";
 
 /** Reading of the build's own sources (prompts/, schemas/tools/, the config), through the one reader. */

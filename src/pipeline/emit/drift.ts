@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import { loadTokenizer } from "../../tokens.js";
 import { listTree } from "./emit.js";
-import { MANIFEST_FILE, PREFIX_FILE, TOOLS_FILE, type ArtifactContent } from "./manifest.js";
+import { MANIFEST_FILE, PREFIX_FILE, TOOLS_FILE, type ArtifactContent } from "./artifacts.js";
 import type { TemplateOrigin } from "../render/prefix-origin.js";
 import { sha256Hex } from "../discover/read-source.js";
 

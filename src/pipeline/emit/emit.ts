@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { copyFileSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, type Dirent, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { MANIFEST_FILE, type DistManifest } from "../../protocol/manifest.js";
+import { MANIFEST_FILE, type DistManifest } from "../../protocol/dist-manifest.js";
 import { defineSlot } from "../session/build-session.js";
 import { sameStamp, stampOf, type FileStamp } from "../discover/file-stamp.js";
 import { errorCode, isNotFound } from "../discover/sources.js";
-import type { ArtifactContent } from "./manifest.js";
+import type { ArtifactContent } from "./artifacts.js";
 
 /**
  * Writes dist/ as one transaction. New bytes go to a temporary folder next to

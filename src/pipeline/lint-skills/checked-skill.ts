@@ -1,8 +1,8 @@
 import { createDiagnostic, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import { ruleRegistry } from "../../diagnostics/rules/index.js";
-import type { SourceFile } from "../../model.js";
+import type { SourceFile } from "../../stage-data.js";
 import { packageVersion } from "../../version.js";
-import { isMapping, parseSkillFile, type SkillManifestData } from "../parse/parse.js";
+import { isMapping, parseSkillFile, type SkillFrontmatter } from "../parse/parse.js";
 import { skillFileDiagnostics } from "../validate/skill-file-rules.js";
 
 /**
@@ -13,7 +13,7 @@ import { skillFileDiagnostics } from "../validate/skill-file-rules.js";
 export interface CheckedSkill {
   diagnostics: Diagnostic[];
   /** Undefined when the frontmatter could not be read as a mapping. */
-  manifest: SkillManifestData | undefined;
+  manifest: SkillFrontmatter | undefined;
   body: string;
   bodyStartLine: number;
   /** Range of the opening `---` line (or of line 1): where findings about the whole manifest point. */

@@ -1,5 +1,5 @@
 import { compareDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import type { ValidSkill } from "../../model.js";
+import type { ValidSkill } from "../../stage-data.js";
 import { SKILLS_DIR } from "../discover/discover.js";
 import { loadSkillSourcesReusing, type SkillSourceRecord } from "../discover/skill-sources.js";
 import { skillSetDiagnostics, type SkillRecord } from "../validate/skill-set-rules.js";

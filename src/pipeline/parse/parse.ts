@@ -1,5 +1,5 @@
 import { createDiagnostic, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
-import type { SkillType, SourceFile } from "../../model.js";
+import type { SkillType, SourceFile } from "../../stage-data.js";
 import { findOrderedLists, tooDeepLine, type OrderedListShape } from "./body.js";
 import { splitFrontmatter, type FrontmatterSplit } from "./frontmatter.js";
 import { LineIndex } from "./positions.js";
@@ -12,7 +12,7 @@ export interface SkillReference {
 }
 
 /** The manifest fields the cross-file rules need, each with its source range. */
-export interface SkillManifestData {
+export interface SkillFrontmatter {
   name?: string;
   nameRange?: Range;
   type?: SkillType;
@@ -36,7 +36,7 @@ export interface ParsedSkillFile {
   /** Absent when the frontmatter is not valid YAML. */
   tree?: YamlTree;
   /** Absent when the frontmatter is not a mapping. */
-  manifest?: SkillManifestData;
+  manifest?: SkillFrontmatter;
   body: string;
   bodyStartLine: number;
   /** Range of the opening `---` line (or of line 1): where findings about the whole manifest point. */
@@ -76,8 +76,8 @@ export function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function extractManifest(tree: YamlTree, value: Record<string, unknown>): SkillManifestData {
-  const manifest: SkillManifestData = { requiresSkills: references(tree, value, "requiresSkills"), conflictsWith: references(tree, value, "conflictsWith") };
+function extractManifest(tree: YamlTree, value: Record<string, unknown>): SkillFrontmatter {
+  const manifest: SkillFrontmatter = { requiresSkills: references(tree, value, "requiresSkills"), conflictsWith: references(tree, value, "conflictsWith") };
   const name = value["name"];
   const nameRange = tree.valueRanges.get("/name");
   if (typeof name === "string") manifest.name = name;

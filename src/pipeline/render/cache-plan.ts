@@ -1,6 +1,6 @@
 import type { CachePlan, CachePlanBlock } from "../../protocol/cache-plan.js";
 import { CACHE_PLAN_VERSION } from "../../protocol/cache-plan.js";
-import type { ArtifactEntry, ToolSchemaArtifact } from "../../protocol/manifest.js";
+import type { ArtifactEntry, ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
 import { sha256Hex } from "../discover/read-source.js";
 
 /**

@@ -1,6 +1,6 @@
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import type { SourceFile, ValidSkill } from "../../model.js";
-import type { InjectionKindArtifact, ToolSchemaArtifact } from "../../protocol/manifest.js";
+import type { SourceFile, ValidSkill } from "../../stage-data.js";
+import type { InjectionKindArtifact, ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
 import { collapseWhitespace, renderCatalog, skillPath } from "../../skills/catalog.js";
 import { checkTemplateCached } from "./template-check-cache.js";
 import {

@@ -1,4 +1,4 @@
-import type { DistManifest } from "../../protocol/manifest.js";
+import type { DistManifest } from "../../protocol/dist-manifest.js";
 import { cacheableTokens } from "../../tokens.js";
 
 /** The figures `build` prints, derived from a manifest (so a no-change build can print them too). */

@@ -1,6 +1,6 @@
 import type HandlebarsNamespace from "handlebars";
 import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
-import type { SourceFile } from "../../model.js";
+import type { SourceFile } from "../../stage-data.js";
 import { LineIndex } from "../parse/positions.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { Range } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
-import type { SkillType } from "../../model.js";
+import type { SkillType } from "../../stage-data.js";
 import type { OrderedListShape } from "../parse/body-shape.js";
 import type { FrontmatterSplit } from "../parse/frontmatter.js";
 import type { LineIndex } from "../parse/positions.js";

@@ -1,6 +1,6 @@
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
-import type { SourceFile } from "../../model.js";
-import { parseJsonSource, valueAt } from "../parse/located.js";
+import type { SourceFile } from "../../stage-data.js";
+import { parseJsonSource, valueAt } from "../parse/positioned-source.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { buildSchemaValidator } from "./schemas.js";
 import { DEFAULT_SUPPORTING_FILE_MAX_BYTES } from "../discover/supporting-files.js";

@@ -1,12 +1,12 @@
 import type { ErrorObject } from "ajv";
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
-import { rangeAt, valueAt, type LocatedSource, type PathSegment } from "../parse/located.js";
+import { rangeAt, valueAt, type PositionedSource, type PathSegment } from "../parse/positioned-source.js";
 
 /** Turns ajv errors into diagnostics at the offending key or value. */
 export function schemaDiagnostics(
   ruleId: RuleId,
-  located: LocatedSource,
+  located: PositionedSource,
   errors: readonly ErrorObject[] | null | undefined,
   what: string,
 ): Diagnostic[] {

@@ -3,7 +3,7 @@ import type { RuleId } from "../../diagnostics/rules/index.js";
 import { MAX_INDENT, MAX_NESTING } from "../parse/body.js";
 import { isMapping, type ParsedSkillFile } from "../parse/parse.js";
 import { bodyProblems } from "./body-rules.js";
-import { schemaProblems } from "./manifest-schema.js";
+import { schemaProblems } from "./frontmatter-schema.js";
 
 /**
  * The rules one SKILL.md must satisfy on its own: a frontmatter mapping that

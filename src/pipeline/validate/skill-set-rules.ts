@@ -1,6 +1,6 @@
 import { createDiagnostic, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import { compareNames, findCycles, requirementPaths, symmetricConflicts } from "../../skills/graph.js";
-import type { SkillManifestData, SkillReference } from "../parse/parse.js";
+import type { SkillFrontmatter, SkillReference } from "../parse/parse.js";
 import { quoted } from "../../diagnostics/quote.js";
 import { didYouMean } from "./suggest.js";
 
@@ -11,7 +11,7 @@ export interface SkillRecord {
   /** Name of the folder holding SKILL.md. */
   folder: string;
   /** Undefined when the frontmatter could not be read as a mapping. */
-  manifest: SkillManifestData | undefined;
+  manifest: SkillFrontmatter | undefined;
   /** Range of the opening `---` line: where findings about the whole manifest point. */
   opening: Range;
 }

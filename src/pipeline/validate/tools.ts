@@ -1,7 +1,7 @@
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import type { SourceFile } from "../../model.js";
-import type { ToolSchemaArtifact } from "../../protocol/manifest.js";
-import { parseJsonSource, rangeAt, type LocatedSource } from "../parse/located.js";
+import type { SourceFile } from "../../stage-data.js";
+import type { ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
+import { parseJsonSource, rangeAt, type PositionedSource } from "../parse/positioned-source.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import type { Reuse } from "../session/build-session.js";
 import { buildSchemaValidator, checkParametersSchema } from "./schemas.js";
@@ -119,7 +119,7 @@ function resolveToolFile(file: SourceFile, diagnostics: Diagnostic[]): ToolSchem
   return { name: tool.name, description: tool.description, parameters: tool.parameters };
 }
 
-function parametersDiagnostic(located: LocatedSource, problem: string): Diagnostic {
+function parametersDiagnostic(located: PositionedSource, problem: string): Diagnostic {
   return createDiagnostic("tool/invalid-parameters", located.file, rangeAt(located, ["parameters"]), `Unexpected parameters schema: ${problem.split("\n")[0] ?? problem}`);
 }
 

@@ -1,6 +1,6 @@
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import type { SourceFile, ValidSkill } from "../../model.js";
-import { parseYamlSource, rangeAt } from "../parse/located.js";
+import type { SourceFile, ValidSkill } from "../../stage-data.js";
+import { parseYamlSource, rangeAt } from "../parse/positioned-source.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { buildSchemaValidator } from "./schemas.js";
 

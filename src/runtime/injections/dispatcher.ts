@@ -15,7 +15,7 @@
  * call): handing it to Pi, rendering it into an anchor or seeing it enter
  * the transcript only marks where it waits.
  */
-import type { InjectionKindArtifact } from "../../protocol/manifest.js";
+import type { InjectionKindArtifact } from "../../protocol/dist-manifest.js";
 import type { InjectionTransport } from "../controller.js";
 import { ANCHOR_CUSTOM_TYPE, isGammaCustomMessage, type GammaCustomMessage } from "../messages.js";
 import type { PendingInjection, PiQueue } from "../state.js";

@@ -4,7 +4,7 @@
  * same corpus and asserts both agree); it is hand-written because the runtime
  * must not depend on the compiler's schema validator.
  */
-import type { InjectionKindArtifact } from "../../protocol/manifest.js";
+import type { InjectionKindArtifact } from "../../protocol/dist-manifest.js";
 import {
   INJECTION_ACTORS,
   INJECTION_DELIVERIES,

@@ -15,7 +15,7 @@
  * after it could still grow into a reserved one is neutralised too, so a tag
  * split across messages cannot be completed by the next message.
  */
-import { INJECTION_KINDS } from "../../protocol/manifest.js";
+import { INJECTION_KINDS } from "../../protocol/dist-manifest.js";
 
 /** Tags the platform owns: the injection kinds plus the prefix's own structural tags. */
 export const RESERVED_TAG_NAMES: readonly string[] = [

@@ -5,7 +5,7 @@
  * the agent needs as attributes. Source, delivery, origin ids, dedupeKey and
  * free-form details never appear.
  */
-import type { InjectionKindArtifact } from "../../protocol/manifest.js";
+import type { InjectionKindArtifact } from "../../protocol/dist-manifest.js";
 import { escapeXml } from "./escape.js";
 import { neutraliseReservedTags } from "./neutralise.js";
 import type { RuntimeInjection } from "./types.js";

@@ -6,7 +6,7 @@
  * the runtime built, and reserved tags inside user text are neutralised
  * before the model sees them.
  */
-import type { InjectionKindArtifact } from "../../protocol/manifest.js";
+import type { InjectionKindArtifact } from "../../protocol/dist-manifest.js";
 import { neutraliseReservedTags } from "./neutralise.js";
 import { renderInjection } from "./render.js";
 import type { RuntimeInjection, TrustedInjectionDetails, TrustedInjectionMessage, TrustedInjectionType } from "./types.js";

@@ -4,9 +4,9 @@
  * compiler (which renders their meanings into the static prefix) and the
  * runtime (which routes them) name them from one place.
  */
-import type { InjectionDelivery, InjectionKind } from "../../protocol/manifest.js";
+import type { InjectionDelivery, InjectionKind } from "../../protocol/dist-manifest.js";
 
-export type { InjectionDelivery, InjectionKind, InjectionKindArtifact } from "../../protocol/manifest.js";
+export type { InjectionDelivery, InjectionKind, InjectionKindArtifact } from "../../protocol/dist-manifest.js";
 
 export type InjectionSource = "client" | "server" | "tool" | "workspace" | "background_job";
 
@@ -67,7 +67,7 @@ export interface TrustedInjectionMessage {
   timestamp: number;
 }
 
-export { INJECTION_KINDS } from "../../protocol/manifest.js";
+export { INJECTION_KINDS } from "../../protocol/dist-manifest.js";
 
 export const INJECTION_SOURCES: readonly InjectionSource[] = ["client", "server", "tool", "workspace", "background_job"];
 export const INJECTION_DELIVERIES: readonly InjectionDelivery[] = ["next_turn", "steer", "follow_up"];

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { InjectionKindArtifact } from "../../../src/protocol/manifest.js";
+import type { InjectionKindArtifact } from "../../../src/protocol/dist-manifest.js";
 import type { RuntimeInjection } from "../../../src/runtime/injections/index.js";
 
 export const fixturesDir = fileURLToPath(new URL("../../fixtures/injections/", import.meta.url));

@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll } from "vitest";
 import type { CachePlan, CachePlanBlock } from "../../../src/protocol/cache-plan.js";
-import type { DistManifest, InjectionKindArtifact, SkillInfo, ToolSchemaArtifact, VariantName } from "../../../src/protocol/manifest.js";
+import type { DistManifest, InjectionKindArtifact, SkillInfo, ToolSchemaArtifact, VariantName } from "../../../src/protocol/dist-manifest.js";
 import { loadArtifacts } from "../../../src/runtime/artifacts.js";
 
 /** The real dist/ the tests copy: the repository's own, or GAMMA_DIST when set. */

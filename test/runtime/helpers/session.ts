@@ -6,7 +6,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { AuthStorage, ModelRegistry, SessionManager } from "@mariozechner/pi-coding-agent";
 import { afterEach } from "vitest";
-import type { VariantName } from "../../../src/protocol/manifest.js";
+import type { VariantName } from "../../../src/protocol/dist-manifest.js";
 import type { LoadedArtifacts } from "../../../src/runtime/artifacts.js";
 import { createGammaAgent } from "../../../src/runtime/pi-adapter.js";
 import type { ProtocolEvent } from "../../../src/runtime/yield.js";

@@ -8,8 +8,8 @@ import type {
   ToolSchemaArtifact,
   VariantInfo,
   VariantName,
-} from "../../protocol/manifest.js";
-import { MANIFEST_FILE, MANIFEST_VERSION } from "../../protocol/manifest.js";
+} from "../../protocol/dist-manifest.js";
+import { MANIFEST_FILE, MANIFEST_VERSION } from "../../protocol/dist-manifest.js";
 import { CACHE_PLAN_FILE, type CachePlan } from "../../protocol/cache-plan.js";
 import { packageVersion } from "../../version.js";
 import { TOKENIZER_NAME } from "../../tokens.js";

@@ -1,6 +1,6 @@
 import { isMap, isNode, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
 import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
-import type { SourceFile } from "../../model.js";
+import type { SourceFile } from "../../stage-data.js";
 
 /**
  * A parsed YAML or JSON source that remembers where each value came from, so
@@ -8,7 +8,7 @@ import type { SourceFile } from "../../model.js";
  * JSON files are located through the YAML parser (JSON is YAML 1.2) but their
  * values come from JSON.parse, so JSON's stricter syntax still applies.
  */
-export interface LocatedSource {
+export interface PositionedSource {
   file: string;
   value: unknown;
   /** Parsed on first use for JSON sources: positions are needed only to report a finding. */
@@ -18,7 +18,7 @@ export interface LocatedSource {
 
 export type PathSegment = string | number;
 
-export function parseYamlSource(source: SourceFile): LocatedSource | Diagnostic {
+export function parseYamlSource(source: SourceFile): PositionedSource | Diagnostic {
   const lineCounter = new LineCounter();
   const document = parseDocument(source.text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const error = document.errors[0];
@@ -35,7 +35,7 @@ export function parseYamlSource(source: SourceFile): LocatedSource | Diagnostic 
   return { file: source.path, value, document, lineCounter };
 }
 
-export function parseJsonSource(source: SourceFile): LocatedSource | Diagnostic {
+export function parseJsonSource(source: SourceFile): PositionedSource | Diagnostic {
   const lineCounter = new LineCounter();
   let value: unknown;
   try {
@@ -61,7 +61,7 @@ export function parseJsonSource(source: SourceFile): LocatedSource | Diagnostic 
 }
 
 /** The range of the value at `path`, or of its key when `key` is set; falls back to the nearest ancestor. */
-export function rangeAt(located: LocatedSource, path: readonly PathSegment[], key = false): Range {
+export function rangeAt(located: PositionedSource, path: readonly PathSegment[], key = false): Range {
   let node: unknown = located.document.contents;
   let found: Node | undefined = isNode(node) ? node : undefined;
   for (let index = 0; index < path.length; index++) {
@@ -99,7 +99,7 @@ export function valueAt(value: unknown, path: readonly PathSegment[]): unknown {
   return current;
 }
 
-function nodeRange(located: LocatedSource, node: Node): Range {
+function nodeRange(located: PositionedSource, node: Node): Range {
   const range = node.range;
   if (!range) return FILE_START;
   return offsetsToRange(located.lineCounter, range[0], range[1]);

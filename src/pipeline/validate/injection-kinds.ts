@@ -1,7 +1,7 @@
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import type { SourceFile } from "../../model.js";
-import { INJECTION_KINDS, type InjectionKindArtifact } from "../../protocol/manifest.js";
-import { parseYamlSource, rangeAt } from "../parse/located.js";
+import type { SourceFile } from "../../stage-data.js";
+import { INJECTION_KINDS, type InjectionKindArtifact } from "../../protocol/dist-manifest.js";
+import { parseYamlSource, rangeAt } from "../parse/positioned-source.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { buildSchemaValidator } from "./schemas.js";
 
