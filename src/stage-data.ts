@@ -28,4 +28,9 @@ export interface ValidSkill {
   body: string;
   /** 1-based line in SKILL.md where `body` starts (for mapping positions back). */
   bodyStartLine: number;
+  /**
+   * `disable-model-invocation: true`: kept out of the catalog and the skill
+   * tool's names; a variant may still preload it and the host activate it.
+   */
+  disableModelInvocation?: true;
 }

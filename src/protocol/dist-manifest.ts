@@ -69,6 +69,11 @@ export interface SkillInfo {
    * when the skill has none.
    */
   files?: string[];
+  /**
+   * `disable-model-invocation: true` in its SKILL.md: absent from the catalog
+   * and the skill tool's names; only a preload or the host activates it.
+   */
+  disableModelInvocation?: true;
 }
 
 export interface DistManifest {

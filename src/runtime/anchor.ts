@@ -31,7 +31,9 @@ export function renderAnchor(options: {
         ? "preloaded in the system prompt"
         : skill.activatedBy === "requires"
           ? `required by ${skill.requiredBy ?? "another skill"}`
-          : "loaded with the skill tool";
+          : skill.activatedBy === "host"
+            ? "activated by the host"
+            : "loaded with the skill tool";
     out.push(`- ${skill.name} (${skill.type}, ${how})`);
   }
   out.push("</active_skills>", "");

@@ -34,6 +34,11 @@ export interface LoadedSkill {
   baseDir: string;
   /** The supporting files, by path relative to `baseDir`, with their verified bytes. */
   files: ReadonlyMap<string, Buffer>;
+  /**
+   * False for a skill with `disable-model-invocation: true`: the model cannot
+   * load it with the skill tool; a preload, a requirement or the host can.
+   */
+  modelInvocable: boolean;
 }
 
 export interface LoadedArtifacts {
@@ -343,6 +348,7 @@ function assemble(manifest: DistManifest, contents: ReadonlyMap<string, Buffer>)
       conflictsWith: info.conflictsWith ?? [],
       baseDir: skillBaseDir(name),
       files,
+      modelInvocable: info.disableModelInvocation !== true,
     });
   }
   const verified = verifyCachePlan(json(manifest.cachePlan.file), manifest, (file) => contents.get(file));

@@ -14,7 +14,7 @@ import { instantOf } from "./injections/order.js";
 import type { PolicyContext } from "./injections/policy.js";
 import type { LoadedArtifacts } from "./artifacts.js";
 import { applyChange, seenIdsOf, type StateChange, type StateCore } from "./journal.js";
-import { ANCHOR_CUSTOM_TYPE, createTrustedMessage, isAnchorMessage, type GammaCustomMessage, type ImagePart, type RuntimeUserMessage } from "./messages.js";
+import { ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE, createTrustedMessage, isAnchorMessage, type GammaCustomMessage, type ImagePart, type RuntimeUserMessage } from "./messages.js";
 import { activationResultText, planActivation } from "./skills.js";
 import { MemoryStateStore, STATE_VERSION, type ArtifactReference, type ExecutionState, type StateStore, type TaskSnapshot } from "./state.js";
 import { parseTaskList, renderTaskList } from "./tasks.js";
@@ -182,6 +182,37 @@ export class SessionProtocolController {
       content: text.map((part) => ({ type: "text", text: part })),
       details: { skill: name, alreadyActive: plan.alreadyActive, activated: plan.newlyActive },
     };
+  }
+
+  /**
+   * The host activates a skill explicitly (a slash command, a button, a
+   * product rule), including one with `disable-model-invocation: true` that
+   * the model is never offered. The skill and its missing requirements become
+   * active as with the tool; the returned trusted message carries their
+   * bodies. Send it with the next prompt
+   * (`agent.prompt([...controller.buildTurnMessages({ text }), message])`) or
+   * steer it into a running turn. Throws SkillToolError for an unknown or
+   * conflicting skill; an already active skill gives a short confirmation.
+   */
+  activateSkillForHost(name: string): GammaCustomMessage {
+    const plan = planActivation({ name, skills: this.artifacts.skills, active: this.core.activeSkills, source: "host" });
+    const parts = activationResultText(plan, this.artifacts.skills, this.core.activeSkills);
+    if (!plan.alreadyActive) {
+      this.change({ op: "skills", add: plan.newlyActive });
+      this.emit({ type: "skills_activated", names: plan.newlyActive.map((skill) => skill.name), toolCallId: "" });
+    }
+    const contract =
+      plan.requested.type === "workflow"
+        ? "This workflow skill is active because the current task matches it. Follow every required step and complete its verification."
+        : "This reference skill is lookup material. Apply only the parts relevant to the task; it creates no checklist unless it declares one.";
+    const opening = `<skill name="${plan.requested.name}" type="${plan.requested.type}" activated_by="host">`;
+    const content = plan.alreadyActive ? parts.join("\n\n") : `${opening}\n${contract}\n\n${parts.join("\n\n").replace(/\n$/, "")}\n</skill>`;
+    return createTrustedMessage({
+      kind: HOST_SKILL_CUSTOM_TYPE.slice("gamma.".length),
+      content,
+      details: { hostActivation: { skill: name, alreadyActive: plan.alreadyActive, activated: plan.newlyActive.map((skill) => skill.name) } },
+      timestamp: this.now(),
+    });
   }
 
   // ---- tasks ----------------------------------------------------------------

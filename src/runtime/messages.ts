@@ -39,6 +39,8 @@ export interface GammaMessageDetails {
   stateRevision?: number;
   /** On the state anchor: the pending injections it carries (they leave pending once a model call used it). */
   injectionIds?: string[];
+  /** Set on a host activation (`activateSkillForHost`): the skills it made active. */
+  hostActivation?: { skill: string; alreadyActive: boolean; activated: string[] };
 }
 
 /** A Pi custom message (`role: "custom"`), hidden from the UI, converted to a user message for the model. */
@@ -53,6 +55,8 @@ export interface GammaCustomMessage {
 }
 
 export const ANCHOR_CUSTOM_TYPE = "gamma.anchor";
+/** A skill the host activated (`activateSkillForHost`): its compiled, verified body. */
+export const HOST_SKILL_CUSTOM_TYPE = "gamma.skill";
 
 export interface TrustedMessageInput {
   /** Without the `gamma.` prefix, e.g. `client_view`. */

@@ -13,7 +13,7 @@ import type { VariantName } from "../protocol/dist-manifest.js";
 import type { LoadedArtifacts } from "./artifacts.js";
 import { SessionProtocolController, type InjectionTransport } from "./controller.js";
 import { prepareMessagesForModel } from "./injections/transport.js";
-import { ANCHOR_CUSTOM_TYPE, dropStaleAnchors, isGammaCustomMessage, type GammaCustomMessage } from "./messages.js";
+import { ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE, dropStaleAnchors, isGammaCustomMessage, type GammaCustomMessage } from "./messages.js";
 import { systemBlocks } from "./cache-plan.js";
 import { checkPromptCacheOptions, promptCacheKeys, shapeProviderPayload, type PromptCacheOptions } from "./prompt-cache.js";
 import type { StateStore } from "./state.js";
@@ -332,7 +332,7 @@ function customPayload(message: GammaCustomMessage): Pick<GammaCustomMessage, "c
 
 // ---- shared wiring -------------------------------------------------------------------------
 
-const RUNTIME_CUSTOM_TYPES: ReadonlySet<string> = new Set([ANCHOR_CUSTOM_TYPE]);
+const RUNTIME_CUSTOM_TYPES: ReadonlySet<string> = new Set([ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE]);
 /** The `skill` tool returns compiled, verified skill bodies; every other tool result is host output. */
 const TRUSTED_TOOL_NAMES: ReadonlySet<string> = new Set(["skill"]);
 

@@ -29,8 +29,10 @@ export function planActivation(options: {
 }): ActivationPlan {
   const { name, skills, active } = options;
   const requested = skills.get(name);
-  if (requested === undefined) {
-    throw new SkillToolError(`Unknown skill "${name}", expected one of: ${[...skills.keys()].join(", ")}.`);
+  if (requested === undefined || (options.source === "tool" && !requested.modelInvocable)) {
+    // A skill kept from the model (disable-model-invocation) is as unknown to the tool as a missing one.
+    const offered = [...skills.values()].filter((skill) => skill.modelInvocable).map((skill) => skill.name);
+    throw new SkillToolError(`Unknown skill "${name}", expected one of: ${offered.join(", ")}.`);
   }
   const activeNames = new Set(active.map((skill) => skill.name));
   if (activeNames.has(name)) return { requested, alreadyActive: true, newlyActive: [] };

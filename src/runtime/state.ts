@@ -43,7 +43,7 @@ export interface TaskSnapshot {
 }
 
 /** How a skill became active: preloaded by the variant, loaded by the `skill` tool, or required by another. */
-export type SkillActivationSource = "preload" | "tool" | "requires";
+export type SkillActivationSource = "preload" | "tool" | "requires" | "host";
 
 export interface ActiveSkill {
   name: string;

@@ -74,7 +74,9 @@ export async function compileProject(root: string, session: BuildSession = new B
   const injectionsSource = sources.injections;
   const injections = injectionsSource ? session.reuseLatest(INJECTIONS, sourceKey(injectionsSource), () => resolveInjections(injectionsSource)) : { injections: [], diagnostics: [] };
   diagnostics.push(...injections.diagnostics);
-  const tools = resolveTools({ files: sources.toolFiles, order: sources.toolOrder }, skills.map((skill) => skill.name), session.reuser(TOOL_FILES));
+  // What the model is offered: a skill with disable-model-invocation is in neither the catalog nor the skill tool's names.
+  const invocable = skills.filter((skill) => skill.disableModelInvocation !== true);
+  const tools = resolveTools({ files: sources.toolFiles, order: sources.toolOrder }, invocable.map((skill) => skill.name), session.reuser(TOOL_FILES));
   diagnostics.push(...tools.diagnostics);
   const variants = sources.variants ? resolveVariants(sources.variants, skills, failedSkills) : { variants: [], diagnostics: [] };
   diagnostics.push(...variants.diagnostics);
@@ -90,9 +92,9 @@ export async function compileProject(root: string, session: BuildSession = new B
   }
   if (hasErrors(diagnostics)) return done();
 
-  const catalogPieces = catalogParts(skills, (skill) => session.reuse(CATALOG_ENTRIES, `${skill.name}\u0000${skill.type}\u0000${skill.description}`, () => catalogEntry(skill)));
+  const catalogPieces = catalogParts(invocable, (skill) => session.reuse(CATALOG_ENTRIES, `${skill.name}\u0000${skill.type}\u0000${skill.description}`, () => catalogEntry(skill)));
   const catalog = catalogPieces.head + catalogPieces.entries.join("") + catalogPieces.tail;
-  const context = prefixContext(skills, tools.tools, injections.injections, catalog);
+  const context = prefixContext(invocable, tools.tools, injections.injections, catalog);
   const prompts = renderPrompts(templates, context, variants.variants);
   if (Array.isArray(prompts)) {
     diagnostics.push(...prompts);
@@ -243,6 +245,7 @@ function skillInfo(skill: ValidSkill, counter: TokenCounter, artifacts: Map<stri
     requiresSkills: [...skill.requiresSkills],
     conflictsWith: [...skill.conflictsWith],
     tokens: counter.count(body),
+    ...(skill.disableModelInvocation ? { disableModelInvocation: true as const } : {}),
   };
 }
 

@@ -86,8 +86,18 @@ export function createManifest(input: ManifestInput): DistManifest {
   const skills: Record<string, SkillInfo> = {};
   for (const skill of input.skills) {
     const file = skillFile(skill.name);
-    const { conflictsWith, description, files, requiresSkills, tokens, type } = skill;
-    skills[skill.name] = { conflictsWith, description, file, ...(files && files.length > 0 ? { files } : {}), requiresSkills, sha256: entry(file).sha256, tokens, type };
+    const { conflictsWith, description, disableModelInvocation, files, requiresSkills, tokens, type } = skill;
+    skills[skill.name] = {
+      conflictsWith,
+      description,
+      ...(disableModelInvocation ? { disableModelInvocation } : {}),
+      file,
+      ...(files && files.length > 0 ? { files } : {}),
+      requiresSkills,
+      sha256: entry(file).sha256,
+      tokens,
+      type,
+    };
   }
   return {
     manifestVersion: MANIFEST_VERSION,

@@ -67,6 +67,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
       path: record.path,
       body: record.body,
       bodyStartLine: record.bodyStartLine,
+      ...(manifest.disableModelInvocation ? { disableModelInvocation: true as const } : {}),
     });
   }
   statuses.sort((a, b) => compareCodeUnits(a.folder, b.folder));

@@ -19,6 +19,8 @@ export interface SkillFrontmatter {
   description?: string;
   requiresSkills: SkillReference[];
   conflictsWith: SkillReference[];
+  /** `disable-model-invocation: true`: the model is not offered the skill. */
+  disableModelInvocation?: true;
 }
 
 /**
@@ -86,6 +88,7 @@ function extractManifest(tree: YamlTree, value: Record<string, unknown>): SkillF
   if (type === "workflow" || type === "reference") manifest.type = type;
   const description = value["description"];
   if (typeof description === "string") manifest.description = description;
+  if (value["disable-model-invocation"] === true) manifest.disableModelInvocation = true;
   return manifest;
 }
 
