@@ -3,6 +3,8 @@
  * project root and uses forward slashes; nothing here holds an absolute path.
  */
 
+import type { ChecklistStep } from "./protocol/checklist.js";
+
 export type SkillType = "workflow" | "reference";
 
 /** A source file as read from disk, line endings normalised to LF and any BOM removed. */
@@ -33,4 +35,6 @@ export interface ValidSkill {
    * tool's names; a variant may still preload it and the host activate it.
    */
   disableModelInvocation?: true;
+  /** A workflow skill's checklist (dist/skills/<name>.steps.json). */
+  checklist?: ChecklistStep[];
 }

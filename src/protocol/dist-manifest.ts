@@ -74,6 +74,8 @@ export interface SkillInfo {
    * and the skill tool's names; only a preload or the host activates it.
    */
   disableModelInvocation?: true;
+  /** A workflow skill's compiled checklist, `skills/<name>.steps.json` (see protocol/checklist.ts). */
+  checklist?: { file: string; sha256: string; steps: number };
 }
 
 export interface DistManifest {

@@ -19,6 +19,7 @@ import {
 } from "../protocol/dist-manifest.js";
 import type { CachePlan } from "../protocol/cache-plan.js";
 import { verifyCachePlan } from "./cache-plan.js";
+import type { ChecklistStep } from "../protocol/checklist.js";
 
 export type SkillType = SkillInfo["type"];
 
@@ -39,6 +40,8 @@ export interface LoadedSkill {
    * load it with the skill tool; a preload, a requirement or the host can.
    */
   modelInvocable: boolean;
+  /** A workflow skill's compiled checklist (dist/skills/<name>.steps.json); absent for reference skills. */
+  steps?: readonly ChecklistStep[];
 }
 
 export interface LoadedArtifacts {
@@ -277,6 +280,10 @@ function crossReferenceProblems(manifest: DistManifest): ArtifactProblem[] {
     if (typeof skill.description !== "string") {
       problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected description of skill "${name}", expected a string` });
     }
+    if (skill.checklist !== undefined) {
+      if (isRecord(skill.checklist)) check(skill.checklist.file, skill.checklist.sha256, `the checklist of skill "${name}"`);
+      else problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected checklist entry of skill "${name}", expected {file, sha256, steps}` });
+    }
     if (skill.type !== "workflow" && skill.type !== "reference") {
       problems.push({
         file: MANIFEST_FILE,
@@ -349,6 +356,7 @@ function assemble(manifest: DistManifest, contents: ReadonlyMap<string, Buffer>)
       baseDir: skillBaseDir(name),
       files,
       modelInvocable: info.disableModelInvocation !== true,
+      ...(info.checklist === undefined ? {} : { steps: checklistSteps(info.checklist.file, json(info.checklist.file)) }),
     });
   }
   const verified = verifyCachePlan(json(manifest.cachePlan.file), manifest, (file) => contents.get(file));
@@ -365,6 +373,23 @@ function assemble(manifest: DistManifest, contents: ReadonlyMap<string, Buffer>)
     skills,
     injectionKinds: injectionKinds as InjectionKindArtifact[],
   };
+}
+
+function checklistSteps(file: string, value: unknown): ChecklistStep[] {
+  const steps = isRecord(value) ? value["steps"] : undefined;
+  const valid =
+    Array.isArray(steps) &&
+    steps.every(
+      (step: unknown) =>
+        isRecord(step) &&
+        typeof step["number"] === "number" &&
+        typeof step["title"] === "string" &&
+        typeof step["optional"] === "boolean" &&
+        typeof step["verifies"] === "boolean" &&
+        typeof step["line"] === "number",
+    );
+  if (!valid) throw new ArtifactVerificationError([{ file, kind: "invalid", message: "Unexpected checklist, expected {skill, source, steps: [{number, title, optional, verifies, line}]}" }]);
+  return steps as ChecklistStep[];
 }
 
 function listFiles(root: string): string[] {

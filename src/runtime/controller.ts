@@ -19,7 +19,12 @@ import { activationResultText, planActivation } from "./skills.js";
 import { MemoryStateStore, STATE_VERSION, type ArtifactReference, type ExecutionState, type StateStore, type TaskSnapshot } from "./state.js";
 import { parseTaskList, renderTaskList } from "./tasks.js";
 import type { RuntimeToolName, ToolExecutor, ToolOutcome } from "./tools.js";
-import { batchRequestsYield, parseMessageUser, RunTracker, SHARED_BATCH_NOTE, type ProtocolEvent, type ToolCallSummary, type YieldRecord } from "./yield.js";
+import { batchRequestsYield, MessageUserError, parseMessageUser, RunTracker, SHARED_BATCH_NOTE, type ProtocolEvent, type ToolCallSummary, type YieldRecord } from "./yield.js";
+import { auditBlockMessage, type AuditReport } from "./audit/audit.js";
+import { DEFAULT_MAX_BLOCKS, resolveAuditMode, type AuditPolicy } from "./audit/policy.js";
+import { AuditRecorder, type SessionLog } from "./audit/recorder.js";
+import { checklistProgress, type Deviation } from "./checklist/progress.js";
+import { parseStepReference, type ChecklistStep } from "../protocol/checklist.js";
 
 /** A variant name the manifest does not list; the message names the ones it does. */
 export class UnknownVariantError extends Error {
@@ -51,6 +56,10 @@ export interface ControllerOptions {
   onProtocolEvent?: (event: ProtocolEvent) => void;
   /** Timestamp source for created messages (tests pin it). */
   now?: () => number;
+  /** The completion audit at each yield while a workflow is active (default: report). */
+  audit?: AuditPolicy;
+  /** The runtime's session log: transcript events and audits, one JSON object per line (`FileSessionLog`). */
+  sessionLog?: SessionLog;
 }
 
 export interface TurnInput {
@@ -87,6 +96,11 @@ export class SessionProtocolController {
   private readonly now: () => number;
   private readonly core: StateCore;
   private revision: number;
+  /** The completion audit's record of this session (src/runtime/audit). */
+  readonly recorder: AuditRecorder;
+  private readonly auditPolicy: AuditPolicy | undefined;
+  /** The message_user call whose yield the audit refused: its batch must not terminate. */
+  private auditBlockedCall: string | undefined;
 
   constructor(options: ControllerOptions) {
     if (!Object.hasOwn(options.artifacts.variants, options.variant)) throw new UnknownVariantError(options.variant, Object.keys(options.artifacts.variants));
@@ -121,6 +135,14 @@ export class SessionProtocolController {
     // Saved before sessions had a key: mint it now, once.
     else if (typeof restored.sessionKey !== "string") this.change({ op: "sessionKey", sessionKey: randomUUID() });
     this.injections = new InjectionDispatcher(this);
+    this.auditPolicy = options.audit;
+    const preloadedSkills = [...(this.artifacts.manifest.variants[this.variant]?.preloadedSkills ?? [])];
+    this.recorder = new AuditRecorder(this.artifacts.skills, options.sessionLog, {
+      variant: this.variant,
+      preloadedSkills,
+      cacheKey: this.artifacts.manifest.staticPrefix.cacheKey,
+      ...(restored === undefined ? {} : { restored: { activeSkills: restored.activeSkills.map((skill) => skill.name), tasks: restored.tasks.items } }),
+    });
   }
 
   /** A snapshot of the durable state (built on each read; the controller's methods change it). */
@@ -176,7 +198,10 @@ export class SessionProtocolController {
     const text = activationResultText(plan, this.artifacts.skills, this.core.activeSkills);
     if (!plan.alreadyActive) {
       this.change({ op: "skills", add: plan.newlyActive });
-      this.emit({ type: "skills_activated", names: plan.newlyActive.map((skill) => skill.name), toolCallId });
+      const names = plan.newlyActive.map((skill) => skill.name);
+      this.recorder.record({ type: "skills_loaded", names });
+      this.emit({ type: "skills_activated", names, toolCallId });
+      this.emitChecklistProgress(toolCallId, names);
     }
     return {
       content: text.map((part) => ({ type: "text", text: part })),
@@ -218,10 +243,12 @@ export class SessionProtocolController {
   // ---- tasks ----------------------------------------------------------------
 
   updateTasks(tasks: unknown, toolCallId = ""): ToolOutcome {
-    const items = parseTaskList(tasks);
+    const items = parseTaskList(tasks, (reference) => this.checkStep(reference));
     const snapshot: TaskSnapshot = { revision: this.core.tasks.revision + 1, items };
     this.change({ op: "tasks", tasks: snapshot });
+    this.recorder.record({ type: "tasks", revision: snapshot.revision, tasks: items });
     this.emit({ type: "tasks_updated", revision: snapshot.revision, toolCallId });
+    this.emitChecklistProgress(toolCallId);
     return { content: [{ type: "text", text: renderTaskList(snapshot) }], details: { tasks: snapshot } };
   }
 
@@ -236,10 +263,25 @@ export class SessionProtocolController {
         details: { blockOnUser: false, message: parsed.message },
       };
     }
+    const audit = this.auditYield(toolCallId);
     const sharedBatch = this.run.currentBatch.length > 1;
     const record: YieldRecord = { message: parsed.message, toolCallId, sharedBatch };
     this.run.recordYield(record);
-    this.emit({ type: "yield", message: parsed.message, toolCallId, sharedBatch, ...(parsed.reason === undefined ? {} : { reason: parsed.reason }) });
+    this.recorder.record({ type: "yield", message: parsed.message, toolCallId });
+    if (audit !== undefined) {
+      this.recorder.logAudit(audit, "reported");
+      this.emit({ type: "audit", report: audit, action: "reported", toolCallId });
+    }
+    const deviations = this.deviations();
+    this.emit({
+      type: "yield",
+      message: parsed.message,
+      toolCallId,
+      sharedBatch,
+      ...(parsed.reason === undefined ? {} : { reason: parsed.reason }),
+      ...(audit === undefined ? {} : { audit }),
+      ...(deviations.length === 0 ? {} : { deviations }),
+    });
     const text = "Message shown to the user. The turn now passes to the user; wait for their reply.";
     return {
       content: [{ type: "text", text: sharedBatch ? `${text}\n\n${SHARED_BATCH_NOTE}` : text }],
@@ -250,7 +292,75 @@ export class SessionProtocolController {
 
   /** Decides Pi's `terminate` for one finished call: a batch that yields terminates as a whole. */
   terminateForBatch(calls: readonly ToolCallSummary[]): boolean {
+    if (this.auditBlockedCall !== undefined && calls.some((call) => call.id === this.auditBlockedCall)) return false;
     return batchRequestsYield(calls);
+  }
+
+  /** The model's tool calls of one assistant message, before they run (the adapter calls this). */
+  noteToolBatch(calls: readonly ToolCallSummary[]): void {
+    this.run.noteBatch(calls);
+    for (const call of calls) this.recorder.record({ type: "tool_call", id: call.id, name: call.name, arguments: call.arguments });
+  }
+
+  /** Text that entered the model's context (custom messages, tool results): the audit looks for knowledge hints. */
+  noteContextText(text: string): void {
+    this.recorder.noteContextText(text);
+  }
+
+  // ---- checklists and the completion audit --------------------------------------
+
+  /** Workflow skills active now that have a compiled checklist. */
+  private activeChecklists(): Array<{ name: string; steps: readonly ChecklistStep[] }> {
+    return this.core.activeSkills.flatMap((active) => {
+      const steps = this.artifacts.skills.get(active.name)?.steps;
+      return active.type === "workflow" && steps !== undefined ? [{ name: active.name, steps }] : [];
+    });
+  }
+
+  private emitChecklistProgress(toolCallId: string, only?: readonly string[]): void {
+    for (const { name, steps } of this.activeChecklists()) {
+      if (only !== undefined && !only.includes(name)) continue;
+      this.emit({ type: "checklist_progress", taskRevision: this.core.tasks.revision, toolCallId, ...checklistProgress(name, steps, this.core.tasks.items) });
+    }
+  }
+
+  private deviations(): Deviation[] {
+    return this.activeChecklists().flatMap(({ name, steps }) => checklistProgress(name, steps, this.core.tasks.items).deviations);
+  }
+
+  /** A task's `step` must name a step of a workflow skill's checklist. */
+  private checkStep(reference: string): string | undefined {
+    const parsed = parseStepReference(reference);
+    const skill = parsed === undefined ? undefined : this.artifacts.skills.get(parsed.skill);
+    if (parsed === undefined || skill?.steps === undefined) {
+      const known = this.activeChecklists().map((active) => active.name);
+      return `expected a workflow skill with a checklist${known.length === 0 ? "" : ` (active: ${known.join(", ")})`}`;
+    }
+    if (!skill.steps.some((step) => step.number === parsed.number)) return `expected a step number of ${parsed.skill} (1 to ${skill.steps.length})`;
+    return undefined;
+  }
+
+  /**
+   * The completion audit at a yield: returns the report for the yield about
+   * to be recorded (undefined when off or no workflow is active); under
+   * `block` a failed audit throws the tool error naming the missing steps, at
+   * most `maxBlocks` times per run.
+   */
+  private auditYield(toolCallId: string): AuditReport | undefined {
+    const workflows = this.activeChecklists().map((active) => active.name);
+    if (workflows.length === 0) return undefined;
+    const mode = resolveAuditMode(this.auditPolicy, this.variant, workflows);
+    if (mode === "off") return undefined;
+    const report = this.recorder.audit(this.recorder.nextPosition);
+    const maxBlocks = this.auditPolicy?.maxBlocks ?? DEFAULT_MAX_BLOCKS;
+    if (mode === "block" && report.outcome === "fail" && this.run.auditBlocks < maxBlocks) {
+      this.run.auditBlocks += 1;
+      this.auditBlockedCall = toolCallId;
+      this.recorder.logAudit(report, "blocked");
+      this.emit({ type: "audit", report, action: "blocked", toolCallId });
+      throw new MessageUserError(auditBlockMessage(report));
+    }
+    return report;
   }
 
   /** The delivery policy's inputs: the current artifacts and whether a task is unfinished. */

@@ -93,3 +93,10 @@ export {
 } from "./pi-adapter.js";
 // Runtime injections: envelope, rendering, neutralisation, queue and delivery policy.
 export * from "./injections/index.js";
+// Workflow checklists: progress per step, deviations, and the completion audit.
+export { checklistProgress, renderProgress, STEP_STATUSES, type ChecklistProgress, type Deviation, type StepProgress, type StepStatus } from "./checklist/progress.js";
+export { AUDIT_RULES, auditFold, auditTranscript, emptyFold, foldEvent, type AuditFinding, type AuditFold, type AuditOutcome, type AuditReport, type AuditRuleId, type AuditSkill } from "./audit/audit.js";
+export { AUDIT_MODES, DEFAULT_AUDIT_MODE, DEFAULT_MAX_BLOCKS, resolveAuditMode, type AuditMode, type AuditPolicy } from "./audit/policy.js";
+export { AuditRecorder, FileSessionLog, type SessionLog } from "./audit/recorder.js";
+export { TASK_ACTION_TOOLS, type PositionedEvent, type TranscriptEvent } from "./audit/transcript.js";
+export { parseStepReference, stepReference, stepsFile, type ChecklistStep, type SkillChecklist } from "../protocol/checklist.js";

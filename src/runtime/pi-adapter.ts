@@ -11,7 +11,7 @@ import type { Api, Message, Model, TSchema } from "@mariozechner/pi-ai";
 import type { AgentSession, AuthStorage, ExtensionAPI, ModelRegistry, SessionManager, SettingsManager } from "@mariozechner/pi-coding-agent";
 import type { VariantName } from "../protocol/dist-manifest.js";
 import type { LoadedArtifacts } from "./artifacts.js";
-import { SessionProtocolController, type InjectionTransport } from "./controller.js";
+import { SessionProtocolController, type ControllerOptions, type InjectionTransport } from "./controller.js";
 import { prepareMessagesForModel } from "./injections/transport.js";
 import { ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE, dropStaleAnchors, isGammaCustomMessage, type GammaCustomMessage } from "./messages.js";
 import { systemBlocks } from "./cache-plan.js";
@@ -25,7 +25,7 @@ export type { AgentMessage, Agent };
 /** Either an existing controller, or what it takes to create one. */
 export type ControllerSource =
   | { controller: SessionProtocolController }
-  | { artifacts: LoadedArtifacts; variant: VariantName; store?: StateStore; onProtocolEvent?: (event: ProtocolEvent) => void };
+  | ({ artifacts: LoadedArtifacts; variant: VariantName } & Pick<ControllerOptions, "store" | "onProtocolEvent" | "audit" | "sessionLog">);
 
 export type GammaAgentOptions = ControllerSource & {
   model: Model<Api>;
@@ -375,6 +375,8 @@ function resolveController(source: ControllerSource): SessionProtocolController 
     variant: source.variant,
     ...(source.store === undefined ? {} : { store: source.store }),
     ...(source.onProtocolEvent === undefined ? {} : { onProtocolEvent: source.onProtocolEvent }),
+    ...(source.audit === undefined ? {} : { audit: source.audit }),
+    ...(source.sessionLog === undefined ? {} : { sessionLog: source.sessionLog }),
   });
 }
 
@@ -407,12 +409,17 @@ function bindController(agent: Agent, controller: SessionProtocolController): ()
     else if (event.type === "agent_end") controller.run.end();
     else if (event.type === "message_end") {
       const message = event.message;
-      if (message.role === "assistant") controller.run.noteBatch(toolCallsOf(message));
+      if (message.role === "custom" || message.role === "toolResult") controller.noteContextText(contentText(message.content));
+      if (message.role === "assistant") controller.noteToolBatch(toolCallsOf(message));
       else if (isGammaCustomMessage(message) && message.details.injectionId !== undefined) {
         controller.injections.markInContext(message.details.injectionId);
       }
     }
   });
+}
+
+function contentText(content: string | ReadonlyArray<{ type: string; text?: string }>): string {
+  return typeof content === "string" ? content : content.map((part) => (part.type === "text" ? (part.text ?? "") : "")).join("\n");
 }
 
 function toolCallsOf(message: AgentMessage): ToolCallSummary[] {

@@ -34,6 +34,10 @@ export interface Task {
   title: string;
   status: TaskStatus;
   note?: string;
+  /** The workflow checklist step the task covers, e.g. `deck-generation#7`. */
+  step?: string;
+  /** The step failed with an unrecoverable error: the task is `blocked` and `note` gives the cause. */
+  deviation?: boolean;
 }
 
 export interface TaskSnapshot {

@@ -5,6 +5,9 @@
  * marks the whole batch and also stops the loop before another model call.
  */
 
+import type { AuditReport } from "./audit/audit.js";
+import type { ChecklistProgress, Deviation } from "./checklist/progress.js";
+
 export interface ToolCallSummary {
   id: string;
   name: string;
@@ -21,9 +24,17 @@ export type ProtocolEvent =
       toolCallId: string;
       /** True when message_user shared its batch with other tool calls. */
       sharedBatch: boolean;
+      /** The completion audit of this yield, when a workflow was active and the audit is on. */
+      audit?: AuditReport;
+      /** Steps that failed with an unrecoverable error, for the interface to show with the final message. */
+      deviations?: Deviation[];
     }
   | { type: "skills_activated"; names: string[]; toolCallId: string }
-  | { type: "tasks_updated"; revision: number; toolCallId: string };
+  | { type: "tasks_updated"; revision: number; toolCallId: string }
+  /** One active workflow skill's steps with their status, after the tasks or the active skills changed. */
+  | ({ type: "checklist_progress"; taskRevision: number; toolCallId: string } & ChecklistProgress)
+  /** A completion audit at a yield: `reported` (the yield went ahead) or `blocked` (the yield was refused). */
+  | { type: "audit"; report: AuditReport; action: "reported" | "blocked"; toolCallId: string };
 
 export interface YieldRecord {
   message: string;
@@ -73,10 +84,13 @@ export function batchRequestsYield(calls: readonly ToolCallSummary[]): boolean {
 export class RunTracker {
   private batch: readonly ToolCallSummary[] = [];
   private yieldRecord: YieldRecord | undefined;
+  /** Yields the completion audit refused in this run (bounded by the audit policy). */
+  auditBlocks = 0;
 
   begin(): void {
     this.batch = [];
     this.yieldRecord = undefined;
+    this.auditBlocks = 0;
   }
 
   end(): void {

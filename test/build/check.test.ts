@@ -20,7 +20,7 @@ describe("check", () => {
     const result = await check({ root });
     expect(result.ok).toBe(true);
     expect(result.drift).toEqual([]);
-    expect(result.artifactCount).toBe(12);
+    expect(result.artifactCount).toBe(14);
     expect(await snapshotTree(root)).toEqual(before);
   });
 

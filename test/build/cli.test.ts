@@ -64,7 +64,7 @@ describe("gamma-prompt check (CLI)", () => {
     expect(spawnCli(["build", "--root", root]).status).toBe(0);
     const current = spawnCli(["check", "--root", root]);
     expect(current.status).toBe(0);
-    expect(current.stdout).toContain("dist/ is current: 12 artifacts match their sources");
+    expect(current.stdout).toContain("dist/ is current: 14 artifacts match their sources");
     await writeFile(join(root, "dist/catalog.xml"), "<available_skills>\n</available_skills>\n");
     const stylish = spawnCli(["check", "--root", root]);
     expect(stylish.status).toBe(1);

@@ -68,7 +68,8 @@ describe("a project's own variants, end to end", () => {
     // The preloaded workflow is already active: loading it again only confirms.
     expect(textOf(seen[1]?.messages.find((message) => message.role === "toolResult"))).not.toContain("# Draft an outline");
     expect(host).toEqual(["write"]);
-    expect(events).toEqual(["progress", "tasks_updated", "yield"]);
+    // The tasks name no checklist step, so the completion audit (report, the default) fails and the yield goes ahead.
+    expect(events).toEqual(["progress", "tasks_updated", "checklist_progress", "audit", "yield"]);
     expect(controller.shouldStopAfterTurn()).toBe(true);
     expect(faux.getPendingResponseCount()).toBe(1);
   });

@@ -20,6 +20,8 @@ import {
   serializeManifest,
   skillFile,
   supportingFile,
+  stepsFile,
+  stepsJson,
   TOOLS_FILE,
   type ArtifactContent,
   toolsJson,
@@ -238,7 +240,9 @@ function skillInfo(skill: ValidSkill, counter: TokenCounter, artifacts: Map<stri
   const { text: body, entry } = skillBodyArtifact(skill, session);
   artifacts.set(skillFile(skill.name), body);
   hashes.set(skillFile(skill.name), entry);
+  if (skill.checklist) artifacts.set(stepsFile(skill.name), stepsJson({ skill: skill.name, source: skill.path, steps: skill.checklist }));
   return {
+    ...(skill.checklist ? { checklistSteps: skill.checklist.length } : {}),
     name: skill.name,
     type: skill.type,
     description: collapseWhitespace(skill.description),

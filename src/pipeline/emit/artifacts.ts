@@ -11,6 +11,7 @@ import type {
 } from "../../protocol/dist-manifest.js";
 import { MANIFEST_FILE, MANIFEST_VERSION } from "../../protocol/dist-manifest.js";
 import { CACHE_PLAN_FILE, type CachePlan } from "../../protocol/cache-plan.js";
+import { stepsFile, type SkillChecklist } from "../../protocol/checklist.js";
 import { packageVersion } from "../../version.js";
 import { TOKENIZER_NAME } from "../../tokens.js";
 import { canonicalJson } from "./canonical-json.js";
@@ -52,7 +53,7 @@ export interface ManifestInput {
   catalog: { tokens: number };
   tools: readonly ToolSchemaArtifact[];
   variants: ReadonlyArray<Omit<VariantInfo, "file" | "sha256" | "bytes"> & { name: string }>;
-  skills: ReadonlyArray<Omit<SkillInfo, "file" | "sha256"> & { name: string }>;
+  skills: ReadonlyArray<Omit<SkillInfo, "file" | "sha256" | "checklist"> & { name: string; checklistSteps?: number }>;
   versions: { handlebars: string; tokenizer: string };
   /** Hashes already known for some artifacts (they must match the texts); the rest are computed. */
   hashes?: ReadonlyMap<string, ArtifactEntry>;
@@ -98,6 +99,10 @@ export function createManifest(input: ManifestInput): DistManifest {
       tokens,
       type,
     };
+    if (skill.checklistSteps !== undefined) {
+      const steps = stepsFile(skill.name);
+      skills[skill.name] = { checklist: { file: steps, sha256: entry(steps).sha256, steps: skill.checklistSteps }, ...skills[skill.name] } as SkillInfo;
+    }
   }
   return {
     manifestVersion: MANIFEST_VERSION,
@@ -152,6 +157,13 @@ export function toolsJson(tools: readonly ToolSchemaArtifact[]): string {
     { sortKeys: false },
   );
 }
+
+/** A workflow skill's checklist artifact; keys sorted like every other JSON artifact. */
+export function stepsJson(checklist: SkillChecklist): string {
+  return canonicalJson(checklist);
+}
+
+export { stepsFile };
 
 export function injectionsJson(injections: readonly InjectionKindArtifact[]): string {
   return canonicalJson(

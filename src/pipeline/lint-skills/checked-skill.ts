@@ -4,6 +4,8 @@ import type { SourceFile } from "../../stage-data.js";
 import { packageVersion } from "../../version.js";
 import { isMapping, parseSkillFile, type SkillFrontmatter } from "../parse/parse.js";
 import { skillFileDiagnostics } from "../validate/skill-file-rules.js";
+import { extractChecklist } from "../parse/checklist.js";
+import type { ChecklistStep } from "../../protocol/checklist.js";
 
 /**
  * Everything that follows from one SKILL.md's bytes alone (parse plus the
@@ -18,6 +20,8 @@ export interface CheckedSkill {
   bodyStartLine: number;
   /** Range of the opening `---` line (or of line 1): where findings about the whole manifest point. */
   opening: Range;
+  /** A workflow skill's checklist steps, from the same ordered lists the body rules judge. */
+  checklist?: ChecklistStep[];
 }
 
 /**
@@ -38,6 +42,8 @@ export async function checkSkillFile(source: SourceFile, cache?: SkillParseCache
       bodyStartLine: parsed.bodyStartLine,
       opening: parsed.opening,
     };
+    const checklist = parsed.manifest?.type === "workflow" && parsed.orderedLists ? extractChecklist(source.text, parsed.orderedLists) : undefined;
+    if (checklist) checked.checklist = checklist;
   } catch (error) {
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     const start = { start: { line: 1, column: 1 }, end: { line: 1, column: 1 } };
@@ -53,7 +59,7 @@ function restamp(checked: CheckedSkill, path: string): CheckedSkill {
   return { ...checked, diagnostics: checked.diagnostics.map((diagnostic) => ({ ...diagnostic, file: path })) };
 }
 
-const CACHE_FORMAT = 1;
+const CACHE_FORMAT = 2;
 
 /**
  * Checked skill files keyed by the sha256 of a file's raw bytes. A build or

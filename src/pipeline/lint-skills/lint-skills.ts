@@ -1,5 +1,6 @@
 import { compareDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { ValidSkill } from "../../stage-data.js";
+import type { ChecklistStep } from "../../protocol/checklist.js";
 import { SKILLS_DIR } from "../discover/discover.js";
 import { loadSkillSourcesReusing, type SkillSourceRecord } from "../discover/skill-sources.js";
 import { skillSetDiagnostics, type SkillRecord } from "../validate/skill-set-rules.js";
@@ -41,11 +42,11 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   const sources = await loadSkillSourcesReusing(root, session.keep(SKILL_SOURCES, () => new Map()), changedPaths);
   const parseCache = session.keep(CHECKED_SKILLS, () => new SkillParseCache());
   const diagnostics = [...sources.diagnostics];
-  const records: Array<SkillRecord & { body: string; bodyStartLine: number }> = [];
+  const records: Array<SkillRecord & { body: string; bodyStartLine: number; checklist?: ChecklistStep[] }> = [];
   for (const file of sources.files) {
     const checked = await checkSkillFile(file, parseCache);
     diagnostics.push(...checked.diagnostics);
-    records.push({ path: file.path, folder: folderOf(file.path), manifest: checked.manifest, opening: checked.opening, body: checked.body, bodyStartLine: checked.bodyStartLine });
+    records.push({ path: file.path, folder: folderOf(file.path), manifest: checked.manifest, opening: checked.opening, body: checked.body, bodyStartLine: checked.bodyStartLine, ...(checked.checklist ? { checklist: checked.checklist } : {}) });
   }
   diagnostics.push(...skillSetDiagnostics(records));
   diagnostics.sort(compareDiagnostics);
@@ -68,6 +69,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
       body: record.body,
       bodyStartLine: record.bodyStartLine,
       ...(manifest.disableModelInvocation ? { disableModelInvocation: true as const } : {}),
+      ...(record.checklist ? { checklist: record.checklist } : {}),
     });
   }
   statuses.sort((a, b) => compareCodeUnits(a.folder, b.folder));

@@ -1,0 +1,71 @@
+import type { ChecklistStep } from "../../protocol/checklist.js";
+import type { OrderedListShape } from "./body-shape.js";
+
+/**
+ * A workflow skill's checklist as structured steps, read from the ordered
+ * lists the body parse found (the same lists the body rules judge), so lint
+ * and build can never disagree about what the checklist is.
+ *
+ * The checklist is the first ordered list under a heading that names it
+ * ("Checklist", "Steps", "Procedure"), else the first ordered list. A step's
+ * title is its bold lead (`**Validate.**`) or, without one, its first
+ * sentence; "(optional)" at the start of the step, inside or outside the bold
+ * lead, marks it optional.
+ */
+export function extractChecklist(text: string, lists: readonly OrderedListShape[]): ChecklistStep[] | undefined {
+  if (lists.length === 0) return undefined;
+  const lines = text.split("\n");
+  const list = lists.find((candidate) => CHECKLIST_HEADING.test(headingBefore(lines, candidate.line))) ?? lists[0];
+  if (!list) return undefined;
+  const first = MARKER.exec(lines[list.line - 1] ?? "");
+  const start = first ? Number(first[1]) : 1;
+  return list.items.map((item, index) => ({ number: start + index, ...describeStep(lines[item.line - 1] ?? ""), verifies: item.verifies, line: item.line }));
+}
+
+const CHECKLIST_HEADING = /\b(?:checklist|steps|procedure)\b/i;
+/** A list marker after any container markers (`>` quotes, list indentation). */
+const MARKER = /^[\s>]*(\d{1,9})[.)](?:[ \t]+|$)/;
+const OPTIONAL = /^\(\s*optional\s*\)\s*|^optional\s*:\s*/i;
+const TITLE_LIMIT = 120;
+
+function headingBefore(lines: readonly string[], line: number): string {
+  for (let index = line - 2; index >= 0; index--) {
+    const heading = /^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$/.exec(lines[index] ?? "");
+    if (heading) return heading[1] ?? "";
+  }
+  return "";
+}
+
+function describeStep(markerLine: string): { title: string; optional: boolean } {
+  let rest = markerLine.replace(MARKER, "").trim();
+  let optional = false;
+  const strip = (): void => {
+    const match = OPTIONAL.exec(rest);
+    if (match) {
+      optional = true;
+      rest = rest.slice(match[0].length);
+    }
+  };
+  strip();
+  let title: string;
+  const bold = /^(\*\*|__)(.+?)\1/.exec(rest);
+  if (bold) {
+    rest = bold[2] ?? "";
+    strip();
+    title = rest;
+  } else {
+    title = /^(.+?[.!?])(?:\s|$)/.exec(rest)?.[1] ?? rest;
+  }
+  title = plain(title).replace(/[.:;]+$/, "").trim();
+  if (title.length > TITLE_LIMIT) title = `${title.slice(0, TITLE_LIMIT - 1).trimEnd()}…`;
+  return { title, optional };
+}
+
+/** Inline Markdown reduced to its text: code spans keep their content, emphasis markers and link targets go. */
+function plain(markdown: string): string {
+  return markdown
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/`+([^`]*)`+/g, "$1")
+    .replace(/(\*\*|__|\*|_)(\S(?:.*?\S)?)\1/g, "$2")
+    .replace(/\s+/g, " ");
+}

@@ -1,0 +1,183 @@
+/**
+ * The completion audit: when the model yields while a workflow skill is
+ * active, did it follow the skill? Every required step complete, every
+ * skipped optional step with a reason, the verification steps done, the
+ * workflow loaded before the first task action, and the knowledge its hints
+ * point at fetched. One implementation for the live runtime (at each yield)
+ * and for `gamma-prompt audit` over recorded transcripts.
+ */
+import type { ChecklistStep } from "../../protocol/checklist.js";
+import { checklistProgress, type Deviation, type StepProgress } from "../checklist/progress.js";
+import type { Task } from "../state.js";
+import { fetchedKnowledgeId, TASK_ACTION_TOOLS, type PositionedEvent, type TranscriptEvent } from "./transcript.js";
+
+/** Permanent ids of the audit's findings, with their fixed severities. */
+export const AUDIT_RULES = {
+  "audit/required-step": { severity: "error", description: "At a completion yield, every required step of each active workflow skill is complete (or failed as a recorded deviation)." },
+  "audit/verification-step": { severity: "error", description: "At a completion yield, every required verification step of each active workflow skill is complete." },
+  "audit/skip-without-reason": { severity: "error", description: "At a completion yield, every optional step not done was skipped with a reason (its task complete with a note)." },
+  "audit/skill-after-action": { severity: "error", description: "A workflow skill is loaded before the first task action (todo, bash, write, edit, subagent, show_gamma, show_file)." },
+  "audit/deviation": { severity: "warning", description: "A step failed with an unrecoverable error (a blocked task with deviation: true); the final message must report it." },
+  "audit/knowledge-not-fetched": { severity: "warning", description: "When knowledge hints reached the model, it fetched at least one of the hinted knowledge bodies." },
+} as const satisfies Record<string, { severity: "error" | "warning"; description: string }>;
+
+export type AuditRuleId = keyof typeof AUDIT_RULES;
+
+export interface AuditFinding {
+  ruleId: AuditRuleId;
+  severity: "error" | "warning";
+  message: string;
+  skill?: string;
+  step?: number;
+  /** Transcript position the finding points at. */
+  position: number;
+}
+
+/**
+ * `pass`: nothing required is missing; `fail`: an error finding; `question`:
+ * the yield asks the user something while a task is blocked on it, so the
+ * workflow is paused, not finished, and its steps are not judged yet.
+ */
+export type AuditOutcome = "pass" | "fail" | "question";
+
+export interface AuditReport {
+  outcome: AuditOutcome;
+  /** The active workflow skills that were audited. */
+  workflows: string[];
+  findings: AuditFinding[];
+  deviations: Deviation[];
+  /** Position of the yield audited. */
+  position: number;
+}
+
+/** What the audit needs to know about each skill (LoadedSkill fits). */
+export interface AuditSkill {
+  type: "workflow" | "reference";
+  steps?: readonly ChecklistStep[];
+}
+
+/** The running state of a transcript as the audit reads it; JSON only, so a session can persist it. */
+export interface AuditFold {
+  /** Active skills with the position at which each became active (0 = preloaded). */
+  active: Array<{ name: string; position: number }>;
+  tasks: Task[];
+  tasksPosition: number;
+  firstAction?: { tool: string; position: number };
+  hints: Array<{ id: string; position: number }>;
+  fetched: string[];
+}
+
+export function emptyFold(): AuditFold {
+  return { active: [], tasks: [], tasksPosition: 0, hints: [], fetched: [] };
+}
+
+/** Applies one event to the fold (in place) and returns it. */
+export function foldEvent(fold: AuditFold, event: PositionedEvent | (TranscriptEvent & { position: number })): AuditFold {
+  const activate = (name: string, position: number): void => {
+    if (!fold.active.some((skill) => skill.name === name)) fold.active.push({ name, position });
+  };
+  switch (event.type) {
+    case "session":
+      for (const name of event.preloadedSkills) activate(name, 0);
+      break;
+    case "skills_loaded":
+      for (const name of event.names) activate(name, event.position);
+      break;
+    case "tool_call": {
+      if (fold.firstAction === undefined && TASK_ACTION_TOOLS.has(event.name)) fold.firstAction = { tool: event.name, position: event.position };
+      const fetched = fetchedKnowledgeId(event);
+      if (fetched !== undefined && !fold.fetched.includes(fetched)) fold.fetched.push(fetched);
+      break;
+    }
+    case "tasks":
+      fold.tasks = event.tasks.map((task) => ({ ...task }));
+      fold.tasksPosition = event.position;
+      break;
+    case "knowledge_hints":
+      for (const id of event.ids) if (!fold.hints.some((hint) => hint.id === id)) fold.hints.push({ id, position: event.position });
+      break;
+    case "yield":
+      break;
+  }
+  return fold;
+}
+
+/** Audits the state of a transcript at a yield. */
+export function auditFold(fold: AuditFold, skills: ReadonlyMap<string, AuditSkill>, yieldPosition: number): AuditReport {
+  const findings: AuditFinding[] = [];
+  const deviations: Deviation[] = [];
+  const workflows = fold.active.filter((skill) => skills.get(skill.name)?.type === "workflow");
+  const waiting = fold.tasks.some((task) => task.status === "blocked" && task.deviation !== true);
+  const stepsAt = fold.tasksPosition > 0 ? fold.tasksPosition : yieldPosition;
+  const add = (ruleId: AuditRuleId, message: string, position: number, skill?: string, step?: number): void => {
+    findings.push({ ruleId, severity: AUDIT_RULES[ruleId].severity, message, position, ...(skill === undefined ? {} : { skill }), ...(step === undefined ? {} : { step }) });
+  };
+  for (const workflow of workflows) {
+    const action = fold.firstAction;
+    if (action !== undefined && action.position < workflow.position) {
+      add(
+        "audit/skill-after-action",
+        `Unexpected ${action.tool} call before the workflow skill "${workflow.name}" was loaded, expected the skill loaded before the first task action`,
+        action.position,
+        workflow.name,
+      );
+    }
+    const steps = skills.get(workflow.name)?.steps;
+    if (steps === undefined || waiting) continue;
+    const progress = checklistProgress(workflow.name, steps, fold.tasks);
+    deviations.push(...progress.deviations);
+    for (const step of progress.steps) judgeStep(workflow.name, step, stepsAt, add);
+  }
+  if (fold.hints.length > 0 && !fold.hints.some((hint) => fold.fetched.includes(hint.id))) {
+    const first = fold.hints[0] as { id: string; position: number };
+    add(
+      "audit/knowledge-not-fetched",
+      `Unexpected yield without fetching any hinted knowledge (${fold.hints.map((hint) => `"${hint.id}"`).join(", ")}), expected the relevant knowledge read before acting on it`,
+      first.position,
+    );
+  }
+  findings.sort((a, b) => a.position - b.position || (a.step ?? 0) - (b.step ?? 0));
+  const outcome: AuditOutcome = findings.some((finding) => finding.severity === "error") ? "fail" : waiting && workflows.length > 0 ? "question" : "pass";
+  return { outcome, workflows: workflows.map((workflow) => workflow.name), findings, deviations, position: yieldPosition };
+}
+
+type AddFinding = (ruleId: AuditRuleId, message: string, position: number, skill?: string, step?: number) => void;
+
+function judgeStep(skill: string, step: StepProgress, position: number, add: AddFinding): void {
+  const name = `step ${step.number} "${step.title}" of ${skill}`;
+  const state = step.taskIds.length === 0 ? "no task names it" : `its task is ${step.status.replace("_", " ")}`;
+  if (step.status === "complete" || (step.status === "skipped" && step.optional)) return;
+  if (step.status === "failed") {
+    add("audit/deviation", `Step ${step.number} "${step.title}" of ${skill} failed: ${step.reason ?? "no cause given"}; the final message must report this deviation`, position, skill, step.number);
+    return;
+  }
+  if (step.optional) {
+    add("audit/skip-without-reason", `Unexpected optional ${name} neither done nor skipped with a reason (${state}), expected its task complete, with a note when skipped`, position, skill, step.number);
+  } else if (step.verifies) {
+    add("audit/verification-step", `Unexpected verification ${name} not done (${state}), expected it complete before the final message`, position, skill, step.number);
+  } else {
+    add("audit/required-step", `Unexpected required ${name} not done (${state}), expected it complete before the final message`, position, skill, step.number);
+  }
+}
+
+/** Audits every yield of a recorded transcript, in order. */
+export function auditTranscript(events: readonly PositionedEvent[], skills: ReadonlyMap<string, AuditSkill>): AuditReport[] {
+  const fold = emptyFold();
+  const reports: AuditReport[] = [];
+  for (const event of events) {
+    foldEvent(fold, event);
+    if (event.type === "yield") reports.push(auditFold(fold, skills, event.position));
+  }
+  return reports;
+}
+
+/** The missing steps of a failed audit, as the tool error a `block` policy returns to the model. */
+export function auditBlockMessage(report: AuditReport): string {
+  const errors = report.findings.filter((finding) => finding.severity === "error");
+  const lines = errors.map((finding) => `- ${finding.message}`);
+  return [
+    `Completion audit failed: the final message was not sent. ${errors.length} problem${errors.length === 1 ? "" : "s"} in the active workflow${report.workflows.length === 1 ? "" : "s"} (${report.workflows.join(", ")}):`,
+    ...lines,
+    "Finish these steps (or mark an optional step complete with a note saying why it was skipped, or an unrecoverable failure blocked with deviation: true and its cause), update `todo`, then send the final message again.",
+  ].join("\n");
+}

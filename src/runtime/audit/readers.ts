@@ -1,0 +1,171 @@
+/**
+ * Transcripts on disk, read into the audit's events: the runtime's own
+ * session log (`FileSessionLog`) and Pi's session files (pi-coding-agent's
+ * JSONL tree). A position is the 1-based line of the entry the event comes
+ * from. Lines that are not JSON objects, and entry kinds the audit does not
+ * need, are skipped and counted, never fatal: a transcript cut off mid-line
+ * is still audited up to the cut.
+ */
+import { parseTaskList } from "../tasks.js";
+import type { Task } from "../state.js";
+import { knowledgeHintIds, type PositionedEvent } from "./transcript.js";
+
+export type TranscriptFormat = "session-log" | "pi-session";
+
+export interface ReadTranscript {
+  format: TranscriptFormat;
+  events: PositionedEvent[];
+  /** Lines in the text (the next position). */
+  lines: number;
+  /** Lines that were not JSON objects. */
+  skipped: number;
+  /** The variant the session ran, when the transcript says. */
+  variant?: string;
+}
+
+/** The custom entry a Gamma AgentSession writes so a Pi session file names its variant. */
+export const SESSION_ENTRY_TYPE = "gamma.session";
+
+function jsonLines(text: string): { entries: Array<{ line: number; value: Record<string, unknown> }>; lines: number; skipped: number } {
+  const rows = text.split("\n");
+  if (rows.at(-1) === "") rows.pop();
+  const entries: Array<{ line: number; value: Record<string, unknown> }> = [];
+  let skipped = 0;
+  rows.forEach((row, index) => {
+    if (row.trim() === "") return;
+    try {
+      const value: unknown = JSON.parse(row);
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) entries.push({ line: index + 1, value: value as Record<string, unknown> });
+      else skipped++;
+    } catch {
+      skipped++;
+    }
+  });
+  return { entries, lines: rows.length, skipped };
+}
+
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : []);
+const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+
+/** Which kind of transcript this is, from its first entry. */
+export function detectTranscriptFormat(text: string): TranscriptFormat | undefined {
+  const first = jsonLines(text.slice(0, 64 * 1024).split("\n")[0] ?? "").entries[0]?.value;
+  if (first?.["type"] === "session" && typeof first["variant"] === "string") return "session-log";
+  if (first?.["type"] === "session" && typeof first["id"] === "string") return "pi-session";
+  return undefined;
+}
+
+export function readTranscriptText(text: string): ReadTranscript | undefined {
+  const format = detectTranscriptFormat(text);
+  if (format === "session-log") return readSessionLogText(text);
+  if (format === "pi-session") return readPiSessionText(text);
+  return undefined;
+}
+
+/** The runtime's session log: each line is already a transcript event (or an audit record, skipped). */
+export function readSessionLogText(text: string): ReadTranscript {
+  const { entries, lines, skipped } = jsonLines(text);
+  const events: PositionedEvent[] = [];
+  let variant: string | undefined;
+  for (const { line, value } of entries) {
+    switch (value["type"]) {
+      case "session":
+        variant ??= typeof value["variant"] === "string" ? value["variant"] : undefined;
+        events.push({ type: "session", variant: String(value["variant"] ?? ""), preloadedSkills: strings(value["preloadedSkills"]), position: line });
+        break;
+      case "skills_loaded":
+        events.push({ type: "skills_loaded", names: strings(value["names"]), position: line });
+        break;
+      case "tool_call":
+        events.push({ type: "tool_call", id: String(value["id"] ?? ""), name: String(value["name"] ?? ""), arguments: record(value["arguments"]), position: line });
+        break;
+      case "tasks": {
+        const tasks = safeTasks(value["tasks"]);
+        if (tasks) events.push({ type: "tasks", revision: Number(value["revision"] ?? 0), tasks, position: line });
+        break;
+      }
+      case "knowledge_hints":
+        events.push({ type: "knowledge_hints", ids: strings(value["ids"]), position: line });
+        break;
+      case "yield":
+        events.push({ type: "yield", message: String(value["message"] ?? ""), toolCallId: String(value["toolCallId"] ?? ""), position: line });
+        break;
+    }
+  }
+  return { format: "session-log", events, lines, skipped, ...(variant === undefined ? {} : { variant }) };
+}
+
+/**
+ * A Pi session file: the assistant's tool calls, and their results (a call
+ * whose result is an error did not happen: a refused `todo`, a conflicting
+ * `skill`, a `message_user` the audit blocked). Knowledge hints are read from
+ * custom messages and tool results. Pi does not store the system prompt, so
+ * the variant comes from the `gamma.session` entry a Gamma session writes,
+ * else from the caller.
+ */
+export function readPiSessionText(text: string): ReadTranscript {
+  const { entries, lines, skipped } = jsonLines(text);
+  const events: PositionedEvent[] = [];
+  const calls = new Map<string, { name: string; arguments: Record<string, unknown> }>();
+  let variant: string | undefined;
+  let revision = 0;
+  for (const { line, value } of entries) {
+    if (value["type"] === "custom" && value["customType"] === SESSION_ENTRY_TYPE) {
+      const data = record(value["data"]);
+      if (typeof data["variant"] === "string") variant ??= data["variant"];
+      continue;
+    }
+    if (value["type"] === "custom_message") {
+      hints(contentText(value["content"]), line, events);
+      continue;
+    }
+    if (value["type"] !== "message") continue;
+    const message = record(value["message"]);
+    if (message["role"] === "assistant") {
+      for (const part of Array.isArray(message["content"]) ? message["content"] : []) {
+        const call = record(part);
+        if (call["type"] !== "toolCall") continue;
+        const id = String(call["id"] ?? "");
+        const args = record(call["arguments"]);
+        calls.set(id, { name: String(call["name"] ?? ""), arguments: args });
+        events.push({ type: "tool_call", id, name: String(call["name"] ?? ""), arguments: args, position: line });
+      }
+    } else if (message["role"] === "toolResult") {
+      const call = calls.get(String(message["toolCallId"] ?? ""));
+      hints(contentText(message["content"]), line, events);
+      if (call === undefined || message["isError"] === true) continue;
+      if (call.name === "skill" && typeof call.arguments["name"] === "string") {
+        const activated = strings(record(message["details"])["activated"] === undefined ? [] : (record(message["details"])["activated"] as unknown[]).map((skill) => record(skill)["name"]));
+        events.push({ type: "skills_loaded", names: activated.length > 0 ? activated : [call.arguments["name"]], position: line });
+      } else if (call.name === "todo") {
+        const tasks = safeTasks(call.arguments["tasks"]);
+        if (tasks) events.push({ type: "tasks", revision: ++revision, tasks, position: line });
+      } else if (call.name === "message_user" && call.arguments["blockOnUser"] === true) {
+        events.push({ type: "yield", message: String(call.arguments["message"] ?? ""), toolCallId: String(message["toolCallId"] ?? ""), position: line });
+      }
+    } else if (message["role"] === "custom" || message["role"] === "user") {
+      if (message["role"] === "custom") hints(contentText(message["content"]), line, events);
+    }
+  }
+  return { format: "pi-session", events, lines, skipped, ...(variant === undefined ? {} : { variant }) };
+}
+
+function safeTasks(value: unknown): Task[] | undefined {
+  try {
+    return parseTaskList(value);
+  } catch {
+    return undefined;
+  }
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((part) => (record(part)["type"] === "text" ? String(record(part)["text"] ?? "") : "")).join("\n");
+}
+
+function hints(text: string, line: number, events: PositionedEvent[]): void {
+  if (!/knowledge_hints/i.test(text)) return;
+  const ids = knowledgeHintIds(text);
+  if (ids !== undefined && ids.length > 0) events.push({ type: "knowledge_hints", ids, position: line });
+}

@@ -1,0 +1,48 @@
+/**
+ * The facts a completion audit needs, as a sequence of transcript events.
+ * The live runtime records them as the session runs (and writes them to its
+ * session log); the offline readers rebuild the same events from a session
+ * log or a Pi session file. Positions are 1-based: the event's index in a
+ * live session, the JSONL line in a file.
+ */
+import type { Task } from "../state.js";
+
+export type TranscriptEvent =
+  /** The session's variant and the skills it preloads (a session log's first line). */
+  | { type: "session"; variant: string; preloadedSkills: string[]; cacheKey?: string }
+  /** Skills became active (by the `skill` tool or a requirement). */
+  | { type: "skills_loaded"; names: string[] }
+  /** A tool call the model made (every call, whatever its result). */
+  | { type: "tool_call"; id: string; name: string; arguments: Record<string, unknown> }
+  /** An accepted task list. */
+  | { type: "tasks"; revision: number; tasks: Task[] }
+  /** Knowledge hints reached the model; ids of the knowledge they point at. */
+  | { type: "knowledge_hints"; ids: string[] }
+  /** The model yielded (`message_user` with `blockOnUser: true`). */
+  | { type: "yield"; message: string; toolCallId: string };
+
+export type PositionedEvent = TranscriptEvent & { position: number };
+
+/**
+ * Tools that act on the task, as opposed to looking around: the first of these
+ * must come after the workflow skill is loaded. `read`, `skill` and
+ * `message_user` are not task actions.
+ */
+export const TASK_ACTION_TOOLS: ReadonlySet<string> = new Set(["todo", "bash", "write", "edit", "subagent", "show_gamma", "show_file"]);
+
+/** Tool names that fetch knowledge a hint points at (the argument naming it is `knowledgeId` or `id`). */
+export const KNOWLEDGE_TOOLS: ReadonlySet<string> = new Set(["read_workspace_rule", "knowledge", "read_knowledge"]);
+
+/** Knowledge ids in a `<knowledge_hints>` block: `id="…"` attributes of its `<knowledge …>` entries. */
+export function knowledgeHintIds(text: string): string[] | undefined {
+  const block = /<knowledge_hints\b[\s\S]*?(?:<\/knowledge_hints>|$)/i.exec(text);
+  if (!block) return undefined;
+  return [...block[0].matchAll(/<knowledge\b[^>]*?\bid="([^"]*)"/gi)].map((match) => match[1] ?? "").filter((id) => id !== "");
+}
+
+/** The knowledge id a knowledge tool call fetches, if any. */
+export function fetchedKnowledgeId(call: { name: string; arguments: Record<string, unknown> }): string | undefined {
+  if (!KNOWLEDGE_TOOLS.has(call.name)) return undefined;
+  const id = call.arguments["knowledgeId"] ?? call.arguments["id"];
+  return typeof id === "string" ? id : undefined;
+}

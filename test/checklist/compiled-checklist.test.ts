@@ -1,0 +1,70 @@
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { lint } from "../../src/lint.js";
+import type { SkillChecklist } from "../../src/protocol/checklist.js";
+import type { DistManifest } from "../../src/protocol/dist-manifest.js";
+import { ArtifactVerificationError, loadArtifacts } from "../../src/runtime/artifacts.js";
+import { tempDir } from "../runtime/helpers/dist.js";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const fixture = fileURLToPath(new URL("../fixtures/checklist/titles/", import.meta.url));
+
+describe("compiled checklists: the steps lint reads, as build writes them", () => {
+  it("reads titles, optional marks, verification and numbering from the checklist list, by either parse path", async () => {
+    const result = await lint({ root: fixture });
+    expect(result.errorCount).toBe(0);
+    const steps = Object.fromEntries(result.skills.map((skill) => [skill.name, skill.checklist]));
+    expect(steps["scanned"]).toEqual([
+      { number: 3, title: "Gather inputs", optional: false, verifies: false, line: 15 },
+      { number: 4, title: "Research", optional: true, verifies: false, line: 16 },
+      { number: 5, title: "Ask the user", optional: true, verifies: false, line: 17 },
+      { number: 6, title: "Plain step without a bold lead", optional: false, verifies: false, line: 18 },
+      { number: 7, title: "Verify the result", optional: false, verifies: true, line: 19 },
+    ]);
+    // The HTML block makes the line scanner hand over to remark; the steps come out the same way.
+    expect(steps["quoted"]).toEqual([
+      { number: 1, title: "Gather inputs", optional: false, verifies: false, line: 13 },
+      { number: 2, title: "Research", optional: true, verifies: false, line: 14 },
+      { number: 3, title: "Verify the result", optional: false, verifies: true, line: 15 },
+    ]);
+  });
+
+  it("the embedded default's dist/ carries one steps artifact per workflow skill, listed and hashed in the manifest", () => {
+    const manifest = JSON.parse(readFileSync(join(root, "dist/manifest.json"), "utf8")) as DistManifest;
+    const withChecklist = Object.entries(manifest.skills).filter(([, info]) => info.checklist !== undefined).map(([name]) => name);
+    expect(withChecklist).toEqual(["deck-generation", "gml-editing", "import"]);
+    const deck = JSON.parse(readFileSync(join(root, "dist/skills/deck-generation.steps.json"), "utf8")) as SkillChecklist;
+    expect(manifest.skills["deck-generation"]?.checklist).toEqual({ file: "skills/deck-generation.steps.json", sha256: manifest.artifacts["skills/deck-generation.steps.json"]?.sha256, steps: 14 });
+    expect(deck.source).toBe("skills/deck-generation/SKILL.md");
+    expect(deck.steps.filter((step) => step.optional).map((step) => step.title)).toEqual(["Ask for blocking information", "Research"]);
+    expect(deck.steps[6]).toEqual({ number: 7, title: "Validate", optional: false, verifies: true, line: 27 });
+    const artifacts = loadArtifacts({ distDir: join(root, "dist") });
+    expect(artifacts.skills.get("deck-generation")?.steps).toEqual(deck.steps);
+    expect(artifacts.skills.get("gml-authoring")?.steps).toBeUndefined();
+  });
+
+  it("a tampered steps artifact is refused before anything runs", () => {
+    const copy = tempDir("gamma-steps-");
+    cpSync(join(root, "dist"), copy, { recursive: true });
+    const file = join(copy, "skills/import.steps.json");
+    writeFileSync(file, readFileSync(file, "utf8").replace('"optional": false', '"optional": true '));
+    let error: unknown;
+    try {
+      loadArtifacts({ distDir: copy });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ArtifactVerificationError);
+    expect((error as ArtifactVerificationError).problems).toEqual([expect.objectContaining({ file: "skills/import.steps.json", kind: "changed" })]);
+  });
+
+  it("the todo tool declares the optional step field a task uses to name its checklist step", () => {
+    const tools = JSON.parse(readFileSync(join(root, "dist/tools.json"), "utf8")) as Array<{ name: string; parameters: { properties: { tasks: { items: { properties: Record<string, { pattern?: string }>; required: string[] } } } } }>;
+    const item = tools.find((tool) => tool.name === "todo")?.parameters.properties.tasks.items;
+    expect(item?.properties["step"]?.pattern).toBe("^[a-z0-9]+(-[a-z0-9]+)*#[1-9][0-9]*$");
+    expect(new RegExp(item?.properties["step"]?.pattern ?? "").test("deck-generation#7")).toBe(true);
+    expect(item?.required).not.toContain("step");
+  });
+});

@@ -1,0 +1,144 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { AuditPolicy } from "../../src/runtime/audit/policy.js";
+import { FileSessionLog } from "../../src/runtime/audit/recorder.js";
+import { loadArtifacts } from "../../src/runtime/artifacts.js";
+import { createTrustedMessage } from "../../src/runtime/messages.js";
+import { createGammaAgent } from "../../src/runtime/pi-adapter.js";
+import type { VariantName } from "../../src/protocol/dist-manifest.js";
+import type { ProtocolEvent } from "../../src/runtime/yield.js";
+import { deckTasks, FINISHED_DECK, SKIPPED_OPTIONAL } from "./helpers/checklist.js";
+import { prepareDist, tempDir } from "./helpers/dist.js";
+import { fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
+import { fauxPerTest } from "./helpers/session.js";
+
+const pi = fauxPerTest();
+const artifacts = loadArtifacts({ distDir: prepareDist() });
+
+function agentWith(options: { variant?: VariantName; audit?: AuditPolicy; log?: string } = {}) {
+  const events: ProtocolEvent[] = [];
+  const faux = pi.faux();
+  const gamma = createGammaAgent({
+    artifacts,
+    variant: options.variant ?? "deck-generation",
+    model: faux.getModel(),
+    executors: recordingExecutors(),
+    onProtocolEvent: (event) => events.push(event),
+    ...(options.audit === undefined ? {} : { audit: options.audit }),
+    ...(options.log === undefined ? {} : { sessionLog: new FileSessionLog(options.log) }),
+  });
+  pi.disposeAfterTest(gamma);
+  return { ...gamma, faux, events };
+}
+
+const done = (message: string) => toolUse(fauxToolCall("message_user", { message, blockOnUser: true }));
+const todo = (tasks: unknown) => toolUse(fauxToolCall("todo", { tasks }));
+const audits = (events: ProtocolEvent[]) => events.flatMap((event) => (event.type === "audit" ? [event] : []));
+/** Validate, render and everything after it never done: the run stopped at step 6. */
+const STOPPED_AT_6 = deckTasks({ ...SKIPPED_OPTIONAL, 6: { status: "in_progress" }, 7: { status: "pending" }, 8: { status: "pending" }, 9: { status: "pending" }, 10: { status: "pending" }, 11: { status: "pending" }, 12: { status: "pending" }, 13: { status: "pending" }, 14: { status: "pending" } });
+
+describe("the completion audit at a yield while a workflow is active", () => {
+  it("report (the default): an audit event names every missing step; the yield goes ahead with the audit attached", async () => {
+    const log = join(tempDir("gamma-log-"), "session.jsonl");
+    const { agent, faux, events, controller } = agentWith({ log });
+    faux.setResponses([todo(STOPPED_AT_6), done("Here is your deck.")]);
+    await agent.prompt("Make a deck about tide pools");
+    const [audit] = audits(events);
+    expect(audit).toMatchObject({ action: "reported", report: { outcome: "fail", workflows: ["deck-generation"] } });
+    expect(audit?.report.findings.map((finding) => [finding.ruleId, finding.step])).toEqual([
+      ["audit/required-step", 6],
+      ["audit/verification-step", 7],
+      ["audit/verification-step", 8],
+      ["audit/verification-step", 9],
+      ["audit/verification-step", 10],
+      ["audit/verification-step", 11],
+      ["audit/required-step", 12],
+      ["audit/verification-step", 13],
+      ["audit/required-step", 14],
+    ]);
+    expect(audit?.report.findings[1]?.message).toBe('Unexpected verification step 7 "Validate" of deck-generation not done (its task is pending), expected it complete before the final message');
+    expect(events.find((event) => event.type === "yield")).toMatchObject({ audit: audit?.report });
+    expect(controller.shouldStopAfterTurn()).toBe(true);
+    // The session log: one JSON object per line; positions are its line numbers.
+    const lines = readFileSync(log, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as { type: string });
+    expect(lines.map((line) => line.type)).toEqual(["session", "tool_call", "tasks", "tool_call", "yield", "audit"]);
+    expect(audit?.report.position).toBe(5);
+    expect(audit?.report.findings[0]?.position).toBe(3);
+  });
+
+  it("block: the yield is refused with a tool error naming the missing steps, and the model finishes them", async () => {
+    const { agent, faux, events } = agentWith({ audit: { mode: "block" } });
+    const seen: SeenContext[] = [];
+    faux.setResponses([todo(STOPPED_AT_6), done("Here is your deck."), seeing(seen, todo(FINISHED_DECK)), done("Here is your deck, validated and rendered.")]);
+    await agent.prompt("Make a deck about tide pools");
+    const refusal = seen[0]?.messages.at(-1);
+    expect(refusal).toMatchObject({ role: "toolResult", toolName: "message_user", isError: true });
+    expect(textOf(refusal)).toMatch(/^Completion audit failed: the final message was not sent\. 9 problems in the active workflow \(deck-generation\):\n- Unexpected required step 6 "Create the deck"/);
+    expect(audits(events).map((event) => [event.action, event.report.outcome])).toEqual([
+      ["blocked", "fail"],
+      ["reported", "pass"],
+    ]);
+    expect(events.filter((event) => event.type === "yield")).toHaveLength(1);
+    expect(faux.state.callCount).toBe(4);
+  });
+
+  it("block is bounded: after maxBlocks refusals in a run the yield goes ahead with the failed audit attached", async () => {
+    const { agent, faux, events } = agentWith({ audit: { mode: "block", maxBlocks: 1 } });
+    faux.setResponses([todo(STOPPED_AT_6), done("Here is your deck."), done("Here is your deck, really.")]);
+    await agent.prompt("Make a deck about tide pools");
+    expect(audits(events).map((event) => event.action)).toEqual(["blocked", "reported"]);
+    expect(events.find((event) => event.type === "yield")).toMatchObject({ message: "Here is your deck, really.", audit: { outcome: "fail" } });
+  });
+
+  it("a per-skill setting wins over the variant's, and off runs no audit", async () => {
+    const { agent, faux, events } = agentWith({ audit: { variants: { "deck-generation": "block" }, skills: { "deck-generation": "off" } } });
+    faux.setResponses([todo(STOPPED_AT_6), done("Here is your deck.")]);
+    await agent.prompt("Make a deck");
+    expect(audits(events)).toEqual([]);
+    expect(events.find((event) => event.type === "yield")).not.toHaveProperty("audit");
+  });
+
+  it("a yield that asks a blocking question (its task blocked, no deviation) pauses the workflow: outcome question", async () => {
+    const { agent, faux, events } = agentWith();
+    const asking = deckTasks({ 3: { status: "blocked", note: "Which audience: students or teachers?" }, 4: { status: "in_progress" }, ...Object.fromEntries([5, 6, 7, 8, 9, 10, 11, 12, 13, 14].map((n) => [n, { status: "pending" }])) });
+    faux.setResponses([todo(asking), done("Is the deck for students or for teachers?")]);
+    await agent.prompt("Make a deck for my class");
+    expect(audits(events)[0]?.report).toMatchObject({ outcome: "question", findings: [] });
+  });
+
+  it("a task action before the workflow skill is loaded is a finding", async () => {
+    const { agent, faux, events } = agentWith({ variant: "base" });
+    faux.setResponses([
+      toolUse(fauxToolCall("bash", { command: "ls uploads/" })),
+      toolUse(fauxToolCall("skill", { name: "deck-generation" })),
+      todo(FINISHED_DECK),
+      done("Here is your deck."),
+    ]);
+    await agent.prompt("Make a deck about tide pools");
+    expect(audits(events)[0]?.report.findings).toEqual([
+      {
+        ruleId: "audit/skill-after-action",
+        severity: "error",
+        message: 'Unexpected bash call before the workflow skill "deck-generation" was loaded, expected the skill loaded before the first task action',
+        skill: "deck-generation",
+        position: 2,
+      },
+    ]);
+  });
+
+  it("knowledge hints in context and none fetched: a warning that does not fail the audit", async () => {
+    const { agent, faux, events } = agentWith();
+    const hints = createTrustedMessage({
+      kind: "system_note",
+      content: '<knowledge_hints>\n  <knowledge id="note-brand-images" scope="workspace">Brand image rules</knowledge>\n</knowledge_hints>',
+      details: {},
+      timestamp: 1,
+    });
+    faux.setResponses([todo(FINISHED_DECK), done("Here is your deck.")]);
+    await agent.prompt([{ role: "user", content: [{ type: "text", text: "Make a deck" }], timestamp: 1 }, hints]);
+    const report = audits(events)[0]?.report;
+    expect(report?.outcome).toBe("pass");
+    expect(report?.findings.map((finding) => finding.ruleId)).toEqual(["audit/knowledge-not-fetched"]);
+  });
+});
