@@ -42,7 +42,7 @@ const skills = new Map();
 for (let i = 0; i < 20; i++) {
   const name = `skill-${String(i).padStart(2, "0")}`;
   const body = `# ${name}\n\n${Array.from({ length: 40 }, (_, line) => `${line + 1}. Step ${line + 1} of ${name}: render, inspect and repair.`).join("\n")}\n`;
-  skills.set(name, { name, type: i % 4 === 0 ? "reference" : "workflow", description: `Use for ${name}.`, body, requiresSkills: [], conflictsWith: [] });
+  skills.set(name, { name, type: i % 4 === 0 ? "reference" : "workflow", description: `Use for ${name}.`, body, requiresSkills: [], conflictsWith: [], baseDir: `skills/${name}`, files: new Map() });
 }
 const variant = { file: "variants/base.md", sha256: "", bytes: 0, tokens: 0, preloadedSkills: [], sharedPrefixTokens: 0, cacheableTokens: 0 };
 const artifacts = {

@@ -166,36 +166,39 @@ export interface StateStoreOptions {
 
 const DEFAULT_COMPACT_AFTER_BYTES = 1024 * 1024;
 
-/** Keeps the state in memory only (tests, short-lived sessions). Stores copies, never live objects. */
+/**
+ * Keeps the state in memory only (tests, short-lived sessions). The snapshot
+ * is kept as JSON and a load hands out fresh copies, so no live object is
+ * shared; records are kept as given (the controller never changes a record
+ * after it appended it).
+ */
 export class MemoryStateStore implements StateStore {
   private snapshot: string | undefined;
-  private records: string[] = [];
-  private recordBytes = 0;
-  private readonly compactAfterBytes: number;
+  private records: StateRecord[] = [];
+  private recordCount = 0;
+  private readonly compactAfterRecords: number;
 
   constructor(options: Pick<StateStoreOptions, "compactAfterBytes"> = {}) {
-    this.compactAfterBytes = options.compactAfterBytes ?? DEFAULT_COMPACT_AFTER_BYTES;
+    // Records average well under 1 KiB; counting them avoids serialising each one.
+    this.compactAfterRecords = Math.max(1, Math.floor((options.compactAfterBytes ?? DEFAULT_COMPACT_AFTER_BYTES) / 512));
   }
 
   load(): ExecutionState | undefined {
     if (this.snapshot === undefined) return undefined;
-    const records = this.records.map((line) => JSON.parse(line) as StateRecord);
+    const records = JSON.parse(JSON.stringify(this.records)) as StateRecord[];
     return replay(JSON.parse(this.snapshot) as ExecutionState, records, "memory");
   }
 
   save(state: ExecutionState): void {
     this.snapshot = JSON.stringify(state);
     this.records = [];
-    this.recordBytes = 0;
+    this.recordCount = 0;
   }
 
   append(record: StateRecord, current: () => ExecutionState): void {
-    const line = JSON.stringify(record);
-    if (this.snapshot === undefined || this.recordBytes + line.length > Math.max(this.compactAfterBytes, 2 * this.snapshot.length)) {
-      this.save(current());
-    }
-    this.records.push(line);
-    this.recordBytes += line.length;
+    if (this.snapshot === undefined || this.recordCount >= Math.max(this.compactAfterRecords, this.snapshot.length / 256)) this.save(current());
+    this.records.push(record);
+    this.recordCount++;
   }
 }
 

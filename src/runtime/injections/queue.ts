@@ -98,6 +98,8 @@ export class InjectionQueue {
   private readonly render: (injection: RuntimeInjection) => GammaCustomMessage;
   private readonly journal: QueueJournal;
   private arrivals = 0;
+  /** The event `place` is committing, so applying its record need not parse it again. */
+  private placing: { injection: RuntimeInjection; instant: number } | undefined;
 
   constructor(state?: InjectionQueueState, options: InjectionQueueOptions = {}) {
     this.seen = new IdWindow(Math.max(1, options.rememberIds ?? DEFAULT_REMEMBERED_IDS));
@@ -237,7 +239,7 @@ export class InjectionQueue {
     switch (record.op) {
       case "pending": {
         if (record.replaces !== undefined) this.delete(record.replaces);
-        this.insert(withoutQueue(record.add));
+        this.insert(withoutQueue(record.add), this.placing);
         return;
       }
       case "seen":
@@ -250,7 +252,7 @@ export class InjectionQueue {
   }
 
   private place(injection: RuntimeInjection): AddOutcome {
-    const candidate = { instant: instantOf(injection), arrival: this.arrivals + 1 };
+    const candidate = { injection, instant: instantOf(injection), arrival: this.arrivals + 1 };
     const key = coalescingKey(injection);
     const existingId = key === undefined ? undefined : this.byKey.get(key);
     const existing = existingId === undefined ? undefined : this.entries.get(existingId);
@@ -266,7 +268,13 @@ export class InjectionQueue {
       message: this.render(injection),
       data: injection as unknown as JsonValue,
     };
-    this.commit(existing === undefined ? { op: "pending", add } : { op: "pending", add, replaces: existing.pending.id });
+    // The envelope and instant just computed are reused when the record applies.
+    this.placing = candidate;
+    try {
+      this.commit(existing === undefined ? { op: "pending", add } : { op: "pending", add, replaces: existing.pending.id });
+    } finally {
+      this.placing = undefined;
+    }
     return existing === undefined ? "queued" : "coalesced";
   }
 
@@ -274,9 +282,10 @@ export class InjectionQueue {
     this.journal(record, () => this.apply(record));
   }
 
-  private insert(pending: PendingInjection): void {
-    const injection = envelopeOf(pending);
-    const entry: Entry = { pending, injection, instant: instantOf(injection), arrival: ++this.arrivals, key: coalescingKey(injection) };
+  private insert(pending: PendingInjection, known?: { injection: RuntimeInjection; instant: number }): void {
+    const injection = known?.injection.id === pending.id ? known.injection : envelopeOf(pending);
+    const instant = known?.injection.id === pending.id ? known.instant : instantOf(injection);
+    const entry: Entry = { pending, injection, instant, arrival: ++this.arrivals, key: coalescingKey(injection) };
     this.entries.set(pending.id, entry);
     this.seen.add(pending.id);
     if (entry.key !== undefined && pending.queuedAs === undefined) this.byKey.set(entry.key, pending.id);
