@@ -145,24 +145,15 @@ export class SessionProtocolController {
     });
   }
 
-  /** A snapshot of the durable state (built on each read; the controller's methods change it). */
+  /** A snapshot of the durable state (built on each read; the controller's methods change it), with where each pending injection waits. */
   get state(): Readonly<ExecutionState> {
-    const { pending, seenIds } = this.pending.snapshot();
-    const live = new Map(this.pending.all().map((entry) => [entry.id, entry.queuedAs]));
-    return {
-      stateVersion: STATE_VERSION,
-      revision: this.revision,
-      variant: this.variant,
-      ...(this.core.sessionKey === undefined ? {} : { sessionKey: this.core.sessionKey }),
-      activeSkills: this.core.activeSkills,
-      tasks: this.core.tasks,
-      pendingInjections: pending.map((entry) => {
-        const queuedAs = live.get(entry.id);
-        return queuedAs === undefined ? entry : { ...entry, queuedAs };
-      }),
-      currentArtifacts: this.core.currentArtifacts,
-      injectionLog: { seenIds },
-    };
+    const state = this.snapshot();
+    const waiting = new Map(this.pending.all().map((entry) => [entry.id, entry.queuedAs]));
+    state.pendingInjections = state.pendingInjections.map((entry) => {
+      const queuedAs = waiting.get(entry.id);
+      return queuedAs === undefined ? entry : { ...entry, queuedAs };
+    });
+    return state;
   }
 
   /** The state in its durable form: what a store writes as a snapshot. */
