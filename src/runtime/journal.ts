@@ -5,15 +5,8 @@
  * `applyChange`, so a replayed session is the session that was running.
  */
 import { DEFAULT_REMEMBERED_IDS, InjectionQueue, type QueueRecord } from "./injections/queue.js";
-import {
-  STATE_VERSION,
-  StateConflictError,
-  StateStoreError,
-  type ActiveSkill,
-  type ArtifactReference,
-  type ExecutionState,
-  type TaskSnapshot,
-} from "./state.js";
+import type { ActiveSkill, ArtifactReference, ExecutionState, TaskSnapshot } from "./state.js";
+import { STATE_VERSION, StateConflictError, StateStoreError } from "./state-errors.js";
 
 /** One durable change to the execution state. */
 export type StateChange =

@@ -21,11 +21,12 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import { parseJournal, replay, type StateRecord } from "./journal.js";
+import { STATE_VERSION, StateConflictError, StateStoreError } from "./state-errors.js";
 import type { InjectionDelivery, VariantName } from "../protocol/dist-manifest.js";
 import type { SkillType } from "./artifacts.js";
 import type { GammaCustomMessage } from "./messages.js";
 
-export const STATE_VERSION = 1;
+export { STATE_VERSION, StateConflictError, StateStoreError };
 
 export type TaskStatus = "pending" | "in_progress" | "complete" | "blocked";
 
@@ -123,24 +124,6 @@ export interface StateStore {
   append?(record: StateRecord, current: () => ExecutionState): void;
   /** Releases open files; the store is not used again. */
   close?(): void;
-}
-
-export class StateStoreError extends Error {
-  constructor(
-    readonly location: string,
-    message: string,
-  ) {
-    super(`${location}: ${message}`);
-    this.name = "StateStoreError";
-  }
-}
-
-/** A second writer changed the same state (two processes for one session): refused, never merged. */
-export class StateConflictError extends StateStoreError {
-  constructor(location: string, message: string) {
-    super(location, message);
-    this.name = "StateConflictError";
-  }
 }
 
 /** What a store found and set aside when it read a state cut short by a crash. */
