@@ -1,6 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runInitCommand } from "../../src/cli/commands/init.js";
 import { init, InitUsageError, planScaffold } from "../../src/init.js";
 import { lint } from "../../src/lint.js";
 import { listFiles, removeTempDirs, spawnCli, snapshotTree, tempDir } from "../build/helpers.js";
@@ -97,6 +98,32 @@ describe("gamma-prompt init", () => {
     const skill = await readFile(join(collection, "skills/draft-outline/SKILL.md"), "utf8");
     expect(skill.split("\n---\n")[0]).toBe("---\nname: draft-outline\ndescription: Use when the user asks for an outline of a document, talk, report or plan, including a request that names only a topic.");
     expect(JSON.parse(await readFile(join(collection, "gamma-prompt.config.json"), "utf8"))).toMatchObject({ profile: "agentskills" });
+  });
+
+  it("on a terminal asks for each choice not given as a flag; flags are never asked again", async () => {
+    const root = await tempDir();
+    const asked: string[] = [];
+    const answers: Record<string, string> = { Template: "agent", Profile: "gamma", "Agent name": "Release helper" };
+    const ask = async (question: string, fallback: string): Promise<string> => {
+      asked.push(`${question} [${fallback}]`);
+      return answers[question.split(" (")[0] ?? ""] ?? fallback;
+    };
+    const write = process.stdout.write;
+    process.stdout.write = (() => true) as typeof process.stdout.write;
+    try {
+      expect(await runInitCommand(root, {}, ask)).toBe(0);
+      expect(asked).toEqual(["Template (agent/gamma) [agent]", "Profile (gamma/agentskills) [gamma]", "Agent name [Assistant]"]);
+      expect(await readFile(join(root, "prompts/partials/identity.hbs"), "utf8")).toMatch(/^# Release helper\n/);
+      asked.length = 0;
+      expect(await runInitCommand(root, { template: "agent", profile: "gamma", name: "X" }, async (question, fallback) => {
+        asked.push(question);
+        return question.includes("overwrite") ? "y" : fallback;
+      })).toBe(0);
+      expect(asked).toEqual(["24 files already exist; overwrite? (y/N)"]);
+      expect(await readFile(join(root, "prompts/partials/identity.hbs"), "utf8")).toMatch(/^# X\n/);
+    } finally {
+      process.stdout.write = write;
+    }
   });
 
   it("refuses bad choices as usage errors (exit 2) without writing", async () => {
