@@ -1,4 +1,4 @@
-import { ruleRegistry, type RuleId } from "./rules/index.js";
+import { ruleDocUrl, ruleRegistry, type RuleId } from "./rules/index.js";
 import type { Severity } from "./rules/rule.js";
 
 export type { Severity } from "./rules/rule.js";
@@ -28,6 +28,20 @@ export interface Diagnostic {
   severity: Severity;
   ruleId: RuleId;
   message: string;
+  /** The rule's documentation. */
+  url: string;
+  /** Another place the finding involves (the first of two duplicates, say), with what it is. */
+  related?: RelatedLocation;
+}
+
+/** A second location of a finding, printed after the main one. */
+export interface RelatedLocation {
+  file: string;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  message: string;
 }
 
 /** The start of a file, for findings about the file as a whole. */
@@ -37,8 +51,8 @@ export const FILE_START: Range = { start: { line: 1, column: 1 }, end: { line: 1
  * The one place diagnostics are made: severity comes from the rule registry,
  * so a rule's severity cannot disagree between call sites.
  */
-export function createDiagnostic(ruleId: RuleId, file: string, range: Range, message: string): Diagnostic {
-  return {
+export function createDiagnostic(ruleId: RuleId, file: string, range: Range, message: string, related?: { file: string; range: Range; message: string }): Diagnostic {
+  const diagnostic: Diagnostic = {
     file,
     line: range.start.line,
     column: range.start.column,
@@ -47,7 +61,13 @@ export function createDiagnostic(ruleId: RuleId, file: string, range: Range, mes
     severity: ruleRegistry[ruleId].severity,
     ruleId,
     message,
+    url: ruleDocUrl(ruleId),
   };
+  if (related) {
+    const { start, end } = related.range;
+    diagnostic.related = { file: related.file, line: start.line, column: start.column, endLine: end.line, endColumn: end.column, message: related.message };
+  }
+  return diagnostic;
 }
 
 /** Stable order for output: by file, then position, then rule id. */

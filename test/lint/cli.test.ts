@@ -44,8 +44,15 @@ describe("gamma-prompt lint: the JSON contract", () => {
     expect(stdout.trimEnd().includes("\n")).toBe(false);
     const document = JSON.parse(stdout) as { diagnostics: Array<Record<string, unknown>> };
     expect(Object.keys(document)).toEqual(["diagnostics", "errorCount", "warningCount"]);
-    expect(Object.keys(document.diagnostics[0] ?? {})).toEqual(["file", "line", "column", "endLine", "endColumn", "severity", "ruleId", "message"]);
+    expect(Object.keys(document.diagnostics[0] ?? {})).toEqual(["file", "line", "column", "endLine", "endColumn", "severity", "ruleId", "message", "url"]);
     expect(prettyJson(stdout)).toBe(golden("reference-unknown", stdout));
+  });
+
+  it("adds the related location last, when a finding has one", async () => {
+    const { stdout } = await run("lint", "--root", fixture("name-duplicate"), "--format", "json");
+    const [duplicate] = (JSON.parse(stdout) as { diagnostics: Array<Record<string, unknown>> }).diagnostics;
+    expect(Object.keys(duplicate ?? {})).toEqual(["file", "line", "column", "endLine", "endColumn", "severity", "ruleId", "message", "url", "related"]);
+    expect(duplicate?.["related"]).toEqual({ file: "skills/first/SKILL.md", line: 2, column: 7, endLine: 2, endColumn: 12, message: 'first skill named "first"' });
   });
 
   it("is the same document from the compiled bin in a child process", () => {

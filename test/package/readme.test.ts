@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { ruleRegistry } from "../../src/diagnostics/rules/index.js";
+import { ruleAnchor, ruleRegistry, type RuleId } from "../../src/diagnostics/rules/index.js";
 
 const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8");
 const packageJson = JSON.parse(await readFile(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -12,7 +12,8 @@ const packageJson = JSON.parse(await readFile(new URL("../../package.json", impo
 describe("README and package.json stay true", () => {
   it("documents every rule id with its severity and description", () => {
     for (const [ruleId, rule] of Object.entries(ruleRegistry)) {
-      expect(readme, ruleId).toContain(`| \`${ruleId}\` | ${rule.severity} | ${rule.description.replace(/\|/g, "\\|")} |`);
+      // The anchor is what each diagnostic's `url` points at.
+      expect(readme, ruleId).toContain(`| <a id="${ruleAnchor(ruleId as RuleId)}"></a>\`${ruleId}\` | ${rule.severity} | ${rule.description.replace(/\|/g, "\\|")} |`);
     }
   });
 

@@ -2,8 +2,8 @@ import type { Diagnostic, DiagnosticCounts } from "../diagnostic.js";
 
 /**
  * The public JSON contract: exactly one document,
- * `{"diagnostics":[{file,line,column,endLine,endColumn,severity,ruleId,message}],"errorCount":n,"warningCount":n}`,
- * keys in that order, followed by one newline.
+ * `{"diagnostics":[{file,line,column,endLine,endColumn,severity,ruleId,message,url,related?}],"errorCount":n,"warningCount":n}`,
+ * keys in that order (`related`, when present, is `{file,line,column,endLine,endColumn,message}`), followed by one newline.
  */
 export function formatJson(diagnostics: readonly Diagnostic[], counts: DiagnosticCounts): string {
   const document = {
@@ -16,6 +16,8 @@ export function formatJson(diagnostics: readonly Diagnostic[], counts: Diagnosti
       severity: diagnostic.severity,
       ruleId: diagnostic.ruleId,
       message: diagnostic.message,
+      url: diagnostic.url,
+      ...(diagnostic.related ? { related: { ...diagnostic.related } } : {}),
     })),
     errorCount: counts.errorCount,
     warningCount: counts.warningCount,

@@ -17,7 +17,11 @@ export function formatStylish(diagnostics: readonly Diagnostic[], counts: Diagno
   for (const [file, list] of byFile) {
     const rows = list.map((diagnostic) => [`${diagnostic.line}:${diagnostic.column}`, diagnostic.severity, oneLine(diagnostic.message), diagnostic.ruleId]);
     const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => (row[column] ?? "").length)));
-    const lines = rows.map((row) => `  ${row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column] ?? 0) : cell)).join("  ")}`.trimEnd());
+    const lines = rows.map((row, index) => {
+      const line = `  ${row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column] ?? 0) : cell)).join("  ")}`.trimEnd();
+      const related = list[index]?.related;
+      return related ? `${line}\n    ${oneLine(related.message)}: ${related.file}:${related.line}:${related.column}` : line;
+    });
     blocks.push(`${file}\n${lines.join("\n")}\n`);
   }
   const problems = counts.errorCount + counts.warningCount;

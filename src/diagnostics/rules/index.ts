@@ -7,3 +7,16 @@ export type { RuleDefinition } from "./rule.js";
 export const ruleRegistry = { ...skillRules, ...buildRules } as const satisfies Record<string, RuleDefinition>;
 
 export type RuleId = keyof typeof ruleRegistry;
+
+/** Where the rules are documented: the README's rule table, one anchor per rule. */
+export const RULES_DOC_URL = "https://www.npmjs.com/package/gamma-prompt#rules";
+
+/** The README anchor of one rule's row, e.g. `rule-skill-name-mismatch`. */
+export function ruleAnchor(ruleId: RuleId): string {
+  return `rule-${ruleId.replace(/\//g, "-")}`;
+}
+
+/** The URL of one rule's documentation. */
+export function ruleDocUrl(ruleId: RuleId): string {
+  return `${RULES_DOC_URL.slice(0, RULES_DOC_URL.indexOf("#"))}#${ruleAnchor(ruleId)}`;
+}

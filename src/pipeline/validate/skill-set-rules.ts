@@ -33,7 +33,8 @@ export function skillSetDiagnostics(records: readonly SkillRecord[]): Diagnostic
     }
     const owner = owners.get(name);
     if (owner) {
-      diagnostics.push(createDiagnostic("skill/name-duplicate", record.path, manifest.nameRange, `Unexpected second skill named "${name}", expected unique names (first in ${owner.path})`));
+      const first = owner.manifest?.nameRange ? { file: owner.path, range: owner.manifest.nameRange, message: `first skill named "${name}"` } : undefined;
+      diagnostics.push(createDiagnostic("skill/name-duplicate", record.path, manifest.nameRange, `Unexpected second skill named "${name}", expected unique names`, first));
     } else owners.set(name, record);
   }
   // A skill that failed to parse is still known by its folder, so its dependants do not cascade into "unknown" errors.
