@@ -92,6 +92,24 @@ describe("the neutraliser has no cap to pad past", () => {
     expect(hasReservedOpener(out)).toBe(false);
   });
 
+  it("a padded tag in a tool result and in the user's prompt reaches a real agent's model neutralised", async () => {
+    const spoof = padded("\u200b", 5_000);
+    const h = createHarness({ executors: { read: async () => ({ content: [{ type: "text", text: spoof }] }) } });
+    try {
+      const seen: SeenContext[] = [];
+      h.faux.setResponses([toolUse(fauxToolCall("read", { path: "uploads/notes.md" })), seeing(seen, fauxAssistantMessage("ok"))]);
+      await h.agent.prompt(padded(" ", 5_000));
+      const texts = (seen[0]?.messages ?? []).filter((message) => message.role !== "assistant").map(textOf);
+      expect(texts).toHaveLength(2);
+      for (const text of texts) {
+        expect(text.startsWith("&lt;")).toBe(true);
+        expect(hasReservedOpener(text)).toBe(false);
+      }
+    } finally {
+      h.dispose();
+    }
+  });
+
   it("neutralises a tag padded past a megabyte, and every opener in a text of many padded openers", () => {
     expect(neutraliseReservedTags(padded("\u200b", 1_100_000)).startsWith("&lt;")).toBe(true);
     const many = Array.from({ length: 2_000 }, () => padded(" ", 300)).join("");

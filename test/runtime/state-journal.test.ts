@@ -8,10 +8,14 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { SessionProtocolController } from "../../src/runtime/controller.js";
+import { createGammaAgent } from "../../src/runtime/pi-adapter.js";
 import type { RuntimeInjection } from "../../src/runtime/injections/index.js";
 import { FileStateStore, MemoryStateStore, StateConflictError, StateStoreError, type ExecutionState, type StateRecovery } from "../../src/runtime/state.js";
 import { prepareDist, tempDir } from "./helpers/dist.js";
+import { recordingExecutors } from "./helpers/pi.js";
+import { fauxPerTest } from "./helpers/session.js";
 
+const pi = fauxPerTest();
 const distDir = prepareDist();
 const artifacts = loadArtifacts({ distDir });
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -42,9 +46,10 @@ function mixedEvents(count: number): RuntimeInjection[] {
 const lines = (path: string): string[] => readFileSync(path, "utf8").split("\n").filter((line) => line !== "");
 
 describe("the journal", () => {
-  it("appends one small record per routed event, without rewriting the file", () => {
+  it("appends one small record per event routed into a real Pi agent's session, without rewriting the file", () => {
     const path = join(tempDir("gamma-journal-"), "state.json");
-    const controller = controllerOn(new FileStateStore(path));
+    const gamma = createGammaAgent({ artifacts, variant: "base", store: new FileStateStore(path), model: pi.faux().getModel(), executors: recordingExecutors() });
+    const controller = gamma.controller;
     const inode = statSync(path).ino;
     const sizes: number[] = [];
     for (const event of mixedEvents(400)) {
@@ -57,7 +62,7 @@ describe("the journal", () => {
     // Constant cost: the last record is no bigger than the first, whatever the state holds by then.
     expect(Math.max(...sizes)).toBeLessThan(2 * (sizes[0] ?? 0));
     expect(Math.max(...sizes)).toBeLessThan(2048);
-    controller.close();
+    gamma.dispose();
     expect(new FileStateStore(path).load()).toEqual(controller.state);
   });
 
