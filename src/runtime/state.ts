@@ -310,6 +310,15 @@ export class FileStateStore implements StateStore {
     return this.fd;
   }
 
+  private fileUnchanged(disk: { ino: number; size: number }): boolean {
+    try {
+      const stat = statSync(this.path);
+      return stat.ino === disk.ino && stat.size === disk.size;
+    } catch {
+      return false;
+    }
+  }
+
   private inodeAtPath(): number | undefined {
     try {
       return statSync(this.path).ino;
@@ -334,7 +343,8 @@ export class FileStateStore implements StateStore {
 
   /** Writes snapshot + journal to a temp file, fsyncs it, and renames it over the state file. */
   private replaceFile(snapshotLine: string, journal: string, revision: number): void {
-    if (this.disk !== undefined && this.inodeAtPath() !== this.disk.ino) this.conflict();
+    // The file must still be the one this store left, at the length it left it (no one appended).
+    if (this.disk !== undefined && !this.fileUnchanged(this.disk)) this.conflict();
     const temp = `${this.tempPrefix}.${this.counter++}.tmp`;
     const text = Buffer.from(snapshotLine + journal);
     let fd: number;

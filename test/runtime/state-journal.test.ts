@@ -197,6 +197,20 @@ describe("two writers on one state file", () => {
     second.close();
   });
 
+  it("a second writer with a tiny journal limit still never overwrites records the first appended", () => {
+    const path = join(tempDir("gamma-conflict-"), "state.json");
+    const first = controllerOn(new FileStateStore(path));
+    const second = controllerOn(new FileStateStore(path, { compactAfterBytes: 1 }));
+    first.routeUpdate(mixedEvents(1)[0]!);
+    // Whether its next change appends or compacts into a new file, the first's record must survive.
+    expect(() => {
+      for (const event of mixedEvents(40).slice(1)) second.routeUpdate(event);
+    }).toThrow(StateConflictError);
+    expect(new FileStateStore(path).load()).toEqual(first.state);
+    first.close();
+    second.close();
+  });
+
   it("records of two writers interleaved in one file are refused on load, never merged", () => {
     const path = join(tempDir("gamma-conflict-"), "state.json");
     const controller = controllerOn(new FileStateStore(path));
