@@ -1,4 +1,7 @@
-import { resolve } from "node:path";
+import { readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { InvalidationCost } from "./cost/invalidation.js";
+import { CACHE_PLAN_FILE, type CachePlan } from "./protocol/cache-plan.js";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { relativePosix } from "./pipeline/discover/relative-paths.js";
 import { compareDist, driftDiagnostics, type DriftEntry } from "./pipeline/emit/drift.js";
@@ -25,6 +28,8 @@ export interface CheckResult {
   invalidatesSharedPrefix: boolean;
   /** How many artifacts the sources produce (manifest included). */
   artifactCount: number;
+  /** When the sources change cached blocks: per affected variant, what that costs until the cache is warm again. */
+  invalidation?: InvalidationCost[];
 }
 
 /** Renders in memory and compares with dist/; writes nothing. */
@@ -47,6 +52,7 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
   const report = await compareDist(outDir, compiled.artifacts, locate);
   const diagnostics = [...compiled.diagnostics, ...driftDiagnostics(outRel, report)].sort(compareDiagnostics);
   const counts = countDiagnostics(diagnostics);
+  const invalidation = report.drift.some((entry) => entry.artifact === CACHE_PLAN_FILE) ? await planInvalidation(outDir, compiled.artifacts.get(CACHE_PLAN_FILE)) : undefined;
   return {
     ok: counts.errorCount === 0,
     diagnostics,
@@ -54,5 +60,18 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
     drift: report.drift,
     invalidatesSharedPrefix: report.invalidatesSharedPrefix,
     artifactCount: compiled.artifacts.size,
+    ...(invalidation === undefined || invalidation.length === 0 ? {} : { invalidation }),
   };
+}
+
+/** The blocks the committed plan caches that the sources' plan no longer has, priced. */
+async function planInvalidation(outDir: string, expected: string | undefined): Promise<InvalidationCost[] | undefined> {
+  if (expected === undefined) return undefined;
+  try {
+    const committed = JSON.parse(await readFile(join(outDir, CACHE_PLAN_FILE), "utf8")) as CachePlan;
+    const { invalidationCost } = await import("./cost/invalidation.js");
+    return invalidationCost(committed, JSON.parse(expected) as CachePlan);
+  } catch {
+    return undefined;
+  }
 }

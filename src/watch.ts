@@ -2,9 +2,11 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { build, createBuildCache, type BuildResult } from "./build.js";
+import type { InvalidationCost } from "./cost/invalidation.js";
 import { ProjectRootError } from "./pipeline/discover/discover.js";
 import type { PrefixChange, WatchBuildEvent, WatchEvent } from "./watch/events.js";
 import { isIgnoredSource, toRootRelative } from "./watch/paths.js";
+import { createPlanTracker } from "./watch/plan-cost.js";
 import { RebuildQueue } from "./watch/queue.js";
 
 export type { PrefixChange, WatchBuildEvent, WatchErrorEvent, WatchEvent } from "./watch/events.js";
@@ -57,12 +59,14 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
   // every source twice per save and only helps a fresh process.
   const runBuild = (changedPaths?: string[]) =>
     build({ root, ...outDirOption, cache, persistentCache: false, ...(changedPaths ? { changedPaths } : {}) });
+  const planCost = createPlanTracker(resolve(root, options.outDir ?? "dist"));
 
   const rebuild = async (changedPaths: string[]): Promise<void> => {
     const started = performance.now();
     let event: WatchEvent;
     try {
-      event = toBuildEvent("rebuild", changedPaths, await runBuild(changedPaths), elapsedSince(started));
+      const result = await runBuild(changedPaths);
+      event = toBuildEvent("rebuild", changedPaths, result, elapsedSince(started), planCost(result));
     } catch (error) {
       // E.g. skills/ was deleted. A build that threw may have left the cache
       // half-updated, so the next one starts cold.
@@ -77,7 +81,7 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
   const initialBuild = async (): Promise<void> => {
     const started = performance.now();
     const result = await runBuild();
-    options.onEvent(toBuildEvent("initial", [], result, elapsedSince(started)));
+    options.onEvent(toBuildEvent("initial", [], result, elapsedSince(started), planCost(result)));
   };
 
   const queue = new RebuildQueue(debounceMs, rebuild);
@@ -122,6 +126,7 @@ function toBuildEvent(
   changedPaths: string[],
   result: BuildResult,
   durationMs: number,
+  invalidation: InvalidationCost[] | undefined,
 ): WatchBuildEvent {
   const event: WatchBuildEvent = {
     type,
@@ -136,6 +141,7 @@ function toBuildEvent(
   };
   const prefixChange = describePrefixChange(result);
   if (prefixChange) event.prefixChange = prefixChange;
+  if (invalidation) event.invalidation = invalidation;
   return event;
 }
 

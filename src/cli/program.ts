@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { registerBuildCommands } from "./commands/build.js";
+import { registerCostCommand } from "./commands/cost.js";
 import { registerInitCommand } from "./commands/init.js";
 import { registerLintCommand } from "./commands/lint.js";
 import { registerWatchCommand } from "./commands/watch.js";
@@ -21,6 +22,7 @@ export function createProgram(result: { exitCode: number }): Command {
   registerLintCommand(program, result);
   registerBuildCommands(program, result);
   registerWatchCommand(program, result);
+  registerCostCommand(program, result);
   return program;
 }
 

@@ -1,3 +1,4 @@
+import type { InvalidationCost } from "../cost/invalidation.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 
 /**
@@ -36,6 +37,8 @@ export interface WatchBuildEvent {
   warningCount: number;
   /** Present only when the build succeeded and replaced a static prefix with a different one. */
   prefixChange?: PrefixChange;
+  /** Present when the build replaced cached blocks (any variant's): what that costs until the cache is warm again. */
+  invalidation?: InvalidationCost[];
 }
 
 /** The build itself failed (not the sources): an internal fault or an unreadable folder. */

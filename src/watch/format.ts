@@ -1,3 +1,4 @@
+import { formatInvalidationCost } from "../cost/invalidation.js";
 import type { WatchBuildEvent, WatchEvent } from "./events.js";
 
 /** The warning the author must not miss: the provider-side prompt cache restarts from zero. */
@@ -15,6 +16,10 @@ export function formatWatchEvent(event: WatchEvent): string {
   if (event.prefixChange) {
     const { tokensBefore, tokensAfter } = event.prefixChange;
     text += `⚠ ${PREFIX_INVALIDATED} (static prefix ${tokensBefore} → ${tokensAfter} tokens)\n`;
+  }
+  if (event.invalidation) {
+    if (!event.prefixChange) text += "⚠ this edit invalidates cached blocks\n";
+    for (const line of formatInvalidationCost(event.invalidation).split("\n")) text += `  ${line}\n`;
   }
   return text;
 }

@@ -109,6 +109,12 @@ describe("check", () => {
     expect(result.invalidatesSharedPrefix).toBe(false);
     expect(result.drift.map((entry) => entry.artifact)).toEqual(["cache-plan.json", "manifest.json", "variants/deck-generation.md", "variants/import.md"]);
     expect(result.diagnostics.find((d) => d.file === "dist/variants/import.md")?.message).toContain("shared prefix is unaffected");
+    // Only the variant tails went cold: what that costs, per affected variant.
+    expect(result.invalidation?.map((entry) => entry.variant)).toEqual(["deck-generation", "import"]);
+    for (const entry of result.invalidation ?? []) {
+      expect(entry.tokens).toBeGreaterThan(0);
+      expect(Object.keys(entry.dollarsPer1000Sessions)).toEqual(["anthropic/claude-sonnet-4-5", "openai/gpt-5"]);
+    }
   });
 
   it("reports a tool schema change as invalidating the shared prefix", async () => {

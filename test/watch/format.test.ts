@@ -48,6 +48,15 @@ describe("watch output lines", () => {
     expect(PREFIX_INVALIDATED).toBe("this edit invalidates the cached prefix of every variant");
   });
 
+  it("says what invalidated blocks cost per affected variant", () => {
+    const text = formatWatchEvent({ ...rebuild, invalidation: [{ variant: "import", tokens: 6576, dollarsPer1000Sessions: { "anthropic/claude-sonnet-4-5": 22.69, "openai/gpt-5": 7.4 } }] });
+    expect(text.split("\n").slice(1)).toEqual([
+      "⚠ this edit invalidates cached blocks",
+      "  import: 6576 tokens uncached until the cache is warm again, $22.69 (anthropic/claude-sonnet-4-5), $7.40 (openai/gpt-5) per 1,000 cold sessions",
+      "",
+    ]);
+  });
+
   it("prints watcher faults", () => {
     expect(formatWatchEvent({ type: "error", changedPaths: [], durationMs: 0, message: "EMFILE: too many open files" })).toBe(
       "✖ watch error after 0 ms: EMFILE: too many open files\n",

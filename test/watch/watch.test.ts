@@ -20,6 +20,8 @@ interface Session {
 
 const open: WatchHandle[] = [];
 
+const initial = (session: Session) => session.events.find((event): event is WatchBuildEvent => event.type === "initial");
+
 async function startSession(): Promise<Session> {
   const root = await copyProject();
   const events: WatchEvent[] = [];
@@ -72,6 +74,10 @@ describe("watch", () => {
     expect(rebuild?.prefixChange?.cacheKeyBefore).toEqual(expect.any(String));
     expect(rebuild?.prefixChange?.cacheKeyAfter).not.toBe(rebuild?.prefixChange?.cacheKeyBefore);
     expect(rebuild?.prefixChange?.tokensAfter).toBeGreaterThan(rebuild?.prefixChange?.tokensBefore ?? Infinity);
+    // What the edit costs: every variant's blocks from the static prefix on are written again.
+    expect(rebuild?.invalidation?.map((entry) => entry.variant)).toEqual(["base", "deck-generation", "import"]);
+    expect(rebuild?.invalidation?.[0]?.tokens).toBe(rebuild?.prefixChange?.tokensAfter);
+    expect(initial(session)?.invalidation).toBeUndefined();
     expect(await distProblems(session.dist)).toEqual([]);
   });
 

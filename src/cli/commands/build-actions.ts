@@ -70,6 +70,7 @@ export async function runCheckCommand(options: CheckCommandOptions): Promise<num
       ok: outcome.ok,
       drift: outcome.drift,
       invalidatesSharedPrefix: outcome.invalidatesSharedPrefix,
+      ...(outcome.invalidation === undefined ? {} : { invalidation: outcome.invalidation }),
     };
     process.stdout.write(`${JSON.stringify(document)}\n`);
   } else {
@@ -83,6 +84,10 @@ export async function runCheckCommand(options: CheckCommandOptions): Promise<num
             ? "The static prefix or tool schemas changed: every variant loses its shared cached prefix. Run `gamma-prompt build`.\n"
             : "Run `gamma-prompt build` to update dist/.\n",
         );
+        if (outcome.invalidation) {
+          const { formatInvalidationCost } = await import("../../cost/invalidation.js");
+          process.stdout.write(`What the edit costs in cached blocks:\n${formatInvalidationCost(outcome.invalidation).replace(/^/gm, "  ")}\n`);
+        }
       }
     }
   }

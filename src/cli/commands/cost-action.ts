@@ -1,0 +1,40 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { cost, type CostResult } from "../../cost/cost.js";
+import { formatCostTable, progressBar } from "../../cost/format.js";
+import { ProfileError } from "../../cost/profile.js";
+import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
+import { ArtifactVerificationError } from "../../runtime/artifacts.js";
+import type { CostCommandOptions } from "./cost.js";
+
+export async function runCostCommand(options: CostCommandOptions): Promise<number> {
+  let profile: unknown;
+  if (options.profile !== undefined) {
+    try {
+      profile = JSON.parse(readFileSync(resolve(options.root, options.profile), "utf8"));
+    } catch (error) {
+      process.stderr.write(`gamma-prompt cost: cannot read the traffic profile ${options.profile}: ${(error as Error).message}\n`);
+      return EXIT_USAGE;
+    }
+  }
+  const tty = process.stderr.isTTY === true && options.format === "stylish";
+  let result: CostResult;
+  try {
+    result = cost({
+      root: options.root,
+      outDir: options.out,
+      profile,
+      ...(tty ? { onProgress: (fraction: number) => process.stderr.write(`\r${progressBar(fraction)}`) } : {}),
+    });
+  } catch (error) {
+    if (error instanceof ProfileError || error instanceof ArtifactVerificationError) {
+      if (tty) process.stderr.write("\n");
+      process.stderr.write(`gamma-prompt cost: ${error.message}${error instanceof ArtifactVerificationError ? "\n(run `gamma-prompt build` first)" : ""}\n`);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
+  if (tty) process.stderr.write("\r\u001b[2K");
+  process.stdout.write(options.format === "json" ? `${JSON.stringify(result, null, 2)}\n` : formatCostTable(result));
+  return EXIT_OK;
+}

@@ -1,0 +1,164 @@
+/**
+ * `cost`: prices every cache policy for every variant of a built project
+ * under a traffic profile, by simulating each provider's cache rules.
+ * Reads dist/ (verified, with its cache plan) and the dated data file.
+ */
+import { join, resolve } from "node:path";
+import { loadArtifacts } from "../runtime/artifacts.js";
+import type { CachePlan } from "../protocol/cache-plan.js";
+import { resolveProfile, type ProviderModel, type TrafficProfile } from "./profile.js";
+import { loadPromptCachingData, type Lifetime, type PromptCachingData } from "./rules.js";
+import { buildSchedule, simulateAnthropic, simulateOpenAI, type AnthropicPolicy, type OpenAIPolicy, type ProgressListener, type SimVariant, type Workload } from "./simulate.js";
+
+export interface CostOptions {
+  root?: string;
+  /** Output folder relative to the root (default dist). */
+  outDir?: string;
+  /** A traffic profile (parsed JSON); defaults fill what it leaves out. */
+  profile?: unknown;
+  onProgress?: ProgressListener;
+}
+
+export interface CostRow {
+  provider: ProviderModel["provider"];
+  model: string;
+  /** e.g. "plan breakpoints, 5m" or "per-session key, in-memory". */
+  policy: string;
+  /** The policy the runtime uses when the host sets nothing. */
+  isDefault: boolean;
+  variant: string;
+  sessions: number;
+  /** Cached input tokens over all input tokens. */
+  cachedFraction: number;
+  /** Input cost in dollars per 1,000 sessions (uncached input, cache reads and writes). */
+  inputCostPer1000Sessions: number;
+  /**
+   * Tokens the first call of a session of this variant reads from the cache
+   * right after one session of another variant (this variant's own blocks cold).
+   */
+  coldVariantRead: number;
+}
+
+export interface CostResult {
+  profile: TrafficProfile & { sessionsPerMinute: Record<string, number> };
+  /** Shards of the sharded-key policy (each key stays under the provider's per-key rate). */
+  shards: number;
+  /** Per variant: tokens of tools, tools + static prefix, and the whole variant. */
+  blocks: Record<string, { toolsEnd: number; prefixEnd: number; variantEnd: number }>;
+  rows: CostRow[];
+  dataReadOn: string;
+  /** Simulated model calls over all policies. */
+  simulatedCalls: number;
+}
+
+/** Per variant, the running token totals at the plan's block ends. */
+export function planBoundaries(plan: CachePlan): Record<string, { toolsEnd: number; prefixEnd: number; variantEnd: number }> {
+  const out: Record<string, { toolsEnd: number; prefixEnd: number; variantEnd: number }> = {};
+  for (const [name, { blocks }] of Object.entries(plan.variants)) {
+    const at = (block: string) => blocks.find((candidate) => candidate.name === block)?.cumulativeTokens;
+    const prefixEnd = at("static-prefix") ?? 0;
+    out[name] = { toolsEnd: at("tools") ?? 0, prefixEnd, variantEnd: at("variant-tail") ?? prefixEnd };
+  }
+  return out;
+}
+
+export function cost(options: CostOptions = {}): CostResult {
+  const root = resolve(options.root ?? ".");
+  const artifacts = loadArtifacts({ distDir: join(root, options.outDir ?? "dist") });
+  const data = loadPromptCachingData();
+  const names = Object.keys(artifacts.cachePlan.variants);
+  const profile = resolveProfile(options.profile, names, (provider, model) => Object.hasOwn(data.providers[provider].models, model));
+  const blocks = planBoundaries(artifacts.cachePlan);
+  const variants: SimVariant[] = names.map((name) => ({ ...(blocks[name] ?? { toolsEnd: 0, prefixEnd: 0, variantEnd: 0 }), name, sessionsPerMinute: profile.sessionsPerMinute[name] ?? 0 }));
+  const workload: Workload = {
+    variants,
+    durationSeconds: profile.durationMinutes * 60,
+    callsPerSession: profile.callsPerSession,
+    newTokensPerCall: profile.newTokensPerCall,
+    secondsBetweenCalls: profile.secondsBetweenCalls,
+  };
+  const schedule = buildSchedule(workload);
+  const shards = shardCount(profile, data);
+  const runs = policies(profile.models, shards);
+  const rows: CostRow[] = [];
+  let done = 0;
+  for (const run of runs) {
+    const progress = options.onProgress === undefined ? undefined : (fraction: number) => options.onProgress?.((done + fraction) / runs.length);
+    const outcome =
+      run.policy.provider === "anthropic"
+        ? simulateAnthropic(workload, schedule, run.policy, data.providers.anthropic.rules, data.providers.anthropic.models[run.model] as { inputPerMTok: number; minimumTokens: number }, progress)
+        : simulateOpenAI(workload, schedule, run.policy, data.providers.openai.rules, data.providers.openai.models[run.model] as { inputPerMTok: number; cachedInputPerMTok: number }, progress);
+    done++;
+    const cold = coldVariantReads(workload, run, data);
+    for (const variant of outcome) {
+      rows.push({
+        provider: run.policy.provider,
+        model: run.model,
+        policy: run.label,
+        isDefault: run.isDefault,
+        variant: variant.name,
+        sessions: variant.sessions,
+        cachedFraction: variant.inputTokens === 0 ? 0 : variant.cachedTokens / variant.inputTokens,
+        inputCostPer1000Sessions: variant.sessions === 0 ? 0 : (variant.inputCost / variant.sessions) * 1000,
+        coldVariantRead: cold.get(variant.name) ?? 0,
+      });
+    }
+  }
+  return { profile, shards, blocks, rows, dataReadOn: data.readOn, simulatedCalls: schedule.session.length * runs.length };
+}
+
+/**
+ * For each variant: one call of a session of another variant, then one call
+ * of a new session of this variant a second later; what the second reads.
+ */
+function coldVariantReads(workload: Workload, run: PolicyRun, data: PromptCachingData): Map<string, number> {
+  const reads = new Map<string, number>();
+  const count = workload.variants.length;
+  workload.variants.forEach((variant, index) => {
+    if (count < 2) return;
+    const other = (index + 1) % count;
+    const pair: Workload = { ...workload, callsPerSession: 1, variants: workload.variants.map((entry) => ({ ...entry, sessionsPerMinute: 0 })) };
+    const schedule = { session: Int32Array.of(0, 1), call: Int32Array.of(0, 0), second: Int32Array.of(0, 1), sessionVariant: Int32Array.of(other, index), sessions: 2 };
+    const outcome =
+      run.policy.provider === "anthropic"
+        ? simulateAnthropic(pair, schedule, run.policy, data.providers.anthropic.rules, data.providers.anthropic.models[run.model] as { inputPerMTok: number; minimumTokens: number })
+        : simulateOpenAI(pair, schedule, run.policy, data.providers.openai.rules, data.providers.openai.models[run.model] as { inputPerMTok: number; cachedInputPerMTok: number });
+    reads.set(variant.name, outcome[index]?.cachedTokens ?? 0);
+  });
+  return reads;
+}
+
+/** Enough shards that the busiest variant's calls per key stay at 80% of the per-key overflow rate. */
+function shardCount(profile: TrafficProfile & { sessionsPerMinute: Record<string, number> }, data: PromptCachingData): number {
+  const busiest = Math.max(0, ...Object.values(profile.sessionsPerMinute)) * profile.callsPerSession;
+  return Math.max(1, Math.ceil(busiest / (0.8 * data.providers.openai.rules.overflowRequestsPerMinute)));
+}
+
+interface PolicyRun {
+  model: string;
+  label: string;
+  isDefault: boolean;
+  policy: AnthropicPolicy | OpenAIPolicy;
+}
+
+function policies(models: readonly ProviderModel[], shards: number): PolicyRun[] {
+  const runs: PolicyRun[] = [];
+  for (const { provider, model } of models) {
+    if (provider === "anthropic") {
+      for (const breakpoints of ["one", "plan"] as const) {
+        for (const staticLifetime of ["5m", "1h"] as Lifetime[]) {
+          const label = `${breakpoints === "plan" ? "plan's breakpoints" : "one system breakpoint"}, ${staticLifetime}`;
+          runs.push({ model, label, isDefault: breakpoints === "plan" && staticLifetime === "5m", policy: { provider, breakpoints, staticLifetime } });
+        }
+      }
+    } else {
+      for (const retention of ["in-memory", "24h"] as const) {
+        for (const key of ["none", "per-session", "sharded"] as const) {
+          const label = `${key === "none" ? "no key" : key === "per-session" ? "per-session key" : `sharded key (${shards})`}, ${retention}`;
+          runs.push({ model, label, isDefault: key === "per-session" && retention === "in-memory", policy: { provider, key, retention, shards } });
+        }
+      }
+    }
+  }
+  return runs;
+}

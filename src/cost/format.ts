@@ -1,0 +1,42 @@
+/** The `cost` table for people: one block per model, one row per policy and variant. */
+import type { CostResult } from "./cost.js";
+
+export function formatCostTable(result: CostResult): string {
+  const lines: string[] = [];
+  const p = result.profile;
+  const rates = Object.entries(p.sessionsPerMinute).map(([name, rate]) => `${name} ${round(rate)}`).join(", ");
+  lines.push(
+    `traffic: ${p.durationMinutes} min; sessions/min: ${rates}; ${p.callsPerSession} calls/session, +${p.newTokensPerCall} tokens/call, ${p.secondsBetweenCalls} s apart`,
+    `blocks (o200k tokens, running total): ${Object.entries(result.blocks).map(([name, b]) => `${name} tools ${b.toolsEnd} / prefix ${b.prefixEnd} / variant ${b.variantEnd}`).join("; ")}`,
+    "",
+  );
+  const models = [...new Set(result.rows.map((row) => `${row.provider}/${row.model}`))];
+  for (const model of models) {
+    const rows = result.rows.filter((row) => `${row.provider}/${row.model}` === model);
+    const header = ["policy", "variant", "cached", "input $/1k sessions", "cold-variant read"];
+    const cells = rows.map((row) => [
+      `${row.isDefault ? "* " : "  "}${row.policy}`,
+      row.variant,
+      `${(row.cachedFraction * 100).toFixed(1)}%`,
+      `$${row.inputCostPer1000Sessions.toFixed(2)}`,
+      String(row.coldVariantRead),
+    ]);
+    const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => (row[column] ?? "").length)));
+    const line = (row: string[]) => row.map((cell, column) => (column < 2 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join("  ").trimEnd();
+    lines.push(model, line(header), ...cells.map(line), "");
+  }
+  lines.push(`* the runtime's default. Rules and prices: data/prompt-caching.json (read ${result.dataReadOn}); ${result.simulatedCalls.toLocaleString("en-US")} model calls simulated.`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** A one-line progress bar for a terminal. */
+export function progressBar(fraction: number, width = 30): string {
+  const filled = Math.round(Math.min(1, Math.max(0, fraction)) * width);
+  return `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${Math.round(fraction * 100)
+    .toString()
+    .padStart(3)}%`;
+}
+
+function round(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+}

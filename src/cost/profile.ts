@@ -1,0 +1,83 @@
+/**
+ * A traffic profile: how many sessions of each variant start, how they talk to
+ * the model, and which providers and models to price. JSON, validated here
+ * with messages in the house form.
+ */
+import type { Provider } from "./rules.js";
+
+export interface ProviderModel {
+  provider: Provider;
+  model: string;
+}
+
+export interface TrafficProfile {
+  /** Simulated minutes of steady traffic. */
+  durationMinutes: number;
+  /** Sessions started per minute: one number split evenly over the variants, or per variant name. */
+  sessionsPerMinute: number | Record<string, number>;
+  /** Model calls per session (the first carries the user's prompt, later ones tool results). */
+  callsPerSession: number;
+  /** Tokens each call adds to the conversation (user text, tool results, the model's own output). */
+  newTokensPerCall: number;
+  /** Seconds between a session's calls. */
+  secondsBetweenCalls: number;
+  /** What to price. */
+  models: ProviderModel[];
+}
+
+/** 100,000 sessions an hour, the nine-call agentic run of the embedded default's tests, both providers. */
+export const DEFAULT_PROFILE: TrafficProfile = {
+  durationMinutes: 60,
+  sessionsPerMinute: 100_000 / 60,
+  callsPerSession: 9,
+  newTokensPerCall: 600,
+  secondsBetweenCalls: 20,
+  models: [
+    { provider: "anthropic", model: "claude-sonnet-4-5" },
+    { provider: "openai", model: "gpt-5" },
+  ],
+};
+
+export class ProfileError extends Error {
+  override readonly name = "ProfileError";
+}
+
+/** The profile with defaults filled in; throws ProfileError naming the field on bad input. */
+export function resolveProfile(input: unknown, variants: readonly string[], known: (provider: Provider, model: string) => boolean): TrafficProfile & { sessionsPerMinute: Record<string, number> } {
+  if (input !== undefined && (typeof input !== "object" || input === null || Array.isArray(input))) {
+    throw new ProfileError("Unexpected traffic profile that is not an object, expected {durationMinutes, sessionsPerMinute, callsPerSession, newTokensPerCall, secondsBetweenCalls, models}");
+  }
+  const raw = (input ?? {}) as Record<string, unknown>;
+  const allowed = new Set(Object.keys(DEFAULT_PROFILE));
+  for (const key of Object.keys(raw)) if (!allowed.has(key)) throw new ProfileError(`Unexpected key "${key}" in the traffic profile, expected one of ${[...allowed].join(", ")}`);
+  const number = (key: keyof TrafficProfile, min: number, max: number): number => {
+    const value = raw[key] ?? DEFAULT_PROFILE[key];
+    if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) throw new ProfileError(`Unexpected ${key} ${JSON.stringify(value)}, expected a number from ${min} to ${max}`);
+    return value;
+  };
+  const durationMinutes = number("durationMinutes", 1, 24 * 60);
+  const callsPerSession = Math.round(number("callsPerSession", 1, 200));
+  const newTokensPerCall = number("newTokensPerCall", 0, 1_000_000);
+  const secondsBetweenCalls = number("secondsBetweenCalls", 0, 24 * 3600);
+  const rate = raw["sessionsPerMinute"] ?? DEFAULT_PROFILE.sessionsPerMinute;
+  const sessionsPerMinute: Record<string, number> = {};
+  if (typeof rate === "number") {
+    if (!Number.isFinite(rate) || rate < 0 || rate > 1e6) throw new ProfileError(`Unexpected sessionsPerMinute ${rate}, expected a number from 0 to 1000000`);
+    for (const name of variants) sessionsPerMinute[name] = rate / variants.length;
+  } else if (typeof rate === "object" && rate !== null && !Array.isArray(rate)) {
+    for (const [name, value] of Object.entries(rate)) {
+      if (!variants.includes(name)) throw new ProfileError(`Unexpected variant "${name}" in sessionsPerMinute, expected one of the manifest's variants: ${variants.join(", ")}`);
+      if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > 1e6) throw new ProfileError(`Unexpected sessionsPerMinute.${name} ${JSON.stringify(value)}, expected a number from 0 to 1000000`);
+      sessionsPerMinute[name] = value;
+    }
+  } else throw new ProfileError("Unexpected sessionsPerMinute, expected a number or an object of numbers by variant");
+  const models = raw["models"] ?? DEFAULT_PROFILE.models;
+  if (!Array.isArray(models) || models.length === 0) throw new ProfileError("Unexpected models, expected a non-empty list of {provider, model}");
+  for (const entry of models as unknown[]) {
+    const { provider, model } = (entry ?? {}) as { provider?: unknown; model?: unknown };
+    if ((provider !== "anthropic" && provider !== "openai") || typeof model !== "string" || !known(provider, model)) {
+      throw new ProfileError(`Unexpected model ${JSON.stringify(entry)}, expected {provider: "anthropic"|"openai", model} with a model priced in data/prompt-caching.json`);
+    }
+  }
+  return { durationMinutes, sessionsPerMinute, callsPerSession, newTokensPerCall, secondsBetweenCalls, models: models as ProviderModel[] };
+}

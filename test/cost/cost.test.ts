@@ -1,0 +1,115 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { build } from "../../src/build.js";
+import { cost, type CostRow } from "../../src/cost/cost.js";
+import { invalidationCost } from "../../src/cost/invalidation.js";
+import { ProfileError } from "../../src/cost/profile.js";
+import { loadPromptCachingData } from "../../src/cost/rules.js";
+import type { CachePlan } from "../../src/protocol/cache-plan.js";
+import { loadArtifacts } from "../../src/runtime/artifacts.js";
+import { copyProject, removeTempDirs, repoRoot, runCli, tempDir } from "../build/helpers.js";
+
+afterAll(removeTempDirs);
+
+const small = { durationMinutes: 30, sessionsPerMinute: 20 };
+const row = (rows: CostRow[], model: string, policy: string, variant: string) => rows.find((entry) => entry.model === model && entry.policy.startsWith(policy) && entry.variant === variant);
+
+describe("gamma-prompt cost (library)", () => {
+  it("prices every policy for every variant of the embedded default, the runtime's defaults marked", () => {
+    const result = cost({ root: repoRoot, profile: small });
+    const variants = Object.keys(result.blocks);
+    expect(variants).toEqual(["base", "deck-generation", "import"]);
+    const policies = [...new Set(result.rows.map((entry) => `${entry.model}: ${entry.policy}`))];
+    expect(policies).toEqual([
+      "claude-sonnet-4-5: one system breakpoint, 5m",
+      "claude-sonnet-4-5: one system breakpoint, 1h",
+      "claude-sonnet-4-5: plan's breakpoints, 5m",
+      "claude-sonnet-4-5: plan's breakpoints, 1h",
+      `gpt-5: no key, in-memory`,
+      `gpt-5: per-session key, in-memory`,
+      `gpt-5: sharded key (${result.shards}), in-memory`,
+      `gpt-5: no key, 24h`,
+      `gpt-5: per-session key, 24h`,
+      `gpt-5: sharded key (${result.shards}), 24h`,
+    ]);
+    expect(result.rows).toHaveLength(policies.length * variants.length);
+    expect(result.rows.filter((entry) => entry.isDefault).map((entry) => entry.policy)).toEqual([...Array(3).fill("plan's breakpoints, 5m"), ...Array(3).fill("per-session key, in-memory")]);
+    for (const entry of result.rows) {
+      expect(entry.cachedFraction).toBeGreaterThanOrEqual(0);
+      expect(entry.cachedFraction).toBeLessThanOrEqual(1);
+      expect(entry.inputCostPer1000Sessions).toBeGreaterThan(0);
+    }
+  });
+
+  it("the first Anthropic call of another variant reads tools + static prefix (about 4.7k tokens) with the plan, the tools alone with one system breakpoint", () => {
+    const { rows, blocks } = cost({ root: repoRoot, profile: small });
+    for (const variant of ["deck-generation", "import"]) {
+      expect(row(rows, "claude-sonnet-4-5", "plan's breakpoints, 5m", variant)?.coldVariantRead).toBe(blocks[variant]?.prefixEnd);
+      expect(row(rows, "claude-sonnet-4-5", "one system breakpoint, 5m", variant)?.coldVariantRead).toBe(blocks[variant]?.toolsEnd);
+    }
+    expect(blocks["import"]?.prefixEnd).toBeGreaterThan(4500);
+    expect(blocks["import"]?.prefixEnd).toBeLessThan(5000);
+  });
+
+  it("follows the documented rules: a 1h lifetime pays where sessions are rarer than every 5 minutes, a key keeps a session's calls together", () => {
+    const rare = cost({ root: repoRoot, profile: { durationMinutes: 240, sessionsPerMinute: { base: 0.1 } } }).rows;
+    const fiveMinutes = row(rare, "claude-sonnet-4-5", "plan's breakpoints, 5m", "base");
+    const oneHour = row(rare, "claude-sonnet-4-5", "plan's breakpoints, 1h", "base");
+    expect(oneHour?.cachedFraction).toBeGreaterThan(fiveMinutes?.cachedFraction ?? 1);
+    const busy = cost({ root: repoRoot, profile: { durationMinutes: 10, sessionsPerMinute: 600 } }).rows;
+    // One route for every session overflows past 15 requests a minute; per-session keys do not.
+    expect(row(busy, "gpt-5", "per-session key, in-memory", "base")?.cachedFraction).toBeGreaterThan((row(busy, "gpt-5", "no key, in-memory", "base")?.cachedFraction ?? 1) + 0.2);
+  });
+
+  it("works on any project's variant names and refuses a bad profile with the field named", async () => {
+    const root = await copyProject("basic");
+    await writeFile(join(root, "prompts/variants.yaml"), "variants:\n  base:\n    preload: []\n  outline-only:\n    preload: [outline-deck]\n");
+    expect((await build({ root, persistentCache: false })).ok).toBe(true);
+    const result = cost({ root, profile: { durationMinutes: 5, sessionsPerMinute: { "outline-only": 3 } } });
+    expect([...new Set(result.rows.map((entry) => entry.variant))]).toEqual(["base", "outline-only"]);
+    expect(() => cost({ root, profile: { sessionsPerMinute: { import: 3 } } })).toThrow(ProfileError);
+    expect(() => cost({ root, profile: { callsPerSession: -1 } })).toThrow(/Unexpected callsPerSession -1, expected a number from 1 to 200/);
+    expect(() => cost({ root, profile: { models: [{ provider: "openai", model: "gpt-0" }] } })).toThrow(/priced in data\/prompt-caching\.json/);
+  });
+});
+
+describe("invalidation cost", () => {
+  it("prices an edit per affected variant: a tool change costs every variant its whole prompt, a tail change only that variant's tail", () => {
+    const plan = loadArtifacts({ distDir: join(repoRoot, "dist") }).cachePlan;
+    const edited = (mutate: (copy: CachePlan) => void): CachePlan => {
+      const copy = structuredClone(plan);
+      mutate(copy);
+      return copy;
+    };
+    const tools = invalidationCost(plan, edited((copy) => Object.values(copy.variants).forEach(({ blocks }) => ((blocks[0] as { sha256: string }).sha256 = "0".repeat(64)))));
+    expect(tools.map((entry) => [entry.variant, entry.tokens])).toEqual(Object.entries(plan.variants).map(([name, { blocks }]) => [name, blocks.at(-1)?.cumulativeTokens]));
+    const tail = invalidationCost(plan, edited((copy) => ((copy.variants["import"]?.blocks[2] as { sha256: string }).sha256 = "1".repeat(64))));
+    expect(tail).toHaveLength(1);
+    expect(tail[0]?.variant).toBe("import");
+    expect(tail[0]?.tokens).toBe(plan.variants["import"]?.blocks[2]?.tokens);
+    const prices = loadPromptCachingData().providers.anthropic;
+    expect(tail[0]?.dollarsPer1000Sessions["anthropic/claude-sonnet-4-5"]).toBeCloseTo(((tail[0]?.tokens ?? 0) * (prices.models["claude-sonnet-4-5"]?.inputPerMTok ?? 0) * (1.25 - 0.1)) / 1000, 6);
+  });
+});
+
+describe("gamma-prompt cost (CLI)", () => {
+  it("prints one JSON document with --format json, and exits 2 on a bad profile or a missing dist/", async () => {
+    const dir = await tempDir();
+    const profile = join(dir, "traffic.json");
+    await writeFile(profile, JSON.stringify({ durationMinutes: 5, sessionsPerMinute: 30 }));
+    const ok = runCli(["cost", "--profile", profile, "--format", "json"]);
+    expect(ok.status).toBe(0);
+    const document = JSON.parse(ok.stdout) as { rows: CostRow[]; dataReadOn: string };
+    expect(document.dataReadOn).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(document.rows.length).toBeGreaterThan(0);
+    await writeFile(profile, JSON.stringify({ secondsBetweenCalls: "soon" }));
+    const bad = runCli(["cost", "--profile", profile]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("Unexpected secondsBetweenCalls \"soon\"");
+    await mkdir(join(dir, "empty"));
+    const unbuilt = runCli(["cost", "--root", join(dir, "empty")]);
+    expect(unbuilt.status).toBe(2);
+    expect(unbuilt.stderr).toContain("run `gamma-prompt build` first");
+  });
+});
