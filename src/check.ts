@@ -65,12 +65,13 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
 }
 
 /** The blocks the committed plan caches that the sources' plan no longer has, priced. */
-async function planInvalidation(outDir: string, expected: string | undefined): Promise<InvalidationCost[] | undefined> {
+async function planInvalidation(outDir: string, expected: string | Uint8Array | undefined): Promise<InvalidationCost[] | undefined> {
   if (expected === undefined) return undefined;
+  const text = typeof expected === "string" ? expected : Buffer.from(expected).toString("utf8");
   try {
     const committed = JSON.parse(await readFile(join(outDir, CACHE_PLAN_FILE), "utf8")) as CachePlan;
     const { invalidationCost } = await import("./cost/invalidation.js");
-    return invalidationCost(committed, JSON.parse(expected) as CachePlan);
+    return invalidationCost(committed, JSON.parse(text) as CachePlan);
   } catch {
     return undefined;
   }
