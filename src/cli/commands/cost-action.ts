@@ -5,7 +5,13 @@ import { formatCostTable, progressBar } from "../../cost/format.js";
 import { ProfileError } from "../../cost/profile.js";
 import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { ArtifactVerificationError } from "../../runtime/artifacts.js";
-import type { CostCommandOptions } from "./cost.js";
+
+export interface CostCommandOptions {
+  root: string;
+  out: string;
+  profile?: string;
+  format: "stylish" | "json";
+}
 
 export async function runCostCommand(options: CostCommandOptions): Promise<number> {
   let profile: unknown;

@@ -1,12 +1,7 @@
 import { Option, type Command } from "commander";
 import { addProjectOptions, commandHelpFooter } from "../options.js";
+import type { CostCommandOptions } from "./cost-action.js";
 
-export interface CostCommandOptions {
-  root: string;
-  out: string;
-  profile?: string;
-  format: "stylish" | "json";
-}
 
 export function registerCostCommand(program: Command, result: { exitCode: number }): void {
   const command = program.command("cost").description("Price each prompt-cache policy per variant under a traffic profile, by simulating each provider's cache rules.");
