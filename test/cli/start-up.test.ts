@@ -1,0 +1,69 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it, vi } from "vitest";
+import { runCli } from "../../src/cli/program.js";
+
+// Start-up is the whole cost of `--help`, `--version` and a lint in a
+// pre-commit hook, so what the CLI loads before a command runs is a contract:
+// the compiler, the tokenizer, the template engine, YAML and ajv load only
+// inside the command that needs them.
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
+
+/** Static (value) imports of one TypeScript module: what loads with it. `import type` and `await import()` do not count. */
+function staticImports(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const found: string[] = [];
+  for (const match of text.matchAll(/^import\s+(?!type\s)[^;]*?from\s+"([^"]+)";/gms)) found.push(match[1] ?? "");
+  for (const match of text.matchAll(/^import\s+"([^"]+)";/gm)) found.push(match[1] ?? "");
+  return found;
+}
+
+/** Every module and package reached from `entry` through static imports. */
+function startUpGraph(entry: string): { modules: Set<string>; packages: Set<string> } {
+  const modules = new Set<string>();
+  const packages = new Set<string>();
+  const pending = [entry];
+  while (pending.length > 0) {
+    const file = pending.pop() ?? "";
+    if (modules.has(file)) continue;
+    modules.add(file);
+    for (const specifier of staticImports(file)) {
+      if (specifier.startsWith(".")) pending.push(resolve(dirname(file), specifier).replace(/\.js$/, ".ts"));
+      else if (!specifier.startsWith("node:")) packages.add(specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : (specifier.split("/")[0] ?? ""));
+    }
+  }
+  return { modules, packages };
+}
+
+describe("CLI start-up", () => {
+  it("loads only commander and the command definitions before a command runs", () => {
+    const { modules, packages } = startUpGraph(join(root, "src", "cli", "program.ts"));
+    expect([...packages]).toEqual(["commander"]);
+    const loaded = [...modules].map((file) => file.slice(root.length + 1)).sort();
+    for (const file of loaded) expect(file, file).toMatch(/^src\/(cli\/|version\.ts$|package-paths\.ts$)/);
+    expect(loaded).not.toContain("src/cli/commands/build-actions.ts");
+  });
+
+  it("answers a bare --version and -v without loading the program, with commander's answer", async () => {
+    for (const flag of ["--version", "-v"]) {
+      const child = spawnSync(process.execPath, [join(root, "lib", "cli", "index.js"), flag], { encoding: "utf8" });
+      expect(child.status).toBe(0);
+      expect(child.stdout).toBe(`${version}\n`);
+    }
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      expect(await runCli(["node", "gamma-prompt", "--version"])).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(written.join("")).toBe(`${version}\n`);
+  });
+});
