@@ -14,6 +14,11 @@ export interface CheckOptions {
   root: string;
   /** Output folder, relative to the root unless absolute. Default "dist". */
   outDir?: string;
+  /**
+   * Count every text's tokens with the tokenizer, even where dist/ records the
+   * count for the very same bytes (by default those counts are taken as recorded).
+   */
+  recount?: boolean;
 }
 
 export interface CheckResult {
@@ -37,8 +42,14 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
   const root = resolve(options.root);
   const outDir = resolve(root, options.outDir ?? "dist");
   const outRel = relativePosix(root, outDir) || ".";
-  const { compileProject } = await import("./pipeline/compile/compile.js");
-  const compiled = await compileProject(root);
+  const [{ compileProject }, { readRecordedTokenCounts }, { tokenizerVersion }] = await Promise.all([
+    import("./pipeline/compile/compile.js"),
+    import("./pipeline/emit/recorded-counts.js"),
+    import("./tokens.js"),
+  ]);
+  // Counts dist/ records for bytes that come out the same need no tokenizer; --recount counts everything again.
+  const recordedCounts = options.recount ? undefined : readRecordedTokenCounts(outDir, tokenizerVersion());
+  const compiled = await compileProject(root, undefined, undefined, recordedCounts ? { recordedCounts } : {});
   if (!compiled.artifacts) {
     return { ok: false, diagnostics: compiled.diagnostics, errorCount: compiled.errorCount, warningCount: compiled.warningCount, drift: [], invalidatesSharedPrefix: false, artifactCount: 0 };
   }

@@ -20,7 +20,12 @@ const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 let encoding: Encoding | undefined;
 
 export async function loadTokenizer(): Promise<Tokenizer> {
-  encoding ??= await import("gpt-tokenizer/encoding/o200k_base");
+  return tokenizer();
+}
+
+/** The tokenizer, loaded synchronously on first call (its CommonJS build), so a counter can load it only on a miss. */
+export function tokenizer(): Tokenizer {
+  encoding ??= createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as Encoding;
   const loaded = encoding;
   return {
     encode: (text) => loaded.encode(text, PLAIN_TEXT),

@@ -22,6 +22,7 @@ export interface CheckCommandOptions {
   root: string;
   out: string;
   format: ReporterName;
+  recount?: boolean;
 }
 
 export async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
@@ -58,7 +59,7 @@ export async function runBuildCommand(options: BuildCommandOptions): Promise<num
 export async function runCheckCommand(options: CheckCommandOptions): Promise<number> {
   let outcome: CheckResult;
   try {
-    outcome = await check({ root: options.root, outDir: options.out });
+    outcome = await check({ root: options.root, outDir: options.out, ...(options.recount ? { recount: true } : {}) });
   } catch (error) {
     return usageError("check", error);
   }

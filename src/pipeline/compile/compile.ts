@@ -2,7 +2,7 @@ import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, typ
 import type { SourceFile, ValidSkill } from "../../stage-data.js";
 import type { ArtifactEntry, DistManifest, SkillInfo } from "../../protocol/dist-manifest.js";
 import { catalogEntry, catalogParts, collapseWhitespace, type CatalogParts } from "../../skills/catalog.js";
-import { CACHE_MINIMUM_TOKENS, loadTokenizer, tokenizerVersion } from "../../tokens.js";
+import { CACHE_MINIMUM_TOKENS, tokenizer, tokenizerVersion } from "../../tokens.js";
 import { summarize, type BuildSummary } from "../render/summary.js";
 import { resolveConfig } from "../validate/config.js";
 import { resolveInjections } from "../validate/injection-kinds.js";
@@ -29,7 +29,7 @@ import {
 } from "../emit/artifacts.js";
 import { BuildSession, defineSlot } from "../session/build-session.js";
 import { computeCachePlan } from "../render/cache-plan.js";
-import { measurePrompts, TokenCounter } from "../render/measure.js";
+import { measurePrompts, TokenCounter, type RecordedTokenCounts } from "../render/measure.js";
 import { lintSkills } from "../lint-skills/lint-skills.js";
 import { loadProjectSources } from "../discover/project-sources.js";
 import { normalizeSkillBody, prefixContext, prepareTemplates, renderPrompts, PREFIX_TEMPLATE, type PreparedTemplates, type PrefixContext, type TemplateSources } from "../render/render.js";
@@ -63,7 +63,12 @@ export interface CompiledProject {
   hashes?: Map<string, ArtifactEntry>;
 }
 
-export async function compileProject(root: string, session: BuildSession = new BuildSession(), changedPaths?: readonly string[]): Promise<CompiledProject> {
+export interface CompileOptions {
+  /** Token counts the last build recorded for exact texts (check); the tokenizer loads only for texts not among them. */
+  recordedCounts?: RecordedTokenCounts;
+}
+
+export async function compileProject(root: string, session: BuildSession = new BuildSession(), changedPaths?: readonly string[], options: CompileOptions = {}): Promise<CompiledProject> {
   const [linted, loaded] = await Promise.all([lintSkills(root, session, changedPaths), loadProjectSources(root, session, changedPaths)]);
   const diagnostics: Diagnostic[] = [...linted.diagnostics, ...loaded.diagnostics];
   const done = (extra: Partial<CompiledProject> = {}): CompiledProject => finish(diagnostics, extra);
@@ -103,8 +108,7 @@ export async function compileProject(root: string, session: BuildSession = new B
     return done();
   }
 
-  const tokenizer = await loadTokenizer();
-  const counter = session.keep(TOKEN_COUNTER, () => new TokenCounter(tokenizer, { repeated: session.repeated }));
+  const counter = session.keep(TOKEN_COUNTER, () => new TokenCounter(tokenizer, { repeated: session.repeated, ...(options.recordedCounts ? { recorded: options.recordedCounts } : {}) }));
   const measures = measurePrompts(counter, {
     prefix: prompts.prefix,
     catalog: prompts.catalog,

@@ -31,7 +31,24 @@ export interface JoinMeasure {
   mergedToken?: string;
 }
 
+/** What the last build recorded of a variant: its whole token count and the tokens it shares with the static prefix. */
+export interface RecordedVariant {
+  tokens: number;
+  sharedPrefixTokens: number;
+}
+
+/**
+ * Counts known without the tokenizer: facts the last build recorded about
+ * exact texts (check reads them from dist/). Lookups are by the text itself.
+ */
+export interface RecordedTokenCounts {
+  count(text: string): number | undefined;
+  variant(text: string): RecordedVariant | undefined;
+}
+
 export interface TokenCounterOptions {
+  /** Counts to take before asking the tokenizer (check). */
+  recorded?: RecordedTokenCounts;
   /**
    * The counter serves successive builds (watch): long texts given with
    * pieces are counted piece by piece, so an edit re-counts one piece. The
@@ -55,11 +72,29 @@ export class TokenCounter {
   private piecewise: "whole" | "verify" | "pieces";
   private verifiedThisBuild = false;
 
+  private loadedTokenizer: Tokenizer | undefined;
+  private readonly loadTokenizer: (() => Tokenizer) | undefined;
+  private readonly recorded: RecordedTokenCounts | undefined;
+
+  /** `tokenizer` may be a loader: it then runs only when some text's count is not already known. */
   constructor(
-    readonly tokenizer: Tokenizer,
+    tokenizer: Tokenizer | (() => Tokenizer),
     options: TokenCounterOptions = {},
   ) {
+    if (typeof tokenizer === "function") this.loadTokenizer = tokenizer;
+    else this.loadedTokenizer = tokenizer;
+    this.recorded = options.recorded;
     this.piecewise = options.repeated ? "verify" : "whole";
+  }
+
+  get tokenizer(): Tokenizer {
+    this.loadedTokenizer ??= (this.loadTokenizer as () => Tokenizer)();
+    return this.loadedTokenizer;
+  }
+
+  /** The last build's figures for a whole variant text, when they were recorded for exactly these bytes. */
+  recordedVariant(text: string): RecordedVariant | undefined {
+    return this.recorded?.variant(text);
   }
 
   /** Tokens of `text`, which must equal `pieces.join("")`; how it is counted is the counter's choice (see options). */
@@ -81,7 +116,7 @@ export class TokenCounter {
   count(text: string): number {
     let count = this.counts.get(text);
     if (count === undefined) {
-      count = this.tokenizer.count(text);
+      count = this.recorded?.count(text) ?? this.tokenizer.count(text);
       this.counts.set(text, count);
     }
     this.used.add(text);
@@ -182,6 +217,12 @@ export function measurePrompts(counter: TokenCounter, input: MeasureInput): Prom
     const bytes = Buffer.byteLength(input.prefix) + Buffer.byteLength(suffix);
     if (suffix === "") {
       variants.push({ name, bytes, tokens: prefixTokens, sharedPrefixTokens: prefixTokens, cacheableTokens: cacheableTokens(prefixTokens) });
+      continue;
+    }
+    // Recorded figures stand for an unmerged join only: a merge needs the tokenizer to name the merged token.
+    const recorded = counter.recordedVariant(input.prefix + suffix);
+    if (recorded && recorded.sharedPrefixTokens === prefixTokens && recorded.tokens >= prefixTokens) {
+      variants.push({ name, bytes, tokens: recorded.tokens, sharedPrefixTokens: prefixTokens, cacheableTokens: cacheableTokens(prefixTokens) });
       continue;
     }
     const join = counter.measureJoin(tail, suffix);

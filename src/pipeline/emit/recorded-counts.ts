@@ -1,0 +1,104 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { join } from "node:path";
+import type { CachePlan } from "../../protocol/cache-plan.js";
+import type { DistManifest, ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
+import { sha256Hex } from "../discover/read-source.js";
+import { compactTools } from "../render/cache-plan.js";
+import type { RecordedTokenCounts, RecordedVariant } from "../render/measure.js";
+
+/**
+ * Token counts the last build recorded in dist/, keyed by the sha256 of the
+ * exact text that was counted. `check` renders everything again; where a
+ * text's bytes equal bytes the manifest records with their count, the count
+ * is a known fact about those bytes and the tokenizer need not load. Every
+ * counted text is re-derived from dist/ files whose sha256 the manifest
+ * lists, so a count is only ever reused for the bytes it was made from. Any
+ * doubt (another tokenizer version, a missing or unreadable file, a hash that
+ * does not match) drops that count, never the check: it is counted again.
+ */
+
+/** Larger artifacts are not worth reading for a count. */
+const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+
+export function readRecordedTokenCounts(outDir: string, tokenizerVersion: string): RecordedTokenCounts | undefined {
+  const manifest = parseJson(readRegular(join(outDir, "manifest.json"))) as Partial<DistManifest> | undefined;
+  if (!isRecord(manifest) || !isRecord(manifest.tokenizer) || manifest.tokenizer.version !== tokenizerVersion || manifest.tokenizer.encoding !== "o200k_base") return undefined;
+  const artifacts = isRecord(manifest.artifacts) ? manifest.artifacts : {};
+  const verified = (file: unknown): Buffer | undefined => {
+    if (typeof file !== "string" || !Object.prototype.hasOwnProperty.call(artifacts, file)) return undefined;
+    const entry = artifacts[file];
+    const bytes = readRegular(join(outDir, file));
+    return bytes && isRecord(entry) && entry.sha256 === sha256Hex(bytes) ? bytes : undefined;
+  };
+  const counts = new Map<string, number>();
+  const record = (text: string | Buffer | undefined, tokens: unknown): void => {
+    if (text !== undefined && Number.isSafeInteger(tokens) && (tokens as number) >= 0) counts.set(sha256Hex(text), tokens as number);
+  };
+
+  if (isRecord(manifest.staticPrefix)) record(verified(manifest.staticPrefix.file), manifest.staticPrefix.tokens);
+  if (isRecord(manifest.catalog)) {
+    // catalog.xml is the counted catalog plus one closing newline.
+    const catalog = verified(manifest.catalog.file);
+    if (catalog && catalog.at(-1) === 0x0a) record(catalog.subarray(0, -1), manifest.catalog.tokens);
+  }
+  for (const skill of Object.values(isRecord(manifest.skills) ? manifest.skills : {})) {
+    if (isRecord(skill)) record(verified(skill.file), skill.tokens);
+  }
+  const variants = new Map<string, RecordedVariant>();
+  for (const variant of Object.values(isRecord(manifest.variants) ? manifest.variants : {})) {
+    if (!isRecord(variant) || !Number.isSafeInteger(variant.tokens) || !Number.isSafeInteger(variant.sharedPrefixTokens)) continue;
+    const bytes = verified(variant.file);
+    if (bytes) variants.set(sha256Hex(bytes), { tokens: variant.tokens as number, sharedPrefixTokens: variant.sharedPrefixTokens as number });
+  }
+  const plan = isRecord(manifest.cachePlan) ? (parseJson(verified(manifest.cachePlan.file)) as Partial<CachePlan> | undefined) : undefined;
+  for (const variantPlan of Object.values(isRecord(plan) && isRecord(plan.variants) ? plan.variants : {})) {
+    for (const block of isRecord(variantPlan) && Array.isArray(variantPlan.blocks) ? (variantPlan.blocks as unknown[]) : []) {
+      if (!isRecord(block)) continue;
+      const source = verified(block.source);
+      if (!source) continue;
+      if (block.name === "tools") {
+        // Counted as the compact JSON of tools.json's schemas.
+        const tools = parseJson(source);
+        if (Array.isArray(tools)) record(compactTools(tools as ToolSchemaArtifact[]), block.tokens);
+      } else if (isRecord(block.system) && Number.isSafeInteger(block.system.start) && Number.isSafeInteger(block.system.end)) {
+        record(source.subarray(block.system.start as number, block.system.end as number), block.tokens);
+      }
+    }
+  }
+  return { count: (text) => counts.get(sha256Hex(text)), variant: (text) => variants.get(sha256Hex(text)) };
+}
+
+/** The file's bytes when it is a regular file of sensible size; never blocks on a FIFO or device. */
+function readRegular(path: string): Buffer | undefined {
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stat = fstatSync(descriptor);
+    if (!stat.isFile() || stat.size > MAX_RECORD_BYTES) return undefined;
+    const buffer = Buffer.allocUnsafe(stat.size);
+    let filled = 0;
+    while (filled < stat.size) {
+      const read = readSync(descriptor, buffer, filled, stat.size - filled, null);
+      if (read === 0) break;
+      filled += read;
+    }
+    return buffer.subarray(0, filled);
+  } catch {
+    return undefined;
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
+  }
+}
+
+function parseJson(bytes: Buffer | undefined): unknown {
+  if (!bytes) return undefined;
+  try {
+    return JSON.parse(bytes.toString("utf8")) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
