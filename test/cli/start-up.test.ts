@@ -44,8 +44,9 @@ describe("CLI start-up", () => {
     const { modules, packages } = startUpGraph(join(root, "src", "cli", "program.ts"));
     expect([...packages]).toEqual(["commander"]);
     const loaded = [...modules].map((file) => file.slice(root.length + 1)).sort();
-    for (const file of loaded) expect(file, file).toMatch(/^src\/(cli\/|version\.ts$|package-paths\.ts$)/);
-    expect(loaded).not.toContain("src/cli/commands/build-actions.ts");
+    // Command definitions, option constants and the reporter names may load; no compiler stage, command body or runtime.
+    const heavy = loaded.filter((file) => /^src\/(pipeline\/(?!discover\/source-paths\.ts$)|runtime\/|(build|check|lint|watch)\.ts$|cli\/commands\/build-actions\.ts$)/.test(file));
+    expect(heavy).toEqual([]);
   });
 
   it("answers a bare --version and -v without loading the program, with commander's answer", async () => {
