@@ -42,11 +42,11 @@ const skills = new Map();
 for (let i = 0; i < 20; i++) {
   const name = `skill-${String(i).padStart(2, "0")}`;
   const body = `# ${name}\n\n${Array.from({ length: 40 }, (_, line) => `${line + 1}. Step ${line + 1} of ${name}: render, inspect and repair.`).join("\n")}\n`;
-  skills.set(name, { name, type: i % 4 === 0 ? "reference" : "workflow", description: `Use for ${name}.`, body, requiresSkills: [], conflictsWith: [], baseDir: `skills/${name}`, files: new Map() });
+  skills.set(name, { name, type: i % 4 === 0 ? "reference" : "workflow", description: `Use for ${name}.`, body, requiresSkills: [], conflictsWith: [], baseDir: `skills/${name}`, files: new Map(), modelInvocable: true });
 }
 const variant = { file: "variants/base.md", sha256: "", bytes: 0, tokens: 0, preloadedSkills: [], sharedPrefixTokens: 0, cacheableTokens: 0 };
 const artifacts = {
-  manifest: { variants: { base: variant, "deck-generation": variant, import: variant }, artifacts: {} },
+  manifest: { variants: { base: variant, "deck-generation": variant, import: variant }, artifacts: {}, staticPrefix: { file: "prefix.md", sha256: "", bytes: 0, tokens: 0, toolsSha256: "", cacheKey: "" } },
   prefix: "prefix\n",
   catalog: "",
   variants: { base: "prefix\n", "deck-generation": "prefix\n", import: "prefix\n" },

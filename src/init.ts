@@ -68,7 +68,7 @@ export function init(options: InitOptions): InitResult {
   const target = statSync(dir, { throwIfNoEntry: false });
   if (target && !target.isDirectory()) throw new InitUsageError(`"${options.dir}" exists and is not a folder`);
   const paths = [...files.keys()].sort(compare);
-  const existing = paths.filter((path) => lstatSync(join(dir, path), { throwIfNoEntry: false }) !== undefined);
+  const existing = paths.filter((path) => occupied(join(dir, path)));
   if (existing.length > 0 && options.force !== true) return { ok: false, dir, files: paths, written: [], existing };
   for (const path of paths) {
     const file = join(dir, path);
@@ -105,6 +105,15 @@ export function planScaffold(options: Omit<InitOptions, "dir">): Map<string, Uin
   }
   files.set(CONFIG_FILE, Buffer.from(`${JSON.stringify({ $schema: CONFIG_SCHEMA_REF, profile }, null, 2)}\n`));
   return files;
+}
+
+/** Something is at the path, or it cannot be created there (a parent is a file): either way, not ours to write. */
+function occupied(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true;
+  }
 }
 
 function checkName(name: string): string {

@@ -29,9 +29,9 @@ export function planActivation(options: {
 }): ActivationPlan {
   const { name, skills, active } = options;
   const requested = skills.get(name);
-  if (requested === undefined || (options.source === "tool" && !requested.modelInvocable)) {
+  if (requested === undefined || (options.source === "tool" && requested.modelInvocable === false)) {
     // A skill kept from the model (disable-model-invocation) is as unknown to the tool as a missing one.
-    const offered = [...skills.values()].filter((skill) => skill.modelInvocable).map((skill) => skill.name);
+    const offered = [...skills.values()].filter((skill) => skill.modelInvocable !== false).map((skill) => skill.name);
     throw new SkillToolError(`Unknown skill "${name}", expected one of: ${offered.join(", ")}.`);
   }
   const activeNames = new Set(active.map((skill) => skill.name));

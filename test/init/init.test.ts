@@ -133,6 +133,10 @@ describe("gamma-prompt init", () => {
     const run = spawnCli(["init", root, "--template", "nope"]);
     expect(run.status).toBe(2);
     expect(await listFiles(root)).toEqual([]);
+    await writeFile(join(root, "prompts"), "a file where a folder belongs");
+    const blocked = spawnCli(["init", root]);
+    expect(blocked.status).toBe(1);
+    expect(blocked.stderr).toContain("  prompts/prefix.hbs\n");
     const file = join(root, "a-file");
     await writeFile(file, "x");
     expect(spawnCli(["init", file]).status).toBe(2);

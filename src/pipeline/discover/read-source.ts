@@ -41,12 +41,13 @@ export function readSource(root: string, relPath: string, rules: ReadRules): Sou
   return toSourceFile(relPath, outcome, rules);
 }
 
-export function readBytes(root: string, relPath: string): ReadOutcome {
+/** Reads a file whole unless fstat says it is over `maxBytes`; stops at that size even if the file grows. */
+export function readBytes(root: string, relPath: string, maxBytes = MAX_SOURCE_BYTES): ReadOutcome {
   let descriptor: number | undefined;
   try {
     descriptor = openSync(join(root, relPath), "r");
     const { size } = fstatSync(descriptor);
-    if (size > MAX_SOURCE_BYTES) return { tooLarge: size };
+    if (size > maxBytes) return { tooLarge: size };
     return { raw: readAll(descriptor, size) };
   } catch (error) {
     return { code: (error as NodeJS.ErrnoException).code ?? "unknown error" };
@@ -64,7 +65,7 @@ export function toSourceFile(relPath: string, outcome: ReadOutcome, rules: ReadR
 }
 
 /** Reads up to the size fstat reported, and stops there even if the file grows meanwhile. */
-export function readAll(descriptor: number, size: number): Buffer {
+function readAll(descriptor: number, size: number): Buffer {
   const buffer = Buffer.allocUnsafe(size);
   let filled = 0;
   while (filled < size) {

@@ -1,8 +1,8 @@
-import { closeSync, fstatSync, openSync, readdirSync, type Dirent } from "node:fs";
+import { readdirSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { SKILL_FILE, SKILLS_DIR } from "./discover.js";
-import { readAll } from "./read-source.js";
+import { readBytes } from "./read-source.js";
 import { compareCodeUnits, errorCode } from "./sources.js";
 
 /**
@@ -55,10 +55,10 @@ export function readSupportingFiles(root: string, folder: string, maxBytes: numb
         diagnostics.push(createDiagnostic("skill/supporting-file-skipped", file, FILE_START, "Unexpected backslash in a supporting file's name, expected a name that is the same path on every system (it is not copied into dist/)"));
         return;
       }
-      const read = readLimited(join(root, file), maxBytes);
-      if ("bytes" in read) files.push({ path: rel, bytes: read.bytes });
-      else if ("size" in read) {
-        diagnostics.push(createDiagnostic("skill/supporting-file-too-large", file, FILE_START, `Unexpected supporting file of ${read.size} bytes, expected at most ${maxBytes} bytes (supportingFiles.maxBytes in gamma-prompt.config.json)`));
+      const read = readBytes(root, file, maxBytes);
+      if ("raw" in read) files.push({ path: rel, bytes: read.raw });
+      else if ("tooLarge" in read) {
+        diagnostics.push(createDiagnostic("skill/supporting-file-too-large", file, FILE_START, `Unexpected supporting file of ${read.tooLarge} bytes, expected at most ${maxBytes} bytes (supportingFiles.maxBytes in gamma-prompt.config.json)`));
       } else {
         diagnostics.push(createDiagnostic("skill/unreadable-file", file, FILE_START, `Unexpected read failure (${read.code}), expected a readable file`));
       }
@@ -83,22 +83,5 @@ function walk(root: string, base: string, relDir: string, visit: (rel: string, e
     const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
     if (entry.isDirectory()) walk(root, base, rel, visit, unreadable);
     else if (rel !== SKILL_FILE) visit(rel, entry);
-  }
-}
-
-type LimitedRead = { bytes: Buffer } | { size: number } | { code: string };
-
-/** Reads a file whole unless fstat says it is over the limit; stops at that size even if the file grows. */
-function readLimited(path: string, maxBytes: number): LimitedRead {
-  let descriptor: number | undefined;
-  try {
-    descriptor = openSync(path, "r");
-    const { size } = fstatSync(descriptor);
-    if (size > maxBytes) return { size };
-    return { bytes: readAll(descriptor, size) };
-  } catch (error) {
-    return { code: errorCode(error) };
-  } finally {
-    if (descriptor !== undefined) closeSync(descriptor);
   }
 }
