@@ -86,6 +86,10 @@ describe("check", () => {
       ["catalog.xml", "missing"],
       ["notes.md", "extra"],
     ]);
+    expect(result.diagnostics.filter((diagnostic) => diagnostic.ruleId.startsWith("dist/")).map((diagnostic) => [diagnostic.ruleId, diagnostic.file])).toEqual([
+      ["dist/missing", "dist/catalog.xml"],
+      ["dist/extra", "dist/notes.md"],
+    ]);
   });
 
   it("reports unreadable entries in dist/ (dangling links) as drift instead of failing", async () => {

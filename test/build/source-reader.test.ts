@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { lint } from "../../src/lint.js";
+import { MAX_SOURCE_BYTES } from "../../src/pipeline/discover/read-source.js";
 import { copyProject, removeTempDirs } from "./helpers.js";
 
 afterAll(removeTempDirs);
@@ -23,6 +24,13 @@ describe("the one source reader", () => {
       ["skills/latin/SKILL.md", 1, 7, 1, 8],
     ]);
     expect((await lint({ root })).diagnostics.find((d) => d.ruleId === "source/invalid-utf8")).toMatchObject({ file: "skills/latin/SKILL.md", column: 7, endColumn: 8 });
+  });
+
+  it("refuses a prompt source larger than 1 MiB unread", async () => {
+    const root = await copyProject("basic");
+    await writeFile(join(root, "prompts/partials/huge.hbs"), "x".repeat(MAX_SOURCE_BYTES + 1));
+    const result = await build({ root, persistentCache: false });
+    expect(result.diagnostics.filter((d) => d.file === "prompts/partials/huge.hbs").map((d) => d.ruleId)).toEqual(["source/file-too-large"]);
   });
 
   it("reports a prompt source that cannot be read as unreadable, not as missing", async () => {
