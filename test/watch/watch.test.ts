@@ -204,7 +204,9 @@ describe("watch", () => {
     }
   });
 
-  it("turns a burst of 50 saves in 200 ms into a couple of builds ending in a clean build's bytes", async () => {
+  // How a burst is batched into builds is the queue's contract, tested without timing in queue.test.ts;
+  // here real file events must end in a clean build's bytes, however the machine's load spreads them.
+  it("ends a burst of 50 saves in a clean build's bytes", async () => {
     const session = await startSession();
     const skill = session.skillPath("gml-cli");
     const original = await readFile(skill, "utf8");
@@ -215,7 +217,8 @@ describe("watch", () => {
     // Artifacts are replaced atomically: reading one while a build runs never fails.
     await waitFor("the last save in dist/", async () => (await readFile(join(session.dist, "catalog.xml"), "utf8")).includes("(burst 49)"));
     await session.handle.close();
-    expect(session.rebuilds().length).toBeLessThanOrEqual(2);
+    expect(session.rebuilds().length).toBeGreaterThan(0);
+    for (const rebuild of session.rebuilds()) expect(rebuild.changedPaths).toEqual(["skills/gml-cli/SKILL.md"]);
 
     const clean = await copyProject(session.root);
     const result = await build({ root: clean });
