@@ -91,7 +91,7 @@ export function planScaffold(options: Omit<InitOptions, "dir">): Map<string, Uin
   const files = new Map<string, Uint8Array>();
   const root = fileURLToPath(packageRoot);
   if (template === "gamma") {
-    for (const folder of ["skills", "prompts", "schemas/tools"]) copyTree(join(root, folder), folder, files);
+    for (const folder of ["skills", "prompts", "schemas/tools", "knowledge"]) copyTree(join(root, folder), folder, files);
   } else {
     copyTree(join(root, "templates/agent"), "", files);
     const identity = "prompts/partials/identity.hbs";

@@ -98,6 +98,17 @@ export interface DistManifest {
   /** Every variant prompts/variants.yaml declares, by name. */
   variants: Record<VariantName, VariantInfo>;
   skills: Record<string, SkillInfo>;
+  /** `knowledge.json` and the inline limit; present when the project has a knowledge/ folder. */
+  knowledge?: KnowledgeManifestInfo;
+}
+
+/** Scoped knowledge in the manifest: the index file (each entry names its body file) and the inline limit. */
+export interface KnowledgeManifestInfo {
+  file: string;
+  sha256: string;
+  /** Bodies over this many UTF-8 bytes are returned as a path, not inline. */
+  inlineBytes: number;
+  notes: number;
 }
 
 /** One entry of `tools.json` (an array, in the declared tool order). */

@@ -9,6 +9,7 @@ import type { ExecutionState, PendingInjection } from "./state.js";
 import { renderTaskList } from "./tasks.js";
 
 export const ANCHOR_TAG = "session_state";
+export const LOADED_KNOWLEDGE_TAG = "loaded_knowledge";
 
 export function renderAnchor(options: {
   state: ExecutionState;
@@ -59,6 +60,13 @@ export function renderAnchor(options: {
       out.push(`<artifact ${attributes.join(" ")}>${escapeXml(artifact.title ?? "")}</artifact>`);
     }
     out.push("</current_artifacts>", "");
+  }
+
+  const loadedNotes = state.knowledge?.loaded ?? [];
+  if (loadedNotes.length > 0) {
+    out.push(`<${LOADED_KNOWLEDGE_TAG}>`, "Knowledge notes you loaded in this session; they stay in force while unchanged. Fetch one again with read_workspace_rule only when you need its body.");
+    for (const note of loadedNotes) out.push(`- ${escapeXml(note.id)}: ${escapeXml(note.name)} (source ${note.source}, revision ${escapeXml(note.revision)})`);
+    out.push(`</${LOADED_KNOWLEDGE_TAG}>`, "");
   }
 
   if (injections.length > 0) {

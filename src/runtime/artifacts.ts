@@ -20,6 +20,7 @@ import {
 import type { CachePlan } from "../protocol/cache-plan.js";
 import { verifyCachePlan } from "./cache-plan.js";
 import type { ChecklistStep } from "../protocol/checklist.js";
+import { loadCompiledKnowledge, type LoadedKnowledge } from "./knowledge/artifacts.js";
 
 export type SkillType = SkillInfo["type"];
 
@@ -56,6 +57,8 @@ export interface LoadedArtifacts {
   injectionKinds: readonly InjectionKindArtifact[];
   /** Each variant's cacheable blocks and breakpoints, checked against the bytes above. */
   cachePlan: CachePlan;
+  /** Compiled knowledge notes (none when the project has no knowledge/ folder) and the inline limit. */
+  knowledge: LoadedKnowledge;
 }
 
 export type ArtifactProblemKind = "missing" | "unexpected" | "changed" | "size" | "invalid";
@@ -119,7 +122,7 @@ export function loadArtifacts(options: LoadArtifactsOptions = {}): LoadedArtifac
   }
   const manifest = parseManifest(manifestBytes);
   const contents = verifyFiles(distDir, manifest);
-  return assemble(manifest, contents);
+  return assemble(manifest, contents, distDir);
 }
 
 function toPath(dir: string | URL): string {
@@ -318,7 +321,7 @@ export function skillBaseDir(name: string): string {
   return `skills/${name}`;
 }
 
-function assemble(manifest: DistManifest, contents: ReadonlyMap<string, Buffer>): LoadedArtifacts {
+function assemble(manifest: DistManifest, contents: ReadonlyMap<string, Buffer>, distDir: string): LoadedArtifacts {
   const text = (file: string): string => (contents.get(file) ?? Buffer.alloc(0)).toString("utf8");
   const json = (file: string): unknown => {
     try {
@@ -363,9 +366,14 @@ function assemble(manifest: DistManifest, contents: ReadonlyMap<string, Buffer>)
   if ("problems" in verified) {
     throw new ArtifactVerificationError(verified.problems.map((message) => ({ file: manifest.cachePlan.file, kind: "invalid" as const, message })));
   }
+  const knowledge = loadCompiledKnowledge(manifest, text, (file) => join(distDir, file));
+  if (knowledge.problems.length > 0) {
+    throw new ArtifactVerificationError(knowledge.problems.map((problem) => ({ ...problem, kind: "invalid" as const })));
+  }
   return {
     manifest,
     cachePlan: verified.plan,
+    knowledge: knowledge.knowledge,
     prefix: text(manifest.staticPrefix.file),
     catalog: text(manifest.catalog.file),
     variants,

@@ -13,6 +13,7 @@ import { createTrustedInjectionMessage } from "./injections/transport.js";
 import { instantOf } from "./injections/order.js";
 import type { PolicyContext } from "./injections/policy.js";
 import type { LoadedArtifacts } from "./artifacts.js";
+import { KnowledgeDesk, type KnowledgeOptions } from "./knowledge/desk.js";
 import { applyChange, seenIdsOf, type StateChange, type StateCore } from "./journal.js";
 import { ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE, createTrustedMessage, isAnchorMessage, type GammaCustomMessage, type ImagePart, type RuntimeUserMessage } from "./messages.js";
 import { activationResultText, planActivation } from "./skills.js";
@@ -60,6 +61,8 @@ export interface ControllerOptions {
   audit?: AuditPolicy;
   /** The runtime's session log: transcript events and audits, one JSON object per line (`FileSessionLog`). */
   sessionLog?: SessionLog;
+  /** Candidate selection and large-note paths for scoped knowledge. */
+  knowledge?: KnowledgeOptions;
 }
 
 export interface TurnInput {
@@ -91,6 +94,8 @@ export class SessionProtocolController {
   readonly injections: InjectionDispatcher;
   /** The pending injections: the one owner of that part of the durable state. */
   readonly pending: InjectionQueue;
+  /** Scoped knowledge: notes, hints and read_workspace_rule (src/runtime/knowledge). */
+  readonly knowledge: KnowledgeDesk;
   private readonly store: StateStore;
   private readonly emit: (event: ProtocolEvent) => void;
   private readonly now: () => number;
@@ -119,6 +124,7 @@ export class SessionProtocolController {
       activeSkills: initial.activeSkills,
       tasks: initial.tasks,
       currentArtifacts: initial.currentArtifacts,
+      ...(initial.knowledge === undefined ? {} : { knowledge: initial.knowledge }),
     };
     this.revision = initial.revision;
     const kinds = this.artifacts.injectionKinds;
@@ -143,6 +149,19 @@ export class SessionProtocolController {
       cacheKey: this.artifacts.manifest.staticPrefix.cacheKey,
       ...(restored === undefined ? {} : { restored: { activeSkills: restored.activeSkills.map((skill) => skill.name), tasks: restored.tasks.items } }),
     });
+    const controller = this;
+    this.knowledge = new KnowledgeDesk(
+      {
+        get state() {
+          return controller.state;
+        },
+        saveKnowledge: (knowledge) => controller.change({ op: "knowledge", knowledge }),
+        emit: (event) => controller.emit(event),
+        now: () => controller.now(),
+      },
+      this.artifacts.knowledge,
+      options.knowledge,
+    );
   }
 
   /** A snapshot of the durable state (built on each read; the controller's methods change it), with where each pending injection waits. */
@@ -169,6 +188,7 @@ export class SessionProtocolController {
       pendingInjections: pending,
       currentArtifacts: this.core.currentArtifacts,
       injectionLog: { seenIds },
+      ...(this.core.knowledge === undefined ? {} : { knowledge: this.core.knowledge }),
     };
   }
 
@@ -372,6 +392,7 @@ export class SessionProtocolController {
       skill: async (id, params) => this.activateSkill(String(params["name"]), id),
       todo: async (id, params) => this.updateTasks(params["tasks"], id),
       message_user: async (id, params) => this.messageUser(params, id),
+      read_workspace_rule: async (id, params) => this.knowledge.read(params["knowledgeId"], id),
     };
   }
 
@@ -417,6 +438,11 @@ export class SessionProtocolController {
         content: [...(input.text === undefined ? [] : [{ type: "text" as const, text: input.text }]), ...(input.images ?? [])],
         timestamp: this.now(),
       });
+    }
+    if (messages.length > 0) {
+      // Knowledge hints ride with the user's turn, right after the user's own words.
+      const hints = this.knowledge.hintsForTurn(turnText(messages));
+      if (hints !== undefined) messages.push(hints);
     }
     for (const entry of this.pending.select((candidate) => candidate.queuedAs === undefined)) messages.push(entry.message);
     return messages;
@@ -495,6 +521,13 @@ export class SessionProtocolController {
     this.revision = revision;
     this.store.save(this.snapshot());
   }
+}
+
+/** The text of a turn's user messages, for candidate selection. */
+function turnText(messages: readonly TurnMessage[]): string {
+  return messages
+    .flatMap((message) => (message.role !== "user" ? [] : typeof message.content === "string" ? [message.content] : message.content.flatMap((part) => (part.type === "text" ? [part.text] : []))))
+    .join("\n");
 }
 
 export type { ProtocolEvent, YieldRecord };

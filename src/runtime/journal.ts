@@ -5,6 +5,7 @@
  * `applyChange`, so a replayed session is the session that was running.
  */
 import { DEFAULT_REMEMBERED_IDS, InjectionQueue, type QueueRecord } from "./injections/queue.js";
+import type { KnowledgeSessionState } from "./knowledge/types.js";
 import type { ActiveSkill, ArtifactReference, ExecutionState, TaskSnapshot } from "./state.js";
 import { STATE_VERSION, StateConflictError, StateStoreError } from "./state-errors.js";
 
@@ -14,13 +15,15 @@ export type StateChange =
   | { op: "skills"; add: ActiveSkill[] }
   | { op: "tasks"; tasks: TaskSnapshot }
   | { op: "artifacts"; artifacts: ArtifactReference[] }
-  | { op: "sessionKey"; sessionKey: string };
+  | { op: "sessionKey"; sessionKey: string }
+  /** The knowledge desk's whole state after a change (loaded notes, pending reports). */
+  | { op: "knowledge"; knowledge: KnowledgeSessionState };
 
 /** A change as a store keeps it: stamped with the revision it produces. */
 export type StateRecord = StateChange & { revision: number };
 
 /** The parts of the state outside the pending set. */
-export type StateCore = Pick<ExecutionState, "sessionKey" | "activeSkills" | "tasks" | "currentArtifacts">;
+export type StateCore = Pick<ExecutionState, "sessionKey" | "activeSkills" | "tasks" | "currentArtifacts" | "knowledge">;
 
 export function applyChange(core: StateCore, queue: InjectionQueue, change: StateChange): void {
   switch (change.op) {
@@ -35,6 +38,9 @@ export function applyChange(core: StateCore, queue: InjectionQueue, change: Stat
       return;
     case "sessionKey":
       core.sessionKey = change.sessionKey;
+      return;
+    case "knowledge":
+      core.knowledge = change.knowledge;
       return;
     default:
       queue.apply(change);
@@ -58,6 +64,7 @@ export function replay(snapshot: ExecutionState, records: readonly StateRecord[]
     activeSkills: [...snapshot.activeSkills],
     tasks: snapshot.tasks,
     currentArtifacts: snapshot.currentArtifacts,
+    ...(snapshot.knowledge === undefined ? {} : { knowledge: snapshot.knowledge }),
   };
   let revision = snapshot.revision;
   for (const record of records) {

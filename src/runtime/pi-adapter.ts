@@ -25,7 +25,7 @@ export type { AgentMessage, Agent };
 /** Either an existing controller, or what it takes to create one. */
 export type ControllerSource =
   | { controller: SessionProtocolController }
-  | ({ artifacts: LoadedArtifacts; variant: VariantName } & Pick<ControllerOptions, "store" | "onProtocolEvent" | "audit" | "sessionLog">);
+  | ({ artifacts: LoadedArtifacts; variant: VariantName } & Pick<ControllerOptions, "store" | "onProtocolEvent" | "audit" | "sessionLog" | "knowledge">);
 
 export type GammaAgentOptions = ControllerSource & {
   model: Model<Api>;
@@ -312,8 +312,11 @@ function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController
   // after the drain and adds at most one message). The injections stay pending
   // until a model call uses them; a prompt that is only queued into a running
   // agent leaves them for the next one.
-  api.on("input", (_event, context) => {
+  api.on("input", (event, context) => {
     if (!context.isIdle()) return;
+    // Knowledge hints for this turn go first, right after the user's message.
+    const hints = controller.knowledge.hintsForTurn(event.text);
+    if (hints !== undefined) api.sendMessage(customPayload(hints), { deliverAs: "nextTurn" });
     for (const injection of controller.injections.queueForNextTurn()) api.sendMessage(customPayload(injection.message), { deliverAs: "nextTurn" });
   });
   api.on("before_agent_start", () => ({ systemPrompt: controller.systemPrompt }));
@@ -377,6 +380,7 @@ function resolveController(source: ControllerSource): SessionProtocolController 
     ...(source.onProtocolEvent === undefined ? {} : { onProtocolEvent: source.onProtocolEvent }),
     ...(source.audit === undefined ? {} : { audit: source.audit }),
     ...(source.sessionLog === undefined ? {} : { sessionLog: source.sessionLog }),
+    ...(source.knowledge === undefined ? {} : { knowledge: source.knowledge }),
   });
 }
 
@@ -403,7 +407,12 @@ function bindController(agent: Agent, controller: SessionProtocolController): ()
   controller.injections.contextProbe = toolCallIdsProbe(agent);
   return agent.subscribe((event) => {
     // Listeners are awaited before Pi polls its steering queue: due injections enter after the whole batch.
-    if (event.type === "turn_end") controller.injections.atBatchEnd();
+    if (event.type === "turn_end") {
+      controller.injections.atBatchEnd();
+      // New active skills or artifacts, or a changed note: hints steer in before the next model call.
+      const hints = controller.shouldStopAfterTurn() ? undefined : controller.knowledge.atBatchEnd();
+      if (hints !== undefined) controller.transport?.steer(hints);
+    }
     if (event.type === "agent_end") controller.injections.afterRun();
     if (event.type === "agent_start") controller.run.begin();
     else if (event.type === "agent_end") controller.run.end();

@@ -24,6 +24,7 @@ import { parseJournal, replay, type StateRecord } from "./journal.js";
 import { STATE_VERSION, StateConflictError, StateStoreError } from "./state-errors.js";
 import type { InjectionDelivery, VariantName } from "../protocol/dist-manifest.js";
 import type { SkillType } from "./artifacts.js";
+import type { KnowledgeSessionState } from "./knowledge/types.js";
 import type { GammaCustomMessage } from "./messages.js";
 
 export { STATE_VERSION, StateConflictError, StateStoreError };
@@ -106,6 +107,8 @@ export interface ExecutionState {
   currentArtifacts: ArtifactReference[];
   /** The processed-id window, `{seenIds}` (idempotency across restarts); JSON only. */
   injectionLog?: JsonValue;
+  /** Loaded knowledge notes and pending change reports (src/runtime/knowledge). */
+  knowledge?: KnowledgeSessionState;
 }
 
 /**

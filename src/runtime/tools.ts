@@ -1,6 +1,7 @@
 /**
  * The stable tool set: every tool in tools.json, in its declared order, with
- * its JSON Schema. The runtime implements `skill`, `todo` and `message_user`;
+ * its JSON Schema. The runtime implements `skill`, `todo`, `message_user` and
+ * (when declared) `read_workspace_rule`;
  * the host supplies an executor for each other tool. Pi-free: the adapter
  * turns these into Pi tools.
  */
@@ -17,8 +18,10 @@ export interface ToolOutcome {
 /** Throw to report a failure: Pi turns the error message into an error tool result. */
 export type ToolExecutor = (toolCallId: string, params: Record<string, unknown>, signal?: AbortSignal) => Promise<ToolOutcome>;
 
-export const RUNTIME_TOOL_NAMES = ["skill", "todo", "message_user"] as const;
+export const RUNTIME_TOOL_NAMES = ["skill", "todo", "message_user", "read_workspace_rule"] as const;
 export type RuntimeToolName = (typeof RUNTIME_TOOL_NAMES)[number];
+/** Runtime tools every tools.json must declare; the others are served when declared. */
+const REQUIRED_RUNTIME_TOOLS: readonly RuntimeToolName[] = ["skill", "todo", "message_user"];
 
 /** Executors for every tool the runtime does not implement (read, bash, write, edit, subagent, show_gamma, show_file, ...). */
 export type HostExecutors = Readonly<Record<string, ToolExecutor>>;
@@ -59,7 +62,7 @@ export function assembleTools(options: {
   if (missing.length > 0) {
     throw new ToolSetupError(`Unexpected missing executor for ${list(missing)}, expected the host to supply one per declared tool`, missing);
   }
-  const absentRuntime = RUNTIME_TOOL_NAMES.filter((name) => !declared.has(name));
+  const absentRuntime = REQUIRED_RUNTIME_TOOLS.filter((name) => !declared.has(name));
   if (absentRuntime.length > 0) {
     throw new ToolSetupError(`Unexpected tools.json without ${list(absentRuntime)}, expected the runtime's tools declared`, absentRuntime);
   }

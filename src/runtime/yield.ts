@@ -34,7 +34,11 @@ export type ProtocolEvent =
   /** One active workflow skill's steps with their status, after the tasks or the active skills changed. */
   | ({ type: "checklist_progress"; taskRevision: number; toolCallId: string } & ChecklistProgress)
   /** A completion audit at a yield: `reported` (the yield went ahead) or `blocked` (the yield was refused). */
-  | { type: "audit"; report: AuditReport; action: "reported" | "blocked"; toolCallId: string };
+  | { type: "audit"; report: AuditReport; action: "reported" | "blocked"; toolCallId: string }
+  /** Knowledge hints went out: with a user turn, or mid-run when skills, artifacts or notes changed. */
+  | { type: "knowledge_hinted"; trigger: "turn" | "context"; notes: Array<{ id: string; status: "new" | "changed" | "removed" }> }
+  /** read_workspace_rule loaded a note: its body inline, or its path for a body over the inline limit. */
+  | { type: "knowledge_loaded"; id: string; revision: string; via: "inline" | "path"; toolCallId: string };
 
 export interface YieldRecord {
   message: string;

@@ -2,7 +2,7 @@ import { isWithin, relativePosix } from "../pipeline/discover/relative-paths.js"
 import { CONFIG_FILE } from "../pipeline/discover/source-paths.js";
 
 /** The sources a build reads, relative to the project root. Everything else is ignored. */
-export const WATCHED_FOLDERS = ["skills", "prompts", "schemas"] as const;
+export const WATCHED_FOLDERS = ["skills", "prompts", "schemas", "knowledge"] as const;
 
 /** Root-relative POSIX form of an absolute path, or undefined when it lies outside the root. */
 export function toRootRelative(root: string, absolutePath: string): string | undefined {

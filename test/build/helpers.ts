@@ -26,7 +26,7 @@ export async function removeTempDirs(): Promise<void> {
 export async function copyProject(fixture: string, into?: string): Promise<string> {
   const root = into ?? join(await tempDir(), "project root");
   await mkdir(root, { recursive: true });
-  for (const part of ["skills", "prompts", "schemas", "gamma-prompt.config.json"]) {
+  for (const part of ["skills", "prompts", "schemas", "knowledge", "gamma-prompt.config.json"]) {
     await cp(join(fixturesDir, fixture, part), join(root, part), { recursive: true }).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== "ENOENT") throw error;
     });

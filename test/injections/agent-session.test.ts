@@ -7,7 +7,7 @@ import type { ToolExecutor } from "../../src/runtime/tools.js";
 import { FileStateStore, type StateStore } from "../../src/runtime/state.js";
 import { tempDir } from "../runtime/helpers/dist.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "../runtime/helpers/pi.js";
-import { fauxPerTest, fauxSessionSetup } from "../runtime/helpers/session.js";
+import { fauxPerTest, fauxSessionSetup, NO_KNOWLEDGE_HINTS } from "../runtime/helpers/session.js";
 import { event } from "./helpers/fixtures.js";
 import { artifacts } from "./helpers/gamma.js";
 
@@ -26,6 +26,7 @@ async function session(executors: Record<string, ToolExecutor> = {}, options: Se
     executors: { ...recordingExecutors(), ...executors },
     ...fauxSessionSetup(pi.faux(), { authStorage: options.authStorage }),
     ...(options.store === undefined ? {} : { store: options.store }),
+    ...NO_KNOWLEDGE_HINTS,
   });
   return pi.disposeAfterTest(gamma);
 }

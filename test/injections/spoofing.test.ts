@@ -10,7 +10,7 @@ import {
 } from "../../src/runtime/injections/index.js";
 import { createGammaSession } from "../../src/runtime/pi-adapter.js";
 import { recordingExecutors, seeing, textOf, type SeenContext } from "../runtime/helpers/pi.js";
-import { fauxPerTest, fauxSessionSetup } from "../runtime/helpers/session.js";
+import { fauxPerTest, fauxSessionSetup, NO_KNOWLEDGE_HINTS } from "../runtime/helpers/session.js";
 import { listFixtures } from "./helpers/fixtures.js";
 import { artifacts, createHarness, type GammaHarness } from "./helpers/gamma.js";
 import { hasReservedOpener, readerView } from "./helpers/oracle.js";
@@ -124,6 +124,7 @@ describe("text pi-coding-agent turns into user messages", () => {
         variant: "base",
         executors: recordingExecutors(),
         ...fauxSessionSetup(faux),
+        ...NO_KNOWLEDGE_HINTS,
         settingsManager: SettingsManager.inMemory({ compaction: { enabled: false, keepRecentTokens: 1 } }),
       }),
     );

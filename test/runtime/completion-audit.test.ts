@@ -11,7 +11,7 @@ import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { deckTasks, FINISHED_DECK, SKIPPED_OPTIONAL } from "./helpers/checklist.js";
 import { prepareDist, tempDir } from "./helpers/dist.js";
 import { fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
-import { fauxPerTest } from "./helpers/session.js";
+import { fauxPerTest, NO_KNOWLEDGE_HINTS } from "./helpers/session.js";
 
 const pi = fauxPerTest();
 const artifacts = loadArtifacts({ distDir: prepareDist() });
@@ -27,6 +27,7 @@ function agentWith(options: { variant?: VariantName; audit?: AuditPolicy; log?: 
     onProtocolEvent: (event) => events.push(event),
     ...(options.audit === undefined ? {} : { audit: options.audit }),
     ...(options.log === undefined ? {} : { sessionLog: new FileSessionLog(options.log) }),
+    ...NO_KNOWLEDGE_HINTS,
   });
   pi.disposeAfterTest(gamma);
   return { ...gamma, faux, events };

@@ -9,7 +9,7 @@ import { createGammaAgent, createGammaSession, restoreAgentContext } from "../..
 import { FileStateStore, StateStoreError } from "../../src/runtime/state.js";
 import { prepareDist, tempDir } from "./helpers/dist.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
-import { fauxPerTest, keyedFauxModel } from "./helpers/session.js";
+import { fauxPerTest, keyedFauxModel, NO_KNOWLEDGE_HINTS } from "./helpers/session.js";
 
 const pi = fauxPerTest();
 
@@ -103,6 +103,7 @@ describe("an AgentSession reloaded from its session file", () => {
         sessionManager,
         authStorage,
         modelRegistry: ModelRegistry.inMemory(authStorage),
+        ...NO_KNOWLEDGE_HINTS,
       });
       return pi.disposeAfterTest(gamma);
     };

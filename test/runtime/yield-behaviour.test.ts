@@ -6,7 +6,7 @@ import { createGammaSession } from "../../src/runtime/pi-adapter.js";
 import { SHARED_BATCH_NOTE, type ProtocolEvent } from "../../src/runtime/yield.js";
 import { prepareDist } from "./helpers/dist.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
-import { fauxAgentRecording, fauxPerTest, fauxSessionSetup } from "./helpers/session.js";
+import { fauxAgentRecording, fauxPerTest, fauxSessionSetup, NO_KNOWLEDGE_HINTS } from "./helpers/session.js";
 
 const pi = fauxPerTest();
 
@@ -134,6 +134,7 @@ describe("the yield contract on an AgentSession", () => {
       executors: recordingExecutors(),
       onProtocolEvent: (event) => events.push(event),
       ...fauxSessionSetup(faux),
+      ...NO_KNOWLEDGE_HINTS,
     });
     try {
       faux.setResponses([

@@ -49,13 +49,14 @@ function schemaFor(path: string): string | undefined {
   if (name === "manifest.json") return "manifest";
   if (name === "cache-plan.json") return "cache-plan";
   if (/(^|\/)schemas\/tools\/[^/]+\.json$/.test(rel)) return "tool";
+  if (/(^|\/)knowledge\/[^/]+\.md$/.test(rel) && !/(^|\/)(dist|expected)\//.test(rel)) return "knowledge-note";
   if (/fixtures\/injections\/.+\.json$/.test(rel) && !name.startsWith("expected")) return "runtime-injection";
   return undefined;
 }
 
 function instances(): Map<string, { label: string; value: unknown }[]> {
   const found = new Map<string, { label: string; value: unknown }[]>(schemaNames.map((name) => [name, []]));
-  for (const folder of ["test/fixtures", "skills", "prompts", "schemas/tools", "dist"]) {
+  for (const folder of ["test/fixtures", "skills", "prompts", "schemas/tools", "knowledge", "dist"]) {
     for (const path of walk(join(root, folder))) {
       const schema = schemaFor(path);
       if (!schema || !found.has(schema)) continue;

@@ -87,7 +87,7 @@ describe("gamma-prompt watch (CLI)", () => {
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(code).toBe(0);
     expect(lines[0]).toMatch(/^✔ built in \d+ ms · wrote cache-plan\.json, catalog\.xml, injections\.json, manifest\.json \(\+\d+ more\)$/);
-    expect(lines.at(-1)).toBe("Watching skills/, prompts/, schemas/ and gamma-prompt.config.json (Ctrl-C to stop)");
+    expect(lines.at(-1)).toBe("Watching skills/, prompts/, schemas/, knowledge/ and gamma-prompt.config.json (Ctrl-C to stop)");
   });
 
   it.each([

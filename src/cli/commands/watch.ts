@@ -22,7 +22,7 @@ export function registerWatchCommand(program: Command, result: { exitCode: numbe
     .addHelpText(
       "after",
       commandHelpFooter({
-        about: `Watches skills/, prompts/, schemas/ and gamma-prompt.config.json. A save with errors prints its
+        about: `Watches skills/, prompts/, schemas/, knowledge/ and gamma-prompt.config.json. A save with errors prints its
 diagnostics and leaves the last good dist/ in place.
 
 Everything goes to stdout. text: one line per build (what changed, what was written, how long it
@@ -79,7 +79,7 @@ async function runWatchCommand(options: WatchCommandOptions): Promise<number> {
       return EXIT_USAGE;
     }
     if (options.format === "text") {
-      process.stdout.write("Watching skills/, prompts/, schemas/ and gamma-prompt.config.json (Ctrl-C to stop)\n");
+      process.stdout.write("Watching skills/, prompts/, schemas/, knowledge/ and gamma-prompt.config.json (Ctrl-C to stop)\n");
     }
     await stopRequested;
     await handle.close();

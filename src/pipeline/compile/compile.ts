@@ -37,6 +37,9 @@ import { handlebarsVersion } from "../render/templates.js";
 import { resolveTools, type ToolFileResult } from "../validate/tools.js";
 import { resolveVariants } from "../validate/variants.js";
 import { readSupportingFiles, type SupportingFile } from "../discover/supporting-files.js";
+import { KNOWLEDGE_INDEX_FILE } from "../../protocol/knowledge.js";
+import { knowledgeArtifacts, knowledgeJson } from "../emit/knowledge.js";
+import { resolveKnowledge } from "../validate/knowledge.js";
 
 /**
  * The whole compile in memory: lint every skill, read and validate the
@@ -89,6 +92,14 @@ export async function compileProject(root: string, session: BuildSession = new B
   diagnostics.push(...variants.diagnostics);
   const supporting = collectSupportingFiles(root, skills, config.config.supportingFiles.maxBytes, session, changedPaths);
   diagnostics.push(...supporting.diagnostics);
+  const knowledge = sources.knowledgeFiles
+    ? await resolveKnowledge(sources.knowledgeFiles, {
+        skillNames: [...new Set([...skills.map((skill) => skill.name), ...failedSkills])].sort(),
+        toolNames: tools.tools.map((tool) => tool.name),
+        inlineBytes: config.config.knowledge.inlineBytes,
+      })
+    : undefined;
+  if (knowledge) diagnostics.push(...knowledge.diagnostics);
   if (!sources.prefix || !sources.variant) return done();
 
   const templateSources: TemplateSources = { prefix: sources.prefix, variant: sources.variant, partials: sources.partials };
@@ -146,6 +157,12 @@ export async function compileProject(root: string, session: BuildSession = new B
     for (const file of files) artifacts.set(supportingFile(info.name, file.path), file.bytes);
     info.files = files.map((file) => file.path);
   }
+  if (knowledge) {
+    // Notes are artifacts of their own, never part of the prefix: editing one leaves the cached prefix intact.
+    const { files, index } = knowledgeArtifacts(knowledge.notes, (text) => counter.count(text));
+    for (const [path, text] of files) artifacts.set(path, text);
+    artifacts.set(KNOWLEDGE_INDEX_FILE, knowledgeJson(index));
+  }
   const byName = new Map(variants.variants.map((variant) => [variant.name, variant]));
   const manifest = createManifest({
     artifacts,
@@ -162,6 +179,7 @@ export async function compileProject(root: string, session: BuildSession = new B
     skills: skillInfos,
     versions: { handlebars: handlebarsVersion(templates.engine), tokenizer: tokenizerVersion() },
     hashes,
+    ...(knowledge ? { knowledge: { inlineBytes: config.config.knowledge.inlineBytes, notes: knowledge.notes.length } } : {}),
   });
   artifacts.set(MANIFEST_FILE, serializeManifest(manifest));
   for (const [path, entry] of Object.entries(manifest.artifacts)) hashes.set(path, entry);

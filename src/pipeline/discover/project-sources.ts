@@ -1,6 +1,6 @@
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
-import { CONFIG_FILE, INJECTIONS_FILE, PARTIALS_DIR, PREFIX_TEMPLATE, TOOL_ORDER_FILE, TOOLS_DIR, VARIANT_TEMPLATE, VARIANTS_FILE } from "./source-paths.js";
+import { CONFIG_FILE, INJECTIONS_FILE, KNOWLEDGE_SOURCE_DIR, PARTIALS_DIR, PREFIX_TEMPLATE, TOOL_ORDER_FILE, TOOLS_DIR, VARIANT_TEMPLATE, VARIANTS_FILE } from "./source-paths.js";
 import { defineSlot, type BuildSession } from "../session/build-session.js";
 import { isDiagnostic, listFiles, readPromptSource } from "./sources.js";
 
@@ -14,6 +14,8 @@ export interface ProjectSources {
   toolFiles: SourceFile[];
   toolOrder?: SourceFile;
   config?: SourceFile;
+  /** knowledge/*.md, sorted by path; undefined when the project has no note. */
+  knowledgeFiles?: SourceFile[];
 }
 
 export const REQUIRED_SOURCES = [PREFIX_TEMPLATE, VARIANT_TEMPLATE, VARIANTS_FILE] as const;
@@ -24,7 +26,8 @@ export const OPTIONAL_SOURCES = [INJECTIONS_FILE, CONFIG_FILE] as const;
 export async function listProjectSourcePaths(root: string): Promise<string[]> {
   const partials = (await listFiles(root, PARTIALS_DIR, ".hbs")).map((name) => `${PARTIALS_DIR}/${name}`);
   const tools = (await listFiles(root, TOOLS_DIR, ".json")).map((name) => `${TOOLS_DIR}/${name}`);
-  return [...REQUIRED_SOURCES, ...OPTIONAL_SOURCES, ...partials, ...tools].sort();
+  const knowledge = (await listFiles(root, KNOWLEDGE_SOURCE_DIR, ".md")).map((name) => `${KNOWLEDGE_SOURCE_DIR}/${name}`);
+  return [...REQUIRED_SOURCES, ...OPTIONAL_SOURCES, ...partials, ...tools, ...knowledge].sort();
 }
 
 /** Prompt sources by path as last read. */
@@ -73,6 +76,8 @@ export async function loadProjectSources(root: string, session: BuildSession, ch
   assign(sources, "injections", files.get(INJECTIONS_FILE));
   assign(sources, "toolOrder", files.get(TOOL_ORDER_FILE));
   assign(sources, "config", files.get(CONFIG_FILE));
+  const knowledge = under(KNOWLEDGE_SOURCE_DIR);
+  if (knowledge.length > 0) sources.knowledgeFiles = knowledge;
   return { sources, diagnostics };
 }
 

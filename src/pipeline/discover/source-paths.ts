@@ -11,3 +11,5 @@ export const VARIANTS_FILE = "prompts/variants.yaml";
 export const INJECTIONS_FILE = "prompts/injections.yaml";
 export const TOOLS_DIR = "schemas/tools";
 export const TOOL_ORDER_FILE = "schemas/tools/order.json";
+/** One knowledge note per `<id>.md` file; the folder is optional. */
+export const KNOWLEDGE_SOURCE_DIR = "knowledge";

@@ -12,6 +12,7 @@ import type {
 import { MANIFEST_FILE, MANIFEST_VERSION } from "../../protocol/dist-manifest.js";
 import { CACHE_PLAN_FILE, type CachePlan } from "../../protocol/cache-plan.js";
 import { stepsFile, type SkillChecklist } from "../../protocol/checklist.js";
+import { KNOWLEDGE_INDEX_FILE } from "../../protocol/knowledge.js";
 import { packageVersion } from "../../version.js";
 import { TOKENIZER_NAME } from "../../tokens.js";
 import { canonicalJson } from "./canonical-json.js";
@@ -55,6 +56,8 @@ export interface ManifestInput {
   variants: ReadonlyArray<Omit<VariantInfo, "file" | "sha256" | "bytes"> & { name: string }>;
   skills: ReadonlyArray<Omit<SkillInfo, "file" | "sha256" | "checklist"> & { name: string; checklistSteps?: number }>;
   versions: { handlebars: string; tokenizer: string };
+  /** Present when the project has knowledge notes (knowledge.json is then among the artifacts). */
+  knowledge?: { inlineBytes: number; notes: number };
   /** Hashes already known for some artifacts (they must match the texts); the rest are computed. */
   hashes?: ReadonlyMap<string, ArtifactEntry>;
 }
@@ -104,7 +107,7 @@ export function createManifest(input: ManifestInput): DistManifest {
       skills[skill.name] = { checklist: { file: steps, sha256: entry(steps).sha256, steps: skill.checklistSteps }, ...skills[skill.name] } as SkillInfo;
     }
   }
-  return {
+  const manifest: DistManifest = {
     manifestVersion: MANIFEST_VERSION,
     generator: { name: "gamma-prompt", version: packageVersion },
     templateEngine: { name: "handlebars", version: input.versions.handlebars },
@@ -118,6 +121,11 @@ export function createManifest(input: ManifestInput): DistManifest {
     variants,
     skills,
   };
+  if (input.knowledge) {
+    const index = entry(KNOWLEDGE_INDEX_FILE);
+    manifest.knowledge = { file: KNOWLEDGE_INDEX_FILE, inlineBytes: input.knowledge.inlineBytes, notes: input.knowledge.notes, sha256: index.sha256 };
+  }
+  return manifest;
 }
 
 /**

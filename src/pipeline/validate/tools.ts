@@ -85,7 +85,30 @@ export function resolveTools(
       diagnostics.push(createDiagnostic("tool/skill-name-parameter", fileOf.get(SKILL_TOOL) ?? TOOL_ORDER_FILE, FILE_START, "Unexpected `skill` tool without a string `name` parameter, expected `parameters.properties.name` with type string"));
     }
   }
+  const knowledgeTool = tools.find((tool) => tool.name === KNOWLEDGE_TOOL);
+  if (knowledgeTool && !hasFreeStringParameter(knowledgeTool, "knowledgeId")) {
+    diagnostics.push(
+      createDiagnostic(
+        "tool/knowledge-id-parameter",
+        fileOf.get(KNOWLEDGE_TOOL) ?? TOOL_ORDER_FILE,
+        FILE_START,
+        "Unexpected `read_workspace_rule` tool without a plain string `knowledgeId` parameter, expected `parameters.properties.knowledgeId` with type string and no enum (live notes exist too)",
+      ),
+    );
+  }
   return { tools, diagnostics };
+}
+
+/** The knowledge tool: its id is a plain string, since the host registers live notes the build never sees. */
+const KNOWLEDGE_TOOL = "read_workspace_rule";
+
+function hasFreeStringParameter(tool: ToolSchemaArtifact, name: string): boolean {
+  const properties = tool.parameters["properties"];
+  if (typeof properties !== "object" || properties === null) return false;
+  const parameter = (properties as Record<string, unknown>)[name];
+  if (typeof parameter !== "object" || parameter === null) return false;
+  const schema = parameter as Record<string, unknown>;
+  return schema["type"] === "string" && !("enum" in schema) && !("const" in schema);
 }
 
 /** What one tool file gives on its own; it depends on nothing but the file's path and bytes. */

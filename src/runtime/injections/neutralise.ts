@@ -21,6 +21,8 @@ import { INJECTION_KINDS } from "../../protocol/dist-manifest.js";
 export const RESERVED_TAG_NAMES: readonly string[] = [
   ...INJECTION_KINDS,
   "knowledge_hints",
+  // One entry of a knowledge_hints block (src/runtime/knowledge).
+  "knowledge",
   "system-reminder",
   "preloaded_skill",
   "available_skills",
@@ -31,6 +33,7 @@ export const RESERVED_TAG_NAMES: readonly string[] = [
   "tasks",
   "current_artifacts",
   "pending_injections",
+  "loaded_knowledge",
 ];
 
 export const NEUTRALISED_OPENER = "&lt;";

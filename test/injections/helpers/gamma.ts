@@ -7,6 +7,7 @@ import type { StateStore } from "../../../src/runtime/state.js";
 import type { HostExecutors, ToolExecutor } from "../../../src/runtime/tools.js";
 import { prepareDist } from "../../runtime/helpers/dist.js";
 import { registerFauxProvider, type Faux } from "../../runtime/helpers/pi.js";
+import { NO_KNOWLEDGE_HINTS } from "../../runtime/helpers/session.js";
 
 export const artifacts = loadArtifacts({ distDir: prepareDist() });
 
@@ -31,6 +32,7 @@ export function createHarness(options: { executors?: Partial<Record<string, Tool
     model: faux.getModel(),
     executors,
     ...(options.store === undefined ? {} : { store: options.store }),
+    ...NO_KNOWLEDGE_HINTS,
   });
   return {
     faux,

@@ -8,6 +8,7 @@ import { AuthStorage, ModelRegistry, SessionManager } from "@mariozechner/pi-cod
 import { afterEach } from "vitest";
 import type { VariantName } from "../../../src/protocol/dist-manifest.js";
 import type { LoadedArtifacts } from "../../../src/runtime/artifacts.js";
+import type { KnowledgeOptions } from "../../../src/runtime/knowledge/desk.js";
 import { createGammaAgent } from "../../../src/runtime/pi-adapter.js";
 import type { ProtocolEvent } from "../../../src/runtime/yield.js";
 import { tempDir } from "./dist.js";
@@ -64,9 +65,15 @@ export function fauxSessionSetup(faux: Faux, options: { authStorage?: AuthStorag
   return { ...keyedFauxModel(faux, options.authStorage), cwd, agentDir, sessionManager: SessionManager.inMemory(cwd) };
 }
 
-/** A low-level Gamma agent on the faux model whose host tools answer with plain text. */
+/**
+ * For tests about other parts of the protocol: the embedded default's notes
+ * would otherwise add knowledge hints to the exact messages they check.
+ */
+export const NO_KNOWLEDGE_HINTS: { knowledge: KnowledgeOptions } = { knowledge: { maxHints: 0 } };
+
+/** A low-level Gamma agent on the faux model whose host tools answer with plain text (no knowledge hints). */
 export function fauxAgent(faux: Faux, artifacts: LoadedArtifacts, variant: VariantName = "base") {
-  return createGammaAgent({ artifacts, variant, model: faux.getModel(), executors: recordingExecutors() });
+  return createGammaAgent({ artifacts, variant, model: faux.getModel(), executors: recordingExecutors(), ...NO_KNOWLEDGE_HINTS });
 }
 
 /** A base-variant Gamma agent that records its protocol events and the host tools it runs. */
@@ -79,6 +86,7 @@ export function fauxAgentRecording(faux: Faux, artifacts: LoadedArtifacts) {
     model: faux.getModel(),
     executors: recordingExecutors(hostCalls),
     onProtocolEvent: (event) => events.push(event),
+    ...NO_KNOWLEDGE_HINTS,
   });
   return { ...gamma, faux, events, hostCalls };
 }

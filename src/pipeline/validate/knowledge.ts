@@ -1,0 +1,83 @@
+import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { KnowledgeNoteFields } from "../../protocol/knowledge.js";
+import type { SourceFile } from "../../stage-data.js";
+import { parseKnowledgeNote, type NoteReference, type ParsedNote } from "./knowledge-note.js";
+import { didYouMean } from "./suggest.js";
+
+/** A note that passed every error-level rule: what the build publishes. */
+export interface ValidNote extends KnowledgeNoteFields {
+  path: string;
+  body: string;
+}
+
+export interface KnowledgeContext {
+  /** Every skill name in the tree, including skills with lint errors (so a broken skill does not cascade). */
+  skillNames: readonly string[];
+  toolNames: readonly string[];
+  inlineBytes: number;
+}
+
+/**
+ * The rules that need more than one note's bytes: the file name, unique ids,
+ * references to skills and tools, and the inline limit. Notes must be sorted
+ * by path; findings come out in a stable order.
+ */
+export function validateNotes(notes: readonly ParsedNote[], context: KnowledgeContext): { notes: ValidNote[]; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = notes.flatMap((note) => note.diagnostics);
+  const owners = new Map<string, string>();
+  const valid: ValidNote[] = [];
+  const skills = new Set(context.skillNames);
+  const tools = new Set(context.toolNames);
+  for (const note of notes) {
+    const fields = note.fields;
+    if (!fields || !note.idRange) continue;
+    const before = diagnostics.length;
+    const fileId = (note.path.split("/").pop() ?? "").replace(/\.md$/, "");
+    if (fields.id !== fileId) {
+      diagnostics.push(createDiagnostic("knowledge/id-mismatch", note.path, note.idRange, `Unexpected id "${fields.id}", expected "${fileId}", the note's file name without .md`));
+    }
+    const owner = owners.get(fields.id);
+    if (owner !== undefined) {
+      diagnostics.push(createDiagnostic("knowledge/id-duplicate", note.path, note.idRange, `Unexpected second note with id "${fields.id}", expected unique ids (first in ${owner})`));
+    } else owners.set(fields.id, note.path);
+    unknown(note, note.skillRefs, skills, context.skillNames, "knowledge/unknown-skill", "skill", "a skill in skills/", diagnostics);
+    unknown(note, note.toolRefs, tools, context.toolNames, "knowledge/unknown-tool", "tool", "a tool in schemas/tools/", diagnostics);
+    const bytes = Buffer.byteLength(note.body);
+    if (bytes > context.inlineBytes) {
+      diagnostics.push(
+        createDiagnostic(
+          "knowledge/body-over-inline-limit",
+          note.path,
+          note.bodyRange,
+          `Unexpected body of ${bytes} bytes, expected at most ${context.inlineBytes} (knowledge.inlineBytes); read_workspace_rule will return a path for focused reading instead of the body`,
+        ),
+      );
+    }
+    const failed = diagnostics.slice(before).some((diagnostic) => diagnostic.severity === "error") || note.diagnostics.some((diagnostic) => diagnostic.severity === "error");
+    if (!failed) valid.push({ ...fields, path: note.path, body: note.body });
+  }
+  valid.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return { notes: valid, diagnostics };
+}
+
+function unknown(
+  note: ParsedNote,
+  references: readonly NoteReference[],
+  known: ReadonlySet<string>,
+  knownList: readonly string[],
+  ruleId: "knowledge/unknown-skill" | "knowledge/unknown-tool",
+  what: string,
+  expected: string,
+  diagnostics: Diagnostic[],
+): void {
+  for (const reference of references) {
+    if (known.has(reference.name)) continue;
+    diagnostics.push(createDiagnostic(ruleId, note.path, reference.range, `Unexpected unknown ${what} "${reference.name}" in appliesTo, expected the name of ${expected}${didYouMean(reference.name, knownList)}`));
+  }
+}
+
+/** Parses every note (knowledge/*.md, sorted by path) and checks them together. */
+export async function resolveKnowledge(files: readonly SourceFile[], context: KnowledgeContext): Promise<{ notes: ValidNote[]; diagnostics: Diagnostic[] }> {
+  const parsed = await Promise.all(files.map((file) => parseKnowledgeNote(file)));
+  return validateNotes(parsed, context);
+}
