@@ -15,10 +15,11 @@ export interface CheckOptions {
   /** Output folder, relative to the root unless absolute. Default "dist". */
   outDir?: string;
   /**
-   * Count every text's tokens with the tokenizer, even where dist/ records the
-   * count for the very same bytes (by default those counts are taken as recorded).
+   * Work everything out again, even what dist/ records for the very same
+   * bytes: token counts and the acceptance of tool parameter schemas (by
+   * default those are taken as recorded; the bytes are always compared).
    */
-  recount?: boolean;
+  full?: boolean;
 }
 
 export interface CheckResult {
@@ -42,14 +43,17 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
   const root = resolve(options.root);
   const outDir = resolve(root, options.outDir ?? "dist");
   const outRel = relativePosix(root, outDir) || ".";
-  const [{ compileProject }, { readRecordedTokenCounts }, { tokenizerVersion }] = await Promise.all([
+  const [{ compileProject }, { readRecordedBuild }, { tokenizerVersion }] = await Promise.all([
     import("./pipeline/compile/compile.js"),
-    import("./pipeline/emit/recorded-counts.js"),
+    import("./pipeline/emit/recorded-build.js"),
     import("./tokens.js"),
   ]);
-  // Counts dist/ records for bytes that come out the same need no tokenizer; --recount counts everything again.
-  const recordedCounts = options.recount ? undefined : readRecordedTokenCounts(outDir, tokenizerVersion());
-  const compiled = await compileProject(root, undefined, undefined, recordedCounts ? { recordedCounts } : {});
+  // What dist/ records for bytes that come out the same is taken, not worked out again; --full repeats everything.
+  const recorded = options.full ? undefined : readRecordedBuild(outDir, tokenizerVersion());
+  const compiled = await compileProject(root, undefined, undefined, {
+    ...(recorded?.tokenCounts ? { recordedCounts: recorded.tokenCounts } : {}),
+    ...(recorded ? { acceptedToolParameters: recorded.acceptedToolParameters } : {}),
+  });
   if (!compiled.artifacts) {
     return { ok: false, diagnostics: compiled.diagnostics, errorCount: compiled.errorCount, warningCount: compiled.warningCount, drift: [], invalidatesSharedPrefix: false, artifactCount: 0 };
   }

@@ -22,7 +22,7 @@ export interface CheckCommandOptions {
   root: string;
   out: string;
   format: ReporterName;
-  recount?: boolean;
+  full?: boolean;
 }
 
 export async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
@@ -59,7 +59,7 @@ export async function runBuildCommand(options: BuildCommandOptions): Promise<num
 export async function runCheckCommand(options: CheckCommandOptions): Promise<number> {
   let outcome: CheckResult;
   try {
-    outcome = await check({ root: options.root, outDir: options.out, ...(options.recount ? { recount: true } : {}) });
+    outcome = await check({ root: options.root, outDir: options.out, ...(options.full ? { full: true } : {}) });
   } catch (error) {
     return usageError("check", error);
   }

@@ -29,17 +29,18 @@ Diagnostics go to stderr.`,
   const checkCommand = program.command("check").description("Verify that dist/ matches its sources and its manifest (writes nothing).");
   addProjectOptions(checkCommand, { rootDescription: "project root", out: true })
     .addOption(reporterFormatOption())
-    .option("--recount", "count every text's tokens again, even where dist/ records the count for the same bytes")
+    .option("--full", "work everything out again, even what dist/ records for the same bytes (token counts, accepted tool schemas)")
     .addHelpText(
       "after",
       commandHelpFooter({
         about: `Renders everything in memory and compares it with dist/. Reports each changed, missing or extra
 artifact and each file whose sha256 no longer matches the manifest. For the static prefix it names
 the first differing byte and token, the template line that produced it, and whether the change
-invalidates the shared cache prefix of every variant. Token counts that dist/manifest.json records
-for bytes that come out the same are taken as recorded (--recount counts them again).`,
+invalidates the shared cache prefix of every variant. What dist/ records about bytes that come
+out the same (their token counts, tool parameter schemas the build accepted) is taken as recorded;
+--full works it out again.`,
         exitCodes: "0 dist/ is current, 1 drift or source errors, 2 usage or internal error.",
-        examples: ["gamma-prompt check", "gamma-prompt check --format github", "gamma-prompt check --recount"],
+        examples: ["gamma-prompt check", "gamma-prompt check --format github", "gamma-prompt check --full"],
       }),
     )
     .action(async (options: CheckCommandOptions) => {

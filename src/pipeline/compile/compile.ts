@@ -30,6 +30,7 @@ import {
 import { BuildSession, defineSlot } from "../session/build-session.js";
 import { computeCachePlan } from "../render/cache-plan.js";
 import { measurePrompts, TokenCounter, type RecordedTokenCounts } from "../render/measure.js";
+import type { ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
 import { lintSkills } from "../lint-skills/lint-skills.js";
 import { loadProjectSources } from "../discover/project-sources.js";
 import { normalizeSkillBody, prefixContext, prepareTemplates, renderPrompts, PREFIX_TEMPLATE, type PreparedTemplates, type PrefixContext, type TemplateSources } from "../render/render.js";
@@ -69,6 +70,8 @@ export interface CompiledProject {
 export interface CompileOptions {
   /** Token counts the last build recorded for exact texts (check); the tokenizer loads only for texts not among them. */
   recordedCounts?: RecordedTokenCounts;
+  /** Tool parameter schemas the last build accepted for exactly these bytes (check); others are compiled to check them. */
+  acceptedToolParameters?: (tool: ToolSchemaArtifact) => boolean;
 }
 
 export async function compileProject(root: string, session: BuildSession = new BuildSession(), changedPaths?: readonly string[], options: CompileOptions = {}): Promise<CompiledProject> {
@@ -86,7 +89,7 @@ export async function compileProject(root: string, session: BuildSession = new B
   diagnostics.push(...injections.diagnostics);
   // What the model is offered: a skill with disable-model-invocation is in neither the catalog nor the skill tool's names.
   const invocable = skills.filter((skill) => skill.disableModelInvocation !== true);
-  const tools = resolveTools({ files: sources.toolFiles, order: sources.toolOrder }, invocable.map((skill) => skill.name), session.reuser(TOOL_FILES));
+  const tools = resolveTools({ files: sources.toolFiles, order: sources.toolOrder }, invocable.map((skill) => skill.name), session.reuser(TOOL_FILES), options.acceptedToolParameters);
   diagnostics.push(...tools.diagnostics);
   const variants = sources.variants ? resolveVariants(sources.variants, skills, failedSkills) : { variants: [], diagnostics: [] };
   diagnostics.push(...variants.diagnostics);

@@ -28,6 +28,8 @@ export function resolveTools(
   skillNames: readonly string[],
   /** Per-file results by path and content hash, reused across watch rebuilds: compiling a schema is slow. */
   reuse: Reuse<ToolFileResult> = (_key, compute) => compute(),
+  /** Parameter schemas already accepted for exactly these bytes (check reads them from dist/); others are compiled to check them. */
+  accepted: (tool: ToolSchemaArtifact) => boolean = () => false,
 ): { tools: ToolSchemaArtifact[]; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const byName = new Map<string, ToolSchemaArtifact>();
@@ -36,7 +38,7 @@ export function resolveTools(
     const key = `${file.path}\u0000${file.contentHash}`;
     const result = reuse(key, (): ToolFileResult => {
       const found: Diagnostic[] = [];
-      const resolved = resolveToolFile(file, found);
+      const resolved = resolveToolFile(file, found, accepted);
       return resolved ? { tool: resolved, diagnostics: found } : { diagnostics: found };
     });
     diagnostics.push(...result.diagnostics);
@@ -117,7 +119,7 @@ export interface ToolFileResult {
   diagnostics: Diagnostic[];
 }
 
-function resolveToolFile(file: SourceFile, diagnostics: Diagnostic[]): ToolSchemaArtifact | undefined {
+function resolveToolFile(file: SourceFile, diagnostics: Diagnostic[], accepted: (tool: ToolSchemaArtifact) => boolean): ToolSchemaArtifact | undefined {
   const located = parseJsonSource(file);
   if (!("document" in located)) {
     diagnostics.push(located);
@@ -134,7 +136,7 @@ function resolveToolFile(file: SourceFile, diagnostics: Diagnostic[]): ToolSchem
     diagnostics.push(createDiagnostic("tool/name-mismatch", file.path, rangeAt(located, ["name"]), `Unexpected name \`${tool.name}\`, expected \`${expected}\` (the file name)`));
     return undefined;
   }
-  const problem = checkParametersSchema(tool.parameters);
+  const problem = accepted(tool) ? undefined : checkParametersSchema(tool.parameters);
   if (problem !== undefined) {
     diagnostics.push(parametersDiagnostic(located, problem));
     return undefined;

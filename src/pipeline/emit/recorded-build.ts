@@ -4,25 +4,33 @@ import type { CachePlan } from "../../protocol/cache-plan.js";
 import type { DistManifest, ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
 import { sha256Hex } from "../discover/read-source.js";
 import { compactTools } from "../render/cache-plan.js";
+import { SKILL_TOOL } from "../validate/tools.js";
 import type { RecordedTokenCounts, RecordedVariant } from "../render/measure.js";
 
 /**
- * Token counts the last build recorded in dist/, keyed by the sha256 of the
- * exact text that was counted. `check` renders everything again; where a
- * text's bytes equal bytes the manifest records with their count, the count
- * is a known fact about those bytes and the tokenizer need not load. Every
- * counted text is re-derived from dist/ files whose sha256 the manifest
- * lists, so a count is only ever reused for the bytes it was made from. Any
- * doubt (another tokenizer version, a missing or unreadable file, a hash that
- * does not match) drops that count, never the check: it is counted again.
+ * What the last build recorded in dist/ about exact bytes, for `check` to
+ * take instead of working it out again: token counts (keyed by the sha256 of
+ * the exact text that was counted) and the tool parameter schemas it accepted
+ * (a build never writes dist/ with an invalid one). Every fact is re-derived
+ * from dist/ files whose sha256 the manifest lists, so it is only ever reused
+ * for the bytes it was made from. Any doubt (another tokenizer version, a
+ * missing or unreadable file, a hash that does not match) drops that fact,
+ * never the check: it is worked out again.
  */
+
+export interface RecordedBuild {
+  /** Absent when dist/ was counted by another tokenizer version. */
+  tokenCounts?: RecordedTokenCounts;
+  /** True when dist/tools.json holds this tool with exactly these parameters, as the build accepted them. */
+  acceptedToolParameters(tool: ToolSchemaArtifact): boolean;
+}
 
 /** Larger artifacts are not worth reading for a count. */
 const MAX_RECORD_BYTES = 16 * 1024 * 1024;
 
-export function readRecordedTokenCounts(outDir: string, tokenizerVersion: string): RecordedTokenCounts | undefined {
+export function readRecordedBuild(outDir: string, tokenizerVersion: string): RecordedBuild | undefined {
   const manifest = parseJson(readRegular(join(outDir, "manifest.json"))) as Partial<DistManifest> | undefined;
-  if (!isRecord(manifest) || !isRecord(manifest.tokenizer) || manifest.tokenizer.version !== tokenizerVersion || manifest.tokenizer.encoding !== "o200k_base") return undefined;
+  if (!isRecord(manifest)) return undefined;
   const artifacts = isRecord(manifest.artifacts) ? manifest.artifacts : {};
   const verified = (file: unknown): Buffer | undefined => {
     if (typeof file !== "string" || !Object.prototype.hasOwnProperty.call(artifacts, file)) return undefined;
@@ -30,6 +38,20 @@ export function readRecordedTokenCounts(outDir: string, tokenizerVersion: string
     const bytes = readRegular(join(outDir, file));
     return bytes && isRecord(entry) && entry.sha256 === sha256Hex(bytes) ? bytes : undefined;
   };
+  const accepted = new Map<string, string>();
+  const tools = isRecord(manifest.tools) ? parseJson(verified(manifest.tools.file)) : undefined;
+  for (const tool of Array.isArray(tools) ? (tools as unknown[]) : []) {
+    if (isRecord(tool) && typeof tool.name === "string" && isRecord(tool.parameters)) accepted.set(tool.name, JSON.stringify(sourceParameters(tool.name, tool.parameters)));
+  }
+  const acceptedToolParameters = (tool: ToolSchemaArtifact): boolean => {
+    const recorded = accepted.get(tool.name);
+    if (recorded === undefined) return false;
+    // The skill tool's name enum is the build's own addition; an author's enum there is checked, never assumed.
+    if (tool.name === SKILL_TOOL && isRecord(nameProperty(tool.parameters)) && "enum" in (nameProperty(tool.parameters) as Record<string, unknown>)) return false;
+    return JSON.stringify(tool.parameters) === recorded;
+  };
+  if (!isRecord(manifest.tokenizer) || manifest.tokenizer.version !== tokenizerVersion || manifest.tokenizer.encoding !== "o200k_base") return { acceptedToolParameters };
+
   const counts = new Map<string, number>();
   const record = (text: string | Buffer | undefined, tokens: unknown): void => {
     if (text !== undefined && Number.isSafeInteger(tokens) && (tokens as number) >= 0) counts.set(sha256Hex(text), tokens as number);
@@ -65,7 +87,19 @@ export function readRecordedTokenCounts(outDir: string, tokenizerVersion: string
       }
     }
   }
-  return { count: (text) => counts.get(sha256Hex(text)), variant: (text) => variants.get(sha256Hex(text)) };
+  return { acceptedToolParameters, tokenCounts: { count: (text) => counts.get(sha256Hex(text)), variant: (text) => variants.get(sha256Hex(text)) } };
+}
+
+/** The parameters as the author wrote them: the skill tool's name enum, which the build adds, taken out again. */
+function sourceParameters(name: string, parameters: Record<string, unknown>): Record<string, unknown> {
+  const property = nameProperty(parameters);
+  if (name !== SKILL_TOOL || !isRecord(property) || !("enum" in property)) return parameters;
+  const { enum: _added, ...authored } = property;
+  return { ...parameters, properties: { ...(parameters.properties as Record<string, unknown>), name: authored } };
+}
+
+function nameProperty(parameters: Record<string, unknown>): unknown {
+  return isRecord(parameters.properties) ? parameters.properties.name : undefined;
 }
 
 /** The file's bytes when it is a regular file of sensible size; never blocks on a FIFO or device. */
