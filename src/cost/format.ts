@@ -31,10 +31,9 @@ export function formatCostTable(result: CostResult): string {
 
 /** A one-line progress bar for a terminal. */
 export function progressBar(fraction: number, width = 30): string {
-  const filled = Math.round(Math.min(1, Math.max(0, fraction)) * width);
-  return `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${Math.round(fraction * 100)
-    .toString()
-    .padStart(3)}%`;
+  const clamped = Math.min(1, Math.max(0, fraction));
+  const filled = Math.round(clamped * width);
+  return `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${String(Math.round(clamped * 100)).padStart(3)}%`;
 }
 
 function round(value: number): string {

@@ -113,3 +113,13 @@ describe("gamma-prompt cost (CLI)", () => {
     expect(unbuilt.stderr).toContain("run `gamma-prompt build` first");
   });
 });
+
+describe("progress bar", () => {
+  it("draws a fixed-width bar with the percentage, clamped", async () => {
+    const { progressBar } = await import("../../src/cost/format.js");
+    expect(progressBar(0, 10)).toBe("[..........]   0%");
+    expect(progressBar(0.456, 10)).toBe("[#####.....]  46%");
+    expect(progressBar(1, 10)).toBe("[##########] 100%");
+    expect(progressBar(2, 10)).toBe("[##########] 100%");
+  });
+});
