@@ -4,30 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { runCli } from "../../src/cli/program.js";
+import { runCliInProcess as run } from "../helpers/cli.js";
 import { fixturesDir, golden, prettyJson } from "./helpers.js";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
-async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    const code = await runCli(["node", "gamma-prompt", ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
 
 const fixture = (name: string): string => join(fixturesDir, name);
 

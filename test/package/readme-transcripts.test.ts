@@ -1,0 +1,44 @@
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { runCliInProcess } from "../helpers/cli.js";
+
+/**
+ * The README's transcripts are produced by the CLI against the fixture
+ * projects in test/fixtures/readme/, so the manual cannot drift from what
+ * the tool prints.
+ */
+
+const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8");
+const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/readme/${name}`, import.meta.url));
+
+/** The text of every fenced code block, without its fences. */
+function codeBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/^```[a-z]*\n([\s\S]*?)^```$/gm)].map((match) => match[1] as string);
+}
+
+/** The one block that starts with `start`. */
+function blockStartingWith(start: string): string {
+  const found = codeBlocks(readme).filter((block) => block.startsWith(start));
+  expect(found, `one README block starting with ${JSON.stringify(start)}`).toHaveLength(1);
+  return found[0] as string;
+}
+
+describe("README transcripts", () => {
+  it("shows lint's stylish output exactly as printed", async () => {
+    const transcript = blockStartingWith("$ gamma-prompt lint\n");
+    const { code, stdout } = await runCliInProcess("lint", "--root", fixture("lint-example"));
+    expect(code).toBe(1);
+    expect(transcript.slice("$ gamma-prompt lint\n".length)).toBe(stdout);
+  });
+
+  it("shows lint's JSON document exactly as printed", async () => {
+    const { stdout } = await runCliInProcess("lint", "--root", fixture("lint-warning"), "--format", "json");
+    expect(blockStartingWith('{"diagnostics":')).toBe(stdout);
+  });
+
+  it("shows lint's GitHub annotations exactly as printed", async () => {
+    const { stdout } = await runCliInProcess("lint", "--root", fixture("lint-warning"), "--format", "github");
+    expect(blockStartingWith("::warning ")).toBe(stdout);
+  });
+});
