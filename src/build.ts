@@ -1,5 +1,4 @@
 import { statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { SourceFile } from "./stage-data.js";
@@ -7,8 +6,12 @@ import { ProjectRootError } from "./pipeline/discover/discover.js";
 import { sameStamp } from "./pipeline/discover/file-stamp.js";
 import { isWithin, relativePosix } from "./pipeline/discover/relative-paths.js";
 import { MANIFEST_FILE, type DistManifest } from "./protocol/dist-manifest.js";
-import { cacheFile, computeInputKey, currentStamp, readPersistedBuild, writePersistedBuild } from "./pipeline/cache/build-cache.js";
+import { readRegularFile } from "./protocol/regular-file.js";
+import { cacheFile, computeInputKey, currentStamp, readPersistedBuild, sourceSnapshot, writePersistedBuild } from "./pipeline/cache/build-cache.js";
+import type { CompiledProject } from "./pipeline/compile/compile.js";
 import { DIST_MEMORY, EmitError, emitArtifacts, listTree, type DistMemory } from "./pipeline/emit/emit.js";
+import { acquireOutputLock, type LockHolder, type OutputLock } from "./pipeline/emit/lock.js";
+import { recoverDist, removeStaleStaging, type Recovery } from "./pipeline/emit/recovery.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
 import type { ArtifactContent } from "./pipeline/emit/artifacts.js";
 import { sha256Hex } from "./pipeline/discover/read-source.js";
@@ -48,6 +51,10 @@ export interface BuildOptions {
    * every source again would only slow watch mode down).
    */
   persistentCache?: boolean;
+  /** How long to wait for another build of the same output folder (default 10,000 ms), then throw OutputLockedError. */
+  lockWaitMs?: number;
+  /** Called once when this build starts waiting for another build of the same output folder. */
+  onLockWait?: (holder: LockHolder) => void;
 }
 
 export interface BuildResult {
@@ -68,7 +75,16 @@ export interface BuildResult {
   summary?: BuildSummary;
   /** The persistent cache matched the sources and dist/ was verified byte for byte without rendering. */
   fromCache: boolean;
+  /**
+   * Present when an interrupted build had left dist/ journaled: how this build
+   * found it complete again before building ("unrecoverable": its journal
+   * could not be used, and only a successful build clears it).
+   */
+  recovery?: Exclude<Recovery, "none">;
 }
+
+/** Folders whose files are sources: an output folder inside one is refused. */
+const SOURCE_FOLDERS = ["skills", "prompts", "schemas"] as const;
 
 export async function build(options: BuildOptions): Promise<BuildResult> {
   const root = resolve(options.root);
@@ -79,10 +95,34 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   if (isWithin(outDir, root)) {
     throw new ProjectRootError(`output folder "${options.outDir ?? "dist"}" holds the project root, expected a folder of its own such as "dist"`);
   }
-  const persistent = options.persistentCache ?? !(options.cache && options.changedPaths);
+  // Inside skills/, prompts/ or schemas/ the artifacts would become sources of the next build.
+  const sourceFolder = SOURCE_FOLDERS.find((folder) => isWithin(join(root, folder), outDir));
+  if (sourceFolder !== undefined) {
+    throw new ProjectRootError(`output folder "${options.outDir ?? "dist"}" is inside the source folder ${sourceFolder}/, expected a folder of its own such as "dist"`);
+  }
+  const lock = await acquireOutputLock(outDir, { ...(options.lockWaitMs !== undefined ? { waitMs: options.lockWaitMs } : {}), ...(options.onLockWait ? { onWait: options.onLockWait } : {}) });
+  try {
+    // Before anything reads dist/: finish or undo what a killed build left, and clear its leftovers.
+    const recovery = recoverDist(outDir);
+    removeStaleStaging(outDir);
+    const result = await buildLocked(options, root, outDir, outRel, lock, recovery);
+    return recovery === "none" ? result : { ...result, recovery };
+  } finally {
+    lock.release();
+  }
+}
+
+async function buildLocked(options: BuildOptions, root: string, outDir: string, outRel: string, lock: OutputLock, recovery: Recovery): Promise<BuildResult> {
+  // A journal nothing could act on is cleared only by writing: no shortcut may skip the write.
+  const persistent = recovery !== "unrecoverable" && (options.persistentCache ?? !(options.cache && options.changedPaths));
   // A one-shot build runs in a session of its own.
   const session = options.cache ?? new BuildSession();
   const distMemory = session.keep(DIST_MEMORY, () => ({ files: new Map() }));
+  if (recovery !== "none") {
+    // Recovery renamed files in dist/: what this session remembers of it no longer holds.
+    distMemory.files.clear();
+    delete distMemory.manifest;
+  }
   const previousManifest = rememberedManifest(outDir, distMemory) ?? (await readManifest(outDir));
 
   const input = persistent ? await computeInputKey(root, outRel) : undefined;
@@ -93,7 +133,6 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 
   // Heavy modules (lint, templates, tokenizer) load only when something must be rendered.
   const { compileProject } = await import("./pipeline/compile/compile.js");
-  const compiled = await compileProject(root, session, options.cache ? options.changedPaths : undefined);
   const previous = previousManifest ? { previousManifest } : {};
   const failed = (diagnostics: Diagnostic[]): BuildResult => ({
     ok: false,
@@ -106,32 +145,59 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     prefixChanged: false,
     fromCache: false,
   });
-  if (!compiled.artifacts || !compiled.manifest || compiled.errorCount > 0) return failed(compiled.diagnostics);
+  // Sources are snapshotted before they are read and compared again just before dist/ is written: an
+  // edit in between makes the build start over once, then fail, never write a dist/ that matches no sources.
+  // Watch rebuilds compare sizes and modification times (hashing every source would undo their speed).
+  const snapshotMode = input === undefined && options.cache && options.changedPaths ? "stamp" : "content";
+  let snapshot = input?.content ?? (await sourceSnapshot(root, snapshotMode));
+  let changedPaths = options.cache ? options.changedPaths : undefined;
+  let compiled: CompiledProject;
+  for (let attempt = 1; ; attempt++) {
+    compiled = await compileProject(root, session, changedPaths);
+    if (!compiled.artifacts || !compiled.manifest || compiled.errorCount > 0) return failed(compiled.diagnostics);
+    const now = await sourceSnapshot(root, snapshotMode);
+    if (now === snapshot) break;
+    if (attempt === 2) {
+      const message = "Unexpected sources changed during the build (twice in a row), expected them to stay unchanged until dist/ is written; dist/ was left as it was, build again when the edits are done";
+      return failed([...compiled.diagnostics, createDiagnostic("source/changed-during-build", outRel, FILE_START, message)].sort(compareDiagnostics));
+    }
+    snapshot = now;
+    // Without a hint every source is checked again: the hint names what changed before this build, not during it.
+    changedPaths = undefined;
+  }
+  const artifacts = compiled.artifacts;
+  const manifest = compiled.manifest;
 
-  const ownership = await checkOwnership(outDir, outRel, compiled.artifacts, previousManifest);
+  const ownership = await checkOwnership(outDir, outRel, artifacts, previousManifest);
   if (ownership) return failed([...compiled.diagnostics, ownership].sort(compareDiagnostics));
+
+  if (!lock.stillHeld()) {
+    const message = `Unexpected loss of the output folder's lock (${lock.path}) to another build, expected to hold it until the build is written; the output folder was left as it was`;
+    return failed([...compiled.diagnostics, createDiagnostic("dist/write-failed", outRel, FILE_START, message)].sort(compareDiagnostics));
+  }
 
   let emitted;
   try {
     const hashes = compiled.hashes;
-    const manifestText = compiled.artifacts.get(MANIFEST_FILE) as string | undefined;
+    const manifestText = artifacts.get(MANIFEST_FILE) as string | undefined;
     const fingerprint = (path: string): string | undefined => (path === MANIFEST_FILE ? manifestText : hashes?.get(path)?.sha256);
-    emitted = await emitArtifacts(outDir, compiled.artifacts, { fingerprint, files: distMemory.files, trustUnchanged: options.cache !== undefined && options.changedPaths !== undefined });
+    emitted = await emitArtifacts(outDir, artifacts, { fingerprint, files: distMemory.files, trustUnchanged: options.cache !== undefined && options.changedPaths !== undefined });
     const manifestFile = distMemory.files.get(MANIFEST_FILE);
-    if (manifestFile) distMemory.manifest = { file: manifestFile, manifest: compiled.manifest };
+    if (manifestFile) distMemory.manifest = { file: manifestFile, manifest };
     else delete distMemory.manifest;
   } catch (error) {
     delete distMemory.manifest;
     const path = error instanceof EmitError && error.path ? `${outRel}/${error.path}` : outRel;
     const message = error instanceof Error ? error.message : String(error);
-    return failed([...compiled.diagnostics, createDiagnostic("dist/write-failed", path, FILE_START, message)].sort(compareDiagnostics));
+    const ruleId = error instanceof EmitError ? error.ruleId : "dist/write-failed";
+    return failed([...compiled.diagnostics, createDiagnostic(ruleId, path, FILE_START, message)].sort(compareDiagnostics));
   }
-  if (input !== undefined && (await currentStamp(root)) === input.stamp) {
+  if (input !== undefined && snapshot === input.content && (await currentStamp(root)) === input.stamp) {
     // Recorded only when no source was touched while the build ran.
     await writePersistedBuild(cacheFile(root, outRel), {
       format: "gamma-prompt/build-cache/v1",
       key: input.key,
-      artifacts: artifactHashes(compiled.artifacts),
+      artifacts: artifactHashes(artifacts),
       diagnostics: compiled.diagnostics,
     });
   }
@@ -141,10 +207,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     errorCount: compiled.errorCount,
     warningCount: compiled.warningCount,
     ...emitted,
-    manifest: compiled.manifest,
+    manifest,
     ...previous,
-    prefixChanged: previousManifest?.staticPrefix?.cacheKey !== compiled.manifest.staticPrefix.cacheKey,
-    summary: compiled.summary ?? summarize(compiled.manifest),
+    prefixChanged: previousManifest?.staticPrefix?.cacheKey !== manifest.staticPrefix.cacheKey,
+    summary: compiled.summary ?? summarize(manifest),
     fromCache: false,
   };
 }
@@ -159,8 +225,8 @@ async function tryFastPath(root: string, outDir: string, outRel: string, key: st
   if (present.size !== expected.length || !expected.every((path) => present.has(path))) return undefined;
   const matches = await Promise.all(
     expected.map(async (path) => {
-      const bytes = await readFile(join(outDir, path)).catch(() => undefined);
-      return bytes !== undefined && sha256Hex(bytes) === entry.artifacts[path]?.sha256;
+      const read = readRegularFile(join(outDir, path));
+      return read.kind === "file" && sha256Hex(read.bytes) === entry.artifacts[path]?.sha256;
     }),
   );
   if (!matches.every(Boolean)) return undefined;
@@ -206,7 +272,9 @@ function rememberedManifest(outDir: string, memory: DistMemory): DistManifest | 
 
 export async function readManifest(outDir: string): Promise<DistManifest | undefined> {
   try {
-    const parsed: unknown = JSON.parse(await readFile(join(outDir, MANIFEST_FILE), "utf8"));
+    const read = readRegularFile(join(outDir, MANIFEST_FILE));
+    if (read.kind !== "file") return undefined;
+    const parsed: unknown = JSON.parse(read.bytes.toString("utf8"));
     return typeof parsed === "object" && parsed !== null && "artifacts" in parsed ? (parsed as DistManifest) : undefined;
   } catch {
     return undefined;

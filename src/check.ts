@@ -1,8 +1,9 @@
-import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { InvalidationCost } from "./cost/invalidation.js";
 import { CACHE_PLAN_FILE, type CachePlan } from "./protocol/cache-plan.js";
-import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { JOURNAL_FILE, journaledMessage, journalState } from "./protocol/dist-journal.js";
+import { readRegularFile } from "./protocol/regular-file.js";
 import { relativePosix } from "./pipeline/discover/relative-paths.js";
 import { compareDist, driftDiagnostics, type DriftEntry } from "./pipeline/emit/drift.js";
 import type { TemplateOrigin } from "./pipeline/render/prefix-origin.js";
@@ -43,6 +44,12 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
   const root = resolve(options.root);
   const outDir = resolve(root, options.outDir ?? "dist");
   const outRel = relativePosix(root, outDir) || ".";
+  const journal = journalState(outDir);
+  if (journal.present) {
+    // One finding: nothing in a half-replaced dist/ is worth comparing.
+    const diagnostics = [createDiagnostic("dist/interrupted-build", `${outRel}/${JOURNAL_FILE}`, FILE_START, `Unexpected journal: ${journaledMessage(journal)}`)];
+    return { ok: false, diagnostics, ...countDiagnostics(diagnostics), drift: [], invalidatesSharedPrefix: false, artifactCount: 0 };
+  }
   const [{ compileProject }, { readRecordedBuild }, { tokenizerVersion }] = await Promise.all([
     import("./pipeline/compile/compile.js"),
     import("./pipeline/emit/recorded-build.js"),
@@ -84,7 +91,10 @@ async function planInvalidation(outDir: string, expected: string | Uint8Array | 
   if (expected === undefined) return undefined;
   const text = typeof expected === "string" ? expected : Buffer.from(expected).toString("utf8");
   try {
-    const committed = JSON.parse(await readFile(join(outDir, CACHE_PLAN_FILE), "utf8")) as CachePlan;
+    // Never a blocking read: a FIFO there is already reported as dist/not-a-file.
+    const read = readRegularFile(join(outDir, CACHE_PLAN_FILE));
+    if (read.kind !== "file") return undefined;
+    const committed = JSON.parse(read.bytes.toString("utf8")) as CachePlan;
     const { invalidationCost } = await import("./cost/invalidation.js");
     return invalidationCost(committed, JSON.parse(text) as CachePlan);
   } catch {

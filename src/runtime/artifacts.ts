@@ -4,7 +4,7 @@
  * anything is returned, so a session never runs on a half-verified prompt.
  */
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, realpathSync } from "node:fs";
+import { readdirSync, realpathSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -21,6 +21,8 @@ import type { CachePlan } from "../protocol/cache-plan.js";
 import { verifyCachePlan } from "./cache-plan.js";
 import type { ChecklistStep } from "../protocol/checklist.js";
 import { loadCompiledKnowledge, type LoadedKnowledge } from "./knowledge/artifacts.js";
+import { JOURNAL_FILE, journaledMessage, journalState } from "../protocol/dist-journal.js";
+import { readRegularFile } from "../protocol/regular-file.js";
 
 export type SkillType = SkillInfo["type"];
 
@@ -61,7 +63,8 @@ export interface LoadedArtifacts {
   knowledge: LoadedKnowledge;
 }
 
-export type ArtifactProblemKind = "missing" | "unexpected" | "changed" | "size" | "invalid";
+/** `interrupted`: dist/ carries the journal of a build that was killed or is still running (see InterruptedBuildError). */
+export type ArtifactProblemKind = "missing" | "unexpected" | "changed" | "size" | "invalid" | "interrupted";
 
 export interface ArtifactProblem {
   /** Path relative to the dist folder, forward slashes. */
@@ -102,12 +105,40 @@ export function defaultDistDir(): string {
 
 export function loadArtifacts(options: LoadArtifactsOptions = {}): LoadedArtifacts {
   const distDir = toPath(options.distDir ?? defaultDistDir());
-  const manifestBytes = readOrUndefined(join(distDir, MANIFEST_FILE));
-  if (manifestBytes === undefined) {
+  refuseJournaled(distDir);
+  try {
+    return loadVerified(distDir, options);
+  } catch (error) {
+    // A build that started replacing dist/ while it was being read explains the failure better than its symptoms.
+    if (error instanceof ArtifactVerificationError) refuseJournaled(distDir);
+    throw error;
+  }
+}
+
+/** Thrown for a dist/ that carries the journal of a build that was interrupted or is still running. */
+export class InterruptedBuildError extends ArtifactVerificationError {
+  constructor(message: string) {
+    super([{ file: JOURNAL_FILE, kind: "interrupted", message }]);
+    this.name = "InterruptedBuildError";
+    this.message = message;
+  }
+}
+
+function refuseJournaled(distDir: string): void {
+  const state = journalState(distDir);
+  if (state.present) throw new InterruptedBuildError(journaledMessage(state));
+}
+
+function loadVerified(distDir: string, options: LoadArtifactsOptions): LoadedArtifacts {
+  const manifestRead = readRegularFile(join(distDir, MANIFEST_FILE));
+  if (manifestRead.kind !== "file") {
     throw new ArtifactVerificationError([
-      { file: MANIFEST_FILE, kind: "missing", message: "Unexpected missing manifest, expected dist/manifest.json" },
+      manifestRead.kind === "not-a-file"
+        ? { file: MANIFEST_FILE, kind: "invalid", message: `Unexpected ${manifestRead.what}, expected a regular file` }
+        : { file: MANIFEST_FILE, kind: "missing", message: "Unexpected missing manifest, expected dist/manifest.json" },
     ]);
   }
+  const manifestBytes = manifestRead.bytes;
   if (options.manifestSha256 !== undefined) {
     const actual = createHash("sha256").update(manifestBytes).digest("hex");
     if (actual !== options.manifestSha256.toLowerCase()) {
@@ -147,14 +178,6 @@ function isInside(realDist: string, path: string): boolean {
   if (real === undefined) return true; // unreadable: reported as such below
   const rel = relative(realDist, real);
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
-}
-
-function readOrUndefined(path: string): Buffer | undefined {
-  try {
-    return readFileSync(path);
-  } catch {
-    return undefined;
-  }
 }
 
 function parseManifest(bytes: Buffer): DistManifest {
@@ -205,12 +228,18 @@ function verifyFiles(distDir: string, manifest: DistManifest): Map<string, Buffe
       problems.push({ file, kind: "invalid", message: "Unexpected link to a file outside dist/, expected a regular file inside dist/" });
       continue;
     }
-    const bytes = readOrUndefined(path);
-    if (bytes === undefined) {
-      // Listed as a file but not readable as one (a link to a folder, no permission).
+    // Checked with fstat before any read: a FIFO or device there is refused, never waited on.
+    const read = readRegularFile(path);
+    if (read.kind === "not-a-file") {
+      problems.push({ file, kind: "invalid", message: `Unexpected ${read.what}, expected a regular file` });
+      continue;
+    }
+    if (read.kind !== "file") {
+      // Listed as a file but not readable as one (no permission, removed meanwhile).
       problems.push({ file, kind: "invalid", message: "Unexpected entry that cannot be read as a file, expected a regular file" });
       continue;
     }
+    const bytes = read.bytes;
     if (bytes.length !== entry.bytes) {
       problems.push({ file, kind: "size", message: `Unexpected size ${bytes.length} bytes, expected ${entry.bytes}` });
       continue;

@@ -5,6 +5,7 @@
  */
 export {
   ArtifactVerificationError,
+  InterruptedBuildError,
   defaultDistDir,
   loadArtifacts,
   readSkillFile,

@@ -4,6 +4,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { build, createBuildCache } from "../../src/build.js";
+import { JOURNAL_FILE } from "../../src/protocol/dist-journal.js";
 import { copyProject, removeTempDirs } from "./helpers.js";
 
 const renames = vi.hoisted(() => [] as Array<[string, string]>);
@@ -72,6 +73,9 @@ describe("replacing artifacts in dist/", () => {
     const outOfDist = renames.filter(([from]) => !relative(dist, from).startsWith(".."));
     expect(outOfDist).toEqual([]);
     const intoDist = renames.map(([, to]) => relative(dist, to).split("\\").join("/")).sort();
-    expect(intoDist).toEqual(result.written);
+    // The transaction's journal is renamed in once before the first artifact (and removed after the last).
+    expect(intoDist.filter((path) => path === JOURNAL_FILE)).toEqual([JOURNAL_FILE]);
+    expect(intoDist.filter((path) => path !== JOURNAL_FILE)).toEqual(result.written);
+    expect(renames.findIndex(([, to]) => to.endsWith(JOURNAL_FILE))).toBe(0);
   });
 });

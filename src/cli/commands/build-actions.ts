@@ -3,6 +3,7 @@ import { check, type CheckResult } from "../../check.js";
 import { countDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { formatDiagnostics, type ReporterName } from "../../diagnostics/reporters/index.js";
 import { ProjectRootError } from "../../pipeline/discover/discover.js";
+import { OutputLockedError } from "../../pipeline/emit/lock.js";
 import type { BuildSummary } from "../../pipeline/render/summary.js";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 
@@ -16,6 +17,8 @@ export interface BuildCommandOptions {
   root: string;
   out: string;
   format: "table" | "json";
+  /** Seconds, as typed (validated by the option's parser). */
+  wait: string;
 }
 
 export interface CheckCommandOptions {
@@ -28,9 +31,18 @@ export interface CheckCommandOptions {
 export async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
   let outcome: BuildResult;
   try {
-    outcome = await build({ root: options.root, outDir: options.out });
+    outcome = await build({
+      root: options.root,
+      outDir: options.out,
+      lockWaitMs: Number(options.wait) * 1000,
+      onLockWait: (holder) => process.stderr.write(`gamma-prompt build: waiting up to ${options.wait} s for the build of ${options.out}/ by pid ${holder.pid} (started ${holder.startedAt})\n`),
+    });
   } catch (error) {
     return usageError("build", error);
+  }
+  if (outcome.recovery) {
+    const how = { "rolled-back": "rolled back to the previous build", "rolled-forward": "completed", unrecoverable: "could not be used, so only a successful build clears it" }[outcome.recovery];
+    process.stderr.write(`gamma-prompt build: an interrupted build had left ${options.out}/ half-replaced; its journal ${how}\n`);
   }
   if (options.format === "json") {
     const document = {
@@ -119,7 +131,7 @@ function stylish(diagnostics: Diagnostic[]): string {
 }
 
 function usageError(command: string, error: unknown): number {
-  if (error instanceof ProjectRootError) {
+  if (error instanceof ProjectRootError || error instanceof OutputLockedError) {
     process.stderr.write(`gamma-prompt ${command}: ${error.message}\n`);
     return EXIT_USAGE;
   }

@@ -1,6 +1,11 @@
-import { Option, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import { addProjectOptions, commandHelpFooter, reporterFormatOption } from "../options.js";
 import type { BuildCommandOptions, CheckCommandOptions } from "./build-actions.js";
+
+function parseSeconds(value: string): string {
+  if (!/^\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError("expected a number of seconds, such as 10 or 0.5");
+  return value;
+}
 
 export function registerBuildCommands(program: Command, result: { exitCode: number }): void {
   const buildCommand = program
@@ -8,11 +13,15 @@ export function registerBuildCommands(program: Command, result: { exitCode: numb
     .description("Lint, then render the prefix, variants, catalog, tool schemas and skill bodies into dist/.");
   addProjectOptions(buildCommand, { rootDescription: "project root (holds skills/, prompts/, schemas/tools/)", out: true })
     .addOption(new Option("--format <format>", "table: figures for people; json: the same as one JSON document").choices(["table", "json"]).default("table"))
+    .addOption(new Option("--wait <seconds>", "how long to wait for another build of the same output folder").default("10").argParser(parseSeconds))
     .addHelpText(
       "after",
       commandHelpFooter({
-        about: `All of dist/ is written or none of it: any error leaves dist/ exactly as it was. Unchanged files
-are not rewritten; stale files are removed; dist/manifest.json is written last.
+        about: `dist/ is replaced as one transaction: a reader finds the complete old build or the complete
+new one; a build killed halfway leaves a journal that check and the runtime refuse and that the next
+build rolls back or forward. Any error leaves dist/ exactly as it was. Unchanged files are not
+rewritten; stale files are removed. One build at a time per output folder: a second one waits
+(--wait) and then gives up with exit 2, naming the build that holds the folder.
 
 The table shows each variant's bytes and o200k tokens, the tokens it shares with the static prefix,
 how many of those OpenAI can cache (none below 1,024, then steps of 128) and the prefix's share.

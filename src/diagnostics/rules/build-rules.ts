@@ -46,5 +46,10 @@ export const buildRules = {
   "dist/extra": { severity: "error", description: "dist/ holds no file the sources do not produce." },
   "dist/hash-mismatch": { severity: "error", description: "Every file's sha256 matches its entry in dist/manifest.json." },
   "dist/not-owned": { severity: "error", description: "An output folder without manifest.json holds no other files (gamma-prompt never deletes files it did not write)." },
+  "dist/not-a-file": { severity: "error", description: "Every artifact path in dist/ holds a regular file, never a FIFO, socket or device (found with fstat, never read)." },
+  "dist/interrupted-build": { severity: "error", description: "dist/ carries no journal of an interrupted build (run `gamma-prompt build`, which rolls it back or forward)." },
+  "source/not-a-file": { severity: "error", description: "Every source is a regular file, never a FIFO, socket or device (found with fstat, never read)." },
+  "source/outside-root": { severity: "error", description: "No source is reached through a symbolic link that leaves the project root." },
+  "source/changed-during-build": { severity: "error", description: "No source changes between the build's reading it and its writing dist/ (the build retries once first)." },
   "dist/write-failed": { severity: "error", description: "dist/ can be written; on failure it is left as it was." },
 } as const satisfies Record<string, RuleDefinition>;

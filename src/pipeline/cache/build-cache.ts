@@ -1,11 +1,12 @@
 import { moduleRoot } from "../../package-paths.js";
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { readdirSync, statSync } from "node:fs";
+import { mkdir, readdir, rename, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
+import { readRegularFile } from "../../protocol/regular-file.js";
 import { packageVersion } from "../../version.js";
 import { findSkillFolders, SKILL_FILE, SKILLS_DIR } from "../discover/discover.js";
 import { listProjectSourcePaths } from "../discover/project-sources.js";
@@ -39,6 +40,8 @@ export interface InputKey {
   key: string;
   /** Hash of every source's size and modification time, to notice edits made while a build runs. */
   stamp: string;
+  /** Hash of every source byte and the listing alone: the build's snapshot of its sources (see sourceSnapshot). */
+  content: string;
 }
 
 /** Undefined when the project cannot be listed (the full build reports why). */
@@ -48,8 +51,25 @@ export async function computeInputKey(root: string, outDirRelative: string): Pro
   const compiler = await compilerFingerprint();
   // Without a fingerprint a cached entry could belong to another compiler: build without the cache.
   if (compiler === undefined) return undefined;
+  const content = contentDigest(root, listing);
+  const key = sha256Hex(`${CACHE_FORMAT}\n${packageVersion}\n${compiler}\n${outDirRelative}\n${content}`);
+  return { key, stamp: stampInputs(root, listing.paths), content };
+}
+
+/**
+ * A fingerprint of every source as it is now: "content" hashes every byte,
+ * "stamp" only sizes and modification times (cheap enough for every watch
+ * rebuild). A build takes one before it reads its sources and compares it
+ * with a fresh one just before it writes dist/.
+ */
+export async function sourceSnapshot(root: string, mode: "content" | "stamp"): Promise<string | undefined> {
+  const listing = await listInputs(root);
+  if (!listing) return undefined;
+  return mode === "content" ? contentDigest(root, listing) : stampInputs(root, listing.paths);
+}
+
+function contentDigest(root: string, listing: { paths: string[]; special: Set<string> }): string {
   const hash = createHash("sha256");
-  hash.update(`${CACHE_FORMAT}\n${packageVersion}\n${compiler}\n${outDirRelative}\n`);
   // Synchronous reads: for a thousand small files they beat fs/promises several times over.
   for (const path of listing.paths) {
     if (listing.special.has(path)) {
@@ -57,17 +77,13 @@ export async function computeInputKey(root: string, outDirRelative: string): Pro
       hash.update(`\n${path}\n-special`);
       continue;
     }
-    let content: Buffer | undefined;
-    try {
-      content = readFileSync(join(root, path));
-    } catch {
-      // A folder without SKILL.md: its listing decides what lint reports.
-      content = undefined;
-    }
+    // A folder without SKILL.md (its listing decides what lint reports) or a FIFO (never read) hashes as absent.
+    const read = readRegularFile(join(root, path));
+    const content = read.kind === "file" ? read.bytes : undefined;
     const missing = path.startsWith(`${SKILLS_DIR}/`) ? `-${listNames(join(root, dirname(path)))}` : "-";
     hash.update(`\n${path}\n${content === undefined ? missing : sha256Hex(content)}`);
   }
-  return { key: hash.digest("hex"), stamp: stampInputs(root, listing.paths) };
+  return hash.digest("hex");
 }
 
 /** The stamp of the sources as they are now; equal to an earlier stamp when nothing was touched since. */
@@ -113,7 +129,9 @@ function listNames(dir: string): string {
 
 export async function readPersistedBuild(file: string): Promise<PersistedBuild | undefined> {
   try {
-    const parsed = JSON.parse(await readFile(file, "utf8")) as PersistedBuild;
+    const read = readRegularFile(file);
+    if (read.kind !== "file") return undefined;
+    const parsed = JSON.parse(read.bytes.toString("utf8")) as PersistedBuild;
     return parsed.format === CACHE_FORMAT ? parsed : undefined;
   } catch {
     return undefined;

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { join } from "node:path";
+import { readSync } from "node:fs";
 import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { SourceFile } from "../../stage-data.js";
+import { readSourceBytes, sourceReadDiagnostic } from "./source-read.js";
 
 /**
  * The one reader of source files (skills, prompts, schemas, config). Text is
@@ -24,7 +24,8 @@ export interface ReadRules {
 export const SKILL_READ_RULES: ReadRules = { tooLarge: "skill/file-too-large", unreadable: "skill/unreadable-file" };
 export const SOURCE_READ_RULES: ReadRules = { tooLarge: "source/file-too-large", unreadable: "source/unreadable-file" };
 
-export type ReadOutcome = { raw: Buffer } | { tooLarge: number } | { code: string };
+/** `refused`: a FIFO, socket or device (never read), or a link leaving the project root. */
+export type ReadOutcome = { raw: Buffer } | { tooLarge: number } | { code: string } | { refused: Diagnostic };
 
 export function sha256Hex(data: string | Uint8Array): string {
   return createHash("sha256").update(data).digest("hex");
@@ -43,21 +44,24 @@ export function readSource(root: string, relPath: string, rules: ReadRules): Sou
 
 /** Reads a file whole unless fstat says it is over `maxBytes`; stops at that size even if the file grows. */
 export function readBytes(root: string, relPath: string, maxBytes = MAX_SOURCE_BYTES): ReadOutcome {
-  let descriptor: number | undefined;
-  try {
-    descriptor = openSync(join(root, relPath), "r");
-    const { size } = fstatSync(descriptor);
-    if (size > maxBytes) return { tooLarge: size };
-    return { raw: readAll(descriptor, size) };
-  } catch (error) {
-    return { code: (error as NodeJS.ErrnoException).code ?? "unknown error" };
-  } finally {
-    if (descriptor !== undefined) closeSync(descriptor);
+  const read = readSourceBytes(root, relPath, maxBytes);
+  switch (read.kind) {
+    case "file":
+      return { raw: read.bytes };
+    case "too-large":
+      return { tooLarge: read.size };
+    case "missing":
+      return { code: "ENOENT" };
+    case "error":
+      return { code: read.code };
+    default:
+      return { refused: sourceReadDiagnostic(relPath, read) as Diagnostic };
   }
 }
 
 export function toSourceFile(relPath: string, outcome: ReadOutcome, rules: ReadRules): SourceFile | Diagnostic {
   if ("raw" in outcome) return decodeSource(relPath, outcome.raw);
+  if ("refused" in outcome) return outcome.refused;
   if ("tooLarge" in outcome) {
     return createDiagnostic(rules.tooLarge, relPath, FILE_START, `Unexpected file of ${outcome.tooLarge} bytes, expected at most ${MAX_SOURCE_BYTES} bytes`);
   }

@@ -28,7 +28,8 @@ export async function listFiles(root: string, relDir: string, extension: string)
     throw error;
   }
   return entries
-    .filter((entry) => entry.isFile() && entry.name.endsWith(extension))
+    // Not only regular files: a FIFO or a link named like a source is read (and refused) rather than skipped silently.
+    .filter((entry) => !entry.isDirectory() && entry.name.endsWith(extension))
     .map((entry) => entry.name)
     .sort(compareCodeUnits);
 }

@@ -59,6 +59,8 @@ export function readSupportingFiles(root: string, folder: string, maxBytes: numb
       if ("raw" in read) files.push({ path: rel, bytes: read.raw });
       else if ("tooLarge" in read) {
         diagnostics.push(createDiagnostic("skill/supporting-file-too-large", file, FILE_START, `Unexpected supporting file of ${read.tooLarge} bytes, expected at most ${maxBytes} bytes (supportingFiles.maxBytes in gamma-prompt.config.json)`));
+      } else if ("refused" in read) {
+        diagnostics.push(read.refused);
       } else {
         diagnostics.push(createDiagnostic("skill/unreadable-file", file, FILE_START, `Unexpected read failure (${read.code}), expected a readable file`));
       }

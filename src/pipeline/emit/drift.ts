@@ -1,7 +1,7 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import { loadTokenizer } from "../../tokens.js";
+import { readRegularFile } from "../../protocol/regular-file.js";
 import { listTree } from "./emit.js";
 import { MANIFEST_FILE, PREFIX_FILE, TOOLS_FILE, type ArtifactContent } from "./artifacts.js";
 import type { TemplateOrigin } from "../render/prefix-origin.js";
@@ -11,7 +11,9 @@ import { sha256Hex } from "../discover/read-source.js";
 export interface DriftEntry {
   /** dist-relative path. */
   artifact: string;
-  kind: "changed" | "missing" | "extra" | "hash-mismatch";
+  kind: "changed" | "missing" | "extra" | "hash-mismatch" | "not-a-file";
+  /** For not-a-file: what the path holds instead (a FIFO, a socket, a device). */
+  found?: string;
   /** sha256 the sources produce (changed, missing) or the manifest records (hash-mismatch). */
   expectedSha256?: string;
   /** sha256 of the file in dist/ (changed, extra, hash-mismatch). */
@@ -49,11 +51,16 @@ export async function compareDist(
       drift.push({ artifact: path, kind: "missing", expectedSha256 });
       continue;
     }
-    const actual = await readIfReadable(join(outDir, path));
-    if (actual === undefined) {
+    const read = readRegularFile(join(outDir, path));
+    if (read.kind === "not-a-file") {
+      drift.push({ artifact: path, kind: "not-a-file", expectedSha256, found: read.what });
+      continue;
+    }
+    if (read.kind !== "file") {
       drift.push({ artifact: path, kind: "missing", expectedSha256 });
       continue;
     }
+    const actual = read.bytes;
     const actualSha256 = sha256Hex(actual);
     if (actualSha256 === expectedSha256) continue;
     if (typeof content !== "string") {
@@ -68,7 +75,7 @@ export async function compareDist(
   }
   for (const path of [...present].sort()) {
     if (expected.has(path)) continue;
-    const actual = await readIfReadable(join(outDir, path));
+    const actual = readIfReadable(join(outDir, path));
     drift.push({ artifact: path, kind: "extra", ...(actual === undefined ? {} : { actualSha256: sha256Hex(actual) }) });
   }
   drift.push(...(await manifestMismatches(outDir, present)));
@@ -82,7 +89,7 @@ async function manifestMismatches(outDir: string, present: ReadonlySet<string>):
   // hashes to compare, and manifest.json itself is already reported as changed.
   let artifacts: unknown;
   try {
-    const parsed: unknown = JSON.parse(await readFile(join(outDir, MANIFEST_FILE), "utf8"));
+    const parsed: unknown = JSON.parse(readIfReadable(join(outDir, MANIFEST_FILE))?.toString("utf8") ?? "");
     artifacts = isRecord(parsed) ? parsed["artifacts"] : undefined;
   } catch {
     return [];
@@ -91,7 +98,7 @@ async function manifestMismatches(outDir: string, present: ReadonlySet<string>):
   const entries: DriftEntry[] = [];
   for (const [path, recorded] of Object.entries(artifacts).sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (!present.has(path) || !isRecord(recorded) || typeof recorded["sha256"] !== "string") continue;
-    const actual = await readIfReadable(join(outDir, path));
+    const actual = readIfReadable(join(outDir, path));
     // An unreadable file is already reported as missing or extra.
     if (actual === undefined) continue;
     const actualSha256 = sha256Hex(actual);
@@ -102,14 +109,12 @@ async function manifestMismatches(outDir: string, present: ReadonlySet<string>):
 
 /**
  * A listed entry may still be unreadable (a dangling symlink, a file removed
- * meanwhile): that is drift to report, not a crash.
+ * meanwhile, a FIFO, which is never opened for a blocking read): that is drift
+ * to report, not a crash or a hang.
  */
-async function readIfReadable(file: string): Promise<Buffer | undefined> {
-  try {
-    return await readFile(file);
-  } catch {
-    return undefined;
-  }
+function readIfReadable(file: string): Buffer | undefined {
+  const read = readRegularFile(file);
+  return read.kind === "file" ? read.bytes : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -162,6 +167,8 @@ export function driftDiagnostics(outRel: string, report: DriftReport): Diagnosti
       ? { start: { line: entry.firstDifference.line, column: entry.firstDifference.column }, end: { line: entry.firstDifference.line, column: entry.firstDifference.column } }
       : FILE_START;
     switch (entry.kind) {
+      case "not-a-file":
+        return createDiagnostic("dist/not-a-file", file, FILE_START, `Unexpected ${entry.found ?? "special file"}, expected a regular file (remove it and run \`gamma-prompt build\`)`);
       case "missing":
         return createDiagnostic("dist/missing", file, FILE_START, "Unexpected missing artifact, expected the file the sources produce (run `gamma-prompt build`)");
       case "extra":

@@ -1,20 +1,35 @@
 import { randomBytes } from "node:crypto";
-import { copyFileSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, type Dirent, type Stats } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { copyFileSync, linkSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, type Dirent } from "node:fs";
+import { dirname, join } from "node:path";
+import { JOURNAL_FILE, JOURNAL_FORMAT, type DistJournal } from "../../protocol/dist-journal.js";
 import { MANIFEST_FILE, type DistManifest } from "../../protocol/dist-manifest.js";
+import { readRegularFile } from "../../protocol/regular-file.js";
 import { defineSlot } from "../session/build-session.js";
 import { sameStamp, stampOf, type FileStamp } from "../discover/file-stamp.js";
 import { errorCode, isNotFound } from "../discover/sources.js";
+import { sha256Hex } from "../discover/read-source.js";
+import { failpoint } from "./failpoint.js";
 import type { ArtifactContent } from "./artifacts.js";
+import { attempt, removeEmptyFolders, rollBack, stagingPrefix } from "./recovery.js";
 
 /**
- * Writes dist/ as one transaction. New bytes go to a temporary folder next to
- * dist/ (same filesystem, so renames are atomic). Each original is first
- * hard-linked into that folder as its backup and then replaced by renaming
- * the new file over it, so a reader always finds either the old or the new
- * file, never none. The manifest is placed last. Any failure puts every
- * original back and removes the temporary folder: dist/ ends either fully
- * updated or byte-for-byte as it was. Unchanged files are not touched.
+ * Writes dist/ as one transaction with a journal (the README's "dist/ as one
+ * transaction" tells the whole design):
+ *
+ * 1. stage: every new file is written into a staging folder next to dist/
+ *    (same filesystem, so renames are atomic) and every original it replaces
+ *    or removes is hard-linked (or copied) into the staging folder's `old/`;
+ *    dist/ is untouched.
+ * 2. journal: `dist/.gamma-prompt-journal` is renamed into place, naming the
+ *    staging folder and every change. From here on readers refuse dist/.
+ * 3. apply: stale files are removed, new files renamed over the originals,
+ *    manifest.json last.
+ * 4. commit: the journal is removed; dist/ is the complete new build.
+ *
+ * A failure rolls back from `old/`; a process killed at any instant leaves
+ * either the complete old dist/ (before step 2), the complete new one (after
+ * step 4) or a journal, which the next build rolls back or forward before
+ * anything else (see recovery.ts). Unchanged files are not touched.
  *
  * File access is synchronous on purpose: emit has nothing to overlap with,
  * and a round trip through the thread pool per call cost several times the
@@ -71,6 +86,7 @@ export class EmitError extends Error {
   constructor(
     message: string,
     readonly path: string,
+    readonly ruleId: "dist/write-failed" | "dist/not-a-file" = "dist/write-failed",
   ) {
     super(message);
   }
@@ -82,15 +98,33 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
   const { changed, unchanged } = sortChanges(outDir, artifacts, existing, memory, seen);
   const orphans = [...existing].filter((path) => !artifacts.has(path)).sort();
   if (changed.length === 0 && orphans.length === 0) {
+    // dist/ already holds exactly the new build: a journal left by an unrecoverable interruption is obsolete.
+    rmSync(join(outDir, JOURNAL_FILE), { force: true });
     remember(memory, seen);
     return { written: [], removed: [], unchanged };
   }
 
-  const staging = join(dirname(outDir), `.gamma-prompt-tmp-${basename(outDir)}-${process.pid}-${randomBytes(4).toString("hex")}`);
-  const undo: Array<() => void> = [];
+  const stagingName = `${stagingPrefix(outDir)}${process.pid}-${randomBytes(4).toString("hex")}`;
+  const staging = join(dirname(outDir), stagingName);
+  // The manifest is the commit point of the files: it names only files already in place.
+  const writes = [...changed.filter((path) => path !== MANIFEST_FILE), ...changed.filter((path) => path === MANIFEST_FILE)];
+  const journal: DistJournal = {
+    format: JOURNAL_FORMAT,
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    staging: stagingName,
+    manifestSha256: artifacts.has(MANIFEST_FILE) && changed.includes(MANIFEST_FILE) ? sha256Hex(artifacts.get(MANIFEST_FILE) as ArtifactContent) : null,
+    changes: [
+      ...orphans.map((path) => ({ path, action: "remove" as const })),
+      ...writes.map((path) => ({ path, action: existing.has(path) ? ("replace" as const) : ("add" as const) })),
+    ],
+  };
   const made = new Set<string>();
   let current = "";
+  let journaled = false;
+  let createdOutDir: string | undefined;
   try {
+    // 1. Stage: dist/ is untouched.
     for (const path of changed) {
       current = path;
       const staged = join(staging, "new", path);
@@ -99,31 +133,47 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
       // Stamped before the rename, which keeps inode and mtime: a later write by anyone else changes the stamp.
       const fingerprint = memory?.fingerprint(path);
       if (fingerprint !== undefined) seen.set(path, { fingerprint, ...stampOf(statSync(staged)) });
+      failpoint("stage");
     }
+    for (const change of journal.changes) {
+      if (change.action === "add") continue;
+      current = change.path;
+      keepBackup(outDir, staging, change.path, made);
+    }
+    // 2. Journal: from here on readers refuse dist/ and the next build recovers it.
+    current = JOURNAL_FILE;
+    writeFileSync(join(staging, "journal.json"), `${JSON.stringify(journal)}\n`);
+    createdOutDir = mkdirSync(outDir, { recursive: true });
+    renameSync(join(staging, "journal.json"), join(outDir, JOURNAL_FILE));
+    journaled = true;
+    failpoint("journal");
+    // 3. Apply.
     for (const path of orphans) {
       current = path;
-      moveAside(outDir, staging, path, undo, made);
+      unlinkSync(join(outDir, path));
+      failpoint("apply");
     }
     removeEmptyFolders(outDir, orphans);
-    // The manifest is the commit point: it names only files already in place.
-    const ordered = [...changed.filter((path) => path !== MANIFEST_FILE), ...changed.filter((path) => path === MANIFEST_FILE)];
-    for (const path of ordered) {
+    for (const path of writes) {
       current = path;
       const target = join(outDir, path);
-      if (existing.has(path)) keepBackup(outDir, staging, path, undo, made);
       // An original's folder exists; only a new file may need one.
       if (!existing.has(path)) ensureFolder(dirname(target), made);
       renameSync(join(staging, "new", path), target);
-      if (!existing.has(path)) undo.push(() => rmSync(target, { force: true }));
+      failpoint("apply");
     }
+    // 4. Commit.
+    current = JOURNAL_FILE;
+    unlinkSync(join(outDir, JOURNAL_FILE));
+    failpoint("commit");
   } catch (error) {
     memory?.files.clear();
-    for (const step of undo.reverse()) attempt(step);
+    if (journaled && rollBack(outDir, staging, journal.changes)) attempt(() => unlinkSync(join(outDir, JOURNAL_FILE)));
     attempt(() => rmSync(staging, { recursive: true, force: true }));
-    attempt(() => removeEmptyFolders(outDir, changed));
+    if (!journaled && createdOutDir !== undefined) attempt(() => rmSync(createdOutDir as string, { recursive: true }));
     throw new EmitError(`Unexpected failure writing this file (${errorCode(error)}), expected a writable output folder; the output folder was left as it was`, current);
   }
-  removeStaging(staging, changed, [...changed.filter((path) => existing.has(path)), ...orphans]);
+  removeStaging(staging, changed, journal.changes.filter((change) => change.action !== "add").map((change) => change.path));
   remember(memory, seen);
   return { written: changed, removed: orphans, unchanged };
 }
@@ -166,7 +216,10 @@ function sortChanges(
     const file = join(outDir, path);
     // Stamped before reading: if the file changes meanwhile, the stamp no longer matches next time.
     const before = memory ? statSync(file, { throwIfNoEntry: false }) : undefined;
-    const current = readIfPossible(file);
+    // fstat before any read: a FIFO, socket or device at an artifact's path is refused, never waited on.
+    const read = readRegularFile(file);
+    if (read.kind === "not-a-file") throw new EmitError(`Unexpected ${read.what}, expected a regular file (remove it and build again); the output folder was left as it was`, path, "dist/not-a-file");
+    const current = read.kind === "file" ? read.bytes : undefined;
     const fingerprint = memory?.fingerprint(path);
     if (current !== undefined && current.equals(toBytes(artifacts.get(path) as ArtifactContent))) {
       unchanged.push(path);
@@ -188,10 +241,10 @@ function remember(memory: EmitMemory | undefined, seen: ReadonlyMap<string, Emit
 
 /**
  * Keeps the original reachable from the staging folder as a hard link (a
- * copy where links are not supported) and records how to put it back: the
- * original never leaves its place until the new file replaces it.
+ * copy where links are not supported): the original never leaves its place
+ * until the new file replaces it, and a rollback renames the link back.
  */
-function keepBackup(outDir: string, staging: string, path: string, undo: Array<() => void>, made: Set<string>): void {
+function keepBackup(outDir: string, staging: string, path: string, made: Set<string>): void {
   const original = join(outDir, path);
   const backup = join(staging, "old", path);
   ensureFolder(dirname(backup), made);
@@ -201,19 +254,6 @@ function keepBackup(outDir: string, staging: string, path: string, undo: Array<(
     if (isNotFound(error)) throw error;
     copyFileSync(original, backup);
   }
-  undo.push(() => renameSync(backup, original));
-}
-
-/** Moves a file that no longer belongs into the staging folder, recording how to put it back. */
-function moveAside(outDir: string, staging: string, path: string, undo: Array<() => void>, made: Set<string>): void {
-  const original = join(outDir, path);
-  const aside = join(staging, "old", path);
-  ensureFolder(dirname(aside), made);
-  renameSync(original, aside);
-  undo.push(() => {
-    mkdirSync(dirname(original), { recursive: true });
-    renameSync(aside, original);
-  });
 }
 
 /** Every file under `dir` as a POSIX path relative to it; empty when `dir` does not exist. */
@@ -229,20 +269,14 @@ export function listTree(dir: string): Set<string> {
     }
     for (const entry of entries) {
       const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
+      // The transaction's journal is no artifact: recovery and the readers look for it by name.
+      if (rel === JOURNAL_FILE) continue;
       if (entry.isDirectory()) walk(rel);
       else found.add(rel);
     }
   };
   walk("");
   return found;
-}
-
-function readIfPossible(file: string): Buffer | undefined {
-  try {
-    return readFileSync(file);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -278,24 +312,7 @@ function ensureFolder(folder: string, made: Set<string>): void {
   made.add(folder);
 }
 
-/** Runs one clean-up step; a step that fails leaves the rest to run. */
-function attempt(step: () => void): void {
-  try {
-    step();
-  } catch {
-    // Best effort: the original error is what gets reported.
-  }
-}
 
-/** Removes folders the removed files leave empty, deepest first; never dist/ itself. */
-function removeEmptyFolders(outDir: string, removedFiles: readonly string[]): void {
-  const folders = new Set<string>();
-  for (const path of removedFiles) {
-    for (let folder = dirname(path); folder !== "." && folder !== ""; folder = dirname(folder)) folders.add(folder);
-  }
-  const deepestFirst = [...folders].sort((a, b) => b.split("/").length - a.split("/").length || (a < b ? 1 : -1));
-  for (const folder of deepestFirst) attempt(() => rmdirSync(join(outDir, folder)));
-}
 
 function toBytes(content: ArtifactContent): Uint8Array {
   return typeof content === "string" ? Buffer.from(content) : content;

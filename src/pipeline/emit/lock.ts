@@ -1,0 +1,164 @@
+import { randomBytes } from "node:crypto";
+import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { isProcessAlive } from "../../protocol/dist-journal.js";
+import { readRegularFile } from "../../protocol/regular-file.js";
+
+/**
+ * One build at a time per output folder. The lock is a file next to the
+ * output folder, `.gamma-prompt-lock-<name>`, holding the owner's pid, start
+ * time and a random token. It is created whole (written to a temporary name,
+ * then hard-linked into place, which fails when a lock exists), so no reader
+ * ever sees an empty lock. A lock whose process is gone is taken over.
+ */
+
+export interface LockHolder {
+  pid: number;
+  /** ISO 8601. */
+  startedAt: string;
+  token: string;
+}
+
+export interface OutputLock {
+  readonly path: string;
+  readonly holder: LockHolder;
+  /** True while the lock file is still this build's (nobody broke it). */
+  stillHeld(): boolean;
+  release(): void;
+}
+
+export interface LockOptions {
+  /** How long to wait for another build before giving up. Default 10,000 ms. */
+  waitMs?: number;
+  /** Called once when the build starts waiting, with the holder it waits for. */
+  onWait?: (holder: LockHolder) => void;
+}
+
+export const DEFAULT_LOCK_WAIT_MS = 10_000;
+const POLL_MS = 50;
+/** A lock file that cannot be parsed and is older than this is a leftover of a process killed mid-write. */
+const UNREADABLE_LOCK_GRACE_MS = 5_000;
+
+/** Thrown when another live build keeps the output folder past the wait; the CLI exits 2 naming the holder. */
+export class OutputLockedError extends Error {
+  override readonly name = "OutputLockedError";
+  constructor(
+    readonly lockPath: string,
+    readonly holder: LockHolder | undefined,
+    waitedMs: number,
+  ) {
+    super(
+      `${holder ? `build pid ${holder.pid} (started ${holder.startedAt})` : "another build"} holds ${lockPath}` +
+        ` and was still running after ${Math.round(waitedMs / 100) / 10} s; try again when it has finished` +
+        ` (remove the lock file only if that process is not a gamma-prompt build)`,
+    );
+  }
+}
+
+export function lockPathFor(outDir: string): string {
+  return join(dirname(outDir), `.gamma-prompt-lock-${basename(outDir)}`);
+}
+
+export async function acquireOutputLock(outDir: string, options: LockOptions = {}): Promise<OutputLock> {
+  const path = lockPathFor(outDir);
+  const waitMs = options.waitMs ?? DEFAULT_LOCK_WAIT_MS;
+  const holder: LockHolder = { pid: process.pid, startedAt: new Date().toISOString(), token: randomBytes(8).toString("hex") };
+  const started = Date.now();
+  let announced = false;
+  mkdirSync(dirname(path), { recursive: true });
+  for (;;) {
+    if (tryCreate(path, holder)) return heldLock(path, holder);
+    const current = readHolder(path);
+    if (current.state === "stale") {
+      takeOver(path, current.text);
+      continue;
+    }
+    if (current.state === "gone") continue;
+    const waited = Date.now() - started;
+    if (waited >= waitMs) throw new OutputLockedError(path, current.holder, waited);
+    if (!announced && current.holder) {
+      announced = true;
+      options.onWait?.(current.holder);
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, waitMs - waited)));
+  }
+}
+
+function tryCreate(path: string, holder: LockHolder): boolean {
+  const temp = `${path}.${holder.pid}.${holder.token}`;
+  writeFileSync(temp, `${JSON.stringify(holder)}\n`);
+  try {
+    linkSync(temp, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
+type HolderState = { state: "gone" } | { state: "live"; holder?: LockHolder } | { state: "stale"; text: string };
+
+function readHolder(path: string): HolderState {
+  const read = readRegularFile(path, { noFollow: true, maxBytes: 4096 });
+  if (read.kind === "missing") return { state: "gone" };
+  if (read.kind !== "file") return { state: "live" };
+  const text = read.bytes.toString("utf8");
+  const holder = parseHolder(text);
+  if (!holder) {
+    const age = Date.now() - (lstatSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0);
+    return age > UNREADABLE_LOCK_GRACE_MS ? { state: "stale", text } : { state: "live" };
+  }
+  return isProcessAlive(holder.pid) ? { state: "live", holder } : { state: "stale", text };
+}
+
+/**
+ * Moves a stale lock aside and removes it, but only if what was moved is the
+ * stale lock judged a moment ago: when another build took it over first, its
+ * fresh lock is put back.
+ */
+function takeOver(path: string, staleText: string): void {
+  const aside = `${path}.stale.${process.pid}.${randomBytes(4).toString("hex")}`;
+  try {
+    renameSync(path, aside);
+  } catch {
+    return; // someone else moved it first
+  }
+  const moved = readRegularFile(aside, { noFollow: true, maxBytes: 4096 });
+  if (moved.kind === "file" && moved.bytes.toString("utf8") !== staleText) {
+    try {
+      linkSync(aside, path);
+    } catch {
+      // A third build holds the lock now; the one whose lock was moved notices before it commits.
+    }
+  }
+  rmSync(aside, { force: true });
+}
+
+function heldLock(path: string, holder: LockHolder): OutputLock {
+  const mine = (): boolean => {
+    const read = readRegularFile(path, { noFollow: true, maxBytes: 4096 });
+    return read.kind === "file" && parseHolder(read.bytes.toString("utf8"))?.token === holder.token;
+  };
+  return {
+    path,
+    holder,
+    stillHeld: mine,
+    release: () => {
+      if (mine()) unlinkSync(path);
+    },
+  };
+}
+
+function parseHolder(text: string): LockHolder | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed !== "object" || parsed === null) return undefined;
+    const { pid, startedAt, token } = parsed as Record<string, unknown>;
+    if (typeof pid !== "number" || !Number.isSafeInteger(pid) || pid <= 0 || typeof startedAt !== "string" || typeof token !== "string") return undefined;
+    return { pid, startedAt, token };
+  } catch {
+    return undefined;
+  }
+}

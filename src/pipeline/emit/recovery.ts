@@ -1,0 +1,158 @@
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { isProcessAlive, JOURNAL_FILE, JOURNAL_FORMAT, type DistJournal, type JournalChange } from "../../protocol/dist-journal.js";
+import { MANIFEST_FILE } from "../../protocol/dist-manifest.js";
+import { readRegularFile } from "../../protocol/regular-file.js";
+import { sha256Hex } from "../discover/read-source.js";
+import { failpoint } from "./failpoint.js";
+
+/**
+ * Recovery of a dist/ transaction that a killed process left half done, and
+ * removal of the staging folders dead builds leave behind. Both run at the
+ * start of every build, under the output folder's lock, before anything
+ * else reads dist/.
+ */
+
+/** How a build found its output folder. */
+export type Recovery = "none" | "rolled-back" | "rolled-forward" | "unrecoverable";
+
+/** Staging folders live next to the output folder: `.gamma-prompt-tmp-<name>-<pid>-<random>`. */
+export function stagingPrefix(outDir: string): string {
+  return `.gamma-prompt-tmp-${basename(outDir)}-`;
+}
+
+/** A staging folder older than this is removed even when its pid is alive again (pids are reused). */
+export const STALE_STAGING_MS = 60 * 60 * 1000;
+
+/**
+ * Brings a journaled dist/ back to a complete build: forward when the new
+ * manifest is already in place (every file before it is), else back to the
+ * originals kept in the staging folder. "unrecoverable" leaves the journal:
+ * readers keep refusing dist/ until a build writes every file again.
+ */
+export function recoverDist(outDir: string): Recovery {
+  const read = readRegularFile(join(outDir, JOURNAL_FILE), { noFollow: true, maxBytes: 64 * 1024 * 1024 });
+  if (read.kind === "missing") return "none";
+  const journal = read.kind === "file" ? parseJournal(read.bytes.toString("utf8"), outDir) : undefined;
+  if (!journal) return "unrecoverable";
+  const staging = join(dirname(outDir), journal.staging);
+  const manifest = readRegularFile(join(outDir, MANIFEST_FILE), { noFollow: true });
+  const manifestInPlace = journal.manifestSha256 !== null && manifest.kind === "file" && sha256Hex(manifest.bytes) === journal.manifestSha256;
+  const onlyRemovals = journal.changes.every((change) => change.action === "remove");
+  let outcome: Recovery;
+  if (manifestInPlace || onlyRemovals) {
+    // Forward: what is left to do is removing files that no longer belong.
+    for (const change of journal.changes) if (change.action === "remove") rmSync(join(outDir, change.path), { force: true });
+    removeEmptyFolders(outDir, journal.changes.filter((change) => change.action === "remove").map((change) => change.path));
+    outcome = "rolled-forward";
+  } else {
+    outcome = rollBack(outDir, staging, journal.changes) ? "rolled-back" : "unrecoverable";
+  }
+  if (outcome === "unrecoverable") return outcome;
+  unlinkSync(join(outDir, JOURNAL_FILE));
+  attempt(() => rmSync(staging, { recursive: true, force: true }));
+  return outcome;
+}
+
+/**
+ * Puts every original back from `old/` and removes files the transaction
+ * added. Idempotent, so a rollback killed halfway is simply run again: a
+ * backup already renamed back is no longer in `old/`. True when every
+ * original is in place again.
+ */
+export function rollBack(outDir: string, staging: string, changes: readonly JournalChange[]): boolean {
+  let complete = true;
+  for (const change of [...changes].reverse()) {
+    const target = join(outDir, change.path);
+    if (change.action === "add") {
+      // The transaction adds files only: a folder there was never its own.
+      if (lstatSync(target, { throwIfNoEntry: false })?.isDirectory() === false) unlinkSync(target);
+    } else {
+      const backup = join(staging, "old", change.path);
+      if (lstatSync(backup, { throwIfNoEntry: false })) {
+        mkdirSync(dirname(target), { recursive: true });
+        renameSync(backup, target);
+      } else if (!lstatSync(target, { throwIfNoEntry: false })) {
+        complete = false;
+      }
+    }
+    failpoint("rollback");
+  }
+  removeEmptyFolders(outDir, changes.filter((change) => change.action === "add").map((change) => change.path));
+  return complete;
+}
+
+/**
+ * Removes staging folders of this output folder whose process is dead or
+ * which are older than {@link STALE_STAGING_MS}; never one of this process.
+ * Returns the names removed.
+ */
+export function removeStaleStaging(outDir: string, now = Date.now()): string[] {
+  const prefix = stagingPrefix(outDir);
+  let names: string[];
+  try {
+    names = readdirSync(dirname(outDir));
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const match = /^(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length));
+    if (!match) continue;
+    const pid = Number(match[1]);
+    if (pid === process.pid) continue;
+    const stats = lstatSync(join(dirname(outDir), name), { throwIfNoEntry: false });
+    if (!stats?.isDirectory()) continue;
+    if (isProcessAlive(pid) && now - stats.mtimeMs < STALE_STAGING_MS) continue;
+    attempt(() => rmSync(join(dirname(outDir), name), { recursive: true, force: true }));
+    removed.push(name);
+  }
+  return removed.sort();
+}
+
+/** A journal this build can act on: its own format, paths inside dist/, a staging folder of this output folder. */
+function parseJournal(text: string, outDir: string): DistJournal | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== "object" || parsed === null) return undefined;
+  const journal = parsed as Partial<DistJournal>;
+  if (journal.format !== JOURNAL_FORMAT || typeof journal.staging !== "string" || !Array.isArray(journal.changes)) return undefined;
+  if (!journal.staging.startsWith(stagingPrefix(outDir)) || /[\\/]/.test(journal.staging)) return undefined;
+  if (journal.manifestSha256 !== null && typeof journal.manifestSha256 !== "string") return undefined;
+  const valid = journal.changes.every(
+    (change: unknown) =>
+      typeof change === "object" &&
+      change !== null &&
+      isSafeRelativePath((change as JournalChange).path) &&
+      ["replace", "add", "remove"].includes((change as JournalChange).action),
+  );
+  return valid ? (journal as DistJournal) : undefined;
+}
+
+function isSafeRelativePath(path: unknown): boolean {
+  return typeof path === "string" && path.length > 0 && !path.includes("\\") && path.split("/").every((part) => part !== "" && part !== "." && part !== "..");
+}
+
+/** Runs one clean-up step; a step that fails leaves the rest to run. */
+export function attempt(step: () => void): void {
+  try {
+    step();
+  } catch {
+    // Best effort: the original error is what gets reported.
+  }
+}
+
+/** Removes folders the removed files leave empty, deepest first; never dist/ itself. */
+export function removeEmptyFolders(outDir: string, removedFiles: readonly string[]): void {
+  const folders = new Set<string>();
+  for (const path of removedFiles) {
+    for (let folder = dirname(path); folder !== "." && folder !== ""; folder = dirname(folder)) folders.add(folder);
+  }
+  const deepestFirst = [...folders].sort((a, b) => b.split("/").length - a.split("/").length || (a < b ? 1 : -1));
+  for (const folder of deepestFirst) attempt(() => rmdirSync(join(outDir, folder)));
+}

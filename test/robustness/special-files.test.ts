@@ -1,0 +1,146 @@
+/**
+ * Only regular files are read. A FIFO anywhere the tool reads is refused with
+ * a diagnostic found by fstat before any read: every case runs in a real
+ * process under a timeout, so a hang fails the test instead of stalling it.
+ * Symbolic links that leave the project root are refused too.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, describe, expect, it } from "vitest";
+import { build } from "../../src/build.js";
+import { lint } from "../../src/lint.js";
+import { cliPath, copyProject, removeTempDirs, repoRoot, tempDir } from "../build/helpers.js";
+
+afterAll(removeTempDirs);
+
+const TIMEOUT_MS = 20_000;
+
+function mkfifo(path: string): void {
+  const made = spawnSync("mkfifo", [path]);
+  if (made.status !== 0) throw new Error(`mkfifo failed: ${made.stderr.toString()}`);
+}
+
+function cli(args: string[]): { status: number | null; stdout: string; stderr: string; timedOut: boolean } {
+  const result = spawnSync(process.execPath, [cliPath, ...args], { encoding: "utf8", timeout: TIMEOUT_MS });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr, timedOut: result.signal === "SIGTERM" };
+}
+
+function ruleIds(jsonText: string): Array<[string, string]> {
+  const document = JSON.parse(jsonText) as { diagnostics: Array<{ file: string; ruleId: string }> };
+  return document.diagnostics.filter((d) => d.ruleId.endsWith("not-a-file") || d.ruleId === "source/outside-root").map((d) => [d.file, d.ruleId]);
+}
+
+describe("a FIFO where the tool reads", () => {
+  it("as a SKILL.md (or behind a SKILL.md symlink) is source/not-a-file for lint and build, never a hang", async () => {
+    const root = await copyProject("basic");
+    mkdirSync(join(root, "skills/pipe"));
+    mkfifo(join(root, "skills/pipe/SKILL.md"));
+    mkdirSync(join(root, "skills/linked"));
+    mkfifo(join(root, "fifo-target"));
+    symlinkSync(join(root, "fifo-target"), join(root, "skills/linked/SKILL.md"));
+    const linted = cli(["lint", "--root", root, "--format", "json"]);
+    expect(linted.timedOut).toBe(false);
+    expect(linted.status).toBe(1);
+    expect(ruleIds(linted.stdout)).toEqual([
+      ["skills/linked/SKILL.md", "source/not-a-file"],
+      ["skills/pipe/SKILL.md", "source/not-a-file"],
+    ]);
+    const built = cli(["build", "--root", root, "--format", "json"]);
+    expect(built.timedOut).toBe(false);
+    expect(built.status).toBe(1);
+    expect(ruleIds(built.stdout)).toContainEqual(["skills/pipe/SKILL.md", "source/not-a-file"]);
+  }, 60_000);
+
+  it("as a partial or a tool schema is source/not-a-file", async () => {
+    const root = await copyProject("basic");
+    mkfifo(join(root, "prompts/partials/pipe.hbs"));
+    mkfifo(join(root, "schemas/tools/pipe.json"));
+    const built = cli(["build", "--root", root, "--format", "json"]);
+    expect(built.timedOut).toBe(false);
+    expect(built.status).toBe(1);
+    expect(ruleIds(built.stdout)).toEqual([
+      ["prompts/partials/pipe.hbs", "source/not-a-file"],
+      ["schemas/tools/pipe.json", "source/not-a-file"],
+    ]);
+  }, 60_000);
+
+  it("in dist/ is dist/not-a-file for check and build, and refused by the runtime", async () => {
+    const root = await copyProject("basic");
+    expect(cli(["build", "--root", root]).status).toBe(0);
+    rmSync(join(root, "dist/prefix.md"));
+    mkfifo(join(root, "dist/prefix.md"));
+    const checked = cli(["check", "--root", root, "--format", "json"]);
+    expect(checked.timedOut).toBe(false);
+    expect(checked.status).toBe(1);
+    expect(ruleIds(checked.stdout)).toEqual([["dist/prefix.md", "dist/not-a-file"]]);
+    const built = cli(["build", "--root", root, "--format", "json"]);
+    expect(built.timedOut).toBe(false);
+    expect(built.status).toBe(1);
+    expect(ruleIds(built.stdout)).toEqual([["dist/prefix.md", "dist/not-a-file"]]);
+    const script = `import(${JSON.stringify(join(repoRoot, "lib/runtime/index.js"))}).then((runtime) => {
+      try { runtime.loadArtifacts({ distDir: process.argv[1] }); } catch (error) { process.stdout.write(error.name + ": " + error.message); }
+    })`;
+    const loaded = spawnSync(process.execPath, ["-e", script, join(root, "dist")], { encoding: "utf8", timeout: TIMEOUT_MS });
+    expect(loaded.signal).toBeNull();
+    expect(loaded.stdout).toContain("ArtifactVerificationError");
+    expect(loaded.stdout).toContain("prefix.md: Unexpected a FIFO, expected a regular file");
+  }, 60_000);
+
+  it("as a SKILL.md in watch mode is reported in the first event, and watch keeps running", async () => {
+    const root = await copyProject("basic");
+    mkdirSync(join(root, "skills/pipe"));
+    mkfifo(join(root, "skills/pipe/SKILL.md"));
+    const child = spawn(process.execPath, [cliPath, "watch", "--root", root, "--format", "json"], { stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      const first = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("watch printed nothing: it hangs on the FIFO")), TIMEOUT_MS);
+        createInterface({ input: child.stdout }).once("line", (line) => {
+          clearTimeout(timer);
+          resolve(line);
+        });
+      });
+      const event = JSON.parse(first) as { type: string; diagnostics: Array<{ file: string; ruleId: string }> };
+      expect(event.type).toBe("initial");
+      expect(event.diagnostics.map((d) => [d.file, d.ruleId])).toContainEqual(["skills/pipe/SKILL.md", "source/not-a-file"]);
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill("SIGKILL");
+    }
+  }, 60_000);
+});
+
+describe("symbolic links that leave the project root", () => {
+  it("are refused for a skill folder and a partial; links inside the root still work", async () => {
+    const root = await copyProject("basic");
+    const outside = await tempDir("outside the root");
+    mkdirSync(join(outside, "secret"));
+    writeFileSync(join(outside, "secret/SKILL.md"), "---\nname: secret\ntype: reference\ndescription: Use when leaking.\n---\n\n# Secret\n");
+    writeFileSync(join(outside, "leak.hbs"), "outside text\n");
+    symlinkSync(join(outside, "secret"), join(root, "skills/secret"));
+    symlinkSync(join(outside, "leak.hbs"), join(root, "prompts/partials/leak.hbs"));
+    // A link that stays inside the root is ordinary.
+    mkdirSync(join(root, "shared/inside"), { recursive: true });
+    writeFileSync(join(root, "shared/inside/SKILL.md"), "---\nname: inside\ntype: reference\ndescription: Use when sharing.\n---\n\n# Inside\n");
+    symlinkSync(join(root, "shared/inside"), join(root, "skills/inside"));
+
+    const linted = await lint({ root });
+    expect(linted.diagnostics.filter((d) => d.severity === "error").map((d) => [d.file, d.ruleId])).toEqual([["skills/secret/SKILL.md", "source/outside-root"]]);
+    expect(linted.skills.map((skill) => skill.name)).toContain("inside");
+    const built = await build({ root, persistentCache: false });
+    expect(built.ok).toBe(false);
+    expect(built.diagnostics.filter((d) => d.severity === "error").map((d) => [d.file, d.ruleId])).toEqual([
+      ["prompts/partials/leak.hbs", "source/outside-root"],
+      ["skills/secret/SKILL.md", "source/outside-root"],
+    ]);
+  });
+
+  it("--out inside a source folder is a usage error (exit 2) and writes nothing", async () => {
+    const root = await copyProject("basic");
+    const result = cli(["build", "--root", root, "--out", "skills/newout"]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('output folder "skills/newout" is inside the source folder skills/');
+    expect(spawnSync("ls", [join(root, "skills")], { encoding: "utf8" }).stdout.split("\n").filter(Boolean).sort()).toEqual(["card-style", "import-file", "outline-deck"]);
+  });
+});
