@@ -22,6 +22,11 @@ const NOT_FIXTURED: Record<string, string> = {
   "dist/hash-mismatch": "test/build/check.test.ts",
   "dist/not-owned": "test/build/safe-write.test.ts",
   "dist/write-failed": "test/build/safe-write.test.ts",
+  "dist/not-a-file": "test/robustness/special-files.test.ts",
+  "dist/interrupted-build": "test/robustness/crash.test.ts",
+  "source/not-a-file": "test/robustness/special-files.test.ts",
+  "source/outside-root": "test/robustness/special-files.test.ts",
+  "source/changed-during-build": "test/robustness/sources-changed.test.ts",
 };
 
 function fixturedRuleIds(): Set<string> {
