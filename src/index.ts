@@ -25,3 +25,5 @@ export { exitCodeFor } from "./diagnostics/exit-code.js";
 export { findCycles, requirementClosure, conflictingPairs, symmetricConflicts, type SkillRelations } from "./skills/graph.js";
 export { init, planScaffold, InitUsageError, INIT_PROFILES, INIT_TEMPLATES } from "./init.js";
 export type { InitOptions, InitProfile, InitResult, InitTemplate } from "./init.js";
+export { audit } from "./audit.js";
+export type { AuditOptions, AuditResult, AuditedTranscript } from "./audit.js";

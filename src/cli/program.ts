@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { registerAuditCommand } from "./commands/audit.js";
 import { registerBuildCommands } from "./commands/build.js";
 import { registerCostCommand } from "./commands/cost.js";
 import { registerInitCommand } from "./commands/init.js";
@@ -23,6 +24,7 @@ export function createProgram(result: { exitCode: number }): Command {
   registerBuildCommands(program, result);
   registerWatchCommand(program, result);
   registerCostCommand(program, result);
+  registerAuditCommand(program, result);
   return program;
 }
 

@@ -17,6 +17,7 @@ import { ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE, dropStaleAnchors, isGammaCu
 import { systemBlocks } from "./cache-plan.js";
 import { checkPromptCacheOptions, promptCacheKeys, shapeProviderPayload, type PromptCacheOptions } from "./prompt-cache.js";
 import type { StateStore } from "./state.js";
+import { SESSION_ENTRY_TYPE } from "./audit/readers.js";
 import { assembleTools, type HostExecutors, type RuntimeTool, type ToolOutcome } from "./tools.js";
 import type { ProtocolEvent, ToolCallSummary } from "./yield.js";
 
@@ -253,6 +254,10 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   applyCachePlan(agent, controller, options.promptCache ?? {});
   const unsubscribe = bindController(agent, controller);
   controller.transport = sessionTransport(session, controller);
+  if (!options.sessionManager.getEntries().some((entry) => entry.type === "custom" && entry.customType === SESSION_ENTRY_TYPE)) {
+    // Pi's session file keeps no system prompt: record the variant so `gamma-prompt audit` knows the preloaded skills.
+    options.sessionManager.appendCustomEntry(SESSION_ENTRY_TYPE, { variant: controller.variant });
+  }
   if (agent.state.messages.length > 0) {
     // Resumed from disk: the stored anchor may be stale; state comes from the controller.
     await sendSessionMessage(session, controller, controller.anchorMessage());

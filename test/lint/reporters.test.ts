@@ -39,8 +39,8 @@ describe("json reporter", () => {
 });
 
 describe("reporter names and exit codes", () => {
-  it("knows exactly the three formats", () => {
-    expect(["stylish", "json", "github", "sarif", ""].map(isReporterName)).toEqual([true, true, true, false, false]);
+  it("knows exactly the four formats", () => {
+    expect(["stylish", "json", "github", "sarif", "", "xml"].map(isReporterName)).toEqual([true, true, true, true, false, false]);
   });
   it("fails on any error, and on warnings only beyond the maximum", () => {
     expect(exitCodeFor({ errorCount: 1, warningCount: 0 })).toBe(1);

@@ -18,6 +18,7 @@ describe("package exports", () => {
       "SKILLS_DIR",
       "SKILL_FILE",
       "SkillParseCache",
+      "audit",
       "build",
       "check",
       "conflictingPairs",

@@ -1,6 +1,7 @@
 import type { Diagnostic, DiagnosticCounts } from "../diagnostic.js";
 import { formatGithub } from "./github.js";
 import { formatJson } from "./json.js";
+import { formatSarif } from "./sarif.js";
 import { formatStylish } from "./stylish.js";
 
 type Reporter = (diagnostics: readonly Diagnostic[], counts: DiagnosticCounts) => string;
@@ -10,6 +11,7 @@ const REPORTERS = {
   stylish: formatStylish,
   json: formatJson,
   github: (diagnostics) => formatGithub(diagnostics),
+  sarif: (diagnostics) => formatSarif(diagnostics),
 } as const satisfies Record<string, Reporter>;
 
 export type ReporterName = keyof typeof REPORTERS;

@@ -1,3 +1,4 @@
+import { auditRules } from "./audit-rules.js";
 import { buildRules } from "./build-rules.js";
 import { knowledgeRules } from "./knowledge-rules.js";
 import type { RuleDefinition } from "./rule.js";
@@ -5,7 +6,7 @@ import { skillRules } from "./skill-rules.js";
 
 export type { RuleDefinition } from "./rule.js";
 
-export const ruleRegistry = { ...skillRules, ...buildRules, ...knowledgeRules } as const satisfies Record<string, RuleDefinition>;
+export const ruleRegistry = { ...skillRules, ...buildRules, ...knowledgeRules, ...auditRules } as const satisfies Record<string, RuleDefinition>;
 
 export type RuleId = keyof typeof ruleRegistry;
 

@@ -1,0 +1,12 @@
+import { AUDIT_RULES } from "../../runtime/audit/audit.js";
+import type { RuleDefinition } from "./rule.js";
+
+/**
+ * Findings of `gamma-prompt audit` over recorded transcripts. The step rules
+ * are the runtime's own (one definition for the live and the offline audit);
+ * rule ids are permanent.
+ */
+export const auditRules = {
+  ...AUDIT_RULES,
+  "audit/transcript-format": { severity: "error", description: "A file given to `gamma-prompt audit` is a runtime session log or a Pi session file (JSONL) that can be read." },
+} as const satisfies Record<string, RuleDefinition>;

@@ -1,0 +1,118 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { SessionManager } from "@mariozechner/pi-coding-agent";
+import { describe, expect, it, vi } from "vitest";
+import { audit } from "../../src/audit.js";
+import { runCli } from "../../src/cli/program.js";
+import { FileSessionLog } from "../../src/runtime/audit/recorder.js";
+import { loadArtifacts } from "../../src/runtime/artifacts.js";
+import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapter.js";
+import { deckTasks, FINISHED_DECK, SKIPPED_OPTIONAL } from "../runtime/helpers/checklist.js";
+import { prepareDist, tempDir } from "../runtime/helpers/dist.js";
+import { fauxToolCall, recordingExecutors, toolUse } from "../runtime/helpers/pi.js";
+import { fauxPerTest, fauxSessionSetup } from "../runtime/helpers/session.js";
+
+const pi = fauxPerTest();
+const distDir = prepareDist();
+const artifacts = loadArtifacts({ distDir });
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+
+/** Step 8 ("Render and inspect") never planned: the agent skipped a required verification step. */
+const SKIPPED_RENDER = deckTasks(SKIPPED_OPTIONAL).filter((task) => task.step !== "deck-generation#8");
+const script = (tasks: unknown) => [toolUse(fauxToolCall("todo", { tasks })), toolUse(fauxToolCall("message_user", { message: "Your deck is ready.", blockOnUser: true }))];
+
+async function sessionLogRun(tasks: unknown): Promise<string> {
+  const file = join(tempDir("gamma-audit-"), "session.jsonl");
+  const faux = pi.faux();
+  const gamma = pi.disposeAfterTest(createGammaAgent({ artifacts, variant: "deck-generation", model: faux.getModel(), executors: recordingExecutors(), sessionLog: new FileSessionLog(file) }));
+  faux.setResponses(script(tasks));
+  await gamma.agent.prompt("Make a deck about tide pools");
+  return file;
+}
+
+async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
+  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
+  try {
+    return { code: await runCli(["node", "gamma-prompt", ...args]), stdout, stderr };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+describe("gamma-prompt audit: the completion audit over recorded transcripts", () => {
+  it("finds the skipped step in the runtime's session log, at the line of the task list", async () => {
+    const file = await sessionLogRun(SKIPPED_RENDER);
+    const result = await audit({ files: [file], distDir, cwd: "/" });
+    expect(result.errorCount).toBe(1);
+    expect(result.diagnostics).toEqual([
+      {
+        file: file.slice(1),
+        line: 3,
+        column: 1,
+        endLine: 3,
+        endColumn: 1,
+        severity: "error",
+        ruleId: "audit/verification-step",
+        message: 'Unexpected verification step 8 "Render and inspect" of deck-generation not done (no task names it), expected it complete before the final message (audit of the yield at line 5)',
+      },
+    ]);
+    expect(result.transcripts[0]?.reports.map((report) => report.outcome)).toEqual(["fail"]);
+  });
+
+  it("reads Pi's session file the same way (the variant comes from the session's gamma.session entry)", async () => {
+    const faux = pi.faux();
+    const setup = fauxSessionSetup(faux);
+    const sessionDir = join(setup.cwd, "sessions");
+    mkdirSync(sessionDir);
+    const { session } = pi.disposeAfterTest(
+      await createGammaSession({ ...setup, sessionManager: SessionManager.create(setup.cwd, sessionDir), artifacts, variant: "deck-generation", executors: recordingExecutors() }),
+    );
+    faux.setResponses(script(SKIPPED_RENDER));
+    await session.prompt("Make a deck about tide pools");
+    const [name] = readdirSync(sessionDir);
+    const file = join(sessionDir, name ?? "");
+    const result = await audit({ files: [file], distDir, cwd: sessionDir });
+    expect(result.diagnostics.map((diagnostic) => [diagnostic.file, diagnostic.ruleId, diagnostic.message.slice(0, 44)])).toEqual([[name, "audit/verification-step", 'Unexpected verification step 8 "Render and i']]);
+  });
+
+  it("the CLI exits 1 on a failed audit, 0 on a passing one, in every format", async () => {
+    const failing = await sessionLogRun(SKIPPED_RENDER);
+    const passing = await sessionLogRun(FINISHED_DECK);
+    const ok = await run("audit", passing, "--dist", distDir);
+    expect(ok).toEqual({ code: 0, stdout: "", stderr: "" });
+    const json = await run("audit", failing, passing, "--dist", distDir, "--format", "json");
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ errorCount: 1, warningCount: 0, diagnostics: [{ line: 3, ruleId: "audit/verification-step" }] });
+    const sarif = JSON.parse((await run("audit", failing, "--dist", distDir, "--format", "sarif")).stdout) as { version: string; runs: Array<{ tool: { driver: { rules: Array<{ id: string }> } }; results: Array<{ ruleId: string; level: string; locations: Array<{ physicalLocation: { region: { startLine: number } } }> }> }> };
+    expect(sarif.version).toBe("2.1.0");
+    expect(sarif.runs[0]?.tool.driver.rules.map((rule) => rule.id)).toEqual(["audit/verification-step"]);
+    expect(sarif.runs[0]?.results[0]).toMatchObject({ ruleId: "audit/verification-step", level: "error", locations: [{ physicalLocation: { region: { startLine: 3 } } }] });
+    expect((await run("audit", failing, "--dist", distDir, "--format", "github")).stdout).toMatch(/^::error file=.*session\.jsonl,line=3,col=1,endLine=3,endColumn=1,title=audit\/verification-step::/);
+  });
+
+  it("reports a file that is not a transcript, and refuses a dist/ that fails verification", async () => {
+    const dir = tempDir("gamma-audit-");
+    writeFileSync(join(dir, "notes.jsonl"), "hello\n");
+    const bad = await run("audit", join(dir, "notes.jsonl"), "--dist", distDir, "--format", "json");
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout)).toMatchObject({ diagnostics: [{ ruleId: "audit/transcript-format", line: 1 }] });
+    const missing = await run("audit", join(dir, "nope.jsonl"), "--dist", distDir, "--format", "json");
+    expect(JSON.parse(missing.stdout)).toMatchObject({ diagnostics: [{ ruleId: "audit/transcript-format", message: expect.stringContaining("ENOENT") }] });
+    const refused = await run("audit", join(dir, "notes.jsonl"), "--dist", dir);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("gamma-prompt audit: dist/ failed verification");
+  });
+
+  it("runs as a real process (the contract CI relies on)", async () => {
+    const failing = await sessionLogRun(SKIPPED_RENDER);
+    const child = spawnSync(process.execPath, [join(repoRoot, "lib/cli/index.js"), "audit", failing, "--dist", distDir], { encoding: "utf8" });
+    expect(child.status).toBe(1);
+    expect(child.stdout).toContain("audit/verification-step");
+  });
+});
