@@ -59,6 +59,7 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
         endColumn: 1,
         severity: "error",
         ruleId: "audit/verification-step",
+        url: expect.stringContaining("#rule-audit-verification-step"),
         message: 'Unexpected verification step 8 "Render and inspect" of deck-generation not done (no task names it), expected it complete before the final message (audit of the yield at line 5)',
       },
     ]);
