@@ -37,7 +37,9 @@ export const KNOWLEDGE_TOOLS: ReadonlySet<string> = new Set(["read_workspace_rul
 export function knowledgeHintIds(text: string): string[] | undefined {
   const block = /<knowledge_hints\b[\s\S]*?(?:<\/knowledge_hints>|$)/i.exec(text);
   if (!block) return undefined;
-  return [...block[0].matchAll(/<knowledge\b[^>]*?\bid="([^"]*)"/gi)].map((match) => match[1] ?? "").filter((id) => id !== "");
+  // A hint marked removed points at nothing to fetch.
+  const entries = [...block[0].matchAll(/<knowledge\b[^>]*>/gi)].map((match) => match[0]).filter((entry) => !/\bstatus="removed"/i.test(entry));
+  return entries.map((entry) => /\bid="([^"]*)"/i.exec(entry)?.[1] ?? "").filter((id) => id !== "");
 }
 
 /** The knowledge id a knowledge tool call fetches, if any. */
