@@ -21,7 +21,12 @@ const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
 /** Step 8 ("Render and inspect") never planned: the agent skipped a required verification step. */
 const SKIPPED_RENDER = deckTasks(SKIPPED_OPTIONAL).filter((task) => task.step !== "deck-generation#8");
-const script = (tasks: unknown) => [toolUse(fauxToolCall("todo", { tasks })), toolUse(fauxToolCall("message_user", { message: "Your deck is ready.", blockOnUser: true }))];
+/** The embedded default hints its knowledge notes each turn: the agent reads one, then plans and presents. */
+const script = (tasks: unknown) => [
+  toolUse(fauxToolCall("read_workspace_rule", { knowledgeId: "brand-images" })),
+  toolUse(fauxToolCall("todo", { tasks })),
+  toolUse(fauxToolCall("message_user", { message: "Your deck is ready.", blockOnUser: true })),
+];
 
 async function sessionLogRun(tasks: unknown): Promise<string> {
   const file = join(tempDir("gamma-audit-"), "session.jsonl");
@@ -53,14 +58,14 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     expect(result.diagnostics).toEqual([
       {
         file: file.slice(1),
-        line: 3,
+        line: 5,
         column: 1,
-        endLine: 3,
+        endLine: 5,
         endColumn: 1,
         severity: "error",
         ruleId: "audit/verification-step",
         url: expect.stringContaining("#rule-audit-verification-step"),
-        message: 'Unexpected verification step 8 "Render and inspect" of deck-generation not done (no task names it), expected it complete before the final message (audit of the yield at line 5)',
+        message: 'Unexpected verification step 8 "Render and inspect" of deck-generation not done (no task names it), expected it complete before the final message (audit of the yield at line 7)',
       },
     ]);
     expect(result.transcripts[0]?.reports.map((report) => report.outcome)).toEqual(["fail"]);
@@ -89,12 +94,12 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     expect(ok).toEqual({ code: 0, stdout: "", stderr: "" });
     const json = await run("audit", failing, passing, "--dist", distDir, "--format", "json");
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ errorCount: 1, warningCount: 0, diagnostics: [{ line: 3, ruleId: "audit/verification-step" }] });
+    expect(JSON.parse(json.stdout)).toMatchObject({ errorCount: 1, warningCount: 0, diagnostics: [{ line: 5, ruleId: "audit/verification-step" }] });
     const sarif = JSON.parse((await run("audit", failing, "--dist", distDir, "--format", "sarif")).stdout) as { version: string; runs: Array<{ tool: { driver: { rules: Array<{ id: string }> } }; results: Array<{ ruleId: string; level: string; locations: Array<{ physicalLocation: { region: { startLine: number } } }> }> }> };
     expect(sarif.version).toBe("2.1.0");
     expect(sarif.runs[0]?.tool.driver.rules.map((rule) => rule.id)).toEqual(["audit/verification-step"]);
-    expect(sarif.runs[0]?.results[0]).toMatchObject({ ruleId: "audit/verification-step", level: "error", locations: [{ physicalLocation: { region: { startLine: 3 } } }] });
-    expect((await run("audit", failing, "--dist", distDir, "--format", "github")).stdout).toMatch(/^::error file=.*session\.jsonl,line=3,col=1,endLine=3,endColumn=1,title=audit\/verification-step::/);
+    expect(sarif.runs[0]?.results[0]).toMatchObject({ ruleId: "audit/verification-step", level: "error", locations: [{ physicalLocation: { region: { startLine: 5 } } }] });
+    expect((await run("audit", failing, "--dist", distDir, "--format", "github")).stdout).toMatch(/^::error file=.*session\.jsonl,line=5,col=1,endLine=5,endColumn=1,title=audit\/verification-step::/);
   });
 
   it("reports a file that is not a transcript, and refuses a dist/ that fails verification", async () => {

@@ -1,4 +1,4 @@
-import { AUDIT_RULES } from "../../runtime/audit/audit.js";
+import { AUDIT_RULES } from "../../protocol/audit-rules.js";
 import type { RuleDefinition } from "./rule.js";
 
 /**

@@ -6,22 +6,14 @@
  * point at fetched. One implementation for the live runtime (at each yield)
  * and for `gamma-prompt audit` over recorded transcripts.
  */
+import { AUDIT_RULES, type AuditRuleId } from "../../protocol/audit-rules.js";
 import type { ChecklistStep } from "../../protocol/checklist.js";
 import { checklistProgress, type Deviation, type StepProgress } from "../checklist/progress.js";
 import type { Task } from "../state.js";
 import { fetchedKnowledgeId, TASK_ACTION_TOOLS, type PositionedEvent, type TranscriptEvent } from "./transcript.js";
 
-/** Permanent ids of the audit's findings, with their fixed severities. */
-export const AUDIT_RULES = {
-  "audit/required-step": { severity: "error", description: "At a completion yield, every required step of each active workflow skill is complete (or failed as a recorded deviation)." },
-  "audit/verification-step": { severity: "error", description: "At a completion yield, every required verification step of each active workflow skill is complete." },
-  "audit/skip-without-reason": { severity: "error", description: "At a completion yield, every optional step not done was skipped with a reason (its task complete with a note)." },
-  "audit/skill-after-action": { severity: "error", description: "A workflow skill is loaded before the first task action (todo, bash, write, edit, subagent, show_gamma, show_file)." },
-  "audit/deviation": { severity: "warning", description: "A step failed with an unrecoverable error (a blocked task with deviation: true); the final message must report it." },
-  "audit/knowledge-not-fetched": { severity: "warning", description: "When knowledge hints reached the model, it fetched at least one of the hinted knowledge bodies." },
-} as const satisfies Record<string, { severity: "error" | "warning"; description: string }>;
 
-export type AuditRuleId = keyof typeof AUDIT_RULES;
+export { AUDIT_RULES, type AuditRuleId };
 
 export interface AuditFinding {
   ruleId: AuditRuleId;
@@ -128,7 +120,8 @@ export function auditFold(fold: AuditFold, skills: ReadonlyMap<string, AuditSkil
     deviations.push(...progress.deviations);
     for (const step of progress.steps) judgeStep(workflow.name, step, stepsAt, add);
   }
-  if (fold.hints.length > 0 && !fold.hints.some((hint) => fold.fetched.includes(hint.id))) {
+  // Hints are pointers the runtime refreshes per turn: one fetched body shows the model followed them.
+  if (fold.hints.length > 0 && fold.fetched.length === 0) {
     const first = fold.hints[0] as { id: string; position: number };
     add(
       "audit/knowledge-not-fetched",
