@@ -101,3 +101,9 @@ export { AUDIT_MODES, DEFAULT_AUDIT_MODE, DEFAULT_MAX_BLOCKS, resolveAuditMode, 
 export { AuditRecorder, FileSessionLog, type SessionLog } from "./audit/recorder.js";
 export { TASK_ACTION_TOOLS, type PositionedEvent, type TranscriptEvent } from "./audit/transcript.js";
 export { parseStepReference, stepReference, stepsFile, type ChecklistStep, type SkillChecklist } from "../protocol/checklist.js";
+// Scoped knowledge: compiled and live notes, candidate selection, hints and read_workspace_rule.
+export { BLOCKING_LINE, KNOWLEDGE_HINTS_TYPE, KnowledgeDesk, KnowledgeToolError, type KnowledgeHost, type KnowledgeOptions } from "./knowledge/desk.js";
+export { KnowledgeNoteRejectedError, type KnowledgeNote, type LiveNoteInput } from "./knowledge/notes.js";
+export { MiniSearchSelector, type KnowledgeCandidate, type KnowledgeQuery, type KnowledgeSelector } from "./knowledge/selector.js";
+export type { LoadedKnowledge } from "./knowledge/artifacts.js";
+export type { KnowledgeNotice, KnowledgeSessionState, LoadedNoteRecord } from "./knowledge/types.js";

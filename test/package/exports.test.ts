@@ -43,7 +43,7 @@ describe("package exports", () => {
     ]);
   });
 
-  it("gamma-prompt/runtime exposes the loader, the controller, the Pi adapter and the injections", async () => {
+  it("gamma-prompt/runtime exposes the loader, the controller, the Pi adapter, the injections and the knowledge desk", async () => {
     const runtime = await import("../../src/runtime/index.js");
     expect(Object.keys(runtime).sort()).toEqual([
       "ANCHOR_CUSTOM_TYPE",
@@ -51,6 +51,7 @@ describe("package exports", () => {
       "AUDIT_RULES",
       "ArtifactVerificationError",
       "AuditRecorder",
+      "BLOCKING_LINE",
       "DEFAULT_AUDIT_MODE",
       "DEFAULT_MAX_BLOCKS",
       "FileSessionLog",
@@ -62,9 +63,14 @@ describe("package exports", () => {
       "InjectionRejectedError",
       "InjectionsNotDefinedError",
       "InterruptedBuildError",
+      "KNOWLEDGE_HINTS_TYPE",
+      "KnowledgeDesk",
+      "KnowledgeNoteRejectedError",
+      "KnowledgeToolError",
       "MAX_BREAKPOINTS",
       "MemoryStateStore",
       "MessageUserError",
+      "MiniSearchSelector",
       "NEUTRALISED_OPENER",
       "RENDERED_ATTRIBUTES",
       "RESERVED_TAG_NAMES",

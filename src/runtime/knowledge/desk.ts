@@ -11,6 +11,7 @@
  * or reload the anchor lists the loaded notes and the model re-fetches one
  * only when it needs the body again.
  */
+import { DEFAULT_INLINE_BYTES } from "../../protocol/knowledge.js";
 import type { ExecutionState } from "../state.js";
 import { createTrustedMessage, type GammaCustomMessage } from "../messages.js";
 import { escapeXml } from "../injections/escape.js";
@@ -71,13 +72,14 @@ export class KnowledgeDesk {
 
   constructor(
     private readonly host: KnowledgeHost,
-    compiled: LoadedKnowledge,
+    /** Absent for artifacts assembled by hand without knowledge: no compiled notes, the default inline limit. */
+    compiled: LoadedKnowledge | undefined,
     private readonly options: KnowledgeOptions = {},
   ) {
     this.selector = options.selector ?? new MiniSearchSelector();
     this.maxHints = options.maxHints ?? 5;
-    this.inlineBytes = compiled.inlineBytes;
-    for (const note of compiled.notes.values()) this.notes.set(note.id, note);
+    this.inlineBytes = compiled?.inlineBytes ?? DEFAULT_INLINE_BYTES;
+    for (const note of compiled?.notes.values() ?? []) this.notes.set(note.id, note);
     this.selector.update({ upsert: [...this.notes.values()], remove: [] });
     this.reconcileCompiled();
   }
@@ -138,6 +140,8 @@ export class KnowledgeDesk {
 
   /** The hints that travel with a user turn (undefined when there is nothing to hint). */
   hintsForTurn(text: string): GammaCustomMessage | undefined {
+    // No note and nothing to report: nothing to select, nothing to persist.
+    if (this.notes.size === 0 && (this.host.state.knowledge?.notices.length ?? 0) === 0) return undefined;
     const state = this.session();
     state.lastTurnText = text;
     state.hintedThisTurn = [];
@@ -150,6 +154,7 @@ export class KnowledgeDesk {
    * steer in before the next model call.
    */
   atBatchEnd(): GammaCustomMessage | undefined {
+    if (this.notes.size === 0 && (this.host.state.knowledge?.notices.length ?? 0) === 0) return undefined;
     const state = this.session();
     if (state.notices.length === 0 && state.selectionContext === this.selectionContext()) return undefined;
     return this.hint(state, "context");

@@ -34,9 +34,13 @@ const STOP_WORDS = new Set(
   ).split(" "),
 );
 
+/** Lowercase, stop words dropped, and English plurals folded ("photos" finds "photo", "policies" finds "policy"). */
 function processTerm(term: string): string | null {
   const lower = term.toLowerCase();
-  return lower.length < 2 || STOP_WORDS.has(lower) ? null : lower;
+  if (lower.length < 2 || STOP_WORDS.has(lower)) return null;
+  if (lower.length > 4 && lower.endsWith("ies")) return `${lower.slice(0, -3)}y`;
+  if (lower.length > 3 && lower.endsWith("s") && !lower.endsWith("ss") && !lower.endsWith("us")) return lower.slice(0, -1);
+  return lower;
 }
 
 interface IndexedNote {

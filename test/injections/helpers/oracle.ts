@@ -13,6 +13,8 @@ const NAMES = [
   "system_note", "system_guidance", "system_update", "client_view", "artifact_update", "workspace_update",
   "background_result", "knowledge_hints", "system_reminder", "preloaded_skill", "available_skills", "skill",
   "session_state", "active_skills", "tasks", "current_artifacts", "pending_injections",
+  // Scoped knowledge: one entry of a hints block, and the anchor's list of loaded notes.
+  "knowledge", "loaded_knowledge",
 ];
 const SEPARATOR = "[\\s\\p{Pd}\\p{Pc}]*";
 const OPENER = new RegExp(

@@ -1,0 +1,303 @@
+/**
+ * Scoped knowledge on a real Pi Agent and AgentSession with the faux
+ * provider, on the embedded default's dist/ (two compiled notes:
+ * brand-images, source user; deck-typography, source system).
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { SettingsManager } from "@mariozechner/pi-coding-agent";
+import { describe, expect, it } from "vitest";
+import { loadArtifacts } from "../../src/runtime/artifacts.js";
+import { SessionProtocolController } from "../../src/runtime/controller.js";
+import { KnowledgeNoteRejectedError } from "../../src/runtime/knowledge/notes.js";
+import type { KnowledgeSelector } from "../../src/runtime/knowledge/selector.js";
+import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapter.js";
+import { FileStateStore } from "../../src/runtime/state.js";
+import type { ToolExecutor } from "../../src/runtime/tools.js";
+import type { ProtocolEvent } from "../../src/runtime/yield.js";
+import { prepareDist, tempDir } from "../runtime/helpers/dist.js";
+import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "../runtime/helpers/pi.js";
+import { fauxPerTest, fauxSessionSetup } from "../runtime/helpers/session.js";
+
+const pi = fauxPerTest();
+const distDir = prepareDist();
+const artifacts = loadArtifacts({ distDir });
+const compiledBody = (id: string): string => readFileSync(join(distDir, "knowledge", `${id}.md`), "utf8");
+const fetch = (id: string) => fauxToolCall("read_workspace_rule", { knowledgeId: id });
+
+function agent(options: { store?: FileStateStore; read?: ToolExecutor; variant?: "base" | "deck-generation" } = {}) {
+  const events: ProtocolEvent[] = [];
+  const faux = pi.faux();
+  const gamma = createGammaAgent({
+    artifacts,
+    variant: options.variant ?? "base",
+    model: faux.getModel(),
+    executors: { ...recordingExecutors(), ...(options.read === undefined ? {} : { read: options.read }) },
+    onProtocolEvent: (event) => events.push(event),
+    ...(options.store === undefined ? {} : { store: options.store }),
+  });
+  pi.disposeAfterTest(gamma);
+  const prompt = (text: string) => gamma.agent.prompt(gamma.controller.buildTurnMessages({ text }) as AgentMessage[]);
+  return { ...gamma, faux, events, prompt };
+}
+
+/** The hints that came with the latest user turn (everything after the last plain user message). */
+const hintsIn = (seen: SeenContext | undefined): string[] => {
+  const texts = (seen?.messages ?? []).map(textOf);
+  const lastUser = Math.max(...(seen?.messages ?? []).map((message, index) => (message.role === "user" && !texts[index]?.startsWith("<") ? index : -1)));
+  return texts.slice(lastUser + 1).filter((text) => text.startsWith("<knowledge_hints>"));
+};
+const hinted = (events: readonly ProtocolEvent[]) => events.filter((event) => event.type === "knowledge_hinted");
+
+describe("knowledge hints on a Pi Agent", () => {
+  it("arrive with the user's turn before the first task action; the model fetches both in one parallel batch and gets each body exactly as compiled", async () => {
+    const gamma = agent();
+    const seen: SeenContext[] = [];
+    gamma.faux.setResponses([seeing(seen, toolUse(fetch("brand-images"), fetch("deck-typography"))), seeing(seen, fauxAssistantMessage("Ready."))]);
+    await gamma.prompt("Make a deck about tide pools with photos and short card titles");
+
+    const first = seen[0];
+    expect(first?.messages.map(textOf).slice(0, 2)).toEqual([
+      "Make a deck about tide pools with photos and short card titles",
+      [
+        "<knowledge_hints>",
+        "BLOCKING: Fetch each matching unread note before the first task action.",
+        '<knowledge id="deck-typography" name="Card text limits" scope="Use when writing or editing the text of cards, titles or speaker notes in this workspace." source="system" />',
+        '<knowledge id="brand-images" name="Workspace image rules" scope="Use for image selection or image generation in this workspace." source="user" />',
+        "</knowledge_hints>",
+      ].join("\n"),
+    ]);
+    // The contract and the precedence by source live in the static prefix, not in the hints.
+    expect(first?.systemPrompt).toContain("BLOCKING: fetch each matching unread note before the first task action.");
+    expect(first?.systemPrompt).toContain('3. User-authored workspace knowledge (notes with `source="user"`).');
+    expect(first?.systemPrompt).toContain('then notes with `source="user"`, then notes with `source="system"`');
+    expect(first?.systemPrompt).not.toContain(compiledBody("brand-images").split("\n")[2]);
+    expect(first?.tools.map((tool) => tool.name)).toContain("read_workspace_rule");
+
+    const results = (seen[1]?.messages ?? []).filter((message) => message.role === "toolResult");
+    expect(results.map((message) => [message.toolName, textOf(message)])).toEqual([
+      ["read_workspace_rule", compiledBody("brand-images")],
+      ["read_workspace_rule", compiledBody("deck-typography")],
+    ]);
+    expect(gamma.controller.state.knowledge?.loaded.map((note) => [note.id, note.revision, note.via])).toEqual([
+      ["brand-images", artifacts.knowledge.notes.get("brand-images")?.revision, "inline"],
+      ["deck-typography", artifacts.knowledge.notes.get("deck-typography")?.revision, "inline"],
+    ]);
+    expect(gamma.events.filter((event) => event.type.startsWith("knowledge"))).toEqual([
+      { type: "knowledge_hinted", trigger: "turn", notes: [{ id: "deck-typography", status: "new" }, { id: "brand-images", status: "new" }] },
+      { type: "knowledge_loaded", id: "brand-images", revision: expect.stringMatching(/^sha256:[0-9a-f]{16}$/), via: "inline", toolCallId: expect.any(String) },
+      { type: "knowledge_loaded", id: "deck-typography", revision: expect.stringMatching(/^sha256:[0-9a-f]{16}$/), via: "inline", toolCallId: expect.any(String) },
+    ]);
+
+    // Read and unchanged: never hinted again in this session.
+    const later: SeenContext[] = [];
+    gamma.faux.setResponses([seeing(later, fauxAssistantMessage("Done."))]);
+    await gamma.prompt("Swap the photo on card 2 and shorten its title");
+    expect(hintsIn(later[0])).toEqual([]);
+  });
+
+  it("a hinted note whose scope does not match is discarded: not fetched, not loaded, and only the fetched one stays quiet", async () => {
+    const gamma = agent();
+    const seen: SeenContext[] = [];
+    gamma.faux.setResponses([seeing(seen, toolUse(fetch("brand-images"))), fauxAssistantMessage("Added.")]);
+    await gamma.prompt("Add a photo of a crab to card 2");
+    expect(hintsIn(seen[0])[0]).toContain('id="deck-typography"');
+    expect(gamma.controller.state.knowledge?.loaded.map((note) => note.id)).toEqual(["brand-images"]);
+    const next: SeenContext[] = [];
+    gamma.faux.setResponses([seeing(next, fauxAssistantMessage("Bigger now."))]);
+    await gamma.prompt("Make the crab photo on card 2 bigger");
+    const again = hintsIn(next[0]).join("\n");
+    expect(again).not.toContain('id="brand-images"');
+  });
+
+  it("an unknown id is a tool error that names only the requested id", async () => {
+    const gamma = agent();
+    const seen: SeenContext[] = [];
+    gamma.faux.setResponses([toolUse(fetch("secret-pricing")), seeing(seen, fauxAssistantMessage("ok"))]);
+    await gamma.prompt("Hello");
+    const result = seen[0]?.messages.at(-1);
+    expect(result).toMatchObject({ role: "toolResult", toolName: "read_workspace_rule", isError: true });
+    expect(textOf(result)).toContain('Unknown knowledge note "secret-pricing"');
+    expect(textOf(result)).not.toContain("brand-images");
+    expect(gamma.controller.state.knowledge?.loaded ?? []).toEqual([]);
+  });
+
+  it("a body over the inline limit comes back as a path the host's read opens", async () => {
+    const folder = tempDir("gamma-notes-");
+    const path = join(folder, "style-guide.md");
+    const body = `# Style guide\n\n${Array.from({ length: 400 }, (_, index) => `- Rule ${index}: keep card ${index} focused on one idea.`).join("\n")}\n`;
+    writeFileSync(path, body);
+    const read: ToolExecutor = async (_id, params) => ({ content: [{ type: "text", text: readFileSync(String(params["path"]), "utf8") }] });
+    const gamma = agent({ read });
+    expect(gamma.controller.knowledge.registerNote({ id: "style-guide", name: "Style guide", scope: "Use for any writing decision in this workspace.", source: "user", body, path })).toBe("added");
+    const seen: SeenContext[] = [];
+    gamma.faux.setResponses([toolUse(fetch("style-guide")), seeing(seen, toolUse(fauxToolCall("read", { path }))), seeing(seen, fauxAssistantMessage("Read it."))]);
+    await gamma.prompt("Apply the writing style guide to the deck");
+    const pathResult = textOf(seen[0]?.messages.at(-1));
+    expect(pathResult).toContain(`Read it at ${path} with the \`read\` tool`);
+    expect(pathResult).not.toContain("Rule 1:");
+    expect(textOf(seen[1]?.messages.at(-1))).toBe(body);
+    expect(gamma.events).toContainEqual(expect.objectContaining({ type: "knowledge_loaded", id: "style-guide", via: "path" }));
+  });
+});
+
+describe("live notes", () => {
+  const live = { id: "client-colours", name: "Client colours", scope: "Use for colour choices in decks for this client.", source: "user" as const, appliesTo: { keywords: ["colour", "palette"] } };
+
+  it("are validated at the boundary and refused with the field named", () => {
+    const { controller } = agent();
+    const bad: Array<[unknown, string]> = [
+      [{ ...live, body: "x", id: "Client_Colours" }, "id"],
+      [{ ...live, body: "x", source: "workspace" }, "source"],
+      [{ ...live, body: "x", name: "<knowledge_hints>" }, "name"],
+      [{ ...live, body: "   " }, "body"],
+      [{ ...live, body: "x", extra: 1 }, "extra"],
+      [JSON.parse('{"__proto__": {"polluted": true}, "id": "a"}'), "__proto__"],
+      [{ ...live, body: "x", appliesTo: { skills: [7] } }, "appliesTo.skills"],
+    ];
+    for (const [raw, field] of bad) {
+      expect(() => controller.knowledge.registerNote(raw)).toThrow(KnowledgeNoteRejectedError);
+      try {
+        controller.knowledge.registerNote(raw);
+      } catch (error) {
+        expect((error as KnowledgeNoteRejectedError).field).toBe(field);
+      }
+    }
+    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+    expect(controller.knowledge.get("client-colours")).toBeUndefined();
+  });
+
+  it("a changed revision of a loaded note is hinted again as changed; a removed note is reported once", async () => {
+    const gamma = agent();
+    gamma.controller.knowledge.registerNote({ ...live, body: "Primary colour: teal #0F8B8D.\n" });
+    gamma.faux.setResponses([toolUse(fetch("client-colours")), fauxAssistantMessage("Teal it is.")]);
+    await gamma.prompt("Pick a colour palette for the deck");
+    expect(gamma.controller.state.knowledge?.loaded.map((note) => note.id)).toEqual(["client-colours"]);
+
+    expect(gamma.controller.knowledge.registerNote({ ...live, body: "Primary colour: teal #0F8B8D.\n" })).toBe("unchanged");
+    expect(gamma.controller.knowledge.registerNote({ ...live, body: "Primary colour: navy #1B2A4A.\n" })).toBe("updated");
+    const seen: SeenContext[] = [];
+    gamma.faux.setResponses([seeing(seen, toolUse(fetch("client-colours"))), seeing(seen, fauxAssistantMessage("Navy now."))]);
+    await gamma.prompt("Go on with card 3");
+    const changed = hintsIn(seen[0]);
+    expect(changed).toHaveLength(1);
+    expect(changed[0]?.split("\n").slice(0, 3)).toEqual([
+      "<knowledge_hints>",
+      "BLOCKING: Fetch each matching unread note before the first task action.",
+      '<knowledge id="client-colours" name="Client colours" scope="Use for colour choices in decks for this client." source="user" status="changed" />',
+    ]);
+    expect(textOf(seen[1]?.messages.at(-1))).toBe("Primary colour: navy #1B2A4A.\n");
+
+    expect(gamma.controller.knowledge.removeNote("client-colours")).toBe(true);
+    const after: SeenContext[] = [];
+    gamma.faux.setResponses([seeing(after, fauxAssistantMessage("Noted.")), seeing(after, fauxAssistantMessage("Still noted."))]);
+    await gamma.prompt("Continue");
+    await gamma.prompt("Continue again");
+    expect(hintsIn(after[0])).toEqual([
+      ["<knowledge_hints>", "A note marked removed no longer exists: stop applying it.", '<knowledge id="client-colours" name="Client colours" status="removed" />', "</knowledge_hints>"].join("\n"),
+    ]);
+    expect(hintsIn(after[1])).toEqual([]);
+    expect(gamma.controller.state.knowledge?.loaded).toEqual([]);
+    expect(hinted(gamma.events).map((event) => event.type === "knowledge_hinted" && event.notes.filter((note) => note.id === "client-colours"))).toEqual([
+      [{ id: "client-colours", status: "new" }],
+      [{ id: "client-colours", status: "changed" }],
+      [{ id: "client-colours", status: "removed" }],
+    ]);
+  });
+
+  it("an update during a run is steered in after the tool batch, before the next model call", async () => {
+    const gamma = agent();
+    gamma.controller.knowledge.registerNote({ ...live, body: "Teal.\n" });
+    gamma.faux.setResponses([toolUse(fetch("client-colours")), fauxAssistantMessage("Loaded.")]);
+    await gamma.prompt("Pick a colour palette");
+    const seen: SeenContext[] = [];
+    const bash: ToolExecutor = async () => {
+      gamma.controller.knowledge.registerNote({ ...live, body: "Navy.\n" });
+      return { content: [{ type: "text", text: "rendered" }] };
+    };
+    const running = createGammaAgent({ controller: gamma.controller, model: gamma.faux.getModel(), executors: { ...recordingExecutors(), bash } });
+    pi.disposeAfterTest(running);
+    gamma.faux.setResponses([toolUse(fauxToolCall("bash", { command: "gml render" })), seeing(seen, fauxAssistantMessage("Seen the change."))]);
+    await running.agent.prompt(gamma.controller.buildTurnMessages({ text: "Render the deck" }) as AgentMessage[]);
+    expect(seen[0]?.messages.map(textOf).at(-1)).toContain('<knowledge id="client-colours" name="Client colours" scope="Use for colour choices in decks for this client." source="user" status="changed" />');
+  });
+});
+
+describe("a replaceable selector", () => {
+  it("decides the candidates; the runtime still drops read, unchanged notes", async () => {
+    const asked: string[] = [];
+    const selector: KnowledgeSelector = {
+      update: () => {},
+      select: (query) => {
+        asked.push(query.text);
+        return ["deck-typography"];
+      },
+    };
+    const faux = pi.faux();
+    const gamma = pi.disposeAfterTest(createGammaAgent({ artifacts, variant: "base", model: faux.getModel(), executors: recordingExecutors(), knowledge: { selector } }));
+    const seen: SeenContext[] = [];
+    faux.setResponses([seeing(seen, fauxAssistantMessage("ok"))]);
+    await gamma.agent.prompt(gamma.controller.buildTurnMessages({ text: "Anything at all" }) as AgentMessage[]);
+    expect(asked).toEqual(["Anything at all"]);
+    expect(hintsIn(seen[0])[0]).toContain('id="deck-typography"');
+    expect(hintsIn(seen[0])[0]).not.toContain('id="brand-images"');
+  });
+});
+
+describe("lifetime: loaded notes survive compaction and restart", () => {
+  it("after a restart the anchor lists the loaded notes (id, name, revision); the model re-fetches only when it needs the body", async () => {
+    const statePath = join(tempDir("gamma-state-"), "session.json");
+    const first = agent({ store: new FileStateStore(statePath) });
+    first.faux.setResponses([toolUse(fetch("brand-images")), fauxAssistantMessage("Loaded.")]);
+    await first.prompt("Choose photos for the deck");
+    pi.disposeNow(first);
+
+    const restarted = new SessionProtocolController({ artifacts, variant: "base", store: new FileStateStore(statePath) });
+    const revision = artifacts.knowledge.notes.get("brand-images")?.revision ?? "";
+    const anchor = restarted.anchorMessage().content;
+    expect(anchor).toContain(
+      [
+        "<loaded_knowledge>",
+        "Knowledge notes you loaded in this session; they stay in force while unchanged. Fetch one again with read_workspace_rule only when you need its body.",
+        `- brand-images: Workspace image rules (source user, revision ${revision})`,
+        "</loaded_knowledge>",
+      ].join("\n"),
+    );
+    // Still loaded and unchanged: a matching turn does not hint it again.
+    const hints = restarted.buildTurnMessages({ text: "More photos please" }).map((message) => (typeof message.content === "string" ? message.content : ""));
+    expect(hints.join("\n")).not.toContain('id="brand-images"');
+    restarted.close();
+  });
+
+  it("on an AgentSession, hints ride with session.prompt and the compaction anchor lists the loaded note", async () => {
+    const faux = pi.faux();
+    const events: ProtocolEvent[] = [];
+    const open = pi.disposeAfterTest(
+      await createGammaSession({
+        artifacts,
+        variant: "base",
+        executors: recordingExecutors(),
+        onProtocolEvent: (event) => events.push(event),
+        ...fauxSessionSetup(faux),
+        settingsManager: SettingsManager.inMemory({ compaction: { enabled: false, keepRecentTokens: 1 } }),
+      }),
+    );
+    const seen: SeenContext[] = [];
+    faux.setResponses([seeing(seen, toolUse(fetch("deck-typography"))), fauxAssistantMessage("Titles fixed.")]);
+    await open.session.prompt("Shorten the card titles");
+    expect(seen[0]?.messages.map(textOf)[0]).toBe("Shorten the card titles");
+    expect(seen[0]?.messages.map(textOf)[1]).toContain('<knowledge id="deck-typography"');
+    faux.appendResponses([fauxAssistantMessage("More.")]);
+    await open.session.prompt("And the speaker notes");
+
+    faux.setResponses(Array.from({ length: 4 }, () => fauxAssistantMessage("Summary: titles were shortened.")));
+    await open.session.compact();
+    const after: SeenContext[] = [];
+    faux.setResponses([seeing(after, fauxAssistantMessage("Continuing."))]);
+    await open.session.prompt("continue");
+    const anchor = (after[0]?.messages ?? []).map(textOf).find((text) => text.startsWith("<session_state"));
+    expect(anchor).toContain("- deck-typography: Card text limits (source system, revision sha256:");
+    expect(events.filter((event) => event.type === "knowledge_loaded").map((event) => event.type === "knowledge_loaded" && event.id)).toEqual(["deck-typography"]);
+  });
+});
