@@ -66,6 +66,11 @@ export function readRecordedBuild(outDir: string, tokenizerVersion: string): Rec
   for (const skill of Object.values(isRecord(manifest.skills) ? manifest.skills : {})) {
     if (isRecord(skill)) record(verified(skill.file), skill.tokens);
   }
+  // Knowledge notes: knowledge.json records each body's count.
+  const knowledge = isRecord(manifest.knowledge) ? parseJson(verified(manifest.knowledge.file)) : undefined;
+  for (const note of Array.isArray(knowledge) ? (knowledge as unknown[]) : []) {
+    if (isRecord(note)) record(verified(note.file), note.tokens);
+  }
   const variants = new Map<string, RecordedVariant>();
   for (const variant of Object.values(isRecord(manifest.variants) ? manifest.variants : {})) {
     if (!isRecord(variant) || !Number.isSafeInteger(variant.tokens) || !Number.isSafeInteger(variant.sharedPrefixTokens)) continue;
