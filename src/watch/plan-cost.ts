@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BuildResult } from "../build.js";
 import { invalidationCost, type InvalidationCost } from "../cost/invalidation.js";
 import { CACHE_PLAN_FILE, type CachePlan } from "../protocol/cache-plan.js";
+import { readRegularFile } from "../protocol/regular-file.js";
 
 /**
  * Remembers the cache plan dist/ holds and, when a build replaces it, prices
@@ -24,8 +24,11 @@ export function createPlanTracker(outDir: string): (result: BuildResult) => Inva
 }
 
 function readPlan(path: string): CachePlan | undefined {
+  // Never a blocking read: a FIFO left in dist/ must not hang watch at start.
+  const read = readRegularFile(path);
+  if (read.kind !== "file") return undefined;
   try {
-    return JSON.parse(readFileSync(path, "utf8")) as CachePlan;
+    return JSON.parse(read.bytes.toString("utf8")) as CachePlan;
   } catch {
     return undefined;
   }

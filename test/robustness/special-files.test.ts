@@ -27,6 +27,14 @@ function cli(args: string[]): { status: number | null; stdout: string; stderr: s
   return { status: result.status, stdout: result.stdout, stderr: result.stderr, timedOut: result.signal === "SIGTERM" };
 }
 
+/** Runs the CLI, which must finish before the timeout with exit 1; returns the refusals it reported. */
+function refusals(args: string[]): Array<[string, string]> {
+  const result = cli([...args, "--format", "json"]);
+  expect(result.timedOut, `${args[0]} hangs`).toBe(false);
+  expect(result.status).toBe(1);
+  return ruleIds(result.stdout);
+}
+
 function ruleIds(jsonText: string): Array<[string, string]> {
   const document = JSON.parse(jsonText) as { diagnostics: Array<{ file: string; ruleId: string }> };
   return document.diagnostics.filter((d) => d.ruleId.endsWith("not-a-file") || d.ruleId === "source/outside-root").map((d) => [d.file, d.ruleId]);
@@ -40,27 +48,18 @@ describe("a FIFO where the tool reads", () => {
     mkdirSync(join(root, "skills/linked"));
     mkfifo(join(root, "fifo-target"));
     symlinkSync(join(root, "fifo-target"), join(root, "skills/linked/SKILL.md"));
-    const linted = cli(["lint", "--root", root, "--format", "json"]);
-    expect(linted.timedOut).toBe(false);
-    expect(linted.status).toBe(1);
-    expect(ruleIds(linted.stdout)).toEqual([
+    expect(refusals(["lint", "--root", root])).toEqual([
       ["skills/linked/SKILL.md", "source/not-a-file"],
       ["skills/pipe/SKILL.md", "source/not-a-file"],
     ]);
-    const built = cli(["build", "--root", root, "--format", "json"]);
-    expect(built.timedOut).toBe(false);
-    expect(built.status).toBe(1);
-    expect(ruleIds(built.stdout)).toContainEqual(["skills/pipe/SKILL.md", "source/not-a-file"]);
+    expect(refusals(["build", "--root", root])).toContainEqual(["skills/pipe/SKILL.md", "source/not-a-file"]);
   }, 60_000);
 
   it("as a partial or a tool schema is source/not-a-file", async () => {
     const root = await copyProject("basic");
     mkfifo(join(root, "prompts/partials/pipe.hbs"));
     mkfifo(join(root, "schemas/tools/pipe.json"));
-    const built = cli(["build", "--root", root, "--format", "json"]);
-    expect(built.timedOut).toBe(false);
-    expect(built.status).toBe(1);
-    expect(ruleIds(built.stdout)).toEqual([
+    expect(refusals(["build", "--root", root])).toEqual([
       ["prompts/partials/pipe.hbs", "source/not-a-file"],
       ["schemas/tools/pipe.json", "source/not-a-file"],
     ]);
@@ -71,14 +70,8 @@ describe("a FIFO where the tool reads", () => {
     expect(cli(["build", "--root", root]).status).toBe(0);
     rmSync(join(root, "dist/prefix.md"));
     mkfifo(join(root, "dist/prefix.md"));
-    const checked = cli(["check", "--root", root, "--format", "json"]);
-    expect(checked.timedOut).toBe(false);
-    expect(checked.status).toBe(1);
-    expect(ruleIds(checked.stdout)).toEqual([["dist/prefix.md", "dist/not-a-file"]]);
-    const built = cli(["build", "--root", root, "--format", "json"]);
-    expect(built.timedOut).toBe(false);
-    expect(built.status).toBe(1);
-    expect(ruleIds(built.stdout)).toEqual([["dist/prefix.md", "dist/not-a-file"]]);
+    expect(refusals(["check", "--root", root])).toEqual([["dist/prefix.md", "dist/not-a-file"]]);
+    expect(refusals(["build", "--root", root])).toEqual([["dist/prefix.md", "dist/not-a-file"]]);
     const script = `import(${JSON.stringify(join(repoRoot, "lib/runtime/index.js"))}).then((runtime) => {
       try { runtime.loadArtifacts({ distDir: process.argv[1] }); } catch (error) { process.stdout.write(error.name + ": " + error.message); }
     })`;

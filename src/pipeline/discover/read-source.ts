@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { readSync } from "node:fs";
 import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { SourceFile } from "../../stage-data.js";
@@ -66,18 +65,6 @@ export function toSourceFile(relPath: string, outcome: ReadOutcome, rules: ReadR
     return createDiagnostic(rules.tooLarge, relPath, FILE_START, `Unexpected file of ${outcome.tooLarge} bytes, expected at most ${MAX_SOURCE_BYTES} bytes`);
   }
   return createDiagnostic(rules.unreadable, relPath, FILE_START, `Unexpected read failure (${outcome.code}), expected a readable file`);
-}
-
-/** Reads up to the size fstat reported, and stops there even if the file grows meanwhile. */
-function readAll(descriptor: number, size: number): Buffer {
-  const buffer = Buffer.allocUnsafe(size);
-  let filled = 0;
-  while (filled < size) {
-    const count = readSync(descriptor, buffer, filled, size - filled, null);
-    if (count === 0) break;
-    filled += count;
-  }
-  return buffer.subarray(0, filled);
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
