@@ -8,22 +8,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultDistDir, FileStateStore, loadArtifacts, MiniSearchSelector, SessionProtocolController } from "../lib/runtime/index.js";
+import { measure, row as printRow } from "./helpers/timing.mjs";
 
-function measure(runs, fn) {
-  for (let i = 0; i < Math.min(50, runs); i++) fn();
-  globalThis.gc?.();
-  const times = [];
-  for (let i = 0; i < runs; i++) {
-    const start = process.hrtime.bigint();
-    fn();
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  times.sort((a, b) => a - b);
-  return { median: times[Math.floor(times.length / 2)], p95: times[Math.floor(times.length * 0.95)] };
-}
-
-const row = (label, { median, p95 }, target) =>
-  console.log(`${label.padEnd(62)} median ${median.toFixed(3).padStart(7)} ms   p95 ${p95.toFixed(3).padStart(7)} ms   target <= ${target} ms ${median <= target ? "ok" : "MISSED"}`);
+const row = (label, result, target) => printRow(label, result, target, 62);
 
 const topics = ["image", "photo", "chart", "table", "font", "title", "colour", "logo", "brief", "export", "quote", "pricing", "legal", "tone", "audience", "video", "icon", "layout", "speaker", "citation"];
 const objects = ["cards", "decks", "covers", "appendix", "summaries", "handouts", "agendas", "timelines", "roadmaps", "reports"];

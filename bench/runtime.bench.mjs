@@ -8,24 +8,11 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultDistDir, FileStateStore, loadArtifacts, SessionProtocolController } from "../lib/runtime/index.js";
+import { measure, row as printRow } from "./helpers/timing.mjs";
 
 const distDir = process.env.GAMMA_DIST ?? defaultDistDir();
 
-function measure(runs, fn) {
-  for (let i = 0; i < Math.min(50, runs); i++) fn(); // warm the JIT and the page cache
-  globalThis.gc?.();
-  const times = [];
-  for (let i = 0; i < runs; i++) {
-    const start = process.hrtime.bigint();
-    fn();
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  times.sort((a, b) => a - b);
-  return { median: times[Math.floor(times.length / 2)], p95: times[Math.floor(times.length * 0.95)] };
-}
-
-const row = (label, { median, p95 }, target) =>
-  console.log(`${label.padEnd(54)} median ${median.toFixed(3).padStart(7)} ms   p95 ${p95.toFixed(3).padStart(7)} ms   target <= ${target} ms ${median <= target ? "ok" : "MISSED"}`);
+const row = (label, result, target) => printRow(label, result, target);
 
 // 1. Load and verify.
 if (existsSync(join(distDir, "manifest.json"))) {
