@@ -2,6 +2,7 @@ import { hostname, userInfo } from "node:os";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCliInProcess } from "../helpers/cli.js";
 import { copyProject, fixturesDir, listFiles, removeTempDirs, spawnCli, snapshotTree, tempDir } from "./helpers.js";
 
 afterAll(removeTempDirs);
@@ -19,36 +20,50 @@ async function copyReversed(into: string, transform: (text: string) => string = 
   return into;
 }
 
-function buildWith(root: string, env: NodeJS.ProcessEnv): void {
+/** A time zone and locale are fixed when a process starts, so a build under another one needs its own process. */
+function buildInChildWith(root: string, env: NodeJS.ProcessEnv): void {
   const run = spawnCli(["build", "--root", root], { env, cwd: root });
   expect(run.status, run.stderr).toBe(0);
 }
 
-describe("byte stability across environments (real CLI in child processes)", () => {
+/** Builds through the CLI entry in this process; Node applies a changed TZ at once, so `timeZone` takes effect. */
+async function buildHere(root: string, timeZone?: string): Promise<void> {
+  const previous = process.env["TZ"];
+  if (timeZone !== undefined) process.env["TZ"] = timeZone;
+  try {
+    const run = await runCliInProcess("build", "--root", root);
+    expect(run.code, run.stderr).toBe(0);
+  } finally {
+    if (previous === undefined) delete process.env["TZ"];
+    else process.env["TZ"] = previous;
+  }
+}
+
+describe("byte stability across environments (CLI entry; another time zone and locale in a child process)", () => {
   let reference: Record<string, string>;
   let referenceRoot: string;
 
   beforeAll(async () => {
     referenceRoot = await copyProject("basic", join(await tempDir("stable"), "plain"));
-    buildWith(referenceRoot, { TZ: "UTC", LANG: "C", LC_ALL: "C" });
+    buildInChildWith(referenceRoot, { TZ: "UTC", LANG: "C", LC_ALL: "C" });
     reference = await snapshotTree(join(referenceRoot, "dist"));
   });
 
   it("produces identical bytes under another time zone and locale", async () => {
     const root = await copyProject("basic");
-    buildWith(root, { TZ: "Pacific/Kiritimati", LANG: "tr_TR.UTF-8", LC_ALL: "tr_TR.UTF-8" });
+    buildInChildWith(root, { TZ: "Pacific/Kiritimati", LANG: "tr_TR.UTF-8", LC_ALL: "tr_TR.UTF-8" });
     expect(await snapshotTree(join(root, "dist"))).toEqual(reference);
   });
 
   it("produces identical bytes in a project path with spaces and files created in reverse order", async () => {
     const root = await copyReversed(join(await tempDir("path with  spaces"), "my agent", "project root"));
-    buildWith(root, { TZ: "America/Los_Angeles" });
+    await buildHere(root, "America/Los_Angeles");
     expect(await snapshotTree(join(root, "dist"))).toEqual(reference);
   });
 
   it("renders CRLF and BOM sources to the same bytes as LF sources", async () => {
     const root = await copyReversed(join(await tempDir("crlf"), "project"), (text) => `\uFEFF${text.replace(/\n/g, "\r\n")}`);
-    buildWith(root, {});
+    await buildHere(root);
     expect(await snapshotTree(join(root, "dist"))).toEqual(reference);
   });
 

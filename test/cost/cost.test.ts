@@ -8,7 +8,8 @@ import { ProfileError } from "../../src/cost/profile.js";
 import { loadPromptCachingData } from "../../src/cost/rules.js";
 import type { CachePlan } from "../../src/protocol/cache-plan.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
-import { copyProject, removeTempDirs, repoRoot, spawnCli, tempDir } from "../build/helpers.js";
+import { copyProject, removeTempDirs, repoRoot, tempDir } from "../build/helpers.js";
+import { runCliInProcess } from "../helpers/cli.js";
 
 afterAll(removeTempDirs);
 
@@ -98,18 +99,18 @@ describe("gamma-prompt cost (CLI)", () => {
     const dir = await tempDir();
     const profile = join(dir, "traffic.json");
     await writeFile(profile, JSON.stringify({ durationMinutes: 5, sessionsPerMinute: 30 }));
-    const ok = spawnCli(["cost", "--profile", profile, "--format", "json"]);
-    expect(ok.status).toBe(0);
+    const ok = await runCliInProcess("cost", "--profile", profile, "--format", "json");
+    expect(ok.code).toBe(0);
     const document = JSON.parse(ok.stdout) as { rows: CostRow[]; dataReadOn: string };
     expect(document.dataReadOn).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(document.rows.length).toBeGreaterThan(0);
     await writeFile(profile, JSON.stringify({ secondsBetweenCalls: "soon" }));
-    const bad = spawnCli(["cost", "--profile", profile]);
-    expect(bad.status).toBe(2);
+    const bad = await runCliInProcess("cost", "--profile", profile);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("Unexpected secondsBetweenCalls \"soon\"");
     await mkdir(join(dir, "empty"));
-    const unbuilt = spawnCli(["cost", "--root", join(dir, "empty")]);
-    expect(unbuilt.status).toBe(2);
+    const unbuilt = await runCliInProcess("cost", "--root", join(dir, "empty"));
+    expect(unbuilt.code).toBe(2);
     expect(unbuilt.stderr).toContain("run `gamma-prompt build` first");
   });
 });

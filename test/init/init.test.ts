@@ -5,6 +5,7 @@ import { runInitCommand } from "../../src/cli/commands/init.js";
 import { init, InitUsageError, planScaffold } from "../../src/init.js";
 import { lint } from "../../src/lint.js";
 import { listFiles, removeTempDirs, spawnCli, snapshotTree, tempDir } from "../build/helpers.js";
+import { runCliInProcess } from "../helpers/cli.js";
 
 afterAll(removeTempDirs);
 
@@ -36,7 +37,7 @@ const AGENT_FILES = [
 ];
 
 describe("gamma-prompt init", () => {
-  it("scaffolds a neutral agent that builds and checks at once, with no finding at all (CLI, exit 0 each)", async () => {
+  it("scaffolds a neutral agent that builds and checks at once, with no finding at all (real processes in the new folder, exit 0 each)", async () => {
     const parent = await tempDir();
     const created = spawnCli(["init", "my agent"], { cwd: parent });
     expect(created.stderr).toBe("");
@@ -68,15 +69,15 @@ describe("gamma-prompt init", () => {
     const root = await tempDir();
     await writeFile(join(root, "gamma-prompt.config.json"), "{}\n");
     const before = await snapshotTree(root);
-    const refused = spawnCli(["init", root]);
-    expect(refused.status).toBe(1);
+    const refused = await runCliInProcess("init", root);
+    expect(refused.code).toBe(1);
     expect(refused.stdout).toBe("");
     expect(refused.stderr).toContain("1 file of the scaffold already exists in");
     expect(refused.stderr).toContain("nothing was written:\n  gamma-prompt.config.json\nRe-run with --force to overwrite them.\n");
     expect(await snapshotTree(root)).toEqual(before);
 
-    const forced = spawnCli(["init", root, "--force"]);
-    expect(forced.status).toBe(0);
+    const forced = await runCliInProcess("init", root, "--force");
+    expect(forced.code).toBe(0);
     expect(forced.stdout).toContain("  gamma-prompt.config.json  (overwritten)\n");
     expect(await listFiles(root)).toEqual(AGENT_FILES);
   });
@@ -88,8 +89,8 @@ describe("gamma-prompt init", () => {
 
     const gamma = await tempDir();
     expect(init({ dir: gamma, template: "gamma" }).ok).toBe(true);
-    const built = spawnCli(["build", "--root", gamma]);
-    expect(built.status).toBe(0);
+    const built = await runCliInProcess("build", "--root", gamma);
+    expect(built.code).toBe(0);
     expect(await readFile(join(gamma, "dist/manifest.json"), "utf8")).toBe(await readFile(join(process.cwd(), "dist/manifest.json"), "utf8"));
 
     const collection = await tempDir();
@@ -130,15 +131,15 @@ describe("gamma-prompt init", () => {
     expect(() => planScaffold({ template: "gamma", profile: "agentskills" })).toThrow(InitUsageError);
     expect(() => planScaffold({ name: "{{evil}}" })).toThrow(/agent name/);
     const root = await tempDir();
-    const run = spawnCli(["init", root, "--template", "nope"]);
-    expect(run.status).toBe(2);
+    const run = await runCliInProcess("init", root, "--template", "nope");
+    expect(run.code).toBe(2);
     expect(await listFiles(root)).toEqual([]);
     await writeFile(join(root, "prompts"), "a file where a folder belongs");
-    const blocked = spawnCli(["init", root]);
-    expect(blocked.status).toBe(1);
+    const blocked = await runCliInProcess("init", root);
+    expect(blocked.code).toBe(1);
     expect(blocked.stderr).toContain("  prompts/prefix.hbs\n");
     const file = join(root, "a-file");
     await writeFile(file, "x");
-    expect(spawnCli(["init", file]).status).toBe(2);
+    expect((await runCliInProcess("init", file)).code).toBe(2);
   });
 });

@@ -11,7 +11,8 @@ import { init } from "../../src/init.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { InjectionsNotDefinedError, SessionProtocolController, UnknownVariantError } from "../../src/runtime/controller.js";
 import { createGammaAgent } from "../../src/runtime/pi-adapter.js";
-import { removeTempDirs, spawnCli, tempDir } from "../build/helpers.js";
+import { removeTempDirs, tempDir } from "../build/helpers.js";
+import { runCliInProcess } from "../helpers/cli.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, registerFauxProvider, seeing, textOf, toolUse, type Faux, type SeenContext } from "../runtime/helpers/pi.js";
 
 afterAll(removeTempDirs);
@@ -36,7 +37,7 @@ describe("a project's own variants, end to end", () => {
     expect(Object.keys(artifacts.manifest.variants)).toEqual(["base", "outline"]);
     expect(artifacts.manifest.variants["outline"]?.preloadedSkills).toEqual(["draft-outline", "style-guide"]);
     expect(artifacts.variants["outline"]).toBe(await readFile(join(root, "dist/variants/outline.md"), "utf8"));
-    const table = spawnCli(["build", "--root", root]).stdout.split("\n");
+    const table = (await runCliInProcess("build", "--root", root)).stdout.split("\n");
     expect(table[1]).toMatch(/^base\s+\d+\s+\d+\s+\d+\s+\d+\s+100\.0%$/);
     expect(table[2]).toMatch(/^outline\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\.\d%$/);
 
