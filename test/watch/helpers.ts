@@ -1,41 +1,19 @@
 import { createHash } from "node:crypto";
-import { cp, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { copyParts, readTree, tempDir } from "../helpers/temp-project.js";
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
 /** The embedded default's sources, the project every watch test starts from. */
 const PROJECT_SOURCES = ["skills", "prompts", join("schemas", "tools")];
 
-const tempRoots: string[] = [];
-
 /** Copies the embedded default's sources into a fresh temp folder (whose name has a space, on purpose). */
 export async function copyProject(from = repoRoot): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), "gamma watch "));
-  tempRoots.push(root);
-  for (const source of PROJECT_SOURCES) {
-    await cp(join(from, source), join(root, source), { recursive: true });
-  }
-  return root;
+  return copyParts(from, PROJECT_SOURCES, await tempDir("gamma watch"));
 }
 
-export async function removeTempProjects(): Promise<void> {
-  await Promise.all(tempRoots.splice(0).map((root) => rm(root, { recursive: true, force: true })));
-}
-
-/** Every file under `dir`, by POSIX path relative to it, with its bytes. */
-export async function readTree(dir: string): Promise<Map<string, Buffer>> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  const files = new Map<string, Buffer>();
-  const paths = entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name))
-    .sort();
-  for (const path of paths) files.set(relative(dir, path).split(sep).join("/"), await readFile(path));
-  return files;
-}
+export { readTree, removeTempDirs as removeTempProjects } from "../helpers/temp-project.js";
 
 /**
  * Asserts dist/ is exactly what its manifest describes: no temp file, no

@@ -4,26 +4,20 @@
  * that is missing or fails verification fails the tests that need it, with
  * the reason: the runtime is only ever tested against the compiler's output.
  */
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { cpSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll } from "vitest";
 import { loadArtifacts } from "../../../src/runtime/artifacts.js";
+import { removeTempDirs, tempDirSync } from "../../helpers/temp-project.js";
 
 /** The real dist/ the tests copy: the repository's own, or GAMMA_DIST when set. */
 export const repoDist = process.env["GAMMA_DIST"] ?? fileURLToPath(new URL("../../../dist/", import.meta.url));
 
-const created: string[] = [];
-afterAll(() => {
-  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(removeTempDirs);
 
 /** A fresh temp folder, removed after the test file's tests. */
-export function tempDir(prefix = "gamma-runtime-"): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  created.push(dir);
-  return dir;
+export function tempDir(prefix = "gamma-runtime"): string {
+  return tempDirSync(prefix);
 }
 
 /** A temp copy of the real dist/; throws when it is missing or does not verify. */
