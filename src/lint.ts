@@ -1,13 +1,20 @@
-import { countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./stage-data.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
+import { detectProfile, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
 
 export { ProjectRootError } from "./pipeline/discover/discover.js";
 
+export type { Profile, RuleSetting } from "./pipeline/validate/lint-config.js";
+
 export interface LintOptions {
-  /** Project root: the folder that holds skills/. */
+  /** Project root: the folder that holds skills/ (or the folders `skills` in the config names). */
   root: string;
+  /** Which rules apply; default: the config's `profile`, else gamma for a project with prompts/ and agentskills otherwise. */
+  profile?: Profile;
+  /** Report a project without any skill (`skill/no-skills`, default true); `--allow-empty` passes false. */
+  reportEmpty?: boolean;
 }
 
 export interface LintResult {
@@ -17,6 +24,10 @@ export interface LintResult {
   warningCount: number;
   /** Skills whose own file has no error diagnostic, sorted by name. */
   skills: ValidSkill[];
+  /** The profile whose rules ran. */
+  profile: Profile;
+  /** How many SKILL.md files were checked. */
+  skillFileCount: number;
 }
 
 /**
@@ -26,6 +37,10 @@ export interface LintResult {
  * skills/ folder, which is a usage problem rather than a finding.
  */
 export async function lint(options: LintOptions): Promise<LintResult> {
-  const { diagnostics, skills } = await lintSkills(options.root, new BuildSession());
-  return { diagnostics, ...countDiagnostics(diagnostics), skills };
+  const { config, diagnostics: configDiagnostics } = readLintConfig(options.root);
+  const profile = options.profile ?? config.profile ?? detectProfile(options.root);
+  const settings = { profile, layout: config.layout, rules: config.rules, reportEmpty: options.reportEmpty !== false };
+  const linted = await lintSkills(options.root, new BuildSession(), undefined, settings);
+  const diagnostics = [...configDiagnostics, ...linted.diagnostics].sort(compareDiagnostics);
+  return { diagnostics, ...countDiagnostics(diagnostics), skills: linted.skills, profile, skillFileCount: linted.skillFileCount };
 }

@@ -81,6 +81,12 @@ export interface DiagnosticCounts {
   warningCount: number;
 }
 
+/** What a run adds to its findings for a reporter's summary: the counts, and for lint the profile and how many skills were checked. */
+export interface ReportContext extends DiagnosticCounts {
+  profile?: string;
+  skillCount?: number;
+}
+
 export function countDiagnostics(diagnostics: readonly Diagnostic[]): DiagnosticCounts {
   let errorCount = 0;
   let warningCount = 0;

@@ -77,6 +77,17 @@ describe("gamma-prompt build (CLI)", () => {
   });
 });
 
+/** Runs the CLI from inside `dir`, as CI runs it from the repository root. */
+async function runIn(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const cwd = process.cwd();
+  process.chdir(dir);
+  try {
+    return await runCliInProcess(...args);
+  } finally {
+    process.chdir(cwd);
+  }
+}
+
 describe("gamma-prompt check (CLI)", () => {
   it("exits 0 when dist/ is current and 1 on drift, in every format", async () => {
     const root = await copyProject("basic");
@@ -94,8 +105,14 @@ describe("gamma-prompt check (CLI)", () => {
     expect(json.code).toBe(1);
     const document = JSON.parse(json.stdout) as { drift: Array<{ artifact: string; kind: string }>; errorCount: number };
     expect(document.drift).toEqual(expect.arrayContaining([expect.objectContaining({ artifact: "catalog.xml", kind: "changed" })]));
-    const github = await runCliInProcess("check", "--root", root, "--format", "github");
+    // Annotations name files relative to the working folder (the repository root in CI), whatever --root is.
+    const github = await runIn(root, "check", "--root", ".", "--format", "github");
     expect(github.code).toBe(1);
     expect(github.stdout).toMatch(/^::error file=dist\/catalog\.xml,line=2,col=1,/m);
+    const fromAbove = await runIn(join(root, ".."), "check", "--root", "project root", "--format", "github");
+    expect(fromAbove.stdout).toMatch(/^::error file=project root\/dist\/catalog\.xml,line=2,col=1,/m);
+    const sarif = await runCliInProcess("check", "--root", root, "--format", "sarif");
+    expect(sarif.code).toBe(1);
+    expect(JSON.parse(sarif.stdout)).toMatchObject({ version: "2.1.0", runs: [{ results: expect.arrayContaining([expect.objectContaining({ ruleId: "dist/changed" })]) }] });
   });
 });

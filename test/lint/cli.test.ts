@@ -12,6 +12,17 @@ const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
 const fixture = (name: string): string => join(fixturesDir, name);
 
+/** Runs the CLI from inside `dir`, as CI runs it from the repository root. */
+async function runIn(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const cwd = process.cwd();
+  process.chdir(dir);
+  try {
+    return await run(...args);
+  } finally {
+    process.chdir(cwd);
+  }
+}
+
 const temps: string[] = [];
 afterEach(() => {
   for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -19,7 +30,7 @@ afterEach(() => {
 
 describe("gamma-prompt lint: the JSON contract", () => {
   it("prints exactly one JSON document with the contract's keys in order", async () => {
-    const { code, stdout } = await run("lint", "--root", fixture("reference-unknown"), "--format", "json");
+    const { code, stdout } = await runIn(fixture("reference-unknown"), "lint", "--profile", "gamma", "--format", "json");
     expect(code).toBe(1);
     expect(stdout.endsWith("}\n")).toBe(true);
     expect(stdout.trimEnd().includes("\n")).toBe(false);
@@ -30,7 +41,7 @@ describe("gamma-prompt lint: the JSON contract", () => {
   });
 
   it("adds the related location last, when a finding has one", async () => {
-    const { stdout } = await run("lint", "--root", fixture("name-duplicate"), "--format", "json");
+    const { stdout } = await runIn(fixture("name-duplicate"), "lint", "--profile", "gamma", "--format", "json");
     const [duplicate] = (JSON.parse(stdout) as { diagnostics: Array<Record<string, unknown>> }).diagnostics;
     expect(Object.keys(duplicate ?? {})).toEqual(["file", "line", "column", "endLine", "endColumn", "severity", "ruleId", "message", "url", "related"]);
     expect(duplicate?.["related"]).toEqual({ file: "skills/first/SKILL.md", line: 2, column: 7, endLine: 2, endColumn: 12, message: 'first skill named "first"' });
@@ -39,7 +50,7 @@ describe("gamma-prompt lint: the JSON contract", () => {
   it("is the same document from the compiled bin in a child process", () => {
     const bin = join(repoRoot, "lib", "cli", "index.js");
     expect(existsSync(bin), "run `npm test` (it compiles lib/ first)").toBe(true);
-    const child = spawnSync(process.execPath, [bin, "lint", "--root", fixture("crlf-bom"), "--format", "json"], { encoding: "utf8" });
+    const child = spawnSync(process.execPath, [bin, "lint", "--profile", "gamma", "--format", "json"], { encoding: "utf8", cwd: fixture("crlf-bom") });
     expect(child.status).toBe(1);
     expect(child.stderr).toBe("");
     expect(prettyJson(child.stdout)).toBe(readFileSync(join(fixture("crlf-bom"), "expected.json"), "utf8"));
@@ -58,7 +69,7 @@ describe("gamma-prompt lint: exit codes", () => {
     process.chdir(repoRoot);
     try {
       const { code, stdout } = await run("lint");
-      expect({ code, stdout }).toEqual({ code: 0, stdout: "" });
+      expect({ code, stdout }).toEqual({ code: 0, stdout: "✔ no problems · 6 skills, profile gamma\n" });
     } finally {
       process.chdir(cwd);
     }
@@ -80,7 +91,7 @@ describe("gamma-prompt lint: exit codes", () => {
   it("exits 2 for an unknown --format, printing nothing on stdout", async () => {
     const { code, stdout, stderr } = await run("lint", "--root", fixture("good-tree"), "--format", "xml");
     expect({ code, stdout }).toEqual({ code: 2, stdout: "" });
-    expect(stderr).toContain("Allowed choices are stylish, json, github");
+    expect(stderr).toContain("Allowed choices are stylish, json, github, sarif");
   });
 
   it("exits 2 for a --max-warnings that is not a whole number", async () => {
@@ -103,12 +114,15 @@ describe("gamma-prompt lint: exit codes", () => {
     expect(noSkills.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it("exits 0 for a skills/ folder with no skills", async () => {
+  it("warns and exits 1 for a skills/ folder with no skills, and exits 0 with --allow-empty", async () => {
     const root = mkdtempSync(join(tmpdir(), "gamma-prompt-lint-"));
     temps.push(root);
     mkdirSync(join(root, "skills"));
     writeFileSync(join(root, "skills", "README.md"), "Skills go in folders.\n");
-    expect(await run("lint", "--root", root, "--format", "json")).toEqual({ code: 0, stdout: '{"diagnostics":[],"errorCount":0,"warningCount":0}\n', stderr: "" });
+    const empty = await run("lint", "--root", root, "--format", "json");
+    expect(empty.code).toBe(1);
+    expect(JSON.parse(empty.stdout)).toMatchObject({ errorCount: 0, warningCount: 1, diagnostics: [{ ruleId: "skill/no-skills", severity: "warning" }] });
+    expect(await run("lint", "--root", root, "--format", "json", "--allow-empty")).toEqual({ code: 0, stdout: '{"diagnostics":[],"errorCount":0,"warningCount":0}\n', stderr: "" });
   });
 
   it("documents the options and examples in --help", async () => {
@@ -120,14 +134,16 @@ describe("gamma-prompt lint: exit codes", () => {
 
 describe("gamma-prompt lint: human and GitHub formats", () => {
   it("prints stylish output grouped by file with a summary", async () => {
-    const { stdout } = await run("lint", "--root", fixture("reference-self"));
+    const { stdout } = await runIn(fixture("reference-self"), "lint", "--profile", "gamma");
     expect(stdout).toBe(readFileSync(join(repoRoot, "test", "lint", "golden", "reference-self.stylish.txt"), "utf8"));
   });
 
-  it("prints one GitHub annotation per finding", async () => {
-    const { stdout } = await run("lint", "--root", fixture("conflict-one-sided"), "--format", "github");
-    expect(stdout).toBe(
-      '::warning file=skills/first/SKILL.md,line=5,col=17,endLine=5,endColumn=23,title=skill/conflict-one-sided::Unexpected one-sided conflict with "second", expected "second" to list "first" in conflictsWith too\n',
-    );
+  it("prints one GitHub annotation per finding, its file relative to the working folder whatever --root is", async () => {
+    const annotation =
+      'line=5,col=17,endLine=5,endColumn=23,title=skill/conflict-one-sided::Unexpected one-sided conflict with "second", expected "second" to list "first" in conflictsWith too\n';
+    const fromRepository = await runIn(repoRoot, "lint", "--root", "test/fixtures/lint/conflict-one-sided", "--format", "github");
+    expect(fromRepository.stdout).toBe(`::warning file=test/fixtures/lint/conflict-one-sided/skills/first/SKILL.md,${annotation}`);
+    const fromSkills = await runIn(join(fixture("conflict-one-sided"), "skills"), "lint", "--root", "..", "--format", "github");
+    expect(fromSkills.stdout).toBe(`::warning file=first/SKILL.md,${annotation}`);
   });
 });

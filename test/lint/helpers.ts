@@ -14,8 +14,15 @@ export function fixtureCases(): string[] {
     .sort();
 }
 
+/**
+ * The rule fixtures are Gamma skills and run under the gamma profile. A case
+ * with its own gamma-prompt.config.json, or named `profile-…`, runs as lint
+ * would run it: the config's profile, else the one the folder's shape gives.
+ */
 export async function lintFixture(name: string): Promise<LintResult> {
-  return lint({ root: join(fixturesDir, name) });
+  const root = join(fixturesDir, name);
+  const decidesItself = name.startsWith("profile-") || existsSync(join(root, "gamma-prompt.config.json"));
+  return lint(decidesItself ? { root } : { root, profile: "gamma" });
 }
 
 /** The `--format json` document for a lint result: the golden files hold exactly this text. */

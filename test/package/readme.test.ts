@@ -1,6 +1,15 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { ruleAnchor, ruleRegistry, type RuleId } from "../../src/diagnostics/rules/index.js";
+import { existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+import { HOST_KEYS } from "../../src/pipeline/validate/host-keys.js";
+
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+/** The shared corpus of real collections sits beside the repository (in CI and on developer machines), never inside it. */
+const corpus = ["../shared/realworld-skills", "../../shared/realworld-skills"].map((path) => fileURLToPath(new URL(path, new URL("../../", import.meta.url)))).find((path) => existsSync(path));
 
 const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8");
 const packageJson = JSON.parse(await readFile(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -15,6 +24,16 @@ describe("README and package.json stay true", () => {
       // The anchor is what each diagnostic's `url` points at.
       expect(readme, ruleId).toContain(`| <a id="${ruleAnchor(ruleId as RuleId)}"></a>\`${ruleId}\` | ${rule.severity} | ${rule.description.replace(/\|/g, "\\|")} |`);
     }
+  });
+
+  it("documents every host key in the host key table", () => {
+    for (const { key, hosts, meaning } of HOST_KEYS) expect(readme, key).toContain(`| \`${key}\` | ${hosts} |`), expect(readme).toContain(` | ${meaning} |`);
+  });
+
+  it.skipIf(corpus === undefined)("shows the corpus table exactly as scripts/corpus-table.mjs prints it", () => {
+    const run = spawnSync(process.execPath, ["scripts/corpus-table.mjs", corpus ?? ""], { cwd: repoRoot, encoding: "utf8" });
+    expect(run.status, run.stderr).toBe(0);
+    expect(readme).toContain(run.stdout);
   });
 
   it("shows the two set-up commands for a fresh machine", () => {

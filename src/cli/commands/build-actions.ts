@@ -1,6 +1,7 @@
 import { build, type BuildResult } from "../../build.js";
 import { check, type CheckResult } from "../../check.js";
 import { countDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { relativeToWorkingFolder } from "../../diagnostics/rebase.js";
 import { formatDiagnostics, type ReporterName } from "../../diagnostics/reporters/index.js";
 import { ProjectRootError } from "../../pipeline/discover/discover.js";
 import { OutputLockedError } from "../../pipeline/emit/lock.js";
@@ -16,7 +17,7 @@ import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.
 export interface BuildCommandOptions {
   root: string;
   out: string;
-  format: "table" | "json";
+  format: "table" | "json" | "github" | "sarif";
   /** Seconds, as typed (validated by the option's parser). */
   wait: string;
 }
@@ -44,7 +45,11 @@ export async function runBuildCommand(options: BuildCommandOptions): Promise<num
     const how = { "rolled-back": "rolled back to the previous build", "rolled-forward": "completed", unrecoverable: "could not be used, so only a successful build clears it" }[outcome.recovery];
     process.stderr.write(`gamma-prompt build: an interrupted build had left ${options.out}/ half-replaced; its journal ${how}\n`);
   }
-  if (options.format === "json") {
+  // Files relative to the working folder (the repository root in CI), whatever --root is.
+  const diagnostics = relativeToWorkingFolder(outcome.diagnostics, options.root);
+  if (options.format === "github" || options.format === "sarif") {
+    process.stdout.write(formatDiagnostics(options.format, diagnostics, countDiagnostics(diagnostics)));
+  } else if (options.format === "json") {
     const document = {
       ok: outcome.ok,
       summary: outcome.summary ?? null,
@@ -52,13 +57,13 @@ export async function runBuildCommand(options: BuildCommandOptions): Promise<num
       written: outcome.written,
       removed: outcome.removed,
       unchanged: outcome.unchanged,
-      diagnostics: outcome.diagnostics,
+      diagnostics,
       errorCount: outcome.errorCount,
       warningCount: outcome.warningCount,
     };
     process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
   } else {
-    if (outcome.diagnostics.length > 0) process.stderr.write(stylish(outcome.diagnostics));
+    if (diagnostics.length > 0) process.stderr.write(stylish(diagnostics));
     if (outcome.ok && outcome.summary) {
       process.stdout.write(formatSummaryTable(outcome.summary));
       const changes = outcome.written.length + outcome.removed.length === 0 ? `${options.out}/ already up to date` : `wrote ${outcome.written.length}, removed ${outcome.removed.length}`;
@@ -75,9 +80,10 @@ export async function runCheckCommand(options: CheckCommandOptions): Promise<num
   } catch (error) {
     return usageError("check", error);
   }
+  const diagnostics = relativeToWorkingFolder(outcome.diagnostics, options.root);
   if (options.format === "json") {
     const document = {
-      diagnostics: outcome.diagnostics,
+      diagnostics,
       errorCount: outcome.errorCount,
       warningCount: outcome.warningCount,
       ok: outcome.ok,
@@ -87,7 +93,7 @@ export async function runCheckCommand(options: CheckCommandOptions): Promise<num
     };
     process.stdout.write(`${JSON.stringify(document)}\n`);
   } else {
-    const text = formatDiagnostics(options.format, outcome.diagnostics, countDiagnostics(outcome.diagnostics));
+    const text = formatDiagnostics(options.format, diagnostics, countDiagnostics(diagnostics));
     if (text) process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
     if (options.format === "stylish") {
       if (outcome.ok) process.stdout.write(`${options.out}/ is current: ${outcome.artifactCount} artifacts match their sources\n`);

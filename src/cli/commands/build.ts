@@ -12,7 +12,9 @@ export function registerBuildCommands(program: Command, result: { exitCode: numb
     .command("build")
     .description("Lint, then render the prefix, variants, catalog, tool schemas and skill bodies into dist/.");
   addProjectOptions(buildCommand, { rootDescription: "project root (holds skills/, prompts/, schemas/tools/)", out: true })
-    .addOption(new Option("--format <format>", "table: figures for people; json: the same as one JSON document").choices(["table", "json"]).default("table"))
+    .addOption(
+      new Option("--format <format>", "table: figures for people; json: the same as one JSON document; github, sarif: the findings for CI").choices(["table", "json", "github", "sarif"]).default("table"),
+    )
     .addOption(new Option("--wait <seconds>", "how long to wait for another build of the same output folder").default("10").argParser(parseSeconds))
     .addHelpText(
       "after",
@@ -27,7 +29,7 @@ The table shows each variant's bytes and o200k tokens, the tokens it shares with
 how many of those OpenAI can cache (none below 1,024, then steps of 128) and the prefix's share.
 Diagnostics go to stderr.`,
         exitCodes: "0 built, 1 errors found (nothing written), 2 usage or internal error.",
-        examples: ["gamma-prompt build", "gamma-prompt build --root my-agent --out dist --format json"],
+        examples: ["gamma-prompt build", "gamma-prompt build --root my-agent --out dist --format json", "gamma-prompt build --format sarif > build.sarif"],
       }),
     )
     .action(async (options: BuildCommandOptions) => {
@@ -49,7 +51,7 @@ invalidates the shared cache prefix of every variant. What dist/ records about b
 out the same (their token counts, tool parameter schemas the build accepted) is taken as recorded;
 --full works it out again.`,
         exitCodes: "0 dist/ is current, 1 drift or source errors, 2 usage or internal error.",
-        examples: ["gamma-prompt check", "gamma-prompt check --format github", "gamma-prompt check --full"],
+        examples: ["gamma-prompt check", "gamma-prompt check --format github", "gamma-prompt check --format sarif > check.sarif", "gamma-prompt check --full"],
       }),
     )
     .action(async (options: CheckCommandOptions) => {

@@ -1,10 +1,12 @@
-import type { Diagnostic, DiagnosticCounts } from "../diagnostic.js";
+import type { Diagnostic, ReportContext } from "../diagnostic.js";
 import { formatGithub } from "./github.js";
 import { formatJson } from "./json.js";
 import { formatSarif } from "./sarif.js";
 import { formatStylish } from "./stylish.js";
 
-type Reporter = (diagnostics: readonly Diagnostic[], counts: DiagnosticCounts) => string;
+export type { ReportContext } from "../diagnostic.js";
+
+type Reporter = (diagnostics: readonly Diagnostic[], context: ReportContext) => string;
 
 /** Every reporter by the name `--format` selects it with; the first is the default. */
 const REPORTERS = {
@@ -25,6 +27,6 @@ export function isReporterName(name: string): name is ReporterName {
 }
 
 /** Renders diagnostics (already sorted) in the named format; the caller writes the text to stdout. */
-export function formatDiagnostics(name: ReporterName, diagnostics: readonly Diagnostic[], counts: DiagnosticCounts): string {
-  return REPORTERS[name](diagnostics, counts);
+export function formatDiagnostics(name: ReporterName, diagnostics: readonly Diagnostic[], context: ReportContext): string {
+  return REPORTERS[name](diagnostics, context);
 }

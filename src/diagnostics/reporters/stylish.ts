@@ -1,12 +1,14 @@
-import type { Diagnostic, DiagnosticCounts } from "../diagnostic.js";
+import type { Diagnostic, ReportContext } from "../diagnostic.js";
 
 /**
  * The human format: a header per file, then one aligned row per finding
  * (`line:column  severity  message  ruleId`), then a summary line.
  * Diagnostics arrive sorted; files appear in that order.
  */
-export function formatStylish(diagnostics: readonly Diagnostic[], counts: DiagnosticCounts): string {
-  if (diagnostics.length === 0) return "";
+export function formatStylish(diagnostics: readonly Diagnostic[], counts: ReportContext): string {
+  // Lint names what it checked and under which profile even when all is well, so nobody wonders which rules ran.
+  const scope = counts.profile === undefined ? "" : ` · ${counts.skillCount === undefined ? "" : `${counts.skillCount} ${plural(counts.skillCount, "skill")}, `}profile ${counts.profile}`;
+  if (diagnostics.length === 0) return scope === "" ? "" : `✔ no problems${scope}\n`;
   const byFile = new Map<string, Diagnostic[]>();
   for (const diagnostic of diagnostics) {
     const list = byFile.get(diagnostic.file);
@@ -25,7 +27,7 @@ export function formatStylish(diagnostics: readonly Diagnostic[], counts: Diagno
     blocks.push(`${file}\n${lines.join("\n")}\n`);
   }
   const problems = counts.errorCount + counts.warningCount;
-  const summary = `✖ ${problems} ${plural(problems, "problem")} (${counts.errorCount} ${plural(counts.errorCount, "error")}, ${counts.warningCount} ${plural(counts.warningCount, "warning")})`;
+  const summary = `✖ ${problems} ${plural(problems, "problem")} (${counts.errorCount} ${plural(counts.errorCount, "error")}, ${counts.warningCount} ${plural(counts.warningCount, "warning")})${scope}`;
   return `\n${blocks.join("\n")}\n${summary}\n`;
 }
 

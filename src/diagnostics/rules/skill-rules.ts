@@ -6,6 +6,7 @@ import type { RuleDefinition } from "./rule.js";
  */
 export const skillRules = {
   // The tree and the file
+  "skill/no-skills": { severity: "warning", description: "The project holds at least one skill where `skills` in the config (default `skills/*`) looks; the run fails unless `--allow-empty`." },
   "skill/missing-skill-file": { severity: "warning", description: "Every folder in skills/ holds a file named exactly `SKILL.md`." },
   "skill/unreadable-file": { severity: "error", description: "`SKILL.md` and every supporting file beside it can be read." },
   "skill/file-too-large": { severity: "error", description: "`SKILL.md` is at most 1 MiB." },
@@ -20,18 +21,21 @@ export const skillRules = {
   "skill/yaml-unsupported": { severity: "error", description: "The frontmatter uses plain YAML: no custom tags, no collection keys, no unknown aliases." },
   "skill/frontmatter-not-mapping": { severity: "error", description: "The frontmatter is a mapping of keys to values." },
   // The manifest, checked against schemas/skill-manifest.schema.json
-  "skill/missing-key": { severity: "error", description: "`name`, `type` and `description` are present." },
+  "skill/missing-key": { severity: "error", description: "`name` and `description` are present, and `type` under the gamma profile." },
   "skill/value-type": { severity: "error", description: "Each value has the schema's type: strings, lists of strings, a string-to-string `metadata`." },
   "skill/unknown-key": { severity: "warning", description: "Only known keys are used; a near miss such as `requireSkills` suggests the known key." },
   "skill/schema-violation": { severity: "error", description: "A value meets its other schema limits (e.g. `compatibility` is 1–500 characters)." },
   "skill/name-format": { severity: "error", description: "`name` matches `^[a-z0-9]+(-[a-z0-9]+)*$` and has at most 64 code points." },
   "skill/name-mismatch": { severity: "error", description: "`name` equals the name of the skill's folder." },
   "skill/name-duplicate": { severity: "error", description: "No two skills share a name." },
-  "skill/type-value": { severity: "error", description: "`type` is `workflow` or `reference`." },
+  "skill/type-value": { severity: "error", description: "`type`, when present, is `workflow` or `reference` (another collection's categories belong in `metadata`)." },
+  "skill/allowed-tools-format": { severity: "error", description: "`allowed-tools` is one space-separated string (`Read Bash(git:*)`), not a YAML list or a comma-separated string." },
+  "skill/host-key-value": { severity: "warning", description: "A key a well-known host defines (`disable-model-invocation`, `user-invocable`, `version`, …) has the type that host reads." },
+  "skill/description-whitespace": { severity: "warning", description: "`description` has no leading or trailing spaces inside its quotes." },
   "skill/description-empty": { severity: "error", description: "`description` is not blank." },
   "skill/description-length": { severity: "error", description: "`description` has at most 1,024 Unicode code points." },
-  "skill/description-angle-bracket": { severity: "error", description: "`description` has no `<` or `>` (no XML tags in the catalog)." },
-  "skill/description-trigger": { severity: "warning", description: "`description` states its trigger in direct terms: `TRIGGER when/for …`, `Use when …`, `Use BEFORE …`, `Use for …`." },
+  "skill/description-angle-bracket": { severity: "error", description: "`description` has no `<` or `>` (no XML tags in the catalog). Gamma profile only." },
+  "skill/description-trigger": { severity: "warning", description: "`description` says when to use the skill (`Use when …`, `TRIGGER —`, `This skill should be used when …`, `Load this skill … when`, `Invoke when …`), not only what it is." },
   // Cross-references
   "skill/reference-unknown": { severity: "error", description: "Every name in `requiresSkills` and `conflictsWith` is a skill in the tree." },
   "skill/reference-self": { severity: "error", description: "A skill does not require or conflict with itself." },
@@ -41,9 +45,13 @@ export const skillRules = {
   "skill/closure-conflict": { severity: "error", description: "No two skills in one skill's requirement closure conflict with each other." },
   "skill/conflict-one-sided": { severity: "warning", description: "A conflict is declared on both sides: when `a` lists `b` in `conflictsWith`, `b` lists `a`." },
   // The body
-  "skill/workflow-checklist": { severity: "error", description: "A workflow skill's body contains an ordered list: its checklist of steps." },
+  "skill/workflow-checklist": { severity: "error", description: "A workflow skill's body contains its checklist of steps: an ordered list or numbered step headings (`## Step 1: …`, `### 1. …`)." },
   "skill/workflow-verification": { severity: "warning", description: "At least one checklist step verifies the result (verify, check, inspect, confirm, review, validate, test, ensure)." },
   "skill/body-too-deep": { severity: "error", description: "The body nests lists and block quotes at most 32 levels deep (and indents at most 256 spaces)." },
   "skill/parse-failure": { severity: "error", description: "The file can be checked at all; anything else is reported here instead of stopping the run." },
-  "skill/reference-checklist": { severity: "warning", description: "A reference skill is lookup material: its body is not shaped as a checklist (an ordered list of 3 or more steps)." },
+  "skill/body-too-long": { severity: "warning", description: "The body is at most 500 lines, the Agent Skills specification's recommendation (move detail into references/)." },
+  "skill/broken-link": { severity: "error", description: "Every relative link in the body (`[x](references/y.md)`, `` `scripts/z.py` ``) names a file inside the skill's folder that exists." },
+  "skill/reference-checklist": { severity: "warning", description: "A reference skill is lookup material: its body is not shaped as a checklist (3 or more ordered steps, as a list or as numbered step headings)." },
+  // Inline suppression comments
+  "skill/unused-suppression": { severity: "warning", description: "A `# gamma-prompt-disable…` comment names a known rule and suppresses at least one finding." },
 } as const satisfies Record<string, RuleDefinition>;

@@ -102,8 +102,8 @@ async function listInputs(root: string): Promise<{ paths: string[]; special: Set
   const paths: string[] = [];
   const special = new Set<string>();
   for (const folder of folders) {
-    paths.push(`${SKILLS_DIR}/${folder}/${SKILL_FILE}`);
-    for (const entry of listSupportingEntries(root, folder)) {
+    paths.push(`${folder}/${SKILL_FILE}`);
+    for (const entry of listSupportingEntries(root, folder.slice(SKILLS_DIR.length + 1))) {
       paths.push(entry.path);
       if (!entry.regular) special.add(entry.path);
     }

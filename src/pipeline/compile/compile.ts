@@ -5,6 +5,7 @@ import { catalogEntry, catalogParts, collapseWhitespace, type CatalogParts } fro
 import { CACHE_MINIMUM_TOKENS, tokenizer, tokenizerVersion } from "../../tokens.js";
 import { summarize, type BuildSummary } from "../render/summary.js";
 import { resolveConfig } from "../validate/config.js";
+import { readLintConfig } from "../validate/lint-config.js";
 import { resolveInjections } from "../validate/injection-kinds.js";
 import {
   artifactEntry,
@@ -75,7 +76,9 @@ export interface CompileOptions {
 }
 
 export async function compileProject(root: string, session: BuildSession = new BuildSession(), changedPaths?: readonly string[], options: CompileOptions = {}): Promise<CompiledProject> {
-  const [linted, loaded] = await Promise.all([lintSkills(root, session, changedPaths), loadProjectSources(root, session, changedPaths)]);
+  // The artifacts need each skill's type, so the compiler applies the gamma profile to skills/*; the config's rules still apply.
+  const lintConfig = readLintConfig(root);
+  const [linted, loaded] = await Promise.all([lintSkills(root, session, changedPaths, { profile: "gamma", rules: lintConfig.config.rules }), loadProjectSources(root, session, changedPaths)]);
   const diagnostics: Diagnostic[] = [...linted.diagnostics, ...loaded.diagnostics];
   const done = (extra: Partial<CompiledProject> = {}): CompiledProject => finish(diagnostics, extra);
   const { sources } = loaded;
@@ -84,6 +87,8 @@ export async function compileProject(root: string, session: BuildSession = new B
 
   const config = session.reuseLatest(CONFIG, sourceKey(sources.config), () => resolveConfig(sources.config));
   diagnostics.push(...config.diagnostics);
+  // Both read one schema: with the file valid, lint's reading adds only what the schema cannot see (rule ids).
+  if (config.diagnostics.length === 0) diagnostics.push(...lintConfig.diagnostics);
   const injectionsSource = sources.injections;
   const injections = injectionsSource ? session.reuseLatest(INJECTIONS, sourceKey(injectionsSource), () => resolveInjections(injectionsSource)) : { injections: [], diagnostics: [] };
   diagnostics.push(...injections.diagnostics);

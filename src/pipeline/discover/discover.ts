@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
 import { readBytes, SKILL_READ_RULES, toSourceFile } from "./read-source.js";
+import { DEFAULT_LAYOUT, isDefaultLayout, matchSkillFolders, type SkillLayout } from "./skill-folders.js";
 
 /** The folder, relative to the project root, that holds one folder per skill. */
 export const SKILLS_DIR = "skills";
@@ -21,13 +22,13 @@ export interface SkillSources {
   files: SourceFile[];
   /** Findings about the tree itself and about files that could not be read. */
   diagnostics: Diagnostic[];
-  /** Folders in skills/ without a readable SKILL.md, sorted. */
+  /** Names of the skill folders without a readable SKILL.md, sorted. */
   unreadFolders: string[];
 }
 
-/** Every readable `skills/<name>/SKILL.md` under `root`, sorted by POSIX path. */
-export async function discoverSkills(root: string): Promise<SourceFile[]> {
-  return (await loadSkillSources(root)).files;
+/** Every readable SKILL.md the layout (default `skills/*`) names under `root`, sorted by POSIX path. */
+export async function discoverSkills(root: string, layout: SkillLayout = DEFAULT_LAYOUT): Promise<SourceFile[]> {
+  return (await loadSkillSources(root, layout)).files;
 }
 
 /**
@@ -36,44 +37,41 @@ export async function discoverSkills(root: string): Promise<SourceFile[]> {
  * small files it is several times faster than fs/promises, and lint has
  * nothing else to do while it waits.
  */
-export async function loadSkillSources(root: string): Promise<SkillSources> {
+export async function loadSkillSources(root: string, layout: SkillLayout = DEFAULT_LAYOUT): Promise<SkillSources> {
   const files: SourceFile[] = [];
   const diagnostics: Diagnostic[] = [];
   const unreadFolders: string[] = [];
-  for (const folder of findSkillFolders(root)) {
-    const path = `${SKILLS_DIR}/${folder}/${SKILL_FILE}`;
+  for (const folder of findSkillFolders(root, layout)) {
+    const path = `${folder}/${SKILL_FILE}`;
     // Opening the expected file directly costs one syscall; the folder is listed only to explain a miss.
     const bytes = readBytes(root, path);
     const result = "code" in bytes && bytes.code === "ENOENT" ? missingSkillFile(root, folder) : toSourceFile(path, bytes, SKILL_READ_RULES);
     if ("text" in result) files.push(result);
     else {
       diagnostics.push(result);
-      unreadFolders.push(folder);
+      unreadFolders.push(folder.slice(folder.lastIndexOf("/") + 1));
     }
   }
   return { files, diagnostics, unreadFolders };
 }
 
-/** Names of the folders in skills/ (dot-folders excluded), sorted by code unit. */
-export function findSkillFolders(root: string): string[] {
-  assertProjectRoot(root);
-  const skillsDir = join(root, SKILLS_DIR);
-  const folders: string[] = [];
-  for (const entry of readdirSync(skillsDir, { withFileTypes: true })) {
-    // Dot-folders hold tooling state, never skills.
-    if (entry.name.startsWith(".")) continue;
-    if (entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(join(skillsDir, entry.name)))) folders.push(entry.name);
-  }
-  return folders.sort(comparePaths);
+/**
+ * Root-relative paths of the skill folders (`skills/<name>` by default),
+ * sorted by code unit. Folders starting with a dot are matched only by a
+ * pattern that spells the dot (`skills/.curated/*`).
+ */
+export function findSkillFolders(root: string, layout: SkillLayout = DEFAULT_LAYOUT): string[] {
+  assertProjectRoot(root, layout);
+  return matchSkillFolders(root, layout);
 }
 
 function missingSkillFile(root: string, folder: string): Diagnostic {
-  const names = listNames(join(root, SKILLS_DIR, folder));
+  const names = listNames(join(root, folder));
   const nearMiss = names.find((name) => name.toLowerCase() === SKILL_FILE.toLowerCase());
   if (nearMiss) {
-    return createDiagnostic("skill/missing-skill-file", `${SKILLS_DIR}/${folder}/${nearMiss}`, FILE_START, `Unexpected file name "${nearMiss}", expected "${SKILL_FILE}"`);
+    return createDiagnostic("skill/missing-skill-file", `${folder}/${nearMiss}`, FILE_START, `Unexpected file name "${nearMiss}", expected "${SKILL_FILE}"`);
   }
-  return createDiagnostic("skill/missing-skill-file", `${SKILLS_DIR}/${folder}`, FILE_START, `Unexpected skill folder without ${SKILL_FILE}, expected ${SKILLS_DIR}/${folder}/${SKILL_FILE}`);
+  return createDiagnostic("skill/missing-skill-file", folder, FILE_START, `Unexpected skill folder without ${SKILL_FILE}, expected ${folder}/${SKILL_FILE}`);
 }
 
 /**
@@ -88,9 +86,10 @@ export function readSourceFileSync(root: string, relPath: string): SourceFile | 
   return toSourceFile(relPath, readBytes(root, relPath), SKILL_READ_RULES);
 }
 
-function assertProjectRoot(root: string): void {
+function assertProjectRoot(root: string, layout: SkillLayout): void {
   if (!isDirectory(root)) throw new ProjectRootError(`project root "${root}" is not a folder`);
-  if (!isDirectory(join(root, SKILLS_DIR))) throw new ProjectRootError(`project root "${root}" has no ${SKILLS_DIR}/ folder`);
+  // With the default layout a missing skills/ folder is a wrong --root; a configured layout may match nothing, which lint reports.
+  if (isDefaultLayout(layout) && !isDirectory(join(root, SKILLS_DIR))) throw new ProjectRootError(`project root "${root}" has no ${SKILLS_DIR}/ folder`);
 }
 
 function isDirectory(path: string): boolean {
@@ -105,7 +104,3 @@ function listNames(path: string): string[] {
   }
 }
 
-/** Code-unit order, so the result does not depend on the machine's locale. */
-function comparePaths(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

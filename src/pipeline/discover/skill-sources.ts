@@ -1,8 +1,9 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { SourceFile } from "../../stage-data.js";
+import { DEFAULT_LAYOUT, type SkillLayout } from "./skill-folders.js";
 import { sameStamp, stampOf, type FileStamp } from "./file-stamp.js";
-import { findSkillFolders, loadSkillSources, readSourceFileSync, SKILL_FILE, SKILLS_DIR, type SkillSources } from "./discover.js";
+import { findSkillFolders, loadSkillSources, readSourceFileSync, SKILL_FILE, type SkillSources } from "./discover.js";
 
 /**
  * SKILL.md reading for watch rebuilds. The folder listing is always fresh. A
@@ -19,12 +20,12 @@ export interface SkillSourceRecord extends FileStamp {
   file: SourceFile;
 }
 
-export async function loadSkillSourcesReusing(root: string, records: Map<string, SkillSourceRecord>, changedPaths?: readonly string[]): Promise<SkillSources> {
+export async function loadSkillSourcesReusing(root: string, records: Map<string, SkillSourceRecord>, changedPaths?: readonly string[], layout: SkillLayout = DEFAULT_LAYOUT): Promise<SkillSources> {
   const changed = changedPaths ? new Set(changedPaths) : undefined;
   const files: SourceFile[] = [];
   const listed = new Set<string>();
-  for (const folder of findSkillFolders(root)) {
-    const path = `${SKILLS_DIR}/${folder}/${SKILL_FILE}`;
+  for (const folder of findSkillFolders(root, layout)) {
+    const path = `${folder}/${SKILL_FILE}`;
     listed.add(path);
     const record = records.get(path);
     if (record && changed && !changed.has(path)) {
@@ -40,7 +41,7 @@ export async function loadSkillSourcesReusing(root: string, records: Map<string,
     if (!now || !read || !("text" in read)) {
       // Findings about the tree or a file: the full read words them.
       records.clear();
-      return loadSkillSources(root);
+      return loadSkillSources(root, layout);
     }
     // The stamp taken before reading: a write during the read leaves it stale, so the file is read again next time.
     records.set(path, { file: read, ...stampOf(now) });

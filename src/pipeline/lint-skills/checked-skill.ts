@@ -3,6 +3,7 @@ import { ruleRegistry } from "../../diagnostics/rules/index.js";
 import type { SourceFile } from "../../stage-data.js";
 import { packageVersion } from "../../version.js";
 import { isMapping, parseSkillFile, type SkillFrontmatter } from "../parse/parse.js";
+import type { Profile } from "../validate/lint-config.js";
 import { skillFileDiagnostics } from "../validate/skill-file-rules.js";
 import { extractChecklist } from "../parse/checklist.js";
 import type { ChecklistStep } from "../../protocol/checklist.js";
@@ -29,14 +30,16 @@ export interface CheckedSkill {
  * work. Never throws: a failure inside a dependency becomes a diagnostic on
  * this file, so the other skills are still checked.
  */
-export async function checkSkillFile(source: SourceFile, cache?: SkillParseCache): Promise<CheckedSkill> {
-  const cached = cache?.get(source.contentHash);
+export async function checkSkillFile(source: SourceFile, cache?: SkillParseCache, profile: Profile = "gamma"): Promise<CheckedSkill> {
+  // Findings depend on the profile: an entry made under one must not answer for the other.
+  const key = profile === "gamma" ? source.contentHash : `${source.contentHash}:${profile}`;
+  const cached = cache?.get(key);
   if (cached) return restamp(cached, source.path);
   let checked: CheckedSkill;
   try {
     const parsed = await parseSkillFile(source);
     checked = {
-      diagnostics: [...parsed.diagnostics, ...skillFileDiagnostics(parsed)],
+      diagnostics: [...parsed.diagnostics, ...skillFileDiagnostics(parsed, profile)],
       manifest: parsed.manifest,
       body: parsed.body,
       bodyStartLine: parsed.bodyStartLine,
@@ -50,7 +53,7 @@ export async function checkSkillFile(source: SourceFile, cache?: SkillParseCache
     const diagnostic = createDiagnostic("skill/parse-failure", source.path, start, `Unexpected failure while checking this file (${reason.split("\n")[0] ?? reason}), expected a file gamma-prompt can check`);
     return { diagnostics: [diagnostic], manifest: undefined, body: "", bodyStartLine: 1, opening: start };
   }
-  cache?.set(source.contentHash, checked);
+  cache?.set(key, checked);
   return checked;
 }
 

@@ -1,16 +1,23 @@
-import { compareDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import type { ValidSkill } from "../../stage-data.js";
+import { compareDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { RuleId } from "../../diagnostics/rules/index.js";
+import type { SourceFile, ValidSkill } from "../../stage-data.js";
 import type { ChecklistStep } from "../../protocol/checklist.js";
-import { SKILLS_DIR } from "../discover/discover.js";
+import { DEFAULT_LAYOUT, suggestSkillPatterns, type SkillLayout } from "../discover/skill-folders.js";
+import { CONFIG_FILE } from "../discover/source-paths.js";
+import type { Profile, RuleSetting } from "../validate/lint-config.js";
+import { brokenLinkDiagnostics } from "../validate/links.js";
+import { applySuppressions } from "../validate/suppressions.js";
 import { loadSkillSourcesReusing, type SkillSourceRecord } from "../discover/skill-sources.js";
 import { skillSetDiagnostics, type SkillRecord } from "../validate/skill-set-rules.js";
 import { defineSlot, type BuildSession } from "../session/build-session.js";
 import { checkSkillFile, SkillParseCache } from "./checked-skill.js";
 
 /**
- * The skills half of a build, and all of `lint`: discover every
- * skills/<folder>/SKILL.md, parse it, apply the per-file rules, then the rules
- * across files. One broken skill never stops the others from being checked.
+ * The skills half of a build, and all of `lint`: discover every SKILL.md the
+ * layout names (default skills/<folder>/SKILL.md), parse it, apply the
+ * per-file rules of the profile and the link check, then the rules across
+ * files, the inline suppressions and the config's severities. One broken
+ * skill never stops the others from being checked.
  */
 
 /** Checked files by content hash, kept by the session across builds. */
@@ -31,25 +38,41 @@ export interface LintedSkills {
   statuses: SkillStatus[];
   /** Skills whose own file has no error diagnostic, sorted by name. */
   skills: ValidSkill[];
+  /** How many SKILL.md files were checked. */
+  skillFileCount: number;
+}
+
+/** Which rules run and where the skills are: lint reads these from the config; the compiler builds skills/* under gamma. */
+export interface SkillRuleSettings {
+  profile: Profile;
+  layout?: SkillLayout;
+  /** Severity overrides from the config's `rules`. */
+  rules?: ReadonlyMap<RuleId, RuleSetting>;
+  /** Report a project without any skill (`skill/no-skills`); lint does, the compiler does not. */
+  reportEmpty?: boolean;
 }
 
 /**
- * Throws ProjectRootError when `root` has no skills/ folder. With
+ * Throws ProjectRootError when `root` has no skills/ folder (with the default layout). With
  * `changedPaths` (watch), SKILL.md files the session read before and not
  * named there are taken unread.
  */
-export async function lintSkills(root: string, session: BuildSession, changedPaths?: readonly string[]): Promise<LintedSkills> {
-  const sources = await loadSkillSourcesReusing(root, session.keep(SKILL_SOURCES, () => new Map()), changedPaths);
+export async function lintSkills(root: string, session: BuildSession, changedPaths?: readonly string[], settings: SkillRuleSettings = { profile: "gamma" }): Promise<LintedSkills> {
+  const layout = settings.layout ?? DEFAULT_LAYOUT;
+  const sources = await loadSkillSourcesReusing(root, session.keep(SKILL_SOURCES, () => new Map()), changedPaths, layout);
   const parseCache = session.keep(CHECKED_SKILLS, () => new SkillParseCache());
-  const diagnostics = [...sources.diagnostics];
+  const found = [...sources.diagnostics];
   const records: Array<SkillRecord & { body: string; bodyStartLine: number; checklist?: ChecklistStep[] }> = [];
   for (const file of sources.files) {
-    const checked = await checkSkillFile(file, parseCache);
-    diagnostics.push(...checked.diagnostics);
+    const checked = await checkSkillFile(file, parseCache, settings.profile);
+    found.push(...checked.diagnostics);
+    // Reads the files beside SKILL.md, so it is not part of the per-content cache.
+    if (checked.body !== "") found.push(...brokenLinkDiagnostics({ root, path: file.path, body: checked.body, bodyStartLine: checked.bodyStartLine }));
     records.push({ path: file.path, folder: folderOf(file.path), manifest: checked.manifest, opening: checked.opening, body: checked.body, bodyStartLine: checked.bodyStartLine, ...(checked.checklist ? { checklist: checked.checklist } : {}) });
   }
-  diagnostics.push(...skillSetDiagnostics(records));
-  diagnostics.sort(compareDiagnostics);
+  found.push(...skillSetDiagnostics(records));
+  if (settings.reportEmpty && sources.files.length === 0 && sources.diagnostics.length === 0) found.push(noSkillsDiagnostic(root, layout));
+  const diagnostics = applyRuleSettings(suppressInline(found, sources.files), settings.rules).sort(compareDiagnostics);
 
   const filesWithErrors = new Set(diagnostics.filter((diagnostic) => diagnostic.severity === "error").map((diagnostic) => diagnostic.file));
   const statuses: SkillStatus[] = sources.unreadFolders.map((folder) => ({ folder, status: "unread" }));
@@ -74,12 +97,49 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   }
   statuses.sort((a, b) => compareCodeUnits(a.folder, b.folder));
   skills.sort((a, b) => compareCodeUnits(a.name, b.name));
-  return { diagnostics, statuses, skills };
+  return { diagnostics, statuses, skills, skillFileCount: sources.files.length };
 }
 
+/** The name of the folder that holds SKILL.md: what `name` must equal. */
 function folderOf(path: string): string {
-  // Paths come from discover as skills/<folder>/SKILL.md.
-  return path.slice(SKILLS_DIR.length + 1, path.lastIndexOf("/"));
+  const folder = path.slice(0, path.lastIndexOf("/"));
+  return folder.slice(folder.lastIndexOf("/") + 1);
+}
+
+/** Inline `# gamma-prompt-disable…` comments, file by file; files without one pass through untouched. */
+function suppressInline(diagnostics: Diagnostic[], files: readonly SourceFile[]): Diagnostic[] {
+  const withComments = files.filter((file) => file.text.includes("gamma-prompt-disable"));
+  if (withComments.length === 0) return diagnostics;
+  const byFile = new Map(withComments.map((file) => [file.path, [] as Diagnostic[]]));
+  const rest: Diagnostic[] = [];
+  for (const diagnostic of diagnostics) (byFile.get(diagnostic.file) ?? rest).push(diagnostic);
+  for (const file of withComments) rest.push(...applySuppressions(file, byFile.get(file.path) ?? []));
+  return rest;
+}
+
+/** `rules` in the config: "off" drops a rule's findings, "warn" and "error" set their severity. */
+function applyRuleSettings(diagnostics: Diagnostic[], settings: ReadonlyMap<RuleId, RuleSetting> | undefined): Diagnostic[] {
+  if (!settings || settings.size === 0) return diagnostics;
+  const result: Diagnostic[] = [];
+  for (const diagnostic of diagnostics) {
+    const setting = settings.get(diagnostic.ruleId);
+    if (setting === "off") continue;
+    const severity = setting === "warn" ? "warning" : setting === "error" ? "error" : diagnostic.severity;
+    result.push(severity === diagnostic.severity ? diagnostic : { ...diagnostic, severity });
+  }
+  return result;
+}
+
+function noSkillsDiagnostic(root: string, layout: SkillLayout): Diagnostic {
+  const where = layout.skills.join(", ");
+  const hints = suggestSkillPatterns(root).filter((pattern) => !layout.skills.includes(pattern));
+  const hint = hints.length > 0 ? `; SKILL.md files are under ${hints.map((pattern) => `"${pattern}"`).join(", ")}: add that to "skills" in ${CONFIG_FILE}` : "";
+  return createDiagnostic(
+    "skill/no-skills",
+    CONFIG_FILE,
+    FILE_START,
+    `Unexpected project without a skill in ${where}, expected at least one folder with SKILL.md${hint} (pass --allow-empty when an empty project is intended)`,
+  );
 }
 
 function uniqueNames(references: ReadonlyArray<{ name: string }>): string[] {

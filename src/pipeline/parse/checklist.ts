@@ -25,6 +25,7 @@ export function extractChecklist(text: string, lists: readonly OrderedListShape[
 const CHECKLIST_HEADING = /\b(?:checklist|steps|procedure)\b/i;
 /** A list marker after any container markers (`>` quotes, list indentation). */
 const MARKER = /^[\s>]*(\d{1,9})[.)](?:[ \t]+|$)/;
+const STEP_HEADING_MARKER = /^ {0,3}#{1,6}[ \t]+(?:step[ \t]+\d{1,3}(?!\d)[ \t]*[:.)—–-]?|\d{1,3}[.)])[ \t]*/i;
 const OPTIONAL = /^\(\s*optional\s*\)\s*|^optional\s*:\s*/i;
 const TITLE_LIMIT = 120;
 
@@ -37,7 +38,8 @@ function headingBefore(lines: readonly string[], line: number): string {
 }
 
 function describeStep(markerLine: string): { title: string; optional: boolean } {
-  let rest = markerLine.replace(MARKER, "").trim();
+  // A step heading (`## Step 1: Read the brief`, `### 1. Read the brief`) is a step too (see step-headings.ts).
+  let rest = markerLine.replace(STEP_HEADING_MARKER, "").replace(MARKER, "").trim();
   let optional = false;
   const strip = (): void => {
     const match = OPTIONAL.exec(rest);

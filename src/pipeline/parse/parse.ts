@@ -1,6 +1,7 @@
 import { createDiagnostic, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import type { SkillType, SourceFile } from "../../stage-data.js";
 import { findOrderedLists, tooDeepLine, type OrderedListShape } from "./body.js";
+import { findStepHeadings } from "./step-headings.js";
 import { splitFrontmatter, type FrontmatterSplit } from "./frontmatter.js";
 import { LineIndex } from "./positions.js";
 import { parseYamlTree, type YamlTree } from "./yaml-tree.js";
@@ -45,7 +46,7 @@ export interface ParsedSkillFile {
   opening: Range;
   /** 1-based line (within `body`) of the first line nested too deep to be parsed, if any. */
   tooDeepLine?: number;
-  /** The body's ordered lists; only looked for when the skill type is known and the body is not too deep. */
+  /** The body's checklists (ordered lists and numbered step headings); only looked for when the skill type is known and the body is not too deep. */
   orderedLists?: OrderedListShape[];
 }
 
@@ -70,7 +71,11 @@ export async function parseSkillFile(source: SourceFile): Promise<ParsedSkillFil
   parsed.manifest = manifest;
   const deepLine = tooDeepLine(split.body);
   if (deepLine !== undefined) parsed.tooDeepLine = deepLine;
-  else if (manifest.type) parsed.orderedLists = await findOrderedLists(source.text, split.body, split.bodyStartLine);
+  else if (manifest.type) {
+    // A checklist is an ordered list or numbered step headings (## Step 1: …); both have the same shape.
+    const lists = [...(await findOrderedLists(source.text, split.body, split.bodyStartLine)), ...findStepHeadings(split.body, split.bodyStartLine)];
+    parsed.orderedLists = lists.sort((a, b) => a.line - b.line);
+  }
   return parsed;
 }
 

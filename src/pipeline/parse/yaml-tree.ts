@@ -29,7 +29,14 @@ export const MAX_ALIAS_NODES = 1000;
 
 export function parseYamlTree(yamlText: string, baseOffset: number, index: LineIndex): YamlTree | YamlProblem[] {
   const document = parseDocument(yamlText, { prettyErrors: false, uniqueKeys: true, strict: true });
+  // A node's range runs to where the next token starts: a block value (a list, a `|` scalar) would end at
+  // column 1 of the next line. Findings end at the value's last character instead.
   const rangeOf = (start: number, end: number): Range => index.range(baseOffset + start, baseOffset + end);
+  const valueRangeOf = (start: number, end: number): Range => {
+    let last = end;
+    while (last > start && /\s/.test(yamlText[last - 1] ?? "")) last--;
+    return rangeOf(start, last);
+  };
   const problems: YamlProblem[] = [];
   const seenLines = new Set<number>();
   for (const error of document.errors) {
@@ -53,7 +60,7 @@ export function parseYamlTree(yamlText: string, baseOffset: number, index: LineI
     problems.push({ ruleId: "skill/yaml-unsupported", range: rangeOf(warning.pos[0], warning.pos[1]), message: `Unexpected YAML tag ${tag}, expected a plain value without a tag` });
   }
   if (problems.length > 0) return problems;
-  const walker = new TreeWalker(document, rangeOf);
+  const walker = new TreeWalker(document, valueRangeOf);
   const value = walker.walk(document.contents, "", undefined);
   if (walker.problem) return [walker.problem];
   return { value, valueRanges: walker.valueRanges, keyRanges: walker.keyRanges };

@@ -24,7 +24,7 @@ export function bodyProblems(type: SkillType, lists: readonly OrderedListShape[]
     const first = lists[0];
     if (!first) {
       const range = split.body === "" ? split.closing : index.lineRange(split.bodyStartLine);
-      return [{ ruleId: "skill/workflow-checklist", range, message: "Unexpected workflow body without an ordered list, expected a numbered checklist of steps (1. …, 2. …)" }];
+      return [{ ruleId: "skill/workflow-checklist", range, message: "Unexpected workflow body without an ordered list, expected a numbered checklist of steps (1. …, 2. …) or numbered step headings (## Step 1: …)" }];
     }
     if (!lists.some((list) => list.items.some((item) => item.verifies))) {
       return [
@@ -43,7 +43,7 @@ export function bodyProblems(type: SkillType, lists: readonly OrderedListShape[]
     {
       ruleId: "skill/reference-checklist",
       range: listRange(checklist, index),
-      message: `Unexpected ordered list of ${checklist.items.length} steps in a reference skill, expected lookup material (a procedure belongs in a workflow skill)`,
+      message: `Unexpected checklist of ${checklist.items.length} steps in a reference skill, expected lookup material (a procedure belongs in a workflow skill)`,
     },
   ];
 }

@@ -4,7 +4,9 @@ import { packageSchemaProperties, packageSchemaValidator } from "./schema-valida
 import type { Range } from "../../diagnostics/diagnostic.js";
 import type { LineIndex } from "../parse/positions.js";
 import { quoted } from "../../diagnostics/quote.js";
-import { didYouMean } from "./suggest.js";
+import { didYouMean, suggest } from "./suggest.js";
+import { allowedToolsProblem } from "./allowed-tools.js";
+import { hostKeyOf, isHostKey } from "./host-keys.js";
 import type { YamlProblem, YamlTree } from "../parse/yaml-tree.js";
 
 /**
@@ -18,7 +20,8 @@ let compiled: { validate: ValidateFunction; knownKeys: string[] } | undefined;
 /** Compiled once per process: strict, all errors, no coercion, no defaults. */
 function manifestValidator(): { validate: ValidateFunction; knownKeys: string[] } {
   if (!compiled) {
-    compiled = { validate: packageSchemaValidator("skill-manifest"), knownKeys: packageSchemaProperties("skill-manifest") };
+    // Host keys are recognised but never suggested for a near miss: the suggestions are the manifest's own keys.
+    compiled = { validate: packageSchemaValidator("skill-manifest"), knownKeys: packageSchemaProperties("skill-manifest").filter((key) => !isHostKey(key)) };
   }
   return compiled;
 }
@@ -71,11 +74,20 @@ function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range,
       const expected = hint === "" ? `one of the known keys (${knownKeys.join(", ")})` : "a known key";
       return { ruleId: "skill/unknown-key", range: keyRange, message: `Unexpected key "${extra}", expected ${expected}${hint}` };
     }
-    case "type":
+    case "type": {
       // `type` has one finding whatever the value: its enum error, worded by skill/type-value below.
       if (path === "/type") return undefined;
-      return { ruleId: "skill/value-type", range, message: `Unexpected ${describeValue(value, sourceOf(range, index))} for "${label}", expected ${describeType(String(params["type"]))}` };
+      const written = describeValue(value, sourceOf(range, index));
+      if (path === "/allowed-tools") {
+        return allowedToolsProblem(value, range) ?? { ruleId: "skill/allowed-tools-format", range, message: `Unexpected ${written} for "allowed-tools", expected one space-separated string such as "Read Bash(git:*)"` };
+      }
+      const host = hostKeyOf(path);
+      if (host) return { ruleId: "skill/host-key-value", range, message: `Unexpected ${written} for "${label}", expected ${describeType(String(params["type"]))}, as read by ${host.hosts} (${host.meaning})` };
+      return { ruleId: "skill/value-type", range, message: `Unexpected ${written} for "${label}", expected ${describeType(String(params["type"]))}` };
+    }
   }
+  const host = hostKeyOf(path);
+  if (host) return { ruleId: "skill/host-key-value", range, message: `Unexpected value for "${label}": it ${error.message ?? "does not match the schema"}, as read by ${host.hosts}` };
   if (/^\/(requiresSkills|conflictsWith)(\/|$)/.test(path) && (error.keyword === "pattern" || error.keyword === "uniqueItems")) {
     // Reported with better context by the cross-reference rules (unknown name, repeated name).
     return undefined;
@@ -91,7 +103,7 @@ function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range,
     if (typeof value !== "string") {
       return { ruleId: "skill/type-value", range, message: `Unexpected ${describeValue(value, sourceOf(range, index))} for type, expected "workflow" or "reference"` };
     }
-    return { ruleId: "skill/type-value", range, message: `Unexpected type ${quoted(value)}, expected "workflow" or "reference"${didYouMean(value, ["workflow", "reference"])}` };
+    return typeValueProblem(value, range);
   }
   if (path === "/description") {
     const description = typeof value === "string" ? value : "";
@@ -162,6 +174,8 @@ function describeType(type: string): string {
   switch (type) {
     case "string":
       return "a string (quote values such as 1.10)";
+    case "boolean":
+      return "true or false (unquoted)";
     case "array":
       return "a list of skill names";
     case "object":
@@ -171,3 +185,18 @@ function describeType(type: string): string {
   }
 }
 
+
+/**
+ * `type` is Gamma's contract key. A collection that already uses `type` for
+ * its own categories is told so, with the way out, rather than a bare
+ * "expected workflow or reference".
+ */
+function typeValueProblem(value: string, range: Range): YamlProblem {
+  const near = suggest(value, ["workflow", "reference"]);
+  if (near !== undefined) return { ruleId: "skill/type-value", range, message: `Unexpected type ${quoted(value)}, expected "workflow" or "reference"; did you mean "${near}"?` };
+  return {
+    ruleId: "skill/type-value",
+    range,
+    message: `Unexpected type ${quoted(value)}, expected "workflow" or "reference" (the skill's contract); a category of the collection's own belongs under metadata, or drop type under the agentskills profile`,
+  };
+}

@@ -4,14 +4,17 @@ import { MAX_INDENT, MAX_NESTING } from "../parse/body.js";
 import { isMapping, type ParsedSkillFile } from "../parse/parse.js";
 import { bodyProblems } from "./body-rules.js";
 import { schemaProblems } from "./frontmatter-schema.js";
+import type { Profile } from "./lint-config.js";
+import { manifestProblems } from "./manifest-rules.js";
 
 /**
- * The rules one SKILL.md must satisfy on its own: a frontmatter mapping that
- * matches the manifest schema, a description that states its trigger, and a
- * body of the shape its type promises. Rules that need the folder name or
+ * The rules one SKILL.md must satisfy on its own under a profile: a
+ * frontmatter mapping that matches the manifest schema (and, under gamma,
+ * has a type), a description that states its trigger, an allowed-tools
+ * string, a body of a readable length and of the shape its type promises. Rules that need the folder name or
  * other skills are in skill-set-rules.ts.
  */
-export function skillFileDiagnostics(parsed: ParsedSkillFile): Diagnostic[] {
+export function skillFileDiagnostics(parsed: ParsedSkillFile, profile: Profile = "gamma"): Diagnostic[] {
   const { split, tree, manifest, index, source } = parsed;
   if (!split || !tree) return [];
   const diagnostics: Diagnostic[] = [];
@@ -23,14 +26,16 @@ export function skillFileDiagnostics(parsed: ParsedSkillFile): Diagnostic[] {
     report("skill/frontmatter-not-mapping", tree.valueRanges.get("") ?? split.opening, `Unexpected ${what}, expected a mapping with name, type and description`);
     return diagnostics;
   }
-  for (const problem of schemaProblems(tree, split.opening, index)) report(problem.ruleId, problem.range, problem.message);
-  if (manifest?.description !== undefined && manifest.description.trim() !== "" && !statesTrigger(manifest.description)) {
-    report(
-      "skill/description-trigger",
-      tree.valueRanges.get("/description") ?? split.opening,
-      `Unexpected description without a trigger, expected the matching task in direct terms ("TRIGGER when …", "Use when …", "Use BEFORE …", "Use for …")`,
-    );
+  for (const problem of schemaProblems(tree, split.opening, index)) {
+    // The catalog Gamma renders is XML; the Agent Skills specification itself allows < and >.
+    if (profile === "agentskills" && problem.ruleId === "skill/description-angle-bracket") continue;
+    report(problem.ruleId, problem.range, problem.message);
   }
+  // The published schema requires what the specification requires; the gamma profile also needs the contract.
+  if (profile === "gamma" && !Object.prototype.hasOwnProperty.call(tree.value, "type")) {
+    report("skill/missing-key", split.opening, `Unexpected frontmatter without "type", expected "workflow" or "reference"`);
+  }
+  for (const problem of manifestProblems(tree, split, index)) report(problem.ruleId, problem.range, problem.message);
   if (parsed.tooDeepLine !== undefined) {
     const line = split.bodyStartLine + parsed.tooDeepLine - 1;
     report("skill/body-too-deep", index.lineRange(line), `Unexpected nesting deeper than ${MAX_NESTING} lists or block quotes (or ${MAX_INDENT} spaces), expected a flatter body`);
@@ -40,9 +45,4 @@ export function skillFileDiagnostics(parsed: ParsedSkillFile): Diagnostic[] {
   return diagnostics;
 }
 
-const TRIGGER_FORM = /(?<![\p{L}\p{N}])(?:trigger(?:s|ed)?|use(?:\s+this(?:\s+skill)?)?)\s+(?:only\s+)?(?:when|whenever|before|after|for|if|on)(?![\p{L}\p{N}])/iu;
-
-/** The design's description forms: "TRIGGER when/for …", "Use when …", "Use BEFORE …", "Use for …". */
-export function statesTrigger(description: string): boolean {
-  return TRIGGER_FORM.test(description);
-}
+export { statesTrigger } from "./description-trigger.js";

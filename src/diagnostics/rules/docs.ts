@@ -1,0 +1,311 @@
+import type { RuleId } from "./index.js";
+
+/**
+ * One paragraph per rule: what it checks and why, with a bad and a good
+ * example. `gamma-prompt explain RULE` prints it, SARIF carries it (its
+ * helpUri is the rule's documentation URL, as on every diagnostic), and
+ * docs/rules/<id>.md holds it as a page in the package (scripts/rule-docs.mjs
+ * writes those from this table; a test keeps them in step).
+ */
+export interface RuleDoc {
+  text: string;
+  bad: string;
+  good: string;
+}
+
+export function ruleDoc(id: RuleId): RuleDoc {
+  return RULE_DOCS[id];
+}
+
+const fm = (...lines: string[]): string => ["---", ...lines, "---"].join("\n");
+
+export const RULE_DOCS: Record<RuleId, RuleDoc> = {
+  "skill/no-skills": {
+    text: "A lint run that finds no skill checked nothing, and passing would hide a wrong --root or a layout the defaults do not cover (skills/.curated/*, plugins/*/skills/*). The message names where SKILL.md files were found instead. Set `skills` in gamma-prompt.config.json, or pass --allow-empty when an empty project is intended.",
+    bad: "skills/.curated/pdf/SKILL.md   (default layout skills/* finds nothing)",
+    good: '{ "skills": ["skills/.curated/*"] }',
+  },
+  "skill/missing-skill-file": {
+    text: "Each folder the layout names is one skill and must hold a file named exactly SKILL.md. Hosts look for that exact name (case matters on Linux), so skill.md or a folder without the file is silently skipped by the agent.",
+    bad: "skills/pdf/skill.md",
+    good: "skills/pdf/SKILL.md",
+  },
+  "skill/unreadable-file": {
+    text: "SKILL.md must be readable by the user running the linter; a permission problem or a folder named SKILL.md would make every host skip the skill.",
+    bad: "chmod 000 skills/pdf/SKILL.md",
+    good: "chmod 644 skills/pdf/SKILL.md",
+  },
+  "skill/file-too-large": {
+    text: "A SKILL.md over 1 MiB is refused unread: a skill is read whole by a model, and a file that size is almost always generated data that belongs in a supporting file.",
+    bad: "skills/data/SKILL.md   (3 MB of tables)",
+    good: "skills/data/SKILL.md + skills/data/references/tables.csv",
+  },
+  "skill/empty-file": {
+    text: "An empty SKILL.md has no name and no description, so no host can list it; it is usually a file created and never written.",
+    bad: "(an empty file)",
+    good: fm("name: pdf", "description: Use when the user asks to fill or merge PDF forms.") + "\n\n# PDF forms",
+  },
+  "skill/missing-frontmatter": {
+    text: "A skill starts with YAML frontmatter between --- lines; hosts read the name and description there, and a file without it is skipped.",
+    bad: "# PDF forms\n\nUse when …",
+    good: fm("name: pdf", "description: Use when the user asks to fill PDF forms.") + "\n\n# PDF forms",
+  },
+  "skill/unclosed-frontmatter": {
+    text: "The frontmatter ends at a second --- line. Without it the whole file would be read as YAML and fail, or the body would be lost.",
+    bad: "---\nname: pdf\ndescription: Use when …\n\n# PDF forms",
+    good: fm("name: pdf", "description: Use when …") + "\n\n# PDF forms",
+  },
+  "skill/yaml-syntax": {
+    text: "The frontmatter must be valid YAML 1.2. The usual mistake is a plain value containing \": \", which YAML reads as a nested key; quote such values.",
+    bad: "description: Use when: the user asks for a PDF",
+    good: 'description: "Use when: the user asks for a PDF"',
+  },
+  "skill/yaml-tab-indent": {
+    text: "YAML forbids tabs for indentation, and parsers disagree on what they mean; indent with spaces.",
+    bad: "metadata:\n\tauthor: me",
+    good: "metadata:\n  author: me",
+  },
+  "skill/yaml-duplicate-key": {
+    text: "A key written twice silently keeps one value in most parsers and a different one in others; each key must appear once per mapping.",
+    bad: "name: pdf\nname: pdf-forms",
+    good: "name: pdf-forms",
+  },
+  "skill/yaml-alias-limit": {
+    text: "YAML aliases can expand exponentially (\"billion laughs\"); gamma-prompt stops at 1,000 expanded nodes so hostile frontmatter stays cheap to check.",
+    bad: "a: &a [x, x]\nb: &b [*a, *a]\nc: &c [*b, *b]   # … ten levels deep",
+    good: "metadata:\n  author: me",
+  },
+  "skill/yaml-unsupported": {
+    text: "Frontmatter is plain data: custom tags (!!python/object), collections used as keys and aliases without anchors are refused, because hosts read them differently or execute them.",
+    bad: "name: !!python/object:os.system pdf",
+    good: "name: pdf",
+  },
+  "skill/frontmatter-not-mapping": {
+    text: "The frontmatter must be a mapping of keys to values; a list, a lone scalar or nothing at all gives no name or description.",
+    bad: "---\n- pdf\n- Use when …\n---",
+    good: fm("name: pdf", "description: Use when …"),
+  },
+  "skill/missing-key": {
+    text: "name and description are required by the Agent Skills specification: the catalog lists a skill by them. Under the gamma profile type is required too, because the runtime treats workflow and reference skills differently.",
+    bad: fm("name: pdf"),
+    good: fm("name: pdf", "description: Use when the user asks to fill PDF forms."),
+  },
+  "skill/value-type": {
+    text: "Each value must have the type the manifest schema gives it. YAML turns unquoted 1.10 into the number 1.1 and yes into true, so strings that look like numbers must be quoted; metadata values are strings.",
+    bad: "metadata:\n  version: 1.10",
+    good: 'metadata:\n  version: "1.10"',
+  },
+  "skill/unknown-key": {
+    text: "Keys that neither the Agent Skills specification, Gamma nor a well-known host defines are ignored by every host, so a typo (requireSkills) silently drops what it meant. The message suggests the key meant.",
+    bad: "requireSkills:\n  - pdf",
+    good: "requiresSkills:\n  - pdf",
+  },
+  "skill/schema-violation": {
+    text: "A value meets the schema's other limits, such as compatibility being 1–500 characters or license not being empty, as the Agent Skills specification requires.",
+    bad: 'compatibility: ""',
+    good: "compatibility: Requires Python 3.11 and poppler",
+  },
+  "skill/name-format": {
+    text: "A name is 1–64 lowercase ASCII letters, digits and hyphens, with no leading, trailing or double hyphen (the Agent Skills specification). Hosts use it as an identifier and a folder name.",
+    bad: "name: PDF_Forms",
+    good: "name: pdf-forms",
+  },
+  "skill/name-mismatch": {
+    text: "The specification requires the name to equal the skill's folder name; hosts that index by folder and hosts that index by name would otherwise disagree about which skill is which.",
+    bad: "skills/pdf-forms/SKILL.md with name: pdf",
+    good: "skills/pdf-forms/SKILL.md with name: pdf-forms",
+  },
+  "skill/name-duplicate": {
+    text: "Two skills with one name shadow each other, and which one wins depends on the host and the file order. Names must be unique in a project.",
+    bad: "skills/pdf/SKILL.md and plugins/docs/skills/pdf/SKILL.md, both name: pdf",
+    good: "name: pdf and name: docs-pdf",
+  },
+  "skill/type-value": {
+    text: "type is Gamma's contract key: workflow (an ordered procedure the agent must follow) or reference (lookup material). A collection that already uses type for its own categories should move them under metadata, or drop type under the agentskills profile.",
+    bad: "type: checklist",
+    good: "type: workflow\nmetadata:\n  category: checklist",
+  },
+  "skill/allowed-tools-format": {
+    text: "The Agent Skills specification defines allowed-tools as one space-separated string. A YAML list or a comma-separated string is read differently by each host; --fix rewrites it.",
+    bad: "allowed-tools: Read, Grep, Bash(git:*)",
+    good: "allowed-tools: Read Grep Bash(git:*)",
+  },
+  "skill/host-key-value": {
+    text: "Keys that well-known hosts define (disable-model-invocation, user-invocable, argument-hint, model, version, …) are recognised, not flagged as unknown; but each must have the type its host reads, or the host misreads it silently (\"false\" in quotes is a true-ish string).",
+    bad: 'disable-model-invocation: "false"',
+    good: "disable-model-invocation: false",
+  },
+  "skill/description-whitespace": {
+    text: "Spaces inside the quotes at the start or end of a description are carried into every catalog and cost tokens for nothing; --fix trims them.",
+    bad: 'description: " Use when the user asks for a PDF. "',
+    good: 'description: "Use when the user asks for a PDF."',
+  },
+  "skill/description-empty": {
+    text: "A blank description gives the model nothing to match a task against, so the skill is never chosen; Codex and Pi skip such skills.",
+    bad: 'description: "   "',
+    good: "description: Use when the user asks to fill PDF forms.",
+  },
+  "skill/description-length": {
+    text: "The specification caps a description at 1,024 characters (counted as Unicode code points); Codex drops the whole skill beyond that. Move detail into the body.",
+    bad: "description: (1,068 characters)",
+    good: "description: Use when … (under 1,024 characters; details in the body)",
+  },
+  "skill/description-angle-bracket": {
+    text: "Under the gamma profile the catalog is XML, and a < or > in a description can open or close a tag the model then misreads; Anthropic's validator refuses them too. The agentskills profile allows them, as the specification does.",
+    bad: "description: Use for <ViewTransition> animations.",
+    good: "description: Use for React ViewTransition animations.",
+  },
+  "skill/description-trigger": {
+    text: "The description is how the model decides to load a skill, so it must say when to use it, not only what it is. Recognised forms include \"Use when …\", \"Use it when …\", \"TRIGGER when/—\", \"This skill should be used when …\", \"Load this skill … when …\", \"Invoke when …\", \"Use BEFORE/for …\" and a when-clause such as \"when building new UI\".",
+    bad: "description: Toolkit for styling artifacts with a theme.",
+    good: "description: Toolkit for styling artifacts with a theme. Use when the user asks to restyle slides, docs or pages.",
+  },
+  "skill/reference-unknown": {
+    text: "Every name in requiresSkills and conflictsWith must be a skill in the project; a stale name means a requirement is never loaded or a conflict never enforced.",
+    bad: "requiresSkills:\n  - pdf-tool   # no such skill",
+    good: "requiresSkills:\n  - pdf-tools",
+  },
+  "skill/reference-self": {
+    text: "A skill that requires or conflicts with itself is a mistake that makes the requirement closure or the conflict check meaningless.",
+    bad: "name: pdf\nconflictsWith:\n  - pdf",
+    good: "name: pdf\nconflictsWith:\n  - docx",
+  },
+  "skill/reference-repeated": {
+    text: "A name listed twice in requiresSkills or conflictsWith has no extra effect and usually hides a different name meant.",
+    bad: "requiresSkills:\n  - pdf\n  - pdf",
+    good: "requiresSkills:\n  - pdf\n  - docx",
+  },
+  "skill/requires-cycle": {
+    text: "Requirements load other skills; a cycle (a requires b requires a) has no loading order and points at a design mistake. The message shows the cycle.",
+    bad: "a: requiresSkills [b]; b: requiresSkills [a]",
+    good: "a: requiresSkills [b]; b: no requirement",
+  },
+  "skill/requires-conflict": {
+    text: "A skill must not require, directly or through its requirements, a skill it conflicts with: loading it would load the conflict.",
+    bad: "deck: requiresSkills [import], conflictsWith [import]",
+    good: "deck: requiresSkills [gml], conflictsWith [import]",
+  },
+  "skill/closure-conflict": {
+    text: "No two skills in one skill's requirement closure may conflict with each other, or loading that skill loads a conflicting pair.",
+    bad: "deck requires a and b; a conflictsWith b",
+    good: "deck requires a and c; nothing in {a, c} conflicts",
+  },
+  "skill/conflict-one-sided": {
+    text: "A conflict holds both ways; declaring it on one side only leaves the other skill's author unaware. Declare it on both.",
+    bad: "a: conflictsWith [b]; b: (none)",
+    good: "a: conflictsWith [b]; b: conflictsWith [a]",
+  },
+  "skill/workflow-checklist": {
+    text: "A workflow skill is an ordered procedure the agent must follow step by step, so its body needs a checklist: an ordered list (1. …, 2. …) or numbered step headings (## Step 1: …, ### 2. …).",
+    bad: "type: workflow\n\nRead the brief, draft the deck, check it.",
+    good: "type: workflow\n\n1. Read the brief.\n2. Draft the deck.\n3. Verify every card.",
+  },
+  "skill/workflow-verification": {
+    text: "A workflow must verify its result before it reports completion; at least one step uses a verifying word (verify, check, inspect, confirm, review, validate, ensure, test, assert).",
+    bad: "1. Draft the deck.\n2. Send it.",
+    good: "1. Draft the deck.\n2. Verify every card renders.\n3. Send it.",
+  },
+  "skill/body-too-deep": {
+    text: "Lists and block quotes nested more than 32 deep (or indented more than 256 spaces) are refused: Markdown parsers slow down quadratically on them and no real skill needs them.",
+    bad: "> > > > … (40 levels)",
+    good: "- a\n  - b",
+  },
+  "skill/body-too-long": {
+    text: "The Agent Skills specification recommends a SKILL.md body under 500 lines: the whole body enters the context when the skill loads. Move detail into files under references/ and link them.",
+    bad: "SKILL.md with 674 lines of body",
+    good: "SKILL.md with 200 lines, linking [forms](references/forms.md)",
+  },
+  "skill/broken-link": {
+    text: "A skill travels as its folder (installed, copied, compiled), so every relative link in its body must name a file inside that folder that exists: Markdown links, reference definitions, and paths written alone that start with scripts/, references/, assets/ or another folder the skill has. Fenced code, URLs and paths introduced as examples are not checked.",
+    bad: "See [forms](references/forms.md) and run `scripts/fill.py`.   (neither file exists)",
+    good: "See [forms](references/forms.md).   (skills/pdf/references/forms.md exists)",
+  },
+  "skill/parse-failure": {
+    text: "Anything unexpected while checking one file is reported here, on that file, so the other skills are still checked; please report it with the file.",
+    bad: "(a file that makes a checker throw)",
+    good: "(any well-formed SKILL.md)",
+  },
+  "skill/reference-checklist": {
+    text: "A reference skill is lookup material; a body shaped as a checklist (an ordered list of three or more steps, or numbered step headings) reads as a procedure the agent must follow, which is a workflow's contract.",
+    bad: "type: reference\n\n1. Open the file.\n2. Edit it.\n3. Save it.",
+    good: "type: workflow   (or keep reference and write the material as sections)",
+  },
+  "skill/unused-suppression": {
+    text: "A `# gamma-prompt-disable-next-line RULE -- reason` comment that suppresses nothing (the finding was fixed, or the rule id is wrong) hides nothing and misleads the next reader; remove it or fix the id.",
+    bad: "# gamma-prompt-disable-next-line skill/description-trigger -- old\ndescription: Use when …",
+    good: "description: Use when …",
+  },
+  "skill/supporting-file-too-large": {
+    text: "A supporting file beside SKILL.md is copied into dist/ as an artifact; one over supportingFiles.maxBytes (default 1 MiB) is refused, since the agent reads it into its context.",
+    bad: "skills/data/references/dump.json   (40 MB)",
+    good: "skills/data/references/summary.md   (a few KB)",
+  },
+  "skill/supporting-file-skipped": {
+    text: "Only regular files with portable names are copied beside a skill; symbolic links, FIFOs and special files are skipped and reported, so dist/ never depends on what a link points to.",
+    bad: "skills/pdf/references/guide.md -> /home/me/guide.md",
+    good: "skills/pdf/references/guide.md   (a regular file)",
+  },
+  "knowledge/file-too-large": { text: "A knowledge note over 1 MiB is refused unread: a note is read whole into the context.", bad: "knowledge/brand.md   (3 MB)", good: "knowledge/brand.md   (a few KB)" },
+  "knowledge/frontmatter": { text: "A note starts with YAML frontmatter between --- lines that parses to a mapping: its id, name, scope and source live there.", bad: "# Brand images\n\nUse the blue logo.", good: "---\nid: brand-images\nname: Brand images\nscope: Use for image selection.\nsource: user\n---\n\nUse the blue logo." },
+  "knowledge/missing-key": { text: "id, name, scope and source are required: the knowledge hint shows them, and the runtime fetches a note by id.", bad: "---\nid: brand-images\n---", good: "---\nid: brand-images\nname: Brand images\nscope: Use for image selection.\nsource: user\n---" },
+  "knowledge/unknown-key": { text: "Only the keys of schemas/knowledge-note.schema.json are read; a typo silently drops what it meant, so a near miss suggests the key.", bad: "scopes: Use for image selection.", good: "scope: Use for image selection." },
+  "knowledge/schema-violation": { text: "A value meets the note schema: types, source is user or system, lengths, and no < or > in name and scope (the hint is XML).", bad: "source: admin", good: "source: system" },
+  "knowledge/id-format": { text: "A note id follows the skill name rules (lowercase letters, digits and single hyphens, at most 64 code points): it is an identifier the model passes back.", bad: "id: Brand_Images", good: "id: brand-images" },
+  "knowledge/id-mismatch": { text: "A note's id equals its file name without .md, so the file and the id the model asks for cannot disagree.", bad: "knowledge/brand.md with id: brand-images", good: "knowledge/brand-images.md with id: brand-images" },
+  "knowledge/id-duplicate": { text: "Two notes with one id shadow each other; ids must be unique.", bad: "two notes with id: brand-images", good: "id: brand-images and id: brand-fonts" },
+  "knowledge/scope-trigger": { text: "A note's scope is how the model decides whether it applies, so it states when, in direct terms (\"Use for …\", \"Use when …\").", bad: "scope: Brand images.", good: "scope: Use for image selection or image generation in this workspace." },
+  "knowledge/empty-body": { text: "A note without a body carries no fact or constraint; the hint would point at nothing.", bad: "---\nid: brand-images\n…\n---", good: "---\nid: brand-images\n…\n---\n\nUse the blue logo on dark backgrounds." },
+  "knowledge/checklist-body": { text: "Knowledge holds facts or constraints, not a procedure; an ordered list of three or more steps belongs in a workflow skill.", bad: "1. Open the deck.\n2. Replace images.\n3. Save.", good: "Logos: blue on dark backgrounds, black on light ones." },
+  "knowledge/body-over-inline-limit": { text: "A note larger than knowledge.inlineBytes (default 8,192 bytes) is returned as a path for focused reading instead of inline; the warning says so.", bad: "a 40 KB note", good: "a short note, or a large one read by path on purpose" },
+  "knowledge/unknown-skill": { text: "Every name in appliesTo.skills is a skill in skills/, or the note is never offered where it was meant to be.", bad: "appliesTo:\n  skills: [deck-generaton]", good: "appliesTo:\n  skills: [deck-generation]" },
+  "knowledge/unknown-tool": { text: "Every name in appliesTo.tools is a tool in schemas/tools/.", bad: "appliesTo:\n  tools: [show-gamma]", good: "appliesTo:\n  tools: [show_gamma]" },
+  "source/missing-file": { text: "A source the build needs (prompts/prefix.hbs, prompts/variant.hbs, prompts/variants.yaml, prompts/injections.yaml) exists and can be read.", bad: "prompts/ without variants.yaml", good: "prompts/variants.yaml present" },
+  "source/unreadable-file": { text: "A source file the build needs can be read: permissions allow it, and no folder sits where the file should be.", bad: "chmod 000 prompts/prefix.hbs", good: "chmod 644 prompts/prefix.hbs" },
+  "source/file-too-large": { text: "A prompt, schema or config source over 1 MiB is refused unread: none is meant to be that large, and hostile input stays cheap.", bad: "prompts/partials/data.hbs   (5 MB)", good: "prompts/partials/identity.hbs   (a few KB)" },
+  "source/not-a-file": { text: "Every source is a regular file, checked with fstat before any read: a FIFO, socket or device in its place would block or feed a build endless bytes.", bad: "mkfifo prompts/prefix.hbs", good: "prompts/prefix.hbs as a regular file" },
+  "source/outside-root": { text: "No source is reached through a symbolic link that leaves the project root: the build reads only the project, so the same checkout gives the same bytes anywhere.", bad: "prompts/partials/x.hbs -> /etc/passwd", good: "prompts/partials/x.hbs as a file in the project" },
+  "source/changed-during-build": { text: "A source that changes between being read and dist/ being written would leave artifacts that match no state of the sources; the build retries once, then reports it.", bad: "an editor saving a template in the middle of every build", good: "build after the save" },
+  "source/invalid-utf8": { text: "Every source is UTF-8 text, so the same bytes render the same prompt on every machine.", bad: "a SKILL.md saved as Latin-1", good: "the same file saved as UTF-8" },
+  "source/invalid-json": { text: "A JSON source (tool schema, tool order, config) must parse; the message points at the first bad character.", bad: '{ "name": "read", }', good: '{ "name": "read" }' },
+  "source/invalid-yaml": { text: "A YAML source (variants, injections) must parse.", bad: "variants:\n  - name: base\n   skills: []", good: "variants:\n  - name: base\n    skills: []" },
+  "config/invalid": {
+    text: "gamma-prompt.config.json must match schemas/config.schema.json, and every rule id under rules must be a skill rule of the registry (a near miss suggests the id meant). A wrong config would otherwise be ignored silently.",
+    bad: '{ "rules": { "skill/description-triger": "off" } }',
+    good: '{ "rules": { "skill/description-trigger": "off" } }',
+  },
+  "template/parse-error": { text: "A Handlebars template must parse; the message gives the template's line and column.", bad: "{{#if x}}open", good: "{{#if x}}open{{/if}}" },
+  "template/too-deep": { text: "Blocks nested more than 64 deep are refused before parsing, so a hostile template cannot exhaust the parser.", bad: "{{#if a}}{{#if b}}… (100 levels)", good: "{{#if a}}…{{/if}}" },
+  "template/unknown-partial": { text: "Every {{> partial}} names a file in prompts/partials/; a missing partial would render nothing.", bad: "{{> identiy}}", good: "{{> identity}}" },
+  "template/unknown-helper": { text: "Only the helpers if, unless, each, with, eq and join exist; none reads the clock or the environment, which keeps the output byte-stable.", bad: "{{now}}", good: "{{#if skills}}…{{/if}}" },
+  "template/missing-variable": { text: "Every variable a template reads must exist in its render context; Handlebars would otherwise render an empty string silently.", bad: "{{agentNmae}}", good: "{{agentName}}" },
+  "template/non-scalar-value": { text: "A {{value}} must render a string, number or boolean; an object or list renders as [object Object].", bad: "{{skills}}", good: "{{#each skills}}{{name}}{{/each}}" },
+  "template/unsupported-syntax": { text: "Partial blocks, inline partials and decorators are refused: they make the rendered bytes depend on call sites in ways reviewers miss.", bad: "{{#> layout}}…{{/layout}}", good: "{{> layout}}" },
+  "template/partial-cycle": { text: "A partial must not include itself, directly or through other partials; rendering would never end.", bad: "a.hbs: {{> b}}; b.hbs: {{> a}}", good: "a.hbs: {{> b}}; b.hbs: text" },
+  "template/missing-catalog": { text: "The static prefix must include the skill catalog through {{catalog}}; without it the model never learns which skills exist.", bad: "prefix.hbs without {{catalog}}", good: "## Skills\n\n{{catalog}}" },
+  "template/render-error": { text: "A template must render without a runtime error; the message names the template and the error.", bad: "{{#each 3}}…{{/each}}", good: "{{#each skills}}…{{/each}}" },
+  "variant/invalid": { text: "prompts/variants.yaml must match schemas/variants.schema.json: each variant has a name and the skills it preloads.", bad: "variants:\n  - skills: [deck]", good: "variants:\n  - name: deck\n    skills: [deck]" },
+  "variant/unknown-skill": { text: "A variant preloads only skills that exist and pass lint; a broken one would be rendered into the prompt.", bad: "skills: [deck-generaton]", good: "skills: [deck-generation]" },
+  "variant/conflicting-skills": { text: "No two skills a variant preloads (with their requirements) may conflict, or the variant starts with contradictory instructions.", bad: "skills: [deck-generation, import]", good: "skills: [deck-generation]" },
+  "variant/token-boundary": { text: "The static prefix's tokens must be a prefix of each variant's tokens, or the provider's exact-prefix cache misses; a careless join lets BPE merge across the boundary.", bad: "prefix ends with \"\\n\", variant starts with \"\\n\"", good: "prefix ends with a blank line, variant starts with text" },
+  "injection/invalid": { text: "prompts/injections.yaml must match schemas/injection-kinds.schema.json: each kind has its meaning, action and delivery.", bad: "- kind: system_note", good: "- kind: system_note\n  meaning: …\n  action: …\n  delivery: next_turn" },
+  "injection/kinds-mismatch": { text: "The injection kinds are the design's seven, each once, in the design's order, so the prompt and the runtime agree on them.", bad: "kinds: system_note, system_note", good: "kinds: system_note, system_guidance, system_update, client_view, artifact_update, workspace_update, background_result" },
+  "tool/invalid": { text: "A tool file must match schemas/tool.schema.json: name, description and parameters.", bad: '{ "name": "read" }', good: '{ "name": "read", "description": "…", "parameters": { "type": "object" } }' },
+  "tool/name-mismatch": { text: "A tool's name must equal its file name, so the order file and the schemas cannot disagree.", bad: "schemas/tools/read.json with name: open", good: "schemas/tools/read.json with name: read" },
+  "tool/invalid-parameters": { text: "A tool's parameters must be a valid JSON Schema; a provider rejects a malformed one at request time.", bad: '{ "type": "objekt" }', good: '{ "type": "object" }' },
+  "tool/order-unknown": { text: "schemas/tools/order.json lists only tools that have a file.", bad: '["read", "grep"]   (no grep.json)', good: '["read"]' },
+  "tool/order-missing": { text: "Every tool file is listed in schemas/tools/order.json: the tool order is part of the cached prefix and is declared once.", bad: "read.json, bash.json; order.json: [\"read\"]", good: "order.json: [\"read\", \"bash\"]" },
+  "tool/order-duplicate": { text: "schemas/tools/order.json lists each tool once.", bad: '["read", "read"]', good: '["read"]' },
+  "tool/skill-name-parameter": { text: "The skill tool has a string name parameter, which the build gives an enum of the catalog's names.", bad: '{ "name": "skill", "parameters": { "type": "object" } }', good: '{ "name": "skill", "parameters": { "type": "object", "properties": { "name": { "type": "string" } } } }' },
+  "tool/knowledge-id-parameter": { text: "The knowledge tool has a string knowledgeId parameter without an enum: live notes exist beside the compiled ones, so no list of ids is complete.", bad: '{ "name": "read_workspace_rule", "parameters": { "type": "object" } }', good: '{ "name": "read_workspace_rule", "parameters": { "type": "object", "properties": { "knowledgeId": { "type": "string" } } } }' },
+  "budget/prefix-exceeded": { text: "The static prefix must fit budgets.prefixTokens (default 8,000 o200k tokens): it is sent with every request.", bad: "a 9,000-token prefix", good: "detail moved into skills loaded on demand" },
+  "budget/catalog-exceeded": { text: "The skill catalog must fit budgets.catalogTokens (default 4,000 o200k tokens).", bad: "descriptions of 300 tokens each", good: "descriptions that state the trigger in one or two sentences" },
+  "budget/prefix-below-cache-minimum": { text: "OpenAI caches nothing below 1,024 tokens, so a shorter static prefix is never a cache hit.", bad: "a 600-token prefix", good: "a prefix of 1,024 tokens or more" },
+  "dist/missing": { text: "Every artifact the sources produce must exist in dist/; run gamma-prompt build.", bad: "dist/ without catalog.xml", good: "dist/ as build writes it" },
+  "dist/changed": { text: "Every artifact in dist/ must have the bytes its sources produce; for the prefix the message names the first differing token and the template line that produced it.", bad: "a hand edit to dist/prefix.md", good: "gamma-prompt build after changing the sources" },
+  "dist/extra": { text: "dist/ must hold no file the sources do not produce; a stale file would be shipped.", bad: "dist/variants/old.md", good: "dist/ as build writes it" },
+  "dist/hash-mismatch": { text: "Every file's sha256 must match its entry in dist/manifest.json; the runtime refuses tampered artifacts.", bad: "a byte changed after the build", good: "dist/ as build writes it" },
+  "dist/not-owned": { text: "gamma-prompt never deletes files it did not write: an output folder without manifest.json must hold no other files.", bad: "--out src", good: "--out dist" },
+  "dist/not-a-file": { text: "Every artifact path in dist/ holds a regular file, checked with fstat and never read otherwise: a FIFO or device there would block check and the runtime.", bad: "mkfifo dist/prefix.md", good: "dist/ as build writes it" },
+  "dist/interrupted-build": { text: "A journal in dist/ means a build stopped while replacing artifacts; check refuses the half-replaced folder until gamma-prompt build rolls it back or forward.", bad: "dist/ with a leftover build journal", good: "gamma-prompt build, then check" },
+  "dist/write-failed": { text: "dist/ could not be written (permissions, a full disk); it is left exactly as it was.", bad: "a read-only dist/", good: "a writable dist/" },
+};

@@ -1,0 +1,162 @@
+import { readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * Where a project keeps its skills: folders or globs relative to the root
+ * (`skills/*`, `plugins/*\/skills/*`, `skills/.curated/*`), and globs of
+ * folders to leave out. Globs know `*` and `?` within one path segment and
+ * `**` for any depth; like a shell, `*` does not match a name that starts
+ * with a dot unless the pattern spells the dot.
+ */
+export interface SkillLayout {
+  skills: readonly string[];
+  ignore: readonly string[];
+}
+
+export const DEFAULT_SKILL_PATTERNS: readonly string[] = ["skills/*"];
+export const DEFAULT_LAYOUT: SkillLayout = { skills: DEFAULT_SKILL_PATTERNS, ignore: [] };
+const SKILL_FILE = "SKILL.md";
+/** Never searched by `**`: dependencies and tooling state hold no project skills. */
+const NEVER_SEARCHED = new Set(["node_modules", ".git"]);
+
+/**
+ * The layout alone, read without validating the config (for the no-change
+ * fast path, which must not load the parsers); anything unexpected gives the
+ * default, and the full run reports what is wrong with the file.
+ */
+export function readSkillLayout(root: string): SkillLayout {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(join(root, "gamma-prompt.config.json"), "utf8"));
+  } catch {
+    return DEFAULT_LAYOUT;
+  }
+  if (typeof parsed !== "object" || parsed === null) return DEFAULT_LAYOUT;
+  const { skills, ignore } = parsed as { skills?: unknown; ignore?: unknown };
+  const strings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === "string" && item !== "");
+  return { skills: strings(skills) && skills.length > 0 ? skills : DEFAULT_SKILL_PATTERNS, ignore: strings(ignore) ? ignore : [] };
+}
+
+export function isDefaultLayout(layout: SkillLayout): boolean {
+  return layout.skills.length === 1 && layout.skills[0] === DEFAULT_SKILL_PATTERNS[0] && layout.ignore.length === 0;
+}
+
+/**
+ * Root-relative POSIX paths of the skill folders the layout names, sorted by
+ * code unit. A pattern without `**` names skill folders outright (one
+ * without SKILL.md is reported); a pattern with `**` matches only folders
+ * that hold SKILL.md, and does not descend into a skill.
+ */
+export function matchSkillFolders(root: string, layout: SkillLayout): string[] {
+  const ignored = layout.ignore.map(globToRegExp);
+  const found = new Set<string>();
+  for (const pattern of layout.skills) {
+    const segments = normalisePattern(pattern).split("/").filter((segment) => segment !== "" && segment !== ".");
+    const deep = segments.includes("**");
+    for (const folder of expand(root, "", segments)) {
+      if (folder === "" || ignored.some((regexp) => isIgnored(regexp, folder))) continue;
+      if (deep && !isFile(join(root, folder, SKILL_FILE))) continue;
+      found.add(folder);
+    }
+  }
+  return [...found].sort(compareCodeUnits);
+}
+
+/** `skills/.curated/*`-style globs that would find SKILL.md files the layout missed (for the empty-project hint). */
+export function suggestSkillPatterns(root: string): string[] {
+  const suggestions = new Set<string>();
+  const visit = (relative: string, depth: number): void => {
+    for (const entry of listDirectories(join(root, relative))) {
+      if (NEVER_SEARCHED.has(entry)) continue;
+      const child = relative === "" ? entry : `${relative}/${entry}`;
+      if (isFile(join(root, child, SKILL_FILE))) {
+        suggestions.add(relative === "" ? "*" : `${relative}/*`);
+        continue;
+      }
+      if (depth < 3) visit(child, depth + 1);
+    }
+  };
+  visit("", 0);
+  return [...suggestions].sort(compareCodeUnits).slice(0, 5);
+}
+
+function expand(root: string, base: string, segments: readonly string[]): string[] {
+  const [head, ...rest] = segments;
+  if (head === undefined) return [base];
+  if (head === "**") {
+    const results = expand(root, base, rest);
+    // A skill folder ends the descent: its references/ and scripts/ are not skills.
+    if (base !== "" && isFile(join(root, base, SKILL_FILE))) return results;
+    for (const entry of listDirectories(join(root, base))) {
+      if (entry.startsWith(".") || NEVER_SEARCHED.has(entry)) continue;
+      results.push(...expand(root, join2(base, entry), segments));
+    }
+    return results;
+  }
+  if (!/[*?[]/.test(head)) {
+    const next = join2(base, head);
+    return isDirectory(join(root, next)) ? expand(root, next, rest) : [];
+  }
+  const regexp = new RegExp(`^${segmentToRegExp(head)}$`);
+  const results: string[] = [];
+  for (const entry of listDirectories(join(root, base))) {
+    if (entry.startsWith(".") && !head.startsWith(".")) continue;
+    if (regexp.test(entry)) results.push(...expand(root, join2(base, entry), rest));
+  }
+  return results;
+}
+
+/** A glob over a root-relative path; `**` crosses folders, `*` and `?` do not. */
+export function globToRegExp(pattern: string): RegExp {
+  const parts = normalisePattern(pattern).split("/").filter((segment) => segment !== "" && segment !== ".");
+  const source = parts.map((part) => (part === "**" ? "(?:[^/]+/)*" : `${segmentToRegExp(part)}/`)).join("");
+  return new RegExp(`^${source}`);
+}
+
+/** A folder is ignored when a glob matches it or one of the folders above it. */
+function isIgnored(regexp: RegExp, folder: string): boolean {
+  return regexp.test(`${folder}/`);
+}
+
+function segmentToRegExp(segment: string): string {
+  let source = "";
+  for (const character of segment) {
+    if (character === "*") source += "[^/]*";
+    else if (character === "?") source += "[^/]";
+    else source += character.replace(/[\\^$.|+(){}[\]]/g, "\\$&");
+  }
+  return source;
+}
+
+function normalisePattern(pattern: string): string {
+  return pattern.replace(/\\/g, "/").replace(/^\.\//, "").replace(/\/+$/, "");
+}
+
+function join2(base: string, name: string): string {
+  return base === "" ? name : `${base}/${name}`;
+}
+
+function listDirectories(path: string): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(path, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((entry) => entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(join(path, entry.name))))
+    .map((entry) => entry.name)
+    .sort(compareCodeUnits);
+}
+
+function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+}
+
+function isFile(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+}
+
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

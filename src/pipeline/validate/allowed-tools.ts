@@ -1,0 +1,51 @@
+import type { Range } from "../../diagnostics/diagnostic.js";
+import type { YamlProblem } from "../parse/yaml-tree.js";
+
+/**
+ * `allowed-tools` is one space-separated string in the Agent Skills
+ * specification ("Read Bash(git:*)"). A YAML list or a comma-separated
+ * string is the usual mistake; the message carries the string to write.
+ */
+export function allowedToolsProblem(value: unknown, range: Range): YamlProblem | undefined {
+  if (Array.isArray(value) && value.every((item) => typeof item === "string")) {
+    const fixed = (value as string[]).map((item) => item.trim()).filter((item) => item !== "").join(" ");
+    return { ruleId: "skill/allowed-tools-format", range, message: `Unexpected list for "allowed-tools", expected one space-separated string: allowed-tools: ${quoteIfNeeded(fixed)}` };
+  }
+  if (typeof value === "string") {
+    const tools = splitCommaSeparated(value);
+    if (tools === undefined) return undefined;
+    return { ruleId: "skill/allowed-tools-format", range, message: `Unexpected comma-separated "allowed-tools", expected one space-separated string: allowed-tools: ${quoteIfNeeded(tools.join(" "))}` };
+  }
+  return undefined;
+}
+
+/**
+ * The tools of a string that separates them with commas outside
+ * parentheses (`Read, Bash(git add:*, git commit:*)`), or undefined when no
+ * such comma is there. Commas inside a tool's parentheses belong to it.
+ */
+export function splitCommaSeparated(value: string): string[] | undefined {
+  const parts: string[] = [];
+  let depth = 0;
+  let current = "";
+  let separated = false;
+  for (const character of value) {
+    if (character === "(") depth++;
+    else if (character === ")") depth = Math.max(0, depth - 1);
+    if (character === "," && depth === 0) {
+      separated = true;
+      parts.push(current);
+      current = "";
+      continue;
+    }
+    current += character;
+  }
+  parts.push(current);
+  if (!separated) return undefined;
+  return parts.map((part) => part.trim()).filter((part) => part !== "");
+}
+
+/** The fixed value as YAML: plain when that reads back the same, else double-quoted. */
+export function quoteIfNeeded(text: string): string {
+  return /^[A-Za-z][\w .()*:/@~-]*$/.test(text) && !/: |\s#|:$/.test(text) ? text : JSON.stringify(text);
+}

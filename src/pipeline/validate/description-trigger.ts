@@ -1,0 +1,42 @@
+/**
+ * Does a description say when to use the skill, not only what it is? The
+ * forms are the ones real collections use, each a pattern below; a
+ * description that matches none ("Toolkit for …", "Guidelines for …") is
+ * flagged. Matching runs on the description with its whitespace collapsed,
+ * so a folded or literal block scalar reads like one line.
+ */
+
+const WORD_END = "(?![\\p{L}\\p{N}])";
+const WORD_START = "(?<![\\p{L}\\p{N}])";
+/** Words that introduce the condition: "… when", "… before", "… for". */
+const CONDITION = "(?:when|whenever|before|after|for|if|on|during|while|once|upon|in\\s+case)";
+/** Narrower, for verbs whose "… for" or "… on" is an idiom ("calls for", "run on"). */
+const STRICT_CONDITION = "(?:when|whenever|before|after|if|during|while|in\\s+case)";
+/** Verbs an author uses to tell the agent to take the skill up. */
+const TAKE_UP = "(?:use|load|invoke|activate|trigger)";
+const CONSULT = "(?:apply|consult|read|call|run|select|choose|reach\\s+for)";
+/** What may stand between the verb and the condition: the skill, and adverbs such as "only", "immediately", "first". */
+const OBJECT = "(?:\\s+(?:it|this|this\\s+skill|the\\s+skill|these|me|them))?";
+const ADVERBS = "(?:\\s+(?:only|immediately|proactively|always|also|first|automatically|primarily|especially|mainly|right|directly|early))*";
+/** A parenthetical aside between verb and condition: "Load this skill first — before writing code and … — when …". */
+const ASIDE = "(?:\\s*[—–-]{1,2}[^—–]{0,200}?[—–-]{1,2})?";
+
+const TRIGGER_FORMS: readonly RegExp[] = [
+  // "Use when …", "Use it when …", "Use this skill whenever …", "Use immediately after …", "Load this skill first — … — when …", "Invoke when …"
+  new RegExp(`${WORD_START}${TAKE_UP}${OBJECT}${ADVERBS}${ASIDE}\\s*,?\\s+${CONDITION}${WORD_END}`, "iu"),
+  new RegExp(`${WORD_START}${CONSULT}${OBJECT}${ADVERBS}${ASIDE}\\s*,?\\s+${STRICT_CONDITION}${WORD_END}`, "iu"),
+  // "This skill should be used when …", "must be loaded before …", "is triggered when …"
+  new RegExp(`${WORD_START}(?:should|must|can|is\\s+to|is\\s+meant\\s+to|is)\\s+(?:only\\s+)?be\\s+(?:used|loaded|invoked|activated|applied|consulted|read|triggered|called)${ADVERBS}\\s+${CONDITION}${WORD_END}`, "iu"),
+  new RegExp(`${WORD_START}(?:is|are|gets?)\\s+(?:only\\s+)?(?:used|loaded|invoked|activated|triggered)\\s+(?:only\\s+)?${STRICT_CONDITION}${WORD_END}`, "iu"),
+  // "TRIGGER when …", "TRIGGER —", "Triggers on …", "Trigger keywords:", "Triggers: …"
+  new RegExp(`${WORD_START}trigger(?:s|ed)?(?:\\s+(?:keywords?|phrases?|words?|conditions?))?\\s*(?:[:—–]|-{1,2}\\s|${CONDITION}${WORD_END})`, "iu"),
+  // A description that opens with the condition: "When the user asks …", "Whenever …", "Before committing, …"
+  new RegExp(`^(?:${CONDITION})\\s`, "iu"),
+  // "… when building new UI", "when asked to …", "when the user wants …", "whenever someone asks …"
+  new RegExp(`${WORD_START}(?:when|whenever)\\s+(?:\\p{L}+ing|asked|prompted|requested|the\\s+user|a\\s+user|users?|you|someone|anyone|an?\\s+agent|the\\s+agent|the\\s+task|a\\s+task|the\\s+request|a\\s+request|the\\s+prompt|the\\s+project|a\\s+project|the\\s+codebase|about\\s+to)${WORD_END}`, "iu"),
+];
+
+export function statesTrigger(description: string): boolean {
+  const text = description.replace(/\s+/g, " ").trim();
+  return TRIGGER_FORMS.some((form) => form.test(text));
+}

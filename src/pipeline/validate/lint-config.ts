@@ -1,0 +1,93 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { ruleRegistry, type RuleId } from "../../diagnostics/rules/index.js";
+import { DEFAULT_SKILL_PATTERNS, type SkillLayout } from "../discover/skill-folders.js";
+import { CONFIG_FILE } from "../discover/source-paths.js";
+import { readSource, SOURCE_READ_RULES } from "../discover/read-source.js";
+import { isDiagnostic } from "../discover/sources.js";
+import { parseJsonSource, rangeAt, valueAt, type PositionedSource } from "../parse/positioned-source.js";
+import { schemaDiagnostics } from "./schema-diagnostics.js";
+import { buildSchemaValidator } from "./schemas.js";
+import { didYouMean } from "./suggest.js";
+
+/**
+ * What `gamma-prompt.config.json` says about linting: the profile, rule
+ * severities, and where the skills are. Budgets are read by the build
+ * (config.ts); both read the same file and the same schema.
+ */
+
+/** gamma: the design's manifest (type required). agentskills: exactly the open Agent Skills specification. */
+export type Profile = "gamma" | "agentskills";
+export const PROFILES: readonly Profile[] = ["gamma", "agentskills"];
+export type RuleSetting = "off" | "warn" | "error";
+
+export interface LintConfig {
+  /** Undefined when the file does not set it: the project's shape decides (see {@link detectProfile}). */
+  profile?: Profile;
+  rules: ReadonlyMap<RuleId, RuleSetting>;
+  layout: SkillLayout;
+}
+
+export const DEFAULT_LINT_CONFIG: LintConfig = { rules: new Map(), layout: { skills: DEFAULT_SKILL_PATTERNS, ignore: [] } };
+
+/** A project with prompts/ is a Gamma agent; any other folder is a plain skills collection. */
+export function detectProfile(root: string): Profile {
+  return existsSync(join(root, "prompts")) ? "gamma" : "agentskills";
+}
+
+export function isProfile(value: string): value is Profile {
+  return (PROFILES as readonly string[]).includes(value);
+}
+
+/** Reads the optional config file; a broken file gives its diagnostics and the defaults. */
+export function readLintConfig(root: string): { config: LintConfig; diagnostics: Diagnostic[] } {
+  const source = readSource(root, CONFIG_FILE, SOURCE_READ_RULES);
+  // Absent: the usual case.
+  if (source === undefined) return { config: DEFAULT_LINT_CONFIG, diagnostics: [] };
+  if (isDiagnostic(source)) return { config: DEFAULT_LINT_CONFIG, diagnostics: [source] };
+  const located = parseJsonSource(source);
+  if (!("document" in located)) return { config: DEFAULT_LINT_CONFIG, diagnostics: [located] };
+  const validate = buildSchemaValidator("config");
+  if (!validate(located.value)) return { config: DEFAULT_LINT_CONFIG, diagnostics: schemaDiagnostics("config/invalid", located, validate.errors, "the config") };
+  const diagnostics: Diagnostic[] = [];
+  const config: LintConfig = { rules: ruleSettings(located, diagnostics), layout: layoutOf(located.value) };
+  const profile = valueAt(located.value, ["profile"]);
+  if (typeof profile === "string" && isProfile(profile)) config.profile = profile;
+  return { config, diagnostics };
+}
+
+const CONFIGURABLE_PREFIX = "skill/";
+
+/** `rules`: every id must be a skill rule in the registry; a near miss suggests the id meant. */
+function ruleSettings(located: PositionedSource, diagnostics: Diagnostic[]): Map<RuleId, RuleSetting> {
+  const settings = new Map<RuleId, RuleSetting>();
+  const rules = valueAt(located.value, ["rules"]);
+  if (typeof rules !== "object" || rules === null) return settings;
+  const known = Object.keys(ruleRegistry);
+  const configurable = known.filter((id) => id.startsWith(CONFIGURABLE_PREFIX));
+  for (const [id, setting] of Object.entries(rules as Record<string, RuleSetting>)) {
+    const range = rangeAt(located, ["rules", id], true);
+    if (!Object.prototype.hasOwnProperty.call(ruleRegistry, id)) {
+      diagnostics.push(createDiagnostic("config/invalid", located.file, range, `Unexpected unknown rule "${id}" in rules, expected a rule id from \`gamma-prompt explain\`${didYouMean(id, known)}`));
+      continue;
+    }
+    if (!id.startsWith(CONFIGURABLE_PREFIX)) {
+      diagnostics.push(
+        createDiagnostic("config/invalid", located.file, range, `Unexpected rule "${id}" in rules, expected a skill rule (${CONFIGURABLE_PREFIX}…): build, template and dist rules guard the artifacts and keep their severity`),
+      );
+      continue;
+    }
+    if (configurable.includes(id)) settings.set(id as RuleId, setting);
+  }
+  return settings;
+}
+
+function layoutOf(value: unknown): SkillLayout {
+  const skills = valueAt(value, ["skills"]);
+  const ignore = valueAt(value, ["ignore"]);
+  return {
+    skills: Array.isArray(skills) ? (skills as string[]) : DEFAULT_SKILL_PATTERNS,
+    ignore: Array.isArray(ignore) ? (ignore as string[]) : [],
+  };
+}

@@ -1,0 +1,52 @@
+import type { Range } from "../../diagnostics/diagnostic.js";
+import type { FrontmatterSplit } from "../parse/frontmatter.js";
+import type { LineIndex } from "../parse/positions.js";
+import type { YamlProblem, YamlTree } from "../parse/yaml-tree.js";
+import { allowedToolsProblem } from "./allowed-tools.js";
+import { statesTrigger } from "./description-trigger.js";
+
+/** The Agent Skills specification's recommended most lines for a SKILL.md body. */
+export const MAX_BODY_LINES = 500;
+
+/**
+ * Per-file rules beyond the schema: they read a value's meaning (a trigger,
+ * a comma list) or the body's length, not only its type.
+ */
+export function manifestProblems(tree: YamlTree, split: FrontmatterSplit, index: LineIndex): YamlProblem[] {
+  const problems: YamlProblem[] = [];
+  const value = tree.value as Record<string, unknown>;
+  const description = value["description"];
+  const descriptionRange = tree.valueRanges.get("/description") ?? split.opening;
+  if (typeof description === "string" && description.trim() !== "") {
+    if (!statesTrigger(description)) {
+      problems.push({
+        ruleId: "skill/description-trigger",
+        range: descriptionRange,
+        message: `Unexpected description that says what the skill is but not when to use it, expected the matching task in direct terms ("Use when …", "TRIGGER when …", "Use BEFORE …", "Use for …")`,
+      });
+    }
+    if (description !== description.trim() && isQuoted(descriptionRange, index)) {
+      problems.push({ ruleId: "skill/description-whitespace", range: descriptionRange, message: "Unexpected spaces at the start or end of the quoted description, expected the text alone (gamma-prompt lint --fix trims them)" });
+    }
+  }
+  const tools = value["allowed-tools"];
+  if (typeof tools === "string") {
+    const problem = allowedToolsProblem(tools, tree.valueRanges.get("/allowed-tools") ?? split.opening);
+    if (problem) problems.push(problem);
+  }
+  const bodyLines = split.body === "" ? 0 : split.body.split("\n").length - 1;
+  if (bodyLines > MAX_BODY_LINES) {
+    const line = split.bodyStartLine + MAX_BODY_LINES;
+    problems.push({
+      ruleId: "skill/body-too-long",
+      range: index.lineRange(line),
+      message: `Unexpected body of ${bodyLines} lines, expected at most ${MAX_BODY_LINES} (the Agent Skills recommendation): move detail into files under references/ and link them`,
+    });
+  }
+  return problems;
+}
+
+function isQuoted(range: Range, index: LineIndex): boolean {
+  const first = index.text[index.lineStart(range.start.line) + range.start.column - 1];
+  return first === '"' || first === "'";
+}

@@ -1,0 +1,74 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it, vi } from "vitest";
+import { runCli } from "../../src/cli/program.js";
+import { renderRulePages } from "../../src/diagnostics/rules/pages.js";
+import { lint } from "../../src/lint.js";
+import { fixturesDir } from "./helpers.js";
+
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+
+async function run(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
+  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
+  const previous = process.cwd();
+  process.chdir(cwd);
+  try {
+    return { code: await runCli(["node", "gamma-prompt", ...args]), stdout, stderr };
+  } finally {
+    process.chdir(previous);
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+describe("profiles", () => {
+  it("detects gamma for a project with prompts/ and agentskills for any other folder; the config's profile wins", async () => {
+    expect((await lint({ root: join(fixturesDir, "profile-gamma") })).profile).toBe("gamma");
+    expect((await lint({ root: join(fixturesDir, "profile-agentskills") })).profile).toBe("agentskills");
+    expect((await lint({ root: join(fixturesDir, "config-profile") })).profile).toBe("agentskills");
+  });
+
+  it("names the profile in the summary line, and --profile overrides the detected one", async () => {
+    const plain = await run(join(fixturesDir, "profile-gamma"), "lint", "--profile", "agentskills");
+    expect(plain).toMatchObject({ code: 0, stdout: "✔ no problems · 1 skill, profile agentskills\n" });
+    const gamma = await run(join(fixturesDir, "profile-gamma"), "lint");
+    expect(gamma.code).toBe(1);
+    expect(gamma.stdout).toContain("✖ 1 problem (1 error, 0 warnings) · 1 skill, profile gamma\n");
+  });
+});
+
+describe("skills and ignore in the config", () => {
+  it("lints plugins/*/skills/* and skills/.curated/* in one run and leaves ignored folders out", async () => {
+    const result = await lint({ root: join(fixturesDir, "config-layout") });
+    expect(result.diagnostics).toEqual([]);
+    expect(result.skillFileCount).toBe(3);
+  });
+});
+
+describe("gamma-prompt explain and the rule pages", () => {
+  it("explains a rule with its doc, examples and page, and suggests the id meant for a typo", async () => {
+    const explained = await run(repoRoot, "explain", "skill/broken-link");
+    expect(explained.code).toBe(0);
+    for (const text of ["skill/broken-link (error)", "Bad:", "Good:", "docs/rules/skill/broken-link.md"]) expect(explained.stdout).toContain(text);
+    const typo = await run(repoRoot, "explain", "skill/description-triger");
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('did you mean "skill/description-trigger"?');
+    const list = await run(repoRoot, "explain");
+    expect(list.stdout.split("\n").filter(Boolean)).toHaveLength(Object.keys(renderRulePages()).length || renderRulePages().size);
+  });
+
+  it("keeps docs/rules/ in step with the rule table (regenerate with node scripts/rule-docs.mjs)", () => {
+    const pages = renderRulePages();
+    const onDisk = readdirSync(join(repoRoot, "docs", "rules"), { recursive: true })
+      .map(String)
+      .filter((name) => name.endsWith(".md"))
+      .map((name) => name.split("\\").join("/"))
+      .sort();
+    expect(onDisk).toEqual([...pages.keys()].sort());
+    for (const [path, text] of pages) expect(readFileSync(join(repoRoot, "docs", "rules", path), "utf8"), path).toBe(text);
+  });
+});
