@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./stage-data.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
@@ -37,10 +38,12 @@ export interface LintResult {
  * skills/ folder, which is a usage problem rather than a finding.
  */
 export async function lint(options: LintOptions): Promise<LintResult> {
-  const { config, diagnostics: configDiagnostics } = readLintConfig(options.root);
-  const profile = options.profile ?? config.profile ?? detectProfile(options.root);
+  // Absolute from here on: the readers cache per root, and "." means another folder after a chdir.
+  const root = resolve(options.root);
+  const { config, diagnostics: configDiagnostics } = readLintConfig(root);
+  const profile = options.profile ?? config.profile ?? detectProfile(root);
   const settings = { profile, layout: config.layout, rules: config.rules, reportEmpty: options.reportEmpty !== false };
-  const linted = await lintSkills(options.root, new BuildSession(), undefined, settings);
+  const linted = await lintSkills(root, new BuildSession(), undefined, settings);
   const diagnostics = [...configDiagnostics, ...linted.diagnostics].sort(compareDiagnostics);
   return { diagnostics, ...countDiagnostics(diagnostics), skills: linted.skills, profile, skillFileCount: linted.skillFileCount };
 }

@@ -23,7 +23,10 @@ function mkfifo(path: string): void {
 }
 
 function cli(args: string[]): { status: number | null; stdout: string; stderr: string; timedOut: boolean } {
-  const result = spawnSync(process.execPath, [cliPath, ...args], { encoding: "utf8", timeout: TIMEOUT_MS });
+  // Run from the project root: printed files are relative to the working folder, as CI runs it.
+  const rootAt = args.indexOf("--root");
+  const cwd = rootAt >= 0 ? args[rootAt + 1] : undefined;
+  const result = spawnSync(process.execPath, [cliPath, ...args], { encoding: "utf8", timeout: TIMEOUT_MS, ...(cwd ? { cwd } : {}) });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr, timedOut: result.signal === "SIGTERM" };
 }
 
