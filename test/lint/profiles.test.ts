@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, vi } from "vitest";
 import { runCli } from "../../src/cli/program.js";
+import { RULE_DOCS } from "../../src/diagnostics/rules/docs.js";
+import { ruleRegistry } from "../../src/diagnostics/rules/index.js";
 import { renderRulePages } from "../../src/diagnostics/rules/pages.js";
 import { lint } from "../../src/lint.js";
 import { fixturesDir } from "./helpers.js";
@@ -59,6 +61,11 @@ describe("gamma-prompt explain and the rule pages", () => {
     expect(typo.stderr).toContain('did you mean "skill/description-trigger"?');
     const list = await run(repoRoot, "explain");
     expect(list.stdout.split("\n").filter(Boolean)).toHaveLength(Object.keys(renderRulePages()).length || renderRulePages().size);
+  });
+
+  it("has its own doc, with a bad and a good example, for every skill rule", () => {
+    const missing = Object.keys(ruleRegistry).filter((id) => id.startsWith("skill/") && RULE_DOCS[id as keyof typeof RULE_DOCS] === undefined);
+    expect(missing).toEqual([]);
   });
 
   it("keeps docs/rules/ in step with the rule table (regenerate with node scripts/rule-docs.mjs)", () => {
