@@ -30,7 +30,8 @@ describe("--format sarif", () => {
     expect(validate({ version: "2.1.0" }), "the schema rejects a log without runs").toBe(false);
     expect(log.version).toBe("2.1.0");
     const run = log.runs[0];
-    expect(run?.tool.driver.rules.map((rule) => rule.id)).toEqual(Object.keys(ruleRegistry).sort());
+    expect(run?.tool.driver.rules.map((rule) => rule.id)).toEqual([...new Set(result.diagnostics.map((diagnostic) => diagnostic.ruleId))].sort());
+    expect(run?.tool.driver.rules.every((rule) => rule.shortDescription.text === ruleRegistry[rule.id as keyof typeof ruleRegistry].description)).toBe(true);
     const brokenLink = run?.tool.driver.rules.find((rule) => rule.id === "skill/broken-link");
     expect(brokenLink?.helpUri).toBe(ruleDocUrl("skill/broken-link"));
     expect(brokenLink?.help.text).toContain("Bad:");

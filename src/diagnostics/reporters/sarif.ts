@@ -4,7 +4,7 @@ import { ruleDoc } from "../rules/docs.js";
 import { ruleDocUrl, ruleRegistry, type RuleId } from "../rules/index.js";
 
 /**
- * SARIF 2.1.0 for code-scanning upload: one run, every rule of the registry
+ * SARIF 2.1.0 for code-scanning upload: one run, every rule the findings use
  * with its one-line description, its doc (what, why, a bad and a good
  * example) and a helpUri (the same documentation URL every diagnostic
  * carries), then one result per finding. Columns are UTF-16
@@ -14,7 +14,8 @@ import { ruleDocUrl, ruleRegistry, type RuleId } from "../rules/index.js";
  * same findings give the same bytes.
  */
 export function formatSarif(diagnostics: readonly Diagnostic[]): string {
-  const ruleIds = (Object.keys(ruleRegistry) as RuleId[]).sort();
+  // The rules the findings use, each with its metadata: what code scanning shows beside a result.
+  const ruleIds = [...new Set(diagnostics.map((diagnostic) => diagnostic.ruleId))].sort() as RuleId[];
   const indexOf = new Map(ruleIds.map((id, index) => [id, index]));
   const log = {
     $schema: "https://json.schemastore.org/sarif-2.1.0.json",
