@@ -1,4 +1,6 @@
-import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from "yaml";
+import { createRequire } from "node:module";
+import type { Document, Node } from "yaml";
+import { readPlainFrontmatter, type YamlTree } from "./plain-frontmatter.js";
 import type { Range } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { LineIndex } from "./positions.js";
@@ -10,13 +12,7 @@ import type { LineIndex } from "./positions.js";
  * ordinary key and pollutes nothing. Aliases are expanded by hand under a
  * node budget, so a "billion laughs" document fails fast instead of hanging.
  */
-export interface YamlTree {
-  value: unknown;
-  /** JSON pointer -> range of the value (or, for an empty value, of its key). */
-  valueRanges: Map<string, Range>;
-  /** JSON pointer -> range of the key that holds the value. */
-  keyRanges: Map<string, Range>;
-}
+export type { YamlTree } from "./plain-frontmatter.js";
 
 export interface YamlProblem {
   ruleId: RuleId;
@@ -28,6 +24,12 @@ export interface YamlProblem {
 export const MAX_ALIAS_NODES = 1000;
 
 export function parseYamlTree(yamlText: string, baseOffset: number, index: LineIndex): YamlTree | YamlProblem[] {
+  return readPlainFrontmatter(yamlText, baseOffset, index) ?? parseWithYamlLibrary(yamlText, baseOffset, index);
+}
+
+/** The full YAML 1.2 parser, loaded on first use: frontmatter of plain `key: value` lines never needs it. */
+export function parseWithYamlLibrary(yamlText: string, baseOffset: number, index: LineIndex): YamlTree | YamlProblem[] {
+  const { parseDocument } = yamlLibrary();
   const document = parseDocument(yamlText, { prettyErrors: false, uniqueKeys: true, strict: true });
   // A node's range runs to where the next token starts: a block value (a list, a `|` scalar) would end at
   // column 1 of the next line. Findings end at the value's last character instead.
@@ -80,6 +82,14 @@ function describeYamlError(code: string, message: string, range: Range, key: str
   }
 }
 
+type YamlLibrary = typeof import("yaml");
+let loadedYaml: YamlLibrary | undefined;
+
+function yamlLibrary(): YamlLibrary {
+  loadedYaml ??= createRequire(import.meta.url)("yaml") as YamlLibrary;
+  return loadedYaml;
+}
+
 class TreeWalker {
   readonly valueRanges = new Map<string, Range>();
   readonly keyRanges = new Map<string, Range>();
@@ -106,6 +116,7 @@ class TreeWalker {
       this.problem = { ruleId: "skill/yaml-alias-limit", range: inherited, message: `Unexpected alias expanding to more than ${MAX_ALIAS_NODES} nodes, expected plain values without deep aliases` };
       return undefined;
     }
+    const { isAlias, isMap, isScalar, isSeq } = yamlLibrary();
     if (isAlias(node)) {
       const target = node.resolve(this.document);
       const aliasRange = range ?? this.rangeOf(0, 0);

@@ -1,0 +1,135 @@
+import type { Range } from "../../diagnostics/diagnostic.js";
+import type { LineIndex } from "./positions.js";
+
+/**
+ * A reader for the frontmatter most skills have: `key: value` lines whose
+ * values are single-line strings (plain, or quoted without escapes), lists
+ * of such strings (or `[]`), and one level of nested `key: value` mapping (metadata). It gives
+ * exactly the tree and ranges the YAML library gives for the same text (a
+ * test holds the two to one answer over every fixture and the real skill
+ * collections), without loading that library: a lint of a few skills is
+ * mostly start-up, and the library's load is a large share of it.
+ *
+ * Anything else returns undefined and goes to the full YAML parser: quotes,
+ * comments, block scalars, flow collections, anchors, tags, nested mappings,
+ * blank lines, tabs, duplicate keys, and every plain value that YAML's core
+ * schema reads as something other than a string (null, booleans, numbers).
+ */
+
+/** Frontmatter as plain data with ranges: what both this reader and the full YAML parser (yaml-tree.ts) give. */
+export interface YamlTree {
+  value: unknown;
+  /** JSON pointer -> range of the value (or, for an empty value, of its key). */
+  valueRanges: Map<string, Range>;
+  /** JSON pointer -> range of the key that holds the value. */
+  keyRanges: Map<string, Range>;
+}
+
+const KEY_LINE = /^([A-Za-z][A-Za-z0-9_-]*):(?: (.*))?$/;
+const NESTED_KEY_LINE = /^ {2}([A-Za-z][A-Za-z0-9_-]*): (.+)$/;
+const ITEM_LINE = /^( {0,2})- (.*)$/;
+/** Characters a plain scalar may not start with, or that make YAML read it another way. */
+const UNSAFE_START = /^(?:[?:,[\]{}#&*!|>'"%@`\s~]|-(?:\s|$))/;
+/** Inside a value: ": " or " #" change the meaning, a trailing ":" or whitespace changes the range, controls and tabs are not plain. */
+const UNSAFE_INSIDE = /: | #|:$|\s$|[\u0000-\u001f\u007f\u0085\u2028\u2029\ufeff]/;
+/** Plain values YAML 1.2's core schema reads as null, a boolean or a number. */
+const CORE_SCHEMA_NON_STRING =
+  /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+/** Quoted on one line, with nothing that needs unescaping. */
+const QUOTED = /^(?:"([^"\\\u0000-\u001f\u007f\u0085\u2028\u2029\ufeff]*)"|'([^'\u0000-\u001f\u007f\u0085\u2028\u2029\ufeff]*)')$/;
+
+/** The string a single-line value stands for, or undefined when the full parser must decide. */
+function stringValue(written: string): string | undefined {
+  const quoted = QUOTED.exec(written);
+  if (quoted) return quoted[1] ?? quoted[2];
+  if (written === "" || UNSAFE_START.test(written) || UNSAFE_INSIDE.test(written) || CORE_SCHEMA_NON_STRING.test(written)) return undefined;
+  return written;
+}
+
+export function readPlainFrontmatter(yamlText: string, baseOffset: number, index: LineIndex): YamlTree | undefined {
+  if (yamlText === "" || !yamlText.endsWith("\n")) return undefined;
+  const rangeOf = (start: number, end: number): Range => index.range(baseOffset + start, baseOffset + end);
+  const value = Object.create(null) as Record<string, unknown>;
+  const valueRanges = new Map<string, Range>();
+  const keyRanges = new Map<string, Range>();
+  let list: { pointer: string; items: string[]; start: number; end: number; indent: number } | undefined;
+  let mapping: { pointer: string; entries: Record<string, unknown>; start: number; end: number } | undefined;
+  /** A `key:` line with nothing after it: the next line says whether a list or a mapping follows. */
+  let opened: { key: string; pointer: string } | undefined;
+  const closeBlock = (): void => {
+    if (list) valueRanges.set(list.pointer, rangeOf(list.start, list.end));
+    if (mapping) valueRanges.set(mapping.pointer, rangeOf(mapping.start, mapping.end));
+    list = undefined;
+    mapping = undefined;
+  };
+  let offset = 0;
+  while (offset < yamlText.length) {
+    const lineEnd = yamlText.indexOf("\n", offset);
+    const line = yamlText.slice(offset, lineEnd);
+    const item = ITEM_LINE.exec(line);
+    const nested = item ? undefined : NESTED_KEY_LINE.exec(line);
+    if (opened && item) {
+      const items: string[] = [];
+      value[opened.key] = items;
+      list = { pointer: opened.pointer, items, start: 0, end: 0, indent: 0 };
+      opened = undefined;
+    } else if (opened && nested) {
+      const entries = Object.create(null) as Record<string, unknown>;
+      value[opened.key] = entries;
+      mapping = { pointer: opened.pointer, entries, start: offset + 2, end: 0 };
+      opened = undefined;
+    } else if (opened) return undefined; // `key:` with nothing under it is a null: the full parser says so
+    if (nested && mapping) {
+      const key = nested[1] ?? "";
+      const scalar = stringValue(nested[2] ?? "");
+      if (scalar === undefined || Object.prototype.hasOwnProperty.call(mapping.entries, key)) return undefined;
+      const pointer = `${mapping.pointer}/${key}`;
+      keyRanges.set(pointer, rangeOf(offset + 2, offset + 2 + key.length));
+      const start = offset + 2 + key.length + 2;
+      valueRanges.set(pointer, rangeOf(start, start + (nested[2] ?? "").length));
+      mapping.entries[key] = scalar;
+      mapping.end = start + (nested[2] ?? "").length;
+    } else if (item) {
+      const indent = (item[1] ?? "").length;
+      const text = item[2] ?? "";
+      const itemValue = stringValue(text);
+      if (!list || (list.items.length > 0 && indent !== list.indent) || itemValue === undefined) return undefined;
+      if (list.items.length === 0) {
+        list.indent = indent;
+        list.start = offset + indent;
+      }
+      const itemStart = offset + indent + 2;
+      valueRanges.set(`${list.pointer}/${list.items.length}`, rangeOf(itemStart, itemStart + text.length));
+      list.items.push(itemValue);
+      list.end = itemStart + text.length;
+    } else {
+      closeBlock();
+      const entry = KEY_LINE.exec(line);
+      if (!entry) return undefined;
+      const key = entry[1] ?? "";
+      const text = entry[2];
+      if (Object.prototype.hasOwnProperty.call(value, key)) return undefined;
+      const pointer = `/${key}`;
+      keyRanges.set(pointer, rangeOf(offset, offset + key.length));
+      if (text === undefined) opened = { key, pointer };
+      else if (text === "") return undefined; // `key: ` with a trailing space
+      else if (text === "[]") {
+        value[key] = [];
+        const start = offset + key.length + 2;
+        valueRanges.set(pointer, rangeOf(start, start + 2));
+      } else {
+        const scalar = stringValue(text);
+        if (scalar === undefined) return undefined;
+        value[key] = scalar;
+        const start = offset + key.length + 2;
+        valueRanges.set(pointer, rangeOf(start, start + text.length));
+      }
+    }
+    offset = lineEnd + 1;
+  }
+  if (opened) return undefined;
+  closeBlock();
+  // The whole mapping, as the full parser gives it: from its first key to its last character.
+  valueRanges.set("", rangeOf(0, yamlText.length - 1));
+  return { value, valueRanges, keyRanges };
+}

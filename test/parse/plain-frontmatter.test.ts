@@ -1,0 +1,112 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { splitFrontmatter } from "../../src/pipeline/parse/frontmatter.js";
+import { readPlainFrontmatter } from "../../src/pipeline/parse/plain-frontmatter.js";
+import { LineIndex } from "../../src/pipeline/parse/positions.js";
+import { parseWithYamlLibrary, type YamlTree } from "../../src/pipeline/parse/yaml-tree.js";
+
+// Frontmatter of plain `key: value` lines and lists is read without the YAML
+// library. Wherever that reader answers, its answer must be the library's
+// answer to the byte: the same values and the same ranges for every key and
+// value. Checked over every SKILL.md and note in the fixtures, the embedded
+// default and the real skill collections beside the repository, and over
+// near-misses made from them.
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+// The real collections sit in shared/ beside the checkout (or beside its parent folder, for a worktree).
+const corpus = [join(root, "..", "shared", "realworld-skills"), join(root, "..", "..", "shared", "realworld-skills")].find((path) => existsSync(path)) ?? "";
+
+function* markdownFiles(folder: string): Generator<string> {
+  if (!existsSync(folder)) return;
+  for (const entry of readdirSync(folder).sort()) {
+    const path = join(folder, entry);
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat?.isDirectory()) yield* markdownFiles(path);
+    else if (stat?.isFile() && (entry === "SKILL.md" || folder.endsWith("knowledge")) && stat.size < 1_000_000) yield path;
+  }
+}
+
+function frontmatterOf(text: string): string | undefined {
+  const normalised = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+  const split = splitFrontmatter(new LineIndex(normalised));
+  return "yamlStart" in split ? normalised.slice(split.yamlStart, split.yamlEnd) : undefined;
+}
+
+function comparable(tree: YamlTree): unknown {
+  const ranges = (map: Map<string, unknown>): unknown => [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return { value: JSON.parse(JSON.stringify(tree.value)) as unknown, values: ranges(tree.valueRanges), keys: ranges(tree.keyRanges) };
+}
+
+/** Both readers on one frontmatter placed after an opening `---` line; true when the plain reader answered. */
+function agree(yamlText: string, label: string): boolean {
+  const text = `---\n${yamlText}---\n`;
+  const index = new LineIndex(text);
+  const plain = readPlainFrontmatter(yamlText, 4, index);
+  if (!plain) return false;
+  const full = parseWithYamlLibrary(yamlText, 4, index);
+  expect(Array.isArray(full), label).toBe(false);
+  expect(comparable(plain), label).toEqual(comparable(full as YamlTree));
+  return true;
+}
+
+/** Variations of a frontmatter that stay close to it: each line changed in a way YAML may read differently. */
+function nearMisses(yamlText: string): string[] {
+  const lines = yamlText.split("\n");
+  const edits = [
+    (line: string) => `${line} `,
+    (line: string) => line.replace(": ", ":  "),
+    (line: string) => line.replace(": ", ": # "),
+    (line: string) => line.replace(/: (.)/, ": 1$1"),
+    (line: string) => line.replace(/: .*/, ": true"),
+    (line: string) => line.replace(/: .*/, ": null"),
+    (line: string) => line.replace(/: (.*)/, ': "$1"'),
+    (line: string) => line.replace("- ", "-  "),
+    (line: string) => line.replace(/^ {2}- /, "    - "),
+    (line: string) => line.replace(/: (.*)/, ": $1:"),
+    (line: string) => `${line}\n`,
+  ];
+  const out: string[] = [];
+  lines.forEach((line, position) => {
+    if (line === "") return;
+    for (const edit of edits) out.push([...lines.slice(0, position), edit(line), ...lines.slice(position + 1)].join("\n"));
+  });
+  return out;
+}
+
+describe("plain frontmatter reader", () => {
+  const files = [...markdownFiles(join(root, "test", "fixtures")), ...markdownFiles(join(root, "skills")), ...markdownFiles(join(root, "knowledge")), ...markdownFiles(corpus)];
+
+  it("gives the YAML library's tree and ranges wherever it answers", () => {
+    let answered = 0;
+    let seen = 0;
+    for (const file of files) {
+      const yamlText = frontmatterOf(readFileSync(file, "utf8"));
+      if (yamlText === undefined) continue;
+      const real = !file.includes(`${join("test", "fixtures")}`); // fixtures are odd on purpose
+      if (real) seen++;
+      if (agree(yamlText, file) && real) answered++;
+    }
+    expect(seen).toBeGreaterThan(5);
+    // The point of the reader: most real frontmatter is plain (93 of the 98 real skills beside the repository).
+    expect(answered / seen).toBeGreaterThan(0.8);
+  });
+
+  it("agrees with the library on near-misses of the embedded default's frontmatter", () => {
+    let answered = 0;
+    for (const file of markdownFiles(join(root, "skills"))) {
+      const yamlText = frontmatterOf(readFileSync(file, "utf8"));
+      if (yamlText === undefined) continue;
+      for (const variant of nearMisses(yamlText)) if (agree(variant, `${file} (near miss)\n${variant}`)) answered++;
+    }
+    expect(answered).toBeGreaterThan(0);
+  });
+
+  it("leaves to the library what only it can read", () => {
+    const index = (text: string): LineIndex => new LineIndex(`---\n${text}---\n`);
+    for (const text of ["name: a\n\ndescription: b\n", "name: 'it''s'\n", "name: \"a\\tb\"\n", "name: a # note\n", "n: 1.10\n", "a: true\n", "a:\n", "a: b\na: c\n", "a: |\n  x\n", "a: {b: c}\n", "a: &x y\n", "meta:\n  k: v\n    deeper: x\n", "meta:\n  k: 1\n", "a: b\n  c\n", "a:\tb\n"]) {
+      expect(readPlainFrontmatter(text, 4, index(text)), JSON.stringify(text)).toBeUndefined();
+    }
+  });
+});
