@@ -19,8 +19,12 @@ const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/rea
 
 /** Runs the CLI from inside a fixture project, as a user in their repository would: files print relative to it. */
 async function runIn(name: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runInDir(fixture(name), ...args);
+}
+
+async function runInDir(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const cwd = process.cwd();
-  process.chdir(fixture(name));
+  process.chdir(dir);
   try {
     return await runCliInProcess(...args);
   } finally {
@@ -81,7 +85,7 @@ describe("README transcripts", () => {
     const root = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge", "dist"], join(await tempDir("readme check"), "gamma"));
     const identity = join(root, "prompts/partials/identity.hbs");
     await writeFile(identity, (await readFile(identity, "utf8")).replace(/^# Gamma agent$/m, "# Gamma!"));
-    const { code, stdout } = await runCliInProcess("check", "--root", root);
+    const { code, stdout } = await runInDir(root, "check");
     expect(code).toBe(1);
     const transcript = blockStartingWith("$ gamma-prompt check\n").slice("$ gamma-prompt check\n".length);
     expectExcerptOf(transcript, stdout);
