@@ -1,5 +1,5 @@
 import { Option, type Command } from "commander";
-import { DEFAULT_REPORTER, REPORTER_NAMES } from "../diagnostics/reporters/index.js";
+import { DEFAULT_REPORTER, REPORTER_NAMES } from "../diagnostics/reporters/names.js";
 
 /** Every command reads a project from `--root`; the ones that touch dist/ also take `--out`. */
 export function addProjectOptions(command: Command, options: { rootDescription: string; out: boolean }): Command {

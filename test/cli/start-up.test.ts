@@ -45,8 +45,15 @@ describe("CLI start-up", () => {
     expect([...packages]).toEqual(["commander"]);
     const loaded = [...modules].map((file) => file.slice(root.length + 1)).sort();
     // Command definitions, option constants and the reporter names may load; no compiler stage, command body or runtime.
-    const heavy = loaded.filter((file) => /^src\/(pipeline\/(?!discover\/source-paths\.ts$)|runtime\/|(build|check|lint|watch)\.ts$|cli\/commands\/build-actions\.ts$)/.test(file));
+    const heavy = loaded.filter((file) =>
+      /^src\/(pipeline\/(?!discover\/source-paths\.ts$)|runtime\/|(build|check|lint|watch)\.ts$|cli\/commands\/build-actions\.ts$|diagnostics\/(reporters\/(?!names\.ts$)|rules\/))/.test(file),
+    );
     expect(heavy).toEqual([]);
+  });
+
+  it("offers exactly the registered reporters as --format choices", async () => {
+    const [{ REPORTER_NAMES }, { registeredReporterNames }] = await Promise.all([import("../../src/diagnostics/reporters/names.js"), import("../../src/diagnostics/reporters/index.js")]);
+    expect(registeredReporterNames()).toEqual([...REPORTER_NAMES]);
   });
 
   it("answers a bare --version and -v without loading the program, with commander's answer", async () => {

@@ -3,30 +3,27 @@ import { formatGithub } from "./github.js";
 import { formatJson } from "./json.js";
 import { formatSarif } from "./sarif.js";
 import { formatStylish } from "./stylish.js";
+import type { ReporterName } from "./names.js";
 
 export type { ReportContext } from "../diagnostic.js";
+export { DEFAULT_REPORTER, isReporterName, REPORTER_NAMES, type ReporterName } from "./names.js";
 
 type Reporter = (diagnostics: readonly Diagnostic[], context: ReportContext) => string;
 
-/** Every reporter by the name `--format` selects it with; the first is the default. */
-const REPORTERS = {
+/** Every reporter by the name `--format` selects it with (names.ts lists the names, in this order). */
+const REPORTERS: Record<ReporterName, Reporter> = {
   stylish: formatStylish,
   json: formatJson,
   github: (diagnostics) => formatGithub(diagnostics),
   sarif: (diagnostics) => formatSarif(diagnostics),
-} as const satisfies Record<string, Reporter>;
-
-export type ReporterName = keyof typeof REPORTERS;
-
-export const REPORTER_NAMES = Object.keys(REPORTERS) as ReporterName[];
-
-export const DEFAULT_REPORTER: ReporterName = "stylish";
-
-export function isReporterName(name: string): name is ReporterName {
-  return Object.prototype.hasOwnProperty.call(REPORTERS, name);
-}
+};
 
 /** Renders diagnostics (already sorted) in the named format; the caller writes the text to stdout. */
 export function formatDiagnostics(name: ReporterName, diagnostics: readonly Diagnostic[], context: ReportContext): string {
   return REPORTERS[name](diagnostics, context);
+}
+
+/** The registry and the name list agree (a test holds them to it). */
+export function registeredReporterNames(): string[] {
+  return Object.keys(REPORTERS);
 }
