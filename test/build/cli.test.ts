@@ -2,7 +2,7 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { DistManifest } from "../../src/protocol/dist-manifest.js";
-import { runCliInProcess } from "../helpers/cli.js";
+import { runCliInProcess, runCliInProcessFrom as runIn } from "../helpers/cli.js";
 import { copyProject, removeTempDirs, spawnCli, tempDir } from "./helpers.js";
 
 afterAll(removeTempDirs);
@@ -77,16 +77,6 @@ describe("gamma-prompt build (CLI)", () => {
   });
 });
 
-/** Runs the CLI from inside `dir`, as CI runs it from the repository root. */
-async function runIn(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const cwd = process.cwd();
-  process.chdir(dir);
-  try {
-    return await runCliInProcess(...args);
-  } finally {
-    process.chdir(cwd);
-  }
-}
 
 describe("gamma-prompt check (CLI)", () => {
   it("exits 0 when dist/ is current and 1 on drift, in every format", async () => {

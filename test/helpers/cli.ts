@@ -21,3 +21,14 @@ export async function runCliInProcess(...args: string[]): Promise<{ code: number
     err.mockRestore();
   }
 }
+
+/** Runs the CLI in this process from inside `dir`, as a user in that folder (or CI at the repository root) would: files print relative to it. */
+export async function runCliInProcessFrom(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const cwd = process.cwd();
+  process.chdir(dir);
+  try {
+    return await runCliInProcess(...args);
+  } finally {
+    process.chdir(cwd);
+  }
+}

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { runCliInProcess as run } from "../helpers/cli.js";
+import { runCliInProcess as run, runCliInProcessFrom as runIn } from "../helpers/cli.js";
 import { fixturesDir, golden, prettyJson } from "./helpers.js";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -12,16 +12,6 @@ const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
 const fixture = (name: string): string => join(fixturesDir, name);
 
-/** Runs the CLI from inside `dir`, as CI runs it from the repository root. */
-async function runIn(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const cwd = process.cwd();
-  process.chdir(dir);
-  try {
-    return await run(...args);
-  } finally {
-    process.chdir(cwd);
-  }
-}
 
 const temps: string[] = [];
 afterEach(() => {

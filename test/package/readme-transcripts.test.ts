@@ -2,7 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCliInProcess } from "../helpers/cli.js";
+import { runCliInProcess, runCliInProcessFrom } from "../helpers/cli.js";
 import { copyParts, removeTempDirs, tempDir } from "../helpers/temp-project.js";
 
 afterAll(removeTempDirs);
@@ -19,18 +19,9 @@ const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/rea
 
 /** Runs the CLI from inside a fixture project, as a user in their repository would: files print relative to it. */
 async function runIn(name: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return runInDir(fixture(name), ...args);
+  return runCliInProcessFrom(fixture(name), ...args);
 }
 
-async function runInDir(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const cwd = process.cwd();
-  process.chdir(dir);
-  try {
-    return await runCliInProcess(...args);
-  } finally {
-    process.chdir(cwd);
-  }
-}
 
 /** The text of every fenced code block, without its fences. */
 function codeBlocks(markdown: string): string[] {
@@ -85,7 +76,7 @@ describe("README transcripts", () => {
     const root = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge", "dist"], join(await tempDir("readme check"), "gamma"));
     const identity = join(root, "prompts/partials/identity.hbs");
     await writeFile(identity, (await readFile(identity, "utf8")).replace(/^# Gamma agent$/m, "# Gamma!"));
-    const { code, stdout } = await runInDir(root, "check");
+    const { code, stdout } = await runCliInProcessFrom(root, "check");
     expect(code).toBe(1);
     const transcript = blockStartingWith("$ gamma-prompt check\n").slice("$ gamma-prompt check\n".length);
     expectExcerptOf(transcript, stdout);

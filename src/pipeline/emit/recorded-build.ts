@@ -1,5 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
+import { readRegularFile } from "../../protocol/regular-file.js";
 import type { CachePlan } from "../../protocol/cache-plan.js";
 import type { DistManifest, ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
 import { sha256Hex } from "../discover/read-source.js";
@@ -109,24 +109,8 @@ function nameProperty(parameters: Record<string, unknown>): unknown {
 
 /** The file's bytes when it is a regular file of sensible size; never blocks on a FIFO or device. */
 function readRegular(path: string): Buffer | undefined {
-  let descriptor: number | undefined;
-  try {
-    descriptor = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    const stat = fstatSync(descriptor);
-    if (!stat.isFile() || stat.size > MAX_RECORD_BYTES) return undefined;
-    const buffer = Buffer.allocUnsafe(stat.size);
-    let filled = 0;
-    while (filled < stat.size) {
-      const read = readSync(descriptor, buffer, filled, stat.size - filled, null);
-      if (read === 0) break;
-      filled += read;
-    }
-    return buffer.subarray(0, filled);
-  } catch {
-    return undefined;
-  } finally {
-    if (descriptor !== undefined) closeSync(descriptor);
-  }
+  const read = readRegularFile(path, { maxBytes: MAX_RECORD_BYTES });
+  return read.kind === "file" ? read.bytes : undefined;
 }
 
 function parseJson(bytes: Buffer | undefined): unknown {
