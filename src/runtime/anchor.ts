@@ -5,7 +5,7 @@
  */
 import type { LoadedSkill } from "./artifacts.js";
 import { neutraliseReservedTags } from "./injections/neutralise.js";
-import type { ExecutionState, PendingInjection } from "./state.js";
+import type { ExecutionState, PendingInjection } from "./execution-state.js";
 import { renderTaskList } from "./tasks.js";
 
 export const ANCHOR_TAG = "session_state";

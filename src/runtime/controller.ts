@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { VariantName } from "../protocol/dist-manifest.js";
 import { renderAnchor } from "./anchor.js";
-import { InjectionDispatcher, type RouteUpdateResult } from "./injections/dispatcher.js";
+import { InjectionDispatcher, type InjectionTransport, type RouteUpdateResult } from "./injections/dispatcher.js";
 import { InjectionQueue, type QueueRecord } from "./injections/queue.js";
 import { createTrustedInjectionMessage } from "./injections/transport.js";
 import { instantOf } from "./injections/order.js";
@@ -17,7 +17,8 @@ import { KnowledgeDesk, type KnowledgeOptions } from "./knowledge/desk.js";
 import { applyChange, seenIdsOf, type StateChange, type StateCore } from "./journal.js";
 import { ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE, createTrustedMessage, isAnchorMessage, type GammaCustomMessage, type ImagePart, type RuntimeUserMessage } from "./messages.js";
 import { activationResultText, planActivation } from "./skills.js";
-import { MemoryStateStore, STATE_VERSION, type ArtifactReference, type ExecutionState, type StateStore, type TaskSnapshot } from "./state.js";
+import type { ArtifactReference, ExecutionState, TaskSnapshot } from "./execution-state.js";
+import { MemoryStateStore, STATE_VERSION, type StateStore } from "./state.js";
 import { parseTaskList, renderTaskList } from "./tasks.js";
 import type { RuntimeToolName, ToolExecutor, ToolOutcome } from "./tools.js";
 import { batchRequestsYield, MessageUserError, parseMessageUser, RunTracker, SHARED_BATCH_NOTE, type ProtocolEvent, type ToolCallSummary, type YieldRecord } from "./yield.js";
@@ -70,17 +71,6 @@ export interface TurnInput {
   images?: ImagePart[];
   /** Ready-made user messages, sent before `text`. */
   messages?: RuntimeUserMessage[];
-}
-
-/** How Pi delivers an injection right now; the adapter provides one per Agent or AgentSession. */
-export interface InjectionTransport {
-  isRunning(): boolean;
-  steer(message: GammaCustomMessage): void;
-  followUp(message: GammaCustomMessage): void;
-  /** Starts a turn on an idle session with these messages. */
-  startTurn(messages: GammaCustomMessage[]): Promise<void>;
-  /** Ids of the injections still waiting in Pi's steering and follow-up queues; undefined when unknown. */
-  queuedInjectionIds?(): ReadonlySet<string> | undefined;
 }
 
 export type TurnMessage = RuntimeUserMessage | GammaCustomMessage;

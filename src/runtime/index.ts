@@ -23,7 +23,6 @@ export {
   SessionProtocolController,
   UnknownVariantError,
   type ControllerOptions,
-  type InjectionTransport,
   type TurnInput,
   type TurnMessage,
 } from "./controller.js";
@@ -49,18 +48,20 @@ export {
   type FileStateStoreOptions,
   type StateRecovery,
   type StateStoreOptions,
-  type ActiveSkill,
-  type ArtifactReference,
-  type ExecutionState,
-  type JsonValue,
-  type PendingInjection,
-  type PiQueue,
-  type SkillActivationSource,
   type StateStore,
-  type Task,
-  type TaskSnapshot,
-  type TaskStatus,
 } from "./state.js";
+export type {
+  ActiveSkill,
+  ArtifactReference,
+  ExecutionState,
+  JsonValue,
+  PendingInjection,
+  PiQueue,
+  SkillActivationSource,
+  Task,
+  TaskSnapshot,
+  TaskStatus,
+} from "./execution-state.js";
 export type { StateChange, StateRecord } from "./journal.js";
 export { SkillToolError } from "./skills.js";
 export { TodoToolError, TASK_STATUSES } from "./tasks.js";

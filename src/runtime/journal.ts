@@ -6,7 +6,7 @@
  */
 import { DEFAULT_REMEMBERED_IDS, InjectionQueue, type QueueRecord } from "./injections/queue.js";
 import type { KnowledgeSessionState } from "./knowledge/types.js";
-import type { ActiveSkill, ArtifactReference, ExecutionState, TaskSnapshot } from "./state.js";
+import type { ActiveSkill, ArtifactReference, ExecutionState, TaskSnapshot } from "./execution-state.js";
 import { STATE_VERSION, StateConflictError, StateStoreError } from "./state-errors.js";
 
 /** One durable change to the execution state. */

@@ -3,7 +3,7 @@
  * the loaded skills: requirement closure, conflicts, and the tool result text.
  */
 import type { LoadedSkill } from "./artifacts.js";
-import type { ActiveSkill, SkillActivationSource } from "./state.js";
+import type { ActiveSkill, SkillActivationSource } from "./execution-state.js";
 
 /** A refusal the model reads as the tool's error result. */
 export class SkillToolError extends Error {

@@ -4,7 +4,7 @@
  * in progress (exactly one while any task is still pending).
  */
 import { STEP_REFERENCE } from "../protocol/checklist.js";
-import type { Task, TaskSnapshot, TaskStatus } from "./state.js";
+import type { Task, TaskSnapshot, TaskStatus } from "./execution-state.js";
 
 export const TASK_STATUSES: readonly TaskStatus[] = ["pending", "in_progress", "complete", "blocked"];
 

@@ -9,7 +9,7 @@
 import { AUDIT_RULES, type AuditRuleId } from "../../protocol/audit-rules.js";
 import type { ChecklistStep } from "../../protocol/checklist.js";
 import { checklistProgress, type Deviation, type StepProgress } from "../checklist/progress.js";
-import type { Task } from "../state.js";
+import type { Task } from "../execution-state.js";
 import { fetchedKnowledgeId, TASK_ACTION_TOOLS, type PositionedEvent, type TranscriptEvent } from "./transcript.js";
 
 

@@ -7,7 +7,7 @@
  * is still audited up to the cut.
  */
 import { parseTaskList } from "../tasks.js";
-import type { Task } from "../state.js";
+import type { Task } from "../execution-state.js";
 import { knowledgeHintIds, type PositionedEvent } from "./transcript.js";
 
 export type TranscriptFormat = "session-log" | "pi-session";

@@ -7,7 +7,7 @@
  */
 import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import type { Task } from "../state.js";
+import type { Task } from "../execution-state.js";
 import { auditFold, emptyFold, foldEvent, type AuditFold, type AuditReport, type AuditSkill } from "./audit.js";
 import { readSessionLogText } from "./readers.js";
 import { knowledgeHintIds, type TranscriptEvent } from "./transcript.js";

@@ -5,7 +5,7 @@
  * log or a Pi session file. Positions are 1-based: the event's index in a
  * live session, the JSONL line in a file.
  */
-import type { Task } from "../state.js";
+import type { Task } from "../execution-state.js";
 
 export type TranscriptEvent =
   /** The session's variant and the skills it preloads (a session log's first line). */

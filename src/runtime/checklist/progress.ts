@@ -5,7 +5,7 @@
  * interface draws it from the `checklist_progress` protocol event.
  */
 import { stepReference, type ChecklistStep } from "../../protocol/checklist.js";
-import type { Task } from "../state.js";
+import type { Task } from "../execution-state.js";
 
 /**
  * - `pending`: no task names the step yet, or its tasks are all pending;

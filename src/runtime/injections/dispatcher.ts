@@ -16,13 +16,23 @@
  * the transcript only marks where it waits.
  */
 import type { InjectionKindArtifact } from "../../protocol/dist-manifest.js";
-import type { InjectionTransport } from "../controller.js";
 import { ANCHOR_CUSTOM_TYPE, isGammaCustomMessage, type GammaCustomMessage } from "../messages.js";
-import type { PendingInjection, PiQueue } from "../state.js";
+import type { PendingInjection, PiQueue } from "../execution-state.js";
 import { acceptInjection } from "./envelope.js";
 import { effectiveDelivery, isDueAt, shouldWake, type DeliveryMoment, type PolicyContext } from "./policy.js";
 import type { AddOutcome, InjectionQueue } from "./queue.js";
 import type { InjectionDelivery, RuntimeInjection } from "./types.js";
+
+/** How Pi delivers an injection right now; the adapter provides one per Agent or AgentSession. */
+export interface InjectionTransport {
+  isRunning(): boolean;
+  steer(message: GammaCustomMessage): void;
+  followUp(message: GammaCustomMessage): void;
+  /** Starts a turn on an idle session with these messages. */
+  startTurn(messages: GammaCustomMessage[]): Promise<void>;
+  /** Ids of the injections still waiting in Pi's steering and follow-up queues; undefined when unknown. */
+  queuedInjectionIds?(): ReadonlySet<string> | undefined;
+}
 
 /** What the dispatcher needs from the controller (structural, so the two modules stay loosely coupled). */
 export interface InjectionHost {

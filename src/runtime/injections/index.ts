@@ -43,4 +43,4 @@ export {
   prepareMessagesForModel,
   type PrepareOptions,
 } from "./transport.js";
-export { InjectionDispatcher, type Delivery, type InjectionHost, type RouteUpdateResult } from "./dispatcher.js";
+export { InjectionDispatcher, type Delivery, type InjectionHost, type InjectionTransport, type RouteUpdateResult } from "./dispatcher.js";

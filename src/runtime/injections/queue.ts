@@ -22,7 +22,7 @@
  * queues and contexts do not survive a restart, so a restored entry is unsent.
  */
 import type { GammaCustomMessage } from "../messages.js";
-import type { JsonValue, PendingInjection, PiQueue } from "../state.js";
+import type { JsonValue, PendingInjection, PiQueue } from "../execution-state.js";
 import { instantOf } from "./order.js";
 import { createTrustedInjectionMessage } from "./transport.js";
 import { INJECTION_KINDS, type RuntimeInjection } from "./types.js";

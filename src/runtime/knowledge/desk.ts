@@ -12,7 +12,7 @@
  * only when it needs the body again.
  */
 import { DEFAULT_INLINE_BYTES } from "../../protocol/knowledge.js";
-import type { ExecutionState } from "../state.js";
+import type { ExecutionState } from "../execution-state.js";
 import { createTrustedMessage, type GammaCustomMessage } from "../messages.js";
 import { escapeXml } from "../injections/escape.js";
 import { neutraliseReservedTags } from "../injections/neutralise.js";

@@ -1,0 +1,93 @@
+/**
+ * The session's execution state as data: active skills, tasks, current
+ * artifacts, pending injections and knowledge. The store (src/runtime/state.ts)
+ * keeps it, the journal (src/runtime/journal.ts) changes it, and the modules
+ * that read it import only these types.
+ */
+import type { InjectionDelivery, VariantName } from "../protocol/dist-manifest.js";
+import type { SkillType } from "./artifacts.js";
+import type { KnowledgeSessionState } from "./knowledge/types.js";
+import type { GammaCustomMessage } from "./messages.js";
+import type { STATE_VERSION } from "./state-errors.js";
+
+export type TaskStatus = "pending" | "in_progress" | "complete" | "blocked";
+
+export interface Task {
+  id: string;
+  title: string;
+  status: TaskStatus;
+  note?: string;
+  /** The workflow checklist step the task covers, e.g. `deck-generation#7`. */
+  step?: string;
+  /** The step failed with an unrecoverable error: the task is `blocked` and `note` gives the cause. */
+  deviation?: boolean;
+}
+
+export interface TaskSnapshot {
+  /** Increments on every accepted `todo` update. */
+  revision: number;
+  items: Task[];
+}
+
+/** How a skill became active: preloaded by the variant, loaded by the `skill` tool, or required by another. */
+export type SkillActivationSource = "preload" | "tool" | "requires" | "host";
+
+export interface ActiveSkill {
+  name: string;
+  type: SkillType;
+  activatedBy: SkillActivationSource;
+  /** The skill whose `requiresSkills` pulled this one in (activatedBy "requires"). */
+  requiredBy?: string;
+}
+
+export interface ArtifactReference {
+  /** Stable reference, e.g. `file:gamma-agent/session/brief.xml` or `gamma:file:g_1:d_2`. */
+  ref: string;
+  path?: string;
+  revision?: string;
+  title?: string;
+}
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * Where a pending injection handed to Pi waits until a model call uses it:
+ * Pi's steering or follow-up queue, the next prompt, a state anchor, or the
+ * agent's context. None of them survives a restart.
+ */
+export type PiQueue = "steer" | "follow_up" | "next_turn" | "anchor" | "context";
+
+/**
+ * A runtime injection no model call has used yet. The injection queue
+ * (src/runtime/injections/queue.ts) owns the pending set; the state's
+ * journal makes it durable.
+ */
+export interface PendingInjection {
+  id: string;
+  kind: string;
+  occurredAt: string;
+  delivery: InjectionDelivery;
+  /** The trusted custom message the model receives. */
+  message: GammaCustomMessage;
+  /** Set while the message is handed to Pi (never stored: a restored entry is unsent). */
+  queuedAs?: PiQueue;
+  /** The accepted envelope; JSON only. */
+  data?: JsonValue;
+}
+
+export interface ExecutionState {
+  stateVersion: typeof STATE_VERSION;
+  /** Increments on every saved change. */
+  revision: number;
+  variant: VariantName;
+  /** Minted once per session; the prompt cache key derives from it, so it survives a restore. */
+  sessionKey?: string;
+  activeSkills: ActiveSkill[];
+  tasks: TaskSnapshot;
+  pendingInjections: PendingInjection[];
+  currentArtifacts: ArtifactReference[];
+  /** The processed-id window, `{seenIds}` (idempotency across restarts); JSON only. */
+  injectionLog?: JsonValue;
+  /** Loaded knowledge notes and pending change reports (src/runtime/knowledge). */
+  knowledge?: KnowledgeSessionState;
+}
