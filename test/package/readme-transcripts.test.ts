@@ -2,7 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCliInProcess, runCliInProcessFrom } from "../helpers/cli.js";
+import { runCliInProcess, runCliInProcessFrom, startCliInProcess, type CliRun } from "../helpers/cli.js";
 import { copyParts, removeTempDirs, tempDir } from "../helpers/temp-project.js";
 
 afterAll(removeTempDirs);
@@ -60,16 +60,53 @@ describe("README transcripts", () => {
     expect(blockStartingWith("$ npx gamma-prompt build\nvariant          bytes")).toBe(`$ npx gamma-prompt build\n${stdout}`);
   });
 
-  it("shows build and check on a fresh `init` project exactly as printed", async () => {
-    const root = join(await tempDir("readme init"), "my-agent");
-    expect((await runCliInProcess("init", root)).code).toBe(0);
-    const built = await runCliInProcess("build", "--root", root);
+  it("shows `init my-agent`, then build and check in the new project, exactly as printed", async () => {
+    const parent = await tempDir("readme init");
+    const created = await runCliInProcessFrom(parent, "init", "my-agent");
+    expect(created.code).toBe(0);
+    const root = join(parent, "my-agent");
+    const built = await runCliInProcessFrom(root, "build");
     expect(built.code).toBe(0);
-    const checked = await runCliInProcess("check", "--root", root);
+    const checked = await runCliInProcessFrom(root, "check");
     expect(checked.code).toBe(0);
-    const block = blockStartingWith("$ npx gamma-prompt init my-agent\n");
-    const tail = block.slice(block.indexOf("$ cd my-agent\n") + "$ cd my-agent\n".length);
-    expect(tail).toBe(`$ npx gamma-prompt build\n${built.stdout}$ npx gamma-prompt check\n${checked.stdout}`);
+    expect(blockStartingWith("$ npx gamma-prompt init my-agent\n")).toBe(
+      `$ npx gamma-prompt init my-agent\n${created.stdout}$ cd my-agent\n$ npx gamma-prompt build\n${built.stdout}$ npx gamma-prompt check\n${checked.stdout}`,
+    );
+  });
+
+  it("shows the build after adding the README's `outline` variant to a fresh `init` project exactly as printed", async () => {
+    const root = join(await tempDir("readme outline"), "my-agent");
+    expect((await runCliInProcess("init", root)).code).toBe(0);
+    expect((await runCliInProcessFrom(root, "build")).code).toBe(0);
+    // The variants file as the README shows it, then the build that follows.
+    await writeFile(join(root, "prompts/variants.yaml"), blockStartingWith("variants:\n  base:\n    preload: []\n  outline:"));
+    const { code, stdout } = await runCliInProcessFrom(root, "build");
+    expect(code).toBe(0);
+    expect(blockStartingWith("$ npx gamma-prompt build\nvariant  bytes")).toBe(`$ npx gamma-prompt build\n${stdout}`);
+  });
+
+  it("shows watch's lines for the edits the README names exactly as printed, durations aside", async () => {
+    const root = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge"], join(await tempDir("readme watch"), "gamma"));
+    const deckGeneration = join(root, "skills/deck-generation/SKILL.md");
+    const importSkill = join(root, "skills/import/SKILL.md");
+    const original = await readFile(importSkill, "utf8");
+    const listenersBefore = new Set(process.listeners("SIGINT"));
+    const watching = startCliInProcess(root, "watch");
+    try {
+      await untilOutput(watching, (out) => out.includes("(Ctrl-C to stop)\n"));
+      await writeFile(deckGeneration, (await readFile(deckGeneration, "utf8")).replace(/^(description: TRIGGER for every new presentation request)/m, "$1 or outline"));
+      await untilBuilds(watching, 2);
+      await writeFile(importSkill, original.replace(/^type: workflow$/m, "type: workflw"));
+      await untilBuilds(watching, 3);
+      await writeFile(importSkill, original);
+      await untilBuilds(watching, 4);
+    } finally {
+      // What Ctrl-C does: the listener watch installed for SIGINT runs, and watch returns.
+      for (const listener of process.listeners("SIGINT")) if (!listenersBefore.has(listener)) listener("SIGINT");
+    }
+    const { code, stdout, stderr } = await watching.done;
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    expect(withoutDurations(blockStartingWith("$ gamma-prompt watch\n"))).toBe(withoutDurations(`$ gamma-prompt watch\n${stdout}`));
   });
 
   it("shows check's drift report on an edited identity exactly as printed, where `...` leaves lines out", async () => {
@@ -82,6 +119,25 @@ describe("README transcripts", () => {
     expectExcerptOf(transcript, stdout);
   });
 });
+
+/** Durations differ from run to run: the README's watch transcript matches the output with every `in N ms` as `in … ms`. */
+function withoutDurations(text: string): string {
+  return text.replace(/\bin \d+ ms\b/g, "in … ms");
+}
+
+/** Waits until the output of a running command satisfies `ready` (watch prints each build's lines in one go). */
+async function untilOutput(run: CliRun, ready: (stdout: string) => boolean): Promise<void> {
+  // Polling, not a fixed pause: the wait ends as soon as the lines are there, however long the build took.
+  while (!ready(run.stdout())) {
+    const ended = await Promise.race([run.done.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 10))]);
+    if (ended) throw new Error(`the command ended early:\n${run.stdout()}${run.stderr()}`);
+  }
+}
+
+/** Waits until watch has reported `count` builds, each on a line of its own. */
+function untilBuilds(run: CliRun, count: number): Promise<void> {
+  return untilOutput(run, (out) => out.split("\n").filter((line) => /^[✔✖] .*\b(built|rebuilt|build failed) in \d+ ms\b/.test(line)).length >= count);
+}
 
 /** `excerpt` is `full` with some runs of whole lines replaced by a `...` line; every other byte must match, in order. */
 function expectExcerptOf(excerpt: string, full: string): void {
