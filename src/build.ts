@@ -7,7 +7,7 @@ import { sameStamp } from "./pipeline/discover/file-stamp.js";
 import { isWithin, relativePosix } from "./pipeline/discover/relative-paths.js";
 import { MANIFEST_FILE, type DistManifest } from "./protocol/dist-manifest.js";
 import { readRegularFile } from "./protocol/regular-file.js";
-import { cacheFile, computeInputKey, currentStamp, readPersistedBuild, sourceSnapshot, writePersistedBuild } from "./pipeline/cache/build-cache.js";
+import { cacheFile, computeInputKey, currentStamp, readPersistedBuild, sourceSnapshot, stampSources, writePersistedBuild } from "./pipeline/cache/build-cache.js";
 import type { CompiledProject } from "./pipeline/compile/compile.js";
 import { DIST_MEMORY, EmitError, emitArtifacts, listTree, type DistMemory } from "./pipeline/emit/emit.js";
 import { acquireOutputLock, type LockHolder, type OutputLock } from "./pipeline/emit/lock.js";
@@ -147,22 +147,27 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
   });
   // Sources are snapshotted before they are read and compared again just before dist/ is written: an
   // edit in between makes the build start over once, then fail, never write a dist/ that matches no sources.
-  // Watch rebuilds compare sizes and modification times (hashing every source would undo their speed).
-  const snapshotMode = input === undefined && options.cache && options.changedPaths ? "stamp" : "content";
-  let snapshot = input?.content ?? (await sourceSnapshot(root, snapshotMode));
+  // Watch rebuilds compare sizes and modification times (hashing every source would undo their speed), and
+  // only of the paths the watcher reported: those are all such a rebuild reads. An edit to any other source
+  // while it runs leaves dist/ equal to the sources just before that edit, and the watcher reports it for
+  // the next rebuild.
+  const watchHint = input === undefined && options.cache ? options.changedPaths : undefined;
+  const takeSnapshot = (hint: readonly string[] | undefined): Promise<string | undefined> =>
+    hint ? Promise.resolve(stampSources(root, hint)) : sourceSnapshot(root, watchHint ? "stamp" : "content");
   let changedPaths = options.cache ? options.changedPaths : undefined;
+  let snapshot = input?.content ?? (await takeSnapshot(watchHint));
   let compiled: CompiledProject;
   for (let attempt = 1; ; attempt++) {
     compiled = await compileProject(root, session, changedPaths);
     if (!compiled.artifacts || !compiled.manifest || compiled.errorCount > 0) return failed(compiled.diagnostics);
-    const now = await sourceSnapshot(root, snapshotMode);
+    const now = await takeSnapshot(attempt === 1 ? watchHint : undefined);
     if (now === snapshot) break;
     if (attempt === 2) {
       const message = "Unexpected sources changed during the build (twice in a row), expected them to stay unchanged until dist/ is written; dist/ was left as it was, build again when the edits are done";
       return failed([...compiled.diagnostics, createDiagnostic("source/changed-during-build", outRel, FILE_START, message)].sort(compareDiagnostics));
     }
-    snapshot = now;
-    // Without a hint every source is checked again: the hint names what changed before this build, not during it.
+    // Without a hint every source is read and checked again: the hint names what changed before this build, not during it.
+    snapshot = watchHint ? await takeSnapshot(undefined) : now;
     changedPaths = undefined;
   }
   const artifacts = compiled.artifacts;

@@ -4,10 +4,10 @@
  * made from inside the compile step (the real compile, wrapped), so it lands
  * in the window every time instead of by timing luck.
  */
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { build } from "../../src/build.js";
+import { build, createBuildCache } from "../../src/build.js";
 import { check } from "../../src/check.js";
 import { copyProject, removeTempDirs, snapshotTree } from "../build/helpers.js";
 
@@ -37,6 +37,20 @@ describe("a source edited during the build", () => {
     edits.file = join(root, "skills/card-style/SKILL.md");
     edits.remaining = 1;
     const result = await build({ root });
+    expect(result.ok).toBe(true);
+    expect(await readFile(join(root, "dist/skills/card-style.md"), "utf8")).toContain("made during the build.");
+    expect((await check({ root })).ok).toBe(true);
+  });
+
+  it("in a watch rebuild, notices an edit to a file the rebuild re-read and starts over", async () => {
+    const root = await copyProject("basic");
+    const cache = createBuildCache();
+    expect((await build({ root, cache, persistentCache: false })).ok).toBe(true);
+    edits.file = join(root, "skills/card-style/SKILL.md");
+    // The save the watcher reported, then one more while the rebuild runs.
+    await writeFile(edits.file, `${await readFile(edits.file, "utf8")}- Saved before the rebuild.\n`);
+    edits.remaining = 1;
+    const result = await build({ root, cache, persistentCache: false, changedPaths: ["skills/card-style/SKILL.md"] });
     expect(result.ok).toBe(true);
     expect(await readFile(join(root, "dist/skills/card-style.md"), "utf8")).toContain("made during the build.");
     expect((await check({ root })).ok).toBe(true);

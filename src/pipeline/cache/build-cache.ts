@@ -53,7 +53,7 @@ export async function computeInputKey(root: string, outDirRelative: string): Pro
   if (compiler === undefined) return undefined;
   const content = contentDigest(root, listing);
   const key = sha256Hex(`${CACHE_FORMAT}\n${packageVersion}\n${compiler}\n${outDirRelative}\n${content}`);
-  return { key, stamp: stampInputs(root, listing.paths), content };
+  return { key, stamp: stampSources(root, listing.paths), content };
 }
 
 /**
@@ -65,7 +65,7 @@ export async function computeInputKey(root: string, outDirRelative: string): Pro
 export async function sourceSnapshot(root: string, mode: "content" | "stamp"): Promise<string | undefined> {
   const listing = await listInputs(root);
   if (!listing) return undefined;
-  return mode === "content" ? contentDigest(root, listing) : stampInputs(root, listing.paths);
+  return mode === "content" ? contentDigest(root, listing) : stampSources(root, listing.paths);
 }
 
 function contentDigest(root: string, listing: { paths: string[]; special: Set<string> }): string {
@@ -89,7 +89,7 @@ function contentDigest(root: string, listing: { paths: string[]; special: Set<st
 /** The stamp of the sources as they are now; equal to an earlier stamp when nothing was touched since. */
 export async function currentStamp(root: string): Promise<string | undefined> {
   const listing = await listInputs(root);
-  return listing ? stampInputs(root, listing.paths) : undefined;
+  return listing ? stampSources(root, listing.paths) : undefined;
 }
 
 async function listInputs(root: string): Promise<{ paths: string[]; special: Set<string> } | undefined> {
@@ -111,7 +111,8 @@ async function listInputs(root: string): Promise<{ paths: string[]; special: Set
   return { paths: [...paths, ...(await listProjectSourcePaths(root))], special };
 }
 
-function stampInputs(root: string, paths: readonly string[]): string {
+/** Sizes and modification times of exactly these root-relative paths (a missing one stamps as absent). */
+export function stampSources(root: string, paths: readonly string[]): string {
   const stamps = paths.map((path) => {
     const info = statSync(join(root, path), { throwIfNoEntry: false });
     return [path, info?.size ?? -1, info?.mtimeMs ?? -1];

@@ -150,6 +150,7 @@ export async function compileProject(root: string, session: BuildSession = new B
   hashes.set(TOOLS_FILE, toolsEntry);
   const plan = computeCachePlan({
     prefix: prompts.prefix,
+    prefixTokens: measures.prefixTokens,
     suffixes: prompts.suffixes,
     tools: tools.tools,
     toolsArtifact: { file: TOOLS_FILE, entry: toolsEntry },

@@ -13,6 +13,8 @@ import { sha256Hex } from "../discover/read-source.js";
 
 export interface CachePlanInput {
   prefix: string;
+  /** The prefix's o200k tokens as the build measured them (counting the prefix again would cost a whole encode per watch rebuild). */
+  prefixTokens: number;
   /** Variant name → the text appended after the prefix ("" for none). */
   suffixes: ReadonlyMap<string, string>;
   tools: readonly ToolSchemaArtifact[];
@@ -26,7 +28,7 @@ export interface CachePlanInput {
 
 export function computeCachePlan(input: CachePlanInput): CachePlan {
   const toolsTokens = input.count(compactTools(input.tools));
-  const prefixTokens = input.count(input.prefix);
+  const prefixTokens = input.prefixTokens;
   const prefixBytes = input.prefixArtifact.entry.bytes;
   const toolsBlock: CachePlanBlock = {
     name: "tools",

@@ -39,6 +39,8 @@ const BARE_PATH = /(?<![\w./@$~:-])((?:\.\/)?[A-Za-z0-9_][\w-]*\/(?:[\w.-]+\/)*[
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
+  // Fences only decide where links are skipped: a body without "/" or "]" holds no link at all.
+  if (!input.body.includes("/") && !input.body.includes("]")) return [];
   const skillDir = posix.dirname(input.path);
   const diagnostics: Diagnostic[] = [];
   const exists = existenceCache(input.root);
@@ -56,6 +58,8 @@ export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
       fence = marker;
       continue;
     }
+    // A link needs "](" or "]:", a bare path a "/": most lines have neither and cannot hold one.
+    if (!text.includes("/") && !text.includes("]")) continue;
     // Indented code (four spaces outside a list) is rare in skills and mostly lists; it is checked like text.
     const line = input.bodyStartLine + index;
     const seen = new Set<number>();
