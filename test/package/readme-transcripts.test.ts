@@ -118,6 +118,24 @@ describe("README transcripts", () => {
     const transcript = blockStartingWith("$ gamma-prompt check\n").slice("$ gamma-prompt check\n".length);
     expectExcerptOf(transcript, stdout);
   });
+
+  it("shows check's cost of an edit to the identity exactly as printed, where `...` leaves lines out", async () => {
+    const root = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge", "dist"], join(await tempDir("readme edit cost"), "gamma"));
+    const identity = join(root, "prompts/partials/identity.hbs");
+    const text = await readFile(identity, "utf8");
+    expect(text).toContain("You are the Gamma agent");
+    await writeFile(identity, text.replace("You are the Gamma agent", "You are the Gamma presentation agent"));
+    const { code, stdout } = await runCliInProcessFrom(root, "check");
+    expect(code).toBe(1);
+    const command = '$ gamma-prompt check          # after "You are the Gamma agent" became "You are the Gamma presentation agent"\n';
+    expectExcerptOf(blockStartingWith(command).slice(command.length), stdout);
+  });
+
+  it("shows cost for the embedded default under the default profile exactly as printed", async () => {
+    const { code, stdout } = await runCliInProcessFrom(repoRoot, "cost");
+    expect(code).toBe(0);
+    expect(blockStartingWith("$ gamma-prompt cost\n")).toBe(`$ gamma-prompt cost\n${stdout}`);
+  });
 });
 
 /** Durations differ from run to run: the README's watch transcript matches the output with every `in N ms` as `in … ms`. */

@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 import { HOST_KEYS } from "../../src/pipeline/validate/host-keys.js";
+import { createProgram } from "../../src/cli/program.js";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 /** The shared corpus of real collections sits beside the repository (in CI and on developer machines), never inside it. */
@@ -34,6 +35,31 @@ describe("README and package.json stay true", () => {
     const run = spawnSync(process.execPath, ["scripts/corpus-table.mjs", corpus ?? ""], { cwd: repoRoot, encoding: "utf8" });
     expect(run.status, run.stderr).toBe(0);
     expect(readme).toContain(run.stdout);
+  });
+
+  it("shows each command's synopsis exactly as the CLI defines its arguments, options and choices", () => {
+    // A synopsis block is one whose text starts with `gamma-prompt <command> `; a long one wraps onto indented lines.
+    const synopses = new Map(
+      [...readme.matchAll(/^```\n(gamma-prompt ([a-z]+) [\s\S]*?)^```$/gm)].map((match) => [match[2] as string, (match[1] as string).replace(/\s+/g, " ").trim()]),
+    );
+    const expected = new Map(
+      createProgram({ exitCode: 0 }).commands.map((command) => {
+        const args = command.registeredArguments.map((argument) => {
+          const name = `${argument.name().toUpperCase()}${argument.variadic ? "..." : ""}`;
+          return argument.required ? name : `[${name}]`;
+        });
+        const options = command.options
+          .filter((option) => !option.hidden)
+          .map((option) => {
+            const value = option.argChoices?.join("|") ?? /[<[]([^>\]]+)[>\]]/.exec(option.flags)?.[1]?.toUpperCase();
+            return `[${option.long ?? option.short}${value === undefined ? "" : ` ${value}`}]`;
+          });
+        return [command.name(), ["gamma-prompt", command.name(), ...args, ...options].join(" ")] as const;
+      }),
+    );
+    // `explain` takes one optional rule id; the README says so in prose rather than in a synopsis block.
+    expected.delete("explain");
+    expect(Object.fromEntries(synopses)).toEqual(Object.fromEntries(expected));
   });
 
   it("shows the two set-up commands for a fresh machine", () => {
