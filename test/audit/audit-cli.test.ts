@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
@@ -113,6 +113,29 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     const refused = await run("audit", join(dir, "notes.jsonl"), "--dist", dir);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("gamma-prompt audit: dist/ failed verification");
+  });
+
+  it("prints the README's audit transcript exactly, for the scripted session it describes", async () => {
+    // bash before the deck workflow is loaded, step 8 never planned, none of the hinted knowledge read.
+    const dir = tempDir("gamma-audit-readme-");
+    mkdirSync(join(dir, "sessions"));
+    const faux = pi.faux();
+    const gamma = pi.disposeAfterTest(
+      createGammaAgent({ artifacts, variant: "base", model: faux.getModel(), executors: recordingExecutors(), sessionLog: new FileSessionLog(join(dir, "sessions", "s_123.jsonl")) }),
+    );
+    faux.setResponses([
+      toolUse(fauxToolCall("bash", { command: "ls uploads/" })),
+      toolUse(fauxToolCall("skill", { name: "deck-generation" })),
+      toolUse(fauxToolCall("todo", { tasks: SKIPPED_RENDER })),
+      toolUse(fauxToolCall("message_user", { message: "Your deck is ready.", blockOnUser: true })),
+    ]);
+    await gamma.agent.prompt("Make a deck about tide pools with photos and short card titles");
+    const cwd = process.cwd();
+    process.chdir(dir);
+    const printed = await run("audit", "sessions/s_123.jsonl", "--dist", distDir).finally(() => process.chdir(cwd));
+    expect(printed.code).toBe(1);
+    const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+    expect(readme).toContain(`\n\`\`\`\n$ gamma-prompt audit sessions/s_123.jsonl\n${printed.stdout}\`\`\`\n`);
   });
 
   it("runs as a real process (the contract CI relies on)", async () => {
