@@ -102,7 +102,7 @@ await agent.prompt(controller.buildTurnMessages({ text: REQUEST }));
 console.log("\nprotocol events");
 for (const event of events) {
   const { type, toolCallId: _id, ...rest } = event;
-  console.log(`  ${type.padEnd(17)}${clip(JSON.stringify(rest), 100)}`);
+  console.log(`  ${type.padEnd(16)} ${clip(JSON.stringify(rest), 100)}`);
 }
 const state = controller.state;
 console.log("\nstate after the run");

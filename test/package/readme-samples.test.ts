@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { lint } from "../../src/lint.js";
 import { runCliInProcess } from "../helpers/cli.js";
+import { blockStartingWith, codeBlocks } from "../helpers/readme.js";
 import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
 
 afterAll(removeTempDirs);
@@ -19,17 +20,6 @@ afterAll(removeTempDirs);
  */
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-const readme = await readFile(join(repoRoot, "README.md"), "utf8");
-
-/** The text of every fenced block with its language tag. */
-const blocks = [...readme.matchAll(/^```([a-z]*)\n([\s\S]*?)^```$/gm)].map((match) => ({ language: match[1] as string, text: match[2] as string }));
-
-function blockStartingWith(start: string, language?: string): string {
-  const found = blocks.filter((block) => block.text.startsWith(start) && (language === undefined || block.language === language));
-  expect(found, `one README block starting with ${JSON.stringify(start)}`).toHaveLength(1);
-  return found[0]?.text as string;
-}
-
 async function schemaValidator(name: string): Promise<(value: unknown) => string[]> {
   const schema = JSON.parse(await readFile(join(repoRoot, "schemas", `${name}.schema.json`), "utf8")) as object;
   const validate = new Ajv2020({ strict: true, allErrors: true }).compile(schema);
@@ -46,7 +36,7 @@ function frontmatterOf(markdown: string): unknown {
 describe("README samples", () => {
   it("shows configuration files that the config schema accepts", async () => {
     const validate = await schemaValidator("config");
-    const configs = blocks.filter((block) => block.language === "json" && /^\{\s*"(profile|budgets)"/.test(block.text));
+    const configs = codeBlocks.filter((block) => block.language === "json" && /^\{\s*"(profile|budgets)"/.test(block.text));
     expect(configs).toHaveLength(2);
     for (const { text } of configs) expect(validate(JSON.parse(text)), text).toEqual([]);
   });

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCliInProcess, runCliInProcessFrom, startCliInProcess, type CliRun } from "../helpers/cli.js";
+import { blockStartingWith, expectExcerptOf } from "../helpers/readme.js";
 import { copyParts, removeTempDirs, tempDir } from "../helpers/temp-project.js";
 
 afterAll(removeTempDirs);
@@ -13,26 +14,12 @@ afterAll(removeTempDirs);
  * the tool prints.
  */
 
-const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8");
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/readme/${name}`, import.meta.url));
 
 /** Runs the CLI from inside a fixture project, as a user in their repository would: files print relative to it. */
 async function runIn(name: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return runCliInProcessFrom(fixture(name), ...args);
-}
-
-
-/** The text of every fenced code block, without its fences. */
-function codeBlocks(markdown: string): string[] {
-  return [...markdown.matchAll(/^```[a-z]*\n([\s\S]*?)^```$/gm)].map((match) => match[1] as string);
-}
-
-/** The one block that starts with `start`. */
-function blockStartingWith(start: string): string {
-  const found = codeBlocks(readme).filter((block) => block.startsWith(start));
-  expect(found, `one README block starting with ${JSON.stringify(start)}`).toHaveLength(1);
-  return found[0] as string;
 }
 
 describe("README transcripts", () => {
@@ -155,20 +142,4 @@ async function untilOutput(run: CliRun, ready: (stdout: string) => boolean): Pro
 /** Waits until watch has reported `count` builds, each on a line of its own. */
 function untilBuilds(run: CliRun, count: number): Promise<void> {
   return untilOutput(run, (out) => out.split("\n").filter((line) => /^[✔✖] .*\b(built|rebuilt|build failed) in \d+ ms\b/.test(line)).length >= count);
-}
-
-/** `excerpt` is `full` with some runs of whole lines replaced by a `...` line; every other byte must match, in order. */
-function expectExcerptOf(excerpt: string, full: string): void {
-  const pieces = excerpt.split(/^\.\.\.\n/m);
-  expect(pieces.length, "the excerpt leaves something out").toBeGreaterThan(1);
-  let at = 0;
-  for (const [index, piece] of pieces.entries()) {
-    const found = full.indexOf(piece, at);
-    expect(found, `README excerpt piece ${index} in order:\n${piece}`).toBeGreaterThanOrEqual(at);
-    if (index === 0) expect(found, "the excerpt starts where the output starts").toBe(0);
-    // A piece must begin at a line start so that `...` stands for whole lines.
-    expect(found === 0 || full[found - 1] === "\n", `piece ${index} starts a line`).toBe(true);
-    at = found + piece.length;
-  }
-  if (pieces.at(-1) !== "") expect(at, "the excerpt ends where the output ends").toBe(full.length);
 }
