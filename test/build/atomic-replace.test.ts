@@ -21,16 +21,21 @@ vi.mock("node:fs", async (importOriginal) => {
 
 afterAll(removeTempDirs);
 
-/** Reads a few artifacts in a tight loop in another process until `stop` exists; reports reads and misses. */
+/**
+ * Reads a few artifacts in a tight loop in another process until `stop`
+ * exists; prints "ready" after its first pass (so the builds start only once
+ * it reads, however slowly the process started), then its reads and misses.
+ */
 const READER = `
 const { existsSync, readFileSync } = require("node:fs");
 const [dist, stop] = process.argv.slice(1);
 const files = ["catalog.xml", "prefix.md", "variants/import.md", "manifest.json"].map((f) => dist + "/" + f);
-let reads = 0, missing = 0;
-while (!existsSync(stop)) {
+let reads = 0, missing = 0, passes = 0;
+while (passes === 0 || !existsSync(stop)) {
   for (const file of files) {
     try { readFileSync(file); reads++; } catch (error) { if (error.code === "ENOENT") missing++; else throw error; }
   }
+  if (++passes === 1) process.stdout.write("ready\\n");
 }
 process.stdout.write(JSON.stringify({ reads, missing }));
 `;
@@ -50,6 +55,8 @@ describe("replacing artifacts in dist/", () => {
     let output = "";
     reader.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise((resolve) => reader.once("exit", resolve));
+    const ready = new Promise<void>((resolve) => reader.stdout.on("data", () => output.startsWith("ready\n") && resolve()));
+    await ready;
     for (let edit = 0; edit < 40; edit++) {
       await withDescription(root, `Use when writing card text (edit ${edit}).`);
       const result = await build({ root, cache, changedPaths: ["skills/card-style/SKILL.md"], persistentCache: false });
@@ -57,7 +64,7 @@ describe("replacing artifacts in dist/", () => {
     }
     await writeFile(stop, "");
     await exited;
-    const { reads, missing } = JSON.parse(output) as { reads: number; missing: number };
+    const { reads, missing } = JSON.parse(output.slice("ready\n".length)) as { reads: number; missing: number };
     expect(reads).toBeGreaterThan(0);
     expect(missing).toBe(0);
   });

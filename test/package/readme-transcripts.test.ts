@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { runCliInProcess, runCliInProcessFrom, startCliInProcess, type CliRun } from "../helpers/cli.js";
 import { blockStartingWith, expectExcerptOf } from "../helpers/readme.js";
 import { copyParts, removeTempDirs, tempDir } from "../helpers/temp-project.js";
+import { saveAtomically } from "../watch/helpers.js";
 
 afterAll(removeTempDirs);
 
@@ -81,11 +82,12 @@ describe("README transcripts", () => {
     const watching = startCliInProcess(root, "watch");
     try {
       await untilOutput(watching, (out) => out.includes("(Ctrl-C to stop)\n"));
-      await writeFile(deckGeneration, (await readFile(deckGeneration, "utf8")).replace(/^(description: TRIGGER for every new presentation request)/m, "$1 or outline"));
+      // Saved as editors save (a temp file renamed over it): one change per edit, never read half-written.
+      await saveAtomically(deckGeneration, (await readFile(deckGeneration, "utf8")).replace(/^(description: TRIGGER for every new presentation request)/m, "$1 or outline"));
       await untilBuilds(watching, 2);
-      await writeFile(importSkill, original.replace(/^type: workflow$/m, "type: workflw"));
+      await saveAtomically(importSkill, original.replace(/^type: workflow$/m, "type: workflw"));
       await untilBuilds(watching, 3);
-      await writeFile(importSkill, original);
+      await saveAtomically(importSkill, original);
       await untilBuilds(watching, 4);
     } finally {
       // What Ctrl-C does: the listener watch installed for SIGINT runs, and watch returns.

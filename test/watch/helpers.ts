@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { join } from "node:path";
+import { rename, writeFile } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { copyParts, readTree, tempDir } from "../helpers/temp-project.js";
 
@@ -35,8 +36,12 @@ export async function distProblems(distDir: string): Promise<string[]> {
   return problems;
 }
 
-/** Polls `condition` until it holds; fails after `timeoutMs` with `what` in the message. */
-export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+/**
+ * Polls `condition` until it holds. Nothing here depends on how fast the
+ * machine is: the only bound is a hang guard just under vitest's 30 s test
+ * timeout, so a failure names what it waited for.
+ */
+export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 25_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
@@ -51,4 +56,16 @@ export function pause(ms: number): Promise<void> {
 /** Replaces the `description:` line of a SKILL.md's frontmatter. */
 export function withDescription(skillText: string, description: string): string {
   return skillText.replace(/^description:.*$/m, `description: ${description}`);
+}
+
+/**
+ * Saves `text` over `path` the way most editors do: a temp file (a dotfile, so
+ * watch ignores it) renamed over the original. The watcher sees one change,
+ * and a build never reads the file half-written: an in-place write truncates
+ * first, and a machine under load can let a build in between.
+ */
+export async function saveAtomically(path: string, text: string): Promise<void> {
+  const temp = join(dirname(path), `.${basename(path)}.saving`);
+  await writeFile(temp, text);
+  await rename(temp, path);
 }

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { ProjectRootError } from "../../src/pipeline/discover/discover.js";
 import { watch, type WatchBuildEvent, type WatchEvent, type WatchHandle } from "../../src/watch.js";
-import { copyProject, distProblems, pause, readTree, removeTempProjects, repoRoot, waitFor, withDescription } from "./helpers.js";
+import { copyProject, distProblems, pause, readTree, removeTempProjects, repoRoot, saveAtomically, waitFor, withDescription } from "./helpers.js";
 
 interface Session {
   root: string;
@@ -61,7 +61,7 @@ describe("watch", () => {
     const text = await readFile(skill, "utf8");
     // Longer than before, so the prefix grows by a known direction.
     const description = `${/^description: (.*)$/m.exec(text)?.[1]} Also use when a gml command exits non-zero.`;
-    await writeFile(skill, withDescription(text, description));
+    await saveAtomically(skill, withDescription(text, description));
 
     await waitFor("a rebuild", () => session.rebuilds().length > 0);
     await session.handle.close();
@@ -84,7 +84,7 @@ describe("watch", () => {
   it("rewrites only what a body edit touches and keeps the static prefix", async () => {
     const session = await startSession();
     const skill = session.skillPath("gml-cli");
-    await writeFile(skill, `${await readFile(skill, "utf8")}\nA line added to the body.\n`);
+    await saveAtomically(skill, `${await readFile(skill, "utf8")}\nA line added to the body.\n`);
 
     await waitFor("a rebuild", () => session.rebuilds().length > 0);
     await session.handle.close();
@@ -107,7 +107,7 @@ describe("watch", () => {
     await writeFile(join(session.dist, "stray.txt"), "not ours");
     // A real edit after the noise: had any of it counted, it would show up in this batch or an earlier one.
     const skill = join(folder, "SKILL.md");
-    await writeFile(skill, `${await readFile(skill, "utf8")}\nA real edit.\n`);
+    await saveAtomically(skill, `${await readFile(skill, "utf8")}\nA real edit.\n`);
 
     await waitFor("a rebuild", () => session.rebuilds().length > 0);
     expect(session.rebuilds()[0]?.changedPaths).toEqual(["skills/gml-cli/SKILL.md"]);
@@ -132,7 +132,7 @@ describe("watch", () => {
     const skill = session.skillPath("gml-authoring");
     const good = await readFile(skill, "utf8");
     // A half-finished frontmatter edit: an unclosed quote.
-    await writeFile(skill, good.replace(/^description: /m, 'description: "Use BEFORE '));
+    await saveAtomically(skill, good.replace(/^description: /m, 'description: "Use BEFORE '));
 
     await waitFor("the failed rebuild", () => session.rebuilds().length > 0);
     const failed = session.rebuilds()[0];
@@ -144,7 +144,7 @@ describe("watch", () => {
     expect(await readTree(session.dist)).toEqual(distBefore);
 
     const fixed = withDescription(good, "Use BEFORE writing any GML, for the syntax of decks, cards, layouts and themes.");
-    await writeFile(skill, fixed);
+    await saveAtomically(skill, fixed);
     await waitFor("the repairing rebuild", () => session.rebuilds().length > 1);
     await session.handle.close();
     expect(session.rebuilds()[1]).toMatchObject({ ok: true });
@@ -206,6 +206,8 @@ describe("watch", () => {
 
   // How a burst is batched into builds is the queue's contract, tested without timing in queue.test.ts;
   // here real file events must end in a clean build's bytes, however the machine's load spreads them.
+  // The saves are in place (truncate, then write): whichever of them a build reads half-written, the
+  // assertions below hold, so this is where in-place saves are covered.
   it("ends a burst of 50 saves in a clean build's bytes", async () => {
     const session = await startSession();
     const skill = session.skillPath("gml-cli");
