@@ -62,6 +62,8 @@ export interface BuildResult {
   diagnostics: Diagnostic[];
   errorCount: number;
   warningCount: number;
+  /** Notes never fail a build. */
+  noteCount: number;
   /** dist-relative paths written, removed and left untouched by this build. */
   written: string[];
   removed: string[];
@@ -211,6 +213,7 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
     diagnostics: compiled.diagnostics,
     errorCount: compiled.errorCount,
     warningCount: compiled.warningCount,
+    noteCount: compiled.noteCount,
     ...emitted,
     manifest,
     ...previous,

@@ -30,6 +30,8 @@ export interface CheckResult {
   diagnostics: Diagnostic[];
   errorCount: number;
   warningCount: number;
+  /** Notes never fail a build. */
+  noteCount: number;
   drift: DriftEntry[];
   /** The static prefix or the tool schemas changed: no variant can reuse the shared cached prefix. */
   invalidatesSharedPrefix: boolean;
@@ -62,7 +64,7 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
     ...(recorded ? { acceptedToolParameters: recorded.acceptedToolParameters } : {}),
   });
   if (!compiled.artifacts) {
-    return { ok: false, diagnostics: compiled.diagnostics, errorCount: compiled.errorCount, warningCount: compiled.warningCount, drift: [], invalidatesSharedPrefix: false, artifactCount: 0 };
+    return { ok: false, diagnostics: compiled.diagnostics, errorCount: compiled.errorCount, warningCount: compiled.warningCount, noteCount: compiled.noteCount, drift: [], invalidatesSharedPrefix: false, artifactCount: 0 };
   }
   const expectedPrefix = (compiled.artifacts.get("prefix.md") as string | undefined) ?? "";
   const locate = async (offset: number): Promise<TemplateOrigin | undefined> => {

@@ -23,6 +23,8 @@ export interface LintResult {
   diagnostics: Diagnostic[];
   errorCount: number;
   warningCount: number;
+  /** Notes never fail a run. */
+  noteCount: number;
   /** Skills whose own file has no error diagnostic, sorted by name. */
   skills: ValidSkill[];
   /** The profile whose rules ran. */

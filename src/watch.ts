@@ -138,6 +138,7 @@ function toBuildEvent(
     diagnostics: result.diagnostics,
     errorCount: result.errorCount,
     warningCount: result.warningCount,
+    noteCount: result.noteCount,
   };
   const prefixChange = describePrefixChange(result);
   if (prefixChange) event.prefixChange = prefixChange;

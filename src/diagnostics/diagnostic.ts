@@ -79,10 +79,14 @@ export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
 export interface DiagnosticCounts {
   errorCount: number;
   warningCount: number;
+  /** Notes are counted apart: they never fail a run. */
+  noteCount: number;
 }
 
 /** What a run adds to its findings for a reporter's summary: the counts, and for lint the profile and how many skills were checked. */
-export interface ReportContext extends DiagnosticCounts {
+export interface ReportContext extends Omit<DiagnosticCounts, "noteCount"> {
+  /** Counted from the findings when left out (callers that predate notes pass only the other two). */
+  noteCount?: number;
   profile?: string;
   skillCount?: number;
 }
@@ -90,9 +94,11 @@ export interface ReportContext extends DiagnosticCounts {
 export function countDiagnostics(diagnostics: readonly Diagnostic[]): DiagnosticCounts {
   let errorCount = 0;
   let warningCount = 0;
+  let noteCount = 0;
   for (const diagnostic of diagnostics) {
     if (diagnostic.severity === "error") errorCount++;
-    else warningCount++;
+    else if (diagnostic.severity === "warning") warningCount++;
+    else noteCount++;
   }
-  return { errorCount, warningCount };
+  return { errorCount, warningCount, noteCount };
 }

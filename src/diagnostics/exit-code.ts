@@ -9,9 +9,9 @@ export const EXIT_USAGE = 2;
 
 /**
  * The one place that decides whether findings fail a run: any error does, and
- * so do warnings beyond `maxWarnings` when a maximum is given.
+ * so do warnings beyond `maxWarnings` when a maximum is given. Notes never do.
  */
-export function exitCodeFor(counts: DiagnosticCounts, maxWarnings?: number): typeof EXIT_OK | typeof EXIT_FINDINGS {
+export function exitCodeFor(counts: Pick<DiagnosticCounts, "errorCount" | "warningCount">, maxWarnings?: number): typeof EXIT_OK | typeof EXIT_FINDINGS {
   if (counts.errorCount > 0) return EXIT_FINDINGS;
   if (maxWarnings !== undefined && counts.warningCount > maxWarnings) return EXIT_FINDINGS;
   return EXIT_OK;

@@ -35,6 +35,8 @@ export interface WatchBuildEvent {
   diagnostics: Diagnostic[];
   errorCount: number;
   warningCount: number;
+  /** Notes never fail a build. */
+  noteCount: number;
   /** Present only when the build succeeded and replaced a static prefix with a different one. */
   prefixChange?: PrefixChange;
   /** Present when the build replaced cached blocks (any variant's): what that costs until the cache is warm again. */

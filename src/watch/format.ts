@@ -36,6 +36,7 @@ function formatSuccess(event: WatchBuildEvent): string {
   if (event.written.length > 0) parts.push(`wrote ${listPaths(event.written)}`);
   if (event.removed.length > 0) parts.push(`removed ${listPaths(event.removed)}`);
   if (event.warningCount > 0) parts.push(plural(event.warningCount, "warning"));
+  if (event.noteCount > 0) parts.push(plural(event.noteCount, "note"));
   return `✔ ${describeTrigger(event.changedPaths)}${parts.join(" · ")}\n`;
 }
 

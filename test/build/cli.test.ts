@@ -41,7 +41,7 @@ describe("gamma-prompt build (CLI)", () => {
     const run = await runCliInProcess("build", "--root", root, "--format", "json");
     expect(run.code).toBe(0);
     const document = JSON.parse(run.stdout) as Record<string, unknown>;
-    expect(Object.keys(document)).toEqual(["ok", "summary", "prefixChanged", "written", "removed", "unchanged", "diagnostics", "errorCount", "warningCount"]);
+    expect(Object.keys(document)).toEqual(["ok", "summary", "prefixChanged", "written", "removed", "unchanged", "diagnostics", "errorCount", "warningCount", "noteCount"]);
     const { staticPrefix } = await readManifest(root);
     expect(document["summary"]).toMatchObject({
       prefix: { bytes: staticPrefix.bytes, tokens: staticPrefix.tokens, cacheableTokens: 0 },

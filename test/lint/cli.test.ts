@@ -25,7 +25,7 @@ describe("gamma-prompt lint: the JSON contract", () => {
     expect(stdout.endsWith("}\n")).toBe(true);
     expect(stdout.trimEnd().includes("\n")).toBe(false);
     const document = JSON.parse(stdout) as { diagnostics: Array<Record<string, unknown>> };
-    expect(Object.keys(document)).toEqual(["diagnostics", "errorCount", "warningCount"]);
+    expect(Object.keys(document)).toEqual(["diagnostics", "errorCount", "warningCount", "noteCount"]);
     expect(Object.keys(document.diagnostics[0] ?? {})).toEqual(["file", "line", "column", "endLine", "endColumn", "severity", "ruleId", "message", "url"]);
     expect(prettyJson(stdout)).toBe(golden("reference-unknown", stdout));
   });
@@ -49,7 +49,7 @@ describe("gamma-prompt lint: the JSON contract", () => {
   it("reports an empty list for a clean tree", async () => {
     const { code, stdout } = await run("lint", "--root", fixture("good-tree"), "--format", "json");
     expect(code).toBe(0);
-    expect(stdout).toBe('{"diagnostics":[],"errorCount":0,"warningCount":0}\n');
+    expect(stdout).toBe('{"diagnostics":[],"errorCount":0,"warningCount":0,"noteCount":0}\n');
   });
 });
 
@@ -112,7 +112,7 @@ describe("gamma-prompt lint: exit codes", () => {
     const empty = await run("lint", "--root", root, "--format", "json");
     expect(empty.code).toBe(1);
     expect(JSON.parse(empty.stdout)).toMatchObject({ errorCount: 0, warningCount: 1, diagnostics: [{ ruleId: "skill/no-skills", severity: "warning" }] });
-    expect(await run("lint", "--root", root, "--format", "json", "--allow-empty")).toEqual({ code: 0, stdout: '{"diagnostics":[],"errorCount":0,"warningCount":0}\n', stderr: "" });
+    expect(await run("lint", "--root", root, "--format", "json", "--allow-empty")).toEqual({ code: 0, stdout: '{"diagnostics":[],"errorCount":0,"warningCount":0,"noteCount":0}\n', stderr: "" });
   });
 
   it("documents the options and examples in --help", async () => {

@@ -4,7 +4,7 @@
  * covered by check.
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, describe, expect, it } from "vitest";
@@ -32,6 +32,8 @@ async function projectWithFiles(): Promise<string> {
   await writeFile(join(skill, "scripts.sh"), "#!/bin/sh\necho ok\n");
   await writeFile(join(skill, ".DS_Store"), "tooling");
   await writeFile(join(skill, ".git/HEAD"), "ref: refs/heads/main\n");
+  // The body names its files, so none is an unreferenced-file note.
+  await appendFile(join(skill, "SKILL.md"), "\nThe house font is assets/fonts/deep/glyphs.ttf; notes.txt and scripts.sh hold the house notes.\n");
   return root;
 }
 
@@ -121,6 +123,7 @@ describe("supporting files", () => {
   it("over the size limit is an error that names the limit; the limit is configurable", async () => {
     const root = await projectWithFiles();
     await writeFile(join(root, "skills/style-guide/big.bin"), Buffer.alloc(1024 * 1024 + 1));
+    await appendFile(join(root, "skills/style-guide/SKILL.md"), "Sample data is in big.bin.\n");
     const refused = await build({ root });
     expect(refused.ok).toBe(false);
     expect(refused.diagnostics.map((d) => [d.file, d.ruleId, d.message])).toEqual([

@@ -12,6 +12,7 @@ const rebuild: WatchBuildEvent = {
   diagnostics: [],
   errorCount: 0,
   warningCount: 0,
+  noteCount: 0,
 };
 
 describe("watch output lines", () => {

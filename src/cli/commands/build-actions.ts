@@ -60,6 +60,7 @@ export async function runBuildCommand(options: BuildCommandOptions): Promise<num
       diagnostics,
       errorCount: outcome.errorCount,
       warningCount: outcome.warningCount,
+      noteCount: outcome.noteCount,
     };
     process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
   } else {
@@ -86,6 +87,7 @@ export async function runCheckCommand(options: CheckCommandOptions): Promise<num
       diagnostics,
       errorCount: outcome.errorCount,
       warningCount: outcome.warningCount,
+      noteCount: outcome.noteCount,
       ok: outcome.ok,
       drift: outcome.drift,
       invalidatesSharedPrefix: outcome.invalidatesSharedPrefix,

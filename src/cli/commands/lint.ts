@@ -64,7 +64,7 @@ async function runLint(options: LintCommandOptions): Promise<number> {
   }
   // Files relative to the working folder (the repository root in CI), whatever --root is.
   const diagnostics = relativeToWorkingFolder(outcome.diagnostics, options.root);
-  const counts = { errorCount: outcome.errorCount, warningCount: outcome.warningCount };
+  const counts = { errorCount: outcome.errorCount, warningCount: outcome.warningCount, noteCount: outcome.noteCount };
   process.stdout.write(formatDiagnostics(options.format, diagnostics, { ...counts, profile: outcome.profile, skillCount: outcome.skillFileCount }));
   if (options.format === "stylish" && options.maxWarnings !== undefined && counts.errorCount === 0 && counts.warningCount > options.maxWarnings) {
     process.stderr.write(`gamma-prompt lint: ${counts.warningCount} warnings, more than --max-warnings ${options.maxWarnings}\n`);

@@ -97,7 +97,7 @@ async function loadPrinter(format: WatchCommandOptions["format"]): Promise<(even
   return (event) => {
     process.stdout.write(formatWatchEvent(event));
     if (event.type !== "error" && event.diagnostics.length > 0) {
-      const counts = { errorCount: event.errorCount, warningCount: event.warningCount };
+      const counts = { errorCount: event.errorCount, warningCount: event.warningCount, noteCount: event.noteCount };
       process.stdout.write(formatDiagnostics("stylish", event.diagnostics, counts));
     }
   };

@@ -1,4 +1,4 @@
-import type { Diagnostic, ReportContext } from "../diagnostic.js";
+import { countDiagnostics, type Diagnostic, type DiagnosticCounts, type ReportContext } from "../diagnostic.js";
 import { formatGithub } from "./github.js";
 import { formatJson } from "./json.js";
 import { formatSarif } from "./sarif.js";
@@ -8,7 +8,7 @@ import type { ReporterName } from "./names.js";
 export type { ReportContext } from "../diagnostic.js";
 export { DEFAULT_REPORTER, isReporterName, REPORTER_NAMES, type ReporterName } from "./names.js";
 
-type Reporter = (diagnostics: readonly Diagnostic[], context: ReportContext) => string;
+type Reporter = (diagnostics: readonly Diagnostic[], context: ReportContext & DiagnosticCounts) => string;
 
 /** Every reporter by the name `--format` selects it with (names.ts lists the names, in this order). */
 const REPORTERS: Record<ReporterName, Reporter> = {
@@ -20,7 +20,7 @@ const REPORTERS: Record<ReporterName, Reporter> = {
 
 /** Renders diagnostics (already sorted) in the named format; the caller writes the text to stdout. */
 export function formatDiagnostics(name: ReporterName, diagnostics: readonly Diagnostic[], context: ReportContext): string {
-  return REPORTERS[name](diagnostics, context);
+  return REPORTERS[name](diagnostics, { ...context, noteCount: context.noteCount ?? countDiagnostics(diagnostics).noteCount });
 }
 
 /** The registry and the name list agree (a test holds them to it). */

@@ -2,7 +2,7 @@ import type { Diagnostic, DiagnosticCounts } from "../diagnostic.js";
 
 /**
  * The public JSON contract: exactly one document,
- * `{"diagnostics":[{file,line,column,endLine,endColumn,severity,ruleId,message,url,related?}],"errorCount":n,"warningCount":n}`,
+ * `{"diagnostics":[{file,line,column,endLine,endColumn,severity,ruleId,message,url,related?}],"errorCount":n,"warningCount":n,"noteCount":n}`,
  * keys in that order (`related`, when present, is `{file,line,column,endLine,endColumn,message}`), followed by one newline.
  */
 export function formatJson(diagnostics: readonly Diagnostic[], counts: DiagnosticCounts): string {
@@ -21,6 +21,7 @@ export function formatJson(diagnostics: readonly Diagnostic[], counts: Diagnosti
     })),
     errorCount: counts.errorCount,
     warningCount: counts.warningCount,
+    noteCount: counts.noteCount,
   };
   return `${JSON.stringify(document)}\n`;
 }

@@ -10,7 +10,8 @@ import { ruleDocUrl, ruleRegistry, type RuleId } from "../rules/index.js";
  * carries), then one result per finding. Columns are UTF-16
  * code units, as in every other format; `uri` is the same relative path the
  * other formats print (relative to the working folder, the repository root
- * in CI). Keys are in a fixed order and nothing volatile is written, so the
+ * in CI). Severities map one to one onto SARIF levels (error, warning,
+ * note). Keys are in a fixed order and nothing volatile is written, so the
  * same findings give the same bytes.
  */
 export function formatSarif(diagnostics: readonly Diagnostic[]): string {
@@ -37,7 +38,7 @@ export function formatSarif(diagnostics: readonly Diagnostic[]): string {
                 fullDescription: { text: doc.text },
                 help: { text: `${doc.text}\n\nBad:\n${doc.bad}\n\nGood:\n${doc.good}`, markdown: `${doc.text}\n\nBad:\n\n\`\`\`\n${doc.bad}\n\`\`\`\n\nGood:\n\n\`\`\`\n${doc.good}\n\`\`\`` },
                 helpUri: ruleDocUrl(id),
-                defaultConfiguration: { level: definition.severity === "error" ? "error" : "warning" },
+                defaultConfiguration: { level: definition.severity },
               };
             }),
           },
@@ -46,7 +47,7 @@ export function formatSarif(diagnostics: readonly Diagnostic[]): string {
         results: diagnostics.map((diagnostic) => ({
           ruleId: diagnostic.ruleId,
           ruleIndex: indexOf.get(diagnostic.ruleId) ?? 0,
-          level: diagnostic.severity === "error" ? "error" : "warning",
+          level: diagnostic.severity,
           message: { text: diagnostic.message },
           locations: [{ physicalLocation: physicalLocation(diagnostic) }],
           ...(diagnostic.related ? { relatedLocations: [{ id: 1, physicalLocation: physicalLocation(diagnostic.related), message: { text: diagnostic.related.message } }] } : {}),

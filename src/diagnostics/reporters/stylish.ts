@@ -1,11 +1,12 @@
-import type { Diagnostic, ReportContext } from "../diagnostic.js";
+import type { Diagnostic, DiagnosticCounts, ReportContext } from "../diagnostic.js";
 
 /**
  * The human format: a header per file, then one aligned row per finding
- * (`line:column  severity  message  ruleId`), then a summary line.
+ * (`line:column  severity  message  ruleId`), then a summary line that
+ * counts notes apart from problems.
  * Diagnostics arrive sorted; files appear in that order.
  */
-export function formatStylish(diagnostics: readonly Diagnostic[], counts: ReportContext): string {
+export function formatStylish(diagnostics: readonly Diagnostic[], counts: ReportContext & DiagnosticCounts): string {
   // Lint names what it checked and under which profile even when all is well, so nobody wonders which rules ran.
   const scope = counts.profile === undefined ? "" : ` · ${counts.skillCount === undefined ? "" : `${counts.skillCount} ${plural(counts.skillCount, "skill")}, `}profile ${counts.profile}`;
   if (diagnostics.length === 0) return scope === "" ? "" : `✔ no problems${scope}\n`;
@@ -26,8 +27,13 @@ export function formatStylish(diagnostics: readonly Diagnostic[], counts: Report
     });
     blocks.push(`${file}\n${lines.join("\n")}\n`);
   }
+  // Notes are shown and counted, but they are not problems: a run with notes alone is clean.
   const problems = counts.errorCount + counts.warningCount;
-  const summary = `✖ ${problems} ${plural(problems, "problem")} (${counts.errorCount} ${plural(counts.errorCount, "error")}, ${counts.warningCount} ${plural(counts.warningCount, "warning")})${scope}`;
+  const notes = counts.noteCount > 0 ? `${counts.noteCount} ${plural(counts.noteCount, "note")}` : "";
+  const summary =
+    problems === 0
+      ? `✔ no problems, ${notes}${scope}`
+      : `✖ ${problems} ${plural(problems, "problem")} (${counts.errorCount} ${plural(counts.errorCount, "error")}, ${counts.warningCount} ${plural(counts.warningCount, "warning")})${notes === "" ? "" : `, ${notes}`}${scope}`;
   return `\n${blocks.join("\n")}\n${summary}\n`;
 }
 

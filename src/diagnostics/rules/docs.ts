@@ -221,6 +221,11 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     bad: "See [forms](references/forms.md) and run `scripts/fill.py`.   (neither file exists)",
     good: "See [forms](references/forms.md).   (skills/pdf/references/forms.md exists)",
   },
+  "skill/unreferenced-file": {
+    text: "A note, never a failure: the model learns of a supporting file only when something it reads names it, so a file nothing names is shipped and never used (a forgotten link, or a leftover). A file counts as named when the body mentions it anywhere (links, paths, commands in code blocks, its bare file name), when the body names a folder above it (`references/`, `./fonts`, `` `templates` ``, \"the layouts folder\", a link), when an import names it (`core.charts` for core/charts.py), or when a Markdown file the body references does so (followed transitively). A folder whose files are all unnamed is one note, and so are two or more unnamed files in one folder. README, LICENSE, NOTICE, COPYING and CHANGELOG at the top of the skill and agents/openai.yaml are never reported. Set the rule to \"off\" in `rules` to silence it.",
+    bad: "skills/pdf/scripts/fill.py   (the body never mentions fill.py, scripts/ or a file that does)",
+    good: "Run `python scripts/fill.py input.pdf` to fill the form.",
+  },
   "skill/parse-failure": {
     text: "Anything unexpected while checking one file is reported here, on that file, so the other skills are still checked; please report it with the file.",
     bad: "(a file that makes a checker throw)",

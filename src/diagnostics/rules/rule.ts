@@ -1,5 +1,8 @@
-/** How much a finding weighs: errors fail a run, warnings fail it only past --max-warnings. */
-export type Severity = "error" | "warning";
+/**
+ * How much a finding weighs: errors fail a run, warnings fail it only past
+ * --max-warnings, notes never do (worth knowing, nothing to fix by force).
+ */
+export type Severity = "error" | "warning" | "note";
 
 export interface RuleDefinition {
   severity: Severity;

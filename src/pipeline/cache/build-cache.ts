@@ -103,7 +103,7 @@ async function listInputs(root: string): Promise<{ paths: string[]; special: Set
   const special = new Set<string>();
   for (const folder of folders) {
     paths.push(`${folder}/${SKILL_FILE}`);
-    for (const entry of listSupportingEntries(root, folder.slice(SKILLS_DIR.length + 1))) {
+    for (const entry of listSupportingEntries(root, folder)) {
       paths.push(entry.path);
       if (!entry.regular) special.add(entry.path);
     }

@@ -53,6 +53,8 @@ export interface CompiledProject {
   diagnostics: Diagnostic[];
   errorCount: number;
   warningCount: number;
+  /** Notes never fail a build. */
+  noteCount: number;
   /**
    * dist-relative path → content, manifest.json included; absent when any
    * error was found. Rendered artifacts are text; supporting files are the
@@ -253,7 +255,7 @@ function collectSupportingFiles(
     const folder = `${skill.path.slice(0, -"/SKILL.md".length)}`;
     const cached = known.get(folder);
     const reusable = cached !== undefined && cached.maxBytes === maxBytes && touched !== undefined && !touched.has(folder);
-    const read = reusable ? cached : { maxBytes, ...readSupportingFiles(root, folder.slice("skills/".length), maxBytes) };
+    const read = reusable ? cached : { maxBytes, ...readSupportingFiles(root, folder, maxBytes) };
     kept.set(folder, read);
     files.set(skill.name, read.files);
     diagnostics.push(...read.diagnostics);

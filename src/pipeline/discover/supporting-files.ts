@@ -1,7 +1,7 @@
 import { readdirSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import { SKILL_FILE, SKILLS_DIR } from "./discover.js";
+import { SKILL_FILE } from "./discover.js";
 import { readBytes } from "./read-source.js";
 import { compareCodeUnits, errorCode } from "./sources.js";
 
@@ -24,22 +24,23 @@ export interface SupportingFile {
 }
 
 /**
- * Root-relative paths of the entries beside a skill's SKILL.md, sorted by
+ * Root-relative paths of the entries beside a skill's SKILL.md (`skillFolder`
+ * is root-relative, e.g. `skills/pdf` or `plugins/docs/skills/pdf`), sorted by
  * code unit, each marked whether it is a regular file (only those may be
  * read: a FIFO would block); what the persistent build cache hashes.
  * Unreadable folders are left to {@link readSupportingFiles}, which reports them.
  */
-export function listSupportingEntries(root: string, folder: string): Array<{ path: string; regular: boolean }> {
+export function listSupportingEntries(root: string, skillFolder: string): Array<{ path: string; regular: boolean }> {
   const entries: Array<{ path: string; regular: boolean }> = [];
-  walk(root, `${SKILLS_DIR}/${folder}`, "", (rel, entry) => entries.push({ path: `${SKILLS_DIR}/${folder}/${rel}`, regular: entry.isFile() }), () => {});
+  walk(root, skillFolder, "", (rel, entry) => entries.push({ path: `${skillFolder}/${rel}`, regular: entry.isFile() }), () => {});
   return entries.sort((a, b) => compareCodeUnits(a.path, b.path));
 }
 
 /** Reads one skill's supporting files; anything that cannot be an artifact is a diagnostic. */
-export function readSupportingFiles(root: string, folder: string, maxBytes: number): { files: SupportingFile[]; diagnostics: Diagnostic[] } {
+export function readSupportingFiles(root: string, skillFolder: string, maxBytes: number): { files: SupportingFile[]; diagnostics: Diagnostic[] } {
   const files: SupportingFile[] = [];
   const diagnostics: Diagnostic[] = [];
-  const base = `${SKILLS_DIR}/${folder}`;
+  const base = skillFolder;
   walk(
     root,
     base,

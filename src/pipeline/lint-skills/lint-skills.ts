@@ -1,4 +1,4 @@
-import { compareDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { compareDiagnostics, createDiagnostic, FILE_START, type Diagnostic, type Severity } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { SourceFile, ValidSkill } from "../../stage-data.js";
 import type { ChecklistStep } from "../../protocol/checklist.js";
@@ -6,6 +6,7 @@ import { DEFAULT_LAYOUT, suggestSkillPatterns, type SkillLayout } from "../disco
 import { CONFIG_FILE } from "../discover/source-paths.js";
 import type { Profile, RuleSetting } from "../validate/lint-config.js";
 import { brokenLinkDiagnostics } from "../validate/links.js";
+import { unreferencedFileDiagnostics } from "../validate/unreferenced-files.js";
 import { applySuppressions } from "../validate/suppressions.js";
 import { loadSkillSourcesReusing, type SkillSourceRecord } from "../discover/skill-sources.js";
 import { skillSetDiagnostics, type SkillRecord } from "../validate/skill-set-rules.js";
@@ -24,6 +25,25 @@ import { checkSkillFile, SkillParseCache } from "./checked-skill.js";
 export const CHECKED_SKILLS = defineSlot<SkillParseCache>("checked skill files");
 /** SKILL.md files as last read, with their stamps. */
 const SKILL_SOURCES = defineSlot<Map<string, SkillSourceRecord>>("skill sources");
+
+/** Each SKILL.md's unreferenced-file findings, with the body they were found for. */
+const UNREFERENCED_FILES = defineSlot<Map<string, { body: string; diagnostics: Diagnostic[] }>>("unreferenced files");
+
+/**
+ * The unreferenced-file check lists the skill's folder and reads its
+ * Markdown: a watch rebuild repeats it only for a skill whose body changed or
+ * whose folder holds a changed path; any other run checks every skill.
+ */
+function unreferencedReuser(known: Map<string, { body: string; diagnostics: Diagnostic[] }>, changedPaths: readonly string[] | undefined) {
+  return (path: string, body: string, check: () => Diagnostic[]): Diagnostic[] => {
+    const folder = path.slice(0, path.lastIndexOf("/") + 1);
+    const cached = known.get(path);
+    if (cached && changedPaths && cached.body === body && !changedPaths.some((changed) => changed.startsWith(folder))) return cached.diagnostics;
+    const diagnostics = check();
+    known.set(path, { body, diagnostics });
+    return diagnostics;
+  };
+}
 
 /** How one skill folder fared: `unread` (no readable SKILL.md), `invalid` (an error in its file) or `valid`. */
 export interface SkillStatus {
@@ -61,6 +81,8 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   const layout = settings.layout ?? DEFAULT_LAYOUT;
   const sources = await loadSkillSourcesReusing(root, session.keep(SKILL_SOURCES, () => new Map()), changedPaths, layout);
   const parseCache = session.keep(CHECKED_SKILLS, () => new SkillParseCache());
+  const unreferenced = session.keep(UNREFERENCED_FILES, () => new Map());
+  const reuseUnreferenced = unreferencedReuser(unreferenced, changedPaths);
   const found = [...sources.diagnostics];
   const records: Array<SkillRecord & { body: string; bodyStartLine: number; checklist?: ChecklistStep[] }> = [];
   for (const file of sources.files) {
@@ -68,8 +90,12 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
     found.push(...checked.diagnostics);
     // Reads the files beside SKILL.md, so it is not part of the per-content cache.
     if (checked.body !== "") found.push(...brokenLinkDiagnostics({ root, path: file.path, body: checked.body, bodyStartLine: checked.bodyStartLine }));
+    found.push(...reuseUnreferenced(file.path, checked.body, () => unreferencedFileDiagnostics({ root, path: file.path, body: checked.body })));
     records.push({ path: file.path, folder: folderOf(file.path), manifest: checked.manifest, opening: checked.opening, body: checked.body, bodyStartLine: checked.bodyStartLine, ...(checked.checklist ? { checklist: checked.checklist } : {}) });
   }
+  // Skills no longer listed are forgotten.
+  const listed = new Set(sources.files.map((file) => file.path));
+  for (const path of unreferenced.keys()) if (!listed.has(path)) unreferenced.delete(path);
   found.push(...skillSetDiagnostics(records));
   if (settings.reportEmpty && sources.files.length === 0 && sources.diagnostics.length === 0) found.push(noSkillsDiagnostic(root, layout));
   const diagnostics = applyRuleSettings(suppressInline(found, sources.files), settings.rules).sort(compareDiagnostics);
@@ -117,18 +143,20 @@ function suppressInline(diagnostics: Diagnostic[], files: readonly SourceFile[])
   return rest;
 }
 
-/** `rules` in the config: "off" drops a rule's findings, "warn" and "error" set their severity. */
+/** `rules` in the config: "off" drops a rule's findings, "note", "warn" and "error" set their severity. */
 function applyRuleSettings(diagnostics: Diagnostic[], settings: ReadonlyMap<RuleId, RuleSetting> | undefined): Diagnostic[] {
   if (!settings || settings.size === 0) return diagnostics;
   const result: Diagnostic[] = [];
   for (const diagnostic of diagnostics) {
     const setting = settings.get(diagnostic.ruleId);
     if (setting === "off") continue;
-    const severity = setting === "warn" ? "warning" : setting === "error" ? "error" : diagnostic.severity;
+    const severity = setting === undefined ? diagnostic.severity : SETTING_SEVERITY[setting];
     result.push(severity === diagnostic.severity ? diagnostic : { ...diagnostic, severity });
   }
   return result;
 }
+
+const SETTING_SEVERITY = { note: "note", warn: "warning", error: "error" } as const satisfies Record<Exclude<RuleSetting, "off">, Severity>;
 
 function noSkillsDiagnostic(root: string, layout: SkillLayout): Diagnostic {
   const where = layout.skills.join(", ");

@@ -20,7 +20,8 @@ import { didYouMean } from "./suggest.js";
 /** gamma: the design's manifest (type required). agentskills: exactly the open Agent Skills specification. */
 export type Profile = "gamma" | "agentskills";
 export const PROFILES: readonly Profile[] = ["gamma", "agentskills"];
-export type RuleSetting = "off" | "warn" | "error";
+/** A rule's severity in the config: "off" drops its findings; "note" shows them without ever failing a run. */
+export type RuleSetting = "off" | "note" | "warn" | "error";
 
 export interface LintConfig {
   /** Undefined when the file does not set it: the project's shape decides (see {@link detectProfile}). */

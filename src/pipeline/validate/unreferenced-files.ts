@@ -1,0 +1,221 @@
+import { posix } from "node:path";
+import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { readBytes } from "../discover/read-source.js";
+import { listSupportingEntries } from "../discover/supporting-files.js";
+
+/**
+ * `skill/unreferenced-file` (a note): every supporting file beside a
+ * SKILL.md is named somewhere the model reads. The model only learns of a
+ * file it is told about; a file nothing names ships with the skill and is
+ * never used, which usually means a link was forgotten or the file is left
+ * over.
+ *
+ * A file counts as referenced when any of these names it:
+ * - the body of SKILL.md, anywhere (fenced code too: `python scripts/fill.py`
+ *   in a command block is how many skills say which script to run), as a
+ *   Markdown link, a path (`scripts/fill.py`, also at the end of a longer
+ *   path such as `${SKILL_DIR}/scripts/fill.py`), its bare file name
+ *   (`fill.py`, `FORMS.md`), or its name without the extension when that
+ *   name is an identifier (`advanced-init-once` for
+ *   `rules/advanced-init-once.md`: an index of rules by name);
+ * - a folder above it, named with a trailing slash (`references/`,
+ *   `see scripts/ for helpers`), as a path of its own (`./canvas-fonts`),
+ *   alone in inline code (`` `templates` ``), followed by "folder" or
+ *   "directory", or linked (`[refs](references)`): the body hands the model
+ *   the whole folder;
+ * - for a Python file, its module name (`core.gif_builder` for
+ *   `core/gif_builder.py`, as an import names it);
+ * - a Markdown supporting file that is itself referenced (followed
+ *   transitively, paths taken relative to that file's folder or to the
+ *   skill's): `references/index.md` may list the other references.
+ * Scripts are not followed: a helper a script imports is named in code the
+ * model does not read to decide what to open.
+ *
+ * At most one note per folder, so a large collection of references is one
+ * finding, not fifty: a folder whose files are all unreferenced is one note,
+ * and so are two or more unreferenced files in one folder below the skill's;
+ * a single unreferenced file, or one at the top of the skill, is a note of
+ * its own. Files for people or for a host rather than for the model are
+ * never reported: README, LICENSE, NOTICE, COPYING and CHANGELOG at the top
+ * of the skill, and `agents/openai.yaml` (a host's display metadata).
+ */
+
+export interface UnreferencedFileInput {
+  /** Project root, absolute. */
+  root: string;
+  /** Root-relative path of SKILL.md. */
+  path: string;
+  body: string;
+}
+
+/** Markdown files whose references count too; larger ones are not read (the body limit is the same). */
+const FOLLOWED = /\.(?:md|markdown|mdx)$/i;
+const MAX_FOLLOWED_BYTES = 1024 * 1024;
+/** What can never be inside a path as written in prose or code; `*` cuts `references/*.md` into the folder it names. */
+const TOKEN = /[^\s`'"()<>[\]{},;|*=]+/g;
+const NAMED_FOLDER = /`\.?\/?([^`\s/]+)\/?`|([\w.-]+)\/?`?\s+(?:folder|directory)\b/g;
+const MARKDOWN_TARGET = /\]\(\s*<?([^)\s>]+)>?/g;
+const NOT_FOR_THE_MODEL = /^(?:(?:readme|licen[cs]e|notice|copying|changelog)(?:[.-][\w.-]*)?|agents\/openai\.yaml)$/i;
+/** A file name without its extension that is specific enough to count as a mention: `advanced-init-once`, `fill_form`. */
+const IDENTIFIER_STEM = /^[\w]+(?:[-_][\w]+)+$/;
+
+export function unreferencedFileDiagnostics(input: UnreferencedFileInput): Diagnostic[] {
+  const skillDir = posix.dirname(input.path);
+  const files = listSupportingEntries(input.root, skillDir)
+    .filter((entry) => entry.regular)
+    .map((entry) => entry.path.slice(skillDir.length + 1));
+  const candidates = files.filter((file) => !NOT_FOR_THE_MODEL.test(file));
+  if (candidates.length === 0) return [];
+  const referenced = findReferences(input, skillDir, files);
+  const unreferenced = candidates.filter((file) => !referenced.has(file));
+  return groupByFolder(unreferenced, files).map((item) => {
+    const shown = item.files.slice(0, LISTED).join(", ") + (item.files.length > LISTED ? `, … (${item.files.length - LISTED} more)` : "");
+    const [what, names, expected] =
+      item.kind === "file"
+        ? [`supporting file "${item.path}"`, "names it", item.path]
+        : item.kind === "folder"
+          ? [`folder "${item.path}/" (${item.files.length} files)`, "names it or a file in it", `${item.path}/`]
+          : [`supporting files in "${item.path}/" (${item.files.length} of ${item.total}: ${shown})`, "names them", `${item.path}/ or each file`];
+    return createDiagnostic(
+      "skill/unreferenced-file",
+      input.path,
+      FILE_START,
+      `Unreferenced ${what}: neither the body nor a Markdown file it references ${names}, expected a link or path such as ${expected} where the skill uses ${item.kind === "file" ? "it" : "them"} (or remove ${item.kind === "file" ? "it" : "them"})`,
+      { file: `${skillDir}/${item.path}`, range: FILE_START, message: item.kind === "file" ? "the file" : "the folder" },
+    );
+  });
+}
+
+/** Skill-relative paths of every file something the model reads names. */
+function findReferences(input: UnreferencedFileInput, skillDir: string, files: readonly string[]): Set<string> {
+  const fileSet = new Set(files);
+  const folders = new Set(files.flatMap((file) => ancestors(file)));
+  const byBaseName = new Map<string, string[]>();
+  for (const file of files) {
+    const name = posix.basename(file);
+    byBaseName.set(name, [...(byBaseName.get(name) ?? []), file]);
+  }
+  const byStem = new Map<string, string[]>();
+  for (const file of files) {
+    const name = posix.basename(file);
+    const stem = name.includes(".") ? name.slice(0, name.lastIndexOf(".")) : "";
+    if (IDENTIFIER_STEM.test(stem)) byStem.set(stem, [...(byStem.get(stem) ?? []), file]);
+  }
+  const referenced = new Set<string>();
+  const followed = new Set<string>();
+  const queue: Array<{ dir: string; text: string }> = [{ dir: "", text: input.body }];
+  const mark = (file: string): void => {
+    if (referenced.has(file)) return;
+    referenced.add(file);
+    if (!FOLLOWED.test(file) || followed.has(file)) return;
+    followed.add(file);
+    const read = readBytes(input.root, `${skillDir}/${file}`, MAX_FOLLOWED_BYTES);
+    if ("raw" in read) queue.push({ dir: posix.dirname(file) === "." ? "" : posix.dirname(file), text: read.raw.toString("utf8") });
+  };
+  const markFolder = (folder: string): void => {
+    for (const file of files) if (file.startsWith(`${folder}/`)) mark(file);
+  };
+  /** A path as written, resolved against the document's folder and the skill's. */
+  const resolveMention = (written: string, dir: string, explicit: boolean): void => {
+    const trimmed = written.replace(/[?#].*$/, "").replace(/[.:!?]+$/, "");
+    if (trimmed === "" || /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) return;
+    const namesFolder = trimmed.endsWith("/");
+    const segments = trimmed.split("/").filter((segment) => segment !== "" && segment !== ".");
+    if (segments.length === 0) return;
+    if (segments.length === 1 && !namesFolder && !explicit) {
+      const word = segments[0] ?? "";
+      for (const file of byBaseName.get(word) ?? []) mark(file);
+      for (const file of byStem.get(word) ?? []) mark(file);
+      // `./canvas-fonts`: a folder named as a path of its own.
+      if (written.startsWith("./") && folders.has(word)) markFolder(word);
+      // `core.gif_builder`: a Python module, as `from core.gif_builder import …` names it (with its packages' __init__.py).
+      const parts = word.split(".");
+      if (parts.length > 1 && fileSet.has(`${parts.join("/")}.py`)) {
+        mark(`${parts.join("/")}.py`);
+        for (let depth = 1; depth < parts.length; depth++) if (fileSet.has(`${parts.slice(0, depth).join("/")}/__init__.py`)) mark(`${parts.slice(0, depth).join("/")}/__init__.py`);
+      }
+      return;
+    }
+    const bases = dir === "" ? [""] : [dir, ""];
+    for (const base of bases) {
+      const resolved = posix.normalize(base === "" ? segments.join("/") : `${base}/${segments.join("/")}`);
+      if (fileSet.has(resolved) && !namesFolder) mark(resolved);
+      else if (folders.has(resolved) && (namesFolder || explicit || segments.length > 1)) markFolder(resolved);
+    }
+    // `${SKILL_DIR}/scripts/fill.py`, `~/.claude/skills/pdf/scripts/fill.py`: the skill's path at the end of a longer one.
+    for (let start = 1; start < segments.length; start++) {
+      const tail = segments.slice(start).join("/");
+      if (fileSet.has(tail) && !namesFolder) mark(tail);
+      else if (folders.has(tail) && (namesFolder || segments.length - start > 1)) markFolder(tail);
+    }
+  };
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    for (const match of next.text.matchAll(MARKDOWN_TARGET)) resolveMention(safeDecode(match[1] ?? ""), next.dir, true);
+    // `` `templates` `` in code, or "the templates folder": a folder named by its bare name.
+    for (const match of next.text.matchAll(NAMED_FOLDER)) resolveMention(`${match[1] ?? match[2] ?? ""}/`, next.dir, true);
+    for (const match of next.text.matchAll(TOKEN)) resolveMention(match[0], next.dir, false);
+  }
+  return referenced;
+}
+
+/** Files named in one note, before "… (n more)". */
+const LISTED = 3;
+
+interface Finding {
+  /** `file`: one file; `folder`: every file of a folder; `some`: two or more files of a folder that has others. */
+  kind: "file" | "folder" | "some";
+  /** Skill-relative path of the file or folder. */
+  path: string;
+  files: string[];
+  /** How many files the folder holds (for `some`). */
+  total: number;
+}
+
+/**
+ * At most one finding per folder: the highest folder whose files are all
+ * unreferenced (and more than one) is one finding; what remains is grouped
+ * by the folder that holds it, one finding for two or more files, and a
+ * file alone or at the top of the skill is a finding of its own.
+ */
+function groupByFolder(unreferenced: readonly string[], files: readonly string[]): Finding[] {
+  const missing = new Set(unreferenced);
+  const inFolder = (folder: string): string[] => files.filter((file) => file.startsWith(`${folder}/`));
+  const findings: Finding[] = [];
+  const covered = new Set<string>();
+  for (const file of unreferenced) {
+    if (covered.has(file)) continue;
+    for (const folder of ancestors(file)) {
+      const members = inFolder(folder);
+      if (members.length > 1 && members.every((member) => missing.has(member))) {
+        for (const member of members) covered.add(member);
+        findings.push({ kind: "folder", path: folder, files: members, total: members.length });
+        break;
+      }
+    }
+  }
+  const byParent = new Map<string, string[]>();
+  for (const file of unreferenced) {
+    if (covered.has(file)) continue;
+    const parent = posix.dirname(file);
+    byParent.set(parent, [...(byParent.get(parent) ?? []), file]);
+  }
+  for (const [parent, group] of byParent) {
+    if (parent === "." || group.length === 1) findings.push(...group.map((file): Finding => ({ kind: "file", path: file, files: [file], total: 1 })));
+    else findings.push({ kind: "some", path: parent, files: group, total: files.filter((file) => posix.dirname(file) === parent).length });
+  }
+  return findings.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** `a/b/c.md` → `a`, `a/b`: the folders above a skill-relative file, highest first. */
+function ancestors(file: string): string[] {
+  const segments = file.split("/").slice(0, -1);
+  return segments.map((_, index) => segments.slice(0, index + 1).join("/"));
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
