@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { readFileSync } from "node:fs";
+
 // A reader that stops early (`gamma-prompt check | head`) closes the pipe: the rest of the output has
 // nowhere to go, but the command still runs to its end and its exit code still says what it found.
 for (const stream of [process.stdout, process.stderr]) {
@@ -7,11 +9,22 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-// A bare --version is answered before commander and the commands load: scripts and hooks ask it often.
+/**
+ * The text of a bare `--help` written to a pipe or a file (80 columns), as the package build recorded it
+ * from this very program into the bundled CLI (scripts/bundle-cli.mjs); undefined in the unbundled modules.
+ * On a terminal commander wraps help to the window's width, so there it always answers itself.
+ */
+declare const GAMMA_PROMPT_RECORDED_HELP: string | undefined;
+const recordedHelp = typeof GAMMA_PROMPT_RECORDED_HELP === "string" ? GAMMA_PROMPT_RECORDED_HELP : undefined;
+
+// A bare --version (and a piped --help) is answered before commander and the commands load: scripts and hooks ask it often.
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
-  const { packageVersion } = await import("../version.js");
-  process.stdout.write(`${packageVersion}\n`);
+  // package.json sits two folders up from this module, in src/ and in lib/ alike (what version.ts reads).
+  const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  process.stdout.write(`${version}\n`);
+} else if (args.length === 1 && (args[0] === "--help" || args[0] === "-h") && recordedHelp !== undefined && !process.stdout.isTTY) {
+  process.stdout.write(recordedHelp);
 } else {
   const { runCli } = await import("./program.js");
   process.exitCode = await runCli(process.argv);

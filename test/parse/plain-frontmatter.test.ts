@@ -64,6 +64,10 @@ function nearMisses(yamlText: string): string[] {
     (line: string) => line.replace(/: (.*)/, ': "$1"'),
     (line: string) => line.replace("- ", "-  "),
     (line: string) => line.replace(/^ {2}- /, "    - "),
+    (line: string) => line.replace(/^ {4}- /, "  - "),
+    (line: string) => line.replace(/^ {4}- /, "      - "),
+    (line: string) => line.replace(/^ {2}(\w+):$/, "  $1: []"),
+    (line: string) => line.replace(/^ {2}(\w+):$/, "$1:"),
     (line: string) => line.replace(/: (.*)/, ": $1:"),
     (line: string) => `${line}\n`,
   ];
@@ -95,7 +99,7 @@ describe("plain frontmatter reader", () => {
 
   it("agrees with the library on near-misses of the embedded default's frontmatter", () => {
     let answered = 0;
-    for (const file of markdownFiles(join(root, "skills"))) {
+    for (const file of [...markdownFiles(join(root, "skills")), ...markdownFiles(join(root, "knowledge"))]) {
       const yamlText = frontmatterOf(readFileSync(file, "utf8"));
       if (yamlText === undefined) continue;
       for (const variant of nearMisses(yamlText)) if (agree(variant, `${file} (near miss)\n${variant}`)) answered++;

@@ -1,6 +1,5 @@
 import { Option, type Command } from "commander";
 import { relative } from "node:path";
-import { createInterface } from "node:readline/promises";
 import { DEFAULT_AGENT_NAME, init, INIT_PROFILES, INIT_TEMPLATES, InitUsageError, type InitOptions, type InitProfile, type InitResult, type InitTemplate } from "../../init.js";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { commandHelpFooter } from "../options.js";
@@ -100,6 +99,8 @@ function choice<T extends string>(answer: string, allowed: readonly T[], what: s
 
 function terminalAsk(): Ask {
   return async (question, fallback) => {
+    // Loaded only on a terminal: every other command and every scripted init starts without it.
+    const { createInterface } = await import("node:readline/promises");
     const rl = createInterface({ input: process.stdin, output: process.stderr });
     try {
       const answer = (await rl.question(`${question} [${fallback}]: `)).trim();

@@ -4,7 +4,8 @@ import type { LineIndex } from "./positions.js";
 /**
  * A reader for the frontmatter most skills have: `key: value` lines whose
  * values are single-line strings (plain, or quoted without escapes), lists
- * of such strings (or `[]`), and one level of nested `key: value` mapping (metadata). It gives
+ * of such strings (or `[]`), and one level of nested mapping (metadata,
+ * a knowledge note's appliesTo) whose values are such strings or lists indented by four. It gives
  * exactly the tree and ranges the YAML library gives for the same text (a
  * test holds the two to one answer over every fixture and the real skill
  * collections), without loading that library: a lint of a few skills is
@@ -28,18 +29,20 @@ export interface YamlTree {
 const KEY_LINE = /^([A-Za-z][A-Za-z0-9_-]*):(?: (.*))?$/;
 const NESTED_KEY_LINE = /^ {2}([A-Za-z][A-Za-z0-9_-]*): (.+)$/;
 const ITEM_LINE = /^( {0,2})- (.*)$/;
+const NESTED_OPEN_LINE = /^ {2}([A-Za-z][A-Za-z0-9_-]*):$/;
+const NESTED_ITEM_LINE = /^ {4}- (.*)$/;
 /** Characters a plain scalar may not start with, or that make YAML read it another way. */
 const UNSAFE_START = /^(?:[?:,[\]{}#&*!|>'"%@`\s~]|-(?:\s|$))/;
 /** Inside a value: ": " or " #" change the meaning, a trailing ":" or whitespace changes the range, controls and tabs are not plain. */
 const UNSAFE_INSIDE = /: | #|:$|\s$|[\u0000-\u001f\u007f\u0085\u2028\u2029\ufeff]/;
 /** Plain values YAML 1.2's core schema reads as null, a boolean or a number. */
-const CORE_SCHEMA_NON_STRING =
+export const CORE_SCHEMA_NON_STRING =
   /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
 /** Quoted on one line, with nothing that needs unescaping. */
 const QUOTED = /^(?:"([^"\\\u0000-\u001f\u007f\u0085\u2028\u2029\ufeff]*)"|'([^'\u0000-\u001f\u007f\u0085\u2028\u2029\ufeff]*)')$/;
 
 /** The string a single-line value stands for, or undefined when the full parser must decide. */
-function stringValue(written: string): string | undefined {
+export function stringValue(written: string): string | undefined {
   const quoted = QUOTED.exec(written);
   if (quoted) return quoted[1] ?? quoted[2];
   if (written === "" || UNSAFE_START.test(written) || UNSAFE_INSIDE.test(written) || CORE_SCHEMA_NON_STRING.test(written)) return undefined;
@@ -54,9 +57,17 @@ export function readPlainFrontmatter(yamlText: string, baseOffset: number, index
   const keyRanges = new Map<string, Range>();
   let list: { pointer: string; items: string[]; start: number; end: number; indent: number } | undefined;
   let mapping: { pointer: string; entries: Record<string, unknown>; start: number; end: number } | undefined;
+  /** A list inside the nested mapping, and a nested `key:` line waiting for its first item. */
+  let nestedList: { pointer: string; items: string[]; start: number; end: number } | undefined;
+  let nestedOpened: { key: string; pointer: string } | undefined;
   /** A `key:` line with nothing after it: the next line says whether a list or a mapping follows. */
   let opened: { key: string; pointer: string } | undefined;
+  const closeNestedList = (): void => {
+    if (nestedList) valueRanges.set(nestedList.pointer, rangeOf(nestedList.start, nestedList.end));
+    nestedList = undefined;
+  };
   const closeBlock = (): void => {
+    closeNestedList();
     if (list) valueRanges.set(list.pointer, rangeOf(list.start, list.end));
     if (mapping) valueRanges.set(mapping.pointer, rangeOf(mapping.start, mapping.end));
     list = undefined;
@@ -68,27 +79,53 @@ export function readPlainFrontmatter(yamlText: string, baseOffset: number, index
     const line = yamlText.slice(offset, lineEnd);
     const item = ITEM_LINE.exec(line);
     const nested = item ? undefined : NESTED_KEY_LINE.exec(line);
+    const nestedOpen = item || nested ? undefined : NESTED_OPEN_LINE.exec(line);
+    const nestedItem = item || nested || nestedOpen ? undefined : NESTED_ITEM_LINE.exec(line);
     if (opened && item) {
       const items: string[] = [];
       value[opened.key] = items;
       list = { pointer: opened.pointer, items, start: 0, end: 0, indent: 0 };
       opened = undefined;
-    } else if (opened && nested) {
+    } else if (opened && (nested || nestedOpen)) {
       const entries = Object.create(null) as Record<string, unknown>;
       value[opened.key] = entries;
       mapping = { pointer: opened.pointer, entries, start: offset + 2, end: 0 };
       opened = undefined;
     } else if (opened) return undefined; // `key:` with nothing under it is a null: the full parser says so
-    if (nested && mapping) {
-      const key = nested[1] ?? "";
-      const scalar = stringValue(nested[2] ?? "");
-      if (scalar === undefined || Object.prototype.hasOwnProperty.call(mapping.entries, key)) return undefined;
+    if (nestedOpened && !nestedItem) return undefined; // a nested `key:` with nothing under it is a null too
+    if (nestedItem) {
+      if (!mapping || (!nestedOpened && !nestedList)) return undefined;
+      if (nestedOpened) {
+        const items: string[] = [];
+        mapping.entries[nestedOpened.key] = items;
+        nestedList = { pointer: nestedOpened.pointer, items, start: offset + 4, end: 0 };
+        nestedOpened = undefined;
+      }
+      const current = nestedList as NonNullable<typeof nestedList>;
+      const text = nestedItem[1] ?? "";
+      const itemValue = stringValue(text);
+      if (itemValue === undefined) return undefined;
+      const itemStart = offset + 6;
+      valueRanges.set(`${current.pointer}/${current.items.length}`, rangeOf(itemStart, itemStart + text.length));
+      current.items.push(itemValue);
+      current.end = itemStart + text.length;
+      mapping.end = current.end;
+    } else if ((nested || nestedOpen) && mapping) {
+      closeNestedList();
+      const key = (nested ?? nestedOpen)?.[1] ?? "";
+      if (Object.prototype.hasOwnProperty.call(mapping.entries, key)) return undefined;
       const pointer = `${mapping.pointer}/${key}`;
       keyRanges.set(pointer, rangeOf(offset + 2, offset + 2 + key.length));
-      const start = offset + 2 + key.length + 2;
-      valueRanges.set(pointer, rangeOf(start, start + (nested[2] ?? "").length));
-      mapping.entries[key] = scalar;
-      mapping.end = start + (nested[2] ?? "").length;
+      if (nested) {
+        const scalar = stringValue(nested[2] ?? "");
+        if (scalar === undefined) return undefined;
+        const start = offset + 2 + key.length + 2;
+        valueRanges.set(pointer, rangeOf(start, start + (nested[2] ?? "").length));
+        mapping.entries[key] = scalar;
+        mapping.end = start + (nested[2] ?? "").length;
+      } else {
+        nestedOpened = { key, pointer };
+      }
     } else if (item) {
       const indent = (item[1] ?? "").length;
       const text = item[2] ?? "";
@@ -127,7 +164,7 @@ export function readPlainFrontmatter(yamlText: string, baseOffset: number, index
     }
     offset = lineEnd + 1;
   }
-  if (opened) return undefined;
+  if (opened || nestedOpened) return undefined;
   closeBlock();
   // The whole mapping, as the full parser gives it: from its first key to its last character.
   valueRanges.set("", rangeOf(0, yamlText.length - 1));

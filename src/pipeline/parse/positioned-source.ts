@@ -1,26 +1,35 @@
-import { isMap, isNode, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import type { Document, DocumentOptions, LineCounter, Node, ParseOptions } from "yaml";
 import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
+import { readPlainYaml } from "./plain-yaml.js";
+import { yamlLibrary } from "./yaml-library.js";
 
 /**
  * A parsed YAML or JSON source that remembers where each value came from, so
  * schema errors and cross-reference errors point at the offending key or item.
  * JSON files are located through the YAML parser (JSON is YAML 1.2) but their
  * values come from JSON.parse, so JSON's stricter syntax still applies.
+ * Positions are worked out on first use: they are needed only to report a
+ * finding, and a clean source never loads the YAML library for them.
  */
 export interface PositionedSource {
   file: string;
   value: unknown;
-  /** Parsed on first use for JSON sources: positions are needed only to report a finding. */
   readonly document: Document.Parsed;
   readonly lineCounter: LineCounter;
 }
 
 export type PathSegment = string | number;
 
+const YAML_OPTIONS = { prettyErrors: false, uniqueKeys: true } as const;
+
 export function parseYamlSource(source: SourceFile): PositionedSource | Diagnostic {
+  // Plain data (the usual prompts/ files) is read without the library, to the same value.
+  const plain = readPlainYaml(source.text);
+  if (plain) return positioned(source, plain.value, YAML_OPTIONS);
+  const { LineCounter, parseDocument } = yamlLibrary();
   const lineCounter = new LineCounter();
-  const document = parseDocument(source.text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const document = parseDocument(source.text, { lineCounter, ...YAML_OPTIONS });
   const error = document.errors[0];
   if (error) {
     const range = offsetsToRange(lineCounter, error.pos[0], error.pos[1]);
@@ -36,7 +45,6 @@ export function parseYamlSource(source: SourceFile): PositionedSource | Diagnost
 }
 
 export function parseJsonSource(source: SourceFile): PositionedSource | Diagnostic {
-  const lineCounter = new LineCounter();
   let value: unknown;
   try {
     value = JSON.parse(source.text);
@@ -44,24 +52,41 @@ export function parseJsonSource(source: SourceFile): PositionedSource | Diagnost
     const message = messageOf(thrown);
     const position = /position (\d+)/.exec(message);
     const offset = position ? Number(position[1]) : 0;
+    const { LineCounter, parseDocument } = yamlLibrary();
+    const lineCounter = new LineCounter();
     parseDocument(source.text, { lineCounter });
     const range = offsetsToRange(lineCounter, offset, offset + 1);
     return createDiagnostic("source/invalid-json", source.path, range, `Unexpected JSON syntax: ${firstLine(message).replace(/ in JSON at position \d+.*$/, "")}`);
   }
-  let document: Document.Parsed | undefined;
+  return positioned(source, value, { uniqueKeys: false });
+}
+
+/** A source whose value is known; its document and line positions are parsed when a finding first asks. */
+function positioned(source: SourceFile, value: unknown, options: ParseOptions & DocumentOptions): PositionedSource {
+  let parsed: { document: Document.Parsed; lineCounter: LineCounter } | undefined;
+  const positions = (): { document: Document.Parsed; lineCounter: LineCounter } => {
+    if (!parsed) {
+      const { LineCounter, parseDocument } = yamlLibrary();
+      const lineCounter = new LineCounter();
+      parsed = { document: parseDocument(source.text, { lineCounter, ...options }), lineCounter };
+    }
+    return parsed;
+  };
   return {
     file: source.path,
     value,
-    lineCounter,
     get document(): Document.Parsed {
-      document ??= parseDocument(source.text, { lineCounter, uniqueKeys: false });
-      return document;
+      return positions().document;
+    },
+    get lineCounter(): LineCounter {
+      return positions().lineCounter;
     },
   };
 }
 
 /** The range of the value at `path`, or of its key when `key` is set; falls back to the nearest ancestor. */
 export function rangeAt(located: PositionedSource, path: readonly PathSegment[], key = false): Range {
+  const { isMap, isNode, isPair, isSeq } = yamlLibrary();
   let node: unknown = located.document.contents;
   let found: Node | undefined = isNode(node) ? node : undefined;
   for (let index = 0; index < path.length; index++) {
@@ -106,10 +131,8 @@ function nodeRange(located: PositionedSource, node: Node): Range {
 }
 
 function scalarValue(node: unknown): unknown {
-  return isScalar(node) ? node.value : node;
+  return yamlLibrary().isScalar(node) ? node.value : node;
 }
-
-
 
 function messageOf(thrown: unknown): string {
   return thrown instanceof Error ? thrown.message : String(thrown);

@@ -1,9 +1,9 @@
-import { createRequire } from "node:module";
 import type { Document, Node } from "yaml";
 import { readPlainFrontmatter, type YamlTree } from "./plain-frontmatter.js";
 import type { Range } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { LineIndex } from "./positions.js";
+import { yamlLibrary } from "./yaml-library.js";
 
 /**
  * Frontmatter YAML as plain data plus the source range of every value and
@@ -80,14 +80,6 @@ function describeYamlError(code: string, message: string, range: Range, key: str
     default:
       return { ruleId: "skill/yaml-syntax", range, message: `Unexpected YAML syntax (${reason}), expected valid YAML 1.2` };
   }
-}
-
-type YamlLibrary = typeof import("yaml");
-let loadedYaml: YamlLibrary | undefined;
-
-function yamlLibrary(): YamlLibrary {
-  loadedYaml ??= createRequire(import.meta.url)("yaml") as YamlLibrary;
-  return loadedYaml;
 }
 
 class TreeWalker {

@@ -1,0 +1,84 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { copyParts, removeTempDirs, tempDir } from "../helpers/temp-project.js";
+import { cliPath, repoRoot } from "../build/helpers.js";
+
+// The package's bin (lib/cli/index.js) is the bundled CLI (scripts/bundle-cli.mjs):
+// a handful of modules instead of some eighty. What each command loads is a
+// contract, pinned here on the real process: the YAML library, the tokenizer,
+// ajv's schema compiler, remark, chokidar and the render and emit stages load
+// only where a command needs them, and a bare --help or --version loads no
+// package at all.
+
+afterAll(removeTempDirs);
+
+const moduleLog = join(repoRoot, "test/fixtures/hooks/module-log.mjs");
+
+/** Every module one CLI process loads: package files as `package/path`, the package's own as `lib/...`. */
+function modulesLoadedBy(args: string[], cwd = repoRoot): { status: number | null; stdout: string; own: string[]; packages: string[] } {
+  const folder = mkdtempSync(join(tmpdir(), "gamma-prompt-module-log-"));
+  const log = join(folder, "loaded.txt");
+  try {
+    const child = spawnSync(process.execPath, ["--import", moduleLog, cliPath, ...args], { cwd, encoding: "utf8", env: { ...process.env, GAMMA_PROMPT_MODULE_LOG: log } });
+    const urls = [...new Set(readFileSync(log, "utf8").split("\n").filter((line) => line.startsWith("file:")))];
+    const files = urls.map((url) => fileURLToPath(url)).filter((file) => file !== moduleLog && !file.includes(join("test", "fixtures", "hooks")));
+    // A package's package.json is read for its version only.
+    const packages = files.filter((file) => file.includes("node_modules") && !file.endsWith("package.json")).map((file) => file.slice(file.lastIndexOf("node_modules") + "node_modules".length + 1).replaceAll("\\", "/"));
+    const own = files.filter((file) => !file.includes("node_modules")).map((file) => relative(repoRoot, file).replaceAll("\\", "/"));
+    return { status: child.status, stdout: child.stdout, own: own.sort(), packages: packages.sort() };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+const packageName = (file: string): string => (file.startsWith("@") ? file.split("/").slice(0, 2).join("/") : (file.split("/")[0] ?? ""));
+
+describe("bundled CLI", () => {
+  it("is the package's bin: one entry that loads named chunks", () => {
+    const entry = readFileSync(cliPath, "utf8");
+    expect(entry).toMatch(/import\("\.\.\/gamma-prompt-[\w-]+\.js"\)/);
+    expect(entry).not.toContain('import("./program.js")');
+  });
+
+  it("answers a bare --help to a pipe with commander's own help, loading nothing else", () => {
+    const fast = modulesLoadedBy(["--help"]);
+    expect(fast.status).toBe(0);
+    expect(fast.own).toEqual(["lib/cli/index.js"]);
+    expect(fast.packages).toEqual([]);
+    // `help` goes through commander in the same bundle: the recorded text is its text.
+    const viaCommander = spawnSync(process.execPath, [cliPath, "help"], { encoding: "utf8" });
+    expect(viaCommander.status).toBe(0);
+    expect(fast.stdout).toBe(viaCommander.stdout);
+    expect(spawnSync(process.execPath, [cliPath, "-h"], { encoding: "utf8" }).stdout).toBe(viaCommander.stdout);
+  });
+
+  it("answers a bare --version from the entry alone", () => {
+    const run = modulesLoadedBy(["--version"]);
+    expect(run.status).toBe(0);
+    expect(run.own).toEqual(["lib/cli/index.js"]);
+    expect(run.packages).toEqual([]);
+  });
+
+  it("lints the embedded default without YAML, the tokenizer, a schema compiler, remark or the build stages", () => {
+    const run = modulesLoadedBy(["lint"]);
+    expect(run.status).toBe(0);
+    // The precompiled validators need only small pieces of ajv's runtime.
+    expect(run.packages.filter((file) => !/^ajv\/dist\/runtime\//.test(file))).toEqual([]);
+    expect(run.own.filter((file) => /gamma-prompt-(build|audit|cost|watch)/.test(file))).toEqual([]);
+    expect(run.own.length).toBeLessThanOrEqual(12);
+  });
+
+  it("checks a fresh copy of the embedded default with Handlebars' single-file build and nothing heavier", async () => {
+    const root = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge", "dist", "gamma-prompt.config.json"], join(await tempDir(), "fresh clone"));
+    const run = modulesLoadedBy(["check", "--root", root]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain("dist/ is current");
+    expect(run.packages.filter((file) => !/^ajv\/dist\/runtime\//.test(file))).toEqual(["handlebars/dist/handlebars.js"]);
+    expect([...new Set(run.packages.map(packageName))].sort()).toEqual(["ajv", "handlebars"]);
+    expect(run.own.filter((file) => /gamma-prompt-(audit|cost|watch)/.test(file))).toEqual([]);
+  });
+});
