@@ -5,9 +5,9 @@ import type { SourceFile } from "./stage-data.js";
 import { ProjectRootError } from "./pipeline/discover/discover.js";
 import { sameStamp } from "./pipeline/discover/file-stamp.js";
 import { isWithin, relativePosix } from "./pipeline/discover/relative-paths.js";
-import { MANIFEST_FILE, type DistManifest } from "./protocol/dist-manifest.js";
+import { MANIFEST_FILE, type ArtifactEntry, type DistManifest } from "./protocol/dist-manifest.js";
 import { readRegularFile } from "./protocol/regular-file.js";
-import { cacheFile, computeInputKey, currentStamp, readPersistedBuild, sourceSnapshot, stampSources, writePersistedBuild } from "./pipeline/cache/build-cache.js";
+import { cacheFile, computeInputKey, readPersistedBuild, sourceSnapshot, stampSources, writePersistedBuild } from "./pipeline/cache/build-cache.js";
 import type { CompiledProject } from "./pipeline/compile/compile.js";
 import { DIST_MEMORY, EmitError, emitArtifacts, listTree, type DistMemory } from "./pipeline/emit/emit.js";
 import { acquireOutputLock, type LockHolder, type OutputLock } from "./pipeline/emit/lock.js";
@@ -188,7 +188,9 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
     const hashes = compiled.hashes;
     const manifestText = artifacts.get(MANIFEST_FILE) as string | undefined;
     const fingerprint = (path: string): string | undefined => (path === MANIFEST_FILE ? manifestText : hashes?.get(path)?.sha256);
-    emitted = await emitArtifacts(outDir, artifacts, { fingerprint, files: distMemory.files, trustUnchanged: options.cache !== undefined && options.changedPaths !== undefined });
+    // Only a session that builds again reads its memory of dist/: a one-shot build skips stamping every file it writes.
+    const memory = session.repeated ? { fingerprint, files: distMemory.files, trustUnchanged: options.cache !== undefined && options.changedPaths !== undefined } : undefined;
+    emitted = await emitArtifacts(outDir, artifacts, memory);
     const manifestFile = distMemory.files.get(MANIFEST_FILE);
     if (manifestFile) distMemory.manifest = { file: manifestFile, manifest };
     else delete distMemory.manifest;
@@ -199,12 +201,12 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
     const ruleId = error instanceof EmitError ? error.ruleId : "dist/write-failed";
     return failed([...compiled.diagnostics, createDiagnostic(ruleId, path, FILE_START, message)].sort(compareDiagnostics));
   }
-  if (input !== undefined && snapshot === input.content && (await currentStamp(root)) === input.stamp) {
-    // Recorded only when no source was touched while the build ran.
+  if (input !== undefined && snapshot === input.content && stampSources(root, input.paths) === input.stamp) {
+    // Recorded only when no source was touched while the build ran (a source added meanwhile changes the next key anyway).
     await writePersistedBuild(cacheFile(root, outRel), {
       format: "gamma-prompt/build-cache/v1",
       key: input.key,
-      artifacts: artifactHashes(artifacts),
+      artifacts: artifactHashes(artifacts, compiled.hashes),
       diagnostics: compiled.diagnostics,
     });
   }
@@ -289,11 +291,13 @@ export async function readManifest(outDir: string): Promise<DistManifest | undef
   }
 }
 
-function artifactHashes(artifacts: ReadonlyMap<string, ArtifactContent>): Record<string, { sha256: string; bytes: number }> {
+/** Every artifact's sha256 and size; those the compile already hashed (all but manifest.json) are not hashed again. */
+function artifactHashes(artifacts: ReadonlyMap<string, ArtifactContent>, known: ReadonlyMap<string, ArtifactEntry> | undefined): Record<string, { sha256: string; bytes: number }> {
   const hashes: Record<string, { sha256: string; bytes: number }> = {};
   for (const path of [...artifacts.keys()].sort()) {
+    const entry = known?.get(path);
     const text = artifacts.get(path) as ArtifactContent;
-    hashes[path] = { sha256: sha256Hex(text), bytes: Buffer.byteLength(text) };
+    hashes[path] = entry ? { sha256: entry.sha256, bytes: entry.bytes } : { sha256: sha256Hex(text), bytes: Buffer.byteLength(text) };
   }
   return hashes;
 }

@@ -135,4 +135,26 @@ describe("a build killed at any step of the dist/ transaction", () => {
     expect(log.every((entry) => entry.leftovers >= 1)).toBe(true);
     if (process.env["GAMMA_PROMPT_KILL_LOG"]) await writeFile(process.env["GAMMA_PROMPT_KILL_LOG"], `${JSON.stringify(log, null, 2)}\n`);
   }, 240_000);
+
+  it("leaves no dist/ or the complete first build when the build that creates dist/ is killed", async () => {
+    const newDist = await builtSnapshot(useNewSources);
+    const root = await copyProject("basic");
+    await useNewSources(root);
+    const dist = join(root, "dist");
+    const outcomes: Array<{ failpoint: string; dist: "none" | "new"; leftovers: number }> = [];
+    // The first build stages every file, then renames the staging folder's new/ to dist/ in one step.
+    for (const failpoint of ["stage@1", "stage@5", "commit@1"]) {
+      await rm(dist, { recursive: true, force: true });
+      const run = killedBuild(root, failpoint);
+      expect(run.signal).toBe("SIGKILL");
+      const present = existsSync(dist);
+      if (present) expect(await snapshotTree(dist)).toEqual(newDist);
+      outcomes.push({ failpoint, dist: present ? "new" : "none", leftovers: leftovers(root).length });
+      expect((await build({ root, persistentCache: false })).ok).toBe(true);
+      expect(await snapshotTree(dist)).toEqual(newDist);
+      expect(leftovers(root)).toEqual([]);
+    }
+    expect(outcomes.map((outcome) => `${outcome.failpoint}: ${outcome.dist}`)).toEqual(["stage@1: none", "stage@5: none", "commit@1: new"]);
+    expect(outcomes.every((outcome) => outcome.leftovers >= 1)).toBe(true);
+  }, 120_000);
 });

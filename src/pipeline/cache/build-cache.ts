@@ -42,6 +42,8 @@ export interface InputKey {
   stamp: string;
   /** Hash of every source byte and the listing alone: the build's snapshot of its sources (see sourceSnapshot). */
   content: string;
+  /** The root-relative paths listed: stamping them again tells whether any was touched since. */
+  paths: readonly string[];
 }
 
 /** Undefined when the project cannot be listed (the full build reports why). */
@@ -53,7 +55,7 @@ export async function computeInputKey(root: string, outDirRelative: string): Pro
   if (compiler === undefined) return undefined;
   const content = contentDigest(root, listing);
   const key = sha256Hex(`${CACHE_FORMAT}\n${packageVersion}\n${compiler}\n${outDirRelative}\n${content}`);
-  return { key, stamp: stampSources(root, listing.paths), content };
+  return { key, stamp: stampSources(root, listing.paths), content, paths: listing.paths };
 }
 
 /**
@@ -84,12 +86,6 @@ function contentDigest(root: string, listing: { paths: string[]; special: Set<st
     hash.update(`\n${path}\n${content === undefined ? missing : sha256Hex(content)}`);
   }
   return hash.digest("hex");
-}
-
-/** The stamp of the sources as they are now; equal to an earlier stamp when nothing was touched since. */
-export async function currentStamp(root: string): Promise<string | undefined> {
-  const listing = await listInputs(root);
-  return listing ? stampSources(root, listing.paths) : undefined;
 }
 
 async function listInputs(root: string): Promise<{ paths: string[]; special: Set<string> } | undefined> {

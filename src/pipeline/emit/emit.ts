@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { copyFileSync, linkSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, type Dirent } from "node:fs";
+import { copyFileSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, type Dirent } from "node:fs";
 import { dirname, join } from "node:path";
 import { JOURNAL_FILE, JOURNAL_FORMAT, type DistJournal } from "../../protocol/dist-journal.js";
 import { MANIFEST_FILE, type DistManifest } from "../../protocol/dist-manifest.js";
@@ -106,6 +106,10 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
 
   const stagingName = `${stagingPrefix(outDir)}${process.pid}-${randomBytes(4).toString("hex")}`;
   const staging = join(dirname(outDir), stagingName);
+  if (existing.size === 0 && !lstatSync(outDir, { throwIfNoEntry: false })) {
+    emitIntoNewFolder(outDir, staging, artifacts, changed, memory, seen);
+    return { written: changed, removed: [], unchanged };
+  }
   // The manifest is the commit point of the files: it names only files already in place.
   const writes = [...changed.filter((path) => path !== MANIFEST_FILE), ...changed.filter((path) => path === MANIFEST_FILE)];
   const journal: DistJournal = {
@@ -127,13 +131,7 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
     // 1. Stage: dist/ is untouched.
     for (const path of changed) {
       current = path;
-      const staged = join(staging, "new", path);
-      ensureFolder(dirname(staged), made);
-      writeFileSync(staged, artifacts.get(path) as ArtifactContent);
-      // Stamped before the rename, which keeps inode and mtime: a later write by anyone else changes the stamp.
-      const fingerprint = memory?.fingerprint(path);
-      if (fingerprint !== undefined) seen.set(path, { fingerprint, ...stampOf(statSync(staged)) });
-      failpoint("stage");
+      stageFile(join(staging, "new", path), path, artifacts, memory, seen, made);
     }
     for (const change of journal.changes) {
       if (change.action === "add") continue;
@@ -176,6 +174,43 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
   removeStaging(staging, changed, journal.changes.filter((change) => change.action !== "add").map((change) => change.path));
   remember(memory, seen);
   return { written: changed, removed: orphans, unchanged };
+}
+
+/**
+ * A first build (no output folder yet): every file is staged, then the staging
+ * folder's `new/` becomes the output folder in one rename. A reader sees no
+ * folder or the complete build, so no journal is needed, and a thousand
+ * renames (each a change to two folders) are saved. Killed before the rename,
+ * it leaves only its staging folder, which the next build removes.
+ */
+function emitIntoNewFolder(outDir: string, staging: string, artifacts: ReadonlyMap<string, ArtifactContent>, paths: readonly string[], memory: EmitMemory | undefined, seen: Map<string, EmittedFile>): void {
+  const made = new Set<string>();
+  let current = "";
+  try {
+    for (const path of paths) {
+      current = path;
+      stageFile(join(staging, "new", path), path, artifacts, memory, seen, made);
+    }
+    current = "";
+    renameSync(join(staging, "new"), outDir);
+    failpoint("commit");
+  } catch (error) {
+    memory?.files.clear();
+    attempt(() => rmSync(staging, { recursive: true, force: true }));
+    throw new EmitError(`Unexpected failure writing this file (${errorCode(error)}), expected a writable output folder; the output folder was left as it was`, current);
+  }
+  attempt(() => rmdirSync(staging));
+  remember(memory, seen);
+}
+
+/** Writes one new file into the staging folder and, for a memory, records its stamp. */
+function stageFile(staged: string, path: string, artifacts: ReadonlyMap<string, ArtifactContent>, memory: EmitMemory | undefined, seen: Map<string, EmittedFile>, made: Set<string>): void {
+  ensureFolder(dirname(staged), made);
+  writeFileSync(staged, artifacts.get(path) as ArtifactContent);
+  // Stamped before the rename, which keeps inode and mtime: a later write by anyone else changes the stamp.
+  const fingerprint = memory?.fingerprint(path);
+  if (fingerprint !== undefined) seen.set(path, { fingerprint, ...stampOf(statSync(staged)) });
+  failpoint("stage");
 }
 
 /**
