@@ -7,6 +7,7 @@ import { quoted } from "../../diagnostics/quote.js";
 import { didYouMean, suggest } from "./suggest.js";
 import { allowedToolsProblem } from "./allowed-tools.js";
 import { hostKeyOf, isHostKey } from "./host-keys.js";
+import { scalarCharacterOffset } from "../parse/scalar-offsets.js";
 import type { YamlProblem, YamlTree } from "../parse/yaml-tree.js";
 
 /**
@@ -108,7 +109,7 @@ function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range,
   if (path === "/description") {
     const description = typeof value === "string" ? value : "";
     if (error.keyword === "maxLength") {
-      return { ruleId: "skill/description-length", range, message: `Unexpected description of ${[...description].length} code points, expected at most 1024` };
+      return { ruleId: "skill/description-length", range: pastLimitRange(range, index, description, 1024), message: `Unexpected description of ${[...description].length} code points, expected at most 1024` };
     }
     if (error.keyword === "minLength" || (error.keyword === "pattern" && error.schemaPath.endsWith("/allOf/0/pattern"))) {
       return { ruleId: "skill/description-empty", range, message: "Unexpected blank description, expected the task that triggers the skill in direct terms" };
@@ -121,17 +122,31 @@ function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range,
     return { ruleId: "skill/schema-violation", range, message: `Unexpected empty "${label}", expected a non-empty string or no "${label}" key` };
   }
   if (error.keyword === "maxLength" && typeof value === "string") {
-    return { ruleId: "skill/schema-violation", range, message: `Unexpected "${label}" of ${[...value].length} code points, expected at most ${String(params["limit"])}` };
+    return { ruleId: "skill/schema-violation", range: pastLimitRange(range, index, value, Number(params["limit"])), message: `Unexpected "${label}" of ${[...value].length} code points, expected at most ${String(params["limit"])}` };
   }
   return { ruleId: "skill/schema-violation", range, message: `Unexpected value for "${label}": it ${error.message ?? "does not match the schema"}` };
 }
 
 /** Narrows a description's range to its first `<` or `>` when the source shows it literally. */
 function bracketRange(range: Range, index: LineIndex): Range {
-  const start = index.lineStart(range.start.line) + range.start.column - 1;
-  const end = index.lineStart(range.end.line) + range.end.column - 1;
+  const { start, end } = offsetsOf(range, index);
   const found = index.text.slice(start, end).search(/[<>]/);
   return found === -1 ? range : index.range(start + found, start + found + 1);
+}
+
+/**
+ * A too-long value's range from its first character past the limit to its
+ * end: the part to cut, wherever the value is written (plain, quoted or a
+ * block scalar). The whole value when the source cannot be matched to it.
+ */
+function pastLimitRange(range: Range, index: LineIndex, value: string, limit: number): Range {
+  const { start, end } = offsetsOf(range, index);
+  const at = Number.isInteger(limit) ? scalarCharacterOffset(index.text, start, end, value, limit) : undefined;
+  return at === undefined ? range : index.range(at, end);
+}
+
+function offsetsOf(range: Range, index: LineIndex): { start: number; end: number } {
+  return { start: index.lineStart(range.start.line) + range.start.column - 1, end: index.lineStart(range.end.line) + range.end.column - 1 };
 }
 
 export function valueAt(value: unknown, pointer: string): unknown {
