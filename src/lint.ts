@@ -1,9 +1,13 @@
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./stage-data.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
 import { detectProfile, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
+import { fixSkillFiles, type FixedSkillFile, type SkillFix } from "./pipeline/fix/fix-skills.js";
+import { replaceFileAtomically } from "./pipeline/fix/replace-file.js";
+
+export type { FixedSkillFile, SkillFix } from "./pipeline/fix/fix-skills.js";
 
 export { ProjectRootError } from "./pipeline/discover/discover.js";
 
@@ -16,6 +20,12 @@ export interface LintOptions {
   profile?: Profile;
   /** Report a project without any skill (`skill/no-skills`, default true); `--allow-empty` passes false. */
   reportEmpty?: boolean;
+  /**
+   * Safe mechanical fixes in the frontmatter (see pipeline/fix/fix-plan.ts):
+   * `write` applies them to the files, `dry-run` only reports them. Either
+   * way the findings returned are those left after the fixes.
+   */
+  fix?: "write" | "dry-run";
 }
 
 export interface LintResult {
@@ -31,6 +41,10 @@ export interface LintResult {
   profile: Profile;
   /** How many SKILL.md files were checked. */
   skillFileCount: number;
+  /** With `fix`: every change, by file (root-relative) then position. */
+  fixes?: SkillFix[];
+  /** With `fix`: each changed file's content before and after. */
+  fixedFiles?: FixedSkillFile[];
 }
 
 /**
@@ -45,7 +59,21 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   const { config, diagnostics: configDiagnostics } = readLintConfig(root);
   const profile = options.profile ?? config.profile ?? detectProfile(root);
   const settings = { profile, layout: config.layout, rules: config.rules, reportEmpty: options.reportEmpty !== false };
-  const linted = await lintSkills(root, new BuildSession(), undefined, settings);
+  let linted = await lintSkills(root, new BuildSession(), undefined, settings);
+  let fixedFiles: FixedSkillFile[] | undefined;
+  if (options.fix) {
+    fixedFiles = await fixSkillFiles(root, linted.diagnostics, profile);
+    if (fixedFiles.length > 0) {
+      // The findings that remain are those of the fixed text, checked before anything is written.
+      linted = await lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: new Map(fixedFiles.map((fixed) => [fixed.file, fixed.source])) });
+      if (options.fix === "write") for (const fixed of fixedFiles) replaceFileAtomically(join(root, fixed.file), Buffer.from(fixed.after, "utf8"));
+    }
+  }
   const diagnostics = [...configDiagnostics, ...linted.diagnostics].sort(compareDiagnostics);
-  return { diagnostics, ...countDiagnostics(diagnostics), skills: linted.skills, profile, skillFileCount: linted.skillFileCount };
+  const result: LintResult = { diagnostics, ...countDiagnostics(diagnostics), skills: linted.skills, profile, skillFileCount: linted.skillFileCount };
+  if (fixedFiles) {
+    result.fixedFiles = fixedFiles;
+    result.fixes = fixedFiles.flatMap((fixed) => fixed.fixes);
+  }
+  return result;
 }

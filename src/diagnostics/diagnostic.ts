@@ -89,6 +89,20 @@ export interface ReportContext extends Omit<DiagnosticCounts, "noteCount"> {
   noteCount?: number;
   profile?: string;
   skillCount?: number;
+  /** `lint --fix` / `--fix-dry-run`: the changes, and whether they were written; the JSON report records them. */
+  fixes?: readonly FixRecord[];
+  fixesWritten?: boolean;
+  /** `--fix-dry-run`: the changes as one unified diff. */
+  fixDiff?: string;
+}
+
+/** One change `lint --fix` made or would make: where the fixed finding was, its rule, and what changed. */
+export interface FixRecord {
+  file: string;
+  line: number;
+  column: number;
+  ruleId: RuleId;
+  message: string;
 }
 
 export function countDiagnostics(diagnostics: readonly Diagnostic[]): DiagnosticCounts {

@@ -8,10 +8,20 @@ import type { Diagnostic } from "./diagnostic.js";
  * stay `../`-relative; nothing absolute is printed.
  */
 export function relativeToWorkingFolder(diagnostics: readonly Diagnostic[], root: string, cwd: string = process.cwd()): Diagnostic[] {
+  if (resolve(cwd, root) === resolve(cwd)) return [...diagnostics];
+  const rebase = workingFolderPath(root, cwd);
+  return diagnostics.map((diagnostic) => {
+    const moved: Diagnostic = { ...diagnostic, file: rebase(diagnostic.file) };
+    if (diagnostic.related) moved.related = { ...diagnostic.related, file: rebase(diagnostic.related.file) };
+    return moved;
+  });
+}
+
+/** Turns a root-relative path into one relative to the working folder (the same rule as for diagnostics). */
+export function workingFolderPath(root: string, cwd: string = process.cwd()): (file: string) => string {
   const base = resolve(cwd, root);
-  if (base === resolve(cwd)) return [...diagnostics];
   const rebased = new Map<string, string>();
-  const rebase = (file: string): string => {
+  return (file: string): string => {
     let result = rebased.get(file);
     if (result === undefined) {
       const rel = relative(cwd, resolve(base, file));
@@ -20,9 +30,4 @@ export function relativeToWorkingFolder(diagnostics: readonly Diagnostic[], root
     }
     return result;
   };
-  return diagnostics.map((diagnostic) => {
-    const moved: Diagnostic = { ...diagnostic, file: rebase(diagnostic.file) };
-    if (diagnostic.related) moved.related = { ...diagnostic.related, file: rebase(diagnostic.related.file) };
-    return moved;
-  });
 }

@@ -15,7 +15,7 @@ import { describe, expect, it } from "vitest";
 const srcDir = fileURLToPath(new URL("../../src/", import.meta.url));
 
 /** Data-flow order; a stage may import from its own folder and from folders earlier in this list. */
-const STAGES = ["session", "discover", "parse", "validate", "lint-skills", "render", "emit", "cache", "compile"] as const;
+const STAGES = ["session", "discover", "parse", "validate", "lint-skills", "fix", "render", "emit", "cache", "compile"] as const;
 /** Modules outside src/pipeline/ that stages may use: shared data and leaf helpers, never an entry point. */
 const SHARED = ["diagnostics/", "stage-data.ts", "protocol/", "skills/", "tokens.ts", "version.ts", "package-paths.ts"];
 /**

@@ -31,6 +31,16 @@ describe("README transcripts", () => {
     expect(transcript.slice("$ gamma-prompt lint\n".length)).toBe(stdout);
   });
 
+  it("shows lint --fix and --fix-dry-run exactly as printed, on a copy of the lint-fix project", async () => {
+    for (const [flag, stream] of [["--fix-dry-run", "stdout"], ["--fix", "stdout"]] as const) {
+      const copy = await copyParts(fixture("lint-fix"), ["skills", "gamma-prompt.config.json"], await tempDir("readme fix"));
+      const transcript = blockStartingWith(`$ gamma-prompt lint ${flag}\n`);
+      const output = await runCliInProcessFrom(copy, "lint", flag);
+      expect(output.code).toBe(0);
+      expect(transcript.slice(`$ gamma-prompt lint ${flag}\n`.length)).toBe(output[stream]);
+    }
+  });
+
   it("shows lint's JSON document exactly as printed", async () => {
     const { stdout } = await runIn("lint-warning", "lint", "--format", "json");
     expect(blockStartingWith('{"diagnostics":')).toBe(stdout);

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
-import { EXIT_FINDINGS, EXIT_USAGE } from "../../diagnostics/exit-code.js";
+import { EXIT_FINDINGS, EXIT_USAGE, exitCodeFor } from "../../diagnostics/exit-code.js";
 import type { ReporterName } from "../../diagnostics/reporters/index.js";
 import { addProjectOptions, commandHelpFooter, reporterFormatOption } from "../options.js";
 
@@ -9,6 +9,8 @@ interface LintCommandOptions {
   maxWarnings?: number;
   profile?: "gamma" | "agentskills";
   allowEmpty?: boolean;
+  fix?: boolean;
+  fixDryRun?: boolean;
 }
 
 export function registerLintCommand(program: Command, result: { exitCode: number }): void {
@@ -18,6 +20,8 @@ export function registerLintCommand(program: Command, result: { exitCode: number
     .addOption(new Option("--profile <name>", "rules to apply (default: the config's profile, else detected)").choices(["gamma", "agentskills"]))
     .option("--max-warnings <n>", "fail when there are more than n warnings", parseMaxWarnings)
     .option("--allow-empty", "pass when no skill is found")
+    .option("--fix", "make the safe fixes in the frontmatter (type, allowed-tools, description spaces) and print each")
+    .option("--fix-dry-run", "print the fixes --fix would make as a unified diff; write nothing")
     .addHelpText(
       "after",
       commandHelpFooter({
@@ -25,7 +29,16 @@ export function registerLintCommand(program: Command, result: { exitCode: number
 profile's rules, the body's links and shape, and the cross-references between skills.
 
 Profiles: gamma (type required; the default for a project with prompts/) and agentskills (exactly the open
-Agent Skills specification; the default for any other folder). The summary line names the one that ran.`,
+Agent Skills specification; the default for any other folder). The summary line names the one that ran.
+
+--fix changes only the frontmatter, and only for a finding this run reports: it inserts a missing \`type\`
+under the gamma profile (workflow when the body has a checklist of 3 or more steps, else reference),
+rewrites a list or comma-separated \`allowed-tools\` as the space-separated string, and trims the spaces
+inside a quoted description. Everything else keeps its bytes (comments, key order, CRLF, BOM); each file
+is replaced at once (temporary file and rename). It prints file:line:column, rule and change for each
+fix; a second run finds nothing to fix. The exit code then reflects the findings that remain.
+--fix-dry-run prints the same changes as a unified diff on stdout (the remaining findings on stderr;
+with --format json both are in the document) and writes nothing.`,
         exitCodes:
           "0 no errors (and warnings within --max-warnings), 1 an error, more warnings than --max-warnings or no skill found (without --allow-empty), 2 usage (no skills/ folder under --root) or internal error.",
         examples: [
@@ -33,6 +46,8 @@ Agent Skills specification; the default for any other folder). The summary line 
           "gamma-prompt lint --root path/to/project",
           "gamma-prompt lint --profile agentskills",
           "gamma-prompt lint --max-warnings 0",
+          "gamma-prompt lint --fix",
+          "gamma-prompt lint --fix-dry-run > fixes.diff",
           "gamma-prompt lint --format json > lint.json",
           "gamma-prompt lint --format github",
           "gamma-prompt lint --format sarif > lint.sarif",
@@ -45,16 +60,20 @@ Agent Skills specification; the default for any other folder). The summary line 
 }
 
 async function runLint(options: LintCommandOptions): Promise<number> {
+  if (options.fix && options.fixDryRun) {
+    process.stderr.write("gamma-prompt lint: --fix and --fix-dry-run exclude each other; pass one\n");
+    return EXIT_USAGE;
+  }
   // Loaded here, not at the top, so other commands and --help start fast.
-  const [{ lint, ProjectRootError }, { formatDiagnostics }, { exitCodeFor }, { relativeToWorkingFolder }] = await Promise.all([
+  const [{ lint, ProjectRootError }, { formatDiagnostics }, { relativeToWorkingFolder, workingFolderPath }] = await Promise.all([
     import("../../lint.js"),
     import("../../diagnostics/reporters/index.js"),
-    import("../../diagnostics/exit-code.js"),
     import("../../diagnostics/rebase.js"),
   ]);
+  const fix = options.fix ? "write" : options.fixDryRun ? "dry-run" : undefined;
   let outcome;
   try {
-    outcome = await lint({ root: options.root, ...(options.profile ? { profile: options.profile } : {}), reportEmpty: options.allowEmpty !== true });
+    outcome = await lint({ root: options.root, ...(options.profile ? { profile: options.profile } : {}), reportEmpty: options.allowEmpty !== true, ...(fix ? { fix } : {}) });
   } catch (error) {
     if (error instanceof ProjectRootError) {
       process.stderr.write(`gamma-prompt lint: ${error.message}; pass --root with the folder that holds skills/\n`);
@@ -65,13 +84,41 @@ async function runLint(options: LintCommandOptions): Promise<number> {
   // Files relative to the working folder (the repository root in CI), whatever --root is.
   const diagnostics = relativeToWorkingFolder(outcome.diagnostics, options.root);
   const counts = { errorCount: outcome.errorCount, warningCount: outcome.warningCount, noteCount: outcome.noteCount };
-  process.stdout.write(formatDiagnostics(options.format, diagnostics, { ...counts, profile: outcome.profile, skillCount: outcome.skillFileCount }));
+  const context = { ...counts, profile: outcome.profile, skillCount: outcome.skillFileCount };
+  if (fix && outcome.fixes && outcome.fixedFiles) {
+    const { unifiedDiff } = await import("../../pipeline/fix/unified-diff.js");
+    const rebase = workingFolderPath(options.root);
+    const fixes = outcome.fixes.map((record) => ({ ...record, file: rebase(record.file) }));
+    const diff = outcome.fixedFiles.map((fixed) => unifiedDiff(rebase(fixed.file), fixed.before, fixed.after)).join("");
+    if (options.format === "json") {
+      process.stdout.write(formatDiagnostics("json", diagnostics, { ...context, fixes, fixesWritten: fix === "write", ...(fix === "dry-run" ? { fixDiff: diff } : {}) }));
+      return exitCodeAfterLint(outcome.diagnostics, counts, options.maxWarnings);
+    }
+    // stylish prints the changes on stdout; github and sarif keep stdout for their own document.
+    const changes = fix === "write" ? fixes.map((record) => `fixed ${record.file}:${record.line}:${record.column}  ${record.ruleId}  ${record.message}\n`).join("") : diff;
+    const report = formatDiagnostics(options.format, diagnostics, context);
+    if (options.format === "stylish" && fix === "write") process.stdout.write(changes + report);
+    else if (options.format === "stylish") {
+      // The diff alone on stdout, so it can go straight to `git apply`.
+      process.stdout.write(changes);
+      process.stderr.write(report);
+    } else {
+      process.stderr.write(changes);
+      process.stdout.write(report);
+    }
+  } else {
+    process.stdout.write(formatDiagnostics(options.format, diagnostics, context));
+  }
   if (options.format === "stylish" && options.maxWarnings !== undefined && counts.errorCount === 0 && counts.warningCount > options.maxWarnings) {
     process.stderr.write(`gamma-prompt lint: ${counts.warningCount} warnings, more than --max-warnings ${options.maxWarnings}\n`);
   }
-  // An empty project is only a warning, but a run that checked nothing must not pass by accident.
-  if (outcome.diagnostics.some((diagnostic) => diagnostic.ruleId === "skill/no-skills")) return EXIT_FINDINGS;
-  return exitCodeFor(counts, options.maxWarnings);
+  return exitCodeAfterLint(outcome.diagnostics, counts, options.maxWarnings);
+}
+
+/** An empty project is only a warning, but a run that checked nothing must not pass by accident. */
+function exitCodeAfterLint(diagnostics: ReadonlyArray<{ ruleId: string }>, counts: { errorCount: number; warningCount: number }, maxWarnings: number | undefined): number {
+  if (diagnostics.some((diagnostic) => diagnostic.ruleId === "skill/no-skills")) return EXIT_FINDINGS;
+  return exitCodeFor(counts, maxWarnings);
 }
 
 function parseMaxWarnings(value: string): number {

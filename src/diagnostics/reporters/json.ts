@@ -1,11 +1,13 @@
-import type { Diagnostic, DiagnosticCounts } from "../diagnostic.js";
+import type { Diagnostic, ReportContext } from "../diagnostic.js";
 
 /**
  * The public JSON contract: exactly one document,
  * `{"diagnostics":[{file,line,column,endLine,endColumn,severity,ruleId,message,url,related?}],"errorCount":n,"warningCount":n,"noteCount":n}`,
  * keys in that order (`related`, when present, is `{file,line,column,endLine,endColumn,message}`), followed by one newline.
+ * After `lint --fix` or `--fix-dry-run` it ends with `"fixes":[{file,line,column,ruleId,message}],"fixesWritten":bool`,
+ * and with `--fix-dry-run` `"diff"` (the unified diff of the changes).
  */
-export function formatJson(diagnostics: readonly Diagnostic[], counts: DiagnosticCounts): string {
+export function formatJson(diagnostics: readonly Diagnostic[], counts: ReportContext): string {
   const document = {
     diagnostics: diagnostics.map((diagnostic) => ({
       file: diagnostic.file,
@@ -22,6 +24,13 @@ export function formatJson(diagnostics: readonly Diagnostic[], counts: Diagnosti
     errorCount: counts.errorCount,
     warningCount: counts.warningCount,
     noteCount: counts.noteCount,
+    ...(counts.fixes
+      ? {
+          fixes: counts.fixes.map(({ file, line, column, ruleId, message }) => ({ file, line, column, ruleId, message })),
+          fixesWritten: counts.fixesWritten === true,
+          ...(counts.fixDiff !== undefined ? { diff: counts.fixDiff } : {}),
+        }
+      : {}),
   };
   return `${JSON.stringify(document)}\n`;
 }

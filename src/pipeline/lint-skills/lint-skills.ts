@@ -70,6 +70,8 @@ export interface SkillRuleSettings {
   rules?: ReadonlyMap<RuleId, RuleSetting>;
   /** Report a project without any skill (`skill/no-skills`); lint does, the compiler does not. */
   reportEmpty?: boolean;
+  /** Files checked as given instead of as read, by root-relative path: `lint --fix` checks its fixed text before (or without) writing it. */
+  sourceOverrides?: ReadonlyMap<string, SourceFile>;
 }
 
 /**
@@ -79,7 +81,9 @@ export interface SkillRuleSettings {
  */
 export async function lintSkills(root: string, session: BuildSession, changedPaths?: readonly string[], settings: SkillRuleSettings = { profile: "gamma" }): Promise<LintedSkills> {
   const layout = settings.layout ?? DEFAULT_LAYOUT;
-  const sources = await loadSkillSourcesReusing(root, session.keep(SKILL_SOURCES, () => new Map()), changedPaths, layout);
+  const loaded = await loadSkillSourcesReusing(root, session.keep(SKILL_SOURCES, () => new Map()), changedPaths, layout);
+  const overrides = settings.sourceOverrides;
+  const sources = overrides ? { ...loaded, files: loaded.files.map((file) => overrides.get(file.path) ?? file) } : loaded;
   const parseCache = session.keep(CHECKED_SKILLS, () => new SkillParseCache());
   const unreferenced = session.keep(UNREFERENCED_FILES, () => new Map());
   const reuseUnreferenced = unreferencedReuser(unreferenced, changedPaths);

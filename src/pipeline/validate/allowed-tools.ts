@@ -7,15 +7,18 @@ import type { YamlProblem } from "../parse/yaml-tree.js";
  * string is the usual mistake; the message carries the string to write.
  */
 export function allowedToolsProblem(value: unknown, range: Range): YamlProblem | undefined {
+  const fixed = fixedAllowedTools(value);
+  if (fixed === undefined) return undefined;
+  const what = Array.isArray(value) ? "list for" : "comma-separated";
+  return { ruleId: "skill/allowed-tools-format", range, message: `Unexpected ${what} "allowed-tools", expected one space-separated string: allowed-tools: ${quoteIfNeeded(fixed)}` };
+}
+
+/** The space-separated string a list of tool strings or a comma-separated string stands for; undefined for anything else. */
+export function fixedAllowedTools(value: unknown): string | undefined {
   if (Array.isArray(value) && value.every((item) => typeof item === "string")) {
-    const fixed = (value as string[]).map((item) => item.trim()).filter((item) => item !== "").join(" ");
-    return { ruleId: "skill/allowed-tools-format", range, message: `Unexpected list for "allowed-tools", expected one space-separated string: allowed-tools: ${quoteIfNeeded(fixed)}` };
+    return (value as string[]).map((item) => item.trim()).filter((item) => item !== "").join(" ");
   }
-  if (typeof value === "string") {
-    const tools = splitCommaSeparated(value);
-    if (tools === undefined) return undefined;
-    return { ruleId: "skill/allowed-tools-format", range, message: `Unexpected comma-separated "allowed-tools", expected one space-separated string: allowed-tools: ${quoteIfNeeded(tools.join(" "))}` };
-  }
+  if (typeof value === "string") return splitCommaSeparated(value)?.join(" ");
   return undefined;
 }
 

@@ -1,0 +1,173 @@
+import type { Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { RuleId } from "../../diagnostics/rules/index.js";
+import type { SkillType } from "../../stage-data.js";
+import { findOrderedLists, tooDeepLine } from "../parse/body.js";
+import { isMapping, type ParsedSkillFile } from "../parse/parse.js";
+import { findStepHeadings } from "../parse/step-headings.js";
+import { fixedAllowedTools, quoteIfNeeded } from "../validate/allowed-tools.js";
+import { REFERENCE_CHECKLIST_MIN_ITEMS } from "../validate/body-rules.js";
+import type { Profile } from "../validate/lint-config.js";
+
+/**
+ * The safe, mechanical fixes `lint --fix` makes, planned as text edits on a
+ * SKILL.md's normalised text (LF, no BOM). Only the frontmatter is touched,
+ * and only for a finding the lint run still reports (a suppressed or "off"
+ * rule is never fixed):
+ * - `skill/missing-key` for `type` (gamma profile): a `type` line guessed from the body's shape;
+ * - `skill/allowed-tools-format`: the list or comma-separated string becomes the space-separated string;
+ * - `skill/description-whitespace`: the spaces inside the description's quotes are trimmed.
+ * Anything the planner cannot rewrite without losing a byte it does not own
+ * (a comment inside a list, an alias, a flow mapping) is left as a finding.
+ */
+
+/** Replace `text[start, end)` with `insert`; offsets into the normalised text. */
+export interface TextEdit {
+  start: number;
+  end: number;
+  insert: string;
+}
+
+export interface PlannedFix {
+  ruleId: RuleId;
+  /** Where the fixed finding was reported. */
+  line: number;
+  column: number;
+  /** What the fix changes, for the user. */
+  message: string;
+  edit: TextEdit;
+  /** The frontmatter value after this fix: a fix is kept only when the file reads back as exactly this. */
+  expect(frontmatter: Record<string, unknown>): void;
+}
+
+/** The rule ids --fix knows how to fix. */
+export const FIXABLE_RULES: ReadonlySet<RuleId> = new Set<RuleId>(["skill/missing-key", "skill/allowed-tools-format", "skill/description-whitespace"]);
+
+export async function planFixes(parsed: ParsedSkillFile, findings: readonly Diagnostic[], profile: Profile): Promise<PlannedFix[]> {
+  const { split, tree, index } = parsed;
+  if (!split || !tree || !isMapping(tree.value)) return [];
+  // A flow mapping (`{name: x}`) has no line to add a key on.
+  if (/^(?:[ \t]*(?:#.*)?\n)*[ \t]*\{/.test(index.text.slice(split.yamlStart, split.yamlEnd))) return [];
+  const fixes: PlannedFix[] = [];
+  for (const finding of findings) {
+    const fix = await planFix(finding, parsed, tree.value, profile);
+    if (fix) fixes.push(fix);
+  }
+  return fixes;
+}
+
+async function planFix(finding: Diagnostic, parsed: ParsedSkillFile, frontmatter: Record<string, unknown>, profile: Profile): Promise<PlannedFix | undefined> {
+  const at = { ruleId: finding.ruleId, line: finding.line, column: finding.column };
+  switch (finding.ruleId) {
+    case "skill/missing-key":
+      if (profile !== "gamma" || !finding.message.includes('without "type"') || Object.prototype.hasOwnProperty.call(frontmatter, "type")) return undefined;
+      return insertType(parsed, at);
+    case "skill/allowed-tools-format":
+      return rewriteAllowedTools(parsed, frontmatter["allowed-tools"], at);
+    case "skill/description-whitespace":
+      return trimDescription(parsed, frontmatter["description"], at);
+    default:
+      return undefined;
+  }
+}
+
+type FixSite = Pick<PlannedFix, "ruleId" | "line" | "column">;
+
+/**
+ * `type: workflow` when the body has a checklist of at least three steps (an
+ * ordered list or numbered step headings: what the reference-checklist rule
+ * would call a procedure), `type: reference` otherwise. The line goes right
+ * after `name`'s value, or before the closing `---` when there is no name.
+ */
+async function insertType(parsed: ParsedSkillFile, site: FixSite): Promise<PlannedFix | undefined> {
+  const { split, tree, index, source } = parsed;
+  if (!split || !tree) return undefined;
+  if (tooDeepLine(split.body) !== undefined) return undefined;
+  const lists = [...(await findOrderedLists(source.text, split.body, split.bodyStartLine)), ...findStepHeadings(split.body, split.bodyStartLine)];
+  const longest = Math.max(0, ...lists.map((list) => list.items.length));
+  const type: SkillType = longest >= REFERENCE_CHECKLIST_MIN_ITEMS ? "workflow" : "reference";
+  const nameKey = tree.keyRanges.get("/name");
+  const nameValue = tree.valueRanges.get("/name");
+  const anyKey = [...tree.keyRanges.entries()].find(([pointer]) => pointer.lastIndexOf("/") === 0)?.[1];
+  const indentOf = (line: number, column: number): string | undefined => {
+    const prefix = index.text.slice(index.lineStart(line), index.lineStart(line) + column - 1);
+    return /^ *$/.test(prefix) ? prefix : undefined;
+  };
+  let offset: number;
+  let indent: string | undefined;
+  if (nameKey && nameValue && nameValue.end.line < split.closing.start.line) {
+    offset = index.lineStart(nameValue.end.line + 1);
+    indent = indentOf(nameKey.start.line, nameKey.start.column);
+  } else {
+    offset = split.yamlEnd;
+    indent = anyKey ? indentOf(anyKey.start.line, anyKey.start.column) : "";
+  }
+  if (indent === undefined || offset > split.yamlEnd) return undefined;
+  const why = type === "workflow" ? `the body has a checklist of ${longest} steps` : "the body has no checklist of 3 or more steps";
+  return {
+    ...site,
+    message: `inserted "type: ${type}" (${why})`,
+    edit: { start: offset, end: offset, insert: `${indent}type: ${type}\n` },
+    expect: (value) => {
+      value["type"] = type;
+    },
+  };
+}
+
+/** A list or comma-separated `allowed-tools` becomes one space-separated string, keeping the key and anything around it. */
+function rewriteAllowedTools(parsed: ParsedSkillFile, value: unknown, site: FixSite): PlannedFix | undefined {
+  const { tree, index } = parsed;
+  const fixed = fixedAllowedTools(value);
+  const valueRange = tree?.valueRanges.get("/allowed-tools");
+  const keyRange = tree?.keyRanges.get("/allowed-tools");
+  if (fixed === undefined || fixed === "" || !valueRange || !keyRange) return undefined;
+  const valueStart = index.lineStart(valueRange.start.line) + valueRange.start.column - 1;
+  const valueEnd = index.lineStart(valueRange.end.line) + valueRange.end.column - 1;
+  // An alias, anchor or tag belongs to more than this value.
+  if (/^[*&!]/.test(index.text.slice(valueStart, valueEnd))) return undefined;
+  let start = valueStart;
+  if (Array.isArray(value)) {
+    // From just after the key's colon: a block list starts on the next line.
+    const keyEnd = index.lineStart(keyRange.end.line) + keyRange.end.column - 1;
+    // Only spaces and line breaks may sit between the colon and the list: an anchor or a tag belongs to more than this value.
+    const colon = /^[ \t]*:[ \t\n]*$/.exec(index.text.slice(keyEnd, valueStart));
+    if (!colon) return undefined;
+    start = keyEnd + index.text.slice(keyEnd, valueStart).indexOf(":") + 1;
+  }
+  // A comment between or after the items would be lost.
+  if (index.text.slice(start, valueEnd).includes("#")) return undefined;
+  const written = quoteIfNeeded(fixed);
+  return {
+    ...site,
+    message: `rewrote allowed-tools ${Array.isArray(value) ? "from a list" : "without commas"} as one space-separated string: ${written}`,
+    edit: { start, end: valueEnd, insert: Array.isArray(value) ? ` ${written}` : written },
+    expect: (frontmatter) => {
+      frontmatter["allowed-tools"] = fixed;
+    },
+  };
+}
+
+const DOUBLE_QUOTED_SPACE = String.raw`(?:[ \t\n]|\\[ tnr\t]|\\\n)`;
+const LEADING = { '"': new RegExp(`^${DOUBLE_QUOTED_SPACE}+`), "'": /^[ \t\n]+/ };
+const TRAILING = { '"': new RegExp(`${DOUBLE_QUOTED_SPACE}+$`), "'": /[ \t\n]+$/ };
+
+/** The spaces (and space escapes) just inside a quoted description's quotes are removed. */
+function trimDescription(parsed: ParsedSkillFile, value: unknown, site: FixSite): PlannedFix | undefined {
+  const { tree, index } = parsed;
+  const range = tree?.valueRanges.get("/description");
+  if (typeof value !== "string" || !range) return undefined;
+  const start = index.lineStart(range.start.line) + range.start.column - 1;
+  const end = index.lineStart(range.end.line) + range.end.column - 1;
+  const quote = index.text[start];
+  if ((quote !== '"' && quote !== "'") || index.text[end - 1] !== quote || end - start < 2) return undefined;
+  const inner = index.text.slice(start + 1, end - 1);
+  const trimmed = inner.replace(LEADING[quote], "").replace(TRAILING[quote], "");
+  if (trimmed === inner) return undefined;
+  return {
+    ...site,
+    message: "trimmed the spaces inside the description's quotes",
+    edit: { start: start + 1, end: end - 1, insert: trimmed },
+    expect: (frontmatter) => {
+      frontmatter["description"] = value.trim();
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import { lstatSync } from "node:fs";
+import { join } from "node:path";
+import type { Diagnostic, FixRecord } from "../../diagnostics/diagnostic.js";
+import type { SourceFile } from "../../stage-data.js";
+import { decodeSource, readBytes, sha256Hex } from "../discover/read-source.js";
+import { parseSkillFile } from "../parse/parse.js";
+import type { Profile } from "../validate/lint-config.js";
+import { applyFixes } from "./apply-fixes.js";
+import { FIXABLE_RULES, planFixes } from "./fix-plan.js";
+
+/** One change `lint --fix` made (or, with --fix-dry-run, would make): where the fixed finding was, its rule, what changed. */
+export type SkillFix = FixRecord;
+
+/** One SKILL.md with its fixes applied in memory. */
+export interface FixedSkillFile {
+  /** Root-relative POSIX path. */
+  file: string;
+  fixes: SkillFix[];
+  /** The file's decoded content before and after, BOM and line endings included. */
+  before: string;
+  after: string;
+  /** The fixed file as lint reads it, for checking the result before anything is written. */
+  source: SourceFile;
+}
+
+const keepBom = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Plans and applies, in memory, the fixes for the findings a lint run
+ * reported (after suppressions and the config's severities: what is not
+ * reported is not fixed). Files are read again, as bytes: the fix keeps
+ * what normalisation hides (BOM, CRLF). Sorted by file.
+ */
+export async function fixSkillFiles(root: string, diagnostics: readonly Diagnostic[], profile: Profile): Promise<FixedSkillFile[]> {
+  const byFile = new Map<string, Diagnostic[]>();
+  for (const diagnostic of diagnostics) {
+    if (!FIXABLE_RULES.has(diagnostic.ruleId) || !diagnostic.file.endsWith("/SKILL.md")) continue;
+    byFile.set(diagnostic.file, [...(byFile.get(diagnostic.file) ?? []), diagnostic]);
+  }
+  const fixed: FixedSkillFile[] = [];
+  for (const [file, findings] of [...byFile].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    // A link is fixed where it points, by whoever owns that file: replacing it here would turn it into a copy.
+    if (lstatSync(join(root, file), { throwIfNoEntry: false })?.isSymbolicLink() !== false) continue;
+    const read = readBytes(root, file);
+    if (!("raw" in read)) continue;
+    const source = decodeSource(file, read.raw);
+    if (!("text" in source)) continue;
+    const before = keepBom.decode(read.raw);
+    const planned = await planFixes(await parseSkillFile(source), findings, profile);
+    const applied = planned.length === 0 ? undefined : applyFixes(source.text, before, planned);
+    if (!applied) continue;
+    fixed.push({
+      file,
+      fixes: applied.fixes.map(({ ruleId, line, column, message }) => ({ file, line, column, ruleId, message })),
+      before,
+      after: applied.raw,
+      source: { path: file, text: applied.text, contentHash: sha256Hex(Buffer.from(applied.raw, "utf8")) },
+    });
+  }
+  return fixed;
+}

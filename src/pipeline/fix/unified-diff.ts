@@ -1,0 +1,95 @@
+/**
+ * A unified diff (`diff -u`, `git apply`) of one file's old and new text,
+ * for `lint --fix-dry-run`. Lines keep their own endings, so a CRLF file's
+ * diff applies to it as it is. Fixes touch a few frontmatter lines: the
+ * common head and tail are cut first and only the middle is compared.
+ */
+
+const CONTEXT = 3;
+/** Past this many changed lines on a side, the middle is shown as removed and added whole. */
+const MAX_COMPARED_LINES = 2000;
+
+type Operation = { kind: " " | "-" | "+"; text: string };
+
+export function unifiedDiff(path: string, before: string, after: string): string {
+  if (before === after) return "";
+  const operations = diffLines(splitLines(before), splitLines(after));
+  const hunks: string[] = [];
+  let index = 0;
+  while (index < operations.length) {
+    const firstChange = operations.findIndex((operation, position) => position >= index && operation.kind !== " ");
+    if (firstChange === -1) break;
+    const start = Math.max(index, firstChange - CONTEXT);
+    // Extend while the next change is within two contexts of the last one.
+    let end = firstChange;
+    for (let position = firstChange; position < operations.length; position++) {
+      if (operations[position]?.kind !== " ") end = position;
+      else if (position - end > 2 * CONTEXT) break;
+    }
+    const stop = Math.min(operations.length, end + CONTEXT + 1);
+    hunks.push(formatHunk(operations, start, stop));
+    index = stop;
+  }
+  return `--- a/${path}\n+++ b/${path}\n${hunks.join("")}`;
+}
+
+function formatHunk(operations: readonly Operation[], start: number, stop: number): string {
+  let oldLine = 1;
+  let newLine = 1;
+  for (const operation of operations.slice(0, start)) {
+    if (operation.kind !== "+") oldLine++;
+    if (operation.kind !== "-") newLine++;
+  }
+  const slice = operations.slice(start, stop);
+  const oldCount = slice.filter((operation) => operation.kind !== "+").length;
+  const newCount = slice.filter((operation) => operation.kind !== "-").length;
+  const header = `@@ -${oldCount === 0 ? oldLine - 1 : oldLine},${oldCount} +${newCount === 0 ? newLine - 1 : newLine},${newCount} @@\n`;
+  const lines = slice.map((operation) => {
+    const line = `${operation.kind}${operation.text}`;
+    return /[\r\n]$/.test(line) ? line : `${line}\n\\ No newline at end of file\n`;
+  });
+  return header + lines.join("");
+}
+
+/** Lines with their endings (LF, CRLF or a lone CR). */
+function splitLines(text: string): string[] {
+  return text === "" ? [] : text.split(/(?<=\r\n|\r(?!\n)|\n)/);
+}
+
+function diffLines(before: readonly string[], after: readonly string[]): Operation[] {
+  let head = 0;
+  while (head < before.length && head < after.length && before[head] === after[head]) head++;
+  let tail = 0;
+  while (tail < before.length - head && tail < after.length - head && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++;
+  const same = (text: string): Operation => ({ kind: " ", text });
+  const middle = middleOperations(before.slice(head, before.length - tail), after.slice(head, after.length - tail));
+  return [...before.slice(0, head).map(same), ...middle, ...before.slice(before.length - tail).map(same)];
+}
+
+/** A longest-common-subsequence walk over the changed middle. */
+function middleOperations(before: readonly string[], after: readonly string[]): Operation[] {
+  if (before.length > MAX_COMPARED_LINES || after.length > MAX_COMPARED_LINES) {
+    return [...before.map((text): Operation => ({ kind: "-", text })), ...after.map((text): Operation => ({ kind: "+", text }))];
+  }
+  const width = after.length + 1;
+  const lengths = new Uint32Array((before.length + 1) * width);
+  for (let i = before.length - 1; i >= 0; i--) {
+    for (let j = after.length - 1; j >= 0; j--) {
+      lengths[i * width + j] = before[i] === after[j] ? (lengths[(i + 1) * width + j + 1] ?? 0) + 1 : Math.max(lengths[(i + 1) * width + j] ?? 0, lengths[i * width + j + 1] ?? 0);
+    }
+  }
+  const operations: Operation[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < before.length || j < after.length) {
+    if (i < before.length && j < after.length && before[i] === after[j]) {
+      operations.push({ kind: " ", text: before[i++] ?? "" });
+      j++;
+    } else if (i < before.length && (j === after.length || (lengths[(i + 1) * width + j] ?? 0) >= (lengths[i * width + j + 1] ?? 0))) {
+      operations.push({ kind: "-", text: before[i++] ?? "" });
+    } else {
+      operations.push({ kind: "+", text: after[j++] ?? "" });
+    }
+  }
+  return operations;
+}

@@ -1,0 +1,123 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cp, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCliInProcessFrom } from "../helpers/cli.js";
+import { readTree, removeTempDirs, tempDir } from "../helpers/temp-project.js";
+
+/**
+ * `lint --fix` and `--fix-dry-run`, one fixture folder per case:
+ * - project/: the project as found;
+ * - fixed/: the project after `lint --fix` (every file, byte for byte);
+ * - fix.txt: what `lint --fix` prints; dry-run.diff: what `lint --fix-dry-run` prints on stdout.
+ * Each case runs from inside a copy of project/, as a user at the project root would.
+ * UPDATE_GOLDEN=1 rewrites fixed/, fix.txt and dry-run.diff from the actual output, for review with git diff.
+ */
+const casesDir = fileURLToPath(new URL("../fixtures/fix", import.meta.url));
+const cases = readdirSync(casesDir, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
+const update = process.env["UPDATE_GOLDEN"] === "1";
+
+afterAll(removeTempDirs);
+
+async function copyOfProject(name: string): Promise<string> {
+  const dir = await tempDir(`fix ${name}`);
+  await cp(join(casesDir, name, "project"), dir, { recursive: true });
+  return dir;
+}
+
+function golden(name: string, file: string, actual: string): string {
+  const path = join(casesDir, name, file);
+  if (update) writeFileSync(path, actual);
+  return readFileSync(path, "utf8");
+}
+
+async function expectTree(dir: string, expected: string): Promise<void> {
+  const actual = await readTree(dir);
+  const wanted = await readTree(expected);
+  expect([...actual.keys()]).toEqual([...wanted.keys()]);
+  for (const [path, bytes] of wanted) expect(actual.get(path)?.equals(bytes), path).toBe(true);
+}
+
+describe("lint --fix: each case's files and output equal its fixture", () => {
+  for (const name of cases) {
+    it(name, async () => {
+      const dir = await copyOfProject(name);
+      const first = await runCliInProcessFrom(dir, "lint", "--fix");
+      expect(first.stderr).toBe("");
+      expect(first.stdout).toBe(golden(name, "fix.txt", first.stdout));
+      if (update) {
+        await rm(join(casesDir, name, "fixed"), { recursive: true, force: true });
+        await cp(dir, join(casesDir, name, "fixed"), { recursive: true });
+      }
+      await expectTree(dir, join(casesDir, name, "fixed"));
+      // The exit code reflects what is left: 1 when a finding remains, 0 otherwise.
+      const remaining = await runCliInProcessFrom(dir, "lint");
+      expect(first.code).toBe(remaining.code);
+      expect(first.stdout.endsWith(remaining.stdout)).toBe(true);
+
+      // Idempotent: a second --fix finds nothing to fix and changes no byte.
+      const second = await runCliInProcessFrom(dir, "lint", "--fix");
+      expect(second.stdout).not.toMatch(/^fixed /m);
+      expect(second.code).toBe(first.code);
+      await expectTree(dir, join(casesDir, name, "fixed"));
+    });
+
+    it(`${name} (--fix-dry-run)`, async () => {
+      const dir = await copyOfProject(name);
+      const dryRun = await runCliInProcessFrom(dir, "lint", "--fix-dry-run");
+      expect(dryRun.stdout).toBe(golden(name, "dry-run.diff", dryRun.stdout));
+      // Nothing written; the remaining findings go to stderr and set the exit code as --fix would.
+      await expectTree(dir, join(casesDir, name, "project"));
+      const fixedDir = await copyOfProject(name);
+      const fixed = await runCliInProcessFrom(fixedDir, "lint", "--fix");
+      expect(dryRun.code).toBe(fixed.code);
+      expect(fixed.stdout.endsWith(dryRun.stderr)).toBe(true);
+    });
+  }
+});
+
+describe("lint --fix contract", () => {
+  it("records every fix in the JSON report, with whether it was written and, for a dry run, the diff", async () => {
+    const dir = await copyOfProject("insert-type");
+    const dryRun = await runCliInProcessFrom(dir, "lint", "--fix-dry-run", "--format", "json");
+    const preview = JSON.parse(dryRun.stdout) as { fixes: Array<{ file: string; ruleId: string; message: string }>; fixesWritten: boolean; diff: string };
+    expect(preview.fixesWritten).toBe(false);
+    expect(preview.diff).toBe(readFileSync(join(casesDir, "insert-type", "dry-run.diff"), "utf8"));
+    const written = await runCliInProcessFrom(dir, "lint", "--fix", "--format", "json");
+    const report = JSON.parse(written.stdout) as typeof preview & { diagnostics: unknown[] };
+    expect(report.fixesWritten).toBe(true);
+    expect(report).not.toHaveProperty("diff");
+    expect(report.fixes).toEqual(preview.fixes);
+    expect(report.fixes.map((fix) => `${fix.file} ${fix.ruleId} ${fix.message}`)).toContain('skills/release/SKILL.md skill/missing-key inserted "type: workflow" (the body has a checklist of 3 steps)');
+    const again = JSON.parse((await runCliInProcessFrom(dir, "lint", "--fix", "--format", "json")).stdout) as typeof report;
+    expect(again.fixes).toEqual([]);
+  });
+
+  it("prints files relative to the working folder when --root names the project", async () => {
+    const dir = await copyOfProject("allowed-tools");
+    const { stdout } = await runCliInProcessFrom(join(dir, ".."), "lint", "--root", dir.slice(dir.lastIndexOf("/") + 1), "--fix-dry-run");
+    expect(stdout).toContain(`--- a/${dir.slice(dir.lastIndexOf("/") + 1)}/skills/block-list/SKILL.md`);
+  });
+
+  it("refuses --fix with --fix-dry-run (exit 2)", async () => {
+    const dir = await copyOfProject("allowed-tools");
+    const { code, stderr } = await runCliInProcessFrom(dir, "lint", "--fix", "--fix-dry-run");
+    expect(code).toBe(2);
+    expect(stderr).toContain("--fix and --fix-dry-run exclude each other");
+  });
+
+  it("is documented in lint --help", async () => {
+    const { stdout } = await runCliInProcessFrom(casesDir, "lint", "--help");
+    expect(stdout).toContain("--fix");
+    expect(stdout).toContain("--fix-dry-run");
+    expect(stdout).toMatch(/workflow when the body has a checklist of 3 or more steps/);
+  });
+
+  it("has a project and its expected result in every case folder", () => {
+    for (const name of cases) for (const part of ["project", "fixed", "fix.txt", "dry-run.diff"]) expect(existsSync(join(casesDir, name, part)), `${name}/${part}`).toBe(true);
+  });
+});
