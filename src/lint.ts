@@ -10,6 +10,7 @@ import { replaceFileAtomically } from "./pipeline/fix/replace-file.js";
 export type { FixedSkillFile, SkillFix } from "./pipeline/fix/fix-skills.js";
 
 export { ProjectRootError } from "./pipeline/discover/discover.js";
+export { ConfigFileError } from "./pipeline/validate/lint-config.js";
 
 export type { Profile, RuleSetting } from "./pipeline/validate/lint-config.js";
 
@@ -26,6 +27,8 @@ export interface LintOptions {
    * way the findings returned are those left after the fixes.
    */
   fix?: "write" | "dry-run";
+  /** A config file to read instead of root/gamma-prompt.config.json (its `skills` globs stay relative to the root). */
+  config?: string;
 }
 
 export interface LintResult {
@@ -56,7 +59,7 @@ export interface LintResult {
 export async function lint(options: LintOptions): Promise<LintResult> {
   // Absolute from here on: the readers cache per root, and "." means another folder after a chdir.
   const root = resolve(options.root);
-  const { config, diagnostics: configDiagnostics } = readLintConfig(root);
+  const { config, diagnostics: configDiagnostics } = readLintConfig(root, options.config);
   const profile = options.profile ?? config.profile ?? detectProfile(root);
   const settings = { profile, layout: config.layout, rules: config.rules, reportEmpty: options.reportEmpty !== false };
   let linted = await lintSkills(root, new BuildSession(), undefined, settings);

@@ -1,13 +1,16 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { runCli } from "../../src/cli/program.js";
 import { RULE_DOCS } from "../../src/diagnostics/rules/docs.js";
 import { ruleRegistry } from "../../src/diagnostics/rules/index.js";
 import { renderRulePages } from "../../src/diagnostics/rules/pages.js";
 import { lint } from "../../src/lint.js";
 import { fixturesDir } from "./helpers.js";
+import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
+
+afterAll(removeTempDirs);
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -48,6 +51,23 @@ describe("skills and ignore in the config", () => {
     const result = await lint({ root: join(fixturesDir, "config-layout") });
     expect(result.diagnostics).toEqual([]);
     expect(result.skillFileCount).toBe(3);
+  });
+
+  it("reads --config instead of the root's config: globs stay relative to the root, findings name the file from the working folder", async () => {
+    const outside = await tempDir("lint config");
+    const config = join(outside, "collections.json");
+    writeFileSync(config, JSON.stringify({ profile: "gamma", skills: ["plugins/*/skills/*"], rules: { "skill/descripton-trigger": "off" } }));
+    const root = join(fixturesDir, "config-layout");
+    const result = await lint({ root, config });
+    expect(result.profile).toBe("gamma");
+    expect(result.skillFileCount).toBe(2);
+    const { code, stdout } = await run(outside, "lint", "--root", root, "--config", "collections.json", "--format", "json");
+    expect(code).toBe(1);
+    const files = (JSON.parse(stdout) as { diagnostics: Array<{ file: string; ruleId: string }> }).diagnostics.filter((diagnostic) => diagnostic.ruleId === "config/invalid").map((diagnostic) => diagnostic.file);
+    expect(files).toEqual(["collections.json"]);
+    const missing = await run(outside, "lint", "--root", root, "--config", "nowhere.json");
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("no config file at nowhere.json");
   });
 });
 

@@ -11,6 +11,7 @@ interface LintCommandOptions {
   allowEmpty?: boolean;
   fix?: boolean;
   fixDryRun?: boolean;
+  config?: string;
 }
 
 export function registerLintCommand(program: Command, result: { exitCode: number }): void {
@@ -19,6 +20,7 @@ export function registerLintCommand(program: Command, result: { exitCode: number
     .addOption(reporterFormatOption())
     .addOption(new Option("--profile <name>", "rules to apply (default: the config's profile, else detected)").choices(["gamma", "agentskills"]))
     .option("--max-warnings <n>", "fail when there are more than n warnings", parseMaxWarnings)
+    .option("--config <file>", "config file to read instead of gamma-prompt.config.json in the root (globs stay relative to the root)")
     .option("--allow-empty", "pass when no skill is found")
     .option("--fix", "make the safe fixes in the frontmatter (type, allowed-tools, description spaces) and print each")
     .option("--fix-dry-run", "print the fixes --fix would make as a unified diff; write nothing")
@@ -45,6 +47,7 @@ with --format json both are in the document) and writes nothing.`,
           "gamma-prompt lint",
           "gamma-prompt lint --root path/to/project",
           "gamma-prompt lint --profile agentskills",
+          "gamma-prompt lint --root vendor/skills-collection --config lint.config.json",
           "gamma-prompt lint --max-warnings 0",
           "gamma-prompt lint --fix",
           "gamma-prompt lint --fix-dry-run > fixes.diff",
@@ -65,7 +68,7 @@ async function runLint(options: LintCommandOptions): Promise<number> {
     return EXIT_USAGE;
   }
   // Loaded here, not at the top, so other commands and --help start fast.
-  const [{ lint, ProjectRootError }, { formatDiagnostics }, { relativeToWorkingFolder, workingFolderPath }] = await Promise.all([
+  const [{ lint, ProjectRootError, ConfigFileError }, { formatDiagnostics }, { relativeToWorkingFolder, workingFolderPath }] = await Promise.all([
     import("../../lint.js"),
     import("../../diagnostics/reporters/index.js"),
     import("../../diagnostics/rebase.js"),
@@ -73,10 +76,14 @@ async function runLint(options: LintCommandOptions): Promise<number> {
   const fix = options.fix ? "write" : options.fixDryRun ? "dry-run" : undefined;
   let outcome;
   try {
-    outcome = await lint({ root: options.root, ...(options.profile ? { profile: options.profile } : {}), reportEmpty: options.allowEmpty !== true, ...(fix ? { fix } : {}) });
+    outcome = await lint({ root: options.root, ...(options.profile ? { profile: options.profile } : {}), reportEmpty: options.allowEmpty !== true, ...(fix ? { fix } : {}), ...(options.config !== undefined ? { config: options.config } : {}) });
   } catch (error) {
     if (error instanceof ProjectRootError) {
       process.stderr.write(`gamma-prompt lint: ${error.message}; pass --root with the folder that holds skills/\n`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof ConfigFileError) {
+      process.stderr.write(`gamma-prompt lint: ${error.message}; pass --config with the path of an existing file\n`);
       return EXIT_USAGE;
     }
     throw error;

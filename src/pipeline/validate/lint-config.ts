@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { ruleRegistry, type RuleId } from "../../diagnostics/rules/index.js";
 import { DEFAULT_SKILL_PATTERNS, type SkillLayout } from "../discover/skill-folders.js";
@@ -41,9 +41,16 @@ export function isProfile(value: string): value is Profile {
   return (PROFILES as readonly string[]).includes(value);
 }
 
-/** Reads the optional config file; a broken file gives its diagnostics and the defaults. */
-export function readLintConfig(root: string): { config: LintConfig; diagnostics: Diagnostic[] } {
-  const source = readSource(root, CONFIG_FILE, SOURCE_READ_RULES);
+/** `--config` named a file that is not there: a usage problem, not a finding. */
+export class ConfigFileError extends Error {}
+
+/**
+ * Reads the optional config file (root/gamma-prompt.config.json, or the file
+ * `configPath` names, e.g. one kept outside a collection that is read-only);
+ * a broken file gives its diagnostics and the defaults.
+ */
+export function readLintConfig(root: string, configPath?: string): { config: LintConfig; diagnostics: Diagnostic[] } {
+  const source = configPath === undefined ? readSource(root, CONFIG_FILE, SOURCE_READ_RULES) : readNamedConfig(root, configPath);
   // Absent: the usual case.
   if (source === undefined) return { config: DEFAULT_LINT_CONFIG, diagnostics: [] };
   if (isDiagnostic(source)) return { config: DEFAULT_LINT_CONFIG, diagnostics: [source] };
@@ -56,6 +63,15 @@ export function readLintConfig(root: string): { config: LintConfig; diagnostics:
   const profile = valueAt(located.value, ["profile"]);
   if (typeof profile === "string" && isProfile(profile)) config.profile = profile;
   return { config, diagnostics };
+}
+
+/** A config named by path; its findings name it relative to the root, like every other file. */
+function readNamedConfig(root: string, configPath: string): ReturnType<typeof readSource> {
+  const absolute = resolve(configPath);
+  const source = readSource(dirname(absolute), basename(absolute), SOURCE_READ_RULES);
+  if (source === undefined) throw new ConfigFileError(`no config file at ${configPath}`);
+  const file = relative(root, absolute).split(sep).join("/");
+  return isDiagnostic(source) ? { ...source, file } : { ...source, path: file };
 }
 
 const CONFIGURABLE_PREFIX = "skill/";

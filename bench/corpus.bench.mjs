@@ -1,0 +1,76 @@
+// `gamma-prompt lint` on a folder of real skill collections (default: the
+// shared corpus beside the repository), in one run, as a whole process,
+// against Pi's loadSkillsFromDir + formatSkillsForPrompt on the same
+// folders, also as one whole process. The corpus is read where it is, never
+// copied: one lint run covers every collection through a config kept in a
+// temporary folder (`--config`) whose `skills` globs name `<collection>/skills/*`.
+//
+//   npm run bench -- corpus                      (the shared corpus)
+//   CORPUS=path/to/collections npm run bench -- corpus
+//   node bench/corpus.bench.mjs path/to/collections
+//
+// Prints the medians, both peak RSS figures and the lint/Pi ratio (target <= 1.0).
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const cli = join(here, "..", "lib", "cli", "index.js");
+const rssHook = join(here, "helpers", "report-rss.mjs");
+const piLoader = join(here, "helpers", "pi-load-skills.mjs");
+const RUNS = 7;
+
+const corpus = resolve(
+  process.argv[2] ?? process.env.CORPUS ?? ["../../shared/realworld-skills", "../../../shared/realworld-skills"].map((path) => join(here, path)).find((path) => existsSync(path)) ?? "",
+);
+if (!existsSync(corpus) || !statSync(corpus).isDirectory()) {
+  console.log(`no corpus at ${corpus || "(none)"}: pass a folder of collections (each with skills/) as an argument or in CORPUS`);
+  process.exit(2);
+}
+const collections = readdirSync(corpus)
+  .filter((name) => !name.startsWith(".") && existsSync(join(corpus, name, "skills")))
+  .sort();
+
+function timeProcess(args) {
+  const start = performance.now();
+  const run = spawnSync(process.execPath, ["--import", rssHook, ...args], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  const ms = performance.now() - start;
+  if (run.status !== 0 && run.status !== 1) throw new Error(`${args.join(" ")} exited ${run.status}: ${run.stderr}`);
+  const rss = Number(/maxRSS=(\d+)/.exec(run.stderr)?.[1] ?? 0) * 1024;
+  return { ms, rss, stdout: run.stdout };
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** Alternates the two commands run by run, so a burst of load on the shared machine hits both alike. */
+function measurePair(first, second, runs) {
+  const samples = [[], []];
+  for (let run = 0; run < runs; run++) {
+    samples[0].push(timeProcess(first));
+    samples[1].push(timeProcess(second));
+  }
+  return samples.map((list) => ({ ms: median(list.map((sample) => sample.ms)), rss: Math.max(...list.map((sample) => sample.rss)), stdout: list[0].stdout }));
+}
+
+const scratch = mkdtempSync(join(tmpdir(), "gamma-prompt-corpus-bench-"));
+try {
+  const config = join(scratch, "gamma-prompt.config.json");
+  writeFileSync(config, `${JSON.stringify({ profile: "agentskills", skills: collections.map((name) => `${name}/skills/*`) }, null, 2)}\n`);
+  const lintArgs = [cli, "lint", "--root", corpus, "--config", config];
+  const piArgs = [piLoader, "--each", ...collections.map((name) => join(corpus, name))];
+  const before = loadavg()[0];
+  const [lint, pi] = measurePair(lintArgs, piArgs, RUNS);
+  const after = loadavg()[0];
+  console.log(`corpus: ${corpus} (${collections.length} collections: ${collections.join(", ")})`);
+  console.log(`lint  ${lint.ms.toFixed(0).padStart(6)} ms (${(lint.rss / 1048576).toFixed(0)} MB; ${lint.stdout.trim().split("\n").at(-1)})`);
+  console.log(`pi    ${pi.ms.toFixed(0).padStart(6)} ms (${(pi.rss / 1048576).toFixed(0)} MB; ${pi.stdout.trim().split("\n").at(-1)})`);
+  const ratio = lint.ms / pi.ms;
+  console.log(`lint/pi on the corpus: ${ratio.toFixed(2)} (target <= 1.0)  ${ratio <= 1 ? "ok" : "MISSED"}   (${RUNS} runs each, medians; load average ${before.toFixed(1)} -> ${after.toFixed(1)})`);
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
