@@ -10,15 +10,14 @@
 //   node bench/corpus.bench.mjs path/to/collections
 //
 // Prints the medians, both peak RSS figures and the lint/Pi ratio (target <= 1.0).
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { median, timeProcess } from "./helpers/process-timing.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const cli = join(here, "..", "lib", "cli", "index.js");
-const rssHook = join(here, "helpers", "report-rss.mjs");
 const piLoader = join(here, "helpers", "pi-load-skills.mjs");
 const RUNS = 7;
 
@@ -32,20 +31,6 @@ if (!existsSync(corpus) || !statSync(corpus).isDirectory()) {
 const collections = readdirSync(corpus)
   .filter((name) => !name.startsWith(".") && existsSync(join(corpus, name, "skills")))
   .sort();
-
-function timeProcess(args) {
-  const start = performance.now();
-  const run = spawnSync(process.execPath, ["--import", rssHook, ...args], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
-  const ms = performance.now() - start;
-  if (run.status !== 0 && run.status !== 1) throw new Error(`${args.join(" ")} exited ${run.status}: ${run.stderr}`);
-  const rss = Number(/maxRSS=(\d+)/.exec(run.stderr)?.[1] ?? 0) * 1024;
-  return { ms, rss, stdout: run.stdout };
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 /** Alternates the two commands run by run, so a burst of load on the shared machine hits both alike. */
 function measurePair(first, second, runs) {

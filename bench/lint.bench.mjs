@@ -2,15 +2,14 @@
 // the same generated trees of 1,000 and 10,000 skills. Prints the medians,
 // the lint/Pi ratio at 1,000 (target <= 1.0), the 10k/1k growth of lint
 // (target <= 12) and lint's peak RSS at 10,000 (target <= 300 MB).
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { median, timeProcess } from "./helpers/process-timing.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const cli = join(here, "..", "lib", "cli", "index.js");
-const rssHook = join(here, "helpers", "report-rss.mjs");
 const piLoader = join(here, "helpers", "pi-load-skills.mjs");
 const RUNS = { 1000: 5, 10000: 3 };
 
@@ -43,20 +42,6 @@ function generate(root, count) {
     mkdirSync(join(root, "skills", name(index)), { recursive: true });
     writeFileSync(join(root, "skills", name(index), "SKILL.md"), `${lines.join("\n")}\n`);
   }
-}
-
-function timeProcess(args) {
-  const start = performance.now();
-  const run = spawnSync(process.execPath, ["--import", rssHook, ...args], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
-  const ms = performance.now() - start;
-  if (run.status !== 0 && run.status !== 1) throw new Error(`${args.join(" ")} exited ${run.status}: ${run.stderr}`);
-  const rss = Number(/maxRSS=(\d+)/.exec(run.stderr)?.[1] ?? 0) * 1024;
-  return { ms, rss, stdout: run.stdout };
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 function measure(label, args, runs) {

@@ -87,7 +87,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: fm("name: pdf", "description: Use when …"),
   },
   "skill/missing-key": {
-    text: "name and description are required by the Agent Skills specification: the catalog lists a skill by them. Under the gamma profile type is required too, because the runtime treats workflow and reference skills differently.",
+    text: "name and description are required by the Agent Skills specification: the catalog lists a skill by them. Under the gamma profile type is required too, because the runtime treats workflow and reference skills differently; lint --fix inserts it, guessed from the body (workflow when it has a checklist of 3 or more steps).",
     bad: fm("name: pdf"),
     good: fm("name: pdf", "description: Use when the user asks to fill PDF forms."),
   },
