@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { renderProgress } from "../../src/runtime/checklist/progress.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
+import { blockStartingWith } from "../helpers/readme.js";
 import { deckTasks, SKIPPED_OPTIONAL } from "./helpers/checklist.js";
 import { prepareDist } from "./helpers/dist.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
@@ -99,3 +100,21 @@ describe("an unrecoverable step error: a blocked task with deviation true and it
 function pendingFrom(first: number): Record<number, { status: "pending" }> {
   return Object.fromEntries(Array.from({ length: 15 - first }, (_, index) => [first + index, { status: "pending" as const }]));
 }
+
+describe("the README's progress event and its plain-text form", () => {
+  it("are what a deck with step 7 under way and step 12 failed gives (three steps of the event shown)", async () => {
+    const { agent, faux, events } = deckAgent();
+    const tasks = deckTasks({
+      3: { note: "Topic-only request: nothing blocks" },
+      7: { status: "in_progress" },
+      ...Object.fromEntries([8, 9, 10, 11, 13, 14].map((number) => [number, { status: "pending" as const }])),
+      12: { status: "blocked", deviation: true, note: "gml publish exits 5 (service unavailable) three times" },
+    });
+    faux.setResponses([toolUse(fauxToolCall("todo", { tasks }, { id: "call_7" })), fauxAssistantMessage("working")]);
+    await agent.prompt("Make a deck about tide pools");
+    const progress = progressEvents(events).at(-1);
+    const shown = JSON.parse(blockStartingWith('{"type": "checklist_progress"', "json")) as typeof progress;
+    expect(shown).toEqual({ ...progress, steps: progress?.steps.filter((step) => [3, 7, 12].includes(step.number)) });
+    expect(blockStartingWith("deck-generation: 6/14 steps done\n")).toBe(`${renderProgress(progress!)}\n`);
+  });
+});
