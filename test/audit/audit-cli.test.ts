@@ -3,12 +3,12 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { audit } from "../../src/audit.js";
-import { runCli } from "../../src/cli/program.js";
 import { FileSessionLog } from "../../src/runtime/audit/recorder.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapter.js";
+import { runCliInProcess, runCliInProcessFrom } from "../helpers/cli.js";
 import { deckTasks, FINISHED_DECK, SKIPPED_OPTIONAL } from "../runtime/helpers/checklist.js";
 import { prepareDist, tempDir } from "../runtime/helpers/dist.js";
 import { fauxToolCall, recordingExecutors, toolUse } from "../runtime/helpers/pi.js";
@@ -35,19 +35,6 @@ async function sessionLogRun(tasks: unknown): Promise<string> {
   faux.setResponses(script(tasks));
   await gamma.agent.prompt("Make a deck about tide pools");
   return file;
-}
-
-async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
-  try {
-    return { code: await runCli(["node", "gamma-prompt", ...args]), stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
 }
 
 describe("gamma-prompt audit: the completion audit over recorded transcripts", () => {
@@ -90,27 +77,27 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
   it("the CLI exits 1 on a failed audit, 0 on a passing one, in every format", async () => {
     const failing = await sessionLogRun(SKIPPED_RENDER);
     const passing = await sessionLogRun(FINISHED_DECK);
-    const ok = await run("audit", passing, "--dist", distDir);
+    const ok = await runCliInProcess("audit", passing, "--dist", distDir);
     expect(ok).toEqual({ code: 0, stdout: "", stderr: "" });
-    const json = await run("audit", failing, passing, "--dist", distDir, "--format", "json");
+    const json = await runCliInProcess("audit", failing, passing, "--dist", distDir, "--format", "json");
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ errorCount: 1, warningCount: 0, diagnostics: [{ line: 5, ruleId: "audit/verification-step" }] });
-    const sarif = JSON.parse((await run("audit", failing, "--dist", distDir, "--format", "sarif")).stdout) as { version: string; runs: Array<{ tool: { driver: { rules: Array<{ id: string }> } }; results: Array<{ ruleId: string; level: string; locations: Array<{ physicalLocation: { region: { startLine: number } } }> }> }> };
+    const sarif = JSON.parse((await runCliInProcess("audit", failing, "--dist", distDir, "--format", "sarif")).stdout) as { version: string; runs: Array<{ tool: { driver: { rules: Array<{ id: string }> } }; results: Array<{ ruleId: string; level: string; locations: Array<{ physicalLocation: { region: { startLine: number } } }> }> }> };
     expect(sarif.version).toBe("2.1.0");
     expect(sarif.runs[0]?.tool.driver.rules.map((rule) => rule.id)).toEqual(["audit/verification-step"]);
     expect(sarif.runs[0]?.results[0]).toMatchObject({ ruleId: "audit/verification-step", level: "error", locations: [{ physicalLocation: { region: { startLine: 5 } } }] });
-    expect((await run("audit", failing, "--dist", distDir, "--format", "github")).stdout).toMatch(/^::error file=.*session\.jsonl,line=5,col=1,endLine=5,endColumn=1,title=audit\/verification-step::/);
+    expect((await runCliInProcess("audit", failing, "--dist", distDir, "--format", "github")).stdout).toMatch(/^::error file=.*session\.jsonl,line=5,col=1,endLine=5,endColumn=1,title=audit\/verification-step::/);
   });
 
   it("reports a file that is not a transcript, and refuses a dist/ that fails verification", async () => {
     const dir = tempDir("gamma-audit-");
     writeFileSync(join(dir, "notes.jsonl"), "hello\n");
-    const bad = await run("audit", join(dir, "notes.jsonl"), "--dist", distDir, "--format", "json");
+    const bad = await runCliInProcess("audit", join(dir, "notes.jsonl"), "--dist", distDir, "--format", "json");
     expect(bad.code).toBe(1);
     expect(JSON.parse(bad.stdout)).toMatchObject({ diagnostics: [{ ruleId: "audit/transcript-format", line: 1 }] });
-    const missing = await run("audit", join(dir, "nope.jsonl"), "--dist", distDir, "--format", "json");
+    const missing = await runCliInProcess("audit", join(dir, "nope.jsonl"), "--dist", distDir, "--format", "json");
     expect(JSON.parse(missing.stdout)).toMatchObject({ diagnostics: [{ ruleId: "audit/transcript-format", message: expect.stringContaining("ENOENT") }] });
-    const refused = await run("audit", join(dir, "notes.jsonl"), "--dist", dir);
+    const refused = await runCliInProcess("audit", join(dir, "notes.jsonl"), "--dist", dir);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("gamma-prompt audit: dist/ failed verification");
   });
@@ -130,9 +117,7 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
       toolUse(fauxToolCall("message_user", { message: "Your deck is ready.", blockOnUser: true })),
     ]);
     await gamma.agent.prompt("Make a deck about tide pools with photos and short card titles");
-    const cwd = process.cwd();
-    process.chdir(dir);
-    const printed = await run("audit", "sessions/s_123.jsonl", "--dist", distDir).finally(() => process.chdir(cwd));
+    const printed = await runCliInProcessFrom(dir, "audit", "sessions/s_123.jsonl", "--dist", distDir);
     expect(printed.code).toBe(1);
     const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
     expect(readme).toContain(`\n\`\`\`\n$ gamma-prompt audit sessions/s_123.jsonl\n${printed.stdout}\`\`\`\n`);

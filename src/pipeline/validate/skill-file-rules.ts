@@ -5,7 +5,7 @@ import { isMapping, type ParsedSkillFile } from "../parse/parse.js";
 import { bodyProblems } from "./body-rules.js";
 import { schemaProblems } from "./frontmatter-schema.js";
 import type { Profile } from "./lint-config.js";
-import { manifestProblems } from "./manifest-rules.js";
+import { contentProblems } from "./content-rules.js";
 
 /**
  * The rules one SKILL.md must satisfy on its own under a profile: a
@@ -35,7 +35,7 @@ export function skillFileDiagnostics(parsed: ParsedSkillFile, profile: Profile =
   if (profile === "gamma" && !Object.prototype.hasOwnProperty.call(tree.value, "type")) {
     report("skill/missing-key", split.opening, `Unexpected frontmatter without "type", expected "workflow" or "reference"`);
   }
-  for (const problem of manifestProblems(tree, split, index)) report(problem.ruleId, problem.range, problem.message);
+  for (const problem of contentProblems(tree, split, index)) report(problem.ruleId, problem.range, problem.message);
   if (parsed.tooDeepLine !== undefined) {
     const line = split.bodyStartLine + parsed.tooDeepLine - 1;
     report("skill/body-too-deep", index.lineRange(line), `Unexpected nesting deeper than ${MAX_NESTING} lists or block quotes (or ${MAX_INDENT} spaces), expected a flatter body`);

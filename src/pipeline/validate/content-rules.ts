@@ -9,10 +9,10 @@ import { statesTrigger } from "./description-trigger.js";
 export const MAX_BODY_LINES = 500;
 
 /**
- * Per-file rules beyond the schema: they read a value's meaning (a trigger,
+ * Per-file content rules, beyond the schema: they read what a value says (a trigger,
  * a comma list) or the body's length, not only its type.
  */
-export function manifestProblems(tree: YamlTree, split: FrontmatterSplit, index: LineIndex): YamlProblem[] {
+export function contentProblems(tree: YamlTree, split: FrontmatterSplit, index: LineIndex): YamlProblem[] {
   const problems: YamlProblem[] = [];
   const value = tree.value as Record<string, unknown>;
   const description = value["description"];
