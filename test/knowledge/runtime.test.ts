@@ -16,6 +16,7 @@ import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapt
 import { FileStateStore } from "../../src/runtime/state.js";
 import type { ToolExecutor } from "../../src/runtime/tools.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
+import { blockStartingWith } from "../helpers/readme.js";
 import { prepareDist, tempDir } from "../runtime/helpers/dist.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "../runtime/helpers/pi.js";
 import { fauxPerTest, fauxSessionSetup } from "../runtime/helpers/session.js";
@@ -299,5 +300,29 @@ describe("lifetime: loaded notes survive compaction and restart", () => {
     const anchor = (after[0]?.messages ?? []).map(textOf).find((text) => text.startsWith("<session_state"));
     expect(anchor).toContain("- deck-typography: Card text limits (source system, revision sha256:");
     expect(events.filter((event) => event.type === "knowledge_loaded").map((event) => event.type === "knowledge_loaded" && event.id)).toEqual(["deck-typography"]);
+  });
+});
+
+describe("the README's knowledge transcript", () => {
+  // The README shows these two blocks; every byte comes from this run.
+  it("is what the model receives on the embedded default, then after a host changed a loaded live note, and the anchor's list", async () => {
+    const gamma = agent();
+    const live = { id: "client-colours", name: "Client colours", scope: "Use for colour choices in decks for this client.", source: "user" as const, appliesTo: { keywords: ["colour", "palette"] } };
+    gamma.controller.knowledge.registerNote({ ...live, body: "Primary colour: teal #0F8B8D.\n" });
+    const seen: SeenContext[] = [];
+    gamma.faux.setResponses([
+      seeing(seen, toolUse(fauxToolCall("read_workspace_rule", { knowledgeId: "brand-images" }, { id: "call_1" }))),
+      toolUse(fauxToolCall("read_workspace_rule", { knowledgeId: "client-colours" }, { id: "call_2" })),
+      fauxAssistantMessage("Ready."),
+    ]);
+    await gamma.prompt("Make a deck about tide pools with photos and short card titles");
+    gamma.controller.knowledge.registerNote({ ...live, body: "Primary colour: navy #1B2A4A.\n" });
+    gamma.faux.setResponses([seeing(seen, fauxAssistantMessage("Navy it is."))]);
+    await gamma.prompt("Continue");
+    const loaded = /<loaded_knowledge>[\s\S]*?<\/loaded_knowledge>/.exec(gamma.controller.anchorMessage().content)?.[0];
+    const received = [...hintsIn(seen[0]), ...hintsIn(seen[1]), loaded].join("\n\n");
+    const events = gamma.events.filter((event) => event.type.startsWith("knowledge_")).map((event) => JSON.stringify(event));
+    expect(blockStartingWith("<knowledge_hints>\n")).toBe(`${received}\n`);
+    expect(blockStartingWith('{"type":"knowledge_hinted"')).toBe(`${events.join("\n")}\n`);
   });
 });
