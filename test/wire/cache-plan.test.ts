@@ -3,6 +3,7 @@ import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { systemBlocks } from "../../src/runtime/cache-plan.js";
 import { promptCacheKeys } from "../../src/runtime/prompt-cache.js";
 import { MemoryStateStore } from "../../src/runtime/state.js";
+import { blockStartingWith, readme } from "../helpers/readme.js";
 import { repoDist } from "../runtime/helpers/dist.js";
 import { breakpointPaths, runConversation, withoutMarks, type RuntimePath } from "./helpers.js";
 import { startWireServer, type RecordedRequest, type WireProtocol, type WireServer } from "./server.js";
@@ -139,26 +140,40 @@ describe("host settings", () => {
   });
 });
 
-// `WIRE_DUMP=file npx vitest run test/wire` writes the first requests of a deck-generation run (the README shows them).
-const dumpFile = process.env["WIRE_DUMP"];
-describe.skipIf(dumpFile === undefined)("request dump", () => {
-  it("writes one Anthropic and one OpenAI request", async () => {
-    const { writeFile } = await import("node:fs/promises");
+// The README shows the first request of a deck-generation session on each protocol, and the cache figure of
+// a deck-generation session after a base one; this run produces both.
+describe("the README's first request of a deck-generation session", () => {
+  it("is what the server receives, with long strings shortened and the tools but the last counted", async () => {
     const anthropic = await conversation("agent", "anthropic-messages", "deck-generation", { firstCallOnly: true });
     const openai = await conversation("agent", "openai-responses", "deck-generation", { firstCallOnly: true });
     const short = (value: unknown): unknown =>
-      typeof value === "string" && value.length > 80 ? `${value.slice(0, 40)}…(${Buffer.byteLength(value)} bytes)…${value.slice(-24)}` : Array.isArray(value) ? value.map(short) : typeof value === "object" && value !== null ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, short(inner)])) : value;
-    const tools = (body: Record<string, unknown>) => {
-      const list = body["tools"] as unknown[];
-      return [`…${list.length - 1} tools…`, list.at(-1)];
+      typeof value === "string" && value.length > 80
+        ? `${value.slice(0, 40)}…(${Buffer.byteLength(value)} bytes)…${value.slice(-24)}`
+        : Array.isArray(value)
+          ? value.map(short)
+          : typeof value === "object" && value !== null
+            ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, short(inner)]))
+            : value;
+    /** The last tool with its description and schema elided; the others counted. */
+    const tools = (list: Record<string, unknown>[]) => [
+      `…${list.length - 1} tools…`,
+      Object.fromEntries(Object.entries(list.at(-1) ?? {}).map(([key, inner]) => [key, ["description", "input_schema", "parameters"].includes(key) ? "…" : inner])),
+    ];
+    const pick = (body: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.map((key) => [key, key === "tools" ? tools(body[key] as Record<string, unknown>[]) : short(body[key])]));
+    const shown = {
+      "anthropic-messages": pick(anthropic.requests[0]?.body ?? {}, ["system", "tools", "messages", "thinking"]),
+      "openai-responses": pick(openai.requests[0]?.body ?? {}, ["input", "prompt_cache_key", "tools", "reasoning"]),
     };
+    // The key's last 16 hex digits come from the session's random key, so they differ from run to run.
+    const sessionPart = (text: string) => text.replace(/("prompt_cache_key": "gp-[0-9a-f]{12}-)[0-9a-f]{16}"/, '$1…"');
+    expect(sessionPart(blockStartingWith('{\n  "anthropic-messages": {', "json"))).toBe(sessionPart(`${JSON.stringify(shown, null, 2)}\n`));
+
     const fresh = await startWireServer();
     for (const variant of ["base", "deck-generation"]) {
       await runConversation({ path: "agent", protocol: "anthropic-messages", server: fresh, artifacts, variant, firstCallOnly: true }).then((run) => run.dispose());
     }
     await fresh.close();
-    const a = anthropic.requests[0]?.body ?? {};
-    const o = openai.requests[0]?.body ?? {};
-    await writeFile(dumpFile as string, `${JSON.stringify({ emulatedCache: fresh.requests.map((request) => request.cache), anthropic: short({ ...a, tools: tools(a) }), openai: short({ ...o, tools: tools(o) }) }, null, 2)}\n`);
+    const read = fresh.requests[1]?.cache?.read ?? 0;
+    expect(readme).toContain(`the first request of a \`deck-generation\` session reads **${read.toLocaleString("en-US")} tokens** from`);
   });
 });
