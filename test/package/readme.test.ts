@@ -62,6 +62,13 @@ describe("README and package.json stay true", () => {
     expect(Object.fromEntries(synopses)).toEqual(Object.fromEntries(expected));
   });
 
+  // Building seven real collections takes about 15 s, a quarter of the suite: it runs on request (GAMMA_CORPUS_BUILD=1).
+  it.skipIf(corpus === undefined || process.env["GAMMA_CORPUS_BUILD"] !== "1")("shows build-collections' table for the real collections exactly as the script prints it", () => {
+    const run = spawnSync(process.execPath, ["scripts/build-collections.mjs", corpus ?? ""], { cwd: repoRoot, encoding: "utf8" });
+    expect(run.status, run.stderr).toBe(0);
+    expect(readme).toContain(`\n\`\`\`\n$ node scripts/build-collections.mjs ../shared/realworld-skills\n${run.stdout}\`\`\`\n`);
+  });
+
   it("shows the two set-up commands for a fresh machine", () => {
     expect(readme).toContain("npm install && npx gamma-prompt build");
     expect(readme).toContain("npm install && npm test");
