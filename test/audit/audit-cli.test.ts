@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
@@ -9,6 +9,7 @@ import { FileSessionLog } from "../../src/runtime/audit/recorder.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapter.js";
 import { runCliInProcess, runCliInProcessFrom } from "../helpers/cli.js";
+import { readme } from "../helpers/readme.js";
 import { deckTasks, FINISHED_DECK, SKIPPED_OPTIONAL } from "../runtime/helpers/checklist.js";
 import { prepareDist, tempDir } from "../runtime/helpers/dist.js";
 import { fauxToolCall, recordingExecutors, toolUse } from "../runtime/helpers/pi.js";
@@ -119,7 +120,6 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     await gamma.agent.prompt("Make a deck about tide pools with photos and short card titles");
     const printed = await runCliInProcessFrom(dir, "audit", "sessions/s_123.jsonl", "--dist", distDir);
     expect(printed.code).toBe(1);
-    const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
     expect(readme).toContain(`\n\`\`\`\n$ gamma-prompt audit sessions/s_123.jsonl\n${printed.stdout}\`\`\`\n`);
   });
 
