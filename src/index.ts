@@ -27,3 +27,9 @@ export { init, planScaffold, InitUsageError, INIT_PROFILES, INIT_TEMPLATES } fro
 export type { InitOptions, InitProfile, InitResult, InitTemplate } from "./init.js";
 export { audit } from "./audit.js";
 export type { AuditOptions, AuditResult, AuditedTranscript } from "./audit.js";
+export { runEvals, EvalUsageError } from "./eval.js";
+export type { EvalOptions, EvalOutcome, ScriptedModel, ScriptedCall, ScriptedTurn } from "./eval.js";
+export { formatSummary, compareWithBaseline, RESULTS_FORMAT } from "./evals/results.js";
+export type { EvalResults, EvalMode, ScenarioResult, ExpectationResult, RunResult, BaselineComparison, RateChange } from "./evals/results.js";
+export { wilsonInterval, compareRates, type Rate } from "./evals/stats.js";
+export type { Scenario, Expectation, ExpectationKind, ScenarioEvent, EventPoint, ToolFixture } from "./evals/scenario.js";

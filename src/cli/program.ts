@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { registerAuditCommand } from "./commands/audit.js";
 import { registerBuildCommands } from "./commands/build.js";
 import { registerCostCommand } from "./commands/cost.js";
+import { registerEvalCommand } from "./commands/eval.js";
 import { registerExplainCommand } from "./commands/explain.js";
 import { registerInitCommand } from "./commands/init.js";
 import { registerLintCommand } from "./commands/lint.js";
@@ -26,6 +27,7 @@ export function createProgram(result: { exitCode: number }): Command {
   registerWatchCommand(program, result);
   registerCostCommand(program, result);
   registerAuditCommand(program, result);
+  registerEvalCommand(program, result);
   registerExplainCommand(program, result);
   return program;
 }

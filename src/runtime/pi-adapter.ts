@@ -7,7 +7,7 @@
  * when a session is created.
  */
 import { Agent, type AgentMessage, type AgentTool, type AgentToolResult, type StreamFn, type ThinkingLevel } from "@mariozechner/pi-agent-core";
-import type { Api, Message, Model, TSchema } from "@mariozechner/pi-ai";
+import type { Api, AssistantMessage, Context, Message, Model, TSchema } from "@mariozechner/pi-ai";
 import type { AgentSession, AuthStorage, ExtensionAPI, ModelRegistry, SessionManager, SettingsManager } from "@mariozechner/pi-coding-agent";
 import type { VariantName } from "../protocol/dist-manifest.js";
 import type { LoadedArtifacts } from "./artifacts.js";
@@ -497,4 +497,86 @@ function sessionTransport(session: AgentSession, controller: SessionProtocolCont
     },
     queuedInjectionIds: () => queuedInjectionIds(session.agent),
   };
+}
+
+// ---- evaluations: pi-ai's models and keys, observed calls, scripted replies -----------------
+
+/** What a model call sees, and what it answers (pi-ai's types), for evaluations and their cassettes. */
+export type { Context as ModelContext, AssistantMessage as ModelReply, Model, Api, StreamFn };
+
+/** pi-ai's model registry and its environment-key lookup, loaded on first use. */
+export interface ModelCatalog {
+  providers(): string[];
+  modelIds(provider: string): string[];
+  find(provider: string, id: string): Model<Api> | undefined;
+  /** The key pi-ai would use for `provider`, from the environment (pi-ai's `getEnvApiKey`). */
+  envApiKey(provider: string): string | undefined;
+}
+
+export async function modelCatalog(): Promise<ModelCatalog> {
+  const pi = await import("@mariozechner/pi-ai");
+  const providers = (): string[] => [...pi.getProviders()].sort();
+  const modelIds = (provider: string): string[] =>
+    providers().includes(provider) ? pi.getModels(provider as Parameters<typeof pi.getModels>[0]).map((model) => model.id).sort() : [];
+  return {
+    providers,
+    modelIds,
+    find: (provider, id) => (modelIds(provider).includes(id) ? (pi.getModel(provider as never, id as never) as Model<Api>) : undefined),
+    envApiKey: (provider) => pi.getEnvApiKey(provider),
+  };
+}
+
+export interface ModelCallObserver {
+  /** A call starts on this context (called synchronously); a returned string refuses the call with that error. */
+  onCall(index: number, context: Context): string | undefined;
+  /** The call's final reply. */
+  onReply(index: number, reply: AssistantMessage): void;
+}
+
+/**
+ * pi-ai's `streamSimple`, observed: every model call on an agent made with
+ * this stream function is reported with the exact context it carries and
+ * the reply it got, whichever provider answers.
+ */
+export async function observedStreamFn(observer: ModelCallObserver): Promise<StreamFn> {
+  const { streamSimple } = await import("@mariozechner/pi-ai");
+  let calls = 0;
+  return (model, context, options) => {
+    const index = calls++;
+    const refusal = observer.onCall(index, context);
+    // A throwing stream function becomes an assistant message with stopReason "error": the run ends there.
+    if (refusal !== undefined) throw new Error(refusal);
+    const stream = streamSimple(model, context, options);
+    void stream.result().then((reply) => observer.onReply(index, reply));
+    return stream;
+  };
+}
+
+/** A reply a scripted model gives: assistant content and how it stopped. */
+export interface ScriptedReply {
+  content: AssistantMessage["content"];
+  stopReason: AssistantMessage["stopReason"];
+  errorMessage?: string;
+}
+
+/**
+ * A model answered by a script, on pi-ai's faux provider (no key, no
+ * network): `respond` gets each call's context and returns the reply. The
+ * provider and model id are the ones the results name. Unregister it after use.
+ */
+export async function registerScriptedModel(options: {
+  provider: string;
+  modelId: string;
+  maxCalls: number;
+  respond: (context: Context, index: number) => ScriptedReply | Promise<ScriptedReply>;
+}): Promise<{ model: Model<Api>; unregister(): void }> {
+  const pi = await import("@mariozechner/pi-ai");
+  // One chunk per block: streaming deltas only cost time here.
+  const faux = pi.registerFauxProvider({ provider: options.provider, models: [{ id: options.modelId }], tokenSize: { min: 1_000_000, max: 1_000_000 } });
+  const step = async (context: Context, _options: unknown, state: { callCount: number }) => {
+    const reply = await options.respond(context, state.callCount - 1);
+    return pi.fauxAssistantMessage(reply.content, { stopReason: reply.stopReason, timestamp: 0, ...(reply.errorMessage === undefined ? {} : { errorMessage: reply.errorMessage }) });
+  };
+  faux.setResponses(Array.from({ length: options.maxCalls + 1 }, () => step));
+  return { model: faux.getModel() as Model<Api>, unregister: () => faux.unregister() };
 }

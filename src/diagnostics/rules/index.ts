@@ -1,12 +1,13 @@
 import { auditRules } from "./audit-rules.js";
 import { buildRules } from "./build-rules.js";
+import { evalRules } from "./eval-rules.js";
 import { knowledgeRules } from "./knowledge-rules.js";
 import type { RuleDefinition } from "./rule.js";
 import { skillRules } from "./skill-rules.js";
 
 export type { RuleDefinition } from "./rule.js";
 
-export const ruleRegistry = { ...skillRules, ...buildRules, ...knowledgeRules, ...auditRules } as const satisfies Record<string, RuleDefinition>;
+export const ruleRegistry = { ...skillRules, ...buildRules, ...knowledgeRules, ...auditRules, ...evalRules } as const satisfies Record<string, RuleDefinition>;
 
 export type RuleId = keyof typeof ruleRegistry;
 

@@ -1,0 +1,144 @@
+import { Option, type Command } from "commander";
+import { EXIT_USAGE } from "../../diagnostics/exit-code.js";
+import { commandHelpFooter } from "../options.js";
+
+interface EvalCommandOptions {
+  root: string;
+  dist?: string;
+  model?: string;
+  baseUrl?: string;
+  runs?: string;
+  concurrency: string;
+  threshold: string;
+  format: "stylish" | "json";
+  output?: string;
+  baseline?: string;
+  record?: boolean;
+  replay?: boolean;
+  listModels?: string | boolean;
+}
+
+export function registerEvalCommand(program: Command, result: { exitCode: number }): void {
+  program
+    .command("eval")
+    .description("Run evaluation scenarios through the real runtime and report pass rates with 95% confidence intervals")
+    .argument("[scenarios...]", "scenario files (default: evals/*.yaml under --root)")
+    .option("--root <dir>", "the project folder", ".")
+    .option("--dist <dir>", "the dist/ to evaluate, relative to the root", "dist")
+    .option("--model <provider/id>", "the model, from pi-ai's registry (its key comes from the environment)")
+    .option("--base-url <url>", "another endpoint for the model's API (a proxy or gateway)")
+    .option("--runs <n>", "runs per scenario (default 1; with --replay, every recorded cassette)")
+    .option("--concurrency <n>", "runs in flight at once", "4")
+    .option("--threshold <share>", "a scenario passes when at least this share of its runs pass", "1")
+    .addOption(new Option("--format <name>", "how results are printed").choices(["stylish", "json"]).default("stylish"))
+    .option("--output <file>", "also write the JSON results document to this file")
+    .option("--baseline <file>", "an earlier results document: flag regressions beyond noise")
+    .option("--record", "store the model's replies as cassettes (evals/cassettes/<scenario>/<run>.json)")
+    .option("--replay", "answer from the recorded cassettes (no key, no network)")
+    .option("--list-models [provider]", "list pi-ai's providers, or one provider's model ids, and exit")
+    .addHelpText(
+      "after",
+      commandHelpFooter({
+        about: `Each scenario runs N times on a Gamma agent (createGammaAgent on a real Pi Agent): its turns, its
+runtime events routed with routeUpdate, its host tools answered from fixtures. A run passes when every
+expectation holds; rates carry a 95% Wilson score interval. A regression against --baseline is a lower rate
+whose 95% interval does not overlap the baseline's.`,
+        exitCodes: "0 every scenario reached the threshold and nothing regressed, 1 a failing scenario, a regression, a stale cassette or a scenario file with problems, 2 usage: flags, an unknown model, a missing key, missing cassettes, an unreadable baseline, a dist/ that fails verification.",
+        examples: [
+          "gamma-prompt eval --replay",
+          "OPENAI_API_KEY=... gamma-prompt eval --model openai/gpt-5 --runs 10 --threshold 0.9",
+          "gamma-prompt eval --model anthropic/claude-sonnet-4-5 --runs 5 --record",
+          "gamma-prompt eval --model openai/gpt-5 --runs 10 --baseline results/main.json --output results/branch.json",
+        ],
+      }),
+    )
+    .action(async (scenarios: string[], options: EvalCommandOptions) => {
+      const fail = (message: string): void => {
+        process.stderr.write(`gamma-prompt eval: ${message}\n`);
+        result.exitCode = EXIT_USAGE;
+      };
+      const [{ runEvals, EvalUsageError }, { formatSummary, resultsProblem }, { canonicalJson }, { formatDiagnostics }, { ArtifactVerificationError }, { readFile, writeFile }] = await Promise.all([
+        import("../../evals/index.js"),
+        import("../../evals/results.js"),
+        import("../../pipeline/emit/canonical-json.js"),
+        import("../../diagnostics/reporters/index.js"),
+        import("../../runtime/artifacts.js"),
+        import("node:fs/promises"),
+      ]);
+      if (options.listModels !== undefined) {
+        const { modelCatalog } = await import("../../runtime/pi-adapter.js");
+        const catalog = await modelCatalog();
+        const provider = typeof options.listModels === "string" ? options.listModels : undefined;
+        if (provider !== undefined && !catalog.providers().includes(provider)) return fail(`Unexpected provider "${provider}", expected one of pi-ai's providers: ${catalog.providers().join(", ")}`);
+        process.stdout.write(`${(provider === undefined ? catalog.providers() : catalog.modelIds(provider).map((id) => `${provider}/${id}`)).join("\n")}\n`);
+        return;
+      }
+      const runs = options.runs === undefined ? undefined : wholeNumber(options.runs);
+      let baseline;
+      if (options.baseline !== undefined) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(await readFile(options.baseline, "utf8"));
+        } catch (error) {
+          return fail(`Unexpected baseline ${options.baseline} that cannot be read as JSON (${error instanceof SyntaxError ? error.message : ((error as NodeJS.ErrnoException).code ?? String(error))}), expected a results document from --output`);
+        }
+        const problem = resultsProblem(parsed);
+        if (problem !== undefined) return fail(`Unexpected baseline ${options.baseline}: ${problem}`);
+        baseline = parsed as import("../../evals/results.js").EvalResults;
+      }
+      const progress = process.stderr.isTTY ? progressBar(process.stderr) : undefined;
+      let outcome;
+      try {
+        outcome = await runEvals({
+          root: options.root,
+          distDir: options.dist ?? "dist",
+          ...(scenarios.length === 0 ? {} : { scenarios }),
+          ...(options.model === undefined ? {} : { model: options.model }),
+          ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+          ...(runs === undefined ? {} : { runs }),
+          concurrency: wholeNumber(options.concurrency),
+          threshold: Number(options.threshold),
+          ...(options.record === true ? { record: true } : {}),
+          ...(options.replay === true ? { replay: true } : {}),
+          ...(baseline === undefined ? {} : { baseline }),
+          ...(progress === undefined ? {} : { onProgress: progress.update }),
+        });
+      } catch (error) {
+        if (error instanceof EvalUsageError || error instanceof ArtifactVerificationError) return fail(error.message);
+        throw error;
+      } finally {
+        progress?.clear();
+      }
+      if (outcome.results === undefined) {
+        const counts = { errorCount: outcome.diagnostics.length, warningCount: 0 };
+        process.stdout.write(formatDiagnostics(options.format, outcome.diagnostics, counts));
+        result.exitCode = 1;
+        return;
+      }
+      const document = canonicalJson(outcome.results);
+      if (options.output !== undefined) await writeFile(options.output, document);
+      process.stdout.write(options.format === "json" ? document : formatSummary(outcome.results));
+      result.exitCode = outcome.results.passed ? 0 : 1;
+    });
+}
+
+/** NaN for anything but a whole number, so runEvals names the flag and its value. */
+function wholeNumber(text: string): number {
+  return /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+}
+
+/** `eval [########------------] 7/15 runs`, redrawn in place on a terminal. */
+export function progressBar(stream: NodeJS.WritableStream): { update: (done: number, total: number) => void; clear: () => void } {
+  const width = 24;
+  let drawn = false;
+  return {
+    update: (done, total) => {
+      const filled = total === 0 ? width : Math.round((done / total) * width);
+      stream.write(`\r\u001B[2Keval [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total} runs`);
+      drawn = true;
+    },
+    clear: () => {
+      if (drawn) stream.write("\r\u001B[2K");
+    },
+  };
+}

@@ -1,0 +1,20 @@
+/**
+ * `gamma-prompt eval` as a library call. The engine runs the runtime on Pi,
+ * so it loads on the first call: importing the compiler library never needs
+ * the Pi packages (optional peer dependencies).
+ */
+import type { EvalOptions, EvalOutcome } from "./evals/index.js";
+
+export type { EvalOptions, EvalOutcome, ScriptedCall, ScriptedModel, ScriptedTurn } from "./evals/index.js";
+export { EvalUsageError } from "./evals/models.js";
+
+/**
+ * Runs evaluation scenarios through the real runtime and aggregates pass
+ * rates with 95% Wilson intervals. Throws EvalUsageError (before any run) for
+ * a bad option, an unknown model, a missing key or missing cassettes;
+ * scenario files with problems come back as diagnostics, and nothing runs.
+ */
+export async function runEvals(options: EvalOptions): Promise<EvalOutcome> {
+  const engine = await import("./evals/index.js");
+  return engine.runEvals(options);
+}

@@ -1,0 +1,119 @@
+/**
+ * Cassettes: a run's model replies as recorded, one JSON file per run
+ * (`<scenario folder>/cassettes/<scenario>/<run>.json`), replayed through
+ * pi-ai's faux provider so CI evaluates without a key or a network.
+ *
+ * Each recorded call keeps the fingerprint of the context it was made on:
+ * sha256 over the system prompt, the tools and the messages, with the parts
+ * that vary between identical runs left out (timestamps, usage, provider
+ * metadata, signatures). A replay whose context differs at some call is
+ * stale (the prompt, tools, scenario or runtime changed since recording),
+ * and it is reported at that call instead of answering with a reply meant
+ * for another question.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { canonicalJson } from "../pipeline/emit/canonical-json.js";
+import { readRegularFile } from "../protocol/regular-file.js";
+import type { ModelContext, ModelReply, ScriptedReply } from "../runtime/pi-adapter.js";
+
+export const CASSETTE_FORMAT = "gamma-prompt/eval-cassette@1";
+
+export interface CassetteCall {
+  /** sha256 of the call's normalised context. */
+  context: string;
+  reply: ScriptedReply;
+}
+
+export interface Cassette {
+  format: typeof CASSETTE_FORMAT;
+  scenario: string;
+  run: number;
+  /** `provider/id` of the model that answered. */
+  model: string;
+  /** The static prefix's cache key of the dist/ it was recorded on. */
+  cacheKey: string;
+  calls: CassetteCall[];
+}
+
+/** The fingerprint of what a model call carries, stable between identical runs. */
+export function contextFingerprint(context: ModelContext): string {
+  const normalised = {
+    systemPrompt: context.systemPrompt ?? "",
+    tools: (context.tools ?? []).map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
+    messages: context.messages.map((message) => {
+      switch (message.role) {
+        case "user":
+          return { role: "user", content: typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content };
+        case "assistant":
+          return { role: "assistant", content: replyContent(message.content) };
+        case "toolResult":
+          return { role: "toolResult", toolCallId: message.toolCallId, toolName: message.toolName, isError: message.isError, content: message.content };
+      }
+    }),
+  };
+  return createHash("sha256").update(canonicalJson(normalised)).digest("hex");
+}
+
+/** The reply as a cassette keeps it: content (without provider signatures) and how it stopped. */
+export function cassetteReply(reply: ModelReply): ScriptedReply {
+  return { content: replyContent(reply.content) as unknown as ScriptedReply["content"], stopReason: reply.stopReason, ...(reply.errorMessage === undefined ? {} : { errorMessage: reply.errorMessage }) };
+}
+
+function replyContent(content: ModelReply["content"]): Array<Record<string, unknown>> {
+  return content.map((part) => {
+    switch (part.type) {
+      case "text":
+        return { type: "text", text: part.text };
+      case "thinking":
+        return { type: "thinking", thinking: part.thinking };
+      case "toolCall":
+        return { type: "toolCall", id: part.id, name: part.name, arguments: part.arguments };
+    }
+  });
+}
+
+/** The cassette files of one scenario, by run number (1, 2, …). */
+export function cassettePath(cassetteDir: string, run: number): string {
+  return join(cassetteDir, `${run}.json`);
+}
+
+/** Replaces a scenario's cassettes with these, written whole (temp file, then rename), in sorted-key JSON. */
+export function writeCassettes(cassetteDir: string, cassettes: readonly Cassette[]): void {
+  mkdirSync(cassetteDir, { recursive: true });
+  const keep = new Set(cassettes.map((cassette) => `${cassette.run}.json`));
+  for (const cassette of cassettes) {
+    const path = cassettePath(cassetteDir, cassette.run);
+    writeFileSync(`${path}.tmp`, canonicalJson(cassette));
+    renameSync(`${path}.tmp`, path);
+  }
+  for (const name of readdirSync(cassetteDir)) if (/^\d+\.json$/.test(name) && !keep.has(name)) rmSync(join(cassetteDir, name));
+}
+
+export type CassetteRead = { kind: "cassette"; cassette: Cassette } | { kind: "missing" } | { kind: "invalid"; problem: string };
+
+/** Reads one cassette; anything that is not a cassette of this format is `invalid` with the reason. */
+export function readCassette(path: string): CassetteRead {
+  const read = readRegularFile(path, { maxBytes: 64 * 1024 * 1024 });
+  if (read.kind === "missing") return { kind: "missing" };
+  if (read.kind !== "file") return { kind: "invalid", problem: read.kind === "not-a-file" ? `a ${read.what}, not a file` : read.kind === "too-large" ? `${read.size} bytes` : read.code };
+  let value: unknown;
+  try {
+    value = JSON.parse(read.bytes.toString("utf8"));
+  } catch (error) {
+    return { kind: "invalid", problem: `not JSON (${(error as Error).message})` };
+  }
+  const cassette = value as Partial<Cassette> | null;
+  if (typeof cassette !== "object" || cassette === null || cassette.format !== CASSETTE_FORMAT) return { kind: "invalid", problem: `expected "format": "${CASSETTE_FORMAT}"` };
+  if (typeof cassette.model !== "string" || !cassette.model.includes("/") || typeof cassette.cacheKey !== "string" || !Array.isArray(cassette.calls)) {
+    return { kind: "invalid", problem: "expected model, cacheKey and calls" };
+  }
+  for (const call of cassette.calls as unknown[]) {
+    const entry = call as Partial<CassetteCall> | null;
+    if (typeof entry !== "object" || entry === null || typeof entry.context !== "string" || typeof entry.reply !== "object" || entry.reply === null || !Array.isArray(entry.reply.content)) {
+      return { kind: "invalid", problem: "expected every call to have a context fingerprint and a reply with content" };
+    }
+  }
+  return { kind: "cassette", cassette: cassette as Cassette };
+}

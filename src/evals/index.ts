@@ -1,0 +1,311 @@
+/**
+ * `runEvals`: evaluation scenarios run N times each through the real
+ * runtime, against a live model (`provider/id`), a scripted one, or
+ * recorded cassettes; runs in parallel up to a bound; pass rates per
+ * scenario and per expectation with 95% Wilson intervals; optional
+ * comparison with a baseline results document.
+ */
+import { readdirSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { loadArtifacts, type LoadedArtifacts } from "../runtime/artifacts.js";
+import { modelCatalog, observedStreamFn, registerScriptedModel, type Api, type Model, type ModelContext, type ScriptedReply } from "../runtime/pi-adapter.js";
+import { cassettePath, cassetteReply, contextFingerprint, readCassette, writeCassettes, type Cassette, type CassetteCall } from "./cassette.js";
+import { judgeRun } from "./expectations.js";
+import { chooseModel, EvalUsageError } from "./models.js";
+import { compareWithBaseline, RESULTS_FORMAT, scenarioResult, type EvalMode, type EvalResults, type RunResult } from "./results.js";
+import { runScenario } from "./run.js";
+import { DEFAULT_MAX_MODEL_CALLS, expectationKind, loadScenarios, type LoadedScenario } from "./scenario.js";
+
+export { EvalUsageError } from "./models.js";
+
+/** The folder scenarios are found in when none are named. */
+export const EVALS_DIR = "evals";
+export const DEFAULT_CONCURRENCY = 4;
+
+/** What a scripted model answers on one call: text and tool calls (ids are given in call order). */
+export interface ScriptedTurn {
+  text?: string;
+  toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }>;
+}
+
+export interface ScriptedCall {
+  scenario: string;
+  run: number;
+  /** 1-based. */
+  call: number;
+  /** Everything the model gets on this call. */
+  context: ModelContext;
+}
+
+/** A model played by a script, on pi-ai's faux provider: no key, no network. Results name it `scripted/<name>`. */
+export interface ScriptedModel {
+  name: string;
+  respond(call: ScriptedCall): ScriptedTurn | Promise<ScriptedTurn>;
+}
+
+export interface EvalOptions {
+  /** Scenario files; default: every `evals/*.yaml` under `root`. */
+  scenarios?: readonly string[];
+  /** The project folder (default: the working folder); paths in results are relative to the working folder. */
+  root?: string;
+  /** The dist/ to evaluate (default: `<root>/dist`). */
+  distDir?: string;
+  /** `provider/id` from pi-ai's registry; its key comes from the environment. Not needed with `replay` or `scriptedModel`. */
+  model?: string;
+  /** Another endpoint for the model (a proxy or a gateway speaking the provider's API). */
+  baseUrl?: string;
+  scriptedModel?: ScriptedModel;
+  /** Runs per scenario (default 1; with `replay`, every recorded cassette). */
+  runs?: number;
+  /** Runs in flight at once (default 4). */
+  concurrency?: number;
+  /** Store the model's replies as cassettes (`<scenario folder>/cassettes/<scenario>/<run>.json`), replacing earlier ones. */
+  record?: boolean;
+  /** Answer from the cassettes through pi-ai's faux provider instead of a model. */
+  replay?: boolean;
+  /** A scenario passes when at least this share of its runs passes (default 1). */
+  threshold?: number;
+  /** An earlier results document to compare with. */
+  baseline?: EvalResults;
+  /** Called after each finished run. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface EvalOutcome {
+  /** Problems in the scenario files: when there are any, nothing ran. */
+  diagnostics: Diagnostic[];
+  results?: EvalResults;
+}
+
+interface RunPlan {
+  loaded: LoadedScenario;
+  run: number;
+  cassette?: Cassette;
+}
+
+export async function runEvals(options: EvalOptions): Promise<EvalOutcome> {
+  const cwd = process.cwd();
+  const root = resolve(cwd, options.root ?? ".");
+  const mode: EvalMode = options.replay === true ? "replay" : options.record === true ? "record" : "live";
+  if (options.replay === true && options.record === true) throw new EvalUsageError("Unexpected --record with --replay, expected one of them: a replay answers from the cassettes a recording writes");
+  if (options.replay === true && (options.model !== undefined || options.scriptedModel !== undefined)) {
+    throw new EvalUsageError("Unexpected --model with --replay, expected one of them: a replay answers from the cassettes, as the model they name");
+  }
+  if (mode !== "replay" && options.model === undefined && options.scriptedModel === undefined) {
+    throw new EvalUsageError("Unexpected evaluation without a model, expected --model provider/id (e.g. openai/gpt-5), or --replay to run the recorded cassettes");
+  }
+  const runs = options.runs;
+  if (runs !== undefined && (!Number.isInteger(runs) || runs < 1)) throw new EvalUsageError(`Unexpected --runs ${runs}, expected a whole number of at least 1`);
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new EvalUsageError(`Unexpected --concurrency ${concurrency}, expected a whole number of at least 1`);
+  const threshold = options.threshold ?? 1;
+  if (!(threshold >= 0 && threshold <= 1)) throw new EvalUsageError(`Unexpected --threshold ${threshold}, expected a share from 0 to 1`);
+
+  const artifacts = loadArtifacts({ distDir: resolve(root, options.distDir ?? "dist") });
+  const files = options.scenarios ?? discoverScenarios(root, cwd);
+  if (files.length === 0) throw new EvalUsageError(`Unexpected evaluation without scenarios, expected evals/*.yaml under ${relative(cwd, root) || "."} or scenario files named`);
+  const { scenarios, diagnostics } = loadScenarios(files, artifacts, cwd);
+  if (diagnostics.length > 0) return { diagnostics };
+
+  // Everything that can be wrong with the model, its key or the cassettes is found before the first run.
+  const catalog = mode === "replay" || options.scriptedModel !== undefined ? undefined : await modelCatalog();
+  const chosen = catalog === undefined || options.model === undefined ? undefined : chooseModel(options.model, catalog, options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl });
+  const plans = mode === "replay" ? replayPlans(scenarios, runs, cwd) : scenarios.flatMap((loaded) => Array.from({ length: runs ?? 1 }, (_, index) => ({ loaded, run: index + 1 })));
+  const modelName = mode === "replay" ? replayedModel(plans) : options.scriptedModel !== undefined ? `scripted/${options.scriptedModel.name}` : (chosen?.spec ?? "");
+
+  let done = 0;
+  const runResults = await pool(plans, concurrency, async (plan) => {
+    const outcome = await runOnce(plan, { artifacts, mode, chosen, scriptedModel: options.scriptedModel, modelName, cwd });
+    options.onProgress?.(++done, plans.length);
+    return outcome;
+  });
+  if (mode === "record") {
+    for (const loaded of scenarios) {
+      writeCassettes(loaded.cassetteDir, runResults.flatMap((outcome, index) => (plans[index]?.loaded === loaded && outcome.cassette !== undefined ? [outcome.cassette] : [])));
+    }
+  }
+  const scenarioResults = scenarios.map((loaded) =>
+    scenarioResult({
+      name: loaded.scenario.name,
+      file: loaded.file,
+      variant: loaded.scenario.variant,
+      expectationIds: loaded.scenario.expect.map((expectation) => ({ id: expectation.id, kind: expectationKind(expectation) })),
+      runs: runResults.flatMap((outcome, index) => (plans[index]?.loaded === loaded ? [outcome.result] : [])),
+      threshold,
+    }),
+  );
+  const baseline = options.baseline === undefined ? undefined : compareWithBaseline(options.baseline, scenarioResults);
+  const results: EvalResults = {
+    format: RESULTS_FORMAT,
+    model: modelName,
+    mode,
+    cacheKey: artifacts.manifest.staticPrefix.cacheKey,
+    runs: mode === "replay" ? Math.max(0, ...scenarioResults.map((scenario) => scenario.runs)) : (runs ?? 1),
+    confidence: { method: "wilson", level: 0.95 },
+    threshold,
+    passed: scenarioResults.every((scenario) => scenario.pass) && (baseline?.regressions.length ?? 0) === 0,
+    scenarios: scenarioResults,
+    ...(baseline === undefined ? {} : { baseline }),
+  };
+  return { diagnostics: [], results };
+}
+
+function discoverScenarios(root: string, cwd: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(root, EVALS_DIR));
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => /\.ya?ml$/.test(name))
+    .sort()
+    .map((name) => relative(cwd, join(root, EVALS_DIR, name)));
+}
+
+/** One run per cassette found (1.json, 2.json, …), or the first `runs` of them. */
+function replayPlans(scenarios: readonly LoadedScenario[], runs: number | undefined, cwd: string): RunPlan[] {
+  return scenarios.flatMap((loaded) => {
+    const plans: RunPlan[] = [];
+    for (let run = 1; runs === undefined || run <= runs; run++) {
+      const path = cassettePath(loaded.cassetteDir, run);
+      const read = readCassette(path);
+      if (read.kind === "missing") break;
+      if (read.kind === "invalid") throw new EvalUsageError(`Unexpected cassette ${display(path, cwd)}: ${read.problem}; re-record it with --record`);
+      plans.push({ loaded, run, cassette: read.cassette });
+    }
+    if (plans.length === 0) {
+      throw new EvalUsageError(`Unexpected scenario "${loaded.scenario.name}" without cassettes in ${display(loaded.cassetteDir, cwd)}/, expected them recorded first: gamma-prompt eval --record --model provider/id`);
+    }
+    if (runs !== undefined && plans.length < runs) {
+      throw new EvalUsageError(`Unexpected --runs ${runs} for scenario "${loaded.scenario.name}", expected at most the ${plans.length} cassettes recorded in ${display(loaded.cassetteDir, cwd)}/`);
+    }
+    return plans;
+  });
+}
+
+function replayedModel(plans: readonly RunPlan[]): string {
+  const models = [...new Set(plans.map((plan) => plan.cassette?.model ?? ""))].sort();
+  return models.join(", ");
+}
+
+interface RunContext {
+  artifacts: LoadedArtifacts;
+  mode: EvalMode;
+  chosen: ReturnType<typeof chooseModel> | undefined;
+  scriptedModel: ScriptedModel | undefined;
+  modelName: string;
+  cwd: string;
+}
+
+async function runOnce(plan: RunPlan, context: RunContext): Promise<{ result: RunResult; cassette?: Cassette }> {
+  const { loaded, run } = plan;
+  const cap = loaded.scenario.maxModelCallsPerRun ?? DEFAULT_MAX_MODEL_CALLS;
+  const recorded: CassetteCall[] = [];
+  const fingerprints: string[] = [];
+  let stale: string | undefined;
+  const streamFn = await observedStreamFn({
+    onCall: (index, callContext) => {
+      fingerprints[index] = contextFingerprint(callContext);
+      return index >= cap ? `stopped after ${cap} model calls (the scenario's maxModelCallsPerRun)` : undefined;
+    },
+    onReply: (index, reply) => {
+      recorded[index] = { context: fingerprints[index] ?? "", reply: cassetteReply(reply) };
+    },
+  });
+  let model: Model<Api>;
+  let unregister = (): void => {};
+  if (context.chosen !== undefined) model = context.chosen.model;
+  else {
+    const cassette = plan.cassette;
+    const [provider, ...rest] = (cassette?.model ?? `scripted/${context.scriptedModel?.name ?? "model"}`).split("/");
+    const scripted = await registerScriptedModel({
+      provider: provider ?? "scripted",
+      modelId: rest.join("/"),
+      maxCalls: cap,
+      respond: async (callContext, index): Promise<ScriptedReply> => {
+        if (cassette === undefined) return scriptedReply(await (context.scriptedModel as ScriptedModel).respond({ scenario: loaded.scenario.name, run, call: index + 1, context: callContext }), index);
+        const call = cassette.calls[index];
+        const fingerprint = contextFingerprint(callContext);
+        if (call === undefined) stale = `cassette ${display(cassettePath(loaded.cassetteDir, run), context.cwd)} has ${cassette.calls.length} model calls, the run made a call ${index + 1}; re-record it with --record`;
+        else if (call.context !== fingerprint) stale = staleMessage(cassette, index, context, display(cassettePath(loaded.cassetteDir, run), context.cwd));
+        if (stale !== undefined) return { content: [], stopReason: "error", errorMessage: stale };
+        return (call as CassetteCall).reply;
+      },
+    });
+    model = scripted.model;
+    unregister = scripted.unregister;
+  }
+  let trace;
+  try {
+    trace = await runScenario({
+      loaded,
+      artifacts: context.artifacts,
+      model,
+      streamFn,
+      ...(context.chosen === undefined ? {} : { getApiKey: () => context.chosen?.apiKey }),
+    });
+  } finally {
+    unregister();
+  }
+  if (stale !== undefined) trace.error = stale;
+  const verdicts = judgeRun(loaded.scenario, trace, context.artifacts);
+  const failures = verdicts.filter((verdict) => !verdict.passed).map((verdict) => ({ expectation: verdict.id, reason: verdict.reason ?? "" }));
+  const path = cassettePath(loaded.cassetteDir, run);
+  const result: RunResult = {
+    run,
+    passed: failures.length === 0,
+    modelCalls: trace.modelCalls,
+    failures,
+    ...(trace.error === undefined ? {} : { error: trace.error }),
+    ...(trace.unfixtured.length === 0 ? {} : { unfixtured: trace.unfixtured.length }),
+    ...(context.mode === "live" ? {} : { cassette: display(path, context.cwd) }),
+  };
+  if (context.mode !== "record") return { result };
+  const cassette: Cassette = {
+    format: "gamma-prompt/eval-cassette@1",
+    scenario: loaded.scenario.name,
+    run,
+    model: context.modelName,
+    cacheKey: context.artifacts.manifest.staticPrefix.cacheKey,
+    calls: recorded.filter((call) => call !== undefined),
+  };
+  return { result, cassette };
+}
+
+function staleMessage(cassette: Cassette, index: number, context: RunContext, path: string): string {
+  const cacheKey = context.artifacts.manifest.staticPrefix.cacheKey;
+  const why = cassette.cacheKey !== cacheKey ? `dist/ changed since the recording (cache key ${cassette.cacheKey.slice(0, 12)} → ${cacheKey.slice(0, 12)})` : "the scenario, the tools or the runtime changed since the recording";
+  return `stale cassette ${path}: the context of model call ${index + 1} differs from the recorded one (${why}); re-record it with --record`;
+}
+
+/** A scripted turn as a reply: tool calls get ids from their position (`call_<call>_<n>`), so replies are byte-stable. */
+function scriptedReply(turn: ScriptedTurn, index: number): ScriptedReply {
+  const calls = turn.toolCalls ?? [];
+  return {
+    content: [
+      ...(turn.text === undefined ? [] : [{ type: "text" as const, text: turn.text }]),
+      ...calls.map((call, position) => ({ type: "toolCall" as const, id: `call_${index + 1}_${position + 1}`, name: call.name, arguments: call.arguments })),
+    ],
+    stopReason: calls.length > 0 ? "toolUse" : "stop",
+  };
+}
+
+function display(path: string, cwd: string): string {
+  return relative(cwd, path).split(sep).join("/");
+}
+
+/** Runs `work` over `items` with at most `limit` in flight; results keep the items' order. */
+async function pool<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,70 @@
+/**
+ * Choosing the model of an evaluation: `provider/id` from pi-ai's registry,
+ * its key from the environment the way pi-ai reads it. Every problem is an
+ * EvalUsageError raised before the first run, naming what to set or where
+ * to look.
+ */
+import type { Api, Model, ModelCatalog } from "../runtime/pi-adapter.js";
+
+/** A problem with the evaluation's inputs (flags, model, key, baseline): exit code 2, before any run. */
+export class EvalUsageError extends Error {
+  override readonly name = "EvalUsageError";
+}
+
+/**
+ * The environment variable pi-ai reads a provider's key from, where it is
+ * not `<PROVIDER>_API_KEY` (test/evals/models.test.ts checks every provider
+ * against pi-ai's own lookup).
+ */
+const KEY_VARIABLES: Readonly<Record<string, string>> = {
+  anthropic: "ANTHROPIC_API_KEY",
+  google: "GEMINI_API_KEY",
+  "google-vertex": "GOOGLE_CLOUD_API_KEY",
+  "github-copilot": "COPILOT_GITHUB_TOKEN",
+  "vercel-ai-gateway": "AI_GATEWAY_API_KEY",
+  "moonshotai-cn": "MOONSHOT_API_KEY",
+  moonshotai: "MOONSHOT_API_KEY",
+  huggingface: "HF_TOKEN",
+  "opencode-go": "OPENCODE_API_KEY",
+  "kimi-coding": "KIMI_API_KEY",
+  "cloudflare-workers-ai": "CLOUDFLARE_API_KEY",
+  "cloudflare-ai-gateway": "CLOUDFLARE_API_KEY",
+  "amazon-bedrock": "AWS_PROFILE",
+};
+
+export function keyVariable(provider: string): string {
+  return KEY_VARIABLES[provider] ?? `${provider.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}_API_KEY`;
+}
+
+export interface ChosenModel {
+  spec: string;
+  provider: string;
+  id: string;
+  model: Model<Api>;
+  apiKey: string;
+}
+
+/** Resolves `provider/id` and its key; throws EvalUsageError naming the fix. */
+export function chooseModel(spec: string, catalog: ModelCatalog, options: { baseUrl?: string } = {}): ChosenModel {
+  const slash = spec.indexOf("/");
+  const provider = slash === -1 ? spec : spec.slice(0, slash);
+  const id = slash === -1 ? "" : spec.slice(slash + 1);
+  if (slash <= 0 || id === "") throw new EvalUsageError(`Unexpected --model ${JSON.stringify(spec)}, expected provider/id, e.g. openai/gpt-5 or anthropic/claude-sonnet-4-5`);
+  const providers = catalog.providers();
+  if (!providers.includes(provider)) {
+    throw new EvalUsageError(`Unexpected provider "${provider}", expected one of pi-ai's providers: ${providers.join(", ")} (list a provider's models with gamma-prompt eval --list-models PROVIDER)`);
+  }
+  const model = catalog.find(provider, id);
+  if (model === undefined) {
+    const ids = catalog.modelIds(provider);
+    const near = ids.filter((candidate) => candidate.includes(id) || id.includes(candidate)).slice(0, 5);
+    throw new EvalUsageError(
+      `Unexpected model "${id}" for provider "${provider}", expected one of pi-ai's ${ids.length} models for it${near.length > 0 ? ` (close: ${near.join(", ")})` : ""}; list them with gamma-prompt eval --list-models ${provider}`,
+    );
+  }
+  const apiKey = catalog.envApiKey(provider);
+  if (apiKey === undefined || apiKey === "") {
+    throw new EvalUsageError(`Unexpected missing API key for provider "${provider}", expected it in the environment variable ${keyVariable(provider)} (pi-ai reads keys from the environment); without a key, run the recorded cassettes with --replay`);
+  }
+  return { spec, provider, id, model: options.baseUrl === undefined ? model : { ...model, baseUrl: options.baseUrl }, apiKey };
+}
