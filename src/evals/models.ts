@@ -29,8 +29,12 @@ const KEY_VARIABLES: Readonly<Record<string, string>> = {
   "kimi-coding": "KIMI_API_KEY",
   "cloudflare-workers-ai": "CLOUDFLARE_API_KEY",
   "cloudflare-ai-gateway": "CLOUDFLARE_API_KEY",
+  "azure-openai-responses": "AZURE_OPENAI_API_KEY",
   "amazon-bedrock": "AWS_PROFILE",
 };
+
+/** Providers pi-ai signs in to with OAuth only: no environment variable holds their key. */
+const OAUTH_ONLY: ReadonlySet<string> = new Set(["openai-codex"]);
 
 export function keyVariable(provider: string): string {
   return KEY_VARIABLES[provider] ?? `${provider.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}_API_KEY`;
@@ -64,7 +68,8 @@ export function chooseModel(spec: string, catalog: ModelCatalog, options: { base
   }
   const apiKey = catalog.envApiKey(provider);
   if (apiKey === undefined || apiKey === "") {
-    throw new EvalUsageError(`Unexpected missing API key for provider "${provider}", expected it in the environment variable ${keyVariable(provider)} (pi-ai reads keys from the environment); without a key, run the recorded cassettes with --replay`);
+    const where = OAUTH_ONLY.has(provider) ? "a key in the environment, which pi-ai does not read for this OAuth-only provider (choose another)" : `it in the environment variable ${keyVariable(provider)} (pi-ai reads keys from the environment)`;
+    throw new EvalUsageError(`Unexpected missing API key for provider "${provider}", expected ${where}; without a key, run the recorded cassettes with --replay`);
   }
   return { spec, provider, id, model: options.baseUrl === undefined ? model : { ...model, baseUrl: options.baseUrl }, apiKey };
 }

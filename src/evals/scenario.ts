@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { basename, relative, resolve, sep } from "node:path";
-import { createDiagnostic, FILE_START, type Diagnostic } from "../diagnostics/diagnostic.js";
+import { compareDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { parseYamlSource, rangeAt, type PathSegment, type PositionedSource } from "../pipeline/parse/positioned-source.js";
 import { schemaDiagnostics } from "../pipeline/validate/schema-diagnostics.js";
 import { packageSchemaValidator } from "../pipeline/validate/schema-validators.js";
@@ -107,7 +107,10 @@ export function loadScenarios(paths: readonly string[], artifacts: LoadedArtifac
     }
     const validate = packageSchemaValidator("eval-scenario");
     if (!validate(located.value)) {
-      diagnostics.push(...schemaDiagnostics("eval/invalid-scenario", located, validate.errors, "the scenario"));
+      const kinds = kindProblems(located);
+      // ajv counts an expectation's properties; the one-kind rule (or the unknown key) is said plainly instead.
+      const errors = (validate.errors ?? []).filter((error) => !(/^\/expect\/\d+$/.test(error.instancePath) && (error.keyword === "maxProperties" || error.keyword === "minProperties")));
+      diagnostics.push(...kinds, ...schemaDiagnostics("eval/invalid-scenario", located, errors, "scenario"));
       continue;
     }
     const scenario = located.value as Scenario;
@@ -127,7 +130,22 @@ export function loadScenarios(paths: readonly string[], artifacts: LoadedArtifac
     const folder = absolute.slice(0, absolute.length - basename(absolute).length);
     scenarios.push({ scenario, file, cassetteDir: resolve(folder, "cassettes", scenario.name), sha256: createHash("sha256").update(read).digest("hex") });
   }
-  return { scenarios, diagnostics };
+  return { scenarios, diagnostics: diagnostics.sort(compareDiagnostics) };
+}
+
+/** Expectations with no kind or several kinds, which the schema can only count as properties. */
+function kindProblems(located: PositionedSource): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const list = (located.value as { expect?: unknown } | null)?.expect;
+  if (!Array.isArray(list)) return diagnostics;
+  list.forEach((item: unknown, index) => {
+    if (typeof item !== "object" || item === null) return;
+    const kinds = EXPECTATION_KINDS.filter((kind) => Object.hasOwn(item, kind));
+    if (kinds.length === 1) return;
+    const found = kinds.length === 0 ? "no kind" : `${kinds.length} kinds (${kinds.map((kind) => `\`${kind}\``).join(", ")})`;
+    diagnostics.push(createDiagnostic("eval/invalid-scenario", located.file, rangeAt(located, ["expect", index]), `Unexpected expectation with ${found}, expected \`id\` and exactly one of ${EXPECTATION_KINDS.join(", ")}`));
+  });
+  return diagnostics;
 }
 
 function readScenarioText(path: string): string | { problem: string } {
@@ -138,7 +156,7 @@ function readScenarioText(path: string): string | { problem: string } {
     case "missing":
       return { problem: "Unexpected missing scenario file, expected a readable YAML file" };
     case "not-a-file":
-      return { problem: `Unexpected ${read.what} where a scenario belongs, expected a regular YAML file` };
+      return { problem: `Unexpected ${read.what.replace(/^an? /, "")} where a scenario belongs, expected a regular YAML file` };
     case "too-large":
       return { problem: `Unexpected scenario of ${read.size} bytes, expected at most ${MAX_SCENARIO_BYTES}` };
     case "error":

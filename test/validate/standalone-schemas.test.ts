@@ -51,12 +51,13 @@ function schemaFor(path: string): string | undefined {
   if (/(^|\/)schemas\/tools\/[^/]+\.json$/.test(rel)) return "tool";
   if (/(^|\/)knowledge\/[^/]+\.md$/.test(rel) && !/(^|\/)(dist|expected)\//.test(rel)) return "knowledge-note";
   if (/fixtures\/injections\/.+\.json$/.test(rel) && !name.startsWith("expected")) return "runtime-injection";
+  if (/^evals\/[^/]+\.yaml$/.test(rel) || /fixtures\/evals\/[^/]+\/scenario\.yaml$/.test(rel)) return "eval-scenario";
   return undefined;
 }
 
 function instances(): Map<string, { label: string; value: unknown }[]> {
   const found = new Map<string, { label: string; value: unknown }[]>(schemaNames.map((name) => [name, []]));
-  for (const folder of ["test/fixtures", "skills", "prompts", "schemas/tools", "knowledge", "dist"]) {
+  for (const folder of ["test/fixtures", "skills", "prompts", "schemas/tools", "knowledge", "dist", "evals"]) {
     for (const path of walk(join(root, folder))) {
       const schema = schemaFor(path);
       if (!schema || !found.has(schema)) continue;
@@ -102,7 +103,7 @@ describe("standalone schema validators", () => {
   });
 
   it("cover every schema with fixture instances, valid and invalid", () => {
-    for (const name of ["skill-manifest", "variants", "injection-kinds", "tool", "manifest", "runtime-injection"]) {
+    for (const name of ["skill-manifest", "variants", "injection-kinds", "tool", "manifest", "runtime-injection", "eval-scenario"]) {
       const values = (all.get(name) ?? []).filter((entry) => !entry.label.startsWith("hostile") && !entry.label.includes(" with"));
       expect(values.length, name).toBeGreaterThan(0);
     }

@@ -1,0 +1,89 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { getEnvApiKey, getProviders } from "@mariozechner/pi-ai";
+import { keyVariable } from "../../src/evals/models.js";
+import { progressBar } from "../../src/cli/commands/eval.js";
+import { runCliInProcessFrom } from "../helpers/cli.js";
+import { spawnCli } from "../build/helpers.js";
+import { evalProject } from "./helpers/project.js";
+
+/** Providers pi-ai authenticates another way than one environment variable (OAuth, cloud credentials). */
+const NOT_BY_ONE_VARIABLE = ["amazon-bedrock", "openai-codex"];
+
+describe("gamma-prompt eval: the model and its key", () => {
+  const saved = { ...process.env };
+  beforeEach(() => {
+    for (const provider of getProviders()) delete process.env[keyVariable(provider)];
+    delete process.env["ANTHROPIC_OAUTH_TOKEN"];
+  });
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+
+  it("names the environment variable pi-ai reads for every provider", () => {
+    for (const provider of getProviders().filter((name) => !NOT_BY_ONE_VARIABLE.includes(name))) {
+      process.env[keyVariable(provider)] = `key-for-${provider}`;
+      expect(getEnvApiKey(provider), provider).toBe(`key-for-${provider}`);
+      delete process.env[keyVariable(provider)];
+    }
+  });
+
+  it("stops with exit 2 on a missing key, naming the variable, before any run and without a stack trace (a real process)", () => {
+    const root = evalProject({ scenarios: ["blocking-question"] });
+    const env = { ...process.env };
+    delete env["OPENAI_API_KEY"];
+    const run = spawnCli(["eval", "--model", "openai/gpt-5", "--record"], { cwd: root, env });
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toBe(
+      'gamma-prompt eval: Unexpected missing API key for provider "openai", expected it in the environment variable OPENAI_API_KEY (pi-ai reads keys from the environment); without a key, run the recorded cassettes with --replay\n',
+    );
+    expect(existsSync(join(root, "evals", "cassettes"))).toBe(false);
+  });
+
+  it("names an unknown provider or model and how to list the valid ones", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"] });
+    const provider = await runCliInProcessFrom(root, "eval", "--model", "openia/gpt-5");
+    expect(provider.code).toBe(2);
+    expect(provider.stderr).toMatch(/^gamma-prompt eval: Unexpected provider "openia", expected one of pi-ai's providers: .*\banthropic\b.*\bopenai\b.* \(list a provider's models with gamma-prompt eval --list-models PROVIDER\)\n$/);
+    const model = await runCliInProcessFrom(root, "eval", "--model", "openai/gpt-55");
+    expect(model.code).toBe(2);
+    expect(model.stderr).toMatch(/^gamma-prompt eval: Unexpected model "gpt-55" for provider "openai", expected one of pi-ai's \d+ models for it \(close: .*gpt-5\b.*\); list them with gamma-prompt eval --list-models openai\n$/);
+    const listed = await runCliInProcessFrom(root, "eval", "--list-models", "openai");
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.split("\n")).toContain("openai/gpt-5");
+  });
+
+  it("refuses an evaluation without a model, and --record with --replay, with exit 2", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+    const none = await runCliInProcessFrom(root, "eval");
+    expect([none.code, none.stderr]).toEqual([2, "gamma-prompt eval: Unexpected evaluation without a model, expected --model provider/id (e.g. openai/gpt-5), or --replay to run the recorded cassettes\n"]);
+    const both = await runCliInProcessFrom(root, "eval", "--replay", "--record");
+    expect(both.code).toBe(2);
+    const runs = await runCliInProcessFrom(root, "eval", "--replay", "--runs", "0");
+    expect([runs.code, runs.stderr]).toEqual([2, "gamma-prompt eval: Unexpected --runs 0, expected a whole number of at least 1\n"]);
+  });
+});
+
+describe("gamma-prompt eval: scenarios and output", () => {
+  it("prints scenario problems with file:line:column and rule ids, exit 1, and runs nothing", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+    writeFileSync(join(root, "evals", "broken.yaml"), "name: broken\nvariant: base\nturns: [Make a deck.]\nexpect:\n  - id: budget\n    maxModelCalls: 0\n");
+    const { code, stdout } = await runCliInProcessFrom(root, "eval", "--replay");
+    expect(code).toBe(1);
+    expect(stdout).toContain("evals/broken.yaml\n  6:20  error  Unexpected value at `expect[0].maxModelCalls`: it must be >= 1  eval/invalid-scenario\n");
+  });
+
+  it("writes no progress bar when stderr is not a terminal, and redraws one in place when it is", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+    const { code, stderr } = await runCliInProcessFrom(root, "eval", "--replay");
+    expect([code, stderr]).toEqual([0, ""]);
+    let written = "";
+    const bar = progressBar({ write: (chunk: string) => ((written += chunk), true) } as unknown as NodeJS.WritableStream);
+    bar.update(1, 4);
+    bar.update(4, 4);
+    bar.clear();
+    expect(written).toBe("\r\u001B[2Keval [######------------------] 1/4 runs\r\u001B[2Keval [########################] 4/4 runs\r\u001B[2K");
+  });
+});

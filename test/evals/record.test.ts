@@ -1,0 +1,102 @@
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runEvals } from "../../src/evals/index.js";
+import { canonicalJson } from "../../src/pipeline/emit/canonical-json.js";
+import { loadArtifacts } from "../../src/runtime/artifacts.js";
+import { startWireServer, type WireServer } from "../wire/server.js";
+import { evalProject, repoRoot, withoutNetwork } from "./helpers/project.js";
+// The same scripted model scripts/record-eval-cassettes.mjs records the shipped cassettes with.
+// @ts-expect-error: a plain ES module without types
+import { goodAgent } from "../../scripts/good-agent.mjs";
+
+const artifacts = loadArtifacts({ distDir: join(repoRoot, "dist") });
+
+describe("--record then --replay", () => {
+  it("records through the scripted model, byte for byte the shipped cassettes, and replays to the same verdicts with no network", async () => {
+    const root = evalProject({ scenarios: ["topic-only-deck", "edit-with-artifact-update"] });
+    const recorded = await runEvals({ root, record: true, runs: 2, concurrency: 2, scriptedModel: goodAgent });
+    expect(recorded.results?.passed).toBe(true);
+    for (const scenario of ["topic-only-deck", "edit-with-artifact-update"]) {
+      const folder = join(root, "evals", "cassettes", scenario);
+      expect(readdirSync(folder).sort()).toEqual(["1.json", "2.json"]);
+      for (const run of ["1.json", "2.json"]) expect(readFileSync(join(folder, run), "utf8")).toBe(readFileSync(join(repoRoot, "evals", "cassettes", scenario, run), "utf8"));
+    }
+    const replayed = await withoutNetwork(() => runEvals({ root, replay: true }));
+    const verdicts = (results: typeof recorded.results) => results?.scenarios.map((scenario) => [scenario.name, scenario.expectations.map((expectation) => [expectation.id, expectation.passed])]);
+    expect(verdicts(replayed.results)).toEqual(verdicts(recorded.results));
+    expect(replayed.results).toMatchObject({ mode: "replay", model: "scripted/good-agent", runs: 2 });
+  });
+
+  it("routes the edit scenario's artifact_update with routeUpdate: steered in after the batch of the sixth tool call (the first read), before the re-read", async () => {
+    const root = evalProject({ scenarios: ["edit-with-artifact-update"] });
+    const seen: string[] = [];
+    const watching = {
+      name: "good-agent",
+      respond: (call: { context: { messages: Array<{ role: string; content: unknown }> } }) => {
+        seen.push(JSON.stringify(call.context.messages.at(-1)?.content ?? ""));
+        return (goodAgent as { respond: (call: unknown) => unknown }).respond(call) as { toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> };
+      },
+    };
+    const { results } = await runEvals({ root, scriptedModel: watching });
+    expect(results?.passed).toBe(true);
+    const arrived = seen.findIndex((text) => text.includes("<artifact_update") && text.includes("A collaborator edited card 5"));
+    // Call 4 is the first after the batch holding the sixth tool call (the first read of the deck).
+    expect(arrived + 1).toBe(4);
+  });
+});
+
+describe("--record through pi-ai's real OpenAI client", () => {
+  let server: WireServer;
+  const saved = process.env["OPENAI_API_KEY"];
+  beforeEach(async () => {
+    server = await startWireServer();
+    process.env["OPENAI_API_KEY"] = "sk-eval-wire";
+  });
+  afterEach(async () => {
+    await server.close();
+    if (saved === undefined) delete process.env["OPENAI_API_KEY"];
+    else process.env["OPENAI_API_KEY"] = saved;
+  });
+
+  it("records the provider's streamed replies as a cassette that replays offline to the same verdicts", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"] });
+    server.script([
+      { toolCalls: [{ name: "skill", arguments: { name: "deck-generation" } }] },
+      { toolCalls: [{ name: "bash", arguments: { command: "ls uploads/" } }] },
+      {
+        toolCalls: [
+          {
+            name: "todo",
+            arguments: {
+              tasks: [
+                { id: "t1", title: "Understand", status: "complete", step: "deck-generation#1" },
+                { id: "t2", title: "Plan", status: "complete", step: "deck-generation#2" },
+                { id: "t3", title: "Ask for the notes", status: "blocked", note: "No notes in uploads/", step: "deck-generation#3" },
+                { id: "t4", title: "Research", status: "in_progress", step: "deck-generation#4" },
+              ],
+            },
+          },
+        ],
+      },
+      { toolCalls: [{ name: "message_user", arguments: { message: "I could not find your notes in uploads/. Could you upload them?", blockOnUser: true } }] },
+    ]);
+    const recorded = await runEvals({ root, model: "openai/gpt-5", baseUrl: `${server.url}/v1`, record: true });
+    expect(recorded.results?.scenarios[0]?.runResults[0]).toMatchObject({ run: 1, passed: true, modelCalls: 4 });
+    expect(recorded.results?.model).toBe("openai/gpt-5");
+    // What reached the provider: pi-ai's real client with the key from the environment and the variant's exact bytes.
+    expect(server.requests).toHaveLength(4);
+    expect(server.requests.map((request) => [request.protocol, request.headers.authorization])).toEqual(Array(4).fill(["openai-responses", "Bearer sk-eval-wire"]));
+    expect(JSON.stringify(server.requests[0]?.body)).toContain(JSON.stringify(artifacts.variants["base"]).slice(1, -1));
+    const cassette = JSON.parse(readFileSync(join(root, "evals/cassettes/blocking-question/1.json"), "utf8")) as { model: string; calls: unknown[] };
+    expect(cassette).toMatchObject({ format: "gamma-prompt/eval-cassette@1", model: "openai/gpt-5", scenario: "blocking-question", run: 1, cacheKey: artifacts.manifest.staticPrefix.cacheKey });
+    expect(cassette.calls).toHaveLength(4);
+    expect(readFileSync(join(root, "evals/cassettes/blocking-question/1.json"), "utf8")).toBe(canonicalJson(cassette));
+
+    await server.close();
+    server = await startWireServer();
+    const replayed = await withoutNetwork(() => runEvals({ root, replay: true }));
+    expect(server.requests).toHaveLength(0);
+    expect(replayed.results).toMatchObject({ model: "openai/gpt-5", mode: "replay", passed: true });
+  });
+});

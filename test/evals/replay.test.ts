@@ -1,0 +1,49 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runEvals, EvalUsageError } from "../../src/evals/index.js";
+import { loadArtifacts } from "../../src/runtime/artifacts.js";
+import { evalProject, repoRoot, withoutNetwork } from "./helpers/project.js";
+
+const RECORD_AGAIN = "the embedded default changed since its cassettes were recorded: run `npm run build:ts && node scripts/record-eval-cassettes.mjs` and commit evals/cassettes/";
+
+describe("the shipped scenarios replay from their cassettes", () => {
+  it("replays every cassette in evals/cassettes with no key and no network, and every scenario passes", async () => {
+    const { results, diagnostics } = await withoutNetwork(() => runEvals({ root: repoRoot, replay: true }));
+    expect(diagnostics).toEqual([]);
+    const stale = results?.scenarios.flatMap((scenario) => scenario.runResults.flatMap((run) => (run.error === undefined ? [] : [`${scenario.name} ${run.run}: ${run.error}`]))) ?? [];
+    expect(stale, RECORD_AGAIN).toEqual([]);
+    expect(results?.scenarios.map((scenario) => [scenario.name, scenario.passed, scenario.runs, scenario.pass])).toEqual([
+      ["blocking-question", 3, 3, true],
+      ["conflicting-request", 3, 3, true],
+      ["edit-with-artifact-update", 3, 3, true],
+      ["import-request", 3, 3, true],
+      ["topic-only-deck", 3, 3, true],
+    ]);
+    expect(results).toMatchObject({ model: "scripted/good-agent", mode: "replay", runs: 3, passed: true, cacheKey: loadArtifacts({ distDir: join(repoRoot, "dist") }).manifest.staticPrefix.cacheKey });
+  });
+
+  it("reports a stale cassette at the first call whose context changed, naming the cassette and what to do", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+    const file = join(root, "evals", "blocking-question.yaml");
+    writeFileSync(file, readFileSync(file, "utf8").replace("for Friday's board meeting", "for Monday's board meeting"));
+    const cwd = process.cwd();
+    process.chdir(root);
+    try {
+      const { results } = await runEvals({ replay: true, runs: 1 });
+      expect(results?.passed).toBe(false);
+      expect(results?.scenarios[0]?.runResults[0]?.error).toBe(
+        "stale cassette evals/cassettes/blocking-question/1.json: the context of model call 1 differs from the recorded one (the scenario, the tools or the runtime changed since the recording); re-record it with --record",
+      );
+      expect(results?.scenarios[0]?.expectations.every((expectation) => expectation.passed === 0)).toBe(true);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
+  it("refuses a replay of a scenario without cassettes before any run", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"] });
+    await expect(runEvals({ root, replay: true })).rejects.toThrow(EvalUsageError);
+    await expect(runEvals({ root, replay: true })).rejects.toThrow(/^Unexpected scenario "blocking-question" without cassettes in .*evals\/cassettes\/blocking-question\/, expected them recorded first: gamma-prompt eval --record --model provider\/id$/);
+  });
+});
