@@ -8,7 +8,7 @@
 import type { LoadedArtifacts } from "../runtime/artifacts.js";
 import type { AuditReport } from "../runtime/audit/audit.js";
 import { createGammaAgent, type Api, type Model, type StreamFn } from "../runtime/pi-adapter.js";
-import type { Task } from "../runtime/state.js";
+import type { Task } from "../runtime/execution-state.js";
 import { RUNTIME_TOOL_NAMES, type HostExecutors, type ToolExecutor } from "../runtime/tools.js";
 import type { ProtocolEvent } from "../runtime/yield.js";
 import type { ArgsContain, LoadedScenario, ScenarioEvent, ToolFixture } from "./scenario.js";

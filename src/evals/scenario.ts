@@ -12,7 +12,7 @@ import { schemaDiagnostics } from "../pipeline/validate/schema-diagnostics.js";
 import { packageSchemaValidator } from "../pipeline/validate/schema-validators.js";
 import { readRegularFile } from "../protocol/regular-file.js";
 import type { LoadedArtifacts } from "../runtime/artifacts.js";
-import type { ArtifactReference } from "../runtime/state.js";
+import type { ArtifactReference } from "../runtime/execution-state.js";
 import { checkInjection } from "../runtime/injections/envelope.js";
 
 /** A scenario larger than this is refused unread: scenarios are hand-written. */

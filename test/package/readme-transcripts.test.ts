@@ -155,3 +155,16 @@ async function untilOutput(run: CliRun, ready: (stdout: string) => boolean): Pro
 function untilBuilds(run: CliRun, count: number): Promise<void> {
   return untilOutput(run, (out) => out.split("\n").filter((line) => /^[✔✖] .*\b(built|rebuilt|build failed) in \d+ ms\b/.test(line)).length >= count);
 }
+
+describe("README evaluations", () => {
+  it("shows the eval summary table exactly as a replay of the shipped cassettes prints it", async () => {
+    const command = "$ gamma-prompt eval --replay evals/topic-only-deck.yaml evals/blocking-question.yaml\n";
+    const { code, stdout } = await runCliInProcessFrom(repoRoot, ...command.slice(2).trim().split(" ").slice(1));
+    expect(code).toBe(0);
+    expect(blockStartingWith(command), "after a prompt change: re-record with node scripts/record-eval-cassettes.mjs, then copy the table").toBe(`${command}${stdout}`);
+  });
+
+  it("shows evals/blocking-question.yaml as it is", async () => {
+    expect(blockStartingWith("# The request depends on notes")).toBe(await readFile(join(repoRoot, "evals/blocking-question.yaml"), "utf8"));
+  });
+});
