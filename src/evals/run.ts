@@ -39,8 +39,6 @@ export interface RunInput {
   model: Model<Api>;
   streamFn: StreamFn;
   getApiKey?: () => string | undefined;
-  /** Set by the caller's stream observer: a refusal or provider error message to report. */
-  takeError?: () => string | undefined;
 }
 
 export async function runScenario(input: RunInput): Promise<RunTrace> {
@@ -78,7 +76,7 @@ export async function runScenario(input: RunInput): Promise<RunTrace> {
         toolCalls += 1;
         trace.entries.push({ type: "tool_call", turn, name: part.name, arguments: part.arguments });
       }
-      if (event.message.stopReason === "error" && trace.error === undefined) trace.error = input.takeError?.() ?? event.message.errorMessage ?? "the model call failed";
+      if (event.message.stopReason === "error" && trace.error === undefined) trace.error = event.message.errorMessage ?? "the model call failed";
       // Routed while the batch that made the n-th call runs: the delivery policy decides when it reaches the model.
       for (const due of afterCalls.filter((entry) => entry.at.afterToolCall <= toolCalls)) {
         afterCalls.splice(afterCalls.indexOf(due), 1);
