@@ -21,11 +21,16 @@ const cli = join(here, "..", "lib", "cli", "index.js");
 const piLoader = join(here, "helpers", "pi-load-skills.mjs");
 const RUNS = 7;
 
-const corpus = resolve(
-  process.argv[2] ?? process.env.CORPUS ?? ["../../shared/realworld-skills", "../../../shared/realworld-skills"].map((path) => join(here, path)).find((path) => existsSync(path)) ?? "",
-);
+const named = process.argv[2] ?? process.env.CORPUS;
+const found = named ?? ["../../shared/realworld-skills", "../../../shared/realworld-skills"].map((path) => join(here, path)).find((path) => existsSync(path));
+if (found === undefined) {
+  // A checkout without the shared corpus beside it (a fresh clone, CI): nothing to measure.
+  console.log("skipped: no corpus beside the repository; pass a folder of collections (each with skills/) as an argument or in CORPUS");
+  process.exit(0);
+}
+const corpus = resolve(found);
 if (!existsSync(corpus) || !statSync(corpus).isDirectory()) {
-  console.log(`no corpus at ${corpus || "(none)"}: pass a folder of collections (each with skills/) as an argument or in CORPUS`);
+  console.log(`no corpus at ${corpus}: pass a folder of collections (each with skills/) as an argument or in CORPUS`);
   process.exit(2);
 }
 const collections = readdirSync(corpus)

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { cp, rm } from "node:fs/promises";
+import { chmod, cp, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -101,6 +101,23 @@ describe("lint --fix contract", () => {
     const dir = await copyOfProject("allowed-tools");
     const { stdout } = await runCliInProcessFrom(join(dir, ".."), "lint", "--root", dir.slice(dir.lastIndexOf("/") + 1), "--fix-dry-run");
     expect(stdout).toContain(`--- a/${dir.slice(dir.lastIndexOf("/") + 1)}/skills/block-list/SKILL.md`);
+  });
+
+  it("keeps stdout for the format's own document under github and sarif: the changes go to stderr", async () => {
+    const dir = await copyOfProject("allowed-tools");
+    const { code, stdout, stderr } = await runCliInProcessFrom(dir, "lint", "--fix", "--format", "github");
+    expect(code).toBe(1);
+    expect(stdout.split("\n").filter((line) => line !== "").every((line) => line.startsWith("::"))).toBe(true);
+    expect(stderr).toContain("fixed skills/block-list/SKILL.md:5:3  skill/allowed-tools-format");
+  });
+
+  it("replaces a fixed file with one of the same permissions, leaving no temporary file behind", async () => {
+    const dir = await copyOfProject("insert-type");
+    const file = join(dir, "skills", "release", "SKILL.md");
+    await chmod(file, 0o640);
+    await runCliInProcessFrom(dir, "lint", "--fix");
+    expect((await stat(file)).mode & 0o777).toBe(0o640);
+    expect(await readdir(join(dir, "skills", "release"))).toEqual(["SKILL.md"]);
   });
 
   it("refuses --fix with --fix-dry-run (exit 2)", async () => {
