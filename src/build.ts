@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { SourceFile } from "./stage-data.js";
 import { ProjectRootError } from "./pipeline/discover/discover.js";
+import { isDefaultLayout, matchSkillFolders, readSkillLayout } from "./pipeline/discover/skill-folders.js";
 import { sameStamp } from "./pipeline/discover/file-stamp.js";
 import { isWithin, relativePosix } from "./pipeline/discover/relative-paths.js";
 import { MANIFEST_FILE, type ArtifactEntry, type DistManifest } from "./protocol/dist-manifest.js";
@@ -98,7 +99,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     throw new ProjectRootError(`output folder "${options.outDir ?? "dist"}" holds the project root, expected a folder of its own such as "dist"`);
   }
   // Inside skills/, prompts/ or schemas/ the artifacts would become sources of the next build.
-  const sourceFolder = SOURCE_FOLDERS.find((folder) => isWithin(join(root, folder), outDir));
+  const layout = readSkillLayout(root);
+  // A layout of its own (`plugins/*/skills/*`) puts skills elsewhere: an output folder inside one would be copied as its supporting files.
+  const skillFolders = isDefaultLayout(layout) ? [] : matchSkillFolders(root, layout);
+  const sourceFolder = [...SOURCE_FOLDERS, ...skillFolders].find((folder) => isWithin(join(root, folder), outDir));
   if (sourceFolder !== undefined) {
     throw new ProjectRootError(`output folder "${options.outDir ?? "dist"}" is inside the source folder ${sourceFolder}/, expected a folder of its own such as "dist"`);
   }

@@ -1,11 +1,14 @@
+import { readdirSync } from "node:fs";
 import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { build, createBuildCache, type BuildResult } from "./build.js";
 import type { InvalidationCost } from "./cost/invalidation.js";
 import { ProjectRootError } from "./pipeline/discover/discover.js";
 import type { PrefixChange, WatchBuildEvent, WatchEvent } from "./watch/events.js";
-import { isIgnoredSource, toRootRelative } from "./watch/paths.js";
+import { isIgnoredSource, layoutTopFolders, toRootRelative } from "./watch/paths.js";
+import { readSkillLayout } from "./pipeline/discover/skill-folders.js";
+import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
 import { createPlanTracker } from "./watch/plan-cost.js";
 import { RebuildQueue } from "./watch/queue.js";
 
@@ -84,13 +87,26 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
     options.onEvent(toBuildEvent("initial", [], result, elapsedSince(started), planCost(result)));
   };
 
-  const queue = new RebuildQueue(debounceMs, rebuild);
+  // The folders the config's `skills` names are watched too; an edit to the config that names new ones adds them.
+  let layoutTops = layoutTopFolders(readSkillLayout(root));
+  const followLayout = (changedPaths: readonly string[]): void => {
+    if (!changedPaths.includes(CONFIG_FILE)) return;
+    const before = layoutTops;
+    layoutTops = layoutTopFolders(readSkillLayout(root));
+    if (before === "any") return;
+    const added = layoutTops === "any" ? topFolders(root) : layoutTops;
+    for (const top of added) if (!before.includes(top)) watcher.add(join(root, top));
+  };
+  const queue = new RebuildQueue(debounceMs, async (changedPaths: string[]) => {
+    followLayout(changedPaths);
+    await rebuild(changedPaths);
+  });
   const { watch: watchFiles } = await import("chokidar");
   const watcher = watchFiles(root, {
     ignoreInitial: true,
     ignored: (path: string) => {
       const rel = toRootRelative(root, path);
-      return rel === undefined || isIgnoredSource(rel, outDirRelative);
+      return rel === undefined || isIgnoredSource(rel, outDirRelative, layoutTops);
     },
   });
   watcher.on("all", (eventName, path) => {
@@ -152,6 +168,16 @@ function describePrefixChange(result: BuildResult): PrefixChange | undefined {
   if (!result.ok || !result.prefixChanged || !result.manifest || !before) return undefined;
   const after = result.manifest.staticPrefix;
   return { cacheKeyBefore: before.cacheKey, cacheKeyAfter: after.cacheKey, tokensBefore: before.tokens, tokensAfter: after.tokens };
+}
+
+function topFolders(root: string): string[] {
+  try {
+    return readdirSync(root, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
+      .map((entry) => entry.name);
+  } catch {
+    return [];
+  }
 }
 
 function errorMessage(error: unknown): string {

@@ -1,8 +1,25 @@
 import { isWithin, relativePosix } from "../pipeline/discover/relative-paths.js";
+import type { SkillLayout } from "../pipeline/discover/skill-folders.js";
 import { CONFIG_FILE } from "../pipeline/discover/source-paths.js";
 
-/** The sources a build reads, relative to the project root. Everything else is ignored. */
+/** The sources a build reads, relative to the project root, besides the skill layout's folders. Everything else is ignored. */
 export const WATCHED_FOLDERS = ["skills", "prompts", "schemas", "knowledge"] as const;
+
+/**
+ * The top-level folders the skill layout (the config's `skills`) reads from,
+ * besides the fixed ones: `plugins` for `plugins/*\/skills/*`. A pattern that
+ * starts with a glob (`*\/skills/*`, `**`) can match under any folder: then
+ * every folder is watched ("any").
+ */
+export function layoutTopFolders(layout: SkillLayout): string[] | "any" {
+  const tops = new Set<string>();
+  for (const pattern of layout.skills) {
+    const first = pattern.replace(/\\/g, "/").replace(/^\.\//, "").split("/")[0] ?? "";
+    if (first === "" || /[*?[]/.test(first)) return "any";
+    tops.add(first);
+  }
+  return [...tops].sort();
+}
 
 /** Root-relative POSIX form of an absolute path, or undefined when it lies outside the root. */
 export function toRootRelative(root: string, absolutePath: string): string | undefined {
@@ -10,17 +27,18 @@ export function toRootRelative(root: string, absolutePath: string): string | und
 }
 
 /**
- * Decides whether a root-relative path is outside what a build reads.
+ * Decides whether a root-relative path is outside what a build reads
+ * (`layoutTops` from {@link layoutTopFolders}; "any" watches every folder).
  * Directories on the way to a watched folder (the root itself) must pass, or
  * the watcher would never descend. Editor scratch files are ignored so a
  * save does not trigger one build for the temp file and another for the rename.
  */
-export function isIgnoredSource(relPath: string, outDir: string | undefined): boolean {
+export function isIgnoredSource(relPath: string, outDir: string | undefined, layoutTops: readonly string[] | "any" = []): boolean {
   if (relPath === "") return false;
   const segments = relPath.split("/");
   const top = segments[0] ?? "";
   if (relPath === CONFIG_FILE) return false;
-  if (!(WATCHED_FOLDERS as readonly string[]).includes(top)) return true;
+  if (layoutTops !== "any" && !(WATCHED_FOLDERS as readonly string[]).includes(top) && !layoutTops.includes(top)) return true;
   if (outDir !== undefined && (relPath === outDir || relPath.startsWith(`${outDir}/`))) return true;
   return segments.some(isScratchName);
 }

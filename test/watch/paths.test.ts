@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { isIgnoredSource, toRootRelative } from "../../src/watch/paths.js";
+import { isIgnoredSource, layoutTopFolders, toRootRelative } from "../../src/watch/paths.js";
 
 describe("which paths trigger a rebuild", () => {
   it.each([
@@ -28,6 +28,16 @@ describe("which paths trigger a rebuild", () => {
     [".git/index", true],
   ])("%s ignored: %s", (path, ignored) => {
     expect(isIgnoredSource(path, "dist")).toBe(ignored);
+  });
+
+  it("watches the folders the config's skill layout starts with, and everything when a pattern starts with a glob", () => {
+    expect(layoutTopFolders({ skills: ["plugins/*/skills/*", "./extra/skills/*"], ignore: [] })).toEqual(["extra", "plugins"]);
+    expect(layoutTopFolders({ skills: ["*/skills/*"], ignore: [] })).toBe("any");
+    expect(isIgnoredSource("plugins/docs/skills/pdf/SKILL.md", "dist")).toBe(true);
+    expect(isIgnoredSource("plugins/docs/skills/pdf/SKILL.md", "dist", ["plugins"])).toBe(false);
+    expect(isIgnoredSource("plugins/docs/skills/pdf/.SKILL.md.swp", "dist", ["plugins"])).toBe(true);
+    expect(isIgnoredSource("anywhere/SKILL.md", "dist", "any")).toBe(false);
+    expect(isIgnoredSource("dist/manifest.json", "dist", "any")).toBe(true);
   });
 
   it("ignores an output folder placed inside a watched folder", () => {

@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import { readRegularFile } from "../../protocol/regular-file.js";
 import { packageVersion } from "../../version.js";
-import { findSkillFolders, SKILL_FILE, SKILLS_DIR } from "../discover/discover.js";
+import { findSkillFolders, SKILL_FILE } from "../discover/discover.js";
+import { readSkillLayout } from "../discover/skill-folders.js";
 import { listProjectSourcePaths } from "../discover/project-sources.js";
 import { listSupportingEntries } from "../discover/supporting-files.js";
 import { sha256Hex } from "../discover/read-source.js";
@@ -70,7 +71,7 @@ export async function sourceSnapshot(root: string, mode: "content" | "stamp"): P
   return mode === "content" ? contentDigest(root, listing) : stampSources(root, listing.paths);
 }
 
-function contentDigest(root: string, listing: { paths: string[]; special: Set<string> }): string {
+function contentDigest(root: string, listing: InputListing): string {
   const hash = createHash("sha256");
   // Synchronous reads: for a thousand small files they beat fs/promises several times over.
   for (const path of listing.paths) {
@@ -82,16 +83,24 @@ function contentDigest(root: string, listing: { paths: string[]; special: Set<st
     // A folder without SKILL.md (its listing decides what lint reports) or a FIFO (never read) hashes as absent.
     const read = readRegularFile(join(root, path));
     const content = read.kind === "file" ? read.bytes : undefined;
-    const missing = path.startsWith(`${SKILLS_DIR}/`) ? `-${listNames(join(root, dirname(path)))}` : "-";
+    const missing = listing.inSkillFolders.has(path) ? `-${listNames(join(root, dirname(path)))}` : "-";
     hash.update(`\n${path}\n${content === undefined ? missing : sha256Hex(content)}`);
   }
   return hash.digest("hex");
 }
 
-async function listInputs(root: string): Promise<{ paths: string[]; special: Set<string> } | undefined> {
+/** Every source path, in order; which of them lie in skill folders; which are links or special files. */
+interface InputListing {
+  paths: string[];
+  inSkillFolders: Set<string>;
+  special: Set<string>;
+}
+
+async function listInputs(root: string): Promise<InputListing | undefined> {
   let folders: string[];
   try {
-    folders = findSkillFolders(root);
+    // Where the config's `skills` and `ignore` say, as lint and the build look.
+    folders = findSkillFolders(root, readSkillLayout(root));
   } catch {
     return undefined;
   }
@@ -104,7 +113,7 @@ async function listInputs(root: string): Promise<{ paths: string[]; special: Set
       if (!entry.regular) special.add(entry.path);
     }
   }
-  return { paths: [...paths, ...(await listProjectSourcePaths(root))], special };
+  return { paths: [...paths, ...(await listProjectSourcePaths(root))], inSkillFolders: new Set(paths), special };
 }
 
 /** Sizes and modification times of exactly these root-relative paths (a missing one stamps as absent). */

@@ -78,9 +78,11 @@ export interface CompileOptions {
 }
 
 export async function compileProject(root: string, session: BuildSession = new BuildSession(), changedPaths?: readonly string[], options: CompileOptions = {}): Promise<CompiledProject> {
-  // The artifacts need each skill's type, so the compiler applies the gamma profile to skills/*; the config's rules still apply.
+  // The artifacts need each skill's type, so the compiler applies the gamma profile; it finds the skills where lint
+  // does (the config's `skills` and `ignore`), and the config's rules still apply.
   const lintConfig = readLintConfig(root);
-  const [linted, loaded] = await Promise.all([lintSkills(root, session, changedPaths, { profile: "gamma", rules: lintConfig.config.rules }), loadProjectSources(root, session, changedPaths)]);
+  const settings = { profile: "gamma" as const, rules: lintConfig.config.rules, layout: lintConfig.config.layout };
+  const [linted, loaded] = await Promise.all([lintSkills(root, session, changedPaths, settings), loadProjectSources(root, session, changedPaths)]);
   const diagnostics: Diagnostic[] = [...linted.diagnostics, ...loaded.diagnostics];
   const done = (extra: Partial<CompiledProject> = {}): CompiledProject => finish(diagnostics, extra);
   const { sources } = loaded;
@@ -249,12 +251,12 @@ function collectSupportingFiles(
   const known = session.keep(SUPPORTING_FILES, () => new Map());
   const files = new Map<string, SupportingFile[]>();
   const diagnostics: Diagnostic[] = [];
-  const touched = changedPaths ? new Set(changedPaths.map((path) => path.split("/").slice(0, 2).join("/"))) : undefined;
   const kept = new Map<string, SupportedFolder>();
   for (const skill of skills) {
     const folder = `${skill.path.slice(0, -"/SKILL.md".length)}`;
     const cached = known.get(folder);
-    const reusable = cached !== undefined && cached.maxBytes === maxBytes && touched !== undefined && !touched.has(folder);
+    const touched = changedPaths === undefined || changedPaths.some((path) => path.startsWith(`${folder}/`));
+    const reusable = cached !== undefined && cached.maxBytes === maxBytes && !touched;
     const read = reusable ? cached : { maxBytes, ...readSupportingFiles(root, folder, maxBytes) };
     kept.set(folder, read);
     files.set(skill.name, read.files);

@@ -62,7 +62,7 @@ export interface LintedSkills {
   skillFileCount: number;
 }
 
-/** Which rules run and where the skills are: lint reads these from the config; the compiler builds skills/* under gamma. */
+/** Which rules run and where the skills are: both lint and the compiler read the layout and rules from the config; the compiler always applies gamma. */
 export interface SkillRuleSettings {
   profile: Profile;
   layout?: SkillLayout;

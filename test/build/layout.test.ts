@@ -1,0 +1,125 @@
+/**
+ * build, check and watch find skills where lint does: the config's `skills`
+ * globs and `ignore`, with lint's rules for dot folders and duplicate names.
+ * The case: an init scaffold whose skills live in plugins/<plugin>/skills/,
+ * laid out by test/fixtures/build/plugins-layout.
+ */
+import { cp, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { build } from "../../src/build.js";
+import { check } from "../../src/check.js";
+import { init } from "../../src/init.js";
+import { lint } from "../../src/lint.js";
+import { loadArtifacts } from "../../src/runtime/artifacts.js";
+import { watch, type WatchBuildEvent, type WatchEvent, type WatchHandle } from "../../src/watch.js";
+import { waitFor } from "../watch/helpers.js";
+import { fixturesDir, removeTempDirs, tempDir } from "./helpers.js";
+
+afterAll(removeTempDirs);
+const open: WatchHandle[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((handle) => handle.close()));
+});
+
+const CASE = join(fixturesDir, "plugins-layout");
+
+/** init, move its skills into plugins/writing/skills/, add the case's plugins and its `skills`/`ignore`. */
+async function pluginsProject(): Promise<string> {
+  const root = await tempDir();
+  expect(init({ dir: root }).ok).toBe(true);
+  await mkdir(join(root, "plugins/writing"), { recursive: true });
+  await rename(join(root, "skills"), join(root, "plugins/writing/skills"));
+  await cp(join(CASE, "plugins"), join(root, "plugins"), { recursive: true });
+  const configPath = join(root, "gamma-prompt.config.json");
+  const layout = JSON.parse(await readFile(join(CASE, "layout.json"), "utf8")) as object;
+  await writeFile(configPath, JSON.stringify({ ...(JSON.parse(await readFile(configPath, "utf8")) as object), ...layout }, null, 2));
+  return root;
+}
+
+const SKILLS = ["draft-outline", "proofread", "style-guide"];
+
+describe("a plugins/*/skills/* layout", () => {
+  it("builds every skill the layout names, with its supporting files; check and loadArtifacts pass", async () => {
+    const root = await pluginsProject();
+    const linted = await lint({ root });
+    expect(linted.skills.map((skill) => skill.name)).toEqual(SKILLS);
+    const built = await build({ root });
+    expect(built.diagnostics).toEqual([]);
+    expect(built.ok).toBe(true);
+    // The dot folder and the ignored plugin are never read, as under lint.
+    expect(Object.keys(built.manifest?.skills ?? {})).toEqual(SKILLS);
+    expect(built.manifest?.skills["proofread"]?.files).toEqual(["scripts/count.py"]);
+    expect(built.manifest?.skills["style-guide"]?.files).toEqual(["references/checklist.md"]);
+    expect(await readFile(join(root, "dist/skills/proofread/scripts/count.py"))).toEqual(await readFile(join(root, "plugins/review/skills/proofread/scripts/count.py")));
+    expect((await readFile(join(root, "dist/catalog.xml"), "utf8")).match(/name="[^"]+"/g)).toEqual(SKILLS.map((name) => `name="${name}"`));
+
+    const checked = await check({ root });
+    expect(checked.diagnostics).toEqual([]);
+    expect(checked.ok).toBe(true);
+    const artifacts = loadArtifacts({ distDir: join(root, "dist") });
+    expect([...artifacts.skills.keys()].sort()).toEqual(SKILLS);
+    expect([...(artifacts.skills.get("proofread")?.files.keys() ?? [])]).toEqual(["scripts/count.py"]);
+
+    // A second build with nothing changed is served by the persistent cache, which lists the same folders.
+    expect((await build({ root })).fromCache).toBe(true);
+    await writeFile(join(root, "plugins/review/skills/proofread/scripts/count.py"), "print(0)\n");
+    const rebuilt = await build({ root });
+    expect(rebuilt.fromCache).toBe(false);
+    expect(rebuilt.written).toContain("skills/proofread/scripts/count.py");
+    expect((await check({ root })).ok).toBe(true);
+  });
+
+  it("refuses two skills of one name across plugins, as lint does, and leaves dist/ as it was", async () => {
+    const root = await pluginsProject();
+    expect((await build({ root })).ok).toBe(true);
+    const manifest = await readFile(join(root, "dist/manifest.json"));
+    await cp(join(root, "plugins/review/skills/proofread"), join(root, "plugins/writing/skills/proofread"), { recursive: true });
+    const built = await build({ root });
+    expect(built.ok).toBe(false);
+    const duplicates = built.diagnostics.filter((diagnostic) => diagnostic.ruleId === "skill/name-duplicate");
+    expect(duplicates.map((diagnostic) => [diagnostic.file, diagnostic.related?.file])).toEqual((await lint({ root })).diagnostics.filter((d) => d.ruleId === "skill/name-duplicate").map((d) => [d.file, d.related?.file]));
+    expect(duplicates).toHaveLength(1);
+    expect(await readFile(join(root, "dist/manifest.json"))).toEqual(manifest);
+    expect((await check({ root })).ok).toBe(false);
+  });
+
+  it("refuses an output folder inside a skill folder of the layout", async () => {
+    const root = await pluginsProject();
+    await expect(build({ root, outDir: "plugins/review/skills/proofread/dist" })).rejects.toThrow(/inside the source folder plugins\/review\/skills\/proofread\//);
+  });
+
+  it("watch rebuilds on a real edit to a supporting file under plugins/", async () => {
+    const root = await pluginsProject();
+    const events: WatchEvent[] = [];
+    const handle = await watch({ root, onEvent: (event) => events.push(event) });
+    open.push(handle);
+    expect(events[0]).toMatchObject({ type: "initial", ok: true, errorCount: 0 });
+    const rebuilds = () => events.filter((event): event is WatchBuildEvent => event.type === "rebuild");
+    const script = join(root, "plugins/review/skills/proofread/scripts/count.py");
+    await writeFile(script, "print('edited')\n");
+    await waitFor("the rebuild after the script edit", () => rebuilds().some((event) => event.written.includes("skills/proofread/scripts/count.py")));
+    expect(rebuilds().at(-1)).toMatchObject({ ok: true, changedPaths: ["plugins/review/skills/proofread/scripts/count.py"] });
+    expect(await readFile(join(root, "dist/skills/proofread/scripts/count.py"), "utf8")).toBe("print('edited')\n");
+    // A plugin folder the config starts naming while watch runs is watched from then on.
+    await mkdir(join(root, "extra/skills"), { recursive: true });
+    await cp(join(root, "plugins/review/skills/proofread"), join(root, "extra/skills/proofread-extra"), { recursive: true });
+    const extra = join(root, "extra/skills/proofread-extra/SKILL.md");
+    await writeFile(extra, (await readFile(extra, "utf8")).replace("name: proofread", "name: proofread-extra"));
+    const configPath = join(root, "gamma-prompt.config.json");
+    const config = JSON.parse(await readFile(configPath, "utf8")) as { skills: string[] };
+    await writeFile(configPath, JSON.stringify({ ...config, skills: [...config.skills, "extra/skills/*"] }, null, 2));
+    await waitFor("the rebuild after the config edit", () => rebuilds().some((event) => event.written.includes("skills/proofread-extra.md")));
+    // The watcher scans the new folder in the background: an edit made while it scans counts as already there, so edit until one is seen.
+    const edited = join(root, "extra/skills/proofread-extra/scripts/count.py");
+    const seen = () => rebuilds().some((event) => event.changedPaths.includes("extra/skills/proofread-extra/scripts/count.py") && event.ok);
+    for (let attempt = 1; !seen(); attempt++) {
+      await writeFile(edited, `print('extra ${attempt}')\n`);
+      await waitFor("the rebuild after an edit in the new folder", seen, 2_000).catch((error: unknown) => {
+        if (attempt === 5) throw error;
+      });
+    }
+    expect(await readFile(join(root, "dist/skills/proofread-extra/scripts/count.py"), "utf8")).toBe(await readFile(edited, "utf8"));
+    await rm(join(root, "extra"), { recursive: true });
+  });
+});
