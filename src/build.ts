@@ -13,7 +13,7 @@ import type { CompiledProject } from "./pipeline/compile/compile.js";
 import { DIST_MEMORY, EmitError, emitArtifacts, listTree, type DistMemory } from "./pipeline/emit/emit.js";
 import { acquireOutputLock, type LockHolder, type OutputLock } from "./pipeline/emit/lock.js";
 import { recoverDist, removeStaleStaging, type Recovery } from "./pipeline/emit/recovery.js";
-import { BuildSession } from "./pipeline/session/build-session.js";
+import { BuildSession, defineSlot } from "./pipeline/session/build-session.js";
 import type { ArtifactContent } from "./pipeline/emit/artifacts.js";
 import { sha256Hex } from "./pipeline/discover/read-source.js";
 import { summarize, type BuildSummary } from "./pipeline/render/summary.js";
@@ -29,6 +29,14 @@ export type BuildCache = BuildSession;
 
 export function createBuildCache(): BuildCache {
   return new BuildSession({ repeated: true });
+}
+
+/** Housekeeping a build of this session left running after it returned (the removal of its staging folder). */
+const PENDING_CLEANUP = defineSlot<{ pending?: Promise<void> }>("pending cleanup");
+
+/** Resolves once the housekeeping of every build of this cache has finished (watch waits for it when it closes). */
+export async function settleBuildCache(cache: BuildCache): Promise<void> {
+  await cache.keep(PENDING_CLEANUP, () => ({})).pending;
 }
 
 export interface BuildOptions {
@@ -106,6 +114,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   if (sourceFolder !== undefined) {
     throw new ProjectRootError(`output folder "${options.outDir ?? "dist"}" is inside the source folder ${sourceFolder}/, expected a folder of its own such as "dist"`);
   }
+  if (options.cache) await settleBuildCache(options.cache);
   const lock = await acquireOutputLock(outDir, { ...(options.lockWaitMs !== undefined ? { waitMs: options.lockWaitMs } : {}), ...(options.onLockWait ? { onWait: options.onLockWait } : {}) });
   try {
     // Before anything reads dist/: finish or undo what a killed build left, and clear its leftovers.
@@ -193,7 +202,10 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
     const manifestText = artifacts.get(MANIFEST_FILE) as string | undefined;
     const fingerprint = (path: string): string | undefined => (path === MANIFEST_FILE ? manifestText : hashes?.get(path)?.sha256);
     // Only a session that builds again reads its memory of dist/: a one-shot build skips stamping every file it writes.
-    const memory = session.repeated ? { fingerprint, files: distMemory.files, trustUnchanged: options.cache !== undefined && options.changedPaths !== undefined } : undefined;
+    const cleanup = session.keep(PENDING_CLEANUP, () => ({}));
+    const memory = session.repeated
+      ? { fingerprint, files: distMemory.files, trustUnchanged: options.cache !== undefined && options.changedPaths !== undefined, deferCleanup: (pending: Promise<void>) => (cleanup.pending = pending) }
+      : undefined;
     emitted = await emitArtifacts(outDir, artifacts, memory);
     const manifestFile = distMemory.files.get(MANIFEST_FILE);
     if (manifestFile) distMemory.manifest = { file: manifestFile, manifest };

@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
-import { build, createBuildCache, type BuildResult } from "./build.js";
+import { build, createBuildCache, settleBuildCache, type BuildResult } from "./build.js";
 import type { InvalidationCost } from "./cost/invalidation.js";
 import { ProjectRootError } from "./pipeline/discover/discover.js";
 import type { PrefixChange, WatchBuildEvent, WatchEvent } from "./watch/events.js";
@@ -73,6 +73,7 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
     } catch (error) {
       // E.g. skills/ was deleted. A build that threw may have left the cache
       // half-updated, so the next one starts cold.
+      await settleBuildCache(cache);
       cache = createBuildCache();
       event = { type: "error", changedPaths, durationMs: elapsedSince(started), message: errorMessage(error) };
     }
@@ -125,13 +126,15 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
     await Promise.all([ready, queue.runExclusive(initialBuild)]);
   } catch (error) {
     await Promise.all([watcher.close(), queue.close()]);
+    await settleBuildCache(cache);
     throw error;
   }
 
   let closing: Promise<void> | undefined;
   return {
     close() {
-      closing ??= Promise.all([watcher.close(), queue.close()]).then(() => undefined);
+      // The last build's staging folder is removed before close resolves: nothing is left behind.
+      closing ??= Promise.all([watcher.close(), queue.close()]).then(() => settleBuildCache(cache));
       return closing;
     },
   };

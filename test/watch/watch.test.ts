@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -65,6 +65,8 @@ describe("watch", () => {
 
     await waitFor("a rebuild", () => session.rebuilds().length > 0);
     await session.handle.close();
+    // The rebuild's staging folder is removed after it returns, and close() waits for that.
+    expect((await readdir(session.root)).filter((name) => name.startsWith(".gamma-prompt-"))).toEqual([]);
     const rebuild = session.rebuilds()[0];
     expect(rebuild).toMatchObject({ ok: true, changedPaths: ["skills/gml-cli/SKILL.md"] });
     expect(rebuild?.written).toEqual(expect.arrayContaining(["catalog.xml", "prefix.md", "manifest.json"]));

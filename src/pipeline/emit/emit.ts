@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { copyFileSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, type Dirent } from "node:fs";
+import { rm, rmdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { JOURNAL_FILE, JOURNAL_FORMAT, type DistJournal } from "../../protocol/dist-journal.js";
 import { MANIFEST_FILE, type DistManifest } from "../../protocol/dist-manifest.js";
@@ -69,6 +70,13 @@ export interface EmitMemory {
    * always written again.
    */
   trustUnchanged?: boolean;
+  /**
+   * Takes the removal of the staging folder after a successful emit, which
+   * then runs off the main thread instead of before emit returns (watch: the
+   * originals the build replaced are freed while the author reads the result;
+   * the session waits for it before its next build and when it closes).
+   */
+  deferCleanup?: (cleanup: Promise<void>) => void;
 }
 
 /** What a build session remembers of its output folder between builds. */
@@ -171,7 +179,9 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
     if (!journaled && createdOutDir !== undefined) attempt(() => rmSync(createdOutDir as string, { recursive: true }));
     throw new EmitError(`Unexpected failure writing this file (${errorCode(error)}), expected a writable output folder; the output folder was left as it was`, current);
   }
-  removeStaging(staging, changed, journal.changes.filter((change) => change.action !== "add").map((change) => change.path));
+  const removal = stagingRemoval(changed, journal.changes.filter((change) => change.action !== "add").map((change) => change.path));
+  if (memory?.deferCleanup) memory.deferCleanup(removeStagingLater(staging, removal));
+  else removeStaging(staging, removal);
   remember(memory, seen);
   return { written: changed, removed: orphans, unchanged };
 }
@@ -315,28 +325,42 @@ export function listTree(dir: string): Set<string> {
 }
 
 /**
- * Removes the staging folder after a successful emit, where every new file
- * was renamed away and `old/` holds exactly the backups and orphans: one
- * unlink per file and one rmdir per folder cost a fraction of a recursive
- * removal. Anything unexpected falls back to the recursive removal.
+ * What removing the staging folder takes after a successful emit, where every
+ * new file was renamed away and `old/` holds exactly the backups and orphans:
+ * one unlink per file and one rmdir per folder (deepest first, the staging
+ * folder last) cost a fraction of a recursive removal.
  */
-function removeStaging(staging: string, newPaths: readonly string[], oldPaths: readonly string[]): void {
+function stagingRemoval(newPaths: readonly string[], oldPaths: readonly string[]): { files: string[]; folders: string[] } {
+  const folders = new Set<string>();
+  const addFolders = (top: string, paths: readonly string[]): void => {
+    if (paths.length > 0) folders.add(top);
+    for (const path of paths) {
+      for (let folder = dirname(path); folder !== "." && folder !== ""; folder = dirname(folder)) folders.add(`${top}/${folder}`);
+    }
+  };
+  addFolders("new", newPaths);
+  addFolders("old", oldPaths);
+  const deepestFirst = [...folders].sort((a, b) => b.split("/").length - a.split("/").length);
+  return { files: oldPaths.map((path) => `old/${path}`), folders: [...deepestFirst, ""] };
+}
+
+/** Removes the staging folder now; anything unexpected falls back to the recursive removal. */
+function removeStaging(staging: string, removal: { files: string[]; folders: string[] }): void {
   try {
-    for (const path of oldPaths) unlinkSync(join(staging, "old", path));
-    const folders = new Set<string>();
-    const addFolders = (top: string, paths: readonly string[]): void => {
-      if (paths.length > 0) folders.add(top);
-      for (const path of paths) {
-        for (let folder = dirname(path); folder !== "." && folder !== ""; folder = dirname(folder)) folders.add(`${top}/${folder}`);
-      }
-    };
-    addFolders("new", newPaths);
-    addFolders("old", oldPaths);
-    const deepestFirst = [...folders].sort((a, b) => b.split("/").length - a.split("/").length);
-    for (const folder of deepestFirst) rmdirSync(join(staging, folder));
-    rmdirSync(staging);
+    for (const file of removal.files) unlinkSync(join(staging, file));
+    for (const folder of removal.folders) rmdirSync(join(staging, folder));
   } catch {
     attempt(() => rmSync(staging, { recursive: true, force: true }));
+  }
+}
+
+/** The same off the main thread, for a session that builds again (see EmitMemory.deferCleanup); never rejects. */
+async function removeStagingLater(staging: string, removal: { files: string[]; folders: string[] }): Promise<void> {
+  try {
+    for (const file of removal.files) await unlink(join(staging, file));
+    for (const folder of removal.folders) await rmdir(join(staging, folder));
+  } catch {
+    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
