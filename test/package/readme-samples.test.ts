@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { lint } from "../../src/lint.js";
 import { runCliInProcess } from "../helpers/cli.js";
-import { blockStartingWith, codeBlocks } from "../helpers/readme.js";
+import { blockStartingWith, codeBlocks, readme } from "../helpers/readme.js";
 import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
 
 afterAll(removeTempDirs);
@@ -63,6 +63,12 @@ describe("README samples", () => {
     const withoutComments = await ruleIdsFor(frontmatter.replace(/^# gamma-prompt-disable.*\n/gm, "") + body);
     expect(withoutComments).toEqual(expect.arrayContaining(suppressed));
     expect(withComments).toEqual(withoutComments.filter((ruleId) => !suppressed.includes(ruleId)));
+  });
+
+  it("names only scripts, examples and benches that exist", () => {
+    const named = [...new Set(readme.match(/\b(?:scripts|examples|bench)\/[\w.-]+\.(?:mjs|js|ts)\b/g) ?? [])];
+    expect(named.length).toBeGreaterThan(3);
+    expect(named.filter((path) => !existsSync(join(repoRoot, path)))).toEqual([]);
   });
 
   it("shows a project layout whose every entry exists in this repository or in a project `init` made", async () => {

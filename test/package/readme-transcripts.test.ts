@@ -130,6 +130,15 @@ describe("README transcripts", () => {
     expectExcerptOf(blockStartingWith(command).slice(command.length), stdout);
   });
 
+  it("shows eval's replay of two shipped scenarios exactly as printed, and the scenario file it quotes", async () => {
+    const command = "$ gamma-prompt eval --replay evals/topic-only-deck.yaml evals/blocking-question.yaml\n";
+    const { code, stdout } = await runCliInProcessFrom(repoRoot, ...command.slice(2).trim().split(" ").slice(1));
+    expect(code).toBe(0);
+    expect(blockStartingWith(command)).toBe(`${command}${stdout}`);
+    const scenario = await readFile(join(repoRoot, "evals/blocking-question.yaml"), "utf8");
+    expect(blockStartingWith(scenario.slice(0, scenario.indexOf("\n") + 1), "yaml")).toBe(scenario);
+  });
+
   it("shows cost for the embedded default under the default profile exactly as printed", async () => {
     const { code, stdout } = await runCliInProcessFrom(repoRoot, "cost");
     expect(code).toBe(0);
