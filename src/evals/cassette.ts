@@ -4,7 +4,7 @@
  * pi-ai's faux provider so CI evaluates without a key or a network.
  *
  * Each recorded call keeps the fingerprint of the context it was made on:
- * sha256 over the system prompt, the tools and the messages, with the parts
+ * sha256 over the digests of the system prompt and the tools, and the messages, with the parts
  * that vary between identical runs left out (timestamps, usage, provider
  * metadata, signatures). A replay whose context differs at some call is
  * stale (the prompt, tools, scenario or runtime changed since recording),
@@ -14,7 +14,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { canonicalJson } from "../pipeline/emit/canonical-json.js";
+import { canonicalJson, sortKeysDeep } from "../pipeline/emit/canonical-json.js";
 import { readRegularFile } from "../protocol/regular-file.js";
 import type { ModelContext, ModelReply, ScriptedReply } from "../runtime/pi-adapter.js";
 
@@ -37,23 +37,50 @@ export interface Cassette {
   calls: CassetteCall[];
 }
 
-/** The fingerprint of what a model call carries, stable between identical runs. */
+/**
+ * The fingerprint of what a model call carries, stable between identical
+ * runs. The system prompt and the tools are the same on every call of a
+ * run, so their digests are kept; object keys are sorted (a provider's
+ * reply and its cassette copy may order them differently).
+ */
 export function contextFingerprint(context: ModelContext): string {
-  const normalised = {
-    systemPrompt: context.systemPrompt ?? "",
-    tools: (context.tools ?? []).map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
-    messages: context.messages.map((message) => {
-      switch (message.role) {
-        case "user":
-          return { role: "user", content: typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content };
-        case "assistant":
-          return { role: "assistant", content: replyContent(message.content) };
-        case "toolResult":
-          return { role: "toolResult", toolCallId: message.toolCallId, toolName: message.toolName, isError: message.isError, content: message.content };
-      }
-    }),
-  };
-  return createHash("sha256").update(canonicalJson(normalised)).digest("hex");
+  const messages = context.messages.map((message) => {
+    switch (message.role) {
+      case "user":
+        return { role: "user", content: typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content };
+      case "assistant":
+        return { role: "assistant", content: replyContent(message.content) };
+      case "toolResult":
+        return { role: "toolResult", toolCallId: message.toolCallId, toolName: message.toolName, isError: message.isError, content: message.content };
+    }
+  });
+  return sha256(`${promptDigest(context.systemPrompt ?? "")}\n${toolsDigest(context.tools ?? [])}\n${JSON.stringify(sortKeysDeep(messages))}`);
+}
+
+const promptDigests = new Map<string, string>();
+const toolDigests = new WeakMap<object, string>();
+
+function promptDigest(systemPrompt: string): string {
+  let digest = promptDigests.get(systemPrompt);
+  if (digest === undefined) {
+    digest = sha256(systemPrompt);
+    if (promptDigests.size > 64) promptDigests.clear();
+    promptDigests.set(systemPrompt, digest);
+  }
+  return digest;
+}
+
+function toolsDigest(tools: NonNullable<ModelContext["tools"]>): string {
+  let digest = toolDigests.get(tools);
+  if (digest === undefined) {
+    digest = sha256(JSON.stringify(sortKeysDeep(tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })))));
+    toolDigests.set(tools, digest);
+  }
+  return digest;
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
 }
 
 /** The reply as a cassette keeps it: content (without provider signatures) and how it stopped. */

@@ -227,7 +227,8 @@ async function runOnce(plan: RunPlan, context: RunContext): Promise<{ result: Ru
       respond: async (callContext, index): Promise<ScriptedReply> => {
         if (cassette === undefined) return scriptedReply(await (context.scriptedModel as ScriptedModel).respond({ scenario: loaded.scenario.name, run, call: index + 1, context: callContext }), index);
         const call = cassette.calls[index];
-        const fingerprint = contextFingerprint(callContext);
+        // The observer fingerprinted this very context a moment ago, as the call started.
+        const fingerprint = fingerprints[index] ?? contextFingerprint(callContext);
         if (call === undefined) stale = `cassette ${display(cassettePath(loaded.cassetteDir, run), context.cwd)} has ${cassette.calls.length} model calls, the run made a call ${index + 1}; re-record it with --record`;
         else if (call.context !== fingerprint) stale = staleMessage(cassette, index, context, display(cassettePath(loaded.cassetteDir, run), context.cwd));
         if (stale !== undefined) return { content: [], stopReason: "error", errorMessage: stale };
