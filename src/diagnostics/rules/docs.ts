@@ -314,4 +314,24 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   "dist/not-a-file": { text: "Every artifact path in dist/ holds a regular file, checked with fstat and never read otherwise: a FIFO or device there would block check and the runtime.", bad: "mkfifo dist/prefix.md", good: "dist/ as build writes it" },
   "dist/interrupted-build": { text: "A journal in dist/ means a build stopped while replacing artifacts; check refuses the half-replaced folder until gamma-prompt build rolls it back or forward.", bad: "dist/ with a leftover build journal", good: "gamma-prompt build, then check" },
   "dist/write-failed": { text: "dist/ could not be written (permissions, a full disk); it is left exactly as it was.", bad: "a read-only dist/", good: "a writable dist/" },
+  "eval/invalid-scenario": {
+    text: "An evaluation scenario is YAML that matches schemas/eval-scenario.schema.json: a name, a variant, the user's turns and expectations, each expectation with an id and exactly one kind. A scenario with a problem is not run, so a typo never reads as a model failing.",
+    bad: "name: deck\nvariant: base\nturns: [Make a deck.]\nexpect:\n  - id: budget\n    maxModelCalls: 12\n    auditPasses: true",
+    good: "name: deck\nvariant: base\nturns: [Make a deck.]\nexpect:\n  - id: budget\n    maxModelCalls: 12\n  - id: audit\n    auditPasses: true",
+  },
+  "eval/unknown-reference": {
+    text: "Every variant, skill, checklist step and tool a scenario names exists in the dist/ it runs on; fixtures are only for host tools, since the runtime runs skill, todo, message_user and read_workspace_rule itself.",
+    bad: "stepsCompleted: { skill: deck-generation, steps: [15] }   # the checklist has 14 steps",
+    good: "stepsCompleted: { skill: deck-generation, steps: required }",
+  },
+  "eval/duplicate-id": {
+    text: "Results and baselines are keyed by scenario name and expectation id, and cassettes are stored by scenario name: two of one name would overwrite each other.",
+    bad: "- id: audit\n  auditPasses: true\n- id: audit\n  maxModelCalls: 4",
+    good: "- id: audit\n  auditPasses: true\n- id: budget\n  maxModelCalls: 4",
+  },
+  "eval/invalid-event": {
+    text: "An injected event is routed with routeUpdate, so it must be an envelope the runtime accepts (schemas/runtime-injection.schema.json, a kind dist/injections.json defines), at a turn the scenario has.",
+    bad: "update: { id: evt_1, kind: artifact_update, occurredAt: yesterday, ... }",
+    good: "update: { id: evt_1, kind: artifact_update, occurredAt: \"2026-03-02T10:15:00Z\", ... }",
+  },
 };
