@@ -42,6 +42,7 @@ if (help.status !== 0 || help.stdout === "") {
   process.exit(2);
 }
 
+const LAZY_CHILD_PROCESS = "\0lazy-child-process";
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const underLib = (pattern) => new RegExp(`^${escape(libDir)}[\\\\/]${pattern}`);
 
@@ -50,7 +51,22 @@ const bundle = await rolldown({
   platform: "node",
   transform: { define: { GAMMA_PROMPT_RECORDED_HELP: JSON.stringify(help.stdout) } },
   // Packages load from node_modules as the unbundled modules load them; commander is part of start-up.
-  external: (id) => !id.startsWith(".") && !id.startsWith("/") && !/^commander(\/|$)/.test(id) && !/^[A-Za-z]:/.test(id),
+  external: (id) => !id.startsWith(".") && !id.startsWith("/") && !/^commander(\/|$)/.test(id) && !/^[A-Za-z]:/.test(id) && id !== "node:child_process",
+  plugins: [
+    {
+      // commander needs child_process only to run executable subcommands, which this CLI has none of;
+      // it gets the module on first use instead of loading it (and what it pulls in) at every start.
+      name: "lazy-child-process-for-commander",
+      resolveId(source, importer) {
+        if (source !== "node:child_process") return null;
+        return importer && /[\\/]node_modules[\\/]commander[\\/]/.test(importer) ? LAZY_CHILD_PROCESS : { id: source, external: true };
+      },
+      load(id) {
+        if (id !== LAZY_CHILD_PROCESS) return null;
+        return 'module.exports = new Proxy({}, { get: (_, key) => process.getBuiltinModule("node:child_process")[key] });';
+      },
+    },
+  ],
   onLog(level, log, handler) {
     // A module both imported and dynamically imported simply stays in its chunk: expected here.
     if (log.code !== "INEFFECTIVE_DYNAMIC_IMPORT") handler(level, log);
