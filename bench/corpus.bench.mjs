@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { median, timeProcess } from "./helpers/process-timing.mjs";
+import { measureAlternately } from "./helpers/process-timing.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const cli = join(here, "..", "lib", "cli", "index.js");
@@ -37,16 +37,6 @@ const collections = readdirSync(corpus)
   .filter((name) => !name.startsWith(".") && existsSync(join(corpus, name, "skills")))
   .sort();
 
-/** Alternates the two commands run by run, so a burst of load on the shared machine hits both alike. */
-function measurePair(first, second, runs) {
-  const samples = [[], []];
-  for (let run = 0; run < runs; run++) {
-    samples[0].push(timeProcess(first));
-    samples[1].push(timeProcess(second));
-  }
-  return samples.map((list) => ({ ms: median(list.map((sample) => sample.ms)), rss: Math.max(...list.map((sample) => sample.rss)), stdout: list[0].stdout }));
-}
-
 const scratch = mkdtempSync(join(tmpdir(), "gamma-prompt-corpus-bench-"));
 try {
   const config = join(scratch, "gamma-prompt.config.json");
@@ -54,7 +44,7 @@ try {
   const lintArgs = [cli, "lint", "--root", corpus, "--config", config];
   const piArgs = [piLoader, "--each", ...collections.map((name) => join(corpus, name))];
   const before = loadavg()[0];
-  const [lint, pi] = measurePair(lintArgs, piArgs, RUNS);
+  const [lint, pi] = measureAlternately([lintArgs, piArgs], RUNS);
   const after = loadavg()[0];
   console.log(`corpus: ${corpus} (${collections.length} collections: ${collections.join(", ")})`);
   console.log(`lint  ${lint.ms.toFixed(0).padStart(6)} ms (${(lint.rss / 1048576).toFixed(0)} MB; ${lint.stdout.trim().split("\n").at(-1)})`);

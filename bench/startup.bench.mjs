@@ -7,16 +7,15 @@
 //
 // Wall time is what the targets name; on a machine other work loads, it also
 // holds time spent waiting for a core. So the CPU time (user + system) of each
-// child is reported beside it, as the mean per run: Linux's per-process
-// accounting of reaped children (/proc/self/stat), which counts in 10 ms ticks,
-// so only the sum over all rounds is exact to a tick.
+// child is reported beside it, as the mean per run (see helpers/process-timing.mjs).
 //
 // Targets: lint <= 2.0x, check (no cache) <= 3.0x, --help and --version <= 1.3x.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { childrenCpuMs, median } from "./helpers/process-timing.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const packageRoot = join(here, "..");
@@ -38,16 +37,6 @@ const commands = [
   { label: "--version", args: [cli, "--version"], target: 1.3 },
 ];
 
-/** CPU milliseconds (user + system) of every child this process has reaped so far, or undefined off Linux. */
-function childrenCpuMs() {
-  try {
-    const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
-    return (Number(fields[13]) + Number(fields[14])) * 10; // cutime + cstime (fields 16 and 17), in 1/100 s
-  } catch {
-    return undefined;
-  }
-}
-
 function run(command) {
   if (command.fresh) rmSync(join(project, "node_modules"), { recursive: true, force: true });
   const cpuBefore = childrenCpuMs();
@@ -59,10 +48,6 @@ function run(command) {
   return { ms, cpuMs: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore };
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 try {
   const samples = new Map(commands.map((command) => [command.label, { wall: [], cpu: 0 }]));
