@@ -3,7 +3,8 @@
  * builds each as an agent and proves every supporting file byte for byte
  * (the README shows its run on the real collections). Here it runs on a
  * small collection shaped like theirs: no `type`, a folder that differs
- * from its name, nested binary files, and a skill with a true error.
+ * from its name, nested binary files, and a skill with a true error (built
+ * with a warning by default, left out under --strict).
  */
 import { spawnSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -37,6 +38,7 @@ describe("scripts/build-collections.mjs", () => {
     await writeSkill(collection, "old-folder", "name: renamed-skill\ndescription: Use when a name differs from its folder.", { "LICENSE.txt": "MIT\n" });
     await writeSkill(collection, "broken", `name: broken\ndescription: Use for <tags> in a description.`, { "data.json": "{}\n" });
 
+    // By default a finding about a skill's own text that leaves its artifacts intact is lowered to a warning: every file is proven.
     const run = spawnSync(process.execPath, [join(repoRoot, "scripts/build-collections.mjs"), corpus, "--json"], { encoding: "utf8" });
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
@@ -44,8 +46,29 @@ describe("scripts/build-collections.mjs", () => {
       {
         collection: "acme-skills",
         skills: 3,
+        built: 3,
+        excluded: [],
+        lowered: ["broken (skill/description-angle-bracket)"],
+        supportingFiles: 5,
+        bytes: 13 + 8 + 8 + 4 + 3,
+        identical: true,
+        mismatches: [],
+        checkOk: true,
+        loadOk: true,
+      },
+    ]);
+
+    // --strict lowers nothing: the skill with the error is left out and named.
+    const strict = spawnSync(process.execPath, [join(repoRoot, "scripts/build-collections.mjs"), corpus, "--json", "--strict"], { encoding: "utf8" });
+    expect(strict.stderr).toBe("");
+    expect(strict.status).toBe(0);
+    expect(JSON.parse(strict.stdout)).toEqual([
+      {
+        collection: "acme-skills",
+        skills: 3,
         built: 2,
         excluded: ["broken (skill/description-angle-bracket)"],
+        lowered: [],
         supportingFiles: 4,
         bytes: 13 + 8 + 8 + 4,
         identical: true,
