@@ -5,7 +5,7 @@ import { runInitCommand } from "../../src/cli/commands/init.js";
 import { init, InitUsageError, planScaffold } from "../../src/init.js";
 import { lint } from "../../src/lint.js";
 import { listFiles, removeTempDirs, spawnCli, snapshotTree, tempDir } from "../build/helpers.js";
-import { runCliInProcess } from "../helpers/cli.js";
+import { runCliInProcess, runCliInProcessFrom } from "../helpers/cli.js";
 
 afterAll(removeTempDirs);
 
@@ -99,6 +99,9 @@ describe("gamma-prompt init", () => {
     const skill = await readFile(join(collection, "skills/draft-outline/SKILL.md"), "utf8");
     expect(skill.split("\n---\n")[0]).toBe("---\nname: draft-outline\ndescription: Use when the user asks for an outline of a document, talk, report or plan, including a request that names only a topic.");
     expect(JSON.parse(await readFile(join(collection, "gamma-prompt.config.json"), "utf8"))).toMatchObject({ profile: "agentskills" });
+    // lint reads the profile the config names: the collection passes at once.
+    const linted = await runCliInProcessFrom(collection, "lint");
+    expect(linted).toEqual({ code: 0, stdout: "✔ no problems · 2 skills, profile agentskills\n", stderr: "" });
   });
 
   it("on a terminal asks for each choice not given as a flag; flags are never asked again", async () => {
