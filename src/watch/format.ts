@@ -1,4 +1,5 @@
 import { formatInvalidationCost } from "../cost/invalidation.js";
+import { relativeToWorkingFolder } from "../diagnostics/rebase.js";
 import type { WatchBuildEvent, WatchEvent } from "./events.js";
 
 /** The warning the author must not miss: the provider-side prompt cache restarts from zero. */
@@ -22,6 +23,15 @@ export function formatWatchEvent(event: WatchEvent): string {
     for (const line of formatInvalidationCost(event.invalidation).split("\n")) text += `  ${line}\n`;
   }
   return text;
+}
+
+/**
+ * The event as printed: its diagnostics name files relative to the working
+ * folder, as lint, build and check print them, whatever --root is.
+ */
+export function withFilesFromWorkingFolder(event: WatchEvent, root: string, cwd: string = process.cwd()): WatchEvent {
+  if (event.type === "error" || event.diagnostics.length === 0) return event;
+  return { ...event, diagnostics: relativeToWorkingFolder(event.diagnostics, root, cwd) };
 }
 
 /** One JSON document per line, for editor integrations. */

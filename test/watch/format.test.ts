@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { WatchBuildEvent } from "../../src/watch/events.js";
-import { formatWatchEvent, formatWatchEventJson, PREFIX_INVALIDATED } from "../../src/watch/format.js";
+import { createDiagnostic } from "../../src/diagnostics/diagnostic.js";
+import { formatWatchEvent, formatWatchEventJson, PREFIX_INVALIDATED, withFilesFromWorkingFolder } from "../../src/watch/format.js";
 
 const rebuild: WatchBuildEvent = {
   type: "rebuild",
@@ -69,5 +70,13 @@ describe("watch output lines", () => {
     expect(line.endsWith("\n")).toBe(true);
     expect(line.slice(0, -1)).not.toContain("\n");
     expect(JSON.parse(line)).toEqual(rebuild);
+  });
+
+  it("names each diagnostic's file relative to the working folder, whatever --root is", () => {
+    const finding = createDiagnostic("skill/unknown-key", "skills/import/SKILL.md", { start: { line: 5, column: 1 }, end: { line: 5, column: 14 } }, "Unexpected key");
+    const event = { ...rebuild, diagnostics: [finding], warningCount: 1 };
+    const printed = withFilesFromWorkingFolder(event, "my-agent", "/home/user/repo");
+    expect(printed.type !== "error" && printed.diagnostics.map((diagnostic) => diagnostic.file)).toEqual(["my-agent/skills/import/SKILL.md"]);
+    expect(withFilesFromWorkingFolder(event, ".", "/home/user/repo")).toEqual(event);
   });
 });

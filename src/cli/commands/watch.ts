@@ -67,7 +67,7 @@ async function runWatchCommand(options: WatchCommandOptions): Promise<number> {
     const [{ watch }, { ProjectRootError }, print] = await Promise.all([
       import("../../watch.js"),
       import("../../pipeline/discover/discover.js"),
-      loadPrinter(options.format),
+      loadPrinter(options.format, options.root),
     ]);
     let handle;
     try {
@@ -90,11 +90,12 @@ async function runWatchCommand(options: WatchCommandOptions): Promise<number> {
   }
 }
 
-async function loadPrinter(format: WatchCommandOptions["format"]): Promise<(event: WatchEvent) => void> {
-  const { formatWatchEvent, formatWatchEventJson } = await import("../../watch/format.js");
-  if (format === "json") return (event) => process.stdout.write(formatWatchEventJson(event));
+async function loadPrinter(format: WatchCommandOptions["format"], root: string): Promise<(event: WatchEvent) => void> {
+  const { formatWatchEvent, formatWatchEventJson, withFilesFromWorkingFolder } = await import("../../watch/format.js");
+  if (format === "json") return (event) => process.stdout.write(formatWatchEventJson(withFilesFromWorkingFolder(event, root)));
   const { formatDiagnostics } = await import("../../diagnostics/reporters/index.js");
-  return (event) => {
+  return (built) => {
+    const event = withFilesFromWorkingFolder(built, root);
     process.stdout.write(formatWatchEvent(event));
     if (event.type !== "error" && event.diagnostics.length > 0) {
       const counts = { errorCount: event.errorCount, warningCount: event.warningCount, noteCount: event.noteCount };
