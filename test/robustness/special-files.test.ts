@@ -88,7 +88,8 @@ describe("a FIFO where the tool reads", () => {
     const root = await copyProject("basic");
     mkdirSync(join(root, "skills/pipe"));
     mkfifo(join(root, "skills/pipe/SKILL.md"));
-    const child = spawn(process.execPath, [cliPath, "watch", "--root", root, "--format", "json"], { stdio: ["ignore", "pipe", "pipe"] });
+    // From inside the project, as a user runs it: findings name files relative to the working folder.
+    const child = spawn(process.execPath, [cliPath, "watch", "--root", root, "--format", "json"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
     try {
       const first = await new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error("watch printed nothing: it hangs on the FIFO")), TIMEOUT_MS);
