@@ -90,19 +90,19 @@ function stageOf(module: string): number | undefined {
   return index === -1 ? undefined : index;
 }
 
+/** Every import `from -> target` in `graph` that `allowed` refuses. */
+function importsRefused(graph: ReadonlyMap<string, readonly string[]>, allowed: (from: string, target: string) => boolean): string[] {
+  return [...graph].flatMap(([from, targets]) => targets.filter((target) => !allowed(from, target)).map((target) => `${from} -> ${target}`));
+}
+
 /** Pipeline modules that import a later stage, or a module outside src/pipeline/ that is not shared. */
 function upwardStageImports(graph: ReadonlyMap<string, readonly string[]>): string[] {
-  const upward: string[] = [];
-  for (const [from, targets] of graph) {
+  return importsRefused(graph, (from, target) => {
     const stage = stageOf(from);
-    if (stage === undefined) continue;
-    for (const target of targets) {
-      const targetStage = stageOf(target);
-      const allowed = targetStage === undefined ? SHARED.some((shared) => target === shared || target.startsWith(shared)) : targetStage <= stage;
-      if (!allowed) upward.push(`${from} -> ${target}`);
-    }
-  }
-  return upward;
+    if (stage === undefined) return true;
+    const targetStage = stageOf(target);
+    return targetStage === undefined ? SHARED.some((shared) => target === shared || target.startsWith(shared)) : targetStage <= stage;
+  });
 }
 
 /** The runtime layer of a module: 0 for the entry, ..., RUNTIME_LAYERS.length for a part; undefined outside the runtime. */
@@ -114,16 +114,11 @@ function runtimeLayerOf(module: string): number | undefined {
 
 /** Runtime modules that import a module of a layer above their own. */
 function upwardRuntimeImports(graph: ReadonlyMap<string, readonly string[]>): string[] {
-  const upward: string[] = [];
-  for (const [from, targets] of graph) {
+  return importsRefused(graph, (from, target) => {
     const layer = runtimeLayerOf(from);
-    if (layer === undefined) continue;
-    for (const target of targets) {
-      const targetLayer = runtimeLayerOf(target);
-      if (targetLayer !== undefined && targetLayer < layer) upward.push(`${from} -> ${target}`);
-    }
-  }
-  return upward;
+    const targetLayer = runtimeLayerOf(target);
+    return layer === undefined || targetLayer === undefined || targetLayer >= layer;
+  });
 }
 
 /** A copy of `graph` with the edges `from -> to` added. */
