@@ -46,6 +46,28 @@ describe("--record then --replay", () => {
   });
 });
 
+describe("runs in parallel with a bound", () => {
+  it("keeps at most --concurrency runs in flight, and results in scenario and run order", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"] });
+    let inFlight = 0;
+    let most = 0;
+    const slow = {
+      name: "good-agent",
+      respond: async (call: unknown) => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        // Every other run gets its turn before this reply comes back.
+        await new Promise((resolve) => setImmediate(resolve));
+        inFlight -= 1;
+        return (goodAgent as { respond: (call: unknown) => unknown }).respond(call) as { toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> };
+      },
+    };
+    const { results } = await runEvals({ root, scriptedModel: slow, runs: 5, concurrency: 2 });
+    expect(most).toBe(2);
+    expect(results?.scenarios[0]?.runResults.map((run) => [run.run, run.passed])).toEqual([1, 2, 3, 4, 5].map((run) => [run, true]));
+  });
+});
+
 describe("--record through pi-ai's real OpenAI client", () => {
   let server: WireServer;
   const saved = process.env["OPENAI_API_KEY"];

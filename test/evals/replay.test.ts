@@ -46,4 +46,11 @@ describe("the shipped scenarios replay from their cassettes", () => {
     await expect(runEvals({ root, replay: true })).rejects.toThrow(EvalUsageError);
     await expect(runEvals({ root, replay: true })).rejects.toThrow(/^Unexpected scenario "blocking-question" without cassettes in .*evals\/cassettes\/blocking-question\/, expected them recorded first: gamma-prompt eval --record --model provider\/id$/);
   });
+
+  it("refuses more --runs than cassettes, and a file that is not a cassette, before any run", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+    await expect(runEvals({ root, replay: true, runs: 4 })).rejects.toThrow(/^Unexpected --runs 4 for scenario "blocking-question", expected at most the 3 cassettes recorded in .*evals\/cassettes\/blocking-question\/$/);
+    writeFileSync(join(root, "evals/cassettes/blocking-question/2.json"), "{\"format\":\"tape\"}\n");
+    await expect(runEvals({ root, replay: true })).rejects.toThrow(/^Unexpected cassette .*evals\/cassettes\/blocking-question\/2\.json: expected "format": "gamma-prompt\/eval-cassette@1"; re-record it with --record$/);
+  });
 });
