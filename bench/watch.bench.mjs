@@ -5,12 +5,11 @@
 import { spawn } from "node:child_process";
 import { readFileSync, watch as watchFolder } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { loadLine } from "./helpers/child-process.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SKILLS = 1000;
@@ -182,6 +181,10 @@ function processCpuMs(pid) {
   } catch {
     return undefined;
   }
+}
+
+function loadLine() {
+  return `load average ${loadavg().map((value) => value.toFixed(2)).join(" ")} on ${cpus().length} cores`;
 }
 
 function median(values) {
