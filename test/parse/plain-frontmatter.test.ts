@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { nearMisses, type LineEdit } from "../helpers/near-misses.js";
 import { splitFrontmatter } from "../../src/pipeline/parse/frontmatter.js";
 import { readPlainFrontmatter } from "../../src/pipeline/parse/plain-frontmatter.js";
 import { LineIndex } from "../../src/pipeline/parse/positions.js";
@@ -51,33 +52,24 @@ function agree(yamlText: string, label: string): boolean {
   return true;
 }
 
-/** Variations of a frontmatter that stay close to it: each line changed in a way YAML may read differently. */
-function nearMisses(yamlText: string): string[] {
-  const lines = yamlText.split("\n");
-  const edits = [
-    (line: string) => `${line} `,
-    (line: string) => line.replace(": ", ":  "),
-    (line: string) => line.replace(": ", ": # "),
-    (line: string) => line.replace(/: (.)/, ": 1$1"),
-    (line: string) => line.replace(/: .*/, ": true"),
-    (line: string) => line.replace(/: .*/, ": null"),
-    (line: string) => line.replace(/: (.*)/, ': "$1"'),
-    (line: string) => line.replace("- ", "-  "),
-    (line: string) => line.replace(/^ {2}- /, "    - "),
-    (line: string) => line.replace(/^ {4}- /, "  - "),
-    (line: string) => line.replace(/^ {4}- /, "      - "),
-    (line: string) => line.replace(/^ {2}(\w+):$/, "  $1: []"),
-    (line: string) => line.replace(/^ {2}(\w+):$/, "$1:"),
-    (line: string) => line.replace(/: (.*)/, ": $1:"),
-    (line: string) => `${line}\n`,
-  ];
-  const out: string[] = [];
-  lines.forEach((line, position) => {
-    if (line === "") return;
-    for (const edit of edits) out.push([...lines.slice(0, position), edit(line), ...lines.slice(position + 1)].join("\n"));
-  });
-  return out;
-}
+/** Changes to one line that YAML may read differently (for nearMisses). */
+const NEAR_MISS_EDITS: LineEdit[] = [
+  (line: string) => `${line} `,
+  (line: string) => line.replace(": ", ":  "),
+  (line: string) => line.replace(": ", ": # "),
+  (line: string) => line.replace(/: (.)/, ": 1$1"),
+  (line: string) => line.replace(/: .*/, ": true"),
+  (line: string) => line.replace(/: .*/, ": null"),
+  (line: string) => line.replace(/: (.*)/, ': "$1"'),
+  (line: string) => line.replace("- ", "-  "),
+  (line: string) => line.replace(/^ {2}- /, "    - "),
+  (line: string) => line.replace(/^ {4}- /, "  - "),
+  (line: string) => line.replace(/^ {4}- /, "      - "),
+  (line: string) => line.replace(/^ {2}(\w+):$/, "  $1: []"),
+  (line: string) => line.replace(/^ {2}(\w+):$/, "$1:"),
+  (line: string) => line.replace(/: (.*)/, ": $1:"),
+  (line: string) => `${line}\n`,
+];
 
 describe("plain frontmatter reader", () => {
   const files = [...markdownFiles(join(root, "test", "fixtures")), ...markdownFiles(join(root, "skills")), ...markdownFiles(join(root, "knowledge")), ...markdownFiles(corpus)];
@@ -102,7 +94,7 @@ describe("plain frontmatter reader", () => {
     for (const file of [...markdownFiles(join(root, "skills")), ...markdownFiles(join(root, "knowledge"))]) {
       const yamlText = frontmatterOf(readFileSync(file, "utf8"));
       if (yamlText === undefined) continue;
-      for (const variant of nearMisses(yamlText)) if (agree(variant, `${file} (near miss)\n${variant}`)) answered++;
+      for (const variant of nearMisses(yamlText, NEAR_MISS_EDITS)) if (agree(variant, `${file} (near miss)\n${variant}`)) answered++;
     }
     expect(answered).toBeGreaterThan(0);
   });

@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseDocument } from "yaml";
 import { describe, expect, it } from "vitest";
+import { nearMisses, type LineEdit } from "../helpers/near-misses.js";
 import { readPlainYaml } from "../../src/pipeline/parse/plain-yaml.js";
 import { parseYamlSource, rangeAt } from "../../src/pipeline/parse/positioned-source.js";
 
@@ -34,43 +35,34 @@ function agree(text: string, label: string): boolean {
   return true;
 }
 
-/** Variations that stay close to a text: each line changed in a way YAML may read differently. */
-function nearMisses(text: string): string[] {
-  const lines = text.split("\n");
-  const edits = [
-    (line: string) => `${line} `,
-    (line: string) => ` ${line}`,
-    (line: string) => line.slice(1),
-    (line: string) => line.replace(": ", ":  "),
-    (line: string) => line.replace(": ", ":"),
-    (line: string) => line.replace(/: (.*)/, ": $1 # note"),
-    (line: string) => line.replace(/: (.)/, ": 1$1"),
-    (line: string) => line.replace(/: .*/, ": true"),
-    (line: string) => line.replace(/: .*/, ":"),
-    (line: string) => line.replace(/: .*/, ": ~"),
-    (line: string) => line.replace(/: (.*)/, ': "$1"'),
-    (line: string) => line.replace(/: (.*)/, ": '$1'"),
-    (line: string) => line.replace(/: (.*)/, ": [$1]"),
-    (line: string) => line.replace(/\[(.*)\]/, "[$1, 12]"),
-    (line: string) => line.replace(/\[(.*)\]/, "[$1,x]"),
-    (line: string) => line.replace(/\[(.*)\]/, "[ $1 ]"),
-    (line: string) => line.replace("- ", "-  "),
-    (line: string) => line.replace("- ", "- - "),
-    (line: string) => line.replace("- ", "-\n    "),
-    (line: string) => line.replace(/^( *)/, "$1$1"),
-    (line: string) => line.replace(/: (.*)/, ": $1:"),
-    (line: string) => line.replace(/: (.*)/, ":\n  $1"),
-    (line: string) => `${line}\n${line}`,
-    (line: string) => `${line}\n`,
-    (line: string) => `# ${line}`,
-  ];
-  const out: string[] = [];
-  lines.forEach((line, position) => {
-    if (line === "") return;
-    for (const edit of edits) out.push([...lines.slice(0, position), edit(line), ...lines.slice(position + 1)].join("\n"));
-  });
-  return out;
-}
+/** Changes to one line that YAML may read differently (for nearMisses). */
+const NEAR_MISS_EDITS: LineEdit[] = [
+  (line: string) => `${line} `,
+  (line: string) => ` ${line}`,
+  (line: string) => line.slice(1),
+  (line: string) => line.replace(": ", ":  "),
+  (line: string) => line.replace(": ", ":"),
+  (line: string) => line.replace(/: (.*)/, ": $1 # note"),
+  (line: string) => line.replace(/: (.)/, ": 1$1"),
+  (line: string) => line.replace(/: .*/, ": true"),
+  (line: string) => line.replace(/: .*/, ":"),
+  (line: string) => line.replace(/: .*/, ": ~"),
+  (line: string) => line.replace(/: (.*)/, ': "$1"'),
+  (line: string) => line.replace(/: (.*)/, ": '$1'"),
+  (line: string) => line.replace(/: (.*)/, ": [$1]"),
+  (line: string) => line.replace(/\[(.*)\]/, "[$1, 12]"),
+  (line: string) => line.replace(/\[(.*)\]/, "[$1,x]"),
+  (line: string) => line.replace(/\[(.*)\]/, "[ $1 ]"),
+  (line: string) => line.replace("- ", "-  "),
+  (line: string) => line.replace("- ", "- - "),
+  (line: string) => line.replace("- ", "-\n    "),
+  (line: string) => line.replace(/^( *)/, "$1$1"),
+  (line: string) => line.replace(/: (.*)/, ": $1:"),
+  (line: string) => line.replace(/: (.*)/, ":\n  $1"),
+  (line: string) => `${line}\n${line}`,
+  (line: string) => `${line}\n`,
+  (line: string) => `# ${line}`,
+];
 
 describe("plain YAML data reader", () => {
   const files = [...yamlFiles(join(root, "test", "fixtures")), ...yamlFiles(join(root, "prompts")), ...yamlFiles(join(root, "templates"))];
@@ -87,7 +79,7 @@ describe("plain YAML data reader", () => {
     let answered = 0;
     let tried = 0;
     for (const file of files) {
-      for (const variant of nearMisses(readFileSync(file, "utf8"))) {
+      for (const variant of nearMisses(readFileSync(file, "utf8"), NEAR_MISS_EDITS)) {
         tried++;
         if (agree(variant, `${file} (near miss)\n${variant}`)) answered++;
       }
