@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Ajv } from "ajv";
 import { fileURLToPath } from "node:url";
 import { formatDiagnostics } from "../../src/diagnostics/reporters/index.js";
 import { lint, type LintResult } from "../../src/lint.js";
@@ -44,4 +45,13 @@ export function golden(name: string, actual: string): string {
 /** Golden files are indented for review; comparisons parse both sides back to the same compact text. */
 export function prettyJson(compact: string): string {
   return `${JSON.stringify(JSON.parse(compact), null, 2)}\n`;
+}
+
+/** The OASIS SARIF 2.1.0 schema (draft-04), shipped in test/fixtures/sarif; ajv reads it as draft-07, which it is compatible with. */
+export function sarifValidator() {
+  const schema = JSON.parse(readFileSync(new URL("../fixtures/sarif/sarif-2.1.0-rtm.5.json", import.meta.url), "utf8")) as Record<string, unknown>;
+  delete schema["$schema"];
+  delete schema["id"];
+  const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, unicodeRegExp: false });
+  return ajv.compile(schema);
 }

@@ -1,14 +1,13 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Ajv } from "ajv";
 import { afterEach, describe, expect, it } from "vitest";
 import { countDiagnostics, createDiagnostic, FILE_START } from "../../src/diagnostics/diagnostic.js";
 import { exitCodeFor } from "../../src/diagnostics/exit-code.js";
 import { formatDiagnostics } from "../../src/diagnostics/reporters/index.js";
 import { ruleRegistry } from "../../src/diagnostics/rules/index.js";
 import { runCliInProcessFrom } from "../helpers/cli.js";
-import { fixturesDir, lintFixture } from "./helpers.js";
+import { fixturesDir, lintFixture, sarifValidator } from "./helpers.js";
 
 /**
  * The third severity: a note is shown and counted apart, in every format,
@@ -21,13 +20,6 @@ const note = createDiagnostic("skill/unreferenced-file", "skills/pdf/SKILL.md", 
   message: "the file",
 });
 const warning = createDiagnostic("skill/unknown-key", "skills/pdf/SKILL.md", { start: { line: 3, column: 1 }, end: { line: 3, column: 5 } }, "Unexpected key");
-
-function sarifValidator() {
-  const schema = JSON.parse(readFileSync(new URL("../fixtures/sarif/sarif-2.1.0-rtm.5.json", import.meta.url), "utf8")) as Record<string, unknown>;
-  delete schema["$schema"];
-  delete schema["id"];
-  return new Ajv({ strict: false, allErrors: true, validateFormats: false, unicodeRegExp: false }).compile(schema);
-}
 
 describe("the note severity", () => {
   it("is its own count and never fails a run", () => {

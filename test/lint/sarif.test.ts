@@ -1,21 +1,11 @@
-import { readFileSync } from "node:fs";
-import { Ajv } from "ajv";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, vi } from "vitest";
 import { runCli } from "../../src/cli/program.js";
 import { createDiagnostic, FILE_START } from "../../src/diagnostics/diagnostic.js";
 import { formatDiagnostics } from "../../src/diagnostics/reporters/index.js";
 import { ruleDocUrl, ruleRegistry } from "../../src/diagnostics/rules/index.js";
-import { lintFixture } from "./helpers.js";
+import { lintFixture, sarifValidator } from "./helpers.js";
 
-/** The OASIS SARIF 2.1.0 schema (draft-04), shipped in test/fixtures/sarif; ajv reads it as draft-07, which it is compatible with. */
-function sarifValidator() {
-  const schema = JSON.parse(readFileSync(new URL("../fixtures/sarif/sarif-2.1.0-rtm.5.json", import.meta.url), "utf8")) as Record<string, unknown>;
-  delete schema["$schema"];
-  delete schema["id"];
-  const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, unicodeRegExp: false });
-  return ajv.compile(schema);
-}
 
 describe("--format sarif", () => {
   it("is a valid SARIF 2.1.0 log, with every rule's metadata, help text and helpUri", async () => {

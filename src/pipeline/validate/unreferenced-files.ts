@@ -112,7 +112,11 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
     const read = readBytes(input.root, `${skillDir}/${file}`, MAX_FOLLOWED_BYTES);
     if ("raw" in read) queue.push({ dir: posix.dirname(file) === "." ? "" : posix.dirname(file), text: read.raw.toString("utf8") });
   };
+  // Each folder once: a body that names one folder thousands of times must not walk the file list each time.
+  const markedFolders = new Set<string>();
   const markFolder = (folder: string): void => {
+    if (markedFolders.has(folder)) return;
+    markedFolders.add(folder);
     for (const file of files) if (file.startsWith(`${folder}/`)) mark(file);
   };
   /** A path as written, resolved against the document's folder and the skill's. */
