@@ -87,6 +87,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   const parseCache = session.keep(CHECKED_SKILLS, () => new SkillParseCache());
   const unreferenced = session.keep(UNREFERENCED_FILES, () => new Map());
   const reuseUnreferenced = unreferencedReuser(unreferenced, changedPaths);
+  const unreferencedOn = settings.rules?.get("skill/unreferenced-file") !== "off";
   const found = [...sources.diagnostics];
   const records: Array<SkillRecord & { body: string; bodyStartLine: number; checklist?: ChecklistStep[] }> = [];
   for (const file of sources.files) {
@@ -94,7 +95,8 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
     found.push(...checked.diagnostics);
     // Reads the files beside SKILL.md, so it is not part of the per-content cache.
     if (checked.body !== "") found.push(...brokenLinkDiagnostics({ root, path: file.path, body: checked.body, bodyStartLine: checked.bodyStartLine }));
-    found.push(...reuseUnreferenced(file.path, checked.body, () => unreferencedFileDiagnostics({ root, path: file.path, body: checked.body })));
+    // It lists the skill's folder: a project that turned the rule off does not pay for it.
+    if (unreferencedOn) found.push(...reuseUnreferenced(file.path, checked.body, () => unreferencedFileDiagnostics({ root, path: file.path, body: checked.body })));
     records.push({ path: file.path, folder: folderOf(file.path), manifest: checked.manifest, opening: checked.opening, body: checked.body, bodyStartLine: checked.bodyStartLine, ...(checked.checklist ? { checklist: checked.checklist } : {}) });
   }
   // Skills no longer listed are forgotten.

@@ -66,7 +66,7 @@ export function unreferencedFileDiagnostics(input: UnreferencedFileInput): Diagn
     .map((entry) => entry.path.slice(skillDir.length + 1));
   const candidates = files.filter((file) => !NOT_FOR_THE_MODEL.test(file));
   if (candidates.length === 0) return [];
-  const referenced = findReferences(input, skillDir, files);
+  const referenced = findReferences(input, skillDir, files, candidates);
   const unreferenced = candidates.filter((file) => !referenced.has(file));
   return groupByFolder(unreferenced, files).map((item) => {
     const shown = item.files.slice(0, LISTED).join(", ") + (item.files.length > LISTED ? `, … (${item.files.length - LISTED} more)` : "");
@@ -87,7 +87,7 @@ export function unreferencedFileDiagnostics(input: UnreferencedFileInput): Diagn
 }
 
 /** Skill-relative paths of every file something the model reads names. */
-function findReferences(input: UnreferencedFileInput, skillDir: string, files: readonly string[]): Set<string> {
+function findReferences(input: UnreferencedFileInput, skillDir: string, files: readonly string[], candidates: readonly string[]): Set<string> {
   const fileSet = new Set(files);
   const folders = new Set(files.flatMap((file) => ancestors(file)));
   const byBaseName = new Map<string, string[]>();
@@ -103,14 +103,15 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
   }
   const referenced = new Set<string>();
   const followed = new Set<string>();
-  const queue: Array<{ dir: string; text: string }> = [{ dir: "", text: input.body }];
+  // Markdown files to read, in the order they were found named; read only while some file is still unnamed.
+  const toFollow: string[] = [];
   const mark = (file: string): void => {
     if (referenced.has(file)) return;
     referenced.add(file);
-    if (!FOLLOWED.test(file) || followed.has(file)) return;
-    followed.add(file);
-    const read = readBytes(input.root, `${skillDir}/${file}`, MAX_FOLLOWED_BYTES);
-    if ("raw" in read) queue.push({ dir: posix.dirname(file) === "." ? "" : posix.dirname(file), text: read.raw.toString("utf8") });
+    if (FOLLOWED.test(file) && !followed.has(file)) {
+      followed.add(file);
+      toFollow.push(file);
+    }
   };
   // Each folder once: a body that names one folder thousands of times must not walk the file list each time.
   const markedFolders = new Set<string>();
@@ -153,11 +154,18 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
       else if (folders.has(tail) && (namesFolder || segments.length - start > 1)) markFolder(tail);
     }
   };
-  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+  const scan = (next: { dir: string; text: string }): void => {
     for (const match of next.text.matchAll(MARKDOWN_TARGET)) resolveMention(safeDecode(match[1] ?? ""), next.dir, true);
     // `` `templates` `` in code, or "the templates folder": a folder named by its bare name.
     for (const match of next.text.matchAll(NAMED_FOLDER)) resolveMention(`${match[1] ?? match[2] ?? ""}/`, next.dir, true);
     for (const match of next.text.matchAll(TOKEN)) resolveMention(match[0], next.dir, false);
+  };
+  scan({ dir: "", text: input.body });
+  // Once every file that could be reported is named, there is nothing left to look for.
+  const allNamed = (): boolean => candidates.every((file) => referenced.has(file));
+  for (let file = toFollow.shift(); file !== undefined && !allNamed(); file = toFollow.shift()) {
+    const read = readBytes(input.root, `${skillDir}/${file}`, MAX_FOLLOWED_BYTES);
+    if ("raw" in read) scan({ dir: posix.dirname(file) === "." ? "" : posix.dirname(file), text: read.raw.toString("utf8") });
   }
   return referenced;
 }
