@@ -13,7 +13,7 @@ import { createTrustedInjectionMessage } from "./injections/transport.js";
 import { instantOf } from "./injections/order.js";
 import type { PolicyContext } from "./injections/policy.js";
 import type { LoadedArtifacts } from "./artifacts.js";
-import { KnowledgeDesk, type KnowledgeOptions } from "./knowledge/desk.js";
+import { SessionKnowledge, type KnowledgeOptions } from "./knowledge/session-knowledge.js";
 import { applyChange, seenIdsOf, type StateChange, type StateCore } from "./journal.js";
 import { ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE, createTrustedMessage, isAnchorMessage, type GammaCustomMessage, type ImagePart, type RuntimeUserMessage } from "./messages.js";
 import { activationResultText, planActivation } from "./skills.js";
@@ -85,7 +85,7 @@ export class SessionProtocolController {
   /** The pending injections: the one owner of that part of the durable state. */
   readonly pending: InjectionQueue;
   /** Scoped knowledge: notes, hints and read_workspace_rule (src/runtime/knowledge). */
-  readonly knowledge: KnowledgeDesk;
+  readonly knowledge: SessionKnowledge;
   private readonly store: StateStore;
   private readonly emit: (event: ProtocolEvent) => void;
   private readonly now: () => number;
@@ -140,7 +140,7 @@ export class SessionProtocolController {
       ...(restored === undefined ? {} : { restored: { activeSkills: restored.activeSkills.map((skill) => skill.name), tasks: restored.tasks.items } }),
     });
     const controller = this;
-    this.knowledge = new KnowledgeDesk(
+    this.knowledge = new SessionKnowledge(
       {
         get state() {
           return controller.state;

@@ -103,7 +103,7 @@ export { AuditRecorder, FileSessionLog, type SessionLog } from "./audit/recorder
 export { TASK_ACTION_TOOLS, type PositionedEvent, type TranscriptEvent } from "./audit/transcript.js";
 export { parseStepReference, stepReference, stepsFile, type ChecklistStep, type SkillChecklist } from "../protocol/checklist.js";
 // Scoped knowledge: compiled and live notes, candidate selection, hints and read_workspace_rule.
-export { BLOCKING_LINE, KNOWLEDGE_HINTS_TYPE, KnowledgeDesk, KnowledgeToolError, type KnowledgeHost, type KnowledgeOptions } from "./knowledge/desk.js";
+export { BLOCKING_LINE, KNOWLEDGE_HINTS_TYPE, KnowledgeToolError, SessionKnowledge, type KnowledgeHost, type KnowledgeOptions } from "./knowledge/session-knowledge.js";
 export { KnowledgeNoteRejectedError, type KnowledgeNote, type LiveNoteInput } from "./knowledge/notes.js";
 export { MiniSearchSelector, type KnowledgeCandidate, type KnowledgeQuery, type KnowledgeSelector } from "./knowledge/selector.js";
 export type { LoadedKnowledge } from "./knowledge/artifacts.js";

@@ -16,7 +16,7 @@ export type StateChange =
   | { op: "tasks"; tasks: TaskSnapshot }
   | { op: "artifacts"; artifacts: ArtifactReference[] }
   | { op: "sessionKey"; sessionKey: string }
-  /** The knowledge desk's whole state after a change (loaded notes, pending reports). */
+  /** The session knowledge's whole state after a change (loaded notes, pending reports). */
   | { op: "knowledge"; knowledge: KnowledgeSessionState };
 
 /** A change as a store keeps it: stamped with the revision it produces. */

@@ -51,7 +51,7 @@ describe("package exports", () => {
     ]);
   });
 
-  it("gamma-prompt/runtime exposes the loader, the controller, the Pi adapter, the injections and the knowledge desk", async () => {
+  it("gamma-prompt/runtime exposes the loader, the controller, the Pi adapter, the injections and the session knowledge", async () => {
     const runtime = await import("../../src/runtime/index.js");
     expect(Object.keys(runtime).sort()).toEqual([
       "ANCHOR_CUSTOM_TYPE",
@@ -72,7 +72,6 @@ describe("package exports", () => {
       "InjectionsNotDefinedError",
       "InterruptedBuildError",
       "KNOWLEDGE_HINTS_TYPE",
-      "KnowledgeDesk",
       "KnowledgeNoteRejectedError",
       "KnowledgeToolError",
       "MAX_BREAKPOINTS",
@@ -86,6 +85,7 @@ describe("package exports", () => {
       "SHARED_BATCH_NOTE",
       "STATE_VERSION",
       "STEP_STATUSES",
+      "SessionKnowledge",
       "SessionProtocolController",
       "SkillToolError",
       "StateConflictError",

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
+import { discoverSkills, readSourceFile } from "../../src/index.js";
 import { lint } from "../../src/lint.js";
 import { cliPath, copyProject, removeTempDirs, repoRoot, tempDir } from "../build/helpers.js";
 
@@ -131,6 +132,27 @@ describe("symbolic links that leave the project root", () => {
       ["prompts/partials/leak.hbs", "source/outside-root"],
       ["skills/secret/SKILL.md", "source/outside-root"],
     ]);
+  });
+
+  it("are judged against the root as it resolves now: a relative root means the new folder after a chdir", async () => {
+    // lint() and build() resolve their root first; the exported readers take it as given.
+    const first = await copyProject("basic");
+    const second = await copyProject("basic");
+    // A link from the second project into the first leaves the second project's root.
+    mkdirSync(join(first, "shared/borrowed"), { recursive: true });
+    writeFileSync(join(first, "shared/borrowed/SKILL.md"), "---\nname: borrowed\ntype: reference\ndescription: Use when borrowing.\n---\n\n# Borrowed\n");
+    symlinkSync(join(first, "shared/borrowed"), join(second, "skills/borrowed"));
+    const skillFiles = ["skills/card-style/SKILL.md", "skills/import-file/SKILL.md", "skills/outline-deck/SKILL.md"];
+    const previous = process.cwd();
+    try {
+      process.chdir(first);
+      expect((await discoverSkills(".")).map((file) => file.path)).toEqual(skillFiles);
+      process.chdir(second);
+      expect((await discoverSkills(".")).map((file) => file.path)).toEqual(skillFiles);
+      expect(await readSourceFile(".", "skills/borrowed/SKILL.md")).toMatchObject({ ruleId: "source/outside-root", file: "skills/borrowed/SKILL.md" });
+    } finally {
+      process.chdir(previous);
+    }
   });
 
   it("--out inside a source folder is a usage error (exit 2) and writes nothing", async () => {

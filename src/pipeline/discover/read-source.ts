@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { SourceFile } from "../../stage-data.js";
-import { readSourceBytes, sourceReadDiagnostic } from "./source-read.js";
+import { readInsideRoot, refusedReadDiagnostic } from "./read-inside-root.js";
 
 /**
  * The one reader of source files (skills, prompts, schemas, config). Text is
@@ -43,7 +43,7 @@ export function readSource(root: string, relPath: string, rules: ReadRules): Sou
 
 /** Reads a file whole unless fstat says it is over `maxBytes`; stops at that size even if the file grows. */
 export function readBytes(root: string, relPath: string, maxBytes = MAX_SOURCE_BYTES): ReadOutcome {
-  const read = readSourceBytes(root, relPath, maxBytes);
+  const read = readInsideRoot(root, relPath, maxBytes);
   switch (read.kind) {
     case "file":
       return { raw: read.bytes };
@@ -54,7 +54,7 @@ export function readBytes(root: string, relPath: string, maxBytes = MAX_SOURCE_B
     case "error":
       return { code: read.code };
     default:
-      return { refused: sourceReadDiagnostic(relPath, read) as Diagnostic };
+      return { refused: refusedReadDiagnostic(relPath, read) as Diagnostic };
   }
 }
 

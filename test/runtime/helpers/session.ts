@@ -8,7 +8,7 @@ import { AuthStorage, ModelRegistry, SessionManager } from "@mariozechner/pi-cod
 import { afterEach } from "vitest";
 import type { VariantName } from "../../../src/protocol/dist-manifest.js";
 import type { LoadedArtifacts } from "../../../src/runtime/artifacts.js";
-import type { KnowledgeOptions } from "../../../src/runtime/knowledge/desk.js";
+import type { KnowledgeOptions } from "../../../src/runtime/knowledge/session-knowledge.js";
 import { createGammaAgent } from "../../../src/runtime/pi-adapter.js";
 import type { ProtocolEvent } from "../../../src/runtime/yield.js";
 import { tempDir } from "./dist.js";

@@ -1,9 +1,9 @@
 /**
- * The controller's knowledge desk: the notes (compiled and live), candidate
- * selection per turn, the trusted `knowledge_hints` message, and what
- * `read_workspace_rule` returns and records. Pi-free; its state lives in the
- * controller's durable ExecutionState, so loaded notes survive compaction and
- * restart.
+ * The knowledge of one session: the notes it holds (compiled and live),
+ * which of them the model loaded, candidate selection per turn, the trusted
+ * `knowledge_hints` message, and what `read_workspace_rule` returns and
+ * records. Pi-free; its state lives in the controller's durable
+ * ExecutionState, so loaded notes survive compaction and restart.
  *
  * Lifetime: a loaded note stays active for the session while its revision is
  * unchanged and is never hinted again; a changed revision is hinted again as
@@ -39,7 +39,7 @@ export interface KnowledgeOptions {
   resolvePath?: (note: Readonly<KnowledgeNote>) => string | undefined;
 }
 
-/** What the desk needs from the controller (structural, so the two stay loosely coupled). */
+/** What the session knowledge needs from the controller (structural, so the two stay loosely coupled). */
 export interface KnowledgeHost {
   readonly state: Readonly<ExecutionState>;
   saveKnowledge(state: KnowledgeSessionState): void;
@@ -64,7 +64,7 @@ interface Hint {
   note?: KnowledgeNote;
 }
 
-export class KnowledgeDesk {
+export class SessionKnowledge {
   private readonly notes = new Map<string, KnowledgeNote>();
   private readonly selector: KnowledgeSelector;
   private readonly maxHints: number;
@@ -84,7 +84,7 @@ export class KnowledgeDesk {
     this.reconcileCompiled();
   }
 
-  /** Every note the desk serves, sorted by id. */
+  /** Every note this session can serve, sorted by id. */
   list(): KnowledgeNote[] {
     return [...this.notes.values()].sort((a, b) => compare(a.id, b.id));
   }

@@ -5,17 +5,15 @@ import { readRegularFile, type RegularRead } from "../../protocol/regular-file.j
 import { isWithin } from "./relative-paths.js";
 
 /**
- * The one way a source's bytes are read: the path, with every symbolic link
+ * The byte read under read-source.ts: the path, with every symbolic link
  * resolved, must stay inside the project root, and what it names must be a
  * regular file (checked with fstat on a non-blocking descriptor before any
  * read), so a FIFO never hangs a build and a link never pulls outside text
  * into dist/.
  */
-export type SourceRead = RegularRead | { kind: "outside-root" };
+export type InsideRootRead = RegularRead | { kind: "outside-root" };
 
-const realRoots = new Map<string, string>();
-
-export function readSourceBytes(root: string, relPath: string, maxBytes?: number): SourceRead {
+export function readInsideRoot(root: string, relPath: string, maxBytes?: number): InsideRootRead {
   const path = join(root, relPath);
   let real: string;
   try {
@@ -30,21 +28,22 @@ export function readSourceBytes(root: string, relPath: string, maxBytes?: number
   return read.kind === "not-a-file" && read.what === "a folder" ? { kind: "error", code: "EISDIR" } : read;
 }
 
+/**
+ * The root resolved at the same moment as the file, never remembered: a
+ * relative root (".") then means the same folder for both after a chdir, and
+ * a root that was moved or relinked between two watch builds is seen as it is
+ * now. It costs one realpath per read, a few microseconds next to the read.
+ */
 function realRoot(root: string): string {
-  let real = realRoots.get(root);
-  if (real === undefined) {
-    try {
-      real = realpathSync.native(root);
-    } catch {
-      real = root;
-    }
-    realRoots.set(root, real);
+  try {
+    return realpathSync.native(root);
+  } catch {
+    return root;
   }
-  return real;
 }
 
 /** The finding for a read that is neither a file's bytes nor an absence; undefined for those. */
-export function sourceReadDiagnostic(relPath: string, read: SourceRead): Diagnostic | undefined {
+export function refusedReadDiagnostic(relPath: string, read: InsideRootRead): Diagnostic | undefined {
   if (read.kind === "outside-root") {
     return createDiagnostic(
       "source/outside-root",
