@@ -88,6 +88,19 @@ describe("gamma-prompt explain and the rule pages", () => {
     expect(missing).toEqual([]);
   });
 
+  it("has its own doc for every registered rule: a what-and-why paragraph, a bad and a good example", () => {
+    const incomplete = Object.keys(ruleRegistry)
+      .sort()
+      .filter((id) => {
+        const doc = RULE_DOCS[id as keyof typeof RULE_DOCS];
+        if (doc === undefined) return true;
+        const filled = (part: string): boolean => part.trim() !== "" && !part.includes("no example written yet");
+        return !filled(doc.text) || !filled(doc.bad) || !filled(doc.good) || doc.bad.trim() === doc.good.trim();
+      });
+    expect(incomplete).toEqual([]);
+    for (const page of renderRulePages().values()) expect(page).not.toContain("no example written yet");
+  });
+
   it("keeps docs/rules/ in step with the rule table (regenerate with node scripts/rule-docs.mjs)", () => {
     const pages = renderRulePages();
     const onDisk = readdirSync(join(repoRoot, "docs", "rules"), { recursive: true })

@@ -13,7 +13,7 @@ export interface RuleDoc {
   good: string;
 }
 
-/** A rule added without an entry here is still explained, from its registry line; test/lint/profiles.test.ts lists the skill rules that must have their own. */
+/** A rule added without an entry here is still explained, from its registry line; test/lint/profiles.test.ts fails until every registered rule has its own. */
 export function ruleDoc(id: RuleId): RuleDoc {
   return RULE_DOCS[id] ?? { text: ruleRegistry[id].description, bad: "(no example written yet)", good: "(no example written yet)" };
 }
@@ -314,6 +314,41 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   "dist/not-a-file": { text: "Every artifact path in dist/ holds a regular file, checked with fstat and never read otherwise: a FIFO or device there would block check and the runtime.", bad: "mkfifo dist/prefix.md", good: "dist/ as build writes it" },
   "dist/interrupted-build": { text: "A journal in dist/ means a build stopped while replacing artifacts; check refuses the half-replaced folder until gamma-prompt build rolls it back or forward.", bad: "dist/ with a leftover build journal", good: "gamma-prompt build, then check" },
   "dist/write-failed": { text: "dist/ could not be written (permissions, a full disk); it is left exactly as it was.", bad: "a read-only dist/", good: "a writable dist/" },
+  "audit/required-step": {
+    text: "When the model sends its final message (a message_user call with blockOnUser: true) while a workflow skill is active, every required step of that skill's checklist must be done: each is named by a todo task (step \"deck-generation#12\") and all its tasks are complete. A step no task names, or one still pending or in progress, is work the skill asked for and the user did not get. A step that truly cannot be done is a deviation instead (audit/deviation). While a task is blocked waiting for the user, the yield is a question and the steps are not judged yet.",
+    bad: '{ "id": "t12", "title": "Publish and show", "step": "deck-generation#12", "status": "pending" }\nmessage_user { "message": "Your deck is ready.", "blockOnUser": true }',
+    good: '{ "id": "t12", "title": "Publish and show", "step": "deck-generation#12", "status": "complete" }\nmessage_user { "message": "Your deck is ready.", "blockOnUser": true }',
+  },
+  "audit/verification-step": {
+    text: "The same check as audit/required-step for the steps that verify work (validate, render and inspect, check facts): at the final message each must have a todo task naming it, all complete. These are the steps a model most likely drops when it believes it is done, so they get their own rule id and can be counted on their own.",
+    bad: '{ "id": "t7", "title": "Validate", "step": "deck-generation#7", "status": "complete" }\n(no task names step 8 "Render and inspect")',
+    good: '{ "id": "t7", "title": "Validate", "step": "deck-generation#7", "status": "complete" }\n{ "id": "t8", "title": "Render and inspect", "step": "deck-generation#8", "status": "complete" }',
+  },
+  "audit/skip-without-reason": {
+    text: "An optional step may be skipped, but the skip must be a decision the user can read: at the final message its todo task is complete with a note saying why. A task left pending, or no task for the step at all, reads as forgotten rather than skipped. A complete task with a note counts as skipped with that reason; without a note it counts as done.",
+    bad: '{ "id": "t4", "title": "Research", "step": "deck-generation#4", "status": "pending" }',
+    good: '{ "id": "t4", "title": "Research", "step": "deck-generation#4", "status": "complete", "note": "The user supplied all figures; nothing to look up." }',
+  },
+  "audit/skill-after-action": {
+    text: "A workflow skill is loaded before the model starts acting on the task, so its checklist shapes the work from the first step. A task action is a call to todo, bash, write, edit, subagent, show_gamma or show_file; read, skill and message_user are not task actions, so looking around first is fine. A skill preloaded by the variant counts as loaded from the start.",
+    bad: 'tool_call bash { "command": "gml new deck.gml" }\ntool_call skill { "name": "deck-generation" }',
+    good: 'tool_call read { "path": "brief.md" }\ntool_call skill { "name": "deck-generation" }\ntool_call bash { "command": "gml new deck.gml" }',
+  },
+  "audit/deviation": {
+    text: "A step that fails with an error the model cannot recover from is recorded, not hidden: its todo task is blocked with deviation: true and a note giving the cause. The audit accepts that in place of the step, but reports every deviation as a warning so a reader can check that the final message tells the user what was not done and why. The audit does not read the final message itself; the warning is the pointer to check it.",
+    bad: '{ "id": "t12", "title": "Publish and show", "step": "deck-generation#12", "status": "blocked", "deviation": true, "note": "publish failed: the service returned 503 three times" }\nmessage_user { "message": "Your deck is published.", "blockOnUser": true }',
+    good: '{ "id": "t12", "title": "Publish and show", "step": "deck-generation#12", "status": "blocked", "deviation": true, "note": "publish failed: the service returned 503 three times" }\nmessage_user { "message": "The deck is built in generations/q3/deck.gml but not published: the service returned 503 three times.", "blockOnUser": true }',
+  },
+  "audit/knowledge-not-fetched": {
+    text: "When the runtime sends knowledge hints (short pointers to notes that apply to the current work), the model should read at least one of the hinted notes with read_workspace_rule before its final message. Hints carry only a title; the rules themselves are in the bodies, so a run that never fetches one worked without them. The check only applies in sessions where hints appeared.",
+    bad: 'knowledge_hints ["brand-images", "deck-typography"]\ntool_call bash { "command": "gml render deck.gml" }\nmessage_user { "message": "Done.", "blockOnUser": true }',
+    good: 'knowledge_hints ["brand-images", "deck-typography"]\ntool_call read_workspace_rule { "knowledgeId": "deck-typography" }\ntool_call bash { "command": "gml render deck.gml" }\nmessage_user { "message": "Done.", "blockOnUser": true }',
+  },
+  "audit/transcript-format": {
+    text: "gamma-prompt audit reads JSONL transcripts: the runtime's session log, whose first line is a session entry with a variant, or a Pi session file, whose first line is a session entry with an id. Any other file, or one that cannot be read, is reported instead of being audited as an empty session that would pass. Lines after the first that are not JSON are skipped, so a transcript cut off mid-line is still audited up to the cut.",
+    bad: "transcript.txt   (a copied chat, first line: User: make me a deck)",
+    good: '{"type":"session","variant":"base","preloadedSkills":[]}\n{"type":"skills_loaded","names":["deck-generation"]}',
+  },
   "eval/invalid-scenario": {
     text: "An evaluation scenario is YAML that matches schemas/eval-scenario.schema.json: a name, a variant, the user's turns and expectations, each expectation with an id and exactly one kind. A scenario with a problem is not run, so a typo never reads as a model failing.",
     bad: "name: deck\nvariant: base\nturns: [Make a deck.]\nexpect:\n  - id: budget\n    maxModelCalls: 12\n    auditPasses: true",
