@@ -107,7 +107,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     throw new ProjectRootError(`output folder "${options.outDir ?? "dist"}" holds the project root, expected a folder of its own such as "dist"`);
   }
   // Inside skills/, prompts/ or schemas/ the artifacts would become sources of the next build.
-  const layout = readSkillLayout(root);
+  const layout = { ...readSkillLayout(root), outDir: outRel };
   // A layout of its own (`plugins/*/skills/*`) puts skills elsewhere: an output folder inside one would be copied as its supporting files.
   const skillFolders = isDefaultLayout(layout) ? [] : matchSkillFolders(root, layout);
   const sourceFolder = [...SOURCE_FOLDERS, ...skillFolders].find((folder) => isWithin(join(root, folder), outDir));
@@ -168,12 +168,12 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
   // the next rebuild.
   const watchHint = input === undefined && options.cache ? options.changedPaths : undefined;
   const takeSnapshot = (hint: readonly string[] | undefined): Promise<string | undefined> =>
-    hint ? Promise.resolve(stampSources(root, hint)) : sourceSnapshot(root, watchHint ? "stamp" : "content");
+    hint ? Promise.resolve(stampSources(root, hint)) : sourceSnapshot(root, watchHint ? "stamp" : "content", outRel);
   let changedPaths = options.cache ? options.changedPaths : undefined;
   let snapshot = input?.content ?? (await takeSnapshot(watchHint));
   let compiled: CompiledProject;
   for (let attempt = 1; ; attempt++) {
-    compiled = await compileProject(root, session, changedPaths);
+    compiled = await compileProject(root, session, changedPaths, { outDir: outRel });
     if (!compiled.artifacts || !compiled.manifest || compiled.errorCount > 0) return failed(compiled.diagnostics);
     const now = await takeSnapshot(attempt === 1 ? watchHint : undefined);
     if (now === snapshot) break;

@@ -60,6 +60,7 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
   // What dist/ records for bytes that come out the same is taken, not worked out again; --full repeats everything.
   const recorded = options.full ? undefined : readRecordedBuild(outDir, tokenizerVersion());
   const compiled = await compileProject(root, undefined, undefined, {
+    outDir: outRel,
     ...(recorded?.tokenCounts ? { recordedCounts: recorded.tokenCounts } : {}),
     ...(recorded ? { acceptedToolParameters: recorded.acceptedToolParameters } : {}),
   });

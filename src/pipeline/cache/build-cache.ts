@@ -49,7 +49,7 @@ export interface InputKey {
 
 /** Undefined when the project cannot be listed (the full build reports why). */
 export async function computeInputKey(root: string, outDirRelative: string): Promise<InputKey | undefined> {
-  const listing = await listInputs(root);
+  const listing = await listInputs(root, outDirRelative);
   if (!listing) return undefined;
   const compiler = await compilerFingerprint();
   // Without a fingerprint a cached entry could belong to another compiler: build without the cache.
@@ -65,8 +65,8 @@ export async function computeInputKey(root: string, outDirRelative: string): Pro
  * rebuild). A build takes one before it reads its sources and compares it
  * with a fresh one just before it writes dist/.
  */
-export async function sourceSnapshot(root: string, mode: "content" | "stamp"): Promise<string | undefined> {
-  const listing = await listInputs(root);
+export async function sourceSnapshot(root: string, mode: "content" | "stamp", outDirRelative: string): Promise<string | undefined> {
+  const listing = await listInputs(root, outDirRelative);
   if (!listing) return undefined;
   return mode === "content" ? contentDigest(root, listing) : stampSources(root, listing.paths);
 }
@@ -96,11 +96,11 @@ interface InputListing {
   special: Set<string>;
 }
 
-async function listInputs(root: string): Promise<InputListing | undefined> {
+async function listInputs(root: string, outDirRelative: string): Promise<InputListing | undefined> {
   let folders: string[];
   try {
     // Where the config's `skills` and `ignore` say, as lint and the build look.
-    folders = findSkillFolders(root, readSkillLayout(root));
+    folders = findSkillFolders(root, { ...readSkillLayout(root), outDir: outDirRelative });
   } catch {
     return undefined;
   }

@@ -71,6 +71,8 @@ export interface CompiledProject {
 }
 
 export interface CompileOptions {
+  /** The output folder, root-relative (default `dist`): skill discovery never looks inside it. */
+  outDir?: string;
   /** Token counts the last build recorded for exact texts (check); the tokenizer loads only for texts not among them. */
   recordedCounts?: RecordedTokenCounts;
   /** Tool parameter schemas the last build accepted for exactly these bytes (check); others are compiled to check them. */
@@ -81,7 +83,7 @@ export async function compileProject(root: string, session: BuildSession = new B
   // The artifacts need each skill's type, so the compiler applies the gamma profile; it finds the skills where lint
   // does (the config's `skills` and `ignore`), and the config's rules still apply.
   const lintConfig = readLintConfig(root);
-  const settings = { profile: "gamma" as const, rules: lintConfig.config.rules, layout: lintConfig.config.layout };
+  const settings = { profile: "gamma" as const, rules: lintConfig.config.rules, layout: { ...lintConfig.config.layout, ...(options.outDir !== undefined ? { outDir: options.outDir } : {}) } };
   const [linted, loaded] = await Promise.all([lintSkills(root, session, changedPaths, settings), loadProjectSources(root, session, changedPaths)]);
   const diagnostics: Diagnostic[] = [...linted.diagnostics, ...loaded.diagnostics];
   const done = (extra: Partial<CompiledProject> = {}): CompiledProject => finish(diagnostics, extra);

@@ -11,13 +11,22 @@ import { join } from "node:path";
 export interface SkillLayout {
   skills: readonly string[];
   ignore: readonly string[];
+  /**
+   * The build's output folder, root-relative (default `dist`). Discovery never
+   * looks inside it, whatever the patterns say: a build copies every file of a
+   * skill, so a nested `sub/SKILL.md` would otherwise come back as a skill.
+   */
+  outDir?: string;
 }
 
 export const DEFAULT_SKILL_PATTERNS: readonly string[] = ["skills/*"];
 export const DEFAULT_LAYOUT: SkillLayout = { skills: DEFAULT_SKILL_PATTERNS, ignore: [] };
 const SKILL_FILE = "SKILL.md";
-/** Never searched by `**`: dependencies and tooling state hold no project skills. */
+/** Never searched: dependencies and tooling state hold no project skills. */
 const NEVER_SEARCHED = new Set(["node_modules", ".git"]);
+const DEFAULT_OUT_DIR = "dist";
+/** A build's transient neighbours of its output folder: staging folders and the lock (see emit/recovery.ts and emit/lock.ts). */
+const TRANSIENT_PREFIXES = [".gamma-prompt-tmp-", ".gamma-prompt-lock-"];
 
 /**
  * The layout alone, read without validating the config (for the no-change
@@ -49,11 +58,12 @@ export function isDefaultLayout(layout: SkillLayout): boolean {
  */
 export function matchSkillFolders(root: string, layout: SkillLayout): string[] {
   const ignored = layout.ignore.map(globToRegExp);
+  const excluded = excludedFolder(layout.outDir ?? DEFAULT_OUT_DIR);
   const found = new Set<string>();
   for (const pattern of layout.skills) {
     const segments = normalisePattern(pattern).split("/").filter((segment) => segment !== "" && segment !== ".");
     const deep = segments.includes("**");
-    for (const folder of expand(root, "", segments)) {
+    for (const folder of expand(root, "", segments, excluded)) {
       if (folder === "" || ignored.some((regexp) => isIgnored(regexp, folder))) continue;
       if (deep && !isFile(join(root, folder, SKILL_FILE))) continue;
       found.add(folder);
@@ -67,7 +77,7 @@ export function suggestSkillPatterns(root: string): string[] {
   const suggestions = new Set<string>();
   const visit = (relative: string, depth: number): void => {
     for (const entry of listDirectories(join(root, relative))) {
-      if (NEVER_SEARCHED.has(entry)) continue;
+      if (NEVER_SEARCHED.has(entry) || (relative === "" && entry === DEFAULT_OUT_DIR)) continue;
       const child = relative === "" ? entry : `${relative}/${entry}`;
       if (isFile(join(root, child, SKILL_FILE))) {
         suggestions.add(relative === "" ? "*" : `${relative}/*`);
@@ -80,28 +90,43 @@ export function suggestSkillPatterns(root: string): string[] {
   return [...suggestions].sort(compareCodeUnits).slice(0, 5);
 }
 
-function expand(root: string, base: string, segments: readonly string[]): string[] {
+/**
+ * Whether a root-relative folder is one discovery never enters: the output
+ * folder, a build's staging folders and lock, `node_modules` and `.git`
+ * anywhere. An output folder outside the root (`../out`) excludes nothing.
+ */
+function excludedFolder(outDir: string): (folder: string) => boolean {
+  const out = normalisePattern(outDir);
+  return (folder) => {
+    if (folder === out || folder.startsWith(`${out}/`)) return true;
+    return folder.split("/").some((name) => NEVER_SEARCHED.has(name) || TRANSIENT_PREFIXES.some((prefix) => name.startsWith(prefix)));
+  };
+}
+
+function expand(root: string, base: string, segments: readonly string[], excluded: (folder: string) => boolean): string[] {
   const [head, ...rest] = segments;
   if (head === undefined) return [base];
   if (head === "**") {
-    const results = expand(root, base, rest);
+    const results = expand(root, base, rest, excluded);
     // A skill folder ends the descent: its references/ and scripts/ are not skills.
     if (base !== "" && isFile(join(root, base, SKILL_FILE))) return results;
     for (const entry of listDirectories(join(root, base))) {
-      if (entry.startsWith(".") || NEVER_SEARCHED.has(entry)) continue;
-      results.push(...expand(root, join2(base, entry), segments));
+      const next = join2(base, entry);
+      if (entry.startsWith(".") || excluded(next)) continue;
+      results.push(...expand(root, next, segments, excluded));
     }
     return results;
   }
   if (!/[*?[]/.test(head)) {
     const next = join2(base, head);
-    return isDirectory(join(root, next)) ? expand(root, next, rest) : [];
+    return !excluded(next) && isDirectory(join(root, next)) ? expand(root, next, rest, excluded) : [];
   }
   const regexp = new RegExp(`^${segmentToRegExp(head)}$`);
   const results: string[] = [];
   for (const entry of listDirectories(join(root, base))) {
-    if (entry.startsWith(".") && !head.startsWith(".")) continue;
-    if (regexp.test(entry)) results.push(...expand(root, join2(base, entry), rest));
+    const next = join2(base, entry);
+    if ((entry.startsWith(".") && !head.startsWith(".")) || excluded(next)) continue;
+    if (regexp.test(entry)) results.push(...expand(root, next, rest, excluded));
   }
   return results;
 }
