@@ -16,7 +16,7 @@ import { lint } from "../../src/lint.js";
 import { matchSkillFolders } from "../../src/pipeline/discover/skill-folders.js";
 import { watch, type WatchBuildEvent, type WatchEvent, type WatchHandle } from "../../src/watch.js";
 import { waitFor } from "../watch/helpers.js";
-import { fixturesDir, removeTempDirs, tempDir } from "./helpers.js";
+import { applyLayout, fixturesDir, removeTempDirs, tempDir } from "./helpers.js";
 
 afterAll(removeTempDirs);
 const open: WatchHandle[] = [];
@@ -31,9 +31,7 @@ async function deepProject(): Promise<string> {
   const root = await tempDir();
   expect(init({ dir: root }).ok).toBe(true);
   await cp(join(CASE, "skills"), join(root, "skills"), { recursive: true });
-  const configPath = join(root, "gamma-prompt.config.json");
-  const layout = JSON.parse(await readFile(join(CASE, "layout.json"), "utf8")) as object;
-  await writeFile(configPath, JSON.stringify({ ...(JSON.parse(await readFile(configPath, "utf8")) as object), ...layout }, null, 2));
+  await applyLayout(root, CASE);
   return root;
 }
 

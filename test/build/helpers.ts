@@ -38,3 +38,10 @@ export function spawnCli(args: string[], options: { cwd?: string; env?: NodeJS.P
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
+
+/** Merges a case folder's layout.json (`skills`, `ignore`) into the project's gamma-prompt.config.json. */
+export async function applyLayout(root: string, caseDir: string): Promise<void> {
+  const configPath = join(root, "gamma-prompt.config.json");
+  const layout = JSON.parse(await readFile(join(caseDir, "layout.json"), "utf8")) as object;
+  await writeFile(configPath, JSON.stringify({ ...(JSON.parse(await readFile(configPath, "utf8")) as object), ...layout }, null, 2));
+}

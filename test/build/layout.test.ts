@@ -14,7 +14,7 @@ import { lint } from "../../src/lint.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { watch, type WatchBuildEvent, type WatchEvent, type WatchHandle } from "../../src/watch.js";
 import { waitFor } from "../watch/helpers.js";
-import { fixturesDir, removeTempDirs, tempDir } from "./helpers.js";
+import { applyLayout, fixturesDir, removeTempDirs, tempDir } from "./helpers.js";
 
 afterAll(removeTempDirs);
 const open: WatchHandle[] = [];
@@ -31,9 +31,7 @@ async function pluginsProject(): Promise<string> {
   await mkdir(join(root, "plugins/writing"), { recursive: true });
   await rename(join(root, "skills"), join(root, "plugins/writing/skills"));
   await cp(join(CASE, "plugins"), join(root, "plugins"), { recursive: true });
-  const configPath = join(root, "gamma-prompt.config.json");
-  const layout = JSON.parse(await readFile(join(CASE, "layout.json"), "utf8")) as object;
-  await writeFile(configPath, JSON.stringify({ ...(JSON.parse(await readFile(configPath, "utf8")) as object), ...layout }, null, 2));
+  await applyLayout(root, CASE);
   return root;
 }
 
