@@ -9,6 +9,7 @@ import { brokenLinkDiagnostics } from "../validate/links.js";
 import { unreferencedFileDiagnostics } from "../validate/unreferenced-files.js";
 import { applySuppressions } from "../validate/suppressions.js";
 import { loadSkillSourcesReusing, type SkillSourceRecord } from "../discover/skill-sources.js";
+import { loadSkillSources } from "../discover/discover.js";
 import { skillSetDiagnostics, type SkillRecord } from "../validate/skill-set-rules.js";
 import { defineSlot, type BuildSession } from "../session/build-session.js";
 import { checkSkillFile, SkillParseCache } from "./checked-skill.js";
@@ -81,12 +82,14 @@ export interface SkillRuleSettings {
  */
 export async function lintSkills(root: string, session: BuildSession, changedPaths?: readonly string[], settings: SkillRuleSettings = { profile: "gamma" }): Promise<LintedSkills> {
   const layout = settings.layout ?? DEFAULT_LAYOUT;
-  const loaded = await loadSkillSourcesReusing(root, session.keep(SKILL_SOURCES, () => new Map()), changedPaths, layout);
+  // Stamps pay off only in a later build of the same session: a one-shot run reads each SKILL.md without a stat first.
+  const loaded = session.repeated ? await loadSkillSourcesReusing(root, session.keep(SKILL_SOURCES, () => new Map()), changedPaths, layout) : await loadSkillSources(root, layout);
   const overrides = settings.sourceOverrides;
   const sources = overrides ? { ...loaded, files: loaded.files.map((file) => overrides.get(file.path) ?? file) } : loaded;
   const parseCache = session.keep(CHECKED_SKILLS, () => new SkillParseCache());
-  const unreferenced = session.keep(UNREFERENCED_FILES, () => new Map());
-  const reuseUnreferenced = unreferencedReuser(unreferenced, changedPaths);
+  // A one-shot run never asks again: it keeps no findings by body, so nothing holds the bodies but the records.
+  const unreferenced = session.repeated ? session.keep(UNREFERENCED_FILES, () => new Map()) : new Map<string, { body: string; diagnostics: Diagnostic[] }>();
+  const reuseUnreferenced = session.repeated ? unreferencedReuser(unreferenced, changedPaths) : (_path: string, _body: string, check: () => Diagnostic[]) => check();
   const unreferencedOn = settings.rules?.get("skill/unreferenced-file") !== "off";
   const found = [...sources.diagnostics];
   const records: Array<SkillRecord & { body: string; bodyStartLine: number; checklist?: ChecklistStep[] }> = [];
