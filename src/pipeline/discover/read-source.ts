@@ -84,8 +84,25 @@ export function decodeSource(relPath: string, raw: Uint8Array): SourceFile | Dia
       `Unexpected byte 0x${(raw[offset] ?? 0).toString(16).padStart(2, "0")} that is not UTF-8, expected a UTF-8 text file`,
     );
   }
-  if (text.includes("\r")) text = text.replace(/\r\n?/g, "\n");
-  return { path: relPath, text, contentHash: sha256Hex(raw) };
+  const hadBom = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf;
+  if (hadBom || text.includes("\r")) return { path: relPath, text: text.replace(/\r\n?/g, "\n"), contentHash: sha256Hex(raw) };
+  return withLazyHash(relPath, text);
+}
+
+/**
+ * Without a BOM or CR the text's UTF-8 is the raw bytes, so the hash can be
+ * taken from the text when first asked for: a one-shot lint never asks.
+ */
+function withLazyHash(path: string, text: string): SourceFile {
+  let hash: string | undefined;
+  return {
+    path,
+    text,
+    get contentHash(): string {
+      hash ??= sha256Hex(text);
+      return hash;
+    },
+  };
 }
 
 /** Offset of the first byte that does not start or continue a well-formed UTF-8 sequence. */

@@ -32,7 +32,8 @@ export interface CheckedSkill {
  */
 export async function checkSkillFile(source: SourceFile, cache?: SkillParseCache, profile: Profile = "gamma"): Promise<CheckedSkill> {
   // Findings depend on the profile: an entry made under one must not answer for the other.
-  const key = profile === "gamma" ? source.contentHash : `${source.contentHash}:${profile}`;
+  // Without a cache the key is never needed, and hashing is most of what reading a small file costs.
+  const key = cache === undefined ? "" : profile === "gamma" ? source.contentHash : `${source.contentHash}:${profile}`;
   const cached = cache?.get(key);
   if (cached) return restamp(cached, source.path);
   let checked: CheckedSkill;
@@ -45,7 +46,7 @@ export async function checkSkillFile(source: SourceFile, cache?: SkillParseCache
       bodyStartLine: parsed.bodyStartLine,
       opening: parsed.opening,
     };
-    const checklist = parsed.manifest?.type === "workflow" && parsed.orderedLists ? extractChecklist(source.text, parsed.orderedLists) : undefined;
+    const checklist = parsed.manifest?.type === "workflow" && parsed.orderedLists ? extractChecklist(parsed.index, parsed.orderedLists) : undefined;
     if (checklist) checked.checklist = checklist;
   } catch (error) {
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -86,7 +86,8 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   const loaded = session.repeated ? await loadSkillSourcesReusing(root, session.keep(SKILL_SOURCES, () => new Map()), changedPaths, layout) : await loadSkillSources(root, layout);
   const overrides = settings.sourceOverrides;
   const sources = overrides ? { ...loaded, files: loaded.files.map((file) => overrides.get(file.path) ?? file) } : loaded;
-  const parseCache = session.keep(CHECKED_SKILLS, () => new SkillParseCache());
+  // A one-shot run never sees the same file twice, so it neither hashes nor keeps checked files unless a caller put a cache there.
+  const parseCache = session.repeated ? session.keep(CHECKED_SKILLS, () => new SkillParseCache()) : session.find(CHECKED_SKILLS);
   // A one-shot run never asks again: it keeps no findings by body, so nothing holds the bodies but the records.
   const unreferenced = session.repeated ? session.keep(UNREFERENCED_FILES, () => new Map()) : new Map<string, { body: string; diagnostics: Diagnostic[] }>();
   const reuseUnreferenced = session.repeated ? unreferencedReuser(unreferenced, changedPaths) : (_path: string, _body: string, check: () => Diagnostic[]) => check();

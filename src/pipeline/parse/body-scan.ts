@@ -56,6 +56,23 @@ const UNMODELLED = /^ {0,3}(?:[<>]|\[[^\]]*\]:)/;
 /** Constructs whose rendered text differs from their source text. */
 const ENTITY_OR_REFERENCE = /&(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);|\]\[/i;
 const LINK_DESTINATION = /\]\([^)]*\)/g;
+/**
+ * Every block pattern above allows at most three leading spaces before its
+ * first character, so the character after a line's leading spaces decides
+ * which of them can match at all: most prose lines skip every regex.
+ */
+const BLOCK_START_CHARS = "<>[`~=-*_#+0123456789";
+const THEMATIC_START_CHARS = "-*_";
+const BULLET_START_CHARS = "-*+";
+
+/** The character after `indent` leading spaces, or "" when no block pattern can match there. */
+function blockStart(line: string, indent: number): string {
+  if (indent > 3) return "";
+  const first = line.charAt(indent);
+  return BLOCK_START_CHARS.includes(first) ? first : "";
+}
+
+const isDigit = (char: string): boolean => char >= "0" && char <= "9";
 
 class Scanner {
   private readonly lists: OrderedListShape[] = [];
@@ -87,25 +104,26 @@ class Scanner {
       this.itemLine(line.slice(this.list.contentIndent), indent - this.list.contentIndent);
       return;
     }
-    if (THEMATIC.test(line)) {
+    const first = blockStart(line, indent);
+    if (first !== "" && THEMATIC_START_CHARS.includes(first) && THEMATIC.test(line)) {
       // A thematic break, or after a top-level paragraph a setext underline: either way no list continues.
       this.closeList();
       this.previous = "other";
       return;
     }
-    const ordered = ORDERED.exec(line);
+    const ordered = isDigit(first) ? ORDERED.exec(line) : null;
     if (ordered) return this.orderedMarker(ordered, lineNumber, afterCode);
-    const bullet = BULLET.exec(line);
+    const bullet = first !== "" && BULLET_START_CHARS.includes(first) ? BULLET.exec(line) : null;
     if (bullet) return this.bulletMarker(bullet);
     if (this.list) {
-      if (this.previous === "paragraph" && isPlainText(line)) {
+      if (this.previous === "paragraph" && (first === "" || isPlainText(line))) {
         // A lazy continuation line of the item's paragraph.
         this.list.itemText += `\n${line}`;
         return;
       }
       this.closeList();
     }
-    this.topLevel(line, indent);
+    this.topLevel(line, indent, first);
   }
 
   /** Handles a line while a fence is open; false when the line ended the fence's list item. */
@@ -134,6 +152,8 @@ class Scanner {
       // Indented code, or a continuation line; with nested bullets it could be either.
       if (list.nested || /^(?:`{3}|~{3})/.test(text)) bail();
       if (this.previous !== "paragraph") this.previous = "other";
+    } else if (blockStart(content, relativeIndent) === "") {
+      this.previous = "paragraph";
     } else {
       if (UNMODELLED.test(content) || ORDERED.test(content)) bail();
       const fence = FENCE.exec(content);
@@ -192,13 +212,17 @@ class Scanner {
     this.previous = "paragraph";
   }
 
-  private topLevel(line: string, indent: number): void {
+  private topLevel(line: string, indent: number, first: string): void {
     if (indent >= 4) {
       // Indented code, unless it continues a paragraph; neither can start a list.
       if (this.previous !== "paragraph") {
         this.previous = "other";
         this.indentedCode = true;
       }
+      return;
+    }
+    if (first === "") {
+      this.previous = "paragraph";
       return;
     }
     if (UNMODELLED.test(line)) bail();
@@ -242,7 +266,7 @@ function leadingSpaces(line: string): number {
   let count = 0;
   while (count < line.length && line.charCodeAt(count) === 32) count++;
   // Tabs in indentation, or after a list marker, expand to tab stops; the scanner leaves that to the full parser.
-  if (line.charCodeAt(count) === 9 || TAB_AFTER_MARKER.test(line)) bail();
+  if (line.charCodeAt(count) === 9 || (line.includes("\t") && TAB_AFTER_MARKER.test(line))) bail();
   return count;
 }
 

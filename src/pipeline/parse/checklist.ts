@@ -1,5 +1,6 @@
 import type { ChecklistStep } from "../../protocol/checklist.js";
 import type { OrderedListShape } from "./body-shape.js";
+import type { LineIndex } from "./positions.js";
 
 /**
  * A workflow skill's checklist as structured steps, read from the ordered
@@ -12,14 +13,13 @@ import type { OrderedListShape } from "./body-shape.js";
  * sentence; "(optional)" at the start of the step, inside or outside the bold
  * lead, marks it optional.
  */
-export function extractChecklist(text: string, lists: readonly OrderedListShape[]): ChecklistStep[] | undefined {
+export function extractChecklist(lines: LineIndex, lists: readonly OrderedListShape[]): ChecklistStep[] | undefined {
   if (lists.length === 0) return undefined;
-  const lines = text.split("\n");
   const list = lists.find((candidate) => CHECKLIST_HEADING.test(headingBefore(lines, candidate.line))) ?? lists[0];
   if (!list) return undefined;
-  const first = MARKER.exec(lines[list.line - 1] ?? "");
+  const first = MARKER.exec(lines.lineText(list.line));
   const start = first ? Number(first[1]) : 1;
-  return list.items.map((item, index) => ({ number: start + index, ...describeStep(lines[item.line - 1] ?? ""), verifies: item.verifies, line: item.line }));
+  return list.items.map((item, index) => ({ number: start + index, ...describeStep(lines.lineText(item.line)), verifies: item.verifies, line: item.line }));
 }
 
 const CHECKLIST_HEADING = /\b(?:checklist|steps|procedure)\b/i;
@@ -29,9 +29,9 @@ const STEP_HEADING_MARKER = /^ {0,3}#{1,6}[ \t]+(?:step[ \t]+\d{1,3}(?!\d)[ \t]*
 const OPTIONAL = /^\(\s*optional\s*\)\s*|^optional\s*:\s*/i;
 const TITLE_LIMIT = 120;
 
-function headingBefore(lines: readonly string[], line: number): string {
-  for (let index = line - 2; index >= 0; index--) {
-    const heading = /^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$/.exec(lines[index] ?? "");
+function headingBefore(lines: LineIndex, line: number): string {
+  for (let before = line - 1; before >= 1; before--) {
+    const heading = /^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$/.exec(lines.lineText(before));
     if (heading) return heading[1] ?? "";
   }
   return "";
@@ -65,6 +65,8 @@ function describeStep(markerLine: string): { title: string; optional: boolean } 
 
 /** Inline Markdown reduced to its text: code spans keep their content, emphasis markers and link targets go. */
 function plain(markdown: string): string {
+  // Each replacement only removes text, so a title without these characters has nothing for the first three.
+  if (!/[[`*_]/.test(markdown)) return markdown.replace(/\s+/g, " ");
   return markdown
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
     .replace(/`+([^`]*)`+/g, "$1")

@@ -43,6 +43,14 @@ export class LineIndex {
     return this.range(start, end);
   }
 
+  /** The text of a 1-based line without its line break; "" past the end, as splitting the text at "\n" would give. */
+  lineText(line: number): string {
+    const start = this.lineStarts[line - 1];
+    if (start === undefined) return "";
+    const next = this.lineStarts[line];
+    return this.text.slice(start, next === undefined ? this.text.length : next - 1);
+  }
+
   lineStart(line: number): number {
     return this.lineStarts[line - 1] ?? this.text.length;
   }

@@ -10,6 +10,13 @@ const STEP_HEADING = /^ {0,3}(#{1,6})[ \t]+(?:step[ \t]+\d{1,3}(?![\d\p{L}])[ \t
 const ANY_HEADING = /^ {0,3}(#{1,6})(?:[ \t]|$)/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
+/** The character after at most three leading spaces: each pattern above needs `#`, a backtick or `~` there, so prose lines skip them. */
+function firstAfterIndent(line: string): string {
+  let index = 0;
+  while (index < 3 && line.charCodeAt(index) === 32) index++;
+  return line.charAt(index);
+}
+
 export function findStepHeadings(body: string, bodyStartLine: number): OrderedListShape[] {
   if (!/^ {0,3}#/m.test(body)) return [];
   const lines = body.split("\n");
@@ -17,7 +24,8 @@ export function findStepHeadings(body: string, bodyStartLine: number): OrderedLi
   let fence: string | undefined;
   for (let index = 0; index < lines.length; index++) {
     const text = lines[index] ?? "";
-    const marker = FENCE.exec(text)?.[1];
+    const first = firstAfterIndent(text);
+    const marker = first === "`" || first === "~" ? FENCE.exec(text)?.[1] : undefined;
     if (fence !== undefined) {
       if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
       continue;
@@ -26,7 +34,7 @@ export function findStepHeadings(body: string, bodyStartLine: number): OrderedLi
       fence = marker;
       continue;
     }
-    const heading = ANY_HEADING.exec(text);
+    const heading = first === "#" ? ANY_HEADING.exec(text) : null;
     if (!heading) continue;
     const step = STEP_HEADING.exec(text);
     headings.push({ index, level: (heading[1] ?? "").length, step: step !== null, text: step?.[2] ?? "" });

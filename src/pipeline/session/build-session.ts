@@ -73,6 +73,11 @@ export class BuildSession {
     return value;
   }
 
+  /** The slot's kept value, if something made one: for a stage that uses a cache only when one is offered. */
+  find<V>(slot: Slot<V>): V | undefined {
+    return this.kept.get(slot) as V | undefined;
+  }
+
   /** A long-lived object a stage manages itself (a cache, a memory of dist/), made on first use. */
   keep<V>(slot: Slot<V>, create: () => NoInfer<V>): V {
     if (this.kept.has(slot)) return this.kept.get(slot) as V;
