@@ -29,6 +29,8 @@ export interface LintOptions {
   fix?: "write" | "dry-run";
   /** A config file to read instead of root/gamma-prompt.config.json (its `skills` globs stay relative to the root). */
   config?: string;
+  /** Read each workflow skill's checklist into `skills` (default true); false leaves `checklist` out, for a caller that wants the findings only. */
+  checklists?: boolean;
 }
 
 export interface LintResult {
@@ -61,7 +63,7 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   const root = resolve(options.root);
   const { config, diagnostics: configDiagnostics } = readLintConfig(root, options.config);
   const profile = options.profile ?? config.profile ?? detectProfile(root);
-  const settings = { profile, layout: config.layout, rules: config.rules, reportEmpty: options.reportEmpty !== false };
+  const settings = { profile, layout: config.layout, rules: config.rules, reportEmpty: options.reportEmpty !== false, checklists: options.checklists !== false };
   let linted = await lintSkills(root, new BuildSession(), undefined, settings);
   let fixedFiles: FixedSkillFile[] | undefined;
   if (options.fix) {

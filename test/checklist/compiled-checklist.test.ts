@@ -31,6 +31,14 @@ describe("compiled checklists: the steps lint reads, as build writes them", () =
     ]);
   });
 
+  it("with checklists: false, the same findings and skills, without the checklists", async () => {
+    const full = await lint({ root: fixture });
+    const bare = await lint({ root: fixture, checklists: false });
+    expect(bare.diagnostics).toEqual(full.diagnostics);
+    expect(bare.skills.every((skill) => skill.checklist === undefined)).toBe(true);
+    expect(bare.skills).toEqual(full.skills.map(({ checklist: _checklist, ...skill }) => skill));
+  });
+
   it("the embedded default's dist/ carries one steps artifact per workflow skill, listed and hashed in the manifest", () => {
     const manifest = JSON.parse(readFileSync(join(root, "dist/manifest.json"), "utf8")) as DistManifest;
     const withChecklist = Object.entries(manifest.skills).filter(([, info]) => info.checklist !== undefined).map(([name]) => name);

@@ -76,7 +76,8 @@ async function runLint(options: LintCommandOptions): Promise<number> {
   const fix = options.fix ? "write" : options.fixDryRun ? "dry-run" : undefined;
   let outcome;
   try {
-    outcome = await lint({ root: options.root, ...(options.profile ? { profile: options.profile } : {}), reportEmpty: options.allowEmpty !== true, ...(fix ? { fix } : {}), ...(options.config !== undefined ? { config: options.config } : {}) });
+    // The command prints findings only, so it skips the checklists the library's `skills` would carry.
+    outcome = await lint({ root: options.root, checklists: false, ...(options.profile ? { profile: options.profile } : {}), reportEmpty: options.allowEmpty !== true, ...(fix ? { fix } : {}), ...(options.config !== undefined ? { config: options.config } : {}) });
   } catch (error) {
     if (error instanceof ProjectRootError) {
       process.stderr.write(`gamma-prompt lint: ${error.message}; pass --root with the folder that holds skills/\n`);

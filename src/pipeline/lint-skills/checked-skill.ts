@@ -30,7 +30,7 @@ export interface CheckedSkill {
  * work. Never throws: a failure inside a dependency becomes a diagnostic on
  * this file, so the other skills are still checked.
  */
-export async function checkSkillFile(source: SourceFile, cache?: SkillParseCache, profile: Profile = "gamma"): Promise<CheckedSkill> {
+export async function checkSkillFile(source: SourceFile, cache?: SkillParseCache, profile: Profile = "gamma", checklist = true): Promise<CheckedSkill> {
   // Findings depend on the profile: an entry made under one must not answer for the other.
   // Without a cache the key is never needed, and hashing is most of what reading a small file costs.
   const key = cache === undefined ? "" : profile === "gamma" ? source.contentHash : `${source.contentHash}:${profile}`;
@@ -46,8 +46,9 @@ export async function checkSkillFile(source: SourceFile, cache?: SkillParseCache
       bodyStartLine: parsed.bodyStartLine,
       opening: parsed.opening,
     };
-    const checklist = parsed.manifest?.type === "workflow" && parsed.orderedLists ? extractChecklist(parsed.index, parsed.orderedLists) : undefined;
-    if (checklist) checked.checklist = checklist;
+    // A cached entry may serve a later build, which needs the checklist: only an uncached check may leave it out.
+    const steps = (checklist || cache !== undefined) && parsed.manifest?.type === "workflow" && parsed.orderedLists ? extractChecklist(parsed.index, parsed.orderedLists) : undefined;
+    if (steps) checked.checklist = steps;
   } catch (error) {
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     const start = { start: { line: 1, column: 1 }, end: { line: 1, column: 1 } };

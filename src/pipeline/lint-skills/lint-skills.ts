@@ -73,6 +73,8 @@ export interface SkillRuleSettings {
   reportEmpty?: boolean;
   /** Files checked as given instead of as read, by root-relative path: `lint --fix` checks its fixed text before (or without) writing it. */
   sourceOverrides?: ReadonlyMap<string, SourceFile>;
+  /** Read workflow checklists into `skills` (default true); no finding depends on them. */
+  checklists?: boolean;
 }
 
 /**
@@ -95,7 +97,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   const found = [...sources.diagnostics];
   const records: Array<SkillRecord & { body: string; bodyStartLine: number; checklist?: ChecklistStep[] }> = [];
   for (const file of sources.files) {
-    const checked = await checkSkillFile(file, parseCache, settings.profile);
+    const checked = await checkSkillFile(file, parseCache, settings.profile, settings.checklists !== false);
     found.push(...checked.diagnostics);
     // Reads the files beside SKILL.md, so it is not part of the per-content cache.
     if (checked.body !== "") found.push(...brokenLinkDiagnostics({ root, path: file.path, body: checked.body, bodyStartLine: checked.bodyStartLine }));
