@@ -121,9 +121,12 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
   });
 
   const ready = new Promise<void>((resolveReady) => watcher.once("ready", () => resolveReady()));
-  // The folder scan and the initial build overlap; edits made meanwhile queue for the next build.
+  // The first build starts only once every source is watched. Overlapping it with the folder scan lost
+  // a save made right after the initial event to a file the scan had not reached yet (a large project
+  // builds faster than chokidar lists it). Edits made during the build queue for the next one.
   try {
-    await Promise.all([ready, queue.runExclusive(initialBuild)]);
+    await ready;
+    await queue.runExclusive(initialBuild);
   } catch (error) {
     await Promise.all([watcher.close(), queue.close()]);
     await settleBuildCache(cache);

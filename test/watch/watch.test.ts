@@ -1,7 +1,9 @@
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { ProjectRootError } from "../../src/pipeline/discover/discover.js";
@@ -52,6 +54,40 @@ describe("watch", () => {
     // A first build replaces no cached prefix, so it raises no invalidation warning.
     expect(initial?.type === "initial" && initial.prefixChange).toBeUndefined();
     expect(await distProblems(session.dist)).toEqual([]);
+  });
+
+  it("sees a save made right after the initial event in a large project (real process)", async () => {
+    const root = await copyProject();
+    const count = 1000;
+    await Promise.all(
+      Array.from({ length: count }, async (_, index) => {
+        const name = `synthetic-${String(index).padStart(4, "0")}`;
+        await mkdir(join(root, "skills", name), { recursive: true });
+        await writeFile(join(root, "skills", name, "SKILL.md"), `---\nname: ${name}\ndescription: Use when testing ${name}.\ntype: reference\n---\n# ${name}\n\nReference text.\n`);
+      }),
+    );
+    const lastName = `synthetic-${String(count - 1).padStart(4, "0")}`;
+    const last = join(root, "skills", lastName, "SKILL.md");
+    // A whole process, as an author runs it: its first build is fast enough to finish before the
+    // watcher has listed a thousand folders, which is where a save used to be lost.
+    const child = spawn(process.execPath, [join(repoRoot, "lib", "cli", "index.js"), "watch", "--root", root, "--format", "json"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const events: Array<{ type: string; changedPaths: string[] }> = [];
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      const event = JSON.parse(line) as { type: string; changedPaths: string[] };
+      events.push(event);
+      // The author saves the moment watch says it has built: that save must not be lost.
+      if (event.type === "initial") void saveAtomically(last, withDescription(`---\nname: ${lastName}\ndescription: x\ntype: reference\n---\n# edited\n`, "Use when the save lands right away."));
+    });
+    try {
+      await waitFor("the rebuild of the saved skill", () =>
+        events.some((event) => event.type === "rebuild" && event.changedPaths.includes(`skills/${lastName}/SKILL.md`)),
+      );
+    } finally {
+      child.kill("SIGINT");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
   });
 
   it("rebuilds after a description edit, rewrites the catalog and flags the prefix change", async () => {
