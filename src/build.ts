@@ -1,7 +1,6 @@
 import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
-import type { SourceFile } from "./stage-data.js";
 import { ProjectRootError } from "./pipeline/discover/discover.js";
 import { isDefaultLayout, matchSkillFolders, readSkillLayout } from "./pipeline/discover/skill-folders.js";
 import { sameStamp } from "./pipeline/discover/file-stamp.js";

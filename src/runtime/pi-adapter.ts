@@ -17,10 +17,9 @@ import { prepareMessagesForModel } from "./injections/transport.js";
 import { ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE, dropStaleAnchors, isGammaCustomMessage, type GammaCustomMessage } from "./messages.js";
 import { systemBlocks } from "./cache-plan.js";
 import { checkPromptCacheOptions, promptCacheKeys, shapeProviderPayload, type PromptCacheOptions } from "./prompt-cache.js";
-import type { StateStore } from "./state.js";
 import { SESSION_ENTRY_TYPE } from "./audit/readers.js";
 import { assembleTools, type HostExecutors, type RuntimeTool, type ToolOutcome } from "./tools.js";
-import type { ProtocolEvent, ToolCallSummary } from "./yield.js";
+import type { ToolCallSummary } from "./yield.js";
 
 export type { AgentMessage, Agent };
 
