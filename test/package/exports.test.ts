@@ -62,6 +62,7 @@ describe("package exports", () => {
       "BLOCKING_LINE",
       "DEFAULT_AUDIT_MODE",
       "DEFAULT_MAX_BLOCKS",
+      "EXPLICIT_MODE_LONG_TTL",
       "FileSessionLog",
       "FileStateStore",
       "INJECTION_CUSTOM_TYPE_PREFIX",
