@@ -199,8 +199,8 @@ function cycleThrough(requires: SkillRelations["requires"], component: ReadonlyS
       if (!component.has(next)) continue;
       if (next === start) {
         const path = [name];
-        for (let step = previous.get(name); step !== undefined; step = previous.get(step)) path.unshift(step);
-        return path;
+        for (let step = previous.get(name); step !== undefined; step = previous.get(step)) path.push(step);
+        return path.reverse();
       }
       if (previous.has(next)) continue;
       previous.set(next, name);
