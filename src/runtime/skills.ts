@@ -2,7 +2,7 @@
  * What `skill({ name })` does to the active skill set, as pure functions over
  * the loaded skills: requirement closure, conflicts, and the tool result text.
  */
-import { requirementOrder, symmetricConflicts } from "../skills/graph.js";
+import { requirementOrder, symmetricConflicts } from "../protocol/skill-graph.js";
 import type { LoadedSkill } from "./artifacts.js";
 import type { ActiveSkill, SkillActivationSource } from "./execution-state.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { closureConflicts, conflictingPairs, findCycles, requirementClosure, requirementPaths, symmetricConflicts } from "../../src/skills/graph.js";
+import { closureConflicts, conflictingPairs, findCycles, requirementClosure, requirementPaths, symmetricConflicts } from "../../src/protocol/skill-graph.js";
 import { didYouMean, editDistance } from "../../src/pipeline/validate/suggest.js";
 
 const graph = (edges: Record<string, string[]>): Map<string, string[]> => new Map(Object.entries(edges));

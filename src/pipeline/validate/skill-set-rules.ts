@@ -1,5 +1,5 @@
 import { createDiagnostic, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
-import { closureConflicts, compareNames, findCycles, requirementPaths, symmetricConflicts, type ClosureConflicts } from "../../skills/graph.js";
+import { closureConflicts, compareNames, findCycles, requirementPaths, symmetricConflicts, type ClosureConflicts } from "../../protocol/skill-graph.js";
 import type { SkillFrontmatter, SkillReference } from "../parse/parse.js";
 import { quoted } from "../../diagnostics/quote.js";
 import { didYouMean } from "./suggest.js";

@@ -1,5 +1,5 @@
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import { requirementClosure } from "../../skills/graph.js";
+import { requirementClosure } from "../../protocol/skill-graph.js";
 import type { SourceFile, ValidSkill } from "../../stage-data.js";
 import { parseYamlSource, rangeAt } from "../parse/positioned-source.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";

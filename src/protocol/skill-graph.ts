@@ -1,10 +1,11 @@
 /**
  * The requirement and conflict relations between skills, as plain maps from
- * skill name to names. Pure functions, shared by lint, the variant checks of
- * the build and the runtime's `skill` tool. Every one runs in time that grows
- * with skills + requirements (the closure checks also with the number of
- * skills that declare a conflict, as bits), so a deep or wide requirement
- * graph costs no more than a flat one of the same size.
+ * skill name to names: what `requiresSkills` and `conflictsWith` mean, for the
+ * compiler and the runtime alike. Pure functions with no imports, shared by
+ * lint, the variant checks of the build and the runtime's `skill` tool. Each
+ * runs in time that grows with skills + requirements (the closure checks also
+ * with the number of skills that declare a conflict, as bits), so a deep or
+ * wide requirement graph costs about what a flat one of the same size does.
  */
 export interface SkillRelations {
   /** name -> names it requires, in declared order (known names only). */
