@@ -22,7 +22,7 @@ export type { SkillFrontmatter, SkillReference } from "./pipeline/parse/parse.js
 export { discoverSkills, readSourceFile, SKILLS_DIR, SKILL_FILE } from "./pipeline/discover/discover.js";
 export { formatDiagnostics, REPORTER_NAMES, type ReporterName } from "./diagnostics/reporters/index.js";
 export { exitCodeFor } from "./diagnostics/exit-code.js";
-export { findCycles, requirementClosure, conflictingPairs, symmetricConflicts, type SkillRelations } from "./skills/graph.js";
+export { findCycles, requirementClosure, conflictingPairs, symmetricConflicts, type SkillRelations } from "./protocol/skill-graph.js";
 export { init, planScaffold, InitUsageError, INIT_PROFILES, INIT_TEMPLATES } from "./init.js";
 export type { InitOptions, InitProfile, InitResult, InitTemplate } from "./init.js";
 export { audit } from "./audit.js";
