@@ -65,7 +65,12 @@ const EXTENSION_KEYS = ["type", "requiresSkills", "conflictsWith"];
 export function init(options: InitOptions): InitResult {
   const dir = resolve(options.dir);
   const files = planScaffold(options);
-  const target = statSync(dir, { throwIfNoEntry: false });
+  let target: ReturnType<typeof statSync>;
+  try {
+    target = statSync(dir, { throwIfNoEntry: false });
+  } catch (error) {
+    throw new InitUsageError(`"${options.dir}" cannot be used as a folder (${(error as NodeJS.ErrnoException).code ?? "unreadable"})`);
+  }
   if (target && !target.isDirectory()) throw new InitUsageError(`"${options.dir}" exists and is not a folder`);
   const paths = [...files.keys()].sort(compare);
   const existing = paths.filter((path) => occupied(join(dir, path)));
