@@ -55,8 +55,30 @@ export class InitUsageError extends Error {
   override readonly name = "InitUsageError";
 }
 
-/** Where the config's `$schema` points: the schema inside the installed package, so editors work offline. */
-export const CONFIG_SCHEMA_REF = "./node_modules/gamma-prompt/schemas/config.schema.json";
+/** The config schema's own `$id`: where `$schema` points when no installed copy is found from the project's folder. */
+export const CONFIG_SCHEMA_URL = "https://unpkg.com/gamma-prompt/schemas/config.schema.json";
+const INSTALLED_SCHEMA = "node_modules/gamma-prompt/schemas/config.schema.json";
+
+/**
+ * Where the config's `$schema` points, from the config's own folder: the
+ * schema of the package installed in that folder or the nearest folder above
+ * it (a project in a subfolder of a monorepo, `init my-agent`), so editors
+ * work offline; else the stable URL.
+ */
+export function configSchemaRef(dir: string): string {
+  for (let folder = resolve(dir), up = 0; ; folder = dirname(folder), up++) {
+    if (isFile(join(folder, INSTALLED_SCHEMA))) return up === 0 ? `./${INSTALLED_SCHEMA}` : `${"../".repeat(up)}${INSTALLED_SCHEMA}`;
+    if (dirname(folder) === folder) return CONFIG_SCHEMA_URL;
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
 
 const NAME_PLACEHOLDER = "%AGENT_NAME%";
 /** Keys only this project defines; a plain Agent Skills collection leaves them out. */
@@ -84,7 +106,7 @@ export function init(options: InitOptions): InitResult {
 }
 
 /** The scaffold's files, relative path → bytes, without touching the target. */
-export function planScaffold(options: Omit<InitOptions, "dir">): Map<string, Uint8Array> {
+export function planScaffold(options: Omit<InitOptions, "dir"> & { dir?: string }): Map<string, Uint8Array> {
   const template = options.template ?? "agent";
   const profile = options.profile ?? "gamma";
   if (!INIT_TEMPLATES.includes(template)) throw new InitUsageError(`Unexpected template "${String(template)}", expected one of ${INIT_TEMPLATES.join(", ")}`);
@@ -108,7 +130,7 @@ export function planScaffold(options: Omit<InitOptions, "dir">): Map<string, Uin
       else if (path.endsWith("/SKILL.md")) files.set(path, Buffer.from(withoutExtensionKeys(Buffer.from(files.get(path) as Uint8Array).toString("utf8"))));
     }
   }
-  files.set(CONFIG_FILE, Buffer.from(`${JSON.stringify({ $schema: CONFIG_SCHEMA_REF, profile }, null, 2)}\n`));
+  files.set(CONFIG_FILE, Buffer.from(`${JSON.stringify({ $schema: configSchemaRef(options.dir ?? "."), profile }, null, 2)}\n`));
   return files;
 }
 
