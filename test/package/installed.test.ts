@@ -89,5 +89,4 @@ describe("the packed and installed package, without Pi", () => {
       expect(result.stderr).toBe(`gamma-prompt eval: this command runs an agent on Pi, whose packages are not installed: npm install ${PI_REQUIREMENT.packages.join(" ")} (Node ${PI_REQUIREMENT.node})\n`);
     }
   });
-
 });
