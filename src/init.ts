@@ -35,6 +35,14 @@ export interface InitOptions {
   name?: string;
   /** Overwrite files that already exist. */
   force?: boolean;
+  /**
+   * The folder already holds skills (`skills/<name>/SKILL.md`) and no
+   * prompts/prefix.hbs, as a plain Agent Skills collection does: the scaffold adds the agent around them
+   * (prompts/, schemas/tools/, the config, with `skillTypes` making every
+   * skill without a type a reference skill) and no example skill, whatever the
+   * profile, and never touches the skills. `init` finds this out itself.
+   */
+  existingSkills?: boolean;
 }
 
 export interface InitResult {
@@ -86,7 +94,7 @@ const EXTENSION_KEYS = ["type", "requiresSkills", "conflictsWith"];
 
 export function init(options: InitOptions): InitResult {
   const dir = resolve(options.dir);
-  const files = planScaffold(options);
+  const files = planScaffold({ ...options, existingSkills: options.existingSkills ?? holdsSkills(dir) });
   let target: ReturnType<typeof statSync>;
   try {
     target = statSync(dir, { throwIfNoEntry: false });
@@ -124,6 +132,12 @@ export function planScaffold(options: Omit<InitOptions, "dir"> & { dir?: string 
     const identity = "prompts/partials/identity.hbs";
     files.set(identity, Buffer.from(Buffer.from(files.get(identity) ?? new Uint8Array()).toString("utf8").replaceAll(NAME_PLACEHOLDER, name)));
   }
+  if (options.existingSkills === true && template === "agent") {
+    // An agent around skills that are already there: the example skills stay out, the skills stay as they are.
+    for (const path of [...files.keys()]) if (path.startsWith("skills/")) files.delete(path);
+    files.set(CONFIG_FILE, Buffer.from(`${JSON.stringify({ $schema: configSchemaRef(options.dir ?? "."), profile, skillTypes: { "skills/*": "reference" } }, null, 2)}\n`));
+    return files;
+  }
   if (profile === "agentskills") {
     for (const path of [...files.keys()]) {
       if (!path.startsWith("skills/")) files.delete(path);
@@ -132,6 +146,16 @@ export function planScaffold(options: Omit<InitOptions, "dir"> & { dir?: string 
   }
   files.set(CONFIG_FILE, Buffer.from(`${JSON.stringify({ $schema: configSchemaRef(options.dir ?? "."), profile }, null, 2)}\n`));
   return files;
+}
+
+/** The folder is a plain skills collection: at least one skill in the default layout, and no agent's prompts/ yet. */
+function holdsSkills(dir: string): boolean {
+  if (isFile(join(dir, "prompts", "prefix.hbs"))) return false;
+  try {
+    return readdirSync(join(dir, "skills")).some((name) => isFile(join(dir, "skills", name, "SKILL.md")));
+  } catch {
+    return false;
+  }
 }
 
 /** Something is at the path, or it cannot be created there (a parent is a file): either way, not ours to write. */

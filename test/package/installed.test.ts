@@ -31,7 +31,7 @@ beforeAll(async () => {
   const packed = await tempDir("gamma-pack");
   const pack = spawnSync(npm, ["pack", "--ignore-scripts", "--pack-destination", packed, "--json"], { cwd: repoRoot, encoding: "utf8", timeout: 120_000 });
   expect(pack.status, pack.stderr).toBe(0);
-  const [{ filename }] = JSON.parse(pack.stdout) as Array<{ filename: string }>;
+  const filename = (JSON.parse(pack.stdout) as Array<{ filename: string }>)[0]?.filename ?? "";
   const user = await tempDir("gamma-installed");
   project = join(user, "agents", "my-agent");
   writeFileSync(join(user, "package.json"), `${JSON.stringify({ name: "user-project", version: "1.0.0", private: true, type: "module" })}\n`);

@@ -83,7 +83,7 @@ export async function compileProject(root: string, session: BuildSession = new B
   // The artifacts need each skill's type, so the compiler applies the gamma profile; it finds the skills where lint
   // does (the config's `skills` and `ignore`), and the config's rules still apply.
   const lintConfig = readLintConfig(root);
-  const settings = { profile: "gamma" as const, rules: lintConfig.config.rules, layout: { ...lintConfig.config.layout, ...(options.outDir !== undefined ? { outDir: options.outDir } : {}) } };
+  const settings = { profile: "gamma" as const, rules: lintConfig.config.rules, ...(lintConfig.config.skillTypes ? { skillTypes: lintConfig.config.skillTypes } : {}), layout: { ...lintConfig.config.layout, ...(options.outDir !== undefined ? { outDir: options.outDir } : {}) } };
   const [linted, loaded] = await Promise.all([lintSkills(root, session, changedPaths, settings), loadProjectSources(root, session, changedPaths)]);
   const diagnostics: Diagnostic[] = [...linted.diagnostics, ...loaded.diagnostics];
   const done = (extra: Partial<CompiledProject> = {}): CompiledProject => finish(diagnostics, extra);
