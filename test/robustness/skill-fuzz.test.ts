@@ -13,22 +13,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { lint } from "../../src/lint.js";
 import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
+import { seededRandom as random } from "../helpers/random.js";
 
 afterAll(removeTempDirs);
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-
-/** mulberry32: small, seeded, good enough to pick mutations. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const LONG_NAME = "a".repeat(300);
 const LONG_PATH = `${"deep/".repeat(1_000)}x.md`;
