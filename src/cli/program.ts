@@ -9,6 +9,7 @@ import { registerLintCommand } from "./commands/lint.js";
 import { registerWatchCommand } from "./commands/watch.js";
 import { EXIT_USAGE } from "../diagnostics/exit-code.js";
 import { packageVersion } from "../version.js";
+import { missingPiMessage } from "./pi-requirement.js";
 
 /**
  * Builds the commander program. Each command's action stores its exit code in
@@ -44,7 +45,18 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       // --help and --version end through exitOverride with exit code 0.
       return error.exitCode === 0 ? 0 : EXIT_USAGE;
     }
+    const missingPi = missingPiMessage(error);
+    if (missingPi !== undefined) {
+      process.stderr.write(`gamma-prompt${commandName(argv)}: ${missingPi}\n`);
+      return EXIT_USAGE;
+    }
     process.stderr.write(`gamma-prompt: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return EXIT_USAGE;
   }
+}
+
+/** " eval" for `gamma-prompt eval …`: the command a message is about, or nothing before the first argument. */
+function commandName(argv: readonly string[]): string {
+  const name = argv.slice(2).find((arg) => !arg.startsWith("-"));
+  return name === undefined ? "" : ` ${name}`;
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
@@ -128,5 +128,26 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     const child = spawnSync(process.execPath, [join(repoRoot, "lib/cli/index.js"), "audit", failing, "--dist", distDir], { encoding: "utf8" });
     expect(child.status).toBe(1);
     expect(child.stdout).toContain("audit/verification-step");
+  });
+
+  it("reports each line it cannot read at that line: an error, or a warning for a torn last line", async () => {
+    const log = await sessionLogRun(FINISHED_DECK);
+    const lines = readFileSync(log, "utf8").split("\n").length - 1;
+    appendFileSync(log, 'not json\n[1, 2]\n{"type":"tool_cal","name":"todo"}\n{"name":"todo"}\n{"type":"yield","message":"Your deck');
+    const result = await audit({ files: [log], distDir, cwd: "/" });
+    expect(result.diagnostics.map((d) => [d.line - lines, d.ruleId, d.severity, d.message.slice(0, 41)])) .toEqual([
+      [1, "audit/transcript-format", "error", "Unexpected line that is not JSON, expecte"],
+      [2, "audit/transcript-format", "error", "Unexpected array line, expected a JSON ob"],
+      [3, "audit/transcript-format", "error", 'Unexpected record of type "tool_cal", exp'],
+      [4, "audit/transcript-format", "error", "Unexpected record without a type, expecte"],
+      [5, "audit/transcript-torn-line", "warning", "Unexpected last line cut off before its e"],
+    ]);
+    // The passing session before the damage is still audited: only the unreadable lines are findings.
+    expect(result.transcripts[0]?.reports.map((report) => report.outcome)).toEqual(["pass"]);
+    const torn = await sessionLogRun(FINISHED_DECK);
+    appendFileSync(torn, '{"type":"yield","message":"Your deck');
+    const printed = await runCliInProcess("audit", torn, "--dist", distDir);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toContain("audit/transcript-torn-line");
   });
 });

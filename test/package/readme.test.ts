@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { ruleAnchor, ruleRegistry, type RuleId } from "../../src/diagnostics/rules/index.js";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
@@ -36,6 +37,19 @@ describe("README and package.json stay true", () => {
     expect(run.status, run.stderr).toBe(0);
     expect(readme).toContain(run.stdout);
   });
+
+  it.skipIf(corpus === undefined)("gives each rule's findings on the shared collections in the rules table, counted afresh", async () => {
+    const { lint } = await import("../../src/lint.js");
+    const counts = new Map<string, number>();
+    for (const name of readdirSync(corpus ?? "").filter((entry) => existsSync(join(corpus ?? "", entry, "skills"))).sort()) {
+      for (const diagnostic of (await lint({ root: join(corpus ?? "", name), profile: "agentskills" })).diagnostics) counts.set(diagnostic.ruleId, (counts.get(diagnostic.ruleId) ?? 0) + 1);
+    }
+    for (const ruleId of Object.keys(ruleRegistry)) {
+      const row = readme.split("\n").find((line) => line.startsWith(`| <a id="${ruleAnchor(ruleId as RuleId)}"></a>`)) ?? "";
+      const cell = row.split(" | ").at(-1) ?? "";
+      expect(cell, ruleId).toMatch(new RegExp(`^${counts.get(ruleId) ?? 0}(?!\\d)`));
+    }
+  }, 60_000);
 
   it("shows each command's synopsis exactly as the CLI defines its arguments, options and choices", () => {
     // A synopsis block is one whose text starts with `gamma-prompt <command> `; a long one wraps onto indented lines.

@@ -13,20 +13,9 @@ import { compareDist } from "../../src/pipeline/emit/drift.js";
 import { ArtifactVerificationError, loadArtifacts } from "../../src/runtime/artifacts.js";
 import { copyProject, removeTempDirs, tempDir } from "../build/helpers.js";
 import { runCliInProcess } from "../helpers/cli.js";
+import { seededRandom as random } from "../helpers/random.js";
 
 afterAll(removeTempDirs);
-
-/** mulberry32: small, seeded, good enough to pick mutations. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const HOSTILE_VALUES: unknown[] = [
   null,

@@ -1,4 +1,5 @@
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync } from "node:fs";
+import { statIfPossible } from "../../protocol/regular-file.js";
 import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
@@ -93,7 +94,7 @@ function assertProjectRoot(root: string, layout: SkillLayout): void {
 }
 
 function isDirectory(path: string): boolean {
-  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  return statIfPossible(path)?.isDirectory() ?? false;
 }
 
 function listNames(path: string): string[] {

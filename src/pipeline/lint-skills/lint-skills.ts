@@ -1,10 +1,10 @@
 import { compareDiagnostics, createDiagnostic, FILE_START, type Diagnostic, type Severity } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
-import type { SourceFile, ValidSkill } from "../../stage-data.js";
+import type { SkillType, SourceFile, ValidSkill } from "../../stage-data.js";
 import type { ChecklistStep } from "../../protocol/checklist.js";
-import { DEFAULT_LAYOUT, suggestSkillPatterns, type SkillLayout } from "../discover/skill-folders.js";
+import { DEFAULT_LAYOUT, globToRegExp, suggestSkillPatterns, type SkillLayout } from "../discover/skill-folders.js";
 import { CONFIG_FILE } from "../discover/source-paths.js";
-import type { Profile, RuleSetting } from "../validate/lint-config.js";
+import type { Profile, RuleSetting, SkillTypeGlob } from "../validate/lint-config.js";
 import { brokenLinkDiagnostics } from "../validate/links.js";
 import { unreferencedFileDiagnostics } from "../validate/unreferenced-files.js";
 import { applySuppressions } from "../validate/suppressions.js";
@@ -75,6 +75,8 @@ export interface SkillRuleSettings {
   sourceOverrides?: ReadonlyMap<string, SourceFile>;
   /** Read workflow checklists into `skills` (default true); no finding depends on them. */
   checklists?: boolean;
+  /** The config's `skillTypes`: the type of a skill that names none, by glob of its folder. */
+  skillTypes?: readonly SkillTypeGlob[];
 }
 
 /**
@@ -95,9 +97,11 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   const reuseUnreferenced = session.repeated ? unreferencedReuser(unreferenced, changedPaths) : (_path: string, _body: string, check: () => Diagnostic[]) => check();
   const unreferencedOn = settings.rules?.get("skill/unreferenced-file") !== "off";
   const found = [...sources.diagnostics];
+  const typeGlobs = (settings.skillTypes ?? []).map(({ glob, type }) => ({ pattern: globToRegExp(glob), type }));
+  const defaultTypeOf = (path: string): SkillType | undefined => typeGlobs.find(({ pattern }) => pattern.test(`${path.slice(0, path.lastIndexOf("/"))}/`))?.type;
   const records: Array<SkillRecord & { body: string; bodyStartLine: number; checklist?: ChecklistStep[] }> = [];
   for (const file of sources.files) {
-    const checked = await checkSkillFile(file, parseCache, settings.profile, settings.checklists !== false);
+    const checked = await checkSkillFile(file, parseCache, settings.profile, settings.checklists !== false, defaultTypeOf(file.path));
     found.push(...checked.diagnostics);
     // Reads the files beside SKILL.md, so it is not part of the per-content cache.
     if (checked.body !== "") found.push(...brokenLinkDiagnostics({ root, path: file.path, body: checked.body, bodyStartLine: checked.bodyStartLine }));

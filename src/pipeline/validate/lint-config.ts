@@ -10,6 +10,7 @@ import { parseJsonSource, rangeAt, valueAt, type PositionedSource } from "../par
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { buildSchemaValidator } from "./schemas.js";
 import { didYouMean } from "./suggest.js";
+import type { SkillType } from "../../stage-data.js";
 
 /**
  * What `gamma-prompt.config.json` says about linting: the profile, rule
@@ -28,6 +29,13 @@ export interface LintConfig {
   profile?: Profile;
   rules: ReadonlyMap<RuleId, RuleSetting>;
   layout: SkillLayout;
+  /** `skillTypes`: the type of a skill that names none, by glob of its folder, first match first. */
+  skillTypes?: readonly SkillTypeGlob[];
+}
+
+export interface SkillTypeGlob {
+  glob: string;
+  type: SkillType;
 }
 
 export const DEFAULT_LINT_CONFIG: LintConfig = { rules: new Map(), layout: { skills: DEFAULT_SKILL_PATTERNS, ignore: [] } };
@@ -62,6 +70,9 @@ export function readLintConfig(root: string, configPath?: string): { config: Lin
   const config: LintConfig = { rules: ruleSettings(located, diagnostics), layout: layoutOf(located.value) };
   const profile = valueAt(located.value, ["profile"]);
   if (typeof profile === "string" && isProfile(profile)) config.profile = profile;
+  const skillTypes = valueAt(located.value, ["skillTypes"]);
+  // The schema has checked the values; the key order is the order written.
+  if (typeof skillTypes === "object" && skillTypes !== null) config.skillTypes = Object.entries(skillTypes as Record<string, SkillType>).map(([glob, type]) => ({ glob, type }));
   return { config, diagnostics };
 }
 
