@@ -139,6 +139,11 @@ describe("refusing a tampered dist", () => {
     },
     ...crossReferenceCases(),
     {
+      name: "a manifest the schema refuses though every file and reference matches",
+      tamper: (dist) => editManifest(dist, (m) => (m.variants.import.tokens = "many")),
+      expected: [{ file: "manifest.json", kind: "invalid" }],
+    },
+    {
       name: "several problems at once",
       tamper: (dist) => {
         appendFileSync(join(dist, "variants/import.md"), "x");
