@@ -1,0 +1,214 @@
+/**
+ * The cost simulator against figures worked out by hand: one session, one
+ * block, each price (base input, 5-minute write, 1-hour write, read, OpenAI
+ * cached input and write fee), from the rules the README states. The
+ * expected values are arithmetic on literal numbers, not calls into the
+ * simulator, so a rule dropped or swapped in the code shows up here.
+ */
+import { describe, expect, it } from "vitest";
+import { cost } from "../../src/cost/cost.js";
+import { loadPromptCachingData, type AnthropicRules, type OpenAIRules } from "../../src/cost/rules.js";
+import { buildSchedule, simulateAnthropic, simulateOpenAI, type AnthropicPolicy, type OpenAIPolicy, type Schedule, type Workload } from "../../src/cost/simulate.js";
+import { readme } from "../helpers/readme.js";
+import { repoRoot } from "../build/helpers.js";
+
+/** The README's Anthropic rules: 5-minute writes 1.25×, 1-hour writes 2×, reads 0.1×. */
+const ANTHROPIC: AnthropicRules = {
+  maxBreakpoints: 4,
+  lookbackBlocks: 20,
+  lifetimeSeconds: { "5m": 300, "1h": 3600 },
+  writeMultiplier: { "5m": 1.25, "1h": 2 },
+  readMultiplier: 0.1,
+  lifetimeRefreshedOnRead: true,
+};
+const SONNET = { inputPerMTok: 3, minimumTokens: 1024 };
+const OPENAI: OpenAIRules = {
+  minimumTokens: 1024,
+  stepTokens: 128,
+  routingPrefixTokens: 256,
+  overflowRequestsPerMinute: 15,
+  idleExpirySeconds: 300,
+  extendedRetentionSeconds: 86_400,
+  writeMultiplier: 0,
+  fleetSize: 64,
+};
+const GPT5 = { inputPerMTok: 1.25, cachedInputPerMTok: 0.125 };
+
+/** One variant: tools 2,000 tokens, static prefix up to 5,000, the variant up to 6,000; +100 tokens per call. */
+const workload: Workload = {
+  variants: [{ name: "v", toolsEnd: 2000, prefixEnd: 5000, variantEnd: 6000, sessionsPerMinute: 0 }],
+  durationSeconds: 3600,
+  callsPerSession: 2,
+  newTokensPerCall: 100,
+  secondsBetweenCalls: 20,
+};
+
+/** Calls at the given seconds: [session, call number, second]. */
+function schedule(calls: [number, number, number][]): Schedule {
+  const sessions = Math.max(...calls.map(([session]) => session)) + 1;
+  return {
+    session: Int32Array.from(calls, ([session]) => session),
+    call: Int32Array.from(calls, ([, call]) => call),
+    second: Int32Array.from(calls, ([, , second]) => second),
+    sessionVariant: new Int32Array(sessions),
+    sessions,
+  };
+}
+
+const dollars = (tokenUnits: number, perMTok: number): number => (tokenUnits * perMTok) / 1e6;
+const anthropic = (policy: Omit<AnthropicPolicy, "provider">, calls: [number, number, number][], model = SONNET) =>
+  simulateAnthropic(workload, schedule(calls), { provider: "anthropic", ...policy }, ANTHROPIC, model)[0];
+const openai = (policy: Omit<OpenAIPolicy, "provider" | "shards">, calls: [number, number, number][], rules = OPENAI) =>
+  simulateOpenAI(workload, schedule(calls), { provider: "openai", shards: 1, ...policy }, rules, GPT5)[0];
+
+describe("Anthropic, one session", () => {
+  it("first call, plan's breakpoints, 5m: everything written at 1.25×", () => {
+    // 6,000 variant tokens + 100 new ones, nothing to read.
+    const outcome = anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0]]);
+    expect(outcome?.inputTokens).toBe(6100);
+    expect(outcome?.cachedTokens).toBe(0);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 3), 12);
+  });
+
+  it("first call, plan's breakpoints, 1h: tools + static prefix written at 2×, the rest at 1.25×", () => {
+    const outcome = anthropic({ breakpoints: "plan", staticLifetime: "1h" }, [[0, 0, 0]]);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(5000 * 2 + 1100 * 1.25, 3), 12);
+  });
+
+  it("first call, one system block, 1h: the whole system prompt is the 1-hour block", () => {
+    const outcome = anthropic({ breakpoints: "one", staticLifetime: "1h" }, [[0, 0, 0]]);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6000 * 2 + 100 * 1.25, 3), 12);
+    expect(anthropic({ breakpoints: "one", staticLifetime: "5m" }, [[0, 0, 0]])?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 3), 12);
+  });
+
+  it("second call 20 s later: the previous call read at 0.1×, the new message written at 1.25×", () => {
+    const outcome = anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [0, 1, 20]]);
+    expect(outcome?.calls).toBe(2);
+    expect(outcome?.inputTokens).toBe(6100 + 6200);
+    expect(outcome?.cachedTokens).toBe(6100);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 3) + dollars(6100 * 0.1 + 100 * 1.25, 3), 12);
+  });
+
+  it("a prompt below the model's minimum is never cached and costs the base price", () => {
+    const outcome = anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [0, 1, 20]], { inputPerMTok: 3, minimumTokens: 10_000 });
+    expect(outcome?.cachedTokens).toBe(0);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6100 + 6200, 3), 12);
+  });
+});
+
+describe("Anthropic, one block alive and one expired", () => {
+  // Two sessions 10 minutes apart: 5-minute entries are gone, 1-hour ones are not.
+  const calls: [number, number, number][] = [[0, 0, 0], [1, 0, 600]];
+
+  it("with 5m the second session writes everything again", () => {
+    const outcome = anthropic({ breakpoints: "plan", staticLifetime: "5m" }, calls);
+    expect(outcome?.cachedTokens).toBe(0);
+    expect(outcome?.inputCost).toBeCloseTo(2 * dollars(6100 * 1.25, 3), 12);
+  });
+
+  it("with the plan's 1h block the second session reads tools + static prefix and writes only the tail", () => {
+    const outcome = anthropic({ breakpoints: "plan", staticLifetime: "1h" }, calls);
+    expect(outcome?.cachedTokens).toBe(5000);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(5000 * 2 + 1100 * 1.25, 3) + dollars(5000 * 0.1 + 1100 * 1.25, 3), 12);
+  });
+
+  it("with one 1h system block the second session reads the whole variant", () => {
+    const outcome = anthropic({ breakpoints: "one", staticLifetime: "1h" }, calls);
+    expect(outcome?.cachedTokens).toBe(6000);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6000 * 2 + 100 * 1.25, 3) + dollars(6000 * 0.1 + 100 * 1.25, 3), 12);
+  });
+
+  it("the tools alone stay cached for one block when a 5m variant expired but the tools were used meanwhile", () => {
+    // Session 1 at 200 s keeps the tools warm until session 2 at 450 s; its own variant block is older.
+    const outcome = simulateAnthropic(
+      { ...workload, variants: [workload.variants[0]!, { name: "w", toolsEnd: 2000, prefixEnd: 3000, variantEnd: 3500, sessionsPerMinute: 0 }] },
+      { ...schedule([[0, 0, 0], [1, 0, 200], [2, 0, 450]]), sessionVariant: Int32Array.of(0, 1, 0) },
+      { provider: "anthropic", breakpoints: "one", staticLifetime: "5m" },
+      ANTHROPIC,
+      SONNET,
+    )[0];
+    expect(outcome?.cachedTokens).toBe(2000);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 3) + dollars(2000 * 0.1 + 4100 * 1.25, 3), 12);
+  });
+});
+
+describe("OpenAI, one session", () => {
+  it("first call: uncached input at the base price, no write fee", () => {
+    const outcome = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0]]);
+    expect(outcome?.cachedTokens).toBe(0);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6100, 1.25), 12);
+  });
+
+  it("second call: the previous prompt in 128-token steps at the cached price", () => {
+    const outcome = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0], [0, 1, 20]]);
+    const cached = Math.floor(6100 / 128) * 128;
+    expect(cached).toBe(6016);
+    expect(outcome?.cachedTokens).toBe(cached);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6100, 1.25) + dollars(cached, 0.125) + dollars(6200 - cached, 1.25), 12);
+  });
+
+  it("a write fee, where the rules have one, is paid on the uncached part", () => {
+    const outcome = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0]], { ...OPENAI, writeMultiplier: 0.25 });
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 1.25), 12);
+  });
+
+  it("10 minutes idle: in-memory retention lost the prefix, 24h kept the variant", () => {
+    const calls: [number, number, number][] = [[0, 0, 0], [1, 0, 600]];
+    expect(openai({ key: "none", retention: "in-memory" }, calls)?.cachedTokens).toBe(0);
+    expect(openai({ key: "none", retention: "24h" }, calls)?.cachedTokens).toBe(Math.floor(6000 / 128) * 128);
+  });
+});
+
+describe("the data file holds the prices the README states", () => {
+  it("Anthropic 1.25× / 2× / 0.1× and $3 for claude-sonnet-4-5; OpenAI $1.25 / $0.125 for gpt-5 without write fee", () => {
+    const data = loadPromptCachingData();
+    expect(data.providers.anthropic.rules).toEqual(ANTHROPIC);
+    expect(data.providers.anthropic.models["claude-sonnet-4-5"]).toEqual(SONNET);
+    expect(data.providers.openai.rules).toEqual(OPENAI);
+    expect(data.providers.openai.models["gpt-5"]).toEqual(GPT5);
+    expect(readme).toContain("writes everything after it at 1.25× (5m) or 2× (1h), reads at 0.1×");
+  });
+});
+
+describe("cost() on the embedded default, one session of one call", () => {
+  // One minute at one session a minute starts exactly one session (at 30 s).
+  const profile = { durationMinutes: 1, sessionsPerMinute: { base: 1 }, callsPerSession: 1, newTokensPerCall: 100, models: [{ provider: "anthropic", model: "claude-sonnet-4-5" }, { provider: "openai", model: "gpt-5" }] };
+
+  it("prices each policy's first call by hand from the plan's block ends", () => {
+    const result = cost({ root: repoRoot, profile });
+    const { toolsEnd, prefixEnd, variantEnd } = result.blocks["base"]!;
+    expect(buildSchedule({ ...workload, callsPerSession: 1, durationSeconds: 60, variants: [{ ...workload.variants[0]!, sessionsPerMinute: 1 }] }).sessions).toBe(1);
+    const end = variantEnd + 100;
+    const perThousand = (policy: string) => result.rows.find((row) => row.variant === "base" && row.policy === policy)?.inputCostPer1000Sessions;
+    expect(toolsEnd).toBeLessThan(prefixEnd);
+    expect(perThousand("plan's breakpoints, 5m")).toBeCloseTo(dollars(end * 1.25, 3) * 1000, 9);
+    expect(perThousand("plan's breakpoints, 1h")).toBeCloseTo(dollars(prefixEnd * 2 + (end - prefixEnd) * 1.25, 3) * 1000, 9);
+    expect(perThousand("one system breakpoint, 1h")).toBeCloseTo(dollars(variantEnd * 2 + 100 * 1.25, 3) * 1000, 9);
+    expect(perThousand("per-session key, in-memory")).toBeCloseTo(dollars(end, 1.25) * 1000, 9);
+  });
+});
+
+describe("the README's figures on cost", () => {
+  // "at one session a minute spread over the three variants": the default profile at one session a minute.
+  const rows = cost({ root: repoRoot, profile: { sessionsPerMinute: 1 } }).rows;
+  const price = (model: string, policy: string, variant = "deck-generation"): string => {
+    const found = rows.find((row) => row.model === model && row.policy === policy && row.variant === variant);
+    expect(found, `${model} ${policy} ${variant}`).toBeDefined();
+    return `$${found?.inputCostPer1000Sessions.toFixed(2)}`;
+  };
+
+  it("the plan against one block, and the 1h lifetime at one session a minute, are what cost prints", () => {
+    const plan = price("claude-sonnet-4-5", "plan's breakpoints, 5m");
+    const one = price("claude-sonnet-4-5", "one system breakpoint, 5m");
+    const oneHour = price("claude-sonnet-4-5", "one system breakpoint, 1h");
+    expect(readme).toContain(`\`deck-generation\` costs ${plan} per 1,000 sessions with the plan and ${one} with one block`);
+    expect(readme).toContain(`at one session a minute it costs more (${oneHour} against ${one} with one block)`);
+    // The README's reason for the 5-minute default: the 1-hour write price makes it dearer here.
+    expect(Number(oneHour.slice(1))).toBeGreaterThan(Number(one.slice(1)));
+  });
+
+  it("the OpenAI key choices at one session a minute are what cost prints", () => {
+    expect(readme).toContain(`(at one session a minute: ${price("gpt-5", "sharded key (1), in-memory")} sharded, ${price("gpt-5", "per-session key, in-memory")} per session)`);
+    expect(readme).toContain(`helps per-session\n  keys at low traffic (${price("gpt-5", "per-session key, 24h")})`);
+  });
+});
