@@ -6,7 +6,7 @@
  * simulator, so a rule dropped or swapped in the code shows up here.
  */
 import { describe, expect, it } from "vitest";
-import { cost } from "../../src/cost/cost.js";
+import { cost, type CostRow } from "../../src/cost/cost.js";
 import { loadPromptCachingData, type AnthropicRules, type OpenAIRules } from "../../src/cost/rules.js";
 import { buildSchedule, simulateAnthropic, simulateOpenAI, type AnthropicPolicy, type OpenAIPolicy, type Schedule, type Workload } from "../../src/cost/simulate.js";
 import { readme } from "../helpers/readme.js";
@@ -190,8 +190,9 @@ describe("cost() on the embedded default, one session of one call", () => {
 
 describe("the README's figures on cost", () => {
   // "at one session a minute spread over the three variants": the default profile at one session a minute.
-  const rows = cost({ root: repoRoot, profile: { sessionsPerMinute: 1 } }).rows;
+  let rows: CostRow[] | undefined;
   const price = (model: string, policy: string, variant = "deck-generation"): string => {
+    rows ??= cost({ root: repoRoot, profile: { sessionsPerMinute: 1 } }).rows;
     const found = rows.find((row) => row.model === model && row.policy === policy && row.variant === variant);
     expect(found, `${model} ${policy} ${variant}`).toBeDefined();
     return `$${found?.inputCostPer1000Sessions.toFixed(2)}`;
