@@ -213,3 +213,115 @@ describe("the README's figures on cost", () => {
     expect(readme).toContain(`helps per-session\n  keys at low traffic (${price("gpt-5", "per-session key, 24h")})`);
   });
 });
+
+describe("the schedule", () => {
+  it("spaces sessions evenly with a phase per variant, and orders calls by second, then call number, then session", () => {
+    // 6 sessions a minute over 30 s: one every 10 s, from half the gap (one variant); two calls 5 s apart.
+    const one = buildSchedule({ ...workload, durationSeconds: 30, callsPerSession: 2, secondsBetweenCalls: 5, variants: [{ ...workload.variants[0]!, sessionsPerMinute: 6 }] });
+    expect(one.sessions).toBe(3);
+    expect([...one.second]).toEqual([5, 10, 15, 20, 25, 30]);
+    expect([...one.session]).toEqual([0, 0, 1, 1, 2, 2]);
+    expect([...one.call]).toEqual([0, 1, 0, 1, 0, 1]);
+    expect([...one.sessionVariant]).toEqual([0, 0, 0]);
+    // Two of three variants at 3 a minute each over 20 s: phases 1/4 and 2/4 of the 20 s gap; the one at 0 gets none.
+    const two = buildSchedule({
+      ...workload,
+      durationSeconds: 20,
+      callsPerSession: 1,
+      secondsBetweenCalls: 0,
+      variants: [
+        { ...workload.variants[0]!, name: "a", sessionsPerMinute: 3 },
+        { ...workload.variants[0]!, name: "b", sessionsPerMinute: 3 },
+        { ...workload.variants[0]!, name: "c", sessionsPerMinute: 0 },
+      ],
+    });
+    expect(two.sessions).toBe(2);
+    expect([...two.second]).toEqual([5, 10]);
+    expect([...two.sessionVariant]).toEqual([0, 1]);
+    // Within one second, a session's earlier call comes first, then sessions in order.
+    const same = buildSchedule({ ...workload, durationSeconds: 2, callsPerSession: 2, secondsBetweenCalls: 0.2, variants: [{ ...workload.variants[0]!, sessionsPerMinute: 60 }] });
+    expect([...same.second]).toEqual([0, 0, 1, 1]);
+    expect([...same.call]).toEqual([0, 1, 0, 1]);
+    expect([...same.session]).toEqual([0, 0, 1, 1]);
+  });
+});
+
+describe("cost() on the embedded default, small profiles", () => {
+  const twoModels = [{ provider: "anthropic", model: "claude-sonnet-4-5" }, { provider: "openai", model: "gpt-5" }];
+
+  it("lists each policy once per variant with its label, the runtime's defaults marked, and counts the calls simulated", () => {
+    const result = cost({ root: repoRoot, profile: { durationMinutes: 1, sessionsPerMinute: 3, callsPerSession: 2, models: twoModels } });
+    const policies = [...new Set(result.rows.map((row) => `${row.provider}/${row.model}: ${row.policy}${row.isDefault ? " *" : ""}`))];
+    expect(policies).toEqual([
+      "anthropic/claude-sonnet-4-5: one system breakpoint, 5m",
+      "anthropic/claude-sonnet-4-5: one system breakpoint, 1h",
+      "anthropic/claude-sonnet-4-5: plan's breakpoints, 5m *",
+      "anthropic/claude-sonnet-4-5: plan's breakpoints, 1h",
+      "openai/gpt-5: no key, in-memory",
+      "openai/gpt-5: per-session key, in-memory *",
+      "openai/gpt-5: sharded key (1), in-memory",
+      "openai/gpt-5: no key, 24h",
+      "openai/gpt-5: per-session key, 24h",
+      "openai/gpt-5: sharded key (1), 24h",
+    ]);
+    expect(result.rows.map((row) => row.variant).slice(0, 3)).toEqual(["base", "deck-generation", "import"]);
+    // 3 sessions (one per variant) × 2 calls × 10 policies.
+    expect(result.rows.filter((row) => row.policy === "plan's breakpoints, 5m").map((row) => row.sessions)).toEqual([1, 1, 1]);
+    expect(result.simulatedCalls).toBe(3 * 2 * 10);
+    expect(result.profile.sessionsPerMinute).toEqual({ base: 1, "deck-generation": 1, import: 1 });
+  });
+
+  it("reports the cached share of input and the price per 1,000 sessions, and 0 for a variant without sessions", () => {
+    const result = cost({ root: repoRoot, profile: { durationMinutes: 1, sessionsPerMinute: { base: 1 }, callsPerSession: 2, newTokensPerCall: 100, models: twoModels } });
+    const { variantEnd } = result.blocks["base"]!;
+    const perSession = result.rows.find((row) => row.variant === "base" && row.policy === "per-session key, in-memory");
+    const cached = Math.floor((variantEnd + 100) / 128) * 128;
+    expect(perSession?.cachedFraction).toBeCloseTo(cached / (variantEnd + 100 + variantEnd + 200), 12);
+    expect(perSession?.inputCostPer1000Sessions).toBeCloseTo((dollars(variantEnd + 100, 1.25) + dollars(cached, 0.125) + dollars(variantEnd + 200 - cached, 1.25)) * 1000, 9);
+    const idle = result.rows.find((row) => row.variant === "import" && row.policy === "per-session key, in-memory");
+    expect(idle).toMatchObject({ sessions: 0, cachedFraction: 0, inputCostPer1000Sessions: 0 });
+  });
+
+  it("the cold-variant read: tools + static prefix with the plan, tools alone with one block; OpenAI's shared route serves the prefix, a per-session key nothing", () => {
+    const result = cost({ root: repoRoot, profile: { durationMinutes: 1, sessionsPerMinute: 3, models: twoModels } });
+    for (const variant of ["base", "deck-generation", "import"]) {
+      const { toolsEnd, prefixEnd } = result.blocks[variant]!;
+      const read = (policy: string) => result.rows.find((row) => row.variant === variant && row.policy === policy)?.coldVariantRead;
+      expect(read("plan's breakpoints, 5m"), variant).toBe(prefixEnd);
+      expect(read("one system breakpoint, 1h"), variant).toBe(toolsEnd);
+      expect(read("no key, in-memory"), variant).toBe(Math.floor(prefixEnd / 128) * 128);
+      expect(read("per-session key, in-memory"), variant).toBe(0);
+    }
+  });
+
+  it("shards so that the busiest variant's calls per key stay at 80% of the per-key rate", () => {
+    // 12 calls a minute fit one key (0.8 × 15 = 12); 15 need two.
+    expect(cost({ root: repoRoot, profile: { durationMinutes: 1, sessionsPerMinute: { base: 4, import: 1 }, callsPerSession: 3, models: twoModels } }).shards).toBe(1);
+    const busier = cost({ root: repoRoot, profile: { durationMinutes: 1, sessionsPerMinute: { base: 5 }, callsPerSession: 3, models: twoModels } });
+    expect(busier.shards).toBe(2);
+    expect(busier.rows.some((row) => row.policy === "sharded key (2), 24h")).toBe(true);
+  });
+
+  it("reports progress as a rising fraction of all policies' calls, ending at 1", () => {
+    const seen: number[] = [];
+    cost({ root: repoRoot, profile: { durationMinutes: 1, sessionsPerMinute: 3, models: twoModels }, onProgress: (fraction) => seen.push(fraction) });
+    expect(seen.length).toBeGreaterThanOrEqual(10);
+    expect(seen.every((fraction, index) => fraction >= 0 && fraction <= 1 && (index === 0 || fraction >= (seen[index - 1] ?? 0)))).toBe(true);
+    expect(seen.at(-1)).toBe(1);
+    expect(seen).toContain(0.1);
+  });
+});
+
+describe("OpenAI routes", () => {
+  it("a shared route past its per-minute rate spills calls to other machines and loses hits; per-session keys do not", () => {
+    // 30 one-call sessions of one variant in 30 s: far past 15 requests a minute on one route.
+    const calls: [number, number, number][] = Array.from({ length: 30 }, (_, index) => [index, 0, index]);
+    const shared = openai({ key: "none", retention: "in-memory" }, calls);
+    const sharded = simulateOpenAI(workload, schedule(calls), { provider: "openai", key: "sharded", retention: "in-memory", shards: 4 }, OPENAI, GPT5)[0];
+    // The first 15 calls find the home machine (the first of them writes it); the rest mostly miss.
+    expect(shared?.cachedTokens).toBeGreaterThanOrEqual(14 * 5888);
+    expect(shared?.cachedTokens).toBeLessThan(29 * 5888);
+    // Four shard routes share the load: more of the calls land on a warm machine.
+    expect(sharded?.cachedTokens).toBeGreaterThan(shared?.cachedTokens ?? 0);
+  });
+});
