@@ -325,3 +325,55 @@ describe("OpenAI routes", () => {
     expect(sharded?.cachedTokens).toBeGreaterThan(shared?.cachedTokens ?? 0);
   });
 });
+
+describe("boundaries", () => {
+  it("Anthropic: a prompt of exactly the minimum length is cached, an entry used exactly at its lifetime is still live", () => {
+    // The second call's cached part (the first call's 6,100 tokens) is exactly the minimum.
+    const atMinimum = anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [0, 1, 20]], { inputPerMTok: 3, minimumTokens: 6100 });
+    expect(atMinimum?.cachedTokens).toBe(6100);
+    expect(anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [0, 1, 300]])?.cachedTokens).toBe(6100);
+    // 301 s later the session's and the variant's 5-minute entries are gone, and so are the plan's 5m static blocks.
+    expect(anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [0, 1, 301]])?.cachedTokens).toBe(0);
+    // With a 1h static block the later call still reads tools + static prefix.
+    expect(anthropic({ breakpoints: "plan", staticLifetime: "1h" }, [[0, 0, 0], [0, 1, 400]])?.cachedTokens).toBe(5000);
+  });
+
+  it("Anthropic: each block end at exactly the minimum is read by the next session", () => {
+    const sessions: [number, number, number][] = [[0, 0, 0], [1, 0, 10]];
+    expect(anthropic({ breakpoints: "plan", staticLifetime: "5m" }, sessions, { inputPerMTok: 3, minimumTokens: 6000 })?.cachedTokens).toBe(6000);
+    const other = (minimum: number, breakpoints: "plan" | "one") =>
+      simulateAnthropic(
+        { ...workload, variants: [workload.variants[0]!, { name: "w", toolsEnd: 2000, prefixEnd: 5000, variantEnd: 7000, sessionsPerMinute: 0 }] },
+        { ...schedule([[0, 0, 0], [1, 0, 10]]), sessionVariant: Int32Array.of(0, 1) },
+        { provider: "anthropic", breakpoints, staticLifetime: "5m" },
+        ANTHROPIC,
+        { inputPerMTok: 3, minimumTokens: minimum },
+      )[1]?.cachedTokens;
+    expect(other(5000, "plan")).toBe(5000);
+    expect(other(2000, "one")).toBe(2000);
+    // One system block never reads at the static prefix's end.
+    expect(other(1024, "one")).toBe(2000);
+  });
+
+  it("OpenAI: each variant has its own entry on a machine; a session's entry needs its own machine and lifetime", () => {
+    const two = { ...workload, variants: [workload.variants[0]!, { name: "w", toolsEnd: 2000, prefixEnd: 5000, variantEnd: 7000, sessionsPerMinute: 0 }] };
+    const outcomes = simulateOpenAI(two, { ...schedule([[0, 0, 0], [1, 0, 10], [2, 0, 20], [3, 0, 30]]), sessionVariant: Int32Array.of(0, 1, 0, 1) }, { provider: "openai", key: "none", retention: "in-memory", shards: 1 }, OPENAI, GPT5);
+    // v: nothing, then its variant entry; w: v's prefix, then its own variant entry.
+    expect(outcomes[0]?.cachedTokens).toBe(Math.floor(6000 / 128) * 128);
+    expect(outcomes[1]?.cachedTokens).toBe(Math.floor(5000 / 128) * 128 + Math.floor(7000 / 128) * 128);
+    expect(outcomes.map((outcome) => outcome.calls)).toEqual([2, 2]);
+    // A session's second call 301 s later: every in-memory entry has expired.
+    expect(openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0], [0, 1, 301]])?.cachedTokens).toBe(0);
+    expect(openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0], [0, 1, 300]])?.cachedTokens).toBe(Math.floor(6100 / 128) * 128);
+  });
+
+  it("OpenAI: a hit of exactly the minimum is cached, and the write fee applies from the minimum on", () => {
+    const rules = { ...OPENAI, minimumTokens: 6000, writeMultiplier: 0.25 };
+    const outcome = openai({ key: "none", retention: "in-memory" }, [[0, 0, 0], [1, 0, 10]], rules);
+    expect(outcome?.cachedTokens).toBe(5888);
+    const below = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0]], { ...OPENAI, minimumTokens: 6101, writeMultiplier: 0.25 });
+    expect(below?.inputCost).toBeCloseTo(dollars(6100, 1.25), 12);
+    const at = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0]], { ...OPENAI, minimumTokens: 6100, writeMultiplier: 0.25 });
+    expect(at?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 1.25), 12);
+  });
+});
