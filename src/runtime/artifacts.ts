@@ -23,6 +23,7 @@ import type { ChecklistStep } from "../protocol/checklist.js";
 import { loadCompiledKnowledge, type LoadedKnowledge } from "./knowledge/artifacts.js";
 import { JOURNAL_FILE, journaledMessage, journalState } from "../protocol/dist-journal.js";
 import { readRegularFile } from "../protocol/regular-file.js";
+import { manifestSchemaErrors } from "./manifest-schema.js";
 
 export type SkillType = SkillInfo["type"];
 
@@ -163,6 +164,8 @@ function loadVerified(distDir: string, options: LoadArtifactsOptions): LoadedArt
   }
   const manifest = parseManifest(manifestBytes);
   const contents = verifyFiles(distDir, manifest);
+  // Last, so a tampered file or reference is still named as such: whatever else the schema refuses is refused here.
+  refuseSchemaViolations(manifest);
   return assemble(manifest, contents, distDir);
 }
 
@@ -212,6 +215,21 @@ function parseManifest(bytes: Buffer): DistManifest {
     throw invalid("Unexpected non-object `injections`, expected an object or no key (a project without injection kinds)");
   }
   return parsed as unknown as DistManifest;
+}
+
+/** Problems are capped: one hostile manifest can break the schema in thousands of places. */
+const MAX_SCHEMA_PROBLEMS = 20;
+
+function refuseSchemaViolations(manifest: DistManifest): void {
+  const errors = manifestSchemaErrors(manifest);
+  if (errors.length === 0) return;
+  throw new ArtifactVerificationError(
+    errors.slice(0, MAX_SCHEMA_PROBLEMS).map((error) => ({
+      file: MANIFEST_FILE,
+      kind: "invalid" as const,
+      message: `Unexpected ${error.instancePath === "" ? "manifest" : `value at ${error.instancePath}`}, expected what schemas/manifest.schema.json allows (${error.message ?? "see the schema"})`,
+    })),
+  );
 }
 
 /** Reads every file once; returns their bytes only when all of them match. */
