@@ -1,0 +1,150 @@
+import type { Diagnostic as LspDiagnostic } from "vscode-languageserver/node";
+import type { TextDocument } from "vscode-languageserver-textdocument";
+import { createProjectAnalyzer, type ProjectAnalysis, type ProjectAnalyzer } from "../analyze.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { toLspDiagnostic } from "./diagnostics.js";
+import { ProjectPaths } from "./locations.js";
+
+/**
+ * The server's view of one project: the open buffers, the latest analysis
+ * and what was published from it. Every analysis runs through one queue, and
+ * every request first waits for the queue to take in the edits made before
+ * it (a pending debounce is cut short), so an answer never lags behind an
+ * edit the client already sent.
+ */
+
+export interface WorkspaceOptions {
+  root: string;
+  /** Quiet period after an edit before the project is analysed again. */
+  debounceMs: number;
+  /** The client reports file changes on disk, so an analysis needs to look only at the paths named. */
+  reportsFileChanges: () => boolean;
+  publish(uri: string, diagnostics: LspDiagnostic[]): void;
+  log(message: string): void;
+}
+
+/** The open documents, as the server's document manager holds them. */
+export interface OpenDocuments {
+  all(): TextDocument[];
+  get(uri: string): TextDocument | undefined;
+}
+
+export class ProjectWorkspace {
+  readonly paths: ProjectPaths;
+  private readonly analyzer: ProjectAnalyzer;
+  private readonly changed = new Set<string>();
+  private firstRun = true;
+  private timer: NodeJS.Timeout | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private latest: ProjectAnalysis | undefined;
+  /** The buffers (path → version) the latest analysis read. */
+  private analysedVersions = new Map<string, number>();
+  private readonly published = new Map<string, string>();
+  private readonly listeners: Array<(analysis: ProjectAnalysis) => void> = [];
+
+  constructor(
+    private readonly options: WorkspaceOptions,
+    private readonly documents: OpenDocuments,
+  ) {
+    this.paths = new ProjectPaths(options.root);
+    this.analyzer = createProjectAnalyzer({ root: options.root });
+  }
+
+  /** Something at `relPath` changed (a buffer edited, opened or closed, a file on disk): analyse again after the debounce. */
+  touch(relPath: string): void {
+    this.changed.add(relPath);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.enqueue();
+    }, this.options.debounceMs);
+  }
+
+  /** Analyses now (the first analysis at start-up). */
+  start(): Promise<void> {
+    return this.enqueue();
+  }
+
+  /** The analysis of every edit sent so far; undefined when the project cannot be analysed. */
+  async current(): Promise<ProjectAnalysis | undefined> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.enqueue();
+    }
+    await this.queue;
+    return this.latest;
+  }
+
+  /** The version of a buffer the latest analysis read (undefined: it read the disk). */
+  analysedVersion(relPath: string): number | undefined {
+    return this.analysedVersions.get(relPath);
+  }
+
+  /** Called after every analysis (code lenses refresh from it). */
+  onAnalysed(listener: (analysis: ProjectAnalysis) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** The text of a project file as the server sees it: the open buffer, else undefined (the caller reads the disk). */
+  bufferText(relPath: string): string | undefined {
+    return this.documents.get(this.paths.uriOf(relPath))?.getText();
+  }
+
+  private enqueue(): Promise<void> {
+    this.queue = this.queue.then(() => this.analyse());
+    return this.queue;
+  }
+
+  private async analyse(): Promise<void> {
+    const buffers = new Map<string, string>();
+    const versions = new Map<string, number>();
+    for (const document of this.documents.all()) {
+      const path = this.paths.pathOf(document.uri);
+      if (path === undefined) continue;
+      buffers.set(path, document.getText());
+      versions.set(path, document.version);
+    }
+    // Without reports of changes on disk, or on the first run, every file's stamp decides what is read again.
+    const changedPaths = this.firstRun || !this.options.reportsFileChanges() ? undefined : [...this.changed];
+    this.changed.clear();
+    this.firstRun = false;
+    let analysis: ProjectAnalysis;
+    try {
+      analysis = await this.analyzer.analyze({ buffers, ...(changedPaths ? { changedPaths } : {}) });
+    } catch (error) {
+      // No skills/ folder, a root that went away: nothing to publish, and the next edit tries again.
+      this.options.log(`gamma-prompt: the project at ${this.options.root} could not be analysed: ${error instanceof Error ? error.message : String(error)}`);
+      this.firstRun = true;
+      return;
+    }
+    this.latest = analysis;
+    this.analysedVersions = versions;
+    this.publishDiagnostics(analysis.diagnostics, versions);
+    for (const listener of this.listeners) listener(analysis);
+  }
+
+  /** Publishes every file whose findings changed, and one empty list for a file that went clean. */
+  private publishDiagnostics(diagnostics: readonly Diagnostic[], versions: ReadonlyMap<string, number>): void {
+    const byFile = new Map<string, Diagnostic[]>();
+    for (const diagnostic of diagnostics) {
+      const list = byFile.get(diagnostic.file);
+      if (list) list.push(diagnostic);
+      else byFile.set(diagnostic.file, [diagnostic]);
+    }
+    for (const [file, findings] of byFile) {
+      const converted = findings.map((finding) => toLspDiagnostic(finding, this.paths, versions.get(file)));
+      const key = JSON.stringify(converted);
+      const uri = this.paths.uriOf(file);
+      if (this.published.get(uri) === key) continue;
+      this.published.set(uri, key);
+      this.options.publish(uri, converted);
+    }
+    for (const uri of [...this.published.keys()]) {
+      const path = this.paths.pathOf(uri);
+      if (path !== undefined && byFile.has(path)) continue;
+      this.published.delete(uri);
+      this.options.publish(uri, []);
+    }
+  }
+}
