@@ -39,6 +39,12 @@ export interface AnalyzeInput {
    * checked against its size and modification time.
    */
   changedPaths?: readonly string[];
+  /**
+   * `skills`: only the skill rules (what `lint` checks), which a large project
+   * answers in a fraction of the whole: an editor shows those findings first.
+   * Default `project`: everything `build` checks as well.
+   */
+  scope?: "skills" | "project";
 }
 
 export interface ProjectAnalysis {
@@ -78,7 +84,7 @@ export function createProjectAnalyzer(options: AnalyzerOptions): ProjectAnalyzer
     async analyze(input: AnalyzeInput = {}): Promise<ProjectAnalysis> {
       const overrides = toOverrides(input.buffers);
       try {
-        return await analyzeOnce(root, outDir, outRel, session, input.changedPaths, overrides);
+        return await analyzeOnce(root, outDir, outRel, session, input.changedPaths, overrides, input.scope ?? "project");
       } catch (error) {
         // A run that threw may have left the session half-updated: the next one starts cold.
         session = new BuildSession({ repeated: true });
@@ -88,11 +94,28 @@ export function createProjectAnalyzer(options: AnalyzerOptions): ProjectAnalyzer
   };
 }
 
-async function analyzeOnce(root: string, outDir: string, outRel: string, session: BuildSession, changedPaths: readonly string[] | undefined, overrides: SourceOverrides | undefined): Promise<ProjectAnalysis> {
+async function analyzeOnce(
+  root: string,
+  outDir: string,
+  outRel: string,
+  session: BuildSession,
+  changedPaths: readonly string[] | undefined,
+  overrides: SourceOverrides | undefined,
+  scope: "skills" | "project",
+): Promise<ProjectAnalysis> {
   const lintConfig = readLintConfig(root, undefined, overrides);
   const profile = lintConfig.config.profile ?? detectProfile(root);
-  if (profile !== "gamma" || detectProfile(root) !== "gamma") {
-    const settings = { profile, layout: { ...lintConfig.config.layout, outDir: outRel }, rules: lintConfig.config.rules, reportEmpty: true, checklists: false, ...(overrides ? { sourceOverrides: overrides } : {}) };
+  const compiles = profile === "gamma" && detectProfile(root) === "gamma";
+  if (!compiles || scope === "skills") {
+    // The compiler's own settings when it will compile next: its checked files are then reused, not made again.
+    const settings = {
+      profile,
+      layout: { ...lintConfig.config.layout, outDir: outRel },
+      rules: lintConfig.config.rules,
+      reportEmpty: !compiles,
+      checklists: compiles,
+      ...(overrides ? { sourceOverrides: overrides } : {}),
+    };
     const linted = await lintSkills(root, session, changedPaths, settings);
     const diagnostics = [...lintConfig.diagnostics, ...linted.diagnostics].sort(compareDiagnostics);
     return { profile, diagnostics, ...countDiagnostics(diagnostics), skillFiles: linted.files };

@@ -81,7 +81,7 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
         () => undefined,
       );
     }
-    void current.start();
+    current.start();
   });
 
   connection.onDidChangeWatchedFiles(({ changes }) => {

@@ -53,16 +53,24 @@ export class ProjectWorkspace {
   /** Something at `relPath` changed (a buffer edited, opened or closed, a file on disk): analyse again after the debounce. */
   touch(relPath: string): void {
     this.changed.add(relPath);
+    this.schedule();
+  }
+
+  /**
+   * The first analysis, after one debounce: editors open their buffers right
+   * after initializing, and those are then part of it (and of the skill
+   * findings it publishes first) instead of waiting for it to finish.
+   */
+  start(): void {
+    this.schedule();
+  }
+
+  private schedule(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.enqueue();
     }, this.options.debounceMs);
-  }
-
-  /** Analyses now (the first analysis at start-up). */
-  start(): Promise<void> {
-    return this.enqueue();
   }
 
   /** The analysis of every edit sent so far; undefined when the project cannot be analysed. */
@@ -111,6 +119,11 @@ export class ProjectWorkspace {
     this.firstRun = false;
     let analysis: ProjectAnalysis;
     try {
+      if (changedPaths === undefined && this.latest === undefined) {
+        // The first analysis of a large project: the skill findings are published before the build's checks finish.
+        const skills = await this.analyzer.analyze({ buffers, scope: "skills" });
+        this.publishDiagnostics(skills.diagnostics, versions);
+      }
       analysis = await this.analyzer.analyze({ buffers, ...(changedPaths ? { changedPaths } : {}) });
     } catch (error) {
       // No skills/ folder, a root that went away: nothing to publish, and the next edit tries again.
@@ -124,7 +137,7 @@ export class ProjectWorkspace {
     for (const listener of this.listeners) listener(analysis);
   }
 
-  /** Publishes every file whose findings changed, and one empty list for a file that went clean. */
+  /** Publishes every file whose findings changed, one empty list for a file that went clean, and one for a buffer opened clean. */
   private publishDiagnostics(diagnostics: readonly Diagnostic[], versions: ReadonlyMap<string, number>): void {
     const byFile = new Map<string, Diagnostic[]>();
     for (const diagnostic of diagnostics) {
@@ -140,10 +153,20 @@ export class ProjectWorkspace {
       this.published.set(uri, key);
       this.options.publish(uri, converted);
     }
-    for (const uri of [...this.published.keys()]) {
+    const clean = JSON.stringify([]);
+    for (const [uri, key] of [...this.published]) {
       const path = this.paths.pathOf(uri);
       if (path !== undefined && byFile.has(path)) continue;
-      this.published.delete(uri);
+      if (key !== clean) this.options.publish(uri, []);
+      // An open buffer is remembered as clean, so it is told once; any other file is forgotten.
+      if (path !== undefined && versions.has(path)) this.published.set(uri, clean);
+      else this.published.delete(uri);
+    }
+    // A buffer opened clean is told so once: the editor then knows its findings are current.
+    for (const path of versions.keys()) {
+      const uri = this.paths.uriOf(path);
+      if (byFile.has(path) || this.published.has(uri)) continue;
+      this.published.set(uri, clean);
       this.options.publish(uri, []);
     }
   }

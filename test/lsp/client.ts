@@ -90,10 +90,12 @@ export function attach(connection: ProtocolConnection, root: string): TestClient
     published.push(params);
     for (const waiter of waiters.splice(0)) waiter();
   });
-  connection.onRequest((method: string, params: unknown) => {
-    serverRequests.push({ method, params });
-    return method === "window/showDocument" ? { success: true } : null;
-  });
+  for (const method of ["window/showDocument", "client/registerCapability", "workspace/codeLens/refresh"]) {
+    connection.onRequest(method, (params: unknown) => {
+      serverRequests.push({ method, params });
+      return method === "window/showDocument" ? { success: true } : null;
+    });
+  }
   connection.onNotification("window/logMessage", () => undefined);
   connection.listen();
   return {
