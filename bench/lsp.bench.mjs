@@ -55,19 +55,23 @@ try {
   const firstMs = firstPublished.at - started;
   if (!firstPublished.diagnostics.some((diagnostic) => diagnostic.code === "skill/name-mismatch")) throw new Error(`Unexpected first diagnostics: ${JSON.stringify(firstPublished.diagnostics)}`);
 
-  const latencies = [];
-  const cpuBefore = processCpuMs(child.pid);
-  for (let edit = 1; edit <= EDITS; edit++) {
+  const firstCpu = processCpuMs(child.pid);
+  // An opened file with an error stops the first analysis before rendering (as a build stops): the first clean
+  // edit renders and measures the whole project once. It is timed on its own, then every edit is alike.
+  const edit = async (number) => {
     const published = nextPublication();
     const sent = performance.now();
-    await connection.sendNotification("textDocument/didChange", { textDocument: { uri, version: edit + 1 }, contentChanges: [{ text: edit % 2 === 0 ? broken(edit) : original }] });
+    await connection.sendNotification("textDocument/didChange", { textDocument: { uri, version: number + 1 }, contentChanges: [{ text: number % 2 === 0 ? broken(number) : original }] });
     const { at, diagnostics } = await published;
-    const expectFinding = edit % 2 === 0;
-    if (expectFinding !== diagnostics.length > 0) throw new Error(`Unexpected diagnostics after edit ${edit}: ${JSON.stringify(diagnostics)}`);
-    latencies.push(at - sent);
+    if (number % 2 === 0 !== diagnostics.length > 0) throw new Error(`Unexpected diagnostics after edit ${number}: ${JSON.stringify(diagnostics)}`);
     // A typing pause: each edit is analysed on its own, as when an author stops to look.
     await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    return at - sent;
+  };
+  const firstRenderMs = await edit(1);
+  const latencies = [];
+  const cpuBefore = processCpuMs(child.pid);
+  for (let number = 2; number < EDITS + 2; number++) latencies.push(await edit(number));
   const cpuAfter = processCpuMs(child.pid);
   const loadAfter = loadLine();
   await connection.sendRequest("shutdown");
@@ -77,6 +81,8 @@ try {
 
   console.log(`\n${total} skills, gamma-prompt lsp --stdio`);
   console.log(`  spawn -> first diagnostics of the opened file (index included)  ${firstMs.toFixed(0).padStart(6)} ms   target <= ${FIRST_TARGET_MS} ms: ${firstMs <= FIRST_TARGET_MS ? "met" : "NOT met"}`);
+  if (firstCpu !== undefined) console.log(`  server CPU time until then  ${firstCpu} ms`);
+  console.log(`  first clean edit (renders and measures the whole project once)  ${firstRenderMs.toFixed(0)} ms`);
   console.log(`  edit -> its diagnostics (50 ms debounce included)   median ${median(latencies).toFixed(1).padStart(7)} ms   p90 ${percentile(latencies, 0.9).toFixed(1).padStart(7)} ms   target <= ${EDIT_TARGET_MS} ms median: ${median(latencies) <= EDIT_TARGET_MS ? "met" : "NOT met"}`);
   if (cpuBefore !== undefined && cpuAfter !== undefined) console.log(`  server CPU time per edit (mean over ${EDITS})  ${((cpuAfter - cpuBefore) / EDITS).toFixed(1)} ms`);
   console.log(`  ${loadBefore} before, ${loadAfter} after; server exit code ${exitCode}`);
