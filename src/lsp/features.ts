@@ -6,6 +6,7 @@ import {
   type ClientCapabilities,
   type Connection,
   type Location,
+  type Position,
   type TextDocuments,
 } from "vscode-languageserver/node";
 import type { TextDocument } from "vscode-languageserver-textdocument";
@@ -17,7 +18,7 @@ import { completions } from "./completion.js";
 import { ruleHover, symbolHover } from "./hover.js";
 import { fromLspPosition, toLspRange } from "./locations.js";
 import { renameSymbol } from "./rename.js";
-import { indexSymbols, occurrenceAt, occurrencesOf, symbolAt, type SymbolIndex } from "./symbols.js";
+import { indexSymbols, occurrenceAt, occurrencesOf, symbolAt, type Occurrence, type SymbolIndex } from "./symbols.js";
 import type { ProjectWorkspace } from "./workspace.js";
 
 /**
@@ -59,27 +60,21 @@ export function registerFeatures(connection: Connection, workspace: ProjectWorks
     return ruleHover(line, position.character) ?? null;
   });
 
-  connection.onDefinition(async ({ textDocument, position }) => {
-    const found = await context(textDocument.uri);
+  /** The places that name what is under the cursor, those `keep` accepts. */
+  const locations = async (uri: string, position: Position, keep: (occurrence: Occurrence) => boolean): Promise<Location[] | null> => {
+    const found = await context(uri);
     if (!found) return null;
     const index = await symbolIndex(found.analysis);
     const symbol = symbolAt(index, found.path, fromLspPosition(position));
     if (!symbol) return null;
     return occurrencesOf(index, symbol)
-      .filter((occurrence) => occurrence.definition)
-      .map((occurrence): Location => workspace.paths.location(occurrence.path, occurrence.range));
-  });
-
-  connection.onReferences(async ({ textDocument, position, context: referenceContext }) => {
-    const found = await context(textDocument.uri);
-    if (!found) return null;
-    const index = await symbolIndex(found.analysis);
-    const symbol = symbolAt(index, found.path, fromLspPosition(position));
-    if (!symbol) return null;
-    return occurrencesOf(index, symbol)
-      .filter((occurrence) => referenceContext.includeDeclaration || !occurrence.definition)
-      .map((occurrence): Location => workspace.paths.location(occurrence.path, occurrence.range));
-  });
+      .filter(keep)
+      .map((occurrence) => workspace.paths.location(occurrence.path, occurrence.range));
+  };
+  connection.onDefinition(({ textDocument, position }) => locations(textDocument.uri, position, (occurrence) => occurrence.definition));
+  connection.onReferences(({ textDocument, position, context: referenceContext }) =>
+    locations(textDocument.uri, position, (occurrence) => referenceContext.includeDeclaration || !occurrence.definition),
+  );
 
   connection.onPrepareRename(async ({ textDocument, position }) => {
     const found = await context(textDocument.uri);

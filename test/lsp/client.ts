@@ -80,6 +80,19 @@ export async function startInProcess(root: string, capabilities: ClientCapabilit
   };
 }
 
+const started: TestClient[] = [];
+
+/** A server in this process, shut down by {@link disposeClients}. */
+export async function start(root: string): Promise<TestClient> {
+  const client = await startInProcess(root);
+  started.push(client);
+  return client;
+}
+
+export async function disposeClients(): Promise<void> {
+  await Promise.all(started.splice(0).map((client) => client.dispose()));
+}
+
 export function attach(connection: ProtocolConnection, root: string): TestClient {
   const published: PublishDiagnosticsParams[] = [];
   const waiters: Array<() => void> = [];

@@ -5,21 +5,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ErrorCodes, type Diagnostic } from "vscode-languageserver/node";
 import { lint } from "../../src/lint.js";
 import { removeTempDirs } from "../helpers/temp-project.js";
-import { copyEmbeddedDefault, startInProcess, type TestClient } from "./client.js";
+import { copyEmbeddedDefault, disposeClients, start } from "./client.js";
 
 const IMPORT = "skills/import/SKILL.md";
-const clients: TestClient[] = [];
-
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.dispose()));
+  await disposeClients();
   await removeTempDirs();
 });
-
-async function start(root: string) {
-  const client = await startInProcess(root);
-  clients.push(client);
-  return client;
-}
 
 const codes = (diagnostics: Diagnostic[]): string[] => diagnostics.map((diagnostic) => String(diagnostic.code)).sort();
 

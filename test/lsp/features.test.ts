@@ -5,23 +5,15 @@ import type { CodeAction, CodeLens, CompletionItem, Hover, Location, WorkspaceEd
 import { build } from "../../src/build.js";
 import { check } from "../../src/check.js";
 import { removeTempDirs } from "../helpers/temp-project.js";
-import { copyEmbeddedDefault, startInProcess, type TestClient } from "./client.js";
+import { copyEmbeddedDefault, disposeClients, start, type TestClient } from "./client.js";
 import { applyWorkspaceEdit, editedText } from "./edit.js";
 
 const IMPORT = "skills/import/SKILL.md";
 const DECK = "skills/deck-generation/SKILL.md";
-const clients: TestClient[] = [];
-
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.dispose()));
+  await disposeClients();
   await removeTempDirs();
 });
-
-async function start(root: string) {
-  const client = await startInProcess(root);
-  clients.push(client);
-  return client;
-}
 
 async function openFromDisk(client: TestClient, path: string, edit: (text: string) => string = (text) => text): Promise<string> {
   const text = edit(readFileSync(join(client.root, path), "utf8"));
