@@ -32,8 +32,8 @@ export interface ServerOptions {
 
 export const DEFAULT_LSP_DEBOUNCE_MS = 50;
 
-/** The file kinds the server answers for: skills, notes, templates, YAML and JSON sources. */
-const WATCHED_GLOB = "**/*.{md,hbs,yaml,yml,json}";
+/** Every file: a skill's supporting files (scripts, references) are checked too, and the readers ignore what is not a source. */
+const WATCHED_GLOB = "**/*";
 
 export function startLanguageServer(connection: Connection, options: ServerOptions = {}): void {
   const documents = new TextDocuments(TextDocument);
@@ -49,15 +49,27 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
         root,
         debounceMs: options.debounceMs ?? DEFAULT_LSP_DEBOUNCE_MS,
         reportsFileChanges: () => watchedFilesRegistered,
-        publish: (uri, diagnostics) => void connection.sendDiagnostics({ uri, diagnostics }),
-        log: (message) => connection.console.warn(message),
+        publish: (uri, diagnostics) => {
+          try {
+            void connection.sendDiagnostics({ uri, diagnostics }).catch(() => undefined);
+          } catch {
+            // The connection closed mid-analysis: nobody is left to show the findings to.
+          }
+        },
+        log: (message) => {
+          try {
+            connection.console.warn(message);
+          } catch {
+            // As above: the connection is gone.
+          }
+        },
       },
       documents,
     );
     registerFeatures(connection, workspace, documents, () => capabilities);
     return {
       capabilities: {
-        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: false },
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
         completionProvider: { triggerCharacters: [" ", ">", "[", ",", "-", '"', "/"] },
         hoverProvider: true,
         definitionProvider: true,
@@ -98,6 +110,10 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
   documents.onDidOpen(({ document }) => touch(document.uri));
   documents.onDidChangeContent(({ document }) => touch(document.uri));
   documents.onDidClose(({ document }) => touch(document.uri));
+  documents.onDidSave(({ document }) => {
+    const path = workspace?.paths.pathOf(document.uri);
+    if (path !== undefined) workspace?.saved(path);
+  });
   documents.listen(connection);
   connection.listen();
 }

@@ -33,7 +33,8 @@ export class ProjectWorkspace {
   readonly paths: ProjectPaths;
   private readonly analyzer: ProjectAnalyzer;
   private readonly changed = new Set<string>();
-  private firstRun = true;
+  /** The next analysis checks every file's stamp instead of reading only the paths named (start-up, a save without reports of disk changes). */
+  private rescan = true;
   private timer: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
   private latest: ProjectAnalysis | undefined;
@@ -54,6 +55,16 @@ export class ProjectWorkspace {
   touch(relPath: string): void {
     this.changed.add(relPath);
     this.schedule();
+  }
+
+  /**
+   * A buffer was saved. A client that reports changes on disk reports this one
+   * too; without such reports, a save is when the server looks at the whole
+   * disk again (edits made outside the editor included).
+   */
+  saved(relPath: string): void {
+    if (!this.options.reportsFileChanges()) this.rescan = true;
+    this.touch(relPath);
   }
 
   /**
@@ -100,7 +111,8 @@ export class ProjectWorkspace {
   }
 
   private enqueue(): Promise<void> {
-    this.queue = this.queue.then(() => this.analyse());
+    // A failure is logged and the queue goes on: one bad run must not fail every later request.
+    this.queue = this.queue.then(() => this.analyse()).catch((error: unknown) => this.options.log(`gamma-prompt: analysis failed: ${error instanceof Error ? error.message : String(error)}`));
     return this.queue;
   }
 
@@ -113,10 +125,10 @@ export class ProjectWorkspace {
       buffers.set(path, document.getText());
       versions.set(path, document.version);
     }
-    // Without reports of changes on disk, or on the first run, every file's stamp decides what is read again.
-    const changedPaths = this.firstRun || !this.options.reportsFileChanges() ? undefined : [...this.changed];
+    // On the first run, and after a save when the client reports no changes on disk, every file's stamp decides what is read again.
+    const changedPaths = this.rescan ? undefined : [...this.changed];
     this.changed.clear();
-    this.firstRun = false;
+    this.rescan = false;
     let analysis: ProjectAnalysis;
     try {
       if (changedPaths === undefined && this.latest === undefined) {
@@ -128,7 +140,7 @@ export class ProjectWorkspace {
     } catch (error) {
       // No skills/ folder, a root that went away: nothing to publish, and the next edit tries again.
       this.options.log(`gamma-prompt: the project at ${this.options.root} could not be analysed: ${error instanceof Error ? error.message : String(error)}`);
-      this.firstRun = true;
+      this.rescan = true;
       return;
     }
     this.latest = analysis;

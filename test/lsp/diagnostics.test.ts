@@ -5,10 +5,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ErrorCodes, type Diagnostic } from "vscode-languageserver/node";
 import { lint } from "../../src/lint.js";
 import { removeTempDirs } from "../helpers/temp-project.js";
-import { copyEmbeddedDefault, disposeClients, start } from "./client.js";
+import { CLIENT_CAPABILITIES, copyEmbeddedDefault, disposeClients, start, startInProcess, type TestClient } from "./client.js";
+
+const clientsToDispose: TestClient[] = [];
 
 const IMPORT = "skills/import/SKILL.md";
 afterEach(async () => {
+  await Promise.all(clientsToDispose.splice(0).map((client) => client.dispose()));
   await disposeClients();
   await removeTempDirs();
 });
@@ -81,6 +84,29 @@ describe("diagnostics as you type", () => {
     const path = "prompts/partials/identity.hbs";
     await client.open(path, `${readFileSync(join(root, path), "utf8")}\n{{> no-such-partial}}\n`);
     expect(codes(await client.diagnosticsFor(path, (diagnostics) => diagnostics.length > 0))).toContain("template/unknown-partial");
+  });
+});
+
+describe("changes on disk", () => {
+  it("reads a file the client reports changed on disk", async () => {
+    const root = await copyEmbeddedDefault();
+    const client = await start(root);
+    await client.open(IMPORT, readFileSync(join(root, IMPORT), "utf8"));
+    await client.diagnosticsFor(IMPORT);
+    writeFileSync(join(root, "prompts/variants.yaml"), "variants:\n  base:\n    preload: [nobody]\n");
+    await client.connection.sendNotification("workspace/didChangeWatchedFiles", { changes: [{ uri: client.uri("prompts/variants.yaml"), type: 2 }] });
+    expect(codes(await client.diagnosticsFor("prompts/variants.yaml", (diagnostics) => diagnostics.length > 0))).toEqual(["variant/unknown-skill"]);
+  });
+
+  it("looks at the whole disk again on a save when the client reports no changes on disk", async () => {
+    const root = await copyEmbeddedDefault();
+    const client = await startInProcess(root, { ...CLIENT_CAPABILITIES, workspace: { ...CLIENT_CAPABILITIES.workspace, didChangeWatchedFiles: { dynamicRegistration: false } } });
+    clientsToDispose.push(client);
+    await client.open(IMPORT, readFileSync(join(root, IMPORT), "utf8"));
+    await client.diagnosticsFor(IMPORT);
+    writeFileSync(join(root, "prompts/variants.yaml"), "variants:\n  base:\n    preload: [nobody]\n");
+    await client.connection.sendNotification("textDocument/didSave", { textDocument: { uri: client.uri(IMPORT) } });
+    expect(codes(await client.diagnosticsFor("prompts/variants.yaml", (diagnostics) => diagnostics.length > 0))).toEqual(["variant/unknown-skill"]);
   });
 });
 
