@@ -21,7 +21,8 @@ export const SHOW_COMPILED_PROMPT = "gamma-prompt.showCompiledPrompt";
 export function cacheLenses(analysis: ProjectAnalysis, path: string): CodeLens[] {
   const titles = lensTitles(analysis, path);
   if (titles.length === 0) return [];
-  if (analysis.invalidation) titles.push(`Next build invalidates cached blocks: ${formatInvalidationCost(analysis.invalidation).split("\n").join("; ")}`);
+  // One lens per variant, in the words `check` and `watch` use.
+  if (analysis.invalidation) for (const line of formatInvalidationCost(analysis.invalidation).split("\n")) titles.push(`Next build: ${line}`);
   const top = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
   const lenses: CodeLens[] = titles.map((title) => ({ range: top, command: { title, command: "" } }));
   for (const variant of variantsHolding(analysis, path)) {
