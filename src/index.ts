@@ -33,3 +33,5 @@ export { formatSummary, compareWithBaseline, RESULTS_FORMAT } from "./evals/resu
 export type { EvalResults, EvalMode, ScenarioResult, ExpectationResult, RunResult, BaselineComparison, RateChange } from "./evals/results.js";
 export { wilsonInterval, compareRates, type Rate } from "./evals/stats.js";
 export type { Scenario, Expectation, ExpectationKind, ScenarioEvent, EventPoint, ToolFixture } from "./evals/scenario.js";
+export { createProjectAnalyzer } from "./analyze.js";
+export type { AnalyzeInput, AnalyzerOptions, ProjectAnalysis, ProjectAnalyzer, SkillFileRecord, ProjectSources } from "./analyze.js";

@@ -28,6 +28,7 @@ describe("package exports", () => {
       "compareWithBaseline",
       "conflictingPairs",
       "createBuildCache",
+      "createProjectAnalyzer",
       "discoverSkills",
       "escapeXmlAttribute",
       "escapeXmlText",

@@ -33,8 +33,9 @@ import { checkProjectSources, sourceKey } from "../lint-skills/project-checks.js
 import { computeCachePlan } from "../render/cache-plan.js";
 import { measurePrompts, TokenCounter, type RecordedTokenCounts } from "../render/measure.js";
 import type { ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
-import { lintSkills } from "../lint-skills/lint-skills.js";
-import { loadProjectSources } from "../discover/project-sources.js";
+import { lintSkills, type SkillFileRecord } from "../lint-skills/lint-skills.js";
+import { loadProjectSources, type ProjectSources } from "../discover/project-sources.js";
+import type { SourceOverrides } from "../discover/read-source.js";
 import { normalizeSkillBody, prefixContext, prepareTemplates, renderPrompts, PREFIX_TEMPLATE, type PreparedTemplates, type PrefixContext, type TemplateSources } from "../render/render.js";
 import { handlebarsVersion } from "../render/templates.js";
 import { resolveTools, type ToolFileResult } from "../validate/tools.js";
@@ -69,6 +70,9 @@ export interface CompiledProject {
   prefixContext?: PrefixContext;
   /** sha256 and size of every artifact but manifest.json (which lists them), when the artifacts exist. */
   hashes?: Map<string, ArtifactEntry>;
+  /** Every SKILL.md and every other source as this compile read them (an editor indexes the project from these). */
+  skillFiles?: SkillFileRecord[];
+  sources?: ProjectSources;
 }
 
 export interface CompileOptions {
@@ -78,17 +82,26 @@ export interface CompileOptions {
   recordedCounts?: RecordedTokenCounts;
   /** Tool parameter schemas the last build accepted for exactly these bytes (check); others are compiled to check them. */
   acceptedToolParameters?: (tool: ToolSchemaArtifact) => boolean;
+  /** Sources taken as given instead of as read (an editor's unsaved buffers); nothing is written either way. */
+  sourceOverrides?: SourceOverrides;
 }
 
 export async function compileProject(root: string, session: BuildSession = new BuildSession(), changedPaths?: readonly string[], options: CompileOptions = {}): Promise<CompiledProject> {
   // The artifacts need each skill's type, so the compiler applies the gamma profile; it finds the skills where lint
   // does (the config's `skills` and `ignore`), and the config's rules still apply.
-  const lintConfig = readLintConfig(root);
-  const settings = { profile: "gamma" as const, rules: lintConfig.config.rules, ...(lintConfig.config.skillTypes ? { skillTypes: lintConfig.config.skillTypes } : {}), layout: { ...lintConfig.config.layout, ...(options.outDir !== undefined ? { outDir: options.outDir } : {}) } };
-  const [linted, loaded] = await Promise.all([lintSkills(root, session, changedPaths, settings), loadProjectSources(root, session, changedPaths)]);
+  const overrides = options.sourceOverrides;
+  const lintConfig = readLintConfig(root, undefined, overrides);
+  const settings = {
+    profile: "gamma" as const,
+    rules: lintConfig.config.rules,
+    ...(lintConfig.config.skillTypes ? { skillTypes: lintConfig.config.skillTypes } : {}),
+    layout: { ...lintConfig.config.layout, ...(options.outDir !== undefined ? { outDir: options.outDir } : {}) },
+    ...(overrides ? { sourceOverrides: overrides } : {}),
+  };
+  const [linted, loaded] = await Promise.all([lintSkills(root, session, changedPaths, settings), loadProjectSources(root, session, changedPaths, overrides)]);
   const diagnostics: Diagnostic[] = [...linted.diagnostics, ...loaded.diagnostics];
-  const done = (extra: Partial<CompiledProject> = {}): CompiledProject => finish(diagnostics, extra);
   const { sources } = loaded;
+  const done = (extra: Partial<CompiledProject> = {}): CompiledProject => finish(diagnostics, { skillFiles: linted.files, sources, ...extra });
   const skills = linted.skills;
 
   const checked = await checkProjectSources(root, session, changedPaths, lintConfig, linted, loaded.sources, options.acceptedToolParameters);

@@ -4,7 +4,7 @@ import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.
 import { ruleRegistry, type RuleId } from "../../diagnostics/rules/index.js";
 import { DEFAULT_SKILL_PATTERNS, type SkillLayout } from "../discover/skill-folders.js";
 import { CONFIG_FILE } from "../discover/source-paths.js";
-import { readSource, SOURCE_READ_RULES } from "../discover/read-source.js";
+import { readSource, SOURCE_READ_RULES, type SourceOverrides } from "../discover/read-source.js";
 import { isDiagnostic } from "../discover/sources.js";
 import { parseJsonSource, rangeAt, valueAt, type PositionedSource } from "../parse/positioned-source.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
@@ -57,8 +57,8 @@ export class ConfigFileError extends Error {}
  * `configPath` names, e.g. one kept outside a collection that is read-only);
  * a broken file gives its diagnostics and the defaults.
  */
-export function readLintConfig(root: string, configPath?: string): { config: LintConfig; diagnostics: Diagnostic[] } {
-  const source = configPath === undefined ? readSource(root, CONFIG_FILE, SOURCE_READ_RULES) : readNamedConfig(root, configPath);
+export function readLintConfig(root: string, configPath?: string, overrides?: SourceOverrides): { config: LintConfig; diagnostics: Diagnostic[] } {
+  const source = configPath === undefined ? readSource(root, CONFIG_FILE, SOURCE_READ_RULES, overrides) : readNamedConfig(root, configPath);
   // Absent: the usual case.
   if (source === undefined) return { config: DEFAULT_LINT_CONFIG, diagnostics: [] };
   if (isDiagnostic(source)) return { config: DEFAULT_LINT_CONFIG, diagnostics: [source] };
