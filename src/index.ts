@@ -33,3 +33,7 @@ export { formatSummary, compareWithBaseline, RESULTS_FORMAT } from "./evals/resu
 export type { EvalResults, EvalMode, ScenarioResult, ExpectationResult, RunResult, BaselineComparison, RateChange } from "./evals/results.js";
 export { wilsonInterval, compareRates, type Rate } from "./evals/stats.js";
 export type { Scenario, Expectation, ExpectationKind, ScenarioEvent, EventPoint, ToolFixture } from "./evals/scenario.js";
+export { collectReport, ReportUsageError } from "./report/report.js";
+export type { ReportOptions, ReportData } from "./report/report.js";
+export { renderHtml as renderReportHtml } from "./report/html.js";
+export { renderMarkdown as renderReportMarkdown } from "./report/markdown.js";
