@@ -272,7 +272,7 @@ function findingItem(finding: Diagnostic): string {
 }
 
 function skillsSection(view: SkillsView): string {
-  const { svg, width } = skillsGraphSvg(view);
+  const { svg } = skillsGraphSvg(view);
   const rows = view.skills
     .map(
       (skill) =>
@@ -292,7 +292,7 @@ ${legend([
   ["edge-sample-conflict", "conflicts"],
   ["swatch-finding", "lint findings"],
 ])}
-<figure class="graph-wrap" style="--graph-width:${Math.round(width)}px">${svg}</figure>
+<figure class="graph-wrap">${svg}</figure>
 <div class="table-wrap"><table class="skills"><caption>Skills</caption><thead><tr><th scope="col">skill</th><th scope="col">type</th><th scope="col" class="num">tokens</th><th scope="col" class="num">checklist steps</th><th scope="col">requires</th><th scope="col">conflicts with</th><th scope="col">preloaded by</th><th scope="col">lint findings</th></tr></thead><tbody>${rows}</tbody></table></div>
 ${other}
 </section>`;
