@@ -67,3 +67,8 @@ export function listing(items: readonly string[]): string {
 export function plural(value: number, one: string, many = `${one}s`): string {
   return `${count(value)} ${value === 1 ? one : many}`;
 }
+
+/** "both variants" or "all 3 variants". */
+export function allOf(total: number, noun: string): string {
+  return total === 2 ? `both ${noun}s` : `all ${count(total)} ${noun}s`;
+}

@@ -8,7 +8,7 @@ import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { RateChange } from "../evals/results.js";
 import type { Rate } from "../evals/stats.js";
 import { REPORT_CSS } from "./style.js";
-import { blockLabel, count, dollarDelta, dollars, escapeHtml, listing, percent0, percent1, plural, shortHash } from "./format.js";
+import { allOf, blockLabel, count, dollarDelta, dollars, escapeHtml, listing, percent0, percent1, plural, shortHash } from "./format.js";
 import type { BaseComparison, ReportData, SkillsView, VariantLayout } from "./model.js";
 import { barSvg, describeLayout, rateSvg, skillsGraphSvg, type BarSegment } from "./svg.js";
 
@@ -55,7 +55,7 @@ function summaryCards(data: ReportData): string {
   const cards: string[] = [];
   const largest = [...data.layout].sort((a, b) => b.tokens - a.tokens)[0];
   if (data.sharedPrefix !== undefined) {
-    cards.push(card("Shared prefix", `${count(data.sharedPrefix.tokens)} tokens`, `${listing(data.sharedPrefix.blocks.map(blockLabel)) || "nothing"} · same bytes in all ${data.sharedPrefix.variants.length} variants`));
+    cards.push(card("Shared prefix", `${count(data.sharedPrefix.tokens)} tokens`, `${listing(data.sharedPrefix.blocks.map(blockLabel)) || "nothing"} · same bytes in ${allOf(data.sharedPrefix.variants.length, "variant")}`));
   }
   if (largest !== undefined) cards.push(card("Largest variant", `${count(largest.tokens)} tokens`, `${largest.name} · ${plural(data.layout.length, "variant")}`));
   for (const model of models(data.cost.rows)) {
@@ -63,7 +63,7 @@ function summaryCards(data: ReportData): string {
     if (rows.length === 0) continue;
     const low = Math.min(...rows.map((row) => row.inputCostPer1000Sessions));
     const high = Math.max(...rows.map((row) => row.inputCostPer1000Sessions));
-    cards.push(card("Input cost per 1,000 sessions", low === high ? dollars(low) : `${dollars(low)}–${dollars(high)}`, `${model}, default policy`));
+    cards.push(card("Input $ / 1,000 sessions", low === high ? dollars(low) : `${dollars(low)}–${dollars(high)}`, `${model}, default policy`));
   }
   if (data.base !== undefined) {
     const affected = data.base.variants.filter((variant) => variant.blocks.some((block) => block.state !== "intact")).length;
@@ -141,7 +141,7 @@ function layoutSection(data: ReportData): string {
     bar: barSvg(`layout-${variant.name}`, blockSegments(variant), scale, `Cache layout of ${variant.name}: ${count(variant.tokens)} tokens`, describeLayout(variant)),
     labels: variant.blocks.map((block) => ({ from: block.cumulativeTokens - block.tokens, to: block.cumulativeTokens, text: `${blockLabel(block.name)} ${count(block.tokens)}` })),
   }));
-  const bracket = shared === undefined ? undefined : { tokens: shared.tokens, text: `shared by all ${shared.variants.length} variants · ${count(shared.tokens)} tokens` };
+  const bracket = shared === undefined ? undefined : { tokens: shared.tokens, text: `shared by ${allOf(shared.variants.length, "variant")} · ${count(shared.tokens)} tokens` };
   const table = data.layout
     .flatMap((variant) =>
       variant.blocks.map(

@@ -3,7 +3,7 @@
  * summary: the same figures as the HTML page, in tables, with the long cost
  * table folded.
  */
-import { blockLabel, count, dollarDelta, dollars, listing, markdownCell as cell, percent0, percent1, plural, shortHash } from "./format.js";
+import { allOf, blockLabel, count, dollarDelta, dollars, listing, markdownCell as cell, percent0, percent1, plural, shortHash } from "./format.js";
 import type { ReportData } from "./model.js";
 
 function table(header: readonly string[], rows: readonly (readonly string[])[], numeric: readonly number[] = []): string {
@@ -27,7 +27,7 @@ export function renderMarkdown(data: ReportData): string {
   }
   out.push("### Layout and cache", "");
   if (data.sharedPrefix !== undefined && data.sharedPrefix.blockCount > 0) {
-    out.push(`Shared by all ${data.sharedPrefix.variants.length} variants: ${listing(data.sharedPrefix.blocks.map(blockLabel))} (${count(data.sharedPrefix.tokens)} tokens).`, "");
+    out.push(`Shared by ${allOf(data.sharedPrefix.variants.length, "variant")}: ${listing(data.sharedPrefix.blocks.map(blockLabel))} (${count(data.sharedPrefix.tokens)} tokens).`, "");
   }
   out.push(
     table(
