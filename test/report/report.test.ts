@@ -132,6 +132,31 @@ describe("gamma-prompt report --base", () => {
   });
 });
 
+describe("gamma-prompt report's skills", () => {
+  it("puts each lint finding beside the skill it concerns, on the graph and in the table", async () => {
+    const project = await reportProject("none");
+    const file = join(project.root, "skills/style-guide/SKILL.md");
+    await writeFile(file, `${readFileSync(file, "utf8")}\nSee [the notes](notes.md).\n`);
+    const data = await collectReport({ root: project.root });
+    const styleGuide = data.skills.skills.find((skill) => skill.name === "style-guide");
+    expect(styleGuide?.findings.map((finding) => [finding.ruleId, finding.file])).toEqual([["skill/broken-link", "skills/style-guide/SKILL.md"]]);
+    expect(data.skills.skills.find((skill) => skill.name === "draft-outline")?.findings).toEqual([]);
+    const html = renderHtml(data);
+    expect(html).toMatch(/<g class="badge badge-error">.*?<text[^>]*>1<\/text><\/g>/);
+    expect(html).toMatch(/<tr data-skill="style-guide">.*?skill\/broken-link/);
+    expect(renderMarkdown(data)).toContain("| style-guide | reference |");
+  });
+
+  it("leaves lint out, and says so, for a root without skill sources", async () => {
+    const root = await tempDir();
+    await cp(join(repoRoot, "dist"), join(root, "dist"), { recursive: true });
+    const data = await collectReport({ root });
+    expect(data.skills.lintSkipped).toMatch(/^no skill sources to lint/);
+    expect(data.skills.skills).toHaveLength(6);
+    expect(renderHtml(data)).toContain("Lint did not run: no skill sources to lint");
+  });
+});
+
 describe("gamma-prompt report --evals", () => {
   it("shows pass rates with their intervals and the regressions eval's own rule finds against the baseline", async () => {
     const project = await reportProject("none");
