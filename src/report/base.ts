@@ -50,9 +50,15 @@ function readDistAtRef(root: string, outDir: string, ref: string): BaseDist {
     throw new ReportUsageError(`Unexpected --base ${ref}: neither a folder nor a git ref of the repository at ${root}`);
   }
   const distPath = relative(top, resolve(root, outDir)).split(sep).join("/");
-  const listed = git(["ls-tree", "-r", "-z", "--full-tree", "--name-only", ref, "--", distPath]).toString("utf8").split("\0").filter((path) => path !== "");
+  let listed: string[];
+  let batch: Buffer;
+  try {
+    listed = git(["ls-tree", "-r", "-z", "--full-tree", "--name-only", ref, "--", distPath]).toString("utf8").split("\0").filter((path) => path !== "");
+    batch = listed.includes(`${distPath}/${MANIFEST_FILE}`) ? git(["cat-file", "--batch"], listed.map((path) => `${ref}:${path}\n`).join("")) : Buffer.alloc(0);
+  } catch (error) {
+    throw new ReportUsageError(`Unexpected --base ${ref}: git cannot read its ${distPath}/ (${(error as Error).message.split("\n")[0]})`);
+  }
   if (!listed.includes(`${distPath}/${MANIFEST_FILE}`)) throw new ReportUsageError(`Unexpected --base ${ref}: it has no committed ${distPath}/${MANIFEST_FILE}, expected a ref whose dist/ is built and committed`);
-  const batch = git(["cat-file", "--batch"], listed.map((path) => `${ref}:${path}\n`).join(""));
   const dir = mkdtempSync(join(tmpdir(), "gamma-prompt-report-base-"));
   let at = 0;
   for (const path of listed) {

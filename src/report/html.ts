@@ -272,7 +272,7 @@ function findingItem(finding: Diagnostic): string {
 }
 
 function skillsSection(view: SkillsView): string {
-  const { svg } = skillsGraphSvg(view);
+  const svg = skillsGraphSvg(view);
   const rows = view.skills
     .map(
       (skill) =>

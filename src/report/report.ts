@@ -10,9 +10,9 @@ import { ProfileError } from "../cost/profile.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { compareWithBaseline, type EvalResults } from "../evals/results.js";
 import type { DistManifest } from "../protocol/dist-manifest.js";
-import { loadArtifacts, type LoadedArtifacts } from "../runtime/artifacts.js";
+import { ArtifactVerificationError, loadArtifacts, type LoadedArtifacts } from "../runtime/artifacts.js";
 import { requirementClosure, symmetricConflicts } from "../skills/graph.js";
-import { compareWithBase, resolveBaseDist } from "./base.js";
+import { compareWithBase, ReportUsageError, resolveBaseDist } from "./base.js";
 import type { ReportData, SharedPrefix, SkillsView, VariantLayout } from "./model.js";
 
 export { ReportUsageError } from "./base.js";
@@ -55,7 +55,13 @@ export async function collectReport(options: ReportOptions = {}): Promise<Report
   if (options.base !== undefined) {
     const base = resolveBaseDist(root, outDir, options.base);
     try {
-      const before = loadArtifacts({ distDir: base.dir });
+      let before: LoadedArtifacts;
+      try {
+        before = loadArtifacts({ distDir: base.dir });
+      } catch (error) {
+        if (!(error instanceof ArtifactVerificationError)) throw error;
+        throw new ReportUsageError(`Unexpected --base ${options.base}: its ${error.message}`);
+      }
       let costs: { before: CostResult; after: CostResult } | { problem: string };
       try {
         costs = { before: cost({ root: base.dir, outDir: ".", profile: options.profile }), after: priced };

@@ -65,7 +65,7 @@ interface Node {
  * sits left of every skill it requires). Edges: requires (solid arrow),
  * preloads (from a variant, dotted), conflicts (dashed, both ways).
  */
-export function skillsGraphSvg(view: SkillsView): { svg: string; width: number } {
+export function skillsGraphSvg(view: SkillsView): string {
   const requires = new Map(view.skills.map((skill) => [skill.name, skill.requires]));
   const depth = new Map<string, number>();
   const depthOf = (name: string, seen: ReadonlySet<string>): number => {
@@ -152,8 +152,7 @@ export function skillsGraphSvg(view: SkillsView): { svg: string; width: number }
     ...view.skills.map((skill) => `${skill.name} (${skill.type}, ${count(skill.tokens)} tokens${skill.checklistSteps === undefined ? "" : `, ${skill.checklistSteps} checklist steps`})${skill.requires.length === 0 ? "" : ` requires ${skill.requires.join(", ")}`}${skill.conflicts.length === 0 ? "" : `; conflicts with ${skill.conflicts.join(", ")}`}${skill.findings.length === 0 ? "" : `; ${skill.findings.length} lint findings`}.`),
   ].join(" ");
   const defs = `<defs><marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" class="arrow-head"/></marker></defs>`;
-  const svg = `<svg class="graph" id="skills-graph" role="img" aria-labelledby="skills-graph-title skills-graph-desc" width="${n(width)}" height="${n(height)}" viewBox="0 0 ${n(width)} ${n(height)}">${accessible("skills-graph", "Skills graph: preloads, requirements and conflicts", desc)}${defs}${edges.join("")}${boxes.join("")}</svg>`;
-  return { svg, width };
+  return `<svg class="graph" id="skills-graph" role="img" aria-labelledby="skills-graph-title skills-graph-desc" width="${n(width)}" height="${n(height)}" viewBox="0 0 ${n(width)} ${n(height)}">${accessible("skills-graph", "Skills graph: preloads, requirements and conflicts", desc)}${defs}${edges.join("")}${boxes.join("")}</svg>`;
 }
 
 /** A pass rate on a 0–100% axis: the interval as a band, the rate as a mark. */

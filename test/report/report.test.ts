@@ -129,6 +129,13 @@ describe("gamma-prompt report --base", () => {
     const folder = await runCliInProcess("report", "--root", tail.root, "--base", empty);
     expect(folder.code).toBe(2);
     expect(folder.stderr).toContain("a folder without manifest.json");
+    const tampered = join(await tempDir(), "dist");
+    await cp(tail.baseDist, tampered, { recursive: true });
+    await writeFile(join(tampered, "prefix.md"), "changed by hand\n");
+    const unverified = await runCliInProcess("report", "--root", tail.root, "--base", tampered);
+    expect(unverified.code).toBe(2);
+    expect(unverified.stderr).toMatch(/Unexpected --base .*: its dist\/ failed verification/);
+    expect(unverified.stderr).not.toContain("gamma-prompt build");
   });
 });
 
