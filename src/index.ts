@@ -35,3 +35,7 @@ export { wilsonInterval, compareRates, type Rate } from "./evals/stats.js";
 export type { Scenario, Expectation, ExpectationKind, ScenarioEvent, EventPoint, ToolFixture } from "./evals/scenario.js";
 export { createProjectAnalyzer } from "./analyze.js";
 export type { AnalyzeInput, AnalyzerOptions, ProjectAnalysis, ProjectAnalyzer, SkillFileRecord, ProjectSources } from "./analyze.js";
+export { collectReport, ReportUsageError } from "./report/report.js";
+export type { ReportOptions, ReportData } from "./report/report.js";
+export { renderHtml as renderReportHtml } from "./report/html.js";
+export { renderMarkdown as renderReportMarkdown } from "./report/markdown.js";

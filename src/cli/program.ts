@@ -7,6 +7,7 @@ import { registerExplainCommand } from "./commands/explain.js";
 import { registerInitCommand } from "./commands/init.js";
 import { registerLintCommand } from "./commands/lint.js";
 import { registerLspCommand } from "./commands/lsp.js";
+import { registerReportCommand } from "./commands/report.js";
 import { registerWatchCommand } from "./commands/watch.js";
 import { EXIT_USAGE } from "../diagnostics/exit-code.js";
 import { packageVersion } from "../version.js";
@@ -30,6 +31,7 @@ export function createProgram(result: { exitCode: number }): Command {
   registerCostCommand(program, result);
   registerAuditCommand(program, result);
   registerEvalCommand(program, result);
+  registerReportCommand(program, result);
   registerExplainCommand(program, result);
   registerLspCommand(program, result);
   return program;
