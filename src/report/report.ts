@@ -11,7 +11,7 @@ import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { compareWithBaseline, type EvalResults } from "../evals/results.js";
 import type { DistManifest } from "../protocol/dist-manifest.js";
 import { ArtifactVerificationError, loadArtifacts, type LoadedArtifacts } from "../runtime/artifacts.js";
-import { requirementClosure, symmetricConflicts } from "../skills/graph.js";
+import { requirementClosure, symmetricConflicts } from "../protocol/skill-graph.js";
 import { compareWithBase, ReportUsageError, resolveBaseDist } from "./base.js";
 import type { ReportData, SharedPrefix, SkillsView, VariantLayout } from "./model.js";
 
