@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { blockStartingWith, expectExcerptOf } from "../helpers/readme.js";
+import { docPage, expectExcerptOf } from "../helpers/docs.js";
 import { prepareDist } from "./helpers/dist.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -19,7 +19,7 @@ describe("examples/deck-request.mjs", () => {
     expect(run.stdout).toContain("result   todo: revision 4: t1 complete, t2 complete, t3 complete, t4 complete");
     expect(run.stdout).toMatch(/^ {2}yield +\{"message":"Your tide pools deck is ready/m);
     expect(run.stdout).toContain("run ended by   yield (message_user blockOnUser: true)");
-    // The README shows this run, with `...` lines for what it leaves out.
-    expectExcerptOf(blockStartingWith("model      faux/faux-1"), run.stdout);
+    // The runtime guide shows this run, with `...` lines for what it leaves out.
+    expectExcerptOf(docPage("docs/guide/runtime.md").blockStartingWith("model      faux/faux-1"), run.stdout);
   });
 });
