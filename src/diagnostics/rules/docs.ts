@@ -339,6 +339,11 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     bad: '{ "id": "t12", "title": "Publish and show", "step": "deck-generation#12", "status": "blocked", "deviation": true, "note": "publish failed: the service returned 503 three times" }\nmessage_user { "message": "Your deck is published.", "blockOnUser": true }',
     good: '{ "id": "t12", "title": "Publish and show", "step": "deck-generation#12", "status": "blocked", "deviation": true, "note": "publish failed: the service returned 503 three times" }\nmessage_user { "message": "The deck is built in generations/q3/deck.gml but not published: the service returned 503 three times.", "blockOnUser": true }',
   },
+  "audit/required-skill": {
+    text: "The host can require skills for a request it understands better than the model (the user pressed \"new deck\"), per turn or per session, and a project can require skills for a variant. Until each required skill is active, the runtime refuses task actions (todo, bash, write, edit, subagent, show_gamma, show_file) and a blocking message_user with a tool error naming the skill to load; the skill tool, progress messages and reads stay allowed. The refusal is bounded (`invocation.maxRefusals`, default 2 per run): after that the call goes ahead, and this finding records it. A refused call did not run, so it is not a finding.",
+    bad: 'skills_required ["deck-generation"]\ntool_refused bash (refusal 1 of 2)\ntool_refused bash (refusal 2 of 2)\nrequirement_unmet bash { "command": "gml new deck.gml" }',
+    good: 'skills_required ["deck-generation"]\ntool_refused bash (refusal 1 of 2)\ntool_call skill { "name": "deck-generation" }\ntool_call bash { "command": "gml new deck.gml" }',
+  },
   "audit/knowledge-not-fetched": {
     text: "When the runtime sends knowledge hints (short pointers to notes that apply to the current work), the model should read at least one of the hinted notes with read_workspace_rule before its final message. Hints carry only a title; the rules themselves are in the bodies, so a run that never fetches one worked without them. The check only applies in sessions where hints appeared.",
     bad: 'knowledge_hints ["brand-images", "deck-typography"]\ntool_call bash { "command": "gml render deck.gml" }\nmessage_user { "message": "Done.", "blockOnUser": true }',
