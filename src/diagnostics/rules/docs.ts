@@ -330,7 +330,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: '{ "id": "t4", "title": "Research", "step": "deck-generation#4", "status": "complete", "note": "The user supplied all figures; nothing to look up." }',
   },
   "audit/skill-after-action": {
-    text: "A workflow skill is loaded before the model starts acting on the task, so its checklist shapes the work from the first step. A task action is a call to todo, bash, write, edit, subagent, show_gamma or show_file; read, skill and message_user are not task actions, so looking around first is fine. A skill preloaded by the variant counts as loaded from the start.",
+    text: "A workflow skill is loaded before the model starts acting on the task, so its checklist shapes the work from the first step. A task action is a call to todo, bash, write, edit, subagent, show_gamma or show_file; read, skill and message_user are not task actions, so looking around first is fine. A skill preloaded by the variant counts as loaded from the start. A call the runtime refused because a required skill was missing (see audit/required-skill) did not run, so it is not the first task action.",
     bad: 'tool_call bash { "command": "gml new deck.gml" }\ntool_call skill { "name": "deck-generation" }',
     good: 'tool_call read { "path": "brief.md" }\ntool_call skill { "name": "deck-generation" }\ntool_call bash { "command": "gml new deck.gml" }',
   },
