@@ -101,6 +101,8 @@ export class SessionProtocolController {
   private readonly auditPolicy: AuditPolicy | undefined;
   /** The message_user call whose yield the audit refused: its batch must not terminate. */
   private auditBlockedCall: string | undefined;
+  /** The message_user call whose yield the invocation enforcement refused: its batch must not terminate either. */
+  private refusedYieldCall: string | undefined;
   /** Invocation enforcement: required skills and the refusals (src/runtime/invocation). */
   private readonly enforcer: InvocationEnforcer;
 
@@ -284,7 +286,13 @@ export class SessionProtocolController {
 
   /** The hook every tool call passes before its executor: throws the refusal as the tool's error. */
   checkToolCall(tool: string, params: Readonly<Record<string, unknown>>, toolCallId: string): void {
-    this.enforcer.checkToolCall(tool, params, toolCallId);
+    try {
+      this.enforcer.checkToolCall(tool, params, toolCallId);
+    } catch (error) {
+      // A refused yield did not happen: the run goes on so the model can load the skill.
+      if (tool === "message_user") this.refusedYieldCall = toolCallId;
+      throw error;
+    }
   }
 
   // ---- tasks ----------------------------------------------------------------
@@ -339,7 +347,8 @@ export class SessionProtocolController {
 
   /** Decides Pi's `terminate` for one finished call: a batch that yields terminates as a whole. */
   terminateForBatch(calls: readonly ToolCallSummary[]): boolean {
-    if (this.auditBlockedCall !== undefined && calls.some((call) => call.id === this.auditBlockedCall)) return false;
+    const refused = [this.auditBlockedCall, this.refusedYieldCall];
+    if (calls.some((call) => refused.includes(call.id))) return false;
     return batchRequestsYield(calls);
   }
 

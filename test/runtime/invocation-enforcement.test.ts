@@ -106,6 +106,22 @@ describe("invocation enforcement: a turn that requires a skill", () => {
     expect(events.find((event) => event.type === "audit")).toMatchObject({ report: { outcome: "pass", findings: [] } });
   });
 
+  it("a refused yield does not end the run: the model loads the skill and its next message goes out", async () => {
+    const { agent, controller, faux, events } = agentWith();
+    const seen: SeenContext[] = [];
+    faux.setResponses([
+      toolUse(fauxToolCall("message_user", { message: "Which topic?", blockOnUser: true })),
+      seeing(seen, loadSkill("deck-generation")),
+      toolUse(fauxToolCall("message_user", { message: "Which topic should the deck cover?", blockOnUser: true })),
+    ]);
+    await agent.prompt(controller.buildTurnMessages({ text: "New deck", requiredSkills: ["deck-generation"] }));
+    const refusal = (seen[0]?.messages ?? []).at(-1);
+    expect(refusal).toMatchObject({ role: "toolResult", toolName: "message_user", isError: true });
+    expect(textOf(refusal)).toContain('requires the skill "deck-generation"');
+    expect(events.filter((event) => event.type === "yield").map((event) => event.type === "yield" && event.message)).toEqual(["Which topic should the deck cover?"]);
+    expect(faux.state.callCount).toBe(3);
+  });
+
   it("ends with its turn: the next turn requires nothing", async () => {
     const { agent, controller, faux, events } = agentWith();
     faux.setResponses([fauxAssistantMessage("Which topic?")]);
