@@ -161,6 +161,7 @@ export class SessionProtocolController {
       },
       this.variant,
       options.invocation,
+      this.artifacts.manifest.variants[this.variant]?.requiredSkills,
     );
     this.knowledge = new SessionKnowledge(
       {

@@ -1,6 +1,8 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { build } from "../../src/build.js";
+import { init } from "../../src/init.js";
 import { auditTranscript } from "../../src/runtime/audit/audit.js";
 import { readSessionLogText } from "../../src/runtime/audit/readers.js";
 import { FileSessionLog } from "../../src/runtime/audit/recorder.js";
@@ -182,5 +184,31 @@ describe("invocation enforcement: session and variant rules", () => {
     await open.session.prompt("New deck: tide pools");
     expect(enforcement(events)).toEqual([["refused", "bash", "deck-generation"]]);
     expect(open.controller.state.requiredSkills).toEqual([]);
+  });
+});
+
+describe("invocation enforcement: a project's rule for a variant (require in prompts/variants.yaml)", () => {
+  it("compiles into the manifest and holds at run time; an unknown skill is variant/unknown-skill", async () => {
+    const root = join(tempDir("gamma-required-project-"), "my-agent");
+    await init({ dir: root });
+    const variants = join(root, "prompts", "variants.yaml");
+    writeFileSync(variants, "variants:\n  base:\n    preload: []\n    require: [draft-outline]\n");
+    const built = await build({ root });
+    expect(built.diagnostics).toEqual([]);
+    const project = loadArtifacts({ distDir: join(root, "dist") });
+    expect(project.manifest.variants.base?.requiredSkills).toEqual(["draft-outline"]);
+    const events: ProtocolEvent[] = [];
+    const faux = pi.faux();
+    const gamma = createGammaAgent({ artifacts: project, variant: "base", model: faux.getModel(), executors: recordingExecutors([], ["read", "bash", "write", "edit"]), onProtocolEvent: (event) => events.push(event) });
+    pi.disposeAfterTest(gamma);
+    faux.setResponses([bash("ls"), loadSkill("draft-outline"), bash("ls"), fauxAssistantMessage("Listed.")]);
+    await gamma.agent.prompt("Outline a talk about tide pools");
+    expect(enforcement(events)).toEqual([["refused", "bash", "draft-outline"]]);
+
+    writeFileSync(variants, "variants:\n  base:\n    preload: []\n    require: [draft-outlin]\n");
+    const refused = await build({ root });
+    expect(refused.diagnostics.map((diagnostic) => [diagnostic.ruleId, diagnostic.line, diagnostic.message])).toEqual([
+      ["variant/unknown-skill", 4, "Unexpected skill `draft-outlin` in variant `base` (no skill has that name), expected the name of a valid skill"],
+    ]);
   });
 });

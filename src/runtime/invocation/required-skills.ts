@@ -24,7 +24,7 @@ export const REQUIREMENT_SCOPES: readonly RequirementScope[] = ["turn", "session
 export interface InvocationPolicy {
   /** Skills every session requires. */
   session?: readonly string[];
-  /** Skills the sessions of a variant require, by variant name (a project's rule for that variant). */
+  /** Skills the sessions of a variant require, by variant name (the host's rule; a project's own is `require` in prompts/variants.yaml). */
   variants?: Readonly<Record<string, readonly string[]>>;
   /** Refused calls per run before a call goes ahead with the violation recorded (default 2, as the audit's `maxBlocks`). */
   maxRefusals?: number;
@@ -68,13 +68,15 @@ export class InvocationEnforcer {
   private readonly maxRefusals: number;
   private refusals = 0;
 
+  /** `projectRule`: the skills the project requires for the variant (`require` in prompts/variants.yaml, from the manifest). */
   constructor(
     private readonly host: EnforcementHost,
     variant: string,
     policy: InvocationPolicy | undefined,
+    projectRule: readonly string[] = [],
   ) {
     const byVariant = policy?.variants !== undefined && Object.hasOwn(policy.variants, variant) ? (policy.variants[variant] ?? []) : [];
-    this.standing = unique([...(policy?.session ?? []), ...byVariant]);
+    this.standing = unique([...projectRule, ...(policy?.session ?? []), ...byVariant]);
     for (const name of this.standing) this.checkLoadable(name);
     this.maxRefusals = policy?.maxRefusals ?? DEFAULT_MAX_REFUSALS;
   }
