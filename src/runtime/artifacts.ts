@@ -330,6 +330,10 @@ function crossReferenceProblems(manifest: DistManifest): ArtifactProblem[] {
     if (!Array.isArray(preloaded) || preloaded.some((skill) => typeof skill !== "string" || !Object.hasOwn(manifest.skills, skill))) {
       problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected preloadedSkills of variant "${name}", expected names of skills in the manifest` });
     }
+    const required = variant.requiredSkills;
+    if (required !== undefined && (!Array.isArray(required) || required.some((skill) => typeof skill !== "string" || !Object.hasOwn(manifest.skills, skill)))) {
+      problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected requiredSkills of variant "${name}", expected names of skills in the manifest` });
+    }
   }
   for (const [name, skill] of Object.entries(manifest.skills)) {
     if (!isRecord(skill)) {

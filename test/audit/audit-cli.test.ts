@@ -9,7 +9,7 @@ import { FileSessionLog } from "../../src/runtime/audit/recorder.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapter.js";
 import { runCliInProcess, runCliInProcessFrom } from "../helpers/cli.js";
-import { readme } from "../helpers/readme.js";
+import { docPage } from "../helpers/docs.js";
 import { deckTasks, FINISHED_DECK, SKIPPED_OPTIONAL } from "../runtime/helpers/checklist.js";
 import { prepareDist, tempDir } from "../runtime/helpers/dist.js";
 import { fauxToolCall, recordingExecutors, toolUse } from "../runtime/helpers/pi.js";
@@ -103,7 +103,7 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     expect(refused.stderr).toContain("gamma-prompt audit: dist/ failed verification");
   });
 
-  it("prints the README's audit transcript exactly, for the scripted session it describes", async () => {
+  it("prints the evaluations guide's audit transcript exactly, for the scripted session it describes", async () => {
     // bash before the deck workflow is loaded, step 8 never planned, none of the hinted knowledge read.
     const dir = tempDir("gamma-audit-readme-");
     mkdirSync(join(dir, "sessions"));
@@ -120,7 +120,7 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     await gamma.agent.prompt("Make a deck about tide pools with photos and short card titles");
     const printed = await runCliInProcessFrom(dir, "audit", "sessions/s_123.jsonl", "--dist", distDir);
     expect(printed.code).toBe(1);
-    expect(readme).toContain(`\n\`\`\`\n$ gamma-prompt audit sessions/s_123.jsonl\n${printed.stdout}\`\`\`\n`);
+    expect(docPage("docs/guide/evaluations-and-audits.md").text).toContain(`\n\`\`\`\n$ gamma-prompt audit sessions/s_123.jsonl\n${printed.stdout}\`\`\`\n`);
   });
 
   it("runs as a real process (the contract CI relies on)", async () => {

@@ -181,6 +181,8 @@ export async function compileProject(root: string, session: BuildSession = new B
       name: measure.name,
       tokens: measure.tokens,
       preloadedSkills: (byName.get(measure.name)?.skills ?? []).map((skill) => skill.name),
+      // Absent unless the project requires skills for the variant, so manifests without the rule keep their bytes.
+      ...((byName.get(measure.name)?.required.length ?? 0) > 0 ? { requiredSkills: byName.get(measure.name)?.required ?? [] } : {}),
       sharedPrefixTokens: measure.sharedPrefixTokens,
       cacheableTokens: measure.cacheableTokens,
     })),

@@ -11,6 +11,8 @@ export interface ResolvedVariant {
   name: string;
   /** Preloaded skills in prompt order: workflow skills as declared, then the reference skills, sorted. */
   skills: ValidSkill[];
+  /** Skills every request in the variant requires before any task action (`require`; invocation enforcement). */
+  required: string[];
 }
 
 /**
@@ -25,7 +27,7 @@ export function resolveVariants(source: SourceFile, skills: readonly ValidSkill[
   if (!validate(located.value)) {
     return { variants: [], diagnostics: schemaDiagnostics("variant/invalid", located, validate.errors, "the variants file") };
   }
-  const declared = (located.value as { variants: Record<string, { preload: string[] }> }).variants;
+  const declared = (located.value as { variants: Record<string, { preload: string[]; require?: string[] }> }).variants;
   const byName = new Map(skills.map((skill) => [skill.name, skill]));
   // Only valid skills are preloaded: a requirement that failed lint is left out here (lint reports it).
   const requires = new Map(skills.map((skill) => [skill.name, skill.requiresSkills.filter((required) => byName.has(required))]));
@@ -33,13 +35,16 @@ export function resolveVariants(source: SourceFile, skills: readonly ValidSkill[
   const variants: ResolvedVariant[] = [];
   for (const name of Object.keys(declared).sort()) {
     const preload = declared[name]?.preload ?? [];
+    const required = declared[name]?.require ?? [];
     let known = true;
-    preload.forEach((skillName, index) => {
+    const checkKnown = (key: "preload" | "require") => (skillName: string, index: number) => {
       if (byName.has(skillName)) return;
       known = false;
       const why = failedSkills.has(skillName) ? "it has lint errors" : "no skill has that name";
-      diagnostics.push(createDiagnostic("variant/unknown-skill", source.path, rangeAt(located, ["variants", name, "preload", index]), `Unexpected skill \`${skillName}\` in variant \`${name}\` (${why}), expected the name of a valid skill`));
-    });
+      diagnostics.push(createDiagnostic("variant/unknown-skill", source.path, rangeAt(located, ["variants", name, key, index]), `Unexpected skill \`${skillName}\` in variant \`${name}\` (${why}), expected the name of a valid skill`));
+    };
+    preload.forEach(checkKnown("preload"));
+    required.forEach(checkKnown("require"));
     if (!known) continue;
     const closure = new Set(requirementClosure(requires, preload));
     const conflict = findConflict(closure, byName);
@@ -47,7 +52,7 @@ export function resolveVariants(source: SourceFile, skills: readonly ValidSkill[
       diagnostics.push(createDiagnostic("variant/conflicting-skills", source.path, rangeAt(located, ["variants", name, "preload"]), `Unexpected conflicting skills \`${conflict[0]}\` and \`${conflict[1]}\` in variant \`${name}\`, expected preloaded skills (with their requirements) that do not conflict`));
       continue;
     }
-    variants.push({ name, skills: orderPreloaded(preload, closure, byName) });
+    variants.push({ name, skills: orderPreloaded(preload, closure, byName), required: [...required] });
   }
   return { variants, diagnostics };
 }

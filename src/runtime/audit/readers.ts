@@ -112,6 +112,13 @@ export function readSessionLogText(text: string): ReadTranscript {
       case "yield":
         events.push({ type: "yield", message: String(value["message"] ?? ""), toolCallId: String(value["toolCallId"] ?? ""), position: line });
         break;
+      case "skills_required":
+        events.push({ type: "skills_required", names: strings(value["names"]), scope: value["scope"] === "session" ? "session" : "turn", position: line });
+        break;
+      case "tool_refused":
+      case "requirement_unmet":
+        events.push({ type: value["type"], id: String(value["id"] ?? ""), name: String(value["name"] ?? ""), missing: strings(value["missing"]), position: line });
+        break;
     }
   }
   return { format: "session-log", events, lines, skipped, unreadable: byLine(unreadable), ...(variant === undefined ? {} : { variant }) };
