@@ -6,8 +6,8 @@
  * say the same (test/package/pi-requirement.test.ts keeps them in step).
  */
 export const PI_REQUIREMENT = {
-  packages: ["@mariozechner/pi-agent-core@0.73.1", "@mariozechner/pi-ai@0.73.1", "@mariozechner/pi-coding-agent@0.73.1"],
-  node: ">=20.19",
+  packages: ["@earendil-works/pi-agent-core@1.6.0", "@earendil-works/pi-ai@1.6.0", "@earendil-works/pi-coding-agent@1.6.0"],
+  node: ">=22.19",
 } as const;
 
 /** The package names alone, without versions. */

@@ -9,7 +9,10 @@ import { describe, expect, it } from "vitest";
 import { cost, type CostRow } from "../../src/cost/cost.js";
 import { loadPromptCachingData, type AnthropicRules, type OpenAIRules } from "../../src/cost/rules.js";
 import { buildSchedule, simulateAnthropic, simulateOpenAI, type AnthropicPolicy, type OpenAIPolicy, type Schedule, type Workload } from "../../src/cost/simulate.js";
-import { readme } from "../helpers/readme.js";
+import { docPage } from "../helpers/docs.js";
+
+/** The page that states the cost figures this file computes. */
+const readme = docPage("docs/guide/caching-and-cost.md").text;
 import { repoRoot } from "../build/helpers.js";
 
 /** The README's Anthropic rules: 5-minute writes 1.25×, 1-hour writes 2×, reads 0.1×. */

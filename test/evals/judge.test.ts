@@ -120,7 +120,7 @@ describe("the judge on traces no recording above reaches", () => {
   it("toolNotCalled with beforeFirstYield ignores calls after the first yield, and passes on a clean trace", () => {
     const entries: RunTrace["entries"] = [
       { type: "message", turn: 1, message: "Ready?", blockOnUser: true },
-      { type: "tool_call", turn: 2, name: "write", arguments: { path: "x" } },
+      { type: "tool_call", turn: 2, name: "write", arguments: { path: "x" }, id: "call-1" },
     ];
     expect(judgeRun(scenario([{ id: "b", toolNotCalled: { name: "write", beforeFirstYield: true } }]), trace({ entries }), artifacts)[0]?.passed).toBe(true);
     expect(judgeRun(scenario([{ id: "b", toolNotCalled: { name: "write" } }]), trace({ entries }), artifacts)[0]?.reason).toBe('write({"path":"x"}) was called');

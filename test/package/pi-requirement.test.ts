@@ -11,9 +11,9 @@ describe("the Pi requirement a command names when Pi is missing", () => {
   });
 
   it("answers only a Pi package that failed to load", () => {
-    const missing = Object.assign(new Error("Cannot find package '@mariozechner/pi-ai' imported from /x/lib/a.js"), { code: "ERR_MODULE_NOT_FOUND" });
-    expect(missingPiMessage(missing)).toContain("npm install @mariozechner/pi-agent-core@");
+    const missing = Object.assign(new Error("Cannot find package '@earendil-works/pi-ai' imported from /x/lib/a.js"), { code: "ERR_MODULE_NOT_FOUND" });
+    expect(missingPiMessage(missing)).toContain("npm install @earendil-works/pi-agent-core@");
     expect(missingPiMessage(Object.assign(new Error("Cannot find package 'yaml' imported from /x"), { code: "ERR_MODULE_NOT_FOUND" }))).toBeUndefined();
-    expect(missingPiMessage(new Error("Cannot find package '@mariozechner/pi-ai'"))).toBeUndefined();
+    expect(missingPiMessage(new Error("Cannot find package '@earendil-works/pi-ai'"))).toBeUndefined();
   });
 });

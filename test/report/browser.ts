@@ -8,6 +8,7 @@ import { dirname } from "node:path";
 import pixelmatch from "pixelmatch";
 import { chromium, type Browser } from "playwright-core";
 import { PNG } from "pngjs";
+import { UPDATE_GOLDEN } from "../helpers/golden.js";
 
 export const CHROMIUM_PATH = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
 
@@ -33,7 +34,7 @@ export interface ScreenshotComparison {
  * not. With UPDATE_GOLDEN=1 the reference is rewritten instead.
  */
 export function compareWithReference(actual: Buffer, referenceFile: string, diffFile: string): ScreenshotComparison {
-  if (process.env["UPDATE_GOLDEN"] === "1") {
+  if (UPDATE_GOLDEN) {
     mkdirSync(dirname(referenceFile), { recursive: true });
     writeFileSync(referenceFile, actual);
   }

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createProgram } from "../../src/cli/program.js";
 import { repoRoot } from "../build/helpers.js";
 import { runCliInProcessFrom } from "../helpers/cli.js";
-import { expectExcerptOf } from "../helpers/readme.js";
+import { expectExcerptOf } from "../helpers/docs.js";
 import { removeTempDirs } from "../helpers/temp-project.js";
 import { reportProject } from "./helpers.js";
 

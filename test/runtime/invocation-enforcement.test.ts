@@ -177,7 +177,7 @@ describe("invocation enforcement: session and variant rules", () => {
   it("holds on the AgentSession path too", async () => {
     const faux = pi.faux();
     const events: ProtocolEvent[] = [];
-    const open = await createGammaSession({ artifacts, variant: "base", executors: recordingExecutors(), onProtocolEvent: (event) => events.push(event), ...fauxSessionSetup(faux), ...NO_KNOWLEDGE_HINTS });
+    const open = await createGammaSession({ artifacts, variant: "base", executors: recordingExecutors(), onProtocolEvent: (event) => events.push(event), ...(await fauxSessionSetup(faux)), ...NO_KNOWLEDGE_HINTS });
     pi.disposeAfterTest(open);
     open.controller.requireSkills(["deck-generation"]);
     faux.setResponses([bash("ls uploads"), loadSkill("deck-generation"), bash("ls uploads"), fauxAssistantMessage("Listed.")]);
