@@ -77,9 +77,8 @@ export function readTranscriptText(text: string): ReadTranscript | undefined {
   return undefined;
 }
 
-/** The runtime's session log: each line is already a transcript event (or an audit record, skipped). */
 /** Every record a runtime session log holds: the transcript events and the audit's own reports. */
-const SESSION_LOG_RECORDS = new Set(["session", "skills_loaded", "tool_call", "tasks", "knowledge_hints", "yield", "audit"]);
+const SESSION_LOG_RECORDS = new Set(["session", "skills_loaded", "skills_required", "tool_call", "tool_refused", "requirement_unmet", "tasks", "knowledge_hints", "yield", "audit"]);
 
 export function readSessionLogText(text: string): ReadTranscript {
   const { entries, lines, skipped, unreadable } = jsonLines(text);
