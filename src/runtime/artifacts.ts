@@ -4,7 +4,7 @@
  * anything is returned, so a session never runs on a half-verified prompt.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, realpathSync } from "node:fs";
+import { readdirSync, realpathSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -24,6 +24,7 @@ import { loadCompiledKnowledge, type LoadedKnowledge } from "./knowledge/artifac
 import { JOURNAL_FILE, journaledMessage, journalState } from "../protocol/dist-journal.js";
 import { readRegularFile } from "../protocol/regular-file.js";
 import { manifestSchemaErrors } from "./manifest-schema.js";
+import { packageRootDir } from "./package-root.js";
 
 export type SkillType = SkillInfo["type"];
 
@@ -99,19 +100,10 @@ export interface LoadArtifactsOptions {
   manifestSha256?: string;
 }
 
-/**
- * The embedded default's dist/, beside the package's package.json. Found by
- * walking up from this module: it sits in lib/runtime/ as tsc writes it, but
- * at the top of lib/ once the CLI bundles it into a chunk, and in src/runtime/
- * under the test runner, so no fixed number of `../` holds everywhere.
- */
+/** The embedded default's dist/, beside the package's package.json. */
 export function defaultDistDir(): string {
-  let folder = new URL("./", import.meta.url);
-  for (let depth = 0; depth < 4; depth++) {
-    if (existsSync(new URL("package.json", folder))) return fileURLToPath(new URL("dist/", folder));
-    folder = new URL("../", folder);
-  }
-  return fileURLToPath(new URL("../../dist/", import.meta.url));
+  const root = packageRootDir();
+  return root === undefined ? fileURLToPath(new URL("../../dist/", import.meta.url)) : join(root, "dist/");
 }
 
 export function loadArtifacts(options: LoadArtifactsOptions = {}): LoadedArtifacts {

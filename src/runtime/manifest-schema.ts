@@ -8,8 +8,9 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { packageRootDir } from "./package-root.js";
 
 export interface ManifestSchemaError {
   /** JSON Pointer of the offending value ("" for the manifest itself). */
@@ -30,24 +31,9 @@ export function manifestSchemaErrors(value: unknown): ManifestSchemaError[] {
   return validator(value) ? [] : [...(validator.errors ?? [])];
 }
 
-/**
- * The package root holds the schema and, once built, its compiled validator.
- * Found by walking up from this module: it runs from src/runtime under the
- * test runner, lib/runtime when installed, and from a chunk at the top of
- * lib/ inside the bundled CLI.
- */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, SCHEMA)) && existsSync(join(dir, "package.json"))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`gamma-prompt: ${SCHEMA} not found above ${fileURLToPath(import.meta.url)}; the package is incomplete`);
-    dir = parent;
-  }
-}
-
 function loadValidator(): StandaloneValidator {
-  const root = packageRoot();
+  const root = packageRootDir();
+  if (root === undefined) throw new Error(`gamma-prompt: no package.json above ${fileURLToPath(import.meta.url)}; the package is incomplete`);
   const digest = createHash("sha256").update(readFileSync(join(root, SCHEMA))).digest("hex");
   const path = join(root, GENERATED);
   const generated = existsSync(path) ? (createRequire(import.meta.url)(path) as { validate?: unknown; schemaSha256?: unknown }) : {};
