@@ -11,7 +11,7 @@ import { registerReportCommand } from "./commands/report.js";
 import { registerWatchCommand } from "./commands/watch.js";
 import { EXIT_USAGE } from "../diagnostics/exit-code.js";
 import { packageVersion } from "../version.js";
-import { missingPiMessage } from "./pi-requirement.js";
+import { missingPiMessage } from "../protocol/pi-requirement.js";
 
 /**
  * Builds the commander program. Each command's action stores its exit code in

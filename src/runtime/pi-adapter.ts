@@ -14,21 +14,8 @@
  * when a session is created; pi-ai's compatibility entry (its model catalog,
  * environment keys and global stream function) only when a call needs it.
  */
-import { Agent, type AgentMessage, type AgentTool, type AgentToolResult, type FinishTurn, type StreamFn, type ThinkingLevel } from "@earendil-works/pi-agent-core";
-import {
-  createInitialSystemMessage,
-  getCurrentSystemPrompt,
-  getCurrentTools,
-  getInitialSystemMessage,
-  toToolDeclaration,
-  type Api,
-  type AssistantMessage,
-  type Message,
-  type Model,
-  type SystemMessage,
-  type Tool,
-  type TranscriptContext,
-} from "@earendil-works/pi-ai";
+import type { Agent, AgentMessage, AgentTool, AgentToolResult, FinishTurn, StreamFn, ThinkingLevel } from "@earendil-works/pi-agent-core";
+import type { Api, AssistantMessage, Message, Model, SystemMessage, Tool, TranscriptContext } from "@earendil-works/pi-ai";
 import type { AgentSession, ExtensionAPI, ModelRuntime, SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent";
 import type { VariantName } from "../protocol/dist-manifest.js";
 import type { LoadedArtifacts } from "./artifacts.js";
@@ -41,6 +28,16 @@ import { checkPromptCacheOptions, promptCacheKeys, shapeProviderPayload, type Ca
 import { SESSION_ENTRY_TYPE } from "./audit/readers.js";
 import { assembleTools, type HostExecutors, type RuntimeTool, type ToolOutcome } from "./tools.js";
 import type { ToolCallSummary } from "./yield.js";
+import { requirePiPackages } from "../protocol/pi-requirement.js";
+
+// Pi is an optional peer. A static import of a missing package fails while
+// Node links the module graph, before any code runs, with a resolution error
+// that names neither the peers nor their version; so the packages are
+// checked first and loaded here, and importing the runtime without them
+// throws one PiNotInstalledError (code GAMMA_PROMPT_PI_NOT_INSTALLED).
+requirePiPackages((specifier) => import.meta.resolve(specifier));
+const { Agent: PiAgent } = await import("@earendil-works/pi-agent-core");
+const { createInitialSystemMessage, getCurrentSystemPrompt, getCurrentTools, getInitialSystemMessage, toToolDeclaration } = await import("@earendil-works/pi-ai");
 
 export type { AgentMessage, Agent };
 
@@ -91,7 +88,7 @@ export function createGammaAgent(options: GammaAgentOptions): GammaAgent {
     guard: (tool, params, toolCallId) => controller.checkToolCall(tool, params, toolCallId),
   });
   const systemPrompt = controller.systemPrompt;
-  const agent = new Agent({
+  const agent = new PiAgent({
     // Pi seeds the leading system message (the variant and tools.json's tools) unless `messages` starts with one.
     initialState: {
       systemPrompt,

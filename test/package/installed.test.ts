@@ -6,20 +6,35 @@
  * repository's own modules.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PI_REQUIREMENT } from "../../src/cli/pi-requirement.js";
+import { PI_NOT_INSTALLED, PI_REQUIREMENT, piPackageNames } from "../../src/protocol/pi-requirement.js";
+import { docPage } from "../helpers/docs.js";
 import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+/** Where the two lines a user without Pi meets are shown, each as an indented line of its own. */
+const withoutPiDoc = docPage("docs/node-and-pi.md");
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
 afterAll(removeTempDirs);
 
+let user = "";
 let project = "";
 let cli = "";
+
+/** Imports `specifier` in a script of the user's project: what it exports, or the error it throws. */
+function importFromProject(specifier: string): { exports?: string[]; error?: { name: string; code: unknown; message: string } } {
+  const script = `import(${JSON.stringify(specifier)}).then(
+    (module) => console.log(JSON.stringify({ exports: Object.keys(module) })),
+    (error) => console.log(JSON.stringify({ error: { name: error.name, code: error.code, message: error.message } })),
+  );`;
+  const result = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: user, encoding: "utf8", timeout: 60_000 });
+  expect(result.status, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as ReturnType<typeof importFromProject>;
+}
 
 function run(cwd: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: "utf8", timeout: 60_000 });
@@ -32,7 +47,7 @@ beforeAll(async () => {
   const pack = spawnSync(npm, ["pack", "--ignore-scripts", "--pack-destination", packed, "--json"], { cwd: repoRoot, encoding: "utf8", timeout: 120_000 });
   expect(pack.status, pack.stderr).toBe(0);
   const filename = (JSON.parse(pack.stdout) as Array<{ filename: string }>)[0]?.filename ?? "";
-  const user = await tempDir("gamma-installed");
+  user = await tempDir("gamma-installed");
   project = join(user, "agents", "my-agent");
   writeFileSync(join(user, "package.json"), `${JSON.stringify({ name: "user-project", version: "1.0.0", private: true, type: "module" })}\n`);
   const install = spawnSync(npm, ["install", join(packed, filename), "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--omit=peer"], { cwd: user, encoding: "utf8", timeout: 300_000 });
@@ -87,6 +102,35 @@ describe("the packed and installed package, without Pi", () => {
       expect(result.status).toBe(2);
       expect(result.stdout).toBe("");
       expect(result.stderr).toBe(`gamma-prompt eval: this command runs an agent on Pi, whose packages are not installed: npm install ${PI_REQUIREMENT.packages.join(" ")} (Node ${PI_REQUIREMENT.node})\n`);
+    }
+    expect(withoutPiDoc.text).toContain(`\n      ${run(project, "eval", "--replay").stderr}`);
+  });
+
+  it("the compiler library imports; the runtime fails with one error that names the Pi packages and the Node version", () => {
+    expect(importFromProject("gamma-prompt").exports).toEqual(expect.arrayContaining(["build", "check", "lint"]));
+    const runtime = importFromProject("gamma-prompt/runtime");
+    expect(withoutPiDoc.text).toContain(`\n      ${runtime.error?.message ?? "(loaded)"}\n`);
+    expect(runtime).toEqual({
+      error: {
+        name: "PiNotInstalledError",
+        code: PI_NOT_INSTALLED,
+        message: `gamma-prompt/runtime runs agents on Pi, and ${piPackageNames().join(", ")} are not installed: npm install ${PI_REQUIREMENT.packages.join(" ")} (Node ${PI_REQUIREMENT.node})`,
+      },
+    });
+  });
+
+  it("with the Pi packages in place, the runtime loads", () => {
+    // The repository's own Pi (the pinned devDependencies, the versions the requirement names), linked
+    // into the project as an install would place it; removed again so the tests above stay without Pi.
+    const linked = piPackageNames().map((name) => join(user, "node_modules", name));
+    mkdirSync(join(user, "node_modules", "@earendil-works"), { recursive: true });
+    try {
+      for (const [index, name] of piPackageNames().entries()) symlinkSync(join(repoRoot, "node_modules", name), linked[index] ?? "", "dir");
+      const loaded = importFromProject("gamma-prompt/runtime");
+      expect(loaded.error).toBeUndefined();
+      expect(loaded.exports).toEqual(expect.arrayContaining(["createGammaAgent", "createGammaSession", "loadArtifacts"]));
+    } finally {
+      for (const link of linked) rmSync(link, { force: true });
     }
   });
 });

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { missingPiMessage, PI_REQUIREMENT } from "../../src/cli/pi-requirement.js";
+import { missingPiMessage, PI_REQUIREMENT, PiNotInstalledError, requirePiPackages } from "../../src/protocol/pi-requirement.js";
 
 const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { engines: { node: string }; peerDependencies: Record<string, string> };
 
@@ -15,5 +15,40 @@ describe("the Pi requirement a command names when Pi is missing", () => {
     expect(missingPiMessage(missing)).toContain("npm install @earendil-works/pi-agent-core@");
     expect(missingPiMessage(Object.assign(new Error("Cannot find package 'yaml' imported from /x"), { code: "ERR_MODULE_NOT_FOUND" }))).toBeUndefined();
     expect(missingPiMessage(new Error("Cannot find package '@earendil-works/pi-ai'"))).toBeUndefined();
+  });
+});
+
+describe("the check before the runtime loads Pi", () => {
+  const notFound = (specifier: string) => Object.assign(new Error(`Cannot find package '${specifier}' imported from /x/lib/runtime/pi-adapter.js`), { code: "ERR_MODULE_NOT_FOUND" });
+
+  it("names exactly the packages that do not resolve, with the install line", () => {
+    const missing = (only: string) => (specifier: string) => {
+      if (specifier === only) throw notFound(specifier);
+      return `file:///x/node_modules/${specifier}/index.js`;
+    };
+    expect(() => requirePiPackages(() => "file:///x/index.js")).not.toThrow();
+    let thrown: unknown;
+    try {
+      requirePiPackages(missing("@earendil-works/pi-coding-agent"));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(PiNotInstalledError);
+    expect((thrown as PiNotInstalledError).code).toBe("GAMMA_PROMPT_PI_NOT_INSTALLED");
+    expect((thrown as PiNotInstalledError).missing).toEqual(["@earendil-works/pi-coding-agent"]);
+    expect((thrown as Error).message).toBe(
+      `gamma-prompt/runtime runs agents on Pi, and @earendil-works/pi-coding-agent is not installed: npm install ${PI_REQUIREMENT.packages.join(" ")} (Node ${PI_REQUIREMENT.node})`,
+    );
+    // A command that loads the runtime says its own line for the same error.
+    expect(missingPiMessage(thrown)).toBe(`this command runs an agent on Pi, whose packages are not installed: npm install ${PI_REQUIREMENT.packages.join(" ")} (Node ${PI_REQUIREMENT.node})`);
+  });
+
+  it("lets any other resolution error through unchanged", () => {
+    const denied = Object.assign(new Error("Package subpath './x' is not defined by exports"), { code: "ERR_PACKAGE_PATH_NOT_EXPORTED" });
+    expect(() =>
+      requirePiPackages(() => {
+        throw denied;
+      }),
+    ).toThrow(denied);
   });
 });
