@@ -8,6 +8,7 @@ import { loadArtifacts } from "../runtime/artifacts.js";
 import type { CachePlan } from "../protocol/cache-plan.js";
 import { resolveProfile, type ProviderModel, type TrafficProfile } from "./profile.js";
 import { loadPromptCachingData, type AnthropicModelPrices, type Lifetime, type OpenAIModelPrices, type PromptCachingData } from "./rules.js";
+import { anthropicWarmingPrices, openAIWarmingPrices, piGatePromptTokens, refreshSchedule, warmSession, type WarmingRow } from "./warming.js";
 import { buildSchedule, simulateAnthropic, simulateOpenAI, type AnthropicPolicy, type OpenAIPolicy, type ProgressListener, type SimVariant, type Workload } from "./simulate.js";
 
 export interface CostOptions {
@@ -46,6 +47,8 @@ export interface CostResult {
   /** Per variant: tokens of tools, tools + static prefix, and the whole variant. */
   blocks: Record<string, { toolsEnd: number; prefixEnd: number; variantEnd: number }>;
   rows: CostRow[];
+  /** What Pi's cache warming would cost and save per model and variant, at the runtime's default retention. */
+  warming: WarmingRow[];
   dataReadOn: string;
   /** Simulated model calls over all policies. */
   simulatedCalls: number;
@@ -104,7 +107,60 @@ export function cost(options: CostOptions = {}): CostResult {
       });
     }
   }
-  return { profile, shards, blocks, rows, dataReadOn: data.readOn, simulatedCalls: schedule.session.length * runs.length };
+  return { profile, shards, blocks, rows, warming: warmingRows(profile, workload, data), dataReadOn: data.readOn, simulatedCalls: schedule.session.length * runs.length };
+}
+
+/**
+ * Per model and variant: Pi's refreshes over a session of the profile, at
+ * the lifetime of a session's entry under the runtime's default retention
+ * (Anthropic's 5-minute messages, OpenAI's in-memory idle expiry).
+ */
+function warmingRows(profile: TrafficProfile, workload: Workload, data: PromptCachingData): WarmingRow[] {
+  const rules = data.cacheWarming;
+  const rows: WarmingRow[] = [];
+  for (const { provider, model } of profile.models) {
+    const anthropic = data.providers.anthropic;
+    const openai = data.providers.openai;
+    const prices =
+      provider === "anthropic"
+        ? anthropicWarmingPrices(anthropic.rules, anthropic.models[model] as AnthropicModelPrices)
+        : openAIWarmingPrices(openai.rules, openai.models[model] as OpenAIModelPrices);
+    const ttlSeconds = provider === "anthropic" ? anthropic.rules.lifetimeSeconds["5m"] : openai.rules.idleExpirySeconds;
+    const schedule = refreshSchedule(ttlSeconds, rules);
+    const gate = piGatePromptTokens(prices, rules);
+    const piWarmsProvider = rules.piLifetimeSeconds[provider] !== null;
+    for (const variant of workload.variants) {
+      const callsPerMinute = variant.sessionsPerMinute * workload.callsPerSession;
+      const session = {
+        variantTokens: variant.variantEnd,
+        callsPerSession: workload.callsPerSession,
+        newTokensPerCall: workload.newTokensPerCall,
+        secondsBetweenCalls: workload.secondsBetweenCalls,
+        variantStaysCached: callsPerMinute > 0 && 60 / callsPerMinute <= ttlSeconds,
+      };
+      const every = schedule === undefined ? undefined : warmSession(session, schedule, prices);
+      const byPi = schedule === undefined || gate === undefined || !piWarmsProvider ? undefined : warmSession(session, schedule, prices, gate);
+      const per1000 = (dollars: number) => dollars * 1000;
+      rows.push({
+        provider,
+        model,
+        variant: variant.name,
+        ttlSeconds,
+        refreshEverySeconds: schedule?.everySeconds ?? 0,
+        maxRefreshes: schedule?.maxRefreshes ?? 0,
+        refreshesPerSession: every?.refreshes ?? 0,
+        refreshCostPer1000Sessions: per1000(every?.refreshCost ?? 0),
+        missesAvoidedPerSession: every?.missesAvoided ?? 0,
+        savedPer1000Sessions: per1000(every?.saved ?? 0),
+        netPer1000Sessions: per1000((every?.saved ?? 0) - (every?.refreshCost ?? 0)),
+        piGatePromptTokens: gate ?? null,
+        piWarmsProvider,
+        piRefreshesPerSession: byPi?.refreshes ?? 0,
+        piNetPer1000Sessions: per1000((byPi?.saved ?? 0) - (byPi?.refreshCost ?? 0)),
+      });
+    }
+  }
+  return rows;
 }
 
 /**

@@ -45,6 +45,25 @@ export interface OpenAIModelPrices {
   extendedRetentionSeconds?: number;
 }
 
+/**
+ * Pi's cache warming (pi-ai's cache-warming policy, pi-coding-agent's
+ * CacheWarmer): when it refreshes, for how long, and its own cost gate.
+ */
+export interface CacheWarmingRules {
+  /** A refresh is sent at this fraction of the entry's lifetime after the request that wrote it... */
+  refreshAtFractionOfLifetime: number;
+  /** ...but at least this many seconds before it expires; a lifetime this short is not warmed. */
+  minimumMarginSeconds: number;
+  /** Idle refreshes stop once the next would fall later than this after the run's last request. */
+  idleHorizonSeconds: number;
+  /** Pi's estimate of the chance that an idle session sends another request before its entry expires. */
+  idleContinuationProbability: number;
+  /** A refresh is sent only when that chance times a miss, minus the refresh, saves at least this many dollars. */
+  minimumExpectedSavings: number;
+  /** The lifetime Pi's model catalog gives a short-retention entry, per provider; null: Pi does not warm it. */
+  piLifetimeSeconds: Record<"anthropic" | "openai", number | null>;
+}
+
 export interface CacheFact {
   fact: string;
   status: "checked" | "reported" | "assumed";
@@ -58,6 +77,7 @@ export interface PromptCachingData {
     anthropic: { rules: AnthropicRules; models: Record<string, AnthropicModelPrices> };
     openai: { rules: OpenAIRules; models: Record<string, OpenAIModelPrices> };
   };
+  cacheWarming: CacheWarmingRules;
   facts: CacheFact[];
 }
 

@@ -1,0 +1,156 @@
+/**
+ * Cache warming priced by hand: Pi's refresh schedule, its cost gate, and a
+ * session's refreshes against the misses they avoid, from Pi's rules (read in
+ * pi-ai's cache-warming.js and pi-coding-agent's cache-warmer.js) and the
+ * prices of test/cost/hand-computed.test.ts. Expected values are arithmetic
+ * on literal numbers.
+ */
+import { describe, expect, it } from "vitest";
+import { cost } from "../../src/cost/cost.js";
+import type { AnthropicRules, CacheWarmingRules, OpenAIRules } from "../../src/cost/rules.js";
+import { loadPromptCachingData } from "../../src/cost/rules.js";
+import { anthropicWarmingPrices, openAIWarmingPrices, piGatePromptTokens, refreshSchedule, warmSession, type WarmingSession } from "../../src/cost/warming.js";
+import { repoRoot } from "../build/helpers.js";
+import { docPage } from "../helpers/docs.js";
+
+const PI: CacheWarmingRules = {
+  refreshAtFractionOfLifetime: 0.9,
+  minimumMarginSeconds: 10,
+  idleHorizonSeconds: 1800,
+  idleContinuationProbability: 0.15,
+  minimumExpectedSavings: 0.05,
+  piLifetimeSeconds: { anthropic: 300, openai: null },
+};
+const ANTHROPIC: AnthropicRules = {
+  maxBreakpoints: 4,
+  lookbackBlocks: 20,
+  lifetimeSeconds: { "5m": 300, "1h": 3600 },
+  writeMultiplier: { "5m": 1.25, "1h": 2 },
+  readMultiplier: 0.1,
+  lifetimeRefreshedOnRead: true,
+};
+const OPENAI: OpenAIRules = {
+  minimumTokens: 1024,
+  stepTokens: 128,
+  routingPrefixTokens: 256,
+  overflowRequestsPerMinute: 15,
+  idleExpirySeconds: 300,
+  extendedRetentionSeconds: 86_400,
+  writeMultiplier: 0,
+  fleetSize: 64,
+};
+const sonnet = anthropicWarmingPrices(ANTHROPIC, { inputPerMTok: 3, minimumTokens: 1024 });
+const gpt5 = openAIWarmingPrices(OPENAI, { inputPerMTok: 1.25, cachedInputPerMTok: 0.125 });
+const fiveMinutes = { ttlSeconds: 300, everySeconds: 270, maxRefreshes: 6 };
+
+/** A 6,000-token variant, two calls, 100 new tokens each. */
+const session = (secondsBetweenCalls: number, variantStaysCached = true): WarmingSession => ({
+  variantTokens: 6000,
+  callsPerSession: 2,
+  newTokensPerCall: 100,
+  secondsBetweenCalls,
+  variantStaysCached,
+});
+
+describe("Pi's refresh schedule", () => {
+  it("refreshes at 90% of the lifetime (at least 10 s before expiry), as often as 30 idle minutes allow", () => {
+    expect(refreshSchedule(300, PI)).toEqual(fiveMinutes); // min(270, 290); 6 × 270 = 1,620 ≤ 1,800 < 7 × 270
+    expect(refreshSchedule(60, PI)).toEqual({ ttlSeconds: 60, everySeconds: 50, maxRefreshes: 36 }); // min(54, 50)
+    expect(refreshSchedule(1800, PI)).toEqual({ ttlSeconds: 1800, everySeconds: 1620, maxRefreshes: 1 });
+    expect(refreshSchedule(3600, PI)).toEqual({ ttlSeconds: 3600, everySeconds: 3240, maxRefreshes: 0 }); // a 1-hour entry is never warmed while idle
+    expect(refreshSchedule(10, PI)).toBeUndefined();
+  });
+});
+
+describe("Pi's cost gate", () => {
+  it("opens from the prompt size where 0.15 × (write − read) − read reaches $0.05", () => {
+    // Sonnet: write $3.75, read $0.30 per MTok: 0.15 × 3.45 − 0.30 = 0.2175 $/MTok → 0.05 / 0.2175e-6 = 229,885.06.
+    expect(piGatePromptTokens(sonnet, PI)).toBe(229_886);
+    // GPT-5 bills no writes: a miss is the input price. 0.15 × 1.125 − 0.125 = 0.04375 $/MTok → 1,142,857.14.
+    expect(piGatePromptTokens(gpt5, PI)).toBe(1_142_858);
+    // A read at 0.2× base: 0.15 × 1.05 − 0.2 < 0, no prompt passes.
+    expect(piGatePromptTokens(anthropicWarmingPrices({ ...ANTHROPIC, readMultiplier: 0.2 }, { inputPerMTok: 3, minimumTokens: 1024 }), PI)).toBeUndefined();
+  });
+});
+
+describe("a session's refreshes against the misses they avoid", () => {
+  it("calls 20 s apart: nothing to keep alive between calls, six refreshes of the last prompt after it", () => {
+    const outcome = warmSession(session(20), fiveMinutes, sonnet);
+    expect(outcome.refreshes).toBe(6);
+    expect(outcome.refreshCost).toBeCloseTo(6 * 6200 * 0.3e-6, 12); // $0.01116
+    expect(outcome.missesAvoided).toBe(0);
+    expect(outcome.saved).toBe(0);
+  });
+
+  it("calls 400 s apart: one refresh at 270 s keeps the entry for the call at 400 s, saving the history's rewrite", () => {
+    const cached = warmSession(session(400), fiveMinutes, sonnet);
+    expect(cached.refreshes).toBe(1 + 6);
+    expect(cached.refreshCost).toBeCloseTo(6100 * 0.3e-6 + 6 * 6200 * 0.3e-6, 12); // $0.01299
+    expect(cached.missesAvoided).toBe(1);
+    expect(cached.saved).toBeCloseTo(100 * (3.75 - 0.3) * 1e-6, 12); // the variant stays cached: 100 tokens, $0.000345
+    // A variant nobody else keeps warm: the whole 6,100-token prompt would be rewritten.
+    expect(warmSession(session(400, false), fiveMinutes, sonnet).saved).toBeCloseTo(6100 * 3.45e-6, 12); // $0.021045
+  });
+
+  it("calls 2,000 s apart: six refreshes reach 1,620 s, the entry expires at 1,920 s, the call misses anyway", () => {
+    const outcome = warmSession(session(2000, false), fiveMinutes, sonnet);
+    expect(outcome.refreshes).toBe(6 + 6);
+    expect(outcome.missesAvoided).toBe(0);
+    expect(outcome.saved).toBe(0);
+  });
+
+  it("sends nothing below Pi's gate or below the cacheable minimum", () => {
+    expect(warmSession(session(400, false), fiveMinutes, sonnet, 229_886)).toEqual({ refreshes: 0, refreshCost: 0, missesAvoided: 0, saved: 0 });
+    const small = { ...session(400, false), variantTokens: 500 }; // prompts of 600 and 700 tokens
+    expect(warmSession(small, fiveMinutes, sonnet).refreshes).toBe(0);
+  });
+
+  it("OpenAI: a refresh reads whole 128-token steps cached and the rest at the input price", () => {
+    // 6,100 tokens: 47 × 128 = 6,016 cached at $0.125, 84 at $1.25 per MTok.
+    expect(gpt5.refresh(6100)).toBeCloseTo(6016 * 0.125e-6 + 84 * 1.25e-6, 12);
+    expect(gpt5.missPerToken).toBeCloseTo(1.125e-6, 15);
+  });
+});
+
+describe("cost's warming figures for the embedded default", () => {
+  const caching = docPage("docs/guide/caching-and-cost.md").text;
+  const data = loadPromptCachingData();
+
+  it("under the default profile: every refresh comes after a session's last call, so warming only spends", () => {
+    const result = cost({ root: repoRoot, profile: { durationMinutes: 1, sessionsPerMinute: 30 } });
+    for (const row of result.warming) {
+      const last = (result.blocks[row.variant]?.variantEnd ?? 0) + 9 * 600;
+      const read = row.provider === "anthropic" ? last * 0.3e-6 : Math.floor(last / 128) * 128 * 0.125e-6 + (last % 128) * 1.25e-6;
+      expect(row.refreshesPerSession, `${row.model} ${row.variant}`).toBe(6);
+      expect(row.refreshCostPer1000Sessions).toBeCloseTo(6 * read * 1000, 9);
+      expect(row.savedPer1000Sessions).toBe(0);
+      expect(row.piRefreshesPerSession).toBe(0);
+      expect(row.piWarmsProvider).toBe(row.provider === "anthropic");
+    }
+    const base = result.warming.find((row) => row.model === "claude-sonnet-4-5" && row.variant === "base");
+    expect(caching).toContain(`six refreshes of a \`base\` session's last prompt cost $${base?.refreshCostPer1000Sessions.toFixed(2)} per 1,000 sessions`);
+    expect(caching).toContain(`Pi's own gate opens only from ${base?.piGatePromptTokens?.toLocaleString("en-US")} prompt tokens`);
+    expect(data.cacheWarming.piLifetimeSeconds).toEqual({ anthropic: 300, openai: null });
+  });
+
+  it("with calls 6 minutes apart, one refresh per gap pays for itself and for the tail", () => {
+    const result = cost({ root: repoRoot, profile: { durationMinutes: 30, sessionsPerMinute: { "deck-generation": 0.1 }, secondsBetweenCalls: 360, models: [{ provider: "anthropic", model: "claude-sonnet-4-5" }] } });
+    const row = result.warming.find((entry) => entry.variant === "deck-generation");
+    const variant = result.blocks["deck-generation"]?.variantEnd ?? 0;
+    // Eight gaps, one refresh each at 270 s (360 − 270 = 90 s ≤ 300 s), then six after the last call.
+    let refresh = 0;
+    let saved = 0;
+    for (let call = 0; call < 9; call++) {
+      const prompt = variant + (call + 1) * 600;
+      refresh += (call === 8 ? 6 : 1) * prompt * 0.3e-6;
+      // 0.1 sessions a minute, 9 calls each: a call of the variant every 67 s keeps its blocks cached; a miss rewrites the history.
+      if (call < 8) saved += (call + 1) * 600 * (3.75 - 0.3) * 1e-6;
+    }
+    expect(row?.refreshesPerSession).toBe(14);
+    expect(row?.missesAvoidedPerSession).toBe(8);
+    expect(row?.refreshCostPer1000Sessions).toBeCloseTo(refresh * 1000, 9);
+    expect(row?.savedPer1000Sessions).toBeCloseTo(saved * 1000, 9);
+    expect(row?.netPer1000Sessions).toBeGreaterThan(0);
+    expect(caching).toContain(`saves $${row?.savedPer1000Sessions.toFixed(2)} for $${row?.refreshCostPer1000Sessions.toFixed(2)} of refreshes per 1,000 sessions`);
+  });
+});
