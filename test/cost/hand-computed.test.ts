@@ -7,35 +7,15 @@
  */
 import { describe, expect, it } from "vitest";
 import { cost, type CostRow } from "../../src/cost/cost.js";
-import { loadPromptCachingData, type AnthropicRules, type OpenAIRules } from "../../src/cost/rules.js";
+import { loadPromptCachingData } from "../../src/cost/rules.js";
 import { buildSchedule, simulateAnthropic, simulateOpenAI, type AnthropicPolicy, type OpenAIPolicy, type Schedule, type Workload } from "../../src/cost/simulate.js";
 import { docPage } from "../helpers/docs.js";
+import { ANTHROPIC, GPT5, OPENAI, SONNET } from "./helpers.js";
 
 /** The page that states the cost figures this file computes. */
 const readme = docPage("docs/guide/caching-and-cost.md").text;
 import { repoRoot } from "../build/helpers.js";
 
-/** The README's Anthropic rules: 5-minute writes 1.25×, 1-hour writes 2×, reads 0.1×. */
-const ANTHROPIC: AnthropicRules = {
-  maxBreakpoints: 4,
-  lookbackBlocks: 20,
-  lifetimeSeconds: { "5m": 300, "1h": 3600 },
-  writeMultiplier: { "5m": 1.25, "1h": 2 },
-  readMultiplier: 0.1,
-  lifetimeRefreshedOnRead: true,
-};
-const SONNET = { inputPerMTok: 3, minimumTokens: 1024 };
-const OPENAI: OpenAIRules = {
-  minimumTokens: 1024,
-  stepTokens: 128,
-  routingPrefixTokens: 256,
-  overflowRequestsPerMinute: 15,
-  idleExpirySeconds: 300,
-  extendedRetentionSeconds: 86_400,
-  writeMultiplier: 0,
-  fleetSize: 64,
-};
-const GPT5 = { inputPerMTok: 1.25, cachedInputPerMTok: 0.125 };
 
 /** One variant: tools 2,000 tokens, static prefix up to 5,000, the variant up to 6,000; +100 tokens per call. */
 const workload: Workload = {

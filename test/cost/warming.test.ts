@@ -7,11 +7,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { cost } from "../../src/cost/cost.js";
-import type { AnthropicRules, CacheWarmingRules, OpenAIRules } from "../../src/cost/rules.js";
+import type { CacheWarmingRules } from "../../src/cost/rules.js";
 import { loadPromptCachingData } from "../../src/cost/rules.js";
 import { anthropicWarmingPrices, openAIWarmingPrices, piGatePromptTokens, refreshSchedule, warmSession, type WarmingSession } from "../../src/cost/warming.js";
 import { repoRoot } from "../build/helpers.js";
 import { docPage } from "../helpers/docs.js";
+import { ANTHROPIC, GPT5, OPENAI, SONNET } from "./helpers.js";
 
 const PI: CacheWarmingRules = {
   refreshAtFractionOfLifetime: 0.9,
@@ -21,26 +22,8 @@ const PI: CacheWarmingRules = {
   minimumExpectedSavings: 0.05,
   piLifetimeSeconds: { anthropic: 300, openai: null },
 };
-const ANTHROPIC: AnthropicRules = {
-  maxBreakpoints: 4,
-  lookbackBlocks: 20,
-  lifetimeSeconds: { "5m": 300, "1h": 3600 },
-  writeMultiplier: { "5m": 1.25, "1h": 2 },
-  readMultiplier: 0.1,
-  lifetimeRefreshedOnRead: true,
-};
-const OPENAI: OpenAIRules = {
-  minimumTokens: 1024,
-  stepTokens: 128,
-  routingPrefixTokens: 256,
-  overflowRequestsPerMinute: 15,
-  idleExpirySeconds: 300,
-  extendedRetentionSeconds: 86_400,
-  writeMultiplier: 0,
-  fleetSize: 64,
-};
-const sonnet = anthropicWarmingPrices(ANTHROPIC, { inputPerMTok: 3, minimumTokens: 1024 });
-const gpt5 = openAIWarmingPrices(OPENAI, { inputPerMTok: 1.25, cachedInputPerMTok: 0.125 });
+const sonnet = anthropicWarmingPrices(ANTHROPIC, SONNET);
+const gpt5 = openAIWarmingPrices(OPENAI, GPT5);
 const fiveMinutes = { ttlSeconds: 300, everySeconds: 270, maxRefreshes: 6 };
 
 /** A 6,000-token variant, two calls, 100 new tokens each. */
@@ -69,7 +52,7 @@ describe("Pi's cost gate", () => {
     // GPT-5 bills no writes: a miss is the input price. 0.15 × 1.125 − 0.125 = 0.04375 $/MTok → 1,142,857.14.
     expect(piGatePromptTokens(gpt5, PI)).toBe(1_142_858);
     // A read at 0.2× base: 0.15 × 1.05 − 0.2 < 0, no prompt passes.
-    expect(piGatePromptTokens(anthropicWarmingPrices({ ...ANTHROPIC, readMultiplier: 0.2 }, { inputPerMTok: 3, minimumTokens: 1024 }), PI)).toBeUndefined();
+    expect(piGatePromptTokens(anthropicWarmingPrices({ ...ANTHROPIC, readMultiplier: 0.2 }, SONNET), PI)).toBeUndefined();
   });
 });
 
