@@ -16,6 +16,8 @@ import {
   INJECTIONS_ARTIFACT,
   injectionsJson,
   MANIFEST_FILE,
+  namespaceFile,
+  namespaceJson,
   PREFIX_FILE,
   prefixFamilyHashes,
   serializeManifest,
@@ -29,7 +31,8 @@ import {
   variantFile,
 } from "../emit/artifacts.js";
 import { BuildSession, defineSlot } from "../session/build-session.js";
-import { computeCachePlan } from "../render/cache-plan.js";
+import { compactTools, computeCachePlan } from "../render/cache-plan.js";
+import { failedNamespaceFolders, resolveNamespaces, skillNamespaceDiagnostics } from "../validate/namespaces.js";
 import { measurePrompts, TokenCounter, type RecordedTokenCounts } from "../render/measure.js";
 import type { ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
 import { lintSkills } from "../lint-skills/lint-skills.js";
@@ -102,7 +105,12 @@ export async function compileProject(root: string, session: BuildSession = new B
   const invocable = skills.filter((skill) => skill.disableModelInvocation !== true);
   const tools = resolveTools({ files: sources.toolFiles, order: sources.toolOrder }, invocable.map((skill) => skill.name), session.reuser(TOOL_FILES), options.acceptedToolParameters);
   diagnostics.push(...tools.diagnostics);
-  const variants = sources.variants ? resolveVariants(sources.variants, skills, failedSkills) : { variants: [], diagnostics: [] };
+  const namespaceFiles = sources.namespaceFiles ?? [];
+  const namespaces = namespaceFiles.length > 0 ? resolveNamespaces(namespaceFiles, tools.tools, session.reuser(TOOL_FILES), options.acceptedToolParameters) : { namespaces: [], diagnostics: [] };
+  diagnostics.push(...namespaces.diagnostics);
+  const namespaceNames = { valid: new Set(namespaces.namespaces.map((namespace) => namespace.name)), failed: failedNamespaceFolders(namespaceFiles, namespaces.namespaces) };
+  diagnostics.push(...skillNamespaceDiagnostics(skills, namespaceNames.valid, namespaceNames.failed));
+  const variants = sources.variants ? resolveVariants(sources.variants, skills, failedSkills, namespaceNames) : { variants: [], diagnostics: [] };
   diagnostics.push(...variants.diagnostics);
   const supporting = collectSupportingFiles(root, skills, config.config.supportingFiles.maxBytes, session, changedPaths);
   diagnostics.push(...supporting.diagnostics);
@@ -126,10 +134,18 @@ export async function compileProject(root: string, session: BuildSession = new B
 
   const catalogPieces = catalogParts(invocable, (skill) => session.reuse(CATALOG_ENTRIES, `${skill.name}\u0000${skill.type}\u0000${skill.description}`, () => catalogEntry(skill)));
   const catalog = catalogPieces.head + catalogPieces.entries.join("") + catalogPieces.tail;
-  const context = prefixContext(invocable, tools.tools, injections.injections, catalog);
+  const context = prefixContext(invocable, tools.tools, injections.injections, catalog, namespaces.namespaces);
   const prompts = renderPrompts(templates, context, variants.variants);
   if (Array.isArray(prompts)) {
     diagnostics.push(...prompts);
+    return done();
+  }
+  // A namespace some variant loads on demand can be loaded only by the name the catalog shows.
+  const loadedOnDemand = variants.variants.some((variant) => namespaces.namespaces.some((namespace) => !variant.namespaces.includes(namespace.name)));
+  if (loadedOnDemand && !prompts.prefix.includes(context.namespaceCatalog)) {
+    diagnostics.push(
+      createDiagnostic("namespace/missing-catalog", PREFIX_TEMPLATE, FILE_START, "Unexpected static prefix without the namespace catalog, expected {{namespaceCatalog}} in prompts/prefix.hbs or one of its partials (a variant loads namespaces on demand)"),
+    );
     return done();
   }
 
@@ -154,6 +170,15 @@ export async function compileProject(root: string, session: BuildSession = new B
   const hashes = prefixFamilyHashes(prompts.prefix, prompts.suffixes);
   const toolsEntry = artifactEntry(artifacts.get(TOOLS_FILE) as string);
   hashes.set(TOOLS_FILE, toolsEntry);
+  const namespaceArtifacts = new Map<string, { file: string; entry: ArtifactEntry; tokens: number }>();
+  for (const namespace of namespaces.namespaces) {
+    const file = namespaceFile(namespace.name);
+    const text = namespaceJson(namespace);
+    artifacts.set(file, text);
+    const entry = artifactEntry(text);
+    hashes.set(file, entry);
+    namespaceArtifacts.set(namespace.name, { file, entry, tokens: counter.count(compactTools(namespace.tools)) });
+  }
   const plan = computeCachePlan({
     prefix: prompts.prefix,
     prefixTokens: measures.prefixTokens,
@@ -163,6 +188,7 @@ export async function compileProject(root: string, session: BuildSession = new B
     prefixArtifact: { file: PREFIX_FILE, entry: hashes.get(PREFIX_FILE) as ArtifactEntry },
     variantFile,
     count: (text) => counter.count(text),
+    startNamespaces: new Map(variants.variants.map((variant) => [variant.name, variant.namespaces.map((name) => namespaceArtifacts.get(name) as { file: string; entry: ArtifactEntry; tokens: number })])),
   });
   artifacts.set(CACHE_PLAN_FILE, cachePlanJson(plan));
   const skillInfos = skills.map((skill) => skillInfo(skill, counter, artifacts, hashes, session));
@@ -190,16 +216,23 @@ export async function compileProject(root: string, session: BuildSession = new B
       preloadedSkills: (byName.get(measure.name)?.skills ?? []).map((skill) => skill.name),
       sharedPrefixTokens: measure.sharedPrefixTokens,
       cacheableTokens: measure.cacheableTokens,
+      ...((byName.get(measure.name)?.namespaces.length ?? 0) > 0 ? { namespaces: byName.get(measure.name)?.namespaces ?? [] } : {}),
     })),
     skills: skillInfos,
     versions: { handlebars: handlebarsVersion(templates.engine), tokenizer: tokenizerVersion() },
     hashes,
     ...(knowledge ? { knowledge: { inlineBytes: config.config.knowledge.inlineBytes, notes: knowledge.notes.length } } : {}),
+    namespaces: namespaces.namespaces.map((namespace) => ({
+      name: namespace.name,
+      description: collapseWhitespace(namespace.description),
+      tools: namespace.tools.map((tool) => tool.name),
+      tokens: namespaceArtifacts.get(namespace.name)?.tokens ?? 0,
+    })),
   });
   artifacts.set(MANIFEST_FILE, serializeManifest(manifest));
   for (const [path, entry] of Object.entries(manifest.artifacts)) hashes.set(path, entry);
   session.endBuild();
-  return done({ artifacts, manifest, summary: summarize(manifest), templates, prefixContext: context, hashes });
+  return done({ artifacts, manifest, summary: summarize(manifest, plan), templates, prefixContext: context, hashes });
 }
 
 const CONFIG = defineSlot<ReturnType<typeof resolveConfig>>("config");
@@ -287,6 +320,7 @@ function skillInfo(skill: ValidSkill, counter: TokenCounter, artifacts: Map<stri
     conflictsWith: [...skill.conflictsWith],
     tokens: counter.count(body),
     ...(skill.disableModelInvocation ? { disableModelInvocation: true as const } : {}),
+    ...(skill.toolNamespaces ? { toolNamespaces: skill.toolNamespaces.map((reference) => reference.name) } : {}),
   };
 }
 

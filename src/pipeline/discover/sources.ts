@@ -34,6 +34,18 @@ export async function listFiles(root: string, relDir: string, extension: string)
     .sort(compareCodeUnits);
 }
 
+/** Names of the sub-folders of a folder, sorted by code unit; [] when the folder is absent. */
+export async function listFolders(root: string, relDir: string): Promise<string[]> {
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = await readdir(join(root, relDir), { withFileTypes: true });
+  } catch (error) {
+    if (isNotFound(error) || errorCode(error) === "ENOTDIR") return [];
+    throw error;
+  }
+  return entries.filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => entry.name).sort(compareCodeUnits);
+}
+
 export function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
