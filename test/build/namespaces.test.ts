@@ -93,7 +93,7 @@ describe("compiled tool namespaces", () => {
     expect(loaded.skills.get("outline-deck")?.toolNamespaces).toEqual(["crm"]);
     expect(loaded.skills.get("import-file")?.toolNamespaces).toEqual([]);
     const file = join(dist, "namespaces/crm.json");
-    await writeFile(file, readFileSync(file, "utf8").replace("Log a call", "Drop a call"));
+    await writeFile(file, readFileSync(file, "utf8").replace("Log a call", "Add a call"));
     expect(() => loadArtifacts({ distDir: dist })).toThrow(ArtifactVerificationError);
     try {
       loadArtifacts({ distDir: dist });
