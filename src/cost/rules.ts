@@ -37,8 +37,8 @@ export interface PromptCachingData {
   dataVersion: 1;
   readOn: string;
   providers: {
-    anthropic: { rules: AnthropicRules; models: Record<string, { inputPerMTok: number; minimumTokens: number }> };
-    openai: { rules: OpenAIRules; models: Record<string, { inputPerMTok: number; cachedInputPerMTok: number }> };
+    anthropic: { rules: AnthropicRules; models: Record<string, { inputPerMTok: number; minimumTokens: number }>; toolAdditionsInPlace?: string[] };
+    openai: { rules: OpenAIRules; models: Record<string, { inputPerMTok: number; cachedInputPerMTok: number }>; toolAdditionsInPlace?: string[] };
   };
   facts: CacheFact[];
 }
