@@ -149,7 +149,7 @@ export interface ToolFileResult {
 }
 
 /** One tool file through every per-file tool rule: the schema, the file name, the parameters. */
-export function resolveToolFile(file: SourceFile, diagnostics: Diagnostic[], accepted: (tool: ToolSchemaArtifact) => boolean): ToolSchemaArtifact | undefined {
+function resolveToolFile(file: SourceFile, diagnostics: Diagnostic[], accepted: (tool: ToolSchemaArtifact) => boolean): ToolSchemaArtifact | undefined {
   const located = parseJsonSource(file);
   if (!("document" in located)) {
     diagnostics.push(located);
