@@ -8,8 +8,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Agent } from "@mariozechner/pi-agent-core";
-import { fauxAssistantMessage, registerFauxProvider } from "@mariozechner/pi-ai";
+import { Agent } from "@earendil-works/pi-agent-core";
+import { fauxAssistantMessage, registerFauxProvider } from "@earendil-works/pi-ai/compat";
 import { parse } from "yaml";
 import { runEvals } from "../lib/index.js";
 import { loadArtifacts } from "../lib/runtime/index.js";

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { registerFauxProvider } from "@mariozechner/pi-ai";
+import { registerFauxProvider } from "@earendil-works/pi-ai/compat";
 import { createGammaAgent, FileStateStore, loadArtifacts, MemoryStateStore, neutraliseReservedTags } from "../lib/runtime/index.js";
 
 const artifacts = loadArtifacts();

@@ -5,7 +5,7 @@
 //   npm run example                      scripted model (Pi's faux provider, no key)
 //   OPENAI_API_KEY=... npm run example   a real model (OPENAI_MODEL, default gpt-4.1-mini)
 //   GAMMA_DIST=path/to/dist              another dist/ than the package's own
-import { fauxAssistantMessage, fauxToolCall, getModel, registerFauxProvider } from "@mariozechner/pi-ai";
+import { fauxAssistantMessage, fauxToolCall, getModel, registerFauxProvider } from "@earendil-works/pi-ai/compat";
 import { createGammaAgent, loadArtifacts } from "../lib/runtime/index.js";
 
 const REQUEST = "Make a short deck about tide pools for a 4th-grade class.";

@@ -288,7 +288,8 @@ function scriptedReply(turn: ScriptedTurn, index: number): ScriptedReply {
     content: [
       ...(turn.text === undefined ? [] : [{ type: "text" as const, text: turn.text }]),
       ...calls.map((call, position) => ({ type: "toolCall" as const, id: `call_${index + 1}_${position + 1}`, name: call.name, arguments: call.arguments })),
-    ],
+      // A scenario's arguments are parsed YAML: JSON values, as pi-ai's tool calls require.
+    ] as ScriptedReply["content"],
     stopReason: calls.length > 0 ? "toolUse" : "stop",
   };
 }

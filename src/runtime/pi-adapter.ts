@@ -1,14 +1,35 @@
 /**
- * The one module that talks to Pi. Everything else in the runtime is
- * Pi-free; this file turns the controller and tool set into a pi-agent-core
- * `Agent` (the low-level path) or a pi-coding-agent `AgentSession`.
+ * The one module that talks to Pi (`@earendil-works/pi-*` 1.x). Everything
+ * else in the runtime is Pi-free; this file turns the controller and tool set
+ * into a pi-agent-core `Agent` (the low-level path) or a pi-coding-agent
+ * `AgentSession`.
+ *
+ * Pi 1.x carries the system prompt and the tool declarations in the
+ * transcript: a leading `role: "system"` message, and later system messages
+ * that add instructions, patch named sections or change tools. The runtime
+ * pins the leading one to the variant's bytes on every model call (see
+ * {@link pinVariantTranscript}) and keeps every later one in place.
  *
  * pi-coding-agent takes close to a second to import, so it is loaded only
- * when a session is created.
+ * when a session is created; pi-ai's compatibility entry (its model catalog,
+ * environment keys and global stream function) only when a call needs it.
  */
-import { Agent, type AgentMessage, type AgentTool, type AgentToolResult, type StreamFn, type ThinkingLevel } from "@mariozechner/pi-agent-core";
-import type { Api, AssistantMessage, Context, Message, Model, TSchema } from "@mariozechner/pi-ai";
-import type { AgentSession, AuthStorage, ExtensionAPI, ModelRegistry, SessionManager, SettingsManager } from "@mariozechner/pi-coding-agent";
+import { Agent, type AgentMessage, type AgentTool, type AgentToolResult, type FinishTurn, type StreamFn, type ThinkingLevel } from "@earendil-works/pi-agent-core";
+import {
+  createInitialSystemMessage,
+  getCurrentSystemPrompt,
+  getCurrentTools,
+  getInitialSystemMessage,
+  toToolDeclaration,
+  type Api,
+  type AssistantMessage,
+  type Message,
+  type Model,
+  type SystemMessage,
+  type Tool,
+  type TranscriptContext,
+} from "@earendil-works/pi-ai";
+import type { AgentSession, ExtensionAPI, ModelRuntime, SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent";
 import type { VariantName } from "../protocol/dist-manifest.js";
 import type { LoadedArtifacts } from "./artifacts.js";
 import { SessionProtocolController, type ControllerOptions } from "./controller.js";
@@ -22,6 +43,13 @@ import { assembleTools, type HostExecutors, type RuntimeTool, type ToolOutcome }
 import type { ToolCallSummary } from "./yield.js";
 
 export type { AgentMessage, Agent };
+
+/**
+ * A model call's stream function (pi-agent-core's `StreamFn`): called with
+ * the model, the call's transcript and its options; Pi's own
+ * `Models.streamSimple` is one.
+ */
+export type GammaStreamFn = StreamFn;
 
 /** Either an existing controller, or what it takes to create one. */
 export type ControllerSource =
@@ -38,7 +66,8 @@ export type GammaAgentOptions = ControllerSource & {
   /** How requests carry the compiled cache plan (breakpoints, lifetimes, OpenAI cache key). */
   promptCache?: PromptCacheOptions;
   getApiKey?: (provider: string) => Promise<string | undefined> | string | undefined;
-  streamFn?: StreamFn;
+  /** Default: pi-ai's global `streamSimple` (its built-in providers, keys from `getApiKey` or the environment). */
+  streamFn?: GammaStreamFn;
   sessionId?: string;
 };
 
@@ -60,25 +89,27 @@ export function createGammaAgent(options: GammaAgentOptions): GammaAgent {
     runtime: controller.runtimeExecutors(),
     executors: options.executors,
   });
+  const systemPrompt = controller.systemPrompt;
   const agent = new Agent({
+    // Pi seeds the leading system message (the variant and tools.json's tools) unless `messages` starts with one.
     initialState: {
-      systemPrompt: controller.systemPrompt,
+      systemPrompt,
       model: options.model,
       tools: tools.map(toAgentTool),
       ...(options.messages === undefined ? {} : { messages: options.messages }),
       thinkingLevel: options.thinkingLevel ?? defaultThinkingLevel(options.model),
     },
-    // Called once per model call: what the call carries is no longer pending.
+    // Called once per model call, on the whole transcript: what the call carries is no longer pending.
     convertToLlm: (messages) => {
       controller.injections.confirmModelContext(messages);
-      return convertGammaMessages(messages);
+      return pinVariantTranscript(convertGammaMessages(messages), systemPrompt);
     },
     // The design: steering enters before the next model call, all of it (one
     // call for every event due at a batch end, not one call per event).
     steeringMode: "all",
     followUpMode: "all",
     ...(options.getApiKey === undefined ? {} : { getApiKey: options.getApiKey }),
-    ...(options.streamFn === undefined ? {} : { streamFn: options.streamFn }),
+    streamFn: options.streamFn ?? globalStreamFn,
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
   });
   applyCachePlan(agent, controller, options.promptCache ?? {});
@@ -105,13 +136,25 @@ export function defaultThinkingLevel(model: Model<Api>): ThinkingLevel {
 }
 
 /**
- * The low-level converter: user, assistant and tool results pass; a custom
- * message becomes a user message (Pi's default would drop it); only the newest
- * state anchor is kept; anything else is not for the model.
+ * pi-ai's global stream function, loaded on the first call: pi-ai 1.x keeps
+ * its catalog-wide `streamSimple` (environment keys included) in its
+ * compatibility entry, which an agent with its own `streamFn` never loads.
+ */
+const globalStreamFn: StreamFn = async (model, context, options) => {
+  const { streamSimple } = await import("@earendil-works/pi-ai/compat");
+  return streamSimple(model, context, options);
+};
+
+/**
+ * The low-level converter: system messages (the prompt and tool changes),
+ * user, assistant and tool results pass; a custom message becomes a user
+ * message (Pi's default would drop it); only the newest state anchor is
+ * kept; anything else is not for the model.
  */
 export function convertGammaMessages(messages: AgentMessage[]): Message[] {
   return dropStaleAnchors(neutraliseUntrusted(messages)).flatMap((message): Message[] => {
     switch (message.role) {
+      case "system":
       case "user":
       case "assistant":
       case "toolResult":
@@ -131,13 +174,45 @@ export function convertGammaMessages(messages: AgentMessage[]): Message[] {
 }
 
 /**
+ * The transcript a model call sends, with the variant's exact bytes as its
+ * prompt: the leading system message becomes `{ content: systemPrompt }` with
+ * the tools it declares (Pi's named sections, such as pi-coding-agent's
+ * working directory, are what the variant replaces); every later system
+ * message stays where it is, tool changes and added instructions included,
+ * minus section patches to the prompt it replaced (one left empty goes).
+ * Deterministic: the same transcript gives the same request, which
+ * Anthropic's message threads and every prefix cache need.
+ */
+export function pinVariantTranscript<M extends { role: string }>(messages: readonly M[], systemPrompt: string): (M | SystemMessage)[] {
+  const head = getInitialSystemMessage(messages);
+  const pinned: SystemMessage = {
+    role: "system",
+    content: systemPrompt,
+    ...(head?.toolsAdded !== undefined && head.toolsAdded.length > 0 ? { toolsAdded: head.toolsAdded } : {}),
+    timestamp: head?.timestamp ?? 0,
+  };
+  const rest = (head === undefined ? messages : messages.slice(1)).flatMap((message): (M | SystemMessage)[] => {
+    if (message.role !== "system") return [message];
+    const { sections: _replaced, ...update } = message as unknown as SystemMessage;
+    const hasContent = typeof update.content === "string" ? update.content !== "" : update.content.length > 0;
+    return hasContent || (update.toolsAdded?.length ?? 0) > 0 || (update.toolsRemoved?.length ?? 0) > 0 ? [update] : [];
+  });
+  return [pinned, ...rest];
+}
+
+/**
  * After a server-side compaction or a reload on the low-level path: the
  * agent's context becomes `messages` (default: its current transcript) minus
- * older anchors, plus one fresh anchor. The agent must be idle.
+ * older anchors, plus one fresh anchor. A transcript without its leading
+ * system message (a host's stored conversation) gets the agent's, so the
+ * prompt and tools stay declared at the head. The agent must be idle.
  */
 export function restoreAgentContext(agent: Agent, controller: SessionProtocolController, messages?: AgentMessage[]): void {
   if (agent.state.isStreaming) throw new Error("Unexpected restore during a run, expected an idle agent");
-  agent.state.messages = controller.restoreContext(messages ?? agent.state.messages);
+  const restored = controller.restoreContext(messages ?? agent.state.messages);
+  const head =
+    getInitialSystemMessage(agent.state.messages) ?? createInitialSystemMessage(controller.systemPrompt, agent.state.tools.map((tool) => toToolDeclaration(tool)));
+  agent.state.messages = restored[0]?.role === "system" || head === undefined ? restored : [head, ...restored];
 }
 
 // ---- delivery: the functions the injections module uses -----------------------------------
@@ -155,9 +230,10 @@ export function followUpAgent(agent: Agent, message: GammaCustomMessage): void {
 export type SessionDelivery = "steer" | "followUp" | "nextTurn";
 
 /**
- * AgentSession.sendCustomMessage with the system prompt pinned (a triggered
- * turn skips before_agent_start). A pending injection sent as `nextTurn` is
- * marked queued so the session's own next-turn delivery does not send it again.
+ * AgentSession.sendCustomMessage. A pending injection sent as `nextTurn` is
+ * marked queued so the session's own next-turn delivery does not send it
+ * again. (The prompt needs no pinning here: every model call of the session
+ * goes through the extension's `context_with_system` hook.)
  */
 export async function sendSessionMessage(
   session: AgentSession,
@@ -165,7 +241,6 @@ export async function sendSessionMessage(
   message: GammaCustomMessage,
   options: { deliverAs?: SessionDelivery; triggerTurn?: boolean } = {},
 ): Promise<void> {
-  session.agent.state.systemPrompt = controller.systemPrompt;
   const injectionId = message.details.injectionId;
   if (options.deliverAs === "nextTurn" && injectionId !== undefined) controller.injections.markQueued([injectionId], "next_turn");
   await session.sendCustomMessage(customPayload(message), {
@@ -184,8 +259,8 @@ export type GammaSessionOptions = ControllerSource & {
   /** Pi's agent folder for its settings and packages; a folder without them is fine. */
   agentDir: string;
   settingsManager?: SettingsManager;
-  authStorage?: AuthStorage;
-  modelRegistry?: ModelRegistry;
+  /** Pi's models and credentials; default: the one Pi creates from `agentDir`. */
+  modelRuntime?: ModelRuntime;
   /** Default on both paths: {@link defaultThinkingLevel}. */
   thinkingLevel?: ThinkingLevel;
   /** How requests carry the compiled cache plan (breakpoints, lifetimes, OpenAI cache key). */
@@ -200,12 +275,12 @@ export interface GammaSession {
 
 /**
  * An AgentSession on the exact variant prompt: the Gamma extension registers
- * the tools, replaces Pi's assembled prompt (no second skills block, no date
- * or working directory), keeps one anchor in context and re-anchors after
- * compaction. A resumed session gets a fresh anchor at once.
+ * the tools, replaces Pi's assembled prompt on every request (no second
+ * skills block, no working directory), keeps one anchor in context and
+ * re-anchors after compaction. A resumed session gets a fresh anchor at once.
  */
 export async function createGammaSession(options: GammaSessionOptions): Promise<GammaSession> {
-  const pi = await import("@mariozechner/pi-coding-agent");
+  const pi = await import("@earendil-works/pi-coding-agent");
   const controller = resolveController(options);
   const tools = assembleTools({ schemas: controller.artifacts.tools, runtime: controller.runtimeExecutors(), executors: options.executors });
   const settingsManager = options.settingsManager ?? pi.SettingsManager.inMemory();
@@ -223,16 +298,18 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
     appendSystemPrompt: [],
   });
   await inner.reload();
-  const resourceLoader: import("@mariozechner/pi-coding-agent").ResourceLoader = {
+  const resourceLoader: import("@earendil-works/pi-coding-agent").ResourceLoader = {
     getExtensions: () => inner.getExtensions(),
     getSkills: () => ({ skills: [], diagnostics: [] }),
     getPrompts: () => ({ prompts: [], diagnostics: [] }),
     getThemes: () => ({ themes: [], diagnostics: [] }),
     getAgentsFiles: () => ({ agentsFiles: [] }),
     getSystemPrompt: () => controller.systemPrompt,
+    getSystemPromptSource: () => undefined,
     getAppendSystemPrompt: () => [],
+    getAppendSystemPromptSources: () => [],
     extendResources: () => {},
-    reload: () => inner.reload(),
+    reload: (reloadOptions) => inner.reload(reloadOptions),
   };
   const { session } = await pi.createAgentSession({
     cwd: options.cwd,
@@ -242,12 +319,10 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
     sessionManager: options.sessionManager,
     settingsManager,
     tools: tools.map((tool) => tool.name),
-    ...(options.authStorage === undefined ? {} : { authStorage: options.authStorage }),
-    ...(options.modelRegistry === undefined ? {} : { modelRegistry: options.modelRegistry }),
+    ...(options.modelRuntime === undefined ? {} : { modelRuntime: options.modelRuntime }),
     thinkingLevel: options.thinkingLevel ?? defaultThinkingLevel(options.model),
   });
   const agent = session.agent;
-  agent.state.systemPrompt = controller.systemPrompt;
   // As on the low-level path; set on the agent, not through setSteeringMode, which would change the user's Pi settings.
   agent.steeringMode = "all";
   agent.followUpMode = "all";
@@ -255,7 +330,7 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   const unsubscribe = bindController(agent, controller);
   controller.transport = sessionTransport(session, controller);
   if (!options.sessionManager.getEntries().some((entry) => entry.type === "custom" && entry.customType === SESSION_ENTRY_TYPE)) {
-    // Pi's session file keeps no system prompt: record the variant so `gamma-prompt audit` knows the preloaded skills.
+    // Pi's session file keeps Pi's prompt sections, not the variant's bytes: record the variant so `gamma-prompt audit` knows the preloaded skills.
     options.sessionManager.appendCustomEntry(SESSION_ENTRY_TYPE, { variant: controller.variant });
   }
   if (agent.state.messages.length > 0) {
@@ -274,13 +349,12 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
 }
 
 /**
- * Every model call, on both paths, goes out on the variant's bytes and
- * carries the compiled cache plan. Pi calls `agent.continue()` itself
- * (auto-retry, retry after an overflow compaction) without
- * before_agent_start, on whatever prompt it last rebuilt (with date and
- * working directory), hence the pinned prompt. The plan is applied through
- * pi-ai's `onPayload`, after any hook already there (an extension's
- * before_provider_request), so the cache layout is what reaches the wire.
+ * Every model call, on both paths, carries the compiled cache plan. The plan
+ * is applied through the agent's `onPayload` (pi-ai's hook on the final
+ * provider payload), after any hook already there (an extension's
+ * before_provider_request), so the cache layout is what reaches the wire. Pi
+ * passes the same options to its cache-warming requests, which are shaped
+ * alike.
  */
 function applyCachePlan(agent: Agent, controller: SessionProtocolController, cache: PromptCacheOptions): void {
   checkPromptCacheOptions(cache);
@@ -291,15 +365,11 @@ function applyCachePlan(agent: Agent, controller: SessionProtocolController, cac
     sessionKey: controller.sessionKey,
     prefixCacheKey: controller.artifacts.manifest.staticPrefix.cacheKey,
   });
-  const stream = agent.streamFn;
-  agent.streamFn = (model, context, streamOptions) =>
-    stream(model, { ...context, systemPrompt }, {
-      ...streamOptions,
-      onPayload: async (payload, payloadModel) => {
-        const earlier = await streamOptions?.onPayload?.(payload, payloadModel);
-        return shapeProviderPayload(earlier ?? payload, { api: payloadModel.api, modelId: payloadModel.id, systemPrompt, blocks, promptCacheKey, options: cache });
-      },
-    });
+  const previous = agent.onPayload;
+  agent.onPayload = async (payload, payloadModel) => {
+    const earlier = await previous?.(payload, payloadModel);
+    return shapeProviderPayload(earlier ?? payload, { api: payloadModel.api, modelId: payloadModel.id, systemPrompt, blocks, promptCacheKey, options: cache });
+  };
 }
 
 function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController, tools: readonly RuntimeTool[]): void {
@@ -308,7 +378,7 @@ function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController
       name: tool.name,
       label: tool.name,
       description: tool.description,
-      parameters: tool.parameters as unknown as TSchema,
+      parameters: tool.parameters,
       execute: async (toolCallId, params, signal) => toAgentResult(await tool.execute(toolCallId, params as Record<string, unknown>, signal)),
     });
   }
@@ -324,11 +394,14 @@ function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController
     if (hints !== undefined) api.sendMessage(customPayload(hints), { deliverAs: "nextTurn" });
     for (const injection of controller.injections.queueForNextTurn()) api.sendMessage(customPayload(injection.message), { deliverAs: "nextTurn" });
   });
-  api.on("before_agent_start", () => ({ systemPrompt: controller.systemPrompt }));
-  // Runs once per model call, on the messages the call is about to use.
-  api.on("context", (event) => {
+  // Runs once per model call (triggered turns, retries, continue() and the requests after a compaction or
+  // reload included), on the whole transcript the call is about to use. Pi's `context` hook sees no system
+  // messages and a changed list from it collapses them into one head; this one owns them, so the variant
+  // replaces the head's prompt and every later system message (a tool change) stays in place.
+  // No before_agent_start { systemPrompt }: a forced prompt would collapse them too.
+  api.on("context_with_system", (event) => {
     controller.injections.confirmModelContext(event.messages);
-    return { messages: dropStaleAnchors(neutraliseUntrusted(event.messages)) };
+    return { messages: pinVariantTranscript(dropStaleAnchors(neutraliseUntrusted(event.messages)), controller.systemPrompt) as AgentMessage[] };
   });
   api.on("session_compact", () => api.sendMessage(customPayload(controller.anchorMessage())));
 }
@@ -393,8 +466,9 @@ function resolveController(source: ControllerSource): SessionProtocolController 
  * Run tracking, delivery bookkeeping and the yield contract. Pi ends a run on
  * `terminate` only when every result of the batch sets it, and queued steering
  * still triggers another model call; so a yielding batch terminates as a whole
- * and the loop's `shouldStopAfterTurn` (not exposed by Agent in 0.73.1, hence
- * the per-instance wrap of its loop config) stops before any further call.
+ * and the agent's `finishTurn` answers `{ action: "end" }`, which ends the run
+ * before any queue is polled (it runs before `turn_end`). On a session it
+ * wraps the session's own `finishTurn`.
  */
 function bindController(agent: Agent, controller: SessionProtocolController): () => void {
   const previousAfter = agent.afterToolCall;
@@ -403,12 +477,9 @@ function bindController(agent: Agent, controller: SessionProtocolController): ()
     if (!controller.terminateForBatch(toolCallsOf(context.assistantMessage))) return result;
     return { ...result, terminate: true };
   };
-  const loop = agent as unknown as { createLoopConfig: (options?: unknown) => Record<string, unknown> };
-  const createLoopConfig = loop.createLoopConfig.bind(agent);
-  loop.createLoopConfig = (loopOptions) => ({
-    ...createLoopConfig(loopOptions),
-    shouldStopAfterTurn: () => controller.shouldStopAfterTurn(),
-  });
+  const previousFinish = agent.finishTurn;
+  const finishTurn: FinishTurn = async (turn, signal) => (controller.shouldStopAfterTurn() ? { action: "end" } : ((await previousFinish?.(turn, signal)) ?? undefined));
+  agent.finishTurn = finishTurn;
   controller.injections.contextProbe = toolCallIdsProbe(agent);
   return agent.subscribe((event) => {
     // Listeners are awaited before Pi polls its steering queue: due injections enter after the whole batch.
@@ -446,7 +517,7 @@ function toAgentTool(tool: RuntimeTool): AgentTool {
     name: tool.name,
     label: tool.name,
     description: tool.description,
-    parameters: tool.parameters as unknown as TSchema,
+    parameters: tool.parameters,
     execute: async (toolCallId, params, signal) => toAgentResult(await tool.execute(toolCallId, params as Record<string, unknown>, signal)),
   };
 }
@@ -459,7 +530,8 @@ function toAgentResult(outcome: ToolOutcome): AgentToolResult<unknown> {
 
 /**
  * The injection ids in Agent's steering and follow-up queues. Agent exposes
- * only `hasQueuedMessages()`, so the queues are read where 0.73.1 keeps them;
+ * only `hasQueuedMessages()` and a peek at the next drain, so the queues are
+ * read where 1.x keeps them;
  * if that shape is absent, an empty pair of queues still says "none", and
  * anything else is unknown.
  */
@@ -490,9 +562,13 @@ function sessionTransport(session: AgentSession, controller: SessionProtocolCont
     isRunning: () => session.isStreaming,
     steer: (message) => void sendSessionMessage(session, controller, message, { deliverAs: "steer" }),
     followUp: (message) => void sendSessionMessage(session, controller, message, { deliverAs: "followUp" }),
+    // One run through the session (its run lifecycle, hooks and session file), the messages in their order:
+    // Pi puts a triggering message first and the queued next-turn ones after it.
     startTurn: async (messages) => {
-      session.agent.state.systemPrompt = controller.systemPrompt;
-      await session.agent.prompt(messages);
+      const [first, ...rest] = messages;
+      if (first === undefined) return;
+      for (const message of rest) await session.sendCustomMessage(customPayload(message), { deliverAs: "nextTurn" });
+      await session.sendCustomMessage(customPayload(first), { triggerTurn: true });
     },
     queuedInjectionIds: () => queuedInjectionIds(session.agent),
   };
@@ -500,10 +576,32 @@ function sessionTransport(session: AgentSession, controller: SessionProtocolCont
 
 // ---- evaluations: pi-ai's models and keys, observed calls, scripted replies -----------------
 
-/** What a model call sees, and what it answers (pi-ai's types), for evaluations and their cassettes. */
-export type { Context as ModelContext, AssistantMessage as ModelReply, Model, Api, StreamFn };
+/**
+ * What a model call sends, read from its transcript: the prompt and tools the
+ * leading system message declares, then every later message in order (later
+ * system messages, carrying tool changes, included).
+ */
+export interface ModelContext {
+  systemPrompt: string;
+  tools: Tool[];
+  messages: Message[];
+}
 
-/** pi-ai's model registry and its environment-key lookup, loaded on first use. */
+/** What a model call answers (pi-ai's type), for evaluations and their cassettes. */
+export type { AssistantMessage as ModelReply, Model, Api, StreamFn };
+
+/** A call's transcript as the evaluations see it. */
+export function modelContextOf(context: TranscriptContext): ModelContext {
+  const head = getInitialSystemMessage(context.messages);
+  const leading = head === undefined ? [] : [head];
+  return {
+    systemPrompt: getCurrentSystemPrompt(leading),
+    tools: getCurrentTools(leading),
+    messages: head === undefined ? context.messages : context.messages.slice(1),
+  };
+}
+
+/** pi-ai's model catalog and its environment-key lookup (its compatibility entry), loaded on first use. */
 export interface ModelCatalog {
   providers(): string[];
   modelIds(provider: string): string[];
@@ -513,7 +611,7 @@ export interface ModelCatalog {
 }
 
 export async function modelCatalog(): Promise<ModelCatalog> {
-  const pi = await import("@mariozechner/pi-ai");
+  const pi = await import("@earendil-works/pi-ai/compat");
   const providers = (): string[] => [...pi.getProviders()].sort();
   const modelIds = (provider: string): string[] =>
     providers().includes(provider) ? pi.getModels(provider as Parameters<typeof pi.getModels>[0]).map((model) => model.id).sort() : [];
@@ -527,7 +625,7 @@ export async function modelCatalog(): Promise<ModelCatalog> {
 
 export interface ModelCallObserver {
   /** A call starts on this context (called synchronously); a returned string refuses the call with that error. */
-  onCall(index: number, context: Context): string | undefined;
+  onCall(index: number, context: ModelContext): string | undefined;
   /** The call's final reply. */
   onReply(index: number, reply: AssistantMessage): void;
 }
@@ -538,11 +636,11 @@ export interface ModelCallObserver {
  * the reply it got, whichever provider answers.
  */
 export async function observedStreamFn(observer: ModelCallObserver): Promise<StreamFn> {
-  const { streamSimple } = await import("@mariozechner/pi-ai");
+  const { streamSimple } = await import("@earendil-works/pi-ai/compat");
   let calls = 0;
   return (model, context, options) => {
     const index = calls++;
-    const refusal = observer.onCall(index, context);
+    const refusal = observer.onCall(index, modelContextOf(context));
     // A throwing stream function becomes an assistant message with stopReason "error": the run ends there.
     if (refusal !== undefined) throw new Error(refusal);
     const stream = streamSimple(model, context, options);
@@ -567,13 +665,13 @@ export async function registerScriptedModel(options: {
   provider: string;
   modelId: string;
   maxCalls: number;
-  respond: (context: Context, index: number) => ScriptedReply | Promise<ScriptedReply>;
+  respond: (context: ModelContext, index: number) => ScriptedReply | Promise<ScriptedReply>;
 }): Promise<{ model: Model<Api>; unregister(): void }> {
-  const pi = await import("@mariozechner/pi-ai");
+  const pi = await import("@earendil-works/pi-ai/compat");
   // One chunk per block: streaming deltas only cost time here.
   const faux = pi.registerFauxProvider({ provider: options.provider, models: [{ id: options.modelId }], tokenSize: { min: 1_000_000, max: 1_000_000 } });
-  const step = async (context: Context, _options: unknown, state: { callCount: number }) => {
-    const reply = await options.respond(context, state.callCount - 1);
+  const step = async (context: TranscriptContext, _options: unknown, state: { callCount: number }) => {
+    const reply = await options.respond(modelContextOf(context), state.callCount - 1);
     return pi.fauxAssistantMessage(reply.content, { stopReason: reply.stopReason, timestamp: 0, ...(reply.errorMessage === undefined ? {} : { errorMessage: reply.errorMessage }) });
   };
   faux.setResponses(Array.from({ length: options.maxCalls + 1 }, () => step));

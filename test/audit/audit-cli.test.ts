@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { SessionManager } from "@mariozechner/pi-coding-agent";
+import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { audit } from "../../src/audit.js";
 import { FileSessionLog } from "../../src/runtime/audit/recorder.js";
@@ -61,7 +61,7 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
 
   it("reads Pi's session file the same way (the variant comes from the session's gamma.session entry)", async () => {
     const faux = pi.faux();
-    const setup = fauxSessionSetup(faux);
+    const setup = await fauxSessionSetup(faux);
     const sessionDir = join(setup.cwd, "sessions");
     mkdirSync(sessionDir);
     const { session } = pi.disposeAfterTest(

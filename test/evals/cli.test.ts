@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { getEnvApiKey, getProviders } from "@mariozechner/pi-ai";
+import { getEnvApiKey, getProviders } from "@earendil-works/pi-ai/compat";
 import { keyVariable } from "../../src/evals/models.js";
 import { progressBar } from "../../src/cli/commands/eval.js";
 import { runCliInProcessFrom } from "../helpers/cli.js";

@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import { AuthStorage } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { renderInjection } from "../../src/runtime/injections/index.js";
 import { createGammaSession, sendSessionMessage, type GammaSession } from "../../src/runtime/pi-adapter.js";
@@ -15,8 +14,8 @@ const pi = fauxPerTest();
 
 interface SessionOptions {
   store?: StateStore;
-  /** Pi's key store; default: one holding a key for the faux model. Without a key session.prompt fails after its input hook. */
-  authStorage?: AuthStorage;
+  /** Whether Pi's model runtime holds a key for the faux model (default true). Without a key session.prompt fails after its input hook. */
+  keyed?: boolean;
 }
 
 async function session(executors: Record<string, ToolExecutor> = {}, options: SessionOptions = {}): Promise<GammaSession> {
@@ -24,7 +23,7 @@ async function session(executors: Record<string, ToolExecutor> = {}, options: Se
     artifacts,
     variant: "base",
     executors: { ...recordingExecutors(), ...executors },
-    ...fauxSessionSetup(pi.faux(), { authStorage: options.authStorage }),
+    ...(await fauxSessionSetup(pi.faux(), { keyed: options.keyed !== false })),
     ...(options.store === undefined ? {} : { store: options.store }),
     ...NO_KNOWLEDGE_HINTS,
   });
@@ -112,7 +111,9 @@ describe("next-turn injections on an AgentSession", () => {
     expect(seen[0]?.messages.map((message) => message.role)).toEqual(["user", "user", "user"]);
     expect(seen[0]?.messages.map(textOf)).toEqual(["Make the deck shorter", rendered(older), rendered(newer)]);
     // Each entered Pi's context as its own hidden, trusted custom message, and is no longer pending.
-    expect(gamma.session.agent.state.messages.slice(1, 3)).toMatchObject([
+    // Pi 1.x's transcript: the system message with the prompt and tools, the user's message, then the injections.
+    expect(gamma.session.agent.state.messages[0]?.role).toBe("system");
+    expect(gamma.session.agent.state.messages.slice(2, 4)).toMatchObject([
       { role: "custom", customType: "gamma.client_view", display: false, details: { trusted: true, gammaInjection: true, injectionType: "client_view", injectionId: older.id, occurredAt: older.occurredAt } },
       { role: "custom", customType: "gamma.system_note", display: false, details: { trusted: true, gammaInjection: true, injectionType: "system_note", injectionId: newer.id, occurredAt: newer.occurredAt } },
     ]);
@@ -143,7 +144,7 @@ describe("next-turn injections on an AgentSession", () => {
     const note = event({ kind: "system_note", delivery: "next_turn", summary: "Survives a failed prompt." });
 
     // Pi refuses the prompt (no key) after its input hook queued the note.
-    const failing = await session({}, { store: new FileStateStore(path), authStorage: AuthStorage.inMemory() });
+    const failing = await session({}, { store: new FileStateStore(path), keyed: false });
     failing.controller.routeUpdate(note);
     await expect(failing.session.prompt("First try")).rejects.toThrow();
     expect(failing.controller.state.pendingInjections.map((entry) => entry.id)).toEqual([note.id]);
@@ -164,12 +165,11 @@ describe("next-turn injections on an AgentSession", () => {
 
   it("a failed prompt keeps them in Pi's next-turn list: the retry in the same session delivers them once", async () => {
     const note = event({ kind: "system_note", delivery: "next_turn", summary: "Waits for the retry." });
-    const authStorage = AuthStorage.inMemory();
-    const gamma = await session({}, { authStorage });
+    const gamma = await session({}, { keyed: false });
     gamma.controller.routeUpdate(note);
     await expect(gamma.session.prompt("First try")).rejects.toThrow();
     expect(gamma.controller.state.pendingInjections.map((entry) => entry.id)).toEqual([note.id]);
-    authStorage.setRuntimeApiKey(gamma.session.model?.provider ?? "", "test-key");
+    await gamma.session.modelRuntime.setRuntimeApiKey(gamma.session.model?.provider ?? "", "test-key");
     const seen: SeenContext[] = [];
     pi.faux().setResponses([seeing(seen, fauxAssistantMessage("ok"))]);
     await gamma.session.prompt("Retry");

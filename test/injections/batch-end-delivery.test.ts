@@ -87,7 +87,7 @@ describe("three steering events after one tool batch on an AgentSession", () => 
       return { content: [{ type: "text", text: "brief r1" }] };
     };
     const gamma = pi.disposeAfterTest(
-      await createGammaSession({ artifacts, variant: "base", executors: { ...recordingExecutors(), read }, ...fauxSessionSetup(faux) }),
+      await createGammaSession({ artifacts, variant: "base", executors: { ...recordingExecutors(), read }, ...(await fauxSessionSetup(faux)) }),
     );
     const seen: SeenContext[] = [];
     faux.setResponses([

@@ -4,8 +4,8 @@
 // loses no pending injection, and none is delivered twice.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { SessionManager, SettingsManager } from "@mariozechner/pi-coding-agent";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import { SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { renderInjection, type RuntimeInjection } from "../../src/runtime/injections/index.js";
 import { createGammaAgent, createGammaSession, restoreAgentContext } from "../../src/runtime/pi-adapter.js";
@@ -89,7 +89,7 @@ describe("AgentSession's compaction hook", () => {
     mkdirSync(agentDir);
     const statePath = join(root, "state.json");
     const faux = pi.faux();
-    const keyed = keyedFauxModel(faux);
+    const keyed = await keyedFauxModel(faux);
     const start = async (sessionManager: SessionManager) =>
       pi.disposeAfterTest(
         await createGammaSession({

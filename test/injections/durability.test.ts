@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { renderInjection } from "../../src/runtime/injections/index.js";
+import { restoreAgentContext } from "../../src/runtime/pi-adapter.js";
 import { FileStateStore } from "../../src/runtime/state.js";
 import { tempDir } from "../runtime/helpers/dist.js";
 import { fauxAssistantMessage, seeing, textOf, type SeenContext } from "../runtime/helpers/pi.js";
@@ -62,8 +62,10 @@ describe("pending injections survive compaction", () => {
     const waiting = event({ kind: "workspace_update", delivery: "steer", summary: "Workspace instructions changed." });
     h.controller.routeUpdate(waiting);
 
-    // A server-side compaction: the host replaces the messages and asks for the anchor.
-    h.agent.state.messages = h.controller.restoreContext([{ role: "user", content: "Summary of the session so far.", timestamp: 0 }]) as AgentMessage[];
+    // A server-side compaction: the host replaces the messages and asks for the anchor (the agent keeps its
+    // leading system message, the prompt and the tools).
+    restoreAgentContext(h.agent, h.controller, [{ role: "user", content: "Summary of the session so far.", timestamp: 0 }]);
+    expect(h.agent.state.messages.map((message) => message.role)).toEqual(["system", "user", "custom"]);
     // Carried by the anchor, it stays pending until a model call used that context.
     expect(h.controller.state.pendingInjections.map((entry) => [entry.id, entry.queuedAs])).toEqual([[waiting.id, "anchor"]]);
 

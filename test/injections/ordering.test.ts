@@ -57,7 +57,7 @@ describe("next-turn order on an AgentSession", () => {
   it("compares instants, not text, and keeps arrival order for ties", async () => {
     const { routed, expected } = events();
     const faux = pi.faux();
-    const gamma = pi.disposeAfterTest(await createGammaSession({ artifacts, variant: "base", executors: recordingExecutors(), ...fauxSessionSetup(faux) }));
+    const gamma = pi.disposeAfterTest(await createGammaSession({ artifacts, variant: "base", executors: recordingExecutors(), ...(await fauxSessionSetup(faux)) }));
     for (const injection of routed) gamma.controller.routeUpdate(injection);
     const seen: SeenContext[] = [];
     faux.setResponses([seeing(seen, fauxAssistantMessage("ok"))]);

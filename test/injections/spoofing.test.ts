@@ -1,6 +1,6 @@
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { type Context, fauxAssistantMessage, type Message } from "@mariozechner/pi-ai";
-import { SettingsManager } from "@mariozechner/pi-coding-agent";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import { type Context, fauxAssistantMessage, type Message } from "@earendil-works/pi-ai";
+import { SettingsManager } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   containsReservedTag,
@@ -123,7 +123,7 @@ describe("text pi-coding-agent turns into user messages", () => {
         artifacts,
         variant: "base",
         executors: recordingExecutors(),
-        ...fauxSessionSetup(faux),
+        ...(await fauxSessionSetup(faux)),
         ...NO_KNOWLEDGE_HINTS,
         settingsManager: SettingsManager.inMemory({ compaction: { enabled: false, keepRecentTokens: 1 } }),
       }),

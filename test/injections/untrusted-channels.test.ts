@@ -66,7 +66,7 @@ describe("host tool results on an AgentSession", () => {
     const faux = pi.faux();
     const read: ToolExecutor = async () => ({ content: [{ type: "text", text: UPLOADED }] });
     const gamma = pi.disposeAfterTest(
-      await createGammaSession({ artifacts, variant: "base", executors: { ...recordingExecutors(), read }, ...fauxSessionSetup(faux) }),
+      await createGammaSession({ artifacts, variant: "base", executors: { ...recordingExecutors(), read }, ...(await fauxSessionSetup(faux)) }),
     );
     const seen: SeenContext[] = [];
     faux.setResponses([toolUse(fauxToolCall("read", { path: "uploads/notes.md" })), seeing(seen, fauxAssistantMessage("ok"))]);

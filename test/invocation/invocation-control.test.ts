@@ -6,7 +6,7 @@
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { formatSkillsForPrompt, loadSkillsFromDir } from "@mariozechner/pi-coding-agent";
+import { formatSkillsForPrompt, loadSkillsFromDir } from "@earendil-works/pi-coding-agent";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { init } from "../../src/init.js";

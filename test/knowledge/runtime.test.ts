@@ -5,8 +5,8 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { SettingsManager } from "@mariozechner/pi-coding-agent";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import { SettingsManager } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { SessionProtocolController } from "../../src/runtime/controller.js";
@@ -280,7 +280,7 @@ describe("lifetime: loaded notes survive compaction and restart", () => {
         variant: "base",
         executors: recordingExecutors(),
         onProtocolEvent: (event) => events.push(event),
-        ...fauxSessionSetup(faux),
+        ...(await fauxSessionSetup(faux)),
         settingsManager: SettingsManager.inMemory({ compaction: { enabled: false, keepRecentTokens: 1 } }),
       }),
     );

@@ -1,5 +1,5 @@
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { SettingsManager } from "@mariozechner/pi-coding-agent";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import { SettingsManager } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { renderInjection } from "../../src/runtime/injections/index.js";
@@ -93,7 +93,7 @@ describe("AgentSession.compact re-anchors through session_compact", () => {
       artifacts,
       variant: "base",
       executors: recordingExecutors(),
-      ...fauxSessionSetup(faux),
+      ...(await fauxSessionSetup(faux)),
       settingsManager: SettingsManager.inMemory({ compaction: { enabled: false, keepRecentTokens: 1 } }),
     });
     pi.disposeAfterTest(open);

@@ -72,7 +72,7 @@ function checkBoundary(files: readonly string[], base: string, extension: string
       const name = packageName(edge.specifier);
       if (COMPILER_DEPENDENCIES.includes(name)) problems.push(`${where}: a compiler dependency`);
       else if (RUNTIME_DEPENDENCIES.includes(name)) continue;
-      else if (name.startsWith("@mariozechner/")) {
+      else if (name.startsWith("@earendil-works/")) {
         if (!file.endsWith(`pi-adapter${extension}`)) problems.push(`${where}: Pi outside the adapter`);
       } else if (inRuntime || !edge.typeOnly) problems.push(`${where}: not a node built-in or Pi`);
     }
@@ -100,7 +100,7 @@ describe("the runtime's import boundary", () => {
     const { files, edges } = graph(join(lib, "runtime", "index.js"));
     expect(checkBoundary(files, lib, ".js")).toEqual([]);
     const bare = [...new Set(edges.map((edge) => edge.specifier).filter((specifier) => !specifier.startsWith(".")).map(packageName))].sort();
-    for (const name of bare) expect(name.startsWith("node:") || name.startsWith("@mariozechner/") || RUNTIME_DEPENDENCIES.includes(name), name).toBe(true);
+    for (const name of bare) expect(name.startsWith("node:") || name.startsWith("@earendil-works/") || RUNTIME_DEPENDENCIES.includes(name), name).toBe(true);
   });
 
   it("the checker reports forbidden imports (so the checks above can fail)", () => {
@@ -109,12 +109,12 @@ describe("the runtime's import boundary", () => {
     const bad = join(src, "runtime", "bad.ts");
     writeFileSync(
       bad,
-      'import { parse } from "yaml";\nimport type { ValidSkill } from "../model.js";\nimport { Agent } from "@mariozechner/pi-agent-core";\nexport const x = await import("handlebars");\n',
+      'import { parse } from "yaml";\nimport type { ValidSkill } from "../model.js";\nimport { Agent } from "@earendil-works/pi-agent-core";\nexport const x = await import("handlebars");\n',
     );
     expect(checkBoundary([bad], src, ".ts").map((problem) => problem.replace(/^.*imports /, ""))).toEqual([
       '"yaml": a compiler dependency',
       '"../model.js": outside src/runtime and src/protocol',
-      '"@mariozechner/pi-agent-core": Pi outside the adapter',
+      '"@earendil-works/pi-agent-core": Pi outside the adapter',
       '"handlebars": a compiler dependency',
     ]);
   });

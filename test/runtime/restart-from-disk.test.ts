@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { ModelRegistry, SessionManager } from "@mariozechner/pi-coding-agent";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { SessionProtocolController } from "../../src/runtime/controller.js";
@@ -90,7 +90,7 @@ describe("an AgentSession reloaded from its session file", () => {
     mkdirSync(agentDir);
     const statePath = join(root, "state", "session.json");
     const faux = pi.faux();
-    const { model, authStorage } = keyedFauxModel(faux);
+    const { model, modelRuntime } = await keyedFauxModel(faux);
     const start = async (sessionManager: SessionManager) => {
       const gamma = await createGammaSession({
         artifacts,
@@ -101,8 +101,7 @@ describe("an AgentSession reloaded from its session file", () => {
         cwd,
         agentDir,
         sessionManager,
-        authStorage,
-        modelRegistry: ModelRegistry.inMemory(authStorage),
+        modelRuntime,
         ...NO_KNOWLEDGE_HINTS,
       });
       return pi.disposeAfterTest(gamma);

@@ -1,4 +1,4 @@
-import type { AgentTool } from "@mariozechner/pi-agent-core";
+import type { AgentTool } from "@earendil-works/pi-agent-core";
 import { describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { createTrustedMessage } from "../../src/runtime/messages.js";
@@ -38,7 +38,8 @@ describe("message_user and the yield contract", () => {
     expect(faux.state.callCount).toBe(1);
     expect(faux.getPendingResponseCount()).toBe(1);
     expect(events).toEqual([{ type: "yield", message: "The deck is ready.", toolCallId: expect.any(String), sharedBatch: false }]);
-    expect(agent.state.messages.map((message) => message.role)).toEqual(["user", "assistant", "toolResult"]);
+    // Pi 1.x's transcript leads with the system message that carries the prompt and the tools.
+    expect(agent.state.messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "toolResult"]);
   });
 
   it("a yield that shares its batch still ends the run, and the model is told to call it alone", async () => {
@@ -133,7 +134,7 @@ describe("the yield contract on an AgentSession", () => {
       variant: "base",
       executors: recordingExecutors(),
       onProtocolEvent: (event) => events.push(event),
-      ...fauxSessionSetup(faux),
+      ...(await fauxSessionSetup(faux)),
       ...NO_KNOWLEDGE_HINTS,
     });
     try {

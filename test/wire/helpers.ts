@@ -6,8 +6,9 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { getModel, type Api, type Model } from "@mariozechner/pi-ai";
-import { AuthStorage, ModelRegistry, SessionManager } from "@mariozechner/pi-coding-agent";
+import type { Api, Model } from "@earendil-works/pi-ai";
+import { getModel } from "@earendil-works/pi-ai/compat";
+import { ModelRuntime, SessionManager } from "@earendil-works/pi-coding-agent";
 import type { LoadedArtifacts } from "../../src/runtime/artifacts.js";
 import type { SessionProtocolController } from "../../src/runtime/controller.js";
 import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapter.js";
@@ -92,12 +93,12 @@ export async function runConversation(options: RunOptions): Promise<RunResult> {
     }
     return { controller, dispose: gamma.dispose };
   }
-  const auth = AuthStorage.inMemory();
-  auth.setRuntimeApiKey(model.provider, FAKE_KEY);
   const cwd = tempDir("gamma-wire-");
   const agentDir = join(cwd, ".pi-agent");
   mkdirSync(agentDir);
-  const gamma = await createGammaSession({ ...common, cwd, agentDir, sessionManager: SessionManager.inMemory(cwd), authStorage: auth, modelRegistry: ModelRegistry.inMemory(auth) });
+  const modelRuntime = await ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false });
+  await modelRuntime.setRuntimeApiKey(model.provider, FAKE_KEY);
+  const gamma = await createGammaSession({ ...common, cwd, agentDir, sessionManager: SessionManager.inMemory(cwd), modelRuntime });
   controller = gamma.controller;
   await gamma.session.prompt("Make the deck shorter.");
   if (!options.firstCallOnly) {

@@ -1,5 +1,5 @@
 /** A real Gamma agent (pi-agent-core Agent + controller) on the faux provider, for injection tests. */
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { loadArtifacts } from "../../../src/runtime/artifacts.js";
 import type { SessionProtocolController } from "../../../src/runtime/controller.js";
 import { createGammaAgent } from "../../../src/runtime/pi-adapter.js";

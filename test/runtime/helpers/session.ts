@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { AuthStorage, ModelRegistry, SessionManager } from "@mariozechner/pi-coding-agent";
+import { ModelRuntime, SessionManager } from "@earendil-works/pi-coding-agent";
 import { afterEach } from "vitest";
 import type { VariantName } from "../../../src/protocol/dist-manifest.js";
 import type { LoadedArtifacts } from "../../../src/runtime/artifacts.js";
@@ -46,23 +46,29 @@ export function fauxPerTest(): FauxPerTest {
   };
 }
 
-/** The faux model with Pi's key store and model registry; without a key session.prompt fails after its input hook. */
-export function keyedFauxModel(faux: Faux, authStorage?: AuthStorage | undefined) {
+/**
+ * The faux model in a Pi ModelRuntime of its own (credentials in a temp
+ * folder, no catalog refresh), keyed unless `keyed` is false: without a key
+ * session.prompt fails after its input hook.
+ */
+export async function keyedFauxModel(faux: Faux, options: { keyed?: boolean } = {}) {
   const model = faux.getModel();
-  const auth = authStorage ?? AuthStorage.inMemory();
-  if (authStorage === undefined) auth.setRuntimeApiKey(model.provider, "test-key");
-  return { model, authStorage: auth, modelRegistry: ModelRegistry.inMemory(auth) };
+  const folder = tempDir("gamma-pi-runtime-");
+  const modelRuntime = await ModelRuntime.create({ authPath: join(folder, "auth.json"), modelsPath: null, refreshOnCreate: false });
+  modelRuntime.registerNativeProvider(faux.provider);
+  if (options.keyed !== false) await modelRuntime.setRuntimeApiKey(model.provider, "test-key");
+  return { model, modelRuntime };
 }
 
 /**
  * The Pi half of createGammaSession's options: the keyed faux model, a fresh
  * temp cwd with an empty agent folder, and an in-memory session.
  */
-export function fauxSessionSetup(faux: Faux, options: { authStorage?: AuthStorage | undefined } = {}) {
+export async function fauxSessionSetup(faux: Faux, options: { keyed?: boolean } = {}) {
   const cwd = tempDir("gamma-cwd-");
   const agentDir = join(cwd, ".pi-agent");
   mkdirSync(agentDir);
-  return { ...keyedFauxModel(faux, options.authStorage), cwd, agentDir, sessionManager: SessionManager.inMemory(cwd) };
+  return { ...(await keyedFauxModel(faux, options)), cwd, agentDir, sessionManager: SessionManager.inMemory(cwd) };
 }
 
 /**
