@@ -5,7 +5,7 @@
  * wires it to a Pi Agent or AgentSession.
  */
 import { randomUUID } from "node:crypto";
-import type { VariantName } from "../protocol/dist-manifest.js";
+import type { ToolSchemaArtifact, VariantName } from "../protocol/dist-manifest.js";
 import { renderAnchor } from "./anchor.js";
 import { InjectionDispatcher, type InjectionTransport, type RouteUpdateResult } from "./injections/dispatcher.js";
 import { InjectionQueue, type QueueRecord } from "./injections/queue.js";
@@ -375,6 +375,16 @@ export class SessionProtocolController {
   /** Whether the loop must stop before another model call (a yield happened in this run). */
   shouldStopAfterTurn(): boolean {
     return this.run.yielded !== undefined;
+  }
+
+  /**
+   * The tools a session of this variant starts with: tools.json's, then the
+   * tools of each namespace the variant sends from the start, in the
+   * manifest's order (the order of the cache plan's blocks).
+   */
+  startToolSchemas(): ToolSchemaArtifact[] {
+    const atStart = this.artifacts.manifest.variants[this.variant]?.namespaces ?? [];
+    return [...this.artifacts.tools, ...atStart.flatMap((name) => this.artifacts.namespaces.get(name)?.tools ?? [])];
   }
 
   runtimeExecutors(): Record<RuntimeToolName, ToolExecutor> {

@@ -80,12 +80,13 @@ export interface GammaAgent {
 
 /**
  * A pi-agent-core Agent whose system prompt is exactly the variant's bytes and
- * whose tools are tools.json in its order. A missing host executor throws here.
+ * whose tools are tools.json in its order, then the namespaces the variant
+ * sends from the start. A missing host executor throws here.
  */
 export function createGammaAgent(options: GammaAgentOptions): GammaAgent {
   const controller = resolveController(options);
   const tools = assembleTools({
-    schemas: controller.artifacts.tools,
+    schemas: controller.startToolSchemas(),
     runtime: controller.runtimeExecutors(),
     executors: options.executors,
   });
@@ -282,7 +283,7 @@ export interface GammaSession {
 export async function createGammaSession(options: GammaSessionOptions): Promise<GammaSession> {
   const pi = await import("@earendil-works/pi-coding-agent");
   const controller = resolveController(options);
-  const tools = assembleTools({ schemas: controller.artifacts.tools, runtime: controller.runtimeExecutors(), executors: options.executors });
+  const tools = assembleTools({ schemas: controller.startToolSchemas(), runtime: controller.runtimeExecutors(), executors: options.executors });
   const settingsManager = options.settingsManager ?? pi.SettingsManager.inMemory();
   const inner = new pi.DefaultResourceLoader({
     cwd: options.cwd,
