@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { loadArtifacts } from "../runtime/artifacts.js";
 import type { CachePlan } from "../protocol/cache-plan.js";
 import { resolveProfile, type ProviderModel, type TrafficProfile } from "./profile.js";
-import { loadPromptCachingData, type Lifetime, type PromptCachingData } from "./rules.js";
+import { loadPromptCachingData, type AnthropicModelPrices, type Lifetime, type OpenAIModelPrices, type PromptCachingData } from "./rules.js";
 import { addsToolsInPlace, breakEvenTokens, loadCost, tokenPrices, upFrontCost, type SessionShape } from "./tool-policies.js";
 import type { LoadedArtifacts } from "../runtime/artifacts.js";
 import { buildSchedule, simulateAnthropic, simulateOpenAI, type AnthropicPolicy, type OpenAIPolicy, type ProgressListener, type SimVariant, type Workload } from "./simulate.js";
@@ -120,8 +120,8 @@ export function cost(options: CostOptions = {}): CostResult {
     const progress = options.onProgress === undefined ? undefined : (fraction: number) => options.onProgress?.((done + fraction) / runs.length);
     const outcome =
       run.policy.provider === "anthropic"
-        ? simulateAnthropic(workload, schedule, run.policy, data.providers.anthropic.rules, data.providers.anthropic.models[run.model] as { inputPerMTok: number; minimumTokens: number }, progress)
-        : simulateOpenAI(workload, schedule, run.policy, data.providers.openai.rules, data.providers.openai.models[run.model] as { inputPerMTok: number; cachedInputPerMTok: number }, progress);
+        ? simulateAnthropic(workload, schedule, run.policy, data.providers.anthropic.rules, data.providers.anthropic.models[run.model] as AnthropicModelPrices, progress)
+        : simulateOpenAI(workload, schedule, run.policy, data.providers.openai.rules, data.providers.openai.models[run.model] as OpenAIModelPrices, progress);
     done++;
     const cold = coldVariantReads(workload, run, data);
     for (const variant of outcome) {
@@ -254,8 +254,8 @@ function coldVariantReads(workload: Workload, run: PolicyRun, data: PromptCachin
     const schedule = { session: Int32Array.of(0, 1), call: Int32Array.of(0, 0), second: Int32Array.of(0, 1), sessionVariant: Int32Array.of(other, index), sessions: 2 };
     const outcome =
       run.policy.provider === "anthropic"
-        ? simulateAnthropic(pair, schedule, run.policy, data.providers.anthropic.rules, data.providers.anthropic.models[run.model] as { inputPerMTok: number; minimumTokens: number })
-        : simulateOpenAI(pair, schedule, run.policy, data.providers.openai.rules, data.providers.openai.models[run.model] as { inputPerMTok: number; cachedInputPerMTok: number });
+        ? simulateAnthropic(pair, schedule, run.policy, data.providers.anthropic.rules, data.providers.anthropic.models[run.model] as AnthropicModelPrices)
+        : simulateOpenAI(pair, schedule, run.policy, data.providers.openai.rules, data.providers.openai.models[run.model] as OpenAIModelPrices);
     reads.set(variant.name, outcome[index]?.cachedTokens ?? 0);
   });
   return reads;

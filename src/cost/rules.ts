@@ -27,6 +27,24 @@ export interface OpenAIRules {
   fleetSize: number;
 }
 
+/** An Anthropic model's base input price and minimum cacheable prompt; some Claude 5.x models read at less than `rules.readMultiplier`. */
+export interface AnthropicModelPrices {
+  inputPerMTok: number;
+  minimumTokens: number;
+  /** A read's price as a multiple of base input; default `rules.readMultiplier`. */
+  readMultiplier?: number;
+}
+
+/** An OpenAI model's prices; GPT-5.6 and later also bill cache writes and keep an extended entry for their own ttl. */
+export interface OpenAIModelPrices {
+  inputPerMTok: number;
+  cachedInputPerMTok: number;
+  /** Price of a written (cached) input token; default `inputPerMTok × (1 + rules.writeMultiplier)`. */
+  cacheWritePerMTok?: number;
+  /** Extended retention for this model; default `rules.extendedRetentionSeconds`. */
+  extendedRetentionSeconds?: number;
+}
+
 export interface CacheFact {
   fact: string;
   status: "checked" | "reported" | "assumed";
@@ -37,8 +55,8 @@ export interface PromptCachingData {
   dataVersion: 1;
   readOn: string;
   providers: {
-    anthropic: { rules: AnthropicRules; models: Record<string, { inputPerMTok: number; minimumTokens: number }>; toolAdditionsInPlace?: string[] };
-    openai: { rules: OpenAIRules; models: Record<string, { inputPerMTok: number; cachedInputPerMTok: number }>; toolAdditionsInPlace?: string[] };
+    anthropic: { rules: AnthropicRules; models: Record<string, AnthropicModelPrices>; toolAdditionsInPlace?: string[] };
+    openai: { rules: OpenAIRules; models: Record<string, OpenAIModelPrices>; toolAdditionsInPlace?: string[] };
   };
   facts: CacheFact[];
 }

@@ -11,7 +11,7 @@
  * the end of the tools, of the static prefix, of the variant, and of the
  * session's previous call.
  */
-import type { AnthropicRules, Lifetime, OpenAIRules } from "./rules.js";
+import type { AnthropicModelPrices, AnthropicRules, Lifetime, OpenAIModelPrices, OpenAIRules } from "./rules.js";
 
 export interface SimVariant {
   name: string;
@@ -149,7 +149,7 @@ export function simulateAnthropic(
   schedule: Schedule,
   policy: AnthropicPolicy,
   rules: AnthropicRules,
-  model: { inputPerMTok: number; minimumTokens: number },
+  model: AnthropicModelPrices,
   onProgress?: ProgressListener,
 ): VariantOutcome[] {
   const totals = new Totals(workload.variants.length);
@@ -188,7 +188,7 @@ export function simulateAnthropic(
     else if (plan && t - prefixUsed <= staticLife && prefixEnd >= minimum) read = prefixEnd;
     else if (t - toolsUsed <= staticLife && toolsEnd >= minimum) read = toolsEnd;
     // Everything past the read point up to the last cacheable breakpoint is written, at the lifetime of its block.
-    let cost = read * rules.readMultiplier;
+    let cost = read * (model.readMultiplier ?? rules.readMultiplier);
     let from = read;
     const staticEnd = plan ? prefixEnd : variantEnd;
     if (end >= minimum) {
@@ -217,14 +217,15 @@ export function simulateOpenAI(
   schedule: Schedule,
   policy: OpenAIPolicy,
   rules: OpenAIRules,
-  model: { inputPerMTok: number; cachedInputPerMTok: number },
+  model: OpenAIModelPrices,
   onProgress?: ProgressListener,
 ): VariantOutcome[] {
   const totals = new Totals(workload.variants.length);
   const ends = boundaries(workload);
   const V = workload.variants.length;
   const fleet = rules.fleetSize;
-  const expiry = policy.retention === "24h" ? rules.extendedRetentionSeconds : rules.idleExpirySeconds;
+  // GPT-5.6 and later: extended retention is an explicit ttl of their own, writes have their own price.
+  const expiry = policy.retention === "24h" ? (model.extendedRetentionSeconds ?? rules.extendedRetentionSeconds) : rules.idleExpirySeconds;
   const never = -1e18;
   const prefixUsed = new Float64Array(fleet).fill(never);
   const variantUsed = new Float64Array(fleet * V).fill(never);
@@ -241,6 +242,7 @@ export function simulateOpenAI(
   const refill = rules.overflowRequestsPerMinute / 60;
   const price = model.inputPerMTok / 1e6;
   const cachedPrice = model.cachedInputPerMTok / 1e6;
+  const writePrice = model.cacheWritePerMTok === undefined ? price * (1 + rules.writeMultiplier) : model.cacheWritePerMTok / 1e6;
   const step = rules.stepTokens;
   const minimum = rules.minimumTokens;
   let random = 0x2545f491;
@@ -274,7 +276,7 @@ export function simulateOpenAI(
     totals.calls[v] = (totals.calls[v] as number) + 1;
     totals.input[v] = (totals.input[v] as number) + end;
     totals.cached[v] = (totals.cached[v] as number) + cached;
-    totals.cost[v] = (totals.cost[v] as number) + cached * cachedPrice + (end - cached) * price * (1 + (end >= minimum ? rules.writeMultiplier : 0));
+    totals.cost[v] = (totals.cost[v] as number) + cached * cachedPrice + (end - cached) * (end >= minimum ? writePrice : price);
     prefixUsed[machine] = t;
     variantUsed[machine * V + v] = t;
     sessionMachine[s] = machine;

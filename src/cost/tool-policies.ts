@@ -24,13 +24,14 @@ export interface TokenPrices {
 export function tokenPrices(data: PromptCachingData, { provider, model }: ProviderModel): TokenPrices {
   if (provider === "anthropic") {
     const rules = data.providers.anthropic.rules;
-    const price = (data.providers.anthropic.models[model]?.inputPerMTok ?? 0) / 1e6;
-    return { read: price * rules.readMultiplier, write: price * rules.writeMultiplier["5m"] };
+    const entry = data.providers.anthropic.models[model];
+    const price = (entry?.inputPerMTok ?? 0) / 1e6;
+    return { read: price * (entry?.readMultiplier ?? rules.readMultiplier), write: price * rules.writeMultiplier["5m"] };
   }
   const rules = data.providers.openai.rules;
   const entry = data.providers.openai.models[model];
   const price = (entry?.inputPerMTok ?? 0) / 1e6;
-  return { read: (entry?.cachedInputPerMTok ?? 0) / 1e6, write: price * (1 + rules.writeMultiplier) };
+  return { read: (entry?.cachedInputPerMTok ?? 0) / 1e6, write: entry?.cacheWritePerMTok === undefined ? price * (1 + rules.writeMultiplier) : entry.cacheWritePerMTok / 1e6 };
 }
 
 /** Whether the model takes tool additions in place (every byte before the load point stays), per the data file. */

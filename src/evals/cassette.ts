@@ -39,7 +39,9 @@ export interface Cassette {
 
 /**
  * The fingerprint of what a model call carries, stable between identical
- * runs. The system prompt and the tools are the same on every call of a
+ * runs: the prompt and tools of the transcript's leading system message,
+ * then every later message (a later system message with its tool changes
+ * included). The prompt and the tools are the same on every call of a
  * run, so their digests are kept; object keys are sorted (a provider's
  * reply and its cassette copy may order them differently).
  */
@@ -52,6 +54,15 @@ export function contextFingerprint(context: ModelContext): string {
         return { role: "assistant", content: replyContent(message.content) };
       case "toolResult":
         return { role: "toolResult", toolCallId: message.toolCallId, toolName: message.toolName, isError: message.isError, content: message.content };
+      case "system":
+        // A later system message of the transcript: added instructions and tool changes, where they happen.
+        return {
+          role: "system",
+          content: typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content,
+          sections: message.sections ?? {},
+          toolsAdded: (message.toolsAdded ?? []).map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
+          toolsRemoved: (message.toolsRemoved ?? []).map((tool) => tool.name),
+        };
     }
   });
   return sha256(`${promptDigest(context.systemPrompt ?? "")}\n${toolsDigest(context.tools ?? [])}\n${JSON.stringify(sortKeysDeep(messages))}`);

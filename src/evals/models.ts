@@ -30,6 +30,7 @@ const KEY_VARIABLES: Readonly<Record<string, string>> = {
   "cloudflare-workers-ai": "CLOUDFLARE_API_KEY",
   "cloudflare-ai-gateway": "CLOUDFLARE_API_KEY",
   "azure-openai-responses": "AZURE_OPENAI_API_KEY",
+  azure: "AZURE_OPENAI_API_KEY",
   "amazon-bedrock": "AWS_PROFILE",
 };
 

@@ -71,7 +71,9 @@ export { MAX_BREAKPOINTS, systemBlocks, type SystemBlock } from "./cache-plan.js
 export {
   promptCacheKeys,
   supportsLongRetention,
+  EXPLICIT_MODE_LONG_TTL,
   type CacheTtl,
+  type CacheWarming,
   type PromptCacheKeyInput,
   type PromptCacheKeyPolicy,
   type PromptCacheOptions,

@@ -37,7 +37,7 @@ import type { InjectionTransport } from "./injections/dispatcher.js";
 import { prepareMessagesForModel } from "./injections/transport.js";
 import { ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE, dropStaleAnchors, isGammaCustomMessage, type GammaCustomMessage } from "./messages.js";
 import { systemBlocks } from "./cache-plan.js";
-import { checkPromptCacheOptions, promptCacheKeys, shapeProviderPayload, type PromptCacheOptions } from "./prompt-cache.js";
+import { checkPromptCacheOptions, promptCacheKeys, shapeProviderPayload, type CacheWarming, type PromptCacheOptions } from "./prompt-cache.js";
 import { SESSION_ENTRY_TYPE } from "./audit/readers.js";
 import { assembleTools, type HostExecutors, type RuntimeTool, type ToolOutcome } from "./tools.js";
 import type { ToolCallSummary } from "./yield.js";
@@ -289,7 +289,7 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
     cwd: options.cwd,
     agentDir: options.agentDir,
     settingsManager,
-    extensionFactories: [(api) => gammaExtension(api, controller, tools)],
+    extensionFactories: [(api) => gammaExtension(api, controller, tools, options.promptCache?.cacheWarming ?? "off")],
     noExtensions: true,
     noSkills: true,
     noPromptTemplates: true,
@@ -369,11 +369,12 @@ function applyCachePlan(agent: Agent, controller: SessionProtocolController, cac
   const previous = agent.onPayload;
   agent.onPayload = async (payload, payloadModel) => {
     const earlier = await previous?.(payload, payloadModel);
-    return shapeProviderPayload(earlier ?? payload, { api: payloadModel.api, modelId: payloadModel.id, systemPrompt, blocks, promptCacheKey, options: cache });
+    const explicitPromptCacheMode = (payloadModel.compat as { supportsExplicitPromptCacheMode?: boolean } | undefined)?.supportsExplicitPromptCacheMode === true;
+    return shapeProviderPayload(earlier ?? payload, { api: payloadModel.api, modelId: payloadModel.id, explicitPromptCacheMode, systemPrompt, blocks, promptCacheKey, options: cache });
   };
 }
 
-function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController, tools: readonly RuntimeTool[]): void {
+function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController, tools: readonly RuntimeTool[], cacheWarming: CacheWarming): void {
   for (const tool of tools) {
     api.registerTool({
       name: tool.name,
@@ -405,6 +406,8 @@ function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController
     return { messages: pinVariantTranscript(dropStaleAnchors(neutraliseUntrusted(event.messages)), controller.systemPrompt) as AgentMessage[] };
   });
   api.on("session_compact", () => api.sendMessage(customPayload(controller.anchorMessage())));
+  // Pi's cache warming sends paid refresh requests after a run; the host opts in (PromptCacheOptions.cacheWarming).
+  if (cacheWarming === "off") api.on("cache_warming_decision", () => ({ action: "stop" }));
 }
 
 /** The fields Pi's sendCustomMessage/sendMessage take; Pi stamps its own timestamp. */

@@ -6,10 +6,20 @@
  *
  * - anthropic-messages: the system prompt as one text block per plan block,
  *   `cache_control` at the end of the static prefix and of the variant tail,
- *   plus pi-ai's own on the last tool and the newest message: at most 4.
+ *   plus one on the last real tool (not Pi's deferred placeholder, which pi-ai
+ *   1.x appends on models that take tool changes mid-conversation) and pi-ai's
+ *   own on the newest message: at most 4. Later `system`-role messages (tool
+ *   changes) stay in `messages` as Pi wrote them.
  * - openai-completions / openai-responses: `prompt_cache_key` on every request
- *   (the policy below), `prompt_cache_retention` when asked, and explicit
- *   breakpoints at the plan's boundaries behind a host setting.
+ *   (the policy below), extended retention when asked (`prompt_cache_retention:
+ *   "24h"`, or on models with explicit prompt-cache options, GPT-5.6 and later,
+ *   `prompt_cache_options.ttl`), and explicit breakpoints at the plan's
+ *   boundaries behind a host setting. Responses' `additional_tools` items
+ *   (GPT-5.6 and later carry the tools in `input`) are left as Pi wrote them.
+ *
+ * Every rule reads only the payload and the model: the same transcript gives
+ * the same bytes, which Anthropic's message threads (their hash covers the
+ * shaped `system` and `tools`) and every prefix cache need.
  */
 import { createHash } from "node:crypto";
 import { MAX_BREAKPOINTS, type SystemBlock } from "./cache-plan.js";
@@ -36,7 +46,12 @@ export interface PromptCacheOptions {
   anthropicTtl?: { static?: CacheTtl; variantTail?: CacheTtl };
   /** OpenAI `prompt_cache_key`; default {@link promptCacheKeys.perSession}. */
   promptCacheKey?: PromptCacheKeyPolicy;
-  /** Ask OpenAI for extended retention (`prompt_cache_retention: "24h"`) where the model supports it. */
+  /**
+   * Ask OpenAI for extended retention where the model supports it:
+   * `prompt_cache_retention: "24h"`, or on a model with explicit prompt-cache
+   * options (GPT-5.6 and later in pi-ai's catalog) `prompt_cache_options: { ttl }`
+   * with {@link EXPLICIT_MODE_LONG_TTL}.
+   */
   longRetention?: boolean;
   /** Models (by id) that accept `prompt_cache_retention`; default {@link supportsLongRetention}. */
   longRetentionModels?: (modelId: string) => boolean;
@@ -46,7 +61,18 @@ export interface PromptCacheOptions {
    * not know the field may refuse it.
    */
   explicitBreakpoints?: boolean;
+  /**
+   * Pi's cache warming on a session (pi-coding-agent 1.x): refresh requests
+   * Pi may send up to 30 minutes after a run so the next turn finds the
+   * prefix warm. `"off"` (the default) vetoes every one; `"pi"` leaves the
+   * decision to Pi's cost estimate and its `cacheWarming` setting. A warm
+   * request carries the same pinned prompt and cache plan as a real one.
+   * See `gamma-prompt cost` for what a refresh costs against a miss.
+   */
+  cacheWarming?: CacheWarming;
 }
+
+export type CacheWarming = "off" | "pi";
 
 /** 16 hex digits of sha256: short, stable, and no raw session id on the wire. */
 function digest(text: string): string {
@@ -78,9 +104,14 @@ export function supportsLongRetention(modelId: string): boolean {
   return /^(gpt-4\.1|gpt-5)/.test(modelId);
 }
 
+/** The extended lifetime pi-ai 1.x asks for on models with explicit prompt-cache options (its `cacheRetention: "long"`). */
+export const EXPLICIT_MODE_LONG_TTL = "30m";
+
 export interface PayloadContext {
   api: string;
   modelId: string;
+  /** The model takes `prompt_cache_options` instead of `prompt_cache_retention` (pi-ai's `compat.supportsExplicitPromptCacheMode`). */
+  explicitPromptCacheMode?: boolean;
   systemPrompt: string;
   blocks: readonly SystemBlock[];
   /** The key for this session (undefined: none). */
@@ -136,7 +167,9 @@ function shapeAnthropic(payload: Json, context: PayloadContext): Json {
   }
   const tools = payload["tools"];
   if (Array.isArray(tools) && tools.length > 0) {
-    const last = tools.length - 1;
+    // The plan's tools block ends at the last tool the model can call now; a deferred one after it (Pi's
+    // placeholder) stays in the cached prefix, covered by the static prefix's breakpoint.
+    const last = tools.findLastIndex((tool) => isRecord(tool) && tool["defer_loading"] !== true);
     payload["tools"] = tools.map((tool, index) => (isRecord(tool) ? (index === last ? { ...withoutCacheControl(tool), cache_control: cacheControl(staticTtl) } : withoutCacheControl(tool)) : tool));
   }
   keepNewestMessageBreakpoint(payload);
@@ -179,8 +212,14 @@ function shapeOpenAI(payload: Json, context: PayloadContext): Json {
   if (context.promptCacheKey === undefined) delete payload["prompt_cache_key"];
   else payload["prompt_cache_key"] = context.promptCacheKey;
   const longRetention = context.options.longRetention === true && (context.options.longRetentionModels ?? supportsLongRetention)(context.modelId);
-  if (longRetention) payload["prompt_cache_retention"] = "24h";
-  else delete payload["prompt_cache_retention"];
+  delete payload["prompt_cache_retention"];
+  if (context.explicitPromptCacheMode === true) {
+    // Pi's own `prompt_cache_options` (e.g. `{ mode: "explicit" }` for cacheRetention "none") stays unless a ttl is asked for.
+    const options = isRecord(payload["prompt_cache_options"]) ? withoutKey(payload["prompt_cache_options"], "ttl") : {};
+    const next = longRetention ? { ...options, ttl: EXPLICIT_MODE_LONG_TTL } : options;
+    if (Object.keys(next).length > 0) payload["prompt_cache_options"] = next;
+    else delete payload["prompt_cache_options"];
+  } else if (longRetention) payload["prompt_cache_retention"] = "24h";
   if (context.options.explicitBreakpoints === true) markExplicitBreakpoints(payload, context);
   return payload;
 }
@@ -198,6 +237,10 @@ function markExplicitBreakpoints(payload: Json, context: PayloadContext): void {
     text: block.text,
     ...(block.breakpoint ? { prompt_cache_breakpoint: { mode: "explicit" } } : {}),
   }));
+}
+
+function withoutKey(record: Json, key: string): Json {
+  return Object.fromEntries(Object.entries(record).filter(([name]) => name !== key));
 }
 
 function isRecord(value: unknown): value is Json {

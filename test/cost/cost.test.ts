@@ -75,6 +75,33 @@ describe("gamma-prompt cost (library)", () => {
   });
 });
 
+describe("model families pi-ai 1.x knows", () => {
+  it("prices GPT-5.6 cache writes and Claude 5.5's cheaper reads from the data file", () => {
+    const data = loadPromptCachingData();
+    expect(data.providers.openai.models["gpt-5.6-sol"]).toMatchObject({ cacheWritePerMTok: 5, extendedRetentionSeconds: 1800 });
+    const profile = { durationMinutes: 5, sessionsPerMinute: 20 };
+    const priced = (model: string, provider: "anthropic" | "openai") => cost({ root: repoRoot, profile: { ...profile, models: [{ provider, model }] } }).rows;
+    // gpt-6-sol and gpt-5.6-terra share input and cached prices; the same traffic costs the same.
+    const terra = row(priced("gpt-5.6-terra", "openai"), "gpt-5.6-terra", "per-session key, in-memory", "base");
+    const sol6 = row(priced("gpt-6-sol", "openai"), "gpt-6-sol", "per-session key, in-memory", "base");
+    expect(terra?.inputCostPer1000Sessions).toBeCloseTo(sol6?.inputCostPer1000Sessions ?? 0, 6);
+    // Writes billed at 1.25x input: more than the same traffic priced as a pre-5.6 model with equal input and cached prices.
+    const unbilledWrites = { ...data.providers.openai.models["gpt-5.6-terra"], cacheWritePerMTok: undefined };
+    data.providers.openai.models["gpt-terra-without-write-price"] = unbilledWrites as never;
+    try {
+      const unbilled = row(priced("gpt-terra-without-write-price", "openai"), "gpt-terra-without-write-price", "per-session key, in-memory", "base");
+      expect(terra?.inputCostPer1000Sessions).toBeGreaterThan(unbilled?.inputCostPer1000Sessions ?? Infinity);
+    } finally {
+      delete data.providers.openai.models["gpt-terra-without-write-price"];
+    }
+    // Sonnet 5.5 reads at 0.05x, Sonnet 5 at 0.1x, same input price: the same cached fraction costs less on 5.5.
+    const sonnet55 = row(priced("claude-sonnet-5-5", "anthropic"), "claude-sonnet-5-5", "plan's breakpoints, 5m", "base");
+    const sonnet5 = row(priced("claude-sonnet-5", "anthropic"), "claude-sonnet-5", "plan's breakpoints, 5m", "base");
+    expect(sonnet55?.cachedFraction).toBeCloseTo(sonnet5?.cachedFraction ?? 0, 6);
+    expect(sonnet55?.inputCostPer1000Sessions).toBeLessThan(sonnet5?.inputCostPer1000Sessions ?? 0);
+  });
+});
+
 describe("invalidation cost", () => {
   it("prices an edit per affected variant: a tool change costs every variant its whole prompt, a tail change only that variant's tail", () => {
     const plan = loadArtifacts({ distDir: join(repoRoot, "dist") }).cachePlan;

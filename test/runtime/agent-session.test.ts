@@ -159,3 +159,21 @@ describe("a tool change mid-session (Pi 1.x announces it with a later system mes
     expectChangeInPlace(seen, "import");
   });
 });
+
+describe("Pi's cache warming on a session", () => {
+  const decision = { type: "cache_warming_decision" as const, warmCost: 0.01, missCost: 0.2, continuationProbability: 0.8, action: "warm" as const };
+
+  it("is vetoed by default: every refresh Pi would send is stopped", async () => {
+    const { gamma } = await sessionFor("base");
+    expect(await gamma.session.extensionRunner.emitCacheWarmingDecision({ ...decision })).toBe("stop");
+  });
+
+  it("is Pi's own decision with promptCache.cacheWarming 'pi'", async () => {
+    const faux = pi.faux();
+    const gamma = pi.disposeAfterTest(
+      await createGammaSession({ artifacts, variant: "base", executors: recordingExecutors(), ...(await fauxSessionSetup(faux)), promptCache: { cacheWarming: "pi" } }),
+    );
+    expect(await gamma.session.extensionRunner.emitCacheWarmingDecision({ ...decision })).toBe("warm");
+    expect(await gamma.session.extensionRunner.emitCacheWarmingDecision({ ...decision, action: "stop" })).toBe("stop");
+  });
+});

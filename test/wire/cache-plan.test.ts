@@ -177,3 +177,52 @@ describe("the README's first request of a deck-generation session", () => {
     expect(readme).toContain(`the first request of a \`deck-generation\` session reads **${read.toLocaleString("en-US")} tokens** from`);
   });
 });
+
+// Models pi-ai 1.x gives newer request shapes: tool changes in place on Claude 5.x (a deferred placeholder as the
+// last tool, later tools in system-role messages), tools as `additional_tools` input items and explicit
+// prompt-cache options on GPT-5.6 and later.
+describe.each(PATHS)("pi-ai 1.x payloads of newer models on the %s path", (path) => {
+  it("claude-sonnet-5-5: the tools breakpoint stays on the last real tool, Pi's deferred placeholder after it; the plan's system blocks; append-only", async () => {
+    const { requests } = await conversation(path, "anthropic-messages", "deck-generation", { modelId: "claude-sonnet-5-5" });
+    expect(requests).toHaveLength(4);
+    const blocks = systemBlocks(plan, "deck-generation", artifacts.variants["deck-generation"] ?? "");
+    for (const request of requests) {
+      const tools = request.body["tools"] as Array<Record<string, unknown>>;
+      expect(tools.map((tool) => tool["name"])).toEqual([...artifacts.tools.map((tool) => tool.name), "__pi_deferred_placeholder__"]);
+      expect(tools.at(-1)).toMatchObject({ defer_loading: true });
+      expect(tools.at(-1)?.["cache_control"]).toBeUndefined();
+      expect(request.body["system"]).toEqual(blocks.map((block) => ({ type: "text", text: block.text, cache_control: { type: "ephemeral" } })));
+      // pi-ai 1.x sends system-role messages inside `messages` on these models (kept as Pi wrote them); the
+      // newest breakpoint sits on the last content block there is.
+      const messages = request.body["messages"] as Array<{ role: string; content: unknown[] }>;
+      expect(messages.some((message) => message.role === "system")).toBe(true);
+      const last = messages.findLastIndex((message) => message.content.length > 0);
+      expect(breakpointPaths(request.body)).toEqual([
+        `tools[${tools.length - 2}]`,
+        ...blocks.map((_block, index) => `system[${index}]`),
+        `messages[${last}].content[${(messages[last]?.content.length ?? 1) - 1}]`,
+      ]);
+    }
+    expectAppendOnly(requests);
+  });
+
+  it("gpt-5.6-sol (Responses): tools as an additional_tools item, the variant's bytes as the developer message, the key on every request, retention as prompt_cache_options", async () => {
+    const plain = await conversation(path, "openai-responses", "deck-generation", { modelId: "gpt-5.6-sol" });
+    expect(plain.requests).toHaveLength(4);
+    for (const request of plain.requests) {
+      expect(request.body["tools"]).toBeUndefined();
+      const [tools, developer] = history(request) as Array<Record<string, unknown>>;
+      expect(tools).toMatchObject({ type: "additional_tools", role: "developer" });
+      expect((tools?.["tools"] as Array<{ name: string }>).map((tool) => tool.name)).toEqual(artifacts.tools.map((tool) => tool.name));
+      expect(developer).toEqual({ role: "developer", content: artifacts.variants["deck-generation"] });
+      expect(request.body["prompt_cache_key"]).toMatch(/^gp-[0-9a-f]{12}-[0-9a-f]{16}$/);
+      expect(request.body["prompt_cache_key"]).toBe(plain.requests[0]?.body["prompt_cache_key"]);
+      expect(request.body["prompt_cache_retention"]).toBeUndefined();
+      expect(request.body["prompt_cache_options"]).toBeUndefined();
+    }
+    expectAppendOnly(plain.requests);
+    const long = await conversation(path, "openai-responses", "deck-generation", { modelId: "gpt-5.6-sol", firstCallOnly: true, promptCache: { longRetention: true } });
+    expect(long.requests[0]?.body["prompt_cache_options"]).toEqual({ ttl: "30m" });
+    expect(long.requests[0]?.body["prompt_cache_retention"]).toBeUndefined();
+  });
+});

@@ -6,8 +6,8 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Api, Model } from "@earendil-works/pi-ai";
-import { getModel } from "@earendil-works/pi-ai/compat";
+import { createProvider, type Api, type Model, type Provider } from "@earendil-works/pi-ai";
+import { getModel, getModels, streamSimple } from "@earendil-works/pi-ai/compat";
 import { ModelRuntime, SessionManager } from "@earendil-works/pi-coding-agent";
 import type { LoadedArtifacts } from "../../src/runtime/artifacts.js";
 import type { SessionProtocolController } from "../../src/runtime/controller.js";
@@ -23,11 +23,24 @@ export type RuntimePath = "agent" | "session";
 
 export const FAKE_KEY = "sk-wire-test";
 
-/** A real pi-ai model definition with its base URL moved to the loopback server. */
-export function wireModel(protocol: WireProtocol, server: WireServer): Model<Api> {
-  if (protocol === "anthropic-messages") return { ...getModel("anthropic", "claude-sonnet-4-5"), baseUrl: server.url };
-  const gpt = getModel("openai", "gpt-5");
+/** A real pi-ai model definition (by default Claude Sonnet 4.5 or GPT-5) with its base URL moved to the loopback server. */
+export function wireModel(protocol: WireProtocol, server: WireServer, modelId?: string): Model<Api> {
+  if (protocol === "anthropic-messages") return { ...getModel("anthropic", (modelId ?? "claude-sonnet-4-5") as "claude-sonnet-4-5"), baseUrl: server.url };
+  const gpt = getModel("openai", (modelId ?? "gpt-5") as "gpt-5");
   return { ...gpt, api: protocol, baseUrl: `${server.url}/v1` } as Model<Api>;
+}
+
+/**
+ * The session path's provider for `model.provider`: pi-ai's real clients chosen by `model.api`, as on the
+ * low-level path (the ModelRuntime's own OpenAI provider speaks Responses only, whatever `api` the model says).
+ */
+function loopbackProvider(id: string): Provider {
+  return createProvider({
+    id,
+    auth: { apiKey: { name: "Loopback key", resolve: async ({ credential }) => (credential?.key === undefined ? undefined : { auth: { apiKey: credential.key } }) } },
+    models: getModels(id as Parameters<typeof getModels>[0]),
+    api: { stream: streamSimple, streamSimple },
+  });
 }
 
 /** The model's answers for the run below: four model calls over two user turns. */
@@ -54,6 +67,8 @@ export interface RunOptions {
   promptCache?: PromptCacheOptions;
   /** Only the first model call (e.g. the first request of a new session). */
   firstCallOnly?: boolean;
+  /** pi-ai's model id; default {@link wireModel}'s. */
+  modelId?: string;
 }
 
 export interface RunResult {
@@ -73,7 +88,7 @@ export async function runConversation(options: RunOptions): Promise<RunResult> {
       return { content: [{ type: "text" as const, text: "<brief>r1</brief>" }] };
     },
   };
-  const model = wireModel(options.protocol, server);
+  const model = wireModel(options.protocol, server, options.modelId);
   const common = {
     artifacts: options.artifacts,
     variant: options.variant as never,
@@ -97,6 +112,7 @@ export async function runConversation(options: RunOptions): Promise<RunResult> {
   const agentDir = join(cwd, ".pi-agent");
   mkdirSync(agentDir);
   const modelRuntime = await ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false });
+  modelRuntime.registerNativeProvider(loopbackProvider(model.provider));
   await modelRuntime.setRuntimeApiKey(model.provider, FAKE_KEY);
   const gamma = await createGammaSession({ ...common, cwd, agentDir, sessionManager: SessionManager.inMemory(cwd), modelRuntime });
   controller = gamma.controller;

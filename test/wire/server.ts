@@ -56,7 +56,8 @@ export async function startWireServer(): Promise<WireServer> {
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
-      const url = req.url ?? "";
+      // Without the query (Anthropic beta requests add `?beta=true`).
+      const url = (req.url ?? "").split("?")[0] ?? "";
       const protocol: WireProtocol = url.endsWith("/messages") ? "anthropic-messages" : url.endsWith("/chat/completions") ? "openai-completions" : "openai-responses";
       const recorded: RecordedRequest = { protocol, headers: req.headers, body };
       if (protocol === "anthropic-messages") recorded.cache = anthropicCacheUse(body, anthropicCache);
