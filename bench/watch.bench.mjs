@@ -130,7 +130,7 @@ function waitForManifestContaining(path, marker) {
 
 /** Copies the embedded default and tops it up with synthetic skills to `skillCount` (0: none added). */
 async function createProject(dir, skillCount) {
-  for (const source of ["skills", "prompts", join("schemas", "tools")]) {
+  for (const source of ["skills", "prompts", join("schemas", "tools"), join("schemas", "namespaces")]) {
     await cp(join(repo, source), join(dir, source), { recursive: true });
   }
   const embedded = (await readdir(join(dir, "skills"))).length;
