@@ -117,19 +117,20 @@ function resolveNamespace(
 
 /** The skill description rules, applied to a namespace's description (it is a trigger in a catalog too). */
 function descriptionDiagnostic(located: PositionedSource, description: string): Diagnostic | undefined {
-  const range = rangeAt(located, ["description"]);
+  // Positions are worked out only for a finding: a clean namespace never loads the YAML library.
+  const at = (): ReturnType<typeof rangeAt> => rangeAt(located, ["description"]);
   const file = located.file;
-  if (description.trim() === "") return createDiagnostic("namespace/description", file, range, "Unexpected blank description, expected the task that needs the namespace in direct terms");
+  if (description.trim() === "") return createDiagnostic("namespace/description", file, at(), "Unexpected blank description, expected the task that needs the namespace in direct terms");
   const length = [...description].length;
   if (length > MAX_DESCRIPTION_CODE_POINTS) {
-    return createDiagnostic("namespace/description", file, range, `Unexpected description of ${length} code points, expected at most ${MAX_DESCRIPTION_CODE_POINTS}`);
+    return createDiagnostic("namespace/description", file, at(), `Unexpected description of ${length} code points, expected at most ${MAX_DESCRIPTION_CODE_POINTS}`);
   }
-  if (/[<>]/.test(description)) return createDiagnostic("namespace/description", file, range, "Unexpected angle bracket in description, expected plain text without < or > (the namespace catalog is XML)");
+  if (/[<>]/.test(description)) return createDiagnostic("namespace/description", file, at(), "Unexpected angle bracket in description, expected plain text without < or > (the namespace catalog is XML)");
   if (!statesTrigger(description)) {
     return createDiagnostic(
       "namespace/description-trigger",
       file,
-      range,
+      at(),
       `Unexpected description that says what the namespace is but not when to load it, expected the matching task in direct terms ("Use for …", "Use when …")`,
     );
   }
