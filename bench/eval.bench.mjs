@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Agent } from "@earendil-works/pi-agent-core";
-import { fauxAssistantMessage, registerFauxProvider } from "@earendil-works/pi-ai/compat";
+import { fauxAssistantMessage, registerFauxProvider, streamSimple } from "@earendil-works/pi-ai/compat";
 import { parse } from "yaml";
 import { runEvals } from "../lib/index.js";
 import { loadArtifacts } from "../lib/runtime/index.js";
@@ -28,7 +28,7 @@ async function bareAgents() {
     const faux = registerFauxProvider({ tokenSize: { min: 1_000_000, max: 1_000_000 } });
     faux.setResponses(cassette.calls.map((call) => fauxAssistantMessage(call.reply.content, { stopReason: call.reply.stopReason })));
     const tools = artifacts.tools.map((tool) => ({ name: tool.name, label: tool.name, description: tool.description, parameters: tool.parameters, execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }) }));
-    const agent = new Agent({ initialState: { systemPrompt: artifacts.variants[scenario.variant], model: faux.getModel(), tools } });
+    const agent = new Agent({ initialState: { systemPrompt: artifacts.variants[scenario.variant], model: faux.getModel(), tools }, streamFn: streamSimple });
     for (const turn of scenario.turns) await agent.prompt(turn);
     faux.unregister();
   }

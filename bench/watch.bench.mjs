@@ -3,13 +3,15 @@
 // dist/manifest.json on disk, minus the debounce. The watcher runs as the real
 // CLI in its own process; this process only writes and observes dist/.
 import { spawn } from "node:child_process";
-import { readFileSync, watch as watchFolder } from "node:fs";
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { watch as watchFolder } from "node:fs";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { createProject } from "./helpers/synthetic-project.mjs";
+import { loadLine, median, percentile, processCpuMs } from "./helpers/live-process.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SKILLS = 1000;
@@ -126,72 +128,4 @@ function waitForManifestContaining(path, marker) {
     const poll = setInterval(() => void check(), 5);
     void check();
   });
-}
-
-/** Copies the embedded default and tops it up with synthetic skills to `skillCount` (0: none added). */
-async function createProject(dir, skillCount) {
-  for (const source of ["skills", "prompts", join("schemas", "tools"), join("schemas", "namespaces")]) {
-    await cp(join(repo, source), join(dir, source), { recursive: true });
-  }
-  const embedded = (await readdir(join(dir, "skills"))).length;
-  if (skillCount === 0) return embedded;
-  // 1,000 skills make a catalog far over the default budgets; this project raises them.
-  await writeFile(
-    join(dir, "gamma-prompt.config.json"),
-    `${JSON.stringify({ budgets: { prefixTokens: 2_000_000, catalogTokens: 2_000_000 } }, null, 2)}\n`,
-  );
-  for (let i = 0; i < skillCount - embedded; i++) {
-    const name = `synthetic-${String(i).padStart(4, "0")}`;
-    await mkdir(join(dir, "skills", name), { recursive: true });
-    await writeFile(join(dir, "skills", name, "SKILL.md"), syntheticSkill(name, i));
-  }
-  return skillCount;
-}
-
-function syntheticSkill(name, i) {
-  const topics = ["charts", "tables", "themes", "images", "speaker notes", "layouts", "citations", "exports"];
-  const topic = topics[i % topics.length];
-  const lines = [
-    "---",
-    `name: ${name}`,
-    "type: reference",
-    `description: Use when a card needs ${topic} guidance for case ${i}; covers limits, defaults and common mistakes.`,
-    "requiresSkills: []",
-    "conflictsWith: []",
-    "---",
-    "",
-    `# ${topic} reference ${i}`,
-    "",
-  ];
-  for (let section = 0; section < 6; section++) {
-    lines.push(`## Section ${section + 1}`, "");
-    for (let row = 0; row < 5; row++) lines.push(`- Rule ${section}.${row}: keep ${topic} consistent with the deck theme and the card's layout.`);
-    lines.push("");
-  }
-  return lines.join("\n");
-}
-
-/** User + system CPU milliseconds a running process has used so far (Linux /proc; undefined elsewhere). */
-function processCpuMs(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command name: state is field 3, utime and stime are fields 14 and 15 (clock ticks of 10 ms).
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
-
-function loadLine() {
-  return `load average ${loadavg().map((value) => value.toFixed(2)).join(" ")} on ${cpus().length} cores`;
-}
-
-function median(values) {
-  return percentile(values, 0.5);
-}
-
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 }

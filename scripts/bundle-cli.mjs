@@ -15,7 +15,7 @@
 // - Every chunk sits beside lib/package-paths.js, at the top of lib/, so the
 //   paths the package finds from its own module URL stay what they are.
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rolldown } from "rolldown";
@@ -104,3 +104,5 @@ await bundle.write({
   },
 });
 await bundle.close();
+// The entry is the package's bin: npx and npm run it as a file, so it must be executable whatever mode the bundler wrote.
+chmodSync(entry, 0o755);

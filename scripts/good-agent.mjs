@@ -70,6 +70,15 @@ const SCRIPTS = {
     [todo(plan("deck-generation", 14, { done: [1, 2], blocked: { 3: "The meeting notes are not in uploads/" }, current: 4 }))],
     [present("I could not find your meeting notes in uploads/. Could you upload them, or paste the key points here?")],
   ],
+  // The one scenario where the model slips: it acts before loading the workflow the turn requires, and the
+  // runtime's refusal (invocation enforcement) makes it load the skill before going on.
+  "new-deck-required": [
+    [call("bash", { command: "ls uploads/" })],
+    [call("skill", { name: "deck-generation" })],
+    [call("bash", { command: "ls uploads/" })],
+    [todo(plan("deck-generation", 14, { done: [1, 2], blocked: { 3: "The meeting notes are not in uploads/" }, current: 4 }))],
+    [present("I could not find your meeting notes in uploads/. Could you upload them, or paste the key points here?")],
+  ],
   "conflicting-request": [
     [call("skill", { name: "import" }), call("skill", { name: "deck-generation" })],
     [todo(plan("import", 15, { done: [1], blocked: { 3: "The request asks for two decks from two conflicting workflows" }, current: 4 }))],

@@ -60,6 +60,10 @@ export async function audit(options: AuditOptions): Promise<AuditResult> {
       transcripts.push({ file, reports: [] });
       continue;
     }
+    for (const line of read.unreadable) {
+      // A torn last line is what a live log looks like mid-write: a warning. Any other unreadable line lost an event: an error.
+      diagnostics.push(createDiagnostic(line.torn ? "audit/transcript-torn-line" : "audit/transcript-format", file, at(line.line), line.problem));
+    }
     const events = read.format === "pi-session" ? [sessionStart(artifacts, read.variant ?? options.variant ?? "base"), ...read.events] : read.events;
     const reports = auditTranscript(events, artifacts.skills);
     const seen = new Set<string>();

@@ -6,7 +6,7 @@ import { isDefaultLayout, matchSkillFolders, readSkillLayout } from "./pipeline/
 import { sameStamp } from "./pipeline/discover/file-stamp.js";
 import { isWithin, relativePosix } from "./pipeline/discover/relative-paths.js";
 import { MANIFEST_FILE, type ArtifactEntry, type DistManifest } from "./protocol/dist-manifest.js";
-import { readRegularFile } from "./protocol/regular-file.js";
+import { readRegularFile, statIfPossible } from "./protocol/regular-file.js";
 import { cacheFile, computeInputKey, readPersistedBuild, sourceSnapshot, stampSources, writePersistedBuild } from "./pipeline/cache/build-cache.js";
 import type { CompiledProject } from "./pipeline/compile/compile.js";
 import { DIST_MEMORY, EmitError, emitArtifacts, listTree, type DistMemory } from "./pipeline/emit/emit.js";
@@ -101,6 +101,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const root = resolve(options.root);
   const outDir = resolve(root, options.outDir ?? "dist");
   const outRel = relativePosix(root, outDir) || ".";
+  // Before anything is created: a root that is no folder (or that the file system cannot look up) is a usage problem.
+  if (!statIfPossible(root)?.isDirectory()) throw new ProjectRootError(`project root "${options.root}" is not a folder`);
   // A build removes every file of its output folder that is not an artifact:
   // one holding the root would delete the sources, manifest.json or not.
   if (isWithin(outDir, root)) {
@@ -115,7 +117,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     throw new ProjectRootError(`output folder "${options.outDir ?? "dist"}" is inside the source folder ${sourceFolder}/, expected a folder of its own such as "dist"`);
   }
   if (options.cache) await settleBuildCache(options.cache);
-  const lock = await acquireOutputLock(outDir, { ...(options.lockWaitMs !== undefined ? { waitMs: options.lockWaitMs } : {}), ...(options.onLockWait ? { onWait: options.onLockWait } : {}) });
+  const lock = await acquireOutputLock(outDir, { ...(options.lockWaitMs !== undefined ? { waitMs: options.lockWaitMs } : {}), ...(options.onLockWait ? { onWait: options.onLockWait } : {}) }).catch((error: unknown) => {
+    throw unusableOutputFolder(error, options.outDir ?? "dist");
+  });
   try {
     // Before anything reads dist/: finish or undo what a killed build left, and clear its leftovers.
     const recovery = recoverDist(outDir);
@@ -329,3 +333,9 @@ function artifactHashes(artifacts: ReadonlyMap<string, ArtifactContent>, known: 
   return hashes;
 }
 
+
+/** A lock file the file system refuses to name (the output folder's name is over the limit, or holds a NUL byte) is a usage problem, not a crash. */
+function unusableOutputFolder(error: unknown, outDir: string): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === "ENAMETOOLONG" || code === "ERR_INVALID_ARG_VALUE" ? new ProjectRootError(`output folder "${outDir}" cannot be created (${code})`) : error;
+}

@@ -22,7 +22,7 @@ export type { SkillFrontmatter, SkillReference } from "./pipeline/parse/parse.js
 export { discoverSkills, readSourceFile, SKILLS_DIR, SKILL_FILE } from "./pipeline/discover/discover.js";
 export { formatDiagnostics, REPORTER_NAMES, type ReporterName } from "./diagnostics/reporters/index.js";
 export { exitCodeFor } from "./diagnostics/exit-code.js";
-export { findCycles, requirementClosure, conflictingPairs, symmetricConflicts, type SkillRelations } from "./skills/graph.js";
+export { findCycles, requirementClosure, conflictingPairs, symmetricConflicts, type SkillRelations } from "./protocol/skill-graph.js";
 export { init, planScaffold, InitUsageError, INIT_PROFILES, INIT_TEMPLATES } from "./init.js";
 export type { InitOptions, InitProfile, InitResult, InitTemplate } from "./init.js";
 export { audit } from "./audit.js";
@@ -33,3 +33,9 @@ export { formatSummary, compareWithBaseline, RESULTS_FORMAT } from "./evals/resu
 export type { EvalResults, EvalMode, ScenarioResult, ExpectationResult, RunResult, BaselineComparison, RateChange } from "./evals/results.js";
 export { wilsonInterval, compareRates, type Rate } from "./evals/stats.js";
 export type { Scenario, Expectation, ExpectationKind, ScenarioEvent, EventPoint, ToolFixture } from "./evals/scenario.js";
+export { createProjectAnalyzer } from "./analyze.js";
+export type { AnalyzeInput, AnalyzerOptions, ProjectAnalysis, ProjectAnalyzer, SkillFileRecord, ProjectSources } from "./analyze.js";
+export { collectReport, ReportUsageError } from "./report/report.js";
+export type { ReportOptions, ReportData } from "./report/report.js";
+export { renderHtml as renderReportHtml } from "./report/html.js";
+export { renderMarkdown as renderReportMarkdown } from "./report/markdown.js";

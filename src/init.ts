@@ -35,6 +35,14 @@ export interface InitOptions {
   name?: string;
   /** Overwrite files that already exist. */
   force?: boolean;
+  /**
+   * The folder already holds skills (`skills/<name>/SKILL.md`) and no
+   * prompts/prefix.hbs, as a plain Agent Skills collection does: the scaffold adds the agent around them
+   * (prompts/, schemas/tools/, the config, with `skillTypes` making every
+   * skill without a type a reference skill) and no example skill, whatever the
+   * profile, and never touches the skills. `init` finds this out itself.
+   */
+  existingSkills?: boolean;
 }
 
 export interface InitResult {
@@ -55,8 +63,30 @@ export class InitUsageError extends Error {
   override readonly name = "InitUsageError";
 }
 
-/** Where the config's `$schema` points: the schema inside the installed package, so editors work offline. */
-export const CONFIG_SCHEMA_REF = "./node_modules/gamma-prompt/schemas/config.schema.json";
+/** The config schema's own `$id`: where `$schema` points when no installed copy is found from the project's folder. */
+export const CONFIG_SCHEMA_URL = "https://unpkg.com/gamma-prompt/schemas/config.schema.json";
+const INSTALLED_SCHEMA = "node_modules/gamma-prompt/schemas/config.schema.json";
+
+/**
+ * Where the config's `$schema` points, from the config's own folder: the
+ * schema of the package installed in that folder or the nearest folder above
+ * it (a project in a subfolder of a monorepo, `init my-agent`), so editors
+ * work offline; else the stable URL.
+ */
+export function configSchemaRef(dir: string): string {
+  for (let folder = resolve(dir), up = 0; ; folder = dirname(folder), up++) {
+    if (isFile(join(folder, INSTALLED_SCHEMA))) return up === 0 ? `./${INSTALLED_SCHEMA}` : `${"../".repeat(up)}${INSTALLED_SCHEMA}`;
+    if (dirname(folder) === folder) return CONFIG_SCHEMA_URL;
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
 
 const NAME_PLACEHOLDER = "%AGENT_NAME%";
 /** Keys only this project defines; a plain Agent Skills collection leaves them out. */
@@ -64,8 +94,13 @@ const EXTENSION_KEYS = ["type", "requiresSkills", "conflictsWith"];
 
 export function init(options: InitOptions): InitResult {
   const dir = resolve(options.dir);
-  const files = planScaffold(options);
-  const target = statSync(dir, { throwIfNoEntry: false });
+  const files = planScaffold({ ...options, existingSkills: options.existingSkills ?? holdsSkills(dir) });
+  let target: ReturnType<typeof statSync>;
+  try {
+    target = statSync(dir, { throwIfNoEntry: false });
+  } catch (error) {
+    throw new InitUsageError(`"${options.dir}" cannot be used as a folder (${(error as NodeJS.ErrnoException).code ?? "unreadable"})`);
+  }
   if (target && !target.isDirectory()) throw new InitUsageError(`"${options.dir}" exists and is not a folder`);
   const paths = [...files.keys()].sort(compare);
   const existing = paths.filter((path) => occupied(join(dir, path)));
@@ -79,7 +114,7 @@ export function init(options: InitOptions): InitResult {
 }
 
 /** The scaffold's files, relative path → bytes, without touching the target. */
-export function planScaffold(options: Omit<InitOptions, "dir">): Map<string, Uint8Array> {
+export function planScaffold(options: Omit<InitOptions, "dir"> & { dir?: string }): Map<string, Uint8Array> {
   const template = options.template ?? "agent";
   const profile = options.profile ?? "gamma";
   if (!INIT_TEMPLATES.includes(template)) throw new InitUsageError(`Unexpected template "${String(template)}", expected one of ${INIT_TEMPLATES.join(", ")}`);
@@ -97,14 +132,30 @@ export function planScaffold(options: Omit<InitOptions, "dir">): Map<string, Uin
     const identity = "prompts/partials/identity.hbs";
     files.set(identity, Buffer.from(Buffer.from(files.get(identity) ?? new Uint8Array()).toString("utf8").replaceAll(NAME_PLACEHOLDER, name)));
   }
+  if (options.existingSkills === true && template === "agent") {
+    // An agent around skills that are already there: the example skills stay out, the skills stay as they are.
+    for (const path of [...files.keys()]) if (path.startsWith("skills/")) files.delete(path);
+    files.set(CONFIG_FILE, Buffer.from(`${JSON.stringify({ $schema: configSchemaRef(options.dir ?? "."), profile, skillTypes: { "skills/*": "reference" } }, null, 2)}\n`));
+    return files;
+  }
   if (profile === "agentskills") {
     for (const path of [...files.keys()]) {
       if (!path.startsWith("skills/")) files.delete(path);
       else if (path.endsWith("/SKILL.md")) files.set(path, Buffer.from(withoutExtensionKeys(Buffer.from(files.get(path) as Uint8Array).toString("utf8"))));
     }
   }
-  files.set(CONFIG_FILE, Buffer.from(`${JSON.stringify({ $schema: CONFIG_SCHEMA_REF, profile }, null, 2)}\n`));
+  files.set(CONFIG_FILE, Buffer.from(`${JSON.stringify({ $schema: configSchemaRef(options.dir ?? "."), profile }, null, 2)}\n`));
   return files;
+}
+
+/** The folder is a plain skills collection: at least one skill in the default layout, and no agent's prompts/ yet. */
+function holdsSkills(dir: string): boolean {
+  if (isFile(join(dir, "prompts", "prefix.hbs"))) return false;
+  try {
+    return readdirSync(join(dir, "skills")).some((name) => isFile(join(dir, "skills", name, "SKILL.md")));
+  } catch {
+    return false;
+  }
 }
 
 /** Something is at the path, or it cannot be created there (a parent is a file): either way, not ours to write. */

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./stage-data.js";
@@ -63,7 +64,7 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   const root = resolve(options.root);
   const { config, diagnostics: configDiagnostics } = readLintConfig(root, options.config);
   const profile = options.profile ?? config.profile ?? detectProfile(root);
-  const settings = { profile, layout: config.layout, rules: config.rules, reportEmpty: options.reportEmpty !== false, checklists: options.checklists !== false };
+  const settings = { profile, layout: config.layout, rules: config.rules, reportEmpty: options.reportEmpty !== false, checklists: options.checklists !== false, ...(config.skillTypes ? { skillTypes: config.skillTypes } : {}) };
   let linted = await lintSkills(root, new BuildSession(), undefined, settings);
   let fixedFiles: FixedSkillFile[] | undefined;
   if (options.fix) {
@@ -74,11 +75,38 @@ export async function lint(options: LintOptions): Promise<LintResult> {
       if (options.fix === "write") for (const fixed of fixedFiles) replaceFileAtomically(join(root, fixed.file), Buffer.from(fixed.after, "utf8"));
     }
   }
-  const diagnostics = [...configDiagnostics, ...linted.diagnostics].sort(compareDiagnostics);
+  const diagnostics = withoutRepeats([...configDiagnostics, ...linted.diagnostics, ...(await agentSourceDiagnostics(root, linted, options.config))]).sort(compareDiagnostics);
   const result: LintResult = { diagnostics, ...countDiagnostics(diagnostics), skills: linted.skills, profile, skillFileCount: linted.skillFileCount };
   if (fixedFiles) {
     result.fixedFiles = fixedFiles;
     result.fixes = fixedFiles.flatMap((fixed) => fixed.fixes);
   }
   return result;
+}
+
+/**
+ * An agent project (one with prompts/prefix.hbs) is checked whole, as its build checks
+ * it before rendering: the config, injections, tool schemas, variants,
+ * supporting files and knowledge notes, with the same
+ * rule ids and positions. A plain skills collection has none of them. The
+ * stages load only here, so a collection's lint never pays for them.
+ */
+async function agentSourceDiagnostics(root: string, linted: Awaited<ReturnType<typeof lintSkills>>, configPath: string | undefined): Promise<Diagnostic[]> {
+  if (!existsSync(join(root, "prompts", "prefix.hbs"))) return [];
+  const [{ loadProjectSources }, { checkProjectSources }] = await Promise.all([import("./pipeline/discover/project-sources.js"), import("./pipeline/lint-skills/project-checks.js")]);
+  const session = new BuildSession();
+  const loaded = await loadProjectSources(root, session);
+  const checked = await checkProjectSources(root, session, undefined, { config: readLintConfig(root, configPath).config, diagnostics: [] }, linted, loaded.sources);
+  return [...loaded.diagnostics, ...checked.diagnostics];
+}
+
+/** The config is read by lint and by the project's checks: a finding both make is reported once. */
+function withoutRepeats(diagnostics: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return diagnostics.filter((diagnostic) => {
+    const key = [diagnostic.file, diagnostic.line, diagnostic.column, diagnostic.ruleId, diagnostic.message].join("\u0000");
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

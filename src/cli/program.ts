@@ -6,9 +6,12 @@ import { registerEvalCommand } from "./commands/eval.js";
 import { registerExplainCommand } from "./commands/explain.js";
 import { registerInitCommand } from "./commands/init.js";
 import { registerLintCommand } from "./commands/lint.js";
+import { registerLspCommand } from "./commands/lsp.js";
+import { registerReportCommand } from "./commands/report.js";
 import { registerWatchCommand } from "./commands/watch.js";
 import { EXIT_USAGE } from "../diagnostics/exit-code.js";
 import { packageVersion } from "../version.js";
+import { missingPiMessage } from "./pi-requirement.js";
 
 /**
  * Builds the commander program. Each command's action stores its exit code in
@@ -28,7 +31,9 @@ export function createProgram(result: { exitCode: number }): Command {
   registerCostCommand(program, result);
   registerAuditCommand(program, result);
   registerEvalCommand(program, result);
+  registerReportCommand(program, result);
   registerExplainCommand(program, result);
+  registerLspCommand(program, result);
   return program;
 }
 
@@ -44,7 +49,18 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       // --help and --version end through exitOverride with exit code 0.
       return error.exitCode === 0 ? 0 : EXIT_USAGE;
     }
+    const missingPi = missingPiMessage(error);
+    if (missingPi !== undefined) {
+      process.stderr.write(`gamma-prompt${commandName(argv)}: ${missingPi}\n`);
+      return EXIT_USAGE;
+    }
     process.stderr.write(`gamma-prompt: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return EXIT_USAGE;
   }
+}
+
+/** " eval" for `gamma-prompt eval …`: the command a message is about, or nothing before the first argument. */
+function commandName(argv: readonly string[]): string {
+  const name = argv.slice(2).find((arg) => !arg.startsWith("-"));
+  return name === undefined ? "" : ` ${name}`;
 }

@@ -32,7 +32,7 @@ function failure(expectation: Expectation, scenario: Scenario, trace: RunTrace, 
     const at = entries.findIndex((entry) => entry.type === "skills_activated" && entry.names.includes(name));
     if (at === -1) return `${name} was never activated (activated: ${activatedNames(entries).join(", ") || "none"})`;
     if (beforeFirstTaskAction === true) {
-      const action = entries.findIndex((entry) => entry.type === "tool_call" && TASK_ACTION_TOOLS.has(entry.name));
+      const action = entries.findIndex((entry) => entry.type === "tool_call" && entry.refused !== true && TASK_ACTION_TOOLS.has(entry.name));
       if (action !== -1 && action < at) return `${name} was activated after the first task action (${describeCall(entries[action])})`;
     }
     return undefined;

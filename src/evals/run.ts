@@ -15,7 +15,7 @@ import type { ArgsContain, LoadedScenario, ScenarioEvent, ToolFixture } from "./
 
 /** What happened in a run, in order. Preloaded skills are activated at the start. */
 export type TraceEntry =
-  | { type: "tool_call"; turn: number; name: string; arguments: Record<string, unknown> }
+  | { type: "tool_call"; turn: number; name: string; arguments: Record<string, unknown>; id: string; refused?: true }
   | { type: "skills_activated"; turn: number; names: string[] }
   /** An accepted message_user call: a progress message or a yield. */
   | { type: "message"; turn: number; message: string; blockOnUser: boolean };
@@ -52,6 +52,11 @@ export async function runScenario(input: RunInput): Promise<RunTrace> {
     else if (event.type === "yield") trace.entries.push({ type: "message", turn, message: event.message, blockOnUser: true });
     else if (event.type === "progress") trace.entries.push({ type: "message", turn, message: event.message, blockOnUser: false });
     else if (event.type === "audit" && event.action === "reported") trace.audits.push(event.report);
+    else if (event.type === "required_skills" && event.action === "refused") {
+      // A call the invocation rule refused did not run: it is no task action, as the audit judges it.
+      const refused = trace.entries.find((entry) => entry.type === "tool_call" && entry.id === event.toolCallId);
+      if (refused?.type === "tool_call") refused.refused = true;
+    }
   };
   const gamma = createGammaAgent({
     artifacts: input.artifacts,
@@ -74,7 +79,7 @@ export async function runScenario(input: RunInput): Promise<RunTrace> {
       for (const part of event.message.content) {
         if (part.type !== "toolCall") continue;
         toolCalls += 1;
-        trace.entries.push({ type: "tool_call", turn, name: part.name, arguments: part.arguments });
+        trace.entries.push({ type: "tool_call", turn, name: part.name, arguments: part.arguments, id: part.id });
       }
       if (event.message.stopReason === "error" && trace.error === undefined) trace.error = event.message.errorMessage ?? "the model call failed";
       // Routed while the batch that made the n-th call runs: the delivery policy decides when it reaches the model.
@@ -90,7 +95,7 @@ export async function runScenario(input: RunInput): Promise<RunTrace> {
         // An event that needs a decision may start a turn of its own on an idle session.
         if (routed.turn !== undefined) await routed.turn;
       }
-      await agent.prompt(controller.buildTurnMessages({ text }));
+      await agent.prompt(controller.buildTurnMessages({ text, ...(scenario.requiredSkills === undefined ? {} : { requiredSkills: scenario.requiredSkills }) }));
       // The idle rule runs once the run's listeners settled; a turn it started belongs to this one.
       await new Promise((resolve) => setImmediate(resolve));
       if (controller.injections.lastWake !== undefined) await controller.injections.lastWake;

@@ -60,6 +60,8 @@ export interface Scenario {
   audit?: "off" | "report" | "block";
   /** The artifacts the task works on (the runtime's `setCurrentArtifacts`): updates naming them are steered into the run. */
   currentArtifacts?: ArtifactReference[];
+  /** Skills each turn requires (the runtime's invocation enforcement, `buildTurnMessages({ requiredSkills })`). */
+  requiredSkills?: string[];
   turns: string[];
   events?: ScenarioEvent[];
   tools?: Record<string, ToolFixture[]>;
@@ -191,6 +193,10 @@ function checkReferences(scenario: Scenario, located: PositionedSource, artifact
       diagnostics.push(createDiagnostic("eval/unknown-reference", located.file, rangeAt(located, ["tools", name], true), `Unexpected fixture for "${name}", expected fixtures only for host tools (the runtime implements ${name})`));
     }
   }
+  (scenario.requiredSkills ?? []).forEach((name, index) => {
+    if (artifacts.skills.get(name)?.modelInvocable === false) unknown(["requiredSkills", index], `Unexpected required skill "${name}" with disable-model-invocation: true, expected a skill the model can load`);
+    else skill(name, ["requiredSkills", index]);
+  });
   const seenIds = new Map<string, number>();
   scenario.expect.forEach((expectation, index) => {
     const at = (...rest: PathSegment[]): PathSegment[] => ["expect", index, ...rest];

@@ -11,6 +11,7 @@ export const AUDIT_RULES = {
   "audit/skill-after-action": { severity: "error", description: "A workflow skill is loaded before the first task action (todo, bash, write, edit, subagent, show_gamma, show_file)." },
   "audit/deviation": { severity: "warning", description: "A step failed with an unrecoverable error (a blocked task with deviation: true); the final message must report it." },
   "audit/knowledge-not-fetched": { severity: "warning", description: "When knowledge hints reached the model, it fetched at least one of the hinted knowledge bodies." },
+  "audit/required-skill": { severity: "error", description: "No task action runs while a skill the host requires for the request is not loaded (the runtime refuses such calls a bounded number of times, then records the call that went ahead)." },
 } as const satisfies Record<string, { severity: "error" | "warning"; description: string }>;
 
 export type AuditRuleId = keyof typeof AUDIT_RULES;

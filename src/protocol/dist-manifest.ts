@@ -48,6 +48,8 @@ export interface VariantInfo {
   tokens: number;
   /** Skills whose bodies the variant preloads, in order (workflow skills first, then required references). */
   preloadedSkills: string[];
+  /** Skills every request in the variant requires before any task action (`require` in variants.yaml; invocation enforcement). */
+  requiredSkills?: string[];
   /** Tokens shared with the static prefix (equal to the prefix's token count when the join is stable). */
   sharedPrefixTokens: number;
   /**

@@ -4,7 +4,7 @@
  * a FIFO left where a source or an artifact belongs is refused at once
  * instead of hanging the process. Shared by the compiler and the runtime.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync, type Stats } from "node:fs";
 
 export type RegularRead =
   | { kind: "file"; bytes: Buffer }
@@ -21,16 +21,30 @@ export interface RegularReadOptions {
   maxBytes?: number;
 }
 
+/**
+ * What is at a path, or undefined when nothing is there or the file system
+ * refuses to look (a NUL byte, a name over the system's limit, a folder
+ * without permission): a path written by a user must never end a run.
+ */
+export function statIfPossible(path: string, options: { noFollow?: boolean } = {}): Stats | undefined {
+  try {
+    return options.noFollow ? lstatSync(path, { throwIfNoEntry: false }) : statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
 export function readRegularFile(path: string, options: RegularReadOptions = {}): RegularRead {
   let descriptor: number;
   try {
     descriptor = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | (options.noFollow ? constants.O_NOFOLLOW : 0));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "unknown error";
-    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
+    // A path no file system can look up (a NUL byte, a name over the limit) names no file either.
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "ENAMETOOLONG" || code === "ERR_INVALID_ARG_VALUE") return { kind: "missing" };
     // ENXIO: a socket (or a FIFO with no writer opened for writing); ELOOP: a symlink under noFollow.
     if (code === "ENXIO" || code === "ELOOP" || code === "EISDIR") {
-      const stats = lstatSync(path, { throwIfNoEntry: false });
+      const stats = statIfPossible(path, { noFollow: true });
       if (stats) return { kind: "not-a-file", what: describeEntry(stats) };
     }
     return { kind: "error", code };

@@ -16,6 +16,8 @@ export function renderAnchor(options: {
   skills: ReadonlyMap<string, LoadedSkill>;
   /** Injections the anchor delivers (not already queued in Pi). */
   injections: readonly PendingInjection[];
+  /** Skills the host requires that are not active yet (invocation enforcement). */
+  missingRequired?: readonly string[];
 }): string {
   const { state, skills, injections } = options;
   const out: string[] = [
@@ -47,6 +49,13 @@ export function renderAnchor(options: {
         ? "This workflow skill is active. Follow every required step in order and complete its verification."
         : "This reference skill is active as lookup material. Apply only what is relevant.";
     out.push(`<skill name="${escapeXml(skill.name)}" type="${skill.type}">`, contract, "", body.replace(/\n$/, ""), "</skill>", "");
+  }
+
+  const missing = options.missingRequired ?? [];
+  if (missing.length > 0) {
+    out.push("<required_skills>", "This request requires these skills; load each with the skill tool before any task action:");
+    for (const name of missing) out.push(`- ${escapeXml(name)}`);
+    out.push("</required_skills>", "");
   }
 
   out.push(`<tasks revision="${state.tasks.revision}">`, escapeXml(renderTaskList(state.tasks)), "</tasks>", "");

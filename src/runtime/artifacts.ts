@@ -25,6 +25,8 @@ import type { ChecklistStep } from "../protocol/checklist.js";
 import { loadCompiledKnowledge, type LoadedKnowledge } from "./knowledge/artifacts.js";
 import { JOURNAL_FILE, journaledMessage, journalState } from "../protocol/dist-journal.js";
 import { readRegularFile } from "../protocol/regular-file.js";
+import { manifestSchemaErrors } from "./manifest-schema.js";
+import { packageRootDir } from "./package-root.js";
 
 export type SkillType = SkillInfo["type"];
 
@@ -104,9 +106,10 @@ export interface LoadArtifactsOptions {
   manifestSha256?: string;
 }
 
-/** The embedded default's dist/ next to the compiled runtime (lib/runtime → dist). */
+/** The embedded default's dist/, beside the package's package.json. */
 export function defaultDistDir(): string {
-  return fileURLToPath(new URL("../../dist/", import.meta.url));
+  const root = packageRootDir();
+  return root === undefined ? fileURLToPath(new URL("../../dist/", import.meta.url)) : join(root, "dist/");
 }
 
 export function loadArtifacts(options: LoadArtifactsOptions = {}): LoadedArtifacts {
@@ -159,6 +162,8 @@ function loadVerified(distDir: string, options: LoadArtifactsOptions): LoadedArt
   }
   const manifest = parseManifest(manifestBytes);
   const contents = verifyFiles(distDir, manifest);
+  // Last, so a tampered file or reference is still named as such: whatever else the schema refuses is refused here.
+  refuseSchemaViolations(manifest);
   return assemble(manifest, contents, distDir);
 }
 
@@ -211,6 +216,21 @@ function parseManifest(bytes: Buffer): DistManifest {
     throw invalid("Unexpected non-object `injections`, expected an object or no key (a project without injection kinds)");
   }
   return parsed as unknown as DistManifest;
+}
+
+/** Problems are capped: one hostile manifest can break the schema in thousands of places. */
+const MAX_SCHEMA_PROBLEMS = 20;
+
+function refuseSchemaViolations(manifest: DistManifest): void {
+  const errors = manifestSchemaErrors(manifest);
+  if (errors.length === 0) return;
+  throw new ArtifactVerificationError(
+    errors.slice(0, MAX_SCHEMA_PROBLEMS).map((error) => ({
+      file: MANIFEST_FILE,
+      kind: "invalid" as const,
+      message: `Unexpected ${error.instancePath === "" ? "manifest" : `value at ${error.instancePath}`}, expected what schemas/manifest.schema.json allows (${error.message ?? "see the schema"})`,
+    })),
+  );
 }
 
 /** Reads every file once; returns their bytes only when all of them match. */
@@ -323,6 +343,10 @@ function crossReferenceProblems(manifest: DistManifest): ArtifactProblem[] {
     const atStart: unknown = variant.namespaces;
     if (atStart !== undefined && (!Array.isArray(atStart) || !atStart.every(knownNamespace))) {
       problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected namespaces of variant "${name}", expected names of namespaces in the manifest` });
+    }
+    const required = variant.requiredSkills;
+    if (required !== undefined && (!Array.isArray(required) || required.some((skill) => typeof skill !== "string" || !Object.hasOwn(manifest.skills, skill)))) {
+      problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected requiredSkills of variant "${name}", expected names of skills in the manifest` });
     }
   }
   for (const [name, skill] of Object.entries(manifest.skills)) {

@@ -27,6 +27,7 @@ import { DEFAULT_MAX_BLOCKS, resolveAuditMode, type AuditPolicy } from "./audit/
 import { AuditRecorder, type SessionLog } from "./audit/recorder.js";
 import { checklistProgress, type Deviation } from "./checklist/progress.js";
 import { parseStepReference, type ChecklistStep } from "../protocol/checklist.js";
+import { InvocationEnforcer, type InvocationPolicy, type RequirementScope } from "./invocation/required-skills.js";
 
 /** A variant name the manifest does not list; the message names the ones it does. */
 export class UnknownVariantError extends Error {
@@ -64,6 +65,8 @@ export interface ControllerOptions {
   sessionLog?: SessionLog;
   /** Candidate selection and large-note paths for scoped knowledge. */
   knowledge?: KnowledgeOptions;
+  /** Invocation enforcement: skills every session, or a variant's sessions, require, and the refusals' bound. */
+  invocation?: InvocationPolicy;
 }
 
 export interface TurnInput {
@@ -71,6 +74,8 @@ export interface TurnInput {
   images?: ImagePart[];
   /** Ready-made user messages, sent before `text`. */
   messages?: RuntimeUserMessage[];
+  /** Skills this turn requires (the interface knows the request, e.g. "new deck"): see `requireSkills`. */
+  requiredSkills?: readonly string[];
 }
 
 export type TurnMessage = RuntimeUserMessage | GammaCustomMessage;
@@ -78,7 +83,7 @@ export type TurnMessage = RuntimeUserMessage | GammaCustomMessage;
 export class SessionProtocolController {
   readonly artifacts: LoadedArtifacts;
   readonly variant: VariantName;
-  readonly run = new RunTracker();
+  readonly run = new RunTracker({ onBegin: () => this.enforcer.beginRun(), onEnd: () => this.enforcer.endRun() });
   transport: InjectionTransport | undefined;
   /** Routing and delivery of runtime injections (src/runtime/injections). */
   readonly injections: InjectionDispatcher;
@@ -96,6 +101,10 @@ export class SessionProtocolController {
   private readonly auditPolicy: AuditPolicy | undefined;
   /** The message_user call whose yield the audit refused: its batch must not terminate. */
   private auditBlockedCall: string | undefined;
+  /** The message_user call whose yield the invocation enforcement refused: its batch must not terminate either. */
+  private refusedYieldCall: string | undefined;
+  /** Invocation enforcement: required skills and the refusals (src/runtime/invocation). */
+  private readonly enforcer: InvocationEnforcer;
 
   constructor(options: ControllerOptions) {
     if (!Object.hasOwn(options.artifacts.variants, options.variant)) throw new UnknownVariantError(options.variant, Object.keys(options.artifacts.variants));
@@ -115,6 +124,7 @@ export class SessionProtocolController {
       tasks: initial.tasks,
       currentArtifacts: initial.currentArtifacts,
       ...(initial.knowledge === undefined ? {} : { knowledge: initial.knowledge }),
+      ...(initial.requiredSkills === undefined ? {} : { requiredSkills: initial.requiredSkills }),
     };
     this.revision = initial.revision;
     const kinds = this.artifacts.injectionKinds;
@@ -140,6 +150,19 @@ export class SessionProtocolController {
       ...(restored === undefined ? {} : { restored: { activeSkills: restored.activeSkills.map((skill) => skill.name), tasks: restored.tasks.items } }),
     });
     const controller = this;
+    this.enforcer = new InvocationEnforcer(
+      {
+        skills: this.artifacts.skills,
+        activeSkills: () => controller.core.activeSkills,
+        stored: () => controller.core.requiredSkills ?? [],
+        save: (skills) => controller.change({ op: "required", skills }),
+        record: (event) => controller.recorder.record(event),
+        emit: (event) => controller.emit(event),
+      },
+      this.variant,
+      options.invocation,
+      this.artifacts.manifest.variants[this.variant]?.requiredSkills,
+    );
     this.knowledge = new SessionKnowledge(
       {
         get state() {
@@ -179,6 +202,7 @@ export class SessionProtocolController {
       currentArtifacts: this.core.currentArtifacts,
       injectionLog: { seenIds },
       ...(this.core.knowledge === undefined ? {} : { knowledge: this.core.knowledge }),
+      ...(this.core.requiredSkills === undefined ? {} : { requiredSkills: this.core.requiredSkills }),
     };
   }
 
@@ -241,6 +265,37 @@ export class SessionProtocolController {
     });
   }
 
+  // ---- invocation enforcement ------------------------------------------------
+
+  /**
+   * The host requires skills for this request: for the current turn (until
+   * the run answering it ends) or the whole session. Until each is active,
+   * task actions and yields are refused with a tool error naming the skills
+   * to load, at most `invocation.maxRefusals` times per run (default 2);
+   * then the call goes ahead and the violation is recorded for the audit
+   * (`audit/required-skill`). Durable: it survives compaction and a reload.
+   * Throws RequiredSkillError for an unknown skill or one the model cannot load.
+   */
+  requireSkills(names: readonly string[], scope: RequirementScope = "turn"): void {
+    this.enforcer.require(names, scope);
+  }
+
+  /** Required skills (the policy's and the host's) not active now. */
+  get missingRequiredSkills(): string[] {
+    return this.enforcer.missing();
+  }
+
+  /** The hook every tool call passes before its executor: throws the refusal as the tool's error. */
+  checkToolCall(tool: string, params: Readonly<Record<string, unknown>>, toolCallId: string): void {
+    try {
+      this.enforcer.checkToolCall(tool, params, toolCallId);
+    } catch (error) {
+      // A refused yield did not happen: the run goes on so the model can load the skill.
+      if (tool === "message_user") this.refusedYieldCall = toolCallId;
+      throw error;
+    }
+  }
+
   // ---- tasks ----------------------------------------------------------------
 
   updateTasks(tasks: unknown, toolCallId = ""): ToolOutcome {
@@ -293,7 +348,8 @@ export class SessionProtocolController {
 
   /** Decides Pi's `terminate` for one finished call: a batch that yields terminates as a whole. */
   terminateForBatch(calls: readonly ToolCallSummary[]): boolean {
-    if (this.auditBlockedCall !== undefined && calls.some((call) => call.id === this.auditBlockedCall)) return false;
+    const refused = [this.auditBlockedCall, this.refusedYieldCall];
+    if (calls.some((call) => refused.includes(call.id))) return false;
     return batchRequestsYield(calls);
   }
 
@@ -349,7 +405,7 @@ export class SessionProtocolController {
    */
   private auditYield(toolCallId: string): AuditReport | undefined {
     const workflows = this.activeChecklists().map((active) => active.name);
-    if (workflows.length === 0) return undefined;
+    if (workflows.length === 0 && !this.recorder.hasUnmetRequirements) return undefined;
     const mode = resolveAuditMode(this.auditPolicy, this.variant, workflows);
     if (mode === "off") return undefined;
     const report = this.recorder.audit(this.recorder.nextPosition);
@@ -431,6 +487,7 @@ export class SessionProtocolController {
    * stay pending until a model call used the context that carries them.
    */
   buildTurnMessages(input: TurnInput): TurnMessage[] {
+    if (input.requiredSkills !== undefined) this.requireSkills(input.requiredSkills, "turn");
     const messages: TurnMessage[] = [...(input.messages ?? [])];
     if (input.text !== undefined || (input.images?.length ?? 0) > 0) {
       messages.push({
@@ -460,7 +517,7 @@ export class SessionProtocolController {
     this.pending.markQueued(ids, "anchor");
     return createTrustedMessage({
       kind: ANCHOR_CUSTOM_TYPE.slice("gamma.".length),
-      content: renderAnchor({ state: this.state, skills: this.artifacts.skills, injections: carried }),
+      content: renderAnchor({ state: this.state, skills: this.artifacts.skills, injections: carried, missingRequired: this.enforcer.missing() }),
       details: { anchor: true, stateRevision: this.revision, injectionIds: ids },
       timestamp: this.now(),
     });

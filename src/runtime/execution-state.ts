@@ -10,6 +10,7 @@ import type { KnowledgeSessionState } from "./knowledge/types.js";
 import type { GammaCustomMessage } from "./messages.js";
 import type { STATE_VERSION } from "./state-errors.js";
 
+
 export type TaskStatus = "pending" | "in_progress" | "complete" | "blocked";
 
 export interface Task {
@@ -75,6 +76,15 @@ export interface PendingInjection {
   data?: JsonValue;
 }
 
+/** `turn`: until the run that answers the next (or current) user turn ends; `session`: for the whole session. */
+export type RequirementScope = "turn" | "session";
+
+/** One skill the host requires before task actions (src/runtime/invocation). */
+export interface RequiredSkill {
+  name: string;
+  scope: RequirementScope;
+}
+
 export interface ExecutionState {
   stateVersion: typeof STATE_VERSION;
   /** Increments on every saved change. */
@@ -90,4 +100,6 @@ export interface ExecutionState {
   injectionLog?: JsonValue;
   /** Loaded knowledge notes and pending change reports (src/runtime/knowledge). */
   knowledge?: KnowledgeSessionState;
+  /** Skills the host requires for the current turn or the session (src/runtime/invocation); absent when none ever was. */
+  requiredSkills?: RequiredSkill[];
 }

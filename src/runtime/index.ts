@@ -58,6 +58,8 @@ export type {
   PendingInjection,
   PiQueue,
   SkillActivationSource,
+  RequiredSkill,
+  RequirementScope,
   Task,
   TaskSnapshot,
   TaskStatus,
@@ -102,6 +104,8 @@ export { checklistProgress, renderProgress, STEP_STATUSES, type ChecklistProgres
 export { AUDIT_RULES, auditFold, auditTranscript, emptyFold, foldEvent, type AuditFinding, type AuditFold, type AuditOutcome, type AuditReport, type AuditRuleId, type AuditSkill } from "./audit/audit.js";
 export { AUDIT_MODES, DEFAULT_AUDIT_MODE, DEFAULT_MAX_BLOCKS, resolveAuditMode, type AuditMode, type AuditPolicy } from "./audit/policy.js";
 export { AuditRecorder, FileSessionLog, type SessionLog } from "./audit/recorder.js";
+// Invocation enforcement: skills a request requires, refused task actions until they are active.
+export { DEFAULT_MAX_REFUSALS, RequiredSkillError, type InvocationPolicy, type RequiredSkillsEvent } from "./invocation/required-skills.js";
 export { TASK_ACTION_TOOLS, type PositionedEvent, type TranscriptEvent } from "./audit/transcript.js";
 export { parseStepReference, stepReference, stepsFile, type ChecklistStep, type SkillChecklist } from "../protocol/checklist.js";
 // Scoped knowledge: compiled and live notes, candidate selection, hints and read_workspace_rule.

@@ -6,7 +6,7 @@
  */
 import { DEFAULT_REMEMBERED_IDS, InjectionQueue, type QueueRecord } from "./injections/queue.js";
 import type { KnowledgeSessionState } from "./knowledge/types.js";
-import type { ActiveSkill, ArtifactReference, ExecutionState, TaskSnapshot } from "./execution-state.js";
+import type { ActiveSkill, ArtifactReference, ExecutionState, RequiredSkill, TaskSnapshot } from "./execution-state.js";
 import { STATE_VERSION, StateConflictError, StateStoreError } from "./state-errors.js";
 
 /** One durable change to the execution state. */
@@ -17,13 +17,15 @@ export type StateChange =
   | { op: "artifacts"; artifacts: ArtifactReference[] }
   | { op: "sessionKey"; sessionKey: string }
   /** The session knowledge's whole state after a change (loaded notes, pending reports). */
-  | { op: "knowledge"; knowledge: KnowledgeSessionState };
+  | { op: "knowledge"; knowledge: KnowledgeSessionState }
+  /** The whole list of required skills after a change (invocation enforcement). */
+  | { op: "required"; skills: RequiredSkill[] };
 
 /** A change as a store keeps it: stamped with the revision it produces. */
 export type StateRecord = StateChange & { revision: number };
 
 /** The parts of the state outside the pending set. */
-export type StateCore = Pick<ExecutionState, "sessionKey" | "activeSkills" | "tasks" | "currentArtifacts" | "knowledge">;
+export type StateCore = Pick<ExecutionState, "sessionKey" | "activeSkills" | "tasks" | "currentArtifacts" | "knowledge" | "requiredSkills">;
 
 export function applyChange(core: StateCore, queue: InjectionQueue, change: StateChange): void {
   switch (change.op) {
@@ -41,6 +43,9 @@ export function applyChange(core: StateCore, queue: InjectionQueue, change: Stat
       return;
     case "knowledge":
       core.knowledge = change.knowledge;
+      return;
+    case "required":
+      core.requiredSkills = change.skills;
       return;
     default:
       queue.apply(change);
@@ -65,6 +70,7 @@ export function replay(snapshot: ExecutionState, records: readonly StateRecord[]
     tasks: snapshot.tasks,
     currentArtifacts: snapshot.currentArtifacts,
     ...(snapshot.knowledge === undefined ? {} : { knowledge: snapshot.knowledge }),
+    ...(snapshot.requiredSkills === undefined ? {} : { requiredSkills: snapshot.requiredSkills }),
   };
   let revision = snapshot.revision;
   for (const record of records) {

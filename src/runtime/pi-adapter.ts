@@ -54,7 +54,7 @@ export type GammaStreamFn = StreamFn;
 /** Either an existing controller, or what it takes to create one. */
 export type ControllerSource =
   | { controller: SessionProtocolController }
-  | ({ artifacts: LoadedArtifacts; variant: VariantName } & Pick<ControllerOptions, "store" | "onProtocolEvent" | "audit" | "sessionLog" | "knowledge">);
+  | ({ artifacts: LoadedArtifacts; variant: VariantName } & Pick<ControllerOptions, "store" | "onProtocolEvent" | "audit" | "sessionLog" | "knowledge" | "invocation">);
 
 export type GammaAgentOptions = ControllerSource & {
   model: Model<Api>;
@@ -89,6 +89,7 @@ export function createGammaAgent(options: GammaAgentOptions): GammaAgent {
     schemas: controller.startToolSchemas(),
     runtime: controller.runtimeExecutors(),
     executors: options.executors,
+    guard: (tool, params, toolCallId) => controller.checkToolCall(tool, params, toolCallId),
   });
   const systemPrompt = controller.systemPrompt;
   const agent = new Agent({
@@ -283,7 +284,7 @@ export interface GammaSession {
 export async function createGammaSession(options: GammaSessionOptions): Promise<GammaSession> {
   const pi = await import("@earendil-works/pi-coding-agent");
   const controller = resolveController(options);
-  const tools = assembleTools({ schemas: controller.startToolSchemas(), runtime: controller.runtimeExecutors(), executors: options.executors });
+  const tools = assembleTools({ schemas: controller.startToolSchemas(), runtime: controller.runtimeExecutors(), executors: options.executors, guard: (tool, params, toolCallId) => controller.checkToolCall(tool, params, toolCallId) });
   const settingsManager = options.settingsManager ?? pi.SettingsManager.inMemory();
   const inner = new pi.DefaultResourceLoader({
     cwd: options.cwd,
@@ -463,6 +464,7 @@ function resolveController(source: ControllerSource): SessionProtocolController 
     ...(source.audit === undefined ? {} : { audit: source.audit }),
     ...(source.sessionLog === undefined ? {} : { sessionLog: source.sessionLog }),
     ...(source.knowledge === undefined ? {} : { knowledge: source.knowledge }),
+    ...(source.invocation === undefined ? {} : { invocation: source.invocation }),
   });
 }
 

@@ -2,6 +2,7 @@
  * What `skill({ name })` does to the active skill set, as pure functions over
  * the loaded skills: requirement closure, conflicts, and the tool result text.
  */
+import { requirementOrder, symmetricConflicts } from "../protocol/skill-graph.js";
 import type { LoadedSkill } from "./artifacts.js";
 import type { ActiveSkill, SkillActivationSource } from "./execution-state.js";
 
@@ -38,20 +39,13 @@ export function planActivation(options: {
   if (activeNames.has(name)) return { requested, alreadyActive: true, newlyActive: [] };
 
   const newlyActive: ActiveSkill[] = [{ name, type: requested.type, activatedBy: options.source }];
-  const seen = new Set([name]);
-  const visit = (skill: LoadedSkill): void => {
-    for (const required of skill.requiresSkills) {
-      if (seen.has(required) || activeNames.has(required)) continue;
-      seen.add(required);
-      const target = skills.get(required);
-      if (target === undefined) {
-        throw new SkillToolError(`Skill "${skill.name}" requires "${required}", which does not exist; "${name}" was not loaded.`);
-      }
-      newlyActive.push({ name: required, type: target.type, activatedBy: "requires", requiredBy: skill.name });
-      visit(target);
+  for (const { name: required, requiredBy } of requirementOrder(name, (skill) => skills.get(skill)?.requiresSkills, (skill) => activeNames.has(skill))) {
+    const target = skills.get(required);
+    if (target === undefined) {
+      throw new SkillToolError(`Skill "${requiredBy}" requires "${required}", which does not exist; "${name}" was not loaded.`);
     }
-  };
-  visit(requested);
+    newlyActive.push({ name: required, type: target.type, activatedBy: "requires", requiredBy });
+  }
 
   const conflict = findConflict(newlyActive, active, skills);
   if (conflict !== undefined) {
@@ -64,19 +58,23 @@ export function planActivation(options: {
   return { requested, alreadyActive: false, newlyActive };
 }
 
+/** The first candidate that conflicts (declared on either side) with an active skill or another candidate, and the first such skill. */
 function findConflict(
   candidates: readonly ActiveSkill[],
   active: readonly ActiveSkill[],
   skills: ReadonlyMap<string, LoadedSkill>,
 ): { candidate: string; active: string } | undefined {
-  const declares = (a: string, b: string): boolean => skills.get(a)?.conflictsWith.includes(b) ?? false;
-  const against = [...active.map((skill) => skill.name), ...candidates.map((skill) => skill.name)];
+  const position = new Map<string, number>();
+  for (const skill of [...active, ...candidates]) if (!position.has(skill.name)) position.set(skill.name, position.size);
+  // A conflict between two of these skills is declared by one of them, so their own declarations are all it takes.
+  const conflicts = symmetricConflicts(new Map([...position.keys()].map((name) => [name, skills.get(name)?.conflictsWith ?? []])));
   for (const candidate of candidates) {
-    for (const other of against) {
-      if (other !== candidate.name && (declares(candidate.name, other) || declares(other, candidate.name))) {
-        return { candidate: candidate.name, active: other };
-      }
+    let first: string | undefined;
+    for (const other of conflicts.get(candidate.name) ?? []) {
+      const at = position.get(other);
+      if (at !== undefined && (first === undefined || at < (position.get(first) as number))) first = other;
     }
+    if (first !== undefined) return { candidate: candidate.name, active: first };
   }
   return undefined;
 }

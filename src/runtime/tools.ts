@@ -23,6 +23,9 @@ export type RuntimeToolName = (typeof RUNTIME_TOOL_NAMES)[number];
 /** Runtime tools every tools.json must declare; the others are served when declared. */
 const REQUIRED_RUNTIME_TOOLS: readonly RuntimeToolName[] = ["skill", "todo", "message_user"];
 
+/** Decides before a tool runs; throwing refuses the call with that error. */
+export type ToolGuard = (tool: string, params: Readonly<Record<string, unknown>>, toolCallId: string) => void;
+
 /** Executors for every tool the runtime does not implement (read, bash, write, edit, subagent, show_gamma, show_file, ...). */
 export type HostExecutors = Readonly<Record<string, ToolExecutor>>;
 
@@ -45,8 +48,10 @@ export function assembleTools(options: {
   schemas: readonly ToolSchemaArtifact[];
   runtime: Readonly<Record<RuntimeToolName, ToolExecutor>>;
   executors: HostExecutors;
+  /** Runs before every executor and throws to refuse the call (invocation enforcement: `controller.checkToolCall`). */
+  guard?: ToolGuard;
 }): RuntimeTool[] {
-  const { schemas, runtime, executors } = options;
+  const { schemas, runtime, executors, guard } = options;
   const isRuntime = (name: string): name is RuntimeToolName => (RUNTIME_TOOL_NAMES as readonly string[]).includes(name);
   const declared = new Set(schemas.map((schema) => schema.name));
 
@@ -68,7 +73,14 @@ export function assembleTools(options: {
   }
 
   return schemas.map((schema) => {
-    const execute = isRuntime(schema.name) ? runtime[schema.name] : (executors[schema.name] as ToolExecutor);
+    const run = isRuntime(schema.name) ? runtime[schema.name] : (executors[schema.name] as ToolExecutor);
+    const execute: ToolExecutor =
+      guard === undefined
+        ? run
+        : async (toolCallId, params, signal) => {
+            guard(schema.name, params, toolCallId);
+            return run(toolCallId, params, signal);
+          };
     return { name: schema.name, description: schema.description, parameters: schema.parameters, execute };
   });
 }

@@ -7,6 +7,7 @@
 
 import type { AuditReport } from "./audit/audit.js";
 import type { ChecklistProgress, Deviation } from "./checklist/progress.js";
+import type { RequiredSkillsEvent } from "./invocation/required-skills.js";
 
 export interface ToolCallSummary {
   id: string;
@@ -38,7 +39,9 @@ export type ProtocolEvent =
   /** Knowledge hints went out: with a user turn, or mid-run when skills, artifacts or notes changed. */
   | { type: "knowledge_hinted"; trigger: "turn" | "context"; notes: Array<{ id: string; status: "new" | "changed" | "removed" }> }
   /** read_workspace_rule loaded a note: its body inline, or its path for a body over the inline limit. */
-  | { type: "knowledge_loaded"; id: string; revision: string; via: "inline" | "path"; toolCallId: string };
+  | { type: "knowledge_loaded"; id: string; revision: string; via: "inline" | "path"; toolCallId: string }
+  /** Invocation enforcement: a task action refused while a required skill is missing, or let through after the bound (`violated`). */
+  | RequiredSkillsEvent;
 
 export interface YieldRecord {
   message: string;
@@ -91,14 +94,19 @@ export class RunTracker {
   /** Yields the completion audit refused in this run (bounded by the audit policy). */
   auditBlocks = 0;
 
+  /** `onBegin` and `onEnd` run as each run starts and ends (the invocation enforcement's per-run bound and per-turn scope). */
+  constructor(private readonly hooks: { onBegin?: () => void; onEnd?: () => void } = {}) {}
+
   begin(): void {
     this.batch = [];
     this.yieldRecord = undefined;
     this.auditBlocks = 0;
+    this.hooks.onBegin?.();
   }
 
   end(): void {
     this.batch = [];
+    this.hooks.onEnd?.();
   }
 
   noteBatch(calls: readonly ToolCallSummary[]): void {

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
@@ -9,7 +9,7 @@ import { FileSessionLog } from "../../src/runtime/audit/recorder.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapter.js";
 import { runCliInProcess, runCliInProcessFrom } from "../helpers/cli.js";
-import { readme } from "../helpers/readme.js";
+import { docPage } from "../helpers/docs.js";
 import { deckTasks, FINISHED_DECK, SKIPPED_OPTIONAL } from "../runtime/helpers/checklist.js";
 import { prepareDist, tempDir } from "../runtime/helpers/dist.js";
 import { fauxToolCall, recordingExecutors, toolUse } from "../runtime/helpers/pi.js";
@@ -103,7 +103,7 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     expect(refused.stderr).toContain("gamma-prompt audit: dist/ failed verification");
   });
 
-  it("prints the README's audit transcript exactly, for the scripted session it describes", async () => {
+  it("prints the evaluations guide's audit transcript exactly, for the scripted session it describes", async () => {
     // bash before the deck workflow is loaded, step 8 never planned, none of the hinted knowledge read.
     const dir = tempDir("gamma-audit-readme-");
     mkdirSync(join(dir, "sessions"));
@@ -120,7 +120,7 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     await gamma.agent.prompt("Make a deck about tide pools with photos and short card titles");
     const printed = await runCliInProcessFrom(dir, "audit", "sessions/s_123.jsonl", "--dist", distDir);
     expect(printed.code).toBe(1);
-    expect(readme).toContain(`\n\`\`\`\n$ gamma-prompt audit sessions/s_123.jsonl\n${printed.stdout}\`\`\`\n`);
+    expect(docPage("docs/guide/evaluations-and-audits.md").text).toContain(`\n\`\`\`\n$ gamma-prompt audit sessions/s_123.jsonl\n${printed.stdout}\`\`\`\n`);
   });
 
   it("runs as a real process (the contract CI relies on)", async () => {
@@ -128,5 +128,26 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     const child = spawnSync(process.execPath, [join(repoRoot, "lib/cli/index.js"), "audit", failing, "--dist", distDir], { encoding: "utf8" });
     expect(child.status).toBe(1);
     expect(child.stdout).toContain("audit/verification-step");
+  });
+
+  it("reports each line it cannot read at that line: an error, or a warning for a torn last line", async () => {
+    const log = await sessionLogRun(FINISHED_DECK);
+    const lines = readFileSync(log, "utf8").split("\n").length - 1;
+    appendFileSync(log, 'not json\n[1, 2]\n{"type":"tool_cal","name":"todo"}\n{"name":"todo"}\n{"type":"yield","message":"Your deck');
+    const result = await audit({ files: [log], distDir, cwd: "/" });
+    expect(result.diagnostics.map((d) => [d.line - lines, d.ruleId, d.severity, d.message.slice(0, 41)])) .toEqual([
+      [1, "audit/transcript-format", "error", "Unexpected line that is not JSON, expecte"],
+      [2, "audit/transcript-format", "error", "Unexpected array line, expected a JSON ob"],
+      [3, "audit/transcript-format", "error", 'Unexpected record of type "tool_cal", exp'],
+      [4, "audit/transcript-format", "error", "Unexpected record without a type, expecte"],
+      [5, "audit/transcript-torn-line", "warning", "Unexpected last line cut off before its e"],
+    ]);
+    // The passing session before the damage is still audited: only the unreadable lines are findings.
+    expect(result.transcripts[0]?.reports.map((report) => report.outcome)).toEqual(["pass"]);
+    const torn = await sessionLogRun(FINISHED_DECK);
+    appendFileSync(torn, '{"type":"yield","message":"Your deck');
+    const printed = await runCliInProcess("audit", torn, "--dist", distDir);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toContain("audit/transcript-torn-line");
   });
 });

@@ -9,7 +9,7 @@ export { listFiles, removeTempDirs, snapshotTree, tempDir } from "../helpers/tem
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 export const fixturesDir = join(repoRoot, "test/fixtures/build");
 export const cliPath = join(repoRoot, "lib/cli/index.js");
-export const updateGolden = process.env["UPDATE_GOLDEN"] === "1";
+export { UPDATE_GOLDEN as updateGolden } from "../helpers/golden.js";
 
 /** Copies the sources of a fixture project (not its expected output) into a new temp root. */
 export async function copyProject(fixture: string, into?: string): Promise<string> {

@@ -63,13 +63,25 @@ describe("bundled CLI", () => {
     expect(run.packages).toEqual([]);
   });
 
-  it("lints the embedded default without YAML, the tokenizer, a schema compiler, remark or the build stages", () => {
-    const run = modulesLoadedBy(["lint"]);
+  it("lints the embedded skills as a collection without YAML, the tokenizer, a schema compiler, remark or the build stages", async () => {
+    const root = await copyParts(repoRoot, ["skills"], join(await tempDir(), "collection"));
+    const run = modulesLoadedBy(["lint", "--root", root, "--profile", "gamma"]);
     expect(run.status).toBe(0);
     // The precompiled validators need only small pieces of ajv's runtime.
     expect(run.packages.filter((file) => !/^ajv\/dist\/runtime\//.test(file))).toEqual([]);
     expect(run.own.filter((file) => /gamma-prompt-(build|audit|cost|watch)/.test(file))).toEqual([]);
     expect(run.own.length).toBeLessThanOrEqual(12);
+  });
+
+  it("lints the embedded default whole without YAML, the tokenizer, remark or the build stages: only ajv, for the tool parameter schemas build checks too", () => {
+    const run = modulesLoadedBy(["lint"]);
+    expect(run.status).toBe(0);
+    // ajv and the packages ajv itself depends on.
+    expect([...new Set(run.packages.map(packageName))].filter((name) => !["ajv", "fast-deep-equal", "fast-uri", "json-schema-traverse"].includes(name))).toEqual([]);
+    expect(run.own.filter((file) => /gamma-prompt-(build|audit|cost|watch)/.test(file))).toEqual([]);
+    // A little more than a collection: the checks of the project's other sources, one precompiled validator
+    // per source schema (tool namespaces included).
+    expect(run.own.length).toBeLessThanOrEqual(15);
   });
 
   it("checks a fresh copy of the embedded default with Handlebars' single-file build and nothing heavier", async () => {

@@ -41,6 +41,11 @@ describe("the Node floor", () => {
     expect(olderThanFloor(process.versions.node)).toBe(false);
     const source = readFileSync(join(root, "src/cli/index.ts"), "utf8");
     expect(source).toContain(`const MINIMUM_NODE: readonly [number, number] = [${floor?.[1]}, ${floor?.[2]}];`);
+    // docs/node-and-pi.md shows the refusal and names the pinned Node.
+    const doc = readFileSync(join(root, "docs/node-and-pi.md"), "utf8");
+    expect(doc).toContain(`    gamma-prompt needs Node.js ${floor?.[1]}.${floor?.[2]} or later; this is Node.js 20.`);
+    expect(doc).toContain(`**Node ${floor?.[1]}.${floor?.[2]} or later** (\`engines.node\` is \`>=${floor?.[1]}.${floor?.[2]}\`)`);
+    expect(doc).toContain(`(\`${pinned}\`)`);
   });
 
   const older = systemNodeBelowFloor();

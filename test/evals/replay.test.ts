@@ -18,6 +18,7 @@ describe("the shipped scenarios replay from their cassettes", () => {
       ["conflicting-request", 3, 3, true],
       ["edit-with-artifact-update", 3, 3, true],
       ["import-request", 3, 3, true],
+      ["new-deck-required", 3, 3, true],
       ["topic-only-deck", 3, 3, true],
     ]);
     expect(results).toMatchObject({ model: "scripted/good-agent", mode: "replay", runs: 3, passed: true, cacheKey: loadArtifacts({ distDir: join(repoRoot, "dist") }).manifest.staticPrefix.cacheKey });

@@ -1,12 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareWithBaseline, formatSummary, RESULTS_FORMAT, resultsProblem, scenarioResult, type EvalResults, type RunResult } from "../../src/evals/results.js";
 import { compareRates, rate, wilsonInterval } from "../../src/evals/stats.js";
 import { runCliInProcessFrom } from "../helpers/cli.js";
+import { readGolden } from "../helpers/golden.js";
 import { evalProject, repoRoot } from "./helpers/project.js";
-
-const update = process.env["UPDATE_GOLDEN"] === "1";
 
 /** A results document built from pass counts: {scenario: [passed, runs, {expectation: passed}]}. */
 function constructed(counts: Record<string, [number, number, Record<string, number>]>, model = "openai/gpt-5"): EvalResults {
@@ -94,11 +93,7 @@ describe("the JSON results document (a public contract)", () => {
     expect(resultsProblem(document)).toBeUndefined();
     const golden = join(repoRoot, "test/fixtures/eval-results/blocking-question.json");
     const normalised = `${JSON.stringify({ ...document, cacheKey: "<cache key of dist/>" }, null, 2)}\n`;
-    if (update || !existsSync(golden)) {
-      mkdirSync(join(golden, ".."), { recursive: true });
-      writeFileSync(golden, normalised);
-    }
-    expect(normalised).toBe(readFileSync(golden, "utf8"));
+    expect(normalised).toBe(readGolden(golden, normalised));
   });
 
   it("feeds --baseline: exit 1 and the regression named when the current rate falls beyond noise", async () => {

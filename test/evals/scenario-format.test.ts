@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadScenarios } from "../../src/evals/scenario.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
+import { readGolden } from "../helpers/golden.js";
 
 /**
  * Scenario files are hand-written input: every problem is a diagnostic with
@@ -15,7 +16,6 @@ import { loadArtifacts } from "../../src/runtime/artifacts.js";
  */
 const fixtures = fileURLToPath(new URL("../fixtures/evals/", import.meta.url));
 const artifacts = loadArtifacts({ distDir: fileURLToPath(new URL("../../dist/", import.meta.url)) });
-const update = process.env["UPDATE_GOLDEN"] === "1";
 
 function diagnosticsOf(caseName: string) {
   const { scenarios, diagnostics } = loadScenarios([`${caseName}/scenario.yaml`], artifacts, fixtures);
@@ -27,8 +27,7 @@ describe("evaluation scenario format", () => {
     it(`reports ${caseName} with positions and rule ids, and runs nothing`, () => {
       const { scenarios, found } = diagnosticsOf(caseName);
       const golden = join(fixtures, caseName, "expected.json");
-      if (update || !existsSync(golden)) writeFileSync(golden, `${JSON.stringify(found, null, 2)}\n`);
-      expect(found).toEqual(JSON.parse(readFileSync(golden, "utf8")));
+      expect(found).toEqual(JSON.parse(readGolden(golden, `${JSON.stringify(found, null, 2)}\n`)));
       expect(found.length).toBeGreaterThan(0);
       expect(scenarios).toEqual([]);
       expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();

@@ -1,4 +1,5 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runInitCommand } from "../../src/cli/commands/init.js";
@@ -62,7 +63,23 @@ describe("gamma-prompt init", () => {
       expect(prefix).toContain(section);
     }
     const config = JSON.parse(await readFile(join(root, "gamma-prompt.config.json"), "utf8")) as Record<string, unknown>;
-    expect(config).toEqual({ $schema: "./node_modules/gamma-prompt/schemas/config.schema.json", profile: "gamma" });
+    // No installed package at the project's folder or above: the schema's stable URL.
+    expect(config).toEqual({ $schema: "https://unpkg.com/gamma-prompt/schemas/config.schema.json", profile: "gamma" });
+  });
+
+  it("points $schema at the installed package's schema from the config's folder, also from a subfolder", async () => {
+    const root = await tempDir();
+    await mkdir(join(root, "node_modules/gamma-prompt/schemas"), { recursive: true });
+    await writeFile(join(root, "node_modules/gamma-prompt/schemas/config.schema.json"), "{}\n");
+    for (const [dir, expected] of [
+      [root, "./node_modules/gamma-prompt/schemas/config.schema.json"],
+      [join(root, "agents/my-agent"), "../../node_modules/gamma-prompt/schemas/config.schema.json"],
+    ] as const) {
+      expect(init({ dir }).ok).toBe(true);
+      const ref = (JSON.parse(await readFile(join(dir, "gamma-prompt.config.json"), "utf8")) as { $schema: string }).$schema;
+      expect(ref).toBe(expected);
+      expect(existsSync(join(dir, ref))).toBe(true);
+    }
   });
 
   it("never overwrites: lists the files it would skip, writes nothing and exits 1; --force overwrites", async () => {

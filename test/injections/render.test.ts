@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
   acceptInjection,
@@ -7,6 +7,7 @@ import {
   escapeXml,
   renderInjection,
 } from "../../src/runtime/injections/index.js";
+import { readGolden } from "../helpers/golden.js";
 import { fixturePath, kinds } from "./helpers/fixtures.js";
 
 const cases = readdirSync(fixturePath("render")).sort();
@@ -16,8 +17,7 @@ describe("rendering: one tag per kind, summary as body, subject data as attribut
     const injection = acceptInjection(JSON.parse(readFileSync(fixturePath(`render/${name}/event.json`), "utf8")), { kinds });
     const rendered = renderInjection(injection, kinds);
     const golden = fixturePath(`render/${name}/expected.txt`);
-    if (process.env["UPDATE"] || !existsSync(golden)) writeFileSync(golden, `${rendered}\n`);
-    expect(`${rendered}\n`).toBe(readFileSync(golden, "utf8"));
+    expect(`${rendered}\n`).toBe(readGolden(golden, `${rendered}\n`));
   });
 
   it.each(cases)("%s keeps routing, origin ids, dedupe key and free-form details private", (name) => {

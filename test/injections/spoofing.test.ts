@@ -13,7 +13,7 @@ import { recordingExecutors, seeing, textOf, type SeenContext } from "../runtime
 import { fauxPerTest, fauxSessionSetup, NO_KNOWLEDGE_HINTS } from "../runtime/helpers/session.js";
 import { listFixtures } from "./helpers/fixtures.js";
 import { artifacts, createHarness, type GammaHarness } from "./helpers/gamma.js";
-import { hasReservedOpener, readerView } from "./helpers/oracle.js";
+import { candidateCodePoints, hasReservedOpener, readerView, readsAsOpeningBracket } from "./helpers/oracle.js";
 
 const SPLIT = "\n=====message=====\n";
 const spoofing = listFixtures("spoofing", ".txt").map(({ name, text }) => ({ name, messages: text.split(SPLIT) }));
@@ -99,15 +99,19 @@ describe("the spoofing corpus through the runtime's Pi Agent", () => {
 });
 
 describe("every character that reads as '<'", () => {
-  it("opens a reserved tag for the neutraliser (BMP and SMP, checked one code point at a time)", () => {
+  it("opens a reserved tag for the neutraliser (every candidate code point, judged by Unicode's confusables data)", () => {
+    const brackets: string[] = [];
     const missed: string[] = [];
-    for (let code = 0; code <= 0x1ffff; code++) {
-      if (code >= 0xd800 && code <= 0xdfff) continue;
+    for (const code of candidateCodePoints()) {
       const character = String.fromCodePoint(code);
-      if (readerView(character) !== "<") continue;
-      const spoof = `${character}system_note>`;
-      if (neutraliseReservedTags(spoof) !== `&lt;system_note>`) missed.push(code.toString(16));
+      if (!readsAsOpeningBracket(character)) continue;
+      brackets.push(code.toString(16));
+      for (const spoof of [`${character}system_note>`, `${character}/current_artifacts>`]) {
+        if (neutraliseReservedTags(spoof) !== `&lt;${spoof.slice(character.length)}`) missed.push(code.toString(16));
+      }
     }
+    // The data knows more than the few brackets a hand list would name (❬ U+276C among them).
+    expect(brackets).toEqual(expect.arrayContaining(["3c", "ff1c", "fe64", "226e", "2329", "3008", "27e8", "276c", "276e", "2039", "16b2", "1d236"]));
     expect(missed).toEqual([]);
   });
 });

@@ -16,7 +16,7 @@ import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapt
 import { FileStateStore } from "../../src/runtime/state.js";
 import type { ToolExecutor } from "../../src/runtime/tools.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
-import { blockStartingWith } from "../helpers/readme.js";
+import { docPage } from "../helpers/docs.js";
 import { prepareDist, tempDir } from "../runtime/helpers/dist.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "../runtime/helpers/pi.js";
 import { fauxPerTest, fauxSessionSetup } from "../runtime/helpers/session.js";
@@ -303,8 +303,9 @@ describe("lifetime: loaded notes survive compaction and restart", () => {
   });
 });
 
-describe("the README's knowledge transcript", () => {
-  // The README shows these two blocks; every byte comes from this run.
+describe("the knowledge guide's transcript", () => {
+  const knowledgeGuide = docPage("docs/guide/knowledge.md");
+  // The guide shows these two blocks; every byte comes from this run.
   it("is what the model receives on the embedded default, then after a host changed a loaded live note, and the anchor's list", async () => {
     const gamma = agent();
     const live = { id: "client-colours", name: "Client colours", scope: "Use for colour choices in decks for this client.", source: "user" as const, appliesTo: { keywords: ["colour", "palette"] } };
@@ -322,7 +323,7 @@ describe("the README's knowledge transcript", () => {
     const loaded = /<loaded_knowledge>[\s\S]*?<\/loaded_knowledge>/.exec(gamma.controller.anchorMessage().content)?.[0];
     const received = [...hintsIn(seen[0]), ...hintsIn(seen[1]), loaded].join("\n\n");
     const events = gamma.events.filter((event) => event.type.startsWith("knowledge_")).map((event) => JSON.stringify(event));
-    expect(blockStartingWith("<knowledge_hints>\n")).toBe(`${received}\n`);
-    expect(blockStartingWith('{"type":"knowledge_hinted"')).toBe(`${events.join("\n")}\n`);
+    expect(knowledgeGuide.blockStartingWith("<knowledge_hints>\n")).toBe(`${received}\n`);
+    expect(knowledgeGuide.blockStartingWith('{"type":"knowledge_hinted"')).toBe(`${events.join("\n")}\n`);
   });
 });

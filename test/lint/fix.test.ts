@@ -1,9 +1,10 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { chmod, cp, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCliInProcessFrom } from "../helpers/cli.js";
+import { readGolden, UPDATE_GOLDEN } from "../helpers/golden.js";
 import { readTree, removeTempDirs, tempDir } from "../helpers/temp-project.js";
 
 /**
@@ -19,7 +20,6 @@ const cases = readdirSync(casesDir, { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name)
   .sort();
-const update = process.env["UPDATE_GOLDEN"] === "1";
 
 afterAll(removeTempDirs);
 
@@ -30,9 +30,7 @@ async function copyOfProject(name: string): Promise<string> {
 }
 
 function golden(name: string, file: string, actual: string): string {
-  const path = join(casesDir, name, file);
-  if (update) writeFileSync(path, actual);
-  return readFileSync(path, "utf8");
+  return readGolden(join(casesDir, name, file), actual);
 }
 
 async function expectTree(dir: string, expected: string): Promise<void> {
@@ -49,7 +47,7 @@ describe("lint --fix: each case's files and output equal its fixture", () => {
       const first = await runCliInProcessFrom(dir, "lint", "--fix");
       expect(first.stderr).toBe("");
       expect(first.stdout).toBe(golden(name, "fix.txt", first.stdout));
-      if (update) {
+      if (UPDATE_GOLDEN) {
         await rm(join(casesDir, name, "fixed"), { recursive: true, force: true });
         await cp(dir, join(casesDir, name, "fixed"), { recursive: true });
       }
@@ -86,7 +84,7 @@ describe("lint --fix contract", () => {
     const dryRun = await runCliInProcessFrom(dir, "lint", "--fix-dry-run", "--format", "json");
     const preview = JSON.parse(dryRun.stdout) as { fixes: Array<{ file: string; ruleId: string; message: string }>; fixesWritten: boolean; diff: string };
     expect(preview.fixesWritten).toBe(false);
-    expect(preview.diff).toBe(readFileSync(join(casesDir, "insert-type", "dry-run.diff"), "utf8"));
+    expect(preview.diff).toBe(golden("insert-type", "dry-run.diff", preview.diff));
     const written = await runCliInProcessFrom(dir, "lint", "--fix", "--format", "json");
     const report = JSON.parse(written.stdout) as typeof preview & { diagnostics: unknown[] };
     expect(report.fixesWritten).toBe(true);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { conflictingPairs, findCycles, requirementClosure, requirementPaths, symmetricConflicts } from "../../src/skills/graph.js";
+import { closureConflicts, conflictingPairs, findCycles, requirementClosure, requirementPaths, symmetricConflicts } from "../../src/protocol/skill-graph.js";
 import { didYouMean, editDistance } from "../../src/pipeline/validate/suggest.js";
 
 const graph = (edges: Record<string, string[]>): Map<string, string[]> => new Map(Object.entries(edges));
@@ -23,7 +23,7 @@ describe("requirement graph", () => {
 
   it("gives the shortest chain to every requirement", () => {
     const paths = requirementPaths(graph({ a: ["b", "c"], b: ["d"], c: ["d"], d: ["a"] }), "a");
-    expect(Object.fromEntries(paths)).toEqual({ b: ["a", "b"], c: ["a", "c"], d: ["a", "b", "d"] });
+    expect(Object.fromEntries(["a", "b", "c", "d", "x"].map((name) => [name, paths.pathTo(name)]))).toEqual({ a: undefined, b: ["a", "b"], c: ["a", "c"], d: ["a", "b", "d"], x: undefined });
   });
 
   it("closes a set over its requirements and finds conflicting pairs in it", () => {
@@ -32,6 +32,20 @@ describe("requirement graph", () => {
     expect(requirementClosure(requires, ["deck"])).toEqual(["cli", "deck", "gml"]);
     expect(conflictingPairs(conflicts, requirementClosure(requires, ["deck", "importer"]))).toEqual([["deck", "importer"]]);
     expect(conflictingPairs(conflicts, requirementClosure(requires, ["deck"]))).toEqual([]);
+  });
+});
+
+describe("conflicts in requirement closures", () => {
+  it("finds conflicts with the skill and pairs no single direct requirement brings in", () => {
+    const requires = graph({ top: ["a", "b"], above: ["top"], a: ["x"], b: ["y"], x: [], y: [] });
+    const conflicts = symmetricConflicts(graph({ x: ["y"], top: ["y"] }));
+    expect(Object.fromEntries(closureConflicts({ requires, conflicts }))).toEqual({ top: { withSkill: ["y"], pairs: [["x", "y"]] } });
+  });
+
+  it("does not count a skill in a cycle among what it requires", () => {
+    const requires = graph({ c1: ["c2"], c2: ["c1", "z"], z: [] });
+    const conflicts = symmetricConflicts(graph({ c1: ["z"] }));
+    expect(Object.fromEntries(closureConflicts({ requires, conflicts }))).toEqual({ c1: { withSkill: ["z"], pairs: [] } });
   });
 });
 

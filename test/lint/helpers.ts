@@ -1,9 +1,10 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv } from "ajv";
 import { fileURLToPath } from "node:url";
 import { formatDiagnostics } from "../../src/diagnostics/reporters/index.js";
 import { lint, type LintResult } from "../../src/lint.js";
+import { readGolden } from "../helpers/golden.js";
 
 export const fixturesDir = fileURLToPath(new URL("../fixtures/lint", import.meta.url));
 
@@ -37,9 +38,7 @@ export function jsonReport(result: LintResult): string {
  */
 export function golden(name: string, actual: string): string {
   const path = join(fixturesDir, name, "expected.json");
-  if (process.env["UPDATE_GOLDEN"] === "1") writeFileSync(path, prettyJson(actual));
-  if (!existsSync(path)) throw new Error(`missing golden file ${path}; run with UPDATE_GOLDEN=1 and review it`);
-  return readFileSync(path, "utf8");
+  return readGolden(path, prettyJson(actual));
 }
 
 /** Golden files are indented for review; comparisons parse both sides back to the same compact text. */

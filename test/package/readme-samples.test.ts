@@ -7,13 +7,13 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { lint } from "../../src/lint.js";
 import { runCliInProcess } from "../helpers/cli.js";
-import { blockStartingWith, codeBlocks, readme } from "../helpers/readme.js";
+import { docPage, manualPaths } from "../helpers/docs.js";
 import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
 
 afterAll(removeTempDirs);
 
 /**
- * The README's samples that are not a command's output: the configuration
+ * The manual's samples that are not a command's output: the configuration
  * files, frontmatter and layout it shows. Each is checked against what reads
  * it (its JSON Schema, lint, the repository), so a sample cannot describe a
  * key, a rule or a file that does not exist.
@@ -33,24 +33,26 @@ function frontmatterOf(markdown: string): unknown {
   return parseYaml(match?.[1] ?? "");
 }
 
-describe("README samples", () => {
+const skillsGuide = docPage("docs/guide/skills.md");
+
+describe("manual samples", () => {
   it("shows configuration files that the config schema accepts", async () => {
     const validate = await schemaValidator("config");
-    const configs = codeBlocks.filter((block) => block.language === "json" && /^\{\s*"(profile|budgets)"/.test(block.text));
+    const configs = docPage("docs/reference/config.md").codeBlocks.filter((block) => block.language === "json" && /^\{\s*"(profile|budgets)"/.test(block.text));
     expect(configs).toHaveLength(2);
     for (const { text } of configs) expect(validate(JSON.parse(text)), text).toEqual([]);
   });
 
   it("shows skill and knowledge frontmatter that their schemas accept", async () => {
-    const skill = blockStartingWith("---\nname: deck-generation\n", "markdown");
+    const skill = skillsGuide.blockStartingWith("---\nname: deck-generation\n", "markdown");
     expect((await schemaValidator("skill-manifest"))(frontmatterOf(skill))).toEqual([]);
-    const note = blockStartingWith("---\nid: brand-images\n", "markdown");
+    const note = docPage("docs/guide/knowledge.md").blockStartingWith("---\nid: brand-images\n", "markdown");
     expect((await schemaValidator("knowledge-note"))(frontmatterOf(note))).toEqual([]);
   });
 
   it("shows inline suppression comments that silence exactly the rules they name", async () => {
     // The sample as a reference skill's frontmatter, with a numbered list in its body.
-    const frontmatter = blockStartingWith("---\nname: theme-factory\n", "yaml").replace(/^name: theme-factory\n/m, "$&type: reference\n");
+    const frontmatter = skillsGuide.blockStartingWith("---\nname: theme-factory\n", "yaml").replace(/^name: theme-factory\n/m, "$&type: reference\n");
     const body = "\n# Theme factory\n\nPick one theme:\n\n1. Ocean\n2. Forest\n3. Desert\n";
     const ruleIdsFor = async (text: string): Promise<string[]> => {
       const root = await tempDir("readme suppression");
@@ -66,7 +68,8 @@ describe("README samples", () => {
   });
 
   it("names only scripts, examples and benches that exist", () => {
-    const named = [...new Set(readme.match(/\b(?:scripts|examples|bench)\/[\w.-]+\.(?:mjs|js|ts)\b/g) ?? [])];
+    const manual = manualPaths().map((path) => docPage(path).text).join("\n");
+    const named = [...new Set(manual.match(/\b(?:scripts|examples|bench)\/[\w.-]+\.(?:mjs|js|ts)\b/g) ?? [])];
     expect(named.length).toBeGreaterThan(3);
     expect(named.filter((path) => !existsSync(join(repoRoot, path)))).toEqual([]);
   });
@@ -74,7 +77,7 @@ describe("README samples", () => {
   it("shows a project layout whose every entry exists in this repository or in a project `init` made", async () => {
     const scaffold = join(await tempDir("readme layout"), "my-agent");
     expect((await runCliInProcess("init", scaffold)).code).toBe(0);
-    const layout = blockStartingWith("skills/<name>/SKILL.md ");
+    const layout = docPage("docs/reference/project-layout.md").blockStartingWith("skills/<name>/SKILL.md ");
     const paths = layout.split("\n").filter(Boolean).map((line) => line.split(/\s{2,}/)[0] as string);
     expect(paths.length).toBeGreaterThan(5);
     const missing = paths.filter((path) => {

@@ -3,17 +3,23 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCliInProcess, runCliInProcessFrom, startCliInProcess, type CliRun } from "../helpers/cli.js";
-import { blockStartingWith, expectExcerptOf } from "../helpers/readme.js";
+import { docPage, expectExcerptOf, readme } from "../helpers/docs.js";
 import { copyParts, removeTempDirs, tempDir } from "../helpers/temp-project.js";
 import { saveAtomically } from "../watch/helpers.js";
 
 afterAll(removeTempDirs);
 
 /**
- * The README's transcripts are produced by the CLI against the fixture
- * projects in test/fixtures/readme/, so the manual cannot drift from what
- * the tool prints.
+ * The manual's transcripts (README.md and the pages under docs/) are produced
+ * by the CLI against the fixture projects in test/fixtures/readme/, so the
+ * manual cannot drift from what the tool prints.
  */
+
+const cliReference = docPage("docs/reference/cli.md");
+const promptsGuide = docPage("docs/guide/prompts-and-variants.md");
+const editorGuide = docPage("docs/guide/editor.md");
+const cachingGuide = docPage("docs/guide/caching-and-cost.md");
+const evaluationsGuide = docPage("docs/guide/evaluations-and-audits.md");
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/readme/${name}`, import.meta.url));
@@ -23,9 +29,9 @@ async function runIn(name: string, ...args: string[]): Promise<{ code: number; s
   return runCliInProcessFrom(fixture(name), ...args);
 }
 
-describe("README transcripts", () => {
+describe("manual transcripts", () => {
   it("shows lint's stylish output exactly as printed", async () => {
-    const transcript = blockStartingWith("$ gamma-prompt lint\n");
+    const transcript = cliReference.blockStartingWith("$ gamma-prompt lint\n");
     const { code, stdout } = await runIn("lint-example", "lint");
     expect(code).toBe(1);
     expect(transcript.slice("$ gamma-prompt lint\n".length)).toBe(stdout);
@@ -34,7 +40,7 @@ describe("README transcripts", () => {
   it("shows lint --fix and --fix-dry-run exactly as printed, on a copy of the lint-fix project", async () => {
     for (const [flag, stream] of [["--fix-dry-run", "stdout"], ["--fix", "stdout"]] as const) {
       const copy = await copyParts(fixture("lint-fix"), ["skills", "gamma-prompt.config.json"], await tempDir("readme fix"));
-      const transcript = blockStartingWith(`$ gamma-prompt lint ${flag}\n`);
+      const transcript = cliReference.blockStartingWith(`$ gamma-prompt lint ${flag}\n`);
       const output = await runCliInProcessFrom(copy, "lint", flag);
       expect(output.code).toBe(0);
       expect(transcript.slice(`$ gamma-prompt lint ${flag}\n`.length)).toBe(output[stream]);
@@ -43,19 +49,19 @@ describe("README transcripts", () => {
 
   it("shows lint's JSON document exactly as printed", async () => {
     const { stdout } = await runIn("lint-warning", "lint", "--format", "json");
-    expect(blockStartingWith('{"diagnostics":')).toBe(stdout);
+    expect(cliReference.blockStartingWith('{"diagnostics":')).toBe(stdout);
   });
 
   it("shows lint's GitHub annotations exactly as printed", async () => {
     const { stdout } = await runIn("lint-warning", "lint", "--format", "github");
-    expect(blockStartingWith("::warning ")).toBe(stdout);
+    expect(cliReference.blockStartingWith("::warning ")).toBe(stdout);
   });
 
   it("shows build's table for the embedded default exactly as printed on a current dist/", async () => {
     const root = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge", "dist"], join(await tempDir("readme build"), "gamma"));
     const { code, stdout } = await runCliInProcess("build", "--root", root);
     expect(code).toBe(0);
-    expect(blockStartingWith("$ npx gamma-prompt build\nvariant          bytes")).toBe(`$ npx gamma-prompt build\n${stdout}`);
+    expect(readme.blockStartingWith("$ npx gamma-prompt build\nvariant          bytes")).toBe(`$ npx gamma-prompt build\n${stdout}`);
   });
 
   it("shows `init my-agent`, then build and check in the new project, exactly as printed", async () => {
@@ -67,23 +73,23 @@ describe("README transcripts", () => {
     expect(built.code).toBe(0);
     const checked = await runCliInProcessFrom(root, "check");
     expect(checked.code).toBe(0);
-    expect(blockStartingWith("$ npx gamma-prompt init my-agent\n")).toBe(
+    expect(readme.blockStartingWith("$ npx gamma-prompt init my-agent\n")).toBe(
       `$ npx gamma-prompt init my-agent\n${created.stdout}$ cd my-agent\n$ npx gamma-prompt build\n${built.stdout}$ npx gamma-prompt check\n${checked.stdout}`,
     );
   });
 
-  it("shows the build after adding the README's `outline` variant to a fresh `init` project exactly as printed", async () => {
+  it("shows the build after adding the prompts guide's `outline` variant to a fresh `init` project exactly as printed", async () => {
     const root = join(await tempDir("readme outline"), "my-agent");
     expect((await runCliInProcess("init", root)).code).toBe(0);
     expect((await runCliInProcessFrom(root, "build")).code).toBe(0);
-    // The variants file as the README shows it, then the build that follows.
-    await writeFile(join(root, "prompts/variants.yaml"), blockStartingWith("variants:\n  base:\n    preload: []\n  outline:"));
+    // The variants file as the prompts guide shows it, then the build that follows.
+    await writeFile(join(root, "prompts/variants.yaml"), promptsGuide.blockStartingWith("variants:\n  base:\n    preload: []\n  outline:"));
     const { code, stdout } = await runCliInProcessFrom(root, "build");
     expect(code).toBe(0);
-    expect(blockStartingWith("$ npx gamma-prompt build\nvariant  bytes")).toBe(`$ npx gamma-prompt build\n${stdout}`);
+    expect(promptsGuide.blockStartingWith("$ npx gamma-prompt build\nvariant  bytes")).toBe(`$ npx gamma-prompt build\n${stdout}`);
   });
 
-  it("shows watch's lines for the edits the README names exactly as printed, durations aside", async () => {
+  it("shows watch's lines for the edits the editor guide names exactly as printed, durations aside", async () => {
     const root = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge"], join(await tempDir("readme watch"), "gamma"));
     const deckGeneration = join(root, "skills/deck-generation/SKILL.md");
     const importSkill = join(root, "skills/import/SKILL.md");
@@ -105,7 +111,7 @@ describe("README transcripts", () => {
     }
     const { code, stdout, stderr } = await watching.done;
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
-    expect(withoutDurations(blockStartingWith("$ gamma-prompt watch\n"))).toBe(withoutDurations(`$ gamma-prompt watch\n${stdout}`));
+    expect(withoutDurations(editorGuide.blockStartingWith("$ gamma-prompt watch\n"))).toBe(withoutDurations(`$ gamma-prompt watch\n${stdout}`));
   });
 
   it("shows check's drift report on an edited identity exactly as printed, where `...` leaves lines out", async () => {
@@ -114,7 +120,7 @@ describe("README transcripts", () => {
     await writeFile(identity, (await readFile(identity, "utf8")).replace(/^# Gamma agent$/m, "# Gamma!"));
     const { code, stdout } = await runCliInProcessFrom(root, "check");
     expect(code).toBe(1);
-    const transcript = blockStartingWith("$ gamma-prompt check\n").slice("$ gamma-prompt check\n".length);
+    const transcript = cliReference.blockStartingWith("$ gamma-prompt check\n").slice("$ gamma-prompt check\n".length);
     expectExcerptOf(transcript, stdout);
   });
 
@@ -127,26 +133,26 @@ describe("README transcripts", () => {
     const { code, stdout } = await runCliInProcessFrom(root, "check");
     expect(code).toBe(1);
     const command = '$ gamma-prompt check          # after "You are the Gamma agent" became "You are the Gamma presentation agent"\n';
-    expectExcerptOf(blockStartingWith(command).slice(command.length), stdout);
+    expectExcerptOf(cachingGuide.blockStartingWith(command).slice(command.length), stdout);
   });
 
   it("shows eval's replay of two shipped scenarios exactly as printed, and the scenario file it quotes", async () => {
     const command = "$ gamma-prompt eval --replay evals/topic-only-deck.yaml evals/blocking-question.yaml\n";
     const { code, stdout } = await runCliInProcessFrom(repoRoot, ...command.slice(2).trim().split(" ").slice(1));
     expect(code).toBe(0);
-    expect(blockStartingWith(command)).toBe(`${command}${stdout}`);
+    expect(evaluationsGuide.blockStartingWith(command)).toBe(`${command}${stdout}`);
     const scenario = await readFile(join(repoRoot, "evals/blocking-question.yaml"), "utf8");
-    expect(blockStartingWith(scenario.slice(0, scenario.indexOf("\n") + 1), "yaml")).toBe(scenario);
+    expect(evaluationsGuide.blockStartingWith(scenario.slice(0, scenario.indexOf("\n") + 1), "yaml")).toBe(scenario);
   });
 
   it("shows cost for the embedded default under the default profile exactly as printed", async () => {
     const { code, stdout } = await runCliInProcessFrom(repoRoot, "cost");
     expect(code).toBe(0);
-    expect(blockStartingWith("$ gamma-prompt cost\n")).toBe(`$ gamma-prompt cost\n${stdout}`);
+    expect(cachingGuide.blockStartingWith("$ gamma-prompt cost\n")).toBe(`$ gamma-prompt cost\n${stdout}`);
   });
 });
 
-/** Durations differ from run to run: the README's watch transcript matches the output with every `in N ms` as `in … ms`. */
+/** Durations differ from run to run: the editor guide's watch transcript matches the output with every `in N ms` as `in … ms`. */
 function withoutDurations(text: string): string {
   return text.replace(/\bin \d+ ms\b/g, "in … ms");
 }
@@ -165,15 +171,15 @@ function untilBuilds(run: CliRun, count: number): Promise<void> {
   return untilOutput(run, (out) => out.split("\n").filter((line) => /^[✔✖] .*\b(built|rebuilt|build failed) in \d+ ms\b/.test(line)).length >= count);
 }
 
-describe("README evaluations", () => {
+describe("manual evaluations", () => {
   it("shows the eval summary table exactly as a replay of the shipped cassettes prints it", async () => {
     const command = "$ gamma-prompt eval --replay evals/topic-only-deck.yaml evals/blocking-question.yaml\n";
     const { code, stdout } = await runCliInProcessFrom(repoRoot, ...command.slice(2).trim().split(" ").slice(1));
     expect(code).toBe(0);
-    expect(blockStartingWith(command), "after a prompt change: re-record with node scripts/record-eval-cassettes.mjs, then copy the table").toBe(`${command}${stdout}`);
+    expect(evaluationsGuide.blockStartingWith(command), "after a prompt change: re-record with node scripts/record-eval-cassettes.mjs, then copy the table").toBe(`${command}${stdout}`);
   });
 
   it("shows evals/blocking-question.yaml as it is", async () => {
-    expect(blockStartingWith("# The request depends on notes")).toBe(await readFile(join(repoRoot, "evals/blocking-question.yaml"), "utf8"));
+    expect(evaluationsGuide.blockStartingWith("# The request depends on notes")).toBe(await readFile(join(repoRoot, "evals/blocking-question.yaml"), "utf8"));
   });
 });

@@ -1,25 +1,29 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { ruleAnchor, ruleRegistry, type RuleId } from "../../src/diagnostics/rules/index.js";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 import { HOST_KEYS } from "../../src/pipeline/validate/host-keys.js";
+import { docPage } from "../helpers/docs.js";
 import { createProgram } from "../../src/cli/program.js";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 /** The shared corpus of real collections sits beside the repository (in CI and on developer machines), never inside it. */
 const corpus = ["../shared/realworld-skills", "../../shared/realworld-skills"].map((path) => fileURLToPath(new URL(path, new URL("../../", import.meta.url)))).find((path) => existsSync(path));
 
-const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8");
+const readme = docPage("README.md").text;
+const skillsGuide = docPage("docs/guide/skills.md").text;
+const cliReference = docPage("docs/reference/cli.md").text;
 const packageJson = JSON.parse(await readFile(new URL("../../package.json", import.meta.url), "utf8")) as {
   bin: Record<string, string>;
   files: string[];
   exports: Record<string, unknown>;
 };
 
-describe("README and package.json stay true", () => {
+describe("the manual and package.json stay true", () => {
   it("documents every rule id with its severity and description", () => {
     for (const [ruleId, rule] of Object.entries(ruleRegistry)) {
       // The anchor is what each diagnostic's `url` points at.
@@ -28,19 +32,32 @@ describe("README and package.json stay true", () => {
   });
 
   it("documents every host key in the host key table", () => {
-    for (const { key, hosts, meaning } of HOST_KEYS) expect(readme, key).toContain(`| \`${key}\` | ${hosts} |`), expect(readme).toContain(` | ${meaning} |`);
+    for (const { key, hosts, meaning } of HOST_KEYS) expect(skillsGuide, key).toContain(`| \`${key}\` | ${hosts} |`), expect(skillsGuide).toContain(` | ${meaning} |`);
   });
 
   it.skipIf(corpus === undefined)("shows the corpus table exactly as scripts/corpus-table.mjs prints it", () => {
     const run = spawnSync(process.execPath, ["scripts/corpus-table.mjs", corpus ?? ""], { cwd: repoRoot, encoding: "utf8" });
     expect(run.status, run.stderr).toBe(0);
-    expect(readme).toContain(run.stdout);
+    expect(skillsGuide).toContain(run.stdout);
   });
+
+  it.skipIf(corpus === undefined)("gives each rule's findings on the shared collections in the rules table, counted afresh", async () => {
+    const { lint } = await import("../../src/lint.js");
+    const counts = new Map<string, number>();
+    for (const name of readdirSync(corpus ?? "").filter((entry) => existsSync(join(corpus ?? "", entry, "skills"))).sort()) {
+      for (const diagnostic of (await lint({ root: join(corpus ?? "", name), profile: "agentskills" })).diagnostics) counts.set(diagnostic.ruleId, (counts.get(diagnostic.ruleId) ?? 0) + 1);
+    }
+    for (const ruleId of Object.keys(ruleRegistry)) {
+      const row = readme.split("\n").find((line) => line.startsWith(`| <a id="${ruleAnchor(ruleId as RuleId)}"></a>`)) ?? "";
+      const cell = row.split(" | ").at(-1) ?? "";
+      expect(cell, ruleId).toMatch(new RegExp(`^${counts.get(ruleId) ?? 0}(?!\\d)`));
+    }
+  }, 60_000);
 
   it("shows each command's synopsis exactly as the CLI defines its arguments, options and choices", () => {
     // A synopsis block is one whose text starts with `gamma-prompt <command> `; a long one wraps onto indented lines.
     const synopses = new Map(
-      [...readme.matchAll(/^```\n(gamma-prompt ([a-z]+) [\s\S]*?)^```$/gm)].map((match) => [match[2] as string, (match[1] as string).replace(/\s+/g, " ").trim()]),
+      [...cliReference.matchAll(/^```\n(gamma-prompt ([a-z]+) [\s\S]*?)^```$/gm)].map((match) => [match[2] as string, (match[1] as string).replace(/\s+/g, " ").trim()]),
     );
     const expected = new Map(
       createProgram({ exitCode: 0 }).commands.map((command) => {
@@ -57,7 +74,7 @@ describe("README and package.json stay true", () => {
         return [command.name(), ["gamma-prompt", command.name(), ...args, ...options].join(" ")] as const;
       }),
     );
-    // `explain` takes one optional rule id; the README says so in prose rather than in a synopsis block.
+    // `explain` takes one optional rule id; the CLI reference says so in prose rather than in a synopsis block.
     expected.delete("explain");
     expect(Object.fromEntries(synopses)).toEqual(Object.fromEntries(expected));
   });
@@ -66,7 +83,7 @@ describe("README and package.json stay true", () => {
   it.skipIf(corpus === undefined || process.env["GAMMA_CORPUS_BUILD"] !== "1")("shows build-collections' table for the real collections exactly as the script prints it", () => {
     const run = spawnSync(process.execPath, ["scripts/build-collections.mjs", corpus ?? ""], { cwd: repoRoot, encoding: "utf8" });
     expect(run.status, run.stderr).toBe(0);
-    expect(readme).toContain(`\n\`\`\`\n$ node scripts/build-collections.mjs ../shared/realworld-skills\n${run.stdout}\`\`\`\n`);
+    expect(skillsGuide).toContain(`\n\`\`\`\n$ node scripts/build-collections.mjs ../shared/realworld-skills\n${run.stdout}\`\`\`\n`);
   });
 
   it("shows the two set-up commands for a fresh machine", () => {

@@ -4,7 +4,7 @@ import { ruleRegistry } from "../../src/diagnostics/rules/index.js";
 import { runCliInProcessFrom } from "../helpers/cli.js";
 
 const repoRoot = new URL("../../", import.meta.url);
-const page = readFileSync(new URL("docs/tool-namespaces.md", repoRoot), "utf8");
+const page = readFileSync(new URL("docs/guide/tool-namespaces.md", repoRoot), "utf8");
 const read = (path: string): string => readFileSync(new URL(path, repoRoot), "utf8");
 
 /** The body of the first fenced block that follows `after` in the page. */
@@ -14,7 +14,7 @@ function blockAfter(after: string, fence = "```"): string {
   return page.slice(open, page.indexOf("\n```", open) + 1);
 }
 
-describe("docs/tool-namespaces.md shows the embedded default as it is", () => {
+describe("docs/guide/tool-namespaces.md shows the embedded default as it is", () => {
   it("quotes the drive namespace's declaration, its tools in order and the start of its description", () => {
     const declared = JSON.parse(read("schemas/namespaces/drive/namespace.json")) as { name: string; description: string; tools: string[] };
     const shown = blockAfter("and the `drive-files` workflow that needs it:");

@@ -13,6 +13,7 @@ import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { check } from "../../src/check.js";
+import type { Recovery } from "../../src/pipeline/emit/recovery.js";
 import { JOURNAL_FILE } from "../../src/protocol/dist-journal.js";
 import { InterruptedBuildError, loadArtifacts } from "../../src/runtime/artifacts.js";
 import { cliPath, copyProject, removeTempDirs, snapshotTree } from "../build/helpers.js";
@@ -21,6 +22,8 @@ afterAll(removeTempDirs);
 
 const RETIRED = "---\nname: retired\ntype: reference\ndescription: Use when reading retired notes.\n---\n\n# Retired\n\n- Old.\n";
 const GLOSSARY = "---\nname: glossary\ntype: reference\ndescription: Use when a term needs its meaning.\n---\n\n# Glossary\n\n- Card: one slide.\n";
+/** A skill without a description: a build with it fails after recovering dist/, and writes nothing. */
+const BROKEN = "---\nname: broken\ntype: reference\n---\n\n# Broken\n";
 const CARD_STYLE = "---\nname: card-style\ntype: reference\ndescription: Use when writing card text, changed.\n---\n\n# Card style\n\n- Titles are short.\n";
 
 /** The old sources have a skill the new ones drop; the new ones add one and change another: removals, additions and replacements. */
@@ -90,7 +93,7 @@ describe("a build killed at any step of the dist/ transaction", () => {
     const root = await copyProject("basic");
     await useNewSources(root);
     const dist = join(root, "dist");
-    const log: Array<{ failpoint: string; verdict: Verdict; leftovers: number; recovery: string }> = [];
+    const log: Array<{ failpoint: string; verdict: Verdict; leftovers: number; recovery: Recovery }> = [];
 
     const killAndRecover = async (failpoint: string, rollbackFailpoint?: string): Promise<boolean> => {
       await restoreDist(dist, oldDist);
@@ -101,19 +104,31 @@ describe("a build killed at any step of the dist/ transaction", () => {
       }
       let verdict = await judge(root, oldDist, newDist);
       const left = leftovers(root).length;
+      let label = failpoint;
       if (rollbackFailpoint !== undefined && verdict === "journal") {
         // Kill the recovering build too, halfway through its rollback.
         const again = killedBuild(root, rollbackFailpoint);
         expect(again.signal).toBe("SIGKILL");
         verdict = await judge(root, oldDist, newDist);
-        log.push({ failpoint: `${failpoint} then ${rollbackFailpoint}`, verdict, leftovers: leftovers(root).length, recovery: "killed" });
+        label = `${failpoint} then ${rollbackFailpoint}`;
       }
-      const recovered = await build({ root, persistentCache: false });
-      expect(recovered.ok).toBe(true);
+      // A build that fails on its sources still recovers dist/ first and then writes nothing: what it leaves is
+      // the recovery alone, byte for byte the old build after a rollback and the new one after a roll forward.
+      await mkdir(join(root, "skills/broken"), { recursive: true });
+      await writeFile(join(root, "skills/broken/SKILL.md"), BROKEN);
+      const failing = await build({ root, persistentCache: false });
+      await rm(join(root, "skills/broken"), { recursive: true });
+      expect(failing.ok, label).toBe(false);
+      const recovery = failing.recovery ?? "none";
+      expect(existsSync(join(dist, JOURNAL_FILE)), label).toBe(false);
+      expect(await snapshotTree(dist), `${label}: dist/ after recovery "${recovery}"`).toEqual(recovery === "rolled-forward" || verdict === "new" ? newDist : oldDist);
+      const rebuilt = await build({ root, persistentCache: false });
+      expect(rebuilt.ok).toBe(true);
+      expect(rebuilt.recovery).toBeUndefined();
       expect(await snapshotTree(dist)).toEqual(newDist);
       expect(existsSync(join(dist, JOURNAL_FILE))).toBe(false);
       expect(leftovers(root)).toEqual([]);
-      log.push({ failpoint, verdict, leftovers: left, recovery: recovered.recovery ?? "none" });
+      log.push({ failpoint: label, verdict, leftovers: left, recovery });
       return true;
     };
 
@@ -130,6 +145,16 @@ describe("a build killed at any step of the dist/ transaction", () => {
     expect(log.filter((entry) => entry.failpoint.startsWith("stage@")).every((entry) => entry.verdict === "old")).toBe(true);
     expect(log.filter((entry) => /^(journal|apply)@/.test(entry.failpoint)).every((entry) => entry.verdict === "journal")).toBe(true);
     expect(log.find((entry) => entry.failpoint === "commit@1")?.verdict).toBe("new");
+    // The direction of each recovery: back to the old build until the new manifest (written last) is in place,
+    // forward from then on; a rollback killed halfway is rolled back again.
+    const recoveries = (pattern: RegExp) => log.filter((entry) => pattern.test(entry.failpoint)).map((entry) => entry.recovery);
+    expect(recoveries(/^stage@/).every((recovery) => recovery === "none")).toBe(true);
+    expect(recoveries(/^journal@1$/)).toEqual(["rolled-back"]);
+    const applies = recoveries(/^apply@\d+$/);
+    expect(applies.length).toBeGreaterThanOrEqual(3);
+    expect(applies).toEqual([...Array(applies.length - 1).fill("rolled-back"), "rolled-forward"]);
+    expect(recoveries(/^commit@1$/)).toEqual(["none"]);
+    expect(recoveries(/ then rollback@/)).toEqual(["rolled-back"]);
     expect(verdicts.length).toBeGreaterThanOrEqual(14);
     // Every killed build left its staging folder (and lock); the recovering build removed them all.
     expect(log.every((entry) => entry.leftovers >= 1)).toBe(true);

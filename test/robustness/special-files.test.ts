@@ -124,7 +124,11 @@ describe("symbolic links that leave the project root", () => {
     symlinkSync(join(root, "shared/inside"), join(root, "skills/inside"));
 
     const linted = await lint({ root });
-    expect(linted.diagnostics.filter((d) => d.severity === "error").map((d) => [d.file, d.ruleId])).toEqual([["skills/secret/SKILL.md", "source/outside-root"]]);
+    // lint checks the agent project whole, partials included, as build does.
+    expect(linted.diagnostics.filter((d) => d.severity === "error").map((d) => [d.file, d.ruleId])).toEqual([
+      ["prompts/partials/leak.hbs", "source/outside-root"],
+      ["skills/secret/SKILL.md", "source/outside-root"],
+    ]);
     expect(linted.skills.map((skill) => skill.name)).toContain("inside");
     const built = await build({ root, persistentCache: false });
     expect(built.ok).toBe(false);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { renderProgress } from "../../src/runtime/checklist/progress.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
-import { blockStartingWith } from "../helpers/readme.js";
+import { docPage } from "../helpers/docs.js";
 import { deckTasks, SKIPPED_OPTIONAL } from "./helpers/checklist.js";
 import { prepareDist } from "./helpers/dist.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
@@ -101,7 +101,8 @@ function pendingFrom(first: number): Record<number, { status: "pending" }> {
   return Object.fromEntries(Array.from({ length: 15 - first }, (_, index) => [first + index, { status: "pending" as const }]));
 }
 
-describe("the README's progress event and its plain-text form", () => {
+describe("the runtime guide's progress event and its plain-text form", () => {
+  const runtimeGuide = docPage("docs/guide/runtime.md");
   it("are what a deck with step 7 under way and step 12 failed gives (three steps of the event shown)", async () => {
     const { agent, faux, events } = deckAgent();
     const tasks = deckTasks({
@@ -113,8 +114,8 @@ describe("the README's progress event and its plain-text form", () => {
     faux.setResponses([toolUse(fauxToolCall("todo", { tasks }, { id: "call_7" })), fauxAssistantMessage("working")]);
     await agent.prompt("Make a deck about tide pools");
     const progress = progressEvents(events).at(-1);
-    const shown = JSON.parse(blockStartingWith('{"type": "checklist_progress"', "json")) as typeof progress;
+    const shown = JSON.parse(runtimeGuide.blockStartingWith('{"type": "checklist_progress"', "json")) as typeof progress;
     expect(shown).toEqual({ ...progress, steps: progress?.steps.filter((step) => [3, 7, 12].includes(step.number)) });
-    expect(blockStartingWith("deck-generation: 6/14 steps done\n")).toBe(`${renderProgress(progress!)}\n`);
+    expect(runtimeGuide.blockStartingWith("deck-generation: 6/14 steps done\n")).toBe(`${renderProgress(progress!)}\n`);
   });
 });

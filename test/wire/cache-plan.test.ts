@@ -3,7 +3,7 @@ import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { systemBlocks } from "../../src/runtime/cache-plan.js";
 import { promptCacheKeys } from "../../src/runtime/prompt-cache.js";
 import { MemoryStateStore } from "../../src/runtime/state.js";
-import { blockStartingWith, readme } from "../helpers/readme.js";
+import { docPage } from "../helpers/docs.js";
 import { repoDist } from "../runtime/helpers/dist.js";
 import { breakpointPaths, runConversation, withoutMarks, type RuntimePath } from "./helpers.js";
 import { startWireServer, type RecordedRequest, type WireProtocol, type WireServer } from "./server.js";
@@ -140,9 +140,10 @@ describe("host settings", () => {
   });
 });
 
-// The README shows the first request of a deck-generation session on each protocol, and the cache figure of
+// The caching guide shows the first request of a deck-generation session on each protocol, and the cache figure of
 // a deck-generation session after a base one; this run produces both.
-describe("the README's first request of a deck-generation session", () => {
+describe("the caching guide's first request of a deck-generation session", () => {
+  const cachingGuide = docPage("docs/guide/caching-and-cost.md");
   it("is what the server receives, with long strings shortened and the tools but the last counted", async () => {
     const anthropic = await conversation("agent", "anthropic-messages", "deck-generation", { firstCallOnly: true });
     const openai = await conversation("agent", "openai-responses", "deck-generation", { firstCallOnly: true });
@@ -166,7 +167,7 @@ describe("the README's first request of a deck-generation session", () => {
     };
     // The key's last 16 hex digits come from the session's random key, so they differ from run to run.
     const sessionPart = (text: string) => text.replace(/("prompt_cache_key": "gp-[0-9a-f]{12}-)[0-9a-f]{16}"/, '$1…"');
-    expect(sessionPart(blockStartingWith('{\n  "anthropic-messages": {', "json"))).toBe(sessionPart(`${JSON.stringify(shown, null, 2)}\n`));
+    expect(sessionPart(cachingGuide.blockStartingWith('{\n  "anthropic-messages": {', "json"))).toBe(sessionPart(`${JSON.stringify(shown, null, 2)}\n`));
 
     const fresh = await startWireServer();
     for (const variant of ["base", "deck-generation"]) {
@@ -174,7 +175,7 @@ describe("the README's first request of a deck-generation session", () => {
     }
     await fresh.close();
     const read = fresh.requests[1]?.cache?.read ?? 0;
-    expect(readme).toContain(`the first request of a \`deck-generation\` session reads **${read.toLocaleString("en-US")} tokens** from`);
+    expect(cachingGuide.text).toContain(`the first request of a \`deck-generation\` session reads **${read.toLocaleString("en-US")} tokens** from`);
   });
 });
 

@@ -8,5 +8,6 @@ import type { RuleDefinition } from "./rule.js";
  */
 export const auditRules = {
   ...AUDIT_RULES,
-  "audit/transcript-format": { severity: "error", description: "A file given to `gamma-prompt audit` is a runtime session log or a Pi session file (JSONL) that can be read." },
+  "audit/transcript-format": { severity: "error", description: "A file given to `gamma-prompt audit` is a runtime session log or a Pi session file (JSONL) that can be read, every line of it: a JSON object the format has." },
+  "audit/transcript-torn-line": { severity: "warning", description: "A transcript's last line, without a final newline, is a complete JSON object (a torn last line is a log still being written, or a copy cut short)." },
 } as const satisfies Record<string, RuleDefinition>;

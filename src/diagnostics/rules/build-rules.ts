@@ -26,7 +26,7 @@ export const buildRules = {
   "template/missing-catalog": { severity: "error", description: "The static prefix includes the skill catalog through `{{catalog}}`." },
   "template/render-error": { severity: "error", description: "A template renders without a runtime error." },
   "variant/invalid": { severity: "error", description: "`prompts/variants.yaml` matches schemas/variants.schema.json." },
-  "variant/unknown-skill": { severity: "error", description: "A variant preloads only skills that exist and pass lint." },
+  "variant/unknown-skill": { severity: "error", description: "A variant preloads and requires only skills that exist and pass lint." },
   "variant/conflicting-skills": { severity: "error", description: "No two skills a variant preloads (with their requirements) conflict." },
   "variant/token-boundary": { severity: "error", description: "The static prefix's tokens are a prefix of each variant's tokens." },
   "injection/invalid": { severity: "error", description: "`prompts/injections.yaml` matches schemas/injection-kinds.schema.json." },

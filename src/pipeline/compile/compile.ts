@@ -31,17 +31,18 @@ import {
   variantFile,
 } from "../emit/artifacts.js";
 import { BuildSession, defineSlot } from "../session/build-session.js";
+import { checkProjectSources, sourceKey } from "../lint-skills/project-checks.js";
 import { compactTools, computeCachePlan } from "../render/cache-plan.js";
-import { failedNamespaceFolders, resolveNamespaces, skillNamespaceDiagnostics } from "../validate/namespaces.js";
 import { measurePrompts, TokenCounter, type RecordedTokenCounts } from "../render/measure.js";
 import type { ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
-import { lintSkills } from "../lint-skills/lint-skills.js";
-import { loadProjectSources } from "../discover/project-sources.js";
+import { lintSkills, type SkillFileRecord } from "../lint-skills/lint-skills.js";
+import { loadProjectSources, type ProjectSources } from "../discover/project-sources.js";
+import type { SourceOverrides } from "../discover/read-source.js";
 import { normalizeSkillBody, prefixContext, prepareTemplates, renderPrompts, PREFIX_TEMPLATE, type PreparedTemplates, type PrefixContext, type TemplateSources } from "../render/render.js";
 import { handlebarsVersion } from "../render/templates.js";
 import { resolveTools, type ToolFileResult } from "../validate/tools.js";
 import { resolveVariants } from "../validate/variants.js";
-import { readSupportingFiles, type SupportingFile } from "../discover/supporting-files.js";
+import type { SupportingFile } from "../discover/supporting-files.js";
 import { KNOWLEDGE_INDEX_FILE } from "../../protocol/knowledge.js";
 import { knowledgeArtifacts, knowledgeJson } from "../emit/knowledge.js";
 import { resolveKnowledge } from "../validate/knowledge.js";
@@ -71,6 +72,9 @@ export interface CompiledProject {
   prefixContext?: PrefixContext;
   /** sha256 and size of every artifact but manifest.json (which lists them), when the artifacts exist. */
   hashes?: Map<string, ArtifactEntry>;
+  /** Every SKILL.md and every other source as this compile read them (an editor indexes the project from these). */
+  skillFiles?: SkillFileRecord[];
+  sources?: ProjectSources;
 }
 
 export interface CompileOptions {
@@ -80,48 +84,31 @@ export interface CompileOptions {
   recordedCounts?: RecordedTokenCounts;
   /** Tool parameter schemas the last build accepted for exactly these bytes (check); others are compiled to check them. */
   acceptedToolParameters?: (tool: ToolSchemaArtifact) => boolean;
+  /** Sources taken as given instead of as read (an editor's unsaved buffers); nothing is written either way. */
+  sourceOverrides?: SourceOverrides;
 }
 
 export async function compileProject(root: string, session: BuildSession = new BuildSession(), changedPaths?: readonly string[], options: CompileOptions = {}): Promise<CompiledProject> {
   // The artifacts need each skill's type, so the compiler applies the gamma profile; it finds the skills where lint
   // does (the config's `skills` and `ignore`), and the config's rules still apply.
-  const lintConfig = readLintConfig(root);
-  const settings = { profile: "gamma" as const, rules: lintConfig.config.rules, layout: { ...lintConfig.config.layout, ...(options.outDir !== undefined ? { outDir: options.outDir } : {}) } };
-  const [linted, loaded] = await Promise.all([lintSkills(root, session, changedPaths, settings), loadProjectSources(root, session, changedPaths)]);
+  const overrides = options.sourceOverrides;
+  const lintConfig = readLintConfig(root, undefined, overrides);
+  const settings = {
+    profile: "gamma" as const,
+    rules: lintConfig.config.rules,
+    ...(lintConfig.config.skillTypes ? { skillTypes: lintConfig.config.skillTypes } : {}),
+    layout: { ...lintConfig.config.layout, ...(options.outDir !== undefined ? { outDir: options.outDir } : {}) },
+    ...(overrides ? { sourceOverrides: overrides } : {}),
+  };
+  const [linted, loaded] = await Promise.all([lintSkills(root, session, changedPaths, settings), loadProjectSources(root, session, changedPaths, overrides)]);
   const diagnostics: Diagnostic[] = [...linted.diagnostics, ...loaded.diagnostics];
-  const done = (extra: Partial<CompiledProject> = {}): CompiledProject => finish(diagnostics, extra);
   const { sources } = loaded;
+  const done = (extra: Partial<CompiledProject> = {}): CompiledProject => finish(diagnostics, { skillFiles: linted.files, sources, ...extra });
   const skills = linted.skills;
-  const failedSkills = new Set(linted.statuses.filter((skill) => skill.status !== "valid").map((skill) => skill.folder));
 
-  const config = session.reuseLatest(CONFIG, sourceKey(sources.config), () => resolveConfig(sources.config));
-  diagnostics.push(...config.diagnostics);
-  // Both read one schema: with the file valid, lint's reading adds only what the schema cannot see (rule ids).
-  if (config.diagnostics.length === 0) diagnostics.push(...lintConfig.diagnostics);
-  const injectionsSource = sources.injections;
-  const injections = injectionsSource ? session.reuseLatest(INJECTIONS, sourceKey(injectionsSource), () => resolveInjections(injectionsSource)) : { injections: [], diagnostics: [] };
-  diagnostics.push(...injections.diagnostics);
-  // What the model is offered: a skill with disable-model-invocation is in neither the catalog nor the skill tool's names.
-  const invocable = skills.filter((skill) => skill.disableModelInvocation !== true);
-  const tools = resolveTools({ files: sources.toolFiles, order: sources.toolOrder }, invocable.map((skill) => skill.name), session.reuser(TOOL_FILES), options.acceptedToolParameters);
-  diagnostics.push(...tools.diagnostics);
-  const namespaceFiles = sources.namespaceFiles ?? [];
-  const namespaces = namespaceFiles.length > 0 ? resolveNamespaces(namespaceFiles, tools.tools, session.reuser(TOOL_FILES), options.acceptedToolParameters) : { namespaces: [], diagnostics: [] };
-  diagnostics.push(...namespaces.diagnostics);
-  const namespaceNames = { valid: new Set(namespaces.namespaces.map((namespace) => namespace.name)), failed: failedNamespaceFolders(namespaceFiles, namespaces.namespaces) };
-  diagnostics.push(...skillNamespaceDiagnostics(skills, namespaceNames.valid, namespaceNames.failed));
-  const variants = sources.variants ? resolveVariants(sources.variants, skills, failedSkills, namespaceNames) : { variants: [], diagnostics: [] };
-  diagnostics.push(...variants.diagnostics);
-  const supporting = collectSupportingFiles(root, skills, config.config.supportingFiles.maxBytes, session, changedPaths);
-  diagnostics.push(...supporting.diagnostics);
-  const knowledge = sources.knowledgeFiles
-    ? await resolveKnowledge(sources.knowledgeFiles, {
-        skillNames: [...new Set([...skills.map((skill) => skill.name), ...failedSkills])].sort(),
-        toolNames: tools.tools.map((tool) => tool.name),
-        inlineBytes: config.config.knowledge.inlineBytes,
-      })
-    : undefined;
-  if (knowledge) diagnostics.push(...knowledge.diagnostics);
+  const checked = await checkProjectSources(root, session, changedPaths, lintConfig, linted, loaded.sources, options.acceptedToolParameters);
+  diagnostics.push(...checked.diagnostics);
+  const { config, injections, invocable, tools, namespaces, variants, supporting, knowledge } = checked;
   if (!sources.prefix || !sources.variant) return done();
 
   const templateSources: TemplateSources = { prefix: sources.prefix, variant: sources.variant, partials: sources.partials };
@@ -214,6 +201,8 @@ export async function compileProject(root: string, session: BuildSession = new B
       name: measure.name,
       tokens: measure.tokens,
       preloadedSkills: (byName.get(measure.name)?.skills ?? []).map((skill) => skill.name),
+      // Absent unless the project requires skills for the variant, so manifests without the rule keep their bytes.
+      ...((byName.get(measure.name)?.required.length ?? 0) > 0 ? { requiredSkills: byName.get(measure.name)?.required ?? [] } : {}),
       sharedPrefixTokens: measure.sharedPrefixTokens,
       cacheableTokens: measure.cacheableTokens,
       ...((byName.get(measure.name)?.namespaces.length ?? 0) > 0 ? { namespaces: byName.get(measure.name)?.namespaces ?? [] } : {}),
@@ -235,21 +224,13 @@ export async function compileProject(root: string, session: BuildSession = new B
   return done({ artifacts, manifest, summary: summarize(manifest, plan), templates, prefixContext: context, hashes });
 }
 
-const CONFIG = defineSlot<ReturnType<typeof resolveConfig>>("config");
-const INJECTIONS = defineSlot<ReturnType<typeof resolveInjections>>("injection kinds");
-const TOOL_FILES = defineSlot<ToolFileResult>("tool files");
 const TEMPLATES = defineSlot<Promise<PreparedTemplates | Diagnostic[]>>("templates");
 const CATALOG_ENTRIES = defineSlot<string>("catalog entries");
 const SKILL_BODIES = defineSlot<{ text: string; entry: ArtifactEntry }>("skill bodies");
 const TOKEN_COUNTER = defineSlot<TokenCounter>("token counter");
 /** Each valid skill folder's supporting files (with the size limit they were read under) and findings, as last read. */
-const SUPPORTING_FILES = defineSlot<Map<string, SupportedFolder>>("supporting files");
 
 /** Identifies one source by path and bytes ("" when absent). */
-function sourceKey(source: SourceFile | undefined): string {
-  return source ? `${source.path}\u0000${source.contentHash}` : "";
-}
-
 /** Identifies a template set by every source's path and bytes. */
 function templatesKey(sources: TemplateSources): string {
   return [sources.prefix, sources.variant, ...sources.partials].map(sourceKey).join("\n");
@@ -272,39 +253,9 @@ function skillBodyArtifact(skill: ValidSkill, session: BuildSession): { text: st
   });
 }
 
-/**
- * Every valid skill's supporting files. A watch rebuild lists and reads a
- * skill folder again only when a changed path lies inside it.
- */
-function collectSupportingFiles(
-  root: string,
-  skills: readonly ValidSkill[],
-  maxBytes: number,
-  session: BuildSession,
-  changedPaths: readonly string[] | undefined,
-): { files: Map<string, SupportingFile[]>; diagnostics: Diagnostic[] } {
-  const known = session.keep(SUPPORTING_FILES, () => new Map());
-  const files = new Map<string, SupportingFile[]>();
-  const diagnostics: Diagnostic[] = [];
-  const kept = new Map<string, SupportedFolder>();
-  for (const skill of skills) {
-    const folder = `${skill.path.slice(0, -"/SKILL.md".length)}`;
-    const cached = known.get(folder);
-    const touched = changedPaths === undefined || changedPaths.some((path) => path.startsWith(`${folder}/`));
-    const reusable = cached !== undefined && cached.maxBytes === maxBytes && !touched;
-    const read = reusable ? cached : { maxBytes, ...readSupportingFiles(root, folder, maxBytes) };
-    kept.set(folder, read);
-    files.set(skill.name, read.files);
-    diagnostics.push(...read.diagnostics);
-  }
-  known.clear();
-  for (const [folder, read] of kept) known.set(folder, read);
-  return { files, diagnostics };
-}
 
 type SkillInfoInput = Omit<SkillInfo, "file" | "sha256"> & { name: string };
 
-type SupportedFolder = { maxBytes: number; files: SupportingFile[]; diagnostics: Diagnostic[] };
 
 function skillInfo(skill: ValidSkill, counter: TokenCounter, artifacts: Map<string, ArtifactContent>, hashes: Map<string, ArtifactEntry>, session: BuildSession): SkillInfoInput {
   const { text: body, entry } = skillBodyArtifact(skill, session);
@@ -354,3 +305,4 @@ function finish(diagnostics: Diagnostic[], extra: Partial<CompiledProject>): Com
   }
   return result;
 }
+

@@ -1,8 +1,9 @@
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync } from "node:fs";
+import { statIfPossible } from "../../protocol/regular-file.js";
 import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
-import { readBytes, SKILL_READ_RULES, toSourceFile } from "./read-source.js";
+import { readBytes, SKILL_READ_RULES, toSourceFile, type SourceOverrides } from "./read-source.js";
 import { DEFAULT_LAYOUT, isDefaultLayout, matchSkillFolders, type SkillLayout } from "./skill-folders.js";
 
 /** The folder, relative to the project root, that holds one folder per skill. */
@@ -37,15 +38,13 @@ export async function discoverSkills(root: string, layout: SkillLayout = DEFAULT
  * small files it is several times faster than fs/promises, and lint has
  * nothing else to do while it waits.
  */
-export async function loadSkillSources(root: string, layout: SkillLayout = DEFAULT_LAYOUT): Promise<SkillSources> {
+export async function loadSkillSources(root: string, layout: SkillLayout = DEFAULT_LAYOUT, overrides?: SourceOverrides): Promise<SkillSources> {
   const files: SourceFile[] = [];
   const diagnostics: Diagnostic[] = [];
   const unreadFolders: string[] = [];
   for (const folder of findSkillFolders(root, layout)) {
     const path = `${folder}/${SKILL_FILE}`;
-    // Opening the expected file directly costs one syscall; the folder is listed only to explain a miss.
-    const bytes = readBytes(root, path);
-    const result = "code" in bytes && bytes.code === "ENOENT" ? missingSkillFile(root, folder) : toSourceFile(path, bytes, SKILL_READ_RULES);
+    const result = overrides?.get(path) ?? readSkillFile(root, folder, path);
     if ("text" in result) files.push(result);
     else {
       diagnostics.push(result);
@@ -63,6 +62,12 @@ export async function loadSkillSources(root: string, layout: SkillLayout = DEFAU
 export function findSkillFolders(root: string, layout: SkillLayout = DEFAULT_LAYOUT): string[] {
   assertProjectRoot(root, layout);
   return matchSkillFolders(root, layout);
+}
+
+function readSkillFile(root: string, folder: string, path: string): SourceFile | Diagnostic {
+  // Opening the expected file directly costs one syscall; the folder is listed only to explain a miss.
+  const bytes = readBytes(root, path);
+  return "code" in bytes && bytes.code === "ENOENT" ? missingSkillFile(root, folder) : toSourceFile(path, bytes, SKILL_READ_RULES);
 }
 
 function missingSkillFile(root: string, folder: string): Diagnostic {
@@ -93,7 +98,7 @@ function assertProjectRoot(root: string, layout: SkillLayout): void {
 }
 
 function isDirectory(path: string): boolean {
-  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  return statIfPossible(path)?.isDirectory() ?? false;
 }
 
 function listNames(path: string): string[] {

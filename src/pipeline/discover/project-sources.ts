@@ -16,6 +16,7 @@ import {
 } from "./source-paths.js";
 import { defineSlot, type BuildSession } from "../session/build-session.js";
 import { isDiagnostic, listFiles, listFolders, readPromptSource } from "./sources.js";
+import type { SourceOverrides } from "./read-source.js";
 
 /** Every non-skill source of a build, read and normalised. */
 export interface ProjectSources {
@@ -65,7 +66,12 @@ export const PROJECT_SOURCES = defineSlot<Map<string, SourceFile>>("project sour
  * Reads the sources. With a list of changed paths (watch), files the session
  * read before and not named in the list are taken unread.
  */
-export async function loadProjectSources(root: string, session: BuildSession, changedPaths?: readonly string[]): Promise<{ sources: ProjectSources; diagnostics: Diagnostic[] }> {
+export async function loadProjectSources(
+  root: string,
+  session: BuildSession,
+  changedPaths?: readonly string[],
+  overrides?: SourceOverrides,
+): Promise<{ sources: ProjectSources; diagnostics: Diagnostic[] }> {
   const cache = session.keep(PROJECT_SOURCES, () => new Map<string, SourceFile>());
   const paths = await listProjectSourcePaths(root);
   const changed = changedPaths ? new Set(changedPaths) : undefined;
@@ -73,6 +79,13 @@ export async function loadProjectSources(root: string, session: BuildSession, ch
   const files = new Map<string, SourceFile>();
   await Promise.all(
     paths.map(async (path) => {
+      // An override is never remembered as read: once it ends, the caller names the path as changed.
+      const override = overrides?.get(path);
+      if (override !== undefined) {
+        if (isDiagnostic(override)) diagnostics.push(override);
+        else files.set(path, override);
+        return;
+      }
       const cached = changed && !changed.has(path) ? cache.get(path) : undefined;
       const result = cached ?? (await readPromptSource(root, path));
       if (result === undefined) {

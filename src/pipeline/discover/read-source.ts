@@ -31,11 +31,26 @@ export function sha256Hex(data: string | Uint8Array): string {
 }
 
 /**
+ * Files taken as given instead of as read, by root-relative path: an editor's
+ * unsaved buffers, or `lint --fix`'s fixed text checked before it is written.
+ * A diagnostic stands for a buffer refused the way its file would be (too large).
+ */
+export type SourceOverrides = ReadonlyMap<string, SourceFile | Diagnostic>;
+
+/** A buffer's text as the reader would have read its bytes: normalised, hashed, and refused past {@link MAX_SOURCE_BYTES}. */
+export function overrideSource(relPath: string, text: string, rules: ReadRules): SourceFile | Diagnostic {
+  const raw = Buffer.from(text, "utf8");
+  return toSourceFile(relPath, raw.length > MAX_SOURCE_BYTES ? { tooLarge: raw.length } : { raw }, rules);
+}
+
+/**
  * Reads one root-relative file. A missing file gives `undefined` so callers
  * decide whether absence is an error; other failures become diagnostics
- * under `rules`.
+ * under `rules`. An override answers without touching the disk.
  */
-export function readSource(root: string, relPath: string, rules: ReadRules): SourceFile | Diagnostic | undefined {
+export function readSource(root: string, relPath: string, rules: ReadRules, overrides?: SourceOverrides): SourceFile | Diagnostic | undefined {
+  const override = overrides?.get(relPath);
+  if (override !== undefined) return override;
   const outcome = readBytes(root, relPath);
   if ("code" in outcome && outcome.code === "ENOENT") return undefined;
   return toSourceFile(relPath, outcome, rules);

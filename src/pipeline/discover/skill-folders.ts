@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
+import { readdirSync, readFileSync, type Dirent } from "node:fs";
+import { statIfPossible } from "../../protocol/regular-file.js";
 import { join } from "node:path";
 
 /**
@@ -175,11 +176,11 @@ function listDirectories(path: string): string[] {
 }
 
 function isDirectory(path: string): boolean {
-  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  return statIfPossible(path)?.isDirectory() ?? false;
 }
 
 function isFile(path: string): boolean {
-  return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+  return statIfPossible(path)?.isFile() ?? false;
 }
 
 function compareCodeUnits(a: string, b: string): number {

@@ -4,6 +4,7 @@ import type { SourceFile } from "../../stage-data.js";
 import { DEFAULT_LAYOUT, type SkillLayout } from "./skill-folders.js";
 import { sameStamp, stampOf, type FileStamp } from "./file-stamp.js";
 import { findSkillFolders, loadSkillSources, readSourceFileSync, SKILL_FILE, type SkillSources } from "./discover.js";
+import type { SourceOverrides } from "./read-source.js";
 
 /**
  * SKILL.md reading for watch rebuilds. The folder listing is always fresh. A
@@ -20,13 +21,29 @@ export interface SkillSourceRecord extends FileStamp {
   file: SourceFile;
 }
 
-export async function loadSkillSourcesReusing(root: string, records: Map<string, SkillSourceRecord>, changedPaths?: readonly string[], layout: SkillLayout = DEFAULT_LAYOUT): Promise<SkillSources> {
+export async function loadSkillSourcesReusing(
+  root: string,
+  records: Map<string, SkillSourceRecord>,
+  changedPaths?: readonly string[],
+  layout: SkillLayout = DEFAULT_LAYOUT,
+  overrides?: SourceOverrides,
+): Promise<SkillSources> {
   const changed = changedPaths ? new Set(changedPaths) : undefined;
   const files: SourceFile[] = [];
   const listed = new Set<string>();
   for (const folder of findSkillFolders(root, layout)) {
     const path = `${folder}/${SKILL_FILE}`;
     listed.add(path);
+    const override = overrides?.get(path);
+    if (override !== undefined) {
+      // The record (if any) stays as the disk had it: the caller names the path as changed once the override ends.
+      if (!("text" in override)) {
+        records.clear();
+        return loadSkillSources(root, layout, overrides);
+      }
+      files.push(override);
+      continue;
+    }
     const record = records.get(path);
     if (record && changed && !changed.has(path)) {
       files.push(record.file);
@@ -41,7 +58,7 @@ export async function loadSkillSourcesReusing(root: string, records: Map<string,
     if (!now || !read || !("text" in read)) {
       // Findings about the tree or a file: the full read words them.
       records.clear();
-      return loadSkillSources(root, layout);
+      return loadSkillSources(root, layout, overrides);
     }
     // The stamp taken before reading: a write during the read leaves it stale, so the file is read again next time.
     records.set(path, { file: read, ...stampOf(now) });

@@ -309,7 +309,8 @@ export function listTree(dir: string): Set<string> {
     try {
       entries = readdirSync(join(dir, relDir), { withFileTypes: true });
     } catch (error) {
-      if (relDir === "" && (isNotFound(error) || errorCode(error) === "ENOTDIR")) return;
+      // No folder there, or a name no file system can look up (over the limit, a NUL byte): nothing to list.
+      if (relDir === "" && (isNotFound(error) || ["ENOTDIR", "ENAMETOOLONG", "ERR_INVALID_ARG_VALUE"].includes(errorCode(error) ?? ""))) return;
       throw error;
     }
     for (const entry of entries) {

@@ -43,19 +43,30 @@ export async function fixSkillFiles(root: string, diagnostics: readonly Diagnost
     if (lstatSync(join(root, file), { throwIfNoEntry: false })?.isSymbolicLink() !== false) continue;
     const read = readBytes(root, file);
     if (!("raw" in read)) continue;
-    const source = decodeSource(file, read.raw);
-    if (!("text" in source)) continue;
-    const before = keepBom.decode(read.raw);
-    const planned = await planFixes(await parseSkillFile(source), findings, profile);
-    const applied = planned.length === 0 ? undefined : applyFixes(source.text, before, planned);
-    if (!applied) continue;
-    fixed.push({
-      file,
-      fixes: applied.fixes.map(({ ruleId, line, column, message }) => ({ file, line, column, ruleId, message })),
-      before,
-      after: applied.raw,
-      source: { path: file, text: applied.text, contentHash: sha256Hex(Buffer.from(applied.raw, "utf8")) },
-    });
+    const result = await fixSkillBytes(file, read.raw, findings, profile);
+    if (result) fixed.push(result);
   }
   return fixed;
+}
+
+/**
+ * The fixes for one SKILL.md's bytes (a file as read, or an editor's buffer),
+ * applied in memory; undefined when none of the findings can be fixed safely.
+ */
+export async function fixSkillBytes(file: string, raw: Uint8Array, findings: readonly Diagnostic[], profile: Profile): Promise<FixedSkillFile | undefined> {
+  const source = decodeSource(file, raw);
+  if (!("text" in source)) return undefined;
+  const fixable = findings.filter((finding) => FIXABLE_RULES.has(finding.ruleId));
+  if (fixable.length === 0) return undefined;
+  const before = keepBom.decode(raw);
+  const planned = await planFixes(await parseSkillFile(source), fixable, profile);
+  const applied = planned.length === 0 ? undefined : applyFixes(source.text, before, planned);
+  if (!applied) return undefined;
+  return {
+    file,
+    fixes: applied.fixes.map(({ ruleId, line, column, message }) => ({ file, line, column, ruleId, message })),
+    before,
+    after: applied.raw,
+    source: { path: file, text: applied.text, contentHash: sha256Hex(Buffer.from(applied.raw, "utf8")) },
+  };
 }

@@ -3,6 +3,7 @@ import { ruleRegistry } from "../../diagnostics/rules/index.js";
 import type { SourceFile } from "../../stage-data.js";
 import { packageVersion } from "../../version.js";
 import { isMapping, parseSkillFile, type SkillFrontmatter } from "../parse/parse.js";
+import type { SkillType } from "../../stage-data.js";
 import type { Profile } from "../validate/lint-config.js";
 import { skillFileDiagnostics } from "../validate/skill-file-rules.js";
 import { extractChecklist } from "../parse/checklist.js";
@@ -30,15 +31,15 @@ export interface CheckedSkill {
  * work. Never throws: a failure inside a dependency becomes a diagnostic on
  * this file, so the other skills are still checked.
  */
-export async function checkSkillFile(source: SourceFile, cache?: SkillParseCache, profile: Profile = "gamma", checklist = true): Promise<CheckedSkill> {
+export async function checkSkillFile(source: SourceFile, cache?: SkillParseCache, profile: Profile = "gamma", checklist = true, defaultType?: SkillType): Promise<CheckedSkill> {
   // Findings depend on the profile: an entry made under one must not answer for the other.
   // Without a cache the key is never needed, and hashing is most of what reading a small file costs.
-  const key = cache === undefined ? "" : profile === "gamma" ? source.contentHash : `${source.contentHash}:${profile}`;
+  const key = cache === undefined ? "" : `${source.contentHash}${profile === "gamma" ? "" : `:${profile}`}${defaultType === undefined ? "" : `:${defaultType}`}`;
   const cached = cache?.get(key);
   if (cached) return restamp(cached, source.path);
   let checked: CheckedSkill;
   try {
-    const parsed = await parseSkillFile(source);
+    const parsed = await parseSkillFile(source, defaultType);
     checked = {
       diagnostics: [...parsed.diagnostics, ...skillFileDiagnostics(parsed, profile)],
       manifest: parsed.manifest,

@@ -1,15 +1,16 @@
 import { compareDiagnostics, createDiagnostic, FILE_START, type Diagnostic, type Severity } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
-import type { SourceFile, ValidSkill } from "../../stage-data.js";
+import type { SkillType, SourceFile, ValidSkill } from "../../stage-data.js";
 import type { ChecklistStep } from "../../protocol/checklist.js";
-import { DEFAULT_LAYOUT, suggestSkillPatterns, type SkillLayout } from "../discover/skill-folders.js";
+import { DEFAULT_LAYOUT, globToRegExp, suggestSkillPatterns, type SkillLayout } from "../discover/skill-folders.js";
 import { CONFIG_FILE } from "../discover/source-paths.js";
-import type { Profile, RuleSetting } from "../validate/lint-config.js";
+import type { Profile, RuleSetting, SkillTypeGlob } from "../validate/lint-config.js";
 import { brokenLinkDiagnostics } from "../validate/links.js";
 import { unreferencedFileDiagnostics } from "../validate/unreferenced-files.js";
 import { applySuppressions } from "../validate/suppressions.js";
 import { loadSkillSourcesReusing, type SkillSourceRecord } from "../discover/skill-sources.js";
 import { loadSkillSources } from "../discover/discover.js";
+import type { SourceOverrides } from "../discover/read-source.js";
 import { skillSetDiagnostics, type SkillRecord } from "../validate/skill-set-rules.js";
 import { defineSlot, type BuildSession } from "../session/build-session.js";
 import { checkSkillFile, SkillParseCache } from "./checked-skill.js";
@@ -61,6 +62,14 @@ export interface LintedSkills {
   skills: ValidSkill[];
   /** How many SKILL.md files were checked. */
   skillFileCount: number;
+  /** Every SKILL.md read, valid or not, in path order: its manifest with where each field is written, and its body. */
+  files: SkillFileRecord[];
+}
+
+/** One SKILL.md as the rules saw it. */
+export interface SkillFileRecord extends SkillRecord {
+  body: string;
+  bodyStartLine: number;
 }
 
 /** Which rules run and where the skills are: both lint and the compiler read the layout and rules from the config; the compiler always applies gamma. */
@@ -71,10 +80,12 @@ export interface SkillRuleSettings {
   rules?: ReadonlyMap<RuleId, RuleSetting>;
   /** Report a project without any skill (`skill/no-skills`); lint does, the compiler does not. */
   reportEmpty?: boolean;
-  /** Files checked as given instead of as read, by root-relative path: `lint --fix` checks its fixed text before (or without) writing it. */
-  sourceOverrides?: ReadonlyMap<string, SourceFile>;
+  /** Files checked as given instead of as read, by root-relative path: `lint --fix` checks its fixed text before (or without) writing it, an editor its unsaved buffers. */
+  sourceOverrides?: SourceOverrides;
   /** Read workflow checklists into `skills` (default true); no finding depends on them. */
   checklists?: boolean;
+  /** The config's `skillTypes`: the type of a skill that names none, by glob of its folder. */
+  skillTypes?: readonly SkillTypeGlob[];
 }
 
 /**
@@ -85,9 +96,10 @@ export interface SkillRuleSettings {
 export async function lintSkills(root: string, session: BuildSession, changedPaths?: readonly string[], settings: SkillRuleSettings = { profile: "gamma" }): Promise<LintedSkills> {
   const layout = settings.layout ?? DEFAULT_LAYOUT;
   // Stamps pay off only in a later build of the same session: a one-shot run reads each SKILL.md without a stat first.
-  const loaded = session.repeated ? await loadSkillSourcesReusing(root, session.keep(SKILL_SOURCES, () => new Map()), changedPaths, layout) : await loadSkillSources(root, layout);
   const overrides = settings.sourceOverrides;
-  const sources = overrides ? { ...loaded, files: loaded.files.map((file) => overrides.get(file.path) ?? file) } : loaded;
+  const sources = session.repeated
+    ? await loadSkillSourcesReusing(root, session.keep(SKILL_SOURCES, () => new Map()), changedPaths, layout, overrides)
+    : await loadSkillSources(root, layout, overrides);
   // A one-shot run never sees the same file twice, so it neither hashes nor keeps checked files unless a caller put a cache there.
   const parseCache = session.repeated ? session.keep(CHECKED_SKILLS, () => new SkillParseCache()) : session.find(CHECKED_SKILLS);
   // A one-shot run never asks again: it keeps no findings by body, so nothing holds the bodies but the records.
@@ -95,9 +107,11 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   const reuseUnreferenced = session.repeated ? unreferencedReuser(unreferenced, changedPaths) : (_path: string, _body: string, check: () => Diagnostic[]) => check();
   const unreferencedOn = settings.rules?.get("skill/unreferenced-file") !== "off";
   const found = [...sources.diagnostics];
-  const records: Array<SkillRecord & { body: string; bodyStartLine: number; checklist?: ChecklistStep[] }> = [];
+  const typeGlobs = (settings.skillTypes ?? []).map(({ glob, type }) => ({ pattern: globToRegExp(glob), type }));
+  const defaultTypeOf = (path: string): SkillType | undefined => typeGlobs.find(({ pattern }) => pattern.test(`${path.slice(0, path.lastIndexOf("/"))}/`))?.type;
+  const records: Array<SkillFileRecord & { checklist?: ChecklistStep[] }> = [];
   for (const file of sources.files) {
-    const checked = await checkSkillFile(file, parseCache, settings.profile, settings.checklists !== false);
+    const checked = await checkSkillFile(file, parseCache, settings.profile, settings.checklists !== false, defaultTypeOf(file.path));
     found.push(...checked.diagnostics);
     // Reads the files beside SKILL.md, so it is not part of the per-content cache.
     if (checked.body !== "") found.push(...brokenLinkDiagnostics({ root, path: file.path, body: checked.body, bodyStartLine: checked.bodyStartLine }));
@@ -136,7 +150,8 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   }
   statuses.sort((a, b) => compareCodeUnits(a.folder, b.folder));
   skills.sort((a, b) => compareCodeUnits(a.name, b.name));
-  return { diagnostics, statuses, skills, skillFileCount: sources.files.length };
+  const files = records.map(({ path, folder, manifest, opening, body, bodyStartLine }) => ({ path, folder, manifest, opening, body, bodyStartLine }));
+  return { diagnostics, statuses, skills, skillFileCount: sources.files.length, files };
 }
 
 /** The name of the folder that holds SKILL.md: what `name` must equal. */

@@ -53,7 +53,11 @@ export interface ParsedSkillFile {
 }
 
 /** Parses one SKILL.md. May throw on input that breaks a dependency; the lint-skills stage turns that into a finding. */
-export async function parseSkillFile(source: SourceFile): Promise<ParsedSkillFile> {
+/**
+ * `defaultType` is the project's type for a skill that names none (the
+ * config's `skillTypes`); the file's own `type`, then `metadata.type`, win.
+ */
+export async function parseSkillFile(source: SourceFile, defaultType?: SkillType): Promise<ParsedSkillFile> {
   const index = new LineIndex(source.text);
   const diagnostics: Diagnostic[] = [];
   const split = splitFrontmatter(index);
@@ -69,7 +73,7 @@ export async function parseSkillFile(source: SourceFile): Promise<ParsedSkillFil
   }
   parsed.tree = tree;
   if (!isMapping(tree.value)) return parsed;
-  const manifest = extractManifest(tree, tree.value);
+  const manifest = extractManifest(tree, tree.value, defaultType);
   parsed.manifest = manifest;
   const deepLine = tooDeepLine(split.body);
   if (deepLine !== undefined) parsed.tooDeepLine = deepLine;
@@ -85,7 +89,7 @@ export function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function extractManifest(tree: YamlTree, value: Record<string, unknown>): SkillFrontmatter {
+function extractManifest(tree: YamlTree, value: Record<string, unknown>, defaultType: SkillType | undefined): SkillFrontmatter {
   const manifest: SkillFrontmatter = {
     requiresSkills: references(tree, value, "requiresSkills"),
     conflictsWith: references(tree, value, "conflictsWith"),
@@ -95,7 +99,10 @@ function extractManifest(tree: YamlTree, value: Record<string, unknown>): SkillF
   const nameRange = tree.valueRanges.get("/name");
   if (typeof name === "string") manifest.name = name;
   if (nameRange) manifest.nameRange = nameRange;
-  const type = value["type"];
+  // The skill's own key decides when present (an invalid value is reported, never replaced); the specification's
+  // metadata map is where a plain Agent Skills file can say it; the project's default comes last.
+  const metadata = value["metadata"];
+  const type = Object.prototype.hasOwnProperty.call(value, "type") ? value["type"] : isMapping(metadata) && metadata["type"] !== undefined ? metadata["type"] : defaultType;
   if (type === "workflow" || type === "reference") manifest.type = type;
   const description = value["description"];
   if (typeof description === "string") manifest.description = description;

@@ -28,15 +28,30 @@ export function fixedAllowedTools(value: unknown): string | undefined {
  * such comma is there. Commas inside a tool's parentheses belong to it.
  */
 export function splitCommaSeparated(value: string): string[] | undefined {
+  return firstSeparatingComma(value) === undefined ? undefined : splitAtCommas(value);
+}
+
+/** The code point index of the first comma outside parentheses, or undefined when there is none. */
+export function firstSeparatingComma(value: string): number | undefined {
+  let depth = 0;
+  let position = 0;
+  for (const character of value) {
+    if (character === "(") depth++;
+    else if (character === ")") depth = Math.max(0, depth - 1);
+    else if (character === "," && depth === 0) return position;
+    position++;
+  }
+  return undefined;
+}
+
+function splitAtCommas(value: string): string[] {
   const parts: string[] = [];
   let depth = 0;
   let current = "";
-  let separated = false;
   for (const character of value) {
     if (character === "(") depth++;
     else if (character === ")") depth = Math.max(0, depth - 1);
     if (character === "," && depth === 0) {
-      separated = true;
       parts.push(current);
       current = "";
       continue;
@@ -44,7 +59,6 @@ export function splitCommaSeparated(value: string): string[] | undefined {
     current += character;
   }
   parts.push(current);
-  if (!separated) return undefined;
   return parts.map((part) => part.trim()).filter((part) => part !== "");
 }
 

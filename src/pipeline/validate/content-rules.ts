@@ -2,7 +2,8 @@ import type { Range } from "../../diagnostics/diagnostic.js";
 import type { FrontmatterSplit } from "../parse/frontmatter.js";
 import type { LineIndex } from "../parse/positions.js";
 import type { YamlProblem, YamlTree } from "../parse/yaml-tree.js";
-import { allowedToolsProblem } from "./allowed-tools.js";
+import { allowedToolsProblem, firstSeparatingComma } from "./allowed-tools.js";
+import { characterRange } from "./frontmatter-schema.js";
 import { statesTrigger } from "./description-trigger.js";
 
 /** The Agent Skills specification's recommended most lines for a SKILL.md body. */
@@ -31,8 +32,11 @@ export function contentProblems(tree: YamlTree, split: FrontmatterSplit, index: 
   }
   const tools = value["allowed-tools"];
   if (typeof tools === "string") {
-    const problem = allowedToolsProblem(tools, tree.valueRanges.get("/allowed-tools") ?? split.opening);
-    if (problem) problems.push(problem);
+    const toolsRange = tree.valueRanges.get("/allowed-tools") ?? split.opening;
+    const problem = allowedToolsProblem(tools, toolsRange);
+    const comma = firstSeparatingComma(tools);
+    // The finding is about a character: it points at the first separating comma, wherever the scalar writes it.
+    if (problem) problems.push(comma === undefined ? problem : { ...problem, range: characterRange(toolsRange, index, tools, comma) });
   }
   const bodyLines = split.body === "" ? 0 : split.body.split("\n").length - 1;
   if (bodyLines > MAX_BODY_LINES) {

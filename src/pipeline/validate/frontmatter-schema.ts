@@ -115,7 +115,7 @@ function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range,
       return { ruleId: "skill/description-empty", range, message: "Unexpected blank description, expected the task that triggers the skill in direct terms" };
     }
     if (error.keyword === "pattern") {
-      return { ruleId: "skill/description-angle-bracket", range: bracketRange(range, index), message: "Unexpected angle bracket in description, expected plain text without < or > (the catalog is XML)" };
+      return { ruleId: "skill/description-angle-bracket", range: bracketRange(range, index, description), message: "Unexpected angle bracket in description, expected plain text without < or > (the catalog is XML)" };
     }
   }
   if (error.keyword === "minLength" && typeof value === "string" && value === "") {
@@ -127,11 +127,21 @@ function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range,
   return { ruleId: "skill/schema-violation", range, message: `Unexpected value for "${label}": it ${error.message ?? "does not match the schema"}` };
 }
 
-/** Narrows a description's range to its first `<` or `>` when the source shows it literally. */
-function bracketRange(range: Range, index: LineIndex): Range {
+/** Narrows a description's range to its first `<` or `>`, where it is written in any scalar style (a `>` block indicator is no bracket). */
+function bracketRange(range: Range, index: LineIndex, value: string): Range {
+  const wanted = [...value].findIndex((character) => character === "<" || character === ">");
+  return wanted === -1 ? range : characterRange(range, index, value, wanted);
+}
+
+/**
+ * The range of one character of a string value (its code point number
+ * `wanted`, 0-based) where the source writes it: plain, quoted (escapes
+ * included) or block. The whole value when the source cannot be matched to it.
+ */
+export function characterRange(range: Range, index: LineIndex, value: string, wanted: number): Range {
   const { start, end } = offsetsOf(range, index);
-  const found = index.text.slice(start, end).search(/[<>]/);
-  return found === -1 ? range : index.range(start + found, start + found + 1);
+  const at = scalarCharacterOffset(index.text, start, end, value, wanted);
+  return at === undefined ? range : index.range(at, at + 1);
 }
 
 /**

@@ -4,12 +4,13 @@ import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.
 import { ruleRegistry, type RuleId } from "../../diagnostics/rules/index.js";
 import { DEFAULT_SKILL_PATTERNS, type SkillLayout } from "../discover/skill-folders.js";
 import { CONFIG_FILE } from "../discover/source-paths.js";
-import { readSource, SOURCE_READ_RULES } from "../discover/read-source.js";
+import { readSource, SOURCE_READ_RULES, type SourceOverrides } from "../discover/read-source.js";
 import { isDiagnostic } from "../discover/sources.js";
 import { parseJsonSource, rangeAt, valueAt, type PositionedSource } from "../parse/positioned-source.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { buildSchemaValidator } from "./schemas.js";
 import { didYouMean } from "./suggest.js";
+import type { SkillType } from "../../stage-data.js";
 
 /**
  * What `gamma-prompt.config.json` says about linting: the profile, rule
@@ -28,6 +29,13 @@ export interface LintConfig {
   profile?: Profile;
   rules: ReadonlyMap<RuleId, RuleSetting>;
   layout: SkillLayout;
+  /** `skillTypes`: the type of a skill that names none, by glob of its folder, first match first. */
+  skillTypes?: readonly SkillTypeGlob[];
+}
+
+export interface SkillTypeGlob {
+  glob: string;
+  type: SkillType;
 }
 
 export const DEFAULT_LINT_CONFIG: LintConfig = { rules: new Map(), layout: { skills: DEFAULT_SKILL_PATTERNS, ignore: [] } };
@@ -49,8 +57,8 @@ export class ConfigFileError extends Error {}
  * `configPath` names, e.g. one kept outside a collection that is read-only);
  * a broken file gives its diagnostics and the defaults.
  */
-export function readLintConfig(root: string, configPath?: string): { config: LintConfig; diagnostics: Diagnostic[] } {
-  const source = configPath === undefined ? readSource(root, CONFIG_FILE, SOURCE_READ_RULES) : readNamedConfig(root, configPath);
+export function readLintConfig(root: string, configPath?: string, overrides?: SourceOverrides): { config: LintConfig; diagnostics: Diagnostic[] } {
+  const source = configPath === undefined ? readSource(root, CONFIG_FILE, SOURCE_READ_RULES, overrides) : readNamedConfig(root, configPath);
   // Absent: the usual case.
   if (source === undefined) return { config: DEFAULT_LINT_CONFIG, diagnostics: [] };
   if (isDiagnostic(source)) return { config: DEFAULT_LINT_CONFIG, diagnostics: [source] };
@@ -62,6 +70,9 @@ export function readLintConfig(root: string, configPath?: string): { config: Lin
   const config: LintConfig = { rules: ruleSettings(located, diagnostics), layout: layoutOf(located.value) };
   const profile = valueAt(located.value, ["profile"]);
   if (typeof profile === "string" && isProfile(profile)) config.profile = profile;
+  const skillTypes = valueAt(located.value, ["skillTypes"]);
+  // The schema has checked the values; the key order is the order written.
+  if (typeof skillTypes === "object" && skillTypes !== null) config.skillTypes = Object.entries(skillTypes as Record<string, SkillType>).map(([glob, type]) => ({ glob, type }));
   return { config, diagnostics };
 }
 

@@ -32,7 +32,8 @@ export function skillFileDiagnostics(parsed: ParsedSkillFile, profile: Profile =
     report(problem.ruleId, problem.range, problem.message);
   }
   // The published schema requires what the specification requires; the gamma profile also needs the contract.
-  if (profile === "gamma" && !Object.prototype.hasOwnProperty.call(tree.value, "type")) {
+  // A type from metadata or from the config's skillTypes counts: the file need not be edited.
+  if (profile === "gamma" && !Object.prototype.hasOwnProperty.call(tree.value, "type") && manifest?.type === undefined) {
     report("skill/missing-key", split.opening, `Unexpected frontmatter without "type", expected "workflow" or "reference"`);
   }
   for (const problem of contentProblems(tree, split, index)) report(problem.ruleId, problem.range, problem.message);

@@ -1,5 +1,5 @@
 import { createDiagnostic, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
-import { compareNames, findCycles, requirementPaths, symmetricConflicts } from "../../skills/graph.js";
+import { closureConflicts, compareNames, findCycles, requirementPaths, symmetricConflicts, type ClosureConflicts } from "../../protocol/skill-graph.js";
 import type { SkillFrontmatter, SkillReference } from "../parse/parse.js";
 import { quoted } from "../../diagnostics/quote.js";
 import { didYouMean } from "./suggest.js";
@@ -60,6 +60,7 @@ export function skillSetDiagnostics(records: readonly SkillRecord[]): Diagnostic
     diagnostics.push(createDiagnostic("skill/requires-cycle", reference.path, reference.range, `Unexpected requirement cycle ${chain}, expected requirements that end without returning to a skill`));
   }
 
+  const inClosures = closureConflicts({ requires, conflicts });
   for (const [name, record] of owners) {
     for (const other of declaredConflicts.get(name) ?? []) {
       if (declaredConflicts.get(other)?.includes(name) || !owners.has(other)) continue;
@@ -68,7 +69,8 @@ export function skillSetDiagnostics(records: readonly SkillRecord[]): Diagnostic
         diagnostics.push(createDiagnostic("skill/conflict-one-sided", reference.path, reference.range, `Unexpected one-sided conflict with "${other}", expected "${other}" to list "${name}" in conflictsWith too`));
       }
     }
-    if (conflicts.size > 0) checkClosure(name, record, requires, conflicts, diagnostics);
+    const found = inClosures.get(name);
+    if (found) reportClosureConflicts(name, record, requires, found, diagnostics);
   }
   return diagnostics;
 }
@@ -111,32 +113,26 @@ function checkReferences(
  * A skill's requirement closure must hold no conflict: neither between the
  * skill and something it requires, nor between two things it requires. A
  * conflict already inside one direct requirement's closure is reported on
- * that requirement, not again on every skill above it.
+ * that requirement, not again on every skill above it (see closureConflicts).
+ * Each finding points at the direct requirement that leads to it and spells
+ * out the shortest chain.
  */
-function checkClosure(name: string, record: SkillRecord, requires: ReadonlyMap<string, readonly string[]>, conflicts: ReadonlyMap<string, ReadonlySet<string>>, diagnostics: Diagnostic[]): void {
+function reportClosureConflicts(name: string, record: SkillRecord, requires: ReadonlyMap<string, readonly string[]>, found: ClosureConflicts, diagnostics: Diagnostic[]): void {
   const paths = requirementPaths(requires, name);
-  if (paths.size === 0) return;
   const firstStep = (target: string): SkillReference & { path: string } => {
-    const step = paths.get(target)?.[1] ?? target;
+    const step = paths.pathTo(target)?.[1] ?? target;
     return referenceTo(record, "requiresSkills", step) ?? { name: step, range: record.opening, path: record.path };
   };
-  const chain = (target: string): string => (paths.get(target) ?? [name, target]).join(" → ");
-  const members = [...paths.keys()].sort(compareNames);
-  for (const member of members) {
-    if (!conflicts.get(name)?.has(member)) continue;
+  const chain = (target: string): string => (paths.pathTo(target) ?? [name, target]).join(" → ");
+  for (const member of found.withSkill) {
     const at = firstStep(member);
     diagnostics.push(createDiagnostic("skill/requires-conflict", at.path, at.range, `Unexpected requirement of "${member}" (${chain(member)}), which conflicts with "${name}", expected no requirement that conflicts with the skill`));
   }
-  const directClosures = (requires.get(name) ?? []).map((direct) => new Set([direct, ...requirementPaths(requires, direct).keys()]));
-  for (const member of members) {
-    for (const other of conflicts.get(member) ?? []) {
-      if (compareNames(member, other) >= 0 || !paths.has(other) || other === name) continue;
-      if (directClosures.some((closure) => closure.has(member) && closure.has(other))) continue;
-      const at = firstStep(member);
-      diagnostics.push(
-        createDiagnostic("skill/closure-conflict", at.path, at.range, `Unexpected conflict between "${member}" (${chain(member)}) and "${other}" (${chain(other)}), expected requirements of "${name}" that do not conflict`),
-      );
-    }
+  for (const [member, other] of found.pairs) {
+    const at = firstStep(member);
+    diagnostics.push(
+      createDiagnostic("skill/closure-conflict", at.path, at.range, `Unexpected conflict between "${member}" (${chain(member)}) and "${other}" (${chain(other)}), expected requirements of "${name}" that do not conflict`),
+    );
   }
 }
 

@@ -1,4 +1,5 @@
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { requirementClosure } from "../../protocol/skill-graph.js";
 import type { SourceFile, ValidSkill } from "../../stage-data.js";
 import { parseYamlSource, rangeAt } from "../parse/positioned-source.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
@@ -12,6 +13,8 @@ export interface ResolvedVariant {
   skills: ValidSkill[];
   /** Tool namespaces loaded at session start, sorted by name (the rest load on demand). */
   namespaces: string[];
+  /** Skills every request in the variant requires before any task action (`require`; invocation enforcement). */
+  required: string[];
 }
 
 /**
@@ -32,19 +35,24 @@ export function resolveVariants(
   if (!validate(located.value)) {
     return { variants: [], diagnostics: schemaDiagnostics("variant/invalid", located, validate.errors, "the variants file") };
   }
-  const declared = (located.value as { variants: Record<string, { preload: string[]; namespaces?: string[] }> }).variants;
+  const declared = (located.value as { variants: Record<string, { preload: string[]; require?: string[]; namespaces?: string[] }> }).variants;
   const byName = new Map(skills.map((skill) => [skill.name, skill]));
+  // Only valid skills are preloaded: a requirement that failed lint is left out here (lint reports it).
+  const requires = new Map(skills.map((skill) => [skill.name, skill.requiresSkills.filter((required) => byName.has(required))]));
   const diagnostics: Diagnostic[] = [];
   const variants: ResolvedVariant[] = [];
   for (const name of Object.keys(declared).sort()) {
     const preload = declared[name]?.preload ?? [];
+    const required = declared[name]?.require ?? [];
     let known = true;
-    preload.forEach((skillName, index) => {
+    const checkKnown = (key: "preload" | "require") => (skillName: string, index: number) => {
       if (byName.has(skillName)) return;
       known = false;
       const why = failedSkills.has(skillName) ? "it has lint errors" : "no skill has that name";
-      diagnostics.push(createDiagnostic("variant/unknown-skill", source.path, rangeAt(located, ["variants", name, "preload", index]), `Unexpected skill \`${skillName}\` in variant \`${name}\` (${why}), expected the name of a valid skill`));
-    });
+      diagnostics.push(createDiagnostic("variant/unknown-skill", source.path, rangeAt(located, ["variants", name, key, index]), `Unexpected skill \`${skillName}\` in variant \`${name}\` (${why}), expected the name of a valid skill`));
+    };
+    preload.forEach(checkKnown("preload"));
+    required.forEach(checkKnown("require"));
     const atStart = declared[name]?.namespaces ?? [];
     atStart.forEach((namespace, index) => {
       if (namespaces.valid.has(namespace)) return;
@@ -53,29 +61,15 @@ export function resolveVariants(
       diagnostics.push(createDiagnostic("variant/unknown-namespace", source.path, rangeAt(located, ["variants", name, "namespaces", index]), `Unexpected namespace \`${namespace}\` in variant \`${name}\` (${why}), expected the name of a namespace in schemas/namespaces/`));
     });
     if (!known) continue;
-    const closure = requirementClosure(preload, byName);
+    const closure = new Set(requirementClosure(requires, preload));
     const conflict = findConflict(closure, byName);
     if (conflict) {
       diagnostics.push(createDiagnostic("variant/conflicting-skills", source.path, rangeAt(located, ["variants", name, "preload"]), `Unexpected conflicting skills \`${conflict[0]}\` and \`${conflict[1]}\` in variant \`${name}\`, expected preloaded skills (with their requirements) that do not conflict`));
       continue;
     }
-    variants.push({ name, skills: orderPreloaded(preload, closure, byName), namespaces: [...atStart].sort() });
+    variants.push({ name, skills: orderPreloaded(preload, closure, byName), namespaces: [...atStart].sort(), required: [...required] });
   }
   return { variants, diagnostics };
-}
-
-function requirementClosure(preload: readonly string[], byName: ReadonlyMap<string, ValidSkill>): Set<string> {
-  const closure = new Set<string>();
-  const pending = [...preload];
-  while (pending.length > 0) {
-    const name = pending.pop() as string;
-    if (closure.has(name)) continue;
-    const skill = byName.get(name);
-    if (!skill) continue;
-    closure.add(name);
-    pending.push(...skill.requiresSkills);
-  }
-  return closure;
 }
 
 /** Conflicts count when either side declares them, so one-sided declarations still protect a variant. */
@@ -91,7 +85,8 @@ function findConflict(closure: ReadonlySet<string>, byName: ReadonlyMap<string, 
 
 function orderPreloaded(preload: readonly string[], closure: ReadonlySet<string>, byName: ReadonlyMap<string, ValidSkill>): ValidSkill[] {
   const declaredWorkflows = preload.filter((name) => byName.get(name)?.type === "workflow");
-  const rest = [...closure].filter((name) => !declaredWorkflows.includes(name));
+  const declared = new Set(declaredWorkflows);
+  const rest = [...closure].filter((name) => !declared.has(name));
   const requiredWorkflows = rest.filter((name) => byName.get(name)?.type === "workflow").sort();
   const references = rest.filter((name) => byName.get(name)?.type !== "workflow").sort();
   return [...declaredWorkflows, ...requiredWorkflows, ...references].map((name) => byName.get(name) as ValidSkill);

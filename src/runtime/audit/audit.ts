@@ -54,9 +54,11 @@ export interface AuditFold {
   active: Array<{ name: string; position: number }>;
   tasks: Task[];
   tasksPosition: number;
-  firstAction?: { tool: string; position: number };
+  firstAction?: { tool: string; position: number; id?: string };
   hints: Array<{ id: string; position: number }>;
   fetched: string[];
+  /** Task actions that ran while a required skill was missing (invocation enforcement). */
+  unmet?: Array<{ tool: string; missing: string[]; position: number }>;
 }
 
 export function emptyFold(): AuditFold {
@@ -76,7 +78,7 @@ export function foldEvent(fold: AuditFold, event: PositionedEvent | (TranscriptE
       for (const name of event.names) activate(name, event.position);
       break;
     case "tool_call": {
-      if (fold.firstAction === undefined && TASK_ACTION_TOOLS.has(event.name)) fold.firstAction = { tool: event.name, position: event.position };
+      if (fold.firstAction === undefined && TASK_ACTION_TOOLS.has(event.name)) fold.firstAction = { tool: event.name, position: event.position, id: event.id };
       const fetched = fetchedKnowledgeId(event);
       if (fetched !== undefined && !fold.fetched.includes(fetched)) fold.fetched.push(fetched);
       break;
@@ -88,7 +90,16 @@ export function foldEvent(fold: AuditFold, event: PositionedEvent | (TranscriptE
     case "knowledge_hints":
       for (const id of event.ids) if (!fold.hints.some((hint) => hint.id === id)) fold.hints.push({ id, position: event.position });
       break;
+    case "tool_refused":
+      // A refused call did not run: the next task action is the first one. (A later call of the same batch,
+      // let through after the refusals' bound, is reported as `audit/required-skill` instead.)
+      if (fold.firstAction?.id === event.id) delete fold.firstAction;
+      break;
+    case "requirement_unmet":
+      (fold.unmet ??= []).push({ tool: event.name, missing: [...event.missing], position: event.position });
+      break;
     case "yield":
+    case "skills_required":
       break;
   }
   return fold;
@@ -119,6 +130,15 @@ export function auditFold(fold: AuditFold, skills: ReadonlyMap<string, AuditSkil
     const progress = checklistProgress(workflow.name, steps, fold.tasks);
     deviations.push(...progress.deviations);
     for (const step of progress.steps) judgeStep(workflow.name, step, stepsAt, add);
+  }
+  for (const unmet of fold.unmet ?? []) {
+    const names = unmet.missing.map((name) => `"${name}"`).join(", ");
+    add(
+      "audit/required-skill",
+      `Unexpected ${unmet.tool} call while the required skill${unmet.missing.length === 1 ? "" : "s"} ${names} ${unmet.missing.length === 1 ? "was" : "were"} not loaded, expected the skills the host requires for this request loaded before any task action`,
+      unmet.position,
+      unmet.missing[0],
+    );
   }
   // Hints are pointers the runtime refreshes per turn: one fetched body shows the model followed them.
   if (fold.hints.length > 0 && fold.fetched.length === 0) {

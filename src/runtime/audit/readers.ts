@@ -2,9 +2,10 @@
  * Transcripts on disk, read into the audit's events: the runtime's own
  * session log (`FileSessionLog`) and Pi's session files (pi-coding-agent's
  * JSONL tree). A position is the 1-based line of the entry the event comes
- * from. Lines that are not JSON objects, and entry kinds the audit does not
- * need, are skipped and counted, never fatal: a transcript cut off mid-line
- * is still audited up to the cut.
+ * from. A line that cannot be read (not JSON, not an object, a record the
+ * format does not have) is listed with its problem and skipped, never fatal:
+ * a transcript cut off mid-line is still audited up to the cut, and the
+ * caller reports each such line.
  */
 import { parseTaskList } from "../tasks.js";
 import type { Task } from "../execution-state.js";
@@ -19,29 +20,43 @@ export interface ReadTranscript {
   lines: number;
   /** Lines that were not JSON objects. */
   skipped: number;
+  /** Every line that could not be read, in order. */
+  unreadable: UnreadableLine[];
   /** The variant the session ran, when the transcript says. */
   variant?: string;
+}
+
+export interface UnreadableLine {
+  /** 1-based line. */
+  line: number;
+  /** What is wrong with it, as "Unexpected …, expected …". */
+  problem: string;
+  /** The last line, without a final newline, cut off inside a JSON value: a log still being written, or a copy cut short. */
+  torn: boolean;
 }
 
 /** The custom entry a Gamma AgentSession writes so a Pi session file names its variant. */
 export const SESSION_ENTRY_TYPE = "gamma.session";
 
-function jsonLines(text: string): { entries: Array<{ line: number; value: Record<string, unknown> }>; lines: number; skipped: number } {
+function jsonLines(text: string): { entries: Array<{ line: number; value: Record<string, unknown> }>; lines: number; skipped: number; unreadable: UnreadableLine[] } {
   const rows = text.split("\n");
-  if (rows.at(-1) === "") rows.pop();
+  const endsWithNewline = rows.at(-1) === "";
+  if (endsWithNewline) rows.pop();
   const entries: Array<{ line: number; value: Record<string, unknown> }> = [];
-  let skipped = 0;
+  const unreadable: UnreadableLine[] = [];
   rows.forEach((row, index) => {
     if (row.trim() === "") return;
+    const line = index + 1;
     try {
       const value: unknown = JSON.parse(row);
-      if (typeof value === "object" && value !== null && !Array.isArray(value)) entries.push({ line: index + 1, value: value as Record<string, unknown> });
-      else skipped++;
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) entries.push({ line, value: value as Record<string, unknown> });
+      else unreadable.push({ line, problem: `Unexpected ${Array.isArray(value) ? "array" : value === null ? "null" : typeof value} line, expected a JSON object`, torn: false });
     } catch {
-      skipped++;
+      const torn = !endsWithNewline && index === rows.length - 1 && /^\s*[[{]/.test(row);
+      unreadable.push({ line, problem: torn ? "Unexpected last line cut off before its end, expected a complete JSON object (a log still being written, or a copy cut short)" : "Unexpected line that is not JSON, expected one JSON object per line", torn });
     }
   });
-  return { entries, lines: rows.length, skipped };
+  return { entries, lines: rows.length, skipped: unreadable.length, unreadable };
 }
 
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : []);
@@ -62,12 +77,18 @@ export function readTranscriptText(text: string): ReadTranscript | undefined {
   return undefined;
 }
 
-/** The runtime's session log: each line is already a transcript event (or an audit record, skipped). */
+/** Every record a runtime session log holds: the transcript events and the audit's own reports. */
+const SESSION_LOG_RECORDS = new Set(["session", "skills_loaded", "skills_required", "tool_call", "tool_refused", "requirement_unmet", "tasks", "knowledge_hints", "yield", "audit"]);
+
 export function readSessionLogText(text: string): ReadTranscript {
-  const { entries, lines, skipped } = jsonLines(text);
+  const { entries, lines, skipped, unreadable } = jsonLines(text);
   const events: PositionedEvent[] = [];
   let variant: string | undefined;
   for (const { line, value } of entries) {
+    if (typeof value["type"] !== "string" || !SESSION_LOG_RECORDS.has(value["type"])) {
+      unreadable.push({ line, problem: `Unexpected record ${quotedType(value["type"])}, expected one of ${[...SESSION_LOG_RECORDS].join(", ")}`, torn: false });
+      continue;
+    }
     switch (value["type"]) {
       case "session":
         variant ??= typeof value["variant"] === "string" ? value["variant"] : undefined;
@@ -90,9 +111,16 @@ export function readSessionLogText(text: string): ReadTranscript {
       case "yield":
         events.push({ type: "yield", message: String(value["message"] ?? ""), toolCallId: String(value["toolCallId"] ?? ""), position: line });
         break;
+      case "skills_required":
+        events.push({ type: "skills_required", names: strings(value["names"]), scope: value["scope"] === "session" ? "session" : "turn", position: line });
+        break;
+      case "tool_refused":
+      case "requirement_unmet":
+        events.push({ type: value["type"], id: String(value["id"] ?? ""), name: String(value["name"] ?? ""), missing: strings(value["missing"]), position: line });
+        break;
     }
   }
-  return { format: "session-log", events, lines, skipped, ...(variant === undefined ? {} : { variant }) };
+  return { format: "session-log", events, lines, skipped, unreadable: byLine(unreadable), ...(variant === undefined ? {} : { variant }) };
 }
 
 /**
@@ -104,12 +132,17 @@ export function readSessionLogText(text: string): ReadTranscript {
  * else from the caller.
  */
 export function readPiSessionText(text: string): ReadTranscript {
-  const { entries, lines, skipped } = jsonLines(text);
+  const { entries, lines, skipped, unreadable } = jsonLines(text);
   const events: PositionedEvent[] = [];
   const calls = new Map<string, { name: string; arguments: Record<string, unknown> }>();
   let variant: string | undefined;
   let revision = 0;
   for (const { line, value } of entries) {
+    // Pi has many entry kinds the audit does not need (model changes, compactions, labels); each names its kind.
+    if (typeof value["type"] !== "string" || value["type"] === "") {
+      unreadable.push({ line, problem: `Unexpected record ${quotedType(value["type"])}, expected an entry with a "type"`, torn: false });
+      continue;
+    }
     if (value["type"] === "custom" && value["customType"] === SESSION_ENTRY_TYPE) {
       const data = record(value["data"]);
       if (typeof data["variant"] === "string") variant ??= data["variant"];
@@ -147,7 +180,7 @@ export function readPiSessionText(text: string): ReadTranscript {
       if (message["role"] === "custom") hints(contentText(message["content"]), line, events);
     }
   }
-  return { format: "pi-session", events, lines, skipped, ...(variant === undefined ? {} : { variant }) };
+  return { format: "pi-session", events, lines, skipped, unreadable: byLine(unreadable), ...(variant === undefined ? {} : { variant }) };
 }
 
 function safeTasks(value: unknown): Task[] | undefined {
@@ -168,4 +201,12 @@ function hints(text: string, line: number, events: PositionedEvent[]): void {
   if (!/knowledge_hints/i.test(text)) return;
   const ids = knowledgeHintIds(text);
   if (ids !== undefined && ids.length > 0) events.push({ type: "knowledge_hints", ids, position: line });
+}
+
+function quotedType(type: unknown): string {
+  return type === undefined ? "without a type" : `of type ${JSON.stringify(type)?.slice(0, 80) ?? String(type)}`;
+}
+
+function byLine(lines: UnreadableLine[]): UnreadableLine[] {
+  return lines.sort((a, b) => a.line - b.line);
 }

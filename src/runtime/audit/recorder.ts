@@ -104,6 +104,11 @@ export class AuditRecorder {
     return auditFold(this.state.fold, this.skills, yieldPosition);
   }
 
+  /** Whether a task action ran without a required skill: the audit has something to say even with no workflow active. */
+  get hasUnmetRequirements(): boolean {
+    return (this.state.fold.unmet?.length ?? 0) > 0;
+  }
+
   /** The position the next recorded event will get. */
   get nextPosition(): number {
     return this.state.count + 1;

@@ -19,7 +19,13 @@ export type TranscriptEvent =
   /** Knowledge hints reached the model; ids of the knowledge they point at. */
   | { type: "knowledge_hints"; ids: string[] }
   /** The model yielded (`message_user` with `blockOnUser: true`). */
-  | { type: "yield"; message: string; toolCallId: string };
+  | { type: "yield"; message: string; toolCallId: string }
+  /** The host required skills for this turn or the session (invocation enforcement). */
+  | { type: "skills_required"; names: string[]; scope: "turn" | "session" }
+  /** A task action refused because required skills were not active: it did not run. */
+  | { type: "tool_refused"; id: string; name: string; missing: string[] }
+  /** A task action that ran without required skills, after the refusals' bound. */
+  | { type: "requirement_unmet"; id: string; name: string; missing: string[] };
 
 export type PositionedEvent = TranscriptEvent & { position: number };
 

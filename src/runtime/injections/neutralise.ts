@@ -32,6 +32,8 @@ export const RESERVED_TAG_NAMES: readonly string[] = [
   "active_skills",
   "tasks",
   "current_artifacts",
+  // One entry of current_artifacts.
+  "artifact",
   "pending_injections",
   "loaded_knowledge",
 ];
@@ -89,9 +91,10 @@ function canonicalName(name: string): string {
 function findReservedOpeners(text: string, names: ReadonlySet<string>, longest: number): number[] {
   const openers: number[] = [];
   for (let index = 0; index < text.length; index++) {
-    // Only a handful of characters read as "<" (all in the BMP), so most text is skipped unfolded.
-    if (!OPENING_BRACKETS.has(text.charCodeAt(index))) continue;
-    if (opensReservedTag(text, index + 1, names, longest)) openers.push(index);
+    // Only a handful of characters read as "<", so most text is skipped unfolded.
+    const code = text.codePointAt(index) ?? 0;
+    if (!OPENING_BRACKETS.has(code)) continue;
+    if (opensReservedTag(text, index + (code > 0xffff ? 2 : 1), names, longest)) openers.push(index);
   }
   return openers;
 }
@@ -167,11 +170,13 @@ function foldCharacter(character: string): string {
 /**
  * Every character that folds to "<": "<", the three whose compatibility form
  * is "<" (full-width, small, and ≮ once its stroke is dropped), the look-alike
- * brackets below and the vertical form ︿ of 〈. A test folds every code point
- * to keep this list complete.
+ * brackets below, the vertical form ︿ of 〈 and ぐ (く with a mark). A test
+ * checks every code point against Unicode's confusables data: each character
+ * confusable with "<" or with 〈 must be here.
  */
 const OPENING_BRACKETS: ReadonlySet<number> = new Set([
   0x3c, 0xff1c, 0xfe64, 0x226e, 0x2039, 0x2329, 0x3008, 0xfe3f, 0x27e8, 0x02c2, 0x1438, 0x276c, 0x276e, 0x29fc, 0x2d66, 0x1be0,
+  0x16b2, 0x304f, 0x3050, 0x31db, 0x1d236, 0x21fe8,
 ]);
 
 /** Characters NFKC leaves alone that still read as `<` or as a Latin letter. */
@@ -179,6 +184,8 @@ const LOOK_ALIKES: Readonly<Record<string, string>> = {
   // angle brackets
   "\u2039": "<", "\u2329": "<", "\u3008": "<", "\u27E8": "<", "\u02C2": "<", "\u1438": "<",
   "\u276C": "<", "\u276E": "<", "\u29FC": "<", "\u2D66": "<", "\u1BE0": "<",
+  // confusable with "<" or 〈 by Unicode's data: runic kauna, hiragana ku, a CJK stroke, a Greek musical symbol, an ideograph
+  "\u16B2": "<", "\u304F": "<", "\u31DB": "<", "\u{1D236}": "<", "\u{21FE8}": "<",
   // Cyrillic
   "\u0430": "a", "\u0410": "a", "\u0412": "b", "\u0432": "b", "\u0441": "c", "\u0421": "c",
   "\u0501": "d", "\u0435": "e", "\u0415": "e", "\u04BB": "h", "\u041D": "h", "\u043D": "h",

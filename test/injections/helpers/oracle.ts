@@ -1,3 +1,5 @@
+import { createRequire } from "node:module";
+
 /**
  * An independent reading of "does this text contain a reserved tag", written
  * without the runtime's fold table: compatibility folding, invisible and
@@ -12,7 +14,7 @@ const LETTERS: Record<string, string> = {
 const NAMES = [
   "system_note", "system_guidance", "system_update", "client_view", "artifact_update", "workspace_update",
   "background_result", "knowledge_hints", "system_reminder", "preloaded_skill", "available_skills", "skill",
-  "session_state", "active_skills", "tasks", "current_artifacts", "pending_injections",
+  "session_state", "active_skills", "tasks", "current_artifacts", "artifact", "pending_injections",
   // Scoped knowledge: one entry of a hints block, and the anchor's list of loaded notes.
   "knowledge", "loaded_knowledge",
 ];
@@ -28,10 +30,55 @@ export function readerView(text: string): string {
     .join("")
     .normalize("NFKC")
     .replace(BRACKETS, "<")
+    .replace(/[^\x00-\x7f]/gu, (character) => (readsAsOpeningBracket(character) ? "<" : character))
     .toLowerCase()
     .replace(/[^\x00-\x7f]/gu, (character) => LETTERS[character] ?? character);
 }
 
 export function hasReservedOpener(text: string): boolean {
   return OPENER.test(readerView(text));
+}
+
+/**
+ * Unicode's confusables data (UTS #39 confusables.txt, version 13.0, as the
+ * pinned devDependency unhomoglyph ships it): each source character mapped
+ * to the prototype string it is visually confusable with. Two strings look
+ * alike when their skeletons (NFD, every character mapped, NFD again) are equal.
+ */
+const CONFUSABLES = createRequire(import.meta.url)("unhomoglyph/data.json") as Record<string, string>;
+
+function skeleton(text: string): string {
+  return [...text.normalize("NFD")].map((character) => CONFUSABLES[character] ?? character).join("").normalize("NFD");
+}
+
+/** A reader's view of one character: compatibility forms folded, marks and invisible characters gone. */
+function folded(character: string): string {
+  return [...character.normalize("NFKD")].filter((part) => !/[\p{M}\p{Default_Ignorable_Code_Point}]/u.test(part)).join("").normalize("NFKC");
+}
+
+/**
+ * What "a look-alike bracket" means: a character that, once folded as a
+ * reader folds it (full-width, small and vertical forms; a struck-through ≮
+ * without its stroke), is confusable, by the confusables data, with "<" or
+ * with the left angle bracket 〈 U+2329 (whose class holds 〈 ⟨ ❬ and the
+ * kana and CJK-stroke shapes drawn the same way). No hand-picked list.
+ */
+const BRACKET_SKELETONS = new Set([skeleton("<"), skeleton("\u2329")]);
+
+export function readsAsOpeningBracket(character: string): boolean {
+  if (BRACKET_SKELETONS.has(skeleton(character))) return true;
+  const reader = folded(character);
+  return reader !== character && BRACKET_SKELETONS.has(skeleton(reader));
+}
+
+/**
+ * Every code point to try: the first three planes (where all compatibility
+ * decompositions live; the planes above hold only ideographs without one,
+ * private use and invisible tags) and every source character of the data.
+ */
+export function candidateCodePoints(): number[] {
+  const codes = new Set<number>();
+  for (let code = 0; code <= 0x2ffff; code++) if (code < 0xd800 || code > 0xdfff) codes.add(code);
+  for (const source of Object.keys(CONFUSABLES)) if ([...source].length === 1) codes.add(source.codePointAt(0) ?? 0);
+  return [...codes].sort((a, b) => a - b);
 }

@@ -1,0 +1,37 @@
+// The modules mutation testing covers: for each, the source files Stryker
+// mutates and the only test files it runs against them (two shared cores: a
+// module's own tests, never the whole suite). `npm run mutate -- <name>` runs one.
+export const MUTATION_MODULES = {
+  "artifact-verification": {
+    mutate: ["src/runtime/artifacts.ts", "src/runtime/cache-plan.ts"],
+    tests: ["test/runtime/tampered-artifacts.test.ts", "test/robustness/manifest-fuzz.test.ts", "test/build/cache-plan.test.ts"],
+  },
+  "neutraliser-transport": {
+    mutate: ["src/runtime/injections/neutralise.ts", "src/runtime/injections/transport.ts"],
+    tests: ["test/injections/spoofing.test.ts", "test/injections/untrusted-channels.test.ts", "test/injections/render.test.ts"],
+  },
+  "journal-recovery": {
+    mutate: ["src/protocol/dist-journal.ts", "src/pipeline/emit/recovery.ts", "src/runtime/journal.ts"],
+    tests: ["test/robustness/crash.test.ts", "test/runtime/state-journal.test.ts", "test/build/atomic-replace.test.ts"],
+  },
+  "emit-transaction": {
+    mutate: ["src/pipeline/emit/emit.ts", "src/pipeline/emit/lock.ts"],
+    tests: ["test/build/atomic-replace.test.ts", "test/robustness/crash.test.ts", "test/robustness/concurrent.test.ts"],
+  },
+  "skill-graph": {
+    mutate: ["src/skills/graph.ts"],
+    tests: ["test/lint/graph.test.ts"],
+  },
+  "eval-judge": {
+    mutate: ["src/evals/expectations.ts", "src/evals/stats.ts"],
+    tests: ["test/evals/judge.test.ts", "test/evals/replay.test.ts", "test/evals/results.test.ts"],
+  },
+  "cost-simulator": {
+    mutate: ["src/cost/simulate.ts", "src/cost/cost.ts"],
+    tests: ["test/cost/hand-computed.test.ts"],
+  },
+  "cache-plan": {
+    mutate: ["src/pipeline/render/cache-plan.ts"],
+    tests: ["test/build/cache-plan.test.ts"],
+  },
+};

@@ -1,0 +1,168 @@
+import { join, resolve } from "node:path";
+import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
+import type { InvalidationCost } from "./cost/invalidation.js";
+import type { DistManifest } from "./protocol/dist-manifest.js";
+import { CACHE_PLAN_FILE, type CachePlan } from "./protocol/cache-plan.js";
+import { readRegularFile } from "./protocol/regular-file.js";
+import type { ArtifactContent } from "./pipeline/emit/artifacts.js";
+import type { ProjectSources } from "./pipeline/discover/project-sources.js";
+import { overrideSource, SKILL_READ_RULES, SOURCE_READ_RULES, type SourceOverrides } from "./pipeline/discover/read-source.js";
+import { relativePosix } from "./pipeline/discover/relative-paths.js";
+import { lintSkills, type SkillFileRecord } from "./pipeline/lint-skills/lint-skills.js";
+import { BuildSession } from "./pipeline/session/build-session.js";
+import { detectProfile, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
+
+export type { SkillFileRecord } from "./pipeline/lint-skills/lint-skills.js";
+export type { ProjectSources } from "./pipeline/discover/project-sources.js";
+
+/**
+ * The compiler run the way an editor needs it: again and again on one
+ * project, with unsaved buffers taken as the truth over the disk, writing
+ * nothing. Each analysis is what `lint` (and for a Gamma agent, `build`)
+ * would report if the buffers were saved, from the same pipeline, and an
+ * analysis after an edit reuses what the edit left valid, as watch mode does.
+ */
+
+export interface AnalyzerOptions {
+  /** Project root: the folder that holds skills/ (or the folders `skills` in the config names). */
+  root: string;
+  /** Output folder, relative to the root unless absolute (default `dist`): skill discovery never looks inside it, and the cost of an edit is priced against its cache plan. */
+  outDir?: string;
+}
+
+export interface AnalyzeInput {
+  /** Unsaved text by root-relative path (an editor's open buffers); read as the file's bytes would be. */
+  buffers?: ReadonlyMap<string, string>;
+  /**
+   * Root-relative paths that changed since the previous analysis: buffers
+   * edited, opened or closed, files changed on disk. Without it every file is
+   * checked against its size and modification time.
+   */
+  changedPaths?: readonly string[];
+  /**
+   * `skills`: only the skill rules (what `lint` checks), which a large project
+   * answers in a fraction of the whole: an editor shows those findings first.
+   * Default `project`: everything `build` checks as well.
+   */
+  scope?: "skills" | "project";
+}
+
+export interface ProjectAnalysis {
+  /** The profile whose rules ran: gamma (a project with prompts/) also runs the build's checks. */
+  profile: Profile;
+  /** Every finding, sorted by file, position and rule id. */
+  diagnostics: Diagnostic[];
+  errorCount: number;
+  warningCount: number;
+  noteCount: number;
+  /** Every SKILL.md read, valid or not, with where each manifest field is written. */
+  skillFiles: SkillFileRecord[];
+  /** The build's other sources as read (gamma only). */
+  sources?: ProjectSources;
+  /** What the build would write, when the project has no error (gamma only). */
+  manifest?: DistManifest;
+  artifacts?: ReadonlyMap<string, ArtifactContent>;
+  cachePlan?: CachePlan;
+  /** The cached blocks of the output folder's cache plan these sources would invalidate, priced per variant (as `check` reports them). */
+  invalidation?: InvalidationCost[];
+}
+
+export interface ProjectAnalyzer {
+  readonly root: string;
+  /** Analyses the project as it is now; calls must not overlap (each builds on the previous one's session). */
+  analyze(input?: AnalyzeInput): Promise<ProjectAnalysis>;
+}
+
+/** Throws ProjectRootError from `analyze` when the root cannot hold skills at all. */
+export function createProjectAnalyzer(options: AnalyzerOptions): ProjectAnalyzer {
+  const root = resolve(options.root);
+  const outDir = resolve(root, options.outDir ?? "dist");
+  const outRel = relativePosix(root, outDir) || ".";
+  let session = new BuildSession({ repeated: true });
+  return {
+    root,
+    async analyze(input: AnalyzeInput = {}): Promise<ProjectAnalysis> {
+      const overrides = toOverrides(input.buffers);
+      try {
+        return await analyzeOnce(root, outDir, outRel, session, input.changedPaths, overrides, input.scope ?? "project");
+      } catch (error) {
+        // A run that threw may have left the session half-updated: the next one starts cold.
+        session = new BuildSession({ repeated: true });
+        throw error;
+      }
+    },
+  };
+}
+
+async function analyzeOnce(
+  root: string,
+  outDir: string,
+  outRel: string,
+  session: BuildSession,
+  changedPaths: readonly string[] | undefined,
+  overrides: SourceOverrides | undefined,
+  scope: "skills" | "project",
+): Promise<ProjectAnalysis> {
+  const lintConfig = readLintConfig(root, undefined, overrides);
+  const profile = lintConfig.config.profile ?? detectProfile(root);
+  const compiles = profile === "gamma" && detectProfile(root) === "gamma";
+  if (!compiles || scope === "skills") {
+    // The compiler's own settings when it will compile next: its checked files are then reused, not made again.
+    const settings = {
+      profile,
+      layout: { ...lintConfig.config.layout, outDir: outRel },
+      rules: lintConfig.config.rules,
+      reportEmpty: !compiles,
+      checklists: compiles,
+      ...(overrides ? { sourceOverrides: overrides } : {}),
+    };
+    const linted = await lintSkills(root, session, changedPaths, settings);
+    const diagnostics = [...lintConfig.diagnostics, ...linted.diagnostics].sort(compareDiagnostics);
+    return { profile, diagnostics, ...countDiagnostics(diagnostics), skillFiles: linted.files };
+  }
+  const { compileProject } = await import("./pipeline/compile/compile.js");
+  const compiled = await compileProject(root, session, changedPaths, { outDir: outRel, ...(overrides ? { sourceOverrides: overrides } : {}) });
+  const analysis: ProjectAnalysis = {
+    profile,
+    diagnostics: compiled.diagnostics,
+    errorCount: compiled.errorCount,
+    warningCount: compiled.warningCount,
+    noteCount: compiled.noteCount,
+    skillFiles: compiled.skillFiles ?? [],
+  };
+  if (compiled.sources) analysis.sources = compiled.sources;
+  if (compiled.manifest) analysis.manifest = compiled.manifest;
+  if (compiled.artifacts) {
+    analysis.artifacts = compiled.artifacts;
+    const planText = compiled.artifacts.get(CACHE_PLAN_FILE);
+    if (typeof planText === "string") {
+      const plan = JSON.parse(planText) as CachePlan;
+      analysis.cachePlan = plan;
+      const invalidation = await priceAgainstOutput(outDir, planText, plan);
+      if (invalidation.length > 0) analysis.invalidation = invalidation;
+    }
+  }
+  return analysis;
+}
+
+function toOverrides(buffers: ReadonlyMap<string, string> | undefined): SourceOverrides | undefined {
+  if (!buffers || buffers.size === 0) return undefined;
+  const overrides = new Map<string, ReturnType<typeof overrideSource>>();
+  for (const [path, text] of buffers) overrides.set(path, overrideSource(path, text, path.endsWith("/SKILL.md") ? SKILL_READ_RULES : SOURCE_READ_RULES));
+  return overrides;
+}
+
+/** The output folder's plan against this one, block by block; nothing when they are the same bytes or there is none. */
+async function priceAgainstOutput(outDir: string, planText: string, plan: CachePlan): Promise<InvalidationCost[]> {
+  // Never a blocking read: a FIFO in the output folder is reported by check, not waited on here.
+  const read = readRegularFile(join(outDir, CACHE_PLAN_FILE));
+  if (read.kind !== "file") return [];
+  const committedText = read.bytes.toString("utf8");
+  if (committedText === planText) return [];
+  try {
+    const { invalidationCost } = await import("./cost/invalidation.js");
+    return invalidationCost(JSON.parse(committedText) as CachePlan, plan);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,47 @@
+import type { Command } from "commander";
+import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
+import { commandHelpFooter } from "../options.js";
+
+interface LspCommandOptions {
+  stdio?: boolean;
+  debounce: number;
+}
+
+export function registerLspCommand(program: Command, result: { exitCode: number }): void {
+  program
+    .command("lsp")
+    .description("Run the language server: diagnostics, completion, navigation, rename and cache costs in the editor.")
+    .option("--stdio", "speak the Language Server Protocol over standard input and output")
+    .option("--debounce <ms>", "quiet period after an edit before the project is analysed again", parseMilliseconds, 50)
+    .addHelpText(
+      "after",
+      commandHelpFooter({
+        about: `The project is the editor's workspace folder. Open buffers are judged as if saved; the server
+never writes a file. Editors start it themselves: point the client at \`gamma-prompt lsp --stdio\` for
+Markdown (SKILL.md, knowledge notes), Handlebars (prompts/*.hbs), YAML and JSON files of the project.`,
+        exitCodes: "0 after the client's shutdown and exit, 2 usage error (no --stdio).",
+        examples: ["gamma-prompt lsp --stdio"],
+      }),
+    )
+    .action(async (options: LspCommandOptions) => {
+      if (!options.stdio) {
+        process.stderr.write("gamma-prompt lsp: pass --stdio (the only transport)\n");
+        result.exitCode = EXIT_USAGE;
+        return;
+      }
+      const [{ createConnection, ProposedFeatures }, { startLanguageServer }] = await Promise.all([import("vscode-languageserver/node"), import("../../lsp/server.js")]);
+      const connection = createConnection(ProposedFeatures.all, process.stdin, process.stdout);
+      // The connection ends the process itself on `exit` (0 after `shutdown`, 1 without it); until then the command stays pending.
+      await new Promise<void>((resolveClosed) => {
+        connection.onExit(() => resolveClosed());
+        startLanguageServer(connection, { debounceMs: options.debounce });
+      });
+      result.exitCode = EXIT_OK;
+    });
+}
+
+function parseMilliseconds(value: string): number {
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 0) throw new Error("Expected a whole number of milliseconds.");
+  return ms;
+}

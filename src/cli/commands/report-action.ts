@@ -1,0 +1,64 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { ProfileError } from "../../cost/profile.js";
+import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
+import { resultsProblem, type EvalResults } from "../../evals/results.js";
+import { ArtifactVerificationError } from "../../runtime/artifacts.js";
+import { collectReport, ReportUsageError } from "../../report/report.js";
+
+export interface ReportCommandOptions {
+  root: string;
+  out: string;
+  base?: string;
+  profile?: string;
+  evals?: string;
+  baseline?: string;
+  lint: boolean;
+  format: "html" | "markdown";
+  output?: string;
+}
+
+class InputError extends Error {}
+
+function readJson(root: string, file: string, what: string): unknown {
+  try {
+    return JSON.parse(readFileSync(resolve(root, file), "utf8"));
+  } catch (error) {
+    throw new InputError(`cannot read the ${what} ${file}: ${error instanceof SyntaxError ? error.message : ((error as NodeJS.ErrnoException).code ?? String(error))}`);
+  }
+}
+
+function readResults(file: string, what: string): EvalResults {
+  const parsed = readJson(".", file, what);
+  const problem = resultsProblem(parsed);
+  if (problem !== undefined) throw new InputError(`Unexpected ${what} ${file}: ${problem}`);
+  return parsed as EvalResults;
+}
+
+export async function runReportCommand(options: ReportCommandOptions): Promise<number> {
+  try {
+    const profile = options.profile === undefined ? undefined : readJson(options.root, options.profile, "traffic profile");
+    const evals = options.evals === undefined ? undefined : readResults(options.evals, "evaluation results");
+    const evalBaseline = options.baseline === undefined ? undefined : readResults(options.baseline, "evaluation baseline");
+    if (evalBaseline !== undefined && evals === undefined) throw new InputError("--baseline compares evaluation results: give --evals too");
+    const data = await collectReport({
+      root: options.root,
+      outDir: options.out,
+      lint: options.lint,
+      ...(options.base === undefined ? {} : { base: options.base }),
+      ...(profile === undefined ? {} : { profile }),
+      ...(evals === undefined ? {} : { evals }),
+      ...(evalBaseline === undefined ? {} : { evalBaseline }),
+    });
+    const text = options.format === "markdown" ? (await import("../../report/markdown.js")).renderMarkdown(data) : (await import("../../report/html.js")).renderHtml(data);
+    if (options.output === undefined) process.stdout.write(text);
+    else writeFileSync(resolve(options.output), text);
+    return EXIT_OK;
+  } catch (error) {
+    if (error instanceof InputError || error instanceof ReportUsageError || error instanceof ProfileError || error instanceof ArtifactVerificationError) {
+      process.stderr.write(`gamma-prompt report: ${error.message}${error instanceof ArtifactVerificationError ? "\n(run `gamma-prompt build` first)" : ""}\n`);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
+}

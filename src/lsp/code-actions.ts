@@ -1,0 +1,110 @@
+import { CodeActionKind, type CodeAction, type ClientCapabilities, type Diagnostic as LspDiagnostic, type TextEdit, type WorkspaceEdit } from "vscode-languageserver/node";
+import type { TextDocument } from "vscode-languageserver-textdocument";
+import type { ProjectAnalysis } from "../analyze.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { ruleRegistry, type RuleId } from "../diagnostics/rules/index.js";
+import { fixSkillBytes } from "../pipeline/fix/fix-skills.js";
+import { FIXABLE_RULES } from "../pipeline/fix/fix-plan.js";
+import type { FindingData } from "./diagnostics.js";
+
+/**
+ * Code actions on findings: the fix `lint --fix` would make (offered only
+ * while the buffer is the text the finding was found in, and applied only to
+ * that version), every fix of the file at once (`source.fixAll.gamma-prompt`),
+ * a suppression comment with a place for the reason, and the rule's doc.
+ */
+
+export const FIX_ALL_KIND = `${CodeActionKind.SourceFixAll}.gamma-prompt`;
+export const OPEN_RULE_DOC = "gamma-prompt.openRuleDoc";
+const REASON_PLACEHOLDER = "reason";
+
+export interface ActionContext {
+  analysis: ProjectAnalysis;
+  document: TextDocument;
+  path: string;
+  capabilities: ClientCapabilities;
+  /** The buffer version the latest analysis read (undefined: it read the disk). */
+  analysedVersion: number | undefined;
+}
+
+export async function codeActions(context: ActionContext, diagnostics: readonly LspDiagnostic[], only: readonly string[] | undefined): Promise<CodeAction[]> {
+  const wants = (kind: string): boolean => only === undefined || only.some((requested) => kind === requested || kind.startsWith(`${requested}.`));
+  const actions: CodeAction[] = [];
+  const isSkill = context.path.endsWith("SKILL.md");
+  for (const diagnostic of diagnostics) {
+    if (diagnostic.source !== "gamma-prompt" || typeof diagnostic.code !== "string" || !Object.prototype.hasOwnProperty.call(ruleRegistry, diagnostic.code)) continue;
+    const ruleId = diagnostic.code as RuleId;
+    if (wants(CodeActionKind.QuickFix)) {
+      if (isSkill && FIXABLE_RULES.has(ruleId) && stillMatches(context, diagnostic)) {
+        const fix = await fixEdit(context, [toFinding(context.path, diagnostic, ruleId)]);
+        if (fix) actions.push({ title: `Fix: ${fix.title}`, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], isPreferred: true, edit: fix.edit });
+      }
+      if (isSkill) {
+        const suppression = suppressionEdit(context, diagnostic, ruleId);
+        if (suppression) actions.push({ title: suppression.title, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], edit: suppression.edit });
+      }
+      const href = diagnostic.codeDescription?.href;
+      if (href) actions.push({ title: `Show documentation for ${ruleId}`, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], command: { title: `Show documentation for ${ruleId}`, command: OPEN_RULE_DOC, arguments: [href] } });
+    }
+  }
+  if (isSkill && wants(FIX_ALL_KIND) && context.analysedVersion === context.document.version) {
+    const findings = context.analysis.diagnostics.filter((finding) => finding.file === context.path && FIXABLE_RULES.has(finding.ruleId));
+    const fix = findings.length > 0 ? await fixEdit(context, findings) : undefined;
+    if (fix) actions.push({ title: "Fix all gamma-prompt findings that have a safe fix", kind: FIX_ALL_KIND, edit: fix.edit });
+  }
+  return actions;
+}
+
+/** True while the buffer is the version the finding was published for. */
+function stillMatches(context: ActionContext, diagnostic: LspDiagnostic): boolean {
+  const data = diagnostic.data as FindingData | undefined;
+  return data?.version === context.document.version && context.analysedVersion === context.document.version;
+}
+
+function toFinding(path: string, diagnostic: LspDiagnostic, ruleId: RuleId): Diagnostic {
+  const { start, end } = diagnostic.range;
+  return { file: path, line: start.line + 1, column: start.character + 1, endLine: end.line + 1, endColumn: end.character + 1, severity: ruleRegistry[ruleId].severity, ruleId, message: typeof diagnostic.message === "string" ? diagnostic.message : diagnostic.message.value, url: diagnostic.codeDescription?.href ?? "" };
+}
+
+async function fixEdit(context: ActionContext, findings: readonly Diagnostic[]): Promise<{ title: string; edit: WorkspaceEdit } | undefined> {
+  const before = context.document.getText();
+  const fixed = await fixSkillBytes(context.path, Buffer.from(before, "utf8"), findings, context.analysis.profile);
+  if (!fixed || fixed.after === before) return undefined;
+  // One edit over the part that changed, so the cursor and the rest of the buffer stay where they are.
+  let start = 0;
+  while (start < before.length && start < fixed.after.length && before[start] === fixed.after[start]) start++;
+  let end = 0;
+  while (end < before.length - start && end < fixed.after.length - start && before[before.length - 1 - end] === fixed.after[fixed.after.length - 1 - end]) end++;
+  const edit: TextEdit = {
+    range: { start: context.document.positionAt(start), end: context.document.positionAt(before.length - end) },
+    newText: fixed.after.slice(start, fixed.after.length - end),
+  };
+  return { title: fixed.fixes.map((fix) => fix.message).join("; "), edit: versionedEdit(context, [edit]) };
+}
+
+/**
+ * `# gamma-prompt-disable-next-line RULE -- reason` above a frontmatter line;
+ * a finding in the body can only be suppressed for the whole file, by a
+ * `# gamma-prompt-disable RULE -- reason` line at the top of the frontmatter.
+ */
+function suppressionEdit(context: ActionContext, diagnostic: LspDiagnostic, ruleId: RuleId): { title: string; edit: WorkspaceEdit } | undefined {
+  const lines = context.document.getText().split("\n");
+  if (!/^---[ \t]*$/.test(lines[0] ?? "")) return undefined;
+  const closing = lines.findIndex((text, index) => index > 0 && /^---[ \t]*$/.test(text));
+  if (closing < 0) return undefined;
+  const line = diagnostic.range.start.line;
+  if (line > 0 && line < closing) {
+    const indent = /^[ \t]*/.exec(lines[line] ?? "")?.[0] ?? "";
+    const edit = { range: { start: { line, character: 0 }, end: { line, character: 0 } }, newText: `${indent}# gamma-prompt-disable-next-line ${ruleId} -- ${REASON_PLACEHOLDER}\n` };
+    return { title: `Suppress ${ruleId} on this line`, edit: versionedEdit(context, [edit]) };
+  }
+  const edit = { range: { start: { line: 1, character: 0 }, end: { line: 1, character: 0 } }, newText: `# gamma-prompt-disable ${ruleId} -- ${REASON_PLACEHOLDER}\n` };
+  return { title: `Suppress ${ruleId} in this file`, edit: versionedEdit(context, [edit]) };
+}
+
+function versionedEdit(context: ActionContext, edits: TextEdit[]): WorkspaceEdit {
+  if (context.capabilities.workspace?.workspaceEdit?.documentChanges === true) {
+    return { documentChanges: [{ textDocument: { uri: context.document.uri, version: context.document.version }, edits }] };
+  }
+  return { changes: { [context.document.uri]: edits } };
+}

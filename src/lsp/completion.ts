@@ -1,0 +1,145 @@
+import { readFileSync } from "node:fs";
+import { CompletionItemKind, type CompletionItem } from "vscode-languageserver/node";
+import type { ProjectAnalysis } from "../analyze.js";
+import { ruleRegistry, type RuleId } from "../diagnostics/rules/index.js";
+import { packageSchemaUrl } from "../package-paths.js";
+import { CONFIG_FILE, VARIANTS_FILE } from "../pipeline/discover/source-paths.js";
+import { HOST_KEYS } from "../pipeline/validate/host-keys.js";
+import { partialName } from "./symbols.js";
+
+/**
+ * Completion from what the compiler knows: skill names where a skill is
+ * named, manifest keys and values from the skill manifest schema (host keys
+ * included), partial names after `{{>`, rule ids in suppression comments and
+ * in the config's `rules`. Each context is recognised from the text before
+ * the cursor; outside them there is nothing to offer.
+ */
+
+interface SchemaProperty {
+  description?: string;
+  type?: string;
+  enum?: string[];
+}
+
+let manifestProperties: Record<string, SchemaProperty> | undefined;
+
+function manifestSchema(): Record<string, SchemaProperty> {
+  manifestProperties ??= (JSON.parse(readFileSync(packageSchemaUrl("skill-manifest"), "utf8")) as { properties: Record<string, SchemaProperty> }).properties;
+  return manifestProperties;
+}
+
+/** Keys the gamma manifest adds to the Agent Skills specification: not offered under the agentskills profile. */
+const GAMMA_ONLY_KEYS = new Set(["type", "requiresSkills", "conflictsWith"]);
+const SKILL_LIST_KEYS = new Set(["requiresSkills", "conflictsWith"]);
+const SUPPRESSION = /#\s*gamma-prompt-disable(?:-next-line)?\s+(?:[\w/-]+\s*,\s*)*[\w/-]*$/;
+
+export function completions(analysis: ProjectAnalysis, path: string, text: string, line: number, character: number): CompletionItem[] {
+  const lines = text.split("\n");
+  const current = lines[line] ?? "";
+  const before = current.slice(0, character);
+  if (path.endsWith(".hbs")) return /\{\{~?>\s*[\w\-/]*$/.test(before) ? partialItems(analysis) : [];
+  if (path === VARIANTS_FILE) return inPreload(lines, line, before) ? skillItems(analysis, undefined) : [];
+  if (path === CONFIG_FILE) return configItems(text, lines, line, before);
+  if (!path.endsWith("SKILL.md")) return [];
+  if (SUPPRESSION.test(before)) return ruleItems((id) => id.startsWith("skill/"));
+  const closing = frontmatterEnd(lines);
+  if (closing === undefined || line === 0 || line >= closing) return [];
+  const self = /^name:\s*["']?([^"'\s]+)/m.exec(lines.slice(0, closing).join("\n"))?.[1];
+  const key = /^([\w-]+):/.exec(before)?.[1];
+  if (key !== undefined && SKILL_LIST_KEYS.has(key) && /\[[^\]]*$/.test(before)) return skillItems(analysis, self);
+  if (/^\s+-\s*[\w-]*$/.test(before) && SKILL_LIST_KEYS.has(parentKey(lines, line) ?? "")) return skillItems(analysis, self);
+  if (key !== undefined && before.length > key.length) return valueItems(key);
+  if (/^[\w-]*$/.test(before)) return keyItems(analysis, lines.slice(1, closing));
+  return [];
+}
+
+function frontmatterEnd(lines: readonly string[]): number | undefined {
+  if (!/^---[ \t]*$/.test(lines[0] ?? "")) return undefined;
+  const end = lines.findIndex((text, index) => index > 0 && /^---[ \t]*$/.test(text));
+  return end < 0 ? lines.length : end;
+}
+
+/** The unindented key a list item belongs to. */
+function parentKey(lines: readonly string[], line: number): string | undefined {
+  for (let index = line - 1; index >= 0; index--) {
+    const match = /^([\w-]+):/.exec(lines[index] ?? "");
+    if (match) return match[1];
+  }
+  return undefined;
+}
+
+function inPreload(lines: readonly string[], line: number, before: string): boolean {
+  if (/^\s*preload:\s*\[[^\]]*$/.test(before)) return true;
+  if (!/^\s+-\s*[\w-]*$/.test(before)) return false;
+  for (let index = line - 1; index >= 0; index--) {
+    const text = lines[index] ?? "";
+    if (/^\s*-/.test(text)) continue;
+    return /^\s*preload:\s*$/.test(text);
+  }
+  return false;
+}
+
+function skillItems(analysis: ProjectAnalysis, exclude: string | undefined): CompletionItem[] {
+  const items: CompletionItem[] = [];
+  for (const file of analysis.skillFiles) {
+    const name = file.manifest?.name;
+    if (name === undefined || name === exclude) continue;
+    const item: CompletionItem = { label: name, kind: CompletionItemKind.Reference };
+    if (file.manifest?.type) item.detail = `${file.manifest.type} skill`;
+    if (file.manifest?.description) item.documentation = file.manifest.description;
+    items.push(item);
+  }
+  return items.sort((a, b) => (a.label < b.label ? -1 : 1));
+}
+
+function partialItems(analysis: ProjectAnalysis): CompletionItem[] {
+  return (analysis.sources?.partials ?? [])
+    .map((partial) => partialName(partial.path))
+    .filter((name): name is string => name !== undefined)
+    .map((name) => ({ label: name, kind: CompletionItemKind.File, detail: `prompts/partials/${name}.hbs` }));
+}
+
+function keyItems(analysis: ProjectAnalysis, frontmatter: readonly string[]): CompletionItem[] {
+  const present = new Set(frontmatter.map((text) => /^([\w-]+):/.exec(text)?.[1]).filter((key): key is string => key !== undefined));
+  const hostKeys = new Map(HOST_KEYS.map((entry) => [entry.key, entry]));
+  const items: CompletionItem[] = [];
+  for (const [key, property] of Object.entries(manifestSchema())) {
+    if (present.has(key) || (analysis.profile === "agentskills" && GAMMA_ONLY_KEYS.has(key))) continue;
+    const host = hostKeys.get(key);
+    const item: CompletionItem = { label: key, kind: CompletionItemKind.Property, insertText: `${key}: `, detail: host ? `host key (${host.hosts})` : "manifest key" };
+    if (property.description) item.documentation = property.description;
+    items.push(item);
+  }
+  return items;
+}
+
+function valueItems(key: string): CompletionItem[] {
+  const property = manifestSchema()[key];
+  if (!property) return [];
+  if (property.enum) return property.enum.map((value) => ({ label: value, kind: CompletionItemKind.EnumMember }));
+  if (property.type === "boolean") return ["true", "false"].map((value) => ({ label: value, kind: CompletionItemKind.Value }));
+  return [];
+}
+
+function ruleItems(accept: (id: RuleId) => boolean): CompletionItem[] {
+  return (Object.keys(ruleRegistry) as RuleId[])
+    .filter(accept)
+    .map((id) => ({ label: id, kind: CompletionItemKind.Constant, detail: ruleRegistry[id].severity, documentation: ruleRegistry[id].description }));
+}
+
+const SETTINGS = ["off", "note", "warn", "error"];
+
+/** Inside the config's `rules` object: rule ids as keys, severities as values. */
+function configItems(text: string, lines: readonly string[], line: number, before: string): CompletionItem[] {
+  const offset = lines.slice(0, line).reduce((sum, current) => sum + current.length + 1, 0) + before.length;
+  const upTo = text.slice(0, offset);
+  const rulesAt = upTo.lastIndexOf('"rules"');
+  if (rulesAt < 0) return [];
+  const inside = upTo.slice(rulesAt);
+  const depth = (inside.match(/\{/g)?.length ?? 0) - (inside.match(/\}/g)?.length ?? 0);
+  if (depth !== 1) return [];
+  if (/:\s*"[a-z]*$/.test(before)) return SETTINGS.map((setting) => ({ label: setting, kind: CompletionItemKind.EnumMember }));
+  // Only skill rules can be configured.
+  if (/(?:^|[{,])\s*"[\w/-]*$/.test(before)) return ruleItems((id) => id.startsWith("skill/"));
+  return [];
+}

@@ -1,0 +1,185 @@
+import type { Diagnostic as LspDiagnostic } from "vscode-languageserver/node";
+import type { TextDocument } from "vscode-languageserver-textdocument";
+import { createProjectAnalyzer, type ProjectAnalysis, type ProjectAnalyzer } from "../analyze.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { toLspDiagnostic } from "./diagnostics.js";
+import { ProjectPaths } from "./locations.js";
+
+/**
+ * The server's view of one project: the open buffers, the latest analysis
+ * and what was published from it. Every analysis runs through one queue, and
+ * every request first waits for the queue to take in the edits made before
+ * it (a pending debounce is cut short), so an answer never lags behind an
+ * edit the client already sent.
+ */
+
+export interface WorkspaceOptions {
+  root: string;
+  /** Quiet period after an edit before the project is analysed again. */
+  debounceMs: number;
+  /** The client reports file changes on disk, so an analysis needs to look only at the paths named. */
+  reportsFileChanges: () => boolean;
+  publish(uri: string, diagnostics: LspDiagnostic[]): void;
+  log(message: string): void;
+}
+
+/** The open documents, as the server's document manager holds them. */
+export interface OpenDocuments {
+  all(): TextDocument[];
+  get(uri: string): TextDocument | undefined;
+}
+
+export class ProjectWorkspace {
+  readonly paths: ProjectPaths;
+  private readonly analyzer: ProjectAnalyzer;
+  private readonly changed = new Set<string>();
+  /** The next analysis checks every file's stamp instead of reading only the paths named (start-up, a save without reports of disk changes). */
+  private rescan = true;
+  private timer: NodeJS.Timeout | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private latest: ProjectAnalysis | undefined;
+  /** The buffers (path → version) the latest analysis read. */
+  private analysedVersions = new Map<string, number>();
+  private readonly published = new Map<string, string>();
+  private readonly listeners: Array<(analysis: ProjectAnalysis) => void> = [];
+
+  constructor(
+    private readonly options: WorkspaceOptions,
+    private readonly documents: OpenDocuments,
+  ) {
+    this.paths = new ProjectPaths(options.root);
+    this.analyzer = createProjectAnalyzer({ root: options.root });
+  }
+
+  /** Something at `relPath` changed (a buffer edited, opened or closed, a file on disk): analyse again after the debounce. */
+  touch(relPath: string): void {
+    this.changed.add(relPath);
+    this.schedule();
+  }
+
+  /**
+   * A buffer was saved. A client that reports changes on disk reports this one
+   * too; without such reports, a save is when the server looks at the whole
+   * disk again (edits made outside the editor included).
+   */
+  saved(relPath: string): void {
+    if (!this.options.reportsFileChanges()) this.rescan = true;
+    this.touch(relPath);
+  }
+
+  /**
+   * The first analysis, after one debounce: editors open their buffers right
+   * after initializing, and those are then part of it (and of the skill
+   * findings it publishes first) instead of waiting for it to finish.
+   */
+  start(): void {
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.enqueue();
+    }, this.options.debounceMs);
+  }
+
+  /** The analysis of every edit sent so far; undefined when the project cannot be analysed. */
+  async current(): Promise<ProjectAnalysis | undefined> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.enqueue();
+    }
+    await this.queue;
+    return this.latest;
+  }
+
+  /** The version of a buffer the latest analysis read (undefined: it read the disk). */
+  analysedVersion(relPath: string): number | undefined {
+    return this.analysedVersions.get(relPath);
+  }
+
+  /** Called after every analysis (code lenses refresh from it). */
+  onAnalysed(listener: (analysis: ProjectAnalysis) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** The text of a project file as the server sees it: the open buffer, else undefined (the caller reads the disk). */
+  bufferText(relPath: string): string | undefined {
+    return this.documents.get(this.paths.uriOf(relPath))?.getText();
+  }
+
+  private enqueue(): Promise<void> {
+    // A failure is logged and the queue goes on: one bad run must not fail every later request.
+    this.queue = this.queue.then(() => this.analyse()).catch((error: unknown) => this.options.log(`gamma-prompt: analysis failed: ${error instanceof Error ? error.message : String(error)}`));
+    return this.queue;
+  }
+
+  private async analyse(): Promise<void> {
+    const buffers = new Map<string, string>();
+    const versions = new Map<string, number>();
+    for (const document of this.documents.all()) {
+      const path = this.paths.pathOf(document.uri);
+      if (path === undefined) continue;
+      buffers.set(path, document.getText());
+      versions.set(path, document.version);
+    }
+    // On the first run, and after a save when the client reports no changes on disk, every file's stamp decides what is read again.
+    const changedPaths = this.rescan ? undefined : [...this.changed];
+    this.changed.clear();
+    this.rescan = false;
+    let analysis: ProjectAnalysis;
+    try {
+      if (changedPaths === undefined && this.latest === undefined) {
+        // The first analysis of a large project: the skill findings are published before the build's checks finish.
+        const skills = await this.analyzer.analyze({ buffers, scope: "skills" });
+        this.publishDiagnostics(skills.diagnostics, versions);
+      }
+      analysis = await this.analyzer.analyze({ buffers, ...(changedPaths ? { changedPaths } : {}) });
+    } catch (error) {
+      // No skills/ folder, a root that went away: nothing to publish, and the next edit tries again.
+      this.options.log(`gamma-prompt: the project at ${this.options.root} could not be analysed: ${error instanceof Error ? error.message : String(error)}`);
+      this.rescan = true;
+      return;
+    }
+    this.latest = analysis;
+    this.analysedVersions = versions;
+    this.publishDiagnostics(analysis.diagnostics, versions);
+    for (const listener of this.listeners) listener(analysis);
+  }
+
+  /** Publishes every file whose findings changed, one empty list for a file that went clean, and one for a buffer opened clean. */
+  private publishDiagnostics(diagnostics: readonly Diagnostic[], versions: ReadonlyMap<string, number>): void {
+    const byFile = new Map<string, Diagnostic[]>();
+    for (const diagnostic of diagnostics) {
+      const list = byFile.get(diagnostic.file);
+      if (list) list.push(diagnostic);
+      else byFile.set(diagnostic.file, [diagnostic]);
+    }
+    for (const [file, findings] of byFile) {
+      const converted = findings.map((finding) => toLspDiagnostic(finding, this.paths, versions.get(file)));
+      const key = JSON.stringify(converted);
+      const uri = this.paths.uriOf(file);
+      if (this.published.get(uri) === key) continue;
+      this.published.set(uri, key);
+      this.options.publish(uri, converted);
+    }
+    const clean = JSON.stringify([]);
+    for (const [uri, key] of [...this.published]) {
+      const path = this.paths.pathOf(uri);
+      if (path !== undefined && byFile.has(path)) continue;
+      if (key !== clean) this.options.publish(uri, []);
+      // An open buffer is remembered as clean, so it is told once; any other file is forgotten.
+      if (path !== undefined && versions.has(path)) this.published.set(uri, clean);
+      else this.published.delete(uri);
+    }
+    // A buffer opened clean is told so once: the editor then knows its findings are current.
+    for (const path of versions.keys()) {
+      const uri = this.paths.uriOf(path);
+      if (byFile.has(path) || this.published.has(uri)) continue;
+      this.published.set(uri, clean);
+      this.options.publish(uri, []);
+    }
+  }
+}

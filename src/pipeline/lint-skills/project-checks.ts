@@ -1,0 +1,121 @@
+import type { Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
+import type { SourceFile, ValidSkill } from "../../stage-data.js";
+import { loadProjectSources } from "../discover/project-sources.js";
+import { readSupportingFiles, type SupportingFile } from "../discover/supporting-files.js";
+import { defineSlot, type BuildSession } from "../session/build-session.js";
+import { resolveConfig } from "../validate/config.js";
+import { resolveInjections } from "../validate/injection-kinds.js";
+import { resolveKnowledge } from "../validate/knowledge.js";
+import type { readLintConfig } from "../validate/lint-config.js";
+import { resolveTools, type ToolFileResult } from "../validate/tools.js";
+import { resolveVariants } from "../validate/variants.js";
+import { failedNamespaceFolders, resolveNamespaces, skillNamespaceDiagnostics } from "../validate/namespaces.js";
+import type { lintSkills } from "./lint-skills.js";
+
+const CONFIG = defineSlot<ReturnType<typeof resolveConfig>>("config");
+const INJECTIONS = defineSlot<ReturnType<typeof resolveInjections>>("injection kinds");
+const TOOL_FILES = defineSlot<ToolFileResult>("tool files");
+const SUPPORTING_FILES = defineSlot<Map<string, SupportedFolder>>("supporting files");
+
+/** A source's identity for the session's reuse: its path and the hash of its bytes. */
+export function sourceKey(source: SourceFile | undefined): string {
+  return source ? `${source.path}\u0000${source.contentHash}` : "";
+}
+
+export type SupportedFolder = { maxBytes: number; files: SupportingFile[]; diagnostics: Diagnostic[] };
+
+export interface CheckedProjectSources {
+  /** Every finding about the project's own sources (config, injections, tools, variants, supporting files, knowledge). */
+  diagnostics: Diagnostic[];
+  config: ReturnType<typeof resolveConfig>;
+  injections: ReturnType<typeof resolveInjections>;
+  /** The skills the model is offered (no disable-model-invocation). */
+  invocable: ValidSkill[];
+  tools: ReturnType<typeof resolveTools>;
+  /** The project's tool namespaces (none when it has no schemas/namespaces/). */
+  namespaces: ReturnType<typeof resolveNamespaces>;
+  variants: ReturnType<typeof resolveVariants>;
+  supporting: ReturnType<typeof collectSupportingFiles>;
+  knowledge: Awaited<ReturnType<typeof resolveKnowledge>> | undefined;
+}
+
+/**
+ * Everything the build validates before it renders, past the skills: the
+ * config, injections, tool schemas, variants, supporting files, knowledge
+ * notes. Build and lint both call it (build then checks the templates), so a project
+ * that lints clean does not fail its build on a source lint never read.
+ */
+export async function checkProjectSources(
+  root: string,
+  session: BuildSession,
+  changedPaths: readonly string[] | undefined,
+  lintConfig: ReturnType<typeof readLintConfig>,
+  linted: Awaited<ReturnType<typeof lintSkills>>,
+  sources: Awaited<ReturnType<typeof loadProjectSources>>["sources"],
+  acceptedToolParameters?: (tool: ToolSchemaArtifact) => boolean,
+): Promise<CheckedProjectSources> {
+  const diagnostics: Diagnostic[] = [];
+  const skills = linted.skills;
+  const failedSkills = new Set(linted.statuses.filter((skill) => skill.status !== "valid").map((skill) => skill.folder));
+  const config = session.reuseLatest(CONFIG, sourceKey(sources.config), () => resolveConfig(sources.config));
+  diagnostics.push(...config.diagnostics);
+  // Both read one schema: with the file valid, lint's reading adds only what the schema cannot see (rule ids).
+  if (config.diagnostics.length === 0) diagnostics.push(...lintConfig.diagnostics);
+  const injectionsSource = sources.injections;
+  const injections = injectionsSource ? session.reuseLatest(INJECTIONS, sourceKey(injectionsSource), () => resolveInjections(injectionsSource)) : { injections: [], diagnostics: [] };
+  diagnostics.push(...injections.diagnostics);
+  // What the model is offered: a skill with disable-model-invocation is in neither the catalog nor the skill tool's names.
+  const invocable = skills.filter((skill) => skill.disableModelInvocation !== true);
+  const tools = resolveTools({ files: sources.toolFiles, order: sources.toolOrder }, invocable.map((skill) => skill.name), session.reuser(TOOL_FILES), acceptedToolParameters);
+  diagnostics.push(...tools.diagnostics);
+  const namespaceFiles = sources.namespaceFiles ?? [];
+  const namespaces = namespaceFiles.length > 0 ? resolveNamespaces(namespaceFiles, tools.tools, session.reuser(TOOL_FILES), acceptedToolParameters) : { namespaces: [], diagnostics: [] };
+  diagnostics.push(...namespaces.diagnostics);
+  const namespaceNames = { valid: new Set(namespaces.namespaces.map((namespace) => namespace.name)), failed: failedNamespaceFolders(namespaceFiles, namespaces.namespaces) };
+  diagnostics.push(...skillNamespaceDiagnostics(skills, namespaceNames.valid, namespaceNames.failed));
+  const variants = sources.variants ? resolveVariants(sources.variants, skills, failedSkills, namespaceNames) : { variants: [], diagnostics: [] };
+  diagnostics.push(...variants.diagnostics);
+  const supporting = collectSupportingFiles(root, skills, config.config.supportingFiles.maxBytes, session, changedPaths);
+  diagnostics.push(...supporting.diagnostics);
+  const knowledge = sources.knowledgeFiles
+    ? await resolveKnowledge(sources.knowledgeFiles, {
+        skillNames: [...new Set([...skills.map((skill) => skill.name), ...failedSkills])].sort(),
+        toolNames: tools.tools.map((tool) => tool.name),
+        inlineBytes: config.config.knowledge.inlineBytes,
+      })
+    : undefined;
+  if (knowledge) diagnostics.push(...knowledge.diagnostics);
+  return { diagnostics, config, injections, invocable, tools, namespaces, variants, supporting, knowledge };
+}
+
+/**
+ * Every valid skill's supporting files. A watch rebuild lists and reads a
+ * skill folder again only when a changed path lies inside it.
+ */
+export function collectSupportingFiles(
+  root: string,
+  skills: readonly ValidSkill[],
+  maxBytes: number,
+  session: BuildSession,
+  changedPaths: readonly string[] | undefined,
+): { files: Map<string, SupportingFile[]>; diagnostics: Diagnostic[] } {
+  const known = session.keep(SUPPORTING_FILES, () => new Map());
+  const files = new Map<string, SupportingFile[]>();
+  const diagnostics: Diagnostic[] = [];
+  const kept = new Map<string, SupportedFolder>();
+  for (const skill of skills) {
+    const folder = `${skill.path.slice(0, -"/SKILL.md".length)}`;
+    const cached = known.get(folder);
+    const touched = changedPaths === undefined || changedPaths.some((path) => path.startsWith(`${folder}/`));
+    const reusable = cached !== undefined && cached.maxBytes === maxBytes && !touched;
+    const read = reusable ? cached : { maxBytes, ...readSupportingFiles(root, folder, maxBytes) };
+    kept.set(folder, read);
+    files.set(skill.name, read.files);
+    diagnostics.push(...read.diagnostics);
+  }
+  known.clear();
+  for (const [folder, read] of kept) known.set(folder, read);
+  return { files, diagnostics };
+}
+

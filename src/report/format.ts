@@ -1,0 +1,74 @@
+/**
+ * Number and text formatting shared by the HTML and Markdown renderers.
+ * Written out rather than left to `toLocaleString`, so the bytes never depend
+ * on the machine's locale data.
+ */
+
+/** 11906 → "11,906" (whole numbers; fractions are rounded). */
+export function count(value: number): string {
+  const rounded = Math.round(value);
+  return `${rounded < 0 ? "-" : ""}${group(String(Math.abs(rounded)))}`;
+}
+
+/** 58.876 → "$58.88" (as `cost` prints it). */
+export function dollars(value: number): string {
+  const [whole = "0", cents = "00"] = Math.abs(value).toFixed(2).split(".");
+  return `${value < 0 && Number(value.toFixed(2)) !== 0 ? "-" : ""}$${group(whole)}.${cents}`;
+}
+
+function group(digits: string): string {
+  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/** A signed dollar difference: "+$1.20", "-$0.40", "$0.00". */
+export function dollarDelta(value: number): string {
+  const rounded = Number(value.toFixed(2));
+  return rounded === 0 ? "$0.00" : `${rounded > 0 ? "+" : ""}${dollars(rounded)}`;
+}
+
+/** 0.9604 → "96.0%" (one decimal, as `cost` prints it). */
+export function percent1(share: number): string {
+  return `${(share * 100).toFixed(1)}%`;
+}
+
+/** 0.8 → "80%" (whole percent, as `eval` prints it). */
+export function percent0(share: number): string {
+  return `${Math.round(share * 100)}%`;
+}
+
+/** The first 12 hex digits of a sha256, as the report shows them. */
+export function shortHash(sha256: string): string {
+  return sha256.slice(0, 12);
+}
+
+const BLOCK_LABELS: Readonly<Record<string, string>> = { tools: "tools", "static-prefix": "static prefix", "variant-tail": "variant tail" };
+
+export function blockLabel(name: string): string {
+  return BLOCK_LABELS[name] ?? name;
+}
+
+const HTML_ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
+}
+
+/** A Markdown table cell: pipes and line breaks would break the row. */
+export function markdownCell(text: string): string {
+  return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+}
+
+/** Sentence lists: "a", "a and b", "a, b and c". */
+export function listing(items: readonly string[]): string {
+  if (items.length <= 1) return items.join("");
+  return `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+}
+
+export function plural(value: number, one: string, many = `${one}s`): string {
+  return `${count(value)} ${value === 1 ? one : many}`;
+}
+
+/** "both variants" or "all 3 variants". */
+export function allOf(total: number, noun: string): string {
+  return total === 2 ? `both ${noun}s` : `all ${count(total)} ${noun}s`;
+}

@@ -1,0 +1,126 @@
+/**
+ * The report as a Markdown summary, for a pull-request comment or a CI job
+ * summary: the same figures as the HTML page, in tables, with the long cost
+ * table folded.
+ */
+import { allOf, blockLabel, count, dollarDelta, dollars, listing, markdownCell as cell, percent0, percent1, plural, shortHash } from "./format.js";
+import type { ReportData } from "./model.js";
+
+function table(header: readonly string[], rows: readonly (readonly string[])[], numeric: readonly number[] = []): string {
+  const align = header.map((_, column) => (numeric.includes(column) ? "---:" : "---"));
+  const line = (row: readonly string[]) => `| ${row.join(" | ")} |`;
+  return [line(header), line(align), ...rows.map((row) => line(row.map(cell)))].join("\n");
+}
+
+export function renderMarkdown(data: ReportData): string {
+  const out: string[] = ["## gamma-prompt report", ""];
+  out.push(`${data.generator} · ${data.tokenizer} · prefix cache key \`${shortHash(data.cacheKey)}\``, "");
+  if (data.base !== undefined) {
+    const base = data.base;
+    const affected = base.variants.filter((variant) => variant.blocks.some((block) => block.state !== "intact"));
+    out.push(
+      base.intact
+        ? `**Every cached block is intact** against \`${base.label}\`: no variant's tools, static prefix or variant tail changed.`
+        : `**${plural(affected.length, "variant")} must be cached again** against \`${base.label}\`: ${listing(affected.map((variant) => variant.name))}${base.removedVariants.length > 0 ? `; removed: ${listing(base.removedVariants)}` : ""}.`,
+      "",
+    );
+  }
+  out.push("### Layout and cache", "");
+  if (data.sharedPrefix !== undefined && data.sharedPrefix.blockCount > 0) {
+    out.push(`Shared by ${allOf(data.sharedPrefix.variants.length, "variant")}: ${listing(data.sharedPrefix.blocks.map(blockLabel))} (${count(data.sharedPrefix.tokens)} tokens).`, "");
+  }
+  out.push(
+    table(
+      ["variant", "block", "tokens", "running total", "bytes", "sha256", "breakpoint"],
+      data.layout.flatMap((variant) => variant.blocks.map((block) => [variant.name, blockLabel(block.name), count(block.tokens), count(block.cumulativeTokens), count(block.bytes), `\`${shortHash(block.sha256)}\``, block.breakpoint ? "yes" : "no"])),
+      [2, 3, 4],
+    ),
+    "",
+  );
+  if (data.base !== undefined) {
+    const base = data.base;
+    out.push(`### Against \`${base.label}\``, "");
+    if (base.changes.length === 0) out.push("No file in dist/ differs from the base.", "");
+    else {
+      out.push(
+        table(
+          ["file", "change", "bytes", "cached blocks it invalidates"],
+          base.changes.map((change) => [
+            `\`${change.file}\``,
+            change.kind,
+            [change.bytesBefore, change.bytesAfter].filter((value): value is number => value !== undefined).map(count).join(" → "),
+            change.invalidates.length === 0 ? "none" : change.invalidates.map((entry) => `${entry.variant}: ${listing(entry.blocks.map(blockLabel))}`).join("; "),
+          ]),
+          [2],
+        ),
+        "",
+      );
+    }
+    if (base.invalidation.length > 0) {
+      const priced = Object.keys(base.invalidation[0]?.dollarsPer1000Sessions ?? {});
+      out.push("Re-caching, per 1,000 sessions that start cold:", "", table(["variant", "tokens uncached", ...priced], base.invalidation.map((entry) => [entry.variant, count(entry.tokens), ...Object.values(entry.dollarsPer1000Sessions).map(dollars)]), [1, ...priced.map((_, index) => index + 2)]), "");
+    }
+    if (base.costDelta.length > 0) {
+      out.push(
+        "Input cost per 1,000 sessions under the traffic profile (the runtime's default policy):",
+        "",
+        table(["model", "policy", "variant", "base", "now", "change"], base.costDelta.map((row) => [`${row.provider}/${row.model}`, row.policy, row.variant, dollars(row.before), dollars(row.after), dollarDelta(row.after - row.before)]), [3, 4, 5]),
+        "",
+      );
+    } else if (base.costDeltaProblem !== undefined) out.push(`No cost comparison: ${base.costDeltaProblem}.`, "");
+  }
+  const defaults = data.cost.rows.filter((row) => row.isDefault);
+  out.push("### Costs", "", "Input cost per 1,000 sessions with the runtime's default policy:", "");
+  out.push(table(["model", "policy", "variant", "cached", "input $ / 1,000 sessions"], defaults.map((row) => [`${row.provider}/${row.model}`, row.policy, row.variant, percent1(row.cachedFraction), dollars(row.inputCostPer1000Sessions)]), [3, 4]), "");
+  out.push(
+    "<details><summary>Every policy</summary>",
+    "",
+    table(["model", "policy", "variant", "cached", "input $ / 1,000 sessions", "cold-variant read"], data.cost.rows.map((row) => [`${row.provider}/${row.model}`, `${row.policy}${row.isDefault ? " (default)" : ""}`, row.variant, percent1(row.cachedFraction), dollars(row.inputCostPer1000Sessions), count(row.coldVariantRead)]), [3, 4, 5]),
+    "",
+    "</details>",
+    "",
+  );
+  const skills = data.skills;
+  out.push("### Skills", "");
+  if (skills.lintSkipped !== undefined) out.push(`Lint did not run: ${skills.lintSkipped}.`, "");
+  out.push(
+    table(
+      ["skill", "type", "tokens", "checklist steps", "requires", "conflicts with", "preloaded by", "lint findings"],
+      skills.skills.map((skill) => [
+        skill.name,
+        skill.type,
+        count(skill.tokens),
+        skill.checklistSteps === undefined ? "—" : String(skill.checklistSteps),
+        skill.requires.join(", ") || "—",
+        skill.conflicts.join(", ") || "—",
+        skill.preloadedBy.join(", ") || "—",
+        skill.findings.length === 0 ? (skills.lintSkipped === undefined ? "none" : "") : skill.findings.map((finding) => `${finding.severity} ${finding.ruleId}: ${finding.message}`).join("; "),
+      ]),
+      [2, 3],
+    ),
+    "",
+  );
+  if (skills.otherFindings.length > 0) out.push(...skills.otherFindings.map((finding) => `- ${finding.severity} \`${finding.ruleId}\` ${finding.file}:${finding.line}: ${finding.message}`), "");
+  if (data.evals !== undefined) {
+    const { results, comparison } = data.evals;
+    out.push("### Evaluations", "", `Model ${results.model} · ${results.mode} · ${plural(results.runs, "run")} per scenario · threshold ${percent0(results.threshold)} · 95% Wilson intervals.`, "");
+    if (comparison !== undefined) {
+      out.push(comparison.regressions.length === 0 ? "No regression beyond noise against the baseline (every 95% interval overlaps)." : `**${plural(comparison.regressions.length, "regression")}** against the baseline (95% intervals do not overlap):`, "");
+      for (const change of comparison.regressions) out.push(`- ${change.scenario}${change.expectation === undefined ? "" : ` · ${change.expectation}`}: ${percent0(change.baseline.rate)} (${percent0(change.baseline.interval[0])}–${percent0(change.baseline.interval[1])}) → ${percent0(change.current.rate)} (${percent0(change.current.interval[0])}–${percent0(change.current.interval[1])})`);
+      if (comparison.regressions.length > 0) out.push("");
+    }
+    out.push(
+      table(
+        ["scenario / expectation", "passed", "rate", "95% interval", ""],
+        results.scenarios.flatMap((scenario) => [
+          [scenario.name, `${scenario.passed}/${scenario.runs}`, percent0(scenario.rate), `${percent0(scenario.interval[0])}–${percent0(scenario.interval[1])}`, scenario.pass ? "pass" : "**fail**"],
+          ...scenario.expectations.map((expectation) => [`↳ ${expectation.id}`, `${expectation.passed}/${expectation.runs}`, percent0(expectation.rate), `${percent0(expectation.interval[0])}–${percent0(expectation.interval[1])}`, ""]),
+        ]),
+        [1, 2, 3],
+      ),
+      "",
+    );
+  }
+  out.push(`<sub>Rules and prices: data/prompt-caching.json (read ${data.cost.dataReadOn}); ${count(data.cost.simulatedCalls)} model calls simulated.</sub>`);
+  return `${out.join("\n")}\n`;
+}

@@ -1,0 +1,144 @@
+/**
+ * `report`: gathers what a reviewer needs about a build (layout and cache
+ * plan per variant, the `cost` table, the skills graph with lint findings,
+ * evaluation results, and what changed against a base) into one
+ * {@link ReportData}, from the same library calls the other commands make.
+ */
+import { join, resolve } from "node:path";
+import { cost, type CostResult } from "../cost/cost.js";
+import { ProfileError } from "../cost/profile.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { compareWithBaseline, type EvalResults } from "../evals/results.js";
+import type { DistManifest } from "../protocol/dist-manifest.js";
+import { ArtifactVerificationError, loadArtifacts, type LoadedArtifacts } from "../runtime/artifacts.js";
+import { requirementClosure, symmetricConflicts } from "../protocol/skill-graph.js";
+import { compareWithBase, ReportUsageError, resolveBaseDist } from "./base.js";
+import type { ReportData, SharedPrefix, SkillsView, VariantLayout } from "./model.js";
+
+export { ReportUsageError } from "./base.js";
+export type * from "./model.js";
+
+export interface ReportOptions {
+  /** Project root (default: the working folder). */
+  root?: string;
+  /** Output folder relative to the root (default dist). */
+  outDir?: string;
+  /** A dist/ folder, a project holding one, or a git ref whose committed dist/ to compare with. */
+  base?: string;
+  /** A traffic profile for `cost` (parsed JSON). */
+  profile?: unknown;
+  /** An `eval --format json` results document. */
+  evals?: EvalResults;
+  /** An earlier results document to find regressions against. */
+  evalBaseline?: EvalResults;
+  /** Run lint on the skill sources for findings beside each skill (default true; skipped without a skills/ folder). */
+  lint?: boolean;
+}
+
+export async function collectReport(options: ReportOptions = {}): Promise<ReportData> {
+  const root = resolve(options.root ?? ".");
+  const outDir = options.outDir ?? "dist";
+  const artifacts = loadArtifacts({ distDir: join(root, outDir) });
+  const priced = cost({ root, outDir, profile: options.profile });
+  const manifest = artifacts.manifest;
+  const layout = variantLayouts(artifacts);
+  const data: ReportData = {
+    generator: `${manifest.generator.name} ${manifest.generator.version}`,
+    tokenizer: `${manifest.tokenizer.name} ${manifest.tokenizer.version} (${manifest.tokenizer.encoding})`,
+    cacheKey: manifest.staticPrefix.cacheKey,
+    layout,
+    cost: priced,
+    skills: await skillsView(root, manifest, options.lint !== false),
+  };
+  const shared = sharedPrefix(layout);
+  if (shared !== undefined) data.sharedPrefix = shared;
+  if (options.base !== undefined) {
+    const base = resolveBaseDist(root, outDir, options.base);
+    try {
+      let before: LoadedArtifacts;
+      try {
+        before = loadArtifacts({ distDir: base.dir });
+      } catch (error) {
+        if (!(error instanceof ArtifactVerificationError)) throw error;
+        throw new ReportUsageError(`Unexpected --base ${options.base}: its ${error.message}`);
+      }
+      let costs: { before: CostResult; after: CostResult } | { problem: string };
+      try {
+        costs = { before: cost({ root: base.dir, outDir: ".", profile: options.profile }), after: priced };
+      } catch (error) {
+        if (!(error instanceof ProfileError)) throw error;
+        costs = { problem: `the traffic profile does not fit the base's variants (${error.message})` };
+      }
+      data.base = compareWithBase(options.base, before, artifacts, costs);
+    } finally {
+      base.dispose();
+    }
+  }
+  if (options.evals !== undefined) {
+    const comparison = options.evalBaseline !== undefined ? compareWithBaseline(options.evalBaseline, options.evals.scenarios) : options.evals.baseline;
+    data.evals = comparison === undefined ? { results: options.evals } : { results: options.evals, comparison };
+  }
+  return data;
+}
+
+function variantLayouts(artifacts: LoadedArtifacts): VariantLayout[] {
+  return Object.entries(artifacts.cachePlan.variants).map(([name, plan]) => ({
+    name,
+    tokens: plan.blocks.at(-1)?.cumulativeTokens ?? 0,
+    blocks: plan.blocks,
+    preloadedSkills: artifacts.manifest.variants[name]?.preloadedSkills ?? [],
+  }));
+}
+
+/** The leading blocks whose bytes (sha256) are the same in every variant. */
+function sharedPrefix(layout: readonly VariantLayout[]): SharedPrefix | undefined {
+  const [first, ...others] = layout;
+  if (first === undefined || others.length === 0) return undefined;
+  let count = 0;
+  while (count < first.blocks.length && others.every((variant) => variant.blocks[count]?.sha256 === first.blocks[count]?.sha256)) count++;
+  return { blockCount: count, blocks: first.blocks.slice(0, count).map((block) => block.name), tokens: count === 0 ? 0 : (first.blocks[count - 1]?.cumulativeTokens ?? 0), variants: layout.map((variant) => variant.name) };
+}
+
+async function skillsView(root: string, manifest: DistManifest, runLint: boolean): Promise<SkillsView> {
+  const names = Object.keys(manifest.skills).sort();
+  const requires = new Map(names.map((name) => [name, manifest.skills[name]?.requiresSkills ?? []]));
+  const conflicts = symmetricConflicts(new Map(names.map((name) => [name, manifest.skills[name]?.conflictsWith ?? []])));
+  const variants = Object.entries(manifest.variants).map(([name, info]) => {
+    // Drawn as preloads: the skills no other preloaded skill brings in through its requirements.
+    const brought = new Set(info.preloadedSkills.flatMap((skill) => requirementClosure(requires, [skill]).filter((other) => other !== skill)));
+    return { name, tokens: info.tokens, preloads: info.preloadedSkills.filter((skill) => !brought.has(skill)) };
+  });
+  let findings: Diagnostic[] = [];
+  let lintSkipped: string | undefined = runLint ? undefined : "lint was not asked for";
+  if (runLint) {
+    const { lint, ProjectRootError } = await import("../lint.js");
+    try {
+      findings = (await lint({ root, checklists: false })).diagnostics;
+    } catch (error) {
+      if (!(error instanceof ProjectRootError)) throw error;
+      lintSkipped = `no skill sources to lint (${error.message})`;
+    }
+  }
+  const owner = (finding: Diagnostic): string | undefined => {
+    const parts = finding.file.split("/");
+    return names.find((name) => parts.slice(0, -1).includes(name));
+  };
+  const skills = names.map((name) => {
+    const info = manifest.skills[name];
+    const view = {
+      name,
+      type: info?.type ?? "reference",
+      tokens: info?.tokens ?? 0,
+      requires: [...(info?.requiresSkills ?? [])],
+      conflicts: [...(conflicts.get(name) ?? [])].sort(),
+      preloadedBy: Object.entries(manifest.variants)
+        .filter(([, variant]) => variant.preloadedSkills.includes(name))
+        .map(([variant]) => variant),
+      findings: findings.filter((finding) => owner(finding) === name),
+    };
+    return info?.checklist === undefined ? view : { ...view, checklistSteps: info.checklist.steps };
+  });
+  const view: SkillsView = { skills, variants, otherFindings: findings.filter((finding) => owner(finding) === undefined) };
+  if (lintSkipped !== undefined) view.lintSkipped = lintSkipped;
+  return view;
+}

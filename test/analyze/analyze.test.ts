@@ -1,0 +1,46 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createProjectAnalyzer } from "../../src/analyze.js";
+import { lint } from "../../src/lint.js";
+import { listFiles, removeTempDirs } from "../helpers/temp-project.js";
+import { copyEmbeddedDefault } from "../lsp/client.js";
+
+afterEach(removeTempDirs);
+
+const IMPORT = "skills/import/SKILL.md";
+const IDENTITY = "prompts/partials/identity.hbs";
+
+describe("createProjectAnalyzer", () => {
+  it("gives after each incremental edit what a fresh analysis of the same buffers gives, and writes nothing", async () => {
+    const root = await copyEmbeddedDefault();
+    const filesBefore = await listFiles(root);
+    const analyzer = createProjectAnalyzer({ root });
+    expect((await analyzer.analyze()).errorCount).toBe(0);
+    const skill = readFileSync(join(root, IMPORT), "utf8");
+    const partial = readFileSync(join(root, IDENTITY), "utf8");
+    const steps: Array<{ buffers: Map<string, string>; changedPaths: string[] }> = [
+      { buffers: new Map([[IMPORT, skill.replace("name: import", "name: importer")]]), changedPaths: [IMPORT] },
+      { buffers: new Map([[IMPORT, skill], [IDENTITY, `${partial}{{> nowhere}}\n`]]), changedPaths: [IMPORT, IDENTITY] },
+      { buffers: new Map([[IDENTITY, `${partial}One more line.\n`]]), changedPaths: [IMPORT, IDENTITY] },
+      { buffers: new Map(), changedPaths: [IDENTITY] },
+    ];
+    for (const step of steps) {
+      const incremental = await analyzer.analyze(step);
+      const fresh = await createProjectAnalyzer({ root }).analyze({ buffers: step.buffers });
+      expect(incremental.diagnostics).toEqual(fresh.diagnostics);
+      expect(incremental.manifest).toEqual(fresh.manifest);
+    }
+    expect(await listFiles(root)).toEqual(filesBefore);
+  });
+
+  it("reports lint's findings for a collection without prompts/ under the agentskills profile", async () => {
+    const root = await copyEmbeddedDefault();
+    const { rm } = await import("node:fs/promises");
+    await rm(join(root, "prompts"), { recursive: true });
+    const analysis = await createProjectAnalyzer({ root }).analyze();
+    expect(analysis.profile).toBe("agentskills");
+    expect(analysis.diagnostics).toEqual((await lint({ root })).diagnostics);
+    expect(analysis.manifest).toBeUndefined();
+  });
+});

@@ -1,0 +1,382 @@
+/**
+ * The cost simulator against figures worked out by hand: one session, one
+ * block, each price (base input, 5-minute write, 1-hour write, read, OpenAI
+ * cached input and write fee), from the rules the README states. The
+ * expected values are arithmetic on literal numbers, not calls into the
+ * simulator, so a rule dropped or swapped in the code shows up here.
+ */
+import { describe, expect, it } from "vitest";
+import { cost, type CostRow } from "../../src/cost/cost.js";
+import { loadPromptCachingData, type AnthropicRules, type OpenAIRules } from "../../src/cost/rules.js";
+import { buildSchedule, simulateAnthropic, simulateOpenAI, type AnthropicPolicy, type OpenAIPolicy, type Schedule, type Workload } from "../../src/cost/simulate.js";
+import { docPage } from "../helpers/docs.js";
+
+/** The page that states the cost figures this file computes. */
+const readme = docPage("docs/guide/caching-and-cost.md").text;
+import { repoRoot } from "../build/helpers.js";
+
+/** The README's Anthropic rules: 5-minute writes 1.25×, 1-hour writes 2×, reads 0.1×. */
+const ANTHROPIC: AnthropicRules = {
+  maxBreakpoints: 4,
+  lookbackBlocks: 20,
+  lifetimeSeconds: { "5m": 300, "1h": 3600 },
+  writeMultiplier: { "5m": 1.25, "1h": 2 },
+  readMultiplier: 0.1,
+  lifetimeRefreshedOnRead: true,
+};
+const SONNET = { inputPerMTok: 3, minimumTokens: 1024 };
+const OPENAI: OpenAIRules = {
+  minimumTokens: 1024,
+  stepTokens: 128,
+  routingPrefixTokens: 256,
+  overflowRequestsPerMinute: 15,
+  idleExpirySeconds: 300,
+  extendedRetentionSeconds: 86_400,
+  writeMultiplier: 0,
+  fleetSize: 64,
+};
+const GPT5 = { inputPerMTok: 1.25, cachedInputPerMTok: 0.125 };
+
+/** One variant: tools 2,000 tokens, static prefix up to 5,000, the variant up to 6,000; +100 tokens per call. */
+const workload: Workload = {
+  variants: [{ name: "v", toolsEnd: 2000, prefixEnd: 5000, variantEnd: 6000, sessionsPerMinute: 0 }],
+  durationSeconds: 3600,
+  callsPerSession: 2,
+  newTokensPerCall: 100,
+  secondsBetweenCalls: 20,
+};
+
+/** Calls at the given seconds: [session, call number, second]. */
+function schedule(calls: [number, number, number][]): Schedule {
+  const sessions = Math.max(...calls.map(([session]) => session)) + 1;
+  return {
+    session: Int32Array.from(calls, ([session]) => session),
+    call: Int32Array.from(calls, ([, call]) => call),
+    second: Int32Array.from(calls, ([, , second]) => second),
+    sessionVariant: new Int32Array(sessions),
+    sessions,
+  };
+}
+
+const dollars = (tokenUnits: number, perMTok: number): number => (tokenUnits * perMTok) / 1e6;
+const anthropic = (policy: Omit<AnthropicPolicy, "provider">, calls: [number, number, number][], model = SONNET) =>
+  simulateAnthropic(workload, schedule(calls), { provider: "anthropic", ...policy }, ANTHROPIC, model)[0];
+const openai = (policy: Omit<OpenAIPolicy, "provider" | "shards">, calls: [number, number, number][], rules = OPENAI) =>
+  simulateOpenAI(workload, schedule(calls), { provider: "openai", shards: 1, ...policy }, rules, GPT5)[0];
+
+describe("Anthropic, one session", () => {
+  it("first call, plan's breakpoints, 5m: everything written at 1.25×", () => {
+    // 6,000 variant tokens + 100 new ones, nothing to read.
+    const outcome = anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0]]);
+    expect(outcome?.inputTokens).toBe(6100);
+    expect(outcome?.cachedTokens).toBe(0);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 3), 12);
+  });
+
+  it("first call, plan's breakpoints, 1h: tools + static prefix written at 2×, the rest at 1.25×", () => {
+    const outcome = anthropic({ breakpoints: "plan", staticLifetime: "1h" }, [[0, 0, 0]]);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(5000 * 2 + 1100 * 1.25, 3), 12);
+  });
+
+  it("first call, one system block, 1h: the whole system prompt is the 1-hour block", () => {
+    const outcome = anthropic({ breakpoints: "one", staticLifetime: "1h" }, [[0, 0, 0]]);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6000 * 2 + 100 * 1.25, 3), 12);
+    expect(anthropic({ breakpoints: "one", staticLifetime: "5m" }, [[0, 0, 0]])?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 3), 12);
+  });
+
+  it("second call 20 s later: the previous call read at 0.1×, the new message written at 1.25×", () => {
+    const outcome = anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [0, 1, 20]]);
+    expect(outcome?.calls).toBe(2);
+    expect(outcome?.inputTokens).toBe(6100 + 6200);
+    expect(outcome?.cachedTokens).toBe(6100);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 3) + dollars(6100 * 0.1 + 100 * 1.25, 3), 12);
+  });
+
+  it("a prompt below the model's minimum is never cached and costs the base price", () => {
+    const outcome = anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [0, 1, 20]], { inputPerMTok: 3, minimumTokens: 10_000 });
+    expect(outcome?.cachedTokens).toBe(0);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6100 + 6200, 3), 12);
+  });
+});
+
+describe("Anthropic, one block alive and one expired", () => {
+  // Two sessions 10 minutes apart: 5-minute entries are gone, 1-hour ones are not.
+  const calls: [number, number, number][] = [[0, 0, 0], [1, 0, 600]];
+
+  it("with 5m the second session writes everything again", () => {
+    const outcome = anthropic({ breakpoints: "plan", staticLifetime: "5m" }, calls);
+    expect(outcome?.cachedTokens).toBe(0);
+    expect(outcome?.inputCost).toBeCloseTo(2 * dollars(6100 * 1.25, 3), 12);
+  });
+
+  it("with the plan's 1h block the second session reads tools + static prefix and writes only the tail", () => {
+    const outcome = anthropic({ breakpoints: "plan", staticLifetime: "1h" }, calls);
+    expect(outcome?.cachedTokens).toBe(5000);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(5000 * 2 + 1100 * 1.25, 3) + dollars(5000 * 0.1 + 1100 * 1.25, 3), 12);
+  });
+
+  it("with one 1h system block the second session reads the whole variant", () => {
+    const outcome = anthropic({ breakpoints: "one", staticLifetime: "1h" }, calls);
+    expect(outcome?.cachedTokens).toBe(6000);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6000 * 2 + 100 * 1.25, 3) + dollars(6000 * 0.1 + 100 * 1.25, 3), 12);
+  });
+
+  it("the tools alone stay cached for one block when a 5m variant expired but the tools were used meanwhile", () => {
+    // Session 1 at 200 s keeps the tools warm until session 2 at 450 s; its own variant block is older.
+    const outcome = simulateAnthropic(
+      { ...workload, variants: [workload.variants[0]!, { name: "w", toolsEnd: 2000, prefixEnd: 3000, variantEnd: 3500, sessionsPerMinute: 0 }] },
+      { ...schedule([[0, 0, 0], [1, 0, 200], [2, 0, 450]]), sessionVariant: Int32Array.of(0, 1, 0) },
+      { provider: "anthropic", breakpoints: "one", staticLifetime: "5m" },
+      ANTHROPIC,
+      SONNET,
+    )[0];
+    expect(outcome?.cachedTokens).toBe(2000);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 3) + dollars(2000 * 0.1 + 4100 * 1.25, 3), 12);
+  });
+});
+
+describe("OpenAI, one session", () => {
+  it("first call: uncached input at the base price, no write fee", () => {
+    const outcome = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0]]);
+    expect(outcome?.cachedTokens).toBe(0);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6100, 1.25), 12);
+  });
+
+  it("second call: the previous prompt in 128-token steps at the cached price", () => {
+    const outcome = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0], [0, 1, 20]]);
+    const cached = Math.floor(6100 / 128) * 128;
+    expect(cached).toBe(6016);
+    expect(outcome?.cachedTokens).toBe(cached);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6100, 1.25) + dollars(cached, 0.125) + dollars(6200 - cached, 1.25), 12);
+  });
+
+  it("a write fee, where the rules have one, is paid on the uncached part", () => {
+    const outcome = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0]], { ...OPENAI, writeMultiplier: 0.25 });
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 1.25), 12);
+  });
+
+  it("10 minutes idle: in-memory retention lost the prefix, 24h kept the variant", () => {
+    const calls: [number, number, number][] = [[0, 0, 0], [1, 0, 600]];
+    expect(openai({ key: "none", retention: "in-memory" }, calls)?.cachedTokens).toBe(0);
+    expect(openai({ key: "none", retention: "24h" }, calls)?.cachedTokens).toBe(Math.floor(6000 / 128) * 128);
+  });
+});
+
+describe("the data file holds the prices the README states", () => {
+  it("Anthropic 1.25× / 2× / 0.1× and $3 for claude-sonnet-4-5; OpenAI $1.25 / $0.125 for gpt-5 without write fee", () => {
+    const data = loadPromptCachingData();
+    expect(data.providers.anthropic.rules).toEqual(ANTHROPIC);
+    expect(data.providers.anthropic.models["claude-sonnet-4-5"]).toEqual(SONNET);
+    expect(data.providers.openai.rules).toEqual(OPENAI);
+    expect(data.providers.openai.models["gpt-5"]).toEqual(GPT5);
+    expect(readme).toContain("writes everything after it at 1.25× (5m) or 2× (1h), reads at 0.1×");
+  });
+});
+
+describe("cost() on the embedded default, one session of one call", () => {
+  // One minute at one session a minute starts exactly one session (at 30 s).
+  const profile = { durationMinutes: 1, sessionsPerMinute: { base: 1 }, callsPerSession: 1, newTokensPerCall: 100, models: [{ provider: "anthropic", model: "claude-sonnet-4-5" }, { provider: "openai", model: "gpt-5" }] };
+
+  it("prices each policy's first call by hand from the plan's block ends", () => {
+    const result = cost({ root: repoRoot, profile });
+    const { toolsEnd, prefixEnd, variantEnd } = result.blocks["base"]!;
+    expect(buildSchedule({ ...workload, callsPerSession: 1, durationSeconds: 60, variants: [{ ...workload.variants[0]!, sessionsPerMinute: 1 }] }).sessions).toBe(1);
+    const end = variantEnd + 100;
+    const perThousand = (policy: string) => result.rows.find((row) => row.variant === "base" && row.policy === policy)?.inputCostPer1000Sessions;
+    expect(toolsEnd).toBeLessThan(prefixEnd);
+    expect(perThousand("plan's breakpoints, 5m")).toBeCloseTo(dollars(end * 1.25, 3) * 1000, 9);
+    expect(perThousand("plan's breakpoints, 1h")).toBeCloseTo(dollars(prefixEnd * 2 + (end - prefixEnd) * 1.25, 3) * 1000, 9);
+    expect(perThousand("one system breakpoint, 1h")).toBeCloseTo(dollars(variantEnd * 2 + 100 * 1.25, 3) * 1000, 9);
+    expect(perThousand("per-session key, in-memory")).toBeCloseTo(dollars(end, 1.25) * 1000, 9);
+  });
+});
+
+describe("the README's figures on cost", () => {
+  // "at one session a minute spread over the three variants": the default profile at one session a minute.
+  let rows: CostRow[] | undefined;
+  const price = (model: string, policy: string, variant = "deck-generation"): string => {
+    rows ??= cost({ root: repoRoot, profile: { sessionsPerMinute: 1 } }).rows;
+    const found = rows.find((row) => row.model === model && row.policy === policy && row.variant === variant);
+    expect(found, `${model} ${policy} ${variant}`).toBeDefined();
+    return `$${found?.inputCostPer1000Sessions.toFixed(2)}`;
+  };
+
+  it("the plan against one block, and the 1h lifetime at one session a minute, are what cost prints", () => {
+    const plan = price("claude-sonnet-4-5", "plan's breakpoints, 5m");
+    const one = price("claude-sonnet-4-5", "one system breakpoint, 5m");
+    const oneHour = price("claude-sonnet-4-5", "one system breakpoint, 1h");
+    expect(readme).toContain(`\`deck-generation\` costs ${plan} per 1,000 sessions with the plan and ${one} with one block`);
+    expect(readme).toContain(`at one session a minute it costs more (${oneHour} against ${one} with one block)`);
+    // The README's reason for the 5-minute default: the 1-hour write price makes it dearer here.
+    expect(Number(oneHour.slice(1))).toBeGreaterThan(Number(one.slice(1)));
+  });
+
+  it("the OpenAI key choices at one session a minute are what cost prints", () => {
+    expect(readme).toContain(`(at one session a minute: ${price("gpt-5", "sharded key (1), in-memory")} sharded, ${price("gpt-5", "per-session key, in-memory")} per session)`);
+    expect(readme).toContain(`helps per-session\n  keys at low traffic (${price("gpt-5", "per-session key, 24h")})`);
+  });
+});
+
+describe("the schedule", () => {
+  it("spaces sessions evenly with a phase per variant, and orders calls by second, then call number, then session", () => {
+    // 6 sessions a minute over 30 s: one every 10 s, from half the gap (one variant); two calls 5 s apart.
+    const one = buildSchedule({ ...workload, durationSeconds: 30, callsPerSession: 2, secondsBetweenCalls: 5, variants: [{ ...workload.variants[0]!, sessionsPerMinute: 6 }] });
+    expect(one.sessions).toBe(3);
+    expect([...one.second]).toEqual([5, 10, 15, 20, 25, 30]);
+    expect([...one.session]).toEqual([0, 0, 1, 1, 2, 2]);
+    expect([...one.call]).toEqual([0, 1, 0, 1, 0, 1]);
+    expect([...one.sessionVariant]).toEqual([0, 0, 0]);
+    // Two of three variants at 3 a minute each over 20 s: phases 1/4 and 2/4 of the 20 s gap; the one at 0 gets none.
+    const two = buildSchedule({
+      ...workload,
+      durationSeconds: 20,
+      callsPerSession: 1,
+      secondsBetweenCalls: 0,
+      variants: [
+        { ...workload.variants[0]!, name: "a", sessionsPerMinute: 3 },
+        { ...workload.variants[0]!, name: "b", sessionsPerMinute: 3 },
+        { ...workload.variants[0]!, name: "c", sessionsPerMinute: 0 },
+      ],
+    });
+    expect(two.sessions).toBe(2);
+    expect([...two.second]).toEqual([5, 10]);
+    expect([...two.sessionVariant]).toEqual([0, 1]);
+    // Within one second, a session's earlier call comes first, then sessions in order.
+    const same = buildSchedule({ ...workload, durationSeconds: 2, callsPerSession: 2, secondsBetweenCalls: 0.2, variants: [{ ...workload.variants[0]!, sessionsPerMinute: 60 }] });
+    expect([...same.second]).toEqual([0, 0, 1, 1]);
+    expect([...same.call]).toEqual([0, 1, 0, 1]);
+    expect([...same.session]).toEqual([0, 0, 1, 1]);
+  });
+});
+
+describe("cost() on the embedded default, small profiles", () => {
+  const twoModels = [{ provider: "anthropic", model: "claude-sonnet-4-5" }, { provider: "openai", model: "gpt-5" }];
+
+  it("lists each policy once per variant with its label, the runtime's defaults marked, and counts the calls simulated", () => {
+    const result = cost({ root: repoRoot, profile: { durationMinutes: 1, sessionsPerMinute: 3, callsPerSession: 2, models: twoModels } });
+    const policies = [...new Set(result.rows.map((row) => `${row.provider}/${row.model}: ${row.policy}${row.isDefault ? " *" : ""}`))];
+    expect(policies).toEqual([
+      "anthropic/claude-sonnet-4-5: one system breakpoint, 5m",
+      "anthropic/claude-sonnet-4-5: one system breakpoint, 1h",
+      "anthropic/claude-sonnet-4-5: plan's breakpoints, 5m *",
+      "anthropic/claude-sonnet-4-5: plan's breakpoints, 1h",
+      "openai/gpt-5: no key, in-memory",
+      "openai/gpt-5: per-session key, in-memory *",
+      "openai/gpt-5: sharded key (1), in-memory",
+      "openai/gpt-5: no key, 24h",
+      "openai/gpt-5: per-session key, 24h",
+      "openai/gpt-5: sharded key (1), 24h",
+    ]);
+    expect(result.rows.map((row) => row.variant).slice(0, 3)).toEqual(["base", "deck-generation", "import"]);
+    // 3 sessions (one per variant) × 2 calls × 10 policies.
+    expect(result.rows.filter((row) => row.policy === "plan's breakpoints, 5m").map((row) => row.sessions)).toEqual([1, 1, 1]);
+    expect(result.simulatedCalls).toBe(3 * 2 * 10);
+    expect(result.profile.sessionsPerMinute).toEqual({ base: 1, "deck-generation": 1, import: 1 });
+  });
+
+  it("reports the cached share of input and the price per 1,000 sessions, and 0 for a variant without sessions", () => {
+    const result = cost({ root: repoRoot, profile: { durationMinutes: 1, sessionsPerMinute: { base: 1 }, callsPerSession: 2, newTokensPerCall: 100, models: twoModels } });
+    const { variantEnd } = result.blocks["base"]!;
+    const perSession = result.rows.find((row) => row.variant === "base" && row.policy === "per-session key, in-memory");
+    const cached = Math.floor((variantEnd + 100) / 128) * 128;
+    expect(perSession?.cachedFraction).toBeCloseTo(cached / (variantEnd + 100 + variantEnd + 200), 12);
+    expect(perSession?.inputCostPer1000Sessions).toBeCloseTo((dollars(variantEnd + 100, 1.25) + dollars(cached, 0.125) + dollars(variantEnd + 200 - cached, 1.25)) * 1000, 9);
+    const idle = result.rows.find((row) => row.variant === "import" && row.policy === "per-session key, in-memory");
+    expect(idle).toMatchObject({ sessions: 0, cachedFraction: 0, inputCostPer1000Sessions: 0 });
+  });
+
+  it("the cold-variant read: tools + static prefix with the plan, tools alone with one block; OpenAI's shared route serves the prefix, a per-session key nothing", () => {
+    const result = cost({ root: repoRoot, profile: { durationMinutes: 1, sessionsPerMinute: 3, models: twoModels } });
+    for (const variant of ["base", "deck-generation", "import"]) {
+      const { toolsEnd, prefixEnd } = result.blocks[variant]!;
+      const read = (policy: string) => result.rows.find((row) => row.variant === variant && row.policy === policy)?.coldVariantRead;
+      expect(read("plan's breakpoints, 5m"), variant).toBe(prefixEnd);
+      expect(read("one system breakpoint, 1h"), variant).toBe(toolsEnd);
+      expect(read("no key, in-memory"), variant).toBe(Math.floor(prefixEnd / 128) * 128);
+      expect(read("per-session key, in-memory"), variant).toBe(0);
+    }
+  });
+
+  it("shards so that the busiest variant's calls per key stay at 80% of the per-key rate", () => {
+    // 12 calls a minute fit one key (0.8 × 15 = 12); 15 need two.
+    expect(cost({ root: repoRoot, profile: { durationMinutes: 1, sessionsPerMinute: { base: 4, import: 1 }, callsPerSession: 3, models: twoModels } }).shards).toBe(1);
+    const busier = cost({ root: repoRoot, profile: { durationMinutes: 1, sessionsPerMinute: { base: 5 }, callsPerSession: 3, models: twoModels } });
+    expect(busier.shards).toBe(2);
+    expect(busier.rows.some((row) => row.policy === "sharded key (2), 24h")).toBe(true);
+  });
+
+  it("reports progress as a rising fraction of all policies' calls, ending at 1", () => {
+    const seen: number[] = [];
+    cost({ root: repoRoot, profile: { durationMinutes: 1, sessionsPerMinute: 3, models: twoModels }, onProgress: (fraction) => seen.push(fraction) });
+    expect(seen.length).toBeGreaterThanOrEqual(10);
+    expect(seen.every((fraction, index) => fraction >= 0 && fraction <= 1 && (index === 0 || fraction >= (seen[index - 1] ?? 0)))).toBe(true);
+    expect(seen.at(-1)).toBe(1);
+    expect(seen).toContain(0.1);
+  });
+});
+
+describe("OpenAI routes", () => {
+  it("a shared route past its per-minute rate spills calls to other machines and loses hits; per-session keys do not", () => {
+    // 30 one-call sessions of one variant in 30 s: far past 15 requests a minute on one route.
+    const calls: [number, number, number][] = Array.from({ length: 30 }, (_, index) => [index, 0, index]);
+    const shared = openai({ key: "none", retention: "in-memory" }, calls);
+    const sharded = simulateOpenAI(workload, schedule(calls), { provider: "openai", key: "sharded", retention: "in-memory", shards: 4 }, OPENAI, GPT5)[0];
+    // The first 15 calls find the home machine (the first of them writes it); the rest mostly miss.
+    expect(shared?.cachedTokens).toBeGreaterThanOrEqual(14 * 5888);
+    expect(shared?.cachedTokens).toBeLessThan(29 * 5888);
+    // Four shard routes share the load: more of the calls land on a warm machine.
+    expect(sharded?.cachedTokens).toBeGreaterThan(shared?.cachedTokens ?? 0);
+  });
+});
+
+describe("boundaries", () => {
+  it("Anthropic: a prompt of exactly the minimum length is cached, an entry used exactly at its lifetime is still live", () => {
+    // The second call's cached part (the first call's 6,100 tokens) is exactly the minimum.
+    const atMinimum = anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [0, 1, 20]], { inputPerMTok: 3, minimumTokens: 6100 });
+    expect(atMinimum?.cachedTokens).toBe(6100);
+    expect(anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [0, 1, 300]])?.cachedTokens).toBe(6100);
+    // 301 s later the session's and the variant's 5-minute entries are gone, and so are the plan's 5m static blocks.
+    expect(anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [0, 1, 301]])?.cachedTokens).toBe(0);
+    // With a 1h static block the later call still reads tools + static prefix.
+    expect(anthropic({ breakpoints: "plan", staticLifetime: "1h" }, [[0, 0, 0], [0, 1, 400]])?.cachedTokens).toBe(5000);
+  });
+
+  it("Anthropic: each block end at exactly the minimum is read by the next session", () => {
+    const sessions: [number, number, number][] = [[0, 0, 0], [1, 0, 10]];
+    expect(anthropic({ breakpoints: "plan", staticLifetime: "5m" }, sessions, { inputPerMTok: 3, minimumTokens: 6000 })?.cachedTokens).toBe(6000);
+    const other = (minimum: number, breakpoints: "plan" | "one") =>
+      simulateAnthropic(
+        { ...workload, variants: [workload.variants[0]!, { name: "w", toolsEnd: 2000, prefixEnd: 5000, variantEnd: 7000, sessionsPerMinute: 0 }] },
+        { ...schedule([[0, 0, 0], [1, 0, 10]]), sessionVariant: Int32Array.of(0, 1) },
+        { provider: "anthropic", breakpoints, staticLifetime: "5m" },
+        ANTHROPIC,
+        { inputPerMTok: 3, minimumTokens: minimum },
+      )[1]?.cachedTokens;
+    expect(other(5000, "plan")).toBe(5000);
+    expect(other(2000, "one")).toBe(2000);
+    // One system block never reads at the static prefix's end.
+    expect(other(1024, "one")).toBe(2000);
+  });
+
+  it("OpenAI: each variant has its own entry on a machine; a session's entry needs its own machine and lifetime", () => {
+    const two = { ...workload, variants: [workload.variants[0]!, { name: "w", toolsEnd: 2000, prefixEnd: 5000, variantEnd: 7000, sessionsPerMinute: 0 }] };
+    const outcomes = simulateOpenAI(two, { ...schedule([[0, 0, 0], [1, 0, 10], [2, 0, 20], [3, 0, 30]]), sessionVariant: Int32Array.of(0, 1, 0, 1) }, { provider: "openai", key: "none", retention: "in-memory", shards: 1 }, OPENAI, GPT5);
+    // v: nothing, then its variant entry; w: v's prefix, then its own variant entry.
+    expect(outcomes[0]?.cachedTokens).toBe(Math.floor(6000 / 128) * 128);
+    expect(outcomes[1]?.cachedTokens).toBe(Math.floor(5000 / 128) * 128 + Math.floor(7000 / 128) * 128);
+    expect(outcomes.map((outcome) => outcome.calls)).toEqual([2, 2]);
+    // A session's second call 301 s later: every in-memory entry has expired.
+    expect(openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0], [0, 1, 301]])?.cachedTokens).toBe(0);
+    expect(openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0], [0, 1, 300]])?.cachedTokens).toBe(Math.floor(6100 / 128) * 128);
+  });
+
+  it("OpenAI: a hit of exactly the minimum is cached, and the write fee applies from the minimum on", () => {
+    const rules = { ...OPENAI, minimumTokens: 6000, writeMultiplier: 0.25 };
+    const outcome = openai({ key: "none", retention: "in-memory" }, [[0, 0, 0], [1, 0, 10]], rules);
+    expect(outcome?.cachedTokens).toBe(5888);
+    const below = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0]], { ...OPENAI, minimumTokens: 6101, writeMultiplier: 0.25 });
+    expect(below?.inputCost).toBeCloseTo(dollars(6100, 1.25), 12);
+    const at = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0]], { ...OPENAI, minimumTokens: 6100, writeMultiplier: 0.25 });
+    expect(at?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 1.25), 12);
+  });
+});

@@ -1,0 +1,201 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { CodeAction, CodeLens, CompletionItem, Hover, Location, WorkspaceEdit } from "vscode-languageserver/node";
+import { build } from "../../src/build.js";
+import { check } from "../../src/check.js";
+import { removeTempDirs } from "../helpers/temp-project.js";
+import { copyEmbeddedDefault, disposeClients, start, type TestClient } from "./client.js";
+import { applyWorkspaceEdit, editedText } from "./edit.js";
+
+const IMPORT = "skills/import/SKILL.md";
+const DECK = "skills/deck-generation/SKILL.md";
+afterEach(async () => {
+  await disposeClients();
+  await removeTempDirs();
+});
+
+async function openFromDisk(client: TestClient, path: string, edit: (text: string) => string = (text) => text): Promise<string> {
+  const text = edit(readFileSync(join(client.root, path), "utf8"));
+  await client.open(path, text);
+  return text;
+}
+
+const at = (client: TestClient, path: string, line: number, character: number) => ({ textDocument: { uri: client.uri(path) }, position: { line, character } });
+const labels = (items: CompletionItem[]): string[] => items.map((item) => item.label);
+const hoverText = (hover: Hover | null): string => (hover && typeof hover.contents === "object" && "value" in hover.contents ? hover.contents.value : "");
+
+describe("completion", () => {
+  it("offers skill names, manifest keys and values, partials, and rule ids where each belongs", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    await openFromDisk(client, DECK, (text) => text.replace("conflictsWith:\n  - import\n", "conflictsWith:\n  - import\n  - \n\nlic\ntype: \n# gamma-prompt-disable-next-line skill/na\n"));
+    const complete = (path: string, line: number, character: number) => client.connection.sendRequest<CompletionItem[]>("textDocument/completion", at(client, path, line, character));
+    const skills = labels(await complete(DECK, 10, 4));
+    expect(skills).toEqual(expect.arrayContaining(["import", "gml-cli", "ask-user-questions"]));
+    expect(skills).not.toContain("deck-generation");
+    const keys = labels(await complete(DECK, 12, 3));
+    expect(keys).toEqual(expect.arrayContaining(["license", "allowed-tools", "version", "disable-model-invocation"]));
+    expect(keys).not.toContain("name");
+    expect(labels(await complete(DECK, 13, 6))).toEqual(["workflow", "reference"]);
+    expect(labels(await complete(DECK, 14, 41))).toEqual(expect.arrayContaining(["skill/name-mismatch", "skill/name-format"]));
+
+    await openFromDisk(client, "prompts/variants.yaml");
+    expect(labels(await complete("prompts/variants.yaml", 6, 14))).toContain("import");
+    await openFromDisk(client, "prompts/prefix.hbs", (text) => `{{> }}\n${text}`);
+    expect(labels(await complete("prompts/prefix.hbs", 0, 4))).toEqual(expect.arrayContaining(["identity", "yield", "skill-selection"]));
+    await client.open("gamma-prompt.config.json", '{\n  "rules": {\n    "skill/\n  }\n}\n');
+    const rules = labels(await complete("gamma-prompt.config.json", 2, 11));
+    expect(rules).toContain("skill/description-trigger");
+    expect(rules.every((id) => id.startsWith("skill/"))).toBe(true);
+  });
+});
+
+describe("hover, definition and references", () => {
+  it("shows a skill's description, type and body tokens, a partial's tokens and a rule's doc", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    await openFromDisk(client, IMPORT, (text) => text.replace("---\nname: import", "---\n# gamma-prompt-disable-next-line skill/name-mismatch -- x\nname: import"));
+    const skill = hoverText(await client.connection.sendRequest<Hover | null>("textDocument/hover", at(client, IMPORT, 7, 6)));
+    expect(skill).toMatch(/\*\*gml-cli\*\* \(reference skill/);
+    expect(skill).toMatch(/Body: [\d,]+ o200k tokens/);
+    const rule = hoverText(await client.connection.sendRequest<Hover | null>("textDocument/hover", at(client, IMPORT, 1, 40)));
+    expect(rule).toContain("**skill/name-mismatch**");
+    expect(rule).toContain("Rule documentation");
+    await openFromDisk(client, "prompts/prefix.hbs");
+    const partial = hoverText(await client.connection.sendRequest<Hover | null>("textDocument/hover", at(client, "prompts/prefix.hbs", 0, 6)));
+    expect(partial).toMatch(/\{\{> identity\}\}.*\n\n[\d,]+ o200k tokens of template text, inside the shared static prefix/);
+  });
+
+  it("goes to the definition of skills, partials and tools, and finds every reference to a skill", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    await openFromDisk(client, IMPORT);
+    const definition = await client.connection.sendRequest<Location[]>("textDocument/definition", at(client, IMPORT, 6, 6));
+    expect(definition).toEqual([{ uri: client.uri("skills/gml-cli/SKILL.md"), range: { start: { line: 1, character: 6 }, end: { line: 1, character: 13 } } }]);
+    const partial = await client.connection.sendRequest<Location[]>("textDocument/definition", at(client, "prompts/prefix.hbs", 0, 6));
+    expect(partial.map((location) => location.uri)).toEqual([client.uri("prompts/partials/identity.hbs")]);
+    const tool = await client.connection.sendRequest<Location[]>("textDocument/definition", at(client, "skills/gml-cli/SKILL.md", 10, 24));
+    expect(tool.map((location) => location.uri)).toEqual([client.uri("schemas/tools/bash.json")]);
+
+    const references = await client.connection.sendRequest<Location[]>("textDocument/references", { ...at(client, IMPORT, 1, 7), context: { includeDeclaration: true } });
+    const files = [...new Set(references.map((location) => location.uri.slice(client.uri("").length + 1)))].sort();
+    expect(files).toEqual(["evals/conflicting-request.yaml", "evals/import-request.yaml", "knowledge/deck-typography.md", "prompts/variants.yaml", "skills/deck-generation/SKILL.md", "skills/import/SKILL.md"]);
+    const partialReferences = await client.connection.sendRequest<Location[]>("textDocument/references", { ...at(client, "prompts/partials/yield.hbs", 0, 0), context: { includeDeclaration: false } });
+    expect(partialReferences.map((location) => location.uri)).toEqual([client.uri("prompts/prefix.hbs")]);
+  });
+});
+
+describe("rename", () => {
+  it("renames a skill from a reference in one edit (folder, name, requires, conflicts, preload, scenarios); the project builds and checks clean", async () => {
+    const root = await copyEmbeddedDefault();
+    const client = await start(root);
+    await openFromDisk(client, DECK);
+    const prepared = await client.connection.sendRequest<{ placeholder: string } | null>("textDocument/prepareRename", at(client, DECK, 9, 5));
+    expect(prepared?.placeholder).toBe("import");
+    const edit = await client.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(client, DECK, 9, 5), newName: "file-import" });
+    const operations = edit.documentChanges ?? [];
+    expect(operations.at(-1)).toEqual({ kind: "rename", oldUri: client.uri("skills/import"), newUri: client.uri("skills/file-import") });
+    expect(operations.slice(0, -1).every((operation) => "textDocument" in operation)).toBe(true);
+    applyWorkspaceEdit(edit);
+    expect(readFileSync(join(root, "skills/file-import/SKILL.md"), "utf8")).toMatch(/^name: file-import$/m);
+    expect(readFileSync(join(root, "prompts/variants.yaml"), "utf8")).toContain("preload: [file-import]");
+    expect(readFileSync(join(root, "evals/import-request.yaml"), "utf8")).toContain("skillActivated: { name: file-import, beforeFirstTaskAction: true }");
+    expect(existsSync(join(root, "skills/import"))).toBe(false);
+    const built = await build({ root });
+    expect(built.diagnostics.filter((diagnostic) => diagnostic.severity !== "note")).toEqual([]);
+    expect(built.ok).toBe(true);
+    const checked = await check({ root });
+    expect(checked.ok).toBe(true);
+    expect(checked.errorCount + checked.warningCount).toBe(0);
+  });
+
+  it("refuses a name that breaks the name rule or is taken, with the rule's message", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    await openFromDisk(client, IMPORT);
+    const rename = (newName: string) => client.connection.sendRequest("textDocument/rename", { ...at(client, IMPORT, 1, 7), newName });
+    await expect(rename("File_Import")).rejects.toMatchObject({ code: -32803, message: expect.stringContaining('Unexpected name "File_Import", expected lowercase letters and digits') });
+    await expect(rename("gml-cli")).rejects.toMatchObject({ code: -32803, message: 'Unexpected second skill named "gml-cli", expected unique names' });
+  });
+
+  it("renames a partial: its file and every call, and the project still builds", async () => {
+    const root = await copyEmbeddedDefault();
+    const client = await start(root);
+    await openFromDisk(client, "prompts/prefix.hbs");
+    const edit = await client.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(client, "prompts/prefix.hbs", 0, 6), newName: "who-we-are" });
+    applyWorkspaceEdit(edit);
+    expect(readFileSync(join(root, "prompts/prefix.hbs"), "utf8").startsWith("{{> who-we-are}}")).toBe(true);
+    expect(existsSync(join(root, "prompts/partials/who-we-are.hbs"))).toBe(true);
+    expect((await build({ root })).ok).toBe(true);
+  });
+});
+
+describe("code actions", () => {
+  it("offers lint --fix's fix only while the buffer matches, fix-all, a suppression comment and the rule's doc", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    const text = await openFromDisk(client, IMPORT, (original) => original.replace("type: workflow\n", ""));
+    const [missing] = (await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.some((diagnostic) => diagnostic.code === "skill/missing-key"))).filter((diagnostic) => diagnostic.code === "skill/missing-key");
+    const actions = await client.connection.sendRequest<CodeAction[]>("textDocument/codeAction", { textDocument: { uri: client.uri(IMPORT) }, range: missing?.range, context: { diagnostics: [missing] } });
+    const fix = actions.find((action) => action.title.startsWith("Fix:"));
+    const change = fix?.edit?.documentChanges?.[0];
+    expect(change && "textDocument" in change ? change.textDocument.version : undefined).toBe(1);
+    const edits = change && "edits" in change ? change.edits.filter((entry) => "newText" in entry) : [];
+    expect(editedText(text, edits)).toBe(readFileSync(join(client.root, IMPORT), "utf8"));
+    expect(actions.map((action) => action.title)).toEqual(expect.arrayContaining(["Suppress skill/missing-key in this file", "Show documentation for skill/missing-key"]));
+    const fixAll = await client.connection.sendRequest<CodeAction[]>("textDocument/codeAction", { textDocument: { uri: client.uri(IMPORT) }, range: missing?.range, context: { diagnostics: [], only: ["source.fixAll.gamma-prompt"] } });
+    expect(fixAll.map((action) => action.kind)).toEqual(["source.fixAll.gamma-prompt"]);
+
+    const doc = actions.find((action) => action.title.startsWith("Show documentation"));
+    await client.connection.sendRequest("workspace/executeCommand", doc?.command);
+    expect(client.serverRequests.find((request) => request.method === "window/showDocument")?.params).toEqual({ uri: missing?.codeDescription?.href, external: true });
+
+    // Once the buffer moved on, the old finding's fix is no longer offered.
+    await client.change(IMPORT, `${text}\n`);
+    const stale = await client.connection.sendRequest<CodeAction[]>("textDocument/codeAction", { textDocument: { uri: client.uri(IMPORT) }, range: missing?.range, context: { diagnostics: [missing] } });
+    expect(stale.some((action) => action.title.startsWith("Fix:"))).toBe(false);
+  });
+
+  it("inserts a next-line suppression comment above a frontmatter finding", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    const text = await openFromDisk(client, IMPORT, (original) => original.replace("name: import", "name: importer"));
+    const [mismatch] = (await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.length > 0)).filter((diagnostic) => diagnostic.code === "skill/name-mismatch");
+    const actions = await client.connection.sendRequest<CodeAction[]>("textDocument/codeAction", { textDocument: { uri: client.uri(IMPORT) }, range: mismatch?.range, context: { diagnostics: [mismatch] } });
+    const suppress = actions.find((action) => action.title === "Suppress skill/name-mismatch on this line");
+    const change = suppress?.edit?.documentChanges?.[0];
+    const edited = editedText(text, change && "edits" in change ? change.edits.filter((entry) => "newText" in entry) : []);
+    expect(edited).toContain("---\n# gamma-prompt-disable-next-line skill/name-mismatch -- reason\nname: importer\n");
+    const since = client.published.length;
+    await client.change(IMPORT, edited);
+    expect((await client.diagnosticsFor(IMPORT, () => true, since)).map((diagnostic) => diagnostic.code)).not.toContain("skill/name-mismatch");
+  });
+});
+
+describe("the cache in the editor", () => {
+  it("puts tokens, variants and the shared prefix on templates, preloaded skills and tool schemas, and prices an edit against dist/", async () => {
+    const root = await copyEmbeddedDefault();
+    expect((await build({ root })).ok).toBe(true);
+    const client = await start(root);
+    const lenses = async (path: string): Promise<string[]> =>
+      (await client.connection.sendRequest<CodeLens[]>("textDocument/codeLens", { textDocument: { uri: client.uri(path) } })).map((lens) => lens.command?.title ?? "");
+    expect((await lenses("prompts/partials/identity.hbs"))[0]).toMatch(/^[\d,]+ o200k tokens of template text, inside the shared static prefix of every variant \(base, deck-generation, import\)$/);
+    expect((await lenses("schemas/tools/bash.json"))[0]).toMatch(/^[\d,]+ o200k tokens of tool schema, in the tools block every variant caches before the shared static prefix$/);
+    expect((await lenses(IMPORT))[0]).toMatch(/^[\d,]+ o200k tokens, preloaded in the variant tail of import \(outside the shared static prefix\)$/);
+    expect((await lenses("prompts/partials/identity.hbs")).some((title) => title.startsWith("Next build"))).toBe(false);
+
+    await openFromDisk(client, "prompts/partials/identity.hbs", (text) => `${text}One more sentence in the static prefix.\n`);
+    const edited = await lenses("prompts/partials/identity.hbs");
+    const costs = edited.filter((title) => title.startsWith("Next build"));
+    expect(costs.map((title) => /^Next build: ([a-z-]+): \d+ tokens uncached until the cache is warm again, \$[\d.]+ \(anthropic\/claude-sonnet-4-5\), \$[\d.]+ \(openai\/gpt-5\) per 1,000 cold sessions$/.exec(title)?.[1])).toEqual(["base", "deck-generation", "import"]);
+  });
+
+  it("shows a variant's compiled prompt with the cache plan's blocks marked", async () => {
+    const root = await copyEmbeddedDefault();
+    expect((await build({ root })).ok).toBe(true);
+    const client = await start(root);
+    const shown = await client.connection.sendRequest<{ uri: string; text: string }>("workspace/executeCommand", { command: "gamma-prompt.showCompiledPrompt", arguments: ["import"] });
+    expect(shown.uri).toBe("gamma-prompt-compiled:/variants/import.md");
+    const markers = shown.text.split("\n").filter((line) => line.startsWith("⟦"));
+    expect(markers.map((line) => /cache block ([a-z-]+)/.exec(line)?.[1] ?? line)).toEqual(["tools", "static-prefix", "variant-tail", "⟦ end of the cached blocks ⟧"]);
+    const withoutMarkers = shown.text.split("\n").filter((line) => !line.startsWith("⟦")).join("\n");
+    expect(withoutMarkers).toBe(readFileSync(join(root, "dist/variants/import.md"), "utf8"));
+    const content = await client.connection.sendRequest<{ text: string }>("workspace/textDocumentContent", { uri: shown.uri });
+    expect(content.text).toBe(shown.text);
+  });
+});

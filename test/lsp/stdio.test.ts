@@ -1,0 +1,49 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { createProtocolConnection, StreamMessageReader, StreamMessageWriter, type InitializeResult, type WorkspaceEdit } from "vscode-languageserver/node";
+import { removeTempDirs } from "../helpers/temp-project.js";
+import { attach, CLIENT_CAPABILITIES, copyEmbeddedDefault, repoRoot } from "./client.js";
+
+const IMPORT = "skills/import/SKILL.md";
+
+afterEach(removeTempDirs);
+
+describe("gamma-prompt lsp --stdio", () => {
+  it("initializes, publishes a diagnostic, renames, and exits with code 0 after shutdown and exit", async () => {
+    const root = await copyEmbeddedDefault();
+    const child = spawn(process.execPath, [join(repoRoot, "lib", "cli", "index.js"), "lsp", "--stdio"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const client = attach(createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin)), root);
+
+    const initialized = await client.connection.sendRequest<InitializeResult>("initialize", { processId: process.pid, rootUri: pathToFileURL(root).href, capabilities: CLIENT_CAPABILITIES });
+    expect(initialized.serverInfo?.name).toBe("gamma-prompt");
+    expect(initialized.capabilities.renameProvider).toEqual({ prepareProvider: true });
+    await client.connection.sendNotification("initialized", {});
+
+    const onDisk = readFileSync(join(root, IMPORT), "utf8");
+    await client.open(IMPORT, onDisk.replace(/^name: import$/m, "name: importer"));
+    const diagnostics = await client.diagnosticsFor(IMPORT, (found) => found.length > 0);
+    expect(diagnostics.map((diagnostic) => diagnostic.code)).toContain("skill/name-mismatch");
+    const since = client.published.length;
+    await client.change(IMPORT, onDisk);
+    await client.diagnosticsFor(IMPORT, (found) => found.length === 0, since);
+
+    const edit = await client.connection.sendRequest<WorkspaceEdit>("textDocument/rename", {
+      textDocument: { uri: client.uri("skills/deck-generation/SKILL.md") },
+      position: { line: 9, character: 5 },
+      newName: "importer",
+    });
+    expect(edit.documentChanges?.at(-1)).toEqual({ kind: "rename", oldUri: client.uri("skills/import"), newUri: client.uri("skills/importer") });
+
+    await client.connection.sendRequest("shutdown");
+    await client.connection.sendNotification("exit");
+    expect(await exited).toBe(0);
+    expect(stderr).toBe("");
+    client.connection.dispose();
+  });
+});

@@ -1,0 +1,191 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+/**
+ * The report page in a real browser (Debian's Chromium, scripting off): the
+ * figures a person sees are those of dist/cache-plan.json and
+ * `cost --format json`, nothing is fetched, nothing logs an error, every
+ * drawing has a text alternative and a table, and the page reads at 1280 and
+ * 390 pixels wide (compared with committed screenshots).
+ */
+import { readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CostResult } from "../../src/cost/cost.js";
+import type { CachePlan } from "../../src/protocol/cache-plan.js";
+import { repoRoot } from "../build/helpers.js";
+import { runCliInProcess, runCliInProcessFrom } from "../helpers/cli.js";
+import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
+import { compareWithReference, launchChromium } from "./browser.js";
+import { reportProject, sampleEvals } from "./helpers.js";
+
+const referenceDir = join(repoRoot, "test/report/reference");
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchChromium();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await removeTempDirs();
+});
+
+interface OpenedPage {
+  page: Page;
+  requests: string[];
+  errors: string[];
+}
+
+/** Opens a report file with scripting off, recording every request and every console error. */
+async function openReport(file: string, width: number): Promise<OpenedPage> {
+  const context = await browser.newContext({ viewport: { width, height: 900 }, deviceScaleFactor: 1, javaScriptEnabled: false });
+  const page = await context.newPage();
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on("request", (request) => requests.push(request.url()));
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  page.on("pageerror", (error) => errors.push(error.message));
+  await page.goto(pathToFileURL(file).href, { waitUntil: "load" });
+  return { page, requests, errors };
+}
+
+const number = (text: string): number => Number(text.replace(/[$,%]/g, ""));
+
+describe("the embedded default's report in Chromium", () => {
+  let opened: OpenedPage;
+  let plan: CachePlan;
+  let costs: CostResult;
+  let reportFile: string;
+  beforeAll(async () => {
+    reportFile = join(await tempDir(), "report.html");
+    const run = await runCliInProcess("report", "--root", repoRoot, "--output", reportFile);
+    expect(run.code).toBe(0);
+    const priced = await runCliInProcess("cost", "--root", repoRoot, "--format", "json");
+    costs = JSON.parse(priced.stdout) as CostResult;
+    plan = JSON.parse(readFileSync(join(repoRoot, "dist/cache-plan.json"), "utf8")) as CachePlan;
+    opened = await openReport(reportFile, 1280);
+  }, 120_000);
+  afterAll(async () => {
+    await opened?.page.context().close();
+  });
+
+  it("fetches nothing but the page itself and logs no error", () => {
+    expect(opened.requests).toEqual([pathToFileURL(reportFile).href]);
+    expect(opened.errors).toEqual([]);
+  });
+
+  it("shows every block's tokens, running total, bytes, sha256 and breakpoint as dist/cache-plan.json has them", async () => {
+    const shown = await opened.page.$$eval("tr[data-variant][data-block]", (rows) =>
+      rows.map((row) => {
+        const field = (name: string) => (row.querySelector(`[data-field="${name}"]`) as HTMLElement | null)?.innerText ?? "";
+        return { variant: row.getAttribute("data-variant"), block: row.getAttribute("data-block"), tokens: field("tokens"), cumulativeTokens: field("cumulativeTokens"), bytes: field("bytes"), sha256: field("sha256"), breakpoint: field("breakpoint") };
+      }),
+    );
+    const expected = Object.entries(plan.variants).flatMap(([variant, { blocks }]) =>
+      blocks.map((block) => ({ variant, block: block.name, tokens: block.tokens, cumulativeTokens: block.cumulativeTokens, bytes: block.bytes, sha256: block.sha256.slice(0, 12), breakpoint: block.breakpoint ? "yes" : "no" })),
+    );
+    expect(shown.map((row) => ({ ...row, tokens: number(row.tokens), cumulativeTokens: number(row.cumulativeTokens), bytes: number(row.bytes) }))).toEqual(expected);
+  });
+
+  it("draws each variant's blocks to scale in tokens, breakpoints at the plan's block ends", async () => {
+    const largest = Math.max(...Object.values(plan.variants).map(({ blocks }) => blocks.at(-1)?.cumulativeTokens ?? 0));
+    for (const [variant, { blocks }] of Object.entries(plan.variants)) {
+      const drawn = await opened.page.$eval(`#layout-${variant}`, (svg) => ({
+        rects: [...svg.querySelectorAll("rect:not(.track)")].map((rect) => ({ x: Number(rect.getAttribute("x")), width: Number(rect.getAttribute("width")) })),
+        breakpoints: [...svg.querySelectorAll("line.bp")].map((line) => Number(line.getAttribute("x1"))),
+      }));
+      expect(drawn.rects).toHaveLength(blocks.length);
+      blocks.forEach((block, index) => {
+        expect(drawn.rects[index]?.width).toBeCloseTo((block.tokens / largest) * 1000, 1);
+        expect(drawn.rects[index]?.x).toBeCloseTo(((block.cumulativeTokens - block.tokens) / largest) * 1000, 1);
+      });
+      expect(drawn.breakpoints).toEqual(blocks.filter((block) => block.breakpoint).map((block) => expect.closeTo((block.cumulativeTokens / largest) * 1000, 1)));
+    }
+  });
+
+  it("shows cost --format json's cached share, price per 1,000 sessions and cold-variant read for every policy and variant", async () => {
+    const shown = await opened.page.$$eval("tr[data-policy]", (rows) =>
+      rows.map((row) => {
+        const field = (name: string) => (row.querySelector(`[data-field="${name}"]`) as HTMLElement | null)?.innerText ?? "";
+        return { key: [row.getAttribute("data-provider"), row.getAttribute("data-model"), row.getAttribute("data-policy"), row.getAttribute("data-variant")].join(" / "), cached: field("cachedFraction"), price: field("inputCostPer1000Sessions"), cold: field("coldVariantRead"), isDefault: row.classList.contains("default") };
+      }),
+    );
+    expect(shown).toEqual(
+      costs.rows.map((row) => ({
+        key: [row.provider, row.model, row.policy, row.variant].join(" / "),
+        cached: `${(row.cachedFraction * 100).toFixed(1)}%`,
+        price: expect.stringMatching(/^\$[\d,]+\.\d\d$/),
+        cold: expect.any(String),
+        isDefault: row.isDefault,
+      })),
+    );
+    shown.forEach((row, index) => {
+      const expected = costs.rows[index];
+      expect(number(row.price)).toBe(Number(expected?.inputCostPer1000Sessions.toFixed(2)));
+      expect(number(row.cold)).toBe(expected?.coldVariantRead);
+    });
+  });
+
+  it("gives every drawing a text alternative (role img, title and desc) and a table with its figures", async () => {
+    const drawings = await opened.page.$$eval("svg", (svgs) =>
+      svgs.map((svg) => {
+        const ids = (svg.getAttribute("aria-labelledby") ?? "").split(" ").filter((id) => id !== "");
+        return { id: svg.id, role: svg.getAttribute("role"), labels: ids.map((id) => document.getElementById(id)?.textContent?.trim() ?? ""), inFigureWithTable: svg.closest("section")?.querySelector("table") !== null };
+      }),
+    );
+    expect(drawings.length).toBeGreaterThan(3);
+    for (const drawing of drawings) {
+      expect(drawing.role, drawing.id).toBe("img");
+      expect(drawing.labels, drawing.id).toHaveLength(2);
+      for (const label of drawing.labels) expect(label.length, drawing.id).toBeGreaterThan(10);
+      expect(drawing.inFigureWithTable, drawing.id).toBe(true);
+    }
+    // The graph's table names every skill the graph draws.
+    const skills = await opened.page.$$eval("table.skills tr[data-skill]", (rows) => rows.map((row) => row.getAttribute("data-skill")));
+    expect(skills).toEqual(Object.keys(JSON.parse(readFileSync(join(repoRoot, "dist/manifest.json"), "utf8")).skills as object).sort());
+  });
+});
+
+describe("a report with a base and evaluations, legible at 1280 and 390 pixels wide", () => {
+  let reportFile: string;
+  beforeAll(async () => {
+    const project = await reportProject("tail");
+    const { results, baseline } = sampleEvals("6fe2bf750f26");
+    await writeFile(join(project.root, "results.json"), JSON.stringify(results));
+    await writeFile(join(project.root, "baseline.json"), JSON.stringify(baseline));
+    await writeFile(join(project.root, "traffic.json"), JSON.stringify({ sessionsPerMinute: 600, models: [{ provider: "anthropic", model: "claude-sonnet-4-5" }] }));
+    // The base is given relative to the working folder, so the page names it the same on every machine.
+    const { cp } = await import("node:fs/promises");
+    await cp(project.baseDist, join(project.root, "base"), { recursive: true });
+    reportFile = join(project.root, "report.html");
+    const run = await runCliInProcessFrom(project.root, "report", "--base", "base", "--evals", "results.json", "--baseline", "baseline.json", "--profile", "traffic.json", "--output", "report.html");
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+  }, 120_000);
+
+  for (const width of [1280, 390]) {
+    it(`at ${width} px: no sideways scrolling of the page, no text under 11 px, the same picture as the reference`, async () => {
+      const { page, requests, errors } = await openReport(reportFile, width);
+      try {
+        expect(requests).toHaveLength(1);
+        expect(errors).toEqual([]);
+        const layout = await page.evaluate(() => ({
+          scrollWidth: document.documentElement.scrollWidth,
+          clientWidth: document.documentElement.clientWidth,
+          smallest: Math.min(...[...document.querySelectorAll("body *")].filter((element) => [...element.childNodes].some((node) => node.nodeType === 3 && (node.textContent ?? "").trim() !== "")).map((element) => Number.parseFloat(getComputedStyle(element).fontSize))),
+        }));
+        expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);
+        expect(layout.smallest).toBeGreaterThanOrEqual(11);
+        const shot = await page.screenshot({ fullPage: true });
+        const comparison = compareWithReference(shot, join(referenceDir, `report-${width}.png`), join(await tempDir(), `report-${width}.diff.png`));
+        // Anti-aliasing differences are recognised and left out; what remains must stay under 0.5% of the page.
+        expect(comparison.differing, `differs from the reference; diff: ${comparison.diffFile ?? "none"}`).toBeLessThan(0.005);
+      } finally {
+        await page.context().close();
+      }
+    });
+  }
+});

@@ -1,0 +1,193 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { cp, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cost } from "../../src/cost/cost.js";
+import { invalidationCost } from "../../src/cost/invalidation.js";
+import { compareWithBaseline } from "../../src/evals/results.js";
+import type { CachePlan } from "../../src/protocol/cache-plan.js";
+import { renderHtml } from "../../src/report/html.js";
+import { renderMarkdown } from "../../src/report/markdown.js";
+import { collectReport, type ReportData } from "../../src/report/report.js";
+import { repoRoot } from "../build/helpers.js";
+import { runCliInProcess, runCliInProcessFrom } from "../helpers/cli.js";
+import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
+import { reportProject, sampleEvals, type ReportProject } from "./helpers.js";
+
+afterAll(removeTempDirs);
+
+const readPlan = (dist: string): CachePlan => JSON.parse(readFileSync(join(dist, "cache-plan.json"), "utf8")) as CachePlan;
+
+describe("gamma-prompt report of the embedded default", () => {
+  let data: ReportData;
+  beforeAll(async () => {
+    data = await collectReport({ root: repoRoot });
+  });
+
+  it("takes every block from dist/cache-plan.json and every price from cost", () => {
+    const plan = readPlan(join(repoRoot, "dist"));
+    expect(data.layout.map((variant) => variant.name)).toEqual(Object.keys(plan.variants));
+    for (const variant of data.layout) expect(variant.blocks).toEqual(plan.variants[variant.name]?.blocks);
+    expect(data.cost).toEqual(cost({ root: repoRoot }));
+    expect(data.sharedPrefix).toEqual({ blockCount: 2, blocks: ["tools", "static-prefix"], tokens: plan.variants["base"]?.blocks[1]?.cumulativeTokens, variants: ["base", "deck-generation", "import"] });
+  });
+
+  it("draws each skill with its type, tokens and checklist, and each variant's preloads without what requirements bring in", () => {
+    const deck = data.skills.skills.find((skill) => skill.name === "deck-generation");
+    expect(deck).toMatchObject({ type: "workflow", checklistSteps: 14, conflicts: ["import"], preloadedBy: ["deck-generation"] });
+    expect(data.skills.variants.find((variant) => variant.name === "deck-generation")?.preloads).toEqual(["deck-generation"]);
+    expect(data.skills.lintSkipped).toBeUndefined();
+  });
+
+  it("is one page without script or fetched asset, the same bytes every time", async () => {
+    const html = renderHtml(data);
+    expect(html).toBe(renderHtml(await collectReport({ root: repoRoot })));
+    // url() only for the arrow marker defined inside the same drawing.
+    expect(html).not.toMatch(/<script|<link|<img|<iframe|\bsrc=|@import|url\((?!#arrow\))/i);
+    expect(html).toContain(`default-src 'none'`);
+    // Small enough to attach to a CI run.
+    expect(Buffer.byteLength(html)).toBeLessThan(150_000);
+  });
+
+  it("prints the same through the CLI, as HTML or Markdown, to stdout or a file", async () => {
+    const html = await runCliInProcess("report", "--root", repoRoot);
+    expect(html.code).toBe(0);
+    expect(html.stdout).toBe(renderHtml(data));
+    const output = join(await tempDir(), "report.md");
+    const markdown = await runCliInProcess("report", "--root", repoRoot, "--format", "markdown", "--output", output);
+    expect(markdown).toMatchObject({ code: 0, stdout: "" });
+    expect(readFileSync(output, "utf8")).toBe(renderMarkdown(data));
+  });
+});
+
+describe("gamma-prompt report --base", () => {
+  let tail: ReportProject;
+  beforeAll(async () => {
+    tail = await reportProject("tail");
+  });
+
+  it("says plainly that every cached block is intact when none changed", async () => {
+    const data = await collectReport({ root: tail.root, base: join(tail.root, "dist") });
+    expect(data.base).toMatchObject({ intact: true, changes: [], invalidation: [] });
+    expect(renderHtml(data)).toContain("Every cached block is intact.");
+    expect(renderMarkdown(data)).toContain("**Every cached block is intact**");
+  });
+
+  it("names the one block a skill edit invalidates, in the one variant that preloads it, with check's price", async () => {
+    const data = await collectReport({ root: tail.root, base: tail.baseDist });
+    const base = data.base;
+    expect(base?.intact).toBe(false);
+    expect(base?.variants.map((variant) => [variant.name, variant.blocks.map((block) => block.state)])).toEqual([
+      ["base", ["intact", "intact"]],
+      ["outline", ["intact", "intact", "changed"]],
+    ]);
+    expect(base?.changes.find((change) => change.file === "variants/outline.md")?.invalidates).toEqual([{ variant: "outline", blocks: ["variant-tail"] }]);
+    expect(base?.changes.find((change) => change.file === "skills/draft-outline.md")?.invalidates).toEqual([]);
+    expect(base?.invalidation).toEqual(invalidationCost(readPlan(tail.baseDist), readPlan(join(tail.root, "dist"))));
+    expect(base?.costDelta.map((row) => `${row.model} ${row.variant}`)).toEqual(["claude-sonnet-4-5 base", "claude-sonnet-4-5 outline", "gpt-5 base", "gpt-5 outline"]);
+    expect(renderMarkdown(data)).toContain("| `variants/outline.md` | changed | 10,805 → 10,811 | outline: variant tail |");
+  });
+
+  it("follows a static prefix edit through every block after it in every variant", async () => {
+    const prefix = await reportProject("prefix");
+    const base = (await collectReport({ root: prefix.root, base: prefix.baseDist })).base;
+    expect(base?.variants.map((variant) => variant.blocks.map((block) => block.state))).toEqual([
+      ["intact", "changed"],
+      ["intact", "changed", "invalidated"],
+    ]);
+    expect(base?.changes.find((change) => change.file === "prefix.md")?.invalidates).toEqual([
+      { variant: "base", blocks: ["static-prefix"] },
+      { variant: "outline", blocks: ["static-prefix", "variant-tail"] },
+    ]);
+  });
+
+  it("reads a git ref's committed dist/, the report the same as against a folder with those bytes", async () => {
+    const repo = join(await tempDir(), "repo");
+    const project = join(repo, "agent");
+    await cp(tail.root, project, { recursive: true });
+    await rm(join(project, "dist"), { recursive: true });
+    await cp(tail.baseDist, join(project, "dist"), { recursive: true });
+    const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], { cwd: repo });
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    await rm(join(project, "dist"), { recursive: true });
+    await cp(join(tail.root, "dist"), join(project, "dist"), { recursive: true });
+    const fromRef = await collectReport({ root: project, base: "HEAD" });
+    const fromFolder = await collectReport({ root: project, base: tail.baseDist });
+    expect({ ...fromRef.base, label: "" }).toEqual({ ...fromFolder.base, label: "" });
+    expect(fromRef.base?.label).toBe("HEAD");
+  });
+
+  it("refuses a base that is neither a dist/ folder nor a git ref, without a stack trace", async () => {
+    const run = await runCliInProcess("report", "--root", tail.root, "--base", "no-such-ref-or-folder");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^gamma-prompt report: Unexpected --base no-such-ref-or-folder: neither a folder nor a git ref/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    const empty = await tempDir();
+    const folder = await runCliInProcess("report", "--root", tail.root, "--base", empty);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toContain("a folder without manifest.json");
+    const tampered = join(await tempDir(), "dist");
+    await cp(tail.baseDist, tampered, { recursive: true });
+    await writeFile(join(tampered, "prefix.md"), "changed by hand\n");
+    const unverified = await runCliInProcess("report", "--root", tail.root, "--base", tampered);
+    expect(unverified.code).toBe(2);
+    expect(unverified.stderr).toMatch(/Unexpected --base .*: its dist\/ failed verification/);
+    expect(unverified.stderr).not.toContain("gamma-prompt build");
+  });
+});
+
+describe("gamma-prompt report's skills", () => {
+  it("puts each lint finding beside the skill it concerns, on the graph and in the table", async () => {
+    const project = await reportProject("none");
+    const file = join(project.root, "skills/style-guide/SKILL.md");
+    await writeFile(file, `${readFileSync(file, "utf8")}\nSee [the notes](notes.md).\n`);
+    const data = await collectReport({ root: project.root });
+    const styleGuide = data.skills.skills.find((skill) => skill.name === "style-guide");
+    expect(styleGuide?.findings.map((finding) => [finding.ruleId, finding.file])).toEqual([["skill/broken-link", "skills/style-guide/SKILL.md"]]);
+    expect(data.skills.skills.find((skill) => skill.name === "draft-outline")?.findings).toEqual([]);
+    const html = renderHtml(data);
+    expect(html).toMatch(/<g class="badge badge-error">.*?<text[^>]*>1<\/text><\/g>/);
+    expect(html).toMatch(/<tr data-skill="style-guide">.*?skill\/broken-link/);
+    expect(renderMarkdown(data)).toContain("| style-guide | reference |");
+  });
+
+  it("leaves lint out, and says so, for a root without skill sources", async () => {
+    const root = await tempDir();
+    await cp(join(repoRoot, "dist"), join(root, "dist"), { recursive: true });
+    const data = await collectReport({ root });
+    expect(data.skills.lintSkipped).toMatch(/^no skill sources to lint/);
+    // Every skill dist/ ships, from the manifest alone.
+    const manifest = JSON.parse(readFileSync(join(repoRoot, "dist", "manifest.json"), "utf8")) as { skills: Record<string, unknown> };
+    expect(data.skills.skills).toHaveLength(Object.keys(manifest.skills).length);
+    expect(renderHtml(data)).toContain("Lint did not run: no skill sources to lint");
+  });
+});
+
+describe("gamma-prompt report --evals", () => {
+  it("shows pass rates with their intervals and the regressions eval's own rule finds against the baseline", async () => {
+    const project = await reportProject("none");
+    const { results, baseline } = sampleEvals("key");
+    await writeFile(join(project.root, "results.json"), JSON.stringify(results));
+    await writeFile(join(project.root, "baseline.json"), JSON.stringify(baseline));
+    const run = await runCliInProcessFrom(project.root, "report", "--evals", "results.json", "--baseline", "baseline.json", "--format", "markdown");
+    expect(run.code).toBe(0);
+    const expected = compareWithBaseline(baseline, results.scenarios);
+    expect(expected.regressions.map((change) => `${change.scenario} ${change.expectation ?? ""}`)).toEqual(["outline-from-topic ", "outline-from-topic all-steps"]);
+    expect(run.stdout).toContain("**2 regressions** against the baseline (95% intervals do not overlap):");
+    expect(run.stdout).toContain("- outline-from-topic · all-steps: 95% (76%–99%) → 55% (34%–74%)");
+    expect(run.stdout).toContain("| outline-from-topic | 11/20 | 55% | 34%–74% | **fail** |");
+  });
+
+  it("refuses a file that is not a results document, and a baseline without results", async () => {
+    const project = await reportProject("none");
+    await writeFile(join(project.root, "bad.json"), "{}");
+    const bad = await runCliInProcessFrom(project.root, "report", "--evals", "bad.json");
+    expect(bad).toMatchObject({ code: 2, stdout: "" });
+    expect(bad.stderr).toContain('gamma-prompt report: Unexpected evaluation results bad.json: expected "format": "gamma-prompt/eval-results@1"');
+    const alone = await runCliInProcessFrom(project.root, "report", "--baseline", "bad.json");
+    expect(alone.code).toBe(2);
+  });
+});
