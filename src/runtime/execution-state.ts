@@ -85,6 +85,24 @@ export interface RequiredSkill {
   scope: RequirementScope;
 }
 
+/** How a tool namespace came into the session's tool list. */
+export type NamespaceLoadSource = "skill" | "tool" | "host" | "connector";
+
+/** One tool namespace whose tools are in the session's tool list (src/runtime/namespaces.ts). */
+export interface LoadedNamespace {
+  name: string;
+  loadedBy: NamespaceLoadSource;
+  /** The workflow skill whose activation loaded it (loadedBy "skill"). */
+  skill?: string;
+}
+
+/** A connector the host registered on the live session: a namespace that is not compiled. */
+export interface ConnectorRecord {
+  name: string;
+  description: string;
+  tools: { name: string; description: string; parameters: JsonValue }[];
+}
+
 export interface ExecutionState {
   stateVersion: typeof STATE_VERSION;
   /** Increments on every saved change. */
@@ -102,4 +120,8 @@ export interface ExecutionState {
   knowledge?: KnowledgeSessionState;
   /** Skills the host requires for the current turn or the session (src/runtime/invocation); absent when none ever was. */
   requiredSkills?: RequiredSkill[];
+  /** Tool namespaces loaded during the session, in load order (absent when none ever was). */
+  loadedNamespaces?: LoadedNamespace[];
+  /** Connectors the host registered and has not removed, in registration order (absent when none ever was). */
+  connectors?: ConnectorRecord[];
 }
