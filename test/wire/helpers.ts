@@ -34,7 +34,7 @@ export function wireModel(protocol: WireProtocol, server: WireServer, modelId?: 
  * The session path's provider for `model.provider`: pi-ai's real clients chosen by `model.api`, as on the
  * low-level path (the ModelRuntime's own OpenAI provider speaks Responses only, whatever `api` the model says).
  */
-function loopbackProvider(id: string): Provider {
+export function loopbackProvider(id: string): Provider {
   return createProvider({
     id,
     auth: { apiKey: { name: "Loopback key", resolve: async ({ credential }) => (credential?.key === undefined ? undefined : { auth: { apiKey: credential.key } }) } },
