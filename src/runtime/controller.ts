@@ -40,7 +40,6 @@ export interface ToolLoader {
   /** Why the namespace cannot load in this session (e.g. the host supplies no executors for it); undefined when it can. */
   refusal(namespace: SessionNamespace): string | undefined;
   load(namespace: SessionNamespace): void;
-  unload(namespace: SessionNamespace): void;
 }
 
 /** A variant name the manifest does not list; the message names the ones it does. */
@@ -142,7 +141,6 @@ export class SessionProtocolController {
       ...(initial.knowledge === undefined ? {} : { knowledge: initial.knowledge }),
       ...(initial.requiredSkills === undefined ? {} : { requiredSkills: initial.requiredSkills }),
       ...(initial.loadedNamespaces === undefined ? {} : { loadedNamespaces: initial.loadedNamespaces }),
-      ...(initial.connectors === undefined ? {} : { connectors: initial.connectors }),
     };
     this.revision = initial.revision;
     const kinds = this.artifacts.injectionKinds;
@@ -222,7 +220,6 @@ export class SessionProtocolController {
       ...(this.core.knowledge === undefined ? {} : { knowledge: this.core.knowledge }),
       ...(this.core.requiredSkills === undefined ? {} : { requiredSkills: this.core.requiredSkills }),
       ...(this.core.loadedNamespaces === undefined ? {} : { loadedNamespaces: this.core.loadedNamespaces }),
-      ...(this.core.connectors === undefined ? {} : { connectors: this.core.connectors }),
     };
   }
 
@@ -470,9 +467,9 @@ export class SessionProtocolController {
 
   // ---- tool namespaces -----------------------------------------------------------
 
-  /** Every namespace this session can load: the compiled ones, then the host's connectors. */
+  /** Every namespace this session can load: the compiled ones, by name. */
   get namespaceCatalog(): SessionNamespace[] {
-    return sessionCatalog(this.artifacts.namespaces, this.core.connectors ?? []);
+    return sessionCatalog(this.artifacts.namespaces);
   }
 
   /** The namespaces loaded during the session, in load order (the variant's start namespaces are not listed). */

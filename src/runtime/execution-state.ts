@@ -86,7 +86,7 @@ export interface RequiredSkill {
 }
 
 /** How a tool namespace came into the session's tool list. */
-export type NamespaceLoadSource = "skill" | "tool" | "host" | "connector";
+export type NamespaceLoadSource = "skill" | "tool" | "host";
 
 /** One tool namespace whose tools are in the session's tool list (src/runtime/namespaces.ts). */
 export interface LoadedNamespace {
@@ -94,13 +94,6 @@ export interface LoadedNamespace {
   loadedBy: NamespaceLoadSource;
   /** The workflow skill whose activation loaded it (loadedBy "skill"). */
   skill?: string;
-}
-
-/** A connector the host registered on the live session: a namespace that is not compiled. */
-export interface ConnectorRecord {
-  name: string;
-  description: string;
-  tools: { name: string; description: string; parameters: JsonValue }[];
 }
 
 export interface ExecutionState {
@@ -122,6 +115,4 @@ export interface ExecutionState {
   requiredSkills?: RequiredSkill[];
   /** Tool namespaces loaded during the session, in load order (absent when none ever was). */
   loadedNamespaces?: LoadedNamespace[];
-  /** Connectors the host registered and has not removed, in registration order (absent when none ever was). */
-  connectors?: ConnectorRecord[];
 }

@@ -64,7 +64,6 @@ export type {
   Task,
   TaskSnapshot,
   TaskStatus,
-  ConnectorRecord,
   LoadedNamespace,
   NamespaceLoadSource,
 } from "./execution-state.js";

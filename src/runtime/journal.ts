@@ -6,7 +6,7 @@
  */
 import { DEFAULT_REMEMBERED_IDS, InjectionQueue, type QueueRecord } from "./injections/queue.js";
 import type { KnowledgeSessionState } from "./knowledge/types.js";
-import type { ActiveSkill, ArtifactReference, ConnectorRecord, ExecutionState, LoadedNamespace, RequiredSkill, TaskSnapshot } from "./execution-state.js";
+import type { ActiveSkill, ArtifactReference, ExecutionState, LoadedNamespace, RequiredSkill, TaskSnapshot } from "./execution-state.js";
 import { STATE_VERSION, StateConflictError, StateStoreError } from "./state-errors.js";
 
 /** One durable change to the execution state. */
@@ -21,16 +21,13 @@ export type StateChange =
   /** The whole list of required skills after a change (invocation enforcement). */
   | { op: "required"; skills: RequiredSkill[] }
   /** Tool namespaces that joined the tool list. */
-  | { op: "namespaces"; add: LoadedNamespace[] }
-  /** A connector registered (its namespace joins the catalog) or removed (it leaves the catalog and the tool list). */
-  | { op: "connector"; register: ConnectorRecord }
-  | { op: "connector"; remove: string };
+  | { op: "namespaces"; add: LoadedNamespace[] };
 
 /** A change as a store keeps it: stamped with the revision it produces. */
 export type StateRecord = StateChange & { revision: number };
 
 /** The parts of the state outside the pending set. */
-export type StateCore = Pick<ExecutionState, "sessionKey" | "activeSkills" | "tasks" | "currentArtifacts" | "knowledge" | "requiredSkills" | "loadedNamespaces" | "connectors">;
+export type StateCore = Pick<ExecutionState, "sessionKey" | "activeSkills" | "tasks" | "currentArtifacts" | "knowledge" | "requiredSkills" | "loadedNamespaces">;
 
 export function applyChange(core: StateCore, queue: InjectionQueue, change: StateChange): void {
   switch (change.op) {
@@ -54,14 +51,6 @@ export function applyChange(core: StateCore, queue: InjectionQueue, change: Stat
       return;
     case "namespaces":
       core.loadedNamespaces = [...(core.loadedNamespaces ?? []), ...change.add];
-      return;
-    case "connector":
-      if ("register" in change) {
-        core.connectors = [...(core.connectors ?? []).filter((connector) => connector.name !== change.register.name), change.register];
-      } else {
-        core.connectors = (core.connectors ?? []).filter((connector) => connector.name !== change.remove);
-        core.loadedNamespaces = (core.loadedNamespaces ?? []).filter((namespace) => namespace.name !== change.remove);
-      }
       return;
     default:
       queue.apply(change);
@@ -88,7 +77,6 @@ export function replay(snapshot: ExecutionState, records: readonly StateRecord[]
     ...(snapshot.knowledge === undefined ? {} : { knowledge: snapshot.knowledge }),
     ...(snapshot.requiredSkills === undefined ? {} : { requiredSkills: snapshot.requiredSkills }),
     ...(snapshot.loadedNamespaces === undefined ? {} : { loadedNamespaces: snapshot.loadedNamespaces }),
-    ...(snapshot.connectors === undefined ? {} : { connectors: snapshot.connectors }),
   };
   let revision = snapshot.revision;
   for (const record of records) {

@@ -1,12 +1,11 @@
 /**
  * Tool namespaces at run time: the catalog a session can load from (the
- * compiled namespaces, then the connectors the host registered), which of
- * them are loaded, and the texts the model reads when one joins its tool
+ * compiled namespaces), which of them are loaded, and the texts the model reads when one joins its tool
  * list. Pi-free: the controller keeps the loaded set durable, the adapter
  * puts the tools in front of the model.
  */
 import type { ToolNamespaceArtifact, ToolSchemaArtifact } from "../protocol/dist-manifest.js";
-import type { ConnectorRecord, LoadedNamespace } from "./execution-state.js";
+import type { LoadedNamespace } from "./execution-state.js";
 
 /** The runtime tool that loads a namespace by exact name (served when tools.json declares it). */
 export const LOAD_NAMESPACE_TOOL = "load_tool_namespace";
@@ -16,20 +15,16 @@ export class NamespaceToolError extends Error {
   override readonly name = "NamespaceToolError";
 }
 
-/** A namespace the session knows: compiled into dist/, or a connector the host registered. */
+/** A namespace the session can load. */
 export interface SessionNamespace {
   name: string;
   description: string;
   tools: readonly ToolSchemaArtifact[];
-  origin: "compiled" | "connector";
 }
 
-/** The catalog in order: compiled namespaces by name, then connectors in registration order. */
-export function sessionCatalog(compiled: ReadonlyMap<string, ToolNamespaceArtifact>, connectors: readonly ConnectorRecord[]): SessionNamespace[] {
-  return [
-    ...[...compiled.values()].map((namespace): SessionNamespace => ({ name: namespace.name, description: namespace.description, tools: namespace.tools, origin: "compiled" })),
-    ...connectors.map((connector): SessionNamespace => ({ name: connector.name, description: connector.description, tools: connector.tools as ToolSchemaArtifact[], origin: "connector" })),
-  ];
+/** The catalog in order: the compiled namespaces by name. */
+export function sessionCatalog(compiled: ReadonlyMap<string, ToolNamespaceArtifact>): SessionNamespace[] {
+  return [...compiled.values()].map((namespace) => ({ name: namespace.name, description: namespace.description, tools: namespace.tools }));
 }
 
 /** The tool error for a name the catalog does not hold: it lists the names it does. */
@@ -53,9 +48,7 @@ export function loadedNamespacesLines(loaded: readonly LoadedNamespace[]): strin
         ? `loaded for the workflow ${namespace.skill ?? "skill"}`
         : namespace.loadedBy === "tool"
           ? `loaded with ${LOAD_NAMESPACE_TOOL}`
-          : namespace.loadedBy === "connector"
-            ? "a connector the host registered"
-            : "loaded by the host";
+          : "loaded by the host";
     return `- ${namespace.name} (${how})`;
   });
 }

@@ -127,9 +127,6 @@ export function createGammaAgent(options: GammaAgentOptions): GammaAgent {
     add: (added) => {
       agent.state.tools = [...agent.state.tools, ...added.map(toAgentTool)];
     },
-    remove: (names) => {
-      agent.state.tools = agent.state.tools.filter((tool) => !names.includes(tool.name));
-    },
   });
   // A run works on a snapshot of the tools: a namespace loaded by a tool call reaches the run's next model call
   // through the next turn's context, where Pi declares the difference as a system message (`toolsAdded`).
@@ -310,17 +307,11 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   const controller = resolveController(options);
   const tools = sessionTools(controller, options);
   const settingsManager = options.settingsManager ?? pi.SettingsManager.inMemory();
-  let extensionApi: ExtensionAPI | undefined;
   const inner = new pi.DefaultResourceLoader({
     cwd: options.cwd,
     agentDir: options.agentDir,
     settingsManager,
-    extensionFactories: [
-      (api) => {
-        extensionApi = api;
-        gammaExtension(api, controller, tools, options.promptCache?.cacheWarming ?? "off");
-      },
-    ],
+    extensionFactories: [(api) => gammaExtension(api, controller, tools, options.promptCache?.cacheWarming ?? "off")],
     noExtensions: true,
     noSkills: true,
     noPromptTemplates: true,
@@ -362,19 +353,8 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   applyCachePlan(agent, controller, options.promptCache ?? {});
   const unsubscribe = bindController(agent, controller);
   controller.transport = sessionTransport(session, controller);
-  tools.attach({
-    add: (added) => {
-      // A tool first seen now (a connector's) is registered, inactive, before it is activated.
-      const known = new Set(session.getAllTools().map((tool) => tool.name));
-      for (const tool of added) if (!known.has(tool.name) || session.getAllTools().find((entry) => entry.name === tool.name)?.exposure === "hidden") extensionApi?.registerTool(piToolDefinition(tool, false));
-      session.setActiveToolsByName([...session.getActiveToolNames(), ...added.map((tool) => tool.name)]);
-    },
-    remove: (names) => {
-      session.setActiveToolsByName(session.getActiveToolNames().filter((name) => !names.includes(name)));
-      // Pi cannot unregister a tool: a hidden one is registered but unreachable.
-      for (const tool of tools.removed(names)) extensionApi?.registerTool({ ...piToolDefinition(tool, false), exposure: "hidden" });
-    },
-  });
+  // Every loadable tool is registered, inactive, by the extension: a load activates it.
+  tools.attach({ add: (added) => session.setActiveToolsByName([...session.getActiveToolNames(), ...added.map((tool) => tool.name)]) });
   if (!options.sessionManager.getEntries().some((entry) => entry.type === "custom" && entry.customType === SESSION_ENTRY_TYPE)) {
     // Pi's session file keeps Pi's prompt sections, not the variant's bytes: record the variant so `gamma-prompt audit` knows the preloaded skills.
     options.sessionManager.appendCustomEntry(SESSION_ENTRY_TYPE, { variant: controller.variant });
@@ -472,10 +452,9 @@ export function toolAdditionsInPlace(model: Model<Api>): boolean {
   }
 }
 
-/** Pi's side of a namespace load: adds or removes tools from the Agent's or the session's list. */
+/** Pi's side of a namespace load: adds tools to the Agent's or the session's list. */
 interface PiToolList {
   add(tools: readonly RuntimeTool[]): void;
-  remove(names: readonly string[]): void;
 }
 
 /** Every tool a session can give Pi: the start tools, and the tools of each namespace it may load, by namespace. */
@@ -483,30 +462,23 @@ interface SessionTools {
   start: readonly RuntimeTool[];
   /** The tools of namespaces not loaded yet that the host serves. */
   loadable(): RuntimeTool[];
-  /** Tools of a removed namespace (for Pi to withdraw). */
-  removed(names: readonly string[]): RuntimeTool[];
   attach(list: PiToolList): void;
 }
 
 /**
  * The tools of a session and the controller's loader. A namespace loads when
- * the host supplied an executor for each of its tools; a connector brings its
- * own. With the "start" policy for this model, every namespace the host
+ * the host supplied an executor for each of its tools. With the "start" policy for this model, every namespace the host
  * serves is loaded before the first call.
  */
 function sessionTools(controller: SessionProtocolController, options: { model: Model<Api>; executors: HostExecutors; toolLoading?: ToolLoadingPolicy }): SessionTools {
-  const guard = (tool: string, params: Readonly<Record<string, unknown>>, toolCallId: string) => {
-    controller.checkToolCall(tool, params, toolCallId);
-    // A tool of a namespace removed mid-run may still be called from an earlier reply: a tool error, never a crash.
-    if (!served.has(tool)) throw new Error(`Unexpected call to "${tool}", which is no longer in your tool list: its connector was removed.`);
-  };
+  const guard = (tool: string, params: Readonly<Record<string, unknown>>, toolCallId: string) => controller.checkToolCall(tool, params, toolCallId);
   const build = () =>
     assembleTools({
       schemas: controller.startToolSchemas(),
       runtime: controller.runtimeExecutors(),
       executors: options.executors,
       guard,
-      loadable: controller.namespaceCatalog.filter((namespace) => namespace.origin === "compiled").map((namespace) => ({ namespace: namespace.name, tools: namespace.tools })),
+      loadable: controller.namespaceCatalog.map((namespace) => ({ namespace: namespace.name, tools: namespace.tools })),
     });
   const served = new Map<string, RuntimeTool>();
   for (const tool of build()) served.set(tool.name, tool);
@@ -517,7 +489,6 @@ function sessionTools(controller: SessionProtocolController, options: { model: M
       return missing.length === 0 ? undefined : `the host supplies no executor for ${missing.join(", ")}`;
     },
     load: (namespace) => list?.add(namespace.tools.flatMap((tool) => served.get(tool.name) ?? [])),
-    unload: (namespace) => list?.remove(namespace.tools.map((tool) => tool.name)),
   };
   controller.toolLoader = loader;
   const policy = typeof options.toolLoading === "function" ? options.toolLoading(options.model) : (options.toolLoading ?? "late");
@@ -529,7 +500,6 @@ function sessionTools(controller: SessionProtocolController, options: { model: M
   return {
     start: controller.startToolSchemas().flatMap((schema) => served.get(schema.name) ?? []),
     loadable: () => [...served.values()].filter((tool) => !startNames.has(tool.name)),
-    removed: (names) => names.flatMap((name) => served.get(name) ?? []),
     attach: (piList) => {
       list = piList;
     },

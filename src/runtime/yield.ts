@@ -44,9 +44,7 @@ export type ProtocolEvent =
   /** Invocation enforcement: a task action refused while a required skill is missing, or let through after the bound (`violated`). */
   | RequiredSkillsEvent
   /** Tool namespaces joined the tool list: when a workflow that needs them became active, by exact name, or by the host. */
-  | { type: "namespaces_loaded"; names: string[]; loadedBy: NamespaceLoadSource; toolCallId: string }
-  /** The host registered or removed a connector on the live session. */
-  | { type: "connector_changed"; name: string; change: "registered" | "removed" };
+  | { type: "namespaces_loaded"; names: string[]; loadedBy: NamespaceLoadSource; toolCallId: string };
 
 export interface YieldRecord {
   message: string;

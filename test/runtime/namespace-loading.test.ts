@@ -14,6 +14,7 @@ import { copyParts, tempDir } from "../helpers/temp-project.js";
 import { removeTempDirs, repoRoot } from "../build/helpers.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, snapshot, textOf, toolUse } from "./helpers/pi.js";
 import { fauxPerTest, fauxSessionSetup, NO_KNOWLEDGE_HINTS } from "./helpers/session.js";
+import { docPage } from "../helpers/docs.js";
 
 // Tool namespaces loaded during a session, on the real Agent and AgentSession
 // with pi-ai's faux provider: when a workflow that needs one becomes active,
@@ -25,25 +26,16 @@ const pi = fauxPerTest();
 const DRIVE_TOOLS = ["drive_search", "drive_list_folder", "drive_get_file", "drive_download"];
 const HOST_TOOLS = ["read", "bash", "write", "edit", "subagent", "show_gamma", "show_file"];
 
-/** The schema a project declares in schemas/tools/ to let the model load a namespace by name (the docs show it). */
-export const LOAD_TOOL_SCHEMA = {
-  name: "load_tool_namespace",
-  description:
-    "Load one tool namespace from the <tool_namespaces> catalog by its exact name, when the task needs its tools and no active workflow loaded it. Its tools join your tool list from the next step on and stay for the session.",
-  parameters: {
-    type: "object",
-    properties: { name: { type: "string", description: "The namespace's name exactly as the catalog gives it.", minLength: 1 } },
-    required: ["name"],
-    additionalProperties: false,
-  },
-};
+/** The schema a project declares to let the model load a namespace by name, as the namespace guide shows it. */
+const guide = docPage("docs/guide/tool-namespaces.md");
+const LOAD_TOOL_SCHEMA = guide.blockStartingWith('{\n  "name": "load_tool_namespace"', "json");
 
 let artifacts: LoadedArtifacts;
 
 /** The embedded default, plus load_tool_namespace in its stable tool set. */
 beforeAll(async () => {
   const root = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge"], join(await tempDir("namespace loading"), "project"));
-  await writeFile(join(root, "schemas/tools/load_tool_namespace.json"), `${JSON.stringify(LOAD_TOOL_SCHEMA, null, 2)}\n`);
+  await writeFile(join(root, "schemas/tools/load_tool_namespace.json"), LOAD_TOOL_SCHEMA);
   const order = JSON.parse(await readFile(join(root, "schemas/tools/order.json"), "utf8")) as string[];
   await writeFile(join(root, "schemas/tools/order.json"), `${JSON.stringify([...order.slice(0, -1), "load_tool_namespace", ...order.slice(-1)])}\n`);
   const built = await build({ root, persistentCache: false });
@@ -97,7 +89,9 @@ describe("a workflow that needs a namespace loads it when it becomes active", ()
     // The head keeps the stable tools; the namespace arrives as a later system message, in its declared order.
     expect(calls[1]?.tools).toEqual([...stable(), ...DRIVE_TOOLS]);
     expect(calls[1]?.added).toEqual(DRIVE_TOOLS);
-    expect(calls[1]?.toolResults[0]).toContain('Tool namespace "drive" loaded for drive-files: drive_search, drive_list_folder, drive_get_file, drive_download are in your tool list');
+    const loadedText = 'Tool namespace "drive" loaded for drive-files: drive_search, drive_list_folder, drive_get_file, drive_download are in your tool list from now on, for the rest of the session.';
+    expect(calls[1]?.toolResults[0]).toContain(loadedText);
+    expect(guide.text).toContain(`\`${loadedText}\``);
     expect(hostCalls).toEqual(["drive_search"]);
     expect(calls[2]?.toolResults.at(-1)).toMatch(/^drive_search ok/);
     expect(controller.loadedNamespaces).toEqual([{ name: "drive", loadedBy: "skill", skill: "drive-files" }]);
@@ -152,7 +146,9 @@ describe("the model loads a namespace by exact name", () => {
       replying(calls, fauxAssistantMessage("Ready.")),
     ]);
     await agent.prompt("Find the Q3 deck in my drive");
-    expect(calls[1]?.toolResults[0]).toBe('error: Unknown tool namespace "google_drive", expected one of the catalog\'s names exactly: drive.');
+    const unknown = 'Unknown tool namespace "google_drive", expected one of the catalog\'s names exactly: drive.';
+    expect(calls[1]?.toolResults[0]).toBe(`error: ${unknown}`);
+    expect(guide.text).toContain(`(\`${unknown}\`)`);
     expect(calls[1]?.tools).toEqual(stable());
     expect(calls[2]?.toolResults[1]).toContain('Tool namespace "drive" loaded by name: drive_search, drive_list_folder, drive_get_file, drive_download');
     expect(calls[2]?.tools).toEqual([...stable(), ...DRIVE_TOOLS]);
