@@ -34,13 +34,24 @@ export function wireModel(protocol: WireProtocol, server: WireServer, modelId?: 
  * The session path's provider for `model.provider`: pi-ai's real clients chosen by `model.api`, as on the
  * low-level path (the ModelRuntime's own OpenAI provider speaks Responses only, whatever `api` the model says).
  */
-export function loopbackProvider(id: string): Provider {
+function loopbackProvider(id: string): Provider {
   return createProvider({
     id,
     auth: { apiKey: { name: "Loopback key", resolve: async ({ credential }) => (credential?.key === undefined ? undefined : { auth: { apiKey: credential.key } }) } },
     models: getModels(id as Parameters<typeof getModels>[0]),
     api: { stream: streamSimple, streamSimple },
   });
+}
+
+/** The Pi half of createGammaSession's options for a model on the loopback server: a temp cwd, a keyed ModelRuntime, an in-memory session. */
+export async function loopbackSessionSetup(model: Model<Api>) {
+  const cwd = tempDir("gamma-wire-");
+  const agentDir = join(cwd, ".pi-agent");
+  mkdirSync(agentDir);
+  const modelRuntime = await ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false });
+  modelRuntime.registerNativeProvider(loopbackProvider(model.provider));
+  await modelRuntime.setRuntimeApiKey(model.provider, FAKE_KEY);
+  return { cwd, agentDir, sessionManager: SessionManager.inMemory(cwd), modelRuntime };
 }
 
 /** The model's answers for the run below: four model calls over two user turns. */
@@ -108,13 +119,7 @@ export async function runConversation(options: RunOptions): Promise<RunResult> {
     }
     return { controller, dispose: gamma.dispose };
   }
-  const cwd = tempDir("gamma-wire-");
-  const agentDir = join(cwd, ".pi-agent");
-  mkdirSync(agentDir);
-  const modelRuntime = await ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false });
-  modelRuntime.registerNativeProvider(loopbackProvider(model.provider));
-  await modelRuntime.setRuntimeApiKey(model.provider, FAKE_KEY);
-  const gamma = await createGammaSession({ ...common, cwd, agentDir, sessionManager: SessionManager.inMemory(cwd), modelRuntime });
+  const gamma = await createGammaSession({ ...common, ...(await loopbackSessionSetup(model)) });
   controller = gamma.controller;
   await gamma.session.prompt("Make the deck shorter.");
   if (!options.firstCallOnly) {

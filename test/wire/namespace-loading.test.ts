@@ -1,12 +1,9 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
-import { ModelRuntime, SessionManager } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { createGammaAgent, createGammaSession, toolAdditionsInPlace } from "../../src/runtime/pi-adapter.js";
-import { repoDist, tempDir } from "../runtime/helpers/dist.js";
+import { repoDist } from "../runtime/helpers/dist.js";
 import { recordingExecutors } from "../runtime/helpers/pi.js";
-import { FAKE_KEY, loopbackProvider, wireModel, withoutMarks, type RuntimePath } from "./helpers.js";
+import { FAKE_KEY, loopbackSessionSetup, wireModel, withoutMarks, type RuntimePath } from "./helpers.js";
 import { startWireServer, type RecordedRequest, type ScriptedTurn, type WireProtocol, type WireServer } from "./server.js";
 
 // A session that loads the embedded default's `drive` namespace after its
@@ -44,13 +41,7 @@ async function loadAfterSecondCall(path: RuntimePath, protocol: WireProtocol, mo
     await gamma.agent.prompt("Use the board deck from my Google Drive.");
     gamma.dispose();
   } else {
-    const cwd = tempDir("gamma-wire-namespaces-");
-    const agentDir = join(cwd, ".pi-agent");
-    mkdirSync(agentDir);
-    const modelRuntime = await ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false });
-    modelRuntime.registerNativeProvider(loopbackProvider(model.provider));
-    await modelRuntime.setRuntimeApiKey(model.provider, FAKE_KEY);
-    const gamma = await createGammaSession({ ...common, cwd, agentDir, sessionManager: SessionManager.inMemory(cwd), modelRuntime });
+    const gamma = await createGammaSession({ ...common, ...(await loopbackSessionSetup(model)) });
     await gamma.session.prompt("Use the board deck from my Google Drive.");
     gamma.dispose();
   }
