@@ -51,7 +51,7 @@ function writeSyntheticSkills(root) {
 
 const root = mkdtempSync(join(tmpdir(), "gamma-prompt-build-bench-"));
 try {
-  for (const part of ["skills", "prompts", join("schemas", "tools")]) cpSync(join(repo, part), join(root, part), { recursive: true });
+  for (const part of ["skills", "prompts", join("schemas", "tools"), join("schemas", "namespaces")]) cpSync(join(repo, part), join(root, part), { recursive: true });
   writeSyntheticSkills(root);
   // A thousand skills need a larger catalog budget than the default's 4,000 tokens.
   writeFileSync(join(root, "gamma-prompt.config.json"), JSON.stringify({ budgets: { prefixTokens: 400000, catalogTokens: 400000 } }));

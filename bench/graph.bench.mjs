@@ -26,7 +26,7 @@ const full = chosen.length === 0;
 
 /** The embedded default plus `count` reference skills, chained or flat. */
 function generate(root, count, chained) {
-  for (const part of ["skills", "prompts", join("schemas", "tools")]) cpSync(join(repo, part), join(root, part), { recursive: true });
+  for (const part of ["skills", "prompts", join("schemas", "tools"), join("schemas", "namespaces")]) cpSync(join(repo, part), join(root, part), { recursive: true });
   const name = (index) => `chain-${String(index).padStart(5, "0")}`;
   for (let index = 0; index < count; index++) {
     const lines = ["---", `name: ${name(index)}`, "type: reference"];

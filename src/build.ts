@@ -16,6 +16,7 @@ import { BuildSession, defineSlot } from "./pipeline/session/build-session.js";
 import type { ArtifactContent } from "./pipeline/emit/artifacts.js";
 import { sha256Hex } from "./pipeline/discover/read-source.js";
 import { summarize, type BuildSummary } from "./pipeline/render/summary.js";
+import type { CachePlan } from "./protocol/cache-plan.js";
 
 export type { BuildSummary, VariantSummary } from "./pipeline/render/summary.js";
 
@@ -270,9 +271,20 @@ async function tryFastPath(root: string, outDir: string, outRel: string, key: st
     manifest,
     previousManifest: manifest,
     prefixChanged: false,
-    summary: summarize(manifest),
+    summary: summarize(manifest, verifiedCachePlan(outDir, manifest)),
     fromCache: true,
   };
+}
+
+/** The cache plan of a dist/ whose files were just matched byte for byte; undefined when it cannot be read. */
+function verifiedCachePlan(outDir: string, manifest: DistManifest): CachePlan | undefined {
+  const read = readRegularFile(join(outDir, manifest.cachePlan.file));
+  if (read.kind !== "file") return undefined;
+  try {
+    return JSON.parse(read.bytes.toString("utf8")) as CachePlan;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 
 import type { ChecklistStep } from "./protocol/checklist.js";
+import type { Range } from "./diagnostics/diagnostic.js";
 
 export type SkillType = "workflow" | "reference";
 
@@ -37,4 +38,6 @@ export interface ValidSkill {
   disableModelInvocation?: true;
   /** A workflow skill's checklist (dist/skills/<name>.steps.json). */
   checklist?: ChecklistStep[];
+  /** `toolNamespaces`: the tool namespaces the skill needs, each with where it is written; absent when none. */
+  toolNamespaces?: Array<{ name: string; range: Range }>;
 }

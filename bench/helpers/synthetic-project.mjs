@@ -9,7 +9,7 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 /** Copies the embedded default and tops it up with synthetic skills to `skillCount` (0: none added); resolves to the skill count. */
 export async function createProject(dir, skillCount) {
-  for (const source of ["skills", "prompts", join("schemas", "tools")]) {
+  for (const source of ["skills", "prompts", join("schemas", "tools"), join("schemas", "namespaces")]) {
     await cp(join(repo, source), join(dir, source), { recursive: true });
   }
   const embedded = (await readdir(join(dir, "skills"))).length;

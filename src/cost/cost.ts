@@ -3,12 +3,15 @@
  * under a traffic profile, by simulating each provider's cache rules.
  * Reads dist/ (verified, with its cache plan) and the dated data file.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadArtifacts } from "../runtime/artifacts.js";
 import type { CachePlan } from "../protocol/cache-plan.js";
 import { resolveProfile, type ProviderModel, type TrafficProfile } from "./profile.js";
 import { loadPromptCachingData, type AnthropicModelPrices, type Lifetime, type OpenAIModelPrices, type PromptCachingData } from "./rules.js";
 import { anthropicWarmingPrices, openAIWarmingPrices, piGatePromptTokens, refreshSchedule, warmSession, type WarmingRow } from "./warming.js";
+import { addsToolsInPlace, breakEvenTokens, loadCost, tokenPrices, upFrontCost, type SessionShape } from "./tool-policies.js";
+import type { LoadedArtifacts } from "../runtime/artifacts.js";
 import { buildSchedule, simulateAnthropic, simulateOpenAI, type AnthropicPolicy, type OpenAIPolicy, type ProgressListener, type SimVariant, type Workload } from "./simulate.js";
 
 export interface CostOptions {
@@ -52,6 +55,36 @@ export interface CostResult {
   dataReadOn: string;
   /** Simulated model calls over all policies. */
   simulatedCalls: number;
+  /** The tool policies, when the project has tool namespaces. */
+  toolPolicies?: ToolPolicyReport;
+}
+
+/** Every namespace sent from session start, against namespaces loaded on demand, per model and variant. */
+export interface ToolPolicyReport {
+  /** Model calls a session makes before a load; the load adds one call. */
+  callsBeforeLoad: number;
+  namespaces: Array<{ name: string; tools: number; tokens: number; probability: number; probabilitySource: string }>;
+  rows: ToolPolicyRow[];
+  /**
+   * Per model: the namespace size in tokens from which loading on demand
+   * pays (undefined: never), at each namespace's probability and at the
+   * reference probabilities, for the busiest variant's prompt.
+   */
+  breakEven: Array<{ provider: ProviderModel["provider"]; model: string; variant: string; probability: number; namespace?: string; inPlaceTokens?: number; resentTokens?: number }>;
+}
+
+export interface ToolPolicyRow {
+  provider: ProviderModel["provider"];
+  model: string;
+  variant: string;
+  /** Namespaces this variant loads on demand (the others it sends from the start anyway). */
+  deferred: string[];
+  /** Whether this model takes tool additions in place; otherwise the whole tool list is sent again. */
+  inPlace: boolean;
+  /** Input $ per 1,000 sessions: every namespace from the start, and on demand in place and re-sent. */
+  upFront: number;
+  onDemandInPlace: number;
+  onDemandResent: number;
 }
 
 /** Per variant, the running token totals at the plan's block ends. */
@@ -60,6 +93,7 @@ export function planBoundaries(plan: CachePlan): Record<string, { toolsEnd: numb
   for (const [name, { blocks }] of Object.entries(plan.variants)) {
     const at = (block: string) => blocks.find((candidate) => candidate.name === block)?.cumulativeTokens;
     const prefixEnd = at("static-prefix") ?? 0;
+    // The tools' breakpoint is on the stable tools: namespaces a variant sends from the start follow it without one.
     out[name] = { toolsEnd: at("tools") ?? 0, prefixEnd, variantEnd: at("variant-tail") ?? prefixEnd };
   }
   return out;
@@ -107,7 +141,8 @@ export function cost(options: CostOptions = {}): CostResult {
       });
     }
   }
-  return { profile, shards, blocks, rows, warming: warmingRows(profile, workload, data), dataReadOn: data.readOn, simulatedCalls: schedule.session.length * runs.length };
+  const toolPolicies = artifacts.manifest.namespaces === undefined ? undefined : priceToolPolicies(root, artifacts, profile, blocks, data);
+  return { profile, shards, blocks, rows, warming: warmingRows(profile, workload, data), dataReadOn: data.readOn, simulatedCalls: schedule.session.length * runs.length, ...(toolPolicies ? { toolPolicies } : {}) };
 }
 
 /**
@@ -161,6 +196,105 @@ function warmingRows(profile: TrafficProfile, workload: Workload, data: PromptCa
     }
   }
   return rows;
+}
+
+
+/** Probabilities of use at which the break-even is printed besides each namespace's own. */
+const REFERENCE_USE = [0.1, 0.25, 0.5, 0.9];
+
+/** Without a profile value or recorded runs, a namespace is assumed to be loaded by a quarter of sessions. */
+const ASSUMED_NAMESPACE_USE = 0.25;
+
+function priceToolPolicies(
+  root: string,
+  artifacts: LoadedArtifacts,
+  profile: TrafficProfile & { sessionsPerMinute: Record<string, number> },
+  blocks: Record<string, { toolsEnd: number; prefixEnd: number; variantEnd: number }>,
+  data: PromptCachingData,
+): ToolPolicyReport {
+  const infos = Object.entries(artifacts.manifest.namespaces ?? {});
+  const runs = recordedRuns(root);
+  const namespaces = infos.map(([name, info]) => {
+    const given = profile.namespaceUse?.[name];
+    if (given !== undefined) return { name, tools: info.tools.length, tokens: info.tokens, probability: given, probabilitySource: "profile" };
+    if (runs.length === 0) return { name, tools: info.tools.length, tokens: info.tokens, probability: ASSUMED_NAMESPACE_USE, probabilitySource: "assumed" };
+    const tools = new Set(info.tools);
+    const used = runs.filter((run) => run.some((call) => tools.has(call.name) || (call.name === LOAD_TOOL && call.namespace === name))).length;
+    return { name, tools: info.tools.length, tokens: info.tokens, probability: used / runs.length, probabilitySource: `recorded eval runs, ${used} of ${runs.length}` };
+  });
+  const callsBeforeLoad = Math.min(profile.callsBeforeLoad ?? 1, profile.callsPerSession);
+  const shape: SessionShape = { calls: profile.callsPerSession, newTokensPerCall: profile.newTokensPerCall, callsBeforeLoad };
+  const rows: ToolPolicyRow[] = [];
+  const breakEven: ToolPolicyReport["breakEven"] = [];
+  for (const model of profile.models) {
+    const prices = tokenPrices(data, model);
+    const inPlace = addsToolsInPlace(data, model);
+    const lifetime = model.provider === "anthropic" ? data.providers.anthropic.rules.lifetimeSeconds["5m"] : data.providers.openai.rules.idleExpirySeconds;
+    for (const [variant, ends] of Object.entries(blocks)) {
+      const atStart = new Set(artifacts.manifest.variants[variant]?.namespaces ?? []);
+      const deferred = namespaces.filter((namespace) => !atStart.has(namespace.name));
+      const rate = profile.sessionsPerMinute[variant] ?? 0;
+      const warm = (probability: number): boolean => rate * probability * (lifetime / 60) >= 1;
+      const base = upFrontCost(ends.variantEnd, 0, shape, prices);
+      const onDemand = (resent: boolean): number =>
+        base + deferred.reduce((sum, namespace) => sum + namespace.probability * loadCost(ends.variantEnd, ends.toolsEnd, { tokens: namespace.tokens, sharedWarm: warm(namespace.probability) }, shape, prices, !resent), 0);
+      const upFront = upFrontCost(ends.variantEnd, deferred.reduce((sum, namespace) => sum + namespace.tokens, 0), shape, prices);
+      rows.push({ provider: model.provider, model: model.model, variant, deferred: deferred.map((namespace) => namespace.name), inPlace, upFront: upFront * 1000, onDemandInPlace: onDemand(false) * 1000, onDemandResent: onDemand(true) * 1000 });
+    }
+    // The break-even of the busiest variant's prompt: the figure the design's trigger asks for.
+    const busiest = Object.keys(blocks).sort((a, b) => (profile.sessionsPerMinute[b] ?? 0) - (profile.sessionsPerMinute[a] ?? 0))[0] ?? "";
+    const ends = blocks[busiest] ?? { toolsEnd: 0, prefixEnd: 0, variantEnd: 0 };
+    const rate = profile.sessionsPerMinute[busiest] ?? 0;
+    const points = [...namespaces.map((namespace) => ({ probability: namespace.probability, namespace: namespace.name })), ...REFERENCE_USE.map((probability) => ({ probability }))];
+    for (const point of points) {
+      const warm = rate * point.probability * (lifetime / 60) >= 1;
+      const inPlaceTokens = breakEvenTokens(ends.variantEnd, ends.toolsEnd, point.probability, warm, shape, prices, true);
+      const resentTokens = breakEvenTokens(ends.variantEnd, ends.toolsEnd, point.probability, warm, shape, prices, false);
+      breakEven.push({ provider: model.provider, model: model.model, variant: busiest, ...point, ...(inPlaceTokens === undefined ? {} : { inPlaceTokens }), ...(resentTokens === undefined ? {} : { resentTokens }) });
+    }
+  }
+  return { callsBeforeLoad, namespaces, rows, breakEven };
+}
+
+/** The runtime tool that loads a namespace by exact name (its `name` argument). */
+const LOAD_TOOL = "load_tool_namespace";
+
+/** The tool calls of every recorded eval run (evals/cassettes/<scenario>/<run>.json); none when there are no cassettes. */
+function recordedRuns(root: string): Array<Array<{ name: string; namespace?: string }>> {
+  const dir = join(root, "evals", "cassettes");
+  const runs: Array<Array<{ name: string; namespace?: string }>> = [];
+  let scenarios: string[];
+  try {
+    scenarios = readdirSync(dir).sort();
+  } catch {
+    return runs;
+  }
+  for (const scenario of scenarios) {
+    let files: string[];
+    try {
+      files = readdirSync(join(dir, scenario)).filter((file) => file.endsWith(".json")).sort();
+    } catch {
+      continue;
+    }
+    for (const file of files) {
+      try {
+        const cassette = JSON.parse(readFileSync(join(dir, scenario, file), "utf8")) as { calls?: Array<{ reply?: { content?: unknown[] } }> };
+        const calls: Array<{ name: string; namespace?: string }> = [];
+        for (const call of cassette.calls ?? []) {
+          for (const part of call.reply?.content ?? []) {
+            if (typeof part !== "object" || part === null) continue;
+            const { type, name, arguments: args } = part as { type?: unknown; name?: unknown; arguments?: { name?: unknown } };
+            if (type !== "toolCall" || typeof name !== "string") continue;
+            calls.push(typeof args?.name === "string" ? { name, namespace: args.name } : { name });
+          }
+        }
+        runs.push(calls);
+      } catch {
+        // A cassette that cannot be read is not a run; eval reports it.
+      }
+    }
+  }
+  return runs;
 }
 
 /**

@@ -1,5 +1,5 @@
 /** The `cost` table for people: one block per model, one row per policy and variant. */
-import type { CostResult } from "./cost.js";
+import type { CostResult, ToolPolicyReport } from "./cost.js";
 
 export function formatCostTable(result: CostResult): string {
   const lines: string[] = [];
@@ -27,6 +27,7 @@ export function formatCostTable(result: CostResult): string {
   }
   lines.push(...warmingLines(result), "");
   lines.push(`* the runtime's default. Rules and prices: data/prompt-caching.json (read ${result.dataReadOn}); ${result.simulatedCalls.toLocaleString("en-US")} model calls simulated.`);
+  if (result.toolPolicies) lines.push("", ...formatToolPolicies(result.toolPolicies));
   return `${lines.join("\n")}\n`;
 }
 
@@ -57,6 +58,36 @@ function warmingLines(result: CostResult): string[] {
 
 function dollars(value: number): string {
   return `${value < 0 ? "-" : ""}$${Math.abs(value).toFixed(2)}`;
+}
+
+/** The tool policies: every namespace from the start against namespaces on demand, then the break-even per model. */
+export function formatToolPolicies(report: ToolPolicyReport): string[] {
+  const percent = (value: number): string => `${(value * 100).toFixed(1)}%`;
+  const lines = [
+    `tool policies (steady state, input $/1k sessions); a load comes after ${report.callsBeforeLoad} model call${report.callsBeforeLoad === 1 ? "" : "s"} and adds one`,
+    ...report.namespaces.map((namespace) => `  namespace ${namespace.name}: ${namespace.tools} tools, ${namespace.tokens} tokens, loaded in ${percent(namespace.probability)} of sessions (${namespace.probabilitySource})`),
+    "",
+  ];
+  const models = [...new Set(report.rows.map((row) => `${row.provider}/${row.model}`))];
+  for (const model of models) {
+    const rows = report.rows.filter((row) => `${row.provider}/${row.model}` === model);
+    const inPlace = rows[0]?.inPlace === true;
+    const header = ["variant", "all from the start", `${inPlace ? "* " : ""}on demand, in place`, `${inPlace ? "" : "* "}on demand, list re-sent`];
+    const cells = rows.map((row) => [row.variant, `$${row.upFront.toFixed(2)}`, `$${row.onDemandInPlace.toFixed(2)}`, `$${row.onDemandResent.toFixed(2)}`]);
+    const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => (row[column] ?? "").length)));
+    const line = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join("  ").trimEnd();
+    lines.push(model, line(header), ...cells.map(line));
+    const entries = report.breakEven.filter((candidate) => `${candidate.provider}/${candidate.model}` === model);
+    const size = (tokens: number | undefined): string => (tokens === undefined ? "never" : String(tokens));
+    if (entries[0]) lines.push(`  break-even (${entries[0].variant}): on demand pays for a namespace of at least … tokens, in place / re-sent`);
+    for (const entry of entries) {
+      const label = entry.namespace === undefined ? `loaded in ${percent(entry.probability)} of sessions` : `${entry.namespace}, loaded in ${percent(entry.probability)}`;
+      lines.push(`    ${label}: ${size(entry.inPlaceTokens)} / ${size(entry.resentTokens)}`);
+    }
+    lines.push("");
+  }
+  lines.push("* how this model takes a tool added mid-session (data/prompt-caching.json, toolAdditionsInPlace).");
+  return lines;
 }
 
 /** A one-line progress bar for a terminal. */

@@ -23,7 +23,18 @@ export interface TrafficProfile {
   secondsBetweenCalls: number;
   /** What to price. */
   models: ProviderModel[];
+  /**
+   * Tool namespaces only: the probability that a session loads each
+   * namespace (by name, 0 to 1). A namespace left out takes its share of
+   * recorded eval runs that used it, or an assumed 0.25 without any.
+   */
+  namespaceUse?: Record<string, number>;
+  /** Tool namespaces only: the model calls a session makes before it loads a namespace (default 1). */
+  callsBeforeLoad?: number;
 }
+
+/** Keys only a project with tool namespaces uses; absent from the resolved profile unless given. */
+const NAMESPACE_KEYS = ["namespaceUse", "callsBeforeLoad"] as const;
 
 /** 100,000 sessions an hour, the nine-call agentic run of the embedded default's tests, both providers. */
 export const DEFAULT_PROFILE: TrafficProfile = {
@@ -48,7 +59,7 @@ export function resolveProfile(input: unknown, variants: readonly string[], know
     throw new ProfileError("Unexpected traffic profile that is not an object, expected {durationMinutes, sessionsPerMinute, callsPerSession, newTokensPerCall, secondsBetweenCalls, models}");
   }
   const raw = (input ?? {}) as Record<string, unknown>;
-  const allowed = new Set(Object.keys(DEFAULT_PROFILE));
+  const allowed = new Set([...Object.keys(DEFAULT_PROFILE), ...NAMESPACE_KEYS]);
   for (const key of Object.keys(raw)) if (!allowed.has(key)) throw new ProfileError(`Unexpected key "${key}" in the traffic profile, expected one of ${[...allowed].join(", ")}`);
   const number = (key: keyof TrafficProfile, min: number, max: number): number => {
     const value = raw[key] ?? DEFAULT_PROFILE[key];
@@ -79,5 +90,15 @@ export function resolveProfile(input: unknown, variants: readonly string[], know
       throw new ProfileError(`Unexpected model ${JSON.stringify(entry)}, expected {provider: "anthropic"|"openai", model} with a model priced in data/prompt-caching.json`);
     }
   }
-  return { durationMinutes, sessionsPerMinute, callsPerSession, newTokensPerCall, secondsBetweenCalls, models: models as ProviderModel[] };
+  const resolved: TrafficProfile & { sessionsPerMinute: Record<string, number> } = { durationMinutes, sessionsPerMinute, callsPerSession, newTokensPerCall, secondsBetweenCalls, models: models as ProviderModel[] };
+  if (raw["callsBeforeLoad"] !== undefined) resolved.callsBeforeLoad = Math.round(number("callsBeforeLoad", 0, 200));
+  const use = raw["namespaceUse"];
+  if (use !== undefined) {
+    if (typeof use !== "object" || use === null || Array.isArray(use)) throw new ProfileError("Unexpected namespaceUse, expected an object of probabilities (0 to 1) by namespace");
+    for (const [name, value] of Object.entries(use)) {
+      if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > 1) throw new ProfileError(`Unexpected namespaceUse.${name} ${JSON.stringify(value)}, expected a probability from 0 to 1`);
+    }
+    resolved.namespaceUse = use as Record<string, number>;
+  }
+  return resolved;
 }

@@ -74,8 +74,8 @@ export interface PromptCachingData {
   dataVersion: 1;
   readOn: string;
   providers: {
-    anthropic: { rules: AnthropicRules; models: Record<string, AnthropicModelPrices> };
-    openai: { rules: OpenAIRules; models: Record<string, OpenAIModelPrices> };
+    anthropic: { rules: AnthropicRules; models: Record<string, AnthropicModelPrices>; toolAdditionsInPlace?: string[] };
+    openai: { rules: OpenAIRules; models: Record<string, OpenAIModelPrices>; toolAdditionsInPlace?: string[] };
   };
   cacheWarming: CacheWarmingRules;
   facts: CacheFact[];

@@ -51,7 +51,7 @@ async function skillNameProblem(context: RenameContext, newName: string): Promis
   const owner = context.analysis.skillFiles.find((record) => record.manifest?.name === newName || record.folder === newName);
   if (!owner) return undefined;
   // The set rule's own finding for two skills of that name.
-  const named = { name: newName, nameRange: FILE_START, requiresSkills: [], conflictsWith: [] };
+  const named = { name: newName, nameRange: FILE_START, requiresSkills: [], conflictsWith: [], toolNamespaces: [] };
   const duplicate = skillSetDiagnostics([
     { path: owner.path, folder: newName, manifest: named, opening: FILE_START },
     { path: `${owner.path}\u0000renamed`, folder: newName, manifest: named, opening: FILE_START },

@@ -8,7 +8,12 @@
 export const CACHE_PLAN_FILE = "cache-plan.json";
 export const CACHE_PLAN_VERSION = 1;
 
-export type CacheBlockName = "tools" | "static-prefix" | "variant-tail";
+/**
+ * `namespace-tools`: one tool namespace the variant sends from session start,
+ * right after the stable tools (providers send one tool list); only in the
+ * plans of variants that load namespaces at start.
+ */
+export type CacheBlockName = "tools" | "namespace-tools" | "static-prefix" | "variant-tail";
 
 export interface CachePlanBlock {
   name: CacheBlockName;

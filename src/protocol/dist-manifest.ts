@@ -52,6 +52,12 @@ export interface VariantInfo {
   requiredSkills?: string[];
   /** Tokens shared with the static prefix (equal to the prefix's token count when the join is stable). */
   sharedPrefixTokens: number;
+  /**
+   * Tool namespaces whose schemas the variant sends from session start, after
+   * the stable tool set, in name order; every other namespace loads on demand.
+   * Absent when the variant loads none at start.
+   */
+  namespaces?: string[];
   /** Shared-prefix tokens an OpenAI exact-prefix cache can serve: 0 below 1,024, then steps of 128. */
   cacheableTokens: number;
 }
@@ -78,6 +84,8 @@ export interface SkillInfo {
   disableModelInvocation?: true;
   /** A workflow skill's compiled checklist, `skills/<name>.steps.json` (see protocol/checklist.ts). */
   checklist?: { file: string; sha256: string; steps: number };
+  /** A workflow skill's `toolNamespaces`: the namespaces that load when it becomes active. Absent when it needs none. */
+  toolNamespaces?: string[];
 }
 
 export interface DistManifest {
@@ -102,6 +110,35 @@ export interface DistManifest {
   skills: Record<string, SkillInfo>;
   /** `knowledge.json` and the inline limit; present when the project has a knowledge/ folder. */
   knowledge?: KnowledgeManifestInfo;
+  /** The tool namespaces by name (`namespaces/<name>.json` each); absent when the project declares none. */
+  namespaces?: Record<string, ToolNamespaceInfo>;
+}
+
+/** One tool namespace in the manifest. */
+export interface ToolNamespaceInfo {
+  /** `namespaces/<name>.json`: `{name, description, tools}` with the tools in declared order. */
+  file: string;
+  sha256: string;
+  /** The trigger description the namespace catalog shows (whitespace collapsed). */
+  description: string;
+  /** The tools' names in declared order. */
+  tools: string[];
+  /** o200k tokens of the tools' compact JSON, measured like the tools block of the cache plan. */
+  tokens: number;
+}
+
+/** What `namespaces/<name>.json` holds. */
+export interface ToolNamespaceArtifact {
+  name: string;
+  description: string;
+  tools: ToolSchemaArtifact[];
+}
+
+/** The form of a namespace name; a namespace's tools are named `<namespace>_<what>`. */
+export const NAMESPACE_NAME_PATTERN = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
+
+export function namespaceFile(name: string): string {
+  return `namespaces/${name}.json`;
 }
 
 /** Scoped knowledge in the manifest: the index file (each entry names its body file) and the inline limit. */

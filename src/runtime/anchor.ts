@@ -7,6 +7,7 @@ import type { LoadedSkill } from "./artifacts.js";
 import { neutraliseReservedTags } from "./injections/neutralise.js";
 import type { ExecutionState, PendingInjection } from "./execution-state.js";
 import { renderTaskList } from "./tasks.js";
+import { loadedNamespacesLines } from "./namespaces.js";
 
 export const ANCHOR_TAG = "session_state";
 export const LOADED_KNOWLEDGE_TAG = "loaded_knowledge";
@@ -49,6 +50,13 @@ export function renderAnchor(options: {
         ? "This workflow skill is active. Follow every required step in order and complete its verification."
         : "This reference skill is active as lookup material. Apply only what is relevant.";
     out.push(`<skill name="${escapeXml(skill.name)}" type="${skill.type}">`, contract, "", body.replace(/\n$/, ""), "</skill>", "");
+  }
+
+  const namespaces = state.loadedNamespaces ?? [];
+  if (namespaces.length > 0) {
+    out.push("<loaded_tool_namespaces>", "These tool namespaces are loaded: their tools stay in your tool list.");
+    for (const line of loadedNamespacesLines(namespaces)) out.push(escapeXml(line));
+    out.push("</loaded_tool_namespaces>", "");
   }
 
   const missing = options.missingRequired ?? [];

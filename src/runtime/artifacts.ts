@@ -10,10 +10,12 @@ import { fileURLToPath } from "node:url";
 import {
   MANIFEST_FILE,
   MANIFEST_VERSION,
+  NAMESPACE_NAME_PATTERN,
   VARIANT_NAME_PATTERN,
   type DistManifest,
   type InjectionKindArtifact,
   type SkillInfo,
+  type ToolNamespaceArtifact,
   type ToolSchemaArtifact,
   type VariantName,
 } from "../protocol/dist-manifest.js";
@@ -47,6 +49,8 @@ export interface LoadedSkill {
   modelInvocable: boolean;
   /** A workflow skill's compiled checklist (dist/skills/<name>.steps.json); absent for reference skills. */
   steps?: readonly ChecklistStep[];
+  /** The tool namespaces a workflow skill loads when it becomes active (empty when none). */
+  toolNamespaces: readonly string[];
 }
 
 export interface LoadedArtifacts {
@@ -63,6 +67,8 @@ export interface LoadedArtifacts {
   cachePlan: CachePlan;
   /** Compiled knowledge notes (none when the project has no knowledge/ folder) and the inline limit. */
   knowledge: LoadedKnowledge;
+  /** The tool namespaces by name, sorted (empty when the project declares none): verified like every artifact. */
+  namespaces: ReadonlyMap<string, ToolNamespaceArtifact>;
 }
 
 /** `interrupted`: dist/ carries the journal of a build that was killed or is still running (see InterruptedBuildError). */
@@ -203,6 +209,9 @@ function parseManifest(bytes: Buffer): DistManifest {
   for (const key of ["artifacts", "staticPrefix", "catalog", "tools", "cachePlan", "variants", "skills"]) {
     if (!isRecord(parsed[key])) throw invalid(`Unexpected missing or non-object \`${key}\`, expected an object`);
   }
+  if (parsed["namespaces"] !== undefined && !isRecord(parsed["namespaces"])) {
+    throw invalid("Unexpected non-object `namespaces`, expected an object or no key (a project without tool namespaces)");
+  }
   if (parsed["injections"] !== undefined && !isRecord(parsed["injections"])) {
     throw invalid("Unexpected non-object `injections`, expected an object or no key (a project without injection kinds)");
   }
@@ -303,6 +312,15 @@ function crossReferenceProblems(manifest: DistManifest): ArtifactProblem[] {
   check(manifest.tools.file, manifest.tools.sha256, "the tool schemas");
   if (manifest.injections !== undefined) check(manifest.injections.file, manifest.injections.sha256, "the injection kinds");
   check(manifest.cachePlan.file, manifest.cachePlan.sha256, "the cache plan");
+  const namespaces = manifest.namespaces ?? {};
+  for (const [name, namespace] of Object.entries(namespaces)) {
+    if (!NAMESPACE_NAME_PATTERN.test(name) || !isRecord(namespace) || !Array.isArray(namespace.tools) || namespace.tools.some((tool) => typeof tool !== "string") || typeof namespace.description !== "string") {
+      problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected namespace entry ${JSON.stringify(name)}, expected {file, sha256, description, tools, tokens} under a lowercase_name` });
+      continue;
+    }
+    check(namespace.file, namespace.sha256, `namespace "${name}"`);
+  }
+  const knownNamespace = (name: unknown): boolean => typeof name === "string" && Object.hasOwn(namespaces, name);
   const variantNames = Object.keys(manifest.variants);
   if (variantNames.length === 0) {
     problems.push({ file: MANIFEST_FILE, kind: "invalid", message: "Unexpected manifest without variants, expected at least one" });
@@ -321,6 +339,10 @@ function crossReferenceProblems(manifest: DistManifest): ArtifactProblem[] {
     const preloaded = variant.preloadedSkills;
     if (!Array.isArray(preloaded) || preloaded.some((skill) => typeof skill !== "string" || !Object.hasOwn(manifest.skills, skill))) {
       problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected preloadedSkills of variant "${name}", expected names of skills in the manifest` });
+    }
+    const atStart: unknown = variant.namespaces;
+    if (atStart !== undefined && (!Array.isArray(atStart) || !atStart.every(knownNamespace))) {
+      problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected namespaces of variant "${name}", expected names of namespaces in the manifest` });
     }
     const required = variant.requiredSkills;
     if (required !== undefined && (!Array.isArray(required) || required.some((skill) => typeof skill !== "string" || !Object.hasOwn(manifest.skills, skill)))) {
@@ -352,6 +374,10 @@ function crossReferenceProblems(manifest: DistManifest): ArtifactProblem[] {
       if (names !== undefined && (!Array.isArray(names) || names.some((other) => typeof other !== "string" || !Object.hasOwn(manifest.skills, other)))) {
         problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected ${key} of skill "${name}", expected names of skills in the manifest` });
       }
+    }
+    const needed: unknown = skill.toolNamespaces;
+    if (needed !== undefined && (!Array.isArray(needed) || !needed.every(knownNamespace))) {
+      problems.push({ file: MANIFEST_FILE, kind: "invalid", message: `Unexpected toolNamespaces of skill "${name}", expected names of namespaces in the manifest` });
     }
     const files: unknown = skill.files;
     if (files === undefined) continue;
@@ -413,7 +439,12 @@ function assemble(manifest: DistManifest, contents: ReadonlyMap<string, Buffer>,
       files,
       modelInvocable: info.disableModelInvocation !== true,
       ...(info.checklist === undefined ? {} : { steps: checklistSteps(info.checklist.file, json(info.checklist.file)) }),
+      toolNamespaces: info.toolNamespaces ?? [],
     });
+  }
+  const namespaces = new Map<string, ToolNamespaceArtifact>();
+  for (const [name, info] of Object.entries(manifest.namespaces ?? {}).sort(([a], [b]) => compare(a, b))) {
+    namespaces.set(name, namespaceArtifact(name, info.tools, info.file, json(info.file)));
   }
   const verified = verifyCachePlan(json(manifest.cachePlan.file), manifest, (file) => contents.get(file));
   if ("problems" in verified) {
@@ -433,7 +464,22 @@ function assemble(manifest: DistManifest, contents: ReadonlyMap<string, Buffer>,
     tools: tools as ToolSchemaArtifact[],
     skills,
     injectionKinds: injectionKinds as InjectionKindArtifact[],
+    namespaces,
   };
+}
+
+/** A namespace artifact whose name and tool names are the manifest's, each tool `{name, description, parameters}`. */
+function namespaceArtifact(name: string, tools: readonly string[], file: string, value: unknown): ToolNamespaceArtifact {
+  const listed = isRecord(value) ? value["tools"] : undefined;
+  const valid =
+    isRecord(value) &&
+    value["name"] === name &&
+    typeof value["description"] === "string" &&
+    Array.isArray(listed) &&
+    listed.length === tools.length &&
+    listed.every((tool: unknown, index) => isRecord(tool) && tool["name"] === tools[index] && typeof tool["description"] === "string" && isRecord(tool["parameters"]));
+  if (!valid) throw new ArtifactVerificationError([{ file, kind: "invalid", message: `Unexpected namespace, expected {name: "${name}", description, tools} with the manifest's tools in order` }]);
+  return value as unknown as ToolNamespaceArtifact;
 }
 
 function checklistSteps(file: string, value: unknown): ChecklistStep[] {

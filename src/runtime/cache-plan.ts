@@ -47,10 +47,20 @@ export function verifyCachePlan(
 function blockProblems(variant: string, blocks: unknown[], manifest: DistManifest, variantBytes: Buffer): string[] {
   const problems: string[] = [];
   const where = `variant "${variant}"`;
-  const [tools, prefix, tail, ...rest] = blocks as Array<Partial<CachePlanBlock> | undefined>;
+  const [tools, ...afterTools] = blocks as Array<Partial<CachePlanBlock> | undefined>;
   if (tools?.name !== "tools" || tools.sha256 !== manifest.tools.sha256) {
     problems.push(`Unexpected first block of ${where}, expected the tools block with the sha256 of ${manifest.tools.file}`);
   }
+  // The namespaces the variant sends from session start, in the manifest's order, each with its artifact's hash.
+  const atStart = manifest.variants[variant]?.namespaces ?? [];
+  atStart.forEach((namespace, index) => {
+    const block = afterTools[index];
+    const info = manifest.namespaces !== undefined && Object.hasOwn(manifest.namespaces, namespace) ? manifest.namespaces[namespace] : undefined;
+    if (block?.name !== "namespace-tools" || info === undefined || block.source !== info.file || block.sha256 !== info.sha256) {
+      problems.push(`Unexpected block ${index + 2} of ${where}, expected the tools of namespace "${namespace}" with the sha256 of its artifact`);
+    }
+  });
+  const [prefix, tail, ...rest] = afterTools.slice(atStart.length);
   if (prefix?.name !== "static-prefix" || prefix.sha256 !== manifest.staticPrefix.sha256 || prefix.system?.start !== 0 || prefix.system.end !== manifest.staticPrefix.bytes) {
     problems.push(`Unexpected second block of ${where}, expected the static prefix covering bytes 0-${manifest.staticPrefix.bytes}`);
   }

@@ -5,7 +5,7 @@
  * wires it to a Pi Agent or AgentSession.
  */
 import { randomUUID } from "node:crypto";
-import type { VariantName } from "../protocol/dist-manifest.js";
+import type { ToolSchemaArtifact, VariantName } from "../protocol/dist-manifest.js";
 import { renderAnchor } from "./anchor.js";
 import { InjectionDispatcher, type InjectionTransport, type RouteUpdateResult } from "./injections/dispatcher.js";
 import { InjectionQueue, type QueueRecord } from "./injections/queue.js";
@@ -28,6 +28,19 @@ import { AuditRecorder, type SessionLog } from "./audit/recorder.js";
 import { checklistProgress, type Deviation } from "./checklist/progress.js";
 import { parseStepReference, type ChecklistStep } from "../protocol/checklist.js";
 import { InvocationEnforcer, type InvocationPolicy, type RequirementScope } from "./invocation/required-skills.js";
+import type { LoadedNamespace, NamespaceLoadSource } from "./execution-state.js";
+import { LOAD_NAMESPACE_TOOL, loadedNamespacesText, NamespaceToolError, sessionCatalog, unknownNamespaceMessage, type SessionNamespace } from "./namespaces.js";
+
+/**
+ * How the adapter puts a namespace's tools in front of the model (Pi's tool
+ * list on an Agent or an AgentSession). The controller decides what is
+ * loaded; the loader only applies it.
+ */
+export interface ToolLoader {
+  /** Why the namespace cannot load in this session (e.g. the host supplies no executors for it); undefined when it can. */
+  refusal(namespace: SessionNamespace): string | undefined;
+  load(namespace: SessionNamespace): void;
+}
 
 /** A variant name the manifest does not list; the message names the ones it does. */
 export class UnknownVariantError extends Error {
@@ -85,6 +98,8 @@ export class SessionProtocolController {
   readonly variant: VariantName;
   readonly run = new RunTracker({ onBegin: () => this.enforcer.beginRun(), onEnd: () => this.enforcer.endRun() });
   transport: InjectionTransport | undefined;
+  /** Set by the adapter: applies namespace loads to Pi's tool list. */
+  toolLoader: ToolLoader | undefined;
   /** Routing and delivery of runtime injections (src/runtime/injections). */
   readonly injections: InjectionDispatcher;
   /** The pending injections: the one owner of that part of the durable state. */
@@ -125,6 +140,7 @@ export class SessionProtocolController {
       currentArtifacts: initial.currentArtifacts,
       ...(initial.knowledge === undefined ? {} : { knowledge: initial.knowledge }),
       ...(initial.requiredSkills === undefined ? {} : { requiredSkills: initial.requiredSkills }),
+      ...(initial.loadedNamespaces === undefined ? {} : { loadedNamespaces: initial.loadedNamespaces }),
     };
     this.revision = initial.revision;
     const kinds = this.artifacts.injectionKinds;
@@ -203,6 +219,7 @@ export class SessionProtocolController {
       injectionLog: { seenIds },
       ...(this.core.knowledge === undefined ? {} : { knowledge: this.core.knowledge }),
       ...(this.core.requiredSkills === undefined ? {} : { requiredSkills: this.core.requiredSkills }),
+      ...(this.core.loadedNamespaces === undefined ? {} : { loadedNamespaces: this.core.loadedNamespaces }),
     };
   }
 
@@ -227,6 +244,8 @@ export class SessionProtocolController {
       this.recorder.record({ type: "skills_loaded", names });
       this.emit({ type: "skills_activated", names, toolCallId });
       this.emitChecklistProgress(toolCallId, names);
+      const loaded = this.loadSkillNamespaces(plan.newlyActive.map((skill) => skill.name), toolCallId);
+      if (loaded !== undefined) text.push(loaded);
     }
     return {
       content: text.map((part) => ({ type: "text", text: part })),
@@ -433,8 +452,109 @@ export class SessionProtocolController {
     return this.run.yielded !== undefined;
   }
 
+  /**
+   * The tools a session of this variant starts with: tools.json's, then the
+   * tools of each namespace the variant sends from the start, in the
+   * manifest's order (the order of the cache plan's blocks).
+   */
+  startToolSchemas(): ToolSchemaArtifact[] {
+    const catalog = this.namespaceCatalog;
+    const toolsOf = (name: string): readonly ToolSchemaArtifact[] => catalog.find((namespace) => namespace.name === name)?.tools ?? [];
+    // A restored session starts with what it had loaded, in load order, so its tool list is the one its transcript declares.
+    const names = [...this.startNamespaceNames(), ...this.loadedNamespaces.map((namespace) => namespace.name)];
+    return [...this.artifacts.tools, ...names.flatMap(toolsOf)];
+  }
+
+  // ---- tool namespaces -----------------------------------------------------------
+
+  /** Every namespace this session can load: the compiled ones, by name. */
+  get namespaceCatalog(): SessionNamespace[] {
+    return sessionCatalog(this.artifacts.namespaces);
+  }
+
+  /** The namespaces loaded during the session, in load order (the variant's start namespaces are not listed). */
+  get loadedNamespaces(): readonly LoadedNamespace[] {
+    return this.core.loadedNamespaces ?? [];
+  }
+
+  /** Whether the namespace's tools are in the tool list: sent from the start, or loaded since. */
+  isNamespaceLoaded(name: string): boolean {
+    return this.startNamespaceNames().includes(name) || this.loadedNamespaces.some((namespace) => namespace.name === name);
+  }
+
+  /**
+   * The host loads namespaces (e.g. every one at session start on a model
+   * that re-sends the tool list for each change). Idempotent; throws
+   * NamespaceToolError for a name the catalog does not hold or one that cannot load.
+   */
+  loadNamespacesForHost(names: readonly string[]): SessionNamespace[] {
+    const catalog = this.namespaceCatalog;
+    const wanted = names.map((name) => {
+      const found = catalog.find((namespace) => namespace.name === name);
+      if (found === undefined) throw new NamespaceToolError(unknownNamespaceMessage(name, catalog));
+      return found;
+    });
+    return this.loadNamespaces(wanted, { loadedBy: "host" }, "");
+  }
+
+  /** `load_tool_namespace({ name })`: exact name from the catalog; a loaded one is confirmed, not loaded twice. */
+  loadNamespaceTool(params: Readonly<Record<string, unknown>>, toolCallId: string): ToolOutcome {
+    const name = typeof params["name"] === "string" ? params["name"] : "";
+    const catalog = this.namespaceCatalog;
+    const namespace = catalog.find((candidate) => candidate.name === name);
+    if (namespace === undefined) throw new NamespaceToolError(unknownNamespaceMessage(name, catalog));
+    if (this.isNamespaceLoaded(name)) {
+      return { content: [{ type: "text", text: `Tool namespace "${name}" is already in your tool list: ${namespace.tools.map((tool) => tool.name).join(", ")}.` }], details: { namespace: name, alreadyLoaded: true } };
+    }
+    const refusal = this.toolLoader?.refusal(namespace);
+    if (refusal !== undefined) throw new NamespaceToolError(`Tool namespace "${name}" cannot load in this session: ${refusal}.`);
+    this.loadNamespaces([namespace], { loadedBy: "tool" }, toolCallId);
+    return { content: [{ type: "text", text: loadedNamespacesText([namespace], "by name") }], details: { namespace: name, alreadyLoaded: false } };
+  }
+
+  /** The namespaces newly active workflow skills declare, loaded in declaration order; the text for the skill tool's result. */
+  private loadSkillNamespaces(skillNames: readonly string[], toolCallId: string): string | undefined {
+    const catalog = this.namespaceCatalog;
+    const lines: string[] = [];
+    for (const skillName of skillNames) {
+      const skill = this.artifacts.skills.get(skillName);
+      if (skill?.type !== "workflow") continue;
+      for (const name of skill.toolNamespaces) {
+        const namespace = catalog.find((candidate) => candidate.name === name);
+        if (namespace === undefined || this.isNamespaceLoaded(name)) continue;
+        const refusal = this.toolLoader?.refusal(namespace);
+        if (refusal !== undefined) {
+          lines.push(`Tool namespace "${name}" that ${skillName} needs could not load: ${refusal}. Tell the user which step cannot run.`);
+          continue;
+        }
+        this.loadNamespaces([namespace], { loadedBy: "skill", skill: skillName }, toolCallId);
+        lines.push(loadedNamespacesText([namespace], `for ${skillName}`));
+      }
+    }
+    return lines.length === 0 ? undefined : lines.join("\n");
+  }
+
+  private loadNamespaces(namespaces: readonly SessionNamespace[], how: { loadedBy: NamespaceLoadSource; skill?: string }, toolCallId: string): SessionNamespace[] {
+    const fresh = namespaces.filter((namespace, index) => !this.isNamespaceLoaded(namespace.name) && namespaces.indexOf(namespace) === index);
+    if (fresh.length === 0) return [];
+    for (const namespace of fresh) {
+      const refusal = this.toolLoader?.refusal(namespace);
+      if (refusal !== undefined) throw new NamespaceToolError(`Tool namespace "${namespace.name}" cannot load in this session: ${refusal}.`);
+    }
+    // Durable first: a refused write loads nothing.
+    this.change({ op: "namespaces", add: fresh.map((namespace) => ({ name: namespace.name, ...how })) });
+    for (const namespace of fresh) this.toolLoader?.load(namespace);
+    this.emit({ type: "namespaces_loaded", names: fresh.map((namespace) => namespace.name), loadedBy: how.loadedBy, toolCallId });
+    return fresh;
+  }
+
+  private startNamespaceNames(): readonly string[] {
+    return this.artifacts.manifest.variants[this.variant]?.namespaces ?? [];
+  }
+
   runtimeExecutors(): Record<RuntimeToolName, ToolExecutor> {
     return {
+      [LOAD_NAMESPACE_TOOL]: async (id, params) => this.loadNamespaceTool(params, id),
       skill: async (id, params) => this.activateSkill(String(params["name"]), id),
       todo: async (id, params) => this.updateTasks(params["tasks"], id),
       message_user: async (id, params) => this.messageUser(params, id),

@@ -85,6 +85,17 @@ export interface RequiredSkill {
   scope: RequirementScope;
 }
 
+/** How a tool namespace came into the session's tool list. */
+export type NamespaceLoadSource = "skill" | "tool" | "host";
+
+/** One tool namespace whose tools are in the session's tool list (src/runtime/namespaces.ts). */
+export interface LoadedNamespace {
+  name: string;
+  loadedBy: NamespaceLoadSource;
+  /** The workflow skill whose activation loaded it (loadedBy "skill"). */
+  skill?: string;
+}
+
 export interface ExecutionState {
   stateVersion: typeof STATE_VERSION;
   /** Increments on every saved change. */
@@ -102,4 +113,6 @@ export interface ExecutionState {
   knowledge?: KnowledgeSessionState;
   /** Skills the host requires for the current turn or the session (src/runtime/invocation); absent when none ever was. */
   requiredSkills?: RequiredSkill[];
+  /** Tool namespaces loaded during the session, in load order (absent when none ever was). */
+  loadedNamespaces?: LoadedNamespace[];
 }

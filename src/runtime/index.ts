@@ -23,6 +23,7 @@ export {
   SessionProtocolController,
   UnknownVariantError,
   type ControllerOptions,
+  type ToolLoader,
   type TurnInput,
   type TurnMessage,
 } from "./controller.js";
@@ -63,6 +64,8 @@ export type {
   Task,
   TaskSnapshot,
   TaskStatus,
+  LoadedNamespace,
+  NamespaceLoadSource,
 } from "./execution-state.js";
 export type { StateChange, StateRecord } from "./journal.js";
 export { SkillToolError } from "./skills.js";
@@ -90,13 +93,16 @@ export {
   restoreAgentContext,
   sendSessionMessage,
   steerAgent,
+  toolAdditionsInPlace,
   type ControllerSource,
   type GammaAgent,
   type GammaAgentOptions,
   type GammaSession,
   type GammaSessionOptions,
   type SessionDelivery,
+  type ToolLoadingPolicy,
 } from "./pi-adapter.js";
+export { LOAD_NAMESPACE_TOOL, NamespaceToolError, type SessionNamespace } from "./namespaces.js";
 // Runtime injections: envelope, rendering, neutralisation, queue and delivery policy.
 export * from "./injections/index.js";
 // Workflow checklists: progress per step, deviations, and the completion audit.

@@ -6,7 +6,7 @@
  */
 import { DEFAULT_REMEMBERED_IDS, InjectionQueue, type QueueRecord } from "./injections/queue.js";
 import type { KnowledgeSessionState } from "./knowledge/types.js";
-import type { ActiveSkill, ArtifactReference, ExecutionState, RequiredSkill, TaskSnapshot } from "./execution-state.js";
+import type { ActiveSkill, ArtifactReference, ExecutionState, LoadedNamespace, RequiredSkill, TaskSnapshot } from "./execution-state.js";
 import { STATE_VERSION, StateConflictError, StateStoreError } from "./state-errors.js";
 
 /** One durable change to the execution state. */
@@ -19,13 +19,15 @@ export type StateChange =
   /** The session knowledge's whole state after a change (loaded notes, pending reports). */
   | { op: "knowledge"; knowledge: KnowledgeSessionState }
   /** The whole list of required skills after a change (invocation enforcement). */
-  | { op: "required"; skills: RequiredSkill[] };
+  | { op: "required"; skills: RequiredSkill[] }
+  /** Tool namespaces that joined the tool list. */
+  | { op: "namespaces"; add: LoadedNamespace[] };
 
 /** A change as a store keeps it: stamped with the revision it produces. */
 export type StateRecord = StateChange & { revision: number };
 
 /** The parts of the state outside the pending set. */
-export type StateCore = Pick<ExecutionState, "sessionKey" | "activeSkills" | "tasks" | "currentArtifacts" | "knowledge" | "requiredSkills">;
+export type StateCore = Pick<ExecutionState, "sessionKey" | "activeSkills" | "tasks" | "currentArtifacts" | "knowledge" | "requiredSkills" | "loadedNamespaces">;
 
 export function applyChange(core: StateCore, queue: InjectionQueue, change: StateChange): void {
   switch (change.op) {
@@ -46,6 +48,9 @@ export function applyChange(core: StateCore, queue: InjectionQueue, change: Stat
       return;
     case "required":
       core.requiredSkills = change.skills;
+      return;
+    case "namespaces":
+      core.loadedNamespaces = [...(core.loadedNamespaces ?? []), ...change.add];
       return;
     default:
       queue.apply(change);
@@ -71,6 +76,7 @@ export function replay(snapshot: ExecutionState, records: readonly StateRecord[]
     currentArtifacts: snapshot.currentArtifacts,
     ...(snapshot.knowledge === undefined ? {} : { knowledge: snapshot.knowledge }),
     ...(snapshot.requiredSkills === undefined ? {} : { requiredSkills: snapshot.requiredSkills }),
+    ...(snapshot.loadedNamespaces === undefined ? {} : { loadedNamespaces: snapshot.loadedNamespaces }),
   };
   let revision = snapshot.revision;
   for (const record of records) {

@@ -19,7 +19,8 @@ import type { Api, AssistantMessage, Message, Model, SystemMessage, Tool, Transc
 import type { AgentSession, ExtensionAPI, ModelRuntime, SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent";
 import type { VariantName } from "../protocol/dist-manifest.js";
 import type { LoadedArtifacts } from "./artifacts.js";
-import { SessionProtocolController, type ControllerOptions } from "./controller.js";
+import { SessionProtocolController, type ControllerOptions, type ToolLoader } from "./controller.js";
+import type { SessionNamespace } from "./namespaces.js";
 import type { InjectionTransport } from "./injections/dispatcher.js";
 import { prepareMessagesForModel } from "./injections/transport.js";
 import { ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE, dropStaleAnchors, isGammaCustomMessage, type GammaCustomMessage } from "./messages.js";
@@ -53,9 +54,19 @@ export type ControllerSource =
   | { controller: SessionProtocolController }
   | ({ artifacts: LoadedArtifacts; variant: VariantName } & Pick<ControllerOptions, "store" | "onProtocolEvent" | "audit" | "sessionLog" | "knowledge" | "invocation">);
 
+/**
+ * When a session's tool namespaces join its tool list: `"late"` (the default)
+ * when a workflow that needs one becomes active or the model loads one by
+ * name; `"start"` every namespace the host serves from the first call. A
+ * function decides per model, e.g. from {@link toolAdditionsInPlace}.
+ */
+export type ToolLoadingPolicy = "late" | "start" | ((model: Model<Api>) => "late" | "start");
+
 export type GammaAgentOptions = ControllerSource & {
   model: Model<Api>;
   executors: HostExecutors;
+  /** When namespaces load (default "late"). */
+  toolLoading?: ToolLoadingPolicy;
   /** A transcript to continue (e.g. the host's stored messages). */
   messages?: AgentMessage[];
   /** Default on both paths: {@link defaultThinkingLevel}. */
@@ -77,23 +88,19 @@ export interface GammaAgent {
 
 /**
  * A pi-agent-core Agent whose system prompt is exactly the variant's bytes and
- * whose tools are tools.json in its order. A missing host executor throws here.
+ * whose tools are tools.json in its order, then the namespaces the variant
+ * sends from the start. A missing host executor throws here.
  */
 export function createGammaAgent(options: GammaAgentOptions): GammaAgent {
   const controller = resolveController(options);
-  const tools = assembleTools({
-    schemas: controller.artifacts.tools,
-    runtime: controller.runtimeExecutors(),
-    executors: options.executors,
-    guard: (tool, params, toolCallId) => controller.checkToolCall(tool, params, toolCallId),
-  });
+  const tools = sessionTools(controller, options);
   const systemPrompt = controller.systemPrompt;
   const agent = new PiAgent({
     // Pi seeds the leading system message (the variant and tools.json's tools) unless `messages` starts with one.
     initialState: {
       systemPrompt,
       model: options.model,
-      tools: tools.map(toAgentTool),
+      tools: tools.start.map(toAgentTool),
       ...(options.messages === undefined ? {} : { messages: options.messages }),
       thinkingLevel: options.thinkingLevel ?? defaultThinkingLevel(options.model),
     },
@@ -113,6 +120,19 @@ export function createGammaAgent(options: GammaAgentOptions): GammaAgent {
   applyCachePlan(agent, controller, options.promptCache ?? {});
   const unsubscribe = bindController(agent, controller);
   controller.transport = agentTransport(agent);
+  tools.attach({
+    add: (added) => {
+      agent.state.tools = [...agent.state.tools, ...added.map(toAgentTool)];
+    },
+  });
+  // A run works on a snapshot of the tools: a namespace loaded by a tool call reaches the run's next model call
+  // through the next turn's context, where Pi declares the difference as a system message (`toolsAdded`).
+  const previousPrepare = agent.prepareNextTurnWithContext;
+  agent.prepareNextTurnWithContext = async (turn, signal) => {
+    const earlier = previousPrepare === undefined ? undefined : await previousPrepare(turn, signal);
+    const context = earlier?.context ?? turn.context;
+    return { ...earlier, context: { ...context, tools: agent.state.tools.slice() } };
+  };
   return {
     agent,
     controller,
@@ -252,6 +272,8 @@ export async function sendSessionMessage(
 export type GammaSessionOptions = ControllerSource & {
   model: Model<Api>;
   executors: HostExecutors;
+  /** When namespaces load (default "late"). */
+  toolLoading?: ToolLoadingPolicy;
   cwd: string;
   sessionManager: SessionManager;
   /** Pi's agent folder for its settings and packages; a folder without them is fine. */
@@ -280,7 +302,7 @@ export interface GammaSession {
 export async function createGammaSession(options: GammaSessionOptions): Promise<GammaSession> {
   const pi = await import("@earendil-works/pi-coding-agent");
   const controller = resolveController(options);
-  const tools = assembleTools({ schemas: controller.artifacts.tools, runtime: controller.runtimeExecutors(), executors: options.executors, guard: (tool, params, toolCallId) => controller.checkToolCall(tool, params, toolCallId) });
+  const tools = sessionTools(controller, options);
   const settingsManager = options.settingsManager ?? pi.SettingsManager.inMemory();
   const inner = new pi.DefaultResourceLoader({
     cwd: options.cwd,
@@ -316,7 +338,8 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
     resourceLoader,
     sessionManager: options.sessionManager,
     settingsManager,
-    tools: tools.map((tool) => tool.name),
+    // No allowlist: the Gamma extension registers every tool, the loadable ones inactive, and activates them as they load.
+    noTools: "builtin",
     ...(options.modelRuntime === undefined ? {} : { modelRuntime: options.modelRuntime }),
     thinkingLevel: options.thinkingLevel ?? defaultThinkingLevel(options.model),
   });
@@ -327,6 +350,8 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   applyCachePlan(agent, controller, options.promptCache ?? {});
   const unsubscribe = bindController(agent, controller);
   controller.transport = sessionTransport(session, controller);
+  // Every loadable tool is registered, inactive, by the extension: a load activates it.
+  tools.attach({ add: (added) => session.setActiveToolsByName([...session.getActiveToolNames(), ...added.map((tool) => tool.name)]) });
   if (!options.sessionManager.getEntries().some((entry) => entry.type === "custom" && entry.customType === SESSION_ENTRY_TYPE)) {
     // Pi's session file keeps Pi's prompt sections, not the variant's bytes: record the variant so `gamma-prompt audit` knows the preloaded skills.
     options.sessionManager.appendCustomEntry(SESSION_ENTRY_TYPE, { variant: controller.variant });
@@ -371,16 +396,10 @@ function applyCachePlan(agent: Agent, controller: SessionProtocolController, cac
   };
 }
 
-function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController, tools: readonly RuntimeTool[], cacheWarming: CacheWarming): void {
-  for (const tool of tools) {
-    api.registerTool({
-      name: tool.name,
-      label: tool.name,
-      description: tool.description,
-      parameters: tool.parameters,
-      execute: async (toolCallId, params, signal) => toAgentResult(await tool.execute(toolCallId, params as Record<string, unknown>, signal)),
-    });
-  }
+function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController, tools: SessionTools, cacheWarming: CacheWarming): void {
+  // The start tools in the cache plan's order, active; the tools of namespaces that may load later, inactive.
+  for (const tool of tools.start) api.registerTool(piToolDefinition(tool, true));
+  for (const tool of tools.loadable()) api.registerTool(piToolDefinition(tool, false));
   // Next-turn delivery. `input` is the last hook before prompt() drains Pi's
   // next-turn list right after the user's message (before_agent_start comes
   // after the drain and adds at most one message). The injections stay pending
@@ -410,6 +429,89 @@ function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController
 /** The fields Pi's sendCustomMessage/sendMessage take; Pi stamps its own timestamp. */
 function customPayload(message: GammaCustomMessage): Pick<GammaCustomMessage, "customType" | "content" | "display" | "details"> {
   return { customType: message.customType, content: message.content, display: message.display, details: message.details };
+}
+
+// ---- tool namespaces ------------------------------------------------------------------------
+
+/** How the model takes a tool added mid-session, from pi-ai's model data. */
+export function toolAdditionsInPlace(model: Model<Api>): boolean {
+  const compat = (model.compat ?? {}) as { supportsMidConvoSystemMessages?: boolean; supportsMidConvoToolChanges?: boolean; supportsAdditionalTools?: boolean };
+  if (compat.supportsMidConvoSystemMessages !== true) return false;
+  switch (model.api) {
+    case "anthropic-messages":
+      return compat.supportsMidConvoToolChanges === true;
+    case "openai-responses":
+    case "azure-openai-responses":
+    case "openai-codex-responses":
+      return compat.supportsAdditionalTools === true;
+    default:
+      return false;
+  }
+}
+
+/** Pi's side of a namespace load: adds tools to the Agent's or the session's list. */
+interface PiToolList {
+  add(tools: readonly RuntimeTool[]): void;
+}
+
+/** Every tool a session can give Pi: the start tools, and the tools of each namespace it may load, by namespace. */
+interface SessionTools {
+  start: readonly RuntimeTool[];
+  /** The tools of namespaces not loaded yet that the host serves. */
+  loadable(): RuntimeTool[];
+  attach(list: PiToolList): void;
+}
+
+/**
+ * The tools of a session and the controller's loader. A namespace loads when
+ * the host supplied an executor for each of its tools. With the "start" policy for this model, every namespace the host
+ * serves is loaded before the first call.
+ */
+function sessionTools(controller: SessionProtocolController, options: { model: Model<Api>; executors: HostExecutors; toolLoading?: ToolLoadingPolicy }): SessionTools {
+  const guard = (tool: string, params: Readonly<Record<string, unknown>>, toolCallId: string) => controller.checkToolCall(tool, params, toolCallId);
+  const build = () =>
+    assembleTools({
+      schemas: controller.startToolSchemas(),
+      runtime: controller.runtimeExecutors(),
+      executors: options.executors,
+      guard,
+      loadable: controller.namespaceCatalog.map((namespace) => ({ namespace: namespace.name, tools: namespace.tools })),
+    });
+  const served = new Map<string, RuntimeTool>();
+  for (const tool of build()) served.set(tool.name, tool);
+  let list: PiToolList | undefined;
+  const loader: ToolLoader = {
+    refusal: (namespace: SessionNamespace) => {
+      const missing = namespace.tools.filter((tool) => !served.has(tool.name)).map((tool) => tool.name);
+      return missing.length === 0 ? undefined : `the host supplies no executor for ${missing.join(", ")}`;
+    },
+    load: (namespace) => list?.add(namespace.tools.flatMap((tool) => served.get(tool.name) ?? [])),
+  };
+  controller.toolLoader = loader;
+  const policy = typeof options.toolLoading === "function" ? options.toolLoading(options.model) : (options.toolLoading ?? "late");
+  if (policy === "start") {
+    const servedNamespaces = controller.namespaceCatalog.filter((namespace) => loader.refusal(namespace) === undefined).map((namespace) => namespace.name);
+    controller.loadNamespacesForHost(servedNamespaces);
+  }
+  const startNames = new Set(controller.startToolSchemas().map((tool) => tool.name));
+  return {
+    start: controller.startToolSchemas().flatMap((schema) => served.get(schema.name) ?? []),
+    loadable: () => [...served.values()].filter((tool) => !startNames.has(tool.name)),
+    attach: (piList) => {
+      list = piList;
+    },
+  };
+}
+
+function piToolDefinition(tool: RuntimeTool, active: boolean): Parameters<ExtensionAPI["registerTool"]>[0] {
+  return {
+    name: tool.name,
+    label: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    ...(active ? {} : { defaultActive: false }),
+    execute: async (toolCallId, params, signal) => toAgentResult(await tool.execute(toolCallId, params as Record<string, unknown>, signal)),
+  };
 }
 
 // ---- shared wiring -------------------------------------------------------------------------

@@ -18,7 +18,7 @@ export interface ToolOutcome {
 /** Throw to report a failure: Pi turns the error message into an error tool result. */
 export type ToolExecutor = (toolCallId: string, params: Record<string, unknown>, signal?: AbortSignal) => Promise<ToolOutcome>;
 
-export const RUNTIME_TOOL_NAMES = ["skill", "todo", "message_user", "read_workspace_rule"] as const;
+export const RUNTIME_TOOL_NAMES = ["skill", "todo", "message_user", "read_workspace_rule", "load_tool_namespace"] as const;
 export type RuntimeToolName = (typeof RUNTIME_TOOL_NAMES)[number];
 /** Runtime tools every tools.json must declare; the others are served when declared. */
 const REQUIRED_RUNTIME_TOOLS: readonly RuntimeToolName[] = ["skill", "todo", "message_user"];
@@ -50,10 +50,12 @@ export function assembleTools(options: {
   executors: HostExecutors;
   /** Runs before every executor and throws to refuse the call (invocation enforcement: `controller.checkToolCall`). */
   guard?: ToolGuard;
+  /** Tools of namespaces the session may load later: an executor for each is optional, but all or none per namespace. */
+  loadable?: readonly { namespace: string; tools: readonly ToolSchemaArtifact[] }[];
 }): RuntimeTool[] {
   const { schemas, runtime, executors, guard } = options;
   const isRuntime = (name: string): name is RuntimeToolName => (RUNTIME_TOOL_NAMES as readonly string[]).includes(name);
-  const declared = new Set(schemas.map((schema) => schema.name));
+  const declared = new Set([...schemas.map((schema) => schema.name), ...(options.loadable ?? []).flatMap((namespace) => namespace.tools.map((tool) => tool.name))]);
 
   const overriding = Object.keys(executors).filter(isRuntime);
   if (overriding.length > 0) {
@@ -61,7 +63,7 @@ export function assembleTools(options: {
   }
   const unknown = Object.keys(executors).filter((name) => !declared.has(name));
   if (unknown.length > 0) {
-    throw new ToolSetupError(`Unexpected executor for ${list(unknown)}, expected only tools declared in tools.json`, unknown);
+    throw new ToolSetupError(`Unexpected executor for ${list(unknown)}, expected only tools declared in tools.json or in a tool namespace`, unknown);
   }
   const missing = schemas.map((schema) => schema.name).filter((name) => !isRuntime(name) && typeof executors[name] !== "function");
   if (missing.length > 0) {
@@ -72,7 +74,17 @@ export function assembleTools(options: {
     throw new ToolSetupError(`Unexpected tools.json without ${list(absentRuntime)}, expected the runtime's tools declared`, absentRuntime);
   }
 
-  return schemas.map((schema) => {
+  const loadable: ToolSchemaArtifact[] = [];
+  for (const namespace of options.loadable ?? []) {
+    const served = namespace.tools.filter((tool) => typeof executors[tool.name] === "function");
+    if (served.length === 0 || namespace.tools.every((tool) => schemas.some((schema) => schema.name === tool.name))) continue;
+    const unserved = namespace.tools.filter((tool) => !served.includes(tool)).map((tool) => tool.name);
+    if (unserved.length > 0) {
+      throw new ToolSetupError(`Unexpected executors for part of the tool namespace "${namespace.namespace}", expected one for each of its tools or none (missing: ${list(unserved)})`, unserved);
+    }
+    loadable.push(...served);
+  }
+  return [...schemas, ...loadable].map((schema) => {
     const run = isRuntime(schema.name) ? runtime[schema.name] : (executors[schema.name] as ToolExecutor);
     const execute: ToolExecutor =
       guard === undefined

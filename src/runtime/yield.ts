@@ -8,6 +8,7 @@
 import type { AuditReport } from "./audit/audit.js";
 import type { ChecklistProgress, Deviation } from "./checklist/progress.js";
 import type { RequiredSkillsEvent } from "./invocation/required-skills.js";
+import type { NamespaceLoadSource } from "./execution-state.js";
 
 export interface ToolCallSummary {
   id: string;
@@ -41,7 +42,9 @@ export type ProtocolEvent =
   /** read_workspace_rule loaded a note: its body inline, or its path for a body over the inline limit. */
   | { type: "knowledge_loaded"; id: string; revision: string; via: "inline" | "path"; toolCallId: string }
   /** Invocation enforcement: a task action refused while a required skill is missing, or let through after the bound (`violated`). */
-  | RequiredSkillsEvent;
+  | RequiredSkillsEvent
+  /** Tool namespaces joined the tool list: when a workflow that needs them became active, by exact name, or by the host. */
+  | { type: "namespaces_loaded"; names: string[]; loadedBy: NamespaceLoadSource; toolCallId: string };
 
 export interface YieldRecord {
   message: string;

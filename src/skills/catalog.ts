@@ -69,3 +69,20 @@ export function catalogEntry(skill: CatalogSkill): string {
     "  </skill>\n"
   );
 }
+
+/** A tool namespace as the catalog of loadable namespaces shows it. */
+export interface CatalogNamespace {
+  name: string;
+  description: string;
+}
+
+/**
+ * The catalog of loadable tool namespaces, sorted by name, without a
+ * trailing newline: only names and trigger descriptions, never a schema, so
+ * the static prefix stays the same whichever namespaces a session loads.
+ */
+export function renderNamespaceCatalog(namespaces: readonly CatalogNamespace[]): string {
+  const sorted = [...namespaces].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const entries = sorted.map((namespace) => `  <namespace name="${escapeXmlAttribute(namespace.name)}">\n    ${escapeXmlText(collapseWhitespace(namespace.description))}\n  </namespace>\n`);
+  return `<tool_namespaces>\n${entries.join("")}</tool_namespaces>`;
+}

@@ -63,12 +63,12 @@ describe("the compiled cache plan (dist/cache-plan.json)", () => {
     expect(plan.variants["outline-only"]?.blocks.map((block) => block.name)).toEqual(["tools", "static-prefix", "variant-tail"]);
   });
 
-  it("puts tools + static prefix of the embedded default at about 5.2k tokens, shared by every variant", () => {
+  it("puts tools + static prefix of the embedded default at about 5.6k tokens, shared by every variant", () => {
     const { cachePlan } = loadArtifacts({ distDir: join(repoRoot, "dist") });
     for (const { blocks } of Object.values(cachePlan.variants)) {
       const shared = blocks[1]?.cumulativeTokens ?? 0;
       expect(shared).toBeGreaterThan(5000);
-      expect(shared).toBeLessThan(5500);
+      expect(shared).toBeLessThan(6000);
     }
   });
 

@@ -42,7 +42,7 @@ describe("compiled checklists: the steps lint reads, as build writes them", () =
   it("the embedded default's dist/ carries one steps artifact per workflow skill, listed and hashed in the manifest", () => {
     const manifest = JSON.parse(readFileSync(join(root, "dist/manifest.json"), "utf8")) as DistManifest;
     const withChecklist = Object.entries(manifest.skills).filter(([, info]) => info.checklist !== undefined).map(([name]) => name);
-    expect(withChecklist).toEqual(["deck-generation", "gml-editing", "import"]);
+    expect(withChecklist).toEqual(["deck-generation", "drive-files", "gml-editing", "import"]);
     const deck = JSON.parse(readFileSync(join(root, "dist/skills/deck-generation.steps.json"), "utf8")) as SkillChecklist;
     expect(manifest.skills["deck-generation"]?.checklist).toEqual({ file: "skills/deck-generation.steps.json", sha256: manifest.artifacts["skills/deck-generation.steps.json"]?.sha256, steps: 14 });
     expect(deck.source).toBe("skills/deck-generation/SKILL.md");

@@ -43,14 +43,14 @@ describe("gamma-prompt cost (library)", () => {
     }
   });
 
-  it("the first Anthropic call of another variant reads tools + static prefix (about 5k tokens) with the plan, the tools alone with one system breakpoint", () => {
+  it("the first Anthropic call of another variant reads tools + static prefix (about 5.6k tokens) with the plan, the tools alone with one system breakpoint", () => {
     const { rows, blocks } = cost({ root: repoRoot, profile: small });
     for (const variant of ["deck-generation", "import"]) {
       expect(row(rows, "claude-sonnet-4-5", "plan's breakpoints, 5m", variant)?.coldVariantRead).toBe(blocks[variant]?.prefixEnd);
       expect(row(rows, "claude-sonnet-4-5", "one system breakpoint, 5m", variant)?.coldVariantRead).toBe(blocks[variant]?.toolsEnd);
     }
     expect(blocks["import"]?.prefixEnd).toBeGreaterThan(4500);
-    expect(blocks["import"]?.prefixEnd).toBeLessThan(5500);
+    expect(blocks["import"]?.prefixEnd).toBeLessThan(6000);
   });
 
   it("follows the documented rules: a 1h lifetime pays where sessions are rarer than every 5 minutes, a key keeps a session's calls together", () => {

@@ -59,7 +59,7 @@ describe("gamma-prompt lint: exit codes", () => {
     process.chdir(repoRoot);
     try {
       const { code, stdout } = await run("lint");
-      expect({ code, stdout }).toEqual({ code: 0, stdout: "✔ no problems · 6 skills, profile gamma\n" });
+      expect({ code, stdout }).toEqual({ code: 0, stdout: "✔ no problems · 7 skills, profile gamma\n" });
     } finally {
       process.chdir(cwd);
     }

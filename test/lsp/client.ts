@@ -25,7 +25,7 @@ export const repoRoot = new URL("../..", import.meta.url).pathname;
 
 /** The embedded default's sources (and its evaluation scenarios), copied into a fresh temp folder. */
 export async function copyEmbeddedDefault(): Promise<string> {
-  return copyParts(repoRoot, ["skills", "prompts", join("schemas", "tools"), "evals", "knowledge"], await tempDir("gamma lsp"));
+  return copyParts(repoRoot, ["skills", "prompts", join("schemas", "tools"), join("schemas", "namespaces"), "evals", "knowledge"], await tempDir("gamma lsp"));
 }
 
 export const CLIENT_CAPABILITIES: ClientCapabilities = {

@@ -81,11 +81,13 @@ describe("package exports", () => {
       "KNOWLEDGE_HINTS_TYPE",
       "KnowledgeNoteRejectedError",
       "KnowledgeToolError",
+      "LOAD_NAMESPACE_TOOL",
       "MAX_BREAKPOINTS",
       "MemoryStateStore",
       "MessageUserError",
       "MiniSearchSelector",
       "NEUTRALISED_OPENER",
+      "NamespaceToolError",
       "RENDERED_ATTRIBUTES",
       "RESERVED_TAG_NAMES",
       "RUNTIME_TOOL_NAMES",
@@ -148,6 +150,7 @@ describe("package exports", () => {
       "stepsFile",
       "supportsLongRetention",
       "systemBlocks",
+      "toolAdditionsInPlace",
     ]);
   });
 });

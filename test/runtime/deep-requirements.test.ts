@@ -8,7 +8,7 @@ import { planActivation, SkillToolError } from "../../src/runtime/skills.js";
 // overflow the call stack.
 
 function loaded(name: string, requiresSkills: readonly string[] = [], conflictsWith: readonly string[] = []): LoadedSkill {
-  return { name, type: "reference", description: `Use for ${name}.`, body: `# ${name}`, requiresSkills, conflictsWith, baseDir: `skills/${name}`, files: new Map(), modelInvocable: true };
+  return { name, type: "reference", description: `Use for ${name}.`, body: `# ${name}`, requiresSkills, conflictsWith, baseDir: `skills/${name}`, files: new Map(), modelInvocable: true, toolNamespaces: [] };
 }
 
 const step = (index: number): string => `step-${String(index).padStart(5, "0")}`;

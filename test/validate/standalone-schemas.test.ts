@@ -49,6 +49,8 @@ function schemaFor(path: string): string | undefined {
   if (name === "manifest.json") return "manifest";
   if (name === "cache-plan.json") return "cache-plan";
   if (/(^|\/)schemas\/tools\/[^/]+\.json$/.test(rel)) return "tool";
+  if (/(^|\/)schemas\/namespaces\/[^/]+\/namespace\.json$/.test(rel)) return "namespace";
+  if (/(^|\/)schemas\/namespaces\/[^/]+\/tools\/[^/]+\.json$/.test(rel)) return "tool";
   if (/(^|\/)knowledge\/[^/]+\.md$/.test(rel) && !/(^|\/)(dist|expected)\//.test(rel)) return "knowledge-note";
   if (/fixtures\/injections\/.+\.json$/.test(rel) && !name.startsWith("expected")) return "runtime-injection";
   if (/^evals\/[^/]+\.yaml$/.test(rel) || /fixtures\/evals\/[^/]+\/scenario\.yaml$/.test(rel)) return "eval-scenario";
@@ -57,7 +59,7 @@ function schemaFor(path: string): string | undefined {
 
 function instances(): Map<string, { label: string; value: unknown }[]> {
   const found = new Map<string, { label: string; value: unknown }[]>(schemaNames.map((name) => [name, []]));
-  for (const folder of ["test/fixtures", "skills", "prompts", "schemas/tools", "knowledge", "dist", "evals"]) {
+  for (const folder of ["test/fixtures", "skills", "prompts", "schemas/tools", "schemas/namespaces", "knowledge", "dist", "evals"]) {
     for (const path of walk(join(root, folder))) {
       const schema = schemaFor(path);
       if (!schema || !found.has(schema)) continue;

@@ -7,7 +7,7 @@ import { copyParts, readTree, tempDir } from "../helpers/temp-project.js";
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
 /** The embedded default's sources, the project every watch test starts from. */
-const PROJECT_SOURCES = ["skills", "prompts", join("schemas", "tools")];
+const PROJECT_SOURCES = ["skills", "prompts", join("schemas", "tools"), join("schemas", "namespaces")];
 
 /** Copies the embedded default's sources into a fresh temp folder (whose name has a space, on purpose). */
 export async function copyProject(from = repoRoot): Promise<string> {

@@ -104,9 +104,9 @@ describe("cache reuse across variants (emulated Anthropic cache)", () => {
       const [base, deck, imported] = fresh.requests;
       expect(base?.cache?.read).toBe(0);
       for (const first of [deck, imported]) {
-        // About 5.2k tokens: the tools and the whole static prefix (counted by the emulator on the wire JSON).
+        // About 5.6k tokens: the tools and the whole static prefix (counted by the emulator on the wire JSON).
         expect(first?.cache?.read).toBeGreaterThan(5000);
-        expect(first?.cache?.read).toBeLessThan(5500);
+        expect(first?.cache?.read).toBeLessThan(6000);
       }
     } finally {
       await fresh.close();

@@ -43,6 +43,17 @@ function loopbackProvider(id: string): Provider {
   });
 }
 
+/** The Pi half of createGammaSession's options for a model on the loopback server: a temp cwd, a keyed ModelRuntime, an in-memory session. */
+export async function loopbackSessionSetup(model: Model<Api>) {
+  const cwd = tempDir("gamma-wire-");
+  const agentDir = join(cwd, ".pi-agent");
+  mkdirSync(agentDir);
+  const modelRuntime = await ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false });
+  modelRuntime.registerNativeProvider(loopbackProvider(model.provider));
+  await modelRuntime.setRuntimeApiKey(model.provider, FAKE_KEY);
+  return { cwd, agentDir, sessionManager: SessionManager.inMemory(cwd), modelRuntime };
+}
+
 /** The model's answers for the run below: four model calls over two user turns. */
 export const SCRIPT: ScriptedTurn[] = [
   {
@@ -108,13 +119,7 @@ export async function runConversation(options: RunOptions): Promise<RunResult> {
     }
     return { controller, dispose: gamma.dispose };
   }
-  const cwd = tempDir("gamma-wire-");
-  const agentDir = join(cwd, ".pi-agent");
-  mkdirSync(agentDir);
-  const modelRuntime = await ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false });
-  modelRuntime.registerNativeProvider(loopbackProvider(model.provider));
-  await modelRuntime.setRuntimeApiKey(model.provider, FAKE_KEY);
-  const gamma = await createGammaSession({ ...common, cwd, agentDir, sessionManager: SessionManager.inMemory(cwd), modelRuntime });
+  const gamma = await createGammaSession({ ...common, ...(await loopbackSessionSetup(model)) });
   controller = gamma.controller;
   await gamma.session.prompt("Make the deck shorter.");
   if (!options.firstCallOnly) {

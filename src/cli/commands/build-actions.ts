@@ -130,7 +130,16 @@ export function formatSummaryTable(summary: BuildSummary): string {
   const line = (cells: string[]): string => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join("  ");
   const lines = [line(header), ...rows.map(line)];
   lines.push("", `static prefix: ${summary.prefix.bytes} bytes, ${summary.prefix.tokens} tokens (${summary.prefix.cacheableTokens} cacheable); catalog: ${summary.catalog.tokens} tokens`);
+  lines.push(formatToolTokens(summary.tools));
   return `${lines.join("\n")}\n`;
+}
+
+/** The stable tool set's tokens and each namespace's: what loading everything up front adds to every call. */
+export function formatToolTokens(tools: BuildSummary["tools"]): string {
+  const plural = (count: number): string => `${count} tool${count === 1 ? "" : "s"}`;
+  const stable = `tools: stable set ${plural(tools.stableCount)}${tools.stableTokens === undefined ? "" : `, ${tools.stableTokens} tokens`}`;
+  const namespaces = tools.namespaces.map((namespace) => `; namespace ${namespace.name} ${plural(namespace.tools)}, ${namespace.tokens} tokens`);
+  return stable + namespaces.join("");
 }
 
 function stylish(diagnostics: Diagnostic[]): string {

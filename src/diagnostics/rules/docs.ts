@@ -308,6 +308,61 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   "tool/order-duplicate": { text: "schemas/tools/order.json lists each tool once.", bad: '["read", "read"]', good: '["read"]' },
   "tool/skill-name-parameter": { text: "The skill tool has a string name parameter, which the build gives an enum of the catalog's names.", bad: '{ "name": "skill", "parameters": { "type": "object" } }', good: '{ "name": "skill", "parameters": { "type": "object", "properties": { "name": { "type": "string" } } } }' },
   "tool/knowledge-id-parameter": { text: "The knowledge tool has a string knowledgeId parameter without an enum: live notes exist beside the compiled ones, so no list of ids is complete.", bad: '{ "name": "read_workspace_rule", "parameters": { "type": "object" } }', good: '{ "name": "read_workspace_rule", "parameters": { "type": "object", "properties": { "knowledgeId": { "type": "string" } } } }' },
+  "namespace/invalid": {
+    text: "A namespace is declared by schemas/namespaces/<name>/namespace.json, which matches schemas/namespace.schema.json: a lowercase_name, the trigger description the namespace catalog shows, and `tools`, the order of the tool files in schemas/namespaces/<name>/tools/.",
+    bad: '{ "name": "Drive", "tools": "drive_search" }',
+    good: '{ "name": "drive", "description": "Use for files in the user\'s connected drive.", "tools": ["drive_search", "drive_read_file"] }',
+  },
+  "namespace/name-mismatch": {
+    text: "A namespace's name equals its folder's name, so the folder, the catalog, the variants and the skills that name it cannot disagree.",
+    bad: "schemas/namespaces/drive/namespace.json with name: gdrive",
+    good: "schemas/namespaces/drive/namespace.json with name: drive",
+  },
+  "namespace/description": {
+    text: "A namespace's description is what the model reads in the namespace catalog to decide whether to load it, so the skill description limits apply: not blank, at most 1,024 code points, no < or > (the catalog is XML).",
+    bad: '"description": ""',
+    good: '"description": "Use for files in the user\'s connected drive: finding, reading and importing them."',
+  },
+  "namespace/description-trigger": {
+    text: "The namespace catalog is read like the skill catalog: a description that says when to load the namespace (the skill description rule's forms: \"Use for …\", \"Use when …\") is chosen reliably; one that only says what the tools are is not.",
+    bad: '"description": "Google Drive tools."',
+    good: '"description": "Use when the user names a file in their connected drive or asks to import from it."',
+  },
+  "namespace/too-many-tools": {
+    text: "OpenAI's tool search guide asks for namespaces of fewer than 10 functions each; Anthropic reports tool selection degrading once a model sees more than 30 to 50 tools (tool search launch, November 2025). A namespace is loaded whole, so a large one costs every session that loads it the schemas of tools it does not need. Split it by task.",
+    bad: "crm: 14 tools (contacts, deals, notes, tasks)",
+    good: "crm_contacts: 5 tools; crm_deals: 5 tools; crm_notes: 4 tools",
+  },
+  "namespace/tool-name-duplicate": {
+    text: "Providers take one flat list of tool names: a name used by the stable tool set and a namespace, or by two namespaces, would make one tool shadow the other once both are loaded.",
+    bad: "schemas/tools/read.json and schemas/namespaces/drive/tools/read.json",
+    good: "schemas/tools/read.json and schemas/namespaces/drive/tools/drive_read_file.json",
+  },
+  "namespace/tool-name-prefix": {
+    text: "OpenAI groups a namespace's functions under its name, but Anthropic's tool search sees one flat list and matches its regex or BM25 query against tool names and descriptions: a tool named after its namespace (drive_search, not search) is found by a search for the namespace and cannot be mistaken for a tool of another.",
+    bad: '"tools": ["search", "read_file"]   (namespace drive)',
+    good: '"tools": ["drive_search", "drive_read_file"]',
+  },
+  "namespace/missing-catalog": {
+    text: "A namespace that loads on demand is loaded by its exact name from the namespace catalog, so a project where some variant loads a namespace on demand must include {{namespaceCatalog}} in the static prefix. The catalog holds names and descriptions only, never a schema, so the prefix stays the same whatever a session loads.",
+    bad: "prefix.hbs without {{namespaceCatalog}}",
+    good: "{{#if toolNamespaces}}\n## Tool namespaces\n\n{{namespaceCatalog}}\n{{/if}}",
+  },
+  "variant/unknown-namespace": {
+    text: "A variant's `namespaces` (the namespaces it sends from session start) names only namespaces the project declares under schemas/namespaces/.",
+    bad: "base:\n  preload: []\n  namespaces: [drvie]",
+    good: "base:\n  preload: []\n  namespaces: [drive]",
+  },
+  "skill/namespace-unknown": {
+    text: "A workflow skill's `toolNamespaces` load when the skill becomes active; each must be a namespace the project declares, or the skill would start without the tools its steps call.",
+    bad: fm("name: drive-import", "type: workflow", "description: Use when …", "toolNamespaces: [drvie]"),
+    good: fm("name: drive-import", "type: workflow", "description: Use when …", "toolNamespaces: [drive]"),
+  },
+  "skill/namespace-on-reference": {
+    text: "Namespaces load when a workflow skill becomes active; a reference skill is lookup material that never becomes active, so `toolNamespaces` there would never load anything. Declare them on the workflow that needs the tools.",
+    bad: fm("name: drive-formats", "type: reference", "description: Use when …", "toolNamespaces: [drive]"),
+    good: fm("name: drive-import", "type: workflow", "description: Use when …", "toolNamespaces: [drive]"),
+  },
   "budget/prefix-exceeded": { text: "The static prefix must fit budgets.prefixTokens (default 8,000 o200k tokens): it is sent with every request.", bad: "a 9,000-token prefix", good: "detail moved into skills loaded on demand" },
   "budget/catalog-exceeded": { text: "The skill catalog must fit budgets.catalogTokens (default 4,000 o200k tokens).", bad: "descriptions of 300 tokens each", good: "descriptions that state the trigger in one or two sentences" },
   "budget/prefix-below-cache-minimum": { text: "OpenAI caches nothing below 1,024 tokens, so a shorter static prefix is never a cache hit.", bad: "a 600-token prefix", good: "a prefix of 1,024 tokens or more" },

@@ -16,6 +16,8 @@ import {
   INJECTIONS_ARTIFACT,
   injectionsJson,
   MANIFEST_FILE,
+  namespaceFile,
+  namespaceJson,
   PREFIX_FILE,
   prefixFamilyHashes,
   serializeManifest,
@@ -30,7 +32,7 @@ import {
 } from "../emit/artifacts.js";
 import { BuildSession, defineSlot } from "../session/build-session.js";
 import { checkProjectSources, sourceKey } from "../lint-skills/project-checks.js";
-import { computeCachePlan } from "../render/cache-plan.js";
+import { compactTools, computeCachePlan } from "../render/cache-plan.js";
 import { measurePrompts, TokenCounter, type RecordedTokenCounts } from "../render/measure.js";
 import type { ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
 import { lintSkills, type SkillFileRecord } from "../lint-skills/lint-skills.js";
@@ -106,7 +108,7 @@ export async function compileProject(root: string, session: BuildSession = new B
 
   const checked = await checkProjectSources(root, session, changedPaths, lintConfig, linted, loaded.sources, options.acceptedToolParameters);
   diagnostics.push(...checked.diagnostics);
-  const { config, injections, invocable, tools, variants, supporting, knowledge } = checked;
+  const { config, injections, invocable, tools, namespaces, variants, supporting, knowledge } = checked;
   if (!sources.prefix || !sources.variant) return done();
 
   const templateSources: TemplateSources = { prefix: sources.prefix, variant: sources.variant, partials: sources.partials };
@@ -119,10 +121,18 @@ export async function compileProject(root: string, session: BuildSession = new B
 
   const catalogPieces = catalogParts(invocable, (skill) => session.reuse(CATALOG_ENTRIES, `${skill.name}\u0000${skill.type}\u0000${skill.description}`, () => catalogEntry(skill)));
   const catalog = catalogPieces.head + catalogPieces.entries.join("") + catalogPieces.tail;
-  const context = prefixContext(invocable, tools.tools, injections.injections, catalog);
+  const context = prefixContext(invocable, tools.tools, injections.injections, catalog, namespaces.namespaces);
   const prompts = renderPrompts(templates, context, variants.variants);
   if (Array.isArray(prompts)) {
     diagnostics.push(...prompts);
+    return done();
+  }
+  // A namespace some variant loads on demand can be loaded only by the name the catalog shows.
+  const loadedOnDemand = variants.variants.some((variant) => namespaces.namespaces.some((namespace) => !variant.namespaces.includes(namespace.name)));
+  if (loadedOnDemand && !prompts.prefix.includes(context.namespaceCatalog)) {
+    diagnostics.push(
+      createDiagnostic("namespace/missing-catalog", PREFIX_TEMPLATE, FILE_START, "Unexpected static prefix without the namespace catalog, expected {{namespaceCatalog}} in prompts/prefix.hbs or one of its partials (a variant loads namespaces on demand)"),
+    );
     return done();
   }
 
@@ -147,6 +157,15 @@ export async function compileProject(root: string, session: BuildSession = new B
   const hashes = prefixFamilyHashes(prompts.prefix, prompts.suffixes);
   const toolsEntry = artifactEntry(artifacts.get(TOOLS_FILE) as string);
   hashes.set(TOOLS_FILE, toolsEntry);
+  const namespaceArtifacts = new Map<string, { file: string; entry: ArtifactEntry; tokens: number }>();
+  for (const namespace of namespaces.namespaces) {
+    const file = namespaceFile(namespace.name);
+    const text = namespaceJson(namespace);
+    artifacts.set(file, text);
+    const entry = artifactEntry(text);
+    hashes.set(file, entry);
+    namespaceArtifacts.set(namespace.name, { file, entry, tokens: counter.count(compactTools(namespace.tools)) });
+  }
   const plan = computeCachePlan({
     prefix: prompts.prefix,
     prefixTokens: measures.prefixTokens,
@@ -156,6 +175,7 @@ export async function compileProject(root: string, session: BuildSession = new B
     prefixArtifact: { file: PREFIX_FILE, entry: hashes.get(PREFIX_FILE) as ArtifactEntry },
     variantFile,
     count: (text) => counter.count(text),
+    startNamespaces: new Map(variants.variants.map((variant) => [variant.name, variant.namespaces.map((name) => namespaceArtifacts.get(name) as { file: string; entry: ArtifactEntry; tokens: number })])),
   });
   artifacts.set(CACHE_PLAN_FILE, cachePlanJson(plan));
   const skillInfos = skills.map((skill) => skillInfo(skill, counter, artifacts, hashes, session));
@@ -185,16 +205,23 @@ export async function compileProject(root: string, session: BuildSession = new B
       ...((byName.get(measure.name)?.required.length ?? 0) > 0 ? { requiredSkills: byName.get(measure.name)?.required ?? [] } : {}),
       sharedPrefixTokens: measure.sharedPrefixTokens,
       cacheableTokens: measure.cacheableTokens,
+      ...((byName.get(measure.name)?.namespaces.length ?? 0) > 0 ? { namespaces: byName.get(measure.name)?.namespaces ?? [] } : {}),
     })),
     skills: skillInfos,
     versions: { handlebars: handlebarsVersion(templates.engine), tokenizer: tokenizerVersion() },
     hashes,
     ...(knowledge ? { knowledge: { inlineBytes: config.config.knowledge.inlineBytes, notes: knowledge.notes.length } } : {}),
+    namespaces: namespaces.namespaces.map((namespace) => ({
+      name: namespace.name,
+      description: collapseWhitespace(namespace.description),
+      tools: namespace.tools.map((tool) => tool.name),
+      tokens: namespaceArtifacts.get(namespace.name)?.tokens ?? 0,
+    })),
   });
   artifacts.set(MANIFEST_FILE, serializeManifest(manifest));
   for (const [path, entry] of Object.entries(manifest.artifacts)) hashes.set(path, entry);
   session.endBuild();
-  return done({ artifacts, manifest, summary: summarize(manifest), templates, prefixContext: context, hashes });
+  return done({ artifacts, manifest, summary: summarize(manifest, plan), templates, prefixContext: context, hashes });
 }
 
 const TEMPLATES = defineSlot<Promise<PreparedTemplates | Diagnostic[]>>("templates");
@@ -244,6 +271,7 @@ function skillInfo(skill: ValidSkill, counter: TokenCounter, artifacts: Map<stri
     conflictsWith: [...skill.conflictsWith],
     tokens: counter.count(body),
     ...(skill.disableModelInvocation ? { disableModelInvocation: true as const } : {}),
+    ...(skill.toolNamespaces ? { toolNamespaces: skill.toolNamespaces.map((reference) => reference.name) } : {}),
   };
 }
 

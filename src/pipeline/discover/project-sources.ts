@@ -1,8 +1,21 @@
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
-import { CONFIG_FILE, INJECTIONS_FILE, KNOWLEDGE_SOURCE_DIR, PARTIALS_DIR, PREFIX_TEMPLATE, TOOL_ORDER_FILE, TOOLS_DIR, VARIANT_TEMPLATE, VARIANTS_FILE } from "./source-paths.js";
+import {
+  CONFIG_FILE,
+  INJECTIONS_FILE,
+  KNOWLEDGE_SOURCE_DIR,
+  NAMESPACE_FILE,
+  NAMESPACE_TOOLS_DIR,
+  NAMESPACES_DIR,
+  PARTIALS_DIR,
+  PREFIX_TEMPLATE,
+  TOOL_ORDER_FILE,
+  TOOLS_DIR,
+  VARIANT_TEMPLATE,
+  VARIANTS_FILE,
+} from "./source-paths.js";
 import { defineSlot, type BuildSession } from "../session/build-session.js";
-import { isDiagnostic, listFiles, readPromptSource } from "./sources.js";
+import { isDiagnostic, listFiles, listFolders, readPromptSource } from "./sources.js";
 import type { SourceOverrides } from "./read-source.js";
 
 /** Every non-skill source of a build, read and normalised. */
@@ -17,6 +30,8 @@ export interface ProjectSources {
   config?: SourceFile;
   /** knowledge/*.md, sorted by path; undefined when the project has no note. */
   knowledgeFiles?: SourceFile[];
+  /** Every file under schemas/namespaces/ (declarations and tools), sorted by path; undefined when the project has none. */
+  namespaceFiles?: SourceFile[];
 }
 
 export const REQUIRED_SOURCES = [PREFIX_TEMPLATE, VARIANT_TEMPLATE, VARIANTS_FILE] as const;
@@ -28,7 +43,20 @@ export async function listProjectSourcePaths(root: string): Promise<string[]> {
   const partials = (await listFiles(root, PARTIALS_DIR, ".hbs")).map((name) => `${PARTIALS_DIR}/${name}`);
   const tools = (await listFiles(root, TOOLS_DIR, ".json")).map((name) => `${TOOLS_DIR}/${name}`);
   const knowledge = (await listFiles(root, KNOWLEDGE_SOURCE_DIR, ".md")).map((name) => `${KNOWLEDGE_SOURCE_DIR}/${name}`);
-  return [...REQUIRED_SOURCES, ...OPTIONAL_SOURCES, ...partials, ...tools, ...knowledge].sort();
+  const namespaces = await listNamespaceSourcePaths(root);
+  return [...REQUIRED_SOURCES, ...OPTIONAL_SOURCES, ...partials, ...tools, ...knowledge, ...namespaces].sort();
+}
+
+/** `schemas/namespaces/<name>/namespace.json` (listed even when absent, so its absence is reported) and `<name>/tools/*.json`. */
+async function listNamespaceSourcePaths(root: string): Promise<string[]> {
+  const paths: string[] = [];
+  for (const folder of await listFolders(root, NAMESPACES_DIR)) {
+    const dir = `${NAMESPACES_DIR}/${folder}`;
+    paths.push(`${dir}/${NAMESPACE_FILE}`);
+    const toolsDir = `${dir}/${NAMESPACE_TOOLS_DIR}`;
+    for (const name of await listFiles(root, toolsDir, ".json")) paths.push(`${toolsDir}/${name}`);
+  }
+  return paths;
 }
 
 /** Prompt sources by path as last read. */
@@ -91,6 +119,8 @@ export async function loadProjectSources(
   assign(sources, "config", files.get(CONFIG_FILE));
   const knowledge = under(KNOWLEDGE_SOURCE_DIR);
   if (knowledge.length > 0) sources.knowledgeFiles = knowledge;
+  const namespaces = under(NAMESPACES_DIR);
+  if (namespaces.length > 0 || paths.some((path) => path.startsWith(`${NAMESPACES_DIR}/`))) sources.namespaceFiles = namespaces;
   return { sources, diagnostics };
 }
 

@@ -11,5 +11,9 @@ export const VARIANTS_FILE = "prompts/variants.yaml";
 export const INJECTIONS_FILE = "prompts/injections.yaml";
 export const TOOLS_DIR = "schemas/tools";
 export const TOOL_ORDER_FILE = "schemas/tools/order.json";
+/** One folder per tool namespace: `<name>/namespace.json` and `<name>/tools/<tool>.json`; the folder is optional. */
+export const NAMESPACES_DIR = "schemas/namespaces";
+export const NAMESPACE_FILE = "namespace.json";
+export const NAMESPACE_TOOLS_DIR = "tools";
 /** One knowledge note per `<id>.md` file; the folder is optional. */
 export const KNOWLEDGE_SOURCE_DIR = "knowledge";

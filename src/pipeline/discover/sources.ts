@@ -20,18 +20,26 @@ export function isDiagnostic(value: unknown): value is Diagnostic {
 
 /** Names of the files in a folder with a given extension, sorted by code unit; [] when the folder is absent. */
 export async function listFiles(root: string, relDir: string, extension: string): Promise<string[]> {
-  let entries: import("node:fs").Dirent[];
-  try {
-    entries = await readdir(join(root, relDir), { withFileTypes: true });
-  } catch (error) {
-    if (isNotFound(error) || errorCode(error) === "ENOTDIR") return [];
-    throw error;
-  }
-  return entries
+  return (await readEntries(root, relDir))
     // Not only regular files: a FIFO or a link named like a source is read (and refused) rather than skipped silently.
     .filter((entry) => !entry.isDirectory() && entry.name.endsWith(extension))
     .map((entry) => entry.name)
     .sort(compareCodeUnits);
+}
+
+/** Names of the sub-folders of a folder, sorted by code unit; [] when the folder is absent. */
+export async function listFolders(root: string, relDir: string): Promise<string[]> {
+  return (await readEntries(root, relDir)).filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => entry.name).sort(compareCodeUnits);
+}
+
+/** A folder's entries; none when it is absent or not a folder. */
+async function readEntries(root: string, relDir: string): Promise<import("node:fs").Dirent[]> {
+  try {
+    return await readdir(join(root, relDir), { withFileTypes: true });
+  } catch (error) {
+    if (isNotFound(error) || errorCode(error) === "ENOTDIR") return [];
+    throw error;
+  }
 }
 
 export function compareCodeUnits(a: string, b: string): number {

@@ -5,11 +5,13 @@ import type {
   InjectionKindArtifact,
   PrefixInfo,
   SkillInfo,
+  ToolNamespaceArtifact,
+  ToolNamespaceInfo,
   ToolSchemaArtifact,
   VariantInfo,
   VariantName,
 } from "../../protocol/dist-manifest.js";
-import { MANIFEST_FILE, MANIFEST_VERSION } from "../../protocol/dist-manifest.js";
+import { MANIFEST_FILE, MANIFEST_VERSION, namespaceFile } from "../../protocol/dist-manifest.js";
 import { CACHE_PLAN_FILE, type CachePlan } from "../../protocol/cache-plan.js";
 import { stepsFile, type SkillChecklist } from "../../protocol/checklist.js";
 import { KNOWLEDGE_INDEX_FILE } from "../../protocol/knowledge.js";
@@ -58,6 +60,8 @@ export interface ManifestInput {
   versions: { handlebars: string; tokenizer: string };
   /** Present when the project has knowledge notes (knowledge.json is then among the artifacts). */
   knowledge?: { inlineBytes: number; notes: number };
+  /** The tool namespaces (each `namespaces/<name>.json` among the artifacts), sorted by name; absent or empty for none. */
+  namespaces?: ReadonlyArray<{ name: string; description: string; tools: string[]; tokens: number }>;
   /** Hashes already known for some artifacts (they must match the texts); the rest are computed. */
   hashes?: ReadonlyMap<string, ArtifactEntry>;
 }
@@ -90,7 +94,7 @@ export function createManifest(input: ManifestInput): DistManifest {
   const skills: Record<string, SkillInfo> = {};
   for (const skill of input.skills) {
     const file = skillFile(skill.name);
-    const { conflictsWith, description, disableModelInvocation, files, requiresSkills, tokens, type } = skill;
+    const { conflictsWith, description, disableModelInvocation, files, requiresSkills, tokens, toolNamespaces, type } = skill;
     skills[skill.name] = {
       conflictsWith,
       description,
@@ -100,6 +104,7 @@ export function createManifest(input: ManifestInput): DistManifest {
       requiresSkills,
       sha256: entry(file).sha256,
       tokens,
+      ...(toolNamespaces && toolNamespaces.length > 0 ? { toolNamespaces } : {}),
       type,
     };
     if (skill.checklistSteps !== undefined) {
@@ -121,6 +126,14 @@ export function createManifest(input: ManifestInput): DistManifest {
     variants,
     skills,
   };
+  if (input.namespaces && input.namespaces.length > 0) {
+    const namespaces: Record<string, ToolNamespaceInfo> = {};
+    for (const namespace of input.namespaces) {
+      const file = namespaceFile(namespace.name);
+      namespaces[namespace.name] = { description: namespace.description, file, sha256: entry(file).sha256, tokens: namespace.tokens, tools: namespace.tools };
+    }
+    manifest.namespaces = namespaces;
+  }
   if (input.knowledge) {
     const index = entry(KNOWLEDGE_INDEX_FILE);
     manifest.knowledge = { file: KNOWLEDGE_INDEX_FILE, inlineBytes: input.knowledge.inlineBytes, notes: input.knowledge.notes, sha256: index.sha256 };
@@ -165,6 +178,20 @@ export function toolsJson(tools: readonly ToolSchemaArtifact[]): string {
     { sortKeys: false },
   );
 }
+
+/** `namespaces/<name>.json`: the namespace's name, description and tools, each key order fixed like tools.json's. */
+export function namespaceJson(namespace: ToolNamespaceArtifact): string {
+  return canonicalJson(
+    {
+      name: namespace.name,
+      description: namespace.description,
+      tools: namespace.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
+    },
+    { sortKeys: false },
+  );
+}
+
+export { namespaceFile };
 
 /** A workflow skill's checklist artifact; keys sorted like every other JSON artifact. */
 export function stepsJson(checklist: SkillChecklist): string {

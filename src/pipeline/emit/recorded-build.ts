@@ -40,7 +40,10 @@ export function readRecordedBuild(outDir: string, tokenizerVersion: string): Rec
   };
   const accepted = new Map<string, string>();
   const tools = isRecord(manifest.tools) ? parseJson(verified(manifest.tools.file)) : undefined;
-  for (const tool of Array.isArray(tools) ? (tools as unknown[]) : []) {
+  // Tool names are unique across the stable set and the namespaces (a build with a duplicate writes nothing).
+  const namespaceFiles = Object.values(isRecord(manifest.namespaces) ? manifest.namespaces : {}).map((info) => (isRecord(info) ? parseJson(verified(info.file)) : undefined));
+  const namespaceTools = namespaceFiles.flatMap((namespace) => (isRecord(namespace) && Array.isArray(namespace.tools) ? (namespace.tools as unknown[]) : []));
+  for (const tool of [...(Array.isArray(tools) ? (tools as unknown[]) : []), ...namespaceTools]) {
     if (isRecord(tool) && typeof tool.name === "string" && isRecord(tool.parameters)) accepted.set(tool.name, JSON.stringify(sourceParameters(tool.name, tool.parameters)));
   }
   const acceptedToolParameters = (tool: ToolSchemaArtifact): boolean => {
@@ -65,6 +68,11 @@ export function readRecordedBuild(outDir: string, tokenizerVersion: string): Rec
   }
   for (const skill of Object.values(isRecord(manifest.skills) ? manifest.skills : {})) {
     if (isRecord(skill)) record(verified(skill.file), skill.tokens);
+  }
+  // Namespaces: the manifest records the count of each one's tools as compact JSON, like the tools block's.
+  for (const [index, info] of Object.values(isRecord(manifest.namespaces) ? manifest.namespaces : {}).entries()) {
+    const namespace = namespaceFiles[index];
+    if (isRecord(info) && isRecord(namespace) && Array.isArray(namespace.tools)) record(compactTools(namespace.tools as ToolSchemaArtifact[]), info.tokens);
   }
   // Knowledge notes: knowledge.json records each body's count.
   const knowledge = isRecord(manifest.knowledge) ? parseJson(verified(manifest.knowledge.file)) : undefined;

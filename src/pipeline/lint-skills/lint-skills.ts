@@ -145,6 +145,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
       bodyStartLine: record.bodyStartLine,
       ...(manifest.disableModelInvocation ? { disableModelInvocation: true as const } : {}),
       ...(record.checklist ? { checklist: record.checklist } : {}),
+      ...(manifest.toolNamespaces.length > 0 ? { toolNamespaces: uniqueReferences(manifest.toolNamespaces) } : {}),
     });
   }
   statuses.sort((a, b) => compareCodeUnits(a.folder, b.folder));
@@ -199,6 +200,12 @@ function noSkillsDiagnostic(root: string, layout: SkillLayout): Diagnostic {
 
 function uniqueNames(references: ReadonlyArray<{ name: string }>): string[] {
   return [...new Set(references.map((reference) => reference.name))];
+}
+
+/** The first mention of each name, with where it is written. */
+function uniqueReferences<T extends { name: string }>(references: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return references.filter((reference) => !seen.has(reference.name) && seen.add(reference.name) !== undefined);
 }
 
 function compareCodeUnits(a: string, b: string): number {

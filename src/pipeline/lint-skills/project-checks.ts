@@ -10,6 +10,7 @@ import { resolveKnowledge } from "../validate/knowledge.js";
 import type { readLintConfig } from "../validate/lint-config.js";
 import { resolveTools, type ToolFileResult } from "../validate/tools.js";
 import { resolveVariants } from "../validate/variants.js";
+import { failedNamespaceFolders, resolveNamespaces, skillNamespaceDiagnostics } from "../validate/namespaces.js";
 import type { lintSkills } from "./lint-skills.js";
 
 const CONFIG = defineSlot<ReturnType<typeof resolveConfig>>("config");
@@ -32,6 +33,8 @@ export interface CheckedProjectSources {
   /** The skills the model is offered (no disable-model-invocation). */
   invocable: ValidSkill[];
   tools: ReturnType<typeof resolveTools>;
+  /** The project's tool namespaces (none when it has no schemas/namespaces/). */
+  namespaces: ReturnType<typeof resolveNamespaces>;
   variants: ReturnType<typeof resolveVariants>;
   supporting: ReturnType<typeof collectSupportingFiles>;
   knowledge: Awaited<ReturnType<typeof resolveKnowledge>> | undefined;
@@ -66,7 +69,12 @@ export async function checkProjectSources(
   const invocable = skills.filter((skill) => skill.disableModelInvocation !== true);
   const tools = resolveTools({ files: sources.toolFiles, order: sources.toolOrder }, invocable.map((skill) => skill.name), session.reuser(TOOL_FILES), acceptedToolParameters);
   diagnostics.push(...tools.diagnostics);
-  const variants = sources.variants ? resolveVariants(sources.variants, skills, failedSkills) : { variants: [], diagnostics: [] };
+  const namespaceFiles = sources.namespaceFiles ?? [];
+  const namespaces = namespaceFiles.length > 0 ? resolveNamespaces(namespaceFiles, tools.tools, session.reuser(TOOL_FILES), acceptedToolParameters) : { namespaces: [], diagnostics: [] };
+  diagnostics.push(...namespaces.diagnostics);
+  const namespaceNames = { valid: new Set(namespaces.namespaces.map((namespace) => namespace.name)), failed: failedNamespaceFolders(namespaceFiles, namespaces.namespaces) };
+  diagnostics.push(...skillNamespaceDiagnostics(skills, namespaceNames.valid, namespaceNames.failed));
+  const variants = sources.variants ? resolveVariants(sources.variants, skills, failedSkills, namespaceNames) : { variants: [], diagnostics: [] };
   diagnostics.push(...variants.diagnostics);
   const supporting = collectSupportingFiles(root, skills, config.config.supportingFiles.maxBytes, session, changedPaths);
   diagnostics.push(...supporting.diagnostics);
@@ -78,7 +86,7 @@ export async function checkProjectSources(
       })
     : undefined;
   if (knowledge) diagnostics.push(...knowledge.diagnostics);
-  return { diagnostics, config, injections, invocable, tools, variants, supporting, knowledge };
+  return { diagnostics, config, injections, invocable, tools, namespaces, variants, supporting, knowledge };
 }
 
 /**

@@ -22,6 +22,8 @@ export interface SkillFrontmatter {
   conflictsWith: SkillReference[];
   /** `disable-model-invocation: true`: the model is not offered the skill. */
   disableModelInvocation?: true;
+  /** `toolNamespaces`: the tool namespaces a workflow skill loads when it becomes active. */
+  toolNamespaces: SkillReference[];
 }
 
 /**
@@ -88,7 +90,11 @@ export function isMapping(value: unknown): value is Record<string, unknown> {
 }
 
 function extractManifest(tree: YamlTree, value: Record<string, unknown>, defaultType: SkillType | undefined): SkillFrontmatter {
-  const manifest: SkillFrontmatter = { requiresSkills: references(tree, value, "requiresSkills"), conflictsWith: references(tree, value, "conflictsWith") };
+  const manifest: SkillFrontmatter = {
+    requiresSkills: references(tree, value, "requiresSkills"),
+    conflictsWith: references(tree, value, "conflictsWith"),
+    toolNamespaces: references(tree, value, "toolNamespaces"),
+  };
   const name = value["name"];
   const nameRange = tree.valueRanges.get("/name");
   if (typeof name === "string") manifest.name = name;
@@ -104,7 +110,7 @@ function extractManifest(tree: YamlTree, value: Record<string, unknown>, default
   return manifest;
 }
 
-function references(tree: YamlTree, value: Record<string, unknown>, key: "requiresSkills" | "conflictsWith"): SkillReference[] {
+function references(tree: YamlTree, value: Record<string, unknown>, key: "requiresSkills" | "conflictsWith" | "toolNamespaces"): SkillReference[] {
   const list = value[key];
   if (!Array.isArray(list)) return [];
   const result: SkillReference[] = [];

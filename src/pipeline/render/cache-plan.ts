@@ -24,6 +24,8 @@ export interface CachePlanInput {
   variantFile: (name: string) => string;
   /** Counts o200k tokens (the build's shared counter). */
   count: (text: string) => number;
+  /** Per variant, the namespaces it sends from session start, in order: artifact, entry and tokens. Absent or empty: none. */
+  startNamespaces?: ReadonlyMap<string, ReadonlyArray<{ file: string; entry: ArtifactEntry; tokens: number }>>;
 }
 
 export function computeCachePlan(input: CachePlanInput): CachePlan {
@@ -51,7 +53,15 @@ export function computeCachePlan(input: CachePlanInput): CachePlan {
   };
   const variants: CachePlan["variants"] = {};
   for (const [name, suffix] of input.suffixes) {
-    const blocks = [toolsBlock, prefixBlock];
+    const blocks = [toolsBlock];
+    let toolsEnd = toolsTokens;
+    // Later tools of the same list: no breakpoint of their own, so a variant without them still shares the stable tools' entry.
+    for (const namespace of input.startNamespaces?.get(name) ?? []) {
+      toolsEnd += namespace.tokens;
+      blocks.push({ name: "namespace-tools", source: namespace.file, bytes: namespace.entry.bytes, sha256: namespace.entry.sha256, tokens: namespace.tokens, cumulativeTokens: toolsEnd, breakpoint: false });
+    }
+    const variantPrefix = toolsEnd === toolsTokens ? prefixBlock : { ...prefixBlock, cumulativeTokens: toolsEnd + prefixTokens };
+    blocks.push(variantPrefix);
     if (suffix !== "") {
       const bytes = Buffer.byteLength(suffix);
       const tokens = input.count(suffix);
@@ -62,7 +72,7 @@ export function computeCachePlan(input: CachePlanInput): CachePlan {
         bytes,
         sha256: sha256Hex(suffix),
         tokens,
-        cumulativeTokens: prefixBlock.cumulativeTokens + tokens,
+        cumulativeTokens: variantPrefix.cumulativeTokens + tokens,
         breakpoint: true,
       });
     }

@@ -1,7 +1,7 @@
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile, ValidSkill } from "../../stage-data.js";
 import type { InjectionKindArtifact, ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
-import { collapseWhitespace, renderCatalog, skillPath } from "../../skills/catalog.js";
+import { collapseWhitespace, renderCatalog, renderNamespaceCatalog, skillPath, type CatalogNamespace } from "../../skills/catalog.js";
 import { checkTemplateCached } from "./template-check-cache.js";
 import {
   createEngine,
@@ -31,6 +31,10 @@ export interface PrefixContext {
   referenceSkills: string[];
   tools: Array<{ name: string; description: string }>;
   injectionKinds: Array<{ kind: string; tag: string; meaning: string; action: string; delivery: string }>;
+  /** The tool namespaces a session can load, sorted by name: names and descriptions only, never a schema. */
+  toolNamespaces: Array<{ name: string; description: string }>;
+  /** The `<tool_namespaces>` block; "" when the project has no namespace. */
+  namespaceCatalog: string;
 }
 
 export interface VariantContext {
@@ -72,7 +76,9 @@ export function prefixContext(
   injections: readonly InjectionKindArtifact[],
   /** The catalog when the caller already rendered it (it must equal `renderCatalog(skills)`). */
   catalog?: string,
+  namespaces: readonly CatalogNamespace[] = [],
 ): PrefixContext {
+  const sortedNamespaces = [...namespaces].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const sorted = [...skills].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return {
     catalog: catalog ?? renderCatalog(sorted),
@@ -81,6 +87,8 @@ export function prefixContext(
     referenceSkills: sorted.filter((skill) => skill.type === "reference").map((skill) => skill.name),
     tools: tools.map((tool) => ({ name: tool.name, description: tool.description })),
     injectionKinds: injections.map((entry) => ({ kind: entry.kind, tag: entry.tag, meaning: entry.meaning, action: entry.action, delivery: entry.delivery })),
+    toolNamespaces: sortedNamespaces.map((namespace) => ({ name: namespace.name, description: collapseWhitespace(namespace.description) })),
+    namespaceCatalog: sortedNamespaces.length > 0 ? renderNamespaceCatalog(sortedNamespaces) : "",
   };
 }
 

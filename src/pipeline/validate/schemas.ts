@@ -7,7 +7,7 @@ import { packageSchemaValidator } from "./schema-validators.js";
  * The build's own JSON Schemas (published under schemas/ so editors can use
  * them), each compiled once per process. Strict, all errors, no coercion.
  */
-export type BuildSchemaName = "variants" | "injection-kinds" | "tool" | "config" | "manifest" | "knowledge-note";
+export type BuildSchemaName = "variants" | "injection-kinds" | "tool" | "config" | "manifest" | "knowledge-note" | "namespace";
 
 let parametersChecker: Ajv2020 | undefined;
 const requireHere = createRequire(import.meta.url);

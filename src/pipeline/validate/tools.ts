@@ -31,23 +31,7 @@ export function resolveTools(
   /** Parameter schemas already accepted for exactly these bytes (check reads them from dist/); others are compiled to check them. */
   accepted: (tool: ToolSchemaArtifact) => boolean = () => false,
 ): { tools: ToolSchemaArtifact[]; diagnostics: Diagnostic[] } {
-  const diagnostics: Diagnostic[] = [];
-  const byName = new Map<string, ToolSchemaArtifact>();
-  const fileOf = new Map<string, string>();
-  for (const file of sources.files) {
-    const key = `${file.path}\u0000${file.contentHash}`;
-    const result = reuse(key, (): ToolFileResult => {
-      const found: Diagnostic[] = [];
-      const resolved = resolveToolFile(file, found, accepted);
-      return resolved ? { tool: resolved, diagnostics: found } : { diagnostics: found };
-    });
-    diagnostics.push(...result.diagnostics);
-    const tool = result.tool;
-    if (tool) {
-      byName.set(tool.name, tool);
-      fileOf.set(tool.name, file.path);
-    }
-  }
+  const { byName, fileOf, diagnostics } = resolveToolFiles(sources.files, reuse, accepted);
   if (!sources.order) {
     diagnostics.push(createDiagnostic("source/missing-file", TOOL_ORDER_FILE, FILE_START, "Unexpected missing tool order, expected a JSON list of tool names in schemas/tools/order.json"));
     return { tools: [], diagnostics };
@@ -58,27 +42,7 @@ export function resolveTools(
     diagnostics.push(createDiagnostic("tool/order-unknown", order.file, rangeAt(order, []), "Unexpected tool order, expected a JSON list of tool names"));
     return { tools: [], diagnostics };
   }
-  const names = order.value as string[];
-  const tools: ToolSchemaArtifact[] = [];
-  const listed = new Set<string>();
-  names.forEach((name, index) => {
-    if (listed.has(name)) {
-      diagnostics.push(createDiagnostic("tool/order-duplicate", order.file, rangeAt(order, [index]), `Unexpected second \`${name}\`, expected each tool once`));
-      return;
-    }
-    listed.add(name);
-    const tool = byName.get(name);
-    if (tool) tools.push(tool);
-    else if (!sources.files.some((file) => file.path === `${TOOLS_DIR}/${name}.json`)) {
-      diagnostics.push(createDiagnostic("tool/order-unknown", order.file, rangeAt(order, [index]), `Unexpected tool \`${name}\`, expected a tool with a file ${TOOLS_DIR}/${name}.json`));
-    }
-  });
-  for (const file of sources.files) {
-    const name = baseName(file.path);
-    if (!listed.has(name)) {
-      diagnostics.push(createDiagnostic("tool/order-missing", file.path, FILE_START, `Unexpected tool \`${name}\` missing from ${TOOL_ORDER_FILE}, expected every tool in the declared order`));
-    }
-  }
+  const tools = orderTools({ order, at: [], names: order.value as string[], files: sources.files, byName, dir: TOOLS_DIR, orderName: TOOL_ORDER_FILE }, diagnostics);
   const skillTool = tools.find((tool) => tool.name === SKILL_TOOL);
   if (skillTool) {
     const withEnum = addSkillEnum(skillTool, skillNames);
@@ -101,6 +65,71 @@ export function resolveTools(
   return { tools, diagnostics };
 }
 
+/** Every tool file through the per-file rules; results reused by path and bytes. */
+export function resolveToolFiles(
+  files: readonly SourceFile[],
+  reuse: Reuse<ToolFileResult>,
+  accepted: (tool: ToolSchemaArtifact) => boolean,
+): { byName: Map<string, ToolSchemaArtifact>; fileOf: Map<string, string>; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const byName = new Map<string, ToolSchemaArtifact>();
+  const fileOf = new Map<string, string>();
+  for (const file of files) {
+    const key = `${file.path}\u0000${file.contentHash}`;
+    const result = reuse(key, (): ToolFileResult => {
+      const found: Diagnostic[] = [];
+      const resolved = resolveToolFile(file, found, accepted);
+      return resolved ? { tool: resolved, diagnostics: found } : { diagnostics: found };
+    });
+    diagnostics.push(...result.diagnostics);
+    const tool = result.tool;
+    if (tool) {
+      byName.set(tool.name, tool);
+      fileOf.set(tool.name, file.path);
+    }
+  }
+  return { byName, fileOf, diagnostics };
+}
+
+/** A declared tool order (order.json, or a namespace's `tools` list) and the tool files it orders. */
+export interface ToolOrder {
+  order: PositionedSource;
+  /** Where the list is inside the order file. */
+  at: readonly (string | number)[];
+  names: readonly string[];
+  files: readonly SourceFile[];
+  /** The tools whose files passed every per-file rule, by name. */
+  byName: ReadonlyMap<string, ToolSchemaArtifact>;
+  /** The folder the tool files are in, and how the messages name the list. */
+  dir: string;
+  orderName: string;
+}
+
+/** The tools in declared order; every name listed once, every file listed, every listed name with a file. */
+export function orderTools({ order, at, names, files, byName, dir, orderName }: ToolOrder, diagnostics: Diagnostic[]): ToolSchemaArtifact[] {
+  const tools: ToolSchemaArtifact[] = [];
+  const listed = new Set<string>();
+  names.forEach((name, index) => {
+    if (listed.has(name)) {
+      diagnostics.push(createDiagnostic("tool/order-duplicate", order.file, rangeAt(order, [...at, index]), `Unexpected second \`${name}\`, expected each tool once`));
+      return;
+    }
+    listed.add(name);
+    const tool = byName.get(name);
+    if (tool) tools.push(tool);
+    else if (!files.some((file) => file.path === `${dir}/${name}.json`)) {
+      diagnostics.push(createDiagnostic("tool/order-unknown", order.file, rangeAt(order, [...at, index]), `Unexpected tool \`${name}\`, expected a tool with a file ${dir}/${name}.json`));
+    }
+  });
+  for (const file of files) {
+    const name = baseName(file.path);
+    if (!listed.has(name)) {
+      diagnostics.push(createDiagnostic("tool/order-missing", file.path, FILE_START, `Unexpected tool \`${name}\` missing from ${orderName}, expected every tool in the declared order`));
+    }
+  }
+  return tools;
+}
+
 /** The knowledge tool: its id is a plain string, since the host registers live notes the build never sees. */
 const KNOWLEDGE_TOOL = "read_workspace_rule";
 
@@ -119,6 +148,7 @@ export interface ToolFileResult {
   diagnostics: Diagnostic[];
 }
 
+/** One tool file through every per-file tool rule: the schema, the file name, the parameters. */
 function resolveToolFile(file: SourceFile, diagnostics: Diagnostic[], accepted: (tool: ToolSchemaArtifact) => boolean): ToolSchemaArtifact | undefined {
   const located = parseJsonSource(file);
   if (!("document" in located)) {

@@ -11,6 +11,8 @@ export interface ResolvedVariant {
   name: string;
   /** Preloaded skills in prompt order: workflow skills as declared, then the reference skills, sorted. */
   skills: ValidSkill[];
+  /** Tool namespaces loaded at session start, sorted by name (the rest load on demand). */
+  namespaces: string[];
   /** Skills every request in the variant requires before any task action (`require`; invocation enforcement). */
   required: string[];
 }
@@ -20,14 +22,20 @@ export interface ResolvedVariant {
  * skills its members require (transitively). A variant may not hold two
  * skills that conflict: the prompt would contradict itself.
  */
-export function resolveVariants(source: SourceFile, skills: readonly ValidSkill[], failedSkills: ReadonlySet<string>): { variants: ResolvedVariant[]; diagnostics: Diagnostic[] } {
+export function resolveVariants(
+  source: SourceFile,
+  skills: readonly ValidSkill[],
+  failedSkills: ReadonlySet<string>,
+  /** The project's tool namespaces: valid ones, and the folders that failed (named differently in the message). */
+  namespaces: { valid: ReadonlySet<string>; failed: ReadonlySet<string> } = { valid: new Set(), failed: new Set() },
+): { variants: ResolvedVariant[]; diagnostics: Diagnostic[] } {
   const located = parseYamlSource(source);
   if (!("document" in located)) return { variants: [], diagnostics: [located] };
   const validate = buildSchemaValidator("variants");
   if (!validate(located.value)) {
     return { variants: [], diagnostics: schemaDiagnostics("variant/invalid", located, validate.errors, "the variants file") };
   }
-  const declared = (located.value as { variants: Record<string, { preload: string[]; require?: string[] }> }).variants;
+  const declared = (located.value as { variants: Record<string, { preload: string[]; require?: string[]; namespaces?: string[] }> }).variants;
   const byName = new Map(skills.map((skill) => [skill.name, skill]));
   // Only valid skills are preloaded: a requirement that failed lint is left out here (lint reports it).
   const requires = new Map(skills.map((skill) => [skill.name, skill.requiresSkills.filter((required) => byName.has(required))]));
@@ -45,6 +53,13 @@ export function resolveVariants(source: SourceFile, skills: readonly ValidSkill[
     };
     preload.forEach(checkKnown("preload"));
     required.forEach(checkKnown("require"));
+    const atStart = declared[name]?.namespaces ?? [];
+    atStart.forEach((namespace, index) => {
+      if (namespaces.valid.has(namespace)) return;
+      known = false;
+      const why = namespaces.failed.has(namespace) ? "it has errors" : "no namespace has that name";
+      diagnostics.push(createDiagnostic("variant/unknown-namespace", source.path, rangeAt(located, ["variants", name, "namespaces", index]), `Unexpected namespace \`${namespace}\` in variant \`${name}\` (${why}), expected the name of a namespace in schemas/namespaces/`));
+    });
     if (!known) continue;
     const closure = new Set(requirementClosure(requires, preload));
     const conflict = findConflict(closure, byName);
@@ -52,7 +67,7 @@ export function resolveVariants(source: SourceFile, skills: readonly ValidSkill[
       diagnostics.push(createDiagnostic("variant/conflicting-skills", source.path, rangeAt(located, ["variants", name, "preload"]), `Unexpected conflicting skills \`${conflict[0]}\` and \`${conflict[1]}\` in variant \`${name}\`, expected preloaded skills (with their requirements) that do not conflict`));
       continue;
     }
-    variants.push({ name, skills: orderPreloaded(preload, closure, byName), required: [...required] });
+    variants.push({ name, skills: orderPreloaded(preload, closure, byName), namespaces: [...atStart].sort(), required: [...required] });
   }
   return { variants, diagnostics };
 }

@@ -36,6 +36,10 @@ export const RESERVED_TAG_NAMES: readonly string[] = [
   "artifact",
   "pending_injections",
   "loaded_knowledge",
+  "loaded_tool_namespaces",
+  // The prefix's namespace catalog and one entry of it.
+  "tool_namespaces",
+  "namespace",
 ];
 
 export const NEUTRALISED_OPENER = "&lt;";

@@ -1,0 +1,191 @@
+import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { SourceFile, ValidSkill } from "../../stage-data.js";
+import type { ToolNamespaceArtifact, ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
+import { parseJsonSource, rangeAt, type PositionedSource } from "../parse/positioned-source.js";
+import { NAMESPACE_FILE, NAMESPACE_TOOLS_DIR, NAMESPACES_DIR } from "../discover/source-paths.js";
+import type { Reuse } from "../session/build-session.js";
+import { statesTrigger } from "./description-trigger.js";
+import { schemaDiagnostics } from "./schema-diagnostics.js";
+import { buildSchemaValidator } from "./schemas.js";
+import { orderTools, resolveToolFiles, type ToolFileResult } from "./tools.js";
+
+/**
+ * Tool namespaces: groups of tools kept out of the stable tool set, each
+ * loaded at session start or on demand. A namespace's tools pass every rule a
+ * stable tool passes (the same per-file rules and the same order rules, with
+ * the namespace's `tools` list as the order); the namespace itself is checked
+ * for what tool search needs: a trigger description, few tools, names that
+ * say which namespace they belong to and that no other tool uses.
+ */
+
+/** OpenAI's guidance for tool search: "fewer than 10 functions" per namespace. */
+export const MAX_TOOLS_PER_NAMESPACE = 9;
+const MAX_DESCRIPTION_CODE_POINTS = 1024;
+
+export interface ResolvedNamespaces {
+  /** Valid namespaces, sorted by name. */
+  namespaces: ToolNamespaceArtifact[];
+  diagnostics: Diagnostic[];
+}
+
+export function resolveNamespaces(
+  files: readonly SourceFile[],
+  stableTools: readonly ToolSchemaArtifact[],
+  reuse: Reuse<ToolFileResult> = (_key, compute) => compute(),
+  accepted: (tool: ToolSchemaArtifact) => boolean = () => false,
+): ResolvedNamespaces {
+  const diagnostics: Diagnostic[] = [];
+  const folders = new Map<string, { declaration?: SourceFile; tools: SourceFile[] }>();
+  for (const file of files) {
+    const [folder = "", ...rest] = file.path.slice(NAMESPACES_DIR.length + 1).split("/");
+    const entry = folders.get(folder) ?? { tools: [] };
+    folders.set(folder, entry);
+    if (rest.join("/") === NAMESPACE_FILE) entry.declaration = file;
+    else entry.tools.push(file);
+  }
+  const namespaces: ToolNamespaceArtifact[] = [];
+  for (const [folder, { declaration, tools }] of [...folders].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const dir = `${NAMESPACES_DIR}/${folder}`;
+    if (!declaration) {
+      diagnostics.push(createDiagnostic("source/missing-file", `${dir}/${NAMESPACE_FILE}`, FILE_START, `Unexpected namespace folder without ${NAMESPACE_FILE}, expected {name, description, tools} in ${dir}/${NAMESPACE_FILE}`));
+      continue;
+    }
+    const resolved = resolveNamespace(folder, declaration, tools, reuse, accepted, diagnostics);
+    if (resolved) namespaces.push(resolved);
+  }
+  diagnostics.push(...duplicateToolNames(namespaces, stableTools, files));
+  return { namespaces, diagnostics };
+}
+
+function resolveNamespace(
+  folder: string,
+  declaration: SourceFile,
+  toolFiles: readonly SourceFile[],
+  reuse: Reuse<ToolFileResult>,
+  accepted: (tool: ToolSchemaArtifact) => boolean,
+  diagnostics: Diagnostic[],
+): ToolNamespaceArtifact | undefined {
+  const located = parseJsonSource(declaration);
+  if (!("document" in located)) {
+    diagnostics.push(located);
+    return undefined;
+  }
+  const validate = buildSchemaValidator("namespace");
+  if (!validate(located.value)) {
+    diagnostics.push(...schemaDiagnostics("namespace/invalid", located, validate.errors, "the namespace"));
+    return undefined;
+  }
+  const { name, description, tools: order } = located.value as { name: string; description: string; tools: string[] };
+  if (name !== folder) {
+    diagnostics.push(createDiagnostic("namespace/name-mismatch", declaration.path, rangeAt(located, ["name"]), `Unexpected name \`${name}\`, expected \`${folder}\` (the folder's name)`));
+    return undefined;
+  }
+  const descriptionProblem = descriptionDiagnostic(located, description);
+  if (descriptionProblem) {
+    diagnostics.push(descriptionProblem);
+    if (descriptionProblem.severity === "error") return undefined;
+  }
+  const files = resolveToolFiles(toolFiles, reuse, accepted);
+  diagnostics.push(...files.diagnostics);
+  const before = diagnostics.length;
+  const dir = `${NAMESPACES_DIR}/${folder}/${NAMESPACE_TOOLS_DIR}`;
+  const tools = orderTools({ order: located, at: ["tools"], names: order, files: toolFiles, byName: files.byName, dir, orderName: `the \`tools\` list of ${declaration.path}` }, diagnostics);
+  if (files.diagnostics.length > 0 || diagnostics.length > before) return undefined;
+  if (tools.length > MAX_TOOLS_PER_NAMESPACE) {
+    diagnostics.push(
+      createDiagnostic(
+        "namespace/too-many-tools",
+        declaration.path,
+        rangeAt(located, ["tools"]),
+        `Unexpected ${tools.length} tools in namespace \`${name}\`, expected fewer than 10 (OpenAI's recommendation per namespace): split it into namespaces that load on their own`,
+      ),
+    );
+  }
+  tools.forEach((tool, index) => {
+    if (tool.name.startsWith(`${name}_`)) return;
+    diagnostics.push(
+      createDiagnostic(
+        "namespace/tool-name-prefix",
+        declaration.path,
+        rangeAt(located, ["tools", index]),
+        `Unexpected tool \`${tool.name}\` in namespace \`${name}\`, expected a name starting with \`${name}_\` (Anthropic's tool search sees one flat list and matches names)`,
+      ),
+    );
+  });
+  return { name, description, tools };
+}
+
+/** The skill description rules, applied to a namespace's description (it is a trigger in a catalog too). */
+function descriptionDiagnostic(located: PositionedSource, description: string): Diagnostic | undefined {
+  // Positions are worked out only for a finding: a clean namespace never loads the YAML library.
+  const at = (): ReturnType<typeof rangeAt> => rangeAt(located, ["description"]);
+  const file = located.file;
+  if (description.trim() === "") return createDiagnostic("namespace/description", file, at(), "Unexpected blank description, expected the task that needs the namespace in direct terms");
+  const length = [...description].length;
+  if (length > MAX_DESCRIPTION_CODE_POINTS) {
+    return createDiagnostic("namespace/description", file, at(), `Unexpected description of ${length} code points, expected at most ${MAX_DESCRIPTION_CODE_POINTS}`);
+  }
+  if (/[<>]/.test(description)) return createDiagnostic("namespace/description", file, at(), "Unexpected angle bracket in description, expected plain text without < or > (the namespace catalog is XML)");
+  if (!statesTrigger(description)) {
+    return createDiagnostic(
+      "namespace/description-trigger",
+      file,
+      at(),
+      `Unexpected description that says what the namespace is but not when to load it, expected the matching task in direct terms ("Use for …", "Use when …")`,
+    );
+  }
+  return undefined;
+}
+
+/** A tool name used twice: providers take one flat list of names, so the second would shadow the first. */
+function duplicateToolNames(namespaces: readonly ToolNamespaceArtifact[], stableTools: readonly ToolSchemaArtifact[], files: readonly SourceFile[]): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const owner = new Map<string, string>(stableTools.map((tool) => [tool.name, "the stable tool set"]));
+  for (const namespace of namespaces) {
+    for (const tool of namespace.tools) {
+      const first = owner.get(tool.name);
+      if (first === undefined) {
+        owner.set(tool.name, `namespace \`${namespace.name}\``);
+        continue;
+      }
+      const path = `${NAMESPACES_DIR}/${namespace.name}/${NAMESPACE_TOOLS_DIR}/${tool.name}.json`;
+      const file = files.find((candidate) => candidate.path === path)?.path ?? path;
+      diagnostics.push(createDiagnostic("namespace/tool-name-duplicate", file, FILE_START, `Unexpected tool \`${tool.name}\` in namespace \`${namespace.name}\`, already in ${first}; expected each tool name once across all tools`));
+    }
+  }
+  return diagnostics;
+}
+
+/**
+ * A skill's `toolNamespaces`: each a declared namespace, and only on a
+ * workflow skill (it loads them when it becomes active).
+ */
+export function skillNamespaceDiagnostics(skills: readonly ValidSkill[], namespaceNames: ReadonlySet<string>, namespacesFailed: ReadonlySet<string>): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  for (const skill of skills) {
+    const declared = skill.toolNamespaces ?? [];
+    if (declared.length === 0) continue;
+    if (skill.type !== "workflow") {
+      const first = declared[0];
+      if (first) diagnostics.push(createDiagnostic("skill/namespace-on-reference", skill.path, first.range, `Unexpected toolNamespaces on reference skill \`${skill.name}\`, expected them on the workflow skill that needs the tools`));
+      continue;
+    }
+    for (const reference of declared) {
+      if (namespaceNames.has(reference.name)) continue;
+      const why = namespacesFailed.has(reference.name) ? "it has errors" : "no namespace has that name";
+      diagnostics.push(createDiagnostic("skill/namespace-unknown", skill.path, reference.range, `Unexpected namespace \`${reference.name}\` (${why}), expected the name of a namespace in ${NAMESPACES_DIR}/`));
+    }
+  }
+  return diagnostics;
+}
+
+/** Namespace folders that exist but did not resolve (their names may still be referenced). */
+export function failedNamespaceFolders(files: readonly SourceFile[], resolved: readonly ToolNamespaceArtifact[]): Set<string> {
+  const names = new Set(resolved.map((namespace) => namespace.name));
+  const failed = new Set<string>();
+  for (const file of files) {
+    const folder = file.path.slice(NAMESPACES_DIR.length + 1).split("/")[0] ?? "";
+    if (!names.has(folder)) failed.add(folder);
+  }
+  return failed;
+}
