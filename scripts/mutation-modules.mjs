@@ -3,12 +3,17 @@
 // module's own tests, never the whole suite). `npm run mutate -- <name>` runs one.
 export const MUTATION_MODULES = {
   "artifact-verification": {
-    mutate: ["src/runtime/artifacts.ts", "src/runtime/cache-plan.ts"],
-    tests: ["test/runtime/tampered-artifacts.test.ts", "test/robustness/manifest-fuzz.test.ts", "test/build/cache-plan.test.ts"],
+    mutate: ["src/runtime/artifacts.ts", "src/runtime/cache-plan.ts", "src/runtime/manifest-schema.ts"],
+    tests: ["test/runtime/tampered-artifacts.test.ts", "test/robustness/manifest-fuzz.test.ts", "test/build/cache-plan.test.ts", "test/runtime/cache-plan.test.ts"],
   },
   "neutraliser-transport": {
     mutate: ["src/runtime/injections/neutralise.ts", "src/runtime/injections/transport.ts"],
-    tests: ["test/injections/spoofing.test.ts", "test/injections/untrusted-channels.test.ts", "test/injections/render.test.ts"],
+    tests: [
+      "test/injections/spoofing.test.ts",
+      "test/injections/untrusted-channels.test.ts",
+      "test/injections/render.test.ts",
+      "test/injections/reserved-names.test.ts",
+    ],
   },
   "journal-recovery": {
     mutate: ["src/protocol/dist-journal.ts", "src/pipeline/emit/recovery.ts", "src/runtime/journal.ts"],
