@@ -21,7 +21,14 @@ export const MUTATION_MODULES = {
   },
   "emit-transaction": {
     mutate: ["src/pipeline/emit/emit.ts", "src/pipeline/emit/lock.ts"],
-    tests: ["test/build/atomic-replace.test.ts", "test/robustness/crash.test.ts", "test/robustness/concurrent.test.ts"],
+    // The lock's own test runs in process: concurrent.test.ts races real CLI processes, which run the unmutated lib/.
+    tests: [
+      "test/build/atomic-replace.test.ts",
+      "test/build/safe-write.test.ts",
+      "test/build/incremental.test.ts",
+      "test/robustness/crash.test.ts",
+      "test/build/output-lock.test.ts",
+    ],
   },
   "skill-graph": {
     mutate: ["src/skills/graph.ts"],
