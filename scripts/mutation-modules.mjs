@@ -19,13 +19,13 @@ export const MUTATION_MODULES = {
     mutate: ["src/protocol/dist-journal.ts", "src/pipeline/emit/recovery.ts", "src/runtime/journal.ts"],
     // crash.test.ts is not run here: its one test kills some twenty real builds, minutes per mutant on two cores, and
     // the killed builds run the unmutated lib/. dist-recovery.test.ts lays out what those kills leave, in process.
-    tests: ["test/build/dist-recovery.test.ts", "test/runtime/state-journal.test.ts", "test/build/atomic-replace.test.ts"],
+    tests: ["test/build/dist-recovery.test.ts", "test/runtime/state-journal.test.ts"],
   },
   "emit-transaction": {
     mutate: ["src/pipeline/emit/emit.ts", "src/pipeline/emit/lock.ts"],
-    // In process only: concurrent.test.ts and crash.test.ts drive real CLI processes, which run the unmutated lib/
-    // (and crash.test.ts costs minutes per mutant).
-    tests: ["test/build/atomic-replace.test.ts", "test/build/safe-write.test.ts", "test/build/incremental.test.ts", "test/build/output-lock.test.ts"],
+    // In process and small: concurrent.test.ts and crash.test.ts drive real CLI processes, which run the unmutated
+    // lib/; atomic-replace.test.ts and incremental.test.ts run tens of whole builds, which every mutant would repeat.
+    tests: ["test/build/emit-transaction.test.ts", "test/build/output-lock.test.ts", "test/build/safe-write.test.ts"],
   },
   "skill-graph": {
     mutate: ["src/skills/graph.ts"],
