@@ -9,15 +9,15 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MUTATION_MODULES } from "../../scripts/mutation-modules.mjs";
-import { checkSurvivors, formatCheck } from "../../scripts/mutation-survivors.mjs";
+import { checkSurvivors, formatCheck, type AcceptedSurvivors, type MutationReport } from "../../scripts/mutation-survivors.mjs";
 
 const fixtures = join(import.meta.dirname, "..", "fixtures", "mutation");
 const acceptedDir = join(import.meta.dirname, "accepted-survivors");
 
-function readCase(name: string): { report: Parameters<typeof checkSurvivors>[0]; accepted: Parameters<typeof checkSurvivors>[1] } {
+function readCase(name: string): { report: MutationReport; accepted: AcceptedSurvivors } {
   return {
-    report: JSON.parse(readFileSync(join(fixtures, name, "mutation.json"), "utf8")) as Parameters<typeof checkSurvivors>[0],
-    accepted: JSON.parse(readFileSync(join(fixtures, name, "accepted.json"), "utf8")) as Parameters<typeof checkSurvivors>[1],
+    report: JSON.parse(readFileSync(join(fixtures, name, "mutation.json"), "utf8")) as MutationReport,
+    accepted: JSON.parse(readFileSync(join(fixtures, name, "accepted.json"), "utf8")) as AcceptedSurvivors,
   };
 }
 
@@ -87,7 +87,7 @@ describe("the accepted-survivors files", () => {
   it.each(files)("%s names a mutation module and explains each entry within that module's files", (name) => {
     const accepted = JSON.parse(readFileSync(join(acceptedDir, name), "utf8")) as { module: string; survivors: Array<Record<string, unknown>> };
     expect(`${accepted.module}.json`).toBe(name);
-    const module = (MUTATION_MODULES as Record<string, { mutate: string[] } | undefined>)[accepted.module];
+    const module = MUTATION_MODULES[accepted.module];
     expect(module).toBeDefined();
     for (const entry of accepted.survivors) {
       expect(Object.keys(entry).sort()).toEqual(["column", "file", "line", "mutator", "original", "reason", "replacement"]);

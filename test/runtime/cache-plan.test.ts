@@ -103,7 +103,7 @@ describe("verifying the cache plan against the verified dist", () => {
     ["another sha256", (b: CachePlanBlock) => ({ ...b, sha256: sha("other") })],
     ["a start after 0", (b: CachePlanBlock) => ({ ...b, system: { start: 1, end: prefixBytes } })],
     ["an end before the prefix's", (b: CachePlanBlock) => ({ ...b, system: { start: 0, end: prefixBytes - 1 } })],
-    ["no byte range", (b: CachePlanBlock) => ({ ...b, system: undefined })],
+    ["no byte range", ({ system: _range, ...b }: CachePlanBlock): CachePlanBlock => b],
   ])("refuses a second block with %s than the static prefix's", (_name, edit) => {
     expect(problemsOf(withBlock("base", 1, edit))).toEqual([`Unexpected second block of variant "base", expected the static prefix covering bytes 0-${prefixBytes}`]);
   });
@@ -116,7 +116,7 @@ describe("verifying the cache plan against the verified dist", () => {
     ["another name", (b: CachePlanBlock) => ({ ...b, name: "tools" as const })],
     ["a start past the prefix", (b: CachePlanBlock) => ({ ...b, system: { start: prefixBytes + 1, end: deckBytes } })],
     ["an end before the variant's", (b: CachePlanBlock) => ({ ...b, system: { start: prefixBytes, end: deckBytes - 1 } })],
-    ["no byte range", (b: CachePlanBlock) => ({ ...b, system: undefined })],
+    ["no byte range", ({ system: _range, ...b }: CachePlanBlock): CachePlanBlock => b],
   ])("refuses a third block with %s than the variant tail's, and says the prompt is not covered", (_name, edit) => {
     expect(problemsOf(withBlock("deck", 2, edit))).toEqual([
       `Unexpected third block of variant "deck", expected the variant tail covering bytes ${prefixBytes}-${deckBytes}`,

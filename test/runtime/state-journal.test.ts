@@ -336,9 +336,9 @@ describe("a state file read back (src/runtime/journal.ts)", () => {
   });
 
   it("keeps the snapshot's session key, knowledge, required skills and processed ids through a replay", () => {
-    const knowledge = { loaded: [] } as unknown as ExecutionState["knowledge"];
-    const required = [] as unknown as ExecutionState["requiredSkills"];
-    const base = snapshot({ sessionKey: "k0", knowledge, requiredSkills: required, injectionLog: { seenIds: ["old", 3] } as unknown as ExecutionState["injectionLog"] });
+    const knowledge = { loaded: [] } as unknown as NonNullable<ExecutionState["knowledge"]>;
+    const required: NonNullable<ExecutionState["requiredSkills"]> = [];
+    const base = snapshot({ sessionKey: "k0", knowledge, requiredSkills: required, injectionLog: { seenIds: ["old", 3] } });
     const replayed = replay(base, [{ revision: 5, op: "seen", id: "new" }], LOCATION);
     expect(replayed.sessionKey).toBe("k0");
     expect(replayed.knowledge).toBe(knowledge);
@@ -369,6 +369,6 @@ describe("a state file read back (src/runtime/journal.ts)", () => {
     ["ids that are not a list", { seenIds: "a" }, []],
     ["ids with other values among them", { seenIds: ["a", 1, null, "b"] }, ["a", "b"]],
   ])("reads the processed ids of a snapshot with %s", (_name, log, ids) => {
-    expect(seenIdsOf(snapshot({ injectionLog: log as ExecutionState["injectionLog"] }))).toEqual(ids);
+    expect(seenIdsOf(snapshot(log === undefined ? {} : { injectionLog: log as NonNullable<ExecutionState["injectionLog"]> }))).toEqual(ids);
   });
 });
