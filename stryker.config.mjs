@@ -28,6 +28,7 @@ export default {
   thresholds: { high: 85, low: 70, break: null },
   tempDirName: `.stryker-tmp/${name}`,
   cleanTempDir: true,
-  ignorePatterns: ["reports", ".bench", "coverage", "bench"],
+  // Other modules' sandboxes (.stryker-tmp/<module>) too: runs of two modules at once must not copy each other.
+  ignorePatterns: ["reports", ".bench", "coverage", "bench", ".stryker-tmp"],
   incremental: false,
 };
