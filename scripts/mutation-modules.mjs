@@ -24,8 +24,8 @@ export const MUTATION_MODULES = {
   "emit-transaction": {
     mutate: ["src/pipeline/emit/emit.ts", "src/pipeline/emit/lock.ts"],
     // In process and small: concurrent.test.ts and crash.test.ts drive real CLI processes, which run the unmutated
-    // lib/; atomic-replace.test.ts and incremental.test.ts run tens of whole builds, which every mutant would repeat.
-    tests: ["test/build/emit-transaction.test.ts", "test/build/output-lock.test.ts", "test/build/safe-write.test.ts"],
+    // lib/; atomic-replace, incremental and safe-write run whole builds, which every mutant would repeat.
+    tests: ["test/build/emit-transaction.test.ts", "test/build/output-lock.test.ts"],
   },
   "skill-graph": {
     mutate: ["src/skills/graph.ts"],
