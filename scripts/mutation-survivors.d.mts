@@ -14,23 +14,22 @@ export interface MutationReport {
   >;
 }
 
-export interface ReportedMutant {
+/** A mutant as the report and an accepted entry both name it. */
+export interface MutantPlace {
   file: string;
   line: number;
   column: number;
   mutator: string;
+  /** The source text the mutant replaced. */
   original: string;
   replacement: string;
+}
+
+export interface ReportedMutant extends MutantPlace {
   status: string;
 }
 
-export interface AcceptedSurvivor {
-  file: string;
-  line: number;
-  column: number;
-  mutator: string;
-  original: string;
-  replacement: string;
+export interface AcceptedSurvivor extends MutantPlace {
   reason: string;
 }
 
