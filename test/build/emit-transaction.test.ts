@@ -142,6 +142,18 @@ describe("replacing a build", () => {
     expect(readdirSync(dist)).not.toContain(JOURNAL_FILE);
   });
 
+  it("finds nothing to do when dist/ holds the build and no journal", async () => {
+    const { dist } = await outDir();
+    await emitArtifacts(dist, artifacts(FIRST));
+    expect(await emitArtifacts(dist, artifacts(FIRST))).toEqual({ written: [], removed: [], unchanged: Object.keys(FIRST).sort() });
+  });
+
+  it("lists removed files sorted", async () => {
+    const { dist } = await outDir();
+    await emitArtifacts(dist, artifacts({ ...FIRST, "z.md": "z", "m/n.md": "n", "b.md": "b" }));
+    expect((await emitArtifacts(dist, artifacts(FIRST))).removed).toEqual(["b.md", "m/n.md", "z.md"]);
+  });
+
   it("rewrites a file edited behind its back, a missing one and one of another size", async () => {
     const { dist } = await outDir();
     await emitArtifacts(dist, artifacts(FIRST));
@@ -238,6 +250,26 @@ describe("the emit memory (watch rebuilds)", () => {
     expect(result.unchanged).toContain("prefix.md");
     expect(readFileSync(join(dist, "prefix.md"), "utf8")).toBe("hand edit");
     expect(memory.files.has("prefix.md")).toBe(true);
+  });
+
+  it("with trustUnchanged, still writes a recorded file whose fingerprint changed, and lists unchanged files sorted", async () => {
+    const { dist } = await outDir();
+    const memory: EmitMemory = { fingerprint: fingerprints(FIRST), files: new Map(), trustUnchanged: true };
+    await emitArtifacts(dist, artifacts(FIRST), memory);
+    // prefix.md unrecorded (read and compared), variants/base.md with a new fingerprint.
+    memory.files.delete("prefix.md");
+    memory.fingerprint = (path) => (path === "variants/base.md" ? "new" : fingerprints(FIRST)(path));
+    const result = await emitArtifacts(dist, artifacts({ ...FIRST, "variants/base.md": "base 2" }), memory);
+    expect(result.written).toEqual(["variants/base.md"]);
+    expect(result.unchanged).toEqual(["manifest.json", "prefix.md", "skills/a/SKILL.md", "skills/gone/SKILL.md"]);
+  });
+
+  it("compares the bytes of a recorded file when its artifact has no fingerprint now", async () => {
+    const { dist } = await outDir();
+    const memory: EmitMemory = { fingerprint: fingerprints(FIRST), files: new Map() };
+    await emitArtifacts(dist, artifacts(FIRST), memory);
+    memory.fingerprint = () => undefined;
+    expect(await emitArtifacts(dist, artifacts(FIRST), memory)).toEqual({ written: [], removed: [], unchanged: Object.keys(FIRST).sort() });
   });
 
   it("hands the staging folder's removal to deferCleanup, which removes it", async () => {
