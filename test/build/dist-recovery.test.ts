@@ -126,6 +126,16 @@ describe("recovering a journaled dist/", () => {
     expect(text(await snapshotTree(dist))).toEqual(rest);
   });
 
+  it("removes the folders removals empty, deepest first, even when a shallower one comes first in the journal", async () => {
+    const removals = [
+      { path: "skills/old/SKILL.md", action: "remove" },
+      { path: "skills/old/deep/SKILL.md", action: "remove" },
+    ];
+    const { dist } = await interrupted({ ...OLD_DIST, "skills/old/deep/SKILL.md": "deep" }, BACKUPS, { manifestSha256: null, changes: removals });
+    expect(recoverDist(dist)).toBe("rolled-forward");
+    expect(readdirSync(join(dist, "skills"))).toEqual(["kept"]);
+  });
+
   it("is unrecoverable when an original is neither in dist/ nor in the staging folder: the journal stays so readers keep refusing dist/", async () => {
     const { "prefix.md": _lost, ...backups } = BACKUPS;
     const { dist, staging } = await interrupted({ "manifest.json": OLD_MANIFEST, "skills/kept/SKILL.md": "kept" }, backups);
