@@ -1,5 +1,6 @@
 // Mutation testing (see docs/mutation-testing.md). One module per run:
-// GAMMA_MUTATION_MODULE names it (scripts/mutate.mjs sets it).
+// GAMMA_MUTATION_MODULE names it and GAMMA_MUTATION_REPORT_DIR says where its
+// report goes (scripts/mutate.mjs sets both).
 import { MUTATION_MODULES } from "./scripts/mutation-modules.mjs";
 
 const name = process.env.GAMMA_MUTATION_MODULE ?? "";
@@ -7,6 +8,8 @@ const module = MUTATION_MODULES[name];
 if (module === undefined) {
   throw new Error(`Unexpected mutation module ${JSON.stringify(name)}, expected one of ${Object.keys(MUTATION_MODULES).join(", ")}`);
 }
+
+const reportDir = process.env.GAMMA_MUTATION_REPORT_DIR ?? `reports/mutation/${name}`;
 
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
 export default {
@@ -20,11 +23,12 @@ export default {
   concurrency: 2,
   timeoutMS: 5_000,
   reporters: ["clear-text", "progress-append-only", "html", "json"],
-  htmlReporter: { fileName: `reports/mutation/${name}/index.html` },
-  jsonReporter: { fileName: `reports/mutation/${name}/mutation.json` },
+  htmlReporter: { fileName: `${reportDir}/index.html` },
+  jsonReporter: { fileName: `${reportDir}/mutation.json` },
   thresholds: { high: 85, low: 70, break: null },
   tempDirName: `.stryker-tmp/${name}`,
   cleanTempDir: true,
-  ignorePatterns: ["reports", ".bench", "coverage", "bench"],
+  // Other modules' sandboxes (.stryker-tmp/<module>) too: runs of two modules at once must not copy each other.
+  ignorePatterns: ["reports", ".bench", "coverage", "bench", ".stryker-tmp"],
   incremental: false,
 };

@@ -83,4 +83,14 @@ describe("the trusted custom message", () => {
       timestamp: 42,
     });
   });
+
+  it("carries no dedupe key when the event has none, and the clock's time when none is given", () => {
+    const injection = acceptInjection(JSON.parse(readFileSync(fixturePath("render/client-view/event.json"), "utf8")), { kinds });
+    expect(injection.dedupeKey).toBeUndefined();
+    const before = Date.now();
+    const message = createTrustedInjectionMessage(injection, kinds);
+    expect(Object.keys(message.details).sort()).toEqual(["gammaInjection", "injectionId", "injectionType", "occurredAt", "trusted"]);
+    expect(message.timestamp).toBeGreaterThanOrEqual(before);
+    expect(message.timestamp).toBeLessThanOrEqual(Date.now());
+  });
 });

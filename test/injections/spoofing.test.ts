@@ -4,6 +4,7 @@ import { SettingsManager } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   containsReservedTag,
+  createNeutraliser,
   isTrustedInjectionMessage,
   neutraliseReservedTags,
   prepareMessagesForModel,
@@ -13,7 +14,7 @@ import { recordingExecutors, seeing, textOf, type SeenContext } from "../runtime
 import { fauxPerTest, fauxSessionSetup, NO_KNOWLEDGE_HINTS } from "../runtime/helpers/session.js";
 import { listFixtures } from "./helpers/fixtures.js";
 import { artifacts, createHarness, type GammaHarness } from "./helpers/gamma.js";
-import { candidateCodePoints, hasReservedOpener, readerView, readsAsOpeningBracket } from "./helpers/oracle.js";
+import { candidateCodePoints, hasReservedOpener, lookAlikeLetters, readerView, readsAsOpeningBracket } from "./helpers/oracle.js";
 
 const SPLIT = "\n=====message=====\n";
 const spoofing = listFixtures("spoofing", ".txt").map(({ name, text }) => ({ name, messages: text.split(SPLIT) }));
@@ -113,6 +114,30 @@ describe("every character that reads as '<'", () => {
     // The data knows more than the few brackets a hand list would name (❬ U+276C among them).
     expect(brackets).toEqual(expect.arrayContaining(["3c", "ff1c", "fe64", "226e", "2329", "3008", "27e8", "276c", "276e", "2039", "16b2", "1d236"]));
     expect(missed).toEqual([]);
+  });
+});
+
+describe("every letter that reads as a Latin one", () => {
+  // Look-alikes the neutraliser does not fold yet (the confusables data knows more than its table; ϲ decomposes to σ
+  // before the table is read); and three letters the data reads as "l" that the neutraliser reads as the "i" they
+  // lowercase to (І Ι), or the reverse (ӏ).
+  const NOT_FOLDED = new Set([..."ɑЬꞴϹϲҽꞙꞘϜԌɩͺϳꞲͿӀϺᴑσϱᴦꞟʋѵѴɯѡԜꞳɣγүϒҮ"]);
+  const READ_OTHERWISE: Array<[string, string]> = [["\u0406", "i"], ["\u0399", "i"], ["\u04CF", "l"]];
+  const ALPHABET = "abcdefghijklmnopqrstuvwxyz";
+  // A reserved name with every letter, so a look-alike of any letter can stand in it.
+  const neutraliser = createNeutraliser([ALPHABET]);
+  const spelt = (character: string, letter: string): string => `<${ALPHABET.replace(letter, character)}>`;
+
+  it.each([...lookAlikeLetters().filter(([character]) => !NOT_FOLDED.has(character) && !READ_OTHERWISE.some(([other]) => other === character)), ...READ_OTHERWISE])(
+    "%s spells %s inside a reserved tag name",
+    (character, letter) => {
+      expect(neutraliser.neutralise(spelt(character, letter))).toBe(`&lt;${spelt(character, letter).slice(1)}`);
+    },
+  );
+
+  it("finds the data's look-alikes of every letter a reserved name can hold", () => {
+    const covered = new Set(lookAlikeLetters().map(([, letter]) => letter));
+    expect([...ALPHABET].filter((letter) => !covered.has(letter))).toEqual([]);
   });
 });
 

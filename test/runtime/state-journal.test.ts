@@ -11,6 +11,7 @@ import { SessionProtocolController } from "../../src/runtime/controller.js";
 import { createGammaAgent } from "../../src/runtime/pi-adapter.js";
 import type { RuntimeInjection } from "../../src/runtime/injections/index.js";
 import type { ExecutionState } from "../../src/runtime/execution-state.js";
+import { checkRecord, checkState, parseJournal, replay, seenIdsOf } from "../../src/runtime/journal.js";
 import { FileStateStore, MemoryStateStore, StateConflictError, StateStoreError, type StateRecovery } from "../../src/runtime/state.js";
 import { prepareDist, tempDir } from "./helpers/dist.js";
 import { recordingExecutors } from "./helpers/pi.js";
@@ -230,5 +231,144 @@ describe("the fsync policy", () => {
     for (const event of mixedEvents(20)) controller.routeUpdate(event);
     controller.close();
     expect(new FileStateStore(path).load()).toEqual(controller.state);
+  });
+});
+
+describe("a state file read back (src/runtime/journal.ts)", () => {
+  const LOCATION = "/sessions/s1.json";
+  const snapshot = (fields: Partial<ExecutionState> = {}): ExecutionState => ({
+    stateVersion: 1,
+    revision: 4,
+    variant: "base",
+    activeSkills: [],
+    tasks: { items: [] } as unknown as ExecutionState["tasks"],
+    pendingInjections: [],
+    currentArtifacts: [],
+    ...fields,
+  });
+  const fileOf = (...lines: unknown[]): Buffer => Buffer.from(lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
+  const storeError = (read: () => unknown): StateStoreError => {
+    try {
+      read();
+    } catch (error) {
+      expect(error).toBeInstanceOf(StateStoreError);
+      return error as StateStoreError;
+    }
+    throw new Error("expected a StateStoreError");
+  };
+
+  it("is a snapshot line followed by one record per line; a last line without its newline is a torn write, counted and ignored", () => {
+    const records = [{ revision: 5, op: "sessionKey", sessionKey: "k" }, { revision: 6, op: "artifacts", artifacts: [] }];
+    const whole = fileOf(snapshot(), ...records);
+    const torn = Buffer.concat([whole, Buffer.from('{"revision":7,"op"')]);
+    const parsed = parseJournal(torn, LOCATION);
+    expect(parsed.snapshot).toEqual(snapshot());
+    expect(parsed.records).toEqual(records);
+    expect(parsed.validBytes).toBe(whole.length);
+    expect(parsed.tornBytes).toBe(torn.length - whole.length);
+    expect(parseJournal(whole, LOCATION).tornBytes).toBe(0);
+  });
+
+  it("takes a snapshot without a newline as the whole file", () => {
+    const bytes = Buffer.from(JSON.stringify(snapshot()));
+    expect(parseJournal(bytes, LOCATION)).toEqual({ snapshot: snapshot(), records: [], validBytes: bytes.length, tornBytes: 0 });
+  });
+
+  it("refuses a first line that is not JSON, and a broken record line naming its line number", () => {
+    expect(storeError(() => parseJournal(Buffer.from("{\n"), LOCATION)).message).toBe(`${LOCATION}: Unexpected text that is not JSON, expected a saved execution state`);
+    const broken = Buffer.concat([fileOf(snapshot(), { revision: 5, op: "seen", id: "a" }), Buffer.from("{oops\n")]);
+    expect(storeError(() => parseJournal(broken, LOCATION)).message).toBe(`${LOCATION}: Unexpected line 3 that is not JSON, expected a journal record`);
+    const notRecord = fileOf(snapshot(), { revision: "5", op: "seen" });
+    expect(storeError(() => parseJournal(notRecord, LOCATION)).message).toBe(`${LOCATION}: Unexpected line 2 that is not a journal record, expected {"revision": n, "op": ...}`);
+  });
+
+  it.each<[string, unknown, string]>([
+    ["a non-object", 3, "non-object value"],
+    ["null", null, "non-object value"],
+    ["another state version", { ...snapshot(), stateVersion: 2 }, "stateVersion 2"],
+    ["no revision", { ...snapshot(), revision: "4" }, "missing revision"],
+    ["no variant", { ...snapshot(), variant: 1 }, "missing variant"],
+    ["no active skills", { ...snapshot(), activeSkills: {} }, "missing activeSkills"],
+    ["tasks that are null", { ...snapshot(), tasks: null }, "missing tasks"],
+    ["tasks that are not an object", { ...snapshot(), tasks: "none" }, "missing tasks"],
+    ["tasks without items", { ...snapshot(), tasks: { items: {} } }, "missing tasks"],
+    ["no pending injections", { ...snapshot(), pendingInjections: null }, "missing pendingInjections"],
+    ["no current artifacts", { ...snapshot(), currentArtifacts: "x" }, "missing currentArtifacts"],
+  ])("refuses a saved state with %s", (_name, value, what) => {
+    expect(storeError(() => checkState(value, LOCATION)).message).toBe(`${LOCATION}: Unexpected ${what}, expected a saved execution state (stateVersion 1)`);
+  });
+
+  it.each<[string, unknown]>([
+    ["null", null],
+    ["a number", 5],
+    ["no op", { revision: 5 }],
+    ["an op that is not text", { revision: 5, op: 1 }],
+  ])("refuses a record that is %s", (_name, value) => {
+    expect(storeError(() => checkRecord(value, LOCATION, 9)).message).toContain("Unexpected line 9 that is not a journal record");
+  });
+
+  it("replays every kind of change onto the snapshot, in order, with the last revision", () => {
+    const knowledge = { loaded: [], pendingReports: [] } as unknown as ExecutionState["knowledge"];
+    const required = [{ skill: "deck-generation", scope: "turn" }] as unknown as ExecutionState["requiredSkills"];
+    const tasks = { items: [{ id: "t1" }] } as unknown as ExecutionState["tasks"];
+    const skill = { name: "card-style" } as unknown as ExecutionState["activeSkills"][number];
+    const replayed = replay(snapshot({ activeSkills: [skill] }), [
+      { revision: 5, op: "skills", add: [{ ...skill, name: "outline-deck" }] },
+      { revision: 6, op: "tasks", tasks },
+      { revision: 7, op: "artifacts", artifacts: [{ path: "deck.xml" }] as unknown as ExecutionState["currentArtifacts"] },
+      { revision: 8, op: "sessionKey", sessionKey: "key-1" },
+      { revision: 9, op: "knowledge", knowledge: knowledge! },
+      { revision: 10, op: "required", skills: required! },
+      { revision: 11, op: "seen", id: "evt_1" },
+    ], LOCATION);
+    expect(replayed).toEqual({
+      ...snapshot(),
+      revision: 11,
+      activeSkills: [skill, { ...skill, name: "outline-deck" }],
+      tasks,
+      currentArtifacts: [{ path: "deck.xml" }],
+      sessionKey: "key-1",
+      knowledge,
+      requiredSkills: required,
+      pendingInjections: [],
+      injectionLog: { seenIds: ["evt_1"] },
+    });
+  });
+
+  it("keeps the snapshot's session key, knowledge, required skills and processed ids through a replay", () => {
+    const knowledge = { loaded: [] } as unknown as NonNullable<ExecutionState["knowledge"]>;
+    const required: NonNullable<ExecutionState["requiredSkills"]> = [];
+    const base = snapshot({ sessionKey: "k0", knowledge, requiredSkills: required, injectionLog: { seenIds: ["old", 3] } });
+    const replayed = replay(base, [{ revision: 5, op: "seen", id: "new" }], LOCATION);
+    expect(replayed.sessionKey).toBe("k0");
+    expect(replayed.knowledge).toBe(knowledge);
+    expect(replayed.requiredSkills).toBe(required);
+    expect(replayed.injectionLog).toEqual({ seenIds: ["old", "new"] });
+    const bare = replay(snapshot(), [{ revision: 5, op: "seen", id: "new" }], LOCATION);
+    expect(Object.keys(bare).filter((key) => ["sessionKey", "knowledge", "requiredSkills"].includes(key))).toEqual([]);
+  });
+
+  it("returns the snapshot itself when there are no records", () => {
+    const base = snapshot();
+    expect(replay(base, [], LOCATION)).toBe(base);
+  });
+
+  it("refuses a revision that does not follow: an old one is a second writer, a gap a missing record", () => {
+    const conflict = storeError(() => replay(snapshot(), [{ revision: 4, op: "seen", id: "a" }], LOCATION));
+    expect(conflict).toBeInstanceOf(StateConflictError);
+    expect(conflict.message).toBe(`${LOCATION}: Unexpected revision 4 after revision 4, expected 5: two processes wrote this session's state; it is refused rather than merged`);
+    const gap = storeError(() => replay(snapshot(), [{ revision: 5, op: "seen", id: "a" }, { revision: 7, op: "seen", id: "b" }], LOCATION));
+    expect(gap).not.toBeInstanceOf(StateConflictError);
+    expect(gap.message).toBe(`${LOCATION}: Unexpected revision 7 after revision 5, expected 6 (a record is missing)`);
+  });
+
+  it.each<[string, unknown, string[]]>([
+    ["no log", undefined, []],
+    ["a log that is a list", ["a"], []],
+    ["a log that is null", null, []],
+    ["ids that are not a list", { seenIds: "a" }, []],
+    ["ids with other values among them", { seenIds: ["a", 1, null, "b"] }, ["a", "b"]],
+  ])("reads the processed ids of a snapshot with %s", (_name, log, ids) => {
+    expect(seenIdsOf(snapshot(log === undefined ? {} : { injectionLog: log as NonNullable<ExecutionState["injectionLog"]> }))).toEqual(ids);
   });
 });

@@ -82,3 +82,29 @@ export function candidateCodePoints(): number[] {
   for (const source of Object.keys(CONFUSABLES)) if ([...source].length === 1) codes.add(source.codePointAt(0) ?? 0);
   return [...codes].sort((a, b) => a - b);
 }
+
+/**
+ * The Cyrillic, Greek and Latin-extension letters the confusables data maps
+ * to one Latin letter that folding alone (compatibility forms, accents, case)
+ * does not give: the look-alikes a tag name can be spelt with. Each as
+ * [character, Latin letter].
+ */
+export function lookAlikeLetters(): Array<[string, string]> {
+  const letters: Array<[string, string]> = [];
+  for (const [source, prototype] of Object.entries(CONFUSABLES)) {
+    const code = source.codePointAt(0) ?? 0;
+    if ([...source].length !== 1 || !LOOK_ALIKE_BLOCKS.some(([from, to]) => code >= from && code <= to)) continue;
+    const letter = prototype.toLowerCase();
+    if (/^[a-z]$/.test(letter) && folded(source).toLowerCase() !== letter) letters.push([source, letter]);
+  }
+  return letters.sort(([a], [b]) => (a.codePointAt(0) ?? 0) - (b.codePointAt(0) ?? 0));
+}
+
+/** Greek and Coptic, Cyrillic and its supplement, IPA extensions, phonetic small capitals, Latin Extended-D. */
+const LOOK_ALIKE_BLOCKS: ReadonlyArray<[number, number]> = [
+  [0x0131, 0x0131],
+  [0x0250, 0x02af],
+  [0x0370, 0x052f],
+  [0x1d00, 0x1d2b],
+  [0xa720, 0xa7ff],
+];

@@ -1,0 +1,288 @@
+/**
+ * Recovery of a journaled dist/ (src/pipeline/emit/recovery.ts) and the
+ * journal as readers see it (src/protocol/dist-journal.ts), in process, on
+ * dist/ folders laid out by hand the way a killed build leaves them: the
+ * direction of each recovery, the journals it refuses to act on, and the
+ * staging folders it clears. test/robustness/crash.test.ts kills real builds
+ * at every step of the transaction.
+ */
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { recoverDist, removeStaleStaging, STALE_STAGING_MS, stagingPrefix } from "../../src/pipeline/emit/recovery.js";
+import { isProcessAlive, JOURNAL_FILE, JOURNAL_FORMAT, journaledMessage, journalState, type JournalChange } from "../../src/protocol/dist-journal.js";
+import { removeTempDirs, snapshotTree, tempDir } from "./helpers.js";
+
+afterAll(removeTempDirs);
+
+const OLD_MANIFEST = '{"build":"old"}\n';
+const NEW_MANIFEST = '{"build":"new"}\n';
+const sha = (text: string): string => createHash("sha256").update(text).digest("hex");
+
+/** The pid of a process that has exited. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ["-e", ""]).pid;
+}
+
+function writeTree(root: string, files: Record<string, string>): void {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+}
+
+function text(tree: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(tree).map(([path, base64]) => [path, Buffer.from(base64, "base64").toString("utf8")]));
+}
+
+interface Interrupted {
+  dist: string;
+  parent: string;
+  staging: string;
+}
+
+/**
+ * A transaction that replaces prefix.md and manifest.json, adds skills/new/SKILL.md and removes skills/old/SKILL.md,
+ * as a kill leaves it: `dist` holds what was applied, staging `old/` the backups of what was touched.
+ */
+async function interrupted(dist: Record<string, string>, backups: Record<string, string>, journal: Record<string, unknown> = {}): Promise<Interrupted> {
+  const parent = await tempDir("gamma dist recovery");
+  const distDir = join(parent, "dist");
+  const stagingName = `${stagingPrefix(distDir)}${deadPid()}-0a1b2c3d`;
+  const staging = join(parent, stagingName);
+  writeTree(distDir, dist);
+  writeTree(join(staging, "old"), backups);
+  const changes: JournalChange[] = [
+    { path: "skills/old/SKILL.md", action: "remove" },
+    { path: "prefix.md", action: "replace" },
+    { path: "skills/new/SKILL.md", action: "add" },
+    { path: "manifest.json", action: "replace" },
+  ];
+  const content = { format: JOURNAL_FORMAT, pid: deadPid(), startedAt: "2026-12-04T10:00:00.000Z", staging: stagingName, manifestSha256: sha(NEW_MANIFEST), changes, ...journal };
+  writeFileSync(join(distDir, JOURNAL_FILE), `${JSON.stringify(content)}\n`);
+  return { dist: distDir, parent, staging };
+}
+
+const OLD_DIST = { "manifest.json": OLD_MANIFEST, "prefix.md": "old prefix", "skills/old/SKILL.md": "old skill", "skills/kept/SKILL.md": "kept" };
+const BACKUPS = { "manifest.json": OLD_MANIFEST, "prefix.md": "old prefix", "skills/old/SKILL.md": "old skill" };
+
+describe("recovering a journaled dist/", () => {
+  it("finds nothing to do without a journal", async () => {
+    const parent = await tempDir("gamma dist recovery");
+    writeTree(join(parent, "dist"), { "manifest.json": OLD_MANIFEST });
+    expect(recoverDist(join(parent, "dist"))).toBe("none");
+  });
+
+  it("rolls back a transaction killed after the journal, before any change: the old build, journal and staging gone", async () => {
+    const { dist, parent } = await interrupted(OLD_DIST, BACKUPS);
+    expect(recoverDist(dist)).toBe("rolled-back");
+    expect(text(await snapshotTree(dist))).toEqual(OLD_DIST);
+    expect(readdirSync(parent)).toEqual(["dist"]);
+  });
+
+  it("rolls back a transaction killed midway: originals renamed back (into folders it removed), added files and their empty folders removed", async () => {
+    // Applied: the removal (its folder gone too), the prefix replaced, the new skill added; the manifest not yet.
+    const { dist, parent } = await interrupted(
+      { "manifest.json": OLD_MANIFEST, "prefix.md": "new prefix", "skills/new/SKILL.md": "new skill", "skills/kept/SKILL.md": "kept" },
+      BACKUPS,
+    );
+    expect(recoverDist(dist)).toBe("rolled-back");
+    expect(text(await snapshotTree(dist))).toEqual(OLD_DIST);
+    expect(existsSync(join(dist, "skills/new"))).toBe(false);
+    expect(readdirSync(parent)).toEqual(["dist"]);
+  });
+
+  it("keeps a folder found at an added file's path: the transaction adds files only", async () => {
+    const { dist } = await interrupted({ ...OLD_DIST, "skills/new/SKILL.md/note.txt": "someone's folder" }, BACKUPS);
+    expect(recoverDist(dist)).toBe("rolled-back");
+    expect(text(await snapshotTree(dist))).toEqual({ ...OLD_DIST, "skills/new/SKILL.md/note.txt": "someone's folder" });
+  });
+
+  it("rolls forward once the new manifest is in place: only the removals are left to do", async () => {
+    const NEW_DIST = { "manifest.json": NEW_MANIFEST, "prefix.md": "new prefix", "skills/new/SKILL.md": "new skill", "skills/kept/SKILL.md": "kept" };
+    // Killed right after the manifest's rename, with the removal still to do in this layout.
+    const { dist, parent } = await interrupted({ ...NEW_DIST, "skills/old/SKILL.md": "old skill" }, BACKUPS);
+    expect(recoverDist(dist)).toBe("rolled-forward");
+    expect(text(await snapshotTree(dist))).toEqual(NEW_DIST);
+    expect(existsSync(join(dist, "skills/old"))).toBe(false);
+    expect(readdirSync(parent)).toEqual(["dist"]);
+  });
+
+  it("rolls back when the manifest in place is not the journal's new one, and when the journal names no new manifest", async () => {
+    const other = await interrupted({ ...OLD_DIST, "manifest.json": '{"build":"other"}\n' }, BACKUPS);
+    expect(recoverDist(other.dist)).toBe("rolled-back");
+    expect(text(await snapshotTree(other.dist))).toEqual(OLD_DIST);
+    const none = await interrupted({ ...OLD_DIST, "manifest.json": NEW_MANIFEST }, BACKUPS, { manifestSha256: null });
+    expect(recoverDist(none.dist)).toBe("rolled-back");
+    expect(text(await snapshotTree(none.dist))).toEqual(OLD_DIST);
+  });
+
+  it("rolls forward a transaction that only removes files, whatever its manifest", async () => {
+    const { dist } = await interrupted(OLD_DIST, BACKUPS, { manifestSha256: null, changes: [{ path: "skills/old/SKILL.md", action: "remove" }] });
+    expect(recoverDist(dist)).toBe("rolled-forward");
+    const { "skills/old/SKILL.md": _removed, ...rest } = OLD_DIST;
+    expect(text(await snapshotTree(dist))).toEqual(rest);
+  });
+
+  it("removes the folders removals empty, deepest first, even when a shallower one comes first in the journal", async () => {
+    const removals = [
+      { path: "skills/old/SKILL.md", action: "remove" },
+      { path: "skills/old/deep/SKILL.md", action: "remove" },
+    ];
+    const { dist } = await interrupted({ ...OLD_DIST, "skills/old/deep/SKILL.md": "deep" }, BACKUPS, { manifestSha256: null, changes: removals });
+    expect(recoverDist(dist)).toBe("rolled-forward");
+    expect(readdirSync(join(dist, "skills"))).toEqual(["kept"]);
+  });
+
+  it("is unrecoverable when an original is neither in dist/ nor in the staging folder: the journal stays so readers keep refusing dist/", async () => {
+    const { "prefix.md": _lost, ...backups } = BACKUPS;
+    const { dist, staging } = await interrupted({ "manifest.json": OLD_MANIFEST, "skills/kept/SKILL.md": "kept" }, backups);
+    expect(recoverDist(dist)).toBe("unrecoverable");
+    expect(existsSync(join(dist, JOURNAL_FILE))).toBe(true);
+    expect(existsSync(staging)).toBe(true);
+  });
+
+  it("counts an original still in place as recovered even without its backup", async () => {
+    const { "prefix.md": _notBackedUp, ...backups } = BACKUPS;
+    const { dist } = await interrupted(OLD_DIST, backups);
+    expect(recoverDist(dist)).toBe("rolled-back");
+    expect(text(await snapshotTree(dist))).toEqual(OLD_DIST);
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ["another format", { format: "gamma-prompt/dist-journal/v0" }],
+    ["no staging folder", { staging: 7 }],
+    ["changes that are not a list", { changes: {} }],
+    ["a staging folder of another output folder", { staging: ".gamma-prompt-tmp-other-1-ab" }],
+    ["a staging folder with a path separator", { staging: ".gamma-prompt-tmp-dist-/../x" }],
+    ["a manifest sha256 that is not text", { manifestSha256: 5 }],
+    ["a change that is not an object", { changes: [null] }],
+    ["a change with an unknown action", { changes: [{ path: "prefix.md", action: "rename" }] }],
+    ["a change outside dist/", { changes: [{ path: "../outside.md", action: "remove" }] }],
+    ["a change at dist/ itself", { changes: [{ path: ".", action: "remove" }] }],
+    ["an empty path", { changes: [{ path: "", action: "remove" }] }],
+    ["an empty path segment", { changes: [{ path: "skills//SKILL.md", action: "remove" }] }],
+    ["an absolute path", { changes: [{ path: "/etc/passwd", action: "remove" }] }],
+    ["a backslash", { changes: [{ path: "skills\\SKILL.md", action: "remove" }] }],
+    ["a path that is not text", { changes: [{ path: 3, action: "remove" }] }],
+  ])("acts on no journal with %s: unrecoverable, dist/ untouched", async (_name, journal) => {
+    const { dist } = await interrupted(OLD_DIST, BACKUPS, journal);
+    const before = await snapshotTree(dist);
+    expect(recoverDist(dist)).toBe("unrecoverable");
+    expect(await snapshotTree(dist)).toEqual(before);
+  });
+
+  it.each([
+    ["text that is not JSON", "{"],
+    ["JSON null", "null"],
+  ])("acts on no journal that is %s", async (_name, content) => {
+    const { dist } = await interrupted(OLD_DIST, BACKUPS);
+    writeFileSync(join(dist, JOURNAL_FILE), content);
+    expect(recoverDist(dist)).toBe("unrecoverable");
+    expect(existsSync(join(dist, JOURNAL_FILE))).toBe(true);
+  });
+
+  it("acts on no journal that is a folder", async () => {
+    const parent = await tempDir("gamma dist recovery");
+    mkdirSync(join(parent, "dist", JOURNAL_FILE), { recursive: true });
+    expect(recoverDist(join(parent, "dist"))).toBe("unrecoverable");
+  });
+});
+
+describe("staging folders left by dead builds", () => {
+  async function withStaging(names: string[], mtimeMs?: number): Promise<string> {
+    const parent = await tempDir("gamma staging");
+    mkdirSync(join(parent, "dist"));
+    for (const name of names) {
+      mkdirSync(join(parent, name, "new"), { recursive: true });
+      if (mtimeMs !== undefined) utimesSync(join(parent, name), mtimeMs / 1000, mtimeMs / 1000);
+    }
+    return parent;
+  }
+
+  it("removes those of dead processes and keeps this process's, a live one's, other folders' and names that are not staging folders", async () => {
+    const dead = deadPid();
+    const live = process.ppid;
+    expect(isProcessAlive(live)).toBe(true);
+    const names = [
+      `.gamma-prompt-tmp-dist-${dead}-ab12`,
+      `.gamma-prompt-tmp-dist-${dead}-cd34`,
+      `.gamma-prompt-tmp-dist-${process.pid}-ab12`,
+      `.gamma-prompt-tmp-dist-${live}-ab12`,
+      `.gamma-prompt-tmp-other-${dead}-ab12`,
+      `.gamma-prompt-tmp-dist-${dead}-xyz`,
+      `.gamma-prompt-tmp-dist-${dead}`,
+      `.gamma-prompt-tmp-dist-x${dead}-ab12`,
+    ];
+    const parent = await withStaging(names);
+    writeFileSync(join(parent, `.gamma-prompt-tmp-dist-${dead}-ef56`), "a file, not a staging folder");
+    expect(removeStaleStaging(join(parent, "dist"))).toEqual([`.gamma-prompt-tmp-dist-${dead}-ab12`, `.gamma-prompt-tmp-dist-${dead}-cd34`]);
+    expect(readdirSync(parent).sort()).toEqual(["dist", ...names.slice(2), `.gamma-prompt-tmp-dist-${dead}-ef56`].sort());
+  });
+
+  it("removes a live process's staging folder older than an hour (pids are reused), never this process's", async () => {
+    const now = Date.now();
+    const live = `.gamma-prompt-tmp-dist-${process.ppid}-ab12`;
+    const own = `.gamma-prompt-tmp-dist-${process.pid}-ab12`;
+    const parent = await withStaging([live, own], now - STALE_STAGING_MS - 1000);
+    expect(removeStaleStaging(join(parent, "dist"), now)).toEqual([live]);
+    expect(readdirSync(parent).sort()).toEqual([own, "dist"].sort());
+    const young = await withStaging([live], now - STALE_STAGING_MS + 60_000);
+    expect(removeStaleStaging(join(young, "dist"), now)).toEqual([]);
+  });
+
+  it("finds nothing when the output folder's parent does not exist", async () => {
+    const parent = await tempDir("gamma staging");
+    expect(removeStaleStaging(join(parent, "missing", "dist"))).toEqual([]);
+  });
+
+  it("keeps an hour's leeway", () => {
+    expect(STALE_STAGING_MS).toBe(3_600_000);
+    expect(stagingPrefix("/p/out")).toBe(".gamma-prompt-tmp-out-");
+  });
+});
+
+describe("the journal as readers see it", () => {
+  async function distWithJournal(content?: string): Promise<string> {
+    const dist = join(await tempDir("gamma journal state"), "dist");
+    mkdirSync(dist, { recursive: true });
+    if (content !== undefined) writeFileSync(join(dist, JOURNAL_FILE), content);
+    return dist;
+  }
+
+  it("is absent without a journal", async () => {
+    expect(journalState(await distWithJournal())).toEqual({ present: false });
+  });
+
+  it("names a live build, which readers wait for", async () => {
+    const state = journalState(await distWithJournal(JSON.stringify({ pid: process.pid })));
+    expect(state).toEqual({ present: true, pid: process.pid, live: true });
+    expect(journaledMessage(state)).toBe(`a build (pid ${process.pid}) is replacing dist/ right now; load it again when that build has finished`);
+  });
+
+  it("tells an interrupted build by its dead pid", async () => {
+    const pid = deadPid();
+    const state = journalState(await distWithJournal(JSON.stringify({ pid })));
+    expect(state).toEqual({ present: true, pid, live: false });
+    expect(journaledMessage(state)).toBe("an interrupted build left dist/ half-replaced; run gamma-prompt build");
+  });
+
+  it.each([["{"], ["null"], ['{"pid":0}'], ['{"pid":-4}'], ['{"pid":1.5}'], ['{"pid":"12"}'], ["{}"]])("takes a journal without a usable pid (%s) for an interrupted build", async (content) => {
+    expect(journalState(await distWithJournal(content))).toEqual({ present: true, live: false });
+  });
+
+  it("takes anything else at the journal's name for an interrupted build", async () => {
+    const dist = await distWithJournal();
+    mkdirSync(join(dist, JOURNAL_FILE));
+    expect(journalState(dist)).toEqual({ present: true, live: false });
+    expect(journaledMessage({ present: false })).toBe("an interrupted build left dist/ half-replaced; run gamma-prompt build");
+  });
+
+  it("judges a process alive by its pid: this one, a live one, a dead one", () => {
+    expect(isProcessAlive(process.pid)).toBe(true);
+    expect(isProcessAlive(process.ppid)).toBe(true);
+    expect(isProcessAlive(deadPid())).toBe(false);
+  });
+});
