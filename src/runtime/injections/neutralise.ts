@@ -164,8 +164,14 @@ function foldCharacter(character: string): string {
   if (cached !== undefined) return cached;
   let folded = "";
   if (!/\p{Default_Ignorable_Code_Point}/u.test(character)) {
-    const decomposed = character.normalize("NFKD").replace(/\p{M}/gu, "").normalize("NFKC");
+    // A look-alike is read as itself first: some decompose into another
+    // look-alike of a different letter (lunate ϲ reads as c, its decomposition ς as o).
+    const direct = LOOK_ALIKES[character];
+    const decomposed = direct ?? character.normalize("NFKD").replace(/\p{M}/gu, "").normalize("NFKC");
     for (const part of decomposed) folded += LOOK_ALIKES[part] ?? part.toLowerCase();
+    // "i" and "l" are one letter to this matcher: a capital I in any script
+    // reads as l, and Unicode's data reads Cyrillic ӏ as i.
+    folded = folded.replace(/l/g, "i");
   }
   if (foldCache.size < 4096) foldCache.set(character, folded);
   return folded;
@@ -208,4 +214,11 @@ const LOOK_ALIKES: Readonly<Record<string, string>> = {
   "\u029C": "h", "\u026A": "i", "\u1D0B": "k", "\u029F": "l", "\u1D0D": "m", "\u0274": "n",
   "\u1D0F": "o", "\u1D18": "p", "\u0280": "r", "\uA731": "s", "\u1D1B": "t", "\u1D1C": "u",
   "\u1D20": "v", "\u1D21": "w", "\u028F": "y", "\u1D22": "z",
+  // Look-alikes Unicode's confusables data adds: Cyrillic, Greek, IPA and Latin Extended-D letters
+  "\u0251": "a", "\u042C": "b", "\uA7B4": "b", "\u03F9": "c", "\u04BD": "e", "\uA799": "f",
+  "\uA798": "f", "\u03DC": "f", "\u050C": "g", "\u0269": "i", "\u037A": "i", "\u03F3": "j",
+  "\uA7B2": "j", "\u037F": "j", "\u04C0": "l", "\u03FA": "m", "\u1D11": "o", "\u03C3": "o",
+  "\u03F1": "p", "\u1D26": "r", "\uA79F": "u", "\u028B": "u", "\u0475": "v", "\u0474": "v",
+  "\u026F": "w", "\u0461": "w", "\u051C": "w", "\uA7B3": "x", "\u0263": "y", "\u03B3": "y",
+  "\u04AF": "y", "\u03D2": "y", "\u04AE": "y",
 };
