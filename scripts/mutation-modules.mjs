@@ -19,8 +19,8 @@ export const MUTATION_MODULES = {
     tests: ["test/build/atomic-replace.test.ts", "test/robustness/crash.test.ts", "test/robustness/concurrent.test.ts"],
   },
   "skill-graph": {
-    mutate: ["src/skills/graph.ts"],
-    tests: ["test/lint/graph.test.ts"],
+    mutate: ["src/protocol/skill-graph.ts"],
+    tests: ["test/lint/graph.test.ts", "test/lint/deep-graph.test.ts", "test/build/variant-closure.test.ts", "test/runtime/deep-requirements.test.ts"],
   },
   "eval-judge": {
     mutate: ["src/evals/expectations.ts", "src/evals/stats.ts"],
