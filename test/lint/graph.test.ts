@@ -25,6 +25,29 @@ describe("requirement graph", () => {
     ]);
   });
 
+  it("takes a name the map does not list as requiring nothing", () => {
+    const requires = graph({ deck: ["gml"], gml: ["theme"] });
+    expect(requirementClosure(requires, ["deck"])).toEqual(["deck", "gml", "theme"]);
+    expect(requirementComponents(requires)).toEqual([["theme"], ["gml"], ["deck"]]);
+    const conflicts = symmetricConflicts(graph({ deck: ["theme"] }));
+    expect(Object.fromEntries(closureConflicts({ requires, conflicts }))).toEqual({ deck: { withSkill: ["theme"], pairs: [] } });
+  });
+
+  it("activates depth-first in declared order, listing an unknown name without entering it, and nothing for an unknown start", () => {
+    const requires = graph({ deck: ["gml", "absent", "theme"], gml: ["missing", "theme"], theme: [] });
+    expect(requirementOrder("deck", (name) => requires.get(name), () => false)).toEqual([
+      { name: "gml", requiredBy: "deck" },
+      { name: "missing", requiredBy: "gml" },
+      { name: "theme", requiredBy: "gml" },
+      { name: "absent", requiredBy: "deck" },
+    ]);
+    expect(requirementOrder("deck", (name) => requires.get(name), (name) => name === "gml")).toEqual([
+      { name: "absent", requiredBy: "deck" },
+      { name: "theme", requiredBy: "deck" },
+    ]);
+    expect(requirementOrder("absent", (name) => requires.get(name), () => false)).toEqual([]);
+  });
+
   it("makes conflicts symmetric and drops a skill's conflict with itself", () => {
     expect(symmetricConflicts(graph({ a: ["a", "b"], c: ["b"] }))).toEqual(
       new Map([
