@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { cost, type CostRow } from "../../src/cost/cost.js";
-import { loadPromptCachingData, type AnthropicRules, type OpenAIRules } from "../../src/cost/rules.js";
+import { loadPromptCachingData, type AnthropicModelPrices, type AnthropicRules, type OpenAIModelPrices, type OpenAIRules } from "../../src/cost/rules.js";
 import { buildSchedule, simulateAnthropic, simulateOpenAI, type AnthropicPolicy, type OpenAIPolicy, type Schedule, type Workload } from "../../src/cost/simulate.js";
 import { docPage } from "../helpers/docs.js";
 
@@ -36,6 +36,8 @@ const OPENAI: OpenAIRules = {
   fleetSize: 64,
 };
 const GPT5 = { inputPerMTok: 1.25, cachedInputPerMTok: 0.125 };
+/** GPT-5.6 and later: cache writes at a price of their own, extended retention a ttl of their own (gpt-5.6-terra's figures). */
+const GPT56: OpenAIModelPrices = { inputPerMTok: 2, cachedInputPerMTok: 0.2, cacheWritePerMTok: 2.5, extendedRetentionSeconds: 1800 };
 
 /** One variant: tools 2,000 tokens, static prefix up to 5,000, the variant up to 6,000; +100 tokens per call. */
 const workload: Workload = {
@@ -59,10 +61,10 @@ function schedule(calls: [number, number, number][]): Schedule {
 }
 
 const dollars = (tokenUnits: number, perMTok: number): number => (tokenUnits * perMTok) / 1e6;
-const anthropic = (policy: Omit<AnthropicPolicy, "provider">, calls: [number, number, number][], model = SONNET) =>
+const anthropic = (policy: Omit<AnthropicPolicy, "provider">, calls: [number, number, number][], model: AnthropicModelPrices = SONNET) =>
   simulateAnthropic(workload, schedule(calls), { provider: "anthropic", ...policy }, ANTHROPIC, model)[0];
-const openai = (policy: Omit<OpenAIPolicy, "provider" | "shards">, calls: [number, number, number][], rules = OPENAI) =>
-  simulateOpenAI(workload, schedule(calls), { provider: "openai", shards: 1, ...policy }, rules, GPT5)[0];
+const openai = (policy: Omit<OpenAIPolicy, "provider" | "shards">, calls: [number, number, number][], rules = OPENAI, model: OpenAIModelPrices = GPT5) =>
+  simulateOpenAI(workload, schedule(calls), { provider: "openai", shards: 1, ...policy }, rules, model)[0];
 
 describe("Anthropic, one session", () => {
   it("first call, plan's breakpoints, 5m: everything written at 1.25×", () => {
@@ -90,6 +92,11 @@ describe("Anthropic, one session", () => {
     expect(outcome?.inputTokens).toBe(6100 + 6200);
     expect(outcome?.cachedTokens).toBe(6100);
     expect(outcome?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 3) + dollars(6100 * 0.1 + 100 * 1.25, 3), 12);
+  });
+
+  it("a model's own read price replaces the rules' 0.1×", () => {
+    const outcome = anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [0, 1, 20]], { inputPerMTok: 2, minimumTokens: 1024, readMultiplier: 0.05 });
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 2) + dollars(6100 * 0.05 + 100 * 1.25, 2), 12);
   });
 
   it("a prompt below the model's minimum is never cached and costs the base price", () => {
@@ -153,6 +160,20 @@ describe("OpenAI, one session", () => {
   it("a write fee, where the rules have one, is paid on the uncached part", () => {
     const outcome = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0]], { ...OPENAI, writeMultiplier: 0.25 });
     expect(outcome?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 1.25), 12);
+  });
+
+  it("GPT-5.6 and later: everything not read is written at the model's write price, from the minimum on", () => {
+    const outcome = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0], [0, 1, 20]], OPENAI, GPT56);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6100, 2.5) + dollars(6016, 0.2) + dollars(6200 - 6016, 2.5), 12);
+    const below = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0]], { ...OPENAI, minimumTokens: 6101 }, GPT56);
+    expect(below?.inputCost).toBeCloseTo(dollars(6100, 2), 12);
+  });
+
+  it("extended retention keeps an entry 24 hours, or the model's own ttl where it has one, to the second", () => {
+    const at = (second: number, model: OpenAIModelPrices) => openai({ key: "none", retention: "24h" }, [[0, 0, 0], [1, 0, second]], OPENAI, model)?.cachedTokens;
+    const variant = Math.floor(6000 / 128) * 128;
+    expect([at(1800, GPT56), at(1801, GPT56)]).toEqual([variant, 0]);
+    expect([at(86_400, GPT5), at(86_401, GPT5)]).toEqual([variant, 0]);
   });
 
   it("10 minutes idle: in-memory retention lost the prefix, 24h kept the variant", () => {
@@ -312,6 +333,28 @@ describe("cost() on the embedded default, small profiles", () => {
     expect(seen.every((fraction, index) => fraction >= 0 && fraction <= 1 && (index === 0 || fraction >= (seen[index - 1] ?? 0)))).toBe(true);
     expect(seen.at(-1)).toBe(1);
     expect(seen).toContain(0.1);
+  });
+});
+
+describe("progress of one simulation", () => {
+  // Three one-call sessions a second: 2 × 65,536 + 10 calls.
+  const calls = 2 * 65_536 + 10;
+  const many: Schedule = {
+    session: Int32Array.from({ length: calls }, (_, index) => index),
+    call: new Int32Array(calls),
+    second: Int32Array.from({ length: calls }, (_, index) => Math.floor(index / 3)),
+    sessionVariant: new Int32Array(calls),
+    sessions: calls,
+  };
+
+  it("is reported at the start, after every 65,536 calls, and at the end", () => {
+    const expected = [0, 65_536 / calls, 131_072 / calls, 1];
+    const anthropicSeen: number[] = [];
+    simulateAnthropic(workload, many, { provider: "anthropic", breakpoints: "plan", staticLifetime: "5m" }, ANTHROPIC, SONNET, (fraction) => anthropicSeen.push(fraction));
+    expect(anthropicSeen).toEqual(expected);
+    const openaiSeen: number[] = [];
+    simulateOpenAI(workload, many, { provider: "openai", key: "per-session", retention: "in-memory", shards: 1 }, OPENAI, GPT5, (fraction) => openaiSeen.push(fraction));
+    expect(openaiSeen).toEqual(expected);
   });
 });
 
