@@ -24,7 +24,7 @@ export const MUTATION_MODULES = {
   },
   "eval-judge": {
     mutate: ["src/evals/expectations.ts", "src/evals/stats.ts"],
-    tests: ["test/evals/judge.test.ts", "test/evals/replay.test.ts", "test/evals/results.test.ts"],
+    tests: ["test/evals/judge.test.ts", "test/evals/results.test.ts"],
   },
   "cost-simulator": {
     mutate: ["src/cost/simulate.ts", "src/cost/cost.ts"],
