@@ -152,7 +152,7 @@ describe("the judge, expectation by expectation, on hand-made traces", () => {
 
   it("skillActivated: names what was activated instead, and judges the order only against task actions that ran", () => {
     expect(reason({ skillActivated: { name: "deck-generation" } })).toBe("deck-generation was never activated (activated: none)");
-    expect(reason({ skillActivated: { name: "deck-generation" } }, { entries: [activated(1, "gml-editing", "import"), activated(2, "theme")] })).toBe(
+    expect(reason({ skillActivated: { name: "deck-generation" } }, { entries: [activated(1, "gml-editing", "import"), call(1, "bash"), message(1, "Done.", false), activated(2, "theme")] })).toBe(
       "deck-generation was never activated (activated: gml-editing, import, theme)",
     );
     const first = { skillActivated: { name: "deck-generation", beforeFirstTaskAction: true } };
@@ -194,6 +194,9 @@ describe("the judge, expectation by expectation, on hand-made traces", () => {
     expect(reason({ toolNotCalled: { name: "bash", argsContain: { command: "publish" } } }, { entries: [call(1, "bash", { command: "ls" })] })).toBeUndefined();
     const long = { path: "generations/tide-pools/deck.gml", content: "<deck>\n  <card id=\"intro\" layout=\"title\"/>\n</deck>\n" };
     expect(reason({ toolNotCalled: { name: "write" } }, { entries: [call(1, "write", long)] })).toBe(`write(${JSON.stringify(long).slice(0, 59)}…) was called`);
+    const sixty = { path: `generations/${"p".repeat(33)}.gml` };
+    expect(JSON.stringify(sixty)).toHaveLength(60);
+    expect(reason({ toolNotCalled: { name: "write" } }, { entries: [call(1, "write", sixty)] })).toBe(`write(${JSON.stringify(sixty)}) was called`);
   });
 
   it("yield: the last message of the last turn unless a turn is named, its text matched without case", () => {
@@ -202,14 +205,20 @@ describe("the judge, expectation by expectation, on hand-made traces", () => {
     expect(reason({ yield: { turn: 1, blockOnUser: true, asksQuestion: true, contains: ["theme"] } }, { entries }, 2)).toBeUndefined();
     expect(reason({ yield: { asksQuestion: true, blockOnUser: true } }, { entries }, 2)).toBe('the last message of turn 2 ("The deck is READY: 6 cards."): blockOnUser was false; it asks no question');
     expect(reason({ yield: { blockOnUser: true } }, { entries }, 3)).toBe("no message_user call in turn 3");
-    const rambling = `Here is the deck.\n\n  It has ${"many ".repeat(30)}cards.`;
+    const rambling = `Here is the deck.\n\n  It has ${"many ".repeat(30)}cards.\n`;
     expect(reason({ yield: { contains: ["theme"] } }, { entries: [message(1, rambling, true)] })).toBe(
       `the last message of turn 1 (${JSON.stringify(`Here is the deck. It has ${"many ".repeat(30)}`.slice(0, 79) + "…")}): it does not contain "theme"`,
     );
+    // Up to 80 characters a message is quoted whole, leading and trailing space dropped.
+    const eighty = `The deck is done: ${"x".repeat(61)}.`;
+    expect(eighty).toHaveLength(80);
+    expect(reason({ yield: { contains: ["theme"] } }, { entries: [message(1, ` ${eighty}\n`, true)] })).toBe(`the last message of turn 1 (${JSON.stringify(eighty)}): it does not contain "theme"`);
   });
 
   it("maxModelCalls: at most that many; auditPasses: the error findings of every failed audit, warnings left out", () => {
-    expect(reason({ maxModelCalls: 4 }, { modelCalls: 4 })).toBeUndefined();
+    expect(judgeRun({ name: "s", variant: "base", turns: ["hi"], expect: [{ id: "calls", maxModelCalls: 4 }] } as Scenario, { entries: [], modelCalls: 4, tasks: [], audits: [], unfixtured: [] }, artifacts)).toStrictEqual([
+      { id: "calls", kind: "maxModelCalls", passed: true },
+    ]);
     expect(reason({ maxModelCalls: 4 }, { modelCalls: 5 })).toBe("5 model calls, expected at most 4");
     const failed = audit("fail", [finding("audit/required-step", "error", 2), finding("audit/deviation", "warning", 6), finding("audit/skill-after-action", "error")]);
     expect(reason({ auditPasses: true }, { audits: [audit("pass"), failed] })).toBe("the completion audit failed: audit/required-step step 2, audit/skill-after-action");
@@ -218,7 +227,7 @@ describe("the judge, expectation by expectation, on hand-made traces", () => {
   });
 
   it("a message asks a question when a sentence in it ends with a question mark", () => {
-    for (const text of ["Which theme?", "Which theme? Or none.", 'You said "why?"', "(a question?)", "[sure?]", "Ready?\nThen go."]) expect(asksAQuestion(text), text).toBe(true);
+    for (const text of ["Which theme?", "Which theme? Or none.", 'You said "why?"', "You asked 'why?'", "(a question?)", "[sure?]", "Ready?\nThen go."]) expect(asksAQuestion(text), text).toBe(true);
     for (const text of ["The deck is ready.", "See https://gamma.app/?ref=1 for it.", "What?!", ""]) expect(asksAQuestion(text), text).toBe(false);
   });
 });
