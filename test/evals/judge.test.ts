@@ -64,37 +64,6 @@ const badAgent: ScriptedModel = {
   },
 };
 
-describe("a scripted bad agent, recorded and replayed", () => {
-  it("fails every expectation kind, each with the exact reason", async () => {
-    const root = evalProject({ scenarios: [] });
-    writeFileSync(join(root, "evals", "bad-agent.yaml"), SCENARIO);
-    const recorded = await withoutNetwork(() => runEvals({ root, record: true, runs: 1, scriptedModel: badAgent }));
-    expect(recorded.diagnostics).toEqual([]);
-    const { results } = await withoutNetwork(() => runEvals({ root, replay: true }));
-    const run = results?.scenarios[0]?.runResults[0];
-    expect(run?.error).toBeUndefined();
-    expect(results?.passed).toBe(false);
-    const reasons = Object.fromEntries((run?.failures ?? []).map((failure) => [failure.expectation, failure.reason]));
-    expect(reasons).toEqual({
-      "workflow-first": 'deck-generation was activated after the first task action (bash({"command":"ls uploads/"}))',
-      "no-editing": "gml-editing was activated",
-      "every-required-step": "steps not complete: 1 (pending), 2 (pending), 5 (pending), 6 (pending), 7 (pending), 8 (pending), 9 (pending), 10 (pending), 11 (pending), 12 (pending), 13 (pending), 14 (pending)",
-      "presents-the-deck": "show_gamma was called 0 times, expected at least 1",
-      "one-listing": 'bash with command containing "ls" was called 2 times, expected at most 1',
-      "writes-nothing": 'write({"content":"<deck/>\\n","path":"deck.gml"}) was called',
-      "no-publish-before-the-yield": 'bash({"command":"gml publish deck.gml --json"}) was called before the first yield',
-      "hands-back-the-deck": 'the last message of turn 1 ("Which theme do you want?"): blockOnUser was true; it asks a question; it does not contain "ready"',
-      "few-model-calls": "5 model calls, expected at most 2",
-      // Both workflows (deck-generation and gml-editing) fail the audit at the yield, finding by finding.
-      "audit-passes":
-        "the completion audit failed: audit/skill-after-action, audit/skill-after-action, audit/required-step step 1, audit/required-step step 1, audit/required-step step 2, audit/required-step step 2, audit/skip-without-reason step 3, audit/skip-without-reason step 3, audit/skip-without-reason step 4, audit/verification-step step 4, audit/verification-step step 5, audit/skip-without-reason step 5, audit/required-step step 6, audit/required-step step 6, audit/verification-step step 7, audit/verification-step step 7, audit/verification-step step 8, audit/verification-step step 8, audit/verification-step step 9, audit/verification-step step 9, audit/verification-step step 10, audit/verification-step step 10, audit/verification-step step 11, audit/verification-step step 11, audit/required-step step 12, audit/required-step step 12, audit/verification-step step 13, audit/verification-step step 13, audit/required-step step 14, audit/required-step step 14",
-    });
-    // One expectation of every kind failed (auditPasses: false is judged below).
-    const kinds = new Set(results?.scenarios[0]?.expectations.filter((expectation) => expectation.passed === 0).map((expectation) => expectation.kind));
-    expect([...kinds].sort()).toEqual([...EXPECTATION_KINDS].sort());
-  });
-});
-
 describe("the judge on traces no recording above reaches", () => {
   const artifacts = loadArtifacts({ distDir: join(repoRoot, "dist") });
   const scenario = (expect: Scenario["expect"]): Scenario => ({ name: "s", variant: "base", turns: ["hi"], expect }) as unknown as Scenario;
@@ -229,5 +198,36 @@ describe("the judge, expectation by expectation, on hand-made traces", () => {
   it("a message asks a question when a sentence in it ends with a question mark", () => {
     for (const text of ["Which theme?", "Which theme? Or none.", 'You said "why?"', "You asked 'why?'", "(a question?)", "[sure?]", "Ready?\nThen go."]) expect(asksAQuestion(text), text).toBe(true);
     for (const text of ["The deck is ready.", "See https://gamma.app/?ref=1 for it.", "What?!", ""]) expect(asksAQuestion(text), text).toBe(false);
+  });
+});
+
+describe("a scripted bad agent, recorded and replayed", () => {
+  it("fails every expectation kind, each with the exact reason", async () => {
+    const root = evalProject({ scenarios: [] });
+    writeFileSync(join(root, "evals", "bad-agent.yaml"), SCENARIO);
+    const recorded = await withoutNetwork(() => runEvals({ root, record: true, runs: 1, scriptedModel: badAgent }));
+    expect(recorded.diagnostics).toEqual([]);
+    const { results } = await withoutNetwork(() => runEvals({ root, replay: true }));
+    const run = results?.scenarios[0]?.runResults[0];
+    expect(run?.error).toBeUndefined();
+    expect(results?.passed).toBe(false);
+    const reasons = Object.fromEntries((run?.failures ?? []).map((failure) => [failure.expectation, failure.reason]));
+    expect(reasons).toEqual({
+      "workflow-first": 'deck-generation was activated after the first task action (bash({"command":"ls uploads/"}))',
+      "no-editing": "gml-editing was activated",
+      "every-required-step": "steps not complete: 1 (pending), 2 (pending), 5 (pending), 6 (pending), 7 (pending), 8 (pending), 9 (pending), 10 (pending), 11 (pending), 12 (pending), 13 (pending), 14 (pending)",
+      "presents-the-deck": "show_gamma was called 0 times, expected at least 1",
+      "one-listing": 'bash with command containing "ls" was called 2 times, expected at most 1',
+      "writes-nothing": 'write({"content":"<deck/>\\n","path":"deck.gml"}) was called',
+      "no-publish-before-the-yield": 'bash({"command":"gml publish deck.gml --json"}) was called before the first yield',
+      "hands-back-the-deck": 'the last message of turn 1 ("Which theme do you want?"): blockOnUser was true; it asks a question; it does not contain "ready"',
+      "few-model-calls": "5 model calls, expected at most 2",
+      // Both workflows (deck-generation and gml-editing) fail the audit at the yield, finding by finding.
+      "audit-passes":
+        "the completion audit failed: audit/skill-after-action, audit/skill-after-action, audit/required-step step 1, audit/required-step step 1, audit/required-step step 2, audit/required-step step 2, audit/skip-without-reason step 3, audit/skip-without-reason step 3, audit/skip-without-reason step 4, audit/verification-step step 4, audit/verification-step step 5, audit/skip-without-reason step 5, audit/required-step step 6, audit/required-step step 6, audit/verification-step step 7, audit/verification-step step 7, audit/verification-step step 8, audit/verification-step step 8, audit/verification-step step 9, audit/verification-step step 9, audit/verification-step step 10, audit/verification-step step 10, audit/verification-step step 11, audit/verification-step step 11, audit/required-step step 12, audit/required-step step 12, audit/verification-step step 13, audit/verification-step step 13, audit/required-step step 14, audit/required-step step 14",
+    });
+    // One expectation of every kind failed (auditPasses: false is judged below).
+    const kinds = new Set(results?.scenarios[0]?.expectations.filter((expectation) => expectation.passed === 0).map((expectation) => expectation.kind));
+    expect([...kinds].sort()).toEqual([...EXPECTATION_KINDS].sort());
   });
 });
