@@ -263,6 +263,10 @@ describe("the schedule", () => {
     expect([...two.second]).toEqual([5, 10]);
     expect([...two.sessionVariant]).toEqual([0, 1]);
     // Within one second, a session's earlier call comes first, then sessions in order.
+    // A session that would start exactly at the end of the duration is not started; a rate of zero or less starts none.
+    const edge = buildSchedule({ ...workload, durationSeconds: 25, callsPerSession: 1, variants: [{ ...workload.variants[0]!, sessionsPerMinute: 6 }] });
+    expect([...edge.second]).toEqual([5, 15]);
+    expect(buildSchedule({ ...workload, variants: [{ ...workload.variants[0]!, sessionsPerMinute: -6 }] }).sessions).toBe(0);
     const same = buildSchedule({ ...workload, durationSeconds: 2, callsPerSession: 2, secondsBetweenCalls: 0.2, variants: [{ ...workload.variants[0]!, sessionsPerMinute: 60 }] });
     expect([...same.second]).toEqual([0, 0, 1, 1]);
     expect([...same.call]).toEqual([0, 1, 0, 1]);
@@ -377,6 +381,8 @@ describe("boundaries", () => {
     // The second call's cached part (the first call's 6,100 tokens) is exactly the minimum.
     const atMinimum = anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [0, 1, 20]], { inputPerMTok: 3, minimumTokens: 6100 });
     expect(atMinimum?.cachedTokens).toBe(6100);
+    // The first call's 6,100 tokens are exactly the minimum: written at 1.25×, not billed at the base price.
+    expect(anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0]], { inputPerMTok: 3, minimumTokens: 6100 })?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 3), 12);
     expect(anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [0, 1, 300]])?.cachedTokens).toBe(6100);
     // 301 s later the session's and the variant's 5-minute entries are gone, and so are the plan's 5m static blocks.
     expect(anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [0, 1, 301]])?.cachedTokens).toBe(0);
