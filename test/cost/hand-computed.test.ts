@@ -267,6 +267,11 @@ describe("the schedule", () => {
     const edge = buildSchedule({ ...workload, durationSeconds: 25, callsPerSession: 1, variants: [{ ...workload.variants[0]!, sessionsPerMinute: 6 }] });
     expect([...edge.second]).toEqual([5, 15]);
     expect(buildSchedule({ ...workload, variants: [{ ...workload.variants[0]!, sessionsPerMinute: -6 }] }).sessions).toBe(0);
+    // A last call in the last possible second (1.5 s + 0.6 s) is scheduled like any other.
+    const late = buildSchedule({ ...workload, durationSeconds: 2, callsPerSession: 2, secondsBetweenCalls: 0.6, variants: [{ ...workload.variants[0]!, sessionsPerMinute: 60 }] });
+    expect([...late.second]).toEqual([0, 1, 1, 2]);
+    expect([...late.session]).toEqual([0, 1, 0, 1]);
+    expect([...late.call]).toEqual([0, 0, 1, 1]);
     const same = buildSchedule({ ...workload, durationSeconds: 2, callsPerSession: 2, secondsBetweenCalls: 0.2, variants: [{ ...workload.variants[0]!, sessionsPerMinute: 60 }] });
     expect([...same.second]).toEqual([0, 0, 1, 1]);
     expect([...same.call]).toEqual([0, 1, 0, 1]);
@@ -322,6 +327,10 @@ describe("cost() on the embedded default, small profiles", () => {
     }
   });
 
+  it("reads the dist/ of the project it is given, not the embedded default", () => {
+    expect(() => cost({ root: repoRoot, outDir: "no-such-dist" })).toThrow();
+  });
+
   it("shards so that the busiest variant's calls per key stay at 80% of the per-key rate", () => {
     // 12 calls a minute fit one key (0.8 × 15 = 12); 15 need two.
     expect(cost({ root: repoRoot, profile: { durationMinutes: 1, sessionsPerMinute: { base: 4, import: 1 }, callsPerSession: 3, models: twoModels } }).shards).toBe(1);
@@ -360,6 +369,14 @@ describe("progress of one simulation", () => {
     simulateOpenAI(workload, many, { provider: "openai", key: "per-session", retention: "in-memory", shards: 1 }, OPENAI, GPT5, (fraction) => openaiSeen.push(fraction));
     expect(openaiSeen).toEqual(expected);
   });
+
+  it("is reported once at the end when the calls are exactly 65,536", () => {
+    const exact: Schedule = { ...many, session: many.session.slice(0, 65_536), call: many.call.slice(0, 65_536), second: many.second.slice(0, 65_536), sessions: 65_536 };
+    const seen: number[] = [];
+    simulateAnthropic(workload, exact, { provider: "anthropic", breakpoints: "plan", staticLifetime: "5m" }, ANTHROPIC, SONNET, (fraction) => seen.push(fraction));
+    simulateOpenAI(workload, exact, { provider: "openai", key: "none", retention: "in-memory", shards: 1 }, OPENAI, GPT5, (fraction) => seen.push(fraction));
+    expect(seen).toEqual([0, 1, 0, 1]);
+  });
 });
 
 describe("OpenAI routes", () => {
@@ -390,6 +407,22 @@ describe("boundaries", () => {
     expect(anthropic({ breakpoints: "plan", staticLifetime: "1h" }, [[0, 0, 0], [0, 1, 400]])?.cachedTokens).toBe(5000);
   });
 
+  it("Anthropic: the variant, static prefix and tools entries are live exactly at their lifetime", () => {
+    // Another session of the same variant 300 s later reads the variant's 5-minute entry.
+    expect(anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [1, 0, 300]])?.cachedTokens).toBe(6000);
+    const other = (second: number, breakpoints: "plan" | "one", staticLifetime: "5m" | "1h") =>
+      simulateAnthropic(
+        { ...workload, variants: [workload.variants[0]!, { name: "w", toolsEnd: 2000, prefixEnd: 5000, variantEnd: 7000, sessionsPerMinute: 0 }] },
+        { ...schedule([[0, 0, 0], [1, 0, second]]), sessionVariant: Int32Array.of(0, 1) },
+        { provider: "anthropic", breakpoints, staticLifetime },
+        ANTHROPIC,
+        SONNET,
+      )[1]?.cachedTokens;
+    // The plan's 1-hour static prefix an hour later; one block's 5-minute tools entry 5 minutes later.
+    expect([other(3600, "plan", "1h"), other(3601, "plan", "1h")]).toEqual([5000, 0]);
+    expect([other(300, "one", "5m"), other(301, "one", "5m")]).toEqual([2000, 0]);
+  });
+
   it("Anthropic: each block end at exactly the minimum is read by the next session", () => {
     const sessions: [number, number, number][] = [[0, 0, 0], [1, 0, 10]];
     expect(anthropic({ breakpoints: "plan", staticLifetime: "5m" }, sessions, { inputPerMTok: 3, minimumTokens: 6000 })?.cachedTokens).toBe(6000);
@@ -417,6 +450,27 @@ describe("boundaries", () => {
     // A session's second call 301 s later: every in-memory entry has expired.
     expect(openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0], [0, 1, 301]])?.cachedTokens).toBe(0);
     expect(openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0], [0, 1, 300]])?.cachedTokens).toBe(Math.floor(6100 / 128) * 128);
+  });
+
+  it("OpenAI: another variant's session reads the shared prefix exactly at the expiry; a session's entry lasts from its last use", () => {
+    const two = { ...workload, variants: [workload.variants[0]!, { name: "w", toolsEnd: 2000, prefixEnd: 5000, variantEnd: 7000, sessionsPerMinute: 0 }] };
+    const prefixAt = (second: number) =>
+      simulateOpenAI(two, { ...schedule([[0, 0, 0], [1, 0, second]]), sessionVariant: Int32Array.of(0, 1) }, { provider: "openai", key: "none", retention: "in-memory", shards: 1 }, OPENAI, GPT5)[1]?.cachedTokens;
+    expect([prefixAt(300), prefixAt(301)]).toEqual([Math.floor(5000 / 128) * 128, 0]);
+    // A session that starts at 400 s: its second call reads its own previous prompt, not only the variant.
+    expect(openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 400], [0, 1, 420]])?.cachedTokens).toBe(Math.floor(6100 / 128) * 128);
+  });
+
+  it("OpenAI: calls past a route's rate spill to other machines and miss the session's entry there", () => {
+    // One session, 40 calls a second apart on its own key: 15 a minute reach its home machine, the rest mostly spill.
+    const calls: [number, number, number][] = Array.from({ length: 40 }, (_, index) => [0, index, index]);
+    const outcome = openai({ key: "per-session", retention: "in-memory" }, calls);
+    const everyCallHit = calls.slice(1).reduce((sum, [, call]) => sum + Math.floor((6000 + call * 100) / 128) * 128, 0);
+    expect(outcome?.cachedTokens).toBeLessThan(everyCallHit);
+  });
+
+  it("OpenAI: a hit below the minimum is not cached", () => {
+    expect(openai({ key: "none", retention: "in-memory" }, [[0, 0, 0], [1, 0, 10]], { ...OPENAI, minimumTokens: 6001 })?.cachedTokens).toBe(0);
   });
 
   it("OpenAI: a hit of exactly the minimum is cached, and the write fee applies from the minimum on", () => {
