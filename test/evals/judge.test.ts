@@ -174,6 +174,8 @@ describe("the judge, expectation by expectation, on hand-made traces", () => {
     expect(reason({ yield: { turn: 1, blockOnUser: true, asksQuestion: true, contains: ["theme"] } }, { entries }, 2)).toBeUndefined();
     expect(reason({ yield: { asksQuestion: true, blockOnUser: true } }, { entries }, 2)).toBe('the last message of turn 2 ("The deck is READY: 6 cards."): blockOnUser was false; it asks no question');
     expect(reason({ yield: { blockOnUser: true } }, { entries }, 3)).toBe("no message_user call in turn 3");
+    // A tool call after the turn's last message does not replace it.
+    expect(reason({ yield: { blockOnUser: false } }, { entries: [message(1, "Ready.", false), call(1, "bash", { command: "ls" })] })).toBeUndefined();
     const rambling = `Here is the deck.\n\n  It has ${"many ".repeat(30)}cards.\n`;
     expect(reason({ yield: { contains: ["theme"] } }, { entries: [message(1, rambling, true)] })).toBe(
       `the last message of turn 1 (${JSON.stringify(`Here is the deck. It has ${"many ".repeat(30)}`.slice(0, 79) + "…")}): it does not contain "theme"`,
