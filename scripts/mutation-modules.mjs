@@ -28,12 +28,12 @@ export const MUTATION_MODULES = {
     tests: ["test/build/emit-transaction.test.ts", "test/build/output-lock.test.ts"],
   },
   "skill-graph": {
-    mutate: ["src/skills/graph.ts"],
-    tests: ["test/lint/graph.test.ts"],
+    mutate: ["src/protocol/skill-graph.ts"],
+    tests: ["test/lint/graph.test.ts", "test/lint/deep-graph.test.ts", "test/build/variant-closure.test.ts", "test/runtime/deep-requirements.test.ts"],
   },
   "eval-judge": {
     mutate: ["src/evals/expectations.ts", "src/evals/stats.ts"],
-    tests: ["test/evals/judge.test.ts", "test/evals/replay.test.ts", "test/evals/results.test.ts"],
+    tests: ["test/evals/judge.test.ts", "test/evals/results.test.ts"],
   },
   "cost-simulator": {
     mutate: ["src/cost/simulate.ts", "src/cost/cost.ts"],

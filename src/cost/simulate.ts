@@ -91,7 +91,7 @@ export function buildSchedule(workload: Workload): Schedule {
   for (let k = 0; k < calls; k++) {
     for (let s = 0; s < sessions; s++) {
       const t = Math.floor((starts[s] as number) + k * workload.secondsBetweenCalls);
-      const at = (fill[t] as number) + 0;
+      const at = fill[t] as number;
       fill[t] = at + 1;
       session[at] = s;
       call[at] = k;

@@ -197,7 +197,8 @@ function cycleThrough(requires: SkillRelations["requires"], component: ReadonlyS
   for (let head = 0; head < queue.length; head++) {
     const name = queue[head] as string;
     for (const next of requires.get(name) ?? []) {
-      if (!component.has(next)) continue;
+      // A self-requirement is no way back: the start's own would make the cycle a single name.
+      if (next === name || !component.has(next)) continue;
       if (next === start) {
         const path = [name];
         for (let step = previous.get(name); step !== undefined; step = previous.get(step)) path.push(step);

@@ -44,6 +44,8 @@ describe("the compiled cache plan (dist/cache-plan.json)", () => {
       for (const block of blocks) {
         cumulative += block.tokens;
         expect(block.cumulativeTokens).toBe(cumulative);
+        // A breakpoint at the end of every block: a session of another variant reuses all it shares.
+        expect(block.breakpoint, `${name}: ${block.name}`).toBe(true);
         if (block.system === undefined) continue;
         const slice = bytes.subarray(block.system.start, block.system.end);
         expect(sha(slice)).toBe(block.sha256);

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { cost, type CostRow } from "../../src/cost/cost.js";
-import { loadPromptCachingData } from "../../src/cost/rules.js";
+import { loadPromptCachingData, type AnthropicModelPrices, type OpenAIModelPrices } from "../../src/cost/rules.js";
 import { buildSchedule, simulateAnthropic, simulateOpenAI, type AnthropicPolicy, type OpenAIPolicy, type Schedule, type Workload } from "../../src/cost/simulate.js";
 import { docPage } from "../helpers/docs.js";
 import { ANTHROPIC, GPT5, OPENAI, SONNET } from "./helpers.js";
@@ -16,6 +16,8 @@ import { ANTHROPIC, GPT5, OPENAI, SONNET } from "./helpers.js";
 const readme = docPage("docs/guide/caching-and-cost.md").text;
 import { repoRoot } from "../build/helpers.js";
 
+/** GPT-5.6 and later: cache writes at a price of their own, extended retention a ttl of their own (gpt-5.6-terra's figures). */
+const GPT56: OpenAIModelPrices = { inputPerMTok: 2, cachedInputPerMTok: 0.2, cacheWritePerMTok: 2.5, extendedRetentionSeconds: 1800 };
 
 /** One variant: tools 2,000 tokens, static prefix up to 5,000, the variant up to 6,000; +100 tokens per call. */
 const workload: Workload = {
@@ -39,10 +41,10 @@ function schedule(calls: [number, number, number][]): Schedule {
 }
 
 const dollars = (tokenUnits: number, perMTok: number): number => (tokenUnits * perMTok) / 1e6;
-const anthropic = (policy: Omit<AnthropicPolicy, "provider">, calls: [number, number, number][], model = SONNET) =>
+const anthropic = (policy: Omit<AnthropicPolicy, "provider">, calls: [number, number, number][], model: AnthropicModelPrices = SONNET) =>
   simulateAnthropic(workload, schedule(calls), { provider: "anthropic", ...policy }, ANTHROPIC, model)[0];
-const openai = (policy: Omit<OpenAIPolicy, "provider" | "shards">, calls: [number, number, number][], rules = OPENAI) =>
-  simulateOpenAI(workload, schedule(calls), { provider: "openai", shards: 1, ...policy }, rules, GPT5)[0];
+const openai = (policy: Omit<OpenAIPolicy, "provider" | "shards">, calls: [number, number, number][], rules = OPENAI, model: OpenAIModelPrices = GPT5) =>
+  simulateOpenAI(workload, schedule(calls), { provider: "openai", shards: 1, ...policy }, rules, model)[0];
 
 describe("Anthropic, one session", () => {
   it("first call, plan's breakpoints, 5m: everything written at 1.25×", () => {
@@ -70,6 +72,11 @@ describe("Anthropic, one session", () => {
     expect(outcome?.inputTokens).toBe(6100 + 6200);
     expect(outcome?.cachedTokens).toBe(6100);
     expect(outcome?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 3) + dollars(6100 * 0.1 + 100 * 1.25, 3), 12);
+  });
+
+  it("a model's own read price replaces the rules' 0.1×", () => {
+    const outcome = anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [0, 1, 20]], { inputPerMTok: 2, minimumTokens: 1024, readMultiplier: 0.05 });
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 2) + dollars(6100 * 0.05 + 100 * 1.25, 2), 12);
   });
 
   it("a prompt below the model's minimum is never cached and costs the base price", () => {
@@ -133,6 +140,20 @@ describe("OpenAI, one session", () => {
   it("a write fee, where the rules have one, is paid on the uncached part", () => {
     const outcome = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0]], { ...OPENAI, writeMultiplier: 0.25 });
     expect(outcome?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 1.25), 12);
+  });
+
+  it("GPT-5.6 and later: everything not read is written at the model's write price, from the minimum on", () => {
+    const outcome = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0], [0, 1, 20]], OPENAI, GPT56);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(6100, 2.5) + dollars(6016, 0.2) + dollars(6200 - 6016, 2.5), 12);
+    const below = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0]], { ...OPENAI, minimumTokens: 6101 }, GPT56);
+    expect(below?.inputCost).toBeCloseTo(dollars(6100, 2), 12);
+  });
+
+  it("extended retention keeps an entry 24 hours, or the model's own ttl where it has one, to the second", () => {
+    const at = (second: number, model: OpenAIModelPrices) => openai({ key: "none", retention: "24h" }, [[0, 0, 0], [1, 0, second]], OPENAI, model)?.cachedTokens;
+    const variant = Math.floor(6000 / 128) * 128;
+    expect([at(1800, GPT56), at(1801, GPT56)]).toEqual([variant, 0]);
+    expect([at(86_400, GPT5), at(86_401, GPT5)]).toEqual([variant, 0]);
   });
 
   it("10 minutes idle: in-memory retention lost the prefix, 24h kept the variant", () => {
@@ -222,6 +243,15 @@ describe("the schedule", () => {
     expect([...two.second]).toEqual([5, 10]);
     expect([...two.sessionVariant]).toEqual([0, 1]);
     // Within one second, a session's earlier call comes first, then sessions in order.
+    // A session that would start exactly at the end of the duration is not started; a rate of zero or less starts none.
+    const edge = buildSchedule({ ...workload, durationSeconds: 25, callsPerSession: 1, variants: [{ ...workload.variants[0]!, sessionsPerMinute: 6 }] });
+    expect([...edge.second]).toEqual([5, 15]);
+    expect(buildSchedule({ ...workload, variants: [{ ...workload.variants[0]!, sessionsPerMinute: -6 }] }).sessions).toBe(0);
+    // A last call in the last possible second (1.5 s + 0.6 s) is scheduled like any other.
+    const late = buildSchedule({ ...workload, durationSeconds: 2, callsPerSession: 2, secondsBetweenCalls: 0.6, variants: [{ ...workload.variants[0]!, sessionsPerMinute: 60 }] });
+    expect([...late.second]).toEqual([0, 1, 1, 2]);
+    expect([...late.session]).toEqual([0, 1, 0, 1]);
+    expect([...late.call]).toEqual([0, 0, 1, 1]);
     const same = buildSchedule({ ...workload, durationSeconds: 2, callsPerSession: 2, secondsBetweenCalls: 0.2, variants: [{ ...workload.variants[0]!, sessionsPerMinute: 60 }] });
     expect([...same.second]).toEqual([0, 0, 1, 1]);
     expect([...same.call]).toEqual([0, 1, 0, 1]);
@@ -277,6 +307,10 @@ describe("cost() on the embedded default, small profiles", () => {
     }
   });
 
+  it("reads the dist/ of the project it is given, not the embedded default", () => {
+    expect(() => cost({ root: repoRoot, outDir: "no-such-dist" })).toThrow();
+  });
+
   it("shards so that the busiest variant's calls per key stay at 80% of the per-key rate", () => {
     // 12 calls a minute fit one key (0.8 × 15 = 12); 15 need two.
     expect(cost({ root: repoRoot, profile: { durationMinutes: 1, sessionsPerMinute: { base: 4, import: 1 }, callsPerSession: 3, models: twoModels } }).shards).toBe(1);
@@ -292,6 +326,36 @@ describe("cost() on the embedded default, small profiles", () => {
     expect(seen.every((fraction, index) => fraction >= 0 && fraction <= 1 && (index === 0 || fraction >= (seen[index - 1] ?? 0)))).toBe(true);
     expect(seen.at(-1)).toBe(1);
     expect(seen).toContain(0.1);
+  });
+});
+
+describe("progress of one simulation", () => {
+  // Three one-call sessions a second: 2 × 65,536 + 10 calls.
+  const calls = 2 * 65_536 + 10;
+  const many: Schedule = {
+    session: Int32Array.from({ length: calls }, (_, index) => index),
+    call: new Int32Array(calls),
+    second: Int32Array.from({ length: calls }, (_, index) => Math.floor(index / 3)),
+    sessionVariant: new Int32Array(calls),
+    sessions: calls,
+  };
+
+  it("is reported at the start, after every 65,536 calls, and at the end", () => {
+    const expected = [0, 65_536 / calls, 131_072 / calls, 1];
+    const anthropicSeen: number[] = [];
+    simulateAnthropic(workload, many, { provider: "anthropic", breakpoints: "plan", staticLifetime: "5m" }, ANTHROPIC, SONNET, (fraction) => anthropicSeen.push(fraction));
+    expect(anthropicSeen).toEqual(expected);
+    const openaiSeen: number[] = [];
+    simulateOpenAI(workload, many, { provider: "openai", key: "per-session", retention: "in-memory", shards: 1 }, OPENAI, GPT5, (fraction) => openaiSeen.push(fraction));
+    expect(openaiSeen).toEqual(expected);
+  });
+
+  it("is reported once at the end when the calls are exactly 65,536", () => {
+    const exact: Schedule = { ...many, session: many.session.slice(0, 65_536), call: many.call.slice(0, 65_536), second: many.second.slice(0, 65_536), sessions: 65_536 };
+    const seen: number[] = [];
+    simulateAnthropic(workload, exact, { provider: "anthropic", breakpoints: "plan", staticLifetime: "5m" }, ANTHROPIC, SONNET, (fraction) => seen.push(fraction));
+    simulateOpenAI(workload, exact, { provider: "openai", key: "none", retention: "in-memory", shards: 1 }, OPENAI, GPT5, (fraction) => seen.push(fraction));
+    expect(seen).toEqual([0, 1, 0, 1]);
   });
 });
 
@@ -314,11 +378,29 @@ describe("boundaries", () => {
     // The second call's cached part (the first call's 6,100 tokens) is exactly the minimum.
     const atMinimum = anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [0, 1, 20]], { inputPerMTok: 3, minimumTokens: 6100 });
     expect(atMinimum?.cachedTokens).toBe(6100);
+    // The first call's 6,100 tokens are exactly the minimum: written at 1.25×, not billed at the base price.
+    expect(anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0]], { inputPerMTok: 3, minimumTokens: 6100 })?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 3), 12);
     expect(anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [0, 1, 300]])?.cachedTokens).toBe(6100);
     // 301 s later the session's and the variant's 5-minute entries are gone, and so are the plan's 5m static blocks.
     expect(anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [0, 1, 301]])?.cachedTokens).toBe(0);
     // With a 1h static block the later call still reads tools + static prefix.
     expect(anthropic({ breakpoints: "plan", staticLifetime: "1h" }, [[0, 0, 0], [0, 1, 400]])?.cachedTokens).toBe(5000);
+  });
+
+  it("Anthropic: the variant, static prefix and tools entries are live exactly at their lifetime", () => {
+    // Another session of the same variant 300 s later reads the variant's 5-minute entry.
+    expect(anthropic({ breakpoints: "plan", staticLifetime: "5m" }, [[0, 0, 0], [1, 0, 300]])?.cachedTokens).toBe(6000);
+    const other = (second: number, breakpoints: "plan" | "one", staticLifetime: "5m" | "1h") =>
+      simulateAnthropic(
+        { ...workload, variants: [workload.variants[0]!, { name: "w", toolsEnd: 2000, prefixEnd: 5000, variantEnd: 7000, sessionsPerMinute: 0 }] },
+        { ...schedule([[0, 0, 0], [1, 0, second]]), sessionVariant: Int32Array.of(0, 1) },
+        { provider: "anthropic", breakpoints, staticLifetime },
+        ANTHROPIC,
+        SONNET,
+      )[1]?.cachedTokens;
+    // The plan's 1-hour static prefix an hour later; one block's 5-minute tools entry 5 minutes later.
+    expect([other(3600, "plan", "1h"), other(3601, "plan", "1h")]).toEqual([5000, 0]);
+    expect([other(300, "one", "5m"), other(301, "one", "5m")]).toEqual([2000, 0]);
   });
 
   it("Anthropic: each block end at exactly the minimum is read by the next session", () => {
@@ -348,6 +430,27 @@ describe("boundaries", () => {
     // A session's second call 301 s later: every in-memory entry has expired.
     expect(openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0], [0, 1, 301]])?.cachedTokens).toBe(0);
     expect(openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0], [0, 1, 300]])?.cachedTokens).toBe(Math.floor(6100 / 128) * 128);
+  });
+
+  it("OpenAI: another variant's session reads the shared prefix exactly at the expiry; a session's entry lasts from its last use", () => {
+    const two = { ...workload, variants: [workload.variants[0]!, { name: "w", toolsEnd: 2000, prefixEnd: 5000, variantEnd: 7000, sessionsPerMinute: 0 }] };
+    const prefixAt = (second: number) =>
+      simulateOpenAI(two, { ...schedule([[0, 0, 0], [1, 0, second]]), sessionVariant: Int32Array.of(0, 1) }, { provider: "openai", key: "none", retention: "in-memory", shards: 1 }, OPENAI, GPT5)[1]?.cachedTokens;
+    expect([prefixAt(300), prefixAt(301)]).toEqual([Math.floor(5000 / 128) * 128, 0]);
+    // A session that starts at 400 s: its second call reads its own previous prompt, not only the variant.
+    expect(openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 400], [0, 1, 420]])?.cachedTokens).toBe(Math.floor(6100 / 128) * 128);
+  });
+
+  it("OpenAI: calls past a route's rate spill to other machines and miss the session's entry there", () => {
+    // One session, 40 calls a second apart on its own key: 15 a minute reach its home machine, the rest mostly spill.
+    const calls: [number, number, number][] = Array.from({ length: 40 }, (_, index) => [0, index, index]);
+    const outcome = openai({ key: "per-session", retention: "in-memory" }, calls);
+    const everyCallHit = calls.slice(1).reduce((sum, [, call]) => sum + Math.floor((6000 + call * 100) / 128) * 128, 0);
+    expect(outcome?.cachedTokens).toBeLessThan(everyCallHit);
+  });
+
+  it("OpenAI: a hit below the minimum is not cached", () => {
+    expect(openai({ key: "none", retention: "in-memory" }, [[0, 0, 0], [1, 0, 10]], { ...OPENAI, minimumTokens: 6001 })?.cachedTokens).toBe(0);
   });
 
   it("OpenAI: a hit of exactly the minimum is cached, and the write fee applies from the minimum on", () => {

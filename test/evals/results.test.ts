@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareWithBaseline, formatSummary, RESULTS_FORMAT, resultsProblem, scenarioResult, type EvalResults, type RunResult } from "../../src/evals/results.js";
-import { compareRates, rate, wilsonInterval } from "../../src/evals/stats.js";
+import { compareRates, rate, wilsonInterval, type Rate } from "../../src/evals/stats.js";
 import { runCliInProcessFrom } from "../helpers/cli.js";
 import { readGolden } from "../helpers/golden.js";
 import { evalProject, repoRoot } from "./helpers/project.js";
@@ -29,6 +29,7 @@ describe("pass rates with 95% Wilson score intervals", () => {
     expect(wilsonInterval(3, 3)).toEqual([0.438503, 1]);
     expect(wilsonInterval(0, 0)).toEqual([0, 1]);
     expect(rate(9, 10)).toEqual({ passed: 9, runs: 10, rate: 0.9, interval: [0.59585, 0.982124] });
+    expect(rate(0, 0)).toEqual({ passed: 0, runs: 0, rate: 0, interval: [0, 1] });
   });
 
   it("flags a regression only when the intervals do not overlap", () => {
@@ -36,6 +37,12 @@ describe("pass rates with 95% Wilson score intervals", () => {
     expect(compareRates(rate(20, 20), rate(16, 20))).toBe("same");
     expect(compareRates(rate(3, 3), rate(0, 3))).toBe("same");
     expect(compareRates(rate(2, 20), rate(19, 20))).toBe("improvement");
+    // Intervals that only touch overlap: no change beyond noise either way.
+    const touching = (low: number, high: number): Rate => ({ passed: 0, runs: 0, rate: (low + high) / 2, interval: [low, high] });
+    expect(compareRates(touching(0.5, 0.9), touching(0.1, 0.5))).toBe("same");
+    expect(compareRates(touching(0.1, 0.5), touching(0.5, 0.9))).toBe("same");
+    expect(compareRates(touching(0.5, 0.9), touching(0.1, 0.499999))).toBe("regression");
+    expect(compareRates(touching(0.1, 0.5), touching(0.500001, 0.9))).toBe("improvement");
   });
 
   it("compares per scenario and per expectation with a baseline, and names what the baseline ran that this did not", () => {
