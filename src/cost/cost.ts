@@ -3,7 +3,7 @@
  * under a traffic profile, by simulating each provider's cache rules.
  * Reads dist/ (verified, with its cache plan) and the dated data file.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadArtifacts } from "../runtime/artifacts.js";
 import type { CachePlan } from "../protocol/cache-plan.js";
@@ -12,6 +12,7 @@ import { loadPromptCachingData, type AnthropicModelPrices, type Lifetime, type O
 import { anthropicWarmingPrices, openAIWarmingPrices, piGatePromptTokens, refreshSchedule, warmSession, type WarmingRow } from "./warming.js";
 import { addsToolsInPlace, breakEvenTokens, loadCost, tokenPrices, upFrontCost, type SessionShape } from "./tool-policies.js";
 import type { LoadedArtifacts } from "../runtime/artifacts.js";
+import { readCassette } from "../evals/cassette.js";
 import { buildSchedule, simulateAnthropic, simulateOpenAI, type AnthropicPolicy, type OpenAIPolicy, type ProgressListener, type SimVariant, type Workload } from "./simulate.js";
 
 export interface CostOptions {
@@ -277,21 +278,18 @@ function recordedRuns(root: string): Array<Array<{ name: string; namespace?: str
       continue;
     }
     for (const file of files) {
-      try {
-        const cassette = JSON.parse(readFileSync(join(dir, scenario, file), "utf8")) as { calls?: Array<{ reply?: { content?: unknown[] } }> };
-        const calls: Array<{ name: string; namespace?: string }> = [];
-        for (const call of cassette.calls ?? []) {
-          for (const part of call.reply?.content ?? []) {
-            if (typeof part !== "object" || part === null) continue;
-            const { type, name, arguments: args } = part as { type?: unknown; name?: unknown; arguments?: { name?: unknown } };
-            if (type !== "toolCall" || typeof name !== "string") continue;
-            calls.push(typeof args?.name === "string" ? { name, namespace: args.name } : { name });
-          }
+      // eval's own reader: a FIFO, an over-long file or another format is not a run (eval reports it).
+      const read = readCassette(join(dir, scenario, file));
+      if (read.kind !== "cassette") continue;
+      const calls: Array<{ name: string; namespace?: string }> = [];
+      for (const call of read.cassette.calls) {
+        for (const part of call.reply.content) {
+          if (part.type !== "toolCall") continue;
+          const namespace = part.arguments["name"];
+          calls.push(typeof namespace === "string" ? { name: part.name, namespace } : { name: part.name });
         }
-        runs.push(calls);
-      } catch {
-        // A cassette that cannot be read is not a run; eval reports it.
       }
+      runs.push(calls);
     }
   }
   return runs;

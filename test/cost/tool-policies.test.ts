@@ -1,3 +1,7 @@
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { cost } from "../../src/cost/cost.js";
@@ -8,6 +12,10 @@ import { addsToolsInPlace, breakEvenTokens, loadCost, tokenPrices, upFrontCost, 
 import { copyProject, removeTempDirs, repoRoot } from "../build/helpers.js";
 
 afterAll(removeTempDirs);
+const tempRoots: string[] = [];
+afterAll(() => {
+  for (const root of tempRoots) rmSync(root, { recursive: true, force: true });
+});
 
 const shape: SessionShape = { calls: 9, newTokensPerCall: 600, callsBeforeLoad: 1 };
 const sonnet = { provider: "anthropic" as const, model: "claude-sonnet-4-5" };
@@ -53,6 +61,18 @@ describe("tool policy prices", () => {
 });
 
 describe("cost with tool namespaces", () => {
+  it("counts recorded runs with eval's reader: a FIFO or a file of another format among the cassettes is no run and never blocks", () => {
+    const expected = cost({ root: repoRoot, profile: small }).toolPolicies?.namespaces[0]?.probabilitySource;
+    const root = mkdtempSync(join(tmpdir(), "gamma-cost-runs-"));
+    tempRoots.push(root);
+    cpSync(join(repoRoot, "dist"), join(root, "dist"), { recursive: true });
+    cpSync(join(repoRoot, "evals"), join(root, "evals"), { recursive: true });
+    const scenario = join(root, "evals", "cassettes", "topic-only-deck");
+    execFileSync("mkfifo", [join(scenario, "98.json")]);
+    writeFileSync(join(scenario, "99.json"), JSON.stringify({ calls: [{ reply: { content: [{ type: "toolCall", name: "drive_search", arguments: {} }] } }] }));
+    expect(cost({ root, profile: small }).toolPolicies?.namespaces[0]?.probabilitySource).toBe(expected);
+  });
+
   it("prices the embedded default's tool policies per model and variant, with the namespace's use from its recorded eval runs", () => {
     const result = cost({ root: repoRoot, profile: small });
     const report = result.toolPolicies;
