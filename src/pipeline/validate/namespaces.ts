@@ -4,7 +4,7 @@ import type { ToolNamespaceArtifact, ToolSchemaArtifact } from "../../protocol/d
 import { parseJsonSource, rangeAt, type PositionedSource } from "../parse/positioned-source.js";
 import { NAMESPACE_FILE, NAMESPACE_TOOLS_DIR, NAMESPACES_DIR } from "../discover/source-paths.js";
 import type { Reuse } from "../session/build-session.js";
-import { statesTrigger } from "./description-trigger.js";
+import { duplicateToolNameMessage, MAX_TOOLS_PER_NAMESPACE, namespaceDescriptionProblem, tooManyToolsMessage, toolNamePrefixMessage } from "../../protocol/tool-rules.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { buildSchemaValidator } from "./schemas.js";
 import { orderTools, resolveToolFiles, type ToolFileResult } from "./tools.js";
@@ -18,9 +18,6 @@ import { orderTools, resolveToolFiles, type ToolFileResult } from "./tools.js";
  * say which namespace they belong to and that no other tool uses.
  */
 
-/** OpenAI's guidance for tool search: "fewer than 10 functions" per namespace. */
-export const MAX_TOOLS_PER_NAMESPACE = 9;
-const MAX_DESCRIPTION_CODE_POINTS = 1024;
 
 export interface ResolvedNamespaces {
   /** Valid namespaces, sorted by name. */
@@ -92,49 +89,20 @@ function resolveNamespace(
   const tools = orderTools({ order: located, at: ["tools"], names: order, files: toolFiles, byName: files.byName, dir, orderName: `the \`tools\` list of ${declaration.path}` }, diagnostics);
   if (files.diagnostics.length > 0 || diagnostics.length > before) return undefined;
   if (tools.length > MAX_TOOLS_PER_NAMESPACE) {
-    diagnostics.push(
-      createDiagnostic(
-        "namespace/too-many-tools",
-        declaration.path,
-        rangeAt(located, ["tools"]),
-        `Unexpected ${tools.length} tools in namespace \`${name}\`, expected fewer than 10 (OpenAI's recommendation per namespace): split it into namespaces that load on their own`,
-      ),
-    );
+    diagnostics.push(createDiagnostic("namespace/too-many-tools", declaration.path, rangeAt(located, ["tools"]), tooManyToolsMessage(name, tools.length)));
   }
   tools.forEach((tool, index) => {
     if (tool.name.startsWith(`${name}_`)) return;
-    diagnostics.push(
-      createDiagnostic(
-        "namespace/tool-name-prefix",
-        declaration.path,
-        rangeAt(located, ["tools", index]),
-        `Unexpected tool \`${tool.name}\` in namespace \`${name}\`, expected a name starting with \`${name}_\` (Anthropic's tool search sees one flat list and matches names)`,
-      ),
-    );
+    diagnostics.push(createDiagnostic("namespace/tool-name-prefix", declaration.path, rangeAt(located, ["tools", index]), toolNamePrefixMessage(name, tool.name)));
   });
   return { name, description, tools };
 }
 
 /** The skill description rules, applied to a namespace's description (it is a trigger in a catalog too). */
 function descriptionDiagnostic(located: PositionedSource, description: string): Diagnostic | undefined {
+  const found = namespaceDescriptionProblem(description);
   // Positions are worked out only for a finding: a clean namespace never loads the YAML library.
-  const at = (): ReturnType<typeof rangeAt> => rangeAt(located, ["description"]);
-  const file = located.file;
-  if (description.trim() === "") return createDiagnostic("namespace/description", file, at(), "Unexpected blank description, expected the task that needs the namespace in direct terms");
-  const length = [...description].length;
-  if (length > MAX_DESCRIPTION_CODE_POINTS) {
-    return createDiagnostic("namespace/description", file, at(), `Unexpected description of ${length} code points, expected at most ${MAX_DESCRIPTION_CODE_POINTS}`);
-  }
-  if (/[<>]/.test(description)) return createDiagnostic("namespace/description", file, at(), "Unexpected angle bracket in description, expected plain text without < or > (the namespace catalog is XML)");
-  if (!statesTrigger(description)) {
-    return createDiagnostic(
-      "namespace/description-trigger",
-      file,
-      at(),
-      `Unexpected description that says what the namespace is but not when to load it, expected the matching task in direct terms ("Use for …", "Use when …")`,
-    );
-  }
-  return undefined;
+  return found === undefined ? undefined : createDiagnostic(found.ruleId, located.file, rangeAt(located, ["description"]), found.message);
 }
 
 /** A tool name used twice: providers take one flat list of names, so the second would shadow the first. */
@@ -150,7 +118,7 @@ function duplicateToolNames(namespaces: readonly ToolNamespaceArtifact[], stable
       }
       const path = `${NAMESPACES_DIR}/${namespace.name}/${NAMESPACE_TOOLS_DIR}/${tool.name}.json`;
       const file = files.find((candidate) => candidate.path === path)?.path ?? path;
-      diagnostics.push(createDiagnostic("namespace/tool-name-duplicate", file, FILE_START, `Unexpected tool \`${tool.name}\` in namespace \`${namespace.name}\`, already in ${first}; expected each tool name once across all tools`));
+      diagnostics.push(createDiagnostic("namespace/tool-name-duplicate", file, FILE_START, duplicateToolNameMessage(tool.name, namespace.name, first)));
     }
   }
   return diagnostics;

@@ -46,4 +46,4 @@ export function skillFileDiagnostics(parsed: ParsedSkillFile, profile: Profile =
   return diagnostics;
 }
 
-export { statesTrigger } from "./description-trigger.js";
+export { statesTrigger } from "../../protocol/description-trigger.js";

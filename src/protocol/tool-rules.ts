@@ -1,0 +1,308 @@
+/**
+ * The tool rules both sides apply: the compiler to a project's tool and
+ * namespace files (as diagnostics at positions), the runtime to a connector a
+ * host registers on a live session (as a refusal). Dependency-free, because
+ * the runtime loads without the compiler's JSON Schema library: the checks
+ * the compiler runs with ajv (schemas/tool.schema.json, and a strict compile
+ * of each parameters schema) are written out here message for message, and
+ * test/protocol/tool-rules.test.ts runs both over one corpus.
+ */
+import { statesTrigger } from "./description-trigger.js";
+
+/** The rules a tool or namespace is checked by, with the severity the rule registry gives each. */
+export const TOOL_RULE_SEVERITIES = {
+  "tool/invalid": "error",
+  "tool/invalid-parameters": "error",
+  "namespace/invalid": "error",
+  "namespace/description": "error",
+  "namespace/description-trigger": "warning",
+  "namespace/too-many-tools": "warning",
+  "namespace/tool-name-prefix": "warning",
+  "namespace/tool-name-duplicate": "error",
+} as const;
+
+export type ToolRuleId = keyof typeof TOOL_RULE_SEVERITIES;
+
+/** One finding: the rule, its severity, where (a JSON pointer into the checked value) and the rule's message. */
+export interface ToolRuleProblem {
+  ruleId: ToolRuleId;
+  severity: "error" | "warning";
+  path: string;
+  message: string;
+}
+
+/** OpenAI's guidance for tool search: "fewer than 10 functions" per namespace. */
+export const MAX_TOOLS_PER_NAMESPACE = 9;
+export const MAX_NAMESPACE_DESCRIPTION_CODE_POINTS = 1024;
+export const TOOL_NAME_PATTERN = "^[a-z][a-z0-9_]*$";
+export const TOOL_NAME_MAX_LENGTH = 64;
+export const NAMESPACE_NAME_PATTERN_SOURCE = "^[a-z][a-z0-9]*(_[a-z0-9]+)*$";
+export const NAMESPACE_NAME_MAX_LENGTH = 32;
+
+export function problem(ruleId: ToolRuleId, path: string, message: string): ToolRuleProblem {
+  return { ruleId, severity: TOOL_RULE_SEVERITIES[ruleId], path, message };
+}
+
+// ---- namespace rules ------------------------------------------------------------------------
+
+/** The skill description rules on a namespace's description (it is a trigger in a catalog too). */
+export function namespaceDescriptionProblem(description: string): { ruleId: "namespace/description" | "namespace/description-trigger"; message: string } | undefined {
+  if (description.trim() === "") return { ruleId: "namespace/description", message: "Unexpected blank description, expected the task that needs the namespace in direct terms" };
+  const length = [...description].length;
+  if (length > MAX_NAMESPACE_DESCRIPTION_CODE_POINTS) {
+    return { ruleId: "namespace/description", message: `Unexpected description of ${length} code points, expected at most ${MAX_NAMESPACE_DESCRIPTION_CODE_POINTS}` };
+  }
+  if (/[<>]/.test(description)) return { ruleId: "namespace/description", message: "Unexpected angle bracket in description, expected plain text without < or > (the namespace catalog is XML)" };
+  if (!statesTrigger(description)) {
+    return {
+      ruleId: "namespace/description-trigger",
+      message: `Unexpected description that says what the namespace is but not when to load it, expected the matching task in direct terms ("Use for …", "Use when …")`,
+    };
+  }
+  return undefined;
+}
+
+export function tooManyToolsMessage(namespace: string, count: number): string {
+  return `Unexpected ${count} tools in namespace \`${namespace}\`, expected fewer than 10 (OpenAI's recommendation per namespace): split it into namespaces that load on their own`;
+}
+
+export function toolNamePrefixMessage(namespace: string, tool: string): string {
+  return `Unexpected tool \`${tool}\` in namespace \`${namespace}\`, expected a name starting with \`${namespace}_\` (Anthropic's tool search sees one flat list and matches names)`;
+}
+
+/** `owner` names where the name is already used: "the stable tool set", "namespace `drive`". */
+export function duplicateToolNameMessage(tool: string, namespace: string, owner: string): string {
+  return `Unexpected tool \`${tool}\` in namespace \`${namespace}\`, already in ${owner}; expected each tool name once across all tools`;
+}
+
+// ---- schemas/tool.schema.json, as schemaDiagnostics words ajv's errors ------------------------
+
+/**
+ * A tool definition against schemas/tool.schema.json, then its parameters
+ * schema by the strict compile's rules: the `tool/invalid` and
+ * `tool/invalid-parameters` findings, with pointers under `at`.
+ */
+export function checkToolDefinition(value: unknown, at = ""): ToolRuleProblem[] {
+  const invalid = (path: string, message: string) => problem("tool/invalid", `${at}${path}`, message);
+  if (!isObject(value)) return [invalid("", "Unexpected value at the tool: it must be object")];
+  const problems: ToolRuleProblem[] = [];
+  for (const key of ["name", "description", "parameters"]) {
+    if (!(key in value)) problems.push(invalid("", `Unexpected the tool without \`${key}\`, expected it to be present`));
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== "name" && key !== "description" && key !== "parameters") problems.push(invalid(`/${escapePointer(key)}`, `Unexpected key \`${key}\` in the tool`));
+  }
+  const name = value["name"];
+  if ("name" in value) {
+    if (typeof name !== "string") problems.push(invalid("/name", "Unexpected value at `name`: it must be string"));
+    else {
+      if ([...name].length > TOOL_NAME_MAX_LENGTH) problems.push(invalid("/name", `Unexpected value at \`name\`: it must NOT have more than ${TOOL_NAME_MAX_LENGTH} characters`));
+      if (!new RegExp(TOOL_NAME_PATTERN, "u").test(name)) problems.push(invalid("/name", `Unexpected value at \`name\`: it must match pattern "${TOOL_NAME_PATTERN}"`));
+    }
+  }
+  const description = value["description"];
+  if ("description" in value) {
+    if (typeof description !== "string") problems.push(invalid("/description", "Unexpected value at `description`: it must be string"));
+    else if (description.length === 0) problems.push(invalid("/description", "Unexpected value at `description`: it must NOT have fewer than 1 characters"));
+  }
+  if ("parameters" in value) problems.push(...parametersEnvelopeProblems(value["parameters"], invalid));
+  if (problems.length > 0) return problems;
+  const parametersProblem = parametersSchemaProblem(value["parameters"]);
+  return parametersProblem === undefined ? [] : [problem("tool/invalid-parameters", `${at}/parameters`, `Unexpected parameters schema: ${parametersProblem.split("\n")[0] ?? parametersProblem}`)];
+}
+
+function parametersEnvelopeProblems(parameters: unknown, invalid: (path: string, message: string) => ToolRuleProblem): ToolRuleProblem[] {
+  if (!isObject(parameters)) return [invalid("/parameters", "Unexpected value at `parameters`: it must be object")];
+  const problems: ToolRuleProblem[] = [];
+  for (const key of ["type", "properties"]) {
+    if (!(key in parameters)) problems.push(invalid("/parameters", `Unexpected \`parameters\` without \`${key}\`, expected it to be present`));
+  }
+  for (const key of Object.keys(parameters)) {
+    if (key === "$schema" || key === "$id") problems.push(invalid(`/parameters/${escapePointer(key)}`, `Unexpected key \`${key}\` in \`parameters\`: it is reserved`));
+  }
+  if ("type" in parameters && parameters["type"] !== "object") problems.push(invalid("/parameters/type", "Unexpected value at `parameters.type`: it must be equal to constant"));
+  if ("properties" in parameters && !isObject(parameters["properties"])) problems.push(invalid("/parameters/properties", "Unexpected value at `parameters.properties`: it must be object"));
+  if ("required" in parameters) {
+    const required = parameters["required"];
+    if (!Array.isArray(required)) problems.push(invalid("/parameters/required", "Unexpected value at `parameters.required`: it must be array"));
+    else {
+      required.forEach((item, index) => {
+        if (typeof item !== "string") problems.push(invalid(`/parameters/required/${index}`, `Unexpected value at \`parameters.required[${index}]\`: it must be string`));
+      });
+      const duplicate = firstDuplicate(required);
+      if (duplicate !== undefined && required.every((item) => typeof item === "string")) {
+        problems.push(invalid("/parameters/required", `Unexpected value at \`parameters.required\`: it must NOT have duplicate items (items ## ${duplicate[1]} and ${duplicate[0]} are identical)`));
+      }
+    }
+  }
+  if ("additionalProperties" in parameters && parameters["additionalProperties"] !== false) {
+    problems.push(invalid("/parameters/additionalProperties", "Unexpected value at `parameters.additionalProperties`: it must be equal to constant"));
+  }
+  return problems;
+}
+
+/** ajv's uniqueItems names the later index first: "items ## 1 and 0 are identical". */
+function firstDuplicate(items: readonly unknown[]): [number, number] | undefined {
+  for (let later = items.length - 1; later > 0; later--) {
+    for (let earlier = later - 1; earlier >= 0; earlier--) if (items[earlier] === items[later]) return [earlier, later];
+  }
+  return undefined;
+}
+
+// ---- a parameters schema, by the compiler's strict compile ---------------------------------
+
+const JSON_TYPES = new Set(["string", "number", "integer", "boolean", "null", "object", "array"]);
+
+/** What ajv requires of each keyword's value (its `schemaType`), and the instance type a typed keyword applies to. */
+const KEYWORDS: ReadonlyMap<string, { value?: readonly string[]; applies?: "number" | "string" | "array" | "object" }> = new Map([
+  ...["$schema", "$id", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveAnchor", "$recursiveRef", "$vocabulary", "$comment", "$defs", "definitions", "id"].map((keyword) => [keyword, {}] as const),
+  ["$ref", { value: ["string"] }],
+  ...["title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples", "contentEncoding", "contentMediaType", "contentSchema", "nullable"].map((keyword) => [keyword, {}] as const),
+  ["type", {}],
+  ["const", {}],
+  ["enum", { value: ["array"] }],
+  ["not", { value: ["object", "boolean"] }],
+  ...["anyOf", "oneOf", "allOf"].map((keyword) => [keyword, { value: ["array"] }] as const),
+  ...["if", "then", "else"].map((keyword) => [keyword, { value: ["object", "boolean"] }] as const),
+  ...["maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "multipleOf"].map((keyword) => [keyword, { value: ["number"], applies: "number" }] as const),
+  ...["maxLength", "minLength"].map((keyword) => [keyword, { value: ["number"], applies: "string" }] as const),
+  ["pattern", { value: ["string"], applies: "string" }],
+  ["format", { value: ["string"], applies: "string" }],
+  ...["maxItems", "minItems", "maxContains", "minContains"].map((keyword) => [keyword, { value: ["number"], applies: "array" }] as const),
+  ["uniqueItems", { value: ["boolean"], applies: "array" }],
+  ["items", { value: ["object", "boolean"], applies: "array" }],
+  ["prefixItems", { value: ["array"], applies: "array" }],
+  ["contains", { value: ["object", "boolean"], applies: "array" }],
+  ["unevaluatedItems", { value: ["boolean", "object"], applies: "array" }],
+  ...["maxProperties", "minProperties"].map((keyword) => [keyword, { value: ["number"], applies: "object" }] as const),
+  ["required", { value: ["array"], applies: "object" }],
+  ["properties", { value: ["object"], applies: "object" }],
+  ["patternProperties", { value: ["object"], applies: "object" }],
+  ["additionalProperties", { value: ["boolean", "object"], applies: "object" }],
+  ["propertyNames", { value: ["object", "boolean"], applies: "object" }],
+  ["dependentRequired", { value: ["object"], applies: "object" }],
+  ["dependentSchemas", { value: ["object"], applies: "object" }],
+  ["dependencies", { value: ["object"], applies: "object" }],
+  ["unevaluatedProperties", { value: ["boolean", "object"], applies: "object" }],
+]);
+
+/** Keywords whose subschemas check the same instance: they inherit the parent's type. */
+const IN_PLACE = ["allOf", "anyOf", "oneOf", "not", "if", "then", "else"];
+
+class SchemaProblem extends Error {}
+
+/**
+ * Why the compiler's strict compile (ajv 2020-12, strict, no formats
+ * registered) refuses a parameters schema, as ajv words it; undefined when
+ * it compiles. The first problem only, as the compiler reports it.
+ */
+export function parametersSchemaProblem(schema: unknown): string | undefined {
+  try {
+    checkSchema(schema, "#", [], schema);
+    return undefined;
+  } catch (error) {
+    if (error instanceof SchemaProblem) return error.message;
+    throw error;
+  }
+}
+
+function fail(message: string): never {
+  throw new SchemaProblem(message);
+}
+
+function checkSchema(schema: unknown, path: string, inherited: readonly string[], root: unknown): void {
+  if (typeof schema === "boolean") return;
+  if (!isObject(schema)) fail("schema must be object or boolean");
+  for (const key of Object.keys(schema)) if (!KEYWORDS.has(key)) fail(`strict mode: unknown keyword: ${JSON.stringify(key)}`);
+  const types = schemaTypes(schema["type"], path) ?? inherited;
+  const ref = schema["$ref"];
+  if (ref !== undefined) {
+    if (typeof ref !== "string") fail('$ref value must be ["string"]');
+    if (resolvePointer(root, ref) === undefined) fail(`can't resolve reference ${ref} from id #`);
+  }
+  for (const [keyword, value] of Object.entries(schema)) {
+    const rule = KEYWORDS.get(keyword);
+    if (rule?.value !== undefined && !rule.value.includes(jsonTypeOf(value))) fail(`${keyword} value must be ${JSON.stringify(rule.value)}`);
+    if (rule?.applies !== undefined && !types.includes(rule.applies) && !(rule.applies === "number" && types.includes("integer"))) {
+      fail(`strict mode: missing type ${JSON.stringify(rule.applies)} for keyword ${JSON.stringify(keyword)} at ${JSON.stringify(path)} (strictTypes)`);
+    }
+  }
+  if (typeof schema["pattern"] === "string") compileRegExp(schema["pattern"]);
+  if (typeof schema["format"] === "string") fail(`unknown format ${JSON.stringify(schema["format"])} ignored in schema at path ${JSON.stringify(path)}`);
+  const properties = isObject(schema["properties"]) ? schema["properties"] : {};
+  if (Array.isArray(schema["required"])) {
+    for (const name of schema["required"]) {
+      if (typeof name !== "string" || !Object.hasOwn(properties, name)) fail(`strict mode: required property ${JSON.stringify(String(name))} is not defined at ${JSON.stringify(path)} (strictRequired)`);
+    }
+  }
+  const prefixItems = schema["prefixItems"];
+  if (Array.isArray(prefixItems)) {
+    const length = prefixItems.length;
+    const fullTuple = schema["minItems"] === length && (schema["maxItems"] === length || schema["items"] === false);
+    if (!fullTuple) fail(`strict mode: "prefixItems" is ${length}-tuple, but minItems or maxItems/items are not specified or different at path ${JSON.stringify(path)}`);
+  }
+  for (const [name, subschema] of Object.entries(properties)) checkSchema(subschema, `${path}/properties/${escapePointer(name)}`, [], root);
+  if (isObject(schema["patternProperties"])) {
+    for (const [pattern, subschema] of Object.entries(schema["patternProperties"])) {
+      compileRegExp(pattern);
+      checkSchema(subschema, `${path}/patternProperties/${escapePointer(pattern)}`, [], root);
+    }
+  }
+  for (const keyword of ["additionalProperties", "items", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems"]) {
+    if (keyword in schema) checkSchema(schema[keyword], `${path}/${keyword}`, keyword === "propertyNames" ? ["string"] : [], root);
+  }
+  if (Array.isArray(prefixItems)) prefixItems.forEach((subschema, index) => checkSchema(subschema, `${path}/prefixItems/${index}`, [], root));
+  if (isObject(schema["dependentSchemas"])) {
+    for (const [name, subschema] of Object.entries(schema["dependentSchemas"])) checkSchema(subschema, `${path}/dependentSchemas/${escapePointer(name)}`, types, root);
+  }
+  for (const keyword of IN_PLACE) {
+    const value = schema[keyword];
+    if (Array.isArray(value)) value.forEach((subschema, index) => checkSchema(subschema, `${path}/${keyword}/${index}`, types, root));
+    else if (value !== undefined) checkSchema(value, `${path}/${keyword}`, types, root);
+  }
+}
+
+/** The schema's own `type` as a list; undefined without one. A union beyond one type and null is refused, as strictTypes does. */
+function schemaTypes(type: unknown, path: string): readonly string[] | undefined {
+  if (type === undefined) return undefined;
+  const types = Array.isArray(type) ? type : [type];
+  if (!types.every((item): item is string => typeof item === "string" && JSON_TYPES.has(item))) fail(`type must be JSONType or JSONType[]: ${types.join(",")}`);
+  if (types.filter((item) => item !== "null").length > 1) fail(`strict mode: use allowUnionTypes to allow union type keyword at ${JSON.stringify(path)} (strictTypes)`);
+  return types;
+}
+
+function compileRegExp(pattern: string): void {
+  try {
+    new RegExp(pattern, "u");
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** A reference inside the same schema (`#`, `#/$defs/x`); anything else cannot resolve (the compiler adds no other schema). */
+function resolvePointer(root: unknown, ref: string): unknown {
+  if (ref === "#") return root;
+  if (!ref.startsWith("#/")) return undefined;
+  let node: unknown = root;
+  for (const segment of ref.slice(2).split("/")) {
+    const key = decodeURIComponent(segment).replace(/~1/g, "/").replace(/~0/g, "~");
+    if (Array.isArray(node) && /^(0|[1-9]\d*)$/.test(key)) node = node[Number(key)];
+    else if (isObject(node) && Object.hasOwn(node, key)) node = node[key];
+    else return undefined;
+  }
+  return node;
+}
+
+function jsonTypeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value === "object" ? "object" : typeof value;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function escapePointer(key: string): string {
+  return key.replace(/~/g, "~0").replace(/\//g, "~1");
+}
