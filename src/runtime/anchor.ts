@@ -7,7 +7,8 @@ import type { LoadedSkill } from "./artifacts.js";
 import { neutraliseReservedTags } from "./injections/neutralise.js";
 import type { ExecutionState, PendingInjection } from "./execution-state.js";
 import { renderTaskList } from "./tasks.js";
-import { loadedNamespacesLines } from "./namespaces.js";
+import { LOAD_NAMESPACE_TOOL, loadedNamespacesLines } from "./namespaces.js";
+import { connectorLines } from "./connectors.js";
 
 export const ANCHOR_TAG = "session_state";
 export const LOADED_KNOWLEDGE_TAG = "loaded_knowledge";
@@ -57,6 +58,14 @@ export function renderAnchor(options: {
     out.push("<loaded_tool_namespaces>", "These tool namespaces are loaded: their tools stay in your tool list.");
     for (const line of loadedNamespacesLines(namespaces)) out.push(escapeXml(line));
     out.push("</loaded_tool_namespaces>", "");
+  }
+
+  const connectors = state.connectors ?? [];
+  if (connectors.length > 0) {
+    out.push("<connectors>", "Connectors the workspace registered in this session: tool namespaces beside the catalog.");
+    const loaded = (name: string) => namespaces.some((namespace) => namespace.name === name);
+    for (const line of connectorLines(connectors, loaded, LOAD_NAMESPACE_TOOL)) out.push(escapeXml(line));
+    out.push("</connectors>", "");
   }
 
   const missing = options.missingRequired ?? [];

@@ -30,6 +30,22 @@ import { parseStepReference, type ChecklistStep } from "../protocol/checklist.js
 import { InvocationEnforcer, type InvocationPolicy, type RequirementScope } from "./invocation/required-skills.js";
 import type { LoadedNamespace, NamespaceLoadSource } from "./execution-state.js";
 import { LOAD_NAMESPACE_TOOL, loadedNamespacesText, NamespaceToolError, sessionCatalog, unknownNamespaceMessage, type SessionNamespace } from "./namespaces.js";
+import {
+  checkConnector,
+  checkConnectorExecutors,
+  ConnectorRejectedError,
+  ConnectorsNotAnnouncedError,
+  droppedSummary,
+  registeredSummary,
+  removedSummary,
+  runtimeToolOwners,
+  UnknownConnectorError,
+  type ConnectorChange,
+  type ConnectorDefinition,
+  type ConnectorProblem,
+  type ConnectorRegistration,
+} from "./connectors.js";
+import type { HostExecutors } from "./tools.js";
 
 /**
  * How the adapter puts a namespace's tools in front of the model (Pi's tool
@@ -40,6 +56,12 @@ export interface ToolLoader {
   /** Why the namespace cannot load in this session (e.g. the host supplies no executors for it); undefined when it can. */
   refusal(namespace: SessionNamespace): string | undefined;
   load(namespace: SessionNamespace): void;
+  /** Serves a connector's tools (not in the tool list until it loads). */
+  serve(connector: ConnectorDefinition, executors: HostExecutors): void;
+  /** Takes a connector's tools out of the tool list at once and stops serving them. */
+  withdraw(connector: ConnectorDefinition): void;
+  /** Whether a connector joins the tool list as it registers (the "start" policy, or no load_tool_namespace in the session). */
+  readonly loadsConnectorsAtOnce: boolean;
 }
 
 /** A variant name the manifest does not list; the message names the ones it does. */
@@ -141,6 +163,7 @@ export class SessionProtocolController {
       ...(initial.knowledge === undefined ? {} : { knowledge: initial.knowledge }),
       ...(initial.requiredSkills === undefined ? {} : { requiredSkills: initial.requiredSkills }),
       ...(initial.loadedNamespaces === undefined ? {} : { loadedNamespaces: initial.loadedNamespaces }),
+      ...(initial.connectors === undefined ? {} : { connectors: initial.connectors }),
     };
     this.revision = initial.revision;
     const kinds = this.artifacts.injectionKinds;
@@ -220,6 +243,7 @@ export class SessionProtocolController {
       ...(this.core.knowledge === undefined ? {} : { knowledge: this.core.knowledge }),
       ...(this.core.requiredSkills === undefined ? {} : { requiredSkills: this.core.requiredSkills }),
       ...(this.core.loadedNamespaces === undefined ? {} : { loadedNamespaces: this.core.loadedNamespaces }),
+      ...(this.core.connectors === undefined ? {} : { connectors: this.core.connectors }),
     };
   }
 
@@ -467,9 +491,9 @@ export class SessionProtocolController {
 
   // ---- tool namespaces -----------------------------------------------------------
 
-  /** Every namespace this session can load: the compiled ones, by name. */
+  /** Every namespace this session can load: the compiled ones by name, then the registered connectors in registration order. */
   get namespaceCatalog(): SessionNamespace[] {
-    return sessionCatalog(this.artifacts.namespaces);
+    return [...sessionCatalog(this.artifacts.namespaces), ...this.connectors];
   }
 
   /** The namespaces loaded during the session, in load order (the variant's start namespaces are not listed). */
@@ -546,6 +570,104 @@ export class SessionProtocolController {
     for (const namespace of fresh) this.toolLoader?.load(namespace);
     this.emit({ type: "namespaces_loaded", names: fresh.map((namespace) => namespace.name), loadedBy: how.loadedBy, toolCallId });
     return fresh;
+  }
+
+  // ---- connectors ----------------------------------------------------------------
+
+  /** The connectors registered on this session, in registration order. */
+  get connectors(): readonly ConnectorDefinition[] {
+    return this.core.connectors ?? [];
+  }
+
+  /** The connector a tool belongs to, if any. */
+  connectorOfTool(tool: string): ConnectorDefinition | undefined {
+    return this.connectors.find((connector) => connector.tools.some((candidate) => candidate.name === tool));
+  }
+
+  /**
+   * The boundary check of a connector against this session: the compiler's
+   * tool and namespace rules, and the names the catalog and the tool list
+   * hold (`except` leaves one registered connector out, for a restore).
+   */
+  checkConnector(value: unknown, except?: string): { definition?: ConnectorDefinition; problems: ConnectorProblem[] } {
+    const namespaces = new Map<string, string>();
+    const tools = new Map<string, string>([...runtimeToolOwners(), ...this.artifacts.tools.map((tool): [string, string] => [tool.name, "the stable tool set"])]);
+    for (const namespace of this.namespaceCatalog) {
+      if (namespace.name === except) continue;
+      const compiled = this.artifacts.namespaces.has(namespace.name);
+      namespaces.set(namespace.name, compiled ? "a compiled namespace" : "a registered connector");
+      for (const tool of namespace.tools) if (!tools.has(tool.name)) tools.set(tool.name, `${compiled ? "namespace" : "connector"} \`${namespace.name}\``);
+    }
+    return checkConnector(value, { namespaces, tools });
+  }
+
+  /**
+   * The host registers a connector on the live session. It is checked at the
+   * boundary (ConnectorRejectedError with every finding, nothing registered;
+   * ToolSetupError for executors that do not match its tools), kept durable,
+   * joins the catalog and, when the loader says so, the tool list at once;
+   * the model learns of it through a workspace_update injection.
+   */
+  registerConnector(registration: ConnectorRegistration): ConnectorChange {
+    if (!this.announcesConnectors()) throw new ConnectorsNotAnnouncedError();
+    const { executors, ...data } = registration;
+    const { definition, problems } = this.checkConnector(data);
+    if (definition === undefined) throw new ConnectorRejectedError(typeof data.name === "string" ? data.name : "", problems);
+    checkConnectorExecutors(definition, executors);
+    this.change({ op: "connectorAdded", connector: definition });
+    this.toolLoader?.serve(definition, executors);
+    const loads = this.toolLoader?.loadsConnectorsAtOnce ?? false;
+    if (loads) this.loadNamespaces([definition], { loadedBy: "host" }, "");
+    this.emit({ type: "connector_registered", connector: definition.name, loaded: loads });
+    const injectionId = this.announce(definition, "connector_registered", registeredSummary(definition, loads, LOAD_NAMESPACE_TOOL));
+    return { connector: definition.name, loaded: loads, warnings: problems, injectionId };
+  }
+
+  /**
+   * The host removes a connector: its tools leave the tool list at once (a
+   * call the model still makes to one is a tool error), the removal is
+   * durable and announced like the registration. UnknownConnectorError for a
+   * name not registered.
+   */
+  removeConnector(name: string): ConnectorChange {
+    const definition = this.connectors.find((connector) => connector.name === name);
+    if (definition === undefined) throw new UnknownConnectorError(name, this.connectors.map((connector) => connector.name));
+    this.change({ op: "connectorRemoved", name });
+    this.toolLoader?.withdraw(definition);
+    this.emit({ type: "connector_removed", connector: name });
+    const injectionId = this.announce(definition, "connector_removed", removedSummary(definition));
+    return { connector: name, loaded: false, warnings: [], injectionId };
+  }
+
+  /** A stored connector a restart cannot bring back leaves the session, and the model is told. */
+  dropConnector(name: string): void {
+    const definition = this.connectors.find((connector) => connector.name === name);
+    if (definition === undefined) return;
+    this.change({ op: "connectorRemoved", name });
+    this.emit({ type: "connector_removed", connector: name });
+    if (this.announcesConnectors()) this.announce(definition, "connector_unavailable", droppedSummary(definition));
+  }
+
+  private announcesConnectors(): boolean {
+    return this.artifacts.injectionKinds.some((kind) => kind.kind === "workspace_update");
+  }
+
+  /** "Available resources changed": a workspace_update through the session's injections, whose subject is the connector. */
+  private announce(connector: ConnectorDefinition, change: string, summary: string): string {
+    const id = `connector.${connector.name}.${this.revision}`;
+    const delivery = this.artifacts.injectionKinds.find((kind) => kind.kind === "workspace_update")?.delivery ?? "steer";
+    this.routeUpdate({
+      id,
+      kind: "workspace_update",
+      occurredAt: new Date(this.now()).toISOString(),
+      source: "workspace",
+      delivery,
+      requiresDecision: false,
+      summary,
+      subject: { ref: `connector:${connector.name}` },
+      details: { change },
+    });
+    return id;
   }
 
   private startNamespaceNames(): readonly string[] {

@@ -4,7 +4,7 @@
  * keeps it, the journal (src/runtime/journal.ts) changes it, and the modules
  * that read it import only these types.
  */
-import type { InjectionDelivery, VariantName } from "../protocol/dist-manifest.js";
+import type { InjectionDelivery, ToolSchemaArtifact, VariantName } from "../protocol/dist-manifest.js";
 import type { SkillType } from "./artifacts.js";
 import type { KnowledgeSessionState } from "./knowledge/types.js";
 import type { GammaCustomMessage } from "./messages.js";
@@ -96,6 +96,16 @@ export interface LoadedNamespace {
   skill?: string;
 }
 
+/** A connector a host registered on the session: a namespace known only at run time (src/runtime/connectors.ts). */
+export interface ConnectorDefinition {
+  /** A namespace name: lowercase words joined by underscores, at most 32 characters; its tools are named `<name>_…`. */
+  name: string;
+  /** When to load it, as a trigger ("Use for …"): the model reads it in the announcement and the anchor. */
+  description: string;
+  /** Its tools, each in the form of schemas/tool.schema.json. */
+  tools: ToolSchemaArtifact[];
+}
+
 export interface ExecutionState {
   stateVersion: typeof STATE_VERSION;
   /** Increments on every saved change. */
@@ -115,4 +125,6 @@ export interface ExecutionState {
   requiredSkills?: RequiredSkill[];
   /** Tool namespaces loaded during the session, in load order (absent when none ever was). */
   loadedNamespaces?: LoadedNamespace[];
+  /** Connectors the host registered, in registration order (absent when none ever was). */
+  connectors?: ConnectorDefinition[];
 }

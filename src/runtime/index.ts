@@ -94,6 +94,7 @@ export {
   sendSessionMessage,
   steerAgent,
   toolAdditionsInPlace,
+  type ConnectorRestorer,
   type ControllerSource,
   type GammaAgent,
   type GammaAgentOptions,
@@ -103,6 +104,19 @@ export {
   type ToolLoadingPolicy,
 } from "./pi-adapter.js";
 export { LOAD_NAMESPACE_TOOL, NamespaceToolError, type SessionNamespace } from "./namespaces.js";
+// Connectors: tool namespaces a host registers on a live session, checked by the compiler's tool rules.
+export {
+  ConnectorRejectedError,
+  ConnectorsNotAnnouncedError,
+  UnknownConnectorError,
+  type ConnectorChange,
+  type ConnectorDefinition,
+  type ConnectorProblem,
+  type ConnectorRegistration,
+  type ConnectorRestore,
+  type DroppedConnector,
+} from "./connectors.js";
+export { TOOL_RULE_SEVERITIES, type ToolRuleId, type ToolRuleProblem } from "../protocol/tool-rules.js";
 // Runtime injections: envelope, rendering, neutralisation, queue and delivery policy.
 export * from "./injections/index.js";
 // Workflow checklists: progress per step, deviations, and the completion audit.

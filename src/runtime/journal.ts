@@ -6,7 +6,7 @@
  */
 import { DEFAULT_REMEMBERED_IDS, InjectionQueue, type QueueRecord } from "./injections/queue.js";
 import type { KnowledgeSessionState } from "./knowledge/types.js";
-import type { ActiveSkill, ArtifactReference, ExecutionState, LoadedNamespace, RequiredSkill, TaskSnapshot } from "./execution-state.js";
+import type { ActiveSkill, ArtifactReference, ConnectorDefinition, ExecutionState, LoadedNamespace, RequiredSkill, TaskSnapshot } from "./execution-state.js";
 import { STATE_VERSION, StateConflictError, StateStoreError } from "./state-errors.js";
 
 /** One durable change to the execution state. */
@@ -21,13 +21,17 @@ export type StateChange =
   /** The whole list of required skills after a change (invocation enforcement). */
   | { op: "required"; skills: RequiredSkill[] }
   /** Tool namespaces that joined the tool list. */
-  | { op: "namespaces"; add: LoadedNamespace[] };
+  | { op: "namespaces"; add: LoadedNamespace[] }
+  /** A connector the host registered. */
+  | { op: "connectorAdded"; connector: ConnectorDefinition }
+  /** A connector that left the session (removed by the host, or not restorable after a restart): its tools are unloaded too. */
+  | { op: "connectorRemoved"; name: string };
 
 /** A change as a store keeps it: stamped with the revision it produces. */
 export type StateRecord = StateChange & { revision: number };
 
 /** The parts of the state outside the pending set. */
-export type StateCore = Pick<ExecutionState, "sessionKey" | "activeSkills" | "tasks" | "currentArtifacts" | "knowledge" | "requiredSkills" | "loadedNamespaces">;
+export type StateCore = Pick<ExecutionState, "sessionKey" | "activeSkills" | "tasks" | "currentArtifacts" | "knowledge" | "requiredSkills" | "loadedNamespaces" | "connectors">;
 
 export function applyChange(core: StateCore, queue: InjectionQueue, change: StateChange): void {
   switch (change.op) {
@@ -51,6 +55,13 @@ export function applyChange(core: StateCore, queue: InjectionQueue, change: Stat
       return;
     case "namespaces":
       core.loadedNamespaces = [...(core.loadedNamespaces ?? []), ...change.add];
+      return;
+    case "connectorAdded":
+      core.connectors = [...(core.connectors ?? []), change.connector];
+      return;
+    case "connectorRemoved":
+      core.connectors = (core.connectors ?? []).filter((connector) => connector.name !== change.name);
+      if (core.loadedNamespaces !== undefined) core.loadedNamespaces = core.loadedNamespaces.filter((namespace) => namespace.name !== change.name);
       return;
     default:
       queue.apply(change);
@@ -77,6 +88,7 @@ export function replay(snapshot: ExecutionState, records: readonly StateRecord[]
     ...(snapshot.knowledge === undefined ? {} : { knowledge: snapshot.knowledge }),
     ...(snapshot.requiredSkills === undefined ? {} : { requiredSkills: snapshot.requiredSkills }),
     ...(snapshot.loadedNamespaces === undefined ? {} : { loadedNamespaces: snapshot.loadedNamespaces }),
+    ...(snapshot.connectors === undefined ? {} : { connectors: snapshot.connectors }),
   };
   let revision = snapshot.revision;
   for (const record of records) {

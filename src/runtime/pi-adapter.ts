@@ -20,14 +20,15 @@ import type { AgentSession, ExtensionAPI, ModelRuntime, SessionManager, Settings
 import type { VariantName } from "../protocol/dist-manifest.js";
 import type { LoadedArtifacts } from "./artifacts.js";
 import { SessionProtocolController, type ControllerOptions, type ToolLoader } from "./controller.js";
-import type { SessionNamespace } from "./namespaces.js";
+import { LOAD_NAMESPACE_TOOL, NamespaceToolError, type SessionNamespace } from "./namespaces.js";
+import { checkConnectorExecutors, ConnectorRejectedError, removedToolMessage, type ConnectorDefinition, type ConnectorRestore, type DroppedConnector } from "./connectors.js";
 import type { InjectionTransport } from "./injections/dispatcher.js";
 import { prepareMessagesForModel } from "./injections/transport.js";
 import { ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE, dropStaleAnchors, isGammaCustomMessage, type GammaCustomMessage } from "./messages.js";
 import { systemBlocks } from "./cache-plan.js";
 import { checkPromptCacheOptions, promptCacheKeys, shapeProviderPayload, type CacheWarming, type PromptCacheOptions } from "./prompt-cache.js";
 import { SESSION_ENTRY_TYPE } from "./audit/readers.js";
-import { assembleTools, type HostExecutors, type RuntimeTool, type ToolOutcome } from "./tools.js";
+import { assembleTools, type HostExecutors, type RuntimeTool, type ToolExecutor, type ToolOutcome } from "./tools.js";
 import type { ToolCallSummary } from "./yield.js";
 import { requirePiPackages } from "../protocol/pi-requirement.js";
 
@@ -67,6 +68,8 @@ export type GammaAgentOptions = ControllerSource & {
   executors: HostExecutors;
   /** When namespaces load (default "late"). */
   toolLoading?: ToolLoadingPolicy;
+  /** The executors of each connector the store holds (a restart); undefined for one that is gone. */
+  restoreConnector?: ConnectorRestorer;
   /** A transcript to continue (e.g. the host's stored messages). */
   messages?: AgentMessage[];
   /** Default on both paths: {@link defaultThinkingLevel}. */
@@ -82,6 +85,8 @@ export type GammaAgentOptions = ControllerSource & {
 export interface GammaAgent {
   agent: Agent;
   controller: SessionProtocolController;
+  /** The connectors the store held: restored, or dropped and why. */
+  connectors: ConnectorRestore;
   /** Detaches the runtime's listener from the agent. */
   dispose(): void;
 }
@@ -124,6 +129,10 @@ export function createGammaAgent(options: GammaAgentOptions): GammaAgent {
     add: (added) => {
       agent.state.tools = [...agent.state.tools, ...added.map(toAgentTool)];
     },
+    declare: () => {},
+    remove: (names) => {
+      agent.state.tools = agent.state.tools.filter((tool) => !names.includes(tool.name));
+    },
   });
   // A run works on a snapshot of the tools: a namespace loaded by a tool call reaches the run's next model call
   // through the next turn's context, where Pi declares the difference as a system message (`toolsAdded`).
@@ -136,6 +145,7 @@ export function createGammaAgent(options: GammaAgentOptions): GammaAgent {
   return {
     agent,
     controller,
+    connectors: tools.connectors,
     dispose: () => {
       unsubscribe();
       controller.close();
@@ -274,6 +284,8 @@ export type GammaSessionOptions = ControllerSource & {
   executors: HostExecutors;
   /** When namespaces load (default "late"). */
   toolLoading?: ToolLoadingPolicy;
+  /** The executors of each connector the store holds (a restart); undefined for one that is gone. */
+  restoreConnector?: ConnectorRestorer;
   cwd: string;
   sessionManager: SessionManager;
   /** Pi's agent folder for its settings and packages; a folder without them is fine. */
@@ -290,6 +302,8 @@ export type GammaSessionOptions = ControllerSource & {
 export interface GammaSession {
   session: AgentSession;
   controller: SessionProtocolController;
+  /** The connectors the store held: restored, or dropped and why. */
+  connectors: ConnectorRestore;
   dispose(): void;
 }
 
@@ -304,11 +318,17 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   const controller = resolveController(options);
   const tools = sessionTools(controller, options);
   const settingsManager = options.settingsManager ?? pi.SettingsManager.inMemory();
+  let extension: ExtensionAPI | undefined;
   const inner = new pi.DefaultResourceLoader({
     cwd: options.cwd,
     agentDir: options.agentDir,
     settingsManager,
-    extensionFactories: [(api) => gammaExtension(api, controller, tools, options.promptCache?.cacheWarming ?? "off")],
+    extensionFactories: [
+      (api) => {
+        extension = api;
+        gammaExtension(api, controller, tools, options.promptCache?.cacheWarming ?? "off");
+      },
+    ],
     noExtensions: true,
     noSkills: true,
     noPromptTemplates: true,
@@ -351,7 +371,14 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   const unsubscribe = bindController(agent, controller);
   controller.transport = sessionTransport(session, controller);
   // Every loadable tool is registered, inactive, by the extension: a load activates it.
-  tools.attach({ add: (added) => session.setActiveToolsByName([...session.getActiveToolNames(), ...added.map((tool) => tool.name)]) });
+  tools.attach({
+    add: (added) => session.setActiveToolsByName([...session.getActiveToolNames(), ...added.map((tool) => tool.name)]),
+    // A connector's tools register inactive, like the loadable ones the extension registered at start.
+    declare: (declared) => {
+      for (const tool of declared) extension?.registerTool(piToolDefinition(tool, false));
+    },
+    remove: (names) => session.setActiveToolsByName(session.getActiveToolNames().filter((name) => !names.includes(name))),
+  });
   if (!options.sessionManager.getEntries().some((entry) => entry.type === "custom" && entry.customType === SESSION_ENTRY_TYPE)) {
     // Pi's session file keeps Pi's prompt sections, not the variant's bytes: record the variant so `gamma-prompt audit` knows the preloaded skills.
     options.sessionManager.appendCustomEntry(SESSION_ENTRY_TYPE, { variant: controller.variant });
@@ -363,6 +390,7 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   return {
     session,
     controller,
+    connectors: tools.connectors,
     dispose: () => {
       unsubscribe();
       session.dispose();
@@ -449,9 +477,12 @@ export function toolAdditionsInPlace(model: Model<Api>): boolean {
   }
 }
 
-/** Pi's side of a namespace load: adds tools to the Agent's or the session's list. */
+/** Pi's side of a namespace load or a connector's removal: the Agent's or the session's tool list. */
 interface PiToolList {
   add(tools: readonly RuntimeTool[]): void;
+  /** Tools a connector brings, not in the list yet (an AgentSession registers them inactive). */
+  declare(tools: readonly RuntimeTool[]): void;
+  remove(names: readonly string[]): void;
 }
 
 /** Every tool a session can give Pi: the start tools, and the tools of each namespace it may load, by namespace. */
@@ -460,35 +491,70 @@ interface SessionTools {
   /** The tools of namespaces not loaded yet that the host serves. */
   loadable(): RuntimeTool[];
   attach(list: PiToolList): void;
+  /** What became of the connectors the store held. */
+  connectors: ConnectorRestore;
 }
+
+/** How the host brings a stored connector back after a restart: its executors, or undefined when it is gone. */
+export type ConnectorRestorer = (connector: ConnectorDefinition) => HostExecutors | undefined;
 
 /**
  * The tools of a session and the controller's loader. A namespace loads when
- * the host supplied an executor for each of its tools. With the "start" policy for this model, every namespace the host
- * serves is loaded before the first call.
+ * the host supplied an executor for each of its tools. Connectors the store
+ * holds are checked again and served with the executors `restoreConnector`
+ * gives; one that fails either leaves the session and is reported. With the
+ * "start" policy for this model, every namespace the host serves is loaded
+ * before the first call.
  */
-function sessionTools(controller: SessionProtocolController, options: { model: Model<Api>; executors: HostExecutors; toolLoading?: ToolLoadingPolicy }): SessionTools {
+function sessionTools(
+  controller: SessionProtocolController,
+  options: { model: Model<Api>; executors: HostExecutors; toolLoading?: ToolLoadingPolicy; restoreConnector?: ConnectorRestorer },
+): SessionTools {
   const guard = (tool: string, params: Readonly<Record<string, unknown>>, toolCallId: string) => controller.checkToolCall(tool, params, toolCallId);
-  const build = () =>
-    assembleTools({
-      schemas: controller.startToolSchemas(),
-      runtime: controller.runtimeExecutors(),
-      executors: options.executors,
-      guard,
-      loadable: controller.namespaceCatalog.map((namespace) => ({ namespace: namespace.name, tools: namespace.tools })),
-    });
+  const compiled = controller.namespaceCatalog.filter((namespace) => controller.artifacts.namespaces.has(namespace.name));
+  const built = assembleTools({
+    schemas: controller.startToolSchemas().filter((schema) => controller.connectorOfTool(schema.name) === undefined),
+    runtime: controller.runtimeExecutors(),
+    executors: options.executors,
+    guard,
+    loadable: compiled.map((namespace) => ({ namespace: namespace.name, tools: namespace.tools })),
+  });
   const served = new Map<string, RuntimeTool>();
-  for (const tool of build()) served.set(tool.name, tool);
+  for (const tool of built) served.set(tool.name, tool);
   let list: PiToolList | undefined;
+  const policy = typeof options.toolLoading === "function" ? options.toolLoading(options.model) : (options.toolLoading ?? "late");
   const loader: ToolLoader = {
     refusal: (namespace: SessionNamespace) => {
       const missing = namespace.tools.filter((tool) => !served.has(tool.name)).map((tool) => tool.name);
       return missing.length === 0 ? undefined : `the host supplies no executor for ${missing.join(", ")}`;
     },
     load: (namespace) => list?.add(namespace.tools.flatMap((tool) => served.get(tool.name) ?? [])),
+    serve: (connector, executors) => {
+      const tools = connector.tools.map((schema) => {
+        const run = executors[schema.name] as ToolExecutor;
+        const tool: RuntimeTool = {
+          ...schema,
+          // A batch runs on the tools it started with: a tool removed since is refused here, not run.
+          execute: async (toolCallId, params, signal) => {
+            if (served.get(schema.name) !== tool) throw new NamespaceToolError(removedToolMessage(schema.name, connector.name));
+            guard(schema.name, params, toolCallId);
+            return run(toolCallId, params, signal);
+          },
+        };
+        return tool;
+      });
+      for (const tool of tools) served.set(tool.name, tool);
+      list?.declare(tools);
+    },
+    withdraw: (connector) => {
+      const names = connector.tools.map((tool) => tool.name);
+      for (const name of names) served.delete(name);
+      list?.remove(names);
+    },
+    loadsConnectorsAtOnce: policy === "start" || !controller.artifacts.tools.some((tool) => tool.name === LOAD_NAMESPACE_TOOL),
   };
   controller.toolLoader = loader;
-  const policy = typeof options.toolLoading === "function" ? options.toolLoading(options.model) : (options.toolLoading ?? "late");
+  const connectors = restoreConnectors(controller, loader, options.restoreConnector);
   if (policy === "start") {
     const servedNamespaces = controller.namespaceCatalog.filter((namespace) => loader.refusal(namespace) === undefined).map((namespace) => namespace.name);
     controller.loadNamespacesForHost(servedNamespaces);
@@ -500,7 +566,34 @@ function sessionTools(controller: SessionProtocolController, options: { model: M
     attach: (piList) => {
       list = piList;
     },
+    connectors,
   };
+}
+
+/** Each stored connector checked again at the boundary and given the host's executors; the others leave the session. */
+function restoreConnectors(controller: SessionProtocolController, loader: ToolLoader, restore: ConnectorRestorer | undefined): ConnectorRestore {
+  const report: ConnectorRestore = { restored: [], dropped: [] };
+  for (const connector of [...controller.connectors]) {
+    const errors = controller.checkConnector(connector, connector.name).problems.filter((found) => found.severity === "error");
+    let dropped: DroppedConnector | undefined;
+    if (errors.length > 0) dropped = { connector: connector.name, reason: "refused", message: new ConnectorRejectedError(connector.name, errors).message, problems: errors };
+    else {
+      const executors = restore?.(connector);
+      try {
+        if (executors === undefined) throw new Error(`the host supplies no executors for it any more`);
+        checkConnectorExecutors(connector, executors);
+        loader.serve(connector, executors);
+      } catch (error) {
+        dropped = { connector: connector.name, reason: "gone", message: `Connector ${JSON.stringify(connector.name)} not restored: ${error instanceof Error ? error.message : String(error)}`, problems: [] };
+      }
+    }
+    if (dropped === undefined) report.restored.push(connector.name);
+    else {
+      report.dropped.push(dropped);
+      controller.dropConnector(connector.name);
+    }
+  }
+  return report;
 }
 
 function piToolDefinition(tool: RuntimeTool, active: boolean): Parameters<ExtensionAPI["registerTool"]>[0] {

@@ -44,7 +44,11 @@ export type ProtocolEvent =
   /** Invocation enforcement: a task action refused while a required skill is missing, or let through after the bound (`violated`). */
   | RequiredSkillsEvent
   /** Tool namespaces joined the tool list: when a workflow that needs them became active, by exact name, or by the host. */
-  | { type: "namespaces_loaded"; names: string[]; loadedBy: NamespaceLoadSource; toolCallId: string };
+  | { type: "namespaces_loaded"; names: string[]; loadedBy: NamespaceLoadSource; toolCallId: string }
+  /** A host registered a connector (src/runtime/connectors.ts); `loaded` when its tools joined the tool list at once. */
+  | { type: "connector_registered"; connector: string; loaded: boolean }
+  /** A connector left the session: removed by the host, or not restorable after a restart. */
+  | { type: "connector_removed"; connector: string };
 
 export interface YieldRecord {
   message: string;
