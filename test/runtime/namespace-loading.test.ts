@@ -1,20 +1,17 @@
-import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { getCurrentTools, type TranscriptContext } from "@earendil-works/pi-ai";
 import { SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { build } from "../../src/build.js";
-import { loadArtifacts, type LoadedArtifacts } from "../../src/runtime/artifacts.js";
+import type { LoadedArtifacts } from "../../src/runtime/artifacts.js";
 import { SessionProtocolController } from "../../src/runtime/controller.js";
 import { createGammaAgent, createGammaSession, restoreAgentContext } from "../../src/runtime/pi-adapter.js";
 import { FileStateStore } from "../../src/runtime/state.js";
 import { ToolSetupError } from "../../src/runtime/tools.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
-import { copyParts, tempDir } from "../helpers/temp-project.js";
-import { removeTempDirs, repoRoot } from "../build/helpers.js";
-import { fauxAssistantMessage, fauxToolCall, recordingExecutors, snapshot, textOf, toolUse } from "./helpers/pi.js";
+import { tempDir } from "../helpers/temp-project.js";
+import { removeTempDirs } from "../build/helpers.js";
+import { fauxAssistantMessage, fauxToolCall, recordingExecutors, toolUse } from "./helpers/pi.js";
 import { fauxPerTest, fauxSessionSetup, NO_KNOWLEDGE_HINTS } from "./helpers/session.js";
-import { docPage } from "../helpers/docs.js";
+import { buildNamespaceProject, namespaceGuide, replying, type Call } from "./helpers/namespace-project.js";
 
 // Tool namespaces loaded during a session, on the real Agent and AgentSession
 // with pi-ai's faux provider: when a workflow that needs one becomes active,
@@ -26,46 +23,12 @@ const pi = fauxPerTest();
 const DRIVE_TOOLS = ["drive_search", "drive_list_folder", "drive_get_file", "drive_download"];
 const HOST_TOOLS = ["read", "bash", "write", "edit", "subagent", "show_gamma", "show_file"];
 
-/** The schema a project declares to let the model load a namespace by name, as the namespace guide shows it. */
-const guide = docPage("docs/guide/tool-namespaces.md");
-const LOAD_TOOL_SCHEMA = guide.blockStartingWith('{\n  "name": "load_tool_namespace"', "json");
-
+const guide = namespaceGuide;
 let artifacts: LoadedArtifacts;
 
-/** The embedded default, plus load_tool_namespace in its stable tool set. */
 beforeAll(async () => {
-  const root = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge"], join(await tempDir("namespace loading"), "project"));
-  await writeFile(join(root, "schemas/tools/load_tool_namespace.json"), LOAD_TOOL_SCHEMA);
-  const order = JSON.parse(await readFile(join(root, "schemas/tools/order.json"), "utf8")) as string[];
-  await writeFile(join(root, "schemas/tools/order.json"), `${JSON.stringify([...order.slice(0, -1), "load_tool_namespace", ...order.slice(-1)])}\n`);
-  const built = await build({ root, persistentCache: false });
-  expect(built.diagnostics.filter((diagnostic) => diagnostic.severity === "error")).toEqual([]);
-  artifacts = await loadArtifacts({ distDir: join(root, "dist") });
+  artifacts = await buildNamespaceProject("namespace loading");
 }, 60_000);
-
-/** Every tool a call declares: the leading system message's, changed by every later one. */
-interface Call {
-  tools: string[];
-  /** Tools a later system message adds (in place, after the head). */
-  added: string[];
-  toolResults: string[];
-  text: string;
-}
-
-function recordCall(calls: Call[], context: TranscriptContext): void {
-  const seen = snapshot(context);
-  calls.push({
-    tools: getCurrentTools(context.messages).map((tool) => tool.name),
-    added: context.messages.slice(1).flatMap((message) => (message.role === "system" ? (message.toolsAdded ?? []).map((tool) => tool.name) : [])),
-    toolResults: seen.messages.flatMap((message) => (message.role === "toolResult" ? [`${message.isError ? "error: " : ""}${textOf(message)}`] : [])),
-    text: seen.messages.map((message) => textOf(message)).join("\n"),
-  });
-}
-
-const replying = (calls: Call[], reply: ReturnType<typeof fauxAssistantMessage>) => (context: TranscriptContext) => {
-  recordCall(calls, context);
-  return reply;
-};
 
 const executors = (calls: string[] = []) => recordingExecutors(calls, [...HOST_TOOLS, ...DRIVE_TOOLS]);
 const stable = () => artifacts.tools.map((tool) => tool.name);
