@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { createGammaAgent, createGammaSession, toolAdditionsInPlace } from "../../src/runtime/pi-adapter.js";
+import type { ConnectorDefinition } from "../../src/runtime/connectors.js";
+import { docPage } from "../helpers/docs.js";
 import { repoDist } from "../runtime/helpers/dist.js";
 import { recordingExecutors } from "../runtime/helpers/pi.js";
 import { FAKE_KEY, loopbackSessionSetup, wireModel, withoutMarks, type RuntimePath } from "./helpers.js";
@@ -15,6 +17,10 @@ import { startWireServer, type RecordedRequest, type ScriptedTurn, type WireProt
 const artifacts = loadArtifacts({ distDir: repoDist });
 const DRIVE_TOOLS = ["drive_search", "drive_list_folder", "drive_get_file", "drive_download"];
 const STABLE = artifacts.tools.map((tool) => tool.name);
+
+const NOTION_TOOLS = ["notion_search", "notion_get_page"];
+/** The connector the tool namespaces guide registers. */
+const NOTION_CONNECTOR = JSON.parse(docPage("docs/guide/tool-namespaces.md").blockStartingWith('{\n  "name": "notion"', "json")) as ConnectorDefinition;
 
 const SCRIPT: ScriptedTurn[] = [
   { toolCalls: [{ name: "message_user", arguments: { message: "Looking for the file.", blockOnUser: false } }] },
@@ -112,5 +118,52 @@ describe.each<RuntimePath>(["agent", "session"])("a namespace loaded after the s
     expect(toolItems(requests[1] as RecordedRequest)).toEqual([STABLE]);
     expect(toolItems(requests[2] as RecordedRequest)).toEqual([STABLE, DRIVE_TOOLS]);
     expect(requests[2]?.body["prompt_cache_key"]).toBe(requests[0]?.body["prompt_cache_key"]);
+  });
+});
+
+describe("a connector registered mid-run", () => {
+  it("on claude-sonnet-5-5 only appends: its tools arrive as tool_addition blocks after the announcement, and the next request reads everything before from the cache", async () => {
+    const server = await startWireServer();
+    servers.push(server);
+    server.script([{ toolCalls: [{ name: "read", arguments: { path: "notes.md" } }] }, { toolCalls: [{ name: "notion_search", arguments: { query: "Q3 plan" } }] }, { text: "Found the plan." }]);
+    const model = wireModel("anthropic-messages", server, "claude-sonnet-5-5");
+    const host = recordingExecutors([], ["read", "bash", "write", "edit", "subagent", "show_gamma", "show_file"]);
+    const notionCalls: string[] = [];
+    const gamma = createGammaAgent({
+      artifacts,
+      variant: "base",
+      model,
+      knowledge: { maxHints: 0 },
+      getApiKey: () => FAKE_KEY,
+      executors: {
+        ...host,
+        // The host learns of the workspace's Notion while the run reads a file.
+        read: async (id, params) => {
+          gamma.controller.registerConnector({ ...NOTION_CONNECTOR, executors: recordingExecutors(notionCalls, NOTION_TOOLS) });
+          return (host["read"] as NonNullable<(typeof host)["read"]>)(id, params);
+        },
+      },
+    });
+    await gamma.agent.prompt("Use my Notion notes for the Q3 deck.");
+    gamma.dispose();
+    const requests = server.requests;
+    expect(requests).toHaveLength(3);
+    // The embedded default declares no load_tool_namespace: the connector loads as it registers.
+    expect(gamma.controller.loadedNamespaces).toEqual([{ name: "notion", loadedBy: "host" }]);
+    for (const request of requests) expect(names(request.body["tools"])).toEqual([...STABLE, "__pi_deferred_placeholder__"]);
+    expectAppendOnly(requests);
+    const text = JSON.stringify(requests[1]?.body["messages"]);
+    expect(text).toContain("Connector &quot;notion&quot; was registered and its tools are in your tool list from now on");
+    const additions = (request: RecordedRequest) =>
+      (request.body["messages"] as Array<{ role: string; content: Array<{ type: string; tool?: { definition?: { name: string } } }> }>)
+        .flatMap((message) => (message.role === "system" ? message.content : []))
+        .filter((block) => block.type === "tool_addition")
+        .map((block) => block.tool?.definition?.name);
+    expect(additions(requests[1] as RecordedRequest)).toEqual(NOTION_TOOLS);
+    expect(notionCalls).toEqual(["notion_search"]);
+    const before = requests[0]?.cache;
+    const after = requests[1]?.cache;
+    expect(after?.read).toBe((before?.read ?? 0) + (before?.written ?? 0));
+    expect(after?.read).toBeGreaterThan(5000);
   });
 });
