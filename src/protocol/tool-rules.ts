@@ -82,36 +82,48 @@ export function duplicateToolNameMessage(tool: string, namespace: string, owner:
  * schema by the strict compile's rules: the `tool/invalid` and
  * `tool/invalid-parameters` findings, with pointers under `at`.
  */
-export function checkToolDefinition(value: unknown, at = ""): ToolRuleProblem[] {
+export function checkToolDefinition(input: unknown, at = ""): ToolRuleProblem[] {
   const invalid = (path: string, message: string) => problem("tool/invalid", `${at}${path}`, message);
-  if (!isObject(value)) return [invalid("", "Unexpected value at the tool: it must be object")];
-  const problems: ToolRuleProblem[] = [];
-  for (const key of ["name", "description", "parameters"]) {
-    if (!(key in value)) problems.push(invalid("", `Unexpected the tool without \`${key}\`, expected it to be present`));
-  }
-  for (const key of Object.keys(value)) {
-    if (key !== "name" && key !== "description" && key !== "parameters") problems.push(invalid(`/${escapePointer(key)}`, `Unexpected key \`${key}\` in the tool`));
-  }
-  const name = value["name"];
-  if ("name" in value) {
-    if (typeof name !== "string") problems.push(invalid("/name", "Unexpected value at `name`: it must be string"));
-    else {
-      if ([...name].length > TOOL_NAME_MAX_LENGTH) problems.push(invalid("/name", `Unexpected value at \`name\`: it must NOT have more than ${TOOL_NAME_MAX_LENGTH} characters`));
-      if (!new RegExp(TOOL_NAME_PATTERN, "u").test(name)) problems.push(invalid("/name", `Unexpected value at \`name\`: it must match pattern "${TOOL_NAME_PATTERN}"`));
-    }
-  }
-  const description = value["description"];
-  if ("description" in value) {
-    if (typeof description !== "string") problems.push(invalid("/description", "Unexpected value at `description`: it must be string"));
-    else if (description.length === 0) problems.push(invalid("/description", "Unexpected value at `description`: it must NOT have fewer than 1 characters"));
-  }
+  const { record: value, problems } = objectProblems(input, ["name", "description", "parameters"], "the tool", invalid);
+  if (value === undefined) return problems;
+  problems.push(...stringProblems(value, "name", { maxLength: TOOL_NAME_MAX_LENGTH, pattern: TOOL_NAME_PATTERN }, invalid));
+  problems.push(...stringProblems(value, "description", { minLength: 1 }, invalid));
   if ("parameters" in value) problems.push(...parametersEnvelopeProblems(value["parameters"], invalid));
   if (problems.length > 0) return problems;
   const parametersProblem = parametersSchemaProblem(value["parameters"]);
   return parametersProblem === undefined ? [] : [problem("tool/invalid-parameters", `${at}/parameters`, `Unexpected parameters schema: ${parametersProblem.split("\n")[0] ?? parametersProblem}`)];
 }
 
-function parametersEnvelopeProblems(parameters: unknown, invalid: (path: string, message: string) => ToolRuleProblem): ToolRuleProblem[] {
+type Report = (path: string, message: string) => ToolRuleProblem;
+
+/**
+ * An object with exactly these keys, as schemaDiagnostics words ajv's
+ * `type`, `required` and `additionalProperties` errors (`what` names the
+ * object: "the tool"); `record` is the object when it is one.
+ */
+export function objectProblems(value: unknown, keys: readonly string[], what: string, report: Report): { record?: Record<string, unknown>; problems: ToolRuleProblem[] } {
+  if (!isObject(value)) return { problems: [report("", `Unexpected value at ${what}: it must be object`)] };
+  const problems: ToolRuleProblem[] = [];
+  for (const key of keys) if (!(key in value)) problems.push(report("", `Unexpected ${what} without \`${key}\`, expected it to be present`));
+  for (const key of Object.keys(value)) if (!keys.includes(key)) problems.push(report(`/${escapePointer(key)}`, `Unexpected key \`${key}\` in ${what}`));
+  return { record: value, problems };
+}
+
+/** A string property's `type`, `minLength`, `maxLength` and `pattern` errors, worded the same way (nothing when absent). */
+export function stringProblems(record: Record<string, unknown>, key: string, rules: { minLength?: number; maxLength?: number; pattern?: string }, report: Report): ToolRuleProblem[] {
+  if (!(key in record)) return [];
+  const value = record[key];
+  const at = (message: string) => report(`/${escapePointer(key)}`, `Unexpected value at \`${key}\`: it ${message}`);
+  if (typeof value !== "string") return [at("must be string")];
+  const length = [...value].length;
+  const problems: ToolRuleProblem[] = [];
+  if (rules.maxLength !== undefined && length > rules.maxLength) problems.push(at(`must NOT have more than ${rules.maxLength} characters`));
+  if (rules.minLength !== undefined && length < rules.minLength) problems.push(at(`must NOT have fewer than ${rules.minLength} characters`));
+  if (rules.pattern !== undefined && !new RegExp(rules.pattern, "u").test(value)) problems.push(at(`must match pattern "${rules.pattern}"`));
+  return problems;
+}
+
+function parametersEnvelopeProblems(parameters: unknown, invalid: Report): ToolRuleProblem[] {
   if (!isObject(parameters)) return [invalid("/parameters", "Unexpected value at `parameters`: it must be object")];
   const problems: ToolRuleProblem[] = [];
   for (const key of ["type", "properties"]) {

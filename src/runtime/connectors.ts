@@ -10,12 +10,13 @@ import type { ToolSchemaArtifact } from "../protocol/dist-manifest.js";
 import {
   checkToolDefinition,
   duplicateToolNameMessage,
-  escapePointer,
   MAX_TOOLS_PER_NAMESPACE,
   NAMESPACE_NAME_MAX_LENGTH,
   NAMESPACE_NAME_PATTERN_SOURCE,
   namespaceDescriptionProblem,
+  objectProblems,
   problem,
+  stringProblems,
   tooManyToolsMessage,
   toolNamePrefixMessage,
   type ToolRuleProblem,
@@ -100,7 +101,7 @@ export interface TakenNames {
   tools: ReadonlyMap<string, string>;
 }
 
-const REGISTRATION_KEYS = new Set(["name", "description", "tools"]);
+const REGISTRATION_KEYS = ["name", "description", "tools"];
 
 /**
  * The boundary check of a connector's definition (without its executors): the
@@ -110,21 +111,13 @@ const REGISTRATION_KEYS = new Set(["name", "description", "tools"]);
  */
 export function checkConnector(value: unknown, taken: TakenNames): { definition?: ConnectorDefinition; problems: ConnectorProblem[] } {
   const invalid = (path: string, message: string) => problem("namespace/invalid", path, message);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return { problems: [invalid("", "Unexpected value at the namespace: it must be object")] };
-  const record = value as Record<string, unknown>;
-  const problems: ConnectorProblem[] = [];
-  for (const key of REGISTRATION_KEYS) if (!(key in record)) problems.push(invalid("", `Unexpected the namespace without \`${key}\`, expected it to be present`));
-  for (const key of Object.keys(record)) if (!REGISTRATION_KEYS.has(key)) problems.push(invalid(`/${escapePointer(key)}`, `Unexpected key \`${key}\` in the namespace`));
+  const { record, problems: shape } = objectProblems(value, REGISTRATION_KEYS, "the namespace", invalid);
+  if (record === undefined) return { problems: shape };
+  const problems: ConnectorProblem[] = [...shape];
+  problems.push(...stringProblems(record, "name", { maxLength: NAMESPACE_NAME_MAX_LENGTH, pattern: NAMESPACE_NAME_PATTERN_SOURCE }, invalid));
+  problems.push(...stringProblems(record, "description", {}, invalid));
   const name = record["name"];
-  if ("name" in record) {
-    if (typeof name !== "string") problems.push(invalid("/name", "Unexpected value at `name`: it must be string"));
-    else {
-      if ([...name].length > NAMESPACE_NAME_MAX_LENGTH) problems.push(invalid("/name", `Unexpected value at \`name\`: it must NOT have more than ${NAMESPACE_NAME_MAX_LENGTH} characters`));
-      if (!new RegExp(NAMESPACE_NAME_PATTERN_SOURCE, "u").test(name)) problems.push(invalid("/name", `Unexpected value at \`name\`: it must match pattern "${NAMESPACE_NAME_PATTERN_SOURCE}"`));
-    }
-  }
   const description = record["description"];
-  if ("description" in record && typeof description !== "string") problems.push(invalid("/description", "Unexpected value at `description`: it must be string"));
   const tools = record["tools"];
   if ("tools" in record) {
     if (!Array.isArray(tools)) problems.push(invalid("/tools", "Unexpected value at `tools`: it must be array"));
