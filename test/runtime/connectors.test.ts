@@ -139,6 +139,12 @@ describe("a connector registered and removed mid-run on the low-level Agent", ()
     expect(namespaceGuide.text).toContain(`\`${removedText}\``);
     expect(notionCalls).toEqual([]);
     expect(() => gamma.controller.removeConnector("notion")).toThrow(UnknownConnectorError);
+    // Registered again under the same name, it is served afresh.
+    gamma.controller.registerConnector(notion(notionCalls));
+    faux.setResponses([replying(calls, toolUse(fauxToolCall("notion_search", { query: "Q3" }))), replying(calls, fauxAssistantMessage("Back."))]);
+    await gamma.agent.prompt("Search again");
+    expect(calls.at(-1)?.toolResults.at(-1)).toMatch(/^notion_search ok/);
+    expect(notionCalls).toEqual(["notion_search"]);
   });
 });
 
