@@ -20,6 +20,8 @@ const todo = (tasks) => call("todo", { tasks });
 const say = (message) => call("message_user", { message, blockOnUser: false });
 const present = (message) => call("message_user", { message, blockOnUser: true });
 
+const DRIVE_NOTES = { 4: "The link names one file: nothing to ask" };
+const IMPORT_NOTES = { 3: "The file is in uploads/drive/ and the request is clear", 6: "A faithful conversion: no new facts", 7: "The import report lists no losses", 10: "The render report lists no defects" };
 const DECK_NOTES = { 3: "Topic-only request: nothing blocks; defaults taken", 4: "General knowledge suitable for 4th grade; no outside facts needed", 9: "The render report lists no defects" };
 
 /** Each scenario's turns for the model, in order. */
@@ -49,6 +51,24 @@ const SCRIPTS = {
     [call("show_gamma", { ref: "gamma:file:g_1:d_q3" })],
     [todo(plan("import", 15, { done: upTo(15), notes: { 3: "The file is present and the request is clear", 6: "A faithful conversion: no new facts", 7: "The import report lists no losses", 10: "The render report lists no defects" } }))],
     [present("Your Q3 review is now a Gamma deck: all 8 slides converted with their wording and figures unchanged, no losses in the import report. No deviations. Next, you could pick a Gamma theme.")],
+  ],
+  // A drive link: both workflows load in one batch (drive-files loads the drive tools), the file is fetched
+  // and verified, then imported from uploads/drive/.
+  "drive-import": [
+    [call("skill", { name: "drive-files" }), call("skill", { name: "import" })],
+    [todo([...plan("drive-files", 7, { done: [1], current: 3 }), ...plan("import", 15)]), say("Fetching the Q3 board review from your drive.")],
+    [call("drive_get_file", { fileId: "1q3BoardReview" })],
+    [call("drive_download", { fileId: "1q3BoardReview", exportAs: "pptx" })],
+    [call("bash", { command: "ls -l uploads/drive/" }), call("bash", { command: "sha256sum uploads/drive/q3-board-review.pptx" })],
+    [todo([...plan("drive-files", 7, { done: upTo(7), notes: DRIVE_NOTES }), ...plan("import", 15, { done: [1, 2], notes: { 3: IMPORT_NOTES[3] }, current: 4 })])],
+    [call("bash", { command: "gml import uploads/drive/q3-board-review.pptx --out generations/q3-board-review/deck.gml --assets generations/q3-board-review/assets --report generations/q3-board-review/import/report.json --previews generations/q3-board-review/import/previews" })],
+    [call("read", { path: "generations/q3-board-review/import/report.json" })],
+    [call("bash", { command: "gml validate generations/q3-board-review/deck.gml" }), call("bash", { command: "gml render generations/q3-board-review/deck.gml --out generations/q3-board-review/renders" })],
+    [call("read", { path: "generations/q3-board-review/renders/report.json" }), call("read", { path: "generations/q3-board-review/renders/card-1.png" }), call("bash", { command: "gml inspect generations/q3-board-review/deck.gml --json" })],
+    [call("bash", { command: 'gml publish generations/q3-board-review/deck.gml --title "Q3 board review" --json' })],
+    [call("show_gamma", { ref: "gamma:file:g_1:d_q3board" })],
+    [todo([...plan("drive-files", 7, { done: upTo(7), notes: DRIVE_NOTES }), ...plan("import", 15, { done: upTo(15), notes: IMPORT_NOTES })])],
+    [present("Your Q3 board review is now a Gamma deck: the Google Slides file from /Finance/Board in your drive (changed 2 October), exported as pptx, checked against the drive's checksum, and all 12 slides converted with their wording and figures unchanged. No losses in the import report and no deviations. Next, you could pick a Gamma theme.")],
   ],
   "edit-with-artifact-update": [
     [call("skill", { name: "gml-editing" })],

@@ -5,7 +5,8 @@
 import type { LoadedArtifacts } from "../runtime/artifacts.js";
 import { TASK_ACTION_TOOLS } from "../runtime/audit/transcript.js";
 import { checklistProgress } from "../runtime/checklist/progress.js";
-import { argsMatch, type RunTrace, type TraceEntry } from "./run.js";
+import { LOAD_NAMESPACE_TOOL } from "../runtime/namespaces.js";
+import { argsMatch, type RunTrace, type TraceEntry, type TraceNamespaceSource } from "./run.js";
 import { expectationKind, type Expectation, type ExpectationKind, type Scenario } from "./scenario.js";
 
 export interface Verdict {
@@ -40,6 +41,18 @@ function failure(expectation: Expectation, scenario: Scenario, trace: RunTrace, 
   if ("skillNotActivated" in expectation) {
     const { name } = expectation.skillNotActivated;
     return activatedNames(entries).includes(name) ? `${name} was activated` : undefined;
+  }
+  if ("namespaceLoaded" in expectation) {
+    const { name, loadedBy } = expectation.namespaceLoaded;
+    const load = namespaceLoads(entries).find((entry) => entry.names.includes(name));
+    if (load === undefined) return `the tool namespace ${name} was never loaded (loaded: ${loadedNamespaceNames(entries).join(", ") || "none"})`;
+    if (loadedBy !== undefined && load.loadedBy !== loadedBy) return `the tool namespace ${name} was loaded ${LOAD_SOURCE_TEXT[load.loadedBy]}, expected ${LOAD_SOURCE_TEXT[loadedBy]}`;
+    return undefined;
+  }
+  if ("namespaceNotLoaded" in expectation) {
+    const { name } = expectation.namespaceNotLoaded;
+    const load = namespaceLoads(entries).find((entry) => entry.names.includes(name));
+    return load === undefined ? undefined : `the tool namespace ${name} was loaded ${LOAD_SOURCE_TEXT[load.loadedBy]} in turn ${load.turn}`;
   }
   if ("stepsCompleted" in expectation) {
     const { skill, steps } = expectation.stepsCompleted;
@@ -93,6 +106,21 @@ export function asksAQuestion(message: string): boolean {
 
 function activatedNames(entries: readonly TraceEntry[]): string[] {
   return entries.flatMap((entry) => (entry.type === "skills_activated" ? entry.names : []));
+}
+
+const LOAD_SOURCE_TEXT: Record<TraceNamespaceSource, string> = {
+  skill: "by a workflow skill that became active",
+  tool: `with ${LOAD_NAMESPACE_TOOL}`,
+  host: "by the host",
+  variant: "from session start (the variant sends it)",
+};
+
+function namespaceLoads(entries: readonly TraceEntry[]): Array<Extract<TraceEntry, { type: "namespaces_loaded" }>> {
+  return entries.filter((entry): entry is Extract<TraceEntry, { type: "namespaces_loaded" }> => entry.type === "namespaces_loaded");
+}
+
+function loadedNamespaceNames(entries: readonly TraceEntry[]): string[] {
+  return namespaceLoads(entries).flatMap((entry) => entry.names);
 }
 
 function calls(entries: readonly TraceEntry[], name: string, argsContain: Record<string, string> | undefined): Array<Extract<TraceEntry, { type: "tool_call" }>> {

@@ -8,15 +8,20 @@
 import type { LoadedArtifacts } from "../runtime/artifacts.js";
 import type { AuditReport } from "../runtime/audit/audit.js";
 import { createGammaAgent, type Api, type Model, type StreamFn } from "../runtime/pi-adapter.js";
-import type { Task } from "../runtime/execution-state.js";
+import type { NamespaceLoadSource, Task } from "../runtime/execution-state.js";
 import { RUNTIME_TOOL_NAMES, type HostExecutors, type ToolExecutor } from "../runtime/tools.js";
 import type { ProtocolEvent } from "../runtime/yield.js";
 import type { ArgsContain, LoadedScenario, ScenarioEvent, ToolFixture } from "./scenario.js";
+
+/** Who loaded a namespace: the runtime's sources, or the variant, which sends it from session start. */
+export type TraceNamespaceSource = NamespaceLoadSource | "variant";
 
 /** What happened in a run, in order. Preloaded skills are activated at the start. */
 export type TraceEntry =
   | { type: "tool_call"; turn: number; name: string; arguments: Record<string, unknown>; id: string; refused?: true }
   | { type: "skills_activated"; turn: number; names: string[] }
+  /** Tool namespaces that joined the tool list; the ones the variant sends from the start are listed at turn 0. */
+  | { type: "namespaces_loaded"; turn: number; names: string[]; loadedBy: TraceNamespaceSource }
   /** An accepted message_user call: a progress message or a yield. */
   | { type: "message"; turn: number; message: string; blockOnUser: boolean };
 
@@ -47,8 +52,11 @@ export async function runScenario(input: RunInput): Promise<RunTrace> {
   const trace: RunTrace = { entries: [], modelCalls: 0, tasks: [], audits: [], unfixtured: [] };
   const preloaded = input.artifacts.manifest.variants[scenario.variant]?.preloadedSkills ?? [];
   if (preloaded.length > 0) trace.entries.push({ type: "skills_activated", turn: 0, names: [...preloaded] });
+  const startNamespaces = input.artifacts.manifest.variants[scenario.variant]?.namespaces ?? [];
+  if (startNamespaces.length > 0) trace.entries.push({ type: "namespaces_loaded", turn: 0, names: [...startNamespaces], loadedBy: "variant" });
   const onProtocolEvent = (event: ProtocolEvent): void => {
     if (event.type === "skills_activated") trace.entries.push({ type: "skills_activated", turn, names: event.names });
+    else if (event.type === "namespaces_loaded") trace.entries.push({ type: "namespaces_loaded", turn, names: event.names, loadedBy: event.loadedBy });
     else if (event.type === "yield") trace.entries.push({ type: "message", turn, message: event.message, blockOnUser: true });
     else if (event.type === "progress") trace.entries.push({ type: "message", turn, message: event.message, blockOnUser: false });
     else if (event.type === "audit" && event.action === "reported") trace.audits.push(event.report);
@@ -110,10 +118,11 @@ export async function runScenario(input: RunInput): Promise<RunTrace> {
   return trace;
 }
 
-/** Host executors from the scenario's fixtures, for every host tool dist/tools.json declares. */
+/** Host executors from the scenario's fixtures, for every host tool dist/tools.json and the namespaces declare. */
 function fixtureExecutors(loaded: LoadedScenario, artifacts: LoadedArtifacts, trace: RunTrace): HostExecutors {
   const runtimeTools: readonly string[] = RUNTIME_TOOL_NAMES;
-  const hostTools = artifacts.tools.map((tool) => tool.name).filter((name) => !runtimeTools.includes(name));
+  const namespaceTools = [...artifacts.namespaces.values()].flatMap((namespace) => namespace.tools.map((tool) => tool.name));
+  const hostTools = [...artifacts.tools.map((tool) => tool.name), ...namespaceTools].filter((name) => !runtimeTools.includes(name));
   const executor = (name: string): ToolExecutor => async (_id, params) => {
     const fixture = (loaded.scenario.tools?.[name] ?? []).find((candidate) => argsMatch(candidate.argsContain, params));
     if (fixture === undefined) {

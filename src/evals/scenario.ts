@@ -14,6 +14,7 @@ import { readRegularFile } from "../protocol/regular-file.js";
 import type { LoadedArtifacts } from "../runtime/artifacts.js";
 import type { ArtifactReference } from "../runtime/execution-state.js";
 import { checkInjection } from "../runtime/injections/envelope.js";
+import type { TraceNamespaceSource } from "./run.js";
 
 /** A scenario larger than this is refused unread: scenarios are hand-written. */
 export const MAX_SCENARIO_BYTES = 1024 * 1024;
@@ -43,6 +44,8 @@ export interface ScenarioEvent {
 export type Expectation =
   | { id: string; skillActivated: { name: string; beforeFirstTaskAction?: boolean } }
   | { id: string; skillNotActivated: { name: string } }
+  | { id: string; namespaceLoaded: { name: string; loadedBy?: TraceNamespaceSource } }
+  | { id: string; namespaceNotLoaded: { name: string } }
   | { id: string; stepsCompleted: { skill: string; steps: "required" | number[] } }
   | { id: string; toolCalled: { name: string; argsContain?: ArgsContain; min?: number; max?: number } }
   | { id: string; toolNotCalled: { name: string; argsContain?: ArgsContain; beforeFirstYield?: boolean } }
@@ -50,7 +53,7 @@ export type Expectation =
   | { id: string; maxModelCalls: number }
   | { id: string; auditPasses: boolean };
 
-export const EXPECTATION_KINDS = ["skillActivated", "skillNotActivated", "stepsCompleted", "toolCalled", "toolNotCalled", "yield", "maxModelCalls", "auditPasses"] as const;
+export const EXPECTATION_KINDS = ["skillActivated", "skillNotActivated", "namespaceLoaded", "namespaceNotLoaded", "stepsCompleted", "toolCalled", "toolNotCalled", "yield", "maxModelCalls", "auditPasses"] as const;
 export type ExpectationKind = (typeof EXPECTATION_KINDS)[number];
 
 export interface Scenario {
@@ -179,16 +182,22 @@ function checkReferences(scenario: Scenario, located: PositionedSource, artifact
   const unknown = (path: PathSegment[], message: string) => diagnostics.push(createDiagnostic("eval/unknown-reference", located.file, rangeAt(located, path), message));
   const variants = Object.keys(artifacts.variants);
   if (!variants.includes(scenario.variant)) unknown(["variant"], `Unexpected variant "${scenario.variant}", expected one that dist/manifest.json lists: ${variants.join(", ")}`);
-  const tools = artifacts.tools.map((tool) => tool.name);
+  // Host tools a run can meet: the stable set, then each namespace's tools (served once it loads).
+  const tools = [...artifacts.tools.map((tool) => tool.name), ...[...artifacts.namespaces.values()].flatMap((namespace) => namespace.tools.map((tool) => tool.name))];
+  const declared = artifacts.namespaces.size === 0 ? "dist/tools.json declares" : "dist/tools.json or a namespace in dist/namespaces declares";
   const skill = (name: string, path: PathSegment[]) => {
     if (!artifacts.skills.has(name)) unknown(path, `Unexpected skill "${name}", expected one of dist/skills: ${[...artifacts.skills.keys()].sort().join(", ")}`);
   };
   const tool = (name: string, path: PathSegment[]) => {
-    if (!tools.includes(name)) unknown(path, `Unexpected tool "${name}", expected one that dist/tools.json declares: ${tools.join(", ")}`);
+    if (!tools.includes(name)) unknown(path, `Unexpected tool "${name}", expected one that ${declared}: ${tools.join(", ")}`);
+  };
+  const namespace = (name: string, path: PathSegment[]) => {
+    const names = [...artifacts.namespaces.keys()];
+    if (!names.includes(name)) unknown(path, `Unexpected tool namespace "${name}", expected one of dist/namespaces: ${names.join(", ") || "(none: the project declares no namespaces)"}`);
   };
   for (const name of Object.keys(scenario.tools ?? {})) {
     if (!tools.includes(name)) {
-      diagnostics.push(createDiagnostic("eval/unknown-reference", located.file, rangeAt(located, ["tools", name], true), `Unexpected fixture for tool "${name}", expected one that dist/tools.json declares: ${tools.join(", ")}`));
+      diagnostics.push(createDiagnostic("eval/unknown-reference", located.file, rangeAt(located, ["tools", name], true), `Unexpected fixture for tool "${name}", expected one that ${declared}: ${tools.join(", ")}`));
     } else if (["skill", "todo", "message_user", "read_workspace_rule"].includes(name)) {
       diagnostics.push(createDiagnostic("eval/unknown-reference", located.file, rangeAt(located, ["tools", name], true), `Unexpected fixture for "${name}", expected fixtures only for host tools (the runtime implements ${name})`));
     }
@@ -212,6 +221,8 @@ function checkReferences(scenario: Scenario, located: PositionedSource, artifact
     } else seenIds.set(expectation.id, index);
     if ("skillActivated" in expectation) skill(expectation.skillActivated.name, at("skillActivated", "name"));
     if ("skillNotActivated" in expectation) skill(expectation.skillNotActivated.name, at("skillNotActivated", "name"));
+    if ("namespaceLoaded" in expectation) namespace(expectation.namespaceLoaded.name, at("namespaceLoaded", "name"));
+    if ("namespaceNotLoaded" in expectation) namespace(expectation.namespaceNotLoaded.name, at("namespaceNotLoaded", "name"));
     if ("toolCalled" in expectation) tool(expectation.toolCalled.name, at("toolCalled", "name"));
     if ("toolNotCalled" in expectation) tool(expectation.toolNotCalled.name, at("toolNotCalled", "name"));
     if ("yield" in expectation && expectation.yield.turn !== undefined && expectation.yield.turn > scenario.turns.length) {

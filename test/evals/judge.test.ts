@@ -31,6 +31,10 @@ expect:
     skillActivated: { name: deck-generation, beforeFirstTaskAction: true }
   - id: no-editing
     skillNotActivated: { name: gml-editing }
+  - id: drive-loaded-by-name
+    namespaceLoaded: { name: drive, loadedBy: tool }
+  - id: no-drive-for-a-topic
+    namespaceNotLoaded: { name: drive }
   - id: every-required-step
     stepsCompleted: { skill: deck-generation, steps: required }
   - id: presents-the-deck
@@ -49,13 +53,13 @@ expect:
     auditPasses: true
 `;
 
-/** Acts before loading the workflow, loads a forbidden skill, plans nothing, writes, publishes, and ends on a question. */
+/** Acts before loading the workflow, loads a forbidden skill and the drive tools with it, plans nothing, writes, publishes, and ends on a question. */
 const badAgent: ScriptedModel = {
   name: "bad-agent",
   respond({ call }) {
     const turns = [
       [{ name: "bash", arguments: { command: "ls uploads/" } }],
-      [{ name: "skill", arguments: { name: "deck-generation" } }, { name: "skill", arguments: { name: "gml-editing" } }],
+      [{ name: "skill", arguments: { name: "deck-generation" } }, { name: "skill", arguments: { name: "gml-editing" } }, { name: "skill", arguments: { name: "drive-files" } }],
       [{ name: "write", arguments: { path: "deck.gml", content: "<deck/>\n" } }, { name: "bash", arguments: { command: "ls generations/" } }],
       [{ name: "bash", arguments: { command: "gml publish deck.gml --json" } }],
       [{ name: "message_user", arguments: { message: "Which theme do you want?", blockOnUser: true } }],
@@ -186,6 +190,30 @@ describe("the judge, expectation by expectation, on hand-made traces", () => {
     expect(reason({ yield: { contains: ["theme"] } }, { entries: [message(1, ` ${eighty}\n`, true)] })).toBe(`the last message of turn 1 (${JSON.stringify(eighty)}): it does not contain "theme"`);
   });
 
+  it("namespaceLoaded: the namespace joined the tool list, by the source named; namespaceNotLoaded: it never did", () => {
+    const loaded = (turn: number, loadedBy: "skill" | "tool" | "host" | "variant", ...names: string[]): TraceEntry => ({ type: "namespaces_loaded", turn, names, loadedBy });
+    expect(reason({ namespaceLoaded: { name: "drive" } }, { entries: [] })).toBe("the tool namespace drive was never loaded (loaded: none)");
+    expect(reason({ namespaceLoaded: { name: "drive" } }, { entries: [loaded(1, "tool", "slack", "notion")] })).toBe("the tool namespace drive was never loaded (loaded: slack, notion)");
+    expect(reason({ namespaceLoaded: { name: "drive" } }, { entries: [loaded(1, "tool", "slack"), loaded(2, "skill", "notion", "drive")] })).toBeUndefined();
+    expect(reason({ namespaceLoaded: { name: "drive", loadedBy: "skill" } }, { entries: [loaded(2, "skill", "drive")] })).toBeUndefined();
+    // The first load is the one judged: a namespace loads once.
+    expect(reason({ namespaceLoaded: { name: "drive", loadedBy: "skill" } }, { entries: [loaded(1, "tool", "drive"), loaded(2, "skill", "drive")] })).toBe(
+      "the tool namespace drive was loaded with load_tool_namespace, expected by a workflow skill that became active",
+    );
+    expect(reason({ namespaceLoaded: { name: "drive", loadedBy: "tool" } }, { entries: [loaded(0, "variant", "drive")] })).toBe(
+      "the tool namespace drive was loaded from session start (the variant sends it), expected with load_tool_namespace",
+    );
+    expect(reason({ namespaceLoaded: { name: "drive", loadedBy: "variant" } }, { entries: [loaded(0, "host", "drive")] })).toBe(
+      "the tool namespace drive was loaded by the host, expected from session start (the variant sends it)",
+    );
+    // A tool call or a skill of the same name is no load.
+    expect(reason({ namespaceLoaded: { name: "drive" } }, { entries: [call(1, "drive"), activated(1, "drive")] })).toBe("the tool namespace drive was never loaded (loaded: none)");
+    expect(reason({ namespaceNotLoaded: { name: "drive" } }, { entries: [loaded(1, "tool", "slack")] })).toBeUndefined();
+    expect(reason({ namespaceNotLoaded: { name: "drive" } }, { entries: [loaded(1, "tool", "slack"), loaded(3, "skill", "drive")] }, 3)).toBe(
+      "the tool namespace drive was loaded by a workflow skill that became active in turn 3",
+    );
+  });
+
   it("maxModelCalls: at most that many; auditPasses: the error findings of every failed audit, warnings left out", () => {
     expect(judgeRun({ name: "s", variant: "base", turns: ["hi"], expect: [{ id: "calls", maxModelCalls: 4 }] } as Scenario, { entries: [], modelCalls: 4, tasks: [], audits: [], unfixtured: [] }, artifacts)).toStrictEqual([
       { id: "calls", kind: "maxModelCalls", passed: true },
@@ -224,9 +252,11 @@ describe("a scripted bad agent, recorded and replayed", () => {
       "no-publish-before-the-yield": 'bash({"command":"gml publish deck.gml --json"}) was called before the first yield',
       "hands-back-the-deck": 'the last message of turn 1 ("Which theme do you want?"): blockOnUser was true; it asks a question; it does not contain "ready"',
       "few-model-calls": "5 model calls, expected at most 2",
-      // Both workflows (deck-generation and gml-editing) fail the audit at the yield, finding by finding.
+      "drive-loaded-by-name": "the tool namespace drive was loaded by a workflow skill that became active, expected with load_tool_namespace",
+      "no-drive-for-a-topic": "the tool namespace drive was loaded by a workflow skill that became active in turn 1",
+      // The three workflows (deck-generation, gml-editing, drive-files) fail the audit at the yield, finding by finding.
       "audit-passes":
-        "the completion audit failed: audit/skill-after-action, audit/skill-after-action, audit/required-step step 1, audit/required-step step 1, audit/required-step step 2, audit/required-step step 2, audit/skip-without-reason step 3, audit/skip-without-reason step 3, audit/skip-without-reason step 4, audit/verification-step step 4, audit/verification-step step 5, audit/skip-without-reason step 5, audit/required-step step 6, audit/required-step step 6, audit/verification-step step 7, audit/verification-step step 7, audit/verification-step step 8, audit/verification-step step 8, audit/verification-step step 9, audit/verification-step step 9, audit/verification-step step 10, audit/verification-step step 10, audit/verification-step step 11, audit/verification-step step 11, audit/required-step step 12, audit/required-step step 12, audit/verification-step step 13, audit/verification-step step 13, audit/required-step step 14, audit/required-step step 14",
+        "the completion audit failed: audit/skill-after-action, audit/skill-after-action, audit/skill-after-action, audit/required-step step 1, audit/required-step step 1, audit/required-step step 1, audit/required-step step 2, audit/required-step step 2, audit/required-step step 2, audit/skip-without-reason step 3, audit/skip-without-reason step 3, audit/required-step step 3, audit/skip-without-reason step 4, audit/verification-step step 4, audit/skip-without-reason step 4, audit/verification-step step 5, audit/skip-without-reason step 5, audit/required-step step 5, audit/required-step step 6, audit/required-step step 6, audit/verification-step step 6, audit/verification-step step 7, audit/verification-step step 7, audit/required-step step 7, audit/verification-step step 8, audit/verification-step step 8, audit/verification-step step 9, audit/verification-step step 9, audit/verification-step step 10, audit/verification-step step 10, audit/verification-step step 11, audit/verification-step step 11, audit/required-step step 12, audit/required-step step 12, audit/verification-step step 13, audit/verification-step step 13, audit/required-step step 14, audit/required-step step 14",
     });
     // One expectation of every kind failed (auditPasses: false is judged below).
     const kinds = new Set(results?.scenarios[0]?.expectations.filter((expectation) => expectation.passed === 0).map((expectation) => expectation.kind));

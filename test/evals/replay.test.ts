@@ -16,6 +16,7 @@ describe("the shipped scenarios replay from their cassettes", () => {
     expect(results?.scenarios.map((scenario) => [scenario.name, scenario.passed, scenario.runs, scenario.pass])).toEqual([
       ["blocking-question", 3, 3, true],
       ["conflicting-request", 3, 3, true],
+      ["drive-import", 3, 3, true],
       ["edit-with-artifact-update", 3, 3, true],
       ["import-request", 3, 3, true],
       ["new-deck-required", 3, 3, true],

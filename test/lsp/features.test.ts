@@ -77,7 +77,7 @@ describe("hover, definition and references", () => {
 
     const references = await client.connection.sendRequest<Location[]>("textDocument/references", { ...at(client, IMPORT, 1, 7), context: { includeDeclaration: true } });
     const files = [...new Set(references.map((location) => location.uri.slice(client.uri("").length + 1)))].sort();
-    expect(files).toEqual(["evals/conflicting-request.yaml", "evals/import-request.yaml", "knowledge/deck-typography.md", "prompts/variants.yaml", "skills/deck-generation/SKILL.md", "skills/import/SKILL.md"]);
+    expect(files).toEqual(["evals/conflicting-request.yaml", "evals/drive-import.yaml", "evals/import-request.yaml", "knowledge/deck-typography.md", "prompts/variants.yaml", "skills/deck-generation/SKILL.md", "skills/import/SKILL.md"]);
     const partialReferences = await client.connection.sendRequest<Location[]>("textDocument/references", { ...at(client, "prompts/partials/yield.hbs", 0, 0), context: { includeDeclaration: false } });
     expect(partialReferences.map((location) => location.uri)).toEqual([client.uri("prompts/prefix.hbs")]);
   });
