@@ -54,7 +54,7 @@ function textBetween(lines, start, end) {
  * The report judged against the accepted survivors.
  * @param {Parameters<typeof reportedMutants>[0]} report
  * @param {AcceptedSurvivors} accepted
- * @param {{ partial?: boolean }} [options] partial: the run mutated only part of the module, so an entry is stale only when the report shows its mutant killed
+ * @param {{ partial?: boolean }} [options] partial: the run mutated only part of the module, so an entry is stale only when the report shows its mutant killed on the entry's line
  */
 export function checkSurvivors(report, accepted, options = {}) {
   const mutants = reportedMutants(report);
@@ -89,9 +89,10 @@ export function checkSurvivors(report, accepted, options = {}) {
   const unjudged = [];
   for (const [entryIndex, entry] of accepted.survivors.entries()) {
     if (matchedEntries.has(entryIndex)) continue;
-    // A partial run judges an entry only when it shows the mutant killed; otherwise its mutant may lie outside the run.
-    const killedNow = mutants.some((mutant) => same(mutant, entry) && DETECTED.has(mutant.status));
-    if (options.partial === true && !killedNow) unjudged.push(entry);
+    // A partial run judges an entry only when it shows that very mutant killed, on the entry's own line: an equal
+    // mutant killed elsewhere (`true` -> `false` is everywhere) says nothing about one the run did not mutate.
+    const killedHere = mutants.some((mutant) => same(mutant, entry) && mutant.line === entry.line && DETECTED.has(mutant.status));
+    if (options.partial === true && !killedHere) unjudged.push(entry);
     else stale.push(entry);
   }
   const unexplained = undetected.filter((mutant) => unmatched.has(mutant));

@@ -17,21 +17,75 @@ import { removeTempDirs, tempDir } from "./helpers.js";
 
 /** Every journal renamed into dist/, read at the moment of its rename. */
 const journals = vi.hoisted(() => [] as unknown[]);
+/**
+ * What a test does just before emit makes one of these calls: another process
+ * acting at that instant, or (by throwing) a file system refusing the call.
+ * Cleared before each test; paths as strings.
+ */
+const before = vi.hoisted(
+  () =>
+    ({}) as {
+      writeFileSync?: (path: string) => void;
+      linkSync?: (from: string, to: string) => void;
+      renameSync?: (from: string, to: string) => void;
+      rmSync?: (path: string, options: fs.RmOptions | undefined) => void;
+      readdirSync?: (path: string) => void;
+    },
+);
 vi.mock("node:fs", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs")>();
   return {
     ...actual,
     renameSync: (from: fs.PathLike, to: fs.PathLike) => {
+      before.renameSync?.(String(from), String(to));
       if (String(to).endsWith(".gamma-prompt-journal")) journals.push(JSON.parse(actual.readFileSync(from, "utf8")));
       actual.renameSync(from, to);
     },
+    writeFileSync: (...args: Parameters<typeof actual.writeFileSync>) => {
+      before.writeFileSync?.(String(args[0]));
+      actual.writeFileSync(...args);
+    },
+    linkSync: (from: fs.PathLike, to: fs.PathLike) => {
+      before.linkSync?.(String(from), String(to));
+      actual.linkSync(from, to);
+    },
+    rmSync: (path: fs.PathLike, options?: fs.RmOptions) => {
+      before.rmSync?.(String(path), options);
+      actual.rmSync(path, options);
+    },
+    readdirSync: ((path: fs.PathLike, options?: unknown) => {
+      before.readdirSync?.(String(path));
+      return (actual.readdirSync as (path: fs.PathLike, options?: unknown) => unknown)(path, options);
+    }) as typeof actual.readdirSync,
   };
 });
 
 afterAll(removeTempDirs);
 beforeEach(() => {
   journals.length = 0;
+  for (const key of Object.keys(before) as (keyof typeof before)[]) delete before[key];
 });
+
+/** A hook that acts only the first time `when` holds, so what it does itself is not hooked again. */
+function once<Args extends unknown[]>(when: (...args: Args) => boolean, act: (...args: NoInfer<Args>) => void): (...args: Args) => void {
+  let done = false;
+  return (...args) => {
+    if (done || !when(...args)) return;
+    done = true;
+    act(...args);
+  };
+}
+
+function fsError(code: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: refused by the file system`), { code });
+}
+
+/** The staging folder a path inside it belongs to. */
+function stagingOf(path: string): string {
+  const match = /^(.*\/\.gamma-prompt-tmp-[^/]+)\//.exec(path);
+  if (!match?.[1]) throw new Error(`not a staging path: ${path}`);
+  return match[1];
+}
 
 const sha = (text: string): string => createHash("sha256").update(text).digest("hex");
 
@@ -154,6 +208,14 @@ describe("replacing a build", () => {
     expect((await emitArtifacts(dist, artifacts(FIRST))).removed).toEqual(["b.md", "m/n.md", "z.md"]);
   });
 
+  it("lists removed files sorted by path, not in the order the folders are walked", async () => {
+    const { dist } = await outDir();
+    await emitArtifacts(dist, artifacts({ ...FIRST, "a/c.md": "c", "a-b.md": "b" }));
+    // The walk lists a/ (and a/c.md) before a-b.md; sorted, "a-b.md" comes first ("-" sorts before "/").
+    expect([...listTree(dist)].filter((path) => path.startsWith("a"))).toEqual(["a/c.md", "a-b.md"]);
+    expect((await emitArtifacts(dist, artifacts(FIRST))).removed).toEqual(["a-b.md", "a/c.md"]);
+  });
+
   it("rewrites a file edited behind its back, a missing one and one of another size", async () => {
     const { dist } = await outDir();
     await emitArtifacts(dist, artifacts(FIRST));
@@ -206,6 +268,145 @@ describe("a failing emit", () => {
   });
 });
 
+describe("a failing emit: the file system refuses, or another process acts meanwhile", () => {
+  const exdevOnBackups = (_from: string, to: string): void => {
+    if (to.includes("/old/")) throw fsError("EXDEV");
+  };
+
+  it("copies the originals where hard links are not supported", async () => {
+    const { parent, dist } = await outDir();
+    await emitArtifacts(dist, artifacts(FIRST));
+    before.linkSync = exdevOnBackups;
+    expect((await emitArtifacts(dist, artifacts(SECOND))).removed).toEqual(["skills/gone/SKILL.md"]);
+    expect(files(dist)).toEqual(SECOND);
+    expect(readdirSync(parent)).toEqual(["dist"]);
+  });
+
+  it("rolls back from those copies when the build fails after its journal", async () => {
+    const { parent, dist } = await outDir();
+    await emitArtifacts(dist, artifacts(FIRST));
+    before.linkSync = exdevOnBackups;
+    mkdirSync(join(dist, "zz.md", "inside"), { recursive: true });
+    const error: unknown = await emitArtifacts(dist, artifacts({ ...SECOND, "zz.md": "blocked" })).catch((caught: unknown) => caught);
+    expect((error as EmitError).path).toBe("zz.md");
+    expect(journals).toHaveLength(1);
+    expect(files(dist)).toEqual(FIRST);
+    expect(readdirSync(parent)).toEqual(["dist"]);
+  });
+
+  it("ends before the journal when an original vanishes before its backup, naming it", async () => {
+    const { parent, dist } = await outDir();
+    await emitArtifacts(dist, artifacts(FIRST));
+    before.linkSync = once(
+      (from) => from === join(dist, "prefix.md"),
+      (from) => fs.rmSync(from),
+    );
+    const error: unknown = await emitArtifacts(dist, artifacts(SECOND)).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(EmitError);
+    expect((error as EmitError).path).toBe("prefix.md");
+    expect((error as EmitError).message).toContain("(ENOENT)");
+    expect(journals).toEqual([]);
+    const { "prefix.md": _vanished, ...rest } = FIRST;
+    expect(files(dist)).toEqual(rest);
+    expect(readdirSync(parent)).toEqual(["dist"]);
+  });
+
+  it("leaves a first build's output folder to the build that made it meanwhile, naming no file", async () => {
+    const { parent, dist } = await outDir();
+    before.writeFileSync = once(
+      (path) => path.includes("/new/"),
+      () => {
+        mkdirSync(dist);
+        writeFileSync(join(dist, "other.md"), "another build's");
+      },
+    );
+    const error: unknown = await emitArtifacts(dist, artifacts(FIRST)).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(EmitError);
+    expect((error as EmitError).path).toBe("");
+    expect((error as EmitError).message).toMatch(/^Unexpected failure writing this file \((ENOTEMPTY|EEXIST)\), expected a writable output folder; the output folder was left as it was$/);
+    expect(files(dist)).toEqual({ "other.md": "another build's" });
+    expect(readdirSync(parent)).toEqual(["dist"]);
+  });
+
+  /** Removes dist/ as its journal is written into the staging folder: after the backups, before the journal is renamed in. */
+  const removeDistAtJournal = (dist: string): ((path: string) => void) =>
+    once(
+      (path) => path.endsWith("/journal.json"),
+      () => fs.rmSync(dist, { recursive: true }),
+    );
+
+  it("removes an output folder it made again when the journal cannot be renamed into it", async () => {
+    const { parent, dist } = await outDir();
+    await emitArtifacts(dist, artifacts(FIRST));
+    before.writeFileSync = removeDistAtJournal(dist);
+    before.renameSync = (_from, to) => {
+      if (to === join(dist, JOURNAL_FILE)) throw fsError("EIO");
+    };
+    const error: unknown = await emitArtifacts(dist, artifacts(SECOND)).catch((caught: unknown) => caught);
+    expect((error as EmitError).path).toBe(JOURNAL_FILE);
+    expect((error as EmitError).message).toContain("(EIO)");
+    expect(readdirSync(parent)).toEqual([]);
+  });
+
+  it("keeps an output folder it made again once the journal is in it, and puts back there the originals it had replaced or removed", async () => {
+    const { parent, dist } = await outDir();
+    await emitArtifacts(dist, artifacts(FIRST));
+    before.writeFileSync = removeDistAtJournal(dist);
+    // The first change applied is the removal of skills/gone/SKILL.md, gone with dist/.
+    const error: unknown = await emitArtifacts(dist, artifacts(SECOND)).catch((caught: unknown) => caught);
+    expect((error as EmitError).path).toBe("skills/gone/SKILL.md");
+    expect(journals).toHaveLength(1);
+    expect(files(dist)).toEqual({ "manifest.json": FIRST["manifest.json"], "prefix.md": FIRST["prefix.md"], "skills/gone/SKILL.md": FIRST["skills/gone/SKILL.md"] });
+    expect(readdirSync(dist)).not.toContain(JOURNAL_FILE);
+    expect(readdirSync(parent)).toEqual(["dist"]);
+  });
+});
+
+describe("the staging folder after a successful emit", () => {
+  /** Every recursive removal of a staging folder. */
+  function recursiveRemovals(): string[] {
+    const removals: string[] = [];
+    before.rmSync = (path, options) => {
+      if (options?.recursive && path.includes("/.gamma-prompt-tmp-")) removals.push(path);
+    };
+    return removals;
+  }
+
+  it("is removed file by file and folder by folder, deepest first, with no recursive removal to fall back on", async () => {
+    const { parent, dist } = await outDir();
+    await emitArtifacts(dist, artifacts(FIRST));
+    const removals = recursiveRemovals();
+    // Adds, replaces and removes in nested folders; then adds only; then removes only.
+    await emitArtifacts(dist, artifacts(SECOND));
+    await emitArtifacts(dist, artifacts({ ...SECOND, "added/deep/x.md": "x" }));
+    await emitArtifacts(dist, artifacts(SECOND));
+    const cleanups: Promise<void>[] = [];
+    await emitArtifacts(dist, artifacts(FIRST), { fingerprint: () => undefined, files: new Map(), deferCleanup: (cleanup) => cleanups.push(cleanup) });
+    await Promise.all(cleanups);
+    expect(removals).toEqual([]);
+    expect(files(dist)).toEqual(FIRST);
+    expect(readdirSync(parent)).toEqual(["dist"]);
+  });
+
+  it.each([
+    ["now", false],
+    ["later (deferCleanup)", true],
+  ])("is removed %s even when it holds more than emit put there", async (_when, deferred) => {
+    const { parent, dist } = await outDir();
+    await emitArtifacts(dist, artifacts(FIRST));
+    before.writeFileSync = once(
+      (path) => path.includes("/.gamma-prompt-tmp-") && path.includes("/new/"),
+      (path) => writeFileSync(join(stagingOf(path), "planted"), "not emit's"),
+    );
+    const cleanups: Promise<void>[] = [];
+    await emitArtifacts(dist, artifacts(SECOND), { fingerprint: () => undefined, files: new Map(), ...(deferred ? { deferCleanup: (cleanup: Promise<void>) => cleanups.push(cleanup) } : {}) });
+    expect(cleanups).toHaveLength(deferred ? 1 : 0);
+    await Promise.all(cleanups);
+    expect(readdirSync(parent)).toEqual(["dist"]);
+    expect(files(dist)).toEqual(SECOND);
+  });
+});
+
 describe("the emit memory (watch rebuilds)", () => {
   const fingerprints = (entries: Record<string, string>) => (path: string) => (path in entries ? sha(entries[path] as string) : undefined);
 
@@ -220,6 +421,22 @@ describe("the emit memory (watch rebuilds)", () => {
     await emitArtifacts(dist, artifacts(SECOND), next);
     expect([...next.files.keys()].sort()).toEqual(Object.keys(SECOND).sort());
     expect(next.files.get("skills/a/SKILL.md")?.fingerprint).toBe(sha("a"));
+  });
+
+  it("describes exactly the files dist/ holds after each emit: those it verified when nothing changed, kept records of unchanged files, none of removed ones", async () => {
+    const { dist } = await outDir();
+    await emitArtifacts(dist, artifacts(FIRST));
+    // A new session's memory: dist/ already holds the build, so emit writes nothing and records every file it read back.
+    const memory: EmitMemory = { fingerprint: fingerprints(FIRST), files: new Map() };
+    expect((await emitArtifacts(dist, artifacts(FIRST), memory)).written).toEqual([]);
+    expect([...memory.files.keys()].sort()).toEqual(Object.keys(FIRST).sort());
+    const before = new Map(memory.files);
+    memory.fingerprint = fingerprints(SECOND);
+    await emitArtifacts(dist, artifacts(SECOND), memory);
+    expect([...memory.files.keys()].sort()).toEqual(Object.keys(SECOND).sort());
+    // Judged by their stamps, the unchanged files keep the records they had.
+    expect(memory.files.get("skills/a/SKILL.md")).toEqual(before.get("skills/a/SKILL.md"));
+    expect(memory.files.get("variants/base.md")).toEqual(before.get("variants/base.md"));
   });
 
   it("judges a recorded file by its stamp: a new fingerprint is a change even when the bytes on disk still match", async () => {
@@ -272,6 +489,28 @@ describe("the emit memory (watch rebuilds)", () => {
     expect(await emitArtifacts(dist, artifacts(FIRST), memory)).toEqual({ written: [], removed: [], unchanged: Object.keys(FIRST).sort() });
   });
 
+  it("ends with an EmitError, never a raw file system error, when a file it is judging vanishes, recorded or not", async () => {
+    const { dist } = await outDir();
+    const memory: EmitMemory = { fingerprint: fingerprints(FIRST), files: new Map() };
+    await emitArtifacts(dist, artifacts(FIRST), memory);
+    memory.files.delete("variants/base.md");
+    // The memory is asked for a file's fingerprint just before emit stats the file: another process removes it then.
+    const removed = new Set<string>();
+    memory.fingerprint = (path) => {
+      if ((path === "prefix.md" || path === "variants/base.md") && !removed.has(path)) {
+        removed.add(path);
+        fs.rmSync(join(dist, path));
+      }
+      return fingerprints(FIRST)(path);
+    };
+    const error: unknown = await emitArtifacts(dist, artifacts(FIRST), memory).catch((caught: unknown) => caught);
+    // Listed as existing, so each is to be replaced: its backup is the step that fails, before the journal.
+    expect(error).toBeInstanceOf(EmitError);
+    expect((error as EmitError).path).toBe("prefix.md");
+    expect(journals).toEqual([]);
+    expect(memory.files.size).toBe(0);
+  });
+
   it("hands the staging folder's removal to deferCleanup, which removes it", async () => {
     const { parent, dist } = await outDir();
     await emitArtifacts(dist, artifacts(FIRST));
@@ -293,6 +532,26 @@ describe("listing the output folder", () => {
     writeFileSync(join(dist, "top.md"), "");
     writeFileSync(join(dist, JOURNAL_FILE), "");
     expect([...listTree(dist)].sort()).toEqual(["a/b/c.md", "top.md"]);
+  });
+
+  it("fails, never reads as empty, on an output folder it cannot list: a symlink loop", async () => {
+    const { parent } = await outDir();
+    fs.symlinkSync("loop", join(parent, "loop"));
+    expect(() => listTree(join(parent, "loop"))).toThrow(expect.objectContaining({ code: "ELOOP" }));
+  });
+
+  it("fails on a folder inside that it cannot list, even one replaced by a file meanwhile: its files would be left out", async () => {
+    const { dist } = await outDir();
+    mkdirSync(join(dist, "a", "b"), { recursive: true });
+    writeFileSync(join(dist, "a", "b", "c.md"), "");
+    before.readdirSync = once(
+      (path) => path === join(dist, "a"),
+      (path) => {
+        fs.rmSync(path, { recursive: true });
+        writeFileSync(path, "");
+      },
+    );
+    expect(() => listTree(dist)).toThrow(expect.objectContaining({ code: "ENOTDIR" }));
   });
 
   it("is empty for a missing folder, a file and a name no file system takes", async () => {

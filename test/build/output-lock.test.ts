@@ -5,13 +5,78 @@
  * test/robustness/concurrent.test.ts runs the same through real CLI processes.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import * as fs from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { acquireOutputLock, DEFAULT_LOCK_WAIT_MS, lockPathFor, OutputLockedError, type LockHolder } from "../../src/pipeline/emit/lock.js";
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { acquireOutputLock, DEFAULT_LOCK_WAIT_MS, lockPathFor, OutputLockedError, type LockHolder, type OutputLock } from "../../src/pipeline/emit/lock.js";
+import type { RegularRead, RegularReadOptions } from "../../src/protocol/regular-file.js";
 import { removeTempDirs, tempDir } from "./helpers.js";
 
+/**
+ * What another build does at an exact instant of this one's lock handling,
+ * just before a read of the lock (or any file) or just after it; or, by
+ * throwing, a file system refusing a hard link. Cleared before each test.
+ */
+const hooks = vi.hoisted(
+  () =>
+    ({}) as {
+      beforeRead?: (path: string) => void;
+      afterRead?: (path: string) => void;
+      linkSync?: (from: string, to: string) => void;
+    },
+);
+vi.mock("../../src/protocol/regular-file.js", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("../../src/protocol/regular-file.js")>();
+  return {
+    ...actual,
+    readRegularFile: (path: string, options?: RegularReadOptions): RegularRead => {
+      hooks.beforeRead?.(path);
+      const read = actual.readRegularFile(path, options);
+      hooks.afterRead?.(path);
+      return read;
+    },
+  };
+});
+vi.mock("node:fs", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:fs")>();
+  return {
+    ...actual,
+    linkSync: (from: fs.PathLike, to: fs.PathLike) => {
+      hooks.linkSync?.(String(from), String(to));
+      actual.linkSync(from, to);
+    },
+  };
+});
+
 afterAll(removeTempDirs);
+beforeEach(() => {
+  for (const key of Object.keys(hooks) as (keyof typeof hooks)[]) delete hooks[key];
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** A hook that acts only the first time `when` holds. */
+function once(when: (path: string) => boolean, act: (path: string) => void): (path: string) => void {
+  let done = false;
+  return (path) => {
+    if (done || !when(path)) return;
+    done = true;
+    act(path);
+  };
+}
+
+/** Where a promise stands once every pending callback but the (fake) timers has run. */
+async function standing<T>(promise: Promise<T>): Promise<{ state: "pending" } | { state: "fulfilled"; value: T } | { state: "rejected"; error: unknown }> {
+  let outcome: { state: "pending" } | { state: "fulfilled"; value: T } | { state: "rejected"; error: unknown } = { state: "pending" };
+  promise.then(
+    (value) => (outcome = { state: "fulfilled", value }),
+    (error: unknown) => (outcome = { state: "rejected", error }),
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  return outcome;
+}
 
 async function outDir(): Promise<string> {
   return join(await tempDir("gamma output lock"), "dist");
@@ -159,6 +224,161 @@ describe("the output lock", () => {
     expect(lock.stillHeld()).toBe(false);
     lock.release();
     expect(JSON.parse(readFileSync(lock.path, "utf8"))).toEqual(other);
+  });
+});
+
+describe("the output lock's polling (fake clock)", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  });
+
+  it("with a wait of 0, gives up at its first look without announcing a wait", async () => {
+    const dist = await outDir();
+    const held = await acquireOutputLock(dist);
+    const waitedFor: LockHolder[] = [];
+    const outcome = await standing(acquireOutputLock(dist, { waitMs: 0, onWait: (holder) => waitedFor.push(holder) }));
+    expect(outcome.state).toBe("rejected");
+    expect((outcome as { error: unknown }).error).toBeInstanceOf(OutputLockedError);
+    expect(waitedFor).toEqual([]);
+    held.release();
+  });
+
+  it("looks again every 50 ms, so a released lock is taken at the next look", async () => {
+    const dist = await outDir();
+    const held = await acquireOutputLock(dist);
+    const next = acquireOutputLock(dist, { waitMs: 10_000 });
+    expect((await standing(next)).state).toBe("pending");
+    held.release();
+    await vi.advanceTimersByTimeAsync(49);
+    expect((await standing(next)).state).toBe("pending");
+    await vi.advanceTimersByTimeAsync(1);
+    const outcome = await standing(next);
+    expect(outcome.state).toBe("fulfilled");
+    (outcome as { value: OutputLock }).value.release();
+  });
+
+  it("shortens its last wait to end at the deadline, and gives up there", async () => {
+    const dist = await outDir();
+    const held = await acquireOutputLock(dist);
+    const next = acquireOutputLock(dist, { waitMs: 120 });
+    // Looks at 0, 50 and 100 ms; the last wait is 20 ms.
+    await vi.advanceTimersByTimeAsync(119);
+    expect((await standing(next)).state).toBe("pending");
+    await vi.advanceTimersByTimeAsync(1);
+    const outcome = await standing(next);
+    expect(outcome.state).toBe("rejected");
+    expect(((outcome as { error: unknown }).error as OutputLockedError).message).toContain("was still running after 0.1 s;");
+    held.release();
+  });
+
+  it("waits for an unreadable lock exactly 5 seconds old, and takes over one a millisecond older", async () => {
+    const dist = await outDir();
+    const writtenAt = Math.floor(Date.now() / 1000);
+    writeFileSync(lockPathFor(dist), "{");
+    utimesSync(lockPathFor(dist), writtenAt, writtenAt);
+    vi.setSystemTime(writtenAt * 1000 + 5_000);
+    await refusal(dist, 0);
+    vi.setSystemTime(writtenAt * 1000 + 5_001);
+    const lock = await acquireOutputLock(dist, { waitMs: 0 });
+    expect(lock.stillHeld()).toBe(true);
+    lock.release();
+  });
+});
+
+describe("the output lock and another build acting meanwhile", () => {
+  const liveOther = { pid: process.pid, startedAt: "2026-12-04T10:00:00.000Z", token: "fedcba9876543210" };
+
+  it("takes a lock released between its failed create and its read at once, even with a wait of 0", async () => {
+    const dist = await outDir();
+    const held = await acquireOutputLock(dist);
+    hooks.beforeRead = once(
+      (path) => path === held.path,
+      () => unlinkSync(held.path),
+    );
+    const lock = await acquireOutputLock(dist, { waitMs: 0 });
+    expect(lock.stillHeld()).toBe(true);
+    lock.release();
+  });
+
+  it("takes over an unreadable lock removed right after it was read", async () => {
+    const dist = await outDir();
+    const path = writeLock(dist, "{");
+    hooks.afterRead = once(
+      (read) => read === path,
+      () => unlinkSync(path),
+    );
+    const lock = await acquireOutputLock(dist, { waitMs: 0 });
+    expect(lock.stillHeld()).toBe(true);
+    lock.release();
+    expect(readdirSync(join(dist, ".."))).toEqual([]);
+  });
+
+  it("puts back the fresh lock of a build that took over the dead one first, and waits for that build", async () => {
+    const dist = await outDir();
+    const path = writeLock(dist, { pid: deadPid(), startedAt: "2026-01-01T00:00:00.000Z", token: "0123456789abcdef" });
+    hooks.afterRead = once(
+      (read) => read === path,
+      () => {
+        writeFileSync(`${path}.other`, `${JSON.stringify(liveOther)}\n`);
+        renameSync(`${path}.other`, path);
+      },
+    );
+    const error = await refusal(dist, 0);
+    expect(error.holder).toEqual(liveOther);
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual(liveOther);
+    expect(readdirSync(join(dist, ".."))).toEqual([".gamma-prompt-lock-dist"]);
+  });
+
+  it("does not put back a symlink found at the lock's path during a take-over: only a regular file is a lock", async () => {
+    const dist = await outDir();
+    const path = writeLock(dist, { pid: deadPid(), startedAt: "2026-01-01T00:00:00.000Z", token: "0123456789abcdef" });
+    const elsewhere = join(dist, "..", "elsewhere");
+    writeFileSync(elsewhere, `${JSON.stringify(liveOther)}\n`);
+    hooks.afterRead = once(
+      (read) => read === path,
+      () => {
+        unlinkSync(path);
+        symlinkSync(elsewhere, path);
+      },
+    );
+    const lock = await acquireOutputLock(dist, { waitMs: 0 });
+    expect(lock.stillHeld()).toBe(true);
+    expect(readFileSync(elsewhere, "utf8")).toBe(`${JSON.stringify(liveOther)}\n`);
+    lock.release();
+  });
+});
+
+describe("the output lock on unusual files", () => {
+  it("never follows a symlink at the lock's path: it waits for it as for a lock it cannot read", async () => {
+    const dist = await outDir();
+    const target = join(dist, "..", "target");
+    writeFileSync(target, `${JSON.stringify({ pid: deadPid(), startedAt: "2026-01-01T00:00:00.000Z", token: "0123456789abcdef" })}\n`);
+    symlinkSync(target, lockPathFor(dist));
+    const error = await refusal(dist, 0);
+    expect(error.holder).toBeUndefined();
+    expect(lstatSync(lockPathFor(dist)).isSymbolicLink()).toBe(true);
+  });
+
+  it("is no longer held once its file is replaced by a symlink, even to a copy of it, and release leaves that alone", async () => {
+    const dist = await outDir();
+    const lock = await acquireOutputLock(dist);
+    const copy = join(dist, "..", "copy");
+    writeFileSync(copy, readFileSync(lock.path));
+    unlinkSync(lock.path);
+    symlinkSync(copy, lock.path);
+    expect(lock.stillHeld()).toBe(false);
+    lock.release();
+    expect(lstatSync(lock.path).isSymbolicLink()).toBe(true);
+  });
+
+  it("fails with the file system's error, leaving nothing behind, where hard links are refused", async () => {
+    const dist = await outDir();
+    hooks.linkSync = (_from, to) => {
+      if (to === lockPathFor(dist)) throw Object.assign(new Error("EPERM: operation not permitted, link"), { code: "EPERM" });
+    };
+    const error: unknown = await acquireOutputLock(dist, { waitMs: 0 }).catch((caught: unknown) => caught);
+    expect((error as NodeJS.ErrnoException).code).toBe("EPERM");
+    expect(readdirSync(join(dist, ".."))).toEqual([]);
   });
 });
 

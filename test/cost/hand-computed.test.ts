@@ -5,7 +5,10 @@
  * expected values are arithmetic on literal numbers, not calls into the
  * simulator, so a rule dropped or swapped in the code shows up here.
  */
-import { describe, expect, it } from "vitest";
+import { appendFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { build } from "../../src/build.js";
 import { cost, type CostRow } from "../../src/cost/cost.js";
 import { loadPromptCachingData, type AnthropicModelPrices, type OpenAIModelPrices } from "../../src/cost/rules.js";
 import { buildSchedule, simulateAnthropic, simulateOpenAI, type AnthropicPolicy, type OpenAIPolicy, type Schedule, type Workload } from "../../src/cost/simulate.js";
@@ -14,7 +17,9 @@ import { ANTHROPIC, GPT5, OPENAI, SONNET } from "./helpers.js";
 
 /** The page that states the cost figures this file computes. */
 const readme = docPage("docs/guide/caching-and-cost.md").text;
-import { repoRoot } from "../build/helpers.js";
+import { copyProject, removeTempDirs, repoRoot } from "../build/helpers.js";
+
+afterAll(removeTempDirs);
 
 /** GPT-5.6 and later: cache writes at a price of their own, extended retention a ttl of their own (gpt-5.6-terra's figures). */
 const GPT56: OpenAIModelPrices = { inputPerMTok: 2, cachedInputPerMTok: 0.2, cacheWritePerMTok: 2.5, extendedRetentionSeconds: 1800 };
@@ -373,6 +378,44 @@ describe("OpenAI routes", () => {
   });
 });
 
+describe("OpenAI routes, machine by machine", () => {
+  // With the guide's 64 machines, the fixed hash sends routes 0 to 3 home to machines 18, 52, 14 and 54; a spilled
+  // call goes where the simulator's fixed random sequence says, first to machine 54, then 55, 36, 13. One variant
+  // entry on a machine is Math.floor(6000 / 128) * 128 = 5,888 cached tokens.
+  const variantEntry = 5888;
+
+  it("a per-session key gives each session its own route and home machine, and a spilled call lands on the next machine of the fixed sequence", () => {
+    // One request a minute per route: session 0's second call (1 s later) spills, to machine 54, and writes the
+    // variant there; session 3's route is home to machine 54, so its first call reads that entry.
+    const rules = { ...OPENAI, overflowRequestsPerMinute: 1 };
+    const outcome = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0], [0, 1, 1], [3, 0, 2]], rules);
+    // Session 0's spilled call finds nothing on machine 54: its own entry is on machine 18.
+    expect(outcome?.cachedTokens).toBe(variantEntry);
+    // Sessions 1 and 2 start on machines 52 and 14: another session's entry on 18 is not theirs.
+    expect(openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0], [1, 0, 10], [2, 0, 20]])?.cachedTokens).toBe(0);
+    // Without a key all three take route 0, home to machine 18, and the later two read the variant there.
+    expect(openai({ key: "none", retention: "in-memory" }, [[0, 0, 0], [1, 0, 10], [2, 0, 20]])?.cachedTokens).toBe(2 * variantEntry);
+  });
+
+  it("a route admits calls while a whole request is left in its bucket, exactly one included", () => {
+    // Two requests a minute, three calls in the same second: the first two go home (the second with exactly one
+    // request left, and reads the first's variant entry), the third spills to machine 54 and misses.
+    const rules = { ...OPENAI, overflowRequestsPerMinute: 2 };
+    expect(openai({ key: "none", retention: "in-memory" }, [[0, 0, 0], [1, 0, 0], [2, 0, 0]], rules)?.cachedTokens).toBe(variantEntry);
+  });
+
+  it("a sharded key gives each variant its own routes, one per shard, and a session the shard its hash picks", () => {
+    // Two shards: variant v's routes are 0 and 1, variant w's 2 and 3. Sessions 0 and 1 hash to shard 0.
+    const two = { ...workload, variants: [workload.variants[0]!, { name: "w", toolsEnd: 2000, prefixEnd: 5000, variantEnd: 7000, sessionsPerMinute: 0 }] };
+    const sharded = (calls: [number, number, number][], sessionVariant: Int32Array) =>
+      simulateOpenAI(two, { ...schedule(calls), sessionVariant }, { provider: "openai", key: "sharded", retention: "in-memory", shards: 2 }, OPENAI, GPT5).map((outcome) => outcome.cachedTokens);
+    // Session 1 of w on route 2 (machine 14) reads its own first prompt there: Math.floor(7100 / 128) * 128.
+    expect(sharded([[0, 0, 0], [1, 0, 10], [1, 1, 20]], Int32Array.of(0, 1))).toEqual([0, 7040]);
+    // Sessions 0 and 1 of v share shard 0's route (machine 18): the second reads the first's variant entry.
+    expect(sharded([[0, 0, 0], [1, 0, 10]], Int32Array.of(0, 0))).toEqual([variantEntry, 0]);
+  });
+});
+
 describe("boundaries", () => {
   it("Anthropic: a prompt of exactly the minimum length is cached, an entry used exactly at its lifetime is still live", () => {
     // The second call's cached part (the first call's 6,100 tokens) is exactly the minimum.
@@ -461,5 +504,70 @@ describe("boundaries", () => {
     expect(below?.inputCost).toBeCloseTo(dollars(6100, 1.25), 12);
     const at = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0]], { ...OPENAI, minimumTokens: 6100, writeMultiplier: 0.25 });
     expect(at?.inputCost).toBeCloseTo(dollars(6100 * 1.25, 1.25), 12);
+  });
+});
+
+describe("the cold-variant read of projects of one, two and four variants, their shared prefix above the minimum", () => {
+  const models = [{ provider: "anthropic", model: "claude-sonnet-4-5" }, { provider: "openai", model: "gpt-5" }];
+  const variantLists: Record<number, string> = {
+    1: "variants:\n  base:\n    preload: []\n",
+    2: "variants:\n  base:\n    preload: []\n  deck-generation:\n    preload: [outline-deck]\n",
+    4: "variants:\n  base:\n    preload: []\n  deck-generation:\n    preload: [outline-deck]\n  import:\n    preload: [import-file]\n  card:\n    preload: [card-style]\n",
+  };
+  const roots = new Map<number, string>();
+
+  // Only the builds run before the tests: cost() runs inside each test, so that each is known to reach the code it checks.
+  beforeAll(async () => {
+    for (const [count, variants] of Object.entries(variantLists)) {
+      const root = await copyProject("basic");
+      // The basic project's static prefix is some 480 tokens: a longer house style lifts it over the 1,024-token minimum.
+      await appendFile(join(root, "prompts/prefix.hbs"), `\n## House style\n\n${"Every slide keeps one idea, a short title and at most five bullets that start with a verb.\n".repeat(80)}`);
+      await writeFile(join(root, "prompts/variants.yaml"), variants);
+      expect((await build({ root, persistentCache: false })).ok).toBe(true);
+      roots.set(Number(count), root);
+    }
+  }, 120_000);
+
+  const costOf = (count: number) => cost({ root: roots.get(count) ?? "", profile: { durationMinutes: 1, sessionsPerMinute: 1, callsPerSession: 1, models } });
+  const reads = (result: ReturnType<typeof cost>, policy: string) =>
+    Object.fromEntries(result.rows.filter((row) => row.policy === policy).map((row) => [row.variant, row.coldVariantRead]));
+
+  it("has the prefix it needs: above 1,024 tokens, the tools below", () => {
+    for (const count of [1, 2, 4]) {
+      const result = costOf(count);
+      const blocks = Object.values(result.blocks);
+      expect(blocks).toHaveLength(count);
+      for (const { toolsEnd, prefixEnd } of blocks) {
+        expect(prefixEnd).toBeGreaterThan(1024);
+        expect(toolsEnd).toBeLessThan(1024);
+      }
+      expect(result.shards).toBe(1);
+    }
+  });
+
+  it("is 0 for every policy of a one-variant project: there is no other variant to warm the cache", () => {
+    const rows = costOf(1).rows;
+    expect(rows.length).toBe(10);
+    expect(rows.map((row) => row.coldVariantRead)).toEqual(Array(10).fill(0));
+  });
+
+  it("with two variants, is the shared prefix with the plan and through OpenAI's shared route, nothing through the tools below the minimum or a route of its own", () => {
+    const result = costOf(2);
+    const prefixEnd = result.blocks["base"]?.prefixEnd ?? 0;
+    expect(result.blocks["deck-generation"]?.prefixEnd).toBe(prefixEnd);
+    const both = (read: number) => ({ base: read, "deck-generation": read });
+    expect(reads(result, "plan's breakpoints, 5m")).toEqual(both(prefixEnd));
+    expect(reads(result, "plan's breakpoints, 1h")).toEqual(both(prefixEnd));
+    expect(reads(result, "one system breakpoint, 5m")).toEqual(both(0));
+    expect(reads(result, "no key, in-memory")).toEqual(both(Math.floor(prefixEnd / 128) * 128));
+    expect(reads(result, "per-session key, in-memory")).toEqual(both(0));
+    expect(reads(result, "sharded key (1), in-memory")).toEqual(both(0));
+  });
+
+  it("with four variants and a sharded key, is nothing: each variant's route is home to a machine of its own (18, 52, 14 and 54)", () => {
+    const result = costOf(4);
+    expect(reads(result, "sharded key (1), in-memory")).toEqual({ base: 0, card: 0, "deck-generation": 0, import: 0 });
+    const prefixEnd = result.blocks["base"]?.prefixEnd ?? 0;
+    expect(Object.values(reads(result, "no key, 24h"))).toEqual(Array(4).fill(Math.floor(prefixEnd / 128) * 128));
   });
 });

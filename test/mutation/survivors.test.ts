@@ -79,6 +79,14 @@ describe("the accepted-survivors check", () => {
     expect(formatCheck("clamp", partial)).toContain("1 accepted entry outside this partial run, not judged");
     expect(where(checkSurvivors(report, accepted).stale)).toEqual(["src/clamp.ts:8:7 EqualityOperator"]);
   });
+
+  it("leaves an entry unjudged when a partial run killed an equal mutant on another line only", () => {
+    // clamp's `value < low` (line 2) is accepted; the run mutated only atLeast, whose equal mutant (line 8) was killed.
+    const { report, accepted } = readCase("partial-equal-text-elsewhere");
+    const partial = checkSurvivors(report, accepted, { partial: true });
+    expect(partial.stale).toEqual([]);
+    expect(where(partial.unjudged)).toEqual(["src/clamp.ts:2:7 EqualityOperator"]);
+  });
 });
 
 describe("the accepted-survivors files", () => {
