@@ -6,8 +6,8 @@ import type { LoadedArtifacts } from "../runtime/artifacts.js";
 import { TASK_ACTION_TOOLS } from "../runtime/audit/transcript.js";
 import { checklistProgress } from "../runtime/checklist/progress.js";
 import { LOAD_NAMESPACE_TOOL } from "../runtime/namespaces.js";
-import { argsMatch, type RunTrace, type TraceEntry, type TraceNamespaceSource } from "./run.js";
-import { expectationKind, type Expectation, type ExpectationKind, type Scenario } from "./scenario.js";
+import { argsMatch, type RunTrace, type TraceEntry } from "./run.js";
+import { expectationKind, type Expectation, type ExpectationKind, type Scenario, type TraceNamespaceSource } from "./scenario.js";
 
 export interface Verdict {
   id: string;

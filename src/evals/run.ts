@@ -8,13 +8,10 @@
 import type { LoadedArtifacts } from "../runtime/artifacts.js";
 import type { AuditReport } from "../runtime/audit/audit.js";
 import { createGammaAgent, type Api, type Model, type StreamFn } from "../runtime/pi-adapter.js";
-import type { NamespaceLoadSource, Task } from "../runtime/execution-state.js";
+import type { Task } from "../runtime/execution-state.js";
 import { RUNTIME_TOOL_NAMES, type HostExecutors, type ToolExecutor } from "../runtime/tools.js";
 import type { ProtocolEvent } from "../runtime/yield.js";
-import type { ArgsContain, LoadedScenario, ScenarioEvent, ToolFixture } from "./scenario.js";
-
-/** Who loaded a namespace: the runtime's sources, or the variant, which sends it from session start. */
-export type TraceNamespaceSource = NamespaceLoadSource | "variant";
+import type { ArgsContain, LoadedScenario, ScenarioEvent, ToolFixture, TraceNamespaceSource } from "./scenario.js";
 
 /** What happened in a run, in order. Preloaded skills are activated at the start. */
 export type TraceEntry =

@@ -12,9 +12,8 @@ import { schemaDiagnostics } from "../pipeline/validate/schema-diagnostics.js";
 import { packageSchemaValidator } from "../pipeline/validate/schema-validators.js";
 import { readRegularFile } from "../protocol/regular-file.js";
 import type { LoadedArtifacts } from "../runtime/artifacts.js";
-import type { ArtifactReference } from "../runtime/execution-state.js";
+import type { ArtifactReference, NamespaceLoadSource } from "../runtime/execution-state.js";
 import { checkInjection } from "../runtime/injections/envelope.js";
-import type { TraceNamespaceSource } from "./run.js";
 
 /** A scenario larger than this is refused unread: scenarios are hand-written. */
 export const MAX_SCENARIO_BYTES = 1024 * 1024;
@@ -40,6 +39,9 @@ export interface ScenarioEvent {
   /** A runtime injection envelope, routed with `routeUpdate`. */
   update: Record<string, unknown>;
 }
+
+/** Who loaded a namespace: the runtime's sources, or the variant, which sends it from session start. */
+export type TraceNamespaceSource = NamespaceLoadSource | "variant";
 
 export type Expectation =
   | { id: string; skillActivated: { name: string; beforeFirstTaskAction?: boolean } }
