@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ArtifactVerificationError, loadArtifacts, type ArtifactProblem } from "../../src/runtime/artifacts.js";
-import { prepareDist } from "./helpers/dist.js";
+import { loadManifestValidator } from "../../src/runtime/manifest-schema.js";
+import { prepareDist, tempDir } from "./helpers/dist.js";
 
 function problemsOf(distDir: string): ArtifactProblem[] {
   try {
@@ -168,6 +170,30 @@ describe("refusing a tampered dist", () => {
     });
   }
 
+  it("says where the schema refuses the manifest and what it expects there", () => {
+    const dist = prepareDist();
+    editManifest(dist, (m) => (m.variants.import.tokens = "many"));
+    expect(problemsOf(dist).map((problem) => problem.message)).toEqual([
+      "Unexpected value at /variants/import/tokens, expected what schemas/manifest.schema.json allows (must be integer)",
+    ]);
+  });
+
+  it("names at most 20 of the places a hostile manifest breaks the schema in", () => {
+    const dist = prepareDist();
+    editManifest(dist, (m) => {
+      for (let index = 0; index < 25; index++) m[`extra${index}`] = index;
+    });
+    const problems = problemsOf(dist);
+    expect(problems).toHaveLength(20);
+    for (const problem of problems) {
+      expect(problem).toEqual({
+        file: "manifest.json",
+        kind: "invalid",
+        message: "Unexpected manifest, expected what schemas/manifest.schema.json allows (must NOT have additional properties)",
+      });
+    }
+  });
+
   it("puts every bad file in the error message", () => {
     const dist = prepareDist();
     appendFileSync(join(dist, "skills/gml-cli.md"), "x");
@@ -197,5 +223,42 @@ describe("pinning the manifest", () => {
         expect.objectContaining({ file: "manifest.json", kind: "changed" }),
       ]);
     }
+  });
+});
+
+describe("the schema validator loadArtifacts judges with", () => {
+  const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+  const SCHEMA = "schemas/manifest.schema.json";
+  const GENERATED = "lib/generated/schemas/manifest.cjs";
+
+  /** A package folder holding the schema and the standalone validator (as copies, or edited). */
+  function packageCopy(files: { schema?: string; generated?: string | null }): string {
+    const root = tempDir("gamma-validator");
+    mkdirSync(join(root, "schemas"));
+    mkdirSync(join(root, "lib/generated/schemas"), { recursive: true });
+    writeFileSync(join(root, SCHEMA), files.schema ?? readFileSync(join(repoRoot, SCHEMA)));
+    if (files.generated !== null) writeFileSync(join(root, GENERATED), files.generated ?? readFileSync(join(repoRoot, GENERATED)));
+    return root;
+  }
+
+  it("is the standalone one compiled from the schema beside it", () => {
+    const validate = loadManifestValidator(packageCopy({}));
+    const manifest: unknown = JSON.parse(readFileSync(join(prepareDist(), "manifest.json"), "utf8"));
+    expect(validate(manifest)).toBe(true);
+    expect(validate({ ...(manifest as object), extra: 1 })).toBe(false);
+  });
+
+  it.each<[string, { schema?: string; generated?: string | null }]>([
+    ["a schema edited since the build", { schema: `${readFileSync(join(repoRoot, SCHEMA), "utf8")}\n` }],
+    ["no compiled validator", { generated: null }],
+    ["a compiled module without a validate function", { generated: `module.exports.schemaSha256 = "${"0".repeat(64)}";\n` }],
+  ])("refuses to judge with %s", (_name, files) => {
+    expect(() => loadManifestValidator(packageCopy(files))).toThrow(
+      "gamma-prompt: lib/generated/schemas/manifest.cjs is missing or was compiled from another schemas/manifest.schema.json; run `npm run build:ts`",
+    );
+  });
+
+  it("refuses when no package folder holds it", () => {
+    expect(() => loadManifestValidator(undefined)).toThrow(/^gamma-prompt: no package\.json above .+manifest-schema\.(ts|js); the package is incomplete$/);
   });
 });
