@@ -251,7 +251,8 @@ describe("the schema validator loadArtifacts judges with", () => {
   it.each<[string, { schema?: string; generated?: string | null }]>([
     ["a schema edited since the build", { schema: `${readFileSync(join(repoRoot, SCHEMA), "utf8")}\n` }],
     ["no compiled validator", { generated: null }],
-    ["a compiled module without a validate function", { generated: `module.exports.schemaSha256 = "${"0".repeat(64)}";\n` }],
+    // The schema's own digest, so only the missing function is wrong.
+    ["a compiled module without a validate function", { generated: `module.exports.schemaSha256 = "${createHash("sha256").update(readFileSync(join(repoRoot, SCHEMA))).digest("hex")}";\n` }],
   ])("refuses to judge with %s", (_name, files) => {
     expect(() => loadManifestValidator(packageCopy(files))).toThrow(
       "gamma-prompt: lib/generated/schemas/manifest.cjs is missing or was compiled from another schemas/manifest.schema.json; run `npm run build:ts`",
