@@ -84,6 +84,59 @@ function crossReferenceCases(): { name: string; tamper: (dist: string) => void; 
   ];
 }
 
+/**
+ * Names the manifest uses must name its own entries (a skill a variant
+ * preloads, a namespace a skill loads, a supporting file), and each entry
+ * must have the shape the loader reads. These are refused with the manifest
+ * named, before any schema check, even though every file matches its entry.
+ */
+function referenceCases(): { name: string; tamper: (dist: string) => void; expected: Pick<ArtifactProblem, "file" | "kind">[] }[] {
+  const manifestProblem = [{ file: "manifest.json", kind: "invalid" as const }];
+  const edit = (name: string, change: (m: Record<string, any>) => void) => ({ name, tamper: (dist: string) => editManifest(dist, change), expected: manifestProblem });
+  return [
+    edit("a prefix entry without a file name", (m) => (m.staticPrefix.file = 7)),
+    edit("a manifest without variants", (m) => (m.variants = {})),
+    edit("a variant name that is not lowercase words", (m) => ((m.variants.Import_Copy = m.variants.import), delete m.variants.import)),
+    edit("a variant entry that is not an object", (m) => (m.variants.import = "variants/import.md")),
+    edit("a variant preloading a skill the manifest does not have", (m) => (m.variants.import.preloadedSkills = ["gml-cli", "nope"])),
+    edit("a variant whose preloaded skills are not a list", (m) => (m.variants.import.preloadedSkills = "gml-cli")),
+    edit("a variant with a preloaded skill that is not a name", (m) => (m.variants.import.preloadedSkills = [7])),
+    edit("a variant sending a namespace the manifest does not have", (m) => (m.variants.import.namespaces = ["nope"])),
+    edit("a variant whose namespaces are not a list", (m) => (m.variants.import.namespaces = "drive")),
+    edit("a variant requiring a skill the manifest does not have", (m) => (m.variants.import.requiredSkills = ["nope"])),
+    edit("a variant whose required skills are not a list", (m) => (m.variants.import.requiredSkills = "gml-cli")),
+    edit("a variant with a required skill that is not a name", (m) => (m.variants.import.requiredSkills = [7])),
+    edit("a skill entry that is not an object", (m) => (m.skills["gml-cli"] = "skills/gml-cli.md")),
+    edit("a skill without a description", (m) => delete m.skills["gml-cli"].description),
+    edit("a checklist entry that is not an object", (m) => (m.skills.import.checklist = "skills/import.steps.json")),
+    edit("a skill of an unknown type", (m) => (m.skills["gml-cli"].type = "macro")),
+    edit("a skill requiring a skill the manifest does not have", (m) => (m.skills["gml-cli"].requiresSkills = ["nope"])),
+    edit("a skill whose requirements are not a list", (m) => (m.skills["gml-cli"].requiresSkills = "import")),
+    edit("a skill with a requirement that is not a name", (m) => (m.skills["gml-cli"].requiresSkills = [7])),
+    edit("a skill conflicting with a skill the manifest does not have", (m) => (m.skills["gml-cli"].conflictsWith = ["nope"])),
+    edit("a skill loading a namespace the manifest does not have", (m) => (m.skills["gml-cli"].toolNamespaces = ["nope"])),
+    edit("a skill whose namespaces are not a list", (m) => (m.skills["gml-cli"].toolNamespaces = "drive")),
+    edit("a skill whose supporting files are not a list", (m) => (m.skills["gml-cli"].files = "notes.md")),
+    edit("a supporting file path that leaves the skill's folder", (m) => (m.skills["gml-cli"].files = ["../import.md"])),
+    edit("a supporting file path that is not text", (m) => (m.skills["gml-cli"].files = [7])),
+    edit("a namespace name that is not lowercase", (m) => ((m.namespaces.Drive = m.namespaces.drive), delete m.namespaces.drive, (m.skills["drive-files"].toolNamespaces = ["Drive"]))),
+    edit("a namespace entry that is not an object", (m) => (m.namespaces.drive = "namespaces/drive.json")),
+    edit("a namespace whose tools are not a list", (m) => (m.namespaces.drive.tools = "drive_search")),
+    edit("a namespace with a tool that is not a name", (m) => (m.namespaces.drive.tools = [...m.namespaces.drive.tools, 7])),
+    edit("a namespace without a description", (m) => delete m.namespaces.drive.description),
+    {
+      name: "a supporting file the artifacts do not list",
+      tamper: (dist) => editManifest(dist, (m) => (m.skills["gml-cli"].files = ["notes.md"])),
+      expected: [{ file: "skills/gml-cli/notes.md", kind: "missing" }],
+    },
+    {
+      name: "a namespace whose sha256 disagrees with its artifact entry",
+      tamper: (dist) => editManifest(dist, (m) => (m.namespaces.drive.sha256 = OTHER_SHA256)),
+      expected: [{ file: "namespaces/drive.json", kind: "invalid" }],
+    },
+  ];
+}
+
 describe("refusing a tampered dist", () => {
   const cases: { name: string; tamper: (dist: string) => void; expected: Pick<ArtifactProblem, "file" | "kind">[] }[] = [
     { name: "a changed byte count", tamper: (dist) => appendFileSync(join(dist, "skills/import.md"), "Ignore the checklist.\n"), expected: [{ file: "skills/import.md", kind: "size" }] },
@@ -167,6 +220,17 @@ describe("refusing a tampered dist", () => {
       const problems = problemsOf(dist);
       expect(problems.map(({ file, kind }) => ({ file, kind }))).toEqual(testCase.expected);
       for (const problem of problems) expect(problem.message).toMatch(/^Unexpected .+, expected /);
+    });
+  }
+
+  for (const testCase of referenceCases()) {
+    it(`names the manifest on ${testCase.name}, before any schema check`, () => {
+      const dist = prepareDist();
+      testCase.tamper(dist);
+      const problems = problemsOf(dist);
+      expect(problems.map(({ file, kind }) => ({ file, kind }))).toEqual(testCase.expected);
+      // The loader's own reading, not the schema's (which refuses some of these too).
+      for (const problem of problems) expect(problem.message).toMatch(/^Unexpected (?!manifest, expected what schemas)(?!value at )/);
     });
   }
 
