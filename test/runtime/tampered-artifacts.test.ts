@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFile
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ArtifactVerificationError, loadArtifacts, type ArtifactProblem } from "../../src/runtime/artifacts.js";
+import { ArtifactVerificationError, loadArtifacts, readSkillFile, type ArtifactProblem, type LoadedSkill } from "../../src/runtime/artifacts.js";
 import { loadManifestValidator } from "../../src/runtime/manifest-schema.js";
 import { prepareDist, tempDir } from "./helpers/dist.js";
 
@@ -325,5 +325,33 @@ describe("the schema validator loadArtifacts judges with", () => {
 
   it("refuses when no package folder holds it", () => {
     expect(() => loadManifestValidator(undefined)).toThrow(/^gamma-prompt: no package\.json above .+manifest-schema\.(ts|js); the package is incomplete$/);
+  });
+});
+
+describe("serving a skill's supporting files (readSkillFile)", () => {
+  const notes = Buffer.from("Notes.\r\n");
+  const artifacts = { skills: new Map([["style-guide", { files: new Map([["notes.txt", notes], ["deep/a.md", Buffer.from("a")]]) } as unknown as LoadedSkill]]) };
+
+  it.each(["skills/style-guide/notes.txt", "./skills/style-guide/notes.txt", "/skills/style-guide/notes.txt"])("resolves %s to the verified bytes", (path) => {
+    expect(readSkillFile(artifacts, path)).toEqual({ skill: "style-guide", path: "notes.txt", bytes: notes });
+  });
+
+  it("keeps the folders below the skill's in the path", () => {
+    expect(readSkillFile(artifacts, "skills/style-guide/deep/a.md")?.path).toBe("deep/a.md");
+  });
+
+  it.each([
+    "notes.txt",
+    "skills/style-guide/missing.txt",
+    "skills/other/notes.txt",
+    "skills/style-guide/",
+    "skills/Style-Guide/notes.txt",
+    "skills/style--guide/notes.txt",
+    "skills/-style-guide/notes.txt",
+    "x/skills/style-guide/notes.txt",
+    "../skills/style-guide/notes.txt",
+    ".skills/style-guide/notes.txt",
+  ])("leaves %s to the host's workspace", (path) => {
+    expect(readSkillFile(artifacts, path)).toBeUndefined();
   });
 });
