@@ -340,6 +340,11 @@ describe("serving a skill's supporting files (readSkillFile)", () => {
     expect(readSkillFile(artifacts, "skills/style-guide/deep/a.md")?.path).toBe("deep/a.md");
   });
 
+  it("takes a one-word skill name as well as a hyphenated one", () => {
+    const oneWord = { skills: new Map([["outline", { files: new Map([["a.md", notes]]) } as unknown as LoadedSkill]]) };
+    expect(readSkillFile(oneWord, "skills/outline/a.md")).toEqual({ skill: "outline", path: "a.md", bytes: notes });
+  });
+
   it.each([
     "notes.txt",
     "skills/style-guide/missing.txt",
