@@ -266,6 +266,78 @@ describe("refusing a tampered dist", () => {
   });
 });
 
+/**
+ * Replaces an artifact and signs the change in the manifest (its entry and
+ * every place that names its old hash): only the content is wrong, so what
+ * refuses it is the reading of the content itself.
+ */
+function resignArtifact(dist: string, file: string, edit: (value: any) => unknown): void {
+  const path = join(dist, file);
+  const before = readFileSync(path);
+  const edited = edit(file.endsWith(".json") ? JSON.parse(before.toString("utf8")) : before.toString("utf8"));
+  const text = typeof edited === "string" ? edited : JSON.stringify(edited);
+  writeFileSync(path, text);
+  const oldSha = createHash("sha256").update(before).digest("hex");
+  const newSha = createHash("sha256").update(text).digest("hex");
+  const manifestPath = join(dist, "manifest.json");
+  const manifest = readFileSync(manifestPath, "utf8").replaceAll(oldSha, newSha);
+  const parsed = JSON.parse(manifest) as Record<string, any>;
+  parsed.artifacts[file].bytes = Buffer.byteLength(text);
+  writeFileSync(manifestPath, JSON.stringify(parsed));
+}
+
+describe("refusing an artifact whose content the loader cannot read, though the manifest signs it", () => {
+  it.each<[string, string, (value: any) => unknown, string]>([
+    ["tool schemas that are not JSON", "tools.json", () => "[{", "Unexpected text that is not JSON, expected JSON"],
+    ["tool schemas that are not a list", "tools.json", (tools) => ({ tools }), "Unexpected tool schemas, expected an array"],
+    ["injection kinds that are not a list", "injections.json", (kinds) => ({ kinds }), "Unexpected injection kinds, expected an array"],
+    ["a namespace of another name", "namespaces/drive.json", (namespace) => ({ ...namespace, name: "files" }), 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
+    ["a namespace without a description", "namespaces/drive.json", ({ description: _description, ...namespace }) => namespace, 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
+    ["a namespace missing one of the manifest's tools", "namespaces/drive.json", (namespace) => ({ ...namespace, tools: namespace.tools.slice(1) }), 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
+    ["a namespace with its tools in another order", "namespaces/drive.json", (namespace) => ({ ...namespace, tools: [...namespace.tools].reverse() }), 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
+    ["a namespace tool without parameters", "namespaces/drive.json", (namespace) => ({ ...namespace, tools: namespace.tools.map(({ parameters: _parameters, ...tool }: Record<string, unknown>) => tool) }), 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
+    ["a namespace tool without a description", "namespaces/drive.json", (namespace) => ({ ...namespace, tools: namespace.tools.map((tool: Record<string, unknown>) => ({ ...tool, description: 1 })) }), 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
+    ["a namespace that is a list", "namespaces/drive.json", (namespace) => [namespace], 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
+    ...(["number", "title", "optional", "verifies", "line"] as const).map((key): [string, string, (value: any) => unknown, string] => [
+      `a checklist step whose ${key} has the wrong type`,
+      "skills/import.steps.json",
+      (checklist) => ({ ...checklist, steps: checklist.steps.map((step: Record<string, unknown>, index: number) => (index === 1 ? { ...step, [key]: typeof step[key] === "string" ? 1 : "x" } : step)) }),
+      "Unexpected checklist, expected {skill, source, steps: [{number, title, optional, verifies, line}]}",
+    ]),
+    ["a checklist without steps", "skills/import.steps.json", ({ steps: _steps, ...checklist }) => checklist, "Unexpected checklist, expected {skill, source, steps: [{number, title, optional, verifies, line}]}"],
+    ["a checklist step that is not an object", "skills/import.steps.json", (checklist) => ({ ...checklist, steps: [...checklist.steps, "step"] }), "Unexpected checklist, expected {skill, source, steps: [{number, title, optional, verifies, line}]}"],
+  ])("refuses %s", (_name, file, edit, message) => {
+    const dist = prepareDist();
+    resignArtifact(dist, file, edit);
+    expect(problemsOf(dist)).toEqual([{ file, kind: "invalid", message }]);
+  });
+
+  it("loads a project without injection kinds (no injections entry) with none", () => {
+    const dist = prepareDist();
+    editManifest(dist, (m) => {
+      delete m.artifacts[m.injections.file];
+      rmSync(join(dist, m.injections.file));
+      delete m.injections;
+    });
+    expect(loadArtifacts({ distDir: dist }).injectionKinds).toEqual([]);
+  });
+
+  it("returns each workflow skill's steps and namespaces, and marks a skill the model cannot invoke", () => {
+    const dist = prepareDist();
+    const steps = JSON.parse(readFileSync(join(dist, "skills/import.steps.json"), "utf8")).steps;
+    editManifest(dist, (m) => (m.skills["gml-cli"].disableModelInvocation = true));
+    const loaded = loadArtifacts({ distDir: dist });
+    expect(loaded.skills.get("import")?.steps).toEqual(steps);
+    expect(loaded.skills.get("drive-files")?.toolNamespaces).toEqual(["drive"]);
+    expect(loaded.skills.get("import")?.toolNamespaces).toEqual([]);
+    expect(loaded.skills.get("gml-cli")).toMatchObject({ modelInvocable: false, requiresSkills: [], conflictsWith: [], baseDir: "skills/gml-cli" });
+    expect(loaded.skills.get("gml-cli")?.steps).toBeUndefined();
+    expect(loaded.skills.get("import")).toMatchObject({ modelInvocable: true, conflictsWith: ["deck-generation"] });
+    expect([...(loaded.namespaces.keys())]).toEqual(["drive"]);
+    expect(loaded.catalog).toBe(readFileSync(join(dist, "catalog.xml"), "utf8"));
+  });
+});
+
 describe("pinning the manifest", () => {
   it("loads when the manifest matches the pinned sha256 and refuses a re-signed tampered dist", () => {
     const dist = prepareDist();
