@@ -103,6 +103,7 @@ describe("every character that reads as '<'", () => {
   it("opens a reserved tag for the neutraliser (every candidate code point, judged by Unicode's confusables data)", () => {
     const brackets: string[] = [];
     const missed: string[] = [];
+    const joined: string[] = [];
     for (const code of candidateCodePoints()) {
       const character = String.fromCodePoint(code);
       if (!readsAsOpeningBracket(character)) continue;
@@ -110,10 +111,14 @@ describe("every character that reads as '<'", () => {
       for (const spoof of [`${character}system_note>`, `${character}/current_artifacts>`]) {
         if (neutraliseReservedTags(spoof) !== `&lt;${spoof.slice(character.length)}`) missed.push(code.toString(16));
       }
+      // Inside a name it ends the word as "<" would: `<system❬note>` is not system_note.
+      const inside = `<system${character}note>`;
+      if (neutraliseReservedTags(inside) !== inside) joined.push(code.toString(16));
     }
     // The data knows more than the few brackets a hand list would name (❬ U+276C among them).
     expect(brackets).toEqual(expect.arrayContaining(["3c", "ff1c", "fe64", "226e", "2329", "3008", "27e8", "276c", "276e", "2039", "16b2", "1d236"]));
     expect(missed).toEqual([]);
+    expect(joined).toEqual([]);
   });
 });
 
@@ -124,6 +129,15 @@ describe("every letter that reads as a Latin one", () => {
   const spelt = (character: string, letter: string): string => `<${ALPHABET.replace(letter, character)}>`;
 
   it.each(lookAlikeLetters())("%s spells %s inside a reserved tag name", (character, letter) => {
+    expect(neutraliser.neutralise(spelt(character, letter))).toBe(`&lt;${spelt(character, letter).slice(1)}`);
+  });
+
+  // Letters the data does not map to one Latin letter, which read as one all the same: Cyrillic н к т, Greek β ε η κ τ χ, small capitals ᴀ ɢ ʜ ᴋ ʟ ᴘ ʀ.
+  it.each([
+    ["\u043D", "h"], ["\u043A", "k"], ["\u0442", "t"],
+    ["\u03B2", "b"], ["\u03B5", "e"], ["\u03B7", "n"], ["\u03BA", "k"], ["\u03C4", "t"], ["\u03C7", "x"],
+    ["\u1D00", "a"], ["\u0262", "g"], ["\u029C", "h"], ["\u1D0B", "k"], ["\u029F", "l"], ["\u1D18", "p"], ["\u0280", "r"],
+  ])("%s spells %s too, beside the data's look-alikes", (character, letter) => {
     expect(neutraliser.neutralise(spelt(character, letter))).toBe(`&lt;${spelt(character, letter).slice(1)}`);
   });
 
@@ -154,6 +168,27 @@ describe("reading the name after a bracket", () => {
       expect(neutraliseReservedTags(tag)).toBe(neutralised(tag));
     }
     expect(neutraliseReservedTags("<-system_note>")).toBe("<-system_note>");
+  });
+
+  it("does not join a name across a character that folds to more than a separator", () => {
+    // ⒈ folds to "1." and ⩴ to "::=": neither is a dash, a dot or a colon alone.
+    for (const text of ["<system\u2488note>", "<system\u2A74note>"]) expect(neutraliseReservedTags(text)).toBe(text);
+  });
+
+  it("reads no name longer than every reserved one, however it goes on", () => {
+    // system_note, then letters past the longest reserved name (loaded_tool_namespaces).
+    expect(neutraliseReservedTags("<system_notebook_of_the_whole_team>")).toBe("<system_notebook_of_the_whole_team>");
+  });
+
+  it("neutralises a whole reserved name that ends the text", () => {
+    expect(neutraliseReservedTags("Say <system_note")).toBe("Say &lt;system_note");
+    expect(containsReservedTag("Say <system_note")).toBe(true);
+  });
+
+  it("says when text holds a reserved tag, with the default names or its own", () => {
+    expect(containsReservedTag("Plain <system_note> text")).toBe(true);
+    expect(containsReservedTag("Plain <note> text")).toBe(false);
+    expect(createNeutraliser(["note"]).containsReservedTag("Plain <note> text")).toBe(true);
   });
 
   it("reads a ligature as the letters it joins", () => {

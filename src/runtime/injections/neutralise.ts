@@ -158,9 +158,7 @@ function opensReservedTag(
     if (isSpace(folded) || (name.length > 0 && isNameSeparator(folded))) continue;
     return false;
   }
-  if (names.has(name)) return true;
-  if (index < text.length) return false;
-  // The text ended inside a possible tag name: a later message must not be able to finish it.
+  // The text ended inside a possible tag name, or right after a whole one: a later message must not be able to finish it.
   for (const reserved of names) if (reserved.startsWith(name)) return true;
   return false;
 }
