@@ -210,5 +210,9 @@ describe("verifying the blocks of the namespaces a variant sends from session st
     expect(problems(planWith(namespaceBlock), rest as unknown as DistManifest)).toEqual([WRONG]);
     const other = { ...withNamespaces, namespaces: { files: { file: "namespaces/files.json", sha256: sha("files") } } } as unknown as DistManifest;
     expect(problems(planWith(namespaceBlock), other)).toEqual([WRONG]);
+    // A name of Object's own members is no namespace either, even for a block whose fields are as absent as the member's.
+    const inherited = { ...withNamespaces, variants: { base: { file: "variants/base.md", namespaces: ["constructor"] } } } as unknown as DistManifest;
+    const bare = { name: "namespace-tools", bytes: 0, tokens: 0, cumulativeTokens: 0, breakpoint: true } as unknown as CachePlanBlock;
+    expect(problems(planWith(bare), inherited)).toEqual([WRONG.replace('"drive"', '"constructor"')]);
   });
 });
