@@ -175,6 +175,11 @@ describe("reading the name after a bracket", () => {
     for (const text of ["<system\u2488note>", "<system\u2A74note>"]) expect(neutraliseReservedTags(text)).toBe(text);
   });
 
+  it("ends a reserved name at a character that folds to letters mixed with other characters", () => {
+    // ℅ folds to "c/o" and ⒈ to "1.": the name before them is whole.
+    for (const tag of ["<system_note\u2105>", "<system_note\u2488>"]) expect(neutraliseReservedTags(tag)).toBe(`&lt;${tag.slice(1)}`);
+  });
+
   it("reads no name longer than every reserved one, however it goes on", () => {
     // system_note, then letters past the longest reserved name (loaded_tool_namespaces).
     expect(neutraliseReservedTags("<system_notebook_of_the_whole_team>")).toBe("<system_notebook_of_the_whole_team>");
