@@ -199,6 +199,30 @@ describe("refusing a tampered dist", () => {
       expected: [{ file: "manifest.json", kind: "invalid" }],
     },
     {
+      name: "an entry whose sha256 is not text (its uses disagree with it too)",
+      tamper: (dist) => editManifest(dist, (m) => (m.artifacts["prefix.md"].sha256 = 5)),
+      expected: [
+        { file: "prefix.md", kind: "invalid" },
+        { file: "prefix.md", kind: "invalid" },
+      ],
+    },
+    {
+      name: "problems in a manifest listed out of order, named in path order",
+      tamper: (dist) => {
+        editManifest(dist, (m) => (m.artifacts = Object.fromEntries(Object.entries(m.artifacts).reverse())));
+        appendFileSync(join(dist, "catalog.xml"), "x");
+        appendFileSync(join(dist, "variants/import.md"), "x");
+        for (const name of ["zz.md", "aa.md", "mm.md"]) writeFileSync(join(dist, name), "x");
+      },
+      expected: [
+        { file: "catalog.xml", kind: "size" },
+        { file: "variants/import.md", kind: "size" },
+        { file: "aa.md", kind: "unexpected" },
+        { file: "mm.md", kind: "unexpected" },
+        { file: "zz.md", kind: "unexpected" },
+      ],
+    },
+    {
       name: "several problems at once",
       tamper: (dist) => {
         appendFileSync(join(dist, "variants/import.md"), "x");
