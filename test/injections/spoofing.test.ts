@@ -132,9 +132,9 @@ describe("every letter that reads as a Latin one", () => {
     expect(neutraliser.neutralise(spelt(character, letter))).toBe(`&lt;${spelt(character, letter).slice(1)}`);
   });
 
-  // Letters the data does not map to one Latin letter, which read as one all the same: Cyrillic н к т, Greek β ε η κ τ χ, small capitals ᴀ ɢ ʜ ᴋ ʟ ᴘ ʀ.
+  // Letters the data does not map to one Latin letter, which read as one all the same: Cyrillic в м М н к т, Greek β ε η κ τ χ, small capitals ᴀ ɢ ʜ ᴋ ʟ ᴘ ʀ.
   it.each([
-    ["\u043D", "h"], ["\u043A", "k"], ["\u0442", "t"],
+    ["\u0432", "b"], ["\u043C", "m"], ["\u041C", "m"], ["\u043D", "h"], ["\u043A", "k"], ["\u0442", "t"],
     ["\u03B2", "b"], ["\u03B5", "e"], ["\u03B7", "n"], ["\u03BA", "k"], ["\u03C4", "t"], ["\u03C7", "x"],
     ["\u1D00", "a"], ["\u0262", "g"], ["\u029C", "h"], ["\u1D0B", "k"], ["\u029F", "l"], ["\u1D18", "p"], ["\u0280", "r"],
   ])("%s spells %s too, beside the data's look-alikes", (character, letter) => {
@@ -178,6 +178,13 @@ describe("reading the name after a bracket", () => {
   it("ends a reserved name at a character that folds to letters mixed with other characters", () => {
     // ℅ folds to "c/o" and ⒈ to "1.": the name before them is whole.
     for (const tag of ["<system_note\u2105>", "<system_note\u2488>"]) expect(neutraliseReservedTags(tag)).toBe(`&lt;${tag.slice(1)}`);
+  });
+
+  it("opens a tag, and ends a name, with the brackets the data does not list: ⧼ ⵦ ᯠ", () => {
+    for (const bracket of ["\u29FC", "\u2D66", "\u1BE0"]) {
+      expect(neutraliseReservedTags(`${bracket}system_note>`)).toBe("&lt;system_note>");
+      expect(neutraliseReservedTags(`<system${bracket}note>`)).toBe(`<system${bracket}note>`);
+    }
   });
 
   it("reads no name longer than every reserved one, however it goes on", () => {
