@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFile
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ArtifactVerificationError, loadArtifacts, readSkillFile, type ArtifactProblem, type LoadedSkill } from "../../src/runtime/artifacts.js";
+import { ArtifactVerificationError, InterruptedBuildError, loadArtifacts, readSkillFile, type ArtifactProblem, type LoadedSkill } from "../../src/runtime/artifacts.js";
 import { loadManifestValidator } from "../../src/runtime/manifest-schema.js";
 import { prepareDist, tempDir } from "./helpers/dist.js";
 
@@ -359,6 +359,51 @@ describe("refusing an artifact whose content the loader cannot read, though the 
     expect(loaded.skills.get("import")).toMatchObject({ modelInvocable: true, conflictsWith: ["deck-generation"] });
     expect([...(loaded.namespaces.keys())]).toEqual(["drive"]);
     expect(loaded.catalog).toBe(readFileSync(join(dist, "catalog.xml"), "utf8"));
+  });
+});
+
+describe("refusing a dist/ a build was replacing", () => {
+  it("refuses a journal that is an empty folder, which no artifact check would see", () => {
+    const dist = prepareDist();
+    mkdirSync(join(dist, ".gamma-prompt-journal"));
+    expect(() => loadArtifacts({ distDir: dist })).toThrow(InterruptedBuildError);
+  });
+
+  it("names the journal, with the interrupted kind", () => {
+    const dist = prepareDist();
+    // A journal of a build that died (no readable pid), beside a dist/ whose files are otherwise fine.
+    writeFileSync(join(dist, ".gamma-prompt-journal"), "not a journal");
+    let refusal: unknown;
+    try {
+      loadArtifacts({ distDir: dist });
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(InterruptedBuildError);
+    expect((refusal as InterruptedBuildError).name).toBe("InterruptedBuildError");
+    expect((refusal as InterruptedBuildError).problems).toEqual([
+      { file: ".gamma-prompt-journal", kind: "interrupted", message: (refusal as InterruptedBuildError).message },
+    ]);
+  });
+
+  it("says how many problems it found, one or several, each on its own line", () => {
+    const dist = prepareDist();
+    appendFileSync(join(dist, "skills/gml-cli.md"), "x");
+    expect(() => loadArtifacts({ distDir: dist })).toThrow(/^dist\/ failed verification \(1 problem\):\n {2}skills\/gml-cli\.md: Unexpected size/);
+    writeFileSync(join(dist, "rogue.md"), "x");
+    let refusal: unknown;
+    try {
+      loadArtifacts({ distDir: dist });
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(ArtifactVerificationError);
+    expect((refusal as Error).name).toBe("ArtifactVerificationError");
+    expect((refusal as Error).message.split("\n")).toEqual([
+      "dist/ failed verification (2 problems):",
+      expect.stringMatching(/^ {2}skills\/gml-cli\.md: Unexpected size/),
+      "  rogue.md: Unexpected file not listed in manifest.json, expected none",
+    ]);
   });
 });
 
