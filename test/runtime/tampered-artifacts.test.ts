@@ -7,6 +7,16 @@ import { ArtifactVerificationError, InterruptedBuildError, loadArtifacts, readSk
 import { loadManifestValidator } from "../../src/runtime/manifest-schema.js";
 import { prepareDist, tempDir } from "./helpers/dist.js";
 
+/** What loadArtifacts throws for the dist (undefined when it loads). */
+function refusalOf(distDir: string): unknown {
+  try {
+    loadArtifacts({ distDir });
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
 function problemsOf(distDir: string): ArtifactProblem[] {
   try {
     loadArtifacts({ distDir });
@@ -373,12 +383,7 @@ describe("refusing a dist/ a build was replacing", () => {
     const dist = prepareDist();
     // A journal of a build that died (no readable pid), beside a dist/ whose files are otherwise fine.
     writeFileSync(join(dist, ".gamma-prompt-journal"), "not a journal");
-    let refusal: unknown;
-    try {
-      loadArtifacts({ distDir: dist });
-    } catch (error) {
-      refusal = error;
-    }
+    const refusal = refusalOf(dist);
     expect(refusal).toBeInstanceOf(InterruptedBuildError);
     expect((refusal as InterruptedBuildError).name).toBe("InterruptedBuildError");
     expect((refusal as InterruptedBuildError).problems).toEqual([
@@ -391,12 +396,7 @@ describe("refusing a dist/ a build was replacing", () => {
     appendFileSync(join(dist, "skills/gml-cli.md"), "x");
     expect(() => loadArtifacts({ distDir: dist })).toThrow(/^dist\/ failed verification \(1 problem\):\n {2}skills\/gml-cli\.md: Unexpected size/);
     writeFileSync(join(dist, "rogue.md"), "x");
-    let refusal: unknown;
-    try {
-      loadArtifacts({ distDir: dist });
-    } catch (error) {
-      refusal = error;
-    }
+    const refusal = refusalOf(dist);
     expect(refusal).toBeInstanceOf(ArtifactVerificationError);
     expect((refusal as Error).name).toBe("ArtifactVerificationError");
     expect((refusal as Error).message.split("\n")).toEqual([
