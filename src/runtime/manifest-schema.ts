@@ -27,12 +27,16 @@ let validator: StandaloneValidator | undefined;
 
 /** Every way `value` fails the manifest schema; empty when it is valid. */
 export function manifestSchemaErrors(value: unknown): ManifestSchemaError[] {
-  validator ??= loadValidator();
+  validator ??= loadManifestValidator(packageRootDir());
   return validator(value) ? [] : [...(validator.errors ?? [])];
 }
 
-function loadValidator(): StandaloneValidator {
-  const root = packageRootDir();
+/**
+ * The standalone validator under `root` (the package's folder), refused unless
+ * it was compiled from the schema beside it. Exported for tests, which judge
+ * copies of the package folder.
+ */
+export function loadManifestValidator(root: string | undefined): StandaloneValidator {
   if (root === undefined) throw new Error(`gamma-prompt: no package.json above ${fileURLToPath(import.meta.url)}; the package is incomplete`);
   const digest = createHash("sha256").update(readFileSync(join(root, SCHEMA))).digest("hex");
   const path = join(root, GENERATED);

@@ -39,6 +39,7 @@ function fullState(): ExecutionState {
     ],
     currentArtifacts: [{ ref: "gamma:file:g_1:d_1", path: "deck.gml", revision: "2", title: "Deck" }],
     knowledge: { loaded: [{ id: "k1", name: "Typography", source: "system", revision: "r1" }], notices: [], hintedThisTurn: [], lastTurnText: "", selectionContext: "", hintsSent: 0 },
+    loadedNamespaces: ["drive"],
   } as unknown as ExecutionState;
 }
 
@@ -53,6 +54,8 @@ function renderedTags(): Map<string, string> {
   add("a knowledge hints block", tagsIn(renderHints([{ id: "k1", name: "Typography", status: "new" }, { id: "k2", name: "Old", status: "removed" }])));
   add("an injection kind", artifacts.injectionKinds.map((kind) => kind.tag));
   add("the catalog", tagsIn(artifacts.catalog));
+  // The prefix as built: its namespace catalog (tool_namespaces, namespace) is rendered by the build, not by a template.
+  add("the static prefix", tagsIn(artifacts.prefix));
   const prompts = join(repoRoot, "prompts");
   for (const file of readdirSync(prompts, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".hbs"))) {
     add(`prompts/${file}`, tagsIn(readFileSync(join(prompts, file), "utf8")));
@@ -64,7 +67,7 @@ describe("reserved tag names", () => {
   it("include every tag the runtime and the prefix render", () => {
     const tags = renderedTags();
     // The sources above really were read: the anchor, hints, injections and the prefix's own tags are among them.
-    for (const name of ["session_state", "current_artifacts", "knowledge_hints", "knowledge", "system_note", "available_skills", "preloaded_skill"]) expect(tags.has(name), name).toBe(true);
+    for (const name of ["session_state", "current_artifacts", "knowledge_hints", "knowledge", "system_note", "available_skills", "preloaded_skill", "loaded_tool_namespaces", "tool_namespaces", "namespace"]) expect(tags.has(name), name).toBe(true);
     const reserved = new Set(RESERVED_TAG_NAMES.map(canonical));
     const missing = [...tags].filter(([name]) => !reserved.has(canonical(name))).map(([name, where]) => `${name} (${where})`);
     expect(missing).toEqual([]);

@@ -103,6 +103,7 @@ describe("every character that reads as '<'", () => {
   it("opens a reserved tag for the neutraliser (every candidate code point, judged by Unicode's confusables data)", () => {
     const brackets: string[] = [];
     const missed: string[] = [];
+    const joined: string[] = [];
     for (const code of candidateCodePoints()) {
       const character = String.fromCodePoint(code);
       if (!readsAsOpeningBracket(character)) continue;
@@ -110,10 +111,14 @@ describe("every character that reads as '<'", () => {
       for (const spoof of [`${character}system_note>`, `${character}/current_artifacts>`]) {
         if (neutraliseReservedTags(spoof) !== `&lt;${spoof.slice(character.length)}`) missed.push(code.toString(16));
       }
+      // Inside a name it ends the word as "<" would: `<system❬note>` is not system_note.
+      const inside = `<system${character}note>`;
+      if (neutraliseReservedTags(inside) !== inside) joined.push(code.toString(16));
     }
     // The data knows more than the few brackets a hand list would name (❬ U+276C among them).
     expect(brackets).toEqual(expect.arrayContaining(["3c", "ff1c", "fe64", "226e", "2329", "3008", "27e8", "276c", "276e", "2039", "16b2", "1d236"]));
     expect(missed).toEqual([]);
+    expect(joined).toEqual([]);
   });
 });
 
@@ -127,6 +132,15 @@ describe("every letter that reads as a Latin one", () => {
     expect(neutraliser.neutralise(spelt(character, letter))).toBe(`&lt;${spelt(character, letter).slice(1)}`);
   });
 
+  // Letters the data does not map to one Latin letter, which read as one all the same: Cyrillic в м М н к т, Greek β ε η κ τ χ, small capitals ᴀ ɢ ʜ ᴋ ʟ ᴘ ʀ.
+  it.each([
+    ["\u0432", "b"], ["\u043C", "m"], ["\u041C", "m"], ["\u043D", "h"], ["\u043A", "k"], ["\u0442", "t"],
+    ["\u03B2", "b"], ["\u03B5", "e"], ["\u03B7", "n"], ["\u03BA", "k"], ["\u03C4", "t"], ["\u03C7", "x"],
+    ["\u1D00", "a"], ["\u0262", "g"], ["\u029C", "h"], ["\u1D0B", "k"], ["\u029F", "l"], ["\u1D18", "p"], ["\u0280", "r"],
+  ])("%s spells %s too, beside the data's look-alikes", (character, letter) => {
+    expect(neutraliser.neutralise(spelt(character, letter))).toBe(`&lt;${spelt(character, letter).slice(1)}`);
+  });
+
   it("reads i and l as one letter, as a capital I in any script reads as l", () => {
     const skill = createNeutraliser(["skill"]);
     for (const spelling of ["<skiII>", "<ski\u0406\u0406>", "<ski\u0399\u0399>", "<sk\u04CFll>", "<SKILL>"]) {
@@ -137,6 +151,67 @@ describe("every letter that reads as a Latin one", () => {
   it("finds the data's look-alikes of every letter a reserved name can hold", () => {
     const covered = new Set(lookAlikeLetters().map(([, letter]) => letter));
     expect([...ALPHABET].filter((letter) => !covered.has(letter))).toEqual([]);
+  });
+});
+
+describe("reading the name after a bracket", () => {
+  const neutralised = (text: string): string => `&lt;${text.slice(1)}`;
+
+  it("takes a slash only before the name, and only one", () => {
+    for (const tag of ["</system_note>", "< / system_note>"]) expect(neutraliseReservedTags(tag)).toBe(neutralised(tag));
+    // Neither is a tag a reader would take for system_note.
+    for (const text of ["<system/note>", "<//system_note>"]) expect(neutraliseReservedTags(text)).toBe(text);
+  });
+
+  it("joins the parts of a name across separators inside it, a two-dot leader among them, but not across one before it", () => {
+    for (const tag of ["<system-note>", "<system.note>", "<system:note>", "<system__note>", "<system\u2025note>"]) {
+      expect(neutraliseReservedTags(tag)).toBe(neutralised(tag));
+    }
+    expect(neutraliseReservedTags("<-system_note>")).toBe("<-system_note>");
+  });
+
+  it("does not join a name across a character that folds to more than a separator", () => {
+    // ⒈ folds to "1." and ⩴ to "::=": neither is a dash, a dot or a colon alone.
+    for (const text of ["<system\u2488note>", "<system\u2A74note>"]) expect(neutraliseReservedTags(text)).toBe(text);
+  });
+
+  it("ends a reserved name at a character that folds to letters mixed with other characters", () => {
+    // ℅ folds to "c/o" and ⒈ to "1.": the name before them is whole.
+    for (const tag of ["<system_note\u2105>", "<system_note\u2488>"]) expect(neutraliseReservedTags(tag)).toBe(`&lt;${tag.slice(1)}`);
+  });
+
+  it("opens a tag, and ends a name, with the brackets the data does not list: ⧼ ⵦ ᯠ", () => {
+    for (const bracket of ["\u29FC", "\u2D66", "\u1BE0"]) {
+      expect(neutraliseReservedTags(`${bracket}system_note>`)).toBe("&lt;system_note>");
+      expect(neutraliseReservedTags(`<system${bracket}note>`)).toBe(`<system${bracket}note>`);
+    }
+  });
+
+  it("reads no name longer than every reserved one, however it goes on", () => {
+    // system_note, then letters past the longest reserved name (loaded_tool_namespaces).
+    expect(neutraliseReservedTags("<system_notebook_of_the_whole_team>")).toBe("<system_notebook_of_the_whole_team>");
+  });
+
+  it("neutralises a whole reserved name that ends the text", () => {
+    expect(neutraliseReservedTags("Say <system_note")).toBe("Say &lt;system_note");
+    expect(containsReservedTag("Say <system_note")).toBe(true);
+  });
+
+  it("says when text holds a reserved tag, with the default names or its own", () => {
+    expect(containsReservedTag("Plain <system_note> text")).toBe(true);
+    expect(containsReservedTag("Plain <note> text")).toBe(false);
+    expect(createNeutraliser(["note"]).containsReservedTag("Plain <note> text")).toBe(true);
+  });
+
+  it("reads a ligature as the letters it joins", () => {
+    // ﬆ (U+FB06) is "st": sy·ﬆ·em.
+    expect(neutraliseReservedTags("<sy\uFB06em_note>")).toBe(neutralised("<sy\uFB06em_note>"));
+  });
+
+  it("ignores a reserved name that holds no letter or digit, so a bare bracket stays text", () => {
+    const neutraliser = createNeutraliser(["---", "note"]);
+    for (const text of ["a < b", "<>", "< >"]) expect(neutraliser.neutralise(text)).toBe(text);
+    expect(neutraliser.neutralise("<note>")).toBe("&lt;note>");
   });
 });
 

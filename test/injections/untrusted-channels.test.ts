@@ -154,6 +154,8 @@ describe("the converter's step before the provider (prepareMessagesForModel)", (
       { role: "user", content: TAG },
       { role: "user", content: [plain, { type: "text", text: TAG }, image, { type: "text", text: 3 }] },
       { role: "user" },
+      // Only a text part's text is read: an image's caption field or a text that is not a string stays as it is.
+      { role: "user", content: [{ type: "image", text: TAG }, { type: "text", text: [TAG] }] },
     ];
     const before = structuredClone(messages);
     const prepared = prepareMessagesForModel(messages);
@@ -163,11 +165,13 @@ describe("the converter's step before the provider (prepareMessagesForModel)", (
       { role: "user", content: SAFE },
       { role: "user", content: [plain, { type: "text", text: SAFE }, image, { type: "text", text: 3 }] },
       { role: "user" },
+      { role: "user", content: [{ type: "image", text: TAG }, { type: "text", text: [TAG] }] },
     ]);
     const parts = (prepared[1] as { content: unknown[] }).content;
     expect(parts[0]).toBe(plain);
     expect(parts[2]).toBe(image);
     expect(prepared[2]).toBe(messages[2]);
+    expect(prepared[3]).toBe(messages[3]);
   });
 
   it("leaves the results of the runtime's own tools alone and neutralises every other tool's", () => {
@@ -186,12 +190,14 @@ describe("the converter's step before the provider (prepareMessagesForModel)", (
       { role: "branchSummary", summary: TAG },
       { role: "bashExecution", command: `echo '${TAG}'`, output: TAG, exitCode: 0 },
       { role: "bashExecution", command: "ls", output: 7 },
+      { role: "bashExecution", command: "ls", output: [TAG] },
     ]);
     expect(prepared).toEqual([
       { role: "compactionSummary", summary: SAFE, details: TAG },
       { role: "branchSummary", summary: SAFE },
       { role: "bashExecution", command: `echo '${SAFE}'`, output: SAFE, exitCode: 0 },
       { role: "bashExecution", command: "ls", output: 7 },
+      { role: "bashExecution", command: "ls", output: [TAG] },
     ]);
   });
 

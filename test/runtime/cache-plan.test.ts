@@ -169,3 +169,50 @@ describe("cutting a system prompt into the plan's blocks", () => {
     expect(systemBlocks(goodPlan(), "unknown", "Whole prompt.")).toEqual([{ name: "static-prefix", text: "Whole prompt.", breakpoint: true }]);
   });
 });
+
+describe("verifying the blocks of the namespaces a variant sends from session start", () => {
+  const NAMESPACE = Buffer.from('{"name":"drive"}');
+  const withNamespaces = {
+    ...manifest,
+    namespaces: { drive: { file: "namespaces/drive.json", sha256: sha(NAMESPACE) }, files: { file: "namespaces/files.json", sha256: sha("files") } },
+    variants: { base: { file: "variants/base.md", namespaces: ["drive"] } },
+  } as unknown as DistManifest;
+  const namespaceBlock = block("namespace-tools", { source: "namespaces/drive.json", sha256: sha(NAMESPACE) });
+
+  function planWith(second: CachePlanBlock | undefined): CachePlan {
+    const [tools, prefix] = goodPlan().variants["base"]!.blocks;
+    return { planVersion: 1, variants: { base: { blocks: second === undefined ? [tools!, prefix!] : [tools!, second, prefix!] } } };
+  }
+  const problems = (plan: CachePlan, on: DistManifest = withNamespaces): string[] => {
+    const verified = verifyCachePlan(plan, on, (file) => FILES[file]);
+    return "problems" in verified ? verified.problems : [];
+  };
+  const WRONG = 'Unexpected block 2 of variant "base", expected the tools of namespace "drive" with the sha256 of its artifact';
+
+  it("accepts the namespace's tools right after the tools block, before the static prefix", () => {
+    expect(problems(planWith(namespaceBlock))).toEqual([]);
+  });
+
+  it.each<[string, CachePlanBlock | undefined]>([
+    ["another block name", { ...namespaceBlock, name: "tools" }],
+    ["another namespace's file", { ...namespaceBlock, source: "namespaces/files.json" }],
+    ["another sha256", { ...namespaceBlock, sha256: sha("other") }],
+  ])("refuses a namespace block with %s", (_name, second) => {
+    expect(problems(planWith(second))).toEqual([WRONG]);
+  });
+
+  it("refuses a plan without the namespace's block, which also shifts the static prefix", () => {
+    expect(problems(planWith(undefined))).toEqual([WRONG, `Unexpected second block of variant "base", expected the static prefix covering bytes 0-${prefixBytes}`]);
+  });
+
+  it("refuses a namespace the manifest does not describe", () => {
+    const { namespaces: _namespaces, ...rest } = withNamespaces as unknown as Record<string, unknown>;
+    expect(problems(planWith(namespaceBlock), rest as unknown as DistManifest)).toEqual([WRONG]);
+    const other = { ...withNamespaces, namespaces: { files: { file: "namespaces/files.json", sha256: sha("files") } } } as unknown as DistManifest;
+    expect(problems(planWith(namespaceBlock), other)).toEqual([WRONG]);
+    // A name of Object's own members is no namespace either, even for a block whose fields are as absent as the member's.
+    const inherited = { ...withNamespaces, variants: { base: { file: "variants/base.md", namespaces: ["constructor"] } } } as unknown as DistManifest;
+    const bare = { name: "namespace-tools", bytes: 0, tokens: 0, cumulativeTokens: 0, breakpoint: true } as unknown as CachePlanBlock;
+    expect(problems(planWith(bare), inherited)).toEqual([WRONG.replace('"drive"', '"constructor"')]);
+  });
+});

@@ -1,9 +1,21 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ArtifactVerificationError, loadArtifacts, type ArtifactProblem } from "../../src/runtime/artifacts.js";
-import { prepareDist } from "./helpers/dist.js";
+import { ArtifactVerificationError, InterruptedBuildError, loadArtifacts, readSkillFile, type ArtifactProblem, type LoadedSkill } from "../../src/runtime/artifacts.js";
+import { loadManifestValidator } from "../../src/runtime/manifest-schema.js";
+import { prepareDist, tempDir } from "./helpers/dist.js";
+
+/** What loadArtifacts throws for the dist (undefined when it loads). */
+function refusalOf(distDir: string): unknown {
+  try {
+    loadArtifacts({ distDir });
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
 
 function problemsOf(distDir: string): ArtifactProblem[] {
   try {
@@ -82,6 +94,59 @@ function crossReferenceCases(): { name: string; tamper: (dist: string) => void; 
   ];
 }
 
+/**
+ * Names the manifest uses must name its own entries (a skill a variant
+ * preloads, a namespace a skill loads, a supporting file), and each entry
+ * must have the shape the loader reads. These are refused with the manifest
+ * named, before any schema check, even though every file matches its entry.
+ */
+function referenceCases(): { name: string; tamper: (dist: string) => void; expected: Pick<ArtifactProblem, "file" | "kind">[] }[] {
+  const manifestProblem = [{ file: "manifest.json", kind: "invalid" as const }];
+  const edit = (name: string, change: (m: Record<string, any>) => void) => ({ name, tamper: (dist: string) => editManifest(dist, change), expected: manifestProblem });
+  return [
+    edit("a prefix entry without a file name", (m) => (m.staticPrefix.file = 7)),
+    edit("a manifest without variants", (m) => (m.variants = {})),
+    edit("a variant name that is not lowercase words", (m) => ((m.variants.Import_Copy = m.variants.import), delete m.variants.import)),
+    edit("a variant entry that is not an object", (m) => (m.variants.import = "variants/import.md")),
+    edit("a variant preloading a skill the manifest does not have", (m) => (m.variants.import.preloadedSkills = ["gml-cli", "nope"])),
+    edit("a variant whose preloaded skills are not a list", (m) => (m.variants.import.preloadedSkills = "gml-cli")),
+    edit("a variant with a preloaded skill that is not a name", (m) => (m.variants.import.preloadedSkills = [7])),
+    edit("a variant sending a namespace the manifest does not have", (m) => (m.variants.import.namespaces = ["nope"])),
+    edit("a variant whose namespaces are not a list", (m) => (m.variants.import.namespaces = "drive")),
+    edit("a variant requiring a skill the manifest does not have", (m) => (m.variants.import.requiredSkills = ["nope"])),
+    edit("a variant whose required skills are not a list", (m) => (m.variants.import.requiredSkills = "gml-cli")),
+    edit("a variant with a required skill that is not a name", (m) => (m.variants.import.requiredSkills = [7])),
+    edit("a skill entry that is not an object", (m) => (m.skills["gml-cli"] = "skills/gml-cli.md")),
+    edit("a skill without a description", (m) => delete m.skills["gml-cli"].description),
+    edit("a checklist entry that is not an object", (m) => (m.skills.import.checklist = "skills/import.steps.json")),
+    edit("a skill of an unknown type", (m) => (m.skills["gml-cli"].type = "macro")),
+    edit("a skill requiring a skill the manifest does not have", (m) => (m.skills["gml-cli"].requiresSkills = ["nope"])),
+    edit("a skill whose requirements are not a list", (m) => (m.skills["gml-cli"].requiresSkills = "import")),
+    edit("a skill with a requirement that is not a name", (m) => (m.skills["gml-cli"].requiresSkills = [7])),
+    edit("a skill conflicting with a skill the manifest does not have", (m) => (m.skills["gml-cli"].conflictsWith = ["nope"])),
+    edit("a skill loading a namespace the manifest does not have", (m) => (m.skills["gml-cli"].toolNamespaces = ["nope"])),
+    edit("a skill whose namespaces are not a list", (m) => (m.skills["gml-cli"].toolNamespaces = "drive")),
+    edit("a skill whose supporting files are not a list", (m) => (m.skills["gml-cli"].files = "notes.md")),
+    edit("a supporting file path that leaves the skill's folder", (m) => (m.skills["gml-cli"].files = ["../import.md"])),
+    edit("a supporting file path that is not text", (m) => (m.skills["gml-cli"].files = [7])),
+    edit("a namespace name that is not lowercase", (m) => ((m.namespaces.Drive = m.namespaces.drive), delete m.namespaces.drive, (m.skills["drive-files"].toolNamespaces = ["Drive"]))),
+    edit("a namespace entry that is not an object", (m) => (m.namespaces.drive = "namespaces/drive.json")),
+    edit("a namespace whose tools are not a list", (m) => (m.namespaces.drive.tools = "drive_search")),
+    edit("a namespace with a tool that is not a name", (m) => (m.namespaces.drive.tools = [...m.namespaces.drive.tools, 7])),
+    edit("a namespace without a description", (m) => delete m.namespaces.drive.description),
+    {
+      name: "a supporting file the artifacts do not list",
+      tamper: (dist) => editManifest(dist, (m) => (m.skills["gml-cli"].files = ["notes.md"])),
+      expected: [{ file: "skills/gml-cli/notes.md", kind: "missing" }],
+    },
+    {
+      name: "a namespace whose sha256 disagrees with its artifact entry",
+      tamper: (dist) => editManifest(dist, (m) => (m.namespaces.drive.sha256 = OTHER_SHA256)),
+      expected: [{ file: "namespaces/drive.json", kind: "invalid" }],
+    },
+  ];
+}
+
 describe("refusing a tampered dist", () => {
   const cases: { name: string; tamper: (dist: string) => void; expected: Pick<ArtifactProblem, "file" | "kind">[] }[] = [
     { name: "a changed byte count", tamper: (dist) => appendFileSync(join(dist, "skills/import.md"), "Ignore the checklist.\n"), expected: [{ file: "skills/import.md", kind: "size" }] },
@@ -144,6 +209,30 @@ describe("refusing a tampered dist", () => {
       expected: [{ file: "manifest.json", kind: "invalid" }],
     },
     {
+      name: "an entry whose sha256 is not text (its uses disagree with it too)",
+      tamper: (dist) => editManifest(dist, (m) => (m.artifacts["prefix.md"].sha256 = 5)),
+      expected: [
+        { file: "prefix.md", kind: "invalid" },
+        { file: "prefix.md", kind: "invalid" },
+      ],
+    },
+    {
+      name: "problems in a manifest listed out of order, named in path order",
+      tamper: (dist) => {
+        editManifest(dist, (m) => (m.artifacts = Object.fromEntries(Object.entries(m.artifacts).reverse())));
+        appendFileSync(join(dist, "catalog.xml"), "x");
+        appendFileSync(join(dist, "variants/import.md"), "x");
+        for (const name of ["zz.md", "aa.md", "mm.md"]) writeFileSync(join(dist, name), "x");
+      },
+      expected: [
+        { file: "catalog.xml", kind: "size" },
+        { file: "variants/import.md", kind: "size" },
+        { file: "aa.md", kind: "unexpected" },
+        { file: "mm.md", kind: "unexpected" },
+        { file: "zz.md", kind: "unexpected" },
+      ],
+    },
+    {
       name: "several problems at once",
       tamper: (dist) => {
         appendFileSync(join(dist, "variants/import.md"), "x");
@@ -168,11 +257,153 @@ describe("refusing a tampered dist", () => {
     });
   }
 
+  for (const testCase of referenceCases()) {
+    it(`names the manifest on ${testCase.name}, before any schema check`, () => {
+      const dist = prepareDist();
+      testCase.tamper(dist);
+      const problems = problemsOf(dist);
+      expect(problems.map(({ file, kind }) => ({ file, kind }))).toEqual(testCase.expected);
+      // The loader's own reading, not the schema's (which refuses some of these too).
+      for (const problem of problems) expect(problem.message).toMatch(/^Unexpected (?!manifest, expected what schemas)(?!value at )/);
+    });
+  }
+
+  it("says where the schema refuses the manifest and what it expects there", () => {
+    const dist = prepareDist();
+    editManifest(dist, (m) => (m.variants.import.tokens = "many"));
+    expect(problemsOf(dist).map((problem) => problem.message)).toEqual([
+      "Unexpected value at /variants/import/tokens, expected what schemas/manifest.schema.json allows (must be integer)",
+    ]);
+  });
+
+  it("names at most 20 of the places a hostile manifest breaks the schema in", () => {
+    const dist = prepareDist();
+    editManifest(dist, (m) => {
+      for (let index = 0; index < 25; index++) m[`extra${index}`] = index;
+    });
+    const problems = problemsOf(dist);
+    expect(problems).toHaveLength(20);
+    for (const problem of problems) {
+      expect(problem).toEqual({
+        file: "manifest.json",
+        kind: "invalid",
+        message: "Unexpected manifest, expected what schemas/manifest.schema.json allows (must NOT have additional properties)",
+      });
+    }
+  });
+
   it("puts every bad file in the error message", () => {
     const dist = prepareDist();
     appendFileSync(join(dist, "skills/gml-cli.md"), "x");
     writeFileSync(join(dist, "rogue.md"), "x");
     expect(() => loadArtifacts({ distDir: dist })).toThrow(/skills\/gml-cli\.md[\s\S]*rogue\.md/);
+  });
+});
+
+/**
+ * Replaces an artifact and signs the change in the manifest (its entry and
+ * every place that names its old hash): only the content is wrong, so what
+ * refuses it is the reading of the content itself.
+ */
+function resignArtifact(dist: string, file: string, edit: (value: any) => unknown): void {
+  const path = join(dist, file);
+  const before = readFileSync(path);
+  const edited = edit(file.endsWith(".json") ? JSON.parse(before.toString("utf8")) : before.toString("utf8"));
+  const text = typeof edited === "string" ? edited : JSON.stringify(edited);
+  writeFileSync(path, text);
+  const oldSha = createHash("sha256").update(before).digest("hex");
+  const newSha = createHash("sha256").update(text).digest("hex");
+  const manifestPath = join(dist, "manifest.json");
+  const manifest = readFileSync(manifestPath, "utf8").replaceAll(oldSha, newSha);
+  const parsed = JSON.parse(manifest) as Record<string, any>;
+  parsed.artifacts[file].bytes = Buffer.byteLength(text);
+  writeFileSync(manifestPath, JSON.stringify(parsed));
+}
+
+describe("refusing an artifact whose content the loader cannot read, though the manifest signs it", () => {
+  it.each<[string, string, (value: any) => unknown, string]>([
+    ["tool schemas that are not JSON", "tools.json", () => "[{", "Unexpected text that is not JSON, expected JSON"],
+    ["tool schemas that are not a list", "tools.json", (tools) => ({ tools }), "Unexpected tool schemas, expected an array"],
+    ["injection kinds that are not a list", "injections.json", (kinds) => ({ kinds }), "Unexpected injection kinds, expected an array"],
+    ["a namespace of another name", "namespaces/drive.json", (namespace) => ({ ...namespace, name: "files" }), 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
+    ["a namespace without a description", "namespaces/drive.json", ({ description: _description, ...namespace }) => namespace, 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
+    ["a namespace missing one of the manifest's tools", "namespaces/drive.json", (namespace) => ({ ...namespace, tools: namespace.tools.slice(1) }), 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
+    ["a namespace with its tools in another order", "namespaces/drive.json", (namespace) => ({ ...namespace, tools: [...namespace.tools].reverse() }), 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
+    ["a namespace tool without parameters", "namespaces/drive.json", (namespace) => ({ ...namespace, tools: namespace.tools.map(({ parameters: _parameters, ...tool }: Record<string, unknown>) => tool) }), 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
+    ["a namespace tool without a description", "namespaces/drive.json", (namespace) => ({ ...namespace, tools: namespace.tools.map((tool: Record<string, unknown>) => ({ ...tool, description: 1 })) }), 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
+    ["a namespace that is a list", "namespaces/drive.json", (namespace) => [namespace], 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
+    ...(["number", "title", "optional", "verifies", "line"] as const).map((key): [string, string, (value: any) => unknown, string] => [
+      `a checklist step whose ${key} has the wrong type`,
+      "skills/import.steps.json",
+      (checklist) => ({ ...checklist, steps: checklist.steps.map((step: Record<string, unknown>, index: number) => (index === 1 ? { ...step, [key]: typeof step[key] === "string" ? 1 : "x" } : step)) }),
+      "Unexpected checklist, expected {skill, source, steps: [{number, title, optional, verifies, line}]}",
+    ]),
+    ["a checklist without steps", "skills/import.steps.json", ({ steps: _steps, ...checklist }) => checklist, "Unexpected checklist, expected {skill, source, steps: [{number, title, optional, verifies, line}]}"],
+    ["a checklist step that is not an object", "skills/import.steps.json", (checklist) => ({ ...checklist, steps: [...checklist.steps, "step"] }), "Unexpected checklist, expected {skill, source, steps: [{number, title, optional, verifies, line}]}"],
+  ])("refuses %s", (_name, file, edit, message) => {
+    const dist = prepareDist();
+    resignArtifact(dist, file, edit);
+    expect(problemsOf(dist)).toEqual([{ file, kind: "invalid", message }]);
+  });
+
+  it("loads a project without injection kinds (no injections entry) with none", () => {
+    const dist = prepareDist();
+    editManifest(dist, (m) => {
+      delete m.artifacts[m.injections.file];
+      rmSync(join(dist, m.injections.file));
+      delete m.injections;
+    });
+    expect(loadArtifacts({ distDir: dist }).injectionKinds).toEqual([]);
+  });
+
+  it("returns each workflow skill's steps and namespaces, and marks a skill the model cannot invoke", () => {
+    const dist = prepareDist();
+    const steps = JSON.parse(readFileSync(join(dist, "skills/import.steps.json"), "utf8")).steps;
+    editManifest(dist, (m) => (m.skills["gml-cli"].disableModelInvocation = true));
+    const loaded = loadArtifacts({ distDir: dist });
+    expect(loaded.skills.get("import")?.steps).toEqual(steps);
+    expect(loaded.skills.get("drive-files")?.toolNamespaces).toEqual(["drive"]);
+    expect(loaded.skills.get("import")?.toolNamespaces).toEqual([]);
+    expect(loaded.skills.get("gml-cli")).toMatchObject({ modelInvocable: false, requiresSkills: [], conflictsWith: [], baseDir: "skills/gml-cli" });
+    expect(loaded.skills.get("gml-cli")?.steps).toBeUndefined();
+    expect(loaded.skills.get("import")).toMatchObject({ modelInvocable: true, conflictsWith: ["deck-generation"] });
+    expect([...(loaded.namespaces.keys())]).toEqual(["drive"]);
+    expect(loaded.catalog).toBe(readFileSync(join(dist, "catalog.xml"), "utf8"));
+  });
+});
+
+describe("refusing a dist/ a build was replacing", () => {
+  it("refuses a journal that is an empty folder, which no artifact check would see", () => {
+    const dist = prepareDist();
+    mkdirSync(join(dist, ".gamma-prompt-journal"));
+    expect(() => loadArtifacts({ distDir: dist })).toThrow(InterruptedBuildError);
+  });
+
+  it("names the journal, with the interrupted kind", () => {
+    const dist = prepareDist();
+    // A journal of a build that died (no readable pid), beside a dist/ whose files are otherwise fine.
+    writeFileSync(join(dist, ".gamma-prompt-journal"), "not a journal");
+    const refusal = refusalOf(dist);
+    expect(refusal).toBeInstanceOf(InterruptedBuildError);
+    expect((refusal as InterruptedBuildError).name).toBe("InterruptedBuildError");
+    expect((refusal as InterruptedBuildError).problems).toEqual([
+      { file: ".gamma-prompt-journal", kind: "interrupted", message: (refusal as InterruptedBuildError).message },
+    ]);
+  });
+
+  it("says how many problems it found, one or several, each on its own line", () => {
+    const dist = prepareDist();
+    appendFileSync(join(dist, "skills/gml-cli.md"), "x");
+    expect(() => loadArtifacts({ distDir: dist })).toThrow(/^dist\/ failed verification \(1 problem\):\n {2}skills\/gml-cli\.md: Unexpected size/);
+    writeFileSync(join(dist, "rogue.md"), "x");
+    const refusal = refusalOf(dist);
+    expect(refusal).toBeInstanceOf(ArtifactVerificationError);
+    expect((refusal as Error).name).toBe("ArtifactVerificationError");
+    expect((refusal as Error).message.split("\n")).toEqual([
+      "dist/ failed verification (2 problems):",
+      expect.stringMatching(/^ {2}skills\/gml-cli\.md: Unexpected size/),
+      "  rogue.md: Unexpected file not listed in manifest.json, expected none",
+    ]);
   });
 });
 
@@ -197,5 +428,76 @@ describe("pinning the manifest", () => {
         expect.objectContaining({ file: "manifest.json", kind: "changed" }),
       ]);
     }
+  });
+});
+
+describe("the schema validator loadArtifacts judges with", () => {
+  const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+  const SCHEMA = "schemas/manifest.schema.json";
+  const GENERATED = "lib/generated/schemas/manifest.cjs";
+
+  /** A package folder holding the schema and the standalone validator (as copies, or edited). */
+  function packageCopy(files: { schema?: string; generated?: string | null }): string {
+    const root = tempDir("gamma-validator");
+    mkdirSync(join(root, "schemas"));
+    mkdirSync(join(root, "lib/generated/schemas"), { recursive: true });
+    writeFileSync(join(root, SCHEMA), files.schema ?? readFileSync(join(repoRoot, SCHEMA)));
+    if (files.generated !== null) writeFileSync(join(root, GENERATED), files.generated ?? readFileSync(join(repoRoot, GENERATED)));
+    return root;
+  }
+
+  it("is the standalone one compiled from the schema beside it", () => {
+    const validate = loadManifestValidator(packageCopy({}));
+    const manifest: unknown = JSON.parse(readFileSync(join(prepareDist(), "manifest.json"), "utf8"));
+    expect(validate(manifest)).toBe(true);
+    expect(validate({ ...(manifest as object), extra: 1 })).toBe(false);
+  });
+
+  it.each<[string, { schema?: string; generated?: string | null }]>([
+    ["a schema edited since the build", { schema: `${readFileSync(join(repoRoot, SCHEMA), "utf8")}\n` }],
+    ["no compiled validator", { generated: null }],
+    // The schema's own digest, so only the missing function is wrong.
+    ["a compiled module without a validate function", { generated: `module.exports.schemaSha256 = "${createHash("sha256").update(readFileSync(join(repoRoot, SCHEMA))).digest("hex")}";\n` }],
+  ])("refuses to judge with %s", (_name, files) => {
+    expect(() => loadManifestValidator(packageCopy(files))).toThrow(
+      "gamma-prompt: lib/generated/schemas/manifest.cjs is missing or was compiled from another schemas/manifest.schema.json; run `npm run build:ts`",
+    );
+  });
+
+  it("refuses when no package folder holds it", () => {
+    expect(() => loadManifestValidator(undefined)).toThrow(/^gamma-prompt: no package\.json above .+manifest-schema\.(ts|js); the package is incomplete$/);
+  });
+});
+
+describe("serving a skill's supporting files (readSkillFile)", () => {
+  const notes = Buffer.from("Notes.\r\n");
+  const artifacts = { skills: new Map([["style-guide", { files: new Map([["notes.txt", notes], ["deep/a.md", Buffer.from("a")]]) } as unknown as LoadedSkill]]) };
+
+  it.each(["skills/style-guide/notes.txt", "./skills/style-guide/notes.txt", "/skills/style-guide/notes.txt"])("resolves %s to the verified bytes", (path) => {
+    expect(readSkillFile(artifacts, path)).toEqual({ skill: "style-guide", path: "notes.txt", bytes: notes });
+  });
+
+  it("keeps the folders below the skill's in the path", () => {
+    expect(readSkillFile(artifacts, "skills/style-guide/deep/a.md")?.path).toBe("deep/a.md");
+  });
+
+  it("takes a one-word skill name as well as a hyphenated one", () => {
+    const oneWord = { skills: new Map([["outline", { files: new Map([["a.md", notes]]) } as unknown as LoadedSkill]]) };
+    expect(readSkillFile(oneWord, "skills/outline/a.md")).toEqual({ skill: "outline", path: "a.md", bytes: notes });
+  });
+
+  it.each([
+    "notes.txt",
+    "skills/style-guide/missing.txt",
+    "skills/other/notes.txt",
+    "skills/style-guide/",
+    "skills/Style-Guide/notes.txt",
+    "skills/style--guide/notes.txt",
+    "skills/-style-guide/notes.txt",
+    "x/skills/style-guide/notes.txt",
+    "../skills/style-guide/notes.txt",
+    ".skills/style-guide/notes.txt",
+  ])("leaves %s to the host's workspace", (path) => {
+    expect(readSkillFile(artifacts, path)).toBeUndefined();
   });
 });

@@ -72,15 +72,11 @@ export function createNeutraliser(reservedTagNames: readonly string[] = RESERVED
   };
 }
 
-let defaultNeutraliser: Neutraliser | undefined;
-
 export function neutraliseReservedTags(text: string): string {
-  defaultNeutraliser ??= createNeutraliser();
   return defaultNeutraliser.neutralise(text);
 }
 
 export function containsReservedTag(text: string): boolean {
-  defaultNeutraliser ??= createNeutraliser();
   return defaultNeutraliser.containsReservedTag(text);
 }
 
@@ -94,13 +90,31 @@ function canonicalName(name: string): string {
 /** UTF-16 offsets of every `<`-like character that opens a reserved tag. */
 function findReservedOpeners(text: string, names: ReadonlySet<string>, longest: number): number[] {
   const openers: number[] = [];
+  const fold = foldingWithin();
   for (let index = 0; index < text.length; index++) {
     // Only a handful of characters read as "<", so most text is skipped unfolded.
     const code = text.codePointAt(index) ?? 0;
     if (!OPENING_BRACKETS.has(code)) continue;
-    if (opensReservedTag(text, index + (code > 0xffff ? 2 : 1), names, longest)) openers.push(index);
+    if (opensReservedTag(text, index + (code > 0xffff ? 2 : 1), names, longest, fold)) openers.push(index);
   }
   return openers;
+}
+
+/**
+ * foldCharacter with a cache that lives for one text: a tag padded with a
+ * million copies of one invisible character folds it once. The cache is never
+ * shared between texts, so every call folds its own characters afresh.
+ */
+function foldingWithin(): (character: string) => string {
+  const folded = new Map<string, string>();
+  return (character) => {
+    let result = folded.get(character);
+    if (result === undefined) {
+      result = foldCharacter(character);
+      folded.set(character, result);
+    }
+    return result;
+  };
 }
 
 /**
@@ -110,7 +124,13 @@ function findReservedOpeners(text: string, names: ReadonlySet<string>, longest: 
  * reserved name at a word boundary (`<system_note>`, `<system note id=…>`),
  * or when the text ends while they could still become one.
  */
-function opensReservedTag(text: string, from: number, names: ReadonlySet<string>, longest: number): boolean {
+function opensReservedTag(
+  text: string,
+  from: number,
+  names: ReadonlySet<string>,
+  longest: number,
+  fold: (character: string) => string,
+): boolean {
   let name = "";
   let slashAllowed = true;
   let index = from;
@@ -121,7 +141,7 @@ function opensReservedTag(text: string, from: number, names: ReadonlySet<string>
   while (index < text.length) {
     const character = String.fromCodePoint(text.codePointAt(index) ?? 0);
     index += character.length;
-    const folded = foldCharacter(character);
+    const folded = fold(character);
     if (folded === "") continue; // invisible or a combining mark
     if (/^[a-z0-9]+$/.test(folded)) {
       name += folded;
@@ -138,9 +158,7 @@ function opensReservedTag(text: string, from: number, names: ReadonlySet<string>
     if (isSpace(folded) || (name.length > 0 && isNameSeparator(folded))) continue;
     return false;
   }
-  if (names.has(name)) return true;
-  if (index < text.length) return false;
-  // The text ended inside a possible tag name: a later message must not be able to finish it.
+  // The text ended inside a possible tag name, or right after a whole one: a later message must not be able to finish it.
   for (const reserved of names) if (reserved.startsWith(name)) return true;
   return false;
 }
@@ -153,15 +171,11 @@ function isNameSeparator(folded: string): boolean {
   return /^[\p{Pd}\p{Pc}.:]+$/u.test(folded);
 }
 
-const foldCache = new Map<string, string>();
-
 /**
  * One character as a reader would take it: compatibility-decomposed, accents
  * and invisible characters dropped, look-alikes mapped to ASCII, lowercased.
  */
 function foldCharacter(character: string): string {
-  const cached = foldCache.get(character);
-  if (cached !== undefined) return cached;
   let folded = "";
   if (!/\p{Default_Ignorable_Code_Point}/u.test(character)) {
     // A look-alike is read as itself first: some decompose into another
@@ -173,7 +187,6 @@ function foldCharacter(character: string): string {
     // reads as l, and Unicode's data reads Cyrillic ӏ as i.
     folded = folded.replace(/l/g, "i");
   }
-  if (foldCache.size < 4096) foldCache.set(character, folded);
   return folded;
 }
 
@@ -222,3 +235,10 @@ const LOOK_ALIKES: Readonly<Record<string, string>> = {
   "\u026F": "w", "\u0461": "w", "\u051C": "w", "\uA7B3": "x", "\u0263": "y", "\u03B3": "y",
   "\u04AF": "y", "\u03D2": "y", "\u04AE": "y",
 };
+
+/**
+ * Built when the module loads (after the tables above, which folding reads),
+ * not on first use: the reserved names are folded once, in plain sight, and
+ * no call depends on whether an earlier one built it.
+ */
+const defaultNeutraliser: Neutraliser = createNeutraliser();
