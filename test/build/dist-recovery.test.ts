@@ -8,7 +8,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { recoverDist, removeStaleStaging, STALE_STAGING_MS, stagingPrefix } from "../../src/pipeline/emit/recovery.js";
@@ -136,6 +136,53 @@ describe("recovering a journaled dist/", () => {
     expect(readdirSync(join(dist, "skills"))).toEqual(["kept"]);
   });
 
+  it("rolls back when the journal names a new manifest and dist/ holds none yet", async () => {
+    const { "manifest.json": _notYetWritten, ...withoutManifest } = OLD_DIST;
+    const { dist } = await interrupted(withoutManifest, BACKUPS);
+    expect(recoverDist(dist)).toBe("rolled-back");
+    expect(text(await snapshotTree(dist))).toEqual(OLD_DIST);
+  });
+
+  it("reads neither the journal nor the manifest through a symlink", async () => {
+    // A manifest.json that is a symlink to the new manifest's bytes is not the new manifest in place: back.
+    const linked = await interrupted({ ...OLD_DIST, "manifest.json": OLD_MANIFEST }, BACKUPS);
+    writeFileSync(join(linked.parent, "elsewhere.json"), NEW_MANIFEST);
+    const manifest = join(linked.dist, "manifest.json");
+    rmSync(manifest);
+    symlinkSync(join(linked.parent, "elsewhere.json"), manifest);
+    expect(recoverDist(linked.dist)).toBe("rolled-back");
+    expect(lstatSync(manifest).isSymbolicLink()).toBe(false);
+    expect(readFileSync(manifest, "utf8")).toBe(OLD_MANIFEST);
+    // A journal that is a symlink to a valid journal is acted on by no one: dist/ stays as it is.
+    const journaled = await interrupted(OLD_DIST, BACKUPS);
+    const journal = join(journaled.dist, JOURNAL_FILE);
+    writeFileSync(join(journaled.parent, "journal.json"), readFileSync(journal));
+    rmSync(journal);
+    symlinkSync(join(journaled.parent, "journal.json"), journal);
+    const before = await snapshotTree(journaled.dist);
+    expect(recoverDist(journaled.dist)).toBe("unrecoverable");
+    expect(await snapshotTree(journaled.dist)).toEqual(before);
+  });
+
+  it("rolls forward when a removal was already done before the kill", async () => {
+    const NEW_DIST = { "manifest.json": NEW_MANIFEST, "prefix.md": "new prefix", "skills/new/SKILL.md": "new skill", "skills/kept/SKILL.md": "kept" };
+    const { dist } = await interrupted(NEW_DIST, BACKUPS);
+    expect(recoverDist(dist)).toBe("rolled-forward");
+    expect(text(await snapshotTree(dist))).toEqual(NEW_DIST);
+  });
+
+  it("undoes the changes last first: a file added where a removed file's folder was goes before the folder comes back", async () => {
+    // The transaction removed skills/old/SKILL.md (and so its folder), then added a file named skills/old.
+    const changes = [
+      { path: "skills/old/SKILL.md", action: "remove" },
+      { path: "skills/old", action: "add" },
+    ];
+    const { "skills/old/SKILL.md": _removed, ...rest } = OLD_DIST;
+    const { dist } = await interrupted({ ...rest, "skills/old": "a new file" }, BACKUPS, { changes });
+    expect(recoverDist(dist)).toBe("rolled-back");
+    expect(text(await snapshotTree(dist))).toEqual(OLD_DIST);
+  });
+
   it("is unrecoverable when an original is neither in dist/ nor in the staging folder: the journal stays so readers keep refusing dist/", async () => {
     const { "prefix.md": _lost, ...backups } = BACKUPS;
     const { dist, staging } = await interrupted({ "manifest.json": OLD_MANIFEST, "skills/kept/SKILL.md": "kept" }, backups);
@@ -167,6 +214,7 @@ describe("recovering a journaled dist/", () => {
     ["an absolute path", { changes: [{ path: "/etc/passwd", action: "remove" }] }],
     ["a backslash", { changes: [{ path: "skills\\SKILL.md", action: "remove" }] }],
     ["a path that is not text", { changes: [{ path: 3, action: "remove" }] }],
+    ["one change outside dist/ among good ones", { changes: [{ path: "prefix.md", action: "replace" }, { path: "../outside.md", action: "remove" }, { path: "manifest.json", action: "replace" }] }],
   ])("acts on no journal with %s: unrecoverable, dist/ untouched", async (_name, journal) => {
     const { dist } = await interrupted(OLD_DIST, BACKUPS, journal);
     const before = await snapshotTree(dist);
@@ -233,6 +281,31 @@ describe("staging folders left by dead builds", () => {
     expect(removeStaleStaging(join(young, "dist"), now)).toEqual([]);
   });
 
+  it("keeps the staging folders of another output folder whose name is as long, and names with more after the random part", async () => {
+    const dead = deadPid();
+    // `docs` is as long as `dist`: what follows its prefix reads like a pid and a random part.
+    const names = [`.gamma-prompt-tmp-docs-${dead}-ab12`, `.gamma-prompt-tmp-dist-${dead}-ab12.old`, `.gamma-prompt-tmp-dist-${dead}-ab12-x`];
+    const parent = await withStaging(names);
+    expect(removeStaleStaging(join(parent, "dist"))).toEqual([]);
+    expect(readdirSync(parent).sort()).toEqual(["dist", ...names].sort());
+  });
+
+  it("removes a live process's staging folder exactly an hour old", async () => {
+    const live = `.gamma-prompt-tmp-dist-${process.ppid}-ab12`;
+    const parent = await withStaging([live]);
+    const { mtimeMs } = lstatSync(join(parent, live));
+    expect(removeStaleStaging(join(parent, "dist"), mtimeMs + STALE_STAGING_MS - 1)).toEqual([]);
+    expect(removeStaleStaging(join(parent, "dist"), mtimeMs + STALE_STAGING_MS)).toEqual([live]);
+  });
+
+  it("names what it removed in sorted order, whatever order the folder lists them in", async () => {
+    const dead = deadPid();
+    // Created last first: a file system that lists in creation order lists them unsorted.
+    const names = ["f9", "e8", "d7", "c6", "b5", "a4", "93", "82", "71", "60"].map((random) => `.gamma-prompt-tmp-dist-${dead}-${random}`);
+    const parent = await withStaging(names);
+    expect(removeStaleStaging(join(parent, "dist"))).toEqual([...names].sort());
+  });
+
   it("finds nothing when the output folder's parent does not exist", async () => {
     const parent = await tempDir("gamma staging");
     expect(removeStaleStaging(join(parent, "missing", "dist"))).toEqual([]);
@@ -271,6 +344,20 @@ describe("the journal as readers see it", () => {
 
   it.each([["{"], ["null"], ['{"pid":0}'], ['{"pid":-4}'], ['{"pid":1.5}'], ['{"pid":"12"}'], ["{}"]])("takes a journal without a usable pid (%s) for an interrupted build", async (content) => {
     expect(journalState(await distWithJournal(content))).toEqual({ present: true, live: false });
+  });
+
+  it("reads a journal longer than a line, and never one through a symlink", async () => {
+    const long = JSON.stringify({ format: JOURNAL_FORMAT, pid: process.pid, startedAt: "2026-12-04T10:00:00.000Z", staging: ".gamma-prompt-tmp-dist-1-ab12", manifestSha256: null, changes: [] });
+    expect(long.length).toBeGreaterThan(64);
+    expect(journalState(await distWithJournal(long))).toEqual({ present: true, pid: process.pid, live: true });
+    const dist = await distWithJournal();
+    writeFileSync(join(dist, "..", "journal.json"), long);
+    symlinkSync(join(dist, "..", "journal.json"), join(dist, JOURNAL_FILE));
+    expect(journalState(dist)).toEqual({ present: true, live: false });
+  });
+
+  it("is written in a format named v1, which every later build must read or refuse by name", () => {
+    expect(JOURNAL_FORMAT).toBe("gamma-prompt/dist-journal/v1");
   });
 
   it("takes anything else at the journal's name for an interrupted build", async () => {
