@@ -183,12 +183,34 @@ describe("recovering a journaled dist/", () => {
     expect(text(await snapshotTree(dist))).toEqual(OLD_DIST);
   });
 
+  it.each([
+    [["b/d/SKILL.md", "a/SKILL.md", "c/a/SKILL.md", "a/b/SKILL.md"]],
+    [["skills/x/skills/SKILL.md", "deep/old/x/SKILL.md", "skills/old/deep/SKILL.md"]],
+  ])("removes every folder the removals empty, each after the folders inside it, whatever their names (%j)", async (paths) => {
+    const removals = paths.map((path) => ({ path, action: "remove" }));
+    const { dist } = await interrupted({ "manifest.json": OLD_MANIFEST, ...Object.fromEntries(paths.map((path) => [path, "old"])) }, {}, { manifestSha256: null, changes: removals });
+    expect(recoverDist(dist)).toBe("rolled-forward");
+    expect(readdirSync(dist)).toEqual(["manifest.json"]);
+  });
+
   it("is unrecoverable when an original is neither in dist/ nor in the staging folder: the journal stays so readers keep refusing dist/", async () => {
     const { "prefix.md": _lost, ...backups } = BACKUPS;
     const { dist, staging } = await interrupted({ "manifest.json": OLD_MANIFEST, "skills/kept/SKILL.md": "kept" }, backups);
     expect(recoverDist(dist)).toBe("unrecoverable");
     expect(existsSync(join(dist, JOURNAL_FILE))).toBe(true);
     expect(existsSync(staging)).toBe(true);
+  });
+
+  it("leaves what it cannot restore as it found it: the folder of a lost original stays, only the transaction's own additions go", async () => {
+    const changes = [
+      { path: "skills/lost/SKILL.md", action: "replace" },
+      { path: "skills/new/SKILL.md", action: "add" },
+    ];
+    const { dist } = await interrupted({ ...OLD_DIST, "skills/new/SKILL.md": "new skill" }, BACKUPS, { manifestSha256: null, changes });
+    mkdirSync(join(dist, "skills/lost"));
+    expect(recoverDist(dist)).toBe("unrecoverable");
+    expect(existsSync(join(dist, "skills/lost"))).toBe(true);
+    expect(existsSync(join(dist, "skills/new"))).toBe(false);
   });
 
   it("counts an original still in place as recovered even without its backup", async () => {
@@ -300,8 +322,8 @@ describe("staging folders left by dead builds", () => {
 
   it("names what it removed in sorted order, whatever order the folder lists them in", async () => {
     const dead = deadPid();
-    // Created last first: a file system that lists in creation order lists them unsorted.
-    const names = ["f9", "e8", "d7", "c6", "b5", "a4", "93", "82", "71", "60"].map((random) => `.gamma-prompt-tmp-dist-${dead}-${random}`);
+    // Created in neither order: a file system that lists in creation order, or in its reverse, lists them unsorted.
+    const names = ["c6", "f9", "60", "a4", "e8", "93", "d7", "71", "b5", "82"].map((random) => `.gamma-prompt-tmp-dist-${dead}-${random}`);
     const parent = await withStaging(names);
     expect(removeStaleStaging(join(parent, "dist"))).toEqual([...names].sort());
   });
