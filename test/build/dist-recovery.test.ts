@@ -10,12 +10,33 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { recoverDist, removeStaleStaging, STALE_STAGING_MS, stagingPrefix } from "../../src/pipeline/emit/recovery.js";
 import { isProcessAlive, JOURNAL_FILE, JOURNAL_FORMAT, journaledMessage, journalState, type JournalChange } from "../../src/protocol/dist-journal.js";
 import { removeTempDirs, snapshotTree, tempDir } from "./helpers.js";
 
 afterAll(removeTempDirs);
+
+/** What a test makes of a folder listing: another order, or another process acting right after it. */
+const listing = vi.hoisted(() => ({ then: undefined as ((names: string[]) => string[]) | undefined }));
+vi.mock("node:fs", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:fs")>();
+  const readdirSync = (...args: Parameters<typeof actual.readdirSync>) => {
+    const names = actual.readdirSync(...args);
+    return listing.then === undefined ? names : listing.then(names as string[]);
+  };
+  return { ...actual, readdirSync: readdirSync as typeof actual.readdirSync };
+});
+
+/** Runs `body` with the listings changed by `then`. */
+function withListing<T>(then: (names: string[]) => string[], body: () => T): T {
+  listing.then = then;
+  try {
+    return body();
+  } finally {
+    listing.then = undefined;
+  }
+}
 
 const OLD_MANIFEST = '{"build":"old"}\n';
 const NEW_MANIFEST = '{"build":"new"}\n';
@@ -322,10 +343,24 @@ describe("staging folders left by dead builds", () => {
 
   it("names what it removed in sorted order, whatever order the folder lists them in", async () => {
     const dead = deadPid();
-    // Created in neither order: a file system that lists in creation order, or in its reverse, lists them unsorted.
-    const names = ["c6", "f9", "60", "a4", "e8", "93", "d7", "71", "b5", "82"].map((random) => `.gamma-prompt-tmp-dist-${dead}-${random}`);
+    const names = ["c6", "f9", "60", "a4"].map((random) => `.gamma-prompt-tmp-dist-${dead}-${random}`);
     const parent = await withStaging(names);
-    expect(removeStaleStaging(join(parent, "dist"))).toEqual([...names].sort());
+    expect(withListing((listed) => [...listed].sort().reverse(), () => removeStaleStaging(join(parent, "dist")))).toEqual([...names].sort());
+  });
+
+  it("passes over a staging folder another process removes between the listing and its look at it", async () => {
+    const dead = deadPid();
+    const [gone, left] = [`.gamma-prompt-tmp-dist-${dead}-aa`, `.gamma-prompt-tmp-dist-${dead}-bb`];
+    const parent = await withStaging([gone, left]);
+    const removed = withListing(
+      (listed) => {
+        rmSync(join(parent, gone), { recursive: true });
+        return listed;
+      },
+      () => removeStaleStaging(join(parent, "dist")),
+    );
+    expect(removed).toEqual([left]);
+    expect(readdirSync(parent)).toEqual(["dist"]);
   });
 
   it("finds nothing when the output folder's parent does not exist", async () => {
