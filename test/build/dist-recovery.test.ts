@@ -424,6 +424,24 @@ describe("the journal as readers see it", () => {
     expect(journaledMessage({ present: false })).toBe("an interrupted build left dist/ half-replaced; run gamma-prompt build");
   });
 
+  it("judges a process alive when signalling it is refused (EPERM: it exists, owned by another user)", () => {
+    const refused = Object.assign(new Error("kill EPERM"), { code: "EPERM" });
+    const gone = Object.assign(new Error("kill ESRCH"), { code: "ESRCH" });
+    const kill = vi.spyOn(process, "kill");
+    try {
+      kill.mockImplementation(() => {
+        throw refused;
+      });
+      expect(isProcessAlive(4_000_000)).toBe(true);
+      kill.mockImplementation(() => {
+        throw gone;
+      });
+      expect(isProcessAlive(4_000_000)).toBe(false);
+    } finally {
+      kill.mockRestore();
+    }
+  });
+
   it("judges a process alive by its pid: this one, a live one, a dead one", () => {
     expect(isProcessAlive(process.pid)).toBe(true);
     expect(isProcessAlive(process.ppid)).toBe(true);
