@@ -23,7 +23,7 @@ vi.mock("node:fs", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs")>();
   const readdirSync = (...args: Parameters<typeof actual.readdirSync>) => {
     const names = actual.readdirSync(...args);
-    return listing.then === undefined ? names : listing.then(names as string[]);
+    return listing.then === undefined ? names : listing.then(names as unknown as string[]);
   };
   return { ...actual, readdirSync: readdirSync as typeof actual.readdirSync };
 });
@@ -257,12 +257,21 @@ describe("recovering a journaled dist/", () => {
     ["an absolute path", { changes: [{ path: "/etc/passwd", action: "remove" }] }],
     ["a backslash", { changes: [{ path: "skills\\SKILL.md", action: "remove" }] }],
     ["a path that is not text", { changes: [{ path: 3, action: "remove" }] }],
-    ["one change outside dist/ among good ones", { changes: [{ path: "prefix.md", action: "replace" }, { path: "../outside.md", action: "remove" }, { path: "manifest.json", action: "replace" }] }],
   ])("acts on no journal with %s: unrecoverable, dist/ untouched", async (_name, journal) => {
     const { dist } = await interrupted(OLD_DIST, BACKUPS, journal);
     const before = await snapshotTree(dist);
     expect(recoverDist(dist)).toBe("unrecoverable");
     expect(await snapshotTree(dist)).toEqual(before);
+  });
+
+  it("acts on no journal with one change outside dist/ among good ones: what was applied stays as it is", async () => {
+    const applied = { ...OLD_DIST, "prefix.md": "new prefix" };
+    const changes = [{ path: "prefix.md", action: "replace" }, { path: "../outside.md", action: "remove" }];
+    const { dist } = await interrupted(applied, BACKUPS, { changes });
+    const before = await snapshotTree(dist);
+    expect(recoverDist(dist)).toBe("unrecoverable");
+    expect(await snapshotTree(dist)).toEqual(before);
+    expect(text(before)["prefix.md"]).toBe("new prefix");
   });
 
   it.each([

@@ -345,7 +345,34 @@ describe("a state file read back (src/runtime/journal.ts)", () => {
     expect(replayed.requiredSkills).toBe(required);
     expect(replayed.injectionLog).toEqual({ seenIds: ["old", "new"] });
     const bare = replay(snapshot(), [{ revision: 5, op: "seen", id: "new" }], LOCATION);
-    expect(Object.keys(bare).filter((key) => ["sessionKey", "knowledge", "requiredSkills"].includes(key))).toEqual([]);
+    expect(Object.keys(bare).filter((key) => ["sessionKey", "knowledge", "requiredSkills", "loadedNamespaces", "connectors"].includes(key))).toEqual([]);
+  });
+
+  it("replays tool namespace loads and connectors onto the snapshot's: a removed connector leaves the catalog and the loaded list", () => {
+    type Connector = NonNullable<ExecutionState["connectors"]>[number];
+    type Loaded = NonNullable<ExecutionState["loadedNamespaces"]>[number];
+    const connector = (name: string): Connector => ({ name, description: `Use for ${name}.`, tools: [] }) as unknown as Connector;
+    const loaded = (name: string, loadedBy: Loaded["loadedBy"]): Loaded => ({ name, loadedBy }) as Loaded;
+    const base = snapshot({ loadedNamespaces: [loaded("drive", "skill"), loaded("notion", "host")], connectors: [connector("notion"), connector("slack")] });
+    const replayed = replay(base, [
+      { revision: 5, op: "namespaces", add: [loaded("slack", "tool")] },
+      { revision: 6, op: "connectorAdded", connector: connector("jira") },
+      { revision: 7, op: "connectorRemoved", name: "notion" },
+    ], LOCATION);
+    expect(replayed.loadedNamespaces).toEqual([loaded("drive", "skill"), loaded("slack", "tool")]);
+    expect(replayed.connectors).toEqual([connector("slack"), connector("jira")]);
+    // On a snapshot without either list, each op starts one.
+    const fresh = replay(snapshot(), [
+      { revision: 5, op: "connectorAdded", connector: connector("jira") },
+      { revision: 6, op: "namespaces", add: [loaded("jira", "host")] },
+      { revision: 7, op: "connectorRemoved", name: "jira" },
+      { revision: 8, op: "connectorAdded", connector: connector("slack") },
+    ], LOCATION);
+    expect(fresh.loadedNamespaces).toEqual([]);
+    expect(fresh.connectors).toEqual([connector("slack")]);
+    const removedFirst = replay(snapshot(), [{ revision: 5, op: "connectorRemoved", name: "jira" }], LOCATION);
+    expect(removedFirst.connectors).toEqual([]);
+    expect(Object.keys(removedFirst)).not.toContain("loadedNamespaces");
   });
 
   it("returns the snapshot itself when there are no records", () => {
