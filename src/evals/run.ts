@@ -11,7 +11,7 @@ import { createGammaAgent, type Api, type Model, type StreamFn } from "../runtim
 import type { Task } from "../runtime/execution-state.js";
 import { RUNTIME_TOOL_NAMES, type HostExecutors, type ToolExecutor } from "../runtime/tools.js";
 import type { ProtocolEvent } from "../runtime/yield.js";
-import type { ArgsContain, LoadedScenario, ScenarioEvent, ToolFixture, TraceNamespaceSource } from "./scenario.js";
+import { declaredToolNames, type ArgsContain, type LoadedScenario, type ScenarioEvent, type ToolFixture, type TraceNamespaceSource } from "./scenario.js";
 
 /** What happened in a run, in order. Preloaded skills are activated at the start. */
 export type TraceEntry =
@@ -118,8 +118,7 @@ export async function runScenario(input: RunInput): Promise<RunTrace> {
 /** Host executors from the scenario's fixtures, for every host tool dist/tools.json and the namespaces declare. */
 function fixtureExecutors(loaded: LoadedScenario, artifacts: LoadedArtifacts, trace: RunTrace): HostExecutors {
   const runtimeTools: readonly string[] = RUNTIME_TOOL_NAMES;
-  const namespaceTools = [...artifacts.namespaces.values()].flatMap((namespace) => namespace.tools.map((tool) => tool.name));
-  const hostTools = [...artifacts.tools.map((tool) => tool.name), ...namespaceTools].filter((name) => !runtimeTools.includes(name));
+  const hostTools = declaredToolNames(artifacts).filter((name) => !runtimeTools.includes(name));
   const executor = (name: string): ToolExecutor => async (_id, params) => {
     const fixture = (loaded.scenario.tools?.[name] ?? []).find((candidate) => argsMatch(candidate.argsContain, params));
     if (fixture === undefined) {

@@ -87,6 +87,11 @@ export interface LoadedScenario {
 
 export const DEFAULT_MAX_MODEL_CALLS = 40;
 
+/** Every tool a run can meet: the stable set, then each namespace's tools (served once it loads). */
+export function declaredToolNames(artifacts: LoadedArtifacts): string[] {
+  return [...artifacts.tools.map((tool) => tool.name), ...[...artifacts.namespaces.values()].flatMap((namespace) => namespace.tools.map((tool) => tool.name))];
+}
+
 export function expectationKind(expectation: Expectation): ExpectationKind {
   return EXPECTATION_KINDS.find((kind) => Object.hasOwn(expectation, kind)) as ExpectationKind;
 }
@@ -184,8 +189,7 @@ function checkReferences(scenario: Scenario, located: PositionedSource, artifact
   const unknown = (path: PathSegment[], message: string) => diagnostics.push(createDiagnostic("eval/unknown-reference", located.file, rangeAt(located, path), message));
   const variants = Object.keys(artifacts.variants);
   if (!variants.includes(scenario.variant)) unknown(["variant"], `Unexpected variant "${scenario.variant}", expected one that dist/manifest.json lists: ${variants.join(", ")}`);
-  // Host tools a run can meet: the stable set, then each namespace's tools (served once it loads).
-  const tools = [...artifacts.tools.map((tool) => tool.name), ...[...artifacts.namespaces.values()].flatMap((namespace) => namespace.tools.map((tool) => tool.name))];
+  const tools = declaredToolNames(artifacts);
   const declared = artifacts.namespaces.size === 0 ? "dist/tools.json declares" : "dist/tools.json or a namespace in dist/namespaces declares";
   const skill = (name: string, path: PathSegment[]) => {
     if (!artifacts.skills.has(name)) unknown(path, `Unexpected skill "${name}", expected one of dist/skills: ${[...artifacts.skills.keys()].sort().join(", ")}`);
