@@ -168,7 +168,7 @@ function readScenarioText(path: string): string | { problem: string } {
     case "missing":
       return { problem: "Unexpected missing scenario file, expected a readable YAML file" };
     case "not-a-file":
-      return { problem: `Unexpected ${read.what.replace(/^an? /, "")} where a scenario belongs, expected a regular YAML file` };
+      return { problem: `Unexpected ${read.what} where a scenario belongs, expected a regular YAML file` };
     case "too-large":
       return { problem: `Unexpected scenario of ${read.size} bytes, expected at most ${MAX_SCENARIO_BYTES}` };
     case "error":

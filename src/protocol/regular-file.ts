@@ -73,12 +73,12 @@ function readUpTo(descriptor: number, size: number): Buffer {
   return buffer.subarray(0, filled);
 }
 
-/** A short name for what a path holds, for messages. */
+/** A short name for what a path holds, for messages: a noun without its article ("FIFO", "folder"). */
 export function describeEntry(stats: Stats): string {
-  if (stats.isFIFO()) return "a FIFO";
-  if (stats.isSocket()) return "a socket";
-  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
-  if (stats.isDirectory()) return "a folder";
-  if (stats.isSymbolicLink()) return "a symbolic link";
-  return "a regular file";
+  if (stats.isFIFO()) return "FIFO";
+  if (stats.isSocket()) return "socket";
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "device";
+  if (stats.isDirectory()) return "folder";
+  if (stats.isSymbolicLink()) return "symbolic link";
+  return "regular file";
 }

@@ -82,7 +82,7 @@ describe("a FIFO where the tool reads", () => {
     const loaded = spawnSync(process.execPath, ["-e", script, join(root, "dist")], { encoding: "utf8", timeout: TIMEOUT_MS });
     expect(loaded.signal).toBeNull();
     expect(loaded.stdout).toContain("ArtifactVerificationError");
-    expect(loaded.stdout).toContain("prefix.md: Unexpected a FIFO, expected a regular file");
+    expect(loaded.stdout).toContain("prefix.md: Unexpected FIFO, expected a regular file");
   }, 60_000);
 
   it("as a SKILL.md in watch mode is reported in the first event, and watch keeps running", async () => {

@@ -25,7 +25,7 @@ export function readInsideRoot(root: string, relPath: string, maxBytes?: number)
   if (!isWithin(realRoot(root), real)) return { kind: "outside-root" };
   const read = readRegularFile(real, maxBytes === undefined ? {} : { maxBytes });
   // A folder where a file belongs is an unreadable file, as it always was; not-a-file is for FIFOs, sockets, devices.
-  return read.kind === "not-a-file" && read.what === "a folder" ? { kind: "error", code: "EISDIR" } : read;
+  return read.kind === "not-a-file" && read.what === "folder" ? { kind: "error", code: "EISDIR" } : read;
 }
 
 /**
