@@ -1,11 +1,13 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ArtifactVerificationError, InterruptedBuildError, loadArtifacts, readSkillFile, type ArtifactProblem, type LoadedSkill } from "../../src/runtime/artifacts.js";
+import { ArtifactVerificationError, defaultDistDir, InterruptedBuildError, loadArtifacts, readSkillFile, type ArtifactProblem, type LoadedSkill } from "../../src/runtime/artifacts.js";
 import { loadManifestValidator } from "../../src/runtime/manifest-schema.js";
-import { prepareDist, tempDir } from "./helpers/dist.js";
+import { build } from "../../src/build.js";
+import { fixturesDir, projectWithOverlay } from "../build/helpers.js";
+import { prepareDist, repoDist, tempDir } from "./helpers/dist.js";
 
 /** What loadArtifacts throws for the dist (undefined when it loads). */
 function refusalOf(distDir: string): unknown {
@@ -328,6 +330,8 @@ describe("refusing an artifact whose content the loader cannot read, though the 
     ["a namespace of another name", "namespaces/drive.json", (namespace) => ({ ...namespace, name: "files" }), 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
     ["a namespace without a description", "namespaces/drive.json", ({ description: _description, ...namespace }) => namespace, 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
     ["a namespace missing one of the manifest's tools", "namespaces/drive.json", (namespace) => ({ ...namespace, tools: namespace.tools.slice(1) }), 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
+    ["a namespace missing the manifest's last tool", "namespaces/drive.json", (namespace) => ({ ...namespace, tools: namespace.tools.slice(0, -1) }), 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
+    ["a namespace whose second tool has another name", "namespaces/drive.json", (namespace) => ({ ...namespace, tools: namespace.tools.map((tool: Record<string, unknown>, index: number) => (index === 1 ? { ...tool, name: "drive_other" } : tool)) }), 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
     ["a namespace with its tools in another order", "namespaces/drive.json", (namespace) => ({ ...namespace, tools: [...namespace.tools].reverse() }), 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
     ["a namespace tool without parameters", "namespaces/drive.json", (namespace) => ({ ...namespace, tools: namespace.tools.map(({ parameters: _parameters, ...tool }: Record<string, unknown>) => tool) }), 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
     ["a namespace tool without a description", "namespaces/drive.json", (namespace) => ({ ...namespace, tools: namespace.tools.map((tool: Record<string, unknown>) => ({ ...tool, description: 1 })) }), 'Unexpected namespace, expected {name: "drive", description, tools} with the manifest\'s tools in order'],
@@ -499,5 +503,258 @@ describe("serving a skill's supporting files (readSkillFile)", () => {
     ".skills/style-guide/notes.txt",
   ])("leaves %s to the host's workspace", (path) => {
     expect(readSkillFile(artifacts, path)).toBeUndefined();
+  });
+});
+
+/** Adds a supporting file to a skill of the dist, signed in the manifest like the build signs one. */
+function addSupportingFile(dist: string, skill: string, path: string, content: string): void {
+  const artifact = `skills/${skill}/${path}`;
+  mkdirSync(dirname(join(dist, artifact)), { recursive: true });
+  writeFileSync(join(dist, artifact), content);
+  editManifest(dist, (m) => {
+    m.artifacts[artifact] = { sha256: createHash("sha256").update(content).digest("hex"), bytes: Buffer.byteLength(content) };
+    m.skills[skill].files = [...(m.skills[skill].files ?? []), path].sort();
+  });
+}
+
+describe("the loader's own words for each refusal", () => {
+  const manifestProblem = (message: string): ArtifactProblem[] => [{ file: "manifest.json", kind: "invalid", message }];
+
+  it.each<[string, (dist: string) => void, ArtifactProblem[]]>([
+    ["a manifest that is not JSON", (dist) => writeFileSync(join(dist, "manifest.json"), "{ nope"), manifestProblem("Unexpected text that is not JSON, expected the manifest object")],
+    ["a manifest that is a list", (dist) => writeFileSync(join(dist, "manifest.json"), "[]"), manifestProblem("Unexpected non-object manifest, expected an object")],
+    ["a manifest of another version", (dist) => editManifest(dist, (m) => (m.manifestVersion = 99)), manifestProblem(`Unexpected manifestVersion 99, expected ${String(JSON.parse(readFileSync(join(repoDist, "manifest.json"), "utf8")).manifestVersion)}`)],
+    ["a manifest without tools", (dist) => editManifest(dist, (m) => delete m.tools), manifestProblem("Unexpected missing or non-object `tools`, expected an object")],
+    ["namespaces that are a list", (dist) => editManifest(dist, (m) => (m.namespaces = [])), manifestProblem("Unexpected non-object `namespaces`, expected an object or no key (a project without tool namespaces)")],
+    ["injection kinds that are text", (dist) => editManifest(dist, (m) => (m.injections = "injections.json")), manifestProblem("Unexpected non-object `injections`, expected an object or no key (a project without injection kinds)")],
+    ["a manifest that is a folder", (dist) => (rmSync(join(dist, "manifest.json")), mkdirSync(join(dist, "manifest.json"))), manifestProblem("Unexpected folder, expected a regular file")],
+    ["an entry whose byte count is text", (dist) => editManifest(dist, (m) => (m.artifacts["prefix.md"].bytes = String(m.artifacts["prefix.md"].bytes))), [{ file: "prefix.md", kind: "invalid", message: "Unexpected manifest entry, expected {sha256, bytes}" }]],
+    ["a static prefix with another sha256", (dist) => editManifest(dist, (m) => (m.staticPrefix.sha256 = OTHER_SHA256)), [{ file: "prefix.md", kind: "invalid", message: "Unexpected sha256 for the static prefix, expected the artifact's own hash" }]],
+    ["a catalog with another sha256", (dist) => editManifest(dist, (m) => (m.catalog.sha256 = OTHER_SHA256)), [{ file: "catalog.xml", kind: "invalid", message: "Unexpected sha256 for the catalog, expected the artifact's own hash" }]],
+    ["injection kinds with another sha256", (dist) => editManifest(dist, (m) => (m.injections.sha256 = OTHER_SHA256)), [{ file: "injections.json", kind: "invalid", message: "Unexpected sha256 for the injection kinds, expected the artifact's own hash" }]],
+    ["tool schemas with another sha256", (dist) => editManifest(dist, (m) => (m.tools.sha256 = OTHER_SHA256)), [{ file: "tools.json", kind: "invalid", message: "Unexpected sha256 for the tool schemas, expected the artifact's own hash" }]],
+    ["a cache plan with another sha256", (dist) => editManifest(dist, (m) => (m.cachePlan.sha256 = OTHER_SHA256)), [{ file: "cache-plan.json", kind: "invalid", message: "Unexpected sha256 for the cache plan, expected the artifact's own hash" }]],
+    ["a namespace with another sha256", (dist) => editManifest(dist, (m) => (m.namespaces.drive.sha256 = OTHER_SHA256)), [{ file: "namespaces/drive.json", kind: "invalid", message: 'Unexpected sha256 for namespace "drive", expected the artifact\'s own hash' }]],
+    ["a variant with another sha256", (dist) => editManifest(dist, (m) => (m.variants.import.sha256 = OTHER_SHA256)), [{ file: "variants/import.md", kind: "invalid", message: 'Unexpected sha256 for variant "import", expected the artifact\'s own hash' }]],
+    ["a skill with another sha256", (dist) => editManifest(dist, (m) => (m.skills["gml-cli"].sha256 = OTHER_SHA256)), [{ file: "skills/gml-cli.md", kind: "invalid", message: 'Unexpected sha256 for skill "gml-cli", expected the artifact\'s own hash' }]],
+    ["a checklist with another sha256", (dist) => editManifest(dist, (m) => (m.skills.import.checklist.sha256 = OTHER_SHA256)), [{ file: "skills/import.steps.json", kind: "invalid", message: 'Unexpected sha256 for the checklist of skill "import", expected the artifact\'s own hash' }]],
+    [
+      "an artifact that is a link to a folder",
+      (dist) => (rmSync(join(dist, "skills/import.md")), mkdirSync(join(dist, "elsewhere")), symlinkSync(join(dist, "elsewhere"), join(dist, "skills/import.md"))),
+      [
+        { file: "skills/import.md", kind: "invalid", message: "Unexpected folder, expected a regular file" },
+      ],
+    ],
+    [
+      "an artifact that is a link to nothing",
+      (dist) => (rmSync(join(dist, "skills/import.md")), symlinkSync(join(dist, "gone.md"), join(dist, "skills/import.md"))),
+      [{ file: "skills/import.md", kind: "invalid", message: "Unexpected entry that cannot be read as a file, expected a regular file" }],
+    ],
+    [
+      "an artifact that is a link to dist/ itself",
+      (dist) => (rmSync(join(dist, "skills/import.md")), symlinkSync(dist, join(dist, "skills/import.md"))),
+      [{ file: "skills/import.md", kind: "invalid", message: "Unexpected link to a file outside dist/, expected a regular file inside dist/" }],
+    ],
+    [
+      "unexpected files in a folder and beside it, named in path order (not the order a walk finds them)",
+      (dist) => (mkdirSync(join(dist, "x")), writeFileSync(join(dist, "x/y.md"), "x"), writeFileSync(join(dist, "x-y.md"), "x")),
+      [
+        { file: "x-y.md", kind: "unexpected", message: "Unexpected file not listed in manifest.json, expected none" },
+        { file: "x/y.md", kind: "unexpected", message: "Unexpected file not listed in manifest.json, expected none" },
+      ],
+    ],
+    [
+      "a knowledge index that holds fewer notes than the manifest says",
+      (dist) => editManifest(dist, (m) => (m.knowledge.notes += 1)),
+      [{ file: "knowledge.json", kind: "invalid", message: `Unexpected knowledge index, expected an array of ${String(JSON.parse(readFileSync(join(repoDist, "manifest.json"), "utf8")).knowledge.notes + 1)} notes` }],
+    ],
+    [
+      "a skill without its requiresSkills list (the schema's to refuse)",
+      (dist) => editManifest(dist, (m) => delete m.skills["gml-cli"].requiresSkills),
+      manifestProblem("Unexpected value at /skills/gml-cli, expected what schemas/manifest.schema.json allows (must have required property 'requiresSkills')"),
+    ],
+  ])("refuses %s", (_name, tamper, expected) => {
+    const dist = prepareDist();
+    tamper(dist);
+    expect(problemsOf(dist)).toEqual(expected);
+  });
+
+  it("words the pinned manifest's refusal with both hashes", () => {
+    const dist = prepareDist();
+    const actual = createHash("sha256").update(readFileSync(join(dist, "manifest.json"))).digest("hex");
+    const pinned = OTHER_SHA256.toUpperCase();
+    expect(() => loadArtifacts({ distDir: dist, manifestSha256: pinned })).toThrow(ArtifactVerificationError);
+    try {
+      loadArtifacts({ distDir: dist, manifestSha256: pinned });
+    } catch (error) {
+      expect((error as ArtifactVerificationError).problems).toEqual([{ file: "manifest.json", kind: "changed", message: `Unexpected manifest sha256 ${actual}, expected the pinned ${pinned}` }]);
+    }
+  });
+
+  it("reads a manifest without a namespaces key as a project without namespaces", () => {
+    const dist = prepareDist();
+    editManifest(dist, (m) => delete m.namespaces);
+    // Only the references to the namespace that is gone: the missing key itself is no problem.
+    expect(problemsOf(dist)).toEqual(manifestProblem('Unexpected toolNamespaces of skill "drive-files", expected names of namespaces in the manifest'));
+  });
+});
+
+/**
+ * Names in the manifest's name lists must be the names of its own entries,
+ * as text: a number is refused even where an entry of that name exists
+ * (JavaScript would find skill "7" for the number 7).
+ */
+describe("name lists: every name, as text, of an entry the manifest has", () => {
+  const refusals: [string, (m: Record<string, any>) => void, string][] = [
+    ["a preloaded skill given as a number", (m) => (m.variants.import.preloadedSkills = [7]), 'Unexpected preloadedSkills of variant "import", expected names of skills in the manifest'],
+    ["a required skill given as a number", (m) => (m.variants.import.requiredSkills = [7]), 'Unexpected requiredSkills of variant "import", expected names of skills in the manifest'],
+    ["required skills, one of them unknown", (m) => (m.variants.import.requiredSkills = ["gml-cli", "nope"]), 'Unexpected requiredSkills of variant "import", expected names of skills in the manifest'],
+    ["namespaces at session start, one of them unknown", (m) => (m.variants.import.namespaces = ["drive", "nope"]), 'Unexpected namespaces of variant "import", expected names of namespaces in the manifest'],
+    ["a skill requirement given as a number", (m) => (m.skills["gml-cli"].requiresSkills = [7]), 'Unexpected requiresSkills of skill "gml-cli", expected names of skills in the manifest'],
+    ["a skill's namespaces, one of them unknown", (m) => (m.skills["drive-files"].toolNamespaces = ["drive", "nope"]), 'Unexpected toolNamespaces of skill "drive-files", expected names of namespaces in the manifest'],
+  ];
+
+  it.each(refusals)("refuses %s", (_name, change, message) => {
+    const dist = prepareDist();
+    editManifest(dist, (m) => {
+      m.skills["7"] = structuredClone(m.skills["gml-cli"]);
+      change(m);
+    });
+    expect(problemsOf(dist)).toEqual([{ file: "manifest.json", kind: "invalid", message }]);
+  });
+
+  it("loads a variant that requires skills", () => {
+    const dist = prepareDist();
+    editManifest(dist, (m) => (m.variants.import.requiredSkills = ["gml-cli", "import"]));
+    expect(loadArtifacts({ distDir: dist }).manifest.variants.import?.requiredSkills).toEqual(["gml-cli", "import"]);
+  });
+
+  it("loads a variant that sends a namespace from session start, as the compiler builds one", async () => {
+    const root = await projectWithOverlay(join(fixturesDir, "namespaces"));
+    expect((await build({ root, persistentCache: false })).ok).toBe(true);
+    const loaded = loadArtifacts({ distDir: join(root, "dist") });
+    expect(loaded.manifest.variants.import?.namespaces).toEqual(["crm"]);
+    expect([...loaded.namespaces.keys()]).toEqual(["crm"]);
+  });
+
+  it("keeps each skill's requirements and conflicts as the manifest lists them", () => {
+    const loaded = loadArtifacts({ distDir: prepareDist() });
+    const manifest = JSON.parse(readFileSync(join(repoDist, "manifest.json"), "utf8"));
+    for (const [name, skill] of loaded.skills) {
+      expect(skill.requiresSkills).toEqual(manifest.skills[name].requiresSkills);
+      expect(skill.conflictsWith).toEqual(manifest.skills[name].conflictsWith);
+    }
+    expect(loaded.skills.get("deck-generation")?.requiresSkills).toEqual(["gml-authoring", "gml-cli", "ask-user-questions"]);
+  });
+});
+
+describe("a skill's supporting files in dist/", () => {
+  it("loads them and serves their verified bytes, colons in names included", () => {
+    const dist = prepareDist();
+    addSupportingFile(dist, "gml-cli", "1:30.md", "at half past one\n");
+    addSupportingFile(dist, "gml-cli", "notes/draft:final.md", "final\n");
+    const loaded = loadArtifacts({ distDir: dist });
+    expect([...(loaded.skills.get("gml-cli")?.files.keys() ?? [])]).toEqual(["1:30.md", "notes/draft:final.md"]);
+    expect(readSkillFile(loaded, "skills/gml-cli/notes/draft:final.md")?.bytes.toString("utf8")).toBe("final\n");
+    expect(loaded.skills.get("import")?.files.size).toBe(0);
+  });
+
+  it.each(["a\\b.md", "C:notes.md", "a//b.md", "./a.md", "a/./b.md", "a/../b.md"])("refuses the path %j, and only that", (path) => {
+    const dist = prepareDist();
+    addSupportingFile(dist, "gml-cli", "ok.md", "ok\n");
+    editManifest(dist, (m) => (m.skills["gml-cli"].files = ["ok.md", path]));
+    expect(problemsOf(dist)).toEqual([{ file: "manifest.json", kind: "invalid", message: 'Unexpected files of skill "gml-cli", expected paths relative to the skill\'s folder' }]);
+  });
+
+  it("refuses a list that mixes a good path with one leaving the folder, without looking the good one up", () => {
+    const dist = prepareDist();
+    editManifest(dist, (m) => (m.skills["gml-cli"].files = ["notes.md", "../import.md"]));
+    expect(problemsOf(dist)).toEqual([{ file: "manifest.json", kind: "invalid", message: 'Unexpected files of skill "gml-cli", expected paths relative to the skill\'s folder' }]);
+  });
+
+  it("does not resolve a path that holds a line break", () => {
+    const dist = prepareDist();
+    addSupportingFile(dist, "gml-cli", "notes.md", "notes\n");
+    const loaded = loadArtifacts({ distDir: dist });
+    expect(readSkillFile(loaded, "skills/gml-cli/notes.md")?.path).toBe("notes.md");
+    expect(readSkillFile(loaded, "skills/gml-cli/notes.md\nmore")).toBeUndefined();
+  });
+});
+
+describe("the order of what loadArtifacts returns", () => {
+  it("is name order, whatever order the manifest lists variants, skills and namespaces in", () => {
+    const dist = prepareDist();
+    const namespace = JSON.parse(readFileSync(join(dist, "namespaces/drive.json"), "utf8"));
+    const copy = `${JSON.stringify({ ...namespace, name: "archive" })}`;
+    writeFileSync(join(dist, "namespaces/archive.json"), copy);
+    editManifest(dist, (m) => {
+      const reversed = (record: Record<string, unknown>) => Object.fromEntries(Object.entries(record).reverse());
+      m.artifacts["namespaces/archive.json"] = { sha256: createHash("sha256").update(copy).digest("hex"), bytes: Buffer.byteLength(copy) };
+      m.namespaces.archive = { ...m.namespaces.drive, file: "namespaces/archive.json", sha256: m.artifacts["namespaces/archive.json"].sha256 };
+      m.namespaces = { drive: m.namespaces.drive, archive: m.namespaces.archive };
+      m.variants = reversed(m.variants);
+      m.skills = reversed(m.skills);
+    });
+    const loaded = loadArtifacts({ distDir: dist });
+    const sorted = (names: Iterable<string>) => [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    expect(Object.keys(loaded.variants)).toEqual(["base", "deck-generation", "import"]);
+    expect([...loaded.skills.keys()]).toEqual(sorted(loaded.skills.keys()));
+    expect([...loaded.skills.keys()][0]).toBe("ask-user-questions");
+    expect([...loaded.namespaces.keys()]).toEqual(["archive", "drive"]);
+  });
+
+  it("names a long list of unexpected files in path order, though a walk finds a folder's files before the names that sort first", () => {
+    const dist = prepareDist();
+    mkdirSync(join(dist, "a"));
+    const inFolder = Array.from({ length: 30 }, (_, index) => `a/${String(index).padStart(2, "0")}.md`);
+    const beside = Array.from({ length: 40 }, (_, index) => `a-${String(index).padStart(2, "0")}.md`);
+    for (const file of [...inFolder, ...beside]) writeFileSync(join(dist, file), "x");
+    // "-" sorts before "/": every a-NN.md comes before a/NN.md.
+    expect(problemsOf(dist).map((problem) => problem.file)).toEqual([...beside, ...inFolder]);
+  });
+
+  it("names the variants a cache plan misses in name order", () => {
+    const dist = prepareDist();
+    resignArtifact(dist, "cache-plan.json", (plan) => ({ ...plan, variants: {} }));
+    editManifest(dist, (m) => (m.variants = Object.fromEntries(Object.entries(m.variants).reverse())));
+    expect(problemsOf(dist).map((problem) => problem.message)).toEqual(
+      ["base", "deck-generation", "import"].map((name) => `Unexpected missing plan for variant "${name}", expected its blocks`),
+    );
+  });
+});
+
+describe("a dist/ a build starts replacing while it is read", () => {
+  /** Options whose pinned hash starts the build (a journal appears) at the moment the loader reads it. */
+  function startBuildWhileReading(dist: string, then: () => string): { distDir: string; manifestSha256: string } {
+    return {
+      distDir: dist,
+      get manifestSha256() {
+        mkdirSync(join(dist, ".gamma-prompt-journal"), { recursive: true });
+        return then();
+      },
+    };
+  }
+
+  it("explains a refusal by the build's journal", () => {
+    const dist = prepareDist();
+    expect(() => loadArtifacts(startBuildWhileReading(dist, () => OTHER_SHA256))).toThrow(InterruptedBuildError);
+  });
+
+  it("lets any other failure through as it is", () => {
+    const dist = prepareDist();
+    const failure = new Error("the host's own failure");
+    expect(() =>
+      loadArtifacts(
+        startBuildWhileReading(dist, () => {
+          throw failure;
+        }),
+      ),
+    ).toThrow(failure);
+  });
+});
+
+describe("the default dist/", () => {
+  it("is the package's own dist/ folder", () => {
+    expect(defaultDistDir()).toBe(join(fileURLToPath(new URL("../../", import.meta.url)), "dist/"));
   });
 });
