@@ -36,8 +36,8 @@ export const MUTATION_MODULES = {
     tests: ["test/evals/judge.test.ts", "test/evals/results.test.ts"],
   },
   "cost-simulator": {
-    mutate: ["src/cost/simulate.ts", "src/cost/cost.ts"],
-    tests: ["test/cost/hand-computed.test.ts"],
+    mutate: ["src/cost/simulate.ts", "src/cost/cost.ts", "src/cost/warming.ts", "src/cost/tool-policies.ts"],
+    tests: ["test/cost/hand-computed.test.ts", "test/cost/warming.test.ts", "test/cost/tool-policies.test.ts", "test/cost/cost.test.ts"],
   },
   "cache-plan": {
     mutate: ["src/pipeline/render/cache-plan.ts"],

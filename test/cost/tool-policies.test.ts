@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { cost } from "../../src/cost/cost.js";
@@ -9,7 +9,7 @@ import { formatCostTable } from "../../src/cost/format.js";
 import { ProfileError } from "../../src/cost/profile.js";
 import { loadPromptCachingData, type PromptCachingData } from "../../src/cost/rules.js";
 import { addsToolsInPlace, breakEvenTokens, loadCost, tokenPrices, upFrontCost, type SessionShape } from "../../src/cost/tool-policies.js";
-import { copyProject, removeTempDirs, repoRoot } from "../build/helpers.js";
+import { copyProject, fixturesDir, projectWithOverlay, removeTempDirs, repoRoot } from "../build/helpers.js";
 
 afterAll(removeTempDirs);
 const tempRoots: string[] = [];
@@ -50,6 +50,36 @@ describe("tool policy prices", () => {
     expect(delta(tokens - 1)).toBeLessThan(0);
     expect(delta(tokens + 1)).toBeGreaterThan(0);
     expect(breakEvenTokens(5000, 2000, 0.95, false, shape, prices, true)).toBeUndefined();
+  });
+
+  it("prices one call's tokens from the data file: Anthropic's 0.1× reads and 1.25× writes, OpenAI's cached price and write price", () => {
+    const data = loadPromptCachingData();
+    const close = (prices: { read: number; write: number }, read: number, write: number) => {
+      expect(prices.read).toBeCloseTo(read, 15);
+      expect(prices.write).toBeCloseTo(write, 15);
+    };
+    close(tokenPrices(data, sonnet), 0.3e-6, 3.75e-6);
+    close(tokenPrices(data, { provider: "openai", model: "gpt-5" }), 0.125e-6, 1.25e-6);
+    close(tokenPrices(data, { provider: "openai", model: "gpt-5.6-sol" }), 0.4e-6, 5e-6);
+    const feeOnWrites: PromptCachingData = { ...data, providers: { ...data.providers, openai: { ...data.providers.openai, rules: { ...data.providers.openai.rules, writeMultiplier: 0.25 } } } };
+    close(tokenPrices(feeOnWrites, { provider: "openai", model: "gpt-5" }), 0.125e-6, 1.5625e-6);
+  });
+
+  it("sums a session's calls: each reads the prompt, the tools and the history so far, and writes its own new tokens", () => {
+    // 9 × 1,000 + 600 × (0 + 1 + … + 8) read at 1, 9 × 600 written at 10.
+    expect(upFrontCost(1000, 0, shape, { read: 1, write: 10 })).toBe(9000 + 600 * 36 + 54_000);
+  });
+
+  it("charges only the load's own call when the load comes after the session's last call", () => {
+    const atEnd: SessionShape = { calls: 3, newTokensPerCall: 600, callsBeforeLoad: 3 };
+    expect(loadCost(1000, 300, { tokens: 500, sharedWarm: false }, atEnd, { read: 1, write: 10 }, true)).toBe(1000 + 1800 + 6000);
+  });
+
+  it("has no break-even where deferring adds exactly as much per token as it saves", () => {
+    // Up front: 4 calls read each token. On demand, half the sessions write it once and read it on 2 later calls: 0.5 × (6 + 2) = 4.
+    const even: SessionShape = { calls: 4, newTokensPerCall: 600, callsBeforeLoad: 1 };
+    expect(breakEvenTokens(1000, 300, 0.5, false, even, { read: 1, write: 6 }, true)).toBeUndefined();
+    expect(breakEvenTokens(1000, 300, 0.49, false, even, { read: 1, write: 6 }, true)).toBeGreaterThan(0);
   });
 
   it("reads which models take tool additions in place from the data file", () => {
@@ -116,11 +146,126 @@ describe("cost with tool namespaces", () => {
     expect(formatCostTable(result)).not.toContain("tool policies");
   });
 
-  it("prices 100,000 sessions an hour with the tool policies in under 2 s of CPU", () => {
+  // Not under mutation testing (npm run mutate sets GAMMA_MUTATION_MODULE): the instrumented code runs some 40 times
+  // slower, so the time means nothing there, and every mutant of the simulator would repeat this 100,000-session run.
+  it.skipIf(process.env["GAMMA_MUTATION_MODULE"] !== undefined)("prices 100,000 sessions an hour with the tool policies in under 2 s of CPU", () => {
     const started = process.cpuUsage();
     const result = cost({ root: repoRoot });
     const used = process.cpuUsage(started);
     expect(result.toolPolicies?.rows.length).toBe(6);
     expect((used.user + used.system) / 1000).toBeLessThan(2000);
+  });
+});
+
+describe("cost's tool policy figures, composed from the priced parts", () => {
+  const data = loadPromptCachingData();
+  // A load's re-sent tool list stays warm when, on average, one session loading it comes within the lifetime (300 s for both
+  // providers): rate × probability × 5 ≥ 1. The first profile puts base exactly on that line (0.4 × 0.5 × 5), deck-generation
+  // above it and import below; the second leaves the busiest variant's break-even cold at 10% use and warm from 25%.
+  const profiles = [
+    { durationMinutes: 30, sessionsPerMinute: { base: 0.4, "deck-generation": 2, import: 0.1 }, namespaceUse: { drive: 0.5 } },
+    { durationMinutes: 30, sessionsPerMinute: { base: 0.1, "deck-generation": 1, import: 0.02 }, namespaceUse: { drive: 0.1 } },
+  ];
+
+  it.each(profiles.map((profile, index) => [index + 1, profile] as const))("prices each model and variant from the plan's block ends, the namespace's probability and whether its loads stay warm (profile %i)", (_index, profile) => {
+    const result = cost({ root: repoRoot, profile });
+    const probability = profile.namespaceUse.drive;
+    const report = result.toolPolicies;
+    const drive = JSON.parse(readFileSync(join(repoRoot, "dist/manifest.json"), "utf8")).namespaces.drive as { tokens: number; tools: string[] };
+    expect(report?.namespaces).toEqual([{ name: "drive", tools: drive.tools.length, tokens: drive.tokens, probability, probabilitySource: "profile" }]);
+    expect(report?.callsBeforeLoad).toBe(1);
+    const shape: SessionShape = { calls: result.profile.callsPerSession, newTokensPerCall: result.profile.newTokensPerCall, callsBeforeLoad: 1 };
+    const expectedRows = result.profile.models.flatMap((model) => {
+      const prices = tokenPrices(data, model);
+      const inPlace = addsToolsInPlace(data, model);
+      const lifetime = model.provider === "anthropic" ? 300 : data.providers.openai.rules.idleExpirySeconds;
+      return ["base", "deck-generation", "import"].map((variant) => {
+        const ends = result.blocks[variant] ?? { toolsEnd: 0, prefixEnd: 0, variantEnd: 0 };
+        // A load's re-sent tool list stays warm when at least one session loading it comes within the lifetime.
+        const sharedWarm = profile.sessionsPerMinute[variant as keyof typeof profile.sessionsPerMinute] * probability * (lifetime / 60) >= 1;
+        const base = upFrontCost(ends.variantEnd, 0, shape, prices);
+        const onDemand = (inPlaceLoad: boolean) => (base + probability * loadCost(ends.variantEnd, ends.toolsEnd, { tokens: drive.tokens, sharedWarm }, shape, prices, inPlaceLoad)) * 1000;
+        return { provider: model.provider, model: model.model, variant, deferred: ["drive"], inPlace, upFront: upFrontCost(ends.variantEnd, drive.tokens, shape, prices) * 1000, onDemandInPlace: onDemand(true), onDemandResent: onDemand(false) };
+      });
+    });
+    expect(report?.rows).toEqual(expectedRows);
+  });
+
+  it.each(profiles.map((profile, index) => [index + 1, profile] as const))("gives the break-even for the busiest variant at the namespace's probability, then at 10%, 25%, 50% and 90% (profile %i)", (_index, profile) => {
+    const result = cost({ root: repoRoot, profile });
+    const busiestRate = profile.sessionsPerMinute["deck-generation"];
+    const shape: SessionShape = { calls: result.profile.callsPerSession, newTokensPerCall: result.profile.newTokensPerCall, callsBeforeLoad: 1 };
+    const ends = result.blocks["deck-generation"] ?? { toolsEnd: 0, prefixEnd: 0, variantEnd: 0 };
+    const expected = result.profile.models.flatMap((model) => {
+      const prices = tokenPrices(data, model);
+      const lifetime = model.provider === "anthropic" ? 300 : data.providers.openai.rules.idleExpirySeconds;
+      return [{ probability: profile.namespaceUse.drive, namespace: "drive" }, { probability: 0.1 }, { probability: 0.25 }, { probability: 0.5 }, { probability: 0.9 }].map((point) => {
+        const warm = busiestRate * point.probability * (lifetime / 60) >= 1;
+        const inPlaceTokens = breakEvenTokens(ends.variantEnd, ends.toolsEnd, point.probability, warm, shape, prices, true);
+        const resentTokens = breakEvenTokens(ends.variantEnd, ends.toolsEnd, point.probability, warm, shape, prices, false);
+        return { provider: model.provider, model: model.model, variant: "deck-generation", ...point, ...(inPlaceTokens === undefined ? {} : { inPlaceTokens }), ...(resentTokens === undefined ? {} : { resentTokens }) };
+      });
+    });
+    expect(result.toolPolicies?.breakEven).toEqual(expected);
+    // At 90% use deferring never pays in place; at 10% it does from some size on.
+    expect(expected.find((point) => point.probability === 0.9 && point.model === "claude-sonnet-4-5")).not.toHaveProperty("inPlaceTokens");
+    expect(expected.find((point) => point.probability === 0.1 && point.model === "claude-sonnet-4-5")?.inPlaceTokens).toBeGreaterThan(0);
+  });
+
+  it("loads before the last call at most: callsBeforeLoad is capped at the session's calls", () => {
+    const result = cost({ root: repoRoot, profile: { ...profiles[0], callsPerSession: 3, callsBeforeLoad: 5 } });
+    expect(result.toolPolicies?.callsBeforeLoad).toBe(3);
+  });
+
+  it("defers only the namespaces a variant does not send from session start", async () => {
+    const root = await projectWithOverlay(join(fixturesDir, "namespaces"));
+    expect((await build({ root, persistentCache: false })).ok).toBe(true);
+    const result = cost({ root, profile: { durationMinutes: 10, sessionsPerMinute: 1, namespaceUse: { crm: 0.5 } } });
+    const shape: SessionShape = { calls: result.profile.callsPerSession, newTokensPerCall: result.profile.newTokensPerCall, callsBeforeLoad: 1 };
+    for (const row of result.toolPolicies?.rows ?? []) {
+      const ends = result.blocks[row.variant] ?? { toolsEnd: 0, prefixEnd: 0, variantEnd: 0 };
+      expect(row.deferred, row.variant).toEqual(row.variant === "import" ? [] : ["crm"]);
+      if (row.variant !== "import") continue;
+      // Nothing deferred: all three policies are the session without any load.
+      const plain = upFrontCost(ends.variantEnd, 0, shape, tokenPrices(data, row)) * 1000;
+      expect([row.upFront, row.onDemandInPlace, row.onDemandResent]).toEqual([plain, plain, plain]);
+    }
+  });
+
+  it("counts a recorded run as using a namespace when it calls one of its tools or loads it by name", () => {
+    const root = mkdtempSync(join(tmpdir(), "gamma-cost-runs-"));
+    tempRoots.push(root);
+    cpSync(join(repoRoot, "dist"), join(root, "dist"), { recursive: true });
+    const template = JSON.parse(readFileSync(join(repoRoot, "evals/cassettes/drive-import/1.json"), "utf8")) as { calls: Array<{ reply: { content: unknown[] } }> };
+    const run = (...calls: Array<[string, Record<string, unknown>]>) => ({
+      ...template,
+      calls: [{ ...template.calls[0], reply: { ...template.calls[0]?.reply, content: calls.map(([name, args], index) => ({ type: "toolCall", id: `call_${index}`, name, arguments: args })) } }],
+    });
+    // Two runs use drive; loads of another namespace and other tools given the name "drive" are not uses of it.
+    const runs = {
+      "a/1.json": run(["drive_search", { query: "q" }]),
+      "a/2.json": run(["load_tool_namespace", { name: "drive" }]),
+      "a/3.json": run(["load_tool_namespace", { name: "crm" }]),
+      "a/4.json": run(["load_tool_namespace", { name: "crm" }]),
+      "b/1.json": run(["skill", { name: "drive" }]),
+      "b/2.json": run(),
+      "b/3.json": run(["skill", { name: "drive" }]),
+    };
+    for (const [file, cassette] of Object.entries(runs)) {
+      mkdirSync(join(root, "evals/cassettes", dirname(file)), { recursive: true });
+      writeFileSync(join(root, "evals/cassettes", file), JSON.stringify(cassette));
+    }
+    writeFileSync(join(root, "evals/cassettes/b/notes.txt"), "not a run");
+    // A run kept under another name is no run, as for eval.
+    writeFileSync(join(root, "evals/cassettes/b/3.json.old"), JSON.stringify(run(["drive_search", { query: "q" }])));
+    writeFileSync(join(root, "evals/cassettes/c.json"), "a file where a scenario folder belongs");
+    expect(cost({ root, profile: small }).toolPolicies?.namespaces[0]).toMatchObject({ probability: 2 / 7, probabilitySource: "recorded eval runs, 2 of 7" });
+  });
+
+  it("assumes a quarter of sessions load a namespace when neither the profile nor recorded runs say", () => {
+    const root = mkdtempSync(join(tmpdir(), "gamma-cost-runs-"));
+    tempRoots.push(root);
+    cpSync(join(repoRoot, "dist"), join(root, "dist"), { recursive: true });
+    expect(cost({ root, profile: small }).toolPolicies?.namespaces[0]).toMatchObject({ probability: 0.25, probabilitySource: "assumed" });
   });
 });

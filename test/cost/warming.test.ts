@@ -95,6 +95,47 @@ describe("a session's refreshes against the misses they avoid", () => {
   });
 });
 
+describe("boundaries of a session's refreshes", () => {
+  it("keeps the entry for a call exactly at the lifetime without a refresh, and avoids a miss the last refresh leaves exactly the lifetime for", () => {
+    // 300 s: the entry is still live at the call, nothing to avoid (one refresh at 270 s is sent anyway).
+    expect(warmSession(session(300, false), fiveMinutes, sonnet)).toMatchObject({ refreshes: 1 + 6, missesAvoided: 0, saved: 0 });
+    // 1,920 s: six refreshes reach 1,620 s, and the call comes exactly 300 s later, still live.
+    expect(warmSession(session(1920, false), fiveMinutes, sonnet)).toMatchObject({ refreshes: 6 + 6, missesAvoided: 1 });
+  });
+
+  it("sends no refresh between calls with no time between them", () => {
+    expect(warmSession(session(0), fiveMinutes, sonnet).refreshes).toBe(6);
+  });
+
+  it("warms a prompt of exactly the cacheable minimum, and of exactly Pi's gate", () => {
+    const exactly = (prompt: number): WarmingSession => ({ variantTokens: prompt - 100, callsPerSession: 1, newTokensPerCall: 100, secondsBetweenCalls: 20, variantStaysCached: true });
+    expect(warmSession(exactly(1024), fiveMinutes, sonnet).refreshes).toBe(6);
+    expect(warmSession(exactly(5000), fiveMinutes, sonnet, 5000).refreshes).toBe(6);
+    expect(warmSession(exactly(5000), fiveMinutes, sonnet, 5001).refreshes).toBe(0);
+  });
+
+  it("prices a refresh of a prompt below the minimum at the input price and one of exactly the minimum as a read", () => {
+    expect(sonnet.refresh(1023)).toBeCloseTo(1023 * 3e-6, 15);
+    expect(sonnet.refresh(1024)).toBeCloseTo(1024 * 0.3e-6, 15);
+    expect(gpt5.refresh(1023)).toBeCloseTo(1023 * 1.25e-6, 15);
+    expect(gpt5.refresh(1024)).toBeCloseTo(1024 * 0.125e-6, 15);
+  });
+
+  it("prices an OpenAI miss at the model's own write price, or the input price raised by the rules' write multiplier", () => {
+    const sol = openAIWarmingPrices(OPENAI, { inputPerMTok: 4, cachedInputPerMTok: 0.4, cacheWritePerMTok: 5 });
+    expect(sol.gateMissPerToken).toBeCloseTo(5e-6, 15);
+    expect(sol.gateReadPerToken).toBeCloseTo(0.4e-6, 15);
+    expect(sol.missPerToken).toBeCloseTo(4.6e-6, 15);
+    expect(openAIWarmingPrices({ ...OPENAI, writeMultiplier: 0.25 }, GPT5).gateMissPerToken).toBeCloseTo(1.5625e-6, 15);
+  });
+
+  it("has no gate where a refresh's read exactly cancels the miss it may save", () => {
+    // 0.5 × (3 − 1) − 1 = 0 per token: no prompt size saves anything.
+    const prices = { ...sonnet, gateMissPerToken: 3, gateReadPerToken: 1 };
+    expect(piGatePromptTokens(prices, { ...PI, idleContinuationProbability: 0.5 })).toBeUndefined();
+  });
+});
+
 describe("cost's warming figures for the embedded default", () => {
   const caching = docPage("docs/guide/caching-and-cost.md").text;
   const data = loadPromptCachingData();
@@ -135,5 +176,62 @@ describe("cost's warming figures for the embedded default", () => {
     expect(row?.savedPer1000Sessions).toBeCloseTo(saved * 1000, 9);
     expect(row?.netPer1000Sessions).toBeGreaterThan(0);
     expect(caching).toContain(`saves $${row?.savedPer1000Sessions.toFixed(2)} for $${row?.refreshCostPer1000Sessions.toFixed(2)} of refreshes per 1,000 sessions`);
+  });
+});
+
+describe("cost's warming rows, composed from the priced parts", () => {
+  const data = loadPromptCachingData();
+
+  // Long prompts (30,000 new tokens a call) pass Pi's gate from the eighth call; deck-generation is busy enough to keep its blocks
+  // cached, base is not. Then two calls a session: base's 0.2 calls a minute come exactly every 300 s, the lifetime.
+  const profiles = [
+    { durationMinutes: 10, sessionsPerMinute: { base: 0.01, "deck-generation": 2, import: 0 }, newTokensPerCall: 30_000, secondsBetweenCalls: 400, callsPerSession: 9 },
+    { durationMinutes: 10, sessionsPerMinute: { base: 0.1, "deck-generation": 0.05, import: 0 }, newTokensPerCall: 600, secondsBetweenCalls: 400, callsPerSession: 2 },
+  ];
+
+  it.each(profiles.map((profile, index) => [index + 1, profile] as const))("gives each model and variant Pi's schedule at the default retention, every refresh it schedules, and those its gate sends (profile %i)", (index, profile) => {
+    const result = cost({ root: repoRoot, profile });
+    const expected = result.profile.models.flatMap((model) => {
+      const anthropic = model.provider === "anthropic";
+      const prices = anthropic ? anthropicWarmingPrices(data.providers.anthropic.rules, data.providers.anthropic.models[model.model] ?? SONNET) : openAIWarmingPrices(data.providers.openai.rules, data.providers.openai.models[model.model] ?? GPT5);
+      const ttlSeconds = anthropic ? 300 : data.providers.openai.rules.idleExpirySeconds;
+      const schedule = refreshSchedule(ttlSeconds, data.cacheWarming) ?? fiveMinutes;
+      const gate = piGatePromptTokens(prices, data.cacheWarming);
+      return ["base", "deck-generation", "import"].map((variant) => {
+        const callsPerMinute = profile.sessionsPerMinute[variant as keyof typeof profile.sessionsPerMinute] * result.profile.callsPerSession;
+        const session: WarmingSession = {
+          variantTokens: result.blocks[variant]?.variantEnd ?? 0,
+          callsPerSession: result.profile.callsPerSession,
+          newTokensPerCall: profile.newTokensPerCall,
+          secondsBetweenCalls: profile.secondsBetweenCalls,
+          variantStaysCached: callsPerMinute > 0 && 60 / callsPerMinute <= ttlSeconds,
+        };
+        const every = warmSession(session, schedule, prices);
+        const byPi = anthropic && gate !== undefined ? warmSession(session, schedule, prices, gate) : { refreshes: 0, refreshCost: 0, missesAvoided: 0, saved: 0 };
+        return {
+          provider: model.provider,
+          model: model.model,
+          variant,
+          ttlSeconds,
+          refreshEverySeconds: schedule.everySeconds,
+          maxRefreshes: schedule.maxRefreshes,
+          refreshesPerSession: every.refreshes,
+          refreshCostPer1000Sessions: every.refreshCost * 1000,
+          missesAvoidedPerSession: every.missesAvoided,
+          savedPer1000Sessions: every.saved * 1000,
+          netPer1000Sessions: (every.saved - every.refreshCost) * 1000,
+          piGatePromptTokens: gate ?? null,
+          piWarmsProvider: anthropic,
+          piRefreshesPerSession: byPi.refreshes,
+          piNetPer1000Sessions: (byPi.saved - byPi.refreshCost) * 1000,
+        };
+      });
+    });
+    expect(result.warming).toEqual(expected);
+    const sonnetRow = (variant: string) => result.warming.find((row) => row.model === "claude-sonnet-4-5" && row.variant === variant);
+    // What the composition has to tell apart: refreshes Pi's gate lets through, and a variant's blocks kept cached (a smaller saving).
+    if (index === 1) expect(sonnetRow("deck-generation")?.piRefreshesPerSession).toBeGreaterThan(0);
+    const [cached, uncached] = index === 1 ? ["deck-generation", "base"] : ["base", "deck-generation"];
+    expect(sonnetRow(cached)?.savedPer1000Sessions).toBeLessThan(sonnetRow(uncached)?.savedPer1000Sessions ?? 0);
   });
 });
