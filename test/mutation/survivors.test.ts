@@ -104,3 +104,29 @@ describe("the accepted-survivors files", () => {
     }
   });
 });
+
+describe("the scores the README shows", () => {
+  const repo = join(import.meta.dirname, "..", "..");
+  /** Rows of the first Markdown table after `heading`: the cells of each, without the header and the rule. */
+  function tableAfter(text: string, heading: string): string[][] {
+    const lines = text.slice(text.indexOf(heading)).split("\n");
+    const start = lines.findIndex((line) => line.startsWith("|"));
+    const rows: string[][] = [];
+    for (const line of lines.slice(start + 2)) {
+      if (!line.startsWith("|")) break;
+      rows.push(line.split("|").slice(1, -1).map((cell) => cell.trim()));
+    }
+    return rows;
+  }
+
+  it("lists every mutation module, in order, with the score today's row of docs/mutation-testing.md gives", () => {
+    const readme = tableAfter(readFileSync(join(repo, "README.md"), "utf8"), "### How strong the tests are");
+    const docs = tableAfter(readFileSync(join(repo, "docs/mutation-testing.md"), "utf8"), "## Today's score per module");
+    expect(readme.map((row) => row[0])).toEqual(Object.keys(MUTATION_MODULES).map((name) => `\`${name}\``));
+    for (const [module, , score] of readme) {
+      const row = docs.find((cells) => cells[0] === module);
+      expect(score, `${module}`).toMatch(/^\d+(\.\d+)?%$/);
+      expect(row?.[5], `${module}`).toContain(score);
+    }
+  });
+});
