@@ -18,6 +18,24 @@ afterAll(() => {
 });
 
 const shape: SessionShape = { calls: 9, newTokensPerCall: 600, callsBeforeLoad: 1 };
+
+/** A temp project holding only a copy of the embedded default's dist/ (no eval cassettes). */
+function projectWithDistOnly(): string {
+  const root = mkdtempSync(join(tmpdir(), "gamma-cost-runs-"));
+  tempRoots.push(root);
+  cpSync(join(repoRoot, "dist"), join(root, "dist"), { recursive: true });
+  return root;
+}
+
+/** A session of the profile cost resolved, its load after the first call. */
+function shapeOf(result: { profile: { callsPerSession: number; newTokensPerCall: number } }): SessionShape {
+  return { calls: result.profile.callsPerSession, newTokensPerCall: result.profile.newTokensPerCall, callsBeforeLoad: 1 };
+}
+
+/** A variant's block ends as cost reports them. */
+function endsOf(result: { blocks: Record<string, { toolsEnd: number; prefixEnd: number; variantEnd: number }> }, variant: string) {
+  return result.blocks[variant] ?? { toolsEnd: 0, prefixEnd: 0, variantEnd: 0 };
+}
 const sonnet = { provider: "anthropic" as const, model: "claude-sonnet-4-5" };
 const small = { durationMinutes: 30, sessionsPerMinute: 20 };
 
@@ -93,9 +111,7 @@ describe("tool policy prices", () => {
 describe("cost with tool namespaces", () => {
   it("counts recorded runs with eval's reader: a FIFO or a file of another format among the cassettes is no run and never blocks", () => {
     const expected = cost({ root: repoRoot, profile: small }).toolPolicies?.namespaces[0]?.probabilitySource;
-    const root = mkdtempSync(join(tmpdir(), "gamma-cost-runs-"));
-    tempRoots.push(root);
-    cpSync(join(repoRoot, "dist"), join(root, "dist"), { recursive: true });
+    const root = projectWithDistOnly();
     cpSync(join(repoRoot, "evals"), join(root, "evals"), { recursive: true });
     const scenario = join(root, "evals", "cassettes", "topic-only-deck");
     execFileSync("mkfifo", [join(scenario, "98.json")]);
@@ -174,13 +190,13 @@ describe("cost's tool policy figures, composed from the priced parts", () => {
     const drive = JSON.parse(readFileSync(join(repoRoot, "dist/manifest.json"), "utf8")).namespaces.drive as { tokens: number; tools: string[] };
     expect(report?.namespaces).toEqual([{ name: "drive", tools: drive.tools.length, tokens: drive.tokens, probability, probabilitySource: "profile" }]);
     expect(report?.callsBeforeLoad).toBe(1);
-    const shape: SessionShape = { calls: result.profile.callsPerSession, newTokensPerCall: result.profile.newTokensPerCall, callsBeforeLoad: 1 };
+    const shape = shapeOf(result);
     const expectedRows = result.profile.models.flatMap((model) => {
       const prices = tokenPrices(data, model);
       const inPlace = addsToolsInPlace(data, model);
       const lifetime = model.provider === "anthropic" ? 300 : data.providers.openai.rules.idleExpirySeconds;
       return ["base", "deck-generation", "import"].map((variant) => {
-        const ends = result.blocks[variant] ?? { toolsEnd: 0, prefixEnd: 0, variantEnd: 0 };
+        const ends = endsOf(result, variant);
         // A load's re-sent tool list stays warm when at least one session loading it comes within the lifetime.
         const sharedWarm = profile.sessionsPerMinute[variant as keyof typeof profile.sessionsPerMinute] * probability * (lifetime / 60) >= 1;
         const base = upFrontCost(ends.variantEnd, 0, shape, prices);
@@ -194,8 +210,8 @@ describe("cost's tool policy figures, composed from the priced parts", () => {
   it.each(profiles.map((profile, index) => [index + 1, profile] as const))("gives the break-even for the busiest variant at the namespace's probability, then at 10%, 25%, 50% and 90% (profile %i)", (_index, profile) => {
     const result = cost({ root: repoRoot, profile });
     const busiestRate = profile.sessionsPerMinute["deck-generation"];
-    const shape: SessionShape = { calls: result.profile.callsPerSession, newTokensPerCall: result.profile.newTokensPerCall, callsBeforeLoad: 1 };
-    const ends = result.blocks["deck-generation"] ?? { toolsEnd: 0, prefixEnd: 0, variantEnd: 0 };
+    const shape = shapeOf(result);
+    const ends = endsOf(result, "deck-generation");
     const expected = result.profile.models.flatMap((model) => {
       const prices = tokenPrices(data, model);
       const lifetime = model.provider === "anthropic" ? 300 : data.providers.openai.rules.idleExpirySeconds;
@@ -221,9 +237,9 @@ describe("cost's tool policy figures, composed from the priced parts", () => {
     const root = await projectWithOverlay(join(fixturesDir, "namespaces"));
     expect((await build({ root, persistentCache: false })).ok).toBe(true);
     const result = cost({ root, profile: { durationMinutes: 10, sessionsPerMinute: 1, namespaceUse: { crm: 0.5 } } });
-    const shape: SessionShape = { calls: result.profile.callsPerSession, newTokensPerCall: result.profile.newTokensPerCall, callsBeforeLoad: 1 };
+    const shape = shapeOf(result);
     for (const row of result.toolPolicies?.rows ?? []) {
-      const ends = result.blocks[row.variant] ?? { toolsEnd: 0, prefixEnd: 0, variantEnd: 0 };
+      const ends = endsOf(result, row.variant);
       expect(row.deferred, row.variant).toEqual(row.variant === "import" ? [] : ["crm"]);
       if (row.variant !== "import") continue;
       // Nothing deferred: all three policies are the session without any load.
@@ -233,9 +249,7 @@ describe("cost's tool policy figures, composed from the priced parts", () => {
   });
 
   it("counts a recorded run as using a namespace when it calls one of its tools or loads it by name", () => {
-    const root = mkdtempSync(join(tmpdir(), "gamma-cost-runs-"));
-    tempRoots.push(root);
-    cpSync(join(repoRoot, "dist"), join(root, "dist"), { recursive: true });
+    const root = projectWithDistOnly();
     const template = JSON.parse(readFileSync(join(repoRoot, "evals/cassettes/drive-import/1.json"), "utf8")) as { calls: Array<{ reply: { content: unknown[] } }> };
     const run = (...calls: Array<[string, Record<string, unknown>]>) => ({
       ...template,
@@ -263,9 +277,7 @@ describe("cost's tool policy figures, composed from the priced parts", () => {
   });
 
   it("assumes a quarter of sessions load a namespace when neither the profile nor recorded runs say", () => {
-    const root = mkdtempSync(join(tmpdir(), "gamma-cost-runs-"));
-    tempRoots.push(root);
-    cpSync(join(repoRoot, "dist"), join(root, "dist"), { recursive: true });
+    const root = projectWithDistOnly();
     expect(cost({ root, profile: small }).toolPolicies?.namespaces[0]).toMatchObject({ probability: 0.25, probabilitySource: "assumed" });
   });
 });

@@ -506,6 +506,11 @@ describe("serving a skill's supporting files (readSkillFile)", () => {
   });
 });
 
+/** The manifest of the dist/ the tests copy, as parsed JSON. */
+function repoManifest(): Record<string, any> {
+  return JSON.parse(readFileSync(join(repoDist, "manifest.json"), "utf8")) as Record<string, any>;
+}
+
 /** Adds a supporting file to a skill of the dist, signed in the manifest like the build signs one. */
 function addSupportingFile(dist: string, skill: string, path: string, content: string): void {
   const artifact = `skills/${skill}/${path}`;
@@ -523,7 +528,7 @@ describe("the loader's own words for each refusal", () => {
   it.each<[string, (dist: string) => void, ArtifactProblem[]]>([
     ["a manifest that is not JSON", (dist) => writeFileSync(join(dist, "manifest.json"), "{ nope"), manifestProblem("Unexpected text that is not JSON, expected the manifest object")],
     ["a manifest that is a list", (dist) => writeFileSync(join(dist, "manifest.json"), "[]"), manifestProblem("Unexpected non-object manifest, expected an object")],
-    ["a manifest of another version", (dist) => editManifest(dist, (m) => (m.manifestVersion = 99)), manifestProblem(`Unexpected manifestVersion 99, expected ${String(JSON.parse(readFileSync(join(repoDist, "manifest.json"), "utf8")).manifestVersion)}`)],
+    ["a manifest of another version", (dist) => editManifest(dist, (m) => (m.manifestVersion = 99)), manifestProblem(`Unexpected manifestVersion 99, expected ${String(repoManifest().manifestVersion)}`)],
     ["a manifest without tools", (dist) => editManifest(dist, (m) => delete m.tools), manifestProblem("Unexpected missing or non-object `tools`, expected an object")],
     ["namespaces that are a list", (dist) => editManifest(dist, (m) => (m.namespaces = [])), manifestProblem("Unexpected non-object `namespaces`, expected an object or no key (a project without tool namespaces)")],
     ["injection kinds that are text", (dist) => editManifest(dist, (m) => (m.injections = "injections.json")), manifestProblem("Unexpected non-object `injections`, expected an object or no key (a project without injection kinds)")],
@@ -566,7 +571,7 @@ describe("the loader's own words for each refusal", () => {
     [
       "a knowledge index that holds fewer notes than the manifest says",
       (dist) => editManifest(dist, (m) => (m.knowledge.notes += 1)),
-      [{ file: "knowledge.json", kind: "invalid", message: `Unexpected knowledge index, expected an array of ${String(JSON.parse(readFileSync(join(repoDist, "manifest.json"), "utf8")).knowledge.notes + 1)} notes` }],
+      [{ file: "knowledge.json", kind: "invalid", message: `Unexpected knowledge index, expected an array of ${String(repoManifest().knowledge.notes + 1)} notes` }],
     ],
     [
       "a skill without its requiresSkills list (the schema's to refuse)",
@@ -639,7 +644,7 @@ describe("name lists: every name, as text, of an entry the manifest has", () => 
 
   it("keeps each skill's requirements and conflicts as the manifest lists them", () => {
     const loaded = loadArtifacts({ distDir: prepareDist() });
-    const manifest = JSON.parse(readFileSync(join(repoDist, "manifest.json"), "utf8"));
+    const manifest = repoManifest();
     for (const [name, skill] of loaded.skills) {
       expect(skill.requiresSkills).toEqual(manifest.skills[name].requiresSkills);
       expect(skill.conflictsWith).toEqual(manifest.skills[name].conflictsWith);
