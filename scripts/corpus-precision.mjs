@@ -8,13 +8,14 @@
 //   node scripts/corpus-precision.mjs --collections  (print the table of collections the corpus README shows)
 //   node scripts/corpus-precision.mjs --add-unlabelled
 //                                                  (append each unlabelled finding as "?", to be read and labelled)
+//   node scripts/corpus-precision.mjs --drop-stale  (remove the labels whose finding is gone)
 //
 // A label is keyed by rule id, file and a hash of the text the finding flags
 // (its range; for a finding about a whole file, the related file and the
 // line), never by line number: a moved line keeps its label, and a changed
 // flagged text asks for a new one.
 import { createHash } from "node:crypto";
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -145,6 +146,11 @@ export function formatPrecision(row) {
   return `${Number.isInteger(rounded) ? rounded.toFixed(0) : rounded.toFixed(1)}%`;
 }
 
+/** A rule's cell in the README's rule table: its precision with its counts, or that the corpus gave it nothing to judge. */
+export function precisionCell(row) {
+  return row === undefined ? "no finding" : `${formatPrecision(row)} (${row.true} of ${row.findings})`;
+}
+
 export function formatTable(rows) {
   const lines = ["| rule | severity | findings | true | false | precision |", "| --- | --- | ---: | ---: | ---: | ---: |"];
   for (const row of rows) lines.push(`| \`${row.rule}\` | ${row.severity} | ${row.findings} | ${row.true} | ${row.false} | ${formatPrecision(row)} |`);
@@ -173,6 +179,13 @@ async function main() {
   }
   const keyed = keyFindings(findings);
   const { labelled, unlabelled, stale } = matchLabels(keyed, readLabels());
+  if (process.argv.includes("--drop-stale")) {
+    const gone = new Set(stale.map((label) => label.line));
+    const kept = readFileSync(LABELS_FILE, "utf8").split("\n").filter((_, index) => !gone.has(index + 1));
+    writeFileSync(LABELS_FILE, kept.join("\n"));
+    process.stderr.write(`${gone.size} labels without a finding removed from corpus/labels.tsv\n`);
+    return;
+  }
   if (process.argv.includes("--add-unlabelled")) {
     const fresh = unlabelled.filter((item) => !readLabels().has(`${item.rule}\t${item.file}\t${item.key}`));
     if (!existsSync(LABELS_FILE)) appendFileSync(LABELS_FILE, `${HEADER}\n`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { lint } from "../../src/lint.js";
-import { ruleRegistry } from "../../src/diagnostics/rules/index.js";
-import { collectionTable, formatTable, keyFindings, lintCorpus, matchLabels, precisionRows, readLabels } from "../../scripts/corpus-precision.mjs";
+import { ruleAnchor, ruleRegistry, type RuleId } from "../../src/diagnostics/rules/index.js";
+import { collectionTable, formatTable, precisionCell, keyFindings, lintCorpus, matchLabels, precisionRows, readLabels } from "../../scripts/corpus-precision.mjs";
 import { docPage } from "../helpers/docs.js";
 
 /**
@@ -13,6 +13,7 @@ const findings = await lintCorpus(lint);
 const keyed = keyFindings(findings);
 const { labelled, unlabelled, stale } = matchLabels(keyed, readLabels());
 const corpusReadme = docPage("corpus/README.md").text;
+const readme = docPage("README.md").text;
 
 describe("the labelled corpus", () => {
   it("holds at least 500 skills from at least 20 collections", () => {
@@ -35,5 +36,13 @@ describe("the labelled corpus", () => {
   it("shows its collections and the per-rule precision exactly as scripts/corpus-precision.mjs prints them", () => {
     expect(corpusReadme).toContain(collectionTable(findings.skillCounts));
     expect(corpusReadme).toContain(formatTable(precisionRows(labelled, ruleRegistry)));
+  });
+
+  it("gives each rule's precision on the corpus in the README's rule table", () => {
+    const rows = new Map(precisionRows(labelled, ruleRegistry).map((row) => [row.rule, row]));
+    for (const ruleId of Object.keys(ruleRegistry)) {
+      const row = readme.split("\n").find((line) => line.startsWith(`| <a id="${ruleAnchor(ruleId as RuleId)}"></a>`)) ?? "";
+      expect(row.split(" | ").at(-1), ruleId).toBe(`${precisionCell(rows.get(ruleId))} |`);
+    }
   });
 });

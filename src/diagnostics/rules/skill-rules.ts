@@ -35,7 +35,7 @@ export const skillRules = {
   "skill/description-empty": { severity: "error", description: "`description` is not blank." },
   "skill/description-length": { severity: "error", description: "`description` has at most 1,024 Unicode code points." },
   "skill/description-angle-bracket": { severity: "error", description: "`description` has no `<` or `>` (no XML tags in the catalog). Gamma profile only." },
-  "skill/description-trigger": { severity: "warning", description: "`description` says when to use the skill (`Use when …`, `TRIGGER —`, `This skill should be used when …`, `Load this skill … when`, `Invoke when …`), not only what it is." },
+  "skill/description-trigger": { severity: "warning", description: "`description` says when to use the skill (`Use when …`, `Use to …`, `TRIGGER —`, `This skill should be used when …`, `For X, use the Y skill`, `Fires on …`, `…ときに使う`), not only what it is or does." },
   // Cross-references
   "skill/reference-unknown": { severity: "error", description: "Every name in `requiresSkills` and `conflictsWith` is a skill in the tree." },
   "skill/reference-self": { severity: "error", description: "A skill does not require or conflict with itself." },
@@ -50,7 +50,8 @@ export const skillRules = {
   "skill/body-too-deep": { severity: "error", description: "The body nests lists and block quotes at most 32 levels deep (and indents at most 256 spaces)." },
   "skill/parse-failure": { severity: "error", description: "The file can be checked at all; anything else is reported here instead of stopping the run." },
   "skill/body-too-long": { severity: "warning", description: "The body is at most 500 lines, the Agent Skills specification's recommendation (move detail into references/)." },
-  "skill/broken-link": { severity: "error", description: "Every relative Markdown link, image and reference definition in the body (`[x](references/y.md)`) names a file inside the skill's folder that exists." },
+  "skill/broken-link": { severity: "error", description: "Every relative Markdown link, image and reference definition in the body (`[x](references/y.md)`) names a file that exists." },
+  "skill/link-outside-skill": { severity: "warning", description: "A relative link in the body stays inside the skill's folder: one to a sibling skill or a plugin file (`../other/SKILL.md`) breaks for a skill installed on its own." },
   "skill/unresolved-path": { severity: "warning", description: "A path written outside a link (`` `scripts/z.py` ``, \"see references/y.md\") names a file that exists in the skill's folder or a folder above it." },
   "skill/unreferenced-file": { severity: "note", description: "Every supporting file beside `SKILL.md` is named by the body (a link, a path, its file name or a folder above it) or by a Markdown file the body references." },
   "skill/reference-checklist": { severity: "warning", description: "A reference skill is lookup material: its body is not shaped as a checklist (3 or more ordered steps, as a list or as numbered step headings)." },

@@ -14,6 +14,12 @@ export interface SkillRecord {
   manifest: SkillFrontmatter | undefined;
   /** Range of the opening `---` line: where findings about the whole manifest point. */
   opening: Range;
+  /**
+   * Root-relative folder of the plugin holding the skill (the nearest folder
+   * above it with `.claude-plugin/plugin.json`), if any: a host names a
+   * plugin's skills `plugin:skill`, so names only clash within one plugin.
+   */
+  plugin?: string;
 }
 
 /**
@@ -24,6 +30,7 @@ export interface SkillRecord {
 export function skillSetDiagnostics(records: readonly SkillRecord[]): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const owners = new Map<string, SkillRecord>();
+  const inPlugin = new Map<string, SkillRecord>();
   for (const record of records) {
     const manifest = record.manifest;
     const name = manifest?.name;
@@ -31,11 +38,16 @@ export function skillSetDiagnostics(records: readonly SkillRecord[]): Diagnostic
     if (name !== record.folder) {
       diagnostics.push(createDiagnostic("skill/name-mismatch", record.path, manifest.nameRange, `Unexpected name ${quoted(name)}, expected "${record.folder}", the name of the skill's folder`));
     }
-    const owner = owners.get(name);
+    const scoped = `${record.plugin ?? ""}\u0000${name}`;
+    const owner = inPlugin.get(scoped);
     if (owner) {
       const first = owner.manifest?.nameRange ? { file: owner.path, range: owner.manifest.nameRange, message: `first skill named "${name}"` } : undefined;
-      diagnostics.push(createDiagnostic("skill/name-duplicate", record.path, manifest.nameRange, `Unexpected second skill named "${name}", expected unique names`, first));
-    } else owners.set(name, record);
+      const where = record.plugin === undefined ? "" : ` in the plugin ${record.plugin}/`;
+      diagnostics.push(createDiagnostic("skill/name-duplicate", record.path, manifest.nameRange, `Unexpected second skill named "${name}"${where}, expected unique names`, first));
+      continue;
+    }
+    inPlugin.set(scoped, record);
+    if (!owners.has(name)) owners.set(name, record);
   }
   // A skill that failed to parse is still known by its folder, so its dependants do not cascade into "unknown" errors.
   const known = new Set<string>(owners.keys());

@@ -46,6 +46,8 @@ export interface UnreferencedFileInput {
   /** Root-relative path of SKILL.md. */
   path: string;
   body: string;
+  /** The skill folder's entries, when the caller has listed them already (root-relative, as listSupportingEntries gives them). */
+  entries?: ReadonlyArray<{ path: string; regular: boolean }>;
 }
 
 /** Markdown files whose references count too; larger ones are not read (the body limit is the same). */
@@ -61,7 +63,7 @@ const IDENTIFIER_STEM = /^[\w]+(?:[-_][\w]+)+$/;
 
 export function unreferencedFileDiagnostics(input: UnreferencedFileInput): Diagnostic[] {
   const skillDir = posix.dirname(input.path);
-  const files = listSupportingEntries(input.root, skillDir)
+  const files = (input.entries ?? listSupportingEntries(input.root, skillDir))
     .filter((entry) => entry.regular)
     .map((entry) => entry.path.slice(skillDir.length + 1));
   const candidates = files.filter((file) => !NOT_FOR_THE_MODEL.test(file));
