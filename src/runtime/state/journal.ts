@@ -1,0 +1,164 @@
+/**
+ * The state journal: what one durable change looks like, how it applies to
+ * the state, and how a store reads a snapshot followed by its records back
+ * into one execution state. Both built-in stores and the live controller use
+ * `applyChange`, so a replayed session is the session that was running.
+ */
+import { DEFAULT_REMEMBERED_IDS, InjectionQueue, type QueueRecord } from "../injections/queue.js";
+import type { KnowledgeSessionState } from "../knowledge/types.js";
+import type { ActiveSkill, ArtifactReference, ConnectorDefinition, ExecutionState, LoadedNamespace, RequiredSkill, TaskSnapshot } from "../execution-state.js";
+import { STATE_VERSION, StateConflictError, StateStoreError } from "./errors.js";
+import { coreOf, type StateCore } from "./fields.js";
+
+/** One durable change to the execution state. */
+export type StateChange =
+  | QueueRecord
+  | { op: "skills"; add: ActiveSkill[] }
+  | { op: "tasks"; tasks: TaskSnapshot }
+  | { op: "artifacts"; artifacts: ArtifactReference[] }
+  | { op: "sessionKey"; sessionKey: string }
+  /** The session knowledge's whole state after a change (loaded notes, pending reports). */
+  | { op: "knowledge"; knowledge: KnowledgeSessionState }
+  /** The whole list of required skills after a change (invocation enforcement). */
+  | { op: "required"; skills: RequiredSkill[] }
+  /** Tool namespaces that joined the tool list. */
+  | { op: "namespaces"; add: LoadedNamespace[] }
+  /** A connector the host registered. */
+  | { op: "connectorAdded"; connector: ConnectorDefinition }
+  /** A connector that left the session (removed by the host, or not restorable after a restart): its tools are unloaded too. */
+  | { op: "connectorRemoved"; name: string };
+
+/** A change as a store keeps it: stamped with the revision it produces. */
+export type StateRecord = StateChange & { revision: number };
+
+export type { StateCore };
+
+export function applyChange(core: StateCore, queue: InjectionQueue, change: StateChange): void {
+  switch (change.op) {
+    case "skills":
+      core.activeSkills = [...core.activeSkills, ...change.add];
+      return;
+    case "tasks":
+      core.tasks = change.tasks;
+      return;
+    case "artifacts":
+      core.currentArtifacts = change.artifacts;
+      return;
+    case "sessionKey":
+      core.sessionKey = change.sessionKey;
+      return;
+    case "knowledge":
+      core.knowledge = change.knowledge;
+      return;
+    case "required":
+      core.requiredSkills = change.skills;
+      return;
+    case "namespaces":
+      core.loadedNamespaces = [...(core.loadedNamespaces ?? []), ...change.add];
+      return;
+    case "connectorAdded":
+      core.connectors = [...(core.connectors ?? []), change.connector];
+      return;
+    case "connectorRemoved":
+      core.connectors = (core.connectors ?? []).filter((connector) => connector.name !== change.name);
+      if (core.loadedNamespaces !== undefined) core.loadedNamespaces = core.loadedNamespaces.filter((namespace) => namespace.name !== change.name);
+      return;
+    default:
+      queue.apply(change);
+  }
+}
+
+/** The processed ids a snapshot stores for idempotency across restarts. */
+export function seenIdsOf(state: ExecutionState): string[] {
+  const log = state.injectionLog;
+  if (typeof log !== "object" || log === null || Array.isArray(log)) return [];
+  const ids = log["seenIds"];
+  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : [];
+}
+
+/** A snapshot followed by its records, read back into one state; revisions must follow one another. */
+export function replay(snapshot: ExecutionState, records: readonly StateRecord[], location: string): ExecutionState {
+  if (records.length === 0) return snapshot;
+  const queue = new InjectionQueue({ pending: snapshot.pendingInjections, seenIds: seenIdsOf(snapshot) }, { rememberIds: DEFAULT_REMEMBERED_IDS });
+  const core = coreOf(snapshot);
+  let revision = snapshot.revision;
+  for (const record of records) {
+    if (record.revision !== revision + 1) {
+      if (record.revision <= revision) {
+        throw new StateConflictError(
+          location,
+          `Unexpected revision ${record.revision} after revision ${revision}, expected ${revision + 1}: two processes wrote this session's state; it is refused rather than merged`,
+        );
+      }
+      throw new StateStoreError(location, `Unexpected revision ${record.revision} after revision ${revision}, expected ${revision + 1} (a record is missing)`);
+    }
+    applyChange(core, queue, record);
+    revision = record.revision;
+  }
+  const { pending, seenIds } = queue.snapshot();
+  return { ...snapshot, ...core, revision, pendingInjections: pending, injectionLog: { seenIds } };
+}
+
+/** Checks that a parsed value is a saved execution state. */
+export function checkState(value: unknown, location: string): ExecutionState {
+  const fail = (what: string): never => {
+    throw new StateStoreError(location, `Unexpected ${what}, expected a saved execution state (stateVersion ${STATE_VERSION})`);
+  };
+  if (typeof value !== "object" || value === null) return fail("non-object value");
+  const state = value as Partial<ExecutionState>;
+  if (state.stateVersion !== STATE_VERSION) fail(`stateVersion ${JSON.stringify(state.stateVersion)}`);
+  if (typeof state.revision !== "number") fail("missing revision");
+  if (typeof state.variant !== "string") fail("missing variant");
+  if (!Array.isArray(state.activeSkills)) fail("missing activeSkills");
+  if (typeof state.tasks !== "object" || state.tasks === null || !Array.isArray(state.tasks.items)) fail("missing tasks");
+  if (!Array.isArray(state.pendingInjections)) fail("missing pendingInjections");
+  if (!Array.isArray(state.currentArtifacts)) fail("missing currentArtifacts");
+  return state as ExecutionState;
+}
+
+export function checkRecord(value: unknown, location: string, line: number): StateRecord {
+  if (typeof value !== "object" || value === null || typeof (value as { revision?: unknown }).revision !== "number" || typeof (value as { op?: unknown }).op !== "string") {
+    throw new StateStoreError(location, `Unexpected line ${line} that is not a journal record, expected {"revision": n, "op": ...}`);
+  }
+  return value as StateRecord;
+}
+
+export interface ParsedJournal {
+  snapshot: ExecutionState;
+  records: StateRecord[];
+  /** Bytes of whole lines (snapshot and complete records). */
+  validBytes: number;
+  /** Bytes after the last complete record: a write cut short by a crash. */
+  tornBytes: number;
+}
+
+/**
+ * A state file: the snapshot on the first line, then one record per line.
+ * An unterminated last line is a torn write: it is ignored (and reported by
+ * the caller); a broken line before it is corruption and refused.
+ */
+export function parseJournal(bytes: Buffer, location: string): ParsedJournal {
+  const firstBreak = bytes.indexOf(0x0a);
+  const snapshotEnd = firstBreak === -1 ? bytes.length : firstBreak;
+  const snapshot = checkState(parseJson(bytes.subarray(0, snapshotEnd), location, "Unexpected text that is not JSON, expected a saved execution state"), location);
+  const records: StateRecord[] = [];
+  let start = firstBreak === -1 ? bytes.length : firstBreak + 1;
+  let line = 2;
+  while (start < bytes.length) {
+    const end = bytes.indexOf(0x0a, start);
+    if (end === -1) break;
+    const value = parseJson(bytes.subarray(start, end), location, `Unexpected line ${line} that is not JSON, expected a journal record`);
+    records.push(checkRecord(value, location, line));
+    start = end + 1;
+    line++;
+  }
+  return { snapshot, records, validBytes: start, tornBytes: bytes.length - start };
+}
+
+function parseJson(bytes: Buffer, location: string, message: string): unknown {
+  try {
+    return JSON.parse(bytes.toString("utf8"));
+  } catch {
+    throw new StateStoreError(location, message);
+  }
+}
