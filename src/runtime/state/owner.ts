@@ -49,6 +49,8 @@ export class SessionStateOwner {
   private waiters: Waiter[] = [];
   private failed: StateWriteFailedError | undefined;
   private closeWhenIdle = false;
+  /** What the store holds, for a store that compacts (`current` in the store contract). */
+  private readonly current = (): ExecutionState => this.storedState();
 
   /** `isNew`: nothing is stored yet, so the owner saves `initial` first. */
   constructor(
@@ -122,8 +124,15 @@ export class SessionStateOwner {
       if (!this.writing) this.sendUnsent(true);
       return;
     }
-    // Caught up: the store holds exactly the state before this record.
-    this.start(() => this.append([record]), [record], true);
+    // Caught up: the store holds exactly the state before this record, and gets it first.
+    let answer: MaybePromise<void>;
+    try {
+      answer = this.store.appendMany !== undefined ? this.store.appendMany([record], this.current) : this.store.append?.(record, this.current);
+    } catch (error) {
+      this.fail(error, record.revision);
+      throw error;
+    }
+    if (isPromise(answer)) this.track(answer, [record]);
     apply();
     this.revisionNow = record.revision;
   }
@@ -140,9 +149,8 @@ export class SessionStateOwner {
   }
 
   private append(records: readonly StateRecord[]): MaybePromise<void> {
-    const current = (): ExecutionState => this.storedState();
-    if (this.store.appendMany !== undefined) return this.store.appendMany(records, current);
-    return this.store.append?.(records[0] as StateRecord, current);
+    if (this.store.appendMany !== undefined) return this.store.appendMany(records, this.current);
+    return this.store.append?.(records[0] as StateRecord, this.current);
   }
 
   /** Starts one write; a store that answers at once is done here, one that waits is tracked until it settles. */
@@ -160,7 +168,13 @@ export class SessionStateOwner {
       this.written(records);
       return;
     }
-    // The store is behind from now on: keep what it holds for `current`, in case it compacts later.
+    this.track(answer, records);
+  }
+
+  /** A write in flight: the store is behind until it settles. */
+  private track(answer: Promise<void>, records: readonly StateRecord[]): void {
+    const revision = records[0]?.revision ?? this.revisionNow;
+    // Keep what the store holds for `current`, in case it compacts later.
     if (this.appends()) this.stored ??= { base: records.length === 0 ? this.snapshot() : this.snapshotBefore(records), accepted: [] };
     this.writing = true;
     answer.then(
@@ -191,15 +205,14 @@ export class SessionStateOwner {
   private written(records: readonly StateRecord[]): void {
     if (this.failed !== undefined) return;
     this.stored?.accepted.push(...records);
+    // Waiters are in the order they came, so their revisions only grow: those now stored go first.
+    const durable = records.at(-1)?.revision ?? this.revisionNow;
+    while (this.waiters.length > 0 && (this.waiters[0] as Waiter).revision <= durable) this.waiters.shift()?.resolve();
     if (this.unsent.length > 0) {
       this.sendUnsent();
       if (this.writing || this.failed !== undefined) return;
     }
     this.stored = undefined;
-    const durable = this.revisionNow;
-    const done = this.waiters.filter((waiter) => waiter.revision <= durable);
-    this.waiters = this.waiters.filter((waiter) => waiter.revision > durable);
-    for (const waiter of done) waiter.resolve();
     if (this.closeWhenIdle) this.closeNow();
   }
 
