@@ -13,7 +13,7 @@
  */
 export type { Agent, AgentMessage } from "@earendil-works/pi-agent-core";
 export { createGammaAgent, defaultThinkingLevel, openGammaAgent, type GammaAgent, type GammaAgentOptions, type GammaStreamFn } from "./pi/agent.js";
-export { createGammaSession, type GammaSession, type GammaSessionOptions } from "./pi/session.js";
+export { createGammaSession, sessionManagerFromEntries, type GammaSession, type GammaSessionOptions } from "./pi/session.js";
 export { convertGammaMessages, pinVariantTranscript, restoreAgentContext } from "./pi/transcript.js";
 export { followUpAgent, sendSessionMessage, steerAgent, type SessionDelivery } from "./pi/delivery.js";
 export { toolAdditionsInPlace, type ToolLoadingPolicy } from "./pi/tool-loading.js";

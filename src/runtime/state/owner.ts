@@ -102,6 +102,15 @@ export class SessionStateOwner {
     return new Promise((resolve, reject) => this.waiters.push({ revision: this.revisionNow, resolve, reject }));
   }
 
+  /**
+   * Another store of the session refused a write (its transcript, in a
+   * database): the session stops as if the state's store had refused one.
+   */
+  stop(cause: unknown): StateWriteFailedError {
+    this.fail(cause, this.revisionNow + 1);
+    return this.failed as StateWriteFailedError;
+  }
+
   /** Closes the store once its last write settled (at once when none is in flight). */
   close(): void {
     this.closeWhenIdle = true;
