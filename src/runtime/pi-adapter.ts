@@ -7,6 +7,7 @@
  *   text neutralised, one anchor);
  * - delivery.ts: messages into Pi's steering, follow-up and next-turn queues;
  * - tool-loading.ts: when namespaces join the tool list, per model;
+ * - transcript-feed.ts: what Pi wrote to a session's transcript, for a store beside the state's;
  * - wiring.ts: run tracking, the yield contract, the durability guard before
  *   each model call, the cache plan on every request, tools as Pi's.
  * Everything else in the runtime is Pi-free.
@@ -16,5 +17,6 @@ export { createGammaAgent, defaultThinkingLevel, openGammaAgent, type GammaAgent
 export { createGammaSession, sessionManagerFromEntries, type GammaSession, type GammaSessionOptions } from "./pi/session.js";
 export { convertGammaMessages, pinVariantTranscript, restoreAgentContext } from "./pi/transcript.js";
 export { followUpAgent, sendSessionMessage, steerAgent, type SessionDelivery } from "./pi/delivery.js";
+export { agentTranscriptFeed, sessionTranscriptFeed, type TranscriptFeed } from "./pi/transcript-feed.js";
 export { toolAdditionsInPlace, type ToolLoadingPolicy } from "./pi/tool-loading.js";
 export type { ConnectorRestorer, ControllerSource } from "./session-tools.js";
