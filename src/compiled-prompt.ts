@@ -44,17 +44,26 @@ export function compiledPrompt(artifacts: ReadonlyMap<string, ArtifactContent>, 
 /** A variant as the output folder holds it (never a blocking read); undefined when the folder has no such variant or no readable plan. */
 export function builtPrompt(outDir: string, variant: string): CompiledPrompt | undefined {
   if (!/^[^/\\]+$/.test(variant) || variant === "." || variant === "..") return undefined;
-  const planRead = readRegularFile(join(outDir, CACHE_PLAN_FILE));
+  const plan = builtPlan(outDir);
   const promptRead = readRegularFile(join(outDir, "variants", `${variant}.md`));
-  if (planRead.kind !== "file" || promptRead.kind !== "file") return undefined;
-  let plan: CachePlan;
+  if (plan === undefined || promptRead.kind !== "file") return undefined;
+  return compiledPrompt(new Map([[`variants/${variant}.md`, promptRead.bytes]]), plan, variant, "output");
+}
+
+/** The variants of the output folder's cache plan (none without a readable plan). */
+export function builtVariantNames(outDir: string): string[] {
+  return Object.keys(builtPlan(outDir)?.variants ?? {});
+}
+
+function builtPlan(outDir: string): CachePlan | undefined {
+  const read = readRegularFile(join(outDir, CACHE_PLAN_FILE));
+  if (read.kind !== "file") return undefined;
   try {
-    plan = JSON.parse(planRead.bytes.toString("utf8")) as CachePlan;
+    const plan = JSON.parse(read.bytes.toString("utf8")) as CachePlan;
+    return typeof plan === "object" && plan !== null && typeof plan.variants === "object" && plan.variants !== null ? plan : undefined;
   } catch {
     return undefined;
   }
-  if (typeof plan !== "object" || plan === null || typeof plan.variants !== "object" || plan.variants === null) return undefined;
-  return compiledPrompt(new Map([[`variants/${variant}.md`, promptRead.bytes]]), plan, variant, "output");
 }
 
 /** The prompt with each block's boundary marked on a line of its own (the language server's read-only document). */

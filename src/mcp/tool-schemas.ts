@@ -153,7 +153,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     name: "fix_file",
     title: "Make the safe fixes in a SKILL.md",
     description:
-      "The safe, mechanical fixes `lint --fix` makes in one SKILL.md's frontmatter (a missing type, allowed-tools written as a list, spaces inside a quoted description), returned as a unified diff. Writes the file only with `write: true`; call it first without to see the diff.",
+      "The safe, mechanical fixes `lint --fix` makes in one SKILL.md's frontmatter (a missing type, allowed-tools written as a list, spaces inside a quoted description), returned as a unified diff. Call it for findings that carry a `fix`; it writes the file only with `write: true`, so call it first without to see the diff.",
     inputSchema: object({ path: pathArgument("The SKILL.md, relative to the project root."), write: { type: "boolean", default: false, description: "Write the fixed file (default false: only return the diff)." } }, ["path"]),
     outputSchema: FIX_OUTPUT,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

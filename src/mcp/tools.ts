@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { cacheImpact } from "../cache-impact.js";
-import { builtPrompt, compiledPrompt, type CompiledPrompt } from "../compiled-prompt.js";
+import { builtPrompt, builtVariantNames, compiledPrompt, type CompiledPrompt } from "../compiled-prompt.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { countDiagnostics } from "../diagnostics/diagnostic.js";
 import { explainRule, isRuleId, ruleIds, type RuleExplanation } from "../diagnostics/rules/explain.js";
@@ -104,7 +104,7 @@ async function showVariantTool(project: McpProject, args: Arguments): Promise<Co
   const analysis = await project.analyzer.analyze();
   const prompt = analysis.artifacts && analysis.cachePlan ? compiledPrompt(analysis.artifacts, analysis.cachePlan, variant) : builtPrompt(project.outDir, variant);
   if (prompt) return prompt;
-  const known = Object.keys(analysis.manifest?.variants ?? {});
+  const known = analysis.manifest ? Object.keys(analysis.manifest.variants) : builtVariantNames(project.outDir);
   const where = analysis.manifest ? `the sources' variants are ${known.join(", ")}` : `the sources have errors (${analysis.errorCount}; run lint) and the output folder has no such variant`;
   throw new ToolInputError(`Unexpected variant ${JSON.stringify(variant)}: ${where}${didYouMean(variant, known)}`);
 }

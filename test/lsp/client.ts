@@ -104,7 +104,9 @@ export function attach(connection: ProtocolConnection, root: string): TestClient
     published.push(params);
     for (const waiter of waiters.splice(0)) waiter();
   });
-  connection.onNotification("window/showMessage", (params: unknown) => serverRequests.push({ method: "window/showMessage", params }));
+  connection.onNotification("window/showMessage", (params: unknown) => {
+    serverRequests.push({ method: "window/showMessage", params });
+  });
   for (const method of ["window/showDocument", "client/registerCapability", "workspace/codeLens/refresh"]) {
     connection.onRequest(method, (params: unknown) => {
       serverRequests.push({ method, params });
