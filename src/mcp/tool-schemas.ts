@@ -90,19 +90,22 @@ const SHOW_VARIANT_OUTPUT = object({
   },
 });
 
-const SKILL_GRAPH_OUTPUT = object({
-  skill: string,
-  type: { enum: ["workflow", "reference"] },
-  description: string,
-  path: string,
-  requires: strings,
-  requiredBy: strings,
-  conflicts: strings,
-  activation: { type: "array", items: object({ name: string, requiredBy: string, type: { enum: ["workflow", "reference"] }, unknown: { const: true } }, ["name", "requiredBy"]) },
-  activationConflicts: { type: "array", items: { type: "array", items: string, minItems: 2, maxItems: 2 } },
-  toolNamespaces: strings,
-  preloadedBy: strings,
-});
+const SKILL_GRAPH_OUTPUT = object(
+  {
+    skill: string,
+    type: { enum: ["workflow", "reference"], description: "Absent for a skill that names no type (the Agent Skills profile)." },
+    description: string,
+    path: string,
+    requires: strings,
+    requiredBy: strings,
+    conflicts: strings,
+    activation: { type: "array", items: object({ name: string, requiredBy: string, type: { enum: ["workflow", "reference"] }, unknown: { const: true } }, ["name", "requiredBy"]) },
+    activationConflicts: { type: "array", items: { type: "array", items: string, minItems: 2, maxItems: 2 } },
+    toolNamespaces: strings,
+    preloadedBy: strings,
+  },
+  ["skill", "description", "path", "requires", "requiredBy", "conflicts", "activation", "activationConflicts", "toolNamespaces", "preloadedBy"],
+);
 
 export interface ToolDefinition {
   name: string;

@@ -9,7 +9,7 @@ import { lint, withAvailableFixes, type FixableDiagnostic } from "../lint.js";
 import { fixesDiff } from "../pipeline/fix/unified-diff.js";
 import { MAX_SOURCE_BYTES } from "../pipeline/discover/read-source.js";
 import { didYouMean } from "../pipeline/validate/suggest.js";
-import { skillGraph, type SkillGraphView } from "../skills/graph.js";
+import { skillGraph, type GraphSkill, type SkillGraphView } from "../skills/graph.js";
 import { ToolInputError, type McpProject } from "./project.js";
 
 /**
@@ -111,12 +111,20 @@ async function showVariantTool(project: McpProject, args: Arguments): Promise<Co
 
 async function skillGraphTool(project: McpProject, args: Arguments): Promise<SkillGraphView> {
   const name = args.skill as string;
-  const linted = await lint({ root: project.root, checklists: false });
-  const analysis = existsSync(join(project.root, "prompts", "prefix.hbs")) ? await project.analyzer.analyze() : undefined;
-  const view = skillGraph(linted.skills, name, analysis?.manifest?.variants);
+  // Every SKILL.md with a name, errors or not: the graph is what the files declare.
+  const analysis = await project.analyzer.analyze(existsSync(join(project.root, "prompts", "prefix.hbs")) ? {} : { scope: "skills" });
+  const skills: GraphSkill[] = analysis.skillFiles.flatMap(({ path, manifest }) =>
+    manifest?.name === undefined
+      ? []
+      : [{ name: manifest.name, type: manifest.type, description: manifest.description, path, requiresSkills: names(manifest.requiresSkills), conflictsWith: names(manifest.conflictsWith), toolNamespaces: manifest.toolNamespaces }],
+  );
+  const view = skillGraph(skills, name, analysis.manifest?.variants);
   if (view) return view;
-  const known = linted.skills.map((skill) => skill.name);
-  throw new ToolInputError(`Unexpected skill ${JSON.stringify(name)}, expected the name of a skill without errors in its own file (lint lists the others)${didYouMean(name, known)}`);
+  throw new ToolInputError(`Unexpected skill ${JSON.stringify(name)}, expected the name of a skill in the project${didYouMean(name, skills.map((skill) => skill.name))}`);
+}
+
+function names(references: ReadonlyArray<{ name: string }>): string[] {
+  return [...new Set(references.map((reference) => reference.name))];
 }
 
 function requirePrompts(project: McpProject, tool: string): void {

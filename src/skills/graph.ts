@@ -11,8 +11,9 @@ import type { SkillType } from "../stage-data.js";
 
 export interface GraphSkill {
   name: string;
-  type: SkillType;
-  description: string;
+  /** Absent in a collection whose skills name no type (the Agent Skills profile). */
+  type?: SkillType | undefined;
+  description?: string | undefined;
   /** Root-relative path of its SKILL.md. */
   path: string;
   requiresSkills: readonly string[];
@@ -22,7 +23,7 @@ export interface GraphSkill {
 
 export interface SkillGraphView {
   skill: string;
-  type: SkillType;
+  type?: SkillType;
   description: string;
   path: string;
   /** As declared, in order. */
@@ -55,8 +56,8 @@ export function skillGraph(skills: readonly GraphSkill[], name: string, variants
   const namespaces = new Set(activated.filter((entry) => entry.type === "workflow").flatMap((entry) => (entry.toolNamespaces ?? []).map((namespace) => namespace.name)));
   return {
     skill: name,
-    type: skill.type,
-    description: skill.description,
+    ...(skill.type === undefined ? {} : { type: skill.type }),
+    description: skill.description ?? "",
     path: skill.path,
     requires: [...skill.requiresSkills],
     requiredBy: skills.filter((entry) => entry.requiresSkills.includes(name)).map((entry) => entry.name).sort(),

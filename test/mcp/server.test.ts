@@ -257,7 +257,7 @@ describe("gamma-prompt mcp and bad input", () => {
       ["fix_file", {}, "Unexpected arguments for fix_file: the arguments must have required property 'path'"],
       ["lint", { path: 3 }, "Unexpected arguments for lint: /path must be string"],
       ["lint", { files: ["x"] }, "Unexpected arguments for lint: the arguments must NOT have additional properties (files)"],
-      ["skill_graph", { skill: "imprt" }, 'Unexpected skill "imprt", expected the name of a skill without errors in its own file (lint lists the others); did you mean "import"?'],
+      ["skill_graph", { skill: "imprt" }, 'Unexpected skill "imprt", expected the name of a skill in the project; did you mean "import"?'],
     ];
     for (const [tool, args, message] of cases) {
       const result = await session.call(tool, args);
