@@ -6,6 +6,7 @@ import { check } from "../../src/check.js";
 import { explainRule, formatExplanation, ruleIds } from "../../src/diagnostics/rules/explain.js";
 import { lint } from "../../src/lint.js";
 import { runCliInProcess } from "../helpers/cli.js";
+import { docPage } from "../helpers/docs.js";
 import { copyParts, removeTempDirs, tempDir } from "../helpers/temp-project.js";
 import { copyEmbeddedDefault, repoRoot } from "../lsp/client.js";
 import { closeSessions, startMcp, structured, toolError } from "./client.js";
@@ -206,6 +207,17 @@ describe("gamma-prompt mcp on the embedded default", () => {
     });
     const cli = structured<{ requiredBy: string[] }>(await session.call("skill_graph", { skill: "gml-cli" }));
     expect(cli.requiredBy).toEqual(["deck-generation", "gml-editing", "import"]);
+  });
+});
+
+describe("docs/mcp.md", () => {
+  it("shows a real lint_text answer", async () => {
+    const page = docPage("docs/mcp.md");
+    const call = /^--> lint_text (\{.*\})$/m.exec(page.text)?.[1];
+    expect(call).toBeDefined();
+    const answer = page.blockStartingWith('{\n  "path": "skills/deck-review/SKILL.md"', "json");
+    const session = await startMcp(await embeddedDefault());
+    expect(structured(await session.call("lint_text", JSON.parse(call ?? "{}") as Record<string, unknown>))).toEqual(JSON.parse(answer));
   });
 });
 
