@@ -29,10 +29,15 @@ export interface ResourceEntry {
 
 export function listResources(project: McpProject): ResourceEntry[] {
   const rules = ruleIds().map((id) => ({ uri: `${RULE_SCHEME_PREFIX}${id}`, name: id, description: explainRule(id).description, mimeType: "text/markdown" }));
-  const outRel = project.place(project.outDir, { what: "the output folder", exists: false }).rel;
   const output: ResourceEntry[] = [];
-  const manifestRead = readRegularFile(`${project.outDir}/${MANIFEST_FILE}`, { maxBytes: MAX_RESOURCE_BYTES });
-  if (manifestRead.kind === "file") {
+  let outRel: string | undefined;
+  try {
+    outRel = project.place(project.outDir, { what: "the output folder", exists: false }).rel;
+  } catch {
+    // An output folder outside the project root (--out) is not served.
+  }
+  const manifestRead = outRel === undefined ? undefined : readRegularFile(`${project.outDir}/${MANIFEST_FILE}`, { maxBytes: MAX_RESOURCE_BYTES });
+  if (outRel !== undefined && manifestRead?.kind === "file") {
     output.push({ uri: `${PROJECT_SCHEME_PREFIX}${outRel}/${MANIFEST_FILE}`, name: `${outRel}/${MANIFEST_FILE}`, description: "The build's manifest: every artifact with its sha256, the skills, variants and token counts.", mimeType: "application/json" });
     let manifest: Partial<DistManifest> = {};
     try {
