@@ -4,7 +4,7 @@
 -- step it records the current buffer, its lines, its diagnostics and the
 -- cursor, and writes everything as JSON to $GAMMA_NVIM_RESULTS. The author's
 -- choices in prompts (which code action) are made by the functions below.
-local results = { steps = {}, notifications = {} }
+local results = { steps = {}, notifications = {}, messages = {} }
 local published = {}
 
 vim.notify = function(message, level)
@@ -24,6 +24,12 @@ local show_diagnostics = vim.lsp.handlers["textDocument/publishDiagnostics"]
 vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, result, ctx, config)
   published[result.uri] = (published[result.uri] or 0) + 1
   return show_diagnostics(err, result, ctx, config)
+end
+
+local show_message = vim.lsp.handlers["window/showMessage"]
+vim.lsp.handlers["window/showMessage"] = function(err, result, ctx, config)
+  table.insert(results.messages, result.message)
+  return show_message(err, result, ctx, config)
 end
 
 local function finish(failure)
@@ -91,6 +97,12 @@ local function session()
   vim.api.nvim_buf_set_lines(0, type_line - 1, type_line, false, { "type: workflw" })
   wait("skill/type-value", has_code("skill/type-value"))
   record("broken type")
+
+  -- Its "Show documentation" action: this Neovim cannot open a URL for the server, so the server says where the page is.
+  vim.api.nvim_win_set_cursor(0, { type_line, 6 })
+  vim.g.gamma_choice = "Show documentation"
+  vim.lsp.buf.code_action()
+  wait("the documentation message", function() return #results.messages > 0 end)
 
   -- Remove the line, then apply the quick fix the server offers for the missing key.
   vim.api.nvim_buf_set_lines(0, type_line - 1, type_line, false, {})

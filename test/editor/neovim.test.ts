@@ -23,6 +23,7 @@ interface Step {
 interface Session {
   steps: Step[];
   notifications: Array<{ message: string; level: number }>;
+  messages: string[];
   failure?: string;
 }
 
@@ -34,7 +35,7 @@ if (version === undefined && !inCi) process.stderr.write("test/editor/neovim.tes
 afterAll(removeTempDirs);
 
 describe.skipIf(version === undefined && !inCi)(`the language server in ${version ?? "Neovim (nvim not installed)"}`, () => {
-  it("diagnoses, fixes, completes, hovers, jumps, shows a compiled prompt and renames a skill, with the documented configuration", async () => {
+  it("diagnoses, shows a rule's documentation, fixes, completes, hovers, jumps, shows a compiled prompt and renames a skill, with the documented configuration", async () => {
     expect(version, "CI installs neovim (.ci/run); nvim --version failed").toBeDefined();
     const root = await copyEmbeddedDefault();
     linkCli(root);
@@ -52,6 +53,8 @@ describe.skipIf(version === undefined && !inCi)(`the language server in ${versio
     const broken = step("broken type");
     expect(broken.lines[2]).toBe("type: workflw");
     expect(broken.diagnostics).toEqual([{ line: 2, col: 6, code: "skill/type-value", message: 'Unexpected type "workflw", expected "workflow" or "reference"; did you mean "workflow"?' }]);
+
+    expect(results.messages).toEqual(["Rule documentation: https://www.npmjs.com/package/gamma-prompt#rule-skill-type-value"]);
 
     // The quick fix puts the type back (a workflow: the body is a checklist), and the buffer is the file again.
     expect(step("quick fix")).toMatchObject({ lines: original.slice(0, -1), diagnostics: [] });
