@@ -1,10 +1,9 @@
-import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./stage-data.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
-import { detectProfile, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
+import { detectProfile, isAgentProject, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
 import { fixSkillBytes, fixSkillFiles, type FixedSkillFile, type SkillFix } from "./pipeline/fix/fix-skills.js";
 import { replaceFileAtomically } from "./pipeline/fix/replace-file.js";
 
@@ -18,7 +17,13 @@ export type { Profile, RuleSetting } from "./pipeline/validate/lint-config.js";
 export interface LintOptions {
   /** Project root: the folder that holds skills/ (or the folders `skills` in the config names). */
   root: string;
-  /** Which rules apply; default: the config's `profile`, else gamma for a project with prompts/ and agentskills otherwise. */
+  /**
+   * Which rules apply, and what the project is; default: the config's
+   * `profile`, else gamma for a project with prompts/prefix.hbs and
+   * agentskills otherwise. Under agentskills the project is a skills
+   * collection, whatever folders sit beside the skills, unless it has the
+   * agent's files init writes.
+   */
   profile?: Profile;
   /** Report a project without any skill (`skill/no-skills`, default true); `--allow-empty` passes false. */
   reportEmpty?: boolean;
@@ -78,7 +83,8 @@ export async function lint(options: LintOptions): Promise<LintResult> {
       if (options.fix === "write") for (const fixed of fixedFiles) replaceFileAtomically(join(root, fixed.file), Buffer.from(fixed.after, "utf8"));
     }
   }
-  const diagnostics = withoutRepeats([...configDiagnostics, ...linted.diagnostics, ...(await agentSourceDiagnostics(root, linted, options.config))]).sort(compareDiagnostics);
+  const agent = isAgentProject(root, profile) ? await agentSourceDiagnostics(root, linted, options.config) : [];
+  const diagnostics = withoutRepeats([...configDiagnostics, ...linted.diagnostics, ...agent]).sort(compareDiagnostics);
   const result: LintResult = { diagnostics, ...countDiagnostics(diagnostics), skills: linted.skills, profile, skillFileCount: linted.skillFileCount };
   if (fixedFiles) {
     result.fixedFiles = fixedFiles;
@@ -88,14 +94,13 @@ export async function lint(options: LintOptions): Promise<LintResult> {
 }
 
 /**
- * An agent project (one with prompts/prefix.hbs) is checked whole, as its build checks
+ * An agent project (the gamma profile with prompts/prefix.hbs, or init's agent files under agentskills) is checked whole, as its build checks
  * it before rendering: the config, injections, tool schemas, variants,
  * supporting files and knowledge notes, with the same
  * rule ids and positions. A plain skills collection has none of them. The
  * stages load only here, so a collection's lint never pays for them.
  */
 async function agentSourceDiagnostics(root: string, linted: Awaited<ReturnType<typeof lintSkills>>, configPath: string | undefined): Promise<Diagnostic[]> {
-  if (!existsSync(join(root, "prompts", "prefix.hbs"))) return [];
   const [{ loadProjectSources }, { checkProjectSources }] = await Promise.all([import("./pipeline/discover/project-sources.js"), import("./pipeline/lint-skills/project-checks.js")]);
   const session = new BuildSession();
   const loaded = await loadProjectSources(root, session);

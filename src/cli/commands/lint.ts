@@ -30,8 +30,11 @@ export function registerLintCommand(program: Command, result: { exitCode: number
         about: `Checks every SKILL.md where the config's \`skills\` looks (default skills/*): the frontmatter against the
 profile's rules, the body's links and shape, and the cross-references between skills.
 
-Profiles: gamma (type required; the default for a project with prompts/) and agentskills (exactly the open
-Agent Skills specification; the default for any other folder). The summary line names the one that ran.
+Profiles: gamma (type required; the default for a project with prompts/prefix.hbs) and agentskills (exactly the open
+Agent Skills specification; the default for any other folder). Under agentskills the project is a skills
+collection: its other folders (a prompts/ of its own) are not checked unless it has the agent files init
+writes (prompts/prefix.hbs, prompts/variants.yaml, prompts/injections.yaml, schemas/tools/order.json).
+The summary line names the one that ran.
 
 --fix changes only the frontmatter, and only for a finding this run reports: it inserts a missing \`type\`
 under the gamma profile (workflow when the body has a checklist of 3 or more steps, else reference),
