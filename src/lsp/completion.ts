@@ -29,7 +29,7 @@ function manifestSchema(): Record<string, SchemaProperty> {
 }
 
 /** Keys the gamma manifest adds to the Agent Skills specification: not offered under the agentskills profile. */
-const GAMMA_ONLY_KEYS = new Set(["type", "requiresSkills", "conflictsWith"]);
+const GAMMA_ONLY_KEYS = new Set(["type", "requiresSkills", "conflictsWith", "toolNamespaces"]);
 const SKILL_LIST_KEYS = new Set(["requiresSkills", "conflictsWith"]);
 const SUPPRESSION = /#\s*gamma-prompt-disable(?:-next-line)?\s+(?:[\w/-]+\s*,\s*)*[\w/-]*$/;
 
