@@ -54,6 +54,13 @@ const DELIMITER_ROW = /^\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$
 /** Inline HTML and autolinks: markup, never link text (`<a href="x](y)">`, `<https://x>`). */
 const INLINE_MARKUP = /<(?:[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?\/?|\/[A-Za-z][A-Za-z0-9-]*\s*|[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*|[^\s<>@]+@[^\s<>@]+)>/g;
 
+/** A line starting with a letter: no block can start there. */
+const PLAIN_START = /^\p{L}/u;
+/** What can hide a link or start one: brackets, backticks, markup, escapes. */
+const SPECIAL = /[[`<\\]/;
+/** Where plain text stops: a backtick, an escape or a comment. */
+const SPAN_START = /[`\\<]/g;
+
 interface Fence {
   char: string;
   length: number;
@@ -78,6 +85,13 @@ export function scanBodyLinks(body: string, bodyStartLine: number): BodyLinks {
   for (let index = 0; index < lines.length; index++) {
     const raw = lines[index] ?? "";
     const line = bodyStartLine + index;
+    if (fence === undefined && html === undefined && !table && quotes === 0 && PLAIN_START.test(raw) && !raw.includes("|")) {
+      // Most lines start with a letter at the margin: paragraph text (a new paragraph, or a lazy continuation), never a block start.
+      if (!paragraph) items.length = 0;
+      prose[index] = readInline(raw, 0, line, links, inline);
+      paragraph = true;
+      continue;
+    }
     const { depth, offset } = stripQuotes(raw);
     const rest = raw.slice(offset);
     const width = indentWidth(rest);
@@ -264,6 +278,8 @@ function htmlBlock(content: string, paragraph: boolean): RegExp | "blank" | unde
  * started earlier).
  */
 function readInline(text: string, column: number, line: number, links: BodyLink[], state: { openTicks: number; comment: boolean }): boolean {
+  // Most lines hold no bracket, backtick, markup or escape, and no span is open: nothing to mask, no link to find.
+  if (state.openTicks === 0 && !state.comment && !SPECIAL.test(text)) return true;
   let masked = "";
   let position = 0;
   let certain = true;
@@ -286,13 +302,19 @@ function readInline(text: string, column: number, line: number, links: BodyLink[
       if (close !== -1) state.openTicks = 0;
       continue;
     }
+    // Copy plain text up to the next character that may start a span or an escape.
+    SPAN_START.lastIndex = position;
+    const next = SPAN_START.exec(text);
+    const stop = next === null ? text.length : next.index;
+    masked += text.slice(position, stop);
+    position = stop;
+    if (next === null) break;
     const character = text[position] ?? "";
-    if (character === "\\" && position + 1 < text.length) {
-      masked += /[!-/:-@[-`{-~]/.test(text[position + 1] ?? "") ? "  " : text.slice(position, position + 2);
-      position += 2;
-      continue;
-    }
-    if (character === "`") {
+    if (character === "\\") {
+      const escaped = text[position + 1];
+      masked += escaped !== undefined && /[!-/:-@[-`{-~]/.test(escaped) ? "  " : text.slice(position, position + 2);
+      position = Math.min(text.length, position + 2);
+    } else if (character === "`") {
       const run = /^`+/.exec(text.slice(position))?.[0].length ?? 1;
       const close = findTicks(text, position + run, run);
       if (close === -1) {
@@ -300,14 +322,12 @@ function readInline(text: string, column: number, line: number, links: BodyLink[
         hide(text.length);
         certain = false;
       } else hide(close + run);
-      continue;
-    }
-    if (text.startsWith("<!--", position)) {
+    } else if (text.startsWith("<!--", position)) {
       state.comment = true;
-      continue;
+    } else {
+      masked += character;
+      position++;
     }
-    masked += character;
-    position++;
   }
   masked = masked.replace(INLINE_MARKUP, (markup) => " ".repeat(markup.length));
   for (const match of masked.matchAll(MARKDOWN_LINK)) {

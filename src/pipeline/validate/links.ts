@@ -56,6 +56,8 @@ export interface LinkCheckInput {
 /** The folders the Agent Skills specification names for supporting files. */
 const SPEC_FOLDERS = ["scripts", "references", "assets"];
 const MARKDOWN_LINK = /!?\[(?:[^\]\\\n]|\\.)*\]\(\s*(<[^>\n]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?\s*\)/g;
+/** BARE_PATH's test, without the global flag's lastIndex. */
+const HAS_PATH = /(?<![\w./@$~:-])(?:\.\/)?[A-Za-z0-9_][\w-]*\/(?:[\w.-]+\/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,8}(?![\w/-])/;
 const BARE_PATH = /(?<![\w./@$~:-])((?:\.\/)?[A-Za-z0-9_][\w-]*\/(?:[\w.-]+\/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,8})(?![\w/-])/g;
 
 type LinkRule = "skill/broken-link" | "skill/link-outside-skill" | "skill/unresolved-path";
@@ -80,7 +82,8 @@ export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
     const text = lines[index] ?? "";
     // Path mentions: in prose and inline code, not inside a Markdown link's parentheses (checked above),
     // not on a command line, and not where the text shows examples of what a skill could hold ("Example: `scripts/rotate.py`").
-    if (!prose[index] || !text.includes("/") || COMMAND_LINE.test(text) || isExampleContext(lines, index)) continue;
+    if (!prose[index] || !text.includes("/")) continue;
+    if (!HAS_PATH.test(text) || COMMAND_LINE.test(text) || isExampleContext(lines, index)) continue;
     const spans = inlineCodeSpans(text);
     const withoutLinks = text.replace(MARKDOWN_LINK, (whole) => " ".repeat(whole.length));
     for (const match of withoutLinks.matchAll(BARE_PATH)) {
