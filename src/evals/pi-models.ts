@@ -7,7 +7,7 @@
  */
 import type { StreamFn } from "@earendil-works/pi-agent-core";
 import type { Api, AssistantMessage, Message, Model, Tool, TranscriptContext } from "@earendil-works/pi-ai";
-import { getCurrentSystemPrompt, getCurrentTools, getInitialSystemMessage } from "../runtime/pi/packages.js";
+import { getCurrentSystemPrompt, getCurrentTools, getInitialSystemMessage } from "../runtime/pi/packages.pi-adapter.js";
 
 /**
  * What a model call sends, read from its transcript: the prompt and tools the

@@ -13,12 +13,12 @@ import type { ConnectorRestore } from "../connectors.js";
 import type { SessionProtocolController } from "../controller.js";
 import type { CacheWarming, PromptCacheOptions } from "../prompt-cache.js";
 import { openController, sessionTools, type ConnectorRestorer, type ControllerSource, type SessionTools } from "../session-tools.js";
-import { resolveToolLoading, type ToolLoadingPolicy } from "./tool-loading.js";
+import { resolveToolLoading, type ToolLoadingPolicy } from "./tool-loading.pi-adapter.js";
 import type { HostExecutors } from "../tools.js";
-import { defaultThinkingLevel } from "./agent.js";
-import { customPayload, sendSessionMessage, sessionTransport } from "./delivery.js";
-import { sessionModelTranscript } from "./transcript.js";
-import { applyCachePlan, bindController, guardModelCalls, piToolDefinition } from "./wiring.js";
+import { defaultThinkingLevel } from "./agent.pi-adapter.js";
+import { customPayload, sendSessionMessage, sessionTransport } from "./delivery.pi-adapter.js";
+import { sessionModelTranscript } from "./transcript.pi-adapter.js";
+import { applyCachePlan, bindController, guardModelCalls, piToolDefinition } from "./wiring.pi-adapter.js";
 
 export type GammaSessionOptions = ControllerSource & {
   model: Model<Api>;

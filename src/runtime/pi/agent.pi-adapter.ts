@@ -10,12 +10,12 @@ import type { SessionProtocolController } from "../controller.js";
 import type { ConnectorRestore } from "../connectors.js";
 import type { PromptCacheOptions } from "../prompt-cache.js";
 import { openController, resolveController, sessionTools, type ConnectorRestorer, type ControllerSource } from "../session-tools.js";
-import { resolveToolLoading, type ToolLoadingPolicy } from "./tool-loading.js";
+import { resolveToolLoading, type ToolLoadingPolicy } from "./tool-loading.pi-adapter.js";
 import type { HostExecutors } from "../tools.js";
-import { agentTransport } from "./delivery.js";
-import { PiAgent } from "./packages.js";
-import { convertGammaMessages, pinVariantTranscript } from "./transcript.js";
-import { applyCachePlan, bindController, toAgentTool } from "./wiring.js";
+import { agentTransport } from "./delivery.pi-adapter.js";
+import { PiAgent } from "./packages.pi-adapter.js";
+import { convertGammaMessages, pinVariantTranscript } from "./transcript.pi-adapter.js";
+import { applyCachePlan, bindController, toAgentTool } from "./wiring.pi-adapter.js";
 
 /**
  * A model call's stream function (pi-agent-core's `StreamFn`): called with
