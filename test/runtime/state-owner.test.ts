@@ -57,6 +57,35 @@ class BatchingStore implements StateStore {
   }
 }
 
+/** A store whose writes land only when the test lets them (`land()`), one by one, in the order they were made. */
+class HeldStore implements StateStore {
+  readonly inner = new MemoryStateStore();
+  readonly held: Array<{ records: readonly StateRecord[]; done: () => void }> = [];
+  async load() {
+    return this.inner.load();
+  }
+  save(state: ExecutionState) {
+    this.inner.save(structuredClone(state));
+  }
+  appendMany(records: readonly StateRecord[], current: () => ExecutionState): Promise<void> {
+    const base = structuredClone(current());
+    return new Promise((resolve) => {
+      this.held.push({
+        records: structuredClone(records),
+        done: () => {
+          for (const record of records) this.inner.append(record, () => base);
+          resolve();
+        },
+      });
+    });
+  }
+  /** Lets the oldest write land; resolves once the owner has reacted to it. */
+  async land(): Promise<void> {
+    this.held.shift()?.done();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 describe("a store that waits", () => {
   it("gets one write at a time, the changes made meanwhile together in the next, and stores exactly the live state", async () => {
     const store = new BatchingStore(1);
@@ -69,6 +98,28 @@ describe("a store that waits", () => {
     // 502 changes, in a handful of writes: the first alone, the rest batched behind it.
     expect(store.batches.reduce((sum, size) => sum + size, 0)).toBe(502);
     expect(store.batches.length).toBeLessThanOrEqual(3);
+    expect(store.inner.load()).toEqual(durable(controller.state));
+  });
+
+  it("lets a flush go on once the store holds its changes, while later changes keep the store busy", async () => {
+    const store = new HeldStore();
+    const controller = await SessionProtocolController.open({ artifacts, variant: "base", store, ...NO_KNOWLEDGE_HINTS });
+    let flushed = false;
+    controller.setCurrentArtifacts([{ ref: "file:first.gml" }]);
+    const first = controller.flush().then(() => {
+      flushed = true;
+    });
+    // Events from other services keep arriving: each write that lands finds a new one queued behind it.
+    for (let index = 0; index < 3; index++) {
+      controller.routeUpdate(event({ kind: "client_view", summary: `The user opened card ${index}.` }));
+      await store.land();
+      // The write holding the artifacts landed first: its flush does not wait for the writes queued behind it.
+      expect(flushed).toBe(true);
+    }
+    await first;
+    expect(store.held).toHaveLength(1);
+    await store.land();
+    await controller.flush();
     expect(store.inner.load()).toEqual(durable(controller.state));
   });
 

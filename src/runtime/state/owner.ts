@@ -148,6 +148,8 @@ export class SessionStateOwner {
   /** Starts one write; a store that answers at once is done here, one that waits is tracked until it settles. */
   private start(write: () => MaybePromise<void>, records: readonly StateRecord[], rethrow: boolean): void {
     const revision = records[0]?.revision ?? this.revisionNow;
+    // What the store holds once this write lands: its last record, or the snapshot it saves (the state now).
+    const holds = records.at(-1)?.revision ?? this.revisionNow;
     let answer: MaybePromise<void>;
     try {
       answer = write();
@@ -157,7 +159,7 @@ export class SessionStateOwner {
       return;
     }
     if (!isPromise(answer)) {
-      this.written(records);
+      this.written(records, holds);
       return;
     }
     // The store is behind from now on: keep what it holds for `current`, in case it compacts later.
@@ -166,7 +168,7 @@ export class SessionStateOwner {
     answer.then(
       () => {
         this.writing = false;
-        this.written(records);
+        this.written(records, holds);
       },
       (error: unknown) => {
         this.writing = false;
@@ -188,18 +190,22 @@ export class SessionStateOwner {
     return this.stored.base;
   }
 
-  private written(records: readonly StateRecord[]): void {
+  /**
+   * A write landed and the store holds revision `holds`: whoever waits for it
+   * goes on at once (not after the writes queued behind it, which may keep
+   * coming), and the changes made meanwhile go in the next write.
+   */
+  private written(records: readonly StateRecord[], holds: number): void {
     if (this.failed !== undefined) return;
     this.stored?.accepted.push(...records);
+    const done = this.waiters.filter((waiter) => waiter.revision <= holds);
+    this.waiters = this.waiters.filter((waiter) => waiter.revision > holds);
+    for (const waiter of done) waiter.resolve();
     if (this.unsent.length > 0) {
       this.sendUnsent();
       if (this.writing || this.failed !== undefined) return;
     }
     this.stored = undefined;
-    const durable = this.revisionNow;
-    const done = this.waiters.filter((waiter) => waiter.revision <= durable);
-    this.waiters = this.waiters.filter((waiter) => waiter.revision > durable);
-    for (const waiter of done) waiter.resolve();
     if (this.closeWhenIdle) this.closeNow();
   }
 
