@@ -8,13 +8,15 @@ import { describe, expect, it } from "vitest";
 import { SessionProtocolController } from "../../src/runtime/controller.js";
 import { createGammaAgent, openGammaAgent } from "../../src/runtime/pi-adapter.js";
 import type { ExecutionState } from "../../src/runtime/execution-state.js";
-import { StateWriteFailedError } from "../../src/runtime/state/errors.js";
+import { StateConflictError, StateWriteFailedError } from "../../src/runtime/state/errors.js";
+import { FileStateStore } from "../../src/runtime/state/file-store.js";
 import type { StateRecord } from "../../src/runtime/state/journal.js";
 import { MemoryStateStore, type StateStore } from "../../src/runtime/state/store.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { event } from "../injections/helpers/fixtures.js";
 import { artifacts } from "../injections/helpers/gamma.js";
 import { seededRandom } from "../helpers/random.js";
+import { tempDir } from "./helpers/dist.js";
 import { DatabaseUnavailableError, FlakyStore, refuseOnce } from "./helpers/flaky-store.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, toolUse, type SeenContext } from "./helpers/pi.js";
 import { fauxPerTest, NO_KNOWLEDGE_HINTS } from "./helpers/session.js";
@@ -189,6 +191,61 @@ describe("a store that waits", () => {
     expect(closed).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(closed).toEqual([2]);
+  });
+});
+
+describe("another writer holds the session", () => {
+  it("a second server on the same state file: its run ends with StateWriteFailedError marked as a conflict, nothing goes out", async () => {
+    const path = `${tempDir("gamma-conflict-")}/state.json`;
+    const first = pi.disposeAfterTest(createGammaAgent({ artifacts, variant: "base", store: new FileStateStore(path), model: pi.faux().getModel(), executors: recordingExecutors(), ...NO_KNOWLEDGE_HINTS }));
+    const second = pi.disposeAfterTest(createGammaAgent({ artifacts, variant: "base", store: new FileStateStore(path), model: pi.faux().getModel(), executors: recordingExecutors(), ...NO_KNOWLEDGE_HINTS }));
+    first.controller.routeUpdate(event({ kind: "system_note", summary: "Written by the first server." }));
+    expect(() => second.controller.setCurrentArtifacts([{ ref: "file:deck.gml" }])).toThrow(StateConflictError);
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([seeing(seen, fauxAssistantMessage("ok"))]);
+    const failure = await second.agent.prompt([{ role: "user", content: "Go on", timestamp: 0 }]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(StateWriteFailedError);
+    expect((failure as StateWriteFailedError).conflict).toBe(true);
+    expect((failure as StateWriteFailedError).cause).toBeInstanceOf(StateConflictError);
+    expect(seen).toEqual([]);
+  });
+
+  it("a store that waits loses its lease mid-run: the run ends with the conflict, the write after it is never sent", async () => {
+    const inner = new MemoryStateStore();
+    let leaseHeld = true;
+    const sent: number[] = [];
+    const store: StateStore = {
+      load: async () => inner.load(),
+      save: async (state) => inner.save(structuredClone(state)),
+      appendMany: async (records, current) => {
+        const copies = structuredClone(records);
+        sent.push(...copies.map((record) => record.revision));
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        if (!leaseHeld) throw new StateConflictError("session:s1", "Unexpected fencing token 7, expected 8: another server holds the session's lease");
+        for (const record of copies) inner.append(record, current);
+      },
+    };
+    const gamma = pi.disposeAfterTest(await openGammaAgent({ artifacts, variant: "base", store, model: pi.faux().getModel(), executors: recordingExecutors(), ...NO_KNOWLEDGE_HINTS }));
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([
+      toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Outline", status: "in_progress" }] })),
+      seeing(seen, fauxAssistantMessage("ok")),
+    ]);
+    gamma.agent.subscribe((piEvent) => {
+      if (piEvent.type === "tool_execution_start") leaseHeld = false;
+    });
+    const failure = await gamma.agent.prompt(gamma.controller.buildTurnMessages({ text: "Plan the deck" }) as AgentMessage[]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toMatchObject({ name: "StateWriteFailedError", conflict: true });
+    expect(seen).toEqual([]);
+    expect(() => gamma.controller.setCurrentArtifacts([])).toThrow(StateConflictError);
+    // The refused write was the last one the store was sent.
+    expect(sent.at(-1)).toBe((failure as StateWriteFailedError).revision);
   });
 });
 
