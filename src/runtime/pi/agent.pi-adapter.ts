@@ -72,7 +72,7 @@ function gammaAgent(controller: SessionProtocolController, options: GammaAgentOp
   const tools = sessionTools(controller, { ...options, toolLoading: resolveToolLoading(options.toolLoading, options.model) });
   const systemPrompt = controller.systemPrompt;
   // Reopened on a stored transcript: pending events it already holds are in the context, not sent again.
-  if (options.messages !== undefined) controller.injections.noteTranscript(options.messages);
+  if (options.messages !== undefined) controller.noteTranscript(options.messages);
   const agent = new PiAgent({
     // Pi seeds the leading system message (the variant and tools.json's tools) unless `messages` starts with one.
     initialState: {
@@ -87,7 +87,7 @@ function gammaAgent(controller: SessionProtocolController, options: GammaAgentOp
     // and the call waits until that is durable: a refused write ends the run and nothing is sent.
     convertToLlm: async (messages) => {
       const transcript = pinVariantTranscript(convertGammaMessages(messages), systemPrompt);
-      controller.injections.confirmModelContext(messages);
+      controller.confirmModelContext(messages);
       await controller.flush();
       return transcript;
     },
@@ -100,8 +100,7 @@ function gammaAgent(controller: SessionProtocolController, options: GammaAgentOp
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
   });
   applyCachePlan(agent, controller, options.promptCache ?? {});
-  const unsubscribe = bindController(agent, controller);
-  controller.transport = agentTransport(agent);
+  const unsubscribe = bindController(agent, controller, agentTransport(agent));
   tools.attach({
     add: (added) => {
       agent.state.tools = [...agent.state.tools, ...added.map(toAgentTool)];

@@ -106,8 +106,7 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   agent.followUpMode = "all";
   applyCachePlan(agent, controller, options.promptCache ?? {});
   guardModelCalls(agent, controller);
-  const unsubscribe = bindController(agent, controller);
-  controller.transport = sessionTransport(session, controller);
+  const unsubscribe = bindController(agent, controller, sessionTransport(session, controller));
   // Every loadable tool is registered, inactive, by the extension: a load activates it.
   tools.attach({
     add: (added) => session.setActiveToolsByName([...session.getActiveToolNames(), ...added.map((tool) => tool.name)]),
@@ -124,7 +123,7 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   if (agent.state.messages.length > 0) {
     // Resumed: pending events the transcript holds are in the context already; the stored anchor may be
     // stale, so a fresh one carries the state (and the pending events the transcript does not hold).
-    controller.injections.noteTranscript(agent.state.messages);
+    controller.noteTranscript(agent.state.messages);
     await sendSessionMessage(session, controller, controller.anchorMessage({ carryInContext: false }));
   }
   return {
@@ -151,10 +150,8 @@ function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController
   api.on("input", async (event, context) => {
     if (!context.isIdle()) return;
     try {
-      // Knowledge hints for this turn go first, right after the user's message.
-      const hints = controller.knowledge.hintsForTurn(event.text);
-      if (hints !== undefined) api.sendMessage(customPayload(hints), { deliverAs: "nextTurn" });
-      for (const injection of controller.injections.queueForNextTurn()) api.sendMessage(customPayload(injection.message), { deliverAs: "nextTurn" });
+      // Knowledge hints for this turn go first, right after the user's message, then the unsent injections.
+      for (const message of controller.nextTurnMessages(event.text)) api.sendMessage(customPayload(message), { deliverAs: "nextTurn" });
       await controller.flush();
     } catch (error) {
       // A refused write stopped the session: the host is told, and no model call goes out (guardModelCalls).
@@ -171,7 +168,7 @@ function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController
   api.on("context_with_system", async (event) => {
     const messages = sessionModelTranscript(event.messages, controller.systemPrompt);
     try {
-      controller.injections.confirmModelContext(event.messages);
+      controller.confirmModelContext(event.messages);
       await controller.flush();
     } catch (error) {
       // A refused write: the guard stops the call. Anything else is reported; the call still carries the whole transcript.

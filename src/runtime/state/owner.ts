@@ -18,7 +18,7 @@ import type { ExecutionState } from "../execution-state.js";
 import { STATE_VERSION, StateWriteFailedError } from "./errors.js";
 import { coreOf, type StateCore } from "./fields.js";
 import { applyChange, replay, seenIdsOf, type StateChange, type StateRecord } from "./journal.js";
-import type { MaybePromise, StateStore } from "./store.js";
+import { isPromiseLike, type MaybePromise, type StateStore } from "./store.js";
 
 export interface StateOwnerOptions {
   /** The trusted message the pending set keeps for an accepted event. */
@@ -158,7 +158,7 @@ export class SessionStateOwner {
       if (rethrow) throw error;
       return;
     }
-    if (!isPromise(answer)) {
+    if (!isPromiseLike(answer)) {
       this.written(records, holds);
       return;
     }
@@ -227,10 +227,6 @@ export class SessionStateOwner {
       this.options.onCloseFailure(error);
       return;
     }
-    if (isPromise(closing)) closing.then(undefined, (error: unknown) => this.options.onCloseFailure(error));
+    if (isPromiseLike(closing)) closing.then(undefined, (error: unknown) => this.options.onCloseFailure(error));
   }
-}
-
-function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | undefined)?.then === "function";
 }
