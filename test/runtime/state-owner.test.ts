@@ -174,6 +174,30 @@ describe("a store that waits", () => {
     expect(store.inner.load()?.revision).toBe(0);
   });
 
+  it("reports a tool's result only once the store holds the change the tool made (a runtime tool and a host tool alike)", async () => {
+    const store = new FlakyStore("async", { seed: 13, maxDelayMs: 4 });
+    const note = event({ kind: "system_note", summary: "Routed by the host tool." });
+    const executors = {
+      ...recordingExecutors(),
+      read: async () => {
+        gamma.controller.routeUpdate(note);
+        return { content: [{ type: "text" as const, text: "read ok" }] };
+      },
+    };
+    const gamma = pi.disposeAfterTest(await openGammaAgent({ artifacts, variant: "base", store, model: pi.faux().getModel(), executors, ...NO_KNOWLEDGE_HINTS }));
+    const storedAtResult: Record<string, ExecutionState | undefined> = {};
+    gamma.agent.subscribe((piEvent) => {
+      if (piEvent.type === "message_end" && piEvent.message.role === "toolResult") storedAtResult[piEvent.message.toolName] = store.inner.load();
+    });
+    pi.faux().setResponses([
+      toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Outline", status: "in_progress" }] }), fauxToolCall("read", { path: "a.xml" })),
+      fauxAssistantMessage("done"),
+    ]);
+    await gamma.agent.prompt(gamma.controller.buildTurnMessages({ text: "Plan it" }) as AgentMessage[]);
+    expect(storedAtResult["todo"]?.tasks.items.map((task) => task.id)).toEqual(["t1"]);
+    expect(storedAtResult["read"]?.pendingInjections.map((entry) => entry.id)).toContain(note.id);
+  });
+
   it("is refused by the synchronous entry points with a message naming the asynchronous ones", () => {
     const store = new FlakyStore("async");
     expect(() => new SessionProtocolController({ artifacts, variant: "base", store })).toThrow(/store whose load\(\) returns a promise.*SessionProtocolController\.open/);
