@@ -215,6 +215,15 @@ export class SessionProtocolController {
     return this.owner.flush();
   }
 
+  /**
+   * A store beside the state's refused a write (the transcript a database
+   * keeps, say): the session stops exactly as when the state's store refuses
+   * one, and the failure is returned. Once stopped, it returns the first failure.
+   */
+  stopOnStoreFailure(cause: unknown): StateWriteFailedError {
+    return this.owner.failure ?? this.owner.stop(cause);
+  }
+
   /** The refused write that stopped the session, if one did. */
   get failure(): StateWriteFailedError | undefined {
     return this.owner.failure;

@@ -15,7 +15,7 @@
  */
 export type { Agent, AgentMessage } from "@earendil-works/pi-agent-core";
 export { createGammaAgent, defaultThinkingLevel, openGammaAgent, type GammaAgent, type GammaAgentOptions, type GammaStreamFn } from "./pi/agent.pi-adapter.js";
-export { createGammaSession, type GammaSession, type GammaSessionOptions } from "./pi/session.pi-adapter.js";
+export { createGammaSession, sessionManagerFromEntries, type GammaSession, type GammaSessionOptions } from "./pi/session.pi-adapter.js";
 export { convertGammaMessages, pinVariantTranscript, restoreAgentContext } from "./pi/transcript.pi-adapter.js";
 export { followUpAgent, sendSessionMessage, steerAgent, type SessionDelivery } from "./pi/delivery.pi-adapter.js";
 export { toolAdditionsInPlace, type ToolLoadingPolicy } from "./pi/tool-loading.pi-adapter.js";

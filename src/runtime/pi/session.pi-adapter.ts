@@ -138,6 +138,16 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   };
 }
 
+/**
+ * An in-memory SessionManager built from session entries held outside the
+ * file system (a database's rows, the header first), as Pi 1.x allows: the
+ * session another server resumes.
+ */
+export async function sessionManagerFromEntries(cwd: string, entries: readonly unknown[]): Promise<SessionManager> {
+  const pi = await import("@earendil-works/pi-coding-agent");
+  return pi.SessionManager.inMemory(cwd, undefined, entries.length === 0 ? undefined : ([...entries] as import("@earendil-works/pi-coding-agent").FileEntry[]));
+}
+
 function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController, tools: SessionTools, cacheWarming: CacheWarming): void {
   // The start tools in the cache plan's order, active; the tools of namespaces that may load later, inactive.
   for (const tool of tools.start) api.registerTool(piToolDefinition(tool, true));

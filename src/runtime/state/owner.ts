@@ -49,6 +49,8 @@ export class SessionStateOwner {
   private waiters: Waiter[] = [];
   private failed: StateWriteFailedError | undefined;
   private closeWhenIdle = false;
+  /** What the store holds, for a store that compacts (`current` in the store contract). */
+  private readonly current = (): ExecutionState => this.storedState();
 
   /** `isNew`: nothing is stored yet, so the owner saves `initial` first. */
   constructor(
@@ -100,6 +102,15 @@ export class SessionStateOwner {
     return new Promise((resolve, reject) => this.waiters.push({ revision: this.revisionNow, resolve, reject }));
   }
 
+  /**
+   * Another store of the session refused a write (its transcript, in a
+   * database): the session stops as if the state's store had refused one.
+   */
+  stop(cause: unknown): StateWriteFailedError {
+    this.fail(cause, this.revisionNow + 1);
+    return this.failed as StateWriteFailedError;
+  }
+
   /** Closes the store once its last write settled (at once when none is in flight). */
   close(): void {
     this.closeWhenIdle = true;
@@ -122,8 +133,15 @@ export class SessionStateOwner {
       if (!this.writing) this.sendUnsent(true);
       return;
     }
-    // Caught up: the store holds exactly the state before this record.
-    this.start(() => this.append([record]), [record], true);
+    // Caught up: the store holds exactly the state before this record, and gets it first.
+    let answer: MaybePromise<void>;
+    try {
+      answer = this.store.appendMany !== undefined ? this.store.appendMany([record], this.current) : this.store.append?.(record, this.current);
+    } catch (error) {
+      this.fail(error, record.revision);
+      throw error;
+    }
+    if (isPromiseLike(answer)) this.track(answer, [record], record.revision);
     apply();
     this.revisionNow = record.revision;
   }
@@ -140,9 +158,8 @@ export class SessionStateOwner {
   }
 
   private append(records: readonly StateRecord[]): MaybePromise<void> {
-    const current = (): ExecutionState => this.storedState();
-    if (this.store.appendMany !== undefined) return this.store.appendMany(records, current);
-    return this.store.append?.(records[0] as StateRecord, current);
+    if (this.store.appendMany !== undefined) return this.store.appendMany(records, this.current);
+    return this.store.append?.(records[0] as StateRecord, this.current);
   }
 
   /** Starts one write; a store that answers at once is done here, one that waits is tracked until it settles. */
@@ -162,7 +179,13 @@ export class SessionStateOwner {
       this.written(records, holds);
       return;
     }
-    // The store is behind from now on: keep what it holds for `current`, in case it compacts later.
+    this.track(answer, records, holds);
+  }
+
+  /** A write in flight: the store is behind until it settles, and then holds revision `holds`. */
+  private track(answer: Promise<void>, records: readonly StateRecord[], holds: number): void {
+    const revision = records[0]?.revision ?? this.revisionNow;
+    // Keep what the store holds for `current`, in case it compacts later.
     if (this.appends()) this.stored ??= { base: records.length === 0 ? this.snapshot() : this.snapshotBefore(records), accepted: [] };
     this.writing = true;
     answer.then(
@@ -198,9 +221,8 @@ export class SessionStateOwner {
   private written(records: readonly StateRecord[], holds: number): void {
     if (this.failed !== undefined) return;
     this.stored?.accepted.push(...records);
-    const done = this.waiters.filter((waiter) => waiter.revision <= holds);
-    this.waiters = this.waiters.filter((waiter) => waiter.revision > holds);
-    for (const waiter of done) waiter.resolve();
+    // Waiters are in the order they came, so their revisions only grow: those now stored go first.
+    while (this.waiters.length > 0 && (this.waiters[0] as Waiter).revision <= holds) this.waiters.shift()?.resolve();
     if (this.unsent.length > 0) {
       this.sendUnsent();
       if (this.writing || this.failed !== undefined) return;
