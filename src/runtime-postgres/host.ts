@@ -7,19 +7,28 @@
  */
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import type { Agent, AgentMessage } from "@earendil-works/pi-agent-core";
-import type { SessionManager } from "@earendil-works/pi-coding-agent";
 import type { LoadedArtifacts } from "../runtime/artifacts.js";
 import { InjectionsNotDefinedError, type SessionProtocolController } from "../runtime/controller.js";
 import { InjectionRejectedError } from "../runtime/injections/envelope.js";
-import { createGammaSession, openGammaAgent, sessionManagerFromEntries, type GammaAgent, type GammaAgentOptions, type GammaSession, type GammaSessionOptions } from "../runtime/pi-adapter.js";
+import {
+  agentTranscriptFeed,
+  createGammaSession,
+  openGammaAgent,
+  sessionManagerFromEntries,
+  sessionTranscriptFeed,
+  type GammaAgent,
+  type GammaAgentOptions,
+  type GammaSession,
+  type GammaSessionOptions,
+  type TranscriptFeed,
+} from "../runtime/pi-adapter.js";
 import type { Pool } from "./database.js";
 import { markRefused, markRouted, unroutedEvents } from "./events.js";
 import { acquireLease, releaseLease, renewLease, type Lease } from "./lease.js";
 import { listenForEvents, type EventListener } from "./listener.js";
 import { checkSchema } from "./migrate.js";
 import { PostgresStateStore } from "./state-store.js";
-import { agentMessagesOf, loadTranscript, TranscriptWriter, type AgentTranscriptEntry } from "./transcript.js";
+import { agentMessagesOf, loadTranscript, TranscriptWriter } from "./transcript.js";
 
 export interface PostgresSessionsOptions {
   pool: Pool;
@@ -92,8 +101,8 @@ export class PostgresSessions {
   async openAgent(options: HostedAgentOptions): Promise<HostedAgent> {
     return this.open(options, async (store, entries) => {
       const { sessionKey: _key, ...rest } = options;
-      const gamma = await openGammaAgent({ ...rest, store, messages: agentMessagesOf(entries) as AgentMessage[] });
-      return { gamma, transcript: agentTranscript(gamma.agent, entries.length === 0) };
+      const gamma = await openGammaAgent({ ...rest, store, messages: agentMessagesOf(entries) as NonNullable<GammaAgentOptions["messages"]> });
+      return { gamma, transcript: agentTranscriptFeed(gamma.agent, entries.length === 0) };
     });
   }
 
@@ -103,7 +112,7 @@ export class PostgresSessions {
       const { sessionKey: _key, ...rest } = options;
       const sessionManager = await sessionManagerFromEntries(options.cwd, entries);
       const gamma = await createGammaSession({ ...rest, store, sessionManager });
-      return { gamma, transcript: sessionTranscript(gamma, sessionManager, entries.length) };
+      return { gamma, transcript: sessionTranscriptFeed(gamma.session, entries.length) };
     });
   }
 
@@ -116,7 +125,7 @@ export class PostgresSessions {
 
   private async open<G extends GammaAgent | GammaSession>(
     options: { sessionKey: string; variant: string },
-    create: (store: PostgresStateStore, entries: unknown[]) => Promise<{ gamma: G; transcript: TranscriptSource }>,
+    create: (store: PostgresStateStore, entries: unknown[]) => Promise<{ gamma: G; transcript: TranscriptFeed }>,
   ): Promise<Hosted & Omit<G, "dispose">> {
     const { pool } = this.options;
     if (this.hosted.has(options.sessionKey)) throw new Error(`Unexpected second open of session ${options.sessionKey} on this server, expected it disposed first`);
@@ -129,7 +138,7 @@ export class PostgresSessions {
       pollMs: Math.max(20, Math.min(250, Math.floor(this.leaseMs / 20))),
     });
     const store = new PostgresStateStore(pool, lease);
-    let created: { gamma: G; transcript: TranscriptSource } | undefined;
+    let created: { gamma: G; transcript: TranscriptFeed } | undefined;
     try {
       const entries = await loadTranscript(pool, options.sessionKey);
       created = await create(store, entries);
@@ -161,70 +170,6 @@ export class PostgresSessions {
   }
 }
 
-/** How a session's transcript grows: the rows not stored yet, and when to look. */
-interface TranscriptSource {
-  /** The rows written since the last call. */
-  take(): unknown[];
-  /** Subscribes `sync` to the points where Pi awaits (each message, a run's start and end); returns the unsubscribe. */
-  watch(sync: () => Promise<void>, onError: (error: unknown) => void): () => void;
-}
-
-/** An Agent's message list: each message appended, or the whole list when the host replaced it. */
-function agentTranscript(agent: Agent, isNew: boolean): TranscriptSource {
-  let seen = agent.state.messages;
-  let stored = isNew ? 0 : seen.length;
-  return {
-    take: () => {
-      const messages = agent.state.messages;
-      if (messages !== seen) {
-        // A server compaction or a reload replaced the list.
-        seen = messages;
-        stored = messages.length;
-        return [{ type: "messages", messages: [...messages] } satisfies AgentTranscriptEntry];
-      }
-      const fresh = messages.slice(stored).map((message): AgentTranscriptEntry => ({ type: "message", message }));
-      stored = messages.length;
-      return fresh;
-    },
-    watch: (sync) =>
-      agent.subscribe(async (event) => {
-        if (event.type === "message_end" || event.type === "agent_start" || event.type === "agent_end") await sync();
-      }),
-  };
-}
-
-/** An AgentSession's entries, the header first; `storedRows` are in the database already (a resumed session). */
-function sessionTranscript(gamma: GammaSession, manager: SessionManager, storedRows: number): TranscriptSource {
-  let headerStored = storedRows > 0;
-  let entriesStored = Math.max(0, storedRows - 1);
-  return {
-    take: () => {
-      const rows: unknown[] = [];
-      if (!headerStored) {
-        rows.push(manager.getHeader());
-        headerStored = true;
-      }
-      const count = manager.getEntryCount();
-      if (count > entriesStored) rows.push(...manager.getEntries().slice(entriesStored));
-      entriesStored = count;
-      return rows;
-    },
-    watch: (sync, onError) => {
-      const offAgent = gamma.session.agent.subscribe(async (event) => {
-        if (event.type === "message_end" || event.type === "agent_start" || event.type === "agent_end") await sync();
-      });
-      // Compaction and other session entries arrive outside the agent's events.
-      const offSession = gamma.session.subscribe(() => {
-        sync().catch(onError);
-      });
-      return () => {
-        offAgent();
-        offSession();
-      };
-    },
-  };
-}
-
 /** One hosted session: its lease renewal, transcript writes, event routing and release. */
 class HostedState {
   readonly handle: Hosted;
@@ -242,7 +187,7 @@ class HostedState {
     private readonly store: PostgresStateStore,
     private readonly gamma: GammaAgent | GammaSession,
     private readonly writer: TranscriptWriter,
-    private readonly transcript: TranscriptSource,
+    private readonly transcript: TranscriptFeed,
   ) {
     const controller = gamma.controller;
     this.handle = {

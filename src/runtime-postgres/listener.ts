@@ -25,11 +25,19 @@ export async function listenForEvents(
   const onNotification = (message: Notification): void => {
     if (message.channel === EVENTS_CHANNEL && message.payload !== undefined) handlers.onWake(message.payload);
   };
+  const onError = (error: Error): void => onLost(error);
+  const onEnd = (): void => onLost();
+  /** The client goes back to the pool (or is destroyed, after an error) without this listener's handlers. */
+  const detach = (from: PoolClient): void => {
+    from.removeListener("notification", onNotification);
+    from.removeListener("error", onError);
+    from.removeListener("end", onEnd);
+  };
   const onLost = (error?: unknown): void => {
     if (client === undefined) return;
     const lost = client;
     client = undefined;
-    lost.removeListener("notification", onNotification);
+    detach(lost);
     lost.release(error instanceof Error ? error : new Error("listener connection ended"));
     if (error !== undefined) handlers.onError(error);
     schedule();
@@ -37,10 +45,12 @@ export async function listenForEvents(
   const connect = async (): Promise<void> => {
     const next = await pool.connect();
     next.on("notification", onNotification);
-    next.on("error", (error) => onLost(error));
-    next.on("end", () => onLost());
+    next.on("error", onError);
+    next.on("end", onEnd);
     await next.query(`listen ${EVENTS_CHANNEL}`);
     if (closed) {
+      await next.query(`unlisten ${EVENTS_CHANNEL}`).catch(() => {});
+      detach(next);
       next.release();
       return;
     }
@@ -70,8 +80,8 @@ export async function listenForEvents(
       const open = client;
       client = undefined;
       if (open === undefined) return;
-      open.removeListener("notification", onNotification);
       await open.query(`unlisten ${EVENTS_CHANNEL}`).catch(() => {});
+      detach(open);
       open.release();
     },
   };

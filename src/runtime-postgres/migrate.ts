@@ -55,6 +55,34 @@ export async function migratePostgres(pool: Pool): Promise<MigrationResult> {
   });
 }
 
+/** Thrown when node-postgres, an optional peer dependency, is not installed. */
+export class PgNotInstalledError extends Error {
+  override readonly name = "PgNotInstalledError";
+  constructor() {
+    super("node-postgres is not installed: npm install pg");
+  }
+}
+
+/**
+ * `migratePostgres` on a pool of its own, from a connection string (or, without
+ * one, node-postgres's PG* environment variables): what the command line runs.
+ */
+export async function migrateDatabase(connectionString: string | undefined): Promise<MigrationResult> {
+  let pg: { Pool: new (config?: { connectionString?: string }) => Pool };
+  try {
+    pg = ((await import("pg")) as { default: typeof pg }).default;
+  } catch {
+    throw new PgNotInstalledError();
+  }
+  const pool = new pg.Pool(connectionString === undefined ? {} : { connectionString });
+  pool.on("error", () => {});
+  try {
+    return await migratePostgres(pool);
+  } finally {
+    await pool.end().catch(() => {});
+  }
+}
+
 /** Refuses a database whose schema lacks this package's migrations, with a message that says what to run. */
 export async function checkSchema(db: Queryable): Promise<void> {
   const expected = Math.max(0, ...postgresMigrations().map((migration) => migration.version));

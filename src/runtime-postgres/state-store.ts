@@ -60,11 +60,34 @@ export class PostgresStateStore implements StateStore {
       await this.writeSnapshot(replay(current(), records, this.location), routed);
       return;
     }
-    const rows = JSON.stringify(records.map((record) => ({ revision: record.revision, record })));
     let inserted: number;
     try {
-      const result = await this.pool.query<{ inserted: number }>(
-        `with ${FENCE},
+      inserted = await this.insert(records, routed);
+    } catch (error) {
+      throw this.storeError(error, first.revision);
+    }
+    if (inserted !== records.length) this.leaseLost();
+    this.sinceSnapshot += records.length;
+  }
+
+  /**
+   * One statement, fenced: the session's row locked for share while it holds
+   * this lease's token, then the records, then the events they route. The
+   * common case, one record routing nothing, is a prepared statement of its own.
+   */
+  private async insert(records: readonly StateRecord[], routed: readonly string[]): Promise<number> {
+    const [only] = records;
+    if (records.length === 1 && only !== undefined && routed.length === 0) {
+      const result = await this.pool.query({
+        name: "gamma-prompt-append-record",
+        text: "insert into gamma_state_records (session_key, revision, record) select session_key, $3, $4::jsonb from gamma_sessions where session_key = $1 and lease_token = $2 for share",
+        values: [this.lease.sessionKey, this.lease.token, only.revision, JSON.stringify(only)],
+      });
+      return result.rowCount ?? 0;
+    }
+    const result = await this.pool.query<{ inserted: number }>({
+      name: "gamma-prompt-append-records",
+      text: `with ${FENCE},
          inserted as (
            insert into gamma_state_records (session_key, revision, record)
            select fence.session_key, r.revision, r.record from fence cross join jsonb_to_recordset($3::jsonb) as r(revision integer, record jsonb)
@@ -75,14 +98,9 @@ export class PostgresStateStore implements StateStore {
            where session_key = $1 and event_id = any($4::text[]) and routed_at is null and exists (select 1 from fence)
          )
          select count(*)::integer as inserted from inserted`,
-        [this.lease.sessionKey, this.lease.token, rows, routed],
-      );
-      inserted = result.rows[0]?.inserted ?? 0;
-    } catch (error) {
-      throw this.storeError(error, first.revision);
-    }
-    if (inserted !== records.length) this.leaseLost();
-    this.sinceSnapshot += records.length;
+      values: [this.lease.sessionKey, this.lease.token, JSON.stringify(records.map((record) => ({ revision: record.revision, record }))), routed],
+    });
+    return result.rows[0]?.inserted ?? 0;
   }
 
   /** The snapshot replaces the records up to its revision, in one transaction; the events its records route are marked. */

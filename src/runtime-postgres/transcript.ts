@@ -55,11 +55,12 @@ export class TranscriptWriter {
     const rows = JSON.stringify(entries.map((entry, index) => ({ seq: this.next + index, entry })));
     this.next += entries.length;
     const write = this.queue.then(async () => {
-      const result = await this.pool.query(
-        `with ${FENCE} insert into gamma_transcript (session_key, seq, entry)
+      const result = await this.pool.query({
+        name: "gamma-prompt-append-transcript",
+        text: `with ${FENCE} insert into gamma_transcript (session_key, seq, entry)
          select fence.session_key, e.seq, e.entry from fence cross join jsonb_to_recordset($3::jsonb) as e(seq integer, entry jsonb)`,
-        [this.lease.sessionKey, this.lease.token, rows],
-      );
+        values: [this.lease.sessionKey, this.lease.token, rows],
+      });
       if (result.rowCount !== entries.length) throw new LeaseLostError(this.lease.sessionKey, this.lease.token);
     });
     // A failed write fails every later one too: the transcript never has a hole.

@@ -7,6 +7,7 @@
  * - transcript: what a model call carries (the variant pinned, untrusted
  *   text neutralised, one anchor);
  * - delivery: messages into Pi's steering, follow-up and next-turn queues;
+ * - transcript-feed: what Pi wrote to a session's transcript, for a store beside the state's;
  * - tool-loading: when namespaces join the tool list, per model;
  * - wiring: run tracking, the yield contract, the durability guard before
  *   each model call, the cache plan on every request, tools as Pi's;
@@ -18,5 +19,6 @@ export { createGammaAgent, defaultThinkingLevel, openGammaAgent, type GammaAgent
 export { createGammaSession, sessionManagerFromEntries, type GammaSession, type GammaSessionOptions } from "./pi/session.pi-adapter.js";
 export { convertGammaMessages, pinVariantTranscript, restoreAgentContext } from "./pi/transcript.pi-adapter.js";
 export { followUpAgent, sendSessionMessage, steerAgent, type SessionDelivery } from "./pi/delivery.pi-adapter.js";
+export { agentTranscriptFeed, sessionTranscriptFeed, type TranscriptFeed } from "./pi/transcript-feed.pi-adapter.js";
 export { toolAdditionsInPlace, type ToolLoadingPolicy } from "./pi/tool-loading.pi-adapter.js";
 export type { ConnectorRestorer, ControllerSource } from "./session-tools.js";

@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
  * pipeline's stages import only from stages before them in the data flow, and
  * the runtime's layers import only downward (entry → Pi adapter → controller →
  * its parts; the adapter is pi-adapter.ts, the *.pi-adapter.ts modules under runtime/pi/ and
- * the session's tool assembly). Type-only imports count: a type that flows upward is a boundary
+ * the session's tool assembly; the PostgreSQL entry point, runtime-postgres/, sits above them all).
+ * Type-only imports count: a type that flows upward is a boundary
  * in the wrong place. The last tests plant a cycle and upward imports into a
  * copy of the real graph, so these checks are known to fail when they should.
  */

@@ -169,8 +169,9 @@ describe("one host per session", () => {
     const sessionKey = newKey();
     const events: ProtocolEvent[] = [];
     const old = await hostAgent(await server({ leaseMs: 200 }), sessionKey, events);
-    // The old host stalls (its renewals stop, as if paused): the lease expires and another server takes over.
-    await db.pool().query("update gamma_sessions set lease_expires_at = now() where session_key = $1", [sessionKey]);
+    // The old host's lease lapses (an operator frees it; a paused process is the multi-process test's case):
+    // its renewals no longer hold it, and another server takes over.
+    await db.pool().query("update gamma_sessions set lease_owner = null, lease_expires_at = now() where session_key = $1", [sessionKey]);
     const next = await hostAgent(await server({ leaseMs: 2000 }), sessionKey);
     const before = next.controller.state;
     pi.faux().setResponses([toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Stale", status: "in_progress" }] })), fauxAssistantMessage("done")]);
