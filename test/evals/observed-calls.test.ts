@@ -2,18 +2,11 @@
 // is reported to it (and so to the run), never left as an unhandled rejection.
 import { fauxAssistantMessage, registerFauxProvider } from "@earendil-works/pi-ai/compat";
 import { Agent } from "@earendil-works/pi-agent-core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { collectUnhandledRejections } from "../helpers/unhandled.js";
 import { observedStreamFn } from "../../src/evals/pi-models.js";
 
-const unhandled: unknown[] = [];
-const onUnhandled = (reason: unknown) => unhandled.push(reason);
-beforeEach(() => {
-  unhandled.length = 0;
-  process.on("unhandledRejection", onUnhandled);
-});
-afterEach(() => {
-  process.off("unhandledRejection", onUnhandled);
-});
+const unhandled = collectUnhandledRejections();
 
 describe("observedStreamFn", () => {
   it("reports a reply the observer could not take through onReplyError", async () => {
