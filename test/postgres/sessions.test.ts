@@ -16,7 +16,7 @@ import {
   SchemaNotMigratedError,
   SessionLeasedError,
   type HostedAgent,
-} from "../../src/runtime/postgres/index.js";
+} from "../../src/runtime-postgres/index.js";
 import { StateWriteFailedError } from "../../src/runtime/state/errors.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { event } from "../injections/helpers/fixtures.js";

@@ -7,9 +7,9 @@
  */
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import type { LoadedArtifacts } from "../artifacts.js";
-import { InjectionsNotDefinedError, type SessionProtocolController } from "../controller.js";
-import { InjectionRejectedError } from "../injections/envelope.js";
+import type { LoadedArtifacts } from "../runtime/artifacts.js";
+import { InjectionsNotDefinedError, type SessionProtocolController } from "../runtime/controller.js";
+import { InjectionRejectedError } from "../runtime/injections/envelope.js";
 import {
   agentTranscriptFeed,
   createGammaSession,
@@ -21,7 +21,7 @@ import {
   type GammaSession,
   type GammaSessionOptions,
   type TranscriptFeed,
-} from "../pi-adapter.js";
+} from "../runtime/pi-adapter.js";
 import type { Pool } from "./database.js";
 import { markRefused, markRouted, unroutedEvents } from "./events.js";
 import { acquireLease, releaseLease, renewLease, type Lease } from "./lease.js";

@@ -10,12 +10,12 @@ import type { SessionProtocolController } from "../controller.js";
 import type { ConnectorRestore } from "../connectors.js";
 import type { PromptCacheOptions } from "../prompt-cache.js";
 import { openController, resolveController, sessionTools, type ConnectorRestorer, type ControllerSource } from "../session-tools.js";
-import { resolveToolLoading, type ToolLoadingPolicy } from "./tool-loading.js";
+import { resolveToolLoading, type ToolLoadingPolicy } from "./tool-loading.pi-adapter.js";
 import type { HostExecutors } from "../tools.js";
-import { agentTransport } from "./delivery.js";
-import { PiAgent } from "./packages.js";
-import { convertGammaMessages, pinVariantTranscript } from "./transcript.js";
-import { applyCachePlan, bindController, toAgentTool } from "./wiring.js";
+import { agentTransport } from "./delivery.pi-adapter.js";
+import { PiAgent } from "./packages.pi-adapter.js";
+import { convertGammaMessages, pinVariantTranscript } from "./transcript.pi-adapter.js";
+import { applyCachePlan, bindController, toAgentTool } from "./wiring.pi-adapter.js";
 
 /**
  * A model call's stream function (pi-agent-core's `StreamFn`): called with
@@ -72,7 +72,7 @@ function gammaAgent(controller: SessionProtocolController, options: GammaAgentOp
   const tools = sessionTools(controller, { ...options, toolLoading: resolveToolLoading(options.toolLoading, options.model) });
   const systemPrompt = controller.systemPrompt;
   // Reopened on a stored transcript: pending events it already holds are in the context, not sent again.
-  if (options.messages !== undefined) controller.injections.noteTranscript(options.messages);
+  if (options.messages !== undefined) controller.noteTranscript(options.messages);
   const agent = new PiAgent({
     // Pi seeds the leading system message (the variant and tools.json's tools) unless `messages` starts with one.
     initialState: {
@@ -87,7 +87,7 @@ function gammaAgent(controller: SessionProtocolController, options: GammaAgentOp
     // and the call waits until that is durable: a refused write ends the run and nothing is sent.
     convertToLlm: async (messages) => {
       const transcript = pinVariantTranscript(convertGammaMessages(messages), systemPrompt);
-      controller.injections.confirmModelContext(messages);
+      controller.confirmModelContext(messages);
       await controller.flush();
       return transcript;
     },
@@ -100,8 +100,7 @@ function gammaAgent(controller: SessionProtocolController, options: GammaAgentOp
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
   });
   applyCachePlan(agent, controller, options.promptCache ?? {});
-  const unsubscribe = bindController(agent, controller);
-  controller.transport = agentTransport(agent);
+  const unsubscribe = bindController(agent, controller, agentTransport(agent));
   tools.attach({
     add: (added) => {
       agent.state.tools = [...agent.state.tools, ...added.map(toAgentTool)];

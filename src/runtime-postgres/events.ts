@@ -8,8 +8,8 @@
  * or while a host is reconnecting, is routed when the session next opens or
  * the host catches up.
  */
-import { acceptInjection, InjectionRejectedError } from "../injections/envelope.js";
-import type { RuntimeInjection } from "../injections/types.js";
+import { acceptInjection, InjectionRejectedError } from "../runtime/injections/envelope.js";
+import type { RuntimeInjection } from "../runtime/injections/types.js";
 import type { Queryable } from "./database.js";
 import { EventRejectedError } from "./errors.js";
 import { FENCE, type Lease } from "./lease.js";

@@ -13,12 +13,12 @@ import type { ConnectorRestore } from "../connectors.js";
 import type { SessionProtocolController } from "../controller.js";
 import type { CacheWarming, PromptCacheOptions } from "../prompt-cache.js";
 import { openController, sessionTools, type ConnectorRestorer, type ControllerSource, type SessionTools } from "../session-tools.js";
-import { resolveToolLoading, type ToolLoadingPolicy } from "./tool-loading.js";
+import { resolveToolLoading, type ToolLoadingPolicy } from "./tool-loading.pi-adapter.js";
 import type { HostExecutors } from "../tools.js";
-import { defaultThinkingLevel } from "./agent.js";
-import { customPayload, sendSessionMessage, sessionTransport } from "./delivery.js";
-import { sessionModelTranscript } from "./transcript.js";
-import { applyCachePlan, bindController, guardModelCalls, piToolDefinition } from "./wiring.js";
+import { defaultThinkingLevel } from "./agent.pi-adapter.js";
+import { customPayload, sendSessionMessage, sessionTransport } from "./delivery.pi-adapter.js";
+import { sessionModelTranscript } from "./transcript.pi-adapter.js";
+import { applyCachePlan, bindController, guardModelCalls, piToolDefinition } from "./wiring.pi-adapter.js";
 
 export type GammaSessionOptions = ControllerSource & {
   model: Model<Api>;
@@ -106,8 +106,7 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   agent.followUpMode = "all";
   applyCachePlan(agent, controller, options.promptCache ?? {});
   guardModelCalls(agent, controller);
-  const unsubscribe = bindController(agent, controller);
-  controller.transport = sessionTransport(session, controller);
+  const unsubscribe = bindController(agent, controller, sessionTransport(session, controller));
   // Every loadable tool is registered, inactive, by the extension: a load activates it.
   tools.attach({
     add: (added) => session.setActiveToolsByName([...session.getActiveToolNames(), ...added.map((tool) => tool.name)]),
@@ -124,7 +123,7 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   if (agent.state.messages.length > 0) {
     // Resumed: pending events the transcript holds are in the context already; the stored anchor may be
     // stale, so a fresh one carries the state (and the pending events the transcript does not hold).
-    controller.injections.noteTranscript(agent.state.messages);
+    controller.noteTranscript(agent.state.messages);
     await sendSessionMessage(session, controller, controller.anchorMessage({ carryInContext: false }));
   }
   return {
@@ -161,10 +160,8 @@ function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController
   api.on("input", async (event, context) => {
     if (!context.isIdle()) return;
     try {
-      // Knowledge hints for this turn go first, right after the user's message.
-      const hints = controller.knowledge.hintsForTurn(event.text);
-      if (hints !== undefined) api.sendMessage(customPayload(hints), { deliverAs: "nextTurn" });
-      for (const injection of controller.injections.queueForNextTurn()) api.sendMessage(customPayload(injection.message), { deliverAs: "nextTurn" });
+      // Knowledge hints for this turn go first, right after the user's message, then the unsent injections.
+      for (const message of controller.nextTurnMessages(event.text)) api.sendMessage(customPayload(message), { deliverAs: "nextTurn" });
       await controller.flush();
     } catch (error) {
       // A refused write stopped the session: the host is told, and no model call goes out (guardModelCalls).
@@ -181,7 +178,7 @@ function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController
   api.on("context_with_system", async (event) => {
     const messages = sessionModelTranscript(event.messages, controller.systemPrompt);
     try {
-      controller.injections.confirmModelContext(event.messages);
+      controller.confirmModelContext(event.messages);
       await controller.flush();
     } catch (error) {
       // A refused write: the guard stops the call. Anything else is reported; the call still carries the whole transcript.

@@ -13,7 +13,7 @@ import type { Message, SystemMessage } from "@earendil-works/pi-ai";
 import type { SessionProtocolController } from "../controller.js";
 import { prepareMessagesForModel } from "../injections/transport.js";
 import { ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE, dropStaleAnchors } from "../messages.js";
-import { createInitialSystemMessage, getInitialSystemMessage, toToolDeclaration } from "./packages.js";
+import { createInitialSystemMessage, getInitialSystemMessage, toToolDeclaration } from "./packages.pi-adapter.js";
 
 const RUNTIME_CUSTOM_TYPES: ReadonlySet<string> = new Set([ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE]);
 /** The `skill` tool returns compiled, verified skill bodies; every other tool result is host output. */

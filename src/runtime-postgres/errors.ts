@@ -1,5 +1,5 @@
 /** What the PostgreSQL entry point refuses with, beside the runtime's own state errors. */
-import { StateConflictError } from "../state/errors.js";
+import { StateConflictError } from "../runtime/state/errors.js";
 
 /**
  * This server no longer holds the session's lease: another server took it

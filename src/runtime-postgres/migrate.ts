@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { packageRootDir } from "../package-root.js";
+import { packageRootDir } from "../runtime/package-root.js";
 import { inTransaction, type Pool, type Queryable } from "./database.js";
 import { SchemaNotMigratedError } from "./errors.js";
 

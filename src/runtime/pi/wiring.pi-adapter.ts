@@ -9,6 +9,7 @@ import type { Agent, AgentMessage, AgentTool, AgentToolResult, FinishTurn } from
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { systemBlocks } from "../cache-plan.js";
 import type { SessionProtocolController } from "../controller.js";
+import type { InjectionTransport } from "../injections/dispatcher.js";
 import { isGammaCustomMessage } from "../messages.js";
 import { checkPromptCacheOptions, promptCacheKeys, shapeProviderPayload, type PromptCacheOptions } from "../prompt-cache.js";
 import type { RuntimeTool, ToolOutcome } from "../tools.js";
@@ -26,7 +27,7 @@ import type { ToolCallSummary } from "../yield.js";
  * write, the listener touches no state and the run's end throws
  * StateWriteFailedError, which is what prompt() rejects with.
  */
-export function bindController(agent: Agent, controller: SessionProtocolController): () => void {
+export function bindController(agent: Agent, controller: SessionProtocolController, transport: InjectionTransport): () => void {
   const previousAfter = agent.afterToolCall;
   agent.afterToolCall = async (context, signal) => {
     const result = previousAfter === undefined ? undefined : await previousAfter(context, signal);
@@ -36,7 +37,7 @@ export function bindController(agent: Agent, controller: SessionProtocolControll
   const previousFinish = agent.finishTurn;
   const finishTurn: FinishTurn = async (turn, signal) => (controller.shouldStopAfterTurn() ? { action: "end" } : ((await previousFinish?.(turn, signal)) ?? undefined));
   agent.finishTurn = finishTurn;
-  controller.injections.contextProbe = toolCallIdsProbe(agent);
+  controller.attachPi({ transport, toolResultsInContext: toolCallIdsProbe(agent) });
   return agent.subscribe(async (event) => {
     const failure = controller.failure;
     if (failure !== undefined) {
@@ -44,25 +45,16 @@ export function bindController(agent: Agent, controller: SessionProtocolControll
       return;
     }
     // Listeners are awaited before Pi polls its steering queue: due injections enter after the whole batch.
-    if (event.type === "turn_end") {
-      controller.injections.atBatchEnd();
-      // New active skills or artifacts, or a changed note: hints steer in before the next model call.
-      const hints = controller.shouldStopAfterTurn() ? undefined : controller.knowledge.atBatchEnd();
-      const handed = hints === undefined ? undefined : controller.transport?.steer(hints);
-      if (handed instanceof Promise) handed.catch((error: unknown) => controller.reportError("steer", error));
-    }
-    if (event.type === "agent_start") controller.run.begin();
+    if (event.type === "turn_end") controller.atBatchEnd();
+    if (event.type === "agent_start") controller.beginRun();
     else if (event.type === "agent_end") {
-      controller.injections.afterRun();
-      controller.run.end();
+      controller.endRun();
       await controller.flush();
     } else if (event.type === "message_end") {
       const message = event.message;
       if (message.role === "custom" || message.role === "toolResult") controller.noteContextText(contentText(message.content));
       if (message.role === "assistant") controller.noteToolBatch(toolCallsOf(message));
-      else if (isGammaCustomMessage(message) && message.details.injectionId !== undefined) {
-        controller.injections.markInContext(message.details.injectionId);
-      }
+      else if (isGammaCustomMessage(message) && message.details.injectionId !== undefined) controller.noteInContext(message.details.injectionId);
     }
   });
 }

@@ -6,10 +6,10 @@
  * writers can never both commit revision n (StateConflictError). The records
  * that route a published event mark its row routed in the same statement.
  */
-import type { ExecutionState } from "../execution-state.js";
-import { StateConflictError, StateStoreError } from "../state/errors.js";
-import { checkState, replay, type StateRecord } from "../state/journal.js";
-import type { StateStore } from "../state/store.js";
+import type { ExecutionState } from "../runtime/execution-state.js";
+import { StateConflictError, StateStoreError } from "../runtime/state/errors.js";
+import { checkState, replay, type StateRecord } from "../runtime/state/journal.js";
+import type { StateStore } from "../runtime/state/store.js";
 import { errorCode, inTransaction, UNIQUE_VIOLATION, type Pool } from "./database.js";
 import { LeaseLostError } from "./errors.js";
 import { FENCE, type Lease } from "./lease.js";
