@@ -27,7 +27,9 @@ export function applyFixes(text: string, raw: string, planned: readonly PlannedF
   const fixes = planned.filter((fix) => readsBackAs(text, [fix], before));
   if (fixes.length === 0 || !readsBackAs(text, fixes, before)) return undefined;
   const edits = fixes.flatMap((fix) => fix.edits);
-  return { fixes, text: applyEdits(text, edits), raw: applyEdits(raw, edits.map((edit) => toRawEdit(raw, edit))) };
+  const written = applyEdits(raw, edits.map((edit) => toRawEdit(raw, edit)));
+  const withoutMark = fixes.some((fix) => fix.dropsByteOrderMark === true) && written.startsWith("\ufeff");
+  return { fixes, text: applyEdits(text, edits), raw: withoutMark ? written.slice(1) : written };
 }
 
 /** True when the edits leave the body alone and the frontmatter reads back as `before` with each fix's change. */

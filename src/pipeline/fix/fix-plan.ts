@@ -104,13 +104,13 @@ async function insertType(parsed: ParsedSkillFile, site: FixSite): Promise<Plann
   if (indent === undefined || offset > split.yamlEnd) return undefined;
   const why = type === "workflow" ? `the body has a checklist of ${longest} steps` : "the body has no checklist of 3 or more steps";
   if (parsed.spellings?.written.some((field) => field.portable !== undefined)) {
-    // A manifest written under metadata gets its type there too: one spelling per file.
+    // A manifest written under metadata gets its type there too, as its first entry: one spelling per file.
     const place = metadataEnd(parsed);
     if (!place) return undefined;
     return {
       ...site,
       message: `inserted "gamma-type: ${type}" under metadata (${why})`,
-      edits: [{ start: place.at, end: place.at, insert: `${place.indent}gamma-type: ${type}\n` }],
+      edits: [{ start: place.first, end: place.first, insert: `${place.indent}gamma-type: ${type}\n` }],
       expect: (value) => {
         (value["metadata"] as Record<string, unknown>)["gamma-type"] = type;
       },

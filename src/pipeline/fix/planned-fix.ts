@@ -18,6 +18,8 @@ export interface PlannedFix {
   message: string;
   /** One change, or a few that belong together (moving keys: each removed where it was, written where it goes); they never overlap. */
   edits: TextEdit[];
+  /** The file's byte order mark goes too (it lies before the normalised text the edits address). */
+  dropsByteOrderMark?: true;
   /** The frontmatter value after this fix: a fix is kept only when the file reads back as exactly this. */
   expect(frontmatter: Record<string, unknown>): void;
 }

@@ -109,10 +109,10 @@ export function planPortableManifest(parsed: ParsedSkillFile, site: FixSite): Pl
 
 /**
  * Where entries join an existing metadata block mapping: after its last
- * line, at its entries' indentation. Undefined for metadata written any
+ * line (`at`) or before its first entry (`first`), at its entries' indentation. Undefined for metadata written any
  * other way (flow style, empty, not a mapping), which no line can join.
  */
-export function metadataEnd(parsed: ParsedSkillFile): { at: number; indent: string } | undefined {
+export function metadataEnd(parsed: ParsedSkillFile): { at: number; first: number; indent: string } | undefined {
   const { tree, index } = parsed;
   const metadata = tree && isMapping(tree.value) ? tree.value["metadata"] : undefined;
   const metadataKey = tree?.keyRanges.get("/metadata");
@@ -121,7 +121,7 @@ export function metadataEnd(parsed: ParsedSkillFile): { at: number; indent: stri
   const entryKey = firstEntry === undefined ? undefined : tree?.keyRanges.get(`/metadata/${firstEntry.replace(/~/g, "~0").replace(/\//g, "~1")}`);
   if (!metadataKey || !metadataValue || !entryKey || entryKey.start.line <= metadataKey.start.line || metadataKey.start.column !== 1) return undefined;
   const lastLineEnd = index.text.indexOf("\n", index.lineStart(metadataValue.end.line));
-  return { at: lastLineEnd === -1 ? index.text.length : lastLineEnd + 1, indent: " ".repeat(entryKey.start.column - 1) };
+  return { at: lastLineEnd === -1 ? index.text.length : lastLineEnd + 1, first: index.lineStart(entryKey.start.line), indent: " ".repeat(entryKey.start.column - 1) };
 }
 
 /**
@@ -158,11 +158,12 @@ function list(items: readonly string[]): string {
 
 /** The fix for one yaml-portable finding: the construct found at the finding's position, when it has one. */
 export function planPortableYaml(parsed: ParsedSkillFile, finding: Diagnostic, site: FixSite): PlannedFix | undefined {
-  const { split, index } = parsed;
+  const { split, index, source } = parsed;
   if (!split) return undefined;
-  const problem = portableYamlProblems(split, index).find((candidate) => candidate.range.start.line === finding.line && candidate.range.start.column === finding.column);
+  const problem = portableYamlProblems(split, index, source.byteOrderMark === true).find((candidate) => candidate.range.start.line === finding.line && candidate.range.start.column === finding.column);
   if (!problem?.fix) return undefined;
   const fix = problem.fix;
+  if (fix === "drop-byte-order-mark") return { ...site, message: "removed the byte order mark before the opening ---", edits: [], dropsByteOrderMark: true, expect: () => undefined };
   return {
     ...site,
     message: fix.insert.startsWith("\n") ? `wrote the flow-style ${index.text[fix.end - 1] === "]" ? "list" : "mapping"} in block style` : "wrote the tab as a space",

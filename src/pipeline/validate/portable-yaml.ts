@@ -10,16 +10,17 @@ import { yamlLibrary } from "../parse/yaml-library.js";
  * aliases and tags are refused outright; a tab is refused anywhere but inside
  * quotes, block scalars and comments; and the validator ends the frontmatter
  * at the first `---` it finds, even inside a value or a comment, so it reads
- * something other than what was written. A fix is attached where the value
+ * something other than what was written; a file that starts with a byte
+ * order mark does not start with `---` for it. A fix is attached where the value
  * stays exactly the same (a one-line flow list or mapping of plain words
  * written as a block, a tab between tokens written as a space).
  */
 
-/** One construct, where it is written, and the edit that writes it portably (offsets into the normalised text). */
+/** One construct, where it is written, and the edit that writes it portably (offsets into the normalised text), or the byte order mark to drop. */
 export interface PortableYamlProblem {
   range: Range;
   message: string;
-  fix?: { start: number; end: number; insert: string };
+  fix?: { start: number; end: number; insert: string } | "drop-byte-order-mark";
 }
 
 const WHY = "the Agent Skills reference validator (skills-ref) cannot read it";
@@ -34,10 +35,17 @@ interface CstNode {
   [part: string]: unknown;
 }
 
-export function portableYamlProblems(split: FrontmatterSplit, index: LineIndex): PortableYamlProblem[] {
+export function portableYamlProblems(split: FrontmatterSplit, index: LineIndex, byteOrderMark = false): PortableYamlProblem[] {
   const text = index.text;
   const yamlText = text.slice(split.yamlStart, split.yamlEnd);
   const problems: PortableYamlProblem[] = [];
+  if (byteOrderMark) {
+    problems.push({
+      range: split.opening,
+      message: `Unexpected byte order mark before the opening "---", expected the file to start with "---": the Agent Skills reference validator (skills-ref) and quick_validate.py cannot read it`,
+      fix: "drop-byte-order-mark",
+    });
+  }
   const dashes = yamlText.indexOf("---");
   if (dashes !== -1) {
     const at = split.yamlStart + dashes;
