@@ -17,7 +17,8 @@ import { init } from "../../src/init.js";
 import { lint } from "../../src/lint.js";
 import { parseSkillFile } from "../../src/pipeline/parse/parse.js";
 import { docPage } from "../helpers/docs.js";
-import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
+import { copyParts, removeTempDirs, tempDir } from "../helpers/temp-project.js";
+import { rewriteSkillsToTopLevel } from "../portable/spellings.js";
 import { eachLimited, findPython, quickValidate, skillsRef, skillsRefProperties } from "./python.js";
 
 afterAll(removeTempDirs);
@@ -76,6 +77,17 @@ describe("skills-ref, the specification's reference validator", () => {
     for (const run of await eachLimited(folders, (folder) => skillsRef(folder, root))) expect(run).toMatchObject({ code: 0, stderr: "" });
     const good = join(fixtures, "lint/good-portable/skills");
     for (const run of await eachLimited(readdirSync(good), (folder) => skillsRef(folder, good))) expect(run).toMatchObject({ code: 0, stderr: "" });
+  });
+
+  it("refuses all 9 (the embedded default's 7, init's 2) when their fields are written at the top level", async () => {
+    const embedded = await copyParts(repoRoot, ["skills"], await tempDir("top-level embedded"));
+    const scaffold = await tempDir("top-level init");
+    expect(init({ dir: scaffold }).ok).toBe(true);
+    expect(rewriteSkillsToTopLevel(embedded) + rewriteSkillsToTopLevel(scaffold)).toBe(9);
+    const folders = [embedded, scaffold].flatMap((root) => readdirSync(join(root, "skills")).map((name) => ({ root, name })));
+    const runs = await eachLimited(folders, ({ root, name }) => skillsRef(join("skills", name), root));
+    expect(runs.map((run) => run.code)).toEqual(new Array<number>(9).fill(1));
+    for (const run of runs) expect(run.stderr).toMatch(/Unexpected fields in frontmatter: .*type/);
   });
 
   it("refuses every skill before lint --fix moves its fields, and passes every one it left without an error after", async () => {
