@@ -11,6 +11,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { registerFauxProvider } from "@earendil-works/pi-ai/compat";
+import { generateEvents } from "./helpers/injection-events.mjs";
 import { createGammaAgent, FileStateStore, loadArtifacts, MemoryStateStore, neutraliseReservedTags } from "../lib/runtime/index.js";
 
 const artifacts = loadArtifacts();
@@ -18,48 +19,6 @@ const faux = registerFauxProvider();
 const HOST_TOOLS = ["read", "bash", "write", "edit", "subagent", "show_gamma", "show_file"];
 const executors = Object.fromEntries(HOST_TOOLS.map((name) => [name, async () => ({ content: [{ type: "text", text: "ok" }] })]));
 const folder = mkdtempSync(join(tmpdir(), "gamma-injections-bench-"));
-
-/** A deterministic mix: ~5% re-sent ids, ~5% echoes of the agent's own tool calls, some decisions. */
-function generate(count) {
-  const events = [];
-  const base = Date.UTC(2026, 2, 1, 9);
-  const zones = ["Z", "+02:00", "-05:00"];
-  for (let index = 0; index < count; index++) {
-    const roll = (index * 7919) % 100;
-    const resend = roll < 5 && index > 0;
-    const id = resend ? `evt_${index - 1}` : `evt_${index}`;
-    const instant = new Date(base + ((index * 104_729) % (count * 10)) * 100);
-    const zone = zones[index % 3];
-    const shift = zone === "Z" ? 0 : zone === "+02:00" ? 2 : -5;
-    const local = new Date(instant.getTime() + shift * 3_600_000).toISOString().slice(0, 19);
-    const occurredAt = `${local}${zone}`;
-    const common = { id, occurredAt, requiresDecision: false };
-    let event;
-    if (roll < 30) {
-      event = { ...common, kind: "client_view", source: "client", delivery: "next_turn", summary: `The user opened card ${index % 40}.`, subject: { ref: "gamma:file:g_1:d_2" } };
-    } else if (roll < 55) {
-      event = {
-        ...common, kind: "artifact_update", source: "workspace", delivery: "steer",
-        summary: `The user edited section ${index % 9} of the brief.`,
-        subject: { path: `session/generations/doc-${index % 200}/brief.xml`, revision: `sha256:${index.toString(16)}` },
-        origin: { actor: roll < 50 ? "user" : "agent", ...(roll >= 50 ? { toolCallId: `call_${index % 1000}` } : {}) },
-        details: { change: "content_saved" },
-      };
-    } else if (roll < 65) {
-      event = { ...common, kind: "workspace_update", source: "workspace", delivery: "steer", summary: "Workspace instructions changed.", subject: { revision: `ws_${index}` } };
-    } else if (roll < 75) {
-      event = { ...common, kind: "background_result", source: "background_job", delivery: "follow_up", summary: `Job ${index % 300} finished.`, details: { jobId: `job-${index % 300}` } };
-    } else if (roll < 85) {
-      event = { ...common, kind: "system_note", source: "server", delivery: "next_turn", summary: `Note ${index}: the workspace plan & limits <unchanged>.` };
-    } else if (roll < 93) {
-      event = { ...common, kind: "system_guidance", source: "server", delivery: "steer", summary: `Keep card ${index % 12} under 60 words.`, dedupeKey: `guidance-${index % 50}` };
-    } else {
-      event = { ...common, kind: "system_update", source: "server", delivery: "steer", requiresDecision: true, summary: `Quota event ${index}.` };
-    }
-    events.push(event);
-  }
-  return events;
-}
 
 let runCounter = 0;
 function openStore(kind) {
@@ -107,7 +66,7 @@ const RUNS = { 1_000: 15, 10_000: 7, 100_000: 3 };
 const results = {};
 for (const kind of ["memory", "file"]) {
   for (const size of SIZES) {
-    const events = generate(size);
+    const events = generateEvents(size);
     const result = measure(kind, events, RUNS[size]);
     results[`${kind}:${size}`] = result;
     const file = kind === "file" ? `, state file ${(result.bytes / 1024).toFixed(0)} KiB` : "";
@@ -124,7 +83,7 @@ function heldAfter(count) {
   const before = process.memoryUsage().heapUsed;
   const { store } = openStore("file");
   const session = createGammaAgent({ artifacts, variant: "base", model: faux.getModel(), executors, store });
-  for (const event of generate(count)) session.controller.routeUpdate(event);
+  for (const event of generateEvents(count)) session.controller.routeUpdate(event);
   globalThis.gc?.();
   const held = process.memoryUsage().heapUsed - before;
   const pending = session.controller.pending.size;

@@ -16,7 +16,7 @@ export const MUTATION_MODULES = {
     ],
   },
   "journal-recovery": {
-    mutate: ["src/protocol/dist-journal.ts", "src/pipeline/emit/recovery.ts", "src/runtime/journal.ts"],
+    mutate: ["src/protocol/dist-journal.ts", "src/pipeline/emit/recovery.ts", "src/runtime/state/journal.ts"],
     // crash.test.ts is not run here: its one test kills some twenty real builds, minutes per mutant on two cores, and
     // the killed builds run the unmutated lib/. dist-recovery.test.ts lays out what those kills leave, in process.
     tests: ["test/build/dist-recovery.test.ts", "test/runtime/state-journal.test.ts"],

@@ -5,7 +5,7 @@ import type { ValidSkill } from "./stage-data.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
 import { detectProfile, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
-import { fixSkillFiles, type FixedSkillFile, type SkillFix } from "./pipeline/fix/fix-skills.js";
+import { fixSkillBytes, fixSkillFiles, type FixedSkillFile, type SkillFix } from "./pipeline/fix/fix-skills.js";
 import { replaceFileAtomically } from "./pipeline/fix/replace-file.js";
 
 export type { FixedSkillFile, SkillFix } from "./pipeline/fix/fix-skills.js";
@@ -28,6 +28,8 @@ export interface LintOptions {
    * way the findings returned are those left after the fixes.
    */
   fix?: "write" | "dry-run";
+  /** With `fix`: only these SKILL.md files (root-relative) are fixed; the findings are still the whole project's. */
+  fixFiles?: readonly string[];
   /** A config file to read instead of root/gamma-prompt.config.json (its `skills` globs stay relative to the root). */
   config?: string;
   /** Read each workflow skill's checklist into `skills` (default true); false leaves `checklist` out, for a caller that wants the findings only. */
@@ -68,7 +70,8 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   let linted = await lintSkills(root, new BuildSession(), undefined, settings);
   let fixedFiles: FixedSkillFile[] | undefined;
   if (options.fix) {
-    fixedFiles = await fixSkillFiles(root, linted.diagnostics, profile);
+    const only = options.fixFiles === undefined ? undefined : new Set(options.fixFiles);
+    fixedFiles = await fixSkillFiles(root, only ? linted.diagnostics.filter((diagnostic) => only.has(diagnostic.file)) : linted.diagnostics, profile);
     if (fixedFiles.length > 0) {
       // The findings that remain are those of the fixed text, checked before anything is written.
       linted = await lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: new Map(fixedFiles.map((fixed) => [fixed.file, fixed.source])) });
@@ -98,6 +101,28 @@ async function agentSourceDiagnostics(root: string, linted: Awaited<ReturnType<t
   const loaded = await loadProjectSources(root, session);
   const checked = await checkProjectSources(root, session, undefined, { config: readLintConfig(root, configPath).config, diagnostics: [] }, linted, loaded.sources);
   return [...loaded.diagnostics, ...checked.diagnostics];
+}
+
+/** A finding with what `lint --fix` would change for it, when it has a safe fix. */
+export type FixableDiagnostic = Diagnostic & { fix?: string };
+
+/**
+ * Each finding with the fix `lint --fix` would make for it (what it
+ * changes), worked out in memory from the files' bytes, or from `texts`
+ * (unsaved text by root-relative path) where given. Writes nothing.
+ */
+export async function withAvailableFixes(root: string, diagnostics: readonly Diagnostic[], profile: Profile, texts?: ReadonlyMap<string, string>): Promise<FixableDiagnostic[]> {
+  const fromDisk = diagnostics.filter((diagnostic) => !texts?.has(diagnostic.file));
+  const fixed = await fixSkillFiles(resolve(root), fromDisk, profile);
+  for (const [file, text] of texts ?? []) {
+    const found = await fixSkillBytes(file, Buffer.from(text, "utf8"), diagnostics.filter((diagnostic) => diagnostic.file === file), profile);
+    if (found) fixed.push(found);
+  }
+  const fixes = new Map(fixed.flatMap((file) => file.fixes).map((fix) => [[fix.file, fix.line, fix.column, fix.ruleId].join("\u0000"), fix.message]));
+  return diagnostics.map((diagnostic) => {
+    const fix = fixes.get([diagnostic.file, diagnostic.line, diagnostic.column, diagnostic.ruleId].join("\u0000"));
+    return fix === undefined ? { ...diagnostic } : { ...diagnostic, fix };
+  });
 }
 
 /** The config is read by lint and by the project's checks: a finding both make is reported once. */

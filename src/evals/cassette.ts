@@ -16,7 +16,7 @@ import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:
 import { join } from "node:path";
 import { canonicalJson, sortKeysDeep } from "../pipeline/emit/canonical-json.js";
 import { readRegularFile } from "../protocol/regular-file.js";
-import type { ModelContext, ModelReply, ScriptedReply } from "../runtime/pi-adapter.js";
+import type { ModelContext, ModelReply, ScriptedReply } from "./pi-models.js";
 
 export const CASSETTE_FORMAT = "gamma-prompt/eval-cassette@1";
 

@@ -9,7 +9,7 @@ import { readdirSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { loadArtifacts, type LoadedArtifacts } from "../runtime/artifacts.js";
-import { modelCatalog, observedStreamFn, registerScriptedModel, type Api, type Model, type ModelContext, type ScriptedReply } from "../runtime/pi-adapter.js";
+import { modelCatalog, observedStreamFn, registerScriptedModel, type Api, type Model, type ModelContext, type ScriptedReply } from "./pi-models.js";
 import { cassettePath, cassetteReply, contextFingerprint, readCassette, writeCassettes, type Cassette, type CassetteCall } from "./cassette.js";
 import { judgeRun } from "./expectations.js";
 import { chooseModel, EvalUsageError } from "./models.js";

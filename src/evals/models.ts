@@ -4,7 +4,7 @@
  * EvalUsageError raised before the first run, naming what to set or where
  * to look.
  */
-import type { Api, Model, ModelCatalog } from "../runtime/pi-adapter.js";
+import type { Api, Model, ModelCatalog } from "./pi-models.js";
 
 /** A problem with the evaluation's inputs (flags, model, key, baseline): exit code 2, before any run. */
 export class EvalUsageError extends Error {

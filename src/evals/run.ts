@@ -7,7 +7,8 @@
  */
 import type { LoadedArtifacts } from "../runtime/artifacts.js";
 import type { AuditReport } from "../runtime/audit/audit.js";
-import { createGammaAgent, type Api, type Model, type StreamFn } from "../runtime/pi-adapter.js";
+import { createGammaAgent } from "../runtime/pi-adapter.js";
+import type { Api, Model, StreamFn } from "./pi-models.js";
 import type { Task } from "../runtime/execution-state.js";
 import { RUNTIME_TOOL_NAMES, type HostExecutors, type ToolExecutor } from "../runtime/tools.js";
 import type { ProtocolEvent } from "../runtime/yield.js";

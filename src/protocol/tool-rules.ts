@@ -8,6 +8,7 @@
  * test/protocol/tool-rules.test.ts runs both over one corpus.
  */
 import { statesTrigger } from "./description-trigger.js";
+import { isRecord } from "./records.js";
 
 /** The rules a tool or namespace is checked by, with the severity the rule registry gives each. */
 export const TOOL_RULE_SEVERITIES = {
@@ -102,7 +103,7 @@ type Report = (path: string, message: string) => ToolRuleProblem;
  * object: "the tool"); `record` is the object when it is one.
  */
 export function objectProblems(value: unknown, keys: readonly string[], what: string, report: Report): { record?: Record<string, unknown>; problems: ToolRuleProblem[] } {
-  if (!isObject(value)) return { problems: [report("", `Unexpected value at ${what}: it must be object`)] };
+  if (!isRecord(value)) return { problems: [report("", `Unexpected value at ${what}: it must be object`)] };
   const problems: ToolRuleProblem[] = [];
   for (const key of keys) if (!(key in value)) problems.push(report("", `Unexpected ${what} without \`${key}\`, expected it to be present`));
   for (const key of Object.keys(value)) if (!keys.includes(key)) problems.push(report(`/${escapePointer(key)}`, `Unexpected key \`${key}\` in ${what}`));
@@ -124,7 +125,7 @@ export function stringProblems(record: Record<string, unknown>, key: string, rul
 }
 
 function parametersEnvelopeProblems(parameters: unknown, invalid: Report): ToolRuleProblem[] {
-  if (!isObject(parameters)) return [invalid("/parameters", "Unexpected value at `parameters`: it must be object")];
+  if (!isRecord(parameters)) return [invalid("/parameters", "Unexpected value at `parameters`: it must be object")];
   const problems: ToolRuleProblem[] = [];
   for (const key of ["type", "properties"]) {
     if (!(key in parameters)) problems.push(invalid("/parameters", `Unexpected \`parameters\` without \`${key}\`, expected it to be present`));
@@ -133,7 +134,7 @@ function parametersEnvelopeProblems(parameters: unknown, invalid: Report): ToolR
     if (key === "$schema" || key === "$id") problems.push(invalid(`/parameters/${escapePointer(key)}`, `Unexpected key \`${key}\` in \`parameters\`: it is reserved`));
   }
   if ("type" in parameters && parameters["type"] !== "object") problems.push(invalid("/parameters/type", "Unexpected value at `parameters.type`: it must be equal to constant"));
-  if ("properties" in parameters && !isObject(parameters["properties"])) problems.push(invalid("/parameters/properties", "Unexpected value at `parameters.properties`: it must be object"));
+  if ("properties" in parameters && !isRecord(parameters["properties"])) problems.push(invalid("/parameters/properties", "Unexpected value at `parameters.properties`: it must be object"));
   if ("required" in parameters) {
     const required = parameters["required"];
     if (!Array.isArray(required)) problems.push(invalid("/parameters/required", "Unexpected value at `parameters.required`: it must be array"));
@@ -224,7 +225,7 @@ function fail(message: string): never {
 
 function checkSchema(schema: unknown, path: string, inherited: readonly string[], root: unknown): void {
   if (typeof schema === "boolean") return;
-  if (!isObject(schema)) fail("schema must be object or boolean");
+  if (!isRecord(schema)) fail("schema must be object or boolean");
   for (const key of Object.keys(schema)) if (!KEYWORDS.has(key)) fail(`strict mode: unknown keyword: ${JSON.stringify(key)}`);
   const types = schemaTypes(schema["type"], path) ?? inherited;
   const ref = schema["$ref"];
@@ -241,7 +242,7 @@ function checkSchema(schema: unknown, path: string, inherited: readonly string[]
   }
   if (typeof schema["pattern"] === "string") compileRegExp(schema["pattern"]);
   if (typeof schema["format"] === "string") fail(`unknown format ${JSON.stringify(schema["format"])} ignored in schema at path ${JSON.stringify(path)}`);
-  const properties = isObject(schema["properties"]) ? schema["properties"] : {};
+  const properties = isRecord(schema["properties"]) ? schema["properties"] : {};
   if (Array.isArray(schema["required"])) {
     for (const name of schema["required"]) {
       if (typeof name !== "string" || !Object.hasOwn(properties, name)) fail(`strict mode: required property ${JSON.stringify(String(name))} is not defined at ${JSON.stringify(path)} (strictRequired)`);
@@ -254,7 +255,7 @@ function checkSchema(schema: unknown, path: string, inherited: readonly string[]
     if (!fullTuple) fail(`strict mode: "prefixItems" is ${length}-tuple, but minItems or maxItems/items are not specified or different at path ${JSON.stringify(path)}`);
   }
   for (const [name, subschema] of Object.entries(properties)) checkSchema(subschema, `${path}/properties/${escapePointer(name)}`, [], root);
-  if (isObject(schema["patternProperties"])) {
+  if (isRecord(schema["patternProperties"])) {
     for (const [pattern, subschema] of Object.entries(schema["patternProperties"])) {
       compileRegExp(pattern);
       checkSchema(subschema, `${path}/patternProperties/${escapePointer(pattern)}`, [], root);
@@ -264,7 +265,7 @@ function checkSchema(schema: unknown, path: string, inherited: readonly string[]
     if (keyword in schema) checkSchema(schema[keyword], `${path}/${keyword}`, keyword === "propertyNames" ? ["string"] : [], root);
   }
   if (Array.isArray(prefixItems)) prefixItems.forEach((subschema, index) => checkSchema(subschema, `${path}/prefixItems/${index}`, [], root));
-  if (isObject(schema["dependentSchemas"])) {
+  if (isRecord(schema["dependentSchemas"])) {
     for (const [name, subschema] of Object.entries(schema["dependentSchemas"])) checkSchema(subschema, `${path}/dependentSchemas/${escapePointer(name)}`, types, root);
   }
   for (const keyword of IN_PLACE) {
@@ -299,7 +300,7 @@ function resolvePointer(root: unknown, ref: string): unknown {
   for (const segment of ref.slice(2).split("/")) {
     const key = decodeURIComponent(segment).replace(/~1/g, "/").replace(/~0/g, "~");
     if (Array.isArray(node) && /^(0|[1-9]\d*)$/.test(key)) node = node[Number(key)];
-    else if (isObject(node) && Object.hasOwn(node, key)) node = node[key];
+    else if (isRecord(node) && Object.hasOwn(node, key)) node = node[key];
     else return undefined;
   }
   return node;
@@ -311,9 +312,6 @@ function jsonTypeOf(value: unknown): string {
   return typeof value === "object" ? "object" : typeof value;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 export function escapePointer(key: string): string {
   return key.replace(/~/g, "~0").replace(/\//g, "~1");

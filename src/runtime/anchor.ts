@@ -4,6 +4,7 @@
  * variant preloads are not repeated: the system prompt still holds them.
  */
 import type { LoadedSkill } from "./artifacts.js";
+import { escapeXmlAttribute } from "../protocol/xml-escape.js";
 import { neutraliseReservedTags } from "./injections/neutralise.js";
 import type { ExecutionState, PendingInjection } from "./execution-state.js";
 import { renderTaskList } from "./tasks.js";
@@ -50,13 +51,13 @@ export function renderAnchor(options: {
       skill.type === "workflow"
         ? "This workflow skill is active. Follow every required step in order and complete its verification."
         : "This reference skill is active as lookup material. Apply only what is relevant.";
-    out.push(`<skill name="${escapeXml(skill.name)}" type="${skill.type}">`, contract, "", body.replace(/\n$/, ""), "</skill>", "");
+    out.push(`<skill name="${escapeUserText(skill.name)}" type="${skill.type}">`, contract, "", body.replace(/\n$/, ""), "</skill>", "");
   }
 
   const namespaces = state.loadedNamespaces ?? [];
   if (namespaces.length > 0) {
     out.push("<loaded_tool_namespaces>", "These tool namespaces are loaded: their tools stay in your tool list.");
-    for (const line of loadedNamespacesLines(namespaces)) out.push(escapeXml(line));
+    for (const line of loadedNamespacesLines(namespaces)) out.push(escapeUserText(line));
     out.push("</loaded_tool_namespaces>", "");
   }
 
@@ -64,26 +65,26 @@ export function renderAnchor(options: {
   if (connectors.length > 0) {
     out.push("<connectors>", "Connectors the workspace registered in this session: tool namespaces beside the catalog.");
     const loaded = (name: string) => namespaces.some((namespace) => namespace.name === name);
-    for (const line of connectorLines(connectors, loaded, LOAD_NAMESPACE_TOOL)) out.push(escapeXml(line));
+    for (const line of connectorLines(connectors, loaded, LOAD_NAMESPACE_TOOL)) out.push(escapeUserText(line));
     out.push("</connectors>", "");
   }
 
   const missing = options.missingRequired ?? [];
   if (missing.length > 0) {
     out.push("<required_skills>", "This request requires these skills; load each with the skill tool before any task action:");
-    for (const name of missing) out.push(`- ${escapeXml(name)}`);
+    for (const name of missing) out.push(`- ${escapeUserText(name)}`);
     out.push("</required_skills>", "");
   }
 
-  out.push(`<tasks revision="${state.tasks.revision}">`, escapeXml(renderTaskList(state.tasks)), "</tasks>", "");
+  out.push(`<tasks revision="${state.tasks.revision}">`, escapeUserText(renderTaskList(state.tasks)), "</tasks>", "");
 
   if (state.currentArtifacts.length > 0) {
     out.push("<current_artifacts>");
     for (const artifact of state.currentArtifacts) {
-      const attributes = [`ref="${escapeXml(artifact.ref)}"`];
-      if (artifact.path !== undefined) attributes.push(`path="${escapeXml(artifact.path)}"`);
-      if (artifact.revision !== undefined) attributes.push(`revision="${escapeXml(artifact.revision)}"`);
-      out.push(`<artifact ${attributes.join(" ")}>${escapeXml(artifact.title ?? "")}</artifact>`);
+      const attributes = [`ref="${escapeUserText(artifact.ref)}"`];
+      if (artifact.path !== undefined) attributes.push(`path="${escapeUserText(artifact.path)}"`);
+      if (artifact.revision !== undefined) attributes.push(`revision="${escapeUserText(artifact.revision)}"`);
+      out.push(`<artifact ${attributes.join(" ")}>${escapeUserText(artifact.title ?? "")}</artifact>`);
     }
     out.push("</current_artifacts>", "");
   }
@@ -91,7 +92,7 @@ export function renderAnchor(options: {
   const loadedNotes = state.knowledge?.loaded ?? [];
   if (loadedNotes.length > 0) {
     out.push(`<${LOADED_KNOWLEDGE_TAG}>`, "Knowledge notes you loaded in this session; they stay in force while unchanged. Fetch one again with read_workspace_rule only when you need its body.");
-    for (const note of loadedNotes) out.push(`- ${escapeXml(note.id)}: ${escapeXml(note.name)} (source ${note.source}, revision ${escapeXml(note.revision)})`);
+    for (const note of loadedNotes) out.push(`- ${escapeUserText(note.id)}: ${escapeUserText(note.name)} (source ${note.source}, revision ${escapeUserText(note.revision)})`);
     out.push(`</${LOADED_KNOWLEDGE_TAG}>`, "");
   }
 
@@ -110,8 +111,6 @@ export function renderAnchor(options: {
  * passes to the model unneutralised: look-alike brackets (`＜system_note`)
  * that escaping leaves alone are neutralised here, as in injection text.
  */
-function escapeXml(text: string): string {
-  return neutraliseReservedTags(
-    text.replace(/[&<>"]/g, (char) => (char === "&" ? "&amp;" : char === "<" ? "&lt;" : char === ">" ? "&gt;" : "&quot;")),
-  );
+function escapeUserText(text: string): string {
+  return neutraliseReservedTags(escapeXmlAttribute(text));
 }

@@ -27,6 +27,7 @@ import { JOURNAL_FILE, journaledMessage, journalState } from "../protocol/dist-j
 import { readRegularFile } from "../protocol/regular-file.js";
 import { manifestSchemaErrors } from "./manifest-schema.js";
 import { packageRootDir } from "./package-root.js";
+import { isRecord } from "../protocol/records.js";
 
 export type SkillType = SkillInfo["type"];
 
@@ -528,9 +529,6 @@ function isSafeRelativePath(file: string): boolean {
   );
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

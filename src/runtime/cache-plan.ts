@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { CACHE_PLAN_VERSION, type CacheBlockName, type CachePlan, type CachePlanBlock } from "../protocol/cache-plan.js";
 import type { DistManifest } from "../protocol/dist-manifest.js";
+import { isRecord } from "../protocol/records.js";
 
 /** One block of the system prompt as the plan cuts it. */
 export interface SystemBlock {
@@ -94,6 +95,3 @@ function sha256(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}

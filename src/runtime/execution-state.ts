@@ -8,7 +8,7 @@ import type { InjectionDelivery, ToolSchemaArtifact, VariantName } from "../prot
 import type { SkillType } from "./artifacts.js";
 import type { KnowledgeSessionState } from "./knowledge/types.js";
 import type { GammaCustomMessage } from "./messages.js";
-import type { STATE_VERSION } from "./state-errors.js";
+import type { STATE_VERSION } from "./state/errors.js";
 
 
 export type TaskStatus = "pending" | "in_progress" | "complete" | "blocked";

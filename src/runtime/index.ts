@@ -40,17 +40,9 @@ export {
   type TextPart,
   type TrustedMessageInput,
 } from "./messages.js";
-export {
-  FileStateStore,
-  MemoryStateStore,
-  StateConflictError,
-  StateStoreError,
-  STATE_VERSION,
-  type FileStateStoreOptions,
-  type StateRecovery,
-  type StateStoreOptions,
-  type StateStore,
-} from "./state.js";
+export { MemoryStateStore, type MaybePromise, type StateRecovery, type StateStoreOptions, type StateStore } from "./state/store.js";
+export { FileStateStore, type FileStateStoreOptions } from "./state/file-store.js";
+export { StateConflictError, StateStoreError, StateWriteFailedError, STATE_VERSION } from "./state/errors.js";
 export type {
   ActiveSkill,
   ArtifactReference,
@@ -67,11 +59,11 @@ export type {
   LoadedNamespace,
   NamespaceLoadSource,
 } from "./execution-state.js";
-export type { StateChange, StateRecord } from "./journal.js";
+export { replay as replayState, type StateChange, type StateRecord } from "./state/journal.js";
 export { SkillToolError } from "./skills.js";
 export { TodoToolError, TASK_STATUSES } from "./tasks.js";
 export { RUNTIME_TOOL_NAMES, ToolSetupError, type HostExecutors, type ToolExecutor, type ToolOutcome } from "./tools.js";
-export { MessageUserError, SHARED_BATCH_NOTE, type ProtocolEvent, type YieldRecord } from "./yield.js";
+export { MessageUserError, SHARED_BATCH_NOTE, type ProtocolEvent, type RuntimeErrorPhase, type YieldRecord } from "./yield.js";
 export { MAX_BREAKPOINTS, systemBlocks, type SystemBlock } from "./cache-plan.js";
 export {
   promptCacheKeys,
@@ -90,6 +82,7 @@ export {
   createGammaSession,
   defaultThinkingLevel,
   followUpAgent,
+  openGammaAgent,
   restoreAgentContext,
   sendSessionMessage,
   steerAgent,

@@ -54,9 +54,16 @@ export interface GammaCustomMessage {
   timestamp: number;
 }
 
-export const ANCHOR_CUSTOM_TYPE = "gamma.anchor";
+/** Every custom type the runtime writes starts with it: `gamma.<kind>`. */
+export const GAMMA_CUSTOM_TYPE_PREFIX = "gamma.";
+export const ANCHOR_CUSTOM_TYPE = `${GAMMA_CUSTOM_TYPE_PREFIX}anchor`;
 /** A skill the host activated (`activateSkillForHost`): its compiled, verified body. */
-export const HOST_SKILL_CUSTOM_TYPE = "gamma.skill";
+export const HOST_SKILL_CUSTOM_TYPE = `${GAMMA_CUSTOM_TYPE_PREFIX}skill`;
+
+/** The kind of a runtime custom type: `gamma.anchor` → `anchor`. */
+export function kindOf(customType: string): string {
+  return customType.slice(GAMMA_CUSTOM_TYPE_PREFIX.length);
+}
 
 export interface TrustedMessageInput {
   /** Without the `gamma.` prefix, e.g. `client_view`. */
@@ -70,10 +77,10 @@ export interface TrustedMessageInput {
 export function createTrustedMessage(input: TrustedMessageInput): GammaCustomMessage {
   return {
     role: "custom",
-    customType: `gamma.${input.kind}`,
+    customType: `${GAMMA_CUSTOM_TYPE_PREFIX}${input.kind}`,
     content: input.content,
     display: false,
-    details: { ...input.details, trusted: true },
+    details: { trusted: true, ...input.details },
     timestamp: input.timestamp ?? Date.now(),
   };
 }
@@ -84,7 +91,7 @@ export function isGammaCustomMessage(message: unknown): message is GammaCustomMe
   return (
     candidate.role === "custom" &&
     typeof candidate.customType === "string" &&
-    candidate.customType.startsWith("gamma.") &&
+    candidate.customType.startsWith(GAMMA_CUSTOM_TYPE_PREFIX) &&
     typeof candidate.details === "object" &&
     candidate.details !== null &&
     candidate.details.trusted === true

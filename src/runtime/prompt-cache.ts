@@ -23,6 +23,7 @@
  */
 import { createHash } from "node:crypto";
 import { MAX_BREAKPOINTS, type SystemBlock } from "./cache-plan.js";
+import { isRecord } from "../protocol/records.js";
 
 export type CacheTtl = "5m" | "1h";
 
@@ -243,6 +244,3 @@ function withoutKey(record: Json, key: string): Json {
   return Object.fromEntries(Object.entries(record).filter(([name]) => name !== key));
 }
 
-function isRecord(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}

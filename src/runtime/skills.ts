@@ -114,6 +114,21 @@ const LISTED_FILES = 50;
  * `read` executor resolves `skills/<name>/<path>` (see `readSkillFile`).
  * Undefined when the skill ships no files.
  */
+/**
+ * The body of a host activation's trusted message: the requested skill's
+ * contract line and the activation's text inside one `<skill>` element (a
+ * short confirmation when it was active already).
+ */
+export function hostActivationContent(plan: ActivationPlan, parts: readonly string[]): string {
+  if (plan.alreadyActive) return parts.join("\n\n");
+  const contract =
+    plan.requested.type === "workflow"
+      ? "This workflow skill is active because the current task matches it. Follow every required step and complete its verification."
+      : "This reference skill is lookup material. Apply only the parts relevant to the task; it creates no checklist unless it declares one.";
+  const opening = `<skill name="${plan.requested.name}" type="${plan.requested.type}" activated_by="host">`;
+  return `${opening}\n${contract}\n\n${parts.join("\n\n").replace(/\n$/, "")}\n</skill>`;
+}
+
 export function baseFolderNote(skill: LoadedSkill): string | undefined {
   const paths = [...skill.files.keys()];
   if (paths.length === 0) return undefined;

@@ -26,6 +26,26 @@ const REQUIRED_RUNTIME_TOOLS: readonly RuntimeToolName[] = ["skill", "todo", "me
 /** Decides before a tool runs; throwing refuses the call with that error. */
 export type ToolGuard = (tool: string, params: Readonly<Record<string, unknown>>, toolCallId: string) => void;
 
+/** Awaited after a tool ran, before its result (or its error) is reported; rejecting reports that error instead. */
+export type ToolSettle = () => Promise<void>;
+
+/** An executor behind the guard and the settle step: what every tool of a session runs. */
+export function guardedExecutor(name: string, run: ToolExecutor, guard: ToolGuard | undefined, settle: ToolSettle | undefined): ToolExecutor {
+  if (guard === undefined && settle === undefined) return run;
+  return async (toolCallId, params, signal) => {
+    guard?.(name, params, toolCallId);
+    let outcome: ToolOutcome;
+    try {
+      outcome = await run(toolCallId, params, signal);
+    } catch (error) {
+      await settle?.();
+      throw error;
+    }
+    await settle?.();
+    return outcome;
+  };
+}
+
 /** Executors for every tool the runtime does not implement (read, bash, write, edit, subagent, show_gamma, show_file, ...). */
 export type HostExecutors = Readonly<Record<string, ToolExecutor>>;
 
@@ -50,10 +70,12 @@ export function assembleTools(options: {
   executors: HostExecutors;
   /** Runs before every executor and throws to refuse the call (invocation enforcement: `controller.checkToolCall`). */
   guard?: ToolGuard;
+  /** Runs after every executor: the result is reported once it resolves (the state's changes durable: `controller.flush`). */
+  settle?: ToolSettle;
   /** Tools of namespaces the session may load later: an executor for each is optional, but all or none per namespace. */
   loadable?: readonly { namespace: string; tools: readonly ToolSchemaArtifact[] }[];
 }): RuntimeTool[] {
-  const { schemas, runtime, executors, guard } = options;
+  const { schemas, runtime, executors, guard, settle } = options;
   const isRuntime = (name: string): name is RuntimeToolName => (RUNTIME_TOOL_NAMES as readonly string[]).includes(name);
   const declared = new Set([...schemas.map((schema) => schema.name), ...(options.loadable ?? []).flatMap((namespace) => namespace.tools.map((tool) => tool.name))]);
 
@@ -86,14 +108,7 @@ export function assembleTools(options: {
   }
   return [...schemas, ...loadable].map((schema) => {
     const run = isRuntime(schema.name) ? runtime[schema.name] : (executors[schema.name] as ToolExecutor);
-    const execute: ToolExecutor =
-      guard === undefined
-        ? run
-        : async (toolCallId, params, signal) => {
-            guard(schema.name, params, toolCallId);
-            return run(toolCallId, params, signal);
-          };
-    return { name: schema.name, description: schema.description, parameters: schema.parameters, execute };
+    return { name: schema.name, description: schema.description, parameters: schema.parameters, execute: guardedExecutor(schema.name, run, guard, settle) };
   });
 }
 

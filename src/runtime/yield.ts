@@ -9,6 +9,7 @@ import type { AuditReport } from "./audit/audit.js";
 import type { ChecklistProgress, Deviation } from "./checklist/progress.js";
 import type { RequiredSkillsEvent } from "./invocation/required-skills.js";
 import type { NamespaceLoadSource } from "./execution-state.js";
+import type { StateWriteFailedError } from "./state/errors.js";
 
 export interface ToolCallSummary {
   id: string;
@@ -48,7 +49,23 @@ export type ProtocolEvent =
   /** A host registered a connector (src/runtime/connectors.ts); `loaded` when its tools joined the tool list at once. */
   | { type: "connector_registered"; connector: string; loaded: boolean }
   /** A connector left the session: removed by the host, or not restorable after a restart. */
-  | { type: "connector_removed"; connector: string };
+  | { type: "connector_removed"; connector: string }
+  /**
+   * The store refused a write and the session stopped: no model call goes out
+   * after it, prompt() rejects with this error. Dispose the session and reopen
+   * it from the store.
+   */
+  | { type: "state_write_failed"; error: StateWriteFailedError }
+  /**
+   * A failure no caller was waiting for: a turn an injection started on an
+   * idle session (`wake`), a message handed to an AgentSession's queue
+   * (`steer`, `follow_up`), the bookkeeping of what a model call carried
+   * (`context`; the call still went out whole), or the store's `close`.
+   */
+  | { type: "runtime_error"; during: RuntimeErrorPhase; error: unknown };
+
+/** Where a `runtime_error` happened. */
+export type RuntimeErrorPhase = "wake" | "steer" | "follow_up" | "context" | "close";
 
 export interface YieldRecord {
   message: string;

@@ -1,3 +1,4 @@
+import { escapeXmlAttribute, escapeXmlText } from "../protocol/xml-escape.js";
 import type { ValidSkill } from "../stage-data.js";
 
 /**
@@ -6,16 +7,7 @@ import type { ValidSkill } from "../stage-data.js";
  * descriptions (sorted by name), never on where the project lives.
  */
 
-/** One escape table for text and attributes; text simply never needs `"`. */
-const XML_ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
-
-export function escapeXmlText(text: string): string {
-  return text.replace(/[&<>]/g, (char) => XML_ESCAPES[char] ?? char);
-}
-
-export function escapeXmlAttribute(text: string): string {
-  return text.replace(/[&<>"]/g, (char) => XML_ESCAPES[char] ?? char);
-}
+export { escapeXmlAttribute, escapeXmlText };
 
 /** Line breaks and runs of spaces inside a description would break the catalog's layout. */
 export function collapseWhitespace(text: string): string {

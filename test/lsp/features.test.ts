@@ -1,11 +1,11 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CodeAction, CodeLens, CompletionItem, Hover, Location, WorkspaceEdit } from "vscode-languageserver/node";
 import { build } from "../../src/build.js";
 import { check } from "../../src/check.js";
 import { removeTempDirs } from "../helpers/temp-project.js";
-import { copyEmbeddedDefault, disposeClients, start, type TestClient } from "./client.js";
+import { CLIENT_CAPABILITIES, copyEmbeddedDefault, disposeClients, start, type TestClient } from "./client.js";
 import { applyWorkspaceEdit, editedText } from "./edit.js";
 
 const IMPORT = "skills/import/SKILL.md";
@@ -119,6 +119,66 @@ describe("rename", () => {
     await expect(rename("gml-cli")).rejects.toMatchObject({ code: -32803, message: 'Unexpected second skill named "gml-cli", expected unique names' });
   });
 
+  it("never sends half a rename: a client that cannot move folders is told why and what to do, and the second step works there", async () => {
+    const root = await copyEmbeddedDefault();
+    const textOnly = { ...CLIENT_CAPABILITIES, workspace: { ...CLIENT_CAPABILITIES.workspace, workspaceEdit: {} } };
+    const client = await start(root, textOnly);
+    await openFromDisk(client, DECK);
+    const rename = () => client.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(client, DECK, 9, 5), newName: "file-import" });
+    await expect(rename()).rejects.toMatchObject({
+      code: -32803,
+      message:
+        'Renaming skill "import" moves its folder skills/import/ to skills/file-import/, and this editor does not declare that it can rename files and folders in a workspace edit (workspace.workspaceEdit.resourceOperations "rename"). ' +
+        'Rename the folder to skills/file-import/ first (in a file explorer, or `mv skills/import skills/file-import`), then rename "import" again: with the folder already named "file-import", the rename changes name: and every reference, and moves nothing.',
+    });
+    expect(readFileSync(join(root, IMPORT), "utf8")).toMatch(/^name: import$/m);
+    // The second step: the folder already has the new name, so plain text edits finish the rename.
+    renameSync(join(root, "skills/import"), join(root, "skills/file-import"));
+    await client.connection.sendNotification("workspace/didChangeWatchedFiles", { changes: [{ uri: client.uri(IMPORT), type: 3 }, { uri: client.uri("skills/file-import/SKILL.md"), type: 1 }] });
+    const edit = await rename();
+    expect(edit.documentChanges).toBeUndefined();
+    expect(Object.keys(edit.changes ?? {})).toContain(client.uri("skills/file-import/SKILL.md"));
+    applyWorkspaceEdit(edit);
+    expect(readFileSync(join(root, "skills/file-import/SKILL.md"), "utf8")).toMatch(/^name: file-import$/m);
+    const built = await build({ root });
+    expect(built.ok).toBe(true);
+    expect(built.diagnostics.filter((diagnostic) => diagnostic.severity !== "note")).toEqual([]);
+  });
+
+  it("refuses a folder move to Neovim before 0.9, which declares folder renames but cannot make them", async () => {
+    const client = await start(await copyEmbeddedDefault(), CLIENT_CAPABILITIES, { name: "Neovim", version: "0.7.2" });
+    await openFromDisk(client, DECK);
+    await expect(client.connection.sendRequest("textDocument/rename", { ...at(client, DECK, 9, 5), newName: "file-import" })).rejects.toMatchObject({
+      code: -32803,
+      message: expect.stringContaining("and Neovim 0.7.2 cannot rename a folder in a workspace edit (it can from 0.9 on). Rename the folder to skills/file-import/ first"),
+    });
+    const recent = await start(await copyEmbeddedDefault(), { workspace: { workspaceEdit: { resourceOperations: ["rename", "create", "delete"] } } }, { name: "Neovim", version: "0.10.4" });
+    await openFromDisk(recent, DECK);
+    const edit = await recent.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(recent, DECK, 9, 5), newName: "file-import" });
+    expect(edit.documentChanges?.at(-1)).toEqual({ kind: "rename", oldUri: recent.uri("skills/import"), newUri: recent.uri("skills/file-import") });
+  });
+
+  it("follows a skill folder renamed in the editor's file explorer (willRenameFiles): name and every reference", async () => {
+    const root = await copyEmbeddedDefault();
+    const client = await start(root);
+    const edit = await client.connection.sendRequest<WorkspaceEdit | null>("workspace/willRenameFiles", { files: [{ oldUri: client.uri("skills/import"), newUri: client.uri("skills/file-import") }] });
+    const operations = edit?.documentChanges ?? [];
+    expect(operations.every((operation) => "textDocument" in operation)).toBe(true);
+    const files = operations.map((operation) => ("textDocument" in operation ? operation.textDocument.uri.slice(client.uri("").length + 1) : "")).sort();
+    expect(files).toEqual(["evals/conflicting-request.yaml", "evals/drive-import.yaml", "evals/import-request.yaml", "knowledge/deck-typography.md", "prompts/variants.yaml", "skills/deck-generation/SKILL.md", "skills/import/SKILL.md"]);
+    // The client applies the edit, then renames the folder.
+    applyWorkspaceEdit(edit ?? {});
+    renameSync(join(root, "skills/import"), join(root, "skills/file-import"));
+    await client.connection.sendNotification("workspace/didRenameFiles", { files: [{ oldUri: client.uri("skills/import"), newUri: client.uri("skills/file-import") }] });
+    expect(readFileSync(join(root, "skills/file-import/SKILL.md"), "utf8")).toMatch(/^name: file-import$/m);
+    const built = await build({ root });
+    expect(built.ok).toBe(true);
+    expect(built.diagnostics.filter((diagnostic) => diagnostic.severity !== "note")).toEqual([]);
+    // Not a skill's folder, or a name the rules refuse: nothing to edit, and the rename itself is not in the way.
+    expect(await client.connection.sendRequest("workspace/willRenameFiles", { files: [{ oldUri: client.uri("prompts/partials"), newUri: client.uri("prompts/pieces") }] })).toBeNull();
+    expect(await client.connection.sendRequest("workspace/willRenameFiles", { files: [{ oldUri: client.uri("skills/gml-cli"), newUri: client.uri("skills/Gml_Cli") }] })).toBeNull();
+  });
+
   it("renames a partial: its file and every call, and the project still builds", async () => {
     const root = await copyEmbeddedDefault();
     const client = await start(root);
@@ -201,5 +261,26 @@ describe("the cache in the editor", () => {
     expect(withoutMarkers).toBe(readFileSync(join(root, "dist/variants/import.md"), "utf8"));
     const content = await client.connection.sendRequest<{ text: string }>("workspace/textDocumentContent", { uri: shown.uri });
     expect(content.text).toBe(shown.text);
+  });
+
+  it("shows the output folder's copy of a variant while the sources have errors, and says why there is none", async () => {
+    const root = await copyEmbeddedDefault();
+    const client = await start(root);
+    await openFromDisk(client, IMPORT, (text) => text.replace("type: workflow", "type: workflw"));
+    await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.some((diagnostic) => diagnostic.code === "skill/type-value"));
+    const show = () => client.connection.sendRequest<{ uri: string; text: string }>("workspace/executeCommand", { command: "gamma-prompt.showCompiledPrompt", arguments: ["base"] });
+    await expect(show()).rejects.toMatchObject({ message: 'No compiled prompt for variant "base": no such variant in the sources or in dist/.' });
+    expect((await build({ root })).ok).toBe(true);
+    const shown = await show();
+    expect(shown.text.split("\n")[0]).toBe("⟦ variants/base.md as last built: the sources have errors, so this is the output folder's copy ⟧");
+    expect(shown.text.split("\n").filter((line) => !line.startsWith("⟦")).join("\n")).toBe(readFileSync(join(root, "dist/variants/base.md"), "utf8"));
+    await expect(client.connection.sendRequest("workspace/executeCommand", { command: "gamma-prompt.showCompiledPrompt", arguments: [3] })).rejects.toMatchObject({ message: 'gamma-prompt.showCompiledPrompt takes a variant name, e.g. ["base"]' });
+  });
+
+  it("tells a client that cannot open documents where a rule's documentation is", async () => {
+    const client = await start(await copyEmbeddedDefault(), { workspace: {} });
+    const href = "https://www.npmjs.com/package/gamma-prompt#rule-skill-type-value";
+    expect(await client.connection.sendRequest("workspace/executeCommand", { command: "gamma-prompt.openRuleDoc", arguments: [href] })).toEqual({ uri: href });
+    await expect.poll(() => client.serverRequests.find((request) => request.method === "window/showMessage")?.params).toEqual({ type: 3, message: `Rule documentation: ${href}` });
   });
 });

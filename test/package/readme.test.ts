@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { ruleAnchor, ruleRegistry, type RuleId } from "../../src/diagnostics/rules/index.js";
 import { existsSync, readdirSync } from "node:fs";
@@ -56,23 +57,29 @@ describe("the manual and package.json stay true", () => {
 
   it("shows each command's synopsis exactly as the CLI defines its arguments, options and choices", () => {
     // A synopsis block is one whose text starts with `gamma-prompt <command> `; a long one wraps onto indented lines.
+    // A command with subcommands (`postgres migrate`) has one block per subcommand, keyed by both names.
     const synopses = new Map(
-      [...cliReference.matchAll(/^```\n(gamma-prompt ([a-z]+) [\s\S]*?)^```$/gm)].map((match) => [match[2] as string, (match[1] as string).replace(/\s+/g, " ").trim()]),
+      [...cliReference.matchAll(/^```\n(gamma-prompt ([a-z]+(?: [a-z]+)*) [\s\S]*?)^```$/gm)].map((match) => [match[2] as string, (match[1] as string).replace(/\s+/g, " ").trim()]),
     );
-    const expected = new Map(
-      createProgram({ exitCode: 0 }).commands.map((command) => {
-        const args = command.registeredArguments.map((argument) => {
-          const name = `${argument.name().toUpperCase()}${argument.variadic ? "..." : ""}`;
-          return argument.required ? name : `[${name}]`;
+    const synopsis = (command: Command, name: string): string => {
+      const args = command.registeredArguments.map((argument) => {
+        const argumentName = `${argument.name().toUpperCase()}${argument.variadic ? "..." : ""}`;
+        return argument.required ? argumentName : `[${argumentName}]`;
+      });
+      const options = command.options
+        .filter((option) => !option.hidden)
+        .map((option) => {
+          const value = option.argChoices?.join("|") ?? /[<[]([^>\]]+)[>\]]/.exec(option.flags)?.[1]?.toUpperCase();
+          return `[${option.long ?? option.short}${value === undefined ? "" : ` ${value}`}]`;
         });
-        const options = command.options
-          .filter((option) => !option.hidden)
-          .map((option) => {
-            const value = option.argChoices?.join("|") ?? /[<[]([^>\]]+)[>\]]/.exec(option.flags)?.[1]?.toUpperCase();
-            return `[${option.long ?? option.short}${value === undefined ? "" : ` ${value}`}]`;
-          });
-        return [command.name(), ["gamma-prompt", command.name(), ...args, ...options].join(" ")] as const;
-      }),
+      return ["gamma-prompt", name, ...args, ...options].join(" ");
+    };
+    const expected = new Map(
+      createProgram({ exitCode: 0 }).commands.flatMap((command) =>
+        command.commands.length === 0
+          ? [[command.name(), synopsis(command, command.name())] as const]
+          : command.commands.map((sub) => [`${command.name()} ${sub.name()}`, synopsis(sub, `${command.name()} ${sub.name()}`)] as const),
+      ),
     );
     // `explain` takes one optional rule id; the CLI reference says so in prose rather than in a synopsis block.
     expected.delete("explain");

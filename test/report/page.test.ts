@@ -7,6 +7,7 @@
  * drawing has a text alternative and a table, and the page reads at 1280 and
  * 390 pixels wide (compared with committed screenshots).
  */
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -179,6 +180,8 @@ describe("a report with a base and evaluations, legible at 1280 and 390 pixels w
         }));
         expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);
         expect(layout.smallest).toBeGreaterThanOrEqual(11);
+        // The references are rendered in Liberation Sans (Debian's fonts-liberation, which .ci/run installs): another font reflows the page.
+        expect(execFileSync("fc-list", [":family=Liberation Sans"], { encoding: "utf8" }).trim(), "Liberation Sans is not installed: apt-get install fonts-liberation").not.toBe("");
         const shot = await page.screenshot({ fullPage: true });
         const comparison = compareWithReference(shot, join(referenceDir, `report-${width}.png`), join(await tempDir(), `report-${width}.diff.png`));
         // Anti-aliasing differences are recognised and left out; what remains must stay under 0.5% of the page.

@@ -66,7 +66,7 @@ whose 95% interval does not overlap the baseline's.`,
         import("node:fs/promises"),
       ]);
       if (options.listModels !== undefined) {
-        const { modelCatalog } = await import("../../runtime/pi-adapter.js");
+        const { modelCatalog } = await import("../../evals/pi-models.js");
         const catalog = await modelCatalog();
         const provider = typeof options.listModels === "string" ? options.listModels : undefined;
         if (provider !== undefined && !catalog.providers().includes(provider)) return fail(`Unexpected provider "${provider}", expected one of pi-ai's providers: ${catalog.providers().join(", ")}`);

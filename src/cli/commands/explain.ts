@@ -16,30 +16,24 @@ export function registerExplainCommand(program: Command, result: { exitCode: num
       }),
     )
     .action(async (rule: string | undefined) => {
-      const [{ ruleRegistry, ruleDocUrl }, { ruleDoc }, { didYouMean }] = await Promise.all([
+      const [{ explainRule, formatExplanation, isRuleId, ruleIds }, { ruleRegistry }, { didYouMean }] = await Promise.all([
+        import("../../diagnostics/rules/explain.js"),
         import("../../diagnostics/rules/index.js"),
-        import("../../diagnostics/rules/docs.js"),
         import("../../pipeline/validate/suggest.js"),
       ]);
-      const ids = Object.keys(ruleRegistry).sort() as Array<keyof typeof ruleRegistry>;
+      const ids = ruleIds();
       if (rule === undefined) {
         const width = Math.max(...ids.map((id) => id.length));
         process.stdout.write(ids.map((id) => `${id.padEnd(width)}  ${ruleRegistry[id].severity.padEnd(7)}  ${ruleRegistry[id].description}\n`).join(""));
         result.exitCode = EXIT_OK;
         return;
       }
-      if (!Object.prototype.hasOwnProperty.call(ruleRegistry, rule)) {
+      if (!isRuleId(rule)) {
         process.stderr.write(`gamma-prompt explain: unknown rule "${rule}"${didYouMean(rule, ids)}; run \`gamma-prompt explain\` for the list\n`);
         result.exitCode = EXIT_USAGE;
         return;
       }
-      const id = rule as (typeof ids)[number];
-      process.stdout.write(formatExplanation(id, ruleRegistry[id], ruleDoc(id), ruleDocUrl(id)));
+      process.stdout.write(formatExplanation(explainRule(rule)));
       result.exitCode = EXIT_OK;
     });
-}
-
-export function formatExplanation(id: string, definition: { severity: string; description: string }, doc: { text: string; bad: string; good: string }, url: string): string {
-  const indent = (text: string): string => text.split("\n").map((line) => `  ${line}`.trimEnd()).join("\n");
-  return `${id} (${definition.severity})\n\n${definition.description}\n\n${doc.text}\n\nBad:\n${indent(doc.bad)}\n\nGood:\n${indent(doc.good)}\n\n${url}\ndocs/rules/${id}.md in the package\n`;
 }

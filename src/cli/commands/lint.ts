@@ -97,10 +97,10 @@ async function runLint(options: LintCommandOptions): Promise<number> {
   const counts = { errorCount: outcome.errorCount, warningCount: outcome.warningCount, noteCount: outcome.noteCount };
   const context = { ...counts, profile: outcome.profile, skillCount: outcome.skillFileCount };
   if (fix && outcome.fixes && outcome.fixedFiles) {
-    const { unifiedDiff } = await import("../../pipeline/fix/unified-diff.js");
+    const { fixesDiff } = await import("../../pipeline/fix/unified-diff.js");
     const rebase = workingFolderPath(options.root);
     const fixes = outcome.fixes.map((record) => ({ ...record, file: rebase(record.file) }));
-    const diff = outcome.fixedFiles.map((fixed) => unifiedDiff(rebase(fixed.file), fixed.before, fixed.after)).join("");
+    const diff = fixesDiff(outcome.fixedFiles, rebase);
     if (options.format === "json") {
       process.stdout.write(formatDiagnostics("json", diagnostics, { ...context, fixes, fixesWritten: fix === "write", ...(fix === "dry-run" ? { fixDiff: diff } : {}) }));
       return exitCodeAfterLint(outcome.diagnostics, counts, options.maxWarnings);

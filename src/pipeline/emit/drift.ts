@@ -6,6 +6,7 @@ import { listTree } from "./emit.js";
 import { MANIFEST_FILE, PREFIX_FILE, TOOLS_FILE, type ArtifactContent } from "./artifacts.js";
 import type { TemplateOrigin } from "../render/prefix-origin.js";
 import { sha256Hex } from "../discover/read-source.js";
+import { isRecord } from "../../protocol/records.js";
 
 /** One way dist/ disagrees with its sources or with its own manifest. */
 export interface DriftEntry {
@@ -117,9 +118,6 @@ function readIfReadable(file: string): Buffer | undefined {
   return read.kind === "file" ? read.bytes : undefined;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 export function firstByteDifference(expected: Uint8Array, actual: Uint8Array): { byteOffset: number; line: number; column: number } {
   let index = 0;

@@ -6,6 +6,7 @@ import { sha256Hex } from "../discover/read-source.js";
 import { compactTools } from "../render/cache-plan.js";
 import { SKILL_TOOL } from "../validate/tools.js";
 import type { RecordedTokenCounts, RecordedVariant } from "../render/measure.js";
+import { isRecord } from "../../protocol/records.js";
 
 /**
  * What the last build recorded in dist/ about exact bytes, for `check` to
@@ -130,6 +131,3 @@ function parseJson(bytes: Buffer | undefined): unknown {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}

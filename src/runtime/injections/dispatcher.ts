@@ -26,12 +26,13 @@ import type { InjectionDelivery, RuntimeInjection } from "./types.js";
 /** How Pi delivers an injection right now; the adapter provides one per Agent or AgentSession. */
 export interface InjectionTransport {
   isRunning(): boolean;
-  steer(message: GammaCustomMessage): void;
-  followUp(message: GammaCustomMessage): void;
+  /** Hands the message to Pi's steering queue; a promise that rejects means it never got there. */
+  steer(message: GammaCustomMessage): void | Promise<void>;
+  followUp(message: GammaCustomMessage): void | Promise<void>;
   /** Starts a turn on an idle session with these messages. */
   startTurn(messages: GammaCustomMessage[]): Promise<void>;
-  /** Ids of the injections still waiting in Pi's steering and follow-up queues; undefined when unknown. */
-  queuedInjectionIds?(): ReadonlySet<string> | undefined;
+  /** Whether Pi's steering or follow-up queue still holds messages; undefined when unknown. */
+  hasQueuedMessages?(): boolean | undefined;
 }
 
 /** What the dispatcher needs from the controller (structural, so the two modules stay loosely coupled). */
@@ -44,6 +45,8 @@ export interface InjectionHost {
   policyContext(): PolicyContext;
   /** True once the model yielded in this run: nothing more is delivered into it. */
   shouldStopAfterTurn(): boolean;
+  /** A delivery failed where no caller waits for it (a woken turn, a message handed to a queue). */
+  reportError(during: "wake" | "steer" | "follow_up", error: unknown): void;
 }
 
 export interface RouteUpdateResult {
@@ -85,7 +88,6 @@ export class InjectionDispatcher {
     const transport = this.host.transport;
     if (injection.requiresDecision && transport !== undefined && !transport.isRunning() && shouldWake([injection], this.host.policyContext())) {
       result.turn = this.wake(transport);
-      this.lastWake = result.turn;
     }
     return result;
   }
@@ -100,9 +102,16 @@ export class InjectionDispatcher {
       path: effectiveDelivery(delivery.injection, context) === "follow_up" ? ("follow_up" as const) : ("steer" as const),
     }));
     for (const delivery of deliveries) {
-      this.host.pending.markQueued([delivery.injection.id], delivery.path);
-      if (delivery.path === "steer") transport.steer(delivery.message);
-      else transport.followUp(delivery.message);
+      const id = delivery.injection.id;
+      this.host.pending.markQueued([id], delivery.path);
+      const handed = delivery.path === "steer" ? transport.steer(delivery.message) : transport.followUp(delivery.message);
+      if (handed instanceof Promise) {
+        handed.catch((error: unknown) => {
+          // It never reached Pi's queue: it waits again, and the host learns why.
+          if (this.host.pending.get(id)?.queuedAs === delivery.path) this.host.pending.release([id]);
+          this.host.reportError(delivery.path === "steer" ? "steer" : "follow_up", error);
+        });
+      }
     }
     return deliveries;
   }
@@ -116,15 +125,16 @@ export class InjectionDispatcher {
    * starts a turn.
    */
   afterRun(): void {
-    const stillQueued = this.host.transport?.queuedInjectionIds?.();
-    if (stillQueued !== undefined) {
-      const lost = this.host.pending.select((entry) => (entry.queuedAs === "steer" || entry.queuedAs === "follow_up") && !stillQueued.has(entry.id));
+    // Pi's queues are empty at the end of a run unless a message arrived after its last poll; an event
+    // still marked as waiting in a queue that Pi says is empty was cleared there.
+    if (this.host.transport?.hasQueuedMessages?.() === false) {
+      const lost = this.host.pending.select((entry) => entry.queuedAs === "steer" || entry.queuedAs === "follow_up");
       this.host.pending.release(lost.map((entry) => entry.id));
     }
     setImmediate(() => {
       const transport = this.host.transport;
       if (transport === undefined || transport.isRunning()) return;
-      if (shouldWake(this.host.pending.pending(), this.host.policyContext())) this.lastWake = this.wake(transport);
+      if (shouldWake(this.host.pending.pending(), this.host.policyContext())) this.wake(transport);
     });
   }
 
@@ -156,6 +166,17 @@ export class InjectionDispatcher {
   }
 
   /**
+   * A session reopened on a transcript (a restart, another server): pending
+   * events whose messages it already holds are in the context, not to be sent
+   * again; the next model call that carries them confirms them.
+   */
+  noteTranscript(messages: readonly unknown[]): void {
+    for (const message of messages) {
+      if (isGammaCustomMessage(message) && message.details.injectionId !== undefined) this.markInContext(message.details.injectionId);
+    }
+  }
+
+  /**
    * A model call is being made on these messages (Pi's own, before
    * conversion): every injection they carry, directly or in the newest
    * anchor (the only one the model sees), leaves the pending set.
@@ -173,16 +194,24 @@ export class InjectionDispatcher {
     this.host.pending.remove(used);
   }
 
+  /**
+   * Starts a turn with the events due now. The returned promise (the host may
+   * await it: `RouteUpdateResult.turn`, `lastWake`) rejects when the turn
+   * fails; the failure is also reported, so a wake nobody awaits is never lost.
+   */
   private wake(transport: InjectionTransport): Promise<void> {
     const deliveries = this.take("triggered_turn", this.host.policyContext());
     if (deliveries.length === 0) return Promise.resolve();
     const ids = deliveries.map((delivery) => delivery.injection.id);
     this.host.pending.markQueued(ids, "next_turn");
-    return transport.startTurn(deliveries.map((delivery) => delivery.message)).catch((error: unknown) => {
+    const turn = transport.startTurn(deliveries.map((delivery) => delivery.message)).catch((error: unknown) => {
       // The turn never started: whatever did not reach the context waits again.
       this.host.pending.release(ids.filter((id) => this.host.pending.get(id)?.queuedAs === "next_turn"));
       throw error;
     });
+    turn.catch((error: unknown) => this.host.reportError("wake", error));
+    this.lastWake = turn;
+    return turn;
   }
 
   private take(moment: DeliveryMoment, context: PolicyContext): Delivery[] {

@@ -13,7 +13,7 @@ export type {
 } from "./types.js";
 export { INJECTION_KINDS } from "./types.js";
 export { acceptInjection, checkInjection, InjectionRejectedError, type AcceptInjectionOptions } from "./envelope.js";
-export { escapeXml } from "./escape.js";
+export { escapeXml } from "../../protocol/xml-escape.js";
 export { renderInjection, RENDERED_ATTRIBUTES } from "./render.js";
 export {
   containsReservedTag,

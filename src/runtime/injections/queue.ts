@@ -129,19 +129,6 @@ export class InjectionQueue {
     return this.place(injection);
   }
 
-  /**
-   * Puts an event back that left the queue without reaching the model. Its id
-   * is already processed, so `add` would call it a duplicate; coalescing
-   * still applies. An entry still pending but handed to Pi becomes unsent.
-   */
-  requeue(injection: RuntimeInjection): AddOutcome {
-    const entry = this.entries.get(injection.id);
-    if (entry === undefined) return this.place(injection);
-    if (entry.pending.queuedAs === undefined) return "duplicate";
-    this.release([injection.id]);
-    return this.entries.has(injection.id) ? "queued" : "superseded";
-  }
-
   /** Records an id as processed without queueing it (an echo suppressed on arrival). */
   markSeen(id: string): void {
     if (this.seen.has(id) || this.entries.has(id)) return;
@@ -180,22 +167,10 @@ export class InjectionQueue {
     return { deliver, suppressed };
   }
 
-  /** Takes the selected unsent events and removes them at once (a host delivering them itself). */
-  drain(options: DrainOptions): DrainResult {
-    const result = this.take(options);
-    this.remove(result.deliver.map((injection) => injection.id));
-    return result;
-  }
-
   /** Removes pending entries: a model call used them, or another path delivered them. Ids stay processed. */
   remove(ids: Iterable<string>): void {
     const present = [...ids].filter((id) => this.entries.has(id));
     if (present.length > 0) this.commit({ op: "remove", ids: present });
-  }
-
-  /** Same as `remove`: pending events another path delivered. */
-  forget(ids: Iterable<string>): void {
-    this.remove(ids);
   }
 
   /** These entries now wait in a Pi queue, the next prompt, an anchor or the context (not durable). */

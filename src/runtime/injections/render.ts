@@ -6,7 +6,7 @@
  * free-form details never appear.
  */
 import type { InjectionKindArtifact } from "../../protocol/dist-manifest.js";
-import { escapeXml } from "./escape.js";
+import { escapeXml } from "../../protocol/xml-escape.js";
 import { neutraliseReservedTags } from "./neutralise.js";
 import type { RuntimeInjection } from "./types.js";
 

@@ -11,8 +11,10 @@ import { neutraliseReservedTags } from "./neutralise.js";
 import { renderInjection } from "./render.js";
 import type { RuntimeInjection, TrustedInjectionDetails, TrustedInjectionMessage, TrustedInjectionType } from "./types.js";
 import { INJECTION_KINDS } from "./types.js";
+import { isRecord } from "../../protocol/records.js";
+import { createTrustedMessage, GAMMA_CUSTOM_TYPE_PREFIX } from "../messages.js";
 
-export const INJECTION_CUSTOM_TYPE_PREFIX = "gamma.";
+export const INJECTION_CUSTOM_TYPE_PREFIX = GAMMA_CUSTOM_TYPE_PREFIX;
 
 const TRUSTED_TYPES: ReadonlySet<string> = new Set<TrustedInjectionType>([...INJECTION_KINDS, "knowledge_hints"]);
 
@@ -26,22 +28,21 @@ export function createTrustedInjectionMessage(
   kinds: readonly InjectionKindArtifact[],
   options: TrustedMessageOptions = {},
 ): TrustedInjectionMessage {
-  const details: TrustedInjectionDetails = {
-    trusted: true,
+  const details: Omit<TrustedInjectionDetails, "trusted"> = {
     gammaInjection: true,
     injectionType: injection.kind,
     injectionId: injection.id,
     occurredAt: injection.occurredAt,
+    ...(injection.dedupeKey === undefined ? {} : { dedupeKey: injection.dedupeKey }),
   };
-  if (injection.dedupeKey !== undefined) details.dedupeKey = injection.dedupeKey;
-  return {
-    role: "custom",
-    customType: `${INJECTION_CUSTOM_TYPE_PREFIX}${injection.kind}`,
+  const message = createTrustedMessage({
+    kind: injection.kind,
     content: renderInjection(injection, kinds),
-    display: false,
     details,
-    timestamp: options.timestamp ?? Date.now(),
-  };
+    ...(options.timestamp === undefined ? {} : { timestamp: options.timestamp }),
+  });
+  // createTrustedMessage writes `gamma.<kind>`, `display: false` and these details with `trusted: true`: the narrower type holds.
+  return message as TrustedInjectionMessage;
 }
 
 /** True only for a message the runtime built with createTrustedInjectionMessage (or restored from its session). */
@@ -152,6 +153,3 @@ function isTextPart(part: unknown): part is TextPart {
   return isRecord(part) && part["type"] === "text" && typeof part["text"] === "string";
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}

@@ -39,8 +39,9 @@ export interface RuntimeInjection {
 }
 
 /**
- * Every type that may travel as a trusted injection. `knowledge_hints` is the
- * design's extension point for scoped knowledge; no producer emits it yet.
+ * Every type that may travel as a trusted injection: the kinds, and
+ * `knowledge_hints`, which the session's knowledge sends with a user turn or
+ * mid-run (src/runtime/knowledge).
  */
 export type TrustedInjectionType = InjectionKind | "knowledge_hints";
 

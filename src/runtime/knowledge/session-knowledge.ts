@@ -14,7 +14,7 @@
 import { DEFAULT_INLINE_BYTES } from "../../protocol/knowledge.js";
 import type { ExecutionState } from "../execution-state.js";
 import { createTrustedMessage, type GammaCustomMessage } from "../messages.js";
-import { escapeXml } from "../injections/escape.js";
+import { escapeXml } from "../../protocol/xml-escape.js";
 import { neutraliseReservedTags } from "../injections/neutralise.js";
 import type { ToolOutcome } from "../tools.js";
 import type { ProtocolEvent } from "../yield.js";
@@ -41,7 +41,8 @@ export interface KnowledgeOptions {
 
 /** What the session knowledge needs from the controller (structural, so the two stay loosely coupled). */
 export interface KnowledgeHost {
-  readonly state: Readonly<ExecutionState>;
+  /** The durable state as it is now (the fields the knowledge reads). */
+  readonly state: Readonly<Pick<ExecutionState, "activeSkills" | "currentArtifacts" | "knowledge">>;
   saveKnowledge(state: KnowledgeSessionState): void;
   emit(event: ProtocolEvent): void;
   now(): number;

@@ -4,10 +4,11 @@
  * into one execution state. Both built-in stores and the live controller use
  * `applyChange`, so a replayed session is the session that was running.
  */
-import { DEFAULT_REMEMBERED_IDS, InjectionQueue, type QueueRecord } from "./injections/queue.js";
-import type { KnowledgeSessionState } from "./knowledge/types.js";
-import type { ActiveSkill, ArtifactReference, ConnectorDefinition, ExecutionState, LoadedNamespace, RequiredSkill, TaskSnapshot } from "./execution-state.js";
-import { STATE_VERSION, StateConflictError, StateStoreError } from "./state-errors.js";
+import { DEFAULT_REMEMBERED_IDS, InjectionQueue, type QueueRecord } from "../injections/queue.js";
+import type { KnowledgeSessionState } from "../knowledge/types.js";
+import type { ActiveSkill, ArtifactReference, ConnectorDefinition, ExecutionState, LoadedNamespace, RequiredSkill, TaskSnapshot } from "../execution-state.js";
+import { STATE_VERSION, StateConflictError, StateStoreError } from "./errors.js";
+import { coreOf, type StateCore } from "./fields.js";
 
 /** One durable change to the execution state. */
 export type StateChange =
@@ -30,13 +31,12 @@ export type StateChange =
 /** A change as a store keeps it: stamped with the revision it produces. */
 export type StateRecord = StateChange & { revision: number };
 
-/** The parts of the state outside the pending set. */
-export type StateCore = Pick<ExecutionState, "sessionKey" | "activeSkills" | "tasks" | "currentArtifacts" | "knowledge" | "requiredSkills" | "loadedNamespaces" | "connectors">;
+export type { StateCore };
 
 export function applyChange(core: StateCore, queue: InjectionQueue, change: StateChange): void {
   switch (change.op) {
     case "skills":
-      core.activeSkills.push(...change.add);
+      core.activeSkills = [...core.activeSkills, ...change.add];
       return;
     case "tasks":
       core.tasks = change.tasks;
@@ -80,16 +80,7 @@ export function seenIdsOf(state: ExecutionState): string[] {
 export function replay(snapshot: ExecutionState, records: readonly StateRecord[], location: string): ExecutionState {
   if (records.length === 0) return snapshot;
   const queue = new InjectionQueue({ pending: snapshot.pendingInjections, seenIds: seenIdsOf(snapshot) }, { rememberIds: DEFAULT_REMEMBERED_IDS });
-  const core: StateCore = {
-    ...(snapshot.sessionKey === undefined ? {} : { sessionKey: snapshot.sessionKey }),
-    activeSkills: [...snapshot.activeSkills],
-    tasks: snapshot.tasks,
-    currentArtifacts: snapshot.currentArtifacts,
-    ...(snapshot.knowledge === undefined ? {} : { knowledge: snapshot.knowledge }),
-    ...(snapshot.requiredSkills === undefined ? {} : { requiredSkills: snapshot.requiredSkills }),
-    ...(snapshot.loadedNamespaces === undefined ? {} : { loadedNamespaces: snapshot.loadedNamespaces }),
-    ...(snapshot.connectors === undefined ? {} : { connectors: snapshot.connectors }),
-  };
+  const core = coreOf(snapshot);
   let revision = snapshot.revision;
   for (const record of records) {
     if (record.revision !== revision + 1) {

@@ -1,8 +1,6 @@
 /**
- * The session's persistent execution state and where it is kept. The
- * controller is the only writer. A store keeps a snapshot plus a journal of
- * small records, one per durable change (src/runtime/journal.ts), so the
- * cost of a change does not grow with the size of the state.
+ * The file store: one file per session, a snapshot followed by one record per
+ * change, appended; compacted into a new file past a limit.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -21,87 +19,9 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import { parseJournal, replay, type StateRecord } from "./journal.js";
-import { STATE_VERSION, StateConflictError, StateStoreError } from "./state-errors.js";
-import type { ExecutionState } from "./execution-state.js";
-
-export { STATE_VERSION, StateConflictError, StateStoreError };
-
-/**
- * Durable home of one session's execution state.
- *
- * - `save` replaces what is stored with a snapshot, atomically.
- * - `append` adds one change on top; the controller calls it before it
- *   applies the change, so a refused write changes nothing. `current` returns
- *   the state before the change, for a store that compacts its journal into a
- *   new snapshot. A store without `append` gets `save` after every change
- *   (correct, but its cost grows with the state).
- */
-export interface StateStore {
-  load(): ExecutionState | undefined;
-  save(state: ExecutionState): void;
-  append?(record: StateRecord, current: () => ExecutionState): void;
-  /** Releases open files; the store is not used again. */
-  close?(): void;
-}
-
-/** What a store found and set aside when it read a state cut short by a crash. */
-export interface StateRecovery {
-  location: string;
-  /** Bytes after the last complete record, ignored. */
-  tornBytes: number;
-  /** The revision restored: the last complete record's. */
-  revision: number;
-  message: string;
-}
-
-export interface StateStoreOptions {
-  /**
-   * Journal bytes kept before the next change compacts them into a new
-   * snapshot; the journal also may reach twice the snapshot's size, so the
-   * cost per change stays constant. Default 1 MiB.
-   */
-  compactAfterBytes?: number;
-  /** Called when a load set aside a torn last record (also kept in `lastRecovery`). */
-  onRecovery?: (recovery: StateRecovery) => void;
-}
-
-const DEFAULT_COMPACT_AFTER_BYTES = 1024 * 1024;
-
-/**
- * Keeps the state in memory only (tests, short-lived sessions). The snapshot
- * is kept as JSON and a load hands out fresh copies, so no live object is
- * shared; records are kept as given (the controller never changes a record
- * after it appended it).
- */
-export class MemoryStateStore implements StateStore {
-  private snapshot: string | undefined;
-  private records: StateRecord[] = [];
-  private recordCount = 0;
-  private readonly compactAfterRecords: number;
-
-  constructor(options: Pick<StateStoreOptions, "compactAfterBytes"> = {}) {
-    // Records average well under 1 KiB; counting them avoids serialising each one.
-    this.compactAfterRecords = Math.max(1, Math.floor((options.compactAfterBytes ?? DEFAULT_COMPACT_AFTER_BYTES) / 512));
-  }
-
-  load(): ExecutionState | undefined {
-    if (this.snapshot === undefined) return undefined;
-    const records = JSON.parse(JSON.stringify(this.records)) as StateRecord[];
-    return replay(JSON.parse(this.snapshot) as ExecutionState, records, "memory");
-  }
-
-  save(state: ExecutionState): void {
-    this.snapshot = JSON.stringify(state);
-    this.records = [];
-    this.recordCount = 0;
-  }
-
-  append(record: StateRecord, current: () => ExecutionState): void {
-    if (this.snapshot === undefined || this.recordCount >= Math.max(this.compactAfterRecords, this.snapshot.length / 256)) this.save(current());
-    this.records.push(record);
-    this.recordCount++;
-  }
-}
+import { StateConflictError, StateStoreError } from "./errors.js";
+import { DEFAULT_COMPACT_AFTER_BYTES, type StateStore, type StateStoreOptions, type StateRecovery } from "./store.js";
+import type { ExecutionState } from "../execution-state.js";
 
 export interface FileStateStoreOptions extends StateStoreOptions {
   /**

@@ -1,0 +1,42 @@
+/** The stored state's format version and the errors a store and the state owner report. */
+
+export const STATE_VERSION = 1;
+
+export class StateStoreError extends Error {
+  constructor(
+    readonly location: string,
+    message: string,
+  ) {
+    super(`${location}: ${message}`);
+    this.name = "StateStoreError";
+  }
+}
+
+/** A second writer changed the same state (two processes for one session): refused, never merged. */
+export class StateConflictError extends StateStoreError {
+  constructor(location: string, message: string) {
+    super(location, message);
+    this.name = "StateConflictError";
+  }
+}
+
+/**
+ * The session stopped because its store refused a write: what a run ends
+ * with (prompt() rejects with it, no model call goes out after it) and what
+ * `flush()` rejects with. `cause` is the store's own error; `revision` is the
+ * first revision the store did not accept. The session's memory is ahead of
+ * its store from that revision on, so the host disposes it and reopens the
+ * session from the store.
+ */
+export class StateWriteFailedError extends Error {
+  override readonly name = "StateWriteFailedError";
+  constructor(
+    override readonly cause: unknown,
+    readonly revision: number,
+  ) {
+    super(
+      `The state store refused the write of revision ${revision} (${cause instanceof Error ? cause.message : String(cause)}); the session stopped: dispose it and reopen it from the store`,
+      { cause },
+    );
+  }
+}
