@@ -124,7 +124,7 @@ describe("rename", () => {
     const textOnly = { ...CLIENT_CAPABILITIES, workspace: { ...CLIENT_CAPABILITIES.workspace, workspaceEdit: {} } };
     const client = await start(root, textOnly);
     await openFromDisk(client, DECK);
-    const rename = () => client.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(client, DECK, 9, 5), newName: "file-import" });
+    const rename = () => client.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(client, DECK, 6, 26), newName: "file-import" });
     await expect(rename()).rejects.toMatchObject({
       code: -32803,
       message:
@@ -148,13 +148,13 @@ describe("rename", () => {
   it("refuses a folder move to Neovim before 0.9, which declares folder renames but cannot make them", async () => {
     const client = await start(await copyEmbeddedDefault(), CLIENT_CAPABILITIES, { name: "Neovim", version: "0.7.2" });
     await openFromDisk(client, DECK);
-    await expect(client.connection.sendRequest("textDocument/rename", { ...at(client, DECK, 9, 5), newName: "file-import" })).rejects.toMatchObject({
+    await expect(client.connection.sendRequest("textDocument/rename", { ...at(client, DECK, 6, 26), newName: "file-import" })).rejects.toMatchObject({
       code: -32803,
       message: expect.stringContaining("and Neovim 0.7.2 cannot rename a folder in a workspace edit (it can from 0.9 on). Rename the folder to skills/file-import/ first"),
     });
     const recent = await start(await copyEmbeddedDefault(), { workspace: { workspaceEdit: { resourceOperations: ["rename", "create", "delete"] } } }, { name: "Neovim", version: "0.10.4" });
     await openFromDisk(recent, DECK);
-    const edit = await recent.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(recent, DECK, 9, 5), newName: "file-import" });
+    const edit = await recent.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(recent, DECK, 6, 26), newName: "file-import" });
     expect(edit.documentChanges?.at(-1)).toEqual({ kind: "rename", oldUri: recent.uri("skills/import"), newUri: recent.uri("skills/file-import") });
   });
 
