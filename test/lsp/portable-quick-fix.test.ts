@@ -18,6 +18,7 @@ afterEach(async () => {
 });
 
 const DRAFT = "skills/draft/SKILL.md";
+const BODY = ["# Draft", "", "1. Read the notes.", "2. Write the draft.", "3. Check the draft against the notes.", ""];
 const WRITTEN = [
   "---",
   "name: draft",
@@ -29,12 +30,7 @@ const WRITTEN = [
   "license: MIT",
   "---",
   "",
-  "# Draft",
-  "",
-  "1. Read the notes.",
-  "2. Write the draft.",
-  "3. Check the draft against the notes.",
-  "",
+  ...BODY,
 ].join("\n");
 const PORTABLE = [
   "---",
@@ -46,12 +42,7 @@ const PORTABLE = [
   "  gamma-requires-skills: style",
   "---",
   "",
-  "# Draft",
-  "",
-  "1. Read the notes.",
-  "2. Write the draft.",
-  "3. Check the draft against the notes.",
-  "",
+  ...BODY,
 ].join("\n");
 
 /** A plain skills collection (no prompts/: the agentskills profile) with one skill in each spelling. */

@@ -38,9 +38,9 @@ under the gamma profile (workflow when the body has a checklist of 3 or more ste
 rewrites a list or comma-separated \`allowed-tools\` as the space-separated string, trims the spaces
 inside a quoted description, and (under agentskills) moves the design's top-level fields under metadata
 (gamma-type, gamma-requires-skills, …) and writes flow-style YAML as blocks, so Agent Skills validators
-accept the skill: \`gamma-prompt lint --profile agentskills --fix\` moves a Gamma project. Everything else keeps its bytes (comments, key order, CRLF, BOM); each file
-is replaced at once (temporary file and rename). It prints file:line:column, rule and change for each
-fix; a second run finds nothing to fix. The exit code then reflects the findings that remain.
+accept the skill: \`gamma-prompt lint --profile agentskills --fix\` moves a Gamma project. Everything else
+keeps its bytes (comments, key order, CRLF, BOM); each file is replaced at once (temporary file and
+rename). It prints file:line:column, rule and change for each fix; a second run finds nothing to fix. The exit code then reflects the findings that remain.
 --fix-dry-run prints the same changes as a unified diff on stdout (the remaining findings on stderr;
 with --format json both are in the document) and writes nothing.`,
         exitCodes:

@@ -12,7 +12,8 @@ import type { FixSite, PlannedFix, TextEdit } from "./planned-fix.js";
  *   (`type: workflow` → `gamma-type: workflow`, a list → one space-separated
  *   string, an empty list left out). Each field's lines are removed where
  *   they were, and the entries are written, in the fields' order, at the end
- *   of an existing metadata block or, without one, where the last field was.
+ *   of an existing metadata block or, without one, in a new block at the end
+ *   of the frontmatter.
  *   Comments move with their field (a comment on the lines just above it, or
  *   inside a list, becomes a comment line above the entry; one after a
  *   one-line value stays after it); every other byte stays where it was.
@@ -65,10 +66,9 @@ export function planPortableManifest(parsed: ParsedSkillFile, site: FixSite): Pl
       if (!text.startsWith("#", previous)) break;
       start = previous;
     }
-    let end = nextLineStart(offsetOf(last.end.line, last.end.column));
-    // A comment after the value on its last line is part of these lines too.
-    const span = { start, end: Math.min(end, split.yamlEnd) };
-    end = span.end;
+    // Whole lines, to the end of the value's last one: a comment after the value goes with the field too.
+    const end = Math.min(nextLineStart(offsetOf(last.end.line, last.end.column)), split.yamlEnd);
+    const span = { start, end };
     const inside = comments.filter((comment) => comment.start >= start && comment.end <= end);
     const oneLine = place.keyRange.start.line === last.end.line;
     const trailing = oneLine ? inside.find((comment) => comment.start > keyStart) : undefined;
@@ -108,9 +108,10 @@ export function planPortableManifest(parsed: ParsedSkillFile, site: FixSite): Pl
 }
 
 /**
- * Where entries join an existing metadata block mapping: after its last
- * line (`at`) or before its first entry (`first`), at its entries' indentation. Undefined for metadata written any
- * other way (flow style, empty, not a mapping), which no line can join.
+ * Where entries join an existing metadata block mapping: after its last line
+ * (`at`) or before its first entry (`first`), at its entries' indentation.
+ * Undefined for metadata written any other way (flow style, empty, not a
+ * mapping), which no line can join.
  */
 export function metadataEnd(parsed: ParsedSkillFile): { at: number; first: number; indent: string } | undefined {
   const { tree, index } = parsed;
