@@ -1,6 +1,7 @@
 import type { Range } from "../../diagnostics/diagnostic.js";
 import type { FrontmatterSplit } from "../parse/frontmatter.js";
 import type { LineIndex } from "../parse/positions.js";
+import { readPlainFrontmatter } from "../parse/plain-frontmatter.js";
 import { yamlLibrary } from "../parse/yaml-library.js";
 
 /**
@@ -55,6 +56,14 @@ export function portableYamlProblems(split: FrontmatterSplit, index: LineIndex, 
     });
   }
   if (!MAY_NEED_PARSE.test(yamlText)) return problems;
+  // Frontmatter the plain reader takes holds no anchor, tag, tab or flow collection but `key: []`: no YAML library needed.
+  if (readPlainFrontmatter(yamlText, split.yamlStart, index)) {
+    for (const match of yamlText.matchAll(/^[A-Za-z][A-Za-z0-9_-]*: (\[\])$/gm)) {
+      const at = split.yamlStart + (match.index ?? 0) + match[0].length - 2;
+      problems.push({ range: index.range(at, at + 2), message: `Unexpected flow-style list "[]", expected the key left out (an empty value): ${WHY}` });
+    }
+    return problems;
+  }
   const { Parser } = yamlLibrary();
   for (const document of new Parser().parse(yamlText)) walk(document as unknown as CstNode, (node) => visit(node, text, split.yamlStart, index, problems));
   return problems.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.column - b.range.start.column);
