@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { fauxAssistantMessage, registerFauxProvider } from "@earendil-works/pi-ai/compat";
 import pg from "pg";
 import { loadArtifacts } from "../lib/runtime/index.js";
-import { migratePostgres, PostgresSessions } from "../lib/runtime/postgres/index.js";
+import { migratePostgres, PostgresSessions } from "../lib/runtime-postgres/index.js";
 import { startPostgres } from "../scripts/postgres-server.mjs";
 
 const server = await startPostgres();

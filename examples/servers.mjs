@@ -9,7 +9,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { migratePostgres } from "../lib/runtime/postgres/index.js";
+import { migratePostgres } from "../lib/runtime-postgres/index.js";
 import { startPostgres } from "../scripts/postgres-server.mjs";
 
 const sessionKey = "deck-42";

@@ -2,7 +2,7 @@
 import { fauxAssistantMessage, registerFauxProvider } from "@earendil-works/pi-ai/compat";
 import pg from "pg";
 import { loadArtifacts } from "../../lib/runtime/index.js";
-import { PostgresSessions } from "../../lib/runtime/postgres/index.js";
+import { PostgresSessions } from "../../lib/runtime-postgres/index.js";
 
 const { connection, sessionKey, leaseMs } = JSON.parse(process.env.BENCH);
 const pool = new pg.Pool(connection);

@@ -3,7 +3,7 @@
 // Prints {"ms": ...}: the time to publish them all.
 import { performance } from "node:perf_hooks";
 import pg from "pg";
-import { publishUpdate } from "../../lib/runtime/postgres/index.js";
+import { publishUpdate } from "../../lib/runtime-postgres/index.js";
 
 const { connection, sessions, count, mode } = JSON.parse(process.env.BENCH);
 const pool = new pg.Pool({ ...connection, max: 8 });

@@ -5,7 +5,7 @@
 import { fauxAssistantMessage, registerFauxProvider } from "@earendil-works/pi-ai/compat";
 import pg from "pg";
 import { loadArtifacts } from "../../lib/runtime/index.js";
-import { PostgresSessions } from "../../lib/runtime/postgres/index.js";
+import { PostgresSessions } from "../../lib/runtime-postgres/index.js";
 import { deckRequest, printTranscript, REQUEST, verdict } from "../deck-workflow.mjs";
 
 const { part, connection, sessionKey, leaseMs } = JSON.parse(process.env.EXAMPLE_SERVER);

@@ -2,7 +2,7 @@
 // while no server hosts the session; the service publishes the artifact_update
 // after the save, by session key (no Pi, no session object).
 import pg from "pg";
-import { publishUpdate } from "../../lib/runtime/postgres/index.js";
+import { publishUpdate } from "../../lib/runtime-postgres/index.js";
 
 const { connection, sessionKey } = JSON.parse(process.env.EXAMPLE_SERVER);
 const pool = new pg.Pool(connection);

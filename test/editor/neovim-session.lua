@@ -92,14 +92,14 @@ local function session()
   wait("the first diagnostics", function() return publications() > 0 end)
   record("open")
 
-  -- Break its type.
-  local type_line = line_of("^type: ")
-  vim.api.nvim_buf_set_lines(0, type_line - 1, type_line, false, { "type: workflw" })
+  -- Break its type (written under metadata, as gamma-type).
+  local type_line = line_of("^  gamma%-type: ")
+  vim.api.nvim_buf_set_lines(0, type_line - 1, type_line, false, { "  gamma-type: workflw" })
   wait("skill/type-value", has_code("skill/type-value"))
   record("broken type")
 
   -- Its "Show documentation" action: this Neovim cannot open a URL for the server, so the server says where the page is.
-  vim.api.nvim_win_set_cursor(0, { type_line, 6 })
+  vim.api.nvim_win_set_cursor(0, { type_line, 16 })
   vim.g.gamma_choice = "Show documentation"
   vim.lsp.buf.code_action()
   wait("the documentation message", function() return #results.messages > 0 end)
@@ -111,25 +111,25 @@ local function session()
   vim.api.nvim_win_set_cursor(0, { missing.lnum + 1, missing.col })
   vim.g.gamma_choice = "Fix:"
   vim.lsp.buf.code_action()
-  wait("the fix", function() return #vim.tbl_filter(function(text) return text:match("^type: ") ~= nil end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) > 0 end)
+  wait("the fix", function() return #vim.tbl_filter(function(text) return text:match("^  gamma%-type: ") ~= nil end, vim.api.nvim_buf_get_lines(0, 0, -1, false)) > 0 end)
   wait("a clean buffer", function() return #vim.diagnostic.get(0) == 0 end)
   record("quick fix")
 
-  -- Complete a required skill from what the author typed.
-  local last_required = line_of("^  %- ask%-user%-questions$")
-  vim.api.nvim_buf_set_lines(0, last_required, last_required, false, { "  - dr" })
-  vim.api.nvim_win_set_cursor(0, { last_required + 1, 6 })
+  -- Complete a required skill from what the author typed at the end of the space-separated list.
+  local required = line_of("^  gamma%-requires%-skills: ")
+  local names = vim.api.nvim_buf_get_lines(0, required - 1, required, false)[1]
+  vim.api.nvim_buf_set_lines(0, required - 1, required, false, { names .. " dr" })
+  vim.api.nvim_win_set_cursor(0, { required, #names + 3 })
   local responses = vim.lsp.buf_request_sync(0, "textDocument/completion", vim.lsp.util.make_position_params(), 10000)
   local _, response = next(responses)
   local items = vim.lsp.util.text_document_completion_list_to_complete_items(response.result, "dr")
   local words = vim.tbl_map(function(item) return item.word end, items)
-  vim.api.nvim_buf_set_lines(0, last_required, last_required + 1, false, { "  - " .. words[1] })
+  vim.api.nvim_buf_set_lines(0, required - 1, required, false, { names .. " " .. words[1] })
   record("completion", { completions = words })
-  vim.api.nvim_buf_set_lines(0, last_required, last_required + 1, false, {})
+  vim.api.nvim_buf_set_lines(0, required - 1, required, false, { names })
 
-  -- Hover over a required skill: Neovim shows the server's markdown in a floating window.
-  local required = line_of("^  %- gml%-cli$")
-  vim.api.nvim_win_set_cursor(0, { required, 5 })
+  -- Hover over a required skill (gml-cli, inside the list): Neovim shows the server's markdown in a floating window.
+  vim.api.nvim_win_set_cursor(0, { required, names:find("gml-cli", 1, true) + 1 })
   vim.lsp.buf.hover()
   local float
   wait("the hover window", function()
@@ -156,8 +156,8 @@ local function session()
 
   -- Rename a skill from a reference: its folder must move, which this Neovim cannot do, so the server says what to do.
   vim.cmd("edit skills/deck-generation/SKILL.md")
-  local conflict = line_of("^  %- import$")
-  vim.api.nvim_win_set_cursor(0, { conflict, 5 })
+  local conflict = line_of("^  gamma%-conflicts%-with: import$")
+  vim.api.nvim_win_set_cursor(0, { conflict, 26 })
   vim.lsp.buf.rename("importer")
   wait("the refusal", function() return #results.notifications > 0 end)
   record("rename refused")
@@ -171,9 +171,9 @@ local function session()
   wait("the moved skill's findings", function() return publications() > before_save and has_code("skill/name-mismatch")() end)
   record("folder moved")
   vim.cmd("edit skills/deck-generation/SKILL.md")
-  vim.api.nvim_win_set_cursor(0, { conflict, 5 })
+  vim.api.nvim_win_set_cursor(0, { conflict, 26 })
   vim.lsp.buf.rename("importer")
-  wait("the rename", function() return vim.api.nvim_buf_get_lines(0, conflict - 1, conflict, false)[1] == "  - importer" end)
+  wait("the rename", function() return vim.api.nvim_buf_get_lines(0, conflict - 1, conflict, false)[1] == "  gamma-conflicts-with: importer" end)
   record("renamed")
   vim.cmd("edit skills/importer/SKILL.md")
   wait("the renamed skill's clean findings", function() return not has_code("skill/name-mismatch")() end)

@@ -51,8 +51,8 @@ describe.skipIf(version === undefined && !inCi)(`the language server in ${versio
     expect(step("open")).toMatchObject({ buffer: "skills/import/SKILL.md", lines: original.slice(0, -1), diagnostics: [] });
 
     const broken = step("broken type");
-    expect(broken.lines[2]).toBe("type: workflw");
-    expect(broken.diagnostics).toEqual([{ line: 2, col: 6, code: "skill/type-value", message: 'Unexpected type "workflw", expected "workflow" or "reference"; did you mean "workflow"?' }]);
+    expect(broken.lines[4]).toBe("  gamma-type: workflw");
+    expect(broken.diagnostics).toEqual([{ line: 4, col: 14, code: "skill/type-value", message: 'Unexpected type "workflw", expected "workflow" or "reference"; did you mean "workflow"?' }]);
 
     expect(results.messages).toEqual(["Rule documentation: https://www.npmjs.com/package/gamma-prompt#rule-skill-type-value"]);
 
@@ -61,7 +61,7 @@ describe.skipIf(version === undefined && !inCi)(`the language server in ${versio
 
     const completion = step("completion");
     expect(completion.completions).toEqual(["drive-files"]);
-    expect(completion.lines.slice(4, 9)).toEqual(["requiresSkills:", "  - gml-authoring", "  - gml-cli", "  - ask-user-questions", "  - drive-files"]);
+    expect(completion.lines.slice(3, 7)).toEqual(["metadata:", "  gamma-type: workflow", "  gamma-requires-skills: gml-authoring gml-cli ask-user-questions drive-files", "  gamma-conflicts-with: deck-generation"]);
 
     const hover = step("hover").hover?.join("\n") ?? "";
     expect(hover).toContain("**gml-cli** (reference skill, `skills/gml-cli/SKILL.md`)");
@@ -76,13 +76,13 @@ describe.skipIf(version === undefined && !inCi)(`the language server in ${versio
     // This Neovim cannot move a folder in a workspace edit: the rename is refused whole, with what to do instead.
     const refused = step("rename refused");
     expect(refused.buffer).toBe("skills/deck-generation/SKILL.md");
-    expect(refused.lines).toContain("  - import");
+    expect(refused.lines).toContain("  gamma-conflicts-with: import");
     expect(results.notifications.map((notification) => notification.message)).toEqual([
       expect.stringMatching(/^gamma_prompt: -32803: Renaming skill "import" moves its folder skills\/import\/ to skills\/importer\/, and Neovim 0\.7\.2 cannot rename a folder in a workspace edit \(it can from 0\.9 on\)\. Rename the folder to skills\/importer\/ first/),
     ]);
     expect(step("folder moved").diagnostics.map((diagnostic) => diagnostic.code)).toContain("skill/name-mismatch");
     const renamed = step("renamed");
-    expect(renamed.lines).toContain("  - importer");
+    expect(renamed.lines).toContain("  gamma-conflicts-with: importer");
     expect(renamed.diagnostics).toEqual([]);
     expect(step("renamed skill")).toMatchObject({ buffer: "skills/importer/SKILL.md", diagnostics: [] });
     expect(step("renamed skill").lines[1]).toBe("name: importer");

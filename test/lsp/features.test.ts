@@ -28,16 +28,19 @@ const hoverText = (hover: Hover | null): string => (hover && typeof hover.conten
 describe("completion", () => {
   it("offers skill names, manifest keys and values, partials, and rule ids where each belongs", async () => {
     const client = await start(await copyEmbeddedDefault());
-    await openFromDisk(client, DECK, (text) => text.replace("conflictsWith:\n  - import\n", "conflictsWith:\n  - import\n  - \n\nlic\ntype: \n# gamma-prompt-disable-next-line skill/na\n"));
+    await openFromDisk(client, DECK, (text) => text.replace("  gamma-conflicts-with: import\n", "  gamma-conflicts-with: import \n  gam\n\nlic\ntype: \n# gamma-prompt-disable-next-line skill/na\n"));
     const complete = (path: string, line: number, character: number) => client.connection.sendRequest<CompletionItem[]>("textDocument/completion", at(client, path, line, character));
-    const skills = labels(await complete(DECK, 10, 4));
+    // Skill names inside the portable spelling's space-separated string, after a space.
+    const skills = labels(await complete(DECK, 6, 31));
     expect(skills).toEqual(expect.arrayContaining(["import", "gml-cli", "ask-user-questions"]));
     expect(skills).not.toContain("deck-generation");
-    const keys = labels(await complete(DECK, 12, 3));
+    expect(labels(await complete(DECK, 4, 14))).toEqual(["workflow", "reference"]);
+    expect(labels(await complete(DECK, 7, 5))).toEqual(["gamma-tool-namespaces"]);
+    const keys = labels(await complete(DECK, 9, 3));
     expect(keys).toEqual(expect.arrayContaining(["license", "allowed-tools", "version", "disable-model-invocation"]));
     expect(keys).not.toContain("name");
-    expect(labels(await complete(DECK, 13, 6))).toEqual(["workflow", "reference"]);
-    expect(labels(await complete(DECK, 14, 41))).toEqual(expect.arrayContaining(["skill/name-mismatch", "skill/name-format"]));
+    expect(labels(await complete(DECK, 10, 6))).toEqual(["workflow", "reference"]);
+    expect(labels(await complete(DECK, 11, 41))).toEqual(expect.arrayContaining(["skill/name-mismatch", "skill/name-format"]));
 
     await openFromDisk(client, "prompts/variants.yaml");
     expect(labels(await complete("prompts/variants.yaml", 6, 14))).toContain("import");
@@ -54,7 +57,7 @@ describe("hover, definition and references", () => {
   it("shows a skill's description, type and body tokens, a partial's tokens and a rule's doc", async () => {
     const client = await start(await copyEmbeddedDefault());
     await openFromDisk(client, IMPORT, (text) => text.replace("---\nname: import", "---\n# gamma-prompt-disable-next-line skill/name-mismatch -- x\nname: import"));
-    const skill = hoverText(await client.connection.sendRequest<Hover | null>("textDocument/hover", at(client, IMPORT, 7, 6)));
+    const skill = hoverText(await client.connection.sendRequest<Hover | null>("textDocument/hover", at(client, IMPORT, 6, 41)));
     expect(skill).toMatch(/\*\*gml-cli\*\* \(reference skill/);
     expect(skill).toMatch(/Body: [\d,]+ o200k tokens/);
     const rule = hoverText(await client.connection.sendRequest<Hover | null>("textDocument/hover", at(client, IMPORT, 1, 40)));
@@ -68,11 +71,11 @@ describe("hover, definition and references", () => {
   it("goes to the definition of skills, partials and tools, and finds every reference to a skill", async () => {
     const client = await start(await copyEmbeddedDefault());
     await openFromDisk(client, IMPORT);
-    const definition = await client.connection.sendRequest<Location[]>("textDocument/definition", at(client, IMPORT, 6, 6));
+    const definition = await client.connection.sendRequest<Location[]>("textDocument/definition", at(client, IMPORT, 5, 40));
     expect(definition).toEqual([{ uri: client.uri("skills/gml-cli/SKILL.md"), range: { start: { line: 1, character: 6 }, end: { line: 1, character: 13 } } }]);
     const partial = await client.connection.sendRequest<Location[]>("textDocument/definition", at(client, "prompts/prefix.hbs", 0, 6));
     expect(partial.map((location) => location.uri)).toEqual([client.uri("prompts/partials/identity.hbs")]);
-    const tool = await client.connection.sendRequest<Location[]>("textDocument/definition", at(client, "skills/gml-cli/SKILL.md", 10, 24));
+    const tool = await client.connection.sendRequest<Location[]>("textDocument/definition", at(client, "skills/gml-cli/SKILL.md", 9, 24));
     expect(tool.map((location) => location.uri)).toEqual([client.uri("schemas/tools/bash.json")]);
 
     const references = await client.connection.sendRequest<Location[]>("textDocument/references", { ...at(client, IMPORT, 1, 7), context: { includeDeclaration: true } });
@@ -88,14 +91,15 @@ describe("rename", () => {
     const root = await copyEmbeddedDefault();
     const client = await start(root);
     await openFromDisk(client, DECK);
-    const prepared = await client.connection.sendRequest<{ placeholder: string } | null>("textDocument/prepareRename", at(client, DECK, 9, 5));
+    const prepared = await client.connection.sendRequest<{ placeholder: string } | null>("textDocument/prepareRename", at(client, DECK, 6, 26));
     expect(prepared?.placeholder).toBe("import");
-    const edit = await client.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(client, DECK, 9, 5), newName: "file-import" });
+    const edit = await client.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(client, DECK, 6, 26), newName: "file-import" });
     const operations = edit.documentChanges ?? [];
     expect(operations.at(-1)).toEqual({ kind: "rename", oldUri: client.uri("skills/import"), newUri: client.uri("skills/file-import") });
     expect(operations.slice(0, -1).every((operation) => "textDocument" in operation)).toBe(true);
     applyWorkspaceEdit(edit);
     expect(readFileSync(join(root, "skills/file-import/SKILL.md"), "utf8")).toMatch(/^name: file-import$/m);
+    expect(readFileSync(join(root, DECK), "utf8")).toContain("  gamma-conflicts-with: file-import\n");
     expect(readFileSync(join(root, "prompts/variants.yaml"), "utf8")).toContain("preload: [file-import]");
     expect(readFileSync(join(root, "evals/import-request.yaml"), "utf8")).toContain("skillActivated: { name: file-import, beforeFirstTaskAction: true }");
     expect(existsSync(join(root, "skills/import"))).toBe(false);
@@ -120,7 +124,7 @@ describe("rename", () => {
     const textOnly = { ...CLIENT_CAPABILITIES, workspace: { ...CLIENT_CAPABILITIES.workspace, workspaceEdit: {} } };
     const client = await start(root, textOnly);
     await openFromDisk(client, DECK);
-    const rename = () => client.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(client, DECK, 9, 5), newName: "file-import" });
+    const rename = () => client.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(client, DECK, 6, 26), newName: "file-import" });
     await expect(rename()).rejects.toMatchObject({
       code: -32803,
       message:
@@ -144,13 +148,13 @@ describe("rename", () => {
   it("refuses a folder move to Neovim before 0.9, which declares folder renames but cannot make them", async () => {
     const client = await start(await copyEmbeddedDefault(), CLIENT_CAPABILITIES, { name: "Neovim", version: "0.7.2" });
     await openFromDisk(client, DECK);
-    await expect(client.connection.sendRequest("textDocument/rename", { ...at(client, DECK, 9, 5), newName: "file-import" })).rejects.toMatchObject({
+    await expect(client.connection.sendRequest("textDocument/rename", { ...at(client, DECK, 6, 26), newName: "file-import" })).rejects.toMatchObject({
       code: -32803,
       message: expect.stringContaining("and Neovim 0.7.2 cannot rename a folder in a workspace edit (it can from 0.9 on). Rename the folder to skills/file-import/ first"),
     });
     const recent = await start(await copyEmbeddedDefault(), { workspace: { workspaceEdit: { resourceOperations: ["rename", "create", "delete"] } } }, { name: "Neovim", version: "0.10.4" });
     await openFromDisk(recent, DECK);
-    const edit = await recent.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(recent, DECK, 9, 5), newName: "file-import" });
+    const edit = await recent.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(recent, DECK, 6, 26), newName: "file-import" });
     expect(edit.documentChanges?.at(-1)).toEqual({ kind: "rename", oldUri: recent.uri("skills/import"), newUri: recent.uri("skills/file-import") });
   });
 
@@ -190,7 +194,7 @@ describe("rename", () => {
 describe("code actions", () => {
   it("offers lint --fix's fix only while the buffer matches, fix-all, a suppression comment and the rule's doc", async () => {
     const client = await start(await copyEmbeddedDefault());
-    const text = await openFromDisk(client, IMPORT, (original) => original.replace("type: workflow\n", ""));
+    const text = await openFromDisk(client, IMPORT, (original) => original.replace("  gamma-type: workflow\n", ""));
     const [missing] = (await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.some((diagnostic) => diagnostic.code === "skill/missing-key"))).filter((diagnostic) => diagnostic.code === "skill/missing-key");
     const actions = await client.connection.sendRequest<CodeAction[]>("textDocument/codeAction", { textDocument: { uri: client.uri(IMPORT) }, range: missing?.range, context: { diagnostics: [missing] } });
     const fix = actions.find((action) => action.title.startsWith("Fix:"));

@@ -81,7 +81,7 @@ describe("gamma-prompt mcp on the embedded default", () => {
     expect(clean).toMatchObject({ scope: ".", profile: "gamma", errorCount: 0, warningCount: 0, diagnostics: [] });
 
     const original = readFileSync(join(root, IMPORT), "utf8");
-    writeFileSync(join(root, IMPORT), original.replace("type: workflow\n", ""));
+    writeFileSync(join(root, IMPORT), original.replace("  gamma-type: workflow\n", ""));
     const whole = structured<Lint>(await session.call("lint"));
     // The same findings `gamma-prompt lint` reports, each with its safe fix where it has one.
     const expected = (await lint({ root, checklists: false })).diagnostics;
@@ -97,10 +97,10 @@ describe("gamma-prompt mcp on the embedded default", () => {
     expect(unsaved.diagnostics).toEqual([
       {
         file: IMPORT,
-        line: 3,
-        column: 7,
-        endLine: 3,
-        endColumn: 14,
+        line: 5,
+        column: 15,
+        endLine: 5,
+        endColumn: 22,
         severity: "error",
         ruleId: "skill/type-value",
         message: 'Unexpected type "workflw", expected "workflow" or "reference"; did you mean "workflow"?',
@@ -129,12 +129,14 @@ describe("gamma-prompt mcp on the embedded default", () => {
     const root = await embeddedDefault();
     const session = await startMcp(root);
     const original = readFileSync(join(root, IMPORT), "utf8");
-    const broken = original.replace("type: workflow\n", "");
+    const broken = original.replace("  gamma-type: workflow\n", "");
     writeFileSync(join(root, IMPORT), broken);
     const preview = structured<{ written: boolean; diff: string; fixes: Array<{ ruleId: string }> }>(await session.call("fix_file", { path: IMPORT }));
     expect(preview.written).toBe(false);
     expect(preview.fixes.map((fix) => fix.ruleId)).toEqual(["skill/missing-key"]);
-    expect(preview.diff).toBe(`--- a/${IMPORT}\n+++ b/${IMPORT}\n@@ -1,5 +1,6 @@\n ---\n name: import\n+type: workflow\n description: ${original.split("\n")[3]?.slice("description: ".length)}\n requiresSkills:\n   - gml-authoring\n`);
+    expect(preview.diff).toBe(
+      `--- a/${IMPORT}\n+++ b/${IMPORT}\n@@ -2,6 +2,7 @@\n name: import\n description: ${original.split("\n")[2]?.slice("description: ".length)}\n metadata:\n+  gamma-type: workflow\n   gamma-requires-skills: gml-authoring gml-cli ask-user-questions\n   gamma-conflicts-with: deck-generation\n ---\n`,
+    );
     expect(readFileSync(join(root, IMPORT), "utf8")).toBe(broken);
     const written = structured<{ written: boolean; remaining: unknown[] }>(await session.call("fix_file", { path: IMPORT, write: true }));
     expect(written).toMatchObject({ written: true, remaining: [] });

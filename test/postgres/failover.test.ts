@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from "node:util";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExecutionState } from "../../src/runtime/execution-state.js";
-import { PostgresStateStore } from "../../src/runtime/postgres/state-store.js";
+import { PostgresStateStore } from "../../src/runtime-postgres/state-store.js";
 import { seededRandom } from "../helpers/random.js";
 import { tempDir } from "../runtime/helpers/dist.js";
 import { usePostgres } from "./helpers.js";

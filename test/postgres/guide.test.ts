@@ -22,7 +22,7 @@ describe("the running-across-servers guide", () => {
   it("has a server sample that runs as written and prints what the page shows", () => {
     const sample = guide.blockStartingWith('import { fauxAssistantMessage, registerFauxProvider } from "@earendil-works/pi-ai/compat";', "js");
     const file = join(folder, "server.mjs");
-    writeFileSync(file, sample.replace('"gamma-prompt/runtime/postgres"', lib("runtime/postgres/index.js")).replace('"gamma-prompt/runtime"', lib("runtime/index.js")));
+    writeFileSync(file, sample.replace('"gamma-prompt/runtime/postgres"', lib("runtime-postgres/index.js")).replace('"gamma-prompt/runtime"', lib("runtime/index.js")));
     const run = spawnSync(process.execPath, [file], { encoding: "utf8", env: { ...process.env, DATABASE_URL: db.server().url } });
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);

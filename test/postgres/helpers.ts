@@ -5,7 +5,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { migratePostgres } from "../../src/runtime/postgres/index.js";
+import { migratePostgres } from "../../src/runtime-postgres/index.js";
 import { startPostgres, type TemporaryPostgres } from "../../scripts/postgres-server.mjs";
 
 export interface PostgresForTests {

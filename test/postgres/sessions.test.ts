@@ -7,6 +7,7 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { SettingsManager } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { renderInjection } from "../../src/runtime/injections/index.js";
+import { restoreAgentContext } from "../../src/runtime/pi-adapter.js";
 import {
   EventRejectedError,
   LeaseLostError,
@@ -16,7 +17,7 @@ import {
   SchemaNotMigratedError,
   SessionLeasedError,
   type HostedAgent,
-} from "../../src/runtime/postgres/index.js";
+} from "../../src/runtime-postgres/index.js";
 import { StateWriteFailedError } from "../../src/runtime/state/errors.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { event } from "../injections/helpers/fixtures.js";
@@ -148,6 +149,32 @@ describe("a session on the Agent path", () => {
     const forged = await producer.query("select refused_at is not null as refused, refusal from gamma_events where event_id = 'forged'");
     expect(forged.rows).toEqual([{ refused: true, refusal: 'Missing required property "id" (at id)' }]);
     await hosted.dispose();
+  });
+});
+
+describe("a server compaction on the Agent path", () => {
+  it("replaces the stored message list, and another server resumes the compacted conversation with its anchor", async () => {
+    const sessionKey = newKey();
+    const first = await hostAgent(await server(), sessionKey);
+    pi.faux().setResponses([fauxAssistantMessage("First answer."), fauxAssistantMessage("Second answer.")]);
+    await prompt(first, "Start the deck");
+    await prompt(first, "Tighten the titles");
+    // The host's server compaction: the transcript becomes a summary, and the anchor restores the state.
+    restoreAgentContext(first.agent, first.controller, [{ role: "user", content: "Summary: a deck is being started.", timestamp: 0 }]);
+    await first.syncTranscript();
+    const compacted = first.agent.state.messages.map((message) => message.role);
+    await first.dispose();
+
+    const second = await hostAgent(await server(), sessionKey);
+    expect(second.agent.state.messages.map((message) => message.role)).toEqual(compacted);
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([seeing(seen, fauxAssistantMessage("ok"))]);
+    await prompt(second, "Continue");
+    const texts = (seen[0]?.messages ?? []).map(textOf);
+    expect(texts[0]).toBe("Summary: a deck is being started.");
+    expect(texts.join("\n")).toContain("<session_state");
+    expect(texts.join("\n")).not.toContain("First answer.");
+    await second.dispose();
   });
 });
 

@@ -1,10 +1,6 @@
 /**
  * gamma-prompt/runtime must load without the compiler: it imports no compiler
- * dependency and no compiler module, and only the Pi adapter (pi-adapter and
- * the modules under runtime/pi/) imports Pi. The database client (`pg`) is
- * imported only by gamma-prompt/runtime/postgres (runtime/postgres/), which no
- * other module of src/ imports: the core runtime and the compiler load no
- * database client.
+ * dependency and no compiler module, and only the Pi adapter imports Pi.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -15,8 +11,6 @@ import { tempDir } from "./helpers/dist.js";
 const root = fileURLToPath(new URL("../../", import.meta.url));
 /** The runtime's own dependencies: the lexical search library behind knowledge candidate selection. */
 const RUNTIME_DEPENDENCIES = ["minisearch"];
-/** Database clients: only the PostgreSQL entry point may import them. */
-const DATABASE_CLIENTS = ["pg", "pg-pool", "postgres", "@neondatabase/serverless"];
 const COMPILER_DEPENDENCIES = ["unified", "remark-parse", "remark-frontmatter", "ajv", "handlebars", "chokidar", "yaml", "gpt-tokenizer", "commander"];
 const IMPORT = /(?:^|[\s;])(?:import|export)\s+(type\s+)?(?:[^"';]*?\s+from\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
@@ -77,12 +71,9 @@ function checkBoundary(files: readonly string[], base: string, extension: string
       if (edge.specifier.startsWith("node:")) continue;
       const name = packageName(edge.specifier);
       if (COMPILER_DEPENDENCIES.includes(name)) problems.push(`${where}: a compiler dependency`);
-      else if (DATABASE_CLIENTS.includes(name)) {
-        if (!file.startsWith(join(runtimeDir, "postgres") + sep)) problems.push(`${where}: a database client outside runtime/postgres`);
-      }
       else if (RUNTIME_DEPENDENCIES.includes(name)) continue;
       else if (name.startsWith("@earendil-works/")) {
-        if (!file.endsWith(`pi-adapter${extension}`) && !file.startsWith(join(runtimeDir, "pi") + sep)) problems.push(`${where}: Pi outside the adapter`);
+        if (!file.endsWith(`pi-adapter${extension}`)) problems.push(`${where}: Pi outside the adapter`);
       } else if (inRuntime || !edge.typeOnly) problems.push(`${where}: not a node built-in or Pi`);
     }
   }
@@ -95,23 +86,6 @@ describe("the runtime's import boundary", () => {
     const files = [...allFiles(join(src, "runtime"), ".ts"), ...allFiles(join(src, "protocol"), ".ts")];
     expect(files.length).toBeGreaterThan(5);
     expect(checkBoundary(files, src, ".ts")).toEqual([]);
-  });
-
-  it("no module of src/ outside runtime/postgres imports it or a database client (but the command that migrates the database, on demand)", () => {
-    const src = join(root, "src");
-    const postgresDir = join(src, "runtime", "postgres") + sep;
-    const migrateCommand = join(src, "cli", "commands", "postgres.ts");
-    expect(importsOf(migrateCommand).map((edge) => edge.specifier)).toContain("../../runtime/postgres/migrate.js");
-    expect(readFileSync(migrateCommand, "utf8")).not.toMatch(/^import [^(]*runtime\/postgres/m);
-    const outside = allFiles(src, ".ts").filter((file) => !file.startsWith(postgresDir) && file !== migrateCommand);
-    const reaching = outside.flatMap((file) =>
-      importsOf(file)
-        .filter((edge) => (edge.specifier.startsWith(".") ? resolve(dirname(file), edge.specifier).startsWith(postgresDir) : DATABASE_CLIENTS.includes(packageName(edge.specifier))))
-        .map((edge) => `${relative(root, file)} imports "${edge.specifier}"`),
-    );
-    expect(outside.length).toBeGreaterThan(100);
-    expect(reaching).toEqual([]);
-    expect(allFiles(postgresDir, ".ts").some((file) => importsOf(file).some((edge) => edge.specifier === "pg"))).toBe(true);
   });
 
   it("the graph from src/runtime/index.ts reaches no compiler module", () => {
@@ -137,14 +111,6 @@ describe("the runtime's import boundary", () => {
       bad,
       'import { parse } from "yaml";\nimport type { ValidSkill } from "../model.js";\nimport { Agent } from "@earendil-works/pi-agent-core";\nexport const x = await import("handlebars");\n',
     );
-    const adapter = join(src, "runtime", "pi", "agent.ts");
-    mkdirSync(dirname(adapter), { recursive: true });
-    writeFileSync(adapter, 'import { Agent } from "@earendil-works/pi-agent-core";\nimport { parse } from "yaml";\nimport type { Pool } from "pg";\n');
-    expect(checkBoundary([adapter], src, ".ts").map((problem) => problem.replace(/^.*imports /, ""))).toEqual(['"yaml": a compiler dependency', '"pg": a database client outside runtime/postgres']);
-    const postgres = join(src, "runtime", "postgres", "store.ts");
-    mkdirSync(dirname(postgres), { recursive: true });
-    writeFileSync(postgres, 'import type { Pool } from "pg";\n');
-    expect(checkBoundary([postgres], src, ".ts")).toEqual([]);
     expect(checkBoundary([bad], src, ".ts").map((problem) => problem.replace(/^.*imports /, ""))).toEqual([
       '"yaml": a compiler dependency',
       '"../model.js": outside src/runtime and src/protocol',

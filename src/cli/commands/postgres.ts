@@ -25,7 +25,7 @@ transaction under an advisory lock, and recorded in gamma_schema_migrations.`,
     )
     .action(async (options: MigrateOptions) => {
       // The PostgreSQL entry point, and node-postgres through it, load only when this command runs.
-      const { migrateDatabase, PgNotInstalledError, postgresMigrations } = await import("../../runtime/postgres/migrate.js");
+      const { migrateDatabase, PgNotInstalledError, postgresMigrations } = await import("../../runtime-postgres/migrate.js");
       if (options.print) {
         for (const migration of postgresMigrations()) process.stdout.write(`-- migration ${migration.version}: ${migration.name}\n${migration.sql}\n`);
         result.exitCode = EXIT_OK;

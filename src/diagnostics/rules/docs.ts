@@ -81,6 +81,11 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     bad: "name: !!python/object:os.system pdf",
     good: "name: pdf",
   },
+  "skill/yaml-portable": {
+    text: "The Agent Skills reference validator (skills-ref) parses frontmatter with strictyaml, which refuses much of what YAML 1.2 allows: flow collections such as requiresSkills: [] or {a: b}, anchors (&a), aliases (*a), tags (!!str), and a tab anywhere but inside quotes, block scalars and comments. It also ends the frontmatter at the first ---, even one inside a value or a comment, and then reads something else. Each case was checked against skills-ref. --fix writes a one-line flow list or mapping of plain words as a block and a tab between tokens as a space; the rest needs a person. Under the agentskills profile, and under gamma for a skill written in the portable spelling.",
+    bad: fm("name: pdf", "description: Use when filling PDF forms.", "compatibility: !!str Requires poppler\t# for pdftotext"),
+    good: fm("name: pdf", "description: Use when filling PDF forms.", "compatibility: Requires poppler # for pdftotext"),
+  },
   "skill/frontmatter-not-mapping": {
     text: "The frontmatter must be a mapping of keys to values; a list, a lone scalar or nothing at all gives no name or description.",
     bad: "---\n- pdf\n- Use when …\n---",
@@ -125,6 +130,16 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     text: "type is Gamma's contract key: workflow (an ordered procedure the agent must follow) or reference (lookup material). A collection that already uses type for its own categories should move them under metadata, or drop type under the agentskills profile.",
     bad: "type: checklist",
     good: "type: workflow\nmetadata:\n  category: checklist",
+  },
+  "skill/manifest-spelling": {
+    text: "Each of the design's fields (type, requiresSkills, conflictsWith, toolNamespaces) has two spellings: a top-level key, and a portable key under metadata (gamma-type, gamma-requires-skills, gamma-conflicts-with, gamma-tool-namespaces) that Agent Skills validators accept. A SKILL.md uses one of them: a field written in both places, with one value or two, or a manifest that mixes the spellings, leaves a reader to guess which counts. The message names both places; --fix moves the top-level keys under metadata when no value disagrees.",
+    bad: fm("name: pdf", "description: Use when filling PDF forms.", "type: workflow", "metadata:", "  gamma-type: reference"),
+    good: fm("name: pdf", "description: Use when filling PDF forms.", "metadata:", "  gamma-type: workflow"),
+  },
+  "skill/portable-manifest": {
+    text: "skills-ref, Anthropic's quick_validate.py and Codex refuse keys outside the Agent Skills specification, so a skill with a top-level type or requiresSkills cannot be published or installed elsewhere. The specification's extension point is metadata, a map of strings: write type as gamma-type and each list as one space-separated string (gamma-requires-skills: a b); an empty list is left out. gamma-prompt reads both spellings the same. Under the agentskills profile; --fix (and the language server's quick fix) moves the fields, keeping comments and the order of everything else.",
+    bad: fm("name: deck", "type: workflow", "description: Use when building a deck.", "requiresSkills:", "  - gml-cli", "  - style"),
+    good: fm("name: deck", "description: Use when building a deck.", "metadata:", "  gamma-type: workflow", "  gamma-requires-skills: gml-cli style"),
   },
   "skill/allowed-tools-format": {
     text: "The Agent Skills specification defines allowed-tools as one space-separated string. A YAML list or a comma-separated string is read differently by each host; --fix rewrites it.",

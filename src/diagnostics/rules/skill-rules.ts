@@ -19,6 +19,11 @@ export const skillRules = {
   "skill/yaml-duplicate-key": { severity: "error", description: "No key appears twice in one mapping." },
   "skill/yaml-alias-limit": { severity: "error", description: "YAML aliases expand to at most 1,000 nodes (no \"billion laughs\")." },
   "skill/yaml-unsupported": { severity: "error", description: "The frontmatter uses plain YAML: no custom tags, no collection keys, no unknown aliases." },
+  "skill/yaml-portable": {
+    severity: "warning",
+    description:
+      "The frontmatter is YAML the Agent Skills reference validator (skills-ref) can read: block style only (no `[]` or `{}`), no anchors, aliases or tags, no tab outside quotes and comments, no `---` inside it. Under agentskills, and under gamma for a skill written in the portable spelling.",
+  },
   "skill/frontmatter-not-mapping": { severity: "error", description: "The frontmatter is a mapping of keys to values." },
   // The manifest, checked against schemas/skill-manifest.schema.json
   "skill/missing-key": { severity: "error", description: "`name` and `description` are present, and `type` under the gamma profile." },
@@ -29,6 +34,14 @@ export const skillRules = {
   "skill/name-mismatch": { severity: "error", description: "`name` equals the name of the skill's folder." },
   "skill/name-duplicate": { severity: "error", description: "No two skills share a name." },
   "skill/type-value": { severity: "error", description: "`type`, when present, is `workflow` or `reference` (another collection's categories belong in `metadata`)." },
+  "skill/manifest-spelling": {
+    severity: "error",
+    description: "The design's fields (`type`, `requiresSkills`, `conflictsWith`, `toolNamespaces`) are written once, in one spelling per SKILL.md: top-level keys or their portable keys under `metadata` (`gamma-type`, …).",
+  },
+  "skill/portable-manifest": {
+    severity: "warning",
+    description: "Under the agentskills profile, the design's fields are written under `metadata` (`gamma-type: workflow`, `gamma-requires-skills: a b`), where Agent Skills validators accept them, not as top-level keys.",
+  },
   "skill/allowed-tools-format": { severity: "error", description: "`allowed-tools` is one space-separated string (`Read Bash(git:*)`), not a YAML list or a comma-separated string." },
   "skill/host-key-value": { severity: "warning", description: "A key a well-known host defines (`disable-model-invocation`, `user-invocable`, `version`, …) has the type that host reads." },
   "skill/description-whitespace": { severity: "warning", description: "`description` has no leading or trailing spaces inside its quotes." },

@@ -7,6 +7,8 @@ import { findStepHeadings } from "../parse/step-headings.js";
 import { fixedAllowedTools, quoteIfNeeded } from "../validate/allowed-tools.js";
 import { REFERENCE_CHECKLIST_MIN_ITEMS } from "../validate/body-rules.js";
 import type { Profile } from "../validate/lint-config.js";
+import { overlapping, type FixSite, type PlannedFix } from "./planned-fix.js";
+import { metadataEnd, planPortableManifest, planPortableYaml, PORTABLE_MANIFEST_RULES } from "./portable-fixes.js";
 
 /**
  * The safe, mechanical fixes `lint --fix` makes, planned as text edits on a
@@ -15,32 +17,24 @@ import type { Profile } from "../validate/lint-config.js";
  * rule is never fixed):
  * - `skill/missing-key` for `type` (gamma profile): a `type` line guessed from the body's shape;
  * - `skill/allowed-tools-format`: the list or comma-separated string becomes the space-separated string;
- * - `skill/description-whitespace`: the spaces inside the description's quotes are trimmed.
+ * - `skill/description-whitespace`: the spaces inside the description's quotes are trimmed;
+ * - `skill/portable-manifest` and `skill/manifest-spelling`: the design's top-level fields move under metadata;
+ * - `skill/yaml-portable`: a one-line flow list or mapping is written in block style, a tab as a space.
  * Anything the planner cannot rewrite without losing a byte it does not own
  * (a comment inside a list, an alias, a flow mapping) is left as a finding.
  */
 
-/** Replace `text[start, end)` with `insert`; offsets into the normalised text. */
-export interface TextEdit {
-  start: number;
-  end: number;
-  insert: string;
-}
-
-export interface PlannedFix {
-  ruleId: RuleId;
-  /** Where the fixed finding was reported. */
-  line: number;
-  column: number;
-  /** What the fix changes, for the user. */
-  message: string;
-  edit: TextEdit;
-  /** The frontmatter value after this fix: a fix is kept only when the file reads back as exactly this. */
-  expect(frontmatter: Record<string, unknown>): void;
-}
+export type { PlannedFix, TextEdit } from "./planned-fix.js";
 
 /** The rule ids --fix knows how to fix. */
-export const FIXABLE_RULES: ReadonlySet<RuleId> = new Set<RuleId>(["skill/missing-key", "skill/allowed-tools-format", "skill/description-whitespace"]);
+export const FIXABLE_RULES: ReadonlySet<RuleId> = new Set<RuleId>([
+  "skill/missing-key",
+  "skill/allowed-tools-format",
+  "skill/description-whitespace",
+  "skill/portable-manifest",
+  "skill/manifest-spelling",
+  "skill/yaml-portable",
+]);
 
 export async function planFixes(parsed: ParsedSkillFile, findings: readonly Diagnostic[], profile: Profile): Promise<PlannedFix[]> {
   const { split, tree, index } = parsed;
@@ -48,9 +42,15 @@ export async function planFixes(parsed: ParsedSkillFile, findings: readonly Diag
   // A flow mapping (`{name: x}`) has no line to add a key on.
   if (/^(?:[ \t]*(?:#.*)?\n)*[ \t]*\{/.test(index.text.slice(split.yamlStart, split.yamlEnd))) return [];
   const fixes: PlannedFix[] = [];
+  // Moving the manifest is one fix for the whole file, whichever of its findings asked; it goes first, and a
+  // fix that would touch the lines it rewrites (a flow list it moves anyway) is left out.
+  const moving = findings.find((finding) => PORTABLE_MANIFEST_RULES.has(finding.ruleId));
+  const move = moving ? planPortableManifest(parsed, { ruleId: moving.ruleId, line: moving.line, column: moving.column }) : undefined;
+  if (move) fixes.push(move);
   for (const finding of findings) {
+    if (PORTABLE_MANIFEST_RULES.has(finding.ruleId)) continue;
     const fix = await planFix(finding, parsed, tree.value, profile);
-    if (fix) fixes.push(fix);
+    if (fix && !overlapping([...fixes.flatMap((kept) => kept.edits), ...fix.edits])) fixes.push(fix);
   }
   return fixes;
 }
@@ -65,12 +65,12 @@ async function planFix(finding: Diagnostic, parsed: ParsedSkillFile, frontmatter
       return rewriteAllowedTools(parsed, frontmatter["allowed-tools"], at);
     case "skill/description-whitespace":
       return trimDescription(parsed, frontmatter["description"], at);
+    case "skill/yaml-portable":
+      return planPortableYaml(parsed, finding, at);
     default:
       return undefined;
   }
 }
-
-type FixSite = Pick<PlannedFix, "ruleId" | "line" | "column">;
 
 /**
  * `type: workflow` when the body has a checklist of at least three steps (an
@@ -103,10 +103,23 @@ async function insertType(parsed: ParsedSkillFile, site: FixSite): Promise<Plann
   }
   if (indent === undefined || offset > split.yamlEnd) return undefined;
   const why = type === "workflow" ? `the body has a checklist of ${longest} steps` : "the body has no checklist of 3 or more steps";
+  if (parsed.spellings?.written.some((field) => field.portable !== undefined)) {
+    // A manifest written under metadata gets its type there too, as its first entry: one spelling per file.
+    const place = metadataEnd(parsed);
+    if (!place) return undefined;
+    return {
+      ...site,
+      message: `inserted "gamma-type: ${type}" under metadata (${why})`,
+      edits: [{ start: place.first, end: place.first, insert: `${place.indent}gamma-type: ${type}\n` }],
+      expect: (value) => {
+        (value["metadata"] as Record<string, unknown>)["gamma-type"] = type;
+      },
+    };
+  }
   return {
     ...site,
     message: `inserted "type: ${type}" (${why})`,
-    edit: { start: offset, end: offset, insert: `${indent}type: ${type}\n` },
+    edits: [{ start: offset, end: offset, insert: `${indent}type: ${type}\n` }],
     expect: (value) => {
       value["type"] = type;
     },
@@ -139,7 +152,7 @@ function rewriteAllowedTools(parsed: ParsedSkillFile, value: unknown, site: FixS
   return {
     ...site,
     message: `rewrote allowed-tools ${Array.isArray(value) ? "from a list" : "without commas"} as one space-separated string: ${written}`,
-    edit: { start, end: valueEnd, insert: Array.isArray(value) ? ` ${written}` : written },
+    edits: [{ start, end: valueEnd, insert: Array.isArray(value) ? ` ${written}` : written }],
     expect: (frontmatter) => {
       frontmatter["allowed-tools"] = fixed;
     },
@@ -165,7 +178,7 @@ function trimDescription(parsed: ParsedSkillFile, value: unknown, site: FixSite)
   return {
     ...site,
     message: "trimmed the spaces inside the description's quotes",
-    edit: { start: start + 1, end: end - 1, insert: trimmed },
+    edits: [{ start: start + 1, end: end - 1, insert: trimmed }],
     expect: (frontmatter) => {
       frontmatter["description"] = value.trim();
     },

@@ -2,7 +2,7 @@
 // publishes runtime injections for sessions it knows only by key (no Pi, no
 // session object), COUNT of them round-robin over SESSIONS, one every INTERVAL ms.
 import pg from "pg";
-import { publishUpdate } from "../../../lib/runtime/postgres/index.js";
+import { publishUpdate } from "../../../lib/runtime-postgres/index.js";
 
 const { connection, sessions, count, producer, intervalMs = 0 } = JSON.parse(process.env.PRODUCER ?? "{}");
 const pool = new pg.Pool({ ...connection, max: 4 });

@@ -9,7 +9,7 @@ import { appendFileSync } from "node:fs";
 import { fauxAssistantMessage, fauxToolCall, registerFauxProvider } from "@earendil-works/pi-ai/compat";
 import pg from "pg";
 import { loadArtifacts } from "../../../lib/runtime/index.js";
-import { PostgresSessions, SessionLeasedError } from "../../../lib/runtime/postgres/index.js";
+import { PostgresSessions, SessionLeasedError } from "../../../lib/runtime-postgres/index.js";
 
 const config = JSON.parse(process.env.SERVER ?? "{}");
 const { connection, sessions: sessionKeys, log, hostId, leaseMs = 1000, turns = 1, slowMs = 0, connector = false } = config;
