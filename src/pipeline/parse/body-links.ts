@@ -357,7 +357,11 @@ function findTicks(text: string, from: number, length: number): number {
   return -1;
 }
 
-/** A destination GFM reads exactly as written: no escapes, entities or control characters to decode. */
+/**
+ * A destination GFM reads as written: no escapes, entities or control
+ * characters to decode. A NUL byte stays (GFM reads it as U+FFFD): such a
+ * target names nothing any file system can look up, which is a finding.
+ */
 function readable(target: string): boolean {
-  return !/[\\\u0000-\u001f]|&(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);/i.test(target);
+  return !/[\\\u0001-\u001f]|&(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);/i.test(target);
 }
