@@ -69,6 +69,7 @@ describe("scanBodyLinks reads links as GFM does", () => {
     ["a reference link is no inline link", "[a][b](x.md)\n\n[b]: y.md\n", ["3:6 definition y.md"]],
     ["destinations with escapes or entities are left out", "[a](x\\)y.md) [b](x&amp;y.md) [c](ok.md)\n", ["1:34 link ok.md"]],
     ["a tab in the indentation is not read", "\t[a](x.md)\n", []],
+    ["a list item may open with a fence or an HTML block", "- ~~~\n  [a](x.md)\n  ~~~\n- <div>\n  [b](y.md)\n\n[c](z.md)\n", ["7:5 link z.md"]],
   ];
   for (const [name, markdown, expected] of cases) {
     it(name, () => {

@@ -169,6 +169,17 @@ export function scanBodyLinks(body: string, bodyStartLine: number): BodyLinks {
       if (after === "") break;
     }
     if (content === "") continue;
+    // An item may open with a fence or an HTML block (`- ~~~`, `- <div>`).
+    const itemFence = FENCE.exec(content);
+    if (itemFence?.[1] && !(itemFence[1][0] === "`" && (itemFence[2] ?? "").includes("`"))) {
+      fence = { char: itemFence[1][0] ?? "`", length: itemFence[1].length, indent: column - offset, quotes: depth, container: items.at(-1) ?? 0 };
+      continue;
+    }
+    const itemBlock = htmlBlock(content, false);
+    if (itemBlock) {
+      if (itemBlock === "blank" || !itemBlock.test(content.slice(1))) html = itemBlock;
+      continue;
+    }
     if (atStart && /^#{1,6}(?:[ \t]|$)/.test(content)) {
       prose[index] = readInline(content, column, line, links, { openTicks: 0, comment: false });
       continue;
