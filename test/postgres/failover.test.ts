@@ -216,6 +216,8 @@ describe("a soak: 50 sessions, 2,000 events from 4 producers, servers killed at 
       if (Date.now() > deadline) throw new Error(`not settled: ${unrouted.rows[0].n} unrouted, ${pending} pending`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
+    // A server started by the last kill may still be loading; a SIGTERM before its handler is installed would end it silently.
+    await Promise.all(servers.map((server) => server.line(/^ready /)));
     for (const server of servers) server.child.kill("SIGTERM");
     await Promise.all(servers.map((server) => server.line(/^closed$/)));
     const calls = readLog(log);
