@@ -92,7 +92,7 @@ await bundle.write({
         name: "lint",
         priority: 2,
         test: underLib(
-          "(pipeline[\\/](discover|parse|validate|lint-skills|session)[\\/]|diagnostics[\\/](?!reporters[\\/](github|json|sarif)\\.js$)|skills[\\/]|protocol[\\/]|(lint|stage-data)\\.js$)",
+          "(pipeline[\\/](discover|parse|validate|lint-skills|session)[\\/]|pipeline[\\/]emit[\\/]verified-dist\\.js$|diagnostics[\\/](?!reporters[\\/](github|json|sarif)\\.js$)|skills[\\/]|protocol[\\/]|(lint|stage-data)\\.js$)",
         ),
       },
       {

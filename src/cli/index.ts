@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
+import { enableCompileCache } from "node:module";
 
 // A reader that stops early (`gamma-prompt check | head`) closes the pipe: the rest of the output has
 // nowhere to go, but the command still runs to its end and its exit code still says what it found.
@@ -38,6 +39,10 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
 } else if (args.length === 1 && (args[0] === "--help" || args[0] === "-h") && recordedHelp !== undefined && !process.stdout.isTTY) {
   process.stdout.write(recordedHelp);
 } else {
+  // Node keeps the code it compiled for the CLI's modules between runs (in the system's temporary folder,
+  // or where NODE_COMPILE_CACHE says; NODE_DISABLE_COMPILE_CACHE turns it off): compiling them is a large
+  // part of a small project's lint. A cache that cannot be written costs only that time, never a result.
+  enableCompileCache();
   const { runCli } = await import("./program.js");
   process.exitCode = await runCli(process.argv);
 }

@@ -108,3 +108,40 @@ describe("check with recorded token counts", () => {
     expect(result.tokenizerLoaded).toBe(true);
   });
 });
+
+describe("lint with a built dist/", () => {
+  function lintProcess(root: string): { status: number | null; compilerLoaded: boolean; stdout: string } {
+    const child = spawnSync(process.execPath, ["--require", hook, cliPath, "lint", "--root", root, "--format", "json"], { encoding: "utf8" });
+    return { status: child.status, compilerLoaded: child.stderr.includes("SCHEMA COMPILER LOADED"), stdout: child.stdout };
+  }
+
+  it("takes the tool parameter schemas dist/ accepted byte for byte without loading the schema compiler", async () => {
+    for (const root of [await builtCopy("basic"), repoRoot]) {
+      const result = lintProcess(root);
+      expect(result.status, root).toBe(0);
+      expect(result.compilerLoaded, root).toBe(false);
+    }
+  });
+
+  it("compiles a schema that differs from dist/'s, and reports it when invalid", async () => {
+    const root = await builtCopy("basic");
+    const [file] = (await readdir(join(root, "schemas/tools"))).filter((name) => name.endsWith(".json") && name !== "order.json" && name !== "skill.json");
+    const toolPath = join(root, "schemas/tools", file ?? "");
+    const tool = JSON.parse(await readFile(toolPath, "utf8")) as { parameters: Record<string, unknown> };
+    tool.parameters["minProperties"] = "one";
+    await writeFile(toolPath, `${JSON.stringify(tool, null, 2)}\n`);
+    const result = lintProcess(root);
+    expect(result.status).toBe(1);
+    expect(result.compilerLoaded).toBe(true);
+    expect(JSON.parse(result.stdout).diagnostics.map((d: { ruleId: string }) => d.ruleId)).toContain("tool/invalid-parameters");
+  });
+
+  it("compiles every schema again when dist/'s tool list no longer has the hash its manifest records", async () => {
+    const root = await builtCopy("basic");
+    const tools = join(root, "dist", "tools.json");
+    await writeFile(tools, `${await readFile(tools, "utf8")} `);
+    const result = lintProcess(root);
+    expect(result.status).toBe(0);
+    expect(result.compilerLoaded).toBe(true);
+  });
+});
