@@ -104,5 +104,6 @@ await bundle.write({
   },
 });
 await bundle.close();
-// The entry is the package's bin: npx and npm run it as a file, so it must be executable whatever mode the bundler wrote.
+// The bin (lib/cli/bin.cjs, which loads this entry) and the entry itself are run as files: executable whatever mode was written.
 chmodSync(entry, 0o755);
+chmodSync(join(libDir, "cli", "bin.cjs"), 0o755);
