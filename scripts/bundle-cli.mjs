@@ -86,7 +86,7 @@ await bundle.write({
         priority: 3,
         test: (id) =>
           /[\\/]node_modules[\\/]commander[\\/]/.test(id) ||
-          underLib("(cli[\\/](?!index\\.js$|commands[\\/](build-actions|cost-action)\\.js$)|init\\.js$|protocol[\\/]pi-requirement\\.js$|diagnostics[\\/](exit-code|reporters[\\/]names)\\.js$|pipeline[\\/]discover[\\/]source-paths\\.js$)").test(id),
+          underLib("(cli[\\/](?!index\\.js$|commands[\\/](build-actions|cost-action|report-action)\\.js$)|init\\.js$|protocol[\\/]pi-requirement\\.js$|diagnostics[\\/](exit-code|reporters[\\/]names)\\.js$|pipeline[\\/]discover[\\/]source-paths\\.js$)").test(id),
       },
       {
         name: "lint",
