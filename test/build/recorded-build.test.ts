@@ -20,6 +20,15 @@ function checkProcess(root: string, ...args: string[]): { status: number | null;
   return { status: child.status, tokenizerLoaded: child.stderr.includes("TOKENIZER LOADED"), compilerLoaded: child.stderr.includes("SCHEMA COMPILER LOADED"), stdout: child.stdout };
 }
 
+/** One tool's parameter schema made invalid (`minProperties` must be a number), so it differs from dist/'s record. */
+async function breakToolParameters(root: string): Promise<void> {
+  const [file] = (await readdir(join(root, "schemas/tools"))).filter((name) => name.endsWith(".json") && name !== "order.json" && name !== "skill.json");
+  const toolPath = join(root, "schemas/tools", file ?? "");
+  const tool = JSON.parse(await readFile(toolPath, "utf8")) as { parameters: Record<string, unknown> };
+  tool.parameters["minProperties"] = "one";
+  await writeFile(toolPath, `${JSON.stringify(tool, null, 2)}\n`);
+}
+
 async function builtCopy(fixture: string): Promise<string> {
   const root = await copyProject(fixture);
   expect((await build({ root, persistentCache: false })).ok).toBe(true);
@@ -38,11 +47,7 @@ describe("check with recorded token counts", () => {
 
   it("checks a tool parameter schema that dist/ does not hold byte for byte, and reports it when invalid", async () => {
     const root = await builtCopy("basic");
-    const [file] = (await readdir(join(root, "schemas/tools"))).filter((name) => name.endsWith(".json") && name !== "order.json" && name !== "skill.json");
-    const toolPath = join(root, "schemas/tools", file ?? "");
-    const tool = JSON.parse(await readFile(toolPath, "utf8")) as { parameters: Record<string, unknown> };
-    tool.parameters["minProperties"] = "one";
-    await writeFile(toolPath, `${JSON.stringify(tool, null, 2)}\n`);
+    await breakToolParameters(root);
     const result = checkProcess(root, "--format", "json");
     expect(result.status).toBe(1);
     expect(result.compilerLoaded).toBe(true);
@@ -125,11 +130,7 @@ describe("lint with a built dist/", () => {
 
   it("compiles a schema that differs from dist/'s, and reports it when invalid", async () => {
     const root = await builtCopy("basic");
-    const [file] = (await readdir(join(root, "schemas/tools"))).filter((name) => name.endsWith(".json") && name !== "order.json" && name !== "skill.json");
-    const toolPath = join(root, "schemas/tools", file ?? "");
-    const tool = JSON.parse(await readFile(toolPath, "utf8")) as { parameters: Record<string, unknown> };
-    tool.parameters["minProperties"] = "one";
-    await writeFile(toolPath, `${JSON.stringify(tool, null, 2)}\n`);
+    await breakToolParameters(root);
     const result = lintProcess(root);
     expect(result.status).toBe(1);
     expect(result.compilerLoaded).toBe(true);
