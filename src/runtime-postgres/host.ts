@@ -23,7 +23,7 @@ import {
   type TranscriptFeed,
 } from "../runtime/pi-adapter.js";
 import type { Pool } from "./database.js";
-import { markRefused, markRouted, unroutedEvents } from "./events.js";
+import { markRefused, markRouted, unroutedEvents, unroutedEventsOf, type PublishedEvent } from "./events.js";
 import { acquireLease, releaseLease, renewLease, type Lease } from "./lease.js";
 import { listenForEvents, type EventListener } from "./listener.js";
 import { checkSchema } from "./migrate.js";
@@ -72,6 +72,9 @@ export class PostgresSessions {
   readonly leaseMs: number;
   private readonly hosted = new Map<string, HostedState>();
   private listener: EventListener | undefined;
+  /** Sessions woken by a notification and not routed since: one select serves them all. */
+  private readonly woken = new Set<string>();
+  private drainScheduled = false;
 
   private constructor(private readonly options: PostgresSessionsOptions) {
     this.hostId = options.hostId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
@@ -83,7 +86,7 @@ export class PostgresSessions {
     await checkSchema(options.pool);
     const sessions = new PostgresSessions(options);
     sessions.listener = await listenForEvents(options.pool, {
-      onWake: (sessionKey) => sessions.hosted.get(sessionKey)?.wake(),
+      onWake: (sessionKey) => sessions.wakeSoon(sessionKey),
       onReconnect: () => {
         for (const hosted of sessions.hosted.values()) hosted.wake();
       },
@@ -154,9 +157,53 @@ export class PostgresSessions {
     }
   }
 
+  /**
+   * A notification for a session: it joins the sessions woken since the last
+   * pass, and the next pass (after the notifications that arrived with it)
+   * selects all of their events in one round trip. A session still routing
+   * waits in the set until its pass ends, so its events are selected once,
+   * after what it routed is stored.
+   */
+  private wakeSoon(sessionKey: string): void {
+    if (!this.hosted.has(sessionKey)) return;
+    this.woken.add(sessionKey);
+    this.drainSoon();
+  }
+
+  /** @internal */
+  drainSoon(): void {
+    if (this.drainScheduled || this.woken.size === 0) return;
+    this.drainScheduled = true;
+    setImmediate(() => {
+      this.drainScheduled = false;
+      const idle: HostedState[] = [];
+      for (const sessionKey of this.woken) {
+        const state = this.hosted.get(sessionKey);
+        if (state === undefined) this.woken.delete(sessionKey);
+        else if (!state.busy) {
+          this.woken.delete(sessionKey);
+          idle.push(state);
+        }
+      }
+      if (idle.length === 0) return;
+      // Each session is claimed before the select goes out, so no other pass of it runs meanwhile.
+      const selected = unroutedEventsOf(
+        this.options.pool,
+        idle.map((state) => state.handle.sessionKey),
+      );
+      for (const state of idle) {
+        const share = selected.then((bySession) => bySession.get(state.handle.sessionKey) ?? []);
+        // A pass that stops before reading its share (the session failed meanwhile) leaves no rejection unhandled.
+        share.catch(() => {});
+        void state.wake(share);
+      }
+    });
+  }
+
   /** @internal */
   forget(sessionKey: string): void {
     this.hosted.delete(sessionKey);
+    this.woken.delete(sessionKey);
   }
 
   /** @internal */
@@ -245,8 +292,17 @@ class HostedState {
     });
   }
 
-  /** Routes unrouted events; wake-ups during a pass ask for one more pass, never a concurrent one. */
-  wake(): Promise<void> {
+  /** True while a routing pass runs. */
+  get busy(): boolean {
+    return this.routingNow;
+  }
+
+  /**
+   * Routes unrouted events; wake-ups during a pass ask for one more pass, never
+   * a concurrent one. `selected` is the session's share of a select made for
+   * several sessions at once, issued after this pass was claimed.
+   */
+  wake(selected?: Promise<PublishedEvent[]>): Promise<void> {
     if (this.routingNow) {
       this.routeAgain = true;
       return this.routing;
@@ -254,23 +310,28 @@ class HostedState {
     this.routingNow = true;
     this.routing = (async () => {
       try {
+        let first = selected;
         do {
           this.routeAgain = false;
-          await this.routeUnrouted();
+          await this.routeUnrouted(first);
+          first = undefined;
         } while (this.routeAgain);
       } finally {
         this.routingNow = false;
+        this.sessions.drainSoon();
       }
     })();
     this.routing.catch((error: unknown) => this.sessions.report(error, "route"));
     return this.routing;
   }
 
-  private async routeUnrouted(): Promise<void> {
+  private async routeUnrouted(selected?: Promise<PublishedEvent[]>): Promise<void> {
     const controller = this.gamma.controller;
+    let first = selected;
     for (;;) {
       if (controller.failure !== undefined || this.store.lost) return;
-      const events = await unroutedEvents(this.pool, this.lease.sessionKey);
+      const events = await (first ?? unroutedEvents(this.pool, this.lease.sessionKey));
+      first = undefined;
       if (events.length === 0) return;
       const duplicates: string[] = [];
       for (const event of events) {
