@@ -8,7 +8,7 @@ import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
  * `gamma-prompt init`: scaffolds a project that lints, builds and checks
  * cleanly as it stands. The files come from the package itself: the neutral
  * template set in templates/agent/, or the embedded Gamma project (skills/,
- * prompts/, schemas/tools/, schemas/namespaces/). Nothing is written when any target file already
+ * prompts/, schemas/tools/, schemas/namespaces/, knowledge/, evals/). Nothing is written when any target file already
  * exists, unless `force` is set.
  */
 
@@ -126,7 +126,8 @@ export function planScaffold(options: Omit<InitOptions, "dir"> & { dir?: string 
   const files = new Map<string, Uint8Array>();
   const root = fileURLToPath(packageRoot);
   if (template === "gamma") {
-    for (const folder of ["skills", "prompts", "schemas/tools", "schemas/namespaces", "knowledge"]) copyTree(join(root, folder), folder, files);
+    // evals/ too: its scenarios and recorded cassettes, so `eval --replay` runs in the copy as it does here.
+    for (const folder of ["skills", "prompts", "schemas/tools", "schemas/namespaces", "knowledge", "evals"]) copyTree(join(root, folder), folder, files);
   } else {
     copyTree(join(root, "templates/agent"), "", files);
     const identity = "prompts/partials/identity.hbs";

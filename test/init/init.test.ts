@@ -121,6 +121,19 @@ describe("gamma-prompt init", () => {
     expect(linted).toEqual({ code: 0, stdout: "✔ no problems · 2 skills, profile agentskills\n", stderr: "" });
   });
 
+  it("--template gamma copies the evaluations too: `eval --replay` in the copy runs every shipped scenario and passes", async () => {
+    const root = await tempDir();
+    expect(init({ dir: root, template: "gamma" }).ok).toBe(true);
+    const shipped = (await listFiles(join(process.cwd(), "evals"))).map((file) => `evals/${file}`);
+    expect(shipped.filter((file) => file.endsWith(".yaml")).length).toBeGreaterThanOrEqual(7);
+    expect((await listFiles(root)).filter((file) => file.startsWith("evals/"))).toEqual(shipped);
+    expect((await runCliInProcessFrom(root, "build")).code).toBe(0);
+    const replay = await runCliInProcessFrom(root, "eval", "--replay");
+    expect(replay.stderr).toBe("");
+    expect(replay.code).toBe(0);
+    expect(replay.stdout).toContain(`${shipped.filter((file) => file.endsWith(".yaml")).length} scenarios passed`);
+  }, 120_000);
+
   it("on a terminal asks for each choice not given as a flag; flags are never asked again", async () => {
     const root = await tempDir();
     const asked: string[] = [];

@@ -56,8 +56,10 @@ describe("gamma-prompt report of the embedded default", () => {
     expect(html.stdout).toBe(renderHtml(data));
     const output = join(await tempDir(), "report.md");
     const markdown = await runCliInProcess("report", "--root", repoRoot, "--format", "markdown", "--output", output);
-    expect(markdown).toMatchObject({ code: 0, stdout: "" });
+    expect(markdown).toMatchObject({ code: 0, stderr: "" });
     expect(readFileSync(output, "utf8")).toBe(renderMarkdown(data));
+    // With --output, stdout is free to say what was written, so a CI log shows it.
+    expect(markdown.stdout).toBe(`wrote ${output} (Markdown, ${Buffer.byteLength(renderMarkdown(data))} bytes)\n`);
   });
 });
 

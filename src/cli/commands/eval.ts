@@ -104,7 +104,8 @@ whose 95% interval does not overlap the baseline's.`,
           ...(progress === undefined ? {} : { onProgress: progress.update }),
         });
       } catch (error) {
-        if (error instanceof EvalUsageError || error instanceof ArtifactVerificationError) return fail(error.message);
+        if (error instanceof ArtifactVerificationError) return fail(`${error.message}\n(run \`gamma-prompt build\` first)`);
+        if (error instanceof EvalUsageError) return fail(error.message);
         throw error;
       } finally {
         progress?.clear();

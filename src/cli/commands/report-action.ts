@@ -52,7 +52,10 @@ export async function runReportCommand(options: ReportCommandOptions): Promise<n
     });
     const text = options.format === "markdown" ? (await import("../../report/markdown.js")).renderMarkdown(data) : (await import("../../report/html.js")).renderHtml(data);
     if (options.output === undefined) process.stdout.write(text);
-    else writeFileSync(resolve(options.output), text);
+    else {
+      writeFileSync(resolve(options.output), text);
+      process.stdout.write(`wrote ${options.output} (${options.format === "markdown" ? "Markdown" : "HTML"}, ${Buffer.byteLength(text)} bytes)\n`);
+    }
     return EXIT_OK;
   } catch (error) {
     if (error instanceof InputError || error instanceof ReportUsageError || error instanceof ProfileError || error instanceof ArtifactVerificationError) {

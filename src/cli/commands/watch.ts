@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { WatchEvent } from "../../watch/events.js";
 import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
+import { MIN_DEBOUNCE_MS } from "../../watch/debounce.js";
 import { addProjectOptions, commandHelpFooter } from "../options.js";
 
 interface WatchCommandOptions {
@@ -18,7 +19,7 @@ export function registerWatchCommand(program: Command, result: { exitCode: numbe
         .choices(["text", "json"])
         .default("text"),
     )
-    .option("--debounce <ms>", "quiet period before a rebuild starts (at least 60)", parseDebounce, 100)
+    .option("--debounce <ms>", `quiet period before a rebuild starts (at least ${MIN_DEBOUNCE_MS})`, parseDebounce, 100)
     .addHelpText(
       "after",
       commandHelpFooter({
@@ -41,8 +42,10 @@ Ctrl-C stops at once.`,
 }
 
 function parseDebounce(value: string): number {
-  const ms = Number(value);
-  if (!Number.isInteger(ms) || ms < 0) throw new InvalidArgumentError("Expected a whole number of milliseconds.");
+  const ms = /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(ms) || ms < MIN_DEBOUNCE_MS) {
+    throw new InvalidArgumentError(`Expected a whole number of milliseconds, at least ${MIN_DEBOUNCE_MS} (a shorter pause can miss a save made right after another).`);
+  }
   return ms;
 }
 
