@@ -6,18 +6,18 @@
  * repository's own modules.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PI_NOT_INSTALLED, PI_REQUIREMENT, piPackageNames } from "../../src/protocol/pi-requirement.js";
 import { docPage } from "../helpers/docs.js";
-import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
+import { installPackedPackage, linkPi } from "../helpers/packed-package.js";
+import { removeTempDirs } from "../helpers/temp-project.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 /** Where the two lines a user without Pi meets are shown, each as an indented line of its own. */
 const withoutPiDoc = docPage("docs/node-and-pi.md");
-const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
 afterAll(removeTempDirs);
 
@@ -41,22 +41,26 @@ function run(cwd: string, ...args: string[]): { status: number | null; stdout: s
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+let installOutput = "";
+
 beforeAll(async () => {
   // lib/ is what the tests already built (npm run build:ts); packing again must not rebuild it.
-  const packed = await tempDir("gamma-pack");
-  const pack = spawnSync(npm, ["pack", "--ignore-scripts", "--pack-destination", packed, "--json"], { cwd: repoRoot, encoding: "utf8", timeout: 120_000 });
-  expect(pack.status, pack.stderr).toBe(0);
-  const filename = (JSON.parse(pack.stdout) as Array<{ filename: string }>)[0]?.filename ?? "";
-  user = await tempDir("gamma-installed");
+  const installed = await installPackedPackage({ name: "gamma-installed" });
+  user = installed.project;
+  cli = installed.cli;
+  installOutput = installed.installOutput;
   project = join(user, "agents", "my-agent");
-  writeFileSync(join(user, "package.json"), `${JSON.stringify({ name: "user-project", version: "1.0.0", private: true, type: "module" })}\n`);
-  const install = spawnSync(npm, ["install", join(packed, filename), "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--omit=peer"], { cwd: user, encoding: "utf8", timeout: 300_000 });
-  expect(install.status, install.stderr).toBe(0);
-  cli = join(user, "node_modules", "gamma-prompt", "lib", "cli", "index.js");
   mkdirSync(project, { recursive: true });
 }, 420_000);
 
 describe("the packed and installed package, without Pi", () => {
+  it("runs no script on install and asks about none: npm's output names none, the packed package.json declares none", () => {
+    expect(installOutput).not.toMatch(/install-scripts|gamma-prompt@[\d.]+ \(/);
+    const installedManifest = JSON.parse(readFileSync(join(user, "node_modules", "gamma-prompt", "package.json"), "utf8")) as { scripts?: Record<string, string> };
+    const installTime = ["preinstall", "install", "postinstall", "prepare", "preprepare", "postprepare", "prepublish"];
+    expect(Object.keys(installedManifest.scripts ?? {}).filter((name) => installTime.includes(name))).toEqual([]);
+  });
+
   it("has no Pi package installed (the case under test)", () => {
     for (const spec of PI_REQUIREMENT.packages) {
       const name = spec.slice(0, spec.lastIndexOf("@"));
@@ -122,10 +126,8 @@ describe("the packed and installed package, without Pi", () => {
   it("with the Pi packages in place, the runtime loads", () => {
     // The repository's own Pi (the pinned devDependencies, the versions the requirement names), linked
     // into the project as an install would place it; removed again so the tests above stay without Pi.
-    const linked = piPackageNames().map((name) => join(user, "node_modules", name));
-    mkdirSync(join(user, "node_modules", "@earendil-works"), { recursive: true });
+    const linked = linkPi(user);
     try {
-      for (const [index, name] of piPackageNames().entries()) symlinkSync(join(repoRoot, "node_modules", name), linked[index] ?? "", "dir");
       const loaded = importFromProject("gamma-prompt/runtime");
       expect(loaded.error).toBeUndefined();
       expect(loaded.exports).toEqual(expect.arrayContaining(["createGammaAgent", "createGammaSession", "loadArtifacts"]));
