@@ -3,6 +3,9 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packageRoot } from "./package-paths.js";
 import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
+import type { ChosenSkillType } from "./skills/existing-types.js";
+
+export type { ChosenSkillType } from "./skills/existing-types.js";
 
 /**
  * `gamma-prompt init`: scaffolds a project that lints, builds and checks
@@ -38,11 +41,14 @@ export interface InitOptions {
   /**
    * The folder already holds skills (`skills/<name>/SKILL.md`) and no
    * prompts/prefix.hbs, as a plain Agent Skills collection does: the scaffold adds the agent around them
-   * (prompts/, schemas/tools/, the config, with `skillTypes` making every
-   * skill without a type a reference skill) and no example skill, whatever the
-   * profile, and never touches the skills. `init` finds this out itself.
+   * (prompts/, schemas/tools/, the config, whose `skillTypes` gives each
+   * skill without a type the one `lint --fix` would: see skills/type-rule.ts)
+   * and no example skill, whatever the profile, and never touches the skills.
+   * `init` finds this out itself.
    */
   existingSkills?: boolean;
+  /** Around existing skills: the types for the config's `skillTypes` (`init` chooses them itself; `planScaffold` writes none without them). */
+  skillTypes?: readonly ChosenSkillType[];
 }
 
 export interface InitResult {
@@ -56,6 +62,8 @@ export interface InitResult {
   written: string[];
   /** Files that already existed: skipped (nothing written) without `force`, overwritten with it. */
   existing: string[];
+  /** Around existing skills: the type given to each skill that names none, in folder order. */
+  skillTypes?: ChosenSkillType[];
 }
 
 /** Bad options or a target that cannot hold a project; the CLI exits 2. */
@@ -92,9 +100,12 @@ const NAME_PLACEHOLDER = "%AGENT_NAME%";
 /** Keys only this project defines; a plain Agent Skills collection leaves them out. */
 const EXTENSION_KEYS = ["type", "requiresSkills", "conflictsWith"];
 
-export function init(options: InitOptions): InitResult {
+export async function init(options: InitOptions): Promise<InitResult> {
   const dir = resolve(options.dir);
-  const files = planScaffold({ ...options, existingSkills: options.existingSkills ?? holdsSkills(dir) });
+  const existingSkills = options.existingSkills ?? holdsSkills(dir);
+  const skillTypes = existingSkills && (options.template ?? "agent") === "agent" ? (options.skillTypes ?? (await (await import("./skills/existing-types.js")).chooseTypesOfExistingSkills(dir))) : undefined;
+  const files = planScaffold({ ...options, existingSkills, ...(skillTypes === undefined ? {} : { skillTypes }) });
+  const typed = skillTypes === undefined ? {} : { skillTypes: [...skillTypes] };
   let target: ReturnType<typeof statSync>;
   try {
     target = statSync(dir, { throwIfNoEntry: false });
@@ -104,13 +115,13 @@ export function init(options: InitOptions): InitResult {
   if (target && !target.isDirectory()) throw new InitUsageError(`"${options.dir}" exists and is not a folder`);
   const paths = [...files.keys()].sort(compare);
   const existing = paths.filter((path) => occupied(join(dir, path)));
-  if (existing.length > 0 && options.force !== true) return { ok: false, dir, files: paths, written: [], existing };
+  if (existing.length > 0 && options.force !== true) return { ok: false, dir, files: paths, written: [], existing, ...typed };
   for (const path of paths) {
     const file = join(dir, path);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, files.get(path) as Uint8Array);
   }
-  return { ok: true, dir, files: paths, written: paths, existing };
+  return { ok: true, dir, files: paths, written: paths, existing, ...typed };
 }
 
 /** The scaffold's files, relative path → bytes, without touching the target. */
@@ -136,7 +147,8 @@ export function planScaffold(options: Omit<InitOptions, "dir"> & { dir?: string 
   if (options.existingSkills === true && template === "agent") {
     // An agent around skills that are already there: the example skills stay out, the skills stay as they are.
     for (const path of [...files.keys()]) if (path.startsWith("skills/")) files.delete(path);
-    files.set(CONFIG_FILE, Buffer.from(`${JSON.stringify({ $schema: configSchemaRef(options.dir ?? "."), profile, skillTypes: { "skills/*": "reference" } }, null, 2)}\n`));
+    const skillTypes = options.skillTypes === undefined || options.skillTypes.length === 0 ? {} : { skillTypes: Object.fromEntries(options.skillTypes.map((chosen) => [chosen.folder, chosen.type])) };
+    files.set(CONFIG_FILE, Buffer.from(`${JSON.stringify({ $schema: configSchemaRef(options.dir ?? "."), profile, ...skillTypes }, null, 2)}\n`));
     return files;
   }
   if (profile === "agentskills") {

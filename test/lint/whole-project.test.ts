@@ -18,7 +18,7 @@ const brief = (d: { file: string; line: number; column: number; ruleId: string }
 describe("lint checks the whole agent project", () => {
   it("reports knowledge notes, variants, tool schemas and the config exactly as build does", async () => {
     const root = await tempDir("gamma-whole-project");
-    expect(init({ dir: root }).ok).toBe(true);
+    expect((await init({ dir: root })).ok).toBe(true);
     mkdirSync(join(root, "knowledge"));
     writeFileSync(join(root, "knowledge", "bad.md"), "---\nid: Bad_Id\nname: Bad\n---\n");
     writeFileSync(join(root, "prompts", "variants.yaml"), "variants:\n  base:\n    preload: [no-such-skill]\n");
