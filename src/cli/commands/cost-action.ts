@@ -1,23 +1,26 @@
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { cost, type CostResult } from "../../cost/cost.js";
 import { formatCostTable, progressBar } from "../../cost/format.js";
 import { ProfileError } from "../../cost/profile.js";
 import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { ArtifactVerificationError } from "../../runtime/artifacts.js";
+import { commandRoot, inputFile } from "../project-root.js";
 
 export interface CostCommandOptions {
-  root: string;
+  /** As given; undefined: the project found from the working folder up. */
+  root?: string;
   out: string;
   profile?: string;
   format: "stylish" | "json";
 }
 
-export async function runCostCommand(options: CostCommandOptions): Promise<number> {
+export async function runCostCommand(given: CostCommandOptions): Promise<number> {
+  const { root } = (await commandRoot("cost", given.root, { build: true, optional: true })) as { root: string };
+  const options = { ...given, root };
   let profile: unknown;
   if (options.profile !== undefined) {
     try {
-      profile = JSON.parse(readFileSync(resolve(options.root, options.profile), "utf8"));
+      profile = JSON.parse(readFileSync(inputFile(options.root, options.profile), "utf8"));
     } catch (error) {
       process.stderr.write(`gamma-prompt cost: cannot read the traffic profile ${options.profile}: ${(error as Error).message}\n`);
       return EXIT_USAGE;

@@ -1,9 +1,11 @@
 import { Option, type Command } from "commander";
 import { EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { commandHelpFooter } from "../options.js";
+import { commandRoot, ROOT_DEFAULT } from "../project-root.js";
 
 interface EvalCommandOptions {
-  root: string;
+  /** As given; undefined: the project found from the working folder up. */
+  root?: string;
   dist?: string;
   model?: string;
   baseUrl?: string;
@@ -23,7 +25,7 @@ export function registerEvalCommand(program: Command, result: { exitCode: number
     .command("eval")
     .description("Run evaluation scenarios through the real runtime and report pass rates with 95% confidence intervals")
     .argument("[scenarios...]", "scenario files (default: evals/*.yaml under --root)")
-    .option("--root <dir>", "the project folder", ".")
+    .option("--root <dir>", `the project folder (${ROOT_DEFAULT})`)
     .option("--dist <dir>", "the dist/ to evaluate, relative to the root", "dist")
     .option("--model <provider/id>", "the model, from pi-ai's registry (its key comes from the environment)")
     .option("--base-url <url>", "another endpoint for the model's API (a proxy or gateway)")
@@ -73,6 +75,7 @@ whose 95% interval does not overlap the baseline's.`,
         process.stdout.write(`${(provider === undefined ? catalog.providers() : catalog.modelIds(provider).map((id) => `${provider}/${id}`)).join("\n")}\n`);
         return;
       }
+      const { root } = (await commandRoot("eval", options.root, { build: true, optional: true })) as { root: string };
       const runs = options.runs === undefined ? undefined : wholeNumber(options.runs);
       let baseline;
       if (options.baseline !== undefined) {
@@ -90,7 +93,7 @@ whose 95% interval does not overlap the baseline's.`,
       let outcome;
       try {
         outcome = await runEvals({
-          root: options.root,
+          root,
           distDir: options.dist ?? "dist",
           ...(scenarios.length === 0 ? {} : { scenarios }),
           ...(options.model === undefined ? {} : { model: options.model }),

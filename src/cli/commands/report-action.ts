@@ -5,9 +5,11 @@ import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { resultsProblem, type EvalResults } from "../../evals/results.js";
 import { ArtifactVerificationError } from "../../runtime/artifacts.js";
 import { collectReport, ReportUsageError } from "../../report/report.js";
+import { commandRoot, inputFile } from "../project-root.js";
 
 export interface ReportCommandOptions {
-  root: string;
+  /** As given; undefined: the project found from the working folder up. */
+  root?: string;
   out: string;
   base?: string;
   profile?: string;
@@ -22,7 +24,7 @@ class InputError extends Error {}
 
 function readJson(root: string, file: string, what: string): unknown {
   try {
-    return JSON.parse(readFileSync(resolve(root, file), "utf8"));
+    return JSON.parse(readFileSync(inputFile(root, file), "utf8"));
   } catch (error) {
     throw new InputError(`cannot read the ${what} ${file}: ${error instanceof SyntaxError ? error.message : ((error as NodeJS.ErrnoException).code ?? String(error))}`);
   }
@@ -35,7 +37,9 @@ function readResults(file: string, what: string): EvalResults {
   return parsed as EvalResults;
 }
 
-export async function runReportCommand(options: ReportCommandOptions): Promise<number> {
+export async function runReportCommand(given: ReportCommandOptions): Promise<number> {
+  const { root } = (await commandRoot("report", given.root, { build: true, optional: true })) as { root: string };
+  const options = { ...given, root };
   try {
     const profile = options.profile === undefined ? undefined : readJson(options.root, options.profile, "traffic profile");
     const evals = options.evals === undefined ? undefined : readResults(options.evals, "evaluation results");

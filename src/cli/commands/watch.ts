@@ -3,9 +3,11 @@ import type { WatchEvent } from "../../watch/events.js";
 import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { MIN_DEBOUNCE_MS } from "../../watch/debounce.js";
 import { addProjectOptions, commandHelpFooter } from "../options.js";
+import { commandRoot } from "../project-root.js";
 
 interface WatchCommandOptions {
-  root: string;
+  /** As given; undefined: the project found from the working folder up. */
+  root?: string;
   out: string;
   format: "text" | "json";
   debounce: number;
@@ -36,8 +38,14 @@ Ctrl-C stops at once.`,
         examples: ["gamma-prompt watch", "gamma-prompt watch --root my-agent --format json"],
       }),
     )
-    .action(async (options: WatchCommandOptions) => {
-      result.exitCode = await runWatchCommand(options);
+    .action(async (given: WatchCommandOptions) => {
+      const located = await commandRoot("watch", given.root);
+      if ("error" in located) {
+        process.stderr.write(`${located.error}\n`);
+        result.exitCode = EXIT_USAGE;
+        return;
+      }
+      result.exitCode = await runWatchCommand({ ...given, root: located.root });
     });
 }
 
@@ -49,7 +57,7 @@ function parseDebounce(value: string): number {
   return ms;
 }
 
-async function runWatchCommand(options: WatchCommandOptions): Promise<number> {
+async function runWatchCommand(options: WatchCommandOptions & { root: string }): Promise<number> {
   // Listen before the initial build starts: the default handler would kill the
   // process between a temp file's write and its rename.
   let requestStop: () => void = () => undefined;
