@@ -13,19 +13,19 @@ export const ROOT_DEFAULT = "default: the nearest folder from the working folder
  * else a one-line usage error, which names the projects below the working
  * folder (a monorepo's packages) when there are any.
  */
-export async function commandRoot(command: string, given: string | undefined, options: { build?: boolean; optional?: boolean } = {}): Promise<{ root: string } | { error: string }> {
-  if (given !== undefined) return { root: given };
+export async function commandRoot(command: string, given: string | undefined, options: { build?: boolean; optional?: boolean } = {}): Promise<{ root: string; found: boolean } | { error: string }> {
+  if (given !== undefined) return { root: given, found: true };
   const cwd = process.cwd();
   const found = findProject(cwd, options.build === true ? { build: true } : {});
   if (found === undefined) {
-    if (options.optional === true) return { root: "." };
+    if (options.optional === true) return { root: ".", found: false };
     const below = projectsBelow(cwd);
     const hint = below.length === 0 ? "" : `; projects below it: ${below.join(", ")}`;
     return { error: `gamma-prompt ${command}: no project in the working folder or above it (a folder with gamma-prompt.config.json or skills/)${hint}; pass --root with the project's folder` };
   }
   const shown = relative(cwd, found.root).split("\\").join("/") || ".";
   if (shown !== ".") process.stderr.write(`gamma-prompt ${command}: using the project in ${shown}/ (${describeMarker(found.marker)})\n`);
-  return { root: shown };
+  return { root: shown, found: true };
 }
 
 /**

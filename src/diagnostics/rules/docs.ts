@@ -419,6 +419,16 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     bad: '{"type":"session","variant":"base","preloadedSkills":[]}\n{"type":"tool_call","id":"c1","name":"to',
     good: '{"type":"session","variant":"base","preloadedSkills":[]}\n{"type":"tool_call","id":"c1","name":"todo","arguments":{}}\n',
   },
+  "audit/dist-mismatch": {
+    text: "A session log records the build it ran on: its first line carries the static prefix's cache key (a Gamma AgentSession writes it into its Pi session file's gamma.session entry). Audited against another dist/, the checklists would be another agent's: a workflow the session followed could be missing, and every step would pass unjudged. So a log whose cache key differs from the dist/'s, or whose variant the dist/ does not define, is this error, naming both builds, and that transcript is not audited. Pass --dist with the build the session ran on (audit defaults to the dist/ of the project found from the working folder).",
+    bad: 'gamma-prompt audit s1.jsonl --dist node_modules/gamma-prompt/dist\n(s1.jsonl: {"type":"session","variant":"base","preloadedSkills":[],"cacheKey":"1a2b…"} from my-agent/dist)',
+    good: "gamma-prompt audit s1.jsonl --dist my-agent/dist\n(or, from inside my-agent/: gamma-prompt audit s1.jsonl)",
+  },
+  "audit/unknown-skill": {
+    text: "Every skill the transcript activated (a preload, a skill tool call, a requirement, a skill the host required) must be a skill of the dist/ it is audited against. A skill the dist/ does not know has no type and no checklist there: its workflow would be judged as nothing at all, and a failed session would pass. It means the transcript ran on another build (an older log that records no cache key), or the skill was removed since.",
+    bad: 'skills_loaded ["draft-outline"]   (audited against a dist/ without draft-outline)',
+    good: 'skills_loaded ["draft-outline"]   (audited against the dist/ whose manifest lists draft-outline)',
+  },
   "eval/invalid-scenario": {
     text: "An evaluation scenario is YAML that matches schemas/eval-scenario.schema.json: a name, a variant, the user's turns and expectations, each expectation with an id and exactly one kind. A scenario with a problem is not run, so a typo never reads as a model failing.",
     bad: "name: deck\nvariant: base\nturns: [Make a deck.]\nexpect:\n  - id: budget\n    maxModelCalls: 12\n    auditPasses: true",
