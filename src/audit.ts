@@ -7,9 +7,10 @@
  * the dist/'s, or it is a finding instead of a pass over someone else's
  * checklists.
  */
-import { readFile } from "node:fs/promises";
+import { statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { readRegularFile } from "./protocol/regular-file.js";
 import { loadArtifacts, type LoadedArtifacts } from "./runtime/artifacts.js";
 import { auditTranscript, type AuditReport } from "./runtime/audit/audit.js";
 import { readTranscriptText, type ReadTranscript, type TranscriptFormat } from "./runtime/audit/readers.js";
@@ -67,14 +68,16 @@ export async function audit(options: AuditOptions): Promise<AuditResult> {
   const checked: AuditChecked = { transcripts: 0, yields: 0, workflows: [], distDir: shownDist, cacheKey: artifacts.manifest.staticPrefix.cacheKey };
   for (const path of options.files) {
     const file = relative(cwd, resolve(cwd, path)).split(sep).join("/");
-    let text: string;
-    try {
-      text = await readFile(resolve(cwd, path), "utf8");
-    } catch (error) {
-      diagnostics.push(createDiagnostic("audit/transcript-format", file, at(1), `Unexpected unreadable transcript (${(error as NodeJS.ErrnoException).code ?? "error"}), expected a readable JSONL file`));
+    // Never a blocking read: a FIFO where a transcript belongs is refused, found by fstat.
+    const onDisk = readRegularFile(resolve(cwd, path));
+    if (onDisk.kind !== "file") {
+      const what =
+        onDisk.kind === "not-a-file" ? `${onDisk.what} where a transcript belongs` : onDisk.kind === "too-large" ? "transcript too large to read" : `unreadable transcript (${onDisk.kind === "error" ? onDisk.code : missingCode(resolve(cwd, path))})`;
+      diagnostics.push(createDiagnostic("audit/transcript-format", file, at(1), `Unexpected ${what}, expected a readable JSONL file`));
       transcripts.push({ file, reports: [] });
       continue;
     }
+    const text = onDisk.bytes.toString("utf8");
     const read = readTranscriptText(text);
     if (read === undefined) {
       diagnostics.push(
@@ -166,4 +169,14 @@ function sessionStart(artifacts: LoadedArtifacts, variant: string): PositionedEv
 function shortest(cwd: string, path: string): string {
   const relativePath = relative(cwd, path).split(sep).join("/") || ".";
   return relativePath.length <= path.length ? relativePath : path.split(sep).join("/");
+}
+
+/** Why nothing could be opened at `path`: ENOENT, ENOTDIR (a file on the way), ENAMETOOLONG. */
+function missingCode(path: string): string {
+  try {
+    statSync(path);
+    return "ENOENT";
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? "ENOENT";
+  }
 }

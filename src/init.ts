@@ -2,6 +2,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSyn
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packageRoot } from "./package-paths.js";
+import { describeFsError, fsErrorCode } from "./path-problem.js";
 import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
 import type { ChosenSkillType } from "./skills/existing-types.js";
 
@@ -102,26 +103,45 @@ const EXTENSION_KEYS = ["type", "requiresSkills", "conflictsWith"];
 
 export async function init(options: InitOptions): Promise<InitResult> {
   const dir = resolve(options.dir);
+  usableFolder(dir, options.dir);
   const existingSkills = options.existingSkills ?? holdsSkills(dir);
   const skillTypes = existingSkills && (options.template ?? "agent") === "agent" ? (options.skillTypes ?? (await (await import("./skills/existing-types.js")).chooseTypesOfExistingSkills(dir))) : undefined;
   const files = planScaffold({ ...options, existingSkills, ...(skillTypes === undefined ? {} : { skillTypes }) });
   const typed = skillTypes === undefined ? {} : { skillTypes: [...skillTypes] };
+  const paths = [...files.keys()].sort(compare);
+  const existing = paths.filter((path) => occupied(join(dir, path)));
+  if (existing.length > 0 && options.force !== true) return { ok: false, dir, files: paths, written: [], existing, ...typed };
+  try {
+    for (const path of paths) {
+      const file = join(dir, path);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, files.get(path) as Uint8Array);
+    }
+  } catch (error) {
+    const code = fsErrorCode(error);
+    if (code === undefined) throw error;
+    throw new InitUsageError(`"${options.dir}" cannot be written: ${describeFsError(code)} (${code})`);
+  }
+  return { ok: true, dir, files: paths, written: paths, existing, ...typed };
+}
+
+/** The target is a folder, or can become one: nothing but folders on the way to it, a name the file system takes. */
+function usableFolder(dir: string, given: string): void {
   let target: ReturnType<typeof statSync>;
   try {
     target = statSync(dir, { throwIfNoEntry: false });
   } catch (error) {
-    throw new InitUsageError(`"${options.dir}" cannot be used as a folder (${(error as NodeJS.ErrnoException).code ?? "unreadable"})`);
+    const code = fsErrorCode(error) ?? "unreadable";
+    throw new InitUsageError(`"${given}" cannot be used as a folder: ${describeFsError(code)} (${code})`);
   }
-  if (target && !target.isDirectory()) throw new InitUsageError(`"${options.dir}" exists and is not a folder`);
-  const paths = [...files.keys()].sort(compare);
-  const existing = paths.filter((path) => occupied(join(dir, path)));
-  if (existing.length > 0 && options.force !== true) return { ok: false, dir, files: paths, written: [], existing, ...typed };
-  for (const path of paths) {
-    const file = join(dir, path);
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, files.get(path) as Uint8Array);
+  if (target && !target.isDirectory()) throw new InitUsageError(`"${given}" exists and is not a folder`);
+  if (target) return;
+  for (let folder = dirname(dir); dirname(folder) !== folder; folder = dirname(folder)) {
+    const above = statSync(folder, { throwIfNoEntry: false });
+    if (above === undefined) continue;
+    if (!above.isDirectory()) throw new InitUsageError(`"${given}" cannot be created: ${folder} is a file, not a folder`);
+    return;
   }
-  return { ok: true, dir, files: paths, written: paths, existing, ...typed };
 }
 
 /** The scaffold's files, relative path → bytes, without touching the target. */

@@ -1,9 +1,9 @@
-import { readFileSync } from "node:fs";
 import { cost, type CostResult } from "../../cost/cost.js";
 import { formatCostTable, progressBar } from "../../cost/format.js";
 import { ProfileError } from "../../cost/profile.js";
 import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { ArtifactVerificationError } from "../../runtime/artifacts.js";
+import { CommandFileError, readCommandFile } from "../files.js";
 import { commandRoot, inputFile } from "../project-root.js";
 
 export interface CostCommandOptions {
@@ -20,9 +20,10 @@ export async function runCostCommand(given: CostCommandOptions): Promise<number>
   let profile: unknown;
   if (options.profile !== undefined) {
     try {
-      profile = JSON.parse(readFileSync(inputFile(options.root, options.profile), "utf8"));
+      profile = JSON.parse(readCommandFile(inputFile(options.root, options.profile), "traffic profile", options.profile));
     } catch (error) {
-      process.stderr.write(`gamma-prompt cost: cannot read the traffic profile ${options.profile}: ${(error as Error).message}\n`);
+      const why = error instanceof CommandFileError ? error.message : `cannot read the traffic profile ${options.profile}: ${(error as Error).message}`;
+      process.stderr.write(`gamma-prompt cost: ${why}\n`);
       return EXIT_USAGE;
     }
   }

@@ -59,13 +59,13 @@ whose 95% interval does not overlap the baseline's.`,
         process.stderr.write(`gamma-prompt eval: ${message}\n`);
         result.exitCode = EXIT_USAGE;
       };
-      const [{ runEvals, EvalUsageError }, { formatSummary, resultsProblem }, { canonicalJson }, { formatDiagnostics }, { ArtifactVerificationError }, { readFile, writeFile }] = await Promise.all([
+      const [{ runEvals, EvalUsageError }, { formatSummary, resultsProblem }, { canonicalJson }, { formatDiagnostics }, { ArtifactVerificationError }, { CommandFileError, checkCommandFileWritable, readCommandFile, writeCommandFile }] = await Promise.all([
         import("../../evals/index.js"),
         import("../../evals/results.js"),
         import("../../pipeline/emit/canonical-json.js"),
         import("../../diagnostics/reporters/index.js"),
         import("../../runtime/artifacts.js"),
-        import("node:fs/promises"),
+        import("../files.js"),
       ]);
       if (options.listModels !== undefined) {
         const { modelCatalog } = await import("../../evals/pi-models.js");
@@ -81,13 +81,23 @@ whose 95% interval does not overlap the baseline's.`,
       if (options.baseline !== undefined) {
         let parsed: unknown;
         try {
-          parsed = JSON.parse(await readFile(options.baseline, "utf8"));
+          parsed = JSON.parse(readCommandFile(options.baseline, "baseline"));
         } catch (error) {
-          return fail(`Unexpected baseline ${options.baseline} that cannot be read as JSON (${error instanceof SyntaxError ? error.message : ((error as NodeJS.ErrnoException).code ?? String(error))}), expected a results document from --output`);
+          if (error instanceof CommandFileError) return fail(error.message);
+          return fail(`Unexpected baseline ${options.baseline} that cannot be read as JSON (${(error as Error).message}), expected a results document from --output`);
         }
         const problem = resultsProblem(parsed);
         if (problem !== undefined) return fail(`Unexpected baseline ${options.baseline}: ${problem}`);
         baseline = parsed as import("../../evals/results.js").EvalResults;
+      }
+      if (options.output !== undefined) {
+        // Decided before the first run, like every usage error: a run never ends with results it cannot write.
+        try {
+          checkCommandFileWritable(options.output, "results");
+        } catch (error) {
+          if (error instanceof CommandFileError) return fail(error.message);
+          throw error;
+        }
       }
       const progress = process.stderr.isTTY ? progressBar(process.stderr) : undefined;
       let outcome;
@@ -120,7 +130,14 @@ whose 95% interval does not overlap the baseline's.`,
         return;
       }
       const document = canonicalJson(outcome.results);
-      if (options.output !== undefined) await writeFile(options.output, document);
+      if (options.output !== undefined) {
+        try {
+          writeCommandFile(options.output, document, "results");
+        } catch (error) {
+          if (error instanceof CommandFileError) return fail(error.message);
+          throw error;
+        }
+      }
       process.stdout.write(options.format === "json" ? document : formatSummary(outcome.results));
       result.exitCode = outcome.results.passed ? 0 : 1;
     });
