@@ -48,7 +48,7 @@ export interface AnalyzeInput {
 }
 
 export interface ProjectAnalysis {
-  /** The profile whose rules ran: gamma (a project with prompts/) also runs the build's checks. */
+  /** The profile whose rules ran: gamma (a project with prompts/prefix.hbs) also runs the build's checks. */
   profile: Profile;
   /** Every finding, sorted by file, position and rule id. */
   diagnostics: Diagnostic[];

@@ -5,6 +5,7 @@ import { CACHE_PLAN_FILE, type CachePlan } from "./protocol/cache-plan.js";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { JOURNAL_FILE, journaledMessage, journalState } from "./protocol/dist-journal.js";
 import { readRegularFile } from "./protocol/regular-file.js";
+import type { DistManifest } from "./protocol/dist-manifest.js";
 import { relativePosix } from "./pipeline/discover/relative-paths.js";
 import { compareDist, driftDiagnostics, type DriftEntry } from "./pipeline/emit/drift.js";
 import type { TemplateOrigin } from "./pipeline/render/prefix-origin.js";
@@ -44,6 +45,17 @@ export interface CheckResult {
 
 /** Renders in memory and compares with dist/; writes nothing. */
 export async function check(options: CheckOptions): Promise<CheckResult> {
+  return (await checkAndBuild(options)).result;
+}
+
+/** What the sources build to (in memory), beside check's verdict: the cache plan and manifest a comparison with dist/ needs. */
+export interface SourcesBuild {
+  manifest: DistManifest;
+  cachePlan: CachePlan;
+}
+
+/** {@link check}, keeping the in-memory build (absent when the sources have errors or dist/ is mid-build). */
+export async function checkAndBuild(options: CheckOptions): Promise<{ result: CheckResult; built?: SourcesBuild }> {
   const root = resolve(options.root);
   const outDir = resolve(root, options.outDir ?? "dist");
   const outRel = relativePosix(root, outDir) || ".";
@@ -51,7 +63,7 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
   if (journal.present) {
     // One finding: nothing in a half-replaced dist/ is worth comparing.
     const diagnostics = [createDiagnostic("dist/interrupted-build", `${outRel}/${JOURNAL_FILE}`, FILE_START, `Unexpected journal: ${journaledMessage(journal)}`)];
-    return { ok: false, diagnostics, ...countDiagnostics(diagnostics), drift: [], invalidatesSharedPrefix: false, artifactCount: 0 };
+    return { result: { ok: false, diagnostics, ...countDiagnostics(diagnostics), drift: [], invalidatesSharedPrefix: false, artifactCount: 0 } };
   }
   const [{ compileProject }, { readRecordedBuild }, { tokenizerVersion }] = await Promise.all([
     import("./pipeline/compile/compile.js"),
@@ -65,14 +77,14 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
     ...(recorded?.tokenCounts ? { recordedCounts: recorded.tokenCounts } : {}),
     ...(recorded ? { acceptedToolParameters: recorded.acceptedToolParameters } : {}),
   });
-  if (!compiled.artifacts) {
-    return { ok: false, diagnostics: compiled.diagnostics, errorCount: compiled.errorCount, warningCount: compiled.warningCount, noteCount: compiled.noteCount, drift: [], invalidatesSharedPrefix: false, artifactCount: 0 };
+  if (!compiled.artifacts || !compiled.manifest) {
+    return { result: { ok: false, diagnostics: compiled.diagnostics, errorCount: compiled.errorCount, warningCount: compiled.warningCount, noteCount: compiled.noteCount, drift: [], invalidatesSharedPrefix: false, artifactCount: 0 } };
   }
   if (neverBuilt(outDir)) {
     // One finding for the folder: a line per artifact would only repeat that nothing was built.
     const missing = createDiagnostic("dist/missing", outRel, FILE_START, `Unexpected missing output folder ${outRel}/, expected the folder \`gamma-prompt build\` writes (run \`gamma-prompt build\` first)`);
     const diagnostics = [...compiled.diagnostics, missing].sort(compareDiagnostics);
-    return { ok: false, diagnostics, ...countDiagnostics(diagnostics), drift: [], invalidatesSharedPrefix: false, artifactCount: compiled.artifacts.size };
+    return { result: { ok: false, diagnostics, ...countDiagnostics(diagnostics), drift: [], invalidatesSharedPrefix: false, artifactCount: compiled.artifacts.size } };
   }
   const expectedPrefix = (compiled.artifacts.get("prefix.md") as string | undefined) ?? "";
   const locate = async (offset: number): Promise<TemplateOrigin | undefined> => {
@@ -84,8 +96,9 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
   const report = await compareDist(outDir, compiled.artifacts, locate);
   const diagnostics = [...compiled.diagnostics, ...driftDiagnostics(outRel, report)].sort(compareDiagnostics);
   const counts = countDiagnostics(diagnostics);
-  const invalidation = report.drift.some((entry) => entry.artifact === CACHE_PLAN_FILE) ? await planInvalidation(outDir, compiled.artifacts.get(CACHE_PLAN_FILE)) : undefined;
-  return {
+  const planArtifact = compiled.artifacts.get(CACHE_PLAN_FILE);
+  const invalidation = report.drift.some((entry) => entry.artifact === CACHE_PLAN_FILE) ? await planInvalidation(outDir, planArtifact) : undefined;
+  const result: CheckResult = {
     ok: counts.errorCount === 0,
     diagnostics,
     ...counts,
@@ -94,6 +107,8 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
     artifactCount: compiled.artifacts.size,
     ...(invalidation === undefined || invalidation.length === 0 ? {} : { invalidation }),
   };
+  const cachePlan = JSON.parse(typeof planArtifact === "string" ? planArtifact : Buffer.from(planArtifact ?? "{}").toString("utf8")) as CachePlan;
+  return { result, built: { manifest: compiled.manifest, cachePlan } };
 }
 
 /** The blocks the committed plan caches that the sources' plan no longer has, priced. */

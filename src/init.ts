@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { packageRoot } from "./package-paths.js";
 import { describeFsError, fsErrorCode } from "./path-problem.js";
 import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
+import { DESIGN_FIELDS } from "./protocol/manifest-spellings.js";
 import type { ChosenSkillType } from "./skills/existing-types.js";
 
 export type { ChosenSkillType } from "./skills/existing-types.js";
@@ -98,8 +99,9 @@ function isFile(path: string): boolean {
 }
 
 const NAME_PLACEHOLDER = "%AGENT_NAME%";
-/** Keys only this project defines; a plain Agent Skills collection leaves them out. */
-const EXTENSION_KEYS = ["type", "requiresSkills", "conflictsWith"];
+/** Keys only this project defines, in both spellings; a plain Agent Skills collection leaves them out. */
+const EXTENSION_KEYS: ReadonlySet<string> = new Set(DESIGN_FIELDS.map((spelling) => spelling.field));
+const PORTABLE_KEYS = new Set(DESIGN_FIELDS.map((spelling) => spelling.portableKey));
 
 export async function init(options: InitOptions): Promise<InitResult> {
   const dir = resolve(options.dir);
@@ -218,7 +220,11 @@ function copyTree(from: string, prefix: string, into: Map<string, Uint8Array>): 
   }
 }
 
-/** Drops this project's extension keys (and their list items) from a SKILL.md frontmatter the scaffold owns. */
+/**
+ * Drops this project's extension keys from a SKILL.md frontmatter the
+ * scaffold owns: top-level keys with their list items, their portable
+ * entries under metadata, and a metadata key left with nothing under it.
+ */
 function withoutExtensionKeys(text: string): string {
   const end = text.indexOf("\n---\n", 4);
   if (!text.startsWith("---\n") || end < 0) return text;
@@ -226,11 +232,14 @@ function withoutExtensionKeys(text: string): string {
   let dropping = false;
   for (const line of text.slice(4, end).split("\n")) {
     const key = /^([A-Za-z][\w-]*):/.exec(line)?.[1];
-    if (key !== undefined) dropping = EXTENSION_KEYS.includes(key);
+    const nested = /^ +([A-Za-z][\w-]*):/.exec(line)?.[1];
+    if (key !== undefined) dropping = EXTENSION_KEYS.has(key);
+    else if (nested !== undefined) dropping = PORTABLE_KEYS.has(nested);
     else if (!/^\s/.test(line)) dropping = false;
     if (!dropping) kept.push(line);
   }
-  return `---\n${kept.join("\n")}${text.slice(end)}`;
+  const lines = kept.filter((line, position) => !(line === "metadata:" && !/^\s/.test(kept[position + 1] ?? "")));
+  return `---\n${lines.join("\n")}${text.slice(end)}`;
 }
 
 function compare(a: string, b: string): number {

@@ -1,11 +1,10 @@
-import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./stage-data.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
-import { detectProfile, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
-import { fixSkillFiles, type FixedSkillFile, type SkillFix } from "./pipeline/fix/fix-skills.js";
+import { detectProfile, isAgentProject, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
+import { fixSkillBytes, fixSkillFiles, type FixedSkillFile, type SkillFix } from "./pipeline/fix/fix-skills.js";
 import { replaceFileAtomically } from "./pipeline/fix/replace-file.js";
 
 export type { FixedSkillFile, SkillFix } from "./pipeline/fix/fix-skills.js";
@@ -18,7 +17,13 @@ export type { Profile, RuleSetting } from "./pipeline/validate/lint-config.js";
 export interface LintOptions {
   /** Project root: the folder that holds skills/ (or the folders `skills` in the config names). */
   root: string;
-  /** Which rules apply; default: the config's `profile`, else gamma for a project with prompts/ and agentskills otherwise. */
+  /**
+   * Which rules apply, and what the project is; default: the config's
+   * `profile`, else gamma for a project with prompts/prefix.hbs and
+   * agentskills otherwise. Under agentskills the project is a skills
+   * collection, whatever folders sit beside the skills, unless it has the
+   * agent's files init writes.
+   */
   profile?: Profile;
   /** Report a project without any skill (`skill/no-skills`, default true); `--allow-empty` passes false. */
   reportEmpty?: boolean;
@@ -28,6 +33,8 @@ export interface LintOptions {
    * way the findings returned are those left after the fixes.
    */
   fix?: "write" | "dry-run";
+  /** With `fix`: only these SKILL.md files (root-relative) are fixed; the findings are still the whole project's. */
+  fixFiles?: readonly string[];
   /** A config file to read instead of root/gamma-prompt.config.json (its `skills` globs stay relative to the root). */
   config?: string;
   /** Read each workflow skill's checklist into `skills` (default true); false leaves `checklist` out, for a caller that wants the findings only. */
@@ -68,14 +75,16 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   let linted = await lintSkills(root, new BuildSession(), undefined, settings);
   let fixedFiles: FixedSkillFile[] | undefined;
   if (options.fix) {
-    fixedFiles = await fixSkillFiles(root, linted.diagnostics, profile);
+    const only = options.fixFiles === undefined ? undefined : new Set(options.fixFiles);
+    fixedFiles = await fixSkillFiles(root, only ? linted.diagnostics.filter((diagnostic) => only.has(diagnostic.file)) : linted.diagnostics, profile);
     if (fixedFiles.length > 0) {
       // The findings that remain are those of the fixed text, checked before anything is written.
       linted = await lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: new Map(fixedFiles.map((fixed) => [fixed.file, fixed.source])) });
       if (options.fix === "write") for (const fixed of fixedFiles) replaceFileAtomically(join(root, fixed.file), Buffer.from(fixed.after, "utf8"));
     }
   }
-  const diagnostics = withoutRepeats([...configDiagnostics, ...linted.diagnostics, ...(await agentSourceDiagnostics(root, linted, options.config))]).sort(compareDiagnostics);
+  const agent = isAgentProject(root, profile) ? await agentSourceDiagnostics(root, linted, options.config) : [];
+  const diagnostics = withoutRepeats([...configDiagnostics, ...linted.diagnostics, ...agent]).sort(compareDiagnostics);
   const result: LintResult = { diagnostics, ...countDiagnostics(diagnostics), skills: linted.skills, profile, skillFileCount: linted.skillFileCount };
   if (fixedFiles) {
     result.fixedFiles = fixedFiles;
@@ -85,19 +94,40 @@ export async function lint(options: LintOptions): Promise<LintResult> {
 }
 
 /**
- * An agent project (one with prompts/prefix.hbs) is checked whole, as its build checks
+ * An agent project (the gamma profile with prompts/prefix.hbs, or init's agent files under agentskills) is checked whole, as its build checks
  * it before rendering: the config, injections, tool schemas, variants,
  * supporting files and knowledge notes, with the same
  * rule ids and positions. A plain skills collection has none of them. The
  * stages load only here, so a collection's lint never pays for them.
  */
 async function agentSourceDiagnostics(root: string, linted: Awaited<ReturnType<typeof lintSkills>>, configPath: string | undefined): Promise<Diagnostic[]> {
-  if (!existsSync(join(root, "prompts", "prefix.hbs"))) return [];
   const [{ loadProjectSources }, { checkProjectSources }] = await Promise.all([import("./pipeline/discover/project-sources.js"), import("./pipeline/lint-skills/project-checks.js")]);
   const session = new BuildSession();
   const loaded = await loadProjectSources(root, session);
   const checked = await checkProjectSources(root, session, undefined, { config: readLintConfig(root, configPath).config, diagnostics: [] }, linted, loaded.sources);
   return [...loaded.diagnostics, ...checked.diagnostics];
+}
+
+/** A finding with what `lint --fix` would change for it, when it has a safe fix. */
+export type FixableDiagnostic = Diagnostic & { fix?: string };
+
+/**
+ * Each finding with the fix `lint --fix` would make for it (what it
+ * changes), worked out in memory from the files' bytes, or from `texts`
+ * (unsaved text by root-relative path) where given. Writes nothing.
+ */
+export async function withAvailableFixes(root: string, diagnostics: readonly Diagnostic[], profile: Profile, texts?: ReadonlyMap<string, string>): Promise<FixableDiagnostic[]> {
+  const fromDisk = diagnostics.filter((diagnostic) => !texts?.has(diagnostic.file));
+  const fixed = await fixSkillFiles(resolve(root), fromDisk, profile);
+  for (const [file, text] of texts ?? []) {
+    const found = await fixSkillBytes(file, Buffer.from(text, "utf8"), diagnostics.filter((diagnostic) => diagnostic.file === file), profile);
+    if (found) fixed.push(found);
+  }
+  const fixes = new Map(fixed.flatMap((file) => file.fixes).map((fix) => [[fix.file, fix.line, fix.column, fix.ruleId].join("\u0000"), fix.message]));
+  return diagnostics.map((diagnostic) => {
+    const fix = fixes.get([diagnostic.file, diagnostic.line, diagnostic.column, diagnostic.ruleId].join("\u0000"));
+    return fix === undefined ? { ...diagnostic } : { ...diagnostic, fix };
+  });
 }
 
 /** The config is read by lint and by the project's checks: a finding both make is reported once. */

@@ -16,6 +16,8 @@ export interface SourceFile {
   text: string;
   /** sha256 (hex) of the raw bytes as read, before normalisation. */
   contentHash: string;
+  /** The raw bytes began with a UTF-8 byte order mark (not part of `text`); absent otherwise. */
+  byteOrderMark?: true;
 }
 
 /** A skill whose manifest passed every error-level rule; what `build` renders. */

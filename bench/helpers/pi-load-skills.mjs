@@ -1,14 +1,20 @@
-// The baseline: Pi's own skill loader and catalog formatter on <root>/skills,
-// as a whole process, the way an agent start-up would run them. With
-// `--each ROOT...` it loads every root's skills/ and formats one catalog of all.
+// The baseline: Pi's own skill loader and catalog formatter, as a whole
+// process, the way an agent start-up would run them. `ROOT` loads
+// <ROOT>/skills; `--each ROOT...` loads every root's skills/; `--folders
+// FILE` loads each skill folder FILE lists (one absolute path a line). Either
+// way it formats one catalog of all the skills.
+import { readFileSync } from "node:fs";
 import { formatSkillsForPrompt, loadSkillsFromDir } from "@earendil-works/pi-coding-agent";
 
 const args = process.argv.slice(2);
-const roots = args[0] === "--each" ? args.slice(1) : [args[0]];
+const dirs =
+  args[0] === "--folders"
+    ? readFileSync(args[1], "utf8").split("\n").filter(Boolean)
+    : (args[0] === "--each" ? args.slice(1) : [args[0]]).map((root) => `${root}/skills`);
 const skills = [];
 let diagnostics = 0;
-for (const root of roots) {
-  const loaded = loadSkillsFromDir({ dir: `${root}/skills`, source: "project" });
+for (const dir of dirs) {
+  const loaded = loadSkillsFromDir({ dir, source: "project" });
   skills.push(...loaded.skills);
   diagnostics += loaded.diagnostics.length;
 }

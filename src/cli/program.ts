@@ -7,6 +7,8 @@ import { registerExplainCommand } from "./commands/explain.js";
 import { registerInitCommand } from "./commands/init.js";
 import { registerLintCommand } from "./commands/lint.js";
 import { registerLspCommand } from "./commands/lsp.js";
+import { registerMcpCommand } from "./commands/mcp.js";
+import { registerPostgresCommand } from "./commands/postgres.js";
 import { registerReportCommand } from "./commands/report.js";
 import { registerWatchCommand } from "./commands/watch.js";
 import { EXIT_USAGE } from "../diagnostics/exit-code.js";
@@ -34,6 +36,8 @@ export function createProgram(result: { exitCode: number }): Command {
   registerReportCommand(program, result);
   registerExplainCommand(program, result);
   registerLspCommand(program, result);
+  registerMcpCommand(program, result);
+  registerPostgresCommand(program, result);
   return program;
 }
 

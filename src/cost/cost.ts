@@ -22,6 +22,8 @@ export interface CostOptions {
   /** A traffic profile (parsed JSON); defaults fill what it leaves out. */
   profile?: unknown;
   onProgress?: ProgressListener;
+  /** A build to price instead of reading the output folder (an in-memory build of the sources). */
+  artifacts?: Pick<LoadedArtifacts, "manifest" | "cachePlan">;
 }
 
 export interface CostRow {
@@ -102,7 +104,7 @@ export function planBoundaries(plan: CachePlan): Record<string, { toolsEnd: numb
 
 export function cost(options: CostOptions = {}): CostResult {
   const root = resolve(options.root ?? ".");
-  const artifacts = loadArtifacts({ distDir: join(root, options.outDir ?? "dist") });
+  const artifacts = options.artifacts ?? loadArtifacts({ distDir: join(root, options.outDir ?? "dist") });
   const data = loadPromptCachingData();
   const names = Object.keys(artifacts.cachePlan.variants);
   const profile = resolveProfile(options.profile, names, (provider, model) => Object.hasOwn(data.providers[provider].models, model));
@@ -208,7 +210,7 @@ const ASSUMED_NAMESPACE_USE = 0.25;
 
 function priceToolPolicies(
   root: string,
-  artifacts: LoadedArtifacts,
+  artifacts: Pick<LoadedArtifacts, "manifest" | "cachePlan">,
   profile: TrafficProfile & { sessionsPerMinute: Record<string, number> },
   blocks: Record<string, { toolsEnd: number; prefixEnd: number; variantEnd: number }>,
   data: PromptCachingData,

@@ -205,6 +205,7 @@ async function runOnce(plan: RunPlan, context: RunContext): Promise<{ result: Ru
   const recorded: CassetteCall[] = [];
   const fingerprints: string[] = [];
   let stale: string | undefined;
+  let unrecorded: string | undefined;
   const streamFn = await observedStreamFn({
     onCall: (index, callContext) => {
       fingerprints[index] = contextFingerprint(callContext);
@@ -212,6 +213,9 @@ async function runOnce(plan: RunPlan, context: RunContext): Promise<{ result: Ru
     },
     onReply: (index, reply) => {
       recorded[index] = { context: fingerprints[index] ?? "", reply: cassetteReply(reply) };
+    },
+    onReplyError: (index, error) => {
+      unrecorded ??= `model call ${index + 1}'s reply could not be recorded: ${error instanceof Error ? error.message : String(error)}`;
     },
   });
   let model: Model<Api>;
@@ -250,7 +254,8 @@ async function runOnce(plan: RunPlan, context: RunContext): Promise<{ result: Ru
   } finally {
     unregister();
   }
-  if (stale !== undefined) trace.error = stale;
+  const runError = stale ?? unrecorded;
+  if (runError !== undefined) trace.error = runError;
   const verdicts = judgeRun(loaded.scenario, trace, context.artifacts);
   const failures = verdicts.filter((verdict) => !verdict.passed).map((verdict) => ({ expectation: verdict.id, reason: verdict.reason ?? "" }));
   const path = cassettePath(loaded.cassetteDir, run);

@@ -7,7 +7,7 @@
  */
 import type { StreamFn } from "@earendil-works/pi-agent-core";
 import type { Api, AssistantMessage, Message, Model, Tool, TranscriptContext } from "@earendil-works/pi-ai";
-import { getCurrentSystemPrompt, getCurrentTools, getInitialSystemMessage } from "../runtime/pi/packages.js";
+import { getCurrentSystemPrompt, getCurrentTools, getInitialSystemMessage } from "../runtime/pi/packages.pi-adapter.js";
 
 /**
  * What a model call sends, read from its transcript: the prompt and tools the
@@ -61,6 +61,8 @@ export interface ModelCallObserver {
   onCall(index: number, context: ModelContext): string | undefined;
   /** The call's final reply. */
   onReply(index: number, reply: AssistantMessage): void;
+  /** Taking the reply failed (`onReply` threw): the run is to report it. */
+  onReplyError(index: number, error: unknown): void;
 }
 
 /**
@@ -77,7 +79,10 @@ export async function observedStreamFn(observer: ModelCallObserver): Promise<Str
     // A throwing stream function becomes an assistant message with stopReason "error": the run ends there.
     if (refusal !== undefined) throw new Error(refusal);
     const stream = streamSimple(model, context, options);
-    void stream.result().then((reply) => observer.onReply(index, reply));
+    stream
+      .result()
+      .then((reply) => observer.onReply(index, reply))
+      .catch((error: unknown) => observer.onReplyError(index, error));
     return stream;
   };
 }

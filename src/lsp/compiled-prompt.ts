@@ -1,10 +1,12 @@
+import { join } from "node:path";
 import type { ProjectAnalysis } from "../analyze.js";
-import { formatCount } from "./hover.js";
+import { builtPrompt, compiledPrompt, markBlocks } from "../compiled-prompt.js";
 
 /**
- * A variant's system prompt exactly as the build would write it, with the
- * cache plan's block boundaries marked on lines of their own, for a
- * read-only document (`gamma-prompt-compiled:` URIs).
+ * A variant's system prompt with the cache plan's block boundaries marked on
+ * lines of their own, for a read-only document (`gamma-prompt-compiled:`
+ * URIs): from the sources as they are, else (while they have errors) from
+ * the output folder as last built.
  */
 
 export const COMPILED_SCHEME = "gamma-prompt-compiled";
@@ -18,23 +20,9 @@ export function variantOfUri(uri: string): string | undefined {
   return match ? decodeURIComponent(match[1] as string) : undefined;
 }
 
-/** Undefined when the project has errors (the build would write nothing) or no such variant. */
-export function compiledPrompt(analysis: ProjectAnalysis, variant: string): string | undefined {
-  const content = analysis.artifacts?.get(`variants/${variant}.md`);
-  const plan = analysis.cachePlan?.variants[variant];
-  if (content === undefined || plan === undefined) return undefined;
-  const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : Buffer.from(content);
-  const parts: string[] = [];
-  for (const block of plan.blocks) {
-    const marker = `${block.name}: ${formatCount(block.tokens)} tokens (${formatCount(block.cumulativeTokens)} from the start)${block.breakpoint ? ", cache breakpoint at its end" : ""}`;
-    if (!block.system) {
-      parts.push(`⟦ cache block ${marker}; from ${block.source}, sent before the system prompt ⟧\n`);
-      continue;
-    }
-    parts.push(`⟦ cache block ${marker}; bytes ${block.system.start}–${block.system.end} of ${block.source} ⟧\n`);
-    parts.push(bytes.subarray(block.system.start, block.system.end).toString("utf8"));
-    if (!parts[parts.length - 1]?.endsWith("\n")) parts.push("\n");
-  }
-  parts.push("⟦ end of the cached blocks ⟧\n");
-  return parts.join("");
+/** Undefined when neither the sources (they have errors) nor the output folder have the variant. */
+export function markedPrompt(analysis: ProjectAnalysis, root: string, variant: string): string | undefined {
+  const fromSources = analysis.artifacts && analysis.cachePlan ? compiledPrompt(analysis.artifacts, analysis.cachePlan, variant) : undefined;
+  const prompt = fromSources ?? builtPrompt(join(root, "dist"), variant);
+  return prompt === undefined ? undefined : markBlocks(prompt);
 }

@@ -5,6 +5,7 @@ import { ruleRegistry, type RuleId } from "../diagnostics/rules/index.js";
 import { packageSchemaUrl } from "../package-paths.js";
 import { CONFIG_FILE, VARIANTS_FILE } from "../pipeline/discover/source-paths.js";
 import { HOST_KEYS } from "../pipeline/validate/host-keys.js";
+import { DESIGN_FIELDS } from "../protocol/manifest-spellings.js";
 import { partialName } from "./symbols.js";
 
 /**
@@ -28,9 +29,11 @@ function manifestSchema(): Record<string, SchemaProperty> {
   return manifestProperties;
 }
 
-/** Keys the gamma manifest adds to the Agent Skills specification: not offered under the agentskills profile. */
-const GAMMA_ONLY_KEYS = new Set(["type", "requiresSkills", "conflictsWith"]);
+/** Keys the gamma manifest adds to the Agent Skills specification: not offered at the top level under the agentskills profile (their portable keys are, under metadata). */
+const GAMMA_ONLY_KEYS = new Set<string>(DESIGN_FIELDS.map((spelling) => spelling.field));
 const SKILL_LIST_KEYS = new Set(["requiresSkills", "conflictsWith"]);
+/** `  gamma-requires-skills: a b ` — a skill name is completed after the colon or after a space. */
+const PORTABLE_SKILL_LIST = /^\s+(?:gamma-requires-skills|gamma-conflicts-with):(?:\s+[\w-]*)+$/;
 const SUPPRESSION = /#\s*gamma-prompt-disable(?:-next-line)?\s+(?:[\w/-]+\s*,\s*)*[\w/-]*$/;
 
 export function completions(analysis: ProjectAnalysis, path: string, text: string, line: number, character: number): CompletionItem[] {
@@ -48,6 +51,10 @@ export function completions(analysis: ProjectAnalysis, path: string, text: strin
   const key = /^([\w-]+):/.exec(before)?.[1];
   if (key !== undefined && SKILL_LIST_KEYS.has(key) && /\[[^\]]*$/.test(before)) return skillItems(analysis, self);
   if (/^\s+-\s*[\w-]*$/.test(before) && SKILL_LIST_KEYS.has(parentKey(lines, line) ?? "")) return skillItems(analysis, self);
+  // The portable spelling under metadata: skill names inside the space-separated string, the type's two values, the keys.
+  if (PORTABLE_SKILL_LIST.test(before) && parentKey(lines, line) === "metadata") return skillItems(analysis, self);
+  if (/^\s+gamma-type:\s*[\w-]*$/.test(before) && parentKey(lines, line) === "metadata") return valueItems("type");
+  if (/^\s+[\w-]*$/.test(before) && parentKey(lines, line) === "metadata") return portableKeyItems(lines.slice(1, closing));
   if (key !== undefined && before.length > key.length) return valueItems(key);
   if (/^[\w-]*$/.test(before)) return keyItems(analysis, lines.slice(1, closing));
   return [];
@@ -111,6 +118,17 @@ function keyItems(analysis: ProjectAnalysis, frontmatter: readonly string[]): Co
     items.push(item);
   }
   return items;
+}
+
+/** The design's portable keys not yet under metadata. */
+function portableKeyItems(frontmatter: readonly string[]): CompletionItem[] {
+  const present = new Set(frontmatter.map((text) => /^\s+([\w-]+):/.exec(text)?.[1]));
+  return DESIGN_FIELDS.filter((spelling) => !present.has(spelling.portableKey)).map((spelling) => {
+    const item: CompletionItem = { label: spelling.portableKey, kind: CompletionItemKind.Property, insertText: `${spelling.portableKey}: `, detail: `manifest key (${spelling.field}, portable spelling)` };
+    const documentation = manifestSchema()[spelling.field]?.description;
+    if (documentation) item.documentation = spelling.list ? `${documentation} One string, names separated by spaces.` : documentation;
+    return item;
+  });
 }
 
 function valueItems(key: string): CompletionItem[] {

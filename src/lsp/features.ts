@@ -1,5 +1,6 @@
 import {
   ErrorCodes,
+  MessageType,
   ResponseError,
   ShowDocumentRequest,
   TextDocumentContentRequest,
@@ -13,11 +14,12 @@ import type { TextDocument } from "vscode-languageserver-textdocument";
 import type { ProjectAnalysis } from "../analyze.js";
 import { cacheLenses, SHOW_COMPILED_PROMPT } from "./cache-lens.js";
 import { codeActions, OPEN_RULE_DOC } from "./code-actions.js";
-import { compiledPrompt, compiledPromptUri, variantOfUri } from "./compiled-prompt.js";
+import type { EditSupport } from "./client-support.js";
+import { compiledPromptUri, markedPrompt, variantOfUri } from "./compiled-prompt.js";
 import { completions } from "./completion.js";
 import { ruleHover, symbolHover } from "./hover.js";
 import { fromLspPosition, toLspRange } from "./locations.js";
-import { renameSymbol } from "./rename.js";
+import { folderRenameEdit, renameSymbol, type RenameContext } from "./rename.js";
 import { indexSymbols, occurrenceAt, occurrencesOf, symbolAt, type Occurrence, type SymbolIndex } from "./symbols.js";
 import type { ProjectWorkspace } from "./workspace.js";
 
@@ -26,7 +28,13 @@ import type { ProjectWorkspace } from "./workspace.js";
  * before it, then answers from that analysis; the symbol index is built once
  * per analysis, on the first request that needs it.
  */
-export function registerFeatures(connection: Connection, workspace: ProjectWorkspace, documents: TextDocuments<TextDocument>, capabilities: () => ClientCapabilities): void {
+export interface ClientView {
+  capabilities(): ClientCapabilities;
+  support(): EditSupport;
+}
+
+export function registerFeatures(connection: Connection, workspace: ProjectWorkspace, documents: TextDocuments<TextDocument>, client: ClientView): void {
+  const capabilities = (): ClientCapabilities => client.capabilities();
   const indexes = new WeakMap<ProjectAnalysis, Promise<SymbolIndex>>();
   const symbolIndex = (analysis: ProjectAnalysis): Promise<SymbolIndex> => {
     let index = indexes.get(analysis);
@@ -91,18 +99,26 @@ export function registerFeatures(connection: Connection, workspace: ProjectWorks
     const index = await symbolIndex(found.analysis);
     const symbol = symbolAt(index, found.path, fromLspPosition(position));
     if (!symbol) throw new ResponseError(ErrorCodes.InvalidRequest, "Nothing to rename here: place the cursor on a skill or partial name.");
-    return renameSymbol(
-      {
-        analysis: found.analysis,
-        index,
-        paths: workspace.paths,
-        root: workspace.paths.root,
-        capabilities: capabilities(),
-        versionOf: (path) => documents.get(workspace.paths.uriOf(path))?.version ?? null,
-      },
-      symbol,
-      newName,
-    );
+    return renameSymbol(renameContext(found.analysis, index), symbol, newName);
+  });
+  const renameContext = (analysis: ProjectAnalysis, index: SymbolIndex): RenameContext => ({
+    analysis,
+    index,
+    paths: workspace.paths,
+    root: workspace.paths.root,
+    support: client.support(),
+    versionOf: (path) => documents.get(workspace.paths.uriOf(path))?.version ?? null,
+  });
+
+  connection.workspace.onWillRenameFiles(async ({ files }) => {
+    const analysis = await workspace.current();
+    if (!analysis) return null;
+    const renames = files.flatMap(({ oldUri, newUri }) => {
+      const from = workspace.paths.pathOf(oldUri);
+      const to = workspace.paths.pathOf(newUri);
+      return from === undefined || to === undefined ? [] : [{ from, to }];
+    });
+    return renames.length === 0 ? null : folderRenameEdit(renameContext(analysis, await symbolIndex(analysis)), renames);
   });
 
   connection.onCodeAction(async ({ textDocument, context: actionContext }) => {
@@ -126,22 +142,28 @@ export function registerFeatures(connection: Connection, workspace: ProjectWorks
   connection.onRequest(TextDocumentContentRequest.type, async ({ uri }) => {
     const variant = variantOfUri(uri);
     const analysis = await workspace.current();
-    const text = variant === undefined || !analysis ? undefined : compiledPrompt(analysis, variant);
-    if (text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `No compiled prompt for ${uri}: the variant is unknown or the project has errors.`);
+    const text = variant === undefined || !analysis ? undefined : markedPrompt(analysis, workspace.paths.root, variant);
+    if (text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `No compiled prompt for ${uri}: no such variant in the sources or in dist/.`);
     return { text };
   });
 
   connection.onExecuteCommand(async ({ command, arguments: args }) => {
     if (command === OPEN_RULE_DOC) {
       const href = args?.[0];
-      if (typeof href === "string" && capabilities().window?.showDocument?.support === true) await connection.sendRequest(ShowDocumentRequest.type, { uri: href, external: true });
-      return null;
+      if (typeof href !== "string") throw new ResponseError(ErrorCodes.InvalidParams, `${OPEN_RULE_DOC} takes the documentation URL, e.g. ["https://www.npmjs.com/package/gamma-prompt#rule-skill-type-value"]`);
+      if (capabilities().window?.showDocument?.support === true) await connection.sendRequest(ShowDocumentRequest.type, { uri: href, external: true });
+      // A client that cannot open it is told where it is.
+      else void connection.sendNotification("window/showMessage", { type: MessageType.Info, message: `Rule documentation: ${href}` });
+      return { uri: href };
     }
     if (command === SHOW_COMPILED_PROMPT) {
       const analysis = await workspace.current();
-      const variant = typeof args?.[0] === "string" ? args[0] : Object.keys(analysis?.manifest?.variants ?? {})[0];
-      const text = variant === undefined || !analysis ? undefined : compiledPrompt(analysis, variant);
-      if (variant === undefined || text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, "No compiled prompt: the variant is unknown or the project has errors.");
+      const named = args?.[0];
+      if (named !== undefined && typeof named !== "string") throw new ResponseError(ErrorCodes.InvalidParams, `${SHOW_COMPILED_PROMPT} takes a variant name, e.g. ["base"]`);
+      const variant = named ?? Object.keys(analysis?.manifest?.variants ?? {})[0];
+      if (variant === undefined || !analysis) throw new ResponseError(ErrorCodes.InvalidParams, `${SHOW_COMPILED_PROMPT}: pass a variant name, e.g. ["base"] (the sources have errors, so there is no default)`);
+      const text = markedPrompt(analysis, workspace.paths.root, variant);
+      if (text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `No compiled prompt for variant "${variant}": no such variant in the sources or in dist/.`);
       const uri = compiledPromptUri(variant);
       const client = capabilities();
       if (client.window?.showDocument?.support === true && client.workspace?.textDocumentContent !== undefined) await connection.sendRequest(ShowDocumentRequest.type, { uri, takeFocus: true });

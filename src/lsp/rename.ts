@@ -1,18 +1,23 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { ErrorCodes, LSPErrorCodes, ResponseError, type ClientCapabilities, type TextDocumentEdit, type TextEdit, type WorkspaceEdit } from "vscode-languageserver/node";
+import { ErrorCodes, LSPErrorCodes, ResponseError, type TextDocumentEdit, type TextEdit, type WorkspaceEdit } from "vscode-languageserver/node";
 import type { ProjectAnalysis } from "../analyze.js";
 import { FILE_START } from "../diagnostics/diagnostic.js";
 import { checkSkillFile } from "../pipeline/lint-skills/checked-skill.js";
 import { skillSetDiagnostics } from "../pipeline/validate/skill-set-rules.js";
+import type { EditSupport } from "./client-support.js";
 import { toLspRange, type ProjectPaths } from "./locations.js";
 import { occurrencesOf, partialName, partialPath, type Occurrence, type SymbolIndex, type SymbolKind } from "./symbols.js";
 
 /**
  * Renaming a skill or a partial as one workspace edit: every text edit
- * first, then the folder (skill) or file (partial) rename, which is sent only
- * to a client that declares it can apply one. A new name that breaks a rule
- * or is taken is refused with the rule's own message.
+ * first, then the folder (skill) or file (partial) rename. Never half a
+ * rename: a skill whose folder must move is refused, saying why and what to
+ * do, by a client that cannot move folders in a workspace edit; once its
+ * folder has the new name, renaming it again moves nothing and works in any
+ * client. A new name that breaks a rule or is taken is refused with the
+ * rule's own message. A skill folder renamed in the editor's file explorer
+ * (`workspace/willRenameFiles`) gets the same text edits, without the move.
  */
 
 export interface RenameContext {
@@ -20,7 +25,7 @@ export interface RenameContext {
   index: SymbolIndex;
   paths: ProjectPaths;
   root: string;
-  capabilities: ClientCapabilities;
+  support: EditSupport;
   /** The version of an open buffer, for edits the client must apply to exactly that text. */
   versionOf(path: string): number | null;
 }
@@ -30,25 +35,34 @@ export async function renameSymbol(context: RenameContext, symbol: { kind: Symbo
   if (newName === symbol.name) return {};
   const occurrences = occurrencesOf(context.index, symbol).filter((occurrence) => !(symbol.kind === "partial" && occurrence.definition));
   if (symbol.kind === "skill") {
-    const refusal = await skillNameProblem(context, newName);
-    if (refusal !== undefined) throw new ResponseError(LSPErrorCodes.RequestFailed, refusal);
     const file = context.analysis.skillFiles.find((record) => record.manifest?.name === symbol.name);
+    const refusal = await skillNameProblem(context, newName, file?.path);
+    if (refusal !== undefined) throw new ResponseError(LSPErrorCodes.RequestFailed, refusal);
     const folder = file ? file.path.slice(0, file.path.lastIndexOf("/")) : undefined;
     const target = folder === undefined ? undefined : `${folder.slice(0, folder.lastIndexOf("/") + 1)}${newName}`;
-    return workspaceEdit(context, occurrences, newName, folder !== undefined && target !== undefined && file?.folder === symbol.name ? { from: folder, to: target } : undefined);
+    const move = folder !== undefined && target !== undefined && file?.folder === symbol.name ? { from: folder, to: target } : undefined;
+    if (move && context.support.folderRenameProblem !== undefined) {
+      throw new ResponseError(
+        LSPErrorCodes.RequestFailed,
+        `Renaming skill "${symbol.name}" moves its folder ${move.from}/ to ${move.to}/, and ${context.support.folderRenameProblem}. ` +
+          `Rename the folder to ${move.to}/ first (in a file explorer, or \`mv ${move.from} ${move.to}\`), then rename "${symbol.name}" again: ` +
+          `with the folder already named "${newName}", the rename changes name: and every reference, and moves nothing.`,
+      );
+    }
+    return workspaceEdit(context, occurrences, newName, move);
   }
   const refusal = refusePartialName(context, newName);
   if (refusal !== undefined) throw new ResponseError(LSPErrorCodes.RequestFailed, refusal);
   return workspaceEdit(context, occurrences, newName, { from: partialPath(symbol.name), to: partialPath(newName) });
 }
 
-/** The message of the rule a skill named `newName` would break here: its format, or a name (or folder) already taken. */
-async function skillNameProblem(context: RenameContext, newName: string): Promise<string | undefined> {
+/** The message of the rule a skill named `newName` would break here: its format, or a name (or folder) another skill already has. */
+async function skillNameProblem(context: RenameContext, newName: string, renamedPath: string | undefined): Promise<string | undefined> {
   const probe = `---\nname: ${JSON.stringify(newName)}\ndescription: Use when renaming.\ntype: reference\n---\n`;
   const checked = await checkSkillFile({ path: "SKILL.md", text: probe, contentHash: "" }, undefined, context.analysis.profile);
   const format = checked.diagnostics.find((diagnostic) => diagnostic.ruleId === "skill/name-format");
   if (format) return format.message;
-  const owner = context.analysis.skillFiles.find((record) => record.manifest?.name === newName || record.folder === newName);
+  const owner = context.analysis.skillFiles.find((record) => record.path !== renamedPath && (record.manifest?.name === newName || record.folder === newName));
   if (!owner) return undefined;
   // The set rule's own finding for two skills of that name.
   const named = { name: newName, nameRange: FILE_START, requiresSkills: [], conflictsWith: [], toolNamespaces: [] };
@@ -65,17 +79,16 @@ function refusePartialName(context: RenameContext, newName: string): string | un
   return taken ? `Unexpected second partial named "${newName}", expected unique partial names` : undefined;
 }
 
-function workspaceEdit(context: RenameContext, occurrences: readonly Occurrence[], newName: string, move: { from: string; to: string } | undefined): WorkspaceEdit {
+function workspaceEdit(context: RenameContext, occurrences: readonly Occurrence[], newName: string | ((occurrence: Occurrence) => string), move: { from: string; to: string } | undefined): WorkspaceEdit {
   const byFile = new Map<string, TextEdit[]>();
   for (const occurrence of occurrences) {
     const edits = byFile.get(occurrence.path) ?? [];
-    edits.push({ range: toLspRange(occurrence.range), newText: newName });
+    edits.push({ range: toLspRange(occurrence.range), newText: typeof newName === "string" ? newName : newName(occurrence) });
     byFile.set(occurrence.path, edits);
   }
   const files = [...byFile.keys()].sort();
-  const workspace = context.capabilities.workspace?.workspaceEdit;
-  const canRename = workspace?.documentChanges === true && (workspace.resourceOperations ?? []).includes("rename");
-  if (!canRename) {
+  const moves = move !== undefined && move.from !== move.to;
+  if (!moves && !context.support.documentChanges) {
     const changes: Record<string, TextEdit[]> = {};
     for (const file of files) changes[context.paths.uriOf(file)] = byFile.get(file) ?? [];
     return { changes };
@@ -83,6 +96,31 @@ function workspaceEdit(context: RenameContext, occurrences: readonly Occurrence[
   const documentChanges: WorkspaceEdit["documentChanges"] = files.map(
     (file): TextDocumentEdit => ({ textDocument: { uri: context.paths.uriOf(file), version: context.versionOf(file) }, edits: byFile.get(file) ?? [] }),
   );
-  if (move && move.from !== move.to) documentChanges.push({ kind: "rename", oldUri: context.paths.uriOf(move.from), newUri: context.paths.uriOf(move.to) });
+  if (moves) documentChanges.push({ kind: "rename", oldUri: context.paths.uriOf(move.from), newUri: context.paths.uriOf(move.to) });
   return { documentChanges };
+}
+
+/**
+ * `workspace/willRenameFiles`: a skill folder about to be renamed in the
+ * editor gets its `name` and every reference changed to the folder's new
+ * name, in the files at their current places (the client applies the edit,
+ * then renames). Nothing when the folder holds no skill named after it, or
+ * when the new name breaks a rule or is taken: the lint findings then say so.
+ */
+export async function folderRenameEdit(context: RenameContext, renames: ReadonlyArray<{ from: string; to: string }>): Promise<WorkspaceEdit | null> {
+  const occurrences: Occurrence[] = [];
+  const names = new Map<Occurrence, string>();
+  for (const { from, to } of renames) {
+    const skill = context.analysis.skillFiles.find((record) => record.path === `${from}/SKILL.md` && record.manifest?.name === record.folder);
+    const oldName = skill?.manifest?.name;
+    const newName = to.slice(to.lastIndexOf("/") + 1);
+    if (!skill || oldName === undefined || newName === oldName) continue;
+    if ((await skillNameProblem(context, newName, skill.path)) !== undefined) continue;
+    for (const occurrence of occurrencesOf(context.index, { kind: "skill", name: oldName })) {
+      occurrences.push(occurrence);
+      names.set(occurrence, newName);
+    }
+  }
+  if (occurrences.length === 0) return null;
+  return workspaceEdit(context, occurrences, (occurrence) => names.get(occurrence) ?? occurrence.name, undefined);
 }

@@ -16,6 +16,7 @@ import { registerFeatures } from "./features.js";
 import { SHOW_COMPILED_PROMPT } from "./cache-lens.js";
 import { OPEN_RULE_DOC } from "./code-actions.js";
 import { COMPILED_SCHEME } from "./compiled-prompt.js";
+import { editSupport, type EditSupport } from "./client-support.js";
 
 /**
  * `gamma-prompt lsp`: the wiring between the protocol and the library. The
@@ -38,11 +39,13 @@ const WATCHED_GLOB = "**/*";
 export function startLanguageServer(connection: Connection, options: ServerOptions = {}): void {
   const documents = new TextDocuments(TextDocument);
   let capabilities: ClientCapabilities = {};
+  let support: EditSupport = { documentChanges: false };
   let workspace: ProjectWorkspace | undefined;
   let watchedFilesRegistered = false;
 
   connection.onInitialize((params: InitializeParams): InitializeResult => {
     capabilities = params.capabilities;
+    support = editSupport(params);
     const root = projectRoot(params) ?? options.root ?? process.cwd();
     workspace = new ProjectWorkspace(
       {
@@ -66,7 +69,7 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
       },
       documents,
     );
-    registerFeatures(connection, workspace, documents, () => capabilities);
+    registerFeatures(connection, workspace, documents, { capabilities: () => capabilities, support: () => support });
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
@@ -78,7 +81,14 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, `${CodeActionKind.SourceFixAll}.gamma-prompt`] },
         codeLensProvider: { resolveProvider: false },
         executeCommandProvider: { commands: [OPEN_RULE_DOC, SHOW_COMPILED_PROMPT] },
-        workspace: { textDocumentContent: { schemes: [COMPILED_SCHEME] } },
+        workspace: {
+          textDocumentContent: { schemes: [COMPILED_SCHEME] },
+          // A folder renamed in the editor's file explorer: if it is a skill's, its name and every reference follow.
+          fileOperations: {
+            willRename: { filters: [{ scheme: "file", pattern: { glob: "**/*", matches: "folder" } }] },
+            didRename: { filters: [{ scheme: "file", pattern: { glob: "**/*" } }] },
+          },
+        },
       },
       serverInfo: { name: "gamma-prompt", version: packageVersion },
     };
@@ -110,6 +120,8 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
   documents.onDidOpen(({ document }) => touch(document.uri));
   documents.onDidChangeContent(({ document }) => touch(document.uri));
   documents.onDidClose(({ document }) => touch(document.uri));
+  // A renamed folder moved every file in it: the next analysis looks at every file again.
+  connection.workspace.onDidRenameFiles(() => workspace?.rescan());
   documents.onDidSave(({ document }) => {
     const path = workspace?.paths.pathOf(document.uri);
     if (path !== undefined) workspace?.saved(path);

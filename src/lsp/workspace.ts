@@ -34,7 +34,7 @@ export class ProjectWorkspace {
   private readonly analyzer: ProjectAnalyzer;
   private readonly changed = new Set<string>();
   /** The next analysis checks every file's stamp instead of reading only the paths named (start-up, a save without reports of disk changes). */
-  private rescan = true;
+  private rescanNext = true;
   private timer: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
   private latest: ProjectAnalysis | undefined;
@@ -63,8 +63,14 @@ export class ProjectWorkspace {
    * disk again (edits made outside the editor included).
    */
   saved(relPath: string): void {
-    if (!this.options.reportsFileChanges()) this.rescan = true;
+    if (!this.options.reportsFileChanges()) this.rescanNext = true;
     this.touch(relPath);
+  }
+
+  /** Files moved (a folder renamed in the editor): the next analysis checks every file's stamp. */
+  rescan(): void {
+    this.rescanNext = true;
+    this.schedule();
   }
 
   /**
@@ -126,9 +132,9 @@ export class ProjectWorkspace {
       versions.set(path, document.version);
     }
     // On the first run, and after a save when the client reports no changes on disk, every file's stamp decides what is read again.
-    const changedPaths = this.rescan ? undefined : [...this.changed];
+    const changedPaths = this.rescanNext ? undefined : [...this.changed];
     this.changed.clear();
-    this.rescan = false;
+    this.rescanNext = false;
     let analysis: ProjectAnalysis;
     try {
       if (changedPaths === undefined && this.latest === undefined) {
@@ -140,7 +146,7 @@ export class ProjectWorkspace {
     } catch (error) {
       // No skills/ folder, a root that went away: nothing to publish, and the next edit tries again.
       this.options.log(`gamma-prompt: the project at ${this.options.root} could not be analysed: ${error instanceof Error ? error.message : String(error)}`);
-      this.rescan = true;
+      this.rescanNext = true;
       return;
     }
     this.latest = analysis;

@@ -9,7 +9,7 @@
 const WORD_END = "(?![\\p{L}\\p{N}])";
 const WORD_START = "(?<![\\p{L}\\p{N}])";
 /** Words that introduce the condition: "… when", "… before", "… for". */
-const CONDITION = "(?:when|whenever|before|after|for|if|on|during|while|once|upon|in\\s+case)";
+const CONDITION = "(?:when|whenever|before|after|for|if|on|at|during|while|once|upon|in\\s+case)";
 /** Narrower, for verbs whose "… for" or "… on" is an idiom ("calls for", "run on"). */
 const STRICT_CONDITION = "(?:when|whenever|before|after|if|during|while|in\\s+case)";
 /** Verbs an author uses to tell the agent to take the skill up. */
@@ -17,14 +17,29 @@ const TAKE_UP = "(?:use|load|invoke|activate|trigger)";
 const CONSULT = "(?:apply|consult|read|call|run|select|choose|reach\\s+for)";
 /** What may stand between the verb and the condition: the skill, and adverbs such as "only", "immediately", "first". */
 const OBJECT = "(?:\\s+(?:it|this|this\\s+skill|the\\s+skill|these|me|them))?";
-const ADVERBS = "(?:\\s+(?:only|immediately|proactively|always|also|first|automatically|primarily|especially|mainly|right|directly|early))*";
+/** One word naming what to take up: "Use rdkit for …", "use uipath-tasks for that". */
+const NAMED = "(?:\\s+[\\p{L}\\p{N}._-]+)?";
+const ADVERBS = "(?:\\s+(?:only|immediately|proactively|always|also|first|automatically|primarily|especially|mainly|right|directly|early|once|weekly|daily|regularly))*";
 /** A parenthetical aside between verb and condition: "Load this skill first — before writing code and … — when …". */
 const ASIDE = "(?:\\s*[—–-]{1,2}[^—–]{0,200}?[—–-]{1,2})?";
 
 const TRIGGER_FORMS: readonly RegExp[] = [
   // "Use when …", "Use it when …", "Use this skill whenever …", "Use immediately after …", "Load this skill first — … — when …", "Invoke when …"
-  new RegExp(`${WORD_START}${TAKE_UP}${OBJECT}${ADVERBS}${ASIDE}\\s*,?\\s+${CONDITION}${WORD_END}`, "iu"),
+  new RegExp(`${WORD_START}${TAKE_UP}${OBJECT}${ADVERBS}(?:\\s+or)?${ASIDE}\\s*,?\\s+${CONDITION}${WORD_END}`, "iu"),
   new RegExp(`${WORD_START}${CONSULT}${OBJECT}${ADVERBS}${ASIDE}\\s*,?\\s+${STRICT_CONDITION}${WORD_END}`, "iu"),
+  // "Use to discover …", "Use this skill to get context …", "Use rdkit for advanced control", "Use at workday start"
+  new RegExp(`(?<![\\p{L}\\p{N}-])use${OBJECT}${NAMED}${ADVERBS}\\s+(?:to|for|at)\\s+\\p{L}`, "iu"),
+  // The other side of the boundary: "Not for affinity prediction", "For X, use the Y skill", "Breach → legal-contract-review"
+  new RegExp(`${WORD_START}not\\s+for${WORD_END}|${WORD_START}for\\s[^.;]{1,160}?,\\s*use\\s`, "iu"),
+  /(?:→|->)\s*(?:[a-z0-9]+(?:-[a-z0-9]+)+|[\p{L}-]+\s+skills?\b)|\buse\s+(?:the\s+)?[a-z0-9]+(?:-[a-z0-9]+)+(?:\s+skill)?\b/u,
+  // "Preferred for …", "Applies to tasks involving …", "Default to @expo/ui for …", "ALWAYS use … FIRST", "When to use this skill: …"
+  new RegExp(`${WORD_START}(?:preferred\\s+(?:for|when|over)|applies\\s+to|default\\s+to|always\\s+use|when\\s+to\\s+use)${WORD_END}`, "iu"),
+  // "Fires on …", "also fires when …", "a gate before every git commit", "User-invoked", "Say "cliexpert" to start", "the entry point"
+  new RegExp(`${WORD_START}(?:fires?\\s+(?:on|when|whenever|before|after)|gate\\s+before|user-invoked|entry\\s+point|say\\s+\\S+\\s+to\\s+(?:start|begin))${WORD_END}`, "iu"),
+  // "… before proposing a fix", "… before making changes"
+  new RegExp(`${WORD_START}before\\s+\\p{L}+ing${WORD_END}`, "iu"),
+  // Japanese and Chinese: "…ときに使う", "「…」と言われたら使う", "…時使用"
+  /(?:とき|時|场合|場合|際|たら)に?(?:使う|使用|呼ぶ)/u,
   // "This skill should be used when …", "must be loaded before …", "is triggered when …"
   new RegExp(`${WORD_START}(?:should|must|can|is\\s+to|is\\s+meant\\s+to|is)\\s+(?:only\\s+)?be\\s+(?:used|loaded|invoked|activated|applied|consulted|read|triggered|called)${ADVERBS}\\s+${CONDITION}${WORD_END}`, "iu"),
   new RegExp(`${WORD_START}(?:is|are|gets?)\\s+(?:only\\s+)?(?:used|loaded|invoked|activated|triggered)\\s+(?:only\\s+)?${STRICT_CONDITION}${WORD_END}`, "iu"),
@@ -33,7 +48,7 @@ const TRIGGER_FORMS: readonly RegExp[] = [
   // A description that opens with the condition: "When the user asks …", "Whenever …", "Before committing, …"
   new RegExp(`^(?:${CONDITION})\\s`, "iu"),
   // "… when building new UI", "when asked to …", "when the user wants …", "whenever someone asks …"
-  new RegExp(`${WORD_START}(?:when|whenever)\\s+(?:\\p{L}+ing|asked|prompted|requested|the\\s+user|a\\s+user|users?|you|someone|anyone|an?\\s+agent|the\\s+agent|the\\s+task|a\\s+task|the\\s+request|a\\s+request|the\\s+prompt|the\\s+project|a\\s+project|the\\s+codebase|about\\s+to)${WORD_END}`, "iu"),
+  new RegExp(`${WORD_START}(?:when|whenever)\\s+(?:\\p{L}+ing|asked|prompted|requested|the\\s+user|a\\s+user|users?|you|someone|anyone|an?\\s+agent|the\\s+agent|the\\s+task|a\\s+task|the\\s+request|a\\s+request|the\\s+prompt|the\\s+project|a\\s+project|the\\s+codebase|about\\s+to|unsure|in\\s+doubt|not\\s+sure)${WORD_END}`, "iu"),
 ];
 
 export function statesTrigger(description: string): boolean {

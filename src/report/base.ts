@@ -73,8 +73,11 @@ function readDistAtRef(root: string, outDir: string, ref: string): BaseDist {
   return { dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** The parts of a build a comparison reads: a verified dist/ or an in-memory build of the sources. */
+export type ComparedBuild = Pick<LoadedArtifacts, "manifest" | "cachePlan">;
+
 /** Blocks, files and default-policy costs of the base against this build. */
-export function compareWithBase(label: string, before: LoadedArtifacts, after: LoadedArtifacts, costs: { before: CostResult; after: CostResult } | { problem: string }): BaseComparison {
+export function compareWithBase(label: string, before: ComparedBuild, after: ComparedBuild, costs: { before: CostResult; after: CostResult } | { problem: string }): BaseComparison {
   const beforePlan = before.cachePlan.variants;
   const variants = Object.entries(after.cachePlan.variants).map(([name, plan]) => {
     const old = beforePlan[name]?.blocks;
@@ -98,7 +101,7 @@ export function compareWithBase(label: string, before: LoadedArtifacts, after: L
   return comparison;
 }
 
-function artifactChanges(before: LoadedArtifacts, after: LoadedArtifacts, variants: BaseComparison["variants"]): ArtifactChange[] {
+function artifactChanges(before: ComparedBuild, after: ComparedBuild, variants: BaseComparison["variants"]): ArtifactChange[] {
   const old = before.manifest.artifacts;
   const now = after.manifest.artifacts;
   const files = [...new Set([...Object.keys(old), ...Object.keys(now)])].sort();

@@ -8,7 +8,6 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ToolSchemaArtifact, VariantName } from "../protocol/dist-manifest.js";
-import { renderAnchor } from "./anchor.js";
 import type { LoadedArtifacts } from "./artifacts.js";
 import { AuditRecorder, type SessionLog } from "./audit/recorder.js";
 import type { AuditPolicy } from "./audit/policy.js";
@@ -22,19 +21,22 @@ import type { InjectionQueue } from "./injections/queue.js";
 import { createTrustedInjectionMessage } from "./injections/transport.js";
 import { InvocationEnforcer, type InvocationPolicy, type RequirementScope } from "./invocation/required-skills.js";
 import { SessionKnowledge, type KnowledgeOptions } from "./knowledge/session-knowledge.js";
-import { ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE, createTrustedMessage, isAnchorMessage, kindOf, type GammaCustomMessage, type ImagePart, type RuntimeUserMessage } from "./messages.js";
+import { HOST_SKILL_CUSTOM_TYPE, createTrustedMessage, kindOf, type GammaCustomMessage } from "./messages.js";
 import type { SessionNamespace } from "./namespaces.js";
 import { activationResultText, hostActivationContent, planActivation } from "./skills.js";
-import { STATE_VERSION, type StateWriteFailedError } from "./state/errors.js";
+import type { StateWriteFailedError } from "./state/errors.js";
+import { initialState, loadAtOnce } from "./state/opening.js";
 import { SessionStateOwner } from "./state/owner.js";
 import { MemoryStateStore, type StateStore } from "./state/store.js";
 import { parseTaskList, renderTaskList } from "./tasks.js";
 import { SessionToolNamespaces, type ToolLoader } from "./tool-namespaces.js";
 import type { RuntimeToolName, ToolExecutor, ToolOutcome } from "./tools.js";
 import { LOAD_NAMESPACE_TOOL } from "./namespaces.js";
-import { batchRequestsYield, parseMessageUser, RunTracker, SHARED_BATCH_NOTE, type ProtocolEvent, type RuntimeErrorPhase, type ToolCallSummary, type YieldRecord } from "./yield.js";
+import { SessionContext, type TurnInput, type TurnMessage } from "./session-context.js";
+import { SessionYield } from "./session-yield.js";
+import { RunTracker, SHARED_BATCH_NOTE, type ProtocolEvent, type RuntimeErrorPhase, type ToolCallSummary, type YieldRecord } from "./yield.js";
 
-export type { ToolLoader };
+export type { ToolLoader, TurnInput, TurnMessage };
 
 /** A variant name the manifest does not list; the message names the ones it does. */
 export class UnknownVariantError extends Error {
@@ -80,17 +82,6 @@ export interface ControllerOptions {
   invocation?: InvocationPolicy;
 }
 
-export interface TurnInput {
-  text?: string;
-  images?: ImagePart[];
-  /** Ready-made user messages, sent before `text`. */
-  messages?: RuntimeUserMessage[];
-  /** Skills this turn requires (the interface knows the request, e.g. "new deck"): see `requireSkills`. */
-  requiredSkills?: readonly string[];
-}
-
-export type TurnMessage = RuntimeUserMessage | GammaCustomMessage;
-
 /** What `open` read from the store, handed to the constructor. */
 interface LoadedState {
   stored: ExecutionState | undefined;
@@ -115,8 +106,10 @@ export class SessionProtocolController {
   private readonly enforcer: InvocationEnforcer;
   private readonly emit: (event: ProtocolEvent) => void;
   private readonly now: () => number;
-  /** The message_user call whose yield the invocation enforcement refused: its batch must not terminate either. */
-  private refusedYieldCall: string | undefined;
+  /** The turn's messages and the recovery anchor. */
+  private readonly context: SessionContext;
+  /** message_user and the yield contract. */
+  private readonly yielding: SessionYield;
 
   /**
    * Opens a session on a store that may wait (a database): its state is
@@ -142,7 +135,7 @@ export class SessionProtocolController {
       throw new Error(`Unexpected stored state for variant "${restored.variant}", expected "${options.variant}"`);
     }
     const kinds = this.artifacts.injectionKinds;
-    this.owner = new SessionStateOwner(store, restored ?? this.initialState(), restored === undefined, {
+    this.owner = new SessionStateOwner(store, restored ?? initialState(this.artifacts, this.variant), restored === undefined, {
       // A message's timestamp is its event's instant, so a restored message is byte-identical.
       render: (injection) => createTrustedInjectionMessage(injection, kinds, { timestamp: instantOf(injection) }),
       onFailure: (failure) => this.emit({ type: "state_write_failed", error: failure }),
@@ -189,6 +182,8 @@ export class SessionProtocolController {
       this.artifacts.knowledge,
       options.knowledge,
     );
+    this.context = new SessionContext({ owner, skills: this.artifacts.skills, knowledge: this.knowledge, enforcer: this.enforcer, now: () => this.now() });
+    this.yielding = new SessionYield({ run: this.run, recorder: this.recorder, checklists: this.checklists, emit });
   }
 
   // ---- state ------------------------------------------------------------------
@@ -218,6 +213,15 @@ export class SessionProtocolController {
    */
   flush(): Promise<void> {
     return this.owner.flush();
+  }
+
+  /**
+   * A store beside the state's refused a write (the transcript a database
+   * keeps, say): the session stops exactly as when the state's store refuses
+   * one, and the failure is returned. Once stopped, it returns the first failure.
+   */
+  stopOnStoreFailure(cause: unknown): StateWriteFailedError {
+    return this.owner.failure ?? this.owner.stop(cause);
   }
 
   /** The refused write that stopped the session, if one did. */
@@ -325,7 +329,7 @@ export class SessionProtocolController {
       this.enforcer.checkToolCall(tool, params, toolCallId);
     } catch (error) {
       // A refused yield did not happen: the run goes on so the model can load the skill.
-      if (tool === "message_user") this.refusedYieldCall = toolCallId;
+      if (tool === "message_user") this.yielding.refused(toolCallId);
       throw error;
     }
   }
@@ -342,55 +346,20 @@ export class SessionProtocolController {
     return { content: [{ type: "text", text: renderTaskList(snapshot) }], details: { tasks: snapshot } };
   }
 
-  // ---- yield ----------------------------------------------------------------
+  // ---- yield (src/runtime/session-yield.ts) ----------------------------------------
 
   messageUser(params: Record<string, unknown>, toolCallId: string): ToolOutcome {
-    const parsed = parseMessageUser(params);
-    if (!parsed.blockOnUser) {
-      this.emit({ type: "progress", message: parsed.message, toolCallId });
-      return {
-        content: [{ type: "text", text: "Progress message shown to the user. Continue with the task." }],
-        details: { blockOnUser: false, message: parsed.message },
-      };
-    }
-    const audit = this.checklists.auditYield(toolCallId);
-    const sharedBatch = this.run.currentBatch.length > 1;
-    const record: YieldRecord = { message: parsed.message, toolCallId, sharedBatch };
-    this.run.recordYield(record);
-    this.recorder.record({ type: "yield", message: parsed.message, toolCallId });
-    if (audit !== undefined) {
-      this.recorder.logAudit(audit, "reported");
-      this.emit({ type: "audit", report: audit, action: "reported", toolCallId });
-    }
-    const deviations = this.checklists.deviations();
-    this.emit({
-      type: "yield",
-      message: parsed.message,
-      toolCallId,
-      sharedBatch,
-      ...(parsed.reason === undefined ? {} : { reason: parsed.reason }),
-      ...(audit === undefined ? {} : { audit }),
-      ...(deviations.length === 0 ? {} : { deviations }),
-    });
-    const text = "Message shown to the user. The turn now passes to the user; wait for their reply.";
-    return {
-      content: [{ type: "text", text: sharedBatch ? `${text}\n\n${SHARED_BATCH_NOTE}` : text }],
-      details: { blockOnUser: true, message: parsed.message, sharedBatch },
-      terminate: true,
-    };
+    return this.yielding.messageUser(params, toolCallId);
   }
 
   /** Decides Pi's `terminate` for one finished call: a batch that yields terminates as a whole. */
   terminateForBatch(calls: readonly ToolCallSummary[]): boolean {
-    const refused = [this.checklists.blockedCall, this.refusedYieldCall];
-    if (calls.some((call) => refused.includes(call.id))) return false;
-    return batchRequestsYield(calls);
+    return this.yielding.terminateForBatch(calls);
   }
 
   /** The model's tool calls of one assistant message, before they run (the adapter calls this). */
   noteToolBatch(calls: readonly ToolCallSummary[]): void {
-    this.run.noteBatch(calls);
-    for (const call of calls) this.recorder.record({ type: "tool_call", id: call.id, name: call.name, arguments: call.arguments });
+    this.yielding.noteToolBatch(calls);
   }
 
   /** Text that entered the model's context (custom messages, tool results): the audit looks for knowledge hints. */
@@ -406,7 +375,7 @@ export class SessionProtocolController {
 
   /** Whether the loop must stop before another model call (a yield happened in this run). */
   shouldStopAfterTurn(): boolean {
-    return this.run.yielded !== undefined;
+    return this.yielding.shouldStop();
   }
 
   // ---- tool namespaces and connectors (src/runtime/tool-namespaces.ts) ------------
@@ -532,7 +501,7 @@ export class SessionProtocolController {
     this.owner.change({ op: "artifacts", artifacts: artifacts.map((artifact) => ({ ...artifact })) });
   }
 
-  // ---- context ------------------------------------------------------------------
+  // ---- context (src/runtime/session-context.ts) --------------------------------------
 
   /**
    * The messages for the next `Agent.prompt(messages)`: the user's message,
@@ -540,44 +509,16 @@ export class SessionProtocolController {
    * stay pending until a model call used the context that carries them.
    */
   buildTurnMessages(input: TurnInput): TurnMessage[] {
-    if (input.requiredSkills !== undefined) this.requireSkills(input.requiredSkills, "turn");
-    const messages: TurnMessage[] = [...(input.messages ?? [])];
-    if (input.text !== undefined || (input.images?.length ?? 0) > 0) {
-      messages.push({
-        role: "user",
-        content: [...(input.text === undefined ? [] : [{ type: "text" as const, text: input.text }]), ...(input.images ?? [])],
-        timestamp: this.now(),
-      });
-    }
-    if (messages.length > 0) {
-      // Knowledge hints ride with the user's turn, right after the user's own words.
-      const hints = this.knowledge.hintsForTurn(turnText(messages));
-      if (hints !== undefined) messages.push(hints);
-    }
-    for (const entry of this.pending.select((candidate) => candidate.queuedAs === undefined)) messages.push(entry.message);
-    return messages;
+    return this.context.turnMessages(input);
   }
 
   /**
-   * The anchor for the current state. It carries every pending injection not
-   * waiting in a Pi queue; they stay pending, marked as riding with this
-   * anchor, until a model call used a context holding it, so restoring the
-   * context again before that (or a restart) loses none of them. After a
-   * compaction the anchor also carries those already in the context (the
-   * summary may have replaced them); a session resumed on its whole
-   * transcript passes `carryInContext: false`, as the transcript holds them.
+   * The anchor for the current state, carrying the pending injections not
+   * waiting in a Pi queue (`carryInContext: false` leaves out those the
+   * context holds: a session resumed on its whole transcript).
    */
   anchorMessage(options: { carryInContext?: boolean } = {}): GammaCustomMessage {
-    const inContext = options.carryInContext !== false;
-    const carried = this.pending.select((entry) => entry.queuedAs === undefined || entry.queuedAs === "anchor" || (inContext && entry.queuedAs === "context"));
-    const ids = carried.map((entry) => entry.id);
-    this.pending.markQueued(ids, "anchor");
-    return createTrustedMessage({
-      kind: kindOf(ANCHOR_CUSTOM_TYPE),
-      content: renderAnchor({ state: this.state, skills: this.artifacts.skills, injections: carried, missingRequired: this.enforcer.missing() }),
-      details: { anchor: true, stateRevision: this.owner.revision, injectionIds: ids },
-      timestamp: this.now(),
-    });
+    return this.context.anchor(options);
   }
 
   /**
@@ -585,49 +526,60 @@ export class SessionProtocolController {
    * every older anchor and append a fresh one, so the context holds exactly one.
    */
   restoreContext<M>(messages: readonly M[]): (M | GammaCustomMessage)[] {
-    return [...messages.filter((message) => !isAnchorMessage(message)), this.anchorMessage()];
+    return this.context.restore(messages);
   }
 
-  // ---- persistence -------------------------------------------------------------
+  // ---- the Pi adapter's interface: what a run tells the session, and what the session asks of Pi ----
 
-  private initialState(): ExecutionState {
-    const variant = this.artifacts.manifest.variants[this.variant];
-    const preloaded = variant?.preloadedSkills ?? [];
-    return {
-      stateVersion: STATE_VERSION,
-      revision: 0,
-      variant: this.variant,
-      sessionKey: randomUUID(),
-      activeSkills: preloaded.map((name) => {
-        const skill = this.artifacts.skills.get(name);
-        if (skill === undefined) throw new Error(`Unexpected preloaded skill "${name}" absent from dist/skills, expected it listed`);
-        return { name, type: skill.type, activatedBy: "preload" as const };
-      }),
-      tasks: { revision: 0, items: [] },
-      pendingInjections: [],
-      currentArtifacts: [],
-    };
+  /** The adapter installs how Pi delivers messages and which tool results Pi's context holds. */
+  attachPi(pi: { transport: InjectionTransport; toolResultsInContext: () => ReadonlySet<string> }): void {
+    this.transport = pi.transport;
+    this.injections.contextProbe = pi.toolResultsInContext;
   }
-}
 
-/** A synchronous load, or the error that names the asynchronous open a store that waits needs. */
-function loadAtOnce(store: StateStore): ExecutionState | undefined {
-  const stored = store.load();
-  if (stored instanceof Promise) {
-    // Nobody awaits this load: its outcome must not become an unhandled rejection.
-    stored.catch(() => {});
-    throw new TypeError(
-      "Unexpected store whose load() returns a promise, expected a store that answers at once for `new SessionProtocolController` and `createGammaAgent`; open a session on a store that waits with `await SessionProtocolController.open(...)`, `await openGammaAgent(...)` or `await createGammaSession(...)`",
-    );
+  /** A run starts (Pi's agent_start). */
+  beginRun(): void {
+    this.run.begin();
   }
-  return stored;
-}
 
-/** The text of a turn's user messages, for candidate selection. */
-function turnText(messages: readonly TurnMessage[]): string {
-  return messages
-    .flatMap((message) => (message.role !== "user" ? [] : typeof message.content === "string" ? [message.content] : message.content.flatMap((part) => (part.type === "text" ? [part.text] : []))))
-    .join("\n");
+  /**
+   * A tool batch ended (Pi's turn_end, before Pi polls its steering queue):
+   * the injections due now go to Pi's queues, and when the active skills,
+   * the artifacts or a note changed, knowledge hints are steered in before
+   * the next model call.
+   */
+  atBatchEnd(): void {
+    this.injections.atBatchEnd();
+    const hints = this.shouldStopAfterTurn() ? undefined : this.knowledge.atBatchEnd();
+    const handed = hints === undefined ? undefined : this.transport?.steer(hints);
+    if (handed instanceof Promise) handed.catch((error: unknown) => this.reportError("steer", error));
+  }
+
+  /** The run ended (Pi's agent_end): lost queue entries wait again, the turn's requirements end, an idle wake is considered. */
+  endRun(): void {
+    this.injections.afterRun();
+    this.run.end();
+  }
+
+  /** A runtime injection's message entered Pi's context; a model call has not used it yet. */
+  noteInContext(injectionId: string): void {
+    this.injections.markInContext(injectionId);
+  }
+
+  /** A model call is about to use these messages: the injections they carry leave the pending set. */
+  confirmModelContext(messages: readonly unknown[]): void {
+    this.injections.confirmModelContext(messages);
+  }
+
+  /** A session reopened on a stored transcript: pending injections it already holds are in the context. */
+  noteTranscript(messages: readonly unknown[]): void {
+    this.injections.noteTranscript(messages);
+  }
+
+  /** An AgentSession's next prompt: the messages its next-turn list carries after the user's (hints, unsent injections). */
+  nextTurnMessages(text: string): GammaCustomMessage[] {
+    return this.context.nextTurnMessages(text);
+  }
 }
 
 export type { ProtocolEvent, YieldRecord };

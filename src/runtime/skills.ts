@@ -109,12 +109,6 @@ export function activationResultText(plan: ActivationPlan, skills: ReadonlyMap<s
 const LISTED_FILES = 50;
 
 /**
- * Where a skill's supporting files are, the way Pi and Claude Code give a
- * skill's base folder: paths in the body are relative to it, and the host's
- * `read` executor resolves `skills/<name>/<path>` (see `readSkillFile`).
- * Undefined when the skill ships no files.
- */
-/**
  * The body of a host activation's trusted message: the requested skill's
  * contract line and the activation's text inside one `<skill>` element (a
  * short confirmation when it was active already).
@@ -129,6 +123,12 @@ export function hostActivationContent(plan: ActivationPlan, parts: readonly stri
   return `${opening}\n${contract}\n\n${parts.join("\n\n").replace(/\n$/, "")}\n</skill>`;
 }
 
+/**
+ * Where a skill's supporting files are, the way Pi and Claude Code give a
+ * skill's base folder: paths in the body are relative to it, and the host's
+ * `read` executor resolves `skills/<name>/<path>` (see `readSkillFile`).
+ * Undefined when the skill ships no files.
+ */
 export function baseFolderNote(skill: LoadedSkill): string | undefined {
   const paths = [...skill.files.keys()];
   if (paths.length === 0) return undefined;

@@ -47,7 +47,7 @@ describe("compiled checklists: the steps lint reads, as build writes them", () =
     expect(manifest.skills["deck-generation"]?.checklist).toEqual({ file: "skills/deck-generation.steps.json", sha256: manifest.artifacts["skills/deck-generation.steps.json"]?.sha256, steps: 14 });
     expect(deck.source).toBe("skills/deck-generation/SKILL.md");
     expect(deck.steps.filter((step) => step.optional).map((step) => step.title)).toEqual(["Ask for blocking information", "Research"]);
-    expect(deck.steps[6]).toEqual({ number: 7, title: "Validate", optional: false, verifies: true, line: 27 });
+    expect(deck.steps[6]).toEqual({ number: 7, title: "Validate", optional: false, verifies: true, line: 24 });
     const artifacts = loadArtifacts({ distDir: join(root, "dist") });
     expect(artifacts.skills.get("deck-generation")?.steps).toEqual(deck.steps);
     expect(artifacts.skills.get("gml-authoring")?.steps).toBeUndefined();

@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderInjection, type RuntimeInjection } from "../../src/runtime/injections/index.js";
-import { FileStateStore } from "../../src/runtime/state/file-store.js";
+import { FileStateStore } from "../../src/runtime/state.js";
 import { tempDir } from "../runtime/helpers/dist.js";
 import { fauxAssistantMessage, fauxToolCall, seeing, textOf, toolUse, type SeenContext } from "../runtime/helpers/pi.js";
 import { event } from "./helpers/fixtures.js";

@@ -9,7 +9,7 @@ import { SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent
 import { describe, expect, it } from "vitest";
 import { renderInjection, type RuntimeInjection } from "../../src/runtime/injections/index.js";
 import { createGammaAgent, createGammaSession, restoreAgentContext } from "../../src/runtime/pi-adapter.js";
-import { FileStateStore } from "../../src/runtime/state/file-store.js";
+import { FileStateStore } from "../../src/runtime/state.js";
 import { tempDir } from "../runtime/helpers/dist.js";
 import { fauxAssistantMessage, recordingExecutors, seeing, textOf, type SeenContext } from "../runtime/helpers/pi.js";
 import { fauxPerTest, keyedFauxModel } from "../runtime/helpers/session.js";

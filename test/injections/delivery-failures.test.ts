@@ -3,7 +3,8 @@
 // the host as a `runtime_error` protocol event (never an unhandled rejection),
 // and an event that never reached Pi waits to be delivered again.
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { collectUnhandledRejections } from "../helpers/unhandled.js";
 import { renderInjection } from "../../src/runtime/injections/index.js";
 import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapter.js";
 import { StateWriteFailedError } from "../../src/runtime/state/errors.js";
@@ -16,15 +17,7 @@ import { artifacts } from "./helpers/gamma.js";
 
 const pi = fauxPerTest();
 
-const unhandled: unknown[] = [];
-const onUnhandled = (reason: unknown) => unhandled.push(reason);
-beforeEach(() => {
-  unhandled.length = 0;
-  process.on("unhandledRejection", onUnhandled);
-});
-afterEach(() => {
-  process.off("unhandledRejection", onUnhandled);
-});
+const unhandled = collectUnhandledRejections();
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { renderInjection } from "../../src/runtime/injections/index.js";
 import { restoreAgentContext } from "../../src/runtime/pi-adapter.js";
-import { FileStateStore } from "../../src/runtime/state/file-store.js";
+import { FileStateStore } from "../../src/runtime/state.js";
 import { tempDir } from "../runtime/helpers/dist.js";
 import { fauxAssistantMessage, seeing, textOf, type SeenContext } from "../runtime/helpers/pi.js";
 import { event } from "./helpers/fixtures.js";

@@ -1,15 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { InjectionQueue, type DrainOptions, type DrainResult, type RuntimeInjection } from "../../src/runtime/injections/index.js";
+import { InjectionQueue, type RuntimeInjection } from "../../src/runtime/injections/index.js";
 import { event } from "./helpers/fixtures.js";
 
 const all = { select: () => true };
-
-/** Delivered at once, as a model call confirms what it used: take the due events, then remove the delivered ones. */
-function drain(queue: InjectionQueue, options: DrainOptions): DrainResult {
-  const result = queue.take(options);
-  queue.remove(result.deliver.map((injection) => injection.id));
-  return result;
-}
 
 function ids(injections: RuntimeInjection[]): string[] {
   return injections.map((injection) => injection.id);
@@ -22,7 +15,7 @@ describe("ordering and idempotency", () => {
     queue.add(event({ id: "b", occurredAt: "2026-03-01T10:00:01Z" }));
     queue.add(event({ id: "a2", occurredAt: "2026-03-01T12:00:01+02:00" })); // same instant as "b", arrived after it
     queue.add(event({ id: "z", occurredAt: "2026-03-01T10:00:00.5Z" }));
-    expect(ids(drain(queue, all).deliver)).toEqual(["z", "b", "a2", "c"]);
+    expect(ids(queue.drain(all).deliver)).toEqual(["z", "b", "a2", "c"]);
   });
 
   it("processes the same id once, even after it was delivered", () => {
@@ -30,9 +23,9 @@ describe("ordering and idempotency", () => {
     const first = event({ id: "same" });
     expect(queue.add(first)).toBe("queued");
     expect(queue.add({ ...first, summary: "changed" })).toBe("duplicate");
-    expect(drain(queue, all).deliver).toHaveLength(1);
+    expect(queue.drain(all).deliver).toHaveLength(1);
     expect(queue.add(first)).toBe("duplicate");
-    expect(drain(queue, all).deliver).toHaveLength(0);
+    expect(queue.drain(all).deliver).toHaveLength(0);
   });
 
   it("keeps evicting the oldest processed ids while the oldest one is still pending", () => {
@@ -40,7 +33,7 @@ describe("ordering and idempotency", () => {
     queue.add(event({ id: "pending-first", kind: "system_update", requiresDecision: true }));
     for (const id of ["a", "b", "c"]) {
       queue.add(event({ id, kind: "system_update", requiresDecision: true }));
-      drain(queue, { select: (injection) => injection.id === id });
+      queue.drain({ select: (injection) => injection.id === id });
     }
     const remembered = queue.snapshot().seenIds;
     expect(remembered).toEqual(["b", "c"]);
@@ -52,7 +45,7 @@ describe("ordering and idempotency", () => {
   it("remembers processed ids across a snapshot and restore (restart)", () => {
     const queue = new InjectionQueue();
     queue.add(event({ id: "sent" }));
-    drain(queue, all);
+    queue.drain(all);
     queue.add(event({ id: "waiting", kind: "client_view" }));
     const restored = new InjectionQueue(JSON.parse(JSON.stringify(queue.snapshot())));
     expect(ids(restored.pending())).toEqual(["waiting"]);
@@ -70,7 +63,7 @@ describe("coalescing of unsent snapshots", () => {
     queue.add(event({ id: "v1", kind: "client_view", summary: "card 1" }));
     queue.add(event({ id: "v2", kind: "client_view", summary: "card 2" }));
     expect(queue.add(event({ id: "v3", kind: "client_view", summary: "card 3" }))).toBe("coalesced");
-    expect(drain(queue, all).deliver.map((injection) => injection.summary)).toEqual(["card 3"]);
+    expect(queue.drain(all).deliver.map((injection) => injection.summary)).toEqual(["card 3"]);
   });
 
   it("drops an older snapshot that arrives after a newer one", () => {
@@ -89,7 +82,7 @@ describe("coalescing of unsent snapshots", () => {
     queue.add(update("brief-r2", { path: "q3/brief.xml", revision: "r2" }));
     queue.add(update("deck-r2", { ref: "gamma:file:g_1:d_1", revision: "r2" }));
     queue.add(update("other-r1", { path: "q3/notes.md", revision: "r1" }));
-    expect(ids(drain(queue, all).deliver)).toEqual(["brief-r2", "deck-r2", "other-r1"]);
+    expect(ids(queue.drain(all).deliver)).toEqual(["brief-r2", "deck-r2", "other-r1"]);
   });
 
   it("never lets the agent's own echo replace another actor's unsent revision of the same path", () => {
@@ -100,7 +93,7 @@ describe("coalescing of unsent snapshots", () => {
     expect(queue.add(update("echo-r3", { actor: "agent", toolCallId: "call_1" }))).toBe("queued");
     // Echoes still coalesce among themselves.
     expect(queue.add(update("echo-r4", { actor: "agent", toolCallId: "call_2" }))).toBe("coalesced");
-    const result = drain(queue, { select: () => true, toolCallIdsInContext: new Set(["call_1", "call_2"]) });
+    const result = queue.drain({ select: () => true, toolCallIdsInContext: new Set(["call_1", "call_2"]) });
     expect(ids(result.deliver)).toEqual(["collab-r2"]);
     expect(ids(result.suppressed)).toEqual(["echo-r4"]);
   });
@@ -111,7 +104,7 @@ describe("coalescing of unsent snapshots", () => {
     queue.add(event({ id: "ws2", kind: "workspace_update", delivery: "steer" }));
     queue.add(event({ id: "theme1", kind: "workspace_update", delivery: "steer", subject: { ref: "workspace:theme" } }));
     queue.add(event({ id: "ws3", kind: "workspace_update", delivery: "steer" }));
-    expect(ids(drain(queue, all).deliver)).toEqual(["theme1", "ws3"]);
+    expect(ids(queue.drain(all).deliver)).toEqual(["theme1", "ws3"]);
   });
 
   it("keeps one background_result per job", () => {
@@ -123,7 +116,7 @@ describe("coalescing of unsent snapshots", () => {
     queue.add(result("a-done", "job-a"));
     queue.add(event({ id: "c-done", kind: "background_result", delivery: "follow_up", dedupeKey: "job-c" }));
     queue.add(event({ id: "c-again", kind: "background_result", delivery: "follow_up", dedupeKey: "job-c" }));
-    expect(ids(drain(queue, all).deliver)).toEqual(["b-done", "a-done", "c-again"]);
+    expect(ids(queue.drain(all).deliver)).toEqual(["b-done", "a-done", "c-again"]);
   });
 
   it("never coalesces events that each need a decision", () => {
@@ -135,7 +128,7 @@ describe("coalescing of unsent snapshots", () => {
     queue.add(event({ id: "brief-passive", kind: "artifact_update", subject: { path: "brief.xml" } }));
     queue.add(event({ id: "update-1", kind: "system_update", requiresDecision: true, dedupeKey: "quota" }));
     queue.add(event({ id: "update-2", kind: "system_update", requiresDecision: true, dedupeKey: "quota" }));
-    expect(ids(drain(queue, all).deliver)).toEqual([
+    expect(ids(queue.drain(all).deliver)).toEqual([
       "view-decide-1", "view-decide-2", "view-passive", "brief-decide", "brief-passive", "update-1", "update-2",
     ]);
   });
@@ -147,7 +140,7 @@ describe("coalescing of unsent snapshots", () => {
     queue.add(event({ id: "g1", kind: "system_guidance", delivery: "steer" }));
     queue.add(event({ id: "g2", kind: "system_guidance", delivery: "steer", dedupeKey: "tone" }));
     queue.add(event({ id: "g3", kind: "system_guidance", delivery: "steer", dedupeKey: "tone" }));
-    expect(ids(drain(queue, all).deliver)).toEqual(["n1", "n2", "g1", "g3"]);
+    expect(ids(queue.drain(all).deliver)).toEqual(["n1", "n2", "g1", "g3"]);
   });
 });
 
@@ -157,7 +150,7 @@ describe("duplicate suppression and selective draining", () => {
     queue.add(event({ id: "echo", kind: "artifact_update", origin: { actor: "agent", toolCallId: "call_1" }, subject: { path: "a" } }));
     queue.add(event({ id: "later-edit", kind: "artifact_update", origin: { actor: "user", toolCallId: "call_2" }, subject: { path: "b" } }));
     queue.add(event({ id: "no-origin", kind: "system_note" }));
-    const result = drain(queue, { select: () => true, toolCallIdsInContext: new Set(["call_1"]) });
+    const result = queue.drain({ select: () => true, toolCallIdsInContext: new Set(["call_1"]) });
     expect(ids(result.deliver)).toEqual(["later-edit", "no-origin"]);
     expect(ids(result.suppressed)).toEqual(["echo"]);
     expect(queue.size).toBe(0);
@@ -168,32 +161,28 @@ describe("duplicate suppression and selective draining", () => {
     queue.add(event({ id: "view", kind: "client_view" }));
     queue.add(event({ id: "steer", kind: "system_guidance", delivery: "steer" }));
     queue.add(event({ id: "later", kind: "background_result", delivery: "follow_up" }));
-    expect(ids(drain(queue, { select: (injection) => injection.delivery === "steer" }).deliver)).toEqual(["steer"]);
+    expect(ids(queue.drain({ select: (injection) => injection.delivery === "steer" }).deliver)).toEqual(["steer"]);
     expect(ids(queue.pending())).toEqual(["view", "later"]);
     // A delivered snapshot no longer blocks a new one of the same thing.
-    drain(queue, { select: (injection) => injection.kind === "client_view" });
+    queue.drain({ select: (injection) => injection.kind === "client_view" });
     expect(queue.add(event({ id: "view-2", kind: "client_view" }))).toBe("queued");
   });
 });
 
-describe("releasing an event Pi never delivered", () => {
-  it("puts an event handed to Pi back among the unsent, unless a newer snapshot of the same thing is pending", () => {
+describe("requeueing an event Pi never delivered", () => {
+  it("puts a processed event back, unless a newer snapshot of the same thing is pending", () => {
     const queue = new InjectionQueue();
     const older = event({ id: "view-1", kind: "client_view" });
     const note = event({ id: "note-1" });
     queue.add(older);
     queue.add(note);
-    queue.markQueued([older.id, note.id], "steer");
+    queue.drain(all);
     expect(queue.add(note)).toBe("duplicate");
-    expect(ids(queue.pending())).toEqual([]);
-    queue.release([note.id]);
-    expect(ids(queue.pending())).toEqual(["note-1"]);
-    queue.release([note.id]);
-    expect(ids(queue.pending())).toEqual(["note-1"]);
-    expect(queue.add(event({ id: "view-2", kind: "client_view" }))).toBe("queued");
-    queue.release([older.id]);
+    expect(queue.requeue(note)).toBe("queued");
+    expect(queue.requeue(note)).toBe("duplicate");
+    queue.add(event({ id: "view-2", kind: "client_view" }));
+    expect(queue.requeue(older)).toBe("superseded");
     expect(ids(queue.pending())).toEqual(["note-1", "view-2"]);
-    expect(queue.get(older.id)).toBeUndefined();
   });
 });
 

@@ -13,7 +13,7 @@ import { SessionProtocolController } from "../../src/runtime/controller.js";
 import { KnowledgeNoteRejectedError } from "../../src/runtime/knowledge/notes.js";
 import type { KnowledgeSelector } from "../../src/runtime/knowledge/selector.js";
 import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapter.js";
-import { FileStateStore } from "../../src/runtime/state/file-store.js";
+import { FileStateStore } from "../../src/runtime/state.js";
 import type { ToolExecutor } from "../../src/runtime/tools.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { docPage } from "../helpers/docs.js";

@@ -130,7 +130,7 @@ describe("gamma-prompt lint: human and GitHub formats", () => {
 
   it("prints one GitHub annotation per finding, its file relative to the working folder whatever --root is", async () => {
     const annotation =
-      'line=5,col=17,endLine=5,endColumn=23,title=skill/conflict-one-sided::Unexpected one-sided conflict with "second", expected "second" to list "first" in conflictsWith too\n';
+      'line=6,col=25,endLine=6,endColumn=31,title=skill/conflict-one-sided::Unexpected one-sided conflict with "second", expected "second" to list "first" in metadata.gamma-conflicts-with too\n';
     const fromRepository = await runIn(repoRoot, "lint", "--root", "test/fixtures/lint/conflict-one-sided", "--format", "github");
     expect(fromRepository.stdout).toBe(`::warning file=test/fixtures/lint/conflict-one-sided/skills/first/SKILL.md,${annotation}`);
     const fromSkills = await runIn(join(fixture("conflict-one-sided"), "skills"), "lint", "--root", "..", "--format", "github");

@@ -50,7 +50,7 @@ describe("hostile input is ordinary input", () => {
   });
 
   it("reports an unreadable file and still checks the others", async () => {
-    const body = "---\nname: NAME\ntype: reference\ndescription: Use when testing.\n---\n\n# Notes\n";
+    const body = "---\nname: NAME\ndescription: Use when testing.\nmetadata:\n  gamma-type: reference\n---\n\n# Notes\n";
     const root = project({ "skills/locked/SKILL.md": body.replace("NAME", "locked"), "skills/open/SKILL.md": body.replace("NAME", "open") });
     // A directory where the file should be cannot be read by anyone, root included.
     rmSync(join(root, "skills/locked/SKILL.md"));
@@ -78,9 +78,9 @@ describe("hostile input is ordinary input", () => {
 describe("limits that keep lint fast on crafted bodies", () => {
   it("refuses 20,000 nested block quotes and bullets without parsing them", async () => {
     const deep = `${"> ".repeat(20_000)}1. verify\n${"- ".repeat(20_000)}1. x\n`;
-    const root = project({ "skills/deep/SKILL.md": `---\nname: deep\ntype: workflow\ndescription: TRIGGER when deep.\n---\n\n${deep}` });
+    const root = project({ "skills/deep/SKILL.md": `---\nname: deep\ndescription: TRIGGER when deep.\nmetadata:\n  gamma-type: workflow\n---\n\n${deep}` });
     const result = await lint({ root });
-    expect(result.diagnostics.map((diagnostic) => [diagnostic.line, diagnostic.ruleId])).toEqual([[7, "skill/body-too-deep"]]);
+    expect(result.diagnostics.map((diagnostic) => [diagnostic.line, diagnostic.ruleId])).toEqual([[8, "skill/body-too-deep"]]);
   });
 
   it("turns a failure inside the parser into a diagnostic on that file", async () => {

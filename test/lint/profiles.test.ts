@@ -31,9 +31,11 @@ async function run(cwd: string, ...args: string[]): Promise<{ code: number; stdo
 }
 
 describe("profiles", () => {
-  it("detects gamma for a project with prompts/ and agentskills for any other folder; the config's profile wins", async () => {
+  it("detects gamma for a project with an agent's prompts/prefix.hbs and agentskills for any other folder; the config's profile wins", async () => {
     expect((await lint({ root: join(fixturesDir, "profile-gamma") })).profile).toBe("gamma");
     expect((await lint({ root: join(fixturesDir, "profile-agentskills") })).profile).toBe("agentskills");
+    // A collection's own prompt files in prompts/ do not make it an agent.
+    expect((await lint({ root: join(fixturesDir, "profile-agentskills-prompts-folder") })).profile).toBe("agentskills");
     expect((await lint({ root: join(fixturesDir, "config-profile") })).profile).toBe("agentskills");
   });
 
@@ -42,7 +44,8 @@ describe("profiles", () => {
     expect(plain).toMatchObject({ code: 0, stdout: "✔ no problems · 1 skill, profile agentskills\n" });
     const gamma = await run(join(fixturesDir, "profile-gamma"), "lint");
     expect(gamma.code).toBe(1);
-    expect(gamma.stdout).toContain("✖ 1 problem (1 error, 0 warnings) · 1 skill, profile gamma\n");
+    // An agent is checked whole: its missing variant, variants and tool order too.
+    expect(gamma.stdout).toContain("✖ 4 problems (4 errors, 0 warnings) · 1 skill, profile gamma\n");
   });
 });
 

@@ -33,6 +33,26 @@ describe("lint checks the whole agent project", () => {
     expect(linted.diagnostics).toEqual(built.diagnostics);
   });
 
+  it("an agent init made around a plain collection is checked whole under the agentskills profile too", async () => {
+    const root = await tempDir("gamma-agent-around-collection");
+    mkdirSync(join(root, "skills", "pdf"), { recursive: true });
+    writeFileSync(join(root, "skills", "pdf", "SKILL.md"), "---\nname: pdf\ndescription: Use when filling PDF forms.\n---\n\n# PDF\n");
+    expect((await init({ dir: root, profile: "agentskills" })).ok).toBe(true);
+    writeFileSync(join(root, "prompts", "variants.yaml"), "variants:\n  base:\n    preload: [no-such-skill]\n");
+    const linted = await lint({ root });
+    expect(linted.profile).toBe("agentskills");
+    expect(linted.diagnostics.map((d) => d.ruleId)).toContain("variant/unknown-skill");
+    // The flag says the same as the config.
+    expect((await lint({ root, profile: "agentskills" })).diagnostics.map((d) => d.ruleId)).toContain("variant/unknown-skill");
+  });
+
+  it("the gamma profile named on a collection with an agent's prefix still checks the project whole", async () => {
+    const root = await tempDir("gamma-flag-whole");
+    expect((await init({ dir: root })).ok).toBe(true);
+    writeFileSync(join(root, "prompts", "variants.yaml"), "variants:\n  base:\n    preload: [no-such-skill]\n");
+    expect((await lint({ root, profile: "gamma" })).diagnostics.map((d) => d.ruleId)).toContain("variant/unknown-skill");
+  });
+
   it("a plain skills collection is still checked as skills alone", async () => {
     const root = await tempDir("gamma-plain-lint");
     mkdirSync(join(root, "skills", "pdf"), { recursive: true });

@@ -49,13 +49,13 @@ export interface TestClient {
   open(relPath: string, text: string, languageId?: string): Promise<void>;
   change(relPath: string, text: string): Promise<void>;
   close(relPath: string): Promise<void>;
-  /** Requests sent from the server to the client (showDocument, registrations). */
+  /** Requests (showDocument, registrations) and messages (showMessage) sent from the server to the client. */
   serverRequests: Array<{ method: string; params: unknown }>;
   dispose(): Promise<void>;
 }
 
 /** A server in this process. `exit` is never sent here: the server library would end the test process. */
-export async function startInProcess(root: string, capabilities: ClientCapabilities = CLIENT_CAPABILITIES): Promise<TestClient & { initialize: InitializeResult }> {
+export async function startInProcess(root: string, capabilities: ClientCapabilities = CLIENT_CAPABILITIES, clientInfo?: { name: string; version?: string }): Promise<TestClient & { initialize: InitializeResult }> {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
   const serverConnection = createConnection(new StreamMessageReader(toServer), new StreamMessageWriter(toClient));
@@ -67,6 +67,7 @@ export async function startInProcess(root: string, capabilities: ClientCapabilit
     rootUri: pathToFileURL(root).href,
     workspaceFolders: [{ uri: pathToFileURL(root).href, name: "project" }],
     capabilities,
+    ...(clientInfo ? { clientInfo } : {}),
   });
   await client.connection.sendNotification("initialized", {});
   const dispose = client.dispose;
@@ -83,8 +84,8 @@ export async function startInProcess(root: string, capabilities: ClientCapabilit
 const started: TestClient[] = [];
 
 /** A server in this process, shut down by {@link disposeClients}. */
-export async function start(root: string): Promise<TestClient> {
-  const client = await startInProcess(root);
+export async function start(root: string, capabilities?: ClientCapabilities, clientInfo?: { name: string; version?: string }): Promise<TestClient> {
+  const client = await startInProcess(root, capabilities, clientInfo);
   started.push(client);
   return client;
 }
@@ -102,6 +103,9 @@ export function attach(connection: ProtocolConnection, root: string): TestClient
   connection.onNotification("textDocument/publishDiagnostics", (params: PublishDiagnosticsParams) => {
     published.push(params);
     for (const waiter of waiters.splice(0)) waiter();
+  });
+  connection.onNotification("window/showMessage", (params: unknown) => {
+    serverRequests.push({ method: "window/showMessage", params });
   });
   for (const method of ["window/showDocument", "client/registerCapability", "workspace/codeLens/refresh"]) {
     connection.onRequest(method, (params: unknown) => {

@@ -1,11 +1,11 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CodeAction, CodeLens, CompletionItem, Hover, Location, WorkspaceEdit } from "vscode-languageserver/node";
 import { build } from "../../src/build.js";
 import { check } from "../../src/check.js";
 import { removeTempDirs } from "../helpers/temp-project.js";
-import { copyEmbeddedDefault, disposeClients, start, type TestClient } from "./client.js";
+import { CLIENT_CAPABILITIES, copyEmbeddedDefault, disposeClients, start, type TestClient } from "./client.js";
 import { applyWorkspaceEdit, editedText } from "./edit.js";
 
 const IMPORT = "skills/import/SKILL.md";
@@ -28,16 +28,19 @@ const hoverText = (hover: Hover | null): string => (hover && typeof hover.conten
 describe("completion", () => {
   it("offers skill names, manifest keys and values, partials, and rule ids where each belongs", async () => {
     const client = await start(await copyEmbeddedDefault());
-    await openFromDisk(client, DECK, (text) => text.replace("conflictsWith:\n  - import\n", "conflictsWith:\n  - import\n  - \n\nlic\ntype: \n# gamma-prompt-disable-next-line skill/na\n"));
+    await openFromDisk(client, DECK, (text) => text.replace("  gamma-conflicts-with: import\n", "  gamma-conflicts-with: import \n  gam\n\nlic\ntype: \n# gamma-prompt-disable-next-line skill/na\n"));
     const complete = (path: string, line: number, character: number) => client.connection.sendRequest<CompletionItem[]>("textDocument/completion", at(client, path, line, character));
-    const skills = labels(await complete(DECK, 10, 4));
+    // Skill names inside the portable spelling's space-separated string, after a space.
+    const skills = labels(await complete(DECK, 6, 31));
     expect(skills).toEqual(expect.arrayContaining(["import", "gml-cli", "ask-user-questions"]));
     expect(skills).not.toContain("deck-generation");
-    const keys = labels(await complete(DECK, 12, 3));
+    expect(labels(await complete(DECK, 4, 14))).toEqual(["workflow", "reference"]);
+    expect(labels(await complete(DECK, 7, 5))).toEqual(["gamma-tool-namespaces"]);
+    const keys = labels(await complete(DECK, 9, 3));
     expect(keys).toEqual(expect.arrayContaining(["license", "allowed-tools", "version", "disable-model-invocation"]));
     expect(keys).not.toContain("name");
-    expect(labels(await complete(DECK, 13, 6))).toEqual(["workflow", "reference"]);
-    expect(labels(await complete(DECK, 14, 41))).toEqual(expect.arrayContaining(["skill/name-mismatch", "skill/name-format"]));
+    expect(labels(await complete(DECK, 10, 6))).toEqual(["workflow", "reference"]);
+    expect(labels(await complete(DECK, 11, 41))).toEqual(expect.arrayContaining(["skill/name-mismatch", "skill/name-format"]));
 
     await openFromDisk(client, "prompts/variants.yaml");
     expect(labels(await complete("prompts/variants.yaml", 6, 14))).toContain("import");
@@ -54,7 +57,7 @@ describe("hover, definition and references", () => {
   it("shows a skill's description, type and body tokens, a partial's tokens and a rule's doc", async () => {
     const client = await start(await copyEmbeddedDefault());
     await openFromDisk(client, IMPORT, (text) => text.replace("---\nname: import", "---\n# gamma-prompt-disable-next-line skill/name-mismatch -- x\nname: import"));
-    const skill = hoverText(await client.connection.sendRequest<Hover | null>("textDocument/hover", at(client, IMPORT, 7, 6)));
+    const skill = hoverText(await client.connection.sendRequest<Hover | null>("textDocument/hover", at(client, IMPORT, 6, 41)));
     expect(skill).toMatch(/\*\*gml-cli\*\* \(reference skill/);
     expect(skill).toMatch(/Body: [\d,]+ o200k tokens/);
     const rule = hoverText(await client.connection.sendRequest<Hover | null>("textDocument/hover", at(client, IMPORT, 1, 40)));
@@ -68,11 +71,11 @@ describe("hover, definition and references", () => {
   it("goes to the definition of skills, partials and tools, and finds every reference to a skill", async () => {
     const client = await start(await copyEmbeddedDefault());
     await openFromDisk(client, IMPORT);
-    const definition = await client.connection.sendRequest<Location[]>("textDocument/definition", at(client, IMPORT, 6, 6));
+    const definition = await client.connection.sendRequest<Location[]>("textDocument/definition", at(client, IMPORT, 5, 40));
     expect(definition).toEqual([{ uri: client.uri("skills/gml-cli/SKILL.md"), range: { start: { line: 1, character: 6 }, end: { line: 1, character: 13 } } }]);
     const partial = await client.connection.sendRequest<Location[]>("textDocument/definition", at(client, "prompts/prefix.hbs", 0, 6));
     expect(partial.map((location) => location.uri)).toEqual([client.uri("prompts/partials/identity.hbs")]);
-    const tool = await client.connection.sendRequest<Location[]>("textDocument/definition", at(client, "skills/gml-cli/SKILL.md", 10, 24));
+    const tool = await client.connection.sendRequest<Location[]>("textDocument/definition", at(client, "skills/gml-cli/SKILL.md", 9, 24));
     expect(tool.map((location) => location.uri)).toEqual([client.uri("schemas/tools/bash.json")]);
 
     const references = await client.connection.sendRequest<Location[]>("textDocument/references", { ...at(client, IMPORT, 1, 7), context: { includeDeclaration: true } });
@@ -88,14 +91,15 @@ describe("rename", () => {
     const root = await copyEmbeddedDefault();
     const client = await start(root);
     await openFromDisk(client, DECK);
-    const prepared = await client.connection.sendRequest<{ placeholder: string } | null>("textDocument/prepareRename", at(client, DECK, 9, 5));
+    const prepared = await client.connection.sendRequest<{ placeholder: string } | null>("textDocument/prepareRename", at(client, DECK, 6, 26));
     expect(prepared?.placeholder).toBe("import");
-    const edit = await client.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(client, DECK, 9, 5), newName: "file-import" });
+    const edit = await client.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(client, DECK, 6, 26), newName: "file-import" });
     const operations = edit.documentChanges ?? [];
     expect(operations.at(-1)).toEqual({ kind: "rename", oldUri: client.uri("skills/import"), newUri: client.uri("skills/file-import") });
     expect(operations.slice(0, -1).every((operation) => "textDocument" in operation)).toBe(true);
     applyWorkspaceEdit(edit);
     expect(readFileSync(join(root, "skills/file-import/SKILL.md"), "utf8")).toMatch(/^name: file-import$/m);
+    expect(readFileSync(join(root, DECK), "utf8")).toContain("  gamma-conflicts-with: file-import\n");
     expect(readFileSync(join(root, "prompts/variants.yaml"), "utf8")).toContain("preload: [file-import]");
     expect(readFileSync(join(root, "evals/import-request.yaml"), "utf8")).toContain("skillActivated: { name: file-import, beforeFirstTaskAction: true }");
     expect(existsSync(join(root, "skills/import"))).toBe(false);
@@ -115,6 +119,66 @@ describe("rename", () => {
     await expect(rename("gml-cli")).rejects.toMatchObject({ code: -32803, message: 'Unexpected second skill named "gml-cli", expected unique names' });
   });
 
+  it("never sends half a rename: a client that cannot move folders is told why and what to do, and the second step works there", async () => {
+    const root = await copyEmbeddedDefault();
+    const textOnly = { ...CLIENT_CAPABILITIES, workspace: { ...CLIENT_CAPABILITIES.workspace, workspaceEdit: {} } };
+    const client = await start(root, textOnly);
+    await openFromDisk(client, DECK);
+    const rename = () => client.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(client, DECK, 6, 26), newName: "file-import" });
+    await expect(rename()).rejects.toMatchObject({
+      code: -32803,
+      message:
+        'Renaming skill "import" moves its folder skills/import/ to skills/file-import/, and this editor does not declare that it can rename files and folders in a workspace edit (workspace.workspaceEdit.resourceOperations "rename"). ' +
+        'Rename the folder to skills/file-import/ first (in a file explorer, or `mv skills/import skills/file-import`), then rename "import" again: with the folder already named "file-import", the rename changes name: and every reference, and moves nothing.',
+    });
+    expect(readFileSync(join(root, IMPORT), "utf8")).toMatch(/^name: import$/m);
+    // The second step: the folder already has the new name, so plain text edits finish the rename.
+    renameSync(join(root, "skills/import"), join(root, "skills/file-import"));
+    await client.connection.sendNotification("workspace/didChangeWatchedFiles", { changes: [{ uri: client.uri(IMPORT), type: 3 }, { uri: client.uri("skills/file-import/SKILL.md"), type: 1 }] });
+    const edit = await rename();
+    expect(edit.documentChanges).toBeUndefined();
+    expect(Object.keys(edit.changes ?? {})).toContain(client.uri("skills/file-import/SKILL.md"));
+    applyWorkspaceEdit(edit);
+    expect(readFileSync(join(root, "skills/file-import/SKILL.md"), "utf8")).toMatch(/^name: file-import$/m);
+    const built = await build({ root });
+    expect(built.ok).toBe(true);
+    expect(built.diagnostics.filter((diagnostic) => diagnostic.severity !== "note")).toEqual([]);
+  });
+
+  it("refuses a folder move to Neovim before 0.9, which declares folder renames but cannot make them", async () => {
+    const client = await start(await copyEmbeddedDefault(), CLIENT_CAPABILITIES, { name: "Neovim", version: "0.7.2" });
+    await openFromDisk(client, DECK);
+    await expect(client.connection.sendRequest("textDocument/rename", { ...at(client, DECK, 6, 26), newName: "file-import" })).rejects.toMatchObject({
+      code: -32803,
+      message: expect.stringContaining("and Neovim 0.7.2 cannot rename a folder in a workspace edit (it can from 0.9 on). Rename the folder to skills/file-import/ first"),
+    });
+    const recent = await start(await copyEmbeddedDefault(), { workspace: { workspaceEdit: { resourceOperations: ["rename", "create", "delete"] } } }, { name: "Neovim", version: "0.10.4" });
+    await openFromDisk(recent, DECK);
+    const edit = await recent.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(recent, DECK, 6, 26), newName: "file-import" });
+    expect(edit.documentChanges?.at(-1)).toEqual({ kind: "rename", oldUri: recent.uri("skills/import"), newUri: recent.uri("skills/file-import") });
+  });
+
+  it("follows a skill folder renamed in the editor's file explorer (willRenameFiles): name and every reference", async () => {
+    const root = await copyEmbeddedDefault();
+    const client = await start(root);
+    const edit = await client.connection.sendRequest<WorkspaceEdit | null>("workspace/willRenameFiles", { files: [{ oldUri: client.uri("skills/import"), newUri: client.uri("skills/file-import") }] });
+    const operations = edit?.documentChanges ?? [];
+    expect(operations.every((operation) => "textDocument" in operation)).toBe(true);
+    const files = operations.map((operation) => ("textDocument" in operation ? operation.textDocument.uri.slice(client.uri("").length + 1) : "")).sort();
+    expect(files).toEqual(["evals/conflicting-request.yaml", "evals/drive-import.yaml", "evals/import-request.yaml", "knowledge/deck-typography.md", "prompts/variants.yaml", "skills/deck-generation/SKILL.md", "skills/import/SKILL.md"]);
+    // The client applies the edit, then renames the folder.
+    applyWorkspaceEdit(edit ?? {});
+    renameSync(join(root, "skills/import"), join(root, "skills/file-import"));
+    await client.connection.sendNotification("workspace/didRenameFiles", { files: [{ oldUri: client.uri("skills/import"), newUri: client.uri("skills/file-import") }] });
+    expect(readFileSync(join(root, "skills/file-import/SKILL.md"), "utf8")).toMatch(/^name: file-import$/m);
+    const built = await build({ root });
+    expect(built.ok).toBe(true);
+    expect(built.diagnostics.filter((diagnostic) => diagnostic.severity !== "note")).toEqual([]);
+    // Not a skill's folder, or a name the rules refuse: nothing to edit, and the rename itself is not in the way.
+    expect(await client.connection.sendRequest("workspace/willRenameFiles", { files: [{ oldUri: client.uri("prompts/partials"), newUri: client.uri("prompts/pieces") }] })).toBeNull();
+    expect(await client.connection.sendRequest("workspace/willRenameFiles", { files: [{ oldUri: client.uri("skills/gml-cli"), newUri: client.uri("skills/Gml_Cli") }] })).toBeNull();
+  });
+
   it("renames a partial: its file and every call, and the project still builds", async () => {
     const root = await copyEmbeddedDefault();
     const client = await start(root);
@@ -130,7 +194,7 @@ describe("rename", () => {
 describe("code actions", () => {
   it("offers lint --fix's fix only while the buffer matches, fix-all, a suppression comment and the rule's doc", async () => {
     const client = await start(await copyEmbeddedDefault());
-    const text = await openFromDisk(client, IMPORT, (original) => original.replace("type: workflow\n", ""));
+    const text = await openFromDisk(client, IMPORT, (original) => original.replace("  gamma-type: workflow\n", ""));
     const [missing] = (await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.some((diagnostic) => diagnostic.code === "skill/missing-key"))).filter((diagnostic) => diagnostic.code === "skill/missing-key");
     const actions = await client.connection.sendRequest<CodeAction[]>("textDocument/codeAction", { textDocument: { uri: client.uri(IMPORT) }, range: missing?.range, context: { diagnostics: [missing] } });
     const fix = actions.find((action) => action.title.startsWith("Fix:"));
@@ -197,5 +261,26 @@ describe("the cache in the editor", () => {
     expect(withoutMarkers).toBe(readFileSync(join(root, "dist/variants/import.md"), "utf8"));
     const content = await client.connection.sendRequest<{ text: string }>("workspace/textDocumentContent", { uri: shown.uri });
     expect(content.text).toBe(shown.text);
+  });
+
+  it("shows the output folder's copy of a variant while the sources have errors, and says why there is none", async () => {
+    const root = await copyEmbeddedDefault();
+    const client = await start(root);
+    await openFromDisk(client, IMPORT, (text) => text.replace("type: workflow", "type: workflw"));
+    await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.some((diagnostic) => diagnostic.code === "skill/type-value"));
+    const show = () => client.connection.sendRequest<{ uri: string; text: string }>("workspace/executeCommand", { command: "gamma-prompt.showCompiledPrompt", arguments: ["base"] });
+    await expect(show()).rejects.toMatchObject({ message: 'No compiled prompt for variant "base": no such variant in the sources or in dist/.' });
+    expect((await build({ root })).ok).toBe(true);
+    const shown = await show();
+    expect(shown.text.split("\n")[0]).toBe("⟦ variants/base.md as last built: the sources have errors, so this is the output folder's copy ⟧");
+    expect(shown.text.split("\n").filter((line) => !line.startsWith("⟦")).join("\n")).toBe(readFileSync(join(root, "dist/variants/base.md"), "utf8"));
+    await expect(client.connection.sendRequest("workspace/executeCommand", { command: "gamma-prompt.showCompiledPrompt", arguments: [3] })).rejects.toMatchObject({ message: 'gamma-prompt.showCompiledPrompt takes a variant name, e.g. ["base"]' });
+  });
+
+  it("tells a client that cannot open documents where a rule's documentation is", async () => {
+    const client = await start(await copyEmbeddedDefault(), { workspace: {} });
+    const href = "https://www.npmjs.com/package/gamma-prompt#rule-skill-type-value";
+    expect(await client.connection.sendRequest("workspace/executeCommand", { command: "gamma-prompt.openRuleDoc", arguments: [href] })).toEqual({ uri: href });
+    await expect.poll(() => client.serverRequests.find((request) => request.method === "window/showMessage")?.params).toEqual({ type: 3, message: `Rule documentation: ${href}` });
   });
 });

@@ -43,8 +43,8 @@ async function runSession(): Promise<string> {
   const clean = await client.diagnosticsFor(IMPORT, (found) => found.length === 0, since);
   lines.push(`<-- textDocument/publishDiagnostics ${JSON.stringify({ uri: client.uri(IMPORT).split(pathToFileURL(root).href).join(SHOWN_ROOT), diagnostics: clean })}`);
 
-  const hover = await client.connection.sendRequest<Hover>("textDocument/hover", { textDocument: { uri: client.uri(IMPORT) }, position: { line: 6, character: 6 } });
-  lines.push("--> textDocument/hover on `gml-cli` in requiresSkills", `<-- ${shown(hover.contents)}`);
+  const hover = await client.connection.sendRequest<Hover>("textDocument/hover", { textDocument: { uri: client.uri(IMPORT) }, position: { line: 5, character: 40 } });
+  lines.push("--> textDocument/hover on `gml-cli` in metadata.gamma-requires-skills", `<-- ${shown(hover.contents)}`);
 
   const partial = "prompts/partials/identity.hbs";
   await client.open(partial, `${readFileSync(join(root, partial), "utf8")}Answer in the user's language.\n`);

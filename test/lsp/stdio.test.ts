@@ -35,7 +35,7 @@ describe("gamma-prompt lsp --stdio", () => {
 
     const edit = await client.connection.sendRequest<WorkspaceEdit>("textDocument/rename", {
       textDocument: { uri: client.uri("skills/deck-generation/SKILL.md") },
-      position: { line: 9, character: 5 },
+      position: { line: 6, character: 26 },
       newName: "importer",
     });
     expect(edit.documentChanges?.at(-1)).toEqual({ kind: "rename", oldUri: client.uri("skills/import"), newUri: client.uri("skills/importer") });

@@ -7,8 +7,9 @@ import { describe, expect, it } from "vitest";
  * The structure as a contract: no import cycle anywhere in src/, the
  * pipeline's stages import only from stages before them in the data flow, and
  * the runtime's layers import only downward (entry → Pi adapter → controller →
- * its parts; the adapter is pi-adapter.ts, the modules under runtime/pi/ and
- * the session's tool assembly). Type-only imports count: a type that flows upward is a boundary
+ * its parts; the adapter is pi-adapter.ts, the *.pi-adapter.ts modules under runtime/pi/ and
+ * the session's tool assembly; the PostgreSQL entry point, runtime-postgres/, sits above them all).
+ * Type-only imports count: a type that flows upward is a boundary
  * in the wrong place. The last tests plant a cycle and upward imports into a
  * copy of the real graph, so these checks are known to fail when they should.
  */
@@ -168,9 +169,9 @@ describe("import graph", () => {
     expect(upwardStageImports(withEdges(graph, [["pipeline/parse/parse.ts", "pipeline/emit/artifacts.ts"]]))).toEqual([
       "pipeline/parse/parse.ts -> pipeline/emit/artifacts.ts",
     ]);
-    expect(upwardRuntimeImports(withEdges(graph, [["runtime/injections/dispatcher.ts", "runtime/controller.ts"], ["runtime/state/owner.ts", "runtime/pi/agent.ts"]]))).toEqual([
+    expect(upwardRuntimeImports(withEdges(graph, [["runtime/injections/dispatcher.ts", "runtime/controller.ts"], ["runtime/state/owner.ts", "runtime/pi/agent.pi-adapter.ts"]]))).toEqual([
       "runtime/injections/dispatcher.ts -> runtime/controller.ts",
-      "runtime/state/owner.ts -> runtime/pi/agent.ts",
+      "runtime/state/owner.ts -> runtime/pi/agent.pi-adapter.ts",
     ]);
   });
 });

@@ -9,6 +9,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PI_NOT_INSTALLED, PI_REQUIREMENT, piPackageNames } from "../../src/protocol/pi-requirement.js";
 import { docPage } from "../helpers/docs.js";
@@ -134,6 +136,19 @@ describe("the packed and installed package, without Pi", () => {
     expect(explained.stdout).toContain("docs/rules/skill/broken-link.md in the package");
     expect(existsSync(join(project, "..", "..", "node_modules", "gamma-prompt", "docs", "rules", "skill", "broken-link.md"))).toBe(true);
   });
+
+  it("mcp serves the project through the installed SDK: tools listed, a lint answered, a rule page read, exit 0 on close", async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [cli, "mcp"], cwd: project, stderr: "pipe", env: { PATH: process.env.PATH ?? "" } });
+    const client = new Client({ name: "installed-package-test", version: "1.0.0" });
+    await client.connect(transport);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("lint");
+    const linted = await client.callTool({ name: "lint", arguments: {} });
+    expect(linted.isError).toBeFalsy();
+    expect(linted.structuredContent).toMatchObject({ errorCount: 0 });
+    const [page] = (await client.readResource({ uri: "gamma-prompt://rules/skill/type-value" })).contents;
+    expect(page && "text" in page ? page.text : "").toBe(readFileSync(join(user, "node_modules", "gamma-prompt", "docs", "rules", "skill", "type-value.md"), "utf8"));
+    await client.close();
+  }, 60_000);
 
   it("eval exits 2 with one line naming the Pi packages and the Node version they need", () => {
     for (const args of [["eval", "--replay"], ["eval", "--list-models"]]) {

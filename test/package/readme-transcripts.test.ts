@@ -101,7 +101,7 @@ describe("manual transcripts", () => {
       // Saved as editors save (a temp file renamed over it): one change per edit, never read half-written.
       await saveAtomically(deckGeneration, (await readFile(deckGeneration, "utf8")).replace(/^(description: TRIGGER for every new presentation request)/m, "$1 or outline"));
       await untilBuilds(watching, 2);
-      await saveAtomically(importSkill, original.replace(/^type: workflow$/m, "type: workflw"));
+      await saveAtomically(importSkill, original.replace(/^  gamma-type: workflow$/m, "  gamma-type: workflw"));
       await untilBuilds(watching, 3);
       await saveAtomically(importSkill, original);
       await untilBuilds(watching, 4);

@@ -23,7 +23,8 @@ describe("docs/guide/tool-namespaces.md shows the embedded default as it is", ()
     const start = /"description": "(.*) …"/.exec(shown)?.[1] ?? "";
     expect(start.length).toBeGreaterThan(20);
     expect(declared.description.startsWith(start)).toBe(true);
-    expect(read("skills/drive-files/SKILL.md")).toContain("toolNamespaces:\n  - drive\n");
+    expect(read("skills/drive-files/SKILL.md")).toContain("metadata:\n  gamma-type: workflow\n  gamma-requires-skills: ask-user-questions\n  gamma-tool-namespaces: drive\n");
+    expect(page).toContain("(`drive-files` declares `gamma-tool-namespaces: drive` under `metadata`");
   });
 
   it("shows the namespace catalog exactly as the embedded default's static prefix holds it", () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LoadedArtifacts } from "../../src/runtime/artifacts.js";
 import { ConnectorRejectedError, UnknownConnectorError, type ConnectorDefinition, type ConnectorRegistration } from "../../src/runtime/connectors.js";
 import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapter.js";
-import { FileStateStore } from "../../src/runtime/state/file-store.js";
+import { FileStateStore } from "../../src/runtime/state.js";
 import { ToolSetupError, type HostExecutors } from "../../src/runtime/tools.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { isTrustedInjectionMessage } from "../../src/runtime/injections/transport.js";

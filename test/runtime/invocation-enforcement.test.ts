@@ -10,7 +10,7 @@ import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { SessionProtocolController } from "../../src/runtime/controller.js";
 import type { InvocationPolicy } from "../../src/runtime/invocation/required-skills.js";
 import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapter.js";
-import { FileStateStore } from "../../src/runtime/state/file-store.js";
+import { FileStateStore } from "../../src/runtime/state.js";
 import type { VariantName } from "../../src/protocol/dist-manifest.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { FINISHED_DECK } from "./helpers/checklist.js";

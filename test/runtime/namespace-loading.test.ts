@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LoadedArtifacts } from "../../src/runtime/artifacts.js";
 import { SessionProtocolController } from "../../src/runtime/controller.js";
 import { createGammaAgent, createGammaSession, restoreAgentContext } from "../../src/runtime/pi-adapter.js";
-import { FileStateStore } from "../../src/runtime/state/file-store.js";
+import { FileStateStore } from "../../src/runtime/state.js";
 import { ToolSetupError } from "../../src/runtime/tools.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { tempDir } from "../helpers/temp-project.js";

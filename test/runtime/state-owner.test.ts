@@ -8,13 +8,15 @@ import { describe, expect, it } from "vitest";
 import { SessionProtocolController } from "../../src/runtime/controller.js";
 import { createGammaAgent, openGammaAgent } from "../../src/runtime/pi-adapter.js";
 import type { ExecutionState } from "../../src/runtime/execution-state.js";
-import { StateWriteFailedError } from "../../src/runtime/state/errors.js";
+import { StateConflictError, StateWriteFailedError } from "../../src/runtime/state/errors.js";
+import { FileStateStore } from "../../src/runtime/state/file-store.js";
 import type { StateRecord } from "../../src/runtime/state/journal.js";
 import { MemoryStateStore, type StateStore } from "../../src/runtime/state/store.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { event } from "../injections/helpers/fixtures.js";
 import { artifacts } from "../injections/helpers/gamma.js";
 import { seededRandom } from "../helpers/random.js";
+import { tempDir } from "./helpers/dist.js";
 import { DatabaseUnavailableError, FlakyStore, refuseOnce } from "./helpers/flaky-store.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, toolUse, type SeenContext } from "./helpers/pi.js";
 import { fauxPerTest, NO_KNOWLEDGE_HINTS } from "./helpers/session.js";
@@ -57,6 +59,35 @@ class BatchingStore implements StateStore {
   }
 }
 
+/** A store whose writes land only when the test lets them (`land()`), one by one, in the order they were made. */
+class HeldStore implements StateStore {
+  readonly inner = new MemoryStateStore();
+  readonly held: Array<{ records: readonly StateRecord[]; done: () => void }> = [];
+  async load() {
+    return this.inner.load();
+  }
+  save(state: ExecutionState) {
+    this.inner.save(structuredClone(state));
+  }
+  appendMany(records: readonly StateRecord[], current: () => ExecutionState): Promise<void> {
+    const base = structuredClone(current());
+    return new Promise((resolve) => {
+      this.held.push({
+        records: structuredClone(records),
+        done: () => {
+          for (const record of records) this.inner.append(record, () => base);
+          resolve();
+        },
+      });
+    });
+  }
+  /** Lets the oldest write land; resolves once the owner has reacted to it. */
+  async land(): Promise<void> {
+    this.held.shift()?.done();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 describe("a store that waits", () => {
   it("gets one write at a time, the changes made meanwhile together in the next, and stores exactly the live state", async () => {
     const store = new BatchingStore(1);
@@ -69,6 +100,28 @@ describe("a store that waits", () => {
     // 502 changes, in a handful of writes: the first alone, the rest batched behind it.
     expect(store.batches.reduce((sum, size) => sum + size, 0)).toBe(502);
     expect(store.batches.length).toBeLessThanOrEqual(3);
+    expect(store.inner.load()).toEqual(durable(controller.state));
+  });
+
+  it("lets a flush go on once the store holds its changes, while later changes keep the store busy", async () => {
+    const store = new HeldStore();
+    const controller = await SessionProtocolController.open({ artifacts, variant: "base", store, ...NO_KNOWLEDGE_HINTS });
+    let flushed = false;
+    controller.setCurrentArtifacts([{ ref: "file:first.gml" }]);
+    const first = controller.flush().then(() => {
+      flushed = true;
+    });
+    // Events from other services keep arriving: each write that lands finds a new one queued behind it.
+    for (let index = 0; index < 3; index++) {
+      controller.routeUpdate(event({ kind: "client_view", summary: `The user opened card ${index}.` }));
+      await store.land();
+      // The write holding the artifacts landed first: its flush does not wait for the writes queued behind it.
+      expect(flushed).toBe(true);
+    }
+    await first;
+    expect(store.held).toHaveLength(1);
+    await store.land();
+    await controller.flush();
     expect(store.inner.load()).toEqual(durable(controller.state));
   });
 
@@ -121,6 +174,30 @@ describe("a store that waits", () => {
     expect(store.inner.load()?.revision).toBe(0);
   });
 
+  it("reports a tool's result only once the store holds the change the tool made (a runtime tool and a host tool alike)", async () => {
+    const store = new FlakyStore("async", { seed: 13, maxDelayMs: 4 });
+    const note = event({ kind: "system_note", summary: "Routed by the host tool." });
+    const executors = {
+      ...recordingExecutors(),
+      read: async () => {
+        gamma.controller.routeUpdate(note);
+        return { content: [{ type: "text" as const, text: "read ok" }] };
+      },
+    };
+    const gamma = pi.disposeAfterTest(await openGammaAgent({ artifacts, variant: "base", store, model: pi.faux().getModel(), executors, ...NO_KNOWLEDGE_HINTS }));
+    const storedAtResult: Record<string, ExecutionState | undefined> = {};
+    gamma.agent.subscribe((piEvent) => {
+      if (piEvent.type === "message_end" && piEvent.message.role === "toolResult") storedAtResult[piEvent.message.toolName] = store.inner.load();
+    });
+    pi.faux().setResponses([
+      toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Outline", status: "in_progress" }] }), fauxToolCall("read", { path: "a.xml" })),
+      fauxAssistantMessage("done"),
+    ]);
+    await gamma.agent.prompt(gamma.controller.buildTurnMessages({ text: "Plan it" }) as AgentMessage[]);
+    expect(storedAtResult["todo"]?.tasks.items.map((task) => task.id)).toEqual(["t1"]);
+    expect(storedAtResult["read"]?.pendingInjections.map((entry) => entry.id)).toContain(note.id);
+  });
+
   it("is refused by the synchronous entry points with a message naming the asynchronous ones", () => {
     const store = new FlakyStore("async");
     expect(() => new SessionProtocolController({ artifacts, variant: "base", store })).toThrow(/store whose load\(\) returns a promise.*SessionProtocolController\.open/);
@@ -138,6 +215,61 @@ describe("a store that waits", () => {
     expect(closed).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(closed).toEqual([2]);
+  });
+});
+
+describe("another writer holds the session", () => {
+  it("a second server on the same state file: its run ends with StateWriteFailedError marked as a conflict, nothing goes out", async () => {
+    const path = `${tempDir("gamma-conflict-")}/state.json`;
+    const first = pi.disposeAfterTest(createGammaAgent({ artifacts, variant: "base", store: new FileStateStore(path), model: pi.faux().getModel(), executors: recordingExecutors(), ...NO_KNOWLEDGE_HINTS }));
+    const second = pi.disposeAfterTest(createGammaAgent({ artifacts, variant: "base", store: new FileStateStore(path), model: pi.faux().getModel(), executors: recordingExecutors(), ...NO_KNOWLEDGE_HINTS }));
+    first.controller.routeUpdate(event({ kind: "system_note", summary: "Written by the first server." }));
+    expect(() => second.controller.setCurrentArtifacts([{ ref: "file:deck.gml" }])).toThrow(StateConflictError);
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([seeing(seen, fauxAssistantMessage("ok"))]);
+    const failure = await second.agent.prompt([{ role: "user", content: "Go on", timestamp: 0 }]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(StateWriteFailedError);
+    expect((failure as StateWriteFailedError).conflict).toBe(true);
+    expect((failure as StateWriteFailedError).cause).toBeInstanceOf(StateConflictError);
+    expect(seen).toEqual([]);
+  });
+
+  it("a store that waits loses its lease mid-run: the run ends with the conflict, the write after it is never sent", async () => {
+    const inner = new MemoryStateStore();
+    let leaseHeld = true;
+    const sent: number[] = [];
+    const store: StateStore = {
+      load: async () => inner.load(),
+      save: async (state) => inner.save(structuredClone(state)),
+      appendMany: async (records, current) => {
+        const copies = structuredClone(records);
+        sent.push(...copies.map((record) => record.revision));
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        if (!leaseHeld) throw new StateConflictError("session:s1", "Unexpected fencing token 7, expected 8: another server holds the session's lease");
+        for (const record of copies) inner.append(record, current);
+      },
+    };
+    const gamma = pi.disposeAfterTest(await openGammaAgent({ artifacts, variant: "base", store, model: pi.faux().getModel(), executors: recordingExecutors(), ...NO_KNOWLEDGE_HINTS }));
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([
+      toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Outline", status: "in_progress" }] })),
+      seeing(seen, fauxAssistantMessage("ok")),
+    ]);
+    gamma.agent.subscribe((piEvent) => {
+      if (piEvent.type === "tool_execution_start") leaseHeld = false;
+    });
+    const failure = await gamma.agent.prompt(gamma.controller.buildTurnMessages({ text: "Plan the deck" }) as AgentMessage[]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toMatchObject({ name: "StateWriteFailedError", conflict: true });
+    expect(seen).toEqual([]);
+    expect(() => gamma.controller.setCurrentArtifacts([])).toThrow(StateConflictError);
+    // The refused write was the last one the store was sent.
+    expect(sent.at(-1)).toBe((failure as StateWriteFailedError).revision);
   });
 });
 

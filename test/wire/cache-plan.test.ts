@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { systemBlocks } from "../../src/runtime/cache-plan.js";
 import { promptCacheKeys } from "../../src/runtime/prompt-cache.js";
-import { MemoryStateStore } from "../../src/runtime/state/store.js";
+import { MemoryStateStore } from "../../src/runtime/state.js";
 import { docPage } from "../helpers/docs.js";
 import { repoDist } from "../runtime/helpers/dist.js";
 import { breakpointPaths, runConversation, withoutMarks, type RuntimePath } from "./helpers.js";

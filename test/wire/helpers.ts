@@ -13,7 +13,7 @@ import type { LoadedArtifacts } from "../../src/runtime/artifacts.js";
 import type { SessionProtocolController } from "../../src/runtime/controller.js";
 import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapter.js";
 import type { PromptCacheOptions } from "../../src/runtime/prompt-cache.js";
-import type { StateStore } from "../../src/runtime/state/store.js";
+import type { StateStore } from "../../src/runtime/state.js";
 import { event } from "../injections/helpers/fixtures.js";
 import { tempDir } from "../runtime/helpers/dist.js";
 import { recordingExecutors } from "../runtime/helpers/pi.js";

@@ -24,7 +24,7 @@ export function registerLintCommand(program: Command, result: { exitCode: number
     .option("--max-warnings <n>", "fail when there are more than n warnings", parseMaxWarnings)
     .option("--config <file>", "config file to read instead of gamma-prompt.config.json in the root (globs stay relative to the root)")
     .option("--allow-empty", "pass when no skill is found")
-    .option("--fix", "make the safe fixes in the frontmatter (type, allowed-tools, description spaces) and print each")
+    .option("--fix", "make the safe fixes in the frontmatter (type, allowed-tools, description spaces, the portable spelling) and print each")
     .option("--fix-dry-run", "print the fixes --fix would make as a unified diff; write nothing")
     .addHelpText(
       "after",
@@ -32,15 +32,20 @@ export function registerLintCommand(program: Command, result: { exitCode: number
         about: `Checks every SKILL.md where the config's \`skills\` looks (default skills/*): the frontmatter against the
 profile's rules, the body's links and shape, and the cross-references between skills.
 
-Profiles: gamma (type required; the default for a project with prompts/) and agentskills (exactly the open
-Agent Skills specification; the default for any other folder). The summary line names the one that ran.
+Profiles: gamma (type required; the default for a project with prompts/prefix.hbs) and agentskills (exactly the open
+Agent Skills specification; the default for any other folder). Under agentskills the project is a skills
+collection: its other folders (a prompts/ of its own) are not checked unless it has the agent files init
+writes (prompts/prefix.hbs, prompts/variants.yaml, prompts/injections.yaml, schemas/tools/order.json).
+The summary line names the one that ran.
 
 --fix changes only the frontmatter, and only for a finding this run reports: it inserts a missing \`type\`
 under the gamma profile (workflow when the body has a checklist of 3 or more steps, else reference),
-rewrites a list or comma-separated \`allowed-tools\` as the space-separated string, and trims the spaces
-inside a quoted description. Everything else keeps its bytes (comments, key order, CRLF, BOM); each file
-is replaced at once (temporary file and rename). It prints file:line:column, rule and change for each
-fix; a second run finds nothing to fix. The exit code then reflects the findings that remain.
+rewrites a list or comma-separated \`allowed-tools\` as the space-separated string, trims the spaces
+inside a quoted description, and (under agentskills) moves the design's top-level fields under metadata
+(gamma-type, gamma-requires-skills, …) and writes flow-style YAML as blocks, so Agent Skills validators
+accept the skill: \`gamma-prompt lint --profile agentskills --fix\` moves a Gamma project. Everything else
+keeps its bytes (comments, key order, CRLF, BOM); each file is replaced at once (temporary file and
+rename). It prints file:line:column, rule and change for each fix; a second run finds nothing to fix. The exit code then reflects the findings that remain.
 --fix-dry-run prints the same changes as a unified diff on stdout (the remaining findings on stderr;
 with --format json both are in the document) and writes nothing.`,
         exitCodes:
@@ -52,6 +57,7 @@ with --format json both are in the document) and writes nothing.`,
           "gamma-prompt lint --root vendor/skills-collection --config lint.config.json",
           "gamma-prompt lint --max-warnings 0",
           "gamma-prompt lint --fix",
+          "gamma-prompt lint --profile agentskills --fix",
           "gamma-prompt lint --fix-dry-run > fixes.diff",
           "gamma-prompt lint --format json > lint.json",
           "gamma-prompt lint --format github",
@@ -103,10 +109,10 @@ async function runLint(given: LintCommandOptions): Promise<number> {
   const counts = { errorCount: outcome.errorCount, warningCount: outcome.warningCount, noteCount: outcome.noteCount };
   const context = { ...counts, profile: outcome.profile, skillCount: outcome.skillFileCount };
   if (fix && outcome.fixes && outcome.fixedFiles) {
-    const { unifiedDiff } = await import("../../pipeline/fix/unified-diff.js");
+    const { fixesDiff } = await import("../../pipeline/fix/unified-diff.js");
     const rebase = workingFolderPath(options.root);
     const fixes = outcome.fixes.map((record) => ({ ...record, file: rebase(record.file) }));
-    const diff = outcome.fixedFiles.map((fixed) => unifiedDiff(rebase(fixed.file), fixed.before, fixed.after)).join("");
+    const diff = fixesDiff(outcome.fixedFiles, rebase);
     if (options.format === "json") {
       process.stdout.write(formatDiagnostics("json", diagnostics, { ...context, fixes, fixesWritten: fix === "write", ...(fix === "dry-run" ? { fixDiff: diff } : {}) }));
       return exitCodeAfterLint(outcome.diagnostics, counts, options.maxWarnings);

@@ -81,6 +81,11 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     bad: "name: !!python/object:os.system pdf",
     good: "name: pdf",
   },
+  "skill/yaml-portable": {
+    text: "The Agent Skills reference validator (skills-ref) parses frontmatter with strictyaml, which refuses much of what YAML 1.2 allows: flow collections such as requiresSkills: [] or {a: b}, anchors (&a), aliases (*a), tags (!!str), and a tab anywhere but inside quotes, block scalars and comments. It also ends the frontmatter at the first ---, even one inside a value or a comment, and then reads something else. Each case was checked against skills-ref. --fix writes a one-line flow list or mapping of plain words as a block and a tab between tokens as a space; the rest needs a person. Under the agentskills profile, and under gamma for a skill written in the portable spelling.",
+    bad: fm("name: pdf", "description: Use when filling PDF forms.", "compatibility: !!str Requires poppler\t# for pdftotext"),
+    good: fm("name: pdf", "description: Use when filling PDF forms.", "compatibility: Requires poppler # for pdftotext"),
+  },
   "skill/frontmatter-not-mapping": {
     text: "The frontmatter must be a mapping of keys to values; a list, a lone scalar or nothing at all gives no name or description.",
     bad: "---\n- pdf\n- Use when …\n---",
@@ -126,6 +131,16 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     bad: "type: checklist",
     good: "type: workflow\nmetadata:\n  category: checklist",
   },
+  "skill/manifest-spelling": {
+    text: "Each of the design's fields (type, requiresSkills, conflictsWith, toolNamespaces) has two spellings: a top-level key, and a portable key under metadata (gamma-type, gamma-requires-skills, gamma-conflicts-with, gamma-tool-namespaces) that Agent Skills validators accept. A SKILL.md uses one of them: a field written in both places, with one value or two, or a manifest that mixes the spellings, leaves a reader to guess which counts. The message names both places; --fix moves the top-level keys under metadata when no value disagrees.",
+    bad: fm("name: pdf", "description: Use when filling PDF forms.", "type: workflow", "metadata:", "  gamma-type: reference"),
+    good: fm("name: pdf", "description: Use when filling PDF forms.", "metadata:", "  gamma-type: workflow"),
+  },
+  "skill/portable-manifest": {
+    text: "skills-ref, Anthropic's quick_validate.py and Codex refuse keys outside the Agent Skills specification, so a skill with a top-level type or requiresSkills cannot be published or installed elsewhere. The specification's extension point is metadata, a map of strings: write type as gamma-type and each list as one space-separated string (gamma-requires-skills: a b); an empty list is left out. gamma-prompt reads both spellings the same. Under the agentskills profile; --fix (and the language server's quick fix) moves the fields, keeping comments and the order of everything else.",
+    bad: fm("name: deck", "type: workflow", "description: Use when building a deck.", "requiresSkills:", "  - gml-cli", "  - style"),
+    good: fm("name: deck", "description: Use when building a deck.", "metadata:", "  gamma-type: workflow", "  gamma-requires-skills: gml-cli style"),
+  },
   "skill/allowed-tools-format": {
     text: "The Agent Skills specification defines allowed-tools as one space-separated string. A YAML list or a comma-separated string is read differently by each host; --fix rewrites it.",
     bad: "allowed-tools: Read, Grep, Bash(git:*)",
@@ -157,7 +172,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "description: Use for React ViewTransition animations.",
   },
   "skill/description-trigger": {
-    text: "The description is how the model decides to load a skill, so it must say when to use it, not only what it is. Recognised forms include \"Use when …\", \"Use it when …\", \"TRIGGER when/—\", \"This skill should be used when …\", \"Load this skill … when …\", \"Invoke when …\", \"Use BEFORE/for …\" and a when-clause such as \"when building new UI\".",
+    text: "The description is how the model decides to load a skill, so it must say when to use it, not only what it is or does (the specification: \"what the skill does and when to use it\"). Any usage condition counts, in the wordings real collections use: \"Use when …\", \"Use it/this skill when/to/for …\", \"Use rdkit for …\", \"Use at workday start\", \"TRIGGER when/—\", \"This skill should be used when …\", \"Load this skill … when …\", \"Invoke when …\", \"Use BEFORE/for …\", a when-clause such as \"when building new UI\" or \"before making changes\", the boundary with other skills (\"For X, use the Y skill\", \"X → other-skill\", \"Not for …\"), \"Preferred for …\", \"Applies to tasks involving …\", \"Fires on …\", \"Say … to start\", and Japanese or Chinese (\"…ときに使う\", \"「…」と言われたら使う\", \"…時使用\"). On the labelled corpus its precision is in the README's rule table.",
     bad: "description: Toolkit for styling artifacts with a theme.",
     good: "description: Toolkit for styling artifacts with a theme. Use when the user asks to restyle slides, docs or pages.",
   },
@@ -217,12 +232,17 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "SKILL.md with 200 lines, linking [forms](references/forms.md)",
   },
   "skill/broken-link": {
-    text: "A skill travels as its folder (installed, copied, compiled), so every relative Markdown link in its body must name a file inside that folder that exists. What counts: inline links and images, `[x](references/y.md)` and `![x](assets/y.png)`, and reference definitions, `[x]: references/y.md`, outside fenced code and inline code. A target that leaves the folder (`../other/x.md`), is absolute, uses backslashes, names nothing, or cannot be looked up at all (a NUL byte, a name longer than the file system allows) is an error. URLs, anchors (`#section`), globs and placeholders (`${ROOT}/x.md`, `{name}.md`) are not checked. Paths written outside a link are `skill/unresolved-path`.",
-    bad: "See [forms](references/forms.md) and [notes](../other/NOTES.md).   (forms.md does not exist; NOTES.md is outside the folder)",
+    text: "Every relative Markdown link in a skill's body must name a file that exists. What counts is what GitHub-flavoured Markdown reads as a link: inline links and images, `[x](references/y.md)` and `![x](assets/y.png)`, and reference definitions, `[x]: references/y.md`; not code (fenced, indented or inline), HTML, a footnote definition (`[^1]: …`) or a table cell split by a pipe. A target that names nothing (inside the skill's folder or anywhere else in the project), is absolute, uses backslashes, or cannot be looked up at all (a NUL byte, a name longer than the file system allows) is an error. URLs, anchors (`#section`), globs, placeholders (`${ROOT}/x.md`, `{name}.md`), paths into dot-folders (`.repo-wiki/x.md`: a skill never ships one, so it is the user's workspace) and slash commands (`/plugin:skill`) are not checked. A link that leaves the folder to a file that exists is `skill/link-outside-skill`; paths written outside a link are `skill/unresolved-path`.",
+    bad: "See [forms](references/forms.md) and [notes](reference/NOTES.md).   (neither file exists: the folder is references/)",
     good: "See [forms](references/forms.md).   (skills/pdf/references/forms.md exists)",
   },
+  "skill/link-outside-skill": {
+    text: "A warning: a skill travels as its folder (installed on its own, copied, compiled), so a link that leaves it, to a sibling skill (`../other/SKILL.md`) or to a file of the plugin around it, works while the skill sits in this tree and breaks for a skill installed alone. Collections installed only as a whole (a plugin) may keep such links on purpose: turn the rule off in `rules`. A link beyond the project root is reported here too, since lint cannot see there. Name another skill by its name instead, or copy what the skill needs into its folder.",
+    bad: "See [the reviewer prompt](../requesting-code-review/code-reviewer.md).",
+    good: "Load the requesting-code-review skill and follow its reviewer prompt.",
+  },
   "skill/unresolved-path": {
-    text: "A warning, never an error: a path written outside a link may be relative to something other than the skill (a plugin root, a command's working folder, a file the skill tells the agent to create). What counts: a path in prose or in an inline code span, outside fenced code, that starts with scripts/, references/, assets/ or a folder the skill has, and names a file with an extension (`scripts/fill.py`). It is not reported when the file exists relative to the skill's folder or to any folder between it and the project root; when it is part of a command line (an inline code span holding more than the path, such as `` `uv run scripts/fill.py` ``, or a line starting with `$ `); when it follows a variable (`${CLAUDE_PLUGIN_ROOT}/scripts/fill.py`, `$ROOT/scripts/fill.py`); when it starts with ./; or when the text introduces it as an example (\"e.g.\", \"for example\", \"such as\"). When the skill ships the file, link it: a Markdown link is checked as `skill/broken-link`.",
+    text: "A warning, never an error: a path written outside a link may be relative to something other than the skill (a plugin root, a command's working folder, a file the skill tells the agent to create). What counts: a path in prose, a heading, a table cell or an inline code span (never in code blocks or HTML, read as GitHub-flavoured Markdown reads them) that starts with scripts/, references/, assets/ or a folder the skill has, and names a file with an extension (`scripts/fill.py`). It is not reported when the file exists relative to the skill's folder, to any folder between it and the project root, or to another skill of the project (\"design-system's `references/triage.md`\"); when it is part of a command line (an inline code span holding more than the path, such as `` `uv run scripts/fill.py` ``, or a line starting with `$ `); when it follows a variable (`${CLAUDE_PLUGIN_ROOT}/scripts/fill.py`, `$ROOT/scripts/fill.py`); when it starts with ./; or when the text introduces it as an example (\"e.g.\", \"for example\", \"such as\"). When the skill ships the file, link it: a Markdown link is checked as `skill/broken-link`.",
     bad: "Then read `references/forms.md`.   (no such file in skills/pdf/ or above it)",
     good: "Then read [forms](references/forms.md).   (skills/pdf/references/forms.md exists)",
   },

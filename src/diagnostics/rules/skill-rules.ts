@@ -19,6 +19,11 @@ export const skillRules = {
   "skill/yaml-duplicate-key": { severity: "error", description: "No key appears twice in one mapping." },
   "skill/yaml-alias-limit": { severity: "error", description: "YAML aliases expand to at most 1,000 nodes (no \"billion laughs\")." },
   "skill/yaml-unsupported": { severity: "error", description: "The frontmatter uses plain YAML: no custom tags, no collection keys, no unknown aliases." },
+  "skill/yaml-portable": {
+    severity: "warning",
+    description:
+      "The frontmatter is YAML the Agent Skills reference validator (skills-ref) can read: block style only (no `[]` or `{}`), no anchors, aliases or tags, no tab outside quotes and comments, no `---` inside it. Under agentskills, and under gamma for a skill written in the portable spelling.",
+  },
   "skill/frontmatter-not-mapping": { severity: "error", description: "The frontmatter is a mapping of keys to values." },
   // The manifest, checked against schemas/skill-manifest.schema.json
   "skill/missing-key": { severity: "error", description: "`name` and `description` are present, and `type` under the gamma profile." },
@@ -29,13 +34,21 @@ export const skillRules = {
   "skill/name-mismatch": { severity: "error", description: "`name` equals the name of the skill's folder." },
   "skill/name-duplicate": { severity: "error", description: "No two skills share a name." },
   "skill/type-value": { severity: "error", description: "`type`, when present, is `workflow` or `reference` (another collection's categories belong in `metadata`)." },
+  "skill/manifest-spelling": {
+    severity: "error",
+    description: "The design's fields (`type`, `requiresSkills`, `conflictsWith`, `toolNamespaces`) are written once, in one spelling per SKILL.md: top-level keys or their portable keys under `metadata` (`gamma-type`, …).",
+  },
+  "skill/portable-manifest": {
+    severity: "warning",
+    description: "Under the agentskills profile, the design's fields are written under `metadata` (`gamma-type: workflow`, `gamma-requires-skills: a b`), where Agent Skills validators accept them, not as top-level keys.",
+  },
   "skill/allowed-tools-format": { severity: "error", description: "`allowed-tools` is one space-separated string (`Read Bash(git:*)`), not a YAML list or a comma-separated string." },
   "skill/host-key-value": { severity: "warning", description: "A key a well-known host defines (`disable-model-invocation`, `user-invocable`, `version`, …) has the type that host reads." },
   "skill/description-whitespace": { severity: "warning", description: "`description` has no leading or trailing spaces inside its quotes." },
   "skill/description-empty": { severity: "error", description: "`description` is not blank." },
   "skill/description-length": { severity: "error", description: "`description` has at most 1,024 Unicode code points." },
   "skill/description-angle-bracket": { severity: "error", description: "`description` has no `<` or `>` (no XML tags in the catalog). Gamma profile only." },
-  "skill/description-trigger": { severity: "warning", description: "`description` says when to use the skill (`Use when …`, `TRIGGER —`, `This skill should be used when …`, `Load this skill … when`, `Invoke when …`), not only what it is." },
+  "skill/description-trigger": { severity: "warning", description: "`description` says when to use the skill (`Use when …`, `Use to …`, `TRIGGER —`, `This skill should be used when …`, `For X, use the Y skill`, `Fires on …`, `…ときに使う`), not only what it is or does." },
   // Cross-references
   "skill/reference-unknown": { severity: "error", description: "Every name in `requiresSkills` and `conflictsWith` is a skill in the tree." },
   "skill/reference-self": { severity: "error", description: "A skill does not require or conflict with itself." },
@@ -50,7 +63,8 @@ export const skillRules = {
   "skill/body-too-deep": { severity: "error", description: "The body nests lists and block quotes at most 32 levels deep (and indents at most 256 spaces)." },
   "skill/parse-failure": { severity: "error", description: "The file can be checked at all; anything else is reported here instead of stopping the run." },
   "skill/body-too-long": { severity: "warning", description: "The body is at most 500 lines, the Agent Skills specification's recommendation (move detail into references/)." },
-  "skill/broken-link": { severity: "error", description: "Every relative Markdown link, image and reference definition in the body (`[x](references/y.md)`) names a file inside the skill's folder that exists." },
+  "skill/broken-link": { severity: "error", description: "Every relative Markdown link, image and reference definition in the body (`[x](references/y.md)`) names a file that exists." },
+  "skill/link-outside-skill": { severity: "warning", description: "A relative link in the body stays inside the skill's folder: one to a sibling skill or a plugin file (`../other/SKILL.md`) breaks for a skill installed on its own." },
   "skill/unresolved-path": { severity: "warning", description: "A path written outside a link (`` `scripts/z.py` ``, \"see references/y.md\") names a file that exists in the skill's folder or a folder above it." },
   "skill/unreferenced-file": { severity: "note", description: "Every supporting file beside `SKILL.md` is named by the body (a link, a path, its file name or a folder above it) or by a Markdown file or script the body references." },
   "skill/reference-checklist": { severity: "warning", description: "A reference skill is lookup material: its body is not shaped as a checklist (3 or more ordered steps, as a list or as numbered step headings)." },

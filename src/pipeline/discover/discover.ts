@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
 import { readBytes, SKILL_READ_RULES, toSourceFile, type SourceOverrides } from "./read-source.js";
-import { DEFAULT_LAYOUT, isDefaultLayout, matchSkillFolders, type SkillLayout } from "./skill-folders.js";
+import { DEFAULT_LAYOUT, isDefaultLayout, layoutNamesFolder, matchSkillFolders, type SkillLayout } from "./skill-folders.js";
+import { compareCodeUnits } from "./sources.js";
 
 /** The folder, relative to the project root, that holds one folder per skill. */
 export const SKILLS_DIR = "skills";
@@ -42,7 +43,7 @@ export async function loadSkillSources(root: string, layout: SkillLayout = DEFAU
   const files: SourceFile[] = [];
   const diagnostics: Diagnostic[] = [];
   const unreadFolders: string[] = [];
-  for (const folder of findSkillFolders(root, layout)) {
+  for (const folder of skillFoldersWithUnsaved(root, layout, overrides)) {
     const path = `${folder}/${SKILL_FILE}`;
     const result = overrides?.get(path) ?? readSkillFile(root, folder, path);
     if ("text" in result) files.push(result);
@@ -52,6 +53,21 @@ export async function loadSkillSources(root: string, layout: SkillLayout = DEFAU
     }
   }
   return { files, diagnostics, unreadFolders };
+}
+
+/** The skill folders, and the folders of unsaved SKILL.md texts the layout names that are not on disk yet. */
+export function skillFoldersWithUnsaved(root: string, layout: SkillLayout, overrides: SourceOverrides | undefined): string[] {
+  const folders = findSkillFolders(root, layout);
+  if (!overrides) return folders;
+  const listed = new Set(folders);
+  for (const path of overrides.keys()) {
+    const folder = path.endsWith(`/${SKILL_FILE}`) ? path.slice(0, -SKILL_FILE.length - 1) : undefined;
+    if (folder !== undefined && !listed.has(folder) && layoutNamesFolder(layout, folder)) {
+      listed.add(folder);
+      folders.push(folder);
+    }
+  }
+  return folders.sort(compareCodeUnits);
 }
 
 /**

@@ -100,7 +100,8 @@ export function decodeSource(relPath: string, raw: Uint8Array): SourceFile | Dia
     );
   }
   const hadBom = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf;
-  if (hadBom || text.includes("\r")) return { path: relPath, text: text.replace(/\r\n?/g, "\n"), contentHash: sha256Hex(raw) };
+  if (hadBom) return { path: relPath, text: text.replace(/\r\n?/g, "\n"), contentHash: sha256Hex(raw), byteOrderMark: true };
+  if (text.includes("\r")) return { path: relPath, text: text.replace(/\r\n?/g, "\n"), contentHash: sha256Hex(raw) };
   return withLazyHash(relPath, text);
 }
 

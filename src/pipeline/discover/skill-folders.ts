@@ -73,6 +73,17 @@ export function matchSkillFolders(root: string, layout: SkillLayout): string[] {
   return [...found].sort(compareCodeUnits);
 }
 
+/**
+ * Whether the layout names `folder` as a skill folder, judged from the path
+ * alone: for a SKILL.md that is not on disk yet (an agent's draft, an
+ * editor's unsaved new file), whose folder the listing cannot find.
+ */
+export function layoutNamesFolder(layout: SkillLayout, folder: string): boolean {
+  if (folder === "" || excludedFolder(layout.outDir ?? DEFAULT_OUT_DIR)(folder)) return false;
+  if (layout.ignore.map(globToRegExp).some((regexp) => isIgnored(regexp, folder))) return false;
+  return layout.skills.some((pattern) => new RegExp(`${globToRegExp(pattern).source}$`).test(`${folder}/`));
+}
+
 /** `skills/.curated/*`-style globs that would find SKILL.md files the layout missed (for the empty-project hint). */
 export function suggestSkillPatterns(root: string): string[] {
   const suggestions = new Set<string>();

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { SourceFile } from "../../stage-data.js";
 import { DEFAULT_LAYOUT, type SkillLayout } from "./skill-folders.js";
 import { sameStamp, stampOf, type FileStamp } from "./file-stamp.js";
-import { findSkillFolders, loadSkillSources, readSourceFileSync, SKILL_FILE, type SkillSources } from "./discover.js";
+import { loadSkillSources, readSourceFileSync, skillFoldersWithUnsaved, SKILL_FILE, type SkillSources } from "./discover.js";
 import type { SourceOverrides } from "./read-source.js";
 
 /**
@@ -31,7 +31,7 @@ export async function loadSkillSourcesReusing(
   const changed = changedPaths ? new Set(changedPaths) : undefined;
   const files: SourceFile[] = [];
   const listed = new Set<string>();
-  for (const folder of findSkillFolders(root, layout)) {
+  for (const folder of skillFoldersWithUnsaved(root, layout, overrides)) {
     const path = `${folder}/${SKILL_FILE}`;
     listed.add(path);
     const override = overrides?.get(path);

@@ -2,7 +2,7 @@ import { isMapping } from "../parse/parse.js";
 import { splitFrontmatter } from "../parse/frontmatter.js";
 import { LineIndex } from "../parse/positions.js";
 import { parseWithYamlLibrary } from "../parse/yaml-tree.js";
-import type { PlannedFix, TextEdit } from "./fix-plan.js";
+import { overlapping, type PlannedFix, type TextEdit } from "./planned-fix.js";
 
 /**
  * Applies planned fixes to a file's own bytes. Edits are planned on the
@@ -26,13 +26,15 @@ export function applyFixes(text: string, raw: string, planned: readonly PlannedF
   if (before === undefined) return undefined;
   const fixes = planned.filter((fix) => readsBackAs(text, [fix], before));
   if (fixes.length === 0 || !readsBackAs(text, fixes, before)) return undefined;
-  const edits = fixes.map((fix) => fix.edit);
-  return { fixes, text: applyEdits(text, edits), raw: applyEdits(raw, edits.map((edit) => toRawEdit(raw, edit))) };
+  const edits = fixes.flatMap((fix) => fix.edits);
+  const written = applyEdits(raw, edits.map((edit) => toRawEdit(raw, edit)));
+  const withoutMark = fixes.some((fix) => fix.dropsByteOrderMark === true) && written.startsWith("\ufeff");
+  return { fixes, text: applyEdits(text, edits), raw: withoutMark ? written.slice(1) : written };
 }
 
 /** True when the edits leave the body alone and the frontmatter reads back as `before` with each fix's change. */
 function readsBackAs(text: string, fixes: readonly PlannedFix[], before: Record<string, unknown>): boolean {
-  const edits = fixes.map((fix) => fix.edit);
+  const edits = fixes.flatMap((fix) => fix.edits);
   if (overlapping(edits)) return false;
   const after = applyEdits(text, edits);
   const expected = structuredClone({ ...before });
@@ -55,11 +57,6 @@ function bodyOf(text: string): string | undefined {
   const index = new LineIndex(text);
   const split = splitFrontmatter(index);
   return "ruleId" in split ? undefined : text.slice(index.lineStart(split.closing.start.line));
-}
-
-function overlapping(edits: readonly TextEdit[]): boolean {
-  const sorted = [...edits].sort((a, b) => a.start - b.start);
-  return sorted.some((edit, position) => position > 0 && edit.start < (sorted[position - 1]?.end ?? 0));
 }
 
 function applyEdits(text: string, edits: readonly TextEdit[]): string {

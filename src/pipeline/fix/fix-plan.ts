@@ -5,6 +5,8 @@ import { chooseSkillType } from "../../skills/type-rule.js";
 import { isMapping, type ParsedSkillFile } from "../parse/parse.js";
 import { fixedAllowedTools, quoteIfNeeded } from "../validate/allowed-tools.js";
 import type { Profile } from "../validate/lint-config.js";
+import { overlapping, type FixSite, type PlannedFix } from "./planned-fix.js";
+import { metadataEnd, planPortableManifest, planPortableYaml, PORTABLE_MANIFEST_RULES } from "./portable-fixes.js";
 
 /**
  * The safe, mechanical fixes `lint --fix` makes, planned as text edits on a
@@ -13,32 +15,24 @@ import type { Profile } from "../validate/lint-config.js";
  * rule is never fixed):
  * - `skill/missing-key` for `type` (gamma profile): a `type` line guessed from the body's shape;
  * - `skill/allowed-tools-format`: the list or comma-separated string becomes the space-separated string;
- * - `skill/description-whitespace`: the spaces inside the description's quotes are trimmed.
+ * - `skill/description-whitespace`: the spaces inside the description's quotes are trimmed;
+ * - `skill/portable-manifest` and `skill/manifest-spelling`: the design's top-level fields move under metadata;
+ * - `skill/yaml-portable`: a one-line flow list or mapping is written in block style, a tab as a space.
  * Anything the planner cannot rewrite without losing a byte it does not own
  * (a comment inside a list, an alias, a flow mapping) is left as a finding.
  */
 
-/** Replace `text[start, end)` with `insert`; offsets into the normalised text. */
-export interface TextEdit {
-  start: number;
-  end: number;
-  insert: string;
-}
-
-export interface PlannedFix {
-  ruleId: RuleId;
-  /** Where the fixed finding was reported. */
-  line: number;
-  column: number;
-  /** What the fix changes, for the user. */
-  message: string;
-  edit: TextEdit;
-  /** The frontmatter value after this fix: a fix is kept only when the file reads back as exactly this. */
-  expect(frontmatter: Record<string, unknown>): void;
-}
+export type { PlannedFix, TextEdit } from "./planned-fix.js";
 
 /** The rule ids --fix knows how to fix. */
-export const FIXABLE_RULES: ReadonlySet<RuleId> = new Set<RuleId>(["skill/missing-key", "skill/allowed-tools-format", "skill/description-whitespace"]);
+export const FIXABLE_RULES: ReadonlySet<RuleId> = new Set<RuleId>([
+  "skill/missing-key",
+  "skill/allowed-tools-format",
+  "skill/description-whitespace",
+  "skill/portable-manifest",
+  "skill/manifest-spelling",
+  "skill/yaml-portable",
+]);
 
 export async function planFixes(parsed: ParsedSkillFile, findings: readonly Diagnostic[], profile: Profile): Promise<PlannedFix[]> {
   const { split, tree, index } = parsed;
@@ -46,9 +40,15 @@ export async function planFixes(parsed: ParsedSkillFile, findings: readonly Diag
   // A flow mapping (`{name: x}`) has no line to add a key on.
   if (/^(?:[ \t]*(?:#.*)?\n)*[ \t]*\{/.test(index.text.slice(split.yamlStart, split.yamlEnd))) return [];
   const fixes: PlannedFix[] = [];
+  // Moving the manifest is one fix for the whole file, whichever of its findings asked; it goes first, and a
+  // fix that would touch the lines it rewrites (a flow list it moves anyway) is left out.
+  const moving = findings.find((finding) => PORTABLE_MANIFEST_RULES.has(finding.ruleId));
+  const move = moving ? planPortableManifest(parsed, { ruleId: moving.ruleId, line: moving.line, column: moving.column }) : undefined;
+  if (move) fixes.push(move);
   for (const finding of findings) {
+    if (PORTABLE_MANIFEST_RULES.has(finding.ruleId)) continue;
     const fix = await planFix(finding, parsed, tree.value, profile);
-    if (fix) fixes.push(fix);
+    if (fix && !overlapping([...fixes.flatMap((kept) => kept.edits), ...fix.edits])) fixes.push(fix);
   }
   return fixes;
 }
@@ -63,12 +63,12 @@ async function planFix(finding: Diagnostic, parsed: ParsedSkillFile, frontmatter
       return rewriteAllowedTools(parsed, frontmatter["allowed-tools"], at);
     case "skill/description-whitespace":
       return trimDescription(parsed, frontmatter["description"], at);
+    case "skill/yaml-portable":
+      return planPortableYaml(parsed, finding, at);
     default:
       return undefined;
   }
 }
-
-type FixSite = Pick<PlannedFix, "ruleId" | "line" | "column">;
 
 /**
  * The type {@link chooseSkillType} gives (the rule init shares). The line goes
@@ -97,10 +97,24 @@ async function insertType(parsed: ParsedSkillFile, site: FixSite): Promise<Plann
     indent = anyKey ? indentOf(anyKey.start.line, anyKey.start.column) : "";
   }
   if (indent === undefined || offset > split.yamlEnd) return undefined;
+  const why = choice.reason;
+  if (parsed.spellings?.written.some((field) => field.portable !== undefined)) {
+    // A manifest written under metadata gets its type there too, as its first entry: one spelling per file.
+    const place = metadataEnd(parsed);
+    if (!place) return undefined;
+    return {
+      ...site,
+      message: `inserted "gamma-type: ${type}" under metadata (${why})`,
+      edits: [{ start: place.first, end: place.first, insert: `${place.indent}gamma-type: ${type}\n` }],
+      expect: (value) => {
+        (value["metadata"] as Record<string, unknown>)["gamma-type"] = type;
+      },
+    };
+  }
   return {
     ...site,
-    message: `inserted "type: ${type}" (${choice.reason})`,
-    edit: { start: offset, end: offset, insert: `${indent}type: ${type}\n` },
+    message: `inserted "type: ${type}" (${why})`,
+    edits: [{ start: offset, end: offset, insert: `${indent}type: ${type}\n` }],
     expect: (value) => {
       value["type"] = type;
     },
@@ -133,7 +147,7 @@ function rewriteAllowedTools(parsed: ParsedSkillFile, value: unknown, site: FixS
   return {
     ...site,
     message: `rewrote allowed-tools ${Array.isArray(value) ? "from a list" : "without commas"} as one space-separated string: ${written}`,
-    edit: { start, end: valueEnd, insert: Array.isArray(value) ? ` ${written}` : written },
+    edits: [{ start, end: valueEnd, insert: Array.isArray(value) ? ` ${written}` : written }],
     expect: (frontmatter) => {
       frontmatter["allowed-tools"] = fixed;
     },
@@ -159,7 +173,7 @@ function trimDescription(parsed: ParsedSkillFile, value: unknown, site: FixSite)
   return {
     ...site,
     message: "trimmed the spaces inside the description's quotes",
-    edit: { start: start + 1, end: end - 1, insert: trimmed },
+    edits: [{ start: start + 1, end: end - 1, insert: trimmed }],
     expect: (frontmatter) => {
       frontmatter["description"] = value.trim();
     },

@@ -64,9 +64,10 @@ export async function fixSkillBytes(file: string, raw: Uint8Array, findings: rea
   if (!applied) return undefined;
   return {
     file,
-    fixes: applied.fixes.map(({ ruleId, line, column, message }) => ({ file, line, column, ruleId, message })),
+    // In the order of the file, whichever was planned first.
+    fixes: applied.fixes.map(({ ruleId, line, column, message }) => ({ file, line, column, ruleId, message })).sort((a, b) => a.line - b.line || a.column - b.column),
     before,
     after: applied.raw,
-    source: { path: file, text: applied.text, contentHash: sha256Hex(Buffer.from(applied.raw, "utf8")) },
+    source: { path: file, text: applied.text, contentHash: sha256Hex(Buffer.from(applied.raw, "utf8")), ...(applied.raw.startsWith("\ufeff") ? { byteOrderMark: true as const } : {}) },
   };
 }

@@ -11,6 +11,11 @@ const MAX_COMPARED_LINES = 2000;
 
 type Operation = { kind: " " | "-" | "+"; text: string };
 
+/** The diff of every fixed file, each under the path `displayPath` gives it (default: as recorded, root-relative). */
+export function fixesDiff(files: ReadonlyArray<{ file: string; before: string; after: string }>, displayPath: (file: string) => string = (file) => file): string {
+  return files.map((fixed) => unifiedDiff(displayPath(fixed.file), fixed.before, fixed.after)).join("");
+}
+
 export function unifiedDiff(path: string, before: string, after: string): string {
   if (before === after) return "";
   const operations = diffLines(splitLines(before), splitLines(after));

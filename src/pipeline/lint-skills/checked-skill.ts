@@ -62,10 +62,13 @@ export async function checkSkillFile(source: SourceFile, cache?: SkillParseCache
 
 function restamp(checked: CheckedSkill, path: string): CheckedSkill {
   if (checked.diagnostics.every((diagnostic) => diagnostic.file === path)) return checked;
-  return { ...checked, diagnostics: checked.diagnostics.map((diagnostic) => ({ ...diagnostic, file: path })) };
+  // A related place in the same file (the other spelling of a field) moves with it.
+  const moved = (diagnostic: Diagnostic): Diagnostic => (diagnostic.related?.file === diagnostic.file ? { ...diagnostic, file: path, related: { ...diagnostic.related, file: path } } : { ...diagnostic, file: path });
+  return { ...checked, diagnostics: checked.diagnostics.map(moved) };
 }
 
-const CACHE_FORMAT = 2;
+/** 3: manifests read both spellings of the design's fields, and the portability rules joined the per-file findings. */
+const CACHE_FORMAT = 3;
 
 /**
  * Checked skill files keyed by the sha256 of a file's raw bytes. A build or

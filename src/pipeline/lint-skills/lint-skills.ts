@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { compareDiagnostics, createDiagnostic, FILE_START, type Diagnostic, type Severity } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { SkillType, SourceFile, ValidSkill } from "../../stage-data.js";
@@ -10,6 +12,7 @@ import { unreferencedFileDiagnostics } from "../validate/unreferenced-files.js";
 import { applySuppressions } from "../validate/suppressions.js";
 import { loadSkillSourcesReusing, type SkillSourceRecord } from "../discover/skill-sources.js";
 import { loadSkillSources } from "../discover/discover.js";
+import { listSupportingEntries } from "../discover/supporting-files.js";
 import type { SourceOverrides } from "../discover/read-source.js";
 import { skillSetDiagnostics, type SkillRecord } from "../validate/skill-set-rules.js";
 import { defineSlot, type BuildSession } from "../session/build-session.js";
@@ -110,14 +113,28 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   const typeGlobs = (settings.skillTypes ?? []).map(({ glob, type }) => ({ pattern: globToRegExp(glob), type }));
   const defaultTypeOf = (path: string): SkillType | undefined => typeGlobs.find(({ pattern }) => pattern.test(`${path.slice(0, path.lastIndexOf("/"))}/`))?.type;
   const records: Array<SkillFileRecord & { checklist?: ChecklistStep[] }> = [];
+  // Each skill's folder is listed once, for the unreferenced-file rule and for mentions of another skill's files.
+  const listings = new Map<string, ReturnType<typeof listSupportingEntries>>();
+  const entriesOf = (folder: string): ReturnType<typeof listSupportingEntries> => {
+    let entries = listings.get(folder);
+    if (entries === undefined) listings.set(folder, (entries = listSupportingEntries(root, folder)));
+    return entries;
+  };
+  const pluginOf = pluginFinder(root);
+  let skillFiles: Set<string> | undefined;
+  const inOtherSkill = (skillRelative: string): boolean => {
+    skillFiles ??= new Set(sources.files.flatMap((file) => entriesOf(dirOf(file.path)).map((entry) => entry.path.slice(dirOf(file.path).length + 1))));
+    return skillFiles.has(skillRelative);
+  };
   for (const file of sources.files) {
     const checked = await checkSkillFile(file, parseCache, settings.profile, settings.checklists !== false, defaultTypeOf(file.path));
     found.push(...checked.diagnostics);
     // Reads the files beside SKILL.md, so it is not part of the per-content cache.
-    if (checked.body !== "") found.push(...brokenLinkDiagnostics({ root, path: file.path, body: checked.body, bodyStartLine: checked.bodyStartLine }));
+    if (checked.body !== "") found.push(...brokenLinkDiagnostics({ root, path: file.path, body: checked.body, bodyStartLine: checked.bodyStartLine, inOtherSkill }));
     // It lists the skill's folder: a project that turned the rule off does not pay for it.
-    if (unreferencedOn) found.push(...reuseUnreferenced(file.path, checked.body, () => unreferencedFileDiagnostics({ root, path: file.path, body: checked.body })));
-    records.push({ path: file.path, folder: folderOf(file.path), manifest: checked.manifest, opening: checked.opening, body: checked.body, bodyStartLine: checked.bodyStartLine, ...(checked.checklist ? { checklist: checked.checklist } : {}) });
+    if (unreferencedOn) found.push(...reuseUnreferenced(file.path, checked.body, () => unreferencedFileDiagnostics({ root, path: file.path, body: checked.body, entries: entriesOf(dirOf(file.path)) })));
+    const plugin = pluginOf(dirOf(file.path));
+    records.push({ path: file.path, folder: folderOf(file.path), manifest: checked.manifest, opening: checked.opening, body: checked.body, bodyStartLine: checked.bodyStartLine, ...(plugin === undefined ? {} : { plugin }), ...(checked.checklist ? { checklist: checked.checklist } : {}) });
   }
   // Skills no longer listed are forgotten.
   const listed = new Set(sources.files.map((file) => file.path));
@@ -152,6 +169,25 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   skills.sort((a, b) => compareCodeUnits(a.name, b.name));
   const files = records.map(({ path, folder, manifest, opening, body, bodyStartLine }) => ({ path, folder, manifest, opening, body, bodyStartLine }));
   return { diagnostics, statuses, skills, skillFileCount: sources.files.length, files };
+}
+
+/** The nearest folder above a skill's folder that holds `.claude-plugin/plugin.json` (a plugin), each folder looked up once. */
+function pluginFinder(root: string): (skillFolder: string) => string | undefined {
+  const known = new Map<string, boolean>();
+  const isPlugin = (folder: string): boolean => {
+    let found = known.get(folder);
+    if (found === undefined) known.set(folder, (found = existsSync(join(root, folder, ".claude-plugin", "plugin.json"))));
+    return found;
+  };
+  return (skillFolder) => {
+    for (let folder = dirOf(skillFolder); folder !== ""; folder = dirOf(folder)) if (isPlugin(folder)) return folder;
+    return isPlugin("") ? "" : undefined;
+  };
+}
+
+/** Root-relative folder of a root-relative path ("" at the top). */
+function dirOf(path: string): string {
+  return path.slice(0, Math.max(0, path.lastIndexOf("/")));
 }
 
 /** The name of the folder that holds SKILL.md: what `name` must equal. */

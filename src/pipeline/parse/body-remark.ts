@@ -1,8 +1,10 @@
 import { verifies, type OrderedListShape } from "./body-shape.js";
 
 /**
- * The full CommonMark parse (unified + remark-parse + remark-frontmatter) of
- * a whole SKILL.md, for bodies the line scanner does not model. Loaded on
+ * The full GitHub-flavoured Markdown parse (unified + remark-parse +
+ * remark-gfm + remark-frontmatter) of a whole SKILL.md, for bodies the line
+ * scanner does not model: skills are written in GFM (tables, task lists,
+ * footnotes, strikethrough). Loaded on
  * first use: most bodies never need it, and importing it costs start-up time.
  */
 interface MdNode {
@@ -18,12 +20,13 @@ type Parse = (text: string) => MdNode;
 let parser: Promise<Parse> | undefined;
 
 async function loadParser(): Promise<Parse> {
-  const [{ unified }, { default: remarkParse }, { default: remarkFrontmatter }] = await Promise.all([
+  const [{ unified }, { default: remarkParse }, { default: remarkGfm }, { default: remarkFrontmatter }] = await Promise.all([
     import("unified"),
     import("remark-parse"),
+    import("remark-gfm"),
     import("remark-frontmatter"),
   ]);
-  const processor = unified().use(remarkParse).use(remarkFrontmatter, ["yaml"]);
+  const processor = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatter, ["yaml"]);
   return (text) => processor.parse(text) as unknown as MdNode;
 }
 

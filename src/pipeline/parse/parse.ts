@@ -5,6 +5,7 @@ import { findStepHeadings } from "./step-headings.js";
 import { splitFrontmatter, type FrontmatterSplit } from "./frontmatter.js";
 import { LineIndex } from "./positions.js";
 import { parseYamlTree, type YamlTree } from "./yaml-tree.js";
+import { readManifestSpellings, type DesignField, type ManifestSpellings } from "./design-fields.js";
 
 /** A name in `requiresSkills` or `conflictsWith`, with where it is written. */
 export interface SkillReference {
@@ -24,6 +25,8 @@ export interface SkillFrontmatter {
   disableModelInvocation?: true;
   /** `toolNamespaces`: the tool namespaces a workflow skill loads when it becomes active. */
   toolNamespaces: SkillReference[];
+  /** The design fields read from their portable spelling under metadata (`gamma-type`, …); absent when none. */
+  portableFields?: DesignField[];
 }
 
 /**
@@ -42,6 +45,13 @@ export interface ParsedSkillFile {
   tree?: YamlTree;
   /** Absent when the frontmatter is not a mapping. */
   manifest?: SkillFrontmatter;
+  /**
+   * Where the design's fields are written (top level, under metadata, or
+   * both), and the frontmatter as the manifest reads it (`view`: the
+   * metadata spelling put where the top-level keys would be, so the schema
+   * and every rule read one shape). Absent when the frontmatter is not a mapping.
+   */
+  spellings?: ManifestSpellings;
   body: string;
   bodyStartLine: number;
   /** Range of the opening `---` line (or of line 1): where findings about the whole manifest point. */
@@ -73,7 +83,10 @@ export async function parseSkillFile(source: SourceFile, defaultType?: SkillType
   }
   parsed.tree = tree;
   if (!isMapping(tree.value)) return parsed;
-  const manifest = extractManifest(tree, tree.value, defaultType);
+  const spellings = readManifestSpellings(tree, index);
+  parsed.spellings = spellings;
+  const manifest = extractManifest(spellings.view, tree.value, defaultType);
+  if (spellings.portableFields.length > 0) manifest.portableFields = spellings.portableFields;
   parsed.manifest = manifest;
   const deepLine = tooDeepLine(split.body);
   if (deepLine !== undefined) parsed.tooDeepLine = deepLine;
@@ -89,7 +102,9 @@ export function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function extractManifest(tree: YamlTree, value: Record<string, unknown>, defaultType: SkillType | undefined): SkillFrontmatter {
+/** `tree` is the manifest's view of the frontmatter (both spellings read as one); `raw` the frontmatter as written. */
+function extractManifest(tree: YamlTree, raw: Record<string, unknown>, defaultType: SkillType | undefined): SkillFrontmatter {
+  const value = tree.value as Record<string, unknown>;
   const manifest: SkillFrontmatter = {
     requiresSkills: references(tree, value, "requiresSkills"),
     conflictsWith: references(tree, value, "conflictsWith"),
@@ -99,9 +114,9 @@ function extractManifest(tree: YamlTree, value: Record<string, unknown>, default
   const nameRange = tree.valueRanges.get("/name");
   if (typeof name === "string") manifest.name = name;
   if (nameRange) manifest.nameRange = nameRange;
-  // The skill's own key decides when present (an invalid value is reported, never replaced); the specification's
-  // metadata map is where a plain Agent Skills file can say it; the project's default comes last.
-  const metadata = value["metadata"];
+  // The skill's own field decides when present, in either spelling (an invalid value is reported, never replaced);
+  // a plain `metadata.type` that says workflow or reference is read next; the project's default comes last.
+  const metadata = raw["metadata"];
   const type = Object.prototype.hasOwnProperty.call(value, "type") ? value["type"] : isMapping(metadata) && metadata["type"] !== undefined ? metadata["type"] : defaultType;
   if (type === "workflow" || type === "reference") manifest.type = type;
   const description = value["description"];

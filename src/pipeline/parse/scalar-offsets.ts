@@ -34,6 +34,14 @@ const HEX_ESCAPE_DIGITS: Readonly<Record<string, number>> = { x: 2, u: 4, U: 8 }
  * cannot be matched to the value (an alias, a tag the walk does not know).
  */
 export function scalarCharacterOffset(text: string, start: number, end: number, value: string, wanted: number): number | undefined {
+  return scalarCharacterSpan(text, start, end, value, wanted)?.at;
+}
+
+/**
+ * Where the value's code point number `wanted` is written: from `at` to just
+ * before `next` (an escape such as `\u00e9` spans several source characters).
+ */
+export function scalarCharacterSpan(text: string, start: number, end: number, value: string, wanted: number): { at: number; next: number } | undefined {
   let position = skipProperties(text, start, end);
   const indicator = text[position];
   const style = indicator === '"' ? "double" : indicator === "'" ? "single" : indicator === "|" || indicator === ">" ? "block" : "plain";
@@ -47,7 +55,7 @@ export function scalarCharacterOffset(text: string, start: number, end: number, 
   for (const character of value) {
     const match = matchCharacter(text, position, end, character, style);
     if (match === undefined) return undefined;
-    if (count === wanted) return match.at;
+    if (count === wanted) return match;
     position = match.next;
     count++;
   }

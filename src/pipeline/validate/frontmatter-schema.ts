@@ -9,6 +9,7 @@ import { allowedToolsProblem } from "./allowed-tools.js";
 import { hostKeyOf, isHostKey } from "./host-keys.js";
 import { scalarCharacterOffset } from "../parse/scalar-offsets.js";
 import type { YamlProblem, YamlTree } from "../parse/yaml-tree.js";
+import { DESIGN_FIELDS, portableLabel, type DesignField } from "../parse/design-fields.js";
 
 /**
  * Structure comes from schemas/skill-manifest.schema.json (the file editors
@@ -36,14 +37,16 @@ const KEY_HINTS: Record<string, string> = {
 /**
  * Validates a frontmatter value against the manifest schema. `opening` is the
  * range of the opening `---`, where findings about the whole mapping point.
+ * `tree` is the manifest's view: `portableFields` were written under metadata
+ * and stand at the top level, and messages name them as written.
  */
-export function schemaProblems(tree: YamlTree, opening: Range, index: LineIndex): YamlProblem[] {
+export function schemaProblems(tree: YamlTree, opening: Range, index: LineIndex, portableFields: readonly DesignField[] = []): YamlProblem[] {
   const { validate, knownKeys } = manifestValidator();
   if (validate(tree.value)) return [];
   const problems: YamlProblem[] = [];
   const reported = new Set<string>();
   for (const error of validate.errors ?? []) {
-    const problem = describeSchemaError(error, tree, opening, index, knownKeys);
+    const problem = describeSchemaError(error, tree, opening, index, knownKeys, portableFields);
     if (!problem) continue;
     // ajv can report several keywords for one value (pattern and maxLength); one finding per value and rule is enough.
     const key = `${error.instancePath}|${problem.ruleId}|${problem.message}`;
@@ -56,12 +59,17 @@ export function schemaProblems(tree: YamlTree, opening: Range, index: LineIndex)
   return problems;
 }
 
-function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range, index: LineIndex, knownKeys: string[]): YamlProblem | undefined {
+function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range, index: LineIndex, knownKeys: string[], portableFields: readonly DesignField[]): YamlProblem | undefined {
   const path = error.instancePath;
   const range = tree.valueRanges.get(path) ?? opening;
   const value = valueAt(tree.value, path);
   const params = error.params as Record<string, unknown>;
-  const label = labelOf(path);
+  const label = labelOf(path, portableFields);
+  const portableKey = PORTABLE_LIST_KEYS.get(path);
+  if (portableKey && error.keyword === "type") {
+    // A design list under metadata is one string: a YAML list there is read by no Agent Skills tool as a list.
+    return { ruleId: "skill/value-type", range, message: `Unexpected ${describeValue(value, sourceOf(range, index))} for "${label}", expected one string of names separated by spaces, such as "a b"` };
+  }
   switch (error.keyword) {
     case "required": {
       const missing = String(params["missingProperty"]);
@@ -104,7 +112,7 @@ function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range,
     if (typeof value !== "string") {
       return { ruleId: "skill/type-value", range, message: `Unexpected ${describeValue(value, sourceOf(range, index))} for type, expected "workflow" or "reference"` };
     }
-    return typeValueProblem(value, range);
+    return typeValueProblem(value, range, portableFields.includes("type"));
   }
   if (path === "/description") {
     const description = typeof value === "string" ? value : "";
@@ -170,11 +178,16 @@ export function valueAt(value: unknown, pointer: string): unknown {
   return current;
 }
 
-function labelOf(pointer: string): string {
+/** `/metadata/gamma-requires-skills` and the other design lists' portable keys. */
+const PORTABLE_LIST_KEYS = new Map(DESIGN_FIELDS.filter((spelling) => spelling.list).map((spelling) => [`/metadata/${spelling.portableKey}`, spelling.portableKey]));
+
+/** A pointer as a message names it (`requiresSkills[0]`); a field read from metadata by its key there (`metadata.gamma-requires-skills[0]`). */
+function labelOf(pointer: string, portableFields: readonly DesignField[] = []): string {
   return pointer
     .slice(1)
     .split("/")
     .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((part, position) => (position === 0 && (portableFields as readonly string[]).includes(part) ? portableLabel(part as DesignField) : part))
     .map((part, position) => (position > 0 && /^\d+$/.test(part) ? `[${part}]` : position > 0 ? `.${part}` : part))
     .join("");
 }
@@ -216,12 +229,14 @@ function describeType(type: string): string {
  * its own categories is told so, with the way out, rather than a bare
  * "expected workflow or reference".
  */
-function typeValueProblem(value: string, range: Range): YamlProblem {
+function typeValueProblem(value: string, range: Range, portable: boolean): YamlProblem {
   const near = suggest(value, ["workflow", "reference"]);
   if (near !== undefined) return { ruleId: "skill/type-value", range, message: `Unexpected type ${quoted(value)}, expected "workflow" or "reference"; did you mean "${near}"?` };
   return {
     ruleId: "skill/type-value",
     range,
-    message: `Unexpected type ${quoted(value)}, expected "workflow" or "reference" (the skill's contract); a category of the collection's own belongs under metadata, or drop type under the agentskills profile`,
+    message: portable
+      ? `Unexpected type ${quoted(value)} in metadata.gamma-type, expected "workflow" or "reference" (the skill's contract); a category of the collection's own belongs under another metadata key`
+      : `Unexpected type ${quoted(value)}, expected "workflow" or "reference" (the skill's contract); a category of the collection's own belongs under metadata, or drop type under the agentskills profile`,
   };
 }

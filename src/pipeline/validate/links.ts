@@ -2,33 +2,43 @@ import { statSync } from "node:fs";
 import { join, posix } from "node:path";
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { QUOTE_LIMIT, quoted } from "../../diagnostics/quote.js";
+import { scanBodyLinks } from "../parse/body-links.js";
 
 /**
- * Two rules over the paths a skill's body names.
+ * Three rules over the paths a skill's body names, read as GFM reads the
+ * body (parse/body-links.ts: code, HTML, tables and footnotes are not links).
  *
- * `skill/broken-link` (error): a Markdown link, image or reference definition,
- * outside code, with a relative target names a file inside the skill's folder
- * that exists. A skill is installed, copied and compiled as its folder; a link
- * that leaves it or names nothing breaks wherever the skill goes. A link is
- * written to be followed, so this is sure enough to fail a build.
+ * `skill/broken-link` (error): a Markdown link, image or reference definition
+ * with a relative target names a file that exists. Inside the skill's folder
+ * and anywhere else in the project the answer is certain, so it is sure
+ * enough to fail a build.
+ *
+ * `skill/link-outside-skill` (warning): a link that leaves the skill's folder
+ * to a file that exists in this tree (a sibling skill, the plugin's README),
+ * or to a place beyond the project root, which cannot be judged. It works
+ * while the skill sits in this tree and breaks for a skill installed on its
+ * own, so whether it is a problem depends on how the skill travels.
  *
  * `skill/unresolved-path` (warning): a path written outside a link (in prose
  * or in an inline code span) that starts with one of the specification's
  * folders (`scripts/`, `references/`, `assets/`) or with a folder the skill
  * has, names a file with an extension, and exists neither relative to the
  * skill's folder nor relative to any folder between it and the project root
- * (collections keep shared scripts at a plugin root). Such a mention is often
- * relative to something else (a command's working folder, a file the skill
- * tells the agent to create), so it is a warning at most, and it is not
- * reported at all when it is part of a command line (an inline code span that
- * holds more than the path, or a line that starts with `$ `) or follows a
- * variable (`${ROOT}/scripts/x.py`, `$ROOT/scripts/x.py`).
+ * (collections keep shared scripts at a plugin root), nor in another skill of
+ * the project (a body may name a sibling skill's `references/x.md`). Such a
+ * mention is often relative to something else (a command's working folder, a
+ * file the skill tells the agent to create), so it is a warning at most, and
+ * it is not reported at all when it is part of a command line (an inline code
+ * span that holds more than the path, or a line that starts with `$ `) or
+ * follows a variable (`${ROOT}/scripts/x.py`, `$ROOT/scripts/x.py`).
  *
- * Both: fenced code is skipped (it shows commands and examples, often for
- * other projects); URLs, anchors, globs and placeholders are not files to
- * check; paths introduced as examples ("e.g.", "for example", "such as") are
- * not checked. A target the file system cannot even look at (a NUL byte, a
- * name longer than the system allows) cannot resolve: it is a finding too.
+ * All: code is skipped (it shows commands and examples, often for other
+ * projects); URLs, anchors, globs, placeholders, paths into dot-folders (a
+ * skill never ships one: `.repo-wiki/x.md` is the user's workspace) and slash
+ * commands (`/plugin:skill`) are not files to check; paths introduced as
+ * examples ("e.g.", "for example", "such as") are not checked. A target the
+ * file system cannot even look at (a NUL byte, a name longer than the system
+ * allows) cannot resolve: it is a finding too.
  */
 
 export interface LinkCheckInput {
@@ -39,60 +49,41 @@ export interface LinkCheckInput {
   body: string;
   /** 1-based line in SKILL.md where `body` starts. */
   bodyStartLine: number;
+  /** Whether another skill of the project holds this skill-relative path (`references/x.md`): a mention may name a file of a skill it names. */
+  inOtherSkill?: (skillRelative: string) => boolean;
 }
 
 /** The folders the Agent Skills specification names for supporting files. */
 const SPEC_FOLDERS = ["scripts", "references", "assets"];
 const MARKDOWN_LINK = /!?\[(?:[^\]\\\n]|\\.)*\]\(\s*(<[^>\n]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?\s*\)/g;
-const DEFINITION = /^ {0,3}\[[^\]\n]+\]:\s*(<[^>\n]*>|\S+)/;
+/** BARE_PATH's test, without the global flag's lastIndex. */
+const HAS_PATH = /(?<![\w./@$~:-])(?:\.\/)?[A-Za-z0-9_][\w-]*\/(?:[\w.-]+\/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,8}(?![\w/-])/;
 const BARE_PATH = /(?<![\w./@$~:-])((?:\.\/)?[A-Za-z0-9_][\w-]*\/(?:[\w.-]+\/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,8})(?![\w/-])/g;
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+type LinkRule = "skill/broken-link" | "skill/link-outside-skill" | "skill/unresolved-path";
 
 export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
-  // Fences only decide where links are skipped: a body without "/" or "]" holds no link at all.
+  // A body without "/" or "]" holds neither a link nor a path.
   if (!input.body.includes("/") && !input.body.includes("]")) return [];
   const skillDir = posix.dirname(input.path);
   const diagnostics: Diagnostic[] = [];
   const exists = existenceCache(input.root);
+  const report = (ruleId: LinkRule, target: string, line: number, column: number, message: string): void => {
+    diagnostics.push(createDiagnostic(ruleId, input.path, { start: { line, column }, end: { line, column: column + target.length } }, message));
+  };
+  const { links, prose } = scanBodyLinks(input.body, input.bodyStartLine);
+  for (const link of links) {
+    const problem = linkProblem(link.target, skillDir, exists);
+    if (problem) report(problem.ruleId, link.target, link.line, link.column, problem.message);
+  }
   const topFolders = (name: string): boolean => SPEC_FOLDERS.includes(name) || exists(`${skillDir}/${name}`) === "directory";
   const lines = input.body.split("\n");
-  let fence: string | undefined;
   for (let index = 0; index < lines.length; index++) {
     const text = lines[index] ?? "";
-    const marker = FENCE.exec(text)?.[1];
-    if (fence !== undefined) {
-      if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length && text.trim() === marker) fence = undefined;
-      continue;
-    }
-    if (marker !== undefined) {
-      fence = marker;
-      continue;
-    }
-    // A link needs "](" or "]:", a bare path a "/": most lines have neither and cannot hold one.
-    if (!text.includes("/") && !text.includes("]")) continue;
-    // Indented code (four spaces outside a list) is rare in skills and mostly lists; it is checked like text.
-    const line = input.bodyStartLine + index;
-    const report = (ruleId: "skill/broken-link" | "skill/unresolved-path", target: string, column: number, message: string): void => {
-      diagnostics.push(createDiagnostic(ruleId, input.path, { start: { line, column }, end: { line, column: column + target.length } }, message));
-    };
-    const seen = new Set<number>();
-    const checkLink = (target: string, column: number): void => {
-      if (seen.has(column)) return;
-      seen.add(column);
-      const problem = linkProblem(target, skillDir, exists);
-      if (problem) report("skill/broken-link", target, column, problem);
-    };
-    const withoutCode = maskInlineCode(text);
-    for (const match of withoutCode.matchAll(MARKDOWN_LINK)) {
-      const raw = match[1] ?? "";
-      const start = (match.index ?? 0) + match[0].indexOf(raw, match[0].indexOf("]("));
-      checkLink(raw.startsWith("<") ? raw.slice(1, -1) : raw, start + (raw.startsWith("<") ? 2 : 1));
-    }
-    const definition = DEFINITION.exec(withoutCode);
-    if (definition?.[1]) checkLink(definition[1].replace(/^<|>$/g, ""), text.indexOf(definition[1]) + 1);
-    // Path mentions: in text and in inline code, but not inside a Markdown link's parentheses (checked above),
+    // Path mentions: in prose and inline code, not inside a Markdown link's parentheses (checked above),
     // not on a command line, and not where the text shows examples of what a skill could hold ("Example: `scripts/rotate.py`").
-    if (COMMAND_LINE.test(text) || isExampleContext(lines, index)) continue;
+    if (!prose[index] || !text.includes("/")) continue;
+    if (!HAS_PATH.test(text) || COMMAND_LINE.test(text) || isExampleContext(lines, index)) continue;
     const spans = inlineCodeSpans(text);
     const withoutLinks = text.replace(MARKDOWN_LINK, (whole) => " ".repeat(whole.length));
     for (const match of withoutLinks.matchAll(BARE_PATH)) {
@@ -103,8 +94,8 @@ export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
       if (isPartOfCommand(spans, offset, candidate.length)) continue;
       const first = candidate.split("/")[0] ?? "";
       if (!topFolders(first)) continue;
-      const problem = mentionProblem(candidate, skillDir, exists);
-      if (problem) report("skill/unresolved-path", candidate, offset + 1, problem);
+      const problem = mentionProblem(candidate, skillDir, exists, input.inOtherSkill);
+      if (problem) report("skill/unresolved-path", candidate, input.bodyStartLine + index, offset + 1, problem);
     }
   }
   return diagnostics;
@@ -171,29 +162,42 @@ function existenceCache(root: string): (relative: string) => Existence {
   };
 }
 
-/** The target is a local relative path worth looking up: not a URL, an anchor, a glob or a placeholder. */
+/**
+ * The target is a local relative path worth looking up: not a URL, an
+ * anchor, a glob or a placeholder, not a path into a dot-folder (a skill
+ * never ships one, so `.repo-wiki/x.md` is the user's workspace), and not a
+ * slash command (`/plugin:skill` names another skill).
+ */
 function localTarget(rawTarget: string): string | undefined {
   if (/^[a-z][a-z0-9+.-]*:/i.test(rawTarget) || rawTarget.startsWith("#") || rawTarget.startsWith("//")) return undefined;
   const target = safeDecode(rawTarget.replace(/[?#].*$/, ""));
   if (target === "" || /[*?<>{}$]|\[|\]/.test(target) || target.startsWith("~")) return undefined;
+  if (target.split("/").some((segment) => segment.startsWith(".") && segment !== "." && segment !== "..")) return undefined;
+  if (/^\/[^/]*:/.test(target)) return undefined;
   return target;
 }
 
-/** Why a Markdown link's target is broken, or undefined when it is fine or not a local file at all. */
-function linkProblem(rawTarget: string, skillDir: string, exists: (relative: string) => Existence): string | undefined {
+/** Why a Markdown link's target is wrong (and which rule says so), or undefined when it is fine or not a local file at all. */
+function linkProblem(rawTarget: string, skillDir: string, exists: (relative: string) => Existence): { ruleId: LinkRule; message: string } | undefined {
   const target = localTarget(rawTarget);
   if (target === undefined) return undefined;
   const shown = quoted(rawTarget);
-  if (target.startsWith("/")) return `Unexpected absolute link ${shown}, expected a path relative to the skill's folder (${skillDir}/)`;
-  if (target.includes("\\")) return `Unexpected backslash in link ${shown}, expected forward slashes`;
+  const broken = (message: string): { ruleId: LinkRule; message: string } => ({ ruleId: "skill/broken-link", message });
+  if (target.startsWith("/")) return broken(`Unexpected absolute link ${shown}, expected a path relative to the skill's folder (${skillDir}/)`);
+  if (target.includes("\\")) return broken(`Unexpected backslash in link ${shown}, expected forward slashes`);
   const resolved = posix.normalize(`${skillDir}/${target}`);
+  const found = resolved.startsWith("../") || resolved === ".." ? undefined : exists(resolved);
+  if (found === "unreadable") return broken(`Unexpected link ${shown}, which no file system can look up (a NUL byte, or a name longer than the system allows), expected a file inside ${skillDir}/`);
   if (resolved !== skillDir && !resolved.startsWith(`${skillDir}/`)) {
-    return `Unexpected link ${shown} outside the skill's folder, expected a file inside ${skillDir}/ (a skill is installed and compiled as its folder, so the link would break)`;
+    // Outside the skill's folder: a file there works while the skill sits in this tree, and one beyond the project cannot be judged.
+    if (found === undefined && !resolved.startsWith("../") && resolved !== "..") return broken(`Unexpected link to ${quoted(target)}, which does not exist, expected a file at ${resolved.length > QUOTE_LIMIT ? quoted(resolved) : resolved}`);
+    return {
+      ruleId: "skill/link-outside-skill",
+      message: `Unexpected link ${shown} outside the skill's folder, expected a file inside ${skillDir}/ (it resolves in this tree, but a skill installed on its own, as its folder, loses it)`,
+    };
   }
-  const found = exists(resolved);
   if (found === "file" || found === "directory") return undefined;
-  if (found === "unreadable") return `Unexpected link ${shown}, which no file system can look up (a NUL byte, or a name longer than the system allows), expected a file inside ${skillDir}/`;
-  return `Unexpected link to ${quoted(target)}, which does not exist, expected a file at ${resolved.length > QUOTE_LIMIT ? quoted(resolved) : resolved}`;
+  return broken(`Unexpected link to ${quoted(target)}, which does not exist, expected a file at ${resolved.length > QUOTE_LIMIT ? quoted(resolved) : resolved}`);
 }
 
 /**
@@ -201,7 +205,7 @@ function linkProblem(rawTarget: string, skillDir: string, exists: (relative: str
  * names a file relative to the skill's folder or to a folder above it up to
  * the project root.
  */
-function mentionProblem(mention: string, skillDir: string, exists: (relative: string) => Existence): string | undefined {
+function mentionProblem(mention: string, skillDir: string, exists: (relative: string) => Existence, inOtherSkill?: (skillRelative: string) => boolean): string | undefined {
   if (localTarget(mention) === undefined || mention.includes("\\")) return undefined;
   let unreadable = false;
   for (let folder = skillDir; ; folder = posix.dirname(folder)) {
@@ -210,6 +214,8 @@ function mentionProblem(mention: string, skillDir: string, exists: (relative: st
     if (found === "unreadable") unreadable = true;
     if (folder === "." || folder === "/" || folder === "") break;
   }
+  // "design-system's `references/triage.md`": a file of another skill of the project.
+  if (inOtherSkill?.(posix.normalize(mention))) return undefined;
   if (unreadable) return `Unexpected path ${quoted(mention)}, which no file system can look up (a NUL byte, or a name longer than the system allows), expected a file in the skill's folder`;
   return `Unexpected path ${quoted(mention)}, which names no file in ${skillDir}/ or a folder above it, expected an existing file, or a Markdown link when the skill ships the file`;
 }
@@ -220,9 +226,4 @@ function safeDecode(text: string): string {
   } catch {
     return text;
   }
-}
-
-/** Blanks inline code spans (keeping columns), so a link shown as code is not checked as a link. */
-function maskInlineCode(text: string): string {
-  return text.replace(/(`+)[^`]*?\1/g, (span) => " ".repeat(span.length));
 }

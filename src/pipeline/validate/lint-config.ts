@@ -3,7 +3,7 @@ import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { ruleRegistry, type RuleId } from "../../diagnostics/rules/index.js";
 import { DEFAULT_SKILL_PATTERNS, type SkillLayout } from "../discover/skill-folders.js";
-import { CONFIG_FILE } from "../discover/source-paths.js";
+import { CONFIG_FILE, INJECTIONS_FILE, PREFIX_TEMPLATE, TOOL_ORDER_FILE, VARIANTS_FILE } from "../discover/source-paths.js";
 import { readSource, SOURCE_READ_RULES, type SourceOverrides } from "../discover/read-source.js";
 import { isDiagnostic } from "../discover/sources.js";
 import { parseJsonSource, rangeAt, valueAt, type PositionedSource } from "../parse/positioned-source.js";
@@ -40,9 +40,26 @@ export interface SkillTypeGlob {
 
 export const DEFAULT_LINT_CONFIG: LintConfig = { rules: new Map(), layout: { skills: DEFAULT_SKILL_PATTERNS, ignore: [] } };
 
-/** A project with prompts/ is a Gamma agent; any other folder is a plain skills collection. */
+/**
+ * A project with the agent's prompts/prefix.hbs is a Gamma agent; any other
+ * folder is a plain skills collection, also one that keeps prompt files of its
+ * own in a prompts/ folder.
+ */
 export function detectProfile(root: string): Profile {
-  return existsSync(join(root, "prompts")) ? "gamma" : "agentskills";
+  return existsSync(join(root, PREFIX_TEMPLATE)) ? "gamma" : "agentskills";
+}
+
+/**
+ * The files `gamma-prompt init` writes for an agent: with them, a project
+ * linted under the agentskills profile (an agent around a plain collection)
+ * is still an agent and is checked whole. A collection's own prompts/ folder
+ * (a prefix.hbs among its templates) does not make it one.
+ */
+export const AGENT_FILES: readonly string[] = [PREFIX_TEMPLATE, VARIANTS_FILE, INJECTIONS_FILE, TOOL_ORDER_FILE];
+
+/** Whether lint checks the project whole (config, templates, variants, tool schemas, knowledge) besides its skills. */
+export function isAgentProject(root: string, profile: Profile): boolean {
+  return profile === "gamma" ? existsSync(join(root, PREFIX_TEMPLATE)) : AGENT_FILES.every((file) => existsSync(join(root, file)));
 }
 
 export function isProfile(value: string): value is Profile {

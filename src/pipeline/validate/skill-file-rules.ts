@@ -6,36 +6,48 @@ import { bodyProblems } from "./body-rules.js";
 import { schemaProblems } from "./frontmatter-schema.js";
 import type { Profile } from "./lint-config.js";
 import { contentProblems } from "./content-rules.js";
+import { manifestSpellingProblems, unknownPortableKeys } from "./portable-manifest.js";
+import { portableYamlProblems } from "./portable-yaml.js";
 
 /**
  * The rules one SKILL.md must satisfy on its own under a profile: a
  * frontmatter mapping that matches the manifest schema (and, under gamma,
  * has a type), a description that states its trigger, an allowed-tools
- * string, a body of a readable length and of the shape its type promises. Rules that need the folder name or
- * other skills are in skill-set-rules.ts.
+ * string, a body of a readable length and of the shape its type promises,
+ * the design's fields in one spelling, and (where the file is meant to be
+ * portable) frontmatter the Agent Skills reference validator can read. Rules
+ * that need the folder name or other skills are in skill-set-rules.ts.
  */
 export function skillFileDiagnostics(parsed: ParsedSkillFile, profile: Profile = "gamma"): Diagnostic[] {
   const { split, tree, manifest, index, source } = parsed;
   if (!split || !tree) return [];
   const diagnostics: Diagnostic[] = [];
-  const report = (ruleId: RuleId, range: Range, message: string): void => {
-    diagnostics.push(createDiagnostic(ruleId, source.path, range, message));
+  const report = (ruleId: RuleId, range: Range, message: string, related?: { range: Range; message: string }): void => {
+    diagnostics.push(createDiagnostic(ruleId, source.path, range, message, related ? { file: source.path, ...related } : undefined));
   };
   if (!isMapping(tree.value)) {
     const what = tree.value === null ? "empty frontmatter" : `YAML ${Array.isArray(tree.value) ? "list" : "scalar"} as frontmatter`;
     report("skill/frontmatter-not-mapping", tree.valueRanges.get("") ?? split.opening, `Unexpected ${what}, expected a mapping with name, type and description`);
     return diagnostics;
   }
-  for (const problem of schemaProblems(tree, split.opening, index)) {
+  const spellings = parsed.spellings;
+  const view = spellings?.view ?? tree;
+  for (const problem of schemaProblems(view, split.opening, index, spellings?.portableFields)) {
     // The catalog Gamma renders is XML; the Agent Skills specification itself allows < and >.
     if (profile === "agentskills" && problem.ruleId === "skill/description-angle-bracket") continue;
     report(problem.ruleId, problem.range, problem.message);
   }
   // The published schema requires what the specification requires; the gamma profile also needs the contract.
   // A type from metadata or from the config's skillTypes counts: the file need not be edited.
-  if (profile === "gamma" && !Object.prototype.hasOwnProperty.call(tree.value, "type") && manifest?.type === undefined) {
+  if (profile === "gamma" && !Object.prototype.hasOwnProperty.call(view.value, "type") && manifest?.type === undefined) {
     report("skill/missing-key", split.opening, `Unexpected frontmatter without "type", expected "workflow" or "reference"`);
   }
+  // Portability is judged for every file under agentskills, and under gamma for a file that writes its manifest
+  // under metadata: such a file is meant to be read by other Agent Skills tools too.
+  const portable = profile === "agentskills" || (spellings?.written.some((field) => field.portable !== undefined) ?? false);
+  if (spellings) for (const problem of manifestSpellingProblems(spellings, profile === "agentskills")) report(problem.ruleId, problem.range, problem.message, problem.related);
+  for (const problem of unknownPortableKeys(tree)) report(problem.ruleId, problem.range, problem.message);
+  if (portable) for (const problem of portableYamlProblems(split, index, source.byteOrderMark === true)) report("skill/yaml-portable", problem.range, problem.message);
   for (const problem of contentProblems(tree, split, index)) report(problem.ruleId, problem.range, problem.message);
   if (parsed.tooDeepLine !== undefined) {
     const line = split.bodyStartLine + parsed.tooDeepLine - 1;

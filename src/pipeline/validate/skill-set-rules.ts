@@ -3,6 +3,7 @@ import { closureConflicts, compareNames, findCycles, requirementPaths, symmetric
 import type { SkillFrontmatter, SkillReference } from "../parse/parse.js";
 import { quoted } from "../../diagnostics/quote.js";
 import { didYouMean } from "./suggest.js";
+import { fieldLabel, portableLabel } from "../parse/design-fields.js";
 
 /** One skill file's manifest and the folder it sits in. */
 export interface SkillRecord {
@@ -14,6 +15,12 @@ export interface SkillRecord {
   manifest: SkillFrontmatter | undefined;
   /** Range of the opening `---` line: where findings about the whole manifest point. */
   opening: Range;
+  /**
+   * Root-relative folder of the plugin holding the skill (the nearest folder
+   * above it with `.claude-plugin/plugin.json`), if any: a host names a
+   * plugin's skills `plugin:skill`, so names only clash within one plugin.
+   */
+  plugin?: string;
 }
 
 /**
@@ -24,6 +31,7 @@ export interface SkillRecord {
 export function skillSetDiagnostics(records: readonly SkillRecord[]): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const owners = new Map<string, SkillRecord>();
+  const inPlugin = new Map<string, SkillRecord>();
   for (const record of records) {
     const manifest = record.manifest;
     const name = manifest?.name;
@@ -31,11 +39,16 @@ export function skillSetDiagnostics(records: readonly SkillRecord[]): Diagnostic
     if (name !== record.folder) {
       diagnostics.push(createDiagnostic("skill/name-mismatch", record.path, manifest.nameRange, `Unexpected name ${quoted(name)}, expected "${record.folder}", the name of the skill's folder`));
     }
-    const owner = owners.get(name);
+    const scoped = `${record.plugin ?? ""}\u0000${name}`;
+    const owner = inPlugin.get(scoped);
     if (owner) {
       const first = owner.manifest?.nameRange ? { file: owner.path, range: owner.manifest.nameRange, message: `first skill named "${name}"` } : undefined;
-      diagnostics.push(createDiagnostic("skill/name-duplicate", record.path, manifest.nameRange, `Unexpected second skill named "${name}", expected unique names`, first));
-    } else owners.set(name, record);
+      const where = record.plugin === undefined ? "" : ` in the plugin ${record.plugin}/`;
+      diagnostics.push(createDiagnostic("skill/name-duplicate", record.path, manifest.nameRange, `Unexpected second skill named "${name}"${where}, expected unique names`, first));
+      continue;
+    }
+    inPlugin.set(scoped, record);
+    if (!owners.has(name)) owners.set(name, record);
   }
   // A skill that failed to parse is still known by its folder, so its dependants do not cascade into "unknown" errors.
   const known = new Set<string>(owners.keys());
@@ -66,7 +79,9 @@ export function skillSetDiagnostics(records: readonly SkillRecord[]): Diagnostic
       if (declaredConflicts.get(other)?.includes(name) || !owners.has(other)) continue;
       const reference = referenceTo(record, "conflictsWith", other);
       if (reference) {
-        diagnostics.push(createDiagnostic("skill/conflict-one-sided", reference.path, reference.range, `Unexpected one-sided conflict with "${other}", expected "${other}" to list "${name}" in conflictsWith too`));
+        diagnostics.push(
+          createDiagnostic("skill/conflict-one-sided", reference.path, reference.range, `Unexpected one-sided conflict with "${other}", expected "${other}" to list "${name}" in ${conflictsLabel(owners.get(other)?.manifest)} too`),
+        );
       }
     }
     const found = inClosures.get(name);
@@ -87,20 +102,21 @@ function checkReferences(
 ): string[] {
   const seen = new Set<string>();
   const usable: string[] = [];
+  const label = fieldLabel(key, record.manifest?.portableFields);
   for (const reference of references) {
     if (seen.has(reference.name)) {
-      diagnostics.push(createDiagnostic("skill/reference-repeated", record.path, reference.range, `Unexpected repeated "${reference.name}" in ${key}, expected each name once`));
+      diagnostics.push(createDiagnostic("skill/reference-repeated", record.path, reference.range, `Unexpected repeated "${reference.name}" in ${label}, expected each name once`));
       continue;
     }
     seen.add(reference.name);
     if (reference.name === name) {
       const verb = key === "requiresSkills" ? "require" : "conflict with";
-      diagnostics.push(createDiagnostic("skill/reference-self", record.path, reference.range, `Unexpected "${name}" in its own ${key}, expected a skill not to ${verb} itself`));
+      diagnostics.push(createDiagnostic("skill/reference-self", record.path, reference.range, `Unexpected "${name}" in its own ${label}, expected a skill not to ${verb} itself`));
       continue;
     }
     if (!known.has(reference.name)) {
       diagnostics.push(
-        createDiagnostic("skill/reference-unknown", record.path, reference.range, `Unexpected unknown skill ${quoted(reference.name)} in ${key}, expected the name of a skill in skills/${didYouMean(reference.name, knownList)}`),
+        createDiagnostic("skill/reference-unknown", record.path, reference.range, `Unexpected unknown skill ${quoted(reference.name)} in ${label}, expected the name of a skill in skills/${didYouMean(reference.name, knownList)}`),
       );
       continue;
     }
@@ -139,4 +155,10 @@ function reportClosureConflicts(name: string, record: SkillRecord, requires: Rea
 function referenceTo(record: SkillRecord | undefined, key: "requiresSkills" | "conflictsWith", target: string): (SkillReference & { path: string }) | undefined {
   const reference = record?.manifest?.[key].find((item) => item.name === target);
   return reference && record ? { ...reference, path: record.path } : undefined;
+}
+
+/** Where a skill would list a conflict: its conflictsWith as written, or, when it has none, the spelling its manifest uses. */
+function conflictsLabel(manifest: SkillFrontmatter | undefined): string {
+  if (manifest && manifest.conflictsWith.length === 0 && (manifest.portableFields?.length ?? 0) > 0) return portableLabel("conflictsWith");
+  return fieldLabel("conflictsWith", manifest?.portableFields);
 }

@@ -48,6 +48,8 @@ export interface UnreferencedFileInput {
   /** Root-relative path of SKILL.md. */
   path: string;
   body: string;
+  /** The skill folder's entries, when the caller has listed them already (root-relative, as listSupportingEntries gives them). */
+  entries?: ReadonlyArray<{ path: string; regular: boolean }>;
 }
 
 /** Markdown files and scripts whose references count too; larger ones are not read (the body limit is the same). */
@@ -55,7 +57,9 @@ const FOLLOWED = /\.(?:md|markdown|mdx|sh|bash|zsh|py|js|cjs|mjs|ts|cts|mts|rb|p
 const MAX_FOLLOWED_BYTES = 1024 * 1024;
 /** What can never be inside a path as written in prose or code; `*` cuts `references/*.md` into the folder it names. */
 const TOKEN = /[^\s`'"()<>[\]{},;|*=]+/g;
-const NAMED_FOLDER = /`\.?\/?([^`\s/]+)\/?`|([\w.-]+)\/?`?\s+(?:folder|directory)\b/g;
+const CODE_FOLDER = /`\.?\/?([^`\s/]+)\/?`/g;
+/** "the layouts folder", "`templates/` directory": the word before "folder" or "directory" (found from those words, not tried at every position). */
+const FOLDER_WORD = /\s(?:folder|directory)\b/g;
 const MARKDOWN_TARGET = /\]\(\s*<?([^)\s>]+)>?/g;
 const NOT_FOR_THE_MODEL = /^(?:(?:readme|licen[cs]e|notice|copying|changelog)(?:[.-][\w.-]*)?|agents\/openai\.yaml)$/i;
 /** A file name without its extension that is specific enough to count as a mention: `advanced-init-once`, `fill_form`. */
@@ -63,7 +67,7 @@ const IDENTIFIER_STEM = /^[\w]+(?:[-_][\w]+)+$/;
 
 export function unreferencedFileDiagnostics(input: UnreferencedFileInput): Diagnostic[] {
   const skillDir = posix.dirname(input.path);
-  const files = listSupportingEntries(input.root, skillDir)
+  const files = (input.entries ?? listSupportingEntries(input.root, skillDir))
     .filter((entry) => entry.regular)
     .map((entry) => entry.path.slice(skillDir.length + 1));
   const candidates = files.filter((file) => !NOT_FOR_THE_MODEL.test(file));
@@ -104,12 +108,18 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
     if (IDENTIFIER_STEM.test(stem)) byStem.set(stem, [...(byStem.get(stem) ?? []), file]);
   }
   const referenced = new Set<string>();
+  // Once every file that could be reported is named, there is nothing left to look for.
+  const unnamed = new Set(candidates);
+  // Markdown files not yet named (README.md too, which is never reported): naming one leads to what it names.
+  const unread = new Set(files.filter((file) => FOLLOWED.test(file)));
   const followed = new Set<string>();
   // Markdown files to read, in the order they were found named; read only while some file is still unnamed.
   const toFollow: string[] = [];
   const mark = (file: string): void => {
     if (referenced.has(file)) return;
     referenced.add(file);
+    unnamed.delete(file);
+    unread.delete(file);
     if (FOLLOWED.test(file) && !followed.has(file)) {
       followed.add(file);
       toFollow.push(file);
@@ -156,20 +166,102 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
       else if (folders.has(tail) && (namesFolder || segments.length - start > 1)) markFolder(tail);
     }
   };
+  /**
+   * The parts of a text that can name a file still unnamed: every way of
+   * naming one (a path, its file name, its stem, a module name, a folder above
+   * it) writes its stem or one of its folders, so only the lines that hold one
+   * of those words (and the line before each, where a link's `](` or a name
+   * before "folder" may sit) are read. The words are those of the unnamed
+   * candidates and of the Markdown files not named yet (README.md too, which
+   * is never reported but may name others).
+   */
+  // The words to look for, rebuilt only when a file was named since the last text.
+  let words: RegExp | undefined;
+  let wordsFor = -1;
+  const namingParts = (text: string): string[] => {
+    if (unnamed.size + unread.size !== wordsFor) {
+      wordsFor = unnamed.size + unread.size;
+      const found = new Set<string>();
+      for (const file of [...unnamed, ...unread]) {
+        const segments = file.split("/");
+        const name = segments.pop() ?? "";
+        const stem = name.includes(".") ? name.slice(0, name.lastIndexOf(".")) : name;
+        found.add(stem === "" ? name : stem);
+        for (const segment of segments) found.add(segment);
+      }
+      // A link may write a name percent-encoded (`logo%20big.png`).
+      for (const word of [...found]) if (encodeURIComponent(word) !== word) found.add(encodeURIComponent(word));
+      words = found.size === 0 ? undefined : new RegExp([...found].map(escapeRegExp).join("|"), "g");
+    }
+    if (words === undefined) return [];
+    const parts: string[] = [];
+    let from = -1;
+    let to = -1;
+    for (const match of text.matchAll(words)) {
+      const at = match.index ?? 0;
+      if (from !== -1 && at < to) continue;
+      const lineStart = text.lastIndexOf("\n", at - 1) + 1;
+      const start = lineStart === 0 ? 0 : text.lastIndexOf("\n", lineStart - 2) + 1;
+      const newline = text.indexOf("\n", at);
+      const end = newline === -1 ? text.length : newline;
+      if (from !== -1 && start <= to + 1) to = Math.max(to, end);
+      else {
+        if (from !== -1) parts.push(text.slice(from, to));
+        from = start;
+        to = end;
+      }
+    }
+    if (from !== -1) parts.push(text.slice(from, to));
+    return parts;
+  };
   const scan = (next: { dir: string; text: string }): void => {
-    for (const match of next.text.matchAll(MARKDOWN_TARGET)) resolveMention(safeDecode(match[1] ?? ""), next.dir, true);
+    for (const part of namingParts(next.text)) scanPart(next.dir, part);
+  };
+  const scanPart = (dir: string, text: string): void => {
+    for (const match of text.matchAll(MARKDOWN_TARGET)) resolveMention(safeDecode(match[1] ?? ""), dir, true);
     // `` `templates` `` in code, or "the templates folder": a folder named by its bare name.
-    for (const match of next.text.matchAll(NAMED_FOLDER)) resolveMention(`${match[1] ?? match[2] ?? ""}/`, next.dir, true);
-    for (const match of next.text.matchAll(TOKEN)) resolveMention(match[0], next.dir, false);
+    for (const match of text.matchAll(CODE_FOLDER)) resolveMention(`${match[1] ?? ""}/`, dir, true);
+    for (const name of namedFolders(text)) resolveMention(`${name}/`, dir, true);
+    for (const match of text.matchAll(TOKEN)) {
+      if (unnamed.size === 0) return;
+      const token = match[0];
+      // Most tokens are words: a word names a file only by its file name or stem, two map lookups.
+      if (!/[/.?#]/.test(token)) {
+        const last = token[token.length - 1];
+        const word = last === ":" || last === "!" ? token.replace(/[:!]+$/, "") : token;
+        for (const file of byBaseName.get(word) ?? []) mark(file);
+        for (const file of byStem.get(word) ?? []) mark(file);
+        continue;
+      }
+      resolveMention(token, dir, false);
+    }
   };
   scan({ dir: "", text: input.body });
-  // Once every file that could be reported is named, there is nothing left to look for.
-  const allNamed = (): boolean => candidates.every((file) => referenced.has(file));
-  for (let file = toFollow.shift(); file !== undefined && !allNamed(); file = toFollow.shift()) {
+  for (let file = toFollow.shift(); file !== undefined && unnamed.size > 0; file = toFollow.shift()) {
     const read = readBytes(input.root, `${skillDir}/${file}`, MAX_FOLLOWED_BYTES);
     if ("raw" in read) scan({ dir: posix.dirname(file) === "." ? "" : posix.dirname(file), text: read.raw.toString("utf8") });
   }
   return referenced;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The names written before "folder" or "directory": a run of word characters, then an optional `/` and backtick, then spaces. */
+function namedFolders(text: string): string[] {
+  const names: string[] = [];
+  if (!text.includes("folder") && !text.includes("directory")) return names;
+  for (const match of text.matchAll(FOLDER_WORD)) {
+    let end = match.index ?? 0;
+    while (end > 0 && /\s/.test(text[end - 1] ?? "")) end--;
+    if (text[end - 1] === "`") end--;
+    if (text[end - 1] === "/") end--;
+    let start = end;
+    while (start > 0 && /[\w.-]/.test(text[start - 1] ?? "")) start--;
+    if (start < end) names.push(text.slice(start, end));
+  }
+  return names;
 }
 
 /** Files named in one note, before "… (n more)". */

@@ -129,6 +129,20 @@ export class InjectionQueue {
     return this.place(injection);
   }
 
+  /**
+   * For a host that runs the queue on its own (without a session): puts an
+   * event back that left the queue without reaching the model. Its id is
+   * already processed, so `add` would call it a duplicate; coalescing still
+   * applies. An entry still pending but handed to Pi becomes unsent.
+   */
+  requeue(injection: RuntimeInjection): AddOutcome {
+    const entry = this.entries.get(injection.id);
+    if (entry === undefined) return this.place(injection);
+    if (entry.pending.queuedAs === undefined) return "duplicate";
+    this.release([injection.id]);
+    return this.entries.has(injection.id) ? "queued" : "superseded";
+  }
+
   /** Records an id as processed without queueing it (an echo suppressed on arrival). */
   markSeen(id: string): void {
     if (this.seen.has(id) || this.entries.has(id)) return;
@@ -165,6 +179,16 @@ export class InjectionQueue {
     }
     this.remove(suppressed.map((injection) => injection.id));
     return { deliver, suppressed };
+  }
+
+  /**
+   * For a host that runs the queue on its own and delivers events itself:
+   * `take`, then the delivered events leave the queue at once.
+   */
+  drain(options: DrainOptions): DrainResult {
+    const result = this.take(options);
+    this.remove(result.deliver.map((injection) => injection.id));
+    return result;
   }
 
   /** Removes pending entries: a model call used them, or another path delivered them. Ids stay processed. */

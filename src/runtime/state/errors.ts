@@ -24,12 +24,15 @@ export class StateConflictError extends StateStoreError {
  * The session stopped because its store refused a write: what a run ends
  * with (prompt() rejects with it, no model call goes out after it) and what
  * `flush()` rejects with. `cause` is the store's own error; `revision` is the
- * first revision the store did not accept. The session's memory is ahead of
- * its store from that revision on, so the host disposes it and reopens the
- * session from the store.
+ * first revision the store did not accept; `conflict` is true when the store
+ * said another writer holds the session (a StateConflictError: a second
+ * server, a lost lease). The session's memory is ahead of its store from that
+ * revision on, so the host disposes it and reopens the session from the store
+ * (after a conflict, only where it holds the session again).
  */
 export class StateWriteFailedError extends Error {
   override readonly name = "StateWriteFailedError";
+  readonly conflict: boolean;
   constructor(
     override readonly cause: unknown,
     readonly revision: number,
@@ -38,5 +41,6 @@ export class StateWriteFailedError extends Error {
       `The state store refused the write of revision ${revision} (${cause instanceof Error ? cause.message : String(cause)}); the session stopped: dispose it and reopen it from the store`,
       { cause },
     );
+    this.conflict = cause instanceof StateConflictError;
   }
 }

@@ -18,7 +18,7 @@ import type { ExecutionState } from "../execution-state.js";
 import { STATE_VERSION, StateWriteFailedError } from "./errors.js";
 import { coreOf, type StateCore } from "./fields.js";
 import { applyChange, replay, seenIdsOf, type StateChange, type StateRecord } from "./journal.js";
-import type { MaybePromise, StateStore } from "./store.js";
+import { isPromiseLike, type MaybePromise, type StateStore } from "./store.js";
 
 export interface StateOwnerOptions {
   /** The trusted message the pending set keeps for an accepted event. */
@@ -102,6 +102,15 @@ export class SessionStateOwner {
     return new Promise((resolve, reject) => this.waiters.push({ revision: this.revisionNow, resolve, reject }));
   }
 
+  /**
+   * Another store of the session refused a write (its transcript, in a
+   * database): the session stops as if the state's store had refused one.
+   */
+  stop(cause: unknown): StateWriteFailedError {
+    this.fail(cause, this.revisionNow + 1);
+    return this.failed as StateWriteFailedError;
+  }
+
   /** Closes the store once its last write settled (at once when none is in flight). */
   close(): void {
     this.closeWhenIdle = true;
@@ -132,7 +141,7 @@ export class SessionStateOwner {
       this.fail(error, record.revision);
       throw error;
     }
-    if (isPromise(answer)) this.track(answer, [record]);
+    if (isPromiseLike(answer)) this.track(answer, [record], record.revision);
     apply();
     this.revisionNow = record.revision;
   }
@@ -156,6 +165,8 @@ export class SessionStateOwner {
   /** Starts one write; a store that answers at once is done here, one that waits is tracked until it settles. */
   private start(write: () => MaybePromise<void>, records: readonly StateRecord[], rethrow: boolean): void {
     const revision = records[0]?.revision ?? this.revisionNow;
+    // What the store holds once this write lands: its last record, or the snapshot it saves (the state now).
+    const holds = records.at(-1)?.revision ?? this.revisionNow;
     let answer: MaybePromise<void>;
     try {
       answer = write();
@@ -164,15 +175,15 @@ export class SessionStateOwner {
       if (rethrow) throw error;
       return;
     }
-    if (!isPromise(answer)) {
-      this.written(records);
+    if (!isPromiseLike(answer)) {
+      this.written(records, holds);
       return;
     }
-    this.track(answer, records);
+    this.track(answer, records, holds);
   }
 
-  /** A write in flight: the store is behind until it settles. */
-  private track(answer: Promise<void>, records: readonly StateRecord[]): void {
+  /** A write in flight: the store is behind until it settles, and then holds revision `holds`. */
+  private track(answer: Promise<void>, records: readonly StateRecord[], holds: number): void {
     const revision = records[0]?.revision ?? this.revisionNow;
     // Keep what the store holds for `current`, in case it compacts later.
     if (this.appends()) this.stored ??= { base: records.length === 0 ? this.snapshot() : this.snapshotBefore(records), accepted: [] };
@@ -180,7 +191,7 @@ export class SessionStateOwner {
     answer.then(
       () => {
         this.writing = false;
-        this.written(records);
+        this.written(records, holds);
       },
       (error: unknown) => {
         this.writing = false;
@@ -202,12 +213,16 @@ export class SessionStateOwner {
     return this.stored.base;
   }
 
-  private written(records: readonly StateRecord[]): void {
+  /**
+   * A write landed and the store holds revision `holds`: whoever waits for it
+   * goes on at once (not after the writes queued behind it, which may keep
+   * coming), and the changes made meanwhile go in the next write.
+   */
+  private written(records: readonly StateRecord[], holds: number): void {
     if (this.failed !== undefined) return;
     this.stored?.accepted.push(...records);
     // Waiters are in the order they came, so their revisions only grow: those now stored go first.
-    const durable = records.at(-1)?.revision ?? this.revisionNow;
-    while (this.waiters.length > 0 && (this.waiters[0] as Waiter).revision <= durable) this.waiters.shift()?.resolve();
+    while (this.waiters.length > 0 && (this.waiters[0] as Waiter).revision <= holds) this.waiters.shift()?.resolve();
     if (this.unsent.length > 0) {
       this.sendUnsent();
       if (this.writing || this.failed !== undefined) return;
@@ -234,10 +249,6 @@ export class SessionStateOwner {
       this.options.onCloseFailure(error);
       return;
     }
-    if (isPromise(closing)) closing.then(undefined, (error: unknown) => this.options.onCloseFailure(error));
+    if (isPromiseLike(closing)) closing.then(undefined, (error: unknown) => this.options.onCloseFailure(error));
   }
-}
-
-function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | undefined)?.then === "function";
 }

@@ -11,6 +11,11 @@ import type { ExecutionState } from "../execution-state.js";
 /** A value now, or a promise of it: every method of a store may answer either way. */
 export type MaybePromise<T> = T | Promise<T>;
 
+/** Whether a store's answer is still to come (any thenable, not only a native promise). */
+export function isPromiseLike<T>(value: MaybePromise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
+}
+
 /**
  * Durable home of one session's execution state. Every method may return a
  * promise (a database, a network store) or answer at once (memory, a file).

@@ -3,7 +3,7 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { loadArtifacts } from "../../../src/runtime/artifacts.js";
 import type { SessionProtocolController } from "../../../src/runtime/controller.js";
 import { createGammaAgent } from "../../../src/runtime/pi-adapter.js";
-import type { StateStore } from "../../../src/runtime/state/store.js";
+import type { StateStore } from "../../../src/runtime/state.js";
 import type { HostExecutors, ToolExecutor } from "../../../src/runtime/tools.js";
 import { prepareDist } from "../../runtime/helpers/dist.js";
 import { registerFauxProvider, type Faux } from "../../runtime/helpers/pi.js";

@@ -1,0 +1,55 @@
+import { resolve } from "node:path";
+import { checkAndBuild, type CheckResult } from "./check.js";
+import { cost, type CostResult } from "./cost/cost.js";
+import { ProfileError } from "./cost/profile.js";
+import { compareWithBase } from "./report/base.js";
+import type { BaseComparison } from "./report/model.js";
+import { ArtifactVerificationError, loadArtifacts } from "./runtime/artifacts.js";
+
+/**
+ * What the sources as they are would do to the prompt cache: `check` against
+ * the output folder, and the sources' build compared with the output
+ * folder's as `report --base` compares two builds (each variant's blocks
+ * intact, changed or invalidated, the files behind them, the tokens that go
+ * uncached and the default policies' cost per 1,000 sessions before and
+ * after). Writes nothing.
+ */
+
+export interface CacheImpactOptions {
+  root: string;
+  /** Output folder, relative to the root unless absolute (default dist). */
+  outDir?: string;
+  /** A traffic profile for the costs (parsed JSON), as `cost` and `report` take it. */
+  profile?: unknown;
+}
+
+export interface CacheImpact {
+  /** check's verdict: whether the output folder is what the sources build to. */
+  check: CheckResult;
+  /** The sources' build against the output folder's; absent when one of them is missing (see `comparisonProblem`). */
+  comparison?: BaseComparison;
+  /** Why there is no comparison: the sources have errors, or the output folder holds no verified build. */
+  comparisonProblem?: string;
+}
+
+export async function cacheImpact(options: CacheImpactOptions): Promise<CacheImpact> {
+  const root = resolve(options.root);
+  const outDir = resolve(root, options.outDir ?? "dist");
+  const { result, built } = await checkAndBuild({ root, outDir });
+  if (!built) return { check: result, comparisonProblem: `the sources have errors (${result.errorCount}), so there is no build to compare with the output folder` };
+  let before;
+  try {
+    before = loadArtifacts({ distDir: outDir });
+  } catch (error) {
+    if (!(error instanceof ArtifactVerificationError)) throw error;
+    return { check: result, comparisonProblem: `the output folder holds no verified build to compare with: ${error.message.split("\n").join(" ")}` };
+  }
+  let costs: { before: CostResult; after: CostResult } | { problem: string };
+  try {
+    costs = { before: cost({ root, profile: options.profile, artifacts: before }), after: cost({ root, profile: options.profile, artifacts: built }) };
+  } catch (error) {
+    if (!(error instanceof ProfileError)) throw error;
+    costs = { problem: `the traffic profile does not fit the variants (${error.message})` };
+  }
+  return { check: result, comparison: compareWithBase("the output folder", before, built, costs) };
+}

@@ -1,0 +1,37 @@
+import { statSync } from "node:fs";
+import type { Command } from "commander";
+import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
+import { addProjectOptions, commandHelpFooter } from "../options.js";
+
+interface McpCommandOptions {
+  root: string;
+  out: string;
+}
+
+export function registerMcpCommand(program: Command, result: { exitCode: number }): void {
+  const command = program.command("mcp").description("Run the MCP server for coding agents: lint, rule docs, fixes, cache impact, compiled prompts and the skills graph as tools.");
+  addProjectOptions(command, { rootDescription: "project root: the folder that holds skills/ (and prompts/)", out: true })
+    .addHelpText(
+      "after",
+      commandHelpFooter({
+        about: `A Model Context Protocol server over standard input and output. Coding agents start it themselves:
+register \`npx gamma-prompt mcp\` (run in the project folder) as a stdio MCP server. Tools: lint,
+lint_text, explain_rule, fix_file (writes only with write: true), check_cache, show_variant,
+skill_graph; resources: every rule's page and the output folder's manifest and variants. Paths are
+relative to --root; nothing outside it is read.`,
+        exitCodes: "0 once the client closes the connection, 2 usage error (--root is not a folder).",
+        examples: ["gamma-prompt mcp", "gamma-prompt mcp --root path/to/project"],
+      }),
+    )
+    .action(async (options: McpCommandOptions) => {
+      if (statSync(options.root, { throwIfNoEntry: false })?.isDirectory() !== true) {
+        process.stderr.write(`gamma-prompt mcp: Unexpected --root ${options.root}: not a folder, expected the project folder\n`);
+        result.exitCode = EXIT_USAGE;
+        return;
+      }
+      // The SDK loads only here: no other command pays for it.
+      const { runMcpServer } = await import("../../mcp/server.js");
+      await runMcpServer({ root: options.root, outDir: options.out });
+      result.exitCode = EXIT_OK;
+    });
+}

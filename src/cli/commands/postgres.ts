@@ -1,0 +1,47 @@
+import type { Command } from "commander";
+import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
+import { commandHelpFooter } from "../options.js";
+
+interface MigrateOptions {
+  url?: string;
+  print?: boolean;
+}
+
+export function registerPostgresCommand(program: Command, result: { exitCode: number }): void {
+  const postgres = program.command("postgres").description("Manage the PostgreSQL schema of gamma-prompt/runtime/postgres (sessions that outlive their server).");
+  postgres
+    .command("migrate")
+    .description("Apply the schema's migrations the database lacks (idempotent, safe when several servers run it at once).")
+    .option("--url <url>", "connection string (default: DATABASE_URL, then the PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD variables)")
+    .option("--print", "print the migrations' SQL instead of applying it (for a migration tool of your own)")
+    .addHelpText(
+      "after",
+      commandHelpFooter({
+        about: `Needs node-postgres (npm install pg). Each migration is applied once, in order, in one
+transaction under an advisory lock, and recorded in gamma_schema_migrations.`,
+        exitCodes: "0 applied or already current, 1 the database refused or could not be reached, 2 usage error (pg not installed).",
+        examples: ["gamma-prompt postgres migrate --url postgres://agent@db.internal/agents", "gamma-prompt postgres migrate --print > 0001.sql"],
+      }),
+    )
+    .action(async (options: MigrateOptions) => {
+      // The PostgreSQL entry point, and node-postgres through it, load only when this command runs.
+      const { migrateDatabase, PgNotInstalledError, postgresMigrations } = await import("../../runtime-postgres/migrate.js");
+      if (options.print) {
+        for (const migration of postgresMigrations()) process.stdout.write(`-- migration ${migration.version}: ${migration.name}\n${migration.sql}\n`);
+        result.exitCode = EXIT_OK;
+        return;
+      }
+      try {
+        const migrated = await migrateDatabase(options.url ?? process.env["DATABASE_URL"]);
+        process.stdout.write(
+          migrated.applied.length === 0
+            ? `schema is current: migration ${migrated.version}\n`
+            : `applied migration${migrated.applied.length === 1 ? "" : "s"} ${migrated.applied.join(", ")}; schema at migration ${migrated.version}\n`,
+        );
+        result.exitCode = EXIT_OK;
+      } catch (error) {
+        process.stderr.write(`gamma-prompt postgres migrate: ${error instanceof Error ? error.message : String(error)}\n`);
+        result.exitCode = error instanceof PgNotInstalledError ? EXIT_USAGE : EXIT_FINDINGS;
+      }
+    });
+}

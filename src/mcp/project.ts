@@ -1,0 +1,86 @@
+import { realpathSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { createProjectAnalyzer, type ProjectAnalyzer } from "../analyze.js";
+import { describeEntry, statIfPossible } from "../protocol/regular-file.js";
+
+/**
+ * The one project an MCP server serves: its root, its output folder, a warm
+ * analyzer for unsaved text and in-memory builds, and the guard every path
+ * argument passes. A path is taken only inside the root (after following
+ * links), and only when it names what the tool reads: a regular file or a
+ * folder, never a FIFO, socket or device (reading one would block or never
+ * end).
+ */
+
+/** Bad input to a tool: its message goes back to the agent as a tool error, and the server goes on. */
+export class ToolInputError extends Error {
+  override readonly name = "ToolInputError";
+}
+
+export interface ProjectPath {
+  /** Root-relative, forward slashes ("" for the root itself). */
+  rel: string;
+  abs: string;
+}
+
+export class McpProject {
+  readonly root: string;
+  readonly outDir: string;
+  private readonly realRoot: string;
+  private analyzerInstance: ProjectAnalyzer | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(root: string, outDir = "dist") {
+    this.root = resolve(root);
+    this.outDir = resolve(this.root, outDir);
+    this.realRoot = realpathOrSelf(this.root);
+  }
+
+  /** The analyzer keeps its parsed files between calls: a second lint of unchanged text reads nothing again. */
+  get analyzer(): ProjectAnalyzer {
+    this.analyzerInstance ??= createProjectAnalyzer({ root: this.root, outDir: this.outDir });
+    return this.analyzerInstance;
+  }
+
+  /** Runs `task` after every earlier one: analyses must not overlap, and a fix must not race a lint. */
+  serial<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(task, task);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** A path argument as a place inside the root; `exists: false` accepts a path with nothing there yet (unsaved text). */
+  place(path: string, expect: { what: string; exists: boolean }): ProjectPath {
+    if (path.includes("\u0000")) throw new ToolInputError(`Unexpected NUL character in path ${JSON.stringify(path.replace(/\u0000/g, "\\0"))}, expected ${expect.what} inside the project root ${this.root}`);
+    const abs = resolve(this.root, path);
+    if (!inside(this.root, abs)) throw new ToolInputError(`Unexpected path ${JSON.stringify(path)}: outside the project root ${this.root}; expected ${expect.what} inside it`);
+    const stats = statIfPossible(abs);
+    if (stats === undefined) {
+      if (expect.exists) throw new ToolInputError(`Unexpected path ${JSON.stringify(path)}: nothing there under the project root ${this.root}; expected ${expect.what}`);
+    } else if (!inside(this.realRoot, realpathOrSelf(abs))) {
+      throw new ToolInputError(`Unexpected path ${JSON.stringify(path)}: it leads outside the project root ${this.root} (through a symbolic link); expected ${expect.what} inside it`);
+    }
+    return { rel: relative(this.root, abs).split(sep).join("/"), abs };
+  }
+
+  /** What a path holds, refusing anything but the kinds a tool reads. */
+  kindOf(place: ProjectPath, allowed: ReadonlyArray<"file" | "folder">, what: string): "file" | "folder" {
+    const stats = statIfPossible(place.abs);
+    if (stats?.isFile() && allowed.includes("file")) return "file";
+    if (stats?.isDirectory() && allowed.includes("folder")) return "folder";
+    throw new ToolInputError(`Unexpected ${stats ? describeEntry(stats) : "nothing"} at ${JSON.stringify(place.rel || ".")}, expected ${what}`);
+  }
+}
+
+function inside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+function realpathOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}

@@ -1,0 +1,92 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { explainRule, formatExplanation, isRuleId, ruleIds } from "../diagnostics/rules/explain.js";
+import { packageRoot } from "../package-paths.js";
+import { MANIFEST_FILE, type DistManifest } from "../protocol/dist-manifest.js";
+import { readRegularFile } from "../protocol/regular-file.js";
+import { MAX_SOURCE_BYTES } from "../pipeline/discover/read-source.js";
+import { ToolInputError, type McpProject } from "./project.js";
+
+/**
+ * The resources: every rule's documentation page (from the package), and the
+ * project's output folder: its manifest and compiled variants (listed), and
+ * any other file in it by URI. A URI that leads outside the project root, or
+ * to anything but a regular file, is refused.
+ */
+
+export const RULE_SCHEME_PREFIX = "gamma-prompt://rules/";
+export const PROJECT_SCHEME_PREFIX = "gamma-prompt://project/";
+/** Compiled artifacts can be large (a whole catalog); past this a read is refused rather than sent. */
+const MAX_RESOURCE_BYTES = 8 * MAX_SOURCE_BYTES;
+
+export interface ResourceEntry {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType: string;
+}
+
+export function listResources(project: McpProject): ResourceEntry[] {
+  const rules = ruleIds().map((id) => ({ uri: `${RULE_SCHEME_PREFIX}${id}`, name: id, description: explainRule(id).description, mimeType: "text/markdown" }));
+  const output: ResourceEntry[] = [];
+  let outRel: string | undefined;
+  try {
+    outRel = project.place(project.outDir, { what: "the output folder", exists: false }).rel;
+  } catch {
+    // An output folder outside the project root (--out) is not served.
+  }
+  const manifestRead = outRel === undefined ? undefined : readRegularFile(`${project.outDir}/${MANIFEST_FILE}`, { maxBytes: MAX_RESOURCE_BYTES });
+  if (outRel !== undefined && manifestRead?.kind === "file") {
+    output.push({ uri: `${PROJECT_SCHEME_PREFIX}${outRel}/${MANIFEST_FILE}`, name: `${outRel}/${MANIFEST_FILE}`, description: "The build's manifest: every artifact with its sha256, the skills, variants and token counts.", mimeType: "application/json" });
+    let manifest: Partial<DistManifest> = {};
+    try {
+      manifest = JSON.parse(manifestRead.bytes.toString("utf8")) as Partial<DistManifest>;
+    } catch {
+      // An unreadable manifest lists no variants; check reports it.
+    }
+    for (const variant of Object.keys(manifest.variants ?? {}).sort()) {
+      output.push({ uri: `${PROJECT_SCHEME_PREFIX}${outRel}/variants/${variant}.md`, name: `${outRel}/variants/${variant}.md`, description: `The compiled system prompt of variant ${variant}, as last built.`, mimeType: "text/markdown" });
+    }
+  }
+  return [...output, ...rules];
+}
+
+export const RESOURCE_TEMPLATES = [
+  { uriTemplate: `${RULE_SCHEME_PREFIX}{rule}`, name: "rule", description: "A rule's documentation page, e.g. gamma-prompt://rules/skill/description-trigger.", mimeType: "text/markdown" },
+  { uriTemplate: `${PROJECT_SCHEME_PREFIX}{+path}`, name: "output-file", description: "A file of the project's output folder (dist/ by default), e.g. gamma-prompt://project/dist/cache-plan.json.", mimeType: "text/plain" },
+];
+
+export function readResource(project: McpProject, uri: string): { uri: string; mimeType: string; text: string } {
+  if (uri.startsWith(RULE_SCHEME_PREFIX)) {
+    const id = decodeURIComponent(uri.slice(RULE_SCHEME_PREFIX.length));
+    if (!isRuleId(id)) throw new ToolInputError(`Unexpected rule ${JSON.stringify(id)} in ${uri}, expected a rule id (resources/list names every rule's page)`);
+    return { uri, mimeType: "text/markdown", text: rulePage(id) };
+  }
+  if (!uri.startsWith(PROJECT_SCHEME_PREFIX)) throw new ToolInputError(`Unexpected resource ${uri}, expected ${RULE_SCHEME_PREFIX}RULE or ${PROJECT_SCHEME_PREFIX}PATH`);
+  let path: string;
+  try {
+    path = decodeURIComponent(uri.slice(PROJECT_SCHEME_PREFIX.length));
+  } catch {
+    throw new ToolInputError(`Unexpected resource ${uri}: its path is not valid percent-encoding`);
+  }
+  const place = project.place(path, { what: "a file of the output folder", exists: true });
+  const outDir = project.place(project.outDir, { what: "the output folder", exists: false });
+  if (!(place.rel === outDir.rel || place.rel.startsWith(`${outDir.rel}/`)) || outDir.rel.startsWith("..")) {
+    throw new ToolInputError(`Unexpected resource ${uri}: ${place.rel} is not in the output folder ${outDir.rel}/, expected a file there (the sources are the agent's own files to read)`);
+  }
+  project.kindOf(place, ["file"], "a file");
+  const read = readRegularFile(place.abs, { maxBytes: MAX_RESOURCE_BYTES });
+  if (read.kind === "too-large") throw new ToolInputError(`Unexpected file of ${read.size} bytes at ${place.rel}, expected at most ${MAX_RESOURCE_BYTES} bytes for a resource`);
+  if (read.kind !== "file") throw new ToolInputError(`Unexpected ${read.kind === "not-a-file" ? read.what : "unreadable file"} at ${place.rel}, expected a regular file`);
+  return { uri, mimeType: place.rel.endsWith(".json") ? "application/json" : place.rel.endsWith(".md") ? "text/markdown" : "text/plain", text: read.bytes.toString("utf8") };
+}
+
+/** The page docs/rules/<id>.md in the package; the same text from the rule table if the page is missing. */
+function rulePage(id: Parameters<typeof explainRule>[0]): string {
+  try {
+    return readFileSync(fileURLToPath(new URL(`docs/rules/${id}.md`, packageRoot)), "utf8");
+  } catch {
+    return formatExplanation(explainRule(id));
+  }
+}

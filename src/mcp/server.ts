@@ -1,0 +1,100 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
+import { Ajv, type ValidateFunction } from "ajv";
+import type { Readable, Writable } from "node:stream";
+import { ProjectRootError } from "../pipeline/discover/discover.js";
+import { ConfigFileError } from "../pipeline/validate/lint-config.js";
+import { packageVersion } from "../version.js";
+import { McpProject, ToolInputError } from "./project.js";
+import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.js";
+import { TOOL_DEFINITIONS } from "./tool-schemas.js";
+import { TOOL_HANDLERS } from "./tools.js";
+
+/**
+ * `gamma-prompt mcp`: a Model Context Protocol server over standard input
+ * and output for coding agents, on the official SDK. The wiring only: each
+ * tool's work is in tools.ts, over the same library the CLI and the language
+ * server use. A tool's bad input or failure is a tool error with a message
+ * that says what was wrong; the server keeps serving.
+ */
+
+export interface McpServerOptions {
+  /** The project root (default: the working folder). */
+  root?: string;
+  /** Output folder, relative to the root unless absolute (default dist). */
+  outDir?: string;
+}
+
+const INSTRUCTIONS = `gamma-prompt checks and compiles agent skills (SKILL.md folders) and, in a project with prompts/, byte-stable cached prompts.
+Lint after every change to a skill (lint; lint_text before the file exists); explain_rule says why a rule fires, fix_file makes the safe fixes.
+In a project with prompts/: check_cache before committing (what the change does to the prompt cache and its cost), show_variant to see a compiled prompt, skill_graph before changing requirements or conflicts.
+Paths are relative to the project root; nothing outside it is read.`;
+
+export function createMcpServer(options: McpServerOptions = {}): Server {
+  const project = new McpProject(options.root ?? process.cwd(), options.outDir);
+  const server = new Server({ name: "gamma-prompt", title: "gamma-prompt", version: packageVersion }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
+  const ajv = new Ajv({ strict: false, allErrors: false });
+  const validators = new Map<string, ValidateFunction>(TOOL_DEFINITIONS.map((tool) => [tool.name, ajv.compile(tool.inputSchema)]));
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_DEFINITIONS.map((tool) => ({ ...tool })) }));
+
+  server.setRequestHandler(CallToolRequestSchema, async ({ params }): Promise<CallToolResult> => {
+    const handler = TOOL_HANDLERS[params.name];
+    const validate = validators.get(params.name);
+    if (!handler || !validate) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${params.name}; the tools are ${TOOL_DEFINITIONS.map((tool) => tool.name).join(", ")}`);
+    const args = params.arguments ?? {};
+    if (!validate(args)) {
+      const problem = validate.errors?.[0];
+      return toolError(`Unexpected arguments for ${params.name}: ${problem ? `${problem.instancePath || "the arguments"} ${problem.message ?? "are invalid"}` : "invalid"}${problem?.params && "additionalProperty" in problem.params ? ` (${String(problem.params.additionalProperty)})` : ""}`);
+    }
+    try {
+      const structured = await project.serial(() => handler(project, args));
+      return { content: [{ type: "text", text: JSON.stringify(structured, null, 2) }], structuredContent: structured as Record<string, unknown> };
+    } catch (error) {
+      if (error instanceof ToolInputError || error instanceof ProjectRootError || error instanceof ConfigFileError) return toolError(error.message);
+      // A fault of the server's own: still an answer, and the server goes on.
+      return toolError(`gamma-prompt: internal error in ${params.name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: listResources(project) }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => {
+    try {
+      return { contents: [readResource(project, params.uri)] };
+    } catch (error) {
+      // The protocol's error, with the message as it is (an McpError would say "MCP error" twice on the client).
+      if (error instanceof ToolInputError) throw Object.assign(new Error(error.message), { code: ErrorCode.InvalidParams });
+      throw error;
+    }
+  });
+  return server;
+}
+
+/** Serves over the given streams until the client closes them; resolves then. */
+export async function runMcpServer(options: McpServerOptions = {}, streams: { stdin: Readable; stdout: Writable } = { stdin: process.stdin, stdout: process.stdout }): Promise<void> {
+  const server = createMcpServer(options);
+  const transport = new StdioServerTransport(streams.stdin, streams.stdout);
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+  });
+  // The client closing its end (or going away) ends the session.
+  streams.stdin.once("end", () => void server.close());
+  streams.stdin.once("close", () => void server.close());
+  await server.connect(transport);
+  await closed;
+}
+
+function toolError(message: string): CallToolResult {
+  return { content: [{ type: "text", text: message }], isError: true };
+}

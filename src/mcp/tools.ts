@@ -1,0 +1,139 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { cacheImpact } from "../cache-impact.js";
+import { builtPrompt, builtVariantNames, compiledPrompt, type CompiledPrompt } from "../compiled-prompt.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { countDiagnostics } from "../diagnostics/diagnostic.js";
+import { explainRule, isRuleId, ruleIds, type RuleExplanation } from "../diagnostics/rules/explain.js";
+import { lint, withAvailableFixes, type FixableDiagnostic } from "../lint.js";
+import { fixesDiff } from "../pipeline/fix/unified-diff.js";
+import { MAX_SOURCE_BYTES } from "../pipeline/discover/read-source.js";
+import { didYouMean } from "../pipeline/validate/suggest.js";
+import { skillGraph, type GraphSkill, type SkillGraphView } from "../skills/graph.js";
+import { ToolInputError, type McpProject } from "./project.js";
+
+/**
+ * Each tool's work: arguments (already checked against the tool's input
+ * schema) in, the structured result out, every finding, fix, build and cost
+ * from the library. Bad input throws ToolInputError with the message the
+ * agent sees.
+ */
+
+type Arguments = Record<string, unknown>;
+
+export const TOOL_HANDLERS: Readonly<Record<string, (project: McpProject, args: Arguments) => Promise<object>>> = {
+  lint: lintTool,
+  lint_text: lintTextTool,
+  explain_rule: async (_project, args) => explainRuleTool(args.rule as string),
+  fix_file: fixFileTool,
+  check_cache: checkCacheTool,
+  show_variant: showVariantTool,
+  skill_graph: skillGraphTool,
+};
+
+async function lintTool(project: McpProject, args: Arguments): Promise<object> {
+  let scope = "";
+  let kind: "file" | "folder" = "folder";
+  if (typeof args.path === "string") {
+    const place = project.place(args.path, { what: "a skill folder or file", exists: true });
+    kind = project.kindOf(place, ["file", "folder"], "a skill folder or a file");
+    scope = place.rel;
+  }
+  const result = await lint({ root: project.root, checklists: false });
+  const kept = result.diagnostics.filter((diagnostic) => scope === "" || (kind === "file" ? diagnostic.file === scope : diagnostic.file.startsWith(`${scope}/`)));
+  return { root: project.root, scope: scope || ".", profile: result.profile, ...countDiagnostics(kept), diagnostics: await withAvailableFixes(project.root, kept, result.profile) };
+}
+
+async function lintTextTool(project: McpProject, args: Arguments): Promise<object> {
+  const text = args.text as string;
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > MAX_SOURCE_BYTES) throw new ToolInputError(`Unexpected text of ${bytes} bytes, expected at most ${MAX_SOURCE_BYTES} bytes: a larger SKILL.md is refused unread (skill/file-too-large)`);
+  const pathArgument = typeof args.path === "string" ? args.path : defaultSkillPath(text);
+  if (!pathArgument.endsWith("SKILL.md")) throw new ToolInputError(`Unexpected path ${JSON.stringify(pathArgument)}, expected the path of a SKILL.md (such as skills/my-skill/SKILL.md)`);
+  const place = project.place(pathArgument, { what: "the path of a SKILL.md", exists: false });
+  if (existsSync(place.abs)) project.kindOf(place, ["file"], "a SKILL.md file (or nothing yet)");
+  const analysis = await project.analyzer.analyze({ buffers: new Map([[place.rel, text]]), scope: "skills" });
+  const kept = analysis.diagnostics.filter((diagnostic) => diagnostic.file === place.rel);
+  return { path: place.rel, profile: analysis.profile, ...countDiagnostics(kept), diagnostics: await withAvailableFixes(project.root, kept, analysis.profile, new Map([[place.rel, text]])) };
+}
+
+/** skills/<name>/SKILL.md, from the text's `name:` line. */
+function defaultSkillPath(text: string): string {
+  const name = /^name:[ \t]*["']?([^"'\r\n#]*?)["']?[ \t]*$/m.exec(text)?.[1];
+  if (!name || /[/\\]|^\.\.?$/.test(name)) throw new ToolInputError("Unexpected text without a usable `name:` line, expected `path` (where the SKILL.md will live) or a `name:` in the frontmatter");
+  return `skills/${name}/SKILL.md`;
+}
+
+export function explainRuleTool(rule: string): RuleExplanation {
+  if (!isRuleId(rule)) throw new ToolInputError(`Unexpected rule ${JSON.stringify(rule)}, expected a rule id such as skill/description-trigger (every finding names its rule)${didYouMean(rule, ruleIds())}`);
+  return explainRule(rule);
+}
+
+async function fixFileTool(project: McpProject, args: Arguments): Promise<object> {
+  const place = project.place(args.path as string, { what: "a SKILL.md file", exists: true });
+  project.kindOf(place, ["file"], "a SKILL.md file");
+  if (!place.rel.endsWith("SKILL.md")) throw new ToolInputError(`Unexpected file ${JSON.stringify(place.rel)}, expected a SKILL.md (only skill frontmatter has safe fixes)`);
+  const write = args.write === true;
+  const result = await lint({ root: project.root, checklists: false, fix: write ? "write" : "dry-run", fixFiles: [place.rel] });
+  const fixed = (result.fixedFiles ?? []).filter((file) => file.file === place.rel);
+  return {
+    file: place.rel,
+    written: write && fixed.length > 0,
+    fixes: fixed.flatMap((file) => file.fixes.map(({ line, column, ruleId, message }) => ({ line, column, ruleId, message }))),
+    diff: fixesDiff(fixed),
+    remaining: await withAvailableFixes(project.root, result.diagnostics.filter((diagnostic) => diagnostic.file === place.rel), result.profile),
+  };
+}
+
+async function checkCacheTool(project: McpProject): Promise<object> {
+  requirePrompts(project, "check_cache");
+  const impact = await cacheImpact({ root: project.root, outDir: project.outDir });
+  const { ok, errorCount, warningCount, noteCount, diagnostics, drift, invalidatesSharedPrefix } = impact.check;
+  const out: Record<string, unknown> = { ok, errorCount, warningCount, noteCount, diagnostics: plain(diagnostics), drift, invalidatesSharedPrefix };
+  if (impact.comparison) {
+    const { intact, variants, removedVariants, changes, invalidation, costDelta, costDeltaProblem } = impact.comparison;
+    out.comparison = { intact, variants, removedVariants, changes, invalidation, costDelta, ...(costDeltaProblem === undefined ? {} : { costDeltaProblem }) };
+  }
+  if (impact.comparisonProblem !== undefined) out.comparisonProblem = impact.comparisonProblem;
+  return out;
+}
+
+async function showVariantTool(project: McpProject, args: Arguments): Promise<CompiledPrompt> {
+  requirePrompts(project, "show_variant");
+  const variant = args.variant as string;
+  const analysis = await project.analyzer.analyze();
+  const prompt = analysis.artifacts && analysis.cachePlan ? compiledPrompt(analysis.artifacts, analysis.cachePlan, variant) : builtPrompt(project.outDir, variant);
+  if (prompt) return prompt;
+  const known = analysis.manifest ? Object.keys(analysis.manifest.variants) : builtVariantNames(project.outDir);
+  const where = analysis.manifest ? `the sources' variants are ${known.join(", ")}` : `the sources have errors (${analysis.errorCount}; run lint) and the output folder has no such variant`;
+  throw new ToolInputError(`Unexpected variant ${JSON.stringify(variant)}: ${where}${didYouMean(variant, known)}`);
+}
+
+async function skillGraphTool(project: McpProject, args: Arguments): Promise<SkillGraphView> {
+  const name = args.skill as string;
+  // Every SKILL.md with a name, errors or not: the graph is what the files declare.
+  const analysis = await project.analyzer.analyze(existsSync(join(project.root, "prompts", "prefix.hbs")) ? {} : { scope: "skills" });
+  const skills: GraphSkill[] = analysis.skillFiles.flatMap(({ path, manifest }) =>
+    manifest?.name === undefined
+      ? []
+      : [{ name: manifest.name, type: manifest.type, description: manifest.description, path, requiresSkills: names(manifest.requiresSkills), conflictsWith: names(manifest.conflictsWith), toolNamespaces: manifest.toolNamespaces }],
+  );
+  const view = skillGraph(skills, name, analysis.manifest?.variants);
+  if (view) return view;
+  throw new ToolInputError(`Unexpected skill ${JSON.stringify(name)}, expected the name of a skill in the project${didYouMean(name, skills.map((skill) => skill.name))}`);
+}
+
+function names(references: ReadonlyArray<{ name: string }>): string[] {
+  return [...new Set(references.map((reference) => reference.name))];
+}
+
+function requirePrompts(project: McpProject, tool: string): void {
+  if (!existsSync(join(project.root, "prompts", "prefix.hbs"))) {
+    throw new ToolInputError(`${tool} needs a project with prompts/prefix.hbs: ${project.root} is a skills collection, which gamma-prompt lints but does not compile into prompts`);
+  }
+}
+
+/** Findings as plain records (the structured result is JSON). */
+function plain(diagnostics: readonly Diagnostic[]): FixableDiagnostic[] {
+  return diagnostics.map((diagnostic) => ({ ...diagnostic }));
+}

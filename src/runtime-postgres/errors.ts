@@ -1,0 +1,49 @@
+/** What the PostgreSQL entry point refuses with, beside the runtime's own state errors. */
+import { StateConflictError } from "../runtime/state/errors.js";
+
+/**
+ * This server no longer holds the session's lease: another server took it
+ * over (this one was paused, partitioned or lost its connection past the
+ * lease), or the session was released. Nothing was written. A conflict: a run
+ * that meets it ends with StateWriteFailedError whose cause is this error.
+ */
+export class LeaseLostError extends StateConflictError {
+  constructor(
+    readonly sessionKey: string,
+    readonly token: number,
+  ) {
+    super(`session ${sessionKey}`, `Unexpected write with lease token ${token}, expected this server to hold the session's lease: another server took it over, so this one writes nothing and stops`);
+    this.name = "LeaseLostError";
+  }
+}
+
+/** Another server holds the session's lease and did not let it go in time. */
+export class SessionLeasedError extends Error {
+  override readonly name = "SessionLeasedError";
+  constructor(
+    readonly sessionKey: string,
+    readonly owner: string,
+    readonly expiresAt: Date,
+  ) {
+    super(`Session ${sessionKey} is hosted by ${owner} until ${expiresAt.toISOString()} (its lease did not expire in the time allowed); open it again later, or on that server`);
+  }
+}
+
+/** An event a producer tried to publish that the envelope check refused, or that is too large. */
+export class EventRejectedError extends Error {
+  override readonly name = "EventRejectedError";
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The database's schema is older than this package: migrations not applied yet. */
+export class SchemaNotMigratedError extends Error {
+  override readonly name = "SchemaNotMigratedError";
+  constructor(readonly applied: number, readonly expected: number) {
+    super(`Unexpected database schema at migration ${applied}, expected ${expected}: apply the migrations first (migratePostgres(pool), or \`gamma-prompt postgres migrate\`)`);
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Runtime injections from other services (the workspace file service after a
+ * save, a background job that finished, the live editor), through the
+ * database: the producer stores the event and wakes the hosts in one
+ * statement; the host that holds the session routes it through exactly the
+ * path `controller.routeUpdate` takes in process. The table is the truth:
+ * NOTIFY only wakes, so an event published while no server hosts the session,
+ * or while a host is reconnecting, is routed when the session next opens or
+ * the host catches up.
+ */
+import { acceptInjection, InjectionRejectedError } from "../runtime/injections/envelope.js";
+import type { RuntimeInjection } from "../runtime/injections/types.js";
+import type { Queryable } from "./database.js";
+import { EventRejectedError } from "./errors.js";
+import { FENCE, type Lease } from "./lease.js";
+
+/** The channel hosts listen on; the payload is the session key. */
+export const EVENTS_CHANNEL = "gamma_events";
+
+/** The largest event a producer may publish, as stored JSON. */
+export const MAX_EVENT_BYTES = 64 * 1024;
+
+export interface PublishResult {
+  /** False when an event with this id was published for the session before (nothing changed). */
+  stored: boolean;
+  injection: RuntimeInjection;
+}
+
+/**
+ * Publishes a runtime injection for a session: checked like an in-process
+ * event's envelope (EventRejectedError naming the field, or the size), stored
+ * once per id, and the session's host woken, in one statement. Needs no Pi and
+ * no session: `db` is a pool or a client, in a transaction of the caller's
+ * when the event must commit with the caller's own change (NOTIFY is sent at
+ * commit). Whether the session's artifacts define the kind is checked by the
+ * host, which refuses the event there and records why.
+ */
+export async function publishUpdate(db: Queryable, sessionKey: string, update: unknown): Promise<PublishResult> {
+  if (typeof sessionKey !== "string" || sessionKey.length === 0 || sessionKey.length > 200) {
+    throw new EventRejectedError("sessionKey", `Unexpected session key ${JSON.stringify(sessionKey)}, expected the session's key (1 to 200 characters)`);
+  }
+  let injection: RuntimeInjection;
+  try {
+    injection = acceptInjection(update);
+  } catch (error) {
+    if (error instanceof InjectionRejectedError) throw new EventRejectedError(error.field, error.message);
+    throw error;
+  }
+  const payload = JSON.stringify(injection);
+  const bytes = Buffer.byteLength(payload);
+  if (bytes > MAX_EVENT_BYTES) throw new EventRejectedError("", `Unexpected event of ${bytes} bytes, expected at most ${MAX_EVENT_BYTES}: keep large content in the artifact and point at it (subject.ref, subject.path)`);
+  const result = await db.query<{ stored: number }>(
+    `with stored as (
+       insert into gamma_events (session_key, event_id, payload) values ($1, $2, $3::jsonb)
+       on conflict (session_key, event_id) do nothing
+       returning 1
+     )
+     select (select count(*) from stored)::integer as stored, pg_notify($4, $1)`,
+    [sessionKey, injection.id, payload, EVENTS_CHANNEL],
+  );
+  return { stored: (result.rows[0]?.stored ?? 0) === 1, injection };
+}
+
+export interface PublishedEvent {
+  eventId: string;
+  payload: unknown;
+}
+
+/** The session's events not routed or refused yet, oldest first. */
+export async function unroutedEvents(db: Queryable, sessionKey: string, limit = 500): Promise<PublishedEvent[]> {
+  const rows = await db.query<{ event_id: string; payload: unknown }>(
+    "select event_id, payload from gamma_events where session_key = $1 and routed_at is null and refused_at is null order by seq limit $2",
+    [sessionKey, limit],
+  );
+  return rows.rows.map((row) => ({ eventId: row.event_id, payload: row.payload }));
+}
+
+/** Marks events routed that the session had processed already (a duplicate): no state record will. */
+export async function markRouted(db: Queryable, lease: Lease, eventIds: readonly string[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  await db.query(`with ${FENCE} update gamma_events e set routed_at = now() from fence where e.session_key = fence.session_key and e.event_id = any($3::text[]) and e.routed_at is null`, [
+    lease.sessionKey,
+    lease.token,
+    eventIds,
+  ]);
+}
+
+/** Marks an event the session refused, with the reason, so it is not routed again and its producer can see why. */
+export async function markRefused(db: Queryable, lease: Lease, eventId: string, reason: string): Promise<void> {
+  await db.query(`with ${FENCE} update gamma_events e set refused_at = now(), refusal = $4 from fence where e.session_key = fence.session_key and e.event_id = $3`, [
+    lease.sessionKey,
+    lease.token,
+    eventId,
+    reason,
+  ]);
+}

@@ -1,0 +1,302 @@
+/**
+ * A server's sessions in PostgreSQL: `PostgresSessions` opens a session on
+ * this server (its lease, its state, its transcript, the events published for
+ * it while nobody hosted it), keeps the lease renewed, routes the events other
+ * services publish through `routeUpdate`, and lets the session go on dispose.
+ * One per server process; it holds one pool connection to LISTEN.
+ */
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import type { LoadedArtifacts } from "../runtime/artifacts.js";
+import { InjectionsNotDefinedError, type SessionProtocolController } from "../runtime/controller.js";
+import { InjectionRejectedError } from "../runtime/injections/envelope.js";
+import {
+  agentTranscriptFeed,
+  createGammaSession,
+  openGammaAgent,
+  sessionManagerFromEntries,
+  sessionTranscriptFeed,
+  type GammaAgent,
+  type GammaAgentOptions,
+  type GammaSession,
+  type GammaSessionOptions,
+  type TranscriptFeed,
+} from "../runtime/pi-adapter.js";
+import type { Pool } from "./database.js";
+import { markRefused, markRouted, unroutedEvents } from "./events.js";
+import { acquireLease, releaseLease, renewLease, type Lease } from "./lease.js";
+import { listenForEvents, type EventListener } from "./listener.js";
+import { checkSchema } from "./migrate.js";
+import { PostgresStateStore } from "./state-store.js";
+import { agentMessagesOf, loadTranscript, TranscriptWriter } from "./transcript.js";
+
+export interface PostgresSessionsOptions {
+  pool: Pool;
+  /** This server in the lease table (default: host name, process id and a random suffix). */
+  hostId?: string;
+  /** How long a lease lasts unless renewed; renewed every third of it. Default 15,000 ms. */
+  leaseMs?: number;
+  /** How long opening a session waits for another server's lease to expire. Default: the lease and one second. */
+  waitForLeaseMs?: number;
+  /** An event the session refused (malformed, or a kind its artifacts do not define): stored with the reason, and told here. */
+  onEventRefused?: (refusal: { sessionKey: string; eventId: string; error: Error }) => void;
+  /** A failure outside any call the host awaits: the listener's connection, a lease renewal, routing. */
+  onError?: (error: unknown, during: "listen" | "renew" | "route") => void;
+}
+
+type Source = { artifacts: LoadedArtifacts };
+/** What opening an Agent takes: createGammaAgent's options, the store and transcript aside (they are the database's), and the session's key. */
+export type HostedAgentOptions = Omit<Extract<GammaAgentOptions, Source>, "store" | "messages"> & { sessionKey: string };
+/** What opening an AgentSession takes: createGammaSession's options, the store and session manager aside, and the session's key. */
+export type HostedSessionOptions = Omit<Extract<GammaSessionOptions, Source>, "store" | "sessionManager"> & { sessionKey: string };
+
+/** A session this server hosts. `dispose` waits for its last writes and lets the lease go. */
+export interface Hosted {
+  readonly sessionKey: string;
+  readonly lease: Readonly<Lease>;
+  readonly controller: SessionProtocolController;
+  /** Stores the transcript's new rows now (after a compaction or a reload the host made while idle). */
+  syncTranscript(): Promise<void>;
+  /** Routes the session's unrouted events now (the listener does it on every wake-up). */
+  catchUp(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+export type HostedAgent = Hosted & Omit<GammaAgent, "dispose">;
+export type HostedSession = Hosted & Omit<GammaSession, "dispose">;
+
+const DEFAULT_LEASE_MS = 15_000;
+
+export class PostgresSessions {
+  readonly hostId: string;
+  readonly leaseMs: number;
+  private readonly hosted = new Map<string, HostedState>();
+  private listener: EventListener | undefined;
+
+  private constructor(private readonly options: PostgresSessionsOptions) {
+    this.hostId = options.hostId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  /** Checks the schema is current and starts listening for published events. */
+  static async start(options: PostgresSessionsOptions): Promise<PostgresSessions> {
+    await checkSchema(options.pool);
+    const sessions = new PostgresSessions(options);
+    sessions.listener = await listenForEvents(options.pool, {
+      onWake: (sessionKey) => sessions.hosted.get(sessionKey)?.wake(),
+      onReconnect: () => {
+        for (const hosted of sessions.hosted.values()) hosted.wake();
+      },
+      onError: (error) => options.onError?.(error, "listen"),
+    });
+    return sessions;
+  }
+
+  /** The sessions this server hosts now. */
+  get sessionKeys(): string[] {
+    return [...this.hosted.keys()].sort();
+  }
+
+  /** Opens a session on the low-level Agent path: its lease, state, message list and pending events. */
+  async openAgent(options: HostedAgentOptions): Promise<HostedAgent> {
+    return this.open(options, async (store, entries) => {
+      const { sessionKey: _key, ...rest } = options;
+      const gamma = await openGammaAgent({ ...rest, store, messages: agentMessagesOf(entries) as NonNullable<GammaAgentOptions["messages"]> });
+      return { gamma, transcript: agentTranscriptFeed(gamma.agent, entries.length === 0) };
+    });
+  }
+
+  /** Opens a session on the AgentSession path: its lease, state, session entries and pending events. */
+  async openSession(options: HostedSessionOptions): Promise<HostedSession> {
+    return this.open(options, async (store, entries) => {
+      const { sessionKey: _key, ...rest } = options;
+      const sessionManager = await sessionManagerFromEntries(options.cwd, entries);
+      const gamma = await createGammaSession({ ...rest, store, sessionManager });
+      return { gamma, transcript: sessionTranscriptFeed(gamma.session, entries.length) };
+    });
+  }
+
+  /** Lets every hosted session go and stops listening. */
+  async close(): Promise<void> {
+    await Promise.all([...this.hosted.values()].map((hosted) => hosted.handle.dispose()));
+    await this.listener?.close();
+    this.listener = undefined;
+  }
+
+  private async open<G extends GammaAgent | GammaSession>(
+    options: { sessionKey: string; variant: string },
+    create: (store: PostgresStateStore, entries: unknown[]) => Promise<{ gamma: G; transcript: TranscriptFeed }>,
+  ): Promise<Hosted & Omit<G, "dispose">> {
+    const { pool } = this.options;
+    if (this.hosted.has(options.sessionKey)) throw new Error(`Unexpected second open of session ${options.sessionKey} on this server, expected it disposed first`);
+    const lease = await acquireLease(pool, {
+      sessionKey: options.sessionKey,
+      variant: options.variant,
+      owner: this.hostId,
+      leaseMs: this.leaseMs,
+      waitMs: this.options.waitForLeaseMs ?? this.leaseMs + 1000,
+      pollMs: Math.max(20, Math.min(250, Math.floor(this.leaseMs / 20))),
+    });
+    const store = new PostgresStateStore(pool, lease);
+    let created: { gamma: G; transcript: TranscriptFeed } | undefined;
+    try {
+      const entries = await loadTranscript(pool, options.sessionKey);
+      created = await create(store, entries);
+      const state = new HostedState(this, pool, lease, store, created.gamma, new TranscriptWriter(pool, lease, entries.length), created.transcript);
+      this.hosted.set(options.sessionKey, state);
+      await state.start();
+      return Object.assign(Object.create(null) as object, created.gamma, state.handle) as Hosted & Omit<G, "dispose">;
+    } catch (error) {
+      this.hosted.delete(options.sessionKey);
+      created?.gamma.dispose();
+      await releaseLease(pool, lease).catch(() => {});
+      throw error;
+    }
+  }
+
+  /** @internal */
+  forget(sessionKey: string): void {
+    this.hosted.delete(sessionKey);
+  }
+
+  /** @internal */
+  report(error: unknown, during: "renew" | "route"): void {
+    this.options.onError?.(error, during);
+  }
+
+  /** @internal */
+  refused(sessionKey: string, eventId: string, error: Error): void {
+    this.options.onEventRefused?.({ sessionKey, eventId, error });
+  }
+}
+
+/** One hosted session: its lease renewal, transcript writes, event routing and release. */
+class HostedState {
+  readonly handle: Hosted;
+  private renewal: NodeJS.Timeout | undefined;
+  private unwatch: (() => void) | undefined;
+  private routing: Promise<void> = Promise.resolve();
+  private routeAgain = false;
+  private routingNow = false;
+  private disposed: Promise<void> | undefined;
+
+  constructor(
+    private readonly sessions: PostgresSessions,
+    private readonly pool: Pool,
+    private readonly lease: Lease,
+    private readonly store: PostgresStateStore,
+    private readonly gamma: GammaAgent | GammaSession,
+    private readonly writer: TranscriptWriter,
+    private readonly transcript: TranscriptFeed,
+  ) {
+    const controller = gamma.controller;
+    this.handle = {
+      sessionKey: lease.sessionKey,
+      lease,
+      controller,
+      syncTranscript: () => this.sync(),
+      catchUp: () => this.wake(),
+      dispose: () => this.dispose(),
+    };
+  }
+
+  async start(): Promise<void> {
+    this.unwatch = this.transcript.watch(
+      () => this.sync(),
+      (error) => this.sessions.report(error, "route"),
+    );
+    await this.sync();
+    this.renewal = setInterval(() => {
+      renewLease(this.pool, this.lease, this.sessions.leaseMs).then(
+        (held) => {
+          if (held) return;
+          // Taken over: nothing more is written, and the session's next write stops it.
+          this.store.lost = true;
+          this.stopRenewing();
+          this.sessions.report(new Error(`Lease of session ${this.lease.sessionKey} lost to another server`), "renew");
+        },
+        (error: unknown) => this.sessions.report(error, "renew"),
+      );
+    }, Math.max(50, Math.floor(this.sessions.leaseMs / 3)));
+    this.renewal.unref();
+    await this.wake();
+  }
+
+  /**
+   * Stores the transcript's new rows. A lost lease or a database failure stops
+   * the session as a refused state write does, and rejects with its StateWriteFailedError.
+   */
+  sync(): Promise<void> {
+    const controller = this.gamma.controller;
+    if (controller.failure !== undefined) return Promise.reject(controller.failure);
+    return this.writer.append(this.transcript.take()).catch((error: unknown) => {
+      throw controller.stopOnStoreFailure(error);
+    });
+  }
+
+  /** Routes unrouted events; wake-ups during a pass ask for one more pass, never a concurrent one. */
+  wake(): Promise<void> {
+    if (this.routingNow) {
+      this.routeAgain = true;
+      return this.routing;
+    }
+    this.routingNow = true;
+    this.routing = (async () => {
+      try {
+        do {
+          this.routeAgain = false;
+          await this.routeUnrouted();
+        } while (this.routeAgain);
+      } finally {
+        this.routingNow = false;
+      }
+    })();
+    this.routing.catch((error: unknown) => this.sessions.report(error, "route"));
+    return this.routing;
+  }
+
+  private async routeUnrouted(): Promise<void> {
+    const controller = this.gamma.controller;
+    for (;;) {
+      if (controller.failure !== undefined || this.store.lost) return;
+      const events = await unroutedEvents(this.pool, this.lease.sessionKey);
+      if (events.length === 0) return;
+      const duplicates: string[] = [];
+      for (const event of events) {
+        try {
+          if (controller.routeUpdate(event.payload).outcome === "duplicate") duplicates.push(event.eventId);
+        } catch (error) {
+          if (!(error instanceof InjectionRejectedError) && !(error instanceof InjectionsNotDefinedError)) throw error;
+          await markRefused(this.pool, this.lease, event.eventId, error.message);
+          this.sessions.refused(this.lease.sessionKey, event.eventId, error);
+        }
+      }
+      // The records that route the others mark their rows when they are stored; an event the session had
+      // processed already writes no record, so it is marked once everything before it is stored.
+      await controller.flush();
+      await markRouted(this.pool, this.lease, duplicates);
+      if (events.length < 500) return;
+    }
+  }
+
+  private stopRenewing(): void {
+    if (this.renewal !== undefined) clearInterval(this.renewal);
+    this.renewal = undefined;
+  }
+
+  private dispose(): Promise<void> {
+    this.disposed ??= (async () => {
+      this.stopRenewing();
+      this.sessions.forget(this.lease.sessionKey);
+      await this.routing.catch(() => {});
+      const durable = await this.gamma.controller.flush().then(
+        () => this.sync().then(() => true),
+        () => false,
+      ).catch(() => false);
+      this.unwatch?.();
+      this.gamma.dispose();
+      if (durable && !this.store.lost) await releaseLease(this.pool, this.lease).catch(() => {});
+    })();
+    return this.disposed;
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * One host per session: a lease in the session's row with a fencing token.
+ * Acquiring it takes a free or expired lease and increments the token; every
+ * write of the session checks the token in the same statement (state-store.ts,
+ * transcript.ts), so a server whose lease was taken over writes nothing. The
+ * database's clock decides expiry, never a server's.
+ */
+import type { Queryable } from "./database.js";
+import { SessionLeasedError } from "./errors.js";
+
+export interface Lease {
+  sessionKey: string;
+  owner: string;
+  /** The fencing token: every write of this host carries it. */
+  token: number;
+}
+
+/**
+ * Takes the session's lease for `owner` when it is free, expired, or already
+ * this owner's; creates the session's row for a new session. Returns the lease,
+ * or who holds it and until when.
+ */
+export async function tryAcquireLease(
+  db: Queryable,
+  request: { sessionKey: string; variant: string; owner: string; leaseMs: number },
+): Promise<Lease | { owner: string; expiresAt: Date }> {
+  const taken = await db.query<{ lease_token: string }>(
+    `insert into gamma_sessions (session_key, variant, lease_owner, lease_token, lease_expires_at)
+     values ($1, $2, $3, 1, now() + $4 * interval '1 millisecond')
+     on conflict (session_key) do update
+       set lease_owner = excluded.lease_owner,
+           lease_token = gamma_sessions.lease_token + 1,
+           lease_expires_at = excluded.lease_expires_at
+       where gamma_sessions.lease_owner is null
+          or gamma_sessions.lease_owner = excluded.lease_owner
+          or gamma_sessions.lease_expires_at <= now()
+     returning lease_token`,
+    [request.sessionKey, request.variant, request.owner, request.leaseMs],
+  );
+  const row = taken.rows[0];
+  if (row !== undefined) return { sessionKey: request.sessionKey, owner: request.owner, token: Number(row.lease_token) };
+  const held = await db.query<{ lease_owner: string; lease_expires_at: Date }>("select lease_owner, lease_expires_at from gamma_sessions where session_key = $1", [request.sessionKey]);
+  const holder = held.rows[0];
+  return { owner: holder?.lease_owner ?? "another server", expiresAt: holder?.lease_expires_at ?? new Date() };
+}
+
+/** Waits for the lease, polling until `waitMs` has passed; SessionLeasedError when another server keeps it. */
+export async function acquireLease(
+  db: Queryable,
+  request: { sessionKey: string; variant: string; owner: string; leaseMs: number; waitMs: number; pollMs: number },
+): Promise<Lease> {
+  const deadline = Date.now() + request.waitMs;
+  for (;;) {
+    const result = await tryAcquireLease(db, request);
+    if ("token" in result) return result;
+    if (Date.now() >= deadline) throw new SessionLeasedError(request.sessionKey, result.owner, result.expiresAt);
+    await new Promise((resolve) => setTimeout(resolve, request.pollMs));
+  }
+}
+
+/** Extends the lease; false when this host lost it (the token moved on). */
+export async function renewLease(db: Queryable, lease: Lease, leaseMs: number): Promise<boolean> {
+  const renewed = await db.query(
+    "update gamma_sessions set lease_expires_at = now() + $3 * interval '1 millisecond' where session_key = $1 and lease_token = $2 and lease_owner = $4",
+    [lease.sessionKey, lease.token, leaseMs, lease.owner],
+  );
+  return renewed.rowCount === 1;
+}
+
+/** Lets the lease go at once, so another server can take the session over without waiting. */
+export async function releaseLease(db: Queryable, lease: Lease): Promise<void> {
+  await db.query("update gamma_sessions set lease_owner = null, lease_expires_at = now() where session_key = $1 and lease_token = $2", [lease.sessionKey, lease.token]);
+}
+
+/**
+ * The fencing every write starts with, as a common table expression: the
+ * session's row, locked for share, only while it carries this token. A
+ * takeover updates the row, so it waits for a write in progress, and a write
+ * that starts after it finds no row and changes nothing.
+ */
+export const FENCE = "fence as (select session_key from gamma_sessions where session_key = $1 and lease_token = $2 for share)";

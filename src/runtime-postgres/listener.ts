@@ -1,0 +1,88 @@
+/**
+ * The host's wake-up line: one connection from the pool that LISTENs on the
+ * events channel and calls `onWake(sessionKey)` for each notification. A
+ * dropped connection is replaced (with a growing pause) and every hosted
+ * session catches up (`onReconnect`), since notifications sent meanwhile are
+ * gone; the table still holds the events.
+ */
+import type { Notification } from "pg";
+import type { Pool, PoolClient } from "./database.js";
+import { EVENTS_CHANNEL } from "./events.js";
+
+export interface EventListener {
+  close(): Promise<void>;
+}
+
+export async function listenForEvents(
+  pool: Pool,
+  handlers: { onWake(sessionKey: string): void; onReconnect(): void; onError(error: unknown): void },
+): Promise<EventListener> {
+  let client: PoolClient | undefined;
+  let closed = false;
+  let pause = 100;
+  let retry: NodeJS.Timeout | undefined;
+
+  const onNotification = (message: Notification): void => {
+    if (message.channel === EVENTS_CHANNEL && message.payload !== undefined) handlers.onWake(message.payload);
+  };
+  const onError = (error: Error): void => onLost(error);
+  const onEnd = (): void => onLost();
+  /** The client goes back to the pool (or is destroyed, after an error) without this listener's handlers. */
+  const detach = (from: PoolClient): void => {
+    from.removeListener("notification", onNotification);
+    from.removeListener("error", onError);
+    from.removeListener("end", onEnd);
+  };
+  const onLost = (error?: unknown): void => {
+    if (client === undefined) return;
+    const lost = client;
+    client = undefined;
+    detach(lost);
+    lost.release(error instanceof Error ? error : new Error("listener connection ended"));
+    if (error !== undefined) handlers.onError(error);
+    schedule();
+  };
+  const connect = async (): Promise<void> => {
+    const next = await pool.connect();
+    next.on("notification", onNotification);
+    next.on("error", onError);
+    next.on("end", onEnd);
+    await next.query(`listen ${EVENTS_CHANNEL}`);
+    if (closed) {
+      await next.query(`unlisten ${EVENTS_CHANNEL}`).catch(() => {});
+      detach(next);
+      next.release();
+      return;
+    }
+    client = next;
+    pause = 100;
+  };
+  const schedule = (): void => {
+    if (closed) return;
+    retry = setTimeout(() => {
+      connect().then(
+        () => handlers.onReconnect(),
+        (error: unknown) => {
+          handlers.onError(error);
+          pause = Math.min(pause * 2, 5000);
+          schedule();
+        },
+      );
+    }, pause);
+    retry.unref();
+  };
+
+  await connect();
+  return {
+    close: async () => {
+      closed = true;
+      if (retry !== undefined) clearTimeout(retry);
+      const open = client;
+      client = undefined;
+      if (open === undefined) return;
+      await open.query(`unlisten ${EVENTS_CHANNEL}`).catch(() => {});
+      detach(open);
+      open.release();
+    },
+  };
+}

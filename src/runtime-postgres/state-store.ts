@@ -1,0 +1,145 @@
+/**
+ * The execution state in PostgreSQL: the session row's snapshot plus one row
+ * per change (gamma_state_records, unique on session and revision). Every
+ * write is one statement that checks the lease's fencing token first, so a
+ * server that lost the session writes nothing (LeaseLostError), and two
+ * writers can never both commit revision n (StateConflictError). The records
+ * that route a published event mark its row routed in the same statement.
+ */
+import type { ExecutionState } from "../runtime/execution-state.js";
+import { StateConflictError, StateStoreError } from "../runtime/state/errors.js";
+import { checkState, replay, type StateRecord } from "../runtime/state/journal.js";
+import type { StateStore } from "../runtime/state/store.js";
+import { errorCode, inTransaction, UNIQUE_VIOLATION, type Pool } from "./database.js";
+import { LeaseLostError } from "./errors.js";
+import { FENCE, type Lease } from "./lease.js";
+
+export interface PostgresStateStoreOptions {
+  /** Records kept after the snapshot before the next write folds them into a new one. Default 1,000. */
+  compactAfterRecords?: number;
+}
+
+export class PostgresStateStore implements StateStore {
+  private readonly location: string;
+  private readonly compactAfterRecords: number;
+  /** Records stored after the snapshot (known after load or save). */
+  private sinceSnapshot = 0;
+  /** Set when the lease is known to be gone: no statement is sent. */
+  lost = false;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly lease: Lease,
+    options: PostgresStateStoreOptions = {},
+  ) {
+    this.location = `session ${lease.sessionKey}`;
+    this.compactAfterRecords = options.compactAfterRecords ?? 1000;
+  }
+
+  async load(): Promise<ExecutionState | undefined> {
+    const session = await this.pool.query<{ snapshot: unknown; snapshot_revision: number }>("select snapshot, snapshot_revision from gamma_sessions where session_key = $1", [this.lease.sessionKey]);
+    const row = session.rows[0];
+    if (row === undefined || row.snapshot === null) return undefined;
+    const snapshot = checkState(row.snapshot, this.location);
+    const records = await this.pool.query<{ record: StateRecord }>("select record from gamma_state_records where session_key = $1 and revision > $2 order by revision", [this.lease.sessionKey, row.snapshot_revision]);
+    this.sinceSnapshot = records.rows.length;
+    return replay(snapshot, records.rows.map((stored) => stored.record), this.location);
+  }
+
+  async save(state: ExecutionState): Promise<void> {
+    await this.writeSnapshot(state, []);
+  }
+
+  async appendMany(records: readonly StateRecord[], current: () => ExecutionState): Promise<void> {
+    this.refuseWhenLost();
+    const first = records[0];
+    if (first === undefined) return;
+    const routed = records.flatMap((record) => (record.op === "pending" ? [record.add.id] : record.op === "seen" ? [record.id] : []));
+    if (this.sinceSnapshot + records.length > this.compactAfterRecords) {
+      // Fold the records into a new snapshot now and then, so a load reads a bounded number of rows.
+      await this.writeSnapshot(replay(current(), records, this.location), routed);
+      return;
+    }
+    let inserted: number;
+    try {
+      inserted = await this.insert(records, routed);
+    } catch (error) {
+      throw this.storeError(error, first.revision);
+    }
+    if (inserted !== records.length) this.leaseLost();
+    this.sinceSnapshot += records.length;
+  }
+
+  /**
+   * One statement, fenced: the session's row locked for share while it holds
+   * this lease's token, then the records, then the events they route. The
+   * common case, one record routing nothing, is a prepared statement of its own.
+   */
+  private async insert(records: readonly StateRecord[], routed: readonly string[]): Promise<number> {
+    const [only] = records;
+    if (records.length === 1 && only !== undefined && routed.length === 0) {
+      const result = await this.pool.query({
+        name: "gamma-prompt-append-record",
+        text: "insert into gamma_state_records (session_key, revision, record) select session_key, $3, $4::jsonb from gamma_sessions where session_key = $1 and lease_token = $2 for share",
+        values: [this.lease.sessionKey, this.lease.token, only.revision, JSON.stringify(only)],
+      });
+      return result.rowCount ?? 0;
+    }
+    const result = await this.pool.query<{ inserted: number }>({
+      name: "gamma-prompt-append-records",
+      text: `with ${FENCE},
+         inserted as (
+           insert into gamma_state_records (session_key, revision, record)
+           select fence.session_key, r.revision, r.record from fence cross join jsonb_to_recordset($3::jsonb) as r(revision integer, record jsonb)
+           returning 1
+         ),
+         routed as (
+           update gamma_events set routed_at = now()
+           where session_key = $1 and event_id = any($4::text[]) and routed_at is null and exists (select 1 from fence)
+         )
+         select count(*)::integer as inserted from inserted`,
+      values: [this.lease.sessionKey, this.lease.token, JSON.stringify(records.map((record) => ({ revision: record.revision, record }))), routed],
+    });
+    return result.rows[0]?.inserted ?? 0;
+  }
+
+  /** The snapshot replaces the records up to its revision, in one transaction; the events its records route are marked. */
+  private async writeSnapshot(state: ExecutionState, routed: readonly string[]): Promise<void> {
+    this.refuseWhenLost();
+    const snapshot = JSON.stringify(state);
+    try {
+      await inTransaction(this.pool, async (client) => {
+        const saved = await client.query(
+          `with ${FENCE} update gamma_sessions s set snapshot = $3::jsonb, snapshot_revision = $4 from fence where s.session_key = fence.session_key`,
+          [this.lease.sessionKey, this.lease.token, snapshot, state.revision],
+        );
+        if (saved.rowCount !== 1) this.leaseLost();
+        await client.query("delete from gamma_state_records where session_key = $1 and revision <= $2", [this.lease.sessionKey, state.revision]);
+        if (routed.length > 0) {
+          await client.query("update gamma_events set routed_at = now() where session_key = $1 and event_id = any($2::text[]) and routed_at is null", [this.lease.sessionKey, routed]);
+        }
+      });
+    } catch (error) {
+      throw this.storeError(error, state.revision);
+    }
+    this.sinceSnapshot = 0;
+  }
+
+  /** The store's errors as the runtime's: a lost lease and a taken revision are conflicts; anything else names the database's failure. */
+  private storeError(error: unknown, revision: number): Error {
+    if (error instanceof StateStoreError) return error;
+    if (errorCode(error) === UNIQUE_VIOLATION) {
+      return new StateConflictError(this.location, `Unexpected revision ${revision} already stored by another writer, expected it free: the write was refused`);
+    }
+    return new StateStoreError(this.location, `Unexpected database failure (${error instanceof Error ? error.message : String(error)}), expected the write stored`);
+  }
+
+  private refuseWhenLost(): void {
+    if (this.lost) throw new LeaseLostError(this.lease.sessionKey, this.lease.token);
+  }
+
+  private leaseLost(): never {
+    this.lost = true;
+    throw new LeaseLostError(this.lease.sessionKey, this.lease.token);
+  }
+}

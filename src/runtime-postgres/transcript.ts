@@ -1,0 +1,70 @@
+/**
+ * Pi's transcript in PostgreSQL, stored as Pi writes it, so another server
+ * resumes the conversation exactly. On the AgentSession path the rows are the
+ * session's entries (its header first): `SessionManager.inMemory(cwd, options,
+ * entries)` builds the session from them. On the Agent path they are the
+ * message list's changes: each message appended, and a whole new list when
+ * the host replaced it (a server compaction, a reload). Writes are fenced
+ * like the state's, serialised per session, and awaited by the host before
+ * the next model call.
+ */
+import type { Pool, Queryable } from "./database.js";
+import { LeaseLostError } from "./errors.js";
+import { FENCE, type Lease } from "./lease.js";
+
+/** One row of an Agent's transcript. */
+export type AgentTranscriptEntry = { type: "message"; message: unknown } | { type: "messages"; messages: unknown[] };
+
+/** The stored rows of a session's transcript, in order. */
+export async function loadTranscript(db: Queryable, sessionKey: string): Promise<unknown[]> {
+  const rows = await db.query<{ entry: unknown }>("select entry from gamma_transcript where session_key = $1 order by seq", [sessionKey]);
+  return rows.rows.map((row) => row.entry);
+}
+
+/** The message list an Agent's rows describe. */
+export function agentMessagesOf(entries: readonly unknown[]): unknown[] {
+  let messages: unknown[] = [];
+  for (const entry of entries as AgentTranscriptEntry[]) {
+    if (entry.type === "messages") messages = [...entry.messages];
+    else messages.push(entry.message);
+  }
+  return messages;
+}
+
+/** Appends rows after the stored ones, one write at a time, each checking the lease. */
+export class TranscriptWriter {
+  private next: number;
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly lease: Lease,
+    stored: number,
+  ) {
+    this.next = stored;
+  }
+
+  /** Rows stored or queued so far. */
+  get length(): number {
+    return this.next;
+  }
+
+  /** Queues the rows; the promise settles when they (and every row before them) are stored. */
+  append(entries: readonly unknown[]): Promise<void> {
+    if (entries.length === 0) return this.queue;
+    const rows = JSON.stringify(entries.map((entry, index) => ({ seq: this.next + index, entry })));
+    this.next += entries.length;
+    const write = this.queue.then(async () => {
+      const result = await this.pool.query({
+        name: "gamma-prompt-append-transcript",
+        text: `with ${FENCE} insert into gamma_transcript (session_key, seq, entry)
+         select fence.session_key, e.seq, e.entry from fence cross join jsonb_to_recordset($3::jsonb) as e(seq integer, entry jsonb)`,
+        values: [this.lease.sessionKey, this.lease.token, rows],
+      });
+      if (result.rowCount !== entries.length) throw new LeaseLostError(this.lease.sessionKey, this.lease.token);
+    });
+    // A failed write fails every later one too: the transcript never has a hole.
+    this.queue = write;
+    return write;
+  }
+}

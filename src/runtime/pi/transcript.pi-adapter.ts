@@ -1,0 +1,103 @@
+/**
+ * What a model call carries, on both paths: reserved tags neutralised in every
+ * untrusted channel, one anchor (the newest), custom messages as user
+ * messages, and the variant's exact bytes as the prompt. Pi 1.x carries the
+ * system prompt and the tool declarations in the transcript: a leading
+ * `role: "system"` message, and later system messages that add instructions,
+ * patch named sections or change tools. These functions are pure: they never
+ * write state and never throw on a transcript, so a hook can make the whole
+ * transcript before it records anything.
+ */
+import type { Agent, AgentMessage } from "@earendil-works/pi-agent-core";
+import type { Message, SystemMessage } from "@earendil-works/pi-ai";
+import type { SessionProtocolController } from "../controller.js";
+import { prepareMessagesForModel } from "../injections/transport.js";
+import { ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE, dropStaleAnchors } from "../messages.js";
+import { createInitialSystemMessage, getInitialSystemMessage, toToolDeclaration } from "./packages.pi-adapter.js";
+
+const RUNTIME_CUSTOM_TYPES: ReadonlySet<string> = new Set([ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE]);
+/** The `skill` tool returns compiled, verified skill bodies; every other tool result is host output. */
+const TRUSTED_TOOL_NAMES: ReadonlySet<string> = new Set(["skill"]);
+
+/**
+ * Reserved tags in any untrusted channel (user text, host tool results,
+ * summaries, custom messages the runtime did not write) cannot pose as the platform's.
+ */
+export function neutraliseUntrusted(messages: AgentMessage[]): AgentMessage[] {
+  return prepareMessagesForModel(messages, { trustedCustomTypes: RUNTIME_CUSTOM_TYPES, trustedToolNames: TRUSTED_TOOL_NAMES });
+}
+
+/**
+ * The low-level converter: system messages (the prompt and tool changes),
+ * user, assistant and tool results pass; a custom message becomes a user
+ * message (Pi's default would drop it); only the newest state anchor is
+ * kept; anything else is not for the model.
+ */
+export function convertGammaMessages(messages: AgentMessage[]): Message[] {
+  return dropStaleAnchors(neutraliseUntrusted(messages)).flatMap((message): Message[] => {
+    switch (message.role) {
+      case "system":
+      case "user":
+      case "assistant":
+      case "toolResult":
+        return [message];
+      case "custom":
+        return [
+          {
+            role: "user",
+            content: typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content,
+            timestamp: message.timestamp,
+          },
+        ];
+      default:
+        return [];
+    }
+  });
+}
+
+/** The session path's transcript for a model call (pi-coding-agent converts the messages afterwards). */
+export function sessionModelTranscript(messages: AgentMessage[], systemPrompt: string): AgentMessage[] {
+  return pinVariantTranscript(dropStaleAnchors(neutraliseUntrusted(messages)), systemPrompt) as AgentMessage[];
+}
+
+/**
+ * The transcript a model call sends, with the variant's exact bytes as its
+ * prompt: the leading system message becomes `{ content: systemPrompt }` with
+ * the tools it declares (Pi's named sections, such as pi-coding-agent's
+ * working directory, are what the variant replaces); every later system
+ * message stays where it is, tool changes and added instructions included,
+ * minus section patches to the prompt it replaced (one left empty goes).
+ * Deterministic: the same transcript gives the same request, which
+ * Anthropic's message threads and every prefix cache need.
+ */
+export function pinVariantTranscript<M extends { role: string }>(messages: readonly M[], systemPrompt: string): (M | SystemMessage)[] {
+  const head = getInitialSystemMessage(messages);
+  const pinned: SystemMessage = {
+    role: "system",
+    content: systemPrompt,
+    ...(head?.toolsAdded !== undefined && head.toolsAdded.length > 0 ? { toolsAdded: head.toolsAdded } : {}),
+    timestamp: head?.timestamp ?? 0,
+  };
+  const rest = (head === undefined ? messages : messages.slice(1)).flatMap((message): (M | SystemMessage)[] => {
+    if (message.role !== "system") return [message];
+    const { sections: _replaced, ...update } = message as unknown as SystemMessage;
+    const hasContent = typeof update.content === "string" ? update.content !== "" : update.content.length > 0;
+    return hasContent || (update.toolsAdded?.length ?? 0) > 0 || (update.toolsRemoved?.length ?? 0) > 0 ? [update] : [];
+  });
+  return [pinned, ...rest];
+}
+
+/**
+ * After a server-side compaction or a reload on the low-level path: the
+ * agent's context becomes `messages` (default: its current transcript) minus
+ * older anchors, plus one fresh anchor. A transcript without its leading
+ * system message (a host's stored conversation) gets the agent's, so the
+ * prompt and tools stay declared at the head. The agent must be idle.
+ */
+export function restoreAgentContext(agent: Agent, controller: SessionProtocolController, messages?: AgentMessage[]): void {
+  if (agent.state.isStreaming) throw new Error("Unexpected restore during a run, expected an idle agent");
+  const restored = controller.restoreContext(messages ?? agent.state.messages);
+  const head =
+    getInitialSystemMessage(agent.state.messages) ?? createInitialSystemMessage(controller.systemPrompt, agent.state.tools.map((tool) => toToolDeclaration(tool)));
+  agent.state.messages = restored[0]?.role === "system" || head === undefined ? restored : [head, ...restored];
+}

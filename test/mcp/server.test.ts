@@ -1,0 +1,300 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { check } from "../../src/check.js";
+import { explainRule, formatExplanation, ruleIds } from "../../src/diagnostics/rules/explain.js";
+import { lint } from "../../src/lint.js";
+import { runCliInProcess } from "../helpers/cli.js";
+import { docPage } from "../helpers/docs.js";
+import { copyParts, removeTempDirs, tempDir } from "../helpers/temp-project.js";
+import { copyEmbeddedDefault, repoRoot } from "../lsp/client.js";
+import { closeSessions, startMcp, structured, toolError } from "./client.js";
+
+const IMPORT = "skills/import/SKILL.md";
+const PLAIN = join(repoRoot, "test", "fixtures", "mcp", "plain-collection");
+const TOOLS = ["lint", "lint_text", "explain_rule", "fix_file", "check_cache", "show_variant", "skill_graph"];
+
+interface Finding {
+  file: string;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  severity: string;
+  ruleId: string;
+  message: string;
+  url: string;
+  fix?: string;
+}
+interface Lint {
+  scope: string;
+  profile: string;
+  errorCount: number;
+  warningCount: number;
+  diagnostics: Finding[];
+}
+
+afterEach(async () => {
+  await closeSessions();
+  await removeTempDirs();
+});
+
+/** The embedded default's sources and its committed dist/, in a fresh folder. */
+async function embeddedDefault(): Promise<string> {
+  return copyParts(repoRoot, ["dist"], await copyEmbeddedDefault());
+}
+
+describe("gamma-prompt mcp: what it offers", () => {
+  it("lists its tools, each with a description saying when to call it and schemas for input and output; and its resources", async () => {
+    const session = await startMcp(await embeddedDefault());
+    expect(session.client.getServerVersion()?.name).toBe("gamma-prompt");
+    const { tools } = await session.client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(TOOLS);
+    for (const tool of tools) {
+      expect(tool.description, tool.name).toMatch(/Call it|Call /);
+      expect(tool.inputSchema.type).toBe("object");
+      expect(tool.outputSchema?.type, tool.name).toBe("object");
+    }
+    const { resources } = await session.client.listResources();
+    const uris = resources.map((resource) => resource.uri);
+    expect(uris.slice(0, 4)).toEqual(["gamma-prompt://project/dist/manifest.json", "gamma-prompt://project/dist/variants/base.md", "gamma-prompt://project/dist/variants/deck-generation.md", "gamma-prompt://project/dist/variants/import.md"]);
+    expect(uris.slice(4)).toEqual(ruleIds().map((id) => `gamma-prompt://rules/${id}`));
+    const text = async (uri: string): Promise<string> => {
+      const [content] = (await session.client.readResource({ uri })).contents;
+      return content && "text" in content ? content.text : "";
+    };
+    expect(await text("gamma-prompt://project/dist/variants/import.md")).toBe(readFileSync(join(repoRoot, "dist", "variants", "import.md"), "utf8"));
+    expect(JSON.parse(await text("gamma-prompt://project/dist/manifest.json"))).toEqual(JSON.parse(readFileSync(join(repoRoot, "dist", "manifest.json"), "utf8")));
+    const page = await session.client.readResource({ uri: "gamma-prompt://rules/skill/type-value" });
+    expect(page.contents[0]).toMatchObject({ mimeType: "text/markdown", text: readFileSync(join(repoRoot, "docs", "rules", "skill", "type-value.md"), "utf8") });
+    const { resourceTemplates } = await session.client.listResourceTemplates();
+    expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(["gamma-prompt://rules/{rule}", "gamma-prompt://project/{+path}"]);
+  });
+});
+
+describe("gamma-prompt mcp on the embedded default", () => {
+  it("lints the project, a skill folder, a file and unsaved text, with rule ids, doc URLs and the fixes available", async () => {
+    const root = await embeddedDefault();
+    const session = await startMcp(root);
+    const clean = structured<Lint>(await session.call("lint"));
+    expect(clean).toMatchObject({ scope: ".", profile: "gamma", errorCount: 0, warningCount: 0, diagnostics: [] });
+
+    const original = readFileSync(join(root, IMPORT), "utf8");
+    writeFileSync(join(root, IMPORT), original.replace("  gamma-type: workflow\n", ""));
+    const whole = structured<Lint>(await session.call("lint"));
+    // The same findings `gamma-prompt lint` reports, each with its safe fix where it has one.
+    const expected = (await lint({ root, checklists: false })).diagnostics;
+    expect(whole.diagnostics.map(({ fix: _fix, ...finding }) => finding)).toEqual(expected);
+    const missing = whole.diagnostics.find((finding) => finding.ruleId === "skill/missing-key");
+    expect(missing).toMatchObject({ file: IMPORT, line: 1, column: 1, severity: "error", url: "https://www.npmjs.com/package/gamma-prompt#rule-skill-missing-key", fix: expect.stringContaining("type: workflow") });
+    expect(structured<Lint>(await session.call("lint", { path: "skills/import" })).diagnostics.every((finding) => finding.file.startsWith("skills/import/"))).toBe(true);
+    expect(structured<Lint>(await session.call("lint", { path: "skills/gml-cli/SKILL.md" }))).toMatchObject({ scope: "skills/gml-cli/SKILL.md", diagnostics: [] });
+    writeFileSync(join(root, IMPORT), original);
+
+    const unsaved = structured<Lint & { path: string }>(await session.call("lint_text", { text: original.replace("type: workflow", "type: workflw") }));
+    expect(unsaved.path).toBe(IMPORT);
+    expect(unsaved.diagnostics).toEqual([
+      {
+        file: IMPORT,
+        line: 5,
+        column: 15,
+        endLine: 5,
+        endColumn: 22,
+        severity: "error",
+        ruleId: "skill/type-value",
+        message: 'Unexpected type "workflw", expected "workflow" or "reference"; did you mean "workflow"?',
+        url: "https://www.npmjs.com/package/gamma-prompt#rule-skill-type-value",
+      },
+    ]);
+    // A new skill that is not on disk yet, checked against the others: it requires one that does not exist.
+    const draft = "---\nname: deck-review\ntype: reference\ndescription: Use when reviewing a finished deck card by card before it is shared.\nrequiresSkills: [gml-cli, deck-critic]\n---\n\n# Deck review\n\nRead each card against the brief.\n";
+    const drafted = structured<Lint & { path: string }>(await session.call("lint_text", { text: draft }));
+    expect(drafted.path).toBe("skills/deck-review/SKILL.md");
+    expect(drafted.diagnostics.map((finding) => finding.ruleId)).toEqual(["skill/reference-unknown"]);
+    // What lint_text saw stays unsaved: the project on disk is still clean.
+    expect(structured<Lint>(await session.call("lint")).diagnostics).toEqual([]);
+  });
+
+  it("explains a rule as `gamma-prompt explain` does", async () => {
+    const session = await startMcp(await embeddedDefault());
+    const explained = structured(await session.call("explain_rule", { rule: "skill/type-value" }));
+    expect(explained).toEqual(explainRule("skill/type-value"));
+    const cli = await runCliInProcess("explain", "skill/type-value");
+    expect(formatExplanation(explainRule("skill/type-value"))).toBe(cli.stdout);
+    expect(toolError(await session.call("explain_rule", { rule: "skill/type-valu" }))).toBe('Unexpected rule "skill/type-valu", expected a rule id such as skill/description-trigger (every finding names its rule); did you mean "skill/type-value"?');
+  });
+
+  it("returns the safe fixes of a file as a diff, and writes them only when asked", async () => {
+    const root = await embeddedDefault();
+    const session = await startMcp(root);
+    const original = readFileSync(join(root, IMPORT), "utf8");
+    const broken = original.replace("  gamma-type: workflow\n", "");
+    writeFileSync(join(root, IMPORT), broken);
+    const preview = structured<{ written: boolean; diff: string; fixes: Array<{ ruleId: string }> }>(await session.call("fix_file", { path: IMPORT }));
+    expect(preview.written).toBe(false);
+    expect(preview.fixes.map((fix) => fix.ruleId)).toEqual(["skill/missing-key"]);
+    expect(preview.diff).toBe(
+      `--- a/${IMPORT}\n+++ b/${IMPORT}\n@@ -2,6 +2,7 @@\n name: import\n description: ${original.split("\n")[2]?.slice("description: ".length)}\n metadata:\n+  gamma-type: workflow\n   gamma-requires-skills: gml-authoring gml-cli ask-user-questions\n   gamma-conflicts-with: deck-generation\n ---\n`,
+    );
+    expect(readFileSync(join(root, IMPORT), "utf8")).toBe(broken);
+    const written = structured<{ written: boolean; remaining: unknown[] }>(await session.call("fix_file", { path: IMPORT, write: true }));
+    expect(written).toMatchObject({ written: true, remaining: [] });
+    expect(readFileSync(join(root, IMPORT), "utf8")).toBe(original);
+    expect(structured<{ written: boolean; diff: string }>(await session.call("fix_file", { path: IMPORT, write: true }))).toMatchObject({ written: false, diff: "" });
+  });
+
+  it("says what an edit does to the cache against the committed dist/: blocks per variant, tokens and cost per 1,000 sessions", async () => {
+    const root = await embeddedDefault();
+    const session = await startMcp(root);
+    interface Impact {
+      ok: boolean;
+      drift: Array<{ artifact: string }>;
+      invalidatesSharedPrefix: boolean;
+      comparison: { intact: boolean; variants: Array<{ name: string; blocks: Array<{ name: string; state: string }> }>; invalidation: unknown[]; costDelta: Array<{ variant: string; before: number; after: number }> };
+    }
+    const current = structured<Impact>(await session.call("check_cache"));
+    expect(current).toMatchObject({ ok: true, drift: [], invalidatesSharedPrefix: false, comparison: { intact: true, invalidation: [] } });
+
+    const partial = join(root, "prompts", "partials", "identity.hbs");
+    writeFileSync(partial, `${readFileSync(partial, "utf8")}One more sentence in the static prefix.\n`);
+    const edited = structured<Impact>(await session.call("check_cache"));
+    expect(edited.ok).toBe(false);
+    expect(edited.invalidatesSharedPrefix).toBe(true);
+    expect(edited.drift.map((entry) => entry.artifact)).toContain("prefix.md");
+    expect(edited.comparison.variants.map((variant) => [variant.name, variant.blocks.map((block) => `${block.name}:${block.state}`)])).toEqual([
+      ["base", ["tools:intact", "static-prefix:changed"]],
+      ["deck-generation", ["tools:intact", "static-prefix:changed", "variant-tail:invalidated"]],
+      ["import", ["tools:intact", "static-prefix:changed", "variant-tail:invalidated"]],
+    ]);
+    // The figures check itself reports, and the default policies' cost before and after for every variant.
+    expect(edited.comparison.invalidation).toEqual((await check({ root })).invalidation);
+    expect(new Set(edited.comparison.costDelta.map((row) => row.variant))).toEqual(new Set(["base", "deck-generation", "import"]));
+    expect(edited.comparison.costDelta.every((row) => Number.isFinite(row.before) && Number.isFinite(row.after))).toBe(true);
+    expect(edited.comparison.costDelta.some((row) => row.after !== row.before)).toBe(true);
+  });
+
+  it("shows a variant's compiled prompt and its cache plan blocks", async () => {
+    const root = await embeddedDefault();
+    const session = await startMcp(root);
+    const shown = structured<{ from: string; text: string; blocks: Array<{ name: string; system?: { start: number; end: number } }> }>(await session.call("show_variant", { variant: "import" }));
+    expect(shown.from).toBe("sources");
+    expect(shown.text).toBe(readFileSync(join(repoRoot, "dist", "variants", "import.md"), "utf8"));
+    expect(shown.blocks.map((block) => block.name)).toEqual(["tools", "static-prefix", "variant-tail"]);
+    expect(shown.blocks.at(-1)?.system?.end).toBe(Buffer.byteLength(shown.text));
+    // While the sources have errors, the output folder's copy.
+    writeFileSync(join(root, IMPORT), readFileSync(join(root, IMPORT), "utf8").replace("type: workflow", "type: workflw"));
+    expect(structured<{ from: string; text: string }>(await session.call("show_variant", { variant: "import" }))).toMatchObject({ from: "output", text: shown.text });
+    expect(toolError(await session.call("show_variant", { variant: "imports" }))).toMatch(/^Unexpected variant "imports": the sources have errors \(\d+; run lint\) and the output folder has no such variant; did you mean "import"\?$/);
+  });
+
+  it("gives the skills graph around a skill", async () => {
+    const session = await startMcp(await embeddedDefault());
+    expect(structured(await session.call("skill_graph", { skill: "import" }))).toEqual({
+      skill: "import",
+      type: "workflow",
+      description: expect.stringMatching(/^TRIGGER when the user uploads/),
+      path: IMPORT,
+      requires: ["gml-authoring", "gml-cli", "ask-user-questions"],
+      requiredBy: [],
+      conflicts: ["deck-generation"],
+      activation: [
+        { name: "gml-authoring", requiredBy: "import", type: "reference" },
+        { name: "gml-cli", requiredBy: "import", type: "reference" },
+        { name: "ask-user-questions", requiredBy: "import", type: "reference" },
+      ],
+      activationConflicts: [],
+      toolNamespaces: [],
+      preloadedBy: ["import"],
+    });
+    const cli = structured<{ requiredBy: string[] }>(await session.call("skill_graph", { skill: "gml-cli" }));
+    expect(cli.requiredBy).toEqual(["deck-generation", "gml-editing", "import"]);
+  });
+});
+
+describe("docs/mcp.md", () => {
+  it("shows a real lint_text answer", async () => {
+    const page = docPage("docs/mcp.md");
+    const call = /^--> lint_text (\{.*\})$/m.exec(page.text)?.[1];
+    expect(call).toBeDefined();
+    const answer = page.blockStartingWith('{\n  "path": "skills/deck-review/SKILL.md"', "json");
+    const session = await startMcp(await embeddedDefault());
+    expect(structured(await session.call("lint_text", JSON.parse(call ?? "{}") as Record<string, unknown>))).toEqual(JSON.parse(answer));
+  });
+});
+
+describe("gamma-prompt mcp on a plain Agent Skills collection", () => {
+  it("lints, lints text, explains, fixes and draws the graph; the compiler's tools say why they do not apply", async () => {
+    const root = await copyParts(PLAIN, ["skills"], await tempDir("gamma mcp plain"));
+    const session = await startMcp(root);
+    const linted = structured<Lint>(await session.call("lint"));
+    expect(linted.profile).toBe("agentskills");
+    expect(linted.diagnostics.map((finding) => [finding.ruleId, finding.fix])).toEqual([
+      ["skill/description-whitespace", "trimmed the spaces inside the description's quotes"],
+      ["skill/allowed-tools-format", "rewrote allowed-tools from a list as one space-separated string: Read Bash(git log:*)"],
+    ]);
+    const text = structured<Lint>(await session.call("lint_text", { path: "skills/pdf-forms/SKILL.md", text: readFileSync(join(root, "skills/pdf-forms/SKILL.md"), "utf8").replace("references/fields.md", "references/field.md") }));
+    expect(text.diagnostics.map((finding) => finding.ruleId).sort()).toEqual(["skill/broken-link", "skill/unreferenced-file"]);
+    expect(structured(await session.call("explain_rule", { rule: "skill/allowed-tools-format" }))).toMatchObject({ id: "skill/allowed-tools-format", severity: "error" });
+    const fixed = structured<{ written: boolean; remaining: unknown[] }>(await session.call("fix_file", { path: "skills/release-notes/SKILL.md", write: true }));
+    expect(fixed).toMatchObject({ written: true, remaining: [] });
+    expect(readFileSync(join(root, "skills/release-notes/SKILL.md"), "utf8")).toContain('description: "Use when writing the release notes for a tagged version."\nallowed-tools: Read Bash(git log:*)\n');
+    expect(structured(await session.call("skill_graph", { skill: "pdf-forms" }))).toMatchObject({ skill: "pdf-forms", requires: [], requiredBy: [], conflicts: [], activation: [], preloadedBy: [] });
+    for (const tool of ["check_cache", "show_variant"]) {
+      expect(toolError(await session.call(tool, tool === "show_variant" ? { variant: "base" } : {}))).toBe(`${tool} needs a project with prompts/prefix.hbs: ${root} is a skills collection, which gamma-prompt lints but does not compile into prompts`);
+    }
+  });
+});
+
+describe("gamma-prompt mcp and bad input", () => {
+  it("answers each with a tool error that says what was wrong, and keeps serving", async () => {
+    const root = await embeddedDefault();
+    const outside = await tempDir("gamma mcp outside");
+    writeFileSync(join(outside, "secret.md"), "not the project's\n");
+    symlinkSync(outside, join(root, "skills", "linked-out"));
+    execFileSync("mkfifo", [join(root, "skills", "import", "pipe.md")]);
+    const session = await startMcp(root);
+    const stillServing = async (): Promise<void> => {
+      expect(structured(await session.call("explain_rule", { rule: "skill/name-format" }))).toMatchObject({ id: "skill/name-format" });
+    };
+    const cases: Array<[string, Record<string, unknown>, string | RegExp]> = [
+      ["lint", { path: "skills/nope" }, `Unexpected path "skills/nope": nothing there under the project root ${root}; expected a skill folder or file`],
+      ["fix_file", { path: "skills/import/pipe.md" }, 'Unexpected FIFO at "skills/import/pipe.md", expected a SKILL.md file'],
+      ["lint", { path: "skills/import/pipe.md" }, 'Unexpected FIFO at "skills/import/pipe.md", expected a skill folder or a file'],
+      ["lint_text", { text: `---\nname: huge\n---\n${"x".repeat(5 * 1024 * 1024)}` }, `Unexpected text of ${5 * 1024 * 1024 + 19} bytes, expected at most 1048576 bytes: a larger SKILL.md is refused unread (skill/file-too-large)`],
+      ["lint", { path: "../" }, `Unexpected path "../": outside the project root ${root}; expected a skill folder or file inside it`],
+      ["fix_file", { path: join(outside, "secret.md") }, `Unexpected path ${JSON.stringify(join(outside, "secret.md"))}: outside the project root ${root}; expected a SKILL.md file inside it`],
+      ["lint", { path: "skills/linked-out" }, `Unexpected path "skills/linked-out": it leads outside the project root ${root} (through a symbolic link); expected a skill folder or file inside it`],
+      ["lint_text", { text: "---\nname: x\n---\n", path: "../elsewhere/SKILL.md" }, /^Unexpected path "\.\.\/elsewhere\/SKILL\.md": outside the project root/],
+      ["lint_text", { text: "no frontmatter at all" }, "Unexpected text without a usable `name:` line, expected `path` (where the SKILL.md will live) or a `name:` in the frontmatter"],
+      ["fix_file", { path: "prompts/prefix.hbs" }, 'Unexpected file "prompts/prefix.hbs", expected a SKILL.md (only skill frontmatter has safe fixes)'],
+      ["fix_file", {}, "Unexpected arguments for fix_file: the arguments must have required property 'path'"],
+      ["lint", { path: 3 }, "Unexpected arguments for lint: /path must be string"],
+      ["lint", { files: ["x"] }, "Unexpected arguments for lint: the arguments must NOT have additional properties (files)"],
+      ["skill_graph", { skill: "imprt" }, 'Unexpected skill "imprt", expected the name of a skill in the project; did you mean "import"?'],
+    ];
+    for (const [tool, args, message] of cases) {
+      const result = await session.call(tool, args);
+      if (typeof message === "string") expect(toolError(result), `${tool} ${JSON.stringify(args).slice(0, 80)}`).toBe(message);
+      else expect(toolError(result)).toMatch(message);
+      await stillServing();
+    }
+    for (const uri of ["gamma-prompt://project/dist/../../secret.md", "gamma-prompt://project/skills/linked-out/secret.md", "gamma-prompt://project/skills/import/SKILL.md", "gamma-prompt://rules/skill/nope"]) {
+      await expect(session.client.readResource({ uri }), uri).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/^MCP error -32602: Unexpected (path|resource|rule)/) });
+      await stillServing();
+    }
+    await expect(session.client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    await stillServing();
+    expect(await session.close()).toBe(0);
+    expect(session.stderr()).toBe("");
+  });
+});
+
+describe("gamma-prompt mcp shutdown", () => {
+  it("exits with code 0 when the client closes the connection", async () => {
+    const session = await startMcp(await embeddedDefault());
+    structured(await session.call("lint"));
+    expect(await session.close()).toBe(0);
+    expect(session.stderr()).toBe("");
+  });
+});

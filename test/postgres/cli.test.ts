@@ -1,0 +1,37 @@
+// `gamma-prompt postgres migrate` on a real PostgreSQL server: applies, then
+// finds the schema current (the CLI reference's transcript), prints the SQL,
+// and says in one line why a database cannot be reached.
+import { describe, expect, it } from "vitest";
+import { docPage } from "../helpers/docs.js";
+import { runCliInProcess } from "../helpers/cli.js";
+import { usePostgres } from "./helpers.js";
+
+const db = usePostgres({ migrate: false });
+const reference = docPage("docs/reference/cli.md");
+
+describe("gamma-prompt postgres migrate", () => {
+  it("applies the migrations once, then finds the schema current, as the CLI reference shows", async () => {
+    const url = db.server().url;
+    const first = await runCliInProcess("postgres", "migrate", "--url", url);
+    const second = await runCliInProcess("postgres", "migrate", "--url", url);
+    expect(first).toEqual({ code: 0, stdout: "applied migration 1; schema at migration 1\n", stderr: "" });
+    expect(second).toEqual({ code: 0, stdout: "schema is current: migration 1\n", stderr: "" });
+    const shown = reference.blockStartingWith("$ npx gamma-prompt postgres migrate");
+    const port = String(db.server().port);
+    expect(shown.replaceAll("5432", port)).toBe(`$ npx gamma-prompt postgres migrate --url ${url}\n${first.stdout}$ npx gamma-prompt postgres migrate --url ${url}\n${second.stdout}`);
+  });
+
+  it("prints the migrations' SQL without connecting", async () => {
+    const printed = await runCliInProcess("postgres", "migrate", "--print", "--url", "postgres://nobody@127.0.0.1:1/none");
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toMatch(/^-- migration 1: sessions\n-- gamma-prompt\/runtime\/postgres, migration 1/);
+    expect(printed.stdout).toContain("create table gamma_events");
+  });
+
+  it("says in one line why the database cannot be reached, and exits 1", async () => {
+    const refused = await runCliInProcess("postgres", "migrate", "--url", "postgres://nobody@127.0.0.1:1/none");
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toMatch(/^gamma-prompt postgres migrate: .*ECONNREFUSED.*\n$/);
+  });
+});

@@ -1,0 +1,46 @@
+/**
+ * A real PostgreSQL server for one test file (scripts/postgres-server.mjs):
+ * started before the file's tests with the package's migrations applied,
+ * stopped after them. When it cannot start, the file fails with the reason.
+ */
+import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
+import { migratePostgres } from "../../src/runtime-postgres/index.js";
+import { startPostgres, type TemporaryPostgres } from "../../scripts/postgres-server.mjs";
+
+export interface PostgresForTests {
+  server(): TemporaryPostgres;
+  /** A pool on the server (closed after the file's tests). */
+  pool(options?: pg.PoolConfig): pg.Pool;
+}
+
+export function usePostgres(options: { migrate?: boolean } = {}): PostgresForTests {
+  let server: TemporaryPostgres | undefined;
+  const pools: pg.Pool[] = [];
+  const pool = (config: pg.PoolConfig = {}): pg.Pool => {
+    if (server === undefined) throw new Error("the PostgreSQL server has not started");
+    const opened = new pg.Pool({ host: server.host, port: server.port, user: server.user, database: server.database, max: 10, ...config });
+    // A pool's idle client that the server drops (a restart) reports here; the tests watch the queries.
+    opened.on("error", () => {});
+    pools.push(opened);
+    return opened;
+  };
+  beforeAll(async () => {
+    server = await startPostgres();
+    if (options.migrate !== false) {
+      const migrating = pool();
+      await migratePostgres(migrating);
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(pools.splice(0).map((opened) => opened.end().catch(() => {})));
+    await server?.stop();
+  }, 60_000);
+  return {
+    server: () => {
+      if (server === undefined) throw new Error("the PostgreSQL server has not started");
+      return server;
+    },
+    pool,
+  };
+}
