@@ -119,7 +119,7 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
       toolUse(fauxToolCall("todo", { tasks: SKIPPED_RENDER })),
       toolUse(fauxToolCall("message_user", { message: "Your deck is ready.", blockOnUser: true })),
     ]);
-    await gamma.agent.prompt("Make a deck about tide pools with photos and short card titles");
+    await gamma.agent.prompt(gamma.controller.buildTurnMessages({ text: "Make a deck about tide pools with photos and short card titles" }));
     const printed = await runCliInProcessFrom(dir, "audit", "sessions/s_123.jsonl");
     expect(printed.code).toBe(1);
     expect(docPage("docs/guide/evaluations-and-audits.md").text).toContain(`\n\`\`\`\n$ gamma-prompt audit sessions/s_123.jsonl\n${printed.stdout}\`\`\`\n`);
