@@ -7,7 +7,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { inject } from "vitest";
 import { piPackageNames } from "../../src/protocol/pi-requirement.js";
@@ -64,9 +64,14 @@ export async function installPackedPackage(options: { pi?: boolean; name?: strin
 
 /** Links the repository's Pi packages into `project`'s node_modules; returns the links made. */
 export function linkPi(project: string): string[] {
-  mkdirSync(join(project, "node_modules", "@earendil-works"), { recursive: true });
-  return piPackageNames().map((name) => {
+  return linkInstalled(project, piPackageNames());
+}
+
+/** Links packages the repository installed (its pinned devDependencies) into `project`'s node_modules, as an install of them would place them; returns the links made. */
+export function linkInstalled(project: string, names: readonly string[]): string[] {
+  return names.map((name) => {
     const link = join(project, "node_modules", name);
+    mkdirSync(dirname(link), { recursive: true });
     symlinkSync(join(repoRoot, "node_modules", name), link, "dir");
     return link;
   });

@@ -16,10 +16,15 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PI_REQUIREMENT } from "../../src/protocol/pi-requirement.js";
 import { checkoutMentions, pageSamples, samplePages, type DocSample } from "../helpers/doc-samples.js";
-import { installPackedPackage } from "../helpers/packed-package.js";
+import { installPackedPackage, linkInstalled } from "../helpers/packed-package.js";
 import { removeTempDirs } from "../helpers/temp-project.js";
+import { startPostgres, type TemporaryPostgres } from "../../scripts/postgres-server.mjs";
 
-afterAll(removeTempDirs);
+let postgres: TemporaryPostgres | undefined;
+afterAll(async () => {
+  await postgres?.stop();
+  await removeTempDirs();
+}, 60_000);
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const pages = samplePages();
@@ -37,6 +42,12 @@ beforeAll(async () => {
   env = { ...process.env, PATH: `${shims}:${bin}:${process.env["PATH"] ?? ""}`, NO_COLOR: "1", FORCE_COLOR: "0" };
   // A sample that needs a provider's key says so (skip); none may reach a real provider by accident.
   for (const name of Object.keys(env)) if (/_API_KEY$|_OAUTH_TOKEN$/.test(name)) delete env[name];
+  // A page whose samples name `$DATABASE_URL` gets what its reader has: node-postgres installed (`npm install pg`) and a real PostgreSQL server.
+  if (pages.some((page) => pageSamples(page).some((sample) => !isHandedOff(sample) && sample.text.includes("DATABASE_URL")))) {
+    linkInstalled(project, ["pg"]);
+    postgres = await startPostgres();
+    env["DATABASE_URL"] = postgres.url;
+  } else delete env["DATABASE_URL"];
 }, 420_000);
 
 describe("the pages' samples: how each is marked", () => {
