@@ -87,13 +87,13 @@ await bundle.write({
         priority: 3,
         test: (id) =>
           /[\\/]node_modules[\\/]commander[\\/]/.test(id) ||
-          underLib("(cli[\\/](?!index\\.js$|commands[\\/](build-actions|cost-action)\\.js$)|init\\.js$|project-root\\.js$|protocol[\\/]pi-requirement\\.js$|diagnostics[\\/](exit-code|reporters[\\/]names)\\.js$|pipeline[\\/]discover[\\/]source-paths\\.js$)").test(id),
+          underLib("(cli[\\/](?!index\\.js$|commands[\\/](build-actions|cost-action|report-action)\\.js$)|init\\.js$|project-root\\.js$|protocol[\\/]pi-requirement\\.js$|diagnostics[\\/](exit-code|reporters[\\/]names)\\.js$|pipeline[\\/]discover[\\/]source-paths\\.js$)").test(id),
       },
       {
         name: "lint",
         priority: 2,
         test: underLib(
-          "(pipeline[\\/](discover|parse|validate|lint-skills|session)[\\/]|diagnostics[\\/](?!reporters[\\/](github|json|sarif)\\.js$)|skills[\\/]|protocol[\\/]|(lint|stage-data)\\.js$)",
+          "(pipeline[\\/](discover|parse|validate|lint-skills|session)[\\/]|pipeline[\\/]emit[\\/]verified-dist\\.js$|diagnostics[\\/](?!reporters[\\/](github|json|sarif)\\.js$)|skills[\\/]|protocol[\\/]|(lint|stage-data)\\.js$)",
         ),
       },
       {
@@ -105,5 +105,6 @@ await bundle.write({
   },
 });
 await bundle.close();
-// The entry is the package's bin: npx and npm run it as a file, so it must be executable whatever mode the bundler wrote.
+// The bin (lib/cli/bin.cjs, which loads this entry) and the entry itself are run as files: executable whatever mode was written.
 chmodSync(entry, 0o755);
+chmodSync(join(libDir, "cli", "bin.cjs"), 0o755);

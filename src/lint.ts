@@ -6,6 +6,7 @@ import { BuildSession } from "./pipeline/session/build-session.js";
 import { detectProfile, isAgentProject, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
 import { fixSkillBytes, fixSkillFiles, type FixedSkillFile, type SkillFix } from "./pipeline/fix/fix-skills.js";
 import { replaceFileAtomically } from "./pipeline/fix/replace-file.js";
+import { acceptedToolParametersOf, readVerifiedDist } from "./pipeline/emit/verified-dist.js";
 
 export type { FixedSkillFile, SkillFix } from "./pipeline/fix/fix-skills.js";
 
@@ -104,7 +105,9 @@ async function agentSourceDiagnostics(root: string, linted: Awaited<ReturnType<t
   const [{ loadProjectSources }, { checkProjectSources }] = await Promise.all([import("./pipeline/discover/project-sources.js"), import("./pipeline/lint-skills/project-checks.js")]);
   const session = new BuildSession();
   const loaded = await loadProjectSources(root, session);
-  const checked = await checkProjectSources(root, session, undefined, { config: readLintConfig(root, configPath).config, diagnostics: [] }, linted, loaded.sources);
+  // Tool parameter schemas a build accepted byte for byte (dist/'s verified record, as check takes it) are not compiled again.
+  const dist = readVerifiedDist(join(root, "dist"));
+  const checked = await checkProjectSources(root, session, undefined, { config: readLintConfig(root, configPath).config, diagnostics: [] }, linted, loaded.sources, dist && acceptedToolParametersOf(dist));
   return [...loaded.diagnostics, ...checked.diagnostics];
 }
 

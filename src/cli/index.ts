@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
+import { enableCompileCache } from "node:module";
 
 // A reader that stops early (`gamma-prompt check | head`) closes the pipe: the rest of the output has
 // nowhere to go, but the command still runs to its end and its exit code still says what it found.
@@ -17,27 +17,16 @@ for (const stream of [process.stdout, process.stderr]) {
 declare const GAMMA_PROMPT_RECORDED_HELP: string | undefined;
 const recordedHelp = typeof GAMMA_PROMPT_RECORDED_HELP === "string" ? GAMMA_PROMPT_RECORDED_HELP : undefined;
 
-/**
- * The oldest Node the package runs on (package.json's `engines.node`, checked by a test). Pi 1.x needs it,
- * and Node 20 is past its end of life. Checked before any dependency loads, so an older Node gets one
- * line and exit code 2 instead of a syntax or import error from deep inside a dependency.
- */
-const MINIMUM_NODE: readonly [number, number] = [22, 19];
-const [nodeMajor = 0, nodeMinor = 0] = process.versions.node.split(".").map(Number);
-if (nodeMajor < MINIMUM_NODE[0] || (nodeMajor === MINIMUM_NODE[0] && nodeMinor < MINIMUM_NODE[1])) {
-  process.stderr.write(`gamma-prompt needs Node.js ${MINIMUM_NODE.join(".")} or later; this is Node.js ${process.versions.node}\n`);
-  process.exit(2);
-}
-
-// A bare --version (and a piped --help) is answered before commander and the commands load: scripts and hooks ask it often.
+// The package's bin (bin.cjs) checked the Node version and answered a bare --version before loading this module.
+// A piped bare --help is answered before commander and the commands load.
 const args = process.argv.slice(2);
-if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
-  // package.json sits two folders up from this module, in src/ and in lib/ alike (what version.ts reads).
-  const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-  process.stdout.write(`${version}\n`);
-} else if (args.length === 1 && (args[0] === "--help" || args[0] === "-h") && recordedHelp !== undefined && !process.stdout.isTTY) {
+if (args.length === 1 && (args[0] === "--help" || args[0] === "-h") && recordedHelp !== undefined && !process.stdout.isTTY) {
   process.stdout.write(recordedHelp);
 } else {
+  // Node keeps the code it compiled for the CLI's modules between runs (in the system's temporary folder,
+  // or where NODE_COMPILE_CACHE says; NODE_DISABLE_COMPILE_CACHE turns it off): compiling them is a large
+  // part of a small project's lint. A cache that cannot be written costs only that time, never a result.
+  enableCompileCache();
   const { runCli } = await import("./program.js");
   process.exitCode = await runCli(process.argv);
 }

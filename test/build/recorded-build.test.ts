@@ -20,6 +20,15 @@ function checkProcess(root: string, ...args: string[]): { status: number | null;
   return { status: child.status, tokenizerLoaded: child.stderr.includes("TOKENIZER LOADED"), compilerLoaded: child.stderr.includes("SCHEMA COMPILER LOADED"), stdout: child.stdout };
 }
 
+/** One tool's parameter schema made invalid (`minProperties` must be a number), so it differs from dist/'s record. */
+async function breakToolParameters(root: string): Promise<void> {
+  const [file] = (await readdir(join(root, "schemas/tools"))).filter((name) => name.endsWith(".json") && name !== "order.json" && name !== "skill.json");
+  const toolPath = join(root, "schemas/tools", file ?? "");
+  const tool = JSON.parse(await readFile(toolPath, "utf8")) as { parameters: Record<string, unknown> };
+  tool.parameters["minProperties"] = "one";
+  await writeFile(toolPath, `${JSON.stringify(tool, null, 2)}\n`);
+}
+
 async function builtCopy(fixture: string): Promise<string> {
   const root = await copyProject(fixture);
   expect((await build({ root, persistentCache: false })).ok).toBe(true);
@@ -38,11 +47,7 @@ describe("check with recorded token counts", () => {
 
   it("checks a tool parameter schema that dist/ does not hold byte for byte, and reports it when invalid", async () => {
     const root = await builtCopy("basic");
-    const [file] = (await readdir(join(root, "schemas/tools"))).filter((name) => name.endsWith(".json") && name !== "order.json" && name !== "skill.json");
-    const toolPath = join(root, "schemas/tools", file ?? "");
-    const tool = JSON.parse(await readFile(toolPath, "utf8")) as { parameters: Record<string, unknown> };
-    tool.parameters["minProperties"] = "one";
-    await writeFile(toolPath, `${JSON.stringify(tool, null, 2)}\n`);
+    await breakToolParameters(root);
     const result = checkProcess(root, "--format", "json");
     expect(result.status).toBe(1);
     expect(result.compilerLoaded).toBe(true);
@@ -106,5 +111,38 @@ describe("check with recorded token counts", () => {
     const result = checkProcess(root);
     expect(result.status).toBe(1); // the manifest names another tokenizer version: drift
     expect(result.tokenizerLoaded).toBe(true);
+  });
+});
+
+describe("lint with a built dist/", () => {
+  function lintProcess(root: string): { status: number | null; compilerLoaded: boolean; stdout: string } {
+    const child = spawnSync(process.execPath, ["--require", hook, cliPath, "lint", "--root", root, "--format", "json"], { encoding: "utf8" });
+    return { status: child.status, compilerLoaded: child.stderr.includes("SCHEMA COMPILER LOADED"), stdout: child.stdout };
+  }
+
+  it("takes the tool parameter schemas dist/ accepted byte for byte without loading the schema compiler", async () => {
+    for (const root of [await builtCopy("basic"), repoRoot]) {
+      const result = lintProcess(root);
+      expect(result.status, root).toBe(0);
+      expect(result.compilerLoaded, root).toBe(false);
+    }
+  });
+
+  it("compiles a schema that differs from dist/'s, and reports it when invalid", async () => {
+    const root = await builtCopy("basic");
+    await breakToolParameters(root);
+    const result = lintProcess(root);
+    expect(result.status).toBe(1);
+    expect(result.compilerLoaded).toBe(true);
+    expect(JSON.parse(result.stdout).diagnostics.map((d: { ruleId: string }) => d.ruleId)).toContain("tool/invalid-parameters");
+  });
+
+  it("compiles every schema again when dist/'s tool list no longer has the hash its manifest records", async () => {
+    const root = await builtCopy("basic");
+    const tools = join(root, "dist", "tools.json");
+    await writeFile(tools, `${await readFile(tools, "utf8")} `);
+    const result = lintProcess(root);
+    expect(result.status).toBe(0);
+    expect(result.compilerLoaded).toBe(true);
   });
 });

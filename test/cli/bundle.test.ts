@@ -19,11 +19,11 @@ afterAll(removeTempDirs);
 const moduleLog = join(repoRoot, "test/fixtures/hooks/module-log.mjs");
 
 /** Every module one CLI process loads: package files as `package/path`, the package's own as `lib/...`. */
-function modulesLoadedBy(args: string[], cwd = repoRoot): { status: number | null; stdout: string; own: string[]; packages: string[] } {
+function modulesLoadedBy(args: string[], cwd = repoRoot, entry = cliPath): { status: number | null; stdout: string; own: string[]; packages: string[] } {
   const folder = mkdtempSync(join(tmpdir(), "gamma-prompt-module-log-"));
   const log = join(folder, "loaded.txt");
   try {
-    const child = spawnSync(process.execPath, ["--import", moduleLog, cliPath, ...args], { cwd, encoding: "utf8", env: { ...process.env, GAMMA_PROMPT_MODULE_LOG: log } });
+    const child = spawnSync(process.execPath, ["--import", moduleLog, entry, ...args], { cwd, encoding: "utf8", env: { ...process.env, GAMMA_PROMPT_MODULE_LOG: log } });
     const urls = [...new Set(readFileSync(log, "utf8").split("\n").filter((line) => line.startsWith("file:")))];
     const files = urls.map((url) => fileURLToPath(url)).filter((file) => file !== moduleLog && !file.includes(join("test", "fixtures", "hooks")));
     // A package's package.json is read for its version only.
@@ -56,11 +56,16 @@ describe("bundled CLI", () => {
     expect(spawnSync(process.execPath, [cliPath, "-h"], { encoding: "utf8" }).stdout).toBe(viaCommander.stdout);
   });
 
-  it("answers a bare --version from the entry alone", () => {
-    const run = modulesLoadedBy(["--version"]);
+  it("answers a bare --version from the package's CommonJS bin alone, and everything else from the entry it loads", () => {
+    const bin = join(repoRoot, JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).bin["gamma-prompt"] as string);
+    const run = modulesLoadedBy(["--version"], repoRoot, bin);
     expect(run.status).toBe(0);
-    expect(run.own).toEqual(["lib/cli/index.js"]);
+    expect(run.stdout).toBe(`${JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).version}\n`);
+    expect(run.own).toEqual(["lib/cli/bin.cjs", "package.json"]);
     expect(run.packages).toEqual([]);
+    const help = modulesLoadedBy(["--help"], repoRoot, bin);
+    expect(help.own).toEqual(["lib/cli/bin.cjs", "lib/cli/index.js"]);
+    expect(help.stdout).toBe(modulesLoadedBy(["--help"]).stdout);
   });
 
   it("lints the embedded skills as a collection without YAML, the tokenizer, a schema compiler, remark or the build stages", async () => {
@@ -73,11 +78,11 @@ describe("bundled CLI", () => {
     expect(run.own.length).toBeLessThanOrEqual(12);
   });
 
-  it("lints the embedded default whole without YAML, the tokenizer, remark or the build stages: only ajv, for the tool parameter schemas build checks too", () => {
+  it("lints the embedded default whole without YAML, the tokenizer, a schema compiler, remark or the build stages: dist/ vouches for its tool parameter schemas", () => {
     const run = modulesLoadedBy(["lint"]);
     expect(run.status).toBe(0);
-    // ajv and the packages ajv itself depends on.
-    expect([...new Set(run.packages.map(packageName))].filter((name) => !["ajv", "fast-deep-equal", "fast-uri", "json-schema-traverse"].includes(name))).toEqual([]);
+    // The tool parameter schemas dist/ holds byte for byte are not compiled again; the precompiled validators need only small pieces of ajv's runtime.
+    expect(run.packages.filter((file) => !/^ajv\/dist\/runtime\//.test(file))).toEqual([]);
     expect(run.own.filter((file) => /gamma-prompt-(build|audit|cost|watch)/.test(file))).toEqual([]);
     // A little more than a collection: the checks of the project's other sources, one precompiled validator
     // per source schema (tool namespaces included).

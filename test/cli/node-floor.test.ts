@@ -4,7 +4,7 @@ import { delimiter, join, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const root = resolve(import.meta.dirname, "../..");
-const bin = join(root, "lib/cli/index.js");
+const bin = join(root, "lib/cli/bin.cjs");
 const packageJson = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   engines: { node: string };
   devDependencies: Record<string, string>;
@@ -39,7 +39,7 @@ describe("the Node floor", () => {
     expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
     expect(olderThanFloor(pinned)).toBe(false);
     expect(olderThanFloor(process.versions.node)).toBe(false);
-    const source = readFileSync(join(root, "src/cli/index.ts"), "utf8");
+    const source = readFileSync(join(root, "src/cli/bin.cts"), "utf8");
     expect(source).toContain(`const MINIMUM_NODE: readonly [number, number] = [${floor?.[1]}, ${floor?.[2]}];`);
     // docs/node-and-pi.md shows the refusal and names the pinned Node.
     const doc = readFileSync(join(root, "docs/node-and-pi.md"), "utf8");

@@ -93,7 +93,7 @@ describe("the manual and package.json stay true", () => {
   });
 
   it("ships the CLI from lib/ and the artifacts and schemas with the package", () => {
-    expect(packageJson.bin["gamma-prompt"]).toBe("lib/cli/index.js");
+    expect(packageJson.bin["gamma-prompt"]).toBe("lib/cli/bin.cjs");
     expect(packageJson.files).toEqual(expect.arrayContaining(["lib", "dist", "schemas"]));
     expect(Object.keys(packageJson.exports)).toEqual(expect.arrayContaining([".", "./runtime"]));
   });

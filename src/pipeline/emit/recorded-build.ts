@@ -1,12 +1,10 @@
-import { join } from "node:path";
-import { readRegularFile } from "../../protocol/regular-file.js";
 import type { CachePlan } from "../../protocol/cache-plan.js";
-import type { DistManifest, ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
+import type { ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
 import { sha256Hex } from "../discover/read-source.js";
 import { compactTools } from "../render/cache-plan.js";
-import { SKILL_TOOL } from "../validate/tools.js";
 import type { RecordedTokenCounts, RecordedVariant } from "../render/measure.js";
 import { isRecord } from "../../protocol/records.js";
+import { acceptedToolParametersOf, parseJson, readVerifiedDist } from "./verified-dist.js";
 
 /**
  * What the last build recorded in dist/ about exact bytes, for `check` to
@@ -26,34 +24,11 @@ export interface RecordedBuild {
   acceptedToolParameters(tool: ToolSchemaArtifact): boolean;
 }
 
-/** Larger artifacts are not worth reading for a count. */
-const MAX_RECORD_BYTES = 16 * 1024 * 1024;
-
 export function readRecordedBuild(outDir: string, tokenizerVersion: string): RecordedBuild | undefined {
-  const manifest = parseJson(readRegular(join(outDir, "manifest.json"))) as Partial<DistManifest> | undefined;
-  if (!isRecord(manifest)) return undefined;
-  const artifacts = isRecord(manifest.artifacts) ? manifest.artifacts : {};
-  const verified = (file: unknown): Buffer | undefined => {
-    if (typeof file !== "string" || !Object.prototype.hasOwnProperty.call(artifacts, file)) return undefined;
-    const entry = artifacts[file];
-    const bytes = readRegular(join(outDir, file));
-    return bytes && isRecord(entry) && entry.sha256 === sha256Hex(bytes) ? bytes : undefined;
-  };
-  const accepted = new Map<string, string>();
-  const tools = isRecord(manifest.tools) ? parseJson(verified(manifest.tools.file)) : undefined;
-  // Tool names are unique across the stable set and the namespaces (a build with a duplicate writes nothing).
-  const namespaceFiles = Object.values(isRecord(manifest.namespaces) ? manifest.namespaces : {}).map((info) => (isRecord(info) ? parseJson(verified(info.file)) : undefined));
-  const namespaceTools = namespaceFiles.flatMap((namespace) => (isRecord(namespace) && Array.isArray(namespace.tools) ? (namespace.tools as unknown[]) : []));
-  for (const tool of [...(Array.isArray(tools) ? (tools as unknown[]) : []), ...namespaceTools]) {
-    if (isRecord(tool) && typeof tool.name === "string" && isRecord(tool.parameters)) accepted.set(tool.name, JSON.stringify(sourceParameters(tool.name, tool.parameters)));
-  }
-  const acceptedToolParameters = (tool: ToolSchemaArtifact): boolean => {
-    const recorded = accepted.get(tool.name);
-    if (recorded === undefined) return false;
-    // The skill tool's name enum is the build's own addition; an author's enum there is checked, never assumed.
-    if (tool.name === SKILL_TOOL && isRecord(nameProperty(tool.parameters)) && "enum" in (nameProperty(tool.parameters) as Record<string, unknown>)) return false;
-    return JSON.stringify(tool.parameters) === recorded;
-  };
+  const dist = readVerifiedDist(outDir);
+  if (!dist) return undefined;
+  const { manifest, verified } = dist;
+  const acceptedToolParameters = acceptedToolParametersOf(dist);
   if (!isRecord(manifest.tokenizer) || manifest.tokenizer.version !== tokenizerVersion || manifest.tokenizer.encoding !== "o200k_base") return { acceptedToolParameters };
 
   const counts = new Map<string, number>();
@@ -71,8 +46,8 @@ export function readRecordedBuild(outDir: string, tokenizerVersion: string): Rec
     if (isRecord(skill)) record(verified(skill.file), skill.tokens);
   }
   // Namespaces: the manifest records the count of each one's tools as compact JSON, like the tools block's.
-  for (const [index, info] of Object.values(isRecord(manifest.namespaces) ? manifest.namespaces : {}).entries()) {
-    const namespace = namespaceFiles[index];
+  for (const info of Object.values(isRecord(manifest.namespaces) ? manifest.namespaces : {})) {
+    const namespace = isRecord(info) ? parseJson(verified(info.file)) : undefined;
     if (isRecord(info) && isRecord(namespace) && Array.isArray(namespace.tools)) record(compactTools(namespace.tools as ToolSchemaArtifact[]), info.tokens);
   }
   // Knowledge notes: knowledge.json records each body's count.
@@ -103,31 +78,3 @@ export function readRecordedBuild(outDir: string, tokenizerVersion: string): Rec
   }
   return { acceptedToolParameters, tokenCounts: { count: (text) => counts.get(sha256Hex(text)), variant: (text) => variants.get(sha256Hex(text)) } };
 }
-
-/** The parameters as the author wrote them: the skill tool's name enum, which the build adds, taken out again. */
-function sourceParameters(name: string, parameters: Record<string, unknown>): Record<string, unknown> {
-  const property = nameProperty(parameters);
-  if (name !== SKILL_TOOL || !isRecord(property) || !("enum" in property)) return parameters;
-  const { enum: _added, ...authored } = property;
-  return { ...parameters, properties: { ...(parameters.properties as Record<string, unknown>), name: authored } };
-}
-
-function nameProperty(parameters: Record<string, unknown>): unknown {
-  return isRecord(parameters.properties) ? parameters.properties.name : undefined;
-}
-
-/** The file's bytes when it is a regular file of sensible size; never blocks on a FIFO or device. */
-function readRegular(path: string): Buffer | undefined {
-  const read = readRegularFile(path, { maxBytes: MAX_RECORD_BYTES });
-  return read.kind === "file" ? read.bytes : undefined;
-}
-
-function parseJson(bytes: Buffer | undefined): unknown {
-  if (!bytes) return undefined;
-  try {
-    return JSON.parse(bytes.toString("utf8")) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-

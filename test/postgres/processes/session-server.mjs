@@ -2,7 +2,8 @@
 // of SESSIONS whose lease it can take, runs a turn on a hosted session whenever
 // the session has pending events (or TURNS turns have not run yet), on Pi's faux
 // provider, and writes what each model call carried (the event ids in its
-// context) to LOG as JSON lines. SIGTERM: it lets every session go and writes
+// context) to LOG as JSON lines; a session whose previous host died before the model answered gets a turn
+// to carry on. SIGTERM: it lets every session go and writes
 // each one's final state. It prints `hosted <key>` and, when a tool batch starts,
 // `batch <key> <turn>`, so a test can kill it at that moment.
 import { appendFileSync } from "node:fs";
@@ -76,7 +77,11 @@ async function tryHost(sessionKey) {
       knowledge: { maxHints: 0 },
     });
     turn.value = opened.controller.state.tasks.revision;
-    hosted.set(sessionKey, { opened, turn, busy: false });
+    // A run the previous host did not finish (killed before the model answered) is carried on, as the guide says a
+    // host does after a takeover: its transcript ends without the model's last word.
+    const last = opened.agent.state.messages.at(-1);
+    const interrupted = last !== undefined && (last.role !== "assistant" || last.stopReason === "toolUse");
+    hosted.set(sessionKey, { opened, turn, busy: false, interrupted });
     if (connector && opened.controller.connectors.length === 0) opened.controller.registerConnector({ ...NOTION, executors: notionExecutors });
     const state = opened.controller.state;
     process.stdout.write(
@@ -89,6 +94,7 @@ async function tryHost(sessionKey) {
 
 async function runTurn(sessionKey, entry) {
   entry.busy = true;
+  entry.interrupted = false;
   entry.turn.value += 1;
   try {
     await entry.opened.agent.prompt(entry.opened.controller.buildTurnMessages({ text: `session ${sessionKey} turn ${entry.turn.value}` }));
@@ -107,7 +113,7 @@ async function loop() {
     for (const [key, entry] of hosted) {
       if (entry.busy || stopping) continue;
       const state = entry.opened.controller.state;
-      if (state.pendingInjections.length > 0 || entry.turn.value < turns) void runTurn(key, entry);
+      if (state.pendingInjections.length > 0 || entry.turn.value < turns || entry.interrupted) void runTurn(key, entry);
     }
     await new Promise((resolve) => setTimeout(resolve, 30));
   }

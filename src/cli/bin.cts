@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+/**
+ * The package's bin. CommonJS, because Node starts a CommonJS file sooner than
+ * an ES module: the Node check and a bare `--version`, which scripts and hooks
+ * ask often, run here before anything else loads. Everything else is the ES
+ * module CLI (index.js, bundled with its commands by scripts/bundle-cli.mjs).
+ */
+
+/**
+ * The oldest Node the package runs on (package.json's `engines.node`, checked by a test). Pi 1.x needs it,
+ * and Node 20 is past its end of life. Checked before any dependency loads, so an older Node gets one
+ * line and exit code 2 instead of a syntax or import error from deep inside a dependency.
+ */
+const MINIMUM_NODE: readonly [number, number] = [22, 19];
+const [nodeMajor = 0, nodeMinor = 0] = process.versions.node.split(".").map(Number);
+if (nodeMajor < MINIMUM_NODE[0] || (nodeMajor === MINIMUM_NODE[0] && nodeMinor < MINIMUM_NODE[1])) {
+  process.stderr.write(`gamma-prompt needs Node.js ${MINIMUM_NODE.join(".")} or later; this is Node.js ${process.versions.node}\n`);
+  process.exit(2);
+}
+
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
+  // package.json sits two folders up, in src/ and in lib/ alike (what version.ts reads).
+  const { version } = require("../../package.json") as { version: string };
+  process.stdout.on("error", () => {}); // a reader that closed the pipe already has nothing to miss
+  process.stdout.write(`${version}\n`);
+} else {
+  void import("./index.js");
+}
