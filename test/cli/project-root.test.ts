@@ -13,9 +13,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { init } from "../../src/init.js";
 import { cliPath, repoRoot } from "../build/helpers.js";
 import { runCliInProcessFrom } from "../helpers/cli.js";
+import { closeSessions, startMcp, structured } from "../mcp/client.js";
 import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
 
-afterAll(removeTempDirs);
+afterAll(async () => {
+  await closeSessions();
+  await removeTempDirs();
+});
 
 let mono = "";
 let agent = "";
@@ -93,6 +97,13 @@ describe("commands run from inside a project", () => {
     expect(replay.stderr).toBe("gamma-prompt eval: using the project in ../ (its built dist/)\n");
     expect(replay.code).toBe(0);
   }, 60_000);
+
+  it("mcp started in packages/agent/skills serves packages/agent (a real process over the SDK's client)", async () => {
+    const session = await startMcp(join(agent, "skills"));
+    expect(structured(await session.call("lint"))).toMatchObject({ errorCount: 0 });
+    expect(session.stderr()).toBe("gamma-prompt mcp: using the project in ../ (its gamma-prompt.config.json)\n");
+    expect(await session.close()).toBe(0);
+  });
 
   it("watch from packages/agent/prompts watches packages/agent (a real process)", async () => {
     const child = spawn(process.execPath, [cliPath, "watch", "--format", "json"], { cwd: join(agent, "prompts"), stdio: ["ignore", "pipe", "pipe"] });
