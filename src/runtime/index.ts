@@ -107,7 +107,7 @@ export {
   type ScriptedToolCall,
   type StubAnswer,
   type StubExecutorOptions,
-} from "./pi/scripted-model.js";
+} from "./pi/scripted-model.pi-adapter.js";
 // Connectors: tool namespaces a host registers on a live session, checked by the compiler's tool rules.
 export {
   ConnectorRejectedError,

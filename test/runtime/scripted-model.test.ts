@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { createGammaAgent } from "../../src/runtime/pi-adapter.js";
-import { scriptedModel, stubExecutors, type ScriptedModel } from "../../src/runtime/pi/scripted-model.js";
+import { scriptedModel, stubExecutors, type ScriptedModel } from "../../src/runtime/pi/scripted-model.pi-adapter.js";
 import { prepareDist } from "./helpers/dist.js";
 
 const artifacts = loadArtifacts({ distDir: prepareDist() });
