@@ -31,7 +31,7 @@ export interface ServerOptions {
   root?: string;
 }
 
-export const DEFAULT_LSP_DEBOUNCE_MS = 50;
+export const DEFAULT_LSP_DEBOUNCE_MS = 0;
 
 /** Every file: a skill's supporting files (scripts, references) are checked too, and the readers ignore what is not a source. */
 const WATCHED_GLOB = "**/*";

@@ -15,7 +15,11 @@ import { ProjectPaths } from "./locations.js";
 
 export interface WorkspaceOptions {
   root: string;
-  /** Quiet period after an edit before the project is analysed again. */
+  /**
+   * Quiet period after an edit before the project is analysed again. 0 (the default): an edit made while
+   * nothing runs is analysed at once, and the edits made during an analysis are taken together by the
+   * next one, which starts as soon as it ends.
+   */
   debounceMs: number;
   /** The client reports file changes on disk, so an analysis needs to look only at the paths named. */
   reportsFileChanges: () => boolean;
@@ -29,6 +33,12 @@ export interface OpenDocuments {
   get(uri: string): TextDocument | undefined;
 }
 
+/**
+ * The first analysis waits this long at least: editors open their buffers right after initializing, and
+ * those are then part of it.
+ */
+const FIRST_ANALYSIS_DELAY_MS = 50;
+
 export class ProjectWorkspace {
   readonly paths: ProjectPaths;
   private readonly analyzer: ProjectAnalyzer;
@@ -37,6 +47,8 @@ export class ProjectWorkspace {
   private rescanNext = true;
   private timer: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
+  /** An analysis is in the queue and has not started: later edits join it. */
+  private waiting = false;
   private latest: ProjectAnalysis | undefined;
   /** The buffers (path → version) the latest analysis read. */
   private analysedVersions = new Map<string, number>();
@@ -79,15 +91,20 @@ export class ProjectWorkspace {
    * findings it publishes first) instead of waiting for it to finish.
    */
   start(): void {
-    this.schedule();
+    this.schedule(Math.max(this.options.debounceMs, FIRST_ANALYSIS_DELAY_MS));
   }
 
-  private schedule(): void {
+  private schedule(delayMs = this.options.debounceMs): void {
     if (this.timer) clearTimeout(this.timer);
+    if (delayMs <= 0) {
+      this.timer = undefined;
+      this.enqueue();
+      return;
+    }
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.enqueue();
-    }, this.options.debounceMs);
+    }, delayMs);
   }
 
   /** The analysis of every edit sent so far; undefined when the project cannot be analysed. */
@@ -117,8 +134,16 @@ export class ProjectWorkspace {
   }
 
   private enqueue(): Promise<void> {
+    // One analysis waiting is enough: it reads every buffer and every change noted when it starts.
+    if (this.waiting) return this.queue;
+    this.waiting = true;
     // A failure is logged and the queue goes on: one bad run must not fail every later request.
-    this.queue = this.queue.then(() => this.analyse()).catch((error: unknown) => this.options.log(`gamma-prompt: analysis failed: ${error instanceof Error ? error.message : String(error)}`));
+    this.queue = this.queue
+      .then(() => {
+        this.waiting = false;
+        return this.analyse();
+      })
+      .catch((error: unknown) => this.options.log(`gamma-prompt: analysis failed: ${error instanceof Error ? error.message : String(error)}`));
     return this.queue;
   }
 

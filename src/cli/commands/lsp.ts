@@ -12,7 +12,7 @@ export function registerLspCommand(program: Command, result: { exitCode: number 
     .command("lsp")
     .description("Run the language server: diagnostics, completion, navigation, rename and cache costs in the editor.")
     .option("--stdio", "speak the Language Server Protocol over standard input and output")
-    .option("--debounce <ms>", "quiet period after an edit before the project is analysed again", parseMilliseconds, 50)
+    .option("--debounce <ms>", "quiet period after an edit before the project is analysed again (0: at once; edits made during an analysis go to the next)", parseMilliseconds, 0)
     .addHelpText(
       "after",
       commandHelpFooter({

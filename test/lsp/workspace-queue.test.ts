@@ -1,0 +1,67 @@
+/**
+ * When the language server analyses: an edit made while nothing runs is
+ * analysed at once (no quiet period by default), and the edits made while an
+ * analysis runs are taken together by one next analysis, never one each.
+ */
+import { join } from "node:path";
+import { TextDocument } from "vscode-languageserver-textdocument";
+import { afterAll, describe, expect, it } from "vitest";
+import { ProjectWorkspace } from "../../src/lsp/workspace.js";
+import { copyParts, removeTempDirs, tempDir } from "../helpers/temp-project.js";
+import { repoRoot } from "../build/helpers.js";
+
+afterAll(removeTempDirs);
+
+async function workspaceOn(debounceMs: number, onPublish: () => void = () => {}) {
+  const root = await copyParts(repoRoot, ["skills"], join(await tempDir(), "collection"));
+  const documents = new Map<string, TextDocument>();
+  const workspace = new ProjectWorkspace(
+    { root, debounceMs, reportsFileChanges: () => true, publish: () => onPublish(), log: () => {} },
+    { all: () => [...documents.values()], get: (uri) => documents.get(uri) },
+  );
+  const analysed: number[] = [];
+  workspace.onAnalysed(() => analysed.push(workspace.analysedVersion("skills/import/SKILL.md") ?? 0));
+  const edit = (version: number): void => {
+    const uri = workspace.paths.uriOf("skills/import/SKILL.md");
+    documents.set(uri, TextDocument.create(uri, "markdown", version, `---\nname: import\ndescription: Use when importing, edit ${version}.\n---\n\nBody.\n`));
+    workspace.touch("skills/import/SKILL.md");
+  };
+  await workspace.current();
+  analysed.length = 0;
+  return { workspace, analysed, edit };
+}
+
+describe("the language server's analysis queue", () => {
+  it("analyses edits made while nothing runs without a quiet period, all of them in one analysis", async () => {
+    const { workspace, analysed, edit } = await workspaceOn(0);
+    edit(1);
+    edit(2);
+    edit(3);
+    await workspace.current();
+    expect(analysed).toEqual([3]);
+  });
+
+  it("takes the edits made during an analysis together in one next analysis", async () => {
+    let editDuringAnalysis: (() => void) | undefined;
+    const { workspace, analysed, edit } = await workspaceOn(0, () => editDuringAnalysis?.());
+    editDuringAnalysis = () => {
+      editDuringAnalysis = undefined;
+      edit(2);
+      edit(3);
+      edit(4);
+    };
+    edit(1);
+    await workspace.current();
+    await workspace.current();
+    expect(analysed).toEqual([1, 4]);
+  });
+
+  it("waits for a quiet period when one is set, then analyses the last edit once", async () => {
+    const { workspace, analysed, edit } = await workspaceOn(40);
+    edit(1);
+    edit(2);
+    edit(3);
+    await workspace.current();
+    expect(analysed).toEqual([3]);
+  });
+});
