@@ -176,6 +176,7 @@ class HostedState {
   private renewal: NodeJS.Timeout | undefined;
   private unwatch: (() => void) | undefined;
   private routing: Promise<void> = Promise.resolve();
+  private previousSync: Promise<void> = Promise.resolve();
   private routeAgain = false;
   private routingNow = false;
   private disposed: Promise<void> | undefined;
@@ -223,13 +224,23 @@ class HostedState {
   }
 
   /**
-   * Stores the transcript's new rows. A lost lease or a database failure stops
-   * the session as a refused state write does, and rejects with its StateWriteFailedError.
+   * Stores the transcript's new rows, after every state change made before
+   * them: a row never gets ahead of the change it follows from. (An event's
+   * message stored while the record that routed it was still on its way
+   * would, after a crash, leave the event unrouted and its message in the
+   * transcript: the next host would deliver it a second time.) A lost lease
+   * or a database failure stops the session as a refused state write does,
+   * and rejects with its StateWriteFailedError.
    */
   sync(): Promise<void> {
     const controller = this.gamma.controller;
     if (controller.failure !== undefined) return Promise.reject(controller.failure);
-    return this.writer.append(this.transcript.take()).catch((error: unknown) => {
+    const rows = this.transcript.take();
+    const flushed = controller.flush();
+    // Rows are appended in the order they were taken, whichever flush settles first.
+    const stored = this.previousSync.then(() => flushed).then(() => this.writer.append(rows));
+    this.previousSync = stored.catch(() => {});
+    return stored.catch((error: unknown) => {
       throw controller.stopOnStoreFailure(error);
     });
   }

@@ -219,6 +219,57 @@ describe("one host per session", () => {
   });
 });
 
+describe("a host that dies with a state write on its way", () => {
+  it("stores no transcript row ahead of the state change it follows from: an event steered into the context while its routing record waits reaches the next host's model once", async () => {
+    const sessionKey = newKey();
+    const producer = db.pool();
+    // The first server's state writes (and lease renewals) wait at a gate, as behind a busy database; nothing
+    // else of its does. It dies at the gate: the second server takes over after the lease.
+    const pool = db.pool();
+    let gate: Promise<void> | undefined;
+    let openGate = (): void => {};
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args: unknown[]) => {
+      const text = typeof args[0] === "string" ? args[0] : (args[0] as { text: string }).text;
+      return gate !== undefined && /gamma_state_records|lease_expires_at = now\(\) \+/.test(text) ? gate.then(() => query(...args)) : query(...args);
+    };
+    const first = await PostgresSessions.start({ pool, leaseMs: 300 });
+    servers.push(first);
+    const dying = await hostAgent(first, sessionKey);
+    const saved = event({ kind: "artifact_update", delivery: "steer", summary: "The user saved brief.xml.", subject: { path: "q3/brief.xml", revision: "r3" }, origin: { actor: "user" } });
+    let published = false;
+    pi.faux().setResponses([toolUse(fauxToolCall("bash", { command: "sleep" })), fauxAssistantMessage("never sent")]);
+    dying.agent.subscribe(async (piEvent) => {
+      // After the batch's results are stored, before its end steers what arrived meanwhile.
+      if (piEvent.type === "tool_execution_end" && !published) {
+        published = true;
+        gate = new Promise((resolve) => (openGate = resolve));
+        await publishUpdate(producer, sessionKey, saved);
+        await until(() => dying.controller.state.pendingInjections.some((entry) => entry.id === saved.id), "the published event to be routed");
+      }
+    });
+    // The run goes on as far as it can without its state writes (which never come): the batch's end steers the
+    // event in, and its message reaches the first server's context.
+    const run = prompt(dying, "Generate from the brief").catch((error: unknown) => error);
+    await until(() => published && dying.controller.state.pendingInjections.some((entry) => entry.id === saved.id), "the published event to be routed");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    try {
+      const next = await hostAgent(await server({ waitForLeaseMs: 5000 }), sessionKey);
+      const seen: SeenContext[] = [];
+      pi.faux().setResponses([seeing(seen, fauxAssistantMessage("Carried on."))]);
+      await prompt(next, "The server you were on restarted; please carry on.");
+      expect(occurrences(seen, rendered(saved))).toBe(1);
+      await next.dispose();
+    } finally {
+      // The first server comes back to a lease it lost: it writes nothing and its run ends with the conflict.
+      openGate();
+    }
+    expect(await run).toBeInstanceOf(StateWriteFailedError);
+    await dying.dispose();
+  });
+});
+
 describe("a session on the AgentSession path", () => {
   it("resumes on another server from the stored entries, and compacts and reloads there as on the original", async () => {
     const sessionKey = newKey();
