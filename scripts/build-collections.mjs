@@ -55,7 +55,7 @@ process.exit(rows.every((row) => row.identical && row.checkOk && row.loadOk) ? 0
 async function buildCollection(collection) {
   const project = mkdtempSync(join(tmpdir(), "gamma-collection-"));
   try {
-    init({ dir: project });
+    await init({ dir: project });
     rmSync(join(project, "skills"), { recursive: true, force: true });
     if (!strict) {
       const configPath = join(project, "gamma-prompt.config.json");

@@ -80,13 +80,14 @@ await bundle.write({
   codeSplitting: {
     groups: [
       {
-        // What every command loads before it runs: commander, the command definitions and their constants.
+        // What every command loads before it runs: commander, the command definitions and their constants,
+        // and the walk up from the working folder to the project (a few stat calls).
         // The entry itself stays apart: it awaits this chunk, so it cannot be part of it.
         name: "start",
         priority: 3,
         test: (id) =>
           /[\\/]node_modules[\\/]commander[\\/]/.test(id) ||
-          underLib("(cli[\\/](?!index\\.js$|commands[\\/](build-actions|cost-action|report-action)\\.js$)|init\\.js$|protocol[\\/]pi-requirement\\.js$|diagnostics[\\/](exit-code|reporters[\\/]names)\\.js$|pipeline[\\/]discover[\\/]source-paths\\.js$)").test(id),
+          underLib("(cli[\\/](?!index\\.js$|commands[\\/](build-actions|cost-action|report-action)\\.js$)|init\\.js$|project-root\\.js$|protocol[\\/]pi-requirement\\.js$|diagnostics[\\/](exit-code|reporters[\\/]names)\\.js$|pipeline[\\/]discover[\\/]source-paths\\.js$)").test(id),
       },
       {
         name: "lint",

@@ -1,32 +1,53 @@
 /**
  * `gamma-prompt audit`: the runtime's completion audit, run offline over
  * recorded transcripts (the runtime's session logs and Pi's session files),
- * with findings as diagnostics at the transcript line of each one.
+ * with findings as diagnostics at the transcript line of each one. A
+ * transcript is audited only against the build it ran on: its recorded cache
+ * key must be the dist/'s, its variant and every skill it activated must be
+ * the dist/'s, or it is a finding instead of a pass over someone else's
+ * checklists.
  */
-import { readFile } from "node:fs/promises";
-import { relative, resolve, sep } from "node:path";
+import { statSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { readRegularFile } from "./protocol/regular-file.js";
 import { loadArtifacts, type LoadedArtifacts } from "./runtime/artifacts.js";
 import { auditTranscript, type AuditReport } from "./runtime/audit/audit.js";
-import { readTranscriptText, type TranscriptFormat } from "./runtime/audit/readers.js";
+import { readTranscriptText, type ReadTranscript, type TranscriptFormat } from "./runtime/audit/readers.js";
 import type { PositionedEvent } from "./runtime/audit/transcript.js";
 
 export interface AuditOptions {
   /** Transcript files (JSONL): runtime session logs or Pi session files. */
   files: readonly string[];
-  /** The dist/ whose checklists the audit judges against (default: the package's embedded default). */
+  /** The dist/ the sessions ran on (default: `<root>/dist`). */
   distDir?: string;
+  /** The project whose `dist/` is the default (default: `cwd`). */
+  root?: string;
   /** The variant for a Pi session file that does not name one (default "base"). */
   variant?: string;
-  /** Paths in findings are relative to this folder (default: the current one). */
+  /** Paths (files, the dist/, findings) are relative to this folder (default: the current one). */
   cwd?: string;
 }
 
 export interface AuditedTranscript {
   file: string;
   format?: TranscriptFormat;
-  /** One report per yield, in order. */
+  /** One report per yield, in order; none when the transcript was not audited (unreadable, or another build's). */
   reports: AuditReport[];
+}
+
+/** What the audit judged, so a pass and a check of nothing never read the same. */
+export interface AuditChecked {
+  /** Transcripts audited (read, and of this build). */
+  transcripts: number;
+  /** Yields audited across them. */
+  yields: number;
+  /** Workflow skills judged at some yield, sorted. */
+  workflows: string[];
+  /** The dist/ audited against, as the user would type it from `cwd`. */
+  distDir: string;
+  /** Its static prefix's cache key. */
+  cacheKey: string;
 }
 
 export interface AuditResult {
@@ -34,24 +55,29 @@ export interface AuditResult {
   errorCount: number;
   warningCount: number;
   transcripts: AuditedTranscript[];
+  checked: AuditChecked;
 }
 
 export async function audit(options: AuditOptions): Promise<AuditResult> {
-  const artifacts = loadArtifacts(options.distDir === undefined ? {} : { distDir: options.distDir });
   const cwd = options.cwd ?? process.cwd();
+  const distDir = resolve(cwd, options.distDir ?? join(options.root ?? ".", "dist"));
+  const artifacts = loadArtifacts({ distDir });
+  const shownDist = `${shortest(cwd, distDir)}/`;
   const diagnostics: Diagnostic[] = [];
   const transcripts: AuditedTranscript[] = [];
+  const checked: AuditChecked = { transcripts: 0, yields: 0, workflows: [], distDir: shownDist, cacheKey: artifacts.manifest.staticPrefix.cacheKey };
   for (const path of options.files) {
     const file = relative(cwd, resolve(cwd, path)).split(sep).join("/");
-    const at = (line: number) => ({ start: { line, column: 1 }, end: { line, column: 1 } });
-    let text: string;
-    try {
-      text = await readFile(resolve(cwd, path), "utf8");
-    } catch (error) {
-      diagnostics.push(createDiagnostic("audit/transcript-format", file, at(1), `Unexpected unreadable transcript (${(error as NodeJS.ErrnoException).code ?? "error"}), expected a readable JSONL file`));
+    // Never a blocking read: a FIFO where a transcript belongs is refused, found by fstat.
+    const onDisk = readRegularFile(resolve(cwd, path));
+    if (onDisk.kind !== "file") {
+      const what =
+        onDisk.kind === "not-a-file" ? `${onDisk.what} where a transcript belongs` : onDisk.kind === "too-large" ? "transcript too large to read" : `unreadable transcript (${onDisk.kind === "error" ? onDisk.code : missingCode(resolve(cwd, path))})`;
+      diagnostics.push(createDiagnostic("audit/transcript-format", file, at(1), `Unexpected ${what}, expected a readable JSONL file`));
       transcripts.push({ file, reports: [] });
       continue;
     }
+    const text = onDisk.bytes.toString("utf8");
     const read = readTranscriptText(text);
     if (read === undefined) {
       diagnostics.push(
@@ -65,6 +91,13 @@ export async function audit(options: AuditOptions): Promise<AuditResult> {
       diagnostics.push(createDiagnostic(line.torn ? "audit/transcript-torn-line" : "audit/transcript-format", file, at(line.line), line.problem));
     }
     const events = read.format === "pi-session" ? [sessionStart(artifacts, read.variant ?? options.variant ?? "base"), ...read.events] : read.events;
+    const foreign = buildProblems(read, events, artifacts, shownDist).map((problem) => createDiagnostic(problem.ruleId, file, at(problem.line), problem.message));
+    if (foreign.length > 0) {
+      // Another build's checklists would judge another agent: the transcript is not audited, and says why.
+      diagnostics.push(...foreign);
+      transcripts.push({ file, format: read.format, reports: [] });
+      continue;
+    }
     const reports = auditTranscript(events, artifacts.skills);
     const seen = new Set<string>();
     for (const report of reports) {
@@ -75,14 +108,75 @@ export async function audit(options: AuditOptions): Promise<AuditResult> {
         diagnostics.push(createDiagnostic(finding.ruleId, file, at(Math.max(1, finding.position)), `${finding.message} (audit of the yield at line ${report.position})`));
       }
     }
+    checked.transcripts += 1;
+    checked.yields += reports.length;
+    checked.workflows = [...new Set([...checked.workflows, ...reports.flatMap((report) => report.workflows)])].sort();
     transcripts.push({ file, format: read.format, reports });
   }
   diagnostics.sort(compareDiagnostics);
-  return { diagnostics, ...countDiagnostics(diagnostics), transcripts };
+  return { diagnostics, ...countDiagnostics(diagnostics), transcripts, checked };
+}
+
+/** "audited 1 transcript: 1 yield, 1 workflow (draft-outline), on dist/ (cache key 1a2b3c4d5e6f)". */
+export function formatAuditChecked(checked: AuditChecked): string {
+  const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? "" : "s"}`;
+  const workflows = checked.workflows.length === 0 ? "no workflow" : `${plural(checked.workflows.length, "workflow")} (${checked.workflows.join(", ")})`;
+  return `audited ${plural(checked.transcripts, "transcript")}: ${plural(checked.yields, "yield")}, ${workflows}, on ${checked.distDir} (cache key ${checked.cacheKey.slice(0, 12)})`;
+}
+
+const at = (line: number) => ({ start: { line, column: 1 }, end: { line, column: 1 } });
+
+/** The recorded build, the variant and the skills a transcript used that the dist/ does not match. */
+function buildProblems(read: ReadTranscript, events: readonly PositionedEvent[], artifacts: LoadedArtifacts, shownDist: string): Array<{ ruleId: "audit/dist-mismatch" | "audit/unknown-skill"; line: number; message: string }> {
+  const key = artifacts.manifest.staticPrefix.cacheKey;
+  const start = events.find((event): event is Extract<PositionedEvent, { type: "session" }> => event.type === "session");
+  // A Pi session file records its variant and build in its gamma.session entry; a session log on its first line.
+  const line = read.format === "pi-session" ? (read.sessionLine ?? 1) : Math.max(1, start?.position ?? 1);
+  const recorded = start?.cacheKey ?? read.cacheKey;
+  if (recorded !== undefined && recorded !== key) {
+    const message = `Unexpected session log of the build with cache key ${recorded.slice(0, 12)}, audited against ${shownDist} (cache key ${key.slice(0, 12)}), expected the dist/ the session ran on: pass --dist with that build`;
+    return [{ ruleId: "audit/dist-mismatch", line, message }];
+  }
+  const problems: Array<{ ruleId: "audit/dist-mismatch" | "audit/unknown-skill"; line: number; message: string }> = [];
+  const variants = Object.keys(artifacts.manifest.variants);
+  if (start !== undefined && !variants.includes(start.variant)) {
+    problems.push({ ruleId: "audit/dist-mismatch", line, message: `Unexpected variant "${start.variant}" that the dist/ does not define, expected one of ${variants.join(", ")} (the session ran on another build: pass --dist with it)` });
+  }
+  const known = [...artifacts.skills.keys()].sort();
+  const reported = new Set<string>();
+  for (const event of events) {
+    const names = event.type === "session" ? event.preloadedSkills : event.type === "skills_loaded" || event.type === "skills_required" ? event.names : [];
+    for (const name of names) {
+      if (artifacts.skills.has(name) || reported.has(name)) continue;
+      reported.add(name);
+      problems.push({
+        ruleId: "audit/unknown-skill",
+        line: event.position > 0 ? event.position : line,
+        message: `Unexpected skill "${name}" that the dist/ does not define, expected one of ${known.join(", ")} (the session ran on another build: pass --dist with it)`,
+      });
+    }
+  }
+  return problems;
 }
 
 /** A Pi session file has no variant line: the preloaded skills come from the manifest. */
 function sessionStart(artifacts: LoadedArtifacts, variant: string): PositionedEvent {
   const preloadedSkills = [...(artifacts.manifest.variants[variant]?.preloadedSkills ?? [])];
   return { type: "session", variant, preloadedSkills, position: 0 };
+}
+
+/** The shorter of the relative and the absolute path: `../dist`, but `/srv/app/dist` rather than `../../../srv/app/dist`. */
+function shortest(cwd: string, path: string): string {
+  const relativePath = relative(cwd, path).split(sep).join("/") || ".";
+  return relativePath.length <= path.length ? relativePath : path.split(sep).join("/");
+}
+
+/** Why nothing could be opened at `path`: ENOENT, ENOTDIR (a file on the way), ENAMETOOLONG. */
+function missingCode(path: string): string {
+  try {
+    statSync(path);
+    return "ENOENT";
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? "ENOENT";
+  }
 }

@@ -17,6 +17,7 @@ import type { ArtifactContent } from "./pipeline/emit/artifacts.js";
 import { sha256Hex } from "./pipeline/discover/read-source.js";
 import { summarize, type BuildSummary } from "./pipeline/render/summary.js";
 import type { CachePlan } from "./protocol/cache-plan.js";
+import { describeFsError, fsErrorCode } from "./path-problem.js";
 
 export type { BuildSummary, VariantSummary } from "./pipeline/render/summary.js";
 
@@ -336,6 +337,6 @@ function artifactHashes(artifacts: ReadonlyMap<string, ArtifactContent>, known: 
 
 /** A lock file the file system refuses to name (the output folder's name is over the limit, or holds a NUL byte) is a usage problem, not a crash. */
 function unusableOutputFolder(error: unknown, outDir: string): unknown {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === "ENAMETOOLONG" || code === "ERR_INVALID_ARG_VALUE" ? new ProjectRootError(`output folder "${outDir}" cannot be created (${code})`) : error;
+  const code = fsErrorCode(error);
+  return code === undefined ? error : new ProjectRootError(`output folder "${outDir}" cannot be created: ${describeFsError(code)} (${code})`);
 }

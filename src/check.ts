@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { InvalidationCost } from "./cost/invalidation.js";
 import { CACHE_PLAN_FILE, type CachePlan } from "./protocol/cache-plan.js";
@@ -79,6 +80,12 @@ export async function checkAndBuild(options: CheckOptions): Promise<{ result: Ch
   if (!compiled.artifacts || !compiled.manifest) {
     return { result: { ok: false, diagnostics: compiled.diagnostics, errorCount: compiled.errorCount, warningCount: compiled.warningCount, noteCount: compiled.noteCount, drift: [], invalidatesSharedPrefix: false, artifactCount: 0 } };
   }
+  if (neverBuilt(outDir)) {
+    // One finding for the folder: a line per artifact would only repeat that nothing was built.
+    const missing = createDiagnostic("dist/missing", outRel, FILE_START, `Unexpected missing output folder ${outRel}/, expected the folder \`gamma-prompt build\` writes (run \`gamma-prompt build\` first)`);
+    const diagnostics = [...compiled.diagnostics, missing].sort(compareDiagnostics);
+    return { result: { ok: false, diagnostics, ...countDiagnostics(diagnostics), drift: [], invalidatesSharedPrefix: false, artifactCount: compiled.artifacts.size } };
+  }
   const expectedPrefix = (compiled.artifacts.get("prefix.md") as string | undefined) ?? "";
   const locate = async (offset: number): Promise<TemplateOrigin | undefined> => {
     if (!compiled.templates || !compiled.prefixContext) return undefined;
@@ -117,5 +124,14 @@ async function planInvalidation(outDir: string, expected: string | Uint8Array | 
     return invalidationCost(committed, JSON.parse(text) as CachePlan);
   } catch {
     return undefined;
+  }
+}
+
+/** No output folder, or an empty one: nothing was ever built there. */
+function neverBuilt(outDir: string): boolean {
+  try {
+    return readdirSync(outDir).length === 0;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT";
   }
 }

@@ -31,8 +31,9 @@ export { discoverSkills, readSourceFile, SKILLS_DIR, SKILL_FILE } from "./pipeli
 export { formatDiagnostics, REPORTER_NAMES, type ReporterName } from "./diagnostics/reporters/index.js";
 export { exitCodeFor } from "./diagnostics/exit-code.js";
 export { findCycles, requirementClosure, conflictingPairs, symmetricConflicts, type SkillRelations } from "./protocol/skill-graph.js";
+export { findProject, projectsBelow, type FindProjectOptions, type FoundProject, type ProjectMarker } from "./project-root.js";
 export { init, planScaffold, InitUsageError, INIT_PROFILES, INIT_TEMPLATES } from "./init.js";
-export type { InitOptions, InitProfile, InitResult, InitTemplate } from "./init.js";
+export type { ChosenSkillType, InitOptions, InitProfile, InitResult, InitTemplate } from "./init.js";
 export { audit } from "./audit.js";
 export type { AuditOptions, AuditResult, AuditedTranscript } from "./audit.js";
 export { runEvals, EvalUsageError } from "./eval.js";

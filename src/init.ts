@@ -2,14 +2,18 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSyn
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packageRoot } from "./package-paths.js";
+import { describeFsError, fsErrorCode } from "./path-problem.js";
 import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
 import { DESIGN_FIELDS } from "./protocol/manifest-spellings.js";
+import type { ChosenSkillType } from "./skills/existing-types.js";
+
+export type { ChosenSkillType } from "./skills/existing-types.js";
 
 /**
  * `gamma-prompt init`: scaffolds a project that lints, builds and checks
  * cleanly as it stands. The files come from the package itself: the neutral
  * template set in templates/agent/, or the embedded Gamma project (skills/,
- * prompts/, schemas/tools/, schemas/namespaces/). Nothing is written when any target file already
+ * prompts/, schemas/tools/, schemas/namespaces/, knowledge/, evals/). Nothing is written when any target file already
  * exists, unless `force` is set.
  */
 
@@ -39,11 +43,14 @@ export interface InitOptions {
   /**
    * The folder already holds skills (`skills/<name>/SKILL.md`) and no
    * prompts/prefix.hbs, as a plain Agent Skills collection does: the scaffold adds the agent around them
-   * (prompts/, schemas/tools/, the config, with `skillTypes` making every
-   * skill without a type a reference skill) and no example skill, whatever the
-   * profile, and never touches the skills. `init` finds this out itself.
+   * (prompts/, schemas/tools/, the config, whose `skillTypes` gives each
+   * skill without a type the one `lint --fix` would: see skills/type-rule.ts)
+   * and no example skill, whatever the profile, and never touches the skills.
+   * `init` finds this out itself.
    */
   existingSkills?: boolean;
+  /** Around existing skills: the types for the config's `skillTypes` (`init` chooses them itself; `planScaffold` writes none without them). */
+  skillTypes?: readonly ChosenSkillType[];
 }
 
 export interface InitResult {
@@ -57,6 +64,8 @@ export interface InitResult {
   written: string[];
   /** Files that already existed: skipped (nothing written) without `force`, overwritten with it. */
   existing: string[];
+  /** Around existing skills: the type given to each skill that names none, in folder order. */
+  skillTypes?: ChosenSkillType[];
 }
 
 /** Bad options or a target that cannot hold a project; the CLI exits 2. */
@@ -94,25 +103,47 @@ const NAME_PLACEHOLDER = "%AGENT_NAME%";
 const EXTENSION_KEYS: ReadonlySet<string> = new Set(DESIGN_FIELDS.map((spelling) => spelling.field));
 const PORTABLE_KEYS = new Set(DESIGN_FIELDS.map((spelling) => spelling.portableKey));
 
-export function init(options: InitOptions): InitResult {
+export async function init(options: InitOptions): Promise<InitResult> {
   const dir = resolve(options.dir);
-  const files = planScaffold({ ...options, existingSkills: options.existingSkills ?? holdsSkills(dir) });
+  usableFolder(dir, options.dir);
+  const existingSkills = options.existingSkills ?? holdsSkills(dir);
+  const skillTypes = existingSkills && (options.template ?? "agent") === "agent" ? (options.skillTypes ?? (await (await import("./skills/existing-types.js")).chooseTypesOfExistingSkills(dir))) : undefined;
+  const files = planScaffold({ ...options, existingSkills, ...(skillTypes === undefined ? {} : { skillTypes }) });
+  const typed = skillTypes === undefined ? {} : { skillTypes: [...skillTypes] };
+  const paths = [...files.keys()].sort(compare);
+  const existing = paths.filter((path) => occupied(join(dir, path)));
+  if (existing.length > 0 && options.force !== true) return { ok: false, dir, files: paths, written: [], existing, ...typed };
+  try {
+    for (const path of paths) {
+      const file = join(dir, path);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, files.get(path) as Uint8Array);
+    }
+  } catch (error) {
+    const code = fsErrorCode(error);
+    if (code === undefined) throw error;
+    throw new InitUsageError(`"${options.dir}" cannot be written: ${describeFsError(code)} (${code})`);
+  }
+  return { ok: true, dir, files: paths, written: paths, existing, ...typed };
+}
+
+/** The target is a folder, or can become one: nothing but folders on the way to it, a name the file system takes. */
+function usableFolder(dir: string, given: string): void {
   let target: ReturnType<typeof statSync>;
   try {
     target = statSync(dir, { throwIfNoEntry: false });
   } catch (error) {
-    throw new InitUsageError(`"${options.dir}" cannot be used as a folder (${(error as NodeJS.ErrnoException).code ?? "unreadable"})`);
+    const code = fsErrorCode(error) ?? "unreadable";
+    throw new InitUsageError(`"${given}" cannot be used as a folder: ${describeFsError(code)} (${code})`);
   }
-  if (target && !target.isDirectory()) throw new InitUsageError(`"${options.dir}" exists and is not a folder`);
-  const paths = [...files.keys()].sort(compare);
-  const existing = paths.filter((path) => occupied(join(dir, path)));
-  if (existing.length > 0 && options.force !== true) return { ok: false, dir, files: paths, written: [], existing };
-  for (const path of paths) {
-    const file = join(dir, path);
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, files.get(path) as Uint8Array);
+  if (target && !target.isDirectory()) throw new InitUsageError(`"${given}" exists and is not a folder`);
+  if (target) return;
+  for (let folder = dirname(dir); dirname(folder) !== folder; folder = dirname(folder)) {
+    const above = statSync(folder, { throwIfNoEntry: false });
+    if (above === undefined) continue;
+    if (!above.isDirectory()) throw new InitUsageError(`"${given}" cannot be created: ${folder} is a file, not a folder`);
+    return;
   }
-  return { ok: true, dir, files: paths, written: paths, existing };
 }
 
 /** The scaffold's files, relative path → bytes, without touching the target. */
@@ -128,7 +159,8 @@ export function planScaffold(options: Omit<InitOptions, "dir"> & { dir?: string 
   const files = new Map<string, Uint8Array>();
   const root = fileURLToPath(packageRoot);
   if (template === "gamma") {
-    for (const folder of ["skills", "prompts", "schemas/tools", "schemas/namespaces", "knowledge"]) copyTree(join(root, folder), folder, files);
+    // evals/ too: its scenarios and recorded cassettes, so `eval --replay` runs in the copy as it does here.
+    for (const folder of ["skills", "prompts", "schemas/tools", "schemas/namespaces", "knowledge", "evals"]) copyTree(join(root, folder), folder, files);
   } else {
     copyTree(join(root, "templates/agent"), "", files);
     const identity = "prompts/partials/identity.hbs";
@@ -137,7 +169,8 @@ export function planScaffold(options: Omit<InitOptions, "dir"> & { dir?: string 
   if (options.existingSkills === true && template === "agent") {
     // An agent around skills that are already there: the example skills stay out, the skills stay as they are.
     for (const path of [...files.keys()]) if (path.startsWith("skills/")) files.delete(path);
-    files.set(CONFIG_FILE, Buffer.from(`${JSON.stringify({ $schema: configSchemaRef(options.dir ?? "."), profile, skillTypes: { "skills/*": "reference" } }, null, 2)}\n`));
+    const skillTypes = options.skillTypes === undefined || options.skillTypes.length === 0 ? {} : { skillTypes: Object.fromEntries(options.skillTypes.map((chosen) => [chosen.folder, chosen.type])) };
+    files.set(CONFIG_FILE, Buffer.from(`${JSON.stringify({ $schema: configSchemaRef(options.dir ?? "."), profile, ...skillTypes }, null, 2)}\n`));
     return files;
   }
   if (profile === "agentskills") {

@@ -11,6 +11,7 @@ import { readSkillLayout } from "./pipeline/discover/skill-folders.js";
 import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
 import { createPlanTracker } from "./watch/plan-cost.js";
 import { RebuildQueue } from "./watch/queue.js";
+import { DEFAULT_DEBOUNCE_MS, MIN_DEBOUNCE_MS } from "./watch/debounce.js";
 
 export type { PrefixChange, WatchBuildEvent, WatchErrorEvent, WatchEvent } from "./watch/events.js";
 
@@ -33,13 +34,7 @@ export interface WatchHandle {
   close(): Promise<void>;
 }
 
-export const DEFAULT_DEBOUNCE_MS = 100;
-/**
- * chokidar drops (not delays) a second `change` for the same file within
- * 50 ms. A debounce longer than that guarantees the build starts after any
- * dropped write, so it still reads the latest bytes.
- */
-export const MIN_DEBOUNCE_MS = 60;
+export { DEFAULT_DEBOUNCE_MS, MIN_DEBOUNCE_MS };
 
 /**
  * Builds once, then rebuilds on every change to the project's sources until

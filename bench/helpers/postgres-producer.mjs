@@ -1,11 +1,12 @@
 // The producer of bench/postgres.bench.mjs, another process: COUNT events round-robin over SESSIONS,
-// published with publishUpdate ("publish") or as a bare INSERT + NOTIFY of the same rows ("bare").
+// published with publishUpdate ("publish") or as a bare INSERT + NOTIFY of the same rows ("bare"), as fast as
+// eight connections go, or with publishUpdate paced at perSecond events a second ("paced").
 // Prints {"ms": ...}: the time to publish them all.
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { publishUpdate } from "../../lib/runtime-postgres/index.js";
 
-const { connection, sessions, count, mode } = JSON.parse(process.env.BENCH);
+const { connection, sessions, count, mode, perSecond } = JSON.parse(process.env.BENCH);
 const pool = new pg.Pool({ ...connection, max: 8 });
 const event = (index) => ({
   id: `bench-${mode}-${index}`,
@@ -17,6 +18,20 @@ const event = (index) => ({
   summary: `Bench event ${index}: the workspace plan changed.`,
 });
 const start = performance.now();
+if (perSecond !== undefined) {
+  // Paced: one event every 1000 / perSecond ms, each published on its own schedule (not waiting for the last).
+  const writes = [];
+  for (let index = 0; index < count; index++) {
+    const due = start + (index * 1000) / perSecond;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    writes.push(publishUpdate(pool, sessions[index % sessions.length], event(index)));
+  }
+  await Promise.all(writes);
+  await pool.end();
+  process.stdout.write(JSON.stringify({ ms: performance.now() - start }));
+  process.exit(0);
+}
 // Eight producers' worth of concurrency, as a busy file service would publish.
 let next = 0;
 await Promise.all(

@@ -4,7 +4,8 @@
  * temporary folder, so that it is verified and priced like any other.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { statIfPossible } from "../protocol/regular-file.js";
 import { tmpdir } from "node:os";
 import { dirname, join, posix, relative, resolve, sep } from "node:path";
 import { invalidationCost } from "../cost/invalidation.js";
@@ -135,5 +136,6 @@ function costDelta(before: CostResult, after: CostResult): CostDelta[] {
 }
 
 function isDirectory(path: string): boolean {
-  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  // A name the file system cannot look up (over its length limit) is no folder: the ref check reports it.
+  return statIfPossible(path)?.isDirectory() ?? false;
 }

@@ -97,6 +97,17 @@ export {
   type ToolLoadingPolicy,
 } from "./pi-adapter.js";
 export { LOAD_NAMESPACE_TOOL, NamespaceToolError, type SessionNamespace } from "./namespaces.js";
+// A scripted model on pi-ai's faux provider and stub host tools: the runtime without a key, for tests and first runs.
+export {
+  scriptedModel,
+  stubExecutors,
+  type ScriptedModel,
+  type ScriptedModelOptions,
+  type ScriptedReply,
+  type ScriptedToolCall,
+  type StubAnswer,
+  type StubExecutorOptions,
+} from "./pi/scripted-model.pi-adapter.js";
 // Connectors: tool namespaces a host registers on a live session, checked by the compiler's tool rules.
 export {
   ConnectorRejectedError,

@@ -50,6 +50,8 @@ function isScratchName(name: string): boolean {
     name === "4913" || // vim's probe file when checking a folder is writable
     name.endsWith("~") ||
     /\.sw[a-z]$/.test(name) || // vim swap files: .swp, .swo, ...
+    /^sed[A-Za-z0-9]{6}$/.test(name) || // GNU sed -i writes the new text to sedXXXXXX, then renames it over the file
+    /___jb_(?:tmp|old)___$/.test(name) || // JetBrains' safe write
     (name.startsWith("#") && name.endsWith("#")) // emacs auto-save
   );
 }

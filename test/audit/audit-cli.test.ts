@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
@@ -79,7 +79,7 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     const failing = await sessionLogRun(SKIPPED_RENDER);
     const passing = await sessionLogRun(FINISHED_DECK);
     const ok = await runCliInProcess("audit", passing, "--dist", distDir);
-    expect(ok).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(ok).toEqual({ code: 0, stdout: `✔ audited 1 transcript: 1 yield, 1 workflow (deck-generation), on ${distDir}/ (cache key ${artifacts.manifest.staticPrefix.cacheKey.slice(0, 12)})\n`, stderr: "" });
     const json = await runCliInProcess("audit", failing, passing, "--dist", distDir, "--format", "json");
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ errorCount: 1, warningCount: 0, diagnostics: [{ line: 5, ruleId: "audit/verification-step" }] });
@@ -107,6 +107,8 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     // bash before the deck workflow is loaded, step 8 never planned, none of the hinted knowledge read.
     const dir = tempDir("gamma-audit-readme-");
     mkdirSync(join(dir, "sessions"));
+    // The project's own dist/, as audit finds it by default.
+    cpSync(distDir, join(dir, "dist"), { recursive: true });
     const faux = pi.faux();
     const gamma = pi.disposeAfterTest(
       createGammaAgent({ artifacts, variant: "base", model: faux.getModel(), executors: recordingExecutors(), sessionLog: new FileSessionLog(join(dir, "sessions", "s_123.jsonl")) }),
@@ -117,8 +119,8 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
       toolUse(fauxToolCall("todo", { tasks: SKIPPED_RENDER })),
       toolUse(fauxToolCall("message_user", { message: "Your deck is ready.", blockOnUser: true })),
     ]);
-    await gamma.agent.prompt("Make a deck about tide pools with photos and short card titles");
-    const printed = await runCliInProcessFrom(dir, "audit", "sessions/s_123.jsonl", "--dist", distDir);
+    await gamma.agent.prompt(gamma.controller.buildTurnMessages({ text: "Make a deck about tide pools with photos and short card titles" }));
+    const printed = await runCliInProcessFrom(dir, "audit", "sessions/s_123.jsonl");
     expect(printed.code).toBe(1);
     expect(docPage("docs/guide/evaluations-and-audits.md").text).toContain(`\n\`\`\`\n$ gamma-prompt audit sessions/s_123.jsonl\n${printed.stdout}\`\`\`\n`);
   });

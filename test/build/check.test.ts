@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { check } from "../../src/check.js";
+import { runCliInProcessFrom } from "../helpers/cli.js";
 import { copyProject, removeTempDirs, snapshotTree } from "./helpers.js";
 
 afterAll(removeTempDirs);
@@ -75,6 +76,20 @@ describe("check", () => {
     ]);
     expect(result.invalidatesSharedPrefix).toBe(false);
     expect(result.diagnostics.map((d) => d.ruleId).sort()).toEqual(["budget/prefix-below-cache-minimum", "dist/changed", "dist/hash-mismatch"]);
+  });
+
+  it("reports a dist/ that was never built as one error naming the folder, not one per artifact", async () => {
+    const root = await copyProject("basic");
+    const result = await check({ root });
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics.filter((diagnostic) => diagnostic.severity === "error").map((diagnostic) => [diagnostic.ruleId, diagnostic.file, diagnostic.message])).toEqual([
+      ["dist/missing", "dist", "Unexpected missing output folder dist/, expected the folder `gamma-prompt build` writes (run `gamma-prompt build` first)"],
+    ]);
+    const printed = await runCliInProcessFrom(root, "check");
+    expect(printed.code).toBe(1);
+    expect(printed.stdout.match(/ error /g)).toHaveLength(1);
+    expect(printed.stdout).not.toContain("every variant loses its shared cached prefix");
+    expect(printed.stdout).toContain("(1 error, ");
   });
 
   it("reports missing and extra artifacts", async () => {

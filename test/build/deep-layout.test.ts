@@ -29,7 +29,7 @@ const CASE = join(fixturesDir, "deep-layout");
 /** init, add the case's skills and its `skills` patterns. */
 async function deepProject(): Promise<string> {
   const root = await tempDir();
-  expect(init({ dir: root }).ok).toBe(true);
+  expect((await init({ dir: root })).ok).toBe(true);
   await cp(join(CASE, "skills"), join(root, "skills"), { recursive: true });
   await applyLayout(root, CASE);
   return root;

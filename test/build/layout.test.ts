@@ -27,7 +27,7 @@ const CASE = join(fixturesDir, "plugins-layout");
 /** init, move its skills into plugins/writing/skills/, add the case's plugins and its `skills`/`ignore`. */
 async function pluginsProject(): Promise<string> {
   const root = await tempDir();
-  expect(init({ dir: root }).ok).toBe(true);
+  expect((await init({ dir: root })).ok).toBe(true);
   await mkdir(join(root, "plugins/writing"), { recursive: true });
   await rename(join(root, "skills"), join(root, "plugins/writing/skills"));
   await cp(join(CASE, "plugins"), join(root, "plugins"), { recursive: true });

@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getEnvApiKey, getProviders } from "@earendil-works/pi-ai/compat";
@@ -40,6 +40,15 @@ describe("gamma-prompt eval: the model and its key", () => {
       'gamma-prompt eval: Unexpected missing API key for provider "openai", expected it in the environment variable OPENAI_API_KEY (pi-ai reads keys from the environment); without a key, run the recorded cassettes with --replay\n',
     );
     expect(existsSync(join(root, "evals", "cassettes"))).toBe(false);
+  });
+
+  it("says to build first when dist/ is missing, as cost and report do", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"] });
+    rmSync(join(root, "dist"), { recursive: true });
+    const run = await runCliInProcessFrom(root, "eval", "--replay");
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr.endsWith("\n(run `gamma-prompt build` first)\n")).toBe(true);
   });
 
   it("names an unknown provider or model and how to list the valid ones", async () => {

@@ -75,7 +75,7 @@ describe("gamma-prompt init", () => {
       [root, "./node_modules/gamma-prompt/schemas/config.schema.json"],
       [join(root, "agents/my-agent"), "../../node_modules/gamma-prompt/schemas/config.schema.json"],
     ] as const) {
-      expect(init({ dir }).ok).toBe(true);
+      expect((await init({ dir })).ok).toBe(true);
       const ref = (JSON.parse(await readFile(join(dir, "gamma-prompt.config.json"), "utf8")) as { $schema: string }).$schema;
       expect(ref).toBe(expected);
       expect(existsSync(join(dir, ref))).toBe(true);
@@ -101,17 +101,17 @@ describe("gamma-prompt init", () => {
 
   it("takes every answer as a flag: --name, --template gamma, --profile agentskills", async () => {
     const named = await tempDir();
-    expect(init({ dir: named, name: "Support agent" }).ok).toBe(true);
+    expect((await init({ dir: named, name: "Support agent" })).ok).toBe(true);
     expect(await readFile(join(named, "prompts/partials/identity.hbs"), "utf8")).toMatch(/^# Support agent\n\nYou are Support agent, /);
 
     const gamma = await tempDir();
-    expect(init({ dir: gamma, template: "gamma" }).ok).toBe(true);
+    expect((await init({ dir: gamma, template: "gamma" })).ok).toBe(true);
     const built = await runCliInProcess("build", "--root", gamma);
     expect(built.code).toBe(0);
     expect(await readFile(join(gamma, "dist/manifest.json"), "utf8")).toBe(await readFile(join(process.cwd(), "dist/manifest.json"), "utf8"));
 
     const collection = await tempDir();
-    const result = init({ dir: collection, profile: "agentskills" });
+    const result = await init({ dir: collection, profile: "agentskills" });
     expect(result.files).toEqual(["gamma-prompt.config.json", "skills/draft-outline/SKILL.md", "skills/style-guide/SKILL.md", "skills/style-guide/references/checklist.md"]);
     const skill = await readFile(join(collection, "skills/draft-outline/SKILL.md"), "utf8");
     expect(skill.split("\n---\n")[0]).toBe("---\nname: draft-outline\ndescription: Use when the user asks for an outline of a document, talk, report or plan, including a request that names only a topic.");
@@ -120,6 +120,19 @@ describe("gamma-prompt init", () => {
     const linted = await runCliInProcessFrom(collection, "lint");
     expect(linted).toEqual({ code: 0, stdout: "✔ no problems · 2 skills, profile agentskills\n", stderr: "" });
   });
+
+  it("--template gamma copies the evaluations too: `eval --replay` in the copy runs every shipped scenario and passes", async () => {
+    const root = await tempDir();
+    expect((await init({ dir: root, template: "gamma" })).ok).toBe(true);
+    const shipped = (await listFiles(join(process.cwd(), "evals"))).map((file) => `evals/${file}`);
+    expect(shipped.filter((file) => file.endsWith(".yaml")).length).toBeGreaterThanOrEqual(7);
+    expect((await listFiles(root)).filter((file) => file.startsWith("evals/"))).toEqual(shipped);
+    expect((await runCliInProcessFrom(root, "build")).code).toBe(0);
+    const replay = await runCliInProcessFrom(root, "eval", "--replay");
+    expect(replay.stderr).toBe("");
+    expect(replay.code).toBe(0);
+    expect(replay.stdout).toContain(`${shipped.filter((file) => file.endsWith(".yaml")).length} scenarios passed`);
+  }, 120_000);
 
   it("on a terminal asks for each choice not given as a flag; flags are never asked again", async () => {
     const root = await tempDir();

@@ -21,7 +21,7 @@ afterEach(() => faux?.unregister());
 
 async function outlineProject(): Promise<string> {
   const root = await tempDir();
-  expect(init({ dir: root }).ok).toBe(true);
+  expect((await init({ dir: root })).ok).toBe(true);
   const variants = join(root, "prompts/variants.yaml");
   await writeFile(variants, `${await readFile(variants, "utf8")}  outline:\n    preload: [draft-outline]\n`);
   const built = await build({ root });
@@ -88,7 +88,7 @@ describe("a project's own variants, end to end", () => {
 
   it("builds without prompts/injections.yaml: no injection section, and routeUpdate is refused", async () => {
     const root = await tempDir();
-    expect(init({ dir: root }).ok).toBe(true);
+    expect((await init({ dir: root })).ok).toBe(true);
     await rm(join(root, "prompts/injections.yaml"));
     const built = await build({ root });
     expect(built.diagnostics).toEqual([]);

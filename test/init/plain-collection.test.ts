@@ -15,12 +15,28 @@ import { check } from "../../src/check.js";
 import { init } from "../../src/init.js";
 import { lint } from "../../src/lint.js";
 import { loadArtifacts, readSkillFile } from "../../src/runtime/artifacts.js";
+import { runCliInProcessFrom } from "../helpers/cli.js";
 import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
 
 afterAll(removeTempDirs);
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-const collection = [join(repoRoot, "..", "shared", "realworld-skills", "openai-skills"), join(repoRoot, "..", "..", "shared", "realworld-skills", "openai-skills")].find((path) => existsSync(path));
+const inCorpus = (name: string): string | undefined => [join(repoRoot, "..", "shared", "realworld-skills", name), join(repoRoot, "..", "..", "shared", "realworld-skills", name)].find((path) => existsSync(path));
+const collection = inCorpus("openai-skills");
+const superpowers = inCorpus("obra-superpowers");
+
+/**
+ * The type `lint --fix` inserts in each skill of a copy of `skillsDir` (gamma profile, so every skill without
+ * a type gets one): the rule init must apply too.
+ */
+async function typesLintFixInserts(skillsDir: string): Promise<Record<string, string>> {
+  const copy = await tempDir("gamma-fix-types");
+  cpSync(skillsDir, join(copy, "skills"), { recursive: true });
+  const fixed = await runCliInProcessFrom(copy, "lint", "--fix", "--profile", "gamma");
+  const types = [...fixed.stdout.matchAll(/^fixed skills\/([^/]+)\/SKILL\.md:\d+:\d+ {2}skill\/missing-key {2}inserted "type: (workflow|reference)"/gm)].map((match) => [match[1] ?? "", match[2] ?? ""] as const);
+  expect(types.length).toBeGreaterThan(0);
+  return Object.fromEntries(types.sort(([a], [b]) => (a < b ? -1 : 1)));
+}
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: "utf8" })
@@ -33,11 +49,12 @@ describe("an agent from plain Agent Skills", () => {
     const source = join(collection ?? "", "skills");
     const root = await tempDir("gamma-plain-collection");
     cpSync(source, join(root, "skills"), { recursive: true });
-    const result = init({ dir: root, profile: "agentskills" });
+    const result = await init({ dir: root, profile: "agentskills" });
     expect(result.ok).toBe(true);
     expect(result.written.filter((path) => path.startsWith("skills/"))).toEqual([]);
     const config = JSON.parse(readFileSync(join(root, "gamma-prompt.config.json"), "utf8")) as Record<string, unknown>;
-    expect(config["skillTypes"]).toEqual({ "skills/*": "reference" });
+    const types = await typesLintFixInserts(source);
+    expect(config["skillTypes"]).toEqual(Object.fromEntries(Object.entries(types).map(([name, type]) => [`skills/${name}`, type])));
 
     const built = await build({ root, persistentCache: false });
     expect(built.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
@@ -58,7 +75,61 @@ describe("an agent from plain Agent Skills", () => {
       expect(readFileSync(join(root, "dist", "skills", file)).equals(original), file).toBe(true);
       expect(readSkillFile(artifacts, `skills/${file.split(sep).join("/")}`)?.bytes.equals(original), file).toBe(true);
     }
-    expect([...artifacts.skills.values()].every((skill) => skill.type === "reference")).toBe(true);
+    expect(Object.fromEntries([...artifacts.skills.values()].map((skill) => [skill.name, skill.type]))).toEqual(types);
+  }, 120_000);
+
+  it.skipIf(superpowers === undefined)(
+    "init in a copy of obra-superpowers types each skill as lint --fix would and says so, and its first build holds no reference skill with a checklist",
+    async () => {
+      const source = join(superpowers ?? "", "skills");
+      const root = await tempDir("gamma-superpowers");
+      cpSync(source, join(root, "skills"), { recursive: true });
+      const types = await typesLintFixInserts(source);
+      expect(Object.values(types)).toContain("workflow");
+
+      const created = await runCliInProcessFrom(root, "init");
+      expect(created.stderr).toBe("");
+      expect(created.code).toBe(0);
+      const config = JSON.parse(readFileSync(join(root, "gamma-prompt.config.json"), "utf8")) as Record<string, unknown>;
+      expect(config["skillTypes"]).toEqual(Object.fromEntries(Object.entries(types).map(([name, type]) => [`skills/${name}`, type])));
+      // One line per skill: its type and why, by the rule --fix states.
+      for (const [name, type] of Object.entries(types)) expect(created.stdout).toMatch(new RegExp(`^  skills/${name} +${type} +\\(the body has (a checklist of \\d+ steps|no checklist of 3 or more steps)\\)$`, "m"));
+
+      // The first build: no reference skill holding a checklist; no error, so init announced none.
+      const built = await runCliInProcessFrom(root, "build", "--format", "json");
+      const findings = (JSON.parse(built.stdout) as { diagnostics: Array<{ severity: string; ruleId: string }> }).diagnostics;
+      expect(findings.filter((finding) => finding.ruleId === "skill/reference-checklist")).toEqual([]);
+      expect(findings.filter((finding) => finding.severity === "error")).toEqual([]);
+      expect(built.code).toBe(0);
+      expect(created.stdout).not.toContain("The first build will fail");
+    },
+    120_000,
+  );
+
+  it("init in a copy of a collection with true broken links (the labelled corpus's uipath-skills) names the errors that fail the first build and how to go on", async () => {
+    const root = await tempDir("gamma-uipath");
+    cpSync(join(repoRoot, "corpus", "uipath-skills", "skills"), join(root, "skills"), { recursive: true });
+    const created = await runCliInProcessFrom(root, "init");
+    expect(created.stderr).toBe("");
+    expect(created.code).toBe(0);
+    const config = JSON.parse(readFileSync(join(root, "gamma-prompt.config.json"), "utf8")) as Record<string, unknown>;
+
+    // The first build fails with exactly the errors init announced.
+    const built = await runCliInProcessFrom(root, "build", "--format", "json");
+    expect(built.code).toBe(1);
+    const findings = (JSON.parse(built.stdout) as { diagnostics: Array<{ file: string; line: number; column: number; severity: string; ruleId: string }> }).diagnostics;
+    const errors = findings.filter((finding) => finding.severity === "error");
+    expect(errors.map((error) => error.ruleId)).toContain("skill/broken-link");
+    expect(created.stdout).toContain(`The first build will fail: lint finds ${errors.length} errors in the skills`);
+    for (const error of errors) expect(created.stdout).toContain(`  ${error.file}:${error.line}:${error.column}  ${error.ruleId}`);
+
+    // How to go on: fix them, or build without those skills for now with the "ignore" init prints.
+    const ignore = /"ignore": (\[[^\]]*\])/.exec(created.stdout)?.[1];
+    expect(ignore, created.stdout).toBeDefined();
+    writeFileSync(join(root, "gamma-prompt.config.json"), `${JSON.stringify({ ...config, ignore: JSON.parse(ignore ?? "[]") as string[] }, null, 2)}\n`);
+    const rebuilt = await runCliInProcessFrom(root, "build");
+    expect(rebuilt.stderr.includes(" error "), rebuilt.stderr).toBe(false);
+    expect(rebuilt.code).toBe(0);
   }, 120_000);
 
   it("a skill's own type wins, then metadata.type, then the first glob of skillTypes that matches", async () => {

@@ -35,13 +35,13 @@ describe("init's skills are portable", () => {
 
   it("lints clean under both profiles, the portability rules included", async () => {
     const root = await tempDir("portable init");
-    expect(init({ dir: root }).ok).toBe(true);
+    expect((await init({ dir: root })).ok).toBe(true);
     for (const profile of ["gamma", "agentskills"] as const) expect((await lint({ root, profile })).diagnostics, profile).toEqual([]);
   });
 
   it("leaves both spellings out of a plain Agent Skills collection", async () => {
     const root = await tempDir("plain init");
-    expect(init({ dir: root, profile: "agentskills" }).ok).toBe(true);
+    expect((await init({ dir: root, profile: "agentskills" })).ok).toBe(true);
     for (const name of ["draft-outline", "style-guide"]) {
       const frontmatter = frontmatterOf(readFileSync(join(root, "skills", name, "SKILL.md"), "utf8"));
       expect(frontmatter).toMatch(/^name: .*\ndescription: .*\n$/);

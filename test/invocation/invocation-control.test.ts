@@ -39,7 +39,7 @@ requiresSkills:
 
 async function projectWithHiddenSkill(): Promise<string> {
   const root = await tempDir();
-  expect(init({ dir: root }).ok).toBe(true);
+  expect((await init({ dir: root })).ok).toBe(true);
   await mkdir(join(root, "skills/publish-notes"));
   await writeFile(join(root, "skills/publish-notes/SKILL.md"), HIDDEN);
   const variants = join(root, "prompts/variants.yaml");

@@ -82,6 +82,12 @@ describe("gamma-prompt explain and the rule pages", () => {
     const typo = await run(repoRoot, "explain", "skill/description-triger");
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('did you mean "skill/description-trigger"?');
+    // A rule named without its category, as a message's tail or a doc page's file name gives it.
+    const bare = await run(repoRoot, "explain", "type-value");
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toBe('gamma-prompt explain: unknown rule "type-value"; did you mean "skill/type-value"?; run `gamma-prompt explain` for the list\n');
+    const several = await run(repoRoot, "explain", "invalid");
+    expect(several.stderr).toContain('did you mean one of "config/invalid", "injection/invalid", "namespace/invalid", "tool/invalid", "variant/invalid"?');
     const list = await run(repoRoot, "explain");
     expect(list.stdout.split("\n").filter(Boolean)).toHaveLength(Object.keys(renderRulePages()).length || renderRulePages().size);
   });

@@ -18,7 +18,7 @@ const brief = (d: { file: string; line: number; column: number; ruleId: string }
 describe("lint checks the whole agent project", () => {
   it("reports knowledge notes, variants, tool schemas and the config exactly as build does", async () => {
     const root = await tempDir("gamma-whole-project");
-    expect(init({ dir: root }).ok).toBe(true);
+    expect((await init({ dir: root })).ok).toBe(true);
     mkdirSync(join(root, "knowledge"));
     writeFileSync(join(root, "knowledge", "bad.md"), "---\nid: Bad_Id\nname: Bad\n---\n");
     writeFileSync(join(root, "prompts", "variants.yaml"), "variants:\n  base:\n    preload: [no-such-skill]\n");
@@ -37,7 +37,7 @@ describe("lint checks the whole agent project", () => {
     const root = await tempDir("gamma-agent-around-collection");
     mkdirSync(join(root, "skills", "pdf"), { recursive: true });
     writeFileSync(join(root, "skills", "pdf", "SKILL.md"), "---\nname: pdf\ndescription: Use when filling PDF forms.\n---\n\n# PDF\n");
-    expect(init({ dir: root, profile: "agentskills" }).ok).toBe(true);
+    expect((await init({ dir: root, profile: "agentskills" })).ok).toBe(true);
     writeFileSync(join(root, "prompts", "variants.yaml"), "variants:\n  base:\n    preload: [no-such-skill]\n");
     const linted = await lint({ root });
     expect(linted.profile).toBe("agentskills");
@@ -48,7 +48,7 @@ describe("lint checks the whole agent project", () => {
 
   it("the gamma profile named on a collection with an agent's prefix still checks the project whole", async () => {
     const root = await tempDir("gamma-flag-whole");
-    expect(init({ dir: root }).ok).toBe(true);
+    expect((await init({ dir: root })).ok).toBe(true);
     writeFileSync(join(root, "prompts", "variants.yaml"), "variants:\n  base:\n    preload: [no-such-skill]\n");
     expect((await lint({ root, profile: "gamma" })).diagnostics.map((d) => d.ruleId)).toContain("variant/unknown-skill");
   });

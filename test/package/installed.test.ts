@@ -6,7 +6,7 @@
  * repository's own modules.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -14,12 +14,12 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PI_NOT_INSTALLED, PI_REQUIREMENT, piPackageNames } from "../../src/protocol/pi-requirement.js";
 import { docPage } from "../helpers/docs.js";
-import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
+import { installPackedPackage, linkPi } from "../helpers/packed-package.js";
+import { removeTempDirs } from "../helpers/temp-project.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 /** Where the two lines a user without Pi meets are shown, each as an indented line of its own. */
 const withoutPiDoc = docPage("docs/node-and-pi.md");
-const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
 afterAll(removeTempDirs);
 
@@ -43,22 +43,26 @@ function run(cwd: string, ...args: string[]): { status: number | null; stdout: s
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+let installOutput = "";
+
 beforeAll(async () => {
   // lib/ is what the tests already built (npm run build:ts); packing again must not rebuild it.
-  const packed = await tempDir("gamma-pack");
-  const pack = spawnSync(npm, ["pack", "--ignore-scripts", "--pack-destination", packed, "--json"], { cwd: repoRoot, encoding: "utf8", timeout: 120_000 });
-  expect(pack.status, pack.stderr).toBe(0);
-  const filename = (JSON.parse(pack.stdout) as Array<{ filename: string }>)[0]?.filename ?? "";
-  user = await tempDir("gamma-installed");
+  const installed = await installPackedPackage({ name: "gamma-installed" });
+  user = installed.project;
+  cli = installed.cli;
+  installOutput = installed.installOutput;
   project = join(user, "agents", "my-agent");
-  writeFileSync(join(user, "package.json"), `${JSON.stringify({ name: "user-project", version: "1.0.0", private: true, type: "module" })}\n`);
-  const install = spawnSync(npm, ["install", join(packed, filename), "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--omit=peer"], { cwd: user, encoding: "utf8", timeout: 300_000 });
-  expect(install.status, install.stderr).toBe(0);
-  cli = join(user, "node_modules", "gamma-prompt", "lib", "cli", "index.js");
   mkdirSync(project, { recursive: true });
 }, 420_000);
 
 describe("the packed and installed package, without Pi", () => {
+  it("runs no script on install and asks about none: npm's output names none, the packed package.json declares none", () => {
+    expect(installOutput).not.toMatch(/install-scripts|gamma-prompt@[\d.]+ \(/);
+    const installedManifest = JSON.parse(readFileSync(join(user, "node_modules", "gamma-prompt", "package.json"), "utf8")) as { scripts?: Record<string, string> };
+    const installTime = ["preinstall", "install", "postinstall", "prepare", "preprepare", "postprepare", "prepublish"];
+    expect(Object.keys(installedManifest.scripts ?? {}).filter((name) => installTime.includes(name))).toEqual([]);
+  });
+
   it("has no Pi package installed (the case under test)", () => {
     for (const spec of PI_REQUIREMENT.packages) {
       const name = spec.slice(0, spec.lastIndexOf("@"));
@@ -79,16 +83,51 @@ describe("the packed and installed package, without Pi", () => {
     }
   }, 120_000);
 
-  it("audit with its default --dist reads the embedded dist/, and reports an unreadable line", () => {
-    const transcript = join(project, "session.jsonl");
-    writeFileSync(transcript, '{"type":"session","variant":"base","preloadedSkills":[]}\n{"type":"yield","message":"Done.","toolCallId":"c1"}\n');
-    const passing = run(project, "audit", "session.jsonl");
-    expect(passing.stderr).toBe("");
-    expect(passing.status).toBe(0);
-    writeFileSync(transcript, '{"type":"session","variant":"base","preloadedSkills":[]}\nnot json\n');
-    const failing = run(project, "audit", "session.jsonl");
+  it("commands run from a folder inside the project find it and say so", () => {
+    for (const command of ["lint", "build", "check", "cost"]) {
+      const result = run(join(project, "skills", "style-guide"), command);
+      expect(result.status, `${command}: ${result.stderr}${result.stdout}`).toBe(0);
+      expect(result.stderr.split("\n")[0]).toBe(`gamma-prompt ${command}: using the project in ../../ (its gamma-prompt.config.json)`);
+    }
+  }, 120_000);
+
+  it("audit judges a session log against the project's own dist/, refuses the package's embedded one, and says what it audited", () => {
+    const manifest = JSON.parse(readFileSync(join(project, "dist", "manifest.json"), "utf8")) as { staticPrefix: { cacheKey: string } };
+    const key = manifest.staticPrefix.cacheKey;
+    // What FileSessionLog records for a draft-outline run that yields without doing a step.
+    const log = [
+      { type: "session", variant: "base", preloadedSkills: [], cacheKey: key },
+      { type: "tool_call", id: "c1", name: "skill", arguments: { name: "draft-outline" } },
+      { type: "skills_loaded", names: ["draft-outline", "style-guide"] },
+      { type: "tool_call", id: "c2", name: "message_user", arguments: { message: "Here is your outline.", blockOnUser: true } },
+      { type: "yield", message: "Here is your outline.", toolCallId: "c2" },
+    ];
+    writeFileSync(join(project, "s1.jsonl"), log.map((entry) => `${JSON.stringify(entry)}\n`).join(""));
+    const failing = run(project, "audit", "s1.jsonl");
     expect(failing.status).toBe(1);
-    expect(failing.stdout).toContain("audit/transcript-format");
+    expect(failing.stdout).toContain("✖ 6 problems (6 errors, 0 warnings)\n");
+    expect(failing.stdout.endsWith(`audited 1 transcript: 1 yield, 1 workflow (draft-outline), on dist/ (cache key ${key.slice(0, 12)})\n`)).toBe(true);
+    const embedded = run(project, "audit", "s1.jsonl", "--dist", "../../node_modules/gamma-prompt/dist");
+    expect(embedded.status).toBe(1);
+    expect(embedded.stdout).toMatch(new RegExp(`audit/dist-mismatch|Unexpected session log of the build with cache key ${key.slice(0, 12)}, audited against \\.\\./\\.\\./node_modules/gamma-prompt/dist/ \\(cache key [0-9a-f]{12}\\)`));
+    expect(embedded.stdout).not.toContain("required-step");
+    writeFileSync(join(project, "s2.jsonl"), `${JSON.stringify(log[0])}\nnot json\n`);
+    const unreadable = run(project, "audit", "s2.jsonl");
+    expect(unreadable.status).toBe(1);
+    expect(unreadable.stdout).toContain("audit/transcript-format");
+  });
+
+  it("a path no command can use is one line on stderr and exit 2, never an internal error", () => {
+    const cases: Array<[string[], string]> = [
+      [["report", "--output", "/nonexistent/dir/r.html"], "gamma-prompt report: cannot write the report to /nonexistent/dir/r.html: the folder /nonexistent/dir does not exist\n"],
+      [["report", "--output", "dist"], "gamma-prompt report: cannot write the report to dist: it is a folder, expected a file's path\n"],
+      [["build", "--out", "gamma-prompt.config.json/out"], 'gamma-prompt build: output folder "gamma-prompt.config.json/out" cannot be created: a part of the path is a file, not a folder (EEXIST)\n'],
+      [["cost", "--profile", "nowhere/traffic.json"], "gamma-prompt cost: cannot read the traffic profile nowhere/traffic.json: the folder nowhere does not exist\n"],
+    ];
+    for (const [args, line] of cases) {
+      const result = run(project, ...args);
+      expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 2, stderr: line });
+    }
   });
 
   it("explain names a rule page that the package holds", () => {
@@ -137,10 +176,8 @@ describe("the packed and installed package, without Pi", () => {
   it("with the Pi packages in place, the runtime loads", () => {
     // The repository's own Pi (the pinned devDependencies, the versions the requirement names), linked
     // into the project as an install would place it; removed again so the tests above stay without Pi.
-    const linked = piPackageNames().map((name) => join(user, "node_modules", name));
-    mkdirSync(join(user, "node_modules", "@earendil-works"), { recursive: true });
+    const linked = linkPi(user);
     try {
-      for (const [index, name] of piPackageNames().entries()) symlinkSync(join(repoRoot, "node_modules", name), linked[index] ?? "", "dir");
       const loaded = importFromProject("gamma-prompt/runtime");
       expect(loaded.error).toBeUndefined();
       expect(loaded.exports).toEqual(expect.arrayContaining(["createGammaAgent", "createGammaSession", "loadArtifacts"]));

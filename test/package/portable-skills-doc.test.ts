@@ -22,6 +22,12 @@ async function copy(): Promise<string> {
 }
 
 describe("docs/guide/skills.md: moving a project to the portable spelling", () => {
+  it("shows the project's two skills as the fixture holds them (the page's reader writes them from the page)", () => {
+    for (const name of ["changelog-style", "release-notes"]) {
+      expect(guide.blockStartingWith(`---\nname: ${name}\n`, "markdown"), name).toBe(readFileSync(join(fixture, "skills", name, "SKILL.md"), "utf8"));
+    }
+  });
+
   it("shows lint's findings under the agentskills profile exactly as printed", async () => {
     const command = "$ gamma-prompt lint --profile agentskills\n";
     const { code, stdout } = await runCliInProcessFrom(await copy(), "lint", "--profile", "agentskills");

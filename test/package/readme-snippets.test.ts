@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { samplePages } from "../helpers/doc-samples.js";
 import { docPage, manualPaths } from "../helpers/docs.js";
 
 /**
@@ -13,7 +14,16 @@ import { docPage, manualPaths } from "../helpers/docs.js";
  */
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-const pages = manualPaths().map((path) => ({ path, samples: [...docPage(path).text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1] as string) }));
+const pages = manualPaths().map((path) => ({ path, samples: [...docPage(path).text.matchAll(/^( *)```ts\n([\s\S]*?)^\1```$/gm)].map((match) => dedent(match[2] as string, match[1] as string)) }));
+/** The README and the guide hold whole programs (test/package/doc-samples.test.ts runs them); the reference pages hold fragments. */
+const wholePrograms = new Set(samplePages());
+
+function dedent(text: string, indent: string): string {
+  return text
+    .split("\n")
+    .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line))
+    .join("\n");
+}
 
 /**
  * The names the runtime samples leave to the reader. `never` is assignable to
@@ -57,12 +67,19 @@ function typeErrors(files: Record<string, string>): string[] {
 }
 
 describe("the manual's code samples", () => {
-  it("type-check against the package's published types: each library sample alone, each page's runtime samples in order as one program", () => {
+  it("type-check against the package's published types: each library sample and each sample of the README and the guide alone, a reference page's runtime samples in order as one program", () => {
     const files: Record<string, string> = {};
     let librarySamples = 0;
     let runtimeSamples = 0;
+    let wholeSamples = 0;
     for (const { path, samples } of pages) {
       const name = path.replace(/\.md$/, "").replace(/[^\w]+/g, "-");
+      if (wholePrograms.has(path)) {
+        // Each is a module of its own, as a reader saves it; `export {}` keeps its top-level await a module's.
+        for (const [index, sample] of samples.entries()) files[`manual-${name}-${index}.ts`] = `${sample}\nexport {};\n`;
+        wholeSamples += samples.length;
+        continue;
+      }
       const library = samples.filter((sample) => sample.includes('from "gamma-prompt";'));
       const runtime = samples.filter((sample) => !library.includes(sample));
       for (const [index, sample] of library.entries()) files[`manual-${name}-library-${index}.ts`] = sample;
@@ -74,7 +91,7 @@ describe("the manual's code samples", () => {
       runtimeSamples += runtime.length;
     }
     expect(librarySamples).toBe(1);
-    expect(runtimeSamples).toBeGreaterThanOrEqual(4);
+    expect(wholeSamples).toBeGreaterThanOrEqual(8);
     expect(typeErrors(files)).toEqual([]);
     // One TypeScript program over the published types: about 11 s on a loaded machine, so more room than the default 30 s.
   }, 120_000);

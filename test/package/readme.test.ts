@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { ruleAnchor, ruleRegistry, type RuleId } from "../../src/diagnostics/rules/index.js";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
@@ -56,7 +56,8 @@ describe("the manual and package.json stay true", () => {
         .filter((option) => !option.hidden)
         .map((option) => {
           const value = option.argChoices?.join("|") ?? /[<[]([^>\]]+)[>\]]/.exec(option.flags)?.[1]?.toUpperCase();
-          return `[${option.long ?? option.short}${value === undefined ? "" : ` ${value}`}]`;
+          // A value the option may go without is shown in brackets of its own: `[--list-models [PROVIDER]]`.
+          return `[${option.long ?? option.short}${value === undefined ? "" : option.optional ? ` [${value}]` : ` ${value}`}]`;
         });
       return ["gamma-prompt", name, ...args, ...options].join(" ");
     };
@@ -77,6 +78,13 @@ describe("the manual and package.json stay true", () => {
     const run = spawnSync(process.execPath, ["scripts/build-collections.mjs", corpus ?? ""], { cwd: repoRoot, encoding: "utf8" });
     expect(run.status, run.stderr).toBe(0);
     expect(skillsGuide).toContain(`\n\`\`\`\n$ node scripts/build-collections.mjs ../shared/realworld-skills\n${run.stdout}\`\`\`\n`);
+  });
+
+  it("states the Node.js the package needs before anything else, as package.json's engines says", () => {
+    const engines = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { engines: { node: string } }).engines.node;
+    const first = /Node(?:\.js)? (\d+(?:\.\d+)*)/.exec(readme);
+    expect(`>=${first?.[1]}`).toBe(engines);
+    expect(first?.index ?? Number.POSITIVE_INFINITY).toBeLessThan(readme.indexOf("## A five-minute tour"));
   });
 
   it("shows the two set-up commands for a fresh machine", () => {

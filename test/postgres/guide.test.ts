@@ -26,8 +26,8 @@ describe("the running-across-servers guide", () => {
     const run = spawnSync(process.execPath, [file], { encoding: "utf8", env: { ...process.env, DATABASE_URL: db.server().url } });
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
-    const shown = guide.blockStartingWith("$ DATABASE_URL=");
-    expect(shown).toBe(`$ DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node server.mjs\n${run.stdout}`);
+    const shown = guide.blockStartingWith("$ node server.mjs");
+    expect(shown).toBe(`$ node server.mjs\n${run.stdout}`);
   }, 60_000);
 
   it("points at an example that kills a server mid-batch and finishes the request on another", () => {

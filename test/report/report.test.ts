@@ -56,8 +56,10 @@ describe("gamma-prompt report of the embedded default", () => {
     expect(html.stdout).toBe(renderHtml(data));
     const output = join(await tempDir(), "report.md");
     const markdown = await runCliInProcess("report", "--root", repoRoot, "--format", "markdown", "--output", output);
-    expect(markdown).toMatchObject({ code: 0, stdout: "" });
+    expect(markdown).toMatchObject({ code: 0, stderr: "" });
     expect(readFileSync(output, "utf8")).toBe(renderMarkdown(data));
+    // With --output, stdout is free to say what was written, so a CI log shows it.
+    expect(markdown.stdout).toBe(`wrote ${output} (Markdown, ${Buffer.byteLength(renderMarkdown(data))} bytes)\n`);
   });
 });
 
@@ -86,7 +88,7 @@ describe("gamma-prompt report --base", () => {
     expect(base?.changes.find((change) => change.file === "skills/draft-outline.md")?.invalidates).toEqual([]);
     expect(base?.invalidation).toEqual(invalidationCost(readPlan(tail.baseDist), readPlan(join(tail.root, "dist"))));
     expect(base?.costDelta.map((row) => `${row.model} ${row.variant}`)).toEqual(["claude-sonnet-4-5 base", "claude-sonnet-4-5 outline", "gpt-5 base", "gpt-5 outline"]);
-    expect(renderMarkdown(data)).toContain("| `variants/outline.md` | changed | 10,805 → 10,811 | outline: variant tail |");
+    expect(renderMarkdown(data)).toContain("| `variants/outline.md` | changed | 10,858 → 10,864 | outline: variant tail |");
   });
 
   it("follows a static prefix edit through every block after it in every variant", async () => {

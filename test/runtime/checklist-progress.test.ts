@@ -117,5 +117,12 @@ describe("the runtime guide's progress event and its plain-text form", () => {
     const shown = JSON.parse(runtimeGuide.blockStartingWith('{"type": "checklist_progress"', "json")) as typeof progress;
     expect(shown).toEqual({ ...progress, steps: progress?.steps.filter((step) => [3, 7, 12].includes(step.number)) });
     expect(runtimeGuide.blockStartingWith("deck-generation: 6/14 steps done\n")).toBe(`${renderProgress(progress!)}\n`);
+    // The event as the guide shows it, three of its steps: the header still counts all fourteen.
+    expect(renderProgress(shown!).split("\n")).toEqual([
+      "deck-generation: 6/14 steps done",
+      "[-]  3. Ask for blocking information (optional) — skipped: Topic-only request: nothing blocks",
+      "[>]  7. Validate",
+      "[✗] 12. Publish and show — failed: gml publish exits 5 (service unavailable) three times",
+    ]);
   });
 });

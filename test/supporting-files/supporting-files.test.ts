@@ -23,7 +23,7 @@ const CRLF_TEXT = Buffer.from("\uFEFFline one\r\nline two\r\n", "utf8");
 
 async function projectWithFiles(): Promise<string> {
   const root = await tempDir();
-  expect(init({ dir: root }).ok).toBe(true);
+  expect((await init({ dir: root })).ok).toBe(true);
   const skill = join(root, "skills/style-guide");
   await mkdir(join(skill, "assets/fonts/deep"), { recursive: true });
   await mkdir(join(skill, ".git"), { recursive: true });

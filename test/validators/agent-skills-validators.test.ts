@@ -66,7 +66,7 @@ describe("skills-ref, the specification's reference validator", () => {
 
   it("passes both skills init scaffolds", async () => {
     const root = await tempDir("init for skills-ref");
-    expect(init({ dir: root }).ok).toBe(true);
+    expect((await init({ dir: root })).ok).toBe(true);
     const skills = readdirSync(join(root, "skills")).sort();
     expect(skills).toEqual(["draft-outline", "style-guide"]);
     for (const run of await eachLimited(skills, (name) => skillsRef(join("skills", name), root))) expect(run).toMatchObject({ code: 0, stderr: "" });
@@ -82,7 +82,7 @@ describe("skills-ref, the specification's reference validator", () => {
   it("refuses all 9 (the embedded default's 7, init's 2) when their fields are written at the top level", async () => {
     const embedded = await copyParts(repoRoot, ["skills"], await tempDir("top-level embedded"));
     const scaffold = await tempDir("top-level init");
-    expect(init({ dir: scaffold }).ok).toBe(true);
+    expect((await init({ dir: scaffold })).ok).toBe(true);
     expect(rewriteSkillsToTopLevel(embedded) + rewriteSkillsToTopLevel(scaffold)).toBe(9);
     const folders = [embedded, scaffold].flatMap((root) => readdirSync(join(root, "skills")).map((name) => ({ root, name })));
     const runs = await eachLimited(folders, ({ root, name }) => skillsRef(join("skills", name), root));
@@ -105,7 +105,7 @@ describe("skills-ref, the specification's reference validator", () => {
 describe("quick_validate.py, Anthropic's skill-creator check", () => {
   it("passes the embedded default, init's scaffold and the documented examples", async () => {
     const scaffold = await tempDir("init for quick_validate");
-    expect(init({ dir: scaffold }).ok).toBe(true);
+    expect((await init({ dir: scaffold })).ok).toBe(true);
     const documented = await foldersFor(documentedAsValid(), "documented skills for quick_validate");
     const folders = [
       ...embeddedSkills.map((name) => ({ folder: `skills/${name}`, cwd: repoRoot })),

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WatchEvent } from "../../src/watch.js";
+import { runCliInProcess } from "../helpers/cli.js";
 import { copyProject, distProblems, pause, readTree, removeTempProjects, repoRoot, withDescription } from "./helpers.js";
 
 const cli = join(repoRoot, "lib", "cli", "index.js");
@@ -100,5 +101,15 @@ describe("gamma-prompt watch (CLI)", () => {
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(code).toBe(2);
     expect(stderr).toContain(message);
+  });
+
+  it("refuses a --debounce below the documented 60 ms minimum with one line, before watching anything", async () => {
+    const root = await copyProject();
+    for (const value of ["10", "59", "abc", "-5"]) {
+      const { code, stdout, stderr } = await runCliInProcess("watch", "--root", root, "--debounce", value);
+      expect({ code, stdout }).toEqual({ code: 2, stdout: "" });
+      expect(stderr.split("\n")[0]).toBe(`error: option '--debounce <ms>' argument '${value}' is invalid. Expected a whole number of milliseconds, at least 60 (a shorter pause can miss a save made right after another).`);
+    }
+    expect(await readTree(join(root, "dist"))).toEqual(new Map());
   });
 });

@@ -23,6 +23,11 @@ describe("which paths trigger a rebuild", () => {
     ["skills/import/4913", true],
     ["skills/import/#SKILL.md#", true],
     ["skills/import/.#SKILL.md", true],
+    ["skills/import/sedQcwuwi", true], // GNU sed -i's temporary file
+    ["skills/import/SKILL.md___jb_tmp___", true], // JetBrains' safe write
+    ["skills/import/SKILL.md___jb_old___", true],
+    ["skills/sed-helper/SKILL.md", false],
+    ["skills/import/sedation.md", false],
     ["skills/.gamma-prompt-tmp-123", true],
     ["skills/node_modules/x/SKILL.md", true],
     [".git/index", true],

@@ -151,6 +151,18 @@ describe("watch", () => {
     expect(session.rebuilds()[0]?.changedPaths).toEqual(["skills/gml-cli/SKILL.md"]);
   });
 
+  it("lists only the skill after `sed -i` edits it (sed's own temporary file is not a changed path)", async () => {
+    const session = await startSession();
+    const skill = session.skillPath("gml-cli");
+    // GNU sed -i writes the new text to a temporary `sedXXXXXX` beside the file, then renames it over the file.
+    const sed = spawn("sed", ["-i", "s/^# /# Edited: /", skill], { stdio: "ignore" });
+    expect(await new Promise((resolveExit) => sed.once("exit", resolveExit))).toBe(0);
+
+    await waitFor("a rebuild", () => session.rebuilds().length > 0);
+    await pause(300);
+    expect(session.rebuilds().flatMap((rebuild) => rebuild.changedPaths)).toEqual(["skills/gml-cli/SKILL.md"]);
+  });
+
   it("rebuilds after an editor's atomic save (temp file renamed over the skill)", async () => {
     const session = await startSession();
     const skill = session.skillPath("gml-cli");

@@ -2,9 +2,11 @@ import type { Command } from "commander";
 import { EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import type { ReporterName } from "../../diagnostics/reporters/index.js";
 import { commandHelpFooter, reporterFormatOption } from "../options.js";
+import { commandRoot, ROOT_DEFAULT } from "../project-root.js";
 
 interface AuditCommandOptions {
   format: ReporterName;
+  root?: string;
   dist?: string;
   variant?: string;
 }
@@ -15,38 +17,55 @@ export function registerAuditCommand(program: Command, result: { exitCode: numbe
     .description("Audit recorded sessions: did the agent follow its workflow skills' checklists?")
     .argument("<files...>", "transcripts: the runtime's session logs or Pi session files (JSONL)")
     .addOption(reporterFormatOption())
-    .option("--dist <dir>", "the dist/ whose checklists the sessions ran on (default: the package's embedded default)")
+    .option("--root <dir>", `the project whose dist/ the sessions ran on (${ROOT_DEFAULT})`)
+    .option("--dist <dir>", "the dist/ the sessions ran on, from the working folder (default: the project's dist/)")
     .option("--variant <name>", "the variant of a Pi session file that does not record one (default: base)")
     .addHelpText(
       "after",
       commandHelpFooter({
         about: `Runs the runtime's completion audit at every yield of each transcript: required and verification
 steps complete, skipped optional steps with a reason, the workflow loaded before the first task action,
-hinted knowledge fetched. Each finding points at the transcript line it concerns.`,
-        exitCodes: "0 every audit passed, 1 a failed audit or an unreadable transcript, 2 usage or a dist/ that fails verification.",
+hinted knowledge fetched. Each finding points at the transcript line it concerns. A transcript is audited
+only against the build it ran on: a session log of another build (its cache key), or a variant or skill the
+dist/ does not define, is an error instead. The last line says what was audited: transcripts, yields and
+workflows (on stderr with --format json, github or sarif).`,
+        exitCodes: "0 every audit passed, 1 a failed audit, a transcript of another build or an unreadable transcript, 2 usage, no dist/ or a dist/ that fails verification.",
         examples: ["gamma-prompt audit sessions/s_123.jsonl", "gamma-prompt audit ~/.pi/agent/sessions/*/*.jsonl --variant deck-generation", "gamma-prompt audit sessions/*.jsonl --format sarif > audit.sarif"],
       }),
     )
     .action(async (files: string[], options: AuditCommandOptions) => {
-      const [{ audit }, { formatDiagnostics }, { exitCodeFor }, { ArtifactVerificationError }] = await Promise.all([
+      const [{ audit, formatAuditChecked }, { formatDiagnostics }, { exitCodeFor }, { ArtifactVerificationError }] = await Promise.all([
         import("../../audit.js"),
         import("../../diagnostics/reporters/index.js"),
         import("../../diagnostics/exit-code.js"),
         import("../../runtime/artifacts.js"),
       ]);
+      const fail = (message: string): void => {
+        process.stderr.write(`gamma-prompt audit: ${message}\n`);
+        result.exitCode = EXIT_USAGE;
+      };
+      const located = await commandRoot("audit", options.root, { build: true, optional: true });
+      if ("error" in located) return fail(located.error);
+      if (options.dist === undefined && !located.found) return fail("no dist/ to audit against: no project in the working folder or above it; pass --dist with the dist/ the sessions ran on");
       let outcome;
       try {
-        outcome = await audit({ files, ...(options.dist === undefined ? {} : { distDir: options.dist }), ...(options.variant === undefined ? {} : { variant: options.variant }) });
+        outcome = await audit({ files, root: located.root, ...(options.dist === undefined ? {} : { distDir: options.dist }), ...(options.variant === undefined ? {} : { variant: options.variant }) });
       } catch (error) {
         if (error instanceof ArtifactVerificationError) {
-          process.stderr.write(`gamma-prompt audit: ${error.message}\n`);
-          result.exitCode = EXIT_USAGE;
-          return;
+          const hint = options.dist === undefined ? "(run `gamma-prompt build` first, or pass --dist with the dist/ the sessions ran on)" : "(pass --dist with the built dist/ the sessions ran on)";
+          return fail(`${error.message}\n${hint}`);
         }
         throw error;
       }
       const counts = { errorCount: outcome.errorCount, warningCount: outcome.warningCount };
-      process.stdout.write(formatDiagnostics(options.format, outcome.diagnostics, counts));
+      const checked = formatAuditChecked(outcome.checked);
+      if (options.format === "stylish") {
+        // The findings, then what was audited: a pass and a check of nothing never print the same.
+        process.stdout.write(outcome.diagnostics.length === 0 ? `✔ ${checked}\n` : `${formatDiagnostics("stylish", outcome.diagnostics, counts)}${checked}\n`);
+      } else {
+        process.stdout.write(formatDiagnostics(options.format, outcome.diagnostics, counts));
+        process.stderr.write(`${checked}\n`);
+      }
       result.exitCode = exitCodeFor(counts);
     });
 }

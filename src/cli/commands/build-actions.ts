@@ -7,6 +7,7 @@ import { ProjectRootError } from "../../pipeline/discover/discover.js";
 import { OutputLockedError } from "../../pipeline/emit/lock.js";
 import type { BuildSummary } from "../../pipeline/render/summary.js";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
+import { commandRoot } from "../project-root.js";
 
 /**
  * What `build` and `check` do once their options are parsed. A module of its
@@ -15,7 +16,8 @@ import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.
  */
 
 export interface BuildCommandOptions {
-  root: string;
+  /** As given; undefined: the project found from the working folder up. */
+  root?: string;
   out: string;
   format: "table" | "json" | "github" | "sarif";
   /** Seconds, as typed (validated by the option's parser). */
@@ -23,13 +25,17 @@ export interface BuildCommandOptions {
 }
 
 export interface CheckCommandOptions {
-  root: string;
+  /** As given; undefined: the project found from the working folder up. */
+  root?: string;
   out: string;
   format: ReporterName;
   full?: boolean;
 }
 
-export async function runBuildCommand(options: BuildCommandOptions): Promise<number> {
+export async function runBuildCommand(given: BuildCommandOptions): Promise<number> {
+  const located = await commandRoot("build", given.root);
+  if ("error" in located) return usageLine(located.error);
+  const options = { ...given, root: located.root };
   let outcome: BuildResult;
   try {
     outcome = await build({
@@ -74,7 +80,10 @@ export async function runBuildCommand(options: BuildCommandOptions): Promise<num
   return outcome.ok ? EXIT_OK : EXIT_FINDINGS;
 }
 
-export async function runCheckCommand(options: CheckCommandOptions): Promise<number> {
+export async function runCheckCommand(given: CheckCommandOptions): Promise<number> {
+  const located = await commandRoot("check", given.root);
+  if ("error" in located) return usageLine(located.error);
+  const options = { ...given, root: located.root };
   let outcome: CheckResult;
   try {
     outcome = await check({ root: options.root, outDir: options.out, ...(options.full ? { full: true } : {}) });
@@ -145,6 +154,11 @@ export function formatToolTokens(tools: BuildSummary["tools"]): string {
 function stylish(diagnostics: Diagnostic[]): string {
   const text = formatDiagnostics("stylish", diagnostics, countDiagnostics(diagnostics));
   return text.endsWith("\n") ? text : `${text}\n`;
+}
+
+function usageLine(line: string): number {
+  process.stderr.write(`${line}\n`);
+  return EXIT_USAGE;
 }
 
 function usageError(command: string, error: unknown): number {

@@ -1,25 +1,29 @@
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { cost, type CostResult } from "../../cost/cost.js";
 import { formatCostTable, progressBar } from "../../cost/format.js";
 import { ProfileError } from "../../cost/profile.js";
 import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { ArtifactVerificationError } from "../../runtime/artifacts.js";
+import { CommandFileError, readCommandFile } from "../files.js";
+import { commandRoot, inputFile } from "../project-root.js";
 
 export interface CostCommandOptions {
-  root: string;
+  /** As given; undefined: the project found from the working folder up. */
+  root?: string;
   out: string;
   profile?: string;
   format: "stylish" | "json";
 }
 
-export async function runCostCommand(options: CostCommandOptions): Promise<number> {
+export async function runCostCommand(given: CostCommandOptions): Promise<number> {
+  const { root } = (await commandRoot("cost", given.root, { build: true, optional: true })) as { root: string };
+  const options = { ...given, root };
   let profile: unknown;
   if (options.profile !== undefined) {
     try {
-      profile = JSON.parse(readFileSync(resolve(options.root, options.profile), "utf8"));
+      profile = JSON.parse(readCommandFile(inputFile(options.root, options.profile), "traffic profile", options.profile));
     } catch (error) {
-      process.stderr.write(`gamma-prompt cost: cannot read the traffic profile ${options.profile}: ${(error as Error).message}\n`);
+      const why = error instanceof CommandFileError ? error.message : `cannot read the traffic profile ${options.profile}: ${(error as Error).message}`;
+      process.stderr.write(`gamma-prompt cost: ${why}\n`);
       return EXIT_USAGE;
     }
   }

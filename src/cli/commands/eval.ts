@@ -1,9 +1,11 @@
 import { Option, type Command } from "commander";
 import { EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { commandHelpFooter } from "../options.js";
+import { commandRoot, ROOT_DEFAULT } from "../project-root.js";
 
 interface EvalCommandOptions {
-  root: string;
+  /** As given; undefined: the project found from the working folder up. */
+  root?: string;
   dist?: string;
   model?: string;
   baseUrl?: string;
@@ -23,7 +25,7 @@ export function registerEvalCommand(program: Command, result: { exitCode: number
     .command("eval")
     .description("Run evaluation scenarios through the real runtime and report pass rates with 95% confidence intervals")
     .argument("[scenarios...]", "scenario files (default: evals/*.yaml under --root)")
-    .option("--root <dir>", "the project folder", ".")
+    .option("--root <dir>", `the project folder (${ROOT_DEFAULT})`)
     .option("--dist <dir>", "the dist/ to evaluate, relative to the root", "dist")
     .option("--model <provider/id>", "the model, from pi-ai's registry (its key comes from the environment)")
     .option("--base-url <url>", "another endpoint for the model's API (a proxy or gateway)")
@@ -57,13 +59,13 @@ whose 95% interval does not overlap the baseline's.`,
         process.stderr.write(`gamma-prompt eval: ${message}\n`);
         result.exitCode = EXIT_USAGE;
       };
-      const [{ runEvals, EvalUsageError }, { formatSummary, resultsProblem }, { canonicalJson }, { formatDiagnostics }, { ArtifactVerificationError }, { readFile, writeFile }] = await Promise.all([
+      const [{ runEvals, EvalUsageError }, { formatSummary, resultsProblem }, { canonicalJson }, { formatDiagnostics }, { ArtifactVerificationError }, { CommandFileError, checkCommandFileWritable, readCommandFile, writeCommandFile }] = await Promise.all([
         import("../../evals/index.js"),
         import("../../evals/results.js"),
         import("../../pipeline/emit/canonical-json.js"),
         import("../../diagnostics/reporters/index.js"),
         import("../../runtime/artifacts.js"),
-        import("node:fs/promises"),
+        import("../files.js"),
       ]);
       if (options.listModels !== undefined) {
         const { modelCatalog } = await import("../../evals/pi-models.js");
@@ -73,24 +75,35 @@ whose 95% interval does not overlap the baseline's.`,
         process.stdout.write(`${(provider === undefined ? catalog.providers() : catalog.modelIds(provider).map((id) => `${provider}/${id}`)).join("\n")}\n`);
         return;
       }
+      const { root } = (await commandRoot("eval", options.root, { build: true, optional: true })) as { root: string };
       const runs = options.runs === undefined ? undefined : wholeNumber(options.runs);
       let baseline;
       if (options.baseline !== undefined) {
         let parsed: unknown;
         try {
-          parsed = JSON.parse(await readFile(options.baseline, "utf8"));
+          parsed = JSON.parse(readCommandFile(options.baseline, "baseline"));
         } catch (error) {
-          return fail(`Unexpected baseline ${options.baseline} that cannot be read as JSON (${error instanceof SyntaxError ? error.message : ((error as NodeJS.ErrnoException).code ?? String(error))}), expected a results document from --output`);
+          if (error instanceof CommandFileError) return fail(error.message);
+          return fail(`Unexpected baseline ${options.baseline} that cannot be read as JSON (${(error as Error).message}), expected a results document from --output`);
         }
         const problem = resultsProblem(parsed);
         if (problem !== undefined) return fail(`Unexpected baseline ${options.baseline}: ${problem}`);
         baseline = parsed as import("../../evals/results.js").EvalResults;
       }
+      if (options.output !== undefined) {
+        // Decided before the first run, like every usage error: a run never ends with results it cannot write.
+        try {
+          checkCommandFileWritable(options.output, "results");
+        } catch (error) {
+          if (error instanceof CommandFileError) return fail(error.message);
+          throw error;
+        }
+      }
       const progress = process.stderr.isTTY ? progressBar(process.stderr) : undefined;
       let outcome;
       try {
         outcome = await runEvals({
-          root: options.root,
+          root,
           distDir: options.dist ?? "dist",
           ...(scenarios.length === 0 ? {} : { scenarios }),
           ...(options.model === undefined ? {} : { model: options.model }),
@@ -104,7 +117,8 @@ whose 95% interval does not overlap the baseline's.`,
           ...(progress === undefined ? {} : { onProgress: progress.update }),
         });
       } catch (error) {
-        if (error instanceof EvalUsageError || error instanceof ArtifactVerificationError) return fail(error.message);
+        if (error instanceof ArtifactVerificationError) return fail(`${error.message}\n(run \`gamma-prompt build\` first)`);
+        if (error instanceof EvalUsageError) return fail(error.message);
         throw error;
       } finally {
         progress?.clear();
@@ -116,7 +130,14 @@ whose 95% interval does not overlap the baseline's.`,
         return;
       }
       const document = canonicalJson(outcome.results);
-      if (options.output !== undefined) await writeFile(options.output, document);
+      if (options.output !== undefined) {
+        try {
+          writeCommandFile(options.output, document, "results");
+        } catch (error) {
+          if (error instanceof CommandFileError) return fail(error.message);
+          throw error;
+        }
+      }
       process.stdout.write(options.format === "json" ? document : formatSummary(outcome.results));
       result.exitCode = outcome.results.passed ? 0 : 1;
     });

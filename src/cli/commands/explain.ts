@@ -16,10 +16,9 @@ export function registerExplainCommand(program: Command, result: { exitCode: num
       }),
     )
     .action(async (rule: string | undefined) => {
-      const [{ explainRule, formatExplanation, isRuleId, ruleIds }, { ruleRegistry }, { didYouMean }] = await Promise.all([
+      const [{ explainRule, formatExplanation, isRuleId, ruleIds, ruleSuggestion }, { ruleRegistry }] = await Promise.all([
         import("../../diagnostics/rules/explain.js"),
         import("../../diagnostics/rules/index.js"),
-        import("../../pipeline/validate/suggest.js"),
       ]);
       const ids = ruleIds();
       if (rule === undefined) {
@@ -29,7 +28,7 @@ export function registerExplainCommand(program: Command, result: { exitCode: num
         return;
       }
       if (!isRuleId(rule)) {
-        process.stderr.write(`gamma-prompt explain: unknown rule "${rule}"${didYouMean(rule, ids)}; run \`gamma-prompt explain\` for the list\n`);
+        process.stderr.write(`gamma-prompt explain: unknown rule "${rule}"${ruleSuggestion(rule)}; run \`gamma-prompt explain\` for the list\n`);
         result.exitCode = EXIT_USAGE;
         return;
       }

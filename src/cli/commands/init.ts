@@ -1,6 +1,8 @@
 import { Option, type Command } from "commander";
 import { relative } from "node:path";
-import { DEFAULT_AGENT_NAME, init, INIT_PROFILES, INIT_TEMPLATES, InitUsageError, type InitOptions, type InitProfile, type InitResult, type InitTemplate } from "../../init.js";
+import type { Diagnostic } from "../../diagnostics/diagnostic.js";
+import { DEFAULT_AGENT_NAME, init, INIT_PROFILES, INIT_TEMPLATES, InitUsageError, type ChosenSkillType, type InitOptions, type InitProfile, type InitResult, type InitTemplate } from "../../init.js";
+import { CONFIG_FILE } from "../../pipeline/discover/source-paths.js";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { commandHelpFooter } from "../options.js";
 
@@ -46,11 +48,11 @@ export async function runInitCommand(dir: string, flags: InitCommandOptions, ask
     const name = flags.name ?? (options.template === "agent" && options.profile === "gamma" && ask ? await ask("Agent name", DEFAULT_AGENT_NAME) : undefined);
     if (name !== undefined) options.name = name;
     if (flags.force) options.force = true;
-    let outcome = init(options);
+    let outcome = await init(options);
     if (!outcome.ok && ask && (await ask(`${outcome.existing.length} file${plural(outcome.existing.length)} already exist; overwrite? (y/N)`, "n")).toLowerCase().startsWith("y")) {
-      outcome = init({ ...options, force: true });
+      outcome = await init({ ...options, force: true });
     }
-    return report(dir, options, outcome);
+    return report(dir, options, outcome, outcome.ok && outcome.skillTypes !== undefined ? await firstBuildErrors(outcome.dir) : []);
   } catch (error) {
     if (error instanceof InitUsageError) {
       process.stderr.write(`gamma-prompt init: ${error.message}\n`);
@@ -60,7 +62,7 @@ export async function runInitCommand(dir: string, flags: InitCommandOptions, ask
   }
 }
 
-function report(dir: string, options: InitOptions, outcome: InitResult): number {
+function report(dir: string, options: InitOptions, outcome: InitResult, errors: readonly Diagnostic[]): number {
   const shown = displayDir(dir, outcome.dir);
   if (!outcome.ok) {
     const lines = [
@@ -72,9 +74,12 @@ function report(dir: string, options: InitOptions, outcome: InitResult): number 
     return EXIT_FINDINGS;
   }
   const overwritten = new Set(outcome.existing);
-  const what = options.profile === "agentskills" ? "an Agent Skills collection" : options.template === "gamma" ? "a copy of the Gamma project" : "a new agent";
+  const what =
+    outcome.skillTypes !== undefined ? "an agent around the skills already there" : options.profile === "agentskills" ? "an Agent Skills collection" : options.template === "gamma" ? "a copy of the Gamma project" : "a new agent";
   const lines = [`Created ${what} in ${shown} (template ${options.template}, profile ${options.profile}): ${outcome.written.length} files`];
   for (const path of outcome.written) lines.push(`  ${path}${overwritten.has(path) ? "  (overwritten)" : ""}`);
+  if (outcome.skillTypes !== undefined && outcome.skillTypes.length > 0) lines.push("", ...chosenTypes(outcome.skillTypes));
+  if (errors.length > 0) lines.push("", ...howToGoOn(errors));
   lines.push("", "Next:");
   const cd = shown.replace(/\/$/, "");
   if (cd !== ".") lines.push(`  cd ${cd.includes(" ") ? JSON.stringify(cd) : cd}`);
@@ -113,4 +118,35 @@ function terminalAsk(): Ask {
 
 function plural(count: number): string {
   return count === 1 ? "" : "s";
+}
+
+/** The type init gave each skill without one, and why: the same words `lint --fix` prints. */
+function chosenTypes(chosen: readonly ChosenSkillType[]): string[] {
+  const width = Math.max(...chosen.map((skill) => skill.folder.length));
+  return [
+    `Skill types, written to "skillTypes" in ${CONFIG_FILE} by the rule \`lint --fix\` uses (a type in a SKILL.md wins):`,
+    ...chosen.map((skill) => `  ${skill.folder.padEnd(width)}  ${skill.type.padEnd(9)}  (${skill.reason})`),
+  ];
+}
+
+/** Errors lint finds in the new project: each fails the first build. */
+async function firstBuildErrors(root: string): Promise<Diagnostic[]> {
+  const [{ lint }, { relativeToWorkingFolder }] = await Promise.all([import("../../lint.js"), import("../../diagnostics/rebase.js")]);
+  const outcome = await lint({ root, checklists: false });
+  return relativeToWorkingFolder(
+    outcome.diagnostics.filter((diagnostic) => diagnostic.severity === "error"),
+    root,
+  );
+}
+
+/** What the first build will say, and the two ways on: fix the skills, or leave them out until they are fixed. */
+function howToGoOn(errors: readonly Diagnostic[]): string[] {
+  const folders = [...new Set(errors.map((error) => /^(?:.*\/)?(skills\/[^/]+)\//.exec(error.file)?.[1]).filter((folder): folder is string => folder !== undefined))].sort();
+  const lines = [
+    `The first build will fail: lint finds ${errors.length} error${plural(errors.length)} in the skills:`,
+    ...errors.map((error) => `  ${error.file}:${error.line}:${error.column}  ${error.ruleId}  ${error.message}`),
+    "Fix them, then build (npx gamma-prompt lint lists them again).",
+  ];
+  if (folders.length > 0) lines.push(`To build the other skills first, leave ${folders.length === 1 ? "this one" : "these"} out in ${CONFIG_FILE} until fixed:`, `  "ignore": [${folders.map((folder) => JSON.stringify(folder)).join(", ")}]`);
+  return lines;
 }

@@ -2,9 +2,11 @@ import { InvalidArgumentError, Option, type Command } from "commander";
 import { EXIT_FINDINGS, EXIT_USAGE, exitCodeFor } from "../../diagnostics/exit-code.js";
 import type { ReporterName } from "../../diagnostics/reporters/index.js";
 import { addProjectOptions, commandHelpFooter, reporterFormatOption } from "../options.js";
+import { commandRoot } from "../project-root.js";
 
 interface LintCommandOptions {
-  root: string;
+  /** As given; undefined: the project found from the working folder up. */
+  root?: string;
   format: ReporterName;
   maxWarnings?: number;
   profile?: "gamma" | "agentskills";
@@ -68,11 +70,18 @@ with --format json both are in the document) and writes nothing.`,
     });
 }
 
-async function runLint(options: LintCommandOptions): Promise<number> {
-  if (options.fix && options.fixDryRun) {
+async function runLint(given: LintCommandOptions): Promise<number> {
+  if (given.fix && given.fixDryRun) {
     process.stderr.write("gamma-prompt lint: --fix and --fix-dry-run exclude each other; pass one\n");
     return EXIT_USAGE;
   }
+  // With --config the layout is the config's: the working folder may hold no skills/ of its own.
+  const located = await commandRoot("lint", given.root, { optional: given.config !== undefined });
+  if ("error" in located) {
+    process.stderr.write(`${located.error}\n`);
+    return EXIT_USAGE;
+  }
+  const options = { ...given, root: located.root };
   // Loaded here, not at the top, so other commands and --help start fast.
   const [{ lint, ProjectRootError, ConfigFileError }, { formatDiagnostics }, { relativeToWorkingFolder, workingFolderPath }] = await Promise.all([
     import("../../lint.js"),

@@ -2,9 +2,11 @@ import { statSync } from "node:fs";
 import type { Command } from "commander";
 import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { addProjectOptions, commandHelpFooter } from "../options.js";
+import { commandRoot } from "../project-root.js";
 
 interface McpCommandOptions {
-  root: string;
+  /** As given; undefined: the project found from the working folder up (else the working folder). */
+  root?: string;
   out: string;
 }
 
@@ -24,14 +26,17 @@ relative to --root; nothing outside it is read.`,
       }),
     )
     .action(async (options: McpCommandOptions) => {
-      if (statSync(options.root, { throwIfNoEntry: false })?.isDirectory() !== true) {
-        process.stderr.write(`gamma-prompt mcp: Unexpected --root ${options.root}: not a folder, expected the project folder\n`);
+      // A coding agent may start the server in a subfolder of the project, or where no project is yet.
+      const located = await commandRoot("mcp", options.root, { optional: true });
+      const root = "root" in located ? located.root : ".";
+      if (statSync(root, { throwIfNoEntry: false })?.isDirectory() !== true) {
+        process.stderr.write(`gamma-prompt mcp: Unexpected --root ${root}: not a folder, expected the project folder\n`);
         result.exitCode = EXIT_USAGE;
         return;
       }
       // The SDK loads only here: no other command pays for it.
       const { runMcpServer } = await import("../../mcp/server.js");
-      await runMcpServer({ root: options.root, outDir: options.out });
+      await runMcpServer({ root, outDir: options.out });
       result.exitCode = EXIT_OK;
     });
 }

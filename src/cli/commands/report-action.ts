@@ -1,13 +1,14 @@
-import { readFileSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { ProfileError } from "../../cost/profile.js";
 import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { resultsProblem, type EvalResults } from "../../evals/results.js";
 import { ArtifactVerificationError } from "../../runtime/artifacts.js";
 import { collectReport, ReportUsageError } from "../../report/report.js";
+import { CommandFileError, readCommandFile, writeCommandFile } from "../files.js";
+import { commandRoot, inputFile } from "../project-root.js";
 
 export interface ReportCommandOptions {
-  root: string;
+  /** As given; undefined: the project found from the working folder up. */
+  root?: string;
   out: string;
   base?: string;
   profile?: string;
@@ -21,10 +22,11 @@ export interface ReportCommandOptions {
 class InputError extends Error {}
 
 function readJson(root: string, file: string, what: string): unknown {
+  const text = readCommandFile(inputFile(root, file), what, file);
   try {
-    return JSON.parse(readFileSync(resolve(root, file), "utf8"));
+    return JSON.parse(text);
   } catch (error) {
-    throw new InputError(`cannot read the ${what} ${file}: ${error instanceof SyntaxError ? error.message : ((error as NodeJS.ErrnoException).code ?? String(error))}`);
+    throw new InputError(`cannot read the ${what} ${file}: ${(error as Error).message}`);
   }
 }
 
@@ -35,7 +37,9 @@ function readResults(file: string, what: string): EvalResults {
   return parsed as EvalResults;
 }
 
-export async function runReportCommand(options: ReportCommandOptions): Promise<number> {
+export async function runReportCommand(given: ReportCommandOptions): Promise<number> {
+  const { root } = (await commandRoot("report", given.root, { build: true, optional: true })) as { root: string };
+  const options = { ...given, root };
   try {
     const profile = options.profile === undefined ? undefined : readJson(options.root, options.profile, "traffic profile");
     const evals = options.evals === undefined ? undefined : readResults(options.evals, "evaluation results");
@@ -52,10 +56,13 @@ export async function runReportCommand(options: ReportCommandOptions): Promise<n
     });
     const text = options.format === "markdown" ? (await import("../../report/markdown.js")).renderMarkdown(data) : (await import("../../report/html.js")).renderHtml(data);
     if (options.output === undefined) process.stdout.write(text);
-    else writeFileSync(resolve(options.output), text);
+    else {
+      writeCommandFile(options.output, text, "report");
+      process.stdout.write(`wrote ${options.output} (${options.format === "markdown" ? "Markdown" : "HTML"}, ${Buffer.byteLength(text)} bytes)\n`);
+    }
     return EXIT_OK;
   } catch (error) {
-    if (error instanceof InputError || error instanceof ReportUsageError || error instanceof ProfileError || error instanceof ArtifactVerificationError) {
+    if (error instanceof InputError || error instanceof CommandFileError || error instanceof ReportUsageError || error instanceof ProfileError || error instanceof ArtifactVerificationError) {
       process.stderr.write(`gamma-prompt report: ${error.message}${error instanceof ArtifactVerificationError ? "\n(run `gamma-prompt build` first)" : ""}\n`);
       return EXIT_USAGE;
     }

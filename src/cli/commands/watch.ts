@@ -1,10 +1,13 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { WatchEvent } from "../../watch/events.js";
 import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
+import { MIN_DEBOUNCE_MS } from "../../watch/debounce.js";
 import { addProjectOptions, commandHelpFooter } from "../options.js";
+import { commandRoot } from "../project-root.js";
 
 interface WatchCommandOptions {
-  root: string;
+  /** As given; undefined: the project found from the working folder up. */
+  root?: string;
   out: string;
   format: "text" | "json";
   debounce: number;
@@ -18,7 +21,7 @@ export function registerWatchCommand(program: Command, result: { exitCode: numbe
         .choices(["text", "json"])
         .default("text"),
     )
-    .option("--debounce <ms>", "quiet period before a rebuild starts (at least 60)", parseDebounce, 100)
+    .option("--debounce <ms>", `quiet period before a rebuild starts (at least ${MIN_DEBOUNCE_MS})`, parseDebounce, 100)
     .addHelpText(
       "after",
       commandHelpFooter({
@@ -35,18 +38,26 @@ Ctrl-C stops at once.`,
         examples: ["gamma-prompt watch", "gamma-prompt watch --root my-agent --format json"],
       }),
     )
-    .action(async (options: WatchCommandOptions) => {
-      result.exitCode = await runWatchCommand(options);
+    .action(async (given: WatchCommandOptions) => {
+      const located = await commandRoot("watch", given.root);
+      if ("error" in located) {
+        process.stderr.write(`${located.error}\n`);
+        result.exitCode = EXIT_USAGE;
+        return;
+      }
+      result.exitCode = await runWatchCommand({ ...given, root: located.root });
     });
 }
 
 function parseDebounce(value: string): number {
-  const ms = Number(value);
-  if (!Number.isInteger(ms) || ms < 0) throw new InvalidArgumentError("Expected a whole number of milliseconds.");
+  const ms = /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(ms) || ms < MIN_DEBOUNCE_MS) {
+    throw new InvalidArgumentError(`Expected a whole number of milliseconds, at least ${MIN_DEBOUNCE_MS} (a shorter pause can miss a save made right after another).`);
+  }
   return ms;
 }
 
-async function runWatchCommand(options: WatchCommandOptions): Promise<number> {
+async function runWatchCommand(options: WatchCommandOptions & { root: string }): Promise<number> {
   // Listen before the initial build starts: the default handler would kill the
   // process between a temp file's write and its rename.
   let requestStop: () => void = () => undefined;

@@ -247,7 +247,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "Then read [forms](references/forms.md).   (skills/pdf/references/forms.md exists)",
   },
   "skill/unreferenced-file": {
-    text: "A note, never a failure: the model learns of a supporting file only when something it reads names it, so a file nothing names is shipped and never used (a forgotten link, or a leftover). A file counts as named when the body mentions it anywhere (links, paths, commands in code blocks, its bare file name, or its name without the extension when that is an identifier such as `advanced-init-once`), when the body names a folder above it (`references/`, `./fonts`, `` `templates` ``, \"the layouts folder\", a link), when an import names it (`core.charts` for core/charts.py), or when a Markdown file the body references does so (followed transitively). A folder whose files are all unnamed is one note, and so are two or more unnamed files in one folder. README, LICENSE, NOTICE, COPYING and CHANGELOG at the top of the skill and agents/openai.yaml are never reported. Set the rule to \"off\" in `rules` to silence it.",
+    text: "A note, never a failure: the model learns of a supporting file only when something it reads names it, so a file nothing names is shipped and never used (a forgotten link, or a leftover). A file counts as named when the body mentions it anywhere (links, paths, commands in code blocks, its bare file name, or its name without the extension when that is an identifier such as `advanced-init-once`), when the body names a folder above it (`references/`, `./fonts`, `` `templates` ``, \"the layouts folder\", a link), when an import names it (`core.charts` for core/charts.py), or when a Markdown file or a script the body references does so (followed transitively: a helper that a named script runs or imports, `node server.cjs` or `from github_utils import …`, is used by the skill). A folder whose files are all unnamed is one note, and so are two or more unnamed files in one folder. README, LICENSE, NOTICE, COPYING and CHANGELOG at the top of the skill and agents/openai.yaml are never reported. Set the rule to \"off\" in `rules` to silence it.",
     bad: "skills/pdf/scripts/fill.py   (the body never mentions fill.py, scripts/ or a file that does)",
     good: "Run `python scripts/fill.py input.pdf` to fill the form.",
   },
@@ -438,6 +438,16 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     text: "A warning: the last line of a transcript has no final newline and is a JSON value cut off before its end. That is what a live session log looks like while it is being written (or a copy taken mid-write): the audit judges everything before it, and says the last event may be missing. Audit the log again once the session has ended. Any other line that cannot be read is `audit/transcript-format`, an error.",
     bad: '{"type":"session","variant":"base","preloadedSkills":[]}\n{"type":"tool_call","id":"c1","name":"to',
     good: '{"type":"session","variant":"base","preloadedSkills":[]}\n{"type":"tool_call","id":"c1","name":"todo","arguments":{}}\n',
+  },
+  "audit/dist-mismatch": {
+    text: "A session log records the build it ran on: its first line carries the static prefix's cache key (a Gamma AgentSession writes it into its Pi session file's gamma.session entry). Audited against another dist/, the checklists would be another agent's: a workflow the session followed could be missing, and every step would pass unjudged. So a log whose cache key differs from the dist/'s, or whose variant the dist/ does not define, is this error, naming both builds, and that transcript is not audited. Pass --dist with the build the session ran on (audit defaults to the dist/ of the project found from the working folder).",
+    bad: 'gamma-prompt audit s1.jsonl --dist node_modules/gamma-prompt/dist\n(s1.jsonl: {"type":"session","variant":"base","preloadedSkills":[],"cacheKey":"1a2b…"} from my-agent/dist)',
+    good: "gamma-prompt audit s1.jsonl --dist my-agent/dist\n(or, from inside my-agent/: gamma-prompt audit s1.jsonl)",
+  },
+  "audit/unknown-skill": {
+    text: "Every skill the transcript activated (a preload, a skill tool call, a requirement, a skill the host required) must be a skill of the dist/ it is audited against. A skill the dist/ does not know has no type and no checklist there: its workflow would be judged as nothing at all, and a failed session would pass. It means the transcript ran on another build (an older log that records no cache key), or the skill was removed since.",
+    bad: 'skills_loaded ["draft-outline"]   (audited against a dist/ without draft-outline)',
+    good: 'skills_loaded ["draft-outline"]   (audited against the dist/ whose manifest lists draft-outline)',
   },
   "eval/invalid-scenario": {
     text: "An evaluation scenario is YAML that matches schemas/eval-scenario.schema.json: a name, a variant, the user's turns and expectations, each expectation with an id and exactly one kind. A scenario with a problem is not run, so a typo never reads as a model failing.",

@@ -1,3 +1,4 @@
+import { suggest } from "../../pipeline/validate/suggest.js";
 import { ruleDoc } from "./docs.js";
 import { ruleDocUrl, ruleRegistry, type RuleId } from "./index.js";
 import type { Severity } from "./rule.js";
@@ -39,4 +40,23 @@ export function formatExplanation(explanation: RuleExplanation): string {
   const indent = (text: string): string => text.split("\n").map((line) => `  ${line}`.trimEnd()).join("\n");
   const { id, severity, description, text, bad, good, url, docPath } = explanation;
   return `${id} (${severity})\n\n${description}\n\n${text}\n\nBad:\n${indent(bad)}\n\nGood:\n${indent(good)}\n\n${url}\n${docPath} in the package\n`;
+}
+
+/**
+ * `; did you mean "skill/type-value"?` for a rule named without its category (`type-value`), as a message's
+ * tail or a rule page's file name shows it; every category's rule of that name when several have it; else
+ * the nearest id; "" when nothing is near.
+ */
+export function ruleSuggestion(rule: string): string {
+  const ids = ruleIds();
+  const quoted = (names: readonly string[]): string => names.map((id) => `"${id}"`).join(", ");
+  if (!rule.includes("/")) {
+    const tail = (id: string): string => id.slice(id.indexOf("/") + 1);
+    const near = suggest(rule, [...new Set(ids.map(tail))]);
+    const named = near === undefined ? [] : ids.filter((id) => tail(id) === near);
+    if (named.length === 1) return `; did you mean ${quoted(named)}?`;
+    if (named.length > 1) return `; did you mean one of ${quoted(named)}?`;
+  }
+  const near = suggest(rule, ids);
+  return near === undefined ? "" : `; did you mean ${quoted([near])}?`;
 }

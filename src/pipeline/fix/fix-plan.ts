@@ -1,11 +1,9 @@
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { SkillType } from "../../stage-data.js";
-import { findOrderedLists, tooDeepLine } from "../parse/body.js";
+import { chooseSkillType } from "../../skills/type-rule.js";
 import { isMapping, type ParsedSkillFile } from "../parse/parse.js";
-import { findStepHeadings } from "../parse/step-headings.js";
 import { fixedAllowedTools, quoteIfNeeded } from "../validate/allowed-tools.js";
-import { REFERENCE_CHECKLIST_MIN_ITEMS } from "../validate/body-rules.js";
 import type { Profile } from "../validate/lint-config.js";
 import { overlapping, type FixSite, type PlannedFix } from "./planned-fix.js";
 import { metadataEnd, planPortableManifest, planPortableYaml, PORTABLE_MANIFEST_RULES } from "./portable-fixes.js";
@@ -73,18 +71,15 @@ async function planFix(finding: Diagnostic, parsed: ParsedSkillFile, frontmatter
 }
 
 /**
- * `type: workflow` when the body has a checklist of at least three steps (an
- * ordered list or numbered step headings: what the reference-checklist rule
- * would call a procedure), `type: reference` otherwise. The line goes right
- * after `name`'s value, or before the closing `---` when there is no name.
+ * The type {@link chooseSkillType} gives (the rule init shares). The line goes
+ * right after `name`'s value, or before the closing `---` when there is no name.
  */
 async function insertType(parsed: ParsedSkillFile, site: FixSite): Promise<PlannedFix | undefined> {
   const { split, tree, index, source } = parsed;
   if (!split || !tree) return undefined;
-  if (tooDeepLine(split.body) !== undefined) return undefined;
-  const lists = [...(await findOrderedLists(source.text, split.body, split.bodyStartLine)), ...findStepHeadings(split.body, split.bodyStartLine)];
-  const longest = Math.max(0, ...lists.map((list) => list.items.length));
-  const type: SkillType = longest >= REFERENCE_CHECKLIST_MIN_ITEMS ? "workflow" : "reference";
+  const choice = await chooseSkillType(source.text, split.body, split.bodyStartLine);
+  if (choice === undefined) return undefined;
+  const type: SkillType = choice.type;
   const nameKey = tree.keyRanges.get("/name");
   const nameValue = tree.valueRanges.get("/name");
   const anyKey = [...tree.keyRanges.entries()].find(([pointer]) => pointer.lastIndexOf("/") === 0)?.[1];
@@ -102,7 +97,7 @@ async function insertType(parsed: ParsedSkillFile, site: FixSite): Promise<Plann
     indent = anyKey ? indentOf(anyKey.start.line, anyKey.start.column) : "";
   }
   if (indent === undefined || offset > split.yamlEnd) return undefined;
-  const why = type === "workflow" ? `the body has a checklist of ${longest} steps` : "the body has no checklist of 3 or more steps";
+  const why = choice.reason;
   if (parsed.spellings?.written.some((field) => field.portable !== undefined)) {
     // A manifest written under metadata gets its type there too, as its first entry: one spelling per file.
     const place = metadataEnd(parsed);

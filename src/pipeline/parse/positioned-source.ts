@@ -3,6 +3,7 @@ import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../..
 import type { SourceFile } from "../../stage-data.js";
 import { readPlainYaml } from "./plain-yaml.js";
 import { yamlLibrary } from "./yaml-library.js";
+import { unclosedConstruct } from "./yaml-unclosed.js";
 
 /**
  * A parsed YAML or JSON source that remembers where each value came from, so
@@ -32,6 +33,8 @@ export function parseYamlSource(source: SourceFile): PositionedSource | Diagnost
   const document = parseDocument(source.text, { lineCounter, ...YAML_OPTIONS });
   const error = document.errors[0];
   if (error) {
+    const unclosed = unclosedConstruct(source.text, error.message, error.pos[0]);
+    if (unclosed !== undefined) return createDiagnostic("source/invalid-yaml", source.path, offsetsToRange(lineCounter, unclosed.offset, unclosed.offset + 1), unclosed.message);
     const range = offsetsToRange(lineCounter, error.pos[0], error.pos[1]);
     return createDiagnostic("source/invalid-yaml", source.path, range, `Unexpected YAML syntax: ${firstLine(error.message)}`);
   }

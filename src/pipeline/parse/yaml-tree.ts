@@ -4,6 +4,7 @@ import type { Range } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { LineIndex } from "./positions.js";
 import { yamlLibrary } from "./yaml-library.js";
+import { unclosedConstruct } from "./yaml-unclosed.js";
 
 /**
  * Frontmatter YAML as plain data plus the source range of every value and
@@ -41,6 +42,10 @@ export function parseWithYamlLibrary(yamlText: string, baseOffset: number, index
   };
   const problems: YamlProblem[] = [];
   const seenLines = new Set<number>();
+  const first = document.errors[0];
+  const unclosed = first === undefined ? undefined : unclosedConstruct(yamlText, first.message, first.pos[0]);
+  // An unclosed `[` or quote: one finding where it opens; what the parser said after it follows from it.
+  if (unclosed !== undefined) return [{ ruleId: "skill/yaml-syntax", range: rangeOf(unclosed.offset, unclosed.offset + 1), message: unclosed.message }];
   for (const error of document.errors) {
     const start = error.pos[0];
     let end = error.pos[1];

@@ -204,14 +204,28 @@ function resolvePath(walk: Walk, template: ParsedTemplate, path: hbs.AST.PathExp
       current = frame?.context;
     }
   }
-  for (const part of parts) {
+  for (const [position, part] of parts.entries()) {
     if (typeof current !== "object" || current === null || !Object.prototype.hasOwnProperty.call(current, part) || (current as Record<string, unknown>)[part] === undefined) {
-      report(walk, "template/missing-variable", template, path, `Unexpected variable \`${path.original}\`, expected a name the render context provides`);
+      const inScope = position === 0 && path.depth === 0 && !path.data ? blockParamNames(frames) : [];
+      report(walk, "template/missing-variable", template, path, `Unexpected variable \`${path.original}\`, expected ${providedNames(current, inScope)}`);
       return { found: false };
     }
     current = (current as Record<string, unknown>)[part];
   }
   return { found: true, value: current };
+}
+
+/** What the context offers where a lookup failed: its names (and the block parameters in scope), so the author sees the choices. */
+function providedNames(context: unknown, blockParams: readonly string[]): string {
+  if (Array.isArray(context)) return "a name the render context provides (here a list: use {{#each}} to reach its items)";
+  const names = typeof context === "object" && context !== null ? Object.keys(context).filter((name) => (context as Record<string, unknown>)[name] !== undefined) : [];
+  const all = [...new Set([...blockParams, ...names])].sort();
+  if (all.length === 0) return `a name the render context provides (here ${context === null || context === undefined ? "nothing" : `a ${typeof context}, which has no names`})`;
+  return `a name the render context provides here: ${all.join(", ")}`;
+}
+
+function blockParamNames(frames: Frame[]): string[] {
+  return frames.flatMap((frame) => [...frame.blockParams.keys()]);
 }
 
 function findBlockParam(frames: Frame[], name: string): { value: unknown } | undefined {

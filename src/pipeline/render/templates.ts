@@ -3,6 +3,7 @@ import type HandlebarsNamespace from "handlebars";
 import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
 import { LineIndex } from "../parse/positions.js";
+import { explainParseError } from "./parse-error.js";
 
 /**
  * The template engine: one isolated Handlebars instance per build with a
@@ -85,7 +86,8 @@ export function parseTemplate(engine: HandlebarsInstance, source: SourceFile, pa
       ? { file: source.path, text: source.text, ast }
       : { file: source.path, partialName, text: source.text, ast };
   } catch (error) {
-    return createDiagnostic("template/parse-error", source.path, parseErrorRange(engine, error), `Unexpected template syntax: ${describeParseError(error)}`);
+    const explained = explainParseError(source.text, error);
+    return createDiagnostic("template/parse-error", source.path, explained.range ?? parseErrorRange(engine, error), explained.message);
   }
 }
 
@@ -192,13 +194,6 @@ function parseErrorRange(engine: HandlebarsInstance, error: unknown): Range {
   const line = /line (\d+)/.exec(firstLine(error));
   if (line) return { start: { line: Number(line[1]), column: 1 }, end: { line: Number(line[1]), column: 1 } };
   return FILE_START;
-}
-
-function describeParseError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const expecting = /Expecting (.+), got '([^']*)'/.exec(message);
-  if (expecting) return `found ${expecting[2]}, expected ${expecting[1]}`;
-  return firstLine(error).replace(/ - \d+:\d+$/, "");
 }
 
 function firstLine(error: unknown): string {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import type { AnySchemaObject, ValidateFunction } from "ajv";
 import { packageRoot, packageSchemaUrl } from "../../package-paths.js";
 
@@ -57,7 +58,8 @@ export function packageSchemaProperties(name: string): string[] {
 function loadGenerated(name: string, digest: string): ValidateFunction | undefined {
   const url = generatedValidatorUrl(name);
   if (!existsSync(url)) return undefined;
-  const generated = requireHere(url.pathname) as Partial<GeneratedValidatorModule>;
+  // A file path, not the URL's pathname: an install folder with a space in its name is `%20` in a URL.
+  const generated = requireHere(fileURLToPath(url)) as Partial<GeneratedValidatorModule>;
   return generated.schemaSha256 === digest && typeof generated.validate === "function" ? generated.validate : undefined;
 }
 

@@ -27,9 +27,11 @@ import { listSupportingEntries } from "../discover/supporting-files.js";
  *   `core/gif_builder.py`, as an import names it);
  * - a Markdown supporting file that is itself referenced (followed
  *   transitively, paths taken relative to that file's folder or to the
- *   skill's): `references/index.md` may list the other references.
- * Scripts are not followed: a helper a script imports is named in code the
- * model does not read to decide what to open.
+ *   skill's): `references/index.md` may list the other references;
+ * - a script that is itself referenced (followed the same way): a helper the
+ *   script runs or imports (`node server.cjs`, `from github_utils import …`,
+ *   `require("./render.cjs")`) is used by the skill even though the model
+ *   never opens it, so it is neither reported nor advised for removal.
  *
  * At most one note per folder, so a large collection of references is one
  * finding, not fifty: a folder whose files are all unreferenced is one note,
@@ -50,8 +52,8 @@ export interface UnreferencedFileInput {
   entries?: ReadonlyArray<{ path: string; regular: boolean }>;
 }
 
-/** Markdown files whose references count too; larger ones are not read (the body limit is the same). */
-const FOLLOWED = /\.(?:md|markdown|mdx)$/i;
+/** Markdown files and scripts whose references count too; larger ones are not read (the body limit is the same). */
+const FOLLOWED = /\.(?:md|markdown|mdx|sh|bash|zsh|py|js|cjs|mjs|ts|cts|mts|rb|pl|ps1)$/i;
 const MAX_FOLLOWED_BYTES = 1024 * 1024;
 /** What can never be inside a path as written in prose or code; `*` cuts `references/*.md` into the folder it names. */
 const TOKEN = /[^\s`'"()<>[\]{},;|*=]+/g;
@@ -84,7 +86,7 @@ export function unreferencedFileDiagnostics(input: UnreferencedFileInput): Diagn
       "skill/unreferenced-file",
       input.path,
       FILE_START,
-      `Unreferenced ${what}: neither the body nor a Markdown file it references ${names}, expected a link or path such as ${expected} where the skill uses ${item.kind === "file" ? "it" : "them"} (or remove ${item.kind === "file" ? "it" : "them"})`,
+      `Unreferenced ${what}: neither the body nor a file it references ${names}, expected a link or path such as ${expected} where the skill uses ${item.kind === "file" ? "it" : "them"} (or remove ${item.kind === "file" ? "it" : "them"})`,
       { file: `${skillDir}/${item.path}`, range: FILE_START, message: item.kind === "file" ? "the file" : "the folder" },
     );
   });

@@ -24,6 +24,10 @@ export interface ReadTranscript {
   unreadable: UnreadableLine[];
   /** The variant the session ran, when the transcript says. */
   variant?: string;
+  /** The cache key of the build a Pi session file's `gamma.session` entry records (a session log has it on its session line). */
+  cacheKey?: string;
+  /** The line that records the variant and the build, when there is one. */
+  sessionLine?: number;
 }
 
 export interface UnreadableLine {
@@ -92,7 +96,13 @@ export function readSessionLogText(text: string): ReadTranscript {
     switch (value["type"]) {
       case "session":
         variant ??= typeof value["variant"] === "string" ? value["variant"] : undefined;
-        events.push({ type: "session", variant: String(value["variant"] ?? ""), preloadedSkills: strings(value["preloadedSkills"]), position: line });
+        events.push({
+          type: "session",
+          variant: String(value["variant"] ?? ""),
+          preloadedSkills: strings(value["preloadedSkills"]),
+          ...(typeof value["cacheKey"] === "string" ? { cacheKey: value["cacheKey"] } : {}),
+          position: line,
+        });
         break;
       case "skills_loaded":
         events.push({ type: "skills_loaded", names: strings(value["names"]), position: line });
@@ -136,6 +146,8 @@ export function readPiSessionText(text: string): ReadTranscript {
   const events: PositionedEvent[] = [];
   const calls = new Map<string, { name: string; arguments: Record<string, unknown> }>();
   let variant: string | undefined;
+  let cacheKey: string | undefined;
+  let sessionLine: number | undefined;
   let revision = 0;
   for (const { line, value } of entries) {
     // Pi has many entry kinds the audit does not need (model changes, compactions, labels); each names its kind.
@@ -146,6 +158,8 @@ export function readPiSessionText(text: string): ReadTranscript {
     if (value["type"] === "custom" && value["customType"] === SESSION_ENTRY_TYPE) {
       const data = record(value["data"]);
       if (typeof data["variant"] === "string") variant ??= data["variant"];
+      if (typeof data["cacheKey"] === "string") cacheKey ??= data["cacheKey"];
+      sessionLine ??= line;
       continue;
     }
     if (value["type"] === "custom_message") {
@@ -180,7 +194,16 @@ export function readPiSessionText(text: string): ReadTranscript {
       if (message["role"] === "custom") hints(contentText(message["content"]), line, events);
     }
   }
-  return { format: "pi-session", events, lines, skipped, unreadable: byLine(unreadable), ...(variant === undefined ? {} : { variant }) };
+  return {
+    format: "pi-session",
+    events,
+    lines,
+    skipped,
+    unreadable: byLine(unreadable),
+    ...(variant === undefined ? {} : { variant }),
+    ...(cacheKey === undefined ? {} : { cacheKey }),
+    ...(sessionLine === undefined ? {} : { sessionLine }),
+  };
 }
 
 function safeTasks(value: unknown): Task[] | undefined {

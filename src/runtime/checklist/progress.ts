@@ -98,10 +98,12 @@ function withReason(status: StepStatus, reason: string | undefined): { status: S
 export function renderProgress(progress: ChecklistProgress): string {
   const marks: Record<StepStatus, string> = { pending: "[ ]", in_progress: "[>]", complete: "[x]", skipped: "[-]", blocked: "[!]", failed: "[✗]" };
   const done = progress.counts.complete + progress.counts.skipped;
+  // The counts cover every step, also when an interface passes on only some of them.
+  const total = Object.values(progress.counts).reduce((sum, count) => sum + count, 0);
   const lines = progress.steps.map((step) => {
     const label = `${String(step.number).padStart(2)}. ${step.title}${step.optional ? " (optional)" : ""}`;
     const tail = step.reason === undefined ? "" : ` — ${step.status}: ${step.reason}`;
     return `${marks[step.status]} ${label}${tail}`;
   });
-  return [`${progress.skill}: ${done}/${progress.steps.length} steps done`, ...lines].join("\n");
+  return [`${progress.skill}: ${done}/${total} steps done`, ...lines].join("\n");
 }

@@ -118,7 +118,8 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   });
   if (!options.sessionManager.getEntries().some((entry) => entry.type === "custom" && entry.customType === SESSION_ENTRY_TYPE)) {
     // Pi's session file keeps Pi's prompt sections, not the variant's bytes: record the variant so `gamma-prompt audit` knows the preloaded skills.
-    options.sessionManager.appendCustomEntry(SESSION_ENTRY_TYPE, { variant: controller.variant });
+    // The cache key names the build, so an audit against another dist/ is refused rather than passed.
+    options.sessionManager.appendCustomEntry(SESSION_ENTRY_TYPE, { variant: controller.variant, cacheKey: controller.artifacts.manifest.staticPrefix.cacheKey });
   }
   if (agent.state.messages.length > 0) {
     // Resumed: pending events the transcript holds are in the context already; the stored anchor may be

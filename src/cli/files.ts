@@ -1,0 +1,86 @@
+import { statSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, relative } from "node:path";
+import { describeFsError, fsErrorCode } from "../path-problem.js";
+import { readRegularFile, statIfPossible } from "../protocol/regular-file.js";
+
+/**
+ * Files named on the command line: read without ever blocking (a FIFO is
+ * refused, found by fstat, never read) and written only where a regular file
+ * can be, each failure one line that says what is wrong with the path.
+ */
+export class CommandFileError extends Error {
+  override readonly name = "CommandFileError";
+}
+
+/** The text of `path` (the `what` it should hold names it in the message: "traffic profile"; `shown` is the path as typed). */
+export function readCommandFile(path: string, what: string, shown = path): string {
+  const read = readRegularFile(path);
+  switch (read.kind) {
+    case "file":
+      return read.bytes.toString("utf8");
+    case "not-a-file":
+      throw new CommandFileError(`cannot read the ${what} ${shown}: it is a ${read.what}, expected a regular file`);
+    case "missing":
+      throw new CommandFileError(`cannot read the ${what} ${shown}: ${missingReason(path)}`);
+    case "too-large":
+      throw new CommandFileError(`cannot read the ${what} ${shown}: ${read.size} bytes, too large`);
+    case "error":
+      throw new CommandFileError(`cannot read the ${what} ${shown}: ${describeFsError(read.code)} (${read.code})`);
+  }
+}
+
+/** Writes `text` to `path`, replacing a regular file; anything else there, or a path that cannot be written, is refused. */
+export function writeCommandFile(path: string, text: string, what: string): void {
+  const existing = statIfPossible(path);
+  if (existing !== undefined && !existing.isFile()) {
+    throw new CommandFileError(`cannot write the ${what} to ${path}: it is ${existing.isDirectory() ? "a folder" : existing.isFIFO() ? "a FIFO" : "not a regular file"}, expected a file's path`);
+  }
+  try {
+    writeFileSync(path, text);
+  } catch (error) {
+    const code = fsErrorCode(error);
+    if (code === undefined) throw error;
+    throw new CommandFileError(`cannot write the ${what} to ${path}: ${code === "ENOENT" ? missingReason(path) : `${describeFsError(code)} (${code})`}`);
+  }
+}
+
+/** Refuses, before any work, a path `writeCommandFile` could not write: something other than a file there, or no folder to hold it. */
+export function checkCommandFileWritable(path: string, what: string): void {
+  const existing = statIfPossible(path);
+  if (existing !== undefined) {
+    if (!existing.isFile()) writeCommandFile(path, "", what);
+    return;
+  }
+  const folder = statIfPossible(dirname(path));
+  if (folder?.isDirectory() !== true) throw new CommandFileError(`cannot write the ${what} to ${path}: ${missingReason(path)}`);
+}
+
+/** Why nothing is at `path`: its folder is missing, a part of it is a file, or the name is too long. */
+function missingReason(path: string): string {
+  try {
+    statSync(path);
+  } catch (error) {
+    const code = fsErrorCode(error);
+    if (code === "ENAMETOOLONG" || code === "ERR_INVALID_ARG_VALUE" || code === "ELOOP") return `${describeFsError(code)} (${code})`;
+  }
+  for (let folder = dirname(path); ; folder = dirname(folder)) {
+    let stats;
+    try {
+      stats = statSync(folder);
+    } catch (error) {
+      const code = fsErrorCode(error);
+      if (code === "ENAMETOOLONG") return `${describeFsError(code)} (${code})`;
+      if (dirname(folder) !== folder) continue;
+      return "no such file";
+    }
+    if (!stats.isDirectory()) return `${shown(folder)} is not a folder`;
+    return folder === dirname(path) ? "no such file" : `the folder ${shown(dirname(path))} does not exist`;
+  }
+}
+
+/** A folder as the user would type it from the working folder: relative inside it, absolute elsewhere. */
+function shown(folder: string): string {
+  if (!isAbsolute(folder)) return folder;
+  const inside = relative(process.cwd(), folder);
+  return inside === "" ? "." : inside.startsWith("..") || isAbsolute(inside) ? folder : inside;
+}

@@ -1,0 +1,39 @@
+import { existsSync } from "node:fs";
+import { relative, resolve } from "node:path";
+import { describeMarker, findProject, projectsBelow } from "../project-root.js";
+
+/** The text after `--root` in each command's help: what it defaults to. */
+export const ROOT_DEFAULT = "default: the nearest folder from the working folder up with gamma-prompt.config.json or skills/";
+
+/**
+ * The project root a command works on: `--root` as given, else the project
+ * found from the working folder up (see pipeline/discover/project-root.ts),
+ * named on stderr when it is not the working folder itself. Without one:
+ * the working folder when the command can work without sources (`optional`),
+ * else a one-line usage error, which names the projects below the working
+ * folder (a monorepo's packages) when there are any.
+ */
+export async function commandRoot(command: string, given: string | undefined, options: { build?: boolean; optional?: boolean } = {}): Promise<{ root: string; found: boolean } | { error: string }> {
+  if (given !== undefined) return { root: given, found: true };
+  const cwd = process.cwd();
+  const found = findProject(cwd, options.build === true ? { build: true } : {});
+  if (found === undefined) {
+    if (options.optional === true) return { root: ".", found: false };
+    const below = projectsBelow(cwd);
+    const hint = below.length === 0 ? "" : `; projects below it: ${below.join(", ")}`;
+    return { error: `gamma-prompt ${command}: no project in the working folder or above it (a folder with gamma-prompt.config.json or skills/)${hint}; pass --root with the project's folder` };
+  }
+  const shown = relative(cwd, found.root).split("\\").join("/") || ".";
+  if (shown !== ".") process.stderr.write(`gamma-prompt ${command}: using the project in ${shown}/ (${describeMarker(found.marker)})\n`);
+  return { root: shown, found: true };
+}
+
+/**
+ * A file named on the command line (`--profile traffic.json`): relative to the working folder, as a shell
+ * completes it; a name found only under the project root is taken from there, as before the root was found
+ * by walking up.
+ */
+export function inputFile(root: string, file: string): string {
+  const fromHere = resolve(file);
+  return existsSync(fromHere) || !existsSync(resolve(root, file)) ? fromHere : resolve(root, file);
+}

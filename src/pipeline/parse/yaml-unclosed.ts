@@ -1,0 +1,90 @@
+/**
+ * Where a YAML value that is never closed begins. The yaml library reports an
+ * unclosed flow collection (`type: [workflow`) or quoted value where it gave
+ * up, on a later line; the author needs the `[` or the `"` that opened it.
+ * Flow indicators and quotes open something only where a value starts (after
+ * `key:`, `- `, at a line's start or inside a flow collection): in a plain
+ * value such as `Use [when] it's time` they are ordinary characters.
+ */
+export interface UnclosedConstruct {
+  /** Offset of the opening character in the text. */
+  offset: number;
+  message: string;
+}
+
+type Opener = { char: "[" | "{" | '"' | "'"; offset: number };
+
+/** The innermost construct still open at the end of the text that opened before `before`, when the error is of that kind. */
+export function unclosedConstruct(text: string, yamlMessage: string, before: number): UnclosedConstruct | undefined {
+  const flow = /Flow (?:sequence|map)/i.test(yamlMessage) && /end with a [\]}]/.test(yamlMessage);
+  const quote = /Missing closing .?quote/i.test(yamlMessage);
+  if (!flow && !quote) return undefined;
+  const open = openAtEnd(text).filter((opener) => opener.offset < Math.max(before, 1) && (quote ? opener.char === '"' || opener.char === "'" : opener.char === "[" || opener.char === "{"));
+  const innermost = open.at(-1);
+  if (innermost === undefined) return undefined;
+  const messages: Record<Opener["char"], string> = {
+    "[": "Unexpected `[` that opens a flow sequence and is never closed, expected `]` at the end of the list (or quote the value)",
+    "{": "Unexpected `{` that opens a flow mapping and is never closed, expected `}` at its end (or quote the value)",
+    '"': 'Unexpected `"` that opens a quoted value and is never closed, expected a closing `"` (or leave the value unquoted)',
+    "'": "Unexpected `'` that opens a quoted value and is never closed, expected a closing `'` (or leave the value unquoted)",
+  };
+  return { offset: innermost.offset, message: messages[innermost.char] };
+}
+
+/** The flow collections and quoted values open when the text ends, outermost first. */
+function openAtEnd(text: string): Opener[] {
+  const stack: Opener[] = [];
+  let valueStarts = true;
+  for (let at = 0; at < text.length; at++) {
+    const char = text[at] ?? "";
+    const top = stack.at(-1);
+    if (top?.char === '"') {
+      if (char === "\\") at++;
+      else if (char === '"') stack.pop();
+      continue;
+    }
+    if (top?.char === "'") {
+      if (char === "'" && text[at + 1] === "'") at++;
+      else if (char === "'") stack.pop();
+      continue;
+    }
+    const inFlow = top !== undefined;
+    if (char === "\n") {
+      // A block line starts a value after its indentation; inside a flow collection the value goes on.
+      valueStarts = true;
+      continue;
+    }
+    if (char === " " || char === "\t") continue;
+    if (char === "#" && (at === 0 || /\s/.test(text[at - 1] ?? ""))) {
+      const end = text.indexOf("\n", at);
+      at = (end < 0 ? text.length : end) - 1;
+      continue;
+    }
+    if (valueStarts && (char === "[" || char === "{" || char === '"' || char === "'")) {
+      stack.push({ char, offset: at });
+      valueStarts = char === "[" || char === "{";
+      continue;
+    }
+    if (inFlow && (char === "]" || char === "}")) {
+      stack.pop();
+      valueStarts = false;
+      continue;
+    }
+    if (char === "-" && valueStarts && !inFlow && /\s/.test(text[at + 1] ?? " ")) continue;
+    if (char === ":" && /\s/.test(text[at + 1] ?? " ")) {
+      valueStarts = true;
+      continue;
+    }
+    if (inFlow && char === ",") {
+      valueStarts = true;
+      continue;
+    }
+    if (!inFlow) {
+      // A plain value (or a key) runs to its `: ` or the line's end; nothing in it opens anything.
+      valueStarts = false;
+      continue;
+    }
+    valueStarts = false;
+  }
+  return stack;
+}

@@ -1,0 +1,97 @@
+import { readdirSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
+
+/**
+ * Which project a command run in some folder means, found the way git,
+ * eslint and tsc find theirs: the nearest folder, from the working folder
+ * up, that holds a `gamma-prompt.config.json` or a project's sources
+ * (`skills/`, or `prompts/prefix.hbs`); for the commands that read only a
+ * build (`cost`, `report`, `eval`, `audit`), a built `dist/manifest.json`
+ * counts too. The search stops at the
+ * repository's top (a folder holding `.git`), so a project never reaches
+ * into an unrelated folder above the checkout.
+ */
+export type ProjectMarker = "config" | "sources" | "build";
+
+export interface FoundProject {
+  /** Absolute path of the project's root. */
+  root: string;
+  /** What made it the project: its config file, its sources, or its build. */
+  marker: ProjectMarker;
+}
+
+export interface FindProjectOptions {
+  /** Accept a folder whose only sign of a project is a built `dist/manifest.json`. */
+  build?: boolean;
+}
+
+export function findProject(from: string, options: FindProjectOptions = {}): FoundProject | undefined {
+  for (const folder of foldersUp(resolve(from))) {
+    if (isFile(join(folder, CONFIG_FILE))) return { root: folder, marker: "config" };
+    if (isDirectory(join(folder, "skills")) || isFile(join(folder, "prompts", "prefix.hbs"))) return { root: folder, marker: "sources" };
+    if (options.build === true && isFile(join(folder, "dist", "manifest.json"))) return { root: folder, marker: "build" };
+  }
+  return undefined;
+}
+
+/** What a marker means, for the line a command prints when it works on a project above the working folder. */
+export function describeMarker(marker: ProjectMarker): string {
+  return { config: `its ${CONFIG_FILE}`, sources: "its skills/ or prompts/", build: "its built dist/" }[marker];
+}
+
+/** Folders below `from` (at most `depth` levels, node_modules and dot folders skipped) that hold a config: the projects of a monorepo. */
+export function projectsBelow(from: string, depth = 3): string[] {
+  const found: string[] = [];
+  const walk = (folder: string, left: number): void => {
+    if (left < 0 || found.length >= 20) return;
+    let entries;
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      if (!entry.isDirectory() || entry.name.startsWith(".") || entry.name === "node_modules") continue;
+      const child = join(folder, entry.name);
+      if (isFile(join(child, CONFIG_FILE))) found.push(relative(from, child).split("\\").join("/"));
+      else walk(child, left - 1);
+    }
+  };
+  walk(resolve(from), depth - 1);
+  return found;
+}
+
+/** `from` and each folder above it, up to the repository's top folder (the one holding `.git`) or the file system's root. */
+function foldersUp(from: string): string[] {
+  const folders: string[] = [];
+  for (let folder = from; ; folder = dirname(folder)) {
+    folders.push(folder);
+    if (exists(join(folder, ".git")) || dirname(folder) === folder) return folders;
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

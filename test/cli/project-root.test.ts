@@ -1,0 +1,120 @@
+/**
+ * Commands find their project the way git, eslint and tsc do: from the
+ * working folder up to the nearest folder with gamma-prompt.config.json or
+ * skills/ (for the commands that only read a build, a built dist/ too),
+ * saying which one when it is not the working folder; --root still decides.
+ * The monorepo: two agents under packages/, nothing at the top.
+ */
+import { spawn } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { init } from "../../src/init.js";
+import { cliPath, repoRoot } from "../build/helpers.js";
+import { runCliInProcessFrom } from "../helpers/cli.js";
+import { closeSessions, startMcp, structured } from "../mcp/client.js";
+import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
+
+afterAll(async () => {
+  await closeSessions();
+  await removeTempDirs();
+});
+
+let mono = "";
+let agent = "";
+let support = "";
+
+beforeAll(async () => {
+  mono = await tempDir("gamma monorepo");
+  mkdirSync(join(mono, ".git"));
+  writeFileSync(join(mono, "package.json"), '{ "name": "mono", "private": true, "workspaces": ["packages/*"] }\n');
+  agent = join(mono, "packages", "agent");
+  support = join(mono, "packages", "support");
+  expect((await init({ dir: agent })).ok).toBe(true);
+  expect((await init({ dir: support, name: "Support agent" })).ok).toBe(true);
+});
+
+describe("commands run from inside a project", () => {
+  it("lint, build, check, cost and report from packages/agent/skills work on packages/agent, and say so on stderr", async () => {
+    const here = join(agent, "skills");
+    for (const args of [["lint"], ["build"], ["check"], ["cost", "--format", "json"], ["report", "--format", "markdown"]]) {
+      const run = await runCliInProcessFrom(here, ...args);
+      expect(run.code, `${args.join(" ")}: ${run.stderr}`).toBe(0);
+      expect(run.stderr.split("\n")[0]).toBe(`gamma-prompt ${args[0]}: using the project in ../ (its gamma-prompt.config.json)`);
+    }
+    expect(existsSync(join(agent, "dist", "manifest.json"))).toBe(true);
+    expect(existsSync(join(here, "dist"))).toBe(false);
+    expect(existsSync(join(support, "dist"))).toBe(false);
+  });
+
+  it("from a folder deeper down names the project relative to it, and findings stay relative to the working folder", async () => {
+    const here = join(agent, "skills", "style-guide", "references");
+    const run = await runCliInProcessFrom(here, "lint", "--format", "json");
+    expect(run.stderr).toBe("gamma-prompt lint: using the project in ../../../ (its gamma-prompt.config.json)\n");
+    expect(run.code).toBe(0);
+  });
+
+  it("from the project's own folder prints nothing about the root", async () => {
+    const run = await runCliInProcessFrom(agent, "lint");
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+  });
+
+  it("from the monorepo's top, where no project is, exits 2 naming the projects below", async () => {
+    for (const command of ["lint", "build", "check", "watch"]) {
+      const run = await runCliInProcessFrom(mono, command);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toBe(
+        `gamma-prompt ${command}: no project in the working folder or above it (a folder with gamma-prompt.config.json or skills/); projects below it: packages/agent, packages/support; pass --root with the project's folder\n`,
+      );
+    }
+  });
+
+  it("--root still decides, and is never announced", async () => {
+    const run = await runCliInProcessFrom(join(agent, "skills"), "build", "--root", "../../support");
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+    expect(existsSync(join(support, "dist", "manifest.json"))).toBe(true);
+  });
+
+  it("a project without a config is the nearest folder holding skills/ (the embedded default's layout)", async () => {
+    const root = join(await tempDir("gamma no config"), "gamma");
+    for (const part of ["skills", "prompts", "schemas", "knowledge", "dist"]) cpSync(join(repoRoot, part), join(root, part), { recursive: true });
+    const run = await runCliInProcessFrom(join(root, "skills", "deck-generation"), "check");
+    expect(run.stderr).toBe("gamma-prompt check: using the project in ../../ (its skills/ or prompts/)\n");
+    expect(run.code).toBe(0);
+  });
+
+  it("cost, report and eval find a project that is only a build (dist/ and evals/) from a folder inside it", async () => {
+    const root = await tempDir("gamma dist only");
+    cpSync(join(repoRoot, "dist"), join(root, "dist"), { recursive: true });
+    cpSync(join(repoRoot, "evals"), join(root, "evals"), { recursive: true });
+    mkdirSync(join(root, "sessions"));
+    const cost = await runCliInProcessFrom(join(root, "sessions"), "cost", "--format", "json");
+    expect(cost.stderr).toBe("gamma-prompt cost: using the project in ../ (its built dist/)\n");
+    expect(cost.code).toBe(0);
+    const replay = await runCliInProcessFrom(join(root, "sessions"), "eval", "--replay", "../evals/blocking-question.yaml");
+    expect(replay.stderr).toBe("gamma-prompt eval: using the project in ../ (its built dist/)\n");
+    expect(replay.code).toBe(0);
+  }, 60_000);
+
+  it("mcp started in packages/agent/skills serves packages/agent (a real process over the SDK's client)", async () => {
+    const session = await startMcp(join(agent, "skills"));
+    expect(structured(await session.call("lint"))).toMatchObject({ errorCount: 0 });
+    expect(session.stderr()).toBe("gamma-prompt mcp: using the project in ../ (its gamma-prompt.config.json)\n");
+    expect(await session.close()).toBe(0);
+  });
+
+  it("watch from packages/agent/prompts watches packages/agent (a real process)", async () => {
+    const child = spawn(process.execPath, [cliPath, "watch", "--format", "json"], { cwd: join(agent, "prompts"), stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    try {
+      const first = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once("line", resolve));
+      expect(JSON.parse(first)).toMatchObject({ type: "initial", ok: true });
+      expect(stderr).toBe("gamma-prompt watch: using the project in ../ (its gamma-prompt.config.json)\n");
+    } finally {
+      child.kill("SIGINT");
+    }
+  });
+});
