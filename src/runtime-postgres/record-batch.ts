@@ -57,6 +57,17 @@ export class RecordBatcher {
 
   /** Stores the write's records (and marks its events routed); resolves with the number of records stored. */
   write(write: RecordWrite): Promise<number> {
+    if (this.queue.length === 0 && this.inFlight < IN_FLIGHT) {
+      // Nothing waits: the write goes out alone at once, as it would without batching.
+      this.inFlight++;
+      const sent = write.alone();
+      const done = (): void => {
+        this.inFlight--;
+        this.next();
+      };
+      sent.then(done, done);
+      return sent;
+    }
     return new Promise<number>((resolve, reject) => {
       this.queue.push({ write, resolve, reject });
       this.next();
