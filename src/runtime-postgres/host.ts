@@ -23,12 +23,13 @@ import {
   type TranscriptFeed,
 } from "../runtime/pi-adapter.js";
 import type { Pool } from "./database.js";
-import { markRefused, markRouted, unroutedEvents, unroutedEventsOf, type PublishedEvent } from "./events.js";
+import { markRefused, markRouted, unroutedEvents, type PublishedEvent } from "./events.js";
 import { acquireLease, releaseLease, renewLease, type Lease } from "./lease.js";
 import { listenForEvents, type EventListener } from "./listener.js";
 import { checkSchema } from "./migrate.js";
 import { PostgresStateStore } from "./state-store.js";
 import { agentMessagesOf, loadTranscript, TranscriptWriter } from "./transcript.js";
+import { WakeUps } from "./wake-ups.js";
 
 export interface PostgresSessionsOptions {
   pool: Pool;
@@ -72,13 +73,13 @@ export class PostgresSessions {
   readonly leaseMs: number;
   private readonly hosted = new Map<string, HostedState>();
   private listener: EventListener | undefined;
-  /** Sessions woken by a notification and not routed since: one select serves them all. */
-  private readonly woken = new Set<string>();
-  private drainScheduled = false;
+  /** @internal Notifications, coalesced: the sessions woken together are routed with one select. */
+  readonly wakeUps: WakeUps;
 
   private constructor(private readonly options: PostgresSessionsOptions) {
     this.hostId = options.hostId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.wakeUps = new WakeUps(options.pool, (sessionKey) => this.hosted.get(sessionKey));
   }
 
   /** Checks the schema is current and starts listening for published events. */
@@ -86,7 +87,7 @@ export class PostgresSessions {
     await checkSchema(options.pool);
     const sessions = new PostgresSessions(options);
     sessions.listener = await listenForEvents(options.pool, {
-      onWake: (sessionKey) => sessions.wakeSoon(sessionKey),
+      onWake: (sessionKey) => sessions.wakeUps.add(sessionKey),
       onReconnect: () => {
         for (const hosted of sessions.hosted.values()) hosted.wake();
       },
@@ -157,53 +158,10 @@ export class PostgresSessions {
     }
   }
 
-  /**
-   * A notification for a session: it joins the sessions woken since the last
-   * pass, and the next pass (after the notifications that arrived with it)
-   * selects all of their events in one round trip. A session still routing
-   * waits in the set until its pass ends, so its events are selected once,
-   * after what it routed is stored.
-   */
-  private wakeSoon(sessionKey: string): void {
-    if (!this.hosted.has(sessionKey)) return;
-    this.woken.add(sessionKey);
-    this.drainSoon();
-  }
-
-  /** @internal */
-  drainSoon(): void {
-    if (this.drainScheduled || this.woken.size === 0) return;
-    this.drainScheduled = true;
-    setImmediate(() => {
-      this.drainScheduled = false;
-      const idle: HostedState[] = [];
-      for (const sessionKey of this.woken) {
-        const state = this.hosted.get(sessionKey);
-        if (state === undefined) this.woken.delete(sessionKey);
-        else if (!state.busy) {
-          this.woken.delete(sessionKey);
-          idle.push(state);
-        }
-      }
-      if (idle.length === 0) return;
-      // Each session is claimed before the select goes out, so no other pass of it runs meanwhile.
-      const selected = unroutedEventsOf(
-        this.options.pool,
-        idle.map((state) => state.handle.sessionKey),
-      );
-      for (const state of idle) {
-        const share = selected.then((bySession) => bySession.get(state.handle.sessionKey) ?? []);
-        // A pass that stops before reading its share (the session failed meanwhile) leaves no rejection unhandled.
-        share.catch(() => {});
-        void state.wake(share);
-      }
-    });
-  }
-
   /** @internal */
   forget(sessionKey: string): void {
     this.hosted.delete(sessionKey);
-    this.woken.delete(sessionKey);
+    this.wakeUps.forget(sessionKey);
   }
 
   /** @internal */
@@ -318,7 +276,7 @@ class HostedState {
         } while (this.routeAgain);
       } finally {
         this.routingNow = false;
-        this.sessions.drainSoon();
+        this.sessions.wakeUps.soon();
       }
     })();
     this.routing.catch((error: unknown) => this.sessions.report(error, "route"));
