@@ -8,7 +8,7 @@
  * checklists.
  */
 import { statSync } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { readRegularFile } from "./protocol/regular-file.js";
 import { loadArtifacts, type LoadedArtifacts } from "./runtime/artifacts.js";
@@ -62,7 +62,8 @@ export async function audit(options: AuditOptions): Promise<AuditResult> {
   const cwd = options.cwd ?? process.cwd();
   const distDir = resolve(cwd, options.distDir ?? join(options.root ?? ".", "dist"));
   const artifacts = loadArtifacts({ distDir });
-  const shownDist = `${shortest(cwd, distDir)}/`;
+  // Named as the user named it: an absolute --dist stays absolute; a relative one, or the project's own, is shown from `cwd`.
+  const shownDist = `${options.distDir !== undefined && isAbsolute(options.distDir) ? distDir.split(sep).join("/") : shortest(cwd, distDir)}/`;
   const diagnostics: Diagnostic[] = [];
   const transcripts: AuditedTranscript[] = [];
   const checked: AuditChecked = { transcripts: 0, yields: 0, workflows: [], distDir: shownDist, cacheKey: artifacts.manifest.staticPrefix.cacheKey };
