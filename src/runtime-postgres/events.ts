@@ -10,7 +10,7 @@
  */
 import { acceptInjection, InjectionRejectedError } from "../runtime/injections/envelope.js";
 import type { RuntimeInjection } from "../runtime/injections/types.js";
-import type { Queryable } from "./database.js";
+import type { Pool, Queryable } from "./database.js";
 import { EventRejectedError } from "./errors.js";
 import { FENCE, type Lease } from "./lease.js";
 
@@ -73,6 +73,29 @@ export async function unroutedEvents(db: Queryable, sessionKey: string, limit = 
     [sessionKey, limit],
   );
   return rows.rows.map((row) => ({ eventId: row.event_id, payload: row.payload }));
+}
+
+/**
+ * Several sessions' unrouted events in one round trip, each session's oldest
+ * first and at most `limit` of them: what one wake-up pass routes for every
+ * session woken since the last.
+ */
+export async function unroutedEventsOf(pool: Pool, sessionKeys: readonly string[], limit = 500): Promise<Map<string, PublishedEvent[]>> {
+  const rows = await pool.query<{ session_key: string; event_id: string; payload: unknown }>({
+    name: "gamma-prompt-unrouted-events-of",
+    text: `select woken.session_key, e.event_id, e.payload
+       from unnest($1::text[]) as woken(session_key)
+       cross join lateral (
+         select event_id, payload, seq from gamma_events
+         where session_key = woken.session_key and routed_at is null and refused_at is null
+         order by seq limit $2
+       ) e
+       order by e.seq`,
+    values: [sessionKeys, limit],
+  });
+  const bySession = new Map<string, PublishedEvent[]>(sessionKeys.map((key) => [key, []]));
+  for (const row of rows.rows) bySession.get(row.session_key)?.push({ eventId: row.event_id, payload: row.payload });
+  return bySession;
 }
 
 /** Marks events routed that the session had processed already (a duplicate): no state record will. */

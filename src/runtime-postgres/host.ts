@@ -23,12 +23,13 @@ import {
   type TranscriptFeed,
 } from "../runtime/pi-adapter.js";
 import type { Pool } from "./database.js";
-import { markRefused, markRouted, unroutedEvents } from "./events.js";
+import { markRefused, markRouted, unroutedEvents, type PublishedEvent } from "./events.js";
 import { acquireLease, releaseLease, renewLease, type Lease } from "./lease.js";
 import { listenForEvents, type EventListener } from "./listener.js";
 import { checkSchema } from "./migrate.js";
 import { PostgresStateStore } from "./state-store.js";
 import { agentMessagesOf, loadTranscript, TranscriptWriter } from "./transcript.js";
+import { WakeUps } from "./wake-ups.js";
 
 export interface PostgresSessionsOptions {
   pool: Pool;
@@ -72,10 +73,13 @@ export class PostgresSessions {
   readonly leaseMs: number;
   private readonly hosted = new Map<string, HostedState>();
   private listener: EventListener | undefined;
+  /** @internal Notifications, coalesced: the sessions woken together are routed with one select. */
+  readonly wakeUps: WakeUps;
 
   private constructor(private readonly options: PostgresSessionsOptions) {
     this.hostId = options.hostId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.wakeUps = new WakeUps(options.pool, (sessionKey) => this.hosted.get(sessionKey));
   }
 
   /** Checks the schema is current and starts listening for published events. */
@@ -83,7 +87,7 @@ export class PostgresSessions {
     await checkSchema(options.pool);
     const sessions = new PostgresSessions(options);
     sessions.listener = await listenForEvents(options.pool, {
-      onWake: (sessionKey) => sessions.hosted.get(sessionKey)?.wake(),
+      onWake: (sessionKey) => sessions.wakeUps.add(sessionKey),
       onReconnect: () => {
         for (const hosted of sessions.hosted.values()) hosted.wake();
       },
@@ -157,6 +161,7 @@ export class PostgresSessions {
   /** @internal */
   forget(sessionKey: string): void {
     this.hosted.delete(sessionKey);
+    this.wakeUps.forget(sessionKey);
   }
 
   /** @internal */
@@ -245,8 +250,17 @@ class HostedState {
     });
   }
 
-  /** Routes unrouted events; wake-ups during a pass ask for one more pass, never a concurrent one. */
-  wake(): Promise<void> {
+  /** True while a routing pass runs. */
+  get busy(): boolean {
+    return this.routingNow;
+  }
+
+  /**
+   * Routes unrouted events; wake-ups during a pass ask for one more pass, never
+   * a concurrent one. `selected` is the session's share of a select made for
+   * several sessions at once, issued after this pass was claimed.
+   */
+  wake(selected?: Promise<PublishedEvent[]>): Promise<void> {
     if (this.routingNow) {
       this.routeAgain = true;
       return this.routing;
@@ -254,23 +268,28 @@ class HostedState {
     this.routingNow = true;
     this.routing = (async () => {
       try {
+        let first = selected;
         do {
           this.routeAgain = false;
-          await this.routeUnrouted();
+          await this.routeUnrouted(first);
+          first = undefined;
         } while (this.routeAgain);
       } finally {
         this.routingNow = false;
+        this.sessions.wakeUps.soon();
       }
     })();
     this.routing.catch((error: unknown) => this.sessions.report(error, "route"));
     return this.routing;
   }
 
-  private async routeUnrouted(): Promise<void> {
+  private async routeUnrouted(selected?: Promise<PublishedEvent[]>): Promise<void> {
     const controller = this.gamma.controller;
+    let first = selected;
     for (;;) {
       if (controller.failure !== undefined || this.store.lost) return;
-      const events = await unroutedEvents(this.pool, this.lease.sessionKey);
+      const events = await (first ?? unroutedEvents(this.pool, this.lease.sessionKey));
+      first = undefined;
       if (events.length === 0) return;
       const duplicates: string[] = [];
       for (const event of events) {

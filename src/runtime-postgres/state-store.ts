@@ -13,6 +13,7 @@ import type { StateStore } from "../runtime/state/store.js";
 import { errorCode, inTransaction, UNIQUE_VIOLATION, type Pool } from "./database.js";
 import { LeaseLostError } from "./errors.js";
 import { FENCE, type Lease } from "./lease.js";
+import { recordBatcher } from "./record-batch.js";
 
 export interface PostgresStateStoreOptions {
   /** Records kept after the snapshot before the next write folds them into a new one. Default 1,000. */
@@ -62,7 +63,7 @@ export class PostgresStateStore implements StateStore {
     }
     let inserted: number;
     try {
-      inserted = await this.insert(records, routed);
+      inserted = await recordBatcher(this.pool).write({ lease: this.lease, records, routed, alone: () => this.insert(records, routed) });
     } catch (error) {
       throw this.storeError(error, first.revision);
     }
@@ -74,6 +75,7 @@ export class PostgresStateStore implements StateStore {
    * One statement, fenced: the session's row locked for share while it holds
    * this lease's token, then the records, then the events they route. The
    * common case, one record routing nothing, is a prepared statement of its own.
+   * (Sent alone when no other session's write waits with it; see record-batch.ts.)
    */
   private async insert(records: readonly StateRecord[], routed: readonly string[]): Promise<number> {
     const [only] = records;
