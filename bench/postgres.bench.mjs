@@ -98,7 +98,7 @@ console.log(`load average ${loadavg().map((value) => value.toFixed(2)).join(" ")
   const barePerSecond = 10_000 / (bare.ms / 1000);
   const ratio = barePerSecond / routedPerSecond;
   console.log(
-    `10,000 events over 100 sessions: published ${(10_000 / (published.ms / 1000)).toFixed(0)}/s, routed ${routedPerSecond.toFixed(0)}/s; bare INSERT + NOTIFY ${barePerSecond.toFixed(0)}/s; ratio ${ratio.toFixed(2)} (target <= 2) ${verdict(ratio <= 2)}; published -> routed p50 ${Number(p50).toFixed(1)} ms (target <= 10) ${verdict(Number(p50) <= 10)}, p99 ${Number(p99).toFixed(1)} ms`,
+    `10,000 events over 100 sessions: published ${(10_000 / (published.ms / 1000)).toFixed(0)}/s, routed ${routedPerSecond.toFixed(0)}/s; bare INSERT + NOTIFY ${barePerSecond.toFixed(0)}/s; ratio ${ratio.toFixed(2)} (target <= 2) ${verdict(ratio <= 2)}; published -> routed p50 ${Number(p50).toFixed(1)} ms, p99 ${Number(p99).toFixed(1)} ms (a saturated machine's queue: the latency target is the paced run's, below)`,
   );
   // Latency where the host keeps up: the same sessions, 2,000 more events paced at 200 a second.
   const before = (await pool.query("select coalesce(max(seq), 0) as seq from gamma_events")).rows[0].seq;
