@@ -66,21 +66,15 @@ export interface PublishedEvent {
   payload: unknown;
 }
 
-/** The session's events not routed or refused yet, oldest first. */
-export async function unroutedEvents(db: Queryable, sessionKey: string, limit = 500): Promise<PublishedEvent[]> {
-  const rows = await db.query<{ event_id: string; payload: unknown }>(
-    "select event_id, payload from gamma_events where session_key = $1 and routed_at is null and refused_at is null order by seq limit $2",
-    [sessionKey, limit],
-  );
-  return rows.rows.map((row) => ({ eventId: row.event_id, payload: row.payload }));
-}
+/** Events one routing pass takes for a session at most; a full page means another pass follows. */
+export const EVENTS_PER_PASS = 500;
 
 /**
  * Several sessions' unrouted events in one round trip, each session's oldest
  * first and at most `limit` of them: what one wake-up pass routes for every
  * session woken since the last.
  */
-export async function unroutedEventsOf(pool: Pool, sessionKeys: readonly string[], limit = 500): Promise<Map<string, PublishedEvent[]>> {
+export async function unroutedEventsOf(pool: Pool, sessionKeys: readonly string[], limit = EVENTS_PER_PASS): Promise<Map<string, PublishedEvent[]>> {
   const rows = await pool.query<{ session_key: string; event_id: string; payload: unknown }>({
     name: "gamma-prompt-unrouted-events-of",
     text: `select woken.session_key, e.event_id, e.payload

@@ -23,7 +23,7 @@ import {
   type TranscriptFeed,
 } from "../runtime/pi-adapter.js";
 import type { Pool } from "./database.js";
-import { markRefused, markRouted, unroutedEvents, type PublishedEvent } from "./events.js";
+import { EVENTS_PER_PASS, markRefused, markRouted, unroutedEventsOf, type PublishedEvent } from "./events.js";
 import { acquireLease, releaseLease, renewLease, type Lease } from "./lease.js";
 import { listenForEvents, type EventListener } from "./listener.js";
 import { checkSchema } from "./migrate.js";
@@ -288,7 +288,8 @@ class HostedState {
     let first = selected;
     for (;;) {
       if (controller.failure !== undefined || this.store.lost) return;
-      const events = await (first ?? unroutedEvents(this.pool, this.lease.sessionKey));
+      const sessionKey = this.lease.sessionKey;
+      const events = await (first ?? unroutedEventsOf(this.pool, [sessionKey]).then((bySession) => bySession.get(sessionKey) ?? []));
       first = undefined;
       if (events.length === 0) return;
       const duplicates: string[] = [];
@@ -305,7 +306,7 @@ class HostedState {
       // processed already writes no record, so it is marked once everything before it is stored.
       await controller.flush();
       await markRouted(this.pool, this.lease, duplicates);
-      if (events.length < 500) return;
+      if (events.length < EVENTS_PER_PASS) return;
     }
   }
 

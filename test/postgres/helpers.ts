@@ -4,8 +4,8 @@
  * stopped after them. When it cannot start, the file fails with the reason.
  */
 import pg from "pg";
-import { afterAll, beforeAll } from "vitest";
-import { migratePostgres } from "../../src/runtime-postgres/index.js";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { migratePostgres, type PostgresSessions } from "../../src/runtime-postgres/index.js";
 import { startPostgres, type TemporaryPostgres } from "../../scripts/postgres-server.mjs";
 
 export interface PostgresForTests {
@@ -42,5 +42,23 @@ export function usePostgres(options: { migrate?: boolean } = {}): PostgresForTes
       return server;
     },
     pool,
+  };
+}
+
+/** Every server a test starts, closed after it. */
+export function closedAfterEach(): PostgresSessions[] {
+  const servers: PostgresSessions[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((sessions) => sessions.close()));
+  });
+  return servers;
+}
+
+/** Puts `around` between the pool and each statement it sends (its text, and the send itself). */
+export function aroundQueries(pool: pg.Pool, around: (text: string, send: () => Promise<unknown>) => Promise<unknown>): void {
+  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+  (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args: unknown[]) => {
+    const config = args[0] as string | { text: string };
+    return around(typeof config === "string" ? config : config.text, () => query(...args));
   };
 }

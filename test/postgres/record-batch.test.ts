@@ -2,32 +2,27 @@
 // way, go out together in one statement: each session is still fenced by its
 // own lease token, and one session's lost lease or taken revision leaves the
 // others' writes stored.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LeaseLostError, PostgresSessions, type HostedAgent } from "../../src/runtime-postgres/index.js";
 import { StateConflictError } from "../../src/runtime/state/errors.js";
 import { artifacts } from "../injections/helpers/gamma.js";
 import { recordingExecutors } from "../runtime/helpers/pi.js";
 import { fauxPerTest, NO_KNOWLEDGE_HINTS } from "../runtime/helpers/session.js";
-import { usePostgres } from "./helpers.js";
+import { aroundQueries, closedAfterEach, usePostgres } from "./helpers.js";
 
 const db = usePostgres();
 const pi = fauxPerTest();
-const servers: PostgresSessions[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((sessions) => sessions.close()));
-});
+const servers = closedAfterEach();
 let keys = 0;
 
 /** One server hosting `count` sessions on one pool; the statements it sends are counted. */
 async function hostMany(count: number) {
   const pool = db.pool();
   const statements: string[] = [];
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  (pool as { query: unknown }).query = (...args: unknown[]) => {
-    const config = args[0] as string | { text: string };
-    statements.push(typeof config === "string" ? config : config.text);
-    return query(...args);
-  };
+  aroundQueries(pool, (text, send) => {
+    statements.push(text);
+    return send();
+  });
   const sessions = await PostgresSessions.start({ pool, leaseMs: 5000 });
   servers.push(sessions);
   const hosted: HostedAgent[] = [];

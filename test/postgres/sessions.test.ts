@@ -5,7 +5,7 @@
 // restarted database.
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { SettingsManager } from "@earendil-works/pi-coding-agent";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { renderInjection } from "../../src/runtime/injections/index.js";
 import { restoreAgentContext } from "../../src/runtime/pi-adapter.js";
 import {
@@ -24,14 +24,11 @@ import { event } from "../injections/helpers/fixtures.js";
 import { artifacts } from "../injections/helpers/gamma.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "../runtime/helpers/pi.js";
 import { fauxPerTest, fauxSessionSetup, NO_KNOWLEDGE_HINTS } from "../runtime/helpers/session.js";
-import { usePostgres } from "./helpers.js";
+import { aroundQueries, closedAfterEach, usePostgres } from "./helpers.js";
 
 const db = usePostgres();
 const pi = fauxPerTest();
-const servers: PostgresSessions[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((sessions) => sessions.close()));
-});
+const servers = closedAfterEach();
 let keys = 0;
 const newKey = () => `session-${process.pid}-${++keys}`;
 
@@ -228,11 +225,7 @@ describe("a host that dies with a state write on its way", () => {
     const pool = db.pool();
     let gate: Promise<void> | undefined;
     let openGate = (): void => {};
-    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-    (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args: unknown[]) => {
-      const text = typeof args[0] === "string" ? args[0] : (args[0] as { text: string }).text;
-      return gate !== undefined && /gamma_state_records|lease_expires_at = now\(\) \+/.test(text) ? gate.then(() => query(...args)) : query(...args);
-    };
+    aroundQueries(pool, (text, send) => (gate !== undefined && /gamma_state_records|lease_expires_at = now\(\) \+/.test(text) ? gate.then(send) : send()));
     const first = await PostgresSessions.start({ pool, leaseMs: 300 });
     servers.push(first);
     const dying = await hostAgent(first, sessionKey);
