@@ -11,7 +11,7 @@
 //
 // Targets: lint <= 2.0x, check (no cache) <= 2.5x, --version <= 1.2x, --help <= 1.3x.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,8 +30,16 @@ for (const entry of ["skills", "prompts", "schemas", "knowledge", "dist", "gamma
   if (existsSync(join(packageRoot, entry))) cpSync(join(packageRoot, entry), join(project, entry), { recursive: true });
 }
 
+// A one-skill collection, for the breakdown of where lint's start-up goes.
+const collection = mkdtempSync(join(tmpdir(), "gamma-prompt-startup-collection-"));
+mkdirSync(join(collection, "skills", "a"), { recursive: true });
+writeFileSync(join(collection, "skills", "a", "SKILL.md"), "---\nname: a\ndescription: Use when testing start-up.\n---\n\nBody.\n");
+
 const commands = [
   { label: "node -e 0", args: ["-e", "0"], target: undefined },
+  // The breakdown (no targets): the bin and the commands' definitions, then lint's own chunk on one skill.
+  { label: "lint --help", args: [cli, "lint", "--help"], target: undefined },
+  { label: "lint, one skill", args: [cli, "lint", "--root", collection], target: undefined },
   { label: "lint", args: [cli, "lint", "--root", project], target: 2.0 },
   { label: "check (no cache)", args: [cli, "check", "--root", project], target: 2.5, fresh: true },
   { label: "--help", args: [cli, "--help"], target: 1.3 },
@@ -77,4 +85,5 @@ try {
   }
 } finally {
   rmSync(project, { recursive: true, force: true });
+  rmSync(collection, { recursive: true, force: true });
 }
