@@ -10,8 +10,13 @@
 // child is reported beside it, as the mean per run (see helpers/process-timing.mjs).
 //
 // Targets: lint <= 2.0x, check (no cache) <= 2.5x, --version <= 1.2x, --help <= 1.3x.
+//
+// `--installed` measures the package as a user gets it instead: `npm pack` of
+// this repository (lib/ as `npm run build:ts` left it), installed with
+// `npm install <tarball>` into an empty project in a temporary folder, its bin
+// run from there (node_modules/.bin/gamma-prompt, as npx and a hook run it).
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,8 +24,21 @@ import { childrenCpuMs, median } from "./helpers/process-timing.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const packageRoot = join(here, "..");
+const installed = process.argv.includes("--installed") ? installPacked() : undefined;
 // The package's bin, as npx and a hook run it.
-const cli = join(packageRoot, JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")).bin["gamma-prompt"]);
+const cli = installed ? realpathSync(join(installed, "node_modules", ".bin", "gamma-prompt")) : join(packageRoot, JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")).bin["gamma-prompt"]);
+
+/** The packed package installed into an empty project; returns the project. */
+function installPacked() {
+  const user = mkdtempSync(join(tmpdir(), "gamma-prompt-startup-installed-"));
+  const pack = spawnSync("npm", ["pack", "--ignore-scripts", "--pack-destination", user, "--json"], { cwd: packageRoot, encoding: "utf8" });
+  if (pack.status !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
+  const tarball = join(user, JSON.parse(pack.stdout)[0].filename);
+  writeFileSync(join(user, "package.json"), `${JSON.stringify({ name: "user-project", version: "1.0.0", private: true, type: "module" }, null, 2)}\n`);
+  const install = spawnSync("npm", ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund", "--omit=peer"], { cwd: user, encoding: "utf8" });
+  if (install.status !== 0) throw new Error(`npm install failed: ${install.stderr}`);
+  return user;
+}
 const ROUNDS = Number(process.env.GAMMA_PROMPT_BENCH_ROUNDS ?? 11);
 
 // A copy of the embedded default outside the package, so no build record in
@@ -74,6 +92,7 @@ try {
   const node = samples.get("node -e 0");
   const nodeWall = median(node.wall);
   console.log(`embedded default, whole process, median wall time of ${ROUNDS} interleaved rounds; CPU time (user + sys) as the mean per run`);
+  console.log(installed ? `the packed package installed into ${installed}, bin ${cli}` : `this repository's bin, ${cli}`);
   console.log(`load average (1 min): ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after`);
   for (const command of commands) {
     const sample = samples.get(command.label);
@@ -86,4 +105,5 @@ try {
 } finally {
   rmSync(project, { recursive: true, force: true });
   rmSync(collection, { recursive: true, force: true });
+  if (installed) rmSync(installed, { recursive: true, force: true });
 }
