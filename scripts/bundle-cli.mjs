@@ -15,7 +15,7 @@
 // - Every chunk sits beside lib/package-paths.js, at the top of lib/, so the
 //   paths the package finds from its own module URL stay what they are.
 import { spawnSync } from "node:child_process";
-import { chmodSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rolldown } from "rolldown";
@@ -35,12 +35,16 @@ for (const name of readdirSync(libDir)) {
 }
 
 // A bare `--help` to a pipe or a file is the same text every time: recorded here from the unbundled
-// program (commander itself, 80 columns as off a terminal) and built into the entry.
+// program (commander itself, 80 columns as off a terminal) beside the bin, which answers with it. The
+// record of an earlier build goes first, or the program would answer with it instead of commander.
+const recordedHelp = join(libDir, "cli", "recorded-help.txt");
+rmSync(recordedHelp, { force: true });
 const help = spawnSync(process.execPath, [entry, "--help"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 if (help.status !== 0 || help.stdout === "") {
   console.error(`bundle-cli: \`gamma-prompt --help\` failed: ${help.stderr}`);
   process.exit(2);
 }
+writeFileSync(recordedHelp, help.stdout);
 
 const LAZY_CHILD_PROCESS = "\0lazy-child-process";
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -49,7 +53,6 @@ const underLib = (pattern) => new RegExp(`^${escape(libDir)}[\\\\/]${pattern}`);
 const bundle = await rolldown({
   input: { "cli/index": entry },
   platform: "node",
-  transform: { define: { GAMMA_PROMPT_RECORDED_HELP: JSON.stringify(help.stdout) } },
   // Packages load from node_modules as the unbundled modules load them; commander is part of start-up.
   external: (id) => !id.startsWith(".") && !id.startsWith("/") && !/^commander(\/|$)/.test(id) && !/^[A-Za-z]:/.test(id) && id !== "node:child_process",
   plugins: [

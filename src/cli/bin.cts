@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
  * The package's bin. CommonJS, because Node starts a CommonJS file sooner than
- * an ES module: the Node check and a bare `--version`, which scripts and hooks
- * ask often, run here before anything else loads. Everything else is the ES
- * module CLI (index.js, bundled with its commands by scripts/bundle-cli.mjs).
+ * an ES module: the Node check, a bare `--version` and a bare `--help` to a
+ * pipe or a file, which scripts and hooks ask often, run here before anything
+ * else loads. Everything else is the ES module CLI (index.js, bundled with its
+ * commands by scripts/bundle-cli.mjs).
  */
 
 /**
@@ -19,11 +20,31 @@ if (nodeMajor < MINIMUM_NODE[0] || (nodeMajor === MINIMUM_NODE[0] && nodeMinor <
 }
 
 const args = process.argv.slice(2);
+const help = args.length === 1 && (args[0] === "--help" || args[0] === "-h") && !process.stdout.isTTY ? recordedHelp() : undefined;
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   // package.json sits two folders up, in src/ and in lib/ alike (what version.ts reads).
   const { version } = require("../../package.json") as { version: string };
-  process.stdout.on("error", () => {}); // a reader that closed the pipe already has nothing to miss
-  process.stdout.write(`${version}\n`);
+  answer(`${version}\n`);
+} else if (help !== undefined) {
+  answer(help);
 } else {
   void import("./index.js");
+}
+
+function answer(text: string): void {
+  process.stdout.on("error", () => {}); // a reader that closed the pipe already has nothing to miss
+  process.stdout.write(text);
+}
+
+/**
+ * The text of a bare `--help` off a terminal (80 columns), which the package build records from
+ * commander itself beside this file; undefined before that build, when commander answers. On a
+ * terminal commander always answers, wrapping help to the window's width.
+ */
+function recordedHelp(): string | undefined {
+  try {
+    return (require("node:fs") as typeof import("node:fs")).readFileSync(`${__dirname}/recorded-help.txt`, "utf8");
+  } catch {
+    return undefined;
+  }
 }

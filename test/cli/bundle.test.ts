@@ -56,7 +56,7 @@ describe("bundled CLI", () => {
     expect(spawnSync(process.execPath, [cliPath, "-h"], { encoding: "utf8" }).stdout).toBe(viaCommander.stdout);
   });
 
-  it("answers a bare --version from the package's CommonJS bin alone, and everything else from the entry it loads", () => {
+  it("answers a bare --version and a piped bare --help from the package's CommonJS bin alone, and everything else from the entry it loads", () => {
     const bin = join(repoRoot, JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).bin["gamma-prompt"] as string);
     const run = modulesLoadedBy(["--version"], repoRoot, bin);
     expect(run.status).toBe(0);
@@ -64,8 +64,12 @@ describe("bundled CLI", () => {
     expect(run.own).toEqual(["lib/cli/bin.cjs", "package.json"]);
     expect(run.packages).toEqual([]);
     const help = modulesLoadedBy(["--help"], repoRoot, bin);
-    expect(help.own).toEqual(["lib/cli/bin.cjs", "lib/cli/index.js"]);
+    expect(help.own).toEqual(["lib/cli/bin.cjs"]);
+    expect(help.packages).toEqual([]);
     expect(help.stdout).toBe(modulesLoadedBy(["--help"]).stdout);
+    expect(help.stdout).toBe(spawnSync(process.execPath, [bin, "help"], { encoding: "utf8" }).stdout);
+    const other = modulesLoadedBy(["lint", "--help"], repoRoot, bin);
+    expect(other.own).toContain("lib/cli/index.js");
   });
 
   it("lints the embedded skills as a collection without YAML, the tokenizer, a schema compiler, remark or the build stages", async () => {
