@@ -40,7 +40,7 @@ export function skillFileDiagnostics(parsed: ParsedSkillFile, profile: Profile =
   // The published schema requires what the specification requires; the gamma profile also needs the contract.
   // A type from metadata or from the config's skillTypes counts: the file need not be edited.
   if (profile === "gamma" && !Object.prototype.hasOwnProperty.call(view.value, "type") && manifest?.type === undefined) {
-    report("skill/missing-key", split.opening, `Unexpected frontmatter without "type", expected "workflow" or "reference"`);
+    report("skill/missing-key", split.opening, `Unexpected frontmatter without "type", expected "workflow" or "reference" (or "gamma-type" under metadata, or the folder's type in "skillTypes" of gamma-prompt.config.json, which gamma-prompt init writes for an existing collection)`);
   }
   // Portability is judged for every file under agentskills, and under gamma for a file that writes its manifest
   // under metadata: such a file is meant to be read by other Agent Skills tools too.
