@@ -2,9 +2,13 @@
 // process, the way an agent start-up would run them. `ROOT` loads
 // <ROOT>/skills; `--each ROOT...` loads every root's skills/; `--folders
 // FILE` loads each skill folder FILE lists (one absolute path a line). Either
-// way it formats one catalog of all the skills.
+// way it formats one catalog of all the skills. Prints the counts and where
+// the time went: importing Pi's package, and loading + formatting.
 import { readFileSync } from "node:fs";
-import { formatSkillsForPrompt, loadSkillsFromDir } from "@earendil-works/pi-coding-agent";
+
+const started = performance.now();
+const { formatSkillsForPrompt, loadSkillsFromDir } = await import("@earendil-works/pi-coding-agent");
+const imported = performance.now();
 
 const args = process.argv.slice(2);
 const dirs =
@@ -19,4 +23,5 @@ for (const dir of dirs) {
   diagnostics += loaded.diagnostics.length;
 }
 const catalog = formatSkillsForPrompt(skills);
-process.stdout.write(`${skills.length} skills, ${diagnostics} diagnostics, ${catalog.length} catalog chars\n`);
+const done = performance.now();
+process.stdout.write(`${skills.length} skills, ${diagnostics} diagnostics, ${catalog.length} catalog chars; import ${(imported - started).toFixed(0)} ms, load + format ${(done - imported).toFixed(0)} ms\n`);
