@@ -70,8 +70,8 @@ interface Fence {
   container: number;
 }
 
-export function scanBodyLinks(body: string, bodyStartLine: number): BodyLinks {
-  const lines = body.split("\n");
+/** `lines` is the body split at line feeds, when the caller has it already. */
+export function scanBodyLinks(body: string, bodyStartLine: number, lines: readonly string[] = body.split("\n")): BodyLinks {
   const links: BodyLink[] = [];
   const prose = new Array<boolean>(lines.length).fill(false);
   let fence: Fence | undefined;

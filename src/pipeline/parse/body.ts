@@ -52,7 +52,7 @@ function mayOpenNesting(code: number): boolean {
  * none when no line can start one, the line scanner for the usual Markdown,
  * the full remark parse otherwise. Callers check {@link tooDeepLine} first.
  */
-export async function findOrderedLists(fullText: string, body: string, bodyStartLine: number): Promise<OrderedListShape[]> {
+export async function findOrderedLists(fullText: string, body: string, bodyStartLine: number, lines: readonly string[] = body.split("\n")): Promise<OrderedListShape[]> {
   if (!mayContainOrderedList(body)) return [];
-  return scanOrderedLists(body.split("\n"), bodyStartLine) ?? (await parseOrderedLists(fullText, bodyStartLine));
+  return scanOrderedLists(lines, bodyStartLine) ?? (await parseOrderedLists(fullText, bodyStartLine));
 }

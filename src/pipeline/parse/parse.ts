@@ -92,7 +92,8 @@ export async function parseSkillFile(source: SourceFile, defaultType?: SkillType
   if (deepLine !== undefined) parsed.tooDeepLine = deepLine;
   else if (manifest.type) {
     // A checklist is an ordered list or numbered step headings (## Step 1: …); both have the same shape.
-    const lists = [...(await findOrderedLists(source.text, split.body, split.bodyStartLine)), ...findStepHeadings(split.body, split.bodyStartLine)];
+    const lines = split.body.split("\n");
+    const lists = [...(await findOrderedLists(source.text, split.body, split.bodyStartLine, lines)), ...findStepHeadings(split.body, split.bodyStartLine, lines)];
     parsed.orderedLists = lists.sort((a, b) => a.line - b.line);
   }
   return parsed;

@@ -17,9 +17,10 @@ function firstAfterIndent(line: string): string {
   return line.charAt(index);
 }
 
-export function findStepHeadings(body: string, bodyStartLine: number): OrderedListShape[] {
+/** `lines` is the body split at line feeds, when the caller has it already. */
+export function findStepHeadings(body: string, bodyStartLine: number, lines?: readonly string[]): OrderedListShape[] {
   if (!/^ {0,3}#/m.test(body)) return [];
-  const lines = body.split("\n");
+  lines ??= body.split("\n");
   const headings: Array<{ index: number; level: number; step: boolean; text: string }> = [];
   let fence: string | undefined;
   for (let index = 0; index < lines.length; index++) {

@@ -38,7 +38,7 @@ export function contentProblems(tree: YamlTree, split: FrontmatterSplit, index: 
     // The finding is about a character: it points at the first separating comma, wherever the scalar writes it.
     if (problem) problems.push(comma === undefined ? problem : { ...problem, range: characterRange(toolsRange, index, tools, comma) });
   }
-  const bodyLines = split.body === "" ? 0 : split.body.split("\n").length - 1;
+  const bodyLines = split.body === "" ? 0 : lineFeeds(split.body);
   if (bodyLines > MAX_BODY_LINES) {
     const line = split.bodyStartLine + MAX_BODY_LINES;
     problems.push({
@@ -48,6 +48,13 @@ export function contentProblems(tree: YamlTree, split: FrontmatterSplit, index: 
     });
   }
   return problems;
+}
+
+/** How many line feeds the text holds (what splitting it at each would give, less one), without making the lines. */
+function lineFeeds(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count++;
+  return count;
 }
 
 function isQuoted(range: Range, index: LineIndex): boolean {

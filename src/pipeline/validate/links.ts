@@ -71,13 +71,13 @@ export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
   const report = (ruleId: LinkRule, target: string, line: number, column: number, message: string): void => {
     diagnostics.push(createDiagnostic(ruleId, input.path, { start: { line, column }, end: { line, column: column + target.length } }, message));
   };
-  const { links, prose } = scanBodyLinks(input.body, input.bodyStartLine);
+  const lines = input.body.split("\n");
+  const { links, prose } = scanBodyLinks(input.body, input.bodyStartLine, lines);
   for (const link of links) {
     const problem = linkProblem(link.target, skillDir, exists);
     if (problem) report(problem.ruleId, link.target, link.line, link.column, problem.message);
   }
   const topFolders = (name: string): boolean => SPEC_FOLDERS.includes(name) || exists(`${skillDir}/${name}`) === "directory";
-  const lines = input.body.split("\n");
   for (let index = 0; index < lines.length; index++) {
     const text = lines[index] ?? "";
     // Path mentions: in prose and inline code, not inside a Markdown link's parentheses (checked above),
