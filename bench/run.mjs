@@ -2,7 +2,7 @@
 // each in its own process so one benchmark's heap never skews the next.
 // Arguments name benchmarks (part of a file name); those that start with `--`
 // are passed to each benchmark run (`npm run bench -- startup --installed`).
-// Ends with every line that held a target's verdict ("ok", "MISSED"), by
+// Ends with every line that held a target's verdict ("ok" or "met", "MISSED" or "NOT met"), by
 // benchmark, and the load average, so one run says which targets hold.
 import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
@@ -18,7 +18,9 @@ const files = readdirSync(here)
   .filter((name) => only.length === 0 || only.some((filter) => name.includes(filter)))
   .sort();
 /** A line that states a target and whether it held. */
-const VERDICT = /\btarget\b.*\b(?:ok|MISSED|OVER)\b|\b(?:ok|MISSED|OVER)\b.*\btarget\b/;
+const VERDICT = /\btarget\b.*\b(?:ok|MISSED|OVER|met)\b|\b(?:ok|MISSED|OVER|met)\b.*\btarget\b/;
+/** A verdict that says the target was not held. */
+const MISSED = /\b(?:MISSED|OVER|NOT met)\b/;
 const verdicts = [];
 let failed = false;
 const loadBefore = loadavg()[0];
@@ -42,7 +44,7 @@ for (const file of files) {
   if (status !== 0) failed = true;
 }
 if (verdicts.length > 0) {
-  const missed = verdicts.filter((line) => /\b(?:MISSED|OVER)\b/.test(line)).length;
+  const missed = verdicts.filter((line) => MISSED.test(line)).length;
   process.stdout.write(`\n=== targets (load average ${loadBefore.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end): ${verdicts.length - missed} held, ${missed} missed\n`);
   for (const line of verdicts) process.stdout.write(`${line}\n`);
 }
