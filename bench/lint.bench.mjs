@@ -1,20 +1,29 @@
 // `gamma-prompt lint` against Pi's skill loader, both as whole processes on
-// the same generated trees of 1,000 and 10,000 skills, run in alternation so a
-// busy machine slows both alike. Prints the median wall times and the mean CPU
-// times (user + sys), the lint/Pi ratio at 1,000 (target <= 0.2), the 10k/1k
-// growth of lint (target <= 12) and lint's peak RSS at 10,000 (target <= 200 MB).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// the same projects: the embedded default (its skills, prompts, tool schemas
+// and committed dist/) plus 1,000 and plus 10,000 generated skills, run in
+// alternation so a busy machine slows both alike; Pi loads the project's
+// skills/ folder. Prints the median wall times and the mean CPU times (user +
+// sys), the lint/Pi ratio at 1,000 (target <= 0.2), the 10k/1k growth of lint
+// (target <= 12) and lint's peak RSS at 10,000 (target <= 200 MB).
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { measureAlternately } from "./helpers/process-timing.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
+const repo = join(here, "..");
 const cli = join(here, "..", "lib", "cli", "index.js");
 const piLoader = join(here, "helpers", "pi-load-skills.mjs");
 const RUNS = { 1000: 5, 10000: 3 };
 
 const STEP_VERBS = ["Read", "Draft", "Write", "Run", "Render", "Compare", "Collect", "Summarise", "Update", "Record"];
+
+/** The embedded default's sources and committed dist/, with budgets raised for a catalog of thousands of skills. */
+function copyEmbeddedDefault(root) {
+  for (const part of ["skills", "prompts", join("schemas", "tools"), join("schemas", "namespaces"), "dist"]) cpSync(join(repo, part), join(root, part), { recursive: true });
+  writeFileSync(join(root, "gamma-prompt.config.json"), `${JSON.stringify({ budgets: { prefixTokens: 4_000_000, catalogTokens: 4_000_000 } }, null, 2)}\n`);
+}
 
 /** A realistic tree: groups of five, one reference and four workflows that require it; pairs of workflows conflict both ways. */
 function generate(root, count) {
@@ -53,13 +62,14 @@ try {
   console.log(`load average (1 min) at the start: ${loadavg()[0].toFixed(2)}`);
   for (const count of [1000, 10000]) {
     const root = join(base, String(count));
+    copyEmbeddedDefault(root);
     generate(root, count);
     const [lint, pi] = measureAlternately([[cli, "lint", "--root", root, "--format", "json"], [piLoader, root]], RUNS[count]);
     const report = JSON.parse(lint.stdout);
     results[count] = { lint, pi };
     const cpuRatio = lint.cpuMs === undefined || pi.cpuMs === undefined ? "" : `, cpu ${(lint.cpuMs / pi.cpuMs).toFixed(2)}`;
     console.log(
-      `${String(count).padStart(6)} skills  lint ${lint.ms.toFixed(0).padStart(6)} ms (${(lint.rss / 1048576).toFixed(0)} MB, ${report.errorCount} errors, ${report.warningCount} warnings${cpuText(lint.cpuMs)})` +
+      `embedded default + ${String(count).padStart(5)} skills  lint ${lint.ms.toFixed(0).padStart(6)} ms (${(lint.rss / 1048576).toFixed(0)} MB, ${report.errorCount} errors, ${report.warningCount} warnings${cpuText(lint.cpuMs)})` +
         `  pi ${pi.ms.toFixed(0).padStart(6)} ms (${(pi.rss / 1048576).toFixed(0)} MB${cpuText(pi.cpuMs)})  ratio ${(lint.ms / pi.ms).toFixed(2)}${cpuRatio}`,
     );
   }
