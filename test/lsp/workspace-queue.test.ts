@@ -32,8 +32,11 @@ async function workspaceOn(debounceMs: number, onPublish: () => void = () => {})
 }
 
 describe("the language server's analysis queue", () => {
-  it("analyses edits made while nothing runs without a quiet period, all of them in one analysis", async () => {
-    const { workspace, analysed, edit } = await workspaceOn(0);
+  it.each([
+    { debounceMs: 0, when: "without a quiet period, all of them in one analysis" },
+    { debounceMs: 40, when: "after the quiet period set, the last edit once" },
+  ])("analyses edits made while nothing runs $when", async ({ debounceMs }) => {
+    const { workspace, analysed, edit } = await workspaceOn(debounceMs);
     edit(1);
     edit(2);
     edit(3);
@@ -54,14 +57,5 @@ describe("the language server's analysis queue", () => {
     await workspace.current();
     await workspace.current();
     expect(analysed).toEqual([1, 4]);
-  });
-
-  it("waits for a quiet period when one is set, then analyses the last edit once", async () => {
-    const { workspace, analysed, edit } = await workspaceOn(40);
-    edit(1);
-    edit(2);
-    edit(3);
-    await workspace.current();
-    expect(analysed).toEqual([3]);
   });
 });

@@ -15,7 +15,7 @@ import { SKILL_TOOL } from "../validate/tools.js";
  */
 export interface VerifiedDist {
   manifest: Partial<DistManifest>;
-  /** The file's bytes when the manifest lists it with exactly their sha256. */
+  /** The file's bytes when the manifest lists it with exactly their sha256 (read once per file). */
   verified(file: unknown): Buffer | undefined;
 }
 
@@ -27,11 +27,16 @@ export function readVerifiedDist(outDir: string): VerifiedDist | undefined {
   const manifest = parseJson(readRegular(join(outDir, "manifest.json"))) as Partial<DistManifest> | undefined;
   if (!isRecord(manifest)) return undefined;
   const artifacts = isRecord(manifest.artifacts) ? manifest.artifacts : {};
+  // Each file is read and hashed once, however many records ask for it (check reads the namespaces for their tools and their counts).
+  const known = new Map<string, Buffer | undefined>();
   const verified = (file: unknown): Buffer | undefined => {
     if (typeof file !== "string" || !Object.prototype.hasOwnProperty.call(artifacts, file)) return undefined;
+    if (known.has(file)) return known.get(file);
     const entry = artifacts[file];
     const bytes = readRegular(join(outDir, file));
-    return bytes && isRecord(entry) && entry.sha256 === sha256Hex(bytes) ? bytes : undefined;
+    const trusted = bytes && isRecord(entry) && entry.sha256 === sha256Hex(bytes) ? bytes : undefined;
+    known.set(file, trusted);
+    return trusted;
   };
   return { manifest, verified };
 }
