@@ -7,7 +7,7 @@ import { sameStamp } from "./pipeline/discover/file-stamp.js";
 import { isWithin, relativePosix } from "./pipeline/discover/relative-paths.js";
 import { MANIFEST_FILE, type ArtifactEntry, type DistManifest } from "./protocol/dist-manifest.js";
 import { readRegularFile, statIfPossible } from "./protocol/regular-file.js";
-import { cacheFile, computeInputKey, readPersistedBuild, sourceSnapshot, stampSources, writePersistedBuild } from "./pipeline/cache/build-cache.js";
+import { CACHE_FORMAT, cacheFile, computeInputKey, readPersistedBuild, sourceSnapshot, stampSources, writePersistedBuild } from "./pipeline/cache/build-cache.js";
 import type { CompiledProject } from "./pipeline/compile/compile.js";
 import { DIST_MEMORY, EmitError, emitArtifacts, listTree, type DistMemory } from "./pipeline/emit/emit.js";
 import { acquireOutputLock, type LockHolder, type OutputLock } from "./pipeline/emit/lock.js";
@@ -18,6 +18,7 @@ import { sha256Hex } from "./pipeline/discover/read-source.js";
 import { summarize, type BuildSummary } from "./pipeline/render/summary.js";
 import type { CachePlan } from "./protocol/cache-plan.js";
 import { describeFsError, fsErrorCode } from "./path-problem.js";
+import { PathProbes, probesStillHold } from "./pipeline/discover/path-probes.js";
 
 export type { BuildSummary, VariantSummary } from "./pipeline/render/summary.js";
 
@@ -177,8 +178,11 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
   let changedPaths = options.cache ? options.changedPaths : undefined;
   let snapshot = input?.content ?? (await takeSnapshot(watchHint));
   let compiled: CompiledProject;
+  let probes: PathProbes | undefined;
   for (let attempt = 1; ; attempt++) {
-    compiled = await compileProject(root, session, changedPaths, { outDir: outRel });
+    // Recorded for the persistent cache: its entry is trusted again only while these lookups find the same.
+    probes = input === undefined ? undefined : new PathProbes(root);
+    compiled = await compileProject(root, session, changedPaths, { outDir: outRel, ...(probes ? { probes } : {}) });
     if (!compiled.artifacts || !compiled.manifest || compiled.errorCount > 0) return failed(compiled.diagnostics);
     const now = await takeSnapshot(attempt === 1 ? watchHint : undefined);
     if (now === snapshot) break;
@@ -222,13 +226,14 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
     const ruleId = error instanceof EmitError ? error.ruleId : "dist/write-failed";
     return failed([...compiled.diagnostics, createDiagnostic(ruleId, path, FILE_START, message)].sort(compareDiagnostics));
   }
-  if (input !== undefined && snapshot === input.content && stampSources(root, input.paths) === input.stamp) {
+  if (input !== undefined && probes !== undefined && snapshot === input.content && stampSources(root, input.paths) === input.stamp) {
     // Recorded only when no source was touched while the build ran (a source added meanwhile changes the next key anyway).
     await writePersistedBuild(cacheFile(root, outRel), {
-      format: "gamma-prompt/build-cache/v1",
+      format: CACHE_FORMAT,
       key: input.key,
       artifacts: artifactHashes(artifacts, compiled.hashes),
       diagnostics: compiled.diagnostics,
+      probes: probes.recorded(),
     });
   }
   return {
@@ -250,7 +255,7 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
 async function tryFastPath(root: string, outDir: string, outRel: string, key: string, manifest: DistManifest | undefined): Promise<BuildResult | undefined> {
   if (!manifest) return undefined;
   const entry = await readPersistedBuild(cacheFile(root, outRel));
-  if (!entry || entry.key !== key) return undefined;
+  if (!entry || entry.key !== key || !probesStillHold(root, entry.probes)) return undefined;
   const present = listTree(outDir);
   const expected = Object.keys(entry.artifacts);
   if (present.size !== expected.length || !expected.every((path) => present.has(path))) return undefined;

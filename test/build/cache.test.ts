@@ -1,7 +1,7 @@
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { build, createBuildCache } from "../../src/build.js";
+import { build, createBuildCache, type BuildResult } from "../../src/build.js";
 import { PROJECT_SOURCES } from "../../src/pipeline/discover/project-sources.js";
 import { copyProject, removeTempDirs, snapshotTree } from "./helpers.js";
 
@@ -48,6 +48,42 @@ describe("the persistent build cache", () => {
     expect(again.ok).toBe(true);
     expect(again.fromCache).toBe(false);
     expect(again.written).toEqual([]);
+  });
+
+  it("looks again at every path outside the sources a finding depends on: a link target removed after a build fails the next one", async () => {
+    const root = await copyProject("basic");
+    const skillFindings = (result: BuildResult): Array<[string, string]> =>
+      result.diagnostics.filter((diagnostic) => diagnostic.ruleId.startsWith("skill/")).map((diagnostic) => [diagnostic.ruleId, diagnostic.severity]);
+    const skill = join(root, "skills/card-style/SKILL.md");
+    await writeFile(skill, `${await readFile(skill, "utf8")}\nSee [the notes](../../NOTES.md).\n`);
+    await writeFile(join(root, "NOTES.md"), "Notes for people.\n");
+    const first = await build({ root });
+    expect(first.ok).toBe(true);
+    expect(skillFindings(first)).toEqual([["skill/link-outside-skill", "warning"]]);
+    const dist = await snapshotTree(join(root, "dist"));
+    // NOTES.md is no source: the sources and dist/ are unchanged, only the link's target is gone.
+    await rm(join(root, "NOTES.md"));
+    const second = await build({ root });
+    expect(second.fromCache).toBe(false);
+    expect(second.ok).toBe(false);
+    expect(skillFindings(second)).toEqual([["skill/broken-link", "error"]]);
+    expect(await snapshotTree(join(root, "dist"))).toEqual(dist);
+  });
+
+  it("looks again at a file a path mention did not find: once it exists, the finding is gone", async () => {
+    const root = await copyProject("basic");
+    const skill = join(root, "skills/card-style/SKILL.md");
+    await writeFile(skill, `${await readFile(skill, "utf8")}\nThe palette is in references/palette.md.\n`);
+    const first = await build({ root });
+    expect(first.diagnostics.map((diagnostic) => diagnostic.ruleId)).toContain("skill/unresolved-path");
+    expect((await build({ root })).fromCache).toBe(true);
+    // The project's own references/ folder, above the skill's: no source of the build.
+    await mkdir(join(root, "references"));
+    await writeFile(join(root, "references/palette.md"), "Blue.\n");
+    const after = await build({ root });
+    expect(after.fromCache).toBe(false);
+    expect(after.ok).toBe(true);
+    expect(after.diagnostics.map((diagnostic) => diagnostic.ruleId)).not.toContain("skill/unresolved-path");
   });
 
   it("reuses an in-memory cache across builds and re-reads only the changed prompt sources", async () => {

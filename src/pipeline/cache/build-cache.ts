@@ -13,6 +13,7 @@ import { readSkillLayout } from "../discover/skill-folders.js";
 import { listProjectSourcePaths } from "../discover/project-sources.js";
 import { listSupportingEntries } from "../discover/supporting-files.js";
 import { sha256Hex } from "../discover/read-source.js";
+import type { Existence } from "../discover/path-probes.js";
 
 /**
  * The persistent cache behind a fast no-change build. Its key hashes every
@@ -22,7 +23,8 @@ import { sha256Hex } from "../discover/read-source.js";
  * can make a build faster but never make it wrong.
  */
 
-const CACHE_FORMAT = "gamma-prompt/build-cache/v1";
+/** v2: entries record the lookups of paths outside the sources that their findings depend on. */
+export const CACHE_FORMAT = "gamma-prompt/build-cache/v2";
 export const CACHE_DIR = "node_modules/.cache/gamma-prompt";
 
 export interface PersistedBuild {
@@ -30,6 +32,8 @@ export interface PersistedBuild {
   key: string;
   artifacts: Record<string, { sha256: string; bytes: number }>;
   diagnostics: Diagnostic[];
+  /** Paths outside the sources the findings depend on (link targets, plugins) and what each lookup found: a hit needs each to find the same again. */
+  probes: Array<[string, Existence]>;
 }
 
 export function cacheFile(root: string, outDirRelative: string): string {
@@ -138,7 +142,7 @@ export async function readPersistedBuild(file: string): Promise<PersistedBuild |
     const read = readRegularFile(file);
     if (read.kind !== "file") return undefined;
     const parsed = JSON.parse(read.bytes.toString("utf8")) as PersistedBuild;
-    return parsed.format === CACHE_FORMAT ? parsed : undefined;
+    return parsed.format === CACHE_FORMAT && Array.isArray(parsed.probes) ? parsed : undefined;
   } catch {
     return undefined;
   }

@@ -46,6 +46,7 @@ import type { SupportingFile } from "../discover/supporting-files.js";
 import { KNOWLEDGE_INDEX_FILE } from "../../protocol/knowledge.js";
 import { knowledgeArtifacts, knowledgeJson } from "../emit/knowledge.js";
 import { resolveKnowledge } from "../validate/knowledge.js";
+import type { PathProbes } from "../discover/path-probes.js";
 
 /**
  * The whole compile in memory: lint every skill, read and validate the
@@ -86,6 +87,8 @@ export interface CompileOptions {
   acceptedToolParameters?: (tool: ToolSchemaArtifact) => boolean;
   /** Sources taken as given instead of as read (an editor's unsaved buffers); nothing is written either way. */
   sourceOverrides?: SourceOverrides;
+  /** Where the compile's lookups of paths outside its sources are kept (the build persists them with its findings). */
+  probes?: PathProbes;
 }
 
 export async function compileProject(root: string, session: BuildSession = new BuildSession(), changedPaths?: readonly string[], options: CompileOptions = {}): Promise<CompiledProject> {
@@ -99,6 +102,7 @@ export async function compileProject(root: string, session: BuildSession = new B
     ...(lintConfig.config.skillTypes ? { skillTypes: lintConfig.config.skillTypes } : {}),
     layout: { ...lintConfig.config.layout, ...(options.outDir !== undefined ? { outDir: options.outDir } : {}) },
     ...(overrides ? { sourceOverrides: overrides } : {}),
+    ...(options.probes ? { probes: options.probes } : {}),
   };
   const [linted, loaded] = await Promise.all([lintSkills(root, session, changedPaths, settings), loadProjectSources(root, session, changedPaths, overrides)]);
   const diagnostics: Diagnostic[] = [...linted.diagnostics, ...loaded.diagnostics];

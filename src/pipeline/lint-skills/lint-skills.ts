@@ -1,5 +1,3 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { compareDiagnostics, createDiagnostic, FILE_START, type Diagnostic, type Severity } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { SkillType, SourceFile, ValidSkill } from "../../stage-data.js";
@@ -13,6 +11,7 @@ import { applySuppressions } from "../validate/suppressions.js";
 import { loadSkillSourcesReusing, type SkillSourceRecord } from "../discover/skill-sources.js";
 import { loadSkillSources } from "../discover/discover.js";
 import { listSupportingEntries } from "../discover/supporting-files.js";
+import { PathProbes } from "../discover/path-probes.js";
 import type { SourceOverrides } from "../discover/read-source.js";
 import { skillSetDiagnostics, type SkillRecord } from "../validate/skill-set-rules.js";
 import { defineSlot, type BuildSession } from "../session/build-session.js";
@@ -89,6 +88,8 @@ export interface SkillRuleSettings {
   checklists?: boolean;
   /** The config's `skillTypes`: the type of a skill that names none, by glob of its folder. */
   skillTypes?: readonly SkillTypeGlob[];
+  /** Where lookups of paths outside the listed sources are made and kept (link targets, plugins): the build persists them beside its findings. */
+  probes?: PathProbes;
 }
 
 /**
@@ -120,7 +121,8 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
     if (entries === undefined) listings.set(folder, (entries = listSupportingEntries(root, folder)));
     return entries;
   };
-  const pluginOf = pluginFinder(root);
+  const probes = settings.probes ?? new PathProbes(root);
+  const pluginOf = pluginFinder(probes);
   let skillFiles: Set<string> | undefined;
   const inOtherSkill = (skillRelative: string): boolean => {
     skillFiles ??= new Set(sources.files.flatMap((file) => entriesOf(dirOf(file.path)).map((entry) => entry.path.slice(dirOf(file.path).length + 1))));
@@ -130,7 +132,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
     const checked = await checkSkillFile(file, parseCache, settings.profile, settings.checklists !== false, defaultTypeOf(file.path));
     found.push(...checked.diagnostics);
     // Reads the files beside SKILL.md, so it is not part of the per-content cache.
-    if (checked.body !== "") found.push(...brokenLinkDiagnostics({ root, path: file.path, body: checked.body, bodyStartLine: checked.bodyStartLine, inOtherSkill }));
+    if (checked.body !== "") found.push(...brokenLinkDiagnostics({ root, path: file.path, body: checked.body, bodyStartLine: checked.bodyStartLine, inOtherSkill, probes }));
     // It lists the skill's folder: a project that turned the rule off does not pay for it.
     if (unreferencedOn) found.push(...reuseUnreferenced(file.path, checked.body, () => unreferencedFileDiagnostics({ root, path: file.path, body: checked.body, entries: entriesOf(dirOf(file.path)) })));
     const plugin = pluginOf(dirOf(file.path));
@@ -172,12 +174,10 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
 }
 
 /** The nearest folder above a skill's folder that holds `.claude-plugin/plugin.json` (a plugin), each folder looked up once. */
-function pluginFinder(root: string): (skillFolder: string) => string | undefined {
-  const known = new Map<string, boolean>();
+function pluginFinder(probes: PathProbes): (skillFolder: string) => string | undefined {
   const isPlugin = (folder: string): boolean => {
-    let found = known.get(folder);
-    if (found === undefined) known.set(folder, (found = existsSync(join(root, folder, ".claude-plugin", "plugin.json"))));
-    return found;
+    const found = probes.exists(folder === "" ? ".claude-plugin/plugin.json" : `${folder}/.claude-plugin/plugin.json`);
+    return found === "file" || found === "directory";
   };
   return (skillFolder) => {
     for (let folder = dirOf(skillFolder); folder !== ""; folder = dirOf(folder)) if (isPlugin(folder)) return folder;

@@ -1,8 +1,8 @@
-import { statSync } from "node:fs";
-import { join, posix } from "node:path";
+import { posix } from "node:path";
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { QUOTE_LIMIT, quoted } from "../../diagnostics/quote.js";
 import { scanBodyLinks } from "../parse/body-links.js";
+import { PathProbes, type Existence } from "../discover/path-probes.js";
 
 /**
  * Three rules over the paths a skill's body names, read as GFM reads the
@@ -51,6 +51,8 @@ export interface LinkCheckInput {
   bodyStartLine: number;
   /** Whether another skill of the project holds this skill-relative path (`references/x.md`): a mention may name a file of a skill it names. */
   inOtherSkill?: (skillRelative: string) => boolean;
+  /** Where the run's lookups are made and kept (one per run, so a path is looked up once); default: this call's own. */
+  probes?: PathProbes;
 }
 
 /** The folders the Agent Skills specification names for supporting files. */
@@ -67,7 +69,8 @@ export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
   if (!input.body.includes("/") && !input.body.includes("]")) return [];
   const skillDir = posix.dirname(input.path);
   const diagnostics: Diagnostic[] = [];
-  const exists = existenceCache(input.root);
+  const probes = input.probes ?? new PathProbes(input.root);
+  const exists = (relative: string): Existence => probes.exists(relative);
   const report = (ruleId: LinkRule, target: string, line: number, column: number, message: string): void => {
     diagnostics.push(createDiagnostic(ruleId, input.path, { start: { line, column }, end: { line, column: column + target.length } }, message));
   };
@@ -139,29 +142,6 @@ function isPartOfCommand(spans: readonly CodeSpan[], offset: number, length: num
   return span !== undefined && span.content.trim().length > length;
 }
 
-type Existence = "file" | "directory" | "unreadable" | undefined;
-
-/**
- * Looks paths up once each. A path the file system refuses to look at (a NUL
- * byte, a name over the system's limit, a folder without permission) is
- * "unreadable": it cannot resolve, and the check says so instead of stopping.
- */
-function existenceCache(root: string): (relative: string) => Existence {
-  const known = new Map<string, Existence>();
-  return (relative) => {
-    if (known.has(relative)) return known.get(relative);
-    let result: Existence;
-    try {
-      const stats = statSync(join(root, relative), { throwIfNoEntry: false });
-      result = stats?.isFile() ? "file" : stats?.isDirectory() ? "directory" : undefined;
-    } catch {
-      result = "unreadable";
-    }
-    known.set(relative, result);
-    return result;
-  };
-}
-
 /**
  * The target is a local relative path worth looking up: not a URL, an
  * anchor, a glob or a placeholder, not a path into a dot-folder (a skill
@@ -186,11 +166,11 @@ function linkProblem(rawTarget: string, skillDir: string, exists: (relative: str
   if (target.startsWith("/")) return broken(`Unexpected absolute link ${shown}, expected a path relative to the skill's folder (${skillDir}/)`);
   if (target.includes("\\")) return broken(`Unexpected backslash in link ${shown}, expected forward slashes`);
   const resolved = posix.normalize(`${skillDir}/${target}`);
-  const found = resolved.startsWith("../") || resolved === ".." ? undefined : exists(resolved);
+  const found = resolved.startsWith("../") || resolved === ".." ? "absent" : exists(resolved);
   if (found === "unreadable") return broken(`Unexpected link ${shown}, which no file system can look up (a NUL byte, or a name longer than the system allows), expected a file inside ${skillDir}/`);
   if (resolved !== skillDir && !resolved.startsWith(`${skillDir}/`)) {
     // Outside the skill's folder: a file there works while the skill sits in this tree, and one beyond the project cannot be judged.
-    if (found === undefined && !resolved.startsWith("../") && resolved !== "..") return broken(`Unexpected link to ${quoted(target)}, which does not exist, expected a file at ${resolved.length > QUOTE_LIMIT ? quoted(resolved) : resolved}`);
+    if (found === "absent" && !resolved.startsWith("../") && resolved !== "..") return broken(`Unexpected link to ${quoted(target)}, which does not exist, expected a file at ${resolved.length > QUOTE_LIMIT ? quoted(resolved) : resolved}`);
     return {
       ruleId: "skill/link-outside-skill",
       message: `Unexpected link ${shown} outside the skill's folder, expected a file inside ${skillDir}/ (it resolves in this tree, but a skill installed on its own, as its folder, loses it)`,

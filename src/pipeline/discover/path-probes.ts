@@ -1,0 +1,48 @@
+import { statSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * What a lookup of a root-relative path found. A path the file system
+ * refuses to look at (a NUL byte, a name over the system's limit, a folder
+ * without permission) is "unreadable"; a path that is not there is "absent".
+ */
+export type Existence = "file" | "directory" | "unreadable" | "absent";
+
+/**
+ * The paths a run looked up outside its listed sources, and what it found:
+ * link targets anywhere in the project, the folders above a skill a path
+ * mention may be relative to, a plugin's `.claude-plugin/plugin.json`.
+ * Findings depend on these answers although the files are no source, so a
+ * persisted result is trusted again only while each answer still holds
+ * ({@link probesStillHold}). Each path is looked up once per run.
+ */
+export class PathProbes {
+  private readonly found = new Map<string, Existence>();
+
+  constructor(private readonly root: string) {}
+
+  exists(relative: string): Existence {
+    let result = this.found.get(relative);
+    if (result === undefined) this.found.set(relative, (result = lookUp(this.root, relative)));
+    return result;
+  }
+
+  /** Every lookup of the run, sorted by path: what a persisted result records beside its findings. */
+  recorded(): Array<[string, Existence]> {
+    return [...this.found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+}
+
+/** True when every recorded lookup finds the same thing again. */
+export function probesStillHold(root: string, recorded: ReadonlyArray<readonly [string, Existence]>): boolean {
+  return recorded.every(([relative, found]) => lookUp(root, relative) === found);
+}
+
+function lookUp(root: string, relative: string): Existence {
+  try {
+    const stats = statSync(join(root, relative), { throwIfNoEntry: false });
+    return stats === undefined ? "absent" : stats.isFile() ? "file" : stats.isDirectory() ? "directory" : "absent";
+  } catch {
+    return "unreadable";
+  }
+}
