@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runInitCommand } from "../../src/cli/commands/init.js";
+import { InitCancelled, runInitCommand } from "../../src/cli/commands/init.js";
 import { init, InitUsageError, planScaffold } from "../../src/init.js";
 import { lint } from "../../src/lint.js";
 import { listFiles, removeTempDirs, spawnCli, snapshotTree, tempDir } from "../build/helpers.js";
@@ -157,6 +157,37 @@ describe("gamma-prompt init", () => {
       expect(await readFile(join(root, "prompts/partials/identity.hbs"), "utf8")).toMatch(/^# X\n/);
     } finally {
       process.stdout.write = write;
+    }
+  });
+
+  it("on a terminal asks a mistyped choice again, and a prompt ended with Ctrl+C or Ctrl+D writes nothing (exit 130)", async () => {
+    const root = await tempDir();
+    const asked: string[] = [];
+    const answers = ["gama", "gamma"];
+    const write = process.stdout.write;
+    const writeError = process.stderr.write;
+    const errors: string[] = [];
+    process.stdout.write = (() => true) as typeof process.stdout.write;
+    process.stderr.write = ((text: string) => errors.push(text) > 0) as typeof process.stderr.write;
+    try {
+      const typo = await runInitCommand(root, {}, async (question) => {
+        asked.push(question);
+        return answers.shift() ?? "";
+      });
+      expect(typo).toBe(0);
+      expect(asked).toEqual(["Template (agent/gamma)", "Template (agent/gamma)"]);
+      expect(errors).toEqual(['Unexpected template "gama", expected one of agent, gamma\n']);
+      const other = await tempDir();
+      errors.length = 0;
+      const cancelled = await runInitCommand(other, {}, async () => {
+        throw new InitCancelled();
+      });
+      expect(cancelled).toBe(130);
+      expect(errors).toEqual(["gamma-prompt init: cancelled; nothing was written\n"]);
+      expect(await listFiles(other)).toEqual([]);
+    } finally {
+      process.stdout.write = write;
+      process.stderr.write = writeError;
     }
   });
 

@@ -13,8 +13,18 @@ interface InitCommandOptions {
   force?: boolean;
 }
 
-/** Asks one question; the CLI passes a readline prompt only when stdin is a terminal. */
+/**
+ * Asks one question; the CLI passes a readline prompt only when stdin is a
+ * terminal. Rejects with {@link InitCancelled} when the person ends the prompt
+ * (Ctrl+C, Ctrl+D).
+ */
 export type Ask = (question: string, fallback: string) => Promise<string>;
+
+/** The person ended a prompt: init stops before writing anything. */
+export class InitCancelled extends Error {}
+
+/** Exit code of an init cancelled at a prompt (128 + SIGINT, as a shell reports Ctrl+C). */
+const EXIT_CANCELLED = 130;
 
 export function registerInitCommand(program: Command, result: { exitCode: number }): void {
   program
@@ -31,7 +41,7 @@ export function registerInitCommand(program: Command, result: { exitCode: number
         about: `Never overwrites a file: when any file of the scaffold already exists, init lists them, writes
 nothing and exits 1; --force overwrites them. On a terminal, init asks for each choice not given as a
 flag; without one (CI, pipes) it takes the defaults: --template agent --profile gamma.`,
-        exitCodes: "0 created, 1 files already exist (nothing written), 2 usage or internal error.",
+        exitCodes: "0 created, 1 files already exist (nothing written), 2 usage or internal error, 130 cancelled at a prompt (nothing written).",
         examples: ["gamma-prompt init my-agent", "gamma-prompt init my-agent --name \"Support agent\"", "gamma-prompt init gamma-copy --template gamma", "gamma-prompt init my-skills --profile agentskills"],
       }),
     )
@@ -43,8 +53,8 @@ flag; without one (CI, pipes) it takes the defaults: --template agent --profile 
 export async function runInitCommand(dir: string, flags: InitCommandOptions, ask?: Ask): Promise<number> {
   const options: InitOptions = { dir };
   try {
-    options.template = flags.template ?? (ask ? choice(await ask(`Template (${INIT_TEMPLATES.join("/")})`, "agent"), INIT_TEMPLATES, "template") : "agent");
-    options.profile = flags.profile ?? (options.template === "agent" && ask ? choice(await ask(`Profile (${INIT_PROFILES.join("/")})`, "gamma"), INIT_PROFILES, "profile") : "gamma");
+    options.template = flags.template ?? (ask ? await askChoice(ask, "Template", "agent", INIT_TEMPLATES) : "agent");
+    options.profile = flags.profile ?? (options.template === "agent" && ask ? await askChoice(ask, "Profile", "gamma", INIT_PROFILES) : "gamma");
     const name = flags.name ?? (options.template === "agent" && options.profile === "gamma" && ask ? await ask("Agent name", DEFAULT_AGENT_NAME) : undefined);
     if (name !== undefined) options.name = name;
     if (flags.force) options.force = true;
@@ -54,6 +64,10 @@ export async function runInitCommand(dir: string, flags: InitCommandOptions, ask
     }
     return report(dir, options, outcome, outcome.ok && outcome.skillTypes !== undefined ? await firstBuildErrors(outcome.dir) : []);
   } catch (error) {
+    if (error instanceof InitCancelled) {
+      process.stderr.write("gamma-prompt init: cancelled; nothing was written\n");
+      return EXIT_CANCELLED;
+    }
     if (error instanceof InitUsageError) {
       process.stderr.write(`gamma-prompt init: ${error.message}\n`);
       return EXIT_USAGE;
@@ -96,10 +110,14 @@ function displayDir(given: string, absolute: string): string {
   return path.endsWith("/") ? path : `${path}/`;
 }
 
-function choice<T extends string>(answer: string, allowed: readonly T[], what: string): T {
-  const value = answer.trim().toLowerCase();
-  if ((allowed as readonly string[]).includes(value)) return value as T;
-  throw new InitUsageError(`Unexpected ${what} "${answer.trim()}", expected one of ${allowed.join(", ")}`);
+/** Asks until the answer is one of `allowed` (a typo is asked again, not a failed run). */
+async function askChoice<T extends string>(ask: Ask, what: string, fallback: T, allowed: readonly T[]): Promise<T> {
+  for (;;) {
+    const answer = (await ask(`${what} (${allowed.join("/")})`, fallback)).trim();
+    const value = answer.toLowerCase();
+    if ((allowed as readonly string[]).includes(value)) return value as T;
+    process.stderr.write(`Unexpected ${what.toLowerCase()} "${answer}", expected one of ${allowed.join(", ")}\n`);
+  }
 }
 
 function terminalAsk(): Ask {
@@ -107,10 +125,16 @@ function terminalAsk(): Ask {
     // Loaded only on a terminal: every other command and every scripted init starts without it.
     const { createInterface } = await import("node:readline/promises");
     const rl = createInterface({ input: process.stdin, output: process.stderr });
+    // Ctrl+D closes the prompt without an answer; Ctrl+C rejects the question with an AbortError.
+    const closed = new Promise<never>((_, reject) => rl.once("close", () => reject(new InitCancelled())));
     try {
-      const answer = (await rl.question(`${question} [${fallback}]: `)).trim();
+      const answer = (await Promise.race([rl.question(`${question} [${fallback}]: `), closed])).trim();
       return answer === "" ? fallback : answer;
+    } catch (error) {
+      if (error instanceof InitCancelled || (error instanceof Error && error.name === "AbortError")) throw new InitCancelled();
+      throw error;
     } finally {
+      closed.catch(() => {});
       rl.close();
     }
   };

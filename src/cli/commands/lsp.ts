@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { commandHelpFooter } from "../options.js";
 
@@ -41,7 +41,6 @@ Markdown (SKILL.md, knowledge notes), Handlebars (prompts/*.hbs), YAML and JSON 
 }
 
 function parseMilliseconds(value: string): number {
-  const ms = Number(value);
-  if (!Number.isInteger(ms) || ms < 0) throw new Error("Expected a whole number of milliseconds.");
-  return ms;
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError("Expected a whole number of milliseconds, 0 or more.");
+  return Number(value);
 }
