@@ -83,12 +83,19 @@ export async function migrateDatabase(connectionString: string | undefined): Pro
   }
 }
 
+/** PostgreSQL's SQLSTATE for a relation that does not exist. */
+const UNDEFINED_TABLE = "42P01";
+
 /** Refuses a database whose schema lacks this package's migrations, with a message that says what to run. */
 export async function checkSchema(db: Queryable): Promise<void> {
   const expected = Math.max(0, ...postgresMigrations().map((migration) => migration.version));
   const found = await db.query<{ version: number | null }>("select max(version) as version from gamma_schema_migrations").then(
     (result) => result.rows[0]?.version ?? 0,
-    () => 0,
+    (error: unknown) => {
+      // Only a missing table means "not migrated"; a refused connection or login is that failure, not a schema's.
+      if ((error as { code?: unknown } | null)?.code === UNDEFINED_TABLE) return 0;
+      throw error;
+    },
   );
   if (found < expected) throw new SchemaNotMigratedError(found, expected);
 }

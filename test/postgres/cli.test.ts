@@ -34,4 +34,10 @@ describe("gamma-prompt postgres migrate", () => {
     expect(refused.stdout).toBe("");
     expect(refused.stderr).toMatch(/^gamma-prompt postgres migrate: .*ECONNREFUSED.*\n$/);
   });
+
+  it("refuses a --url that is no connection string as a usage error (exit 2), before looking up any host", async () => {
+    const word = await runCliInProcess("postgres", "migrate", "--url", "notaurl");
+    expect(word.code).toBe(2);
+    expect(word.stderr).toContain("Expected a connection string such as postgres://user@host:5432/db");
+  });
 });

@@ -5,6 +5,7 @@
 // restarted database.
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { SettingsManager } from "@earendil-works/pi-coding-agent";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { renderInjection } from "../../src/runtime/injections/index.js";
 import { restoreAgentContext } from "../../src/runtime/pi-adapter.js";
@@ -66,6 +67,22 @@ describe("migrations", () => {
     expect(await migratePostgres(a)).toEqual({ applied: [], version: 1 });
     const applied = await a.query("select version, name from gamma_schema_migrations");
     expect(applied.rows).toEqual([{ version: 1, name: "sessions" }]);
+  });
+
+  it("refuse to start on a database that cannot be reached with that failure, not as a schema to migrate", async () => {
+    const unreachable = new pg.Pool({ connectionString: "postgres://nobody@127.0.0.1:1/none" });
+    unreachable.on("error", () => {});
+    try {
+      const refused = await PostgresSessions.start({ pool: unreachable }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(Error);
+      expect(refused).not.toBeInstanceOf(SchemaNotMigratedError);
+      expect(String(refused)).toMatch(/ECONNREFUSED/);
+    } finally {
+      await unreachable.end();
+    }
   });
 });
 

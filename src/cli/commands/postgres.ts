@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { commandHelpFooter } from "../options.js";
 
@@ -12,7 +12,7 @@ export function registerPostgresCommand(program: Command, result: { exitCode: nu
   postgres
     .command("migrate")
     .description("Apply the schema's migrations the database lacks (idempotent, safe when several servers run it at once).")
-    .option("--url <url>", "connection string (default: DATABASE_URL, then the PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD variables)")
+    .option("--url <url>", "connection string (default: DATABASE_URL, then the PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD variables)", connectionString)
     .option("--print", "print the migrations' SQL instead of applying it (for a migration tool of your own)")
     .addHelpText(
       "after",
@@ -32,7 +32,13 @@ transaction under an advisory lock, and recorded in gamma_schema_migrations.`,
         return;
       }
       try {
-        const migrated = await migrateDatabase(options.url ?? process.env["DATABASE_URL"]);
+        const url = options.url ?? process.env["DATABASE_URL"];
+        if (url !== undefined && !isConnectionString(url)) {
+          process.stderr.write(`gamma-prompt postgres migrate: DATABASE_URL is not a connection string, expected one such as postgres://user@host:5432/db\n`);
+          result.exitCode = EXIT_USAGE;
+          return;
+        }
+        const migrated = await migrateDatabase(url);
         process.stdout.write(
           migrated.applied.length === 0
             ? `schema is current: migration ${migrated.version}\n`
@@ -44,4 +50,14 @@ transaction under an advisory lock, and recorded in gamma_schema_migrations.`,
         result.exitCode = error instanceof PgNotInstalledError ? EXIT_USAGE : EXIT_FINDINGS;
       }
     });
+}
+
+/** node-postgres reads any text as a connection string: a word that is none would be looked up as a host. */
+function isConnectionString(value: string): boolean {
+  return /^(?:postgres|postgresql|socket):/i.test(value);
+}
+
+function connectionString(value: string): string {
+  if (!isConnectionString(value)) throw new InvalidArgumentError("Expected a connection string such as postgres://user@host:5432/db (or socket:/path/to/socket?db=name).");
+  return value;
 }
