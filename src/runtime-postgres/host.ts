@@ -41,7 +41,7 @@ export interface PostgresSessionsOptions {
   waitForLeaseMs?: number;
   /** An event the session refused (malformed, or a kind its artifacts do not define): stored with the reason, and told here. */
   onEventRefused?: (refusal: { sessionKey: string; eventId: string; error: Error }) => void;
-  /** A failure outside any call the host awaits: the listener's connection, a lease renewal, routing. */
+  /** A failure outside any call the host awaits: the listener's connection, a lease renewal, routing. (A write that stops the session is told by its state_write_failed event and the call it fails, not here.) */
   onError?: (error: unknown, during: "listen" | "renew" | "route") => void;
 }
 
@@ -209,7 +209,10 @@ class HostedState {
   async start(): Promise<void> {
     this.unwatch = this.transcript.watch(
       () => this.sync(),
-      (error) => this.sessions.report(error, "route"),
+      (error) => {
+        // The write that stopped the session was told already (state_write_failed, and the call it failed); the rows Pi appends after it are no news.
+        if (error !== this.gamma.controller.failure) this.sessions.report(error, "route");
+      },
     );
     await this.sync();
     this.renewal = setInterval(() => {

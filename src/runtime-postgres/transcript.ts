@@ -10,6 +10,7 @@
  */
 import type { Pool, Queryable } from "./database.js";
 import { LeaseLostError } from "./errors.js";
+import { StateStoreError } from "../runtime/state/errors.js";
 import { FENCE, type Lease } from "./lease.js";
 
 /** One row of an Agent's transcript. */
@@ -55,13 +56,20 @@ export class TranscriptWriter {
     const rows = JSON.stringify(entries.map((entry, index) => ({ seq: this.next + index, entry })));
     this.next += entries.length;
     const write = this.queue.then(async () => {
-      const result = await this.pool.query({
-        name: "gamma-prompt-append-transcript",
-        text: `with ${FENCE} insert into gamma_transcript (session_key, seq, entry)
+      let stored: number | null;
+      try {
+        const result = await this.pool.query({
+          name: "gamma-prompt-append-transcript",
+          text: `with ${FENCE} insert into gamma_transcript (session_key, seq, entry)
          select fence.session_key, e.seq, e.entry from fence cross join jsonb_to_recordset($3::jsonb) as e(seq integer, entry jsonb)`,
-        values: [this.lease.sessionKey, this.lease.token, rows],
-      });
-      if (result.rowCount !== entries.length) throw new LeaseLostError(this.lease.sessionKey, this.lease.token);
+          values: [this.lease.sessionKey, this.lease.token, rows],
+        });
+        stored = result.rowCount;
+      } catch (error) {
+        // Named as the state store names its failures, so a stopped session's cause reads the same whichever write failed.
+        throw new StateStoreError(`session ${this.lease.sessionKey}`, `Unexpected database failure (${error instanceof Error ? error.message : String(error)}), expected the transcript's rows stored`);
+      }
+      if (stored !== entries.length) throw new LeaseLostError(this.lease.sessionKey, this.lease.token);
     });
     // A failed write fails every later one too: the transcript never has a hole.
     this.queue = write;

@@ -34,7 +34,9 @@ let keys = 0;
 const newKey = () => `session-${process.pid}-${++keys}`;
 
 /** A server: its own pool and PostgresSessions, closed after the test. */
-async function server(options: { leaseMs?: number; waitForLeaseMs?: number; onEventRefused?: (refusal: { eventId: string; error: Error }) => void } = {}) {
+async function server(
+  options: { leaseMs?: number; waitForLeaseMs?: number; onEventRefused?: (refusal: { eventId: string; error: Error }) => void; onError?: (error: unknown, during: string) => void } = {},
+) {
   const pool = db.pool();
   const sessions = await PostgresSessions.start({ pool, leaseMs: options.leaseMs ?? 2000, ...options });
   servers.push(sessions);
@@ -322,6 +324,41 @@ describe("a session on the AgentSession path", () => {
     expect(compacted).toHaveLength(1);
     await third.dispose();
   });
+
+  it("a database that stops mid-run stops the session once: one state_write_failed, the prompt rejected, nothing reported again for the entries Pi appends after it", async () => {
+    const setup = await fauxSessionSetup(pi.faux());
+    const events: ProtocolEvent[] = [];
+    const reported: Array<[unknown, string]> = [];
+    const sessions = await server({ onError: (error, during) => reported.push([error, during]) });
+    const hosted = await sessions.openSession({
+      sessionKey: newKey(),
+      artifacts,
+      variant: "base" as const,
+      executors: recordingExecutors(),
+      ...NO_KNOWLEDGE_HINTS,
+      model: setup.model,
+      modelRuntime: setup.modelRuntime,
+      cwd: setup.cwd,
+      agentDir: setup.agentDir,
+      onProtocolEvent: (e: ProtocolEvent) => events.push(e),
+    });
+    pi.faux().setResponses([toolUse(fauxToolCall("bash", { command: "build" })), fauxAssistantMessage("done")]);
+    // A session's listeners are not awaited: the stop is awaited before the server is started again.
+    let halted: Promise<void> | undefined;
+    hosted.session.subscribe((piEvent) => {
+      if (piEvent.type === "tool_execution_start") halted ??= db.server().halt();
+    });
+    const failure = await hosted.session.prompt("Build it").then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await halted;
+    await db.server().resume();
+    expect(failure).toBeInstanceOf(StateWriteFailedError);
+    expect(events.filter((e) => e.type === "state_write_failed")).toHaveLength(1);
+    expect(reported.filter(([error]) => error === failure)).toEqual([]);
+    await hosted.dispose();
+  });
 });
 
 describe("the database's failures", () => {
@@ -340,7 +377,8 @@ describe("the database's failures", () => {
   it("a database that stops mid-run stops the session loudly; reopened once it is back, nothing it accepted is lost and nothing is delivered twice", async () => {
     const sessionKey = newKey();
     const events: ProtocolEvent[] = [];
-    const sessions = await server();
+    const reported: Array<[unknown, string]> = [];
+    const sessions = await server({ onError: (error, during) => reported.push([error, during]) });
     const hosted = await hostAgent(sessions, sessionKey, events);
     const note = event({ kind: "system_note", summary: "Pending across the restart." });
     await publishUpdate(db.pool(), sessionKey, note);
@@ -361,6 +399,8 @@ describe("the database's failures", () => {
     await db.server().resume();
     expect(failure).toBeInstanceOf(StateWriteFailedError);
     expect(events.filter((e) => e.type === "state_write_failed")).toHaveLength(1);
+    // Told once, by its event and the rejected call: the rows appended after it are not reported again as routing failures.
+    expect(reported.filter(([error]) => error === failure)).toEqual([]);
     await hosted.dispose();
     await db.pool().query("update gamma_sessions set lease_expires_at = now() where session_key = $1", [sessionKey]);
     const reopened = await hostAgent(await server(), sessionKey);
