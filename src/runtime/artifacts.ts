@@ -4,8 +4,8 @@
  * anything is returned, so a session never runs on a half-verified prompt.
  */
 import { createHash } from "node:crypto";
-import { readdirSync, realpathSync } from "node:fs";
-import { isAbsolute, join, relative } from "node:path";
+import { existsSync, readdirSync, realpathSync } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   MANIFEST_FILE,
@@ -114,6 +114,8 @@ export function defaultDistDir(): string {
 }
 
 export function loadArtifacts(options: LoadArtifactsOptions = {}): LoadedArtifacts {
+  // A folder passed alone (plain JavaScript) would otherwise load the package's own dist/ without a word.
+  if (typeof options !== "object" || options === null) throw new TypeError(`loadArtifacts takes an options object, such as { distDir: ${JSON.stringify(String(options))} }`);
   const distDir = toPath(options.distDir ?? defaultDistDir());
   refuseJournaled(distDir);
   try {
@@ -145,7 +147,13 @@ function loadVerified(distDir: string, options: LoadArtifactsOptions): LoadedArt
     throw new ArtifactVerificationError([
       manifestRead.kind === "not-a-file"
         ? { file: MANIFEST_FILE, kind: "invalid", message: `Unexpected ${manifestRead.what}, expected a regular file` }
-        : { file: MANIFEST_FILE, kind: "missing", message: "Unexpected missing manifest, expected dist/manifest.json" },
+        : {
+            file: MANIFEST_FILE,
+            kind: "missing",
+            message: existsSync(distDir)
+              ? `Unexpected missing manifest, expected ${join(distDir, MANIFEST_FILE)} (the output of gamma-prompt build)`
+              : `Unexpected missing folder ${resolve(distDir)}, expected the output of gamma-prompt build there`,
+          },
     ]);
   }
   const manifestBytes = manifestRead.bytes;

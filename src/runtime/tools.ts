@@ -75,7 +75,9 @@ export function assembleTools(options: {
   /** Tools of namespaces the session may load later: an executor for each is optional, but all or none per namespace. */
   loadable?: readonly { namespace: string; tools: readonly ToolSchemaArtifact[] }[];
 }): RuntimeTool[] {
-  const { schemas, runtime, executors, guard, settle } = options;
+  const { schemas, runtime, guard, settle } = options;
+  // Plain JavaScript may leave them out: every declared tool is then missing its executor, said as such below.
+  const executors: HostExecutors = options.executors ?? {};
   const isRuntime = (name: string): name is RuntimeToolName => (RUNTIME_TOOL_NAMES as readonly string[]).includes(name);
   const declared = new Set([...schemas.map((schema) => schema.name), ...(options.loadable ?? []).flatMap((namespace) => namespace.tools.map((tool) => tool.name))]);
 

@@ -52,4 +52,11 @@ describe("a variant that sends a namespace from the start", () => {
     expect(() => createGammaAgent({ artifacts, variant: "import", model: faux.getModel(), executors: recordingExecutors() })).toThrow(ToolSetupError);
     expect(() => createGammaAgent({ artifacts, variant: "import", model: faux.getModel(), executors: recordingExecutors() })).toThrow(/"drive_search", "drive_list_folder", "drive_get_file", "drive_download"/);
   });
+
+  it("names every declared tool when a plain JavaScript host passes no executors at all", () => {
+    const faux = pi.faux();
+    const withoutExecutors = { artifacts: loadArtifacts(), variant: "base", model: faux.getModel() } as unknown as Parameters<typeof createGammaAgent>[0];
+    expect(() => createGammaAgent(withoutExecutors)).toThrow(ToolSetupError);
+    expect(() => createGammaAgent(withoutExecutors)).toThrow(/^Unexpected missing executor for "read", "bash",/);
+  });
 });

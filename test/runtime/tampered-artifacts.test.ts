@@ -409,6 +409,18 @@ describe("refusing a dist/ a build was replacing", () => {
       "  rogue.md: Unexpected file not listed in manifest.json, expected none",
     ]);
   });
+
+  it("names the folder it looked in when there is no manifest, or no folder at all", () => {
+    const empty = tempDir();
+    expect(() => loadArtifacts({ distDir: empty })).toThrow(`manifest.json: Unexpected missing manifest, expected ${join(empty, "manifest.json")} (the output of gamma-prompt build)`);
+    const nowhere = join(empty, "build", "out");
+    expect(() => loadArtifacts({ distDir: nowhere })).toThrow(`manifest.json: Unexpected missing folder ${nowhere}, expected the output of gamma-prompt build there`);
+  });
+
+  it("refuses a folder passed alone instead of an options object, rather than load the package's own dist/", () => {
+    const call = loadArtifacts as unknown as (options: unknown) => unknown;
+    expect(() => call("my-agent/dist")).toThrow(new TypeError('loadArtifacts takes an options object, such as { distDir: "my-agent/dist" }'));
+  });
 });
 
 describe("pinning the manifest", () => {
