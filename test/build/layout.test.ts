@@ -49,7 +49,8 @@ describe("a plugins/*/skills/* layout", () => {
     expect(Object.keys(built.manifest?.skills ?? {})).toEqual(SKILLS);
     expect(built.manifest?.skills["proofread"]?.files).toEqual(["scripts/count.py"]);
     expect(built.manifest?.skills["style-guide"]?.files).toEqual(["references/checklist.md"]);
-    expect(await readFile(join(root, "dist/skills/proofread/scripts/count.py"))).toEqual(await readFile(join(root, "plugins/review/skills/proofread/scripts/count.py")));
+    // The fixture's script has CRLF line endings, as a Windows checkout gives it: dist/ holds its LF text.
+    expect(await readFile(join(root, "dist/skills/proofread/scripts/count.py"), "utf8")).toBe((await readFile(join(root, "plugins/review/skills/proofread/scripts/count.py"), "utf8")).replaceAll("\r\n", "\n"));
     expect((await readFile(join(root, "dist/catalog.xml"), "utf8")).match(/name="[^"]+"/g)).toEqual(SKILLS.map((name) => `name="${name}"`));
 
     const checked = await check({ root });

@@ -67,6 +67,28 @@ describe("byte stability across environments (CLI entry; another time zone and l
     expect(await snapshotTree(join(root, "dist"))).toEqual(reference);
   });
 
+  it("builds a text supporting file checked out with CRLF line endings to the bytes of its LF checkout, and copies a binary one as it is", async () => {
+    // A PNG's signature holds a CRLF pair, a NUL and control bytes: converting it would break the image.
+    const image = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x0d, 0x0a]);
+    const checkout = async (name: string, lineEnd: string): Promise<string> => {
+      const root = await copyProject("basic", join(await tempDir("line-endings"), name));
+      await mkdir(join(root, "skills/card-style/references"), { recursive: true });
+      await writeFile(join(root, "skills/card-style/references/palette.md"), ["# Palette", "", "- Blue for titles.", "- Grey for notes.", ""].join(lineEnd));
+      await writeFile(join(root, "skills/card-style/references/run.sh"), ["#!/bin/sh", "echo ok", ""].join(lineEnd));
+      await writeFile(join(root, "skills/card-style/logo.png"), image);
+      await buildHere(root);
+      return root;
+    };
+    const lf = await checkout("lf", "\n");
+    const crlf = await checkout("crlf", "\r\n");
+    const built = await snapshotTree(join(crlf, "dist"));
+    expect(built).toEqual(await snapshotTree(join(lf, "dist")));
+    expect(await readFile(join(crlf, "dist/skills/card-style/logo.png"))).toEqual(image);
+    expect(await readFile(join(crlf, "dist/skills/card-style/references/palette.md"), "utf8")).toBe("# Palette\n\n- Blue for titles.\n- Grey for notes.\n");
+    const check = await runCliInProcess("check", "--root", crlf);
+    expect(check.code, check.stderr).toBe(0);
+  });
+
   it("keeps absolute paths, the host name and user names out of every artifact", async () => {
     const texts = Object.values(reference).map((base64) => Buffer.from(base64, "base64").toString("utf8"));
     const forbidden = [referenceRoot, dirname(referenceRoot), hostname(), userInfo().homedir].filter((value) => value.length > 3);

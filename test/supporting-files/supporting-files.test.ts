@@ -20,6 +20,8 @@ afterAll(removeTempDirs);
 /** Bytes no text normalisation would keep: NUL, CR, CRLF, a lone BOM, invalid UTF-8. */
 const BINARY = Buffer.from([0x00, 0xff, 0xfe, 0x0d, 0x0a, 0x0d, 0xef, 0xbb, 0xbf, 0xc3, 0x28, 0x0a, 0x00]);
 const CRLF_TEXT = Buffer.from("\uFEFFline one\r\nline two\r\n", "utf8");
+/** The same text as an LF checkout has it: what dist/ holds for either (the BOM is kept). */
+const LF_TEXT = Buffer.from("\uFEFFline one\nline two\n", "utf8");
 
 async function projectWithFiles(): Promise<string> {
   const root = await tempDir();
@@ -40,7 +42,7 @@ async function projectWithFiles(): Promise<string> {
 const COPIED = ["assets/fonts/deep/glyphs.ttf", "notes.txt", "references/checklist.md", "scripts.sh"];
 
 describe("supporting files", () => {
-  it("are copied byte for byte at any depth, dotfiles skipped, hashed and listed in the manifest", async () => {
+  it("are copied at any depth (byte for byte, but a text file's CRLF line endings as LF), dotfiles skipped, hashed and listed in the manifest", async () => {
     const root = await projectWithFiles();
     const built = await build({ root });
     expect(built.diagnostics).toEqual([]);
@@ -48,8 +50,9 @@ describe("supporting files", () => {
     expect(built.manifest?.skills["draft-outline"]?.files).toBeUndefined();
     for (const path of COPIED) {
       const source = await readFile(join(root, "skills/style-guide", path));
-      expect(await readFile(join(root, "dist/skills/style-guide", path))).toEqual(source);
-      expect(built.manifest?.artifacts[`skills/style-guide/${path}`]?.bytes).toBe(source.length);
+      const expected = path === "notes.txt" ? LF_TEXT : source;
+      expect(await readFile(join(root, "dist/skills/style-guide", path))).toEqual(expected);
+      expect(built.manifest?.artifacts[`skills/style-guide/${path}`]?.bytes).toBe(expected.length);
     }
     const schema = JSON.parse(await readFile(join(repoRoot, "schemas/manifest.schema.json"), "utf8")) as object;
     const validate = new Ajv2020({ strict: true, allErrors: true }).compile(schema);
@@ -62,7 +65,7 @@ describe("supporting files", () => {
     expect(skill?.baseDir).toBe("skills/style-guide");
     expect([...(skill?.files.keys() ?? [])]).toEqual(COPIED);
     expect(skill?.files.get("assets/fonts/deep/glyphs.ttf")).toEqual(BINARY);
-    expect(readSkillFile(artifacts, "skills/style-guide/notes.txt")?.bytes).toEqual(CRLF_TEXT);
+    expect(readSkillFile(artifacts, "skills/style-guide/notes.txt")?.bytes).toEqual(LF_TEXT);
     expect(readSkillFile(artifacts, "./skills/style-guide/notes.txt")?.path).toBe("notes.txt");
     expect(readSkillFile(artifacts, "skills/style-guide/../draft-outline.md")).toBeUndefined();
     expect(readSkillFile(artifacts, "notes.txt")).toBeUndefined();

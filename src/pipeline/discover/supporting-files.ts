@@ -3,13 +3,15 @@ import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { SKILL_FILE } from "./discover.js";
 import { readBytes } from "./read-source.js";
+import { withLfLineEndings } from "./line-endings.js";
 import { compareCodeUnits, errorCode } from "./sources.js";
 
 /**
  * A skill's supporting files: everything in its folder besides SKILL.md, at
  * any depth (references/, scripts/, assets/, fonts, templates). They are
- * copied into dist/ byte for byte, so they are read as bytes and never
- * normalised. Dotfiles and dot-folders hold tooling state and are skipped;
+ * copied into dist/ as read, so they are read as bytes; the one change is a
+ * text file's CRLF line endings, written as LF (line-endings.ts), so a
+ * Windows checkout builds the same dist/. Dotfiles and dot-folders hold tooling state and are skipped;
  * only regular files are taken: a symbolic link could point anywhere on the
  * machine that builds, and a FIFO would block the read.
  */
@@ -57,7 +59,7 @@ export function readSupportingFiles(root: string, skillFolder: string, maxBytes:
         return;
       }
       const read = readBytes(root, file, maxBytes);
-      if ("raw" in read) files.push({ path: rel, bytes: read.raw });
+      if ("raw" in read) files.push({ path: rel, bytes: withLfLineEndings(read.raw) });
       else if ("tooLarge" in read) {
         diagnostics.push(createDiagnostic("skill/supporting-file-too-large", file, FILE_START, `Unexpected supporting file of ${read.tooLarge} bytes, expected at most ${maxBytes} bytes (supportingFiles.maxBytes in gamma-prompt.config.json)`));
       } else if ("refused" in read) {
