@@ -141,7 +141,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   // Skills no longer listed are forgotten.
   const listed = new Set(sources.files.map((file) => file.path));
   for (const path of unreferenced.keys()) if (!listed.has(path)) unreferenced.delete(path);
-  found.push(...skillSetDiagnostics(records));
+  found.push(...skillSetDiagnostics(records, sources.unreadFolders));
   if (settings.reportEmpty && sources.files.length === 0 && sources.diagnostics.length === 0) found.push(noSkillsDiagnostic(root, layout));
   const diagnostics = applyRuleSettings(suppressInline(found, sources.files), settings.rules).sort(compareDiagnostics);
 

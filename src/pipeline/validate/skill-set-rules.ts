@@ -26,9 +26,11 @@ export interface SkillRecord {
 /**
  * The rules that need more than one file's bytes: the folder name, unique
  * names, cross-references, requirement cycles and conflicts. Records must be
- * sorted by path; the findings come out in a stable order.
+ * sorted by path; the findings come out in a stable order. `unreadFolders`
+ * are the folders whose SKILL.md could not be read at all (its own finding
+ * says why): their skills are known by the folder's name too.
  */
-export function skillSetDiagnostics(records: readonly SkillRecord[]): Diagnostic[] {
+export function skillSetDiagnostics(records: readonly SkillRecord[], unreadFolders: readonly string[] = []): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const owners = new Map<string, SkillRecord>();
   const inPlugin = new Map<string, SkillRecord>();
@@ -50,9 +52,10 @@ export function skillSetDiagnostics(records: readonly SkillRecord[]): Diagnostic
     inPlugin.set(scoped, record);
     if (!owners.has(name)) owners.set(name, record);
   }
-  // A skill that failed to parse is still known by its folder, so its dependants do not cascade into "unknown" errors.
+  // A skill that failed to parse, or whose file could not be read, is still known by its folder, so its dependants do not cascade into "unknown" errors.
   const known = new Set<string>(owners.keys());
   for (const record of records) if (record.manifest?.name === undefined) known.add(record.folder);
+  for (const folder of unreadFolders) known.add(folder);
   const knownList = [...known].sort(compareNames);
 
   const requires = new Map<string, string[]>();
