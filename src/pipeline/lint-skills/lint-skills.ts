@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { compareDiagnostics, createDiagnostic, FILE_START, type Diagnostic, type Severity } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { SkillType, SourceFile, ValidSkill } from "../../stage-data.js";
@@ -226,9 +228,12 @@ function noSkillsDiagnostic(root: string, layout: SkillLayout): Diagnostic {
   const where = layout.skills.join(", ");
   const hints = suggestSkillPatterns(root).filter((pattern) => !layout.skills.includes(pattern));
   const hint = hints.length > 0 ? `; SKILL.md files are under ${hints.map((pattern) => `"${pattern}"`).join(", ")}: add that to "skills" in ${CONFIG_FILE}` : "";
+  // Where the finding points: the config that names the folders, or (without one) the folder searched.
+  const top = layout.skills[0]?.split("/")[0] ?? "";
+  const file = existsSync(join(root, CONFIG_FILE)) || top === "" || /[*?[{]/.test(top) ? CONFIG_FILE : top;
   return createDiagnostic(
     "skill/no-skills",
-    CONFIG_FILE,
+    file,
     FILE_START,
     `Unexpected project without a skill in ${where}, expected at least one folder with SKILL.md${hint} (pass --allow-empty when an empty project is intended)`,
   );
