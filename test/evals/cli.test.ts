@@ -72,6 +72,15 @@ describe("gamma-prompt eval: the model and its key", () => {
     expect(both.code).toBe(2);
     const runs = await runCliInProcessFrom(root, "eval", "--replay", "--runs", "0");
     expect([runs.code, runs.stderr]).toEqual([2, "gamma-prompt eval: Unexpected --runs 0, expected a whole number of at least 1\n"]);
+    // Each value as typed, not the number it failed to become.
+    for (const [flag, value, expected] of [
+      ["--runs", "1.5", "a whole number of at least 1"],
+      ["--concurrency", "x", "a whole number of at least 1"],
+      ["--threshold", "abc", "a share from 0 to 1"],
+    ] as const) {
+      const refused = await runCliInProcessFrom(root, "eval", "--replay", flag, value);
+      expect([refused.code, refused.stderr]).toEqual([2, `gamma-prompt eval: Unexpected ${flag} ${value}, expected ${expected}\n`]);
+    }
   });
 });
 

@@ -77,6 +77,12 @@ whose 95% interval does not overlap the baseline's.`,
       }
       const { root } = (await commandRoot("eval", options.root, { build: true, optional: true })) as { root: string };
       const runs = options.runs === undefined ? undefined : wholeNumber(options.runs);
+      // Said with the text as typed: the library's own check only sees the number it became.
+      if (runs !== undefined && !(runs >= 1)) return fail(`Unexpected --runs ${options.runs}, expected a whole number of at least 1`);
+      const concurrency = wholeNumber(options.concurrency);
+      if (!(concurrency >= 1)) return fail(`Unexpected --concurrency ${options.concurrency}, expected a whole number of at least 1`);
+      const threshold = options.threshold.trim() === "" ? Number.NaN : Number(options.threshold);
+      if (!(threshold >= 0 && threshold <= 1)) return fail(`Unexpected --threshold ${options.threshold}, expected a share from 0 to 1`);
       let baseline;
       if (options.baseline !== undefined) {
         let parsed: unknown;
@@ -109,8 +115,8 @@ whose 95% interval does not overlap the baseline's.`,
           ...(options.model === undefined ? {} : { model: options.model }),
           ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
           ...(runs === undefined ? {} : { runs }),
-          concurrency: wholeNumber(options.concurrency),
-          threshold: Number(options.threshold),
+          concurrency,
+          threshold,
           ...(options.record === true ? { record: true } : {}),
           ...(options.replay === true ? { replay: true } : {}),
           ...(baseline === undefined ? {} : { baseline }),
@@ -143,7 +149,7 @@ whose 95% interval does not overlap the baseline's.`,
     });
 }
 
-/** NaN for anything but a whole number, so runEvals names the flag and its value. */
+/** NaN for anything but a whole number. */
 function wholeNumber(text: string): number {
   return /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
 }
