@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
-import { ProjectRootError } from "./pipeline/discover/discover.js";
+import { ProjectRootError, refuseOutputHoldingRoot } from "./pipeline/discover/discover.js";
 import { isDefaultLayout, matchSkillFolders, readSkillLayout } from "./pipeline/discover/skill-folders.js";
 import { sameStamp } from "./pipeline/discover/file-stamp.js";
 import { isWithin, relativePosix } from "./pipeline/discover/relative-paths.js";
@@ -107,9 +107,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   if (!statIfPossible(root)?.isDirectory()) throw new ProjectRootError(`project root "${options.root}" is not a folder`);
   // A build removes every file of its output folder that is not an artifact:
   // one holding the root would delete the sources, manifest.json or not.
-  if (isWithin(outDir, root)) {
-    throw new ProjectRootError(`output folder "${options.outDir ?? "dist"}" holds the project root, expected a folder of its own such as "dist"`);
-  }
+  refuseOutputHoldingRoot(root, outDir, options.outDir);
   // Inside skills/, prompts/ or schemas/ the artifacts would become sources of the next build.
   const layout = { ...readSkillLayout(root), outDir: outRel };
   // A layout of its own (`plugins/*/skills/*`) puts skills elsewhere: an output folder inside one would be copied as its supporting files.

@@ -7,6 +7,7 @@ import { JOURNAL_FILE, journaledMessage, journalState } from "./protocol/dist-jo
 import { readRegularFile } from "./protocol/regular-file.js";
 import type { DistManifest } from "./protocol/dist-manifest.js";
 import { relativePosix } from "./pipeline/discover/relative-paths.js";
+import { refuseOutputHoldingRoot } from "./pipeline/discover/discover.js";
 import { compareDist, driftDiagnostics, type DriftEntry } from "./pipeline/emit/drift.js";
 import type { TemplateOrigin } from "./pipeline/render/prefix-origin.js";
 
@@ -58,6 +59,7 @@ export interface SourcesBuild {
 export async function checkAndBuild(options: CheckOptions): Promise<{ result: CheckResult; built?: SourcesBuild }> {
   const root = resolve(options.root);
   const outDir = resolve(root, options.outDir ?? "dist");
+  refuseOutputHoldingRoot(root, outDir, options.outDir);
   const outRel = relativePosix(root, outDir) || ".";
   const journal = journalState(outDir);
   if (journal.present) {

@@ -67,6 +67,16 @@ describe("gamma-prompt build (CLI)", () => {
     expect(missing.stderr).not.toContain("    at ");
   });
 
+  it("refuses an output folder that holds the project root alike in build and check (exit 2, nothing read or written)", async () => {
+    const root = await copyProject("basic");
+    for (const command of ["build", "check"]) {
+      for (const out of ["", ".", ".."]) {
+        const refused = await runIn(root, command, "--out", out);
+        expect([refused.code, refused.stdout, refused.stderr]).toEqual([2, "", `gamma-prompt ${command}: output folder "${out}" holds the project root, expected a folder of its own such as "dist"\n`]);
+      }
+    }
+  });
+
   it("documents options, exit codes and examples in --help", async () => {
     const build = await runCliInProcess("build", "--help");
     expect(build.code).toBe(0);

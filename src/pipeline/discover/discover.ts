@@ -6,6 +6,7 @@ import type { SourceFile } from "../../stage-data.js";
 import { readBytes, SKILL_READ_RULES, toSourceFile, type SourceOverrides } from "./read-source.js";
 import { DEFAULT_LAYOUT, isDefaultLayout, layoutNamesFolder, matchSkillFolders, type SkillLayout } from "./skill-folders.js";
 import { compareCodeUnits } from "./sources.js";
+import { isWithin } from "./relative-paths.js";
 
 /** The folder, relative to the project root, that holds one folder per skill. */
 export const SKILLS_DIR = "skills";
@@ -17,6 +18,15 @@ export const SKILL_FILE = "SKILL.md";
  */
 export class ProjectRootError extends Error {
   override readonly name = "ProjectRootError";
+}
+
+/**
+ * An output folder that holds the project root (`--out ""`, `--out .`,
+ * `--out ..`) is refused before anything is read: a build would remove every
+ * source as a file that is no artifact, and check has nothing of its own to compare.
+ */
+export function refuseOutputHoldingRoot(root: string, outDir: string, given: string | undefined): void {
+  if (isWithin(outDir, root)) throw new ProjectRootError(`output folder "${given ?? "dist"}" holds the project root, expected a folder of its own such as "dist"`);
 }
 
 export interface SkillSources {
