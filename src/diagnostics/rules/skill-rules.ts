@@ -59,7 +59,7 @@ export const skillRules = {
   "skill/conflict-one-sided": { severity: "warning", description: "A conflict is declared on both sides: when `a` lists `b` in `conflictsWith`, `b` lists `a`." },
   // The body
   "skill/workflow-checklist": { severity: "error", description: "A workflow skill's body contains its checklist of steps: an ordered list or numbered step headings (`## Step 1: …`, `### 1. …`)." },
-  "skill/workflow-verification": { severity: "warning", description: "At least one checklist step verifies the result (verify, check, inspect, confirm, review, validate, test, ensure)." },
+  "skill/workflow-verification": { severity: "warning", description: "At least one checklist step verifies the result (verify, check, inspect, confirm, review, validate, ensure, test, assert)." },
   "skill/body-too-deep": { severity: "error", description: "The body nests lists and block quotes at most 32 levels deep (and indents at most 256 spaces)." },
   "skill/parse-failure": { severity: "error", description: "The file can be checked at all; anything else is reported here instead of stopping the run." },
   "skill/body-too-long": { severity: "warning", description: "The body is at most 500 lines, the Agent Skills specification's recommendation (move detail into references/)." },

@@ -31,7 +31,7 @@ export function bodyProblems(type: SkillType, lists: readonly OrderedListShape[]
         {
           ruleId: "skill/workflow-verification",
           range: listRange(first, index),
-          message: "Unexpected checklist without a verification step, expected a step that verifies the result (verify, check, inspect, confirm, review, validate, test)",
+          message: "Unexpected checklist without a verification step, expected a step that verifies the result (verify, check, inspect, confirm, review, validate, ensure, test, assert)",
         },
       ];
     }
