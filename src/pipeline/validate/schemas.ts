@@ -35,3 +35,44 @@ export function checkParametersSchema(schema: unknown): string | undefined {
     return error instanceof Error ? error.message : String(error);
   }
 }
+
+/**
+ * Where in a parameters schema the problem the schema compiler gave sits, as
+ * keys below `parameters`, when its message names what to look for: a keyword
+ * strict mode does not know (`unknown keyword: "minLenght"`) or a `type` that
+ * is no JSON type (`type must be JSONType or JSONType[]: strnig`). The
+ * compiler's messages carry no path, so the first place in document order
+ * that fits is taken; undefined when the message names nothing to look for.
+ */
+export function parametersProblemPath(parameters: unknown, problem: string): { path: Array<string | number>; key: boolean } | undefined {
+  const unknownKeyword = /unknown keyword: "([^"]+)"/.exec(problem)?.[1];
+  if (unknownKeyword !== undefined) {
+    // The keyword itself is what is wrong: the finding points at the key.
+    const path = findPath(parameters, (key) => key === unknownKeyword);
+    return path && { path, key: true };
+  }
+  const badType = /^type must be JSONType or JSONType\[\]: (.+)$/m.exec(problem)?.[1];
+  if (badType !== undefined) {
+    const named = new Set(badType.split(","));
+    const path = findPath(parameters, (key, value) => key === "type" && (typeof value === "string" ? named.has(value) : Array.isArray(value) && value.some((entry) => named.has(String(entry)))));
+    return path && { path, key: false };
+  }
+  return undefined;
+}
+
+function findPath(value: unknown, fits: (key: string, value: unknown) => boolean, path: Array<string | number> = []): Array<string | number> | undefined {
+  if (Array.isArray(value)) {
+    for (const [index, entry] of value.entries()) {
+      const found = findPath(entry, fits, [...path, index]);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null) return undefined;
+  for (const [key, entry] of Object.entries(value)) {
+    if (fits(key, entry)) return [...path, key];
+    const found = findPath(entry, fits, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
+}

@@ -4,7 +4,7 @@ import type { ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
 import { parseJsonSource, rangeAt, type PositionedSource } from "../parse/positioned-source.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import type { Reuse } from "../session/build-session.js";
-import { buildSchemaValidator, checkParametersSchema } from "./schemas.js";
+import { buildSchemaValidator, checkParametersSchema, parametersProblemPath } from "./schemas.js";
 
 import { TOOL_ORDER_FILE, TOOLS_DIR } from "../discover/source-paths.js";
 
@@ -168,14 +168,15 @@ function resolveToolFile(file: SourceFile, diagnostics: Diagnostic[], accepted: 
   }
   const problem = accepted(tool) ? undefined : checkParametersSchema(tool.parameters);
   if (problem !== undefined) {
-    diagnostics.push(parametersDiagnostic(located, problem));
+    diagnostics.push(parametersDiagnostic(located, problem, parametersProblemPath(tool.parameters, problem)));
     return undefined;
   }
   return { name: tool.name, description: tool.description, parameters: tool.parameters };
 }
 
-function parametersDiagnostic(located: PositionedSource, problem: string): Diagnostic {
-  return createDiagnostic("tool/invalid-parameters", located.file, rangeAt(located, ["parameters"]), `Unexpected parameters schema: ${problem.split("\n")[0] ?? problem}`);
+/** At the place the problem names when it can be found, else at the whole `parameters`. */
+function parametersDiagnostic(located: PositionedSource, problem: string, where: { path: ReadonlyArray<string | number>; key: boolean } = { path: [], key: false }): Diagnostic {
+  return createDiagnostic("tool/invalid-parameters", located.file, rangeAt(located, ["parameters", ...where.path], where.key), `Unexpected parameters schema: ${problem.split("\n")[0] ?? problem}`);
 }
 
 function addSkillEnum(tool: ToolSchemaArtifact, skillNames: readonly string[]): ToolSchemaArtifact | undefined {
