@@ -104,7 +104,9 @@ describe("lint --fix contract", () => {
   it("keeps stdout for the format's own document under github and sarif: the changes go to stderr", async () => {
     const dir = await copyOfProject("allowed-tools");
     const { code, stdout, stderr } = await runCliInProcessFrom(dir, "lint", "--fix", "--format", "github");
-    expect(code).toBe(1);
+    // What remains are warnings (a form with no safe rewrite, YAML another validator cannot read): exit 0.
+    expect(code).toBe(0);
+    expect(stdout).toContain("::warning file=skills/comma-separated/SKILL.md");
     expect(stdout.split("\n").filter((line) => line !== "").every((line) => line.startsWith("::"))).toBe(true);
     expect(stderr).toContain("fixed skills/block-list/SKILL.md:5:3  skill/allowed-tools-format");
   });

@@ -231,14 +231,14 @@ describe("gamma-prompt mcp on a plain Agent Skills collection", () => {
     expect(linted.profile).toBe("agentskills");
     expect(linted.diagnostics.map((finding) => [finding.ruleId, finding.fix])).toEqual([
       ["skill/description-whitespace", "trimmed the spaces inside the description's quotes"],
-      ["skill/allowed-tools-format", "rewrote allowed-tools from a list as one space-separated string: Read Bash(git log:*)"],
+      ["skill/allowed-tools-format", "rewrote allowed-tools from a list as one space-separated string: Read Bash(git:*)"],
     ]);
     const text = structured<Lint>(await session.call("lint_text", { path: "skills/pdf-forms/SKILL.md", text: readFileSync(join(root, "skills/pdf-forms/SKILL.md"), "utf8").replace("references/fields.md", "references/field.md") }));
     expect(text.diagnostics.map((finding) => finding.ruleId).sort()).toEqual(["skill/broken-link", "skill/unreferenced-file"]);
-    expect(structured(await session.call("explain_rule", { rule: "skill/allowed-tools-format" }))).toMatchObject({ id: "skill/allowed-tools-format", severity: "error" });
+    expect(structured(await session.call("explain_rule", { rule: "skill/allowed-tools-format" }))).toMatchObject({ id: "skill/allowed-tools-format", severity: "warning" });
     const fixed = structured<{ written: boolean; remaining: unknown[] }>(await session.call("fix_file", { path: "skills/release-notes/SKILL.md", write: true }));
     expect(fixed).toMatchObject({ written: true, remaining: [] });
-    expect(readFileSync(join(root, "skills/release-notes/SKILL.md"), "utf8")).toContain('description: "Use when writing the release notes for a tagged version."\nallowed-tools: Read Bash(git log:*)\n');
+    expect(readFileSync(join(root, "skills/release-notes/SKILL.md"), "utf8")).toContain('description: "Use when writing the release notes for a tagged version."\nallowed-tools: Read Bash(git:*)\n');
     expect(structured(await session.call("skill_graph", { skill: "pdf-forms" }))).toMatchObject({ skill: "pdf-forms", requires: [], requiredBy: [], conflicts: [], activation: [], preloadedBy: [] });
     for (const tool of ["check_cache", "show_variant"]) {
       expect(toolError(await session.call(tool, tool === "show_variant" ? { variant: "base" } : {}))).toBe(`${tool} needs a project with prompts/prefix.hbs: ${root} is a skills collection, which gamma-prompt lints but does not compile into prompts`);

@@ -142,7 +142,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: fm("name: deck", "description: Use when building a deck.", "metadata:", "  gamma-type: workflow", "  gamma-requires-skills: gml-cli style"),
   },
   "skill/allowed-tools-format": {
-    text: "The Agent Skills specification defines allowed-tools as one space-separated string. A YAML list or a comma-separated string is read differently by each host; --fix rewrites it.",
+    text: "The Agent Skills specification defines allowed-tools as one space-separated string. A YAML list or a comma-separated string is read differently by each host (Claude Code accepts both, other hosts may not), so it is a warning; --fix rewrites it, except when a tool's pattern holds a space (Bash(npx expo *)), which one space-separated string cannot keep whole.",
     bad: "allowed-tools: Read, Grep, Bash(git:*)",
     good: "allowed-tools: Read Grep Bash(git:*)",
   },

@@ -42,7 +42,7 @@ export const skillRules = {
     severity: "warning",
     description: "Under the agentskills profile, the design's fields are written under `metadata` (`gamma-type: workflow`, `gamma-requires-skills: a b`), where Agent Skills validators accept them, not as top-level keys.",
   },
-  "skill/allowed-tools-format": { severity: "error", description: "`allowed-tools` is one space-separated string (`Read Bash(git:*)`), not a YAML list or a comma-separated string." },
+  "skill/allowed-tools-format": { severity: "warning", description: "`allowed-tools` is one space-separated string (`Read Bash(git:*)`), not a YAML list or a comma-separated string." },
   "skill/host-key-value": { severity: "warning", description: "A key a well-known host defines (`disable-model-invocation`, `user-invocable`, `version`, …) has the type that host reads." },
   "skill/description-whitespace": { severity: "warning", description: "`description` has no leading or trailing spaces inside its quotes." },
   "skill/description-empty": { severity: "error", description: "`description` is not blank." },

@@ -4,21 +4,36 @@ import type { YamlProblem } from "../parse/yaml-tree.js";
 /**
  * `allowed-tools` is one space-separated string in the Agent Skills
  * specification ("Read Bash(git:*)"). A YAML list or a comma-separated
- * string is the usual mistake; the message carries the string to write.
+ * string is the usual way to write it otherwise; hosts such as Claude Code
+ * accept both, so it is a warning about portability, not an error. The
+ * message carries the string to write, unless a tool's pattern holds a
+ * space (`Bash(npx expo *)`): one space-separated string cannot keep that
+ * tool whole, so nothing is suggested and `--fix` leaves it.
  */
 export function allowedToolsProblem(value: unknown, range: Range): YamlProblem | undefined {
-  const fixed = fixedAllowedTools(value);
-  if (fixed === undefined) return undefined;
+  const tools = toolsOf(value);
+  if (tools === undefined) return undefined;
   const what = Array.isArray(value) ? "list for" : "comma-separated";
-  return { ruleId: "skill/allowed-tools-format", range, message: `Unexpected ${what} "allowed-tools", expected one space-separated string: allowed-tools: ${quoteIfNeeded(fixed)}` };
+  const spaced = tools.find((tool) => /\s/.test(tool));
+  const expected =
+    spaced === undefined
+      ? `one space-separated string: allowed-tools: ${quoteIfNeeded(tools.join(" "))}`
+      : `one space-separated string, which cannot keep ${JSON.stringify(spaced)} whole (its pattern holds a space): check how the skill's host reads it`;
+  return { ruleId: "skill/allowed-tools-format", range, message: `Unexpected ${what} "allowed-tools", expected ${expected}` };
 }
 
-/** The space-separated string a list of tool strings or a comma-separated string stands for; undefined for anything else. */
+/** The space-separated string a list of tool strings or a comma-separated string stands for; undefined for anything else, or when a tool holds a space. */
 export function fixedAllowedTools(value: unknown): string | undefined {
+  const tools = toolsOf(value);
+  return tools === undefined || tools.some((tool) => /\s/.test(tool)) ? undefined : tools.join(" ");
+}
+
+/** The tools of a list of tool strings or of a comma-separated string; undefined for anything else. */
+function toolsOf(value: unknown): string[] | undefined {
   if (Array.isArray(value) && value.every((item) => typeof item === "string")) {
-    return (value as string[]).map((item) => item.trim()).filter((item) => item !== "").join(" ");
+    return (value as string[]).map((item) => item.trim()).filter((item) => item !== "");
   }
-  if (typeof value === "string") return splitCommaSeparated(value)?.join(" ");
+  if (typeof value === "string") return splitCommaSeparated(value);
   return undefined;
 }
 

@@ -88,7 +88,8 @@ function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range,
       if (path === "/type") return undefined;
       const written = describeValue(value, sourceOf(range, index));
       if (path === "/allowed-tools") {
-        return allowedToolsProblem(value, range) ?? { ruleId: "skill/allowed-tools-format", range, message: `Unexpected ${written} for "allowed-tools", expected one space-separated string such as "Read Bash(git:*)"` };
+        // A list of tool names or a comma-separated string is a question of form (a warning); any other value is no list of tools at all.
+        return allowedToolsProblem(value, range) ?? { ruleId: "skill/value-type", range, message: `Unexpected ${written} for "allowed-tools", expected one space-separated string such as "Read Bash(git:*)"` };
       }
       const host = hostKeyOf(path);
       if (host) return { ruleId: "skill/host-key-value", range, message: `Unexpected ${written} for "${label}", expected ${describeType(String(params["type"]))}, as read by ${host.hosts} (${host.meaning})` };
