@@ -6,7 +6,6 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -51,7 +50,7 @@ export function createMcpServer(options: McpServerOptions = {}): Server {
   server.setRequestHandler(CallToolRequestSchema, async ({ params }): Promise<CallToolResult> => {
     const handler = TOOL_HANDLERS[params.name];
     const validate = validators.get(params.name);
-    if (!handler || !validate) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${params.name}; the tools are ${TOOL_DEFINITIONS.map((tool) => tool.name).join(", ")}`);
+    if (!handler || !validate) throw protocolError(`Unknown tool ${params.name}; the tools are ${TOOL_DEFINITIONS.map((tool) => tool.name).join(", ")}`);
     const args = params.arguments ?? {};
     if (!validate(args)) {
       const problem = validate.errors?.[0];
@@ -73,12 +72,16 @@ export function createMcpServer(options: McpServerOptions = {}): Server {
     try {
       return { contents: [readResource(project, params.uri)] };
     } catch (error) {
-      // The protocol's error, with the message as it is (an McpError would say "MCP error" twice on the client).
-      if (error instanceof ToolInputError) throw Object.assign(new Error(error.message), { code: ErrorCode.InvalidParams });
+      if (error instanceof ToolInputError) throw protocolError(error.message);
       throw error;
     }
   });
   return server;
+}
+
+/** The protocol's invalid-params error with the message as it is (an McpError's message already starts "MCP error -32602", and the client adds that again). */
+function protocolError(message: string): Error {
+  return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
 }
 
 /** Serves over the given streams until the client closes them; resolves then. */
