@@ -60,7 +60,8 @@ async function lintTextTool(project: McpProject, args: Arguments): Promise<objec
 /** skills/<name>/SKILL.md, from the text's `name:` line. */
 function defaultSkillPath(text: string): string {
   const name = /^name:[ \t]*["']?([^"'\r\n#]*?)["']?[ \t]*$/m.exec(text)?.[1];
-  if (!name || /[/\\]|^\.\.?$/.test(name)) throw new ToolInputError("Unexpected text without a usable `name:` line, expected `path` (where the SKILL.md will live) or a `name:` in the frontmatter");
+  // A YAML collection (`name: [`, `name: {`) or a path is no name to file the text under; a badly formed name is, and lint says what is wrong with it.
+  if (!name || /[/\\[\]{}]|^\.\.?$/.test(name)) throw new ToolInputError("Unexpected text without a usable `name:` line, expected `path` (where the SKILL.md will live) or a `name:` in the frontmatter");
   return `skills/${name}/SKILL.md`;
 }
 

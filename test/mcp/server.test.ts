@@ -267,6 +267,7 @@ describe("gamma-prompt mcp and bad input", () => {
       ["lint", { path: "skills/linked-out" }, `Unexpected path "skills/linked-out": it leads outside the project root ${root} (through a symbolic link); expected a skill folder or file inside it`],
       ["lint_text", { text: "---\nname: x\n---\n", path: "../elsewhere/SKILL.md" }, /^Unexpected path "\.\.\/elsewhere\/SKILL\.md": outside the project root/],
       ["lint_text", { text: "no frontmatter at all" }, "Unexpected text without a usable `name:` line, expected `path` (where the SKILL.md will live) or a `name:` in the frontmatter"],
+      ["lint_text", { text: "---\nname: [\n---\n" }, "Unexpected text without a usable `name:` line, expected `path` (where the SKILL.md will live) or a `name:` in the frontmatter"],
       ["fix_file", { path: "prompts/prefix.hbs" }, 'Unexpected file "prompts/prefix.hbs", expected a SKILL.md (only skill frontmatter has safe fixes)'],
       ["fix_file", {}, "Unexpected arguments for fix_file: the arguments must have required property 'path'"],
       ["lint", { path: 3 }, "Unexpected arguments for lint: /path must be string"],
