@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { ProjectRootError, refuseOutputHoldingRoot } from "./pipeline/discover/discover.js";
 import { isDefaultLayout, matchSkillFolders, readSkillLayout } from "./pipeline/discover/skill-folders.js";
@@ -10,7 +10,7 @@ import { readRegularFile, statIfPossible } from "./protocol/regular-file.js";
 import { CACHE_FORMAT, cacheFile, computeInputKey, readPersistedBuild, sourceSnapshot, stampSources, writePersistedBuild } from "./pipeline/cache/build-cache.js";
 import type { CompiledProject } from "./pipeline/compile/compile.js";
 import { DIST_MEMORY, EmitError, emitArtifacts, listTree, type DistMemory } from "./pipeline/emit/emit.js";
-import { acquireOutputLock, type LockHolder, type OutputLock } from "./pipeline/emit/lock.js";
+import { acquireOutputLock, lockPathFor, type LockHolder, type OutputLock } from "./pipeline/emit/lock.js";
 import { recoverDist, removeStaleStaging, type Recovery } from "./pipeline/emit/recovery.js";
 import { BuildSession, defineSlot } from "./pipeline/session/build-session.js";
 import type { ArtifactContent } from "./pipeline/emit/artifacts.js";
@@ -338,8 +338,16 @@ function artifactHashes(artifacts: ReadonlyMap<string, ArtifactContent>, known: 
 }
 
 
-/** A lock file the file system refuses to name (the output folder's name is over the limit, or holds a NUL byte) is a usage problem, not a crash. */
+/**
+ * A lock file the file system refuses (the output folder's name is over the limit or holds a NUL byte, the
+ * folder that holds it is read-only) is a usage problem, not a crash; the message names the lock, which sits
+ * beside the output folder, so a read-only project root is not mistaken for a missing output folder.
+ */
 function unusableOutputFolder(error: unknown, outDir: string): unknown {
   const code = fsErrorCode(error);
-  return code === undefined ? error : new ProjectRootError(`output folder "${outDir}" cannot be created: ${describeFsError(code)} (${code})`);
+  if (code === undefined) return error;
+  if (code === "EACCES" || code === "EPERM" || code === "EROFS") {
+    return new ProjectRootError(`output folder "${outDir}" cannot be written: its lock ${basename(lockPathFor(outDir))}, in the folder that holds it, cannot be created: ${describeFsError(code)} (${code})`);
+  }
+  return new ProjectRootError(`output folder "${outDir}" cannot be created: ${describeFsError(code)} (${code})`);
 }
