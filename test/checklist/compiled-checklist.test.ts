@@ -31,6 +31,17 @@ describe("compiled checklists: the steps lint reads, as build writes them", () =
     ]);
   });
 
+  it("takes a step's text from the next line when its marker stands alone, and no step from an ellipsis or an empty item", async () => {
+    const result = await lint({ root: fileURLToPath(new URL("../fixtures/checklist/placeholders/", import.meta.url)) });
+    expect(result.skills.map((skill) => skill.checklist)).toEqual([
+      [
+        { number: 1, title: "Read the skills folder", optional: false, verifies: false, line: 9 },
+        { number: 2, title: "Compare it with the catalog", optional: false, verifies: false, line: 10 },
+        { number: 3, title: "Verify the list against the catalog", optional: false, verifies: true, line: 12 },
+      ],
+    ]);
+  });
+
   it("with checklists: false, the same findings and skills, without the checklists", async () => {
     const full = await lint({ root: fixture });
     const bare = await lint({ root: fixture, checklists: false });

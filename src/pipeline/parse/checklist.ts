@@ -19,8 +19,27 @@ export function extractChecklist(lines: LineIndex, lists: readonly OrderedListSh
   if (!list) return undefined;
   const first = MARKER.exec(lines.lineText(list.line));
   const start = first ? Number(first[1]) : 1;
-  return list.items.map((item, index) => ({ number: start + index, ...describeStep(lines.lineText(item.line)), verifies: item.verifies, line: item.line }));
+  return list.items.flatMap((item, index) => {
+    const markerLine = lines.lineText(item.line);
+    const onMarkerLine = describeStep(markerLine);
+    // A step heading (`## Step 3`) is a step with or without a title; a list marker alone on its line starts its text on the next, indented line.
+    const heading = STEP_HEADING_MARKER.test(markerLine);
+    const step = onMarkerLine.title === "" && !heading ? describeStep(continuationOf(lines, item.line)) : onMarkerLine;
+    // `3. ...` (or a list marker with no text at all) stands for more of the same, as in example output: no step to require.
+    if (ELLIPSIS.test(step.title) || (step.title === "" && !heading)) return [];
+    return [{ number: start + index, ...step, optional: step.optional || onMarkerLine.optional, verifies: item.verifies, line: item.line }];
+  });
 }
+
+/** The line after a list marker that carries no text, when it continues the item (indented and not blank); "" otherwise. */
+function continuationOf(lines: LineIndex, markerLine: number): string {
+  if (markerLine >= lines.lineCount) return "";
+  const next = lines.lineText(markerLine + 1);
+  return /^[ \t>]+\S/.test(next) ? next.replace(/^[\s>]+/, "") : "";
+}
+
+/** A step title that is only an ellipsis. */
+const ELLIPSIS = /^(?:\.{2,}|…+)$/;
 
 const CHECKLIST_HEADING = /\b(?:checklist|steps|procedure)\b/i;
 /** A list marker after any container markers (`>` quotes, list indentation). */
