@@ -20,5 +20,23 @@ export function reporterFormatOption(): Option {
  */
 export function commandHelpFooter(parts: { about: string; exitCodes: string; examples: string[] }): string {
   const examples = parts.examples.map((example) => `  ${example}`).join("\n");
-  return `\n${parts.about}\n\nExit codes: ${parts.exitCodes}\n\nExamples:\n${examples}`;
+  const about = parts.about.split(/\n{2,}/).map((paragraph) => wrap(paragraph)).join("\n\n");
+  return `\n${about}\n\n${wrap(`Exit codes: ${parts.exitCodes}`)}\n\nExamples:\n${examples}`;
+}
+
+/** Help's width off a terminal, as commander wraps the options above (examples are commands: never wrapped). */
+const HELP_WIDTH = 80;
+
+/** A paragraph's words on lines of at most HELP_WIDTH columns (a longer word stands alone). */
+function wrap(paragraph: string): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of paragraph.split(/\s+/).filter((part) => part !== "")) {
+    if (line !== "" && line.length + 1 + word.length > HELP_WIDTH) {
+      lines.push(line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  if (line !== "") lines.push(line);
+  return lines.join("\n");
 }
