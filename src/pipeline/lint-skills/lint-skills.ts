@@ -135,8 +135,11 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
     found.push(...checked.diagnostics);
     // Reads the files beside SKILL.md, so it is not part of the per-content cache.
     if (checked.body !== "") found.push(...brokenLinkDiagnostics({ root, path: file.path, body: checked.body, bodyStartLine: checked.bodyStartLine, inOtherSkill, probes }));
-    // It lists the skill's folder: a project that turned the rule off does not pay for it.
-    if (unreferencedOn) found.push(...reuseUnreferenced(file.path, checked.body, () => unreferencedFileDiagnostics({ root, path: file.path, body: checked.body, entries: entriesOf(dirOf(file.path)) })));
+    // It lists the skill's folder: a project that turned the rule off does not pay for it. A file whose body
+    // could not be read (no frontmatter to end, an empty file: its own error says so) names nothing, and every
+    // file beside it would be reported for that alone.
+    const bodyUnread = checked.body === "" && checked.diagnostics.some((diagnostic) => diagnostic.severity === "error");
+    if (unreferencedOn && !bodyUnread) found.push(...reuseUnreferenced(file.path, checked.body, () => unreferencedFileDiagnostics({ root, path: file.path, body: checked.body, entries: entriesOf(dirOf(file.path)) })));
     const plugin = pluginOf(dirOf(file.path));
     records.push({ path: file.path, folder: folderOf(file.path), manifest: checked.manifest, opening: checked.opening, body: checked.body, bodyStartLine: checked.bodyStartLine, ...(plugin === undefined ? {} : { plugin }), ...(checked.checklist ? { checklist: checked.checklist } : {}) });
   }
