@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * Builds each Agent Skills collection under a folder as an agent and proves
- * that every supporting file reaches dist/ byte for byte, that `check` passes
- * and that the runtime's `loadArtifacts` verifies and serves the same bytes.
+ * that every supporting file reaches dist/ as read (byte for byte, but a text
+ * file's CRLF line endings as LF, as the build writes them), that `check`
+ * passes and that the runtime's `loadArtifacts` verifies and serves the same bytes.
  *
  *   node scripts/build-collections.mjs PATH [--json] [--strict]
  *
@@ -18,9 +19,8 @@
  *
  * What this proves is the copy, not the skills' quality (`corpus-table.mjs`
  * lints them): the project's config lowers the findings about a skill's own
- * text that do not touch its artifacts (a comma-separated `allowed-tools`, a
- * broken link, a description over 1,024 characters or with `<`/`>`, which the
- * catalog escapes) to warnings, so every skill is built and every one of its
+ * text that do not touch its artifacts (a broken link, a description over
+ * 1,024 characters or with `<`/`>`, which the catalog escapes) to warnings, so every skill is built and every one of its
  * files is checked; the report names each skill built with such a finding.
  * A skill that still has errors is left out and named, with the rule. With
  * `--strict` nothing is lowered. Exit 1 when any copied file differs, 2 on
@@ -31,12 +31,13 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { build, check, init } from "../lib/index.js";
 import { loadArtifacts } from "../lib/runtime/index.js";
+import { withLfLineEndings } from "../lib/pipeline/discover/line-endings.js";
 
 const args = process.argv.slice(2);
 const json = args.includes("--json");
 const strict = args.includes("--strict");
 /** Findings about a skill's own text that leave its artifacts intact: lowered to warnings unless --strict. */
-const LOWERED = ["skill/allowed-tools-format", "skill/broken-link", "skill/description-angle-bracket", "skill/description-length"];
+const LOWERED = ["skill/broken-link", "skill/description-angle-bracket", "skill/description-length"];
 const target = args.find((arg) => !arg.startsWith("--"));
 if (target === undefined || !existsSync(target)) {
   process.stderr.write("usage: node scripts/build-collections.mjs PATH [--json] [--strict]   (PATH holds <collection>/skills/<skill>/SKILL.md)\n");
@@ -105,7 +106,7 @@ async function buildCollection(collection) {
       const expected = supportingFiles(source);
       if (served.size !== expected.length) mismatches.push(`${name}: ${served.size} files served, ${expected.length} in the source`);
       for (const path of expected) {
-        const original = readFileSync(join(source, path));
+        const original = withLfLineEndings(readFileSync(join(source, path)));
         const copied = readFileSync(join(project, "dist/skills", name, path));
         if (!original.equals(copied)) mismatches.push(`${name}/${path}: dist/ differs from the source`);
         if (!original.equals(served.get(path) ?? Buffer.alloc(0))) mismatches.push(`${name}/${path}: loadArtifacts serves other bytes`);
