@@ -47,6 +47,22 @@ async function hostAgent(sessions: PostgresSessions, sessionKey: string, events:
   return sessions.openAgent({ sessionKey, artifacts, variant: "base", model: pi.faux().getModel(), executors: recordingExecutors(), onProtocolEvent: (e) => events.push(e), ...NO_KNOWLEDGE_HINTS });
 }
 
+/** What opening a session on the AgentSession path takes, on the faux model, for one session key. */
+async function sessionOptions(sessionKey: string) {
+  const setup = await fauxSessionSetup(pi.faux());
+  return {
+    sessionKey,
+    artifacts,
+    variant: "base" as const,
+    executors: recordingExecutors(),
+    ...NO_KNOWLEDGE_HINTS,
+    model: setup.model,
+    modelRuntime: setup.modelRuntime,
+    cwd: setup.cwd,
+    agentDir: setup.agentDir,
+  };
+}
+
 const prompt = (hosted: HostedAgent, text: string) => hosted.agent.prompt(hosted.controller.buildTurnMessages({ text }) as AgentMessage[]);
 const rendered = (injection: Parameters<typeof renderInjection>[0]) => renderInjection(injection, artifacts.injectionKinds);
 const occurrences = (seen: readonly SeenContext[], text: string) => seen.flatMap((call) => call.messages).reduce((total, message) => total + textOf(message).split(text).length - 1, 0);
@@ -284,20 +300,7 @@ describe("a host that dies with a state write on its way", () => {
 
 describe("a session on the AgentSession path", () => {
   it("resumes on another server from the stored entries, and compacts and reloads there as on the original", async () => {
-    const sessionKey = newKey();
-    const setup = await fauxSessionSetup(pi.faux());
-    const options = {
-      sessionKey,
-      artifacts,
-      variant: "base" as const,
-      executors: recordingExecutors(),
-      ...NO_KNOWLEDGE_HINTS,
-      model: setup.model,
-      modelRuntime: setup.modelRuntime,
-      cwd: setup.cwd,
-      agentDir: setup.agentDir,
-      settingsManager: SettingsManager.inMemory({ compaction: { enabled: false, keepRecentTokens: 1 } }),
-    };
+    const options = { ...(await sessionOptions(newKey())), settingsManager: SettingsManager.inMemory({ compaction: { enabled: false, keepRecentTokens: 1 } }) };
     const first = await (await server()).openSession(options);
     pi.faux().setResponses([toolUse(fauxToolCall("skill", { name: "gml-authoring" })), fauxAssistantMessage("First answer.")]);
     await first.session.prompt("Start the deck");
@@ -326,22 +329,10 @@ describe("a session on the AgentSession path", () => {
   });
 
   it("a database that stops mid-run stops the session once: one state_write_failed, the prompt rejected, nothing reported again for the entries Pi appends after it", async () => {
-    const setup = await fauxSessionSetup(pi.faux());
     const events: ProtocolEvent[] = [];
     const reported: Array<[unknown, string]> = [];
     const sessions = await server({ onError: (error, during) => reported.push([error, during]) });
-    const hosted = await sessions.openSession({
-      sessionKey: newKey(),
-      artifacts,
-      variant: "base" as const,
-      executors: recordingExecutors(),
-      ...NO_KNOWLEDGE_HINTS,
-      model: setup.model,
-      modelRuntime: setup.modelRuntime,
-      cwd: setup.cwd,
-      agentDir: setup.agentDir,
-      onProtocolEvent: (e: ProtocolEvent) => events.push(e),
-    });
+    const hosted = await sessions.openSession({ ...(await sessionOptions(newKey())), onProtocolEvent: (e: ProtocolEvent) => events.push(e) });
     pi.faux().setResponses([toolUse(fauxToolCall("bash", { command: "build" })), fauxAssistantMessage("done")]);
     // A session's listeners are not awaited: the stop is awaited before the server is started again.
     let halted: Promise<void> | undefined;
