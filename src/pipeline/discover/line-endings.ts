@@ -3,9 +3,10 @@
  * on Windows, an editor's setting) is the same file as its LF checkout: the
  * build writes it with LF, so both give the same bytes in dist/. Only a file
  * that is text as git judges text for that conversion is touched: no NUL
- * byte, no carriage return outside a CRLF pair, and few control bytes (fewer
- * than one in 128 printable ones, as git's rule is written). An image, a font or a compressed PDF
- * fails one of the three and is copied as it is, as is any file without a CRLF.
+ * byte, no carriage return outside a CRLF pair, and few control bytes (at
+ * most one per 128 printable ones, as git's rule is written). An image, a
+ * font or a compressed PDF fails one of the three and is copied as it is, as
+ * is any file without a CRLF.
  */
 export function withLfLineEndings(bytes: Buffer): Buffer {
   if (bytes.indexOf(CRLF) === -1 || !isText(bytes)) return bytes;

@@ -11,9 +11,10 @@ import { compareCodeUnits, errorCode } from "./sources.js";
  * any depth (references/, scripts/, assets/, fonts, templates). They are
  * copied into dist/ as read, so they are read as bytes; the one change is a
  * text file's CRLF line endings, written as LF (line-endings.ts), so a
- * Windows checkout builds the same dist/. Dotfiles and dot-folders hold tooling state and are skipped;
- * only regular files are taken: a symbolic link could point anywhere on the
- * machine that builds, and a FIFO would block the read.
+ * Windows checkout builds the same dist/. Dotfiles and dot-folders hold
+ * tooling state and are skipped; only regular files are taken: a symbolic
+ * link could point anywhere on the machine that builds, and a FIFO would
+ * block the read.
  */
 
 /** Default limit per supporting file (`supportingFiles.maxBytes` in the config). */
