@@ -24,15 +24,18 @@ export function commandHelpFooter(parts: { about: string; exitCodes: string; exa
   return `\n${about}\n\n${wrap(`Exit codes: ${parts.exitCodes}`)}\n\nExamples:\n${examples}`;
 }
 
-/** Help's width off a terminal, as commander wraps the options above (examples are commands: never wrapped). */
-const HELP_WIDTH = 80;
+/** Help's width: the terminal's, else 80, as commander wraps the options above (examples are commands: never wrapped). */
+function helpWidth(): number {
+  return process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : 80;
+}
 
-/** A paragraph's words on lines of at most HELP_WIDTH columns (a longer word stands alone). */
+/** A paragraph's words on lines no wider than help's width (a longer word stands alone). */
 function wrap(paragraph: string): string {
+  const width = helpWidth();
   const lines: string[] = [];
   let line = "";
   for (const word of paragraph.split(/\s+/).filter((part) => part !== "")) {
-    if (line !== "" && line.length + 1 + word.length > HELP_WIDTH) {
+    if (line !== "" && line.length + 1 + word.length > width) {
       lines.push(line);
       line = word;
     } else line = line === "" ? word : `${line} ${word}`;
