@@ -1,4 +1,5 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { DistManifest } from "../../src/protocol/dist-manifest.js";
@@ -65,6 +66,20 @@ describe("gamma-prompt build (CLI)", () => {
     const missing = await runCliInProcess("build", "--root", join(await tempDir(), "does-not-exist"));
     expect(missing.code).toBe(2);
     expect(missing.stderr).not.toContain("    at ");
+  });
+
+  it("names the lock it cannot create when the project root is read-only, not a missing output folder", async (context) => {
+    const root = await copyProject("basic");
+    expect((await runIn(root, "build")).code).toBe(0);
+    await writeFile(join(root, "skills/card-style/SKILL.md"), `${await readFile(join(root, "skills/card-style/SKILL.md"), "utf8")}\n- One more rule.\n`);
+    // A read-only bind mount stops even root; where this machine does not allow one, there is nothing to show.
+    if (spawnSync("mount", ["--bind", "-o", "ro", root, root]).status !== 0) return context.skip();
+    try {
+      const refused = await runIn(root, "build");
+      expect([refused.code, refused.stderr]).toEqual([2, 'gamma-prompt build: output folder "dist" cannot be written: its lock .gamma-prompt-lock-dist, in the folder that holds it, cannot be created: the file system is read-only (EROFS)\n']);
+    } finally {
+      spawnSync("umount", [root]);
+    }
   });
 
   it("refuses an output folder that holds the project root alike in build and check (exit 2, nothing read or written)", async () => {

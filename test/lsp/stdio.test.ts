@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { createProtocolConnection, StreamMessageReader, StreamMessageWriter, type InitializeResult, type WorkspaceEdit } from "vscode-languageserver/node";
 import { removeTempDirs } from "../helpers/temp-project.js";
+import { runCliInProcess } from "../helpers/cli.js";
 import { attach, CLIENT_CAPABILITIES, copyEmbeddedDefault, repoRoot } from "./client.js";
 
 const IMPORT = "skills/import/SKILL.md";
@@ -45,5 +46,14 @@ describe("gamma-prompt lsp --stdio", () => {
     expect(await exited).toBe(0);
     expect(stderr).toBe("");
     client.connection.dispose();
+  });
+
+  it("refuses a --debounce that is no whole number of milliseconds in one usage line (exit 2), never a stack trace", async () => {
+    for (const value of ["abc", "-1", "1.5"]) {
+      const refused = await runCliInProcess("lsp", "--stdio", "--debounce", value);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`argument '${value}' is invalid. Expected a whole number of milliseconds, 0 or more.`);
+      expect(refused.stderr).not.toContain("    at ");
+    }
   });
 });
