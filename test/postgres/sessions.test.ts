@@ -19,7 +19,7 @@ import {
   SessionLeasedError,
   type HostedAgent,
 } from "../../src/runtime-postgres/index.js";
-import { StateWriteFailedError } from "../../src/runtime/state/errors.js";
+import { StateStoreError, StateWriteFailedError } from "../../src/runtime/state/errors.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { event } from "../injections/helpers/fixtures.js";
 import { artifacts } from "../injections/helpers/gamma.js";
@@ -353,6 +353,23 @@ describe("a session on the AgentSession path", () => {
 });
 
 describe("the database's failures", () => {
+  it("a transcript write the database refuses stops the session as a refused state write does, naming the session and the database's failure", async () => {
+    const pool = db.pool();
+    aroundQueries(pool, (text, send) => (text.includes("insert into gamma_transcript") ? Promise.reject(new Error("disk full")) : send()));
+    const sessions = await PostgresSessions.start({ pool, leaseMs: 2000 });
+    servers.push(sessions);
+    const sessionKey = newKey();
+    // Opening stores the transcript's first rows: the session stops there, and the open is refused.
+    const failure = await hostAgent(sessions, sessionKey).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(StateWriteFailedError);
+    const cause = (failure as StateWriteFailedError).cause;
+    expect(cause).toBeInstanceOf(StateStoreError);
+    expect((cause as Error).message).toBe(`session ${sessionKey}: Unexpected database failure (disk full), expected the transcript's rows stored`);
+  });
+
   it("a dropped listener connection is replaced and the events published meanwhile arrive", async () => {
     const sessionKey = newKey();
     const sessions = await server();
