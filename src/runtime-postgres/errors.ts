@@ -1,5 +1,5 @@
 /** What the PostgreSQL entry point refuses with, beside the runtime's own state errors. */
-import { StateConflictError } from "../runtime/state/errors.js";
+import { StateConflictError, StateStoreError } from "../runtime/state/errors.js";
 
 /**
  * This server no longer holds the session's lease: another server took it
@@ -15,6 +15,11 @@ export class LeaseLostError extends StateConflictError {
     super(`session ${sessionKey}`, `Unexpected write with lease token ${token}, expected this server to hold the session's lease: another server took it over, so this one writes nothing and stops`);
     this.name = "LeaseLostError";
   }
+}
+
+/** A write the database failed (a dropped connection, a full disk), named for the session it was for and what it should have stored. */
+export function databaseFailure(sessionKey: string, error: unknown, expected: string): StateStoreError {
+  return new StateStoreError(`session ${sessionKey}`, `Unexpected database failure (${error instanceof Error ? error.message : String(error)}), expected ${expected}`);
 }
 
 /** Another server holds the session's lease and did not let it go in time. */

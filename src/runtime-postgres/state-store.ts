@@ -11,7 +11,7 @@ import { StateConflictError, StateStoreError } from "../runtime/state/errors.js"
 import { checkState, replay, type StateRecord } from "../runtime/state/journal.js";
 import type { StateStore } from "../runtime/state/store.js";
 import { errorCode, inTransaction, UNIQUE_VIOLATION, type Pool } from "./database.js";
-import { LeaseLostError } from "./errors.js";
+import { databaseFailure, LeaseLostError } from "./errors.js";
 import { FENCE, type Lease } from "./lease.js";
 import { recordBatcher } from "./record-batch.js";
 
@@ -133,7 +133,7 @@ export class PostgresStateStore implements StateStore {
     if (errorCode(error) === UNIQUE_VIOLATION) {
       return new StateConflictError(this.location, `Unexpected revision ${revision} already stored by another writer, expected it free: the write was refused`);
     }
-    return new StateStoreError(this.location, `Unexpected database failure (${error instanceof Error ? error.message : String(error)}), expected the write stored`);
+    return databaseFailure(this.lease.sessionKey, error, "the write stored");
   }
 
   private refuseWhenLost(): void {

@@ -9,8 +9,7 @@
  * the next model call.
  */
 import type { Pool, Queryable } from "./database.js";
-import { LeaseLostError } from "./errors.js";
-import { StateStoreError } from "../runtime/state/errors.js";
+import { databaseFailure, LeaseLostError } from "./errors.js";
 import { FENCE, type Lease } from "./lease.js";
 
 /** One row of an Agent's transcript. */
@@ -67,7 +66,7 @@ export class TranscriptWriter {
         stored = result.rowCount;
       } catch (error) {
         // Named as the state store names its failures, so a stopped session's cause reads the same whichever write failed.
-        throw new StateStoreError(`session ${this.lease.sessionKey}`, `Unexpected database failure (${error instanceof Error ? error.message : String(error)}), expected the transcript's rows stored`);
+        throw databaseFailure(this.lease.sessionKey, error, "the transcript's rows stored");
       }
       if (stored !== entries.length) throw new LeaseLostError(this.lease.sessionKey, this.lease.token);
     });
