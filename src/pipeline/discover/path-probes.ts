@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { compareCodeUnits } from "./sources.js";
 
 /**
  * What a lookup of a root-relative path found. A path the file system
@@ -29,7 +30,7 @@ export class PathProbes {
 
   /** Every lookup of the run, sorted by path: what a persisted result records beside its findings. */
   recorded(): Array<[string, Existence]> {
-    return [...this.found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return [...this.found].sort(([a], [b]) => compareCodeUnits(a, b));
   }
 }
 
