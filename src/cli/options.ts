@@ -18,10 +18,13 @@ export function reporterFormatOption(): Option {
  * The help text after a command's options, in one layout for every command:
  * what it does, its exit codes, then example invocations.
  */
-export function commandHelpFooter(parts: { about: string; exitCodes: string; examples: string[] }): string {
-  const examples = parts.examples.map((example) => `  ${example}`).join("\n");
-  const about = parts.about.split(/\n{2,}/).map((paragraph) => wrap(paragraph)).join("\n\n");
-  return `\n${about}\n\n${wrap(`Exit codes: ${parts.exitCodes}`)}\n\nExamples:\n${examples}`;
+export function commandHelpFooter(parts: { about: string; exitCodes: string; examples: string[] }): () => string {
+  // Made when help is shown (commander calls it then), not at every start-up, and wrapped to the width of that moment.
+  return () => {
+    const examples = parts.examples.map((example) => `  ${example}`).join("\n");
+    const about = parts.about.split(/\n{2,}/).map((paragraph) => wrap(paragraph)).join("\n\n");
+    return `\n${about}\n\n${wrap(`Exit codes: ${parts.exitCodes}`)}\n\nExamples:\n${examples}`;
+  };
 }
 
 /** Help's width: the terminal's, else 80, as commander wraps the options above (examples are commands: never wrapped). */
