@@ -112,6 +112,8 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
     if (rel !== undefined && rel !== "") queue.add(rel);
   });
   watcher.on("error", (error) => {
+    // A link that loops cannot be watched, and every build reports it already (skill/missing-skill-file, skill/supporting-file-skipped).
+    if ((error as NodeJS.ErrnoException).code === "ELOOP") return;
     options.onEvent({ type: "error", changedPaths: [], durationMs: 0, message: errorMessage(error) });
   });
 

@@ -109,6 +109,49 @@ describe("a FIFO where the tool reads", () => {
   }, 60_000);
 });
 
+describe("symbolic links that lead nowhere", () => {
+  it("where a skill folder is expected are a skill/missing-skill-file warning for lint, build and watch, not a skill skipped in silence", async () => {
+    const root = await copyProject("basic");
+    symlinkSync("moved-away", join(root, "skills/dangling"));
+    symlinkSync("looping", join(root, "skills/looping"));
+    const expected = [
+      ["skills/dangling", "skill/missing-skill-file", 'Unexpected symbolic link to "moved-away", which does not exist, expected a skill folder holding SKILL.md (no host can load this skill)'],
+      ["skills/looping", "skill/missing-skill-file", 'Unexpected symbolic link to "looping", which leads back to itself, expected a skill folder holding SKILL.md (no host can load this skill)'],
+    ];
+    const found = (diagnostics: ReadonlyArray<{ file: string; ruleId: string; message: string; severity: string }>): string[][] =>
+      diagnostics.filter((d) => d.file === "skills/dangling" || d.file === "skills/looping").map((d) => [d.file, d.ruleId, d.message, d.severity]);
+    const withSeverity = expected.map((row) => [...row, "warning"]);
+
+    const linted = await lint({ root });
+    expect(found(linted.diagnostics)).toEqual(withSeverity);
+    expect(linted.errorCount).toBe(0);
+    // The rest of the project still builds: the warning does not fail it.
+    const built = await build({ root, persistentCache: false });
+    expect(built.ok).toBe(true);
+    expect(found(built.diagnostics)).toEqual(withSeverity);
+
+    // watch reports the links in its first event and no watch error for the loop it cannot follow.
+    const child = spawn(process.execPath, [cliPath, "watch", "--root", root, "--format", "json"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      const events: Array<{ type: string; diagnostics?: Array<{ file: string; ruleId: string; message: string; severity: string }> }> = [];
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`watch printed no initial build: ${JSON.stringify(events)}`)), TIMEOUT_MS);
+        createInterface({ input: child.stdout }).on("line", (line) => {
+          events.push(JSON.parse(line) as (typeof events)[number]);
+          if (events.at(-1)?.type === "initial") {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+      expect(events.map((event) => event.type)).toEqual(["initial"]);
+      expect(found(events[0]?.diagnostics ?? [])).toEqual(withSeverity);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  }, 60_000);
+});
+
 describe("symbolic links that leave the project root", () => {
   it("are refused for a skill folder and a partial; links inside the root still work", async () => {
     const root = await copyProject("basic");

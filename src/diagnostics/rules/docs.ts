@@ -27,7 +27,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: '{ "skills": ["skills/.curated/*"] }',
   },
   "skill/missing-skill-file": {
-    text: "Each folder the layout names is one skill and must hold a file named exactly SKILL.md. Hosts look for that exact name (case matters on Linux), so skill.md or a folder without the file is silently skipped by the agent.",
+    text: "Each folder the layout names is one skill and must hold a file named exactly SKILL.md. Hosts look for that exact name (case matters on Linux), so skill.md or a folder without the file is silently skipped by the agent. A symbolic link in its place whose target is missing or loops back on itself is reported the same way: the skill it stood for is gone from every host.",
     bad: "skills/pdf/skill.md",
     good: "skills/pdf/SKILL.md",
   },

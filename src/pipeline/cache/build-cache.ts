@@ -1,12 +1,12 @@
 import { moduleRoot } from "../../package-paths.js";
 import { createHash } from "node:crypto";
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { mkdir, readdir, rename, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
-import { readRegularFile } from "../../protocol/regular-file.js";
+import { readRegularFile, statIfPossible } from "../../protocol/regular-file.js";
 import { packageVersion } from "../../version.js";
 import { findSkillFolders, SKILL_FILE } from "../discover/discover.js";
 import { readSkillLayout } from "../discover/skill-folders.js";
@@ -123,7 +123,7 @@ async function listInputs(root: string, outDirRelative: string): Promise<InputLi
 /** Sizes and modification times of exactly these root-relative paths (a missing one stamps as absent). */
 export function stampSources(root: string, paths: readonly string[]): string {
   const stamps = paths.map((path) => {
-    const info = statSync(join(root, path), { throwIfNoEntry: false });
+    const info = statIfPossible(join(root, path));
     return [path, info?.size ?? -1, info?.mtimeMs ?? -1];
   });
   return sha256Hex(JSON.stringify(stamps));

@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readlinkSync, statSync } from "node:fs";
 import { statIfPossible } from "../../protocol/regular-file.js";
 import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
@@ -93,7 +93,32 @@ export function findSkillFolders(root: string, layout: SkillLayout = DEFAULT_LAY
 function readSkillFile(root: string, folder: string, path: string): SourceFile | Diagnostic {
   // Opening the expected file directly costs one syscall; the folder is listed only to explain a miss.
   const bytes = readBytes(root, path);
-  return "code" in bytes && bytes.code === "ENOENT" ? missingSkillFile(root, folder) : toSourceFile(path, bytes, SKILL_READ_RULES);
+  if ("code" in bytes && (bytes.code === "ENOENT" || bytes.code === "ELOOP")) return unresolvedLink(root, folder) ?? missingSkillFile(root, folder);
+  return toSourceFile(path, bytes, SKILL_READ_RULES);
+}
+
+/** A skill folder that is a symbolic link to nothing (a moved target, a loop): the skill is missing from every host, so it is reported, not skipped. */
+function unresolvedLink(root: string, folder: string): Diagnostic | undefined {
+  const path = join(root, folder);
+  if (!statIfPossible(path, { noFollow: true })?.isSymbolicLink() || statIfPossible(path) !== undefined) return undefined;
+  let target: string;
+  try {
+    target = readlinkSync(path);
+  } catch {
+    return undefined;
+  }
+  let loops = false;
+  try {
+    statSync(path);
+  } catch (error) {
+    loops = (error as NodeJS.ErrnoException).code === "ELOOP";
+  }
+  return createDiagnostic(
+    "skill/missing-skill-file",
+    folder,
+    FILE_START,
+    `Unexpected symbolic link to "${target}", which ${loops ? "leads back to itself" : "does not exist"}, expected a skill folder holding ${SKILL_FILE} (no host can load this skill)`,
+  );
 }
 
 function missingSkillFile(root: string, folder: string): Diagnostic {

@@ -135,7 +135,8 @@ function expand(root: string, base: string, segments: readonly string[], exclude
   }
   const regexp = new RegExp(`^${segmentToRegExp(head)}$`);
   const results: string[] = [];
-  for (const entry of listDirectories(join(root, base))) {
+  // A link that leads nowhere, where a skill folder is expected, is kept so discovery reports the skill no host can load.
+  for (const entry of listDirectories(join(root, base), { withUnresolvedLinks: rest.length === 0 })) {
     const next = join2(base, entry);
     if ((entry.startsWith(".") && !head.startsWith(".")) || excluded(next)) continue;
     if (regexp.test(entry)) results.push(...expand(root, next, rest, excluded));
@@ -173,7 +174,8 @@ function join2(base: string, name: string): string {
   return base === "" ? name : `${base}/${name}`;
 }
 
-function listDirectories(path: string): string[] {
+/** Folders, links to folders, and with `withUnresolvedLinks` links whose target is missing or loops. */
+function listDirectories(path: string, options: { withUnresolvedLinks?: boolean } = {}): string[] {
   let entries: Dirent[];
   try {
     entries = readdirSync(path, { withFileTypes: true });
@@ -181,7 +183,12 @@ function listDirectories(path: string): string[] {
     return [];
   }
   return entries
-    .filter((entry) => entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(join(path, entry.name))))
+    .filter((entry) => {
+      if (entry.isDirectory()) return true;
+      if (!entry.isSymbolicLink()) return false;
+      const target = statIfPossible(join(path, entry.name));
+      return target === undefined ? options.withUnresolvedLinks === true : target.isDirectory();
+    })
     .map((entry) => entry.name)
     .sort(compareCodeUnits);
 }

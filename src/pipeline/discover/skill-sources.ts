@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { statIfPossible } from "../../protocol/regular-file.js";
 import { join } from "node:path";
 import type { SourceFile } from "../../stage-data.js";
 import { DEFAULT_LAYOUT, type SkillLayout } from "./skill-folders.js";
@@ -49,7 +49,7 @@ export async function loadSkillSourcesReusing(
       files.push(record.file);
       continue;
     }
-    const now = statSync(join(root, path), { throwIfNoEntry: false });
+    const now = statIfPossible(join(root, path));
     if (record && now && !changed && sameStamp(record, now)) {
       files.push(record.file);
       continue;
