@@ -2,6 +2,8 @@ import type { SkillType } from "../stage-data.js";
 import { findOrderedLists, tooDeepLine } from "../pipeline/parse/body.js";
 import { findStepHeadings } from "../pipeline/parse/step-headings.js";
 import { REFERENCE_CHECKLIST_MIN_ITEMS } from "../pipeline/validate/body-rules.js";
+import { stepCount } from "../pipeline/parse/checklist.js";
+import { LineIndex } from "../pipeline/parse/positions.js";
 
 /**
  * The one rule that gives a skill without a `type` its type, for `lint --fix`
@@ -9,8 +11,9 @@ import { REFERENCE_CHECKLIST_MIN_ITEMS } from "../pipeline/validate/body-rules.j
  * collection (which writes it into the config's `skillTypes`): a workflow
  * when the body has a checklist of at least three steps (an ordered list or
  * numbered step headings: what `skill/reference-checklist` calls a
- * procedure), a reference otherwise. So a type either of them chose is never
- * one that lint then warns about.
+ * procedure; placeholders such as `3. ...` are not steps), a reference
+ * otherwise. So a type either of them chose is never one that lint then
+ * warns about, and a workflow's compiled checklist has the steps counted here.
  */
 export interface SkillTypeChoice {
   type: SkillType;
@@ -24,7 +27,8 @@ export interface SkillTypeChoice {
 export async function chooseSkillType(text: string, body: string, bodyStartLine: number): Promise<SkillTypeChoice | undefined> {
   if (tooDeepLine(body) !== undefined) return undefined;
   const lists = [...(await findOrderedLists(text, body, bodyStartLine)), ...findStepHeadings(body, bodyStartLine)];
-  const steps = Math.max(0, ...lists.map((list) => list.items.length));
+  const lines = new LineIndex(text);
+  const steps = Math.max(0, ...lists.map((list) => stepCount(lines, list)));
   return steps >= REFERENCE_CHECKLIST_MIN_ITEMS
     ? { type: "workflow", steps, reason: `the body has a checklist of ${steps} steps` }
     : { type: "reference", steps, reason: `the body has no checklist of ${REFERENCE_CHECKLIST_MIN_ITEMS} or more steps` };

@@ -20,15 +20,33 @@ export function extractChecklist(lines: LineIndex, lists: readonly OrderedListSh
   const first = MARKER.exec(lines.lineText(list.line));
   const start = first ? Number(first[1]) : 1;
   return list.items.flatMap((item, index) => {
-    const markerLine = lines.lineText(item.line);
-    const onMarkerLine = describeStep(markerLine);
-    // A step heading (`## Step 3`) is a step with or without a title; a list marker alone on its line starts its text on the next, indented line.
-    const heading = STEP_HEADING_MARKER.test(markerLine);
-    const step = onMarkerLine.title === "" && !heading ? describeStep(continuationOf(lines, item.line)) : onMarkerLine;
-    // `3. ...` (or a list marker with no text at all) stands for more of the same, as in example output: no step to require.
-    if (ELLIPSIS.test(step.title) || (step.title === "" && !heading)) return [];
-    return [{ number: start + index, ...step, optional: step.optional || onMarkerLine.optional, verifies: item.verifies, line: item.line }];
+    const read = readStep(lines, item.line);
+    if (read === undefined) return [];
+    return [{ number: start + index, ...read.step, optional: read.step.optional || read.markerOptional, verifies: item.verifies, line: item.line }];
   });
+}
+
+/**
+ * How many steps an ordered list (or run of step headings) requires: its
+ * items less the placeholders. The type `lint --fix` and `init` choose, the
+ * checklist rules of reference skills and knowledge notes, and the compiled
+ * checklist all count this way, so none of them sees a step the others do not.
+ */
+export function stepCount(lines: LineIndex, list: OrderedListShape): number {
+  let count = 0;
+  for (const item of list.items) if (readStep(lines, item.line) !== undefined) count++;
+  return count;
+}
+
+/** The step an item starts; undefined for a placeholder: `3. ...` (or a list marker with no text at all) stands for more of the same, as in example output, so there is no step to require. */
+function readStep(lines: LineIndex, line: number): { step: { title: string; optional: boolean }; markerOptional: boolean } | undefined {
+  const markerLine = lines.lineText(line);
+  const onMarkerLine = describeStep(markerLine);
+  // A step heading (`## Step 3`) is a step with or without a title; a list marker alone on its line starts its text on the next, indented line.
+  const heading = STEP_HEADING_MARKER.test(markerLine);
+  const step = onMarkerLine.title === "" && !heading ? describeStep(continuationOf(lines, line)) : onMarkerLine;
+  if (ELLIPSIS.test(step.title) || (step.title === "" && !heading)) return undefined;
+  return { step, markerOptional: onMarkerLine.optional };
 }
 
 /** The line after a list marker that carries no text, when it continues the item (indented and not blank); "" otherwise. */

@@ -4,6 +4,7 @@ import type { SkillType } from "../../stage-data.js";
 import type { OrderedListShape } from "../parse/body-shape.js";
 import type { FrontmatterSplit } from "../parse/frontmatter.js";
 import type { LineIndex } from "../parse/positions.js";
+import { stepCount } from "../parse/checklist.js";
 
 /** Ordered lists this long read as a procedure rather than as lookup material. */
 export const REFERENCE_CHECKLIST_MIN_ITEMS = 3;
@@ -37,15 +38,26 @@ export function bodyProblems(type: SkillType, lists: readonly OrderedListShape[]
     }
     return [];
   }
-  const checklist = lists.find((list) => list.items.length >= REFERENCE_CHECKLIST_MIN_ITEMS);
+  const checklist = longChecklist(lists, index);
   if (!checklist) return [];
   return [
     {
       ruleId: "skill/reference-checklist",
-      range: listRange(checklist, index),
-      message: `Unexpected checklist of ${checklist.items.length} steps in a reference skill, expected lookup material (a procedure belongs in a workflow skill)`,
+      range: listRange(checklist.list, index),
+      message: `Unexpected checklist of ${checklist.steps} steps in a reference skill, expected lookup material (a procedure belongs in a workflow skill)`,
     },
   ];
+}
+
+/** The first list of at least {@link REFERENCE_CHECKLIST_MIN_ITEMS} steps (placeholders such as `3. ...` not counted): what reads as a procedure. */
+export function longChecklist(lists: readonly OrderedListShape[], index: LineIndex): { list: OrderedListShape; steps: number } | undefined {
+  for (const list of lists) {
+    // Most lists are short: only a list with enough items can have enough steps.
+    if (list.items.length < REFERENCE_CHECKLIST_MIN_ITEMS) continue;
+    const steps = stepCount(index, list);
+    if (steps >= REFERENCE_CHECKLIST_MIN_ITEMS) return { list, steps };
+  }
+  return undefined;
 }
 
 /** From the list's first marker to the end of that line. */

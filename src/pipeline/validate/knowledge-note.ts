@@ -4,7 +4,7 @@ import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { SourceFile } from "../../stage-data.js";
 import type { KnowledgeNoteFields, KnowledgeSource } from "../../protocol/knowledge.js";
 import { MAX_SOURCE_BYTES } from "../discover/read-source.js";
-import { REFERENCE_CHECKLIST_MIN_ITEMS } from "./body-rules.js";
+import { longChecklist } from "./body-rules.js";
 import { valueAt } from "./frontmatter-schema.js";
 import { buildSchemaValidator } from "./schemas.js";
 import { didYouMean } from "./suggest.js";
@@ -107,13 +107,13 @@ export async function parseKnowledgeNote(source: SourceFile): Promise<ParsedNote
   }
   if (tooDeepLine(split.body) === undefined) {
     const lists = await findOrderedLists(source.text, split.body, split.bodyStartLine);
-    const checklist = lists.find((list) => list.items.length >= REFERENCE_CHECKLIST_MIN_ITEMS);
+    const checklist = longChecklist(lists, index);
     if (checklist) {
-      const line = index.lineRange(checklist.line);
+      const line = index.lineRange(checklist.list.line);
       report(
         "knowledge/checklist-body",
-        { start: { line: checklist.line, column: checklist.column }, end: line.end },
-        `Unexpected ordered list of ${checklist.items.length} steps in a knowledge note, expected facts or constraints (a procedure belongs in a workflow skill)`,
+        { start: { line: checklist.list.line, column: checklist.list.column }, end: line.end },
+        `Unexpected ordered list of ${checklist.steps} steps in a knowledge note, expected facts or constraints (a procedure belongs in a workflow skill)`,
       );
     }
   }
