@@ -40,6 +40,16 @@ const TRIGGER_FORMS: readonly RegExp[] = [
   new RegExp(`${WORD_START}before\\s+\\p{L}+ing${WORD_END}`, "iu"),
   // Japanese and Chinese: "…ときに使う", "「…」と言われたら使う", "…時使用"
   /(?:とき|時|场合|場合|際|たら)に?(?:使う|使用|呼ぶ)/u,
+  // Simplified and traditional Chinese "…时使用" ("use when …"), with the verbs and adverbs authors write: "时调用", "时主动使用", "時請使用"
+  /[时時](?:请|請|应|應|应该|應該|可|可以|主动|主動|务必|務必|必须|必須|优先|優先|自动|自動|直接)?(?:使用|调用|調用|启用|啟用|加载|加載|載入|触发|觸發)/u,
+  // "当用户要求…时" ("when the user asks …"), at the start of a clause ("…，或当…时") so that 相当, 适当 or 当前 do not count
+  /(?:^|[\s，,。；;：:、（(「『"“'或且并並])[当當][^。．！？!?]{1,80}?[时時]/u,
+  // Japanese conditions a few words before the verb: "…が出たら必ずこのスキルを使用する", "…な場面で使用", "「…」などで使う", "…等のトリガーで使用"
+  /(?:とき|場合|際|たら|場面|状況)[はにで]?[^。．！？!?]{0,12}?(?:使う|使用|呼ぶ|呼び出)|(?:など|等|場面|トリガー)で(?:使う|使用)/u,
+  // "触发词：…", "触发条件：…", "トリガー：…" ("Trigger words: …"); "适用于…" ("Applies to …"); "用于…" opening a sentence ("Use for …"), "必须用于…" ("must be used for …")
+  /(?:触发|觸發|トリガー)(?:词|詞|条件|條件|场景|場景|关键词|關鍵詞|短语|短語|ワード)?\s*[:：]|适用于|適用於|适用场景|適用場景|(?:^|[。．.!?！？]\s*|必须|必須)(?:用于|用於)/u,
+  // A hand-off to a named skill: "hand off to pptx-build", "Hands critique to doc-review"
+  /\bhand(?:s|ing)?(?:\s+[\p{L}-]+){0,2}?\s+to\s+\**[a-z0-9]+(?:-[a-z0-9]+)+/iu,
   // "This skill should be used when …", "must be loaded before …", "is triggered when …"
   new RegExp(`${WORD_START}(?:should|must|can|is\\s+to|is\\s+meant\\s+to|is)\\s+(?:only\\s+)?be\\s+(?:used|loaded|invoked|activated|applied|consulted|read|triggered|called)${ADVERBS}\\s+${CONDITION}${WORD_END}`, "iu"),
   new RegExp(`${WORD_START}(?:is|are|gets?)\\s+(?:only\\s+)?(?:used|loaded|invoked|activated|triggered)\\s+(?:only\\s+)?${STRICT_CONDITION}${WORD_END}`, "iu"),

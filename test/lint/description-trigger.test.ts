@@ -25,6 +25,22 @@ describe("statesTrigger", () => {
     "Generate a map of all files relevant to a task before making changes.",
     "ダッシュボードの設計を引導する。「ダッシュボード設計」と言われたら使う。",
     "失敗の後に振り返りたいときに使う。",
+    "事業計画書を作成するスキル。「事業計画」の話が出たら必ずこのスキルを使用する。",
+    "コードのレビューを依頼するスキル。セカンドオピニオンが欲しい場面で使用。",
+    "安全なコミットを支援するスキル。「コミットして」などで使う。",
+    "価格戦略設計スキル。トリガー：「価格設定」「値付け」。",
+    "将 PDF 转为图片。当用户要求转换 PDF 时使用。",
+    "诊断连接问题。当工具失败时调用。",
+    "开发者体验专家。在搭建新项目或发现开发摩擦时主动使用。",
+    "當使用者要求轉換 PDF 時，載入此技能。",
+    "发现和研究 AI 智能体的技能。触发词：AgentFolio、智能体发现。",
+    "规划复杂任务的构建计划。触发条件：用户请求多 PR 任务。",
+    "Azure AI 文本分析 SDK。适用于文本情感分析和实体识别。",
+    "Nuxt 全栈 Vue 框架。用于开发 Nuxt 应用、服务器路由或混合渲染。",
+    "Anthony Fu 的工具和约定。用于设置新项目，或当用户提到 Anthony Fu 的偏好时。",
+    "必须用于 Vue.js 任务。",
+    "Plans the deck's storyboard. When the user wants an actual .pptx generated, hand off to **pptx-build**.",
+    "Guardrails for co-writing a long document. Hands critique to doc-review.",
   ];
   const what = [
     "Toolkit for styling artifacts with a theme.",
@@ -35,6 +51,11 @@ describe("statesTrigger", () => {
     "Generate an interactive bash wizard for a one-off migration, an A→B state transition.",
     "Google Calendar: Show upcoming events across all calendars.",
     "提供仓颉编程语言的完备知识库及辅助工具。",
+    "为 AI 智能体提供持久化、可检索的知识管理的混合记忆系统。",
+    "提供实时数据，使用官方 API 获取。",
+    "适当的时间管理与相当全面的当前进度报告。",
+    "動画ファイルから文字起こしと議事録を自動生成。",
+    "Hands-on guide to web performance tuning.",
   ];
   for (const description of when) it(`reads a when in: ${description}`, () => expect(statesTrigger(description)).toBe(true));
   for (const description of what) it(`finds no when in: ${description}`, () => expect(statesTrigger(description)).toBe(false));
