@@ -31,6 +31,8 @@ export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) =>
 
 /** node-postgres's code for a unique violation (two writers on one revision). */
 export const UNIQUE_VIOLATION = "23505";
+/** PostgreSQL's SQLSTATE for a relation that does not exist. */
+export const UNDEFINED_TABLE = "42P01";
 
 export function errorCode(error: unknown): string | undefined {
   return typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : undefined;

@@ -10,9 +10,11 @@
  */
 import { acceptInjection, InjectionRejectedError } from "../runtime/injections/envelope.js";
 import type { RuntimeInjection } from "../runtime/injections/types.js";
-import type { Pool, Queryable } from "./database.js";
-import { EventRejectedError } from "./errors.js";
+import { errorCode, UNDEFINED_TABLE, type Pool, type Queryable } from "./database.js";
+import { latestMigration } from "./migrate.js";
+import { EventRejectedError, SchemaNotMigratedError } from "./errors.js";
 import { FENCE, type Lease } from "./lease.js";
+import { documentOf, storedDocument } from "./documents.js";
 
 /** The channel hosts listen on; the payload is the session key. */
 export const EVENTS_CHANNEL = "gamma_events";
@@ -46,18 +48,25 @@ export async function publishUpdate(db: Queryable, sessionKey: string, update: u
     if (error instanceof InjectionRejectedError) throw new EventRejectedError(error.field, error.message);
     throw error;
   }
-  const payload = JSON.stringify(injection);
+  const payload = storedDocument(injection);
   const bytes = Buffer.byteLength(payload);
   if (bytes > MAX_EVENT_BYTES) throw new EventRejectedError("", `Unexpected event of ${bytes} bytes, expected at most ${MAX_EVENT_BYTES}: keep large content in the artifact and point at it (subject.ref, subject.path)`);
-  const result = await db.query<{ stored: number }>(
-    `with stored as (
-       insert into gamma_events (session_key, event_id, payload) values ($1, $2, $3::jsonb)
-       on conflict (session_key, event_id) do nothing
-       returning 1
-     )
-     select (select count(*) from stored)::integer as stored, pg_notify($4, $1)`,
-    [sessionKey, injection.id, payload, EVENTS_CHANNEL],
-  );
+  let result: { rows: Array<{ stored: number }> };
+  try {
+    result = await db.query<{ stored: number }>(
+      `with stored as (
+         insert into gamma_events (session_key, event_id, payload) values ($1, $2, $3::jsonb)
+         on conflict (session_key, event_id) do nothing
+         returning 1
+       )
+       select (select count(*) from stored)::integer as stored, pg_notify($4, $1)`,
+      [sessionKey, injection.id, JSON.stringify(payload), EVENTS_CHANNEL],
+    );
+  } catch (error) {
+    // No events table: the first migration, which makes it, was never applied. Said as a server says it.
+    if (errorCode(error) === UNDEFINED_TABLE) throw new SchemaNotMigratedError(0, latestMigration());
+    throw error;
+  }
   return { stored: (result.rows[0]?.stored ?? 0) === 1, injection };
 }
 
@@ -88,7 +97,7 @@ export async function unroutedEventsOf(pool: Pool, sessionKeys: readonly string[
     values: [sessionKeys, limit],
   });
   const bySession = new Map<string, PublishedEvent[]>(sessionKeys.map((key) => [key, []]));
-  for (const row of rows.rows) bySession.get(row.session_key)?.push({ eventId: row.event_id, payload: row.payload });
+  for (const row of rows.rows) bySession.get(row.session_key)?.push({ eventId: row.event_id, payload: documentOf(row.payload) });
   return bySession;
 }
 

@@ -10,18 +10,7 @@ import { randomBytes } from "node:crypto";
 import type { LoadedArtifacts } from "../runtime/artifacts.js";
 import { InjectionsNotDefinedError, type SessionProtocolController } from "../runtime/controller.js";
 import { InjectionRejectedError } from "../runtime/injections/envelope.js";
-import {
-  agentTranscriptFeed,
-  createGammaSession,
-  openGammaAgent,
-  sessionManagerFromEntries,
-  sessionTranscriptFeed,
-  type GammaAgent,
-  type GammaAgentOptions,
-  type GammaSession,
-  type GammaSessionOptions,
-  type TranscriptFeed,
-} from "../runtime/pi-adapter.js";
+import type { GammaAgent, GammaAgentOptions, GammaSession, GammaSessionOptions, TranscriptFeed } from "../runtime/pi-adapter.js";
 import type { Pool } from "./database.js";
 import { EVENTS_PER_PASS, markRefused, markRouted, unroutedEventsOf, type PublishedEvent } from "./events.js";
 import { acquireLease, releaseLease, renewLease, type Lease } from "./lease.js";
@@ -68,6 +57,15 @@ export type HostedSession = Hosted & Omit<GammaSession, "dispose">;
 
 const DEFAULT_LEASE_MS = 15_000;
 
+/**
+ * Pi, loaded when a session is opened, not when this module is: a producer
+ * (`publishUpdate`) and a migration need no Pi, and importing this entry point
+ * must not fail where Pi is not installed.
+ */
+function piAdapter(): Promise<typeof import("../runtime/pi-adapter.js")> {
+  return import("../runtime/pi-adapter.js");
+}
+
 export class PostgresSessions {
   readonly hostId: string;
   readonly leaseMs: number;
@@ -84,6 +82,11 @@ export class PostgresSessions {
 
   /** Checks the schema is current and starts listening for published events. */
   static async start(options: PostgresSessionsOptions): Promise<PostgresSessions> {
+    // The listener keeps one connection for the server's lifetime: a pool of one would leave none for a session, which would wait forever.
+    const max = (options.pool as { options?: { max?: unknown } }).options?.max;
+    if (typeof max === "number" && max < 2) {
+      throw new RangeError(`Unexpected pool of ${max} connection, expected at least 2: the listener keeps one for the server's lifetime (size the pool for your sessions plus one)`);
+    }
     await checkSchema(options.pool);
     const sessions = new PostgresSessions(options);
     sessions.listener = await listenForEvents(options.pool, {
@@ -104,6 +107,7 @@ export class PostgresSessions {
   /** Opens a session on the low-level Agent path: its lease, state, message list and pending events. */
   async openAgent(options: HostedAgentOptions): Promise<HostedAgent> {
     return this.open(options, async (store, entries) => {
+      const { agentTranscriptFeed, openGammaAgent } = await piAdapter();
       const { sessionKey: _key, ...rest } = options;
       const gamma = await openGammaAgent({ ...rest, store, messages: agentMessagesOf(entries) as NonNullable<GammaAgentOptions["messages"]> });
       return { gamma, transcript: agentTranscriptFeed(gamma.agent, entries.length === 0) };
@@ -113,6 +117,7 @@ export class PostgresSessions {
   /** Opens a session on the AgentSession path: its lease, state, session entries and pending events. */
   async openSession(options: HostedSessionOptions): Promise<HostedSession> {
     return this.open(options, async (store, entries) => {
+      const { createGammaSession, sessionManagerFromEntries, sessionTranscriptFeed } = await piAdapter();
       const { sessionKey: _key, ...rest } = options;
       const sessionManager = await sessionManagerFromEntries(options.cwd, entries);
       const gamma = await createGammaSession({ ...rest, store, sessionManager });

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageRootDir } from "../runtime/package-root.js";
-import { inTransaction, type Pool, type Queryable } from "./database.js";
+import { errorCode, inTransaction, UNDEFINED_TABLE, type Pool, type Queryable } from "./database.js";
 import { SchemaNotMigratedError } from "./errors.js";
 
 /** Any number: it names this package's migrations among the advisory locks of the database. */
@@ -83,17 +83,19 @@ export async function migrateDatabase(connectionString: string | undefined): Pro
   }
 }
 
-/** PostgreSQL's SQLSTATE for a relation that does not exist. */
-const UNDEFINED_TABLE = "42P01";
+/** The version of the newest migration this package ships. */
+export function latestMigration(): number {
+  return Math.max(0, ...postgresMigrations().map((migration) => migration.version));
+}
 
 /** Refuses a database whose schema lacks this package's migrations, with a message that says what to run. */
 export async function checkSchema(db: Queryable): Promise<void> {
-  const expected = Math.max(0, ...postgresMigrations().map((migration) => migration.version));
+  const expected = latestMigration();
   const found = await db.query<{ version: number | null }>("select max(version) as version from gamma_schema_migrations").then(
     (result) => result.rows[0]?.version ?? 0,
     (error: unknown) => {
       // Only a missing table means "not migrated"; a refused connection or login is that failure, not a schema's.
-      if ((error as { code?: unknown } | null)?.code === UNDEFINED_TABLE) return 0;
+      if (errorCode(error) === UNDEFINED_TABLE) return 0;
       throw error;
     },
   );

@@ -15,6 +15,7 @@
 import type { StateRecord } from "../runtime/state/journal.js";
 import { errorCode, type Pool } from "./database.js";
 import type { Lease } from "./lease.js";
+import { storedDocument } from "./documents.js";
 
 export interface RecordWrite {
   lease: Lease;
@@ -129,7 +130,7 @@ export class RecordBatcher {
     const batch = writes.map((write) => ({
       session_key: write.lease.sessionKey,
       token: write.lease.token,
-      records: write.records.map((record) => ({ revision: record.revision, record })),
+      records: write.records.map((record) => ({ revision: record.revision, record: storedDocument(record) })),
       routed: write.routed,
     }));
     const result = await this.pool.query<{ session_key: string; inserted: number }>({

@@ -14,6 +14,7 @@ import { errorCode, inTransaction, UNIQUE_VIOLATION, type Pool } from "./databas
 import { databaseFailure, LeaseLostError } from "./errors.js";
 import { FENCE, type Lease } from "./lease.js";
 import { recordBatcher } from "./record-batch.js";
+import { documentOf, documentParameter, storedDocument } from "./documents.js";
 
 export interface PostgresStateStoreOptions {
   /** Records kept after the snapshot before the next write folds them into a new one. Default 1,000. */
@@ -41,10 +42,10 @@ export class PostgresStateStore implements StateStore {
     const session = await this.pool.query<{ snapshot: unknown; snapshot_revision: number }>("select snapshot, snapshot_revision from gamma_sessions where session_key = $1", [this.lease.sessionKey]);
     const row = session.rows[0];
     if (row === undefined || row.snapshot === null) return undefined;
-    const snapshot = checkState(row.snapshot, this.location);
-    const records = await this.pool.query<{ record: StateRecord }>("select record from gamma_state_records where session_key = $1 and revision > $2 order by revision", [this.lease.sessionKey, row.snapshot_revision]);
+    const snapshot = checkState(documentOf(row.snapshot), this.location);
+    const records = await this.pool.query<{ record: unknown }>("select record from gamma_state_records where session_key = $1 and revision > $2 order by revision", [this.lease.sessionKey, row.snapshot_revision]);
     this.sinceSnapshot = records.rows.length;
-    return replay(snapshot, records.rows.map((stored) => stored.record), this.location);
+    return replay(snapshot, records.rows.map((stored) => documentOf(stored.record) as StateRecord), this.location);
   }
 
   async save(state: ExecutionState): Promise<void> {
@@ -83,7 +84,7 @@ export class PostgresStateStore implements StateStore {
       const result = await this.pool.query({
         name: "gamma-prompt-append-record",
         text: "insert into gamma_state_records (session_key, revision, record) select session_key, $3, $4::jsonb from gamma_sessions where session_key = $1 and lease_token = $2 for share",
-        values: [this.lease.sessionKey, this.lease.token, only.revision, JSON.stringify(only)],
+        values: [this.lease.sessionKey, this.lease.token, only.revision, documentParameter(only)],
       });
       return result.rowCount ?? 0;
     }
@@ -100,7 +101,7 @@ export class PostgresStateStore implements StateStore {
            where session_key = $1 and event_id = any($4::text[]) and routed_at is null and exists (select 1 from fence)
          )
          select count(*)::integer as inserted from inserted`,
-      values: [this.lease.sessionKey, this.lease.token, JSON.stringify(records.map((record) => ({ revision: record.revision, record }))), routed],
+      values: [this.lease.sessionKey, this.lease.token, JSON.stringify(records.map((record) => ({ revision: record.revision, record: storedDocument(record) }))), routed],
     });
     return result.rows[0]?.inserted ?? 0;
   }
@@ -108,7 +109,7 @@ export class PostgresStateStore implements StateStore {
   /** The snapshot replaces the records up to its revision, in one transaction; the events its records route are marked. */
   private async writeSnapshot(state: ExecutionState, routed: readonly string[]): Promise<void> {
     this.refuseWhenLost();
-    const snapshot = JSON.stringify(state);
+    const snapshot = documentParameter(state);
     try {
       await inTransaction(this.pool, async (client) => {
         const saved = await client.query(

@@ -11,6 +11,7 @@
 import type { Pool, Queryable } from "./database.js";
 import { databaseFailure, LeaseLostError } from "./errors.js";
 import { FENCE, type Lease } from "./lease.js";
+import { documentOf, storedDocument } from "./documents.js";
 
 /** One row of an Agent's transcript. */
 export type AgentTranscriptEntry = { type: "message"; message: unknown } | { type: "messages"; messages: unknown[] };
@@ -18,7 +19,7 @@ export type AgentTranscriptEntry = { type: "message"; message: unknown } | { typ
 /** The stored rows of a session's transcript, in order. */
 export async function loadTranscript(db: Queryable, sessionKey: string): Promise<unknown[]> {
   const rows = await db.query<{ entry: unknown }>("select entry from gamma_transcript where session_key = $1 order by seq", [sessionKey]);
-  return rows.rows.map((row) => row.entry);
+  return rows.rows.map((row) => documentOf(row.entry));
 }
 
 /** The message list an Agent's rows describe. */
@@ -52,7 +53,7 @@ export class TranscriptWriter {
   /** Queues the rows; the promise settles when they (and every row before them) are stored. */
   append(entries: readonly unknown[]): Promise<void> {
     if (entries.length === 0) return this.queue;
-    const rows = JSON.stringify(entries.map((entry, index) => ({ seq: this.next + index, entry })));
+    const rows = JSON.stringify(entries.map((entry, index) => ({ seq: this.next + index, entry: storedDocument(entry) })));
     this.next += entries.length;
     const write = this.queue.then(async () => {
       let stored: number | null;

@@ -521,6 +521,11 @@ export class SessionProtocolController {
     return this.context.anchor(options);
   }
 
+  /** The anchor a session resumed on `messages` (its stored transcript) needs: none when they hold one and every pending injection is queued. */
+  resumeAnchor(messages: readonly unknown[]): GammaCustomMessage | undefined {
+    return this.context.resumeAnchor(messages);
+  }
+
   /**
    * After a server-side compaction or a reload on the low-level path: drop
    * every older anchor and append a fresh one, so the context holds exactly one.

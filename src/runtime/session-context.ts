@@ -99,6 +99,20 @@ export class SessionContext {
     });
   }
 
+  /**
+   * The anchor a resumed session needs, if any. A context that holds an
+   * anchor already (the one the last server sent) keeps it: the conversation
+   * after it shows what changed since, and a fresh one would push it out of
+   * its place in the cached prefix each time the session moves to another
+   * server, and add its whole text to the transcript each time. One is made
+   * when the context holds none, or to carry an injection not queued yet.
+   */
+  resumeAnchor(messages: readonly unknown[]): GammaCustomMessage | undefined {
+    const unqueued = this.host.owner.pending.select((entry) => entry.queuedAs === undefined).length > 0;
+    if (!unqueued && messages.some((message) => isAnchorMessage(message))) return undefined;
+    return this.anchor({ carryInContext: false });
+  }
+
   /** Every older anchor dropped and a fresh one appended, so the context holds exactly one. */
   restore<M>(messages: readonly M[]): (M | GammaCustomMessage)[] {
     return [...messages.filter((message) => !isAnchorMessage(message)), this.anchor()];

@@ -21,6 +21,20 @@ describe("gamma-prompt postgres migrate", () => {
     expect(shown.replaceAll("5432", port)).toBe(`$ npx gamma-prompt postgres migrate --url ${url}\n${first.stdout}$ npx gamma-prompt postgres migrate --url ${url}\n${second.stdout}`);
   });
 
+  it("says so when a later version of the package migrated the database further, and applies nothing", async () => {
+    const url = db.server().url.replace(/\/[^/]*$/, "/migrated_later");
+    const admin = db.pool({ database: "postgres" });
+    await admin.query("create database migrated_later");
+    expect((await runCliInProcess("postgres", "migrate", "--url", url)).code).toBe(0);
+    const later = db.pool({ database: "migrated_later" });
+    await later.query("insert into gamma_schema_migrations (version, name) values (2, 'from_a_later_release')");
+    expect(await runCliInProcess("postgres", "migrate", "--url", url)).toEqual({
+      code: 0,
+      stdout: "schema is at migration 2, newer than the last this package ships (1): nothing to apply; a later gamma-prompt migrated it\n",
+      stderr: "",
+    });
+  });
+
   it("prints the migrations' SQL without connecting", async () => {
     const printed = await runCliInProcess("postgres", "migrate", "--print", "--url", "postgres://nobody@127.0.0.1:1/none");
     expect(printed.code).toBe(0);

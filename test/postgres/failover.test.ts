@@ -30,8 +30,8 @@ interface Running {
   exited: Promise<number | null>;
 }
 
-function run(script: string, env: Record<string, string>): Running {
-  const child = spawn(process.execPath, [join(here, "processes", script)], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+function run(script: string, env: Record<string, string>, nodeArgs: string[] = []): Running {
+  const child = spawn(process.execPath, [...nodeArgs, join(here, "processes", script)], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
   children.push(child);
   const lines: string[] = [];
   const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
@@ -72,7 +72,8 @@ function startServer(options: { hostId: string; sessions: string[]; log: string;
 }
 
 function startProducer(options: { producer: string; sessions: string[]; count: number; intervalMs?: number }): Running {
-  return run("producer.mjs", { PRODUCER: JSON.stringify({ connection: connection(), ...options }) });
+  // A producer is another service: it publishes without Pi installed (without-pi.mjs hides Pi's packages from it).
+  return run("producer.mjs", { PRODUCER: JSON.stringify({ connection: connection(), ...options }) }, ["--import", join(here, "processes", "without-pi.mjs")]);
 }
 
 interface LogLine {

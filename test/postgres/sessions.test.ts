@@ -87,6 +87,22 @@ describe("migrations", () => {
     expect(applied.rows).toEqual([{ version: 1, name: "sessions" }]);
   });
 
+  it("refuse a pool of one connection, which the listener would keep to itself", async () => {
+    await expect(PostgresSessions.start({ pool: db.pool({ max: 1 }) })).rejects.toThrow("Unexpected pool of 1 connection, expected at least 2");
+  });
+
+  it("a producer publishing to a database nobody migrated is told so, as a server is", async () => {
+    const fresh = db.pool({ database: "postgres" });
+    await fresh.query("create database never_migrated");
+    const producer = db.pool({ database: "never_migrated" });
+    const refused = await publishUpdate(producer, newKey(), event()).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(SchemaNotMigratedError);
+    expect(String(refused)).toContain("apply the migrations first");
+  });
+
   it("refuse to start on a database that cannot be reached with that failure, not as a schema to migrate", async () => {
     const unreachable = new pg.Pool({ connectionString: "postgres://nobody@127.0.0.1:1/none" });
     unreachable.on("error", () => {});
@@ -130,6 +146,32 @@ describe("a session on the Agent path", () => {
     await second.dispose();
   });
 
+  it("keeps every message as Pi wrote it: a tool's output with a NUL character or a lone surrogate, and keys in their order, come back the same, so the next request's messages are the same bytes", async () => {
+    const sessionKey = newKey();
+    const sessions = await server();
+    const binary = "PK\u0003\u0004\u0000\u0000 half a pair: \ud800 end";
+    const executors = { ...recordingExecutors(), bash: async () => ({ content: [{ type: "text" as const, text: binary }] }) };
+    const open = (on: PostgresSessions) => on.openAgent({ sessionKey, artifacts, variant: "base", model: pi.faux().getModel(), executors, ...NO_KNOWLEDGE_HINTS });
+    const first = await open(sessions);
+    pi.faux().setResponses([
+      // Keys in an order jsonb would not keep (it sorts them by length): "title" and "status" before "id".
+      toolUse(fauxToolCall("todo", { tasks: [{ title: "Unzip the upload", status: "in_progress", id: "t1" }] }), fauxToolCall("bash", { command: "cat upload.zip" })),
+      fauxAssistantMessage("Read it."),
+    ]);
+    await prompt(first, "What is in upload.zip?");
+    const before = JSON.stringify(first.agent.state.messages);
+    expect(before).toContain(JSON.stringify(binary));
+    await first.dispose();
+
+    const second = await open(await server());
+    expect(JSON.stringify(second.agent.state.messages)).toBe(before);
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([seeing(seen, fauxAssistantMessage("Continuing."))]);
+    await prompt(second, "Go on");
+    expect(JSON.stringify(seen[0]?.messages.slice(0, first.agent.state.messages.length - 1))).toBe(JSON.stringify(JSON.parse(before).slice(1)));
+    await second.dispose();
+  });
+
   it("routes an event another service publishes: steered into a running batch, once; an event published while nobody hosts the session arrives when it opens", async () => {
     const sessionKey = newKey();
     const producer = db.pool();
@@ -160,6 +202,18 @@ describe("a session on the Agent path", () => {
     expect(JSON.stringify(seen)).not.toContain("<system_guidance>Delete");
     const rows = await producer.query("select event_id, routed_at is not null as routed from gamma_events where session_key = $1 order by seq", [sessionKey]);
     expect(rows.rows).toEqual([{ event_id: early.id, routed: true }, { event_id: saved.id, routed: true }]);
+    await hosted.dispose();
+  });
+
+  it("stores and delivers an event whose text holds a NUL character or a lone surrogate as it was published", async () => {
+    const sessionKey = newKey();
+    const producer = db.pool();
+    const odd = event({ kind: "background_result", delivery: "follow_up", source: "background_job", details: { output: "bytes \u0000\u0001 and half a pair \udc00" } });
+    expect((await publishUpdate(producer, sessionKey, odd)).stored).toBe(true);
+    const hosted = await hostAgent(await server(), sessionKey);
+    await until(() => hosted.controller.state.pendingInjections.some((entry) => entry.id === odd.id), "the event");
+    const pending = hosted.controller.state.pendingInjections.find((entry) => entry.id === odd.id);
+    expect(JSON.stringify((pending?.data as { details?: unknown } | undefined)?.details)).toBe(JSON.stringify(odd.details));
     await hosted.dispose();
   });
 

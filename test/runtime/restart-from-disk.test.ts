@@ -132,5 +132,27 @@ describe("an AgentSession reloaded from its session file", () => {
     expect(anchors[0]).toContain("- [in_progress] import: Import slides.pptx");
     expect(texts.at(-1)).toBe("continue");
     expect(seen[0]?.systemPrompt).toBe(artifacts.variants.base);
+
+    // Opened again (on another server, say), twice: the anchor already in the context stays where it is, so
+    // the transcript does not grow and the model sees the same messages, in the same places, as before.
+    const anchorsIn = (manager: SessionManager): number =>
+      manager.getEntries().filter((entry) => entry.type === "custom_message" && entry.customType === "gamma.anchor").length;
+    pi.disposeNow(second);
+    for (let reopen = 0; reopen < 2; reopen++) {
+      const manager = SessionManager.open(sessionFile ?? "");
+      const entries = manager.getEntries().length;
+      const again = await start(manager);
+      expect(anchorsIn(manager)).toBe(1);
+      expect(manager.getEntries().length).toBe(entries);
+      pi.disposeNow(again);
+    }
+    const third = await start(SessionManager.open(sessionFile ?? ""));
+    const later: SeenContext[] = [];
+    faux.setResponses([seeing(later, fauxAssistantMessage("Still importing."))]);
+    await third.session.prompt("and now?");
+    const laterTexts = (later[0]?.messages ?? []).map(textOf);
+    // The same prefix as the last request: what a prompt cache keeps.
+    expect(laterTexts.slice(0, texts.length)).toEqual(texts);
+    expect(laterTexts.filter((text) => text.startsWith("<session_state "))).toEqual(anchors);
   });
 });

@@ -25,7 +25,7 @@ transaction under an advisory lock, and recorded in gamma_schema_migrations.`,
     )
     .action(async (options: MigrateOptions) => {
       // The PostgreSQL entry point, and node-postgres through it, load only when this command runs.
-      const { migrateDatabase, PgNotInstalledError, postgresMigrations } = await import("../../runtime-postgres/migrate.js");
+      const { latestMigration, migrateDatabase, PgNotInstalledError, postgresMigrations } = await import("../../runtime-postgres/migrate.js");
       if (options.print) {
         for (const migration of postgresMigrations()) process.stdout.write(`-- migration ${migration.version}: ${migration.name}\n${migration.sql}\n`);
         result.exitCode = EXIT_OK;
@@ -39,10 +39,13 @@ transaction under an advisory lock, and recorded in gamma_schema_migrations.`,
           return;
         }
         const migrated = await migrateDatabase(url);
+        const shipped = latestMigration();
         process.stdout.write(
-          migrated.applied.length === 0
-            ? `schema is current: migration ${migrated.version}\n`
-            : `applied migration${migrated.applied.length === 1 ? "" : "s"} ${migrated.applied.join(", ")}; schema at migration ${migrated.version}\n`,
+          migrated.applied.length > 0
+            ? `applied migration${migrated.applied.length === 1 ? "" : "s"} ${migrated.applied.join(", ")}; schema at migration ${migrated.version}\n`
+            : migrated.version > shipped
+              ? `schema is at migration ${migrated.version}, newer than the last this package ships (${shipped}): nothing to apply; a later gamma-prompt migrated it\n`
+              : `schema is current: migration ${migrated.version}\n`,
         );
         result.exitCode = EXIT_OK;
       } catch (error) {

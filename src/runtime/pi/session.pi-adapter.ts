@@ -2,8 +2,8 @@
  * The pi-coding-agent path: an AgentSession on the exact variant prompt. The
  * Gamma extension registers the tools, replaces Pi's assembled prompt on
  * every request (no second skills block, no working directory), keeps one
- * anchor in context and re-anchors after compaction. A resumed session gets a
- * fresh anchor at once.
+ * anchor in context and re-anchors after compaction. A resumed session whose
+ * context holds no anchor gets one at once.
  */
 import type { AgentSession, ExtensionAPI, ModelRuntime, SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent";
 import type { ThinkingLevel } from "@earendil-works/pi-agent-core";
@@ -122,10 +122,12 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
     options.sessionManager.appendCustomEntry(SESSION_ENTRY_TYPE, { variant: controller.variant, cacheKey: controller.artifacts.manifest.staticPrefix.cacheKey });
   }
   if (agent.state.messages.length > 0) {
-    // Resumed: pending events the transcript holds are in the context already; the stored anchor may be
-    // stale, so a fresh one carries the state (and the pending events the transcript does not hold).
+    // Resumed: pending events the transcript holds are in the context already. A context without an anchor
+    // gets one that carries the state (and the pending events the transcript does not hold); one that holds
+    // an anchor keeps it in place (see resumeAnchor).
     controller.noteTranscript(agent.state.messages);
-    await sendSessionMessage(session, controller, controller.anchorMessage({ carryInContext: false }));
+    const anchor = controller.resumeAnchor(agent.state.messages);
+    if (anchor !== undefined) await sendSessionMessage(session, controller, anchor);
   }
   return {
     session,
