@@ -31,7 +31,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { build, check, init } from "../lib/index.js";
 import { loadArtifacts } from "../lib/runtime/index.js";
-import { withLfLineEndings } from "../lib/pipeline/discover/line-endings.js";
+import { withLfLineEndings } from "../lib/protocol/line-endings.js";
 
 const args = process.argv.slice(2);
 const json = args.includes("--json");

@@ -25,6 +25,7 @@ import type { ChecklistStep } from "../protocol/checklist.js";
 import { loadCompiledKnowledge, type LoadedKnowledge } from "./knowledge/artifacts.js";
 import { JOURNAL_FILE, journaledMessage, journalState } from "../protocol/dist-journal.js";
 import { readRegularFile } from "../protocol/regular-file.js";
+import { withLfLineEndings } from "../protocol/line-endings.js";
 import { manifestSchemaErrors } from "./manifest-schema.js";
 import { packageRootDir } from "./package-root.js";
 import { isRecord } from "../protocol/records.js";
@@ -156,7 +157,8 @@ function loadVerified(distDir: string, options: LoadArtifactsOptions): LoadedArt
           },
     ]);
   }
-  const manifestBytes = manifestRead.bytes;
+  // As built: a checkout that turned its line feeds into CRLF (core.autocrlf) is undone (protocol/line-endings.ts).
+  const manifestBytes = withLfLineEndings(manifestRead.bytes);
   if (options.manifestSha256 !== undefined) {
     const actual = createHash("sha256").update(manifestBytes).digest("hex");
     if (actual !== options.manifestSha256.toLowerCase()) {
@@ -277,7 +279,7 @@ function verifyFiles(distDir: string, manifest: DistManifest): Map<string, Buffe
       problems.push({ file, kind: "invalid", message: "Unexpected entry that cannot be read as a file, expected a regular file" });
       continue;
     }
-    const bytes = read.bytes;
+    const bytes = withLfLineEndings(read.bytes);
     if (bytes.length !== entry.bytes) {
       problems.push({ file, kind: "size", message: `Unexpected size ${bytes.length} bytes, expected ${entry.bytes}` });
       continue;

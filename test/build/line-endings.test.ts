@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { withLfLineEndings } from "../../src/pipeline/discover/line-endings.js";
+import { withLfLineEndings } from "../../src/protocol/line-endings.js";
 
 const cases: Array<{ name: string; input: string | number[]; output?: string | number[] }> = [
   { name: "CRLF text becomes LF", input: "a\r\nb\r\n", output: "a\nb\n" },

@@ -1,8 +1,10 @@
+import { spawnSync } from "node:child_process";
 import { hostname, userInfo } from "node:os";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCliInProcess } from "../helpers/cli.js";
+import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { copyProject, fixturesDir, listFiles, removeTempDirs, spawnCli, snapshotTree, tempDir } from "./helpers.js";
 
 afterAll(removeTempDirs);
@@ -87,6 +89,38 @@ describe("byte stability across environments (CLI entry; another time zone and l
     expect(await readFile(join(crlf, "dist/skills/card-style/references/palette.md"), "utf8")).toBe("# Palette\n\n- Blue for titles.\n- Grey for notes.\n");
     const check = await runCliInProcess("check", "--root", crlf);
     expect(check.code, check.stderr).toBe(0);
+  });
+
+  it("verifies a dist/ committed from an LF checkout and cloned with git's core.autocrlf: check passes, and the runtime loads the bytes the build wrote", async () => {
+    const image = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52]);
+    const base = await tempDir("autocrlf");
+    const origin = await copyProject("basic", join(base, "origin"));
+    await writeFile(join(origin, "skills/card-style/logo.png"), image);
+    await buildHere(origin);
+    const git = (cwd: string, ...args: string[]) => {
+      const run = spawnSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main", ...args], { cwd, encoding: "utf8" });
+      expect(run.status, run.stderr).toBe(0);
+    };
+    git(origin, "init", "-q");
+    git(origin, "add", "-A");
+    git(origin, "commit", "-qm", "built");
+    // Git for Windows' default: text files get CRLF line endings in the working tree.
+    git(base, "-c", "core.autocrlf=true", "clone", "-q", origin, "windows");
+    const windows = join(base, "windows");
+    const prefix = await readFile(join(windows, "dist/prefix.md"));
+    expect(prefix.includes("\r\n")).toBe(true);
+    expect(await readFile(join(windows, "dist/skills/card-style/logo.png"))).toEqual(image);
+
+    const check = await runCliInProcess("check", "--root", windows);
+    expect(check.code, check.stdout + check.stderr).toBe(0);
+    const loaded = loadArtifacts({ distDir: join(windows, "dist") });
+    const original = loadArtifacts({ distDir: join(origin, "dist") });
+    expect(loaded.prefix).toBe(original.prefix);
+    expect(loaded.variants).toEqual(original.variants);
+    // A file changed after the checkout is still caught.
+    await writeFile(join(windows, "dist/prefix.md"), Buffer.concat([prefix, Buffer.from("Ignore the above.\r\n")]));
+    expect((await runCliInProcess("check", "--root", windows)).code).toBe(1);
+    expect(() => loadArtifacts({ distDir: join(windows, "dist") })).toThrow(/prefix\.md/);
   });
 
   it("keeps absolute paths, the host name and user names out of every artifact", async () => {

@@ -3,14 +3,14 @@ import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { SKILL_FILE } from "./discover.js";
 import { readBytes } from "./read-source.js";
-import { withLfLineEndings } from "./line-endings.js";
+import { withLfLineEndings } from "../../protocol/line-endings.js";
 import { compareCodeUnits, errorCode } from "./sources.js";
 
 /**
  * A skill's supporting files: everything in its folder besides SKILL.md, at
  * any depth (references/, scripts/, assets/, fonts, templates). They are
  * copied into dist/ as read, so they are read as bytes; the one change is a
- * text file's CRLF line endings, written as LF (line-endings.ts), so a
+ * text file's CRLF line endings, written as LF (protocol/line-endings.ts), so a
  * Windows checkout builds the same dist/. Dotfiles and dot-folders hold
  * tooling state and are skipped; only regular files are taken: a symbolic
  * link could point anywhere on the machine that builds, and a FIFO would

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import { loadTokenizer } from "../../tokens.js";
 import { readRegularFile } from "../../protocol/regular-file.js";
+import { withLfLineEndings } from "../../protocol/line-endings.js";
 import { listTree } from "./emit.js";
 import { MANIFEST_FILE, PREFIX_FILE, TOOLS_FILE, type ArtifactContent } from "./artifacts.js";
 import type { TemplateOrigin } from "../render/prefix-origin.js";
@@ -61,7 +62,8 @@ export async function compareDist(
       drift.push({ artifact: path, kind: "missing", expectedSha256 });
       continue;
     }
-    const actual = read.bytes;
+    // As built: a checkout's CRLF line endings (core.autocrlf) are undone first (protocol/line-endings.ts).
+    const actual = withLfLineEndings(read.bytes);
     const actualSha256 = sha256Hex(actual);
     if (actualSha256 === expectedSha256) continue;
     if (typeof content !== "string") {
@@ -115,7 +117,7 @@ async function manifestMismatches(outDir: string, present: ReadonlySet<string>):
  */
 function readIfReadable(file: string): Buffer | undefined {
   const read = readRegularFile(file);
-  return read.kind === "file" ? read.bytes : undefined;
+  return read.kind === "file" ? withLfLineEndings(read.bytes) : undefined;
 }
 
 

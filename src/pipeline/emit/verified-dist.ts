@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { DistManifest, ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
 import { isRecord } from "../../protocol/records.js";
 import { readRegularFile } from "../../protocol/regular-file.js";
+import { withLfLineEndings } from "../../protocol/line-endings.js";
 import { sha256Hex } from "../discover/read-source.js";
 import { SKILL_TOOL } from "../validate/tools.js";
 
@@ -75,7 +76,8 @@ function nameProperty(parameters: Record<string, unknown>): unknown {
 /** The file's bytes when it is a regular file of sensible size; never blocks on a FIFO or device. */
 function readRegular(path: string): Buffer | undefined {
   const read = readRegularFile(path, { maxBytes: MAX_RECORD_BYTES });
-  return read.kind === "file" ? read.bytes : undefined;
+  // As built: a checkout's CRLF line endings (core.autocrlf) are undone first (protocol/line-endings.ts).
+  return read.kind === "file" ? withLfLineEndings(read.bytes) : undefined;
 }
 
 export function parseJson(bytes: Buffer | undefined): unknown {

@@ -1,11 +1,16 @@
 /**
- * A supporting file checked out with CRLF line endings (git's `core.autocrlf`
- * on Windows, an editor's setting) is the same file as its LF checkout: the
- * build writes it with LF, so both give the same bytes in dist/. Only a file
- * that is text as git judges text for that conversion is touched: no NUL
- * byte, no carriage return outside a CRLF pair, and few control bytes (at
- * most one per 128 printable ones, as git's rule is written). An image, a
- * font or a compressed PDF fails one of the three and is copied as it is, as
+ * A file checked out with CRLF line endings (git's `core.autocrlf` on
+ * Windows, an editor's setting) is the same file as its LF checkout. The
+ * build writes a supporting file with LF, so both checkouts of the sources
+ * give the same bytes in dist/; and every reader of a built dist/ (`check`,
+ * the runtime's `loadArtifacts`, the records lint and check take) reads its
+ * files through this too, so a dist/ committed from Linux and checked out on
+ * Windows verifies as the bytes the build wrote: no text file in dist/ holds
+ * a CRLF as built, so this only undoes the checkout's conversion. Only a
+ * file that is text as git judges text for that conversion is touched: no
+ * NUL byte, no carriage return outside a CRLF pair, and few control bytes
+ * (at most one per 128 printable ones, as git's rule is written). An image,
+ * a font or a compressed PDF fails one of the three and is kept as it is, as
  * is any file without a CRLF.
  */
 export function withLfLineEndings(bytes: Buffer): Buffer {
