@@ -31,6 +31,23 @@ describe("compiled checklists: the steps lint reads, as build writes them", () =
     ]);
   });
 
+  it("is the list under a heading that names it, else the first of three or more steps, and lint judges that list", async () => {
+    const result = await lint({ root: fileURLToPath(new URL("../fixtures/checklist/choice/", import.meta.url)), profile: "gamma" });
+    const steps = Object.fromEntries(result.skills.map((skill) => [skill.name, skill.checklist?.map((step) => [step.number, step.title, step.verifies])]));
+    // Two kinds of files listed before the procedure are not its steps: the numbered headings are.
+    expect(steps["short-list-first"]).toEqual([
+      [1, "Draft the body", false],
+      [2, "Verify the draft", true],
+      [3, "Send it for review", true],
+    ]);
+    expect(steps["named-list"]).toEqual([
+      [1, "Bump the version", false],
+      [2, "Tag the commit", false],
+    ]);
+    // The checklist the runtime enforces has no verifying step, whatever a later list says: lint says so.
+    expect(result.diagnostics.map((d) => [d.file, d.line, d.ruleId])).toEqual([["skills/named-list/SKILL.md", 11, "skill/workflow-verification"]]);
+  });
+
   it("takes a step's text from the next line when its marker stands alone, and no step from an ellipsis or an empty item", async () => {
     const result = await lint({ root: fileURLToPath(new URL("../fixtures/checklist/placeholders/", import.meta.url)) });
     expect(result.skills.map((skill) => skill.checklist)).toEqual([

@@ -8,14 +8,15 @@ import type { LineIndex } from "./positions.js";
  * and build can never disagree about what the checklist is.
  *
  * The checklist is the first ordered list under a heading that names it
- * ("Checklist", "Steps", "Procedure"), else the first ordered list. A step's
+ * ("Checklist", "Steps", "Procedure"), else the first list of at least
+ * three steps (what reads as a procedure, as the type rule and the
+ * reference-checklist rule count), else the first ordered list. A step's
  * title is its bold lead (`**Validate.**`) or, without one, its first
  * sentence; "(optional)" at the start of the step, inside or outside the bold
  * lead, marks it optional.
  */
 export function extractChecklist(lines: LineIndex, lists: readonly OrderedListShape[]): ChecklistStep[] | undefined {
-  if (lists.length === 0) return undefined;
-  const list = lists.find((candidate) => CHECKLIST_HEADING.test(headingBefore(lines, candidate.line))) ?? lists[0];
+  const list = checklistList(lines, lists);
   if (!list) return undefined;
   const first = MARKER.exec(lines.lineText(list.line));
   const start = first ? Number(first[1]) : 1;
@@ -25,6 +26,18 @@ export function extractChecklist(lines: LineIndex, lists: readonly OrderedListSh
     return [{ number: start + index, ...read.step, optional: read.step.optional || read.markerOptional, verifies: item.verifies, line: item.line }];
   });
 }
+
+/** Which of the body's lists is its checklist (see extractChecklist): lint judges the list the build compiles. */
+export function checklistList(lines: LineIndex, lists: readonly OrderedListShape[]): OrderedListShape | undefined {
+  return (
+    lists.find((candidate) => CHECKLIST_HEADING.test(headingBefore(lines, candidate.line))) ??
+    lists.find((candidate) => candidate.items.length >= PROCEDURE_STEPS && stepCount(lines, candidate) >= PROCEDURE_STEPS) ??
+    lists[0]
+  );
+}
+
+/** Steps that make a list read as a procedure: the checklist's choice, the type rule and the reference-checklist rule all count so. */
+export const PROCEDURE_STEPS = 3;
 
 /**
  * How many steps an ordered list (or run of step headings) requires: its

@@ -4,10 +4,10 @@ import type { SkillType } from "../../stage-data.js";
 import type { OrderedListShape } from "../parse/body-shape.js";
 import type { FrontmatterSplit } from "../parse/frontmatter.js";
 import type { LineIndex } from "../parse/positions.js";
-import { stepCount } from "../parse/checklist.js";
+import { checklistList, PROCEDURE_STEPS, stepCount } from "../parse/checklist.js";
 
 /** Ordered lists this long read as a procedure rather than as lookup material. */
-export const REFERENCE_CHECKLIST_MIN_ITEMS = 3;
+export const REFERENCE_CHECKLIST_MIN_ITEMS = PROCEDURE_STEPS;
 
 export interface BodyProblem {
   ruleId: RuleId;
@@ -22,16 +22,17 @@ export interface BodyProblem {
  */
 export function bodyProblems(type: SkillType, lists: readonly OrderedListShape[], index: LineIndex, split: FrontmatterSplit): BodyProblem[] {
   if (type === "workflow") {
-    const first = lists[0];
-    if (!first) {
+    // The list the build compiles as the checklist, and so the one the runtime enforces and audits.
+    const checklist = checklistList(index, lists);
+    if (!checklist) {
       const range = split.body === "" ? split.closing : index.lineRange(split.bodyStartLine);
       return [{ ruleId: "skill/workflow-checklist", range, message: "Unexpected workflow body without an ordered list, expected a numbered checklist of steps (1. …, 2. …) or numbered step headings (## Step 1: …)" }];
     }
-    if (!lists.some((list) => list.items.some((item) => item.verifies))) {
+    if (!checklist.items.some((item) => item.verifies)) {
       return [
         {
           ruleId: "skill/workflow-verification",
-          range: listRange(first, index),
+          range: listRange(checklist, index),
           message: "Unexpected checklist without a verification step, expected a step that verifies the result (verify, check, inspect, confirm, review, validate, ensure, test, assert)",
         },
       ];
