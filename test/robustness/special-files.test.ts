@@ -114,12 +114,15 @@ describe("symbolic links that lead nowhere", () => {
     const root = await copyProject("basic");
     symlinkSync("moved-away", join(root, "skills/dangling"));
     symlinkSync("looping", join(root, "skills/looping"));
+    mkdirSync(join(root, "skills/mirrored"));
+    symlinkSync("../../mirror-not-checked-out/SKILL.md", join(root, "skills/mirrored/SKILL.md"));
     const expected = [
       ["skills/dangling", "skill/missing-skill-file", 'Unexpected symbolic link to "moved-away", which does not exist, expected a skill folder holding SKILL.md (no host can load this skill)'],
       ["skills/looping", "skill/missing-skill-file", 'Unexpected symbolic link to "looping", which leads back to itself, expected a skill folder holding SKILL.md (no host can load this skill)'],
+      ["skills/mirrored/SKILL.md", "skill/missing-skill-file", 'Unexpected symbolic link to "../../mirror-not-checked-out/SKILL.md", which does not exist, expected the skill\'s SKILL.md (no host can load this skill)'],
     ];
     const found = (diagnostics: ReadonlyArray<{ file: string; ruleId: string; message: string; severity: string }>): string[][] =>
-      diagnostics.filter((d) => d.file === "skills/dangling" || d.file === "skills/looping").map((d) => [d.file, d.ruleId, d.message, d.severity]);
+      diagnostics.filter((d) => ["skills/dangling", "skills/looping", "skills/mirrored/SKILL.md"].includes(d.file)).map((d) => [d.file, d.ruleId, d.message, d.severity]);
     const withSeverity = expected.map((row) => [...row, "warning"]);
 
     const linted = await lint({ root });

@@ -99,7 +99,13 @@ function readSkillFile(root: string, folder: string, path: string): SourceFile |
 
 /** A skill folder that is a symbolic link to nothing (a moved target, a loop): the skill is missing from every host, so it is reported, not skipped. */
 function unresolvedLink(root: string, folder: string): Diagnostic | undefined {
-  const path = join(root, folder);
+  const link = describeUnresolvedLink(join(root, folder));
+  if (link === undefined) return undefined;
+  return createDiagnostic("skill/missing-skill-file", folder, FILE_START, `Unexpected ${link}, expected a skill folder holding ${SKILL_FILE} (no host can load this skill)`);
+}
+
+/** `symbolic link to "x", which does not exist` (or `leads back to itself`) when `path` is a link that resolves to nothing; undefined otherwise. */
+function describeUnresolvedLink(path: string): string | undefined {
   if (!statIfPossible(path, { noFollow: true })?.isSymbolicLink() || statIfPossible(path) !== undefined) return undefined;
   let target: string;
   try {
@@ -113,17 +119,17 @@ function unresolvedLink(root: string, folder: string): Diagnostic | undefined {
   } catch (error) {
     loops = (error as NodeJS.ErrnoException).code === "ELOOP";
   }
-  return createDiagnostic(
-    "skill/missing-skill-file",
-    folder,
-    FILE_START,
-    `Unexpected symbolic link to "${target}", which ${loops ? "leads back to itself" : "does not exist"}, expected a skill folder holding ${SKILL_FILE} (no host can load this skill)`,
-  );
+  return `symbolic link to "${target}", which ${loops ? "leads back to itself" : "does not exist"}`;
 }
 
 function missingSkillFile(root: string, folder: string): Diagnostic {
   const names = listNames(join(root, folder));
   const nearMiss = names.find((name) => name.toLowerCase() === SKILL_FILE.toLowerCase());
+  // Listed under its own name, yet not found: a SKILL.md that is a link to nothing.
+  const link = nearMiss === SKILL_FILE ? describeUnresolvedLink(join(root, folder, SKILL_FILE)) : undefined;
+  if (link !== undefined) {
+    return createDiagnostic("skill/missing-skill-file", `${folder}/${SKILL_FILE}`, FILE_START, `Unexpected ${link}, expected the skill's ${SKILL_FILE} (no host can load this skill)`);
+  }
   if (nearMiss) {
     return createDiagnostic("skill/missing-skill-file", `${folder}/${nearMiss}`, FILE_START, `Unexpected file name "${nearMiss}", expected "${SKILL_FILE}"`);
   }

@@ -6,7 +6,7 @@ import type { LineIndex } from "../parse/positions.js";
 import { quoted } from "../../diagnostics/quote.js";
 import { didYouMean, suggest } from "./suggest.js";
 import { allowedToolsProblem } from "./allowed-tools.js";
-import { hostKeyOf, isHostKey } from "./host-keys.js";
+import { HOST_KEYS, hostKeyOf, isHostKey } from "./host-keys.js";
 import { scalarCharacterOffset } from "../parse/scalar-offsets.js";
 import type { YamlProblem, YamlTree } from "../parse/yaml-tree.js";
 import { DESIGN_FIELDS, portableLabel, type DesignField } from "../parse/design-fields.js";
@@ -79,7 +79,8 @@ function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range,
     case "additionalProperties": {
       const extra = String(params["additionalProperty"]);
       const keyRange = tree.keyRanges.get(`${path}/${extra.replace(/~/g, "~0").replace(/\//g, "~1")}`) ?? range;
-      const hint = didYouMean(extra, knownKeys);
+      // A host's key is as likely a near miss as the manifest's own (`user_invocable`, `Version`).
+      const hint = didYouMean(extra, [...knownKeys, ...HOST_KEYS.map((host) => host.key)]);
       const expected = hint === "" ? `one of the known keys (${knownKeys.join(", ")})` : "a known key";
       return { ruleId: "skill/unknown-key", range: keyRange, message: `Unexpected key "${extra}", expected ${expected}${hint}` };
     }
