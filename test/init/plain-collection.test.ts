@@ -33,7 +33,7 @@ async function typesLintFixInserts(skillsDir: string): Promise<Record<string, st
   const copy = await tempDir("gamma-fix-types");
   cpSync(skillsDir, join(copy, "skills"), { recursive: true });
   const fixed = await runCliInProcessFrom(copy, "lint", "--fix", "--profile", "gamma");
-  const types = [...fixed.stdout.matchAll(/^fixed skills\/([^/]+)\/SKILL\.md:\d+:\d+ {2}skill\/missing-key {2}inserted "type: (workflow|reference)"/gm)].map((match) => [match[1] ?? "", match[2] ?? ""] as const);
+  const types = [...fixed.stdout.matchAll(/^fixed skills\/([^/]+)\/SKILL\.md:\d+:\d+ {2}skill\/missing-key {2}inserted "(?:gamma-)?type: (workflow|reference)"/gm)].map((match) => [match[1] ?? "", match[2] ?? ""] as const);
   expect(types.length).toBeGreaterThan(0);
   return Object.fromEntries(types.sort(([a], [b]) => (a < b ? -1 : 1)));
 }

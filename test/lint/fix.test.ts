@@ -90,7 +90,8 @@ describe("lint --fix contract", () => {
     expect(report.fixesWritten).toBe(true);
     expect(report).not.toHaveProperty("diff");
     expect(report.fixes).toEqual(preview.fixes);
-    expect(report.fixes.map((fix) => `${fix.file} ${fix.ruleId} ${fix.message}`)).toContain('skills/release/SKILL.md skill/missing-key inserted "type: workflow" (the body has a checklist of 3 steps)');
+    // A skill with a metadata block of its own gets its type there: it stays a plain Agent Skill.
+    expect(report.fixes.map((fix) => `${fix.file} ${fix.ruleId} ${fix.message}`)).toContain('skills/release/SKILL.md skill/missing-key inserted "gamma-type: workflow" under metadata (the body has a checklist of 3 steps)');
     const again = JSON.parse((await runCliInProcessFrom(dir, "lint", "--fix", "--format", "json")).stdout) as typeof report;
     expect(again.fixes).toEqual([]);
   });

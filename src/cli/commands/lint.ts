@@ -39,7 +39,8 @@ writes (prompts/prefix.hbs, prompts/variants.yaml, prompts/injections.yaml, sche
 The summary line names the one that ran.
 
 --fix changes only the frontmatter, and only for a finding this run reports: it inserts a missing \`type\`
-under the gamma profile (workflow when the body has a checklist of 3 or more steps, else reference),
+under the gamma profile (workflow when the body has a checklist of 3 or more steps, else reference;
+as gamma-type under metadata when the skill has a metadata block and no design field at the top level),
 rewrites a list or comma-separated \`allowed-tools\` as the space-separated string, trims the spaces
 inside a quoted description, and (under agentskills) moves the design's top-level fields under metadata
 (gamma-type, gamma-requires-skills, …) and writes flow-style YAML as blocks, so Agent Skills validators

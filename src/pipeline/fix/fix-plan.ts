@@ -98,7 +98,12 @@ async function insertType(parsed: ParsedSkillFile, site: FixSite): Promise<Plann
   }
   if (indent === undefined || offset > split.yamlEnd) return undefined;
   const why = choice.reason;
-  if (parsed.spellings?.written.some((field) => field.portable !== undefined)) {
+  const written = parsed.spellings?.written ?? [];
+  const underMetadata = written.some((field) => field.portable !== undefined);
+  // A plain Agent Skill with a metadata block of its own (and no design field at the top level) keeps the
+  // specification's keys only: its type goes under metadata, where every Agent Skills validator accepts it.
+  const portableSkill = !underMetadata && !written.some((field) => field.topLevel !== undefined) && metadataEnd(parsed) !== undefined;
+  if (underMetadata || portableSkill) {
     // A manifest written under metadata gets its type there too, as its first entry: one spelling per file.
     const place = metadataEnd(parsed);
     if (!place) return undefined;
