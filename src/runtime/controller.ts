@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import type { ToolSchemaArtifact, VariantName } from "../protocol/dist-manifest.js";
 import type { LoadedArtifacts } from "./artifacts.js";
+import { auditBlockMessage } from "./audit/audit.js";
 import { AuditRecorder, type SessionLog } from "./audit/recorder.js";
 import type { AuditPolicy } from "./audit/policy.js";
 import { SessionChecklists } from "./checklist/session-checklists.js";
@@ -540,6 +541,25 @@ export class SessionProtocolController {
   attachPi(pi: { transport: InjectionTransport; toolResultsInContext: () => ReadonlySet<string> }): void {
     this.transport = pi.transport;
     this.injections.contextProbe = pi.toolResultsInContext;
+  }
+
+  /**
+   * The model ended a turn in plain text, without `message_user`, and the
+   * run is about to stop: under the `block` audit policy a failed completion
+   * audit keeps it going as a refused yield does. The returned trusted
+   * message (the audit's problems) goes to the model as a follow-up; undefined
+   * lets the run end.
+   */
+  unyieldedEndReminder(): GammaCustomMessage | undefined {
+    if (this.run.yielded !== undefined) return undefined;
+    const report = this.checklists.auditUnyieldedEnd();
+    if (report === undefined) return undefined;
+    return createTrustedMessage({
+      kind: "completion_audit",
+      content: auditBlockMessage(report, "unyielded-end"),
+      details: { completionAudit: { outcome: report.outcome, workflows: report.workflows } },
+      timestamp: this.now(),
+    });
   }
 
   /** A run starts (Pi's agent_start). */

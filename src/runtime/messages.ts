@@ -41,6 +41,8 @@ export interface GammaMessageDetails {
   injectionIds?: string[];
   /** Set on a host activation (`activateSkillForHost`): the skills it made active. */
   hostActivation?: { skill: string; alreadyActive: boolean; activated: string[] };
+  /** Set on the completion audit's reply to a turn ended in plain text under a blocking policy. */
+  completionAudit?: { outcome: string; workflows: string[] };
 }
 
 /** A Pi custom message (`role: "custom"`), hidden from the UI, converted to a user message for the model. */

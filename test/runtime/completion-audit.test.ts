@@ -10,7 +10,7 @@ import type { VariantName } from "../../src/protocol/dist-manifest.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { deckTasks, FINISHED_DECK, SKIPPED_OPTIONAL } from "./helpers/checklist.js";
 import { prepareDist, tempDir } from "./helpers/dist.js";
-import { fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
+import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
 import { fauxPerTest, NO_KNOWLEDGE_HINTS } from "./helpers/session.js";
 
 const pi = fauxPerTest();
@@ -82,6 +82,45 @@ describe("the completion audit at a yield while a workflow is active", () => {
     ]);
     expect(events.filter((event) => event.type === "yield")).toHaveLength(1);
     expect(faux.state.callCount).toBe(4);
+  });
+
+  it("block: a reply in plain text does not end the turn while the audit fails; the model is told the problems and ends with message_user", async () => {
+    const { agent, faux, events } = agentWith({ audit: { mode: "block" } });
+    const seen: SeenContext[] = [];
+    faux.setResponses([todo(STOPPED_AT_6), fauxAssistantMessage("All done, bye."), seeing(seen, todo(FINISHED_DECK)), done("Here is your deck, validated and rendered.")]);
+    await agent.prompt("Make a deck about tide pools");
+    const reminder = seen[0]?.messages.at(-1);
+    expect(textOf(reminder)).toMatch(/^Completion audit failed: a reply without message_user does not end the turn while a workflow is active\. 9 problems in the active workflow \(deck-generation\):\n- Unexpected required step 6 "Create the deck"/);
+    expect(textOf(reminder)).toMatch(/then end the turn with message_user \(blockOnUser: true\)\.$/);
+    expect(audits(events).map((event) => [event.action, event.report.outcome, event.toolCallId])).toEqual([
+      ["blocked", "fail", ""],
+      ["reported", "pass", expect.any(String)],
+    ]);
+    expect(events.filter((event) => event.type === "yield")).toHaveLength(1);
+    expect(faux.state.callCount).toBe(4);
+  });
+
+  it("block on plain-text replies is bounded by maxBlocks, and report or a passing audit lets a plain reply end the run", async () => {
+    const bounded = agentWith({ audit: { mode: "block", maxBlocks: 1 } });
+    bounded.faux.setResponses([todo(STOPPED_AT_6), fauxAssistantMessage("Done."), fauxAssistantMessage("Really done.")]);
+    await bounded.agent.prompt("Make a deck about tide pools");
+    expect(audits(bounded.events).map((event) => event.action)).toEqual(["blocked"]);
+    expect(bounded.faux.state.callCount).toBe(3);
+
+    // One faux provider serves the test: count each agent's calls from where the last one left off.
+    const reported = agentWith();
+    let before = reported.faux.state.callCount;
+    reported.faux.setResponses([todo(STOPPED_AT_6), fauxAssistantMessage("Done.")]);
+    await reported.agent.prompt("Make a deck about tide pools");
+    expect(audits(reported.events)).toEqual([]);
+    expect(reported.faux.state.callCount - before).toBe(2);
+
+    const finished = agentWith({ audit: { mode: "block" } });
+    before = finished.faux.state.callCount;
+    finished.faux.setResponses([todo(FINISHED_DECK), fauxAssistantMessage("Done.")]);
+    await finished.agent.prompt("Make a deck about tide pools");
+    expect(audits(finished.events)).toEqual([]);
+    expect(finished.faux.state.callCount - before).toBe(2);
   });
 
   it("block is bounded: after maxBlocks refusals in a run the yield goes ahead with the failed audit attached", async () => {

@@ -185,12 +185,12 @@ export function auditTranscript(events: readonly PositionedEvent[], skills: Read
 }
 
 /** The missing steps of a failed audit, as the tool error a `block` policy returns to the model. */
-export function auditBlockMessage(report: AuditReport): string {
+export function auditBlockMessage(report: AuditReport, at: "yield" | "unyielded-end" = "yield"): string {
   const errors = report.findings.filter((finding) => finding.severity === "error");
   const lines = errors.map((finding) => `- ${finding.message}`);
-  return [
-    `Completion audit failed: the final message was not sent. ${errors.length} problem${errors.length === 1 ? "" : "s"} in the active workflow${report.workflows.length === 1 ? "" : "s"} (${report.workflows.join(", ")}):`,
-    ...lines,
-    "Finish these steps (or mark an optional step complete with a note saying why it was skipped, or an unrecoverable failure blocked with deviation: true and its cause), update `todo`, then send the final message again.",
-  ].join("\n");
+  const problems = `${errors.length} problem${errors.length === 1 ? "" : "s"} in the active workflow${report.workflows.length === 1 ? "" : "s"} (${report.workflows.join(", ")}):`;
+  const fix = "Finish these steps (or mark an optional step complete with a note saying why it was skipped, or an unrecoverable failure blocked with deviation: true and its cause), update `todo`,";
+  return at === "yield"
+    ? [`Completion audit failed: the final message was not sent. ${problems}`, ...lines, `${fix} then send the final message again.`].join("\n")
+    : [`Completion audit failed: a reply without message_user does not end the turn while a workflow is active. ${problems}`, ...lines, `${fix} then end the turn with message_user (blockOnUser: true).`].join("\n");
 }

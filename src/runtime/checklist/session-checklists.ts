@@ -74,6 +74,33 @@ export class SessionChecklists {
    * `maxBlocks` times per run.
    */
   auditYield(toolCallId: string): AuditReport | undefined {
+    const audited = this.audit();
+    if (audited === undefined) return undefined;
+    const { report, blocks } = audited;
+    if (blocks) {
+      this.blockedCall = toolCallId;
+      this.block(report, toolCallId);
+      throw new MessageUserError(auditBlockMessage(report));
+    }
+    return report;
+  }
+
+  /**
+   * A run about to end in plain text, without a yield: under `block`, a failed
+   * audit does not let the turn pass to the user that way any more than a
+   * yield; the report to send the model (it continues), at most `maxBlocks`
+   * times per run, counted with the yields refused. Undefined lets the run
+   * end (no workflow, the audit passes or is not blocking, or the bound is met).
+   */
+  auditUnyieldedEnd(): AuditReport | undefined {
+    const audited = this.audit();
+    if (audited === undefined || !audited.blocks) return undefined;
+    this.block(audited.report, "");
+    return audited.report;
+  }
+
+  /** The audit now, and whether the policy refuses it; undefined when off or no workflow is active. */
+  private audit(): { report: AuditReport; blocks: boolean } | undefined {
     const { recorder, run } = this.host;
     const workflows = this.active().map((active) => active.name);
     if (workflows.length === 0 && !recorder.hasUnmetRequirements) return undefined;
@@ -81,13 +108,12 @@ export class SessionChecklists {
     if (mode === "off") return undefined;
     const report = recorder.audit(recorder.nextPosition);
     const maxBlocks = this.policy?.maxBlocks ?? DEFAULT_MAX_BLOCKS;
-    if (mode === "block" && report.outcome === "fail" && run.auditBlocks < maxBlocks) {
-      run.auditBlocks += 1;
-      this.blockedCall = toolCallId;
-      recorder.logAudit(report, "blocked");
-      this.host.emit({ type: "audit", report, action: "blocked", toolCallId });
-      throw new MessageUserError(auditBlockMessage(report));
-    }
-    return report;
+    return { report, blocks: mode === "block" && report.outcome === "fail" && run.auditBlocks < maxBlocks };
+  }
+
+  private block(report: AuditReport, toolCallId: string): void {
+    this.host.run.auditBlocks += 1;
+    this.host.recorder.logAudit(report, "blocked");
+    this.host.emit({ type: "audit", report, action: "blocked", toolCallId });
   }
 }

@@ -35,7 +35,18 @@ export function bindController(agent: Agent, controller: SessionProtocolControll
     return { ...result, terminate: true };
   };
   const previousFinish = agent.finishTurn;
-  const finishTurn: FinishTurn = async (turn, signal) => (controller.shouldStopAfterTurn() ? { action: "end" } : ((await previousFinish?.(turn, signal)) ?? undefined));
+  const finishTurn: FinishTurn = async (turn, signal) => {
+    if (controller.shouldStopAfterTurn()) return { action: "end" };
+    // A reply in plain text would end the run without a yield: under a blocking audit policy, the audit's problems go back to the model.
+    if (turn.message.stopReason === "stop" && toolCallsOf(turn.message).length === 0) {
+      const reminder = controller.unyieldedEndReminder();
+      if (reminder !== undefined) {
+        await transport.followUp(reminder);
+        return { action: "continue" };
+      }
+    }
+    return (await previousFinish?.(turn, signal)) ?? undefined;
+  };
   agent.finishTurn = finishTurn;
   controller.attachPi({ transport, toolResultsInContext: toolCallIdsProbe(agent) });
   return agent.subscribe(async (event) => {
