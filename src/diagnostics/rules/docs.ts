@@ -304,7 +304,11 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     bad: '{ "rules": { "skill/description-triger": "off" } }',
     good: '{ "rules": { "skill/description-trigger": "off" } }',
   },
-  "template/parse-error": { text: "A Handlebars template must parse; the message gives the template's line and column.", bad: "{{#if x}}open", good: "{{#if x}}open{{/if}}" },
+  "template/parse-error": {
+    text: "A Handlebars template must parse; the message gives the template's line and column. A path that ends in a dot ({{catalog.}}) is a syntax error too, reported at the dot: Handlebars would read the dot as a second expression and the path as a helper's name.",
+    bad: "{{#if x}}open   or   {{catalog.}}",
+    good: "{{#if x}}open{{/if}}   or   {{catalog}}",
+  },
   "template/too-deep": { text: "Blocks nested more than 64 deep are refused before parsing, so a hostile template cannot exhaust the parser.", bad: "{{#if a}}{{#if b}}… (100 levels)", good: "{{#if a}}…{{/if}}" },
   "template/unknown-partial": { text: "Every {{> partial}} names a file in prompts/partials/; a missing partial would render nothing.", bad: "{{> identiy}}", good: "{{> identity}}" },
   "template/unknown-helper": { text: "Only the helpers if, unless, each, with, eq and join exist; none reads the clock or the environment, which keeps the output byte-stable.", bad: "{{now}}", good: "{{#if skills}}…{{/if}}" },
