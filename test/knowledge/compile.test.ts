@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { check } from "../../src/check.js";
 import type { DistManifest } from "../../src/protocol/dist-manifest.js";
-import { copyProject, listFiles, projectWithOverlay, removeTempDirs, repoRoot, updateGolden } from "../build/helpers.js";
+import { listFiles, projectWithOverlay, removeTempDirs, repoRoot, updateGolden } from "../build/helpers.js";
 
 afterAll(removeTempDirs);
 

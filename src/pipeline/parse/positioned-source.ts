@@ -27,10 +27,10 @@ export type PathSegment = string | number;
 const YAML_OPTIONS = { prettyErrors: false, uniqueKeys: true } as const;
 
 export function parseYamlSource(source: SourceFile): PositionedSource | Diagnostic {
-  // Plain data (the usual prompts/ files) is read without the library, to the same value.
   // Both readers recurse per level: a deeper source is refused before either reads it.
   const tooDeep = yamlNestingOverflow(source.text, MAX_NESTING_DEPTH);
   if (tooDeep !== undefined) return createDiagnostic("source/invalid-yaml", source.path, new LineIndex(source.text).range(tooDeep, tooDeep + 1), NESTING_MESSAGE);
+  // Plain data (the usual prompts/ files) is read without the library, to the same value.
   const plain = readPlainYaml(source.text);
   if (plain) return positioned(source, plain.value, YAML_OPTIONS);
   const { LineCounter, parseDocument } = yamlLibrary();
