@@ -6,7 +6,10 @@
  * turns these into Pi tools.
  */
 import type { ToolSchemaArtifact } from "../protocol/dist-manifest.js";
+import { REQUIRED_RUNTIME_TOOLS, RUNTIME_TOOL_NAMES, type RuntimeToolName } from "../protocol/runtime-tools.js";
 import type { ImagePart, TextPart } from "./messages.js";
+
+export { RUNTIME_TOOL_NAMES, type RuntimeToolName };
 
 export interface ToolOutcome {
   content: (TextPart | ImagePart)[];
@@ -17,11 +20,6 @@ export interface ToolOutcome {
 
 /** Throw to report a failure: Pi turns the error message into an error tool result. */
 export type ToolExecutor = (toolCallId: string, params: Record<string, unknown>, signal?: AbortSignal) => Promise<ToolOutcome>;
-
-export const RUNTIME_TOOL_NAMES = ["skill", "todo", "message_user", "read_workspace_rule", "load_tool_namespace"] as const;
-export type RuntimeToolName = (typeof RUNTIME_TOOL_NAMES)[number];
-/** Runtime tools every tools.json must declare; the others are served when declared. */
-const REQUIRED_RUNTIME_TOOLS: readonly RuntimeToolName[] = ["skill", "todo", "message_user"];
 
 /** Decides before a tool runs; throwing refuses the call with that error. */
 export type ToolGuard = (tool: string, params: Readonly<Record<string, unknown>>, toolCallId: string) => void;

@@ -138,7 +138,7 @@ describe("check", () => {
 
   it("reports a tool schema change as invalidating the shared prefix", async () => {
     const root = await builtProject();
-    await writeFile(join(root, "schemas/tools/order.json"), '["message_user", "skill"]\n');
+    await writeFile(join(root, "schemas/tools/order.json"), '["message_user", "read_workspace_rule", "skill", "todo"]\n');
     const result = await check({ root });
     expect(result.invalidatesSharedPrefix).toBe(true);
     expect(result.drift.map((entry) => entry.artifact)).toContain("tools.json");

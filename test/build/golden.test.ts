@@ -49,7 +49,7 @@ describe("dist/manifest.json as a public contract", () => {
     expect(Object.keys(manifest.variants)).toEqual(["base", "deck-generation", "import"]);
     expect(manifest.variants.base?.sha256).toBe(manifest.staticPrefix.sha256);
     expect(manifest.variants["deck-generation"]?.preloadedSkills).toEqual(["outline-deck", "card-style"]);
-    expect(manifest.tools.order).toEqual(["skill", "message_user"]);
+    expect(manifest.tools.order).toEqual(["todo", "skill", "read_workspace_rule", "message_user"]);
     expect(manifest.templateEngine).toEqual({ name: "handlebars", version: "4.7.10" });
     expect(manifest.tokenizer).toEqual({ name: "gpt-tokenizer", version: "4.0.0", encoding: "o200k_base" });
     expect(text.endsWith("}\n")).toBe(true);
@@ -60,8 +60,8 @@ describe("dist/manifest.json as a public contract", () => {
     const root = await copyProject("basic");
     await build({ root, persistentCache: false });
     const tools = JSON.parse(await readFile(join(root, "dist/tools.json"), "utf8")) as Array<{ name: string; parameters: { properties: { name?: { enum?: string[] } } } }>;
-    expect(tools.map((tool) => tool.name)).toEqual(["skill", "message_user"]);
-    expect(tools[0]?.parameters.properties.name?.enum).toEqual(["card-style", "import-file", "outline-deck"]);
+    expect(tools.map((tool) => tool.name)).toEqual(["todo", "skill", "read_workspace_rule", "message_user"]);
+    expect(tools.find((tool) => tool.name === "skill")?.parameters.properties.name?.enum).toEqual(["card-style", "import-file", "outline-deck"]);
   });
 
   it("starts every variant with the static prefix's bytes", async () => {

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { copyParts, listFiles, tempDir } from "../helpers/temp-project.js";
@@ -17,17 +17,28 @@ export async function copyProject(fixture: string, into?: string): Promise<strin
   return copyParts(join(fixturesDir, fixture), ["skills", "prompts", "schemas", "knowledge", "gamma-prompt.config.json"], root);
 }
 
-/** The basic project with a case folder's files laid over it (every file but expected.json). */
+/**
+ * The basic project with a case folder's files laid over it: every file but
+ * the expected output (expected.json, expected/), and without the basic
+ * project's files that the case's removed.json lists.
+ */
 export async function projectWithOverlay(caseDir: string): Promise<string> {
   const root = await copyProject("basic");
   const files = await listFiles(caseDir);
   for (const file of files) {
-    if (file === "expected.json") continue;
+    if (file.startsWith("expected")) continue;
+    if (file === REMOVED_FILE) {
+      for (const removed of JSON.parse(await readFile(join(caseDir, file), "utf8")) as string[]) await rm(join(root, removed));
+      continue;
+    }
     await mkdir(dirname(join(root, file)), { recursive: true });
     await writeFile(join(root, file), await readFile(join(caseDir, file)));
   }
   return root;
 }
+
+/** A case's list of the basic project's files it leaves out. */
+const REMOVED_FILE = "removed.json";
 
 /** Runs the compiled CLI in a child process, as a user or CI would. */
 export function spawnCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { status: number | null; stdout: string; stderr: string } {

@@ -109,6 +109,6 @@ describe("compiled tool namespaces", () => {
     const run = spawnCli(["build", "--root", root]);
     expect(run.status, run.stderr).toBe(0);
     const stable = plan.variants["base"]?.blocks[0]?.tokens;
-    expect(run.stdout).toContain(`tools: stable set 2 tools, ${stable} tokens; namespace crm 3 tools, ${manifest.namespaces?.["crm"]?.tokens} tokens\n`);
+    expect(run.stdout).toContain(`tools: stable set 4 tools, ${stable} tokens; namespace crm 3 tools, ${manifest.namespaces?.["crm"]?.tokens} tokens\n`);
   });
 });

@@ -111,7 +111,7 @@ describe("safe writing of dist/", () => {
     expect(bodyOnly.written).toContain("variants/deck-generation.md");
     expect(bodyOnly.written).not.toContain("prefix.md");
     expect(bodyOnly.prefixChanged).toBe(false);
-    await writeFile(join(root, "schemas/tools/order.json"), '["message_user", "skill"]\n');
+    await writeFile(join(root, "schemas/tools/order.json"), '["message_user", "read_workspace_rule", "skill", "todo"]\n');
     const toolsOnly = await build({ root, persistentCache: false });
     expect(toolsOnly.written).toContain("tools.json");
     expect(toolsOnly.prefixChanged).toBe(true);

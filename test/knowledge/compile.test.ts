@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { check } from "../../src/check.js";
 import type { DistManifest } from "../../src/protocol/dist-manifest.js";
-import { copyProject, listFiles, removeTempDirs, repoRoot, updateGolden } from "../build/helpers.js";
+import { listFiles, projectWithOverlay, removeTempDirs, repoRoot, updateGolden } from "../build/helpers.js";
 
 afterAll(removeTempDirs);
 
@@ -19,13 +19,7 @@ const cases = readdirSync(casesDir).sort();
 
 /** The basic project with a case's files laid over it (expected output aside). */
 async function projectWithCase(name: string): Promise<string> {
-  const root = await copyProject("basic");
-  for (const file of await listFiles(join(casesDir, name))) {
-    if (file.startsWith("expected")) continue;
-    await mkdir(dirname(join(root, file)), { recursive: true });
-    await writeFile(join(root, file), await readFile(join(casesDir, name, file)));
-  }
-  return root;
+  return projectWithOverlay(join(casesDir, name));
 }
 
 async function golden(file: string, actual: string): Promise<string> {

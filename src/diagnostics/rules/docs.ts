@@ -77,7 +77,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "metadata:\n  author: me",
   },
   "skill/yaml-unsupported": {
-    text: "Frontmatter is plain data: custom tags (!!python/object), collections used as keys and aliases without anchors are refused, because hosts read them differently or execute them.",
+    text: "Frontmatter is plain data: custom tags (!!python/object), collections used as keys and aliases without anchors are refused, because hosts read them differently or execute them. So are lists and mappings nested deeper than 100 levels: no manifest needs them, and parsers run out of stack on a few thousand.",
     bad: "name: !!python/object:os.system pdf",
     good: "name: pdf",
   },
@@ -297,14 +297,18 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   "source/outside-root": { text: "No source is reached through a symbolic link that leaves the project root: the build reads only the project, so the same checkout gives the same bytes anywhere.", bad: "prompts/partials/x.hbs -> /etc/passwd", good: "prompts/partials/x.hbs as a file in the project" },
   "source/changed-during-build": { text: "A source that changes between being read and dist/ being written would leave artifacts that match no state of the sources; the build retries once, then reports it.", bad: "an editor saving a template in the middle of every build", good: "build after the save" },
   "source/invalid-utf8": { text: "Every source is UTF-8 text, so the same bytes render the same prompt on every machine.", bad: "a SKILL.md saved as Latin-1", good: "the same file saved as UTF-8" },
-  "source/invalid-json": { text: "A JSON source (tool schema, tool order, config) must parse; the message points at the first bad character.", bad: '{ "name": "read", }', good: '{ "name": "read" }' },
-  "source/invalid-yaml": { text: "A YAML source (variants, injections) must parse.", bad: "variants:\n  - name: base\n   skills: []", good: "variants:\n  - name: base\n    skills: []" },
+  "source/invalid-json": { text: "A JSON source (tool schema, tool order, config) must parse, with arrays and objects nested at most 100 levels deep; the message points at the first bad character, or at the bracket that opens level 101.", bad: '{ "name": "read", }', good: '{ "name": "read" }' },
+  "source/invalid-yaml": { text: "A YAML source (variants, injections) must parse, with lists and mappings nested at most 100 levels deep.", bad: "variants:\n  - name: base\n   skills: []", good: "variants:\n  - name: base\n    skills: []" },
   "config/invalid": {
     text: "gamma-prompt.config.json must match schemas/config.schema.json, and every rule id under rules must be a skill rule of the registry (a near miss suggests the id meant). A wrong config would otherwise be ignored silently.",
     bad: '{ "rules": { "skill/description-triger": "off" } }',
     good: '{ "rules": { "skill/description-trigger": "off" } }',
   },
-  "template/parse-error": { text: "A Handlebars template must parse; the message gives the template's line and column.", bad: "{{#if x}}open", good: "{{#if x}}open{{/if}}" },
+  "template/parse-error": {
+    text: "A Handlebars template must parse; the message gives the template's line and column. A path that ends in a dot ({{catalog.}}) is a syntax error too, reported at the dot: Handlebars would read the dot as a second expression and the path as a helper's name.",
+    bad: "{{#if x}}open   or   {{catalog.}}",
+    good: "{{#if x}}open{{/if}}   or   {{catalog}}",
+  },
   "template/too-deep": { text: "Blocks nested more than 64 deep are refused before parsing, so a hostile template cannot exhaust the parser.", bad: "{{#if a}}{{#if b}}… (100 levels)", good: "{{#if a}}…{{/if}}" },
   "template/unknown-partial": { text: "Every {{> partial}} names a file in prompts/partials/; a missing partial would render nothing.", bad: "{{> identiy}}", good: "{{> identity}}" },
   "template/unknown-helper": { text: "Only the helpers if, unless, each, with, eq and join exist; none reads the clock or the environment, which keeps the output byte-stable.", bad: "{{now}}", good: "{{#if skills}}…{{/if}}" },
@@ -326,7 +330,17 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   "tool/order-unknown": { text: "schemas/tools/order.json lists only tools that have a file.", bad: '["read", "grep"]   (no grep.json)', good: '["read"]' },
   "tool/order-missing": { text: "Every tool file is listed in schemas/tools/order.json: the tool order is part of the cached prefix and is declared once.", bad: "read.json, bash.json; order.json: [\"read\"]", good: "order.json: [\"read\", \"bash\"]" },
   "tool/order-duplicate": { text: "schemas/tools/order.json lists each tool once.", bad: '["read", "read"]', good: '["read"]' },
+  "tool/runtime-tool-missing": {
+    text: "The runtime implements skill, todo and message_user itself and starts no session whose tools.json lacks one of them (ToolSetupError): the protocol the prefix teaches runs through them. The build fails at schemas/tools/order.json instead of shipping an agent that cannot start.",
+    bad: 'order.json: ["read", "todo", "message_user"]   (no skill)',
+    good: 'order.json: ["read", "todo", "skill", "message_user"]   (with skill.json)',
+  },
   "tool/skill-name-parameter": { text: "The skill tool has a string name parameter, which the build gives an enum of the catalog's names.", bad: '{ "name": "skill", "parameters": { "type": "object" } }', good: '{ "name": "skill", "parameters": { "type": "object", "properties": { "name": { "type": "string" } } } }' },
+  "knowledge/fetch-tool-missing": {
+    text: "At run time the knowledge hints tell the model \"BLOCKING: Fetch each matching unread note before the first task action\", and read_workspace_rule is the only way to fetch a note. An agent with notes in knowledge/ and without that tool would be told to do what it cannot, so the build fails at the first note.",
+    bad: 'knowledge/brand-images.md; order.json: ["read", "skill", "todo", "message_user"]',
+    good: 'order.json: ["read", "skill", "read_workspace_rule", "todo", "message_user"]   (with read_workspace_rule.json)',
+  },
   "tool/knowledge-id-parameter": { text: "The knowledge tool has a string knowledgeId parameter without an enum: live notes exist beside the compiled ones, so no list of ids is complete.", bad: '{ "name": "read_workspace_rule", "parameters": { "type": "object" } }', good: '{ "name": "read_workspace_rule", "parameters": { "type": "object", "properties": { "knowledgeId": { "type": "string" } } } }' },
   "namespace/invalid": {
     text: "A namespace is declared by schemas/namespaces/<name>/namespace.json, which matches schemas/namespace.schema.json: a lowercase_name, the trigger description the namespace catalog shows, and `tools`, the order of the tool files in schemas/namespaces/<name>/tools/.",

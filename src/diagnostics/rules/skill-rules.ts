@@ -18,7 +18,7 @@ export const skillRules = {
   "skill/yaml-tab-indent": { severity: "error", description: "The frontmatter is indented with spaces, never tabs." },
   "skill/yaml-duplicate-key": { severity: "error", description: "No key appears twice in one mapping." },
   "skill/yaml-alias-limit": { severity: "error", description: "YAML aliases expand to at most 1,000 nodes (no \"billion laughs\")." },
-  "skill/yaml-unsupported": { severity: "error", description: "The frontmatter uses plain YAML: no custom tags, no collection keys, no unknown aliases." },
+  "skill/yaml-unsupported": { severity: "error", description: "The frontmatter uses plain YAML: no custom tags, no collection keys, no unknown aliases, no nesting deeper than 100 levels." },
   "skill/yaml-portable": {
     severity: "warning",
     description:

@@ -6,9 +6,9 @@ import { readSupportingFiles, type SupportingFile } from "../discover/supporting
 import { defineSlot, type BuildSession } from "../session/build-session.js";
 import { resolveConfig } from "../validate/config.js";
 import { resolveInjections } from "../validate/injection-kinds.js";
-import { resolveKnowledge } from "../validate/knowledge.js";
+import { knowledgeToolDiagnostics, resolveKnowledge } from "../validate/knowledge.js";
 import type { readLintConfig } from "../validate/lint-config.js";
-import { resolveTools, type ToolFileResult } from "../validate/tools.js";
+import { declaredToolNames, resolveTools, runtimeToolDiagnostics, type ToolFileResult } from "../validate/tools.js";
 import { resolveVariants } from "../validate/variants.js";
 import { failedNamespaceFolders, resolveNamespaces, skillNamespaceDiagnostics } from "../validate/namespaces.js";
 import type { lintSkills } from "./lint-skills.js";
@@ -86,7 +86,17 @@ export async function checkProjectSources(
       })
     : undefined;
   if (knowledge) diagnostics.push(...knowledge.diagnostics);
+  // Only an agent (a project with the prefix template) runs in the runtime, so only an agent's tool set is held to it.
+  if (sources.prefix) {
+    const declared = declaredToolNames({ files: sources.toolFiles, order: sources.toolOrder }, namespaceFiles.length > 0 ? namespaceToolNames(namespaces.namespaces) : []);
+    diagnostics.push(...runtimeToolDiagnostics(sources.toolOrder, declared));
+    if (knowledge) diagnostics.push(...knowledgeToolDiagnostics(knowledge.notes, declared));
+  }
   return { diagnostics, config, injections, invocable, tools, namespaces, variants, supporting, knowledge };
+}
+
+function namespaceToolNames(namespaces: ReturnType<typeof resolveNamespaces>["namespaces"]): string[] {
+  return namespaces.flatMap((namespace) => namespace.tools.map((tool) => tool.name));
 }
 
 /**

@@ -3,7 +3,9 @@ import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../..
 import type { SourceFile } from "../../stage-data.js";
 import { readPlainYaml } from "./plain-yaml.js";
 import { yamlLibrary } from "./yaml-library.js";
-import { unclosedConstruct } from "./yaml-unclosed.js";
+import { isStackExhaustion, jsonNestingOverflow, MAX_NESTING_DEPTH, NESTING_MESSAGE } from "./nesting.js";
+import { LineIndex } from "./positions.js";
+import { yamlNestingOverflow, unclosedConstruct } from "./yaml-unclosed.js";
 
 /**
  * A parsed YAML or JSON source that remembers where each value came from, so
@@ -25,6 +27,9 @@ export type PathSegment = string | number;
 const YAML_OPTIONS = { prettyErrors: false, uniqueKeys: true } as const;
 
 export function parseYamlSource(source: SourceFile): PositionedSource | Diagnostic {
+  // Both readers recurse per level: a deeper source is refused before either reads it.
+  const tooDeep = yamlNestingOverflow(source.text, MAX_NESTING_DEPTH);
+  if (tooDeep !== undefined) return createDiagnostic("source/invalid-yaml", source.path, new LineIndex(source.text).range(tooDeep, tooDeep + 1), NESTING_MESSAGE);
   // Plain data (the usual prompts/ files) is read without the library, to the same value.
   const plain = readPlainYaml(source.text);
   if (plain) return positioned(source, plain.value, YAML_OPTIONS);
@@ -36,6 +41,7 @@ export function parseYamlSource(source: SourceFile): PositionedSource | Diagnost
     const unclosed = unclosedConstruct(source.text, error.message, error.pos[0]);
     if (unclosed !== undefined) return createDiagnostic("source/invalid-yaml", source.path, offsetsToRange(lineCounter, unclosed.offset, unclosed.offset + 1), unclosed.message);
     const range = offsetsToRange(lineCounter, error.pos[0], error.pos[1]);
+    if (document.errors.some((each) => isStackExhaustion(each.message))) return createDiagnostic("source/invalid-yaml", source.path, range, NESTING_MESSAGE);
     return createDiagnostic("source/invalid-yaml", source.path, range, `Unexpected YAML syntax: ${firstLine(error.message)}`);
   }
   let value: unknown;
@@ -48,6 +54,8 @@ export function parseYamlSource(source: SourceFile): PositionedSource | Diagnost
 }
 
 export function parseJsonSource(source: SourceFile): PositionedSource | Diagnostic {
+  const tooDeep = jsonNestingOverflow(source.text);
+  if (tooDeep !== undefined) return createDiagnostic("source/invalid-json", source.path, new LineIndex(source.text).range(tooDeep, tooDeep + 1), NESTING_MESSAGE);
   let value: unknown;
   try {
     value = JSON.parse(source.text);

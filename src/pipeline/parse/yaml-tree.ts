@@ -4,7 +4,8 @@ import type { Range } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { LineIndex } from "./positions.js";
 import { yamlLibrary } from "./yaml-library.js";
-import { unclosedConstruct } from "./yaml-unclosed.js";
+import { isStackExhaustion, MAX_NESTING_DEPTH, NESTING_MESSAGE } from "./nesting.js";
+import { yamlNestingOverflow, unclosedConstruct } from "./yaml-unclosed.js";
 
 /**
  * Frontmatter YAML as plain data plus the source range of every value and
@@ -25,16 +26,19 @@ export interface YamlProblem {
 export const MAX_ALIAS_NODES = 1000;
 
 export function parseYamlTree(yamlText: string, baseOffset: number, index: LineIndex): YamlTree | YamlProblem[] {
+  // The readers recurse per level: a deeper frontmatter is refused before either reads it.
+  const tooDeep = yamlNestingOverflow(yamlText, MAX_NESTING_DEPTH);
+  if (tooDeep !== undefined) return [{ ruleId: "skill/yaml-unsupported", range: index.range(baseOffset + tooDeep, baseOffset + tooDeep + 1), message: NESTING_MESSAGE }];
   return readPlainFrontmatter(yamlText, baseOffset, index) ?? parseWithYamlLibrary(yamlText, baseOffset, index);
 }
 
 /** The full YAML 1.2 parser, loaded on first use: frontmatter of plain `key: value` lines never needs it. */
 export function parseWithYamlLibrary(yamlText: string, baseOffset: number, index: LineIndex): YamlTree | YamlProblem[] {
+  const rangeOf = (start: number, end: number): Range => index.range(baseOffset + start, baseOffset + end);
   const { parseDocument } = yamlLibrary();
   const document = parseDocument(yamlText, { prettyErrors: false, uniqueKeys: true, strict: true });
   // A node's range runs to where the next token starts: a block value (a list, a `|` scalar) would end at
   // column 1 of the next line. Findings end at the value's last character instead.
-  const rangeOf = (start: number, end: number): Range => index.range(baseOffset + start, baseOffset + end);
   const valueRangeOf = (start: number, end: number): Range => {
     let last = end;
     while (last > start && /\s/.test(yamlText[last - 1] ?? "")) last--;
@@ -43,6 +47,9 @@ export function parseWithYamlLibrary(yamlText: string, baseOffset: number, index
   const problems: YamlProblem[] = [];
   const seenLines = new Set<number>();
   const first = document.errors[0];
+  if (first !== undefined && document.errors.some((error) => isStackExhaustion(error.message))) {
+    return [{ ruleId: "skill/yaml-unsupported", range: rangeOf(first.pos[0], first.pos[1]), message: NESTING_MESSAGE }];
+  }
   const unclosed = first === undefined ? undefined : unclosedConstruct(yamlText, first.message, first.pos[0]);
   // An unclosed `[` or quote: one finding where it opens; what the parser said after it follows from it.
   if (unclosed !== undefined) return [{ ruleId: "skill/yaml-syntax", range: rangeOf(unclosed.offset, unclosed.offset + 1), message: unclosed.message }];

@@ -31,10 +31,29 @@ export function unclosedConstruct(text: string, yamlMessage: string, before: num
   return { offset: innermost.offset, message: messages[innermost.char] };
 }
 
+/**
+ * The offset of the first flow collection (`[` or `{`) or block sequence
+ * item that opens past `maxDepth` levels, found in one pass without recursion.
+ */
+export function yamlNestingOverflow(text: string, maxDepth: number): number | undefined {
+  return scanOpeners(text, maxDepth).tooDeep;
+}
+
 /** The flow collections and quoted values open when the text ends, outermost first. */
 function openAtEnd(text: string): Opener[] {
+  return scanOpeners(text, Infinity).open;
+}
+
+/**
+ * Scans the text's openers; stops at the first flow collection or block
+ * sequence item past `maxDepth`. The depth counted is a floor of the real
+ * one: open flow collections plus the `- ` items opened on the current block
+ * line (`- - - x` nests three lists), never the indentation around them.
+ */
+function scanOpeners(text: string, maxDepth: number): { open: Opener[]; tooDeep?: number } {
   const stack: Opener[] = [];
   let valueStarts = true;
+  let lineItems = 0;
   for (let at = 0; at < text.length; at++) {
     const char = text[at] ?? "";
     const top = stack.at(-1);
@@ -52,6 +71,7 @@ function openAtEnd(text: string): Opener[] {
     if (char === "\n") {
       // A block line starts a value after its indentation; inside a flow collection the value goes on.
       valueStarts = true;
+      if (!inFlow) lineItems = 0;
       continue;
     }
     if (char === " " || char === "\t") continue;
@@ -63,6 +83,8 @@ function openAtEnd(text: string): Opener[] {
     if (valueStarts && (char === "[" || char === "{" || char === '"' || char === "'")) {
       stack.push({ char, offset: at });
       valueStarts = char === "[" || char === "{";
+      // A quote is only ever on top, so while a collection opens the stack holds collections alone.
+      if (valueStarts && lineItems + stack.length > maxDepth) return { open: stack, tooDeep: at };
       continue;
     }
     if (inFlow && (char === "]" || char === "}")) {
@@ -70,7 +92,10 @@ function openAtEnd(text: string): Opener[] {
       valueStarts = false;
       continue;
     }
-    if (char === "-" && valueStarts && !inFlow && /\s/.test(text[at + 1] ?? " ")) continue;
+    if (char === "-" && valueStarts && !inFlow && /\s/.test(text[at + 1] ?? " ")) {
+      if (++lineItems > maxDepth) return { open: stack, tooDeep: at };
+      continue;
+    }
     if (char === ":" && /\s/.test(text[at + 1] ?? " ")) {
       valueStarts = true;
       continue;
@@ -86,5 +111,5 @@ function openAtEnd(text: string): Opener[] {
     }
     valueStarts = false;
   }
-  return stack;
+  return { open: stack };
 }

@@ -3,6 +3,7 @@ import type HandlebarsNamespace from "handlebars";
 import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
 import { LineIndex } from "../parse/positions.js";
+import { findDanglingDot } from "./dangling-dot.js";
 import { explainParseError } from "./parse-error.js";
 
 /**
@@ -82,6 +83,8 @@ export function parseTemplate(engine: HandlebarsInstance, source: SourceFile, pa
   }
   try {
     const ast = engine.parse(source.text);
+    const dangling = findDanglingDot(ast);
+    if (dangling !== undefined) return createDiagnostic("template/parse-error", source.path, dangling.range, dangling.message);
     return partialName === undefined
       ? { file: source.path, text: source.text, ast }
       : { file: source.path, partialName, text: source.text, ast };

@@ -1,5 +1,7 @@
-import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { KnowledgeNoteFields } from "../../protocol/knowledge.js";
+import { KNOWLEDGE_TOOL } from "../../protocol/runtime-tools.js";
+import { TOOL_ORDER_FILE, TOOLS_DIR } from "../discover/source-paths.js";
 import type { SourceFile } from "../../stage-data.js";
 import { parseKnowledgeNote, type NoteReference, type ParsedNote } from "./knowledge-note.js";
 import { didYouMean } from "./suggest.js";
@@ -80,4 +82,24 @@ function unknown(
 export async function resolveKnowledge(files: readonly SourceFile[], context: KnowledgeContext): Promise<{ notes: ValidNote[]; diagnostics: Diagnostic[] }> {
   const parsed = await Promise.all(files.map((file) => parseKnowledgeNote(file)));
   return validateNotes(parsed, context);
+}
+
+/**
+ * The runtime hints matching notes with "BLOCKING: Fetch each matching unread
+ * note before the first task action", and the model fetches a note only with
+ * the knowledge tool: an agent with notes and without that tool is told to do
+ * what it cannot. One finding, at the first note by path.
+ */
+export function knowledgeToolDiagnostics(notes: readonly ValidNote[], declaredTools: ReadonlySet<string>): Diagnostic[] {
+  if (notes.length === 0 || declaredTools.has(KNOWLEDGE_TOOL)) return [];
+  const first = notes.map((note) => note.path).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))[0] as string;
+  const count = notes.length === 1 ? "knowledge note" : `${notes.length} knowledge notes`;
+  return [
+    createDiagnostic(
+      "knowledge/fetch-tool-missing",
+      first,
+      FILE_START,
+      `Unexpected ${count} without the \`${KNOWLEDGE_TOOL}\` tool, expected ${TOOLS_DIR}/${KNOWLEDGE_TOOL}.json listed in ${TOOL_ORDER_FILE} (knowledge hints tell the model to fetch each matching note with it)`,
+    ),
+  ];
 }

@@ -1,6 +1,7 @@
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
 import type { ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
+import { KNOWLEDGE_TOOL, REQUIRED_RUNTIME_TOOLS } from "../../protocol/runtime-tools.js";
 import { parseJsonSource, rangeAt, type PositionedSource } from "../parse/positioned-source.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import type { Reuse } from "../session/build-session.js";
@@ -51,6 +52,7 @@ export function resolveTools(
       diagnostics.push(createDiagnostic("tool/skill-name-parameter", fileOf.get(SKILL_TOOL) ?? TOOL_ORDER_FILE, FILE_START, "Unexpected `skill` tool without a string `name` parameter, expected `parameters.properties.name` with type string"));
     }
   }
+  // The knowledge tool's id is a plain string, since the host registers live notes the build never sees.
   const knowledgeTool = tools.find((tool) => tool.name === KNOWLEDGE_TOOL);
   if (knowledgeTool && !hasFreeStringParameter(knowledgeTool, "knowledgeId")) {
     diagnostics.push(
@@ -63,6 +65,39 @@ export function resolveTools(
     );
   }
   return { tools, diagnostics };
+}
+
+/**
+ * Every tool name the project declares somewhere: listed in the order, given a
+ * file, or in a namespace. A name with a file or a listing that fails its own
+ * rules counts as declared, so its finding is not repeated as a missing tool.
+ */
+export function declaredToolNames(sources: ToolSources, namespaceTools: readonly string[]): ReadonlySet<string> {
+  const declared = new Set([...sources.files.map((file) => baseName(file.path)), ...namespaceTools]);
+  const order = sources.order ? parseJsonSource(sources.order) : undefined;
+  if (order && "document" in order && Array.isArray(order.value)) {
+    for (const name of order.value) if (typeof name === "string") declared.add(name);
+  }
+  return declared;
+}
+
+/**
+ * The runtime tools a session cannot start without (the runtime's own list),
+ * each one the project declares nowhere: at the tool order, where it goes.
+ */
+export function runtimeToolDiagnostics(order: SourceFile | undefined, declared: ReadonlySet<string>): Diagnostic[] {
+  const absent = REQUIRED_RUNTIME_TOOLS.filter((name) => !declared.has(name));
+  if (!order || absent.length === 0) return [];
+  const located = parseJsonSource(order);
+  if (!("document" in located)) return [];
+  return absent.map((name) =>
+    createDiagnostic(
+      "tool/runtime-tool-missing",
+      order.path,
+      rangeAt(located, []),
+      `Unexpected tool set without \`${name}\`, expected ${TOOLS_DIR}/${name}.json listed in ${TOOL_ORDER_FILE} (the runtime implements \`${name}\` and starts no session without it declared)`,
+    ),
+  );
 }
 
 /** Every tool file through the per-file rules; results reused by path and bytes. */
@@ -129,9 +164,6 @@ export function orderTools({ order, at, names, files, byName, dir, orderName }: 
   }
   return tools;
 }
-
-/** The knowledge tool: its id is a plain string, since the host registers live notes the build never sees. */
-const KNOWLEDGE_TOOL = "read_workspace_rule";
 
 function hasFreeStringParameter(tool: ToolSchemaArtifact, name: string): boolean {
   const properties = tool.parameters["properties"];

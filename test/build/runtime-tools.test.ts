@@ -1,0 +1,95 @@
+/**
+ * An agent's tool set holds what its runtime needs: the tools the runtime
+ * implements and starts no session without, and the knowledge tool when the
+ * agent has notes. The build judges an agent by the runtime's own list, so a
+ * project it accepts is one the runtime starts; a failed build leaves dist/
+ * as it was. A skills collection is no agent and is not judged.
+ */
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { build } from "../../src/build.js";
+import { check } from "../../src/check.js";
+import { init } from "../../src/init.js";
+import { lint } from "../../src/lint.js";
+import type { ToolSchemaArtifact } from "../../src/protocol/dist-manifest.js";
+import { REQUIRED_RUNTIME_TOOLS } from "../../src/protocol/runtime-tools.js";
+import { assembleTools, RUNTIME_TOOL_NAMES, ToolSetupError, type ToolExecutor } from "../../src/runtime/tools.js";
+import { removeTempDirs, snapshotTree, tempDir } from "../helpers/temp-project.js";
+
+afterAll(removeTempDirs);
+
+const ORDER = "schemas/tools/order.json";
+
+/** An init agent, built once, then without one tool: its file and its entry in the order. */
+async function builtAgentWithout(tool: string): Promise<{ root: string; tools: ToolSchemaArtifact[] }> {
+  const root = await tempDir("gamma-runtime-tools");
+  expect((await init({ dir: root })).ok).toBe(true);
+  expect((await build({ root, persistentCache: false })).ok).toBe(true);
+  const tools = JSON.parse(await readFile(join(root, "dist/tools.json"), "utf8")) as ToolSchemaArtifact[];
+  await rm(join(root, `schemas/tools/${tool}.json`));
+  const order = JSON.parse(await readFile(join(root, ORDER), "utf8")) as string[];
+  await writeFile(join(root, ORDER), `${JSON.stringify(order.filter((name) => name !== tool))}\n`);
+  return { root, tools: tools.filter((schema) => schema.name !== tool) };
+}
+
+const noop: ToolExecutor = async () => ({ content: [] });
+
+describe("the runtime's own tools", () => {
+  it.each(REQUIRED_RUNTIME_TOOLS)("an agent without `%s` fails its build at the tool order, dist/ unchanged, as the runtime refuses it", async (tool) => {
+    const { root, tools } = await builtAgentWithout(tool);
+    const before = await snapshotTree(join(root, "dist"));
+    const result = await build({ root, persistentCache: false });
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.severity} ${d.ruleId}`)).toEqual([`${ORDER}:1:1 error tool/runtime-tool-missing`]);
+    expect(result.diagnostics[0]?.message).toContain(`without \`${tool}\``);
+    expect(await snapshotTree(join(root, "dist"))).toEqual(before);
+    expect((await check({ root })).ok).toBe(false);
+    expect((await lint({ root })).diagnostics.map((d) => d.ruleId)).toEqual(["tool/runtime-tool-missing"]);
+
+    // The same tool set, as the runtime gets it: it refuses to start, naming the same tool.
+    const runtime = Object.fromEntries(RUNTIME_TOOL_NAMES.map((name) => [name, noop])) as Record<(typeof RUNTIME_TOOL_NAMES)[number], ToolExecutor>;
+    const executors = Object.fromEntries(tools.filter((schema) => !(RUNTIME_TOOL_NAMES as readonly string[]).includes(schema.name)).map((schema) => [schema.name, noop]));
+    let refusal: unknown;
+    try {
+      assembleTools({ schemas: tools, runtime, executors });
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(ToolSetupError);
+    expect((refusal as ToolSetupError).tools).toEqual([tool]);
+  });
+
+  it("judges only an agent: a skills collection with a tool order of its own and no prompts/ has no such finding", async () => {
+    const root = await tempDir("gamma-runtime-tools");
+    expect((await init({ dir: root, profile: "agentskills" })).ok).toBe(true);
+    await mkdir(join(root, "schemas/tools"), { recursive: true });
+    await writeFile(join(root, ORDER), "[]\n");
+    const result = await lint({ root });
+    expect(result.profile).toBe("agentskills");
+    expect(result.diagnostics.filter((d) => d.ruleId === "tool/runtime-tool-missing")).toEqual([]);
+  });
+});
+
+describe("the knowledge tool", () => {
+  it("an agent with notes and without read_workspace_rule fails its build at the first note; declaring the tool builds", async () => {
+    const root = await tempDir("gamma-runtime-tools");
+    expect((await init({ dir: root })).ok).toBe(true);
+    await mkdir(join(root, "knowledge"));
+    await writeFile(join(root, "knowledge/card-text.md"), "---\nid: card-text\nname: Card text limits\nscope: Use when writing the text of cards in this workspace.\nsource: system\n---\n\nA card title is at most 8 words.\n");
+    const without = await build({ root, persistentCache: false });
+    expect(without.ok).toBe(false);
+    expect(without.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.ruleId}`)).toEqual(["knowledge/card-text.md:1:1 knowledge/fetch-tool-missing"]);
+    expect(without.diagnostics[0]?.message).toContain("`read_workspace_rule`");
+
+    await writeFile(
+      join(root, "schemas/tools/read_workspace_rule.json"),
+      `${JSON.stringify({ name: "read_workspace_rule", description: "Fetch one knowledge note named in a <knowledge_hints> block.", parameters: { type: "object", properties: { knowledgeId: { type: "string" } }, required: ["knowledgeId"] } })}\n`,
+    );
+    const order = JSON.parse(await readFile(join(root, ORDER), "utf8")) as string[];
+    await writeFile(join(root, ORDER), `${JSON.stringify([...order, "read_workspace_rule"])}\n`);
+    const withTool = await build({ root, persistentCache: false });
+    expect(withTool.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(withTool.ok).toBe(true);
+  });
+});
