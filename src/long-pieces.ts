@@ -5,8 +5,7 @@
  * by scanning every adjacent pair for the lowest rank before each merge, so
  * one piece of n bytes costs O(n²): a SKILL.md body of 400 KB of "=" (one
  * pre-token) took over a minute. This module gives the same tokens with a
- * heap of candidate pairs, as tiktoken does for pieces over 500 characters
- * and Hugging Face's tokenizers do for every word.
+ * heap of candidate pairs.
  *
  * The result is the library's, token for token, for any text:
  * - the text is cut with the library's own split pattern;
@@ -82,9 +81,41 @@ export function preTokens(text: string): IterableIterator<RegExpExecArray> {
 
 /** Whether some pre-token of `text` is longer than {@link LONG_PIECE_LENGTH}. */
 export function hasLongPiece(text: string): boolean {
-  if (text.length <= LONG_PIECE_LENGTH) return false;
+  if (!mayHoldLongPiece(text)) return false;
   for (const [piece] of preTokens(text)) if (piece.length > LONG_PIECE_LENGTH) return true;
   return false;
+}
+
+/**
+ * A pass over the text's code units that rules most texts out before the
+ * split pattern runs. Every o200k pre-token is either all whitespace, or
+ * holds a space (U+0020) at most as its first unit (a letter run, a digit
+ * run, a punctuation run with its trailing line breaks and slashes). So a
+ * pre-token longer than the limit needs a whitespace run longer than the
+ * limit, or as many units as the limit in a row without a space.
+ */
+export function mayHoldLongPiece(text: string): boolean {
+  let sinceSpace = 0;
+  let whitespaceRun = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 0x20) {
+      sinceSpace = 0;
+      whitespaceRun++;
+    } else {
+      sinceSpace++;
+      whitespaceRun = isWhitespaceUnit(code) ? whitespaceRun + 1 : 0;
+    }
+    if (sinceSpace >= LONG_PIECE_LENGTH || whitespaceRun > LONG_PIECE_LENGTH) return true;
+  }
+  return false;
+}
+
+/** Every unit `\s` matches (and the C0 controls and U+0085 besides: a wider set only sends more texts to the full scan). */
+function isWhitespaceUnit(code: number): boolean {
+  if (code <= 0x20 || code === 0x85 || code === 0xa0) return true;
+  if (code < 0x1680) return false;
+  return code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
 }
 
 /** Work done by {@link encodeLongPieces}, for tests that bound it. */

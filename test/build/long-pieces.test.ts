@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { encodeLongPieces, hasLongPiece, LONG_PIECE_LENGTH, type MergeWork } from "../../src/long-pieces.js";
+import { encodeLongPieces, hasLongPiece, LONG_PIECE_LENGTH, mayHoldLongPiece, type MergeWork, preTokens } from "../../src/long-pieces.js";
 import { tokenizer } from "../../src/tokens.js";
 import { seededRandom } from "../helpers/random.js";
 
@@ -74,6 +74,33 @@ describe("a very long pre-token", () => {
     expect(hasLongPiece(`${"=".repeat(LONG_PIECE_LENGTH)} and more`)).toBe(false);
     expect(hasLongPiece("=".repeat(LONG_PIECE_LENGTH + 1))).toBe(true);
     expect(hasLongPiece(`Text, then ${"a".repeat(LONG_PIECE_LENGTH + 1)}`)).toBe(true);
+    expect(hasLongPiece(`x${" \t".repeat(LONG_PIECE_LENGTH)}y`)).toBe(true);
+    expect(hasLongPiece(`=${"/\n".repeat(LONG_PIECE_LENGTH)}`)).toBe(true);
+  });
+
+  it("is never ruled out by the quick pass: every whitespace unit counts as whitespace there", () => {
+    for (let code = 0; code <= 0xffff; code++) {
+      const unit = String.fromCharCode(code);
+      if (/^\s$/u.test(unit)) expect(mayHoldLongPiece(unit.repeat(LONG_PIECE_LENGTH + 1)), `U+${code.toString(16)}`).toBe(true);
+    }
+  });
+
+  it("is never ruled out by the quick pass in random texts of long runs (seeded)", () => {
+    const alphabet = ["a", "Z", "é", "\u0301", "7", " ", "\t", "\n", "\r", "/", "=", "'s", "😀", "\u00a0", "\u3000", " x"];
+    const random = seededRandom(512);
+    let long = 0;
+    for (let round = 0; round < 400; round++) {
+      let text = "";
+      while (text.length < 3 * LONG_PIECE_LENGTH) {
+        const unit = alphabet[Math.floor(random() * alphabet.length)] as string;
+        text += unit.repeat(1 + Math.floor(random() * random() * LONG_PIECE_LENGTH));
+      }
+      const scanned = [...preTokens(text)].some(([piece]) => piece.length > LONG_PIECE_LENGTH);
+      if (scanned) long++;
+      if (scanned) expect(mayHoldLongPiece(text), JSON.stringify(text)).toBe(true);
+      expect(hasLongPiece(text)).toBe(scanned);
+    }
+    expect(long).toBeGreaterThan(20);
   });
 });
 
