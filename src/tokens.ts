@@ -4,6 +4,7 @@
  * such as `<|endoftext|>` are counted as the plain text they are in a prompt.
  */
 import { createRequire } from "node:module";
+import { encodeLongPieces, hasLongPiece } from "./long-pieces.js";
 
 type Encoding = typeof import("gpt-tokenizer/encoding/o200k_base");
 
@@ -23,13 +24,18 @@ export async function loadTokenizer(): Promise<Tokenizer> {
   return tokenizer();
 }
 
-/** The tokenizer, loaded synchronously on first call (its CommonJS build), so a counter can load it only on a miss. */
+/**
+ * The tokenizer, loaded synchronously on first call (its CommonJS build), so a counter can load it only on a miss.
+ * A text with a pre-token longer than LONG_PIECE_LENGTH is encoded by long-pieces.ts, which gives the
+ * library's tokens in O(n log n) where the library takes O(n²) in the piece's length; every other text
+ * goes to the library as it is.
+ */
 export function tokenizer(): Tokenizer {
   encoding ??= createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as Encoding;
   const loaded = encoding;
   return {
-    encode: (text) => loaded.encode(text, PLAIN_TEXT),
-    count: (text) => loaded.countTokens(text, PLAIN_TEXT),
+    encode: (text) => (hasLongPiece(text) ? encodeLongPieces(text) : loaded.encode(text, PLAIN_TEXT)),
+    count: (text) => (hasLongPiece(text) ? encodeLongPieces(text).length : loaded.countTokens(text, PLAIN_TEXT)),
     decode: (tokens) => loaded.decode(tokens),
   };
 }
