@@ -5,13 +5,13 @@ import type { AuditPolicy } from "../../src/runtime/audit/policy.js";
 import { FileSessionLog } from "../../src/runtime/audit/recorder.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { createTrustedMessage } from "../../src/runtime/messages.js";
-import { createGammaAgent } from "../../src/runtime/pi-adapter.js";
+import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapter.js";
 import type { VariantName } from "../../src/protocol/dist-manifest.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { deckTasks, FINISHED_DECK, SKIPPED_OPTIONAL } from "./helpers/checklist.js";
 import { prepareDist, tempDir } from "./helpers/dist.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
-import { fauxPerTest, NO_KNOWLEDGE_HINTS } from "./helpers/session.js";
+import { fauxPerTest, fauxSessionSetup, NO_KNOWLEDGE_HINTS } from "./helpers/session.js";
 
 const pi = fauxPerTest();
 const artifacts = loadArtifacts({ distDir: prepareDist() });
@@ -98,6 +98,28 @@ describe("the completion audit at a yield while a workflow is active", () => {
     ]);
     expect(events.filter((event) => event.type === "yield")).toHaveLength(1);
     expect(faux.state.callCount).toBe(4);
+  });
+
+  it("block holds a plain-text reply on the AgentSession path too", async () => {
+    const faux = pi.faux();
+    const events: ProtocolEvent[] = [];
+    const open = await createGammaSession({
+      artifacts,
+      variant: "deck-generation",
+      executors: recordingExecutors(),
+      onProtocolEvent: (event) => events.push(event),
+      audit: { mode: "block" },
+      ...(await fauxSessionSetup(faux)),
+      ...NO_KNOWLEDGE_HINTS,
+    });
+    pi.disposeAfterTest(open);
+    const seen: SeenContext[] = [];
+    const before = faux.state.callCount;
+    faux.setResponses([todo(STOPPED_AT_6), fauxAssistantMessage("All done, bye."), seeing(seen, todo(FINISHED_DECK)), done("Here is your deck, validated and rendered.")]);
+    await open.session.prompt("Make a deck about tide pools");
+    expect(textOf(seen[0]?.messages.at(-1))).toMatch(/^Completion audit failed: a reply without message_user does not end the turn while a workflow is active\./);
+    expect(audits(events).map((event) => event.action)).toEqual(["blocked", "reported"]);
+    expect(faux.state.callCount - before).toBe(4);
   });
 
   it("block on plain-text replies is bounded by maxBlocks, and report or a passing audit lets a plain reply end the run", async () => {
