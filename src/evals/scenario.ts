@@ -14,6 +14,7 @@ import { readRegularFile } from "../protocol/regular-file.js";
 import type { LoadedArtifacts } from "../runtime/artifacts.js";
 import type { ArtifactReference, NamespaceLoadSource } from "../runtime/execution-state.js";
 import { checkInjection } from "../runtime/injections/envelope.js";
+import { RUNTIME_TOOL_NAMES } from "../protocol/runtime-tools.js";
 
 /** A scenario larger than this is refused unread: scenarios are hand-written. */
 export const MAX_SCENARIO_BYTES = 1024 * 1024;
@@ -204,7 +205,7 @@ function checkReferences(scenario: Scenario, located: PositionedSource, artifact
   for (const name of Object.keys(scenario.tools ?? {})) {
     if (!tools.includes(name)) {
       diagnostics.push(createDiagnostic("eval/unknown-reference", located.file, rangeAt(located, ["tools", name], true), `Unexpected fixture for tool "${name}", expected one that ${declared}: ${tools.join(", ")}`));
-    } else if (["skill", "todo", "message_user", "read_workspace_rule"].includes(name)) {
+    } else if ((RUNTIME_TOOL_NAMES as readonly string[]).includes(name)) {
       diagnostics.push(createDiagnostic("eval/unknown-reference", located.file, rangeAt(located, ["tools", name], true), `Unexpected fixture for "${name}", expected fixtures only for host tools (the runtime implements ${name})`));
     }
   }
