@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
@@ -46,6 +46,17 @@ describe("profiles", () => {
     expect(gamma.code).toBe(1);
     // An agent is checked whole: its missing variant, variants and tool order too.
     expect(gamma.stdout).toContain("✖ 4 problems (4 errors, 0 warnings) · 1 skill, profile gamma\n");
+  });
+
+  it("lists as known keys what the profile reads at the top level: under agentskills the design's fields belong under metadata", async () => {
+    const root = await tempDir("unknown-key-profile");
+    const skill = join(root, "skills", "odd");
+    mkdirSync(skill, { recursive: true });
+    writeFileSync(join(skill, "SKILL.md"), "---\nname: odd\ndescription: Use when testing the key list.\nzzzq: 1\n---\n\n# Odd\n");
+    const messageUnder = async (profile: "gamma" | "agentskills") => (await lint({ root, profile })).diagnostics.find((d) => d.ruleId === "skill/unknown-key")?.message ?? "";
+    expect(await messageUnder("agentskills")).toMatch(/^Unexpected key "zzzq", expected one of the known keys \(name, description, /);
+    expect(await messageUnder("agentskills")).not.toMatch(/\b(?:type|requiresSkills|conflictsWith|toolNamespaces)\b/);
+    expect(await messageUnder("gamma")).toMatch(/\btype\b.*\brequiresSkills\b/);
   });
 });
 

@@ -10,6 +10,7 @@ import { HOST_KEYS, hostKeyOf, isHostKey } from "./host-keys.js";
 import { scalarCharacterOffset } from "../parse/scalar-offsets.js";
 import type { YamlProblem, YamlTree } from "../parse/yaml-tree.js";
 import { DESIGN_FIELDS, portableLabel, type DesignField } from "../parse/design-fields.js";
+import type { Profile } from "./lint-config.js";
 
 /**
  * Structure comes from schemas/skill-manifest.schema.json (the file editors
@@ -40,8 +41,10 @@ const KEY_HINTS: Record<string, string> = {
  * `tree` is the manifest's view: `portableFields` were written under metadata
  * and stand at the top level, and messages name them as written.
  */
-export function schemaProblems(tree: YamlTree, opening: Range, index: LineIndex, portableFields: readonly DesignField[] = []): YamlProblem[] {
-  const { validate, knownKeys } = manifestValidator();
+export function schemaProblems(tree: YamlTree, opening: Range, index: LineIndex, portableFields: readonly DesignField[] = [], profile: Profile = "gamma"): YamlProblem[] {
+  const { validate, knownKeys: schemaKeys } = manifestValidator();
+  // Under agentskills the design's fields belong under metadata (skill/portable-manifest): they are not keys to suggest at the top level.
+  const knownKeys = profile === "agentskills" ? schemaKeys.filter((key) => !DESIGN_FIELDS.some((spelling) => spelling.field === key)) : schemaKeys;
   if (validate(tree.value)) return [];
   const problems: YamlProblem[] = [];
   const reported = new Set<string>();

@@ -32,7 +32,7 @@ export function skillFileDiagnostics(parsed: ParsedSkillFile, profile: Profile =
   }
   const spellings = parsed.spellings;
   const view = spellings?.view ?? tree;
-  for (const problem of schemaProblems(view, split.opening, index, spellings?.portableFields)) {
+  for (const problem of schemaProblems(view, split.opening, index, spellings?.portableFields, profile)) {
     // The catalog Gamma renders is XML; the Agent Skills specification itself allows < and >.
     if (profile === "agentskills" && problem.ruleId === "skill/description-angle-bracket") continue;
     report(problem.ruleId, problem.range, problem.message);
