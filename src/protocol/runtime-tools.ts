@@ -11,3 +11,17 @@ export const REQUIRED_RUNTIME_TOOLS: readonly RuntimeToolName[] = ["skill", "tod
 
 /** The runtime tool that fetches a knowledge note; knowledge hints tell the model to call it. */
 export const KNOWLEDGE_TOOL: RuntimeToolName = "read_workspace_rule";
+
+/**
+ * The parameters the runtime reads from a tool it serves, each a property the
+ * tool's schema must declare with this type and list as required: a schema
+ * without one asks the model for arguments the runtime then refuses (a
+ * `message_user` without `blockOnUser` can never end a turn). The skill and
+ * knowledge tools have rules of their own (`tool/skill-name-parameter`,
+ * `tool/knowledge-id-parameter`).
+ */
+export const RUNTIME_TOOL_PARAMETERS: ReadonlyArray<{ tool: RuntimeToolName; parameter: string; type: "string" | "boolean" | "array"; why: string }> = [
+  { tool: "message_user", parameter: "message", type: "string", why: "the text shown to the user" },
+  { tool: "message_user", parameter: "blockOnUser", type: "boolean", why: "whether the turn passes to the user" },
+  { tool: "todo", parameter: "tasks", type: "array", why: "the whole task list" },
+];

@@ -60,6 +60,37 @@ describe("the runtime's own tools", () => {
     expect((refusal as ToolSetupError).tools).toEqual([tool]);
   });
 
+  it("a runtime tool moved into a tool namespace is missing from the stable set, where the runtime serves it", async () => {
+    const { root } = await builtAgentWithout("message_user");
+    await mkdir(join(root, "schemas/namespaces/chat/tools"), { recursive: true });
+    await writeFile(
+      join(root, "schemas/namespaces/chat/namespace.json"),
+      `${JSON.stringify({ name: "chat", description: "Use when the user wants a message sent to them.", tools: ["message_user"] }, null, 2)}\n`,
+    );
+    const schema = JSON.parse(await readFile(join(root, "dist/tools.json"), "utf8")) as ToolSchemaArtifact[];
+    await writeFile(join(root, "schemas/namespaces/chat/tools/message_user.json"), `${JSON.stringify(schema.find((tool) => tool.name === "message_user"), null, 2)}\n`);
+    const result = await build({ root, persistentCache: false });
+    expect(result.ok).toBe(false);
+    const missing = result.diagnostics.filter((d) => d.ruleId === "tool/runtime-tool-missing");
+    expect(missing.map((d) => `${d.file}:${d.line}:${d.column} ${d.message}`)).toEqual([
+      `${ORDER}:1:1 Unexpected \`message_user\` in tool namespace \`chat\`, expected schemas/tools/message_user.json listed in schemas/tools/order.json (the runtime implements \`message_user\` in the stable set and starts no session without it there)`,
+    ]);
+  });
+
+  it("a runtime tool whose schema leaves out a parameter the runtime reads fails the build at its file", async () => {
+    const root = await tempDir("gamma-runtime-tools");
+    expect((await init({ dir: root })).ok).toBe(true);
+    const file = join(root, "schemas/tools/todo.json");
+    const todo = JSON.parse(await readFile(file, "utf8")) as { parameters: { properties: Record<string, unknown>; required: string[] } };
+    todo.parameters.properties = { items: todo.parameters.properties["tasks"] };
+    todo.parameters.required = ["items"];
+    await writeFile(file, `${JSON.stringify(todo, null, 2)}\n`);
+    const result = await build({ root, persistentCache: false });
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.ruleId}`)).toEqual(["schemas/tools/todo.json:1:1 tool/runtime-tool-parameters"]);
+    expect(result.diagnostics[0]?.message).toContain("without a required array `tasks` parameter");
+  });
+
   it("judges only an agent: a skills collection with a tool order of its own and no prompts/ has no such finding", async () => {
     const root = await tempDir("gamma-runtime-tools");
     expect((await init({ dir: root, profile: "agentskills" })).ok).toBe(true);

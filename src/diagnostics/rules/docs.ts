@@ -331,9 +331,14 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   "tool/order-missing": { text: "Every tool file is listed in schemas/tools/order.json: the tool order is part of the cached prefix and is declared once.", bad: "read.json, bash.json; order.json: [\"read\"]", good: "order.json: [\"read\", \"bash\"]" },
   "tool/order-duplicate": { text: "schemas/tools/order.json lists each tool once.", bad: '["read", "read"]', good: '["read"]' },
   "tool/runtime-tool-missing": {
-    text: "The runtime implements skill, todo and message_user itself and starts no session whose tools.json lacks one of them (ToolSetupError): the protocol the prefix teaches runs through them. The build fails at schemas/tools/order.json instead of shipping an agent that cannot start.",
+    text: "The runtime implements skill, todo and message_user itself and starts no session whose tools.json lacks one of them (ToolSetupError): the protocol the prefix teaches runs through them. They belong to the stable set: in a tool namespace the runtime would wait for a host executor it never gets. The build fails at schemas/tools/order.json instead of shipping an agent that cannot start.",
     bad: 'order.json: ["read", "todo", "message_user"]   (no skill)',
     good: 'order.json: ["read", "todo", "skill", "message_user"]   (with skill.json)',
+  },
+  "tool/runtime-tool-parameters": {
+    text: "The runtime reads message_user's message and blockOnUser and todo's tasks. A schema that leaves one out, gives it another type or does not require it lets the model call the tool in a way the runtime refuses: a message_user without blockOnUser can never hand the turn to the user. The build fails at the tool's file.",
+    bad: '{ "name": "message_user", "parameters": { "type": "object", "properties": { "message": { "type": "string" } }, "required": ["message"] } }',
+    good: '{ "name": "message_user", "parameters": { "type": "object", "properties": { "message": { "type": "string" }, "blockOnUser": { "type": "boolean" } }, "required": ["message", "blockOnUser"] } }',
   },
   "tool/skill-name-parameter": { text: "The skill tool has a string name parameter, which the build gives an enum of the catalog's names.", bad: '{ "name": "skill", "parameters": { "type": "object" } }', good: '{ "name": "skill", "parameters": { "type": "object", "properties": { "name": { "type": "string" } } } }' },
   "knowledge/fetch-tool-missing": {

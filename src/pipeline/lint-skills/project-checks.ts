@@ -88,15 +88,13 @@ export async function checkProjectSources(
   if (knowledge) diagnostics.push(...knowledge.diagnostics);
   // Only an agent (a project with the prefix template) runs in the runtime, so only an agent's tool set is held to it.
   if (sources.prefix) {
-    const declared = declaredToolNames({ files: sources.toolFiles, order: sources.toolOrder }, namespaceFiles.length > 0 ? namespaceToolNames(namespaces.namespaces) : []);
-    diagnostics.push(...runtimeToolDiagnostics(sources.toolOrder, declared));
-    if (knowledge) diagnostics.push(...knowledgeToolDiagnostics(knowledge.notes, declared));
+    // The runtime serves its own tools from the stable set: one in a namespace would wait for a host executor.
+    const stable = declaredToolNames({ files: sources.toolFiles, order: sources.toolOrder }, []);
+    const namespaceOf = new Map(namespaceFiles.length > 0 ? namespaces.namespaces.flatMap((namespace) => namespace.tools.map((tool) => [tool.name, namespace.name] as const)) : []);
+    diagnostics.push(...runtimeToolDiagnostics(sources.toolOrder, stable, namespaceOf));
+    if (knowledge) diagnostics.push(...knowledgeToolDiagnostics(knowledge.notes, stable));
   }
   return { diagnostics, config, injections, invocable, tools, namespaces, variants, supporting, knowledge };
-}
-
-function namespaceToolNames(namespaces: ReturnType<typeof resolveNamespaces>["namespaces"]): string[] {
-  return namespaces.flatMap((namespace) => namespace.tools.map((tool) => tool.name));
 }
 
 /**

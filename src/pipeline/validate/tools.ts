@@ -1,7 +1,7 @@
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
 import type { ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
-import { KNOWLEDGE_TOOL, REQUIRED_RUNTIME_TOOLS } from "../../protocol/runtime-tools.js";
+import { KNOWLEDGE_TOOL, REQUIRED_RUNTIME_TOOLS, RUNTIME_TOOL_PARAMETERS } from "../../protocol/runtime-tools.js";
 import { parseJsonSource, rangeAt, type PositionedSource } from "../parse/positioned-source.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import type { Reuse } from "../session/build-session.js";
@@ -64,7 +64,29 @@ export function resolveTools(
       ),
     );
   }
+  diagnostics.push(...runtimeParameterDiagnostics(tools, fileOf));
   return { tools, diagnostics };
+}
+
+/** Each parameter the runtime reads from a tool it serves, declared with its type and required (see RUNTIME_TOOL_PARAMETERS). */
+function runtimeParameterDiagnostics(tools: readonly ToolSchemaArtifact[], fileOf: ReadonlyMap<string, string>): Diagnostic[] {
+  return RUNTIME_TOOL_PARAMETERS.flatMap(({ tool: name, parameter, type, why }) => {
+    const tool = tools.find((candidate) => candidate.name === name);
+    if (!tool) return [];
+    const properties = tool.parameters["properties"];
+    const schema = typeof properties === "object" && properties !== null ? (properties as Record<string, unknown>)[parameter] : undefined;
+    const typed = typeof schema === "object" && schema !== null && (schema as Record<string, unknown>)["type"] === type;
+    const required = tool.parameters["required"];
+    if (typed && Array.isArray(required) && required.includes(parameter)) return [];
+    return [
+      createDiagnostic(
+        "tool/runtime-tool-parameters",
+        fileOf.get(name) ?? TOOL_ORDER_FILE,
+        FILE_START,
+        `Unexpected \`${name}\` tool without a required ${type} \`${parameter}\` parameter, expected \`parameters.properties.${parameter}\` with type ${type}, listed in \`required\` (the runtime reads it: ${why})`,
+      ),
+    ];
+  });
 }
 
 /**
@@ -85,19 +107,21 @@ export function declaredToolNames(sources: ToolSources, namespaceTools: readonly
  * The runtime tools a session cannot start without (the runtime's own list),
  * each one the project declares nowhere: at the tool order, where it goes.
  */
-export function runtimeToolDiagnostics(order: SourceFile | undefined, declared: ReadonlySet<string>): Diagnostic[] {
+export function runtimeToolDiagnostics(order: SourceFile | undefined, declared: ReadonlySet<string>, namespaceOf: ReadonlyMap<string, string> = new Map()): Diagnostic[] {
   const absent = REQUIRED_RUNTIME_TOOLS.filter((name) => !declared.has(name));
   if (!order || absent.length === 0) return [];
   const located = parseJsonSource(order);
   if (!("document" in located)) return [];
-  return absent.map((name) =>
-    createDiagnostic(
+  return absent.map((name) => {
+    const namespace = namespaceOf.get(name);
+    const found = namespace === undefined ? `tool set without \`${name}\`` : `\`${name}\` in tool namespace \`${namespace}\``;
+    return createDiagnostic(
       "tool/runtime-tool-missing",
       order.path,
       rangeAt(located, []),
-      `Unexpected tool set without \`${name}\`, expected ${TOOLS_DIR}/${name}.json listed in ${TOOL_ORDER_FILE} (the runtime implements \`${name}\` and starts no session without it declared)`,
-    ),
-  );
+      `Unexpected ${found}, expected ${TOOLS_DIR}/${name}.json listed in ${TOOL_ORDER_FILE} (the runtime implements \`${name}\` in the stable set and starts no session without it there)`,
+    );
+  });
 }
 
 /** Every tool file through the per-file rules; results reused by path and bytes. */
