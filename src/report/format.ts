@@ -53,9 +53,17 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
 }
 
-/** A Markdown table cell: pipes and line breaks would break the row. */
+/**
+ * A Markdown table cell: pipes and line breaks would break the row, and `<`,
+ * `>` and `&` would be read as HTML by GitHub (a lint message quoting `<b>`
+ * would turn the rest of the cell bold), so they are written as entities.
+ */
 export function markdownCell(text: string): string {
-  return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  return text
+    .replace(/\\/g, "\\\\")
+    .replace(/\|/g, "\\|")
+    .replace(/\r?\n/g, " ")
+    .replace(/[&<>]/g, (char) => HTML_ESCAPES[char] ?? char);
 }
 
 /** Sentence lists: "a", "a and b", "a, b and c". */

@@ -156,6 +156,15 @@ describe("gamma-prompt report's skills", () => {
     expect(renderMarkdown(data)).toContain("| style-guide | reference |");
   });
 
+  it("writes a finding's HTML-like text as text in the Markdown table, so a job summary renders it as written", async () => {
+    const project = await reportProject("none");
+    const file = join(project.root, "skills/style-guide/SKILL.md");
+    await writeFile(file, readFileSync(file, "utf8").replace(/^name: /m, 'x|y<b>&z: 1\nname: '));
+    const markdown = renderMarkdown(await collectReport({ root: project.root }));
+    expect(markdown).toContain("x\\|y&lt;b&gt;&amp;z");
+    expect(markdown).not.toContain("<b>");
+  });
+
   it("leaves lint out, and says so, for a root without skill sources", async () => {
     const root = await tempDir();
     await cp(join(repoRoot, "dist"), join(root, "dist"), { recursive: true });
