@@ -37,6 +37,17 @@ const PORTABLE_SKILL_LIST = /^\s+(?:gamma-requires-skills|gamma-conflicts-with):
 const SUPPRESSION = /#\s*gamma-prompt-disable(?:-next-line)?\s+(?:[\w/-]+\s*,\s*)*[\w/-]*$/;
 
 export function completions(analysis: ProjectAnalysis, path: string, text: string, line: number, character: number): CompletionItem[] {
+  const items = itemsAt(analysis, path, text, line, character);
+  if (items.length === 0) return items;
+  // Each item replaces the whole name typed so far: a rule id holds `/` and a skill name `-`, which no client
+  // counts as part of a word, so without the range one would insert `skill/skill/…` or filter every item out.
+  const typed = /[\w./-]*$/.exec((text.split("\n")[line] ?? "").slice(0, character))?.[0] ?? "";
+  const range = { start: { line, character: character - typed.length }, end: { line, character } };
+  // No filterText: Neovim 0.7 takes the replaced range's start only from items without one, and others filter by the label.
+  return items.map((item) => ({ ...item, textEdit: { range, newText: item.insertText ?? item.label } }));
+}
+
+function itemsAt(analysis: ProjectAnalysis, path: string, text: string, line: number, character: number): CompletionItem[] {
   const lines = text.split("\n");
   const current = lines[line] ?? "";
   const before = current.slice(0, character);

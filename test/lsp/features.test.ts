@@ -40,7 +40,16 @@ describe("completion", () => {
     expect(keys).toEqual(expect.arrayContaining(["license", "allowed-tools", "version", "disable-model-invocation"]));
     expect(keys).not.toContain("name");
     expect(labels(await complete(DECK, 10, 6))).toEqual(["workflow", "reference"]);
-    expect(labels(await complete(DECK, 11, 41))).toEqual(expect.arrayContaining(["skill/name-mismatch", "skill/name-format"]));
+    const ruleIds = await complete(DECK, 11, 41);
+    expect(labels(ruleIds)).toEqual(expect.arrayContaining(["skill/name-mismatch", "skill/name-format"]));
+    // Each item replaces the whole id typed so far, `/` included: a client that takes words as runs of letters
+    // would otherwise insert `skill/skill/name-mismatch` or filter every item out.
+    const range = { start: { line: 11, character: 33 }, end: { line: 11, character: 41 } };
+    expect(ruleIds.find((item) => item.label === "skill/name-mismatch")).toMatchObject({ textEdit: { range, newText: "skill/name-mismatch" } });
+    expect(ruleIds.every((item) => item.filterText === undefined)).toBe(true);
+    // So does a skill name with `-` in it, typed in part.
+    const named = await complete(DECK, 6, 31);
+    expect(named.every((item) => item.textEdit !== undefined && "range" in item.textEdit && item.textEdit.range.end.character === 31)).toBe(true);
 
     await openFromDisk(client, "prompts/variants.yaml");
     expect(labels(await complete("prompts/variants.yaml", 6, 14))).toContain("import");
