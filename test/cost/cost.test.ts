@@ -134,7 +134,7 @@ describe("gamma-prompt cost (CLI)", () => {
     await writeFile(profile, JSON.stringify({ secondsBetweenCalls: "soon" }));
     const bad = await runCliInProcess("cost", "--profile", profile);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain("Unexpected secondsBetweenCalls \"soon\"");
+    expect(bad.stderr).toBe(`gamma-prompt cost: the traffic profile ${profile}: Unexpected secondsBetweenCalls "soon", expected a number from 0 to 86400\n`);
     await mkdir(join(dir, "empty"));
     const unbuilt = await runCliInProcess("cost", "--root", join(dir, "empty"));
     expect(unbuilt.code).toBe(2);

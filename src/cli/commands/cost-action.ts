@@ -39,7 +39,9 @@ export async function runCostCommand(given: CostCommandOptions): Promise<number>
   } catch (error) {
     if (error instanceof ProfileError || error instanceof ArtifactVerificationError) {
       if (tty) process.stderr.write("\n");
-      process.stderr.write(`gamma-prompt cost: ${error.message}${error instanceof ArtifactVerificationError ? "\n(run `gamma-prompt build` first)" : ""}\n`);
+      // A profile's wrong value is named with the file it came from, as its JSON errors are.
+      const where = error instanceof ProfileError && options.profile !== undefined ? `the traffic profile ${options.profile}: ` : "";
+      process.stderr.write(`gamma-prompt cost: ${where}${error.message}${error instanceof ArtifactVerificationError ? "\n(run `gamma-prompt build` first)" : ""}\n`);
       return EXIT_USAGE;
     }
     throw error;

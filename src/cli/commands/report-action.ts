@@ -63,7 +63,8 @@ export async function runReportCommand(given: ReportCommandOptions): Promise<num
     return EXIT_OK;
   } catch (error) {
     if (error instanceof InputError || error instanceof CommandFileError || error instanceof ReportUsageError || error instanceof ProfileError || error instanceof ArtifactVerificationError) {
-      process.stderr.write(`gamma-prompt report: ${error.message}${error instanceof ArtifactVerificationError ? "\n(run `gamma-prompt build` first)" : ""}\n`);
+      const where = error instanceof ProfileError && options.profile !== undefined ? `the traffic profile ${options.profile}: ` : "";
+      process.stderr.write(`gamma-prompt report: ${where}${error.message}${error instanceof ArtifactVerificationError ? "\n(run `gamma-prompt build` first)" : ""}\n`);
       return EXIT_USAGE;
     }
     throw error;
