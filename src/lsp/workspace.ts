@@ -1,9 +1,11 @@
+import { join } from "node:path";
 import type { Diagnostic as LspDiagnostic } from "vscode-languageserver/node";
 import type { TextDocument } from "vscode-languageserver-textdocument";
 import { createProjectAnalyzer, type ProjectAnalysis, type ProjectAnalyzer } from "../analyze.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { toLspDiagnostic } from "./diagnostics.js";
 import { ProjectPaths } from "./locations.js";
+import { fileStartsWith } from "../protocol/regular-file.js";
 
 /**
  * The server's view of one project: the open buffers, the latest analysis
@@ -153,7 +155,7 @@ export class ProjectWorkspace {
     for (const document of this.documents.all()) {
       const path = this.paths.pathOf(document.uri);
       if (path === undefined) continue;
-      buffers.set(path, document.getText());
+      buffers.set(path, withFileBom(join(this.options.root, path), document.getText()));
       versions.set(path, document.version);
     }
     // On the first run, and after a save when the client reports no changes on disk, every file's stamp decides what is read again.
@@ -213,4 +215,16 @@ export class ProjectWorkspace {
       this.options.publish(uri, []);
     }
   }
+}
+
+const UTF8_BOM = Uint8Array.of(0xef, 0xbb, 0xbf);
+
+/**
+ * Editors take a file's byte order mark out of the buffer they send and write
+ * it back on save (Neovim's 'bomb', VS Code's "UTF-8 with BOM"), so a buffer
+ * is judged with the mark its file has: the findings are those lint makes on
+ * the saved file. Code actions edit the buffer as sent, so no fix touches it.
+ */
+function withFileBom(file: string, text: string): string {
+  return !text.startsWith("\uFEFF") && fileStartsWith(file, UTF8_BOM) ? `\uFEFF${text}` : text;
 }

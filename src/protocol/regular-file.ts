@@ -61,6 +61,26 @@ export function readRegularFile(path: string, options: RegularReadOptions = {}):
   }
 }
 
+/** Whether a regular file begins with these bytes (false for anything else: missing, a FIFO, unreadable). */
+export function fileStartsWith(path: string, prefix: Uint8Array): boolean {
+  let descriptor: number;
+  try {
+    descriptor = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return false;
+  }
+  try {
+    const stats = fstatSync(descriptor);
+    if (!stats.isFile() || stats.size < prefix.length) return false;
+    const head = readUpTo(descriptor, prefix.length);
+    return head.length === prefix.length && head.every((byte, index) => byte === prefix[index]);
+  } catch {
+    return false;
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
 /** Reads up to the size fstat reported, and stops there even if the file grows meanwhile. */
 function readUpTo(descriptor: number, size: number): Buffer {
   const buffer = Buffer.allocUnsafe(size);

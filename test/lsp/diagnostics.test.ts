@@ -130,6 +130,23 @@ describe("robustness", () => {
     expect(completion).toEqual([]);
   });
 
+  it("judges an open buffer with the byte order mark its file has, which editors leave out of the text they send", async () => {
+    const root = await copyEmbeddedDefault();
+    const onDisk = readFileSync(join(root, IMPORT), "utf8");
+    writeFileSync(join(root, IMPORT), `\uFEFF${onDisk}`);
+    const expected = (await lint({ root })).diagnostics.filter((diagnostic) => diagnostic.file === IMPORT);
+    expect(expected.map((diagnostic) => diagnostic.ruleId)).toContain("skill/yaml-portable");
+    const client = await start(root);
+    await client.diagnosticsFor(IMPORT, (diagnostics) => codes(diagnostics).includes("skill/yaml-portable"));
+    const since = client.published.length;
+    // What Neovim and VS Code send for that file: the text without the mark.
+    await client.open(IMPORT, onDisk);
+    const published = await client.diagnosticsFor(IMPORT, () => true, since);
+    expect(published.map((diagnostic) => [diagnostic.code, diagnostic.range.start.line + 1, diagnostic.range.start.character + 1])).toEqual(
+      expected.map((diagnostic) => [diagnostic.ruleId, diagnostic.line, diagnostic.column]),
+    );
+  });
+
   it("reports a FIFO where a SKILL.md belongs, and a SKILL.md that vanished", async () => {
     const root = await copyEmbeddedDefault();
     rmSync(join(root, IMPORT));
