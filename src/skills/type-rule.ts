@@ -1,8 +1,7 @@
 import type { SkillType } from "../stage-data.js";
 import { findOrderedLists, tooDeepLine } from "../pipeline/parse/body.js";
 import { findStepHeadings } from "../pipeline/parse/step-headings.js";
-import { REFERENCE_CHECKLIST_MIN_ITEMS } from "../pipeline/validate/body-rules.js";
-import { stepCount } from "../pipeline/parse/checklist.js";
+import { PROCEDURE_STEPS, stepCount } from "../pipeline/parse/checklist.js";
 import { LineIndex } from "../pipeline/parse/positions.js";
 
 /**
@@ -29,7 +28,7 @@ export async function chooseSkillType(text: string, body: string, bodyStartLine:
   const lists = [...(await findOrderedLists(text, body, bodyStartLine)), ...findStepHeadings(body, bodyStartLine)];
   const lines = new LineIndex(text);
   const steps = Math.max(0, ...lists.map((list) => stepCount(lines, list)));
-  return steps >= REFERENCE_CHECKLIST_MIN_ITEMS
+  return steps >= PROCEDURE_STEPS
     ? { type: "workflow", steps, reason: `the body has a checklist of ${steps} steps` }
-    : { type: "reference", steps, reason: `the body has no checklist of ${REFERENCE_CHECKLIST_MIN_ITEMS} or more steps` };
+    : { type: "reference", steps, reason: `the body has no checklist of ${PROCEDURE_STEPS} or more steps` };
 }

@@ -155,5 +155,9 @@ describe("robustness", () => {
     const client = await start(root);
     expect(codes(await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.length > 0))).toEqual(["source/not-a-file"]);
     expect(codes(await client.diagnosticsFor("skills/gml-cli", (diagnostics) => diagnostics.length > 0))).toContain("skill/missing-skill-file");
+    // A buffer opened over the FIFO: looking for the file's byte order mark must not wait on it either.
+    const since = client.published.length;
+    await client.open(IMPORT, "---\nname: import\n---\n");
+    expect(await client.diagnosticsFor(IMPORT, () => true, since)).toBeDefined();
   });
 });

@@ -106,20 +106,21 @@ function unresolvedLink(root: string, folder: string): Diagnostic | undefined {
 
 /** `symbolic link to "x", which does not exist` (or `leads back to itself`) when `path` is a link that resolves to nothing; undefined otherwise. */
 function describeUnresolvedLink(path: string): string | undefined {
-  if (!statIfPossible(path, { noFollow: true })?.isSymbolicLink() || statIfPossible(path) !== undefined) return undefined;
+  if (!statIfPossible(path, { noFollow: true })?.isSymbolicLink()) return undefined;
+  let failure: string | undefined;
+  try {
+    statSync(path);
+    return undefined;
+  } catch (error) {
+    failure = (error as NodeJS.ErrnoException).code;
+  }
   let target: string;
   try {
     target = readlinkSync(path);
   } catch {
     return undefined;
   }
-  let loops = false;
-  try {
-    statSync(path);
-  } catch (error) {
-    loops = (error as NodeJS.ErrnoException).code === "ELOOP";
-  }
-  return `symbolic link to "${target}", which ${loops ? "leads back to itself" : "does not exist"}`;
+  return `symbolic link to "${target}", which ${failure === "ELOOP" ? "leads back to itself" : "does not exist"}`;
 }
 
 function missingSkillFile(root: string, folder: string): Diagnostic {

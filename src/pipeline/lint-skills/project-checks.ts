@@ -89,7 +89,7 @@ export async function checkProjectSources(
   // Only an agent (a project with the prefix template) runs in the runtime, so only an agent's tool set is held to it.
   if (sources.prefix) {
     // The runtime serves its own tools from the stable set: one in a namespace would wait for a host executor.
-    const stable = declaredToolNames({ files: sources.toolFiles, order: sources.toolOrder }, []);
+    const stable = declaredToolNames({ files: sources.toolFiles, order: sources.toolOrder });
     const namespaceOf = new Map(namespaceFiles.length > 0 ? namespaces.namespaces.flatMap((namespace) => namespace.tools.map((tool) => [tool.name, namespace.name] as const)) : []);
     diagnostics.push(...runtimeToolDiagnostics(sources.toolOrder, stable, namespaceOf));
     if (knowledge) diagnostics.push(...knowledgeToolDiagnostics(knowledge.notes, stable));

@@ -6,9 +6,6 @@ import type { FrontmatterSplit } from "../parse/frontmatter.js";
 import type { LineIndex } from "../parse/positions.js";
 import { checklistList, PROCEDURE_STEPS, stepCount } from "../parse/checklist.js";
 
-/** Ordered lists this long read as a procedure rather than as lookup material. */
-export const REFERENCE_CHECKLIST_MIN_ITEMS = PROCEDURE_STEPS;
-
 export interface BodyProblem {
   ruleId: RuleId;
   range: Range;
@@ -50,13 +47,13 @@ export function bodyProblems(type: SkillType, lists: readonly OrderedListShape[]
   ];
 }
 
-/** The first list of at least {@link REFERENCE_CHECKLIST_MIN_ITEMS} steps (placeholders such as `3. ...` not counted): what reads as a procedure. */
+/** The first list of at least {@link PROCEDURE_STEPS} steps (placeholders such as `3. ...` not counted): what reads as a procedure. */
 export function longChecklist(lists: readonly OrderedListShape[], index: LineIndex): { list: OrderedListShape; steps: number } | undefined {
   for (const list of lists) {
     // Most lists are short: only a list with enough items can have enough steps.
-    if (list.items.length < REFERENCE_CHECKLIST_MIN_ITEMS) continue;
+    if (list.items.length < PROCEDURE_STEPS) continue;
     const steps = stepCount(index, list);
-    if (steps >= REFERENCE_CHECKLIST_MIN_ITEMS) return { list, steps };
+    if (steps >= PROCEDURE_STEPS) return { list, steps };
   }
   return undefined;
 }

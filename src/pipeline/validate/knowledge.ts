@@ -2,6 +2,7 @@ import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics
 import type { KnowledgeNoteFields } from "../../protocol/knowledge.js";
 import { KNOWLEDGE_TOOL } from "../../protocol/runtime-tools.js";
 import { TOOL_ORDER_FILE, TOOLS_DIR } from "../discover/source-paths.js";
+import { compareCodeUnits } from "../discover/sources.js";
 import type { SourceFile } from "../../stage-data.js";
 import { parseKnowledgeNote, type NoteReference, type ParsedNote } from "./knowledge-note.js";
 import { didYouMean } from "./suggest.js";
@@ -92,7 +93,7 @@ export async function resolveKnowledge(files: readonly SourceFile[], context: Kn
  */
 export function knowledgeToolDiagnostics(notes: readonly ValidNote[], declaredTools: ReadonlySet<string>): Diagnostic[] {
   if (notes.length === 0 || declaredTools.has(KNOWLEDGE_TOOL)) return [];
-  const first = notes.map((note) => note.path).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))[0] as string;
+  const first = notes.map((note) => note.path).sort(compareCodeUnits)[0] as string;
   const count = notes.length === 1 ? "knowledge note" : `${notes.length} knowledge notes`;
   return [
     createDiagnostic(

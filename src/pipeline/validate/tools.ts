@@ -90,12 +90,13 @@ function runtimeParameterDiagnostics(tools: readonly ToolSchemaArtifact[], fileO
 }
 
 /**
- * Every tool name the project declares somewhere: listed in the order, given a
- * file, or in a namespace. A name with a file or a listing that fails its own
- * rules counts as declared, so its finding is not repeated as a missing tool.
+ * Every tool name the stable set declares: listed in the order or given a
+ * file (the runtime serves its own tools from there, never from a namespace).
+ * A name with a file or a listing that fails its own rules counts as declared,
+ * so its finding is not repeated as a missing tool.
  */
-export function declaredToolNames(sources: ToolSources, namespaceTools: readonly string[]): ReadonlySet<string> {
-  const declared = new Set([...sources.files.map((file) => baseName(file.path)), ...namespaceTools]);
+export function declaredToolNames(sources: ToolSources): ReadonlySet<string> {
+  const declared = new Set(sources.files.map((file) => baseName(file.path)));
   const order = sources.order ? parseJsonSource(sources.order) : undefined;
   if (order && "document" in order && Array.isArray(order.value)) {
     for (const name of order.value) if (typeof name === "string") declared.add(name);
@@ -107,7 +108,7 @@ export function declaredToolNames(sources: ToolSources, namespaceTools: readonly
  * The runtime tools a session cannot start without (the runtime's own list),
  * each one the project declares nowhere: at the tool order, where it goes.
  */
-export function runtimeToolDiagnostics(order: SourceFile | undefined, declared: ReadonlySet<string>, namespaceOf: ReadonlyMap<string, string> = new Map()): Diagnostic[] {
+export function runtimeToolDiagnostics(order: SourceFile | undefined, declared: ReadonlySet<string>, namespaceOf: ReadonlyMap<string, string>): Diagnostic[] {
   const absent = REQUIRED_RUNTIME_TOOLS.filter((name) => !declared.has(name));
   if (!order || absent.length === 0) return [];
   const located = parseJsonSource(order);
