@@ -52,3 +52,27 @@ export class SchemaNotMigratedError extends Error {
     super(`Unexpected database schema at migration ${applied}, expected ${expected}: apply the migrations first (migratePostgres(pool), or \`gamma-prompt postgres migrate\`)`);
   }
 }
+
+/**
+ * gamma_schema_migrations records, under one of this package's migration
+ * versions, a migration that is not this package's (another name, or other
+ * SQL): the table was written by something else, and nothing is applied or
+ * trusted on top of it.
+ */
+export class ForeignMigrationError extends Error {
+  override readonly name = "ForeignMigrationError";
+  constructor(
+    readonly recorded: { version: number; name: string; checksum: string | null },
+    readonly expected: { version: number; name: string; checksum: string } | undefined,
+  ) {
+    const what =
+      expected === undefined
+        ? `which gamma-prompt never shipped`
+        : expected.name !== recorded.name
+          ? `but gamma-prompt's migration ${expected.version} is "${expected.name}"`
+          : `with checksum ${(recorded.checksum ?? "").slice(0, 12)}, but gamma-prompt's has checksum ${expected.checksum.slice(0, 12)}`;
+    super(
+      `Unexpected row in gamma_schema_migrations: migration ${recorded.version} is recorded as "${recorded.name}" ${what}; the table holds migrations that are not gamma-prompt's, so nothing was applied (give gamma-prompt a database or schema of its own)`,
+    );
+  }
+}

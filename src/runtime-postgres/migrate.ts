@@ -1,14 +1,16 @@
 /**
- * The schema's versioned, forward-only migrations, shipped in the package as
- * sql/postgres/NNNN_name.sql and applied in order by `migratePostgres`: in one
- * transaction, under an advisory lock, so two servers that start at once
- * apply each migration once, and a second call changes nothing.
+ * The schema's versioned, forward-only migrations, written as
+ * sql/postgres/NNNN_name.sql and embedded in the code at build time
+ * (src/generated/postgres-migrations.ts), so a bundled server carries them and
+ * never reads another project's sql/. `migratePostgres` applies them in order:
+ * in one transaction, under an advisory lock, so two servers that start at
+ * once apply each migration once, and a second call changes nothing. Every
+ * recorded migration is compared with this package's by name (and checksum,
+ * once migration 2 records them): a table that holds anything else is refused.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { packageRootDir } from "../runtime/package-root.js";
+import { POSTGRES_MIGRATIONS } from "../generated/postgres-migrations.js";
 import { errorCode, inTransaction, UNDEFINED_TABLE, type Pool, type Queryable } from "./database.js";
-import { SchemaNotMigratedError } from "./errors.js";
+import { ForeignMigrationError, SchemaNotMigratedError } from "./errors.js";
 
 /** Any number: it names this package's migrations among the advisory locks of the database. */
 const MIGRATION_LOCK = 4_207_316_613;
@@ -17,15 +19,42 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** The sha256 (hex) of `sql`, as recorded in gamma_schema_migrations. */
+  checksum: string;
 }
 
 /** The migrations this package ships, in version order. */
 export function postgresMigrations(): Migration[] {
-  const folder = join(packageRootDir() ?? ".", "sql", "postgres");
-  return readdirSync(folder)
-    .filter((file) => /^\d{4}_[a-z0-9_]+\.sql$/.test(file))
-    .sort()
-    .map((file) => ({ version: Number(file.slice(0, 4)), name: file.slice(5, -4), sql: readFileSync(join(folder, file), "utf8") }));
+  return POSTGRES_MIGRATIONS.map((migration) => ({ ...migration }));
+}
+
+interface AppliedMigration {
+  version: number;
+  name: string;
+  checksum: string | null;
+}
+
+/** The rows of gamma_schema_migrations; the checksum is null where it was recorded before migration 2 (or has no column yet). */
+async function appliedMigrations(db: Queryable): Promise<AppliedMigration[]> {
+  const result = await db.query<AppliedMigration>(
+    "select version, name, to_jsonb(migration) ->> 'checksum' as checksum from gamma_schema_migrations migration order by version",
+  );
+  return result.rows;
+}
+
+/**
+ * Refuses a table whose rows are not this package's migrations: a row with one
+ * of our versions but another name or checksum was written by something else,
+ * and applying (or trusting) anything on top of it would be a guess. Versions
+ * past the last this package ships belong to a later release and are left alone.
+ */
+function refuseForeign(applied: readonly AppliedMigration[], migrations: readonly Migration[]): void {
+  const latest = Math.max(0, ...migrations.map((migration) => migration.version));
+  for (const row of applied) {
+    if (row.version > latest) continue;
+    const ours = migrations.find((migration) => migration.version === row.version);
+    if (ours === undefined || ours.name !== row.name || (row.checksum !== null && row.checksum !== ours.checksum)) throw new ForeignMigrationError(row, ours);
+  }
 }
 
 export interface MigrationResult {
@@ -43,15 +72,24 @@ export async function migratePostgres(pool: Pool): Promise<MigrationResult> {
     await client.query(
       "create table if not exists gamma_schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())",
     );
-    const done = new Set((await client.query<{ version: number }>("select version from gamma_schema_migrations")).rows.map((row) => row.version));
-    const applied: number[] = [];
+    const recorded = await appliedMigrations(client);
+    refuseForeign(recorded, migrations);
+    const done = new Set(recorded.map((row) => row.version));
+    const applied: Migration[] = [];
     for (const migration of migrations) {
       if (done.has(migration.version)) continue;
       await client.query(migration.sql);
       await client.query("insert into gamma_schema_migrations (version, name) values ($1, $2)", [migration.version, migration.name]);
-      applied.push(migration.version);
+      applied.push(migration);
     }
-    return { applied, version: Math.max(0, ...done, ...applied) };
+    // The checksum column comes with migration 2: each migration this call applied gets its checksum once it is there.
+    const withChecksums = await client.query<{ has: boolean }>("select to_jsonb(migration) ? 'checksum' as has from gamma_schema_migrations migration limit 1");
+    if (withChecksums.rows[0]?.has === true) {
+      for (const migration of applied) {
+        await client.query("update gamma_schema_migrations set checksum = $2 where version = $1", [migration.version, migration.checksum]);
+      }
+    }
+    return { applied: applied.map((migration) => migration.version), version: Math.max(0, ...done, ...applied.map((migration) => migration.version)) };
   });
 }
 
@@ -88,16 +126,20 @@ export function latestMigration(): number {
   return Math.max(0, ...postgresMigrations().map((migration) => migration.version));
 }
 
-/** Refuses a database whose schema lacks this package's migrations, with a message that says what to run. */
+/**
+ * Refuses a database whose schema lacks this package's migrations, with a
+ * message that says what to run, and one whose migrations table holds another
+ * application's rows.
+ */
 export async function checkSchema(db: Queryable): Promise<void> {
+  const migrations = postgresMigrations();
   const expected = latestMigration();
-  const found = await db.query<{ version: number | null }>("select max(version) as version from gamma_schema_migrations").then(
-    (result) => result.rows[0]?.version ?? 0,
-    (error: unknown) => {
-      // Only a missing table means "not migrated"; a refused connection or login is that failure, not a schema's.
-      if (errorCode(error) === UNDEFINED_TABLE) return 0;
-      throw error;
-    },
-  );
+  const applied = await appliedMigrations(db).catch((error: unknown) => {
+    // Only a missing table means "not migrated"; a refused connection or login is that failure, not a schema's.
+    if (errorCode(error) === UNDEFINED_TABLE) return [];
+    throw error;
+  });
+  refuseForeign(applied, migrations);
+  const found = Math.max(0, ...applied.map((row) => row.version));
   if (found < expected) throw new SchemaNotMigratedError(found, expected);
 }

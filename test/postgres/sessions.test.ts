@@ -5,16 +5,20 @@
 // restarted database.
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { SettingsManager } from "@earendil-works/pi-coding-agent";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { renderInjection } from "../../src/runtime/injections/index.js";
 import { restoreAgentContext } from "../../src/runtime/pi-adapter.js";
 import {
   EventRejectedError,
+  ForeignMigrationError,
   LeaseLostError,
   migratePostgres,
   PostgresSessions,
   publishUpdate,
+  postgresMigrations,
   SchemaNotMigratedError,
   SessionLeasedError,
   type HostedAgent,
@@ -81,10 +85,76 @@ describe("migrations", () => {
     const [a, b] = [db.pool({ database: "migrations_twice" }), db.pool({ database: "migrations_twice" })];
     await expect(PostgresSessions.start({ pool: a })).rejects.toThrow(SchemaNotMigratedError);
     const results = await Promise.all([migratePostgres(a), migratePostgres(b)]);
-    expect(results.map((result) => result.applied).sort()).toEqual([[], [1]]);
-    expect(await migratePostgres(a)).toEqual({ applied: [], version: 1 });
-    const applied = await a.query("select version, name from gamma_schema_migrations");
-    expect(applied.rows).toEqual([{ version: 1, name: "sessions" }]);
+    expect(results.map((result) => result.applied).sort()).toEqual([[], [1, 2]]);
+    expect(await migratePostgres(a)).toEqual({ applied: [], version: 2 });
+    const applied = await a.query("select version, name, checksum from gamma_schema_migrations order by version");
+    const [sessions, checksums] = postgresMigrations();
+    expect(applied.rows).toEqual([
+      { version: 1, name: "sessions", checksum: sessions?.checksum },
+      { version: 2, name: "migration_checksums", checksum: checksums?.checksum },
+    ]);
+  });
+
+  it("are the package's own, embedded in its code: the SQL files' text and sha256", () => {
+    const shipped = postgresMigrations();
+    expect(shipped.map((migration) => `${String(migration.version).padStart(4, "0")}_${migration.name}.sql`)).toEqual(
+      readdirSync(new URL("../../sql/postgres/", import.meta.url)).sort(),
+    );
+    for (const migration of shipped) {
+      const file = readFileSync(new URL(`../../sql/postgres/${String(migration.version).padStart(4, "0")}_${migration.name}.sql`, import.meta.url), "utf8");
+      expect(migration.sql).toBe(file.replace(/\r\n?/g, "\n"));
+      expect(migration.checksum).toBe(createHash("sha256").update(migration.sql).digest("hex"));
+    }
+  });
+
+  it("bring a database the previous release migrated (row 1, no checksum column) up to date, and compare its row by name", async () => {
+    const fresh = db.pool({ database: "postgres" });
+    await fresh.query("create database migrated_by_previous_release");
+    const previous = db.pool({ database: "migrated_by_previous_release" });
+    const [sessions] = postgresMigrations();
+    await previous.query("create table gamma_schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())");
+    await previous.query(sessions?.sql ?? "");
+    await previous.query("insert into gamma_schema_migrations (version, name) values (1, 'sessions')");
+    await expect(PostgresSessions.start({ pool: previous })).rejects.toThrow("Unexpected database schema at migration 1, expected 2");
+    expect(await migratePostgres(previous)).toEqual({ applied: [2], version: 2 });
+    const rows = await previous.query("select version, name, checksum is null as unrecorded from gamma_schema_migrations order by version");
+    expect(rows.rows).toEqual([
+      { version: 1, name: "sessions", unrecorded: true },
+      { version: 2, name: "migration_checksums", unrecorded: false },
+    ]);
+    const started = await PostgresSessions.start({ pool: previous });
+    await started.close();
+  });
+
+  it("refuse a migrations table whose row 1 is another application's: nothing applied, no server started", async () => {
+    const fresh = db.pool({ database: "postgres" });
+    await fresh.query("create database foreign_migrations");
+    const foreign = db.pool({ database: "foreign_migrations" });
+    // What a server bundled into an application that has sql/postgres/0001_users.sql of its own recorded before.
+    await foreign.query("create table gamma_schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())");
+    await foreign.query("create table users (id integer primary key)");
+    await foreign.query("insert into gamma_schema_migrations (version, name) values (1, 'users')");
+    const message =
+      'Unexpected row in gamma_schema_migrations: migration 1 is recorded as "users" but gamma-prompt\'s migration 1 is "sessions"; the table holds migrations that are not gamma-prompt\'s, so nothing was applied (give gamma-prompt a database or schema of its own)';
+    await expect(migratePostgres(foreign)).rejects.toThrow(new ForeignMigrationError({ version: 1, name: "users", checksum: null }, postgresMigrations()[0]));
+    await expect(migratePostgres(foreign)).rejects.toThrow(message);
+    await expect(PostgresSessions.start({ pool: foreign })).rejects.toThrow(message);
+    expect((await foreign.query("select to_regclass('gamma_sessions') as sessions")).rows).toEqual([{ sessions: null }]);
+  });
+
+  it("refuse a row with the package's name but other SQL (its checksum differs)", async () => {
+    const fresh = db.pool({ database: "postgres" });
+    await fresh.query("create database same_name_other_sql");
+    const other = db.pool({ database: "same_name_other_sql" });
+    await migratePostgres(other);
+    await other.query("update gamma_schema_migrations set checksum = repeat('0', 64) where version = 1");
+    const refused = await migratePostgres(other).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ForeignMigrationError);
+    expect(String(refused)).toContain(`migration 1 is recorded as "sessions" with checksum 000000000000, but gamma-prompt's has checksum ${postgresMigrations()[0]?.checksum.slice(0, 12)}`);
+    await expect(PostgresSessions.start({ pool: other })).rejects.toThrow(ForeignMigrationError);
   });
 
   it("refuse a pool of one connection, which the listener would keep to itself", async () => {
