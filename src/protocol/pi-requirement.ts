@@ -36,13 +36,48 @@ export class PiNotInstalledError extends Error {
 }
 
 /**
- * Throws {@link PiNotInstalledError} unless every Pi package resolves from
- * the module whose `import.meta.resolve` is given. Resolving loads nothing,
- * so the check costs no start-up; any error but "not found" is not ours to
- * rename and passes through.
+ * Throws {@link PiNotInstalledError} unless every one of `names` (by default
+ * every Pi package) resolves from the module whose `import.meta.resolve` is
+ * given. Resolving loads nothing, so the check costs no start-up; any error
+ * but "not found" is not ours to rename and passes through.
  */
-export function requirePiPackages(resolve: (specifier: string) => string): void {
-  const missing = piPackageNames().filter((name) => {
+export function requirePiPackages(resolve: (specifier: string) => string, names: readonly string[] = piPackageNames()): void {
+  const missing = unresolved(names, resolve);
+  if (missing.length > 0) throw new PiNotInstalledError(missing);
+}
+
+type Imported<T extends Record<string, () => Promise<unknown>>> = { -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> };
+
+/**
+ * Imports the Pi packages the runtime needs at start-up, keyed by package
+ * name, and throws one {@link PiNotInstalledError} when one is not there.
+ * The imports' own failures decide, not a look on disk: a bundle that carries
+ * Pi has no node_modules to find it in, yet every import succeeds. Only "not
+ * found" for that very package counts as missing; any other failure (a
+ * package of Pi's own that is missing, a syntax error) passes through
+ * unchanged. The Pi packages imported later (pi-coding-agent, when a session
+ * is created) are checked on disk with `resolve` wherever the imported ones
+ * are on disk too; a bundle that loaded the others carries them as well.
+ */
+export async function importPiPackages<T extends Record<string, () => Promise<unknown>>>(imports: T, resolve: (specifier: string) => string): Promise<Imported<T>> {
+  const names = Object.keys(imports);
+  const settled = await Promise.allSettled(names.map((name) => (imports[name] as () => Promise<unknown>)()));
+  const loaded: Record<string, unknown> = {};
+  const missing: string[] = [];
+  names.forEach((name, index) => {
+    const result = settled[index] as PromiseSettledResult<unknown>;
+    if (result.status === "fulfilled") loaded[name] = result.value;
+    else if (isNotFoundFor(name, result.reason)) missing.push(name);
+    else throw result.reason;
+  });
+  const later = piPackageNames().filter((name) => !names.includes(name));
+  if (missing.length > 0 || names.some((name) => resolvesOnDisk(name, resolve))) missing.push(...unresolved(later, resolve));
+  if (missing.length > 0) throw new PiNotInstalledError(piPackageNames().filter((name) => missing.includes(name)));
+  return loaded as Imported<T>;
+}
+
+function unresolved(names: readonly string[], resolve: (specifier: string) => string): string[] {
+  return names.filter((name) => {
     try {
       resolve(name);
       return false;
@@ -51,7 +86,22 @@ export function requirePiPackages(resolve: (specifier: string) => string): void 
       throw error;
     }
   });
-  if (missing.length > 0) throw new PiNotInstalledError(missing);
+}
+
+function resolvesOnDisk(name: string, resolve: (specifier: string) => string): boolean {
+  try {
+    resolve(name);
+    return true;
+  } catch {
+    // Not found, or no resolver at all (a bundle's import.meta): not on disk.
+    return false;
+  }
+}
+
+/** Node's "not found" for the package `name` itself, not for a module that package imports. */
+function isNotFoundFor(name: string, error: unknown): boolean {
+  const message = error instanceof Error ? error.message : String(error);
+  return isModuleNotFound(error) && (message.includes(`'${name}'`) || message.includes(`"${name}"`));
 }
 
 /** What a command says when the Pi it needs cannot load. */

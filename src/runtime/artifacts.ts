@@ -108,10 +108,18 @@ export interface LoadArtifactsOptions {
   manifestSha256?: string;
 }
 
-/** The embedded default's dist/, beside the package's package.json. */
+/**
+ * The embedded default's dist/, beside the package's package.json. A bundled
+ * runtime has no package folder around it: it is told to name its dist/.
+ */
 export function defaultDistDir(): string {
   const root = packageRootDir();
-  return root === undefined ? fileURLToPath(new URL("../../dist/", import.meta.url)) : join(root, "dist/");
+  if (root === undefined) {
+    throw new Error(
+      `gamma-prompt/runtime: no gamma-prompt package folder holds ${fileURLToPath(import.meta.url)} (a bundled runtime), so it has no embedded dist/: pass loadArtifacts({ distDir }) the folder your build wrote`,
+    );
+  }
+  return join(root, "dist/");
 }
 
 export function loadArtifacts(options: LoadArtifactsOptions = {}): LoadedArtifacts {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -46,7 +46,9 @@ function importGraph(types = true): Map<string, string[]> {
     const targets = new Set<string>();
     for (const match of text.matchAll(/^(import|export)?(\s+type\b)?[^;]*?(?:\bfrom\s*|\bimport\s*\(\s*|^import\s+)["'](\.{1,2}\/[^"']+)["']/gms)) {
       if (!types && match[2]) continue;
-      const target = resolve(dirname(file), (match[3] as string).replace(/\.js$/, ".ts"));
+      const source = resolve(dirname(file), (match[3] as string).replace(/\.js$/, ".ts"));
+      // A module the build generates as JavaScript (src/generated/) is known by its declaration file.
+      const target = existsSync(source) ? source : source.replace(/\.ts$/, ".d.ts");
       targets.add(relative(srcDir, target).split(sep).join("/"));
     }
     graph.set(relative(srcDir, file).split(sep).join("/"), [...targets].sort());

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { missingPiMessage, PI_REQUIREMENT, PiNotInstalledError, requirePiPackages } from "../../src/protocol/pi-requirement.js";
+import { importPiPackages, missingPiMessage, PI_REQUIREMENT, PiNotInstalledError, requirePiPackages } from "../../src/protocol/pi-requirement.js";
 
 const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { engines: { node: string }; peerDependencies: Record<string, string> };
 
@@ -52,5 +52,46 @@ describe("the check before the runtime loads Pi", () => {
         throw denied;
       }),
     ).toThrow(denied);
+  });
+});
+
+describe("the runtime's import of Pi", () => {
+  const CORE = "@earendil-works/pi-agent-core";
+  const AI = "@earendil-works/pi-ai";
+  const notFound = (specifier: string) => Object.assign(new Error(`Cannot find package '${specifier}' imported from /x/lib/runtime/pi/packages.pi-adapter.js`), { code: "ERR_MODULE_NOT_FOUND" });
+  const onDisk = (specifier: string) => `file:///x/node_modules/${specifier}/index.js`;
+  const nothingOnDisk = (specifier: string): string => {
+    throw notFound(specifier);
+  };
+
+  it("returns what each import loaded", async () => {
+    const loaded = await importPiPackages({ [CORE]: async () => ({ Agent: "agent" }), [AI]: async () => ({ ai: 1 }) }, onDisk);
+    expect(loaded).toEqual({ [CORE]: { Agent: "agent" }, [AI]: { ai: 1 } });
+  });
+
+  it("trusts imports that succeed although nothing resolves on disk (a bundle that carries Pi)", async () => {
+    const loaded = await importPiPackages({ [CORE]: async () => ({ Agent: "agent" }), [AI]: async () => ({}) }, nothingOnDisk);
+    expect(loaded[CORE]).toEqual({ Agent: "agent" });
+  });
+
+  it("names the packages whose import was not found, and the later ones that do not resolve either", async () => {
+    const refused = await importPiPackages({ [CORE]: () => Promise.reject(notFound(CORE)), [AI]: () => Promise.reject(notFound(AI)) }, nothingOnDisk).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(PiNotInstalledError);
+    expect((refused as PiNotInstalledError).missing).toEqual(["@earendil-works/pi-agent-core", "@earendil-works/pi-ai", "@earendil-works/pi-coding-agent"]);
+  });
+
+  it("on disk, names a later package that does not resolve although the imported ones do", async () => {
+    const refused = await importPiPackages({ [CORE]: async () => ({}), [AI]: async () => ({}) }, (specifier) => {
+      if (specifier === "@earendil-works/pi-coding-agent") throw notFound(specifier);
+      return onDisk(specifier);
+    }).catch((error: unknown) => error);
+    expect((refused as PiNotInstalledError).missing).toEqual(["@earendil-works/pi-coding-agent"]);
+  });
+
+  it("lets through a not-found for a module the package itself imports, and any other failure", async () => {
+    const inside = notFound("some-dependency-of-pi");
+    await expect(importPiPackages({ [CORE]: () => Promise.reject(inside), [AI]: async () => ({}) }, onDisk)).rejects.toBe(inside);
+    const broken = new SyntaxError("Unexpected token");
+    await expect(importPiPackages({ [CORE]: async () => ({}), [AI]: () => Promise.reject(broken) }, nothingOnDisk)).rejects.toBe(broken);
   });
 });
