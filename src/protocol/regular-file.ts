@@ -55,9 +55,22 @@ export function readRegularFile(path: string, options: RegularReadOptions = {}):
     if (options.maxBytes !== undefined && stats.size > options.maxBytes) return { kind: "too-large", size: stats.size };
     return { kind: "file", bytes: readUpTo(descriptor, stats.size) };
   } catch (error) {
-    return { kind: "error", code: (error as NodeJS.ErrnoException).code ?? "unknown error" };
+    const code = (error as NodeJS.ErrnoException).code ?? "unknown error";
+    // Some file systems open a name that is not there and fail only at fstat or read (Yarn Plug'n'Play's,
+    // inside a zip archive): nothing there is "missing" whichever step finds it.
+    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
+    return { kind: "error", code };
   } finally {
+    closeQuietly(descriptor);
+  }
+}
+
+/** Closes a descriptor only read from: a failure to close loses nothing, and must not replace the result. */
+function closeQuietly(descriptor: number): void {
+  try {
     closeSync(descriptor);
+  } catch {
+    // Nothing was written through it.
   }
 }
 
