@@ -5,8 +5,8 @@
  */
 import type { EvalOptions, EvalOutcome } from "./evals/index.js";
 
-export type { EvalOptions, EvalOutcome, ScriptedCall, ScriptedModel, ScriptedTurn } from "./evals/index.js";
-export { EvalUsageError } from "./evals/models.js";
+export type { EvalOptions, EvalOutcome, ModelCallContext, ModelContentPart, ModelMessage, ModelTool, ScriptedCall, ScriptedModel, ScriptedTurn } from "./evals/index.js";
+export { EvalUsageError } from "./evals/usage-error.js";
 
 /**
  * Runs evaluation scenarios through the real runtime and aggregates pass

@@ -37,7 +37,7 @@ export type { ChosenSkillType, InitOptions, InitProfile, InitResult, InitTemplat
 export { audit } from "./audit.js";
 export type { AuditOptions, AuditResult, AuditedTranscript } from "./audit.js";
 export { runEvals, EvalUsageError } from "./eval.js";
-export type { EvalOptions, EvalOutcome, ScriptedModel, ScriptedCall, ScriptedTurn } from "./eval.js";
+export type { EvalOptions, EvalOutcome, ScriptedModel, ScriptedCall, ScriptedTurn, ModelCallContext, ModelContentPart, ModelMessage, ModelTool } from "./eval.js";
 export { formatSummary, compareWithBaseline, RESULTS_FORMAT } from "./evals/results.js";
 export type { EvalResults, EvalMode, ScenarioResult, ExpectationResult, RunResult, BaselineComparison, RateChange } from "./evals/results.js";
 export { wilsonInterval, compareRates, type Rate } from "./evals/stats.js";

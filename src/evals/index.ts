@@ -9,6 +9,7 @@ import { readdirSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { loadArtifacts, type LoadedArtifacts } from "../runtime/artifacts.js";
+import type { ModelCallContext } from "./model-context.js";
 import { modelCatalog, observedStreamFn, registerScriptedModel, type Api, type Model, type ModelContext, type ScriptedReply } from "./pi-models.js";
 import { cassettePath, cassetteReply, contextFingerprint, readCassette, writeCassettes, type Cassette, type CassetteCall } from "./cassette.js";
 import { judgeRun } from "./expectations.js";
@@ -17,7 +18,8 @@ import { compareWithBaseline, RESULTS_FORMAT, scenarioResult, type EvalMode, typ
 import { runScenario } from "./run.js";
 import { DEFAULT_MAX_MODEL_CALLS, expectationKind, loadScenarios, type LoadedScenario } from "./scenario.js";
 
-export { EvalUsageError } from "./models.js";
+export { EvalUsageError } from "./usage-error.js";
+export type { ModelCallContext, ModelContentPart, ModelMessage, ModelTool } from "./model-context.js";
 
 /** The folder scenarios are found in when none are named. */
 export const EVALS_DIR = "evals";
@@ -35,7 +37,7 @@ export interface ScriptedCall {
   /** 1-based. */
   call: number;
   /** Everything the model gets on this call. */
-  context: ModelContext;
+  context: ModelCallContext;
 }
 
 /** A model played by a script, on pi-ai's faux provider: no key, no network. Results name it `scripted/<name>`. */

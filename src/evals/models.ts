@@ -5,11 +5,9 @@
  * to look.
  */
 import type { Api, Model, ModelCatalog } from "./pi-models.js";
+import { EvalUsageError } from "./usage-error.js";
 
-/** A problem with the evaluation's inputs (flags, model, key, baseline): exit code 2, before any run. */
-export class EvalUsageError extends Error {
-  override readonly name = "EvalUsageError";
-}
+export { EvalUsageError } from "./usage-error.js";
 
 /**
  * The environment variable pi-ai reads a provider's key from, where it is
