@@ -18,8 +18,9 @@ export function registerPostgresCommand(program: Command, result: { exitCode: nu
       "after",
       commandHelpFooter({
         about: `Needs node-postgres (npm install pg). Each migration is applied once, in order, in one
-transaction under an advisory lock, and recorded in gamma_schema_migrations.`,
-        exitCodes: "0 applied or already current, 1 the database refused or could not be reached, 2 usage error (pg not installed).",
+transaction under an advisory lock, and recorded in gamma_schema_migrations with its checksum; a table
+that holds migrations which are not gamma-prompt's is refused, and nothing is applied.`,
+        exitCodes: "0 applied or already current, 1 the database refused or could not be reached, or holds another application's migrations, 2 usage error (pg not installed).",
         examples: ["gamma-prompt postgres migrate --url postgres://agent@db.internal/agents", "gamma-prompt postgres migrate --print > 0001.sql"],
       }),
     )
