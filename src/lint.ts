@@ -72,7 +72,15 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   const root = resolve(options.root);
   const { config, diagnostics: configDiagnostics } = readLintConfig(root, options.config);
   const profile = options.profile ?? config.profile ?? detectProfile(root);
-  const settings = { profile, layout: config.layout, rules: config.rules, reportEmpty: options.reportEmpty !== false, checklists: options.checklists !== false, ...(config.skillTypes ? { skillTypes: config.skillTypes } : {}) };
+  const settings = {
+    profile,
+    layout: config.layout,
+    rules: config.rules,
+    reportEmpty: options.reportEmpty !== false,
+    checklists: options.checklists !== false,
+    ...(config.skillTypes ? { skillTypes: config.skillTypes } : {}),
+    ...(options.config === undefined ? {} : { configFile: resolve(options.config) }),
+  };
   let linted = await lintSkills(root, new BuildSession(), undefined, settings);
   let fixedFiles: FixedSkillFile[] | undefined;
   if (options.fix) {

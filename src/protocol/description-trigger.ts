@@ -43,11 +43,11 @@ const TRIGGER_FORMS: readonly RegExp[] = [
   // Simplified and traditional Chinese "…时使用" ("use when …"), with the verbs and adverbs authors write: "时调用", "时主动使用", "時請使用"
   /[时時](?:请|請|应|應|应该|應該|可|可以|主动|主動|务必|務必|必须|必須|优先|優先|自动|自動|直接)?(?:使用|调用|調用|启用|啟用|加载|加載|載入|触发|觸發)/u,
   // "当用户要求…时" ("when the user asks …"), at the start of a clause ("…，或当…时") so that 相当, 适当 or 当前 do not count
-  /(?:^|[\s，,。；;：:、（(「『"“'或且并並])[当當][^。．！？!?]{1,80}?[时時]/u,
+  /(?:^|[\s，,。；;：:、（(「『"“'或且并並])[当當][^。．！？!?]{1,160}?[时時]/u,
   // Japanese conditions a few words before the verb: "…が出たら必ずこのスキルを使用する", "…な場面で使用", "「…」などで使う", "…等のトリガーで使用"
-  /(?:とき|場合|際|たら|場面|状況)[はにで]?[^。．！？!?]{0,12}?(?:使う|使用|呼ぶ|呼び出)|(?:など|等|場面|トリガー)で(?:使う|使用)/u,
+  /(?:とき|場合|際|たら|場面|状況|時(?![間点代刻期]))[はにで]?[、,]?[^。．！？!?]{0,40}?(?:使う|使用|呼ぶ|呼び出)|(?:など|等|場面|トリガー)で(?:使う|使用)/u,
   // "触发词：…", "触发条件：…", "トリガー：…" ("Trigger words: …"); "适用于…" ("Applies to …"); "用于…" opening a sentence ("Use for …"), "必须用于…" ("must be used for …")
-  /(?:触发|觸發|トリガー)(?:词|詞|条件|條件|场景|場景|关键词|關鍵詞|短语|短語|ワード)?\s*[:：]|适用于|適用於|适用场景|適用場景|(?:^|[。．.!?！？]\s*|必须|必須)(?:用于|用於)/u,
+  /(?:触发|觸發|トリガー)(?:词|詞|条件|條件|场景|場景|关键词|關鍵詞|短语|短語|ワード)?\s*(?:[（(][^）)]{0,60}[）)])?\s*[:：]|适用于|適用於|适用场景|適用場景|(?:^|[。．.!?！？]\s*|必须|必須)(?:用于|用於)/u,
   // A hand-off to a named skill: "hand off to pptx-build", "Hands critique to doc-review"
   /\bhand(?:s|ing)?(?:\s+[\p{L}-]+){0,2}?\s+to\s+\**[a-z0-9]+(?:-[a-z0-9]+)+/iu,
   // "This skill should be used when …", "must be loaded before …", "is triggered when …"
@@ -57,9 +57,53 @@ const TRIGGER_FORMS: readonly RegExp[] = [
   new RegExp(`${WORD_START}trigger(?:s|ed)?(?:\\s+(?:keywords?|phrases?|words?|conditions?))?\\s*(?:[:—–]|-{1,2}\\s|${CONDITION}${WORD_END})`, "iu"),
   // A description that opens with the condition: "When the user asks …", "Whenever …", "Before committing, …"
   new RegExp(`^(?:${CONDITION})\\s`, "iu"),
+  // "… when backlogs already exist", "when unresolved decisions should be answered", "when an idea has been discussed": a situation stated as a clause
+  new RegExp(`${WORD_START}(?:when|whenever)\\s+(?:[\\p{L}\\p{N}'-]+\\s+){1,6}?(?:already\\s+|still\\s+|not\\s+)?(?:exists?|is|are|has|have|had|should|needs?|must|was|were|becomes?|seems?|appears?|fails?|breaks?|changes?|arrives?)${WORD_END}`, "iu"),
+  // A description that opens with what the user wants: "User wants to send a message …"
+  /^(?:the\s+|a\s+)?user\s+(?:wants|asks|needs|says|requests|mentions)\b/iu,
   // "… when building new UI", "when asked to …", "when the user wants …", "whenever someone asks …"
   new RegExp(`${WORD_START}(?:when|whenever)\\s+(?:\\p{L}+ing|asked|prompted|requested|the\\s+user|a\\s+user|users?|you|someone|anyone|an?\\s+agent|the\\s+agent|the\\s+task|a\\s+task|the\\s+request|a\\s+request|the\\s+prompt|the\\s+project|a\\s+project|the\\s+codebase|about\\s+to|unsure|in\\s+doubt|not\\s+sure)${WORD_END}`, "iu"),
 ];
+
+/**
+ * A description whose trigger the forms above could miss because it is
+ * written in another language: the rule judges English, Chinese and Japanese,
+ * and a finding on a Spanish or Korean description would be a guess.
+ */
+export function lacksTrigger(description: string): boolean {
+  return inJudgedLanguage(description) && !statesTrigger(description);
+}
+
+const HAN_OR_KANA = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu;
+const LATIN = /\p{Script=Latin}/gu;
+const LETTER = /\p{L}/gu;
+/** Words of English prose that other languages written in Latin letters do not use. */
+const ENGLISH_WORDS = new Set(["the", "and", "to", "of", "for", "with", "when", "whenever", "this", "that", "use", "using", "used", "your", "you", "it", "from", "by", "into", "or", "any", "should", "before", "after", "is", "are", "be", "skill", "user", "asks"]);
+/** Words of Spanish, Portuguese, French, German, Italian and Dutch prose that English does not use. */
+const OTHER_LATIN_WORDS = new Set([
+  "de", "la", "el", "los", "las", "que", "y", "para", "con", "cuando", "esta", "este", "una", "por", "del", "se", "usa", "usar", "utiliza",
+  "da", "das", "dos", "quando", "não", "com", "uma", "um", "o", "em", "pelo", "ao",
+  "le", "les", "des", "du", "et", "est", "pour", "avec", "quand", "lorsque", "utilise", "utiliser", "une",
+  "der", "und", "ist", "für", "mit", "wenn", "zu", "ein", "eine", "verwende", "verwenden", "sie", "nutze",
+  "il", "di", "che", "gli", "usare",
+  "het", "een", "voor", "wanneer", "gebruik",
+]);
+
+function inJudgedLanguage(description: string): boolean {
+  const letters = description.match(LETTER)?.length ?? 0;
+  if (letters === 0) return true;
+  if ((description.match(HAN_OR_KANA)?.length ?? 0) > 0) return true;
+  const latin = description.match(LATIN)?.length ?? 0;
+  // Cyrillic, Hangul, Arabic and the other scripts: no forms for them here.
+  if (latin * 2 < letters) return false;
+  let english = 0;
+  let other = 0;
+  for (const word of description.toLowerCase().split(/[^\p{L}]+/u)) {
+    if (ENGLISH_WORDS.has(word)) english++;
+    else if (OTHER_LATIN_WORDS.has(word)) other++;
+  }
+  return other <= english;
+}
 
 export function statesTrigger(description: string): boolean {
   const text = description.replace(/\s+/g, " ").trim();

@@ -7,7 +7,7 @@
  * of each parameters schema) are written out here message for message, and
  * test/protocol/tool-rules.test.ts runs both over one corpus.
  */
-import { statesTrigger } from "./description-trigger.js";
+import { lacksTrigger } from "./description-trigger.js";
 import { isRecord } from "./records.js";
 
 /** The rules a tool or namespace is checked by, with the severity the rule registry gives each. */
@@ -54,7 +54,7 @@ export function namespaceDescriptionProblem(description: string): { ruleId: "nam
     return { ruleId: "namespace/description", message: `Unexpected description of ${length} code points, expected at most ${MAX_NAMESPACE_DESCRIPTION_CODE_POINTS}` };
   }
   if (/[<>]/.test(description)) return { ruleId: "namespace/description", message: "Unexpected angle bracket in description, expected plain text without < or > (the namespace catalog is XML)" };
-  if (!statesTrigger(description)) {
+  if (lacksTrigger(description)) {
     return {
       ruleId: "namespace/description-trigger",
       message: `Unexpected description that says what the namespace is but not when to load it, expected the matching task in direct terms ("Use for …", "Use when …")`,

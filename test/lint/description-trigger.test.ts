@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { statesTrigger } from "../../src/protocol/description-trigger.js";
+import { lacksTrigger, statesTrigger } from "../../src/protocol/description-trigger.js";
 
 /** The wordings real collections use to say when a skill applies, and descriptions that only say what it is or does. */
 describe("statesTrigger", () => {
@@ -57,6 +57,34 @@ describe("statesTrigger", () => {
     "動画ファイルから文字起こしと議事録を自動生成。",
     "Hands-on guide to web performance tuning.",
   ];
+  when.push(
+    "Turns the backlog into pending tasks. Use after planning, or when backlogs already exist but no tasks do.",
+    "Generates pending questions when unresolved decisions should be answered before implementation.",
+    "Creates a pending project when an idea discussed in chat has already been agreed.",
+    "user wants to send a WhatsApp message to a contact or group.",
+    "複数の実装案を比較したい時、設計判断の実装に使用。",
+    "行业研究框架。触发场景（命中任一即读本 skill）：用户询问行业景气度、板块轮动。",
+    "魔鬼代言人。当用户要「挑战我的投资观点」「找出这个方案的漏洞」「做一次事前验尸」或者在做出重大决定之前想听反对意见时， 用本 skill。",
+  );
   for (const description of when) it(`reads a when in: ${description}`, () => expect(statesTrigger(description)).toBe(true));
   for (const description of what) it(`finds no when in: ${description}`, () => expect(statesTrigger(description)).toBe(false));
+});
+
+describe("lacksTrigger: a finding only on a description in a language whose forms the rule knows", () => {
+  const unjudged = [
+    "Usa esta habilidad cuando el usuario solicite un informe de ventas.",
+    "Use esta skill quando o usuário pedir um relatório de vendas.",
+    "Verwende diesen Skill, wenn der Nutzer einen Verkaufsbericht möchte.",
+    "Utilise cette compétence lorsque l'utilisateur demande un rapport des ventes.",
+    "Используй, когда нужен отчёт о продажах.",
+    "사용자가 판매 보고서를 요청하면 이 스킬을 사용한다.",
+    "Genera un informe de ventas con gráficos para el equipo.",
+  ];
+  for (const description of unjudged) it(`does not judge: ${description}`, () => expect(lacksTrigger(description)).toBe(false));
+  it("still judges English, Chinese and Japanese", () => {
+    expect(lacksTrigger("Toolkit for styling artifacts with a theme.")).toBe(true);
+    expect(lacksTrigger("提供仓颉编程语言的完备知识库及辅助工具。")).toBe(true);
+    expect(lacksTrigger("動画ファイルから文字起こしと議事録を自動生成。")).toBe(true);
+    expect(lacksTrigger("Toolkit for styling artifacts. Use when the user asks to restyle slides.")).toBe(false);
+  });
 });

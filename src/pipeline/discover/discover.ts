@@ -34,7 +34,7 @@ export interface SkillSources {
   files: SourceFile[];
   /** Findings about the tree itself and about files that could not be read. */
   diagnostics: Diagnostic[];
-  /** Names of the skill folders without a readable SKILL.md, sorted. */
+  /** Names of the skill folders whose SKILL.md is there but cannot be read (an error), sorted. */
   unreadFolders: string[];
 }
 
@@ -56,10 +56,13 @@ export async function loadSkillSources(root: string, layout: SkillLayout = DEFAU
   for (const folder of skillFoldersWithUnsaved(root, layout, overrides)) {
     const path = `${folder}/${SKILL_FILE}`;
     const result = overrides?.get(path) ?? readSkillFile(root, folder, path);
+    if (result === undefined) continue;
     if ("text" in result) files.push(result);
     else {
       diagnostics.push(result);
-      unreadFolders.push(folder.slice(folder.lastIndexOf("/") + 1));
+      // A SKILL.md that is there but cannot be read (an error of its own) still names a skill, so what requires it does not cascade into
+      // "unknown"; a folder without one (a warning) names none, and a requirement of it must fail as unknown, or a build would ship it.
+      if (result.severity === "error") unreadFolders.push(folder.slice(folder.lastIndexOf("/") + 1));
     }
   }
   return { files, diagnostics, unreadFolders };
@@ -90,7 +93,8 @@ export function findSkillFolders(root: string, layout: SkillLayout = DEFAULT_LAY
   return matchSkillFolders(root, layout);
 }
 
-function readSkillFile(root: string, folder: string, path: string): SourceFile | Diagnostic {
+/** The skill file, or why it cannot be read; undefined for a folder that is no skill at all (no Markdown file: a helper folder such as `skills/_lib`). */
+function readSkillFile(root: string, folder: string, path: string): SourceFile | Diagnostic | undefined {
   // Opening the expected file directly costs one syscall; the folder is listed only to explain a miss.
   const bytes = readBytes(root, path);
   if ("code" in bytes && (bytes.code === "ENOENT" || bytes.code === "ELOOP")) return unresolvedLink(root, folder) ?? missingSkillFile(root, folder);
@@ -123,7 +127,7 @@ function describeUnresolvedLink(path: string): string | undefined {
   return `symbolic link to "${target}", which ${failure === "ELOOP" ? "leads back to itself" : "does not exist"}`;
 }
 
-function missingSkillFile(root: string, folder: string): Diagnostic {
+function missingSkillFile(root: string, folder: string): Diagnostic | undefined {
   const names = listNames(join(root, folder));
   const nearMiss = names.find((name) => name.toLowerCase() === SKILL_FILE.toLowerCase());
   // Listed under its own name, yet not found: a SKILL.md that is a link to nothing.
@@ -134,6 +138,8 @@ function missingSkillFile(root: string, folder: string): Diagnostic {
   if (nearMiss) {
     return createDiagnostic("skill/missing-skill-file", `${folder}/${nearMiss}`, FILE_START, `Unexpected file name "${nearMiss}", expected "${SKILL_FILE}"`);
   }
+  // Without any Markdown file the folder holds no attempt at a skill: shared scripts or assets the skills beside it use.
+  if (!names.some((name) => /\.(?:md|markdown)$/i.test(name))) return undefined;
   return createDiagnostic("skill/missing-skill-file", folder, FILE_START, `Unexpected skill folder without ${SKILL_FILE}, expected ${folder}/${SKILL_FILE}`);
 }
 

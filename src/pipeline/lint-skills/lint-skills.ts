@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { isAbsolute, join, relative, sep } from "node:path";
 import { compareDiagnostics, createDiagnostic, FILE_START, type Diagnostic, type Severity } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { SkillType, SourceFile, ValidSkill } from "../../stage-data.js";
@@ -92,6 +92,8 @@ export interface SkillRuleSettings {
   skillTypes?: readonly SkillTypeGlob[];
   /** Where lookups of paths outside the listed sources are made and kept (link targets, plugins): the build persists them beside its findings. */
   probes?: PathProbes;
+  /** The config file given instead of the root's own (`lint --config`), absolute: what `skill/no-skills` tells the user to edit. */
+  configFile?: string;
 }
 
 /**
@@ -147,7 +149,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   const listed = new Set(sources.files.map((file) => file.path));
   for (const path of unreferenced.keys()) if (!listed.has(path)) unreferenced.delete(path);
   found.push(...skillSetDiagnostics(records, sources.unreadFolders));
-  if (settings.reportEmpty && sources.files.length === 0 && sources.diagnostics.length === 0) found.push(noSkillsDiagnostic(root, layout));
+  if (settings.reportEmpty && sources.files.length === 0 && sources.diagnostics.length === 0) found.push(noSkillsDiagnostic(root, layout, settings.configFile));
   const diagnostics = applyRuleSettings(suppressInline(found, sources.files), settings.rules).sort(compareDiagnostics);
 
   const filesWithErrors = new Set(diagnostics.filter((diagnostic) => diagnostic.severity === "error").map((diagnostic) => diagnostic.file));
@@ -178,16 +180,40 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   return { diagnostics, statuses, skills, skillFileCount: sources.files.length, files };
 }
 
-/** The nearest folder above a skill's folder that holds `.claude-plugin/plugin.json` (a plugin), each folder looked up once. */
+/**
+ * The plugin a skill belongs to, each folder looked up once: the nearest
+ * folder above the skill's that holds `.claude-plugin/plugin.json`, or,
+ * nearer still, the folder holding the `skills/` folder the skill sits in
+ * when a `.claude-plugin/marketplace.json` at or above it makes that folder
+ * a marketplace's plugin. A plugin's manifest is optional once a marketplace
+ * lists it, and its skills are the ones in its own `skills/` folder, so
+ * `plugins/a/skills/setup` and `plugins/b/skills/setup` are `a:setup` and
+ * `b:setup` even under a root `plugin.json`.
+ */
 function pluginFinder(probes: PathProbes): (skillFolder: string) => string | undefined {
-  const isPlugin = (folder: string): boolean => {
-    const found = probes.exists(folder === "" ? ".claude-plugin/plugin.json" : `${folder}/.claude-plugin/plugin.json`);
+  const holds = (folder: string, file: string): boolean => {
+    const found = probes.exists(folder === "" ? `.claude-plugin/${file}` : `${folder}/.claude-plugin/${file}`);
     return found === "file" || found === "directory";
   };
-  return (skillFolder) => {
-    for (let folder = dirOf(skillFolder); folder !== ""; folder = dirOf(folder)) if (isPlugin(folder)) return folder;
-    return isPlugin("") ? "" : undefined;
+  const inMarketplace = (folder: string): boolean => {
+    for (let above = folder; ; above = dirOf(above)) {
+      if (holds(above, "marketplace.json")) return true;
+      if (above === "") return false;
+    }
   };
+  return (skillFolder) => {
+    const skillsFolder = dirOf(skillFolder);
+    const listed = baseOf(skillsFolder) === "skills" && inMarketplace(dirOf(skillsFolder)) ? dirOf(skillsFolder) : undefined;
+    for (let folder = skillsFolder; folder !== ""; folder = dirOf(folder)) {
+      if (folder === listed || holds(folder, "plugin.json")) return folder;
+    }
+    return listed ?? (holds("", "plugin.json") ? "" : undefined);
+  };
+}
+
+/** Last segment of a root-relative path. */
+function baseOf(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1);
 }
 
 /** Root-relative folder of a root-relative path ("" at the top). */
@@ -227,13 +253,17 @@ function applyRuleSettings(diagnostics: Diagnostic[], settings: ReadonlyMap<Rule
 
 const SETTING_SEVERITY = { note: "note", warn: "warning", error: "error" } as const satisfies Record<Exclude<RuleSetting, "off">, Severity>;
 
-function noSkillsDiagnostic(root: string, layout: SkillLayout): Diagnostic {
+function noSkillsDiagnostic(root: string, layout: SkillLayout, configFile: string | undefined): Diagnostic {
   const where = layout.skills.join(", ");
+  // The config in use: the one given (root-relative when it sits in the project), else the root's own.
+  const inRoot = configFile === undefined ? undefined : relative(root, configFile).split(sep).join("/");
+  const given = inRoot === undefined ? undefined : inRoot.startsWith("../") || isAbsolute(inRoot) ? configFile : inRoot;
   const hints = suggestSkillPatterns(root).filter((pattern) => !layout.skills.includes(pattern));
-  const hint = hints.length > 0 ? `; SKILL.md files are under ${hints.map((pattern) => `"${pattern}"`).join(", ")}: add that to "skills" in ${CONFIG_FILE}` : "";
-  // Where the finding points: the config that names the folders, or (without one) the folder searched.
+  const hint = hints.length > 0 ? `; SKILL.md files are under ${hints.map((pattern) => `"${pattern}"`).join(", ")}: add that to "skills" in ${given ?? CONFIG_FILE}` : "";
+  // Where the finding points: the config that names the folders, or (without one, or with one outside the project) the folder searched.
   const top = layout.skills[0]?.split("/")[0] ?? "";
-  const file = existsSync(join(root, CONFIG_FILE)) || top === "" || /[*?[{]/.test(top) ? CONFIG_FILE : top;
+  const configHere = given === undefined ? existsSync(join(root, CONFIG_FILE)) : given === inRoot;
+  const file = configHere ? (given ?? CONFIG_FILE) : top === "" || /[*?[{]/.test(top) ? (given === undefined ? CONFIG_FILE : ".") : top;
   return createDiagnostic(
     "skill/no-skills",
     file,

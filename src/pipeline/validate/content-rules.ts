@@ -4,7 +4,7 @@ import type { LineIndex } from "../parse/positions.js";
 import type { YamlProblem, YamlTree } from "../parse/yaml-tree.js";
 import { allowedToolsProblem, firstSeparatingComma } from "./allowed-tools.js";
 import { characterRange } from "./frontmatter-schema.js";
-import { statesTrigger } from "../../protocol/description-trigger.js";
+import { lacksTrigger } from "../../protocol/description-trigger.js";
 
 /** The Agent Skills specification's recommended most lines for a SKILL.md body. */
 export const MAX_BODY_LINES = 500;
@@ -19,7 +19,7 @@ export function contentProblems(tree: YamlTree, split: FrontmatterSplit, index: 
   const description = value["description"];
   const descriptionRange = tree.valueRanges.get("/description") ?? split.opening;
   if (typeof description === "string" && description.trim() !== "") {
-    if (!statesTrigger(description)) {
+    if (lacksTrigger(description)) {
       problems.push({
         ruleId: "skill/description-trigger",
         range: descriptionRange,

@@ -10,7 +10,7 @@ import { buildSchemaValidator } from "./schemas.js";
 import { didYouMean } from "./suggest.js";
 import { findOrderedLists, tooDeepLine } from "../parse/body.js";
 import { splitFrontmatter } from "../parse/frontmatter.js";
-import { statesTrigger } from "./skill-file-rules.js";
+import { lacksTrigger } from "./skill-file-rules.js";
 import { LineIndex } from "../parse/positions.js";
 import { parseYamlTree, type YamlTree } from "../parse/yaml-tree.js";
 
@@ -97,7 +97,7 @@ export async function parseKnowledgeNote(source: SourceFile): Promise<ParsedNote
     if (idRange) note.idRange = idRange;
     note.skillRefs = references(tree, "skills", note.fields.appliesTo.skills);
     note.toolRefs = references(tree, "tools", note.fields.appliesTo.tools);
-    if (!statesTrigger(note.fields.scope)) {
+    if (lacksTrigger(note.fields.scope)) {
       report("knowledge/scope-trigger", tree.valueRanges.get("/scope") ?? split.opening, `Unexpected scope without a trigger, expected when the note applies in direct terms ("Use for …", "Use when …")`);
     }
   }

@@ -76,6 +76,8 @@ export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
   };
   const lines = input.body.split("\n");
   const { links, prose } = scanBodyLinks(input.body, input.bodyStartLine, lines);
+  let labels: Set<string> | undefined;
+  const definedLabels = (): Set<string> => (labels ??= referenceLabels(lines));
   for (const link of links) {
     const problem = linkProblem(link.target, skillDir, exists);
     if (problem) report(problem.ruleId, link.target, link.line, link.column, problem.message);
@@ -88,7 +90,9 @@ export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
     if (!prose[index] || !text.includes("/")) continue;
     if (!HAS_PATH.test(text) || COMMAND_LINE.test(text) || isExampleContext(lines, index)) continue;
     const spans = inlineCodeSpans(text);
-    const withoutLinks = text.replace(MARKDOWN_LINK, (whole) => " ".repeat(whole.length));
+    const withoutLinks = text
+      .replace(MARKDOWN_LINK, (whole) => " ".repeat(whole.length))
+      .replace(REFERENCE_LINK, (whole, label: string, reference: string | undefined) => (definedLabels().has(normalizeLabel(reference || label)) ? " ".repeat(whole.length) : whole));
     for (const match of withoutLinks.matchAll(BARE_PATH)) {
       const candidate = match[1] ?? "";
       const offset = match.index ?? 0;
@@ -102,6 +106,24 @@ export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
     }
   }
   return diagnostics;
+}
+
+/** `[text][label]`, `[text][]` and `[text]`: a reference link when its label (the text, for the last two) has a definition. */
+const REFERENCE_LINK = /!?\[((?:[^\]\\\n]|\\.)*)\](?:\[((?:[^\]\\\n]|\\.)*)\])?/g;
+const LABEL_DEFINITION = /^ {0,3}(?:>\s*)*\[((?:[^\]\\\n]|\\.)+)\]:/;
+
+/** The labels the body defines (`[up]: https://…`), normalised as CommonMark matches them. */
+function referenceLabels(lines: readonly string[]): Set<string> {
+  const labels = new Set<string>();
+  for (const line of lines) {
+    const label = LABEL_DEFINITION.exec(line)?.[1];
+    if (label !== undefined && !label.startsWith("^")) labels.add(normalizeLabel(label));
+  }
+  return labels;
+}
+
+function normalizeLabel(label: string): string {
+  return label.trim().replace(/\s+/g, " ").toLowerCase();
 }
 
 const EXAMPLE_WORDS = /\bexamples?\b|\be\.g\.|\bfor instance\b|\bsuch as\b/i;
@@ -151,11 +173,27 @@ function isPartOfCommand(spans: readonly CodeSpan[], offset: number, length: num
 function localTarget(rawTarget: string): string | undefined {
   if (/^[a-z][a-z0-9+.-]*:/i.test(rawTarget) || rawTarget.startsWith("#") || rawTarget.startsWith("//")) return undefined;
   const target = safeDecode(rawTarget.replace(/[?#].*$/, ""));
-  if (target === "" || /[*?<>{}$]|\[|\]/.test(target) || target.startsWith("~")) return undefined;
+  if (target === "" || /[*?<>{}$]|\[|\]/.test(target) || target.startsWith("~") || isPlaceholder(target)) return undefined;
   if (target.split("/").some((segment) => segment.startsWith(".") && segment !== "." && segment !== "..")) return undefined;
   if (/^\/[^/]*:/.test(target)) return undefined;
   return target;
 }
+
+/**
+ * A target written as a placeholder for the model to fill in, not as a file:
+ * one capitalised word such as `[Open](LINK)` or `(YOUR_URL)` (the files
+ * people name that way, LICENSE, README and the like, are still checked), or
+ * a name holding `xxx`, `NNN` or a date pattern (`reference/Sxxxxx.md`,
+ * `output-NNN.md`, `notes/YYYY-MM-DD.md`).
+ */
+function isPlaceholder(target: string): boolean {
+  if (/^[A-Z][A-Z0-9_-]*$/.test(target)) return !CONVENTIONAL_FILE.test(target);
+  const name = target.slice(target.lastIndexOf("/") + 1);
+  return /x{3,}|X{3,}|N{3,}|YYYY|(?<![A-Za-z])(?:MM|DD)(?![A-Za-z])/.test(name);
+}
+
+/** Files people name in capitals without an extension. */
+const CONVENTIONAL_FILE = /^(?:LICEN[CS]E|README|CHANGELOG|CHANGES|NOTICE|COPYING|AUTHORS|CONTRIBUTORS|CONTRIBUTING|CODEOWNERS|VERSION|INSTALL|SECURITY|PATENTS|MAINTAINERS|HISTORY)$/;
 
 /** Why a Markdown link's target is wrong (and which rule says so), or undefined when it is fine or not a local file at all. */
 function linkProblem(rawTarget: string, skillDir: string, exists: (relative: string) => Existence): { ruleId: LinkRule; message: string } | undefined {
@@ -163,17 +201,31 @@ function linkProblem(rawTarget: string, skillDir: string, exists: (relative: str
   if (target === undefined) return undefined;
   const shown = quoted(rawTarget);
   const broken = (message: string): { ruleId: LinkRule; message: string } => ({ ruleId: "skill/broken-link", message });
-  if (target.startsWith("/")) return broken(`Unexpected absolute link ${shown}, expected a path relative to the skill's folder (${skillDir}/)`);
+  if (target.startsWith("/")) {
+    // `/docs/adr.md`: a repository page resolves it from the repository's root, so when the project holds it, it works there and nowhere else.
+    const atRoot = posix.normalize(target.slice(1));
+    const held = atRoot !== "." && !atRoot.startsWith("../") && exists(atRoot);
+    if (held === "file" || held === "directory") {
+      return {
+        ruleId: "skill/link-outside-skill",
+        message: `Unexpected root-relative link ${shown}, expected a path relative to ${skillDir}/ (a repository page resolves it from the project's root, but a model reading the skill's file, or a skill installed on its own, does not find it)`,
+      };
+    }
+    return broken(`Unexpected absolute link ${shown}, expected a path relative to the skill's folder (${skillDir}/)`);
+  }
   if (target.includes("\\")) return broken(`Unexpected backslash in link ${shown}, expected forward slashes`);
   const resolved = posix.normalize(`${skillDir}/${target}`);
   const found = resolved.startsWith("../") || resolved === ".." ? "absent" : exists(resolved);
   if (found === "unreadable") return broken(`Unexpected link ${shown}, which no file system can look up (a NUL byte, or a name longer than the system allows), expected a file inside ${skillDir}/`);
   if (resolved !== skillDir && !resolved.startsWith(`${skillDir}/`)) {
     // Outside the skill's folder: a file there works while the skill sits in this tree, and one beyond the project cannot be judged.
-    if (found === "absent" && !resolved.startsWith("../") && resolved !== "..") return broken(`Unexpected link to ${quoted(target)}, which does not exist, expected a file at ${resolved.length > QUOTE_LIMIT ? quoted(resolved) : resolved}`);
+    const beyondRoot = resolved.startsWith("../") || resolved === "..";
+    if (found === "absent" && !beyondRoot) return broken(`Unexpected link to ${quoted(target)}, which does not exist, expected a file at ${resolved.length > QUOTE_LIMIT ? quoted(resolved) : resolved}`);
     return {
       ruleId: "skill/link-outside-skill",
-      message: `Unexpected link ${shown} outside the skill's folder, expected a file inside ${skillDir}/ (it resolves in this tree, but a skill installed on its own, as its folder, loses it)`,
+      message: beyondRoot
+        ? `Unexpected link ${shown} outside the skill's folder and the project, expected a file inside ${skillDir}/ (lint cannot look beyond the project's root, and a skill installed on its own, as its folder, loses it)`
+        : `Unexpected link ${shown} outside the skill's folder, expected a file inside ${skillDir}/ (it resolves in this tree, but a skill installed on its own, as its folder, loses it)`,
     };
   }
   if (found === "file" || found === "directory") return undefined;

@@ -58,4 +58,4 @@ export function skillFileDiagnostics(parsed: ParsedSkillFile, profile: Profile =
   return diagnostics;
 }
 
-export { statesTrigger } from "../../protocol/description-trigger.js";
+export { lacksTrigger, statesTrigger } from "../../protocol/description-trigger.js";

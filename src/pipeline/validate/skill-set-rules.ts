@@ -17,8 +17,9 @@ export interface SkillRecord {
   opening: Range;
   /**
    * Root-relative folder of the plugin holding the skill (the nearest folder
-   * above it with `.claude-plugin/plugin.json`), if any: a host names a
-   * plugin's skills `plugin:skill`, so names only clash within one plugin.
+   * above it with `.claude-plugin/plugin.json`, or a marketplace's plugin
+   * folder), if any: a host names a plugin's skills `plugin:skill`, so names
+   * only clash within one plugin.
    */
   plugin?: string;
 }
@@ -45,7 +46,7 @@ export function skillSetDiagnostics(records: readonly SkillRecord[], unreadFolde
     const owner = inPlugin.get(scoped);
     if (owner) {
       const first = owner.manifest?.nameRange ? { file: owner.path, range: owner.manifest.nameRange, message: `first skill named "${name}"` } : undefined;
-      const where = record.plugin === undefined ? "" : ` in the plugin ${record.plugin}/`;
+      const where = record.plugin === undefined ? "" : record.plugin === "" ? " in the plugin at the project's root" : ` in the plugin ${record.plugin}/`;
       diagnostics.push(createDiagnostic("skill/name-duplicate", record.path, manifest.nameRange, `Unexpected second skill named "${name}"${where}, expected unique names`, first));
       continue;
     }

@@ -39,7 +39,9 @@ import { listSupportingEntries } from "../discover/supporting-files.js";
  * a single unreferenced file, or one at the top of the skill, is a note of
  * its own. Files for people or for a host rather than for the model are
  * never reported: README, LICENSE, NOTICE, COPYING and CHANGELOG at the top
- * of the skill, and `agents/openai.yaml` (a host's display metadata).
+ * of the skill, licence and notice files anywhere (`references/licenses/`,
+ * `vendor/LICENSE.txt`: they travel with the code they cover), and
+ * `agents/openai.yaml` (a host's display metadata).
  */
 
 export interface UnreferencedFileInput {
@@ -61,7 +63,7 @@ const CODE_FOLDER = /`\.?\/?([^`\s/]+)\/?`/g;
 /** "the layouts folder", "`templates/` directory": the word before "folder" or "directory" (found from those words, not tried at every position). */
 const FOLDER_WORD = /\s(?:folder|directory)\b/g;
 const MARKDOWN_TARGET = /\]\(\s*<?([^)\s>]+)>?/g;
-const NOT_FOR_THE_MODEL = /^(?:(?:readme|licen[cs]e|notice|copying|changelog)(?:[.-][\w.-]*)?|agents\/openai\.yaml)$/i;
+const NOT_FOR_THE_MODEL = /^(?:(?:readme|licen[cs]e|notice|copying|changelog)(?:[.-][\w.-]*)?|agents\/openai\.yaml)$|(?:^|\/)(?:licen[cs]es?|notices?|copying)(?:\/|(?:-[\w.-]*)?(?:\.(?:txt|md|markdown|rst|html?))?$)/i;
 /** A file name without its extension that is specific enough to count as a mention: `advanced-init-once`, `fill_form`. */
 const IDENTIFIER_STEM = /^[\w]+(?:[-_][\w]+)+$/;
 
@@ -134,7 +136,8 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
   };
   /** A path as written, resolved against the document's folder and the skill's. */
   const resolveMention = (written: string, dir: string, explicit: boolean): void => {
-    const trimmed = written.replace(/[?#].*$/, "").replace(/[.:!?]+$/, "");
+    // `scripts/fill.py:42` and `scripts/fill.py:42:7`: a file at a line, as compilers and editors write it.
+    const trimmed = written.replace(/[?#].*$/, "").replace(/(?::\d+){1,2}$/, "").replace(/[.:!?]+$/, "");
     if (trimmed === "" || /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) return;
     const namesFolder = trimmed.endsWith("/");
     const segments = trimmed.split("/").filter((segment) => segment !== "" && segment !== ".");
