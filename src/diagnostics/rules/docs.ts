@@ -2,8 +2,9 @@ import { ruleRegistry, type RuleId } from "./index.js";
 
 /**
  * One paragraph per rule: what it checks and why, with a bad and a good
- * example. `gamma-prompt explain RULE` prints it, SARIF carries it (its
- * helpUri is the rule's documentation URL, as on every diagnostic), and
+ * example. `gamma-prompt explain RULE` prints it, SARIF carries it as each
+ * rule's help (its helpUri is every diagnostic's url, the rule's row in the
+ * README's rule table), and
  * docs/rules/<id>.md holds it as a page in the package (scripts/rule-docs.mjs
  * writes those from this table; a test keeps them in step).
  */
