@@ -25,7 +25,7 @@ import { SessionKnowledge, type KnowledgeOptions } from "./knowledge/session-kno
 import { HOST_SKILL_CUSTOM_TYPE, createTrustedMessage, kindOf, type GammaCustomMessage } from "./messages.js";
 import type { SessionNamespace } from "./namespaces.js";
 import { activationResultText, hostActivationContent, planActivation } from "./skills.js";
-import type { StateWriteFailedError } from "./state/errors.js";
+import { SessionDisposedError, type StateWriteFailedError } from "./state/errors.js";
 import { initialState, loadAtOnce } from "./state/opening.js";
 import { SessionStateOwner } from "./state/owner.js";
 import { MemoryStateStore, type StateStore } from "./state/store.js";
@@ -141,6 +141,7 @@ export class SessionProtocolController {
       render: (injection) => createTrustedInjectionMessage(injection, kinds, { timestamp: instantOf(injection) }),
       onFailure: (failure) => this.emit({ type: "state_write_failed", error: failure }),
       onCloseFailure: (error) => this.emit({ type: "runtime_error", during: "close", error }),
+      onChangeAfterClose: (error) => this.emit({ type: "runtime_error", during: "disposed", error }),
     });
     // Saved before sessions had a key: mint it now, once.
     if (restored !== undefined && typeof restored.sessionKey !== "string") this.owner.change({ op: "sessionKey", sessionKey: randomUUID() });
@@ -245,9 +246,25 @@ export class SessionProtocolController {
     this.emit({ type: "runtime_error", during, error });
   }
 
-  /** Releases the store (the adapter's dispose calls it) once its last write settled. */
+  /**
+   * The session is disposed (the adapter's dispose calls it): every later
+   * change is refused with SessionDisposedError (the host is told by a
+   * `runtime_error` event, during "disposed") and no model call goes out; the
+   * changes made before it are still written, and the store is released once
+   * the last of them settled.
+   */
   close(): void {
     this.owner.close();
+  }
+
+  /** True once the session was disposed. */
+  get disposed(): boolean {
+    return this.owner.isClosed;
+  }
+
+  /** Throws SessionDisposedError once the session was disposed: the adapter calls it before every model call goes out. */
+  refuseModelCallWhenDisposed(): void {
+    if (this.owner.isClosed) throw new SessionDisposedError("model call");
   }
 
   // ---- skills ---------------------------------------------------------------

@@ -42,7 +42,7 @@ export {
 } from "./messages.js";
 export { MemoryStateStore, type MaybePromise, type StateRecovery, type StateStoreOptions, type StateStore } from "./state/store.js";
 export { FileStateStore, type FileStateStoreOptions } from "./state/file-store.js";
-export { StateConflictError, StateStoreError, StateWriteFailedError, STATE_VERSION } from "./state/errors.js";
+export { SessionDisposedError, StateConflictError, StateStoreError, StateWriteFailedError, STATE_VERSION } from "./state/errors.js";
 export type {
   ActiveSkill,
   ArtifactReference,

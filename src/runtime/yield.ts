@@ -60,12 +60,14 @@ export type ProtocolEvent =
    * A failure no caller was waiting for: a turn an injection started on an
    * idle session (`wake`), a message handed to an AgentSession's queue
    * (`steer`, `follow_up`), the bookkeeping of what a model call carried
-   * (`context`; the call still went out whole), or the store's `close`.
+   * (`context`; the call still went out whole), the store's `close`, or a
+   * change refused because the session was disposed (`disposed`: a run still
+   * going, or a host's call, after dispose; nothing was written).
    */
   | { type: "runtime_error"; during: RuntimeErrorPhase; error: unknown };
 
 /** Where a `runtime_error` happened. */
-export type RuntimeErrorPhase = "wake" | "steer" | "follow_up" | "context" | "close";
+export type RuntimeErrorPhase = "wake" | "steer" | "follow_up" | "context" | "close" | "disposed";
 
 export interface YieldRecord {
   message: string;

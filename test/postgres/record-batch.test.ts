@@ -1,6 +1,6 @@
 // State writes of several sessions on one server, made while another is on its
 // way, go out together in one statement: each session is still fenced by its
-// own lease token, and one session's lost lease or taken revision leaves the
+// own lease (owner and token), and one session's lost lease or taken revision leaves the
 // others' writes stored.
 import { describe, expect, it } from "vitest";
 import { LeaseLostError, PostgresSessions, type HostedAgent } from "../../src/runtime-postgres/index.js";
@@ -64,6 +64,19 @@ describe("state writes of several sessions at once", () => {
     expect(settled.slice(0, 5).map((result) => result.status)).toEqual(Array(5).fill("fulfilled"));
     expect(taken.controller.failure?.cause).toBeInstanceOf(LeaseLostError);
     expect(await storedRevisions(taken)).toEqual(before);
+    for (const session of hosted.slice(0, 5)) expect((await storedRevisions(session)).at(-1)).toBe(session.controller.state.revision);
+    await Promise.all(hosted.map((session) => session.dispose()));
+  });
+
+  it("fence each session by its owner too: a session whose lease was let go (its token kept) stores nothing and fails, the others are stored", async () => {
+    const { hosted } = await hostMany(6);
+    const released = hosted[5] as HostedAgent;
+    await db.pool().query("update gamma_sessions set lease_owner = null, lease_expires_at = now() where session_key = $1", [released.sessionKey]);
+    const before = await storedRevisions(released);
+    const settled = await changeAll(hosted);
+    expect(settled.slice(0, 5).map((result) => result.status)).toEqual(Array(5).fill("fulfilled"));
+    expect(released.controller.failure?.cause).toBeInstanceOf(LeaseLostError);
+    expect(await storedRevisions(released)).toEqual(before);
     for (const session of hosted.slice(0, 5)) expect((await storedRevisions(session)).at(-1)).toBe(session.controller.state.revision);
     await Promise.all(hosted.map((session) => session.dispose()));
   });

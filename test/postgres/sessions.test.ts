@@ -14,12 +14,15 @@ import {
   LeaseLostError,
   migratePostgres,
   PostgresSessions,
+  PostgresStateStore,
   publishUpdate,
   SchemaNotMigratedError,
   SessionLeasedError,
   type HostedAgent,
 } from "../../src/runtime-postgres/index.js";
-import { StateStoreError, StateWriteFailedError } from "../../src/runtime/state/errors.js";
+import { SessionDisposedError, StateStoreError, StateWriteFailedError } from "../../src/runtime/state/errors.js";
+import type { ExecutionState } from "../../src/runtime/execution-state.js";
+import { TranscriptWriter } from "../../src/runtime-postgres/transcript.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { event } from "../injections/helpers/fixtures.js";
 import { artifacts } from "../injections/helpers/gamma.js";
@@ -298,10 +301,75 @@ describe("one host per session", () => {
     const reopened = await hostAgent(await server(), newKey());
     await reopened.dispose();
     expect(next.controller.state).toEqual(before);
-    const stored = await db.pool().query("select count(*)::integer as records from gamma_state_records where session_key = $1 and record->>'op' = 'tasks'", [sessionKey]);
+    const stored = await db.pool().query("select count(*)::integer as records from gamma_state_records where session_key = $1 and (record #>> '{}')::jsonb ->> 'op' = 'tasks'", [sessionKey]);
     expect(stored.rows[0]).toEqual({ records: 0 });
     await next.dispose();
     await old.dispose();
+  });
+});
+
+describe("a disposed session", () => {
+  it("disposed during a run: the run stops (no model call after it), nothing is stored after the lease went, a later change is refused and told, and the next server's state and transcript agree", async () => {
+    const sessionKey = newKey();
+    const events: ProtocolEvent[] = [];
+    const hosted = await hostAgent(await server(), sessionKey, events);
+    const calls: number[] = [];
+    let disposed: Promise<void> | undefined;
+    // Each reply plans one more task; the host disposes the session while the second call streams.
+    const planStep = (step: number) => () => {
+      calls.push(step);
+      if (step === 2) disposed = hosted.dispose();
+      return toolUse(fauxToolCall("todo", { tasks: [{ id: `t${step}`, title: `Step ${step}`, status: "in_progress" }] }));
+    };
+    pi.faux().setResponses([planStep(1), planStep(2), planStep(3), fauxAssistantMessage("done")]);
+    await prompt(hosted, "Make a deck");
+    await disposed;
+    expect(calls).toEqual([1, 2]);
+    expect(hosted.agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
+
+    const stored = async () =>
+      (
+        await db
+          .pool()
+          .query(
+            "select lease_owner, (select count(*)::integer from gamma_state_records r where r.session_key = s.session_key and (r.record #>> '{}')::jsonb ->> 'op' = 'tasks') as task_records, (select count(*)::integer from gamma_state_records r where r.session_key = s.session_key) as records from gamma_sessions s where session_key = $1",
+            [sessionKey],
+          )
+      ).rows[0];
+    const released = await stored();
+    expect(released).toMatchObject({ lease_owner: null, task_records: 1 });
+
+    // The host's own change after dispose: refused at once, the host told, nothing stored.
+    expect(() => hosted.controller.updateTasks([{ id: "late", title: "Written after dispose", status: "in_progress" }])).toThrow(SessionDisposedError);
+    expect(() => hosted.controller.setCurrentArtifacts([{ ref: "file:deck.gml" }])).toThrow(SessionDisposedError);
+    await hosted.controller.flush();
+    await expect(hosted.syncTranscript()).rejects.toThrow(SessionDisposedError);
+    expect(events.filter((e) => e.type === "runtime_error" && e.during === "disposed")).toHaveLength(2);
+    expect(events.filter((e) => e.type === "state_write_failed")).toHaveLength(0);
+    expect(await stored()).toEqual(released);
+
+    const next = await hostAgent(await server(), sessionKey);
+    expect(next.controller.state.tasks.items.map((task) => task.id)).toEqual(["t1"]);
+    const plannedInTranscript = next.agent.state.messages.flatMap((message) =>
+      message.role === "assistant" ? message.content.flatMap((part) => (part.type === "toolCall" ? [(part.arguments["tasks"] as { id: string }[])[0]?.id] : [])) : [],
+    );
+    expect(plannedInTranscript).toEqual(["t1"]);
+    await next.dispose();
+  });
+
+  it("the database refuses a write made with a lease that was let go: the fence checks the lease's owner as well as its token", async () => {
+    const sessionKey = newKey();
+    const hosted = await hostAgent(await server(), sessionKey);
+    const lease = { ...hosted.lease };
+    await hosted.dispose();
+    const count = async () => (await db.pool().query("select (select count(*)::integer from gamma_state_records where session_key = $1) as records, (select count(*)::integer from gamma_transcript where session_key = $1) as rows", [sessionKey])).rows[0];
+    const before = await count();
+    const stale = new PostgresStateStore(db.pool(), lease);
+    const state = await stale.load();
+    const revision = (state?.revision ?? 0) + 1;
+    await expect(stale.appendMany([{ op: "artifacts", artifacts: [{ ref: "file:late.gml" }], revision }], () => state as ExecutionState)).rejects.toThrow(LeaseLostError);
+    await expect(new TranscriptWriter(db.pool(), lease, before?.rows ?? 0).append([{ type: "message", message: { role: "user", content: "late" } }])).rejects.toThrow(LeaseLostError);
+    expect(await count()).toEqual(before);
   });
 });
 

@@ -45,7 +45,11 @@ export interface GammaSession {
   controller: SessionProtocolController;
   /** The connectors the store held: restored, or dropped and why. */
   connectors: ConnectorRestore;
-  /** Disposes the session and closes the store once its last write settled. */
+  /**
+   * Disposes the session (Pi aborts its run: no model call goes out after
+   * it), refuses every later change (SessionDisposedError) and closes the
+   * store once the writes made before it settled.
+   */
   dispose(): void;
 }
 

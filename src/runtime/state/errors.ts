@@ -30,6 +30,19 @@ export class StateConflictError extends StateStoreError {
  * revision on, so the host disposes it and reopens the session from the store
  * (after a conflict, only where it holds the session again).
  */
+/**
+ * A change to a session's state, or a model call, after its dispose: refused,
+ * and nothing is written or sent. A disposed session is no longer the
+ * session's writer (on a database another server may host it now); open the
+ * session again to go on. `attempted` names what was refused.
+ */
+export class SessionDisposedError extends Error {
+  override readonly name = "SessionDisposedError";
+  constructor(readonly attempted: string) {
+    super(`Unexpected ${attempted} after the session was disposed, expected none: a disposed session writes and sends nothing; open the session again to go on`);
+  }
+}
+
 export class StateWriteFailedError extends Error {
   override readonly name = "StateWriteFailedError";
   readonly conflict: boolean;

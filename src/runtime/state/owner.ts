@@ -15,7 +15,7 @@
  */
 import { InjectionQueue, type InjectionQueueOptions } from "../injections/queue.js";
 import type { ExecutionState } from "../execution-state.js";
-import { STATE_VERSION, StateWriteFailedError } from "./errors.js";
+import { SessionDisposedError, STATE_VERSION, StateWriteFailedError } from "./errors.js";
 import { coreOf, type StateCore } from "./fields.js";
 import { applyChange, replay, seenIdsOf, type StateChange, type StateRecord } from "./journal.js";
 import { isPromiseLike, type MaybePromise, type StateStore } from "./store.js";
@@ -27,6 +27,8 @@ export interface StateOwnerOptions {
   onFailure(failure: StateWriteFailedError): void;
   /** The store's `close` failed (after the session's last write). */
   onCloseFailure(error: unknown): void;
+  /** A change came after `close` and was refused (a run still going, or a host's call, after dispose). */
+  onChangeAfterClose(error: SessionDisposedError): void;
 }
 
 interface Waiter {
@@ -49,6 +51,8 @@ export class SessionStateOwner {
   private waiters: Waiter[] = [];
   private failed: StateWriteFailedError | undefined;
   private closeWhenIdle = false;
+  /** Set by `close`: the session takes no change from then on; the writes made before it still land. */
+  private closed = false;
   /** What the store holds, for a store that compacts (`current` in the store contract). */
   private readonly current = (): ExecutionState => this.storedState();
 
@@ -111,8 +115,19 @@ export class SessionStateOwner {
     return this.failed as StateWriteFailedError;
   }
 
-  /** Closes the store once its last write settled (at once when none is in flight). */
+  /** True once `close` was called: every later change is refused. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /**
+   * Refuses every later change (SessionDisposedError, and the host is told)
+   * and closes the store once its last write settled (at once when none is in
+   * flight). The changes made before it are still written, and `flush` waits for them.
+   */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.closeWhenIdle = true;
     if (!this.writing) this.closeNow();
   }
@@ -125,6 +140,12 @@ export class SessionStateOwner {
    */
   private commit(change: StateChange, apply: () => void): void {
     if (this.failed !== undefined) throw this.failed.cause;
+    if (this.closed) {
+      // Not a failure of the store: the writes made before the dispose still land; this one never starts.
+      const refused = new SessionDisposedError(`change to the session's state (${change.op})`);
+      this.options.onChangeAfterClose(refused);
+      throw refused;
+    }
     const record = { ...change, revision: this.revisionNow + 1 } as StateRecord;
     if (this.writing || this.unsent.length > 0 || !this.appends()) {
       apply();
