@@ -62,12 +62,14 @@ export type ProtocolEvent =
    * (`steer`, `follow_up`), the bookkeeping of what a model call carried
    * (`context`; the call still went out whole), the store's `close`, or a
    * change refused because the session was disposed (`disposed`: a run still
-   * going, or a host's call, after dispose; nothing was written).
+   * going, or a host's call, after dispose; nothing was written), or the
+   * messages of an AgentSession's next prompt that could not be made
+   * (`input`: the prompt was not sent, and its prompt() rejects with TurnNotSentError).
    */
   | { type: "runtime_error"; during: RuntimeErrorPhase; error: unknown };
 
 /** Where a `runtime_error` happened. */
-export type RuntimeErrorPhase = "wake" | "steer" | "follow_up" | "context" | "close" | "disposed";
+export type RuntimeErrorPhase = "wake" | "steer" | "follow_up" | "context" | "close" | "disposed" | "input";
 
 export interface YieldRecord {
   message: string;
@@ -77,6 +79,20 @@ export interface YieldRecord {
 
 export const SHARED_BATCH_NOTE =
   "Note: message_user with blockOnUser: true was called together with other tools. The run was still ended so the user can reply. Call message_user alone when blockOnUser is true.";
+
+/**
+ * An AgentSession's prompt that was not sent: the messages it must carry
+ * after the user's (the turn's knowledge hints, the pending next-turn events)
+ * could not be made, and a prompt without them would quietly say less. No
+ * model call went out and the pending events still wait; `cause` is the
+ * failure (a knowledge selector's, say). Send the prompt again.
+ */
+export class TurnNotSentError extends Error {
+  override readonly name = "TurnNotSentError";
+  constructor(override readonly cause: unknown) {
+    super(`Unexpected failure while making the prompt's knowledge hints and pending events (${cause instanceof Error ? cause.message : String(cause)}), expected them made: the prompt was not sent; send it again`, { cause });
+  }
+}
 
 export class MessageUserError extends Error {
   constructor(message: string) {
