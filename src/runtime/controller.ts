@@ -129,7 +129,7 @@ export class SessionProtocolController {
     this.artifacts = options.artifacts;
     this.variant = options.variant;
     const store = options.store ?? new MemoryStateStore();
-    this.emit = options.onProtocolEvent ?? (() => {});
+    this.emit = options.onProtocolEvent === undefined ? () => {} : isolatedObserver(options.onProtocolEvent);
     this.now = options.now ?? Date.now;
     const restored = loaded === undefined ? loadAtOnce(store) : loaded.stored;
     if (restored !== undefined && restored.variant !== options.variant) {
@@ -622,6 +622,31 @@ export class SessionProtocolController {
   nextTurnMessages(text: string): GammaCustomMessage[] {
     return this.context.nextTurnMessages(text);
   }
+}
+
+/**
+ * The host's observer, kept apart from the protocol: an event is told after
+ * the step it reports is done (a skill active and its body in the tool
+ * result, the tasks stored), so an observer that throws (its websocket
+ * closed, say) must not undo half of that step or fail it. Its exception is
+ * told to it once as a `runtime_error` (during "observer") and the session
+ * goes on; when that throws too, there is no one left to tell.
+ */
+function isolatedObserver(observer: (event: ProtocolEvent) => void): (event: ProtocolEvent) => void {
+  return (event) => {
+    try {
+      observer(event);
+    } catch (error) {
+      if (event.type === "runtime_error" && event.during === "observer") return;
+      const reason = error instanceof Error ? error.message : String(error);
+      const told = new Error(`Unexpected exception from onProtocolEvent on a ${event.type} event (${reason}), expected none: the session went on, its step done`, { cause: error });
+      try {
+        observer({ type: "runtime_error", during: "observer", error: told });
+      } catch {
+        // The observer fails on every event: nothing else can tell the host.
+      }
+    }
+  };
 }
 
 export type { ProtocolEvent, YieldRecord };

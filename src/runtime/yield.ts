@@ -64,12 +64,14 @@ export type ProtocolEvent =
    * change refused because the session was disposed (`disposed`: a run still
    * going, or a host's call, after dispose; nothing was written), or the
    * messages of an AgentSession's next prompt that could not be made
-   * (`input`: the prompt was not sent, and its prompt() rejects with TurnNotSentError).
+   * (`input`: the prompt was not sent, and its prompt() rejects with TurnNotSentError),
+   * or the host's own `onProtocolEvent` threw on an event (`observer`: the
+   * step the event reports is done and kept; the session went on).
    */
   | { type: "runtime_error"; during: RuntimeErrorPhase; error: unknown };
 
 /** Where a `runtime_error` happened. */
-export type RuntimeErrorPhase = "wake" | "steer" | "follow_up" | "context" | "close" | "disposed" | "input";
+export type RuntimeErrorPhase = "wake" | "steer" | "follow_up" | "context" | "close" | "disposed" | "input" | "observer";
 
 export interface YieldRecord {
   message: string;
