@@ -257,7 +257,7 @@ class HostedState {
     const stored = this.previousSync.then(() => flushed).then(() => this.writer.append(rows));
     this.previousSync = stored.catch(() => {});
     return stored.catch((error: unknown) => {
-      throw controller.stopOnStoreFailure(error);
+      throw controller.stopOnStoreFailure(error, "the session's transcript");
     });
   }
 

@@ -219,11 +219,12 @@ export class SessionProtocolController {
 
   /**
    * A store beside the state's refused a write (the transcript a database
-   * keeps, say): the session stops exactly as when the state's store refuses
-   * one, and the failure is returned. Once stopped, it returns the first failure.
+   * keeps, say; `failedWrite` names it for the error): the session stops
+   * exactly as when the state's store refuses one, and the failure is
+   * returned. Once stopped, it returns the first failure.
    */
-  stopOnStoreFailure(cause: unknown): StateWriteFailedError {
-    return this.owner.failure ?? this.owner.stop(cause);
+  stopOnStoreFailure(cause: unknown, failedWrite = "a store beside the state"): StateWriteFailedError {
+    return this.owner.failure ?? this.owner.stop(cause, failedWrite);
   }
 
   /** The refused write that stopped the session, if one did. */

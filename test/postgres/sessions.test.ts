@@ -490,6 +490,11 @@ describe("the database's failures", () => {
     const cause = (failure as StateWriteFailedError).cause;
     expect(cause).toBeInstanceOf(StateStoreError);
     expect((cause as Error).message).toBe(`session ${sessionKey}: Unexpected database failure (disk full), expected the transcript's rows stored`);
+    // The state store refused nothing: the error names the write that failed.
+    expect((failure as StateWriteFailedError).failedWrite).toBe("the session's transcript");
+    expect((failure as Error).message).toBe(
+      `The write of the session's transcript failed (session ${sessionKey}: Unexpected database failure (disk full), expected the transcript's rows stored); the session stopped: dispose it and reopen it from the store`,
+    );
   });
 
   it("a dropped listener connection is replaced and the events published meanwhile arrive", async () => {

@@ -108,10 +108,11 @@ export class SessionStateOwner {
 
   /**
    * Another store of the session refused a write (its transcript, in a
-   * database): the session stops as if the state's store had refused one.
+   * database): the session stops as if the state's store had refused one,
+   * and the error names that write (`failedWrite`), not the state's.
    */
-  stop(cause: unknown): StateWriteFailedError {
-    this.fail(cause, this.revisionNow + 1);
+  stop(cause: unknown, failedWrite: string): StateWriteFailedError {
+    this.fail(cause, this.revisionNow + 1, failedWrite);
     return this.failed as StateWriteFailedError;
   }
 
@@ -252,9 +253,9 @@ export class SessionStateOwner {
     if (this.closeWhenIdle) this.closeNow();
   }
 
-  private fail(error: unknown, revision: number): void {
+  private fail(error: unknown, revision: number, failedWrite?: string): void {
     if (this.failed !== undefined) return;
-    this.failed = new StateWriteFailedError(error, revision);
+    this.failed = new StateWriteFailedError(error, revision, failedWrite);
     this.unsent = [];
     for (const waiter of this.waiters.splice(0)) waiter.reject(this.failed);
     this.options.onFailure(this.failed);
