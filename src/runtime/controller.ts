@@ -27,6 +27,7 @@ import type { SessionNamespace } from "./namespaces.js";
 import { activationResultText, hostActivationContent, planActivation } from "./skills.js";
 import { SessionDisposedError, type StateWriteFailedError } from "./state/errors.js";
 import { initialState, loadAtOnce } from "./state/opening.js";
+import { buildChangeUpdate, reconcileBuild, type BuildReconciliation } from "./state/build-change.js";
 import { SessionStateOwner } from "./state/owner.js";
 import { MemoryStateStore, type StateStore } from "./state/store.js";
 import { parseTaskList, renderTaskList } from "./tasks.js";
@@ -145,13 +146,16 @@ export class SessionProtocolController {
     });
     // Saved before sessions had a key: mint it now, once.
     if (restored !== undefined && typeof restored.sessionKey !== "string") this.owner.change({ op: "sessionKey", sessionKey: randomUUID() });
+    // Reopened on another build: what it lacks leaves the state before anything reads it.
+    const rebuilt = restored === undefined ? undefined : reconcileBuild(this.owner.state, this.artifacts.skills, this.artifacts.manifest.staticPrefix.cacheKey);
+    if (rebuilt !== undefined) this.owner.change(rebuilt.change);
     this.injections = new InjectionDispatcher(this);
     const preloadedSkills = [...(this.artifacts.manifest.variants[this.variant]?.preloadedSkills ?? [])];
     this.recorder = new AuditRecorder(this.artifacts.skills, options.sessionLog, {
       variant: this.variant,
       preloadedSkills,
       cacheKey: this.artifacts.manifest.staticPrefix.cacheKey,
-      ...(restored === undefined ? {} : { restored: { activeSkills: restored.activeSkills.map((skill) => skill.name), tasks: restored.tasks.items } }),
+      ...(restored === undefined ? {} : { restored: { activeSkills: this.owner.state.activeSkills.map((skill) => skill.name), tasks: this.owner.state.tasks.items } }),
     });
     const owner = this.owner;
     const emit = (event: ProtocolEvent): void => this.emit(event);
@@ -186,6 +190,22 @@ export class SessionProtocolController {
     );
     this.context = new SessionContext({ owner, skills: this.artifacts.skills, knowledge: this.knowledge, enforcer: this.enforcer, now: () => this.now() });
     this.yielding = new SessionYield({ run: this.run, recorder: this.recorder, checklists: this.checklists, emit });
+    if (rebuilt !== undefined) this.tellBuildChange(rebuilt);
+  }
+
+  /**
+   * The host is told of a reopen on another build (a state saved before the
+   * build was kept is told only when something left it); the model is told
+   * what left the state, through a workspace_update when the project defines it.
+   */
+  private tellBuildChange(rebuilt: BuildReconciliation): void {
+    const { previousCacheKey, droppedSkills, clearedSteps } = rebuilt;
+    const lost = droppedSkills.length > 0 || clearedSteps.length > 0;
+    if (previousCacheKey === undefined && !lost) return;
+    const cacheKey = rebuilt.change.cacheKey;
+    this.emit({ type: "build_changed", ...(previousCacheKey === undefined ? {} : { previousCacheKey }), cacheKey, droppedSkills, clearedSteps });
+    const kind = this.artifacts.injectionKinds.find((candidate) => candidate.kind === "workspace_update");
+    if (lost && kind !== undefined && this.artifacts.manifest.injections !== undefined) this.routeUpdate(buildChangeUpdate(rebuilt, kind.delivery, this.owner.revision, this.now()));
   }
 
   // ---- state ------------------------------------------------------------------

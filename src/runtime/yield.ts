@@ -51,6 +51,13 @@ export type ProtocolEvent =
   /** A connector left the session: removed by the host, or not restorable after a restart. */
   | { type: "connector_removed"; connector: string }
   /**
+   * A stored session was reopened on another build (dist/) than the one that
+   * last opened it: its cache key then and now, and what the new build lacks
+   * that left the state (active skills dropped, task steps cleared; the model
+   * is told through a workspace_update injection).
+   */
+  | { type: "build_changed"; previousCacheKey?: string; cacheKey: string; droppedSkills: string[]; clearedSteps: Array<{ taskId: string; step: string }> }
+  /**
    * The store refused a write and the session stopped: no model call goes out
    * after it, prompt() rejects with this error. Dispose the session and reopen
    * it from the store.

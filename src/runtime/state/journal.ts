@@ -9,6 +9,7 @@ import type { KnowledgeSessionState } from "../knowledge/types.js";
 import type { ActiveSkill, ArtifactReference, ConnectorDefinition, ExecutionState, LoadedNamespace, RequiredSkill, TaskSnapshot } from "../execution-state.js";
 import { STATE_VERSION, StateConflictError, StateStoreError } from "./errors.js";
 import { coreOf, type StateCore } from "./fields.js";
+import type { BuildChange } from "./build-change.js";
 
 /** One durable change to the execution state. */
 export type StateChange =
@@ -26,7 +27,9 @@ export type StateChange =
   /** A connector the host registered. */
   | { op: "connectorAdded"; connector: ConnectorDefinition }
   /** A connector that left the session (removed by the host, or not restorable after a restart): its tools are unloaded too. */
-  | { op: "connectorRemoved"; name: string };
+  | { op: "connectorRemoved"; name: string }
+  /** Reopened on another build: its cache key, and what the new build lacks gone from the state (build-change.ts). */
+  | BuildChange;
 
 /** A change as a store keeps it: stamped with the revision it produces. */
 export type StateRecord = StateChange & { revision: number };
@@ -58,6 +61,12 @@ export function applyChange(core: StateCore, queue: InjectionQueue, change: Stat
       return;
     case "connectorAdded":
       core.connectors = [...(core.connectors ?? []), change.connector];
+      return;
+    case "build":
+      core.cacheKey = change.cacheKey;
+      core.activeSkills = change.activeSkills;
+      core.tasks = change.tasks;
+      if (change.requiredSkills !== undefined) core.requiredSkills = change.requiredSkills;
       return;
     case "connectorRemoved":
       core.connectors = (core.connectors ?? []).filter((connector) => connector.name !== change.name);
