@@ -357,6 +357,34 @@ describe("a disposed session", () => {
     await next.dispose();
   });
 
+  it("disposed during a run on the AgentSession path: the run stops, nothing is stored after the lease went, and the next server's state and entries agree", async () => {
+    const sessionKey = newKey();
+    const options = await sessionOptions(sessionKey);
+    const hosted = await (await server()).openSession(options);
+    const calls: number[] = [];
+    let disposed: Promise<void> | undefined;
+    const planStep = (step: number) => () => {
+      calls.push(step);
+      if (step === 2) disposed = hosted.dispose();
+      return toolUse(fauxToolCall("todo", { tasks: [{ id: `t${step}`, title: `Step ${step}`, status: "in_progress" }] }));
+    };
+    pi.faux().setResponses([planStep(1), planStep(2), planStep(3), fauxAssistantMessage("done")]);
+    await hosted.session.prompt("Make a deck").catch(() => {});
+    await disposed;
+    expect(calls).toEqual([1, 2]);
+    expect(() => hosted.controller.updateTasks([{ id: "late", title: "Written after dispose", status: "in_progress" }])).toThrow(SessionDisposedError);
+    const row = await db.pool().query("select lease_owner from gamma_sessions where session_key = $1", [sessionKey]);
+    expect(row.rows[0]).toEqual({ lease_owner: null });
+
+    const next = await (await server()).openSession(options);
+    expect(next.controller.state.tasks.items.map((task) => task.id)).toEqual(["t1"]);
+    const planned = next.session.agent.state.messages.flatMap((message) =>
+      message.role === "assistant" ? message.content.flatMap((part) => (part.type === "toolCall" ? [(part.arguments["tasks"] as { id: string }[])[0]?.id] : [])) : [],
+    );
+    expect(planned).toEqual(["t1"]);
+    await next.dispose();
+  });
+
   it("the database refuses a write made with a lease that was let go: the fence checks the lease's owner as well as its token", async () => {
     const sessionKey = newKey();
     const hosted = await hostAgent(await server(), sessionKey);
