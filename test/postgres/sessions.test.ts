@@ -308,23 +308,37 @@ describe("one host per session", () => {
   });
 });
 
+/**
+ * The faux model's replies, each planning one more task (`todo` with task
+ * t<n>); the host disposes the session while the second call streams.
+ */
+function disposedAtSecondCall(dispose: () => Promise<void>) {
+  const calls: number[] = [];
+  let disposing: Promise<void> | undefined;
+  const planStep = (step: number) => () => {
+    calls.push(step);
+    if (step === 2) disposing = dispose();
+    return toolUse(fauxToolCall("todo", { tasks: [{ id: `t${step}`, title: `Step ${step}`, status: "in_progress" }] }));
+  };
+  pi.faux().setResponses([planStep(1), planStep(2), planStep(3), fauxAssistantMessage("done")]);
+  return { calls, disposed: () => disposing };
+}
+
+/** The first task id of every todo call in a transcript. */
+const plannedIn = (messages: readonly AgentMessage[]) =>
+  messages.flatMap((message) =>
+    message.role === "assistant" ? message.content.flatMap((part) => (part.type === "toolCall" ? [(part.arguments["tasks"] as { id: string }[])[0]?.id] : [])) : [],
+  );
+
 describe("a disposed session", () => {
   it("disposed during a run: the run stops (no model call after it), nothing is stored after the lease went, a later change is refused and told, and the next server's state and transcript agree", async () => {
     const sessionKey = newKey();
     const events: ProtocolEvent[] = [];
     const hosted = await hostAgent(await server(), sessionKey, events);
-    const calls: number[] = [];
-    let disposed: Promise<void> | undefined;
-    // Each reply plans one more task; the host disposes the session while the second call streams.
-    const planStep = (step: number) => () => {
-      calls.push(step);
-      if (step === 2) disposed = hosted.dispose();
-      return toolUse(fauxToolCall("todo", { tasks: [{ id: `t${step}`, title: `Step ${step}`, status: "in_progress" }] }));
-    };
-    pi.faux().setResponses([planStep(1), planStep(2), planStep(3), fauxAssistantMessage("done")]);
+    const planning = disposedAtSecondCall(() => hosted.dispose());
     await prompt(hosted, "Make a deck");
-    await disposed;
-    expect(calls).toEqual([1, 2]);
+    await planning.disposed();
+    expect(planning.calls).toEqual([1, 2]);
     expect(hosted.agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
 
     const stored = async () =>
@@ -350,10 +364,7 @@ describe("a disposed session", () => {
 
     const next = await hostAgent(await server(), sessionKey);
     expect(next.controller.state.tasks.items.map((task) => task.id)).toEqual(["t1"]);
-    const plannedInTranscript = next.agent.state.messages.flatMap((message) =>
-      message.role === "assistant" ? message.content.flatMap((part) => (part.type === "toolCall" ? [(part.arguments["tasks"] as { id: string }[])[0]?.id] : [])) : [],
-    );
-    expect(plannedInTranscript).toEqual(["t1"]);
+    expect(plannedIn(next.agent.state.messages)).toEqual(["t1"]);
     await next.dispose();
   });
 
@@ -361,27 +372,17 @@ describe("a disposed session", () => {
     const sessionKey = newKey();
     const options = await sessionOptions(sessionKey);
     const hosted = await (await server()).openSession(options);
-    const calls: number[] = [];
-    let disposed: Promise<void> | undefined;
-    const planStep = (step: number) => () => {
-      calls.push(step);
-      if (step === 2) disposed = hosted.dispose();
-      return toolUse(fauxToolCall("todo", { tasks: [{ id: `t${step}`, title: `Step ${step}`, status: "in_progress" }] }));
-    };
-    pi.faux().setResponses([planStep(1), planStep(2), planStep(3), fauxAssistantMessage("done")]);
+    const planning = disposedAtSecondCall(() => hosted.dispose());
     await hosted.session.prompt("Make a deck").catch(() => {});
-    await disposed;
-    expect(calls).toEqual([1, 2]);
+    await planning.disposed();
+    expect(planning.calls).toEqual([1, 2]);
     expect(() => hosted.controller.updateTasks([{ id: "late", title: "Written after dispose", status: "in_progress" }])).toThrow(SessionDisposedError);
     const row = await db.pool().query("select lease_owner from gamma_sessions where session_key = $1", [sessionKey]);
     expect(row.rows[0]).toEqual({ lease_owner: null });
 
     const next = await (await server()).openSession(options);
     expect(next.controller.state.tasks.items.map((task) => task.id)).toEqual(["t1"]);
-    const planned = next.session.agent.state.messages.flatMap((message) =>
-      message.role === "assistant" ? message.content.flatMap((part) => (part.type === "toolCall" ? [(part.arguments["tasks"] as { id: string }[])[0]?.id] : [])) : [],
-    );
-    expect(planned).toEqual(["t1"]);
+    expect(plannedIn(next.session.agent.state.messages)).toEqual(["t1"]);
     await next.dispose();
   });
 
