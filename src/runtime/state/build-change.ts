@@ -3,8 +3,8 @@
  * state names the build it was last opened on (the static prefix's cache
  * key). Reopening is never refused, since deploys are frequent; instead
  * what the new build lacks leaves the state, so the session can go on:
- * an active skill the new dist/ does not hold is no longer active (its
- * requirements, required by the host, go too), and a task that names a
+ * an active skill the new dist/ does not hold is no longer active (nor
+ * required, when the host required it), and a task that names a
  * checklist step the new build does not have (a removed skill, a shortened
  * checklist) keeps its place but loses the step, which the `todo` tool would
  * refuse forever. Pi-free and pure: the controller applies the change and
