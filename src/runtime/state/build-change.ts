@@ -12,19 +12,11 @@
  */
 import { parseStepReference } from "../../protocol/checklist.js";
 import type { LoadedSkill } from "../artifacts.js";
-import type { ActiveSkill, RequiredSkill, Task, TaskSnapshot } from "../execution-state.js";
+import type { Task } from "../execution-state.js";
 import type { StateCore } from "./fields.js";
+import type { BuildChange } from "./journal.js";
 import type { InjectionDelivery } from "../../protocol/dist-manifest.js";
 import type { RuntimeInjection } from "../injections/types.js";
-
-/** The journal change a reopen on another build makes: the build's key and the reconciled fields, in one record. */
-export interface BuildChange {
-  op: "build";
-  cacheKey: string;
-  activeSkills: ActiveSkill[];
-  tasks: TaskSnapshot;
-  requiredSkills?: RequiredSkill[];
-}
 
 export interface BuildReconciliation {
   change: BuildChange;

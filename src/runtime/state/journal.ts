@@ -9,7 +9,15 @@ import type { KnowledgeSessionState } from "../knowledge/types.js";
 import type { ActiveSkill, ArtifactReference, ConnectorDefinition, ExecutionState, LoadedNamespace, RequiredSkill, TaskSnapshot } from "../execution-state.js";
 import { STATE_VERSION, StateConflictError, StateStoreError } from "./errors.js";
 import { coreOf, type StateCore } from "./fields.js";
-import type { BuildChange } from "./build-change.js";
+
+/** Reopened on another build: its cache key and the fields reconciled with it, in one record (build-change.ts). */
+export interface BuildChange {
+  op: "build";
+  cacheKey: string;
+  activeSkills: ActiveSkill[];
+  tasks: TaskSnapshot;
+  requiredSkills?: RequiredSkill[];
+}
 
 /** One durable change to the execution state. */
 export type StateChange =
