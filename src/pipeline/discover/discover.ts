@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
 import { readBytes, SKILL_READ_RULES, toSourceFile, type SourceOverrides } from "./read-source.js";
-import { DEFAULT_LAYOUT, isDefaultLayout, layoutNamesFolder, matchSkillFolders, type SkillLayout } from "./skill-folders.js";
-import { compareCodeUnits } from "./sources.js";
+import { DEFAULT_LAYOUT, isDefaultLayout, layoutNamesFolder, matchSkillFolders, type SkillLayout, type UnreadableFolder } from "./skill-folders.js";
+import { compareCodeUnits, errorCode } from "./sources.js";
 import { isWithin } from "./relative-paths.js";
 
 /** The folder, relative to the project root, that holds one folder per skill. */
@@ -53,7 +53,11 @@ export async function loadSkillSources(root: string, layout: SkillLayout = DEFAU
   const files: SourceFile[] = [];
   const diagnostics: Diagnostic[] = [];
   const unreadFolders: string[] = [];
-  for (const folder of skillFoldersWithUnsaved(root, layout, overrides)) {
+  const unlisted: UnreadableFolder[] = [];
+  const folders = skillFoldersWithUnsaved(root, layout, overrides, unlisted);
+  // A folder that cannot be listed hides every skill in it: an error, so a build keeps dist/ rather than ship a catalog without them.
+  diagnostics.push(...unlisted.map(({ folder, code }) => unlistableFolder(folder === "" ? "." : folder, code)));
+  for (const folder of folders) {
     const path = `${folder}/${SKILL_FILE}`;
     const result = overrides?.get(path) ?? readSkillFile(root, folder, path);
     if (result === undefined) continue;
@@ -69,8 +73,8 @@ export async function loadSkillSources(root: string, layout: SkillLayout = DEFAU
 }
 
 /** The skill folders, and the folders of unsaved SKILL.md texts the layout names that are not on disk yet. */
-export function skillFoldersWithUnsaved(root: string, layout: SkillLayout, overrides: SourceOverrides | undefined): string[] {
-  const folders = findSkillFolders(root, layout);
+export function skillFoldersWithUnsaved(root: string, layout: SkillLayout, overrides: SourceOverrides | undefined, unreadable?: UnreadableFolder[]): string[] {
+  const folders = findSkillFolders(root, layout, unreadable);
   if (!overrides) return folders;
   const listed = new Set(folders);
   for (const path of overrides.keys()) {
@@ -86,11 +90,17 @@ export function skillFoldersWithUnsaved(root: string, layout: SkillLayout, overr
 /**
  * Root-relative paths of the skill folders (`skills/<name>` by default),
  * sorted by code unit. Folders starting with a dot are matched only by a
- * pattern that spells the dot (`skills/.curated/*`).
+ * pattern that spells the dot (`skills/.curated/*`). Folders on the way that
+ * cannot be listed are added to `unreadable`.
  */
-export function findSkillFolders(root: string, layout: SkillLayout = DEFAULT_LAYOUT): string[] {
+export function findSkillFolders(root: string, layout: SkillLayout = DEFAULT_LAYOUT, unreadable?: UnreadableFolder[]): string[] {
   assertProjectRoot(root, layout);
-  return matchSkillFolders(root, layout);
+  return matchSkillFolders(root, layout, unreadable);
+}
+
+/** `skill/unreadable-file` on a folder that exists but cannot be listed, worded as for a skill's own sub-folders. */
+export function unlistableFolder(folder: string, code: string): Diagnostic {
+  return createDiagnostic("skill/unreadable-file", folder, FILE_START, `Unexpected folder that cannot be listed (${code}), expected a readable folder`);
 }
 
 /** The skill file, or why it cannot be read; undefined for a folder that is no skill at all (no Markdown file: a helper folder such as `skills/_lib`). */
@@ -129,6 +139,7 @@ function describeUnresolvedLink(path: string): string | undefined {
 
 function missingSkillFile(root: string, folder: string): Diagnostic | undefined {
   const names = listNames(join(root, folder));
+  if (!Array.isArray(names)) return unlistableFolder(folder, names.code);
   const nearMiss = names.find((name) => name.toLowerCase() === SKILL_FILE.toLowerCase());
   // Listed under its own name, yet not found: a SKILL.md that is a link to nothing.
   const link = nearMiss === SKILL_FILE ? describeUnresolvedLink(join(root, folder, SKILL_FILE)) : undefined;
@@ -165,11 +176,13 @@ function isDirectory(path: string): boolean {
   return statIfPossible(path)?.isDirectory() ?? false;
 }
 
-function listNames(path: string): string[] {
+/** A folder's names; none when it is absent or no folder, the error code when it exists but cannot be listed. */
+function listNames(path: string): string[] | { code: string } {
   try {
     return readdirSync(path);
-  } catch {
-    return [];
+  } catch (error) {
+    const code = errorCode(error);
+    return code === "ENOENT" || code === "ENOTDIR" ? [] : { code };
   }
 }
 
