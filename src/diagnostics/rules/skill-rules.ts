@@ -48,6 +48,7 @@ export const skillRules = {
   "skill/description-empty": { severity: "error", description: "`description` is not blank." },
   "skill/description-length": { severity: "error", description: "`description` has at most 1,024 Unicode code points." },
   "skill/description-angle-bracket": { severity: "error", description: "`description` has no `<` or `>` (no XML tags in the catalog). Gamma profile only." },
+  "skill/description-control-character": { severity: "error", description: "`description` has no control character but tab and line break (XML, the catalog's format, cannot hold one even escaped)." },
   "skill/description-trigger": { severity: "warning", description: "`description` says when to use the skill (`Use when …`, `Use to …`, `TRIGGER —`, `This skill should be used when …`, `For X, use the Y skill`, `Fires on …`, `…ときに使う`), not only what it is or does." },
   // Cross-references
   "skill/reference-unknown": { severity: "error", description: "Every name in `requiresSkills` and `conflictsWith` is a skill in the tree." },

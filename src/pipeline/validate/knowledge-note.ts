@@ -157,7 +157,7 @@ function describe(error: ErrorObject, tree: YamlTree, opening: Range): Problem {
     return { ruleId: "knowledge/schema-violation", range, message: `Unexpected source ${JSON.stringify(value)}, expected "user" or "system"${didYouMean(String(value), ["user", "system"])}` };
   }
   if ((path === "/name" || path === "/scope") && error.keyword === "pattern") {
-    return { ruleId: "knowledge/schema-violation", range, message: `Unexpected "${label}" that is blank or holds < or > or a line break, expected one line of plain text` };
+    return { ruleId: "knowledge/schema-violation", range, message: `Unexpected "${label}" that is blank or holds < or >, a line break or a control character, expected one line of plain text` };
   }
   if (error.keyword === "type") {
     return { ruleId: "knowledge/schema-violation", range, message: `Unexpected ${describeValue(value)} for "${label}", expected ${String(params["type"]) === "array" ? "a list" : `a ${String(params["type"])}`}` };
