@@ -7,6 +7,7 @@ import { readBytes, SKILL_READ_RULES, toSourceFile, type SourceOverrides } from 
 import { DEFAULT_LAYOUT, isDefaultLayout, layoutNamesFolder, matchSkillFolders, type SkillLayout, type UnreadableFolder } from "./skill-folders.js";
 import { compareCodeUnits, errorCode } from "./sources.js";
 import { isWithin } from "./relative-paths.js";
+import { quoted } from "../../diagnostics/quote.js";
 
 /** The folder, relative to the project root, that holds one folder per skill. */
 export const SKILLS_DIR = "skills";
@@ -134,7 +135,7 @@ function describeUnresolvedLink(path: string): string | undefined {
   } catch {
     return undefined;
   }
-  return `symbolic link to "${target}", which ${failure === "ELOOP" ? "leads back to itself" : "does not exist"}`;
+  return `symbolic link to ${quoted(target)}, which ${failure === "ELOOP" ? "leads back to itself" : "does not exist"}`;
 }
 
 function missingSkillFile(root: string, folder: string): Diagnostic | undefined {
