@@ -10,7 +10,7 @@ import { readRegularFile, statIfPossible } from "./protocol/regular-file.js";
 import { CACHE_FORMAT, cacheFile, computeInputKey, readPersistedBuild, sourceSnapshot, stampSources, writePersistedBuild } from "./pipeline/cache/build-cache.js";
 import type { CompiledProject } from "./pipeline/compile/compile.js";
 import { DIST_MEMORY, EmitError, emitArtifacts, listTree, type DistMemory } from "./pipeline/emit/emit.js";
-import { acquireOutputLock, lockPathFor, type LockHolder, type OutputLock } from "./pipeline/emit/lock.js";
+import { acquireOutputLock, lockPathFor, removeStaleLockFiles, type LockHolder, type OutputLock } from "./pipeline/emit/lock.js";
 import { recoverDist, removeStaleStaging, type Recovery } from "./pipeline/emit/recovery.js";
 import { BuildSession, defineSlot } from "./pipeline/session/build-session.js";
 import type { ArtifactContent } from "./pipeline/emit/artifacts.js";
@@ -124,6 +124,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // Before anything reads dist/: finish or undo what a killed build left, and clear its leftovers.
     const recovery = recoverDist(outDir);
     removeStaleStaging(outDir);
+    removeStaleLockFiles(outDir);
     const result = await buildLocked(options, root, outDir, outRel, lock, recovery);
     return recovery === "none" ? result : { ...result, recovery };
   } finally {
