@@ -108,6 +108,11 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   // A build removes every file of its output folder that is not an artifact:
   // one holding the root would delete the sources, manifest.json or not.
   refuseOutputHoldingRoot(root, outDir, options.outDir);
+  // Something other than a folder where the output folder goes: no build can write there, and none may remove it.
+  const outStats = statIfPossible(outDir);
+  if (outStats !== undefined && !outStats.isDirectory()) {
+    throw new ProjectRootError(`output folder "${options.outDir ?? "dist"}" is ${outStats.isFile() ? "a file" : "not a folder"}, expected a folder: remove it or pass --out`);
+  }
   // Inside skills/, prompts/ or schemas/ the artifacts would become sources of the next build.
   const layout = { ...readSkillLayout(root), outDir: outRel };
   // A layout of its own (`plugins/*/skills/*`) puts skills elsewhere: an output folder inside one would be copied as its supporting files.

@@ -170,7 +170,11 @@ export function readSourceFileSync(root: string, relPath: string): SourceFile | 
 function assertProjectRoot(root: string, layout: SkillLayout): void {
   if (!isDirectory(root)) throw new ProjectRootError(`project root "${root}" is not a folder`);
   // With the default layout a missing skills/ folder is a wrong --root; a configured layout may match nothing, which lint reports.
-  if (isDefaultLayout(layout) && !isDirectory(join(root, SKILLS_DIR))) throw new ProjectRootError(`project root "${root}" has no ${SKILLS_DIR}/ folder`);
+  if (isDefaultLayout(layout) && !isDirectory(join(root, SKILLS_DIR))) {
+    const found = statIfPossible(join(root, SKILLS_DIR));
+    const what = found === undefined ? `has no ${SKILLS_DIR}/ folder` : `has ${found.isFile() ? "a file" : "something other than a folder"} named ${SKILLS_DIR}, expected a ${SKILLS_DIR}/ folder`;
+    throw new ProjectRootError(`project root "${root}" ${what}`);
+  }
 }
 
 function isDirectory(path: string): boolean {
