@@ -7,6 +7,7 @@ import { sameStamp } from "./pipeline/discover/file-stamp.js";
 import { isWithin, relativePosix } from "./pipeline/discover/relative-paths.js";
 import { MANIFEST_FILE, type ArtifactEntry, type DistManifest } from "./protocol/dist-manifest.js";
 import { readRegularFile, statIfPossible } from "./protocol/regular-file.js";
+import { KNOWLEDGE_DIR } from "./protocol/knowledge.js";
 import { CACHE_FORMAT, cacheFile, computeInputKey, readPersistedBuild, sourceSnapshot, stampSources, writePersistedBuild } from "./pipeline/cache/build-cache.js";
 import type { CompiledProject } from "./pipeline/compile/compile.js";
 import { DIST_MEMORY, EmitError, emitArtifacts, listTree, type DistMemory } from "./pipeline/emit/emit.js";
@@ -97,7 +98,7 @@ export interface BuildResult {
 }
 
 /** Folders whose files are sources: an output folder inside one is refused. */
-const SOURCE_FOLDERS = ["skills", "prompts", "schemas"] as const;
+const SOURCE_FOLDERS = ["skills", "prompts", "schemas", KNOWLEDGE_DIR] as const;
 
 export async function build(options: BuildOptions): Promise<BuildResult> {
   const root = resolve(options.root);
@@ -113,7 +114,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   if (outStats !== undefined && !outStats.isDirectory()) {
     throw new ProjectRootError(`output folder "${options.outDir ?? "dist"}" is ${outStats.isFile() ? "a file" : "not a folder"}, expected a folder: remove it or pass --out`);
   }
-  // Inside skills/, prompts/ or schemas/ the artifacts would become sources of the next build.
+  // Inside skills/, prompts/, schemas/ or knowledge/ the artifacts would become sources of the next build.
   const layout = { ...readSkillLayout(root), outDir: outRel };
   // A layout of its own (`plugins/*/skills/*`) puts skills elsewhere: an output folder inside one would be copied as its supporting files.
   const skillFolders = isDefaultLayout(layout) ? [] : matchSkillFolders(root, layout);

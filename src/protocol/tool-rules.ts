@@ -108,7 +108,8 @@ type Report = (path: string, message: string) => ToolRuleProblem;
 export function objectProblems(value: unknown, keys: readonly string[], what: string, report: Report): { record?: Record<string, unknown>; problems: ToolRuleProblem[] } {
   if (!isRecord(value)) return { problems: [report("", `Unexpected value at ${what}: it must be object`)] };
   const problems: ToolRuleProblem[] = [];
-  for (const key of keys) if (!(key in value)) problems.push(report("", `Unexpected ${what} without \`${key}\`, expected it to be present`));
+  const subject = what.replace(/^the /, "");
+  for (const key of keys) if (!(key in value)) problems.push(report("", `Unexpected ${subject} without \`${key}\`, expected it to be present`));
   for (const key of Object.keys(value)) if (!keys.includes(key)) problems.push(report(`/${escapePointer(key)}`, `Unexpected key \`${key}\` in ${what}`));
   return { record: value, problems };
 }
@@ -136,7 +137,7 @@ function parametersEnvelopeProblems(parameters: unknown, invalid: Report): ToolR
   for (const key of Object.keys(parameters)) {
     if (key === "$schema" || key === "$id") problems.push(invalid(`/parameters/${escapePointer(key)}`, `Unexpected key \`${key}\` in \`parameters\`: it is reserved`));
   }
-  if ("type" in parameters && parameters["type"] !== "object") problems.push(invalid("/parameters/type", "Unexpected value at `parameters.type`: it must be equal to constant"));
+  if ("type" in parameters && parameters["type"] !== "object") problems.push(invalid("/parameters/type", `Unexpected value ${JSON.stringify(parameters["type"])} at \`parameters.type\`, expected "object"`));
   if ("properties" in parameters && !isRecord(parameters["properties"])) problems.push(invalid("/parameters/properties", "Unexpected value at `parameters.properties`: it must be object"));
   if ("required" in parameters) {
     const required = parameters["required"];
@@ -152,7 +153,7 @@ function parametersEnvelopeProblems(parameters: unknown, invalid: Report): ToolR
     }
   }
   if ("additionalProperties" in parameters && parameters["additionalProperties"] !== false) {
-    problems.push(invalid("/parameters/additionalProperties", "Unexpected value at `parameters.additionalProperties`: it must be equal to constant"));
+    problems.push(invalid("/parameters/additionalProperties", `Unexpected value ${JSON.stringify(parameters["additionalProperties"])} at \`parameters.additionalProperties\`, expected false`));
   }
   return problems;
 }

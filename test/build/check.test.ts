@@ -78,6 +78,28 @@ describe("check", () => {
     expect(result.diagnostics.map((d) => d.ruleId).sort()).toEqual(["budget/prefix-below-cache-minimum", "dist/changed", "dist/hash-mismatch"]);
   });
 
+  it("says which side of a hash mismatch was edited: the file, or manifest.json when the file is as built", async () => {
+    const root = await builtProject();
+    const file = join(root, "dist/skills/card-style.md");
+    await writeFile(file, `${await readFile(file, "utf8")}extra line\n`);
+    const edited = await check({ root });
+    expect(edited.diagnostics.find((d) => d.ruleId === "dist/hash-mismatch")?.message).toMatch(/ \(the file was edited after the build\)$/);
+
+    const rebuilt = await builtProject();
+    const manifestFile = join(rebuilt, "dist/manifest.json");
+    const manifest = JSON.parse(await readFile(manifestFile, "utf8")) as { artifacts: Record<string, { sha256: string }> };
+    manifest.artifacts["skills/card-style.md"]!.sha256 = "0".repeat(64);
+    await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+    const result = await check({ root: rebuilt });
+    expect(result.drift.map((entry) => [entry.artifact, entry.kind])).toEqual([
+      ["manifest.json", "changed"],
+      ["skills/card-style.md", "hash-mismatch"],
+    ]);
+    const mismatch = result.diagnostics.find((d) => d.ruleId === "dist/hash-mismatch");
+    expect(mismatch?.file).toBe("dist/skills/card-style.md");
+    expect(mismatch?.message).toMatch(/, expected 000000000000 as recorded in manifest\.json \(manifest\.json was edited after the build: the file has the bytes the sources produce\)$/);
+  });
+
   it("reports a dist/ that was never built as one error naming the folder, not one per artifact", async () => {
     const root = await copyProject("basic");
     const result = await check({ root });

@@ -104,6 +104,16 @@ describe("safe writing of dist/", () => {
     expect(await snapshotTree(root)).toEqual(before);
   });
 
+  it.each(["skills", "prompts", "schemas", "knowledge"])("refuses an output folder inside the source folder %s/, whose artifacts would become sources of the next build", async (folder) => {
+    const root = await copyProject("basic");
+    await mkdir(join(root, folder), { recursive: true });
+    const before = await snapshotTree(root);
+    const refused = build({ root, outDir: `${folder}/out`, persistentCache: false });
+    await expect(refused).rejects.toBeInstanceOf(ProjectRootError);
+    await expect(refused).rejects.toThrow(`output folder "${folder}/out" is inside the source folder ${folder}/, expected a folder of its own such as "dist"`);
+    expect(await snapshotTree(root)).toEqual(before);
+  });
+
   it("reports prefixChanged only when the cacheable prefix (prefix text or tool schemas) changes", async () => {
     const root = await builtProject();
     await writeFile(join(root, "skills/outline-deck/SKILL.md"), "---\nname: outline-deck\ntype: workflow\ndescription: TRIGGER for every request to outline a new deck, including one that names only a topic.\nrequiresSkills: [card-style]\nconflictsWith: [import-file]\n---\n\n# Outline a deck\n\n1. Read the request.\n2. Write one line per card.\n3. Verify every card has a title.\n");

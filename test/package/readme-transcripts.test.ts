@@ -52,6 +52,16 @@ describe("manual transcripts", () => {
     expect(cliReference.blockStartingWith('{"diagnostics":')).toBe(stdout);
   });
 
+  it("shows explain for a rule, and for a rule named without its category, exactly as printed", async () => {
+    const explained = await runCliInProcess("explain", "variant/unknown-skill");
+    expect(explained.code).toBe(0);
+    const unknown = await runCliInProcess("explain", "unknown-skill");
+    expect(unknown.code).toBe(2);
+    expect(cliReference.blockStartingWith("$ gamma-prompt explain variant/unknown-skill\n")).toBe(
+      `$ gamma-prompt explain variant/unknown-skill\n${explained.stdout}$ gamma-prompt explain unknown-skill\n${unknown.stderr}`,
+    );
+  });
+
   it("shows lint's GitHub annotations exactly as printed", async () => {
     const { stdout } = await runIn("lint-warning", "lint", "--format", "github");
     expect(cliReference.blockStartingWith("::warning ")).toBe(stdout);

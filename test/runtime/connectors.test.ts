@@ -191,7 +191,7 @@ describe("the boundary check refuses a bad connector and registers nothing", () 
     ]);
     expect(refusal({ ...notion(), description: "Notion <pages>" }).problems[0]).toMatchObject({ ruleId: "namespace/description", message: "Unexpected angle bracket in description, expected plain text without < or > (the namespace catalog is XML)" });
     expect(refusal({ ...notion(), tools: [{ name: "notion_search", description: "Search." }] }).problems).toEqual([
-      { ruleId: "tool/invalid", severity: "error", path: "/tools/0", message: "Unexpected the tool without `parameters`, expected it to be present" },
+      { ruleId: "tool/invalid", severity: "error", path: "/tools/0", message: "Unexpected tool without `parameters`, expected it to be present" },
     ]);
     expect(() => gamma.controller.registerConnector({ ...notion(), executors: recordingExecutors([], ["notion_search"]) })).toThrow(ToolSetupError);
 

@@ -34,6 +34,12 @@ async function projectWithFiles(): Promise<string> {
   await writeFile(join(skill, "scripts.sh"), "#!/bin/sh\necho ok\n");
   await writeFile(join(skill, ".DS_Store"), "tooling");
   await writeFile(join(skill, ".git/HEAD"), "ref: refs/heads/main\n");
+  // What tools write beside sources on one machine: never an artifact, so a clean checkout builds the same dist/.
+  await mkdir(join(skill, "scripts/__pycache__"), { recursive: true });
+  await mkdir(join(skill, "scripts/node_modules/left-pad"), { recursive: true });
+  await writeFile(join(skill, "scripts/__pycache__/count.cpython-311.pyc"), BINARY);
+  await writeFile(join(skill, "scripts/node_modules/left-pad/index.js"), "module.exports = 1;\n");
+  for (const name of ["scripts.sh~", "scripts.sh.orig", "scripts.sh.rej", "legacy.pyc", "Thumbs.db", "desktop.ini", "Icon\r"]) await writeFile(join(skill, name), "byproduct");
   // The body names its files, so none is an unreferenced-file note.
   await appendFile(join(skill, "SKILL.md"), "\nThe house font is assets/fonts/deep/glyphs.ttf; notes.txt and scripts.sh hold the house notes.\n");
   return root;
@@ -42,7 +48,7 @@ async function projectWithFiles(): Promise<string> {
 const COPIED = ["assets/fonts/deep/glyphs.ttf", "notes.txt", "references/checklist.md", "scripts.sh"];
 
 describe("supporting files", () => {
-  it("are copied at any depth (byte for byte, but a text file's CRLF line endings as LF), dotfiles skipped, hashed and listed in the manifest", async () => {
+  it("are copied at any depth (byte for byte, but a text file's CRLF line endings as LF), dotfiles and tool byproducts skipped, hashed and listed in the manifest", async () => {
     const root = await projectWithFiles();
     const built = await build({ root });
     expect(built.diagnostics).toEqual([]);

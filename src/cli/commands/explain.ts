@@ -10,7 +10,7 @@ export function registerExplainCommand(program: Command, result: { exitCode: num
     .addHelpText(
       "after",
       commandHelpFooter({
-        about: "Each diagnostic ends with its rule id; SARIF output links the same text as helpUri.",
+        about: "Each diagnostic ends with its rule id. The same text is docs/rules/<rule>.md in the package and each rule's help in SARIF output; the URL printed last is the rule's row in the README's rule table, which is `url` in JSON output and helpUri in SARIF.",
         exitCodes: "0 explained, 2 unknown rule.",
         examples: ["gamma-prompt explain skill/description-trigger", "gamma-prompt explain"],
       }),

@@ -2,8 +2,9 @@ import { ruleRegistry, type RuleId } from "./index.js";
 
 /**
  * One paragraph per rule: what it checks and why, with a bad and a good
- * example. `gamma-prompt explain RULE` prints it, SARIF carries it (its
- * helpUri is the rule's documentation URL, as on every diagnostic), and
+ * example. `gamma-prompt explain RULE` prints it, SARIF carries it as each
+ * rule's help (its helpUri is every diagnostic's url, the rule's row in the
+ * README's rule table), and
  * docs/rules/<id>.md holds it as a page in the package (scripts/rule-docs.mjs
  * writes those from this table; a test keeps them in step).
  */
@@ -27,7 +28,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: '{ "skills": ["skills/.curated/*"] }',
   },
   "skill/missing-skill-file": {
-    text: "Each folder the layout names is one skill and must hold a file named exactly SKILL.md. Hosts look for that exact name (case matters on Linux), so skill.md or a folder without the file is silently skipped by the agent. A symbolic link in its place whose target is missing or loops back on itself is reported the same way: the skill it stood for is gone from every host. A folder without any Markdown file is not reported: it holds no attempt at a skill but scripts or assets the skills beside it share (`skills/_lib/`).",
+    text: "Each folder the layout names is one skill and must hold a file named exactly SKILL.md. Hosts look for that exact name (case matters on Linux), so skill.md or a folder without the file is silently skipped by the agent. A symbolic link in its place whose target is missing or loops back on itself is reported the same way: the skill it stood for is gone from every host. A folder that holds files but no Markdown file is not reported: it holds no attempt at a skill but scripts or assets the skills beside it share (`skills/_lib/`). An empty folder is.",
     bad: "skills/pdf/skill.md",
     good: "skills/pdf/SKILL.md",
   },
@@ -243,7 +244,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   },
   "skill/link-outside-skill": {
     text: "A warning: a skill travels as its folder (installed on its own, copied, compiled), so a link that leaves it, to a sibling skill (`../other/SKILL.md`) or to a file of the plugin around it, works while the skill sits in this tree and breaks for a skill installed alone. Collections installed only as a whole (a plugin) may keep such links on purpose: turn the rule off in `rules`. A link beyond the project root is reported here too, since lint cannot see there, and so is a root-relative link (`/docs/adr.md`) to a file the project holds at its root: a repository page resolves it, a model reading the skill's file does not. Name another skill by its name instead, or copy what the skill needs into its folder.",
-    bad: "See [the reviewer prompt](../requesting-code-review/code-reviewer.md).",
+    bad: "See [the reviewer prompt](../requesting-code-review/code-reviewer.md).   (skills/requesting-code-review/code-reviewer.md exists; were it missing, the link would be skill/broken-link)",
     good: "Load the requesting-code-review skill and follow its reviewer prompt.",
   },
   "skill/unresolved-path": {
@@ -283,7 +284,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   },
   "knowledge/file-too-large": { text: "A knowledge note over 1 MiB is refused unread: a note is read whole into the context.", bad: "knowledge/brand.md   (3 MB)", good: "knowledge/brand.md   (a few KB)" },
   "knowledge/frontmatter": { text: "A note starts with YAML frontmatter between --- lines that parses to a mapping: its id, name, scope and source live there.", bad: "# Brand images\n\nUse the blue logo.", good: "---\nid: brand-images\nname: Brand images\nscope: Use for image selection.\nsource: user\n---\n\nUse the blue logo." },
-  "knowledge/missing-key": { text: "id, name, scope and source are required: the knowledge hint shows them, and the runtime fetches a note by id.", bad: "---\nid: brand-images\n---", good: "---\nid: brand-images\nname: Brand images\nscope: Use for image selection.\nsource: user\n---" },
+  "knowledge/missing-key": { text: "id, name, scope and source are required: the knowledge hint shows them, and the runtime fetches a note by id. Each missing key is its own finding, with an example of what to write.", bad: "---\nid: brand-images\n---", good: "---\nid: brand-images\nname: Brand images\nscope: Use for image selection.\nsource: user\n---" },
   "knowledge/unknown-key": { text: "Only the keys of schemas/knowledge-note.schema.json are read; a typo silently drops what it meant, so a near miss suggests the key.", bad: "scopes: Use for image selection.", good: "scope: Use for image selection." },
   "knowledge/schema-violation": { text: "A value meets the note schema: types, source is user or system, lengths, and no < or > in name and scope (the hint is XML).", bad: "source: admin", good: "source: system" },
   "knowledge/id-format": { text: "A note id follows the skill name rules (lowercase letters, digits and single hyphens, at most 64 code points): it is an identifier the model passes back.", bad: "id: Brand_Images", good: "id: brand-images" },
@@ -303,7 +304,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   "source/changed-during-build": { text: "A source that changes between being read and dist/ being written would leave artifacts that match no state of the sources; the build retries once, then reports it.", bad: "an editor saving a template in the middle of every build", good: "build after the save" },
   "source/invalid-utf8": { text: "Every source is UTF-8 text, so the same bytes render the same prompt on every machine.", bad: "a SKILL.md saved as Latin-1", good: "the same file saved as UTF-8" },
   "source/invalid-json": { text: "A JSON source (tool schema, tool order, config) must parse, with arrays and objects nested at most 100 levels deep; the message points at the first bad character, or at the bracket that opens level 101.", bad: '{ "name": "read", }', good: '{ "name": "read" }' },
-  "source/invalid-yaml": { text: "A YAML source (variants, injections) must parse, with lists and mappings nested at most 100 levels deep.", bad: "variants:\n  - name: base\n   skills: []", good: "variants:\n  - name: base\n    skills: []" },
+  "source/invalid-yaml": { text: "A YAML source (variants, injections) must parse, with lists and mappings nested at most 100 levels deep.", bad: "variants:\n  base:\n    preload: []\n   require: []   # one space less than preload", good: "variants:\n  base:\n    preload: []\n    require: []" },
   "config/invalid": {
     text: "gamma-prompt.config.json must match schemas/config.schema.json, and every rule id under rules must be a skill rule of the registry (a near miss suggests the id meant). A wrong config would otherwise be ignored silently.",
     bad: '{ "rules": { "skill/description-triger": "off" } }',
@@ -316,22 +317,34 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   },
   "template/too-deep": { text: "Blocks nested more than 64 deep are refused before parsing, so a hostile template cannot exhaust the parser.", bad: "{{#if a}}{{#if b}}… (100 levels)", good: "{{#if a}}…{{/if}}" },
   "template/unknown-partial": { text: "Every {{> partial}} names a file in prompts/partials/; a missing partial would render nothing.", bad: "{{> identiy}}", good: "{{> identity}}" },
-  "template/unknown-helper": { text: "Only the helpers if, unless, each, with, eq and join exist; none reads the clock or the environment, which keeps the output byte-stable.", bad: "{{now}}", good: "{{#if skills}}…{{/if}}" },
-  "template/missing-variable": { text: "Every variable a template reads must exist in its render context; Handlebars would otherwise render an empty string silently.", bad: "{{agentNmae}}", good: "{{agentName}}" },
+  "template/unknown-helper": { text: "Only the helpers if, unless, each, with, eq and join exist; none reads the clock or the environment, which keeps the output byte-stable. A name called with arguments (`{{now \"iso\"}}`) or opening a block (`{{#now}}`) is a helper; a bare `{{now}}` is read as a variable (`template/missing-variable`).", bad: "{{now \"iso\"}}", good: "{{join workflowSkills \", \"}}" },
+  "template/missing-variable": { text: "Every variable a template reads must exist in its render context; Handlebars would otherwise render an empty string silently. The message lists the names the context provides at that place: prompts/prefix.hbs renders with catalog, skills, workflowSkills, referenceSkills, tools, injectionKinds, toolNamespaces and namespaceCatalog; prompts/variant.hbs with variant and preloaded; inside {{#each}} the item's own fields.", bad: "This session uses the {{varient}} prompt variant.   (in prompts/variant.hbs)", good: "This session uses the {{variant}} prompt variant." },
   "template/non-scalar-value": { text: "A {{value}} must render a string, number or boolean; an object or list renders as [object Object].", bad: "{{skills}}", good: "{{#each skills}}{{name}}{{/each}}" },
   "template/unsupported-syntax": { text: "Partial blocks, inline partials and decorators are refused: they make the rendered bytes depend on call sites in ways reviewers miss.", bad: "{{#> layout}}…{{/layout}}", good: "{{> layout}}" },
   "template/partial-cycle": { text: "A partial must not include itself, directly or through other partials; rendering would never end.", bad: "a.hbs: {{> b}}; b.hbs: {{> a}}", good: "a.hbs: {{> b}}; b.hbs: text" },
   "template/missing-catalog": { text: "The static prefix must include the skill catalog through {{catalog}}; without it the model never learns which skills exist.", bad: "prefix.hbs without {{catalog}}", good: "## Skills\n\n{{catalog}}" },
-  "template/render-error": { text: "A template must render without a runtime error; the message names the template and the error.", bad: "{{#each 3}}…{{/each}}", good: "{{#each skills}}…{{/each}}" },
-  "variant/invalid": { text: "prompts/variants.yaml must match schemas/variants.schema.json: each variant has a name and the skills it preloads.", bad: "variants:\n  - skills: [deck]", good: "variants:\n  - name: deck\n    skills: [deck]" },
-  "variant/unknown-skill": { text: "A variant preloads and requires (`require`) only skills that exist and pass lint; a broken one would be rendered into the prompt, and a required one the model could never load.", bad: "skills: [deck-generaton]", good: "skills: [deck-generation]" },
-  "variant/conflicting-skills": { text: "No two skills a variant preloads (with their requirements) may conflict, or the variant starts with contradictory instructions.", bad: "skills: [deck-generation, import]", good: "skills: [deck-generation]" },
+  "template/render-error": { text: "A template must render without a runtime error; the message names the template and the error. The checks before rendering catch unknown names, helpers and partials and values of the wrong shape, so what is left is a helper given a value it cannot use: join's first argument must be a list. Handlebars does not say where in the template a helper failed, so the finding points at the template's first line.", bad: "{{join catalog \", \"}}   (catalog is text, not a list)", good: "{{join workflowSkills \", \"}}" },
+  "variant/invalid": {
+    text: "prompts/variants.yaml must match schemas/variants.schema.json: `variants` maps each variant's name (lowercase words joined by hyphens) to its settings, where `preload` lists the skills the variant starts with (may be empty) and `namespaces` and `require` are optional lists.",
+    bad: "variants:\n  deck:\n    preload: deck-generation   # a list is expected",
+    good: "variants:\n  deck:\n    preload: [deck-generation]",
+  },
+  "variant/unknown-skill": { text: "A variant preloads and requires (`require`) only skills that exist and pass lint; a broken one would be rendered into the prompt, and a required one the model could never load.", bad: "variants:\n  deck:\n    preload: [deck-generaton]", good: "variants:\n  deck:\n    preload: [deck-generation]" },
+  "variant/conflicting-skills": { text: "No two skills a variant preloads (with their requirements) may conflict, or the variant starts with contradictory instructions.", bad: "variants:\n  deck:\n    preload: [deck-generation, import]   # import conflictsWith deck-generation", good: "variants:\n  deck:\n    preload: [deck-generation]" },
   "variant/token-boundary": { text: "The static prefix's tokens must be a prefix of each variant's tokens, or the provider's exact-prefix cache misses; a careless join lets BPE merge across the boundary.", bad: "prefix ends with \"\\n\", variant starts with \"\\n\"", good: "prefix ends with a blank line, variant starts with text" },
   "injection/invalid": { text: "prompts/injections.yaml must match schemas/injection-kinds.schema.json: each kind has its meaning, action and delivery.", bad: "- kind: system_note", good: "- kind: system_note\n  meaning: …\n  action: …\n  delivery: next_turn" },
   "injection/kinds-mismatch": { text: "The injection kinds are the design's seven, each once, in the design's order, so the prompt and the runtime agree on them.", bad: "kinds: system_note, system_note", good: "kinds: system_note, system_guidance, system_update, client_view, artifact_update, workspace_update, background_result" },
-  "tool/invalid": { text: "A tool file must match schemas/tool.schema.json: name, description and parameters.", bad: '{ "name": "read" }', good: '{ "name": "read", "description": "…", "parameters": { "type": "object" } }' },
+  "tool/invalid": {
+    text: "A tool file must match schemas/tool.schema.json: a name, a description, and parameters, an object schema with `type: \"object\"` and `properties` (an empty `{}` for a tool without arguments), optionally `required` and `additionalProperties: false`, and no `$schema` or `$id`.",
+    bad: '{ "name": "read", "parameters": { "type": "object", "properties": {} } }',
+    good: '{ "name": "read", "description": "Read a workspace file.", "parameters": { "type": "object", "properties": { "path": { "type": "string" } }, "required": ["path"] } }',
+  },
   "tool/name-mismatch": { text: "A tool's name must equal its file name, so the order file and the schemas cannot disagree.", bad: "schemas/tools/read.json with name: open", good: "schemas/tools/read.json with name: read" },
-  "tool/invalid-parameters": { text: "A tool's parameters must be a valid JSON Schema; a provider rejects a malformed one at request time.", bad: '{ "type": "objekt" }', good: '{ "type": "object" }' },
+  "tool/invalid-parameters": {
+    text: "A tool's parameters must be a valid JSON Schema, compiled in strict mode (no unknown keywords, types that exist); a provider rejects a malformed one at request time. The shape of parameters itself (`type`, `properties`) is `tool/invalid`.",
+    bad: '{ "name": "read", "description": "Read a workspace file.", "parameters": { "type": "object", "properties": { "path": { "type": "text" } } } }',
+    good: '{ "name": "read", "description": "Read a workspace file.", "parameters": { "type": "object", "properties": { "path": { "type": "string" } } } }',
+  },
   "tool/order-unknown": { text: "schemas/tools/order.json lists only tools that have a file.", bad: '["read", "grep"]   (no grep.json)', good: '["read"]' },
   "tool/order-missing": { text: "Every tool file is listed in schemas/tools/order.json: the tool order is part of the cached prefix and is declared once.", bad: "read.json, bash.json; order.json: [\"read\"]", good: "order.json: [\"read\", \"bash\"]" },
   "tool/order-duplicate": { text: "schemas/tools/order.json lists each tool once.", bad: '["read", "read"]', good: '["read"]' },
@@ -345,13 +358,21 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     bad: '{ "name": "message_user", "parameters": { "type": "object", "properties": { "message": { "type": "string" } }, "required": ["message"] } }',
     good: '{ "name": "message_user", "parameters": { "type": "object", "properties": { "message": { "type": "string" }, "blockOnUser": { "type": "boolean" } }, "required": ["message", "blockOnUser"] } }',
   },
-  "tool/skill-name-parameter": { text: "The skill tool has a string name parameter, which the build gives an enum of the catalog's names.", bad: '{ "name": "skill", "parameters": { "type": "object" } }', good: '{ "name": "skill", "parameters": { "type": "object", "properties": { "name": { "type": "string" } } } }' },
+  "tool/skill-name-parameter": {
+    text: "The skill tool has a string name parameter, which the build gives an enum of the catalog's names.",
+    bad: '{ "name": "skill", "description": "Load a skill by name.", "parameters": { "type": "object", "properties": { "skill": { "type": "string" } } } }',
+    good: '{ "name": "skill", "description": "Load a skill by name.", "parameters": { "type": "object", "properties": { "name": { "type": "string" } }, "required": ["name"] } }',
+  },
   "knowledge/fetch-tool-missing": {
     text: "At run time the knowledge hints tell the model \"BLOCKING: Fetch each matching unread note before the first task action\", and read_workspace_rule is the only way to fetch a note. An agent with notes in knowledge/ and without that tool would be told to do what it cannot, so the build fails at the first note.",
     bad: 'knowledge/brand-images.md; order.json: ["read", "skill", "todo", "message_user"]',
     good: 'order.json: ["read", "skill", "read_workspace_rule", "todo", "message_user"]   (with read_workspace_rule.json)',
   },
-  "tool/knowledge-id-parameter": { text: "The knowledge tool has a string knowledgeId parameter without an enum: live notes exist beside the compiled ones, so no list of ids is complete.", bad: '{ "name": "read_workspace_rule", "parameters": { "type": "object" } }', good: '{ "name": "read_workspace_rule", "parameters": { "type": "object", "properties": { "knowledgeId": { "type": "string" } } } }' },
+  "tool/knowledge-id-parameter": {
+    text: "The knowledge tool has a string knowledgeId parameter without an enum: live notes exist beside the compiled ones, so no list of ids is complete.",
+    bad: '{ "name": "read_workspace_rule", "description": "Fetch a knowledge note by id.", "parameters": { "type": "object", "properties": { "knowledgeId": { "type": "string", "enum": ["brand-images", "deck-typography"] } }, "required": ["knowledgeId"] } }',
+    good: '{ "name": "read_workspace_rule", "description": "Fetch a knowledge note by id.", "parameters": { "type": "object", "properties": { "knowledgeId": { "type": "string" } }, "required": ["knowledgeId"] } }',
+  },
   "namespace/invalid": {
     text: "A namespace is declared by schemas/namespaces/<name>/namespace.json, which matches schemas/namespace.schema.json: a lowercase_name, the trigger description the namespace catalog shows, and `tools`, the order of the tool files in schemas/namespaces/<name>/tools/.",
     bad: '{ "name": "Drive", "tools": "drive_search" }',
@@ -413,7 +434,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   "dist/missing": { text: "Every artifact the sources produce must exist in dist/; run gamma-prompt build.", bad: "dist/ without catalog.xml", good: "dist/ as build writes it" },
   "dist/changed": { text: "Every artifact in dist/ must have the bytes its sources produce; for the prefix the message names the first differing token and the template line that produced it.", bad: "a hand edit to dist/prefix.md", good: "gamma-prompt build after changing the sources" },
   "dist/extra": { text: "dist/ must hold no file the sources do not produce; a stale file would be shipped.", bad: "dist/variants/old.md", good: "dist/ as build writes it" },
-  "dist/hash-mismatch": { text: "Every file's sha256 must match its entry in dist/manifest.json; the runtime refuses tampered artifacts.", bad: "a byte changed after the build", good: "dist/ as build writes it" },
+  "dist/hash-mismatch": { text: "Every file's sha256 must match its entry in dist/manifest.json; the runtime refuses tampered artifacts. The message says which side was edited after the build: the file (it also differs from what the sources produce, dist/changed), or manifest.json (the file has the bytes the sources produce).", bad: "a byte changed after the build", good: "dist/ as build writes it" },
   "dist/not-owned": { text: "gamma-prompt never deletes files it did not write: an output folder without manifest.json must hold no other files.", bad: "--out src", good: "--out dist" },
   "dist/not-a-file": { text: "Every artifact path in dist/ holds a regular file, checked with fstat and never read otherwise: a FIFO or device there would block check and the runtime.", bad: "mkfifo dist/prefix.md", good: "dist/ as build writes it" },
   "dist/interrupted-build": { text: "A journal in dist/ means a build stopped while replacing artifacts; check refuses the half-replaced folder until gamma-prompt build rolls it back or forward.", bad: "dist/ with a leftover build journal", good: "gamma-prompt build, then check" },

@@ -1,7 +1,7 @@
 import { ruleDoc } from "./docs.js";
 import { ruleRegistry, type RuleId } from "./index.js";
 
-/** docs/rules/<id>.md for every rule: the page a diagnostic's helpUri names. */
+/** docs/rules/<id>.md for every rule, shipped in the package: the text `explain` prints (a diagnostic's url and SARIF's helpUri name the rule's row in the README's rule table). */
 export function renderRulePages(): Map<string, string> {
   const pages = new Map<string, string>();
   for (const id of (Object.keys(ruleRegistry) as RuleId[]).sort()) {

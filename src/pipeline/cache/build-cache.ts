@@ -168,7 +168,10 @@ let fingerprint: Promise<string | undefined> | undefined;
 
 /**
  * Size and mtime of every compiled module plus the versions of the template
- * engine and tokenizer: a changed compiler never reuses an old entry.
+ * engine and tokenizer and the Unicode version of Node's ICU: a changed
+ * compiler never reuses an old entry. The tokenizer splits text by Unicode
+ * letter and number classes, which V8 takes from ICU, so a letter new in a
+ * later Unicode version counts differently under an older Node.
  */
 function compilerFingerprint(): Promise<string | undefined> {
   fingerprint ??= (async () => {
@@ -183,7 +186,7 @@ function compilerFingerprint(): Promise<string | undefined> {
     const stats = await Promise.all(files.map((file) => stat(file)));
     const require = createRequire(import.meta.url);
     const versions = ["handlebars/package.json", "gpt-tokenizer/package.json"].map((name) => (require(name) as { version: string }).version);
-    return sha256Hex(JSON.stringify([versions, files.map((file, index) => [file.slice(libRoot.length), stats[index]?.size, stats[index]?.mtimeMs])]));
+    return sha256Hex(JSON.stringify([versions, process.versions.unicode ?? "", files.map((file, index) => [file.slice(libRoot.length), stats[index]?.size, stats[index]?.mtimeMs])]));
   })().catch(() => undefined); // e.g. a module vanished while lib/ was being recompiled
   return fingerprint;
 }

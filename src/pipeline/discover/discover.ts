@@ -150,8 +150,9 @@ function missingSkillFile(root: string, folder: string): Diagnostic | undefined 
   if (nearMiss) {
     return createDiagnostic("skill/missing-skill-file", `${folder}/${nearMiss}`, FILE_START, `Unexpected file name "${nearMiss}", expected "${SKILL_FILE}"`);
   }
-  // Without any Markdown file the folder holds no attempt at a skill: shared scripts or assets the skills beside it use.
-  if (!names.some((name) => /\.(?:md|markdown)$/i.test(name))) return undefined;
+  // A folder with files but no Markdown file holds no attempt at a skill: shared scripts or assets the skills beside it use.
+  // An empty one is still reported: it is where a SKILL.md was deleted or is yet to be written.
+  if (names.length > 0 && !names.some((name) => /\.(?:md|markdown)$/i.test(name))) return undefined;
   return createDiagnostic("skill/missing-skill-file", folder, FILE_START, `Unexpected skill folder without ${SKILL_FILE}, expected ${folder}/${SKILL_FILE}`);
 }
 

@@ -12,9 +12,13 @@ import { compareCodeUnits, errorCode } from "./sources.js";
  * copied into dist/ as read, so they are read as bytes; the one change is a
  * text file's CRLF line endings, written as LF (protocol/line-endings.ts), so a
  * Windows checkout builds the same dist/. Dotfiles and dot-folders hold
- * tooling state and are skipped; only regular files are taken: a symbolic
- * link could point anywhere on the machine that builds, and a FIFO would
- * block the read.
+ * tooling state and are skipped, and so is what tools write beside sources
+ * on the machine that runs them ({@link isByproduct}): a Python bytecode
+ * cache holds the source's modification time and the interpreter's version,
+ * so copying it would make dist/ differ by machine, and a clean checkout
+ * (where git ignores it) could not rebuild the same bytes. Only regular files
+ * are taken: a symbolic link could point anywhere on the machine that builds,
+ * and a FIFO would block the read.
  */
 
 /** Default limit per supporting file (`supportingFiles.maxBytes` in the config). */
@@ -85,9 +89,19 @@ function walk(root: string, base: string, relDir: string, visit: (rel: string, e
     return;
   }
   for (const entry of entries) {
-    if (entry.name.startsWith(".")) continue;
+    if (entry.name.startsWith(".") || isByproduct(entry)) continue;
     const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
     if (entry.isDirectory()) walk(root, base, rel, visit, unreadable);
     else if (rel !== SKILL_FILE) visit(rel, entry);
   }
+}
+
+/** Folders of installed packages and interpreter caches, wherever they sit in a skill. */
+const BYPRODUCT_FOLDERS = new Set(["node_modules", "__pycache__"]);
+/** Compiled Python, editor backups, merge leftovers, and the folder metadata Windows and macOS write. */
+const BYPRODUCT_FILE = /\.py[co]$|~$|\.(?:orig|rej)$|^(?:Thumbs\.db|desktop\.ini|Icon\r)$/i;
+
+/** What a tool wrote beside the sources on one machine, never a source itself: not listed, not copied. */
+function isByproduct(entry: Dirent): boolean {
+  return entry.isDirectory() ? BYPRODUCT_FOLDERS.has(entry.name) : BYPRODUCT_FILE.test(entry.name);
 }

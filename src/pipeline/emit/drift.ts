@@ -174,11 +174,23 @@ export function driftDiagnostics(outRel: string, report: DriftReport): Diagnosti
       case "extra":
         return createDiagnostic("dist/extra", file, FILE_START, "Unexpected file the sources do not produce, expected it to be removed (run `gamma-prompt build`)");
       case "hash-mismatch":
-        return createDiagnostic("dist/hash-mismatch", file, FILE_START, `Unexpected sha256 ${short(entry.actualSha256)}, expected ${short(entry.expectedSha256)} as recorded in ${MANIFEST_FILE} (the file was edited after the build)`);
+        return createDiagnostic("dist/hash-mismatch", file, FILE_START, `Unexpected sha256 ${short(entry.actualSha256)}, expected ${short(entry.expectedSha256)} as recorded in ${MANIFEST_FILE} (${hashMismatchCause(entry.artifact, report.drift)})`);
       case "changed":
         return createDiagnostic("dist/changed", file, range, changedMessage(entry, report.invalidatesSharedPrefix));
     }
   });
+}
+
+/**
+ * Which side of a hash mismatch moved: the file (its bytes differ from what
+ * the sources produce), or manifest.json (the file is as built, the manifest
+ * is not), or, when neither is known, either of them.
+ */
+function hashMismatchCause(artifact: string, drift: readonly DriftEntry[]): string {
+  const differs = (path: string, kind: DriftEntry["kind"]) => drift.some((entry) => entry.artifact === path && entry.kind === kind);
+  if (differs(artifact, "changed")) return "the file was edited after the build";
+  if (!differs(artifact, "extra") && differs(MANIFEST_FILE, "changed")) return `${MANIFEST_FILE} was edited after the build: the file has the bytes the sources produce`;
+  return `the file or ${MANIFEST_FILE} was edited after the build`;
 }
 
 function changedMessage(entry: DriftEntry, invalidates: boolean): string {

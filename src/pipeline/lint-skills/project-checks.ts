@@ -10,7 +10,7 @@ import { knowledgeToolDiagnostics, resolveKnowledge } from "../validate/knowledg
 import type { readLintConfig } from "../validate/lint-config.js";
 import { declaredToolNames, resolveTools, runtimeToolDiagnostics, type ToolFileResult } from "../validate/tools.js";
 import { resolveVariants } from "../validate/variants.js";
-import { failedNamespaceFolders, resolveNamespaces, skillNamespaceDiagnostics } from "../validate/namespaces.js";
+import { failedNamespaceFolders, resolveNamespaces, skillNamespaceDiagnostics, type NamespaceDeclaringSkill } from "../validate/namespaces.js";
 import type { lintSkills } from "./lint-skills.js";
 
 const CONFIG = defineSlot<ReturnType<typeof resolveConfig>>("config");
@@ -73,7 +73,7 @@ export async function checkProjectSources(
   const namespaces = namespaceFiles.length > 0 ? resolveNamespaces(namespaceFiles, tools.tools, session.reuser(TOOL_FILES), acceptedToolParameters) : { namespaces: [], diagnostics: [] };
   diagnostics.push(...namespaces.diagnostics);
   const namespaceNames = { valid: new Set(namespaces.namespaces.map((namespace) => namespace.name)), failed: failedNamespaceFolders(namespaceFiles, namespaces.namespaces) };
-  diagnostics.push(...skillNamespaceDiagnostics(skills, namespaceNames.valid, namespaceNames.failed));
+  diagnostics.push(...skillNamespaceDiagnostics(namespaceDeclaringSkills(linted.files), namespaceNames.valid, namespaceNames.failed));
   const variants = sources.variants ? resolveVariants(sources.variants, skills, failedSkills, namespaceNames) : { variants: [], diagnostics: [] };
   diagnostics.push(...variants.diagnostics);
   const supporting = collectSupportingFiles(root, skills, config.config.supportingFiles.maxBytes, session, changedPaths);
@@ -127,3 +127,14 @@ export function collectSupportingFiles(
   return { files, diagnostics };
 }
 
+/** Every skill whose manifest names tool namespaces, each name once: a skill with an error of its own is checked too. */
+function namespaceDeclaringSkills(files: Awaited<ReturnType<typeof lintSkills>>["files"]): NamespaceDeclaringSkill[] {
+  const skills: NamespaceDeclaringSkill[] = [];
+  for (const { path, manifest } of files) {
+    if (manifest?.name === undefined || manifest.toolNamespaces.length === 0) continue;
+    const seen = new Set<string>();
+    const toolNamespaces = manifest.toolNamespaces.filter((reference) => !seen.has(reference.name) && seen.add(reference.name) !== undefined);
+    skills.push({ name: manifest.name, path, type: manifest.type, toolNamespaces });
+  }
+  return skills;
+}

@@ -1,5 +1,6 @@
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
+import { LineIndex } from "../parse/positions.js";
 import { BLOCK_HELPERS, locRange, VALUE_HELPERS, type ParsedTemplate } from "./templates.js";
 
 /**
@@ -98,7 +99,7 @@ function walkBlock(walk: Walk, template: ParsedTemplate, node: hbs.AST.BlockStat
   }
   const items = value.value;
   if (typeof items !== "object" || items === null) {
-    report(walk, "template/non-scalar-value", template, param, `Unexpected ${typeof items} in {{#each ${describeExpression(param)}}}, expected a list or an object`);
+    report(walk, "template/non-scalar-value", template, param, `Unexpected ${typeof items} in {{#each ${describeExpression(template, param)}}}, expected a list or an object`);
     return;
   }
   const entries: Array<[string | number, unknown]> = Array.isArray(items) ? items.map((item, index) => [index, item]) : Object.entries(items);
@@ -253,8 +254,13 @@ function describeNode(type: string): string {
   return names[type] ?? type;
 }
 
-function describeExpression(expression: hbs.AST.Expression): string {
-  return expression.type === "PathExpression" ? (expression as hbs.AST.PathExpression).original : expression.type;
+/** The expression as the author wrote it (`3`, `"x"`, `(eq a b)`), never the parser's name for it. */
+function describeExpression(template: ParsedTemplate, expression: hbs.AST.Expression): string {
+  if (expression.type === "PathExpression") return (expression as hbs.AST.PathExpression).original;
+  const loc = expression.loc;
+  if (loc === undefined) return String((expression as { original?: unknown }).original ?? "…");
+  const lines = new LineIndex(template.text);
+  return template.text.slice(lines.lineStart(loc.start.line) + loc.start.column, lines.lineStart(loc.end.line) + loc.end.column);
 }
 
 function report(walk: Walk, ruleId: RuleId, template: ParsedTemplate, node: hbs.AST.Node, message: string): void {

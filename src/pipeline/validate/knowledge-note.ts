@@ -173,11 +173,15 @@ function describeValue(value: unknown): string {
   return `${typeof value} ${JSON.stringify(value)}`;
 }
 
-/** ajv can report several keywords for one value; one finding per value and rule is enough. */
+/**
+ * ajv can report several keywords for one value; one finding per value and
+ * rule is enough. Every missing key points at the opening `---`, and each is
+ * its own finding (as skill/missing-key reports each), told apart by message.
+ */
 function uniqueProblems(problems: readonly Problem[]): Problem[] {
   const seen = new Set<string>();
   return problems.filter((problem) => {
-    const key = `${problem.range.start.line}:${problem.range.start.column}|${problem.ruleId}`;
+    const key = `${problem.range.start.line}:${problem.range.start.column}|${problem.ruleId}${problem.ruleId === "knowledge/missing-key" ? `|${problem.message}` : ""}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

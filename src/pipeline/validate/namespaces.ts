@@ -128,12 +128,21 @@ function duplicateToolNames(namespaces: readonly ToolNamespaceArtifact[], stable
  * A skill's `toolNamespaces`: each a declared namespace, and only on a
  * workflow skill (it loads them when it becomes active).
  */
-export function skillNamespaceDiagnostics(skills: readonly ValidSkill[], namespaceNames: ReadonlySet<string>, namespacesFailed: ReadonlySet<string>): Diagnostic[] {
+/** What the namespace rules read of a skill: every skill whose manifest names namespaces, with errors of its own or not, so both rounds of fixes show at once. */
+export interface NamespaceDeclaringSkill {
+  name: string;
+  path: string;
+  /** Undefined when the manifest's type is missing or wrong (its own finding says so): only the names are checked then. */
+  type: ValidSkill["type"] | undefined;
+  toolNamespaces: NonNullable<ValidSkill["toolNamespaces"]>;
+}
+
+export function skillNamespaceDiagnostics(skills: readonly NamespaceDeclaringSkill[], namespaceNames: ReadonlySet<string>, namespacesFailed: ReadonlySet<string>): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const skill of skills) {
-    const declared = skill.toolNamespaces ?? [];
+    const declared = skill.toolNamespaces;
     if (declared.length === 0) continue;
-    if (skill.type !== "workflow") {
+    if (skill.type !== undefined && skill.type !== "workflow") {
       const first = declared[0];
       if (first) diagnostics.push(createDiagnostic("skill/namespace-on-reference", skill.path, first.range, `Unexpected toolNamespaces on reference skill \`${skill.name}\`, expected them on the workflow skill that needs the tools`));
       continue;

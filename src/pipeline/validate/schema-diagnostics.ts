@@ -31,7 +31,9 @@ export function schemaDiagnostics(
       const why = reason?.keyword === "not" ? "it is reserved" : `it ${reason?.message ?? "is not allowed"}`;
       message = `Unexpected key \`${property}\` in ${describePath(path, what)}: ${why}`;
     } else if (error.keyword === "required" && typeof params["missingProperty"] === "string") {
-      message = `Unexpected ${describePath(path, what)} without \`${params["missingProperty"]}\`, expected it to be present`;
+      message = `Unexpected ${path.length === 0 ? withoutArticle(what) : describePath(path, what)} without \`${params["missingProperty"]}\`, expected it to be present`;
+    } else if (error.keyword === "const" && "allowedValue" in params) {
+      message = `Unexpected value ${JSON.stringify(valueAt(located.value, path))} at ${describePath(path, what)}, expected ${JSON.stringify(params["allowedValue"])}`;
     } else if (error.keyword === "enum" && Array.isArray(params["allowedValues"])) {
       message = `Unexpected value ${JSON.stringify(valueAt(located.value, path))} at ${describePath(path, what)}, expected one of ${params["allowedValues"].map((v) => JSON.stringify(v)).join(", ")}`;
     } else {
@@ -52,6 +54,11 @@ function decodePointer(pointer: string): PathSegment[] {
     .split("/")
     .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"))
     .map((part) => (/^(0|[1-9]\d*)$/.test(part) ? Number(part) : part));
+}
+
+/** "the tool" as a subject after "Unexpected": "Unexpected tool without `description`". */
+function withoutArticle(what: string): string {
+  return what.replace(/^the /, "");
 }
 
 function describePath(path: readonly PathSegment[], what: string): string {

@@ -40,7 +40,9 @@ export function skillSetDiagnostics(records: readonly SkillRecord[], unreadFolde
     const name = manifest?.name;
     if (name === undefined || !manifest?.nameRange) continue;
     if (name !== record.folder) {
-      diagnostics.push(createDiagnostic("skill/name-mismatch", record.path, manifest.nameRange, `Unexpected name ${quoted(name)}, expected "${record.folder}", the name of the skill's folder`));
+      // "Émile" and "Émile" can differ only in how the accent is encoded (one code point, or a letter and a combining mark).
+      const encoding = name.normalize("NFC") === record.folder.normalize("NFC") ? ` (the same letters, encoded differently: the name is ${normalForm(name)}, the folder ${normalForm(record.folder)})` : "";
+      diagnostics.push(createDiagnostic("skill/name-mismatch", record.path, manifest.nameRange, `Unexpected name ${quoted(name)}, expected "${record.folder}", the name of the skill's folder${encoding}`));
     }
     const scoped = `${record.plugin ?? ""}\u0000${name}`;
     const owner = inPlugin.get(scoped);
@@ -165,4 +167,9 @@ function referenceTo(record: SkillRecord | undefined, key: "requiresSkills" | "c
 function conflictsLabel(manifest: SkillFrontmatter | undefined): string {
   if (manifest && manifest.conflictsWith.length === 0 && (manifest.portableFields?.length ?? 0) > 0) return portableLabel("conflictsWith");
   return fieldLabel("conflictsWith", manifest?.portableFields);
+}
+
+/** How a text's accents are encoded: composed (NFC), decomposed (NFD), or a mix. */
+function normalForm(text: string): string {
+  return text === text.normalize("NFC") ? "NFC, composed" : text === text.normalize("NFD") ? "NFD, decomposed" : "neither NFC nor NFD";
 }

@@ -1,0 +1,115 @@
+/**
+ * Where JSON text first breaks the grammar (RFC 8259), as a UTF-16 offset.
+ * V8 names the position for some syntax errors ("… at position 12") but not
+ * for an unexpected token (`["a",]`, `{"a": ,}`, `tru`), whose message in
+ * Node 22 quotes the text around it instead; a finding must still point at
+ * the character, so the text is scanned again to find it.
+ */
+export function jsonErrorOffset(text: string): number {
+  let at = 0;
+  const space = (): void => {
+    while (at < text.length && (text[at] === " " || text[at] === "\t" || text[at] === "\n" || text[at] === "\r")) at++;
+  };
+  const fail = (): never => {
+    throw new JsonBreak(at);
+  };
+  const literal = (word: string): void => {
+    for (const char of word) {
+      if (text[at] !== char) fail();
+      at++;
+    }
+  };
+  const string = (): void => {
+    at++;
+    while (at < text.length) {
+      const char = text[at] ?? "";
+      if (char === '"') {
+        at++;
+        return;
+      }
+      if (char < " ") fail();
+      if (char === "\\") {
+        at++;
+        const escaped = text[at] ?? "";
+        if (escaped === "u") {
+          at++;
+          for (let digit = 0; digit < 4; digit++, at++) if (!/[0-9a-fA-F]/.test(text[at] ?? "")) fail();
+        } else if ('"\\/bfnrt'.includes(escaped) && escaped !== "") at++;
+        else fail();
+        continue;
+      }
+      at++;
+    }
+    fail();
+  };
+  const digits = (): void => {
+    if (!/[0-9]/.test(text[at] ?? "")) fail();
+    while (/[0-9]/.test(text[at] ?? "")) at++;
+  };
+  const number = (): void => {
+    if (text[at] === "-") at++;
+    if (text[at] === "0") at++;
+    else digits();
+    if (text[at] === ".") {
+      at++;
+      digits();
+    }
+    if (text[at] === "e" || text[at] === "E") {
+      at++;
+      if (text[at] === "+" || text[at] === "-") at++;
+      digits();
+    }
+  };
+  const value = (): void => {
+    space();
+    const char = text[at];
+    if (char === "{") {
+      at++;
+      space();
+      if (text[at] === "}") return void at++;
+      for (;;) {
+        space();
+        if (text[at] !== '"') fail();
+        string();
+        space();
+        if (text[at] !== ":") fail();
+        at++;
+        value();
+        space();
+        if (text[at] === ",") at++;
+        else if (text[at] === "}") return void at++;
+        else fail();
+      }
+    }
+    if (char === "[") {
+      at++;
+      space();
+      if (text[at] === "]") return void at++;
+      for (;;) {
+        value();
+        space();
+        if (text[at] === ",") at++;
+        else if (text[at] === "]") return void at++;
+        else fail();
+      }
+    }
+    if (char === '"') return string();
+    if (char === "t") return literal("true");
+    if (char === "f") return literal("false");
+    if (char === "n") return literal("null");
+    if (char === "-" || /[0-9]/.test(char ?? "")) return number();
+    fail();
+  };
+  try {
+    value();
+    space();
+    return at < text.length ? at : text.length;
+  } catch (thrown) {
+    if (thrown instanceof JsonBreak) return Math.min(thrown.offset, text.length);
+    throw thrown;
+  }
+}
+
+class JsonBreak {
+  constructor(readonly offset: number) {}
+}
