@@ -105,7 +105,8 @@ async function runLint(given: LintCommandOptions): Promise<number> {
     }
     if (error instanceof FixWriteError) {
       // Files named as the findings name them: relative to the working folder.
-      process.stderr.write(`gamma-prompt lint: ${error.describe(workingFolderPath(options.root))}\n`);
+      const { describeFsError } = await import("../../path-problem.js");
+      process.stderr.write(`gamma-prompt lint: ${error.describe(workingFolderPath(options.root), describeFsError)}\n`);
       return EXIT_USAGE;
     }
     throw error;

@@ -5,7 +5,7 @@ import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics
 import type { SourceFile } from "../../stage-data.js";
 import { readBytes, SKILL_READ_RULES, toSourceFile, type SourceOverrides } from "./read-source.js";
 import { DEFAULT_LAYOUT, isDefaultLayout, layoutNamesFolder, matchSkillFolders, type SkillLayout, type UnreadableFolder } from "./skill-folders.js";
-import { compareCodeUnits, errorCode } from "./sources.js";
+import { compareCodeUnits, errorCode, unlistableFolder } from "./sources.js";
 import { isWithin } from "./relative-paths.js";
 import { quoted } from "../../diagnostics/quote.js";
 
@@ -57,7 +57,7 @@ export async function loadSkillSources(root: string, layout: SkillLayout = DEFAU
   const unlisted: UnreadableFolder[] = [];
   const folders = skillFoldersWithUnsaved(root, layout, overrides, unlisted);
   // A folder that cannot be listed hides every skill in it: an error, so a build keeps dist/ rather than ship a catalog without them.
-  diagnostics.push(...unlisted.map(({ folder, code }) => unlistableFolder(folder === "" ? "." : folder, code)));
+  diagnostics.push(...unlisted.map(({ folder, code }) => unlistableFolder("skill/unreadable-file", folder === "" ? "." : folder, code)));
   for (const folder of folders) {
     const path = `${folder}/${SKILL_FILE}`;
     const result = overrides?.get(path) ?? readSkillFile(root, folder, path);
@@ -99,10 +99,6 @@ export function findSkillFolders(root: string, layout: SkillLayout = DEFAULT_LAY
   return matchSkillFolders(root, layout, unreadable);
 }
 
-/** `skill/unreadable-file` on a folder that exists but cannot be listed, worded as for a skill's own sub-folders. */
-export function unlistableFolder(folder: string, code: string): Diagnostic {
-  return createDiagnostic("skill/unreadable-file", folder, FILE_START, `Unexpected folder that cannot be listed (${code}), expected a readable folder`);
-}
 
 /** The skill file, or why it cannot be read; undefined for a folder that is no skill at all (no Markdown file: a helper folder such as `skills/_lib`). */
 function readSkillFile(root: string, folder: string, path: string): SourceFile | Diagnostic | undefined {
@@ -140,7 +136,7 @@ function describeUnresolvedLink(path: string): string | undefined {
 
 function missingSkillFile(root: string, folder: string): Diagnostic | undefined {
   const names = listNames(join(root, folder));
-  if (!Array.isArray(names)) return unlistableFolder(folder, names.code);
+  if (!Array.isArray(names)) return unlistableFolder("skill/unreadable-file", folder, names.code);
   const nearMiss = names.find((name) => name.toLowerCase() === SKILL_FILE.toLowerCase());
   // Listed under its own name, yet not found: a SKILL.md that is a link to nothing.
   const link = nearMiss === SKILL_FILE ? describeUnresolvedLink(join(root, folder, SKILL_FILE)) : undefined;

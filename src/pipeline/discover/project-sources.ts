@@ -15,7 +15,7 @@ import {
   VARIANTS_FILE,
 } from "./source-paths.js";
 import { defineSlot, type BuildSession } from "../session/build-session.js";
-import { isDiagnostic, listFiles, listFolders, readPromptSource, type UnreadableFolder } from "./sources.js";
+import { isDiagnostic, listFiles, listFolders, readPromptSource, unlistableFolder, type UnreadableFolder } from "./sources.js";
 import type { SourceOverrides } from "./read-source.js";
 
 /** Every non-skill source of a build, read and normalised. */
@@ -80,9 +80,7 @@ export async function loadProjectSources(
   const paths = await listProjectSourcePaths(root, unlisted);
   const changed = changedPaths ? new Set(changedPaths) : undefined;
   // The sources in a folder that cannot be listed are unknown: an error, so a build keeps dist/ rather than render without them.
-  const diagnostics: Diagnostic[] = unlisted.map(({ folder, code }) =>
-    createDiagnostic("source/unreadable-file", folder, FILE_START, `Unexpected folder that cannot be listed (${code}), expected a readable folder`),
-  );
+  const diagnostics: Diagnostic[] = unlisted.map(({ folder, code }) => unlistableFolder("source/unreadable-file", folder, code));
   const files = new Map<string, SourceFile>();
   await Promise.all(
     paths.map(async (path) => {

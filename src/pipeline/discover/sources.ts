@@ -1,6 +1,6 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { Diagnostic } from "../../diagnostics/diagnostic.js";
+import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
 import { readSource, SOURCE_READ_RULES } from "./read-source.js";
 
@@ -28,6 +28,11 @@ export interface UnreadableFolder {
   folder: string;
   /** The system's error code (EACCES, EIO). */
   code: string;
+}
+
+/** A folder that exists but cannot be listed, as a finding at its start under the caller's rule. */
+export function unlistableFolder(ruleId: "skill/unreadable-file" | "source/unreadable-file", folder: string, code: string): Diagnostic {
+  return createDiagnostic(ruleId, folder, FILE_START, `Unexpected folder that cannot be listed (${code}), expected a readable folder`);
 }
 
 /**

@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import { describeFsError, fsErrorCode } from "../../path-problem.js";
 import type { FixedSkillFile } from "./fix-skills.js";
 import { replaceFileAtomically } from "./replace-file.js";
 
@@ -22,10 +21,13 @@ export class FixWriteError extends Error {
     this.message = this.describe();
   }
 
-  /** The one-line message, with paths shown by `show` (the CLI's are relative to the working folder). */
-  describe(show: (file: string) => string = (file) => file): string {
+  /**
+   * The one-line message, with paths shown by `show` (the CLI's are relative
+   * to the working folder) and the error code explained by `explain` when given.
+   */
+  describe(show: (file: string) => string = (file) => file, explain?: (code: string) => string): string {
     const before = this.written.length === 0 ? "nothing was written" : `the fixes to ${this.written.map(show).join(", ")} were written`;
-    return `cannot write the fixes to ${show(this.file)}: ${describeFsError(this.code)} (${this.code}); ${before}`;
+    return `cannot write the fixes to ${show(this.file)}: ${explain ? `${explain(this.code)} (${this.code})` : this.code}; ${before}`;
   }
 }
 
@@ -36,8 +38,8 @@ export function writeFixedFiles(root: string, fixedFiles: readonly FixedSkillFil
     try {
       replaceFileAtomically(join(root, fixed.file), Buffer.from(fixed.after, "utf8"));
     } catch (error) {
-      const code = fsErrorCode(error);
-      if (code === undefined) throw error;
+      const code = (error as NodeJS.ErrnoException | undefined)?.code;
+      if (typeof code !== "string") throw error;
       throw new FixWriteError(fixed.file, code, written);
     }
     written.push(fixed.file);
