@@ -12,7 +12,7 @@ export class LeaseLostError extends StateConflictError {
     readonly sessionKey: string,
     readonly token: number,
   ) {
-    super(`session ${sessionKey}`, `Unexpected write with lease token ${token}, expected this server to hold the session's lease: another server took it over, so this one writes nothing and stops`);
+    super(`session ${sessionKey}`, `Unexpected write with lease token ${token}, expected this server to hold the session's lease: another server took it over or this one let it go, so this one writes nothing and stops`);
     this.name = "LeaseLostError";
   }
 }

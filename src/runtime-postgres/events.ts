@@ -13,7 +13,7 @@ import type { RuntimeInjection } from "../runtime/injections/types.js";
 import { errorCode, UNDEFINED_TABLE, type Pool, type Queryable } from "./database.js";
 import { latestMigration } from "./migrate.js";
 import { EventRejectedError, SchemaNotMigratedError } from "./errors.js";
-import { FENCE, type Lease } from "./lease.js";
+import { FENCE, fenceValues, type Lease } from "./lease.js";
 import { documentOf, storedDocument } from "./documents.js";
 
 /** The channel hosts listen on; the payload is the session key. */
@@ -104,18 +104,16 @@ export async function unroutedEventsOf(pool: Pool, sessionKeys: readonly string[
 /** Marks events routed that the session had processed already (a duplicate): no state record will. */
 export async function markRouted(db: Queryable, lease: Lease, eventIds: readonly string[]): Promise<void> {
   if (eventIds.length === 0) return;
-  await db.query(`with ${FENCE} update gamma_events e set routed_at = now() from fence where e.session_key = fence.session_key and e.event_id = any($3::text[]) and e.routed_at is null`, [
-    lease.sessionKey,
-    lease.token,
+  await db.query(`with ${FENCE} update gamma_events e set routed_at = now() from fence where e.session_key = fence.session_key and e.event_id = any($4::text[]) and e.routed_at is null`, [
+    ...fenceValues(lease),
     eventIds,
   ]);
 }
 
 /** Marks an event the session refused, with the reason, so it is not routed again and its producer can see why. */
 export async function markRefused(db: Queryable, lease: Lease, eventId: string, reason: string): Promise<void> {
-  await db.query(`with ${FENCE} update gamma_events e set refused_at = now(), refusal = $4 from fence where e.session_key = fence.session_key and e.event_id = $3`, [
-    lease.sessionKey,
-    lease.token,
+  await db.query(`with ${FENCE} update gamma_events e set refused_at = now(), refusal = $5 from fence where e.session_key = fence.session_key and e.event_id = $4`, [
+    ...fenceValues(lease),
     eventId,
     reason,
   ]);

@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import type { LoadedArtifacts } from "../runtime/artifacts.js";
 import { InjectionsNotDefinedError, type SessionProtocolController } from "../runtime/controller.js";
 import { InjectionRejectedError } from "../runtime/injections/envelope.js";
+import { SessionDisposedError } from "../runtime/state/errors.js";
 import type { GammaAgent, GammaAgentOptions, GammaSession, GammaSessionOptions, TranscriptFeed } from "../runtime/pi-adapter.js";
 import type { Pool } from "./database.js";
 import { EVENTS_PER_PASS, markRefused, markRouted, unroutedEventsOf, type PublishedEvent } from "./events.js";
@@ -189,6 +190,8 @@ class HostedState {
   private previousSync: Promise<void> = Promise.resolve();
   private routeAgain = false;
   private routingNow = false;
+  /** Set when dispose starts: no event is routed and no change is made from then on. */
+  private closing = false;
   private disposed: Promise<void> | undefined;
 
   constructor(
@@ -205,7 +208,7 @@ class HostedState {
       sessionKey: lease.sessionKey,
       lease,
       controller,
-      syncTranscript: () => this.sync(),
+      syncTranscript: () => (this.closing ? Promise.reject(new SessionDisposedError("transcript write")) : this.sync()),
       catchUp: () => this.wake(),
       dispose: () => this.dispose(),
     };
@@ -254,7 +257,7 @@ class HostedState {
     const stored = this.previousSync.then(() => flushed).then(() => this.writer.append(rows));
     this.previousSync = stored.catch(() => {});
     return stored.catch((error: unknown) => {
-      throw controller.stopOnStoreFailure(error);
+      throw controller.stopOnStoreFailure(error, "the session's transcript");
     });
   }
 
@@ -295,11 +298,12 @@ class HostedState {
     const controller = this.gamma.controller;
     let first = selected;
     for (;;) {
-      if (controller.failure !== undefined || this.store.lost) return;
+      if (controller.failure !== undefined || this.store.lost || this.closing) return;
       const sessionKey = this.lease.sessionKey;
       const events = await (first ?? unroutedEventsOf(this.pool, [sessionKey]).then((bySession) => bySession.get(sessionKey) ?? []));
       first = undefined;
-      if (events.length === 0) return;
+      // Disposed meanwhile: the events stay unrouted for the session's next host.
+      if (events.length === 0 || this.closing) return;
       const duplicates: string[] = [];
       for (const event of events) {
         try {
@@ -323,18 +327,28 @@ class HostedState {
     this.renewal = undefined;
   }
 
+  /**
+   * The run stops and the session takes no change from the first step on
+   * (the adapter's dispose aborts the run and refuses later changes), so what
+   * it stores is exactly what it did before: those writes and the transcript
+   * rows Pi wrote until then are awaited, then the lease goes. A session
+   * whose last writes failed keeps its lease until it expires.
+   */
   private dispose(): Promise<void> {
     this.disposed ??= (async () => {
+      this.closing = true;
       this.stopRenewing();
       this.sessions.forget(this.lease.sessionKey);
-      await this.routing.catch(() => {});
-      const durable = await this.gamma.controller.flush().then(
-        () => this.sync().then(() => true),
-        () => false,
-      ).catch(() => false);
-      this.unwatch?.();
       this.gamma.dispose();
+      this.unwatch?.();
+      await this.routing.catch(() => {});
+      const durable = await this.sync().then(
+        () => true,
+        () => false,
+      );
       if (durable && !this.store.lost) await releaseLease(this.pool, this.lease).catch(() => {});
+      // Whatever still reaches the store is refused here too, before a statement is sent.
+      this.store.lost = true;
     })();
     return this.disposed;
   }

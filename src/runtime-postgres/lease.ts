@@ -1,8 +1,9 @@
 /**
  * One host per session: a lease in the session's row with a fencing token.
  * Acquiring it takes a free or expired lease and increments the token; every
- * write of the session checks the token in the same statement (state-store.ts,
- * transcript.ts), so a server whose lease was taken over writes nothing. The
+ * write of the session checks the owner and the token in the same statement
+ * (state-store.ts, transcript.ts, events.ts, record-batch.ts), so a server
+ * whose lease was taken over, or that let it go, writes nothing. The
  * database's clock decides expiry, never a server's.
  */
 import type { Queryable } from "./database.js";
@@ -67,15 +68,26 @@ export async function renewLease(db: Queryable, lease: Lease, leaseMs: number): 
   return renewed.rowCount === 1;
 }
 
-/** Lets the lease go at once, so another server can take the session over without waiting. */
+/**
+ * Lets the lease go at once, so another server can take the session over
+ * without waiting. The token stays (the next host's is one more); the owner
+ * goes, and the fence checks both, so nothing of this host's is written after it.
+ */
 export async function releaseLease(db: Queryable, lease: Lease): Promise<void> {
-  await db.query("update gamma_sessions set lease_owner = null, lease_expires_at = now() where session_key = $1 and lease_token = $2", [lease.sessionKey, lease.token]);
+  await db.query("update gamma_sessions set lease_owner = null, lease_expires_at = now() where session_key = $1 and lease_token = $2 and lease_owner = $3", fenceValues(lease));
 }
 
 /**
  * The fencing every write starts with, as a common table expression: the
- * session's row, locked for share, only while it carries this token. A
- * takeover updates the row, so it waits for a write in progress, and a write
- * that starts after it finds no row and changes nothing.
+ * session's row, locked for share, only while this host holds it with this
+ * token (a released lease keeps its token but has no owner). A takeover or a
+ * release updates the row, so it waits for a write in progress, and a write
+ * that starts after it finds no row and changes nothing. Its parameters are
+ * `fenceValues(lease)`: $1 to $3 of the statement.
  */
-export const FENCE = "fence as (select session_key from gamma_sessions where session_key = $1 and lease_token = $2 for share)";
+export const FENCE = "fence as (select session_key from gamma_sessions where session_key = $1 and lease_token = $2 and lease_owner = $3 for share)";
+
+/** The fence's parameters, $1 to $3: the session, the lease's token, its owner. */
+export function fenceValues(lease: Lease): [string, number, string] {
+  return [lease.sessionKey, lease.token, lease.owner];
+}

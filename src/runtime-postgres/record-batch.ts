@@ -130,17 +130,18 @@ export class RecordBatcher {
     const batch = writes.map((write) => ({
       session_key: write.lease.sessionKey,
       token: write.lease.token,
+      owner: write.lease.owner,
       records: write.records.map((record) => ({ revision: record.revision, record: storedDocument(record) })),
       routed: write.routed,
     }));
     const result = await this.pool.query<{ session_key: string; inserted: number }>({
       name: "gamma-prompt-append-records-together",
       text: `with batch as (
-           select b.session_key, b.token, b.records, b.routed
-           from jsonb_to_recordset($1::jsonb) as b(session_key text, token bigint, records jsonb, routed jsonb)
+           select b.session_key, b.token, b.owner, b.records, b.routed
+           from jsonb_to_recordset($1::jsonb) as b(session_key text, token bigint, owner text, records jsonb, routed jsonb)
          ),
          fence as (
-           select s.session_key from gamma_sessions s join batch b on s.session_key = b.session_key and s.lease_token = b.token for share of s
+           select s.session_key from gamma_sessions s join batch b on s.session_key = b.session_key and s.lease_token = b.token and s.lease_owner = b.owner for share of s
          ),
          inserted as (
            insert into gamma_state_records (session_key, revision, record)

@@ -1,8 +1,8 @@
 /**
  * The execution state in PostgreSQL: the session row's snapshot plus one row
  * per change (gamma_state_records, unique on session and revision). Every
- * write is one statement that checks the lease's fencing token first, so a
- * server that lost the session writes nothing (LeaseLostError), and two
+ * write is one statement that checks the lease (its owner and fencing token)
+ * first, so a server that lost the session or let it go writes nothing (LeaseLostError), and two
  * writers can never both commit revision n (StateConflictError). The records
  * that route a published event mark its row routed in the same statement.
  */
@@ -12,7 +12,7 @@ import { checkState, replay, type StateRecord } from "../runtime/state/journal.j
 import type { StateStore } from "../runtime/state/store.js";
 import { errorCode, inTransaction, UNIQUE_VIOLATION, type Pool } from "./database.js";
 import { databaseFailure, LeaseLostError } from "./errors.js";
-import { FENCE, type Lease } from "./lease.js";
+import { FENCE, fenceValues, type Lease } from "./lease.js";
 import { recordBatcher } from "./record-batch.js";
 import { documentOf, documentParameter, storedDocument } from "./documents.js";
 
@@ -83,8 +83,8 @@ export class PostgresStateStore implements StateStore {
     if (records.length === 1 && only !== undefined && routed.length === 0) {
       const result = await this.pool.query({
         name: "gamma-prompt-append-record",
-        text: "insert into gamma_state_records (session_key, revision, record) select session_key, $3, $4::jsonb from gamma_sessions where session_key = $1 and lease_token = $2 for share",
-        values: [this.lease.sessionKey, this.lease.token, only.revision, documentParameter(only)],
+        text: "insert into gamma_state_records (session_key, revision, record) select session_key, $4, $5::jsonb from gamma_sessions where session_key = $1 and lease_token = $2 and lease_owner = $3 for share",
+        values: [...fenceValues(this.lease), only.revision, documentParameter(only)],
       });
       return result.rowCount ?? 0;
     }
@@ -93,15 +93,15 @@ export class PostgresStateStore implements StateStore {
       text: `with ${FENCE},
          inserted as (
            insert into gamma_state_records (session_key, revision, record)
-           select fence.session_key, r.revision, r.record from fence cross join jsonb_to_recordset($3::jsonb) as r(revision integer, record jsonb)
+           select fence.session_key, r.revision, r.record from fence cross join jsonb_to_recordset($4::jsonb) as r(revision integer, record jsonb)
            returning 1
          ),
          routed as (
            update gamma_events set routed_at = now()
-           where session_key = $1 and event_id = any($4::text[]) and routed_at is null and exists (select 1 from fence)
+           where session_key = $1 and event_id = any($5::text[]) and routed_at is null and exists (select 1 from fence)
          )
          select count(*)::integer as inserted from inserted`,
-      values: [this.lease.sessionKey, this.lease.token, JSON.stringify(records.map((record) => ({ revision: record.revision, record: storedDocument(record) }))), routed],
+      values: [...fenceValues(this.lease), JSON.stringify(records.map((record) => ({ revision: record.revision, record: storedDocument(record) }))), routed],
     });
     return result.rows[0]?.inserted ?? 0;
   }
@@ -113,8 +113,8 @@ export class PostgresStateStore implements StateStore {
     try {
       await inTransaction(this.pool, async (client) => {
         const saved = await client.query(
-          `with ${FENCE} update gamma_sessions s set snapshot = $3::jsonb, snapshot_revision = $4 from fence where s.session_key = fence.session_key`,
-          [this.lease.sessionKey, this.lease.token, snapshot, state.revision],
+          `with ${FENCE} update gamma_sessions s set snapshot = $4::jsonb, snapshot_revision = $5 from fence where s.session_key = fence.session_key`,
+          [...fenceValues(this.lease), snapshot, state.revision],
         );
         if (saved.rowCount !== 1) this.leaseLost();
         await client.query("delete from gamma_state_records where session_key = $1 and revision <= $2", [this.lease.sessionKey, state.revision]);

@@ -10,7 +10,7 @@
  */
 import type { Pool, Queryable } from "./database.js";
 import { databaseFailure, LeaseLostError } from "./errors.js";
-import { FENCE, type Lease } from "./lease.js";
+import { FENCE, fenceValues, type Lease } from "./lease.js";
 import { documentOf, storedDocument } from "./documents.js";
 
 /** One row of an Agent's transcript. */
@@ -61,8 +61,8 @@ export class TranscriptWriter {
         const result = await this.pool.query({
           name: "gamma-prompt-append-transcript",
           text: `with ${FENCE} insert into gamma_transcript (session_key, seq, entry)
-         select fence.session_key, e.seq, e.entry from fence cross join jsonb_to_recordset($3::jsonb) as e(seq integer, entry jsonb)`,
-          values: [this.lease.sessionKey, this.lease.token, rows],
+         select fence.session_key, e.seq, e.entry from fence cross join jsonb_to_recordset($4::jsonb) as e(seq integer, entry jsonb)`,
+          values: [...fenceValues(this.lease), rows],
         });
         stored = result.rowCount;
       } catch (error) {

@@ -25,8 +25,9 @@ import { SessionKnowledge, type KnowledgeOptions } from "./knowledge/session-kno
 import { HOST_SKILL_CUSTOM_TYPE, createTrustedMessage, kindOf, type GammaCustomMessage } from "./messages.js";
 import type { SessionNamespace } from "./namespaces.js";
 import { activationResultText, hostActivationContent, planActivation } from "./skills.js";
-import type { StateWriteFailedError } from "./state/errors.js";
+import { SessionDisposedError, type StateWriteFailedError } from "./state/errors.js";
 import { initialState, loadAtOnce } from "./state/opening.js";
+import { buildChangeUpdate, reconcileBuild, type BuildReconciliation } from "./state/build-change.js";
 import { SessionStateOwner } from "./state/owner.js";
 import { MemoryStateStore, type StateStore } from "./state/store.js";
 import { parseTaskList, renderTaskList } from "./tasks.js";
@@ -129,7 +130,7 @@ export class SessionProtocolController {
     this.artifacts = options.artifacts;
     this.variant = options.variant;
     const store = options.store ?? new MemoryStateStore();
-    this.emit = options.onProtocolEvent ?? (() => {});
+    this.emit = options.onProtocolEvent === undefined ? () => {} : isolatedObserver(options.onProtocolEvent);
     this.now = options.now ?? Date.now;
     const restored = loaded === undefined ? loadAtOnce(store) : loaded.stored;
     if (restored !== undefined && restored.variant !== options.variant) {
@@ -141,16 +142,20 @@ export class SessionProtocolController {
       render: (injection) => createTrustedInjectionMessage(injection, kinds, { timestamp: instantOf(injection) }),
       onFailure: (failure) => this.emit({ type: "state_write_failed", error: failure }),
       onCloseFailure: (error) => this.emit({ type: "runtime_error", during: "close", error }),
+      onChangeAfterClose: (error) => this.emit({ type: "runtime_error", during: "disposed", error }),
     });
     // Saved before sessions had a key: mint it now, once.
     if (restored !== undefined && typeof restored.sessionKey !== "string") this.owner.change({ op: "sessionKey", sessionKey: randomUUID() });
+    // Reopened on another build: what it lacks leaves the state before anything reads it.
+    const rebuilt = restored === undefined ? undefined : reconcileBuild(this.owner.state, this.artifacts.skills, this.artifacts.manifest.staticPrefix.cacheKey);
+    if (rebuilt !== undefined) this.owner.change(rebuilt.change);
     this.injections = new InjectionDispatcher(this);
     const preloadedSkills = [...(this.artifacts.manifest.variants[this.variant]?.preloadedSkills ?? [])];
     this.recorder = new AuditRecorder(this.artifacts.skills, options.sessionLog, {
       variant: this.variant,
       preloadedSkills,
       cacheKey: this.artifacts.manifest.staticPrefix.cacheKey,
-      ...(restored === undefined ? {} : { restored: { activeSkills: restored.activeSkills.map((skill) => skill.name), tasks: restored.tasks.items } }),
+      ...(restored === undefined ? {} : { restored: { activeSkills: this.owner.state.activeSkills.map((skill) => skill.name), tasks: this.owner.state.tasks.items } }),
     });
     const owner = this.owner;
     const emit = (event: ProtocolEvent): void => this.emit(event);
@@ -185,6 +190,22 @@ export class SessionProtocolController {
     );
     this.context = new SessionContext({ owner, skills: this.artifacts.skills, knowledge: this.knowledge, enforcer: this.enforcer, now: () => this.now() });
     this.yielding = new SessionYield({ run: this.run, recorder: this.recorder, checklists: this.checklists, emit });
+    if (rebuilt !== undefined) this.tellBuildChange(rebuilt);
+  }
+
+  /**
+   * The host is told of a reopen on another build (a state saved before the
+   * build was kept is told only when something left it); the model is told
+   * what left the state, through a workspace_update when the project defines it.
+   */
+  private tellBuildChange(rebuilt: BuildReconciliation): void {
+    const { previousCacheKey, droppedSkills, clearedSteps } = rebuilt;
+    const lost = droppedSkills.length > 0 || clearedSteps.length > 0;
+    if (previousCacheKey === undefined && !lost) return;
+    const cacheKey = rebuilt.change.cacheKey;
+    this.emit({ type: "build_changed", ...(previousCacheKey === undefined ? {} : { previousCacheKey }), cacheKey, droppedSkills, clearedSteps });
+    const kind = this.artifacts.injectionKinds.find((candidate) => candidate.kind === "workspace_update");
+    if (lost && kind !== undefined && this.artifacts.manifest.injections !== undefined) this.routeUpdate(buildChangeUpdate(rebuilt, kind.delivery, this.owner.revision, this.now()));
   }
 
   // ---- state ------------------------------------------------------------------
@@ -218,11 +239,12 @@ export class SessionProtocolController {
 
   /**
    * A store beside the state's refused a write (the transcript a database
-   * keeps, say): the session stops exactly as when the state's store refuses
-   * one, and the failure is returned. Once stopped, it returns the first failure.
+   * keeps, say; `failedWrite` names it for the error): the session stops
+   * exactly as when the state's store refuses one, and the failure is
+   * returned. Once stopped, it returns the first failure.
    */
-  stopOnStoreFailure(cause: unknown): StateWriteFailedError {
-    return this.owner.failure ?? this.owner.stop(cause);
+  stopOnStoreFailure(cause: unknown, failedWrite = "a store beside the state"): StateWriteFailedError {
+    return this.owner.failure ?? this.owner.stop(cause, failedWrite);
   }
 
   /** The refused write that stopped the session, if one did. */
@@ -245,9 +267,25 @@ export class SessionProtocolController {
     this.emit({ type: "runtime_error", during, error });
   }
 
-  /** Releases the store (the adapter's dispose calls it) once its last write settled. */
+  /**
+   * The session is disposed (the adapter's dispose calls it): every later
+   * change is refused with SessionDisposedError (the host is told by a
+   * `runtime_error` event, during "disposed") and no model call goes out; the
+   * changes made before it are still written, and the store is released once
+   * the last of them settled.
+   */
   close(): void {
     this.owner.close();
+  }
+
+  /** True once the session was disposed. */
+  get disposed(): boolean {
+    return this.owner.isClosed;
+  }
+
+  /** Throws SessionDisposedError once the session was disposed: the adapter calls it before every model call goes out. */
+  refuseModelCallWhenDisposed(): void {
+    if (this.owner.isClosed) throw new SessionDisposedError("model call");
   }
 
   // ---- skills ---------------------------------------------------------------
@@ -605,6 +643,31 @@ export class SessionProtocolController {
   nextTurnMessages(text: string): GammaCustomMessage[] {
     return this.context.nextTurnMessages(text);
   }
+}
+
+/**
+ * The host's observer, kept apart from the protocol: an event is told after
+ * the step it reports is done (a skill active and its body in the tool
+ * result, the tasks stored), so an observer that throws (its websocket
+ * closed, say) must not undo half of that step or fail it. Its exception is
+ * told to it once as a `runtime_error` (during "observer") and the session
+ * goes on; when that throws too, there is no one left to tell.
+ */
+function isolatedObserver(observer: (event: ProtocolEvent) => void): (event: ProtocolEvent) => void {
+  return (event) => {
+    try {
+      observer(event);
+    } catch (error) {
+      if (event.type === "runtime_error" && event.during === "observer") return;
+      const reason = error instanceof Error ? error.message : String(error);
+      const told = new Error(`Unexpected exception from onProtocolEvent on a ${event.type} event (${reason}), expected none: the session went on, its step done`, { cause: error });
+      try {
+        observer({ type: "runtime_error", during: "observer", error: told });
+      } catch {
+        // The observer fails on every event: nothing else can tell the host.
+      }
+    }
+  };
 }
 
 export type { ProtocolEvent, YieldRecord };

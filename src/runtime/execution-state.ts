@@ -113,6 +113,8 @@ export interface ExecutionState {
   variant: VariantName;
   /** Minted once per session; the prompt cache key derives from it, so it survives a restore. */
   sessionKey?: string;
+  /** The static prefix cache key of the build (dist/) that last opened the session; absent in a state saved before it was kept. */
+  cacheKey?: string;
   activeSkills: ActiveSkill[];
   tasks: TaskSnapshot;
   pendingInjections: PendingInjection[];

@@ -42,7 +42,7 @@ export {
 } from "./messages.js";
 export { MemoryStateStore, type MaybePromise, type StateRecovery, type StateStoreOptions, type StateStore } from "./state/store.js";
 export { FileStateStore, type FileStateStoreOptions } from "./state/file-store.js";
-export { StateConflictError, StateStoreError, StateWriteFailedError, STATE_VERSION } from "./state/errors.js";
+export { SessionDisposedError, StateConflictError, StateStoreError, StateWriteFailedError, STATE_VERSION } from "./state/errors.js";
 export type {
   ActiveSkill,
   ArtifactReference,
@@ -63,7 +63,7 @@ export { replay as replayState, type StateChange, type StateRecord } from "./sta
 export { SkillToolError } from "./skills.js";
 export { TodoToolError, TASK_STATUSES } from "./tasks.js";
 export { RUNTIME_TOOL_NAMES, ToolSetupError, type HostExecutors, type ToolExecutor, type ToolOutcome } from "./tools.js";
-export { MessageUserError, SHARED_BATCH_NOTE, type ProtocolEvent, type RuntimeErrorPhase, type YieldRecord } from "./yield.js";
+export { MessageUserError, SHARED_BATCH_NOTE, TurnNotSentError, type ProtocolEvent, type RuntimeErrorPhase, type YieldRecord } from "./yield.js";
 export { MAX_BREAKPOINTS, systemBlocks, type SystemBlock } from "./cache-plan.js";
 export {
   promptCacheKeys,

@@ -6,4 +6,4 @@
  */
 export { MemoryStateStore, type MaybePromise, type StateRecovery, type StateStore, type StateStoreOptions } from "./state/store.js";
 export { FileStateStore, type FileStateStoreOptions } from "./state/file-store.js";
-export { STATE_VERSION, StateConflictError, StateStoreError, StateWriteFailedError } from "./state/errors.js";
+export { SessionDisposedError, STATE_VERSION, StateConflictError, StateStoreError, StateWriteFailedError } from "./state/errors.js";

@@ -51,6 +51,13 @@ export type ProtocolEvent =
   /** A connector left the session: removed by the host, or not restorable after a restart. */
   | { type: "connector_removed"; connector: string }
   /**
+   * A stored session was reopened on another build (dist/) than the one that
+   * last opened it: its cache key then and now, and what the new build lacks
+   * that left the state (active skills dropped, task steps cleared; the model
+   * is told through a workspace_update injection).
+   */
+  | { type: "build_changed"; previousCacheKey?: string; cacheKey: string; droppedSkills: string[]; clearedSteps: Array<{ taskId: string; step: string }> }
+  /**
    * The store refused a write and the session stopped: no model call goes out
    * after it, prompt() rejects with this error. Dispose the session and reopen
    * it from the store.
@@ -60,12 +67,18 @@ export type ProtocolEvent =
    * A failure no caller was waiting for: a turn an injection started on an
    * idle session (`wake`), a message handed to an AgentSession's queue
    * (`steer`, `follow_up`), the bookkeeping of what a model call carried
-   * (`context`; the call still went out whole), or the store's `close`.
+   * (`context`; the call still went out whole), the store's `close`, or a
+   * change refused because the session was disposed (`disposed`: a run still
+   * going, or a host's call, after dispose; nothing was written), or the
+   * messages of an AgentSession's next prompt that could not be made
+   * (`input`: the prompt was not sent, and its prompt() rejects with TurnNotSentError),
+   * or the host's own `onProtocolEvent` threw on an event (`observer`: the
+   * step the event reports is done and kept; the session went on).
    */
   | { type: "runtime_error"; during: RuntimeErrorPhase; error: unknown };
 
 /** Where a `runtime_error` happened. */
-export type RuntimeErrorPhase = "wake" | "steer" | "follow_up" | "context" | "close";
+export type RuntimeErrorPhase = "wake" | "steer" | "follow_up" | "context" | "close" | "disposed" | "input" | "observer";
 
 export interface YieldRecord {
   message: string;
@@ -75,6 +88,20 @@ export interface YieldRecord {
 
 export const SHARED_BATCH_NOTE =
   "Note: message_user with blockOnUser: true was called together with other tools. The run was still ended so the user can reply. Call message_user alone when blockOnUser is true.";
+
+/**
+ * An AgentSession's prompt that was not sent: the messages it must carry
+ * after the user's (the turn's knowledge hints, the pending next-turn events)
+ * could not be made, and a prompt without them would quietly say less. No
+ * model call went out and the pending events still wait; `cause` is the
+ * failure (a knowledge selector's, say). Send the prompt again.
+ */
+export class TurnNotSentError extends Error {
+  override readonly name = "TurnNotSentError";
+  constructor(override readonly cause: unknown) {
+    super(`Unexpected failure while making the prompt's knowledge hints and pending events (${cause instanceof Error ? cause.message : String(cause)}), expected them made: the prompt was not sent; send it again`, { cause });
+  }
+}
 
 export class MessageUserError extends Error {
   constructor(message: string) {

@@ -30,6 +30,32 @@ describe("the running-across-servers guide", () => {
     expect(shown).toBe(`$ node server.mjs\n${run.stdout}`);
   }, 60_000);
 
+  it("has a server sample that outlives a database connection dropped while idle in its pool", async () => {
+    const sample = guide.blockStartingWith('import { fauxAssistantMessage, registerFauxProvider } from "@earendil-works/pi-ai/compat";', "js");
+    const migrate = "await migratePostgres(pool);";
+    expect(sample).toContain(migrate);
+    // Right after the sample's first statement on the pool, the database ends the pool's idle connection (as a restart does).
+    const dropIdle = `
+const { rows: [{ pid }] } = await pool.query("select pg_backend_pid() as pid");
+const idle = pool.idleCount;
+const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+await admin.connect();
+await admin.query("select pg_terminate_backend($1)", [pid]);
+await admin.end();
+while (pool.idleCount >= idle) await new Promise((resolve) => setTimeout(resolve, 10));
+`;
+    const file = join(folder, "server-dropped.mjs");
+    const text = sample.replace('"gamma-prompt/runtime/postgres"', lib("runtime-postgres/index.js")).replace('"gamma-prompt/runtime"', lib("runtime/index.js"));
+    writeFileSync(file, text.replace(migrate, `${migrate}\n${dropIdle}`));
+    // A database of its own: the first sample's session and event are in the other one.
+    await db.pool().query("create database guide_dropped_connection");
+    const url = db.server().url.replace(/\/postgres$/, "/guide_dropped_connection");
+    const run = spawnSync(process.execPath, [file], { encoding: "utf8", env: { ...process.env, DATABASE_URL: url } });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^database connection lost: terminating connection due to administrator command\n$/);
+    expect(`$ node server.mjs\n${run.stdout}`).toBe(guide.blockStartingWith("$ node server.mjs"));
+  }, 60_000);
+
   it("points at an example that kills a server mid-batch and finishes the request on another", () => {
     expect(guide.text).toContain("`npm run example -- --servers`");
     const run = spawnSync(process.execPath, ["examples/run.mjs", "--servers"], { cwd: repoRoot, encoding: "utf8" });

@@ -1,6 +1,6 @@
 // State writes of several sessions on one server, made while another is on its
 // way, go out together in one statement: each session is still fenced by its
-// own lease token, and one session's lost lease or taken revision leaves the
+// own lease (owner and token), and one session's lost lease or taken revision leaves the
 // others' writes stored.
 import { describe, expect, it } from "vitest";
 import { LeaseLostError, PostgresSessions, type HostedAgent } from "../../src/runtime-postgres/index.js";
@@ -55,10 +55,13 @@ describe("state writes of several sessions at once", () => {
     await Promise.all(hosted.map((session) => session.dispose()));
   });
 
-  it("fence each session by its own token: a session taken over stores nothing and fails, the others are stored", async () => {
+  it.each([
+    ["by its own token: a session taken over", "lease_token = lease_token + 1"],
+    ["by its owner too: a session whose lease was let go (its token kept)", "lease_owner = null, lease_expires_at = now()"],
+  ])("fence each session %s stores nothing and fails, the others are stored", async (_case, lost) => {
     const { hosted } = await hostMany(6);
     const taken = hosted[5] as HostedAgent;
-    await db.pool().query("update gamma_sessions set lease_token = lease_token + 1 where session_key = $1", [taken.sessionKey]);
+    await db.pool().query(`update gamma_sessions set ${lost} where session_key = $1`, [taken.sessionKey]);
     const before = await storedRevisions(taken);
     const settled = await changeAll(hosted);
     expect(settled.slice(0, 5).map((result) => result.status)).toEqual(Array(5).fill("fulfilled"));

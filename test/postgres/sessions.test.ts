@@ -14,12 +14,15 @@ import {
   LeaseLostError,
   migratePostgres,
   PostgresSessions,
+  PostgresStateStore,
   publishUpdate,
   SchemaNotMigratedError,
   SessionLeasedError,
   type HostedAgent,
 } from "../../src/runtime-postgres/index.js";
-import { StateStoreError, StateWriteFailedError } from "../../src/runtime/state/errors.js";
+import { SessionDisposedError, StateStoreError, StateWriteFailedError } from "../../src/runtime/state/errors.js";
+import type { ExecutionState } from "../../src/runtime/execution-state.js";
+import { TranscriptWriter } from "../../src/runtime-postgres/transcript.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { event } from "../injections/helpers/fixtures.js";
 import { artifacts } from "../injections/helpers/gamma.js";
@@ -298,10 +301,104 @@ describe("one host per session", () => {
     const reopened = await hostAgent(await server(), newKey());
     await reopened.dispose();
     expect(next.controller.state).toEqual(before);
-    const stored = await db.pool().query("select count(*)::integer as records from gamma_state_records where session_key = $1 and record->>'op' = 'tasks'", [sessionKey]);
+    const stored = await db.pool().query("select count(*)::integer as records from gamma_state_records where session_key = $1 and (record #>> '{}')::jsonb ->> 'op' = 'tasks'", [sessionKey]);
     expect(stored.rows[0]).toEqual({ records: 0 });
     await next.dispose();
     await old.dispose();
+  });
+});
+
+/**
+ * The faux model's replies, each planning one more task (`todo` with task
+ * t<n>); the host disposes the session while the second call streams.
+ */
+function disposedAtSecondCall(dispose: () => Promise<void>) {
+  const calls: number[] = [];
+  let disposing: Promise<void> | undefined;
+  const planStep = (step: number) => () => {
+    calls.push(step);
+    if (step === 2) disposing = dispose();
+    return toolUse(fauxToolCall("todo", { tasks: [{ id: `t${step}`, title: `Step ${step}`, status: "in_progress" }] }));
+  };
+  pi.faux().setResponses([planStep(1), planStep(2), planStep(3), fauxAssistantMessage("done")]);
+  return { calls, disposed: () => disposing };
+}
+
+/** The first task id of every todo call in a transcript. */
+const plannedIn = (messages: readonly AgentMessage[]) =>
+  messages.flatMap((message) =>
+    message.role === "assistant" ? message.content.flatMap((part) => (part.type === "toolCall" ? [(part.arguments["tasks"] as { id: string }[])[0]?.id] : [])) : [],
+  );
+
+describe("a disposed session", () => {
+  it("disposed during a run: the run stops (no model call after it), nothing is stored after the lease went, a later change is refused and told, and the next server's state and transcript agree", async () => {
+    const sessionKey = newKey();
+    const events: ProtocolEvent[] = [];
+    const hosted = await hostAgent(await server(), sessionKey, events);
+    const planning = disposedAtSecondCall(() => hosted.dispose());
+    await prompt(hosted, "Make a deck");
+    await planning.disposed();
+    expect(planning.calls).toEqual([1, 2]);
+    expect(hosted.agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
+
+    const stored = async () =>
+      (
+        await db
+          .pool()
+          .query(
+            "select lease_owner, (select count(*)::integer from gamma_state_records r where r.session_key = s.session_key and (r.record #>> '{}')::jsonb ->> 'op' = 'tasks') as task_records, (select count(*)::integer from gamma_state_records r where r.session_key = s.session_key) as records from gamma_sessions s where session_key = $1",
+            [sessionKey],
+          )
+      ).rows[0];
+    const released = await stored();
+    expect(released).toMatchObject({ lease_owner: null, task_records: 1 });
+
+    // The host's own change after dispose: refused at once, the host told, nothing stored.
+    expect(() => hosted.controller.updateTasks([{ id: "late", title: "Written after dispose", status: "in_progress" }])).toThrow(SessionDisposedError);
+    expect(() => hosted.controller.setCurrentArtifacts([{ ref: "file:deck.gml" }])).toThrow(SessionDisposedError);
+    await hosted.controller.flush();
+    await expect(hosted.syncTranscript()).rejects.toThrow(SessionDisposedError);
+    expect(events.filter((e) => e.type === "runtime_error" && e.during === "disposed")).toHaveLength(2);
+    expect(events.filter((e) => e.type === "state_write_failed")).toHaveLength(0);
+    expect(await stored()).toEqual(released);
+
+    const next = await hostAgent(await server(), sessionKey);
+    expect(next.controller.state.tasks.items.map((task) => task.id)).toEqual(["t1"]);
+    expect(plannedIn(next.agent.state.messages)).toEqual(["t1"]);
+    await next.dispose();
+  });
+
+  it("disposed during a run on the AgentSession path: the run stops, nothing is stored after the lease went, and the next server's state and entries agree", async () => {
+    const sessionKey = newKey();
+    const options = await sessionOptions(sessionKey);
+    const hosted = await (await server()).openSession(options);
+    const planning = disposedAtSecondCall(() => hosted.dispose());
+    await hosted.session.prompt("Make a deck").catch(() => {});
+    await planning.disposed();
+    expect(planning.calls).toEqual([1, 2]);
+    expect(() => hosted.controller.updateTasks([{ id: "late", title: "Written after dispose", status: "in_progress" }])).toThrow(SessionDisposedError);
+    const row = await db.pool().query("select lease_owner from gamma_sessions where session_key = $1", [sessionKey]);
+    expect(row.rows[0]).toEqual({ lease_owner: null });
+
+    const next = await (await server()).openSession(options);
+    expect(next.controller.state.tasks.items.map((task) => task.id)).toEqual(["t1"]);
+    expect(plannedIn(next.session.agent.state.messages)).toEqual(["t1"]);
+    await next.dispose();
+  });
+
+  it("the database refuses a write made with a lease that was let go: the fence checks the lease's owner as well as its token", async () => {
+    const sessionKey = newKey();
+    const hosted = await hostAgent(await server(), sessionKey);
+    const lease = { ...hosted.lease };
+    await hosted.dispose();
+    const count = async () => (await db.pool().query("select (select count(*)::integer from gamma_state_records where session_key = $1) as records, (select count(*)::integer from gamma_transcript where session_key = $1) as rows", [sessionKey])).rows[0];
+    const before = await count();
+    const stale = new PostgresStateStore(db.pool(), lease);
+    const state = await stale.load();
+    const revision = (state?.revision ?? 0) + 1;
+    await expect(stale.appendMany([{ op: "artifacts", artifacts: [{ ref: "file:late.gml" }], revision }], () => state as ExecutionState)).rejects.toThrow(LeaseLostError);
+    await expect(new TranscriptWriter(db.pool(), lease, before?.rows ?? 0).append([{ type: "message", message: { role: "user", content: "late" } }])).rejects.toThrow(LeaseLostError);
+    expect(await count()).toEqual(before);
   });
 });
 
@@ -422,6 +519,11 @@ describe("the database's failures", () => {
     const cause = (failure as StateWriteFailedError).cause;
     expect(cause).toBeInstanceOf(StateStoreError);
     expect((cause as Error).message).toBe(`session ${sessionKey}: Unexpected database failure (disk full), expected the transcript's rows stored`);
+    // The state store refused nothing: the error names the write that failed.
+    expect((failure as StateWriteFailedError).failedWrite).toBe("the session's transcript");
+    expect((failure as Error).message).toBe(
+      `The write of the session's transcript failed (session ${sessionKey}: Unexpected database failure (disk full), expected the transcript's rows stored); the session stopped: dispose it and reopen it from the store`,
+    );
   });
 
   it("a dropped listener connection is replaced and the events published meanwhile arrive", async () => {

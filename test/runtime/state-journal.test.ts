@@ -2,7 +2,7 @@
 // snapshot, crash recovery (a real child process killed mid-write), a torn
 // tail ignored and reported, and a second writer refused, never merged.
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -167,6 +167,48 @@ describe("a crash mid-write", () => {
     writeFileSync(path, [snapshot, (first ?? "").slice(0, 10), ...rest, ""].join("\n"));
     expect(() => new FileStateStore(path).load()).toThrow(StateStoreError);
     expect(() => new FileStateStore(path).load()).toThrow(`${path}: Unexpected line 2 that is not JSON`);
+  });
+});
+
+describe("a state file that goes away or breaks while the session runs", () => {
+  const refusal = (change: () => void): unknown => {
+    try {
+      change();
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+
+  it.each([
+    ["with the file open for appending", 1],
+    ["before the first change appended", 0],
+  ])("a removed folder (%s) is refused as a missing file, not as another writer", (_when, changesBefore) => {
+    const folder = tempDir("gamma-removed-");
+    const path = join(folder, "session", "state.json");
+    const controller = controllerOn(new FileStateStore(path));
+    for (const event of mixedEvents(changesBefore)) controller.routeUpdate(event);
+    rmSync(join(folder, "session"), { recursive: true, force: true });
+    const error = refusal(() => controller.updateTasks([]));
+    expect(error).toBeInstanceOf(StateStoreError);
+    expect(error).not.toBeInstanceOf(StateConflictError);
+    expect(String((error as Error).message)).toBe(
+      `${path}: Unexpected missing state file (removed or moved while the session ran, at revision ${changesBefore}), expected the file this store wrote; the write was refused`,
+    );
+    expect(controller.failure?.conflict).toBe(false);
+    controller.close();
+  });
+
+  it("a file overwritten with something that is not a state is refused as unreadable, not as another writer", () => {
+    const path = join(tempDir("gamma-garbled-"), "state.json");
+    const controller = controllerOn(new FileStateStore(path));
+    controller.routeUpdate(mixedEvents(1)[0]!);
+    writeFileSync(path, "not a state file\n");
+    const error = refusal(() => controller.updateTasks([]));
+    expect(error).toBeInstanceOf(StateStoreError);
+    expect(error).not.toBeInstanceOf(StateConflictError);
+    expect(String((error as Error).message)).toMatch(/Unexpected unreadable state file \(.*\), expected the file this store wrote at revision 1; the write was refused$/);
+    controller.close();
   });
 });
 

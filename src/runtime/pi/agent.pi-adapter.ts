@@ -48,7 +48,11 @@ export interface GammaAgent {
   controller: SessionProtocolController;
   /** The connectors the store held: restored, or dropped and why. */
   connectors: ConnectorRestore;
-  /** Detaches the runtime's listener from the agent and closes the store once its last write settled. */
+  /**
+   * Ends the session here: aborts the agent's run (no model call goes out
+   * after it), detaches the runtime's listener, refuses every later change
+   * (SessionDisposedError) and closes the store once the writes made before it settled.
+   */
   dispose(): void;
 }
 
@@ -85,10 +89,13 @@ function gammaAgent(controller: SessionProtocolController, options: GammaAgentOp
     // Called once per model call, on the whole transcript. The transcript the call sends is made first
     // (variant pinned, untrusted text neutralised, one anchor), then what it delivers leaves the pending set,
     // and the call waits until that is durable: a refused write ends the run and nothing is sent.
+    // A disposed session sends nothing: checked before anything is recorded and again once the store caught up.
     convertToLlm: async (messages) => {
+      controller.refuseModelCallWhenDisposed();
       const transcript = pinVariantTranscript(convertGammaMessages(messages), systemPrompt);
       controller.confirmModelContext(messages);
       await controller.flush();
+      controller.refuseModelCallWhenDisposed();
       return transcript;
     },
     // The design: steering enters before the next model call, all of it (one
@@ -123,6 +130,7 @@ function gammaAgent(controller: SessionProtocolController, options: GammaAgentOp
     controller,
     connectors: tools.connectors,
     dispose: () => {
+      agent.abort();
       unsubscribe();
       controller.close();
     },

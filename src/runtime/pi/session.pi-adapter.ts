@@ -18,6 +18,7 @@ import type { HostExecutors } from "../tools.js";
 import { defaultThinkingLevel } from "./agent.pi-adapter.js";
 import { customPayload, sendSessionMessage, sessionTransport } from "./delivery.pi-adapter.js";
 import { sessionModelTranscript } from "./transcript.pi-adapter.js";
+import { TurnNotSentError } from "../yield.js";
 import { applyCachePlan, bindController, guardModelCalls, piToolDefinition } from "./wiring.pi-adapter.js";
 
 export type GammaSessionOptions = ControllerSource & {
@@ -45,7 +46,11 @@ export interface GammaSession {
   controller: SessionProtocolController;
   /** The connectors the store held: restored, or dropped and why. */
   connectors: ConnectorRestore;
-  /** Disposes the session and closes the store once its last write settled. */
+  /**
+   * Disposes the session (Pi aborts its run: no model call goes out after
+   * it), refuses every later change (SessionDisposedError) and closes the
+   * store once the writes made before it settled.
+   */
   dispose(): void;
 }
 
@@ -56,6 +61,7 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   const tools = sessionTools(controller, { ...options, toolLoading: resolveToolLoading(options.toolLoading, options.model) });
   const settingsManager = options.settingsManager ?? pi.SettingsManager.inMemory();
   let extension: ExtensionAPI | undefined;
+  const inputFailures: InputFailures = { failed: undefined };
   const inner = new pi.DefaultResourceLoader({
     cwd: options.cwd,
     agentDir: options.agentDir,
@@ -63,7 +69,7 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
     extensionFactories: [
       (api) => {
         extension = api;
-        gammaExtension(api, controller, tools, options.promptCache?.cacheWarming ?? "off");
+        gammaExtension(api, controller, tools, options.promptCache?.cacheWarming ?? "off", inputFailures);
       },
     ],
     noExtensions: true,
@@ -100,6 +106,7 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
     ...(options.modelRuntime === undefined ? {} : { modelRuntime: options.modelRuntime }),
     thinkingLevel: options.thinkingLevel ?? defaultThinkingLevel(options.model),
   });
+  refuseUnsentTurns(session, inputFailures);
   const agent = session.agent;
   // As on the low-level path; set on the agent, not through setSteeringMode, which would change the user's Pi settings.
   agent.steeringMode = "all";
@@ -151,7 +158,28 @@ export async function sessionManagerFromEntries(cwd: string, entries: readonly u
   return pi.SessionManager.inMemory(cwd, undefined, entries.length === 0 ? undefined : ([...entries] as import("@earendil-works/pi-coding-agent").FileEntry[]));
 }
 
-function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController, tools: SessionTools, cacheWarming: CacheWarming): void {
+/** The failure of the input hook for the prompt under way: set by the hook, taken by that prompt's call. */
+interface InputFailures {
+  failed: TurnNotSentError | undefined;
+}
+
+/**
+ * Pi catches an input hook's error, reports it on a channel of its own and
+ * sends the prompt anyway; the hook answers "handled" instead, so nothing
+ * goes out, and the prompt's call rejects here with the hook's failure.
+ */
+function refuseUnsentTurns(session: AgentSession, failures: InputFailures): void {
+  const prompt = session.prompt.bind(session);
+  session.prompt = async (...args: Parameters<AgentSession["prompt"]>) => {
+    failures.failed = undefined;
+    await prompt(...args);
+    const failed = failures.failed;
+    failures.failed = undefined;
+    if (failed !== undefined) throw failed;
+  };
+}
+
+function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController, tools: SessionTools, cacheWarming: CacheWarming, inputFailures: InputFailures): void {
   // The start tools in the cache plan's order, active; the tools of namespaces that may load later, inactive.
   for (const tool of tools.start) api.registerTool(piToolDefinition(tool, true));
   for (const tool of tools.loadable()) api.registerTool(piToolDefinition(tool, false));
@@ -161,15 +189,23 @@ function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController
   // until a model call uses them; a prompt that is only queued into a running
   // agent leaves them for the next one.
   api.on("input", async (event, context) => {
-    if (!context.isIdle()) return;
+    if (!context.isIdle()) return undefined;
+    let messages: ReturnType<SessionProtocolController["nextTurnMessages"]>;
     try {
-      // Knowledge hints for this turn go first, right after the user's message, then the unsent injections.
-      for (const message of controller.nextTurnMessages(event.text)) api.sendMessage(customPayload(message), { deliverAs: "nextTurn" });
-      await controller.flush();
+      // Made whole before any is handed to Pi: a failure leaves the pending events unsent, as they were.
+      messages = controller.nextTurnMessages(event.text);
     } catch (error) {
-      // A refused write stopped the session: the host is told, and no model call goes out (guardModelCalls).
-      if (controller.failure === undefined) throw error;
+      if (controller.failure !== undefined) return undefined;
+      // Pi would send the prompt without them: it is not sent at all, and the host is told (here and by prompt()).
+      inputFailures.failed = new TurnNotSentError(error);
+      controller.reportError("input", inputFailures.failed);
+      return { action: "handled" as const };
     }
+    // Knowledge hints for this turn go first, right after the user's message, then the unsent injections.
+    for (const message of messages) api.sendMessage(customPayload(message), { deliverAs: "nextTurn" });
+    // A refused write stopped the session: the host is told, and no model call goes out (guardModelCalls).
+    await controller.flush().catch(() => undefined);
+    return undefined;
   });
   // Runs once per model call (triggered turns, retries, continue() and the requests after a compaction or
   // reload included), on the whole transcript the call is about to use. Pi's `context` hook sees no system

@@ -76,12 +76,15 @@ export function bindController(agent: Agent, controller: SessionProtocolControll
  * the stream function, awaits the state owner. Once the store refused a
  * write it throws, so the run ends with StateWriteFailedError and nothing
  * is sent. On the session path it runs after the extension's context hook.
+ * A disposed session sends nothing (SessionDisposedError).
  */
 export function guardModelCalls(agent: Agent, controller: SessionProtocolController): void {
   const convert = agent.convertToLlm;
   agent.convertToLlm = async (messages) => {
+    controller.refuseModelCallWhenDisposed();
     const converted = await convert(messages);
     await controller.flush();
+    controller.refuseModelCallWhenDisposed();
     return converted;
   };
 }

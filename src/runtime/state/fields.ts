@@ -8,7 +8,7 @@
  */
 import type { ExecutionState } from "../execution-state.js";
 
-export const CORE_FIELDS = ["sessionKey", "activeSkills", "tasks", "currentArtifacts", "knowledge", "requiredSkills", "loadedNamespaces", "connectors"] as const;
+export const CORE_FIELDS = ["sessionKey", "cacheKey", "activeSkills", "tasks", "currentArtifacts", "knowledge", "requiredSkills", "loadedNamespaces", "connectors"] as const;
 
 export type CoreField = (typeof CORE_FIELDS)[number];
 

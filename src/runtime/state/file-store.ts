@@ -130,7 +130,13 @@ export class FileStateStore implements StateStore {
       if (fstatSync(this.fd).size !== disk.size || this.inodeAtPath() !== disk.ino) this.conflict();
       return this.fd;
     }
-    const fd = openSync(this.path, "r+");
+    let fd: number;
+    try {
+      fd = openSync(this.path, "r+");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") this.conflict();
+      throw error;
+    }
     try {
       const stat = fstatSync(fd);
       if (stat.ino !== disk.ino || stat.size !== disk.size) this.conflict();
@@ -165,13 +171,33 @@ export class FileStateStore implements StateStore {
     }
   }
 
+  /**
+   * The file is not as this store left it. Only a readable state file is
+   * another writer's (StateConflictError): a file that is gone or cannot be
+   * read says nothing of a second server, and is named as what it is.
+   */
   private conflict(): never {
-    let onDisk = "unreadable";
+    let bytes: Buffer;
     try {
-      const journal = parseJournal(readFileSync(this.path), this.path);
-      onDisk = String(journal.records.at(-1)?.revision ?? journal.snapshot.revision);
-    } catch {
-      // The message still names the conflict.
+      bytes = readFileSync(this.path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+        throw new StateStoreError(
+          this.path,
+          `Unexpected missing state file (removed or moved while the session ran, at revision ${this.revision}), expected the file this store wrote; the write was refused`,
+        );
+      }
+      throw new StateStoreError(this.path, `Unexpected read failure (${(error as Error).message}), expected the state file this store wrote; the write was refused`);
+    }
+    let onDisk: number;
+    try {
+      const journal = parseJournal(bytes, this.path);
+      onDisk = journal.records.at(-1)?.revision ?? journal.snapshot.revision;
+    } catch (error) {
+      throw new StateStoreError(
+        this.path,
+        `Unexpected unreadable state file (${(error as Error).message}), expected the file this store wrote at revision ${this.revision}; the write was refused`,
+      );
     }
     throw new StateConflictError(
       this.path,

@@ -10,6 +10,15 @@ import type { ActiveSkill, ArtifactReference, ConnectorDefinition, ExecutionStat
 import { STATE_VERSION, StateConflictError, StateStoreError } from "./errors.js";
 import { coreOf, type StateCore } from "./fields.js";
 
+/** Reopened on another build: its cache key and the fields reconciled with it, in one record (build-change.ts). */
+export interface BuildChange {
+  op: "build";
+  cacheKey: string;
+  activeSkills: ActiveSkill[];
+  tasks: TaskSnapshot;
+  requiredSkills?: RequiredSkill[];
+}
+
 /** One durable change to the execution state. */
 export type StateChange =
   | QueueRecord
@@ -26,7 +35,9 @@ export type StateChange =
   /** A connector the host registered. */
   | { op: "connectorAdded"; connector: ConnectorDefinition }
   /** A connector that left the session (removed by the host, or not restorable after a restart): its tools are unloaded too. */
-  | { op: "connectorRemoved"; name: string };
+  | { op: "connectorRemoved"; name: string }
+  /** Reopened on another build: its cache key, and what the new build lacks gone from the state (build-change.ts). */
+  | BuildChange;
 
 /** A change as a store keeps it: stamped with the revision it produces. */
 export type StateRecord = StateChange & { revision: number };
@@ -58,6 +69,12 @@ export function applyChange(core: StateCore, queue: InjectionQueue, change: Stat
       return;
     case "connectorAdded":
       core.connectors = [...(core.connectors ?? []), change.connector];
+      return;
+    case "build":
+      core.cacheKey = change.cacheKey;
+      core.activeSkills = change.activeSkills;
+      core.tasks = change.tasks;
+      if (change.requiredSkills !== undefined) core.requiredSkills = change.requiredSkills;
       return;
     case "connectorRemoved":
       core.connectors = (core.connectors ?? []).filter((connector) => connector.name !== change.name);

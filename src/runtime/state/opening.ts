@@ -18,6 +18,7 @@ export function initialState(artifacts: LoadedArtifacts, variant: VariantName): 
     revision: 0,
     variant,
     sessionKey: randomUUID(),
+    cacheKey: artifacts.manifest.staticPrefix.cacheKey,
     activeSkills: preloaded.map((name) => {
       const skill = artifacts.skills.get(name);
       if (skill === undefined) throw new Error(`Unexpected preloaded skill "${name}" absent from dist/skills, expected it listed`);

@@ -15,7 +15,7 @@
  */
 import { InjectionQueue, type InjectionQueueOptions } from "../injections/queue.js";
 import type { ExecutionState } from "../execution-state.js";
-import { STATE_VERSION, StateWriteFailedError } from "./errors.js";
+import { SessionDisposedError, STATE_VERSION, StateWriteFailedError } from "./errors.js";
 import { coreOf, type StateCore } from "./fields.js";
 import { applyChange, replay, seenIdsOf, type StateChange, type StateRecord } from "./journal.js";
 import { isPromiseLike, type MaybePromise, type StateStore } from "./store.js";
@@ -27,6 +27,8 @@ export interface StateOwnerOptions {
   onFailure(failure: StateWriteFailedError): void;
   /** The store's `close` failed (after the session's last write). */
   onCloseFailure(error: unknown): void;
+  /** A change came after `close` and was refused (a run still going, or a host's call, after dispose). */
+  onChangeAfterClose(error: SessionDisposedError): void;
 }
 
 interface Waiter {
@@ -49,6 +51,8 @@ export class SessionStateOwner {
   private waiters: Waiter[] = [];
   private failed: StateWriteFailedError | undefined;
   private closeWhenIdle = false;
+  /** Set by `close`: the session takes no change from then on; the writes made before it still land. */
+  private closed = false;
   /** What the store holds, for a store that compacts (`current` in the store contract). */
   private readonly current = (): ExecutionState => this.storedState();
 
@@ -104,15 +108,27 @@ export class SessionStateOwner {
 
   /**
    * Another store of the session refused a write (its transcript, in a
-   * database): the session stops as if the state's store had refused one.
+   * database): the session stops as if the state's store had refused one,
+   * and the error names that write (`failedWrite`), not the state's.
    */
-  stop(cause: unknown): StateWriteFailedError {
-    this.fail(cause, this.revisionNow + 1);
+  stop(cause: unknown, failedWrite: string): StateWriteFailedError {
+    this.fail(cause, this.revisionNow + 1, failedWrite);
     return this.failed as StateWriteFailedError;
   }
 
-  /** Closes the store once its last write settled (at once when none is in flight). */
+  /** True once `close` was called: every later change is refused. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /**
+   * Refuses every later change (SessionDisposedError, and the host is told)
+   * and closes the store once its last write settled (at once when none is in
+   * flight). The changes made before it are still written, and `flush` waits for them.
+   */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.closeWhenIdle = true;
     if (!this.writing) this.closeNow();
   }
@@ -125,6 +141,12 @@ export class SessionStateOwner {
    */
   private commit(change: StateChange, apply: () => void): void {
     if (this.failed !== undefined) throw this.failed.cause;
+    if (this.closed) {
+      // Not a failure of the store: the writes made before the dispose still land; this one never starts.
+      const refused = new SessionDisposedError(`change to the session's state (${change.op})`);
+      this.options.onChangeAfterClose(refused);
+      throw refused;
+    }
     const record = { ...change, revision: this.revisionNow + 1 } as StateRecord;
     if (this.writing || this.unsent.length > 0 || !this.appends()) {
       apply();
@@ -231,9 +253,9 @@ export class SessionStateOwner {
     if (this.closeWhenIdle) this.closeNow();
   }
 
-  private fail(error: unknown, revision: number): void {
+  private fail(error: unknown, revision: number, failedWrite?: string): void {
     if (this.failed !== undefined) return;
-    this.failed = new StateWriteFailedError(error, revision);
+    this.failed = new StateWriteFailedError(error, revision, failedWrite);
     this.unsent = [];
     for (const waiter of this.waiters.splice(0)) waiter.reject(this.failed);
     this.options.onFailure(this.failed);

@@ -1,0 +1,86 @@
+/**
+ * A stored session reopened on another build of the agent (a redeploy): the
+ * state names the build it was last opened on (the static prefix's cache
+ * key). Reopening is never refused, since deploys are frequent; instead
+ * what the new build lacks leaves the state, so the session can go on:
+ * an active skill the new dist/ does not hold is no longer active (nor
+ * required, when the host required it), and a task that names a
+ * checklist step the new build does not have (a removed skill, a shortened
+ * checklist) keeps its place but loses the step, which the `todo` tool would
+ * refuse forever. Pi-free and pure: the controller applies the change and
+ * tells the host and the model.
+ */
+import { parseStepReference } from "../../protocol/checklist.js";
+import type { LoadedSkill } from "../artifacts.js";
+import type { Task } from "../execution-state.js";
+import type { StateCore } from "./fields.js";
+import type { BuildChange } from "./journal.js";
+import type { InjectionDelivery } from "../../protocol/dist-manifest.js";
+import type { RuntimeInjection } from "../injections/types.js";
+
+export interface BuildReconciliation {
+  change: BuildChange;
+  /** The build the state was last opened on; undefined for a state saved before sessions recorded it. */
+  previousCacheKey: string | undefined;
+  /** Active skills the new build does not hold: no longer active. */
+  droppedSkills: string[];
+  /** Tasks whose step the new build does not have: the step was cleared. */
+  clearedSteps: Array<{ taskId: string; step: string }>;
+}
+
+/** What opening `state` on the build `cacheKey` changes; undefined when the state was last opened on this build. */
+export function reconcileBuild(state: Readonly<StateCore>, skills: ReadonlyMap<string, LoadedSkill>, cacheKey: string): BuildReconciliation | undefined {
+  if (state.cacheKey === cacheKey) return undefined;
+  const droppedSkills = state.activeSkills.filter((skill) => !skills.has(skill.name)).map((skill) => skill.name);
+  const clearedSteps: BuildReconciliation["clearedSteps"] = [];
+  const items = state.tasks.items.map((task): Task => {
+    if (task.step === undefined || stepExists(task.step, skills)) return task;
+    clearedSteps.push({ taskId: task.id, step: task.step });
+    const { step: _cleared, ...rest } = task;
+    return rest;
+  });
+  const requiredSkills = state.requiredSkills?.filter((required) => skills.has(required.name));
+  const change: BuildChange = {
+    op: "build",
+    cacheKey,
+    activeSkills: state.activeSkills.filter((skill) => skills.has(skill.name)),
+    tasks: clearedSteps.length === 0 ? state.tasks : { revision: state.tasks.revision + 1, items },
+    ...(requiredSkills === undefined ? {} : { requiredSkills }),
+  };
+  return { change, previousCacheKey: state.cacheKey, droppedSkills, clearedSteps };
+}
+
+/** The model's note of what left the state: a workspace_update ("configuration or available resources changed"). */
+export function buildChangeUpdate(reconciliation: BuildReconciliation, delivery: InjectionDelivery, revision: number, now: number): RuntimeInjection {
+  const cacheKey = reconciliation.change.cacheKey;
+  return {
+    id: `build.${cacheKey}.${revision}`,
+    kind: "workspace_update",
+    occurredAt: new Date(now).toISOString(),
+    source: "workspace",
+    delivery,
+    requiresDecision: false,
+    summary: buildChangeSummary(reconciliation),
+    subject: { ref: `build:${cacheKey}` },
+    details: { change: "agent_updated" },
+  };
+}
+
+/** The note the model gets: what the new build no longer has, and what to do about it. */
+function buildChangeSummary(reconciliation: BuildReconciliation): string {
+  const lines = ["This session was reopened on a new version of the agent."];
+  if (reconciliation.droppedSkills.length > 0) {
+    lines.push(`These skills no longer exist and are no longer active: ${reconciliation.droppedSkills.join(", ")}. Do not follow their instructions or name their steps.`);
+  }
+  if (reconciliation.clearedSteps.length > 0) {
+    const tasks = reconciliation.clearedSteps.map(({ taskId, step }) => `${taskId} (was ${step})`).join(", ");
+    lines.push(`These tasks named checklist steps that no longer exist, and no longer name a step: ${tasks}. Check the active skills' checklists before you plan them again.`);
+  }
+  return lines.join(" ");
+}
+
+function stepExists(reference: string, skills: ReadonlyMap<string, LoadedSkill>): boolean {
+  const parsed = parseStepReference(reference);
+  if (parsed === undefined) return false;
+  return skills.get(parsed.skill)?.steps?.some((step) => step.number === parsed.number) ?? false;
+}

@@ -1,0 +1,125 @@
+// A stored session reopened on another build of the agent (a redeploy that
+// removed a skill and shortened a checklist): the reopen goes ahead, the host
+// is told (both cache keys, what left the state), the removed skill is no
+// longer active and tasks lose the steps the new build lacks, the model is
+// told through a workspace_update, and its next task list is accepted.
+import { readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { build } from "../../src/build.js";
+import { loadArtifacts, type LoadedArtifacts } from "../../src/runtime/artifacts.js";
+import { createGammaAgent } from "../../src/runtime/pi-adapter.js";
+import { FileStateStore } from "../../src/runtime/state.js";
+import type { ProtocolEvent } from "../../src/runtime/yield.js";
+import { removeTempDirs, repoRoot } from "../build/helpers.js";
+import { copyParts, tempDir } from "../helpers/temp-project.js";
+import { artifacts as deployed } from "../injections/helpers/gamma.js";
+import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
+import { fauxPerTest, NO_KNOWLEDGE_HINTS } from "./helpers/session.js";
+
+afterAll(removeTempDirs);
+
+const pi = fauxPerTest();
+let redeployed: LoadedArtifacts;
+
+/** The embedded default without drive-files, and with the import checklist's last step gone. */
+beforeAll(async () => {
+  const root = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge"], join(await tempDir("redeploy"), "project"));
+  await rm(join(root, "skills/drive-files"), { recursive: true });
+  const importSkill = join(root, "skills/import/SKILL.md");
+  const text = await readFile(importSkill, "utf8");
+  await writeFile(importSkill, text.replace(/^15\. \*\*Present the deck\.\*\*.*\n/m, ""));
+  const built = await build({ root, persistentCache: false });
+  expect(built.diagnostics.filter((diagnostic) => diagnostic.severity === "error")).toEqual([]);
+  redeployed = loadArtifacts({ distDir: join(root, "dist") });
+}, 60_000);
+
+function open(artifacts: LoadedArtifacts, statePath: string, events: ProtocolEvent[], messages?: AgentMessage[]) {
+  return pi.disposeAfterTest(
+    createGammaAgent({
+      artifacts,
+      variant: "base",
+      model: pi.faux().getModel(),
+      store: new FileStateStore(statePath),
+      executors: recordingExecutors(),
+      onProtocolEvent: (event) => events.push(event),
+      ...(messages === undefined ? {} : { messages }),
+      ...NO_KNOWLEDGE_HINTS,
+    }),
+  );
+}
+
+describe("a session reopened on another build", () => {
+  it("goes on: the host is told, what the build lacks leaves the state, the model is told, and its next task list is accepted", async () => {
+    expect(redeployed.skills.has("drive-files")).toBe(false);
+    expect(redeployed.skills.get("import")?.steps?.length).toBe((deployed.skills.get("import")?.steps?.length ?? 0) - 1);
+    const oldKey = deployed.manifest.staticPrefix.cacheKey;
+    const newKey = redeployed.manifest.staticPrefix.cacheKey;
+    expect(newKey).not.toBe(oldKey);
+
+    const statePath = join(await tempDir("redeploy-state"), "state.json");
+    const first = open(deployed, statePath, []);
+    const plan = [
+      { id: "t1", title: "Find the file", status: "complete", step: "drive-files#3" },
+      { id: "t2", title: "Convert it", status: "in_progress", step: "import#2" },
+      { id: "t3", title: "Present the deck", status: "pending", step: "import#15" },
+    ];
+    pi.faux().setResponses([
+      toolUse(fauxToolCall("skill", { name: "drive-files" }), fauxToolCall("skill", { name: "import" })),
+      toolUse(fauxToolCall("todo", { tasks: plan })),
+      fauxAssistantMessage("Converting."),
+    ]);
+    await first.agent.prompt(first.controller.buildTurnMessages({ text: "Import the board deck from my drive" }) as AgentMessage[]);
+    expect(first.controller.state.tasks.items.map((task) => task.step)).toEqual(["drive-files#3", "import#2", "import#15"]);
+    const transcript = first.agent.state.messages.slice();
+    pi.disposeNow(first);
+
+    const events: ProtocolEvent[] = [];
+    const reopened = open(redeployed, statePath, events, transcript);
+    expect(events).toEqual([
+      {
+        type: "build_changed",
+        previousCacheKey: oldKey,
+        cacheKey: newKey,
+        droppedSkills: ["drive-files"],
+        clearedSteps: [
+          { taskId: "t1", step: "drive-files#3" },
+          { taskId: "t3", step: "import#15" },
+        ],
+      },
+    ]);
+    const state = reopened.controller.state;
+    expect(state.cacheKey).toBe(newKey);
+    expect(state.activeSkills.map((skill) => skill.name)).not.toContain("drive-files");
+    expect(state.activeSkills.map((skill) => skill.name)).toContain("import");
+    expect(state.tasks.items.map((task) => [task.id, task.step])).toEqual([
+      ["t1", undefined],
+      ["t2", "import#2"],
+      ["t3", undefined],
+    ]);
+    // Durable: what the store holds is what the session holds.
+    expect(new FileStateStore(statePath).load()).toEqual(reopened.controller.state);
+
+    const seen: SeenContext[] = [];
+    const replan = [
+      { id: "t1", title: "Find the file", status: "complete" },
+      { id: "t2", title: "Convert it", status: "complete", step: "import#2" },
+      { id: "t3", title: "Present the deck", status: "in_progress", step: "import#14" },
+    ];
+    pi.faux().setResponses([seeing(seen, toolUse(fauxToolCall("todo", { tasks: replan }))), seeing(seen, fauxAssistantMessage("Planned again."))]);
+    await reopened.agent.prompt(reopened.controller.buildTurnMessages({ text: "Carry on" }) as AgentMessage[]);
+    const note = (seen[0]?.messages ?? []).map((message) => textOf(message)).find((text) => text.includes("<workspace_update"));
+    expect(note).toContain("These skills no longer exist and are no longer active: drive-files.");
+    expect(note).toContain("t1 (was drive-files#3), t3 (was import#15)");
+    const todoResult = seen[1]?.messages.find((message) => message.role === "toolResult" && message.toolName === "todo");
+    expect(todoResult).toMatchObject({ isError: false });
+    expect(reopened.controller.state.tasks.items.map((task) => task.step)).toEqual([undefined, "import#2", "import#14"]);
+    pi.disposeNow(reopened);
+
+    // Opened again on the same build: nothing to tell.
+    const again: ProtocolEvent[] = [];
+    open(redeployed, statePath, again);
+    expect(again.filter((event) => event.type === "build_changed")).toEqual([]);
+  });
+});
