@@ -11,7 +11,7 @@ import { KNOWLEDGE_DIR } from "./protocol/knowledge.js";
 import { CACHE_FORMAT, cacheFile, computeInputKey, readPersistedBuild, sourceSnapshot, stampSources, writePersistedBuild } from "./pipeline/cache/build-cache.js";
 import type { CompiledProject } from "./pipeline/compile/compile.js";
 import { DIST_MEMORY, EmitError, emitArtifacts, listTree, type DistMemory } from "./pipeline/emit/emit.js";
-import { acquireOutputLock, lockPathFor, type LockHolder, type OutputLock } from "./pipeline/emit/lock.js";
+import { acquireOutputLock, lockPathFor, removeStaleLockFiles, type LockHolder, type OutputLock } from "./pipeline/emit/lock.js";
 import { recoverDist, removeStaleStaging, type Recovery } from "./pipeline/emit/recovery.js";
 import { BuildSession, defineSlot } from "./pipeline/session/build-session.js";
 import type { ArtifactContent } from "./pipeline/emit/artifacts.js";
@@ -109,6 +109,11 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   // A build removes every file of its output folder that is not an artifact:
   // one holding the root would delete the sources, manifest.json or not.
   refuseOutputHoldingRoot(root, outDir, options.outDir);
+  // Something other than a folder where the output folder goes: no build can write there, and none may remove it.
+  const outStats = statIfPossible(outDir);
+  if (outStats !== undefined && !outStats.isDirectory()) {
+    throw new ProjectRootError(`output folder "${options.outDir ?? "dist"}" is ${outStats.isFile() ? "a file" : "not a folder"}, expected a folder: remove it or pass --out`);
+  }
   // Inside skills/, prompts/, schemas/ or knowledge/ the artifacts would become sources of the next build.
   const layout = { ...readSkillLayout(root), outDir: outRel };
   // A layout of its own (`plugins/*/skills/*`) puts skills elsewhere: an output folder inside one would be copied as its supporting files.
@@ -125,6 +130,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     // Before anything reads dist/: finish or undo what a killed build left, and clear its leftovers.
     const recovery = recoverDist(outDir);
     removeStaleStaging(outDir);
+    removeStaleLockFiles(outDir);
     const result = await buildLocked(options, root, outDir, outRel, lock, recovery);
     return recovery === "none" ? result : { ...result, recovery };
   } finally {

@@ -82,9 +82,11 @@ export async function checkAndBuild(options: CheckOptions): Promise<{ result: Ch
   if (!compiled.artifacts || !compiled.manifest) {
     return { result: { ok: false, diagnostics: compiled.diagnostics, errorCount: compiled.errorCount, warningCount: compiled.warningCount, noteCount: compiled.noteCount, drift: [], invalidatesSharedPrefix: false, artifactCount: 0 } };
   }
-  if (neverBuilt(outDir)) {
+  const state = outputFolderState(outDir);
+  if (state !== "built") {
     // One finding for the folder: a line per artifact would only repeat that nothing was built.
-    const missing = createDiagnostic("dist/missing", outRel, FILE_START, `Unexpected missing output folder ${outRel}/, expected the folder \`gamma-prompt build\` writes (run \`gamma-prompt build\` first)`);
+    const what = state === "not a folder" ? `file at the output folder's path ${outRel}, expected a folder: remove it, then run \`gamma-prompt build\`` : `missing output folder ${outRel}/, expected the folder \`gamma-prompt build\` writes (run \`gamma-prompt build\` first)`;
+    const missing = createDiagnostic("dist/missing", outRel, FILE_START, `Unexpected ${what}`);
     const diagnostics = [...compiled.diagnostics, missing].sort(compareDiagnostics);
     return { result: { ok: false, diagnostics, ...countDiagnostics(diagnostics), drift: [], invalidatesSharedPrefix: false, artifactCount: compiled.artifacts.size } };
   }
@@ -130,10 +132,12 @@ async function planInvalidation(outDir: string, expected: string | Uint8Array | 
 }
 
 /** No output folder, or an empty one: nothing was ever built there. */
-function neverBuilt(outDir: string): boolean {
+/** Whether the output folder holds a build, holds nothing (absent or empty), or is something other than a folder. */
+function outputFolderState(outDir: string): "built" | "never built" | "not a folder" {
   try {
-    return readdirSync(outDir).length === 0;
+    return readdirSync(outDir).length === 0 ? "never built" : "built";
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT";
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT" ? "never built" : code === "ENOTDIR" ? "not a folder" : "built";
   }
 }

@@ -14,7 +14,7 @@ export { check } from "./check.js";
 export type { CheckOptions, CheckResult, DriftEntry, PrefixDrift, TemplateOrigin } from "./check.js";
 export { renderCatalog, escapeXmlAttribute, escapeXmlText } from "./skills/catalog.js";
 export { DEFAULT_CONFIG, type BuildConfig } from "./pipeline/validate/config.js";
-export { ConfigFileError, lint, ProjectRootError, withAvailableFixes } from "./lint.js";
+export { ConfigFileError, FixWriteError, lint, ProjectRootError, withAvailableFixes } from "./lint.js";
 export type { FixableDiagnostic, FixedSkillFile, LintOptions, LintResult, SkillFix } from "./lint.js";
 export { explainRule, formatExplanation } from "./diagnostics/rules/explain.js";
 export type { RuleExplanation } from "./diagnostics/rules/explain.js";

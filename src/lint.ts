@@ -5,13 +5,14 @@ import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
 import { detectProfile, isAgentProject, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
 import { fixSkillBytes, fixSkillFiles, type FixedSkillFile, type SkillFix } from "./pipeline/fix/fix-skills.js";
-import { replaceFileAtomically } from "./pipeline/fix/replace-file.js";
+import { writeFixedFiles } from "./pipeline/fix/write-fixes.js";
 import { acceptedToolParametersOf, readVerifiedDist } from "./pipeline/emit/verified-dist.js";
 
 export type { FixedSkillFile, SkillFix } from "./pipeline/fix/fix-skills.js";
 
 export { ProjectRootError } from "./pipeline/discover/discover.js";
 export { ConfigFileError } from "./pipeline/validate/lint-config.js";
+export { FixWriteError } from "./pipeline/fix/write-fixes.js";
 
 export type { Profile, RuleSetting } from "./pipeline/validate/lint-config.js";
 
@@ -89,7 +90,7 @@ export async function lint(options: LintOptions): Promise<LintResult> {
     if (fixedFiles.length > 0) {
       // The findings that remain are those of the fixed text, checked before anything is written.
       linted = await lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: new Map(fixedFiles.map((fixed) => [fixed.file, fixed.source])) });
-      if (options.fix === "write") for (const fixed of fixedFiles) replaceFileAtomically(join(root, fixed.file), Buffer.from(fixed.after, "utf8"));
+      if (options.fix === "write") writeFixedFiles(root, fixedFiles);
     }
   }
   const agent = isAgentProject(root, profile) ? await agentSourceDiagnostics(root, linted, options.config) : [];

@@ -43,6 +43,9 @@ export { DEFAULT_DEBOUNCE_MS, MIN_DEBOUNCE_MS };
  * fixes); rejects with {@link ProjectRootError} when the root is not a folder
  * or has no skills/ folder.
  */
+/** Watcher faults each build reports itself, with the file they concern. */
+const UNWATCHABLE_REPORTED_BY_BUILD = new Set(["ELOOP", "EACCES", "EPERM"]);
+
 export async function watch(options: WatchOptions): Promise<WatchHandle> {
   const root = resolve(options.root);
   const rootStats = await stat(root).catch(() => undefined);
@@ -112,8 +115,9 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
     if (rel !== undefined && rel !== "") queue.add(rel);
   });
   watcher.on("error", (error) => {
-    // A link that loops cannot be watched, and every build reports it already (skill/missing-skill-file, skill/supporting-file-skipped).
-    if ((error as NodeJS.ErrnoException).code === "ELOOP") return;
+    // A link that loops cannot be watched, and every build reports it already (skill/missing-skill-file, skill/supporting-file-skipped);
+    // nor can a source file or folder without read permission, which every build reports as unreadable, naming it.
+    if (UNWATCHABLE_REPORTED_BY_BUILD.has((error as NodeJS.ErrnoException).code ?? "")) return;
     options.onEvent({ type: "error", changedPaths: [], durationMs: 0, message: errorMessage(error) });
   });
 

@@ -49,6 +49,15 @@ export const DEFAULT_PROFILE: TrafficProfile = {
   ],
 };
 
+/**
+ * The most model calls one run simulates. The simulation keeps a few typed
+ * array entries per call and per session (the order of calls, each
+ * session's cache entries): ten million calls take about ten seconds and a
+ * few hundred MB. Costs scale with traffic, so a shorter run at the same rates
+ * prices the same per session and per call.
+ */
+export const MAX_SIMULATED_CALLS = 10_000_000;
+
 export class ProfileError extends Error {
   override readonly name = "ProfileError";
 }
@@ -90,6 +99,7 @@ export function resolveProfile(input: unknown, variants: readonly string[], know
       throw new ProfileError(`Unexpected model ${JSON.stringify(entry)}, expected {provider: "anthropic"|"openai", model} with a model priced in data/prompt-caching.json`);
     }
   }
+  refuseOversizedSimulation(sessionsPerMinute, durationMinutes, callsPerSession);
   const resolved: TrafficProfile & { sessionsPerMinute: Record<string, number> } = { durationMinutes, sessionsPerMinute, callsPerSession, newTokensPerCall, secondsBetweenCalls, models: models as ProviderModel[] };
   if (raw["callsBeforeLoad"] !== undefined) resolved.callsBeforeLoad = Math.round(number("callsBeforeLoad", 0, 200));
   const use = raw["namespaceUse"];
@@ -101,4 +111,14 @@ export function resolveProfile(input: unknown, variants: readonly string[], know
     resolved.namespaceUse = use as Record<string, number>;
   }
   return resolved;
+}
+
+function refuseOversizedSimulation(sessionsPerMinute: Record<string, number>, durationMinutes: number, callsPerSession: number): void {
+  const rate = Object.values(sessionsPerMinute).reduce((sum, value) => sum + value, 0);
+  const sessions = Math.ceil(rate * durationMinutes);
+  const calls = sessions * callsPerSession;
+  if (calls <= MAX_SIMULATED_CALLS) return;
+  throw new ProfileError(
+    `Unexpected traffic of ${calls.toLocaleString("en-US")} model calls (sessionsPerMinute × durationMinutes × callsPerSession), expected at most ${MAX_SIMULATED_CALLS.toLocaleString("en-US")}: lower durationMinutes or sessionsPerMinute (a shorter run prices the same per session)`,
+  );
 }

@@ -60,14 +60,29 @@ export function createDiagnostic(ruleId: RuleId, file: string, range: Range, mes
     endColumn: range.end.column,
     severity: ruleRegistry[ruleId].severity,
     ruleId,
-    message,
+    message: withControlsEscaped(message),
     url: ruleDocUrl(ruleId),
   };
   if (related) {
     const { start, end } = related.range;
-    diagnostic.related = { file: related.file, line: start.line, column: start.column, endLine: end.line, endColumn: end.column, message: related.message };
+    diagnostic.related = { file: related.file, line: start.line, column: start.column, endLine: end.line, endColumn: end.column, message: withControlsEscaped(related.message) };
   }
   return diagnostic;
+}
+
+/**
+ * Control characters (C0, DEL, C1) but tab and line breaks: in a message they would reach a terminal or a CI
+ * log as commands. Line breaks are the reporters' to flatten or escape, each as its format requires.
+ */
+const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+
+/**
+ * A message as one line of plain text whatever source text it quotes: a
+ * control character a message builder let through (a key, a name, a link
+ * target written with an escape) is shown as its JSON escape, as `quoted` shows it.
+ */
+function withControlsEscaped(message: string): string {
+  return message.replace(CONTROLS, (character) => `\\u${(character.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`);
 }
 
 /** Stable order for output: by file, then position, then rule id. */

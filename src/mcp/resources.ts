@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { explainRule, formatExplanation, isRuleId, ruleIds } from "../diagnostics/rules/explain.js";
 import { packageRoot } from "../package-paths.js";
-import { MANIFEST_FILE, type DistManifest } from "../protocol/dist-manifest.js";
+import { MANIFEST_FILE } from "../protocol/dist-manifest.js";
+import { ArtifactVerificationError, loadArtifacts } from "../runtime/artifacts.js";
 import { readRegularFile } from "../protocol/regular-file.js";
 import { MAX_SOURCE_BYTES } from "../pipeline/discover/read-source.js";
 import { ToolInputError, type McpProject } from "./project.js";
@@ -37,19 +38,34 @@ export function listResources(project: McpProject): ResourceEntry[] {
     // An output folder outside the project root (--out) is not served.
   }
   const manifestRead = outRel === undefined ? undefined : readRegularFile(`${project.outDir}/${MANIFEST_FILE}`, { maxBytes: MAX_RESOURCE_BYTES });
-  if (outRel !== undefined && manifestRead?.kind === "file") {
-    output.push({ uri: `${PROJECT_SCHEME_PREFIX}${outRel}/${MANIFEST_FILE}`, name: `${outRel}/${MANIFEST_FILE}`, description: "The build's manifest: every artifact with its sha256, the skills, variants and token counts.", mimeType: "application/json" });
-    let manifest: Partial<DistManifest> = {};
-    try {
-      manifest = JSON.parse(manifestRead.bytes.toString("utf8")) as Partial<DistManifest>;
-    } catch {
-      // An unreadable manifest lists no variants; check reports it.
-    }
-    for (const variant of Object.keys(manifest.variants ?? {}).sort()) {
-      output.push({ uri: `${PROJECT_SCHEME_PREFIX}${outRel}/variants/${variant}.md`, name: `${outRel}/variants/${variant}.md`, description: `The compiled system prompt of variant ${variant}, as last built.`, mimeType: "text/markdown" });
-    }
-  }
+  if (outRel !== undefined && manifestRead?.kind === "file") output.push(...outputResources(project.outDir, outRel));
   return [...output, ...rules];
+}
+
+/**
+ * The output folder's manifest and variants, only as far as the folder passes
+ * verification, as every command that reads it requires: one that fails is
+ * listed by its manifest alone, whose description says what failed, so a
+ * client neither gets an internal error nor reads a variant the manifest does not vouch for.
+ */
+function outputResources(outDir: string, outRel: string): ResourceEntry[] {
+  const manifestUri = `${PROJECT_SCHEME_PREFIX}${outRel}/${MANIFEST_FILE}`;
+  const manifestName = `${outRel}/${MANIFEST_FILE}`;
+  let variants: string[];
+  try {
+    variants = Object.keys(loadArtifacts({ distDir: outDir }).variants).sort();
+  } catch (error) {
+    if (!(error instanceof ArtifactVerificationError)) throw error;
+    const shown = error.problems.slice(0, 3).map((problem) => `${problem.file}: ${problem.message}`);
+    const more = error.problems.length - shown.length;
+    const problems = more > 0 ? `${shown.join("; ")}; and ${more} more` : shown.join("; ");
+    const description = `The output folder ${outRel}/ failed verification (${problems}); run \`gamma-prompt build\`. Its variants are not listed until it passes.`;
+    return [{ uri: manifestUri, name: manifestName, description, mimeType: "application/json" }];
+  }
+  return [
+    { uri: manifestUri, name: manifestName, description: "The build's manifest: every artifact with its sha256, the skills, variants and token counts.", mimeType: "application/json" },
+    ...variants.map((variant) => ({ uri: `${PROJECT_SCHEME_PREFIX}${outRel}/variants/${variant}.md`, name: `${outRel}/variants/${variant}.md`, description: `The compiled system prompt of variant ${variant}, as last built.`, mimeType: "text/markdown" })),
+  ];
 }
 
 export const RESOURCE_TEMPLATES = [

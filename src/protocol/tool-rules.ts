@@ -9,6 +9,7 @@
  */
 import { lacksTrigger } from "./description-trigger.js";
 import { isRecord } from "./records.js";
+import { firstCharacterNotInXml } from "./xml-escape.js";
 
 /** The rules a tool or namespace is checked by, with the severity the rule registry gives each. */
 export const TOOL_RULE_SEVERITIES = {
@@ -54,6 +55,8 @@ export function namespaceDescriptionProblem(description: string): { ruleId: "nam
     return { ruleId: "namespace/description", message: `Unexpected description of ${length} code points, expected at most ${MAX_NAMESPACE_DESCRIPTION_CODE_POINTS}` };
   }
   if (/[<>]/.test(description)) return { ruleId: "namespace/description", message: "Unexpected angle bracket in description, expected plain text without < or > (the namespace catalog is XML)" };
+  const notInXml = firstCharacterNotInXml(description);
+  if (notInXml) return { ruleId: "namespace/description", message: `Unexpected ${notInXml.name} in description, expected plain text (the namespace catalog is XML, which cannot hold it even escaped)` };
   if (lacksTrigger(description)) {
     return {
       ruleId: "namespace/description-trigger",

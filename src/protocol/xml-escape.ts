@@ -27,3 +27,19 @@ export function escapeXmlAttribute(text: string): string {
 export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character);
 }
+
+/**
+ * Characters XML 1.0 cannot hold, escaped or not: the C0 controls but tab,
+ * line feed and carriage return, and U+FFFE and U+FFFF. One in a catalog
+ * entry makes the whole document not well-formed.
+ */
+const NOT_IN_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/u;
+
+/** The first character of `text` XML 1.0 cannot hold: its position in code points and what it is (`control character U+001B`); undefined when there is none. */
+export function firstCharacterNotInXml(text: string): { codePointIndex: number; name: string } | undefined {
+  if (!NOT_IN_XML.test(text)) return undefined;
+  const characters = [...text];
+  const codePointIndex = characters.findIndex((character) => NOT_IN_XML.test(character));
+  const codePoint = characters[codePointIndex]?.codePointAt(0) ?? 0;
+  return { codePointIndex, name: `${codePoint < 0x20 ? "control character" : "noncharacter"} U+${codePoint.toString(16).toUpperCase().padStart(4, "0")}` };
+}

@@ -9,9 +9,11 @@ import * as fs from "node:fs";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { acquireOutputLock, DEFAULT_LOCK_WAIT_MS, lockPathFor, OutputLockedError, type LockHolder, type OutputLock } from "../../src/pipeline/emit/lock.js";
+import { build } from "../../src/build.js";
+import { acquireOutputLock, DEFAULT_LOCK_WAIT_MS, lockPathFor, OutputLockedError, removeStaleLockFiles, type LockHolder, type OutputLock } from "../../src/pipeline/emit/lock.js";
+import { STALE_STAGING_MS } from "../../src/pipeline/emit/recovery.js";
 import type { RegularRead, RegularReadOptions } from "../../src/protocol/regular-file.js";
-import { removeTempDirs, tempDir } from "./helpers.js";
+import { copyProject, removeTempDirs, tempDir } from "./helpers.js";
 
 /**
  * What another build does at an exact instant of this one's lock handling,
@@ -379,6 +381,49 @@ describe("the output lock on unusual files", () => {
     const error: unknown = await acquireOutputLock(dist, { waitMs: 0 }).catch((caught: unknown) => caught);
     expect((error as NodeJS.ErrnoException).code).toBe("EPERM");
     expect(readdirSync(join(dist, ".."))).toEqual([]);
+  });
+});
+
+describe("what a lock leaves when its process is killed mid-step", () => {
+  /** The two leftovers of a process `pid`: the lock under its temporary name, and a stale lock moved aside. */
+  function leftovers(dist: string, pid: number, ageMs = 0): string[] {
+    const lock = lockPathFor(dist);
+    const names = [`${lock}.${pid}.0123456789abcdef`, `${lock}.stale.${pid}.89abcdef`];
+    const when = (Date.now() - ageMs) / 1000;
+    for (const path of names) {
+      writeFileSync(path, `${JSON.stringify({ pid, startedAt: "2026-01-01T00:00:00.000Z", token: "0123456789abcdef" })}\n`);
+      utimesSync(path, when, when);
+    }
+    return names.map((path) => path.slice(join(dist, "..").length + 1)).sort();
+  }
+
+  it("is removed when that process is gone, kept while it lives and is young, removed once older than a stale staging folder", async () => {
+    const dist = await outDir();
+    mkdirSync(join(dist, ".."), { recursive: true });
+    const dead = leftovers(dist, deadPid());
+    const young = leftovers(dist, process.ppid);
+    expect(removeStaleLockFiles(dist)).toEqual(dead);
+    expect(readdirSync(join(dist, "..")).sort()).toEqual(young);
+    expect(removeStaleLockFiles(dist, Date.now() + STALE_STAGING_MS + 1_000)).toEqual(young);
+    expect(readdirSync(join(dist, ".."))).toEqual([]);
+  });
+
+  it("never removes this process's own files, another output folder's, or a folder of the same name", async () => {
+    const dist = await outDir();
+    mkdirSync(join(dist, ".."), { recursive: true });
+    const own = leftovers(dist, process.pid);
+    const other = leftovers(join(dist, "..", "out"), deadPid());
+    mkdirSync(`${lockPathFor(dist)}.${deadPid()}.fedcba9876543210`);
+    expect(removeStaleLockFiles(dist, Date.now() + STALE_STAGING_MS + 1_000)).toEqual([]);
+    expect(readdirSync(join(dist, "..")).filter((name) => own.includes(name) || other.includes(name)).sort()).toEqual([...own, ...other].sort());
+  });
+
+  it("is cleared by the next build", async () => {
+    const root = await copyProject("basic");
+    const dist = join(root, "dist");
+    leftovers(dist, deadPid());
+    expect((await build({ root, persistentCache: false })).ok).toBe(true);
+    expect(readdirSync(root).filter((name) => name.startsWith(".gamma-prompt-lock-"))).toEqual([]);
   });
 });
 

@@ -142,6 +142,29 @@ describe("gamma-prompt cost (CLI)", () => {
   });
 });
 
+describe("a traffic profile too large to simulate", () => {
+  it("is refused before anything is allocated, naming the fields, whichever way the rates are given", () => {
+    const huge = { sessionsPerMinute: 1_000_000, durationMinutes: 1440, callsPerSession: 200 };
+    expect(() => cost({ root: repoRoot, profile: huge })).toThrow(ProfileError);
+    expect(() => cost({ root: repoRoot, profile: huge })).toThrow(
+      "Unexpected traffic of 288,000,000,000 model calls (sessionsPerMinute × durationMinutes × callsPerSession), expected at most 10,000,000: lower durationMinutes or sessionsPerMinute (a shorter run prices the same per session)",
+    );
+    expect(() => cost({ root: repoRoot, profile: { sessionsPerMinute: { base: 600_000, import: 600_000 }, durationMinutes: 2, callsPerSession: 5 } })).toThrow(/12,000,000 model calls/);
+    // Just past the limit: 11 calls per session for a minute of a million sessions.
+    expect(() => cost({ root: repoRoot, profile: { sessionsPerMinute: 1_000_000, durationMinutes: 1, callsPerSession: 11 } })).toThrow(/11,000,000 model calls/);
+  });
+
+  it("exits 2 with one line in the CLI, never a stack trace", async () => {
+    const dir = await tempDir();
+    const profile = join(dir, "traffic.json");
+    await writeFile(profile, JSON.stringify({ sessionsPerMinute: 1_000_000, durationMinutes: 1440, callsPerSession: 200 }));
+    const run = await runCliInProcess("cost", "--profile", profile, "--format", "json");
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/^gamma-prompt cost: the traffic profile .*: Unexpected traffic of 288,000,000,000 model calls \(sessionsPerMinute × durationMinutes × callsPerSession\)[^\n]*\n$/);
+  });
+});
+
 describe("progress bar", () => {
   it("draws a fixed-width bar with the percentage, clamped", async () => {
     const { progressBar } = await import("../../src/cost/format.js");

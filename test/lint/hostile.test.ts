@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { lint } from "../../src/lint.js";
 import { checkSkillFile } from "../../src/pipeline/lint-skills/checked-skill.js";
 import { firstInvalidUtf8Offset, MAX_SOURCE_BYTES } from "../../src/pipeline/discover/read-source.js";
+import { runCliInProcessFrom } from "../helpers/cli.js";
 import { lintFixture } from "./helpers.js";
 
 const temps: string[] = [];
@@ -34,6 +35,17 @@ describe("hostile input is ordinary input", () => {
     expect(result.diagnostics.some((diagnostic) => diagnostic.message.includes('"__proto__"'))).toBe(true);
     expect(Object.prototype).not.toHaveProperty("polluted");
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+  });
+
+  it.each(["stylish", "github", "json", "sarif"])("never writes a control character of a key or a link target to a terminal or a CI log (--format %s)", async (format) => {
+    const root = project({ "skills/ansi/SKILL.md": '---\nname: ansi\ntype: reference\ndescription: Use when testing keys.\n"k\\e[31mRED": 1\n---\n\n# Reference\n\n- Term: meaning.\n' });
+    // A skill folder that is a link to a target named with an escape: no host can load it, and the message names the target.
+    symlinkSync("gone\u001b[2J", join(root, "skills/cleared"));
+    const run = await runCliInProcessFrom(root, "lint", "--format", format);
+    const output = run.stdout + run.stderr;
+    expect(output).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(output).toContain(format === "json" || format === "sarif" ? "k\\\\u001b[31mRED" : "k\\u001b[31mRED");
+    expect(output).toContain(format === "json" || format === "sarif" ? "gone\\\\u001b[2J" : "gone\\u001b[2J");
   });
 
   it("reports CRLF and BOM files at the positions an editor shows for the LF twin", async () => {

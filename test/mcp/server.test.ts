@@ -291,6 +291,26 @@ describe("gamma-prompt mcp and bad input", () => {
   });
 });
 
+describe("gamma-prompt mcp on an output folder that fails verification", () => {
+  it.each([
+    ["a manifest that is null", "null\n", /^The output folder dist\/ failed verification \(manifest\.json: .+\); run `gamma-prompt build`\. Its variants are not listed until it passes\.$/],
+    ["a manifest whose variants are a list", "VARIANTS_LIST", /^The output folder dist\/ failed verification \(.+\); run `gamma-prompt build`\. Its variants are not listed until it passes\.$/],
+  ])("lists %s by the manifest alone, saying what failed, and no variant", async (_name, manifest, description) => {
+    const root = await embeddedDefault();
+    const path = join(root, "dist", "manifest.json");
+    const built = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    writeFileSync(path, manifest === "VARIANTS_LIST" ? `${JSON.stringify({ ...built, variants: [1] })}\n` : manifest);
+    const session = await startMcp(root);
+    const { resources } = await session.client.listResources();
+    const project = resources.filter((resource) => resource.uri.startsWith("gamma-prompt://project/"));
+    expect(project.map((resource) => resource.uri)).toEqual(["gamma-prompt://project/dist/manifest.json"]);
+    expect(project[0]?.description).toMatch(description);
+    expect(resources.slice(1).map((resource) => resource.uri)).toEqual(ruleIds().map((id) => `gamma-prompt://rules/${id}`));
+    expect(await session.close()).toBe(0);
+    expect(session.stderr()).toBe("");
+  });
+});
+
 describe("gamma-prompt mcp shutdown", () => {
   it("exits with code 0 when the client closes the connection", async () => {
     const session = await startMcp(await embeddedDefault());

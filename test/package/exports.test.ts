@@ -9,6 +9,7 @@ describe("package exports", () => {
       "DEFAULT_CONFIG",
       "DEFAULT_DEBOUNCE_MS",
       "EvalUsageError",
+      "FixWriteError",
       "INIT_PROFILES",
       "INIT_TEMPLATES",
       "InitUsageError",

@@ -50,7 +50,7 @@ rename). It prints file:line:column, rule and change for each fix; a second run 
 --fix-dry-run prints the same changes as a unified diff on stdout (the remaining findings on stderr;
 with --format json both are in the document) and writes nothing.`,
         exitCodes:
-          "0 no errors (and warnings within --max-warnings), 1 an error, more warnings than --max-warnings or no skill found (without --allow-empty), 2 usage (no skills/ folder under --root) or internal error.",
+          "0 no errors (and warnings within --max-warnings), 1 an error, more warnings than --max-warnings or no skill found (without --allow-empty), 2 usage (no skills/ folder under --root, a fixed file --fix cannot write) or internal error.",
         examples: [
           "gamma-prompt lint",
           "gamma-prompt lint --root path/to/project",
@@ -84,7 +84,7 @@ async function runLint(given: LintCommandOptions): Promise<number> {
   }
   const options = { ...given, root: located.root };
   // Loaded here, not at the top, so other commands and --help start fast.
-  const [{ lint, ProjectRootError, ConfigFileError }, { formatDiagnostics }, { relativeToWorkingFolder, workingFolderPath }] = await Promise.all([
+  const [{ lint, ProjectRootError, ConfigFileError, FixWriteError }, { formatDiagnostics }, { relativeToWorkingFolder, workingFolderPath }] = await Promise.all([
     import("../../lint.js"),
     import("../../diagnostics/reporters/index.js"),
     import("../../diagnostics/rebase.js"),
@@ -101,6 +101,12 @@ async function runLint(given: LintCommandOptions): Promise<number> {
     }
     if (error instanceof ConfigFileError) {
       process.stderr.write(`gamma-prompt lint: ${error.message}; pass --config with the path of an existing file\n`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof FixWriteError) {
+      // Files named as the findings name them: relative to the working folder.
+      const { describeFsError } = await import("../../path-problem.js");
+      process.stderr.write(`gamma-prompt lint: ${error.describe(workingFolderPath(options.root), describeFsError)}\n`);
       return EXIT_USAGE;
     }
     throw error;

@@ -42,7 +42,7 @@ export const buildRules = {
   "tool/skill-name-parameter": { severity: "error", description: "The `skill` tool has a string `name` parameter to carry the catalog enum." },
   "namespace/invalid": { severity: "error", description: "A namespace file `schemas/namespaces/<name>/namespace.json` matches schemas/namespace.schema.json." },
   "namespace/name-mismatch": { severity: "error", description: "A namespace's `name` equals the name of its folder." },
-  "namespace/description": { severity: "error", description: "A namespace's description is not blank, has at most 1,024 code points and no `<` or `>` (it is shown in the namespace catalog)." },
+  "namespace/description": { severity: "error", description: "A namespace's description is not blank, has at most 1,024 code points, no `<` or `>` and no control character but tab and line break (it is shown in the namespace catalog, which is XML)." },
   "namespace/description-trigger": { severity: "warning", description: "A namespace's description says when to load it (`Use for …`, `Use when …`), by the skill description rules." },
   "namespace/too-many-tools": { severity: "warning", description: "A namespace holds fewer than 10 tools, OpenAI's recommendation per namespace for tool search." },
   "namespace/tool-name-duplicate": { severity: "error", description: "No tool name appears twice across the stable tool set and the namespaces." },

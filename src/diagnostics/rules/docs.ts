@@ -172,6 +172,11 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     bad: "description: Use for <ViewTransition> animations.",
     good: "description: Use for React ViewTransition animations.",
   },
+  "skill/description-control-character": {
+    text: "A YAML escape such as \"\\e\" or \"\\x01\" puts a control character into the description, and with it into dist/catalog.xml and every prefix that embeds the catalog. XML 1.0 cannot hold C0 control characters other than tab, line feed and carriage return, not even as a character reference, so the catalog would no longer be well-formed for any reader. The finding points at the escape.",
+    bad: 'description: "Use when coloring \\e[31m terminal output."',
+    good: "description: Use when coloring terminal output with ANSI escape codes.",
+  },
   "skill/description-trigger": {
     text: "The description is how the model decides to load a skill, so it must say when to use it, not only what it is or does (the specification: \"what the skill does and when to use it\"). Any usage condition counts, in the wordings real collections use: \"Use when …\", \"Use it/this skill when/to/for …\", \"Use rdkit for …\", \"Use at workday start\", \"TRIGGER when/—\", \"This skill should be used when …\", \"Load this skill … when …\", \"Invoke when …\", \"Use BEFORE/for …\", a when-clause such as \"when building new UI\" or \"before making changes\", the boundary with other skills (\"For X, use the Y skill\", \"X → other-skill\", \"Not for …\"), \"Preferred for …\", \"Applies to tasks involving …\", \"Fires on …\", \"Say … to start\", a hand-off (\"hand off to pptx-build\"), and Japanese or Chinese, simplified or traditional (\"…ときに使う\", \"「…」と言われたら使う\", \"…場面で使用\", \"…时使用\", \"…時使用\", \"当用户要求…时\", \"触发词：…\", \"适用于…\", \"用于…\" opening a sentence). A description written in another language (Spanish, German, Russian, Korean, …) is not judged: the forms are known for English, Chinese and Japanese only, and a finding elsewhere would be a guess. On the labelled corpus its precision is in the README's rule table.",
     bad: "description: Toolkit for styling artifacts with a theme.",

@@ -6,7 +6,7 @@ import type { RuleDefinition } from "./rule.js";
  */
 export const skillRules = {
   // The tree and the file
-  "skill/no-skills": { severity: "warning", description: "The project holds at least one skill where `skills` in the config (default `skills/*`) looks; the run fails unless `--allow-empty`." },
+  "skill/no-skills": { severity: "warning", description: "The project holds at least one skill where `skills` in the config (default `skills/*`) looks; lint fails unless `--allow-empty`; build does not report it and writes an empty catalog." },
   "skill/missing-skill-file": { severity: "warning", description: "Every folder in skills/ holds a file named exactly `SKILL.md`." },
   "skill/unreadable-file": { severity: "error", description: "`SKILL.md` and every supporting file beside it can be read." },
   "skill/file-too-large": { severity: "error", description: "`SKILL.md` is at most 1 MiB." },
@@ -48,6 +48,7 @@ export const skillRules = {
   "skill/description-empty": { severity: "error", description: "`description` is not blank." },
   "skill/description-length": { severity: "error", description: "`description` has at most 1,024 Unicode code points." },
   "skill/description-angle-bracket": { severity: "error", description: "`description` has no `<` or `>` (no XML tags in the catalog). Gamma profile only." },
+  "skill/description-control-character": { severity: "error", description: "`description` has no control character but tab and line break (XML, the catalog's format, cannot hold one even escaped)." },
   "skill/description-trigger": { severity: "warning", description: "`description` says when to use the skill (`Use when …`, `Use to …`, `TRIGGER —`, `This skill should be used when …`, `For X, use the Y skill`, `Fires on …`, `…ときに使う`), not only what it is or does." },
   // Cross-references
   "skill/reference-unknown": { severity: "error", description: "Every name in `requiresSkills` and `conflictsWith` is a skill in the tree." },

@@ -9,7 +9,7 @@ import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import { readRegularFile, statIfPossible } from "../../protocol/regular-file.js";
 import { packageVersion } from "../../version.js";
 import { findSkillFolders, SKILL_FILE } from "../discover/discover.js";
-import { readSkillLayout } from "../discover/skill-folders.js";
+import { readSkillLayout, type UnreadableFolder } from "../discover/skill-folders.js";
 import { listProjectSourcePaths } from "../discover/project-sources.js";
 import { listSupportingEntries } from "../discover/supporting-files.js";
 import { sha256Hex } from "../discover/read-source.js";
@@ -102,12 +102,15 @@ interface InputListing {
 
 async function listInputs(root: string, outDirRelative: string): Promise<InputListing | undefined> {
   let folders: string[];
+  const unlisted: UnreadableFolder[] = [];
   try {
     // Where the config's `skills` and `ignore` say, as lint and the build look.
-    folders = findSkillFolders(root, { ...readSkillLayout(root), outDir: outDirRelative });
+    folders = findSkillFolders(root, { ...readSkillLayout(root), outDir: outDirRelative }, unlisted);
   } catch {
     return undefined;
   }
+  // A folder that cannot be listed is a finding of the full run, never an empty listing to key a cache by.
+  if (unlisted.length > 0) return undefined;
   const paths: string[] = [];
   const special = new Set<string>();
   for (const folder of folders) {
@@ -117,7 +120,9 @@ async function listInputs(root: string, outDirRelative: string): Promise<InputLi
       if (!entry.regular) special.add(entry.path);
     }
   }
-  return { paths: [...paths, ...(await listProjectSourcePaths(root))], inSkillFolders: new Set(paths), special };
+  const sourcePaths = await listProjectSourcePaths(root, unlisted);
+  if (unlisted.length > 0) return undefined;
+  return { paths: [...paths, ...sourcePaths], inSkillFolders: new Set(paths), special };
 }
 
 /** Sizes and modification times of exactly these root-relative paths (a missing one stamps as absent). */

@@ -4,9 +4,10 @@ import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
 import { readBytes, SKILL_READ_RULES, toSourceFile, type SourceOverrides } from "./read-source.js";
-import { DEFAULT_LAYOUT, isDefaultLayout, layoutNamesFolder, matchSkillFolders, type SkillLayout } from "./skill-folders.js";
-import { compareCodeUnits } from "./sources.js";
+import { DEFAULT_LAYOUT, isDefaultLayout, layoutNamesFolder, matchSkillFolders, type SkillLayout, type UnreadableFolder } from "./skill-folders.js";
+import { compareCodeUnits, errorCode, unlistableFolder } from "./sources.js";
 import { isWithin } from "./relative-paths.js";
+import { quoted } from "../../diagnostics/quote.js";
 
 /** The folder, relative to the project root, that holds one folder per skill. */
 export const SKILLS_DIR = "skills";
@@ -53,7 +54,11 @@ export async function loadSkillSources(root: string, layout: SkillLayout = DEFAU
   const files: SourceFile[] = [];
   const diagnostics: Diagnostic[] = [];
   const unreadFolders: string[] = [];
-  for (const folder of skillFoldersWithUnsaved(root, layout, overrides)) {
+  const unlisted: UnreadableFolder[] = [];
+  const folders = skillFoldersWithUnsaved(root, layout, overrides, unlisted);
+  // A folder that cannot be listed hides every skill in it: an error, so a build keeps dist/ rather than ship a catalog without them.
+  diagnostics.push(...unlisted.map(({ folder, code }) => unlistableFolder("skill/unreadable-file", folder === "" ? "." : folder, code)));
+  for (const folder of folders) {
     const path = `${folder}/${SKILL_FILE}`;
     const result = overrides?.get(path) ?? readSkillFile(root, folder, path);
     if (result === undefined) continue;
@@ -69,8 +74,8 @@ export async function loadSkillSources(root: string, layout: SkillLayout = DEFAU
 }
 
 /** The skill folders, and the folders of unsaved SKILL.md texts the layout names that are not on disk yet. */
-export function skillFoldersWithUnsaved(root: string, layout: SkillLayout, overrides: SourceOverrides | undefined): string[] {
-  const folders = findSkillFolders(root, layout);
+export function skillFoldersWithUnsaved(root: string, layout: SkillLayout, overrides: SourceOverrides | undefined, unreadable?: UnreadableFolder[]): string[] {
+  const folders = findSkillFolders(root, layout, unreadable);
   if (!overrides) return folders;
   const listed = new Set(folders);
   for (const path of overrides.keys()) {
@@ -86,12 +91,14 @@ export function skillFoldersWithUnsaved(root: string, layout: SkillLayout, overr
 /**
  * Root-relative paths of the skill folders (`skills/<name>` by default),
  * sorted by code unit. Folders starting with a dot are matched only by a
- * pattern that spells the dot (`skills/.curated/*`).
+ * pattern that spells the dot (`skills/.curated/*`). Folders on the way that
+ * cannot be listed are added to `unreadable`.
  */
-export function findSkillFolders(root: string, layout: SkillLayout = DEFAULT_LAYOUT): string[] {
+export function findSkillFolders(root: string, layout: SkillLayout = DEFAULT_LAYOUT, unreadable?: UnreadableFolder[]): string[] {
   assertProjectRoot(root, layout);
-  return matchSkillFolders(root, layout);
+  return matchSkillFolders(root, layout, unreadable);
 }
+
 
 /** The skill file, or why it cannot be read; undefined for a folder that is no skill at all (no Markdown file: a helper folder such as `skills/_lib`). */
 function readSkillFile(root: string, folder: string, path: string): SourceFile | Diagnostic | undefined {
@@ -124,11 +131,12 @@ function describeUnresolvedLink(path: string): string | undefined {
   } catch {
     return undefined;
   }
-  return `symbolic link to "${target}", which ${failure === "ELOOP" ? "leads back to itself" : "does not exist"}`;
+  return `symbolic link to ${quoted(target)}, which ${failure === "ELOOP" ? "leads back to itself" : "does not exist"}`;
 }
 
 function missingSkillFile(root: string, folder: string): Diagnostic | undefined {
   const names = listNames(join(root, folder));
+  if (!Array.isArray(names)) return unlistableFolder("skill/unreadable-file", folder, names.code);
   const nearMiss = names.find((name) => name.toLowerCase() === SKILL_FILE.toLowerCase());
   // Listed under its own name, yet not found: a SKILL.md that is a link to nothing.
   const link = nearMiss === SKILL_FILE ? describeUnresolvedLink(join(root, folder, SKILL_FILE)) : undefined;
@@ -159,18 +167,24 @@ export function readSourceFileSync(root: string, relPath: string): SourceFile | 
 function assertProjectRoot(root: string, layout: SkillLayout): void {
   if (!isDirectory(root)) throw new ProjectRootError(`project root "${root}" is not a folder`);
   // With the default layout a missing skills/ folder is a wrong --root; a configured layout may match nothing, which lint reports.
-  if (isDefaultLayout(layout) && !isDirectory(join(root, SKILLS_DIR))) throw new ProjectRootError(`project root "${root}" has no ${SKILLS_DIR}/ folder`);
+  if (isDefaultLayout(layout) && !isDirectory(join(root, SKILLS_DIR))) {
+    const found = statIfPossible(join(root, SKILLS_DIR));
+    const what = found === undefined ? `has no ${SKILLS_DIR}/ folder` : `has ${found.isFile() ? "a file" : "something other than a folder"} named ${SKILLS_DIR}, expected a ${SKILLS_DIR}/ folder`;
+    throw new ProjectRootError(`project root "${root}" ${what}`);
+  }
 }
 
 function isDirectory(path: string): boolean {
   return statIfPossible(path)?.isDirectory() ?? false;
 }
 
-function listNames(path: string): string[] {
+/** A folder's names; none when it is absent or no folder, the error code when it exists but cannot be listed. */
+function listNames(path: string): string[] | { code: string } {
   try {
     return readdirSync(path);
-  } catch {
-    return [];
+  } catch (error) {
+    const code = errorCode(error);
+    return code === "ENOENT" || code === "ENOTDIR" ? [] : { code };
   }
 }
 

@@ -15,7 +15,7 @@ import {
   VARIANTS_FILE,
 } from "./source-paths.js";
 import { defineSlot, type BuildSession } from "../session/build-session.js";
-import { isDiagnostic, listFiles, listFolders, readPromptSource } from "./sources.js";
+import { isDiagnostic, listFiles, listFolders, readPromptSource, unlistableFolder, type UnreadableFolder } from "./sources.js";
 import type { SourceOverrides } from "./read-source.js";
 
 /** Every non-skill source of a build, read and normalised. */
@@ -38,23 +38,26 @@ export const REQUIRED_SOURCES = [PREFIX_TEMPLATE, VARIANT_TEMPLATE, VARIANTS_FIL
 /** Read when present: without injections.yaml the project defines no runtime injections. */
 export const OPTIONAL_SOURCES = [INJECTIONS_FILE, CONFIG_FILE] as const;
 
-/** Root-relative paths of every non-skill source, sorted. Folders are listed fresh each time. */
-export async function listProjectSourcePaths(root: string): Promise<string[]> {
-  const partials = (await listFiles(root, PARTIALS_DIR, ".hbs")).map((name) => `${PARTIALS_DIR}/${name}`);
-  const tools = (await listFiles(root, TOOLS_DIR, ".json")).map((name) => `${TOOLS_DIR}/${name}`);
-  const knowledge = (await listFiles(root, KNOWLEDGE_SOURCE_DIR, ".md")).map((name) => `${KNOWLEDGE_SOURCE_DIR}/${name}`);
-  const namespaces = await listNamespaceSourcePaths(root);
+/**
+ * Root-relative paths of every non-skill source, sorted. Folders are listed
+ * fresh each time; one that exists but cannot be listed is added to `unreadable`.
+ */
+export async function listProjectSourcePaths(root: string, unreadable: UnreadableFolder[] = []): Promise<string[]> {
+  const partials = (await listFiles(root, PARTIALS_DIR, ".hbs", unreadable)).map((name) => `${PARTIALS_DIR}/${name}`);
+  const tools = (await listFiles(root, TOOLS_DIR, ".json", unreadable)).map((name) => `${TOOLS_DIR}/${name}`);
+  const knowledge = (await listFiles(root, KNOWLEDGE_SOURCE_DIR, ".md", unreadable)).map((name) => `${KNOWLEDGE_SOURCE_DIR}/${name}`);
+  const namespaces = await listNamespaceSourcePaths(root, unreadable);
   return [...REQUIRED_SOURCES, ...OPTIONAL_SOURCES, ...partials, ...tools, ...knowledge, ...namespaces].sort();
 }
 
 /** `schemas/namespaces/<name>/namespace.json` (listed even when absent, so its absence is reported) and `<name>/tools/*.json`. */
-async function listNamespaceSourcePaths(root: string): Promise<string[]> {
+async function listNamespaceSourcePaths(root: string, unreadable: UnreadableFolder[]): Promise<string[]> {
   const paths: string[] = [];
-  for (const folder of await listFolders(root, NAMESPACES_DIR)) {
+  for (const folder of await listFolders(root, NAMESPACES_DIR, unreadable)) {
     const dir = `${NAMESPACES_DIR}/${folder}`;
     paths.push(`${dir}/${NAMESPACE_FILE}`);
     const toolsDir = `${dir}/${NAMESPACE_TOOLS_DIR}`;
-    for (const name of await listFiles(root, toolsDir, ".json")) paths.push(`${toolsDir}/${name}`);
+    for (const name of await listFiles(root, toolsDir, ".json", unreadable)) paths.push(`${toolsDir}/${name}`);
   }
   return paths;
 }
@@ -73,9 +76,11 @@ export async function loadProjectSources(
   overrides?: SourceOverrides,
 ): Promise<{ sources: ProjectSources; diagnostics: Diagnostic[] }> {
   const cache = session.keep(PROJECT_SOURCES, () => new Map<string, SourceFile>());
-  const paths = await listProjectSourcePaths(root);
+  const unlisted: UnreadableFolder[] = [];
+  const paths = await listProjectSourcePaths(root, unlisted);
   const changed = changedPaths ? new Set(changedPaths) : undefined;
-  const diagnostics: Diagnostic[] = [];
+  // The sources in a folder that cannot be listed are unknown: an error, so a build keeps dist/ rather than render without them.
+  const diagnostics: Diagnostic[] = unlisted.map(({ folder, code }) => unlistableFolder("source/unreadable-file", folder, code));
   const files = new Map<string, SourceFile>();
   await Promise.all(
     paths.map(async (path) => {

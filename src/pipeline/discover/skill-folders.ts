@@ -1,6 +1,9 @@
 import { readdirSync, readFileSync, type Dirent } from "node:fs";
 import { statIfPossible } from "../../protocol/regular-file.js";
 import { join } from "node:path";
+import { errorCode, type UnreadableFolder } from "./sources.js";
+
+export type { UnreadableFolder } from "./sources.js";
 
 /**
  * Where a project keeps its skills: folders or globs relative to the root
@@ -51,20 +54,28 @@ export function isDefaultLayout(layout: SkillLayout): boolean {
   return layout.skills.length === 1 && layout.skills[0] === DEFAULT_SKILL_PATTERNS[0] && layout.ignore.length === 0;
 }
 
+interface FolderSearch {
+  root: string;
+  excluded: (folder: string) => boolean;
+  unreadable: UnreadableFolder[];
+}
+
 /**
  * Root-relative POSIX paths of the skill folders the layout names, sorted by
  * code unit. A pattern without `**` names skill folders outright (one
  * without SKILL.md is reported); a pattern with `**` matches only folders
- * that hold SKILL.md, and does not descend into a skill.
+ * that hold SKILL.md, and does not descend into a skill. Folders that cannot
+ * be listed are added to `unreadable` (each once).
  */
-export function matchSkillFolders(root: string, layout: SkillLayout): string[] {
+export function matchSkillFolders(root: string, layout: SkillLayout, unreadable: UnreadableFolder[] = []): string[] {
   const ignored = layout.ignore.map(globToRegExp);
   const excluded = excludedFolder(layout.outDir ?? DEFAULT_OUT_DIR);
   const found = new Set<string>();
+  const search: FolderSearch = { root, excluded, unreadable };
   for (const pattern of layout.skills) {
     const segments = normalisePattern(pattern).split("/").filter((segment) => segment !== "" && segment !== ".");
     const deep = segments.includes("**");
-    for (const folder of expand(root, "", segments, excluded)) {
+    for (const folder of expand(search, "", segments)) {
       if (folder === "" || ignored.some((regexp) => isIgnored(regexp, folder))) continue;
       if (deep && !isFile(join(root, folder, SKILL_FILE))) continue;
       found.add(folder);
@@ -88,7 +99,9 @@ export function layoutNamesFolder(layout: SkillLayout, folder: string): boolean 
 export function suggestSkillPatterns(root: string): string[] {
   const suggestions = new Set<string>();
   const visit = (relative: string, depth: number): void => {
-    for (const entry of listDirectories(join(root, relative))) {
+    const listed = listDirectories(join(root, relative));
+    // A hint only: a folder that cannot be listed suggests nothing.
+    for (const entry of Array.isArray(listed) ? listed : []) {
       if (NEVER_SEARCHED.has(entry) || (relative === "" && entry === DEFAULT_OUT_DIR)) continue;
       const child = relative === "" ? entry : `${relative}/${entry}`;
       if (isFile(join(root, child, SKILL_FILE))) {
@@ -115,33 +128,44 @@ function excludedFolder(outDir: string): (folder: string) => boolean {
   };
 }
 
-function expand(root: string, base: string, segments: readonly string[], excluded: (folder: string) => boolean): string[] {
+function expand(search: FolderSearch, base: string, segments: readonly string[]): string[] {
+  const { root, excluded } = search;
   const [head, ...rest] = segments;
   if (head === undefined) return [base];
   if (head === "**") {
-    const results = expand(root, base, rest, excluded);
+    const results = expand(search, base, rest);
     // A skill folder ends the descent: its references/ and scripts/ are not skills.
     if (base !== "" && isFile(join(root, base, SKILL_FILE))) return results;
-    for (const entry of listDirectories(join(root, base))) {
+    for (const entry of listFolderEntries(search, base)) {
       const next = join2(base, entry);
       if (entry.startsWith(".") || excluded(next)) continue;
-      results.push(...expand(root, next, segments, excluded));
+      results.push(...expand(search, next, segments));
     }
     return results;
   }
   if (!/[*?[]/.test(head)) {
     const next = join2(base, head);
-    return !excluded(next) && isDirectory(join(root, next)) ? expand(root, next, rest, excluded) : [];
+    return !excluded(next) && isDirectory(join(root, next)) ? expand(search, next, rest) : [];
   }
   const regexp = new RegExp(`^${segmentToRegExp(head)}$`);
   const results: string[] = [];
   // A link that leads nowhere, where a skill folder is expected, is kept so discovery reports the skill no host can load.
-  for (const entry of listDirectories(join(root, base), { withUnresolvedLinks: rest.length === 0 })) {
+  for (const entry of listFolderEntries(search, base, { withUnresolvedLinks: rest.length === 0 })) {
     const next = join2(base, entry);
     if ((entry.startsWith(".") && !head.startsWith(".")) || excluded(next)) continue;
-    if (regexp.test(entry)) results.push(...expand(root, next, rest, excluded));
+    if (regexp.test(entry)) results.push(...expand(search, next, rest));
   }
   return results;
+}
+
+/** {@link listDirectories} of a root-relative folder, noting a folder that exists but cannot be listed. */
+function listFolderEntries(search: FolderSearch, base: string, options: { withUnresolvedLinks?: boolean } = {}): string[] {
+  const listed = listDirectories(join(search.root, base), options);
+  if (!Array.isArray(listed)) {
+    if (!search.unreadable.some((entry) => entry.folder === base)) search.unreadable.push({ folder: base, code: listed.code });
+    return [];
+  }
+  return listed;
 }
 
 /** A glob over a root-relative path; `**` crosses folders, `*` and `?` do not. */
@@ -174,13 +198,18 @@ function join2(base: string, name: string): string {
   return base === "" ? name : `${base}/${name}`;
 }
 
-/** Folders, links to folders, and with `withUnresolvedLinks` links whose target is missing or loops. */
-function listDirectories(path: string, options: { withUnresolvedLinks?: boolean } = {}): string[] {
+/**
+ * Folders, links to folders, and with `withUnresolvedLinks` links whose target
+ * is missing or loops; none when the folder is absent or no folder, and the
+ * error code when it exists but cannot be listed.
+ */
+function listDirectories(path: string, options: { withUnresolvedLinks?: boolean } = {}): string[] | { code: string } {
   let entries: Dirent[];
   try {
     entries = readdirSync(path, { withFileTypes: true });
-  } catch {
-    return [];
+  } catch (error) {
+    const code = errorCode(error);
+    return code === "ENOENT" || code === "ENOTDIR" ? [] : { code };
   }
   return entries
     .filter((entry) => {

@@ -1,7 +1,7 @@
 import { statIfPossible } from "../../protocol/regular-file.js";
 import { join } from "node:path";
 import type { SourceFile } from "../../stage-data.js";
-import { DEFAULT_LAYOUT, type SkillLayout } from "./skill-folders.js";
+import { DEFAULT_LAYOUT, type SkillLayout, type UnreadableFolder } from "./skill-folders.js";
 import { sameStamp, stampOf, type FileStamp } from "./file-stamp.js";
 import { loadSkillSources, readSourceFileSync, skillFoldersWithUnsaved, SKILL_FILE, type SkillSources } from "./discover.js";
 import type { SourceOverrides } from "./read-source.js";
@@ -31,7 +31,14 @@ export async function loadSkillSourcesReusing(
   const changed = changedPaths ? new Set(changedPaths) : undefined;
   const files: SourceFile[] = [];
   const listed = new Set<string>();
-  for (const folder of skillFoldersWithUnsaved(root, layout, overrides)) {
+  const unlisted: UnreadableFolder[] = [];
+  const folders = skillFoldersWithUnsaved(root, layout, overrides, unlisted);
+  if (unlisted.length > 0) {
+    // A folder that cannot be listed is a finding: the full read words it.
+    records.clear();
+    return loadSkillSources(root, layout, overrides);
+  }
+  for (const folder of folders) {
     const path = `${folder}/${SKILL_FILE}`;
     listed.add(path);
     const override = overrides?.get(path);

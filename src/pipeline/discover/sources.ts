@@ -1,6 +1,6 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { Diagnostic } from "../../diagnostics/diagnostic.js";
+import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
 import { readSource, SOURCE_READ_RULES } from "./read-source.js";
 
@@ -18,27 +18,49 @@ export function isDiagnostic(value: unknown): value is Diagnostic {
   return typeof value === "object" && value !== null && "ruleId" in value && "severity" in value;
 }
 
-/** Names of the files in a folder with a given extension, sorted by code unit; [] when the folder is absent. */
-export async function listFiles(root: string, relDir: string, extension: string): Promise<string[]> {
-  return (await readEntries(root, relDir))
+/**
+ * A folder that exists but cannot be listed (permissions, an I/O error): the
+ * sources in it are unknown, not absent, so callers report it rather than
+ * build without them.
+ */
+export interface UnreadableFolder {
+  /** Root-relative POSIX path ("" for the root itself). */
+  folder: string;
+  /** The system's error code (EACCES, EIO). */
+  code: string;
+}
+
+/** A folder that exists but cannot be listed, as a finding at its start under the caller's rule. */
+export function unlistableFolder(ruleId: "skill/unreadable-file" | "source/unreadable-file", folder: string, code: string): Diagnostic {
+  return createDiagnostic(ruleId, folder, FILE_START, `Unexpected folder that cannot be listed (${code}), expected a readable folder`);
+}
+
+/**
+ * Names of the files in a folder with a given extension, sorted by code unit;
+ * [] when the folder is absent, and also when it cannot be listed, which is then added to `unreadable`.
+ */
+export async function listFiles(root: string, relDir: string, extension: string, unreadable?: UnreadableFolder[]): Promise<string[]> {
+  return (await readEntries(root, relDir, unreadable))
     // Not only regular files: a FIFO or a link named like a source is read (and refused) rather than skipped silently.
     .filter((entry) => !entry.isDirectory() && entry.name.endsWith(extension))
     .map((entry) => entry.name)
     .sort(compareCodeUnits);
 }
 
-/** Names of the sub-folders of a folder, sorted by code unit; [] when the folder is absent. */
-export async function listFolders(root: string, relDir: string): Promise<string[]> {
-  return (await readEntries(root, relDir)).filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => entry.name).sort(compareCodeUnits);
+/** Names of the sub-folders of a folder, sorted by code unit; [] when the folder is absent or cannot be listed (see {@link listFiles}). */
+export async function listFolders(root: string, relDir: string, unreadable?: UnreadableFolder[]): Promise<string[]> {
+  return (await readEntries(root, relDir, unreadable)).filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => entry.name).sort(compareCodeUnits);
 }
 
-/** A folder's entries; none when it is absent or not a folder. */
-async function readEntries(root: string, relDir: string): Promise<import("node:fs").Dirent[]> {
+/** A folder's entries; none when it is absent or not a folder, or when it cannot be listed (noted in `unreadable`, else thrown). */
+async function readEntries(root: string, relDir: string, unreadable: UnreadableFolder[] | undefined): Promise<import("node:fs").Dirent[]> {
   try {
     return await readdir(join(root, relDir), { withFileTypes: true });
   } catch (error) {
     if (isNotFound(error) || errorCode(error) === "ENOTDIR") return [];
-    throw error;
+    if (unreadable === undefined) throw error;
+    unreadable.push({ folder: relDir, code: errorCode(error) });
+    return [];
   }
 }
 

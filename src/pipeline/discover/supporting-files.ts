@@ -4,7 +4,7 @@ import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics
 import { SKILL_FILE } from "./discover.js";
 import { readBytes } from "./read-source.js";
 import { withLfLineEndings } from "../../protocol/line-endings.js";
-import { compareCodeUnits, errorCode } from "./sources.js";
+import { compareCodeUnits, errorCode, unlistableFolder } from "./sources.js";
 
 /**
  * A skill's supporting files: everything in its folder besides SKILL.md, at
@@ -73,7 +73,7 @@ export function readSupportingFiles(root: string, skillFolder: string, maxBytes:
         diagnostics.push(createDiagnostic("skill/unreadable-file", file, FILE_START, `Unexpected read failure (${read.code}), expected a readable file`));
       }
     },
-    (rel, code) => diagnostics.push(createDiagnostic("skill/unreadable-file", rel === "" ? base : `${base}/${rel}`, FILE_START, `Unexpected folder that cannot be listed (${code}), expected a readable folder`)),
+    (rel, code) => diagnostics.push(unlistableFolder("skill/unreadable-file", rel === "" ? base : `${base}/${rel}`, code)),
   );
   files.sort((a, b) => compareCodeUnits(a.path, b.path));
   return { files, diagnostics };

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { isProcessAlive } from "../../protocol/dist-journal.js";
 import { readRegularFile } from "../../protocol/regular-file.js";
+import { STALE_STAGING_MS } from "./recovery.js";
 
 /**
  * One build at a time per output folder. The lock is a file next to the
@@ -82,6 +83,39 @@ export async function acquireOutputLock(outDir: string, options: LockOptions = {
     }
     await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, waitMs - waited)));
   }
+}
+
+/**
+ * Removes the files a lock leaves beside itself when its process is killed
+ * between two steps: the whole lock written under its temporary name
+ * (`<lock>.<pid>.<token>`) before the link, and a stale lock moved aside
+ * (`<lock>.stale.<pid>.<hex>`) before its removal. Judged as staging folders
+ * are: removed when the process that made it is gone or the file is older
+ * than {@link STALE_STAGING_MS}; never one of this process. Returns the names removed.
+ */
+export function removeStaleLockFiles(outDir: string, now = Date.now()): string[] {
+  const lock = basename(lockPathFor(outDir));
+  const folder = dirname(outDir);
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(`${lock}.`)) continue;
+    const match = /^(?:stale\.)?(\d+)\.[0-9a-f]+$/.exec(name.slice(lock.length + 1));
+    if (!match) continue;
+    const pid = Number(match[1]);
+    if (pid === process.pid) continue;
+    const stats = lstatSync(join(folder, name), { throwIfNoEntry: false });
+    if (!stats?.isFile()) continue;
+    if (isProcessAlive(pid) && now - stats.mtimeMs < STALE_STAGING_MS) continue;
+    rmSync(join(folder, name), { force: true });
+    removed.push(name);
+  }
+  return removed.sort();
 }
 
 function tryCreate(path: string, holder: LockHolder): boolean {

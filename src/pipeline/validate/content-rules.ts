@@ -5,6 +5,7 @@ import type { YamlProblem, YamlTree } from "../parse/yaml-tree.js";
 import { allowedToolsProblem, firstSeparatingComma } from "./allowed-tools.js";
 import { characterRange } from "./frontmatter-schema.js";
 import { lacksTrigger } from "../../protocol/description-trigger.js";
+import { firstCharacterNotInXml } from "../../protocol/xml-escape.js";
 
 /** The Agent Skills specification's recommended most lines for a SKILL.md body. */
 export const MAX_BODY_LINES = 500;
@@ -18,6 +19,15 @@ export function contentProblems(tree: YamlTree, split: FrontmatterSplit, index: 
   const value = tree.value as Record<string, unknown>;
   const description = value["description"];
   const descriptionRange = tree.valueRanges.get("/description") ?? split.opening;
+  const notInXml = typeof description === "string" ? firstCharacterNotInXml(description) : undefined;
+  if (typeof description === "string" && notInXml) {
+    // Any profile: the character reaches every host's catalog, and no XML reader can take it, escaped or not.
+    problems.push({
+      ruleId: "skill/description-control-character",
+      range: characterRange(descriptionRange, index, description, notInXml.codePointIndex),
+      message: `Unexpected ${notInXml.name} in description, expected plain text (the catalog is XML, which cannot hold it even escaped)`,
+    });
+  }
   if (typeof description === "string" && description.trim() !== "") {
     if (lacksTrigger(description)) {
       problems.push({

@@ -71,12 +71,12 @@ function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range,
   const portableKey = PORTABLE_LIST_KEYS.get(path);
   if (portableKey && error.keyword === "type") {
     // A design list under metadata is one string: a YAML list there is read by no Agent Skills tool as a list.
-    return { ruleId: "skill/value-type", range, message: `Unexpected ${describeValue(value, sourceOf(range, index))} for "${label}", expected one string of names separated by spaces, such as "a b"` };
+    return { ruleId: "skill/value-type", range, message: `Unexpected ${describeValue(value, sourceOf(range, index))} for ${quoted(label)}, expected one string of names separated by spaces, such as "a b"` };
   }
   switch (error.keyword) {
     case "required": {
       const missing = String(params["missingProperty"]);
-      const where = path === "" ? "frontmatter" : `"${label}"`;
+      const where = path === "" ? "frontmatter" : quoted(label);
       return { ruleId: "skill/missing-key", range: path === "" ? opening : range, message: `Unexpected ${where} without "${missing}", expected ${KEY_HINTS[missing] ?? "the key to be present"}` };
     }
     case "additionalProperties": {
@@ -85,7 +85,7 @@ function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range,
       // A host's key is as likely a near miss as the manifest's own (`user_invocable`, `Version`).
       const hint = didYouMean(extra, [...knownKeys, ...HOST_KEYS.map((host) => host.key)]);
       const expected = hint === "" ? `one of the known keys (${knownKeys.join(", ")})` : "a known key";
-      return { ruleId: "skill/unknown-key", range: keyRange, message: `Unexpected key "${extra}", expected ${expected}${hint}` };
+      return { ruleId: "skill/unknown-key", range: keyRange, message: `Unexpected key ${quoted(extra)}, expected ${expected}${hint}` };
     }
     case "type": {
       // `type` has one finding whatever the value: its enum error, worded by skill/type-value below.
@@ -96,12 +96,12 @@ function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range,
         return allowedToolsProblem(value, range) ?? { ruleId: "skill/value-type", range, message: `Unexpected ${written} for "allowed-tools", expected one space-separated string such as "Read Bash(git:*)"` };
       }
       const host = hostKeyOf(path);
-      if (host) return { ruleId: "skill/host-key-value", range, message: `Unexpected ${written} for "${label}", expected ${describeType(String(params["type"]))}, as read by ${host.hosts} (${host.meaning})` };
-      return { ruleId: "skill/value-type", range, message: `Unexpected ${written} for "${label}", expected ${describeType(String(params["type"]))}` };
+      if (host) return { ruleId: "skill/host-key-value", range, message: `Unexpected ${written} for ${quoted(label)}, expected ${describeType(String(params["type"]))}, as read by ${host.hosts} (${host.meaning})` };
+      return { ruleId: "skill/value-type", range, message: `Unexpected ${written} for ${quoted(label)}, expected ${describeType(String(params["type"]))}` };
     }
   }
   const host = hostKeyOf(path);
-  if (host) return { ruleId: "skill/host-key-value", range, message: `Unexpected value for "${label}": it ${error.message ?? "does not match the schema"}, as read by ${host.hosts}` };
+  if (host) return { ruleId: "skill/host-key-value", range, message: `Unexpected value for ${quoted(label)}: it ${error.message ?? "does not match the schema"}, as read by ${host.hosts}` };
   if (/^\/(requiresSkills|conflictsWith)(\/|$)/.test(path) && (error.keyword === "pattern" || error.keyword === "uniqueItems")) {
     // Reported with better context by the cross-reference rules (unknown name, repeated name).
     return undefined;
@@ -132,12 +132,12 @@ function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range,
     }
   }
   if (error.keyword === "minLength" && typeof value === "string" && value === "") {
-    return { ruleId: "skill/schema-violation", range, message: `Unexpected empty "${label}", expected a non-empty string or no "${label}" key` };
+    return { ruleId: "skill/schema-violation", range, message: `Unexpected empty ${quoted(label)}, expected a non-empty string or no ${quoted(label)} key` };
   }
   if (error.keyword === "maxLength" && typeof value === "string") {
-    return { ruleId: "skill/schema-violation", range: pastLimitRange(range, index, value, Number(params["limit"])), message: `Unexpected "${label}" of ${[...value].length} code points, expected at most ${String(params["limit"])}` };
+    return { ruleId: "skill/schema-violation", range: pastLimitRange(range, index, value, Number(params["limit"])), message: `Unexpected ${quoted(label)} of ${[...value].length} code points, expected at most ${String(params["limit"])}` };
   }
-  return { ruleId: "skill/schema-violation", range, message: `Unexpected value for "${label}": it ${error.message ?? "does not match the schema"}` };
+  return { ruleId: "skill/schema-violation", range, message: `Unexpected value for ${quoted(label)}: it ${error.message ?? "does not match the schema"}` };
 }
 
 /** Narrows a description's range to its first `<` or `>`, where it is written in any scalar style (a `>` block indicator is no bracket). */

@@ -13,6 +13,7 @@ import { splitFrontmatter } from "../parse/frontmatter.js";
 import { lacksTrigger } from "./skill-file-rules.js";
 import { LineIndex } from "../parse/positions.js";
 import { parseYamlTree, type YamlTree } from "../parse/yaml-tree.js";
+import { quoted } from "../../diagnostics/quote.js";
 
 /** A name in `appliesTo.skills` or `appliesTo.tools`, with where it is written. */
 export interface NoteReference {
@@ -144,25 +145,25 @@ function describe(error: ErrorObject, tree: YamlTree, opening: Range): Problem {
       return {
         ruleId: "knowledge/unknown-key",
         range: tree.keyRanges.get(`${path}/${extra.replace(/~/g, "~0").replace(/\//g, "~1")}`) ?? range,
-        message: `Unexpected key "${extra}", expected ${hint === "" ? `one of ${known.join(", ")}` : "a known key"}${hint}`,
+        message: `Unexpected key ${quoted(extra)}, expected ${hint === "" ? `one of ${known.join(", ")}` : "a known key"}${hint}`,
       };
     }
   }
   if (path === "/id" && typeof value === "string") {
     const length = [...value].length;
-    const message = error.keyword === "maxLength" ? `Unexpected id of ${length} code points, expected at most 64` : `Unexpected id "${value}", expected lowercase letters and digits in hyphen-separated words (^[a-z0-9]+(-[a-z0-9]+)*$)`;
+    const message = error.keyword === "maxLength" ? `Unexpected id of ${length} code points, expected at most 64` : `Unexpected id ${quoted(value)}, expected lowercase letters and digits in hyphen-separated words (^[a-z0-9]+(-[a-z0-9]+)*$)`;
     return { ruleId: "knowledge/id-format", range, message };
   }
   if (path === "/source" && error.keyword === "enum") {
     return { ruleId: "knowledge/schema-violation", range, message: `Unexpected source ${JSON.stringify(value)}, expected "user" or "system"${didYouMean(String(value), ["user", "system"])}` };
   }
   if ((path === "/name" || path === "/scope") && error.keyword === "pattern") {
-    return { ruleId: "knowledge/schema-violation", range, message: `Unexpected "${label}" that is blank or holds < or > or a line break, expected one line of plain text` };
+    return { ruleId: "knowledge/schema-violation", range, message: `Unexpected ${quoted(label)} that is blank or holds < or >, a line break or a control character, expected one line of plain text` };
   }
   if (error.keyword === "type") {
-    return { ruleId: "knowledge/schema-violation", range, message: `Unexpected ${describeValue(value)} for "${label}", expected ${String(params["type"]) === "array" ? "a list" : `a ${String(params["type"])}`}` };
+    return { ruleId: "knowledge/schema-violation", range, message: `Unexpected ${describeValue(value)} for ${quoted(label)}, expected ${String(params["type"]) === "array" ? "a list" : `a ${String(params["type"])}`}` };
   }
-  return { ruleId: "knowledge/schema-violation", range, message: `Unexpected value for "${label}": it ${error.message ?? "does not match the schema"}` };
+  return { ruleId: "knowledge/schema-violation", range, message: `Unexpected value for ${quoted(label)}: it ${error.message ?? "does not match the schema"}` };
 }
 
 function describeValue(value: unknown): string {

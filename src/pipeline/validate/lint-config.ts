@@ -11,6 +11,7 @@ import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { buildSchemaValidator } from "./schemas.js";
 import { didYouMean } from "./suggest.js";
 import type { SkillType } from "../../stage-data.js";
+import { quoted } from "../../diagnostics/quote.js";
 
 /**
  * What `gamma-prompt.config.json` says about linting: the profile, rule
@@ -114,12 +115,12 @@ function ruleSettings(located: PositionedSource, diagnostics: Diagnostic[]): Map
   for (const [id, setting] of Object.entries(rules as Record<string, RuleSetting>)) {
     const range = rangeAt(located, ["rules", id], true);
     if (!Object.prototype.hasOwnProperty.call(ruleRegistry, id)) {
-      diagnostics.push(createDiagnostic("config/invalid", located.file, range, `Unexpected unknown rule "${id}" in rules, expected a rule id from \`gamma-prompt explain\`${didYouMean(id, known)}`));
+      diagnostics.push(createDiagnostic("config/invalid", located.file, range, `Unexpected unknown rule ${quoted(id)} in rules, expected a rule id from \`gamma-prompt explain\`${didYouMean(id, known)}`));
       continue;
     }
     if (!id.startsWith(CONFIGURABLE_PREFIX)) {
       diagnostics.push(
-        createDiagnostic("config/invalid", located.file, range, `Unexpected rule "${id}" in rules, expected a skill rule (${CONFIGURABLE_PREFIX}…): build, template and dist rules guard the artifacts and keep their severity`),
+        createDiagnostic("config/invalid", located.file, range, `Unexpected rule ${quoted(id)} in rules, expected a skill rule (${CONFIGURABLE_PREFIX}…): build, template and dist rules guard the artifacts and keep their severity`),
       );
       continue;
     }

@@ -4,6 +4,7 @@ import { quoteIfNeeded } from "./allowed-tools.js";
 import { DESIGN_FIELDS, portableLabel, tokensOf, type FieldPlace, type ManifestSpellings, type WrittenField } from "../parse/design-fields.js";
 import type { YamlTree } from "../parse/yaml-tree.js";
 import { didYouMean } from "./suggest.js";
+import { quoted } from "../../diagnostics/quote.js";
 
 /**
  * The two spellings of the design's fields, judged per file:
@@ -107,7 +108,7 @@ export function unknownPortableKeys(tree: YamlTree): SpellingProblem[] {
     problems.push({
       ruleId: "skill/unknown-key",
       range,
-      message: `Unexpected key "${key}" under metadata, expected ${hint === "" ? `one of the design's keys (${PORTABLE_KEYS.join(", ")})` : "a design key"}: keys starting with gamma- are gamma-prompt's${hint}`,
+      message: `Unexpected key ${quoted(key)} under metadata, expected ${hint === "" ? `one of the design's keys (${PORTABLE_KEYS.join(", ")})` : "a design key"}: keys starting with gamma- are gamma-prompt's${hint}`,
     });
   }
   return problems;

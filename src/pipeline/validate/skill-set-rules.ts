@@ -47,7 +47,7 @@ export function skillSetDiagnostics(records: readonly SkillRecord[], unreadFolde
     const scoped = `${record.plugin ?? ""}\u0000${name}`;
     const owner = inPlugin.get(scoped);
     if (owner) {
-      const first = owner.manifest?.nameRange ? { file: owner.path, range: owner.manifest.nameRange, message: `first skill named "${name}"` } : undefined;
+      const first = owner.manifest?.nameRange ? { file: owner.path, range: owner.manifest.nameRange, message: `first skill named ${quoted(name)}` } : undefined;
       const where = record.plugin === undefined ? "" : record.plugin === "" ? " in the plugin at the project's root" : ` in the plugin ${record.plugin}/`;
       diagnostics.push(createDiagnostic("skill/name-duplicate", record.path, manifest.nameRange, `Unexpected second skill named "${name}"${where}, expected unique names`, first));
       continue;

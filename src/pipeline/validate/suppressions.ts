@@ -2,6 +2,7 @@ import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.
 import { ruleRegistry, type RuleId } from "../../diagnostics/rules/index.js";
 import type { SourceFile } from "../../stage-data.js";
 import { didYouMean } from "./suggest.js";
+import { quoted } from "../../diagnostics/quote.js";
 
 /**
  * Inline suppression, as a YAML comment in the frontmatter:
@@ -48,7 +49,7 @@ export function applySuppressions(source: SourceFile, diagnostics: readonly Diag
     }
     for (const rule of suppression.rules) {
       if (!Object.prototype.hasOwnProperty.call(ruleRegistry, rule)) {
-        kept.push(createDiagnostic("skill/unused-suppression", source.path, range, `Unexpected unknown rule "${rule}" in a suppression comment, expected a rule id from \`gamma-prompt explain\`${didYouMean(rule, known)}`));
+        kept.push(createDiagnostic("skill/unused-suppression", source.path, range, `Unexpected unknown rule ${quoted(rule)} in a suppression comment, expected a rule id from \`gamma-prompt explain\`${didYouMean(rule, known)}`));
       } else if (!suppression.used.has(rule)) {
         const scope = suppression.target === undefined ? "in this file" : `on line ${suppression.target}`;
         kept.push(createDiagnostic("skill/unused-suppression", source.path, range, `Unexpected suppression of ${rule as RuleId} that suppresses nothing ${scope}, expected it removed (the finding is gone) or the rule id corrected`));

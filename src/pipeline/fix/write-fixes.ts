@@ -1,0 +1,47 @@
+import { join } from "node:path";
+import type { FixedSkillFile } from "./fix-skills.js";
+import { replaceFileAtomically } from "./replace-file.js";
+
+/**
+ * A fixed file the file system refuses (a read-only folder, no permission to
+ * create the temporary file beside it): a usage problem named by its file,
+ * not a crash. The files written before it keep their fixes, and the message says which.
+ */
+export class FixWriteError extends Error {
+  override readonly name = "FixWriteError";
+  constructor(
+    /** Root-relative path of the file that could not be written. */
+    readonly file: string,
+    /** The file system's error code (EACCES, EROFS). */
+    readonly code: string,
+    /** Root-relative paths of the files written before it, with their fixes. */
+    readonly written: readonly string[],
+  ) {
+    super("");
+    this.message = this.describe();
+  }
+
+  /**
+   * The one-line message, with paths shown by `show` (the CLI's are relative
+   * to the working folder) and the error code explained by `explain` when given.
+   */
+  describe(show: (file: string) => string = (file) => file, explain?: (code: string) => string): string {
+    const before = this.written.length === 0 ? "nothing was written" : `the fixes to ${this.written.map(show).join(", ")} were written`;
+    return `cannot write the fixes to ${show(this.file)}: ${explain ? `${explain(this.code)} (${this.code})` : this.code}; ${before}`;
+  }
+}
+
+/** Writes each fixed file whole, in order; the first that cannot be written stops the run with a {@link FixWriteError}. */
+export function writeFixedFiles(root: string, fixedFiles: readonly FixedSkillFile[]): void {
+  const written: string[] = [];
+  for (const fixed of fixedFiles) {
+    try {
+      replaceFileAtomically(join(root, fixed.file), Buffer.from(fixed.after, "utf8"));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException | undefined)?.code;
+      if (typeof code !== "string") throw error;
+      throw new FixWriteError(fixed.file, code, written);
+    }
+    written.push(fixed.file);
+  }
+}
