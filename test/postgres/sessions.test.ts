@@ -70,6 +70,12 @@ async function sessionOptions(sessionKey: string) {
   };
 }
 
+/** A `bash` tool that stops the database before it answers: the database stops mid-run, between a tool call and the writes of its result. */
+const haltingBash = async () => {
+  await db.server().halt();
+  return { content: [{ type: "text" as const, text: "built" }] };
+};
+
 const prompt = (hosted: HostedAgent, text: string) => hosted.agent.prompt(hosted.controller.buildTurnMessages({ text }) as AgentMessage[]);
 const rendered = (injection: Parameters<typeof renderInjection>[0]) => renderInjection(injection, artifacts.injectionKinds);
 const occurrences = (seen: readonly SeenContext[], text: string) => seen.flatMap((call) => call.messages).reduce((total, message) => total + textOf(message).split(text).length - 1, 0);
@@ -553,18 +559,14 @@ describe("a session on the AgentSession path", () => {
     const events: ProtocolEvent[] = [];
     const reported: Array<[unknown, string]> = [];
     const sessions = await server({ onError: (error, during) => reported.push([error, during]) });
-    const hosted = await sessions.openSession({ ...(await sessionOptions(newKey())), onProtocolEvent: (e: ProtocolEvent) => events.push(e) });
+    const options = await sessionOptions(newKey());
+    // The tool's result is made only once the server is down, so the write that follows it meets the stop however busy the machine is.
+    const hosted = await sessions.openSession({ ...options, executors: { ...options.executors, bash: haltingBash }, onProtocolEvent: (e: ProtocolEvent) => events.push(e) });
     pi.faux().setResponses([toolUse(fauxToolCall("bash", { command: "build" })), fauxAssistantMessage("done")]);
-    // A session's listeners are not awaited: the stop is awaited before the server is started again.
-    let halted: Promise<void> | undefined;
-    hosted.session.subscribe((piEvent) => {
-      if (piEvent.type === "tool_execution_start") halted ??= db.server().halt();
-    });
     const failure = await hosted.session.prompt("Build it").then(
       () => undefined,
       (error: unknown) => error,
     );
-    await halted;
     await db.server().resume();
     expect(failure).toBeInstanceOf(StateWriteFailedError);
     expect(events.filter((e) => e.type === "state_write_failed")).toHaveLength(1);
@@ -613,19 +615,21 @@ describe("the database's failures", () => {
     const events: ProtocolEvent[] = [];
     const reported: Array<[unknown, string]> = [];
     const sessions = await server({ onError: (error, during) => reported.push([error, during]) });
-    const hosted = await hostAgent(sessions, sessionKey, events);
+    const hosted = await sessions.openAgent({
+      sessionKey,
+      artifacts,
+      variant: "base",
+      model: pi.faux().getModel(),
+      // The tool's result is made only once the server is down, so the write that follows it meets the stop however busy the machine is.
+      executors: { ...recordingExecutors(), bash: haltingBash },
+      onProtocolEvent: (e) => events.push(e),
+      ...NO_KNOWLEDGE_HINTS,
+    });
     const note = event({ kind: "system_note", summary: "Pending across the restart." });
     await publishUpdate(db.pool(), sessionKey, note);
     await until(() => hosted.controller.state.pendingInjections.some((entry) => entry.id === note.id), "the note");
     const stored = hosted.controller.state;
     pi.faux().setResponses([toolUse(fauxToolCall("bash", { command: "build" })), fauxAssistantMessage("done")]);
-    let halted = false;
-    hosted.agent.subscribe(async (piEvent) => {
-      if (piEvent.type === "tool_execution_start" && !halted) {
-        halted = true;
-        await db.server().halt();
-      }
-    });
     const failure = await prompt(hosted, "Build it").then(
       () => undefined,
       (error: unknown) => error,
