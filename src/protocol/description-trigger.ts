@@ -71,10 +71,11 @@ const TRIGGER_FORMS: readonly RegExp[] = [
  * and a finding on a Spanish or Korean description would be a guess.
  */
 export function lacksTrigger(description: string): boolean {
-  return inJudgedLanguage(description) && !statesTrigger(description);
+  // Most descriptions state a trigger: the language is looked at only for the few that state none.
+  return !statesTrigger(description) && inJudgedLanguage(description);
 }
 
-const HAN_OR_KANA = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu;
+const HAN_OR_KANA = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const LATIN = /\p{Script=Latin}/gu;
 const LETTER = /\p{L}/gu;
 /** Words of English prose that other languages written in Latin letters do not use. */
@@ -90,9 +91,9 @@ const OTHER_LATIN_WORDS = new Set([
 ]);
 
 function inJudgedLanguage(description: string): boolean {
+  if (HAN_OR_KANA.test(description)) return true;
   const letters = description.match(LETTER)?.length ?? 0;
   if (letters === 0) return true;
-  if ((description.match(HAN_OR_KANA)?.length ?? 0) > 0) return true;
   const latin = description.match(LATIN)?.length ?? 0;
   // Cyrillic, Hangul, Arabic and the other scripts: no forms for them here.
   if (latin * 2 < letters) return false;
