@@ -164,12 +164,10 @@ describe("cost with tool namespaces", () => {
 
   // Not under mutation testing (npm run mutate sets GAMMA_MUTATION_MODULE): the instrumented code runs some 40 times
   // slower, so the time means nothing there, and every mutant of the simulator would repeat this 100,000-session run.
-  it.skipIf(process.env["GAMMA_MUTATION_MODULE"] !== undefined)("prices 100,000 sessions an hour with the tool policies in under 2 s of CPU", () => {
-    const started = process.cpuUsage();
+  // Its CPU time (target under 2 s) is measured by `npm run bench -- cost`, not here: a timing depends on the machine's load.
+  it("prices 100,000 sessions an hour with the tool policies", () => {
     const result = cost({ root: repoRoot });
-    const used = process.cpuUsage(started);
     expect(result.toolPolicies?.rows.length).toBe(6);
-    expect((used.user + used.system) / 1000).toBeLessThan(2000);
   });
 });
 

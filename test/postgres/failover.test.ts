@@ -124,12 +124,10 @@ describe("a host killed in the middle of a parallel tool batch", () => {
     const producer = startProducer({ producer: "p1", sessions: [sessionKey], count: 30, intervalMs: 40 });
     await first.line(/^batch failover-1 2$/);
     first.child.kill("SIGKILL");
-    const killedAt = Date.now();
     await first.exited;
+    // How soon the takeover comes (the lease and at most a second) is timed by `npm run bench -- postgres`, not here.
     const hosted = await second.line(/^hosted failover-1/);
     const resumed = JSON.parse(hosted.slice("hosted failover-1 ".length)) as { at: number; skills: string[]; tasks: number; namespaces: string[]; connectors: string[]; messages: number };
-    // Takeover within the lease and a second.
-    expect(resumed.at - killedAt).toBeLessThanOrEqual(leaseMs + 1000);
     expect(resumed.skills).toContain("drive-files");
     expect(resumed.tasks).toBeGreaterThanOrEqual(1);
     expect([...resumed.namespaces].sort()).toEqual(["drive", "notion"]);

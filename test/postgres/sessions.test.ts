@@ -350,9 +350,8 @@ describe("one host per session", () => {
     const other = await server({ waitForLeaseMs: 300 });
     await expect(hostAgent(other, sessionKey)).rejects.toThrow(SessionLeasedError);
     await first.dispose();
-    const started = Date.now();
+    // `other` waits at most 300 ms for a lease that is held for 2,000 ms: it opens only because dispose let the lease go.
     const second = await hostAgent(other, sessionKey);
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(second.lease.token).toBe(first.lease.token + 1);
     await second.dispose();
   });
