@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { relative, resolve } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import { describeMarker, findProject, projectsBelow } from "../project-root.js";
 
 /** The text after `--root` in each command's help: what it defaults to. */
@@ -8,6 +8,7 @@ export const ROOT_DEFAULT = "default: the nearest folder from the working folder
 /**
  * The project root a command works on: `--root` as given, else the project
  * found from the working folder up (see pipeline/discover/project-root.ts),
+ * or from the folder a package manager was started in (INIT_CWD) up to it,
  * named on stderr when it is not the working folder itself. Without one:
  * the working folder when the command can work without sources (`optional`),
  * else a one-line usage error, which names the projects below the working
@@ -16,7 +17,8 @@ export const ROOT_DEFAULT = "default: the nearest folder from the working folder
 export async function commandRoot(command: string, given: string | undefined, options: { build?: boolean; optional?: boolean } = {}): Promise<{ root: string; found: boolean } | { error: string }> {
   if (given !== undefined) return { root: given, found: true };
   const cwd = process.cwd();
-  const found = findProject(cwd, options.build === true ? { build: true } : {});
+  const lookFor = options.build === true ? { build: true } : {};
+  const found = findProject(cwd, lookFor) ?? findFromStartingFolder(cwd, lookFor);
   if (found === undefined) {
     if (options.optional === true) return { root: ".", found: false };
     const below = projectsBelow(cwd);
@@ -26,6 +28,20 @@ export async function commandRoot(command: string, given: string | undefined, op
   const shown = relative(cwd, found.root).split("\\").join("/") || ".";
   if (shown !== ".") process.stderr.write(`gamma-prompt ${command}: using the project in ${shown}/ (${describeMarker(found.marker)})\n`);
   return { root: shown, found: true };
+}
+
+/**
+ * `pnpm exec gamma-prompt` and `yarn gamma-prompt` run the bin in the
+ * package's root, not where they were typed; npm, pnpm and Yarn all keep that
+ * folder in INIT_CWD. When the working folder holds no project, one found
+ * from there up (so at or below the working folder) is the project meant.
+ */
+function findFromStartingFolder(cwd: string, lookFor: Parameters<typeof findProject>[1]): ReturnType<typeof findProject> {
+  const started = process.env["INIT_CWD"];
+  if (started === undefined || started === "") return undefined;
+  const inside = relative(cwd, resolve(started));
+  if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) return undefined;
+  return findProject(resolve(started), lookFor);
 }
 
 /**

@@ -71,6 +71,22 @@ describe("commands run from inside a project", () => {
     }
   });
 
+  it("run by a package manager from the monorepo's top, as pnpm exec and yarn do, takes the project of the folder they were started in (INIT_CWD)", async () => {
+    const before = process.env["INIT_CWD"];
+    try {
+      process.env["INIT_CWD"] = join(agent, "skills");
+      const run = await runCliInProcessFrom(mono, "lint");
+      expect(run.stderr).toBe("gamma-prompt lint: using the project in packages/agent/ (its gamma-prompt.config.json)\n");
+      expect(run.code).toBe(0);
+      // A starting folder outside the working folder is not the package manager's: the usage error stands.
+      process.env["INIT_CWD"] = repoRoot;
+      expect((await runCliInProcessFrom(mono, "lint")).code).toBe(2);
+    } finally {
+      if (before === undefined) delete process.env["INIT_CWD"];
+      else process.env["INIT_CWD"] = before;
+    }
+  });
+
   it("--root still decides, and is never announced", async () => {
     const run = await runCliInProcessFrom(join(agent, "skills"), "build", "--root", "../../support");
     expect(run).toMatchObject({ code: 0, stderr: "" });
