@@ -58,11 +58,24 @@ export function createEngine(handlebars: HandlebarsInstance): HandlebarsInstance
   engine.unregisterHelper("log");
   engine.unregisterHelper("lookup");
   engine.registerHelper("eq", (left: unknown, right: unknown) => left === right);
-  engine.registerHelper("join", (list: unknown, separator: unknown) => {
-    if (!Array.isArray(list)) throw new Error("join expects a list as its first argument");
+  engine.registerHelper("join", (list: unknown, ...rest: unknown[]) => {
+    // Handlebars passes its options last: the separator, when given, comes before them.
+    const options = rest.at(-1) as { loc?: { start: { line: number; column: number } } } | undefined;
+    const separator = rest.length > 1 ? rest[0] : undefined;
+    if (!Array.isArray(list)) throw atCall(new Error("join expects a list as its first argument"), options?.loc);
     return list.map((item) => String(item)).join(typeof separator === "string" ? separator : ", ");
   });
   return engine;
+}
+
+/**
+ * A helper's failure at the helper's call: Handlebars gives a helper where
+ * it is called (`options.loc`, 1-based line, 0-based column) but puts no
+ * position on what the helper throws, so the finding would point at 1:1.
+ */
+function atCall(error: Error, loc: { start: { line: number; column: number } } | undefined): Error {
+  if (loc === undefined) return error;
+  return Object.assign(error, { lineNumber: loc.start.line, column: loc.start.column });
 }
 
 /**
