@@ -277,7 +277,7 @@ function uniqueNames(references: ReadonlyArray<{ name: string }>): string[] {
 }
 
 /** The first mention of each name, with where it is written. */
-function uniqueReferences<T extends { name: string }>(references: readonly T[]): T[] {
+export function uniqueReferences<T extends { name: string }>(references: readonly T[]): T[] {
   const seen = new Set<string>();
   return references.filter((reference) => !seen.has(reference.name) && seen.add(reference.name) !== undefined);
 }

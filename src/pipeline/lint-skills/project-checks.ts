@@ -11,7 +11,7 @@ import type { readLintConfig } from "../validate/lint-config.js";
 import { declaredToolNames, resolveTools, runtimeToolDiagnostics, type ToolFileResult } from "../validate/tools.js";
 import { resolveVariants } from "../validate/variants.js";
 import { failedNamespaceFolders, resolveNamespaces, skillNamespaceDiagnostics, type NamespaceDeclaringSkill } from "../validate/namespaces.js";
-import type { lintSkills } from "./lint-skills.js";
+import { uniqueReferences, type lintSkills } from "./lint-skills.js";
 
 const CONFIG = defineSlot<ReturnType<typeof resolveConfig>>("config");
 const INJECTIONS = defineSlot<ReturnType<typeof resolveInjections>>("injection kinds");
@@ -132,9 +132,7 @@ function namespaceDeclaringSkills(files: Awaited<ReturnType<typeof lintSkills>>[
   const skills: NamespaceDeclaringSkill[] = [];
   for (const { path, manifest } of files) {
     if (manifest?.name === undefined || manifest.toolNamespaces.length === 0) continue;
-    const seen = new Set<string>();
-    const toolNamespaces = manifest.toolNamespaces.filter((reference) => !seen.has(reference.name) && seen.add(reference.name) !== undefined);
-    skills.push({ name: manifest.name, path, type: manifest.type, toolNamespaces });
+    skills.push({ name: manifest.name, path, type: manifest.type, toolNamespaces: uniqueReferences(manifest.toolNamespaces) });
   }
   return skills;
 }
