@@ -70,23 +70,29 @@ const UNSAFE_IN_BLOCK = /[\u0000-\u001f\u007f\u0085\u2028\u2029\ufeff]/;
 function readBlockScalar(yamlText: string, from: number, header: string): { value: string; end: number; next: number } | undefined {
   const lines: string[] = [];
   let indent = 0;
-  let offset = from;
   let end = from;
-  while (offset < yamlText.length) {
-    const lineEnd = yamlText.indexOf("\n", offset);
-    const line = yamlText.slice(offset, lineEnd);
-    const spaces = /^ */.exec(line)?.[0].length ?? 0;
+  for (const { line, spaces, lineEnd } of linesUnderKey(yamlText, from)) {
     if (lines.length === 0) indent = spaces;
-    if (spaces === 0 && line !== "") break; // the next top-level key
     if (spaces < indent || spaces === line.length || line.endsWith(" ") || UNSAFE_IN_BLOCK.test(line)) return undefined;
     if (header.startsWith(">") && spaces !== indent) return undefined;
     lines.push(line.slice(indent));
     end = lineEnd;
-    offset = lineEnd + 1;
   }
   if (lines.length === 0) return undefined;
   const text = lines.join(header.startsWith(">") ? " " : "\n");
-  return { value: header.endsWith("-") ? text : `${text}\n`, end, next: offset };
+  return { value: header.endsWith("-") ? text : `${text}\n`, end, next: end + 1 };
+}
+
+/** The lines from `from` up to the next one that starts at the margin (a top-level key), each with its offsets and its indent in spaces. */
+function* linesUnderKey(yamlText: string, from: number): Generator<{ offset: number; lineEnd: number; line: string; spaces: number }> {
+  for (let offset = from; offset < yamlText.length; ) {
+    const lineEnd = yamlText.indexOf("\n", offset);
+    const line = yamlText.slice(offset, lineEnd);
+    const spaces = /^ */.exec(line)?.[0].length ?? 0;
+    if (spaces === 0 && line !== "") return;
+    yield { offset, lineEnd, line, spaces };
+    offset = lineEnd + 1;
+  }
 }
 
 /**
@@ -100,20 +106,14 @@ function readPlainLines(yamlText: string, from: number): { value: string; start:
   const words: string[] = [];
   let start = from;
   let end = from;
-  let offset = from;
-  while (offset < yamlText.length) {
-    const lineEnd = yamlText.indexOf("\n", offset);
-    const line = yamlText.slice(offset, lineEnd);
-    const spaces = /^ */.exec(line)?.[0].length ?? 0;
-    if (spaces === 0 && line !== "") break; // the next top-level key
+  for (const { offset, line, spaces, lineEnd } of linesUnderKey(yamlText, from)) {
     const text = line.slice(spaces);
     if (spaces === 0 || stringValue(text) !== text) return undefined;
     if (words.length === 0) start = offset + spaces;
     words.push(text);
     end = lineEnd;
-    offset = lineEnd + 1;
   }
-  return words.length === 0 ? undefined : { value: words.join(" "), start, end, next: offset };
+  return words.length === 0 ? undefined : { value: words.join(" "), start, end, next: end + 1 };
 }
 
 /** The plain values YAML's core schema reads as booleans. */
