@@ -16,9 +16,11 @@ import type { LineIndex } from "./positions.js";
  * the lines under its key (readPlainLines), and a top-level `true` or `false`.
  *
  * Anything else returns undefined and goes to the full YAML parser: quotes,
- * comments, other block scalars, flow collections, anchors, tags, nested mappings,
- * blank lines, tabs, duplicate keys, and every other plain value that YAML's
- * core schema reads as something other than a string (null, numbers).
+ * comments, other block scalars, flow collections, anchors, tags, nested
+ * mappings, blank lines, tabs, duplicate keys, and every other plain value
+ * that YAML's core schema reads as something other than a string (null,
+ * numbers). validate/portable-yaml.ts relies on this: frontmatter this reader
+ * answers holds no flow collection but `[]`, no anchor, tag or tab.
  */
 
 /** Frontmatter as plain data with ranges: what both this reader and the full YAML parser (yaml-tree.ts) give. */
@@ -242,8 +244,7 @@ export function readPlainFrontmatter(yamlText: string, baseOffset: number, index
         value[key] = block.value;
         valueRanges.set(pointer, rangeOf(offset + key.length + 2, block.end));
         lineEnd = block.next - 1;
-      }
-      else if (text === "[]") {
+      } else if (text === "[]") {
         value[key] = [];
         const start = offset + key.length + 2;
         valueRanges.set(pointer, rangeOf(start, start + 2));
