@@ -154,7 +154,7 @@ describe("the converter's step before the provider (prepareMessagesForModel)", (
       { role: "user", content: TAG },
       { role: "user", content: [plain, { type: "text", text: TAG }, image, { type: "text", text: 3 }] },
       { role: "user" },
-      // Only a text part's text is read: an image's caption field or a text that is not a string stays as it is.
+      // An image goes as an image (its caption field is never sent); a text that is not a string goes as text (a list as the part's JSON).
       { role: "user", content: [{ type: "image", text: TAG }, { type: "text", text: [TAG] }] },
     ];
     const before = structuredClone(messages);
@@ -163,15 +163,14 @@ describe("the converter's step before the provider (prepareMessagesForModel)", (
     expect(messages).toEqual(before);
     expect(prepared).toEqual([
       { role: "user", content: SAFE },
-      { role: "user", content: [plain, { type: "text", text: SAFE }, image, { type: "text", text: 3 }] },
+      { role: "user", content: [plain, { type: "text", text: SAFE }, image, { type: "text", text: "3" }] },
       { role: "user" },
-      { role: "user", content: [{ type: "image", text: TAG }, { type: "text", text: [TAG] }] },
+      { role: "user", content: [{ type: "image", text: TAG }, { type: "text", text: JSON.stringify({ type: "text", text: [SAFE] }) }] },
     ]);
     const parts = (prepared[1] as { content: unknown[] }).content;
     expect(parts[0]).toBe(plain);
     expect(parts[2]).toBe(image);
     expect(prepared[2]).toBe(messages[2]);
-    expect(prepared[3]).toBe(messages[3]);
   });
 
   it("leaves the results of the runtime's own tools alone and neutralises every other tool's", () => {

@@ -13,6 +13,7 @@ import type { RuntimeInjection, TrustedInjectionDetails, TrustedInjectionMessage
 import { INJECTION_KINDS } from "./types.js";
 import { isRecord } from "../../protocol/records.js";
 import { createTrustedMessage, GAMMA_CUSTOM_TYPE_PREFIX } from "../messages.js";
+import { isImagePart, isPlainTextPart, readablePartText } from "./content-parts.js";
 
 export const INJECTION_CUSTOM_TYPE_PREFIX = GAMMA_CUSTOM_TYPE_PREFIX;
 
@@ -70,11 +71,6 @@ export interface PrepareOptions {
   trustedToolNames?: ReadonlySet<string>;
 }
 
-interface TextPart {
-  type: "text";
-  text: string;
-}
-
 /**
  * The step the runtime's converter runs before mapping messages for the
  * provider: every untrusted channel (user text, host tool results, summaries,
@@ -128,7 +124,12 @@ function withNeutralisedContent<M extends { role: string }>(message: M): M {
   if (!Array.isArray(content)) return message;
   let changed = false;
   const parts = content.map((part: unknown) => {
-    if (!isTextPart(part)) return part;
+    if (isImagePart(part)) return part;
+    if (!isPlainTextPart(part)) {
+      // Fail closed: a part the provider might send as text goes as plain, neutralised text.
+      changed = true;
+      return { type: "text", text: neutraliseReservedTags(readablePartText(part)) };
+    }
     const text = neutraliseReservedTags(part.text);
     if (text === part.text) return part;
     changed = true;
@@ -147,9 +148,5 @@ function withNeutralisedFields<M extends { role: string }>(message: M, fields: r
     if (text !== value) (next ??= { ...record })[field] = text;
   }
   return next === undefined ? message : (next as unknown as M);
-}
-
-function isTextPart(part: unknown): part is TextPart {
-  return isRecord(part) && part["type"] === "text" && typeof part["text"] === "string";
 }
 
