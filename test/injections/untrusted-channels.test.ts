@@ -173,11 +173,11 @@ describe("the converter's step before the provider (prepareMessagesForModel)", (
     expect(prepared[2]).toBe(messages[2]);
   });
 
-  it("leaves the results of the runtime's own tools alone and neutralises every other tool's", () => {
+  it("leaves the results the runtime says are its own alone and neutralises every other tool's", () => {
     const own = { role: "toolResult", toolName: "skill", content: [{ type: "text", text: TAG }] };
     const host = { role: "toolResult", toolName: "read", content: [{ type: "text", text: TAG }] };
     const nameless = { role: "toolResult", content: TAG };
-    const prepared = prepareMessagesForModel([own, host, nameless], { trustedToolNames: new Set(["skill"]) });
+    const prepared = prepareMessagesForModel([own, host, nameless], { isTrustedToolResult: (message) => message === own });
     expect(prepared[0]).toBe(own);
     expect(prepared.slice(1)).toEqual([{ ...host, content: [{ type: "text", text: SAFE }] }, { role: "toolResult", content: SAFE }]);
     expect(prepareMessagesForModel([own])[0]).toEqual({ ...own, content: [{ type: "text", text: SAFE }] });
@@ -202,7 +202,7 @@ describe("the converter's step before the provider (prepareMessagesForModel)", (
 
   it("passes the model's own messages, trusted injections and the runtime's own custom types unchanged; any other custom message is user text", () => {
     const assistant = { role: "assistant", content: [{ type: "text", text: TAG }] };
-    const anchor = { role: "custom", customType: "gamma.anchor", content: TAG };
+    const anchor = { role: "custom", customType: "gamma.anchor", content: TAG, details: { trusted: true, anchor: true, stateRevision: 3 } };
     const host = { role: "custom", customType: "host.note", content: TAG };
     const untyped = { role: "custom", content: TAG };
     const prepared = prepareMessagesForModel([assistant, trusted, anchor, host, untyped], { trustedCustomTypes: new Set(["gamma.anchor"]) });
