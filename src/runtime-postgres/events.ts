@@ -38,9 +38,8 @@ export interface PublishResult {
  * host, which refuses the event there and records why.
  */
 export async function publishUpdate(db: Queryable, sessionKey: string, update: unknown): Promise<PublishResult> {
-  if (typeof sessionKey !== "string" || sessionKey.length === 0 || sessionKey.length > 200) {
-    throw new EventRejectedError("sessionKey", `Unexpected session key ${JSON.stringify(sessionKey)}, expected the session's key (1 to 200 characters)`);
-  }
+  const keyProblem = sessionKeyProblem(sessionKey);
+  if (keyProblem !== undefined) throw new EventRejectedError("sessionKey", keyProblem);
   let injection: RuntimeInjection;
   try {
     injection = acceptInjection(update);
@@ -70,9 +69,33 @@ export async function publishUpdate(db: Queryable, sessionKey: string, update: u
   return { stored: (result.rows[0]?.stored ?? 0) === 1, injection };
 }
 
+/**
+ * Why a session key cannot be used, or undefined when it can. Servers and
+ * producers check the same rule, so a session a server opens is one a
+ * producer can reach. (A NUL is a character PostgreSQL's text refuses.)
+ */
+export function sessionKeyProblem(sessionKey: unknown): string | undefined {
+  if (typeof sessionKey !== "string" || sessionKey.length === 0 || sessionKey.length > 200 || sessionKey.includes("\u0000")) {
+    return `Unexpected session key ${JSON.stringify(sessionKey)}, expected the session's key (1 to 200 characters, no NUL)`;
+  }
+  return undefined;
+}
+
 export interface PublishedEvent {
   eventId: string;
   payload: unknown;
+  /** Set when the stored payload is not JSON text (a row written by hand or cut short): why the event cannot be read. */
+  unreadable?: string;
+}
+
+/** A stored event as the host reads it: a payload that does not parse is the event's refusal, not the routing pass's failure. */
+function publishedEvent(eventId: string, stored: unknown): PublishedEvent {
+  try {
+    return { eventId, payload: documentOf(stored) };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { eventId, payload: undefined, unreadable: `Unexpected stored payload that is not JSON text (${reason}), expected an event as publishUpdate stores it` };
+  }
 }
 
 /** Events one routing pass takes for a session at most; a full page means another pass follows. */
@@ -97,7 +120,7 @@ export async function unroutedEventsOf(pool: Pool, sessionKeys: readonly string[
     values: [sessionKeys, limit],
   });
   const bySession = new Map<string, PublishedEvent[]>(sessionKeys.map((key) => [key, []]));
-  for (const row of rows.rows) bySession.get(row.session_key)?.push({ eventId: row.event_id, payload: documentOf(row.payload) });
+  for (const row of rows.rows) bySession.get(row.session_key)?.push(publishedEvent(row.event_id, row.payload));
   return bySession;
 }
 

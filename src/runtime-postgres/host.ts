@@ -13,7 +13,8 @@ import { InjectionRejectedError } from "../runtime/injections/envelope.js";
 import { SessionDisposedError } from "../runtime/state/errors.js";
 import type { GammaAgent, GammaAgentOptions, GammaSession, GammaSessionOptions, TranscriptFeed } from "../runtime/pi-adapter.js";
 import type { Pool } from "./database.js";
-import { EVENTS_PER_PASS, markRefused, markRouted, unroutedEventsOf, type PublishedEvent } from "./events.js";
+import { SessionsClosedError } from "./errors.js";
+import { EVENTS_PER_PASS, markRefused, markRouted, sessionKeyProblem, unroutedEventsOf, type PublishedEvent } from "./events.js";
 import { acquireLease, releaseLease, renewLease, type Lease } from "./lease.js";
 import { listenForEvents, type EventListener } from "./listener.js";
 import { checkSchema } from "./migrate.js";
@@ -72,6 +73,10 @@ export class PostgresSessions {
   readonly leaseMs: number;
   private readonly hosted = new Map<string, HostedState>();
   private listener: EventListener | undefined;
+  /** Set when close() begins: an open still on its way lets its session go, and a later one is refused. */
+  private closing = false;
+  /** Opens on their way, which close() waits for. */
+  private readonly opening = new Set<Promise<unknown>>();
   /** @internal Notifications, coalesced: the sessions woken together are routed with one select. */
   readonly wakeUps: WakeUps;
 
@@ -126,14 +131,37 @@ export class PostgresSessions {
     });
   }
 
-  /** Lets every hosted session go and stops listening. */
+  /**
+   * Lets every hosted session go and stops listening. An open still on its
+   * way when close() begins lets its session go too (it rejects with
+   * SessionsClosedError), and so does every later open: no lease is left held
+   * by a server that no longer renews it.
+   */
   async close(): Promise<void> {
+    this.closing = true;
+    await Promise.allSettled([...this.opening]);
     await Promise.all([...this.hosted.values()].map((hosted) => hosted.handle.dispose()));
     await this.listener?.close();
     this.listener = undefined;
   }
 
   private async open<G extends GammaAgent | GammaSession>(
+    options: { sessionKey: string; variant: string },
+    create: (store: PostgresStateStore, entries: unknown[]) => Promise<{ gamma: G; transcript: TranscriptFeed }>,
+  ): Promise<Hosted & Omit<G, "dispose">> {
+    const keyProblem = sessionKeyProblem(options.sessionKey);
+    if (keyProblem !== undefined) throw new RangeError(keyProblem);
+    if (this.closing) throw new SessionsClosedError(options.sessionKey);
+    const opening = this.openHosted(options, create);
+    this.opening.add(opening);
+    try {
+      return await opening;
+    } finally {
+      this.opening.delete(opening);
+    }
+  }
+
+  private async openHosted<G extends GammaAgent | GammaSession>(
     options: { sessionKey: string; variant: string },
     create: (store: PostgresStateStore, entries: unknown[]) => Promise<{ gamma: G; transcript: TranscriptFeed }>,
   ): Promise<Hosted & Omit<G, "dispose">> {
@@ -155,6 +183,10 @@ export class PostgresSessions {
       const state = new HostedState(this, pool, lease, store, created.gamma, new TranscriptWriter(pool, lease, entries.length), created.transcript);
       this.hosted.set(options.sessionKey, state);
       await state.start();
+      if (this.closing) {
+        await state.handle.dispose();
+        throw new SessionsClosedError(options.sessionKey);
+      }
       return Object.assign(Object.create(null) as object, created.gamma, state.handle) as Hosted & Omit<G, "dispose">;
     } catch (error) {
       this.hosted.delete(options.sessionKey);
@@ -307,6 +339,7 @@ class HostedState {
       const duplicates: string[] = [];
       for (const event of events) {
         try {
+          if (event.unreadable !== undefined) throw new InjectionRejectedError("", event.unreadable);
           if (controller.routeUpdate(event.payload).outcome === "duplicate") duplicates.push(event.eventId);
         } catch (error) {
           if (!(error instanceof InjectionRejectedError) && !(error instanceof InjectionsNotDefinedError)) throw error;

@@ -64,9 +64,23 @@ export interface MigrationResult {
   version: number;
 }
 
-/** Applies every migration the database lacks. Idempotent; safe when several servers call it at once. */
+/**
+ * Applies every migration the database lacks. Idempotent; safe when several
+ * servers call it at once. A schema that is current is found so by reading
+ * alone, so a server whose role may not create tables (a least-privilege
+ * application role, a read-only default) can call it at every start.
+ */
 export async function migratePostgres(pool: Pool): Promise<MigrationResult> {
   const migrations = postgresMigrations();
+  const current = await appliedMigrations(pool).catch((error: unknown) => {
+    if (errorCode(error) === UNDEFINED_TABLE) return undefined;
+    throw error;
+  });
+  if (current !== undefined) {
+    refuseForeign(current, migrations);
+    const done = new Set(current.map((row) => row.version));
+    if (migrations.every((migration) => done.has(migration.version))) return { applied: [], version: Math.max(0, ...done) };
+  }
   return inTransaction(pool, async (client) => {
     await client.query("select pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
     await client.query(

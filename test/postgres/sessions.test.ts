@@ -22,6 +22,7 @@ import {
   postgresMigrations,
   SchemaNotMigratedError,
   SessionLeasedError,
+  SessionsClosedError,
   type HostedAgent,
 } from "../../src/runtime-postgres/index.js";
 import { SessionDisposedError, StateStoreError, StateWriteFailedError } from "../../src/runtime/state/errors.js";
@@ -164,6 +165,28 @@ describe("migrations", () => {
     expect(refused).toBeInstanceOf(ForeignMigrationError);
     expect(String(refused)).toContain(`migration 1 is recorded as "sessions" with checksum 000000000000, but gamma-prompt's has checksum ${postgresMigrations()[0]?.checksum.slice(0, 12)}`);
     await expect(PostgresSessions.start({ pool: other })).rejects.toThrow(ForeignMigrationError);
+  });
+
+  it("find a current schema current by reading alone: a role that may not create tables, or a read-only default, gets no error", async () => {
+    const fresh = db.pool({ database: "postgres" });
+    await fresh.query("create database least_privilege");
+    const owner = db.pool({ database: "least_privilege" });
+    await migratePostgres(owner);
+    // PostgreSQL 15's default: a role that does not own the schema may not create in public.
+    await owner.query("revoke create on schema public from public");
+    await owner.query("create role gamma_app login password 'app'");
+    await owner.query("grant usage on schema public to gamma_app");
+    await owner.query("grant select, insert, update, delete on all tables in schema public to gamma_app");
+    await owner.query("grant usage on all sequences in schema public to gamma_app");
+    const app = db.pool({ database: "least_privilege", user: "gamma_app", password: "app" });
+    expect(await migratePostgres(app)).toEqual({ applied: [], version: 2 });
+    const readOnly = db.pool({ database: "least_privilege", options: "-c default_transaction_read_only=on" });
+    expect(await migratePostgres(readOnly)).toEqual({ applied: [], version: 2 });
+    // A schema that is behind still needs a role that may change it, and says why.
+    await owner.query("delete from gamma_schema_migrations where version = 2");
+    await expect(migratePostgres(app)).rejects.toThrow(/permission denied|must be owner/);
+    const started = await PostgresSessions.start({ pool: owner }).catch((error: unknown) => error);
+    expect(started).toBeInstanceOf(SchemaNotMigratedError);
   });
 
   it("refuse a pool of one connection, which the listener would keep to itself", async () => {
@@ -314,6 +337,90 @@ describe("a session on the Agent path", () => {
     const forged = await producer.query("select refused_at is not null as refused, refusal from gamma_events where event_id = 'forged'");
     expect(forged.rows).toEqual([{ refused: true, refusal: 'Missing required property "id" (at id)' }]);
     await hosted.dispose();
+  });
+});
+
+describe("a stored event that cannot be read", () => {
+  it("is refused with the reason, told to the host, and neither the session nor the sessions routed in the same pass are held up", async () => {
+    const sessionKey = newKey();
+    const producer = db.pool();
+    const refusals: { eventId: string; error: Error }[] = [];
+    const errors: unknown[] = [];
+    const sessions = await server({ onEventRefused: (refusal) => refusals.push(refusal), onError: (error) => errors.push(error) });
+    // A row written by hand in the stored form (JSON text inside a jsonb string), cut short: before anything hosted the session.
+    await producer.query("insert into gamma_events (session_key, event_id, payload) values ($1, 'cut-short', $2::jsonb)", [sessionKey, JSON.stringify('{"kind": "system_no')]);
+    const early = event({ kind: "system_note", summary: "Published after the broken row." });
+    await publishUpdate(producer, sessionKey, early);
+    const hosted = await hostAgent(sessions, sessionKey);
+    expect(hosted.controller.state.pendingInjections.map((entry) => entry.id)).toEqual([early.id]);
+    expect(refusals.map((refusal) => [refusal.eventId, refusal.error.name])).toEqual([["cut-short", "InjectionRejectedError"]]);
+    expect(refusals[0]?.error.message).toMatch(/^Unexpected stored payload that is not JSON text \(.+\), expected an event as publishUpdate stores it$/);
+    const stored = await producer.query("select refused_at is not null as refused, refusal from gamma_events where event_id = 'cut-short'");
+    expect(stored.rows).toEqual([{ refused: true, refusal: refusals[0]?.error.message }]);
+
+    // Woken together: one select for both sessions, one of which meets a broken row.
+    const other = await hostAgent(sessions, newKey());
+    const client = await producer.connect();
+    const late = [event({ summary: "For the first session." }), event({ summary: "For the other session." })];
+    try {
+      await client.query("begin");
+      await client.query("insert into gamma_events (session_key, event_id, payload) values ($1, 'cut-short-too', $2::jsonb)", [sessionKey, JSON.stringify("{")]);
+      await publishUpdate(client, sessionKey, late[0]);
+      await publishUpdate(client, other.sessionKey, late[1]);
+      await client.query("commit");
+    } finally {
+      client.release();
+    }
+    await until(() => hosted.controller.state.pendingInjections.some((entry) => entry.id === late[0]?.id), "the first session's event");
+    await until(() => other.controller.state.pendingInjections.some((entry) => entry.id === late[1]?.id), "the other session's event");
+    expect(refusals.map((refusal) => refusal.eventId)).toEqual(["cut-short", "cut-short-too"]);
+    expect(errors).toEqual([]);
+    await Promise.all([hosted.dispose(), other.dispose()]);
+  });
+});
+
+describe("a server that closes", () => {
+  it("lets go a session whose open was on its way when close() began, refuses a later open, and another server takes both at once", async () => {
+    const closing = await server();
+    const [onTheWay, afterwards] = [newKey(), newKey()];
+    const opening = hostAgent(closing, onTheWay).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await closing.close();
+    const refused = await opening;
+    expect(refused).toBeInstanceOf(SessionsClosedError);
+    expect(String(refused)).toContain(`Unexpected open of session ${onTheWay} on a server that is closing`);
+    await expect(hostAgent(closing, afterwards)).rejects.toThrow(SessionsClosedError);
+    expect(closing.sessionKeys).toEqual([]);
+    // Held for 2,000 ms had it been kept: another server waiting at most 300 ms opens it only because it was let go.
+    const next = await server({ waitForLeaseMs: 300 });
+    const taken = await hostAgent(next, onTheWay);
+    await hostAgent(next, afterwards).then((hosted) => hosted.dispose());
+    await taken.dispose();
+  });
+});
+
+describe("session keys", () => {
+  it("a server opens only a key a producer can publish to: empty, longer than 200 characters or holding a NUL are refused before anything is stored", async () => {
+    const sessions = await server();
+    const producer = db.pool();
+    for (const sessionKey of ["", "k".repeat(201), "with\u0000nul"]) {
+      const opened = await hostAgent(sessions, sessionKey).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(opened).toBeInstanceOf(RangeError);
+      const published = await publishUpdate(producer, sessionKey, event()).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(published).toBeInstanceOf(EventRejectedError);
+      expect(String(opened)).toBe(`RangeError: ${(published as Error).message}`);
+    }
+    const leases = await producer.query("select count(*)::integer as n from gamma_sessions where session_key = '' or length(session_key) > 200");
+    expect(leases.rows).toEqual([{ n: 0 }]);
+    await hostAgent(sessions, "k".repeat(200)).then((hosted) => hosted.dispose());
   });
 });
 
