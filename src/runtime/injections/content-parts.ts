@@ -35,7 +35,7 @@ export function readablePartText(part: unknown): string {
   const text = isRecord(part) ? part["text"] : undefined;
   if (typeof text === "string") return text;
   if (text instanceof String) return text.valueOf();
-  if (ArrayBuffer.isView(text)) return new TextDecoder().decode(text);
+  if (ArrayBuffer.isView(text)) return new TextDecoder().decode(new Uint8Array(text.buffer, text.byteOffset, text.byteLength));
   if (typeof text === "number" || typeof text === "boolean") return String(text);
   try {
     return JSON.stringify(part) ?? String(part);
