@@ -118,8 +118,9 @@ export function isRuntimeCustomMessage(message: unknown): message is GammaCustom
   return false;
 }
 
+/** The runtime's own anchor only: a message that borrows its type must not push the real one out as "stale". */
 export function isAnchorMessage(message: unknown): message is GammaCustomMessage {
-  return isGammaCustomMessage(message) && message.customType === ANCHOR_CUSTOM_TYPE;
+  return isRuntimeCustomMessage(message) && message.customType === ANCHOR_CUSTOM_TYPE;
 }
 
 /** Keeps only the newest anchor: an older one describes state the newer one supersedes. */
