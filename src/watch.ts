@@ -6,7 +6,7 @@ import { build, createBuildCache, settleBuildCache, type BuildResult } from "./b
 import type { InvalidationCost } from "./cost/invalidation.js";
 import { ProjectRootError } from "./pipeline/discover/discover.js";
 import type { PrefixChange, WatchBuildEvent, WatchEvent } from "./watch/events.js";
-import { isIgnoredSource, layoutTopFolders, toRootRelative } from "./watch/paths.js";
+import { isIgnoredSource, layoutTopFolders, toRootRelative, WATCHED_FOLDERS } from "./watch/paths.js";
 import { readSkillLayout } from "./pipeline/discover/skill-folders.js";
 import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
 import { createPlanTracker } from "./watch/plan-cost.js";
@@ -27,6 +27,8 @@ export interface WatchOptions {
 }
 
 export interface WatchHandle {
+  /** The top-level folders watched now, besides the config file: the fixed ones and the skill layout's, or "any" when a layout pattern starts with a glob. */
+  readonly watching: readonly string[] | "any";
   /**
    * Stops watching. Pending changes are dropped; a build in flight is allowed
    * to finish, so dist/ is never left with temporary files.
@@ -136,6 +138,9 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
 
   let closing: Promise<void> | undefined;
   return {
+    get watching() {
+      return layoutTops === "any" ? "any" : [...new Set([...WATCHED_FOLDERS, ...layoutTops])];
+    },
     close() {
       // The last build's staging folder is removed before close resolves: nothing is left behind.
       closing ??= Promise.all([watcher.close(), queue.close()]).then(() => settleBuildCache(cache));

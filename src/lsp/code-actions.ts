@@ -88,17 +88,21 @@ async function fixEdit(context: ActionContext, findings: readonly Diagnostic[]):
  * `# gamma-prompt-disable RULE -- reason` line at the top of the frontmatter.
  */
 function suppressionEdit(context: ActionContext, diagnostic: LspDiagnostic, ruleId: RuleId): { title: string; edit: WorkspaceEdit } | undefined {
-  const lines = context.document.getText().split("\n");
-  if (!/^---[ \t]*$/.test(lines[0] ?? "")) return undefined;
+  // Lines as the protocol counts them (CRLF, CR or LF), and the comment ends as the file's own lines do, so a
+  // CRLF file from a Windows checkout keeps one line-ending style.
+  const text = context.document.getText();
+  const lines = text.split(/\r\n|\r|\n/);
+  const newline = /\r\n|\r|\n/.exec(text)?.[0] ?? "\n";
+  if (!/^\uFEFF?---[ \t]*$/.test(lines[0] ?? "")) return undefined;
   const closing = lines.findIndex((text, index) => index > 0 && /^---[ \t]*$/.test(text));
   if (closing < 0) return undefined;
   const line = diagnostic.range.start.line;
   if (line > 0 && line < closing) {
     const indent = /^[ \t]*/.exec(lines[line] ?? "")?.[0] ?? "";
-    const edit = { range: { start: { line, character: 0 }, end: { line, character: 0 } }, newText: `${indent}# gamma-prompt-disable-next-line ${ruleId} -- ${REASON_PLACEHOLDER}\n` };
+    const edit = { range: { start: { line, character: 0 }, end: { line, character: 0 } }, newText: `${indent}# gamma-prompt-disable-next-line ${ruleId} -- ${REASON_PLACEHOLDER}${newline}` };
     return { title: `Suppress ${ruleId} on this line`, edit: versionedEdit(context, [edit]) };
   }
-  const edit = { range: { start: { line: 1, character: 0 }, end: { line: 1, character: 0 } }, newText: `# gamma-prompt-disable ${ruleId} -- ${REASON_PLACEHOLDER}\n` };
+  const edit = { range: { start: { line: 1, character: 0 }, end: { line: 1, character: 0 } }, newText: `# gamma-prompt-disable ${ruleId} -- ${REASON_PLACEHOLDER}${newline}` };
   return { title: `Suppress ${ruleId} in this file`, edit: versionedEdit(context, [edit]) };
 }
 

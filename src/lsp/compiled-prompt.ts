@@ -26,3 +26,12 @@ export function markedPrompt(analysis: ProjectAnalysis, root: string, variant: s
   const prompt = fromSources ?? builtPrompt(join(root, "dist"), variant);
   return prompt === undefined ? undefined : markBlocks(prompt);
 }
+
+/** Why a variant has no compiled prompt to show: sources with errors and no build in dist/, or no such variant. */
+export function noCompiledPromptReason(analysis: ProjectAnalysis | undefined): string {
+  if (analysis !== undefined && analysis.errorCount > 0) {
+    const errors = analysis.errorCount === 1 ? "1 error" : `${analysis.errorCount} errors`;
+    return `the sources have ${errors} (see the problems list), and dist/ holds no build of it`;
+  }
+  return "no such variant in the sources or in dist/";
+}

@@ -15,7 +15,7 @@ import type { ProjectAnalysis } from "../analyze.js";
 import { cacheLenses, SHOW_COMPILED_PROMPT } from "./cache-lens.js";
 import { codeActions, OPEN_RULE_DOC } from "./code-actions.js";
 import type { EditSupport } from "./client-support.js";
-import { compiledPromptUri, markedPrompt, variantOfUri } from "./compiled-prompt.js";
+import { compiledPromptUri, markedPrompt, noCompiledPromptReason, variantOfUri } from "./compiled-prompt.js";
 import { completions } from "./completion.js";
 import { ruleHover, symbolHover } from "./hover.js";
 import { fromLspPosition, toLspRange } from "./locations.js";
@@ -143,7 +143,7 @@ export function registerFeatures(connection: Connection, workspace: ProjectWorks
     const variant = variantOfUri(uri);
     const analysis = await workspace.current();
     const text = variant === undefined || !analysis ? undefined : markedPrompt(analysis, workspace.paths.root, variant);
-    if (text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `No compiled prompt for ${uri}: no such variant in the sources or in dist/.`);
+    if (text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `No compiled prompt for ${uri}: ${noCompiledPromptReason(analysis)}.`);
     return { text };
   });
 
@@ -163,7 +163,7 @@ export function registerFeatures(connection: Connection, workspace: ProjectWorks
       const variant = named ?? Object.keys(analysis?.manifest?.variants ?? {})[0];
       if (variant === undefined || !analysis) throw new ResponseError(ErrorCodes.InvalidParams, `${SHOW_COMPILED_PROMPT}: pass a variant name, e.g. ["base"] (the sources have errors, so there is no default)`);
       const text = markedPrompt(analysis, workspace.paths.root, variant);
-      if (text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `No compiled prompt for variant "${variant}": no such variant in the sources or in dist/.`);
+      if (text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `No compiled prompt for variant "${variant}": ${noCompiledPromptReason(analysis)}.`);
       const uri = compiledPromptUri(variant);
       const client = capabilities();
       if (client.window?.showDocument?.support === true && client.workspace?.textDocumentContent !== undefined) await connection.sendRequest(ShowDocumentRequest.type, { uri, takeFocus: true });

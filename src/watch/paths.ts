@@ -1,6 +1,7 @@
 import { isWithin, relativePosix } from "../pipeline/discover/relative-paths.js";
 import type { SkillLayout } from "../pipeline/discover/skill-folders.js";
 import { CONFIG_FILE } from "../pipeline/discover/source-paths.js";
+import { isByproductFile, isByproductFolder } from "../pipeline/discover/byproduct-names.js";
 
 /** The sources a build reads, relative to the project root, besides the skill layout's folders. Everything else is ignored. */
 export const WATCHED_FOLDERS = ["skills", "prompts", "schemas", "knowledge"] as const;
@@ -40,18 +41,16 @@ export function isIgnoredSource(relPath: string, outDir: string | undefined, lay
   if (relPath === CONFIG_FILE) return false;
   if (layoutTops !== "any" && !(WATCHED_FOLDERS as readonly string[]).includes(top) && !layoutTops.includes(top)) return true;
   if (outDir !== undefined && (relPath === outDir || relPath.startsWith(`${outDir}/`))) return true;
-  return segments.some(isScratchName);
+  return segments.some(isNeverSource);
 }
 
-function isScratchName(name: string): boolean {
-  return (
-    name.startsWith(".") || // dotfiles, emacs `.#lock`, vim `.swp`, our own `.gamma-prompt-tmp-*`
-    name === "node_modules" ||
-    name === "4913" || // vim's probe file when checking a folder is writable
-    name.endsWith("~") ||
-    /\.sw[a-z]$/.test(name) || // vim swap files: .swp, .swo, ...
-    /^sed[A-Za-z0-9]{6}$/.test(name) || // GNU sed -i writes the new text to sedXXXXXX, then renames it over the file
-    /___jb_(?:tmp|old)___$/.test(name) || // JetBrains' safe write
-    (name.startsWith("#") && name.endsWith("#")) // emacs auto-save
-  );
+/**
+ * A path segment no build reads: a dotfile or dot-folder (vim's swap file,
+ * emacs' lock, our own `.gamma-prompt-tmp-*`), or a byproduct by the list the
+ * build itself skips. The last segment may name a file or a folder (the event
+ * of its creation); those before it are folders.
+ */
+function isNeverSource(name: string, index: number, segments: readonly string[]): boolean {
+  if (name.startsWith(".") || isByproductFolder(name)) return true;
+  return index === segments.length - 1 && isByproductFile(name);
 }

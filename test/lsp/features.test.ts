@@ -240,6 +240,23 @@ describe("code actions", () => {
   });
 });
 
+describe("code actions in a file with CRLF line endings", () => {
+  it("offer the suppression comments, written with the file's own line endings, and lint honours them", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    const text = await openFromDisk(client, IMPORT, (original) => original.replace("name: import", "name: importer").replace(/\n/g, "\r\n"));
+    const [mismatch] = (await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.length > 0)).filter((diagnostic) => diagnostic.code === "skill/name-mismatch");
+    const actions = await client.connection.sendRequest<CodeAction[]>("textDocument/codeAction", { textDocument: { uri: client.uri(IMPORT) }, range: mismatch?.range, context: { diagnostics: [mismatch] } });
+    const suppress = actions.find((action) => action.title === "Suppress skill/name-mismatch on this line");
+    const change = suppress?.edit?.documentChanges?.[0];
+    const edited = editedText(text, change && "edits" in change ? change.edits.filter((entry) => "newText" in entry) : []);
+    expect(edited).toContain("---\r\n# gamma-prompt-disable-next-line skill/name-mismatch -- reason\r\nname: importer\r\n");
+    expect(edited.replace(/\r\n/g, "")).not.toContain("\n");
+    const since = client.published.length;
+    await client.change(IMPORT, edited);
+    expect((await client.diagnosticsFor(IMPORT, () => true, since)).map((diagnostic) => diagnostic.code)).not.toContain("skill/name-mismatch");
+  });
+});
+
 describe("the cache in the editor", () => {
   it("puts tokens, variants and the shared prefix on templates, preloaded skills and tool schemas, and prices an edit against dist/", async () => {
     const root = await copyEmbeddedDefault();
@@ -278,7 +295,7 @@ describe("the cache in the editor", () => {
     await openFromDisk(client, IMPORT, (text) => text.replace("type: workflow", "type: workflw"));
     await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.some((diagnostic) => diagnostic.code === "skill/type-value"));
     const show = () => client.connection.sendRequest<{ uri: string; text: string }>("workspace/executeCommand", { command: "gamma-prompt.showCompiledPrompt", arguments: ["base"] });
-    await expect(show()).rejects.toMatchObject({ message: 'No compiled prompt for variant "base": no such variant in the sources or in dist/.' });
+    await expect(show()).rejects.toMatchObject({ message: 'No compiled prompt for variant "base": the sources have 2 errors (see the problems list), and dist/ holds no build of it.' });
     expect((await build({ root })).ok).toBe(true);
     const shown = await show();
     expect(shown.text.split("\n")[0]).toBe("⟦ variants/base.md as last built: the sources have errors, so this is the output folder's copy ⟧");

@@ -13,6 +13,7 @@ import { check } from "../../src/check.js";
 import { init } from "../../src/init.js";
 import { ArtifactVerificationError, loadArtifacts, readSkillFile } from "../../src/runtime/artifacts.js";
 import { SessionProtocolController } from "../../src/runtime/controller.js";
+import { isIgnoredSource } from "../../src/watch/paths.js";
 import { removeTempDirs, repoRoot, tempDir } from "../build/helpers.js";
 
 afterAll(removeTempDirs);
@@ -127,6 +128,29 @@ describe("supporting files", () => {
       ["skills/style-guide/notes.txt", "missing"],
       ["skills/style-guide/extra.txt", "unexpected"],
     ]);
+  });
+
+  it("are what watch reacts to: an editor's scratch file is neither copied nor watched, a file with a like name is both", async () => {
+    const root = await tempDir();
+    expect((await init({ dir: root })).ok).toBe(true);
+    const skill = join(root, "skills/style-guide");
+    // Emacs keeps #SKILL.md# while a buffer has unsaved changes; the others live for the length of a save.
+    const scratch = ["#SKILL.md#", "SKILL.md___jb_tmp___", "SKILL.md___jb_old___", "4913", "sedAb12Cd", "sed4ab9QZ", "SKILL.md.swx", "notes.md~"];
+    const sources = ["sediments", "sedation", "4913.txt", "#hashtags.md", "notes~draft.md"];
+    for (const name of [...scratch, ...sources]) await writeFile(join(skill, name), "text\n");
+    const built = await build({ root });
+    expect(built.ok).toBe(true);
+    const copied = built.manifest?.skills["style-guide"]?.files ?? [];
+    for (const name of scratch) {
+      expect(copied).not.toContain(name);
+      expect(isIgnoredSource(`skills/style-guide/${name}`, "dist")).toBe(true);
+    }
+    for (const name of sources) {
+      expect(copied).toContain(name);
+      expect(isIgnoredSource(`skills/style-guide/${name}`, "dist")).toBe(false);
+    }
+    expect(built.diagnostics.filter((diagnostic) => scratch.some((name) => diagnostic.file.endsWith(`/${name}`)))).toEqual([]);
+    expect((await check({ root })).ok).toBe(true);
   });
 
   it("over the size limit is an error that names the limit; the limit is configurable", async () => {

@@ -28,6 +28,9 @@ describe("which paths trigger a rebuild", () => {
     ["skills/import/SKILL.md___jb_old___", true],
     ["skills/sed-helper/SKILL.md", false],
     ["skills/import/sedation.md", false],
+    ["skills/import/sediments", false], // a word, not sed's random name
+    ["skills/import/scripts/__pycache__/fill.cpython-311.pyc", true],
+    ["skills/import/backup~/notes.md", false], // a folder's name ending in ~ is no editor's backup file
     ["skills/.gamma-prompt-tmp-123", true],
     ["skills/node_modules/x/SKILL.md", true],
     [".git/index", true],

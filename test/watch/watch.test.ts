@@ -56,6 +56,17 @@ describe("watch", () => {
     expect(await distProblems(session.dist)).toEqual([]);
   });
 
+  it("says which folders it watches: the fixed ones, the config's skill layout's, and every folder once a layout pattern starts with a glob", async () => {
+    const session = await startSession();
+    expect(session.handle.watching).toEqual(["skills", "prompts", "schemas", "knowledge"]);
+    await writeFile(join(session.root, "gamma-prompt.config.json"), `${JSON.stringify({ skills: ["skills/*", "plugins/*/skills/*"] }, null, 2)}\n`);
+    await waitFor("the rebuild after the config changed", () => session.rebuilds().length > 0);
+    expect(session.handle.watching).toEqual(["skills", "prompts", "schemas", "knowledge", "plugins"]);
+    await writeFile(join(session.root, "gamma-prompt.config.json"), `${JSON.stringify({ skills: ["skills/*", "*/skills/*"] }, null, 2)}\n`);
+    await waitFor("the second rebuild", () => session.rebuilds().length > 1);
+    expect(session.handle.watching).toBe("any");
+  });
+
   it("sees a save made right after the initial event in a large project (real process)", async () => {
     const root = await copyProject();
     const count = 1000;

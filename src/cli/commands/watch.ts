@@ -90,7 +90,8 @@ async function runWatchCommand(options: WatchCommandOptions & { root: string }):
       return EXIT_USAGE;
     }
     if (options.format === "text") {
-      process.stdout.write("Watching skills/, prompts/, schemas/, knowledge/ and gamma-prompt.config.json (Ctrl-C to stop)\n");
+      const folders = handle.watching === "any" ? "every folder of the project" : handle.watching.map((folder) => `${folder}/`).join(", ");
+      process.stdout.write(`Watching ${folders} and gamma-prompt.config.json (Ctrl-C to stop)\n`);
     }
     await stopRequested;
     await handle.close();

@@ -5,6 +5,7 @@ import { SKILL_FILE } from "./discover.js";
 import { readBytes } from "./read-source.js";
 import { withLfLineEndings } from "../../protocol/line-endings.js";
 import { compareCodeUnits, errorCode, unlistableFolder } from "./sources.js";
+import { isByproductFile, isByproductFolder } from "./byproduct-names.js";
 
 /**
  * A skill's supporting files: everything in its folder besides SKILL.md, at
@@ -96,12 +97,7 @@ function walk(root: string, base: string, relDir: string, visit: (rel: string, e
   }
 }
 
-/** Folders of installed packages and interpreter caches, wherever they sit in a skill. */
-const BYPRODUCT_FOLDERS = new Set(["node_modules", "__pycache__"]);
-/** Compiled Python, editor backups, merge leftovers, and the folder metadata Windows and macOS write. */
-const BYPRODUCT_FILE = /\.py[co]$|~$|\.(?:orig|rej)$|^(?:Thumbs\.db|desktop\.ini|Icon\r)$/i;
-
 /** What a tool wrote beside the sources on one machine, never a source itself: not listed, not copied. */
 function isByproduct(entry: Dirent): boolean {
-  return entry.isDirectory() ? BYPRODUCT_FOLDERS.has(entry.name) : BYPRODUCT_FILE.test(entry.name);
+  return entry.isDirectory() ? isByproductFolder(entry.name) : isByproductFile(entry.name);
 }
