@@ -71,8 +71,59 @@ const NEAR_MISS_EDITS: LineEdit[] = [
   (line: string) => `${line}\n`,
 ];
 
+/** Frontmatter with block scalars, wrapped plain values and booleans in the shapes real skills write, for near misses. */
+const BLOCK_SCALARS = [
+  "name: pdf\ndescription: |\n  Fill PDF forms.\n  Use when: a form must be filled.\n    - indented more\n  # not a comment\nlicense: MIT\n",
+  "description: >-\n  Reusable patterns for logs,\n  alarms and: metrics.\nname: logs\n",
+  "name: a\ndescription: >\n    Four spaces,\n    folded.\n",
+  "description: |-\n  one line\nmetadata:\n  version: 1.0.0\n",
+  "name: a\ndescription:\n  React composition patterns that scale. Use when\n    refactoring components,\nuser-invocable: true\n",
+  "disable-model-invocation: False\ndescription:\n  one wrapped line\n",
+];
+
+/** Changes to one line of a block scalar that YAML reads another way, or that leave the reader's shape. */
+const BLOCK_EDITS: LineEdit[] = [
+  (line: string) => line.replace(/: ([|>])(-?)$/, ": $1+"),
+  (line: string) => line.replace(/: ([|>])(-?)$/, ": $12$2"),
+  (line: string) => line.replace(/: ([|>])(-?)$/, ": $1$2 # note"),
+  (line: string) => line.replace(/: ([|>])(-?)$/, ": $1$2 "),
+  (line: string) => line.replace(/: \|/, ": >").replace(/: >(?!-)/, ": |"),
+  (line: string) => `${line}\n`,
+  (line: string) => `${line}\n  `,
+  (line: string) => line.replace(/^ {2}/, " "),
+  (line: string) => line.replace(/^ {2}/, "   "),
+  (line: string) => line.replace(/^ {2}/, ""),
+  (line: string) => line.replace(/^ {2}/, "  \t"),
+  (line: string) => line.replace(/^ {2}/, "\t"),
+  (line: string) => line.replace(/^ {2}/, "  \u00a0"),
+  (line: string) => `${line}\r`,
+  (line: string) => line.replace(/ /, "  "),
+  (line: string) => line.replace(/^ {2}(.*)/, "  $1 #x"),
+  (line: string) => line.replace(/^ {2}.*/, "  ---"),
+  (line: string) => line.replace(/^ {2}.*/, "  ..."),
+  (line: string) => line.replace(/^(\w+):.*/, "---"),
+  (line: string) => line.replace(/^(\w+):.*/, "..."),
+  (line: string) => line.replace(/^(\w+):.*/, "# comment"),
+  (line: string) => line.replace(/^(\w+):.*/, " $&"),
+  (line: string) => line.replace(/^ {2}(\S+)/, "  $1: x"),
+  (line: string) => line.replace(/^ {2}(\S+)/, "  $1:"),
+  (line: string) => line.replace(/^ {2}/, "  - "),
+  (line: string) => line.replace(/^ {2}/, "   - "),
+  (line: string) => line.replace(/^ {2}/, "  # "),
+  (line: string) => line.replace(/^ {2}/, "  'q' "),
+  (line: string) => line.replace(/^ {2}/, "  ["),
+  (line: string) => line.replace(/^ {2}/, "  &a "),
+  (line: string) => line.replace(/^ {2}.*/, "  true"),
+  (line: string) => line.replace(/^ {2}.*/, "  12"),
+];
+
 describe("plain frontmatter reader", () => {
-  const files = [...markdownFiles(join(root, "test", "fixtures")), ...markdownFiles(join(root, "skills")), ...markdownFiles(join(root, "knowledge")), ...markdownFiles(corpus)];
+  const files = [
+    ...markdownFiles(join(root, "test", "fixtures")),
+    ...markdownFiles(join(root, "skills")),
+    ...markdownFiles(join(root, "knowledge")),
+    ...markdownFiles(corpus),
+  ];
 
   it("gives the YAML library's tree and ranges wherever it answers", () => {
     let answered = 0;
@@ -99,9 +150,27 @@ describe("plain frontmatter reader", () => {
     expect(answered).toBeGreaterThan(0);
   });
 
+  it("gives the library's answer on the labelled corpus's frontmatter wherever it answers", () => {
+    let answered = 0;
+    for (const file of markdownFiles(join(root, "corpus"))) {
+      const yamlText = frontmatterOf(readFileSync(file, "utf8"));
+      if (yamlText !== undefined && agree(yamlText, file)) answered++;
+    }
+    expect(answered).toBeGreaterThan(500);
+  });
+
+  it("agrees with the library on block scalars, wrapped plain values, booleans and their near misses", () => {
+    let answered = 0;
+    for (const base of BLOCK_SCALARS) {
+      expect(agree(base, base), base).toBe(true);
+      for (const variant of nearMisses(base, [...BLOCK_EDITS, ...NEAR_MISS_EDITS])) if (agree(variant, `near miss\n${variant}`)) answered++;
+    }
+    expect(answered).toBeGreaterThan(20);
+  });
+
   it("leaves to the library what only it can read", () => {
     const index = (text: string): LineIndex => new LineIndex(`---\n${text}---\n`);
-    for (const text of ["name: a\n\ndescription: b\n", "name: 'it''s'\n", "name: \"a\\tb\"\n", "name: a # note\n", "n: 1.10\n", "a: true\n", "a:\n", "a: b\na: c\n", "a: |\n  x\n", "a: {b: c}\n", "a: &x y\n", "meta:\n  k: v\n    deeper: x\n", "meta:\n  k: 1\n", "a: b\n  c\n", "a:\tb\n"]) {
+    for (const text of ["name: a\n\ndescription: b\n", "name: 'it''s'\n", "name: \"a\\tb\"\n", "name: a # note\n", "n: 1.10\n", "a: null\n", "a: yes\nb: ~\n", "a:\n", "a: b\na: c\n", "a: |+\n  x\n", "a: |\n  x\n\n  y\n", "a: >\n  x\n   y\n", "a: {b: c}\n", "a: &x y\n", "meta:\n  k: v\n    deeper: x\n", "meta:\n  k: 1\n", "a: b\n  c\n", "a:\tb\n"]) {
       expect(readPlainFrontmatter(text, 4, index(text)), JSON.stringify(text)).toBeUndefined();
     }
   });

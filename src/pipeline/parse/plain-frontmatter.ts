@@ -11,10 +11,16 @@ import type { LineIndex } from "./positions.js";
  * collections), without loading that library: a lint of a few skills is
  * mostly start-up, and the library's load is a large share of it.
  *
+ * It reads a top-level block scalar too (`description: |`, `>-`) in its
+ * simplest shape (see readBlockScalar), a top-level plain value wrapped onto
+ * the lines under its key (readPlainLines), and a top-level `true` or `false`.
+ *
  * Anything else returns undefined and goes to the full YAML parser: quotes,
- * comments, block scalars, flow collections, anchors, tags, nested mappings,
- * blank lines, tabs, duplicate keys, and every plain value that YAML's core
- * schema reads as something other than a string (null, booleans, numbers).
+ * comments, other block scalars, flow collections, anchors, tags, nested
+ * mappings, blank lines, tabs, duplicate keys, and every other plain value
+ * that YAML's core schema reads as something other than a string (null,
+ * numbers). validate/portable-yaml.ts relies on this: frontmatter this reader
+ * answers holds no flow collection but `[]`, no anchor, tag or tab.
  */
 
 /** Frontmatter as plain data with ranges: what both this reader and the full YAML parser (yaml-tree.ts) give. */
@@ -49,6 +55,79 @@ export function stringValue(written: string): string | undefined {
   return written;
 }
 
+/** A block scalar's header as most frontmatter writes it: literal or folded, clipped or stripped, no indentation indicator, no comment. */
+const BLOCK_HEADER = /^[|>]-?$/;
+/** What a block scalar line in this reader may not hold: tabs and other controls, and line breaks YAML 1.1 knew. */
+const UNSAFE_IN_BLOCK = /[\u0000-\u001f\u007f\u0085\u2028\u2029\ufeff]/;
+
+/**
+ * A top-level block scalar (`description: |` or `>-` and the lines under it)
+ * in its simplest shape: every line indented by the first one's indent and
+ * none ending in a space (a folded one: none indented further either), no
+ * blank line in it or after it, and the next line a top-level key. Then
+ * YAML's value is the lines without that indent, joined by line feeds
+ * (literal) or spaces (folded), with one line feed after them unless the
+ * header strips it; the range runs from the header to the last character.
+ */
+function readBlockScalar(yamlText: string, from: number, header: string): { value: string; end: number; next: number } | undefined {
+  const lines: string[] = [];
+  let indent = 0;
+  let end = from;
+  for (const { line, spaces, lineEnd } of linesUnderKey(yamlText, from)) {
+    if (lines.length === 0) indent = spaces;
+    if (spaces < indent || spaces === line.length || line.endsWith(" ") || UNSAFE_IN_BLOCK.test(line)) return undefined;
+    if (header.startsWith(">") && spaces !== indent) return undefined;
+    lines.push(line.slice(indent));
+    end = lineEnd;
+  }
+  if (lines.length === 0) return undefined;
+  const text = lines.join(header.startsWith(">") ? " " : "\n");
+  return { value: header.endsWith("-") ? text : `${text}\n`, end, next: end + 1 };
+}
+
+/** The lines from `from` up to the next one that starts at the margin (a top-level key), each with its offsets and its indent in spaces. */
+function* linesUnderKey(yamlText: string, from: number): Generator<{ offset: number; lineEnd: number; line: string; spaces: number }> {
+  for (let offset = from; offset < yamlText.length; ) {
+    const lineEnd = yamlText.indexOf("\n", offset);
+    const line = yamlText.slice(offset, lineEnd);
+    const spaces = /^ */.exec(line)?.[0].length ?? 0;
+    if (spaces === 0 && line !== "") return;
+    yield { offset, lineEnd, line, spaces };
+    offset = lineEnd + 1;
+  }
+}
+
+/**
+ * A plain value written on the lines under its `key:` (a long description
+ * wrapped by hand): YAML folds them into one line, each line's indent
+ * dropped and the lines joined by spaces. Read only when every line is
+ * indented, none is blank, and each would be a plain string on its own
+ * (so none starts a comment, a quote or a list, or holds ": ").
+ */
+function readPlainLines(yamlText: string, from: number): { value: string; start: number; end: number; next: number } | undefined {
+  const words: string[] = [];
+  let start = from;
+  let end = from;
+  for (const { offset, line, spaces, lineEnd } of linesUnderKey(yamlText, from)) {
+    const text = line.slice(spaces);
+    if (spaces === 0 || stringValue(text) !== text) return undefined;
+    if (words.length === 0) start = offset + spaces;
+    words.push(text);
+    end = lineEnd;
+  }
+  return words.length === 0 ? undefined : { value: words.join(" "), start, end, next: end + 1 };
+}
+
+/** The plain values YAML's core schema reads as booleans. */
+const BOOLEANS = new Map<string, boolean>([
+  ["true", true],
+  ["True", true],
+  ["TRUE", true],
+  ["false", false],
+  ["False", false],
+  ["FALSE", false],
+]);
+
 export function readPlainFrontmatter(yamlText: string, baseOffset: number, index: LineIndex): YamlTree | undefined {
   if (yamlText === "" || !yamlText.endsWith("\n")) return undefined;
   const rangeOf = (start: number, end: number): Range => index.range(baseOffset + start, baseOffset + end);
@@ -75,7 +154,7 @@ export function readPlainFrontmatter(yamlText: string, baseOffset: number, index
   };
   let offset = 0;
   while (offset < yamlText.length) {
-    const lineEnd = yamlText.indexOf("\n", offset);
+    let lineEnd = yamlText.indexOf("\n", offset);
     const line = yamlText.slice(offset, lineEnd);
     const item = ITEM_LINE.exec(line);
     const nested = item ? undefined : NESTED_KEY_LINE.exec(line);
@@ -91,7 +170,16 @@ export function readPlainFrontmatter(yamlText: string, baseOffset: number, index
       value[opened.key] = entries;
       mapping = { pointer: opened.pointer, entries, start: offset + 2, end: 0 };
       opened = undefined;
-    } else if (opened) return undefined; // `key:` with nothing under it is a null: the full parser says so
+    } else if (opened) {
+      // `key:` with a plain value on the lines under it; with nothing under it, a null the full parser reports.
+      const plain = readPlainLines(yamlText, offset);
+      if (plain === undefined) return undefined;
+      value[opened.key] = plain.value;
+      valueRanges.set(opened.pointer, rangeOf(plain.start, plain.end));
+      opened = undefined;
+      offset = plain.next;
+      continue;
+    }
     if (nestedOpened && !nestedItem) return undefined; // a nested `key:` with nothing under it is a null too
     if (nestedItem) {
       if (!mapping || (!nestedOpened && !nestedList)) return undefined;
@@ -150,12 +238,18 @@ export function readPlainFrontmatter(yamlText: string, baseOffset: number, index
       keyRanges.set(pointer, rangeOf(offset, offset + key.length));
       if (text === undefined) opened = { key, pointer };
       else if (text === "") return undefined; // `key: ` with a trailing space
-      else if (text === "[]") {
+      else if (BLOCK_HEADER.test(text)) {
+        const block = readBlockScalar(yamlText, lineEnd + 1, text);
+        if (block === undefined) return undefined;
+        value[key] = block.value;
+        valueRanges.set(pointer, rangeOf(offset + key.length + 2, block.end));
+        lineEnd = block.next - 1;
+      } else if (text === "[]") {
         value[key] = [];
         const start = offset + key.length + 2;
         valueRanges.set(pointer, rangeOf(start, start + 2));
       } else {
-        const scalar = stringValue(text);
+        const scalar = stringValue(text) ?? BOOLEANS.get(text);
         if (scalar === undefined) return undefined;
         value[key] = scalar;
         const start = offset + key.length + 2;

@@ -2,6 +2,7 @@ import { posix } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { readBytes } from "../discover/read-source.js";
 import { listSupportingEntries } from "../discover/supporting-files.js";
+import { WordLines } from "./word-lines.js";
 
 /**
  * `skill/unreferenced-file` (a note): every supporting file beside a
@@ -57,8 +58,8 @@ export interface UnreferencedFileInput {
 /** Markdown files and scripts whose references count too; larger ones are not read (the body limit is the same). */
 const FOLLOWED = /\.(?:md|markdown|mdx|sh|bash|zsh|py|js|cjs|mjs|ts|cts|mts|rb|pl|ps1)$/i;
 const MAX_FOLLOWED_BYTES = 1024 * 1024;
-/** What can never be inside a path as written in prose or code; `*` cuts `references/*.md` into the folder it names. */
-const TOKEN = /[^\s`'"()<>[\]{},;|*=]+/g;
+/** What can never be inside a path as written in prose or code; `*` cuts `references/*.md` into the folder it names. Splitting on these gives the tokens without a match object each. */
+const NOT_IN_TOKEN = /[\s`'"()<>[\]{},;|*=]+/;
 const CODE_FOLDER = /`\.?\/?([^`\s/]+)\/?`/g;
 /** "the layouts folder", "`templates/` directory": the word before "folder" or "directory" (found from those words, not tried at every position). */
 const FOLDER_WORD = /\s(?:folder|directory)\b/g;
@@ -134,8 +135,13 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
     markedFolders.add(folder);
     for (const file of files) if (file.startsWith(`${folder}/`)) mark(file);
   };
+  // A mention marks the same files every time (marking is idempotent), so each is resolved once per document folder.
+  const resolvedMentions = new Set<string>();
   /** A path as written, resolved against the document's folder and the skill's. */
   const resolveMention = (written: string, dir: string, explicit: boolean): void => {
+    const key = `${explicit ? "!" : "?"}${dir}\0${written}`;
+    if (resolvedMentions.has(key)) return;
+    resolvedMentions.add(key);
     // `scripts/fill.py:42` and `scripts/fill.py:42:7`: a file at a line, as compilers and editors write it.
     const trimmed = written.replace(/[?#].*$/, "").replace(/(?::\d+){1,2}$/, "").replace(/[.:!?]+$/, "");
     if (trimmed === "" || /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) return;
@@ -179,10 +185,10 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
    * is never reported but may name others).
    */
   // The words to look for, rebuilt only when a file was named since the last text.
-  let words: RegExp | undefined;
+  let words: WordLines | undefined;
   let wordsFor = -1;
   const namingParts = (text: string): string[] => {
-    if (unnamed.size + unread.size !== wordsFor) {
+    if (words === undefined || unnamed.size + unread.size !== wordsFor) {
       wordsFor = unnamed.size + unread.size;
       const found = new Set<string>();
       for (const file of [...unnamed, ...unread]) {
@@ -194,28 +200,9 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
       }
       // A link may write a name percent-encoded (`logo%20big.png`).
       for (const word of [...found]) if (encodeURIComponent(word) !== word) found.add(encodeURIComponent(word));
-      words = found.size === 0 ? undefined : new RegExp([...found].map(escapeRegExp).join("|"), "g");
+      words = new WordLines([...found]);
     }
-    if (words === undefined) return [];
-    const parts: string[] = [];
-    let from = -1;
-    let to = -1;
-    for (const match of text.matchAll(words)) {
-      const at = match.index ?? 0;
-      if (from !== -1 && at < to) continue;
-      const lineStart = text.lastIndexOf("\n", at - 1) + 1;
-      const start = lineStart === 0 ? 0 : text.lastIndexOf("\n", lineStart - 2) + 1;
-      const newline = text.indexOf("\n", at);
-      const end = newline === -1 ? text.length : newline;
-      if (from !== -1 && start <= to + 1) to = Math.max(to, end);
-      else {
-        if (from !== -1) parts.push(text.slice(from, to));
-        from = start;
-        to = end;
-      }
-    }
-    if (from !== -1) parts.push(text.slice(from, to));
-    return parts;
+    return words.parts(text);
   };
   const scan = (next: { dir: string; text: string }): void => {
     for (const part of namingParts(next.text)) scanPart(next.dir, part);
@@ -225,15 +212,17 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
     // `` `templates` `` in code, or "the templates folder": a folder named by its bare name.
     for (const match of text.matchAll(CODE_FOLDER)) resolveMention(`${match[1] ?? ""}/`, dir, true);
     for (const name of namedFolders(text)) resolveMention(`${name}/`, dir, true);
-    for (const match of text.matchAll(TOKEN)) {
+    for (const token of text.split(NOT_IN_TOKEN)) {
       if (unnamed.size === 0) return;
-      const token = match[0];
+      if (token === "") continue;
       // Most tokens are words: a word names a file only by its file name or stem, two map lookups.
       if (!/[/.?#]/.test(token)) {
         const last = token[token.length - 1];
         const word = last === ":" || last === "!" ? token.replace(/[:!]+$/, "") : token;
-        for (const file of byBaseName.get(word) ?? []) mark(file);
-        for (const file of byStem.get(word) ?? []) mark(file);
+        const byName = byBaseName.get(word);
+        if (byName !== undefined) for (const file of byName) mark(file);
+        const byWordStem = byStem.get(word);
+        if (byWordStem !== undefined) for (const file of byWordStem) mark(file);
         continue;
       }
       resolveMention(token, dir, false);
@@ -245,10 +234,6 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
     if ("raw" in read) scan({ dir: posix.dirname(file) === "." ? "" : posix.dirname(file), text: read.raw.toString("utf8") });
   }
   return referenced;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** The names written before "folder" or "directory": a run of word characters, then an optional `/` and backtick, then spaces. */
