@@ -100,8 +100,27 @@ export function isGammaCustomMessage(message: unknown): message is GammaCustomMe
   );
 }
 
+/**
+ * True for a state anchor or a host skill activation the runtime wrote: the
+ * trusted `details` plus the mark each kind has carried since the runtime
+ * first wrote it (`anchor: true` with its state revision; the
+ * `hostActivation` record), so a stored transcript from an earlier release
+ * stays trusted. A message that only borrows the custom type fails.
+ */
+export function isRuntimeCustomMessage(message: unknown): message is GammaCustomMessage {
+  if (!isGammaCustomMessage(message) || typeof message.content !== "string") return false;
+  const details = message.details;
+  if (message.customType === ANCHOR_CUSTOM_TYPE) return details.anchor === true && typeof details.stateRevision === "number";
+  if (message.customType === HOST_SKILL_CUSTOM_TYPE) {
+    const activation = details.hostActivation as unknown;
+    return typeof activation === "object" && activation !== null && typeof (activation as { skill?: unknown }).skill === "string";
+  }
+  return false;
+}
+
+/** The runtime's own anchor only: a message that borrows its type must not push the real one out as "stale". */
 export function isAnchorMessage(message: unknown): message is GammaCustomMessage {
-  return isGammaCustomMessage(message) && message.customType === ANCHOR_CUSTOM_TYPE;
+  return isRuntimeCustomMessage(message) && message.customType === ANCHOR_CUSTOM_TYPE;
 }
 
 /** Keeps only the newest anchor: an older one describes state the newer one supersedes. */

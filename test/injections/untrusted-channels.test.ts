@@ -154,7 +154,7 @@ describe("the converter's step before the provider (prepareMessagesForModel)", (
       { role: "user", content: TAG },
       { role: "user", content: [plain, { type: "text", text: TAG }, image, { type: "text", text: 3 }] },
       { role: "user" },
-      // Only a text part's text is read: an image's caption field or a text that is not a string stays as it is.
+      // An image goes as an image (its caption field is never sent); a text that is not a string goes as text (a list as the part's JSON).
       { role: "user", content: [{ type: "image", text: TAG }, { type: "text", text: [TAG] }] },
     ];
     const before = structuredClone(messages);
@@ -163,22 +163,21 @@ describe("the converter's step before the provider (prepareMessagesForModel)", (
     expect(messages).toEqual(before);
     expect(prepared).toEqual([
       { role: "user", content: SAFE },
-      { role: "user", content: [plain, { type: "text", text: SAFE }, image, { type: "text", text: 3 }] },
+      { role: "user", content: [plain, { type: "text", text: SAFE }, image, { type: "text", text: "3" }] },
       { role: "user" },
-      { role: "user", content: [{ type: "image", text: TAG }, { type: "text", text: [TAG] }] },
+      { role: "user", content: [{ type: "image", text: TAG }, { type: "text", text: JSON.stringify({ type: "text", text: [SAFE] }) }] },
     ]);
     const parts = (prepared[1] as { content: unknown[] }).content;
     expect(parts[0]).toBe(plain);
     expect(parts[2]).toBe(image);
     expect(prepared[2]).toBe(messages[2]);
-    expect(prepared[3]).toBe(messages[3]);
   });
 
-  it("leaves the results of the runtime's own tools alone and neutralises every other tool's", () => {
+  it("leaves the results the runtime says are its own alone and neutralises every other tool's", () => {
     const own = { role: "toolResult", toolName: "skill", content: [{ type: "text", text: TAG }] };
     const host = { role: "toolResult", toolName: "read", content: [{ type: "text", text: TAG }] };
     const nameless = { role: "toolResult", content: TAG };
-    const prepared = prepareMessagesForModel([own, host, nameless], { trustedToolNames: new Set(["skill"]) });
+    const prepared = prepareMessagesForModel([own, host, nameless], { isTrustedToolResult: (message) => message === own });
     expect(prepared[0]).toBe(own);
     expect(prepared.slice(1)).toEqual([{ ...host, content: [{ type: "text", text: SAFE }] }, { role: "toolResult", content: SAFE }]);
     expect(prepareMessagesForModel([own])[0]).toEqual({ ...own, content: [{ type: "text", text: SAFE }] });
@@ -203,7 +202,7 @@ describe("the converter's step before the provider (prepareMessagesForModel)", (
 
   it("passes the model's own messages, trusted injections and the runtime's own custom types unchanged; any other custom message is user text", () => {
     const assistant = { role: "assistant", content: [{ type: "text", text: TAG }] };
-    const anchor = { role: "custom", customType: "gamma.anchor", content: TAG };
+    const anchor = { role: "custom", customType: "gamma.anchor", content: TAG, details: { trusted: true, anchor: true, stateRevision: 3 } };
     const host = { role: "custom", customType: "host.note", content: TAG };
     const untyped = { role: "custom", content: TAG };
     const prepared = prepareMessagesForModel([assistant, trusted, anchor, host, untyped], { trustedCustomTypes: new Set(["gamma.anchor"]) });

@@ -9,13 +9,18 @@
  * Matching works on a folded view of the text so tricks that a reader (or a
  * model) would still see as the tag are caught: Unicode compatibility forms
  * (full-width `＜`, small `﹤`, mathematical letters), other angle brackets,
- * Cyrillic and Greek look-alike letters, accents, invisible characters,
- * any case, and whitespace or dashes inside the name. Text is handled one
+ * look-alike letters in any script (Unicode's confusables data, plus the
+ * Cyrillic and Greek table below), accents, invisible and format characters,
+ * unpaired surrogates (the provider clients delete them before sending, so
+ * `<\uD800system_note>` arrives as `<system_note>`), any case, and
+ * whitespace (Unicode White_Space), control characters, the blank braille
+ * pattern and dashes inside the name. Text is handled one
  * message at a time with no state; a `<` that ends a message while the name
  * after it could still grow into a reserved one is neutralised too, so a tag
  * split across messages cannot be completed by the next message.
  */
 import { INJECTION_KINDS } from "../../protocol/dist-manifest.js";
+import { CONFUSABLE_ASCII } from "./confusables.generated.js";
 
 /** Tags the platform owns: the injection kinds plus the prefix's own structural tags. */
 export const RESERVED_TAG_NAMES: readonly string[] = [
@@ -164,7 +169,7 @@ function opensReservedTag(
 }
 
 function isSpace(folded: string): boolean {
-  return /^\s+$/u.test(folded);
+  return /^\p{White_Space}+$/u.test(folded);
 }
 
 function isNameSeparator(folded: string): boolean {
@@ -176,13 +181,17 @@ function isNameSeparator(folded: string): boolean {
  * and invisible characters dropped, look-alikes mapped to ASCII, lowercased.
  */
 function foldCharacter(character: string): string {
+  // pi-ai deletes unpaired surrogates before a request goes out, so they join what surrounds them.
+  if (/\p{Cs}/u.test(character)) return "";
+  // A control character or the blank braille pattern shows as nothing or as a gap: read it as a space (which both ends and joins a name).
+  if (/\p{Cc}/u.test(character) || character === "\u2800") return " ";
   let folded = "";
-  if (!/\p{Default_Ignorable_Code_Point}/u.test(character)) {
+  if (!/[\p{Default_Ignorable_Code_Point}\p{Cf}]/u.test(character)) {
     // A look-alike is read as itself first: some decompose into another
     // look-alike of a different letter (lunate ϲ reads as c, its decomposition ς as o).
     const direct = LOOK_ALIKES[character];
     const decomposed = direct ?? character.normalize("NFKD").replace(/\p{M}/gu, "").normalize("NFKC");
-    for (const part of decomposed) folded += LOOK_ALIKES[part] ?? part.toLowerCase();
+    for (const part of decomposed) folded += LOOK_ALIKES[part] ?? CONFUSABLE_ASCII.get(part) ?? part.toLowerCase();
     // "i" and "l" are one letter to this matcher: a capital I in any script
     // reads as l, and Unicode's data reads Cyrillic ӏ as i.
     folded = folded.replace(/l/g, "i");
@@ -202,7 +211,12 @@ const OPENING_BRACKETS: ReadonlySet<number> = new Set([
   0x16b2, 0x304f, 0x3050, 0x31db, 0x1d236, 0x21fe8,
 ]);
 
-/** Characters NFKC leaves alone that still read as `<` or as a Latin letter. */
+/**
+ * Characters NFKC leaves alone that still read as `<` or as a Latin letter,
+ * read before the generated confusables table (which covers every script):
+ * these are the readings where a reader and the data part ways (Cyrillic н
+ * reads as h, Greek η as n).
+ */
 const LOOK_ALIKES: Readonly<Record<string, string>> = {
   // angle brackets
   "\u2039": "<", "\u2329": "<", "\u3008": "<", "\u27E8": "<", "\u02C2": "<", "\u1438": "<",

@@ -12,7 +12,8 @@ import { renderInjection } from "./render.js";
 import type { RuntimeInjection, TrustedInjectionDetails, TrustedInjectionMessage, TrustedInjectionType } from "./types.js";
 import { INJECTION_KINDS } from "./types.js";
 import { isRecord } from "../../protocol/records.js";
-import { createTrustedMessage, GAMMA_CUSTOM_TYPE_PREFIX } from "../messages.js";
+import { createTrustedMessage, GAMMA_CUSTOM_TYPE_PREFIX, isRuntimeCustomMessage } from "../messages.js";
+import { isImagePart, isPlainTextPart, readablePartText } from "./content-parts.js";
 
 export const INJECTION_CUSTOM_TYPE_PREFIX = GAMMA_CUSTOM_TYPE_PREFIX;
 
@@ -57,22 +58,21 @@ export function isTrustedInjectionMessage(message: unknown): message is TrustedI
 export interface PrepareOptions {
   /**
    * Custom message types the runtime itself writes (e.g. its context anchor);
-   * they pass unchanged like trusted injections. Any other custom message is
-   * treated like user text.
+   * a message of one of them passes unchanged only when it also carries the
+   * runtime's trusted `details` (as injections must): anything that can pick
+   * a custom type (an extension's sendMessage, a host relaying messages) could
+   * pick these. Any other custom message is treated like user text.
    */
   trustedCustomTypes?: ReadonlySet<string>;
   /**
-   * Tools whose results the runtime itself writes from trusted material (the
-   * `skill` tool returns compiled skill bodies). Every other tool result comes
-   * from a host executor (a file read, a shell run, a subagent's output, a
-   * fetched page) and is treated like user text.
+   * Tool results the runtime itself writes from trusted material (a skill
+   * tool result carrying compiled skill bodies). It decides per message, not
+   * per tool name: Pi's own errors for a tool (a failed validation that echoes
+   * the model's arguments) carry that tool's name too. Every other tool result
+   * comes from a host executor (a file read, a shell run, a subagent's output,
+   * a fetched page) or echoes the model, and is treated like user text.
    */
-  trustedToolNames?: ReadonlySet<string>;
-}
-
-interface TextPart {
-  type: "text";
-  text: string;
+  isTrustedToolResult?: (message: Readonly<Record<string, unknown>>) => boolean;
 }
 
 /**
@@ -106,8 +106,7 @@ const USER_TEXT_FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
 function prepareMessage<M extends { role: string }>(message: M, options: PrepareOptions): M {
   if (message.role === "user") return withNeutralisedContent(message);
   if (message.role === "toolResult") {
-    const toolName = (message as { toolName?: unknown }).toolName;
-    if (typeof toolName === "string" && options.trustedToolNames?.has(toolName)) return message;
+    if (options.isTrustedToolResult?.(message as unknown as Record<string, unknown>) === true) return message;
     return withNeutralisedContent(message);
   }
   const fields = USER_TEXT_FIELDS.get(message.role);
@@ -115,7 +114,7 @@ function prepareMessage<M extends { role: string }>(message: M, options: Prepare
   if (message.role !== "custom") return message;
   if (isTrustedInjectionMessage(message)) return message;
   const customType = (message as { customType?: unknown }).customType;
-  if (typeof customType === "string" && options.trustedCustomTypes?.has(customType)) return message;
+  if (typeof customType === "string" && options.trustedCustomTypes?.has(customType) && isRuntimeCustomMessage(message)) return message;
   return withNeutralisedContent(message);
 }
 
@@ -128,7 +127,12 @@ function withNeutralisedContent<M extends { role: string }>(message: M): M {
   if (!Array.isArray(content)) return message;
   let changed = false;
   const parts = content.map((part: unknown) => {
-    if (!isTextPart(part)) return part;
+    if (isImagePart(part)) return part;
+    if (!isPlainTextPart(part)) {
+      // Fail closed: a part the provider might send as text goes as plain, neutralised text.
+      changed = true;
+      return { type: "text", text: neutraliseReservedTags(readablePartText(part)) };
+    }
     const text = neutraliseReservedTags(part.text);
     if (text === part.text) return part;
     changed = true;
@@ -147,9 +151,5 @@ function withNeutralisedFields<M extends { role: string }>(message: M, fields: r
     if (text !== value) (next ??= { ...record })[field] = text;
   }
   return next === undefined ? message : (next as unknown as M);
-}
-
-function isTextPart(part: unknown): part is TextPart {
-  return isRecord(part) && part["type"] === "text" && typeof part["text"] === "string";
 }
 

@@ -13,18 +13,17 @@ import type { Message, SystemMessage } from "@earendil-works/pi-ai";
 import type { SessionProtocolController } from "../controller.js";
 import { prepareMessagesForModel } from "../injections/transport.js";
 import { ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE, dropStaleAnchors } from "../messages.js";
+import { isSkillBodyResult } from "../skill-result.js";
 import { createInitialSystemMessage, getInitialSystemMessage, toToolDeclaration } from "./packages.pi-adapter.js";
 
 const RUNTIME_CUSTOM_TYPES: ReadonlySet<string> = new Set([ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE]);
-/** The `skill` tool returns compiled, verified skill bodies; every other tool result is host output. */
-const TRUSTED_TOOL_NAMES: ReadonlySet<string> = new Set(["skill"]);
 
 /**
  * Reserved tags in any untrusted channel (user text, host tool results,
  * summaries, custom messages the runtime did not write) cannot pose as the platform's.
  */
 export function neutraliseUntrusted(messages: AgentMessage[]): AgentMessage[] {
-  return prepareMessagesForModel(messages, { trustedCustomTypes: RUNTIME_CUSTOM_TYPES, trustedToolNames: TRUSTED_TOOL_NAMES });
+  return prepareMessagesForModel(messages, { trustedCustomTypes: RUNTIME_CUSTOM_TYPES, isTrustedToolResult: isSkillBodyResult });
 }
 
 /**
