@@ -226,36 +226,37 @@ describe("code actions", () => {
   });
 
   it("inserts a next-line suppression comment above a frontmatter finding", async () => {
-    const client = await start(await copyEmbeddedDefault());
-    const text = await openFromDisk(client, IMPORT, (original) => original.replace("name: import", "name: importer"));
-    const [mismatch] = (await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.length > 0)).filter((diagnostic) => diagnostic.code === "skill/name-mismatch");
-    const actions = await client.connection.sendRequest<CodeAction[]>("textDocument/codeAction", { textDocument: { uri: client.uri(IMPORT) }, range: mismatch?.range, context: { diagnostics: [mismatch] } });
-    const suppress = actions.find((action) => action.title === "Suppress skill/name-mismatch on this line");
-    const change = suppress?.edit?.documentChanges?.[0];
-    const edited = editedText(text, change && "edits" in change ? change.edits.filter((entry) => "newText" in entry) : []);
+    const { client, edited } = await suppressedNameMismatch((text) => text);
     expect(edited).toContain("---\n# gamma-prompt-disable-next-line skill/name-mismatch -- reason\nname: importer\n");
-    const since = client.published.length;
-    await client.change(IMPORT, edited);
-    expect((await client.diagnosticsFor(IMPORT, () => true, since)).map((diagnostic) => diagnostic.code)).not.toContain("skill/name-mismatch");
+    await expectNameMismatchGone(client, edited);
   });
 });
 
 describe("code actions in a file with CRLF line endings", () => {
   it("offer the suppression comments, written with the file's own line endings, and lint honours them", async () => {
-    const client = await start(await copyEmbeddedDefault());
-    const text = await openFromDisk(client, IMPORT, (original) => original.replace("name: import", "name: importer").replace(/\n/g, "\r\n"));
-    const [mismatch] = (await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.length > 0)).filter((diagnostic) => diagnostic.code === "skill/name-mismatch");
-    const actions = await client.connection.sendRequest<CodeAction[]>("textDocument/codeAction", { textDocument: { uri: client.uri(IMPORT) }, range: mismatch?.range, context: { diagnostics: [mismatch] } });
-    const suppress = actions.find((action) => action.title === "Suppress skill/name-mismatch on this line");
-    const change = suppress?.edit?.documentChanges?.[0];
-    const edited = editedText(text, change && "edits" in change ? change.edits.filter((entry) => "newText" in entry) : []);
+    const { client, edited } = await suppressedNameMismatch((text) => text.replace(/\n/g, "\r\n"));
     expect(edited).toContain("---\r\n# gamma-prompt-disable-next-line skill/name-mismatch -- reason\r\nname: importer\r\n");
     expect(edited.replace(/\r\n/g, "")).not.toContain("\n");
-    const since = client.published.length;
-    await client.change(IMPORT, edited);
-    expect((await client.diagnosticsFor(IMPORT, () => true, since)).map((diagnostic) => diagnostic.code)).not.toContain("skill/name-mismatch");
+    await expectNameMismatchGone(client, edited);
   });
 });
+
+/** A buffer whose name no longer matches its folder, with the next-line suppression action applied. */
+async function suppressedNameMismatch(lineEndings: (text: string) => string): Promise<{ client: TestClient; edited: string }> {
+  const client = await start(await copyEmbeddedDefault());
+  const text = await openFromDisk(client, IMPORT, (original) => lineEndings(original.replace("name: import", "name: importer")));
+  const [mismatch] = (await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.length > 0)).filter((diagnostic) => diagnostic.code === "skill/name-mismatch");
+  const actions = await client.connection.sendRequest<CodeAction[]>("textDocument/codeAction", { textDocument: { uri: client.uri(IMPORT) }, range: mismatch?.range, context: { diagnostics: [mismatch] } });
+  const suppress = actions.find((action) => action.title === "Suppress skill/name-mismatch on this line");
+  const change = suppress?.edit?.documentChanges?.[0];
+  return { client, edited: editedText(text, change && "edits" in change ? change.edits.filter((entry) => "newText" in entry) : []) };
+}
+
+async function expectNameMismatchGone(client: TestClient, edited: string): Promise<void> {
+  const since = client.published.length;
+  await client.change(IMPORT, edited);
+  expect((await client.diagnosticsFor(IMPORT, () => true, since)).map((diagnostic) => diagnostic.code)).not.toContain("skill/name-mismatch");
+}
 
 describe("the cache in the editor", () => {
   it("puts tokens, variants and the shared prefix on templates, preloaded skills and tool schemas, and prices an edit against dist/", async () => {
