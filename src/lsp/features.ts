@@ -22,6 +22,7 @@ import { fromLspPosition, toLspRange } from "./locations.js";
 import { folderRenameEdit, renameSymbol, type RenameContext } from "./rename.js";
 import { indexSymbols, occurrenceAt, occurrencesOf, symbolAt, type Occurrence, type SymbolIndex } from "./symbols.js";
 import type { ProjectWorkspace } from "./workspace.js";
+import { atPosition, holding, inDocument, type Answering } from "./lifecycle.js";
 
 /**
  * The request handlers. Each waits for the analysis of every edit sent
@@ -33,7 +34,7 @@ export interface ClientView {
   support(): EditSupport;
 }
 
-export function registerFeatures(connection: Connection, workspace: ProjectWorkspace, documents: TextDocuments<TextDocument>, client: ClientView): void {
+export function registerFeatures(connection: Connection, workspace: ProjectWorkspace, documents: TextDocuments<TextDocument>, client: ClientView, answer: Answering): void {
   const capabilities = (): ClientCapabilities => client.capabilities();
   const indexes = new WeakMap<ProjectAnalysis, Promise<SymbolIndex>>();
   const symbolIndex = (analysis: ProjectAnalysis): Promise<SymbolIndex> => {
@@ -52,13 +53,13 @@ export function registerFeatures(connection: Connection, workspace: ProjectWorks
     return { analysis, path, document: documents.get(uri) };
   };
 
-  connection.onCompletion(async ({ textDocument, position }) => {
+  connection.onCompletion(answer.request(atPosition, async ({ textDocument, position }) => {
     const found = await context(textDocument.uri);
     if (!found?.document) return [];
     return completions(found.analysis, found.path, found.document.getText(), position.line, position.character);
-  });
+  }));
 
-  connection.onHover(async ({ textDocument, position }) => {
+  connection.onHover(answer.request(atPosition, async ({ textDocument, position }) => {
     const found = await context(textDocument.uri);
     if (!found) return null;
     const index = await symbolIndex(found.analysis);
@@ -66,7 +67,7 @@ export function registerFeatures(connection: Connection, workspace: ProjectWorks
     if (occurrence) return symbolHover(found.analysis, occurrence, index.toolFiles.get(occurrence.name));
     const line = found.document?.getText({ start: { line: position.line, character: 0 }, end: { line: position.line + 1, character: 0 } }) ?? "";
     return ruleHover(line, position.character) ?? null;
-  });
+  }));
 
   /** The places that name what is under the cursor, those `keep` accepts. */
   const locations = async (uri: string, position: Position, keep: (occurrence: Occurrence) => boolean): Promise<Location[] | null> => {
@@ -79,28 +80,30 @@ export function registerFeatures(connection: Connection, workspace: ProjectWorks
       .filter(keep)
       .map((occurrence) => workspace.paths.location(occurrence.path, occurrence.range));
   };
-  connection.onDefinition(({ textDocument, position }) => locations(textDocument.uri, position, (occurrence) => occurrence.definition));
-  connection.onReferences(({ textDocument, position, context: referenceContext }) =>
-    locations(textDocument.uri, position, (occurrence) => referenceContext.includeDeclaration || !occurrence.definition),
+  connection.onDefinition(answer.request(atPosition, ({ textDocument, position }) => locations(textDocument.uri, position, (occurrence) => occurrence.definition)));
+  connection.onReferences(
+    answer.request(atPosition, ({ textDocument, position, context: referenceContext }) =>
+      locations(textDocument.uri, position, (occurrence) => referenceContext?.includeDeclaration === true || !occurrence.definition),
+    ),
   );
 
-  connection.onPrepareRename(async ({ textDocument, position }) => {
+  connection.onPrepareRename(answer.request(atPosition, async ({ textDocument, position }) => {
     const found = await context(textDocument.uri);
     if (!found) return null;
     const index = await symbolIndex(found.analysis);
     const occurrence = occurrenceAt(index, found.path, fromLspPosition(position));
     if (!occurrence || occurrence.kind === "tool") return null;
     return { range: toLspRange(occurrence.range), placeholder: occurrence.name };
-  });
+  }));
 
-  connection.onRenameRequest(async ({ textDocument, position, newName }) => {
+  connection.onRenameRequest(answer.request(atPosition, async ({ textDocument, position, newName }) => {
     const found = await context(textDocument.uri);
     if (!found) throw new ResponseError(ErrorCodes.InvalidRequest, "The file is not part of the project.");
     const index = await symbolIndex(found.analysis);
     const symbol = symbolAt(index, found.path, fromLspPosition(position));
     if (!symbol) throw new ResponseError(ErrorCodes.InvalidRequest, "Nothing to rename here: place the cursor on a skill or partial name.");
     return renameSymbol(renameContext(found.analysis, index), symbol, newName);
-  });
+  }));
   const renameContext = (analysis: ProjectAnalysis, index: SymbolIndex): RenameContext => ({
     analysis,
     index,
@@ -110,7 +113,7 @@ export function registerFeatures(connection: Connection, workspace: ProjectWorks
     versionOf: (path) => documents.get(workspace.paths.uriOf(path))?.version ?? null,
   });
 
-  connection.workspace.onWillRenameFiles(async ({ files }) => {
+  connection.workspace.onWillRenameFiles(answer.request(holding("files", "array"), async ({ files }) => {
     const analysis = await workspace.current();
     if (!analysis) return null;
     const renames = files.flatMap(({ oldUri, newUri }) => {
@@ -119,9 +122,9 @@ export function registerFeatures(connection: Connection, workspace: ProjectWorks
       return from === undefined || to === undefined ? [] : [{ from, to }];
     });
     return renames.length === 0 ? null : folderRenameEdit(renameContext(analysis, await symbolIndex(analysis)), renames);
-  });
+  }));
 
-  connection.onCodeAction(async ({ textDocument, context: actionContext }) => {
+  connection.onCodeAction(answer.request(inDocument, async ({ textDocument, context: actionContext }) => {
     const found = await context(textDocument.uri);
     if (!found?.document) return [];
     return codeActions(
@@ -129,25 +132,25 @@ export function registerFeatures(connection: Connection, workspace: ProjectWorks
       actionContext.diagnostics,
       actionContext.only,
     );
-  });
+  }));
 
-  connection.onCodeLens(async ({ textDocument }) => {
+  connection.onCodeLens(answer.request(inDocument, async ({ textDocument }) => {
     const found = await context(textDocument.uri);
     return found ? cacheLenses(found.analysis, found.path) : [];
-  });
+  }));
   workspace.onAnalysed(() => {
     if (capabilities().workspace?.codeLens?.refreshSupport === true) void connection.sendRequest("workspace/codeLens/refresh").catch(() => undefined);
   });
 
-  connection.onRequest(TextDocumentContentRequest.type, async ({ uri }) => {
+  connection.onRequest(TextDocumentContentRequest.type, answer.request(holding("uri", "string"), async ({ uri }) => {
     const variant = variantOfUri(uri);
     const analysis = await workspace.current();
     const text = variant === undefined || !analysis ? undefined : markedPrompt(analysis, workspace.paths.root, variant);
     if (text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `No compiled prompt for ${uri}: ${noCompiledPromptReason(analysis)}.`);
     return { text };
-  });
+  }));
 
-  connection.onExecuteCommand(async ({ command, arguments: args }) => {
+  connection.onExecuteCommand(answer.request(holding("command", "string"), async ({ command, arguments: args }) => {
     if (command === OPEN_RULE_DOC) {
       const href = args?.[0];
       if (typeof href !== "string") throw new ResponseError(ErrorCodes.InvalidParams, `${OPEN_RULE_DOC} takes the documentation URL, e.g. ["https://www.npmjs.com/package/gamma-prompt#rule-skill-type-value"]`);
@@ -170,5 +173,5 @@ export function registerFeatures(connection: Connection, workspace: ProjectWorks
       return { uri, text };
     }
     throw new ResponseError(ErrorCodes.InvalidParams, `Unknown command ${command}`);
-  });
+  }));
 }

@@ -13,6 +13,7 @@ import { TextDocument } from "vscode-languageserver-textdocument";
 import { packageVersion } from "../version.js";
 import { ProjectWorkspace } from "./workspace.js";
 import { registerFeatures } from "./features.js";
+import { answering } from "./lifecycle.js";
 import { SHOW_COMPILED_PROMPT } from "./cache-lens.js";
 import { OPEN_RULE_DOC } from "./code-actions.js";
 import { COMPILED_SCHEME } from "./compiled-prompt.js";
@@ -43,6 +44,7 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
   let workspace: ProjectWorkspace | undefined;
   let watchedFilesRegistered = false;
 
+  const answer = answering(connection);
   connection.onInitialize((params: InitializeParams): InitializeResult => {
     capabilities = params.capabilities;
     support = editSupport(params);
@@ -69,7 +71,8 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
       },
       documents,
     );
-    registerFeatures(connection, workspace, documents, { capabilities: () => capabilities, support: () => support });
+    registerFeatures(connection, workspace, documents, { capabilities: () => capabilities, support: () => support }, answer);
+    answer.initialized();
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },

@@ -48,6 +48,32 @@ describe("gamma-prompt lsp --stdio", () => {
     client.connection.dispose();
   });
 
+  it("answers as the protocol's lifecycle says: not initialized before initialize, invalid params named, invalid after shutdown", async () => {
+    const root = await copyEmbeddedDefault();
+    const child = spawn(process.execPath, [join(repoRoot, "lib", "cli", "index.js"), "lsp", "--stdio"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const client = attach(createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin)), root);
+    const hover = { textDocument: { uri: client.uri(IMPORT) }, position: { line: 1, character: 2 } };
+
+    await expect(client.connection.sendRequest("textDocument/hover", hover)).rejects.toMatchObject({ code: -32002, message: "Unexpected textDocument/hover before initialize, expected initialize first" });
+    await client.connection.sendRequest<InitializeResult>("initialize", { processId: process.pid, rootUri: pathToFileURL(root).href, capabilities: CLIENT_CAPABILITIES });
+    await client.connection.sendNotification("initialized", {});
+    await expect(client.connection.sendRequest("textDocument/hover", {})).rejects.toMatchObject({ code: -32602, message: "Unexpected params, expected { textDocument: { uri }, position: { line, character } }" });
+    await expect(client.connection.sendRequest("textDocument/codeLens", { textDocument: {} })).rejects.toMatchObject({ code: -32602, message: "Unexpected params, expected { textDocument: { uri } }" });
+    await expect(client.connection.sendRequest("workspace/executeCommand", {})).rejects.toMatchObject({ code: -32602, message: "Unexpected params, expected { command: string }" });
+    await expect(client.connection.sendRequest("gamma-prompt/unknown", {})).rejects.toMatchObject({ code: -32601, message: "Unhandled method gamma-prompt/unknown" });
+    expect(await client.connection.sendRequest("textDocument/hover", hover)).not.toBeUndefined();
+
+    await client.connection.sendRequest("shutdown");
+    await expect(client.connection.sendRequest("textDocument/hover", hover)).rejects.toMatchObject({ code: -32600, message: "Unexpected request after shutdown, expected only the exit notification" });
+    await client.connection.sendNotification("exit");
+    expect(await exited).toBe(0);
+    expect(stderr).toBe("");
+    client.connection.dispose();
+  });
+
   it("refuses a --debounce that is no whole number of milliseconds in one usage line (exit 2), never a stack trace", async () => {
     for (const value of ["abc", "-1", "1.5"]) {
       const refused = await runCliInProcess("lsp", "--stdio", "--debounce", value);
