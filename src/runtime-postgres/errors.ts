@@ -84,3 +84,11 @@ export class SessionsClosedError extends Error {
     super(`Unexpected open of session ${sessionKey} on a server that is closing, expected it opened before close() or on another server: nothing was kept, and its lease was let go`);
   }
 }
+
+/** The pool's connections cannot write: a standby, or a read-only default. Sessions would fail at their first write. */
+export class DatabaseReadOnlyError extends Error {
+  override readonly name = "DatabaseReadOnlyError";
+  constructor() {
+    super("Unexpected read-only database connection (transaction_read_only is on: a standby, or default_transaction_read_only), expected a primary the sessions can write to: point the pool at the primary");
+  }
+}

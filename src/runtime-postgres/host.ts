@@ -13,7 +13,7 @@ import { InjectionRejectedError } from "../runtime/injections/envelope.js";
 import { SessionDisposedError } from "../runtime/state/errors.js";
 import type { GammaAgent, GammaAgentOptions, GammaSession, GammaSessionOptions, TranscriptFeed } from "../runtime/pi-adapter.js";
 import type { Pool } from "./database.js";
-import { SessionsClosedError } from "./errors.js";
+import { DatabaseReadOnlyError, SessionsClosedError } from "./errors.js";
 import { EVENTS_PER_PASS, markRefused, markRouted, sessionKeyProblem, unroutedEventsOf, type PublishedEvent } from "./events.js";
 import { acquireLease, releaseLease, renewLease, type Lease } from "./lease.js";
 import { listenForEvents, type EventListener } from "./listener.js";
@@ -94,6 +94,9 @@ export class PostgresSessions {
       throw new RangeError(`Unexpected pool of ${max} connection, expected at least 2: the listener keeps one for the server's lifetime (size the pool for your sessions plus one)`);
     }
     await checkSchema(options.pool);
+    // A standby or a read-only default would accept the start and fail every session at its first write.
+    const readOnly = await options.pool.query<{ read_only: string }>("select current_setting('transaction_read_only') as read_only");
+    if (readOnly.rows[0]?.read_only === "on") throw new DatabaseReadOnlyError();
     const sessions = new PostgresSessions(options);
     sessions.listener = await listenForEvents(options.pool, {
       onWake: (sessionKey) => sessions.wakeUps.add(sessionKey),

@@ -23,6 +23,7 @@ import {
   SchemaNotMigratedError,
   SessionLeasedError,
   SessionsClosedError,
+  DatabaseReadOnlyError,
   type HostedAgent,
 } from "../../src/runtime-postgres/index.js";
 import { SessionDisposedError, StateStoreError, StateWriteFailedError } from "../../src/runtime/state/errors.js";
@@ -167,7 +168,7 @@ describe("migrations", () => {
     await expect(PostgresSessions.start({ pool: other })).rejects.toThrow(ForeignMigrationError);
   });
 
-  it("find a current schema current by reading alone: a role that may not create tables, or a read-only default, gets no error", async () => {
+  it("find a current schema current by reading alone (a role that may not create tables, or a read-only default, gets no error); a server on a read-only pool is refused at start", async () => {
     const fresh = db.pool({ database: "postgres" });
     await fresh.query("create database least_privilege");
     const owner = db.pool({ database: "least_privilege" });
@@ -182,6 +183,8 @@ describe("migrations", () => {
     expect(await migratePostgres(app)).toEqual({ applied: [], version: 2 });
     const readOnly = db.pool({ database: "least_privilege", options: "-c default_transaction_read_only=on" });
     expect(await migratePostgres(readOnly)).toEqual({ applied: [], version: 2 });
+    // A server on such a pool could store nothing: it is refused at start, not at its first session's first write.
+    await expect(PostgresSessions.start({ pool: readOnly })).rejects.toThrow(DatabaseReadOnlyError);
     // A schema that is behind still needs a role that may change it, and says why.
     await owner.query("delete from gamma_schema_migrations where version = 2");
     await expect(migratePostgres(app)).rejects.toThrow(/permission denied|must be owner/);
