@@ -103,6 +103,22 @@ export class TurnNotSentError extends Error {
   }
 }
 
+/**
+ * A turn the runtime started on an idle session for an event (a decision
+ * about an active task) whose model call failed: Pi resolves such a run and
+ * records the failure in its last assistant message, so without this the
+ * host would read it as answered. The event did reach the conversation (it
+ * is in the transcript, and the next prompt carries it to the model); what
+ * did not happen is the model's answer. `RouteUpdateResult.turn` rejects with
+ * it, and it is reported as a `runtime_error` during `"wake"`.
+ */
+export class WakeTurnFailedError extends Error {
+  override readonly name = "WakeTurnFailedError";
+  constructor(readonly modelError: string | undefined) {
+    super(`Unexpected failure of the model call in a turn started for an event (${modelError ?? "no message"}), expected the model's answer: the event is in the conversation and reaches the model with the next prompt`);
+  }
+}
+
 export class MessageUserError extends Error {
   constructor(message: string) {
     super(message);

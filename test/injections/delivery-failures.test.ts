@@ -44,6 +44,53 @@ describe("a turn an injection wakes", () => {
   });
 });
 
+describe("a turn an injection wakes whose model call fails", () => {
+  const quota = () => event({ kind: "system_update", delivery: "steer", requiresDecision: true, summary: "Image quota reached; ask the user?" });
+  const working = () => [toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Export", status: "in_progress" }] })), fauxAssistantMessage("working")];
+  const failing = () => fauxAssistantMessage([], { stopReason: "error", errorMessage: "529 overloaded" });
+
+  it("rejects its turn and is reported on the Agent path; the event is in the conversation, and the next prompt carries it once", async () => {
+    const events: ProtocolEvent[] = [];
+    const gamma = pi.disposeAfterTest(
+      createGammaAgent({ artifacts, variant: "base", model: pi.faux().getModel(), executors: recordingExecutors(), onProtocolEvent: (e) => events.push(e), ...NO_KNOWLEDGE_HINTS }),
+    );
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([...working(), failing(), seeing(seen, fauxAssistantMessage("I will ask the user."))]);
+    await gamma.agent.prompt(gamma.controller.buildTurnMessages({ text: "Export the deck" }) as AgentMessage[]);
+    const update = quota();
+    const routed = gamma.controller.routeUpdate(update);
+    await expect(routed.turn).rejects.toMatchObject({ name: "WakeTurnFailedError", modelError: "529 overloaded" });
+    await settle();
+    expect(events.filter((e) => e.type === "runtime_error")).toMatchObject([{ type: "runtime_error", during: "wake", error: { name: "WakeTurnFailedError" } }]);
+    expect(gamma.controller.state.pendingInjections).toEqual([]);
+    await gamma.agent.prompt(gamma.controller.buildTurnMessages({ text: "Go on" }) as AgentMessage[]);
+    const rendered = renderInjection(update, artifacts.injectionKinds);
+    expect(seen[0]?.messages.filter((message) => textOf(message) === rendered)).toHaveLength(1);
+    expect(unhandled).toEqual([]);
+  });
+
+  it("rejects its turn and is reported on the AgentSession path", async () => {
+    const events: ProtocolEvent[] = [];
+    const gamma = pi.disposeAfterTest(
+      await createGammaSession({
+        artifacts,
+        variant: "base",
+        executors: recordingExecutors(),
+        onProtocolEvent: (e) => events.push(e),
+        ...(await fauxSessionSetup(pi.faux())),
+        ...NO_KNOWLEDGE_HINTS,
+      }),
+    );
+    pi.faux().setResponses([...working(), failing()]);
+    await gamma.session.prompt("Export the deck");
+    const routed = gamma.controller.routeUpdate(quota());
+    await expect(routed.turn).rejects.toMatchObject({ name: "WakeTurnFailedError" });
+    await settle();
+    expect(events.filter((e) => e.type === "runtime_error")).toMatchObject([{ type: "runtime_error", during: "wake" }]);
+    expect(unhandled).toEqual([]);
+  });
+});
+
 describe("a message handed to an AgentSession's steering queue", () => {
   it("that never gets there is reported, and the event waits again: the next batch end delivers it, once", async () => {
     const events: ProtocolEvent[] = [];

@@ -4,11 +4,12 @@
  * starts on an idle session. The injections module decides what goes when
  * (src/runtime/injections/dispatcher.ts); this only hands it to Pi.
  */
-import type { Agent } from "@earendil-works/pi-agent-core";
+import type { Agent, AgentMessage } from "@earendil-works/pi-agent-core";
 import type { AgentSession } from "@earendil-works/pi-coding-agent";
 import type { SessionProtocolController } from "../controller.js";
 import type { InjectionTransport } from "../injections/dispatcher.js";
 import type { GammaCustomMessage } from "../messages.js";
+import { WakeTurnFailedError } from "../yield.js";
 
 /** Queue a trusted custom message to enter before the agent's next model call. */
 export function steerAgent(agent: Agent, message: GammaCustomMessage): void {
@@ -52,7 +53,10 @@ export function agentTransport(agent: Agent): InjectionTransport {
     isRunning: () => agent.state.isStreaming,
     steer: (message) => steerAgent(agent, message),
     followUp: (message) => followUpAgent(agent, message),
-    startTurn: (messages) => agent.prompt(messages),
+    startTurn: async (messages) => {
+      await agent.prompt(messages);
+      throwIfModelCallFailed(agent.state.messages);
+    },
     hasQueuedMessages: () => agent.hasQueuedMessages(),
   };
 }
@@ -70,7 +74,19 @@ export function sessionTransport(session: AgentSession, controller: SessionProto
       if (first === undefined) return;
       for (const message of rest) await session.sendCustomMessage(customPayload(message), { deliverAs: "nextTurn" });
       await session.sendCustomMessage(customPayload(first), { triggerTurn: true });
+      throwIfModelCallFailed(session.agent.state.messages);
     },
     hasQueuedMessages: () => session.agent.hasQueuedMessages(),
   };
+}
+
+/**
+ * Pi resolves a run whose model call failed (after its own retries) and
+ * records the failure as the run's last message, an assistant message with
+ * `stopReason: "error"`: a turn the runtime started must not read that as
+ * the model's answer.
+ */
+function throwIfModelCallFailed(messages: readonly AgentMessage[]): void {
+  const last = messages.at(-1);
+  if (last?.role === "assistant" && last.stopReason === "error") throw new WakeTurnFailedError(last.errorMessage);
 }
