@@ -33,7 +33,7 @@ async function open(path: "agent" | "session", statePath: string, events: Protoc
     const gamma = createGammaAgent({ ...common, model: pi.faux().getModel() });
     return {
       controller: gamma.controller,
-      prompt: (text) => gamma.agent.prompt(gamma.controller.buildTurnMessages({ text }) as AgentMessage[]),
+      prompt: async (text) => gamma.agent.prompt(gamma.controller.buildTurnMessages({ text }) as AgentMessage[]),
       last: () => gamma.agent.state.messages.at(-1),
       again: () => gamma.agent.continue(),
       dispose: () => gamma.dispose(),
@@ -82,5 +82,17 @@ describe.each(["agent", "session"] as const)("a session disposed on the %s path"
     expect(stored?.tasks.items.map((task) => task.id)).toEqual(["t1"]);
     expect(stored?.currentArtifacts).toEqual([]);
     expect(stored?.revision).toBe(opened.controller.state.revision);
+  });
+
+  it("after dispose: a new prompt is refused with SessionDisposedError and told, and no model call goes out", async () => {
+    const events: ProtocolEvent[] = [];
+    const opened = await open(path, join(tempDir(), "state.json"), events);
+    let calls = 0;
+    pi.faux().setResponses([() => (calls++, fauxAssistantMessage("first")), () => (calls++, fauxAssistantMessage("second"))]);
+    await opened.prompt("Make a deck");
+    opened.dispose();
+    await expect(opened.prompt("Try again please")).rejects.toBeInstanceOf(SessionDisposedError);
+    expect(calls).toBe(1);
+    expect(events.filter((e) => e.type === "runtime_error" && e.during === "disposed")).toHaveLength(1);
   });
 });

@@ -18,6 +18,7 @@ import type { HostExecutors } from "../tools.js";
 import { defaultThinkingLevel } from "./agent.pi-adapter.js";
 import { customPayload, sendSessionMessage, sessionTransport } from "./delivery.pi-adapter.js";
 import { sessionModelTranscript } from "./transcript.pi-adapter.js";
+import { SessionDisposedError } from "../state/errors.js";
 import { TurnNotSentError } from "../yield.js";
 import { applyCachePlan, bindController, guardModelCalls, piToolDefinition } from "./wiring.pi-adapter.js";
 
@@ -106,7 +107,7 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
     ...(options.modelRuntime === undefined ? {} : { modelRuntime: options.modelRuntime }),
     thinkingLevel: options.thinkingLevel ?? defaultThinkingLevel(options.model),
   });
-  refuseUnsentTurns(session, inputFailures);
+  refuseUnsentTurns(session, controller, inputFailures);
   const agent = session.agent;
   // As on the low-level path; set on the agent, not through setSteeringMode, which would change the user's Pi settings.
   agent.steeringMode = "all";
@@ -168,9 +169,15 @@ interface InputFailures {
  * sends the prompt anyway; the hook answers "handled" instead, so nothing
  * goes out, and the prompt's call rejects here with the hook's failure.
  */
-function refuseUnsentTurns(session: AgentSession, failures: InputFailures): void {
+function refuseUnsentTurns(session: AgentSession, controller: SessionProtocolController, failures: InputFailures): void {
   const prompt = session.prompt.bind(session);
   session.prompt = async (...args: Parameters<AgentSession["prompt"]>) => {
+    // Pi would end the run quietly when the model call is refused: a prompt to a disposed session is told, as on the Agent path.
+    if (controller.disposed) {
+      const refused = new SessionDisposedError("prompt");
+      controller.reportError("disposed", refused);
+      throw refused;
+    }
     failures.failed = undefined;
     await prompt(...args);
     const failed = failures.failed;
