@@ -12,14 +12,20 @@ const IMPORT = "skills/import/SKILL.md";
 
 afterEach(removeTempDirs);
 
+/** `gamma-prompt lsp --stdio` as an editor starts it, on a copy of the embedded default, with a client on its pipes. */
+async function spawnServer() {
+  const root = await copyEmbeddedDefault();
+  const child = spawn(process.execPath, [join(repoRoot, "lib", "cli", "index.js"), "lsp", "--stdio"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const client = attach(createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin)), root);
+  return { root, client, exited, stderr: () => stderr };
+}
+
 describe("gamma-prompt lsp --stdio", () => {
   it("initializes, publishes a diagnostic, renames, and exits with code 0 after shutdown and exit", async () => {
-    const root = await copyEmbeddedDefault();
-    const child = spawn(process.execPath, [join(repoRoot, "lib", "cli", "index.js"), "lsp", "--stdio"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-    const client = attach(createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin)), root);
+    const { root, client, exited, stderr } = await spawnServer();
 
     const initialized = await client.connection.sendRequest<InitializeResult>("initialize", { processId: process.pid, rootUri: pathToFileURL(root).href, capabilities: CLIENT_CAPABILITIES });
     expect(initialized.serverInfo?.name).toBe("gamma-prompt");
@@ -44,17 +50,12 @@ describe("gamma-prompt lsp --stdio", () => {
     await client.connection.sendRequest("shutdown");
     await client.connection.sendNotification("exit");
     expect(await exited).toBe(0);
-    expect(stderr).toBe("");
+    expect(stderr()).toBe("");
     client.connection.dispose();
   });
 
   it("answers as the protocol's lifecycle says: not initialized before initialize, invalid params named, invalid after shutdown", async () => {
-    const root = await copyEmbeddedDefault();
-    const child = spawn(process.execPath, [join(repoRoot, "lib", "cli", "index.js"), "lsp", "--stdio"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-    const client = attach(createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin)), root);
+    const { root, client, exited, stderr } = await spawnServer();
     const hover = { textDocument: { uri: client.uri(IMPORT) }, position: { line: 1, character: 2 } };
 
     await expect(client.connection.sendRequest("textDocument/hover", hover)).rejects.toMatchObject({ code: -32002, message: "Unexpected textDocument/hover before initialize, expected initialize first" });
@@ -70,7 +71,7 @@ describe("gamma-prompt lsp --stdio", () => {
     await expect(client.connection.sendRequest("textDocument/hover", hover)).rejects.toMatchObject({ code: -32600, message: "Unexpected request after shutdown, expected only the exit notification" });
     await client.connection.sendNotification("exit");
     expect(await exited).toBe(0);
-    expect(stderr).toBe("");
+    expect(stderr()).toBe("");
     client.connection.dispose();
   });
 
