@@ -122,6 +122,7 @@ describe("package exports", () => {
       "TurnNotSentError",
       "UnknownConnectorError",
       "UnknownVariantError",
+      "WakeTurnFailedError",
       "acceptInjection",
       "auditFold",
       "auditTranscript",
