@@ -23,8 +23,7 @@ describe("gamma-prompt postgres migrate", () => {
 
   it("says so when a later version of the package migrated the database further, and applies nothing", async () => {
     const url = db.server().url.replace(/\/[^/]*$/, "/migrated_later");
-    const admin = db.pool({ database: "postgres" });
-    await admin.query("create database migrated_later");
+    await db.createDatabase("migrated_later");
     expect((await runCliInProcess("postgres", "migrate", "--url", url)).code).toBe(0);
     const later = db.pool({ database: "migrated_later" });
     await later.query("insert into gamma_schema_migrations (version, name) values (3, 'from_a_later_release')");
@@ -37,8 +36,7 @@ describe("gamma-prompt postgres migrate", () => {
 
   it("refuses, in one line and exit 1, a database whose migrations table holds another application's row 1", async () => {
     const url = db.server().url.replace(/\/[^/]*$/, "/foreign_rows");
-    const admin = db.pool({ database: "postgres" });
-    await admin.query("create database foreign_rows");
+    await db.createDatabase("foreign_rows");
     const foreign = db.pool({ database: "foreign_rows" });
     await foreign.query("create table gamma_schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())");
     await foreign.query("insert into gamma_schema_migrations (version, name) values (1, 'users')");

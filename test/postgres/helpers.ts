@@ -12,6 +12,8 @@ export interface PostgresForTests {
   server(): TemporaryPostgres;
   /** A pool on the server (closed after the file's tests). */
   pool(options?: pg.PoolConfig): pg.Pool;
+  /** Creates an empty database of that name on the server; pools on it come from `pool({ database: name })`. */
+  createDatabase(name: string): Promise<void>;
 }
 
 export function usePostgres(options: { migrate?: boolean } = {}): PostgresForTests {
@@ -42,6 +44,9 @@ export function usePostgres(options: { migrate?: boolean } = {}): PostgresForTes
       return server;
     },
     pool,
+    createDatabase: async (name) => {
+      await pool({ database: "postgres" }).query(`create database ${name}`);
+    },
   };
 }
 

@@ -91,8 +91,7 @@ const until = async (check: () => boolean | Promise<boolean>, what: string, ms =
 
 describe("migrations", () => {
   it("apply once when two servers start at once, and a later call changes nothing", async () => {
-    const fresh = db.pool({ database: "postgres" });
-    await fresh.query("create database migrations_twice");
+    await db.createDatabase("migrations_twice");
     const [a, b] = [db.pool({ database: "migrations_twice" }), db.pool({ database: "migrations_twice" })];
     await expect(PostgresSessions.start({ pool: a })).rejects.toThrow(SchemaNotMigratedError);
     const results = await Promise.all([migratePostgres(a), migratePostgres(b)]);
@@ -119,8 +118,7 @@ describe("migrations", () => {
   });
 
   it("bring a database the previous release migrated (row 1, no checksum column) up to date, and compare its row by name", async () => {
-    const fresh = db.pool({ database: "postgres" });
-    await fresh.query("create database migrated_by_previous_release");
+    await db.createDatabase("migrated_by_previous_release");
     const previous = db.pool({ database: "migrated_by_previous_release" });
     const [sessions] = postgresMigrations();
     await previous.query("create table gamma_schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())");
@@ -138,8 +136,7 @@ describe("migrations", () => {
   });
 
   it("refuse a migrations table whose row 1 is another application's: nothing applied, no server started", async () => {
-    const fresh = db.pool({ database: "postgres" });
-    await fresh.query("create database foreign_migrations");
+    await db.createDatabase("foreign_migrations");
     const foreign = db.pool({ database: "foreign_migrations" });
     // What a server bundled into an application that has sql/postgres/0001_users.sql of its own recorded before.
     await foreign.query("create table gamma_schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())");
@@ -154,8 +151,7 @@ describe("migrations", () => {
   });
 
   it("refuse a row with the package's name but other SQL (its checksum differs)", async () => {
-    const fresh = db.pool({ database: "postgres" });
-    await fresh.query("create database same_name_other_sql");
+    await db.createDatabase("same_name_other_sql");
     const other = db.pool({ database: "same_name_other_sql" });
     await migratePostgres(other);
     await other.query("update gamma_schema_migrations set checksum = repeat('0', 64) where version = 1");
@@ -169,8 +165,7 @@ describe("migrations", () => {
   });
 
   it("find a current schema current by reading alone (a role that may not create tables, or a read-only default, gets no error); a server on a read-only pool is refused at start", async () => {
-    const fresh = db.pool({ database: "postgres" });
-    await fresh.query("create database least_privilege");
+    await db.createDatabase("least_privilege");
     const owner = db.pool({ database: "least_privilege" });
     await migratePostgres(owner);
     // PostgreSQL 15's default: a role that does not own the schema may not create in public.
@@ -197,8 +192,7 @@ describe("migrations", () => {
   });
 
   it("a producer publishing to a database nobody migrated is told so, as a server is", async () => {
-    const fresh = db.pool({ database: "postgres" });
-    await fresh.query("create database never_migrated");
+    await db.createDatabase("never_migrated");
     const producer = db.pool({ database: "never_migrated" });
     const refused = await publishUpdate(producer, newKey(), event()).then(
       () => undefined,
