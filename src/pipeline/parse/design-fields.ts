@@ -1,6 +1,6 @@
 import type { Range } from "../../diagnostics/diagnostic.js";
 import type { LineIndex } from "./positions.js";
-import { scalarCharacterSpan } from "./scalar-offsets.js";
+import { ScalarWalk } from "./scalar-offsets.js";
 import type { YamlTree } from "./plain-frontmatter.js";
 import { DESIGN_FIELDS, type DesignFieldSpelling, type DesignField } from "../../protocol/manifest-spellings.js";
 
@@ -70,8 +70,9 @@ export function readManifestSpellings(tree: YamlTree, index: LineIndex): Manifes
       continue;
     }
     const names: string[] = [];
+    const ranges = place.valueRange ? tokenRanges(index, place.valueRange, text) : undefined;
     for (const token of tokensOf(text)) {
-      if (place.valueRange) valueRanges.set(`${pointer}/${names.length}`, tokenRange(index, place.valueRange, text, token));
+      if (ranges && place.valueRange) valueRanges.set(`${pointer}/${names.length}`, ranges(token));
       names.push(token.text);
     }
     viewValue[spelling.field] = names;
@@ -117,11 +118,18 @@ export function tokensOf(text: string): Token[] {
   return tokens;
 }
 
-/** A token's range where the scalar writes it (plain, quoted with escapes, or a block); the whole value when the source cannot be matched to it. */
-function tokenRange(index: LineIndex, valueRange: Range, text: string, token: Token): Range {
+/**
+ * Each token's range where the scalar writes it (plain, quoted with escapes,
+ * or a block); the whole value when the source cannot be matched to it.
+ * Tokens are asked for in order, and one walk of the scalar serves them all.
+ */
+function tokenRanges(index: LineIndex, valueRange: Range, text: string): (token: Token) => Range {
   const start = index.lineStart(valueRange.start.line) + valueRange.start.column - 1;
   const end = index.lineStart(valueRange.end.line) + valueRange.end.column - 1;
-  const first = scalarCharacterSpan(index.text, start, end, text, token.first);
-  const last = scalarCharacterSpan(index.text, start, end, text, token.last);
-  return first && last ? index.range(first.at, last.next) : valueRange;
+  const walk = new ScalarWalk(index.text, start, end, text);
+  return (token) => {
+    const first = walk.spanOf(token.first);
+    const last = walk.spanOf(token.last);
+    return first && last ? index.range(first.at, last.next) : valueRange;
+  };
 }

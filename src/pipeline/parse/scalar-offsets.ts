@@ -42,24 +42,61 @@ export function scalarCharacterOffset(text: string, start: number, end: number, 
  * before `next` (an escape such as `\u00e9` spans several source characters).
  */
 export function scalarCharacterSpan(text: string, start: number, end: number, value: string, wanted: number): { at: number; next: number } | undefined {
-  let position = skipProperties(text, start, end);
-  const indicator = text[position];
-  const style = indicator === '"' ? "double" : indicator === "'" ? "single" : indicator === "|" || indicator === ">" ? "block" : "plain";
-  if (style === "double" || style === "single") position++;
-  if (style === "block") {
-    const lineBreak = text.indexOf("\n", position);
-    if (lineBreak === -1 || lineBreak >= end) return undefined;
-    position = lineBreak + 1;
+  return new ScalarWalk(text, start, end, value).spanOf(wanted);
+}
+
+/**
+ * One walk of a scalar's source beside its value, for looking up many
+ * characters in order: each lookup goes on from where the last one stopped,
+ * so finding every character of a long value costs one pass over its source,
+ * not one pass per character.
+ */
+export class ScalarWalk {
+  private readonly style: "double" | "single" | "block" | "plain";
+  /** Source offset of the next character to match; undefined once the source and the value part. */
+  private position: number | undefined;
+  /** UTF-16 index in the value of the next character to match. */
+  private valueIndex = 0;
+  /** Code point number of the next character to match. */
+  private count = 0;
+  private last: { at: number; next: number } | undefined;
+
+  constructor(
+    private readonly text: string,
+    start: number,
+    private readonly end: number,
+    private readonly value: string,
+  ) {
+    let position = skipProperties(text, start, end);
+    const indicator = text[position];
+    this.style = indicator === '"' ? "double" : indicator === "'" ? "single" : indicator === "|" || indicator === ">" ? "block" : "plain";
+    if (this.style === "double" || this.style === "single") position++;
+    if (this.style === "block") {
+      const lineBreak = text.indexOf("\n", position);
+      this.position = lineBreak === -1 || lineBreak >= end ? undefined : lineBreak + 1;
+    } else this.position = position;
   }
-  let count = 0;
-  for (const character of value) {
-    const match = matchCharacter(text, position, end, character, style);
-    if (match === undefined) return undefined;
-    if (count === wanted) return match;
-    position = match.next;
-    count++;
+
+  /** The span of code point number `wanted`; `wanted` may not go back before the last one asked for. */
+  spanOf(wanted: number): { at: number; next: number } | undefined {
+    if (wanted === this.count - 1) return this.last;
+    if (wanted < this.count) throw new RangeError(`scalar characters are looked up in order: ${wanted} after ${this.count - 1}`);
+    while (this.position !== undefined && this.valueIndex < this.value.length) {
+      const codePoint = this.value.codePointAt(this.valueIndex) as number;
+      const character = String.fromCodePoint(codePoint);
+      const match = matchCharacter(this.text, this.position, this.end, character, this.style);
+      if (match === undefined) {
+        this.position = undefined;
+        break;
+      }
+      this.position = match.next;
+      this.valueIndex += character.length;
+      this.last = match;
+      this.count++;
+      if (this.count - 1 === wanted) return match;
+    }
+    return undefined;
   }
-  return undefined;
 }
 
 /** Skips an anchor (`&a`) or a tag (`!!str`) written before the value. */
