@@ -90,6 +90,7 @@ export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
     if (!prose[index] || !text.includes("/")) continue;
     if (!HAS_PATH.test(text) || COMMAND_LINE.test(text) || isExampleContext(lines, index)) continue;
     const spans = inlineCodeSpans(text);
+    const examplesFrom = exampleWordsEnd(text);
     const withoutLinks = text
       .replace(MARKDOWN_LINK, (whole) => " ".repeat(whole.length))
       .replace(REFERENCE_LINK, (whole, label: string, reference: string | undefined) => (definedLabels().has(normalizeLabel(reference || label)) ? " ".repeat(whole.length) : whole));
@@ -97,7 +98,7 @@ export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
       const candidate = match[1] ?? "";
       const offset = match.index ?? 0;
       // `./scripts/deploy.sh` written alone is a command run in the user's working folder.
-      if (candidate.startsWith("./") || EXAMPLE_WORDS.test(text.slice(0, offset))) continue;
+      if (candidate.startsWith("./") || examplesFrom <= offset) continue;
       if (isPartOfCommand(spans, offset, candidate.length)) continue;
       const first = candidate.split("/")[0] ?? "";
       if (!topFolders(first)) continue;
@@ -127,6 +128,18 @@ function normalizeLabel(label: string): string {
 }
 
 const EXAMPLE_WORDS = /\bexamples?\b|\be\.g\.|\bfor instance\b|\bsuch as\b/i;
+/**
+ * Where the line's first example word ends (Infinity without one): a path
+ * after it is introduced as an example. The words never overlap and a path
+ * never starts inside one, so "the text before the path holds an example
+ * word" is "the first one ends at or before the path", found in one pass
+ * over the line however many paths it names.
+ */
+function exampleWordsEnd(text: string): number {
+  const match = EXAMPLE_WORDS.exec(text);
+  return match ? match.index + match[0].length : Number.POSITIVE_INFINITY;
+}
+
 /** A line written as a shell prompt: what follows is a command, run wherever the reader stands. */
 const COMMAND_LINE = /^\s*\$\s/;
 
