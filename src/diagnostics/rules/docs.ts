@@ -78,7 +78,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "metadata:\n  author: me",
   },
   "skill/yaml-unsupported": {
-    text: "Frontmatter is plain data: custom tags (!!python/object), collections used as keys and aliases without anchors are refused, because hosts read them differently or execute them. So are flow lists and mappings (`[`, `{`) and compact `- -` items nested deeper than 100 levels, found at the bracket or dash that opens level 101: no manifest needs them, and parsers run out of stack on a few thousand. Nesting by indentation alone is refused where the YAML parser itself reaches its limit, at the position it stopped (a file that deep is over the size limit long before).",
+    text: "Frontmatter is plain data: custom tags (!!python/object), collections used as keys and aliases without anchors are refused, because hosts read them differently or execute them. So are lists and mappings nested deeper than 100 levels, in flow (`[`, `{`) or block style (`- ` items, `key:` keys, nested by indentation or written on one line as `- - x`): the finding is at the bracket, dash or key that opens level 101 (the frontmatter's own mapping is level 1), found before any parser recurses. No manifest needs them, and parsers run out of stack on a few hundred to a few thousand.",
     bad: "name: !!python/object:os.system pdf",
     good: "name: pdf",
   },

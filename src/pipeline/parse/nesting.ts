@@ -29,9 +29,9 @@ export function jsonNestingOverflow(text: string): number | undefined {
 
 /**
  * Whether the YAML library gave up for lack of stack: it catches the
- * RangeError and reports its text as a parse error. Block nesting the flow
- * scan does not count ends there; the author is told about the nesting, not
- * about the engine's stack.
+ * RangeError and reports its text as a parse error. Nesting the scan's floor
+ * does not count (a sequence under a quoted key, say) ends there; the author
+ * is told about the nesting, not about the engine's stack.
  */
 export function isStackExhaustion(message: string): boolean {
   return /maximum call stack/i.test(message);

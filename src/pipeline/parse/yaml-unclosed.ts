@@ -1,3 +1,5 @@
+import { BlockNesting } from "./block-nesting.js";
+
 /**
  * Where a YAML value that is never closed begins. The yaml library reports an
  * unclosed flow collection (`type: [workflow`) or quoted value where it gave
@@ -45,16 +47,31 @@ function openAtEnd(text: string): Opener[] {
 }
 
 /**
- * Scans the text's openers; stops at the first flow collection or block
- * sequence item past `maxDepth`. The depth counted is a floor of the real
- * one: open flow collections plus the `- ` items opened on the current block
- * line (`- - - x` nests three lists), never the indentation around them.
+ * Scans the text's openers; stops at the first flow collection, block
+ * sequence item or block mapping key past `maxDepth`. The depth counted is a
+ * floor of the real one: the block collections a line sits in by indentation
+ * (block-nesting.ts) plus the flow collections open on it; on a line that
+ * only continues a value, the `- ` items written on it.
  */
 function scanOpeners(text: string, maxDepth: number): { open: Opener[]; tooDeep?: number } {
   const stack: Opener[] = [];
+  const blocks = new BlockNesting();
   let valueStarts = true;
   let lineItems = 0;
+  let lineDepth = 0;
   for (let at = 0; at < text.length; at++) {
+    if ((at === 0 || text[at - 1] === "\n") && stack.length === 0) {
+      const line = blocks.line(text, at);
+      if (line.scalarContent) {
+        // Block scalar text: skip to the line's break, which the scan reads as usual.
+        const end = text.indexOf("\n", at);
+        at = end < 0 ? text.length : end;
+      }
+      const tooDeep = line.openers.find((opener) => opener.depth > maxDepth);
+      if (tooDeep !== undefined) return { open: stack, tooDeep: tooDeep.offset };
+      lineDepth = line.depth;
+      if (at >= text.length) break;
+    }
     const char = text[at] ?? "";
     const top = stack.at(-1);
     if (top?.char === '"') {
@@ -71,7 +88,10 @@ function scanOpeners(text: string, maxDepth: number): { open: Opener[]; tooDeep?
     if (char === "\n") {
       // A block line starts a value after its indentation; inside a flow collection the value goes on.
       valueStarts = true;
-      if (!inFlow) lineItems = 0;
+      if (!inFlow) {
+        lineItems = 0;
+        lineDepth = 0;
+      }
       continue;
     }
     if (char === " " || char === "\t") continue;
@@ -84,7 +104,7 @@ function scanOpeners(text: string, maxDepth: number): { open: Opener[]; tooDeep?
       stack.push({ char, offset: at });
       valueStarts = char === "[" || char === "{";
       // A quote is only ever on top, so while a collection opens the stack holds collections alone.
-      if (valueStarts && lineItems + stack.length > maxDepth) return { open: stack, tooDeep: at };
+      if (valueStarts && Math.max(lineItems, lineDepth) + stack.length > maxDepth) return { open: stack, tooDeep: at };
       continue;
     }
     if (inFlow && (char === "]" || char === "}")) {
