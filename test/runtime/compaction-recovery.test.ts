@@ -107,12 +107,28 @@ function expectPrefixKept(earlier: SeenContext | undefined, later: SeenContext |
   expect(later?.messages.slice(0, before.length)).toEqual(before);
 }
 
+/** A base agent that loaded a workflow skill and set its tasks (WORK). */
+async function agentAfterWork() {
+  const faux = pi.faux();
+  const gamma = pi.disposeAfterTest(fauxAgent(faux, artifacts));
+  faux.setResponses(WORK());
+  await gamma.agent.prompt("Polish cards 2 and 3 of the Q3 deck");
+  return { faux, ...gamma };
+}
+
+/** Routes a client view that waits for the next turn; returns the text the model gets for it. */
+function routeClientView(controller: ReturnType<typeof fauxAgent>["controller"], id: string, summary: string): string {
+  const view = { id, kind: "client_view", occurredAt: "2026-01-01T00:00:00Z", source: "client", delivery: "next_turn", requiresDecision: false, summary } as const;
+  controller.routeUpdate(view);
+  return renderInjection(view, artifacts.injectionKinds);
+}
+
+/** How often the model saw this text anywhere in a call's messages (an anchor's included). */
+const timesSeen = (seen: SeenContext | undefined, text: string): number => count(JSON.stringify(seen?.messages), JSON.stringify(text).slice(1, -1));
+
 describe("a reload on the low-level path (restoreAgentContext without messages)", () => {
   it("keeps the anchor the context holds where it is and adds none: the last request stays the next one's prefix", async () => {
-    const faux = pi.faux();
-    const { agent, controller } = pi.disposeAfterTest(fauxAgent(faux, artifacts));
-    faux.setResponses(WORK());
-    await agent.prompt("Polish cards 2 and 3 of the Q3 deck");
+    const { faux, agent, controller } = await agentAfterWork();
 
     const seen: SeenContext[] = [];
     faux.setResponses([seeing(seen, fauxAssistantMessage("Continuing.")), seeing(seen, fauxAssistantMessage("Still on it."))]);
@@ -131,47 +147,37 @@ describe("a reload on the low-level path (restoreAgentContext without messages)"
   });
 
   it("after a compaction, keeps the anchor that delivered a pending event: the event stays in the model's context", async () => {
-    const faux = pi.faux();
-    const { agent, controller } = pi.disposeAfterTest(fauxAgent(faux, artifacts));
-    faux.setResponses(WORK());
-    await agent.prompt("Polish cards 2 and 3 of the Q3 deck");
-    const view = { id: "evt_view", kind: "client_view", occurredAt: "2026-01-01T00:00:00Z", source: "client", delivery: "next_turn", requiresDecision: false, summary: "The user opened card 3." } as const;
-    controller.routeUpdate(view);
-    const rendered = renderInjection(view, artifacts.injectionKinds);
+    const { faux, agent, controller } = await agentAfterWork();
+    const rendered = routeClientView(controller, "evt_view", "The user opened card 3.");
 
     const seen: SeenContext[] = [];
     faux.setResponses([seeing(seen, fauxAssistantMessage("Continuing.")), seeing(seen, fauxAssistantMessage("Still on it."))]);
     restoreAgentContext(agent, controller, [{ role: "user", content: [{ type: "text", text: "Summary: the user wants cards 2 and 3 polished." }], timestamp: 2 }]);
     await agent.prompt("continue");
     // The compaction's anchor delivered the event: it left the pending set with that model call.
-    expect(count(JSON.stringify(seen[0]?.messages), JSON.stringify(rendered).slice(1, -1))).toBe(1);
+    expect(timesSeen(seen[0], rendered)).toBe(1);
     expect(controller.state.pendingInjections).toEqual([]);
 
     restoreAgentContext(agent, controller);
     await agent.prompt("go on");
     reloadAnchor(seen[1]);
-    expect(count(JSON.stringify(seen[1]?.messages), JSON.stringify(rendered).slice(1, -1))).toBe(1);
+    expect(timesSeen(seen[1], rendered)).toBe(1);
     expectPrefixKept(seen[0], seen[1]);
   });
 
   it("adds a fresh anchor in place of the old one when a pending event is in no context yet, and the event goes once", async () => {
-    const faux = pi.faux();
-    const { agent, controller } = pi.disposeAfterTest(fauxAgent(faux, artifacts));
-    faux.setResponses(WORK());
-    await agent.prompt("Polish cards 2 and 3 of the Q3 deck");
+    const { faux, agent, controller } = await agentAfterWork();
     restoreAgentContext(agent, controller);
-    const view = { id: "evt_late", kind: "client_view", occurredAt: "2026-01-01T00:00:00Z", source: "client", delivery: "next_turn", requiresDecision: false, summary: "The user opened card 2." } as const;
-    controller.routeUpdate(view);
-    const rendered = renderInjection(view, artifacts.injectionKinds);
+    const rendered = routeClientView(controller, "evt_late", "The user opened card 2.");
 
     restoreAgentContext(agent, controller);
-    expect(controller.state.pendingInjections.map((entry) => [entry.id, entry.queuedAs])).toEqual([[view.id, "anchor"]]);
+    expect(controller.state.pendingInjections.map((entry) => [entry.id, entry.queuedAs])).toEqual([["evt_late", "anchor"]]);
     const seen: SeenContext[] = [];
     faux.setResponses([seeing(seen, fauxAssistantMessage("Continuing."))]);
     await agent.prompt(controller.buildTurnMessages({ text: "continue" }) as AgentMessage[]);
     const anchor = reloadAnchor(seen[0]);
     expect(anchor).toContain(rendered);
-    expect(count(JSON.stringify(seen[0]?.messages), JSON.stringify(rendered).slice(1, -1))).toBe(1);
+    expect(timesSeen(seen[0], rendered)).toBe(1);
     expect(controller.state.pendingInjections).toEqual([]);
   });
 });
