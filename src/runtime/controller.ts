@@ -171,6 +171,7 @@ export class SessionProtocolController {
       this.variant,
       options.invocation,
       this.artifacts.manifest.variants[this.variant]?.requiredSkills,
+      preloadedSkills,
     );
     this.namespaces = new SessionToolNamespaces({
       artifacts: this.artifacts,
@@ -345,7 +346,9 @@ export class SessionProtocolController {
    * to load, at most `invocation.maxRefusals` times per run (default 2);
    * then the call goes ahead and the violation is recorded for the audit
    * (`audit/required-skill`). Durable: it survives compaction and a reload.
-   * Throws RequiredSkillError for an unknown skill or one the model cannot load.
+   * Throws RequiredSkillError for an unknown skill, one the model cannot load,
+   * or a set that can never all be active (skills that conflict with each
+   * other or with an active skill).
    */
   requireSkills(names: readonly string[], scope: RequirementScope = "turn"): void {
     this.enforcer.require(names, scope);

@@ -1,7 +1,8 @@
 /**
  * The `todo` tool's contract: the model sends the whole list each time; the
  * runtime accepts it only when it is well formed and at most one task is
- * in progress (exactly one while any task is still pending).
+ * in progress (exactly one while any task is still pending, unless a blocked
+ * task says the list waits on the user).
  */
 import { STEP_REFERENCE } from "../protocol/checklist.js";
 import type { Task, TaskSnapshot, TaskStatus } from "./execution-state.js";
@@ -60,9 +61,11 @@ export function parseTaskList(value: unknown, checkStep?: (reference: string) =>
     );
   }
   const pending = tasks.filter((task) => task.status === "pending").length;
-  if (inProgress.length === 0 && pending > 0) {
+  // A list that waits (on the user, or on an error it cannot get past) has a blocked task and none in progress.
+  const waiting = tasks.some((task) => task.status === "blocked");
+  if (inProgress.length === 0 && pending > 0 && !waiting) {
     throw new TodoToolError(
-      `Unexpected no task in_progress while ${pending} task${pending === 1 ? " is" : "s are"} pending, expected exactly one in_progress (the task you work on now). The task list was not changed.`,
+      `Unexpected no task in_progress while ${pending} task${pending === 1 ? " is" : "s are"} pending, expected exactly one in_progress (the task you work on now), or a blocked task with a note while the list waits on the user. The task list was not changed.`,
     );
   }
   return tasks;

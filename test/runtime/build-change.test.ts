@@ -22,6 +22,8 @@ afterAll(removeTempDirs);
 
 const pi = fauxPerTest();
 let redeployed: LoadedArtifacts;
+/** The embedded default with only the import checklist's last step gone: the static prefix is the same. */
+let shortened: LoadedArtifacts;
 
 /** The embedded default without drive-files, and with the import checklist's last step gone. */
 beforeAll(async () => {
@@ -33,6 +35,12 @@ beforeAll(async () => {
   const built = await build({ root, persistentCache: false });
   expect(built.diagnostics.filter((diagnostic) => diagnostic.severity === "error")).toEqual([]);
   redeployed = loadArtifacts({ distDir: join(root, "dist") });
+
+  const sameCatalog = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge"], join(await tempDir("redeploy-steps"), "project"));
+  await writeFile(join(sameCatalog, "skills/import/SKILL.md"), text.replace(/^15\. \*\*Present the deck\.\*\*.*\n/m, ""));
+  const rebuilt = await build({ root: sameCatalog, persistentCache: false });
+  expect(rebuilt.diagnostics.filter((diagnostic) => diagnostic.severity === "error")).toEqual([]);
+  shortened = loadArtifacts({ distDir: join(sameCatalog, "dist") });
 }, 60_000);
 
 function open(artifacts: LoadedArtifacts, statePath: string, events: ProtocolEvent[], messages?: AgentMessage[]) {
@@ -121,5 +129,33 @@ describe("a session reopened on another build", () => {
     const again: ProtocolEvent[] = [];
     open(redeployed, statePath, again);
     expect(again.filter((event) => event.type === "build_changed")).toEqual([]);
+  });
+
+  it("reconciles a build whose static prefix is the same but whose checklist is shorter: the step leaves the state and the host is told", async () => {
+    const key = deployed.manifest.staticPrefix.cacheKey;
+    expect(shortened.manifest.staticPrefix.cacheKey).toBe(key);
+    expect(shortened.skills.get("import")?.steps?.length).toBe((deployed.skills.get("import")?.steps?.length ?? 0) - 1);
+
+    const statePath = join(await tempDir("redeploy-steps-state"), "state.json");
+    const first = open(deployed, statePath, []);
+    pi.faux().setResponses([
+      toolUse(fauxToolCall("skill", { name: "import" })),
+      toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Convert it", status: "in_progress", step: "import#2" }, { id: "t2", title: "Present the deck", status: "pending", step: "import#15" }] })),
+      fauxAssistantMessage("Converting."),
+    ]);
+    await first.agent.prompt(first.controller.buildTurnMessages({ text: "Import the board deck" }) as AgentMessage[]);
+    const transcript = first.agent.state.messages.slice();
+    pi.disposeNow(first);
+
+    const events: ProtocolEvent[] = [];
+    const reopened = open(shortened, statePath, events, transcript);
+    expect(events).toEqual([{ type: "build_changed", previousCacheKey: key, cacheKey: key, droppedSkills: [], clearedSteps: [{ taskId: "t2", step: "import#15" }] }]);
+    expect(reopened.controller.state.tasks.items.map((task) => task.step)).toEqual(["import#2", undefined]);
+    expect(new FileStateStore(statePath).load()).toEqual(reopened.controller.state);
+    pi.disposeNow(reopened);
+
+    const again: ProtocolEvent[] = [];
+    open(shortened, statePath, again);
+    expect(again).toEqual([]);
   });
 });

@@ -52,6 +52,23 @@ describe("todo: the task list with exactly one task in progress", () => {
     });
   }
 
+  it("accepts a list that waits on the user: a blocked task with a note, none in progress, the rest pending (as the prefix and ask-user-questions instruct)", async () => {
+    const { agent, controller, faux } = setup();
+    const waiting = [
+      { id: "t1", title: "Step 1", status: "complete" },
+      { id: "t2", title: "Step 2", status: "blocked", note: "Waiting for the user to pick an audience" },
+      { id: "t3", title: "Step 3", status: "pending" },
+      { id: "t4", title: "Step 4", status: "pending" },
+    ];
+    faux.setResponses([
+      toolUse(fauxToolCall("todo", { tasks: plan(["complete", "in_progress", "pending", "pending"]) })),
+      toolUse(fauxToolCall("todo", { tasks: waiting })),
+      fauxAssistantMessage("ok"),
+    ]);
+    await agent.prompt("Make a deck");
+    expect(controller.state.tasks).toEqual({ revision: 2, items: waiting });
+  });
+
   it("accepts a finished list (no task in progress, none pending)", async () => {
     const { agent, controller, faux } = setup();
     faux.setResponses([toolUse(fauxToolCall("todo", { tasks: plan(["complete", "complete", "blocked"]) })), fauxAssistantMessage("ok")]);

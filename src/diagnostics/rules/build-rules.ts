@@ -27,7 +27,7 @@ export const buildRules = {
   "template/render-error": { severity: "error", description: "A template renders without a runtime error." },
   "variant/invalid": { severity: "error", description: "`prompts/variants.yaml` matches schemas/variants.schema.json." },
   "variant/unknown-skill": { severity: "error", description: "A variant preloads and requires only skills that exist and pass lint." },
-  "variant/conflicting-skills": { severity: "error", description: "No two skills a variant preloads (with their requirements) conflict." },
+  "variant/conflicting-skills": { severity: "error", description: "No two skills a variant preloads or requires (with their requirements) conflict." },
   "variant/token-boundary": { severity: "error", description: "The static prefix's tokens are a prefix of each variant's tokens." },
   "injection/invalid": { severity: "error", description: "`prompts/injections.yaml` matches schemas/injection-kinds.schema.json." },
   "injection/kinds-mismatch": { severity: "error", description: "The injection kinds are the design's seven, each once, in the design's order." },

@@ -28,9 +28,13 @@ export interface BuildReconciliation {
   clearedSteps: Array<{ taskId: string; step: string }>;
 }
 
-/** What opening `state` on the build `cacheKey` changes; undefined when the state was last opened on this build. */
+/**
+ * What opening `state` on the build `cacheKey` changes; undefined when it
+ * changes nothing. The check runs on every reopen: the cache key covers the
+ * static prefix only, and two builds that share it can still differ in what
+ * the state names (a skill's checklist, a skill the prefix does not list).
+ */
 export function reconcileBuild(state: Readonly<StateCore>, skills: ReadonlyMap<string, LoadedSkill>, cacheKey: string): BuildReconciliation | undefined {
-  if (state.cacheKey === cacheKey) return undefined;
   const droppedSkills = state.activeSkills.filter((skill) => !skills.has(skill.name)).map((skill) => skill.name);
   const clearedSteps: BuildReconciliation["clearedSteps"] = [];
   const items = state.tasks.items.map((task): Task => {
@@ -40,6 +44,8 @@ export function reconcileBuild(state: Readonly<StateCore>, skills: ReadonlyMap<s
     return rest;
   });
   const requiredSkills = state.requiredSkills?.filter((required) => skills.has(required.name));
+  const lostRequirement = requiredSkills !== undefined && requiredSkills.length !== state.requiredSkills?.length;
+  if (state.cacheKey === cacheKey && droppedSkills.length === 0 && clearedSteps.length === 0 && !lostRequirement) return undefined;
   const change: BuildChange = {
     op: "build",
     cacheKey,
