@@ -117,7 +117,7 @@ export function isFailedReply(reply: Pick<ScriptedReply, "stopReason">): boolean
   return reply.stopReason === "error" || reply.stopReason === "aborted";
 }
 
-/** Why a cassette cannot stand for a run: the first call it holds that is a failed call (recorded before such calls were refused). */
+/** Why a cassette cannot stand for a run: the first call it holds that is a failed call (written by an earlier version, or by hand). */
 export function failedCallProblem(cassette: Cassette): string | undefined {
   const index = cassette.calls.findIndex((call) => isFailedReply(call.reply));
   if (index === -1) return undefined;
