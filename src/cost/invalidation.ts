@@ -16,10 +16,7 @@ import { loadPromptCachingData } from "./rules.js";
 
 export interface InvalidationCost {
   variant: string;
-  /**
-   * Tokens Anthropic writes again: from the first changed block to the end of
-   * the variant (the figure `check` printed before OpenAI's had its own field).
-   */
+  /** Tokens Anthropic writes again: from the first changed block to the end of the variant. */
   tokens: number;
   /**
    * Tokens OpenAI no longer serves from its cache: from the last 128-token
