@@ -66,7 +66,7 @@ const CHECK_CACHE_OUTPUT = object(
         variants: { type: "array", items: object({ name: string, blocks: { type: "array", items: object({ name: string, tokens: integer, cumulativeTokens: integer, state: blockState }) } }) },
         removedVariants: strings,
         changes: { type: "array", items: open({ file: string, kind: { enum: ["added", "removed", "changed"] }, invalidates: { type: "array", items: object({ variant: string, blocks: strings }) } }, ["file", "kind", "invalidates"]) },
-        invalidation: { type: "array", items: object({ variant: string, tokens: integer, dollarsPer1000Sessions: { type: "object", additionalProperties: number } }) },
+        invalidation: { type: "array", items: object({ variant: string, tokens: integer, openaiTokens: integer, dollarsPer1000Sessions: { type: "object", additionalProperties: number } }) },
         costDelta: { type: "array", items: object({ provider: string, model: string, policy: string, variant: string, before: number, after: number }) },
         costDeltaProblem: string,
       },

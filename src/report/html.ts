@@ -209,10 +209,10 @@ function baseSection(base: BaseComparison, data: ReportData): string {
   const invalidation =
     base.invalidation.length === 0
       ? ""
-      : `<h3>What re-caching costs</h3><p>Per affected variant: the tokens that go uncached until the cache is warm again, and what that costs per 1,000 sessions that start cold (a write instead of a read on Anthropic, an uncached read on OpenAI), as <code>check</code> prints it.</p><div class="table-wrap"><table><thead><tr><th scope="col">variant</th><th scope="col" class="num">tokens uncached</th>${Object.keys(base.invalidation[0]?.dollarsPer1000Sessions ?? {})
+      : `<h3>What re-caching costs</h3><p>Per affected variant: the tokens that go uncached until the cache is warm again (on Anthropic from the first changed block, on OpenAI from the last 128-token step before the first changed token), and what that costs per 1,000 sessions that start cold (a write instead of a read on Anthropic, an uncached read on OpenAI), as <code>check</code> prints it.</p><div class="table-wrap"><table><thead><tr><th scope="col">variant</th><th scope="col" class="num">tokens uncached, Anthropic</th><th scope="col" class="num">tokens uncached, OpenAI</th>${Object.keys(base.invalidation[0]?.dollarsPer1000Sessions ?? {})
           .map((model) => `<th scope="col" class="num">${e(model)}</th>`)
           .join("")}</tr></thead><tbody>${base.invalidation
-          .map((entry) => `<tr data-variant="${e(entry.variant)}"><th scope="row">${e(entry.variant)}</th><td class="num">${count(entry.tokens)}</td>${Object.values(entry.dollarsPer1000Sessions).map((value) => `<td class="num">${dollars(value)}</td>`).join("")}</tr>`)
+          .map((entry) => `<tr data-variant="${e(entry.variant)}"><th scope="row">${e(entry.variant)}</th><td class="num">${count(entry.tokens)}</td><td class="num">${count(entry.openaiTokens)}</td>${Object.values(entry.dollarsPer1000Sessions).map((value) => `<td class="num">${dollars(value)}</td>`).join("")}</tr>`)
           .join("")}</tbody></table></div>`;
   const delta =
     base.costDelta.length === 0

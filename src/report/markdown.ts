@@ -58,7 +58,7 @@ export function renderMarkdown(data: ReportData): string {
     }
     if (base.invalidation.length > 0) {
       const priced = Object.keys(base.invalidation[0]?.dollarsPer1000Sessions ?? {});
-      out.push("Re-caching, per 1,000 sessions that start cold:", "", table(["variant", "tokens uncached", ...priced], base.invalidation.map((entry) => [entry.variant, count(entry.tokens), ...Object.values(entry.dollarsPer1000Sessions).map(dollars)]), [1, ...priced.map((_, index) => index + 2)]), "");
+      out.push("Re-caching, per 1,000 sessions that start cold:", "", table(["variant", "tokens uncached, Anthropic", "tokens uncached, OpenAI", ...priced], base.invalidation.map((entry) => [entry.variant, count(entry.tokens), count(entry.openaiTokens), ...Object.values(entry.dollarsPer1000Sessions).map(dollars)]), [1, 2, ...priced.map((_, index) => index + 3)]), "");
     }
     if (base.costDelta.length > 0) {
       out.push(
