@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join, posix } from "node:path";
 import { cacheImpact } from "../cache-impact.js";
 import { builtPrompt, builtVariantNames, compiledPrompt, type CompiledPrompt } from "../compiled-prompt.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
@@ -10,7 +10,7 @@ import { fixesDiff } from "../pipeline/fix/unified-diff.js";
 import { MAX_SOURCE_BYTES } from "../pipeline/discover/read-source.js";
 import { didYouMean } from "../pipeline/validate/suggest.js";
 import { skillGraph, type GraphSkill, type SkillGraphView } from "../skills/graph.js";
-import { ToolInputError, type McpProject } from "./project.js";
+import { ToolInputError, type McpProject, type ProjectPath } from "./project.js";
 
 /**
  * Each tool's work: arguments (already checked against the tool's input
@@ -37,7 +37,7 @@ async function lintTool(project: McpProject, args: Arguments): Promise<object> {
   if (typeof args.path === "string") {
     const place = project.place(args.path, { what: "a skill folder or file", exists: true });
     kind = project.kindOf(place, ["file", "folder"], "a skill folder or a file");
-    scope = place.rel;
+    scope = lintScope(project, place, kind);
   }
   const result = await lint({ root: project.root, checklists: false });
   const kept = result.diagnostics.filter((diagnostic) => scope === "" || (kind === "file" ? diagnostic.file === scope : diagnostic.file.startsWith(`${scope}/`)));
@@ -48,21 +48,33 @@ async function lintTextTool(project: McpProject, args: Arguments): Promise<objec
   const text = args.text as string;
   const bytes = Buffer.byteLength(text, "utf8");
   if (bytes > MAX_SOURCE_BYTES) throw new ToolInputError(`Unexpected text of ${bytes} bytes, expected at most ${MAX_SOURCE_BYTES} bytes: a larger SKILL.md is refused unread (skill/file-too-large)`);
-  const pathArgument = typeof args.path === "string" ? args.path : defaultSkillPath(text);
+  const pathArgument = typeof args.path === "string" ? args.path : defaultSkillPath(project, text);
   if (!pathArgument.endsWith("SKILL.md")) throw new ToolInputError(`Unexpected path ${JSON.stringify(pathArgument)}, expected the path of a SKILL.md (such as skills/my-skill/SKILL.md)`);
-  const place = project.place(pathArgument, { what: "the path of a SKILL.md", exists: false });
-  if (existsSync(place.abs)) project.kindOf(place, ["file"], "a SKILL.md file (or nothing yet)");
+  const given = project.place(pathArgument, { what: "the path of a SKILL.md", exists: false });
+  if (existsSync(given.abs)) project.kindOf(given, ["file"], "a SKILL.md file (or nothing yet)");
+  const place = project.skillFile(given, { unsaved: true });
   const analysis = await project.analyzer.analyze({ buffers: new Map([[place.rel, text]]), scope: "skills" });
   const kept = analysis.diagnostics.filter((diagnostic) => diagnostic.file === place.rel);
   return { path: place.rel, profile: analysis.profile, ...countDiagnostics(kept), diagnostics: await withAvailableFixes(project.root, kept, analysis.profile, new Map([[place.rel, text]])) };
 }
 
-/** skills/<name>/SKILL.md, from the text's `name:` line. */
-function defaultSkillPath(text: string): string {
+/** Where the project's `skills` globs put a new skill of the text's `name:` (skills/<name>/SKILL.md by default). */
+function defaultSkillPath(project: McpProject, text: string): string {
   const name = /^name:[ \t]*["']?([^"'\r\n#]*?)["']?[ \t]*$/m.exec(text)?.[1];
   // A YAML collection (`name: [`, `name: {`) or a path is no name to file the text under; a badly formed name is, and lint says what is wrong with it.
   if (!name || /[/\\[\]{}]|^\.\.?$/.test(name)) throw new ToolInputError("Unexpected text without a usable `name:` line, expected `path` (where the SKILL.md will live) or a `name:` in the frontmatter");
-  return `skills/${name}/SKILL.md`;
+  const path = project.newSkillFile(name);
+  if (path === undefined) {
+    throw new ToolInputError(`Unexpected text without \`path\`: the project's \`skills\` globs (${project.layout().skills.join(", ")}) leave open where a new skill goes; expected \`path\`, the SKILL.md's place in a folder they name`);
+  }
+  return path;
+}
+
+/** The root-relative scope of `lint {path}`; a SKILL.md (or its folder) that lint never reads is refused rather than reported clean. */
+function lintScope(project: McpProject, place: ProjectPath, kind: "file" | "folder"): string {
+  if (kind === "file") return basename(place.rel) === "SKILL.md" ? project.skillFile(place, { unsaved: false }).rel : place.rel;
+  if (place.rel !== "" && existsSync(join(place.abs, "SKILL.md"))) return posix.dirname(project.skillFile({ rel: `${place.rel}/SKILL.md`, abs: join(place.abs, "SKILL.md") }, { unsaved: false }).rel);
+  return project.realPlace(place).rel;
 }
 
 export function explainRuleTool(rule: string): RuleExplanation {
@@ -71,9 +83,10 @@ export function explainRuleTool(rule: string): RuleExplanation {
 }
 
 async function fixFileTool(project: McpProject, args: Arguments): Promise<object> {
-  const place = project.place(args.path as string, { what: "a SKILL.md file", exists: true });
-  project.kindOf(place, ["file"], "a SKILL.md file");
-  if (!place.rel.endsWith("SKILL.md")) throw new ToolInputError(`Unexpected file ${JSON.stringify(place.rel)}, expected a SKILL.md (only skill frontmatter has safe fixes)`);
+  const given = project.place(args.path as string, { what: "a SKILL.md file", exists: true });
+  project.kindOf(given, ["file"], "a SKILL.md file");
+  if (!given.rel.endsWith("SKILL.md")) throw new ToolInputError(`Unexpected file ${JSON.stringify(given.rel)}, expected a SKILL.md (only skill frontmatter has safe fixes)`);
+  const place = project.skillFile(given, { unsaved: false });
   const write = args.write === true;
   const result = await lint({ root: project.root, checklists: false, fix: write ? "write" : "dry-run", fixFiles: [place.rel] });
   const fixed = (result.fixedFiles ?? []).filter((file) => file.file === place.rel);

@@ -319,3 +319,49 @@ describe("gamma-prompt mcp shutdown", () => {
     expect(session.stderr()).toBe("");
   });
 });
+
+describe("gamma-prompt mcp and SKILL.md files the project's globs do not name", () => {
+  const LAYOUT = join(repoRoot, "test", "fixtures", "mcp", "plugin-layout");
+  const NOT_READ = (path: string, through = ""): string =>
+    `Unexpected path ${JSON.stringify(path)}${through}: not a SKILL.md in a skill folder the project's \`skills\` globs name (plugins/*/skills/*), so lint and build never read it; expected a SKILL.md in such a folder, or a glob for it in gamma-prompt.config.json`;
+
+  it("refuses them with a tool error instead of reporting them clean, and lints one reached through a link under its real path", async () => {
+    const root = await copyParts(LAYOUT, ["gamma-prompt.config.json", "plugins", "notskills"], await tempDir("gamma mcp layout"));
+    symlinkSync(join("plugins", "pdf", "skills"), join(root, "linked"));
+    const session = await startMcp(root);
+    const broken = readFileSync(join(root, "notskills/release-notes/SKILL.md"), "utf8");
+    // Without `path`, the globs leave open which plugin a new skill belongs to.
+    expect(toolError(await session.call("lint_text", { text: broken }))).toBe(
+      "Unexpected text without `path`: the project's `skills` globs (plugins/*/skills/*) leave open where a new skill goes; expected `path`, the SKILL.md's place in a folder they name",
+    );
+    for (const path of ["notskills/release-notes/SKILL.md", "skills/release-notes/SKILL.md", "plugins/pdf/skills/a/b/SKILL.md"]) {
+      expect(toolError(await session.call("lint_text", { text: broken, path })), path).toBe(NOT_READ(path));
+    }
+    expect(toolError(await session.call("lint", { path: "notskills/release-notes/SKILL.md" }))).toBe(NOT_READ("notskills/release-notes/SKILL.md"));
+    expect(toolError(await session.call("lint", { path: "notskills/release-notes" }))).toBe(NOT_READ("notskills/release-notes/SKILL.md"));
+    expect(toolError(await session.call("fix_file", { path: "notskills/release-notes/SKILL.md", write: true }))).toBe(NOT_READ("notskills/release-notes/SKILL.md"));
+    expect(readFileSync(join(root, "notskills/release-notes/SKILL.md"), "utf8")).toBe(broken);
+
+    // Where the globs do name it, the same text has its findings.
+    const named = structured<Lint & { path: string }>(await session.call("lint_text", { text: broken, path: "plugins/pdf/skills/release-notes/SKILL.md" }));
+    expect(named.diagnostics.map((finding) => finding.ruleId)).toEqual(["skill/description-whitespace", "skill/allowed-tools-format"]);
+    // Through a link inside the root: the real file, under its real path.
+    const linked = readFileSync(join(root, "plugins/pdf/skills/pdf-forms/SKILL.md"), "utf8").replace("name: pdf-forms", "name: PDF_forms");
+    const viaLink = structured<Lint & { path: string }>(await session.call("lint_text", { text: linked, path: "linked/pdf-forms/SKILL.md" }));
+    expect(viaLink).toMatchObject({ path: "plugins/pdf/skills/pdf-forms/SKILL.md", errorCount: 2 });
+    expect(viaLink.diagnostics.map((finding) => [finding.file, finding.ruleId])).toEqual([
+      ["plugins/pdf/skills/pdf-forms/SKILL.md", "skill/name-format"],
+      ["plugins/pdf/skills/pdf-forms/SKILL.md", "skill/name-mismatch"],
+    ]);
+    writeFileSync(join(root, "plugins/pdf/skills/pdf-forms/SKILL.md"), linked);
+    expect(structured<Lint>(await session.call("lint", { path: "linked/pdf-forms/SKILL.md" }))).toMatchObject({ scope: "plugins/pdf/skills/pdf-forms/SKILL.md", errorCount: 2 });
+  });
+
+  it("puts a draft without `path` where the one glob puts a new skill", async () => {
+    const root = await copyParts(LAYOUT, ["plugins"], await tempDir("gamma mcp layout"));
+    writeFileSync(join(root, "gamma-prompt.config.json"), '{ "skills": ["plugins/pdf/skills/*"] }\n');
+    const session = await startMcp(root);
+    const draft = "---\nname: pdf-merge\ndescription: Use when merging several PDF files into one, in a given order.\n---\n\n# PDF merge\n\nList the files, then merge them.\n";
+    expect(structured<Lint & { path: string }>(await session.call("lint_text", { text: draft }))).toMatchObject({ path: "plugins/pdf/skills/pdf-merge/SKILL.md", errorCount: 0 });
+  });
+});
