@@ -41,6 +41,8 @@ export interface LintOptions {
   config?: string;
   /** Read each workflow skill's checklist into `skills` (default true); false leaves `checklist` out, for a caller that wants the findings only. */
   checklists?: boolean;
+  /** With `fix: "write"`: once aborted, nothing is written (lint throws the signal's reason instead); checked right before the first write. */
+  signal?: AbortSignal;
 }
 
 export interface LintResult {
@@ -90,7 +92,10 @@ export async function lint(options: LintOptions): Promise<LintResult> {
     if (fixedFiles.length > 0) {
       // The findings that remain are those of the fixed text, checked before anything is written.
       linted = await lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: new Map(fixedFiles.map((fixed) => [fixed.file, fixed.source])) });
-      if (options.fix === "write") writeFixedFiles(root, fixedFiles);
+      if (options.fix === "write") {
+        options.signal?.throwIfAborted();
+        writeFixedFiles(root, fixedFiles);
+      }
     }
   }
   const agent = isAgentProject(root, profile) ? await agentSourceDiagnostics(root, linted, options.config) : [];

@@ -44,9 +44,17 @@ export class McpProject {
     return this.analyzerInstance;
   }
 
-  /** Runs `task` after every earlier one: analyses must not overlap, and a fix must not race a lint. */
-  serial<T>(task: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(task, task);
+  /**
+   * Runs `task` after every earlier one: analyses must not overlap, and a fix
+   * must not race a lint. A task whose call was cancelled while it waited
+   * never starts (it rejects with the signal's reason).
+   */
+  serial<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const run = (): Promise<T> => {
+      signal?.throwIfAborted();
+      return task();
+    };
+    const next = this.queue.then(run, run);
     this.queue = next.catch(() => undefined);
     return next;
   }

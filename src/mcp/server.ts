@@ -47,7 +47,7 @@ export function createMcpServer(options: McpServerOptions = {}): Server {
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_DEFINITIONS.map((tool) => ({ ...tool })) }));
 
-  server.setRequestHandler(CallToolRequestSchema, async ({ params }): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async ({ params }, { signal }): Promise<CallToolResult> => {
     const handler = TOOL_HANDLERS[params.name];
     const validate = validators.get(params.name);
     if (!handler || !validate) throw protocolError(`Unknown tool ${params.name}; the tools are ${TOOL_DEFINITIONS.map((tool) => tool.name).join(", ")}`);
@@ -57,7 +57,8 @@ export function createMcpServer(options: McpServerOptions = {}): Server {
       return toolError(`Unexpected arguments for ${params.name}: ${problem ? `${problem.instancePath || "the arguments"} ${problem.message ?? "are invalid"}` : "invalid"}${problem?.params && "additionalProperty" in problem.params ? ` (${String(problem.params.additionalProperty)})` : ""}`);
     }
     try {
-      const structured = await project.serial(() => handler(project, args));
+      // A cancelled call (the client's cancel, or its timeout) is not answered; what matters is that it writes nothing once cancelled.
+      const structured = await project.serial(() => handler(project, args, { signal }), signal);
       return { content: [{ type: "text", text: JSON.stringify(structured, null, 2) }], structuredContent: structured as Record<string, unknown> };
     } catch (error) {
       if (error instanceof ToolInputError || error instanceof ProjectRootError || error instanceof ConfigFileError) return toolError(error.message);

@@ -21,7 +21,12 @@ import { ToolInputError, type McpProject, type ProjectPath } from "./project.js"
 
 type Arguments = Record<string, unknown>;
 
-export const TOOL_HANDLERS: Readonly<Record<string, (project: McpProject, args: Arguments) => Promise<object>>> = {
+/** The call's cancellation: aborted when the client cancels the call or gives up waiting for it. */
+export interface ToolContext {
+  signal: AbortSignal;
+}
+
+export const TOOL_HANDLERS: Readonly<Record<string, (project: McpProject, args: Arguments, context: ToolContext) => Promise<object>>> = {
   lint: lintTool,
   lint_text: lintTextTool,
   explain_rule: async (_project, args) => explainRuleTool(args.rule as string),
@@ -82,13 +87,13 @@ export function explainRuleTool(rule: string): RuleExplanation {
   return explainRule(rule);
 }
 
-async function fixFileTool(project: McpProject, args: Arguments): Promise<object> {
+async function fixFileTool(project: McpProject, args: Arguments, context: ToolContext): Promise<object> {
   const given = project.place(args.path as string, { what: "a SKILL.md file", exists: true });
   project.kindOf(given, ["file"], "a SKILL.md file");
   if (!given.rel.endsWith("SKILL.md")) throw new ToolInputError(`Unexpected file ${JSON.stringify(given.rel)}, expected a SKILL.md (only skill frontmatter has safe fixes)`);
   const place = project.skillFile(given, { unsaved: false });
   const write = args.write === true;
-  const result = await lint({ root: project.root, checklists: false, fix: write ? "write" : "dry-run", fixFiles: [place.rel] });
+  const result = await lint({ root: project.root, checklists: false, fix: write ? "write" : "dry-run", fixFiles: [place.rel], signal: context.signal });
   const fixed = (result.fixedFiles ?? []).filter((file) => file.file === place.rel);
   return {
     file: place.rel,

@@ -365,3 +365,23 @@ describe("gamma-prompt mcp and SKILL.md files the project's globs do not name", 
     expect(structured<Lint & { path: string }>(await session.call("lint_text", { text: draft }))).toMatchObject({ path: "plugins/pdf/skills/pdf-merge/SKILL.md", errorCount: 0 });
   });
 });
+
+describe("gamma-prompt mcp and a cancelled call", () => {
+  it("writes nothing for a fix_file the client cancelled before its turn came, and answers the next call", async () => {
+    const root = await embeddedDefault();
+    const session = await startMcp(root);
+    const broken = readFileSync(join(root, IMPORT), "utf8").replace("  gamma-type: workflow\n", "");
+    writeFileSync(join(root, IMPORT), broken);
+    // Calls ahead of it in the server's queue; the cancel follows the request at once, long before they are done.
+    const ahead = [session.call("check_cache"), session.call("check_cache"), session.call("lint")];
+    const cancel = new AbortController();
+    const fix = session.client.callTool({ name: "fix_file", arguments: { path: IMPORT, write: true } }, undefined, { signal: cancel.signal });
+    cancel.abort("the user stopped it");
+    await expect(fix).rejects.toBeDefined();
+    await Promise.all(ahead);
+    // The queue runs in order: once this answers, the cancelled fix had its turn.
+    expect(structured<Lint>(await session.call("lint", { path: IMPORT })).diagnostics.map((finding) => finding.ruleId)).toEqual(["skill/missing-key"]);
+    expect(readFileSync(join(root, IMPORT), "utf8")).toBe(broken);
+    expect(structured<{ written: boolean }>(await session.call("fix_file", { path: IMPORT, write: true })).written).toBe(true);
+  });
+});
