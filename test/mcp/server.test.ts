@@ -385,3 +385,37 @@ describe("gamma-prompt mcp and a cancelled call", () => {
     expect(structured<{ written: boolean }>(await session.call("fix_file", { path: IMPORT, write: true })).written).toBe(true);
   });
 });
+
+describe("gamma-prompt mcp and messages past the stdio readers' limits", () => {
+  it("refuses a request too large to read, and a junk line of any size, with a word on stderr, and keeps serving", async () => {
+    const session = await startMcp(await embeddedDefault());
+    const stillServing = async (): Promise<void> => {
+      expect(structured(await session.call("explain_rule", { rule: "skill/name-format" }))).toMatchObject({ id: "skill/name-format" });
+    };
+    const text = `---\nname: huge\n---\n${"x".repeat(12 * 1024 * 1024)}`;
+    await expect(session.call("lint_text", { text })).rejects.toMatchObject({ code: -32600, message: expect.stringMatching(/^MCP error -32600: Unexpected message of \d+ bytes, expected at most 8388608 bytes per message: it was not read$/) });
+    await stillServing();
+    session.writeRaw(`${"junk".repeat(5 * 1024 * 1024)}\n`);
+    session.writeRaw("not json either\n");
+    await stillServing();
+    const lines = session.stderr().trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^gamma-prompt mcp: Unexpected message of \d+ bytes, expected at most 8388608 bytes per message \(request \d+\); it was dropped and the session goes on$/);
+    expect(lines[1]).toBe(`gamma-prompt mcp: Unexpected message of ${20 * 1024 * 1024 + 1} bytes, expected at most 8388608 bytes per message; it was dropped and the session goes on`);
+    expect(lines[2]).toMatch(/^gamma-prompt mcp: .*JSON/);
+    expect(lines).toHaveLength(3);
+    expect(await session.close()).toBe(0);
+  });
+
+  it("refuses a resource whose answer, once escaped as JSON, is past the bound, though the file is not", async () => {
+    const root = await embeddedDefault();
+    // 6 MiB of `"` and newlines: under the 8 MiB a resource file may have, 12 MiB as JSON.
+    writeFileSync(join(root, "dist", "quotes.md"), '"\n'.repeat(3 * 1024 * 1024));
+    const session = await startMcp(root);
+    await expect(session.client.readResource({ uri: "gamma-prompt://project/dist/quotes.md" })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/^MCP error -32602: Unexpected resource gamma-prompt:\/\/project\/dist\/quotes\.md of 1258\d{4} bytes as JSON, expected at most 8387584: a client's stdio reader drops a larger message, so it is not sent$/),
+    });
+    expect(structured(await session.call("explain_rule", { rule: "skill/name-format" }))).toMatchObject({ id: "skill/name-format" });
+    expect(await session.close()).toBe(0);
+  });
+});
