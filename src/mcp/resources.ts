@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { explainRule, formatExplanation, isRuleId, ruleIds } from "../diagnostics/rules/explain.js";
 import { packageRoot } from "../package-paths.js";
 import { MANIFEST_FILE } from "../protocol/dist-manifest.js";
-import { ArtifactVerificationError, loadArtifacts } from "../runtime/artifacts.js";
+import { readBuiltOutput, verificationSummary } from "../compiled-prompt.js";
 import { readRegularFile } from "../protocol/regular-file.js";
 import { MAX_SOURCE_BYTES } from "../pipeline/discover/read-source.js";
 import { ToolInputError, type McpProject } from "./project.js";
@@ -51,17 +51,13 @@ export function listResources(project: McpProject): ResourceEntry[] {
 function outputResources(outDir: string, outRel: string): ResourceEntry[] {
   const manifestUri = `${PROJECT_SCHEME_PREFIX}${outRel}/${MANIFEST_FILE}`;
   const manifestName = `${outRel}/${MANIFEST_FILE}`;
-  let variants: string[];
-  try {
-    variants = Object.keys(loadArtifacts({ distDir: outDir }).variants).sort();
-  } catch (error) {
-    if (!(error instanceof ArtifactVerificationError)) throw error;
-    const shown = error.problems.slice(0, 3).map((problem) => `${problem.file}: ${problem.message}`);
-    const more = error.problems.length - shown.length;
-    const problems = more > 0 ? `${shown.join("; ")}; and ${more} more` : shown.join("; ");
-    const description = `The output folder ${outRel}/ failed verification (${problems}); run \`gamma-prompt build\`. Its variants are not listed until it passes.`;
+  const output = readBuiltOutput(outDir);
+  if (output.kind !== "verified") {
+    const failed = output.kind === "failed" ? verificationSummary(output.problems) : "no manifest";
+    const description = `The output folder ${outRel}/ failed verification (${failed}); run \`gamma-prompt build\`. Its variants are not listed until it passes.`;
     return [{ uri: manifestUri, name: manifestName, description, mimeType: "application/json" }];
   }
+  const variants = Object.keys(output.artifacts.variants).sort();
   return [
     { uri: manifestUri, name: manifestName, description: "The build's manifest: every artifact with its sha256, the skills, variants and token counts.", mimeType: "application/json" },
     ...variants.map((variant) => ({ uri: `${PROJECT_SCHEME_PREFIX}${outRel}/variants/${variant}.md`, name: `${outRel}/variants/${variant}.md`, description: `The compiled system prompt of variant ${variant}, as last built.`, mimeType: "text/markdown" })),

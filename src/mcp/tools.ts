@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
-import { basename, join, posix } from "node:path";
+import { basename, join, posix, relative, sep } from "node:path";
 import { cacheImpact } from "../cache-impact.js";
-import { builtPrompt, builtVariantNames, compiledPrompt, type CompiledPrompt } from "../compiled-prompt.js";
+import { builtPrompt, compiledPrompt, readBuiltOutput, verificationSummary, type CompiledPrompt } from "../compiled-prompt.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { countDiagnostics } from "../diagnostics/diagnostic.js";
 import { explainRule, isRuleId, ruleIds, type RuleExplanation } from "../diagnostics/rules/explain.js";
@@ -9,7 +9,7 @@ import { lint, withAvailableFixes, type FixableDiagnostic } from "../lint.js";
 import { fixesDiff } from "../pipeline/fix/unified-diff.js";
 import { MAX_SOURCE_BYTES } from "../pipeline/discover/read-source.js";
 import { didYouMean } from "../pipeline/validate/suggest.js";
-import { skillGraph, type GraphSkill, type SkillGraphView } from "../skills/graph.js";
+import { skillGraph, type GraphSkill } from "../skills/graph.js";
 import { ToolInputError, type McpProject, type ProjectPath } from "./project.js";
 
 /**
@@ -121,25 +121,59 @@ async function showVariantTool(project: McpProject, args: Arguments): Promise<Co
   requirePrompts(project, "show_variant");
   const variant = args.variant as string;
   const analysis = await project.analyzer.analyze();
-  const prompt = analysis.artifacts && analysis.cachePlan ? compiledPrompt(analysis.artifacts, analysis.cachePlan, variant) : builtPrompt(project.outDir, variant);
+  if (analysis.artifacts && analysis.cachePlan && analysis.manifest) {
+    const prompt = compiledPrompt(analysis.artifacts, analysis.cachePlan, variant);
+    if (prompt) return prompt;
+    const known = Object.keys(analysis.manifest.variants);
+    throw new ToolInputError(`Unexpected variant ${JSON.stringify(variant)}: the sources' variants are ${known.join(", ")}${didYouMean(variant, known)}`);
+  }
+  // While the sources have errors: the last build, only as far as it passes the runtime's verification.
+  const output = readBuiltOutput(project.outDir);
+  const sources = `the sources have errors (${analysis.errorCount}; run lint)`;
+  if (output.kind === "failed") throw new ToolInputError(`Unexpected variant ${JSON.stringify(variant)}: ${sources} and the output folder ${outputFolder(project)} failed verification (${verificationSummary(output.problems)}); run \`gamma-prompt build\` once the sources are fixed`);
+  if (output.kind === "absent") throw new ToolInputError(`Unexpected variant ${JSON.stringify(variant)}: ${sources} and the output folder ${outputFolder(project)} holds no build`);
+  const prompt = builtPrompt(project.outDir, variant, output);
   if (prompt) return prompt;
-  const known = analysis.manifest ? Object.keys(analysis.manifest.variants) : builtVariantNames(project.outDir);
-  const where = analysis.manifest ? `the sources' variants are ${known.join(", ")}` : `the sources have errors (${analysis.errorCount}; run lint) and the output folder has no such variant`;
-  throw new ToolInputError(`Unexpected variant ${JSON.stringify(variant)}: ${where}${didYouMean(variant, known)}`);
+  const known = Object.keys(output.artifacts.variants);
+  throw new ToolInputError(`Unexpected variant ${JSON.stringify(variant)}: ${sources} and the output folder has no such variant${didYouMean(variant, known)}`);
 }
 
-async function skillGraphTool(project: McpProject, args: Arguments): Promise<SkillGraphView> {
+async function skillGraphTool(project: McpProject, args: Arguments): Promise<object> {
   const name = args.skill as string;
+  const compiles = existsSync(join(project.root, "prompts", "prefix.hbs"));
   // Every SKILL.md with a name, errors or not: the graph is what the files declare.
-  const analysis = await project.analyzer.analyze(existsSync(join(project.root, "prompts", "prefix.hbs")) ? {} : { scope: "skills" });
+  const analysis = await project.analyzer.analyze(compiles ? {} : { scope: "skills" });
   const skills: GraphSkill[] = analysis.skillFiles.flatMap(({ path, manifest }) =>
     manifest?.name === undefined
       ? []
       : [{ name: manifest.name, type: manifest.type, description: manifest.description, path, requiresSkills: names(manifest.requiresSkills), conflictsWith: names(manifest.conflictsWith), toolNamespaces: manifest.toolNamespaces }],
   );
-  const view = skillGraph(skills, name, analysis.manifest?.variants);
-  if (view) return view;
-  throw new ToolInputError(`Unexpected skill ${JSON.stringify(name)}, expected the name of a skill in the project${didYouMean(name, skills.map((skill) => skill.name))}`);
+  const preloads = variantPreloads(project, analysis.manifest?.variants, compiles);
+  const view = skillGraph(skills, name, "variants" in preloads ? preloads.variants : {});
+  if (!view) throw new ToolInputError(`Unexpected skill ${JSON.stringify(name)}, expected the name of a skill in the project${didYouMean(name, skills.map((skill) => skill.name))}`);
+  const { preloadedBy, ...graph } = view;
+  return "variants" in preloads ? { ...graph, preloadedBy, preloadedFrom: preloads.from } : { ...graph, preloadsUnknown: preloads.unknown };
+}
+
+type VariantPreloads = Readonly<Record<string, { preloadedSkills: readonly string[] }>>;
+
+/**
+ * Which variants preload which skills: the sources' build; while the sources
+ * have errors, the last build that passes verification; otherwise unknown,
+ * and said so rather than answered with an empty list.
+ */
+function variantPreloads(project: McpProject, fromSources: VariantPreloads | undefined, compiles: boolean): { variants: VariantPreloads; from: "sources" | "output" } | { unknown: string } {
+  // A skills collection has no variants: nothing preloads a skill.
+  if (!compiles) return { variants: {}, from: "sources" };
+  if (fromSources) return { variants: fromSources, from: "sources" };
+  const output = readBuiltOutput(project.outDir);
+  if (output.kind === "verified") return { variants: output.artifacts.manifest.variants, from: "output" };
+  const why = output.kind === "failed" ? `failed verification (${verificationSummary(output.problems)})` : "holds no build";
+  return { unknown: `the sources have errors (run lint) and the output folder ${outputFolder(project)} ${why}: which variants preload a skill is not known` };
+}
+
+function outputFolder(project: McpProject): string {
+  return `${relative(project.root, project.outDir).split(sep).join("/") || "."}/`;
 }
 
 function names(references: ReadonlyArray<{ name: string }>): string[] {

@@ -206,6 +206,7 @@ describe("gamma-prompt mcp on the embedded default", () => {
       activationConflicts: [],
       toolNamespaces: [],
       preloadedBy: ["import"],
+      preloadedFrom: "sources",
     });
     const cli = structured<{ requiredBy: string[] }>(await session.call("skill_graph", { skill: "gml-cli" }));
     expect(cli.requiredBy).toEqual(["deck-generation", "gml-editing", "import"]);
@@ -417,5 +418,34 @@ describe("gamma-prompt mcp and messages past the stdio readers' limits", () => {
     });
     expect(structured(await session.call("explain_rule", { rule: "skill/name-format" }))).toMatchObject({ id: "skill/name-format" });
     expect(await session.close()).toBe(0);
+  });
+});
+
+describe("gamma-prompt mcp while the sources have errors and the output folder fails verification", () => {
+  const brokenSources = (root: string): void => writeFileSync(join(root, IMPORT), readFileSync(join(root, IMPORT), "utf8").replace("type: workflow", "type: workflw"));
+
+  it("takes a skill's preloads from the last build that passes verification, and otherwise says they are unknown", async () => {
+    const root = await embeddedDefault();
+    brokenSources(root);
+    const session = await startMcp(root);
+    expect(structured(await session.call("skill_graph", { skill: "import" }))).toMatchObject({ preloadedBy: ["import"], preloadedFrom: "output" });
+    writeFileSync(join(root, "dist", "variants", "base.md"), "edited by hand\n");
+    const graph = structured(await session.call("skill_graph", { skill: "import" }));
+    expect(graph).not.toHaveProperty("preloadedBy");
+    expect(graph.preloadsUnknown).toMatch(/^the sources have errors \(run lint\) and the output folder dist\/ failed verification \(variants\/base\.md: .+\): which variants preload a skill is not known$/);
+  });
+
+  it.each([
+    ["a hand-edited variant", "variants/base.md", "edited by hand\n", /variants\/base\.md: /],
+    ["a broken manifest", "manifest.json", "{", /manifest\.json: /],
+    ["a cache plan whose blocks are no list", "cache-plan.json", '{"variants":{"base":{"blocks":5}}}', /cache-plan\.json: /],
+  ])("refuses to show a variant from an output folder with %s, saying what failed", async (_name, file, content, problem) => {
+    const root = await embeddedDefault();
+    brokenSources(root);
+    writeFileSync(join(root, "dist", file), content);
+    const session = await startMcp(root);
+    const message = toolError(await session.call("show_variant", { variant: "base" }));
+    expect(message).toMatch(/^Unexpected variant "base": the sources have errors \(\d+; run lint\) and the output folder dist\/ failed verification \(.+\); run `gamma-prompt build` once the sources are fixed$/);
+    expect(message).toMatch(problem);
   });
 });
