@@ -127,7 +127,8 @@ export class McpProject {
 
 function inside(root: string, path: string): boolean {
   const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  // `..notes` is a folder inside; only `..` itself, or a path through it, leads out.
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 function realpathOrSelf(path: string): string {

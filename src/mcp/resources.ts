@@ -84,14 +84,25 @@ export function readResource(project: McpProject, uri: string): { uri: string; m
   }
   const place = project.place(path, { what: "a file of the output folder", exists: true });
   const outDir = project.place(project.outDir, { what: "the output folder", exists: false });
-  if (!(place.rel === outDir.rel || place.rel.startsWith(`${outDir.rel}/`)) || outDir.rel.startsWith("..")) {
+  if (!under(outDir.rel, place.rel)) {
     throw new ToolInputError(`Unexpected resource ${uri}: ${place.rel} is not in the output folder ${outDir.rel}/, expected a file there (the sources are the agent's own files to read)`);
+  }
+  // A link inside the output folder may lead elsewhere in the root: what is served is what the link leads to.
+  const real = project.realPlace(place);
+  if (!under(project.realPlace(outDir).rel, real.rel)) {
+    throw new ToolInputError(`Unexpected resource ${uri}: it leads outside the output folder ${outDir.rel}/ (through a symbolic link, to ${real.rel}), expected a file there`);
   }
   project.kindOf(place, ["file"], "a file");
   const read = readRegularFile(place.abs, { maxBytes: MAX_RESOURCE_BYTES });
   if (read.kind === "too-large") throw new ToolInputError(`Unexpected file of ${read.size} bytes at ${place.rel}, expected at most ${MAX_RESOURCE_BYTES} bytes for a resource`);
   if (read.kind !== "file") throw new ToolInputError(`Unexpected ${read.kind === "not-a-file" ? read.what : "unreadable file"} at ${place.rel}, expected a regular file`);
   return { uri, mimeType: place.rel.endsWith(".json") ? "application/json" : place.rel.endsWith(".md") ? "text/markdown" : "text/plain", text: read.bytes.toString("utf8") };
+}
+
+/** Whether the root-relative `path` is `folder` or inside it (an output folder outside the root holds nothing served). */
+function under(folder: string, path: string): boolean {
+  if (folder === ".." || folder.startsWith("../")) return false;
+  return path === folder || (folder !== "" && path.startsWith(`${folder}/`));
 }
 
 /** The page docs/rules/<id>.md in the package; the same text from the rule table if the page is missing. */

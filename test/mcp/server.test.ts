@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { check } from "../../src/check.js";
@@ -447,5 +447,22 @@ describe("gamma-prompt mcp while the sources have errors and the output folder f
     const message = toolError(await session.call("show_variant", { variant: "base" }));
     expect(message).toMatch(/^Unexpected variant "base": the sources have errors \(\d+; run lint\) and the output folder dist\/ failed verification \(.+\); run `gamma-prompt build` once the sources are fixed$/);
     expect(message).toMatch(problem);
+  });
+});
+
+describe("gamma-prompt mcp and links inside the project", () => {
+  it("refuses a resource whose link in the output folder leads elsewhere in the root, and takes a folder whose name starts with two dots", async () => {
+    const root = await embeddedDefault();
+    writeFileSync(join(root, ".env"), "TOKEN=not-for-the-agent\n");
+    symlinkSync(join("..", ".env"), join(root, "dist", "env.txt"));
+    mkdirSync(join(root, "..notes"));
+    writeFileSync(join(root, "..notes", "todo.md"), "a note\n");
+    const session = await startMcp(root);
+    await expect(session.client.readResource({ uri: "gamma-prompt://project/dist/env.txt" })).rejects.toMatchObject({
+      code: -32602,
+      message: "MCP error -32602: Unexpected resource gamma-prompt://project/dist/env.txt: it leads outside the output folder dist/ (through a symbolic link, to .env), expected a file there",
+    });
+    expect(structured<Lint>(await session.call("lint", { path: "..notes" }))).toMatchObject({ scope: "..notes", diagnostics: [] });
+    expect(structured<Lint>(await session.call("lint", { path: "..notes/todo.md" }))).toMatchObject({ scope: "..notes/todo.md", diagnostics: [] });
   });
 });
