@@ -82,8 +82,15 @@ function lintScope(project: McpProject, place: ProjectPath, kind: "file" | "fold
   return project.realPlace(place).rel;
 }
 
+/** Past this many characters an argument is no near miss of a name: the message quotes its start only. */
+const MAX_ECHOED_CHARACTERS = 100;
+
 export function explainRuleTool(rule: string): RuleExplanation {
-  if (!isRuleId(rule)) throw new ToolInputError(`Unexpected rule ${JSON.stringify(rule)}, expected a rule id such as skill/description-trigger (every finding names its rule)${didYouMean(rule, ruleIds())}`);
+  if (!isRuleId(rule)) {
+    const long = rule.length > MAX_ECHOED_CHARACTERS;
+    const shown = long ? `${JSON.stringify(rule.slice(0, MAX_ECHOED_CHARACTERS))}… (${rule.length} characters)` : JSON.stringify(rule);
+    throw new ToolInputError(`Unexpected rule ${shown}, expected a rule id such as skill/description-trigger (every finding names its rule)${long ? "" : didYouMean(rule, ruleIds())}`);
+  }
   return explainRule(rule);
 }
 
@@ -111,7 +118,15 @@ async function checkCacheTool(project: McpProject): Promise<object> {
   const out: Record<string, unknown> = { ok, errorCount, warningCount, noteCount, diagnostics: plain(diagnostics), drift, invalidatesSharedPrefix };
   if (impact.comparison) {
     const { intact, variants, removedVariants, changes, invalidation, costDelta, costDeltaProblem } = impact.comparison;
-    out.comparison = { intact, variants, removedVariants, changes, invalidation, costDelta, ...(costDeltaProblem === undefined ? {} : { costDeltaProblem }) };
+    out.comparison = {
+      intact,
+      variants,
+      removedVariants,
+      changes,
+      invalidation: invalidation.map((entry) => ({ ...entry, dollarsPer1000Sessions: Object.fromEntries(Object.entries(entry.dollarsPer1000Sessions).map(([model, dollars]) => [model, cents(dollars)])) })),
+      costDelta: costDelta.map((row) => ({ ...row, before: cents(row.before), after: cents(row.after) })),
+      ...(costDeltaProblem === undefined ? {} : { costDeltaProblem }),
+    };
   }
   if (impact.comparisonProblem !== undefined) out.comparisonProblem = impact.comparisonProblem;
   return out;
@@ -178,6 +193,11 @@ function outputFolder(project: McpProject): string {
 
 function names(references: ReadonlyArray<{ name: string }>): string[] {
   return [...new Set(references.map((reference) => reference.name))];
+}
+
+/** Dollars to the cent, as `cost` and `report` print them: 42.39704999999999 is 42.4. */
+function cents(dollars: number): number {
+  return Math.round(dollars * 100) / 100;
 }
 
 function requirePrompts(project: McpProject, tool: string): void {

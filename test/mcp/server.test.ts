@@ -122,6 +122,10 @@ describe("gamma-prompt mcp on the embedded default", () => {
     expect(explained).toEqual(explainRule("skill/type-value"));
     const cli = await runCliInProcess("explain", "skill/type-value");
     expect(formatExplanation(explainRule("skill/type-value"))).toBe(cli.stdout);
+    // A long argument is quoted by its start only.
+    expect(toolError(await session.call("explain_rule", { rule: "x".repeat(2 * 1024 * 1024) }))).toBe(
+      `Unexpected rule ${JSON.stringify("x".repeat(100))}… (${2 * 1024 * 1024} characters), expected a rule id such as skill/description-trigger (every finding names its rule)`,
+    );
     expect(toolError(await session.call("explain_rule", { rule: "skill/type-valu" }))).toBe('Unexpected rule "skill/type-valu", expected a rule id such as skill/description-trigger (every finding names its rule); did you mean "skill/type-value"?');
   });
 
@@ -167,10 +171,15 @@ describe("gamma-prompt mcp on the embedded default", () => {
       ["deck-generation", ["tools:intact", "static-prefix:changed", "variant-tail:invalidated"]],
       ["import", ["tools:intact", "static-prefix:changed", "variant-tail:invalidated"]],
     ]);
-    // The figures check itself reports, and the default policies' cost before and after for every variant.
-    expect(edited.comparison.invalidation).toEqual((await check({ root })).invalidation);
+    // The figures check itself reports, to the cent as `cost` prints dollars.
+    const toCents = (dollars: number): number => Math.round(dollars * 100) / 100;
+    expect(edited.comparison.invalidation).toEqual(
+      (await check({ root })).invalidation?.map((entry) => ({ ...entry, dollarsPer1000Sessions: Object.fromEntries(Object.entries(entry.dollarsPer1000Sessions).map(([model, dollars]) => [model, toCents(dollars)])) })),
+    );
+    // The default policies' cost before and after for every variant.
     expect(new Set(edited.comparison.costDelta.map((row) => row.variant))).toEqual(new Set(["base", "deck-generation", "import"]));
     expect(edited.comparison.costDelta.every((row) => Number.isFinite(row.before) && Number.isFinite(row.after))).toBe(true);
+    expect(edited.comparison.costDelta.every((row) => toCents(row.before) === row.before && toCents(row.after) === row.after)).toBe(true);
     expect(edited.comparison.costDelta.some((row) => row.after !== row.before)).toBe(true);
   });
 
