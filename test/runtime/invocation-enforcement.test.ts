@@ -159,6 +159,31 @@ describe("invocation enforcement: session and variant rules", () => {
     expect(() => controller.requireSkills(["deck-generatio"])).toThrow('Unexpected required skill "deck-generatio", expected a skill of dist/');
   });
 
+  it("refuses at once requirements that can never all be met: required skills that conflict, or one that conflicts with an active skill", async () => {
+    const { agent, controller, faux } = agentWith();
+    const conflicting = 'Unexpected required skills "deck-generation", "import": "deck-generation" and "import" conflict, so they can never all be active';
+    expect(() => controller.requireSkills(["deck-generation", "import"], "session")).toThrow(conflicting);
+    expect(() => controller.buildTurnMessages({ text: "New deck from my slides", requiredSkills: ["deck-generation", "import"] })).toThrow(conflicting);
+    controller.requireSkills(["import"], "session");
+    expect(() => controller.requireSkills(["deck-generation"])).toThrow('Unexpected required skills "import", "deck-generation": "deck-generation" and "import" conflict');
+    expect(controller.state.requiredSkills).toEqual([{ name: "import", scope: "session" }]);
+
+    const loaded = agentWith();
+    loaded.faux.setResponses([loadSkill("import"), fauxAssistantMessage("Loaded.")]);
+    await loaded.agent.prompt("Import my slides");
+    expect(() => loaded.controller.requireSkills(["deck-generation"])).toThrow('Unexpected required skills "deck-generation": "deck-generation" conflicts with the active skill "import", so they can never all be active');
+    expect(loaded.controller.state.requiredSkills ?? []).toEqual([]);
+
+    const preloaded = agentWith({ variant: "deck-generation" });
+    expect(() => preloaded.controller.requireSkills(["import"])).toThrow('Unexpected required skills "import": "import" conflicts with the active skill "deck-generation"');
+    expect(() => agentWith({ variant: "deck-generation", invocation: { variants: { "deck-generation": ["import"] } } })).toThrow(
+      'Unexpected required skills "import": "import" conflicts with the active skill "deck-generation"',
+    );
+    expect(() => agentWith({ invocation: { session: ["deck-generation", "import"] } })).toThrow(conflicting);
+    faux.setResponses([fauxAssistantMessage("ok")]);
+    await agent.prompt("hello");
+  });
+
   it("survives a reload from disk and compaction: the anchor names the skill to load", async () => {
     const path = join(tempDir("gamma-required-state-"), "state.jsonl");
     const first = new SessionProtocolController({ artifacts, variant: "base", store: new FileStateStore(path) });

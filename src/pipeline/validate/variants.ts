@@ -20,7 +20,8 @@ export interface ResolvedVariant {
 /**
  * Reads the variant declarations and expands each preload list with the
  * skills its members require (transitively). A variant may not hold two
- * skills that conflict: the prompt would contradict itself.
+ * skills that conflict: the prompt would contradict itself, or a required
+ * skill could never become active.
  */
 export function resolveVariants(
   source: SourceFile,
@@ -65,6 +66,12 @@ export function resolveVariants(
     const conflict = findConflict(closure, byName);
     if (conflict) {
       diagnostics.push(createDiagnostic("variant/conflicting-skills", source.path, rangeAt(located, ["variants", name, "preload"]), `Unexpected conflicting skills \`${conflict[0]}\` and \`${conflict[1]}\` in variant \`${name}\`, expected preloaded skills (with their requirements) that do not conflict`));
+      continue;
+    }
+    // A required skill must be able to become active beside the preloaded ones, or every task action waits for it in vain.
+    const withRequired = findConflict(new Set(requirementClosure(requires, [...preload, ...required])), byName);
+    if (withRequired) {
+      diagnostics.push(createDiagnostic("variant/conflicting-skills", source.path, rangeAt(located, ["variants", name, "require"]), `Unexpected conflicting skills \`${withRequired[0]}\` and \`${withRequired[1]}\` in variant \`${name}\`, expected required skills (with their requirements) that do not conflict with each other or with the preloaded ones`));
       continue;
     }
     variants.push({ name, skills: orderPreloaded(preload, closure, byName), namespaces: [...atStart].sort(), required: [...required] });

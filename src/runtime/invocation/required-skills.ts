@@ -12,6 +12,7 @@
  * Pi-free. The controller owns the durable list; this module decides, per
  * tool call, through one narrow hook (`checkToolCall`).
  */
+import { conflictingPairs, requirementClosure, symmetricConflicts } from "../../protocol/skill-graph.js";
 import type { LoadedSkill } from "../artifacts.js";
 import type { ActiveSkill, RequiredSkill, RequirementScope } from "../execution-state.js";
 import { TASK_ACTION_TOOLS, type TranscriptEvent } from "../audit/transcript.js";
@@ -74,10 +75,13 @@ export class InvocationEnforcer {
     variant: string,
     policy: InvocationPolicy | undefined,
     projectRule: readonly string[] = [],
+    /** The variant's preloaded skills: active in every session of it, so a standing rule must agree with them. */
+    preloaded: readonly string[] = [],
   ) {
     const byVariant = policy?.variants !== undefined && Object.hasOwn(policy.variants, variant) ? (policy.variants[variant] ?? []) : [];
     this.standing = unique([...projectRule, ...(policy?.session ?? []), ...byVariant]);
     for (const name of this.standing) this.checkLoadable(name);
+    this.checkCompatible(this.standing, preloaded);
     this.maxRefusals = policy?.maxRefusals ?? DEFAULT_MAX_REFUSALS;
   }
 
@@ -90,6 +94,7 @@ export class InvocationEnforcer {
   require(names: readonly string[], scope: RequirementScope): void {
     if (!REQUIREMENT_SCOPES.includes(scope)) throw new RequiredSkillError(`Unexpected requirement scope ${JSON.stringify(scope)}, expected "turn" or "session"`);
     for (const name of names) this.checkLoadable(name);
+    this.checkCompatible(unique([...this.required(), ...names]), this.host.activeSkills().map((skill) => skill.name));
     const current = [...this.host.stored()];
     let changed = false;
     for (const name of unique(names)) {
@@ -144,6 +149,29 @@ export class InvocationEnforcer {
   endRun(): void {
     const stored = this.host.stored();
     if (stored.some((entry) => entry.scope === "turn")) this.host.save(stored.filter((entry) => entry.scope === "session"));
+  }
+
+  /**
+   * The design's "the harness rejects a conflicting skill set before task
+   * execution", for requirements: skills that conflict (with what they
+   * require) can never all be active, nor can one that conflicts with an
+   * active skill, since a skill stays active for the session. Such a rule
+   * would refuse the model's every task action until the bound, so it is the
+   * host's error at once.
+   */
+  private checkCompatible(required: readonly string[], active: readonly string[]): void {
+    const requires = new Map([...this.host.skills].map(([name, skill]) => [name, skill.requiresSkills]));
+    const wanted = requirementClosure(requires, required);
+    const activeNames = new Set(active);
+    const members = unique([...wanted, ...active]);
+    const conflicts = symmetricConflicts(new Map(members.map((name) => [name, this.host.skills.get(name)?.conflictsWith ?? []])));
+    const pair = conflictingPairs(conflicts, members).find(([a, b]) => !(activeNames.has(a) && activeNames.has(b)));
+    if (pair === undefined) return;
+    const [a, b] = pair;
+    const named = required.map((name) => `"${name}"`).join(", ");
+    const held = activeNames.has(a) ? a : activeNames.has(b) ? b : undefined;
+    const clash = held === undefined ? `"${a}" and "${b}" conflict` : `"${held === a ? b : a}" conflicts with the active skill "${held}"`;
+    throw new RequiredSkillError(`Unexpected required skills ${named}: ${clash}, so they can never all be active; expected skills that can be active together`);
   }
 
   private checkLoadable(name: string): void {
