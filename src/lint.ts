@@ -4,7 +4,7 @@ import type { ValidSkill } from "./stage-data.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
 import { detectProfile, isAgentProject, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
-import { fixSkillBytes, fixSkillFiles, type FixedSkillFile, type SkillFix } from "./pipeline/fix/fix-skills.js";
+import { fixSkillAgain, fixSkillBytes, fixSkillFiles, type FixedSkillFile, type SkillFix } from "./pipeline/fix/fix-skills.js";
 import { writeFixedFiles } from "./pipeline/fix/write-fixes.js";
 import { acceptedToolParametersOf, readVerifiedDist } from "./pipeline/emit/verified-dist.js";
 
@@ -56,11 +56,14 @@ export interface LintResult {
   profile: Profile;
   /** How many SKILL.md files were checked. */
   skillFileCount: number;
-  /** With `fix`: every change, by file (root-relative) then position. */
+  /** With `fix`: every change, by file (root-relative), then in the order the passes made them (each pass by position). */
   fixes?: SkillFix[];
   /** With `fix`: each changed file's content before and after. */
   fixedFiles?: FixedSkillFile[];
 }
+
+/** At most this many passes of `lint --fix` over a file (each pass's fixes can make the next one's possible). */
+const MAX_FIX_PASSES = 10;
 
 /**
  * Checks every skill under `root`/skills. One broken skill never stops the
@@ -86,12 +89,23 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   let fixedFiles: FixedSkillFile[] | undefined;
   if (options.fix) {
     const only = options.fixFiles === undefined ? undefined : new Set(options.fixFiles);
-    fixedFiles = await fixSkillFiles(root, only ? linted.diagnostics.filter((diagnostic) => only.has(diagnostic.file)) : linted.diagnostics, profile);
-    if (fixedFiles.length > 0) {
-      // The findings that remain are those of the fixed text, checked before anything is written.
-      linted = await lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: new Map(fixedFiles.map((fixed) => [fixed.file, fixed.source])) });
-      if (options.fix === "write") writeFixedFiles(root, fixedFiles);
+    const fixed = new Map((await fixSkillFiles(root, only ? linted.diagnostics.filter((diagnostic) => only.has(diagnostic.file)) : linted.diagnostics, profile)).map((file) => [file.file, file]));
+    // Passes until nothing more can be fixed, as one fix can make another possible; each pass's findings are those of
+    // the text fixed so far, checked before anything is written.
+    for (let pass = 1; fixed.size > 0; pass++) {
+      linted = await lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: new Map([...fixed.values()].map((file) => [file.file, file.source])) });
+      if (pass === MAX_FIX_PASSES) break;
+      let changed = false;
+      for (const [file, previous] of fixed) {
+        const again = await fixSkillAgain(previous, linted.diagnostics.filter((diagnostic) => diagnostic.file === file), profile);
+        if (again === undefined) continue;
+        fixed.set(file, again);
+        changed = true;
+      }
+      if (!changed) break;
     }
+    fixedFiles = [...fixed.values()];
+    if (fixedFiles.length > 0 && options.fix === "write") writeFixedFiles(root, fixedFiles);
   }
   const agent = isAgentProject(root, profile) ? await agentSourceDiagnostics(root, linted, options.config) : [];
   const diagnostics = withoutRepeats([...configDiagnostics, ...linted.diagnostics, ...agent]).sort(compareDiagnostics);

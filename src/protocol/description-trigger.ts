@@ -78,8 +78,19 @@ export function lacksTrigger(description: string): boolean {
 const HAN_OR_KANA = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const LATIN = /\p{Script=Latin}/gu;
 const LETTER = /\p{L}/gu;
-/** Words of English prose that other languages written in Latin letters do not use. */
-const ENGLISH_WORDS = new Set(["the", "and", "to", "of", "for", "with", "when", "whenever", "this", "that", "use", "using", "used", "your", "you", "it", "from", "by", "into", "or", "any", "should", "before", "after", "is", "are", "be", "skill", "user", "asks"]);
+/**
+ * Words of English prose that other languages written in Latin letters do not
+ * use: function words, and the verbs descriptions open with ("Create a new
+ * event", "Send an email"). A description with none of them, and none of the
+ * other languages' words either, is not judged: it may be German or Italian
+ * written with words neither list holds.
+ */
+const ENGLISH_WORDS = new Set([
+  "the", "and", "to", "of", "for", "with", "when", "whenever", "this", "that", "use", "using", "used", "your", "you", "it", "from", "by", "into", "or", "any", "should", "before", "after", "is", "are", "be", "skill", "user", "asks",
+  "an", "all", "new", "on", "at", "as", "its", "their", "how", "what", "which", "yet", "across", "without", "about", "within", "upcoming", "each", "every",
+  "create", "creates", "show", "shows", "send", "sends", "generate", "generates", "write", "writes", "writing", "make", "makes", "build", "builds", "run", "runs",
+  "add", "adds", "get", "gets", "find", "finds", "check", "checks", "review", "reviews", "manage", "manages", "help", "helps", "explore", "explores", "set", "sets", "update", "updates",
+]);
 /** Words of Spanish, Portuguese, French, German, Italian and Dutch prose that English does not use. */
 const OTHER_LATIN_WORDS = new Set([
   "de", "la", "el", "los", "las", "que", "y", "para", "con", "cuando", "esta", "este", "una", "por", "del", "se", "usa", "usar", "utiliza",
@@ -88,6 +99,12 @@ const OTHER_LATIN_WORDS = new Set([
   "der", "und", "ist", "für", "mit", "wenn", "zu", "ein", "eine", "verwende", "verwenden", "sie", "nutze",
   "il", "di", "che", "gli", "usare",
   "het", "een", "voor", "wanneer", "gebruik",
+  "beim", "von", "im", "auf", "den", "dem", "bei", "aus", "nach", "oder", "nicht", "auch", "durch", "über", "zum", "zur", "wird", "werden", "sich",
+  "della", "delle", "dei", "degli", "alla", "nel", "nella", "come", "oppure", "questo", "questa",
+  "om", "naar", "te", "van", "op", "bij", "niet", "ook", "wordt", "deze", "dit",
+  "en", "al", "sus", "su", "como", "sobre", "desde",
+  "au", "aux", "sur", "dans", "par", "cette", "ces", "ou", "qui", "votre", "vos",
+  "ao", "seu", "sua",
 ]);
 
 function inJudgedLanguage(description: string): boolean {
@@ -103,7 +120,8 @@ function inJudgedLanguage(description: string): boolean {
     if (ENGLISH_WORDS.has(word)) english++;
     else if (OTHER_LATIN_WORDS.has(word)) other++;
   }
-  return other <= english;
+  // Latin letters with no word of either list: a language with no forms here, unless English shows.
+  return english > 0 && other <= english;
 }
 
 export function statesTrigger(description: string): boolean {

@@ -569,11 +569,24 @@ export class SessionProtocolController {
   }
 
   /**
-   * After a server-side compaction or a reload on the low-level path: drop
-   * every older anchor and append a fresh one, so the context holds exactly one.
+   * After a server-side compaction on the low-level path (`messages` are what
+   * the compaction kept): drop every older anchor and append a fresh one, so
+   * the context holds exactly one.
    */
   restoreContext<M>(messages: readonly M[]): (M | GammaCustomMessage)[] {
     return this.context.restore(messages);
+  }
+
+  /**
+   * A reload on the low-level path (`messages`: the stored context, not
+   * compacted). The pending events they hold are in the context; an anchor
+   * they hold stays where it is and none is added, unless a pending event is
+   * in no context and no queue yet (the rule of {@link resumeAnchor}): then a
+   * fresh anchor replaces the older ones.
+   */
+  reloadContext<M>(messages: readonly M[]): (M | GammaCustomMessage)[] {
+    this.injections.noteTranscript(messages);
+    return this.context.reload(messages);
   }
 
   // ---- the Pi adapter's interface: what a run tells the session, and what the session asks of Pi ----

@@ -113,10 +113,25 @@ export class SessionContext {
     return this.anchor({ carryInContext: false });
   }
 
-  /** Every older anchor dropped and a fresh one appended, so the context holds exactly one. */
+  /** After a compaction: every older anchor dropped and a fresh one appended, so the context holds exactly one. */
   restore<M>(messages: readonly M[]): (M | GammaCustomMessage)[] {
-    return [...messages.filter((message) => !isAnchorMessage(message)), this.anchor()];
+    return withAnchor(messages, this.anchor());
   }
+
+  /**
+   * A reload of a context that was not compacted, decided as on a resumed
+   * session ({@link resumeAnchor}): an anchor it holds stays where it is and
+   * none is added, so the request's prefix stays the same; otherwise a fresh
+   * one replaces the older ones.
+   */
+  reload<M>(messages: readonly M[]): (M | GammaCustomMessage)[] {
+    const anchor = this.resumeAnchor(messages);
+    return anchor === undefined ? [...messages] : withAnchor(messages, anchor);
+  }
+}
+
+function withAnchor<M>(messages: readonly M[], anchor: GammaCustomMessage): (M | GammaCustomMessage)[] {
+  return [...messages.filter((message) => !isAnchorMessage(message)), anchor];
 }
 
 /** The text of a turn's user messages, for candidate selection. */

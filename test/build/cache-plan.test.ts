@@ -91,3 +91,29 @@ describe("the compiled cache plan (dist/cache-plan.json)", () => {
     expect(() => loadArtifacts({ distDir: dist })).toThrow(/cache-plan\.json: Unexpected third block of variant "deck-generation"/);
   });
 });
+
+describe("budget/prefix-below-cache-minimum: the tools and the static prefix together, the prefix every request shares", () => {
+  it("warns when the two together stay under 1,024 tokens, and not when the tools bring a short prefix over it", async () => {
+    const root = await copyProject("basic");
+    const short = await build({ root, persistentCache: false });
+    const warning = short.diagnostics.find((diagnostic) => diagnostic.ruleId === "budget/prefix-below-cache-minimum");
+    const { plan } = await builtPlan(root);
+    const blocks = plan.variants["base"]?.blocks ?? [];
+    const [tools, prefix] = [blocks[0]?.tokens ?? 0, blocks[1]?.tokens ?? 0];
+    expect(tools + prefix).toBeLessThan(1024);
+    expect(warning?.message).toBe(`Unexpected static prefix of ${prefix} tokens (${tools + prefix} with the stable tools' ${tools}), expected at least 1024 together for OpenAI prompt caching to apply`);
+
+    // The same short prefix beside a tool whose parameter documentation brings the stable tools to about 900 tokens.
+    const idDoc = "The record's id, as the records list shows it. ".repeat(80).trim();
+    const tool = { name: "lookup", description: "Looks up a record.", parameters: { type: "object", properties: { id: { type: "string", description: idDoc } }, required: ["id"], additionalProperties: false } };
+    await writeFile(join(root, "schemas/tools/lookup.json"), `${JSON.stringify(tool, null, 2)}\n`);
+    const order = JSON.parse(await readFile(join(root, "schemas/tools/order.json"), "utf8")) as string[];
+    await writeFile(join(root, "schemas/tools/order.json"), `${JSON.stringify([...order, "lookup"], null, 2)}\n`);
+    const { plan: longer } = await builtPlan(root);
+    const [withTool, samePrefix] = (longer.variants["base"]?.blocks ?? []).map((block) => block.tokens);
+    expect(samePrefix ?? 0).toBeLessThan(1024);
+    expect((withTool ?? 0) + (samePrefix ?? 0)).toBeGreaterThanOrEqual(1024);
+    const rebuilt = await build({ root, persistentCache: false });
+    expect(rebuilt.diagnostics.filter((diagnostic) => diagnostic.ruleId === "budget/prefix-below-cache-minimum")).toEqual([]);
+  });
+});

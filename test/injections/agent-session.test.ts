@@ -96,6 +96,34 @@ describe("injections in a Pi queue the host cleared", () => {
   });
 });
 
+describe("a follow-up still in Pi's queue when a session's run ends with a yield", () => {
+  it("is unsent again and goes with the next session.prompt, once, with no extra model call", async () => {
+    const result = event({ kind: "background_result", delivery: "follow_up", source: "background_job", summary: "Research finished.", details: { jobId: "job-5" } });
+    const gamma = await session({
+      subagent: async () => {
+        gamma.controller.routeUpdate(result);
+        return { content: [{ type: "text", text: "started job-5" }] };
+      },
+    });
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([
+      toolUse(fauxToolCall("subagent", { task: "research" })),
+      toolUse(fauxToolCall("message_user", { message: "Shall I use the research?", blockOnUser: true })),
+      seeing(seen, fauxAssistantMessage("Using the research.")),
+      seeing(seen, fauxAssistantMessage("An extra call.")),
+    ]);
+    await gamma.session.prompt("Draft the outline");
+    expect(pi.faux().state.callCount).toBe(2);
+    expect(gamma.controller.state.pendingInjections.map((entry) => [entry.id, entry.queuedAs])).toEqual([[result.id, undefined]]);
+
+    await gamma.session.prompt("Yes");
+    expect(pi.faux().state.callCount).toBe(3);
+    expect(seen[0]?.messages.slice(-2).map(textOf)).toEqual(["Yes", rendered(result)]);
+    expect(countOf(seen[0], rendered(result))).toBe(1);
+    expect(gamma.controller.state.pendingInjections).toEqual([]);
+  });
+});
+
 describe("next-turn injections on an AgentSession", () => {
   it("go out with the next session.prompt, right after the user's message, oldest first, and only once", async () => {
     const older = event({ kind: "client_view", delivery: "next_turn", summary: "The user opened card 4.", subject: { ref: "gamma:card:4" } });

@@ -276,6 +276,75 @@ describe("a Pi queue the host cleared", () => {
   });
 });
 
+describe("a follow-up still in Pi's queue when the run ends early", () => {
+  const background = (jobId: string) =>
+    event({ kind: "background_result", delivery: "follow_up", source: "background_job", summary: `Research ${jobId} finished.`, details: { jobId } });
+
+  it("after a yield that blocks on the user, is unsent again and goes with the next prompt, once, with no extra model call", async () => {
+    const result = background("job-3");
+    const h = setup({
+      executors: {
+        subagent: async () => {
+          h.controller.routeUpdate(result);
+          return { content: [{ type: "text", text: "started job-3" }] };
+        },
+      },
+    });
+    const seen: SeenContext[] = [];
+    h.faux.setResponses([
+      toolUse(fauxToolCall("subagent", { task: "research" })),
+      toolUse(fauxToolCall("message_user", { message: "Shall I use the research?", blockOnUser: true })),
+      seeing(seen, fauxAssistantMessage("Using the research.")),
+      seeing(seen, fauxAssistantMessage("An extra call.")),
+    ]);
+    await h.agent.prompt("Draft the outline");
+    expect(h.faux.state.callCount).toBe(2);
+    expect(h.controller.state.pendingInjections.map((entry) => [entry.id, entry.queuedAs])).toEqual([[result.id, undefined]]);
+    expect(h.agent.hasQueuedMessages()).toBe(false);
+
+    await h.promptUser("Yes");
+    expect(h.faux.state.callCount).toBe(3);
+    expect(transcript(seen[0]).slice(-3)).toEqual(["toolResult:message_user", "user:Yes", "user:<background_result>"]);
+    expect((seen[0]?.messages ?? []).filter((message) => textOf(message) === rendered(result))).toHaveLength(1);
+    expect(h.controller.state.pendingInjections).toEqual([]);
+  });
+
+  it("after an abort, goes with the next prompt once; a host's own follow-up stays in Pi's queue", async () => {
+    const result = background("job-4");
+    const hostNote = { role: "user" as const, content: [{ type: "text" as const, text: "Host follow-up." }], timestamp: 0 };
+    const h = setup({
+      executors: {
+        subagent: async () => {
+          h.controller.routeUpdate(result);
+          h.agent.followUp(hostNote);
+          h.agent.abort();
+          return { content: [{ type: "text", text: "started job-4" }] };
+        },
+      },
+    });
+    const seen: SeenContext[] = [];
+    h.faux.setResponses([
+      toolUse(fauxToolCall("subagent", { task: "research" })),
+      fauxAssistantMessage("Never seen: the run was aborted."),
+      seeing(seen, fauxAssistantMessage("Back to the outline.")),
+      seeing(seen, fauxAssistantMessage("Read the host's note.")),
+    ]);
+    await h.agent.prompt("Draft the outline");
+    // Pi still starts the call after the batch; it ends aborted.
+    expect(h.agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
+    expect(h.faux.state.callCount).toBe(2);
+    expect(h.controller.state.pendingInjections.map((entry) => [entry.id, entry.queuedAs])).toEqual([[result.id, undefined]]);
+    expect(h.agent.peekQueuedMessages()).toEqual([hostNote]);
+
+    await h.promptUser("Go on");
+    expect(transcript(seen[0]).slice(-2)).toEqual(["user:Go on", "user:<background_result>"]);
+    // Pi sends the host's own follow-up where the run would stop, as before.
+    expect(transcript(seen[1]).slice(-2)).toEqual(["assistant:Back to the outline.", "user:Host follow-up."]);
+    for (const context of seen) expect(context.messages.filter((message) => textOf(message) === rendered(result))).toHaveLength(1);
+    expect(h.controller.state.pendingInjections).toEqual([]);
+  });
+});
+
 describe("an idle session", () => {
   it("wakes for a steering event that needs a decision about an active task", async () => {
     const h = setup();

@@ -79,6 +79,11 @@ describe("lacksTrigger: a finding only on a description in a language whose form
     "Используй, когда нужен отчёт о продажах.",
     "사용자가 판매 보고서를 요청하면 이 스킬을 사용한다.",
     "Genera un informe de ventas con gráficos para el equipo.",
+    // No word of either list: German, Italian and Dutch written with words the lists do not hold.
+    "Hilft beim Schreiben von Commit-Nachrichten.",
+    "Strumento per convertire documenti PDF in testo semplice.",
+    "Hulpmiddel om PDF-documenten naar platte tekst te converteren.",
+    "Commit-Nachrichten schreiben.",
   ];
   for (const description of unjudged) it(`does not judge: ${description}`, () => expect(lacksTrigger(description)).toBe(false));
   it("still judges English, Chinese and Japanese", () => {
@@ -86,5 +91,8 @@ describe("lacksTrigger: a finding only on a description in a language whose form
     expect(lacksTrigger("提供仓颉编程语言的完备知识库及辅助工具。")).toBe(true);
     expect(lacksTrigger("動画ファイルから文字起こしと議事録を自動生成。")).toBe(true);
     expect(lacksTrigger("Toolkit for styling artifacts. Use when the user asks to restyle slides.")).toBe(false);
+    // Short English titles, told by the verbs descriptions open with.
+    expect(lacksTrigger("Gmail: Send an email.")).toBe(true);
+    expect(lacksTrigger("Create Spring Boot Java Project Skeleton")).toBe(true);
   });
 });

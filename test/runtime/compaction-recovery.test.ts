@@ -3,7 +3,7 @@ import { SettingsManager } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { renderInjection } from "../../src/runtime/injections/index.js";
-import { createGammaSession } from "../../src/runtime/pi-adapter.js";
+import { createGammaSession, restoreAgentContext } from "../../src/runtime/pi-adapter.js";
 import { prepareDist } from "./helpers/dist.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
 import { fauxAgent, fauxPerTest, fauxSessionSetup } from "./helpers/session.js";
@@ -83,6 +83,102 @@ describe("the prefix's compaction promise holds on the low-level path", () => {
     expect(anchor).toMatchObject({ role: "custom", customType: "gamma.anchor", display: false, details: { trusted: true, anchor: true } });
     expect(anchor.content).toContain("- deck-generation (workflow, preloaded in the system prompt)");
     expect(anchor.content).not.toContain(body("deck-generation").trimEnd());
+  });
+});
+
+/** Where the model saw a state anchor, by message index. */
+const anchorsAt = (seen: SeenContext | undefined): number[] =>
+  (seen?.messages ?? []).flatMap((message, index) => (textOf(message).startsWith("<session_state ") ? [index] : []));
+
+/** The one anchor the model saw after a reload (the skill's tool result is still in the context beside it). */
+function reloadAnchor(seen: SeenContext | undefined): string {
+  const [at, ...more] = anchorsAt(seen);
+  expect(more).toEqual([]);
+  const anchor = textOf(seen?.messages[at ?? -1]);
+  expect(anchor).toContain('<skill name="gml-editing" type="workflow">');
+  expect(anchor).toContain("- [in_progress] cards: Edit cards 2 and 3");
+  return anchor;
+}
+
+/** The later call's messages begin with every message of the earlier one: the earlier request is a cacheable prefix. */
+function expectPrefixKept(earlier: SeenContext | undefined, later: SeenContext | undefined): void {
+  const before = earlier?.messages ?? [];
+  expect(before.length).toBeGreaterThan(0);
+  expect(later?.messages.slice(0, before.length)).toEqual(before);
+}
+
+/** A base agent that loaded a workflow skill and set its tasks (WORK). */
+async function agentAfterWork() {
+  const faux = pi.faux();
+  const gamma = pi.disposeAfterTest(fauxAgent(faux, artifacts));
+  faux.setResponses(WORK());
+  await gamma.agent.prompt("Polish cards 2 and 3 of the Q3 deck");
+  return { faux, ...gamma };
+}
+
+/** Routes a client view that waits for the next turn; returns the text the model gets for it. */
+function routeClientView(controller: ReturnType<typeof fauxAgent>["controller"], id: string, summary: string): string {
+  const view = { id, kind: "client_view", occurredAt: "2026-01-01T00:00:00Z", source: "client", delivery: "next_turn", requiresDecision: false, summary } as const;
+  controller.routeUpdate(view);
+  return renderInjection(view, artifacts.injectionKinds);
+}
+
+/** How often the model saw this text anywhere in a call's messages (an anchor's included). */
+const timesSeen = (seen: SeenContext | undefined, text: string): number => count(JSON.stringify(seen?.messages), JSON.stringify(text).slice(1, -1));
+
+describe("a reload on the low-level path (restoreAgentContext without messages)", () => {
+  it("keeps the anchor the context holds where it is and adds none: the last request stays the next one's prefix", async () => {
+    const { faux, agent, controller } = await agentAfterWork();
+
+    const seen: SeenContext[] = [];
+    faux.setResponses([seeing(seen, fauxAssistantMessage("Continuing.")), seeing(seen, fauxAssistantMessage("Still on it."))]);
+    // The first reload finds no anchor and adds one; the second finds it and keeps it.
+    restoreAgentContext(agent, controller);
+    await agent.prompt("continue");
+    const stored = agent.state.messages.length;
+    restoreAgentContext(agent, controller);
+    expect(agent.state.messages).toHaveLength(stored);
+    await agent.prompt("go on");
+
+    reloadAnchor(seen[0]);
+    reloadAnchor(seen[1]);
+    expect(anchorsAt(seen[1])).toEqual(anchorsAt(seen[0]));
+    expectPrefixKept(seen[0], seen[1]);
+  });
+
+  it("after a compaction, keeps the anchor that delivered a pending event: the event stays in the model's context", async () => {
+    const { faux, agent, controller } = await agentAfterWork();
+    const rendered = routeClientView(controller, "evt_view", "The user opened card 3.");
+
+    const seen: SeenContext[] = [];
+    faux.setResponses([seeing(seen, fauxAssistantMessage("Continuing.")), seeing(seen, fauxAssistantMessage("Still on it."))]);
+    restoreAgentContext(agent, controller, [{ role: "user", content: [{ type: "text", text: "Summary: the user wants cards 2 and 3 polished." }], timestamp: 2 }]);
+    await agent.prompt("continue");
+    // The compaction's anchor delivered the event: it left the pending set with that model call.
+    expect(timesSeen(seen[0], rendered)).toBe(1);
+    expect(controller.state.pendingInjections).toEqual([]);
+
+    restoreAgentContext(agent, controller);
+    await agent.prompt("go on");
+    reloadAnchor(seen[1]);
+    expect(timesSeen(seen[1], rendered)).toBe(1);
+    expectPrefixKept(seen[0], seen[1]);
+  });
+
+  it("adds a fresh anchor in place of the old one when a pending event is in no context yet, and the event goes once", async () => {
+    const { faux, agent, controller } = await agentAfterWork();
+    restoreAgentContext(agent, controller);
+    const rendered = routeClientView(controller, "evt_late", "The user opened card 2.");
+
+    restoreAgentContext(agent, controller);
+    expect(controller.state.pendingInjections.map((entry) => [entry.id, entry.queuedAs])).toEqual([["evt_late", "anchor"]]);
+    const seen: SeenContext[] = [];
+    faux.setResponses([seeing(seen, fauxAssistantMessage("Continuing."))]);
+    await agent.prompt(controller.buildTurnMessages({ text: "continue" }) as AgentMessage[]);
+    const anchor = reloadAnchor(seen[0]);
+    expect(anchor).toContain(rendered);
+    expect(timesSeen(seen[0], rendered)).toBe(1);
+    expect(controller.state.pendingInjections).toEqual([]);
   });
 });
 

@@ -53,7 +53,7 @@ export const buildRules = {
   "skill/namespace-on-reference": { severity: "error", description: "Only workflow skills declare `toolNamespaces`: the namespaces load when the workflow becomes active." },
   "budget/prefix-exceeded": { severity: "error", description: "The static prefix fits `budgets.prefixTokens` (default 8,000 o200k tokens)." },
   "budget/catalog-exceeded": { severity: "error", description: "The skill catalog fits `budgets.catalogTokens` (default 4,000 o200k tokens)." },
-  "budget/prefix-below-cache-minimum": { severity: "warning", description: "The static prefix has at least 1,024 tokens, the minimum OpenAI caches." },
+  "budget/prefix-below-cache-minimum": { severity: "warning", description: "The stable tools and the static prefix have at least 1,024 tokens together, the minimum OpenAI caches." },
   "dist/missing": { severity: "error", description: "Every artifact the sources produce exists in dist/." },
   "dist/changed": { severity: "error", description: "Every artifact in dist/ has the bytes its sources produce." },
   "dist/extra": { severity: "error", description: "dist/ holds no file the sources do not produce." },

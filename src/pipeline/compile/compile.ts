@@ -149,7 +149,9 @@ export async function compileProject(root: string, session: BuildSession = new B
     // The catalog entry by entry, so a rebuild after one edit counts one entry again (the counter decides whether to).
     ...(prompts.catalogAt >= 0 ? { pieces: promptPieces(prompts.prefix, prompts.catalogAt, catalogPieces) } : {}),
   });
-  diagnostics.push(...measures.diagnostics, ...budgetDiagnostics(measures, config.config.budgets));
+  // Every request sends the stable tools before the system prompt, so they are part of the prefix a cache holds.
+  const toolsTokens = counter.count(compactTools(tools.tools));
+  diagnostics.push(...measures.diagnostics, ...budgetDiagnostics({ ...measures, toolsTokens }, config.config.budgets));
   if (hasErrors(diagnostics)) return done({ templates, prefixContext: context });
 
   const artifacts = new Map<string, ArtifactContent>();
@@ -279,7 +281,7 @@ function skillInfo(skill: ValidSkill, counter: TokenCounter, artifacts: Map<stri
   };
 }
 
-function budgetDiagnostics(measures: { prefixTokens: number; catalogTokens: number }, budgets: { prefixTokens: number; catalogTokens: number }): Diagnostic[] {
+function budgetDiagnostics(measures: { prefixTokens: number; catalogTokens: number; toolsTokens: number }, budgets: { prefixTokens: number; catalogTokens: number }): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   if (measures.prefixTokens > budgets.prefixTokens) {
     diagnostics.push(createDiagnostic("budget/prefix-exceeded", PREFIX_TEMPLATE, FILE_START, `Unexpected static prefix of ${measures.prefixTokens} tokens, expected at most ${budgets.prefixTokens} (budgets.prefixTokens)`));
@@ -287,8 +289,16 @@ function budgetDiagnostics(measures: { prefixTokens: number; catalogTokens: numb
   if (measures.catalogTokens > budgets.catalogTokens) {
     diagnostics.push(createDiagnostic("budget/catalog-exceeded", PREFIX_TEMPLATE, FILE_START, `Unexpected skill catalog of ${measures.catalogTokens} tokens, expected at most ${budgets.catalogTokens} (budgets.catalogTokens)`));
   }
-  if (measures.prefixTokens < CACHE_MINIMUM_TOKENS) {
-    diagnostics.push(createDiagnostic("budget/prefix-below-cache-minimum", PREFIX_TEMPLATE, FILE_START, `Unexpected static prefix of ${measures.prefixTokens} tokens, expected at least ${CACHE_MINIMUM_TOKENS} for OpenAI prompt caching to apply`));
+  const cacheablePrefix = measures.toolsTokens + measures.prefixTokens;
+  if (cacheablePrefix < CACHE_MINIMUM_TOKENS) {
+    diagnostics.push(
+      createDiagnostic(
+        "budget/prefix-below-cache-minimum",
+        PREFIX_TEMPLATE,
+        FILE_START,
+        `Unexpected static prefix of ${measures.prefixTokens} tokens (${cacheablePrefix} with the stable tools' ${measures.toolsTokens}), expected at least ${CACHE_MINIMUM_TOKENS} together for OpenAI prompt caching to apply`,
+      ),
+    );
   }
   return diagnostics;
 }

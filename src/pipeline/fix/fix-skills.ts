@@ -71,3 +71,15 @@ export async function fixSkillBytes(file: string, raw: Uint8Array, findings: rea
     source: { path: file, text: applied.text, contentHash: sha256Hex(Buffer.from(applied.raw, "utf8")), ...(applied.raw.startsWith("\ufeff") ? { byteOrderMark: true as const } : {}) },
   };
 }
+
+/**
+ * The next pass over a file already fixed in memory: the fixes for the
+ * findings its fixed text still has (a fix can make another possible, as a
+ * flow-style metadata written in block style lets a field move under it),
+ * merged with the earlier passes. Undefined when none applies.
+ */
+export async function fixSkillAgain(previous: FixedSkillFile, findings: readonly Diagnostic[], profile: Profile): Promise<FixedSkillFile | undefined> {
+  const next = await fixSkillBytes(previous.file, Buffer.from(previous.after, "utf8"), findings, profile);
+  if (next === undefined || next.after === previous.after) return undefined;
+  return { ...next, before: previous.before, fixes: [...previous.fixes, ...next.fixes] };
+}

@@ -65,7 +65,9 @@ export function manifestSpellingProblems(spellings: ManifestSpellings, portableR
 /** What to write instead, with the value when it is one a metadata string can hold. */
 function portableMessage(field: WrittenField, topLevel: FieldPlace): string {
   const { spelling } = field;
-  const why = "the spelling Agent Skills validators such as skills-ref accept (gamma-prompt lint --fix moves it)";
+  // lint --fix moves a field of a block mapping; one inside a frontmatter written as a flow mapping is moved by hand.
+  const how = topLevel.keyRange.start.column === 1 ? "gamma-prompt lint --fix moves it" : "move it by hand: lint --fix moves the fields of a block mapping only";
+  const why = `the spelling Agent Skills validators such as skills-ref accept (${how})`;
   const value = topLevel.value;
   if (spelling.list && Array.isArray(value) && value.length === 0) {
     return `Unexpected top-level "${spelling.field}", expected the empty list left out (a list goes under metadata as "${spelling.portableKey}: a b"), ${why}`;

@@ -8,7 +8,7 @@ import type { Agent, AgentMessage } from "@earendil-works/pi-agent-core";
 import type { AgentSession } from "@earendil-works/pi-coding-agent";
 import type { SessionProtocolController } from "../controller.js";
 import type { InjectionTransport } from "../injections/dispatcher.js";
-import type { GammaCustomMessage } from "../messages.js";
+import { isGammaCustomMessage, type GammaCustomMessage } from "../messages.js";
 import { WakeTurnFailedError } from "../yield.js";
 
 /** Queue a trusted custom message to enter before the agent's next model call. */
@@ -19,6 +19,48 @@ export function steerAgent(agent: Agent, message: GammaCustomMessage): void {
 /** Queue a trusted custom message for when the agent's run would otherwise stop. */
 export function followUpAgent(agent: Agent, message: GammaCustomMessage): void {
   agent.followUp(message);
+}
+
+/**
+ * Takes the runtime injections `take` picks out of the agent's follow-up
+ * queue and returns their ids; steering and every other follow-up (a host's
+ * own) stay queued in their order. Pi shows one queue at a time, steering
+ * first, and only as its drain mode allows: the modes are set to "all" while
+ * the steering is set aside and the follow-ups are read, then restored.
+ */
+export function withdrawAgentFollowUps(agent: Agent, take: (injectionId: string) => boolean): string[] {
+  if (!agent.hasQueuedMessages()) return [];
+  const modes = { steering: agent.steeringMode, followUp: agent.followUpMode };
+  agent.steeringMode = "all";
+  agent.followUpMode = "all";
+  try {
+    const shown = agent.peekQueuedMessages();
+    agent.clearSteeringQueue();
+    const followUps = agent.peekQueuedMessages();
+    // With no steering queued, the first look showed these same follow-ups.
+    const steering = sameMessages(shown, followUps) ? [] : shown;
+    const taken = followUps.filter((message) => {
+      const id = injectionIdOf(message);
+      return id !== undefined && take(id);
+    });
+    if (taken.length > 0) {
+      agent.clearFollowUpQueue();
+      for (const message of followUps) if (!taken.includes(message)) agent.followUp(message);
+    }
+    for (const message of steering) agent.steer(message);
+    return taken.flatMap((message) => injectionIdOf(message) ?? []);
+  } finally {
+    agent.steeringMode = modes.steering;
+    agent.followUpMode = modes.followUp;
+  }
+}
+
+function injectionIdOf(message: AgentMessage): string | undefined {
+  return isGammaCustomMessage(message) ? message.details.injectionId : undefined;
+}
+
+function sameMessages(a: readonly AgentMessage[], b: readonly AgentMessage[]): boolean {
+  return a.length === b.length && a.every((message, index) => message === b[index]);
 }
 
 export type SessionDelivery = "steer" | "followUp" | "nextTurn";
@@ -58,6 +100,7 @@ export function agentTransport(agent: Agent): InjectionTransport {
       throwIfModelCallFailed(agent.state.messages);
     },
     hasQueuedMessages: () => agent.hasQueuedMessages(),
+    withdrawFollowUps: (take) => withdrawAgentFollowUps(agent, take),
   };
 }
 
@@ -77,6 +120,7 @@ export function sessionTransport(session: AgentSession, controller: SessionProto
       throwIfModelCallFailed(session.agent.state.messages);
     },
     hasQueuedMessages: () => session.agent.hasQueuedMessages(),
+    withdrawFollowUps: (take) => withdrawAgentFollowUps(session.agent, take),
   };
 }
 

@@ -87,15 +87,20 @@ export function pinVariantTranscript<M extends { role: string }>(messages: reado
 }
 
 /**
- * After a server-side compaction or a reload on the low-level path: the
- * agent's context becomes `messages` (default: its current transcript) minus
- * older anchors, plus one fresh anchor. A transcript without its leading
- * system message (a host's stored conversation) gets the agent's, so the
- * prompt and tools stay declared at the head. The agent must be idle.
+ * After a server-side compaction or a reload on the low-level path. With
+ * `messages` (what a compaction kept) the agent's context becomes those
+ * messages minus older anchors, plus one fresh anchor. Without them it is a
+ * reload of the agent's current transcript: an anchor it holds stays where it
+ * is and none is added, so the request's prefix stays the same, unless a
+ * pending event is in no context and no Pi queue yet; then a fresh anchor
+ * replaces the older ones (the rule a resumed AgentSession follows). A
+ * transcript without its leading system message (a host's stored
+ * conversation) gets the agent's, so the prompt and tools stay declared at
+ * the head. The agent must be idle.
  */
 export function restoreAgentContext(agent: Agent, controller: SessionProtocolController, messages?: AgentMessage[]): void {
   if (agent.state.isStreaming) throw new Error("Unexpected restore during a run, expected an idle agent");
-  const restored = controller.restoreContext(messages ?? agent.state.messages);
+  const restored = messages === undefined ? controller.reloadContext(agent.state.messages) : controller.restoreContext(messages);
   const head =
     getInitialSystemMessage(agent.state.messages) ?? createInitialSystemMessage(controller.systemPrompt, agent.state.tools.map((tool) => toToolDeclaration(tool)));
   agent.state.messages = restored[0]?.role === "system" || head === undefined ? restored : [head, ...restored];
