@@ -26,18 +26,23 @@ export function tooDeepLine(body: string, lines?: readonly string[]): number | u
 
 /** Whether some line (after a line feed or carriage return) leads with more than MAX_NESTING columns of spaces, tabs, `>`, list markers and digits. */
 function hasDeepLead(body: string): boolean {
-  let columns = 0;
-  let atLineStart = true;
-  for (let at = 0; at < body.length; at++) {
-    const code = body.charCodeAt(at);
-    if (code === 0x0a || code === 0x0d) {
-      atLineStart = true;
-      columns = 0;
-    } else if (!atLineStart) continue;
-    else if (isLeadCharacter(code)) {
+  // Only line starts are looked at; most lines start with a letter, and a lead ends at the first other character.
+  const breaks = body.includes("\r") ? /[\r\n]/g : undefined;
+  for (let start = 0; start < body.length; ) {
+    let columns = 0;
+    for (let at = start; at < body.length; at++) {
+      const code = body.charCodeAt(at);
+      if (!isLeadCharacter(code)) break;
       columns += code === 0x09 ? 4 : 1;
       if (columns > MAX_NESTING) return true;
-    } else atLineStart = false;
+    }
+    let next: number;
+    if (breaks) {
+      breaks.lastIndex = start;
+      next = breaks.exec(body)?.index ?? -1;
+    } else next = body.indexOf("\n", start);
+    if (next === -1) return false;
+    start = next + 1;
   }
   return false;
 }

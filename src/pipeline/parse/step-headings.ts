@@ -32,12 +32,23 @@ export function stepHeadingTitle(headingText: string): string | undefined {
   return title;
 }
 
-/** A line that may hold or underline a heading: `#` or a run of `=` or `-` after at most three spaces. */
-const MAY_HOLD_HEADING = /^ {0,3}(?:#|=+[ \t]*\r?$|-+[ \t]*\r?$)/m;
+/**
+ * Cheap and certain negatives, so most bodies skip the block pass: an ATX
+ * step heading has `#`, spaces and a step number on its line (at any
+ * container depth); a setext one needs a step number somewhere and a line
+ * that can underline it.
+ */
+const MAY_BE_ATX_STEP = /#[ \t]+(?:\*{1,3}|_{1,3})?(?:step[ \t]+\d|\d{1,3}[.)])/iu;
+const MAY_BE_STEP_TEXT = /step[ \t]+\d|\d[.)]/iu;
+const MAY_UNDERLINE = /^[ \t>]*(?:=+|-+)[ \t]*\r?$/m;
+
+function mayHoldStepHeading(body: string): boolean {
+  return MAY_BE_ATX_STEP.test(body) || (MAY_BE_STEP_TEXT.test(body) && MAY_UNDERLINE.test(body));
+}
 
 /** `lines` is the body split at line feeds, when the caller has it already. */
 export function findStepHeadings(body: string, bodyStartLine: number, lines?: readonly string[]): OrderedListShape[] {
-  if (!MAY_HOLD_HEADING.test(body)) return [];
+  if (!mayHoldStepHeading(body)) return [];
   lines ??= body.split("\n");
   const headings = outlineBlocks(lines, MAX_NESTING).headings.filter((heading) => !heading.quoted);
   const byLevel = new Map<number, OrderedListShape>();
