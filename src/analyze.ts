@@ -1,9 +1,8 @@
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { InvalidationCost } from "./cost/invalidation.js";
 import type { DistManifest } from "./protocol/dist-manifest.js";
 import { CACHE_PLAN_FILE, type CachePlan } from "./protocol/cache-plan.js";
-import { readRegularFile } from "./protocol/regular-file.js";
 import type { ArtifactContent } from "./pipeline/emit/artifacts.js";
 import type { ProjectSources } from "./pipeline/discover/project-sources.js";
 import { overrideSource, SKILL_READ_RULES, SOURCE_READ_RULES, type SourceOverrides } from "./pipeline/discover/read-source.js";
@@ -138,8 +137,9 @@ async function analyzeOnce(
     if (typeof planText === "string") {
       const plan = JSON.parse(planText) as CachePlan;
       analysis.cachePlan = plan;
-      const invalidation = await priceAgainstOutput(outDir, planText, plan);
-      if (invalidation.length > 0) analysis.invalidation = invalidation;
+      // What these sources would cost the output folder's cached blocks (nothing when the plans are the same bytes).
+      const invalidation = (await import("./cost/variant-prompts.js")).invalidationAgainstOutput(outDir, compiled.artifacts);
+      if (invalidation !== undefined && invalidation.length > 0) analysis.invalidation = invalidation;
     }
   }
   return analysis;
@@ -152,17 +152,3 @@ function toOverrides(buffers: ReadonlyMap<string, string> | undefined): SourceOv
   return overrides;
 }
 
-/** The output folder's plan against this one, block by block; nothing when they are the same bytes or there is none. */
-async function priceAgainstOutput(outDir: string, planText: string, plan: CachePlan): Promise<InvalidationCost[]> {
-  // Never a blocking read: a FIFO in the output folder is reported by check, not waited on here.
-  const read = readRegularFile(join(outDir, CACHE_PLAN_FILE));
-  if (read.kind !== "file") return [];
-  const committedText = read.bytes.toString("utf8");
-  if (committedText === planText) return [];
-  try {
-    const { invalidationCost } = await import("./cost/invalidation.js");
-    return invalidationCost(JSON.parse(committedText) as CachePlan, plan);
-  } catch {
-    return [];
-  }
-}

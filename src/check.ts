@@ -1,10 +1,9 @@
 import { readdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { InvalidationCost } from "./cost/invalidation.js";
 import { CACHE_PLAN_FILE, type CachePlan } from "./protocol/cache-plan.js";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { JOURNAL_FILE, journaledMessage, journalState } from "./protocol/dist-journal.js";
-import { readRegularFile } from "./protocol/regular-file.js";
 import type { DistManifest } from "./protocol/dist-manifest.js";
 import { relativePosix } from "./pipeline/discover/relative-paths.js";
 import { refuseOutputHoldingRoot } from "./pipeline/discover/discover.js";
@@ -53,6 +52,8 @@ export async function check(options: CheckOptions): Promise<CheckResult> {
 export interface SourcesBuild {
   manifest: DistManifest;
   cachePlan: CachePlan;
+  /** Each variant's system prompt, by name. */
+  variants: Record<string, string>;
 }
 
 /** {@link check}, keeping the in-memory build (absent when the sources have errors or dist/ is mid-build). */
@@ -101,7 +102,8 @@ export async function checkAndBuild(options: CheckOptions): Promise<{ result: Ch
   const diagnostics = [...compiled.diagnostics, ...driftDiagnostics(outRel, report)].sort(compareDiagnostics);
   const counts = countDiagnostics(diagnostics);
   const planArtifact = compiled.artifacts.get(CACHE_PLAN_FILE);
-  const invalidation = report.drift.some((entry) => entry.artifact === CACHE_PLAN_FILE) ? await planInvalidation(outDir, planArtifact) : undefined;
+  // The blocks the committed plan caches that the sources' plan no longer has, priced.
+  const invalidation = report.drift.some((entry) => entry.artifact === CACHE_PLAN_FILE) ? (await import("./cost/variant-prompts.js")).invalidationAgainstOutput(outDir, compiled.artifacts) : undefined;
   const result: CheckResult = {
     ok: counts.errorCount === 0,
     diagnostics,
@@ -112,23 +114,8 @@ export async function checkAndBuild(options: CheckOptions): Promise<{ result: Ch
     ...(invalidation === undefined || invalidation.length === 0 ? {} : { invalidation }),
   };
   const cachePlan = JSON.parse(typeof planArtifact === "string" ? planArtifact : Buffer.from(planArtifact ?? "{}").toString("utf8")) as CachePlan;
-  return { result, built: { manifest: compiled.manifest, cachePlan } };
-}
-
-/** The blocks the committed plan caches that the sources' plan no longer has, priced. */
-async function planInvalidation(outDir: string, expected: string | Uint8Array | undefined): Promise<InvalidationCost[] | undefined> {
-  if (expected === undefined) return undefined;
-  const text = typeof expected === "string" ? expected : Buffer.from(expected).toString("utf8");
-  try {
-    // Never a blocking read: a FIFO there is already reported as dist/not-a-file.
-    const read = readRegularFile(join(outDir, CACHE_PLAN_FILE));
-    if (read.kind !== "file") return undefined;
-    const committed = JSON.parse(read.bytes.toString("utf8")) as CachePlan;
-    const { invalidationCost } = await import("./cost/invalidation.js");
-    return invalidationCost(committed, JSON.parse(text) as CachePlan);
-  } catch {
-    return undefined;
-  }
+  const { builtVariantPrompts } = await import("./cost/variant-prompts.js");
+  return { result, built: { manifest: compiled.manifest, cachePlan, variants: builtVariantPrompts(compiled.artifacts, Object.keys(cachePlan.variants)) } };
 }
 
 /** No output folder, or an empty one: nothing was ever built there. */

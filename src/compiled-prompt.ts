@@ -1,6 +1,8 @@
 import { join } from "node:path";
-import { CACHE_PLAN_FILE, type CacheBlockName, type CachePlan } from "./protocol/cache-plan.js";
-import { readRegularFile } from "./protocol/regular-file.js";
+import type { CacheBlockName, CachePlan } from "./protocol/cache-plan.js";
+import { MANIFEST_FILE } from "./protocol/dist-manifest.js";
+import { statIfPossible } from "./protocol/regular-file.js";
+import { ArtifactVerificationError, loadArtifacts, type ArtifactProblem, type LoadedArtifacts } from "./runtime/artifacts.js";
 import type { ArtifactContent } from "./pipeline/emit/artifacts.js";
 
 /**
@@ -41,29 +43,35 @@ export function compiledPrompt(artifacts: ReadonlyMap<string, ArtifactContent>, 
   return { variant, from, text, blocks };
 }
 
-/** A variant as the output folder holds it (never a blocking read); undefined when the folder has no such variant or no readable plan. */
-export function builtPrompt(outDir: string, variant: string): CompiledPrompt | undefined {
-  if (!/^[^/\\]+$/.test(variant) || variant === "." || variant === "..") return undefined;
-  const plan = builtPlan(outDir);
-  const promptRead = readRegularFile(join(outDir, "variants", `${variant}.md`));
-  if (plan === undefined || promptRead.kind !== "file") return undefined;
-  return compiledPrompt(new Map([[`variants/${variant}.md`, promptRead.bytes]]), plan, variant, "output");
-}
+/**
+ * The output folder as the runtime loads it (verified against its manifest,
+ * by the runtime's own loader), the problems when it fails verification, or
+ * `absent` when it has no manifest at all.
+ */
+export type BuiltOutput = { kind: "verified"; artifacts: LoadedArtifacts } | { kind: "failed"; problems: readonly ArtifactProblem[] } | { kind: "absent" };
 
-/** The variants of the output folder's cache plan (none without a readable plan). */
-export function builtVariantNames(outDir: string): string[] {
-  return Object.keys(builtPlan(outDir)?.variants ?? {});
-}
-
-function builtPlan(outDir: string): CachePlan | undefined {
-  const read = readRegularFile(join(outDir, CACHE_PLAN_FILE));
-  if (read.kind !== "file") return undefined;
+export function readBuiltOutput(outDir: string): BuiltOutput {
+  if (statIfPossible(join(outDir, MANIFEST_FILE)) === undefined) return { kind: "absent" };
   try {
-    const plan = JSON.parse(read.bytes.toString("utf8")) as CachePlan;
-    return typeof plan === "object" && plan !== null && typeof plan.variants === "object" && plan.variants !== null ? plan : undefined;
-  } catch {
-    return undefined;
+    return { kind: "verified", artifacts: loadArtifacts({ distDir: outDir }) };
+  } catch (error) {
+    if (error instanceof ArtifactVerificationError) return { kind: "failed", problems: error.problems };
+    throw error;
   }
+}
+
+/** A failed verification's problems in one line: the first three, and how many more. */
+export function verificationSummary(problems: readonly ArtifactProblem[]): string {
+  const shown = problems.slice(0, 3).map((problem) => `${problem.file}: ${problem.message}`);
+  const more = problems.length - shown.length;
+  return more > 0 ? `${shown.join("; ")}; and ${more} more` : shown.join("; ");
+}
+
+/** A variant as the output folder holds it, once the folder passes verification; undefined when it has no such variant, no manifest or fails verification. */
+export function builtPrompt(outDir: string, variant: string, output: BuiltOutput = readBuiltOutput(outDir)): CompiledPrompt | undefined {
+  if (output.kind !== "verified" || !Object.hasOwn(output.artifacts.variants, variant)) return undefined;
+  const text = output.artifacts.variants[variant];
+  return text === undefined ? undefined : compiledPrompt(new Map([[`variants/${variant}.md`, text]]), output.artifacts.cachePlan, variant, "output");
 }
 
 /** The prompt with each block's boundary marked on a line of its own (the language server's read-only document). */

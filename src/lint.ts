@@ -41,6 +41,8 @@ export interface LintOptions {
   config?: string;
   /** Read each workflow skill's checklist into `skills` (default true); false leaves `checklist` out, for a caller that wants the findings only. */
   checklists?: boolean;
+  /** With `fix: "write"`: once aborted, nothing is written (lint throws the signal's reason instead); checked right before the first write. */
+  signal?: AbortSignal;
 }
 
 export interface LintResult {
@@ -105,7 +107,10 @@ export async function lint(options: LintOptions): Promise<LintResult> {
       if (!changed) break;
     }
     fixedFiles = [...fixed.values()];
-    if (fixedFiles.length > 0 && options.fix === "write") writeFixedFiles(root, fixedFiles);
+    if (fixedFiles.length > 0 && options.fix === "write") {
+      options.signal?.throwIfAborted();
+      writeFixedFiles(root, fixedFiles);
+    }
   }
   const agent = isAgentProject(root, profile) ? await agentSourceDiagnostics(root, linted, options.config) : [];
   const diagnostics = withoutRepeats([...configDiagnostics, ...linted.diagnostics, ...agent]).sort(compareDiagnostics);

@@ -1,18 +1,43 @@
 /**
  * What an edit that invalidates cached blocks costs until the cache is warm
  * again: per affected variant, the tokens that stop being served from the
- * cache, and their price per 1,000 sessions that start cold, for each priced
- * model of the data file's defaults (first Anthropic and OpenAI model).
+ * cache on each provider, and their price per 1,000 sessions that start cold,
+ * for each priced model of the data file's defaults (first Anthropic and
+ * OpenAI model).
+ *
+ * The providers lose different amounts. Anthropic caches per breakpoint: the
+ * first changed block and every block after it are written again. OpenAI's
+ * cache is an exact prefix without blocks: everything before the first
+ * changed token stays cached, in 128-token steps from a 1,024-token minimum.
  */
-import type { CachePlan } from "../protocol/cache-plan.js";
+import type { CachePlan, CachePlanBlock } from "../protocol/cache-plan.js";
+import { cacheableTokens, sharedTokenCount, tokenizer } from "../tokens.js";
 import { loadPromptCachingData } from "./rules.js";
 
 export interface InvalidationCost {
   variant: string;
-  /** Tokens that were cached and now are not (from the first changed block to the end of the variant). */
+  /** Tokens Anthropic writes again: from the first changed block to the end of the variant. */
   tokens: number;
+  /**
+   * Tokens OpenAI no longer serves from its cache: from the last 128-token
+   * step at or before the first changed token (tools counted first) to the
+   * end of the variant; the whole variant when fewer than 1,024 tokens stay
+   * shared. Less than `tokens` after an edit inside a block, up to 127 more
+   * after one at a block's start.
+   */
+  openaiTokens: number;
   /** Extra input dollars per 1,000 sessions whose first call finds them cold, by `provider/model`. */
   dollarsPer1000Sessions: Record<string, number>;
+}
+
+/**
+ * Each variant's exact system prompt (`variants/<name>.md`) on both sides of
+ * the comparison, by variant name. A variant missing on either side is priced
+ * for OpenAI from the start of its first changed block.
+ */
+export interface ComparedPrompts {
+  before: Readonly<Record<string, string>>;
+  after: Readonly<Record<string, string>>;
 }
 
 const PRICED = [
@@ -21,10 +46,11 @@ const PRICED = [
 ] as const;
 
 /**
- * Compares two plans block by block (sha256): for each variant, the first
- * block that differs and everything after it must be written again.
+ * Compares two plans block by block (sha256) for Anthropic and, given the
+ * variants' system prompts, token by token for OpenAI. Variants whose blocks
+ * are all the same are left out.
  */
-export function invalidationCost(before: CachePlan, after: CachePlan): InvalidationCost[] {
+export function invalidationCost(before: CachePlan, after: CachePlan, prompts?: ComparedPrompts): InvalidationCost[] {
   const data = loadPromptCachingData();
   const out: InvalidationCost[] = [];
   for (const [name, plan] of Object.entries(after.variants)) {
@@ -33,8 +59,10 @@ export function invalidationCost(before: CachePlan, after: CachePlan): Invalidat
     let first = blocks.findIndex((block, index) => old?.blocks[index]?.sha256 !== block.sha256);
     if (first < 0 && (old?.blocks.length ?? 0) === blocks.length) continue;
     if (first < 0) first = blocks.length - 1;
-    const cachedBefore = first === 0 ? 0 : (blocks[first - 1]?.cumulativeTokens ?? 0);
-    const tokens = (blocks.at(-1)?.cumulativeTokens ?? 0) - cachedBefore;
+    const end = blocks.at(-1)?.cumulativeTokens ?? 0;
+    const tokens = end - tokensBefore(blocks, first);
+    const shared = old === undefined ? 0 : sharedRequestTokens(blocks, first, prompts?.before[name], prompts?.after[name]);
+    const openaiTokens = Math.max(0, end - cacheableTokens(shared));
     const dollarsPer1000Sessions: Record<string, number> = {};
     for (const { provider, model } of PRICED) {
       if (provider === "anthropic") {
@@ -43,21 +71,59 @@ export function invalidationCost(before: CachePlan, after: CachePlan): Invalidat
         dollarsPer1000Sessions[`${provider}/${model}`] = (tokens * price * (data.providers.anthropic.rules.writeMultiplier["5m"] - data.providers.anthropic.rules.readMultiplier) * 1000) / 1e6;
       } else {
         const prices = data.providers.openai.models[model];
-        dollarsPer1000Sessions[`${provider}/${model}`] = prices === undefined ? 0 : (tokens * (prices.inputPerMTok - prices.cachedInputPerMTok) * 1000) / 1e6;
+        dollarsPer1000Sessions[`${provider}/${model}`] = prices === undefined ? 0 : (openaiTokens * (prices.inputPerMTok - prices.cachedInputPerMTok) * 1000) / 1e6;
       }
     }
-    out.push({ variant: name, tokens, dollarsPer1000Sessions });
+    out.push({ variant: name, tokens, openaiTokens, dollarsPer1000Sessions });
   }
   return out;
 }
 
+/** Tokens of the blocks before `index`. */
+function tokensBefore(blocks: readonly CachePlanBlock[], index: number): number {
+  return index === 0 ? 0 : (blocks[index - 1]?.cumulativeTokens ?? 0);
+}
+
+/**
+ * Leading tokens the old and the new request share, counted as the cache plan
+ * counts them: the tools first, then the system prompt. Within the system
+ * prompt the first differing o200k token decides; a change in the tools (each
+ * provider serializes them its own way) counts from the changed block's start,
+ * as does a variant whose prompts are not both at hand.
+ */
+function sharedRequestTokens(blocks: readonly CachePlanBlock[], first: number, before: string | undefined, after: string | undefined): number {
+  const system = blocks.findIndex((block) => block.name === "static-prefix");
+  if (system < 0 || first < system || before === undefined || after === undefined) return tokensBefore(blocks, first);
+  return tokensBefore(blocks, system) + sharedTokenCount(encoded(before), encoded(after));
+}
+
+/**
+ * The last encodings, by text: the committed side of a comparison is the same
+ * text analysis after analysis (the editor), and one rebuild's new prompt is
+ * the next one's old prompt (watch).
+ */
+const encodings = new Map<string, number[]>();
+const KEPT_ENCODINGS = 16;
+
+function encoded(text: string): number[] {
+  let tokens = encodings.get(text);
+  if (tokens === undefined) {
+    tokens = tokenizer().encode(text);
+    if (encodings.size >= KEPT_ENCODINGS) encodings.delete(encodings.keys().next().value as string);
+    encodings.set(text, tokens);
+  }
+  return tokens;
+}
+
+/** One line per variant; both counts when the providers lose different amounts. */
 export function formatInvalidationCost(costs: readonly InvalidationCost[]): string {
   return costs
     .map((cost) => {
       const prices = Object.entries(cost.dollarsPer1000Sessions)
         .map(([model, dollars]) => `$${dollars.toFixed(2)} (${model})`)
         .join(", ");
-      return `${cost.variant}: ${cost.tokens} tokens uncached until the cache is warm again, ${prices} per 1,000 cold sessions`;
+      const uncached = cost.openaiTokens === cost.tokens ? `${cost.tokens} tokens uncached` : `${cost.tokens} tokens uncached on Anthropic, ${cost.openaiTokens} on OpenAI`;
+      return `${cost.variant}: ${uncached} until the cache is warm again, ${prices} per 1,000 cold sessions`;
     })
     .join("\n");
 }

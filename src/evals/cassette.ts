@@ -11,9 +11,9 @@
  * and it is reported at that call instead of answering with a reply meant
  * for another question.
  */
-import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { createHash, randomBytes } from "node:crypto";
+import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { canonicalJson, sortKeysDeep } from "../pipeline/emit/canonical-json.js";
 import { readRegularFile } from "../protocol/regular-file.js";
 import type { ModelContext, ModelReply, ScriptedReply } from "./pi-models.js";
@@ -112,21 +112,68 @@ function replyContent(content: ModelReply["content"]): Array<Record<string, unkn
   });
 }
 
+/** A reply that is a failed call, not the model's answer: a provider or connection error, or an aborted request. */
+export function isFailedReply(reply: Pick<ScriptedReply, "stopReason">): boolean {
+  return reply.stopReason === "error" || reply.stopReason === "aborted";
+}
+
+/** Why a cassette cannot stand for a run: the first call it holds that is a failed call (written by an earlier version, or by hand). */
+export function failedCallProblem(cassette: Cassette): string | undefined {
+  const index = cassette.calls.findIndex((call) => isFailedReply(call.reply));
+  if (index === -1) return undefined;
+  const reply = cassette.calls[index]?.reply;
+  return `model call ${index + 1} is recorded as a failed call (${reply?.stopReason}${reply?.errorMessage === undefined ? "" : `: ${reply.errorMessage}`}), not as the model's reply`;
+}
+
 /** The cassette files of one scenario, by run number (1, 2, …). */
 export function cassettePath(cassetteDir: string, run: number): string {
   return join(cassetteDir, `${run}.json`);
 }
 
-/** Replaces a scenario's cassettes with these, written whole (temp file, then rename), in sorted-key JSON. */
+/**
+ * Replaces a scenario's cassettes with these as one step: the new set is
+ * written whole into a staging folder beside the scenario's folder (same
+ * filesystem), which then takes the old folder's place by rename. A failure
+ * while staging leaves the old cassettes as they were; a process killed
+ * between the two renames leaves them whole in the `.<scenario>.old-…` folder.
+ */
 export function writeCassettes(cassetteDir: string, cassettes: readonly Cassette[]): void {
-  mkdirSync(cassetteDir, { recursive: true });
-  const keep = new Set(cassettes.map((cassette) => `${cassette.run}.json`));
-  for (const cassette of cassettes) {
-    const path = cassettePath(cassetteDir, cassette.run);
-    writeFileSync(`${path}.tmp`, canonicalJson(cassette));
-    renameSync(`${path}.tmp`, path);
+  const parent = dirname(cassetteDir);
+  mkdirSync(parent, { recursive: true });
+  const suffix = `${process.pid}-${randomBytes(4).toString("hex")}`;
+  const staging = join(parent, `.${basename(cassetteDir)}.new-${suffix}`);
+  const old = join(parent, `.${basename(cassetteDir)}.old-${suffix}`);
+  try {
+    mkdirSync(staging);
+    for (const cassette of cassettes) writeFileSync(cassettePath(staging, cassette.run), canonicalJson(cassette));
+    // Whatever else the folder holds (notes beside the cassettes) stays.
+    for (const name of existingEntries(cassetteDir)) if (!/^\d+\.json$/.test(name)) cpSync(join(cassetteDir, name), join(staging, name), { recursive: true });
+    let kept = false;
+    try {
+      renameSync(cassetteDir, old);
+      kept = true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+    try {
+      renameSync(staging, cassetteDir);
+    } catch (error) {
+      if (kept) renameSync(old, cassetteDir);
+      throw error;
+    }
+    if (kept) rmSync(old, { recursive: true, force: true });
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
   }
-  for (const name of readdirSync(cassetteDir)) if (/^\d+\.json$/.test(name) && !keep.has(name)) rmSync(join(cassetteDir, name));
+}
+
+function existingEntries(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
 }
 
 export type CassetteRead = { kind: "cassette"; cassette: Cassette } | { kind: "missing" } | { kind: "invalid"; problem: string };

@@ -6,15 +6,17 @@
  * comparison with a baseline results document.
  */
 import { readdirSync } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { join, relative, resolve } from "node:path";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { loadArtifacts, type LoadedArtifacts } from "../runtime/artifacts.js";
 import type { ModelCallContext } from "./model-context.js";
 import { modelCatalog, observedStreamFn, registerScriptedModel, type Api, type Model, type ModelContext, type ScriptedReply } from "./pi-models.js";
-import { cassettePath, cassetteReply, contextFingerprint, readCassette, writeCassettes, type Cassette, type CassetteCall } from "./cassette.js";
+import { cassettePath, cassetteReply, contextFingerprint, isFailedReply, writeCassettes, type Cassette, type CassetteCall } from "./cassette.js";
 import { judgeRun } from "./expectations.js";
 import { chooseModel, EvalUsageError } from "./models.js";
-import { compareWithBaseline, RESULTS_FORMAT, scenarioResult, type EvalMode, type EvalResults, type RunResult } from "./results.js";
+import { compareWithBaseline, RESULTS_FORMAT, scenarioResult, staleRuns, type EvalMode, type EvalResults, type RunResult } from "./results.js";
+import { display, replayedModel, replayPlans, type RunPlan } from "./plans.js";
+import { pool } from "./pool.js";
 import { runScenario } from "./run.js";
 import { DEFAULT_MAX_MODEL_CALLS, expectationKind, loadScenarios, type LoadedScenario } from "./scenario.js";
 
@@ -80,12 +82,6 @@ export interface EvalOutcome {
   results?: EvalResults;
 }
 
-interface RunPlan {
-  loaded: LoadedScenario;
-  run: number;
-  cassette?: Cassette;
-}
-
 export async function runEvals(options: EvalOptions): Promise<EvalOutcome> {
   const cwd = process.cwd();
   const root = resolve(cwd, options.root ?? ".");
@@ -122,31 +118,34 @@ export async function runEvals(options: EvalOptions): Promise<EvalOutcome> {
     options.onProgress?.(++done, plans.length);
     return outcome;
   });
-  if (mode === "record") {
-    for (const loaded of scenarios) {
-      writeCassettes(loaded.cassetteDir, runResults.flatMap((outcome, index) => (plans[index]?.loaded === loaded && outcome.cassette !== undefined ? [outcome.cassette] : [])));
-    }
-  }
-  const scenarioResults = scenarios.map((loaded) =>
-    scenarioResult({
+  const scenarioResults = scenarios.map((loaded) => {
+    const outcomes = runResults.filter((_, index) => plans[index]?.loaded === loaded);
+    // A recording replaces a scenario's cassettes only when every run recorded cleanly: a failed call is no reply.
+    const notRecorded = mode === "record" ? outcomes.find((outcome) => outcome.notRecorded !== undefined)?.notRecorded : undefined;
+    if (mode === "record" && notRecorded === undefined) writeCassettes(loaded.cassetteDir, outcomes.flatMap((outcome) => (outcome.cassette === undefined ? [] : [outcome.cassette])));
+    return scenarioResult({
       name: loaded.scenario.name,
       file: loaded.file,
       variant: loaded.scenario.variant,
       expectationIds: loaded.scenario.expect.map((expectation) => ({ id: expectation.id, kind: expectationKind(expectation) })),
-      runs: runResults.flatMap((outcome, index) => (plans[index]?.loaded === loaded ? [outcome.result] : [])),
+      runs: outcomes.map((outcome) => (notRecorded === undefined ? outcome.result : withoutCassette(outcome.result))),
       threshold,
-    }),
-  );
+      ...(notRecorded === undefined ? {} : { notRecorded }),
+    });
+  });
+  const stale = staleRuns(scenarioResults);
   const baseline = options.baseline === undefined ? undefined : compareWithBaseline(options.baseline, scenarioResults);
   const results: EvalResults = {
     format: RESULTS_FORMAT,
     model: modelName,
     mode,
     cacheKey: artifacts.manifest.staticPrefix.cacheKey,
-    runs: mode === "replay" ? Math.max(0, ...scenarioResults.map((scenario) => scenario.runs)) : (runs ?? 1),
+    runs: mode === "replay" ? Math.max(0, ...scenarioResults.map((scenario) => scenario.runResults.length)) : (runs ?? 1),
     confidence: { method: "wilson", level: 0.95 },
     threshold,
-    passed: scenarioResults.every((scenario) => scenario.pass) && (baseline?.regressions.length ?? 0) === 0,
+    // A stale run measured nothing: it fails the evaluation whatever the threshold.
+    passed: scenarioResults.every((scenario) => scenario.pass) && stale === 0 && (baseline?.regressions.length ?? 0) === 0,
+    ...(stale === 0 ? {} : { stale }),
     scenarios: scenarioResults,
     ...(baseline === undefined ? {} : { baseline }),
   };
@@ -166,32 +165,6 @@ function discoverScenarios(root: string, cwd: string): string[] {
     .map((name) => relative(cwd, join(root, EVALS_DIR, name)));
 }
 
-/** One run per cassette found (1.json, 2.json, …), or the first `runs` of them. */
-function replayPlans(scenarios: readonly LoadedScenario[], runs: number | undefined, cwd: string): RunPlan[] {
-  return scenarios.flatMap((loaded) => {
-    const plans: RunPlan[] = [];
-    for (let run = 1; runs === undefined || run <= runs; run++) {
-      const path = cassettePath(loaded.cassetteDir, run);
-      const read = readCassette(path);
-      if (read.kind === "missing") break;
-      if (read.kind === "invalid") throw new EvalUsageError(`Unexpected cassette ${display(path, cwd)}: ${read.problem}; re-record it with --record`);
-      plans.push({ loaded, run, cassette: read.cassette });
-    }
-    if (plans.length === 0) {
-      throw new EvalUsageError(`Unexpected scenario "${loaded.scenario.name}" without cassettes in ${display(loaded.cassetteDir, cwd)}/, expected them recorded first: gamma-prompt eval --record --model provider/id`);
-    }
-    if (runs !== undefined && plans.length < runs) {
-      throw new EvalUsageError(`Unexpected --runs ${runs} for scenario "${loaded.scenario.name}", expected at most the ${plans.length} cassettes recorded in ${display(loaded.cassetteDir, cwd)}/`);
-    }
-    return plans;
-  });
-}
-
-function replayedModel(plans: readonly RunPlan[]): string {
-  const models = [...new Set(plans.map((plan) => plan.cassette?.model ?? ""))].sort();
-  return models.join(", ");
-}
-
 interface RunContext {
   artifacts: LoadedArtifacts;
   mode: EvalMode;
@@ -201,20 +174,34 @@ interface RunContext {
   cwd: string;
 }
 
-async function runOnce(plan: RunPlan, context: RunContext): Promise<{ result: RunResult; cassette?: Cassette }> {
+interface RunOutcome {
+  result: RunResult;
+  cassette?: Cassette;
+  /** With --record: why this run is no recording (a model call failed). */
+  notRecorded?: string;
+}
+
+async function runOnce(plan: RunPlan, context: RunContext): Promise<RunOutcome> {
   const { loaded, run } = plan;
+  const path = cassettePath(loaded.cassetteDir, run);
+  if (plan.stale !== undefined) return { result: staleResult(run, plan.stale, 0, display(path, context.cwd)) };
   const cap = loaded.scenario.maxModelCallsPerRun ?? DEFAULT_MAX_MODEL_CALLS;
   const recorded: CassetteCall[] = [];
   const fingerprints: string[] = [];
   let stale: string | undefined;
   let unrecorded: string | undefined;
+  let failedCall: string | undefined;
+  let capped = false;
   const streamFn = await observedStreamFn({
     onCall: (index, callContext) => {
       fingerprints[index] = contextFingerprint(callContext);
-      return index >= cap ? `stopped after ${cap} model calls (the scenario's maxModelCallsPerRun)` : undefined;
+      if (index < cap) return undefined;
+      capped = true;
+      return `stopped after ${cap} model calls (the scenario's maxModelCallsPerRun)`;
     },
     onReply: (index, reply) => {
-      recorded[index] = { context: fingerprints[index] ?? "", reply: cassetteReply(reply) };
+      if (isFailedReply(reply)) failedCall ??= `model call ${index + 1} failed (${reply.stopReason}): ${reply.errorMessage ?? "no message"}`;
+      else recorded[index] = { context: fingerprints[index] ?? "", reply: cassetteReply(reply) };
     },
     onReplyError: (index, error) => {
       unrecorded ??= `model call ${index + 1}'s reply could not be recorded: ${error instanceof Error ? error.message : String(error)}`;
@@ -256,11 +243,10 @@ async function runOnce(plan: RunPlan, context: RunContext): Promise<{ result: Ru
   } finally {
     unregister();
   }
-  const runError = stale ?? unrecorded;
-  if (runError !== undefined) trace.error = runError;
+  if (stale !== undefined) return { result: staleResult(run, stale, trace.modelCalls, display(path, context.cwd)) };
+  if (unrecorded !== undefined) trace.error = unrecorded;
   const verdicts = judgeRun(loaded.scenario, trace, context.artifacts);
   const failures = verdicts.filter((verdict) => !verdict.passed).map((verdict) => ({ expectation: verdict.id, reason: verdict.reason ?? "" }));
-  const path = cassettePath(loaded.cassetteDir, run);
   const result: RunResult = {
     run,
     passed: failures.length === 0,
@@ -271,6 +257,9 @@ async function runOnce(plan: RunPlan, context: RunContext): Promise<{ result: Ru
     ...(context.mode === "live" ? {} : { cassette: display(path, context.cwd) }),
   };
   if (context.mode !== "record") return { result };
+  // A run stopped at the cap replays the same way; any other error (a provider's client that threw) is no recording.
+  const notRecorded = failedCall ?? unrecorded ?? (trace.error !== undefined && !capped ? trace.error : undefined);
+  if (notRecorded !== undefined) return { result, notRecorded: `run ${run}: ${notRecorded}` };
   const cassette: Cassette = {
     format: "gamma-prompt/eval-cassette@1",
     scenario: loaded.scenario.name,
@@ -280,6 +269,17 @@ async function runOnce(plan: RunPlan, context: RunContext): Promise<{ result: Ru
     calls: recorded.filter((call) => call !== undefined),
   };
   return { result, cassette };
+}
+
+/** A run its cassette cannot answer: not evaluated, counted in no rate. */
+function staleResult(run: number, message: string, modelCalls: number, cassette: string): RunResult {
+  return { run, passed: false, stale: true, modelCalls, failures: [], error: message, cassette };
+}
+
+/** A run of a recording that was not written names no cassette. */
+function withoutCassette(result: RunResult): RunResult {
+  const { cassette: _written, ...rest } = result;
+  return rest;
 }
 
 function staleMessage(cassette: Cassette, index: number, context: RunContext, path: string): string {
@@ -299,22 +299,4 @@ function scriptedReply(turn: ScriptedTurn, index: number): ScriptedReply {
     ] as ScriptedReply["content"],
     stopReason: calls.length > 0 ? "toolUse" : "stop",
   };
-}
-
-function display(path: string, cwd: string): string {
-  return relative(cwd, path).split(sep).join("/");
-}
-
-/** Runs `work` over `items` with at most `limit` in flight; results keep the items' order. */
-async function pool<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -21,20 +21,31 @@ export interface RunResult {
   modelCalls: number;
   /** Expectation ids that failed, with why. */
   failures: Array<{ expectation: string; reason: string }>;
-  /** Why the run could not finish (then every expectation failed). */
+  /** Why the run could not finish (then every expectation failed), or why it was not evaluated (`stale`). */
   error?: string;
+  /**
+   * The run was not evaluated: its cassette no longer matches the context the
+   * run made (or records a failed model call). Counted in no pass rate; it
+   * fails the evaluation whatever the threshold.
+   */
+  stale?: true;
   /** Host tool calls no fixture answered. */
   unfixtured?: number;
   /** The cassette recorded or replayed, relative to the working folder. */
   cassette?: string;
 }
 
+/** A scenario's pass rate counts the runs evaluated (`runs`); stale runs are counted apart and make it fail. */
 export interface ScenarioResult extends Rate {
   name: string;
   file: string;
   variant: string;
-  /** The scenario's pass rate reaches the threshold. */
+  /** Every run was evaluated and the pass rate reaches the threshold. */
   pass: boolean;
+  /** Runs not evaluated because their cassette is stale (absent when none). */
+  stale?: number;
+  /** Why a recording kept this scenario's earlier cassettes (a model call failed); absent when it was recorded. */
+  notRecorded?: string;
   expectations: ExpectationResult[];
   runResults: RunResult[];
 }
@@ -69,22 +80,40 @@ export interface EvalResults {
   confidence: { method: "wilson"; level: 0.95 };
   /** A scenario passes when its pass rate is at least this. */
   threshold: number;
-  /** Every scenario passed and no regression against the baseline. */
+  /** Every scenario passed, every run was evaluated (and recorded, with --record), and no regression against the baseline. */
   passed: boolean;
+  /** Runs not evaluated because their cassette is stale, over every scenario (absent when none). */
+  stale?: number;
   scenarios: ScenarioResult[];
   baseline?: BaselineComparison;
 }
 
-/** Aggregates the runs of one scenario. */
-export function scenarioResult(input: { name: string; file: string; variant: string; expectationIds: Array<{ id: string; kind: ExpectationKind }>; runs: RunResult[]; threshold: number }): ScenarioResult {
-  const passedRuns = input.runs.filter((run) => run.passed).length;
-  const overall = rate(passedRuns, input.runs.length);
+/** Aggregates the runs of one scenario: rates over the runs evaluated, a stale run counted apart (nothing was measured). */
+export function scenarioResult(input: { name: string; file: string; variant: string; expectationIds: Array<{ id: string; kind: ExpectationKind }>; runs: RunResult[]; threshold: number; notRecorded?: string }): ScenarioResult {
+  const evaluated = input.runs.filter((run) => run.stale !== true);
+  const stale = input.runs.length - evaluated.length;
+  const overall = rate(evaluated.filter((run) => run.passed).length, evaluated.length);
   const expectations = input.expectationIds.map(({ id, kind }) => ({
     id,
     kind,
-    ...rate(input.runs.filter((run) => !run.failures.some((failure) => failure.expectation === id)).length, input.runs.length),
+    ...rate(evaluated.filter((run) => !run.failures.some((failure) => failure.expectation === id)).length, evaluated.length),
   }));
-  return { name: input.name, file: input.file, variant: input.variant, ...overall, pass: input.runs.length > 0 && overall.rate >= input.threshold, expectations, runResults: input.runs };
+  return {
+    name: input.name,
+    file: input.file,
+    variant: input.variant,
+    ...overall,
+    pass: evaluated.length > 0 && stale === 0 && input.notRecorded === undefined && overall.rate >= input.threshold,
+    ...(stale === 0 ? {} : { stale }),
+    ...(input.notRecorded === undefined ? {} : { notRecorded: input.notRecorded }),
+    expectations,
+    runResults: input.runs,
+  };
+}
+
+/** Stale runs over every scenario. */
+export function staleRuns(scenarios: readonly ScenarioResult[]): number {
+  return scenarios.reduce((total, scenario) => total + (scenario.stale ?? 0), 0);
 }
 
 /** Regressions and improvements beyond noise, per scenario and per expectation present in both documents. */
@@ -135,6 +164,8 @@ function isRate(value: Partial<Rate>): boolean {
 
 const percent = (value: number): string => `${Math.round(value * 100)}%`;
 const interval = (value: Rate): string => `${percent(value.interval[0])}–${percent(value.interval[1])}`;
+/** Rate and interval cells; a dash for each when no run was evaluated. */
+const rateCells = (value: Rate): string[] => (value.runs === 0 ? ["—", "—"] : [percent(value.rate), interval(value)]);
 
 /**
  * The human summary: a header naming the model, dist/ and mode, one row per
@@ -144,8 +175,8 @@ const interval = (value: Rate): string => `${percent(value.interval[0])}–${per
 export function formatSummary(results: EvalResults): string {
   const rows: string[][] = [["scenario / expectation", "passed", "rate", "95% CI (Wilson)", ""]];
   for (const scenario of results.scenarios) {
-    rows.push([scenario.name, `${scenario.passed}/${scenario.runs}`, percent(scenario.rate), interval(scenario), scenario.pass ? "pass" : "FAIL"]);
-    for (const expectation of scenario.expectations) rows.push([`  ${expectation.id}`, `${expectation.passed}/${expectation.runs}`, percent(expectation.rate), interval(expectation), ""]);
+    rows.push([scenario.name, `${scenario.passed}/${scenario.runs}`, ...rateCells(scenario), scenarioVerdict(scenario)]);
+    for (const expectation of scenario.expectations) rows.push([`  ${expectation.id}`, `${expectation.passed}/${expectation.runs}`, ...rateCells(expectation), ""]);
   }
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
   const table = rows.map((row) =>
@@ -156,9 +187,13 @@ export function formatSummary(results: EvalResults): string {
   );
   const lines = [`model ${results.model} · dist ${results.cacheKey.slice(0, 12)} · ${results.mode} · ${results.runs} run${results.runs === 1 ? "" : "s"} per scenario`, "", ...table];
   const failures = results.scenarios.flatMap((scenario) =>
-    scenario.runResults.flatMap((run) => (run.error !== undefined ? [`  ${scenario.name} run ${run.run}: ${run.error}`] : run.failures.map((failure) => `  ${scenario.name} run ${run.run} ${failure.expectation}: ${failure.reason}`))),
+    scenario.runResults.flatMap((run) => (run.stale === true ? [] : run.error !== undefined ? [`  ${scenario.name} run ${run.run}: ${run.error}`] : run.failures.map((failure) => `  ${scenario.name} run ${run.run} ${failure.expectation}: ${failure.reason}`))),
   );
   if (failures.length > 0) lines.push("", "failures:", ...failures);
+  const notRun = results.scenarios.flatMap((scenario) => scenario.runResults.flatMap((run) => (run.stale === true ? [`  ${scenario.name} run ${run.run}: ${run.error ?? "stale cassette"}`] : [])));
+  if (notRun.length > 0) lines.push("", "not evaluated (stale cassettes; counted in no rate):", ...notRun);
+  const notRecorded = results.scenarios.flatMap((scenario) => (scenario.notRecorded === undefined ? [] : [`  ${scenario.name}: ${scenario.notRecorded}`]));
+  if (notRecorded.length > 0) lines.push("", "not recorded (the earlier cassettes are kept as they were):", ...notRecorded);
   if (results.baseline !== undefined) {
     const { baseline } = results;
     const change = (entry: RateChange) => `  ${entry.scenario}${entry.expectation === undefined ? "" : ` ${entry.expectation}`}: ${percent(entry.baseline.rate)} (${interval(entry.baseline)}) → ${percent(entry.current.rate)} (${interval(entry.current)})`;
@@ -168,13 +203,30 @@ export function formatSummary(results: EvalResults): string {
     if (baseline.improvements.length > 0) lines.push("improvements:", ...baseline.improvements.map(change));
     if (baseline.missing.length > 0) lines.push(`  not run here: ${baseline.missing.join(", ")}`);
   }
-  const failing = results.scenarios.filter((scenario) => !scenario.pass).length;
-  const regressed = results.baseline?.regressions.length ?? 0;
-  lines.push(
-    "",
-    results.passed
-      ? `${results.scenarios.length} scenario${results.scenarios.length === 1 ? "" : "s"} passed (threshold ${percent(results.threshold)})`
-      : `${failing} of ${results.scenarios.length} scenarios below the threshold of ${percent(results.threshold)}${regressed > 0 ? `, ${regressed} regression${regressed === 1 ? "" : "s"}` : ""}`,
-  );
+  lines.push("", verdictLine(results));
   return `${lines.join("\n")}\n`;
+}
+
+function scenarioVerdict(scenario: ScenarioResult): string {
+  if (scenario.stale !== undefined) return `STALE (${scenario.stale} run${scenario.stale === 1 ? "" : "s"} not evaluated)`;
+  if (scenario.notRecorded !== undefined) return "NOT RECORDED";
+  return scenario.pass ? "pass" : "FAIL";
+}
+
+/** The last line: "passed" only when every run was evaluated and everything held. */
+function verdictLine(results: EvalResults): string {
+  const total = results.scenarios.length;
+  const scenarios = (count: number): string => `${count} scenario${count === 1 ? "" : "s"}`;
+  if (results.passed) return `${scenarios(total)} passed (threshold ${percent(results.threshold)})`;
+  const below = results.scenarios.filter((scenario) => !scenario.pass && scenario.stale === undefined && scenario.notRecorded === undefined).length;
+  const stale = staleRuns(results.scenarios);
+  const notRecorded = results.scenarios.filter((scenario) => scenario.notRecorded !== undefined).length;
+  const regressed = results.baseline?.regressions.length ?? 0;
+  const parts = [
+    ...(below > 0 ? [`${below} of ${total} scenarios below the threshold of ${percent(results.threshold)}`] : []),
+    ...(stale > 0 ? [`${stale} stale cassette${stale === 1 ? "" : "s"} not evaluated (re-record with --record)`] : []),
+    ...(notRecorded > 0 ? [`${scenarios(notRecorded)} not recorded`] : []),
+    ...(regressed > 0 ? [`${regressed} regression${regressed === 1 ? "" : "s"}`] : []),
+  ];
+  return parts.join(", ");
 }

@@ -1,6 +1,8 @@
 import { realpathSync } from "node:fs";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { createProjectAnalyzer, type ProjectAnalyzer } from "../analyze.js";
+import { layoutTakesSkillFolder, newSkillFolder, type SkillLayout } from "../pipeline/discover/skill-folders.js";
+import { readLintConfig } from "../pipeline/validate/lint-config.js";
 import { describeEntry, statIfPossible } from "../protocol/regular-file.js";
 
 /**
@@ -42,9 +44,17 @@ export class McpProject {
     return this.analyzerInstance;
   }
 
-  /** Runs `task` after every earlier one: analyses must not overlap, and a fix must not race a lint. */
-  serial<T>(task: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(task, task);
+  /**
+   * Runs `task` after every earlier one: analyses must not overlap, and a fix
+   * must not race a lint. A task whose call was cancelled while it waited
+   * never starts (it rejects with the signal's reason).
+   */
+  serial<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const run = (): Promise<T> => {
+      signal?.throwIfAborted();
+      return task();
+    };
+    const next = this.queue.then(run, run);
     this.queue = next.catch(() => undefined);
     return next;
   }
@@ -63,6 +73,49 @@ export class McpProject {
     return { rel: relative(this.root, abs).split(sep).join("/"), abs };
   }
 
+  /** The skill folders the project's config names (its `skills` and `ignore` globs), as lint and build read them. */
+  layout(): SkillLayout {
+    const outRel = relative(this.root, this.outDir).split(sep).join("/");
+    return { ...readLintConfig(this.root).config.layout, outDir: outRel || "." };
+  }
+
+  /**
+   * The SKILL.md at `place` as lint and build see it: under its own path, or,
+   * reached through a symbolic link inside the root, under its real path. A
+   * file in no skill folder the config names is refused: lint and build never
+   * read it, so "no findings" would be a false all-clear.
+   */
+  skillFile(place: ProjectPath, options: { unsaved: boolean }): ProjectPath {
+    const layout = this.layout();
+    const real = this.realPlace(place);
+    for (const candidate of real.rel === place.rel ? [place] : [place, real]) {
+      if (basename(candidate.rel) === "SKILL.md" && layoutTakesSkillFolder(this.root, layout, posix.dirname(candidate.rel), options)) return candidate;
+    }
+    const through = real.rel === place.rel ? "" : ` (through a symbolic link: ${real.rel})`;
+    throw new ToolInputError(
+      `Unexpected path ${JSON.stringify(place.rel)}${through}: not a SKILL.md in a skill folder the project's \`skills\` globs name (${layout.skills.join(", ")}), so lint and build never read it; expected a SKILL.md in such a folder, or a glob for it in gamma-prompt.config.json`,
+    );
+  }
+
+  /** Where a new skill named `name` goes: the one folder the `skills` globs allow, or none when they leave the choice open. */
+  newSkillFile(name: string): string | undefined {
+    const folder = newSkillFolder(this.layout(), name);
+    return folder === undefined ? undefined : `${folder}/SKILL.md`;
+  }
+
+  /** `place` with every link on its way followed (as far as the path exists), relative to the real root. */
+  realPlace(place: ProjectPath): ProjectPath {
+    let existing = place.abs;
+    const rest: string[] = [];
+    while (statIfPossible(existing) === undefined && dirname(existing) !== existing) {
+      rest.unshift(basename(existing));
+      existing = dirname(existing);
+    }
+    const abs = join(realpathOrSelf(existing), ...rest);
+    if (!inside(this.realRoot, abs)) return place;
+    return { rel: relative(this.realRoot, abs).split(sep).join("/"), abs: join(this.root, relative(this.realRoot, abs)) };
+  }
+
   /** What a path holds, refusing anything but the kinds a tool reads. */
   kindOf(place: ProjectPath, allowed: ReadonlyArray<"file" | "folder">, what: string): "file" | "folder" {
     const stats = statIfPossible(place.abs);
@@ -74,7 +127,8 @@ export class McpProject {
 
 function inside(root: string, path: string): boolean {
   const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  // `..notes` is a folder inside; only `..` itself, or a path through it, leads out.
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 function realpathOrSelf(path: string): string {

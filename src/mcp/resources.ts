@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { explainRule, formatExplanation, isRuleId, ruleIds } from "../diagnostics/rules/explain.js";
 import { packageRoot } from "../package-paths.js";
 import { MANIFEST_FILE } from "../protocol/dist-manifest.js";
-import { ArtifactVerificationError, loadArtifacts } from "../runtime/artifacts.js";
+import { readBuiltOutput, verificationSummary } from "../compiled-prompt.js";
 import { readRegularFile } from "../protocol/regular-file.js";
 import { MAX_SOURCE_BYTES } from "../pipeline/discover/read-source.js";
 import { ToolInputError, type McpProject } from "./project.js";
@@ -51,17 +51,13 @@ export function listResources(project: McpProject): ResourceEntry[] {
 function outputResources(outDir: string, outRel: string): ResourceEntry[] {
   const manifestUri = `${PROJECT_SCHEME_PREFIX}${outRel}/${MANIFEST_FILE}`;
   const manifestName = `${outRel}/${MANIFEST_FILE}`;
-  let variants: string[];
-  try {
-    variants = Object.keys(loadArtifacts({ distDir: outDir }).variants).sort();
-  } catch (error) {
-    if (!(error instanceof ArtifactVerificationError)) throw error;
-    const shown = error.problems.slice(0, 3).map((problem) => `${problem.file}: ${problem.message}`);
-    const more = error.problems.length - shown.length;
-    const problems = more > 0 ? `${shown.join("; ")}; and ${more} more` : shown.join("; ");
-    const description = `The output folder ${outRel}/ failed verification (${problems}); run \`gamma-prompt build\`. Its variants are not listed until it passes.`;
+  const output = readBuiltOutput(outDir);
+  if (output.kind !== "verified") {
+    const failed = output.kind === "failed" ? verificationSummary(output.problems) : "no manifest";
+    const description = `The output folder ${outRel}/ failed verification (${failed}); run \`gamma-prompt build\`. Its variants are not listed until it passes.`;
     return [{ uri: manifestUri, name: manifestName, description, mimeType: "application/json" }];
   }
+  const variants = Object.keys(output.artifacts.variants).sort();
   return [
     { uri: manifestUri, name: manifestName, description: "The build's manifest: every artifact with its sha256, the skills, variants and token counts.", mimeType: "application/json" },
     ...variants.map((variant) => ({ uri: `${PROJECT_SCHEME_PREFIX}${outRel}/variants/${variant}.md`, name: `${outRel}/variants/${variant}.md`, description: `The compiled system prompt of variant ${variant}, as last built.`, mimeType: "text/markdown" })),
@@ -88,14 +84,25 @@ export function readResource(project: McpProject, uri: string): { uri: string; m
   }
   const place = project.place(path, { what: "a file of the output folder", exists: true });
   const outDir = project.place(project.outDir, { what: "the output folder", exists: false });
-  if (!(place.rel === outDir.rel || place.rel.startsWith(`${outDir.rel}/`)) || outDir.rel.startsWith("..")) {
+  if (!under(outDir.rel, place.rel)) {
     throw new ToolInputError(`Unexpected resource ${uri}: ${place.rel} is not in the output folder ${outDir.rel}/, expected a file there (the sources are the agent's own files to read)`);
+  }
+  // A link inside the output folder may lead elsewhere in the root: what is served is what the link leads to.
+  const real = project.realPlace(place);
+  if (!under(project.realPlace(outDir).rel, real.rel)) {
+    throw new ToolInputError(`Unexpected resource ${uri}: it leads outside the output folder ${outDir.rel}/ (through a symbolic link, to ${real.rel}), expected a file there`);
   }
   project.kindOf(place, ["file"], "a file");
   const read = readRegularFile(place.abs, { maxBytes: MAX_RESOURCE_BYTES });
   if (read.kind === "too-large") throw new ToolInputError(`Unexpected file of ${read.size} bytes at ${place.rel}, expected at most ${MAX_RESOURCE_BYTES} bytes for a resource`);
   if (read.kind !== "file") throw new ToolInputError(`Unexpected ${read.kind === "not-a-file" ? read.what : "unreadable file"} at ${place.rel}, expected a regular file`);
   return { uri, mimeType: place.rel.endsWith(".json") ? "application/json" : place.rel.endsWith(".md") ? "text/markdown" : "text/plain", text: read.bytes.toString("utf8") };
+}
+
+/** Whether the root-relative `path` is `folder` or inside it (an output folder outside the root holds nothing served). */
+function under(folder: string, path: string): boolean {
+  if (folder === ".." || folder.startsWith("../")) return false;
+  return path === folder || (folder !== "" && path.startsWith(`${folder}/`));
 }
 
 /** The page docs/rules/<id>.md in the package; the same text from the rule table if the page is missing. */

@@ -14,6 +14,7 @@ import type { Readable, Writable } from "node:stream";
 import { ProjectRootError } from "../pipeline/discover/discover.js";
 import { ConfigFileError } from "../pipeline/validate/lint-config.js";
 import { packageVersion } from "../version.js";
+import { encodedBytes, MAX_MESSAGE_BYTES, MessageSizeLimit, type OversizedMessage } from "./message-limit.js";
 import { McpProject, ToolInputError } from "./project.js";
 import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.js";
 import { TOOL_DEFINITIONS } from "./tool-schemas.js";
@@ -47,7 +48,7 @@ export function createMcpServer(options: McpServerOptions = {}): Server {
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_DEFINITIONS.map((tool) => ({ ...tool })) }));
 
-  server.setRequestHandler(CallToolRequestSchema, async ({ params }): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async ({ params }, { signal }): Promise<CallToolResult> => {
     const handler = TOOL_HANDLERS[params.name];
     const validate = validators.get(params.name);
     if (!handler || !validate) throw protocolError(`Unknown tool ${params.name}; the tools are ${TOOL_DEFINITIONS.map((tool) => tool.name).join(", ")}`);
@@ -57,8 +58,12 @@ export function createMcpServer(options: McpServerOptions = {}): Server {
       return toolError(`Unexpected arguments for ${params.name}: ${problem ? `${problem.instancePath || "the arguments"} ${problem.message ?? "are invalid"}` : "invalid"}${problem?.params && "additionalProperty" in problem.params ? ` (${String(problem.params.additionalProperty)})` : ""}`);
     }
     try {
-      const structured = await project.serial(() => handler(project, args));
-      return { content: [{ type: "text", text: JSON.stringify(structured, null, 2) }], structuredContent: structured as Record<string, unknown> };
+      // A cancelled call (the client's cancel, or its timeout) is not answered; what matters is that it writes nothing once cancelled.
+      const structured = await project.serial(() => handler(project, args, { signal }), signal);
+      const result: CallToolResult = { content: [{ type: "text", text: JSON.stringify(structured, null, 2) }], structuredContent: structured as Record<string, unknown> };
+      const bytes = encodedBytes(result);
+      if (bytes > MAX_RESULT_BYTES) return toolError(`Unexpected result of ${bytes} bytes as JSON from ${params.name}, expected at most ${MAX_RESULT_BYTES}: a client's stdio reader drops a larger message, so it is not sent`);
+      return result;
     } catch (error) {
       if (error instanceof ToolInputError || error instanceof ProjectRootError || error instanceof ConfigFileError) return toolError(error.message);
       // A fault of the server's own: still an answer, and the server goes on.
@@ -70,7 +75,10 @@ export function createMcpServer(options: McpServerOptions = {}): Server {
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
   server.setRequestHandler(ReadResourceRequestSchema, ({ params }) => {
     try {
-      return { contents: [readResource(project, params.uri)] };
+      const result = { contents: [readResource(project, params.uri)] };
+      const bytes = encodedBytes(result);
+      if (bytes > MAX_RESULT_BYTES) throw new ToolInputError(`Unexpected resource ${params.uri} of ${bytes} bytes as JSON, expected at most ${MAX_RESULT_BYTES}: a client's stdio reader drops a larger message, so it is not sent`);
+      return result;
     } catch (error) {
       if (error instanceof ToolInputError) throw protocolError(error.message);
       throw error;
@@ -84,10 +92,28 @@ function protocolError(message: string): Error {
   return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
 }
 
-/** Serves over the given streams until the client closes them; resolves then. */
-export async function runMcpServer(options: McpServerOptions = {}, streams: { stdin: Readable; stdout: Writable } = { stdin: process.stdin, stdout: process.stdout }): Promise<void> {
+/** Room for the JSON-RPC envelope (`jsonrpc`, `id`, `result`) around a result. */
+const MAX_RESULT_BYTES = MAX_MESSAGE_BYTES - 1024;
+
+/**
+ * Serves over the given streams until the client closes them; resolves then.
+ * A message too large to read, or one that is no JSON-RPC, is reported on
+ * `stderr` (and a request among them answered with an error), and the
+ * session goes on.
+ */
+export async function runMcpServer(
+  options: McpServerOptions = {},
+  streams: { stdin: Readable; stdout: Writable; stderr?: Writable } = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+): Promise<void> {
   const server = createMcpServer(options);
-  const transport = new StdioServerTransport(streams.stdin, streams.stdout);
+  const stderr = streams.stderr ?? process.stderr;
+  const oversized = (message: OversizedMessage): void => {
+    const problem = `Unexpected message of ${message.bytes} bytes, expected at most ${MAX_MESSAGE_BYTES} bytes per message`;
+    stderr.write(`gamma-prompt mcp: ${problem}${message.id === undefined ? "" : ` (request ${JSON.stringify(message.id)})`}; it was dropped and the session goes on\n`);
+    if (message.id !== undefined) void transport.send({ jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.InvalidRequest, message: `${problem}: it was not read` } });
+  };
+  const transport = new StdioServerTransport(streams.stdin.pipe(new MessageSizeLimit(MAX_MESSAGE_BYTES, oversized)), streams.stdout);
+  server.onerror = (error) => stderr.write(`gamma-prompt mcp: ${error.message.split("\n")[0] ?? ""}\n`);
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });

@@ -66,7 +66,7 @@ const CHECK_CACHE_OUTPUT = object(
         variants: { type: "array", items: object({ name: string, blocks: { type: "array", items: object({ name: string, tokens: integer, cumulativeTokens: integer, state: blockState }) } }) },
         removedVariants: strings,
         changes: { type: "array", items: open({ file: string, kind: { enum: ["added", "removed", "changed"] }, invalidates: { type: "array", items: object({ variant: string, blocks: strings }) } }, ["file", "kind", "invalidates"]) },
-        invalidation: { type: "array", items: object({ variant: string, tokens: integer, dollarsPer1000Sessions: { type: "object", additionalProperties: number } }) },
+        invalidation: { type: "array", items: object({ variant: string, tokens: integer, openaiTokens: integer, dollarsPer1000Sessions: { type: "object", additionalProperties: number } }) },
         costDelta: { type: "array", items: object({ provider: string, model: string, policy: string, variant: string, before: number, after: number }) },
         costDeltaProblem: string,
       },
@@ -102,9 +102,11 @@ const SKILL_GRAPH_OUTPUT = object(
     activation: { type: "array", items: object({ name: string, requiredBy: string, type: { enum: ["workflow", "reference"] }, unknown: { const: true } }, ["name", "requiredBy"]) },
     activationConflicts: { type: "array", items: { type: "array", items: string, minItems: 2, maxItems: 2 } },
     toolNamespaces: strings,
-    preloadedBy: strings,
+    preloadedBy: { ...strings, description: "The variants that preload it; absent when that is not known (see preloadsUnknown)." },
+    preloadedFrom: { enum: ["sources", "output"], description: "Where preloadedBy comes from: the sources' build, or while they have errors the output folder's last build." },
+    preloadsUnknown: { type: "string", description: "Why preloadedBy is absent: the sources have errors and the output folder has no build that passes verification." },
   },
-  ["skill", "description", "path", "requires", "requiredBy", "conflicts", "activation", "activationConflicts", "toolNamespaces", "preloadedBy"],
+  ["skill", "description", "path", "requires", "requiredBy", "conflicts", "activation", "activationConflicts", "toolNamespaces"],
 );
 
 export interface ToolDefinition {

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join, posix, relative, sep } from "node:path";
 import { cacheImpact } from "../cache-impact.js";
-import { builtPrompt, builtVariantNames, compiledPrompt, type CompiledPrompt } from "../compiled-prompt.js";
+import { builtPrompt, compiledPrompt, readBuiltOutput, verificationSummary, type CompiledPrompt } from "../compiled-prompt.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { countDiagnostics } from "../diagnostics/diagnostic.js";
 import { explainRule, isRuleId, ruleIds, type RuleExplanation } from "../diagnostics/rules/explain.js";
@@ -9,8 +9,8 @@ import { lint, withAvailableFixes, type FixableDiagnostic } from "../lint.js";
 import { fixesDiff } from "../pipeline/fix/unified-diff.js";
 import { MAX_SOURCE_BYTES } from "../pipeline/discover/read-source.js";
 import { didYouMean } from "../pipeline/validate/suggest.js";
-import { skillGraph, type GraphSkill, type SkillGraphView } from "../skills/graph.js";
-import { ToolInputError, type McpProject } from "./project.js";
+import { skillGraph, type GraphSkill } from "../skills/graph.js";
+import { ToolInputError, type McpProject, type ProjectPath } from "./project.js";
 
 /**
  * Each tool's work: arguments (already checked against the tool's input
@@ -21,7 +21,12 @@ import { ToolInputError, type McpProject } from "./project.js";
 
 type Arguments = Record<string, unknown>;
 
-export const TOOL_HANDLERS: Readonly<Record<string, (project: McpProject, args: Arguments) => Promise<object>>> = {
+/** The call's cancellation: aborted when the client cancels the call or gives up waiting for it. */
+export interface ToolContext {
+  signal: AbortSignal;
+}
+
+export const TOOL_HANDLERS: Readonly<Record<string, (project: McpProject, args: Arguments, context: ToolContext) => Promise<object>>> = {
   lint: lintTool,
   lint_text: lintTextTool,
   explain_rule: async (_project, args) => explainRuleTool(args.rule as string),
@@ -37,7 +42,7 @@ async function lintTool(project: McpProject, args: Arguments): Promise<object> {
   if (typeof args.path === "string") {
     const place = project.place(args.path, { what: "a skill folder or file", exists: true });
     kind = project.kindOf(place, ["file", "folder"], "a skill folder or a file");
-    scope = place.rel;
+    scope = lintScope(project, place, kind);
   }
   const result = await lint({ root: project.root, checklists: false });
   const kept = result.diagnostics.filter((diagnostic) => scope === "" || (kind === "file" ? diagnostic.file === scope : diagnostic.file.startsWith(`${scope}/`)));
@@ -48,34 +53,54 @@ async function lintTextTool(project: McpProject, args: Arguments): Promise<objec
   const text = args.text as string;
   const bytes = Buffer.byteLength(text, "utf8");
   if (bytes > MAX_SOURCE_BYTES) throw new ToolInputError(`Unexpected text of ${bytes} bytes, expected at most ${MAX_SOURCE_BYTES} bytes: a larger SKILL.md is refused unread (skill/file-too-large)`);
-  const pathArgument = typeof args.path === "string" ? args.path : defaultSkillPath(text);
+  const pathArgument = typeof args.path === "string" ? args.path : defaultSkillPath(project, text);
   if (!pathArgument.endsWith("SKILL.md")) throw new ToolInputError(`Unexpected path ${JSON.stringify(pathArgument)}, expected the path of a SKILL.md (such as skills/my-skill/SKILL.md)`);
-  const place = project.place(pathArgument, { what: "the path of a SKILL.md", exists: false });
-  if (existsSync(place.abs)) project.kindOf(place, ["file"], "a SKILL.md file (or nothing yet)");
+  const given = project.place(pathArgument, { what: "the path of a SKILL.md", exists: false });
+  if (existsSync(given.abs)) project.kindOf(given, ["file"], "a SKILL.md file (or nothing yet)");
+  const place = project.skillFile(given, { unsaved: true });
   const analysis = await project.analyzer.analyze({ buffers: new Map([[place.rel, text]]), scope: "skills" });
   const kept = analysis.diagnostics.filter((diagnostic) => diagnostic.file === place.rel);
   return { path: place.rel, profile: analysis.profile, ...countDiagnostics(kept), diagnostics: await withAvailableFixes(project.root, kept, analysis.profile, new Map([[place.rel, text]])) };
 }
 
-/** skills/<name>/SKILL.md, from the text's `name:` line. */
-function defaultSkillPath(text: string): string {
+/** Where the project's `skills` globs put a new skill of the text's `name:` (skills/<name>/SKILL.md by default). */
+function defaultSkillPath(project: McpProject, text: string): string {
   const name = /^name:[ \t]*["']?([^"'\r\n#]*?)["']?[ \t]*$/m.exec(text)?.[1];
   // A YAML collection (`name: [`, `name: {`) or a path is no name to file the text under; a badly formed name is, and lint says what is wrong with it.
   if (!name || /[/\\[\]{}]|^\.\.?$/.test(name)) throw new ToolInputError("Unexpected text without a usable `name:` line, expected `path` (where the SKILL.md will live) or a `name:` in the frontmatter");
-  return `skills/${name}/SKILL.md`;
+  const path = project.newSkillFile(name);
+  if (path === undefined) {
+    throw new ToolInputError(`Unexpected text without \`path\`: the project's \`skills\` globs (${project.layout().skills.join(", ")}) leave open where a new skill goes; expected \`path\`, the SKILL.md's place in a folder they name`);
+  }
+  return path;
 }
 
+/** The root-relative scope of `lint {path}`; a SKILL.md (or its folder) that lint never reads is refused rather than reported clean. */
+function lintScope(project: McpProject, place: ProjectPath, kind: "file" | "folder"): string {
+  if (kind === "file") return basename(place.rel) === "SKILL.md" ? project.skillFile(place, { unsaved: false }).rel : place.rel;
+  if (place.rel !== "" && existsSync(join(place.abs, "SKILL.md"))) return posix.dirname(project.skillFile({ rel: `${place.rel}/SKILL.md`, abs: join(place.abs, "SKILL.md") }, { unsaved: false }).rel);
+  return project.realPlace(place).rel;
+}
+
+/** Past this many characters an argument is no near miss of a name: the message quotes its start only. */
+const MAX_ECHOED_CHARACTERS = 100;
+
 export function explainRuleTool(rule: string): RuleExplanation {
-  if (!isRuleId(rule)) throw new ToolInputError(`Unexpected rule ${JSON.stringify(rule)}, expected a rule id such as skill/description-trigger (every finding names its rule)${didYouMean(rule, ruleIds())}`);
+  if (!isRuleId(rule)) {
+    const long = rule.length > MAX_ECHOED_CHARACTERS;
+    const shown = long ? `${JSON.stringify(rule.slice(0, MAX_ECHOED_CHARACTERS))}… (${rule.length} characters)` : JSON.stringify(rule);
+    throw new ToolInputError(`Unexpected rule ${shown}, expected a rule id such as skill/description-trigger (every finding names its rule)${long ? "" : didYouMean(rule, ruleIds())}`);
+  }
   return explainRule(rule);
 }
 
-async function fixFileTool(project: McpProject, args: Arguments): Promise<object> {
-  const place = project.place(args.path as string, { what: "a SKILL.md file", exists: true });
-  project.kindOf(place, ["file"], "a SKILL.md file");
-  if (!place.rel.endsWith("SKILL.md")) throw new ToolInputError(`Unexpected file ${JSON.stringify(place.rel)}, expected a SKILL.md (only skill frontmatter has safe fixes)`);
+async function fixFileTool(project: McpProject, args: Arguments, context: ToolContext): Promise<object> {
+  const given = project.place(args.path as string, { what: "a SKILL.md file", exists: true });
+  project.kindOf(given, ["file"], "a SKILL.md file");
+  if (!given.rel.endsWith("SKILL.md")) throw new ToolInputError(`Unexpected file ${JSON.stringify(given.rel)}, expected a SKILL.md (only skill frontmatter has safe fixes)`);
+  const place = project.skillFile(given, { unsaved: false });
   const write = args.write === true;
-  const result = await lint({ root: project.root, checklists: false, fix: write ? "write" : "dry-run", fixFiles: [place.rel] });
+  const result = await lint({ root: project.root, checklists: false, fix: write ? "write" : "dry-run", fixFiles: [place.rel], signal: context.signal });
   const fixed = (result.fixedFiles ?? []).filter((file) => file.file === place.rel);
   return {
     file: place.rel,
@@ -93,7 +118,15 @@ async function checkCacheTool(project: McpProject): Promise<object> {
   const out: Record<string, unknown> = { ok, errorCount, warningCount, noteCount, diagnostics: plain(diagnostics), drift, invalidatesSharedPrefix };
   if (impact.comparison) {
     const { intact, variants, removedVariants, changes, invalidation, costDelta, costDeltaProblem } = impact.comparison;
-    out.comparison = { intact, variants, removedVariants, changes, invalidation, costDelta, ...(costDeltaProblem === undefined ? {} : { costDeltaProblem }) };
+    out.comparison = {
+      intact,
+      variants,
+      removedVariants,
+      changes,
+      invalidation: invalidation.map((entry) => ({ ...entry, dollarsPer1000Sessions: Object.fromEntries(Object.entries(entry.dollarsPer1000Sessions).map(([model, dollars]) => [model, cents(dollars)])) })),
+      costDelta: costDelta.map((row) => ({ ...row, before: cents(row.before), after: cents(row.after) })),
+      ...(costDeltaProblem === undefined ? {} : { costDeltaProblem }),
+    };
   }
   if (impact.comparisonProblem !== undefined) out.comparisonProblem = impact.comparisonProblem;
   return out;
@@ -103,29 +136,68 @@ async function showVariantTool(project: McpProject, args: Arguments): Promise<Co
   requirePrompts(project, "show_variant");
   const variant = args.variant as string;
   const analysis = await project.analyzer.analyze();
-  const prompt = analysis.artifacts && analysis.cachePlan ? compiledPrompt(analysis.artifacts, analysis.cachePlan, variant) : builtPrompt(project.outDir, variant);
+  if (analysis.artifacts && analysis.cachePlan && analysis.manifest) {
+    const prompt = compiledPrompt(analysis.artifacts, analysis.cachePlan, variant);
+    if (prompt) return prompt;
+    const known = Object.keys(analysis.manifest.variants);
+    throw new ToolInputError(`Unexpected variant ${JSON.stringify(variant)}: the sources' variants are ${known.join(", ")}${didYouMean(variant, known)}`);
+  }
+  // While the sources have errors: the last build, only as far as it passes the runtime's verification.
+  const output = readBuiltOutput(project.outDir);
+  const sources = `the sources have errors (${analysis.errorCount}; run lint)`;
+  if (output.kind === "failed") throw new ToolInputError(`Unexpected variant ${JSON.stringify(variant)}: ${sources} and the output folder ${outputFolder(project)} failed verification (${verificationSummary(output.problems)}); run \`gamma-prompt build\` once the sources are fixed`);
+  if (output.kind === "absent") throw new ToolInputError(`Unexpected variant ${JSON.stringify(variant)}: ${sources} and the output folder ${outputFolder(project)} holds no build`);
+  const prompt = builtPrompt(project.outDir, variant, output);
   if (prompt) return prompt;
-  const known = analysis.manifest ? Object.keys(analysis.manifest.variants) : builtVariantNames(project.outDir);
-  const where = analysis.manifest ? `the sources' variants are ${known.join(", ")}` : `the sources have errors (${analysis.errorCount}; run lint) and the output folder has no such variant`;
-  throw new ToolInputError(`Unexpected variant ${JSON.stringify(variant)}: ${where}${didYouMean(variant, known)}`);
+  const known = Object.keys(output.artifacts.variants);
+  throw new ToolInputError(`Unexpected variant ${JSON.stringify(variant)}: ${sources} and the output folder has no such variant${didYouMean(variant, known)}`);
 }
 
-async function skillGraphTool(project: McpProject, args: Arguments): Promise<SkillGraphView> {
+async function skillGraphTool(project: McpProject, args: Arguments): Promise<object> {
   const name = args.skill as string;
+  const compiles = existsSync(join(project.root, "prompts", "prefix.hbs"));
   // Every SKILL.md with a name, errors or not: the graph is what the files declare.
-  const analysis = await project.analyzer.analyze(existsSync(join(project.root, "prompts", "prefix.hbs")) ? {} : { scope: "skills" });
+  const analysis = await project.analyzer.analyze(compiles ? {} : { scope: "skills" });
   const skills: GraphSkill[] = analysis.skillFiles.flatMap(({ path, manifest }) =>
     manifest?.name === undefined
       ? []
       : [{ name: manifest.name, type: manifest.type, description: manifest.description, path, requiresSkills: names(manifest.requiresSkills), conflictsWith: names(manifest.conflictsWith), toolNamespaces: manifest.toolNamespaces }],
   );
-  const view = skillGraph(skills, name, analysis.manifest?.variants);
-  if (view) return view;
-  throw new ToolInputError(`Unexpected skill ${JSON.stringify(name)}, expected the name of a skill in the project${didYouMean(name, skills.map((skill) => skill.name))}`);
+  const preloads = variantPreloads(project, analysis.manifest?.variants, compiles);
+  const view = skillGraph(skills, name, "variants" in preloads ? preloads.variants : {});
+  if (!view) throw new ToolInputError(`Unexpected skill ${JSON.stringify(name)}, expected the name of a skill in the project${didYouMean(name, skills.map((skill) => skill.name))}`);
+  const { preloadedBy, ...graph } = view;
+  return "variants" in preloads ? { ...graph, preloadedBy, preloadedFrom: preloads.from } : { ...graph, preloadsUnknown: preloads.unknown };
+}
+
+type VariantPreloads = Readonly<Record<string, { preloadedSkills: readonly string[] }>>;
+
+/**
+ * Which variants preload which skills: the sources' build; while the sources
+ * have errors, the last build that passes verification; otherwise unknown,
+ * and said so rather than answered with an empty list.
+ */
+function variantPreloads(project: McpProject, fromSources: VariantPreloads | undefined, compiles: boolean): { variants: VariantPreloads; from: "sources" | "output" } | { unknown: string } {
+  // A skills collection has no variants: nothing preloads a skill.
+  if (!compiles) return { variants: {}, from: "sources" };
+  if (fromSources) return { variants: fromSources, from: "sources" };
+  const output = readBuiltOutput(project.outDir);
+  if (output.kind === "verified") return { variants: output.artifacts.manifest.variants, from: "output" };
+  const why = output.kind === "failed" ? `failed verification (${verificationSummary(output.problems)})` : "holds no build";
+  return { unknown: `the sources have errors (run lint) and the output folder ${outputFolder(project)} ${why}: which variants preload a skill is not known` };
+}
+
+function outputFolder(project: McpProject): string {
+  return `${relative(project.root, project.outDir).split(sep).join("/") || "."}/`;
 }
 
 function names(references: ReadonlyArray<{ name: string }>): string[] {
   return [...new Set(references.map((reference) => reference.name))];
+}
+
+/** Dollars to the cent, as `cost` and `report` print them: 42.39704999999999 is 42.4. */
+function cents(dollars: number): number {
+  return Math.round(dollars * 100) / 100;
 }
 
 function requirePrompts(project: McpProject, tool: string): void {

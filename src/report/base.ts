@@ -74,7 +74,7 @@ function readDistAtRef(root: string, outDir: string, ref: string): BaseDist {
 }
 
 /** The parts of a build a comparison reads: a verified dist/ or an in-memory build of the sources. */
-export type ComparedBuild = Pick<LoadedArtifacts, "manifest" | "cachePlan">;
+export type ComparedBuild = Pick<LoadedArtifacts, "manifest" | "cachePlan" | "variants">;
 
 /** Blocks, files and default-policy costs of the base against this build. */
 export function compareWithBase(label: string, before: ComparedBuild, after: ComparedBuild, costs: { before: CostResult; after: CostResult } | { problem: string }): BaseComparison {
@@ -95,7 +95,7 @@ export function compareWithBase(label: string, before: ComparedBuild, after: Com
   const removedVariants = Object.keys(beforePlan).filter((name) => after.cachePlan.variants[name] === undefined);
   const changes = artifactChanges(before, after, variants);
   const intact = removedVariants.length === 0 && variants.every((variant) => variant.blocks.every((block) => block.state === "intact")) && variants.every((variant) => (beforePlan[variant.name]?.blocks.length ?? 0) === variant.blocks.length);
-  const comparison: BaseComparison = { label, intact, changes, variants, removedVariants, invalidation: invalidationCost(before.cachePlan, after.cachePlan), costDelta: [] };
+  const comparison: BaseComparison = { label, intact, changes, variants, removedVariants, invalidation: invalidationCost(before.cachePlan, after.cachePlan, { before: before.variants, after: after.variants }), costDelta: [] };
   if ("problem" in costs) comparison.costDeltaProblem = costs.problem;
   else comparison.costDelta = costDelta(costs.before, costs.after);
   return comparison;

@@ -78,7 +78,9 @@ function summaryCards(data: ReportData): string {
     const { results, comparison } = data.evals;
     const passing = results.scenarios.filter((scenario) => scenario.pass).length;
     const regressions = comparison?.regressions.length ?? 0;
-    cards.push(card("Evaluations", `${passing}/${results.scenarios.length} pass`, regressions > 0 ? `${plural(regressions, "regression")} against the baseline` : `${results.model} · ${results.mode}`, passing === results.scenarios.length && regressions === 0 ? "good" : "bad"));
+    const good = passing === results.scenarios.length && regressions === 0;
+    const detail = regressions > 0 ? `${plural(regressions, "regression")} against the baseline` : data.evals.otherBuild !== undefined ? "measured on another build" : `${results.model} · ${results.mode}`;
+    cards.push(card("Evaluations", `${passing}/${results.scenarios.length} pass`, detail, !good ? "bad" : data.evals.otherBuild !== undefined ? "warn" : "good"));
   }
   return `<div class="cards">${cards.join("")}</div>`;
 }
@@ -207,10 +209,10 @@ function baseSection(base: BaseComparison, data: ReportData): string {
   const invalidation =
     base.invalidation.length === 0
       ? ""
-      : `<h3>What re-caching costs</h3><p>Per affected variant: the tokens that go uncached until the cache is warm again, and what that costs per 1,000 sessions that start cold (a write instead of a read on Anthropic, an uncached read on OpenAI), as <code>check</code> prints it.</p><div class="table-wrap"><table><thead><tr><th scope="col">variant</th><th scope="col" class="num">tokens uncached</th>${Object.keys(base.invalidation[0]?.dollarsPer1000Sessions ?? {})
+      : `<h3>What re-caching costs</h3><p>Per affected variant: the tokens that go uncached until the cache is warm again (on Anthropic from the first changed block, on OpenAI from the last 128-token step before the first changed token), and what that costs per 1,000 sessions that start cold (a write instead of a read on Anthropic, an uncached read on OpenAI), as <code>check</code> prints it.</p><div class="table-wrap"><table><thead><tr><th scope="col">variant</th><th scope="col" class="num">tokens uncached, Anthropic</th><th scope="col" class="num">tokens uncached, OpenAI</th>${Object.keys(base.invalidation[0]?.dollarsPer1000Sessions ?? {})
           .map((model) => `<th scope="col" class="num">${e(model)}</th>`)
           .join("")}</tr></thead><tbody>${base.invalidation
-          .map((entry) => `<tr data-variant="${e(entry.variant)}"><th scope="row">${e(entry.variant)}</th><td class="num">${count(entry.tokens)}</td>${Object.values(entry.dollarsPer1000Sessions).map((value) => `<td class="num">${dollars(value)}</td>`).join("")}</tr>`)
+          .map((entry) => `<tr data-variant="${e(entry.variant)}"><th scope="row">${e(entry.variant)}</th><td class="num">${count(entry.tokens)}</td><td class="num">${count(entry.openaiTokens)}</td>${Object.values(entry.dollarsPer1000Sessions).map((value) => `<td class="num">${dollars(value)}</td>`).join("")}</tr>`)
           .join("")}</tbody></table></div>`;
   const delta =
     base.costDelta.length === 0
@@ -311,7 +313,8 @@ function evalsSection(data: ReportData): string {
   const regressed = new Set((comparison?.regressions ?? []).map((change) => `${change.scenario}\u0000${change.expectation ?? ""}`));
   const rows = results.scenarios
     .map((scenario, index) => {
-      const head = `<tr class="scenario${regressed.has(`${scenario.name}\u0000`) ? " regressed" : ""}" data-scenario="${e(scenario.name)}"><th scope="row">${e(scenario.name)} <span class="muted">${e(scenario.variant)}</span></th>${rateCells(`rate-${index}`, scenario.name, scenario)}<td>${scenario.pass ? '<span class="ok">pass</span>' : '<span class="bad">fail</span>'}</td></tr>`;
+      const verdict = scenario.pass ? '<span class="ok">pass</span>' : `<span class="bad">fail</span>${scenario.stale === undefined ? "" : ` <span class="muted">(${plural(scenario.stale, "stale run")} not evaluated)</span>`}`;
+      const head = `<tr class="scenario${regressed.has(`${scenario.name}\u0000`) ? " regressed" : ""}" data-scenario="${e(scenario.name)}"><th scope="row">${e(scenario.name)} <span class="muted">${e(scenario.variant)}</span></th>${rateCells(`rate-${index}`, scenario.name, scenario)}<td>${verdict}</td></tr>`;
       const expectations = scenario.expectations
         .map(
           (expectation, inner) =>
@@ -328,11 +331,15 @@ function evalsSection(data: ReportData): string {
       : comparison.regressions.length === 0
         ? `<p class="verdict verdict-good"><strong>No regression beyond noise</strong> against the baseline (model ${e(comparison.model)}, dist <code>${e(shortHash(comparison.cacheKey))}</code>): every 95% interval overlaps the baseline's.</p>${comparison.improvements.length === 0 ? "" : `<h3>Improvements</h3><ul>${comparison.improvements.map(change).join("")}</ul>`}`
         : `<p class="verdict verdict-bad"><strong>${plural(comparison.regressions.length, "regression")}</strong> against the baseline (model ${e(comparison.model)}, dist <code>${e(shortHash(comparison.cacheKey))}</code>): the 95% intervals do not overlap.</p><ul>${comparison.regressions.map(change).join("")}</ul>${comparison.improvements.length === 0 ? "" : `<h3>Improvements</h3><ul>${comparison.improvements.map(change).join("")}</ul>`}`;
+  const otherBuild =
+    evals.otherBuild === undefined
+      ? ""
+      : `<p class="verdict verdict-warn" data-warning="other-build"><strong>Measured on another build.</strong> These results are of dist <code>${e(shortHash(evals.otherBuild.resultsCacheKey))}</code>; this report's build has prefix cache key <code>${e(shortHash(evals.otherBuild.buildCacheKey))}</code>. They say how that build behaved, not this one: run <code>gamma-prompt eval</code> on this build to measure it.</p>\n`;
   const missing = comparison !== undefined && comparison.missing.length > 0 ? `<p class="muted">In the baseline but not run here: ${e(comparison.missing.join(", "))}.</p>` : "";
   return `<section id="evals">
 <h2>Evaluations</h2>
 <p class="lead">Model ${e(results.model)} · ${e(results.mode)} · ${plural(results.runs, "run")} per scenario · dist <code>${e(shortHash(results.cacheKey))}</code> · a scenario passes at ${percent0(results.threshold)} or more. Intervals are 95% Wilson score intervals.</p>
-${baseline}${missing}
+${otherBuild}${baseline}${missing}
 <div class="table-wrap"><table class="evals"><caption>Pass rates per scenario and expectation</caption><thead><tr><th scope="col">scenario / expectation</th><th scope="col" class="num">passed</th><th scope="col" class="num">rate</th><th scope="col" class="num">95% interval</th><th scope="col">0–100%</th><th scope="col"></th></tr></thead><tbody>${rows}</tbody></table></div>
 </section>`;
 }

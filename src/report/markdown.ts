@@ -58,7 +58,7 @@ export function renderMarkdown(data: ReportData): string {
     }
     if (base.invalidation.length > 0) {
       const priced = Object.keys(base.invalidation[0]?.dollarsPer1000Sessions ?? {});
-      out.push("Re-caching, per 1,000 sessions that start cold:", "", table(["variant", "tokens uncached", ...priced], base.invalidation.map((entry) => [entry.variant, count(entry.tokens), ...Object.values(entry.dollarsPer1000Sessions).map(dollars)]), [1, ...priced.map((_, index) => index + 2)]), "");
+      out.push("Re-caching, per 1,000 sessions that start cold:", "", table(["variant", "tokens uncached, Anthropic", "tokens uncached, OpenAI", ...priced], base.invalidation.map((entry) => [entry.variant, count(entry.tokens), count(entry.openaiTokens), ...Object.values(entry.dollarsPer1000Sessions).map(dollars)]), [1, 2, ...priced.map((_, index) => index + 3)]), "");
     }
     if (base.costDelta.length > 0) {
       out.push(
@@ -103,7 +103,14 @@ export function renderMarkdown(data: ReportData): string {
   if (skills.otherFindings.length > 0) out.push(...skills.otherFindings.map((finding) => `- ${finding.severity} \`${finding.ruleId}\` ${finding.file}:${finding.line}: ${finding.message}`), "");
   if (data.evals !== undefined) {
     const { results, comparison } = data.evals;
-    out.push("### Evaluations", "", `Model ${results.model} · ${results.mode} · ${plural(results.runs, "run")} per scenario · threshold ${percent0(results.threshold)} · 95% Wilson intervals.`, "");
+    out.push("### Evaluations", "", `Model ${results.model} · ${results.mode} · ${plural(results.runs, "run")} per scenario · dist \`${shortHash(results.cacheKey)}\` · threshold ${percent0(results.threshold)} · 95% Wilson intervals.`, "");
+    const otherBuild = data.evals.otherBuild;
+    if (otherBuild !== undefined) {
+      out.push(
+        `> **Warning: measured on another build.** These results are of dist \`${shortHash(otherBuild.resultsCacheKey)}\`; this report's build has prefix cache key \`${shortHash(otherBuild.buildCacheKey)}\`. They say how that build behaved, not this one: run \`gamma-prompt eval\` on this build to measure it.`,
+        "",
+      );
+    }
     if (comparison !== undefined) {
       out.push(comparison.regressions.length === 0 ? "No regression beyond noise against the baseline (every 95% interval overlaps)." : `**${plural(comparison.regressions.length, "regression")}** against the baseline (95% intervals do not overlap):`, "");
       for (const change of comparison.regressions) out.push(`- ${change.scenario}${change.expectation === undefined ? "" : ` · ${change.expectation}`}: ${percent0(change.baseline.rate)} (${percent0(change.baseline.interval[0])}–${percent0(change.baseline.interval[1])}) → ${percent0(change.current.rate)} (${percent0(change.current.interval[0])}–${percent0(change.current.interval[1])})`);
@@ -113,7 +120,7 @@ export function renderMarkdown(data: ReportData): string {
       table(
         ["scenario / expectation", "passed", "rate", "95% interval", ""],
         results.scenarios.flatMap((scenario) => [
-          [scenario.name, `${scenario.passed}/${scenario.runs}`, percent0(scenario.rate), `${percent0(scenario.interval[0])}–${percent0(scenario.interval[1])}`, scenario.pass ? "pass" : "**fail**"],
+          [scenario.name, `${scenario.passed}/${scenario.runs}`, percent0(scenario.rate), `${percent0(scenario.interval[0])}–${percent0(scenario.interval[1])}`, scenario.pass ? "pass" : `**fail**${scenario.stale === undefined ? "" : ` (${plural(scenario.stale, "stale run")} not evaluated)`}`],
           ...scenario.expectations.map((expectation) => [`↳ ${expectation.id}`, `${expectation.passed}/${expectation.runs}`, percent0(expectation.rate), `${percent0(expectation.interval[0])}–${percent0(expectation.interval[1])}`, ""]),
         ]),
         [1, 2, 3],

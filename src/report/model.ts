@@ -103,6 +103,12 @@ export interface SkillView {
 
 export interface EvalsView {
   results: EvalResults;
+  /**
+   * The results were measured on another build than the one reported (their
+   * cache key differs from dist/'s): a warning on the page, never an error,
+   * since reporting an earlier build's results can be on purpose.
+   */
+  otherBuild?: { resultsCacheKey: string; buildCacheKey: string };
   /** Against `--baseline`, else the comparison the results document carries. */
   comparison?: BaselineComparison;
 }

@@ -76,7 +76,12 @@ export async function collectReport(options: ReportOptions = {}): Promise<Report
   }
   if (options.evals !== undefined) {
     const comparison = options.evalBaseline !== undefined ? compareWithBaseline(options.evalBaseline, options.evals.scenarios) : options.evals.baseline;
-    data.evals = comparison === undefined ? { results: options.evals } : { results: options.evals, comparison };
+    const resultsCacheKey = options.evals.cacheKey;
+    data.evals = {
+      results: options.evals,
+      ...(comparison === undefined ? {} : { comparison }),
+      ...(resultsCacheKey === data.cacheKey ? {} : { otherBuild: { resultsCacheKey, buildCacheKey: data.cacheKey } }),
+    };
   }
   return data;
 }

@@ -1,10 +1,13 @@
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runEvals } from "../../src/evals/index.js";
 import { canonicalJson } from "../../src/pipeline/emit/canonical-json.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { startWireServer, type WireServer } from "../wire/server.js";
+import { runCliInProcessFrom } from "../helpers/cli.js";
 import { evalProject, repoRoot, withoutNetwork } from "./helpers/project.js";
 // The same scripted model scripts/record-eval-cassettes.mjs records the shipped cassettes with.
 // @ts-expect-error: a plain ES module without types
@@ -120,5 +123,87 @@ describe("--record through pi-ai's real OpenAI client", () => {
     const replayed = await withoutNetwork(() => runEvals({ root, replay: true }));
     expect(server.requests).toHaveLength(0);
     expect(replayed.results).toMatchObject({ model: "openai/gpt-5", mode: "replay", passed: true });
+  });
+});
+
+/** A provider endpoint on loopback that answers every request with this HTTP status and an error body. */
+async function failingProvider(status: number): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+  let requests = 0;
+  const server: Server = createServer((req, res) => {
+    requests += 1;
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "the upstream model is overloaded", type: "server_error" } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, requests: () => requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** A loopback port nothing listens on: connections are refused. */
+async function closedPort(): Promise<string> {
+  const provider = await failingProvider(500);
+  await provider.close();
+  return provider.url;
+}
+
+describe("a --record whose model call fails records nothing", () => {
+  const saved = process.env["OPENAI_API_KEY"];
+  beforeEach(() => {
+    process.env["OPENAI_API_KEY"] = "sk-eval-wire";
+  });
+  afterEach(() => {
+    if (saved === undefined) delete process.env["OPENAI_API_KEY"];
+    else process.env["OPENAI_API_KEY"] = saved;
+  });
+
+  const cassettes = (root: string): Record<string, string> => {
+    const folder = join(root, "evals/cassettes/blocking-question");
+    return Object.fromEntries(readdirSync(folder).sort().map((name) => [name, readFileSync(join(folder, name), "utf8")]));
+  };
+
+  for (const [what, endpoint] of [
+    ["answers 500", async () => failingProvider(500)],
+    ["refuses the connection", async () => ({ url: await closedPort(), requests: () => 0, close: async () => {} })],
+  ] as const) {
+    it(`keeps the earlier cassettes byte for byte, exit 1 naming the error, when the provider ${what} (pi-ai's real client)`, async () => {
+      const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+      const before = cassettes(root);
+      expect(Object.keys(before)).toEqual(["1.json", "2.json", "3.json"]);
+      const provider = await endpoint();
+      let run;
+      try {
+        run = await runCliInProcessFrom(root, "eval", "--record", "--model", "openai/gpt-5", "--base-url", `${provider.url}/v1`, "evals/blocking-question.yaml");
+      } finally {
+        await provider.close();
+      }
+      // Nothing written, nothing removed, no staging folder left behind.
+      expect(cassettes(root)).toEqual(before);
+      expect(readdirSync(join(root, "evals/cassettes"))).toEqual(["blocking-question"]);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/\nnot recorded \(the earlier cassettes are kept as they were\):\n {2}blocking-question: run 1: model call 1 failed \(error\): .+\n/);
+      expect(run.stdout).toContain("blocking-question                       0/1    0%  0%–79%           NOT RECORDED\n");
+      expect(run.stdout.trimEnd().split("\n").at(-1)).toBe("1 scenario not recorded");
+      if (what === "answers 500") expect([run.stdout.includes("overloaded"), provider.requests() > 0]).toEqual([true, true]);
+      // The kept cassettes still replay.
+      const replay = await runCliInProcessFrom(root, "eval", "--replay", "evals/blocking-question.yaml");
+      expect(replay.code).toBe(0);
+    });
+  }
+
+  it("refuses to replay a cassette that recorded a failed call as the reply: stale, exit 1", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+    const first = join(root, "evals/cassettes/blocking-question/1.json");
+    const cassette = JSON.parse(readFileSync(first, "utf8")) as { calls: Array<{ context: string; reply: unknown }> };
+    cassette.calls = [{ context: cassette.calls[0]?.context ?? "", reply: { content: [], errorMessage: "Connection error.", stopReason: "error" } }];
+    writeFileSync(first, canonicalJson(cassette));
+    const run = await runCliInProcessFrom(root, "eval", "--replay", "--threshold", "0", "evals/blocking-question.yaml");
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      "  blocking-question run 1: stale cassette evals/cassettes/blocking-question/1.json: model call 1 is recorded as a failed call (error: Connection error.), not as the model's reply; re-record it with --record\n",
+    );
+    expect(run.stdout).not.toContain("passed (threshold");
   });
 });

@@ -2,6 +2,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runEvals, EvalUsageError } from "../../src/evals/index.js";
+import type { EvalResults } from "../../src/evals/results.js";
+import { runCliInProcessFrom } from "../helpers/cli.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { evalProject, repoRoot, withoutNetwork } from "./helpers/project.js";
 
@@ -37,10 +39,43 @@ describe("the shipped scenarios replay from their cassettes", () => {
       expect(results?.scenarios[0]?.runResults[0]?.error).toBe(
         "stale cassette evals/cassettes/blocking-question/1.json: the context of model call 1 differs from the recorded one (the scenario, the tools or the runtime changed since the recording); re-record it with --record",
       );
-      expect(results?.scenarios[0]?.expectations.every((expectation) => expectation.passed === 0)).toBe(true);
+      // Nothing was measured: the run is not counted as a failure of any expectation.
+      expect(results?.scenarios[0]).toMatchObject({ stale: 1, runs: 0, pass: false });
+      expect(results?.scenarios[0]?.runResults[0]).toMatchObject({ run: 1, stale: true, passed: false, failures: [] });
+      expect(results?.scenarios[0]?.expectations.every((expectation) => expectation.runs === 0 && expectation.passed === 0)).toBe(true);
     } finally {
       process.chdir(cwd);
     }
+  });
+
+  it("fails on a stale cassette whatever the threshold (exit 1), counting it in no rate and never saying passed", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+    const third = join(root, "evals/cassettes/blocking-question/3.json");
+    const cassette = JSON.parse(readFileSync(third, "utf8")) as { calls: Array<{ context: string }> };
+    (cassette.calls[0] as { context: string }).context = "0".repeat(64);
+    writeFileSync(third, JSON.stringify(cassette));
+    const run = await runCliInProcessFrom(root, "eval", "--replay", "--threshold", "0.6", "evals/blocking-question.yaml");
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("blocking-question                       2/2  100%  34%–100%         STALE (1 run not evaluated)\n");
+    expect(run.stdout).toContain("  writes-nothing-before-asking          2/2  100%  34%–100%\n");
+    expect(run.stdout).toContain("not evaluated (stale cassettes; counted in no rate):\n  blocking-question run 3: stale cassette evals/cassettes/blocking-question/3.json: the context of model call 1 differs");
+    expect(run.stdout).not.toContain("passed (threshold");
+    expect(run.stdout.trimEnd().split("\n").at(-1)).toBe("1 stale cassette not evaluated (re-record with --record)");
+    const json = await runCliInProcessFrom(root, "eval", "--replay", "--threshold", "0.6", "--format", "json", "evals/blocking-question.yaml");
+    const document = JSON.parse(json.stdout) as EvalResults;
+    expect([json.code, document.passed, document.stale, document.runs]).toEqual([1, false, 1, 3]);
+    expect(document.scenarios[0]).toMatchObject({ passed: 2, runs: 2, stale: 1, pass: false });
+  });
+
+  it("fails with exit 1 at --threshold 0 when every cassette is stale: nothing was evaluated", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+    const file = join(root, "evals", "blocking-question.yaml");
+    writeFileSync(file, readFileSync(file, "utf8").replace("for Friday's board meeting", "for Monday's board meeting"));
+    const run = await runCliInProcessFrom(root, "eval", "--replay", "--threshold", "0", "evals/blocking-question.yaml");
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("blocking-question                       0/0     —  —                STALE (3 runs not evaluated)\n");
+    expect(run.stdout).not.toContain("passed (threshold");
+    expect(run.stdout.trimEnd().split("\n").at(-1)).toBe("3 stale cassettes not evaluated (re-record with --record)");
   });
 
   it("refuses a replay of a scenario without cassettes before any run", async () => {

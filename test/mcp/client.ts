@@ -16,6 +16,8 @@ export interface McpSession {
   stderr(): string;
   /** Calls a tool; the result as the client received it (structuredContent already checked against the tool's outputSchema). */
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  /** Writes bytes to the server's stdin past the client: what no SDK client sends (junk, a line of any size). */
+  writeRaw(text: string): void;
   /** Closes the client's end and resolves to the server's exit code. */
   close(): Promise<number | null>;
 }
@@ -38,6 +40,7 @@ export async function startMcp(root: string, args: readonly string[] = []): Prom
     client,
     stderr: () => stderr,
     call: async (name, toolArgs = {}) => (await client.callTool({ name, arguments: toolArgs })) as CallToolResult,
+    writeRaw: (text) => void child?.stdin?.write(text),
     async close() {
       await client.close();
       return exited;

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { check } from "../../src/check.js";
@@ -122,6 +122,10 @@ describe("gamma-prompt mcp on the embedded default", () => {
     expect(explained).toEqual(explainRule("skill/type-value"));
     const cli = await runCliInProcess("explain", "skill/type-value");
     expect(formatExplanation(explainRule("skill/type-value"))).toBe(cli.stdout);
+    // A long argument is quoted by its start only.
+    expect(toolError(await session.call("explain_rule", { rule: "x".repeat(2 * 1024 * 1024) }))).toBe(
+      `Unexpected rule ${JSON.stringify("x".repeat(100))}… (${2 * 1024 * 1024} characters), expected a rule id such as skill/description-trigger (every finding names its rule)`,
+    );
     expect(toolError(await session.call("explain_rule", { rule: "skill/type-valu" }))).toBe('Unexpected rule "skill/type-valu", expected a rule id such as skill/description-trigger (every finding names its rule); did you mean "skill/type-value"?');
   });
 
@@ -167,10 +171,15 @@ describe("gamma-prompt mcp on the embedded default", () => {
       ["deck-generation", ["tools:intact", "static-prefix:changed", "variant-tail:invalidated"]],
       ["import", ["tools:intact", "static-prefix:changed", "variant-tail:invalidated"]],
     ]);
-    // The figures check itself reports, and the default policies' cost before and after for every variant.
-    expect(edited.comparison.invalidation).toEqual((await check({ root })).invalidation);
+    // The figures check itself reports, to the cent as `cost` prints dollars.
+    const toCents = (dollars: number): number => Math.round(dollars * 100) / 100;
+    expect(edited.comparison.invalidation).toEqual(
+      (await check({ root })).invalidation?.map((entry) => ({ ...entry, dollarsPer1000Sessions: Object.fromEntries(Object.entries(entry.dollarsPer1000Sessions).map(([model, dollars]) => [model, toCents(dollars)])) })),
+    );
+    // The default policies' cost before and after for every variant.
     expect(new Set(edited.comparison.costDelta.map((row) => row.variant))).toEqual(new Set(["base", "deck-generation", "import"]));
     expect(edited.comparison.costDelta.every((row) => Number.isFinite(row.before) && Number.isFinite(row.after))).toBe(true);
+    expect(edited.comparison.costDelta.every((row) => toCents(row.before) === row.before && toCents(row.after) === row.after)).toBe(true);
     expect(edited.comparison.costDelta.some((row) => row.after !== row.before)).toBe(true);
   });
 
@@ -206,6 +215,7 @@ describe("gamma-prompt mcp on the embedded default", () => {
       activationConflicts: [],
       toolNamespaces: [],
       preloadedBy: ["import"],
+      preloadedFrom: "sources",
     });
     const cli = structured<{ requiredBy: string[] }>(await session.call("skill_graph", { skill: "gml-cli" }));
     expect(cli.requiredBy).toEqual(["deck-generation", "gml-editing", "import"]);
@@ -317,5 +327,151 @@ describe("gamma-prompt mcp shutdown", () => {
     structured(await session.call("lint"));
     expect(await session.close()).toBe(0);
     expect(session.stderr()).toBe("");
+  });
+});
+
+describe("gamma-prompt mcp and SKILL.md files the project's globs do not name", () => {
+  const LAYOUT = join(repoRoot, "test", "fixtures", "mcp", "plugin-layout");
+  const NOT_READ = (path: string, through = ""): string =>
+    `Unexpected path ${JSON.stringify(path)}${through}: not a SKILL.md in a skill folder the project's \`skills\` globs name (plugins/*/skills/*), so lint and build never read it; expected a SKILL.md in such a folder, or a glob for it in gamma-prompt.config.json`;
+
+  it("refuses them with a tool error instead of reporting them clean, and lints one reached through a link under its real path", async () => {
+    const root = await copyParts(LAYOUT, ["gamma-prompt.config.json", "plugins", "notskills"], await tempDir("gamma mcp layout"));
+    symlinkSync(join("plugins", "pdf", "skills"), join(root, "linked"));
+    const session = await startMcp(root);
+    const broken = readFileSync(join(root, "notskills/release-notes/SKILL.md"), "utf8");
+    // Without `path`, the globs leave open which plugin a new skill belongs to.
+    expect(toolError(await session.call("lint_text", { text: broken }))).toBe(
+      "Unexpected text without `path`: the project's `skills` globs (plugins/*/skills/*) leave open where a new skill goes; expected `path`, the SKILL.md's place in a folder they name",
+    );
+    for (const path of ["notskills/release-notes/SKILL.md", "skills/release-notes/SKILL.md", "plugins/pdf/skills/a/b/SKILL.md"]) {
+      expect(toolError(await session.call("lint_text", { text: broken, path })), path).toBe(NOT_READ(path));
+    }
+    expect(toolError(await session.call("lint", { path: "notskills/release-notes/SKILL.md" }))).toBe(NOT_READ("notskills/release-notes/SKILL.md"));
+    expect(toolError(await session.call("lint", { path: "notskills/release-notes" }))).toBe(NOT_READ("notskills/release-notes/SKILL.md"));
+    expect(toolError(await session.call("fix_file", { path: "notskills/release-notes/SKILL.md", write: true }))).toBe(NOT_READ("notskills/release-notes/SKILL.md"));
+    expect(readFileSync(join(root, "notskills/release-notes/SKILL.md"), "utf8")).toBe(broken);
+
+    // Where the globs do name it, the same text has its findings.
+    const named = structured<Lint & { path: string }>(await session.call("lint_text", { text: broken, path: "plugins/pdf/skills/release-notes/SKILL.md" }));
+    expect(named.diagnostics.map((finding) => finding.ruleId)).toEqual(["skill/description-whitespace", "skill/allowed-tools-format"]);
+    // Through a link inside the root: the real file, under its real path.
+    const linked = readFileSync(join(root, "plugins/pdf/skills/pdf-forms/SKILL.md"), "utf8").replace("name: pdf-forms", "name: PDF_forms");
+    const viaLink = structured<Lint & { path: string }>(await session.call("lint_text", { text: linked, path: "linked/pdf-forms/SKILL.md" }));
+    expect(viaLink).toMatchObject({ path: "plugins/pdf/skills/pdf-forms/SKILL.md", errorCount: 2 });
+    expect(viaLink.diagnostics.map((finding) => [finding.file, finding.ruleId])).toEqual([
+      ["plugins/pdf/skills/pdf-forms/SKILL.md", "skill/name-format"],
+      ["plugins/pdf/skills/pdf-forms/SKILL.md", "skill/name-mismatch"],
+    ]);
+    writeFileSync(join(root, "plugins/pdf/skills/pdf-forms/SKILL.md"), linked);
+    expect(structured<Lint>(await session.call("lint", { path: "linked/pdf-forms/SKILL.md" }))).toMatchObject({ scope: "plugins/pdf/skills/pdf-forms/SKILL.md", errorCount: 2 });
+  });
+
+  it("puts a draft without `path` where the one glob puts a new skill", async () => {
+    const root = await copyParts(LAYOUT, ["plugins"], await tempDir("gamma mcp layout"));
+    writeFileSync(join(root, "gamma-prompt.config.json"), '{ "skills": ["plugins/pdf/skills/*"] }\n');
+    const session = await startMcp(root);
+    const draft = "---\nname: pdf-merge\ndescription: Use when merging several PDF files into one, in a given order.\n---\n\n# PDF merge\n\nList the files, then merge them.\n";
+    expect(structured<Lint & { path: string }>(await session.call("lint_text", { text: draft }))).toMatchObject({ path: "plugins/pdf/skills/pdf-merge/SKILL.md", errorCount: 0 });
+  });
+});
+
+describe("gamma-prompt mcp and a cancelled call", () => {
+  it("writes nothing for a fix_file the client cancelled before its turn came, and answers the next call", async () => {
+    const root = await embeddedDefault();
+    const session = await startMcp(root);
+    const broken = readFileSync(join(root, IMPORT), "utf8").replace("  gamma-type: workflow\n", "");
+    writeFileSync(join(root, IMPORT), broken);
+    // Calls ahead of it in the server's queue; the cancel follows the request at once, long before they are done.
+    const ahead = [session.call("check_cache"), session.call("check_cache"), session.call("lint")];
+    const cancel = new AbortController();
+    const fix = session.client.callTool({ name: "fix_file", arguments: { path: IMPORT, write: true } }, undefined, { signal: cancel.signal });
+    cancel.abort("the user stopped it");
+    await expect(fix).rejects.toBeDefined();
+    await Promise.all(ahead);
+    // The queue runs in order: once this answers, the cancelled fix had its turn.
+    expect(structured<Lint>(await session.call("lint", { path: IMPORT })).diagnostics.map((finding) => finding.ruleId)).toEqual(["skill/missing-key"]);
+    expect(readFileSync(join(root, IMPORT), "utf8")).toBe(broken);
+    expect(structured<{ written: boolean }>(await session.call("fix_file", { path: IMPORT, write: true })).written).toBe(true);
+  });
+});
+
+describe("gamma-prompt mcp and messages past the stdio readers' limits", () => {
+  it("refuses a request too large to read, and a junk line of any size, with a word on stderr, and keeps serving", async () => {
+    const session = await startMcp(await embeddedDefault());
+    const stillServing = async (): Promise<void> => {
+      expect(structured(await session.call("explain_rule", { rule: "skill/name-format" }))).toMatchObject({ id: "skill/name-format" });
+    };
+    const text = `---\nname: huge\n---\n${"x".repeat(12 * 1024 * 1024)}`;
+    await expect(session.call("lint_text", { text })).rejects.toMatchObject({ code: -32600, message: expect.stringMatching(/^MCP error -32600: Unexpected message of \d+ bytes, expected at most 8388608 bytes per message: it was not read$/) });
+    await stillServing();
+    session.writeRaw(`${"junk".repeat(5 * 1024 * 1024)}\n`);
+    session.writeRaw("not json either\n");
+    await stillServing();
+    const lines = session.stderr().trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^gamma-prompt mcp: Unexpected message of \d+ bytes, expected at most 8388608 bytes per message \(request \d+\); it was dropped and the session goes on$/);
+    expect(lines[1]).toBe(`gamma-prompt mcp: Unexpected message of ${20 * 1024 * 1024 + 1} bytes, expected at most 8388608 bytes per message; it was dropped and the session goes on`);
+    expect(lines[2]).toMatch(/^gamma-prompt mcp: .*JSON/);
+    expect(lines).toHaveLength(3);
+    expect(await session.close()).toBe(0);
+  });
+
+  it("refuses a resource whose answer, once escaped as JSON, is past the bound, though the file is not", async () => {
+    const root = await embeddedDefault();
+    // 6 MiB of `"` and newlines: under the 8 MiB a resource file may have, 12 MiB as JSON.
+    writeFileSync(join(root, "dist", "quotes.md"), '"\n'.repeat(3 * 1024 * 1024));
+    const session = await startMcp(root);
+    await expect(session.client.readResource({ uri: "gamma-prompt://project/dist/quotes.md" })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/^MCP error -32602: Unexpected resource gamma-prompt:\/\/project\/dist\/quotes\.md of 1258\d{4} bytes as JSON, expected at most 8387584: a client's stdio reader drops a larger message, so it is not sent$/),
+    });
+    expect(structured(await session.call("explain_rule", { rule: "skill/name-format" }))).toMatchObject({ id: "skill/name-format" });
+    expect(await session.close()).toBe(0);
+  });
+});
+
+describe("gamma-prompt mcp while the sources have errors and the output folder fails verification", () => {
+  const brokenSources = (root: string): void => writeFileSync(join(root, IMPORT), readFileSync(join(root, IMPORT), "utf8").replace("type: workflow", "type: workflw"));
+
+  it("takes a skill's preloads from the last build that passes verification, and otherwise says they are unknown", async () => {
+    const root = await embeddedDefault();
+    brokenSources(root);
+    const session = await startMcp(root);
+    expect(structured(await session.call("skill_graph", { skill: "import" }))).toMatchObject({ preloadedBy: ["import"], preloadedFrom: "output" });
+    writeFileSync(join(root, "dist", "variants", "base.md"), "edited by hand\n");
+    const graph = structured(await session.call("skill_graph", { skill: "import" }));
+    expect(graph).not.toHaveProperty("preloadedBy");
+    expect(graph.preloadsUnknown).toMatch(/^the sources have errors \(run lint\) and the output folder dist\/ failed verification \(variants\/base\.md: .+\): which variants preload a skill is not known$/);
+  });
+
+  it.each([
+    ["a hand-edited variant", "variants/base.md", "edited by hand\n", /variants\/base\.md: /],
+    ["a broken manifest", "manifest.json", "{", /manifest\.json: /],
+    ["a cache plan whose blocks are no list", "cache-plan.json", '{"variants":{"base":{"blocks":5}}}', /cache-plan\.json: /],
+  ])("refuses to show a variant from an output folder with %s, saying what failed", async (_name, file, content, problem) => {
+    const root = await embeddedDefault();
+    brokenSources(root);
+    writeFileSync(join(root, "dist", file), content);
+    const session = await startMcp(root);
+    const message = toolError(await session.call("show_variant", { variant: "base" }));
+    expect(message).toMatch(/^Unexpected variant "base": the sources have errors \(\d+; run lint\) and the output folder dist\/ failed verification \(.+\); run `gamma-prompt build` once the sources are fixed$/);
+    expect(message).toMatch(problem);
+  });
+});
+
+describe("gamma-prompt mcp and links inside the project", () => {
+  it("refuses a resource whose link in the output folder leads elsewhere in the root, and takes a folder whose name starts with two dots", async () => {
+    const root = await embeddedDefault();
+    writeFileSync(join(root, ".env"), "TOKEN=not-for-the-agent\n");
+    symlinkSync(join("..", ".env"), join(root, "dist", "env.txt"));
+    mkdirSync(join(root, "..notes"));
+    writeFileSync(join(root, "..notes", "todo.md"), "a note\n");
+    const session = await startMcp(root);
+    await expect(session.client.readResource({ uri: "gamma-prompt://project/dist/env.txt" })).rejects.toMatchObject({
+      code: -32602,
+      message: "MCP error -32602: Unexpected resource gamma-prompt://project/dist/env.txt: it leads outside the output folder dist/ (through a symbolic link, to .env), expected a file there",
+    });
+    expect(structured<Lint>(await session.call("lint", { path: "..notes" }))).toMatchObject({ scope: "..notes", diagnostics: [] });
+    expect(structured<Lint>(await session.call("lint", { path: "..notes/todo.md" }))).toMatchObject({ scope: "..notes/todo.md", diagnostics: [] });
   });
 });

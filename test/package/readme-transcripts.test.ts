@@ -146,6 +146,16 @@ describe("manual transcripts", () => {
     expectExcerptOf(cachingGuide.blockStartingWith(command).slice(command.length), stdout);
   });
 
+  it("shows check's cost of an edit inside a variant tail exactly as printed, where `...` leaves lines out", async () => {
+    const root = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge", "dist"], join(await tempDir("readme tail edit cost"), "gamma"));
+    const skill = join(root, "skills/ask-user-questions/SKILL.md");
+    await writeFile(skill, `${await readFile(skill, "utf8")}\nAsk one question at a time when the answers depend on each other.\n`);
+    const { code, stdout } = await runCliInProcessFrom(root, "check");
+    expect(code).toBe(1);
+    const command = "$ gamma-prompt check          # after a line was added at the end of skills/ask-user-questions/SKILL.md\n";
+    expectExcerptOf(cachingGuide.blockStartingWith(command).slice(command.length), stdout);
+  });
+
   it("shows eval's replay of two shipped scenarios exactly as printed, and the scenario file it quotes", async () => {
     const command = "$ gamma-prompt eval --replay evals/topic-only-deck.yaml evals/blocking-question.yaml\n";
     const { code, stdout } = await runCliInProcessFrom(repoRoot, ...command.slice(2).trim().split(" ").slice(1));

@@ -86,7 +86,10 @@ describe("gamma-prompt report --base", () => {
     ]);
     expect(base?.changes.find((change) => change.file === "variants/outline.md")?.invalidates).toEqual([{ variant: "outline", blocks: ["variant-tail"] }]);
     expect(base?.changes.find((change) => change.file === "skills/draft-outline.md")?.invalidates).toEqual([]);
-    expect(base?.invalidation).toEqual(invalidationCost(readPlan(tail.baseDist), readPlan(join(tail.root, "dist"))));
+    const prompts = (dist: string): Record<string, string> => Object.fromEntries(["base", "outline"].map((name) => [name, readFileSync(join(dist, `variants/${name}.md`), "utf8")]));
+    expect(base?.invalidation).toEqual(invalidationCost(readPlan(tail.baseDist), readPlan(join(tail.root, "dist")), { before: prompts(tail.baseDist), after: prompts(join(tail.root, "dist")) }));
+    // The edit is inside the outline's tail: OpenAI's exact-prefix cache keeps the part of the tail before it.
+    expect(base?.invalidation[0]?.openaiTokens).toBeLessThan(base?.invalidation[0]?.tokens ?? 0);
     expect(base?.costDelta.map((row) => `${row.model} ${row.variant}`)).toEqual(["claude-sonnet-4-5 base", "claude-sonnet-4-5 outline", "gpt-5 base", "gpt-5 outline"]);
     expect(renderMarkdown(data)).toContain("| `variants/outline.md` | changed | 10,858 → 10,864 | outline: variant tail |");
   });
@@ -190,6 +193,45 @@ describe("gamma-prompt report --evals", () => {
     expect(run.stdout).toContain("**2 regressions** against the baseline (95% intervals do not overlap):");
     expect(run.stdout).toContain("- outline-from-topic · all-steps: 95% (76%–99%) → 55% (34%–74%)");
     expect(run.stdout).toContain("| outline-from-topic | 11/20 | 55% | 34%–74% | **fail** |");
+  });
+
+  it("warns, on stderr and on the page (HTML and Markdown), when the results were measured on another build, and exits 0", async () => {
+    const project = await reportProject("none");
+    const buildKey = (JSON.parse(readFileSync(join(project.root, "dist/manifest.json"), "utf8")) as { staticPrefix: { cacheKey: string } }).staticPrefix.cacheKey;
+    const otherKey = `c04fd8030885${"0".repeat(52)}`;
+    await writeFile(join(project.root, "other.json"), JSON.stringify(sampleEvals(otherKey).results));
+    await writeFile(join(project.root, "same.json"), JSON.stringify(sampleEvals(buildKey).results));
+    const warning = `gamma-prompt report: warning: the evaluation results other.json were measured on another build (dist c04fd8030885; this build's prefix cache key is ${buildKey.slice(0, 12)})\n`;
+
+    const markdown = await runCliInProcessFrom(project.root, "report", "--evals", "other.json", "--format", "markdown");
+    expect([markdown.code, markdown.stderr]).toEqual([0, warning]);
+    expect(markdown.stdout).toContain(`Model anthropic/claude-sonnet-4-5 · live · 20 runs per scenario · dist \`c04fd8030885\` · threshold 80%`);
+    expect(markdown.stdout).toContain(
+      `> **Warning: measured on another build.** These results are of dist \`c04fd8030885\`; this report's build has prefix cache key \`${buildKey.slice(0, 12)}\`. They say how that build behaved, not this one: run \`gamma-prompt eval\` on this build to measure it.\n`,
+    );
+    const html = await runCliInProcessFrom(project.root, "report", "--evals", "other.json");
+    expect([html.code, html.stderr]).toEqual([0, warning]);
+    expect(html.stdout).toContain(`<p class="verdict verdict-warn" data-warning="other-build"><strong>Measured on another build.</strong> These results are of dist <code>c04fd8030885</code>; this report's build has prefix cache key <code>${buildKey.slice(0, 12)}</code>.`);
+
+    // Results of this very build: no warning anywhere.
+    for (const format of ["markdown", "html"]) {
+      const same = await runCliInProcessFrom(project.root, "report", "--evals", "same.json", "--format", format);
+      expect([same.code, same.stderr]).toEqual([0, ""]);
+      expect(same.stdout).not.toMatch(/another build/i);
+    }
+  });
+
+  it("shows a scenario with stale runs as failing, naming how many runs were not evaluated", async () => {
+    const project = await reportProject("none");
+    const { results } = sampleEvals("key");
+    const [first] = results.scenarios;
+    if (first === undefined) throw new Error("no scenario");
+    Object.assign(first, { stale: 2, pass: false });
+    await writeFile(join(project.root, "results.json"), JSON.stringify(results));
+    const markdown = await runCliInProcessFrom(project.root, "report", "--evals", "results.json", "--format", "markdown");
+    expect(markdown.stdout).toContain("| outline-from-topic | 11/20 | 55% | 34%–74% | **fail** (2 stale runs not evaluated) |");
+    const html = await runCliInProcessFrom(project.root, "report", "--evals", "results.json");
+    expect(html.stdout).toContain('<span class="bad">fail</span> <span class="muted">(2 stale runs not evaluated)</span>');
   });
 
   it("refuses a file that is not a results document, and a baseline without results", async () => {

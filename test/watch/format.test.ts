@@ -51,11 +51,18 @@ describe("watch output lines", () => {
   });
 
   it("says what invalidated blocks cost per affected variant", () => {
-    const text = formatWatchEvent({ ...rebuild, invalidation: [{ variant: "import", tokens: 6576, dollarsPer1000Sessions: { "anthropic/claude-sonnet-4-5": 22.69, "openai/gpt-5": 7.4 } }] });
+    const text = formatWatchEvent({ ...rebuild, invalidation: [{ variant: "import", tokens: 6576, openaiTokens: 6576, dollarsPer1000Sessions: { "anthropic/claude-sonnet-4-5": 22.69, "openai/gpt-5": 7.4 } }] });
     expect(text.split("\n").slice(1)).toEqual([
       "⚠ this edit invalidates cached blocks",
       "  import: 6576 tokens uncached until the cache is warm again, $22.69 (anthropic/claude-sonnet-4-5), $7.40 (openai/gpt-5) per 1,000 cold sessions",
       "",
+    ]);
+  });
+
+  it("names both providers' counts when OpenAI's exact-prefix cache keeps more than Anthropic's blocks", () => {
+    const text = formatWatchEvent({ ...rebuild, invalidation: [{ variant: "deck-generation", tokens: 6606, openaiTokens: 4352, dollarsPer1000Sessions: { "anthropic/claude-sonnet-4-5": 22.79, "openai/gpt-5": 4.9 } }] });
+    expect(text.split("\n").slice(2, 3)).toEqual([
+      "  deck-generation: 6606 tokens uncached on Anthropic, 4352 on OpenAI until the cache is warm again, $22.79 (anthropic/claude-sonnet-4-5), $4.90 (openai/gpt-5) per 1,000 cold sessions",
     ]);
   });
 

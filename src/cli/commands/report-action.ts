@@ -54,6 +54,11 @@ export async function runReportCommand(given: ReportCommandOptions): Promise<num
       ...(evals === undefined ? {} : { evals }),
       ...(evalBaseline === undefined ? {} : { evalBaseline }),
     });
+    const otherBuild = data.evals?.otherBuild;
+    if (otherBuild !== undefined) {
+      // A warning, not an error: reporting an earlier build's results can be on purpose.
+      process.stderr.write(`gamma-prompt report: warning: the evaluation results ${options.evals ?? ""} were measured on another build (dist ${otherBuild.resultsCacheKey.slice(0, 12)}; this build's prefix cache key is ${otherBuild.buildCacheKey.slice(0, 12)})\n`);
+    }
     const text = options.format === "markdown" ? (await import("../../report/markdown.js")).renderMarkdown(data) : (await import("../../report/html.js")).renderHtml(data);
     if (options.output === undefined) process.stdout.write(text);
     else {

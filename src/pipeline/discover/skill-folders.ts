@@ -95,6 +95,32 @@ export function layoutNamesFolder(layout: SkillLayout, folder: string): boolean 
   return layout.skills.some((pattern) => new RegExp(`${globToRegExp(pattern).source}$`).test(`${folder}/`));
 }
 
+/**
+ * Whether lint and build see a SKILL.md in the root-relative `folder`: a
+ * folder the layout finds on disk, or, for text not on disk yet (`unsaved`),
+ * one the layout names, as discovery takes an unsaved SKILL.md.
+ */
+export function layoutTakesSkillFolder(root: string, layout: SkillLayout, folder: string, options: { unsaved: boolean }): boolean {
+  if (folder === "" || folder === ".") return false;
+  if (options.unsaved && layoutNamesFolder(layout, folder)) return true;
+  return matchSkillFolders(root, layout).includes(folder);
+}
+
+/**
+ * Where the layout puts a new skill named `name`: `skills/<name>` for the
+ * default, `<folder>/<name>` for the one pattern `<folder>/*` (or `/**`);
+ * none when several patterns or a wildcard before the last segment leave the
+ * choice open.
+ */
+export function newSkillFolder(layout: SkillLayout, name: string): string | undefined {
+  if (layout.skills.length !== 1) return undefined;
+  const segments = normalisePattern(layout.skills[0] ?? "").split("/").filter((segment) => segment !== "" && segment !== ".");
+  const last = segments.pop();
+  if ((last !== "*" && last !== "**") || segments.some((segment) => /[*?[]/.test(segment))) return undefined;
+  const folder = [...segments, name].join("/");
+  return layoutNamesFolder(layout, folder) ? folder : undefined;
+}
+
 /** `skills/.curated/*`-style globs that would find SKILL.md files the layout missed (for the empty-project hint). */
 export function suggestSkillPatterns(root: string): string[] {
   const suggestions = new Set<string>();
