@@ -48,6 +48,23 @@ describe("compiled checklists: the steps lint reads, as build writes them", () =
     expect(result.diagnostics.map((d) => [d.file, d.line, d.ruleId])).toEqual([["skills/named-list/SKILL.md", 11, "skill/workflow-verification"]]);
   });
 
+  it("reads step headings in every form CommonMark gives them: setext underlines and emphasis around the step number", async () => {
+    const result = await lint({ root: fileURLToPath(new URL("../fixtures/checklist/heading-forms/", import.meta.url)) });
+    expect(result.diagnostics.filter((diagnostic) => diagnostic.ruleId.startsWith("skill/workflow-"))).toEqual([]);
+    const steps = Object.fromEntries(result.skills.map((skill) => [skill.name, skill.checklist]));
+    // A setext heading's step is on its text line, not on its underline.
+    expect(steps["setext"]).toEqual([
+      { number: 1, title: "Collect the changes", optional: false, verifies: false, line: 9 },
+      { number: 2, title: "Verify the build", optional: false, verifies: true, line: 14 },
+    ]);
+    // Emphasis around the number, or around the whole heading, is not part of the title; a bold lead after the number is the title, as in a list item.
+    expect(steps["emphasis"]).toEqual([
+      { number: 1, title: "Collect the changes", optional: false, verifies: false, line: 9 },
+      { number: 2, title: "Verify the build", optional: false, verifies: true, line: 13 },
+      { number: 3, title: "Publish", optional: false, verifies: false, line: 17 },
+    ]);
+  });
+
   it("takes a step's text from the next line when its marker stands alone, and no step from an ellipsis or an empty item", async () => {
     const result = await lint({ root: fileURLToPath(new URL("../fixtures/checklist/placeholders/", import.meta.url)) });
     expect(result.skills.map((skill) => skill.checklist)).toEqual([

@@ -218,7 +218,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "a: conflictsWith [b]; b: conflictsWith [a]",
   },
   "skill/workflow-checklist": {
-    text: "A workflow skill is an ordered procedure the agent must follow step by step, so its body needs a checklist: an ordered list (1. …, 2. …) or numbered step headings (## Step 1: …, ### 2. …).",
+    text: "A workflow skill is an ordered procedure the agent must follow step by step, so its body needs a checklist: an ordered list (1. …, 2. …) or numbered step headings (## Step 1: …, ### 2. …), two or more at one level. A step heading is any heading CommonMark reads: ATX (## Step 1: Gather) or setext (Step 1: Gather underlined with === for level 1 or --- for level 2), with the step number plain or emphasised (## **Step 1:** Gather, ## **Step 1: Gather**); the step's title is the text after the number, without that emphasis. Headings inside code, HTML blocks and block quotes are not steps.",
     bad: "type: workflow\n\nRead the brief, draft the deck, check it.",
     good: "type: workflow\n\n1. Read the brief.\n2. Draft the deck.\n3. Verify every card.",
   },
@@ -228,7 +228,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "1. Draft the deck.\n2. Verify every card renders.\n3. Send it.",
   },
   "skill/body-too-deep": {
-    text: "Lists and block quotes nested more than 32 deep (or indented more than 256 spaces) are refused: Markdown parsers slow down quadratically on them and no real skill needs them.",
+    text: "Lists and block quotes nested more than 32 deep are refused: Markdown parsers slow down quadratically on them and no real skill needs them. Nesting is counted as CommonMark reads the body: `>` and list markers inside fenced or indented code and HTML blocks nest nothing, a line of spaced dashes (`- - - -`) is a thematic break, and indentation alone is not nesting.",
     bad: "> > > > … (40 levels)",
     good: "- a\n  - b",
   },

@@ -59,9 +59,9 @@ export const skillRules = {
   "skill/closure-conflict": { severity: "error", description: "No two skills in one skill's requirement closure conflict with each other." },
   "skill/conflict-one-sided": { severity: "warning", description: "A conflict is declared on both sides: when `a` lists `b` in `conflictsWith`, `b` lists `a`." },
   // The body
-  "skill/workflow-checklist": { severity: "error", description: "A workflow skill's body contains its checklist of steps: an ordered list or numbered step headings (`## Step 1: …`, `### 1. …`)." },
+  "skill/workflow-checklist": { severity: "error", description: "A workflow skill's body contains its checklist of steps: an ordered list or numbered step headings (`## Step 1: …`, `### 1. …`, setext or emphasised alike)." },
   "skill/workflow-verification": { severity: "warning", description: "At least one checklist step verifies the result (verify, check, inspect, confirm, review, validate, ensure, test, assert)." },
-  "skill/body-too-deep": { severity: "error", description: "The body nests lists and block quotes at most 32 levels deep (and indents at most 256 spaces)." },
+  "skill/body-too-deep": { severity: "error", description: "The body nests lists and block quotes at most 32 levels deep, as CommonMark reads it (code, HTML blocks and thematic breaks nest nothing)." },
   "skill/parse-failure": { severity: "error", description: "The file can be checked at all; anything else is reported here instead of stopping the run." },
   "skill/body-too-long": { severity: "warning", description: "The body is at most 500 lines, the Agent Skills specification's recommendation (move detail into references/)." },
   "skill/broken-link": { severity: "error", description: "Every relative Markdown link, image and reference definition in the body (`[x](references/y.md)`) names a file that exists." },

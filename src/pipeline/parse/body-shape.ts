@@ -6,7 +6,8 @@
 export interface OrderedListShape {
   line: number;
   column: number;
-  items: Array<{ line: number; verifies: boolean }>;
+  /** `heading`: for a step heading, the title its text carries after the step number (see step-headings.ts). */
+  items: Array<{ line: number; verifies: boolean; heading?: string }>;
 }
 
 /**

@@ -18,10 +18,11 @@ import type { LineIndex } from "./positions.js";
 export function extractChecklist(lines: LineIndex, lists: readonly OrderedListShape[]): ChecklistStep[] | undefined {
   const list = checklistList(lines, lists);
   if (!list) return undefined;
-  const first = MARKER.exec(lines.lineText(list.line));
+  // Step headings are numbered from 1; an ordered list from its first marker's number.
+  const first = list.items[0]?.heading === undefined ? MARKER.exec(lines.lineText(list.line)) : null;
   const start = first ? Number(first[1]) : 1;
   return list.items.flatMap((item, index) => {
-    const read = readStep(lines, item.line);
+    const read = readStep(lines, item);
     if (read === undefined) return [];
     return [{ number: start + index, ...read.step, optional: read.step.optional || read.markerOptional, verifies: item.verifies, line: item.line }];
   });
@@ -47,18 +48,21 @@ export const PROCEDURE_STEPS = 3;
  */
 export function stepCount(lines: LineIndex, list: OrderedListShape): number {
   let count = 0;
-  for (const item of list.items) if (readStep(lines, item.line) !== undefined) count++;
+  for (const item of list.items) if (readStep(lines, item) !== undefined) count++;
   return count;
 }
 
 /** The step an item starts; undefined for a placeholder: `3. ...` (or a list marker with no text at all) stands for more of the same, as in example output, so there is no step to require. */
-function readStep(lines: LineIndex, line: number): { step: { title: string; optional: boolean }; markerOptional: boolean } | undefined {
-  const markerLine = lines.lineText(line);
-  const onMarkerLine = describeStep(markerLine);
-  // A step heading (`## Step 3`) is a step with or without a title; a list marker alone on its line starts its text on the next, indented line.
-  const heading = STEP_HEADING_MARKER.test(markerLine);
-  const step = onMarkerLine.title === "" && !heading ? describeStep(continuationOf(lines, line)) : onMarkerLine;
-  if (ELLIPSIS.test(step.title) || (step.title === "" && !heading)) return undefined;
+function readStep(lines: LineIndex, item: OrderedListShape["items"][number]): { step: { title: string; optional: boolean }; markerOptional: boolean } | undefined {
+  // A step heading (`## Step 3`) is a step with or without a title: its title is what the heading reader found after the number.
+  if (item.heading !== undefined) {
+    const step = describeStep(item.heading);
+    return ELLIPSIS.test(step.title) ? undefined : { step, markerOptional: step.optional };
+  }
+  const onMarkerLine = describeStep(lines.lineText(item.line).replace(MARKER, ""));
+  // A list marker alone on its line starts its text on the next, indented line.
+  const step = onMarkerLine.title === "" ? describeStep(continuationOf(lines, item.line).replace(MARKER, "")) : onMarkerLine;
+  if (ELLIPSIS.test(step.title) || step.title === "") return undefined;
   return { step, markerOptional: onMarkerLine.optional };
 }
 
@@ -75,7 +79,6 @@ const ELLIPSIS = /^(?:\.{2,}|…+)$/;
 const CHECKLIST_HEADING = /\b(?:checklist|steps|procedure)\b/i;
 /** A list marker after any container markers (`>` quotes, list indentation). */
 const MARKER = /^[\s>]*(\d{1,9})[.)](?:[ \t]+|$)/;
-const STEP_HEADING_MARKER = /^ {0,3}#{1,6}[ \t]+(?:step[ \t]+\d{1,3}(?!\d)[ \t]*[:.)—–-]?|\d{1,3}[.)])[ \t]*/i;
 const OPTIONAL = /^\(\s*optional\s*\)\s*|^optional\s*:\s*/i;
 const TITLE_LIMIT = 120;
 
@@ -87,9 +90,9 @@ function headingBefore(lines: LineIndex, line: number): string {
   return "";
 }
 
-function describeStep(markerLine: string): { title: string; optional: boolean } {
-  // A step heading (`## Step 1: Read the brief`, `### 1. Read the brief`) is a step too (see step-headings.ts).
-  let rest = markerLine.replace(STEP_HEADING_MARKER, "").replace(MARKER, "").trim();
+/** `text` is the step's text without its list marker or step number. */
+function describeStep(text: string): { title: string; optional: boolean } {
+  let rest = text.trim();
   let optional = false;
   const strip = (): void => {
     const match = OPTIONAL.exec(rest);

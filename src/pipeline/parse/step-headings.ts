@@ -1,53 +1,65 @@
+import { outlineBlocks } from "./block-structure.js";
+import { MAX_NESTING } from "./body.js";
 import { verifies, type OrderedListShape } from "./body-shape.js";
 
 /**
  * A checklist written as numbered step headings rather than an ordered
- * list: `## Step 1: Read the brief`, `### 1. Read the brief`. Two or more
- * such headings at one level make one checklist; a step verifies when its
- * heading or its section says so. Fenced code is skipped.
+ * list: `## Step 1: Read the brief`, `### 1. Read the brief`. Any heading
+ * CommonMark sees counts: ATX (`## …`) or setext (the text underlined with
+ * `===` for level 1, `---` for level 2), and its step number may be
+ * emphasised (`## **Step 1:** Read the brief`, `## **Step 1: Read the brief**`).
+ * Two or more such headings at one level make one checklist; a step
+ * verifies when its heading or its section says so. Headings inside code,
+ * HTML blocks or block quotes are not steps.
  */
-const STEP_HEADING = /^ {0,3}(#{1,6})[ \t]+(?:step[ \t]+\d{1,3}(?![\d\p{L}])[ \t]*[:.)—–-]?|\d{1,3}[.)])(?:[ \t]+|$)(.*)$/iu;
-const ANY_HEADING = /^ {0,3}(#{1,6})(?:[ \t]|$)/;
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const STEP_NUMBER = /^(\*{1,3}|_{1,3})?(?:step[ \t]+\d{1,3}(?![\d\p{L}])[ \t]*(\1)?[ \t]*[:.)—–-]?|\d{1,3}[.)])(\1)?(?:[ \t]+|$)(.*)$/iu;
 
-/** The character after at most three leading spaces: each pattern above needs `#`, a backtick or `~` there, so prose lines skip them. */
-function firstAfterIndent(line: string): string {
-  let index = 0;
-  while (index < 3 && line.charCodeAt(index) === 32) index++;
-  return line.charAt(index);
+/**
+ * The step title a heading's text carries after its step number, with the
+ * emphasis around the number (or around the whole text) taken off; undefined
+ * when the heading is not a step.
+ */
+export function stepHeadingTitle(headingText: string): string | undefined {
+  const match = STEP_NUMBER.exec(headingText);
+  if (!match) return undefined;
+  const emphasis = match[1];
+  let title = match[4] ?? "";
+  if (emphasis !== undefined && match[2] === undefined && match[3] === undefined) {
+    // `**Step 1: Gather**`: the emphasis closes at the end of the heading, or the text is not emphasised at all.
+    if (!title.endsWith(emphasis)) return undefined;
+    title = title.slice(0, title.length - emphasis.length).trimEnd();
+  }
+  return title;
+}
+
+/**
+ * Cheap and certain negatives, so most bodies skip the block pass: an ATX
+ * step heading has `#`, spaces and a step number on its line (at any
+ * container depth); a setext one needs a step number somewhere and a line
+ * that can underline it.
+ */
+const MAY_BE_ATX_STEP = /#[ \t]+(?:\*{1,3}|_{1,3})?(?:step[ \t]+\d|\d{1,3}[.)])/iu;
+const MAY_BE_STEP_TEXT = /step[ \t]+\d|\d[.)]/iu;
+const MAY_UNDERLINE = /^[ \t>]*(?:=+|-+)[ \t]*\r?$/m;
+
+function mayHoldStepHeading(body: string): boolean {
+  return MAY_BE_ATX_STEP.test(body) || (MAY_BE_STEP_TEXT.test(body) && MAY_UNDERLINE.test(body));
 }
 
 /** `lines` is the body split at line feeds, when the caller has it already. */
 export function findStepHeadings(body: string, bodyStartLine: number, lines?: readonly string[]): OrderedListShape[] {
-  if (!/^ {0,3}#/m.test(body)) return [];
+  if (!mayHoldStepHeading(body)) return [];
   lines ??= body.split("\n");
-  const headings: Array<{ index: number; level: number; step: boolean; text: string }> = [];
-  let fence: string | undefined;
-  for (let index = 0; index < lines.length; index++) {
-    const text = lines[index] ?? "";
-    const first = firstAfterIndent(text);
-    const marker = first === "`" || first === "~" ? FENCE.exec(text)?.[1] : undefined;
-    if (fence !== undefined) {
-      if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
-      continue;
-    }
-    if (marker !== undefined) {
-      fence = marker;
-      continue;
-    }
-    const heading = first === "#" ? ANY_HEADING.exec(text) : null;
-    if (!heading) continue;
-    const step = STEP_HEADING.exec(text);
-    headings.push({ index, level: (heading[1] ?? "").length, step: step !== null, text: step?.[2] ?? "" });
-  }
+  const headings = outlineBlocks(lines, MAX_NESTING).headings.filter((heading) => !heading.quoted);
   const byLevel = new Map<number, OrderedListShape>();
   headings.forEach((heading, position) => {
-    if (!heading.step) return;
+    const title = stepHeadingTitle(heading.text);
+    if (title === undefined) return;
     // The step's section runs to the next heading at its level or above.
     const next = headings.slice(position + 1).find((other) => other.level <= heading.level);
-    const section = lines.slice(heading.index, next ? next.index : lines.length).join("\n");
-    const shape = byLevel.get(heading.level) ?? { line: bodyStartLine + heading.index, column: 1, items: [] };
-    shape.items.push({ line: bodyStartLine + heading.index, verifies: verifies(section) });
+    const section = lines.slice(heading.line, next ? next.line : lines.length).join("\n");
+    const shape = byLevel.get(heading.level) ?? { line: bodyStartLine + heading.line, column: 1, items: [] };
+    shape.items.push({ line: bodyStartLine + heading.line, verifies: verifies(section), heading: title });
     byLevel.set(heading.level, shape);
   });
   return [...byLevel.values()].filter((shape) => shape.items.length >= 2).sort((a, b) => a.line - b.line);

@@ -1,6 +1,6 @@
 import { createDiagnostic, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
-import { MAX_INDENT, MAX_NESTING } from "../parse/body.js";
+import { MAX_NESTING } from "../parse/body.js";
 import { isMapping, type ParsedSkillFile } from "../parse/parse.js";
 import { bodyProblems } from "./body-rules.js";
 import { schemaProblems } from "./frontmatter-schema.js";
@@ -51,7 +51,7 @@ export function skillFileDiagnostics(parsed: ParsedSkillFile, profile: Profile =
   for (const problem of contentProblems(tree, split, index)) report(problem.ruleId, problem.range, problem.message);
   if (parsed.tooDeepLine !== undefined) {
     const line = split.bodyStartLine + parsed.tooDeepLine - 1;
-    report("skill/body-too-deep", index.lineRange(line), `Unexpected nesting deeper than ${MAX_NESTING} lists or block quotes (or ${MAX_INDENT} spaces), expected a flatter body`);
+    report("skill/body-too-deep", index.lineRange(line), `Unexpected nesting deeper than ${MAX_NESTING} lists or block quotes, expected a flatter body`);
   } else if (manifest?.type && parsed.orderedLists) {
     for (const problem of bodyProblems(manifest.type, parsed.orderedLists, index, split)) report(problem.ruleId, problem.range, problem.message);
   }
