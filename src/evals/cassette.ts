@@ -12,7 +12,7 @@
  * for another question.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { canonicalJson, sortKeysDeep } from "../pipeline/emit/canonical-json.js";
 import { readRegularFile } from "../protocol/regular-file.js";
@@ -135,11 +135,13 @@ export function cassettePath(cassetteDir: string, run: number): string {
  * written whole into a staging folder beside the scenario's folder (same
  * filesystem), which then takes the old folder's place by rename. A failure
  * while staging leaves the old cassettes as they were; a process killed
- * between the two renames leaves them whole in the `.<scenario>.old-…` folder.
+ * between the two renames leaves them whole in the `.<scenario>.old-…` folder,
+ * where the next replay or recording takes them back from.
  */
 export function writeCassettes(cassetteDir: string, cassettes: readonly Cassette[]): void {
   const parent = dirname(cassetteDir);
   mkdirSync(parent, { recursive: true });
+  restoreInterruptedSwap(cassetteDir);
   const suffix = `${process.pid}-${randomBytes(4).toString("hex")}`;
   const staging = join(parent, `.${basename(cassetteDir)}.new-${suffix}`);
   const old = join(parent, `.${basename(cassetteDir)}.old-${suffix}`);
@@ -165,6 +167,22 @@ export function writeCassettes(cassetteDir: string, cassettes: readonly Cassette
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
+}
+
+/**
+ * A scenario whose folder is gone while a `.<scenario>.old-…` folder beside it
+ * holds its cassettes: a recording was killed between its two renames. The
+ * old set is put back (the newest one, should there be several).
+ */
+export function restoreInterruptedSwap(cassetteDir: string): void {
+  if (existsSync(cassetteDir)) return;
+  const prefix = `.${basename(cassetteDir)}.old-`;
+  const parent = dirname(cassetteDir);
+  const left = existingEntries(parent)
+    .filter((name) => name.startsWith(prefix))
+    .map((name) => ({ path: join(parent, name), modified: statSync(join(parent, name)).mtimeMs }))
+    .sort((a, b) => b.modified - a.modified || (a.path < b.path ? 1 : -1));
+  if (left[0] !== undefined) renameSync(left[0].path, cassetteDir);
 }
 
 function existingEntries(dir: string): string[] {

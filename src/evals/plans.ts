@@ -5,7 +5,7 @@
  * planned as stale: the run is reported, never evaluated on it.
  */
 import { relative, sep } from "node:path";
-import { cassettePath, failedCallProblem, readCassette, type Cassette } from "./cassette.js";
+import { cassettePath, failedCallProblem, readCassette, restoreInterruptedSwap, type Cassette } from "./cassette.js";
 import type { LoadedScenario } from "./scenario.js";
 import { EvalUsageError } from "./usage-error.js";
 
@@ -20,6 +20,7 @@ export interface RunPlan {
 /** One run per cassette found (1.json, 2.json, …), or the first `runs` of them. */
 export function replayPlans(scenarios: readonly LoadedScenario[], runs: number | undefined, cwd: string): RunPlan[] {
   return scenarios.flatMap((loaded) => {
+    restoreInterruptedSwap(loaded.cassetteDir);
     const plans: RunPlan[] = [];
     for (let run = 1; runs === undefined || run <= runs; run++) {
       const path = cassettePath(loaded.cassetteDir, run);

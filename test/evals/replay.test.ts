@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runEvals, EvalUsageError } from "../../src/evals/index.js";
@@ -89,5 +89,19 @@ describe("the shipped scenarios replay from their cassettes", () => {
     await expect(runEvals({ root, replay: true, runs: 4 })).rejects.toThrow(/^Unexpected --runs 4 for scenario "blocking-question", expected at most the 3 cassettes recorded in .*evals\/cassettes\/blocking-question\/$/);
     writeFileSync(join(root, "evals/cassettes/blocking-question/2.json"), "{\"format\":\"tape\"}\n");
     await expect(runEvals({ root, replay: true })).rejects.toThrow(/^Unexpected cassette .*evals\/cassettes\/blocking-question\/2\.json: expected "format": "gamma-prompt\/eval-cassette@1"; re-record it with --record$/);
+  });
+});
+
+describe("a recording killed between its two renames", () => {
+  it("loses no cassette: the next replay takes the old set back from the folder beside the scenario's", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+    const cassettes = join(root, "evals/cassettes");
+    const before = readFileSync(join(cassettes, "blocking-question/1.json"), "utf8");
+    // Where a kill after the first rename leaves them: the scenario's folder renamed away, the new set not yet in place.
+    renameSync(join(cassettes, "blocking-question"), join(cassettes, ".blocking-question.old-4242-0a1b2c3d"));
+    const run = await runCliInProcessFrom(root, "eval", "--replay", "evals/blocking-question.yaml");
+    expect(run.code).toBe(0);
+    expect(readFileSync(join(cassettes, "blocking-question/1.json"), "utf8")).toBe(before);
+    expect(readdirSync(cassettes)).toEqual(["blocking-question"]);
   });
 });
