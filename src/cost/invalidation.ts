@@ -11,7 +11,8 @@
  * changed token stays cached, in 128-token steps from a 1,024-token minimum.
  */
 import type { CachePlan, CachePlanBlock } from "../protocol/cache-plan.js";
-import { cacheableTokens, sharedTokenCount, tokenizer } from "../tokens.js";
+import { cacheableTokens } from "../tokens.js";
+import { sharedPrefixTokens } from "./shared-prefix-tokens.js";
 import { loadPromptCachingData } from "./rules.js";
 
 export interface InvalidationCost {
@@ -94,25 +95,7 @@ function tokensBefore(blocks: readonly CachePlanBlock[], index: number): number 
 function sharedRequestTokens(blocks: readonly CachePlanBlock[], first: number, before: string | undefined, after: string | undefined): number {
   const system = blocks.findIndex((block) => block.name === "static-prefix");
   if (system < 0 || first < system || before === undefined || after === undefined) return tokensBefore(blocks, first);
-  return tokensBefore(blocks, system) + sharedTokenCount(encoded(before), encoded(after));
-}
-
-/**
- * The last encodings, by text: the committed side of a comparison is the same
- * text analysis after analysis (the editor), and one rebuild's new prompt is
- * the next one's old prompt (watch).
- */
-const encodings = new Map<string, number[]>();
-const KEPT_ENCODINGS = 16;
-
-function encoded(text: string): number[] {
-  let tokens = encodings.get(text);
-  if (tokens === undefined) {
-    tokens = tokenizer().encode(text);
-    if (encodings.size >= KEPT_ENCODINGS) encodings.delete(encodings.keys().next().value as string);
-    encodings.set(text, tokens);
-  }
-  return tokens;
+  return tokensBefore(blocks, system) + sharedPrefixTokens(before, after);
 }
 
 /** One line per variant; both counts when the providers lose different amounts. */
