@@ -713,6 +713,51 @@ describe("the database's failures", () => {
     await hosted.dispose();
   });
 
+  it("a listener reconnect whose LISTEN fails gives its connection back to the pool: after several, the pool still serves the sessions", async () => {
+    const admin = db.pool();
+    const pool = db.pool({ max: 5 });
+    // The connection that carries a reconnect's LISTEN is terminated just before the statement goes out, three times.
+    let failing = 0;
+    let listens = 0;
+    const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient> | undefined;
+    // pool.query checks out with a callback; only the listener's checkouts (awaited) are watched.
+    (pool as unknown as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) => (args.length > 0 ? connect(...args) : watched());
+    const watched = async () => {
+      const client = (await connect()) as pg.PoolClient;
+      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = async (...args: unknown[]) => {
+        if (typeof args[0] === "string" && args[0].startsWith("listen gamma_events")) {
+          listens += 1;
+          if (failing > 0) {
+            failing -= 1;
+            await admin.query("select pg_terminate_backend($1)", [(client as unknown as { processID: number }).processID]);
+          }
+        }
+        return query(...args);
+      };
+      return client;
+    };
+    const reported: string[] = [];
+    const sessions = await PostgresSessions.start({ pool, leaseMs: 2000, onError: (_error, during) => reported.push(during) });
+    servers.push(sessions);
+    const sessionKey = newKey();
+    const hosted = await hostAgent(sessions, sessionKey);
+    failing = 3;
+    await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where query like 'listen gamma_events%' and pid <> pg_backend_pid()");
+    await until(() => listens === 5, "the listener's fourth reconnect");
+    // Only the listener's own connection stays checked out.
+    await until(() => pool.totalCount - pool.idleCount === 1, "the failed connections back in the pool");
+    expect(reported.filter((during) => during === "listen").length).toBeGreaterThanOrEqual(3);
+    const missed = event({ kind: "system_note", summary: "Published after the reconnects." });
+    await publishUpdate(admin, sessionKey, missed);
+    await until(() => hosted.controller.state.pendingInjections.some((entry) => entry.id === missed.id), "the event after the listener reconnected");
+    pi.faux().setResponses([fauxAssistantMessage("ok")]);
+    await prompt(hosted, "Still there?");
+    await hosted.dispose();
+    const other = await hostAgent(sessions, newKey());
+    await other.dispose();
+  });
+
   it("a database that stops mid-run stops the session loudly; reopened once it is back, nothing it accepted is lost and nothing is delivered twice", async () => {
     const sessionKey = newKey();
     const events: ProtocolEvent[] = [];
