@@ -156,6 +156,9 @@ export class SessionProtocolController {
       preloadedSkills,
       cacheKey: this.artifacts.manifest.staticPrefix.cacheKey,
       ...(restored === undefined ? {} : { restored: { activeSkills: this.owner.state.activeSkills.map((skill) => skill.name), tasks: this.owner.state.tasks.items } }),
+    }, (error) => {
+      // A session log that cannot be written stops the session as a refused state write does: the host is told, no model call goes out.
+      this.stopOnStoreFailure(error, "the session log");
     });
     const owner = this.owner;
     const emit = (event: ProtocolEvent): void => this.emit(event);
