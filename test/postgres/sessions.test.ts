@@ -701,6 +701,27 @@ describe("the database's failures", () => {
     );
   });
 
+  it("a session whose write failed lets its lease go on dispose: another server opens it at once, from what the database accepted", async () => {
+    const pool = db.pool();
+    let refusing = false;
+    aroundQueries(pool, (text, send) => (refusing && text.includes("insert into gamma_state_records") ? Promise.reject(new Error("disk full")) : send()));
+    const sessions = await PostgresSessions.start({ pool, leaseMs: 2000 });
+    servers.push(sessions);
+    const sessionKey = newKey();
+    const hosted = await hostAgent(sessions, sessionKey);
+    refusing = true;
+    pi.faux().setResponses([toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Outline the deck", status: "in_progress" }] })), fauxAssistantMessage("done")]);
+    await expect(prompt(hosted, "Plan the deck")).rejects.toBeInstanceOf(StateWriteFailedError);
+    await hosted.dispose();
+    const [row] = (await db.pool().query("select lease_owner from gamma_sessions where session_key = $1", [sessionKey])).rows as Array<{ lease_owner: string | null }>;
+    expect(row?.lease_owner).toBeNull();
+    // A server that does not wait for a held lease opens it: the lease went with the dispose.
+    const reopened = await hostAgent(await server({ waitForLeaseMs: 0 }), sessionKey);
+    expect(reopened.lease.token).toBe(hosted.lease.token + 1);
+    expect(reopened.controller.state.tasks.items).toEqual([]);
+    await reopened.dispose();
+  });
+
   it("a dropped listener connection is replaced and the events published meanwhile arrive", async () => {
     const sessionKey = newKey();
     const sessions = await server();
