@@ -722,6 +722,42 @@ describe("the database's failures", () => {
     await reopened.dispose();
   });
 
+  it("a run held by a transcript write the database does not answer ends at dispose(): the prompt settles, no model call goes out after it, and the write still lands before the lease goes", async () => {
+    const pool = db.pool();
+    let holding = false;
+    const held: Array<() => void> = [];
+    aroundQueries(pool, (text, send) =>
+      holding && text.includes("insert into gamma_transcript") ? new Promise((resolve, reject) => held.push(() => void send().then(resolve, reject))) : send(),
+    );
+    const sessions = await PostgresSessions.start({ pool, leaseMs: 2000 });
+    servers.push(sessions);
+    const sessionKey = newKey();
+    const hosted = await hostAgent(sessions, sessionKey);
+    let calls = 0;
+    pi.faux().setResponses([
+      () => {
+        calls += 1;
+        holding = true;
+        return toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Outline the deck", status: "in_progress" }] }));
+      },
+      () => (calls++, fauxAssistantMessage("done")),
+    ]);
+    const running = prompt(hosted, "Plan the deck").then(
+      () => "settled",
+      (error: unknown) => (error instanceof SessionDisposedError ? "settled" : error),
+    );
+    await until(() => held.length > 0, "a transcript write held");
+    const disposing = hosted.dispose();
+    expect(await running).toBe("settled");
+    expect(calls).toBe(1);
+    // The database answers again: what was sent is stored, then the lease goes.
+    holding = false;
+    for (const answer of held.splice(0)) answer();
+    await disposing;
+    const [row] = (await db.pool().query("select lease_owner from gamma_sessions where session_key = $1", [sessionKey])).rows as Array<{ lease_owner: string | null }>;
+    expect(row?.lease_owner).toBeNull();
+  });
+
   it("a dropped listener connection is replaced and the events published meanwhile arrive", async () => {
     const sessionKey = newKey();
     const sessions = await server();
