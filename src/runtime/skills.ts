@@ -88,8 +88,11 @@ export function activationResultText(plan: ActivationPlan, skills: ReadonlyMap<s
     const where = active.find((skill) => skill.name === plan.requested.name)?.activatedBy === "preload"
       ? "preloaded in the system prompt"
       : "loaded earlier in this session";
+    // Its files stay readable: the base folder comes again, so a context that lost it can still find them.
+    const folder = baseFolderNote(plan.requested);
     return [
       `Skill "${plan.requested.name}" is already active (${where}); its instructions are already in your context. Continue following them.`,
+      ...(folder === undefined ? [] : [folder]),
     ];
   }
   const parts = [plan.requested.body];

@@ -214,3 +214,58 @@ describe("supporting files", () => {
     expect((await check({ root })).ok).toBe(true);
   });
 });
+
+describe("a skill's files stay readable for the whole session", () => {
+  const NOTE =
+    'Base folder of skill "style-guide": skills/style-guide/. Paths in the skill are relative to it; read a file with `read` at skills/style-guide/<path>, ' +
+    "e.g. skills/style-guide/assets/fonts/deep/glyphs.ttf. Files (4): assets/fonts/deep/glyphs.ttf, notes.txt, references/checklist.md, scripts.sh.";
+  const anchorOf = (controller: SessionProtocolController): string => {
+    const restored = controller.restoreContext([]);
+    const anchor = restored.at(-1) as { content?: unknown } | undefined;
+    return typeof anchor?.content === "string" ? anchor.content : "";
+  };
+  /** The `<skill name="…">` element of the anchor, opening tag to closing tag. */
+  const element = (anchor: string, name: string): string => {
+    const start = anchor.indexOf(`<skill name="${name}"`);
+    return start < 0 ? "" : anchor.slice(start, anchor.indexOf("</skill>", start) + "</skill>".length);
+  };
+
+  it("after compaction the anchor names each restored skill's base folder and files, after its body, the same bytes every time", async () => {
+    const root = await projectWithFiles();
+    await build({ root });
+    const artifacts = loadArtifacts({ distDir: join(root, "dist") });
+    const body = (artifacts.skills.get("style-guide")?.body ?? "").replace(/\n$/, "");
+
+    // Loaded with the skill tool, and as another skill's requirement.
+    const loaded = new SessionProtocolController({ artifacts, variant: "base" });
+    loaded.activateSkill("draft-outline");
+    const anchor = anchorOf(loaded);
+    expect(element(anchor, "style-guide")).toBe(
+      `<skill name="style-guide" type="reference">\nThis reference skill is active as lookup material. Apply only what is relevant.\n\n${body}\n\n${NOTE}\n</skill>`,
+    );
+    // A skill that ships no files has no folder line.
+    expect(element(anchor, "draft-outline")).not.toContain("Base folder");
+    expect(anchorOf(loaded)).toBe(anchor);
+
+    // Activated by the host.
+    const host = new SessionProtocolController({ artifacts, variant: "base" });
+    host.activateSkillForHost("style-guide");
+    expect(element(anchorOf(host), "style-guide")).toContain(`${body}\n\n${NOTE}\n</skill>`);
+  });
+
+  it("loading an active skill again gives its base folder and files with the confirmation", async () => {
+    const root = await projectWithFiles();
+    await build({ root });
+    const artifacts = loadArtifacts({ distDir: join(root, "dist") });
+    const controller = new SessionProtocolController({ artifacts, variant: "base" });
+    controller.activateSkill("style-guide");
+    const again = controller.activateSkill("style-guide").content.map((part) => (part.type === "text" ? part.text : ""));
+    expect(again).toEqual([
+      'Skill "style-guide" is already active (loaded earlier in this session); its instructions are already in your context. Continue following them.',
+      NOTE,
+    ]);
+    // Without files, the confirmation alone.
+    controller.activateSkill("draft-outline");
+    expect(controller.activateSkill("draft-outline").content).toHaveLength(1);
+  });
+});
