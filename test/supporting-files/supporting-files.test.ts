@@ -268,4 +268,64 @@ describe("a skill's files stay readable for the whole session", () => {
     controller.activateSkill("draft-outline");
     expect(controller.activateSkill("draft-outline").content).toHaveLength(1);
   });
+
+  it("readSkillFile serves a path however the model writes it, but never one that climbs out of skills/", async () => {
+    const root = await projectWithFiles();
+    await build({ root });
+    const artifacts = loadArtifacts({ distDir: join(root, "dist") });
+    const checklist = await readFile(join(root, "dist/skills/style-guide/references/checklist.md"));
+    for (const path of [
+      "skills/style-guide/references/checklist.md",
+      "./skills/style-guide/references/checklist.md",
+      "/skills/style-guide/references/checklist.md",
+      "skills/style-guide/./references/checklist.md",
+      "skills/style-guide//references/checklist.md",
+      "skills//style-guide/references/./checklist.md",
+      "skills/style-guide/assets/../references/checklist.md",
+      "skills/draft-outline/../style-guide/references/checklist.md",
+    ]) {
+      expect(readSkillFile(artifacts, path), path).toEqual({ skill: "style-guide", path: "references/checklist.md", bytes: checklist });
+    }
+    expect(readSkillFile(artifacts, "skills/style-guide/assets/fonts/deep/../../../notes.txt")?.path).toBe("notes.txt");
+    for (const path of [
+      "../skills/style-guide/notes.txt",
+      "skills/../skills/style-guide/notes.txt",
+      "skills/style-guide/../../skills/style-guide/notes.txt",
+      "skills/style-guide/../../../etc/passwd",
+      "skills/style-guide/..",
+      "skills/style-guide/references/",
+      "skills/style-guide",
+      "skills\\style-guide\\notes.txt",
+    ]) {
+      expect(readSkillFile(artifacts, path), path).toBeUndefined();
+    }
+  });
+
+  it("readSkillFile serves the catalog's skills/<name>/SKILL.md as the skill's compiled body, for a skill the model may load", async () => {
+    const root = await projectWithFiles();
+    await build({ root });
+    const artifacts = loadArtifacts({ distDir: join(root, "dist") });
+    const catalogPaths = [...artifacts.catalog.matchAll(/path="([^"]+)"/g)].map((match) => match[1] ?? "");
+    expect(catalogPaths).toEqual(["skills/draft-outline/SKILL.md", "skills/style-guide/SKILL.md"]);
+    for (const path of catalogPaths) {
+      const name = path.split("/")[1] ?? "";
+      const body = await readFile(join(root, "dist", artifacts.manifest.skills[name]?.file ?? ""));
+      expect(readSkillFile(artifacts, path), path).toEqual({ skill: name, path: "SKILL.md", bytes: body });
+      expect(readSkillFile(artifacts, `./${path.replace("/SKILL.md", "/./SKILL.md")}`)?.bytes, path).toEqual(body);
+    }
+    // Serving the body does not make the skill active: that is what the skill tool does.
+    const controller = new SessionProtocolController({ artifacts, variant: "base" });
+    readSkillFile(artifacts, "skills/style-guide/SKILL.md");
+    expect(controller.state.activeSkills).toEqual([]);
+
+    // A skill kept from the model (disable-model-invocation) is as unknown here as to the skill tool.
+    const skill = join(root, "skills/style-guide/SKILL.md");
+    await writeFile(skill, (await readFile(skill, "utf8")).replace("metadata:\n", "disable-model-invocation: true\nmetadata:\n"));
+    const hidden = await build({ root });
+    expect(hidden.ok, JSON.stringify(hidden.diagnostics)).toBe(true);
+    const withHidden = loadArtifacts({ distDir: join(root, "dist") });
+    expect(withHidden.skills.get("style-guide")?.modelInvocable).toBe(false);
+    expect(readSkillFile(withHidden, "skills/style-guide/SKILL.md")).toBeUndefined();
+    expect(readSkillFile(withHidden, "skills/style-guide/notes.txt")?.bytes).toEqual(LF_TEXT);
+  });
 });
