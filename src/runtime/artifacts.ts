@@ -29,6 +29,7 @@ import { withLfLineEndings } from "../protocol/line-endings.js";
 import { manifestSchemaErrors } from "./manifest-schema.js";
 import { packageRootDir } from "./package-root.js";
 import { isRecord } from "../protocol/records.js";
+import { skillBaseDir } from "../protocol/skill-folder.js";
 
 export type SkillType = SkillInfo["type"];
 
@@ -415,9 +416,7 @@ function crossReferenceProblems(manifest: DistManifest): ArtifactProblem[] {
 }
 
 /** The folder in dist/ (and in the paths the model sees) that holds a skill's supporting files. */
-export function skillBaseDir(name: string): string {
-  return `skills/${name}`;
-}
+export { skillBaseDir };
 
 function assemble(manifest: DistManifest, contents: ReadonlyMap<string, Buffer>, distDir: string): LoadedArtifacts {
   const text = (file: string): string => (contents.get(file) ?? Buffer.alloc(0)).toString("utf8");

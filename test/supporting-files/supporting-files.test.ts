@@ -329,3 +329,49 @@ describe("a skill's files stay readable for the whole session", () => {
     expect(readSkillFile(withHidden, "skills/style-guide/notes.txt")?.bytes).toEqual(LF_TEXT);
   });
 });
+
+describe("a preloaded skill's files", () => {
+  it("are named in the variant after the skill's body, as the skill tool names them; a skill without files has no such line", async () => {
+    const root = await projectWithFiles();
+    const variants = join(root, "prompts/variants.yaml");
+    await writeFile(variants, `${await readFile(variants, "utf8")}  outline:\n    preload: [draft-outline]\n`);
+    const built = await build({ root });
+    expect(built.diagnostics).toEqual([]);
+    const artifacts = loadArtifacts({ distDir: join(root, "dist") });
+    const variant = artifacts.variants["outline"] ?? "";
+    const skill = artifacts.skills.get("style-guide");
+    const note = new SessionProtocolController({ artifacts, variant: "base" }).activateSkill("style-guide").content.map((part) => (part.type === "text" ? part.text : ""))[1];
+    expect(note).toMatch(/^Base folder of skill "style-guide": skills\/style-guide\/\./);
+    expect(variant).toContain(`${skill?.body ?? "missing"}\n${note}\n</preloaded_skill>`);
+    const outline = variant.slice(variant.indexOf('<preloaded_skill name="draft-outline"'));
+    expect(outline.slice(0, outline.indexOf("</preloaded_skill>"))).not.toContain("Base folder");
+    // A variant without preloads is the prefix alone, as before.
+    expect(artifacts.variants["base"]).toBe(artifacts.prefix);
+
+    // Asked for again, the preloaded skill's confirmation names its folder too.
+    const preloaded = new SessionProtocolController({ artifacts, variant: "outline" });
+    expect(preloaded.activateSkill("style-guide").content.map((part) => (part.type === "text" ? part.text : ""))).toEqual([
+      'Skill "style-guide" is already active (preloaded in the system prompt); its instructions are already in your context. Continue following them.',
+      note,
+    ]);
+    expect((await check({ root })).ok).toBe(true);
+  });
+
+  it("follow a file added or removed, in watch too: the variant lists the files the build copied", async () => {
+    const root = await projectWithFiles();
+    const variants = join(root, "prompts/variants.yaml");
+    await writeFile(variants, `${await readFile(variants, "utf8")}  outline:\n    preload: [draft-outline]\n`);
+    const cache = createBuildCache();
+    await build({ root, cache });
+    const outline = async (): Promise<string> => readFile(join(root, "dist/variants/outline.md"), "utf8");
+    expect(await outline()).toContain("Files (4): assets/fonts/deep/glyphs.ttf, notes.txt, references/checklist.md, scripts.sh.");
+    await writeFile(join(root, "skills/style-guide/references/new.md"), "# New\n");
+    const added = await build({ root, cache, changedPaths: ["skills/style-guide/references/new.md"] });
+    expect(added.written).toContain("variants/outline.md");
+    expect(await outline()).toContain("Files (5): assets/fonts/deep/glyphs.ttf, notes.txt, references/checklist.md, references/new.md, scripts.sh.");
+    await rm(join(root, "skills/style-guide/references/new.md"));
+    await build({ root });
+    expect(await outline()).toContain("Files (4): assets/fonts/deep/glyphs.ttf, notes.txt, references/checklist.md, scripts.sh.");
+    expect((await check({ root })).ok).toBe(true);
+  });
+});
