@@ -3,7 +3,8 @@
  * this server (its lease, its state, its transcript, the events published for
  * it while nobody hosted it), keeps the lease renewed, routes the events other
  * services publish through `routeUpdate`, and lets the session go on dispose.
- * One per server process; it holds one pool connection to LISTEN.
+ * One per server process; it holds one pool connection to LISTEN, and keeps
+ * the process running until close() (while the database is away too).
  */
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
@@ -270,7 +271,6 @@ class HostedState {
         (error: unknown) => this.sessions.report(error, "renew"),
       );
     }, Math.max(50, Math.floor(this.sessions.leaseMs / 3)));
-    this.renewal.unref();
     await this.wake();
   }
 
