@@ -342,7 +342,7 @@ class HostedState {
       const duplicates: string[] = [];
       for (const event of events) {
         try {
-          if (event.unreadable !== undefined) throw new InjectionRejectedError("", event.unreadable);
+          if (event.unreadable !== undefined) throw new InjectionRejectedError(event.unreadable.field, event.unreadable.reason);
           if (controller.routeUpdate(event.payload).outcome === "duplicate") duplicates.push(event.eventId);
         } catch (error) {
           if (!(error instanceof InjectionRejectedError) && !(error instanceof InjectionsNotDefinedError)) throw error;

@@ -376,6 +376,33 @@ describe("a stored event that cannot be read", () => {
   });
 });
 
+describe("a stored event under another id than its payload's", () => {
+  it("is refused with the reason, not delivered, and not read again; the events after it are routed", async () => {
+    const sessionKey = newKey();
+    const producer = db.pool();
+    const refusals: { eventId: string; error: Error }[] = [];
+    const sessions = await server({ onEventRefused: (refusal) => refusals.push(refusal) });
+    // Written by hand: the row's event_id is not the id its payload names.
+    const misfiled = event({ kind: "system_note", summary: "Stored under another id." });
+    await producer.query("insert into gamma_events (session_key, event_id, payload) values ($1, 'h-idmismatch', $2::jsonb)", [sessionKey, JSON.stringify(misfiled)]);
+    const after = event({ kind: "system_note", summary: "Published after the misfiled row." });
+    await publishUpdate(producer, sessionKey, after);
+    const hosted = await hostAgent(sessions, sessionKey);
+    expect(hosted.controller.state.pendingInjections.map((entry) => entry.id)).toEqual([after.id]);
+    const reason = `Unexpected payload id ${JSON.stringify(misfiled.id)} in the row of event "h-idmismatch", expected the row's event_id: an event is stored under its own id, as publishUpdate stores it`;
+    expect(refusals.map((refusal) => [refusal.eventId, refusal.error.name, refusal.error.message, (refusal.error as { field?: string }).field])).toEqual([["h-idmismatch", "InjectionRejectedError", reason, "/id"]]);
+    const rows = await producer.query("select event_id, routed_at is not null as routed, refused_at is not null as refused, refusal from gamma_events where session_key = $1 order by seq", [sessionKey]);
+    expect(rows.rows).toEqual([
+      { event_id: "h-idmismatch", routed: false, refused: true, refusal: reason },
+      { event_id: after.id, routed: true, refused: false, refusal: null },
+    ]);
+    // Caught up again: nothing left to read, nothing told twice.
+    await hosted.catchUp();
+    expect(refusals).toHaveLength(1);
+    await hosted.dispose();
+  });
+});
+
 describe("a server that closes", () => {
   it("lets go a session whose open was on its way when close() began, refuses a later open, and another server takes both at once", async () => {
     const closing = await server();
@@ -399,10 +426,11 @@ describe("a server that closes", () => {
 });
 
 describe("session keys", () => {
-  it("a server opens only a key a producer can publish to: empty, longer than 200 characters or holding a NUL are refused before anything is stored", async () => {
+  it("a server opens only a key a producer can publish to: empty, longer than 200 characters, holding a NUL or a lone surrogate are refused before anything is stored", async () => {
     const sessions = await server();
     const producer = db.pool();
-    for (const sessionKey of ["", "k".repeat(201), "with\u0000nul"]) {
+    // A lone surrogate would be stored as U+FFFD: "s\ud800" and "s\udc00" one session, whose notifications name neither.
+    for (const sessionKey of ["", "k".repeat(201), "with\u0000nul", "s\ud800", "s\udc00", "\udc00\ud800"]) {
       const opened = await hostAgent(sessions, sessionKey).then(
         () => undefined,
         (error: unknown) => error,
@@ -415,9 +443,14 @@ describe("session keys", () => {
       expect(published).toBeInstanceOf(EventRejectedError);
       expect(String(opened)).toBe(`RangeError: ${(published as Error).message}`);
     }
-    const leases = await producer.query("select count(*)::integer as n from gamma_sessions where session_key = '' or length(session_key) > 200");
+    const leases = await producer.query("select count(*)::integer as n from gamma_sessions where session_key = '' or length(session_key) > 200 or session_key like '%\uFFFD%'");
     expect(leases.rows).toEqual([{ n: 0 }]);
+    const events = await producer.query("select count(*)::integer as n from gamma_events where session_key like '%\uFFFD%'");
+    expect(events.rows).toEqual([{ n: 0 }]);
+    expect(String(await hostAgent(sessions, "s\ud800").catch((error: unknown) => error))).toContain("well-formed Unicode: no lone surrogate");
     await hostAgent(sessions, "k".repeat(200)).then((hosted) => hosted.dispose());
+    // A surrogate pair is a character like any other.
+    await hostAgent(sessions, "deck-\ud83d\udcca").then((hosted) => hosted.dispose());
   });
 });
 
