@@ -72,6 +72,8 @@ function piAdapter(): Promise<typeof import("../runtime/pi-adapter.js")> {
 export class PostgresSessions {
   readonly hostId: string;
   readonly leaseMs: number;
+  /** Aborted when close() begins: an open still waiting for another server's lease stops waiting. */
+  private readonly closed = new AbortController();
   private readonly hosted = new Map<string, HostedState>();
   private listener: EventListener | undefined;
   /** Set when close() begins: an open still on its way lets its session go, and a later one is refused. */
@@ -138,11 +140,13 @@ export class PostgresSessions {
   /**
    * Lets every hosted session go and stops listening. An open still on its
    * way when close() begins lets its session go too (it rejects with
-   * SessionsClosedError), and so does every later open: no lease is left held
-   * by a server that no longer renews it.
+   * SessionsClosedError; one still waiting for another server's lease stops
+   * waiting at once), and so does every later open: no lease is left held by
+   * a server that no longer renews it.
    */
   async close(): Promise<void> {
     this.closing = true;
+    this.closed.abort();
     await Promise.allSettled([...this.opening]);
     await Promise.all([...this.hosted.values()].map((hosted) => hosted.handle.dispose()));
     await this.listener?.close();
@@ -171,17 +175,23 @@ export class PostgresSessions {
   ): Promise<Hosted & Omit<G, "dispose">> {
     const { pool } = this.options;
     if (this.hosted.has(options.sessionKey)) throw new Error(`Unexpected second open of session ${options.sessionKey} on this server, expected it disposed first`);
-    const lease = await acquireLease(pool, {
-      sessionKey: options.sessionKey,
-      variant: options.variant,
-      owner: this.hostId,
-      leaseMs: this.leaseMs,
-      waitMs: this.options.waitForLeaseMs ?? this.leaseMs + 1000,
-      pollMs: Math.max(20, Math.min(250, Math.floor(this.leaseMs / 20))),
-    });
+    const lease = await acquireLease(
+      pool,
+      {
+        sessionKey: options.sessionKey,
+        variant: options.variant,
+        owner: this.hostId,
+        leaseMs: this.leaseMs,
+        waitMs: this.options.waitForLeaseMs ?? this.leaseMs + 1000,
+        pollMs: Math.max(20, Math.min(250, Math.floor(this.leaseMs / 20))),
+      },
+      this.closed.signal,
+    );
     const store = new PostgresStateStore(pool, lease);
     let created: { gamma: G; transcript: TranscriptFeed } | undefined;
     try {
+      // Taken as close() began: let go before anything is loaded.
+      if (this.closing) throw new SessionsClosedError(options.sessionKey);
       const entries = await loadTranscript(pool, options.sessionKey);
       created = await create(store, entries);
       const state = new HostedState(this, pool, lease, store, created.gamma, new TranscriptWriter(pool, lease, entries.length), created.transcript);

@@ -425,6 +425,37 @@ describe("a server that closes", () => {
   });
 });
 
+describe("a server that closes while an open waits for another server's lease", () => {
+  it("ends the wait at once: the open rejects with SessionsClosedError, takes no lease, and close() returns without waiting for the lease", async () => {
+    const sessionKey = newKey();
+    const holder = await hostAgent(await server({ leaseMs: 60_000 }), sessionKey);
+    const pool = db.pool();
+    let tried = (): void => {};
+    const triedOnce = new Promise<void>((resolve) => (tried = resolve));
+    aroundQueries(pool, async (text, send) => {
+      const result = await send();
+      if (text.includes("insert into gamma_sessions")) tried();
+      return result;
+    });
+    // It would wait ten minutes for a lease held a minute (past the test's time): only close() ends the wait.
+    const closing = await PostgresSessions.start({ pool, leaseMs: 2000, waitForLeaseMs: 600_000 });
+    servers.push(closing);
+    const opening = hostAgent(closing, sessionKey).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await triedOnce;
+    await closing.close();
+    const refused = await opening;
+    expect(refused).toBeInstanceOf(SessionsClosedError);
+    expect(String(refused)).toContain(`Unexpected open of session ${sessionKey} on a server that is closing`);
+    expect(closing.sessionKeys).toEqual([]);
+    const row = await db.pool().query("select lease_owner, lease_token from gamma_sessions where session_key = $1", [sessionKey]);
+    expect(row.rows).toEqual([{ lease_owner: holder.lease.owner, lease_token: String(holder.lease.token) }]);
+    await holder.dispose();
+  });
+});
+
 describe("session keys", () => {
   it("a server opens only a key a producer can publish to: empty, longer than 200 characters, holding a NUL or a lone surrogate are refused before anything is stored", async () => {
     const sessions = await server();
