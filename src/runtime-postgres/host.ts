@@ -15,7 +15,7 @@ import { SessionDisposedError } from "../runtime/state/errors.js";
 import type { GammaAgent, GammaAgentOptions, GammaSession, GammaSessionOptions, TranscriptFeed } from "../runtime/pi-adapter.js";
 import type { Pool } from "./database.js";
 import { DatabaseReadOnlyError, SessionsClosedError } from "./errors.js";
-import { EVENTS_PER_PASS, markRefused, markRouted, sessionKeyProblem, unroutedEventsOf, type PublishedEvent } from "./events.js";
+import { EVENTS_PER_PASS, markRefused, markRouted, sessionKeyProblem, unroutedEventsOf, wellFormed, type PublishedEvent } from "./events.js";
 import { acquireLease, releaseLease, renewLease, type Lease } from "./lease.js";
 import { listenForEvents, type EventListener } from "./listener.js";
 import { checkSchema } from "./migrate.js";
@@ -27,9 +27,9 @@ export interface PostgresSessionsOptions {
   pool: Pool;
   /** This server in the lease table (default: host name, process id and a random suffix). */
   hostId?: string;
-  /** How long a lease lasts unless renewed; renewed every third of it. Default 15,000 ms. */
+  /** How long a lease lasts unless renewed; renewed every third of it. 150 ms to 2,147,483,647 ms (the longest a Node timer waits); default 15,000 ms. */
   leaseMs?: number;
-  /** How long opening a session waits for another server's lease to expire. Default: the lease and one second. */
+  /** How long opening a session waits for another server's lease to expire: 0 (not at all) or more, finite. Default: the lease and one second. */
   waitForLeaseMs?: number;
   /** An event the session refused (malformed, or a kind its artifacts do not define): stored with the reason, and told here. */
   onEventRefused?: (refusal: { sessionKey: string; eventId: string; error: Error }) => void;
@@ -59,6 +59,34 @@ export type HostedAgent = Hosted & Omit<GammaAgent, "dispose">;
 export type HostedSession = Hosted & Omit<GammaSession, "dispose">;
 
 const DEFAULT_LEASE_MS = 15_000;
+/** The shortest lease: renewed every third of it, no more often than every 50 ms. */
+const MIN_LEASE_MS = 150;
+/** The longest lease: its renewal timer, and Node's, waits at most 2^31 - 1 ms. */
+const MAX_LEASE_MS = 2_147_483_647;
+
+/** Refuses settings that would fail every open, or quietly weaken the lease: the option named, with the values it takes. */
+function checkOptions(options: PostgresSessionsOptions): void {
+  // The listener keeps one connection for the server's lifetime: a pool of one would leave none for a session, which would wait forever.
+  const max = (options.pool as { options?: { max?: unknown } }).options?.max;
+  if (typeof max === "number" && max < 2) {
+    throw new RangeError(`Unexpected pool of ${max} connection, expected at least 2: the listener keeps one for the server's lifetime (size the pool for your sessions plus one)`);
+  }
+  const { hostId, leaseMs, waitForLeaseMs } = options;
+  if (hostId !== undefined && (typeof hostId !== "string" || hostId.length === 0 || hostId.length > 200 || hostId.includes("\u0000") || !wellFormed(hostId))) {
+    throw new RangeError(`Unexpected hostId ${shown(hostId)}, expected this server's name: 1 to 200 characters, no NUL, well-formed Unicode`);
+  }
+  if (leaseMs !== undefined && (typeof leaseMs !== "number" || !(leaseMs >= MIN_LEASE_MS && leaseMs <= MAX_LEASE_MS))) {
+    throw new RangeError(`Unexpected leaseMs ${shown(leaseMs)}, expected a number of milliseconds from ${MIN_LEASE_MS} to ${MAX_LEASE_MS}`);
+  }
+  if (waitForLeaseMs !== undefined && (typeof waitForLeaseMs !== "number" || !(waitForLeaseMs >= 0 && Number.isFinite(waitForLeaseMs)))) {
+    throw new RangeError(`Unexpected waitForLeaseMs ${shown(waitForLeaseMs)}, expected a finite number of milliseconds, 0 (do not wait) or more`);
+  }
+}
+
+/** A setting's value as the error shows it: NaN and Infinity as themselves, a string quoted. */
+function shown(value: unknown): string {
+  return typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value));
+}
 
 /**
  * Pi, loaded when a session is opened, not when this module is: a producer
@@ -91,11 +119,7 @@ export class PostgresSessions {
 
   /** Checks the schema is current and starts listening for published events. */
   static async start(options: PostgresSessionsOptions): Promise<PostgresSessions> {
-    // The listener keeps one connection for the server's lifetime: a pool of one would leave none for a session, which would wait forever.
-    const max = (options.pool as { options?: { max?: unknown } }).options?.max;
-    if (typeof max === "number" && max < 2) {
-      throw new RangeError(`Unexpected pool of ${max} connection, expected at least 2: the listener keeps one for the server's lifetime (size the pool for your sessions plus one)`);
-    }
+    checkOptions(options);
     await checkSchema(options.pool);
     // A standby or a read-only default would accept the start and fail every session at its first write.
     const readOnly = await options.pool.query<{ read_only: string }>("select current_setting('transaction_read_only') as read_only");

@@ -191,6 +191,30 @@ describe("migrations", () => {
     await expect(PostgresSessions.start({ pool: db.pool({ max: 1 }) })).rejects.toThrow("Unexpected pool of 1 connection, expected at least 2");
   });
 
+  it("refuse a lease setting that would fail every open, never end a wait, or hand the session to any server at once, naming the option and what it takes", async () => {
+    const pool = db.pool();
+    const refused = async (options: Record<string, unknown>) =>
+      PostgresSessions.start({ pool, ...options }).then(
+        async (started) => {
+          await started.close();
+          return undefined;
+        },
+        (error: unknown) => (error instanceof RangeError ? error.message : error),
+      );
+    // An unset environment variable (NaN), a lease already expired when taken (0, negative), one shorter than its renewal, past Node's timers, a string.
+    for (const [leaseMs, shown] of [[Number.NaN, "NaN"], [0, "0"], [-5000, "-5000"], [100, "100"], [Number.POSITIVE_INFINITY, "Infinity"], [2 ** 31, "2147483648"], ["15000", '"15000"']] as const) {
+      expect(await refused({ leaseMs })).toBe(`Unexpected leaseMs ${shown}, expected a number of milliseconds from 150 to 2147483647`);
+    }
+    for (const [waitForLeaseMs, shown] of [[Number.NaN, "NaN"], [-1, "-1"], [Number.POSITIVE_INFINITY, "Infinity"], ["1000", '"1000"']] as const) {
+      expect(await refused({ waitForLeaseMs })).toBe(`Unexpected waitForLeaseMs ${shown}, expected a finite number of milliseconds, 0 (do not wait) or more`);
+    }
+    for (const [hostId, shown] of [["", '""'], ["web\u0000", '"web\\u0000"'], ["web-\ud800", '"web-\\ud800"'], [42, "42"]] as const) {
+      expect(await refused({ hostId })).toBe(`Unexpected hostId ${shown}, expected this server's name: 1 to 200 characters, no NUL, well-formed Unicode`);
+    }
+    // The bounds themselves are taken, and a server that does not wait for a lease at all.
+    for (const options of [{ leaseMs: 150 }, { leaseMs: 2_147_483_647 }, { waitForLeaseMs: 0 }, { hostId: "web-1" }]) expect(await refused(options)).toBeUndefined();
+  });
+
   it("a producer publishing to a database nobody migrated is told so, as a server is", async () => {
     await db.createDatabase("never_migrated");
     const producer = db.pool({ database: "never_migrated" });
