@@ -25,7 +25,12 @@ import { WakeUps } from "./wake-ups.js";
 
 export interface PostgresSessionsOptions {
   pool: Pool;
-  /** This server in the lease table (default: host name, process id and a random suffix). */
+  /**
+   * This server's name in the lease table (default: host name and process id).
+   * A label: the lease's owner is this name and a token of this start
+   * (`<hostId>#<6 hex digits>`), so another process, or this one restarted,
+   * never takes a lease this one holds, whatever name it was given.
+   */
   hostId?: string;
   /** How long a lease lasts unless renewed; renewed every third of it. 150 ms to 2,147,483,647 ms (the longest a Node timer waits); default 15,000 ms. */
   leaseMs?: number;
@@ -100,6 +105,8 @@ function piAdapter(): Promise<typeof import("../runtime/pi-adapter.js")> {
 export class PostgresSessions {
   readonly hostId: string;
   readonly leaseMs: number;
+  /** The owner of every lease this server takes: its hostId and a token of this start. */
+  private readonly leaseOwner: string;
   /** Aborted when close() begins: an open still waiting for another server's lease stops waiting. */
   private readonly closed = new AbortController();
   private readonly hosted = new Map<string, HostedState>();
@@ -112,7 +119,8 @@ export class PostgresSessions {
   readonly wakeUps: WakeUps;
 
   private constructor(private readonly options: PostgresSessionsOptions) {
-    this.hostId = options.hostId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+    this.hostId = options.hostId ?? `${hostname()}:${process.pid}`;
+    this.leaseOwner = `${this.hostId}#${randomBytes(3).toString("hex")}`;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.wakeUps = new WakeUps(options.pool, (sessionKey) => this.hosted.get(sessionKey));
   }
@@ -204,7 +212,7 @@ export class PostgresSessions {
       {
         sessionKey: options.sessionKey,
         variant: options.variant,
-        owner: this.hostId,
+        owner: this.leaseOwner,
         leaseMs: this.leaseMs,
         waitMs: this.options.waitForLeaseMs ?? this.leaseMs + 1000,
         pollMs: Math.max(20, Math.min(250, Math.floor(this.leaseMs / 20))),

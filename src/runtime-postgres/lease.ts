@@ -11,6 +11,7 @@ import { SessionLeasedError, SessionsClosedError } from "./errors.js";
 
 export interface Lease {
   sessionKey: string;
+  /** The PostgresSessions that holds it: its hostId and a token of its own start, so two processes given one hostId never share a lease. */
   owner: string;
   /** The fencing token: every write of this host carries it. */
   token: number;
@@ -18,8 +19,9 @@ export interface Lease {
 
 /**
  * Takes the session's lease for `owner` when it is free, expired, or already
- * this owner's; creates the session's row for a new session. Returns the lease,
- * or who holds it and until when.
+ * this owner's (the same PostgresSessions: owners are unique per start, see
+ * host.ts); creates the session's row for a new session. Returns the lease, or
+ * who holds it and until when.
  */
 export async function tryAcquireLease(
   db: Queryable,

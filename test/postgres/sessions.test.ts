@@ -44,7 +44,7 @@ const newKey = () => `session-${process.pid}-${++keys}`;
 
 /** A server: its own pool and PostgresSessions, closed after the test. */
 async function server(
-  options: { leaseMs?: number; waitForLeaseMs?: number; onEventRefused?: (refusal: { eventId: string; error: Error }) => void; onError?: (error: unknown, during: string) => void } = {},
+  options: { hostId?: string; leaseMs?: number; waitForLeaseMs?: number; onEventRefused?: (refusal: { eventId: string; error: Error }) => void; onError?: (error: unknown, during: string) => void } = {},
 ) {
   const pool = db.pool();
   const sessions = await PostgresSessions.start({ pool, leaseMs: options.leaseMs ?? 2000, ...options });
@@ -546,6 +546,31 @@ describe("one host per session", () => {
     const second = await hostAgent(other, sessionKey);
     expect(second.lease.token).toBe(first.lease.token + 1);
     await second.dispose();
+  });
+
+  it("two servers given one hostId are two owners: the second waits for the lease and is refused while it is held, as a server restarted under its name is", async () => {
+    const sessionKey = newKey();
+    const first = await server({ hostId: "web-1" });
+    const hosted = await hostAgent(first, sessionKey);
+    expect(first.hostId).toBe("web-1");
+    expect(hosted.lease.owner).toMatch(/^web-1#[0-9a-f]{6}$/);
+    // Two workers on one machine named by its host name, or the same server started again before its lease ran out.
+    const second = await server({ hostId: "web-1", waitForLeaseMs: 300 });
+    const refused = await hostAgent(second, sessionKey).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SessionLeasedError);
+    expect((refused as SessionLeasedError).owner).toBe(hosted.lease.owner);
+    expect(String(refused)).toContain(`Session ${sessionKey} is hosted by ${hosted.lease.owner} until `);
+    // The first server's session goes on: its lease and token are its own.
+    const row = await db.pool().query("select lease_owner, lease_token from gamma_sessions where session_key = $1", [sessionKey]);
+    expect(row.rows).toEqual([{ lease_owner: hosted.lease.owner, lease_token: String(hosted.lease.token) }]);
+    pi.faux().setResponses([fauxAssistantMessage("Still mine.")]);
+    await prompt(hosted, "Go on");
+    await hosted.dispose();
+    const taken = await hostAgent(second, sessionKey);
+    expect(taken.lease.owner).toMatch(/^web-1#[0-9a-f]{6}$/);
+    expect(taken.lease.owner).not.toBe(hosted.lease.owner);
+    expect(taken.lease.token).toBe(hosted.lease.token + 1);
+    await taken.dispose();
   });
 
   it("a server whose lease was taken over writes nothing: its run ends with the conflict, the new host's state is untouched", async () => {
