@@ -85,6 +85,19 @@ describe("init around skills already there", () => {
     expect(built.code).toBe(0);
   });
 
+  it("names the skill folder, in any layout, in the ignore entry for a skill that would fail the first build", async () => {
+    const root = await tempDir("gamma-init-broken");
+    for (const name of ["good", "bad"]) {
+      mkdirSync(join(root, "plugins", "tools", "skills", name), { recursive: true });
+      const body = name === "bad" ? "See [the guide](references/missing.md).\n" : "- A fact.\n";
+      writeFileSync(join(root, "plugins", "tools", "skills", name, "SKILL.md"), `---\nname: ${name}\ndescription: Use when the user asks about ${name}.\n---\n\n# ${name}\n\n${body}`);
+    }
+    const created = await runCliInProcessFrom(root, "init");
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain("The first build will fail: lint finds 1 error in the skills:\n  plugins/tools/skills/bad/SKILL.md:");
+    expect(created.stdout).toContain('\n  "ignore": ["plugins/tools/skills/bad"]\n');
+  });
+
   it("keeps a config of the collection's own: refuses without --force, naming what --force keeps; with it, adds only the keys and types it lacks", async () => {
     const root = await copyOf("layout");
     const own = {

@@ -173,11 +173,11 @@ function chosenTypes(chosen: readonly ChosenSkillType[]): string[] {
   const references = chosen.filter((skill) => skill.type === "reference");
   const row = (skill: ChosenSkillType): string => `  ${skill.folder.padEnd(width)}  ${skill.type.padEnd(9)}  (${skill.reason})`;
   return [
-    `Skill types, written to "skillTypes" in ${CONFIG_FILE} (a type in a SKILL.md wins). The runtime holds a workflow`,
-    `to its checklist, so init chose workflow only where the skill declares an ordered procedure: "Step N" headings, or a`,
-    `checklist of 3 or more steps under a heading that names steps, a procedure, a process, a workflow or a checklist.`,
-    `Review them and change a type in "skillTypes" where it is wrong (lint warns skill/reference-checklist on a reference`,
-    `that holds a numbered list of 3 or more items):`,
+    `Skill types, written to "skillTypes" in ${CONFIG_FILE} (a type in a SKILL.md wins).`,
+    `The runtime holds a workflow to its checklist, so init made a skill a workflow only where it declares`,
+    `an ordered procedure: "Step N" headings, or 3 or more steps under a heading that names steps, a`,
+    `procedure, a process, a workflow or a checklist. Review them; change a type in "skillTypes" where it`,
+    `is wrong (lint warns skill/reference-checklist on a reference holding 3 or more numbered items):`,
     ...workflows.map(row),
     ...references.map(row),
   ];
