@@ -4,7 +4,6 @@ import { fileURLToPath } from "node:url";
 import { packageRoot } from "./package-paths.js";
 import { describeFsError, fsErrorCode } from "./path-problem.js";
 import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
-import { globToRegExp, matchSkillFolders } from "./pipeline/discover/skill-folders.js";
 import { DESIGN_FIELDS } from "./protocol/manifest-spellings.js";
 import type { ChosenSkillType } from "./skills/existing-types.js";
 
@@ -43,7 +42,7 @@ export interface InitOptions {
   force?: boolean;
   /**
    * The folder already holds skills (a `SKILL.md` in `skills/<name>/` or
-   * any other folder: see {@link findExistingSkills}) and no
+   * any other folder: see `findExistingSkills` in skills/existing-types.ts) and no
    * prompts/prefix.hbs, as a plain Agent Skills collection does: the scaffold adds the agent around them
    * (prompts/, schemas/tools/, the config, whose `skills` finds them and whose `skillTypes` gives each
    * skill without a type one: see skills/type-rule.ts)
@@ -76,6 +75,8 @@ export interface InitResult {
   skillGlobs?: string[];
   /** The keys of a config that was already there: kept as they were (init only adds the keys it lacks). */
   keptConfigKeys?: string[];
+  /** The profile such a config names, which stays (whatever `profile` init was given). */
+  keptProfile?: string;
 }
 
 /** Bad options or a target that cannot hold a project; the CLI exits 2. */
@@ -117,12 +118,14 @@ export async function init(options: InitOptions): Promise<InitResult> {
   const dir = resolve(options.dir);
   usableFolder(dir, options.dir);
   const current = readConfig(dir);
-  const found = options.existingSkills === false || isFile(join(dir, "prompts", "prefix.hbs")) ? undefined : findExistingSkills(dir, current);
+  // Loaded only here: every other command starts without the skill search.
+  const existingTypes = await import("./skills/existing-types.js");
+  const found = options.existingSkills === false || isFile(join(dir, "prompts", "prefix.hbs")) ? undefined : existingTypes.findExistingSkills(dir, current);
   const existingSkills = options.existingSkills ?? (found !== undefined && found.folders.length > 0);
   const typedGlobs = isObject(current?.["skillTypes"]) ? Object.keys(current["skillTypes"]) : [];
   const skillTypes =
     existingSkills && (options.template ?? "agent") === "agent"
-      ? (options.skillTypes ?? (await (await import("./skills/existing-types.js")).chooseTypesOfExistingSkills(dir, found?.folders ?? [], typedGlobs)))
+      ? (options.skillTypes ?? (await existingTypes.chooseTypesOfExistingSkills(dir, found?.folders ?? [], typedGlobs)))
       : undefined;
   const skillGlobs = options.skillGlobs ?? found?.globs;
   const files = planScaffold({ ...options, existingSkills, ...(skillTypes === undefined ? {} : { skillTypes }), ...(existingSkills && skillGlobs !== undefined ? { skillGlobs } : {}) });
@@ -137,6 +140,7 @@ export async function init(options: InitOptions): Promise<InitResult> {
     ...(skillTypes === undefined ? {} : { skillTypes: [...skillTypes], skillFolders: [...(found?.folders ?? [])] }),
     ...(existingSkills && skillGlobs !== undefined && current?.["skills"] === undefined ? { skillGlobs: [...skillGlobs] } : {}),
     ...(keptConfigKeys === undefined ? {} : { keptConfigKeys }),
+    ...(typeof current?.["profile"] === "string" ? { keptProfile: current["profile"] } : {}),
   };
   const paths = [...files.keys()].sort(compare);
   const existing = paths.filter((path) => occupied(join(dir, path)));
@@ -177,91 +181,6 @@ function mergeConfig(current: Record<string, unknown>, scaffold: Record<string, 
     else if (key === "skillTypes" && isObject(merged[key]) && isObject(value)) merged[key] = { ...merged[key], ...value };
   }
   return merged;
-}
-
-/** Folders never searched for skills: dependencies, tooling state and build output. */
-const NOT_SKILL_HOMES = new Set(["node_modules", ".git", "dist"]);
-const SEARCH_DEPTH = 8;
-
-/**
- * The skill folders already in `dir`, root-relative and sorted, and the
- * config `skills` globs that find exactly them. With a config that names its
- * own `skills`, those globs decide (and no glob is proposed). Otherwise every
- * folder below the root that holds a SKILL.md is a skill (the search skips
- * dot folders, node_modules, .git, dist and the config's `ignore` globs, and
- * does not descend into a skill); the globs are undefined when the default
- * `skills/*` finds them all, else one `<parent>/*` per parent folder, or
- * one glob with `*` for the folder that varies (`plugins/*\/skills/*`) when it
- * matches no other folder, or the folder itself when its parent holds other
- * folders too.
- */
-export function findExistingSkills(dir: string, config: Record<string, unknown> | undefined): { folders: string[]; globs?: string[] } {
-  const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === "string" && item !== "") : []);
-  const ignore = strings(config?.["ignore"]);
-  const named = strings(config?.["skills"]);
-  if (named.length > 0) return { folders: matchSkillFolders(dir, { skills: named, ignore }).filter((folder) => isFile(join(dir, folder, "SKILL.md"))) };
-  const ignored = ignore.map(globToRegExp);
-  const folders: string[] = [];
-  const visit = (relative: string, depth: number): void => {
-    let entries: import("node:fs").Dirent[];
-    try {
-      entries = readdirSync(join(dir, relative), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries.sort((a, b) => compare(a.name, b.name))) {
-      if (!entry.isDirectory() || entry.name.startsWith(".") || NOT_SKILL_HOMES.has(entry.name) || entry.name.startsWith(".gamma-prompt-")) continue;
-      const child = relative === "" ? entry.name : `${relative}/${entry.name}`;
-      if (ignored.some((regexp) => regexp.test(`${child}/`))) continue;
-      if (isFile(join(dir, child, "SKILL.md"))) folders.push(child);
-      else if (depth < SEARCH_DEPTH) visit(child, depth + 1);
-    }
-  };
-  visit("", 0);
-  folders.sort(compare);
-  if (folders.every((folder) => /^skills\/[^/]+$/.test(folder))) return { folders };
-  return { folders, globs: globsFor(dir, folders, ignore) };
-}
-
-/** Globs that match exactly `folders` (see {@link findExistingSkills}). */
-function globsFor(dir: string, folders: readonly string[], ignore: readonly string[]): string[] {
-  const wanted = new Set(folders);
-  const exact = (glob: string, expected: readonly string[]): boolean => {
-    const matched = matchSkillFolders(dir, { skills: [glob], ignore });
-    return matched.length === expected.length && matched.every((folder) => expected.includes(folder) && wanted.has(folder));
-  };
-  const byParent = new Map<string, string[]>();
-  for (const folder of folders) {
-    const parent = folder.includes("/") ? folder.slice(0, folder.lastIndexOf("/")) : "";
-    byParent.set(parent, [...(byParent.get(parent) ?? []), folder]);
-  }
-  // Parents that differ in one folder name only (plugins/a/skills, plugins/b/skills) become one glob when it matches nothing else.
-  const globs: string[] = [];
-  const done = new Set<string>();
-  const parents = [...byParent.keys()];
-  for (const parent of parents) {
-    if (done.has(parent) || parent === "") continue;
-    const segments = parent.split("/");
-    for (let position = 0; position < segments.length; position++) {
-      const pattern = segments.map((segment, index) => (index === position ? "*" : segment)).join("/");
-      const regexp = new RegExp(`^${pattern.split("/").map((segment) => (segment === "*" ? "[^/.][^/]*" : segment.replace(/[\\^$.|+(){}[\]*?]/g, "\\$&"))).join("/")}$`);
-      const group = parents.filter((other) => !done.has(other) && regexp.test(other));
-      if (group.length < 2) continue;
-      const expected = group.flatMap((other) => byParent.get(other) ?? []);
-      if (!exact(`${pattern}/*`, expected)) continue;
-      globs.push(`${pattern}/*`);
-      for (const other of group) done.add(other);
-      break;
-    }
-  }
-  for (const parent of parents) {
-    if (done.has(parent)) continue;
-    const children = byParent.get(parent) ?? [];
-    const glob = parent === "" ? "*" : `${parent}/*`;
-    if (exact(glob, children)) globs.push(glob);
-    else globs.push(...children);
-  }
-  return globs.sort(compare);
 }
 
 /** The target is a folder, or can become one: nothing but folders on the way to it, a name the file system takes. */

@@ -98,7 +98,9 @@ function report(dir: string, options: InitOptions, outcome: InitResult, errors: 
   const overwritten = new Set(outcome.existing);
   const what =
     outcome.skillTypes !== undefined ? "an agent around the skills already there" : options.profile === "agentskills" ? "an Agent Skills collection" : options.template === "gamma" ? "a copy of the Gamma project" : "a new agent";
-  const lines = [`Created ${what} in ${shown} (template ${options.template}, profile ${options.profile}): ${outcome.written.length} files`];
+  // A config that was already there keeps its profile.
+  const profile = outcome.keptProfile ?? options.profile;
+  const lines = [`Created ${what} in ${shown} (template ${options.template}, profile ${profile}): ${outcome.written.length} files`];
   for (const path of outcome.written) lines.push(`  ${path}${overwritten.has(path) ? (path === CONFIG_FILE && (outcome.keptConfigKeys?.length ?? 0) > 0 ? `  (updated: ${keptKeys(outcome.keptConfigKeys ?? [])})` : "  (overwritten)") : ""}`);
   if (outcome.skillFolders !== undefined) lines.push("", ...foundSkills(outcome));
   if (outcome.skillTypes !== undefined && outcome.skillTypes.length > 0) lines.push("", ...chosenTypes(outcome.skillTypes));
@@ -106,7 +108,7 @@ function report(dir: string, options: InitOptions, outcome: InitResult, errors: 
   lines.push("", "Next:");
   const cd = shown.replace(/\/$/, "");
   if (cd !== ".") lines.push(`  cd ${cd.includes(" ") ? JSON.stringify(cd) : cd}`);
-  if (options.profile === "agentskills") lines.push("  npx gamma-prompt lint");
+  if (profile === "agentskills" && outcome.skillTypes === undefined) lines.push("  npx gamma-prompt lint");
   else lines.push("  npx gamma-prompt build", "  npx gamma-prompt check");
   process.stdout.write(`${lines.join("\n")}\n`);
   return EXIT_OK;
