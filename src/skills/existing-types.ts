@@ -47,8 +47,9 @@ const SEARCH_DEPTH = 8;
  * config `skills` globs that find exactly them. With a config that names its
  * own `skills`, those globs decide (and no glob is proposed). Otherwise every
  * folder below the root that holds a SKILL.md is a skill (the search skips
- * dot folders, node_modules, .git, dist and the config's `ignore` globs, and
- * does not descend into a skill); the globs are undefined when the default
+ * node_modules, .git, dist, a build's staging folders and the config's
+ * `ignore` globs, and does not descend into a skill; dot folders such as
+ * .claude/skills are searched, and their globs spell the dot); the globs are undefined when the default
  * `skills/*` finds them all, else one `<parent>/*` per parent folder, or
  * one glob with `*` for the folder that varies (`plugins/*\/skills/*`) when it
  * matches no other folder, or the folder itself when its parent holds other
@@ -69,7 +70,8 @@ export function findExistingSkills(dir: string, config: Record<string, unknown> 
       return;
     }
     for (const entry of entries.sort((a, b) => compare(a.name, b.name))) {
-      if (!entry.isDirectory() || entry.name.startsWith(".") || NOT_SKILL_HOMES.has(entry.name) || entry.name.startsWith(".gamma-prompt-")) continue;
+      // Dot folders are searched (.claude/skills, .github/skills), but for tooling state and a build's staging folders.
+      if (!entry.isDirectory() || NOT_SKILL_HOMES.has(entry.name) || entry.name.startsWith(".gamma-prompt-")) continue;
       const child = relative === "" ? entry.name : `${relative}/${entry.name}`;
       if (ignored.some((regexp) => regexp.test(`${child}/`))) continue;
       if (isFile(join(dir, child, "SKILL.md"))) folders.push(child);

@@ -61,9 +61,10 @@ describe("init around skills already there", () => {
     expect(warned.sort()).toEqual(listed.sort());
   });
 
-  it("finds SKILL.md files outside skills/* (not in node_modules, dist or dot folders) and writes the skills globs that match exactly them", async () => {
+  it("finds SKILL.md files outside skills/*, dot folders included (not in node_modules, .git or dist), and writes the skills globs that match exactly them", async () => {
     const root = await copyOf("layout");
-    for (const folder of ["node_modules/dep/skills/dep-skill"]) {
+    // Never searched: dependencies and tooling state (made here: neither can be committed inside a fixture).
+    for (const folder of ["node_modules/dep/skills/dep-skill", ".git/skills/dep-skill"]) {
       mkdirSync(join(root, folder), { recursive: true });
       writeFileSync(join(root, folder, "SKILL.md"), "---\nname: dep-skill\ndescription: Use never.\n---\n\n# Dependency\n");
     }
@@ -73,10 +74,10 @@ describe("init around skills already there", () => {
     expect(created.stdout).toBe(readGolden(join(fixtures, "layout.init.txt"), created.stdout));
     expect(created.stdout).not.toContain("skills/draft-outline");
     const config = readJson(join(root, "gamma-prompt.config.json"));
-    expect(config["skills"]).toEqual(["plugins/*/skills/*", "tools/lone"]);
+    expect(config["skills"]).toEqual([".claude/skills/*", "plugins/*/skills/*", "tools/lone"]);
 
     const linted = await lint({ root });
-    expect(linted.skills.map((skill) => skill.name).sort()).toEqual(["alpha-one", "alpha-two", "beta-one", "beta-two", "lone"]);
+    expect(linted.skills.map((skill) => skill.name).sort()).toEqual(["alpha-one", "alpha-two", "beta-one", "beta-two", "helper", "lone"]);
     expect(linted.errorCount).toBe(0);
     // The old dist/ holds files no build wrote, which build refuses to replace: the agent builds once it is gone.
     rmSync(join(root, "dist"), { recursive: true });

@@ -38,8 +38,8 @@ export function registerInitCommand(program: Command, result: { exitCode: number
     .addHelpText(
       "after",
       commandHelpFooter({
-        about: `In a folder that already holds skills (a SKILL.md in skills/<name>/ or any folder below, outside
-node_modules, dist, .git and dot folders) and no prompts/prefix.hbs, init adds the agent around them and
+        about: `In a folder that already holds skills (a SKILL.md in skills/<name>/ or any folder below, .claude/skills
+included, outside node_modules, dist and .git) and no prompts/prefix.hbs, init adds the agent around them and
 no example skill: prompts/, schemas/tools/ and the config, whose "skills" globs find them and whose
 "skillTypes" gives each skill that names no type one (a workflow only where the skill declares an
 ordered procedure), printed with its reason for review. The skills are never touched.
