@@ -11,7 +11,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
+import { build } from "../../src/build.js";
 import { lint } from "../../src/lint.js";
+import { PathProbes, probesStillHold } from "../../src/pipeline/discover/path-probes.js";
+import { loadArtifacts, readSkillFile } from "../../src/runtime/artifacts.js";
+import { copyProject, removeTempDirs } from "../build/helpers.js";
 
 const machine = vi.hoisted(() => ({ ignoresSpelling: false }));
 
@@ -42,8 +46,9 @@ vi.mock("node:fs", async (original) => {
 });
 
 const made: string[] = [];
-afterAll(() => {
+afterAll(async () => {
   for (const folder of made) rmSync(folder, { recursive: true, force: true });
+  await removeTempDirs();
 });
 
 const composed = "r\u00e9sum\u00e9.md";
@@ -101,10 +106,56 @@ describe("names that match only up to letter case or Unicode form", () => {
     }
   });
 
+  it("are absent to the lookups a persisted build trusts again, on either kind of file system", () => {
+    const root = project();
+    const recorded: Array<[string, "absent" | "file"]> = [
+      ["skills/style/references/tone.md", "absent"],
+      ["skills/style/references/Tone.md", "file"],
+    ];
+    for (const ignoresSpelling of [false, true]) {
+      machine.ignoresSpelling = ignoresSpelling;
+      try {
+        const probes = new PathProbes(root);
+        expect(probes.exists("skills/style/references/tone.md")).toBe("absent");
+        expect(probes.exists(`skills/style/references/${composed}`)).toBe("absent");
+        expect(probes.nearMatch("skills/style/references/tone.md")).toBe("skills/style/references/Tone.md");
+        expect(probes.nearMatch("skills/style/references/absent.md")).toBeUndefined();
+        expect(probesStillHold(root, recorded)).toBe(true);
+      } finally {
+        machine.ignoresSpelling = false;
+      }
+    }
+  });
+
   it("are fine once the link is spelled as the file is", async () => {
     const root = project();
     writeFileSync(join(root, "skills", "style", "SKILL.md"), ["---", "name: style", "type: reference", "description: Use when the user asks how to style a document.", "---", "", `See [the notes](references/${decomposed}) and [the tone](references/Tone.md).`, ""].join("\n"));
     const result = await lint({ root, profile: "gamma" });
     expect(result.diagnostics).toEqual([]);
+  });
+});
+
+describe("supporting files in dist/ and at runtime", () => {
+  it("keep the spelling on disk, and readSkillFile serves a file only under that spelling", async () => {
+    const root = await copyProject("basic");
+    const skill = join(root, "skills", "card-style");
+    mkdirSync(join(skill, "references"), { recursive: true });
+    writeFileSync(join(skill, "references", "Tone.md"), "# Tone\n");
+    writeFileSync(join(skill, "references", decomposed), "# Notes\n");
+    const body = fs.readFileSync(join(skill, "SKILL.md"), "utf8");
+    writeFileSync(join(skill, "SKILL.md"), `${body.trimEnd()}\n\nSee [the tone](references/Tone.md) and [the notes](references/${decomposed}).\n`);
+    const result = await build({ root, persistentCache: false });
+    expect(result.diagnostics.filter((diagnostic) => diagnostic.severity === "error")).toEqual([]);
+    expect(fs.readdirSync(join(root, "dist", "skills", "card-style", "references")).sort()).toEqual(["Tone.md", decomposed]);
+    const artifacts = loadArtifacts({ distDir: join(root, "dist") });
+    expect(readSkillFile(artifacts, "skills/card-style/references/Tone.md")?.path).toBe("references/Tone.md");
+    expect(readSkillFile(artifacts, `skills/card-style/references/${decomposed}`)?.path).toBe(`references/${decomposed}`);
+    machine.ignoresSpelling = true;
+    try {
+      expect(readSkillFile(artifacts, "skills/card-style/references/tone.md")).toBeUndefined();
+      expect(readSkillFile(artifacts, `skills/card-style/references/${composed}`)).toBeUndefined();
+    } finally {
+      machine.ignoresSpelling = false;
+    }
   });
 });
