@@ -38,7 +38,7 @@ export class PathProbes {
 
   exists(relative: string): Existence {
     let result = this.found.get(relative);
-    if (result === undefined) this.found.set(relative, (result = lookUp(this.root, relative, this.names, (path) => this.vouched(path))));
+    if (result === undefined) this.found.set(relative, (result = lookUpSpelled(this.root, relative, this.names, (path) => this.vouched(path))));
     return result;
   }
 
@@ -105,7 +105,7 @@ export class PathProbes {
 /** True when every recorded lookup finds the same thing again. */
 export function probesStillHold(root: string, recorded: ReadonlyArray<readonly [string, Existence]>): boolean {
   const names = new FolderNames(root);
-  return recorded.every(([relative, found]) => lookUp(root, relative, names, () => false) === found);
+  return recorded.every(([relative, found]) => lookUpSpelled(root, relative, names, () => false) === found);
 }
 
 /** The same letters whatever their case or Unicode form: `Tone.md` and `tone.md`, `résumé` composed and decomposed. */
@@ -144,15 +144,19 @@ class FolderNames {
   }
 }
 
-function lookUp(root: string, relative: string, names: FolderNames, vouched: (relative: string) => boolean): Existence {
-  let found: Existence;
+/** A lookup whose answer holds on every file system: what the path names, when its spelling is the one on disk. */
+function lookUpSpelled(root: string, relative: string, names: FolderNames, vouched: (relative: string) => boolean): Existence {
+  const found = lookUp(root, relative);
+  if (found === "absent" || found === "unreadable") return found;
+  // Found by a file system that ignores case or Unicode form under another spelling: not there on every machine.
+  return vouched(relative) || names.spell(relative) ? found : "absent";
+}
+
+function lookUp(root: string, relative: string): Existence {
   try {
     const stats = statSync(join(root, relative), { throwIfNoEntry: false });
-    found = stats === undefined ? "absent" : stats.isFile() ? "file" : stats.isDirectory() ? "directory" : "absent";
+    return stats === undefined ? "absent" : stats.isFile() ? "file" : stats.isDirectory() ? "directory" : "absent";
   } catch {
     return "unreadable";
   }
-  if (found === "absent") return found;
-  // Found by a file system that ignores case or Unicode form under another spelling: not there on every machine.
-  return vouched(relative) || names.spell(relative) ? found : "absent";
 }

@@ -288,17 +288,22 @@ function mentionProblem(mention: string, skillDir: string, exists: (relative: st
     if (found === "unreadable") unreadable = true;
     if (folder === "." || folder === "/" || folder === "") break;
   }
+  const spelled = inOtherSkill?.(posix.normalize(mention)) ? undefined : misspelledMention(mention, skillDir, near);
+  if (spelled !== undefined) return spelled;
   // "design-system's `references/triage.md`": a file of another skill of the project.
   if (inOtherSkill?.(posix.normalize(mention))) return undefined;
   if (unreadable) return `Unexpected path ${quoted(mention)}, which no file system can look up (a NUL byte, or a name longer than the system allows), expected a file in the skill's folder`;
-  // The nearest folder where a file has the same name up to letter case or Unicode form.
+  return `Unexpected path ${quoted(mention)}, which names no file in ${skillDir}/ or a folder above it, expected an existing file, or a Markdown link when the skill ships the file`;
+}
+
+/** A mention that names a file only up to letter case or Unicode form, in the nearest folder where one does, and why it does not count. */
+function misspelledMention(mention: string, skillDir: string, near: (relative: string) => string | undefined): string | undefined {
   for (let folder = skillDir; ; folder = posix.dirname(folder)) {
     const resolved = folder === "." ? posix.normalize(mention) : posix.normalize(`${folder}/${mention}`);
     const spelled = near(resolved);
     if (spelled !== undefined) return `Unexpected path ${quoted(mention)}, which names no file as written, expected ${spelledAs(resolved, spelled, skillDir)}`;
-    if (folder === "." || folder === "/" || folder === "") break;
+    if (folder === "." || folder === "/" || folder === "") return undefined;
   }
-  return `Unexpected path ${quoted(mention)}, which names no file in ${skillDir}/ or a folder above it, expected an existing file, or a Markdown link when the skill ships the file`;
 }
 
 function safeDecode(text: string): string {
