@@ -306,7 +306,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   "source/invalid-json": { text: "A JSON source (tool schema, tool order, config) must parse, with arrays and objects nested at most 100 levels deep; the message points at the first bad character, or at the bracket that opens level 101.", bad: '{ "name": "read", }', good: '{ "name": "read" }' },
   "source/invalid-yaml": { text: "A YAML source (variants, injections) must parse, with lists and mappings nested at most 100 levels deep.", bad: "variants:\n  base:\n    preload: []\n   require: []   # one space less than preload", good: "variants:\n  base:\n    preload: []\n    require: []" },
   "config/invalid": {
-    text: "gamma-prompt.config.json must match schemas/config.schema.json, and every rule id under rules must be a skill rule of the registry (a near miss suggests the id meant). A wrong config would otherwise be ignored silently.",
+    text: "gamma-prompt.config.json must match schemas/config.schema.json, and every rule id under rules must be a skill rule of the registry (a near miss suggests the id meant), and every skills pattern must stay inside the project root (no `..` segment). A wrong config would otherwise be ignored silently.",
     bad: '{ "rules": { "skill/description-triger": "off" } }',
     good: '{ "rules": { "skill/description-trigger": "off" } }',
   },
