@@ -103,6 +103,17 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     expect(refused.stderr).toContain("gamma-prompt audit: dist/ failed verification");
   });
 
+  it("refuses a --variant the dist/ does not define as a usage error naming its variants (exit 2), auditing nothing", async () => {
+    const dir = tempDir("gamma-audit-");
+    const file = join(dir, "pi.jsonl");
+    writeFileSync(file, `${JSON.stringify({ type: "session", id: "x", version: 3, timestamp: "2026-01-01T00:00:00Z", cwd: "/tmp" })}\n`);
+    const refused = await runCliInProcessFrom(dir, "audit", "pi.jsonl", "--dist", distDir, "--variant", "nope");
+    const variants = Object.keys(artifacts.manifest.variants).join(", ");
+    expect(refused).toEqual({ code: 2, stdout: "", stderr: `gamma-prompt audit: Unexpected --variant "nope", expected one of the variants ${distDir}/ defines: ${variants}\n` });
+    const known = await runCliInProcessFrom(dir, "audit", "pi.jsonl", "--dist", distDir, "--variant", "deck-generation");
+    expect(known.code).not.toBe(2);
+  });
+
   it("prints the evaluations guide's audit transcript exactly, for the scripted session it describes", async () => {
     // bash before the deck workflow is loaded, step 8 never planned, none of the hinted knowledge read.
     const dir = tempDir("gamma-audit-readme-");

@@ -112,4 +112,14 @@ describe("gamma-prompt watch (CLI)", () => {
     }
     expect(await readTree(join(root, "dist"))).toEqual(new Map());
   });
+  it("refuses a --debounce above the documented one-minute maximum with one line (Node's timers would fire at once)", async () => {
+    const root = await copyProject();
+    for (const value of ["60001", "3000000000", "99999999999999999999"]) {
+      const { code, stdout, stderr } = await runCliInProcess("watch", "--root", root, "--debounce", value);
+      expect({ code, stdout }).toEqual({ code: 2, stdout: "" });
+      expect(stderr.split("\n")[0]).toBe(`error: option '--debounce <ms>' argument '${value}' is invalid. Expected at most 60000 milliseconds (one minute).`);
+      expect(stderr).not.toContain("TimeoutOverflowWarning");
+    }
+    expect(await readTree(join(root, "dist"))).toEqual(new Map());
+  });
 });

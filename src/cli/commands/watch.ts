@@ -1,7 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { WatchEvent } from "../../watch/events.js";
 import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
-import { MIN_DEBOUNCE_MS } from "../../watch/debounce.js";
+import { MAX_DEBOUNCE_MS, MIN_DEBOUNCE_MS } from "../../watch/debounce.js";
 import { addProjectOptions, commandHelpFooter } from "../options.js";
 import { commandRoot } from "../project-root.js";
 
@@ -21,7 +21,7 @@ export function registerWatchCommand(program: Command, result: { exitCode: numbe
         .choices(["text", "json"])
         .default("text"),
     )
-    .option("--debounce <ms>", `quiet period before a rebuild starts (at least ${MIN_DEBOUNCE_MS})`, parseDebounce, 100)
+    .option("--debounce <ms>", `quiet period before a rebuild starts (at least ${MIN_DEBOUNCE_MS}, at most ${MAX_DEBOUNCE_MS})`, parseDebounce, 100)
     .addHelpText(
       "after",
       commandHelpFooter({
@@ -54,6 +54,7 @@ function parseDebounce(value: string): number {
   if (!Number.isInteger(ms) || ms < MIN_DEBOUNCE_MS) {
     throw new InvalidArgumentError(`Expected a whole number of milliseconds, at least ${MIN_DEBOUNCE_MS} (a shorter pause can miss a save made right after another).`);
   }
+  if (ms > MAX_DEBOUNCE_MS) throw new InvalidArgumentError(`Expected at most ${MAX_DEBOUNCE_MS} milliseconds (one minute).`);
   return ms;
 }
 

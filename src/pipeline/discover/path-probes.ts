@@ -3,11 +3,13 @@ import { join } from "node:path";
 import { compareCodeUnits } from "./sources.js";
 
 /**
- * What a lookup of a root-relative path found. A path the file system
- * refuses to look at (a NUL byte, a name over the system's limit, a folder
- * without permission) is "unreadable"; a path that is not there is "absent".
+ * What a lookup of a root-relative path found. A path behind a folder this
+ * process may not search (EACCES, EPERM) is "denied"; a path no file system
+ * can look up (a NUL byte, a name over the system's limit) is "unreadable";
+ * something that is there but neither a regular file nor a folder (a FIFO, a
+ * socket, a device) is "special"; a path that is not there is "absent".
  */
-export type Existence = "file" | "directory" | "unreadable" | "absent";
+export type Existence = "file" | "directory" | "special" | "denied" | "unreadable" | "absent";
 
 /**
  * The paths a run looked up outside its listed sources, and what it found:
@@ -155,8 +157,9 @@ function lookUpSpelled(root: string, relative: string, names: FolderNames, vouch
 function lookUp(root: string, relative: string): Existence {
   try {
     const stats = statSync(join(root, relative), { throwIfNoEntry: false });
-    return stats === undefined ? "absent" : stats.isFile() ? "file" : stats.isDirectory() ? "directory" : "absent";
-  } catch {
-    return "unreadable";
+    return stats === undefined ? "absent" : stats.isFile() ? "file" : stats.isDirectory() ? "directory" : "special";
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "EACCES" || code === "EPERM" ? "denied" : "unreadable";
   }
 }

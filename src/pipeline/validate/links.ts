@@ -231,6 +231,8 @@ function linkProblem(rawTarget: string, skillDir: string, exists: (relative: str
   const resolved = posix.normalize(`${skillDir}/${target}`);
   const found = resolved.startsWith("../") || resolved === ".." ? "absent" : exists(resolved);
   if (found === "unreadable") return broken(`Unexpected link ${shown}, which no file system can look up (a NUL byte, or a name longer than the system allows), expected a file inside ${skillDir}/`);
+  if (found === "denied") return broken(`Unexpected link ${shown}, which lint may not look up (permission denied, EACCES, on a folder of its path), expected a file at ${resolved.length > QUOTE_LIMIT ? quoted(resolved) : resolved} that can be read`);
+  if (found === "special") return broken(`Unexpected link to ${quoted(target)}, which is not a regular file (a FIFO, a socket or a device), expected a file at ${resolved.length > QUOTE_LIMIT ? quoted(resolved) : resolved}`);
   if (resolved !== skillDir && !resolved.startsWith(`${skillDir}/`)) {
     // Outside the skill's folder: a file there works while the skill sits in this tree, and one beyond the project cannot be judged.
     const beyondRoot = resolved.startsWith("../") || resolved === "..";
@@ -282,16 +284,22 @@ function normalForm(text: string): string {
 function mentionProblem(mention: string, skillDir: string, exists: (relative: string) => Existence, near: (relative: string) => string | undefined, inOtherSkill?: (skillRelative: string) => boolean): string | undefined {
   if (localTarget(mention) === undefined || mention.includes("\\")) return undefined;
   let unreadable = false;
+  let denied = false;
+  let special = false;
   for (let folder = skillDir; ; folder = posix.dirname(folder)) {
     const found = exists(folder === "." ? posix.normalize(mention) : posix.normalize(`${folder}/${mention}`));
     if (found === "file" || found === "directory") return undefined;
     if (found === "unreadable") unreadable = true;
+    if (found === "denied") denied = true;
+    if (found === "special") special = true;
     if (folder === "." || folder === "/" || folder === "") break;
   }
   const spelled = inOtherSkill?.(posix.normalize(mention)) ? undefined : misspelledMention(mention, skillDir, near);
   if (spelled !== undefined) return spelled;
   // "design-system's `references/triage.md`": a file of another skill of the project.
   if (inOtherSkill?.(posix.normalize(mention))) return undefined;
+  if (denied) return `Unexpected path ${quoted(mention)}, which lint may not look up (permission denied, EACCES, on a folder of its path), expected a file in the skill's folder that can be read`;
+  if (special) return `Unexpected path ${quoted(mention)}, which names something that is not a regular file (a FIFO, a socket or a device), expected a file in the skill's folder`;
   if (unreadable) return `Unexpected path ${quoted(mention)}, which no file system can look up (a NUL byte, or a name longer than the system allows), expected a file in the skill's folder`;
   return `Unexpected path ${quoted(mention)}, which names no file in ${skillDir}/ or a folder above it, expected an existing file, or a Markdown link when the skill ships the file`;
 }

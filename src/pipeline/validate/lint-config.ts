@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { ruleRegistry, type RuleId } from "../../diagnostics/rules/index.js";
-import { DEFAULT_SKILL_PATTERNS, type SkillLayout } from "../discover/skill-folders.js";
+import { DEFAULT_SKILL_PATTERNS, patternLeavesRoot, type SkillLayout } from "../discover/skill-folders.js";
 import { CONFIG_FILE, INJECTIONS_FILE, PREFIX_TEMPLATE, TOOL_ORDER_FILE, VARIANTS_FILE } from "../discover/source-paths.js";
 import { readSource, SOURCE_READ_RULES, type SourceOverrides } from "../discover/read-source.js";
 import { isDiagnostic } from "../discover/sources.js";
@@ -86,6 +86,12 @@ export function readLintConfig(root: string, configPath?: string, overrides?: So
   if (!validate(located.value)) return { config: DEFAULT_LINT_CONFIG, diagnostics: schemaDiagnostics("config/invalid", located, validate.errors, "the config") };
   const diagnostics: Diagnostic[] = [];
   const config: LintConfig = { rules: ruleSettings(located, diagnostics), layout: layoutOf(located.value) };
+  config.layout.skills.forEach((pattern, index) => {
+    if (!patternLeavesRoot(pattern)) return;
+    diagnostics.push(
+      createDiagnostic("config/invalid", located.file, rangeAt(located, ["skills", index]), `Unexpected pattern ${quoted(pattern)} in skills that leaves the project root, expected a folder or glob inside the project (skills are found only there; this pattern was not searched)`),
+    );
+  });
   const profile = valueAt(located.value, ["profile"]);
   if (typeof profile === "string" && isProfile(profile)) config.profile = profile;
   const skillTypes = valueAt(located.value, ["skillTypes"]);
