@@ -115,6 +115,20 @@ describe("gamma-prompt lint: exit codes", () => {
     expect(await run("lint", "--root", root, "--format", "json", "--allow-empty")).toEqual({ code: 0, stdout: '{"diagnostics":[],"errorCount":0,"warningCount":0,"noteCount":0}\n', stderr: "" });
   });
 
+  it("exits 1 with skill/no-skills when folders hold a SKILL.md under another spelling, even with that finding turned off", async () => {
+    // skills/foo/skill.md and skills/bar/Skill.md: no skill was checked, whatever else the run reports.
+    const misnamed = await runIn(fixture("no-skills-misnamed"), "lint", "--format", "json");
+    expect(misnamed.code).toBe(1);
+    expect((JSON.parse(misnamed.stdout) as { diagnostics: Array<{ ruleId: string }> }).diagnostics.map((diagnostic) => diagnostic.ruleId)).toEqual(["skill/no-skills"]);
+    expect(await runIn(fixture("no-skills-misnamed"), "lint", "--format", "json", "--allow-empty")).toMatchObject({ code: 0 });
+    const root = mkdtempSync(join(tmpdir(), "gamma-prompt-lint-"));
+    temps.push(root);
+    mkdirSync(join(root, "skills", "empty"), { recursive: true });
+    const emptyFolder = await run("lint", "--root", root, "--format", "json");
+    expect(emptyFolder.code).toBe(1);
+    expect((JSON.parse(emptyFolder.stdout) as { diagnostics: Array<{ ruleId: string }> }).diagnostics.map((diagnostic) => diagnostic.ruleId)).toEqual(["skill/no-skills", "skill/missing-skill-file"]);
+  });
+
   it("documents the options and examples in --help", async () => {
     const { code, stdout } = await run("lint", "--help");
     expect(code).toBe(0);
