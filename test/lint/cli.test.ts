@@ -78,6 +78,15 @@ describe("gamma-prompt lint: exit codes", () => {
     expect(over.stderr).toContain("more than --max-warnings 0");
   });
 
+  it.each(["json", "github", "sarif"])("says on stderr why --max-warnings failed the run under --format %s, stdout keeping the document", async (format) => {
+    const over = await run("lint", "--root", fixture("description-trigger"), "--max-warnings", "0", "--format", format);
+    expect(over.code).toBe(1);
+    expect(over.stderr).toMatch(/^gamma-prompt lint: \d+ warnings?, more than --max-warnings 0\n$/);
+    expect(over.stdout).not.toContain("--max-warnings");
+    const within = await run("lint", "--root", fixture("description-trigger"), "--max-warnings", "5", "--format", format);
+    expect(within).toMatchObject({ code: 0, stderr: "" });
+  });
+
   it("exits 2 for an unknown --format, printing nothing on stdout", async () => {
     const { code, stdout, stderr } = await run("lint", "--root", fixture("good-tree"), "--format", "xml");
     expect({ code, stdout }).toEqual({ code: 2, stdout: "" });

@@ -122,6 +122,7 @@ async function runLint(given: LintCommandOptions): Promise<number> {
     const diff = fixesDiff(outcome.fixedFiles, rebase);
     if (options.format === "json") {
       process.stdout.write(formatDiagnostics("json", diagnostics, { ...context, fixes, fixesWritten: fix === "write", ...(fix === "dry-run" ? { fixDiff: diff } : {}) }));
+      reportTooManyWarnings(counts, options.maxWarnings);
       return exitCodeAfterLint(outcome.diagnostics, counts, options.maxWarnings);
     }
     // stylish prints the changes on stdout; github and sarif keep stdout for their own document.
@@ -139,10 +140,15 @@ async function runLint(given: LintCommandOptions): Promise<number> {
   } else {
     process.stdout.write(formatDiagnostics(options.format, diagnostics, context));
   }
-  if (options.format === "stylish" && options.maxWarnings !== undefined && counts.errorCount === 0 && counts.warningCount > options.maxWarnings) {
-    process.stderr.write(`gamma-prompt lint: ${counts.warningCount} warnings, more than --max-warnings ${options.maxWarnings}\n`);
-  }
+  reportTooManyWarnings(counts, options.maxWarnings);
   return exitCodeAfterLint(outcome.diagnostics, counts, options.maxWarnings);
+}
+
+/** Why a run with warnings only fails, on stderr in every format: stdout keeps the format's own document. */
+function reportTooManyWarnings(counts: { errorCount: number; warningCount: number }, maxWarnings: number | undefined): void {
+  if (maxWarnings !== undefined && counts.errorCount === 0 && counts.warningCount > maxWarnings) {
+    process.stderr.write(`gamma-prompt lint: ${counts.warningCount} warnings, more than --max-warnings ${maxWarnings}\n`);
+  }
 }
 
 /** An empty project is only a warning, but a run that checked nothing must not pass by accident. */
