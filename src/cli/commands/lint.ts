@@ -50,7 +50,7 @@ rename). It prints file:line:column, rule and change for each fix; a second run 
 --fix-dry-run prints the same changes as a unified diff on stdout (the remaining findings on stderr;
 with --format json both are in the document) and writes nothing.`,
         exitCodes:
-          "0 no errors (and warnings within --max-warnings), 1 an error, more warnings than --max-warnings or no skill found (without --allow-empty), 2 usage (no skills/ folder under --root, a fixed file --fix cannot write) or internal error.",
+          "0 no errors (and warnings within --max-warnings), 1 an error, more warnings than --max-warnings or no skill found (without --allow-empty), 2 usage (no skills/ folder under --root, a --config that is missing, a folder or empty, a fixed file --fix cannot write) or internal error.",
         examples: [
           "gamma-prompt lint",
           "gamma-prompt lint --root path/to/project",
@@ -75,6 +75,15 @@ async function runLint(given: LintCommandOptions): Promise<number> {
   if (given.fix && given.fixDryRun) {
     process.stderr.write("gamma-prompt lint: --fix and --fix-dry-run exclude each other; pass one\n");
     return EXIT_USAGE;
+  }
+  if (given.config !== undefined) {
+    // Checked before the project is looked for: a --config that names no file is the whole message.
+    const { namedConfigProblem } = await import("../../pipeline/validate/lint-config.js");
+    const problem = namedConfigProblem(given.config);
+    if (problem !== undefined) {
+      process.stderr.write(`gamma-prompt lint: ${problem}; pass --config with the path of an existing file\n`);
+      return EXIT_USAGE;
+    }
   }
   // With --config the layout is the config's: the working folder may hold no skills/ of its own.
   const located = await commandRoot("lint", given.root, { optional: given.config !== undefined });
