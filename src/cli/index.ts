@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { existsSync, readFileSync } from "node:fs";
 import { enableCompileCache } from "node:module";
-import { describeFsError } from "../path-problem.js";
+import { getSystemErrorMap } from "node:util";
 
 /** Written by the package build (scripts/bundle-cli.mjs) from this program's own `--help`, 80 columns as off a terminal. */
 const RECORDED_HELP = new URL("./recorded-help.txt", import.meta.url);
@@ -18,8 +18,9 @@ for (const stream of [process.stdout, process.stderr]) {
     process.exitCode = 2;
     const name = process.argv.slice(2).find((arg) => !arg.startsWith("-"));
     const what = stream === process.stdout ? "standard output" : "standard error";
-    const described = error.code === undefined ? error.message : describeFsError(error.code);
-    const reason = error.code === undefined || described === error.code ? described : `${described} (${error.code})`;
+    // The system's own words ("no space left on device"); nothing of the package loads for them.
+    const described = error.errno === undefined ? undefined : getSystemErrorMap().get(error.errno)?.[1];
+    const reason = described === undefined ? error.message : `${described} (${error.code ?? error.errno})`;
     if (stream === process.stdout) process.stderr.write(`gamma-prompt${name === undefined ? "" : ` ${name}`}: could not write to ${what}: ${reason}\n`);
   });
 }

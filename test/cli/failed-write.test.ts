@@ -30,6 +30,6 @@ describe.runIf(existsSync("/dev/full"))("a write to standard output that fails",
       }
     }
     const run = runToFullDevice(args, project);
-    expect(run).toEqual({ status: 2, stderr: `gamma-prompt ${args[0]}: could not write to standard output: no space left on the device (ENOSPC)\n` });
+    expect(run).toEqual({ status: 2, stderr: `gamma-prompt ${args[0]}: could not write to standard output: no space left on device (ENOSPC)\n` });
   });
 });
