@@ -48,7 +48,7 @@ describe("gamma-prompt eval: the model and its key", () => {
     const run = await runCliInProcessFrom(root, "eval", "--replay");
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");
-    expect(run.stderr.endsWith("\n(run `gamma-prompt build` first)\n")).toBe(true);
+    expect(run.stderr).toBe("gamma-prompt eval: no build at dist/: run `gamma-prompt build` first\n");
   });
 
   it("names an unknown provider or model and how to list the valid ones", async () => {

@@ -73,6 +73,19 @@ describe("gamma-prompt watch (CLI)", () => {
     expect(await distProblems(join(root, "dist"))).toEqual([]);
   });
 
+  it("stops with exit 0 at its next event once the reader of its output has gone, leaving dist/ consistent", async () => {
+    const root = await copyProject();
+    const running = startCli(root);
+    expect(await running.nextEvent()).toMatchObject({ type: "initial", ok: true });
+    // `watch --format json | head -1`: the reader exits after the first event.
+    running.child.stdout.destroy();
+    const skill = join(root, "skills", "gml-cli", "SKILL.md");
+    await writeFile(skill, withDescription(await readFile(skill, "utf8"), "Use BEFORE any gml command."));
+    expect(await running.exit).toEqual({ code: 0, signal: null });
+    expect(running.stderr()).toBe("");
+    expect(await distProblems(join(root, "dist"))).toEqual([]);
+  });
+
   it("prints a summary line per build in text format", async () => {
     const root = await copyProject();
     const child = spawn(process.execPath, [cli, "watch", "--root", root]);

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { Command } from "commander";
 import { EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import type { ReporterName } from "../../diagnostics/reporters/index.js";
@@ -52,8 +53,9 @@ workflows (on stderr with --format json, github or sarif).`,
         outcome = await audit({ files, root: located.root, ...(options.dist === undefined ? {} : { distDir: options.dist }), ...(options.variant === undefined ? {} : { variant: options.variant }) });
       } catch (error) {
         if (error instanceof ArtifactVerificationError) {
-          const hint = options.dist === undefined ? "(run `gamma-prompt build` first, or pass --dist with the dist/ the sessions ran on)" : "(pass --dist with the built dist/ the sessions ran on)";
-          return fail(`${error.message}\n${hint}`);
+          const hint = options.dist === undefined ? "run `gamma-prompt build` first, or pass --dist with the dist/ the sessions ran on" : "pass --dist with the built dist/ the sessions ran on";
+          const { unbuiltFolderMessage } = await import("../unbuilt.js");
+          return fail(unbuiltFolderMessage(error, options.dist ?? join(located.root, "dist"), hint) ?? `${error.message}\n(${hint})`);
         }
         if (error instanceof AuditUsageError) return fail(error.message);
         throw error;

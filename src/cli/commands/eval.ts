@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { Option, type Command } from "commander";
 import { EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { commandHelpFooter } from "../options.js";
@@ -126,7 +127,10 @@ whose 95% interval does not overlap the baseline's.`,
           ...(progress === undefined ? {} : { onProgress: progress.update }),
         });
       } catch (error) {
-        if (error instanceof ArtifactVerificationError) return fail(`${error.message}\n(run \`gamma-prompt build\` first)`);
+        if (error instanceof ArtifactVerificationError) {
+          const { unbuiltFolderMessage } = await import("../unbuilt.js");
+          return fail(unbuiltFolderMessage(error, join(root, options.dist ?? "dist"), "run `gamma-prompt build` first") ?? `${error.message}\n(run \`gamma-prompt build\` first)`);
+        }
         if (error instanceof EvalUsageError) return fail(error.message);
         throw error;
       } finally {

@@ -33,8 +33,9 @@ took), a warning when the edit changed the static prefix every variant caches, a
 lint's stylish format. json: one event object per line, for editor integrations.
 
 On Ctrl-C a build in flight finishes writing first, so dist/ never keeps temporary files; a second
-Ctrl-C stops at once.`,
-        exitCodes: "0 stopped by SIGINT or SIGTERM, 2 usage error (bad option, no skills/ folder).",
+Ctrl-C stops at once. When its reader exits (\`watch --format json | head -1\`, an editor that quit),
+watch stops the same way at its next event, after that build.`,
+        exitCodes: "0 stopped by SIGINT or SIGTERM, or by the reader of its output exiting; 2 usage error (bad option, no skills/ folder) or standard output refused a write (a full disk).",
         examples: ["gamma-prompt watch", "gamma-prompt watch --root my-agent --format json"],
       }),
     )
@@ -74,6 +75,10 @@ async function runWatchCommand(options: WatchCommandOptions & { root: string }):
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  // Its events are all watch has to say: once standard output is gone (the reader exited, EPIPE) or refuses
+  // a write, it stops as on Ctrl-C, after the build in flight, instead of rebuilding for no one.
+  const onOutputError = () => requestStop();
+  process.stdout.on("error", onOutputError);
   try {
     // Loaded here, not at the top, so other commands and --help start fast.
     const [{ watch }, { ProjectRootError }, print] = await Promise.all([
@@ -100,6 +105,7 @@ async function runWatchCommand(options: WatchCommandOptions & { root: string }):
   } finally {
     process.removeListener("SIGINT", onSignal);
     process.removeListener("SIGTERM", onSignal);
+    process.stdout.removeListener("error", onOutputError);
   }
 }
 

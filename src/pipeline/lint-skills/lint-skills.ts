@@ -151,7 +151,11 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   const listed = new Set(sources.files.map((file) => file.path));
   for (const path of unreferenced.keys()) if (!listed.has(path)) unreferenced.delete(path);
   found.push(...skillSetDiagnostics(records, sources.unreadFolders));
-  if (settings.reportEmpty && sources.files.length === 0 && sources.diagnostics.length === 0) found.push(noSkillsDiagnostic(root, layout, settings.configFile));
+  // No skill checked is a finding whatever else discovery saw (folders with a skill.md, empty folders), unless
+  // discovery's own error already fails the run and names what to fix (a skills/ folder that cannot be read).
+  if (settings.reportEmpty && sources.files.length === 0 && !applyRuleSettings(sources.diagnostics, settings.rules).some((diagnostic) => diagnostic.severity === "error")) {
+    found.push(noSkillsDiagnostic(root, layout, settings.configFile));
+  }
   const diagnostics = applyRuleSettings(suppressInline(found, sources.files), settings.rules).sort(compareDiagnostics);
 
   const filesWithErrors = new Set(diagnostics.filter((diagnostic) => diagnostic.severity === "error").map((diagnostic) => diagnostic.file));

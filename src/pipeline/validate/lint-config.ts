@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { ruleRegistry, type RuleId } from "../../diagnostics/rules/index.js";
@@ -100,8 +100,26 @@ export function readLintConfig(root: string, configPath?: string, overrides?: So
   return { config, diagnostics };
 }
 
+/**
+ * Why `configPath` (a config named instead of the root's own, relative to the working folder) names no
+ * config file at all: an empty name, a folder, nothing there. Undefined for a file, even one that cannot
+ * be read: reading it reports that, at the file.
+ */
+export function namedConfigProblem(configPath: string): string | undefined {
+  if (configPath === "") return "--config names no file (an empty name)";
+  try {
+    if (statSync(resolve(configPath)).isDirectory()) return `--config ${configPath} is a folder, expected a config file`;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return `no config file at ${configPath}`;
+  }
+  return undefined;
+}
+
 /** A config named by path; its findings name it relative to the root, like every other file. */
 function readNamedConfig(root: string, configPath: string): ReturnType<typeof readSource> {
+  const problem = namedConfigProblem(configPath);
+  if (problem !== undefined) throw new ConfigFileError(problem);
   const absolute = resolve(configPath);
   const source = readSource(dirname(absolute), basename(absolute), SOURCE_READ_RULES);
   if (source === undefined) throw new ConfigFileError(`no config file at ${configPath}`);
