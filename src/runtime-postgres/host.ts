@@ -409,8 +409,11 @@ class HostedState {
    * The run stops and the session takes no change from the first step on
    * (the adapter's dispose aborts the run and refuses later changes), so what
    * it stores is exactly what it did before: those writes and the transcript
-   * rows Pi wrote until then are awaited, then the lease goes. A session
-   * whose last writes failed keeps its lease until it expires.
+   * rows Pi wrote until then are awaited, then the lease goes, also after a
+   * failed write: the release waits for any fenced write still running on
+   * the server (it updates the row those writes lock) and fences out every
+   * later one, so the next host loads exactly what the database holds. Only a
+   * lease already lost is not touched.
    */
   private dispose(): Promise<void> {
     this.disposed ??= (async () => {
@@ -420,11 +423,8 @@ class HostedState {
       this.gamma.dispose();
       this.unwatch?.();
       await this.routing.catch(() => {});
-      const durable = await this.sync().then(
-        () => true,
-        () => false,
-      );
-      if (durable && !this.store.lost) await releaseLease(this.pool, this.lease).catch(() => {});
+      await this.sync().catch(() => {});
+      if (!this.store.lost) await releaseLease(this.pool, this.lease).catch(() => {});
       // Whatever still reaches the store is refused here too, before a statement is sent.
       this.store.lost = true;
     })();

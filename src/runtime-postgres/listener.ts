@@ -49,7 +49,14 @@ export async function listenForEvents(
     next.on("notification", onNotification);
     next.on("error", onError);
     next.on("end", onEnd);
-    await next.query(`listen ${EVENTS_CHANNEL}`);
+    try {
+      await next.query(`listen ${EVENTS_CHANNEL}`);
+    } catch (error) {
+      // The connection failed between checkout and LISTEN: the pool discards it rather than keep it checked out.
+      detach(next);
+      next.release(error instanceof Error ? error : new Error("listen failed"));
+      throw error;
+    }
     if (closed) {
       await next.query(`unlisten ${EVENTS_CHANNEL}`).catch(() => {});
       detach(next);

@@ -112,6 +112,8 @@ export class SessionProtocolController {
   private readonly context: SessionContext;
   /** message_user and the yield contract. */
   private readonly yielding: SessionYield;
+  /** Aborted by `close()`: ends the run's waits for the store (waitForStore). */
+  private readonly disposal = new AbortController();
 
   /**
    * Opens a session on a store that may wait (a database): its state is
@@ -156,6 +158,9 @@ export class SessionProtocolController {
       preloadedSkills,
       cacheKey: this.artifacts.manifest.staticPrefix.cacheKey,
       ...(restored === undefined ? {} : { restored: { activeSkills: this.owner.state.activeSkills.map((skill) => skill.name), tasks: this.owner.state.tasks.items } }),
+    }, (error) => {
+      // A session log that cannot be written stops the session as a refused state write does: the host is told, no model call goes out.
+      this.stopOnStoreFailure(error, "the session log");
     });
     const owner = this.owner;
     const emit = (event: ProtocolEvent): void => this.emit(event);
@@ -239,6 +244,39 @@ export class SessionProtocolController {
   }
 
   /**
+   * What a run waits for before a model call, before a tool's result and at
+   * its end: `flush()`, ended early by `dispose()` (SessionDisposedError) or
+   * by the run's abort signal (its reason), so a store write that never
+   * answers does not hold the run. The write itself is still awaited by
+   * `flush()`, and a failure it ends with is still told (state_write_failed).
+   */
+  waitForStore(signal?: AbortSignal): Promise<void> {
+    if (!this.owner.busy) return this.owner.flush();
+    const stops = signal === undefined ? [this.disposal.signal] : [this.disposal.signal, signal];
+    return new Promise<void>((resolve, reject) => {
+      const stop = (): void => {
+        done();
+        reject(this.owner.isClosed ? new SessionDisposedError("step of the run waiting for the store") : abortReason(signal));
+      };
+      const done = (): void => {
+        for (const stopping of stops) stopping.removeEventListener("abort", stop);
+      };
+      this.owner.flush().then(
+        () => {
+          done();
+          resolve();
+        },
+        (error: unknown) => {
+          done();
+          reject(error);
+        },
+      );
+      if (stops.some((stopping) => stopping.aborted)) return stop();
+      for (const stopping of stops) stopping.addEventListener("abort", stop, { once: true });
+    });
+  }
+
+  /**
    * A store beside the state's refused a write (the transcript a database
    * keeps, say; `failedWrite` names it for the error): the session stops
    * exactly as when the state's store refuses one, and the failure is
@@ -277,6 +315,7 @@ export class SessionProtocolController {
    */
   close(): void {
     this.owner.close();
+    this.disposal.abort();
   }
 
   /** True once the session was disposed. */
@@ -688,3 +727,9 @@ function isolatedObserver(observer: (event: ProtocolEvent) => void): (event: Pro
 
 export type { ProtocolEvent, YieldRecord };
 export { SHARED_BATCH_NOTE };
+
+/** What an aborted run's wait ends with: the signal's reason (Pi's abort gives an AbortError). */
+function abortReason(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new Error("The run was aborted while it waited for the store");
+}

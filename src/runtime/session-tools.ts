@@ -76,7 +76,7 @@ export function sessionTools(
   options: { executors: HostExecutors; toolLoading: "late" | "start"; restoreConnector?: ConnectorRestorer },
 ): SessionTools {
   const guard = (tool: string, params: Readonly<Record<string, unknown>>, toolCallId: string) => controller.checkToolCall(tool, params, toolCallId);
-  const settle = () => controller.flush();
+  const settle = (signal?: AbortSignal) => controller.waitForStore(signal);
   const compiled = controller.namespaceCatalog.filter((namespace) => controller.artifacts.namespaces.has(namespace.name));
   const built = assembleTools({
     schemas: controller.startToolSchemas().filter((schema) => controller.connectorOfTool(schema.name) === undefined),

@@ -24,8 +24,8 @@ export type ToolExecutor = (toolCallId: string, params: Record<string, unknown>,
 /** Decides before a tool runs; throwing refuses the call with that error. */
 export type ToolGuard = (tool: string, params: Readonly<Record<string, unknown>>, toolCallId: string) => void;
 
-/** Awaited after a tool ran, before its result (or its error) is reported; rejecting reports that error instead. */
-export type ToolSettle = () => Promise<void>;
+/** Awaited after a tool ran, before its result (or its error) is reported; rejecting reports that error instead. It gets the run's abort signal. */
+export type ToolSettle = (signal?: AbortSignal) => Promise<void>;
 
 /** An executor behind the guard and the settle step: what every tool of a session runs. */
 export function guardedExecutor(name: string, run: ToolExecutor, guard: ToolGuard | undefined, settle: ToolSettle | undefined): ToolExecutor {
@@ -36,10 +36,10 @@ export function guardedExecutor(name: string, run: ToolExecutor, guard: ToolGuar
     try {
       outcome = await run(toolCallId, params, signal);
     } catch (error) {
-      await settle?.();
+      await settle?.(signal);
       throw error;
     }
-    await settle?.();
+    await settle?.(signal);
     return outcome;
   };
 }

@@ -814,6 +814,63 @@ describe("the database's failures", () => {
     );
   });
 
+  it("a session whose write failed lets its lease go on dispose: another server opens it at once, from what the database accepted", async () => {
+    const pool = db.pool();
+    let refusing = false;
+    aroundQueries(pool, (text, send) => (refusing && text.includes("insert into gamma_state_records") ? Promise.reject(new Error("disk full")) : send()));
+    const sessions = await PostgresSessions.start({ pool, leaseMs: 2000 });
+    servers.push(sessions);
+    const sessionKey = newKey();
+    const hosted = await hostAgent(sessions, sessionKey);
+    refusing = true;
+    pi.faux().setResponses([toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Outline the deck", status: "in_progress" }] })), fauxAssistantMessage("done")]);
+    await expect(prompt(hosted, "Plan the deck")).rejects.toBeInstanceOf(StateWriteFailedError);
+    await hosted.dispose();
+    const [row] = (await db.pool().query("select lease_owner from gamma_sessions where session_key = $1", [sessionKey])).rows as Array<{ lease_owner: string | null }>;
+    expect(row?.lease_owner).toBeNull();
+    // A server that does not wait for a held lease opens it: the lease went with the dispose.
+    const reopened = await hostAgent(await server({ waitForLeaseMs: 0 }), sessionKey);
+    expect(reopened.lease.token).toBe(hosted.lease.token + 1);
+    expect(reopened.controller.state.tasks.items).toEqual([]);
+    await reopened.dispose();
+  });
+
+  it("a run held by a transcript write the database does not answer ends at dispose(): the prompt settles, no model call goes out after it, and the write still lands before the lease goes", async () => {
+    const pool = db.pool();
+    let holding = false;
+    const held: Array<() => void> = [];
+    aroundQueries(pool, (text, send) =>
+      holding && text.includes("insert into gamma_transcript") ? new Promise((resolve, reject) => held.push(() => void send().then(resolve, reject))) : send(),
+    );
+    const sessions = await PostgresSessions.start({ pool, leaseMs: 2000 });
+    servers.push(sessions);
+    const sessionKey = newKey();
+    const hosted = await hostAgent(sessions, sessionKey);
+    let calls = 0;
+    pi.faux().setResponses([
+      () => {
+        calls += 1;
+        holding = true;
+        return toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Outline the deck", status: "in_progress" }] }));
+      },
+      () => (calls++, fauxAssistantMessage("done")),
+    ]);
+    const running = prompt(hosted, "Plan the deck").then(
+      () => "settled",
+      (error: unknown) => (error instanceof SessionDisposedError ? "settled" : error),
+    );
+    await until(() => held.length > 0, "a transcript write held");
+    const disposing = hosted.dispose();
+    expect(await running).toBe("settled");
+    expect(calls).toBe(1);
+    // The database answers again: what was sent is stored, then the lease goes.
+    holding = false;
+    for (const answer of held.splice(0)) answer();
+    await disposing;
+    const [row] = (await db.pool().query("select lease_owner from gamma_sessions where session_key = $1", [sessionKey])).rows as Array<{ lease_owner: string | null }>;
+    expect(row?.lease_owner).toBeNull();
+  });
+
   it("a dropped listener connection is replaced and the events published meanwhile arrive", async () => {
     const sessionKey = newKey();
     const sessions = await server();
@@ -824,6 +881,51 @@ describe("the database's failures", () => {
     await publishUpdate(admin, sessionKey, missed);
     await until(() => hosted.controller.state.pendingInjections.some((entry) => entry.id === missed.id), "the event after the listener reconnected");
     await hosted.dispose();
+  });
+
+  it("a listener reconnect whose LISTEN fails gives its connection back to the pool: after several, the pool still serves the sessions", async () => {
+    const admin = db.pool();
+    const pool = db.pool({ max: 5 });
+    // The connection that carries a reconnect's LISTEN is terminated just before the statement goes out, three times.
+    let failing = 0;
+    let listens = 0;
+    const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient> | undefined;
+    // pool.query checks out with a callback; only the listener's checkouts (awaited) are watched.
+    (pool as unknown as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) => (args.length > 0 ? connect(...args) : watched());
+    const watched = async () => {
+      const client = (await connect()) as pg.PoolClient;
+      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = async (...args: unknown[]) => {
+        if (typeof args[0] === "string" && args[0].startsWith("listen gamma_events")) {
+          listens += 1;
+          if (failing > 0) {
+            failing -= 1;
+            await admin.query("select pg_terminate_backend($1)", [(client as unknown as { processID: number }).processID]);
+          }
+        }
+        return query(...args);
+      };
+      return client;
+    };
+    const reported: string[] = [];
+    const sessions = await PostgresSessions.start({ pool, leaseMs: 2000, onError: (_error, during) => reported.push(during) });
+    servers.push(sessions);
+    const sessionKey = newKey();
+    const hosted = await hostAgent(sessions, sessionKey);
+    failing = 3;
+    await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where query like 'listen gamma_events%' and pid <> pg_backend_pid()");
+    await until(() => listens === 5, "the listener's fourth reconnect");
+    // Only the listener's own connection stays checked out.
+    await until(() => pool.totalCount - pool.idleCount === 1, "the failed connections back in the pool");
+    expect(reported.filter((during) => during === "listen").length).toBeGreaterThanOrEqual(3);
+    const missed = event({ kind: "system_note", summary: "Published after the reconnects." });
+    await publishUpdate(admin, sessionKey, missed);
+    await until(() => hosted.controller.state.pendingInjections.some((entry) => entry.id === missed.id), "the event after the listener reconnected");
+    pi.faux().setResponses([fauxAssistantMessage("ok")]);
+    await prompt(hosted, "Still there?");
+    await hosted.dispose();
+    const other = await hostAgent(sessions, newKey());
+    await other.dispose();
   });
 
   it("a database that stops mid-run stops the session loudly; reopened once it is back, nothing it accepted is lost and nothing is delivered twice", async () => {

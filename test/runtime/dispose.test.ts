@@ -5,7 +5,10 @@
 import { join } from "node:path";
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { describe, expect, it } from "vitest";
-import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapter.js";
+import { createGammaAgent, createGammaSession, openGammaAgent } from "../../src/runtime/pi-adapter.js";
+import type { ExecutionState } from "../../src/runtime/execution-state.js";
+import type { StateRecord } from "../../src/runtime/state/journal.js";
+import { MemoryStateStore } from "../../src/runtime/state/store.js";
 import type { SessionProtocolController } from "../../src/runtime/controller.js";
 import { SessionDisposedError } from "../../src/runtime/state/errors.js";
 import { FileStateStore } from "../../src/runtime/state.js";
@@ -94,5 +97,73 @@ describe.each(["agent", "session"] as const)("a session disposed on the %s path"
     await expect(opened.prompt("Try again please")).rejects.toBeInstanceOf(SessionDisposedError);
     expect(calls).toBe(1);
     expect(events.filter((e) => e.type === "runtime_error" && e.during === "disposed")).toHaveLength(1);
+  });
+});
+
+/** A store in front of a MemoryStateStore whose writes, once `hang` is set, never answer (a database behind a partition). */
+class HangingStore {
+  readonly inner = new MemoryStateStore();
+  hang = false;
+  writes = 0;
+  load() {
+    return Promise.resolve(this.inner.load());
+  }
+  save(state: ExecutionState): Promise<void> {
+    return this.write(() => this.inner.save(state));
+  }
+  append(record: StateRecord, current: () => ExecutionState): Promise<void> {
+    return this.write(() => this.inner.append(record, current));
+  }
+  private write(apply: () => void): Promise<void> {
+    this.writes += 1;
+    if (this.hang) return new Promise(() => {});
+    apply();
+    return Promise.resolve();
+  }
+}
+
+describe.each(["agent", "session"] as const)("a run waiting for a store write that never answers, on the %s path", (path) => {
+  async function openHanging(store: HangingStore, events: ProtocolEvent[]) {
+    const common = { artifacts, variant: "base" as const, store, executors: recordingExecutors(), onProtocolEvent: (e: ProtocolEvent) => events.push(e), ...NO_KNOWLEDGE_HINTS };
+    if (path === "agent") {
+      const gamma = await openGammaAgent({ ...common, model: pi.faux().getModel() });
+      return { controller: gamma.controller, prompt: (text: string) => gamma.agent.prompt(gamma.controller.buildTurnMessages({ text }) as AgentMessage[]), abort: () => gamma.agent.abort(), dispose: () => gamma.dispose() };
+    }
+    const gamma = await createGammaSession({ ...common, ...(await fauxSessionSetup(pi.faux())) });
+    return { controller: gamma.controller, prompt: (text: string) => gamma.session.prompt(text), abort: () => void gamma.session.abort(), dispose: () => gamma.dispose() };
+  }
+
+  it.each(["dispose", "abort"] as const)("ends with %s(): the prompt settles, no model call goes out after it", async (ending) => {
+    const store = new HangingStore();
+    const events: ProtocolEvent[] = [];
+    const opened = await openHanging(store, events);
+    let calls = 0;
+    let stuck: () => void = () => {};
+    const waiting = new Promise<void>((resolve) => (stuck = resolve));
+    pi.faux().setResponses([
+      () => {
+        calls += 1;
+        // The todo call's write will never answer.
+        store.hang = true;
+        return toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Outline the deck", status: "in_progress" }] }));
+      },
+      () => (calls++, fauxAssistantMessage("done")),
+    ]);
+    const writes = store.writes;
+    const running = opened.prompt("Make a deck").then(
+      () => "settled",
+      (error: unknown) => (error instanceof SessionDisposedError ? "settled" : error),
+    );
+    // The run is held once the todo's write went out and did not answer.
+    const poll = setInterval(() => {
+      if (store.writes > writes && store.hang) stuck();
+    }, 5);
+    await waiting;
+    clearInterval(poll);
+    if (ending === "dispose") opened.dispose();
+    else opened.abort();
+    expect(await running).toBe("settled");
+    expect(calls).toBe(1);
+    opened.dispose();
   });
 });

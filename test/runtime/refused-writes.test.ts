@@ -237,3 +237,25 @@ describe.each<[Path, "sync" | "async"]>([
     expect(declaredTools(seen[0])).toContain("notion_search");
   });
 });
+
+describe.each<[Path, "sync" | "async"]>([
+  ["agent", "sync"],
+  ["agent", "async"],
+  ["session", "sync"],
+  ["session", "async"],
+])("a refused task list write on the %s path, %s store: what tasks_updated means", (path, mode) => {
+  it("a store that answers at once refuses before any event; one that waits gets the event first, then state_write_failed; either way the reopened session has no tasks", async () => {
+    const store = new FlakyStore(mode, { seed: 5 });
+    const first = pi.disposeAfterTest(await open(path, store));
+    refuseOnce(store, (write) => write.kind === "append" && write.record.op === "tasks");
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([seeing(seen, toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Outline the deck", status: "in_progress" }] }))), seeing(seen, fauxAssistantMessage("ok"))]);
+    await expectRefusedRun(() => first.prompt("Plan the deck"), first);
+    const types = first.events.map((event) => event.type).filter((type) => type === "tasks_updated" || type === "state_write_failed");
+    expect(types).toEqual(mode === "sync" ? ["state_write_failed"] : ["tasks_updated", "state_write_failed"]);
+    expect(seen).toHaveLength(1);
+    pi.disposeNow(first);
+    const second = pi.disposeAfterTest(await open(path, store, first));
+    expect(second.controller.state.tasks.items).toEqual([]);
+  });
+});

@@ -5,7 +5,7 @@
  * record: a controller restarted on the same log replays it, so it audits
  * the whole session.
  */
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Task } from "../execution-state.js";
 import { auditFold, emptyFold, foldEvent, type AuditFold, type AuditReport, type AuditSkill } from "./audit.js";
@@ -14,36 +14,97 @@ import { knowledgeHintIds, type TranscriptEvent } from "./transcript.js";
 
 export type SessionLogEntry = TranscriptEvent | { type: "audit"; report: AuditReport; action: "reported" | "blocked" };
 
-/** Where a session's transcript events and audits go: one JSON object per line. */
+/**
+ * Where a session's transcript events and audits go: one JSON object per
+ * line. An `append` that throws stops the session (see AuditRecorder): the
+ * log is not written again, so it never holds a later line after a gap.
+ */
 export interface SessionLog {
   append(entry: SessionLogEntry): void;
   /** The log written so far (JSONL), for a restarted session to replay; undefined when there is none. */
   read?(): string | undefined;
 }
 
-/** The runtime's session log as a JSONL file (appended; created with its folder on first write). */
+/**
+ * The runtime's session log as a JSONL file (appended; created with its
+ * folder on first write). Each record is written whole or not at all: a
+ * write that fails part-way (a full disk) is cut back off the file before the
+ * error is thrown, and a torn last line left by a process that died
+ * mid-write is cut away when the file is read for a replay or before this
+ * log's first append, so no record is ever appended after a torn line.
+ */
 export class FileSessionLog implements SessionLog {
+  /** Whether the file's tail was checked for a torn last line (once per log, before its first append). */
+  private checkedTail = false;
+
   constructor(readonly path: string) {}
 
   read(): string | undefined {
+    let text: string;
     try {
-      return readFileSync(this.path, "utf8");
+      text = readFileSync(this.path, "utf8");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw error;
     }
+    // A torn last line (no final newline) is a record that was never written whole: it is not part of the log.
+    return text.slice(0, text.lastIndexOf("\n") + 1);
   }
 
   append(entry: SessionLogEntry): void {
-    const line = `${JSON.stringify(entry)}\n`;
+    const line = Buffer.from(`${JSON.stringify(entry)}\n`, "utf8");
+    let fd: number;
     try {
-      appendFileSync(this.path, line);
+      fd = openSync(this.path, "a+");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
       mkdirSync(dirname(this.path), { recursive: true });
-      appendFileSync(this.path, line);
+      fd = openSync(this.path, "a+");
+    }
+    try {
+      let size = fstatSync(fd).size;
+      if (!this.checkedTail) {
+        size = cutTornTail(fd, size);
+        this.checkedTail = true;
+      }
+      try {
+        for (let written = 0; written < line.length; ) written += writeSync(fd, line, written, line.length - written);
+      } catch (error) {
+        // Cut back what part of the record reached the file; if that fails too, the next open cuts it.
+        try {
+          ftruncateSync(fd, size);
+        } catch {
+          // the torn tail stays until the log is opened again
+        }
+        throw error;
+      }
+    } finally {
+      closeSync(fd);
     }
   }
+}
+
+/** Cuts a last line without its final newline off an open log; returns the size that is left. */
+function cutTornTail(fd: number, size: number): number {
+  if (size === 0) return 0;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  if (last[0] === 0x0a) return size;
+  // Read back from the end in blocks until a newline (or the start of the file) is found.
+  const block = Buffer.alloc(4096);
+  let end = size;
+  while (end > 0) {
+    const start = Math.max(0, end - block.length);
+    readSync(fd, block, 0, end - start, start);
+    const at = block.subarray(0, end - start).lastIndexOf(0x0a);
+    if (at >= 0) {
+      ftruncateSync(fd, start + at + 1);
+      return start + at + 1;
+    }
+    end = start;
+  }
+  ftruncateSync(fd, 0);
+  return 0;
 }
 
 interface RecorderState {
@@ -62,11 +123,21 @@ export interface SessionStart {
 
 export class AuditRecorder {
   private readonly state: RecorderState = { count: 0, fold: emptyFold() };
+  /** Set once the log refused an append: nothing more is written to it. */
+  private logFailed = false;
 
+  /**
+   * `onLogFailure` hears of the first append the log refused (the controller
+   * stops the session with it); the recorder keeps folding in memory but
+   * writes nothing more to that log.
+   */
   constructor(
     private readonly skills: ReadonlyMap<string, AuditSkill>,
     private readonly log: SessionLog | undefined,
     start: SessionStart,
+    private readonly onLogFailure: (error: unknown) => void = (error) => {
+      throw error;
+    },
   ) {
     const written = log?.read?.();
     if (written !== undefined && written.trim() !== "") {
@@ -89,7 +160,7 @@ export class AuditRecorder {
   record(event: TranscriptEvent): number {
     const position = ++this.state.count;
     foldEvent(this.state.fold, { ...event, position });
-    this.log?.append(event);
+    this.append(event);
     return position;
   }
 
@@ -117,7 +188,17 @@ export class AuditRecorder {
   /** Appends an audit to the log; it takes a position too, so live positions equal the log's line numbers. */
   logAudit(report: AuditReport, action: "reported" | "blocked"): void {
     this.state.count += 1;
-    this.log?.append({ type: "audit", report, action });
+    this.append({ type: "audit", report, action });
+  }
+
+  private append(entry: SessionLogEntry): void {
+    if (this.log === undefined || this.logFailed) return;
+    try {
+      this.log.append(entry);
+    } catch (error) {
+      this.logFailed = true;
+      this.onLogFailure(error);
+    }
   }
 
 }

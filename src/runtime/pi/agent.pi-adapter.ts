@@ -94,8 +94,10 @@ function gammaAgent(controller: SessionProtocolController, options: GammaAgentOp
       controller.refuseModelCallWhenDisposed();
       const transcript = pinVariantTranscript(convertGammaMessages(messages), systemPrompt);
       controller.confirmModelContext(messages);
-      await controller.flush();
+      await controller.waitForStore(agent.signal);
       controller.refuseModelCallWhenDisposed();
+      // An aborted run sends nothing, even when the wait it was in ended before the abort was seen.
+      agent.signal?.throwIfAborted();
       return transcript;
     },
     // The design: steering enters before the next model call, all of it (one

@@ -211,7 +211,7 @@ function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController
     // Knowledge hints for this turn go first, right after the user's message, then the unsent injections.
     for (const message of messages) api.sendMessage(customPayload(message), { deliverAs: "nextTurn" });
     // A refused write stopped the session: the host is told, and no model call goes out (guardModelCalls).
-    await controller.flush().catch(() => undefined);
+    await controller.waitForStore().catch(() => undefined);
     return undefined;
   });
   // Runs once per model call (triggered turns, retries, continue() and the requests after a compaction or
@@ -221,14 +221,14 @@ function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController
   // No before_agent_start { systemPrompt }: a forced prompt would collapse them too.
   // Pi sends a handler's input unchanged when the handler throws, so the transcript is made before anything
   // that can fail; what the call delivers is recorded after, and a refused write stops the call in the guard.
-  api.on("context_with_system", async (event) => {
+  api.on("context_with_system", async (event, context) => {
     const messages = sessionModelTranscript(event.messages, controller.systemPrompt);
     try {
       controller.confirmModelContext(event.messages);
-      await controller.flush();
+      await controller.waitForStore(context.signal);
     } catch (error) {
-      // A refused write: the guard stops the call. Anything else is reported; the call still carries the whole transcript.
-      if (controller.failure === undefined) controller.reportError("context", error);
+      // A refused write, a dispose or an abort: the guard stops the call. Anything else is reported; the call still carries the whole transcript.
+      if (controller.failure === undefined && !controller.disposed && context.signal?.aborted !== true) controller.reportError("context", error);
     }
     return { messages };
   });

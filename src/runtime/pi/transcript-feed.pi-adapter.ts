@@ -33,8 +33,8 @@ export function agentTranscriptFeed(agent: Agent, isNew: boolean): TranscriptFee
       return fresh;
     },
     watch: (sync) =>
-      agent.subscribe(async (event) => {
-        if (event.type === "message_end" || event.type === "agent_start" || event.type === "agent_end") await sync();
+      agent.subscribe(async (event, signal) => {
+        if (event.type === "message_end" || event.type === "agent_start" || event.type === "agent_end") await syncUnlessAborted(sync, signal);
       }),
   };
 }
@@ -57,8 +57,8 @@ export function sessionTranscriptFeed(session: AgentSession, storedRows: number)
       return rows;
     },
     watch: (sync, onError) => {
-      const offAgent = session.agent.subscribe(async (event) => {
-        if (event.type === "message_end" || event.type === "agent_start" || event.type === "agent_end") await sync();
+      const offAgent = session.agent.subscribe(async (event, signal) => {
+        if (event.type === "message_end" || event.type === "agent_start" || event.type === "agent_end") await syncUnlessAborted(sync, signal);
       });
       // Compaction and other session entries arrive outside the agent's events.
       const offSession = session.subscribe(() => {
@@ -70,4 +70,31 @@ export function sessionTranscriptFeed(session: AgentSession, storedRows: number)
       };
     },
   };
+}
+
+/**
+ * Awaits the transcript's write unless the run is aborted first (a dispose,
+ * an abort): a write that never answers does not hold the run. The write goes
+ * on, in order with the next ones (the host's dispose waits for it), and a
+ * failure it ends with still stops the session and is told.
+ */
+function syncUnlessAborted(sync: () => Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  const syncing = sync();
+  if (signal === undefined) return syncing;
+  syncing.catch(() => {});
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const stop = (): void => resolve();
+    signal.addEventListener("abort", stop, { once: true });
+    syncing.then(
+      () => {
+        signal.removeEventListener("abort", stop);
+        resolve();
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", stop);
+        reject(error);
+      },
+    );
+  });
 }

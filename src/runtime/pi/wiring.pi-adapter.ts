@@ -49,7 +49,7 @@ export function bindController(agent: Agent, controller: SessionProtocolControll
   };
   agent.finishTurn = finishTurn;
   controller.attachPi({ transport, toolResultsInContext: toolCallIdsProbe(agent) });
-  return agent.subscribe(async (event) => {
+  return agent.subscribe(async (event, signal) => {
     const failure = controller.failure;
     if (failure !== undefined) {
       if (event.type === "agent_end") throw failure;
@@ -60,7 +60,10 @@ export function bindController(agent: Agent, controller: SessionProtocolControll
     if (event.type === "agent_start") controller.beginRun();
     else if (event.type === "agent_end") {
       controller.endRun();
-      await controller.flush();
+      // An aborted run ends without waiting for a write that does not answer (the write's failure, if it comes, is still told).
+      await controller.waitForStore(signal).catch((error: unknown) => {
+        if (!signal.aborted || controller.failure !== undefined || controller.disposed) throw error;
+      });
     } else if (event.type === "message_end") {
       const message = event.message;
       if (message.role === "custom" || message.role === "toolResult") controller.noteContextText(contentText(message.content));
@@ -76,15 +79,17 @@ export function bindController(agent: Agent, controller: SessionProtocolControll
  * the stream function, awaits the state owner. Once the store refused a
  * write it throws, so the run ends with StateWriteFailedError and nothing
  * is sent. On the session path it runs after the extension's context hook.
- * A disposed session sends nothing (SessionDisposedError).
+ * A disposed session sends nothing (SessionDisposedError), nor does an
+ * aborted run; dispose and abort end the wait for a write that never answers.
  */
 export function guardModelCalls(agent: Agent, controller: SessionProtocolController): void {
   const convert = agent.convertToLlm;
   agent.convertToLlm = async (messages) => {
     controller.refuseModelCallWhenDisposed();
     const converted = await convert(messages);
-    await controller.flush();
+    await controller.waitForStore(agent.signal);
     controller.refuseModelCallWhenDisposed();
+    agent.signal?.throwIfAborted();
     return converted;
   };
 }

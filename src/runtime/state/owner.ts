@@ -116,6 +116,11 @@ export class SessionStateOwner {
     return this.failed as StateWriteFailedError;
   }
 
+  /** True while a write is in flight or waits to be sent: `flush` would wait. */
+  get busy(): boolean {
+    return this.failed === undefined && (this.writing || this.unsent.length > 0);
+  }
+
   /** True once `close` was called: every later change is refused. */
   get isClosed(): boolean {
     return this.closed;
