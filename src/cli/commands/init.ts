@@ -39,9 +39,10 @@ export function registerInitCommand(program: Command, result: { exitCode: number
       "after",
       commandHelpFooter({
         about: `Never overwrites a file: when any file of the scaffold already exists, init lists them, writes
-nothing and exits 1; --force overwrites them. On a terminal, init asks for each choice not given as a
+nothing and exits 1; --force overwrites them. The scaffold is written all or nothing: a file that
+cannot be written (a full disk) leaves nothing behind and exits 2. On a terminal, init asks for each choice not given as a
 flag; without one (CI, pipes) it takes the defaults: --template agent --profile gamma.`,
-        exitCodes: "0 created, 1 files already exist (nothing written), 2 usage or internal error, 130 cancelled at a prompt (nothing written).",
+        exitCodes: "0 created, 1 files already exist (nothing written), 2 usage, a file that cannot be written (nothing written) or internal error, 130 cancelled at a prompt (nothing written).",
         examples: ["gamma-prompt init my-agent", "gamma-prompt init my-agent --name \"Support agent\"", "gamma-prompt init gamma-copy --template gamma", "gamma-prompt init my-skills --profile agentskills"],
       }),
     )
