@@ -1,6 +1,10 @@
 import { closeSync, fchmodSync, fsyncSync, lstatSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
+/** Temporary files are named `.<name>.<pid>.<base-36 time>.tmp`, beside the file they replace. */
+const TEMP_PREFIX = ".";
+const TEMP_SUFFIX = ".tmp";
+
 /**
  * Replaces a file's content all at once: the new bytes go to a temporary
  * file beside it (same folder, so the rename is atomic), flushed, given the
@@ -8,12 +12,21 @@ import { basename, dirname, join } from "node:path";
  * the new one, never half of either; a failure leaves the old file as it was.
  */
 export function replaceFileAtomically(path: string, content: Uint8Array): void {
-  const mode = lstatSync(path).mode & 0o7777;
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now().toString(36)}.tmp`);
-  let descriptor: number | undefined = openSync(temp, "wx", mode);
+  writeFileWhole(path, content, lstatSync(path).mode & 0o7777);
+}
+
+/**
+ * Writes a file all at once, whether or not it exists: as
+ * {@link replaceFileAtomically}, with the old file's permissions when there is
+ * one (`mode`), else a new file's usual permissions. A failure leaves the old
+ * file, or no file, and no temporary file.
+ */
+export function writeFileWhole(path: string, content: Uint8Array, mode?: number): void {
+  const temp = join(dirname(path), `${TEMP_PREFIX}${basename(path)}.${process.pid}.${Date.now().toString(36)}${TEMP_SUFFIX}`);
+  let descriptor: number | undefined = openSync(temp, "wx", mode ?? 0o666);
   try {
     // The mode given to open is narrowed by the umask; the file keeps exactly the permissions it had.
-    fchmodSync(descriptor, mode);
+    if (mode !== undefined) fchmodSync(descriptor, mode);
     for (let written = 0; written < content.length; ) written += writeSync(descriptor, content, written);
     fsyncSync(descriptor);
     closeSync(descriptor);
