@@ -202,7 +202,13 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
   const artifacts = compiled.artifacts;
   const manifest = compiled.manifest;
 
-  const ownership = await checkOwnership(outDir, outRel, artifacts, previousManifest);
+  let ownership: Diagnostic | undefined;
+  try {
+    ownership = await checkOwnership(outDir, outRel, artifacts, previousManifest);
+  } catch (error) {
+    if (!(error instanceof EmitError)) throw error;
+    ownership = createDiagnostic(error.ruleId, error.path ? `${outRel}/${error.path}` : outRel, FILE_START, error.message);
+  }
   if (ownership) return failed([...compiled.diagnostics, ownership].sort(compareDiagnostics));
 
   if (!lock.stillHeld()) {
@@ -261,7 +267,14 @@ async function tryFastPath(root: string, outDir: string, outRel: string, key: st
   if (!manifest) return undefined;
   const entry = await readPersistedBuild(cacheFile(root, outRel));
   if (!entry || entry.key !== key || !probesStillHold(root, entry.probes)) return undefined;
-  const present = listTree(outDir);
+  let present: Set<string>;
+  try {
+    present = listTree(outDir);
+  } catch (error) {
+    // A folder of dist/ that cannot be listed: the full build names it.
+    if (error instanceof EmitError) return undefined;
+    throw error;
+  }
   const expected = Object.keys(entry.artifacts);
   if (present.size !== expected.length || !expected.every((path) => present.has(path))) return undefined;
   const matches = await Promise.all(

@@ -9,6 +9,7 @@ import { defineSlot } from "../session/build-session.js";
 import { sameStamp, stampOf, type FileStamp } from "../discover/file-stamp.js";
 import { errorCode, isNotFound } from "../discover/sources.js";
 import { sha256Hex } from "../discover/read-source.js";
+import { describeFsError } from "../../path-problem.js";
 import { failpoint } from "./failpoint.js";
 import type { ArtifactContent } from "./artifacts.js";
 import { attempt, removeEmptyFolders, rollBack, stagingPrefix } from "./recovery.js";
@@ -94,7 +95,7 @@ export class EmitError extends Error {
   constructor(
     message: string,
     readonly path: string,
-    readonly ruleId: "dist/write-failed" | "dist/not-a-file" = "dist/write-failed",
+    readonly ruleId: "dist/write-failed" | "dist/not-a-file" | "dist/unreadable" = "dist/write-failed",
   ) {
     super(message);
   }
@@ -301,8 +302,13 @@ function keepBackup(outDir: string, staging: string, path: string, made: Set<str
   }
 }
 
-/** Every file under `dir` as a POSIX path relative to it; empty when `dir` does not exist. */
-export function listTree(dir: string): Set<string> {
+/**
+ * Every file under `dir` as a POSIX path relative to it; empty when `dir` does not exist.
+ * A folder that cannot be listed (no permission) is an {@link EmitError} of rule
+ * dist/unreadable naming that folder; with `unreadable` given, it is recorded
+ * there instead (folder → error code, "" for `dir` itself) and the rest is listed.
+ */
+export function listTree(dir: string, unreadable?: Map<string, string>): Set<string> {
   const found = new Set<string>();
   const walk = (relDir: string): void => {
     let entries: Dirent[];
@@ -311,7 +317,15 @@ export function listTree(dir: string): Set<string> {
     } catch (error) {
       // No folder there, or a name no file system can look up (over the limit, a NUL byte): nothing to list.
       if (relDir === "" && (isNotFound(error) || ["ENOTDIR", "ENAMETOOLONG", "ERR_INVALID_ARG_VALUE"].includes(errorCode(error) ?? ""))) return;
-      throw error;
+      const code = errorCode(error);
+      // Removed between being listed and being opened: nothing there any more.
+      if (code === "ENOENT" || code === "ENOTDIR") return;
+      if (code === "unknown error") throw error;
+      if (unreadable) {
+        unreadable.set(relDir, code);
+        return;
+      }
+      throw new EmitError(unreadableFolderMessage(code), relDir, "dist/unreadable");
     }
     for (const entry of entries) {
       const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
@@ -323,6 +337,11 @@ export function listTree(dir: string): Set<string> {
   };
   walk("");
   return found;
+}
+
+/** The message of dist/unreadable for a folder of the output that cannot be listed. */
+export function unreadableFolderMessage(code: string): string {
+  return `Unexpected folder that cannot be read (${describeFsError(code)}, ${code}), expected a folder gamma-prompt can list: give it read and search permission, then run the command again`;
 }
 
 /**
