@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { copyFileSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, type Dirent } from "node:fs";
 import { rm, rmdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { JOURNAL_FILE, JOURNAL_FORMAT, type DistJournal } from "../../protocol/dist-journal.js";
+import { JOURNAL_FILE, JOURNAL_FORMAT, processStartTime, type DistJournal } from "../../protocol/dist-journal.js";
 import { MANIFEST_FILE, type DistManifest } from "../../protocol/dist-manifest.js";
 import { readRegularFile } from "../../protocol/regular-file.js";
 import { defineSlot } from "../session/build-session.js";
@@ -125,6 +125,7 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
     format: JOURNAL_FORMAT,
     pid: process.pid,
     startedAt: new Date().toISOString(),
+    ...startOfThisProcess(),
     staging: stagingName,
     manifestSha256: artifacts.has(MANIFEST_FILE) && changed.includes(MANIFEST_FILE) ? sha256Hex(artifacts.get(MANIFEST_FILE) as ArtifactContent) : null,
     changes: [
@@ -337,6 +338,12 @@ export function listTree(dir: string, unreadable?: Map<string, string>): Set<str
   };
   walk("");
   return found;
+}
+
+/** This process's start time for the journal, where the system tells it. */
+function startOfThisProcess(): { processStart?: string } {
+  const processStart = processStartTime(process.pid);
+  return processStart === undefined ? {} : { processStart };
 }
 
 /** The message of dist/unreadable for a folder of the output that cannot be listed. */
