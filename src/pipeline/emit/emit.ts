@@ -96,6 +96,8 @@ export class EmitError extends Error {
     message: string,
     readonly path: string,
     readonly ruleId: "dist/write-failed" | "dist/not-a-file" | "dist/unreadable" = "dist/write-failed",
+    /** The file system's error code, when one caused it. */
+    readonly code?: string,
   ) {
     super(message);
   }
@@ -318,15 +320,14 @@ export function listTree(dir: string, unreadable?: Map<string, string>): Set<str
     } catch (error) {
       // No folder there, or a name no file system can look up (over the limit, a NUL byte): nothing to list.
       if (relDir === "" && (isNotFound(error) || ["ENOTDIR", "ENAMETOOLONG", "ERR_INVALID_ARG_VALUE"].includes(errorCode(error) ?? ""))) return;
+      // A folder inside removed or replaced by a file meanwhile fails too: its files would be left out.
       const code = errorCode(error);
-      // Removed between being listed and being opened: nothing there any more.
-      if (code === "ENOENT" || code === "ENOTDIR") return;
       if (code === "unknown error") throw error;
       if (unreadable) {
         unreadable.set(relDir, code);
         return;
       }
-      throw new EmitError(unreadableFolderMessage(code), relDir, "dist/unreadable");
+      throw new EmitError(unreadableFolderMessage(code), relDir, "dist/unreadable", code);
     }
     for (const entry of entries) {
       const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
