@@ -58,12 +58,21 @@ export interface AuditResult {
   checked: AuditChecked;
 }
 
+/** A request the audit cannot run at all (a `variant` the dist/ does not define): nothing was audited. */
+export class AuditUsageError extends Error {
+  override name = "AuditUsageError";
+}
+
 export async function audit(options: AuditOptions): Promise<AuditResult> {
   const cwd = options.cwd ?? process.cwd();
   const distDir = resolve(cwd, options.distDir ?? join(options.root ?? ".", "dist"));
   const artifacts = loadArtifacts({ distDir });
   // Named as the user named it: an absolute --dist stays absolute; a relative one, or the project's own, is shown from `cwd`.
   const shownDist = `${options.distDir !== undefined && isAbsolute(options.distDir) ? distDir.split(sep).join("/") : shortest(cwd, distDir)}/`;
+  const variants = Object.keys(artifacts.manifest.variants);
+  if (options.variant !== undefined && !variants.includes(options.variant)) {
+    throw new AuditUsageError(`Unexpected --variant ${JSON.stringify(options.variant)}, expected one of the variants ${shownDist} defines: ${variants.join(", ")}`);
+  }
   const diagnostics: Diagnostic[] = [];
   const transcripts: AuditedTranscript[] = [];
   const checked: AuditChecked = { transcripts: 0, yields: 0, workflows: [], distDir: shownDist, cacheKey: artifacts.manifest.staticPrefix.cacheKey };

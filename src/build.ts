@@ -67,6 +67,25 @@ export interface BuildOptions {
   lockWaitMs?: number;
   /** Called once when this build starts waiting for another build of the same output folder. */
   onLockWait?: (holder: LockHolder) => void;
+  /**
+   * Stops the build at the next safe point once aborted (the CLI's Ctrl-C): while it waits for the lock,
+   * before and after compiling, and last just before the output folder is written. Writing, once begun,
+   * always finishes. The lock is released and no staging folder is left; build() then throws
+   * {@link BuildStoppedError} with the output folder as it was.
+   */
+  signal?: AbortSignal;
+}
+
+/** Thrown by a build whose `signal` was aborted before it wrote anything: the output folder is as it was. */
+export class BuildStoppedError extends Error {
+  override readonly name = "BuildStoppedError";
+  constructor() {
+    super("the build was stopped before it wrote the output folder, which was left as it was");
+  }
+}
+
+function stopIfAsked(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new BuildStoppedError();
 }
 
 export interface BuildResult {
@@ -123,7 +142,13 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     throw new ProjectRootError(`output folder "${options.outDir ?? "dist"}" is inside the source folder ${sourceFolder}/, expected a folder of its own such as "dist"`);
   }
   if (options.cache) await settleBuildCache(options.cache);
-  const lock = await acquireOutputLock(outDir, { ...(options.lockWaitMs !== undefined ? { waitMs: options.lockWaitMs } : {}), ...(options.onLockWait ? { onWait: options.onLockWait } : {}) }).catch((error: unknown) => {
+  stopIfAsked(options.signal);
+  const lock = await acquireOutputLock(outDir, {
+    ...(options.lockWaitMs !== undefined ? { waitMs: options.lockWaitMs } : {}),
+    ...(options.onLockWait ? { onWait: options.onLockWait } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  }).catch((error: unknown) => {
+    if (options.signal?.aborted) throw new BuildStoppedError();
     throw unusableOutputFolder(error, options.outDir ?? "dist");
   });
   try {
@@ -158,6 +183,7 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
   }
 
   // Heavy modules (lint, templates, tokenizer) load only when something must be rendered.
+  stopIfAsked(options.signal);
   const { compileProject } = await import("./pipeline/compile/compile.js");
   const previous = previousManifest ? { previousManifest } : {};
   const failed = (diagnostics: Diagnostic[]): BuildResult => ({
@@ -187,7 +213,9 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
   for (let attempt = 1; ; attempt++) {
     // Recorded for the persistent cache: its entry is trusted again only while these lookups find the same.
     probes = input === undefined ? undefined : new PathProbes(root);
+    stopIfAsked(options.signal);
     compiled = await compileProject(root, session, changedPaths, { outDir: outRel, ...(probes ? { probes } : {}) });
+    stopIfAsked(options.signal);
     if (!compiled.artifacts || !compiled.manifest || compiled.errorCount > 0) return failed(compiled.diagnostics);
     const now = await takeSnapshot(attempt === 1 ? watchHint : undefined);
     if (now === snapshot) break;
@@ -216,6 +244,8 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
     return failed([...compiled.diagnostics, createDiagnostic("dist/write-failed", outRel, FILE_START, message)].sort(compareDiagnostics));
   }
 
+  // The last safe point: from here the output folder is written to the end (emitArtifacts runs in one go).
+  stopIfAsked(options.signal);
   let emitted;
   try {
     const hashes = compiled.hashes;

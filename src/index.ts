@@ -7,7 +7,7 @@ export type * from "./protocol/dist-manifest.js";
 export { watch, DEFAULT_DEBOUNCE_MS, MIN_DEBOUNCE_MS } from "./watch.js";
 export type { WatchOptions, WatchHandle, WatchEvent, WatchBuildEvent, WatchErrorEvent, PrefixChange } from "./watch.js";
 export { formatWatchEvent, formatWatchEventJson, PREFIX_INVALIDATED } from "./watch/format.js";
-export { build, createBuildCache } from "./build.js";
+export { build, BuildStoppedError, createBuildCache } from "./build.js";
 export { OutputLockedError, type LockHolder } from "./pipeline/emit/lock.js";
 export type { BuildCache, BuildOptions, BuildResult, BuildSummary, VariantSummary } from "./build.js";
 export { check } from "./check.js";

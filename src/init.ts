@@ -42,14 +42,17 @@ export interface InitOptions {
   /** Overwrite files that already exist. */
   force?: boolean;
   /**
-   * The folder already holds skills (`skills/<name>/SKILL.md`) and no
+   * The folder already holds skills (a `SKILL.md` in `skills/<name>/` or
+   * any other folder: see `findExistingSkills` in skills/existing-types.ts) and no
    * prompts/prefix.hbs, as a plain Agent Skills collection does: the scaffold adds the agent around them
-   * (prompts/, schemas/tools/, the config, whose `skillTypes` gives each
-   * skill without a type the one `lint --fix` would: see skills/type-rule.ts)
+   * (prompts/, schemas/tools/, the config, whose `skills` finds them and whose `skillTypes` gives each
+   * skill without a type one: see skills/type-rule.ts)
    * and no example skill, whatever the profile, and never touches the skills.
    * `init` finds this out itself.
    */
   existingSkills?: boolean;
+  /** Around existing skills outside `skills/*`: the config's `skills` globs (`init` derives them itself). */
+  skillGlobs?: readonly string[];
   /** Around existing skills: the types for the config's `skillTypes` (`init` chooses them itself; `planScaffold` writes none without them). */
   skillTypes?: readonly ChosenSkillType[];
 }
@@ -67,6 +70,14 @@ export interface InitResult {
   existing: string[];
   /** Around existing skills: the type given to each skill that names none, in folder order. */
   skillTypes?: ChosenSkillType[];
+  /** Around existing skills: the skill folders found, in folder order. */
+  skillFolders?: string[];
+  /** The `skills` globs written to the config (absent when the default `skills/*` finds every skill, or the config names its own). */
+  skillGlobs?: string[];
+  /** The keys of a config that was already there: kept as they were (init only adds the keys it lacks). */
+  keptConfigKeys?: string[];
+  /** The profile such a config names, which stays (whatever `profile` init was given). */
+  keptProfile?: string;
 }
 
 /** Bad options or a target that cannot hold a project; the CLI exits 2. */
@@ -107,10 +118,31 @@ const PORTABLE_KEYS = new Set(DESIGN_FIELDS.map((spelling) => spelling.portableK
 export async function init(options: InitOptions): Promise<InitResult> {
   const dir = resolve(options.dir);
   usableFolder(dir, options.dir);
-  const existingSkills = options.existingSkills ?? holdsSkills(dir);
-  const skillTypes = existingSkills && (options.template ?? "agent") === "agent" ? (options.skillTypes ?? (await (await import("./skills/existing-types.js")).chooseTypesOfExistingSkills(dir))) : undefined;
-  const files = planScaffold({ ...options, existingSkills, ...(skillTypes === undefined ? {} : { skillTypes }) });
-  const typed = skillTypes === undefined ? {} : { skillTypes: [...skillTypes] };
+  const current = readConfig(dir);
+  // Loaded only here: every other command starts without the skill search.
+  const existingTypes = await import("./skills/existing-types.js");
+  const found = options.existingSkills === false || isFile(join(dir, "prompts", "prefix.hbs")) ? undefined : existingTypes.findExistingSkills(dir, current);
+  const existingSkills = options.existingSkills ?? (found !== undefined && found.folders.length > 0);
+  const typedGlobs = isObject(current?.["skillTypes"]) ? Object.keys(current["skillTypes"]) : [];
+  const skillTypes =
+    existingSkills && (options.template ?? "agent") === "agent"
+      ? (options.skillTypes ?? (await existingTypes.chooseTypesOfExistingSkills(dir, found?.folders ?? [], typedGlobs)))
+      : undefined;
+  const skillGlobs = options.skillGlobs ?? found?.globs;
+  const files = planScaffold({ ...options, existingSkills, ...(skillTypes === undefined ? {} : { skillTypes }), ...(existingSkills && skillGlobs !== undefined ? { skillGlobs } : {}) });
+  let keptConfigKeys: string[] | undefined;
+  if (current !== undefined) {
+    // A config already there (written over only with force) keeps every setting: init adds only the keys it lacks
+    // (and skillTypes entries for skills no glob of it types).
+    keptConfigKeys = Object.keys(current);
+    files.set(CONFIG_FILE, Buffer.from(`${JSON.stringify(mergeConfig(current, JSON.parse(Buffer.from(files.get(CONFIG_FILE) as Uint8Array).toString("utf8")) as Record<string, unknown>), null, 2)}\n`));
+  }
+  const typed = {
+    ...(skillTypes === undefined ? {} : { skillTypes: [...skillTypes], skillFolders: [...(found?.folders ?? [])] }),
+    ...(existingSkills && skillGlobs !== undefined && current?.["skills"] === undefined ? { skillGlobs: [...skillGlobs] } : {}),
+    ...(keptConfigKeys === undefined ? {} : { keptConfigKeys }),
+    ...(typeof current?.["profile"] === "string" ? { keptProfile: current["profile"] } : {}),
+  };
   const paths = [...files.keys()].sort(compare);
   const existing = paths.filter((path) => occupied(join(dir, path)));
   if (existing.length > 0 && options.force !== true) return { ok: false, dir, files: paths, written: [], existing, ...typed };
@@ -184,6 +216,30 @@ function writeScaffold(dir: string, given: string, paths: readonly string[], fil
   }
 }
 
+/** The config already in the folder, when it is a JSON object; undefined when absent or unreadable as one (then it is a file like any other: kept without --force, replaced with it). */
+function readConfig(dir: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(readFileSync(join(dir, CONFIG_FILE), "utf8"));
+    return isObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The config as it was, in its own key order, with the scaffold's keys it lacks after it; `skillTypes` gains the entries init chose (for skills none of its globs types). */
+function mergeConfig(current: Record<string, unknown>, scaffold: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(scaffold)) {
+    if (!(key in merged)) merged[key] = value;
+    else if (key === "skillTypes" && isObject(merged[key]) && isObject(value)) merged[key] = { ...merged[key], ...value };
+  }
+  return merged;
+}
+
 /** The target is a folder, or can become one: nothing but folders on the way to it, a name the file system takes. */
 function usableFolder(dir: string, given: string): void {
   let target: ReturnType<typeof statSync>;
@@ -227,7 +283,8 @@ export function planScaffold(options: Omit<InitOptions, "dir"> & { dir?: string 
     // An agent around skills that are already there: the example skills stay out, the skills stay as they are.
     for (const path of [...files.keys()]) if (path.startsWith("skills/")) files.delete(path);
     const skillTypes = options.skillTypes === undefined || options.skillTypes.length === 0 ? {} : { skillTypes: Object.fromEntries(options.skillTypes.map((chosen) => [chosen.folder, chosen.type])) };
-    files.set(CONFIG_FILE, Buffer.from(`${JSON.stringify({ $schema: configSchemaRef(options.dir ?? "."), profile, ...skillTypes }, null, 2)}\n`));
+    const skills = options.skillGlobs === undefined ? {} : { skills: [...options.skillGlobs] };
+    files.set(CONFIG_FILE, Buffer.from(`${JSON.stringify({ $schema: configSchemaRef(options.dir ?? "."), profile, ...skills, ...skillTypes }, null, 2)}\n`));
     return files;
   }
   if (profile === "agentskills") {
@@ -238,16 +295,6 @@ export function planScaffold(options: Omit<InitOptions, "dir"> & { dir?: string 
   }
   files.set(CONFIG_FILE, Buffer.from(`${JSON.stringify({ $schema: configSchemaRef(options.dir ?? "."), profile }, null, 2)}\n`));
   return files;
-}
-
-/** The folder is a plain skills collection: at least one skill in the default layout, and no agent's prompts/ yet. */
-function holdsSkills(dir: string): boolean {
-  if (isFile(join(dir, "prompts", "prefix.hbs"))) return false;
-  try {
-    return readdirSync(join(dir, "skills")).some((name) => isFile(join(dir, "skills", name, "SKILL.md")));
-  } catch {
-    return false;
-  }
 }
 
 /** Something is at the path, or it cannot be created there (a parent is a file): either way, not ours to write. */

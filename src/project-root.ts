@@ -40,11 +40,15 @@ export function describeMarker(marker: ProjectMarker): string {
   return { config: `its ${CONFIG_FILE}`, sources: "its skills/ or prompts/", build: "its built dist/" }[marker];
 }
 
-/** Folders below `from` (at most `depth` levels, node_modules and dot folders skipped) that hold a config: the projects of a monorepo. */
-export function projectsBelow(from: string, depth = 3): string[] {
+/**
+ * Folders below `from` (at most `depth` levels, node_modules and dot folders skipped) that are projects as
+ * `findProject` sees them (a config, or the sources: `skills/` or `prompts/prefix.hbs`): the projects of a
+ * monorepo, in name order, at most `limit` of them. Nothing below a project is looked at.
+ */
+export function projectsBelow(from: string, depth = 3, limit = 20): string[] {
   const found: string[] = [];
   const walk = (folder: string, left: number): void => {
-    if (left < 0 || found.length >= 20) return;
+    if (left < 0) return;
     let entries;
     try {
       entries = readdirSync(folder, { withFileTypes: true });
@@ -52,14 +56,19 @@ export function projectsBelow(from: string, depth = 3): string[] {
       return;
     }
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      if (found.length >= limit) return;
       if (!entry.isDirectory() || entry.name.startsWith(".") || entry.name === "node_modules") continue;
       const child = join(folder, entry.name);
-      if (isFile(join(child, CONFIG_FILE))) found.push(relative(from, child).split("\\").join("/"));
+      if (isProject(child)) found.push(relative(from, child).split("\\").join("/"));
       else walk(child, left - 1);
     }
   };
   walk(resolve(from), depth - 1);
   return found;
+}
+
+function isProject(folder: string): boolean {
+  return isFile(join(folder, CONFIG_FILE)) || isDirectory(join(folder, "skills")) || isFile(join(folder, "prompts", "prefix.hbs"));
 }
 
 /** `from` and each folder above it, up to the repository's top folder (the one holding `.git`) or the file system's root. */

@@ -1,15 +1,27 @@
 #!/usr/bin/env node
 import { existsSync, readFileSync } from "node:fs";
 import { enableCompileCache } from "node:module";
+import { getSystemErrorMap } from "node:util";
 
 /** Written by the package build (scripts/bundle-cli.mjs) from this program's own `--help`, 80 columns as off a terminal. */
 const RECORDED_HELP = new URL("./recorded-help.txt", import.meta.url);
 
 // A reader that stops early (`gamma-prompt check | head`) closes the pipe: the rest of the output has
-// nowhere to go, but the command still runs to its end and its exit code still says what it found.
+// nowhere to go, but the command still runs to its end and its exit code still says what it found (watch
+// stops: its events are all it has to say). Any other failed write (a full disk, an I/O error) loses
+// output the caller asked for: one line says so and the exit code is 2, never the 1 of findings.
+let outputFailed = false;
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+    if (error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED" || outputFailed) return;
+    outputFailed = true;
+    process.exitCode = 2;
+    const name = process.argv.slice(2).find((arg) => !arg.startsWith("-"));
+    const what = stream === process.stdout ? "standard output" : "standard error";
+    // The system's own words ("no space left on device"); nothing of the package loads for them.
+    const described = error.errno === undefined ? undefined : getSystemErrorMap().get(error.errno)?.[1];
+    const reason = described === undefined ? error.message : `${described} (${error.code ?? error.errno})`;
+    if (stream === process.stdout) process.stderr.write(`gamma-prompt${name === undefined ? "" : ` ${name}`}: could not write to ${what}: ${reason}\n`);
   });
 }
 
@@ -25,5 +37,7 @@ if (args.length === 1 && (args[0] === "--help" || args[0] === "-h") && !process.
   // part of a small project's lint. A cache that cannot be written costs only that time, never a result.
   enableCompileCache();
   const { runCli } = await import("./program.js");
-  process.exitCode = await runCli(process.argv);
+  const exitCode = await runCli(process.argv);
+  // A write that failed while the command ran decides the exit code; one that fails later sets it then.
+  if (!outputFailed) process.exitCode = exitCode;
 }

@@ -14,7 +14,7 @@ import { modelCatalog, observedStreamFn, registerScriptedModel, type Api, type M
 import { cassettePath, cassetteReply, contextFingerprint, isFailedReply, writeCassettes, type Cassette, type CassetteCall } from "./cassette.js";
 import { judgeRun } from "./expectations.js";
 import { chooseModel, EvalUsageError } from "./models.js";
-import { compareWithBaseline, RESULTS_FORMAT, scenarioResult, staleRuns, type EvalMode, type EvalResults, type RunResult } from "./results.js";
+import { compareWithBaseline, RESULTS_FORMAT, scenarioResult, staleRuns, unansweredRuns, type EvalMode, type EvalResults, type RunResult } from "./results.js";
 import { display, replayedModel, replayPlans, type RunPlan } from "./plans.js";
 import { pool } from "./pool.js";
 import { runScenario } from "./run.js";
@@ -26,6 +26,8 @@ export type { ModelCallContext, ModelContentPart, ModelMessage, ModelTool } from
 /** The folder scenarios are found in when none are named. */
 export const EVALS_DIR = "evals";
 export const DEFAULT_CONCURRENCY = 4;
+/** The most runs per scenario: more says nothing an interval at this size does not, and every run is a model bill. */
+export const MAX_RUNS = 10_000;
 
 /** What a scripted model answers on one call: text and tool calls (ids are given in call order). */
 export interface ScriptedTurn {
@@ -90,11 +92,19 @@ export async function runEvals(options: EvalOptions): Promise<EvalOutcome> {
   if (options.replay === true && (options.model !== undefined || options.scriptedModel !== undefined)) {
     throw new EvalUsageError("Unexpected --model with --replay, expected one of them: a replay answers from the cassettes, as the model they name");
   }
+  if (options.replay === true && options.baseUrl !== undefined) {
+    throw new EvalUsageError("Unexpected --base-url with --replay, expected one of them: a replay calls no endpoint, it answers from the cassettes");
+  }
+  if (options.baseUrl !== undefined) {
+    const problem = baseUrlProblem(options.baseUrl);
+    if (problem !== undefined) throw new EvalUsageError(problem);
+  }
   if (mode !== "replay" && options.model === undefined && options.scriptedModel === undefined) {
     throw new EvalUsageError("Unexpected evaluation without a model, expected --model provider/id (e.g. openai/gpt-5), or --replay to run the recorded cassettes");
   }
   const runs = options.runs;
   if (runs !== undefined && (!Number.isInteger(runs) || runs < 1)) throw new EvalUsageError(`Unexpected --runs ${runs}, expected a whole number of at least 1`);
+  if (runs !== undefined && runs > MAX_RUNS) throw new EvalUsageError(`Unexpected --runs ${runs}, expected at most ${MAX_RUNS} runs per scenario`);
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new EvalUsageError(`Unexpected --concurrency ${concurrency}, expected a whole number of at least 1`);
   const threshold = options.threshold ?? 1;
@@ -134,6 +144,7 @@ export async function runEvals(options: EvalOptions): Promise<EvalOutcome> {
     });
   });
   const stale = staleRuns(scenarioResults);
+  const unanswered = unansweredRuns(scenarioResults);
   const baseline = options.baseline === undefined ? undefined : compareWithBaseline(options.baseline, scenarioResults);
   const results: EvalResults = {
     format: RESULTS_FORMAT,
@@ -143,13 +154,28 @@ export async function runEvals(options: EvalOptions): Promise<EvalOutcome> {
     runs: mode === "replay" ? Math.max(0, ...scenarioResults.map((scenario) => scenario.runResults.length)) : (runs ?? 1),
     confidence: { method: "wilson", level: 0.95 },
     threshold,
-    // A stale run measured nothing: it fails the evaluation whatever the threshold.
-    passed: scenarioResults.every((scenario) => scenario.pass) && stale === 0 && (baseline?.regressions.length ?? 0) === 0,
+    // A stale or unanswered run measured nothing: it fails the evaluation whatever the threshold.
+    passed: scenarioResults.every((scenario) => scenario.pass) && stale === 0 && unanswered === 0 && (baseline?.regressions.length ?? 0) === 0,
     ...(stale === 0 ? {} : { stale }),
+    ...(unanswered === 0 ? {} : { unanswered }),
     scenarios: scenarioResults,
     ...(baseline === undefined ? {} : { baseline }),
   };
   return { diagnostics: [], results };
+}
+
+/** Why `--base-url` cannot be an endpoint for a provider's API (an absolute http or https URL), or undefined. */
+export function baseUrlProblem(text: string): string | undefined {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || url.host === "") {
+    return `Unexpected --base-url ${JSON.stringify(text)}, expected an http:// or https:// URL (e.g. http://127.0.0.1:8080/v1)`;
+  }
+  return undefined;
 }
 
 function discoverScenarios(root: string, cwd: string): string[] {
@@ -245,14 +271,18 @@ async function runOnce(plan: RunPlan, context: RunContext): Promise<RunOutcome> 
   }
   if (stale !== undefined) return { result: staleResult(run, stale, trace.modelCalls, display(path, context.cwd)) };
   if (unrecorded !== undefined) trace.error = unrecorded;
+  // A model call that got no reply (a provider error, a refused connection) measured nothing about the model:
+  // the run is not evaluated, as a replay of a cassette that recorded a failed call is not.
+  const noReply: string | undefined = context.mode === "replay" ? undefined : failedCall;
+  const unanswered = noReply !== undefined;
   const verdicts = judgeRun(loaded.scenario, trace, context.artifacts);
   const failures = verdicts.filter((verdict) => !verdict.passed).map((verdict) => ({ expectation: verdict.id, reason: verdict.reason ?? "" }));
   const result: RunResult = {
     run,
-    passed: failures.length === 0,
+    passed: !unanswered && failures.length === 0,
     modelCalls: trace.modelCalls,
-    failures,
-    ...(trace.error === undefined ? {} : { error: trace.error }),
+    failures: unanswered ? [] : failures,
+    ...(noReply !== undefined ? { unanswered: true as const, error: noReply } : trace.error === undefined ? {} : { error: trace.error }),
     ...(trace.unfixtured.length === 0 ? {} : { unfixtured: trace.unfixtured.length }),
     ...(context.mode === "live" ? {} : { cassette: display(path, context.cwd) }),
   };

@@ -29,13 +29,19 @@ export interface RunResult {
    * fails the evaluation whatever the threshold.
    */
   stale?: true;
+  /**
+   * The run was not evaluated: a model call got no reply (a provider error, a
+   * refused connection, an aborted call), so nothing was measured on it.
+   * Counted in no pass rate; it fails the evaluation whatever the threshold.
+   */
+  unanswered?: true;
   /** Host tool calls no fixture answered. */
   unfixtured?: number;
   /** The cassette recorded or replayed, relative to the working folder. */
   cassette?: string;
 }
 
-/** A scenario's pass rate counts the runs evaluated (`runs`); stale runs are counted apart and make it fail. */
+/** A scenario's pass rate counts the runs evaluated (`runs`); stale and unanswered runs are counted apart and make it fail. */
 export interface ScenarioResult extends Rate {
   name: string;
   file: string;
@@ -44,6 +50,8 @@ export interface ScenarioResult extends Rate {
   pass: boolean;
   /** Runs not evaluated because their cassette is stale (absent when none). */
   stale?: number;
+  /** Runs not evaluated because a model call got no reply (absent when none). */
+  unanswered?: number;
   /** Why a recording kept this scenario's earlier cassettes (a model call failed); absent when it was recorded. */
   notRecorded?: string;
   expectations: ExpectationResult[];
@@ -84,14 +92,17 @@ export interface EvalResults {
   passed: boolean;
   /** Runs not evaluated because their cassette is stale, over every scenario (absent when none). */
   stale?: number;
+  /** Runs not evaluated because a model call got no reply, over every scenario (absent when none). */
+  unanswered?: number;
   scenarios: ScenarioResult[];
   baseline?: BaselineComparison;
 }
 
-/** Aggregates the runs of one scenario: rates over the runs evaluated, a stale run counted apart (nothing was measured). */
+/** Aggregates the runs of one scenario: rates over the runs evaluated, a stale or unanswered run counted apart (nothing was measured). */
 export function scenarioResult(input: { name: string; file: string; variant: string; expectationIds: Array<{ id: string; kind: ExpectationKind }>; runs: RunResult[]; threshold: number; notRecorded?: string }): ScenarioResult {
-  const evaluated = input.runs.filter((run) => run.stale !== true);
-  const stale = input.runs.length - evaluated.length;
+  const evaluated = input.runs.filter((run) => run.stale !== true && run.unanswered !== true);
+  const stale = input.runs.filter((run) => run.stale === true).length;
+  const unanswered = input.runs.filter((run) => run.unanswered === true).length;
   const overall = rate(evaluated.filter((run) => run.passed).length, evaluated.length);
   const expectations = input.expectationIds.map(({ id, kind }) => ({
     id,
@@ -103,8 +114,9 @@ export function scenarioResult(input: { name: string; file: string; variant: str
     file: input.file,
     variant: input.variant,
     ...overall,
-    pass: evaluated.length > 0 && stale === 0 && input.notRecorded === undefined && overall.rate >= input.threshold,
+    pass: evaluated.length > 0 && stale === 0 && unanswered === 0 && input.notRecorded === undefined && overall.rate >= input.threshold,
     ...(stale === 0 ? {} : { stale }),
+    ...(unanswered === 0 ? {} : { unanswered }),
     ...(input.notRecorded === undefined ? {} : { notRecorded: input.notRecorded }),
     expectations,
     runResults: input.runs,
@@ -114,6 +126,11 @@ export function scenarioResult(input: { name: string; file: string; variant: str
 /** Stale runs over every scenario. */
 export function staleRuns(scenarios: readonly ScenarioResult[]): number {
   return scenarios.reduce((total, scenario) => total + (scenario.stale ?? 0), 0);
+}
+
+/** Runs without a model reply over every scenario. */
+export function unansweredRuns(scenarios: readonly ScenarioResult[]): number {
+  return scenarios.reduce((total, scenario) => total + (scenario.unanswered ?? 0), 0);
 }
 
 /** Regressions and improvements beyond noise, per scenario and per expectation present in both documents. */
@@ -187,11 +204,13 @@ export function formatSummary(results: EvalResults): string {
   );
   const lines = [`model ${results.model} · dist ${results.cacheKey.slice(0, 12)} · ${results.mode} · ${results.runs} run${results.runs === 1 ? "" : "s"} per scenario`, "", ...table];
   const failures = results.scenarios.flatMap((scenario) =>
-    scenario.runResults.flatMap((run) => (run.stale === true ? [] : run.error !== undefined ? [`  ${scenario.name} run ${run.run}: ${run.error}`] : run.failures.map((failure) => `  ${scenario.name} run ${run.run} ${failure.expectation}: ${failure.reason}`))),
+    scenario.runResults.flatMap((run) => (run.stale === true || run.unanswered === true ? [] : run.error !== undefined ? [`  ${scenario.name} run ${run.run}: ${run.error}`] : run.failures.map((failure) => `  ${scenario.name} run ${run.run} ${failure.expectation}: ${failure.reason}`))),
   );
   if (failures.length > 0) lines.push("", "failures:", ...failures);
   const notRun = results.scenarios.flatMap((scenario) => scenario.runResults.flatMap((run) => (run.stale === true ? [`  ${scenario.name} run ${run.run}: ${run.error ?? "stale cassette"}`] : [])));
   if (notRun.length > 0) lines.push("", "not evaluated (stale cassettes; counted in no rate):", ...notRun);
+  const noReply = results.scenarios.flatMap((scenario) => scenario.runResults.flatMap((run) => (run.unanswered === true ? [`  ${scenario.name} run ${run.run}: ${run.error ?? "no reply from the model"}`] : [])));
+  if (noReply.length > 0) lines.push("", "not evaluated (no reply from the model; counted in no rate):", ...noReply);
   const notRecorded = results.scenarios.flatMap((scenario) => (scenario.notRecorded === undefined ? [] : [`  ${scenario.name}: ${scenario.notRecorded}`]));
   if (notRecorded.length > 0) lines.push("", "not recorded (the earlier cassettes are kept as they were):", ...notRecorded);
   if (results.baseline !== undefined) {
@@ -210,6 +229,7 @@ export function formatSummary(results: EvalResults): string {
 function scenarioVerdict(scenario: ScenarioResult): string {
   if (scenario.stale !== undefined) return `STALE (${scenario.stale} run${scenario.stale === 1 ? "" : "s"} not evaluated)`;
   if (scenario.notRecorded !== undefined) return "NOT RECORDED";
+  if (scenario.unanswered !== undefined) return `NOT EVALUATED (${scenario.unanswered} run${scenario.unanswered === 1 ? "" : "s"} without a model reply)`;
   return scenario.pass ? "pass" : "FAIL";
 }
 
@@ -218,14 +238,16 @@ function verdictLine(results: EvalResults): string {
   const total = results.scenarios.length;
   const scenarios = (count: number): string => `${count} scenario${count === 1 ? "" : "s"}`;
   if (results.passed) return `${scenarios(total)} passed (threshold ${percent(results.threshold)})`;
-  const below = results.scenarios.filter((scenario) => !scenario.pass && scenario.stale === undefined && scenario.notRecorded === undefined).length;
+  const below = results.scenarios.filter((scenario) => !scenario.pass && scenario.stale === undefined && scenario.unanswered === undefined && scenario.notRecorded === undefined).length;
   const stale = staleRuns(results.scenarios);
+  const unanswered = unansweredRuns(results.scenarios);
   const notRecorded = results.scenarios.filter((scenario) => scenario.notRecorded !== undefined).length;
   const regressed = results.baseline?.regressions.length ?? 0;
   const parts = [
     ...(below > 0 ? [`${below} of ${total} scenarios below the threshold of ${percent(results.threshold)}`] : []),
     ...(stale > 0 ? [`${stale} stale cassette${stale === 1 ? "" : "s"} not evaluated (re-record with --record)`] : []),
     ...(notRecorded > 0 ? [`${scenarios(notRecorded)} not recorded`] : []),
+    ...(unanswered > 0 ? [`${unanswered} run${unanswered === 1 ? "" : "s"} not evaluated (no reply from the model)`] : []),
     ...(regressed > 0 ? [`${regressed} regression${regressed === 1 ? "" : "s"}`] : []),
   ];
   return parts.join(", ");

@@ -313,7 +313,7 @@ function evalsSection(data: ReportData): string {
   const regressed = new Set((comparison?.regressions ?? []).map((change) => `${change.scenario}\u0000${change.expectation ?? ""}`));
   const rows = results.scenarios
     .map((scenario, index) => {
-      const verdict = scenario.pass ? '<span class="ok">pass</span>' : `<span class="bad">fail</span>${scenario.stale === undefined ? "" : ` <span class="muted">(${plural(scenario.stale, "stale run")} not evaluated)</span>`}`;
+      const verdict = scenario.pass ? '<span class="ok">pass</span>' : `<span class="bad">fail</span>${scenario.stale === undefined ? "" : ` <span class="muted">(${plural(scenario.stale, "stale run")} not evaluated)</span>`}${scenario.unanswered === undefined ? "" : ` <span class="muted">(${plural(scenario.unanswered, "run")} without a model reply, not evaluated)</span>`}`;
       const head = `<tr class="scenario${regressed.has(`${scenario.name}\u0000`) ? " regressed" : ""}" data-scenario="${e(scenario.name)}"><th scope="row">${e(scenario.name)} <span class="muted">${e(scenario.variant)}</span></th>${rateCells(`rate-${index}`, scenario.name, scenario)}<td>${verdict}</td></tr>`;
       const expectations = scenario.expectations
         .map(

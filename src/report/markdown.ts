@@ -120,7 +120,7 @@ export function renderMarkdown(data: ReportData): string {
       table(
         ["scenario / expectation", "passed", "rate", "95% interval", ""],
         results.scenarios.flatMap((scenario) => [
-          [scenario.name, `${scenario.passed}/${scenario.runs}`, percent0(scenario.rate), `${percent0(scenario.interval[0])}–${percent0(scenario.interval[1])}`, scenario.pass ? "pass" : `**fail**${scenario.stale === undefined ? "" : ` (${plural(scenario.stale, "stale run")} not evaluated)`}`],
+          [scenario.name, `${scenario.passed}/${scenario.runs}`, percent0(scenario.rate), `${percent0(scenario.interval[0])}–${percent0(scenario.interval[1])}`, scenario.pass ? "pass" : `**fail**${scenario.stale === undefined ? "" : ` (${plural(scenario.stale, "stale run")} not evaluated)`}${scenario.unanswered === undefined ? "" : ` (${plural(scenario.unanswered, "run")} without a model reply, not evaluated)`}`],
           ...scenario.expectations.map((expectation) => [`↳ ${expectation.id}`, `${expectation.passed}/${expectation.runs}`, percent0(expectation.rate), `${percent0(expectation.interval[0])}–${percent0(expectation.interval[1])}`, ""]),
         ]),
         [1, 2, 3],

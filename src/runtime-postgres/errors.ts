@@ -77,11 +77,11 @@ export class ForeignMigrationError extends Error {
   }
 }
 
-/** A session opened on a server whose `close()` has begun: it would hold a lease nobody renews or lets go. */
+/** A session opened on a server whose `close()` has begun (or still waiting for another server's lease when it began): it would hold a lease nobody renews or lets go. */
 export class SessionsClosedError extends Error {
   override readonly name = "SessionsClosedError";
   constructor(readonly sessionKey: string) {
-    super(`Unexpected open of session ${sessionKey} on a server that is closing, expected it opened before close() or on another server: nothing was kept, and its lease was let go`);
+    super(`Unexpected open of session ${sessionKey} on a server that is closing, expected it opened before close() or on another server: nothing was kept, and no lease of it is left held by this server`);
   }
 }
 

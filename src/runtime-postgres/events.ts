@@ -72,30 +72,60 @@ export async function publishUpdate(db: Queryable, sessionKey: string, update: u
 /**
  * Why a session key cannot be used, or undefined when it can. Servers and
  * producers check the same rule, so a session a server opens is one a
- * producer can reach. (A NUL is a character PostgreSQL's text refuses.)
+ * producer can reach. (A NUL is a character PostgreSQL's text refuses; a lone
+ * surrogate is one node-postgres sends as U+FFFD, so two keys would name one
+ * session, and its notifications would name neither.)
  */
 export function sessionKeyProblem(sessionKey: unknown): string | undefined {
-  if (typeof sessionKey !== "string" || sessionKey.length === 0 || sessionKey.length > 200 || sessionKey.includes("\u0000")) {
-    return `Unexpected session key ${JSON.stringify(sessionKey)}, expected the session's key (1 to 200 characters, no NUL)`;
+  if (typeof sessionKey !== "string" || sessionKey.length === 0 || sessionKey.length > 200 || sessionKey.includes("\u0000") || !wellFormed(sessionKey)) {
+    return `Unexpected session key ${JSON.stringify(sessionKey)}, expected the session's key (1 to 200 characters, no NUL, well-formed Unicode: no lone surrogate)`;
   }
   return undefined;
+}
+
+/** A lone surrogate (`u` mode reads a surrogate pair as one code point, outside this class). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** True when `text` holds no lone surrogate (String.prototype.isWellFormed, which ES2023's types lack). */
+export function wellFormed(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
 }
 
 export interface PublishedEvent {
   eventId: string;
   payload: unknown;
-  /** Set when the stored payload is not JSON text (a row written by hand or cut short): why the event cannot be read. */
-  unreadable?: string;
+  /**
+   * Set when the stored row cannot be taken as an event (a row written by hand
+   * or cut short): its payload is not JSON text, or names another id than the
+   * row's event_id. Why (stored with the row as its refusal), and the field.
+   */
+  unreadable?: { field: string; reason: string };
 }
 
-/** A stored event as the host reads it: a payload that does not parse is the event's refusal, not the routing pass's failure. */
+/**
+ * A stored event as the host reads it: a payload that does not parse, or whose
+ * id is not the row's, is the event's refusal, not the routing pass's failure.
+ * (The records that route an event mark its row by the payload's id: a row
+ * under another id would be delivered and never marked, read again on every
+ * pass.) A payload without an id is left to the envelope check, which names it.
+ */
 function publishedEvent(eventId: string, stored: unknown): PublishedEvent {
+  let payload: unknown;
   try {
-    return { eventId, payload: documentOf(stored) };
+    payload = documentOf(stored);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return { eventId, payload: undefined, unreadable: `Unexpected stored payload that is not JSON text (${reason}), expected an event as publishUpdate stores it` };
+    return { eventId, payload: undefined, unreadable: { field: "", reason: `Unexpected stored payload that is not JSON text (${reason}), expected an event as publishUpdate stores it` } };
   }
+  const id = typeof payload === "object" && payload !== null ? (payload as { id?: unknown }).id : undefined;
+  if (typeof id === "string" && id !== eventId) {
+    return {
+      eventId,
+      payload,
+      unreadable: { field: "/id", reason: `Unexpected payload id ${JSON.stringify(id)} in the row of event ${JSON.stringify(eventId)}, expected the row's event_id: an event is stored under its own id, as publishUpdate stores it` },
+    };
+  }
+  return { eventId, payload };
 }
 
 /** Events one routing pass takes for a session at most; a full page means another pass follows. */

@@ -3,7 +3,8 @@
  * this server (its lease, its state, its transcript, the events published for
  * it while nobody hosted it), keeps the lease renewed, routes the events other
  * services publish through `routeUpdate`, and lets the session go on dispose.
- * One per server process; it holds one pool connection to LISTEN.
+ * One per server process; it holds one pool connection to LISTEN, and keeps
+ * the process running until close() (while the database is away too).
  */
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
@@ -14,7 +15,7 @@ import { SessionDisposedError } from "../runtime/state/errors.js";
 import type { GammaAgent, GammaAgentOptions, GammaSession, GammaSessionOptions, TranscriptFeed } from "../runtime/pi-adapter.js";
 import type { Pool } from "./database.js";
 import { DatabaseReadOnlyError, SessionsClosedError } from "./errors.js";
-import { EVENTS_PER_PASS, markRefused, markRouted, sessionKeyProblem, unroutedEventsOf, type PublishedEvent } from "./events.js";
+import { EVENTS_PER_PASS, markRefused, markRouted, sessionKeyProblem, unroutedEventsOf, wellFormed, type PublishedEvent } from "./events.js";
 import { acquireLease, releaseLease, renewLease, type Lease } from "./lease.js";
 import { listenForEvents, type EventListener } from "./listener.js";
 import { checkSchema } from "./migrate.js";
@@ -24,11 +25,16 @@ import { WakeUps } from "./wake-ups.js";
 
 export interface PostgresSessionsOptions {
   pool: Pool;
-  /** This server in the lease table (default: host name, process id and a random suffix). */
+  /**
+   * This server's name in the lease table (default: host name and process id).
+   * A label: the lease's owner is this name and a token of this start
+   * (`<hostId>#<6 hex digits>`), so another process, or this one restarted,
+   * never takes a lease this one holds, whatever name it was given.
+   */
   hostId?: string;
-  /** How long a lease lasts unless renewed; renewed every third of it. Default 15,000 ms. */
+  /** How long a lease lasts unless renewed; renewed every third of it. 150 ms to 2,147,483,647 ms (the longest a Node timer waits); default 15,000 ms. */
   leaseMs?: number;
-  /** How long opening a session waits for another server's lease to expire. Default: the lease and one second. */
+  /** How long opening a session waits for another server's lease to expire: 0 (not at all) or more, finite. Default: the lease and one second. */
   waitForLeaseMs?: number;
   /** An event the session refused (malformed, or a kind its artifacts do not define): stored with the reason, and told here. */
   onEventRefused?: (refusal: { sessionKey: string; eventId: string; error: Error }) => void;
@@ -58,6 +64,34 @@ export type HostedAgent = Hosted & Omit<GammaAgent, "dispose">;
 export type HostedSession = Hosted & Omit<GammaSession, "dispose">;
 
 const DEFAULT_LEASE_MS = 15_000;
+/** The shortest lease: renewed every third of it, no more often than every 50 ms. */
+const MIN_LEASE_MS = 150;
+/** The longest lease: its renewal timer, and Node's, waits at most 2^31 - 1 ms. */
+const MAX_LEASE_MS = 2_147_483_647;
+
+/** Refuses settings that would fail every open, or quietly weaken the lease: the option named, with the values it takes. */
+function checkOptions(options: PostgresSessionsOptions): void {
+  // The listener keeps one connection for the server's lifetime: a pool of one would leave none for a session, which would wait forever.
+  const max = (options.pool as { options?: { max?: unknown } }).options?.max;
+  if (typeof max === "number" && max < 2) {
+    throw new RangeError(`Unexpected pool of ${max} connection, expected at least 2: the listener keeps one for the server's lifetime (size the pool for your sessions plus one)`);
+  }
+  const { hostId, leaseMs, waitForLeaseMs } = options;
+  if (hostId !== undefined && (typeof hostId !== "string" || hostId.length === 0 || hostId.length > 200 || hostId.includes("\u0000") || !wellFormed(hostId))) {
+    throw new RangeError(`Unexpected hostId ${shown(hostId)}, expected this server's name: 1 to 200 characters, no NUL, well-formed Unicode`);
+  }
+  if (leaseMs !== undefined && (typeof leaseMs !== "number" || !(leaseMs >= MIN_LEASE_MS && leaseMs <= MAX_LEASE_MS))) {
+    throw new RangeError(`Unexpected leaseMs ${shown(leaseMs)}, expected a number of milliseconds from ${MIN_LEASE_MS} to ${MAX_LEASE_MS}`);
+  }
+  if (waitForLeaseMs !== undefined && (typeof waitForLeaseMs !== "number" || !(waitForLeaseMs >= 0 && Number.isFinite(waitForLeaseMs)))) {
+    throw new RangeError(`Unexpected waitForLeaseMs ${shown(waitForLeaseMs)}, expected a finite number of milliseconds, 0 (do not wait) or more`);
+  }
+}
+
+/** A setting's value as the error shows it: NaN and Infinity as themselves, a string quoted. */
+function shown(value: unknown): string {
+  return typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value));
+}
 
 /**
  * Pi, loaded when a session is opened, not when this module is: a producer
@@ -71,6 +105,10 @@ function piAdapter(): Promise<typeof import("../runtime/pi-adapter.js")> {
 export class PostgresSessions {
   readonly hostId: string;
   readonly leaseMs: number;
+  /** The owner of every lease this server takes: its hostId and a token of this start. */
+  private readonly leaseOwner: string;
+  /** Aborted when close() begins: an open still waiting for another server's lease stops waiting. */
+  private readonly closed = new AbortController();
   private readonly hosted = new Map<string, HostedState>();
   private listener: EventListener | undefined;
   /** Set when close() begins: an open still on its way lets its session go, and a later one is refused. */
@@ -81,18 +119,15 @@ export class PostgresSessions {
   readonly wakeUps: WakeUps;
 
   private constructor(private readonly options: PostgresSessionsOptions) {
-    this.hostId = options.hostId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+    this.hostId = options.hostId ?? `${hostname()}:${process.pid}`;
+    this.leaseOwner = `${this.hostId}#${randomBytes(3).toString("hex")}`;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.wakeUps = new WakeUps(options.pool, (sessionKey) => this.hosted.get(sessionKey));
   }
 
   /** Checks the schema is current and starts listening for published events. */
   static async start(options: PostgresSessionsOptions): Promise<PostgresSessions> {
-    // The listener keeps one connection for the server's lifetime: a pool of one would leave none for a session, which would wait forever.
-    const max = (options.pool as { options?: { max?: unknown } }).options?.max;
-    if (typeof max === "number" && max < 2) {
-      throw new RangeError(`Unexpected pool of ${max} connection, expected at least 2: the listener keeps one for the server's lifetime (size the pool for your sessions plus one)`);
-    }
+    checkOptions(options);
     await checkSchema(options.pool);
     // A standby or a read-only default would accept the start and fail every session at its first write.
     const readOnly = await options.pool.query<{ read_only: string }>("select current_setting('transaction_read_only') as read_only");
@@ -137,11 +172,13 @@ export class PostgresSessions {
   /**
    * Lets every hosted session go and stops listening. An open still on its
    * way when close() begins lets its session go too (it rejects with
-   * SessionsClosedError), and so does every later open: no lease is left held
-   * by a server that no longer renews it.
+   * SessionsClosedError; one still waiting for another server's lease stops
+   * waiting at once), and so does every later open: no lease is left held by
+   * a server that no longer renews it.
    */
   async close(): Promise<void> {
     this.closing = true;
+    this.closed.abort();
     await Promise.allSettled([...this.opening]);
     await Promise.all([...this.hosted.values()].map((hosted) => hosted.handle.dispose()));
     await this.listener?.close();
@@ -170,17 +207,23 @@ export class PostgresSessions {
   ): Promise<Hosted & Omit<G, "dispose">> {
     const { pool } = this.options;
     if (this.hosted.has(options.sessionKey)) throw new Error(`Unexpected second open of session ${options.sessionKey} on this server, expected it disposed first`);
-    const lease = await acquireLease(pool, {
-      sessionKey: options.sessionKey,
-      variant: options.variant,
-      owner: this.hostId,
-      leaseMs: this.leaseMs,
-      waitMs: this.options.waitForLeaseMs ?? this.leaseMs + 1000,
-      pollMs: Math.max(20, Math.min(250, Math.floor(this.leaseMs / 20))),
-    });
+    const lease = await acquireLease(
+      pool,
+      {
+        sessionKey: options.sessionKey,
+        variant: options.variant,
+        owner: this.leaseOwner,
+        leaseMs: this.leaseMs,
+        waitMs: this.options.waitForLeaseMs ?? this.leaseMs + 1000,
+        pollMs: Math.max(20, Math.min(250, Math.floor(this.leaseMs / 20))),
+      },
+      this.closed.signal,
+    );
     const store = new PostgresStateStore(pool, lease);
     let created: { gamma: G; transcript: TranscriptFeed } | undefined;
     try {
+      // Taken as close() began: let go before anything is loaded.
+      if (this.closing) throw new SessionsClosedError(options.sessionKey);
       const entries = await loadTranscript(pool, options.sessionKey);
       created = await create(store, entries);
       const state = new HostedState(this, pool, lease, store, created.gamma, new TranscriptWriter(pool, lease, entries.length), created.transcript);
@@ -270,7 +313,6 @@ class HostedState {
         (error: unknown) => this.sessions.report(error, "renew"),
       );
     }, Math.max(50, Math.floor(this.sessions.leaseMs / 3)));
-    this.renewal.unref();
     await this.wake();
   }
 
@@ -342,7 +384,7 @@ class HostedState {
       const duplicates: string[] = [];
       for (const event of events) {
         try {
-          if (event.unreadable !== undefined) throw new InjectionRejectedError("", event.unreadable);
+          if (event.unreadable !== undefined) throw new InjectionRejectedError(event.unreadable.field, event.unreadable.reason);
           if (controller.routeUpdate(event.payload).outcome === "duplicate") duplicates.push(event.eventId);
         } catch (error) {
           if (!(error instanceof InjectionRejectedError) && !(error instanceof InjectionsNotDefinedError)) throw error;

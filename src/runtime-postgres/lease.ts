@@ -7,10 +7,11 @@
  * database's clock decides expiry, never a server's.
  */
 import type { Queryable } from "./database.js";
-import { SessionLeasedError } from "./errors.js";
+import { SessionLeasedError, SessionsClosedError } from "./errors.js";
 
 export interface Lease {
   sessionKey: string;
+  /** The PostgresSessions that holds it: its hostId and a token of its own start, so two processes given one hostId never share a lease. */
   owner: string;
   /** The fencing token: every write of this host carries it. */
   token: number;
@@ -18,8 +19,9 @@ export interface Lease {
 
 /**
  * Takes the session's lease for `owner` when it is free, expired, or already
- * this owner's; creates the session's row for a new session. Returns the lease,
- * or who holds it and until when.
+ * this owner's (the same PostgresSessions: owners are unique per start, see
+ * host.ts); creates the session's row for a new session. Returns the lease, or
+ * who holds it and until when.
  */
 export async function tryAcquireLease(
   db: Queryable,
@@ -45,18 +47,39 @@ export async function tryAcquireLease(
   return { owner: holder?.lease_owner ?? "another server", expiresAt: holder?.lease_expires_at ?? new Date() };
 }
 
-/** Waits for the lease, polling until `waitMs` has passed; SessionLeasedError when another server keeps it. */
+/**
+ * Waits for the lease, polling until `waitMs` has passed; SessionLeasedError
+ * when another server keeps it. `stop` ends the wait at once (the server is
+ * closing): SessionsClosedError, and no try is made after it (a lease the try
+ * in flight took is returned, for the caller to let go).
+ */
 export async function acquireLease(
   db: Queryable,
   request: { sessionKey: string; variant: string; owner: string; leaseMs: number; waitMs: number; pollMs: number },
+  stop?: AbortSignal,
 ): Promise<Lease> {
   const deadline = Date.now() + request.waitMs;
   for (;;) {
+    if (stop?.aborted === true) throw new SessionsClosedError(request.sessionKey);
     const result = await tryAcquireLease(db, request);
     if ("token" in result) return result;
     if (Date.now() >= deadline) throw new SessionLeasedError(request.sessionKey, result.owner, result.expiresAt);
-    await new Promise((resolve) => setTimeout(resolve, request.pollMs));
+    await pause(request.pollMs, stop);
   }
+}
+
+/** Resolves after `ms`, or at once when `stop` is (or becomes) aborted. */
+function pause(ms: number, stop: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (stop?.aborted === true) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      stop?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    stop?.addEventListener("abort", done, { once: true });
+  });
 }
 
 /** Extends the lease; false when this host lost it (the token moved on). */

@@ -3,7 +3,9 @@
  * events channel and calls `onWake(sessionKey)` for each notification. A
  * dropped connection is replaced (with a growing pause) and every hosted
  * session catches up (`onReconnect`), since notifications sent meanwhile are
- * gone; the table still holds the events.
+ * gone; the table still holds the events. Until close(), the connection, or
+ * the timer of the next try while it is lost, keeps the process running: a
+ * process that only hosts sessions outlives a database restart.
  */
 import type { Notification } from "pg";
 import type { Pool, PoolClient } from "./database.js";
@@ -69,7 +71,6 @@ export async function listenForEvents(
         },
       );
     }, pause);
-    retry.unref();
   };
 
   await connect();

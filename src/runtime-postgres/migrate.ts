@@ -83,9 +83,7 @@ export async function migratePostgres(pool: Pool): Promise<MigrationResult> {
   }
   return inTransaction(pool, async (client) => {
     await client.query("select pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-    await client.query(
-      "create table if not exists gamma_schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())",
-    );
+    await client.query(CREATE_MIGRATIONS_TABLE);
     const recorded = await appliedMigrations(client);
     refuseForeign(recorded, migrations);
     const done = new Set(recorded.map((row) => row.version));
@@ -105,6 +103,87 @@ export async function migratePostgres(pool: Pool): Promise<MigrationResult> {
     }
     return { applied: applied.map((migration) => migration.version), version: Math.max(0, ...done, ...applied.map((migration) => migration.version)) };
   });
+}
+
+/** The statement that makes the bookkeeping table, in migratePostgres and in the printed script alike. */
+const CREATE_MIGRATIONS_TABLE = "create table if not exists gamma_schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())";
+
+/** A SQL string literal. */
+function literal(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/**
+ * What `gamma-prompt postgres migrate --print` prints: one statement (a `do`
+ * block, so one transaction, inside a migration tool's own or alone) that does
+ * what `migratePostgres` does, for a database migrated by a tool other than
+ * this package: under the same advisory lock, it makes gamma_schema_migrations
+ * when missing, refuses a table that holds migrations which are not this
+ * package's (the ForeignMigrationError's message), applies each migration the
+ * table does not record, in order, and records its version, name and
+ * checksum. Applied again, it changes nothing; a server and `migratePostgres`
+ * find the database it migrated current.
+ */
+export function migrationScript(migrations: readonly Migration[] = postgresMigrations()): string {
+  const latest = Math.max(0, ...migrations.map((migration) => migration.version));
+  const ours = migrations.map((migration) => `(${migration.version}, ${literal(migration.name)}, ${literal(migration.checksum)})`).join(", ");
+  const quoted = (migration: Migration): string => {
+    const tag = `$gamma_migration_${migration.version}$`;
+    if (migration.sql.includes(tag)) throw new Error(`Unexpected ${tag} in migration ${migration.version}'s SQL, expected a dollar-quote tag it does not hold`);
+    return `${tag}${migration.sql}${tag}`;
+  };
+  const lines = [
+    `-- gamma-prompt/runtime/postgres: migrations 1 to ${latest}, as \`gamma-prompt postgres migrate\` applies them.`,
+    "-- One statement, so one transaction: under the command's advisory lock it creates gamma_schema_migrations",
+    "-- when missing, refuses a table that holds migrations which are not gamma-prompt's, applies each migration",
+    "-- the table does not record, in order, and records its version, name and checksum. Applied again, it",
+    "-- changes nothing; `gamma-prompt postgres migrate` and the servers find the database it migrated current.",
+    "do $gamma_migrate$",
+    "declare",
+    "  recorded record;",
+    "  applied integer[] := '{}';",
+    "begin",
+    `  perform pg_advisory_xact_lock(${MIGRATION_LOCK});`,
+    `  ${CREATE_MIGRATIONS_TABLE};`,
+    "  -- A row with one of gamma-prompt's versions but another name or checksum was written by something else.",
+    "  for recorded in",
+    "    select m.version, m.name, to_jsonb(m) ->> 'checksum' as checksum, ours.name as our_name, ours.checksum as our_checksum",
+    `    from gamma_schema_migrations m left join (values ${ours}) as ours (version, name, checksum) on ours.version = m.version`,
+    `    where m.version <= ${latest}`,
+    "    order by m.version",
+    "  loop",
+    "    if recorded.our_name is null or recorded.our_name <> recorded.name or recorded.checksum <> recorded.our_checksum then",
+    "      raise exception '%', format(",
+    `        'Unexpected row in gamma_schema_migrations: migration %s is recorded as "%s" %s; the table holds migrations that are not gamma-prompt''s, so nothing was applied (give gamma-prompt a database or schema of its own)',`,
+    "        recorded.version, recorded.name,",
+    "        case",
+    "          when recorded.our_name is null then 'which gamma-prompt never shipped'",
+    `          when recorded.our_name <> recorded.name then format('but gamma-prompt''s migration %s is "%s"', recorded.version, recorded.our_name)`,
+    "          else format('with checksum %s, but gamma-prompt''s has checksum %s', left(recorded.checksum, 12), left(recorded.our_checksum, 12))",
+    "        end",
+    "      ) using errcode = 'P0001';",
+    "    end if;",
+    "  end loop;",
+  ];
+  for (const migration of migrations) {
+    lines.push(
+      `  -- migration ${migration.version}: ${migration.name}`,
+      `  if not exists (select 1 from gamma_schema_migrations where version = ${migration.version}) then`,
+      `    execute ${quoted(migration)};`,
+      `    insert into gamma_schema_migrations (version, name) values (${migration.version}, ${literal(migration.name)});`,
+      `    applied := applied || ${migration.version};`,
+      "  end if;",
+    );
+  }
+  lines.push(
+    "  -- The checksum column comes with migration 2: each migration applied here gets its checksum once it is there.",
+    "  if exists (select 1 from pg_attribute where attrelid = to_regclass('gamma_schema_migrations') and attname = 'checksum' and not attisdropped) then",
+    `    execute 'update gamma_schema_migrations m set checksum = ours.checksum from (values ${ours.replaceAll("'", "''")}) as ours (version, name, checksum) where m.version = ours.version and m.version = any($1)' using applied;`,
+    "  end if;",
+    "end",
+    "$gamma_migrate$;",
+  );
+  return `${lines.join("\n")}\n`;
 }
 
 /** Thrown when node-postgres, an optional peer dependency, is not installed. */

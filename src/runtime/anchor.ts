@@ -1,7 +1,9 @@
 /**
  * The hidden anchor: one custom message that puts the execution state back
- * into the model's context after compaction or a reload. Bodies of skills the
- * variant preloads are not repeated: the system prompt still holds them.
+ * into the model's context after compaction or a reload. Each restored skill
+ * body is followed by its base folder and files, as the skill tool gave them.
+ * Bodies of skills the variant preloads are not repeated: the system prompt
+ * still holds them.
  */
 import type { LoadedSkill } from "./artifacts.js";
 import { escapeXmlAttribute } from "../protocol/xml-escape.js";
@@ -10,6 +12,7 @@ import type { ExecutionState, PendingInjection } from "./execution-state.js";
 import { renderTaskList } from "./tasks.js";
 import { LOAD_NAMESPACE_TOOL, loadedNamespacesLines } from "./namespaces.js";
 import { connectorLines } from "./connectors.js";
+import { baseFolderNote } from "./skills.js";
 
 export const ANCHOR_TAG = "session_state";
 export const LOADED_KNOWLEDGE_TAG = "loaded_knowledge";
@@ -46,12 +49,17 @@ export function renderAnchor(options: {
 
   for (const skill of state.activeSkills) {
     if (skill.activatedBy === "preload") continue;
-    const body = skills.get(skill.name)?.body ?? "";
+    const loaded = skills.get(skill.name);
+    const body = loaded?.body ?? "";
     const contract =
       skill.type === "workflow"
         ? "This workflow skill is active. Follow every required step in order and complete its verification."
         : "This reference skill is active as lookup material. Apply only what is relevant.";
-    out.push(`<skill name="${escapeUserText(skill.name)}" type="${skill.type}">`, contract, "", body.replace(/\n$/, ""), "</skill>", "");
+    // Where the skill's files are, as its first load said: the tool answers an active skill with a confirmation only.
+    const folder = loaded === undefined ? undefined : baseFolderNote(loaded);
+    out.push(`<skill name="${escapeUserText(skill.name)}" type="${skill.type}">`, contract, "", body.replace(/\n$/, ""));
+    if (folder !== undefined) out.push("", folder);
+    out.push("</skill>", "");
   }
 
   const namespaces = state.loadedNamespaces ?? [];

@@ -29,6 +29,7 @@ import { withLfLineEndings } from "../protocol/line-endings.js";
 import { manifestSchemaErrors } from "./manifest-schema.js";
 import { packageRootDir } from "./package-root.js";
 import { isRecord } from "../protocol/records.js";
+import { skillBaseDir } from "../protocol/skill-folder.js";
 
 export type SkillType = SkillInfo["type"];
 
@@ -415,9 +416,7 @@ function crossReferenceProblems(manifest: DistManifest): ArtifactProblem[] {
 }
 
 /** The folder in dist/ (and in the paths the model sees) that holds a skill's supporting files. */
-export function skillBaseDir(name: string): string {
-  return `skills/${name}`;
-}
+export { skillBaseDir };
 
 function assemble(manifest: DistManifest, contents: ReadonlyMap<string, Buffer>, distDir: string): LoadedArtifacts {
   const text = (file: string): string => (contents.get(file) ?? Buffer.alloc(0)).toString("utf8");
@@ -555,23 +554,46 @@ function compare(a: string, b: string): number {
 /** A supporting file as the host's `read` executor serves it. */
 export interface SkillFile {
   skill: string;
-  /** Relative to the skill's folder. */
+  /** Relative to the skill's folder, normalised; `SKILL.md` for the skill's own body. */
   path: string;
-  /** The verified bytes from dist/. */
+  /** The verified bytes from dist/: the file's, or for `SKILL.md` the compiled body the `skill` tool returns. */
   bytes: Buffer;
 }
 
+/** The file the catalog's `path` names for each skill (`skills/<name>/SKILL.md`). */
+const SKILL_FILE = "SKILL.md";
+
 /**
- * Resolves a path the model was given by the `skill` tool
- * (`skills/<name>/<path>`, optionally with a leading `./` or `/`) to the
- * supporting file's verified bytes; undefined for any other path, which the
- * host then resolves in its workspace as usual.
+ * Resolves a path the model was given (the `skill` tool's base folder
+ * `skills/<name>/` joined with a path from the body, or the catalog's
+ * `skills/<name>/SKILL.md`) to verified bytes from dist/. The path is read as
+ * POSIX segments: empty and `.` segments are dropped (so a leading `./` or
+ * `/`, `skills/x/./a.md` and `skills/x//a.md` all name `a.md`), and `..`
+ * takes back the segment before it, but never `skills` itself: a path that
+ * climbs out of `skills/` is refused whatever follows. `SKILL.md` at a
+ * skill's top gives the skill's compiled body (what `skill({name})` returns,
+ * without activating it) for a skill the model may load; a skill with
+ * `disable-model-invocation` has none here. Undefined for any other path,
+ * which the host then resolves in its workspace as usual.
  */
 export function readSkillFile(artifacts: Pick<LoadedArtifacts, "skills">, path: string): SkillFile | undefined {
-  const normalised = path.replace(/^\.?\//, "");
-  const match = /^skills\/([a-z0-9]+(?:-[a-z0-9]+)*)\/(.+)$/.exec(normalised);
-  if (match === null) return undefined;
-  const [, name = "", rel = ""] = match;
-  const bytes = artifacts.skills.get(name)?.files.get(rel);
+  const segments: string[] = [];
+  for (const segment of path.split("/")) {
+    if (segment === "" || segment === ".") continue;
+    if (segment === "..") {
+      // Above the skills root (or its very top): nothing the build ships.
+      if (segments.length <= 1) return undefined;
+      segments.pop();
+      continue;
+    }
+    segments.push(segment);
+  }
+  const [root, name = "", ...rest] = segments;
+  if (root !== "skills" || rest.length === 0 || !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name)) return undefined;
+  const skill = artifacts.skills.get(name);
+  if (skill === undefined) return undefined;
+  const rel = rest.join("/");
+  if (rel === SKILL_FILE) return skill.modelInvocable ? { skill: name, path: rel, bytes: Buffer.from(skill.body, "utf8") } : undefined;
+  const bytes = skill.files.get(rel);
   return bytes === undefined ? undefined : { skill: name, path: rel, bytes };
 }

@@ -3,6 +3,7 @@
  * the loaded skills: requirement closure, conflicts, and the tool result text.
  */
 import { requirementOrder, symmetricConflicts } from "../protocol/skill-graph.js";
+import { baseFolderLine } from "../protocol/skill-folder.js";
 import type { LoadedSkill } from "./artifacts.js";
 import type { ActiveSkill, SkillActivationSource } from "./execution-state.js";
 
@@ -88,8 +89,11 @@ export function activationResultText(plan: ActivationPlan, skills: ReadonlyMap<s
     const where = active.find((skill) => skill.name === plan.requested.name)?.activatedBy === "preload"
       ? "preloaded in the system prompt"
       : "loaded earlier in this session";
+    // Its files stay readable: the base folder comes again, so a context that lost it can still find them.
+    const folder = baseFolderNote(plan.requested);
     return [
       `Skill "${plan.requested.name}" is already active (${where}); its instructions are already in your context. Continue following them.`,
+      ...(folder === undefined ? [] : [folder]),
     ];
   }
   const parts = [plan.requested.body];
@@ -104,9 +108,6 @@ export function activationResultText(plan: ActivationPlan, skills: ReadonlyMap<s
   }
   return parts;
 }
-
-/** Files listed by name in one tool result; a larger folder is summarised after these. */
-const LISTED_FILES = 50;
 
 /**
  * The body of a host activation's trusted message: the requested skill's
@@ -123,19 +124,7 @@ export function hostActivationContent(plan: ActivationPlan, parts: readonly stri
   return `${opening}\n${contract}\n\n${parts.join("\n\n").replace(/\n$/, "")}\n</skill>`;
 }
 
-/**
- * Where a skill's supporting files are, the way Pi and Claude Code give a
- * skill's base folder: paths in the body are relative to it, and the host's
- * `read` executor resolves `skills/<name>/<path>` (see `readSkillFile`).
- * Undefined when the skill ships no files.
- */
+/** Where a skill's supporting files are (see protocol/skill-folder.ts); undefined when it ships none. */
 export function baseFolderNote(skill: LoadedSkill): string | undefined {
-  const paths = [...skill.files.keys()];
-  if (paths.length === 0) return undefined;
-  const listed = paths.slice(0, LISTED_FILES).join(", ");
-  const more = paths.length > LISTED_FILES ? ` and ${paths.length - LISTED_FILES} more` : "";
-  return (
-    `Base folder of skill "${skill.name}": ${skill.baseDir}/. Paths in the skill are relative to it; read a file with \`read\` at ${skill.baseDir}/<path>, ` +
-    `e.g. ${skill.baseDir}/${paths[0]}. Files (${paths.length}): ${listed}${more}.`
-  );
+  return baseFolderLine(skill.name, [...skill.files.keys()]);
 }

@@ -1,34 +1,59 @@
 import type { SkillType } from "../stage-data.js";
 import { findOrderedLists, tooDeepLine } from "../pipeline/parse/body.js";
 import { findStepHeadings } from "../pipeline/parse/step-headings.js";
-import { PROCEDURE_STEPS, stepCount } from "../pipeline/parse/checklist.js";
+import { checklistList, headingBefore, PROCEDURE_STEPS, stepCount } from "../pipeline/parse/checklist.js";
 import { LineIndex } from "../pipeline/parse/positions.js";
+import { longChecklist } from "../pipeline/validate/body-rules.js";
 
 /**
- * The one rule that gives a skill without a `type` its type, for `lint --fix`
- * (which writes it into the frontmatter) and `init` around an existing
- * collection (which writes it into the config's `skillTypes`): a workflow
- * when the body has a checklist of at least three steps (an ordered list or
- * numbered step headings: what `skill/reference-checklist` calls a
- * procedure; placeholders such as `3. ...` are not steps), a reference
- * otherwise. So a type either of them chose is never one that lint then
- * warns about, and a workflow's compiled checklist has the steps counted here.
+ * The rules that give a skill without a `type` its type. Both count the
+ * steps of the list the build compiles as the checklist (and so the one the
+ * runtime enforces and the audit judges), so the count they print is the
+ * compiled one.
+ *
+ * - `lint --fix` (which writes the type into the frontmatter of a file the
+ *   author edits, one fix line per skill): a workflow when the body has an
+ *   ordered list of at least three steps (or numbered step headings: what
+ *   `skill/reference-checklist` calls a procedure; placeholders such as
+ *   `3. ...` are not steps), a reference otherwise, so the type it writes is
+ *   never one that lint then warns about.
+ * - `init` around an existing collection (which writes the config's
+ *   `skillTypes` for every skill at once, `declared`): a workflow only where
+ *   the skill declares an ordered procedure: its compiled checklist has at
+ *   least three steps and is written as `Step N` headings or sits under a
+ *   heading that names steps, a procedure, a process, a workflow or a
+ *   checklist. Anything else is a reference: a numbered list of principles
+ *   or options is not a procedure, and a workflow's checklist is enforced.
  */
 export interface SkillTypeChoice {
   type: SkillType;
-  /** Steps in the body's longest checklist (0 when it has none). */
+  /** Steps in the body's compiled checklist (0 when it has none). */
   steps: number;
   /** Why, in words: "the body has a checklist of 9 steps". */
   reason: string;
 }
 
+/** A heading that declares the list under it an ordered procedure. */
+export const PROCEDURE_HEADING = /\b(?:checklist|steps|procedure|process|workflow)\b/i;
+const STEP_WORD = /\bstep[ \t]+\d/i;
+
 /** Undefined when the body is nested too deep to be read (lint reports that on its own). */
-export async function chooseSkillType(text: string, body: string, bodyStartLine: number): Promise<SkillTypeChoice | undefined> {
+export async function chooseSkillType(text: string, body: string, bodyStartLine: number, options: { declared?: boolean } = {}): Promise<SkillTypeChoice | undefined> {
   if (tooDeepLine(body) !== undefined) return undefined;
-  const lists = [...(await findOrderedLists(text, body, bodyStartLine)), ...findStepHeadings(body, bodyStartLine)];
+  // In line order, as the parse that feeds the build finds them.
+  const lists = [...(await findOrderedLists(text, body, bodyStartLine)), ...findStepHeadings(body, bodyStartLine)].sort((a, b) => a.line - b.line);
   const lines = new LineIndex(text);
-  const steps = Math.max(0, ...lists.map((list) => stepCount(lines, list)));
-  return steps >= PROCEDURE_STEPS
-    ? { type: "workflow", steps, reason: `the body has a checklist of ${steps} steps` }
-    : { type: "reference", steps, reason: `the body has no checklist of ${PROCEDURE_STEPS} or more steps` };
+  const checklist = checklistList(lines, lists);
+  const steps = checklist === undefined ? 0 : stepCount(lines, checklist);
+  const long = longChecklist(lists, lines);
+  const none = { type: "reference", steps, reason: `the body has no checklist of ${PROCEDURE_STEPS} or more steps` } as const;
+  if (options.declared !== true) return long ? { type: "workflow", steps, reason: `the body has a checklist of ${steps} steps` } : none;
+  if (checklist === undefined || long === undefined) return none;
+  const heading = headingBefore(lines, checklist.line).trim();
+  const stepHeadings = checklist.items[0]?.heading !== undefined && STEP_WORD.test(lines.lineText(checklist.items[0].line));
+  if (steps >= PROCEDURE_STEPS && stepHeadings) return { type: "workflow", steps, reason: `its checklist is ${steps} "Step N" headings` };
+  if (steps >= PROCEDURE_STEPS && PROCEDURE_HEADING.test(heading)) return { type: "workflow", steps, reason: `its checklist of ${steps} steps is under "${heading}"` };
+  const shown = steps >= PROCEDURE_STEPS ? { list: checklist, count: steps } : { list: long.list, count: long.steps };
+  const under = headingBefore(lines, shown.list.line).trim();
+  return { type: "reference", steps, reason: `a list of ${shown.count} items${under === "" ? "" : ` under "${under}"`}, no heading naming steps or a procedure` };
 }

@@ -6,3 +6,9 @@ export const DEFAULT_DEBOUNCE_MS = 100;
  * dropped write, so it still reads the latest bytes.
  */
 export const MIN_DEBOUNCE_MS = 60;
+/**
+ * The longest quiet period `watch --debounce` and `lsp --debounce` take: one
+ * minute. A longer pause is no debounce, and past 2^31-1 ms Node's timers
+ * would fire after 1 ms instead.
+ */
+export const MAX_DEBOUNCE_MS = 60_000;

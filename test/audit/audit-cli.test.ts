@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
@@ -98,9 +98,26 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     expect(JSON.parse(bad.stdout)).toMatchObject({ diagnostics: [{ ruleId: "audit/transcript-format", line: 1 }] });
     const missing = await runCliInProcess("audit", join(dir, "nope.jsonl"), "--dist", distDir, "--format", "json");
     expect(JSON.parse(missing.stdout)).toMatchObject({ diagnostics: [{ ruleId: "audit/transcript-format", message: expect.stringContaining("ENOENT") }] });
-    const refused = await runCliInProcess("audit", join(dir, "notes.jsonl"), "--dist", dir);
+    const unbuilt = await runCliInProcess("audit", join(dir, "notes.jsonl"), "--dist", dir);
+    expect(unbuilt.code).toBe(2);
+    expect(unbuilt.stderr).toBe(`gamma-prompt audit: no build in ${relative(process.cwd(), dir).split(sep).join("/")}/ (it holds no manifest.json): pass --dist with the built dist/ the sessions ran on\n`);
+    const tampered = join(dir, "tampered");
+    cpSync(distDir, tampered, { recursive: true });
+    appendFileSync(join(tampered, "catalog.xml"), "\n");
+    const refused = await runCliInProcess("audit", join(dir, "notes.jsonl"), "--dist", tampered);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("gamma-prompt audit: dist/ failed verification");
+  });
+
+  it("refuses a --variant the dist/ does not define as a usage error naming its variants (exit 2), auditing nothing", async () => {
+    const dir = tempDir("gamma-audit-");
+    const file = join(dir, "pi.jsonl");
+    writeFileSync(file, `${JSON.stringify({ type: "session", id: "x", version: 3, timestamp: "2026-01-01T00:00:00Z", cwd: "/tmp" })}\n`);
+    const refused = await runCliInProcessFrom(dir, "audit", "pi.jsonl", "--dist", distDir, "--variant", "nope");
+    const variants = Object.keys(artifacts.manifest.variants).join(", ");
+    expect(refused).toEqual({ code: 2, stdout: "", stderr: `gamma-prompt audit: Unexpected --variant "nope", expected one of the variants ${distDir}/ defines: ${variants}\n` });
+    const known = await runCliInProcessFrom(dir, "audit", "pi.jsonl", "--dist", distDir, "--variant", "deck-generation");
+    expect(known.code).not.toBe(2);
   });
 
   it("prints the evaluations guide's audit transcript exactly, for the scripted session it describes", async () => {

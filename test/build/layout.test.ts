@@ -122,3 +122,28 @@ describe("a plugins/*/skills/* layout", () => {
     await rm(join(root, "extra"), { recursive: true });
   });
 });
+
+describe("a skills pattern that leaves the project", () => {
+  it("is config/invalid at the pattern, never searched: no skill or link finding for the folder beside the project", async () => {
+    const top = await tempDir();
+    const root = join(top, "proj");
+    await mkdir(join(top, "sib"), { recursive: true });
+    await writeFile(join(top, "sib/SKILL.md"), "---\nname: sib\ndescription: Use when x.\n---\n\nbody\n");
+    await mkdir(join(root, "skills/a"), { recursive: true });
+    await writeFile(join(root, "skills/a/SKILL.md"), "---\nname: a\ndescription: Use when x.\n---\n\nbody\n");
+    await writeFile(join(root, "gamma-prompt.config.json"), '{"profile":"agentskills","skills":["skills/*","../*"]}\n');
+    const built = await build({ root });
+    expect(built.diagnostics.filter((diagnostic) => diagnostic.ruleId === "config/invalid" || diagnostic.file.startsWith("../")).map((diagnostic) => [diagnostic.ruleId, diagnostic.file, diagnostic.line, diagnostic.column])).toEqual([["config/invalid", "gamma-prompt.config.json", 1, 47]]);
+    for (const outcome of [await lint({ root })]) {
+      expect(outcome.diagnostics.map((diagnostic) => [diagnostic.ruleId, diagnostic.file, diagnostic.line, diagnostic.column, diagnostic.message])).toEqual([
+        [
+          "config/invalid",
+          "gamma-prompt.config.json",
+          1,
+          47,
+          'Unexpected pattern "../*" in skills that leaves the project root, expected a folder or glob inside the project (skills are found only there; this pattern was not searched)',
+        ],
+      ]);
+    }
+  });
+});

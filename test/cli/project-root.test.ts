@@ -71,6 +71,22 @@ describe("commands run from inside a project", () => {
     }
   });
 
+  it("names packages that hold only skills/ (no config) too, and at most 20 of many", async () => {
+    const skillsOnly = await tempDir("gamma monorepo skills");
+    mkdirSync(join(skillsOnly, ".git"));
+    for (const name of ["x", "y"]) mkdirSync(join(skillsOnly, "packages", name, "skills", "k"), { recursive: true });
+    const run = await runCliInProcessFrom(skillsOnly, "lint");
+    expect(run).toMatchObject({ code: 2, stdout: "" });
+    expect(run.stderr).toContain("; projects below it: packages/x, packages/y; pass --root");
+    const many = await tempDir("gamma monorepo many");
+    mkdirSync(join(many, ".git"));
+    const names = Array.from({ length: 25 }, (_, index) => `p${String(index).padStart(2, "0")}`);
+    for (const name of names) mkdirSync(join(many, name, "skills"), { recursive: true });
+    const crowded = await runCliInProcessFrom(many, "build");
+    expect(crowded.code).toBe(2);
+    expect(crowded.stderr).toContain(`; projects below it: ${names.slice(0, 20).join(", ")}, and more; pass --root`);
+  });
+
   it("run by a package manager from the monorepo's top, as pnpm exec and yarn do, takes the project of the folder they were started in (INIT_CWD)", async () => {
     const before = process.env["INIT_CWD"];
     try {

@@ -48,7 +48,7 @@ describe("gamma-prompt eval: the model and its key", () => {
     const run = await runCliInProcessFrom(root, "eval", "--replay");
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");
-    expect(run.stderr.endsWith("\n(run `gamma-prompt build` first)\n")).toBe(true);
+    expect(run.stderr).toBe("gamma-prompt eval: no build at dist/: run `gamma-prompt build` first\n");
   });
 
   it("names an unknown provider or model and how to list the valid ones", async () => {
@@ -81,6 +81,39 @@ describe("gamma-prompt eval: the model and its key", () => {
       const refused = await runCliInProcessFrom(root, "eval", "--replay", flag, value);
       expect([refused.code, refused.stderr]).toEqual([2, `gamma-prompt eval: Unexpected ${flag} ${value}, expected ${expected}\n`]);
     }
+  });
+
+  it("refuses more than 10000 --runs with one usage line, never an internal error", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+    process.env["OPENAI_API_KEY"] = "sk-x";
+    for (const value of ["10001", "4294967296", "99999999999999999999"]) {
+      for (const mode of [["--replay"], ["--model", "openai/gpt-5"]]) {
+        const refused = await runCliInProcessFrom(root, "eval", ...mode, "--runs", value);
+        expect([refused.code, refused.stdout, refused.stderr]).toEqual([2, "", `gamma-prompt eval: Unexpected --runs ${value}, expected at most 10000 runs per scenario\n`]);
+      }
+    }
+  });
+
+  it("refuses a --base-url that is no http(s) URL, and --base-url with --replay, before any run (exit 2)", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+    process.env["OPENAI_API_KEY"] = "sk-x";
+    for (const value of ["notaurl", "ftp://x", "file:///tmp/x", "127.0.0.1:8080/v1", "http://"]) {
+      const refused = await runCliInProcessFrom(root, "eval", "--model", "openai/gpt-5", "--base-url", value);
+      expect([refused.code, refused.stdout, refused.stderr]).toEqual([2, "", `gamma-prompt eval: Unexpected --base-url ${JSON.stringify(value)}, expected an http:// or https:// URL (e.g. http://127.0.0.1:8080/v1)\n`]);
+    }
+    const replay = await runCliInProcessFrom(root, "eval", "--replay", "--base-url", "http://127.0.0.1:8080/v1");
+    expect([replay.code, replay.stdout, replay.stderr]).toEqual([2, "", "gamma-prompt eval: Unexpected --base-url with --replay, expected one of them: a replay calls no endpoint, it answers from the cassettes\n"]);
+  });
+
+  it("prints --list-models as one JSON array of names with --format json", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"] });
+    const text = await runCliInProcessFrom(root, "eval", "--list-models", "openai");
+    const json = await runCliInProcessFrom(root, "eval", "--list-models", "openai", "--format", "json");
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual(text.stdout.trimEnd().split("\n"));
+    expect(JSON.parse(json.stdout)).toContain("openai/gpt-5");
+    const providers = await runCliInProcessFrom(root, "eval", "--list-models", "--format", "json");
+    expect(JSON.parse(providers.stdout)).toContain("openai");
   });
 });
 

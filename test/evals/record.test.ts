@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runEvals } from "../../src/evals/index.js";
+import type { EvalResults } from "../../src/evals/results.js";
 import { canonicalJson } from "../../src/pipeline/emit/canonical-json.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { startWireServer, type WireServer } from "../wire/server.js";
@@ -184,8 +185,9 @@ describe("a --record whose model call fails records nothing", () => {
       expect(readdirSync(join(root, "evals/cassettes"))).toEqual(["blocking-question"]);
       expect(run.code).toBe(1);
       expect(run.stdout).toMatch(/\nnot recorded \(the earlier cassettes are kept as they were\):\n {2}blocking-question: run 1: model call 1 failed \(error\): .+\n/);
-      expect(run.stdout).toContain("blocking-question                       0/1    0%  0%–79%           NOT RECORDED\n");
-      expect(run.stdout.trimEnd().split("\n").at(-1)).toBe("1 scenario not recorded");
+      // The run got no reply: not evaluated, counted in no rate.
+      expect(run.stdout).toContain("blocking-question                       0/0     —  —                NOT RECORDED\n");
+      expect(run.stdout.trimEnd().split("\n").at(-1)).toBe("1 scenario not recorded, 1 run not evaluated (no reply from the model)");
       if (what === "answers 500") expect([run.stdout.includes("overloaded"), provider.requests() > 0]).toEqual([true, true]);
       // The kept cassettes still replay.
       const replay = await runCliInProcessFrom(root, "eval", "--replay", "evals/blocking-question.yaml");
@@ -205,5 +207,102 @@ describe("a --record whose model call fails records nothing", () => {
       "  blocking-question run 1: stale cassette evals/cassettes/blocking-question/1.json: model call 1 is recorded as a failed call (error: Connection error.), not as the model's reply; re-record it with --record\n",
     );
     expect(run.stdout).not.toContain("passed (threshold");
+  });
+});
+
+describe("a live run whose model call gets no reply is not evaluated (pi-ai's real client)", () => {
+  const saved = process.env["OPENAI_API_KEY"];
+  beforeEach(() => {
+    process.env["OPENAI_API_KEY"] = "sk-eval-wire";
+  });
+  afterEach(() => {
+    if (saved === undefined) delete process.env["OPENAI_API_KEY"];
+    else process.env["OPENAI_API_KEY"] = saved;
+  });
+
+  for (const [what, endpoint] of [
+    ["answers 500", async () => failingProvider(500)],
+    ["refuses the connection", async () => ({ url: await closedPort(), requests: () => 0, close: async () => {} })],
+  ] as const) {
+    it(`counts it in no rate and exits 1 at any threshold when the provider ${what}`, async () => {
+      const root = evalProject({ scenarios: ["blocking-question"] });
+      const provider = await endpoint();
+      let json;
+      let stylish;
+      try {
+        const flags = ["eval", "--model", "openai/gpt-5", "--base-url", `${provider.url}/v1`, "--runs", "2", "--concurrency", "1", "--threshold", "0", "evals/blocking-question.yaml"];
+        json = await runCliInProcessFrom(root, ...flags, "--format", "json");
+        stylish = await runCliInProcessFrom(root, ...flags);
+      } finally {
+        await provider.close();
+      }
+      expect(json.code).toBe(1);
+      const results = JSON.parse(json.stdout) as EvalResults;
+      expect(results).toMatchObject({ mode: "live", passed: false, unanswered: 2 });
+      expect(results.scenarios[0]).toMatchObject({ passed: 0, runs: 0, pass: false, unanswered: 2 });
+      expect(results.scenarios[0]?.expectations.every((expectation) => expectation.runs === 0)).toBe(true);
+      for (const run of results.scenarios[0]?.runResults ?? []) {
+        expect(run).toMatchObject({ passed: false, unanswered: true, failures: [] });
+        expect(run.error).toMatch(/^model call 1 failed \(error\): .+/);
+      }
+      expect(stylish.code).toBe(1);
+      expect(stylish.stdout).toContain("blocking-question                       0/0     —  —                NOT EVALUATED (2 runs without a model reply)\n");
+      expect(stylish.stdout).toMatch(/\nnot evaluated \(no reply from the model; counted in no rate\):\n {2}blocking-question run 1: model call 1 failed \(error\): .+\n {2}blocking-question run 2: model call 1 failed \(error\): .+\n/);
+      expect(stylish.stdout).not.toContain("\nfailures:");
+      expect(stylish.stdout.trimEnd().split("\n").at(-1)).toBe("2 runs not evaluated (no reply from the model)");
+    });
+  }
+
+  it("reports no regression against a baseline for runs that got no reply", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+    const replayed = await runCliInProcessFrom(root, "eval", "--replay", "--output", "baseline.json", "evals/blocking-question.yaml");
+    expect(replayed.code).toBe(0);
+    const port = await closedPort();
+    const run = await runCliInProcessFrom(root, "eval", "--model", "openai/gpt-5", "--base-url", `${port}/v1`, "--runs", "3", "--threshold", "0", "--baseline", "baseline.json", "--format", "json", "evals/blocking-question.yaml");
+    expect(run.code).toBe(1);
+    const results = JSON.parse(run.stdout) as EvalResults;
+    expect(results.baseline?.regressions).toEqual([]);
+    expect(results).toMatchObject({ passed: false, unanswered: 3 });
+  });
+
+  it("rates the runs that got replies and sets apart the one that did not", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"] });
+    const wire = await startWireServer();
+    // Every call answers with text only, except the first, which the provider refuses (400: not retried).
+    let requests = 0;
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        requests += 1;
+        if (requests === 1) {
+          res.writeHead(400, { "content-type": "application/json" });
+          res.end(JSON.stringify({ error: { message: "the request was refused", type: "invalid_request_error" } }));
+          return;
+        }
+        void fetch(`${wire.url}${req.url ?? ""}`, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.concat(chunks) }).then(async (answer) => {
+          res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "text/event-stream" });
+          res.end(Buffer.from(await answer.arrayBuffer()));
+        });
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const { port } = proxy.address() as AddressInfo;
+    let outcome;
+    try {
+      outcome = await runEvals({ root, model: "openai/gpt-5", baseUrl: `http://127.0.0.1:${port}/v1`, runs: 3, concurrency: 1, threshold: 0 });
+    } finally {
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      await wire.close();
+    }
+    const scenario = outcome.results?.scenarios[0];
+    expect(scenario?.runResults.map((run) => [run.run, run.unanswered === true])).toEqual([
+      [1, true],
+      [2, false],
+      [3, false],
+    ]);
+    // Runs 2 and 3 got a reply (text, no tool call): evaluated, and failing.
+    expect(scenario).toMatchObject({ runs: 2, passed: 0, unanswered: 1, pass: false });
+    expect(outcome.results).toMatchObject({ passed: false, unanswered: 1 });
   });
 });

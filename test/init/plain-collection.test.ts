@@ -53,8 +53,11 @@ describe("an agent from plain Agent Skills", () => {
     expect(result.ok).toBe(true);
     expect(result.written.filter((path) => path.startsWith("skills/"))).toEqual([]);
     const config = JSON.parse(readFileSync(join(root, "gamma-prompt.config.json"), "utf8")) as Record<string, unknown>;
-    const types = await typesLintFixInserts(source);
-    expect(config["skillTypes"]).toEqual(Object.fromEntries(Object.entries(types).map(([name, type]) => [`skills/${name}`, type])));
+    // One entry per skill; init is more wary of a workflow than lint --fix: a skill it makes one, --fix makes one too.
+    const fixTypes = await typesLintFixInserts(source);
+    const types = Object.fromEntries(Object.entries(config["skillTypes"] as Record<string, string>).map(([folder, type]) => [folder.replace(/^skills\//, ""), type]));
+    expect(Object.keys(types)).toEqual(Object.keys(fixTypes));
+    for (const [name, type] of Object.entries(types)) if (type === "workflow") expect(fixTypes[name], name).toBe("workflow");
 
     const built = await build({ root, persistentCache: false });
     expect(built.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
@@ -79,28 +82,52 @@ describe("an agent from plain Agent Skills", () => {
   }, 120_000);
 
   it.skipIf(superpowers === undefined)(
-    "init in a copy of obra-superpowers types each skill as lint --fix would and says so, and its first build holds no reference skill with a checklist",
+    "init in a copy of obra-superpowers makes a workflow only of a skill that declares its procedure, says why with the compiled step count, and lint warns only on the references it named with a list",
     async () => {
       const source = join(superpowers ?? "", "skills");
       const root = await tempDir("gamma-superpowers");
       cpSync(source, join(root, "skills"), { recursive: true });
-      const types = await typesLintFixInserts(source);
-      expect(Object.values(types)).toContain("workflow");
 
       const created = await runCliInProcessFrom(root, "init");
       expect(created.stderr).toBe("");
       expect(created.code).toBe(0);
       const config = JSON.parse(readFileSync(join(root, "gamma-prompt.config.json"), "utf8")) as Record<string, unknown>;
-      expect(config["skillTypes"]).toEqual(Object.fromEntries(Object.entries(types).map(([name, type]) => [`skills/${name}`, type])));
-      // One line per skill: its type and why, by the rule --fix states.
-      for (const [name, type] of Object.entries(types)) expect(created.stdout).toMatch(new RegExp(`^  skills/${name} +${type} +\\(the body has (a checklist of \\d+ steps|no checklist of 3 or more steps)\\)$`, "m"));
+      // A "Checklist" heading or "Step N" headings declare a procedure; numbered topics, a procedure's first phase
+      // only ("Phase 1: …"), or a pattern's numbered parts do not.
+      expect(config["skillTypes"]).toEqual({
+        "skills/brainstorming": "workflow",
+        "skills/dispatching-parallel-agents": "reference",
+        "skills/executing-plans": "workflow",
+        "skills/finishing-a-development-branch": "workflow",
+        "skills/receiving-code-review": "reference",
+        "skills/requesting-code-review": "reference",
+        "skills/subagent-driven-development": "reference",
+        "skills/systematic-debugging": "reference",
+        "skills/test-driven-development": "reference",
+        "skills/using-git-worktrees": "workflow",
+        "skills/using-superpowers": "reference",
+        "skills/verification-before-completion": "reference",
+        "skills/writing-plans": "reference",
+        "skills/writing-skills": "reference",
+      });
+      // One line per skill: its type and why.
+      for (const [folder, type] of Object.entries(config["skillTypes"] as Record<string, string>)) {
+        expect(created.stdout).toMatch(new RegExp(`^  ${folder} +${type} +\\((its checklist (of \\d+ steps is under "[^"]+"|is \\d+ "Step N" headings)|the body has no checklist of 3 or more steps|a list of \\d+ items( under "[^"]+")?, no heading naming steps or a procedure)\\)$`, "m"));
+      }
 
-      // The first build: no reference skill holding a checklist; no error, so init announced none.
       const built = await runCliInProcessFrom(root, "build", "--format", "json");
-      const findings = (JSON.parse(built.stdout) as { diagnostics: Array<{ severity: string; ruleId: string }> }).diagnostics;
-      expect(findings.filter((finding) => finding.ruleId === "skill/reference-checklist")).toEqual([]);
-      expect(findings.filter((finding) => finding.severity === "error")).toEqual([]);
       expect(built.code).toBe(0);
+      // The step count init prints is the one the build compiles, and so the one the runtime enforces.
+      for (const match of created.stdout.matchAll(/^ {2}skills\/(\S+) +workflow +\(its checklist (?:of (\d+) steps|is (\d+) "Step N" headings)/gm)) {
+        const steps = (JSON.parse(readFileSync(join(root, "dist", "skills", `${match[1] ?? ""}.steps.json`), "utf8")) as { steps: unknown[] }).steps;
+        expect(steps.length, match[1]).toBe(Number(match[2] ?? match[3]));
+      }
+      // skill/reference-checklist warns on exactly the references init named with their list; no error, so init announced none.
+      const findings = (JSON.parse(built.stdout) as { diagnostics: Array<{ file: string; severity: string; ruleId: string }> }).diagnostics;
+      const warned = [...new Set(findings.filter((finding) => finding.ruleId === "skill/reference-checklist").map((finding) => finding.file.split("/")[1]))].sort();
+      const named = [...created.stdout.matchAll(/^ {2}skills\/(\S+) +reference +\(a list of/gm)].map((match) => match[1]).sort();
+      expect(warned).toEqual(named);
+      expect(findings.filter((finding) => finding.severity === "error")).toEqual([]);
       expect(created.stdout).not.toContain("The first build will fail");
     },
     120_000,

@@ -78,6 +78,15 @@ describe("gamma-prompt lint: exit codes", () => {
     expect(over.stderr).toContain("more than --max-warnings 0");
   });
 
+  it.each(["json", "github", "sarif"])("says on stderr why --max-warnings failed the run under --format %s, stdout keeping the document", async (format) => {
+    const over = await run("lint", "--root", fixture("description-trigger"), "--max-warnings", "0", "--format", format);
+    expect(over.code).toBe(1);
+    expect(over.stderr).toMatch(/^gamma-prompt lint: \d+ warnings?, more than --max-warnings 0\n$/);
+    expect(over.stdout).not.toContain("--max-warnings");
+    const within = await run("lint", "--root", fixture("description-trigger"), "--max-warnings", "5", "--format", format);
+    expect(within).toMatchObject({ code: 0, stderr: "" });
+  });
+
   it("exits 2 for an unknown --format, printing nothing on stdout", async () => {
     const { code, stdout, stderr } = await run("lint", "--root", fixture("good-tree"), "--format", "xml");
     expect({ code, stdout }).toEqual({ code: 2, stdout: "" });
@@ -113,6 +122,20 @@ describe("gamma-prompt lint: exit codes", () => {
     expect(empty.code).toBe(1);
     expect(JSON.parse(empty.stdout)).toMatchObject({ errorCount: 0, warningCount: 1, diagnostics: [{ ruleId: "skill/no-skills", severity: "warning" }] });
     expect(await run("lint", "--root", root, "--format", "json", "--allow-empty")).toEqual({ code: 0, stdout: '{"diagnostics":[],"errorCount":0,"warningCount":0,"noteCount":0}\n', stderr: "" });
+  });
+
+  it("exits 1 with skill/no-skills when folders hold a SKILL.md under another spelling, even with that finding turned off", async () => {
+    // skills/foo/skill.md and skills/bar/Skill.md: no skill was checked, whatever else the run reports.
+    const misnamed = await runIn(fixture("no-skills-misnamed"), "lint", "--format", "json");
+    expect(misnamed.code).toBe(1);
+    expect((JSON.parse(misnamed.stdout) as { diagnostics: Array<{ ruleId: string }> }).diagnostics.map((diagnostic) => diagnostic.ruleId)).toEqual(["skill/no-skills"]);
+    expect(await runIn(fixture("no-skills-misnamed"), "lint", "--format", "json", "--allow-empty")).toMatchObject({ code: 0 });
+    const root = mkdtempSync(join(tmpdir(), "gamma-prompt-lint-"));
+    temps.push(root);
+    mkdirSync(join(root, "skills", "empty"), { recursive: true });
+    const emptyFolder = await run("lint", "--root", root, "--format", "json");
+    expect(emptyFolder.code).toBe(1);
+    expect((JSON.parse(emptyFolder.stdout) as { diagnostics: Array<{ ruleId: string }> }).diagnostics.map((diagnostic) => diagnostic.ruleId)).toEqual(["skill/no-skills", "skill/missing-skill-file"]);
   });
 
   it("documents the options and examples in --help", async () => {

@@ -1,5 +1,6 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { chmod, cp, readdir, rm, stat } from "node:fs/promises";
+import { chmod, cp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -100,6 +101,28 @@ describe("lint --fix contract", () => {
     const dir = await copyOfProject("allowed-tools");
     const { stdout } = await runCliInProcessFrom(join(dir, ".."), "lint", "--root", dir.slice(dir.lastIndexOf("/") + 1), "--fix-dry-run");
     expect(stdout).toContain(`--- a/${dir.slice(dir.lastIndexOf("/") + 1)}/skills/block-list/SKILL.md`);
+  });
+
+  it("prints paths relative to the project root when run inside the project, so the diff applies there with git apply and patch -p1 (never ../)", async () => {
+    const dir = await copyOfProject("insert-type");
+    const expected = await readFile(join(casesDir, "insert-type", "dry-run.diff"), "utf8");
+    for (const inside of ["skills/release", "skills"]) {
+      const run = await runCliInProcessFrom(join(dir, inside), "lint", "--fix-dry-run");
+      expect(run.stdout).toBe(expected);
+      const up = inside === "skills" ? ".." : "../..";
+      expect(run.stderr).toContain(`gamma-prompt lint: the diff's paths are relative to the project root ${up}/: apply it there (cd ${up} && git apply)\n`);
+    }
+    // Applied where it says, by git (in a repository whose top is the project) and by patch.
+    const diffFile = join(await tempDir("fix-diff"), "fixes.diff");
+    await writeFile(diffFile, expected);
+    const git = (...args: string[]) => spawnSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: dir, encoding: "utf8" });
+    expect(git("init", "-q").status).toBe(0);
+    expect(git("apply", "--check", diffFile)).toMatchObject({ status: 0, stderr: "" });
+    expect(spawnSync("patch", ["-p1", "--dry-run", "-s", "-i", diffFile], { cwd: dir, encoding: "utf8" })).toMatchObject({ status: 0, stderr: "" });
+    // From the project root the paths are the working folder's, as before, and nothing more is said.
+    const atRoot = await runCliInProcessFrom(dir, "lint", "--fix-dry-run");
+    expect(atRoot.stdout).toBe(expected);
+    expect(atRoot.stderr).not.toContain("the diff's paths");
   });
 
   it("keeps stdout for the format's own document under github and sarif: the changes go to stderr", async () => {

@@ -1,12 +1,13 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { runCli } from "../../src/cli/program.js";
 import { RULE_DOCS } from "../../src/diagnostics/rules/docs.js";
 import { ruleRegistry } from "../../src/diagnostics/rules/index.js";
 import { renderRulePages } from "../../src/diagnostics/rules/pages.js";
-import { lint } from "../../src/lint.js";
+import { ConfigFileError, lint } from "../../src/lint.js";
 import { fixturesDir } from "./helpers.js";
 import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
 
@@ -82,6 +83,15 @@ describe("skills and ignore in the config", () => {
     const missing = await run(outside, "lint", "--root", root, "--config", "nowhere.json");
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("no config file at nowhere.json");
+  });
+
+  it("refuses a --config that names a folder or nothing with one line and exit 2, before looking for the project", async () => {
+    const root = join(fixturesDir, "config-layout");
+    const folder = await run(join(root, "plugins"), "lint", "--config", tmpdir());
+    expect(folder).toEqual({ code: 2, stdout: "", stderr: `gamma-prompt lint: --config ${tmpdir()} is a folder, expected a config file; pass --config with the path of an existing file\n` });
+    const empty = await run(join(root, "plugins"), "lint", "--config", "");
+    expect(empty).toEqual({ code: 2, stdout: "", stderr: "gamma-prompt lint: --config names no file (an empty name); pass --config with the path of an existing file\n" });
+    await expect(lint({ root, config: tmpdir() })).rejects.toThrow(ConfigFileError);
   });
 });
 

@@ -83,4 +83,12 @@ describe("gamma-prompt lsp --stdio", () => {
       expect(refused.stderr).not.toContain("    at ");
     }
   });
+
+  it("refuses a --debounce above the documented one-minute maximum (exit 2): Node's timers would fire at once", async () => {
+    for (const value of ["60001", "3000000000"]) {
+      const refused = await runCliInProcess("lsp", "--stdio", "--debounce", value);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`argument '${value}' is invalid. Expected at most 60000 milliseconds (one minute).`);
+    }
+  });
 });

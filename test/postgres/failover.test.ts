@@ -2,7 +2,8 @@
 // process publishes events, agent server processes host the sessions (faux
 // model); a host is killed in the middle of a parallel tool batch, or paused,
 // and another takes over after the lease. Every event reaches a model context
-// exactly once, and every stored state equals the replay of its records.
+// exactly once, and every stored state equals the replay of its records. A
+// process that only hosts sessions outlives a database restart.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,6 +11,7 @@ import { isDeepStrictEqual } from "node:util";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExecutionState } from "../../src/runtime/execution-state.js";
+import { publishUpdate } from "../../src/runtime-postgres/events.js";
 import { PostgresStateStore } from "../../src/runtime-postgres/state-store.js";
 import { seededRandom } from "../helpers/random.js";
 import { tempDir } from "../runtime/helpers/dist.js";
@@ -152,6 +154,33 @@ describe("a host killed in the middle of a parallel tool batch", () => {
     const final = calls.find((line) => line.final === sessionKey);
     expect(final?.state).toBeDefined();
     expect(await stored(pool, sessionKey)).toEqual(durable(final?.state as ExecutionState));
+  }, 120_000);
+});
+
+describe("a process that only hosts sessions", () => {
+  it("outlives a database restart: it reconnects and routes what is published after it, and ends by itself once closed, its lease let go", async () => {
+    const sessionKey = "host-only-1";
+    const worker = run("host-only.mjs", { WORKER: JSON.stringify({ connection: connection(), sessionKey, leaseMs: 60_000 }) });
+    await worker.line(/^hosting host-only-1$/);
+    await db.server().halt();
+    await worker.line(/^lost listen$/);
+    await db.server().resume();
+    const pool = db.pool();
+    const note = { id: "evt_after_restart", kind: "system_note", occurredAt: "2026-03-01T10:00:00Z", source: "server", delivery: "next_turn", requiresDecision: false, summary: "Published once the database is back." };
+    await publishUpdate(pool, sessionKey, note);
+    // Routed by the worker: its row is marked in the statement that stores the routing. A worker that ended meanwhile fails here.
+    for (;;) {
+      const row = await pool.query("select routed_at is not null as routed from gamma_events where session_key = $1 and event_id = $2", [sessionKey, note.id]);
+      if (row.rows[0]?.routed === true) break;
+      if (worker.child.exitCode !== null || worker.child.signalCode !== null) throw new Error(`the worker ended (code ${worker.child.exitCode}) before routing the event; it printed:\n${worker.lines.join("\n")}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    worker.child.kill("SIGTERM");
+    await worker.line(/^closed$/);
+    // Nothing of the server's keeps Node running after close(): the process ends without being told to.
+    expect(await worker.exited).toBe(0);
+    const lease = await pool.query("select lease_owner from gamma_sessions where session_key = $1", [sessionKey]);
+    expect(lease.rows).toEqual([{ lease_owner: null }]);
   }, 120_000);
 });
 

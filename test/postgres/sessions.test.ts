@@ -44,7 +44,7 @@ const newKey = () => `session-${process.pid}-${++keys}`;
 
 /** A server: its own pool and PostgresSessions, closed after the test. */
 async function server(
-  options: { leaseMs?: number; waitForLeaseMs?: number; onEventRefused?: (refusal: { eventId: string; error: Error }) => void; onError?: (error: unknown, during: string) => void } = {},
+  options: { hostId?: string; leaseMs?: number; waitForLeaseMs?: number; onEventRefused?: (refusal: { eventId: string; error: Error }) => void; onError?: (error: unknown, during: string) => void } = {},
 ) {
   const pool = db.pool();
   const sessions = await PostgresSessions.start({ pool, leaseMs: options.leaseMs ?? 2000, ...options });
@@ -189,6 +189,30 @@ describe("migrations", () => {
 
   it("refuse a pool of one connection, which the listener would keep to itself", async () => {
     await expect(PostgresSessions.start({ pool: db.pool({ max: 1 }) })).rejects.toThrow("Unexpected pool of 1 connection, expected at least 2");
+  });
+
+  it("refuse a lease setting that would fail every open, never end a wait, or hand the session to any server at once, naming the option and what it takes", async () => {
+    const pool = db.pool();
+    const refused = async (options: Record<string, unknown>) =>
+      PostgresSessions.start({ pool, ...options }).then(
+        async (started) => {
+          await started.close();
+          return undefined;
+        },
+        (error: unknown) => (error instanceof RangeError ? error.message : error),
+      );
+    // An unset environment variable (NaN), a lease already expired when taken (0, negative), one shorter than its renewal, past Node's timers, a string.
+    for (const [leaseMs, shown] of [[Number.NaN, "NaN"], [0, "0"], [-5000, "-5000"], [100, "100"], [Number.POSITIVE_INFINITY, "Infinity"], [2 ** 31, "2147483648"], ["15000", '"15000"']] as const) {
+      expect(await refused({ leaseMs })).toBe(`Unexpected leaseMs ${shown}, expected a number of milliseconds from 150 to 2147483647`);
+    }
+    for (const [waitForLeaseMs, shown] of [[Number.NaN, "NaN"], [-1, "-1"], [Number.POSITIVE_INFINITY, "Infinity"], ["1000", '"1000"']] as const) {
+      expect(await refused({ waitForLeaseMs })).toBe(`Unexpected waitForLeaseMs ${shown}, expected a finite number of milliseconds, 0 (do not wait) or more`);
+    }
+    for (const [hostId, shown] of [["", '""'], ["web\u0000", '"web\\u0000"'], ["web-\ud800", '"web-\\ud800"'], [42, "42"]] as const) {
+      expect(await refused({ hostId })).toBe(`Unexpected hostId ${shown}, expected this server's name: 1 to 200 characters, no NUL, well-formed Unicode`);
+    }
+    // The bounds themselves are taken, and a server that does not wait for a lease at all.
+    for (const options of [{ leaseMs: 150 }, { leaseMs: 2_147_483_647 }, { waitForLeaseMs: 0 }, { hostId: "web-1" }]) expect(await refused(options)).toBeUndefined();
   });
 
   it("a producer publishing to a database nobody migrated is told so, as a server is", async () => {
@@ -376,6 +400,33 @@ describe("a stored event that cannot be read", () => {
   });
 });
 
+describe("a stored event under another id than its payload's", () => {
+  it("is refused with the reason, not delivered, and not read again; the events after it are routed", async () => {
+    const sessionKey = newKey();
+    const producer = db.pool();
+    const refusals: { eventId: string; error: Error }[] = [];
+    const sessions = await server({ onEventRefused: (refusal) => refusals.push(refusal) });
+    // Written by hand: the row's event_id is not the id its payload names.
+    const misfiled = event({ kind: "system_note", summary: "Stored under another id." });
+    await producer.query("insert into gamma_events (session_key, event_id, payload) values ($1, 'h-idmismatch', $2::jsonb)", [sessionKey, JSON.stringify(misfiled)]);
+    const after = event({ kind: "system_note", summary: "Published after the misfiled row." });
+    await publishUpdate(producer, sessionKey, after);
+    const hosted = await hostAgent(sessions, sessionKey);
+    expect(hosted.controller.state.pendingInjections.map((entry) => entry.id)).toEqual([after.id]);
+    const reason = `Unexpected payload id ${JSON.stringify(misfiled.id)} in the row of event "h-idmismatch", expected the row's event_id: an event is stored under its own id, as publishUpdate stores it`;
+    expect(refusals.map((refusal) => [refusal.eventId, refusal.error.name, refusal.error.message, (refusal.error as { field?: string }).field])).toEqual([["h-idmismatch", "InjectionRejectedError", reason, "/id"]]);
+    const rows = await producer.query("select event_id, routed_at is not null as routed, refused_at is not null as refused, refusal from gamma_events where session_key = $1 order by seq", [sessionKey]);
+    expect(rows.rows).toEqual([
+      { event_id: "h-idmismatch", routed: false, refused: true, refusal: reason },
+      { event_id: after.id, routed: true, refused: false, refusal: null },
+    ]);
+    // Caught up again: nothing left to read, nothing told twice.
+    await hosted.catchUp();
+    expect(refusals).toHaveLength(1);
+    await hosted.dispose();
+  });
+});
+
 describe("a server that closes", () => {
   it("lets go a session whose open was on its way when close() began, refuses a later open, and another server takes both at once", async () => {
     const closing = await server();
@@ -398,11 +449,43 @@ describe("a server that closes", () => {
   });
 });
 
+describe("a server that closes while an open waits for another server's lease", () => {
+  it("ends the wait at once: the open rejects with SessionsClosedError, takes no lease, and close() returns without waiting for the lease", async () => {
+    const sessionKey = newKey();
+    const holder = await hostAgent(await server({ leaseMs: 60_000 }), sessionKey);
+    const pool = db.pool();
+    let tried = (): void => {};
+    const triedOnce = new Promise<void>((resolve) => (tried = resolve));
+    aroundQueries(pool, async (text, send) => {
+      const result = await send();
+      if (text.includes("insert into gamma_sessions")) tried();
+      return result;
+    });
+    // It would wait ten minutes for a lease held a minute (past the test's time): only close() ends the wait.
+    const closing = await PostgresSessions.start({ pool, leaseMs: 2000, waitForLeaseMs: 600_000 });
+    servers.push(closing);
+    const opening = hostAgent(closing, sessionKey).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await triedOnce;
+    await closing.close();
+    const refused = await opening;
+    expect(refused).toBeInstanceOf(SessionsClosedError);
+    expect(String(refused)).toContain(`Unexpected open of session ${sessionKey} on a server that is closing`);
+    expect(closing.sessionKeys).toEqual([]);
+    const row = await db.pool().query("select lease_owner, lease_token from gamma_sessions where session_key = $1", [sessionKey]);
+    expect(row.rows).toEqual([{ lease_owner: holder.lease.owner, lease_token: String(holder.lease.token) }]);
+    await holder.dispose();
+  });
+});
+
 describe("session keys", () => {
-  it("a server opens only a key a producer can publish to: empty, longer than 200 characters or holding a NUL are refused before anything is stored", async () => {
+  it("a server opens only a key a producer can publish to: empty, longer than 200 characters, holding a NUL or a lone surrogate are refused before anything is stored", async () => {
     const sessions = await server();
     const producer = db.pool();
-    for (const sessionKey of ["", "k".repeat(201), "with\u0000nul"]) {
+    // A lone surrogate would be stored as U+FFFD: "s\ud800" and "s\udc00" one session, whose notifications name neither.
+    for (const sessionKey of ["", "k".repeat(201), "with\u0000nul", "s\ud800", "s\udc00", "\udc00\ud800"]) {
       const opened = await hostAgent(sessions, sessionKey).then(
         () => undefined,
         (error: unknown) => error,
@@ -415,9 +498,14 @@ describe("session keys", () => {
       expect(published).toBeInstanceOf(EventRejectedError);
       expect(String(opened)).toBe(`RangeError: ${(published as Error).message}`);
     }
-    const leases = await producer.query("select count(*)::integer as n from gamma_sessions where session_key = '' or length(session_key) > 200");
+    const leases = await producer.query("select count(*)::integer as n from gamma_sessions where session_key = '' or length(session_key) > 200 or session_key like '%\uFFFD%'");
     expect(leases.rows).toEqual([{ n: 0 }]);
+    const events = await producer.query("select count(*)::integer as n from gamma_events where session_key like '%\uFFFD%'");
+    expect(events.rows).toEqual([{ n: 0 }]);
+    expect(String(await hostAgent(sessions, "s\ud800").catch((error: unknown) => error))).toContain("well-formed Unicode: no lone surrogate");
     await hostAgent(sessions, "k".repeat(200)).then((hosted) => hosted.dispose());
+    // A surrogate pair is a character like any other.
+    await hostAgent(sessions, "deck-\ud83d\udcca").then((hosted) => hosted.dispose());
   });
 });
 
@@ -458,6 +546,31 @@ describe("one host per session", () => {
     const second = await hostAgent(other, sessionKey);
     expect(second.lease.token).toBe(first.lease.token + 1);
     await second.dispose();
+  });
+
+  it("two servers given one hostId are two owners: the second waits for the lease and is refused while it is held, as a server restarted under its name is", async () => {
+    const sessionKey = newKey();
+    const first = await server({ hostId: "web-1" });
+    const hosted = await hostAgent(first, sessionKey);
+    expect(first.hostId).toBe("web-1");
+    expect(hosted.lease.owner).toMatch(/^web-1#[0-9a-f]{6}$/);
+    // Two workers on one machine named by its host name, or the same server started again before its lease ran out.
+    const second = await server({ hostId: "web-1", waitForLeaseMs: 300 });
+    const refused = await hostAgent(second, sessionKey).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SessionLeasedError);
+    expect((refused as SessionLeasedError).owner).toBe(hosted.lease.owner);
+    expect(String(refused)).toContain(`Session ${sessionKey} is hosted by ${hosted.lease.owner} until `);
+    // The first server's session goes on: its lease and token are its own.
+    const row = await db.pool().query("select lease_owner, lease_token from gamma_sessions where session_key = $1", [sessionKey]);
+    expect(row.rows).toEqual([{ lease_owner: hosted.lease.owner, lease_token: String(hosted.lease.token) }]);
+    pi.faux().setResponses([fauxAssistantMessage("Still mine.")]);
+    await prompt(hosted, "Go on");
+    await hosted.dispose();
+    const taken = await hostAgent(second, sessionKey);
+    expect(taken.lease.owner).toMatch(/^web-1#[0-9a-f]{6}$/);
+    expect(taken.lease.owner).not.toBe(hosted.lease.owner);
+    expect(taken.lease.token).toBe(hosted.lease.token + 1);
+    await taken.dispose();
   });
 
   it("a server whose lease was taken over writes nothing: its run ends with the conflict, the new host's state is untouched", async () => {

@@ -91,7 +91,7 @@ describe("gamma-prompt report --base", () => {
     // The edit is inside the outline's tail: OpenAI's exact-prefix cache keeps the part of the tail before it.
     expect(base?.invalidation[0]?.openaiTokens).toBeLessThan(base?.invalidation[0]?.tokens ?? 0);
     expect(base?.costDelta.map((row) => `${row.model} ${row.variant}`)).toEqual(["claude-sonnet-4-5 base", "claude-sonnet-4-5 outline", "gpt-5 base", "gpt-5 outline"]);
-    expect(renderMarkdown(data)).toContain("| `variants/outline.md` | changed | 10,858 → 10,864 | outline: variant tail |");
+    expect(renderMarkdown(data)).toContain("| `variants/outline.md` | changed | 11,094 → 11,100 | outline: variant tail |");
   });
 
   it("follows a static prefix edit through every block after it in every variant", async () => {

@@ -214,3 +214,164 @@ describe("supporting files", () => {
     expect((await check({ root })).ok).toBe(true);
   });
 });
+
+describe("a skill's files stay readable for the whole session", () => {
+  const NOTE =
+    'Base folder of skill "style-guide": skills/style-guide/. Paths in the skill are relative to it; read a file with `read` at skills/style-guide/<path>, ' +
+    "e.g. skills/style-guide/assets/fonts/deep/glyphs.ttf. Files (4): assets/fonts/deep/glyphs.ttf, notes.txt, references/checklist.md, scripts.sh.";
+  const anchorOf = (controller: SessionProtocolController): string => {
+    const restored = controller.restoreContext([]);
+    const anchor = restored.at(-1) as { content?: unknown } | undefined;
+    return typeof anchor?.content === "string" ? anchor.content : "";
+  };
+  /** The `<skill name="…">` element of the anchor, opening tag to closing tag. */
+  const element = (anchor: string, name: string): string => {
+    const start = anchor.indexOf(`<skill name="${name}"`);
+    return start < 0 ? "" : anchor.slice(start, anchor.indexOf("</skill>", start) + "</skill>".length);
+  };
+
+  it("after compaction the anchor names each restored skill's base folder and files, after its body, the same bytes every time", async () => {
+    const root = await projectWithFiles();
+    await build({ root });
+    const artifacts = loadArtifacts({ distDir: join(root, "dist") });
+    const body = (artifacts.skills.get("style-guide")?.body ?? "").replace(/\n$/, "");
+
+    // Loaded with the skill tool, and as another skill's requirement.
+    const loaded = new SessionProtocolController({ artifacts, variant: "base" });
+    loaded.activateSkill("draft-outline");
+    const anchor = anchorOf(loaded);
+    expect(element(anchor, "style-guide")).toBe(
+      `<skill name="style-guide" type="reference">\nThis reference skill is active as lookup material. Apply only what is relevant.\n\n${body}\n\n${NOTE}\n</skill>`,
+    );
+    // A skill that ships no files has no folder line.
+    expect(element(anchor, "draft-outline")).not.toContain("Base folder");
+    expect(anchorOf(loaded)).toBe(anchor);
+
+    // Activated by the host.
+    const host = new SessionProtocolController({ artifacts, variant: "base" });
+    host.activateSkillForHost("style-guide");
+    expect(element(anchorOf(host), "style-guide")).toContain(`${body}\n\n${NOTE}\n</skill>`);
+  });
+
+  it("loading an active skill again gives its base folder and files with the confirmation", async () => {
+    const root = await projectWithFiles();
+    await build({ root });
+    const artifacts = loadArtifacts({ distDir: join(root, "dist") });
+    const controller = new SessionProtocolController({ artifacts, variant: "base" });
+    controller.activateSkill("style-guide");
+    const again = controller.activateSkill("style-guide").content.map((part) => (part.type === "text" ? part.text : ""));
+    expect(again).toEqual([
+      'Skill "style-guide" is already active (loaded earlier in this session); its instructions are already in your context. Continue following them.',
+      NOTE,
+    ]);
+    // Without files, the confirmation alone.
+    controller.activateSkill("draft-outline");
+    expect(controller.activateSkill("draft-outline").content).toHaveLength(1);
+  });
+
+  it("readSkillFile serves a path however the model writes it, but never one that climbs out of skills/", async () => {
+    const root = await projectWithFiles();
+    await build({ root });
+    const artifacts = loadArtifacts({ distDir: join(root, "dist") });
+    const checklist = await readFile(join(root, "dist/skills/style-guide/references/checklist.md"));
+    for (const path of [
+      "skills/style-guide/references/checklist.md",
+      "./skills/style-guide/references/checklist.md",
+      "/skills/style-guide/references/checklist.md",
+      "skills/style-guide/./references/checklist.md",
+      "skills/style-guide//references/checklist.md",
+      "skills//style-guide/references/./checklist.md",
+      "skills/style-guide/assets/../references/checklist.md",
+      "skills/draft-outline/../style-guide/references/checklist.md",
+    ]) {
+      expect(readSkillFile(artifacts, path), path).toEqual({ skill: "style-guide", path: "references/checklist.md", bytes: checklist });
+    }
+    expect(readSkillFile(artifacts, "skills/style-guide/assets/fonts/deep/../../../notes.txt")?.path).toBe("notes.txt");
+    for (const path of [
+      "../skills/style-guide/notes.txt",
+      "skills/../skills/style-guide/notes.txt",
+      "skills/style-guide/../../skills/style-guide/notes.txt",
+      "skills/style-guide/../../../etc/passwd",
+      "skills/style-guide/..",
+      "skills/style-guide/references/",
+      "skills/style-guide",
+      "skills\\style-guide\\notes.txt",
+    ]) {
+      expect(readSkillFile(artifacts, path), path).toBeUndefined();
+    }
+  });
+
+  it("readSkillFile serves the catalog's skills/<name>/SKILL.md as the skill's compiled body, for a skill the model may load", async () => {
+    const root = await projectWithFiles();
+    await build({ root });
+    const artifacts = loadArtifacts({ distDir: join(root, "dist") });
+    const catalogPaths = [...artifacts.catalog.matchAll(/path="([^"]+)"/g)].map((match) => match[1] ?? "");
+    expect(catalogPaths).toEqual(["skills/draft-outline/SKILL.md", "skills/style-guide/SKILL.md"]);
+    for (const path of catalogPaths) {
+      const name = path.split("/")[1] ?? "";
+      const body = await readFile(join(root, "dist", artifacts.manifest.skills[name]?.file ?? ""));
+      expect(readSkillFile(artifacts, path), path).toEqual({ skill: name, path: "SKILL.md", bytes: body });
+      expect(readSkillFile(artifacts, `./${path.replace("/SKILL.md", "/./SKILL.md")}`)?.bytes, path).toEqual(body);
+    }
+    // Serving the body does not make the skill active: that is what the skill tool does.
+    const controller = new SessionProtocolController({ artifacts, variant: "base" });
+    readSkillFile(artifacts, "skills/style-guide/SKILL.md");
+    expect(controller.state.activeSkills).toEqual([]);
+
+    // A skill kept from the model (disable-model-invocation) is as unknown here as to the skill tool.
+    const skill = join(root, "skills/style-guide/SKILL.md");
+    await writeFile(skill, (await readFile(skill, "utf8")).replace("metadata:\n", "disable-model-invocation: true\nmetadata:\n"));
+    const hidden = await build({ root });
+    expect(hidden.ok, JSON.stringify(hidden.diagnostics)).toBe(true);
+    const withHidden = loadArtifacts({ distDir: join(root, "dist") });
+    expect(withHidden.skills.get("style-guide")?.modelInvocable).toBe(false);
+    expect(readSkillFile(withHidden, "skills/style-guide/SKILL.md")).toBeUndefined();
+    expect(readSkillFile(withHidden, "skills/style-guide/notes.txt")?.bytes).toEqual(LF_TEXT);
+  });
+});
+
+describe("a preloaded skill's files", () => {
+  it("are named in the variant after the skill's body, as the skill tool names them; a skill without files has no such line", async () => {
+    const root = await projectWithFiles();
+    const variants = join(root, "prompts/variants.yaml");
+    await writeFile(variants, `${await readFile(variants, "utf8")}  outline:\n    preload: [draft-outline]\n`);
+    const built = await build({ root });
+    expect(built.diagnostics).toEqual([]);
+    const artifacts = loadArtifacts({ distDir: join(root, "dist") });
+    const variant = artifacts.variants["outline"] ?? "";
+    const skill = artifacts.skills.get("style-guide");
+    const note = new SessionProtocolController({ artifacts, variant: "base" }).activateSkill("style-guide").content.map((part) => (part.type === "text" ? part.text : ""))[1];
+    expect(note).toMatch(/^Base folder of skill "style-guide": skills\/style-guide\/\./);
+    expect(variant).toContain(`${skill?.body ?? "missing"}\n${note}\n</preloaded_skill>`);
+    const outline = variant.slice(variant.indexOf('<preloaded_skill name="draft-outline"'));
+    expect(outline.slice(0, outline.indexOf("</preloaded_skill>"))).not.toContain("Base folder");
+    // A variant without preloads is the prefix alone, as before.
+    expect(artifacts.variants["base"]).toBe(artifacts.prefix);
+
+    // Asked for again, the preloaded skill's confirmation names its folder too.
+    const preloaded = new SessionProtocolController({ artifacts, variant: "outline" });
+    expect(preloaded.activateSkill("style-guide").content.map((part) => (part.type === "text" ? part.text : ""))).toEqual([
+      'Skill "style-guide" is already active (preloaded in the system prompt); its instructions are already in your context. Continue following them.',
+      note,
+    ]);
+    expect((await check({ root })).ok).toBe(true);
+  });
+
+  it("follow a file added or removed, in watch too: the variant lists the files the build copied", async () => {
+    const root = await projectWithFiles();
+    const variants = join(root, "prompts/variants.yaml");
+    await writeFile(variants, `${await readFile(variants, "utf8")}  outline:\n    preload: [draft-outline]\n`);
+    const cache = createBuildCache();
+    await build({ root, cache });
+    const outline = async (): Promise<string> => readFile(join(root, "dist/variants/outline.md"), "utf8");
+    expect(await outline()).toContain("Files (4): assets/fonts/deep/glyphs.ttf, notes.txt, references/checklist.md, scripts.sh.");
+    await writeFile(join(root, "skills/style-guide/references/new.md"), "# New\n");
+    const added = await build({ root, cache, changedPaths: ["skills/style-guide/references/new.md"] });
+    expect(added.written).toContain("variants/outline.md");
+    expect(await outline()).toContain("Files (5): assets/fonts/deep/glyphs.ttf, notes.txt, references/checklist.md, references/new.md, scripts.sh.");
+    await rm(join(root, "skills/style-guide/references/new.md"));
+    await build({ root });
+    expect(await outline()).toContain("Files (4): assets/fonts/deep/glyphs.ttf, notes.txt, references/checklist.md, scripts.sh.");
+    expect((await check({ root })).ok).toBe(true);
+  });
+});

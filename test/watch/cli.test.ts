@@ -73,6 +73,19 @@ describe("gamma-prompt watch (CLI)", () => {
     expect(await distProblems(join(root, "dist"))).toEqual([]);
   });
 
+  it("stops with exit 0 at its next event once the reader of its output has gone, leaving dist/ consistent", async () => {
+    const root = await copyProject();
+    const running = startCli(root);
+    expect(await running.nextEvent()).toMatchObject({ type: "initial", ok: true });
+    // `watch --format json | head -1`: the reader exits after the first event.
+    running.child.stdout.destroy();
+    const skill = join(root, "skills", "gml-cli", "SKILL.md");
+    await writeFile(skill, withDescription(await readFile(skill, "utf8"), "Use BEFORE any gml command."));
+    expect(await running.exit).toEqual({ code: 0, signal: null });
+    expect(running.stderr()).toBe("");
+    expect(await distProblems(join(root, "dist"))).toEqual([]);
+  });
+
   it("prints a summary line per build in text format", async () => {
     const root = await copyProject();
     const child = spawn(process.execPath, [cli, "watch", "--root", root]);
@@ -109,6 +122,16 @@ describe("gamma-prompt watch (CLI)", () => {
       const { code, stdout, stderr } = await runCliInProcess("watch", "--root", root, "--debounce", value);
       expect({ code, stdout }).toEqual({ code: 2, stdout: "" });
       expect(stderr.split("\n")[0]).toBe(`error: option '--debounce <ms>' argument '${value}' is invalid. Expected a whole number of milliseconds, at least 60 (a shorter pause can miss a save made right after another).`);
+    }
+    expect(await readTree(join(root, "dist"))).toEqual(new Map());
+  });
+  it("refuses a --debounce above the documented one-minute maximum with one line (Node's timers would fire at once)", async () => {
+    const root = await copyProject();
+    for (const value of ["60001", "3000000000", "99999999999999999999"]) {
+      const { code, stdout, stderr } = await runCliInProcess("watch", "--root", root, "--debounce", value);
+      expect({ code, stdout }).toEqual({ code: 2, stdout: "" });
+      expect(stderr.split("\n")[0]).toBe(`error: option '--debounce <ms>' argument '${value}' is invalid. Expected at most 60000 milliseconds (one minute).`);
+      expect(stderr).not.toContain("TimeoutOverflowWarning");
     }
     expect(await readTree(join(root, "dist"))).toEqual(new Map());
   });

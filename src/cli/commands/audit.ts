@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { Command } from "commander";
 import { EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import type { ReporterName } from "../../diagnostics/reporters/index.js";
@@ -19,7 +20,7 @@ export function registerAuditCommand(program: Command, result: { exitCode: numbe
     .addOption(reporterFormatOption())
     .option("--root <dir>", `the project whose dist/ the sessions ran on (${ROOT_DEFAULT})`)
     .option("--dist <dir>", "the dist/ the sessions ran on, from the working folder (default: the project's dist/)")
-    .option("--variant <name>", "the variant of a Pi session file that does not record one (default: base)")
+    .option("--variant <name>", "the variant of a Pi session file that does not record one, one the dist/ defines (default: base)")
     .addHelpText(
       "after",
       commandHelpFooter({
@@ -29,12 +30,12 @@ hinted knowledge fetched. Each finding points at the transcript line it concerns
 only against the build it ran on: a session log of another build (its cache key), or a variant or skill the
 dist/ does not define, is an error instead. The last line says what was audited: transcripts, yields and
 workflows (on stderr with --format json, github or sarif).`,
-        exitCodes: "0 every audit passed, 1 a failed audit, a transcript of another build or an unreadable transcript, 2 usage, no dist/ or a dist/ that fails verification.",
+        exitCodes: "0 every audit passed, 1 a failed audit, a transcript of another build or an unreadable transcript, 2 usage (a --variant the dist/ does not define), no dist/ or a dist/ that fails verification.",
         examples: ["gamma-prompt audit sessions/s_123.jsonl", "gamma-prompt audit ~/.pi/agent/sessions/*/*.jsonl --variant deck-generation", "gamma-prompt audit sessions/*.jsonl --format sarif > audit.sarif"],
       }),
     )
     .action(async (files: string[], options: AuditCommandOptions) => {
-      const [{ audit, formatAuditChecked }, { formatDiagnostics }, { exitCodeFor }, { ArtifactVerificationError }] = await Promise.all([
+      const [{ audit, AuditUsageError, formatAuditChecked }, { formatDiagnostics }, { exitCodeFor }, { ArtifactVerificationError }] = await Promise.all([
         import("../../audit.js"),
         import("../../diagnostics/reporters/index.js"),
         import("../../diagnostics/exit-code.js"),
@@ -52,9 +53,11 @@ workflows (on stderr with --format json, github or sarif).`,
         outcome = await audit({ files, root: located.root, ...(options.dist === undefined ? {} : { distDir: options.dist }), ...(options.variant === undefined ? {} : { variant: options.variant }) });
       } catch (error) {
         if (error instanceof ArtifactVerificationError) {
-          const hint = options.dist === undefined ? "(run `gamma-prompt build` first, or pass --dist with the dist/ the sessions ran on)" : "(pass --dist with the built dist/ the sessions ran on)";
-          return fail(`${error.message}\n${hint}`);
+          const hint = options.dist === undefined ? "run `gamma-prompt build` first, or pass --dist with the dist/ the sessions ran on" : "pass --dist with the built dist/ the sessions ran on";
+          const { unbuiltFolderMessage } = await import("../unbuilt.js");
+          return fail(unbuiltFolderMessage(error, options.dist ?? join(located.root, "dist"), hint) ?? `${error.message}\n(${hint})`);
         }
+        if (error instanceof AuditUsageError) return fail(error.message);
         throw error;
       }
       const counts = { errorCount: outcome.errorCount, warningCount: outcome.warningCount };

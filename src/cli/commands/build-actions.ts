@@ -1,4 +1,4 @@
-import { build, type BuildResult } from "../../build.js";
+import { build, BuildStoppedError, type BuildResult } from "../../build.js";
 import { check, type CheckResult } from "../../check.js";
 import { countDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { relativeToWorkingFolder } from "../../diagnostics/rebase.js";
@@ -8,6 +8,9 @@ import { OutputLockedError } from "../../pipeline/emit/lock.js";
 import type { BuildSummary } from "../../pipeline/render/summary.js";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { commandRoot } from "../project-root.js";
+
+/** What a shell reports for a process its signal ended (128 + the signal's number): 130 for Ctrl-C, 143 for SIGTERM. */
+const exitInterrupted = (signal: NodeJS.Signals | undefined): number => (signal === "SIGTERM" ? 143 : 130);
 
 /**
  * What `build` and `check` do once their options are parsed. A module of its
@@ -36,6 +39,18 @@ export async function runBuildCommand(given: BuildCommandOptions): Promise<numbe
   const located = await commandRoot("build", given.root);
   if ("error" in located) return usageLine(located.error);
   const options = { ...given, root: located.root };
+  // The first Ctrl-C or SIGTERM stops the build at its next safe point (a write already begun finishes), so
+  // it never leaves its lock or a staging folder; with no listener left, a second one ends the process at once.
+  const stop = new AbortController();
+  let stoppedBy: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    process.removeListener("SIGINT", onSignal);
+    process.removeListener("SIGTERM", onSignal);
+    stoppedBy = signal;
+    stop.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   let outcome: BuildResult;
   try {
     outcome = await build({
@@ -43,9 +58,22 @@ export async function runBuildCommand(given: BuildCommandOptions): Promise<numbe
       outDir: options.out,
       lockWaitMs: Number(options.wait) * 1000,
       onLockWait: (holder) => process.stderr.write(`gamma-prompt build: waiting up to ${options.wait} s for the build of ${options.out}/ by pid ${holder.pid} (started ${holder.startedAt})\n`),
+      signal: stop.signal,
     });
   } catch (error) {
+    if (error instanceof BuildStoppedError) {
+      process.stderr.write(`gamma-prompt build: stopped by ${stoppedBy ?? "a signal"}; ${options.out}/ was left as it was\n`);
+      return exitInterrupted(stoppedBy);
+    }
     return usageError("build", error);
+  } finally {
+    process.removeListener("SIGINT", onSignal);
+    process.removeListener("SIGTERM", onSignal);
+  }
+  // The signal came while the build was writing, which always finishes: the new build is in place.
+  if (stoppedBy !== undefined) {
+    process.stderr.write(`gamma-prompt build: stopped by ${stoppedBy} after ${outcome.ok ? `writing ${options.out}/ in full` : `a build that failed; ${options.out}/ was left as it was`}\n`);
+    return exitInterrupted(stoppedBy);
   }
   if (outcome.recovery) {
     const how = { "rolled-back": "rolled back to the previous build", "rolled-forward": "completed", unrecoverable: "could not be used, so only a successful build clears it" }[outcome.recovery];

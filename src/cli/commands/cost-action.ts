@@ -1,8 +1,10 @@
+import { join } from "node:path";
 import { cost, type CostResult } from "../../cost/cost.js";
 import { formatCostTable, progressBar } from "../../cost/format.js";
 import { ProfileError } from "../../cost/profile.js";
 import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { ArtifactVerificationError } from "../../runtime/artifacts.js";
+import { unbuiltFolderMessage } from "../unbuilt.js";
 import { CommandFileError, readCommandFile } from "../files.js";
 import { commandRoot, inputFile } from "../project-root.js";
 
@@ -41,7 +43,8 @@ export async function runCostCommand(given: CostCommandOptions): Promise<number>
       if (tty) process.stderr.write("\n");
       // A profile's wrong value is named with the file it came from, as its JSON errors are.
       const where = error instanceof ProfileError && options.profile !== undefined ? `the traffic profile ${options.profile}: ` : "";
-      process.stderr.write(`gamma-prompt cost: ${where}${error.message}${error instanceof ArtifactVerificationError ? "\n(run `gamma-prompt build` first)" : ""}\n`);
+      const unbuilt = error instanceof ArtifactVerificationError ? unbuiltFolderMessage(error, join(options.root, options.out), "run `gamma-prompt build` first") : undefined;
+      process.stderr.write(`gamma-prompt cost: ${unbuilt ?? `${where}${error.message}${error instanceof ArtifactVerificationError ? "\n(run `gamma-prompt build` first)" : ""}`}\n`);
       return EXIT_USAGE;
     }
     throw error;

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { Option, type Command } from "commander";
 import { EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { commandHelpFooter } from "../options.js";
@@ -28,8 +29,8 @@ export function registerEvalCommand(program: Command, result: { exitCode: number
     .option("--root <dir>", `the project folder (${ROOT_DEFAULT})`)
     .option("--dist <dir>", "the dist/ to evaluate, relative to the root", "dist")
     .option("--model <provider/id>", "the model, from pi-ai's registry (its key comes from the environment)")
-    .option("--base-url <url>", "another endpoint for the model's API (a proxy or gateway)")
-    .option("--runs <n>", "runs per scenario (default 1; with --replay, every recorded cassette)")
+    .option("--base-url <url>", "another endpoint for the model's API (a proxy or gateway): an http:// or https:// URL, not with --replay")
+    .option("--runs <n>", "runs per scenario, at most 10000 (default 1; with --replay, every recorded cassette)")
     .option("--concurrency <n>", "runs in flight at once", "4")
     .option("--threshold <share>", "a scenario passes when at least this share of its runs pass", "1")
     .addOption(new Option("--format <name>", "how results are printed").choices(["stylish", "json"]).default("stylish"))
@@ -37,7 +38,7 @@ export function registerEvalCommand(program: Command, result: { exitCode: number
     .option("--baseline <file>", "an earlier results document: flag regressions beyond noise")
     .option("--record", "store the model's replies as cassettes (evals/cassettes/<scenario>/<run>.json)")
     .option("--replay", "answer from the recorded cassettes (no key, no network)")
-    .option("--list-models [provider]", "list pi-ai's providers, or one provider's model ids, and exit")
+    .option("--list-models [provider]", "list pi-ai's providers, or one provider's model ids, and exit (with --format json: one JSON array of the names)")
     .addHelpText(
       "after",
       commandHelpFooter({
@@ -45,7 +46,7 @@ export function registerEvalCommand(program: Command, result: { exitCode: number
 runtime events routed with routeUpdate, its host tools answered from fixtures. A run passes when every
 expectation holds; rates carry a 95% Wilson score interval. A regression against --baseline is a lower rate
 whose 95% interval does not overlap the baseline's.`,
-        exitCodes: "0 every run was evaluated, every scenario reached the threshold and nothing regressed, 1 a failing scenario, a regression, a stale cassette (whatever the threshold), a recording whose model call failed (its scenario's cassettes are left as they were) or a scenario file with problems, 2 usage: flags, an unknown model, a missing key, missing cassettes, an unreadable baseline, a dist/ that fails verification.",
+        exitCodes: "0 every run was evaluated, every scenario reached the threshold and nothing regressed, 1 a failing scenario, a regression, a stale cassette or a run whose model call got no reply (a provider error, a refused connection: not evaluated, whatever the threshold), a recording whose model call failed (its scenario's cassettes are left as they were) or a scenario file with problems, 2 usage: flags, an unknown model, a missing key, missing cassettes, an unreadable baseline, a dist/ that fails verification.",
         examples: [
           "gamma-prompt eval --replay",
           "OPENAI_API_KEY=... gamma-prompt eval --model openai/gpt-5 --runs 10 --threshold 0.9",
@@ -59,7 +60,7 @@ whose 95% interval does not overlap the baseline's.`,
         process.stderr.write(`gamma-prompt eval: ${message}\n`);
         result.exitCode = EXIT_USAGE;
       };
-      const [{ runEvals, EvalUsageError }, { formatSummary, resultsProblem }, { canonicalJson }, { formatDiagnostics }, { ArtifactVerificationError }, { CommandFileError, checkCommandFileWritable, readCommandFile, writeCommandFile }] = await Promise.all([
+      const [{ runEvals, EvalUsageError, MAX_RUNS }, { formatSummary, resultsProblem }, { canonicalJson }, { formatDiagnostics }, { ArtifactVerificationError }, { CommandFileError, checkCommandFileWritable, readCommandFile, writeCommandFile }] = await Promise.all([
         import("../../evals/index.js"),
         import("../../evals/results.js"),
         import("../../pipeline/emit/canonical-json.js"),
@@ -72,13 +73,16 @@ whose 95% interval does not overlap the baseline's.`,
         const catalog = await modelCatalog();
         const provider = typeof options.listModels === "string" ? options.listModels : undefined;
         if (provider !== undefined && !catalog.providers().includes(provider)) return fail(`Unexpected provider "${provider}", expected one of pi-ai's providers: ${catalog.providers().join(", ")}`);
-        process.stdout.write(`${(provider === undefined ? catalog.providers() : catalog.modelIds(provider).map((id) => `${provider}/${id}`)).join("\n")}\n`);
+        const names = provider === undefined ? catalog.providers() : catalog.modelIds(provider).map((id) => `${provider}/${id}`);
+        // --format json: the same names as one JSON array of strings.
+        process.stdout.write(options.format === "json" ? canonicalJson(names) : `${names.join("\n")}\n`);
         return;
       }
       const { root } = (await commandRoot("eval", options.root, { build: true, optional: true })) as { root: string };
       const runs = options.runs === undefined ? undefined : wholeNumber(options.runs);
       // Said with the text as typed: the library's own check only sees the number it became.
       if (runs !== undefined && !(runs >= 1)) return fail(`Unexpected --runs ${options.runs}, expected a whole number of at least 1`);
+      if (runs !== undefined && runs > MAX_RUNS) return fail(`Unexpected --runs ${options.runs}, expected at most ${MAX_RUNS} runs per scenario`);
       const concurrency = wholeNumber(options.concurrency);
       if (!(concurrency >= 1)) return fail(`Unexpected --concurrency ${options.concurrency}, expected a whole number of at least 1`);
       const threshold = options.threshold.trim() === "" ? Number.NaN : Number(options.threshold);
@@ -123,7 +127,10 @@ whose 95% interval does not overlap the baseline's.`,
           ...(progress === undefined ? {} : { onProgress: progress.update }),
         });
       } catch (error) {
-        if (error instanceof ArtifactVerificationError) return fail(`${error.message}\n(run \`gamma-prompt build\` first)`);
+        if (error instanceof ArtifactVerificationError) {
+          const { unbuiltFolderMessage } = await import("../unbuilt.js");
+          return fail(unbuiltFolderMessage(error, join(root, options.dist ?? "dist"), "run `gamma-prompt build` first") ?? `${error.message}\n(run \`gamma-prompt build\` first)`);
+        }
         if (error instanceof EvalUsageError) return fail(error.message);
         throw error;
       } finally {

@@ -29,7 +29,7 @@ const EXIT_CANCELLED = 130;
 export function registerInitCommand(program: Command, result: { exitCode: number }): void {
   program
     .command("init")
-    .description("Scaffold a new project that builds at once: prompts, tool schemas, two example skills and a config.")
+    .description("Scaffold a new project that builds at once: prompts, tool schemas, two example skills (or the skills already in the folder) and a config.")
     .argument("[dir]", "folder to create the project in", ".")
     .addOption(new Option("--template <name>", "agent: a neutral agent; gamma: a copy of the embedded Gamma project").choices([...INIT_TEMPLATES]))
     .addOption(new Option("--profile <name>", "gamma: an agent project; agentskills: a plain Agent Skills collection (skills/ and the config)").choices([...INIT_PROFILES]))
@@ -38,12 +38,19 @@ export function registerInitCommand(program: Command, result: { exitCode: number
     .addHelpText(
       "after",
       commandHelpFooter({
-        about: `Never overwrites a file: when any file of the scaffold already exists, init lists them, writes
-nothing and exits 1; --force overwrites them. The scaffold is written all or nothing: a file that
-cannot be written (a full disk) leaves nothing behind and exits 2. On a terminal, init asks for each choice not given as a
-flag; without one (CI, pipes) it takes the defaults: --template agent --profile gamma.`,
+        about: `In a folder that already holds skills (a SKILL.md in skills/<name>/ or any folder below, .claude/skills
+included, outside node_modules, dist and .git) and no prompts/prefix.hbs, init adds the agent around them and
+no example skill: prompts/, schemas/tools/ and the config, whose "skills" globs find them and whose
+"skillTypes" gives each skill that names no type one (a workflow only where the skill declares an
+ordered procedure), printed with its reason for review. The skills are never touched.
+
+Never overwrites a file: when any file of the scaffold already exists, init lists them, writes
+nothing and exits 1; --force overwrites them, except the config, which keeps its settings (init adds
+only the keys it lacks). The scaffold is written all or nothing: a file that cannot be written (a full
+disk) leaves nothing behind and exits 2. On a terminal, init asks for each choice not given as a flag;
+without one (CI, pipes) it takes the defaults: --template agent --profile gamma.`,
         exitCodes: "0 created, 1 files already exist (nothing written), 2 usage, a file that cannot be written (nothing written) or internal error, 130 cancelled at a prompt (nothing written).",
-        examples: ["gamma-prompt init my-agent", "gamma-prompt init my-agent --name \"Support agent\"", "gamma-prompt init gamma-copy --template gamma", "gamma-prompt init my-skills --profile agentskills"],
+        examples: ["gamma-prompt init my-agent", "cd my-skills && gamma-prompt init", "gamma-prompt init my-agent --name \"Support agent\"", "gamma-prompt init gamma-copy --template gamma", "gamma-prompt init my-skills --profile agentskills"],
       }),
     )
     .action(async (dir: string, options: InitCommandOptions) => {
@@ -80,9 +87,10 @@ export async function runInitCommand(dir: string, flags: InitCommandOptions, ask
 function report(dir: string, options: InitOptions, outcome: InitResult, errors: readonly Diagnostic[]): number {
   const shown = displayDir(dir, outcome.dir);
   if (!outcome.ok) {
+    const kept = outcome.keptConfigKeys ?? [];
     const lines = [
       `gamma-prompt init: ${outcome.existing.length} file${plural(outcome.existing.length)} of the scaffold already exist${outcome.existing.length === 1 ? "s" : ""} in ${shown}; nothing was written:`,
-      ...outcome.existing.map((path) => `  ${path}`),
+      ...outcome.existing.map((path) => `  ${path}${path === CONFIG_FILE && kept.length > 0 ? `  (--force keeps its ${kept.map((key) => `"${key}"`).join(", ")} and adds only what it lacks)` : ""}`),
       "Re-run with --force to overwrite them.",
     ];
     process.stderr.write(`${lines.join("\n")}\n`);
@@ -91,14 +99,17 @@ function report(dir: string, options: InitOptions, outcome: InitResult, errors: 
   const overwritten = new Set(outcome.existing);
   const what =
     outcome.skillTypes !== undefined ? "an agent around the skills already there" : options.profile === "agentskills" ? "an Agent Skills collection" : options.template === "gamma" ? "a copy of the Gamma project" : "a new agent";
-  const lines = [`Created ${what} in ${shown} (template ${options.template}, profile ${options.profile}): ${outcome.written.length} files`];
-  for (const path of outcome.written) lines.push(`  ${path}${overwritten.has(path) ? "  (overwritten)" : ""}`);
+  // A config that was already there keeps its profile.
+  const profile = outcome.keptProfile ?? options.profile;
+  const lines = [`Created ${what} in ${shown} (template ${options.template}, profile ${profile}): ${outcome.written.length} files`];
+  for (const path of outcome.written) lines.push(`  ${path}${overwritten.has(path) ? (path === CONFIG_FILE && (outcome.keptConfigKeys?.length ?? 0) > 0 ? `  (updated: ${keptKeys(outcome.keptConfigKeys ?? [])})` : "  (overwritten)") : ""}`);
+  if (outcome.skillFolders !== undefined) lines.push("", ...foundSkills(outcome));
   if (outcome.skillTypes !== undefined && outcome.skillTypes.length > 0) lines.push("", ...chosenTypes(outcome.skillTypes));
-  if (errors.length > 0) lines.push("", ...howToGoOn(errors));
+  if (errors.length > 0) lines.push("", ...howToGoOn(errors, outcome.skillFolders ?? []));
   lines.push("", "Next:");
   const cd = shown.replace(/\/$/, "");
   if (cd !== ".") lines.push(`  cd ${cd.includes(" ") ? JSON.stringify(cd) : cd}`);
-  if (options.profile === "agentskills") lines.push("  npx gamma-prompt lint");
+  if (profile === "agentskills" && outcome.skillTypes === undefined) lines.push("  npx gamma-prompt lint");
   else lines.push("  npx gamma-prompt build", "  npx gamma-prompt check");
   process.stdout.write(`${lines.join("\n")}\n`);
   return EXIT_OK;
@@ -145,12 +156,33 @@ function plural(count: number): string {
   return count === 1 ? "" : "s";
 }
 
-/** The type init gave each skill without one, and why: the same words `lint --fix` prints. */
+/** What the config kept of itself. */
+function keptKeys(keys: readonly string[]): string {
+  return `kept ${keys.map((key) => `"${key}"`).join(", ")} as ${keys.length === 1 ? "it was" : "they were"}`;
+}
+
+/** How many skills init found, and where the config says they are. */
+function foundSkills(outcome: InitResult): string[] {
+  const count = outcome.skillFolders?.length ?? 0;
+  const found = `Found ${count} skill${plural(count)} already there`;
+  if (outcome.skillGlobs !== undefined) return [`${found}; "skills" in ${CONFIG_FILE} finds them:`, ...outcome.skillGlobs.map((glob) => `  ${glob}`)];
+  return [`${found} (${outcome.keptConfigKeys?.includes("skills") === true ? `as "skills" in ${CONFIG_FILE} names them` : "skills/*, the default layout"}).`];
+}
+
+/** The type init gave each skill without one, and why: workflows first, as they are the ones the runtime holds to their steps. */
 function chosenTypes(chosen: readonly ChosenSkillType[]): string[] {
   const width = Math.max(...chosen.map((skill) => skill.folder.length));
+  const workflows = chosen.filter((skill) => skill.type === "workflow");
+  const references = chosen.filter((skill) => skill.type === "reference");
+  const row = (skill: ChosenSkillType): string => `  ${skill.folder.padEnd(width)}  ${skill.type.padEnd(9)}  (${skill.reason})`;
   return [
-    `Skill types, written to "skillTypes" in ${CONFIG_FILE} by the rule \`lint --fix\` uses (a type in a SKILL.md wins):`,
-    ...chosen.map((skill) => `  ${skill.folder.padEnd(width)}  ${skill.type.padEnd(9)}  (${skill.reason})`),
+    `Skill types, written to "skillTypes" in ${CONFIG_FILE} (a type in a SKILL.md wins).`,
+    `The runtime holds a workflow to its checklist, so init made a skill a workflow only where it declares`,
+    `an ordered procedure: "Step N" headings, or 3 or more steps under a heading that names steps, a`,
+    `procedure, a process, a workflow or a checklist. Review them; change a type in "skillTypes" where it`,
+    `is wrong (lint warns skill/reference-checklist on a reference holding 3 or more numbered items):`,
+    ...workflows.map(row),
+    ...references.map(row),
   ];
 }
 
@@ -165,8 +197,10 @@ async function firstBuildErrors(root: string): Promise<Diagnostic[]> {
 }
 
 /** What the first build will say, and the two ways on: fix the skills, or leave them out until they are fixed. */
-function howToGoOn(errors: readonly Diagnostic[]): string[] {
-  const folders = [...new Set(errors.map((error) => /^(?:.*\/)?(skills\/[^/]+)\//.exec(error.file)?.[1]).filter((folder): folder is string => folder !== undefined))].sort();
+function howToGoOn(errors: readonly Diagnostic[], skillFolders: readonly string[]): string[] {
+  // The skill folder (root-relative, as "ignore" takes it) of each error's file; the file is relative to the working folder.
+  const folderOf = (file: string): string | undefined => skillFolders.filter((folder) => file === folder || file.endsWith(`/${folder}`) || file.startsWith(`${folder}/`) || file.includes(`/${folder}/`)).sort((a, b) => b.length - a.length)[0];
+  const folders = [...new Set(errors.map((error) => folderOf(error.file)).filter((folder): folder is string => folder !== undefined))].sort();
   const lines = [
     `The first build will fail: lint finds ${errors.length} error${plural(errors.length)} in the skills:`,
     ...errors.map((error) => `  ${error.file}:${error.line}:${error.column}  ${error.ruleId}  ${error.message}`),

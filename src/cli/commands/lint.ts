@@ -1,3 +1,4 @@
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { EXIT_FINDINGS, EXIT_USAGE, exitCodeFor } from "../../diagnostics/exit-code.js";
 import type { ReporterName } from "../../diagnostics/reporters/index.js";
@@ -48,9 +49,10 @@ accept the skill: \`gamma-prompt lint --profile agentskills --fix\` moves a Gamm
 keeps its bytes (comments, key order, CRLF, BOM); each file is replaced at once (temporary file and
 rename). It prints file:line:column, rule and change for each fix; a second run finds nothing to fix. The exit code then reflects the findings that remain.
 --fix-dry-run prints the same changes as a unified diff on stdout (the remaining findings on stderr;
-with --format json both are in the document) and writes nothing.`,
+with --format json both are in the document) and writes nothing. Its paths start in the working folder
+when it holds the project, else in the project root: apply it there (git apply, or patch -p1).`,
         exitCodes:
-          "0 no errors (and warnings within --max-warnings), 1 an error, more warnings than --max-warnings or no skill found (without --allow-empty), 2 usage (no skills/ folder under --root, a fixed file --fix cannot write) or internal error.",
+          "0 no errors (and warnings within --max-warnings), 1 an error, more warnings than --max-warnings or no skill found (without --allow-empty), 2 usage (no skills/ folder under --root, a --config that is missing, a folder or empty, a fixed file --fix cannot write) or internal error.",
         examples: [
           "gamma-prompt lint",
           "gamma-prompt lint --root path/to/project",
@@ -75,6 +77,15 @@ async function runLint(given: LintCommandOptions): Promise<number> {
   if (given.fix && given.fixDryRun) {
     process.stderr.write("gamma-prompt lint: --fix and --fix-dry-run exclude each other; pass one\n");
     return EXIT_USAGE;
+  }
+  if (given.config !== undefined) {
+    // Checked before the project is looked for: a --config that names no file is the whole message.
+    const { namedConfigProblem } = await import("../../pipeline/validate/lint-config.js");
+    const problem = namedConfigProblem(given.config);
+    if (problem !== undefined) {
+      process.stderr.write(`gamma-prompt lint: ${problem}; pass --config with the path of an existing file\n`);
+      return EXIT_USAGE;
+    }
   }
   // With --config the layout is the config's: the working folder may hold no skills/ of its own.
   const located = await commandRoot("lint", given.root, { optional: given.config !== undefined });
@@ -119,9 +130,16 @@ async function runLint(given: LintCommandOptions): Promise<number> {
     const { fixesDiff } = await import("../../pipeline/fix/unified-diff.js");
     const rebase = workingFolderPath(options.root);
     const fixes = outcome.fixes.map((record) => ({ ...record, file: rebase(record.file) }));
-    const diff = fixesDiff(outcome.fixedFiles, rebase);
+    // `git apply` and `patch -p1` read a diff's paths from the folder they run in and refuse `../`: the paths
+    // start in the working folder when it holds the project, else (lint run inside the project, or beside it)
+    // in the project root, where the diff then applies.
+    const toRoot = relative(process.cwd(), resolve(options.root)).split(sep).join("/");
+    const fromWorkingFolder = toRoot === "" || (toRoot !== ".." && !toRoot.startsWith("../") && !isAbsolute(toRoot));
+    const diff = fixesDiff(outcome.fixedFiles, fromWorkingFolder ? rebase : (file) => file);
+    if (!fromWorkingFolder && diff !== "") process.stderr.write(`gamma-prompt lint: the diff's paths are relative to the project root ${toRoot}/: apply it there (cd ${toRoot} && git apply)\n`);
     if (options.format === "json") {
       process.stdout.write(formatDiagnostics("json", diagnostics, { ...context, fixes, fixesWritten: fix === "write", ...(fix === "dry-run" ? { fixDiff: diff } : {}) }));
+      reportTooManyWarnings(counts, options.maxWarnings);
       return exitCodeAfterLint(outcome.diagnostics, counts, options.maxWarnings);
     }
     // stylish prints the changes on stdout; github and sarif keep stdout for their own document.
@@ -139,10 +157,15 @@ async function runLint(given: LintCommandOptions): Promise<number> {
   } else {
     process.stdout.write(formatDiagnostics(options.format, diagnostics, context));
   }
-  if (options.format === "stylish" && options.maxWarnings !== undefined && counts.errorCount === 0 && counts.warningCount > options.maxWarnings) {
-    process.stderr.write(`gamma-prompt lint: ${counts.warningCount} warnings, more than --max-warnings ${options.maxWarnings}\n`);
-  }
+  reportTooManyWarnings(counts, options.maxWarnings);
   return exitCodeAfterLint(outcome.diagnostics, counts, options.maxWarnings);
+}
+
+/** Why a run with warnings only fails, on stderr in every format: stdout keeps the format's own document. */
+function reportTooManyWarnings(counts: { errorCount: number; warningCount: number }, maxWarnings: number | undefined): void {
+  if (maxWarnings !== undefined && counts.errorCount === 0 && counts.warningCount > maxWarnings) {
+    process.stderr.write(`gamma-prompt lint: ${counts.warningCount} warnings, more than --max-warnings ${maxWarnings}\n`);
+  }
 }
 
 /** An empty project is only a warning, but a run that checked nothing must not pass by accident. */

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { commandHelpFooter } from "../options.js";
+import { MAX_DEBOUNCE_MS } from "../../watch/debounce.js";
 
 interface LspCommandOptions {
   stdio?: boolean;
@@ -12,7 +13,7 @@ export function registerLspCommand(program: Command, result: { exitCode: number 
     .command("lsp")
     .description("Run the language server: diagnostics, completion, navigation, rename and cache costs in the editor.")
     .option("--stdio", "speak the Language Server Protocol over standard input and output")
-    .option("--debounce <ms>", "quiet period after an edit before the project is analysed again (0: at once; edits made during an analysis go to the next)", parseMilliseconds, 0)
+    .option("--debounce <ms>", `quiet period after an edit before the project is analysed again (0: at once, at most ${MAX_DEBOUNCE_MS}; edits made during an analysis go to the next)`, parseMilliseconds, 0)
     .addHelpText(
       "after",
       commandHelpFooter({
@@ -42,5 +43,6 @@ Markdown (SKILL.md, knowledge notes), Handlebars (prompts/*.hbs), YAML and JSON 
 
 function parseMilliseconds(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError("Expected a whole number of milliseconds, 0 or more.");
+  if (Number(value) > MAX_DEBOUNCE_MS) throw new InvalidArgumentError(`Expected at most ${MAX_DEBOUNCE_MS} milliseconds (one minute).`);
   return Number(value);
 }

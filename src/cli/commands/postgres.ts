@@ -13,22 +13,23 @@ export function registerPostgresCommand(program: Command, result: { exitCode: nu
     .command("migrate")
     .description("Apply the schema's migrations the database lacks (idempotent, safe when several servers run it at once).")
     .option("--url <url>", "connection string (default: DATABASE_URL, then the PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD variables)", connectionString)
-    .option("--print", "print the migrations' SQL instead of applying it (for a migration tool of your own)")
+    .option("--print", "print, instead of applying it, one SQL statement that migrates a database as this command does (for a migration tool of your own, or psql)")
     .addHelpText(
       "after",
       commandHelpFooter({
         about: `Needs node-postgres (npm install pg). Each migration is applied once, in order, in one
 transaction under an advisory lock, and recorded in gamma_schema_migrations with its checksum; a table
-that holds migrations which are not gamma-prompt's is refused, and nothing is applied.`,
+that holds migrations which are not gamma-prompt's is refused, and nothing is applied. --print connects
+to nothing: its statement does all of that in the database (applied again, it changes nothing).`,
         exitCodes: "0 applied or already current, 1 the database refused or could not be reached, or holds another application's migrations, 2 usage error (pg not installed).",
-        examples: ["gamma-prompt postgres migrate --url postgres://agent@db.internal/agents", "gamma-prompt postgres migrate --print > 0001.sql"],
+        examples: ["gamma-prompt postgres migrate --url postgres://agent@db.internal/agents", "gamma-prompt postgres migrate --print > gamma-prompt-schema.sql"],
       }),
     )
     .action(async (options: MigrateOptions) => {
       // The PostgreSQL entry point, and node-postgres through it, load only when this command runs.
-      const { latestMigration, migrateDatabase, PgNotInstalledError, postgresMigrations } = await import("../../runtime-postgres/migrate.js");
+      const { latestMigration, migrateDatabase, migrationScript, PgNotInstalledError } = await import("../../runtime-postgres/migrate.js");
       if (options.print) {
-        for (const migration of postgresMigrations()) process.stdout.write(`-- migration ${migration.version}: ${migration.name}\n${migration.sql}\n`);
+        process.stdout.write(migrationScript());
         result.exitCode = EXIT_OK;
         return;
       }

@@ -1,7 +1,9 @@
+import { join } from "node:path";
 import { ProfileError } from "../../cost/profile.js";
 import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { resultsProblem, type EvalResults } from "../../evals/results.js";
 import { ArtifactVerificationError } from "../../runtime/artifacts.js";
+import { unbuiltFolderMessage } from "../unbuilt.js";
 import { collectReport, ReportUsageError } from "../../report/report.js";
 import { CommandFileError, readCommandFile, writeCommandFile } from "../files.js";
 import { commandRoot, inputFile } from "../project-root.js";
@@ -69,7 +71,8 @@ export async function runReportCommand(given: ReportCommandOptions): Promise<num
   } catch (error) {
     if (error instanceof InputError || error instanceof CommandFileError || error instanceof ReportUsageError || error instanceof ProfileError || error instanceof ArtifactVerificationError) {
       const where = error instanceof ProfileError && options.profile !== undefined ? `the traffic profile ${options.profile}: ` : "";
-      process.stderr.write(`gamma-prompt report: ${where}${error.message}${error instanceof ArtifactVerificationError ? "\n(run `gamma-prompt build` first)" : ""}\n`);
+      const unbuilt = error instanceof ArtifactVerificationError ? unbuiltFolderMessage(error, join(options.root, options.out), "run `gamma-prompt build` first") : undefined;
+      process.stderr.write(`gamma-prompt report: ${unbuilt ?? `${where}${error.message}${error instanceof ArtifactVerificationError ? "\n(run `gamma-prompt build` first)" : ""}`}\n`);
       return EXIT_USAGE;
     }
     throw error;

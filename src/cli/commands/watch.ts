@@ -1,7 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { WatchEvent } from "../../watch/events.js";
 import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
-import { MIN_DEBOUNCE_MS } from "../../watch/debounce.js";
+import { MAX_DEBOUNCE_MS, MIN_DEBOUNCE_MS } from "../../watch/debounce.js";
 import { addProjectOptions, commandHelpFooter } from "../options.js";
 import { commandRoot } from "../project-root.js";
 
@@ -21,7 +21,7 @@ export function registerWatchCommand(program: Command, result: { exitCode: numbe
         .choices(["text", "json"])
         .default("text"),
     )
-    .option("--debounce <ms>", `quiet period before a rebuild starts (at least ${MIN_DEBOUNCE_MS})`, parseDebounce, 100)
+    .option("--debounce <ms>", `quiet period before a rebuild starts (at least ${MIN_DEBOUNCE_MS}, at most ${MAX_DEBOUNCE_MS})`, parseDebounce, 100)
     .addHelpText(
       "after",
       commandHelpFooter({
@@ -33,8 +33,9 @@ took), a warning when the edit changed the static prefix every variant caches, a
 lint's stylish format. json: one event object per line, for editor integrations.
 
 On Ctrl-C a build in flight finishes writing first, so dist/ never keeps temporary files; a second
-Ctrl-C stops at once.`,
-        exitCodes: "0 stopped by SIGINT or SIGTERM, 2 usage error (bad option, no skills/ folder).",
+Ctrl-C stops at once. When its reader exits (\`watch --format json | head -1\`, an editor that quit),
+watch stops the same way at its next event, after that build.`,
+        exitCodes: "0 stopped by SIGINT or SIGTERM, or by the reader of its output exiting; 2 usage error (bad option, no skills/ folder) or standard output refused a write (a full disk).",
         examples: ["gamma-prompt watch", "gamma-prompt watch --root my-agent --format json"],
       }),
     )
@@ -54,6 +55,7 @@ function parseDebounce(value: string): number {
   if (!Number.isInteger(ms) || ms < MIN_DEBOUNCE_MS) {
     throw new InvalidArgumentError(`Expected a whole number of milliseconds, at least ${MIN_DEBOUNCE_MS} (a shorter pause can miss a save made right after another).`);
   }
+  if (ms > MAX_DEBOUNCE_MS) throw new InvalidArgumentError(`Expected at most ${MAX_DEBOUNCE_MS} milliseconds (one minute).`);
   return ms;
 }
 
@@ -73,6 +75,10 @@ async function runWatchCommand(options: WatchCommandOptions & { root: string }):
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  // Its events are all watch has to say: once standard output is gone (the reader exited, EPIPE) or refuses
+  // a write, it stops as on Ctrl-C, after the build in flight, instead of rebuilding for no one.
+  const onOutputError = () => requestStop();
+  process.stdout.on("error", onOutputError);
   try {
     // Loaded here, not at the top, so other commands and --help start fast.
     const [{ watch }, { ProjectRootError }, print] = await Promise.all([
@@ -99,6 +105,7 @@ async function runWatchCommand(options: WatchCommandOptions & { root: string }):
   } finally {
     process.removeListener("SIGINT", onSignal);
     process.removeListener("SIGTERM", onSignal);
+    process.stdout.removeListener("error", onOutputError);
   }
 }
 

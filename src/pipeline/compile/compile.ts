@@ -126,7 +126,7 @@ export async function compileProject(root: string, session: BuildSession = new B
   const catalogPieces = catalogParts(invocable, (skill) => session.reuse(CATALOG_ENTRIES, `${skill.name}\u0000${skill.type}\u0000${skill.description}`, () => catalogEntry(skill)));
   const catalog = catalogPieces.head + catalogPieces.entries.join("") + catalogPieces.tail;
   const context = prefixContext(invocable, tools.tools, injections.injections, catalog, namespaces.namespaces);
-  const prompts = renderPrompts(templates, context, variants.variants);
+  const prompts = renderPrompts(templates, context, variants.variants, (skill) => (supporting.files.get(skill) ?? []).map((file) => file.path));
   if (Array.isArray(prompts)) {
     diagnostics.push(...prompts);
     return done();

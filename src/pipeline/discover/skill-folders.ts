@@ -73,6 +73,8 @@ export function matchSkillFolders(root: string, layout: SkillLayout, unreadable:
   const found = new Set<string>();
   const search: FolderSearch = { root, excluded, unreadable };
   for (const pattern of layout.skills) {
+    // Reported by the config's check (config/invalid); never followed out of the project.
+    if (patternLeavesRoot(pattern)) continue;
     const segments = normalisePattern(pattern).split("/").filter((segment) => segment !== "" && segment !== ".");
     const deep = segments.includes("**");
     for (const folder of expand(search, "", segments)) {
@@ -214,6 +216,11 @@ function segmentToRegExp(segment: string): string {
     else source += character.replace(/[\\^$.|+(){}[\]]/g, "\\$&");
   }
   return source;
+}
+
+/** Whether a `skills` pattern climbs out of the project root (a `..` segment): skills live inside the project. */
+export function patternLeavesRoot(pattern: string): boolean {
+  return normalisePattern(pattern).split("/").includes("..");
 }
 
 function normalisePattern(pattern: string): string {

@@ -35,6 +35,8 @@ export interface LockOptions {
   waitMs?: number;
   /** Called once when the build starts waiting, with the holder it waits for. */
   onWait?: (holder: LockHolder) => void;
+  /** Gives up waiting once aborted, throwing the signal's reason; a lock already taken is returned. */
+  signal?: AbortSignal;
 }
 
 export const DEFAULT_LOCK_WAIT_MS = 10_000;
@@ -78,6 +80,7 @@ export async function acquireOutputLock(outDir: string, options: LockOptions = {
       continue;
     }
     if (current.state === "gone") continue;
+    options.signal?.throwIfAborted();
     const waited = Date.now() - started;
     if (waited >= waitMs) throw new OutputLockedError(path, current.holder, waited);
     if (!announced && current.holder) {
@@ -85,6 +88,7 @@ export async function acquireOutputLock(outDir: string, options: LockOptions = {
       options.onWait?.(current.holder);
     }
     await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, waitMs - waited)));
+    options.signal?.throwIfAborted();
   }
 }
 

@@ -71,7 +71,7 @@ async function planFix(finding: Diagnostic, parsed: ParsedSkillFile, frontmatter
 }
 
 /**
- * The type {@link chooseSkillType} gives (the rule init shares). The line goes
+ * The type {@link chooseSkillType} gives for one file (init, for a whole collection, is warier of a workflow). The line goes
  * right after `name`'s value, or before the closing `---` when there is no name.
  */
 async function insertType(parsed: ParsedSkillFile, site: FixSite): Promise<PlannedFix | undefined> {

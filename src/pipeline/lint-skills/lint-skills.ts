@@ -118,7 +118,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   const typeGlobs = (settings.skillTypes ?? []).map(({ glob, type }) => ({ pattern: globToRegExp(glob), type }));
   const defaultTypeOf = (path: string): SkillType | undefined => typeGlobs.find(({ pattern }) => pattern.test(`${path.slice(0, path.lastIndexOf("/"))}/`))?.type;
   const records: Array<SkillFileRecord & { checklist?: ChecklistStep[] }> = [];
-  // Each skill's folder is listed once, for the unreferenced-file rule and for mentions of another skill's files.
+  // Each skill's folder is listed once, for the unreferenced-file rule, for mentions of another skill's files and for how linked files are spelled.
   const listings = new Map<string, ReturnType<typeof listSupportingEntries>>();
   const entriesOf = (folder: string): ReturnType<typeof listSupportingEntries> => {
     let entries = listings.get(folder);
@@ -135,7 +135,9 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   for (const file of sources.files) {
     const checked = await checkSkillFile(file, parseCache, settings.profile, settings.checklists !== false, defaultTypeOf(file.path));
     found.push(...checked.diagnostics);
-    // Reads the files beside SKILL.md, so it is not part of the per-content cache.
+    // Reads the files beside SKILL.md, so it is not part of the per-content cache. The skill's listing shows how
+    // the files it links are spelled, so a lookup there lists no folder again.
+    probes.listedBy(dirOf(file.path), () => entriesOf(dirOf(file.path)).map((entry) => entry.path));
     if (checked.body !== "") found.push(...brokenLinkDiagnostics({ root, path: file.path, body: checked.body, bodyStartLine: checked.bodyStartLine, inOtherSkill, probes }));
     // It lists the skill's folder: a project that turned the rule off does not pay for it. A file whose body
     // could not be read (no frontmatter to end, an empty file: its own error says so) names nothing, and every
@@ -149,7 +151,11 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   const listed = new Set(sources.files.map((file) => file.path));
   for (const path of unreferenced.keys()) if (!listed.has(path)) unreferenced.delete(path);
   found.push(...skillSetDiagnostics(records, sources.unreadFolders));
-  if (settings.reportEmpty && sources.files.length === 0 && sources.diagnostics.length === 0) found.push(noSkillsDiagnostic(root, layout, settings.configFile));
+  // No skill checked is a finding whatever else discovery saw (folders with a skill.md, empty folders), unless
+  // discovery's own error already fails the run and names what to fix (a skills/ folder that cannot be read).
+  if (settings.reportEmpty && sources.files.length === 0 && !applyRuleSettings(sources.diagnostics, settings.rules).some((diagnostic) => diagnostic.severity === "error")) {
+    found.push(noSkillsDiagnostic(root, layout, settings.configFile));
+  }
   const diagnostics = applyRuleSettings(suppressInline(found, sources.files), settings.rules).sort(compareDiagnostics);
 
   const filesWithErrors = new Set(diagnostics.filter((diagnostic) => diagnostic.severity === "error").map((diagnostic) => diagnostic.file));

@@ -82,7 +82,8 @@ const MARKER = /^[\s>]*(\d{1,9})[.)](?:[ \t]+|$)/;
 const OPTIONAL = /^\(\s*optional\s*\)\s*|^optional\s*:\s*/i;
 const TITLE_LIMIT = 120;
 
-function headingBefore(lines: LineIndex, line: number): string {
+/** The text of the nearest heading above `line` ("" when none). */
+export function headingBefore(lines: LineIndex, line: number): string {
   for (let before = line - 1; before >= 1; before--) {
     const heading = /^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$/.exec(lines.lineText(before));
     if (heading) return heading[1] ?? "";

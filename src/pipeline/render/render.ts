@@ -1,6 +1,7 @@
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile, ValidSkill } from "../../stage-data.js";
 import type { InjectionKindArtifact, ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
+import { baseFolderLine } from "../../protocol/skill-folder.js";
 import { collapseWhitespace, renderCatalog, renderNamespaceCatalog, skillPath, type CatalogNamespace } from "../../skills/catalog.js";
 import { checkTemplateCached } from "./template-check-cache.js";
 import {
@@ -39,7 +40,8 @@ export interface PrefixContext {
 
 export interface VariantContext {
   variant: string;
-  preloaded: Array<{ name: string; type: string; isWorkflow: boolean; path: string; body: string }>;
+  /** `baseFolder`: where the skill's supporting files are, as the `skill` tool says it; "" when it ships none. */
+  preloaded: Array<{ name: string; type: string; isWorkflow: boolean; path: string; body: string; baseFolder: string }>;
 }
 
 export interface PreparedTemplates {
@@ -92,7 +94,10 @@ export function prefixContext(
   };
 }
 
-export function variantContext(variant: ResolvedVariant): VariantContext {
+/** A skill's supporting files, relative to its folder, in the order the manifest lists them. */
+export type SkillFilesOf = (skill: string) => readonly string[];
+
+export function variantContext(variant: ResolvedVariant, filesOf: SkillFilesOf = () => []): VariantContext {
   return {
     variant: variant.name,
     preloaded: variant.skills.map((skill) => ({
@@ -101,6 +106,7 @@ export function variantContext(variant: ResolvedVariant): VariantContext {
       isWorkflow: skill.type === "workflow",
       path: skillPath(skill.name),
       body: normalizeSkillBody(skill.body),
+      baseFolder: baseFolderLine(skill.name, filesOf(skill.name)) ?? "",
     })),
   };
 }
@@ -129,9 +135,9 @@ export async function prepareTemplates(sources: TemplateSources): Promise<Prepar
 const partialsRegistered = new WeakSet<PreparedTemplates>();
 
 /** Checks, then renders the prefix and every variant suffix. */
-export function renderPrompts(templates: PreparedTemplates, context: PrefixContext, variants: readonly ResolvedVariant[]): RenderedPrompts | Diagnostic[] {
+export function renderPrompts(templates: PreparedTemplates, context: PrefixContext, variants: readonly ResolvedVariant[], filesOf?: SkillFilesOf): RenderedPrompts | Diagnostic[] {
   const diagnostics = checkTemplateCached(templates.checkResults, templates.prefix, context, templates.partials);
-  const variantContexts = variants.map((variant) => ({ name: variant.name, context: variantContext(variant) }));
+  const variantContexts = variants.map((variant) => ({ name: variant.name, context: variantContext(variant, filesOf) }));
   for (const { context: variantCtx } of variantContexts) {
     diagnostics.push(...checkTemplateCached(templates.checkResults, templates.variant, variantCtx, templates.partials));
   }

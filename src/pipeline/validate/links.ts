@@ -71,6 +71,7 @@ export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const probes = input.probes ?? new PathProbes(input.root);
   const exists = (relative: string): Existence => probes.exists(relative);
+  const near = (relative: string): string | undefined => probes.nearMatch(relative);
   const report = (ruleId: LinkRule, target: string, line: number, column: number, message: string): void => {
     diagnostics.push(createDiagnostic(ruleId, input.path, { start: { line, column }, end: { line, column: column + target.length } }, message));
   };
@@ -79,7 +80,7 @@ export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
   let labels: Set<string> | undefined;
   const definedLabels = (): Set<string> => (labels ??= referenceLabels(lines));
   for (const link of links) {
-    const problem = linkProblem(link.target, skillDir, exists);
+    const problem = linkProblem(link.target, skillDir, exists, near);
     if (problem) report(problem.ruleId, link.target, link.line, link.column, problem.message);
   }
   const topFolders = (name: string): boolean => SPEC_FOLDERS.includes(name) || exists(`${skillDir}/${name}`) === "directory";
@@ -102,7 +103,7 @@ export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
       if (isPartOfCommand(spans, offset, candidate.length)) continue;
       const first = candidate.split("/")[0] ?? "";
       if (!topFolders(first)) continue;
-      const problem = mentionProblem(candidate, skillDir, exists, input.inOtherSkill);
+      const problem = mentionProblem(candidate, skillDir, exists, near, input.inOtherSkill);
       if (problem) report("skill/unresolved-path", candidate, input.bodyStartLine + index, offset + 1, problem);
     }
   }
@@ -209,7 +210,7 @@ function isPlaceholder(target: string): boolean {
 const CONVENTIONAL_FILE = /^(?:LICEN[CS]E|README|CHANGELOG|CHANGES|NOTICE|COPYING|AUTHORS|CONTRIBUTORS|CONTRIBUTING|CODEOWNERS|VERSION|INSTALL|SECURITY|PATENTS|MAINTAINERS|HISTORY)$/;
 
 /** Why a Markdown link's target is wrong (and which rule says so), or undefined when it is fine or not a local file at all. */
-function linkProblem(rawTarget: string, skillDir: string, exists: (relative: string) => Existence): { ruleId: LinkRule; message: string } | undefined {
+function linkProblem(rawTarget: string, skillDir: string, exists: (relative: string) => Existence, near: (relative: string) => string | undefined): { ruleId: LinkRule; message: string } | undefined {
   const target = localTarget(rawTarget);
   if (target === undefined) return undefined;
   const shown = quoted(rawTarget);
@@ -230,10 +231,12 @@ function linkProblem(rawTarget: string, skillDir: string, exists: (relative: str
   const resolved = posix.normalize(`${skillDir}/${target}`);
   const found = resolved.startsWith("../") || resolved === ".." ? "absent" : exists(resolved);
   if (found === "unreadable") return broken(`Unexpected link ${shown}, which no file system can look up (a NUL byte, or a name longer than the system allows), expected a file inside ${skillDir}/`);
+  if (found === "denied") return broken(`Unexpected link ${shown}, which lint may not look up (permission denied, EACCES, on a folder of its path), expected a file at ${resolved.length > QUOTE_LIMIT ? quoted(resolved) : resolved} that can be read`);
+  if (found === "special") return broken(`Unexpected link to ${quoted(target)}, which is not a regular file (a FIFO, a socket or a device), expected a file at ${resolved.length > QUOTE_LIMIT ? quoted(resolved) : resolved}`);
   if (resolved !== skillDir && !resolved.startsWith(`${skillDir}/`)) {
     // Outside the skill's folder: a file there works while the skill sits in this tree, and one beyond the project cannot be judged.
     const beyondRoot = resolved.startsWith("../") || resolved === "..";
-    if (found === "absent" && !beyondRoot) return broken(`Unexpected link to ${quoted(target)}, which does not exist, expected a file at ${resolved.length > QUOTE_LIMIT ? quoted(resolved) : resolved}`);
+    if (found === "absent" && !beyondRoot) return broken(missingLinkMessage(target, resolved, skillDir, near(resolved)));
     return {
       ruleId: "skill/link-outside-skill",
       message: beyondRoot
@@ -242,7 +245,35 @@ function linkProblem(rawTarget: string, skillDir: string, exists: (relative: str
     };
   }
   if (found === "file" || found === "directory") return undefined;
-  return broken(`Unexpected link to ${quoted(target)}, which does not exist, expected a file at ${resolved.length > QUOTE_LIMIT ? quoted(resolved) : resolved}`);
+  return broken(missingLinkMessage(target, resolved, skillDir, near(resolved)));
+}
+
+/**
+ * A link to nothing; when a file has the same name up to letter case or
+ * Unicode form, the message names it as it is spelled on disk: the two names
+ * may look the same, and a file system that ignores the difference would
+ * hide it on one machine and not on another.
+ */
+function missingLinkMessage(target: string, resolved: string, skillDir: string, near: string | undefined): string {
+  const at = resolved.length > QUOTE_LIMIT ? quoted(resolved) : resolved;
+  if (near === undefined) return `Unexpected link to ${quoted(target)}, which does not exist, expected a file at ${at}`;
+  return `Unexpected link to ${quoted(target)}, which names no file as written, expected ${spelledAs(resolved, near, skillDir)}`;
+}
+
+/**
+ * The name on disk and why it does not count: "references/Tone.md" (the file
+ * is named references/Tone.md: names must match exactly, …), shown relative
+ * to the skill's folder when it is inside it, with the encodings when the
+ * names differ only in them (they print the same).
+ */
+function spelledAs(written: string, near: string, skillDir: string): string {
+  const shown = near.startsWith(`${skillDir}/`) ? near.slice(skillDir.length + 1) : near;
+  const encoding = written.normalize("NFC") === near.normalize("NFC") ? `, the same letters in another Unicode form (${normalForm(near)} on disk, ${normalForm(written)} as written)` : "";
+  return `${quoted(shown)} (the file is named ${shown.length > QUOTE_LIMIT ? quoted(shown) : shown}${encoding}: names must match exactly, letter case and Unicode form included)`;
+}
+
+function normalForm(text: string): string {
+  return text === text.normalize("NFC") ? "NFC" : text === text.normalize("NFD") ? "NFD" : "neither NFC nor NFD";
 }
 
 /**
@@ -250,19 +281,37 @@ function linkProblem(rawTarget: string, skillDir: string, exists: (relative: str
  * names a file relative to the skill's folder or to a folder above it up to
  * the project root.
  */
-function mentionProblem(mention: string, skillDir: string, exists: (relative: string) => Existence, inOtherSkill?: (skillRelative: string) => boolean): string | undefined {
+function mentionProblem(mention: string, skillDir: string, exists: (relative: string) => Existence, near: (relative: string) => string | undefined, inOtherSkill?: (skillRelative: string) => boolean): string | undefined {
   if (localTarget(mention) === undefined || mention.includes("\\")) return undefined;
   let unreadable = false;
+  let denied = false;
+  let special = false;
   for (let folder = skillDir; ; folder = posix.dirname(folder)) {
     const found = exists(folder === "." ? posix.normalize(mention) : posix.normalize(`${folder}/${mention}`));
     if (found === "file" || found === "directory") return undefined;
     if (found === "unreadable") unreadable = true;
+    if (found === "denied") denied = true;
+    if (found === "special") special = true;
     if (folder === "." || folder === "/" || folder === "") break;
   }
+  const spelled = inOtherSkill?.(posix.normalize(mention)) ? undefined : misspelledMention(mention, skillDir, near);
+  if (spelled !== undefined) return spelled;
   // "design-system's `references/triage.md`": a file of another skill of the project.
   if (inOtherSkill?.(posix.normalize(mention))) return undefined;
+  if (denied) return `Unexpected path ${quoted(mention)}, which lint may not look up (permission denied, EACCES, on a folder of its path), expected a file in the skill's folder that can be read`;
+  if (special) return `Unexpected path ${quoted(mention)}, which names something that is not a regular file (a FIFO, a socket or a device), expected a file in the skill's folder`;
   if (unreadable) return `Unexpected path ${quoted(mention)}, which no file system can look up (a NUL byte, or a name longer than the system allows), expected a file in the skill's folder`;
   return `Unexpected path ${quoted(mention)}, which names no file in ${skillDir}/ or a folder above it, expected an existing file, or a Markdown link when the skill ships the file`;
+}
+
+/** A mention that names a file only up to letter case or Unicode form, in the nearest folder where one does, and why it does not count. */
+function misspelledMention(mention: string, skillDir: string, near: (relative: string) => string | undefined): string | undefined {
+  for (let folder = skillDir; ; folder = posix.dirname(folder)) {
+    const resolved = folder === "." ? posix.normalize(mention) : posix.normalize(`${folder}/${mention}`);
+    const spelled = near(resolved);
+    if (spelled !== undefined) return `Unexpected path ${quoted(mention)}, which names no file as written, expected ${spelledAs(resolved, spelled, skillDir)}`;
+    if (folder === "." || folder === "/" || folder === "") return undefined;
+  }
 }
 
 function safeDecode(text: string): string {

@@ -1,8 +1,8 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { ruleRegistry, type RuleId } from "../../diagnostics/rules/index.js";
-import { DEFAULT_SKILL_PATTERNS, type SkillLayout } from "../discover/skill-folders.js";
+import { DEFAULT_SKILL_PATTERNS, patternLeavesRoot, type SkillLayout } from "../discover/skill-folders.js";
 import { CONFIG_FILE, INJECTIONS_FILE, PREFIX_TEMPLATE, TOOL_ORDER_FILE, VARIANTS_FILE } from "../discover/source-paths.js";
 import { readSource, SOURCE_READ_RULES, type SourceOverrides } from "../discover/read-source.js";
 import { isDiagnostic } from "../discover/sources.js";
@@ -86,6 +86,12 @@ export function readLintConfig(root: string, configPath?: string, overrides?: So
   if (!validate(located.value)) return { config: DEFAULT_LINT_CONFIG, diagnostics: schemaDiagnostics("config/invalid", located, validate.errors, "the config") };
   const diagnostics: Diagnostic[] = [];
   const config: LintConfig = { rules: ruleSettings(located, diagnostics), layout: layoutOf(located.value) };
+  config.layout.skills.forEach((pattern, index) => {
+    if (!patternLeavesRoot(pattern)) return;
+    diagnostics.push(
+      createDiagnostic("config/invalid", located.file, rangeAt(located, ["skills", index]), `Unexpected pattern ${quoted(pattern)} in skills that leaves the project root, expected a folder or glob inside the project (skills are found only there; this pattern was not searched)`),
+    );
+  });
   const profile = valueAt(located.value, ["profile"]);
   if (typeof profile === "string" && isProfile(profile)) config.profile = profile;
   const skillTypes = valueAt(located.value, ["skillTypes"]);
@@ -94,8 +100,26 @@ export function readLintConfig(root: string, configPath?: string, overrides?: So
   return { config, diagnostics };
 }
 
+/**
+ * Why `configPath` (a config named instead of the root's own, relative to the working folder) names no
+ * config file at all: an empty name, a folder, nothing there. Undefined for a file, even one that cannot
+ * be read: reading it reports that, at the file.
+ */
+export function namedConfigProblem(configPath: string): string | undefined {
+  if (configPath === "") return "--config names no file (an empty name)";
+  try {
+    if (statSync(resolve(configPath)).isDirectory()) return `--config ${configPath} is a folder, expected a config file`;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return `no config file at ${configPath}`;
+  }
+  return undefined;
+}
+
 /** A config named by path; its findings name it relative to the root, like every other file. */
 function readNamedConfig(root: string, configPath: string): ReturnType<typeof readSource> {
+  const problem = namedConfigProblem(configPath);
+  if (problem !== undefined) throw new ConfigFileError(problem);
   const absolute = resolve(configPath);
   const source = readSource(dirname(absolute), basename(absolute), SOURCE_READ_RULES);
   if (source === undefined) throw new ConfigFileError(`no config file at ${configPath}`);

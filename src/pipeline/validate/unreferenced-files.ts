@@ -77,6 +77,7 @@ export function unreferencedFileDiagnostics(input: UnreferencedFileInput): Diagn
   if (candidates.length === 0) return [];
   const referenced = findReferences(input, skillDir, files, candidates);
   const unreferenced = candidates.filter((file) => !referenced.has(file));
+  const misspelled = namedOtherwise(input.body, unreferenced);
   return groupByFolder(unreferenced, files).map((item) => {
     const shown = item.files.slice(0, LISTED).join(", ") + (item.files.length > LISTED ? `, … (${item.files.length - LISTED} more)` : "");
     const [what, names, expected] =
@@ -85,14 +86,39 @@ export function unreferencedFileDiagnostics(input: UnreferencedFileInput): Diagn
         : item.kind === "folder"
           ? [`folder "${item.path}/" (${item.files.length} files)`, "names it or a file in it", `${item.path}/`]
           : [`supporting files in "${item.path}/" (${item.files.length} of ${item.total}: ${shown})`, "names them", `${item.path}/ or each file`];
+    const otherwise = item.files.filter((file) => misspelled.has(file));
+    const spelling =
+      otherwise.length === 0
+        ? ""
+        : `; the body names ${item.kind === "file" ? "it" : otherwise.length === item.files.length ? "them" : otherwise.slice(0, LISTED).join(", ")} only with other letter case or in another Unicode form, and names must match exactly, letter case and Unicode form included`;
     return createDiagnostic(
       "skill/unreferenced-file",
       input.path,
       FILE_START,
-      `Unreferenced ${what}: neither the body nor a file it references ${names}, expected a link or path such as ${expected} where the skill uses ${item.kind === "file" ? "it" : "them"} (or remove ${item.kind === "file" ? "it" : "them"})`,
+      `Unreferenced ${what}: neither the body nor a file it references ${names}${spelling}, expected a link or path such as ${expected} where the skill uses ${item.kind === "file" ? "it" : "them"} (or remove ${item.kind === "file" ? "it" : "them"})`,
       { file: `${skillDir}/${item.path}`, range: FILE_START, message: item.kind === "file" ? "the file" : "the folder" },
     );
   });
+}
+
+/**
+ * The unreferenced files whose skill-relative path the body writes with
+ * other letter case or in another Unicode form (`references/tone.md` for
+ * `references/Tone.md`): a file system that ignores the difference opens
+ * them, but the names differ, so they do not count as named; the finding
+ * says why.
+ */
+function namedOtherwise(body: string, unreferenced: readonly string[]): Set<string> {
+  const found = new Set<string>();
+  if (unreferenced.length === 0) return found;
+  const folded = foldName(body);
+  for (const file of unreferenced) if (!body.includes(file) && folded.includes(foldName(file))) found.add(file);
+  return found;
+}
+
+/** The same letters whatever their case or Unicode form. */
+function foldName(text: string): string {
+  return text.normalize("NFC").toLowerCase().normalize("NFC");
 }
 
 /** Skill-relative paths of every file something the model reads names. */

@@ -1,0 +1,128 @@
+/**
+ * `init` in a folder that already holds skills: where it finds them, the
+ * types it gives the ones that name none (a workflow only where the skill
+ * declares an ordered procedure, with the step count of the checklist the
+ * build compiles), and a config of the collection's own, whose settings
+ * survive `--force`. One fixture folder per case under
+ * test/fixtures/init-existing/, copied to a temporary folder; the output init
+ * prints and the config it writes are golden files beside the fixture.
+ */
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { lint } from "../../src/lint.js";
+import { runCliInProcessFrom } from "../helpers/cli.js";
+import { readGolden } from "../helpers/golden.js";
+import { removeTempDirs, snapshotTree, tempDir } from "../helpers/temp-project.js";
+
+afterAll(removeTempDirs);
+
+const fixtures = fileURLToPath(new URL("../fixtures/init-existing/", import.meta.url));
+
+async function copyOf(name: string): Promise<string> {
+  const root = await tempDir(`gamma-init-${name}`);
+  cpSync(join(fixtures, name), root, { recursive: true });
+  return root;
+}
+
+const readJson = (path: string): Record<string, unknown> => JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+
+describe("init around skills already there", () => {
+  it("types a workflow only where the skill declares an ordered procedure, and prints the step count of the checklist the build compiles", async () => {
+    const root = await copyOf("types");
+    const created = await runCliInProcessFrom(root, "init");
+    expect(created.stderr).toBe("");
+    expect(created.code).toBe(0);
+    expect(created.stdout).toBe(readGolden(join(fixtures, "types.init.txt"), created.stdout));
+    const config = readJson(join(root, "gamma-prompt.config.json"));
+    // Two branches of 3 and 5 steps, and a list of principles under "Guidelines": no declared procedure, so references.
+    // A skill with its own type (here under metadata) gets no entry.
+    expect(config["skillTypes"]).toEqual({
+      "skills/deploy-app": "reference",
+      "skills/principles": "reference",
+      "skills/release": "workflow",
+      "skills/rollout": "workflow",
+    });
+
+    const built = await runCliInProcessFrom(root, "build", "--format", "json");
+    expect(built.code).toBe(0);
+    // Each workflow's printed step count is the one the runtime enforces.
+    for (const [name, count] of [...created.stdout.matchAll(/^ {2}skills\/(\S+) +workflow +\(its checklist (?:of (\d+) steps|is (\d+) "Step N" headings)/gm)].map((match) => [match[1] ?? "", Number(match[2] ?? match[3])] as const)) {
+      const steps = (readJson(join(root, "dist", "skills", `${name}.steps.json`))["steps"] as unknown[]).length;
+      expect(steps, name).toBe(count);
+    }
+    // No workflow without a verifying step: no warning on a type init chose.
+    const findings = (JSON.parse(built.stdout) as { diagnostics: Array<{ file: string; ruleId: string }> }).diagnostics;
+    expect(findings.filter((finding) => finding.ruleId.startsWith("skill/workflow-"))).toEqual([]);
+    // The references that hold a numbered list are the ones init's output names with that list: lint warns on them, as init said.
+    const warned = findings.filter((finding) => finding.ruleId === "skill/reference-checklist").map((finding) => finding.file.split("/")[1]);
+    const listed = [...created.stdout.matchAll(/^ {2}skills\/(\S+) +reference +\(a list of \d+ items/gm)].map((match) => match[1]);
+    expect(warned.sort()).toEqual(listed.sort());
+  });
+
+  it("finds SKILL.md files outside skills/*, dot folders included (not in node_modules, .git or dist), and writes the skills globs that match exactly them", async () => {
+    const root = await copyOf("layout");
+    // Never searched: dependencies and tooling state (made here: neither can be committed inside a fixture).
+    for (const folder of ["node_modules/dep/skills/dep-skill", ".git/skills/dep-skill"]) {
+      mkdirSync(join(root, folder), { recursive: true });
+      writeFileSync(join(root, folder, "SKILL.md"), "---\nname: dep-skill\ndescription: Use never.\n---\n\n# Dependency\n");
+    }
+    const created = await runCliInProcessFrom(root, "init");
+    expect(created.stderr).toBe("");
+    expect(created.code).toBe(0);
+    expect(created.stdout).toBe(readGolden(join(fixtures, "layout.init.txt"), created.stdout));
+    expect(created.stdout).not.toContain("skills/draft-outline");
+    const config = readJson(join(root, "gamma-prompt.config.json"));
+    expect(config["skills"]).toEqual([".claude/skills/*", "plugins/*/skills/*", "tools/lone"]);
+
+    const linted = await lint({ root });
+    expect(linted.skills.map((skill) => skill.name).sort()).toEqual(["alpha-one", "alpha-two", "beta-one", "beta-two", "helper", "lone"]);
+    expect(linted.errorCount).toBe(0);
+    // The old dist/ holds files no build wrote, which build refuses to replace: the agent builds once it is gone.
+    rmSync(join(root, "dist"), { recursive: true });
+    const built = await runCliInProcessFrom(root, "build");
+    expect(built.stderr).not.toContain(" error ");
+    expect(built.code).toBe(0);
+  });
+
+  it("names the skill folder, in any layout, in the ignore entry for a skill that would fail the first build", async () => {
+    const root = await tempDir("gamma-init-broken");
+    for (const name of ["good", "bad"]) {
+      mkdirSync(join(root, "plugins", "tools", "skills", name), { recursive: true });
+      const body = name === "bad" ? "See [the guide](references/missing.md).\n" : "- A fact.\n";
+      writeFileSync(join(root, "plugins", "tools", "skills", name, "SKILL.md"), `---\nname: ${name}\ndescription: Use when the user asks about ${name}.\n---\n\n# ${name}\n\n${body}`);
+    }
+    const created = await runCliInProcessFrom(root, "init");
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain("The first build will fail: lint finds 1 error in the skills:\n  plugins/tools/skills/bad/SKILL.md:");
+    expect(created.stdout).toContain('\n  "ignore": ["plugins/tools/skills/bad"]\n');
+  });
+
+  it("keeps a config of the collection's own: refuses without --force, naming what --force keeps; with it, adds only the keys and types it lacks", async () => {
+    const root = await copyOf("layout");
+    const own = {
+      profile: "agentskills",
+      skills: ["plugins/*/skills/*"],
+      ignore: ["plugins/beta/skills/beta-two"],
+      rules: { "skill/description-trigger": "off" },
+      skillTypes: { "plugins/alpha/**": "reference" },
+    };
+    writeFileSync(join(root, "gamma-prompt.config.json"), `${JSON.stringify(own, null, 2)}\n`);
+    const before = await snapshotTree(root);
+    const refused = await runCliInProcessFrom(root, "init");
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toContain('  gamma-prompt.config.json  (--force keeps its "profile", "skills", "ignore", "rules", "skillTypes" and adds only what it lacks)\n');
+    expect(await snapshotTree(root)).toEqual(before);
+
+    const forced = await runCliInProcessFrom(root, "init", "--force");
+    expect(forced.stderr).toBe("");
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toBe(readGolden(join(fixtures, "layout-own-config.init.txt"), forced.stdout));
+    const config = readFileSync(join(root, "gamma-prompt.config.json"), "utf8");
+    expect(config).toBe(readGolden(join(fixtures, "layout-own-config.config.json"), config));
+    // Every setting as it was; the one skill the config's own skillTypes does not cover (and does not ignore) is typed.
+    expect(JSON.parse(config)).toEqual({ ...own, $schema: "https://unpkg.com/gamma-prompt/schemas/config.schema.json", skillTypes: { "plugins/alpha/**": "reference", "plugins/beta/skills/beta-one": "reference" } });
+  });
+});
