@@ -11,7 +11,7 @@ import { KNOWLEDGE_DIR } from "./protocol/knowledge.js";
 import { CACHE_FORMAT, cacheFile, computeInputKey, readPersistedBuild, sourceSnapshot, stampSources, writePersistedBuild } from "./pipeline/cache/build-cache.js";
 import type { CompiledProject } from "./pipeline/compile/compile.js";
 import { DIST_MEMORY, EmitError, emitArtifacts, listTree, type DistMemory } from "./pipeline/emit/emit.js";
-import { acquireOutputLock, lockPathFor, removeStaleLockFiles, type LockHolder, type OutputLock } from "./pipeline/emit/lock.js";
+import { acquireOutputLock, lockPathFor, LockWriteError, removeStaleLockFiles, type LockHolder, type OutputLock } from "./pipeline/emit/lock.js";
 import { recoverDist, removeStaleStaging, type Recovery } from "./pipeline/emit/recovery.js";
 import { BuildSession, defineSlot } from "./pipeline/session/build-session.js";
 import type { ArtifactContent } from "./pipeline/emit/artifacts.js";
@@ -230,7 +230,13 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
   const artifacts = compiled.artifacts;
   const manifest = compiled.manifest;
 
-  const ownership = await checkOwnership(outDir, outRel, artifacts, previousManifest);
+  let ownership: Diagnostic | undefined;
+  try {
+    ownership = await checkOwnership(outDir, outRel, artifacts, previousManifest);
+  } catch (error) {
+    if (!(error instanceof EmitError)) throw error;
+    ownership = createDiagnostic(error.ruleId, error.path ? `${outRel}/${error.path}` : outRel, FILE_START, error.message);
+  }
   if (ownership) return failed([...compiled.diagnostics, ownership].sort(compareDiagnostics));
 
   if (!lock.stillHeld()) {
@@ -291,7 +297,14 @@ async function tryFastPath(root: string, outDir: string, outRel: string, key: st
   if (!manifest) return undefined;
   const entry = await readPersistedBuild(cacheFile(root, outRel));
   if (!entry || entry.key !== key || !probesStillHold(root, entry.probes)) return undefined;
-  const present = listTree(outDir);
+  let present: Set<string>;
+  try {
+    present = listTree(outDir);
+  } catch (error) {
+    // A folder of dist/ that cannot be listed: the full build names it.
+    if (error instanceof EmitError) return undefined;
+    throw error;
+  }
   const expected = Object.keys(entry.artifacts);
   if (present.size !== expected.length || !expected.every((path) => present.has(path))) return undefined;
   const matches = await Promise.all(
@@ -381,8 +394,12 @@ function artifactHashes(artifacts: ReadonlyMap<string, ArtifactContent>, known: 
  * beside the output folder, so a read-only project root is not mistaken for a missing output folder.
  */
 function unusableOutputFolder(error: unknown, outDir: string): unknown {
-  const code = fsErrorCode(error);
-  if (code === undefined) return error;
+  const code = error instanceof LockWriteError ? error.code : fsErrorCode(error);
+  if (code === undefined) return error instanceof LockWriteError ? error.cause : error;
+  if (error instanceof LockWriteError && ["ENOSPC", "EDQUOT", "EIO", "EFBIG"].includes(code)) {
+    // The folder that holds the lock is there (a full disk, a quota): what failed is writing the lock, not creating dist/.
+    return new ProjectRootError(`output folder "${outDir}" cannot be written: its lock ${basename(error.lockPath)}, in the folder that holds it, cannot be written: ${describeFsError(code)} (${code})`);
+  }
   if (code === "EACCES" || code === "EPERM" || code === "EROFS") {
     return new ProjectRootError(`output folder "${outDir}" cannot be written: its lock ${basename(lockPathFor(outDir))}, in the folder that holds it, cannot be created: ${describeFsError(code)} (${code})`);
   }

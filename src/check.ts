@@ -103,7 +103,7 @@ export async function checkAndBuild(options: CheckOptions): Promise<{ result: Ch
   const counts = countDiagnostics(diagnostics);
   const planArtifact = compiled.artifacts.get(CACHE_PLAN_FILE);
   // The blocks the committed plan caches that the sources' plan no longer has, priced.
-  const invalidation = report.drift.some((entry) => entry.artifact === CACHE_PLAN_FILE) ? (await import("./cost/variant-prompts.js")).invalidationAgainstOutput(outDir, compiled.artifacts) : undefined;
+  const invalidation = report.drift.some((entry) => entry.artifact === CACHE_PLAN_FILE && entry.kind !== "unreadable") ? (await import("./cost/variant-prompts.js")).invalidationAgainstOutput(outDir, compiled.artifacts) : undefined;
   const result: CheckResult = {
     ok: counts.errorCount === 0,
     diagnostics,

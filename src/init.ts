@@ -1,5 +1,6 @@
-import { lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packageRoot } from "./package-paths.js";
 import { describeFsError, fsErrorCode } from "./path-problem.js";
@@ -145,18 +146,74 @@ export async function init(options: InitOptions): Promise<InitResult> {
   const paths = [...files.keys()].sort(compare);
   const existing = paths.filter((path) => occupied(join(dir, path)));
   if (existing.length > 0 && options.force !== true) return { ok: false, dir, files: paths, written: [], existing, ...typed };
-  try {
-    for (const path of paths) {
-      const file = join(dir, path);
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, files.get(path) as Uint8Array);
+  writeScaffold(dir, options.dir, paths, files);
+  return { ok: true, dir, files: paths, written: paths, existing, ...typed };
+}
+
+/**
+ * Writes the scaffold all or nothing: every file first goes to a temporary
+ * name beside its place (the folders it needs are made), and only when all
+ * of them are written whole are they renamed into place. A failure (a full
+ * disk, a folder that cannot be written, a folder where a file belongs)
+ * removes the temporary files and the folders this run made, and says which
+ * file failed and that nothing was written.
+ */
+function writeScaffold(dir: string, given: string, paths: readonly string[], files: ReadonlyMap<string, Uint8Array>): void {
+  const made: string[] = [];
+  const staged: Array<{ temp: string; file: string; replaces: boolean }> = [];
+  const token = `${process.pid}.${randomBytes(4).toString("hex")}`;
+  const undo = (): void => {
+    for (const { temp } of staged) rmSync(temp, { force: true });
+    // Deepest first; a folder someone else put something into meanwhile stays.
+    for (const folder of [...made].sort((a, b) => b.length - a.length)) {
+      try {
+        rmdirSync(folder);
+      } catch {
+        // not empty, or already gone
+      }
     }
-  } catch (error) {
+  };
+  const fail = (path: string, error: unknown, done: readonly string[] = []): never => {
     const code = fsErrorCode(error);
     if (code === undefined) throw error;
-    throw new InitUsageError(`"${options.dir}" cannot be written: ${describeFsError(code)} (${code})`);
+    const reason = code === "EISDIR" ? "it is a folder, expected a file" : `${describeFsError(code)} (${code})`;
+    const kept = done.length === 0 ? "nothing was written" : `only ${done.join(", ")} ${done.length === 1 ? "was" : "were"} replaced, nothing else was written`;
+    throw new InitUsageError(`"${given}" cannot be written: ${path}: ${reason}; ${kept}`);
+  };
+  for (const path of paths) {
+    const file = join(dir, path);
+    const temp = join(dirname(file), `.${basename(file)}.${token}.tmp`);
+    try {
+      if (lstatSync(file, { throwIfNoEntry: false })?.isDirectory() === true) throw Object.assign(new Error(`${path} is a folder`), { code: "EISDIR" });
+      for (let folder = dirname(file), missing: string[] = []; ; folder = dirname(folder)) {
+        if (lstatSync(folder, { throwIfNoEntry: false }) !== undefined || dirname(folder) === folder) {
+          if (missing.length > 0) {
+            mkdirSync(dirname(file), { recursive: true });
+            made.push(...missing);
+          }
+          break;
+        }
+        missing.push(folder);
+      }
+      staged.push({ temp, file, replaces: lstatSync(file, { throwIfNoEntry: false }) !== undefined });
+      writeFileSync(temp, files.get(path) as Uint8Array, { flag: "wx" });
+    } catch (error) {
+      undo();
+      fail(path, error);
+    }
   }
-  return { ok: true, dir, files: paths, written: paths, existing, ...typed };
+  for (const [index, { temp, file }] of staged.entries()) {
+    try {
+      renameSync(temp, file);
+    } catch (error) {
+      // Renames in one folder do not need space; should one still fail, the new files already in place go again.
+      const done = staged.slice(0, index);
+      for (const entry of done) if (!entry.replaces) rmSync(entry.file, { force: true });
+      staged.splice(0, index);
+      undo();
+      fail(paths[index] as string, error, done.filter((entry) => entry.replaces).map((entry) => relative(dir, entry.file).split(sep).join("/")));
+    }
+  }
 }
 
 /** The config already in the folder, when it is a JSON object; undefined when absent or unreadable as one (then it is a file like any other: kept without --force, replaced with it). */

@@ -1,4 +1,4 @@
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./stage-data.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
@@ -6,6 +6,7 @@ import { BuildSession } from "./pipeline/session/build-session.js";
 import { detectProfile, isAgentProject, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
 import { fixSkillAgain, fixSkillBytes, fixSkillFiles, type FixedSkillFile, type SkillFix } from "./pipeline/fix/fix-skills.js";
 import { writeFixedFiles } from "./pipeline/fix/write-fixes.js";
+import { removeStaleTempFiles } from "./pipeline/fix/replace-file.js";
 import { acceptedToolParametersOf, readVerifiedDist } from "./pipeline/emit/verified-dist.js";
 
 export type { FixedSkillFile, SkillFix } from "./pipeline/fix/fix-skills.js";
@@ -107,6 +108,10 @@ export async function lint(options: LintOptions): Promise<LintResult> {
       if (!changed) break;
     }
     fixedFiles = [...fixed.values()];
+    if (options.fix === "write") {
+      // What an earlier --fix killed before its rename left beside the skill files (never read as a source).
+      for (const folder of new Set(linted.files.map((file) => dirname(join(root, file.path))))) removeStaleTempFiles(folder);
+    }
     if (fixedFiles.length > 0 && options.fix === "write") {
       options.signal?.throwIfAborted();
       writeFixedFiles(root, fixedFiles);

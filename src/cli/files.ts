@@ -1,7 +1,8 @@
-import { statSync, writeFileSync } from "node:fs";
+import { lstatSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, relative } from "node:path";
 import { describeFsError, fsErrorCode } from "../path-problem.js";
 import { readRegularFile, statIfPossible } from "../protocol/regular-file.js";
+import { writeFileWhole } from "../pipeline/fix/replace-file.js";
 
 /**
  * Files named on the command line: read without ever blocking (a FIFO is
@@ -29,14 +30,19 @@ export function readCommandFile(path: string, what: string, shown = path): strin
   }
 }
 
-/** Writes `text` to `path`, replacing a regular file; anything else there, or a path that cannot be written, is refused. */
+/**
+ * Writes `text` to `path`, replacing a regular file; anything else there, or a path that cannot be written, is refused.
+ * The file is replaced whole (a temporary file beside it, renamed over it): a write that fails (a full disk) leaves
+ * the old file as it was and no temporary file. A symbolic link to a file stays a link; the file it points to is replaced.
+ */
 export function writeCommandFile(path: string, text: string, what: string): void {
   const existing = statIfPossible(path);
   if (existing !== undefined && !existing.isFile()) {
     throw new CommandFileError(`cannot write the ${what} to ${path}: it is ${existing.isDirectory() ? "a folder" : existing.isFIFO() ? "a FIFO" : "not a regular file"}, expected a file's path`);
   }
   try {
-    writeFileSync(path, text);
+    const target = existing !== undefined && lstatSync(path).isSymbolicLink() ? realpathSync(path) : path;
+    writeFileWhole(target, Buffer.from(text), existing === undefined ? undefined : existing.mode & 0o7777);
   } catch (error) {
     const code = fsErrorCode(error);
     if (code === undefined) throw error;

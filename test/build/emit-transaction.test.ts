@@ -12,7 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "n
 import { join } from "node:path";
 import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { emitArtifacts, EmitError, listTree, type EmitMemory } from "../../src/pipeline/emit/emit.js";
-import { JOURNAL_FILE, JOURNAL_FORMAT, type DistJournal } from "../../src/protocol/dist-journal.js";
+import { JOURNAL_FILE, JOURNAL_FORMAT, processStartTime, type DistJournal } from "../../src/protocol/dist-journal.js";
 import { removeTempDirs, tempDir } from "./helpers.js";
 
 /** Every journal renamed into dist/, read at the moment of its rename. */
@@ -144,6 +144,8 @@ describe("replacing a build", () => {
       format: JOURNAL_FORMAT,
       pid: process.pid,
       startedAt: journal.startedAt,
+      // When this process started, where the system tells: a pid reused later is not taken for this build.
+      ...(processStartTime(process.pid) === undefined ? {} : { processStart: processStartTime(process.pid) }),
       staging: journal.staging,
       manifestSha256: sha('{"v":2}'),
       changes: [

@@ -10,7 +10,9 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSyn
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { build } from "../../src/build.js";
-import { acquireOutputLock, DEFAULT_LOCK_WAIT_MS, lockPathFor, OutputLockedError, removeStaleLockFiles, type LockHolder, type OutputLock } from "../../src/pipeline/emit/lock.js";
+import { spawn } from "node:child_process";
+import { acquireOutputLock, DEFAULT_LOCK_WAIT_MS, lockPathFor, LockWriteError, OutputLockedError, removeStaleLockFiles, type LockHolder, type OutputLock } from "../../src/pipeline/emit/lock.js";
+import { JOURNAL_FILE, journaledMessage, journalState, processStartTime } from "../../src/protocol/dist-journal.js";
 import { STALE_STAGING_MS } from "../../src/pipeline/emit/recovery.js";
 import type { RegularRead, RegularReadOptions } from "../../src/protocol/regular-file.js";
 import { copyProject, removeTempDirs, tempDir } from "./helpers.js";
@@ -26,6 +28,7 @@ const hooks = vi.hoisted(
       beforeRead?: (path: string) => void;
       afterRead?: (path: string) => void;
       linkSync?: (from: string, to: string) => void;
+      writeFileSync?: (path: string) => void;
     },
 );
 vi.mock("../../src/protocol/regular-file.js", async (importOriginal) => {
@@ -47,6 +50,10 @@ vi.mock("node:fs", async (importOriginal) => {
     linkSync: (from: fs.PathLike, to: fs.PathLike) => {
       hooks.linkSync?.(String(from), String(to));
       actual.linkSync(from, to);
+    },
+    writeFileSync: (...args: Parameters<typeof fs.writeFileSync>) => {
+      hooks.writeFileSync?.(String(args[0]));
+      actual.writeFileSync(...args);
     },
   };
 });
@@ -381,6 +388,103 @@ describe("the output lock on unusual files", () => {
     const error: unknown = await acquireOutputLock(dist, { waitMs: 0 }).catch((caught: unknown) => caught);
     expect((error as NodeJS.ErrnoException).code).toBe("EPERM");
     expect(readdirSync(join(dist, ".."))).toEqual([]);
+  });
+});
+
+describe("a lock that cannot be written", () => {
+  /** A full disk: the temporary lock file is created, a few bytes go down, then ENOSPC. */
+  function fillDisk(dist: string): void {
+    hooks.writeFileSync = (path) => {
+      if (!path.startsWith(`${lockPathFor(dist)}.`)) return;
+      const descriptor = fs.openSync(path, "w");
+      fs.writeSync(descriptor, "{");
+      fs.closeSync(descriptor);
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    };
+  }
+
+  it("fails with the file system's error and leaves no temporary lock file, attempt after attempt", async () => {
+    const dist = await outDir();
+    mkdirSync(dist, { recursive: true });
+    fillDisk(dist);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const error: unknown = await acquireOutputLock(dist, { waitMs: 0 }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(LockWriteError);
+      expect((error as LockWriteError).code).toBe("ENOSPC");
+    }
+    expect(readdirSync(join(dist, ".."))).toEqual(["dist"]);
+  });
+
+  it("makes build say that the lock cannot be written, not that the existing output folder cannot be created", async () => {
+    const root = await copyProject("basic");
+    expect((await build({ root, persistentCache: false })).ok).toBe(true);
+    const siblings = readdirSync(root).sort();
+    fillDisk(join(root, "dist"));
+    const error: unknown = await build({ root, persistentCache: false }).catch((caught: unknown) => caught);
+    expect((error as Error).message).toBe('output folder "dist" cannot be written: its lock .gamma-prompt-lock-dist, in the folder that holds it, cannot be written: no space left on the device (ENOSPC)');
+    expect(readdirSync(root).sort()).toEqual(siblings);
+  });
+});
+
+describe("a pid that another process has taken since", () => {
+  /** A live process that is not a build, and its start time as the system records it. */
+  async function otherProcess(): Promise<{ pid: number; start: string | undefined; stop: () => void }> {
+    const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+    await new Promise((resolve) => child.once("spawn", resolve));
+    return { pid: child.pid as number, start: processStartTime(child.pid as number), stop: () => child.kill("SIGKILL") };
+  }
+
+  it.skipIf(process.platform !== "linux")("takes over a lock that names a live pid whose process started at another time, without waiting", async () => {
+    const other = await otherProcess();
+    try {
+      expect(other.start).toMatch(/^.+:\d+$/);
+      const dist = await outDir();
+      writeLock(dist, { pid: other.pid, startedAt: "2026-01-01T00:00:00.000Z", token: "0123456789abcdef", processStart: `${other.start as string}1` });
+      const waitedFor: LockHolder[] = [];
+      const lock = await acquireOutputLock(dist, { waitMs: 0, onWait: (holder) => waitedFor.push(holder) });
+      expect(waitedFor).toEqual([]);
+      expect(lock.holder.processStart).toBe(processStartTime(process.pid));
+      expect(JSON.parse(readFileSync(lock.path, "utf8"))).toEqual(lock.holder);
+      lock.release();
+    } finally {
+      other.stop();
+    }
+  });
+
+  it.skipIf(process.platform !== "linux")("waits for a lock whose pid and start time are those of a live process, and for one that records no start time", async () => {
+    const other = await otherProcess();
+    try {
+      for (const recorded of [{ processStart: other.start as string }, {}]) {
+        const dist = await outDir();
+        writeLock(dist, { pid: other.pid, startedAt: "2026-01-01T00:00:00.000Z", token: "0123456789abcdef", ...recorded });
+        const error = await refusal(dist, 0);
+        expect(error.holder?.pid).toBe(other.pid);
+      }
+    } finally {
+      other.stop();
+    }
+  });
+
+  it.skipIf(process.platform !== "linux")("a journal left by a build whose pid now names another process is an interrupted build, not one in progress", async () => {
+    const other = await otherProcess();
+    try {
+      const dist = await outDir();
+      mkdirSync(dist, { recursive: true });
+      const journal = { format: "gamma-prompt/dist-journal/v1", pid: other.pid, startedAt: "2026-01-01T00:00:00.000Z", staging: "x", manifestSha256: null, changes: [] };
+      writeFileSync(join(dist, JOURNAL_FILE), JSON.stringify({ ...journal, processStart: `${other.start as string}1` }));
+      const reused = journalState(dist);
+      expect(reused).toEqual({ present: true, pid: other.pid, live: false });
+      expect(journaledMessage(reused)).toBe("an interrupted build left dist/ half-replaced; run gamma-prompt build");
+      writeFileSync(join(dist, JOURNAL_FILE), JSON.stringify({ ...journal, processStart: other.start }));
+      expect(journalState(dist)).toEqual({ present: true, pid: other.pid, live: true });
+    } finally {
+      other.stop();
+    }
+  });
+
+  it("a build records its own start time in its lock and journal where the system tells it", () => {
+    const start = processStartTime(process.pid);
+    if (process.platform === "linux") expect(start).toMatch(/^[0-9a-f-]+:\d+$/);
   });
 });
 

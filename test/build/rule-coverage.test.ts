@@ -23,6 +23,7 @@ const NOT_FIXTURED: Record<string, string> = {
   "dist/not-owned": "test/build/safe-write.test.ts",
   "dist/write-failed": "test/build/safe-write.test.ts",
   "dist/not-a-file": "test/robustness/special-files.test.ts",
+  "dist/unreadable": "test/robustness/unreadable-dist.test.ts",
   "dist/interrupted-build": "test/robustness/crash.test.ts",
   "source/not-a-file": "test/robustness/special-files.test.ts",
   "source/outside-root": "test/robustness/special-files.test.ts",

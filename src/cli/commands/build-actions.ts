@@ -136,7 +136,7 @@ export async function runCheckCommand(given: CheckCommandOptions): Promise<numbe
     if (text) process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
     if (options.format === "stylish") {
       if (outcome.ok) process.stdout.write(`${options.out}/ is current: ${outcome.artifactCount} artifacts match their sources\n`);
-      else if (outcome.drift.length > 0) {
+      else if (outcome.drift.some((entry) => entry.kind !== "unreadable")) {
         process.stdout.write(
           outcome.invalidatesSharedPrefix
             ? "The static prefix or tool schemas changed: every variant loses its shared cached prefix. Run `gamma-prompt build`.\n"

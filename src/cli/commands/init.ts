@@ -46,9 +46,10 @@ ordered procedure), printed with its reason for review. The skills are never tou
 
 Never overwrites a file: when any file of the scaffold already exists, init lists them, writes
 nothing and exits 1; --force overwrites them, except the config, which keeps its settings (init adds
-only the keys it lacks). On a terminal, init asks for each choice not given as a flag; without one
-(CI, pipes) it takes the defaults: --template agent --profile gamma.`,
-        exitCodes: "0 created, 1 files already exist (nothing written), 2 usage or internal error, 130 cancelled at a prompt (nothing written).",
+only the keys it lacks). The scaffold is written all or nothing: a file that cannot be written (a full
+disk) leaves nothing behind and exits 2. On a terminal, init asks for each choice not given as a flag;
+without one (CI, pipes) it takes the defaults: --template agent --profile gamma.`,
+        exitCodes: "0 created, 1 files already exist (nothing written), 2 usage, a file that cannot be written (nothing written) or internal error, 130 cancelled at a prompt (nothing written).",
         examples: ["gamma-prompt init my-agent", "cd my-skills && gamma-prompt init", "gamma-prompt init my-agent --name \"Support agent\"", "gamma-prompt init gamma-copy --template gamma", "gamma-prompt init my-skills --profile agentskills"],
       }),
     )

@@ -60,6 +60,7 @@ export const buildRules = {
   "dist/hash-mismatch": { severity: "error", description: "Every file's sha256 matches its entry in dist/manifest.json." },
   "dist/not-owned": { severity: "error", description: "An output folder without manifest.json holds no other files (gamma-prompt never deletes files it did not write)." },
   "dist/not-a-file": { severity: "error", description: "Every artifact path in dist/ holds a regular file, never a FIFO, socket or device (found with fstat, never read)." },
+  "dist/unreadable": { severity: "error", description: "Every file and folder in dist/ can be read (a file or folder without read permission is named, not taken for a missing one)." },
   "dist/interrupted-build": { severity: "error", description: "dist/ carries no journal of an interrupted build (run `gamma-prompt build`, which rolls it back or forward)." },
   "source/not-a-file": { severity: "error", description: "Every source is a regular file, never a FIFO, socket or device (found with fstat, never read)." },
   "source/outside-root": { severity: "error", description: "No source is reached through a symbolic link that leaves the project root." },

@@ -437,6 +437,11 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   "dist/hash-mismatch": { text: "Every file's sha256 must match its entry in dist/manifest.json; the runtime refuses tampered artifacts. The message says which side was edited after the build: the file (it also differs from what the sources produce, dist/changed), or manifest.json (the file has the bytes the sources produce).", bad: "a byte changed after the build", good: "dist/ as build writes it" },
   "dist/not-owned": { text: "gamma-prompt never deletes files it did not write: an output folder without manifest.json must hold no other files.", bad: "--out src", good: "--out dist" },
   "dist/not-a-file": { text: "Every artifact path in dist/ holds a regular file, checked with fstat and never read otherwise: a FIFO or device there would block check and the runtime.", bad: "mkfifo dist/prefix.md", good: "dist/ as build writes it" },
+  "dist/unreadable": {
+    text: "check compares every artifact with the bytes its sources produce, and build lists dist/ before replacing it: a file or folder in dist/ they cannot read (no read permission, or no search permission on a folder) is this error, naming the path and the file system's reason. It is not reported as missing, since running build does not help while the permissions stay as they are. check reports the other artifacts as usual; build stops before writing and leaves dist/ as it was.",
+    bad: "chmod 000 dist/skills",
+    good: "dist/ readable by the user who runs check and build",
+  },
   "dist/interrupted-build": { text: "A journal in dist/ means a build stopped while replacing artifacts; check refuses the half-replaced folder until gamma-prompt build rolls it back or forward.", bad: "dist/ with a leftover build journal", good: "gamma-prompt build, then check" },
   "dist/write-failed": { text: "dist/ could not be written (permissions, a full disk); it is left exactly as it was.", bad: "a read-only dist/", good: "a writable dist/" },
   "audit/required-step": {

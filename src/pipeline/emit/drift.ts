@@ -3,7 +3,8 @@ import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../..
 import { loadTokenizer } from "../../tokens.js";
 import { readRegularFile } from "../../protocol/regular-file.js";
 import { withLfLineEndings } from "../../protocol/line-endings.js";
-import { listTree } from "./emit.js";
+import { listTree, unreadableFolderMessage } from "./emit.js";
+import { describeFsError } from "../../path-problem.js";
 import { MANIFEST_FILE, PREFIX_FILE, TOOLS_FILE, type ArtifactContent } from "./artifacts.js";
 import type { TemplateOrigin } from "../render/prefix-origin.js";
 import { sha256Hex } from "../discover/read-source.js";
@@ -13,7 +14,10 @@ import { isRecord } from "../../protocol/records.js";
 export interface DriftEntry {
   /** dist-relative path. */
   artifact: string;
-  kind: "changed" | "missing" | "extra" | "hash-mismatch" | "not-a-file";
+  kind: "changed" | "missing" | "extra" | "hash-mismatch" | "not-a-file" | "unreadable";
+  /** For unreadable: the error the file system gave (EACCES), and whether the path is a folder that cannot be listed. */
+  code?: string;
+  folder?: boolean;
   /** For not-a-file: what the path holds instead (a FIFO, a socket, a device). */
   found?: string;
   /** sha256 the sources produce (changed, missing) or the manifest records (hash-mismatch). */
@@ -44,11 +48,16 @@ export async function compareDist(
   expected: ReadonlyMap<string, ArtifactContent>,
   locate: (offset: number) => Promise<TemplateOrigin | undefined>,
 ): Promise<DriftReport> {
-  const present = listTree(outDir);
+  const unreadableFolders = new Map<string, string>();
+  const present = listTree(outDir, unreadableFolders);
   const drift: DriftEntry[] = [];
+  for (const [folder, code] of unreadableFolders) drift.push({ artifact: folder, kind: "unreadable", code, folder: true });
+  // What an unreadable folder holds is unknown: its artifacts are neither missing nor compared.
+  const hidden = (path: string): boolean => [...unreadableFolders.keys()].some((folder) => folder === "" || path.startsWith(`${folder}/`));
   for (const path of [...expected.keys()].sort()) {
     const content = expected.get(path) as ArtifactContent;
     const expectedSha256 = sha256Hex(content);
+    if (hidden(path)) continue;
     if (!present.has(path)) {
       drift.push({ artifact: path, kind: "missing", expectedSha256 });
       continue;
@@ -56,6 +65,10 @@ export async function compareDist(
     const read = readRegularFile(join(outDir, path));
     if (read.kind === "not-a-file") {
       drift.push({ artifact: path, kind: "not-a-file", expectedSha256, found: read.what });
+      continue;
+    }
+    if (read.kind === "error") {
+      drift.push({ artifact: path, kind: "unreadable", expectedSha256, code: read.code });
       continue;
     }
     if (read.kind !== "file") {
@@ -82,7 +95,7 @@ export async function compareDist(
     drift.push({ artifact: path, kind: "extra", ...(actual === undefined ? {} : { actualSha256: sha256Hex(actual) }) });
   }
   drift.push(...(await manifestMismatches(outDir, present)));
-  const invalidatesSharedPrefix = drift.some((entry) => (entry.artifact === PREFIX_FILE || entry.artifact === TOOLS_FILE) && entry.kind !== "hash-mismatch");
+  const invalidatesSharedPrefix = drift.some((entry) => (entry.artifact === PREFIX_FILE || entry.artifact === TOOLS_FILE) && entry.kind !== "hash-mismatch" && entry.kind !== "unreadable");
   return { drift, invalidatesSharedPrefix };
 }
 
@@ -102,7 +115,7 @@ async function manifestMismatches(outDir: string, present: ReadonlySet<string>):
   for (const [path, recorded] of Object.entries(artifacts).sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (!present.has(path) || !isRecord(recorded) || typeof recorded["sha256"] !== "string") continue;
     const actual = readIfReadable(join(outDir, path));
-    // An unreadable file is already reported as missing or extra.
+    // An unreadable file is already reported as unreadable, missing or extra.
     if (actual === undefined) continue;
     const actualSha256 = sha256Hex(actual);
     if (actualSha256 !== recorded["sha256"]) entries.push({ artifact: path, kind: "hash-mismatch", expectedSha256: recorded["sha256"], actualSha256 });
@@ -169,6 +182,15 @@ export function driftDiagnostics(outRel: string, report: DriftReport): Diagnosti
     switch (entry.kind) {
       case "not-a-file":
         return createDiagnostic("dist/not-a-file", file, FILE_START, `Unexpected ${entry.found ?? "special file"}, expected a regular file (remove it and run \`gamma-prompt build\`)`);
+      case "unreadable":
+        return createDiagnostic(
+          "dist/unreadable",
+          entry.artifact === "" ? outRel : file,
+          FILE_START,
+          entry.folder === true
+            ? unreadableFolderMessage(entry.code ?? "EACCES")
+            : `Unexpected file that cannot be read (${describeFsError(entry.code)}, ${entry.code ?? "unknown error"}), expected an artifact gamma-prompt can read: give it read permission, then run the command again`,
+        );
       case "missing":
         return createDiagnostic("dist/missing", file, FILE_START, "Unexpected missing artifact, expected the file the sources produce (run `gamma-prompt build`)");
       case "extra":

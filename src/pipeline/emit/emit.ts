@@ -2,13 +2,14 @@ import { randomBytes } from "node:crypto";
 import { copyFileSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, type Dirent } from "node:fs";
 import { rm, rmdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { JOURNAL_FILE, JOURNAL_FORMAT, type DistJournal } from "../../protocol/dist-journal.js";
+import { JOURNAL_FILE, JOURNAL_FORMAT, processStartTime, type DistJournal } from "../../protocol/dist-journal.js";
 import { MANIFEST_FILE, type DistManifest } from "../../protocol/dist-manifest.js";
 import { readRegularFile } from "../../protocol/regular-file.js";
 import { defineSlot } from "../session/build-session.js";
 import { sameStamp, stampOf, type FileStamp } from "../discover/file-stamp.js";
 import { errorCode, isNotFound } from "../discover/sources.js";
 import { sha256Hex } from "../discover/read-source.js";
+import { describeFsError } from "../../path-problem.js";
 import { failpoint } from "./failpoint.js";
 import type { ArtifactContent } from "./artifacts.js";
 import { attempt, removeEmptyFolders, rollBack, stagingPrefix } from "./recovery.js";
@@ -94,7 +95,9 @@ export class EmitError extends Error {
   constructor(
     message: string,
     readonly path: string,
-    readonly ruleId: "dist/write-failed" | "dist/not-a-file" = "dist/write-failed",
+    readonly ruleId: "dist/write-failed" | "dist/not-a-file" | "dist/unreadable" = "dist/write-failed",
+    /** The file system's error code, when one caused it. */
+    readonly code?: string,
   ) {
     super(message);
   }
@@ -124,6 +127,7 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
     format: JOURNAL_FORMAT,
     pid: process.pid,
     startedAt: new Date().toISOString(),
+    ...startOfThisProcess(),
     staging: stagingName,
     manifestSha256: artifacts.has(MANIFEST_FILE) && changed.includes(MANIFEST_FILE) ? sha256Hex(artifacts.get(MANIFEST_FILE) as ArtifactContent) : null,
     changes: [
@@ -301,8 +305,13 @@ function keepBackup(outDir: string, staging: string, path: string, made: Set<str
   }
 }
 
-/** Every file under `dir` as a POSIX path relative to it; empty when `dir` does not exist. */
-export function listTree(dir: string): Set<string> {
+/**
+ * Every file under `dir` as a POSIX path relative to it; empty when `dir` does not exist.
+ * A folder that cannot be listed (no permission) is an {@link EmitError} of rule
+ * dist/unreadable naming that folder; with `unreadable` given, it is recorded
+ * there instead (folder → error code, "" for `dir` itself) and the rest is listed.
+ */
+export function listTree(dir: string, unreadable?: Map<string, string>): Set<string> {
   const found = new Set<string>();
   const walk = (relDir: string): void => {
     let entries: Dirent[];
@@ -311,7 +320,14 @@ export function listTree(dir: string): Set<string> {
     } catch (error) {
       // No folder there, or a name no file system can look up (over the limit, a NUL byte): nothing to list.
       if (relDir === "" && (isNotFound(error) || ["ENOTDIR", "ENAMETOOLONG", "ERR_INVALID_ARG_VALUE"].includes(errorCode(error) ?? ""))) return;
-      throw error;
+      // A folder inside removed or replaced by a file meanwhile fails too: its files would be left out.
+      const code = errorCode(error);
+      if (code === "unknown error") throw error;
+      if (unreadable) {
+        unreadable.set(relDir, code);
+        return;
+      }
+      throw new EmitError(unreadableFolderMessage(code), relDir, "dist/unreadable", code);
     }
     for (const entry of entries) {
       const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
@@ -323,6 +339,17 @@ export function listTree(dir: string): Set<string> {
   };
   walk("");
   return found;
+}
+
+/** This process's start time for the journal, where the system tells it. */
+function startOfThisProcess(): { processStart?: string } {
+  const processStart = processStartTime(process.pid);
+  return processStart === undefined ? {} : { processStart };
+}
+
+/** The message of dist/unreadable for a folder of the output that cannot be listed. */
+export function unreadableFolderMessage(code: string): string {
+  return `Unexpected folder that cannot be read (${describeFsError(code)}, ${code}), expected a folder gamma-prompt can list: give it read and search permission, then run the command again`;
 }
 
 /**

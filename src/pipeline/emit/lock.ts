@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { isProcessAlive } from "../../protocol/dist-journal.js";
+import { isProcessAlive, processStartTime } from "../../protocol/dist-journal.js";
 import { readRegularFile } from "../../protocol/regular-file.js";
 import { STALE_STAGING_MS } from "./recovery.js";
 
@@ -18,6 +18,8 @@ export interface LockHolder {
   /** ISO 8601. */
   startedAt: string;
   token: string;
+  /** When the holding process started, where the system tells: a lock whose pid now names another process is stale. */
+  processStart?: string;
 }
 
 export interface OutputLock {
@@ -65,7 +67,8 @@ export function lockPathFor(outDir: string): string {
 export async function acquireOutputLock(outDir: string, options: LockOptions = {}): Promise<OutputLock> {
   const path = lockPathFor(outDir);
   const waitMs = options.waitMs ?? DEFAULT_LOCK_WAIT_MS;
-  const holder: LockHolder = { pid: process.pid, startedAt: new Date().toISOString(), token: randomBytes(8).toString("hex") };
+  const processStart = processStartTime(process.pid);
+  const holder: LockHolder = { pid: process.pid, startedAt: new Date().toISOString(), token: randomBytes(8).toString("hex"), ...(processStart === undefined ? {} : { processStart }) };
   const started = Date.now();
   let announced = false;
   mkdirSync(dirname(path), { recursive: true });
@@ -122,15 +125,32 @@ export function removeStaleLockFiles(outDir: string, now = Date.now()): string[]
   return removed.sort();
 }
 
+/**
+ * The lock file itself could not be written (a full disk, a read-only folder):
+ * `code` is the file system's error. Nothing of the attempt is left behind.
+ */
+export class LockWriteError extends Error {
+  override readonly name = "LockWriteError";
+  constructor(
+    readonly lockPath: string,
+    readonly code: string | undefined,
+    options: { cause: unknown },
+  ) {
+    super(`cannot write the lock ${lockPath}${code === undefined ? "" : ` (${code})`}`, options);
+  }
+}
+
 function tryCreate(path: string, holder: LockHolder): boolean {
   const temp = `${path}.${holder.pid}.${holder.token}`;
-  writeFileSync(temp, `${JSON.stringify(holder)}\n`);
   try {
+    // In the try: a write that fails half-way (a full disk) leaves no temporary lock behind.
+    writeFileSync(temp, `${JSON.stringify(holder)}\n`);
     linkSync(temp, path);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    throw new LockWriteError(path, code, { cause: error });
   } finally {
     rmSync(temp, { force: true });
   }
@@ -148,7 +168,7 @@ function readHolder(path: string): HolderState {
     const age = Date.now() - (lstatSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0);
     return age > UNREADABLE_LOCK_GRACE_MS ? { state: "stale", text } : { state: "live" };
   }
-  return isProcessAlive(holder.pid) ? { state: "live", holder } : { state: "stale", text };
+  return isProcessAlive(holder.pid, holder.processStart) ? { state: "live", holder } : { state: "stale", text };
 }
 
 /**
@@ -193,9 +213,9 @@ function parseHolder(text: string): LockHolder | undefined {
   try {
     const parsed: unknown = JSON.parse(text);
     if (typeof parsed !== "object" || parsed === null) return undefined;
-    const { pid, startedAt, token } = parsed as Record<string, unknown>;
+    const { pid, startedAt, token, processStart } = parsed as Record<string, unknown>;
     if (typeof pid !== "number" || !Number.isSafeInteger(pid) || pid <= 0 || typeof startedAt !== "string" || typeof token !== "string") return undefined;
-    return { pid, startedAt, token };
+    return { pid, startedAt, token, ...(typeof processStart === "string" ? { processStart } : {}) };
   } catch {
     return undefined;
   }

@@ -1,5 +1,41 @@
-import { closeSync, fchmodSync, fsyncSync, lstatSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fchmodSync, fsyncSync, lstatSync, openSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { isProcessAlive } from "../../protocol/dist-journal.js";
+
+/** Temporary files are named `.<name>.<pid>.<base-36 time>.tmp`, beside the file they replace. */
+const TEMP_PREFIX = ".";
+const TEMP_SUFFIX = ".tmp";
+const TEMP_NAME = /^\.(.+)\.(\d+)\.[0-9a-z]+\.tmp$/;
+/** A temporary file older than this is a leftover even when its pid runs again (pids are reused); as for build's staging folders. */
+const STALE_TEMP_MS = 60 * 60 * 1000;
+
+/**
+ * Removes the temporary files a write killed before its rename left in
+ * `folder` (`.<name>.<pid>.<time>.tmp`, beside the file `<name>`, which is
+ * still there): those of a process that is gone, and any older than an hour.
+ * Never one of this process. Returns the names removed, sorted.
+ */
+export function removeStaleTempFiles(folder: string, now = Date.now()): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const match = TEMP_NAME.exec(name);
+    if (!match) continue;
+    const pid = Number(match[2]);
+    if (pid === process.pid || !names.includes(match[1] as string)) continue;
+    const stats = lstatSync(join(folder, name), { throwIfNoEntry: false });
+    if (!stats?.isFile()) continue;
+    if (isProcessAlive(pid) && now - stats.mtimeMs < STALE_TEMP_MS) continue;
+    rmSync(join(folder, name), { force: true });
+    removed.push(name);
+  }
+  return removed.sort();
+}
 
 /**
  * Replaces a file's content all at once: the new bytes go to a temporary
@@ -8,12 +44,21 @@ import { basename, dirname, join } from "node:path";
  * the new one, never half of either; a failure leaves the old file as it was.
  */
 export function replaceFileAtomically(path: string, content: Uint8Array): void {
-  const mode = lstatSync(path).mode & 0o7777;
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now().toString(36)}.tmp`);
-  let descriptor: number | undefined = openSync(temp, "wx", mode);
+  writeFileWhole(path, content, lstatSync(path).mode & 0o7777);
+}
+
+/**
+ * Writes a file all at once, whether or not it exists: as
+ * {@link replaceFileAtomically}, with the old file's permissions when there is
+ * one (`mode`), else a new file's usual permissions. A failure leaves the old
+ * file, or no file, and no temporary file.
+ */
+export function writeFileWhole(path: string, content: Uint8Array, mode?: number): void {
+  const temp = join(dirname(path), `${TEMP_PREFIX}${basename(path)}.${process.pid}.${Date.now().toString(36)}${TEMP_SUFFIX}`);
+  let descriptor: number | undefined = openSync(temp, "wx", mode ?? 0o666);
   try {
     // The mode given to open is narrowed by the umask; the file keeps exactly the permissions it had.
-    fchmodSync(descriptor, mode);
+    if (mode !== undefined) fchmodSync(descriptor, mode);
     for (let written = 0; written < content.length; ) written += writeSync(descriptor, content, written);
     fsyncSync(descriptor);
     closeSync(descriptor);
