@@ -18,7 +18,7 @@ import type { ArtifactContent } from "./pipeline/emit/artifacts.js";
 import { sha256Hex } from "./pipeline/discover/read-source.js";
 import { summarize, type BuildSummary } from "./pipeline/render/summary.js";
 import type { CachePlan } from "./protocol/cache-plan.js";
-import { describeFsError, fsErrorCode } from "./path-problem.js";
+import { describeFsError, fsErrorCode } from "./protocol/path-problem.js";
 import { PathProbes, probesStillHold } from "./pipeline/discover/path-probes.js";
 
 export type { BuildSummary, VariantSummary } from "./pipeline/render/summary.js";

@@ -3,7 +3,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync,
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packageRoot } from "./package-paths.js";
-import { describeFsError, fsErrorCode } from "./path-problem.js";
+import { describeFsError, fsErrorCode } from "./protocol/path-problem.js";
 import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
 import { DESIGN_FIELDS } from "./protocol/manifest-spellings.js";
 import type { ChosenSkillType } from "./skills/existing-types.js";

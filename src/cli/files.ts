@@ -1,6 +1,6 @@
 import { lstatSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, relative } from "node:path";
-import { describeFsError, fsErrorCode } from "../path-problem.js";
+import { describeFsError, fsErrorCode } from "../protocol/path-problem.js";
 import { readRegularFile, statIfPossible } from "../protocol/regular-file.js";
 import { writeFileWhole } from "../pipeline/fix/replace-file.js";
 

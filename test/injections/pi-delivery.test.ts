@@ -325,14 +325,13 @@ describe("a follow-up still in Pi's queue when the run ends early", () => {
     const seen: SeenContext[] = [];
     h.faux.setResponses([
       toolUse(fauxToolCall("subagent", { task: "research" })),
-      fauxAssistantMessage("Never seen: the run was aborted."),
       seeing(seen, fauxAssistantMessage("Back to the outline.")),
       seeing(seen, fauxAssistantMessage("Read the host's note.")),
     ]);
     await h.agent.prompt("Draft the outline");
-    // Pi still starts the call after the batch; it ends aborted.
+    // The run ends aborted after the batch: no model call goes out after an abort.
     expect(h.agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
-    expect(h.faux.state.callCount).toBe(2);
+    expect(h.faux.state.callCount).toBe(1);
     expect(h.controller.state.pendingInjections.map((entry) => [entry.id, entry.queuedAs])).toEqual([[result.id, undefined]]);
     expect(h.agent.peekQueuedMessages()).toEqual([hostNote]);
 

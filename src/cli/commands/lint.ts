@@ -116,7 +116,7 @@ async function runLint(given: LintCommandOptions): Promise<number> {
     }
     if (error instanceof FixWriteError) {
       // Files named as the findings name them: relative to the working folder.
-      const { describeFsError } = await import("../../path-problem.js");
+      const { describeFsError } = await import("../../protocol/path-problem.js");
       process.stderr.write(`gamma-prompt lint: ${error.describe(workingFolderPath(options.root), describeFsError)}\n`);
       return EXIT_USAGE;
     }

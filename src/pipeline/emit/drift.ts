@@ -4,7 +4,7 @@ import { loadTokenizer } from "../../tokens.js";
 import { readRegularFile } from "../../protocol/regular-file.js";
 import { withLfLineEndings } from "../../protocol/line-endings.js";
 import { listTree, unreadableFolderMessage } from "./emit.js";
-import { describeFsError } from "../../path-problem.js";
+import { describeFsError } from "../../protocol/path-problem.js";
 import { MANIFEST_FILE, PREFIX_FILE, TOOLS_FILE, type ArtifactContent } from "./artifacts.js";
 import type { TemplateOrigin } from "../render/prefix-origin.js";
 import { sha256Hex } from "../discover/read-source.js";

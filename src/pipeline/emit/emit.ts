@@ -9,7 +9,7 @@ import { defineSlot } from "../session/build-session.js";
 import { sameStamp, stampOf, type FileStamp } from "../discover/file-stamp.js";
 import { errorCode, isNotFound } from "../discover/sources.js";
 import { sha256Hex } from "../discover/read-source.js";
-import { describeFsError } from "../../path-problem.js";
+import { describeFsError } from "../../protocol/path-problem.js";
 import { failpoint } from "./failpoint.js";
 import type { ArtifactContent } from "./artifacts.js";
 import { attempt, removeEmptyFolders, rollBack, stagingPrefix } from "./recovery.js";
