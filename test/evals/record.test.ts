@@ -143,14 +143,8 @@ async function failingProvider(status: number): Promise<{ url: string; requests:
   return { url: `http://127.0.0.1:${port}`, requests: () => requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-/** A loopback port nothing listens on: connections are refused. */
-async function closedPort(): Promise<string> {
-  const provider = await failingProvider(500);
-  await provider.close();
-  return provider.url;
-}
-
-describe("a --record whose model call fails records nothing", () => {
+/** Sets OPENAI_API_KEY for each test of the suite that calls it (pi-ai's client wants one), and puts the old value back. */
+function useEvalApiKey(): void {
   const saved = process.env["OPENAI_API_KEY"];
   beforeEach(() => {
     process.env["OPENAI_API_KEY"] = "sk-eval-wire";
@@ -159,6 +153,17 @@ describe("a --record whose model call fails records nothing", () => {
     if (saved === undefined) delete process.env["OPENAI_API_KEY"];
     else process.env["OPENAI_API_KEY"] = saved;
   });
+}
+
+/** A loopback port nothing listens on: connections are refused. */
+async function closedPort(): Promise<string> {
+  const provider = await failingProvider(500);
+  await provider.close();
+  return provider.url;
+}
+
+describe("a --record whose model call fails records nothing", () => {
+  useEvalApiKey();
 
   const cassettes = (root: string): Record<string, string> => {
     const folder = join(root, "evals/cassettes/blocking-question");
@@ -211,14 +216,7 @@ describe("a --record whose model call fails records nothing", () => {
 });
 
 describe("a live run whose model call gets no reply is not evaluated (pi-ai's real client)", () => {
-  const saved = process.env["OPENAI_API_KEY"];
-  beforeEach(() => {
-    process.env["OPENAI_API_KEY"] = "sk-eval-wire";
-  });
-  afterEach(() => {
-    if (saved === undefined) delete process.env["OPENAI_API_KEY"];
-    else process.env["OPENAI_API_KEY"] = saved;
-  });
+  useEvalApiKey();
 
   for (const [what, endpoint] of [
     ["answers 500", async () => failingProvider(500)],

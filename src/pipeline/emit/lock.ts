@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { isProcessAlive, processStartTime } from "../../protocol/dist-journal.js";
 import { readRegularFile } from "../../protocol/regular-file.js";
 import { STALE_STAGING_MS } from "./recovery.js";
+import { removeLeftoverFiles } from "../../protocol/leftover-files.js";
 
 /**
  * One build at a time per output folder. The lock is a file next to the
@@ -102,27 +103,16 @@ export async function acquireOutputLock(outDir: string, options: LockOptions = {
  */
 export function removeStaleLockFiles(outDir: string, now = Date.now()): string[] {
   const lock = basename(lockPathFor(outDir));
-  const folder = dirname(outDir);
-  let names: string[];
-  try {
-    names = readdirSync(folder);
-  } catch {
-    return [];
-  }
-  const removed: string[] = [];
-  for (const name of names) {
-    if (!name.startsWith(`${lock}.`)) continue;
-    const match = /^(?:stale\.)?(\d+)\.[0-9a-f]+$/.exec(name.slice(lock.length + 1));
-    if (!match) continue;
-    const pid = Number(match[1]);
-    if (pid === process.pid) continue;
-    const stats = lstatSync(join(folder, name), { throwIfNoEntry: false });
-    if (!stats?.isFile()) continue;
-    if (isProcessAlive(pid) && now - stats.mtimeMs < STALE_STAGING_MS) continue;
-    rmSync(join(folder, name), { force: true });
-    removed.push(name);
-  }
-  return removed.sort();
+  return removeLeftoverFiles(
+    dirname(outDir),
+    (name) => {
+      if (!name.startsWith(`${lock}.`)) return undefined;
+      const match = /^(?:stale\.)?(\d+)\.[0-9a-f]+$/.exec(name.slice(lock.length + 1));
+      return match ? Number(match[1]) : undefined;
+    },
+    STALE_STAGING_MS,
+    now,
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
-import { closeSync, fchmodSync, fsyncSync, lstatSync, openSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fchmodSync, fsyncSync, lstatSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { isProcessAlive } from "../../protocol/dist-journal.js";
+import { removeLeftoverFiles } from "../../protocol/leftover-files.js";
 
 /** Temporary files are named `.<name>.<pid>.<base-36 time>.tmp`, beside the file they replace. */
 const TEMP_PREFIX = ".";
@@ -16,25 +16,16 @@ const STALE_TEMP_MS = 60 * 60 * 1000;
  * Never one of this process. Returns the names removed, sorted.
  */
 export function removeStaleTempFiles(folder: string, now = Date.now()): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(folder);
-  } catch {
-    return [];
-  }
-  const removed: string[] = [];
-  for (const name of names) {
-    const match = TEMP_NAME.exec(name);
-    if (!match) continue;
-    const pid = Number(match[2]);
-    if (pid === process.pid || !names.includes(match[1] as string)) continue;
-    const stats = lstatSync(join(folder, name), { throwIfNoEntry: false });
-    if (!stats?.isFile()) continue;
-    if (isProcessAlive(pid) && now - stats.mtimeMs < STALE_TEMP_MS) continue;
-    rmSync(join(folder, name), { force: true });
-    removed.push(name);
-  }
-  return removed.sort();
+  return removeLeftoverFiles(
+    folder,
+    (name, names) => {
+      const match = TEMP_NAME.exec(name);
+      // Only beside the file it was to replace: a name of the same shape with no such file is someone else's.
+      return match && names.includes(match[1] as string) ? Number(match[2]) : undefined;
+    },
+    STALE_TEMP_MS,
+    now,
+  );
 }
 
 /**
