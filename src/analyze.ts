@@ -5,7 +5,7 @@ import type { DistManifest } from "./protocol/dist-manifest.js";
 import { CACHE_PLAN_FILE, type CachePlan } from "./protocol/cache-plan.js";
 import type { ArtifactContent } from "./pipeline/emit/artifacts.js";
 import type { ProjectSources } from "./pipeline/discover/project-sources.js";
-import { overrideSource, SKILL_READ_RULES, SOURCE_READ_RULES, type SourceOverrides } from "./pipeline/discover/read-source.js";
+import { overrideSource, SKILL_READ_RULES, sourceReadRules, type SourceOverrides } from "./pipeline/discover/read-source.js";
 import { relativePosix } from "./pipeline/discover/relative-paths.js";
 import { lintSkills, type SkillFileRecord } from "./pipeline/lint-skills/lint-skills.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
@@ -148,7 +148,7 @@ async function analyzeOnce(
 function toOverrides(buffers: ReadonlyMap<string, string> | undefined): SourceOverrides | undefined {
   if (!buffers || buffers.size === 0) return undefined;
   const overrides = new Map<string, ReturnType<typeof overrideSource>>();
-  for (const [path, text] of buffers) overrides.set(path, overrideSource(path, text, path.endsWith("/SKILL.md") ? SKILL_READ_RULES : SOURCE_READ_RULES));
+  for (const [path, text] of buffers) overrides.set(path, overrideSource(path, text, path.endsWith("/SKILL.md") ? SKILL_READ_RULES : sourceReadRules(path)));
   return overrides;
 }
 

@@ -147,8 +147,9 @@ export function checkConnector(value: unknown, taken: TakenNames): { definition?
 }
 
 /** One executor per tool of the connector and nothing else: a host mistake, refused like one at session creation. */
-export function checkConnectorExecutors(definition: ConnectorDefinition, executors: HostExecutors): void {
+export function checkConnectorExecutors(definition: ConnectorDefinition, given: HostExecutors | undefined): asserts given is HostExecutors {
   const names = definition.tools.map((tool) => tool.name);
+  const executors: HostExecutors = typeof given === "object" && given !== null && !Array.isArray(given) ? given : {};
   const missing = names.filter((name) => typeof executors[name] !== "function");
   if (missing.length > 0) {
     throw new ToolSetupError(`Unexpected missing executor for ${quoted(missing)}, expected the host to supply one per tool of the connector "${definition.name}"`, missing);

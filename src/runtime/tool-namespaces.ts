@@ -171,8 +171,10 @@ export class SessionToolNamespaces {
   /** See SessionProtocolController.registerConnector. */
   register(registration: ConnectorRegistration): ConnectorChange {
     if (!this.announcesConnectors()) throw new ConnectorsNotAnnouncedError();
-    const { executors, ...data } = registration;
-    const { definition, problems } = this.checkConnector(data);
+    // A registration that is not an object is refused by the boundary check like any other bad one.
+    const record = typeof registration === "object" && registration !== null && !Array.isArray(registration) ? registration : undefined;
+    const { executors, ...data }: Partial<ConnectorRegistration> = record ?? {};
+    const { definition, problems } = this.checkConnector(record === undefined ? registration : data);
     if (definition === undefined) throw new ConnectorRejectedError(typeof data.name === "string" ? data.name : "", problems);
     checkConnectorExecutors(definition, executors);
     this.host.owner.change({ op: "connectorAdded", connector: definition });

@@ -34,6 +34,14 @@ describe("createProjectAnalyzer", () => {
     expect(await listFiles(root)).toEqual(filesBefore);
   });
 
+  it("refuses an unsaved knowledge note over 1 MiB under the note rule, as the build does from disk", async () => {
+    const root = await copyEmbeddedDefault();
+    const path = "knowledge/brand-images.md";
+    const huge = `${readFileSync(join(root, path), "utf8")}${"x".repeat(1024 * 1024)}\n`;
+    const analysis = await createProjectAnalyzer({ root }).analyze({ buffers: new Map([[path, huge]]) });
+    expect(analysis.diagnostics.filter((diagnostic) => diagnostic.file === path).map((diagnostic) => diagnostic.ruleId)).toEqual(["knowledge/file-too-large"]);
+  });
+
   it("reports lint's findings for a collection without prompts/ under the agentskills profile", async () => {
     const root = await copyEmbeddedDefault();
     const { rm } = await import("node:fs/promises");

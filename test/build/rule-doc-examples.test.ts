@@ -36,6 +36,8 @@ const PLACES: Partial<Record<RuleId, Place>> = {
   "tool/skill-name-parameter": replace("schemas/tools/skill.json"),
   "tool/knowledge-id-parameter": replace("schemas/tools/read_workspace_rule.json"),
   "knowledge/missing-key": async (root, example) => writeFile(join(root, "knowledge/brand-images.md"), `${example}\n\nUse the blue logo on dark backgrounds.\n`),
+  "knowledge/scope-trigger": async (root, example) =>
+    writeFile(join(root, "knowledge/brand-images.md"), `---\nid: brand-images\nname: Workspace image rules\n${example}\nsource: user\n---\n\nUse the blue logo on dark backgrounds.\n`),
 };
 
 let scaffold: string;

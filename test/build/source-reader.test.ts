@@ -34,6 +34,15 @@ describe("the one source reader", () => {
     expect(result.diagnostics.filter((d) => d.file === "prompts/partials/huge.hbs").map((d) => d.ruleId)).toEqual(["source/file-too-large"]);
   });
 
+  it("refuses a knowledge note larger than 1 MiB unread, under the note rule", async () => {
+    const root = await copyProject("basic");
+    await mkdir(join(root, "knowledge"), { recursive: true });
+    await writeFile(join(root, "knowledge/huge.md"), `---\nid: huge\nname: Huge\nscope: Use when anything.\nsource: user\n---\n\n${"x".repeat(MAX_SOURCE_BYTES)}\n`);
+    const result = await build({ root, persistentCache: false });
+    expect(result.diagnostics.filter((d) => d.file === "knowledge/huge.md").map((d) => [d.ruleId, d.line, d.column])).toEqual([["knowledge/file-too-large", 1, 1]]);
+    expect((await lint({ root })).diagnostics.filter((d) => d.file === "knowledge/huge.md").map((d) => d.ruleId)).toEqual(["knowledge/file-too-large"]);
+  });
+
   it("reports a prompt source that cannot be read as unreadable, not as missing", async () => {
     const root = await copyProject("basic");
     await rm(join(root, "prompts/variants.yaml"));

@@ -169,6 +169,22 @@ describe("live notes", () => {
     expect(controller.knowledge.get("client-colours")).toBeUndefined();
   });
 
+  it("are selected the same way whatever order the host registered or updated them in: equal scores rank by id", () => {
+    const shades = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"].map((shade) => ({ ...live, id: `colour-${shade}`, name: `Colour ${shade}`, body: `${shade}.` }));
+    const hintsFor = (notes: readonly (typeof shades)[number][], update?: (typeof shades)[number]) => {
+      const controller = new SessionProtocolController({ artifacts, variant: "base" });
+      for (const note of notes) controller.knowledge.registerNote(note);
+      if (update !== undefined) controller.knowledge.registerNote({ ...update, body: `${update.body} Updated.` });
+      const texts = controller.buildTurnMessages({ text: "Pick the palette colours" }).map((message) => (typeof message.content === "string" ? message.content : ""));
+      controller.close();
+      return texts.filter((text) => text.startsWith("<knowledge_hints>"));
+    };
+    const inOrder = hintsFor(shades);
+    expect(inOrder[0]?.match(/id="[^"]+"/g)).toEqual(['id="colour-alpha"', 'id="colour-beta"', 'id="colour-delta"', 'id="colour-epsilon"', 'id="colour-eta"']);
+    expect(hintsFor([...shades].reverse())).toEqual(inOrder);
+    expect(hintsFor(shades, shades[0])).toEqual(inOrder);
+  });
+
   it("a changed revision of a loaded note is hinted again as changed; a removed note is reported once", async () => {
     const gamma = agent();
     gamma.controller.knowledge.registerNote({ ...live, body: "Primary colour: teal #0F8B8D.\n" });

@@ -194,6 +194,12 @@ describe("the boundary check refuses a bad connector and registers nothing", () 
       { ruleId: "tool/invalid", severity: "error", path: "/tools/0", message: "Unexpected tool without `parameters`, expected it to be present" },
     ]);
     expect(() => gamma.controller.registerConnector({ ...notion(), executors: recordingExecutors([], ["notion_search"]) })).toThrow(ToolSetupError);
+    // Not an object at all, or without executors: refused the same way, never a TypeError.
+    for (const registration of [null, "notion", [notion()]]) {
+      expect(refusal(registration).problems).toEqual([expect.objectContaining({ ruleId: "namespace/invalid", severity: "error", path: "" })]);
+    }
+    const { executors: _executors, ...withoutExecutors } = notion();
+    expect(() => gamma.controller.registerConnector(withoutExecutors as ConnectorRegistration)).toThrow(ToolSetupError);
 
     // Nothing registered, nothing announced, nothing written.
     expect(gamma.controller.connectors).toEqual([]);

@@ -3,6 +3,7 @@ import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../..
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { SourceFile } from "../../stage-data.js";
 import { readInsideRoot, refusedReadDiagnostic } from "./read-inside-root.js";
+import { KNOWLEDGE_SOURCE_DIR } from "./source-paths.js";
 
 /**
  * The one reader of source files (skills, prompts, schemas, config). Text is
@@ -22,6 +23,13 @@ export interface ReadRules {
 
 export const SKILL_READ_RULES: ReadRules = { tooLarge: "skill/file-too-large", unreadable: "skill/unreadable-file" };
 export const SOURCE_READ_RULES: ReadRules = { tooLarge: "source/file-too-large", unreadable: "source/unreadable-file" };
+/** A knowledge note over the limit is refused under the note rule its docs name. */
+export const KNOWLEDGE_READ_RULES: ReadRules = { tooLarge: "knowledge/file-too-large", unreadable: "source/unreadable-file" };
+
+/** The rules for reading one of the build's own sources: a knowledge note's, or any other source's. */
+export function sourceReadRules(relPath: string): ReadRules {
+  return relPath.startsWith(`${KNOWLEDGE_SOURCE_DIR}/`) ? KNOWLEDGE_READ_RULES : SOURCE_READ_RULES;
+}
 
 /** `refused`: a FIFO, socket or device (never read), or a link leaving the project root. */
 export type ReadOutcome = { raw: Buffer } | { tooLarge: number } | { code: string } | { refused: Diagnostic };

@@ -2,16 +2,16 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
-import { readSource, SOURCE_READ_RULES } from "./read-source.js";
+import { readSource, sourceReadRules } from "./read-source.js";
 
-/** Reading of the build's own sources (prompts/, schemas/tools/, the config), through the one reader. */
+/** Reading of the build's own sources (prompts/, schemas/tools/, knowledge/, the config), through the one reader. */
 
 /**
  * Reads one root-relative file. A missing file gives `undefined` so callers
  * decide whether absence is an error; other read failures become diagnostics.
  */
 export async function readPromptSource(root: string, relPath: string): Promise<SourceFile | Diagnostic | undefined> {
-  return readSource(root, relPath, SOURCE_READ_RULES);
+  return readSource(root, relPath, sourceReadRules(relPath));
 }
 
 export function isDiagnostic(value: unknown): value is Diagnostic {

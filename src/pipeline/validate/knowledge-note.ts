@@ -121,6 +121,9 @@ export async function parseKnowledgeNote(source: SourceFile): Promise<ParsedNote
   return note;
 }
 
+/** The frontmatter is YAML: a JSON Schema type named as its author wrote it. */
+const YAML_TYPE_NAMES: Readonly<Record<string, string>> = { array: "a list", object: "a mapping" };
+
 interface Problem {
   ruleId: RuleId;
   range: Range;
@@ -161,7 +164,7 @@ function describe(error: ErrorObject, tree: YamlTree, opening: Range): Problem {
     return { ruleId: "knowledge/schema-violation", range, message: `Unexpected ${quoted(label)} that is blank or holds < or >, a line break or a control character, expected one line of plain text` };
   }
   if (error.keyword === "type") {
-    return { ruleId: "knowledge/schema-violation", range, message: `Unexpected ${describeValue(value)} for ${quoted(label)}, expected ${String(params["type"]) === "array" ? "a list" : `a ${String(params["type"])}`}` };
+    return { ruleId: "knowledge/schema-violation", range, message: `Unexpected ${describeValue(value)} for ${quoted(label)}, expected ${YAML_TYPE_NAMES[String(params["type"])] ?? `a ${String(params["type"])}`}` };
   }
   return { ruleId: "knowledge/schema-violation", range, message: `Unexpected value for ${quoted(label)}: it ${error.message ?? "does not match the schema"}` };
 }

@@ -43,6 +43,10 @@ function processTerm(term: string): string | null {
   return lower;
 }
 
+function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 interface IndexedNote {
   id: string;
   name: string;
@@ -105,7 +109,8 @@ export class MiniSearchSelector implements KnowledgeSelector {
     const direct = new Set<string>();
     for (const skill of query.activeSkills) for (const id of this.bySkill.get(skill) ?? []) direct.add(id);
     const text = [query.text, ...query.currentArtifacts.flatMap((artifact) => [artifact.path ?? "", artifact.title ?? ""])].join(" ");
-    const hits = text.trim() === "" ? [] : this.index.search(text);
+    // Equal scores rank by id, so the choice never depends on the order notes were registered or updated in.
+    const hits = (text.trim() === "" ? [] : this.index.search(text)).sort((a, b) => b.score - a.score || compareIds(String(a.id), String(b.id)));
     const best = hits[0]?.score ?? 0;
     const cutoff = best * (this.options.relativeCutoff ?? 0.2);
     const ranked = [...direct].sort();
