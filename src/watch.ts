@@ -1,6 +1,6 @@
-import { readdirSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { performance } from "node:perf_hooks";
 import { build, createBuildCache, settleBuildCache, type BuildResult } from "./build.js";
 import type { InvalidationCost } from "./cost/invalidation.js";
@@ -64,11 +64,12 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
     build({ root, ...outDirOption, cache, persistentCache: false, ...(changedPaths ? { changedPaths } : {}) });
   const planCost = createPlanTracker(resolve(root, options.outDir ?? "dist"));
 
-  const rebuild = async (changedPaths: string[]): Promise<void> => {
+  // `rescan`: read every source again instead of only the changed paths (their list is still what the event reports).
+  const rebuild = async (changedPaths: string[], rescan = false): Promise<void> => {
     const started = performance.now();
     let event: WatchEvent;
     try {
-      const result = await runBuild(changedPaths);
+      const result = await runBuild(rescan ? undefined : changedPaths);
       event = toBuildEvent("rebuild", changedPaths, result, elapsedSince(started), planCost(result));
     } catch (error) {
       // E.g. skills/ was deleted. A build that threw may have left the cache
@@ -98,32 +99,75 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
     const added = layoutTops === "any" ? topFolders(root) : layoutTops;
     for (const top of added) if (!before.includes(top)) watcher.add(join(root, top));
   };
+  // Links to folders that were (re)made under a watched folder since the last build: see followRelinked.
+  const relinked = new Set<string>();
   const queue = new RebuildQueue(debounceMs, async (changedPaths: string[]) => {
     followLayout(changedPaths);
-    await rebuild(changedPaths);
+    const relinks = await followRelinked(changedPaths);
+    await rebuild(relinks?.changedPaths ?? changedPaths, relinks !== undefined);
   });
   const { watch: watchFiles } = await import("chokidar");
-  const watcher = watchFiles(root, {
-    ignoreInitial: true,
-    ignored: (path: string) => {
+  const openWatcher = () => {
+    const opened = watchFiles(root, {
+      ignoreInitial: true,
+      ignored: (path: string) => {
+        const rel = toRootRelative(root, path);
+        return rel === undefined || isIgnoredSource(rel, outDirRelative, layoutTops);
+      },
+    });
+    opened.on("all", (eventName, path) => {
+      // Folder events add nothing: chokidar also reports each file inside an added or removed folder.
+      if (eventName === "addDir" || eventName === "unlinkDir") return;
       const rel = toRootRelative(root, path);
-      return rel === undefined || isIgnoredSource(rel, outDirRelative, layoutTops);
-    },
-  });
-  watcher.on("all", (eventName, path) => {
-    // Folder events add nothing: chokidar also reports each file inside an added or removed folder.
-    if (eventName === "addDir" || eventName === "unlinkDir") return;
-    const rel = toRootRelative(root, path);
-    if (rel !== undefined && rel !== "") queue.add(rel);
-  });
-  watcher.on("error", (error) => {
-    // A link that loops cannot be watched, and every build reports it already (skill/missing-skill-file, skill/supporting-file-skipped);
-    // nor can a source file or folder without read permission, which every build reports as unreadable, naming it.
-    if (UNWATCHABLE_REPORTED_BY_BUILD.has((error as NodeJS.ErrnoException).code ?? "")) return;
-    options.onEvent({ type: "error", changedPaths: [], durationMs: 0, message: errorMessage(error) });
-  });
+      if (rel !== undefined && rel !== "") queue.add(rel);
+    });
+    opened.on("raw", (_eventName, name, details) => noticeLink((details as { watchedPath?: unknown } | undefined)?.watchedPath, name));
+    opened.on("error", (error) => {
+      // A link that loops cannot be watched, and every build reports it already (skill/missing-skill-file, skill/supporting-file-skipped);
+      // nor can a source file or folder without read permission, which every build reports as unreadable, naming it.
+      if (UNWATCHABLE_REPORTED_BY_BUILD.has((error as NodeJS.ErrnoException).code ?? "")) return;
+      options.onEvent({ type: "error", changedPaths: [], durationMs: 0, message: errorMessage(error) });
+    });
+    return opened;
+  };
+  const whenReady = (opened: ReturnType<typeof watchFiles>) => new Promise<void>((resolveReady) => opened.once("ready", () => resolveReady()));
 
-  const ready = new Promise<void>((resolveReady) => watcher.once("ready", () => resolveReady()));
+  // chokidar follows a link to a folder once, when it first sees it: a link made again under the same
+  // name (`ln -sfn`, a rename over it) keeps the old target watched and reports nothing, though every
+  // file under the name changed. The folder's own watcher still sees the name come back: a link to a
+  // folder named there is queued as changed, and followRelinked takes it from there.
+  const noticeLink = (watchedPath: unknown, name: unknown): void => {
+    if (typeof watchedPath !== "string" || typeof name !== "string" || name === "" || name.includes(sep) || name.includes("/")) return;
+    const path = join(watchedPath, name);
+    const rel = toRootRelative(root, path);
+    if (rel === undefined || rel === "" || isIgnoredSource(rel, outDirRelative, layoutTops)) return;
+    try {
+      if (!lstatSync(path).isSymbolicLink() || !statSync(path).isDirectory()) return;
+    } catch {
+      return;
+    }
+    relinked.add(rel);
+    queue.add(rel);
+  };
+
+  // Before the build that follows, a fresh watcher, which follows each link to where it points now, replaces
+  // the old one (after it is closed: chokidar shares one system watcher per path, which would still be the
+  // old target's). A save made while the fresh one lists the folders reaches no watcher, so that build reads
+  // every source again, and the event names every file under the link as changed.
+  const followRelinked = async (changedPaths: string[]): Promise<{ changedPaths: string[] } | undefined> => {
+    if (relinked.size === 0) return undefined;
+    const links = [...relinked];
+    relinked.clear();
+    await watcher.close();
+    watcher = openWatcher();
+    await whenReady(watcher);
+    const paths = new Set(changedPaths);
+    for (const link of links) for (const file of filesUnder(root, link)) if (!isIgnoredSource(file, outDirRelative, layoutTops)) paths.add(file);
+    return { changedPaths: [...paths].sort() };
+  };
+
+  let watcher = openWatcher();
+  const ready = whenReady(watcher);
   // The first build starts only once every source is watched. Overlapping it with the folder scan lost
   // a save made right after the initial event to a file the scan had not reached yet (a large project
   // builds faster than chokidar lists it). Edits made during the build queue for the next one.
@@ -131,7 +175,9 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
     await ready;
     await queue.runExclusive(initialBuild);
   } catch (error) {
-    await Promise.all([watcher.close(), queue.close()]);
+    // The queue first: a build it lets finish may still hand over to a fresh watcher.
+    await queue.close();
+    await watcher.close();
     await settleBuildCache(cache);
     throw error;
   }
@@ -143,7 +189,11 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
     },
     close() {
       // The last build's staging folder is removed before close resolves: nothing is left behind.
-      closing ??= Promise.all([watcher.close(), queue.close()]).then(() => settleBuildCache(cache));
+      // The queue first: a build it lets finish may still hand over to a fresh watcher, which is the one to close.
+      closing ??= queue
+        .close()
+        .then(() => watcher.close())
+        .then(() => settleBuildCache(cache));
       return closing;
     },
   };
@@ -180,6 +230,18 @@ function describePrefixChange(result: BuildResult): PrefixChange | undefined {
   if (!result.ok || !result.prefixChanged || !result.manifest || !before) return undefined;
   const after = result.manifest.staticPrefix;
   return { cacheKeyBefore: before.cacheKey, cacheKeyAfter: after.cacheKey, tokensBefore: before.tokens, tokensAfter: after.tokens };
+}
+
+/** Root-relative paths of the files under a folder (through the link it is reached by), or none when it cannot be listed. */
+function filesUnder(root: string, rel: string): string[] {
+  try {
+    return readdirSync(join(root, rel), { recursive: true, withFileTypes: true })
+      .filter((entry) => !entry.isDirectory())
+      .map((entry) => toRootRelative(root, join(entry.parentPath, entry.name)))
+      .filter((path): path is string => path !== undefined);
+  } catch {
+    return [];
+  }
 }
 
 function topFolders(root: string): string[] {

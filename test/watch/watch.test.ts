@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -240,6 +240,38 @@ describe("watch", () => {
     await session.handle.close();
     expect(await readFile(join(session.dist, "catalog.xml"), "utf8")).toContain('name="speaker-notes"');
     expect(await distProblems(session.dist)).toEqual([]);
+  });
+
+  // `ln -sfn`, or a deploy script's switch: a link made under a temporary name and renamed over the old one.
+  // The folder's name never leaves skills/, so nothing but the link's target says the skill changed.
+  it("follows a symlinked skill folder pointed at another folder, and edits there after", async () => {
+    const root = await copyProject();
+    const shared = join(root, "shared");
+    await mkdir(shared);
+    await rename(join(root, "skills", "gml-cli"), join(shared, "first"));
+    await cp(join(shared, "first"), join(shared, "second"), { recursive: true });
+    const text = await readFile(join(shared, "first", "SKILL.md"), "utf8");
+    await writeFile(join(shared, "second", "SKILL.md"), withDescription(text, "Use BEFORE running any gml command (the second folder)."));
+    await symlink(join("..", "shared", "first"), join(root, "skills", "gml-cli"));
+    const events: WatchEvent[] = [];
+    const handle = await watch({ root, onEvent: (event) => events.push(event) });
+    open.push(handle);
+    const catalog = () => readFile(join(root, "dist", "catalog.xml"), "utf8");
+    expect(await catalog()).not.toContain("(the second folder)");
+
+    await symlink(join("..", "shared", "second"), join(root, "skills", ".gml-cli.relinking"));
+    await rename(join(root, "skills", ".gml-cli.relinking"), join(root, "skills", "gml-cli"));
+    await waitFor("the second folder's description in dist/", async () => (await catalog()).includes("(the second folder)"));
+    const relinked = events.find((event): event is WatchBuildEvent => event.type === "rebuild" && event.written.includes("catalog.xml"));
+    expect(relinked).toMatchObject({ ok: true });
+    expect(relinked?.changedPaths).toContain("skills/gml-cli/SKILL.md");
+
+    await saveAtomically(join(shared, "second", "SKILL.md"), withDescription(text, "Use BEFORE running any gml command (edited after the switch)."));
+    await waitFor("the edit in the new target in dist/", async () => (await catalog()).includes("(edited after the switch)"));
+    await handle.close();
+    const fresh = await build({ root, outDir: "fresh" });
+    expect(fresh.ok).toBe(true);
+    expect(await readTree(join(root, "dist"))).toEqual(await readTree(join(root, "fresh")));
   });
 
   it("reports an error event when skills/ vanishes, and recovers when it comes back", async () => {
