@@ -1,5 +1,6 @@
 import { execFile, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { pool } from "../../src/evals/pool.js";
 
 /**
  * The two Agent Skills validators kept in test/fixtures/validators/, run as
@@ -73,16 +74,7 @@ export function quickValidate(folder: string, cwd: string): Promise<Run> {
   return run([QUICK_VALIDATE, folder], cwd);
 }
 
-/** Runs `task` on every item, a few at a time (each is a Python start-up). */
-export async function eachLimited<T, R>(items: readonly T[], task: (item: T) => Promise<R>, limit = 4): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
+/** Runs `task` on every item, a few at a time (each is a Python start-up), with the eval runner's pool. */
+export function eachLimited<T, R>(items: readonly T[], task: (item: T) => Promise<R>, limit = 4): Promise<R[]> {
+  return pool(items, limit, task);
 }
