@@ -15,7 +15,7 @@ import { loadSkillSources } from "../discover/discover.js";
 import { listSupportingEntries } from "../discover/supporting-files.js";
 import { PathProbes } from "../discover/path-probes.js";
 import type { SourceOverrides } from "../discover/read-source.js";
-import { skillSetDiagnostics, type SkillRecord } from "../validate/skill-set-rules.js";
+import { skillSetDiagnostics, skillSetKey, type SkillRecord } from "../validate/skill-set-rules.js";
 import { defineSlot, type BuildSession } from "../session/build-session.js";
 import { checkSkillFile, SkillParseCache } from "./checked-skill.js";
 
@@ -49,6 +49,23 @@ function unreferencedReuser(known: Map<string, { body: string; diagnostics: Diag
     known.set(path, { body, diagnostics });
     return diagnostics;
   };
+}
+
+/** The findings across skills, with the key of each record (and of the unread folders) they were made from. */
+const SKILL_SET = defineSlot<{ keys: string[]; diagnostics: Diagnostic[] }>("skill set findings");
+
+/**
+ * The rules across skills read every skill's name and references: a watch rebuild after a save that changed
+ * none of them (nor where they are written) takes the last findings instead of walking the whole graph again.
+ */
+function skillSetReusing(known: { keys: string[]; diagnostics: Diagnostic[] }, records: readonly SkillRecord[], unreadFolders: readonly string[]): Diagnostic[] {
+  const keys = records.map(skillSetKey);
+  keys.push(`\u0001${unreadFolders.join("\u0000")}`);
+  if (keys.length !== known.keys.length || keys.some((key, index) => key !== known.keys[index])) {
+    known.keys = keys;
+    known.diagnostics = skillSetDiagnostics(records, unreadFolders);
+  }
+  return known.diagnostics;
 }
 
 /** How one skill folder fared: `unread` (no readable SKILL.md), `invalid` (an error in its file) or `valid`. */
@@ -150,7 +167,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   // Skills no longer listed are forgotten.
   const listed = new Set(sources.files.map((file) => file.path));
   for (const path of unreferenced.keys()) if (!listed.has(path)) unreferenced.delete(path);
-  found.push(...skillSetDiagnostics(records, sources.unreadFolders));
+  found.push(...(session.repeated ? skillSetReusing(session.keep(SKILL_SET, () => ({ keys: [], diagnostics: [] })), records, sources.unreadFolders) : skillSetDiagnostics(records, sources.unreadFolders)));
   // No skill checked is a finding whatever else discovery saw (folders with a skill.md, empty folders), unless
   // discovery's own error already fails the run and names what to fix (a skills/ folder that cannot be read).
   if (settings.reportEmpty && sources.files.length === 0 && !applyRuleSettings(sources.diagnostics, settings.rules).some((diagnostic) => diagnostic.severity === "error")) {

@@ -96,6 +96,34 @@ export function skillSetDiagnostics(records: readonly SkillRecord[], unreadFolde
   return diagnostics;
 }
 
+/**
+ * Everything {@link skillSetDiagnostics} reads of one record, as a string: records with the same keys give the
+ * same findings. A watch rebuild compares keys to reuse the last findings when a save changed no skill's name,
+ * references, plugin or their positions (a description or body edit, the usual save). Any field the rules
+ * above start to read must be added here.
+ */
+export function skillSetKey(record: SkillRecord): string {
+  return `${record.path}\u0000${record.folder}\u0000${record.plugin ?? "\u0001"}\u0000${rangeKey(record.opening)}\u0000${manifestKey(record.manifest)}`;
+}
+
+/** A checked file's manifest is one object for as long as its bytes are unchanged, so its part of the key is made once. */
+const MANIFEST_KEYS = new WeakMap<SkillFrontmatter, string>();
+
+function manifestKey(manifest: SkillFrontmatter | undefined): string {
+  if (manifest === undefined) return "\u0001";
+  let key = MANIFEST_KEYS.get(manifest);
+  if (key === undefined) {
+    const references = (list: readonly SkillReference[]): string => list.map((reference) => `${reference.name}\u0002${rangeKey(reference.range)}`).join("\u0003");
+    key = JSON.stringify([manifest.name ?? null, manifest.nameRange ? rangeKey(manifest.nameRange) : null, references(manifest.requiresSkills), references(manifest.conflictsWith), manifest.portableFields ?? null]);
+    MANIFEST_KEYS.set(manifest, key);
+  }
+  return key;
+}
+
+function rangeKey(range: Range): string {
+  return `${range.start.line}:${range.start.column}-${range.end.line}:${range.end.column}`;
+}
+
 /** Reports unknown, self and repeated names; returns the usable names in order. */
 function checkReferences(
   record: SkillRecord,
