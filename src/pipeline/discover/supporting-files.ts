@@ -38,44 +38,55 @@ export interface SupportingFile {
  * read: a FIFO would block); what the persistent build cache hashes.
  * Unreadable folders are left to {@link readSupportingFiles}, which reports them.
  */
-export function listSupportingEntries(root: string, skillFolder: string): Array<{ path: string; regular: boolean }> {
+export function listSupportingEntries(root: string, skillFolder: string, walked: SupportingWalk = walkSupportingFolder(root, skillFolder)): Array<{ path: string; regular: boolean }> {
   const entries: Array<{ path: string; regular: boolean }> = [];
-  walk(root, skillFolder, "", (rel, entry) => entries.push({ path: `${skillFolder}/${rel}`, regular: entry.isFile() }), () => {});
+  for (const step of walked) if ("entry" in step) entries.push({ path: `${skillFolder}/${step.rel}`, regular: step.entry.isFile() });
   return entries.sort((a, b) => compareCodeUnits(a.path, b.path));
 }
 
+/**
+ * One walk of a skill folder, in the order it was made: every entry below it that is not a folder (SKILL.md,
+ * dot and byproduct names left out), and every folder that could not be listed, with the error's code. Lint
+ * and the project checks of one run take the same walk, so a folder is listed once per run.
+ */
+export type SupportingWalk = ReadonlyArray<{ rel: string; entry: Dirent } | { rel: string; code: string }>;
+
+export function walkSupportingFolder(root: string, skillFolder: string): SupportingWalk {
+  const steps: Array<{ rel: string; entry: Dirent } | { rel: string; code: string }> = [];
+  walk(root, skillFolder, "", (rel, entry) => steps.push({ rel, entry }), (rel, code) => steps.push({ rel, code }));
+  return steps;
+}
+
 /** Reads one skill's supporting files; anything that cannot be an artifact is a diagnostic. */
-export function readSupportingFiles(root: string, skillFolder: string, maxBytes: number): { files: SupportingFile[]; diagnostics: Diagnostic[] } {
+export function readSupportingFiles(root: string, skillFolder: string, maxBytes: number, walked: SupportingWalk = walkSupportingFolder(root, skillFolder)): { files: SupportingFile[]; diagnostics: Diagnostic[] } {
   const files: SupportingFile[] = [];
   const diagnostics: Diagnostic[] = [];
   const base = skillFolder;
-  walk(
-    root,
-    base,
-    "",
-    (rel, entry) => {
-      const file = `${base}/${rel}`;
-      if (!entry.isFile()) {
-        const what = entry.isSymbolicLink() ? "a symbolic link" : "not a regular file";
-        diagnostics.push(createDiagnostic("skill/supporting-file-skipped", file, FILE_START, `Unexpected supporting file that is ${what}, expected a regular file (it is not copied into dist/)`));
-        return;
-      }
-      if (rel.includes("\\")) {
-        diagnostics.push(createDiagnostic("skill/supporting-file-skipped", file, FILE_START, "Unexpected backslash in a supporting file's name, expected a name that is the same path on every system (it is not copied into dist/)"));
-        return;
-      }
-      const read = readBytes(root, file, maxBytes);
-      if ("raw" in read) files.push({ path: rel, bytes: withLfLineEndings(read.raw) });
-      else if ("tooLarge" in read) {
-        diagnostics.push(createDiagnostic("skill/supporting-file-too-large", file, FILE_START, `Unexpected supporting file of ${read.tooLarge} bytes, expected at most ${maxBytes} bytes (supportingFiles.maxBytes in gamma-prompt.config.json)`));
-      } else if ("refused" in read) {
-        diagnostics.push(read.refused);
-      } else {
-        diagnostics.push(createDiagnostic("skill/unreadable-file", file, FILE_START, `Unexpected read failure (${read.code}), expected a readable file`));
-      }
-    },
-    (rel, code) => diagnostics.push(unlistableFolder("skill/unreadable-file", rel === "" ? base : `${base}/${rel}`, code)),
-  );
+  const visit = (rel: string, entry: Dirent): void => {
+    const file = `${base}/${rel}`;
+    if (!entry.isFile()) {
+      const what = entry.isSymbolicLink() ? "a symbolic link" : "not a regular file";
+      diagnostics.push(createDiagnostic("skill/supporting-file-skipped", file, FILE_START, `Unexpected supporting file that is ${what}, expected a regular file (it is not copied into dist/)`));
+      return;
+    }
+    if (rel.includes("\\")) {
+      diagnostics.push(createDiagnostic("skill/supporting-file-skipped", file, FILE_START, "Unexpected backslash in a supporting file's name, expected a name that is the same path on every system (it is not copied into dist/)"));
+      return;
+    }
+    const read = readBytes(root, file, maxBytes);
+    if ("raw" in read) files.push({ path: rel, bytes: withLfLineEndings(read.raw) });
+    else if ("tooLarge" in read) {
+      diagnostics.push(createDiagnostic("skill/supporting-file-too-large", file, FILE_START, `Unexpected supporting file of ${read.tooLarge} bytes, expected at most ${maxBytes} bytes (supportingFiles.maxBytes in gamma-prompt.config.json)`));
+    } else if ("refused" in read) {
+      diagnostics.push(read.refused);
+    } else {
+      diagnostics.push(createDiagnostic("skill/unreadable-file", file, FILE_START, `Unexpected read failure (${read.code}), expected a readable file`));
+    }
+  };
+  for (const step of walked) {
+    if ("entry" in step) visit(step.rel, step.entry);
+    else diagnostics.push(unlistableFolder("skill/unreadable-file", step.rel === "" ? base : `${base}/${step.rel}`, step.code));
+  }
   files.sort((a, b) => compareCodeUnits(a.path, b.path));
   return { files, diagnostics };
 }

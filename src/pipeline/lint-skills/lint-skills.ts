@@ -12,7 +12,7 @@ import { unreferencedFileDiagnostics } from "../validate/unreferenced-files.js";
 import { applySuppressions } from "../validate/suppressions.js";
 import { loadSkillSourcesReusing, type SkillSourceRecord } from "../discover/skill-sources.js";
 import { loadSkillSources } from "../discover/discover.js";
-import { listSupportingEntries } from "../discover/supporting-files.js";
+import { listSupportingEntries, walkSupportingFolder, type SupportingWalk } from "../discover/supporting-files.js";
 import { PathProbes } from "../discover/path-probes.js";
 import type { SourceOverrides } from "../discover/read-source.js";
 import { skillSetDiagnostics, skillSetKey, type SkillRecord } from "../validate/skill-set-rules.js";
@@ -85,6 +85,8 @@ export interface LintedSkills {
   skillFileCount: number;
   /** Every SKILL.md read, valid or not, in path order: its manifest with where each field is written, and its body. */
   files: SkillFileRecord[];
+  /** The skill folders this run walked, by root-relative folder: what reads their supporting files next need not list them again. */
+  walks: ReadonlyMap<string, SupportingWalk>;
 }
 
 /** One SKILL.md as the rules saw it. */
@@ -135,11 +137,17 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   const typeGlobs = (settings.skillTypes ?? []).map(({ glob, type }) => ({ pattern: globToRegExp(glob), type }));
   const defaultTypeOf = (path: string): SkillType | undefined => typeGlobs.find(({ pattern }) => pattern.test(`${path.slice(0, path.lastIndexOf("/"))}/`))?.type;
   const records: Array<SkillFileRecord & { checklist?: ChecklistStep[] }> = [];
-  // Each skill's folder is listed once, for the unreferenced-file rule, for mentions of another skill's files and for how linked files are spelled.
+  // Each skill's folder is listed once, for the unreferenced-file rule, for mentions of another skill's files, for how linked
+  // files are spelled, and for the project checks that read the supporting files after lint (see `walks`).
+  const walks = new Map<string, SupportingWalk>();
   const listings = new Map<string, ReturnType<typeof listSupportingEntries>>();
   const entriesOf = (folder: string): ReturnType<typeof listSupportingEntries> => {
     let entries = listings.get(folder);
-    if (entries === undefined) listings.set(folder, (entries = listSupportingEntries(root, folder)));
+    if (entries === undefined) {
+      const walked = walkSupportingFolder(root, folder);
+      walks.set(folder, walked);
+      listings.set(folder, (entries = listSupportingEntries(root, folder, walked)));
+    }
     return entries;
   };
   const probes = settings.probes ?? new PathProbes(root);
@@ -200,7 +208,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   statuses.sort((a, b) => compareCodeUnits(a.folder, b.folder));
   skills.sort((a, b) => compareCodeUnits(a.name, b.name));
   const files = records.map(({ path, folder, manifest, opening, body, bodyStartLine }) => ({ path, folder, manifest, opening, body, bodyStartLine }));
-  return { diagnostics, statuses, skills, skillFileCount: sources.files.length, files };
+  return { diagnostics, statuses, skills, skillFileCount: sources.files.length, files, walks };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
 import type { SourceFile, ValidSkill } from "../../stage-data.js";
 import { loadProjectSources } from "../discover/project-sources.js";
-import { readSupportingFiles, type SupportingFile } from "../discover/supporting-files.js";
+import { readSupportingFiles, type SupportingFile, type SupportingWalk } from "../discover/supporting-files.js";
 import { defineSlot, type BuildSession } from "../session/build-session.js";
 import { resolveConfig } from "../validate/config.js";
 import { resolveInjections } from "../validate/injection-kinds.js";
@@ -76,7 +76,7 @@ export async function checkProjectSources(
   diagnostics.push(...skillNamespaceDiagnostics(namespaceDeclaringSkills(linted.files), namespaceNames.valid, namespaceNames.failed));
   const variants = sources.variants ? resolveVariants(sources.variants, skills, failedSkills, namespaceNames) : { variants: [], diagnostics: [] };
   diagnostics.push(...variants.diagnostics);
-  const supporting = collectSupportingFiles(root, skills, config.config.supportingFiles.maxBytes, session, changedPaths);
+  const supporting = collectSupportingFiles(root, skills, config.config.supportingFiles.maxBytes, session, changedPaths, linted.walks);
   diagnostics.push(...supporting.diagnostics);
   const knowledge = sources.knowledgeFiles
     ? await resolveKnowledge(sources.knowledgeFiles, {
@@ -99,7 +99,8 @@ export async function checkProjectSources(
 
 /**
  * Every valid skill's supporting files. A watch rebuild lists and reads a
- * skill folder again only when a changed path lies inside it.
+ * skill folder again only when a changed path lies inside it; a folder lint
+ * walked in the same run (`walks`) is read from that walk.
  */
 export function collectSupportingFiles(
   root: string,
@@ -107,6 +108,7 @@ export function collectSupportingFiles(
   maxBytes: number,
   session: BuildSession,
   changedPaths: readonly string[] | undefined,
+  walks?: ReadonlyMap<string, SupportingWalk>,
 ): { files: Map<string, SupportingFile[]>; diagnostics: Diagnostic[] } {
   const known = session.keep(SUPPORTING_FILES, () => new Map());
   const files = new Map<string, SupportingFile[]>();
@@ -117,7 +119,7 @@ export function collectSupportingFiles(
     const cached = known.get(folder);
     const touched = changedPaths === undefined || changedPaths.some((path) => path.startsWith(`${folder}/`));
     const reusable = cached !== undefined && cached.maxBytes === maxBytes && !touched;
-    const read = reusable ? cached : { maxBytes, ...readSupportingFiles(root, folder, maxBytes) };
+    const read = reusable ? cached : { maxBytes, ...readSupportingFiles(root, folder, maxBytes, walks?.get(folder)) };
     kept.set(folder, read);
     files.set(skill.name, read.files);
     diagnostics.push(...read.diagnostics);
