@@ -1,6 +1,7 @@
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { EXIT_FINDINGS, EXIT_USAGE, exitCodeFor } from "../../diagnostics/exit-code.js";
+import { escapeControls, messageRow } from "../../diagnostics/printable.js";
 import type { ReporterName } from "../../diagnostics/reporters/index.js";
 import { addProjectOptions, commandHelpFooter, reporterFormatOption } from "../options.js";
 import { commandRoot } from "../project-root.js";
@@ -143,7 +144,7 @@ async function runLint(given: LintCommandOptions): Promise<number> {
       return exitCodeAfterLint(outcome.diagnostics, counts, options.maxWarnings);
     }
     // stylish prints the changes on stdout; github and sarif keep stdout for their own document.
-    const changes = fix === "write" ? fixes.map((record) => `fixed ${record.file}:${record.line}:${record.column}  ${record.ruleId}  ${record.message}\n`).join("") : diff;
+    const changes = fix === "write" ? fixes.map((record) => `fixed ${escapeControls(record.file)}:${record.line}:${record.column}  ${record.ruleId}  ${messageRow(record.message)}\n`).join("") : diff;
     const report = formatDiagnostics(options.format, diagnostics, context);
     if (options.format === "stylish" && fix === "write") process.stdout.write(changes + report);
     else if (options.format === "stylish") {
