@@ -369,11 +369,13 @@ function findTicks(text: string, from: number, length: number): number {
 
 /**
  * A destination GFM reads as written: no escapes, entities or control
- * characters to decode. A NUL byte stays (GFM reads it as U+FFFD): such a
+ * characters to decode. A backslash before anything but ASCII punctuation
+ * is no escape, GFM keeps it (`references\forms.md`), so such a target is
+ * read as written too. A NUL byte stays (GFM reads it as U+FFFD): such a
  * target names nothing any file system can look up, which is a finding.
  */
 function readable(target: string): boolean {
-  return !/[\\\u0001-\u001f]|&(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);/i.test(target);
+  return !/\\(?:[!-/:-@[-`{-~]|$)|[\u0001-\u001f]|&(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);/i.test(target);
 }
 
 /** One match of `bracketed`: where it starts, its text, and the tail's groups. */

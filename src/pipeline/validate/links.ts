@@ -237,7 +237,8 @@ function linkProblem(rawTarget: string, skillDir: string, exists: (relative: str
     }
     return broken(`Unexpected absolute link ${shown}, expected a path relative to the skill's folder (${skillDir}/)`);
   }
-  if (target.includes("\\")) return broken(`Unexpected backslash in link ${shown}, expected forward slashes`);
+  // GFM keeps a backslash that escapes nothing: only Windows reads it as a folder separator, every other reader finds no file.
+  if (target.includes("\\")) return broken(`Unexpected backslash in link ${shown}, expected forward slashes (${quoted(target.replaceAll("\\", "/"))}): only Windows reads a backslash as a folder separator`);
   const resolved = posix.normalize(`${skillDir}/${target}`);
   const found = resolved.startsWith("../") || resolved === ".." ? "absent" : exists(resolved);
   if (found === "unreadable") return broken(`Unexpected link ${shown}, which no file system can look up (a NUL byte, or a name longer than the system allows), expected a file inside ${skillDir}/`);
