@@ -341,7 +341,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   },
   "tool/name-mismatch": { text: "A tool's name must equal its file name, so the order file and the schemas cannot disagree.", bad: "schemas/tools/read.json with name: open", good: "schemas/tools/read.json with name: read" },
   "tool/invalid-parameters": {
-    text: "A tool's parameters must be a valid JSON Schema, compiled in strict mode (no unknown keywords, types that exist); a provider rejects a malformed one at request time. The shape of parameters itself (`type`, `properties`) is `tool/invalid`.",
+    text: "A tool's parameters must be a valid JSON Schema, compiled in strict mode (no unknown keywords, types that exist, every `$ref` resolves inside the schema); a provider rejects a malformed one at request time. A `$ref` cycle whose schemas only refer onward (`\"loop\": { \"$ref\": \"#/$defs/loop\" }`) describes no value and is named with its references; a recursive schema whose cycle passes through a schema with keywords of its own (a tree's node with `type` and `properties`) is fine. The shape of parameters itself (`type`, `properties`) is `tool/invalid`.",
     bad: '{ "name": "read", "description": "Read a workspace file.", "parameters": { "type": "object", "properties": { "path": { "type": "text" } } } }',
     good: '{ "name": "read", "description": "Read a workspace file.", "parameters": { "type": "object", "properties": { "path": { "type": "string" } } } }',
   },
