@@ -106,6 +106,8 @@ export interface ReportContext extends Omit<DiagnosticCounts, "noteCount"> {
   fixesWritten?: boolean;
   /** `--fix-dry-run`: the changes as one unified diff. */
   fixDiff?: string;
+  /** `--fix` / `--fix-dry-run`: the files with fixable findings left as they are, and why (a symbolic link). */
+  fixesSkipped?: ReadonlyArray<{ file: string; reason: string }>;
 }
 
 /** One change `lint --fix` made or would make: where the fixed finding was, its rule, and what changed. */
