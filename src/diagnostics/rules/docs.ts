@@ -223,7 +223,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "type: workflow\n\n1. Read the brief.\n2. Draft the deck.\n3. Verify every card.",
   },
   "skill/workflow-verification": {
-    text: "A workflow must verify its result before it reports completion; at least one step of its checklist uses a verifying word (verify, check, inspect, confirm, review, validate, ensure, test, assert). The checklist is the list the build compiles and the runtime enforces: the first ordered list under a heading that names it (Checklist, Steps, Procedure), else the first of three or more steps, else the first; a verifying step in another list does not count.",
+    text: "A workflow must verify its result before it reports completion; at least one step of its checklist uses a verifying word (verify, check, inspect, confirm, review, validate, ensure, test, assert). The checklist is the list the build compiles and the runtime enforces: the first ordered list under a heading that names it (Checklist, Steps, Procedure; an ATX `## Checklist` or a setext one, the text underlined with `---` or `===`), else the first of three or more steps, else the first; a verifying step in another list does not count.",
     bad: "1. Draft the deck.\n2. Send it.",
     good: "1. Draft the deck.\n2. Verify every card renders.\n3. Send it.",
   },
