@@ -54,11 +54,32 @@ export async function codeActions(context: ActionContext, diagnostics: readonly 
   }
   if (isSkill && wants(FIX_ALL_KIND) && context.analysedVersion === context.document.version) {
     const findings = context.analysis.diagnostics.filter((finding) => finding.file === context.path && FIXABLE_RULES.has(finding.ruleId));
-    // As many passes as `lint --fix` makes (a fix can make another possible), in one edit.
-    const fix = findings.length > 0 ? fixEdit(context, await fixSkillText(context.root, context.path, context.document.getText(), findings, context.analysis.profile, context.buffers)) : undefined;
+    const fix = findings.length > 0 ? fixEdit(context, await fixedText(context, findings)) : undefined;
     if (fix) actions.push({ title: "Fix all gamma-prompt findings that have a safe fix", kind: FIX_ALL_KIND, edit: fix.edit });
   }
   return actions;
+}
+
+/**
+ * Each pass's re-check reads the whole project, so the text is worked out
+ * once per analysis and buffer version, however often the client asks for
+ * the actions at that version (some ask on every cursor move).
+ */
+const fixedTexts = new WeakMap<ProjectAnalysis, Map<string, Promise<FixedSkillFile | undefined>>>();
+
+/** As many passes as `lint --fix` makes (a fix can make another possible), for one edit. */
+function fixedText(context: ActionContext, findings: readonly Diagnostic[]): Promise<FixedSkillFile | undefined> {
+  let byBuffer = fixedTexts.get(context.analysis);
+  if (byBuffer === undefined) fixedTexts.set(context.analysis, (byBuffer = new Map()));
+  const key = `${context.path}\u0000${context.document.version}`;
+  let fixed = byBuffer.get(key);
+  if (fixed === undefined) {
+    fixed = fixSkillText(context.root, context.path, context.document.getText(), findings, context.analysis.profile, context.buffers);
+    byBuffer.set(key, fixed);
+    // A failed run is not kept: the next request tries again.
+    fixed.catch(() => byBuffer.delete(key));
+  }
+  return fixed;
 }
 
 /** True while the buffer is the version the finding was published for. */
