@@ -223,7 +223,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "type: workflow\n\n1. Read the brief.\n2. Draft the deck.\n3. Verify every card.",
   },
   "skill/workflow-verification": {
-    text: "A workflow must verify its result before it reports completion; at least one step of its checklist uses a verifying word (verify, check, inspect, confirm, review, validate, ensure, test, assert). The checklist is the list the build compiles and the runtime enforces: the first ordered list under a heading that names it (Checklist, Steps, Procedure), else the first of three or more steps, else the first; a verifying step in another list does not count.",
+    text: "A workflow must verify its result before it reports completion; at least one step of its checklist uses a verifying word (verify, check, inspect, confirm, review, validate, ensure, test, assert). The checklist is the list the build compiles and the runtime enforces: the first ordered list under a heading that names it (Checklist, Steps, Procedure; an ATX `## Checklist` or a setext one, the text underlined with `---` or `===`), else the first of three or more steps, else the first; a verifying step in another list does not count.",
     bad: "1. Draft the deck.\n2. Send it.",
     good: "1. Draft the deck.\n2. Verify every card renders.\n3. Send it.",
   },
@@ -261,6 +261,11 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     text: "Anything unexpected while checking one file is reported here, on that file, so the other skills are still checked; please report it with the file.",
     bad: "(a file that makes a checker throw)",
     good: "(any well-formed SKILL.md)",
+  },
+  "skill/reserved-closer": {
+    text: "A warning: the runtime puts a skill's body, as written, inside its own tags: `<preloaded_skill>` when a variant preloads the skill, `<skill>` when the skill tool returns it, and again a `<skill>` inside the `<session_state>` anchor after compaction. A body is trusted text, so the runtime does not neutralise it, and a closing tag of one of the tags it reserves (the injection kinds, `skill`, `preloaded_skill`, `available_skills`, `session_state`, `tasks`, `knowledge`, …) ends that wrapper early: what follows reads as the runtime's own text. Only exact closers count: `</`, a reserved name in any ASCII letter case, then `>` or whitespace (`</skill>`, `</Skill >`); `</skills>`, `</ skill>` or an opening `<skill>` do not. A closer counts wherever it stands, inside code too: the wrapper is text, and Markdown code is text to it. Write the tag's `<` as `&lt;` (as the runtime itself writes a neutralised tag), or name the tag otherwise. On the labelled corpus (983 skills) the rule finds nothing, so its precision there is not measured; it stays a warning because the closer is in the file, whatever the skill means by it.",
+    bad: "A returned skill ends with </skill> in the prompt.",
+    good: "A returned skill ends with &lt;/skill> in the prompt.",
   },
   "skill/reference-checklist": {
     text: "A reference skill is lookup material; a body shaped as a checklist (an ordered list of three or more steps, or numbered step headings) reads as a procedure the agent must follow, which is a workflow's contract.",
