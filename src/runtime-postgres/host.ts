@@ -297,6 +297,8 @@ class HostedState {
   private routingNow = false;
   /** Set when dispose starts: no event is routed and no change is made from then on. */
   private closing = false;
+  /** Set as dispose lets the lease go: a renewal that finds it gone after that is no loss to report. */
+  private releasing = false;
   private disposed: Promise<void> | undefined;
 
   constructor(
@@ -331,7 +333,8 @@ class HostedState {
     this.renewal = setInterval(() => {
       renewLease(this.pool, this.lease, this.sessions.leaseMs).then(
         (held) => {
-          if (held) return;
+          // Let go by this session's own dispose while the renewal was on its way: not taken over.
+          if (held || this.releasing) return;
           // Taken over: nothing more is written, and the session's next write stops it.
           this.store.lost = true;
           this.stopRenewing();
@@ -459,7 +462,10 @@ class HostedState {
     this.unwatch?.();
     await this.routing.catch(() => {});
     await this.sync().catch(() => {});
-    if (!this.store.lost) await releaseLease(this.pool, this.lease).catch(() => {});
+    if (!this.store.lost) {
+      this.releasing = true;
+      await releaseLease(this.pool, this.lease).catch(() => {});
+    }
     // Whatever still reaches the store is refused here too, before a statement is sent.
     this.store.lost = true;
   }

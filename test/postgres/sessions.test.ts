@@ -749,6 +749,53 @@ describe("one session key opened twice on one server", () => {
   });
 });
 
+describe("lease renewal", () => {
+  it("a renewal on its way when the session's dispose lets the lease go is no loss: nothing is told; a lease another server takes is told", async () => {
+    const pool = db.pool();
+    const reports: string[] = [];
+    let renewalSent = (): void => {};
+    const renewing = new Promise<void>((resolve) => (renewalSent = resolve));
+    let released = (): void => {};
+    const releaseDone = new Promise<void>((resolve) => (released = resolve));
+    let renewalSettled = (): void => {};
+    const renewalDone = new Promise<void>((resolve) => (renewalSettled = resolve));
+    let holding = true;
+    aroundQueries(pool, async (text, send) => {
+      if (holding && text.startsWith("update gamma_sessions set lease_expires_at")) {
+        holding = false;
+        renewalSent();
+        // A busy network or database: the renewal reaches the database after the release.
+        await releaseDone;
+        try {
+          return await send();
+        } finally {
+          renewalSettled();
+        }
+      }
+      const result = await send();
+      if (text.includes("set lease_owner = null")) released();
+      return result;
+    });
+    const sessions = await PostgresSessions.start({ pool, leaseMs: 300, onError: (error, during) => reports.push(`${during}: ${String(error)}`) });
+    servers.push(sessions);
+    const sessionKey = newKey();
+    const hosted = await hostAgent(sessions, sessionKey);
+    await renewing;
+    await hosted.dispose();
+    await renewalDone;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(reports).toEqual([]);
+
+    // An operator frees the lease of a session that is still hosted (as another server taking it over would): that loss is told.
+    const taken = newKey();
+    const still = await hostAgent(sessions, taken);
+    await db.pool().query("update gamma_sessions set lease_owner = null, lease_expires_at = now() where session_key = $1", [taken]);
+    await until(() => reports.length > 0, "the lost lease to be told");
+    expect(reports).toEqual([`renew: Error: Lease of session ${taken} lost to another server`]);
+    await still.dispose();
+  });
+});
+
 /**
  * The faux model's replies, each planning one more task (`todo` with task
  * t<n>); the host disposes the session while the second call streams.
