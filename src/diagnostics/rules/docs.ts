@@ -414,12 +414,12 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "{{#if toolNamespaces}}\n## Tool namespaces\n\n{{namespaceCatalog}}\n{{/if}}",
   },
   "variant/unknown-namespace": {
-    text: "A variant's `namespaces` (the namespaces it sends from session start) names only namespaces the project declares under schemas/namespaces/.",
+    text: "A variant's `namespaces` (the namespaces it sends from session start) names only namespaces the project declares under schemas/namespaces/. A namespace that exists but has errors is reported too, with its folder, as the variant cannot be built without it: fix the namespace's own findings.",
     bad: "base:\n  preload: []\n  namespaces: [drvie]",
     good: "base:\n  preload: []\n  namespaces: [drive]",
   },
   "skill/namespace-unknown": {
-    text: "A workflow skill's `toolNamespaces` load when the skill becomes active; each must be a namespace the project declares, or the skill would start without the tools its steps call.",
+    text: "A workflow skill's `toolNamespaces` load when the skill becomes active; each must be a namespace the project declares, or the skill would start without the tools its steps call. A namespace folder that exists but has errors is not this finding: its own errors, in its files, fail the build and say what to fix, and the skill names it rightly.",
     bad: fm("name: drive-import", "type: workflow", "description: Use when …", "toolNamespaces: [drvie]"),
     good: fm("name: drive-import", "type: workflow", "description: Use when …", "toolNamespaces: [drive]"),
   },

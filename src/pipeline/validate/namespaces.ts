@@ -148,9 +148,10 @@ export function skillNamespaceDiagnostics(skills: readonly NamespaceDeclaringSki
       continue;
     }
     for (const reference of declared) {
-      if (namespaceNames.has(reference.name)) continue;
-      const why = namespacesFailed.has(reference.name) ? "it has errors" : "no namespace has that name";
-      diagnostics.push(createDiagnostic("skill/namespace-unknown", skill.path, reference.range, `Unexpected namespace \`${reference.name}\` (${why}), expected the name of a namespace in ${NAMESPACES_DIR}/`));
+      // A namespace folder that exists but failed has errors of its own in its files (source, namespace and tool
+      // rules are errors no config turns off): they fail the build and say what to fix; the skill names it rightly.
+      if (namespaceNames.has(reference.name) || namespacesFailed.has(reference.name)) continue;
+      diagnostics.push(createDiagnostic("skill/namespace-unknown", skill.path, reference.range, `Unexpected namespace \`${reference.name}\` (no namespace has that name), expected the name of a namespace in ${NAMESPACES_DIR}/`));
     }
   }
   return diagnostics;

@@ -58,8 +58,11 @@ export function resolveVariants(
     atStart.forEach((namespace, index) => {
       if (namespaces.valid.has(namespace)) return;
       known = false;
-      const why = namespaces.failed.has(namespace) ? "it has errors" : "no namespace has that name";
-      diagnostics.push(createDiagnostic("variant/unknown-namespace", source.path, rangeAt(located, ["variants", name, "namespaces", index]), `Unexpected namespace \`${namespace}\` in variant \`${name}\` (${why}), expected the name of a namespace in schemas/namespaces/`));
+      const failed = namespaces.failed.has(namespace);
+      const message = failed
+        ? `Unexpected namespace \`${namespace}\` in variant \`${name}\` (it has errors, in schemas/namespaces/${namespace}/), expected the name of a valid namespace`
+        : `Unexpected namespace \`${namespace}\` in variant \`${name}\` (no namespace has that name), expected the name of a namespace in schemas/namespaces/`;
+      diagnostics.push(createDiagnostic("variant/unknown-namespace", source.path, rangeAt(located, ["variants", name, "namespaces", index]), message));
     });
     if (!known) continue;
     const closure = new Set(requirementClosure(requires, preload));
