@@ -183,7 +183,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "description: Toolkit for styling artifacts with a theme. Use when the user asks to restyle slides, docs or pages.",
   },
   "skill/reference-unknown": {
-    text: "Every name in requiresSkills and conflictsWith must be a skill in the project; a stale name means a requirement is never loaded or a conflict never enforced.",
+    text: "Every name in requiresSkills and conflictsWith must be a skill in the project; a stale name means a requirement is never loaded or a conflict never enforced. A near miss gets a \"did you mean\", offering only names every rule accepts: a skill's folder name, the name skill/name-mismatch asks for, never a name skill/name-format rejects. A reference to a folder whose skill is named otherwise says so: fix that skill's name.",
     bad: "requiresSkills:\n  - pdf-tool   # no such skill",
     good: "requiresSkills:\n  - pdf-tools",
   },

@@ -5,6 +5,7 @@ import { TOOL_ORDER_FILE, TOOLS_DIR } from "../discover/source-paths.js";
 import { compareCodeUnits } from "../discover/sources.js";
 import type { SourceFile } from "../../stage-data.js";
 import { parseKnowledgeNote, type NoteReference, type ParsedNote } from "./knowledge-note.js";
+import { isValidSkillName } from "./skill-set-rules.js";
 import { didYouMean } from "./suggest.js";
 
 /** A note that passed every error-level rule: what the build publishes. */
@@ -31,6 +32,8 @@ export function validateNotes(notes: readonly ParsedNote[], context: KnowledgeCo
   const valid: ValidNote[] = [];
   const skills = new Set(context.skillNames);
   const tools = new Set(context.toolNames);
+  // A folder whose skill failed lint may have a name skill/name-format rejects: never offered as "did you mean".
+  const suggestibleSkills = context.skillNames.filter(isValidSkillName);
   // A note whose frontmatter has schema errors is still judged on what it does hold (its id, its references,
   // its body), as a skill is: one error never hides the others. Only a note with no error is published.
   for (const note of notes) {
@@ -45,7 +48,7 @@ export function validateNotes(notes: readonly ParsedNote[], context: KnowledgeCo
         diagnostics.push(createDiagnostic("knowledge/id-duplicate", note.path, note.idRange, `Unexpected second note with id "${note.id}", expected unique ids (first in ${owner})`));
       } else owners.set(note.id, note.path);
     }
-    unknown(note, note.skillRefs, skills, context.skillNames, "knowledge/unknown-skill", "skill", "a skill in skills/", diagnostics);
+    unknown(note, note.skillRefs, skills, suggestibleSkills, "knowledge/unknown-skill", "skill", "a skill in skills/", diagnostics);
     unknown(note, note.toolRefs, tools, context.toolNames, "knowledge/unknown-tool", "tool", "a tool in schemas/tools/", diagnostics);
     const bytes = Buffer.byteLength(note.body);
     if (bytes > context.inlineBytes) {
