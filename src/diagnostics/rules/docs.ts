@@ -355,8 +355,8 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   },
   "tool/runtime-tool-parameters": {
     text: "The runtime reads message_user's message and blockOnUser and todo's tasks. A schema that leaves one out, gives it another type or does not require it lets the model call the tool in a way the runtime refuses: a message_user without blockOnUser can never hand the turn to the user. The build fails at the tool's file.",
-    bad: '{ "name": "message_user", "parameters": { "type": "object", "properties": { "message": { "type": "string" } }, "required": ["message"] } }',
-    good: '{ "name": "message_user", "parameters": { "type": "object", "properties": { "message": { "type": "string" }, "blockOnUser": { "type": "boolean" } }, "required": ["message", "blockOnUser"] } }',
+    bad: '{ "name": "message_user", "description": "Send a message to the user.", "parameters": { "type": "object", "properties": { "message": { "type": "string" } }, "required": ["message"] } }',
+    good: '{ "name": "message_user", "description": "Send a message to the user.", "parameters": { "type": "object", "properties": { "message": { "type": "string" }, "blockOnUser": { "type": "boolean" } }, "required": ["message", "blockOnUser"] } }',
   },
   "tool/skill-name-parameter": {
     text: "The skill tool has a string name parameter, which the build gives an enum of the catalog's names.",
@@ -389,8 +389,8 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: '"description": "Use for files in the user\'s connected drive: finding, reading and importing them."',
   },
   "namespace/description-trigger": {
-    text: "The namespace catalog is read like the skill catalog: a description that says when to load the namespace (the skill description rule's forms: \"Use for …\", \"Use when …\") is chosen reliably; one that only says what the tools are is not.",
-    bad: '"description": "Google Drive tools."',
+    text: "The namespace catalog is read like the skill catalog: a description that says when to load the namespace (the skill description rule's forms: \"Use for …\", \"Use when …\") is chosen reliably; one that only says what the tools are is not. As for skills, only a description in a language the forms are known for (English, Chinese, Japanese) is judged; a description of a few nouns with no word that shows its language (\"Google Drive tools.\") is not, since it may be written in another language and a finding would be a guess.",
+    bad: '"description": "Tools for Google Drive."',
     good: '"description": "Use when the user names a file in their connected drive or asks to import from it."',
   },
   "namespace/too-many-tools": {
