@@ -128,6 +128,11 @@ describe("gamma-prompt mcp on the embedded default", () => {
       `Unexpected rule ${JSON.stringify("x".repeat(100))}… (${2 * 1024 * 1024} characters), expected a rule id such as skill/description-trigger (every finding names its rule)`,
     );
     expect(toolError(await session.call("explain_rule", { rule: "skill/type-valu" }))).toBe('Unexpected rule "skill/type-valu", expected a rule id such as skill/description-trigger (every finding names its rule); did you mean "skill/type-value"?');
+    // A rule named without its category, as a finding's tail shows it: the same suggestions as the CLI's explain.
+    expect(toolError(await session.call("explain_rule", { rule: "unknown-skill" }))).toBe(
+      'Unexpected rule "unknown-skill", expected a rule id such as skill/description-trigger (every finding names its rule); did you mean one of "audit/unknown-skill", "knowledge/unknown-skill", "variant/unknown-skill"?',
+    );
+    expect(toolError(await session.call("explain_rule", { rule: "type-value" }))).toBe('Unexpected rule "type-value", expected a rule id such as skill/description-trigger (every finding names its rule); did you mean "skill/type-value"?');
   });
 
   it("returns the safe fixes of a file as a diff, and writes them only when asked", async () => {
