@@ -1,16 +1,44 @@
 /**
- * The slice of node-postgres (`pg`, an optional peer dependency) this entry
- * point uses: a pool, a client checked out of it, and a query. Only types are
- * imported from `pg`; the host passes its own pool, so no database client is
- * loaded by anything but this entry point, and only when the host uses it.
+ * The slice of a node-postgres (`pg`, an optional peer dependency) pool this
+ * entry point uses: a pool, a client checked out of it, and a query. The
+ * types are the entry point's own, so its declarations need neither `pg`'s
+ * types (`pg` ships none; `@types/pg` is not required) nor `pg` itself: a
+ * `pg.Pool` is a `Pool`, and a `pg.PoolClient` or `pg.Client` a `Queryable`
+ * (the LISTEN connection relies on the pool's clients being node-postgres's:
+ * event emitters that emit `notification`, `error` and `end`).
+ * The host passes its own pool, so no database client is loaded by anything
+ * but this entry point, and only when the host uses it.
  */
-import type { Pool, PoolClient, QueryResult, QueryResultRow } from "pg";
 
-export type { Pool, PoolClient };
+/** A row of a query's result, by column name. */
+export type QueryResultRow = object;
+
+/** A statement with its parameters, and optionally a name (a prepared statement). */
+export interface QueryConfig {
+  text: string;
+  values?: unknown[];
+  name?: string;
+}
+
+/** What a query resolves to: its rows and how many it touched. */
+export interface QueryResult<R extends QueryResultRow = QueryResultRow> {
+  rows: R[];
+  rowCount: number | null;
+}
 
 /** A pool, a checked-out client, or a client in a transaction of the caller's. */
 export interface Queryable {
-  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<QueryResult<R>>;
+  query<R extends QueryResultRow = QueryResultRow>(textOrConfig: string | QueryConfig, values?: unknown[]): Promise<QueryResult<R>>;
+}
+
+/** A client checked out of the pool: it takes queries, and goes back to the pool (or, given an error, is discarded) on release. */
+export interface PoolClient extends Queryable {
+  release(error?: Error | boolean): void;
+}
+
+/** A pool of connections, such as node-postgres's `pg.Pool`. */
+export interface Pool extends Queryable {
+  connect(): Promise<PoolClient>;
 }
 
 /** Runs `work` in one transaction on a client checked out of the pool. */

@@ -199,7 +199,7 @@ export class PgNotInstalledError extends Error {
  * one, node-postgres's PG* environment variables): what the command line runs.
  */
 export async function migrateDatabase(connectionString: string | undefined): Promise<MigrationResult> {
-  let pg: { Pool: new (config?: { connectionString?: string }) => Pool };
+  let pg: { Pool: new (config?: { connectionString?: string }) => Pool & { on(event: "error", listener: (error: Error) => void): unknown; end(): Promise<void> } };
   try {
     pg = ((await import("pg")) as { default: typeof pg }).default;
   } catch {
