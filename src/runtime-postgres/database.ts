@@ -10,6 +10,8 @@
  * but this entry point, and only when the host uses it.
  */
 
+import { expectObject } from "../protocol/arguments.js";
+
 /** A row of a query's result, by column name. */
 export type QueryResultRow = object;
 
@@ -39,6 +41,18 @@ export interface PoolClient extends Queryable {
 /** A pool of connections, such as node-postgres's `pg.Pool`. */
 export interface Pool extends Queryable {
   connect(): Promise<PoolClient>;
+}
+
+/** Throws a TypeError naming `name` unless `value` has a pool's methods (a connection string is not a pool). */
+export function expectPool(value: unknown, name: string): asserts value is Pool {
+  expectObject(value, name, "a node-postgres pool (new pg.Pool({ connectionString }))");
+  if (typeof value.query !== "function" || typeof value.connect !== "function") throw new TypeError(`Unexpected ${name} without query() and connect(), expected a node-postgres pool (new pg.Pool({ connectionString }))`);
+}
+
+/** Throws a TypeError naming `name` unless `value` has a query method: a pool, or a client (one in a transaction of the caller's too). */
+export function expectQueryable(value: unknown, name: string): asserts value is Queryable {
+  expectObject(value, name, "a node-postgres pool or client (new pg.Pool({ connectionString }), or a client in a transaction)");
+  if (typeof value.query !== "function") throw new TypeError(`Unexpected ${name} without query(), expected a node-postgres pool or client`);
 }
 
 /** Runs `work` in one transaction on a client checked out of the pool. */
