@@ -49,3 +49,9 @@ export function expectInteger(value: unknown, name: string, min: number, max = N
     throw new RangeError(`Unexpected ${name} ${shownValue(value)}, expected an integer, ${range}`);
   }
 }
+
+/** Throws a TypeError unless `options` is an object whose `root` is a folder's path: what the library's project functions take. */
+export function expectProjectOptions(options: unknown, entry: string): void {
+  expectObject(options, `${entry} options`, 'an object such as { root: "." }');
+  expectString(options.root, "root", 'the project\'s folder, such as "."');
+}
