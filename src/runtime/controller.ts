@@ -163,7 +163,7 @@ export class SessionProtocolController {
     });
     // Saved before sessions had a key: mint it now, once.
     if (restored !== undefined && typeof restored.sessionKey !== "string") this.owner.change({ op: "sessionKey", sessionKey: randomUUID() });
-    // A stored entry the anchor cannot render (kept before entries were checked) leaves the list, and the host is told.
+    // A stored entry the anchor cannot render (kept before entries were checked, or by a host's own store) leaves the list, and the host is told.
     if (restored !== undefined) this.dropMalformedArtifacts();
     // Reopened on another build: what it lacks leaves the state before anything reads it.
     const rebuilt = restored === undefined ? undefined : reconcileBuild(this.owner.state, this.artifacts.skills, this.artifacts.manifest.staticPrefix.cacheKey);
@@ -231,7 +231,7 @@ export class SessionProtocolController {
     this.owner.change({ op: "artifacts", artifacts: kept.map((artifact) => ({ ...artifact })) });
     const told = Array.isArray(stored) ? problems.filter((problem) => problem !== undefined) : [`Unexpected stored currentArtifacts ${JSON.stringify(stored) ?? String(stored)}, expected an array`];
     for (const problem of told) {
-      this.emit({ type: "runtime_error", during: "restore", error: new TypeError(`${problem}; it was stored before entries were checked and is dropped from the session's current artifacts (set them again with setCurrentArtifacts)`) });
+      this.emit({ type: "runtime_error", during: "restore", error: new TypeError(`${problem}; the stored entry is dropped from the session's current artifacts (set them again with setCurrentArtifacts)`) });
     }
   }
 

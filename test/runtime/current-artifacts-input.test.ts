@@ -102,7 +102,7 @@ describe("a stored state holding an entry the anchor cannot render", () => {
     const error = (told[0] as { error: unknown }).error;
     expect(error).toBeInstanceOf(TypeError);
     expect((error as Error).message).toBe(
-      "Unexpected currentArtifacts[1].revision 3, expected a string or no revision; it was stored before entries were checked and is dropped from the session's current artifacts (set them again with setCurrentArtifacts)",
+      "Unexpected currentArtifacts[1].revision 3, expected a string or no revision; the stored entry is dropped from the session's current artifacts (set them again with setCurrentArtifacts)",
     );
     expect(reopened.controller.state.currentArtifacts).toEqual([{ ref: "file:brief.xml", revision: "r2" }]);
     faux.setResponses([fauxAssistantMessage("answer")]);
