@@ -1,4 +1,5 @@
 import { dirname, join, resolve } from "node:path";
+import { expectOneOf, expectProjectOptions } from "./protocol/arguments.js";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./stage-data.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
@@ -76,6 +77,8 @@ const MAX_FIX_PASSES = 10;
  * skills/ folder, which is a usage problem rather than a finding.
  */
 export async function lint(options: LintOptions): Promise<LintResult> {
+  expectProjectOptions(options, "lint");
+  if (options.fix !== undefined) expectOneOf(options.fix, "fix", ["write", "dry-run"]);
   // Absolute from here on: the readers cache per root, and "." means another folder after a chdir.
   const root = resolve(options.root);
   const { config, diagnostics: configDiagnostics } = readLintConfig(root, options.config);

@@ -13,7 +13,8 @@ import { InjectionsNotDefinedError, type SessionProtocolController } from "../ru
 import { InjectionRejectedError } from "../runtime/injections/envelope.js";
 import { SessionDisposedError } from "../runtime/state/errors.js";
 import type { GammaAgent, GammaAgentOptions, GammaSession, GammaSessionOptions, TranscriptFeed } from "../runtime/pi-adapter.js";
-import type { Pool } from "./database.js";
+import { expectFunction, expectObject } from "../protocol/arguments.js";
+import { expectPool, type Pool } from "./database.js";
 import { DatabaseReadOnlyError, SessionsClosedError } from "./errors.js";
 import { EVENTS_PER_PASS, markRefused, markRouted, sessionKeyProblem, unroutedEventsOf, wellFormed, type PublishedEvent } from "./events.js";
 import { acquireLease, releaseLease, renewLease, type Lease } from "./lease.js";
@@ -71,6 +72,10 @@ const MAX_LEASE_MS = 2_147_483_647;
 
 /** Refuses settings that would fail every open, or quietly weaken the lease: the option named, with the values it takes. */
 function checkOptions(options: PostgresSessionsOptions): void {
+  expectObject(options, "PostgresSessions.start options", "an object such as { pool }");
+  expectPool(options.pool, "pool");
+  if (options.onEventRefused !== undefined) expectFunction(options.onEventRefused, "onEventRefused");
+  if (options.onError !== undefined) expectFunction(options.onError, "onError");
   // The listener keeps one connection for the server's lifetime: a pool of one would leave none for a session, which would wait forever.
   const max = (options.pool as { options?: { max?: unknown } }).options?.max;
   if (typeof max === "number" && max < 2) {
