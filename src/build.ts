@@ -1,4 +1,5 @@
 import { statSync } from "node:fs";
+import { expectProjectOptions } from "./protocol/arguments.js";
 import { basename, join, resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { ProjectRootError, refuseOutputHoldingRoot } from "./pipeline/discover/discover.js";
@@ -120,6 +121,7 @@ export interface BuildResult {
 const SOURCE_FOLDERS = ["skills", "prompts", "schemas", KNOWLEDGE_DIR] as const;
 
 export async function build(options: BuildOptions): Promise<BuildResult> {
+  expectProjectOptions(options, "build");
   const root = resolve(options.root);
   const outDir = resolve(root, options.outDir ?? "dist");
   const outRel = relativePosix(root, outDir) || ".";

@@ -1,4 +1,5 @@
 import { dirname, join, resolve } from "node:path";
+import { expectOneOf, expectProjectOptions } from "./protocol/arguments.js";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./stage-data.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
@@ -8,6 +9,7 @@ import { fixSkillAgain, fixSkillBytes, fixSkillFiles, type FixedSkillFile, type 
 import { writeFixedFiles } from "./pipeline/fix/write-fixes.js";
 import { removeStaleTempFiles } from "./pipeline/fix/replace-file.js";
 import { acceptedToolParametersOf, readVerifiedDist } from "./pipeline/emit/verified-dist.js";
+import { overrideSource, SKILL_READ_RULES, sourceReadRules, type SourceOverrides } from "./pipeline/discover/read-source.js";
 
 export type { FixedSkillFile, SkillFix, SkippedFix } from "./pipeline/fix/fix-skills.js";
 
@@ -77,6 +79,8 @@ const MAX_FIX_PASSES = 10;
  * skills/ folder, which is a usage problem rather than a finding.
  */
 export async function lint(options: LintOptions): Promise<LintResult> {
+  expectProjectOptions(options, "lint");
+  if (options.fix !== undefined) expectOneOf(options.fix, "fix", ["write", "dry-run"]);
   // Absolute from here on: the readers cache per root, and "." means another folder after a chdir.
   const root = resolve(options.root);
   const { config, diagnostics: configDiagnostics } = readLintConfig(root, options.config);
@@ -96,20 +100,7 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   if (options.fix) {
     const only = options.fixFiles === undefined ? undefined : new Set(options.fixFiles);
     const fixed = new Map((await fixSkillFiles(root, only ? linted.diagnostics.filter((diagnostic) => only.has(diagnostic.file)) : linted.diagnostics, profile, skipped)).map((file) => [file.file, file]));
-    // Passes until nothing more can be fixed, as one fix can make another possible; each pass's findings are those of
-    // the text fixed so far, checked before anything is written.
-    for (let pass = 1; fixed.size > 0; pass++) {
-      linted = await lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: new Map([...fixed.values()].map((file) => [file.file, file.source])) });
-      if (pass === MAX_FIX_PASSES) break;
-      let changed = false;
-      for (const [file, previous] of fixed) {
-        const again = await fixSkillAgain(previous, linted.diagnostics.filter((diagnostic) => diagnostic.file === file), profile);
-        if (again === undefined) continue;
-        fixed.set(file, again);
-        changed = true;
-      }
-      if (!changed) break;
-    }
+    linted = (await fixInPasses(fixed, profile, (overrides) => lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: overrides }))) ?? linted;
     fixedFiles = [...fixed.values()];
     if (options.fix === "write") {
       // What an earlier --fix killed before its rename left beside the skill files (never read as a source).
@@ -129,6 +120,53 @@ export async function lint(options: LintOptions): Promise<LintResult> {
     result.fixesSkipped = skipped;
   }
   return result;
+}
+
+type Linted = Awaited<ReturnType<typeof lintSkills>>;
+
+/**
+ * The passes after the first over files fixed in memory (`fixed`, updated in
+ * place), until nothing more can be fixed, as one fix can make another
+ * possible, or {@link MAX_FIX_PASSES} in all. Each pass's findings are those
+ * of the text fixed so far (`relint` reads the fixed files' sources over the
+ * disk's). Returns the last of those findings; undefined when nothing was fixed.
+ */
+async function fixInPasses(fixed: Map<string, FixedSkillFile>, profile: Profile, relint: (overrides: SourceOverrides) => Promise<Linted>): Promise<Linted | undefined> {
+  let linted: Linted | undefined;
+  for (let pass = 1; fixed.size > 0; pass++) {
+    linted = await relint(new Map([...fixed.values()].map((file) => [file.file, file.source])));
+    if (pass === MAX_FIX_PASSES) break;
+    let changed = false;
+    for (const [file, previous] of fixed) {
+      const again = await fixSkillAgain(previous, linted.diagnostics.filter((diagnostic) => diagnostic.file === file), profile);
+      if (again === undefined) continue;
+      fixed.set(file, again);
+      changed = true;
+    }
+    if (!changed) break;
+  }
+  return linted;
+}
+
+/**
+ * What `lint --fix` would make of one SKILL.md whose text is `text` (an
+ * editor's buffer, root-relative `file`), given the findings in that text:
+ * the same passes until nothing more can be fixed, each pass's findings
+ * those of the project with `buffers` (other unsaved text by root-relative
+ * path) and the text fixed so far. Undefined when nothing can be fixed.
+ * Writes nothing.
+ */
+export async function fixSkillText(root: string, file: string, text: string, findings: readonly Diagnostic[], profile: Profile, buffers: ReadonlyMap<string, string> = new Map()): Promise<FixedSkillFile | undefined> {
+  root = resolve(root);
+  const first = await fixSkillBytes(file, Buffer.from(text, "utf8"), findings, profile);
+  if (first === undefined) return undefined;
+  const others = new Map<string, ReturnType<typeof overrideSource>>();
+  for (const [path, buffer] of buffers) if (path !== file) others.set(path, overrideSource(path, buffer, path.endsWith("/SKILL.md") ? SKILL_READ_RULES : sourceReadRules(path)));
+  const { config } = readLintConfig(root, undefined, others);
+  const settings = { profile, layout: config.layout, rules: config.rules, reportEmpty: true, checklists: true, ...(config.skillTypes ? { skillTypes: config.skillTypes } : {}) };
+  const fixed = new Map([[file, first]]);
+  await fixInPasses(fixed, profile, (overrides) => lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: new Map([...others, ...overrides]) }));
+  return fixed.get(file);
 }
 
 /**

@@ -84,31 +84,38 @@ export interface EvalOutcome {
   results?: EvalResults;
 }
 
-export async function runEvals(options: EvalOptions): Promise<EvalOutcome> {
+/** How a usage error names an option: as the library's option (the default), or as the command line's flag. */
+const OPTION_NAMES = {
+  library: { record: "record: true", replay: "replay: true", model: "model", modelExpected: "model (provider/id, e.g. openai/gpt-5) or scriptedModel", baseUrl: "baseUrl", runs: "runs", concurrency: "concurrency", threshold: "threshold" },
+  cli: { record: "--record", replay: "--replay", model: "--model", modelExpected: "--model provider/id (e.g. openai/gpt-5)", baseUrl: "--base-url", runs: "--runs", concurrency: "--concurrency", threshold: "--threshold" },
+} as const;
+
+export async function runEvals(options: EvalOptions, spelling: keyof typeof OPTION_NAMES = "library"): Promise<EvalOutcome> {
+  const named = OPTION_NAMES[spelling];
   const cwd = process.cwd();
   const root = resolve(cwd, options.root ?? ".");
   const mode: EvalMode = options.replay === true ? "replay" : options.record === true ? "record" : "live";
-  if (options.replay === true && options.record === true) throw new EvalUsageError("Unexpected --record with --replay, expected one of them: a replay answers from the cassettes a recording writes");
+  if (options.replay === true && options.record === true) throw new EvalUsageError(`Unexpected ${named.record} with ${named.replay}, expected one of them: a replay answers from the cassettes a recording writes`);
   if (options.replay === true && (options.model !== undefined || options.scriptedModel !== undefined)) {
-    throw new EvalUsageError("Unexpected --model with --replay, expected one of them: a replay answers from the cassettes, as the model they name");
+    throw new EvalUsageError(`Unexpected ${named.model} with ${named.replay}, expected one of them: a replay answers from the cassettes, as the model they name`);
   }
   if (options.replay === true && options.baseUrl !== undefined) {
-    throw new EvalUsageError("Unexpected --base-url with --replay, expected one of them: a replay calls no endpoint, it answers from the cassettes");
+    throw new EvalUsageError(`Unexpected ${named.baseUrl} with ${named.replay}, expected one of them: a replay calls no endpoint, it answers from the cassettes`);
   }
   if (options.baseUrl !== undefined) {
-    const problem = baseUrlProblem(options.baseUrl);
+    const problem = baseUrlProblem(options.baseUrl, named.baseUrl);
     if (problem !== undefined) throw new EvalUsageError(problem);
   }
   if (mode !== "replay" && options.model === undefined && options.scriptedModel === undefined) {
-    throw new EvalUsageError("Unexpected evaluation without a model, expected --model provider/id (e.g. openai/gpt-5), or --replay to run the recorded cassettes");
+    throw new EvalUsageError(`Unexpected evaluation without a model, expected ${named.modelExpected}, or ${named.replay} to run the recorded cassettes`);
   }
   const runs = options.runs;
-  if (runs !== undefined && (!Number.isInteger(runs) || runs < 1)) throw new EvalUsageError(`Unexpected --runs ${runs}, expected a whole number of at least 1`);
-  if (runs !== undefined && runs > MAX_RUNS) throw new EvalUsageError(`Unexpected --runs ${runs}, expected at most ${MAX_RUNS} runs per scenario`);
+  if (runs !== undefined && (!Number.isInteger(runs) || runs < 1)) throw new EvalUsageError(`Unexpected ${named.runs} ${runs}, expected a whole number of at least 1`);
+  if (runs !== undefined && runs > MAX_RUNS) throw new EvalUsageError(`Unexpected ${named.runs} ${runs}, expected at most ${MAX_RUNS} runs per scenario`);
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new EvalUsageError(`Unexpected --concurrency ${concurrency}, expected a whole number of at least 1`);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new EvalUsageError(`Unexpected ${named.concurrency} ${concurrency}, expected a whole number of at least 1`);
   const threshold = options.threshold ?? 1;
-  if (!(threshold >= 0 && threshold <= 1)) throw new EvalUsageError(`Unexpected --threshold ${threshold}, expected a share from 0 to 1`);
+  if (!(threshold >= 0 && threshold <= 1)) throw new EvalUsageError(`Unexpected ${named.threshold} ${threshold}, expected a share from 0 to 1`);
 
   const artifacts = loadArtifacts({ distDir: resolve(root, options.distDir ?? "dist") });
   const files = options.scenarios ?? discoverScenarios(root, cwd);
@@ -165,7 +172,7 @@ export async function runEvals(options: EvalOptions): Promise<EvalOutcome> {
 }
 
 /** Why `--base-url` cannot be an endpoint for a provider's API (an absolute http or https URL), or undefined. */
-export function baseUrlProblem(text: string): string | undefined {
+export function baseUrlProblem(text: string, name = "--base-url"): string | undefined {
   let url: URL | undefined;
   try {
     url = new URL(text);
@@ -173,7 +180,7 @@ export function baseUrlProblem(text: string): string | undefined {
     url = undefined;
   }
   if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || url.host === "") {
-    return `Unexpected --base-url ${JSON.stringify(text)}, expected an http:// or https:// URL (e.g. http://127.0.0.1:8080/v1)`;
+    return `Unexpected ${name} ${JSON.stringify(text)}, expected an http:// or https:// URL (e.g. http://127.0.0.1:8080/v1)`;
   }
   return undefined;
 }

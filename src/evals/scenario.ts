@@ -123,7 +123,7 @@ export function loadScenarios(paths: readonly string[], artifacts: LoadedArtifac
       const kinds = kindProblems(located);
       // ajv counts an expectation's properties; the one-kind rule (or the unknown key) is said plainly instead.
       const errors = (validate.errors ?? []).filter((error) => !(/^\/expect\/\d+$/.test(error.instancePath) && (error.keyword === "maxProperties" || error.keyword === "minProperties")));
-      diagnostics.push(...kinds, ...schemaDiagnostics("eval/invalid-scenario", located, errors, "scenario"));
+      diagnostics.push(...kinds, ...schemaDiagnostics("eval/invalid-scenario", located, errors, "scenario", "eval-scenario"));
       continue;
     }
     const scenario = located.value as Scenario;

@@ -3,14 +3,16 @@ import type { TextDocument } from "vscode-languageserver-textdocument";
 import type { ProjectAnalysis } from "../analyze.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { ruleRegistry, type RuleId } from "../diagnostics/rules/index.js";
-import { fixSkillBytes } from "../pipeline/fix/fix-skills.js";
+import { fixSkillBytes, type FixedSkillFile } from "../pipeline/fix/fix-skills.js";
+import { fixSkillText } from "../lint.js";
 import { FIXABLE_RULES } from "../pipeline/fix/fix-plan.js";
 import type { FindingData } from "./diagnostics.js";
 
 /**
  * Code actions on findings: the fix `lint --fix` would make (offered only
  * while the buffer is the text the finding was found in, and applied only to
- * that version), every fix of the file at once (`source.fixAll.gamma-prompt`),
+ * that version), every fix of the file at once (`source.fixAll.gamma-prompt`:
+ * the text `lint --fix` would write, its passes included),
  * a suppression comment with a place for the reason, and the rule's doc.
  */
 
@@ -25,6 +27,9 @@ export interface ActionContext {
   capabilities: ClientCapabilities;
   /** The buffer version the latest analysis read (undefined: it read the disk). */
   analysedVersion: number | undefined;
+  /** The project root, and the unsaved buffers (root-relative path → text) the latest analysis read. */
+  root: string;
+  buffers: ReadonlyMap<string, string>;
 }
 
 export async function codeActions(context: ActionContext, diagnostics: readonly LspDiagnostic[], only: readonly string[] | undefined): Promise<CodeAction[]> {
@@ -36,7 +41,7 @@ export async function codeActions(context: ActionContext, diagnostics: readonly 
     const ruleId = diagnostic.code as RuleId;
     if (wants(CodeActionKind.QuickFix)) {
       if (isSkill && FIXABLE_RULES.has(ruleId) && stillMatches(context, diagnostic)) {
-        const fix = await fixEdit(context, [toFinding(context.path, diagnostic, ruleId)]);
+        const fix = fixEdit(context, await fixSkillBytes(context.path, Buffer.from(context.document.getText(), "utf8"), [toFinding(context.path, diagnostic, ruleId)], context.analysis.profile));
         if (fix) actions.push({ title: `Fix: ${fix.title}`, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], isPreferred: true, edit: fix.edit });
       }
       if (isSkill) {
@@ -49,10 +54,32 @@ export async function codeActions(context: ActionContext, diagnostics: readonly 
   }
   if (isSkill && wants(FIX_ALL_KIND) && context.analysedVersion === context.document.version) {
     const findings = context.analysis.diagnostics.filter((finding) => finding.file === context.path && FIXABLE_RULES.has(finding.ruleId));
-    const fix = findings.length > 0 ? await fixEdit(context, findings) : undefined;
+    const fix = findings.length > 0 ? fixEdit(context, await fixedText(context, findings)) : undefined;
     if (fix) actions.push({ title: "Fix all gamma-prompt findings that have a safe fix", kind: FIX_ALL_KIND, edit: fix.edit });
   }
   return actions;
+}
+
+/**
+ * Each pass's re-check reads the whole project, so the text is worked out
+ * once per analysis and buffer version, however often the client asks for
+ * the actions at that version (some ask on every cursor move).
+ */
+const fixedTexts = new WeakMap<ProjectAnalysis, Map<string, Promise<FixedSkillFile | undefined>>>();
+
+/** As many passes as `lint --fix` makes (a fix can make another possible), for one edit. */
+function fixedText(context: ActionContext, findings: readonly Diagnostic[]): Promise<FixedSkillFile | undefined> {
+  let byBuffer = fixedTexts.get(context.analysis);
+  if (byBuffer === undefined) fixedTexts.set(context.analysis, (byBuffer = new Map()));
+  const key = `${context.path}\u0000${context.document.version}`;
+  let fixed = byBuffer.get(key);
+  if (fixed === undefined) {
+    fixed = fixSkillText(context.root, context.path, context.document.getText(), findings, context.analysis.profile, context.buffers);
+    byBuffer.set(key, fixed);
+    // A failed run is not kept: the next request tries again.
+    fixed.catch(() => byBuffer.delete(key));
+  }
+  return fixed;
 }
 
 /** True while the buffer is the version the finding was published for. */
@@ -66,9 +93,8 @@ function toFinding(path: string, diagnostic: LspDiagnostic, ruleId: RuleId): Dia
   return { file: path, line: start.line + 1, column: start.character + 1, endLine: end.line + 1, endColumn: end.character + 1, severity: ruleRegistry[ruleId].severity, ruleId, message: typeof diagnostic.message === "string" ? diagnostic.message : diagnostic.message.value, url: diagnostic.codeDescription?.href ?? "" };
 }
 
-async function fixEdit(context: ActionContext, findings: readonly Diagnostic[]): Promise<{ title: string; edit: WorkspaceEdit } | undefined> {
+function fixEdit(context: ActionContext, fixed: FixedSkillFile | undefined): { title: string; edit: WorkspaceEdit } | undefined {
   const before = context.document.getText();
-  const fixed = await fixSkillBytes(context.path, Buffer.from(before, "utf8"), findings, context.analysis.profile);
   if (!fixed || fixed.after === before) return undefined;
   // One edit over the part that changed, so the cursor and the rest of the buffer stay where they are.
   let start = 0;

@@ -128,7 +128,7 @@ export function registerFeatures(connection: Connection, workspace: ProjectWorks
     const found = await context(textDocument.uri);
     if (!found?.document) return [];
     return codeActions(
-      { analysis: found.analysis, document: found.document, path: found.path, capabilities: capabilities(), analysedVersion: workspace.analysedVersion(found.path) },
+      { analysis: found.analysis, document: found.document, path: found.path, capabilities: capabilities(), analysedVersion: workspace.analysedVersion(found.path), root: workspace.paths.root, buffers: workspace.analysedBuffers() },
       actionContext.diagnostics,
       actionContext.only,
     );

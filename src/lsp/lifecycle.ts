@@ -19,6 +19,8 @@ export interface Answering {
   initialized(): void;
   /** A request handler that answers while the server runs, given params `check` accepts. */
   request<P, A extends unknown[], R>(check: ParamsCheck, handler: Handler<P, A, R>): Handler<P, A, R>;
+  /** True once the client sent `shutdown`. */
+  shutDown(): boolean;
 }
 
 export function answering(connection: Connection): Answering {
@@ -36,6 +38,7 @@ export function answering(connection: Connection): Answering {
     initialized: () => {
       initialized = true;
     },
+    shutDown: () => shutDown,
     request: (check, handler) =>
       (params, ...rest) => {
         if (shutDown) throw new ResponseError(ErrorCodes.InvalidRequest, "Unexpected request after shutdown, expected only the exit notification");

@@ -37,7 +37,13 @@ export const DEFAULT_LSP_DEBOUNCE_MS = 0;
 /** Every file: a skill's supporting files (scripts, references) are checked too, and the readers ignore what is not a source. */
 const WATCHED_GLOB = "**/*";
 
-export function startLanguageServer(connection: Connection, options: ServerOptions = {}): void {
+/** The running server, as its transport needs to know it. */
+export interface RunningServer {
+  /** True once the client sent `shutdown`: a transport that ends then ends a clean session. */
+  shutDown(): boolean;
+}
+
+export function startLanguageServer(connection: Connection, options: ServerOptions = {}): RunningServer {
   const documents = new TextDocuments(TextDocument);
   let capabilities: ClientCapabilities = {};
   let support: EditSupport = { documentChanges: false };
@@ -131,6 +137,7 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
   });
   documents.listen(connection);
   connection.listen();
+  return { shutDown: () => answer.shutDown() };
 }
 
 /** The first workspace folder, else the deprecated rootUri. */

@@ -54,6 +54,8 @@ export class ProjectWorkspace {
   private latest: ProjectAnalysis | undefined;
   /** The buffers (path → version) the latest analysis read. */
   private analysedVersions = new Map<string, number>();
+  /** The buffers (path → text) the latest analysis read. */
+  private buffers: ReadonlyMap<string, string> = new Map();
   private readonly published = new Map<string, string>();
   private readonly listeners: Array<(analysis: ProjectAnalysis) => void> = [];
 
@@ -125,6 +127,11 @@ export class ProjectWorkspace {
     return this.analysedVersions.get(relPath);
   }
 
+  /** The unsaved text (path → text) the latest analysis read. */
+  analysedBuffers(): ReadonlyMap<string, string> {
+    return this.buffers;
+  }
+
   /** Called after every analysis (code lenses refresh from it). */
   onAnalysed(listener: (analysis: ProjectAnalysis) => void): void {
     this.listeners.push(listener);
@@ -178,6 +185,7 @@ export class ProjectWorkspace {
     }
     this.latest = analysis;
     this.analysedVersions = versions;
+    this.buffers = buffers;
     this.publishDiagnostics(analysis.diagnostics, versions);
     for (const listener of this.listeners) listener(analysis);
   }

@@ -8,6 +8,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
   type CallToolResult,
+  type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
 import { Ajv, type ValidateFunction } from "ajv";
 import type { Readable, Writable } from "node:stream";
@@ -113,7 +114,16 @@ export async function runMcpServer(
     if (message.id !== undefined) void transport.send({ jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.InvalidRequest, message: `${problem}: it was not read` } });
   };
   const transport = new StdioServerTransport(streams.stdin.pipe(new MessageSizeLimit(MAX_MESSAGE_BYTES, oversized)), streams.stdout);
-  server.onerror = (error) => stderr.write(`gamma-prompt mcp: ${error.message.split("\n")[0] ?? ""}\n`);
+  server.onerror = (error) => {
+    // The transport's check of a JSON value that is no JSON-RPC message throws a list of schema issues: its first line says nothing.
+    const notMessage = error.name === "ZodError";
+    const problem = notMessage ? "Unexpected JSON that is no JSON-RPC message, expected a request, notification or response; it was dropped and the session goes on" : (error.message.split("\n")[0] ?? "");
+    stderr.write(`gamma-prompt mcp: ${problem}\n`);
+    // JSON-RPC 2.0: a line that is not JSON is answered with a Parse error, and JSON that is no message with an
+    // Invalid Request, each with id null (the transport keeps no id of a line it could not read).
+    const answer = error instanceof SyntaxError ? { code: ErrorCode.ParseError, message: "Parse error" } : notMessage ? { code: ErrorCode.InvalidRequest, message: "Invalid Request" } : undefined;
+    if (answer) void transport.send({ jsonrpc: "2.0", id: null, error: answer } as unknown as JSONRPCMessage).catch(() => undefined);
+  };
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });

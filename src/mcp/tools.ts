@@ -4,7 +4,7 @@ import { cacheImpact } from "../cache-impact.js";
 import { builtPrompt, compiledPrompt, readBuiltOutput, verificationSummary, type CompiledPrompt } from "../compiled-prompt.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { countDiagnostics } from "../diagnostics/diagnostic.js";
-import { explainRule, isRuleId, ruleIds, type RuleExplanation } from "../diagnostics/rules/explain.js";
+import { explainRule, isRuleId, ruleSuggestion, type RuleExplanation } from "../diagnostics/rules/explain.js";
 import { lint, withAvailableFixes, type FixableDiagnostic } from "../lint.js";
 import { fixesDiff } from "../pipeline/fix/unified-diff.js";
 import { MAX_SOURCE_BYTES } from "../pipeline/discover/read-source.js";
@@ -89,7 +89,7 @@ export function explainRuleTool(rule: string): RuleExplanation {
   if (!isRuleId(rule)) {
     const long = rule.length > MAX_ECHOED_CHARACTERS;
     const shown = long ? `${JSON.stringify(rule.slice(0, MAX_ECHOED_CHARACTERS))}… (${rule.length} characters)` : JSON.stringify(rule);
-    throw new ToolInputError(`Unexpected rule ${shown}, expected a rule id such as skill/description-trigger (every finding names its rule)${long ? "" : didYouMean(rule, ruleIds())}`);
+    throw new ToolInputError(`Unexpected rule ${shown}, expected a rule id such as skill/description-trigger (every finding names its rule)${long ? "" : ruleSuggestion(rule)}`);
   }
   return explainRule(rule);
 }

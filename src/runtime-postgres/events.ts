@@ -10,7 +10,7 @@
  */
 import { acceptInjection, InjectionRejectedError } from "../runtime/injections/envelope.js";
 import type { RuntimeInjection } from "../runtime/injections/types.js";
-import { errorCode, UNDEFINED_TABLE, type Pool, type Queryable } from "./database.js";
+import { errorCode, expectQueryable, UNDEFINED_TABLE, type Pool, type Queryable } from "./database.js";
 import { latestMigration } from "./migrate.js";
 import { EventRejectedError, SchemaNotMigratedError } from "./errors.js";
 import { FENCE, fenceValues, type Lease } from "./lease.js";
@@ -38,6 +38,7 @@ export interface PublishResult {
  * host, which refuses the event there and records why.
  */
 export async function publishUpdate(db: Queryable, sessionKey: string, update: unknown): Promise<PublishResult> {
+  expectQueryable(db, "publishUpdate db");
   const keyProblem = sessionKeyProblem(sessionKey);
   if (keyProblem !== undefined) throw new EventRejectedError("sessionKey", keyProblem);
   let injection: RuntimeInjection;

@@ -13,7 +13,8 @@ import { InjectionsNotDefinedError, type SessionProtocolController } from "../ru
 import { InjectionRejectedError } from "../runtime/injections/envelope.js";
 import { SessionDisposedError } from "../runtime/state/errors.js";
 import type { GammaAgent, GammaAgentOptions, GammaSession, GammaSessionOptions, TranscriptFeed } from "../runtime/pi-adapter.js";
-import type { Pool } from "./database.js";
+import { expectFunction, expectObject } from "../protocol/arguments.js";
+import { expectPool, type Pool } from "./database.js";
 import { DatabaseReadOnlyError, SessionsClosedError } from "./errors.js";
 import { EVENTS_PER_PASS, markRefused, markRouted, sessionKeyProblem, unroutedEventsOf, wellFormed, type PublishedEvent } from "./events.js";
 import { acquireLease, releaseLease, renewLease, type Lease } from "./lease.js";
@@ -71,6 +72,10 @@ const MAX_LEASE_MS = 2_147_483_647;
 
 /** Refuses settings that would fail every open, or quietly weaken the lease: the option named, with the values it takes. */
 function checkOptions(options: PostgresSessionsOptions): void {
+  expectObject(options, "PostgresSessions.start options", "an object such as { pool }");
+  expectPool(options.pool, "pool");
+  if (options.onEventRefused !== undefined) expectFunction(options.onEventRefused, "onEventRefused");
+  if (options.onError !== undefined) expectFunction(options.onError, "onError");
   // The listener keeps one connection for the server's lifetime: a pool of one would leave none for a session, which would wait forever.
   const max = (options.pool as { options?: { max?: unknown } }).options?.max;
   if (typeof max === "number" && max < 2) {
@@ -113,8 +118,10 @@ export class PostgresSessions {
   private listener: EventListener | undefined;
   /** Set when close() begins: an open still on its way lets its session go, and a later one is refused. */
   private closing = false;
-  /** Opens on their way, which close() waits for. */
-  private readonly opening = new Set<Promise<unknown>>();
+  /** Opens on their way, by session key: close() waits for them, and a second open of a key is refused while one is on its way. */
+  private readonly opening = new Map<string, Promise<unknown>>();
+  /** Sessions whose dispose() is on its way, by key: an open of the key on this server, and close(), wait for it to let the lease go. */
+  private readonly disposing = new Map<string, Promise<void>>();
   /** @internal Notifications, coalesced: the sessions woken together are routed with one select. */
   readonly wakeUps: WakeUps;
 
@@ -174,13 +181,16 @@ export class PostgresSessions {
    * way when close() begins lets its session go too (it rejects with
    * SessionsClosedError; one still waiting for another server's lease stops
    * waiting at once), and so does every later open: no lease is left held by
-   * a server that no longer renews it.
+   * a server that no longer renews it. A dispose() the host started and did
+   * not wait for is waited for too, so the pool may be ended once this returns.
    */
   async close(): Promise<void> {
     this.closing = true;
     this.closed.abort();
-    await Promise.allSettled([...this.opening]);
+    await Promise.allSettled([...this.opening.values()]);
     await Promise.all([...this.hosted.values()].map((hosted) => hosted.handle.dispose()));
+    // A dispose the host started and did not wait for lets its lease go before the pool may be ended.
+    await Promise.allSettled([...this.disposing.values()]);
     await this.listener?.close();
     this.listener = undefined;
   }
@@ -192,12 +202,17 @@ export class PostgresSessions {
     const keyProblem = sessionKeyProblem(options.sessionKey);
     if (keyProblem !== undefined) throw new RangeError(keyProblem);
     if (this.closing) throw new SessionsClosedError(options.sessionKey);
+    // Checked and reserved in one synchronous step: two opens of one key issued together (a retried request)
+    // cannot both pass, and the second is refused as it is once the first is hosted, leaving the first alone.
+    if (this.hosted.has(options.sessionKey) || this.opening.has(options.sessionKey)) {
+      throw new Error(`Unexpected second open of session ${options.sessionKey} on this server, expected it disposed first`);
+    }
     const opening = this.openHosted(options, create);
-    this.opening.add(opening);
+    this.opening.set(options.sessionKey, opening);
     try {
       return await opening;
     } finally {
-      this.opening.delete(opening);
+      if (this.opening.get(options.sessionKey) === opening) this.opening.delete(options.sessionKey);
     }
   }
 
@@ -206,7 +221,10 @@ export class PostgresSessions {
     create: (store: PostgresStateStore, entries: unknown[]) => Promise<{ gamma: G; transcript: TranscriptFeed }>,
   ): Promise<Hosted & Omit<G, "dispose">> {
     const { pool } = this.options;
-    if (this.hosted.has(options.sessionKey)) throw new Error(`Unexpected second open of session ${options.sessionKey} on this server, expected it disposed first`);
+    // The key's previous session on this server, disposed but still storing its last writes: the lease is taken
+    // once it let the lease go, as another server would (this server could take its own lease at once, and would
+    // fence out those writes).
+    await this.disposing.get(options.sessionKey)?.catch(() => {});
     const lease = await acquireLease(
       pool,
       {
@@ -221,31 +239,45 @@ export class PostgresSessions {
     );
     const store = new PostgresStateStore(pool, lease);
     let created: { gamma: G; transcript: TranscriptFeed } | undefined;
+    let state: HostedState | undefined;
     try {
       // Taken as close() began: let go before anything is loaded.
       if (this.closing) throw new SessionsClosedError(options.sessionKey);
       const entries = await loadTranscript(pool, options.sessionKey);
       created = await create(store, entries);
-      const state = new HostedState(this, pool, lease, store, created.gamma, new TranscriptWriter(pool, lease, entries.length), created.transcript);
+      state = new HostedState(this, pool, lease, store, created.gamma, new TranscriptWriter(pool, lease, entries.length), created.transcript);
       this.hosted.set(options.sessionKey, state);
       await state.start();
-      if (this.closing) {
-        await state.handle.dispose();
-        throw new SessionsClosedError(options.sessionKey);
-      }
+      if (this.closing) throw new SessionsClosedError(options.sessionKey);
       return Object.assign(Object.create(null) as object, created.gamma, state.handle) as Hosted & Omit<G, "dispose">;
     } catch (error) {
-      this.hosted.delete(options.sessionKey);
-      created?.gamma.dispose();
-      await releaseLease(pool, lease).catch(() => {});
+      if (state !== undefined) {
+        // Its renewal, its transcript watch and its hosted entry (this one's only) stop, and the lease goes.
+        await state.handle.dispose();
+      } else {
+        created?.gamma.dispose();
+        await releaseLease(pool, lease).catch(() => {});
+      }
       throw error;
     }
   }
 
-  /** @internal */
-  forget(sessionKey: string): void {
-    this.hosted.delete(sessionKey);
-    this.wakeUps.forget(sessionKey);
+  /**
+   * @internal A session's dispose began: it is no longer hosted (its own entry
+   * only: never another session's under the same key), and an open of its key,
+   * and close(), wait until `disposed` settles.
+   */
+  forget(session: Hosted, disposed: Promise<void>): void {
+    const { sessionKey } = session;
+    if (this.hosted.get(sessionKey)?.handle === session) {
+      this.hosted.delete(sessionKey);
+      this.wakeUps.forget(sessionKey);
+    }
+    this.disposing.set(sessionKey, disposed);
+    const done = (): void => {
+      if (this.disposing.get(sessionKey) === disposed) this.disposing.delete(sessionKey);
+    };
+    disposed.then(done, done);
   }
 
   /** @internal */
@@ -270,6 +302,8 @@ class HostedState {
   private routingNow = false;
   /** Set when dispose starts: no event is routed and no change is made from then on. */
   private closing = false;
+  /** Set as dispose lets the lease go: a renewal that finds it gone after that is no loss to report. */
+  private releasing = false;
   private disposed: Promise<void> | undefined;
 
   constructor(
@@ -304,7 +338,8 @@ class HostedState {
     this.renewal = setInterval(() => {
       renewLease(this.pool, this.lease, this.sessions.leaseMs).then(
         (held) => {
-          if (held) return;
+          // Let go by this session's own dispose while the renewal was on its way: not taken over.
+          if (held || this.releasing) return;
           // Taken over: nothing more is written, and the session's next write stops it.
           this.store.lost = true;
           this.stopRenewing();
@@ -416,18 +451,27 @@ class HostedState {
    * lease already lost is not touched.
    */
   private dispose(): Promise<void> {
-    this.disposed ??= (async () => {
-      this.closing = true;
-      this.stopRenewing();
-      this.sessions.forget(this.lease.sessionKey);
-      this.gamma.dispose();
-      this.unwatch?.();
-      await this.routing.catch(() => {});
-      await this.sync().catch(() => {});
-      if (!this.store.lost) await releaseLease(this.pool, this.lease).catch(() => {});
-      // Whatever still reaches the store is refused here too, before a statement is sent.
-      this.store.lost = true;
-    })();
+    if (this.disposed !== undefined) return this.disposed;
+    let settle: (outcome: Promise<void>) => void = () => {};
+    this.disposed = new Promise<void>((resolve) => (settle = resolve));
+    this.closing = true;
+    this.stopRenewing();
+    // Before the run is aborted: whatever the host does on hearing of it already finds the session gone.
+    this.sessions.forget(this.handle, this.disposed);
+    settle(this.letGo());
     return this.disposed;
+  }
+
+  private async letGo(): Promise<void> {
+    this.gamma.dispose();
+    this.unwatch?.();
+    await this.routing.catch(() => {});
+    await this.sync().catch(() => {});
+    if (!this.store.lost) {
+      this.releasing = true;
+      await releaseLease(this.pool, this.lease).catch(() => {});
+    }
+    // Whatever still reaches the store is refused here too, before a statement is sent.
+    this.store.lost = true;
   }
 }

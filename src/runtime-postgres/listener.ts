@@ -7,9 +7,20 @@
  * the timer of the next try while it is lost, keeps the process running: a
  * process that only hosts sessions outlives a database restart.
  */
-import type { Notification } from "pg";
 import type { Pool, PoolClient } from "./database.js";
 import { EVENTS_CHANNEL } from "./events.js";
+
+/** A NOTIFY the LISTEN connection receives. */
+interface Notification {
+  channel: string;
+  payload?: string;
+}
+
+/** A node-postgres client as the LISTEN connection watches it: the events it emits. */
+type ListeningClient = PoolClient & {
+  on(event: "notification" | "error" | "end", listener: (...args: never[]) => void): unknown;
+  removeListener(event: "notification" | "error" | "end", listener: (...args: never[]) => void): unknown;
+};
 
 export interface EventListener {
   close(): Promise<void>;
@@ -19,7 +30,7 @@ export async function listenForEvents(
   pool: Pool,
   handlers: { onWake(sessionKey: string): void; onReconnect(): void; onError(error: unknown): void },
 ): Promise<EventListener> {
-  let client: PoolClient | undefined;
+  let client: ListeningClient | undefined;
   let closed = false;
   let pause = 100;
   let retry: NodeJS.Timeout | undefined;
@@ -30,7 +41,7 @@ export async function listenForEvents(
   const onError = (error: Error): void => onLost(error);
   const onEnd = (): void => onLost();
   /** The client goes back to the pool (or is destroyed, after an error) without this listener's handlers. */
-  const detach = (from: PoolClient): void => {
+  const detach = (from: ListeningClient): void => {
     from.removeListener("notification", onNotification);
     from.removeListener("error", onError);
     from.removeListener("end", onEnd);
@@ -45,7 +56,7 @@ export async function listenForEvents(
     schedule();
   };
   const connect = async (): Promise<void> => {
-    const next = await pool.connect();
+    const next = (await pool.connect()) as ListeningClient;
     next.on("notification", onNotification);
     next.on("error", onError);
     next.on("end", onEnd);

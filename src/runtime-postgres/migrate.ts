@@ -9,7 +9,7 @@
  * once migration 2 records them): a table that holds anything else is refused.
  */
 import { POSTGRES_MIGRATIONS } from "../generated/postgres-migrations.js";
-import { errorCode, inTransaction, UNDEFINED_TABLE, type Pool, type Queryable } from "./database.js";
+import { errorCode, expectPool, inTransaction, UNDEFINED_TABLE, type Pool, type Queryable } from "./database.js";
 import { ForeignMigrationError, SchemaNotMigratedError } from "./errors.js";
 
 /** Any number: it names this package's migrations among the advisory locks of the database. */
@@ -71,6 +71,7 @@ export interface MigrationResult {
  * application role, a read-only default) can call it at every start.
  */
 export async function migratePostgres(pool: Pool): Promise<MigrationResult> {
+  expectPool(pool, "migratePostgres pool");
   const migrations = postgresMigrations();
   const current = await appliedMigrations(pool).catch((error: unknown) => {
     if (errorCode(error) === UNDEFINED_TABLE) return undefined;
@@ -199,7 +200,7 @@ export class PgNotInstalledError extends Error {
  * one, node-postgres's PG* environment variables): what the command line runs.
  */
 export async function migrateDatabase(connectionString: string | undefined): Promise<MigrationResult> {
-  let pg: { Pool: new (config?: { connectionString?: string }) => Pool };
+  let pg: { Pool: new (config?: { connectionString?: string }) => Pool & { on(event: "error", listener: (error: Error) => void): unknown; end(): Promise<void> } };
   try {
     pg = ((await import("pg")) as { default: typeof pg }).default;
   } catch {

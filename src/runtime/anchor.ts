@@ -100,7 +100,13 @@ export function renderAnchor(options: {
   const loadedNotes = state.knowledge?.loaded ?? [];
   if (loadedNotes.length > 0) {
     out.push(`<${LOADED_KNOWLEDGE_TAG}>`, "Knowledge notes you loaded in this session; they stay in force while unchanged. Fetch one again with read_workspace_rule only when you need its body.");
-    for (const note of loadedNotes) out.push(`- ${escapeUserText(note.id)}: ${escapeUserText(note.name)} (source ${note.source}, revision ${escapeUserText(note.revision)})`);
+    for (const note of loadedNotes) {
+      const revision =
+        note.changedTo === undefined
+          ? `revision ${escapeUserText(note.revision)}`
+          : `changed to revision ${escapeUserText(note.changedTo)} since you loaded revision ${escapeUserText(note.revision)}: no longer in force; fetch it again before applying it`;
+      out.push(`- ${escapeUserText(note.id)}: ${escapeUserText(note.name)} (source ${note.source}, ${revision})`);
+    }
     out.push(`</${LOADED_KNOWLEDGE_TAG}>`, "");
   }
 

@@ -29,6 +29,7 @@ import { withLfLineEndings } from "../protocol/line-endings.js";
 import { manifestSchemaErrors } from "./manifest-schema.js";
 import { packageRootDir } from "./package-root.js";
 import { isRecord } from "../protocol/records.js";
+import { expectObject, expectString } from "../protocol/arguments.js";
 import { skillBaseDir } from "../protocol/skill-folder.js";
 
 export type SkillType = SkillInfo["type"];
@@ -126,6 +127,7 @@ export function defaultDistDir(): string {
 export function loadArtifacts(options: LoadArtifactsOptions = {}): LoadedArtifacts {
   // A folder passed alone (plain JavaScript) would otherwise load the package's own dist/ without a word.
   if (typeof options !== "object" || options === null) throw new TypeError(`loadArtifacts takes an options object, such as { distDir: ${JSON.stringify(String(options))} }`);
+  if (options.manifestSha256 !== undefined) expectString(options.manifestSha256, "manifestSha256", "the manifest's sha256, 64 hexadecimal digits");
   const distDir = toPath(options.distDir ?? defaultDistDir());
   refuseJournaled(distDir);
   try {
@@ -577,6 +579,8 @@ const SKILL_FILE = "SKILL.md";
  * which the host then resolves in its workspace as usual.
  */
 export function readSkillFile(artifacts: Pick<LoadedArtifacts, "skills">, path: string): SkillFile | undefined {
+  expectObject(artifacts as unknown, "artifacts", "the loaded artifacts, from loadArtifacts({ distDir })");
+  expectString(path, "path", 'a path under the skills folder, such as "deck-generation/references/layouts.md"');
   const segments: string[] = [];
   for (const segment of path.split("/")) {
     if (segment === "" || segment === ".") continue;

@@ -27,6 +27,8 @@ import type { SessionNamespace } from "./namespaces.js";
 import { activationResultText, hostActivationContent, planActivation } from "./skills.js";
 import { SessionDisposedError, type StateWriteFailedError } from "./state/errors.js";
 import { initialState, loadAtOnce } from "./state/opening.js";
+import { expectFunction, expectObject, expectString, expectStringArray } from "../protocol/arguments.js";
+import { artifactProblem, checkedArtifacts } from "./current-artifacts.js";
 import { buildChangeUpdate, reconcileBuild, type BuildReconciliation } from "./state/build-change.js";
 import { SessionStateOwner } from "./state/owner.js";
 import { MemoryStateStore, type StateStore } from "./state/store.js";
@@ -84,6 +86,17 @@ export interface ControllerOptions {
   invocation?: InvocationPolicy;
 }
 
+/** Refuses options a plain-JavaScript host got wrong, naming the option, before the store is read. */
+function checkControllerOptions(options: ControllerOptions): void {
+  expectObject(options, "session options", "an object such as { artifacts: loadArtifacts(), variant }");
+  expectObject(options.artifacts, "artifacts", "the loaded artifacts, from loadArtifacts({ distDir })");
+  expectObject(options.artifacts.variants, "artifacts.variants", "the loaded artifacts, from loadArtifacts({ distDir })");
+  expectString(options.variant, "variant", `a variant name (${Object.keys(options.artifacts.variants).map((name) => JSON.stringify(name)).join(", ")})`);
+  if (options.onProtocolEvent !== undefined) expectFunction(options.onProtocolEvent, "onProtocolEvent", "a function that takes each protocol event");
+  if (options.now !== undefined) expectFunction(options.now, "now", "a function that returns the time in milliseconds");
+  if (options.store !== undefined) expectObject(options.store, "store", "a state store (MemoryStateStore, FileStateStore, or one of the host's)");
+}
+
 /** What `open` read from the store, handed to the constructor. */
 interface LoadedState {
   stored: ExecutionState | undefined;
@@ -120,6 +133,7 @@ export class SessionProtocolController {
    * loaded, and a new session's first snapshot is durable, before it returns.
    */
   static async open(options: ControllerOptions): Promise<SessionProtocolController> {
+    checkControllerOptions(options);
     const store = options.store ?? new MemoryStateStore();
     const controller = new SessionProtocolController({ ...options, store }, { stored: await store.load() });
     await controller.flush();
@@ -128,6 +142,7 @@ export class SessionProtocolController {
 
   /** For a store that answers at once (memory, a file); `open` takes any store. */
   constructor(options: ControllerOptions, loaded?: LoadedState) {
+    checkControllerOptions(options);
     if (!Object.hasOwn(options.artifacts.variants, options.variant)) throw new UnknownVariantError(options.variant, Object.keys(options.artifacts.variants));
     this.artifacts = options.artifacts;
     this.variant = options.variant;
@@ -148,6 +163,8 @@ export class SessionProtocolController {
     });
     // Saved before sessions had a key: mint it now, once.
     if (restored !== undefined && typeof restored.sessionKey !== "string") this.owner.change({ op: "sessionKey", sessionKey: randomUUID() });
+    // A stored entry the anchor cannot render (kept before entries were checked, or by a host's own store) leaves the list, and the host is told.
+    if (restored !== undefined) this.dropMalformedArtifacts();
     // Reopened on another build: what it lacks leaves the state before anything reads it.
     const rebuilt = restored === undefined ? undefined : reconcileBuild(this.owner.state, this.artifacts.skills, this.artifacts.manifest.staticPrefix.cacheKey);
     if (rebuilt !== undefined) this.owner.change(rebuilt.change);
@@ -197,6 +214,25 @@ export class SessionProtocolController {
     this.context = new SessionContext({ owner, skills: this.artifacts.skills, knowledge: this.knowledge, enforcer: this.enforcer, now: () => this.now() });
     this.yielding = new SessionYield({ run: this.run, recorder: this.recorder, checklists: this.checklists, emit });
     if (rebuilt !== undefined) this.tellBuildChange(rebuilt);
+  }
+
+  /**
+   * Keeps the stored current artifacts the anchor can render: each one that
+   * is not well formed leaves the list (a durable change) and is told as a
+   * `runtime_error` during "restore", naming the field; the host sets the
+   * list again with setCurrentArtifacts.
+   */
+  private dropMalformedArtifacts(): void {
+    const stored: unknown = this.owner.state.currentArtifacts;
+    const entries: unknown[] = Array.isArray(stored) ? stored : [];
+    const problems = entries.map((entry, index) => artifactProblem(entry, index));
+    if (Array.isArray(stored) && problems.every((problem) => problem === undefined)) return;
+    const kept = entries.filter((_entry, index) => problems[index] === undefined) as ArtifactReference[];
+    this.owner.change({ op: "artifacts", artifacts: kept.map((artifact) => ({ ...artifact })) });
+    const told = Array.isArray(stored) ? problems.filter((problem) => problem !== undefined) : [`Unexpected stored currentArtifacts ${JSON.stringify(stored) ?? String(stored)}, expected an array`];
+    for (const problem of told) {
+      this.emit({ type: "runtime_error", during: "restore", error: new TypeError(`${problem}; the stored entry is dropped from the session's current artifacts (set them again with setCurrentArtifacts)`) });
+    }
   }
 
   /**
@@ -496,6 +532,7 @@ export class SessionProtocolController {
    * NamespaceToolError for a name the catalog does not hold or one that cannot load.
    */
   loadNamespacesForHost(names: readonly string[]): SessionNamespace[] {
+    expectStringArray(names, "namespace names", 'an array of namespace names, such as ["drive"]');
     return this.namespaces.loadForHost(names);
   }
 
@@ -576,10 +613,12 @@ export class SessionProtocolController {
    * subject matches one of them (by `ref`, or by `path`) is steered into the
    * running task, even when its producer asked for the next turn, so the
    * agent re-reads the artifact before its next step. The list is durable
-   * and travels in the anchor after compaction.
+   * and travels in the anchor after compaction. Each entry is checked first
+   * (`ref` a non-empty string; `path`, `revision`, `title` strings when
+   * given): a TypeError names the bad field, and nothing is stored.
    */
   setCurrentArtifacts(artifacts: readonly ArtifactReference[]): void {
-    this.owner.change({ op: "artifacts", artifacts: artifacts.map((artifact) => ({ ...artifact })) });
+    this.owner.change({ op: "artifacts", artifacts: checkedArtifacts(artifacts) });
   }
 
   // ---- context (src/runtime/session-context.ts) --------------------------------------
@@ -590,6 +629,8 @@ export class SessionProtocolController {
    * stay pending until a model call used the context that carries them.
    */
   buildTurnMessages(input: TurnInput): TurnMessage[] {
+    expectObject(input, "buildTurnMessages input", 'an object such as { text: "Make a deck about tide pools" }');
+    if (input.text !== undefined) expectString(input.text, "text", "a string", true);
     return this.context.turnMessages(input);
   }
 

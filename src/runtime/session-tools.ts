@@ -5,6 +5,7 @@
  * that applies a namespace load to Pi's tool list. Pi-free: the adapter
  * gives it a PiToolList and turns RuntimeTools into Pi's.
  */
+import { expectObject, expectOneOf } from "../protocol/arguments.js";
 import type { VariantName } from "../protocol/dist-manifest.js";
 import type { LoadedArtifacts } from "./artifacts.js";
 import { checkConnectorExecutors, ConnectorRejectedError, removedToolMessage, type ConnectorDefinition, type ConnectorRestore, type DroppedConnector } from "./connectors.js";
@@ -33,6 +34,20 @@ export function controllerOptionsOf(source: Exclude<ControllerSource, { controll
     ...(source.knowledge === undefined ? {} : { knowledge: source.knowledge }),
     ...(source.invocation === undefined ? {} : { invocation: source.invocation }),
   };
+}
+
+/**
+ * Refuses options a plain-JavaScript host got wrong, naming the option, before
+ * anything is opened: the options object, the model and the tool-loading
+ * policy of `createGammaAgent`, `openGammaAgent` and `createGammaSession`
+ * (the controller checks its own options; missing executors are named by
+ * the tool setup, ToolSetupError).
+ */
+export function checkSessionOptions(options: unknown, entry: string): void {
+  expectObject(options, `${entry} options`, "an object such as { artifacts: loadArtifacts(), variant, model, executors }");
+  if ("controller" in options) expectObject(options.controller, "controller", "a SessionProtocolController");
+  expectObject(options.model, "model", "a pi-ai Model (e.g. getModel(\"openai\", \"gpt-5\")) for the session's model calls");
+  if (options.toolLoading !== undefined && typeof options.toolLoading !== "function") expectOneOf(options.toolLoading, "toolLoading", ["late", "start"]);
 }
 
 export function resolveController(source: ControllerSource): SessionProtocolController {

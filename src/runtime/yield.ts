@@ -73,12 +73,14 @@ export type ProtocolEvent =
    * messages of an AgentSession's next prompt that could not be made
    * (`input`: the prompt was not sent, and its prompt() rejects with TurnNotSentError),
    * or the host's own `onProtocolEvent` threw on an event (`observer`: the
-   * step the event reports is done and kept; the session went on).
+   * step the event reports is done and kept; the session went on), or a
+   * reopened state held a current artifact the anchor cannot render
+   * (`restore`: the entry left the list, the error names its field).
    */
   | { type: "runtime_error"; during: RuntimeErrorPhase; error: unknown };
 
 /** Where a `runtime_error` happened. */
-export type RuntimeErrorPhase = "wake" | "steer" | "follow_up" | "context" | "close" | "disposed" | "input" | "observer";
+export type RuntimeErrorPhase = "wake" | "steer" | "follow_up" | "context" | "close" | "disposed" | "input" | "observer" | "restore";
 
 export interface YieldRecord {
   message: string;

@@ -43,17 +43,17 @@ export async function chooseSkillType(text: string, body: string, bodyStartLine:
   // In line order, as the parse that feeds the build finds them.
   const lists = [...(await findOrderedLists(text, body, bodyStartLine)), ...findStepHeadings(body, bodyStartLine)].sort((a, b) => a.line - b.line);
   const lines = new LineIndex(text);
-  const checklist = checklistList(lines, lists);
+  const checklist = checklistList(lines, lists, bodyStartLine);
   const steps = checklist === undefined ? 0 : stepCount(lines, checklist);
   const long = longChecklist(lists, lines);
   const none = { type: "reference", steps, reason: `the body has no checklist of ${PROCEDURE_STEPS} or more steps` } as const;
   if (options.declared !== true) return long ? { type: "workflow", steps, reason: `the body has a checklist of ${steps} steps` } : none;
   if (checklist === undefined || long === undefined) return none;
-  const heading = headingBefore(lines, checklist.line).trim();
+  const heading = headingBefore(lines, checklist.line, bodyStartLine).trim();
   const stepHeadings = checklist.items[0]?.heading !== undefined && STEP_WORD.test(lines.lineText(checklist.items[0].line));
   if (steps >= PROCEDURE_STEPS && stepHeadings) return { type: "workflow", steps, reason: `its checklist is ${steps} "Step N" headings` };
   if (steps >= PROCEDURE_STEPS && PROCEDURE_HEADING.test(heading)) return { type: "workflow", steps, reason: `its checklist of ${steps} steps is under "${heading}"` };
   const shown = steps >= PROCEDURE_STEPS ? { list: checklist, count: steps } : { list: long.list, count: long.steps };
-  const under = headingBefore(lines, shown.list.line).trim();
+  const under = headingBefore(lines, shown.list.line, bodyStartLine).trim();
   return { type: "reference", steps, reason: `a list of ${shown.count} items${under === "" ? "" : ` under "${under}"`}, no heading naming steps or a procedure` };
 }

@@ -5,7 +5,7 @@
  * its rule while the good one builds clean. An annotation after three spaces,
  * `   (…)`, tells the reader where the example goes and is left out.
  */
-import { appendFile, cp, writeFile } from "node:fs/promises";
+import { appendFile, cp, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
@@ -35,6 +35,13 @@ const PLACES: Partial<Record<RuleId, Place>> = {
   "tool/invalid-parameters": replace("schemas/tools/read.json"),
   "tool/skill-name-parameter": replace("schemas/tools/skill.json"),
   "tool/knowledge-id-parameter": replace("schemas/tools/read_workspace_rule.json"),
+  "tool/runtime-tool-parameters": replace("schemas/tools/message_user.json"),
+  // The example is the namespace's `"description": …` entry: it replaces the drive namespace's own.
+  "namespace/description-trigger": async (root, example) => {
+    const file = join(root, "schemas/namespaces/drive/namespace.json");
+    const declared = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
+    await writeFile(file, `${JSON.stringify({ ...declared, ...(JSON.parse(`{${example}}`) as Record<string, unknown>) }, null, 2)}\n`);
+  },
   "knowledge/missing-key": async (root, example) => writeFile(join(root, "knowledge/brand-images.md"), `${example}\n\nUse the blue logo on dark backgrounds.\n`),
   "knowledge/scope-trigger": async (root, example) =>
     writeFile(join(root, "knowledge/brand-images.md"), `---\nid: brand-images\nname: Workspace image rules\n${example}\nsource: user\n---\n\nUse the blue logo on dark backgrounds.\n`),

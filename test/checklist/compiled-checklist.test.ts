@@ -48,6 +48,24 @@ describe("compiled checklists: the steps lint reads, as build writes them", () =
     expect(result.diagnostics.map((d) => [d.file, d.line, d.ruleId])).toEqual([["skills/named-list/SKILL.md", 11, "skill/workflow-verification"]]);
   });
 
+  it("takes a setext heading (text underlined with --- or ===) that names the checklist as the ATX one, and a thematic break or the frontmatter's closer for none", async () => {
+    const result = await lint({ root: fileURLToPath(new URL("../fixtures/checklist/setext-heading/", import.meta.url)), profile: "gamma" });
+    const steps = Object.fromEntries(result.skills.map((skill) => [skill.name, skill.checklist]));
+    expect(steps["dash-underline"]).toEqual([
+      { number: 1, title: "Bump the version", optional: false, verifies: false, line: 12 },
+      { number: 2, title: "Verify the tag names the version", optional: false, verifies: true, line: 13 },
+    ]);
+    // A heading of two lines, its underline after the second.
+    expect(steps["equals-underline"]).toEqual([
+      { number: 1, title: "Bump the version", optional: false, verifies: false, line: 18 },
+      { number: 2, title: "Verify the tag names the version", optional: false, verifies: true, line: 19 },
+    ]);
+    // After a blank line --- is a thematic break, not an underline; the frontmatter's closing --- underlines nothing in the body.
+    expect(steps["thematic-break"]?.map((step) => step.line)).toEqual([18, 19, 20]);
+    expect(steps["frontmatter-closer"]?.map((step) => step.line)).toEqual([11, 12, 13]);
+    expect(result.diagnostics.map((d) => [d.file, d.line, d.ruleId])).toEqual([]);
+  });
+
   it("reads step headings in every form CommonMark gives them: setext underlines and emphasis around the step number", async () => {
     const result = await lint({ root: fileURLToPath(new URL("../fixtures/checklist/heading-forms/", import.meta.url)) });
     expect(result.diagnostics.filter((diagnostic) => diagnostic.ruleId.startsWith("skill/workflow-"))).toEqual([]);

@@ -6,8 +6,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
-import { SettingsManager } from "@earendil-works/pi-coding-agent";
+import { SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
+import { build } from "../../src/build.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { SessionProtocolController } from "../../src/runtime/controller.js";
 import { KnowledgeNoteRejectedError } from "../../src/runtime/knowledge/notes.js";
@@ -17,6 +18,8 @@ import { FileStateStore } from "../../src/runtime/state.js";
 import type { ToolExecutor } from "../../src/runtime/tools.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { docPage } from "../helpers/docs.js";
+import { repoRoot } from "../build/helpers.js";
+import { copyParts } from "../helpers/temp-project.js";
 import { prepareDist, tempDir } from "../runtime/helpers/dist.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "../runtime/helpers/pi.js";
 import { fauxPerTest, fauxSessionSetup } from "../runtime/helpers/session.js";
@@ -205,6 +208,7 @@ describe("live notes", () => {
       '<knowledge id="client-colours" name="Client colours" scope="Use for colour choices in decks for this client." source="user" status="changed" />',
     ]);
     expect(textOf(seen[1]?.messages.at(-1))).toBe("Primary colour: navy #1B2A4A.\n");
+    expect(gamma.controller.anchorMessage().content).toContain(`- client-colours: Client colours (source user, revision ${gamma.controller.knowledge.get("client-colours")?.revision})`);
 
     expect(gamma.controller.knowledge.removeNote("client-colours")).toBe(true);
     const after: SeenContext[] = [];
@@ -221,6 +225,28 @@ describe("live notes", () => {
       [{ id: "client-colours", status: "changed" }],
       [{ id: "client-colours", status: "removed" }],
     ]);
+  });
+
+  it("the anchor lists a loaded note a host changed with the revision the session has now, until the model fetches it or the host changes it back", async () => {
+    const gamma = agent();
+    gamma.controller.knowledge.registerNote({ ...live, body: "Teal.\n" });
+    gamma.faux.setResponses([toolUse(fetch("client-colours")), fauxAssistantMessage("Loaded.")]);
+    await gamma.prompt("Pick a colour palette");
+    const teal = gamma.controller.knowledge.get("client-colours")?.revision ?? "";
+    const inForce = `- client-colours: Client colours (source user, revision ${teal})`;
+    expect(gamma.controller.anchorMessage().content).toContain(inForce);
+
+    gamma.controller.knowledge.registerNote({ ...live, body: "Navy.\n" });
+    const navy = gamma.controller.knowledge.get("client-colours")?.revision ?? "";
+    expect(gamma.controller.anchorMessage().content).toContain(`- client-colours: Client colours (source user, changed to revision ${navy} since you loaded revision ${teal}: no longer in force; fetch it again before applying it)`);
+
+    // Back to the revision the model read before any hint went out: in force again, and nothing to report.
+    gamma.controller.knowledge.registerNote({ ...live, body: "Teal.\n" });
+    expect(gamma.controller.anchorMessage().content).toContain(inForce);
+    const seen: SeenContext[] = [];
+    gamma.faux.setResponses([seeing(seen, fauxAssistantMessage("Still teal."))]);
+    await gamma.prompt("Pick a colour palette again");
+    expect(hintsIn(seen[0])).toEqual([]);
   });
 
   it("an update during a run is steered in after the tool batch, before the next model call", async () => {
@@ -285,6 +311,44 @@ describe("lifetime: loaded notes survive compaction and restart", () => {
     const hints = restarted.buildTurnMessages({ text: "More photos please" }).map((message) => (typeof message.content === "string" ? message.content : ""));
     expect(hints.join("\n")).not.toContain('id="brand-images"');
     restarted.close();
+  });
+
+  it("on an AgentSession restarted on a rebuild that changed a loaded note, the anchor lists the revision it has now, changed, as the hint says", async () => {
+    const root = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge"], join(tempDir("gamma-rebuild-"), "project"));
+    const notePath = join(root, "knowledge", "brand-images.md");
+    writeFileSync(notePath, readFileSync(notePath, "utf8").replace("no staged stock handshakes", "no staged stock photos"));
+    const built = await build({ root, persistentCache: false });
+    expect(built.diagnostics.filter((diagnostic) => diagnostic.severity === "error")).toEqual([]);
+    const rebuilt = loadArtifacts({ distDir: join(root, "dist") });
+    const before = artifacts.knowledge.notes.get("brand-images")?.revision ?? "";
+    const now = rebuilt.knowledge.notes.get("brand-images")?.revision ?? "";
+    expect(now).not.toBe(before);
+
+    const faux = pi.faux();
+    const setup = await fauxSessionSetup(faux);
+    const statePath = join(setup.cwd, "state.jsonl");
+    const settingsManager = SettingsManager.inMemory({ compaction: { enabled: false, keepRecentTokens: 1 } });
+    const first = await createGammaSession({ artifacts, variant: "base", store: new FileStateStore(statePath), executors: recordingExecutors(), ...setup, sessionManager: SessionManager.create(setup.cwd, join(setup.cwd, "sessions")), settingsManager });
+    faux.setResponses([toolUse(fetch("brand-images")), fauxAssistantMessage("Loaded.")]);
+    await first.session.prompt("Choose photos for the deck");
+    const sessionFile = first.session.sessionFile ?? "";
+    pi.disposeNow(first);
+
+    const second = pi.disposeAfterTest(
+      await createGammaSession({ artifacts: rebuilt, variant: "base", store: new FileStateStore(statePath), executors: recordingExecutors(), ...setup, sessionManager: SessionManager.open(sessionFile, join(setup.cwd, "sessions")), settingsManager }),
+    );
+    const line = `- brand-images: Workspace image rules (source user, changed to revision ${now} since you loaded revision ${before}: no longer in force; fetch it again before applying it)`;
+    expect(second.controller.anchorMessage().content).toContain(line);
+    const seen: SeenContext[] = [];
+    faux.setResponses([seeing(seen, toolUse(fetch("brand-images"))), seeing(seen, fauxAssistantMessage("Loaded again."))]);
+    await second.session.prompt("More photos please");
+    // What the model reads on its first call after the restart: the anchor and the hint agree.
+    expect((seen[0]?.messages ?? []).map(textOf).find((text) => text.startsWith("<session_state"))).toContain(line);
+    expect(hintsIn(seen[0])).toHaveLength(1);
+    expect(hintsIn(seen[0])[0]).toContain('<knowledge id="brand-images" name="Workspace image rules" scope="Use for image selection or image generation in this workspace." source="user" status="changed" />');
+    // The model fetched the revision the session has now: the anchor lists it, in force.
+    expect(second.controller.state.knowledge?.loaded.map((note) => [note.id, note.revision, note.changedTo])).toEqual([["brand-images", now, undefined]]);
+    expect(second.controller.anchorMessage().content).toContain(`- brand-images: Workspace image rules (source user, revision ${now})`);
   });
 
   it("on an AgentSession, hints ride with session.prompt and the compaction anchor lists the loaded note", async () => {

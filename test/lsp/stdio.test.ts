@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { createProtocolConnection, StreamMessageReader, StreamMessageWriter, type InitializeResult, type WorkspaceEdit } from "vscode-languageserver/node";
+import { createProtocolConnection, StreamMessageReader, StreamMessageWriter, type InitializeResult, type Message, type WorkspaceEdit } from "vscode-languageserver/node";
 import { removeTempDirs } from "../helpers/temp-project.js";
 import { runCliInProcess } from "../helpers/cli.js";
 import { attach, CLIENT_CAPABILITIES, copyEmbeddedDefault, repoRoot } from "./client.js";
@@ -73,6 +73,84 @@ describe("gamma-prompt lsp --stdio", () => {
     expect(await exited).toBe(0);
     expect(stderr()).toBe("");
     client.connection.dispose();
+  });
+
+  it("answers a body that is not JSON with a Parse error and JSON that is no message with an Invalid Request, then goes on serving", async () => {
+    const root = await copyEmbeddedDefault();
+    const child = spawn(process.execPath, [join(repoRoot, "lib", "cli", "index.js"), "lsp", "--stdio"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const received: Message[] = [];
+    const waiters: Array<() => void> = [];
+    new StreamMessageReader(child.stdout).listen((message) => {
+      received.push(message);
+      for (const waiter of waiters.splice(0)) waiter();
+    });
+    /** The answer with this id (null: the next answer with id null not yet taken). */
+    const taken = new Set<Message>();
+    const answer = (id: number | string | null): Promise<Record<string, unknown>> =>
+      new Promise((resolve) => {
+        const check = (): void => {
+          const found = received.find((message) => !taken.has(message) && "id" in message && (message as { id: unknown }).id === id && !("method" in message));
+          if (found) {
+            taken.add(found);
+            resolve(found as unknown as Record<string, unknown>);
+          } else waiters.push(check);
+        };
+        check();
+      });
+    const frame = (body: string): void => {
+      const bytes = Buffer.from(body, "utf8");
+      child.stdin.write(Buffer.concat([Buffer.from(`Content-Length: ${bytes.length}\r\n\r\n`, "ascii"), bytes]));
+    };
+    const parseError = { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } };
+    const invalid = (id: number | string | null) => ({ jsonrpc: "2.0", id, error: { code: -32600, message: "Invalid Request" } });
+
+    frame('{"jsonrpc": "2.0", "method": "initialize", "id": 1, "params": {');
+    expect(await answer(null)).toEqual(parseError);
+    frame(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { processId: process.pid, rootUri: pathToFileURL(root).href, capabilities: CLIENT_CAPABILITIES } }));
+    expect(((await answer(1))["result"] as InitializeResult).serverInfo?.name).toBe("gamma-prompt");
+    frame(JSON.stringify({ jsonrpc: "2.0", method: "initialized", params: {} }));
+
+    // Not JSON at all, an empty body, and JSON that is no request: each answered, in order.
+    for (const body of ["not json", "", "[1,2", "{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\""]) {
+      frame(body);
+      expect(await answer(null)).toEqual(parseError);
+    }
+    for (const body of ["[]", '"hover"', "42", "null", "{}", '{"jsonrpc": "2.0", "method": "textDocument/hover", "id": null}', '{"jsonrpc": "2.0", "method": "textDocument/hover", "id": {"n": 1}}']) {
+      frame(body);
+      expect(await answer(null)).toEqual(invalid(null));
+    }
+    // An id that can be read is given back.
+    frame('{"jsonrpc": "2.0", "method": 5, "id": 3}');
+    expect(await answer(3)).toEqual(invalid(3));
+    frame('{"jsonrpc": "2.0", "id": "four", "method": ["textDocument/hover"]}');
+    expect(await answer("four")).toEqual(invalid("four"));
+
+    // An id with no method answers a request of the server's: a response, never answered.
+    frame('{"jsonrpc": "2.0", "id": 99}');
+    // The session goes on as if nothing had come.
+    frame(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "textDocument/hover", params: { textDocument: { uri: pathToFileURL(join(root, IMPORT)).href }, position: { line: 1, character: 2 } } }));
+    expect(await answer(5)).toHaveProperty("result");
+    expect(received.filter((message) => "id" in message && (message as { id: unknown }).id === 99)).toEqual([]);
+    frame(JSON.stringify({ jsonrpc: "2.0", id: 6, method: "shutdown" }));
+    expect(await answer(6)).toEqual({ jsonrpc: "2.0", id: 6, result: null });
+    frame(JSON.stringify({ jsonrpc: "2.0", method: "exit" }));
+    expect(await exited).toBe(0);
+    expect(stderr).toBe("");
+  });
+
+  it("exits with code 0 when the client closes the pipe after shutdown, 1 without it", async () => {
+    for (const [shutDown, code] of [[true, 0], [false, 1]] as const) {
+      const { root, client, exited } = await spawnServer();
+      await client.connection.sendRequest<InitializeResult>("initialize", { processId: process.pid, rootUri: pathToFileURL(root).href, capabilities: CLIENT_CAPABILITIES });
+      await client.connection.sendNotification("initialized", {});
+      if (shutDown) await client.connection.sendRequest("shutdown");
+      client.connection.end();
+      expect(await exited).toBe(code);
+      client.connection.dispose();
+    }
   });
 
   it("refuses a --debounce that is no whole number of milliseconds in one usage line (exit 2), never a stack trace", async () => {

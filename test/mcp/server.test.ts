@@ -1,4 +1,5 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -127,6 +128,11 @@ describe("gamma-prompt mcp on the embedded default", () => {
       `Unexpected rule ${JSON.stringify("x".repeat(100))}… (${2 * 1024 * 1024} characters), expected a rule id such as skill/description-trigger (every finding names its rule)`,
     );
     expect(toolError(await session.call("explain_rule", { rule: "skill/type-valu" }))).toBe('Unexpected rule "skill/type-valu", expected a rule id such as skill/description-trigger (every finding names its rule); did you mean "skill/type-value"?');
+    // A rule named without its category, as a finding's tail shows it: the same suggestions as the CLI's explain.
+    expect(toolError(await session.call("explain_rule", { rule: "unknown-skill" }))).toBe(
+      'Unexpected rule "unknown-skill", expected a rule id such as skill/description-trigger (every finding names its rule); did you mean one of "audit/unknown-skill", "knowledge/unknown-skill", "variant/unknown-skill"?',
+    );
+    expect(toolError(await session.call("explain_rule", { rule: "type-value" }))).toBe('Unexpected rule "type-value", expected a rule id such as skill/description-trigger (every finding names its rule); did you mean "skill/type-value"?');
   });
 
   it("returns the safe fixes of a file as a diff, and writes them only when asked", async () => {
@@ -430,6 +436,28 @@ describe("gamma-prompt mcp and messages past the stdio readers' limits", () => {
     expect(lines[2]).toMatch(/^gamma-prompt mcp: .*JSON/);
     expect(lines).toHaveLength(3);
     expect(await session.close()).toBe(0);
+  });
+
+  it("answers a line that is not JSON with a Parse error and JSON that is no message with an Invalid Request, id null, and keeps serving", async () => {
+    const root = await embeddedDefault();
+    const child = spawn(process.execPath, [join(repoRoot, "lib", "cli", "index.js"), "mcp"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+    const lines: string[] = [];
+    let stderr = "";
+    createInterface({ input: child.stdout }).on("line", (line) => lines.push(line));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const answered = new Promise<void>((resolve) => child.stdout.on("data", () => lines.length >= 3 && resolve()));
+    child.stdin.write("{not json\n");
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 3, method: 5 })}\n`);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" })}\n`);
+    await answered;
+    expect(lines.slice(0, 3).map((line) => JSON.parse(line) as unknown)).toEqual([
+      { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } },
+      { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request" } },
+      { jsonrpc: "2.0", id: 7, result: {} },
+    ]);
+    child.stdin.end();
+    expect(await new Promise((resolve) => child.once("exit", resolve))).toBe(0);
+    expect(stderr.trimEnd().split("\n")[1]).toBe("gamma-prompt mcp: Unexpected JSON that is no JSON-RPC message, expected a request, notification or response; it was dropped and the session goes on");
   });
 
   it("refuses a resource whose answer, once escaped as JSON, is past the bound, though the file is not", async () => {

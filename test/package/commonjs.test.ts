@@ -4,7 +4,8 @@
  * compiler library and the PostgreSQL entry have no top-level await, so they
  * load through require (Node 22's require of ES modules); the runtime awaits
  * its Pi imports at the top level, so it is typed for `import` alone, and
- * TypeScript refuses its require at compile time instead of Node at run time.
+ * TypeScript refuses its require at compile time instead of Node at run time;
+ * a plain require at run time is told to import it.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -72,5 +73,24 @@ describe("a CommonJS project with TypeScript's nodenext", () => {
     const ran = run(imported.dir, join("out", "runtime.js"));
     expect(ran.stderr).toBe("");
     expect(ran.stdout).toBe("function\n");
+  });
+
+  it("a plain require of the runtime is told to import it instead, not that the subpath is not exported", () => {
+    const dir = join(project, "plain-require");
+    mkdirSync(dir, { recursive: true });
+    const script = [
+      "try {",
+      '  require("gamma-prompt/runtime");',
+      "} catch (error) {",
+      "  console.log(`${error.code}: ${error.message}`);",
+      "}",
+      "",
+    ].join("\n");
+    writeFileSync(join(dir, "plain.js"), script);
+    const ran = run(dir, "plain.js");
+    expect(ran.stderr).toBe("");
+    expect(ran.stdout).toBe(
+      'ERR_REQUIRE_ASYNC_MODULE: gamma-prompt/runtime is an ES module that awaits its Pi imports at the top level, so require() cannot load it: load it with await import("gamma-prompt/runtime"), from CommonJS too\n',
+    );
   });
 });

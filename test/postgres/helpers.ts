@@ -59,11 +59,12 @@ export function closedAfterEach(): PostgresSessions[] {
   return servers;
 }
 
-/** Puts `around` between the pool and each statement it sends (its text, and the send itself). */
-export function aroundQueries(pool: pg.Pool, around: (text: string, send: () => Promise<unknown>) => Promise<unknown>): void {
+/** Puts `around` between the pool and each statement it sends (its text, the send itself, and its parameters). */
+export function aroundQueries(pool: pg.Pool, around: (text: string, send: () => Promise<unknown>, values: readonly unknown[]) => Promise<unknown>): void {
   const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
   (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args: unknown[]) => {
-    const config = args[0] as string | { text: string };
-    return around(typeof config === "string" ? config : config.text, () => query(...args));
+    const config = args[0] as string | { text: string; values?: unknown[] };
+    const values = (typeof config === "string" ? args[1] : config.values) as unknown[] | undefined;
+    return around(typeof config === "string" ? config : config.text, () => query(...args), values ?? []);
   };
 }

@@ -449,6 +449,41 @@ describe("a server that closes", () => {
   });
 });
 
+describe("a server that closes while a session's dispose is on its way", () => {
+  it("waits for that dispose: the session's last change is stored and its lease let go before close() stops listening and returns", async () => {
+    const sessionKey = newKey();
+    const pool = db.pool();
+    const sent: string[] = [];
+    pool.on("acquire", (client: pg.PoolClient & { watched?: boolean }) => {
+      if (client.watched === true) return;
+      client.watched = true;
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        if (typeof args[0] === "string" && args[0].startsWith("unlisten")) sent.push("stop listening");
+        return query(...args);
+      };
+    });
+    aroundQueries(pool, (text, send) => {
+      if (text.includes("set lease_owner = null")) sent.push("let the lease go");
+      return send();
+    });
+    const sessions = await PostgresSessions.start({ pool, leaseMs: 60_000 });
+    servers.push(sessions);
+    const hosted = await hostAgent(sessions, sessionKey);
+    const routed = event({ summary: "Routed just before the session was disposed." });
+    hosted.controller.routeUpdate(routed);
+    // A host that disposes a session without waiting, then stops the server (and would end its pool next).
+    const disposing = hosted.dispose();
+    await sessions.close();
+    expect(sent).toEqual(["let the lease go", "stop listening"]);
+    await disposing;
+    // Held for a minute had it been kept: another server waiting at most 300 ms opens it only because it was let go.
+    const next = await hostAgent(await server({ waitForLeaseMs: 300 }), sessionKey);
+    expect(next.controller.state.pendingInjections.map((entry) => entry.id)).toEqual([routed.id]);
+    await next.dispose();
+  });
+});
+
 describe("a server that closes while an open waits for another server's lease", () => {
   it("ends the wait at once: the open rejects with SessionsClosedError, takes no lease, and close() returns without waiting for the lease", async () => {
     const sessionKey = newKey();
@@ -597,6 +632,167 @@ describe("one host per session", () => {
     expect(stored.rows[0]).toEqual({ records: 0 });
     await next.dispose();
     await old.dispose();
+  });
+});
+
+describe("one session key opened twice on one server", () => {
+  const opens = {
+    openAgent: (sessions: PostgresSessions, sessionKey: string) => hostAgent(sessions, sessionKey),
+    openSession: async (sessions: PostgresSessions, sessionKey: string) => sessions.openSession(await sessionOptions(sessionKey)),
+  };
+
+  for (const [path, open] of Object.entries(opens)) {
+    it(`${path}: a second open while the first is still on its way (a retried request) is refused as a second open is, and the first is left hosted, leased, routed and let go by close()`, async () => {
+      const sessionKey = newKey();
+      const pool = db.pool();
+      // The first open holds the lease and is loading the transcript when the second one arrives.
+      let loading = (): void => {};
+      const firstLoading = new Promise<void>((resolve) => (loading = resolve));
+      let load = (): void => {};
+      const loadMayGo = new Promise<void>((resolve) => (load = resolve));
+      let held = false;
+      aroundQueries(pool, async (text, send) => {
+        if (!held && text.startsWith("select entry from gamma_transcript")) {
+          held = true;
+          loading();
+          await loadMayGo;
+        }
+        return send();
+      });
+      const sessions = await PostgresSessions.start({ pool, leaseMs: 2000 });
+      servers.push(sessions);
+      const opening = open(sessions, sessionKey);
+      const settled = opening.then(
+        (hosted) => ({ hosted }),
+        (error: unknown) => ({ error }),
+      );
+      await firstLoading;
+      const second = await open(sessions, sessionKey).then(
+        (hosted) => hosted,
+        (error: unknown) => error,
+      );
+      load();
+      const first = await settled;
+      expect(String(second)).toBe(`Error: Unexpected second open of session ${sessionKey} on this server, expected it disposed first`);
+      expect(first).not.toHaveProperty("error");
+      const hosted = (first as { hosted: Awaited<typeof opening> }).hosted;
+      expect(sessions.sessionKeys).toEqual([sessionKey]);
+      const lease = () => db.pool().query("select lease_owner, lease_token from gamma_sessions where session_key = $1", [sessionKey]).then((result) => result.rows);
+      expect(await lease()).toEqual([{ lease_owner: hosted.lease.owner, lease_token: String(hosted.lease.token) }]);
+      // The server routes what is published for it on NOTIFY, as for any session it hosts.
+      const published = event({ summary: "Published after the second open was refused." });
+      await publishUpdate(db.pool(), sessionKey, published);
+      await until(() => hosted.controller.state.pendingInjections.some((entry) => entry.id === published.id), "the published event to be routed");
+      await sessions.close();
+      expect(sessions.sessionKeys).toEqual([]);
+      expect(await lease()).toEqual([{ lease_owner: null, lease_token: String(hosted.lease.token) }]);
+    });
+  }
+
+  it("an open of a key whose session this server is still disposing waits for that dispose to store its last change and let the lease go, then takes it", async () => {
+    const sessionKey = newKey();
+    const pool = db.pool();
+    const sent: string[] = [];
+    aroundQueries(pool, (text, send) => {
+      if (text.includes("insert into gamma_sessions")) sent.push("take the lease");
+      if (text.includes("set lease_owner = null")) sent.push("let the lease go");
+      return send();
+    });
+    const sessions = await PostgresSessions.start({ pool, leaseMs: 2000 });
+    servers.push(sessions);
+    const first = await hostAgent(sessions, sessionKey);
+    const routed = event({ summary: "Routed just before the session was disposed." });
+    first.controller.routeUpdate(routed);
+    // A host that closes a session and opens it again at once (its next request), not waiting for the dispose.
+    const disposing = first.dispose();
+    const second = await hostAgent(sessions, sessionKey);
+    await disposing;
+    expect(sent).toEqual(["take the lease", "let the lease go", "take the lease"]);
+    expect(second.lease.token).toBe(first.lease.token + 1);
+    expect(second.controller.state.pendingInjections.map((entry) => entry.id)).toEqual([routed.id]);
+    expect(sessions.sessionKeys).toEqual([sessionKey]);
+    await second.dispose();
+  });
+
+  it("an open whose first routing pass fails leaves nothing of its session running: no lease renewal, no hosted key, the lease let go", async () => {
+    const [failing, other] = [newKey(), newKey()];
+    const pool = db.pool();
+    const renewals: unknown[] = [];
+    let failed = false;
+    let renewing = (): void => {};
+    const otherRenewed = new Promise<void>((resolve) => (renewing = resolve));
+    // Renewed every 500 ms: the open fails long before its first renewal would be due.
+    const sessions = await PostgresSessions.start({ pool, leaseMs: 1500, onError: () => {} });
+    servers.push(sessions);
+    aroundQueries(pool, (text, send, values) => {
+      if (!failed && text.includes("from unnest($1::text[]) as woken")) {
+        failed = true;
+        return Promise.reject(new Error("connection terminated unexpectedly"));
+      }
+      if (text.startsWith("update gamma_sessions set lease_expires_at")) {
+        renewals.push(values[0]);
+        if (values[0] === other) renewing();
+      }
+      return send();
+    });
+    const refused = await hostAgent(sessions, failing).catch((error: unknown) => error);
+    expect(String(refused)).toBe("Error: connection terminated unexpectedly");
+    expect(sessions.sessionKeys).toEqual([]);
+    // Renewal timers of one period fire in the order they were set: once the other session's first renewal
+    // is sent, a timer the failed open left behind would have sent one too.
+    const hosted = await hostAgent(sessions, other);
+    await otherRenewed;
+    expect(renewals).toEqual([other]);
+    const row = await db.pool().query("select lease_owner from gamma_sessions where session_key = $1", [failing]);
+    expect(row.rows).toEqual([{ lease_owner: null }]);
+    await hosted.dispose();
+  });
+});
+
+describe("lease renewal", () => {
+  it("a renewal on its way when the session's dispose lets the lease go is no loss: nothing is told; a lease another server takes is told", async () => {
+    const pool = db.pool();
+    const reports: string[] = [];
+    let renewalSent = (): void => {};
+    const renewing = new Promise<void>((resolve) => (renewalSent = resolve));
+    let released = (): void => {};
+    const releaseDone = new Promise<void>((resolve) => (released = resolve));
+    let renewalSettled = (): void => {};
+    const renewalDone = new Promise<void>((resolve) => (renewalSettled = resolve));
+    let holding = true;
+    aroundQueries(pool, async (text, send) => {
+      if (holding && text.startsWith("update gamma_sessions set lease_expires_at")) {
+        holding = false;
+        renewalSent();
+        // A busy network or database: the renewal reaches the database after the release.
+        await releaseDone;
+        try {
+          return await send();
+        } finally {
+          renewalSettled();
+        }
+      }
+      const result = await send();
+      if (text.includes("set lease_owner = null")) released();
+      return result;
+    });
+    const sessions = await PostgresSessions.start({ pool, leaseMs: 300, onError: (error, during) => reports.push(`${during}: ${String(error)}`) });
+    servers.push(sessions);
+    const sessionKey = newKey();
+    const hosted = await hostAgent(sessions, sessionKey);
+    await renewing;
+    await hosted.dispose();
+    await renewalDone;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(reports).toEqual([]);
+
+    // An operator frees the lease of a session that is still hosted (as another server taking it over would): that loss is told.
+    const taken = newKey();
+    const still = await hostAgent(sessions, taken);
+    await db.pool().query("update gamma_sessions set lease_owner = null, lease_expires_at = now() where session_key = $1", [taken]);
+    await until(() => reports.length > 0, "the lost lease to be told");
+    expect(reports).toEqual([`renew: Error: Lease of session ${taken} lost to another server`]);
+    await still.dispose();
   });
 });
 

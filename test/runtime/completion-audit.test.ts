@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AuditPolicy } from "../../src/runtime/audit/policy.js";
+import type { InvocationPolicy } from "../../src/runtime/invocation/required-skills.js";
 import { FileSessionLog } from "../../src/runtime/audit/recorder.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { createTrustedMessage } from "../../src/runtime/messages.js";
@@ -187,6 +188,96 @@ describe("the completion audit at a yield while a workflow is active", () => {
         position: 2,
       },
     ]);
+  });
+
+  it("block refuses a yield only over what the model can still do: a task action before the workflow was loaded is reported, not blocked", async () => {
+    const faux = pi.faux();
+    const events: ProtocolEvent[] = [];
+    const open = await createGammaSession({
+      artifacts,
+      variant: "base",
+      executors: recordingExecutors(),
+      onProtocolEvent: (event) => events.push(event),
+      audit: { mode: "block" },
+      ...(await fauxSessionSetup(faux)),
+      ...NO_KNOWLEDGE_HINTS,
+    });
+    pi.disposeAfterTest(open);
+    const before = faux.state.callCount;
+    faux.setResponses([
+      toolUse(fauxToolCall("bash", { command: "ls uploads/" })),
+      toolUse(fauxToolCall("skill", { name: "deck-generation" })),
+      todo(FINISHED_DECK),
+      done("Here is your deck."),
+      done("Here is your deck, again."),
+      done("Here is your deck, once more."),
+    ]);
+    await open.session.prompt("Make a deck about tide pools");
+    // Every step is done: the past bash call cannot be undone, so the first yield goes out with the failed audit attached.
+    expect(audits(events).map((event) => [event.action, event.report.outcome, event.report.findings.map((finding) => finding.ruleId)])).toEqual([
+      ["reported", "fail", ["audit/skill-after-action"]],
+    ]);
+    expect(events.flatMap((event) => (event.type === "yield" ? [event.message] : []))).toEqual(["Here is your deck."]);
+    expect(events.find((event) => event.type === "yield")).toMatchObject({ audit: { outcome: "fail" } });
+    expect(faux.state.callCount - before).toBe(4);
+  });
+
+  it("block names only the steps still to do; the finding about a past call stays in the report", async () => {
+    const { agent, faux, events } = agentWith({ variant: "base", audit: { mode: "block" } });
+    const seen: SeenContext[] = [];
+    faux.setResponses([
+      toolUse(fauxToolCall("bash", { command: "ls uploads/" })),
+      toolUse(fauxToolCall("skill", { name: "deck-generation" })),
+      todo(STOPPED_AT_6),
+      done("Here is your deck."),
+      seeing(seen, todo(FINISHED_DECK)),
+      done("Here is your deck, validated and rendered."),
+      done("Here is your deck, really."),
+    ]);
+    await agent.prompt("Make a deck about tide pools");
+    const refusal = textOf(seen[0]?.messages.at(-1));
+    expect(refusal).toMatch(/^Completion audit failed: the final message was not sent\. 9 problems in the active workflow \(deck-generation\):\n- Unexpected required step 6 "Create the deck"/);
+    expect(refusal).not.toContain("bash");
+    expect(audits(events).map((event) => [event.action, event.report.findings.map((finding) => finding.ruleId)])).toEqual([
+      ["blocked", ["audit/skill-after-action", ...Array<string>(9).fill(expect.stringMatching(/^audit\/(required|verification)-step$/))]],
+      ["reported", ["audit/skill-after-action"]],
+    ]);
+    expect(events.flatMap((event) => (event.type === "yield" ? [event.message] : []))).toEqual(["Here is your deck, validated and rendered."]);
+    expect(faux.state.callCount).toBe(6);
+  });
+
+  it("block does not refuse a yield over a call that went ahead without a required skill, loaded later", async () => {
+    const faux = pi.faux();
+    const events: ProtocolEvent[] = [];
+    const invocation: InvocationPolicy = { maxRefusals: 1 };
+    const open = await createGammaSession({
+      artifacts,
+      variant: "base",
+      executors: recordingExecutors(),
+      onProtocolEvent: (event) => events.push(event),
+      audit: { mode: "block" },
+      invocation,
+      ...(await fauxSessionSetup(faux)),
+      ...NO_KNOWLEDGE_HINTS,
+    });
+    pi.disposeAfterTest(open);
+    open.controller.requireSkills(["deck-generation"]);
+    const before = faux.state.callCount;
+    faux.setResponses([
+      toolUse(fauxToolCall("bash", { command: "ls uploads/" })),
+      toolUse(fauxToolCall("bash", { command: "ls uploads/" })),
+      toolUse(fauxToolCall("skill", { name: "deck-generation" })),
+      todo(FINISHED_DECK),
+      done("Here is your deck."),
+      done("Here is your deck, again."),
+      done("Here is your deck, once more."),
+    ]);
+    await open.session.prompt("Make a deck about tide pools");
+    expect(audits(events).map((event) => [event.action, event.report.outcome, event.report.findings.map((finding) => finding.ruleId)])).toEqual([
+      ["reported", "fail", ["audit/skill-after-action", "audit/required-skill"]],
+    ]);
+    expect(events.flatMap((event) => (event.type === "yield" ? [event.message] : []))).toEqual(["Here is your deck."]);
+    expect(faux.state.callCount - before).toBe(5);
   });
 
   it("knowledge hints in context and none fetched: a warning that does not fail the audit", async () => {

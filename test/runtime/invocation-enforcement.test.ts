@@ -233,7 +233,7 @@ describe("invocation enforcement: a project's rule for a variant (require in pro
     writeFileSync(variants, "variants:\n  base:\n    preload: []\n    require: [draft-outlin]\n");
     const refused = await build({ root });
     expect(refused.diagnostics.map((diagnostic) => [diagnostic.ruleId, diagnostic.line, diagnostic.message])).toEqual([
-      ["variant/unknown-skill", 4, "Unexpected skill `draft-outlin` in variant `base` (no skill has that name), expected the name of a valid skill"],
+      ["variant/unknown-skill", 4, "Unexpected skill `draft-outlin` in variant `base` (no skill has that name), expected the name of a valid skill; did you mean \"draft-outline\"?"],
     ]);
   });
 });

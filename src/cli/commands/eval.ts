@@ -125,7 +125,7 @@ whose 95% interval does not overlap the baseline's.`,
           ...(options.replay === true ? { replay: true } : {}),
           ...(baseline === undefined ? {} : { baseline }),
           ...(progress === undefined ? {} : { onProgress: progress.update }),
-        });
+        }, "cli");
       } catch (error) {
         if (error instanceof ArtifactVerificationError) {
           const { unbuiltFolderMessage } = await import("../unbuilt.js");

@@ -30,12 +30,22 @@ Markdown (SKILL.md, knowledge notes), Handlebars (prompts/*.hbs), YAML and JSON 
         result.exitCode = EXIT_USAGE;
         return;
       }
-      const [{ createConnection, ProposedFeatures }, { startLanguageServer }] = await Promise.all([import("vscode-languageserver/node"), import("../../lsp/server.js")]);
-      const connection = createConnection(ProposedFeatures.all, process.stdin, process.stdout);
+      const [{ createConnection, ProposedFeatures }, { startLanguageServer }, { stdioTransport }] = await Promise.all([
+        import("vscode-languageserver/node"),
+        import("../../lsp/server.js"),
+        import("../../lsp/transport.js"),
+      ]);
+      // A body that is not JSON, or JSON that is no message, is answered as JSON-RPC says, and the server goes on.
+      const { reader, writer } = stdioTransport(process.stdin, process.stdout);
+      const connection = createConnection(ProposedFeatures.all, reader, writer);
       // The connection ends the process itself on `exit` (0 after `shutdown`, 1 without it); until then the command stays pending.
       await new Promise<void>((resolveClosed) => {
         connection.onExit(() => resolveClosed());
-        startLanguageServer(connection, { debounceMs: options.debounce });
+        const server = startLanguageServer(connection, { debounceMs: options.debounce });
+        // The client went away without `exit`: the same codes.
+        const ended = (): void => process.exit(server.shutDown() ? EXIT_OK : 1);
+        process.stdin.once("end", ended);
+        process.stdin.once("close", ended);
       });
       result.exitCode = EXIT_OK;
     });

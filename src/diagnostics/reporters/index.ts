@@ -1,4 +1,5 @@
 import { countDiagnostics, type Diagnostic, type DiagnosticCounts, type ReportContext } from "../diagnostic.js";
+import { expectObject, expectOneOf, shownValue } from "../../protocol/arguments.js";
 import { formatGithub } from "./github.js";
 import { formatJson } from "./json.js";
 import { formatSarif } from "./sarif.js";
@@ -20,6 +21,9 @@ const REPORTERS: Record<ReporterName, Reporter> = {
 
 /** Renders diagnostics (already sorted) in the named format; the caller writes the text to stdout. */
 export function formatDiagnostics(name: ReporterName, diagnostics: readonly Diagnostic[], context: ReportContext): string {
+  if (!Object.hasOwn(REPORTERS, name)) expectOneOf(name, "format", Object.keys(REPORTERS));
+  if (!Array.isArray(diagnostics)) throw new TypeError(`Unexpected diagnostics ${shownValue(diagnostics)}, expected an array of findings (lint's or build's diagnostics)`);
+  expectObject(context as unknown, "formatDiagnostics context", "the lint result, or an object such as { errorCount, warningCount }");
   return REPORTERS[name](diagnostics, { ...context, noteCount: context.noteCount ?? countDiagnostics(diagnostics).noteCount });
 }
 

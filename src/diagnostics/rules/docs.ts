@@ -83,7 +83,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "name: pdf",
   },
   "skill/yaml-portable": {
-    text: "The Agent Skills reference validator (skills-ref) parses frontmatter with strictyaml, which refuses much of what YAML 1.2 allows: flow collections such as requiresSkills: [] or {a: b}, anchors (&a), aliases (*a), tags (!!str), and a tab anywhere but inside quotes, block scalars and comments. It also ends the frontmatter at the first ---, even one inside a value or a comment, and then reads something else. Each case was checked against skills-ref. --fix writes a one-line flow list or mapping of plain words as a block and a tab between tokens as a space; the rest needs a person. Under the agentskills profile, and under gamma for a skill written in the portable spelling.",
+    text: "The Agent Skills reference validator (skills-ref) parses frontmatter with strictyaml, which refuses much of what YAML 1.2 allows: flow collections such as requiresSkills: [] or {a: b}, anchors (&a), aliases (*a), tags (!!str), and a tab anywhere but inside quotes, block scalars and comments. It also ends the frontmatter at the first ---, even one inside a value or a comment, and then reads something else. Each case was checked against skills-ref. A flow list written as allowed-tools is advised as the one space-separated string skill/allowed-tools-format asks for (allowed-tools: Read Grep), which is portable too, so following either finding settles both; only when a tool's pattern holds a space, which no such string keeps whole, is it advised as a block list. --fix writes a one-line flow list or mapping of plain words as a block (allowed-tools as that string) and a tab between tokens as a space; the rest needs a person. Under the agentskills profile, and under gamma for a skill written in the portable spelling.",
     bad: fm("name: pdf", "description: Use when filling PDF forms.", "compatibility: !!str Requires poppler\t# for pdftotext"),
     good: fm("name: pdf", "description: Use when filling PDF forms.", "compatibility: Requires poppler # for pdftotext"),
   },
@@ -183,7 +183,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "description: Toolkit for styling artifacts with a theme. Use when the user asks to restyle slides, docs or pages.",
   },
   "skill/reference-unknown": {
-    text: "Every name in requiresSkills and conflictsWith must be a skill in the project; a stale name means a requirement is never loaded or a conflict never enforced.",
+    text: "Every name in requiresSkills and conflictsWith must be a skill in the project; a stale name means a requirement is never loaded or a conflict never enforced. A near miss gets a \"did you mean\", offering only names every rule accepts: a skill's folder name, the name skill/name-mismatch asks for, never a name skill/name-format rejects. A reference to a folder whose skill is named otherwise says so: fix that skill's name.",
     bad: "requiresSkills:\n  - pdf-tool   # no such skill",
     good: "requiresSkills:\n  - pdf-tools",
   },
@@ -223,7 +223,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "type: workflow\n\n1. Read the brief.\n2. Draft the deck.\n3. Verify every card.",
   },
   "skill/workflow-verification": {
-    text: "A workflow must verify its result before it reports completion; at least one step of its checklist uses a verifying word (verify, check, inspect, confirm, review, validate, ensure, test, assert). The checklist is the list the build compiles and the runtime enforces: the first ordered list under a heading that names it (Checklist, Steps, Procedure), else the first of three or more steps, else the first; a verifying step in another list does not count.",
+    text: "A workflow must verify its result before it reports completion; at least one step of its checklist uses a verifying word (verify, check, inspect, confirm, review, validate, ensure, test, assert). The checklist is the list the build compiles and the runtime enforces: the first ordered list under a heading that names it (Checklist, Steps, Procedure; an ATX `## Checklist` or a setext one, the text underlined with `---` or `===`), else the first of three or more steps, else the first; a verifying step in another list does not count.",
     bad: "1. Draft the deck.\n2. Send it.",
     good: "1. Draft the deck.\n2. Verify every card renders.\n3. Send it.",
   },
@@ -261,6 +261,11 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     text: "Anything unexpected while checking one file is reported here, on that file, so the other skills are still checked; please report it with the file.",
     bad: "(a file that makes a checker throw)",
     good: "(any well-formed SKILL.md)",
+  },
+  "skill/reserved-closer": {
+    text: "A warning: the runtime puts a skill's body, as written, inside its own tags: `<preloaded_skill>` when a variant preloads the skill, `<skill>` when the skill tool returns it, and again a `<skill>` inside the `<session_state>` anchor after compaction. A body is trusted text, so the runtime does not neutralise it, and a closing tag of one of the tags it reserves (the injection kinds, `skill`, `preloaded_skill`, `available_skills`, `session_state`, `tasks`, `knowledge`, …) ends that wrapper early: what follows reads as the runtime's own text. Only exact closers count: `</`, a reserved name in any ASCII letter case, then `>` or whitespace (`</skill>`, `</Skill >`); `</skills>`, `</ skill>` or an opening `<skill>` do not. A closer counts wherever it stands, inside code too: the wrapper is text, and Markdown code is text to it. Write the tag's `<` as `&lt;` (as the runtime itself writes a neutralised tag), or name the tag otherwise. On the labelled corpus (983 skills) the rule finds nothing, so its precision there is not measured; it stays a warning because the closer is in the file, whatever the skill means by it.",
+    bad: "A returned skill ends with </skill> in the prompt.",
+    good: "A returned skill ends with &lt;/skill> in the prompt.",
   },
   "skill/reference-checklist": {
     text: "A reference skill is lookup material; a body shaped as a checklist (an ordered list of three or more steps, or numbered step headings) reads as a procedure the agent must follow, which is a workflow's contract.",
@@ -306,7 +311,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   "source/invalid-json": { text: "A JSON source (tool schema, tool order, config) must parse, with arrays and objects nested at most 100 levels deep; the message points at the first bad character, or at the bracket that opens level 101.", bad: '{ "name": "read", }', good: '{ "name": "read" }' },
   "source/invalid-yaml": { text: "A YAML source (variants, injections) must parse, with lists and mappings nested at most 100 levels deep.", bad: "variants:\n  base:\n    preload: []\n   require: []   # one space less than preload", good: "variants:\n  base:\n    preload: []\n    require: []" },
   "config/invalid": {
-    text: "gamma-prompt.config.json must match schemas/config.schema.json, and every rule id under rules must be a skill rule of the registry (a near miss suggests the id meant), and every skills pattern must stay inside the project root (no `..` segment). A wrong config would otherwise be ignored silently.",
+    text: "gamma-prompt.config.json must match schemas/config.schema.json, and every rule id under rules must be a skill rule of the registry (a near miss suggests the id meant), and every skills pattern must stay inside the project root (no `..` segment). A wrong config would otherwise be ignored silently. An unknown key's finding names the keys allowed there, or the near miss meant.",
     bad: '{ "rules": { "skill/description-triger": "off" } }',
     good: '{ "rules": { "skill/description-trigger": "off" } }',
   },
@@ -325,11 +330,11 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   "template/missing-catalog": { text: "The static prefix must include the skill catalog through {{catalog}}; without it the model never learns which skills exist.", bad: "prefix.hbs without {{catalog}}", good: "## Skills\n\n{{catalog}}" },
   "template/render-error": { text: "A template must render without a runtime error; the message names the template and the error. The checks before rendering catch unknown names, helpers and partials and values of the wrong shape, so what is left is a helper given a value it cannot use: join's first argument must be a list. The finding points at the helper's call.", bad: "{{join catalog \", \"}}   (catalog is text, not a list)", good: "{{join workflowSkills \", \"}}" },
   "variant/invalid": {
-    text: "prompts/variants.yaml must match schemas/variants.schema.json: `variants` maps each variant's name (lowercase words joined by hyphens) to its settings, where `preload` lists the skills the variant starts with (may be empty) and `namespaces` and `require` are optional lists.",
+    text: "prompts/variants.yaml must match schemas/variants.schema.json: `variants` maps each variant's name (lowercase words joined by hyphens) to its settings, where `preload` lists the skills the variant starts with (may be empty) and `namespaces` and `require` are optional lists. An unknown key's finding names the keys allowed there, or the near miss meant.",
     bad: "variants:\n  deck:\n    preload: deck-generation   # a list is expected",
     good: "variants:\n  deck:\n    preload: [deck-generation]",
   },
-  "variant/unknown-skill": { text: "A variant preloads and requires (`require`) only skills that exist and pass lint; a broken one would be rendered into the prompt, and a required one the model could never load.", bad: "variants:\n  deck:\n    preload: [deck-generaton]", good: "variants:\n  deck:\n    preload: [deck-generation]" },
+  "variant/unknown-skill": { text: "A variant preloads and requires (`require`) only skills that exist and pass lint; a broken one would be rendered into the prompt, and a required one the model could never load. A near miss of a valid skill's name is suggested.", bad: "variants:\n  deck:\n    preload: [deck-generaton]", good: "variants:\n  deck:\n    preload: [deck-generation]" },
   "variant/conflicting-skills": { text: "No two skills a variant preloads or requires (with their requirements) may conflict: the variant would start with contradictory instructions, or require a skill that can never become active.", bad: "variants:\n  deck:\n    preload: [deck-generation, import]   # import conflictsWith deck-generation", good: "variants:\n  deck:\n    preload: [deck-generation]" },
   "variant/token-boundary": { text: "The static prefix's tokens must be a prefix of each variant's tokens, or the provider's exact-prefix cache misses; a careless join lets BPE merge across the boundary.", bad: "prefix ends with \"\\n\", variant starts with \"\\n\"", good: "prefix ends with a blank line, variant starts with text" },
   "injection/invalid": { text: "prompts/injections.yaml must match schemas/injection-kinds.schema.json: each kind has its meaning, action and delivery.", bad: "- kind: system_note", good: "- kind: system_note\n  meaning: …\n  action: …\n  delivery: next_turn" },
@@ -355,8 +360,8 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   },
   "tool/runtime-tool-parameters": {
     text: "The runtime reads message_user's message and blockOnUser and todo's tasks. A schema that leaves one out, gives it another type or does not require it lets the model call the tool in a way the runtime refuses: a message_user without blockOnUser can never hand the turn to the user. The build fails at the tool's file.",
-    bad: '{ "name": "message_user", "parameters": { "type": "object", "properties": { "message": { "type": "string" } }, "required": ["message"] } }',
-    good: '{ "name": "message_user", "parameters": { "type": "object", "properties": { "message": { "type": "string" }, "blockOnUser": { "type": "boolean" } }, "required": ["message", "blockOnUser"] } }',
+    bad: '{ "name": "message_user", "description": "Send a message to the user.", "parameters": { "type": "object", "properties": { "message": { "type": "string" } }, "required": ["message"] } }',
+    good: '{ "name": "message_user", "description": "Send a message to the user.", "parameters": { "type": "object", "properties": { "message": { "type": "string" }, "blockOnUser": { "type": "boolean" } }, "required": ["message", "blockOnUser"] } }',
   },
   "tool/skill-name-parameter": {
     text: "The skill tool has a string name parameter, which the build gives an enum of the catalog's names.",
@@ -389,8 +394,8 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: '"description": "Use for files in the user\'s connected drive: finding, reading and importing them."',
   },
   "namespace/description-trigger": {
-    text: "The namespace catalog is read like the skill catalog: a description that says when to load the namespace (the skill description rule's forms: \"Use for …\", \"Use when …\") is chosen reliably; one that only says what the tools are is not.",
-    bad: '"description": "Google Drive tools."',
+    text: "The namespace catalog is read like the skill catalog: a description that says when to load the namespace (the skill description rule's forms: \"Use for …\", \"Use when …\") is chosen reliably; one that only says what the tools are is not. As for skills, only a description in a language the forms are known for (English, Chinese, Japanese) is judged; a description of a few nouns with no word that shows its language (\"Google Drive tools.\") is not, since it may be written in another language and a finding would be a guess.",
+    bad: '"description": "Tools for Google Drive."',
     good: '"description": "Use when the user names a file in their connected drive or asks to import from it."',
   },
   "namespace/too-many-tools": {
@@ -414,12 +419,12 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "{{#if toolNamespaces}}\n## Tool namespaces\n\n{{namespaceCatalog}}\n{{/if}}",
   },
   "variant/unknown-namespace": {
-    text: "A variant's `namespaces` (the namespaces it sends from session start) names only namespaces the project declares under schemas/namespaces/.",
+    text: "A variant's `namespaces` (the namespaces it sends from session start) names only namespaces the project declares under schemas/namespaces/. A namespace that exists but has errors is reported too, with its folder, as the variant cannot be built without it: fix the namespace's own findings.",
     bad: "base:\n  preload: []\n  namespaces: [drvie]",
     good: "base:\n  preload: []\n  namespaces: [drive]",
   },
   "skill/namespace-unknown": {
-    text: "A workflow skill's `toolNamespaces` load when the skill becomes active; each must be a namespace the project declares, or the skill would start without the tools its steps call.",
+    text: "A workflow skill's `toolNamespaces` load when the skill becomes active; each must be a namespace the project declares, or the skill would start without the tools its steps call. A namespace folder that exists but has errors is not this finding: its own errors, in its files, fail the build and say what to fix, and the skill names it rightly.",
     bad: fm("name: drive-import", "type: workflow", "description: Use when …", "toolNamespaces: [drvie]"),
     good: fm("name: drive-import", "type: workflow", "description: Use when …", "toolNamespaces: [drive]"),
   },

@@ -1,4 +1,5 @@
-import { suggest } from "../../pipeline/validate/suggest.js";
+import { shownValue } from "../../protocol/arguments.js";
+import { didYouMean, suggest } from "../../pipeline/validate/suggest.js";
 import { ruleDoc } from "./docs.js";
 import { ruleDocUrl, ruleRegistry, type RuleId } from "./index.js";
 import type { Severity } from "./rule.js";
@@ -32,6 +33,12 @@ export function ruleIds(): RuleId[] {
 }
 
 export function explainRule(id: RuleId): RuleExplanation {
+  const given: unknown = id;
+  if (typeof given !== "string" || !isRuleId(given)) {
+    const hint = typeof given === "string" && given.length <= 100 ? didYouMean(given, ruleIds()) : "";
+    const message = `Unexpected rule ${shownValue(given)}, expected a rule id such as skill/description-trigger (every finding names its rule)${hint}`;
+    throw typeof given === "string" ? new RangeError(message) : new TypeError(message);
+  }
   const doc = ruleDoc(id);
   return { id, severity: ruleRegistry[id].severity, description: ruleRegistry[id].description, text: doc.text, bad: doc.bad, good: doc.good, url: ruleDocUrl(id), docPath: `docs/rules/${id}.md` };
 }

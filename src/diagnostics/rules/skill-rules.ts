@@ -68,6 +68,10 @@ export const skillRules = {
   "skill/link-outside-skill": { severity: "warning", description: "A relative link in the body stays inside the skill's folder: one to a sibling skill or a plugin file (`../other/SKILL.md`) breaks for a skill installed on its own." },
   "skill/unresolved-path": { severity: "warning", description: "A path written outside a link (`` `scripts/z.py` ``, \"see references/y.md\") names a file that exists in the skill's folder or a folder above it." },
   "skill/unreferenced-file": { severity: "note", description: "Every supporting file beside `SKILL.md` is named by the body (a link, a path, its file name or a folder above it) or by a Markdown file or script the body references." },
+  "skill/reserved-closer": {
+    severity: "warning",
+    description: "The body holds no closing tag of a tag the runtime reserves (`</skill>`, `</preloaded_skill>`, `</available_skills>`, `</session_state>`, …): a body reaches the model as written, inside the runtime's wrappers, and such a closer ends one early.",
+  },
   "skill/reference-checklist": { severity: "warning", description: "A reference skill is lookup material: its body is not shaped as a checklist (3 or more ordered steps, as a list or as numbered step headings)." },
   // Inline suppression comments
   "skill/unused-suppression": { severity: "warning", description: "A `# gamma-prompt-disable…` comment names a known rule and suppresses at least one finding." },

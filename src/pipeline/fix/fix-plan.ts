@@ -17,7 +17,8 @@ import { metadataEnd, planPortableManifest, planPortableYaml, PORTABLE_MANIFEST_
  * - `skill/allowed-tools-format`: the list or comma-separated string becomes the space-separated string;
  * - `skill/description-whitespace`: the spaces inside the description's quotes are trimmed;
  * - `skill/portable-manifest` and `skill/manifest-spelling`: the design's top-level fields move under metadata;
- * - `skill/yaml-portable`: a one-line flow list or mapping is written in block style, a tab as a space.
+ * - `skill/yaml-portable`: a one-line flow list or mapping is written in block style, a tab as a space
+ *   (a flow list as `allowed-tools` becomes the space-separated string, as for `skill/allowed-tools-format`).
  * Anything the planner cannot rewrite without losing a byte it does not own
  * (a comment inside a list, an alias, a flow mapping) is left as a finding.
  */
@@ -63,8 +64,12 @@ async function planFix(finding: Diagnostic, parsed: ParsedSkillFile, frontmatter
       return rewriteAllowedTools(parsed, frontmatter["allowed-tools"], at);
     case "skill/description-whitespace":
       return trimDescription(parsed, frontmatter["description"], at);
-    case "skill/yaml-portable":
-      return planPortableYaml(parsed, finding, at);
+    case "skill/yaml-portable": {
+      // A flow-style list as allowed-tools is rewritten as the one string the specification wants, as allowed-tools-format's fix does.
+      const tools = parsed.tree?.valueRanges.get("/allowed-tools");
+      const atTools = tools !== undefined && tools.start.line === finding.line && tools.start.column === finding.column;
+      return (atTools ? rewriteAllowedTools(parsed, frontmatter["allowed-tools"], at) : undefined) ?? planPortableYaml(parsed, finding, at);
+    }
     default:
       return undefined;
   }

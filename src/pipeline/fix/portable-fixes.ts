@@ -3,7 +3,7 @@ import type { RuleId } from "../../diagnostics/rules/index.js";
 import { isMapping, type ParsedSkillFile } from "../parse/parse.js";
 import { tokensOf, type WrittenField } from "../parse/design-fields.js";
 import { quoteIfNeeded } from "../validate/allowed-tools.js";
-import { frontmatterComments, portableYamlProblems } from "../validate/portable-yaml.js";
+import { allowedToolsOf, frontmatterComments, portableYamlProblems } from "../validate/portable-yaml.js";
 import type { FixSite, PlannedFix, TextEdit } from "./planned-fix.js";
 
 /**
@@ -161,7 +161,7 @@ function list(items: readonly string[]): string {
 export function planPortableYaml(parsed: ParsedSkillFile, finding: Diagnostic, site: FixSite): PlannedFix | undefined {
   const { split, index, source } = parsed;
   if (!split) return undefined;
-  const problem = portableYamlProblems(split, index, source.byteOrderMark === true).find((candidate) => candidate.range.start.line === finding.line && candidate.range.start.column === finding.column);
+  const problem = portableYamlProblems(split, index, source.byteOrderMark === true, allowedToolsOf(parsed)).find((candidate) => candidate.range.start.line === finding.line && candidate.range.start.column === finding.column);
   if (!problem?.fix) return undefined;
   const fix = problem.fix;
   if (fix === "drop-byte-order-mark") return { ...site, message: "removed the byte order mark before the opening ---", edits: [], dropsByteOrderMark: true, expect: () => undefined };

@@ -48,7 +48,7 @@ export async function checkSkillFile(source: SourceFile, cache?: SkillParseCache
       opening: parsed.opening,
     };
     // A cached entry may serve a later build, which needs the checklist: only an uncached check may leave it out.
-    const steps = (checklist || cache !== undefined) && parsed.manifest?.type === "workflow" && parsed.orderedLists ? extractChecklist(parsed.index, parsed.orderedLists) : undefined;
+    const steps = (checklist || cache !== undefined) && parsed.manifest?.type === "workflow" && parsed.orderedLists ? extractChecklist(parsed.index, parsed.orderedLists, parsed.bodyStartLine) : undefined;
     if (steps) checked.checklist = steps;
   } catch (error) {
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

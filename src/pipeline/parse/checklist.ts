@@ -15,8 +15,8 @@ import type { LineIndex } from "./positions.js";
  * sentence; "(optional)" at the start of the step, inside or outside the bold
  * lead, marks it optional.
  */
-export function extractChecklist(lines: LineIndex, lists: readonly OrderedListShape[]): ChecklistStep[] | undefined {
-  const list = checklistList(lines, lists);
+export function extractChecklist(lines: LineIndex, lists: readonly OrderedListShape[], bodyStartLine: number): ChecklistStep[] | undefined {
+  const list = checklistList(lines, lists, bodyStartLine);
   if (!list) return undefined;
   // Step headings are numbered from 1; an ordered list from its first marker's number.
   const first = list.items[0]?.heading === undefined ? MARKER.exec(lines.lineText(list.line)) : null;
@@ -28,10 +28,14 @@ export function extractChecklist(lines: LineIndex, lists: readonly OrderedListSh
   });
 }
 
-/** Which of the body's lists is its checklist (see extractChecklist): lint judges the list the build compiles. */
-export function checklistList(lines: LineIndex, lists: readonly OrderedListShape[]): OrderedListShape | undefined {
+/**
+ * Which of the body's lists is its checklist (see extractChecklist): lint
+ * judges the list the build compiles. `bodyStartLine` is the body's first
+ * line: no heading is looked for above it.
+ */
+export function checklistList(lines: LineIndex, lists: readonly OrderedListShape[], bodyStartLine: number): OrderedListShape | undefined {
   return (
-    lists.find((candidate) => CHECKLIST_HEADING.test(headingBefore(lines, candidate.line))) ??
+    lists.find((candidate) => CHECKLIST_HEADING.test(headingBefore(lines, candidate.line, bodyStartLine))) ??
     lists.find((candidate) => candidate.items.length >= PROCEDURE_STEPS && stepCount(lines, candidate) >= PROCEDURE_STEPS) ??
     lists[0]
   );
@@ -82,13 +86,51 @@ const MARKER = /^[\s>]*(\d{1,9})[.)](?:[ \t]+|$)/;
 const OPTIONAL = /^\(\s*optional\s*\)\s*|^optional\s*:\s*/i;
 const TITLE_LIMIT = 120;
 
-/** The text of the nearest heading above `line` ("" when none). */
-export function headingBefore(lines: LineIndex, line: number): string {
-  for (let before = line - 1; before >= 1; before--) {
-    const heading = /^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$/.exec(lines.lineText(before));
+/**
+ * The text of the nearest heading above `line`, down to the body's first line
+ * `bodyStartLine` ("" when none): an ATX heading (`## Checklist`) or a setext
+ * one (`Checklist` underlined with `===` or `---`), as CommonMark reads them.
+ */
+export function headingBefore(lines: LineIndex, line: number, bodyStartLine: number): string {
+  for (let before = line - 1; before >= bodyStartLine; before--) {
+    const text = lines.lineText(before);
+    const heading = ATX_HEADING.exec(text);
     if (heading) return heading[1] ?? "";
+    if (SETEXT_UNDERLINE.test(text)) {
+      const setext = setextText(lines, before, bodyStartLine);
+      if (setext !== undefined) return setext;
+    }
   }
   return "";
+}
+
+const ATX_HEADING = /^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$/;
+const SETEXT_UNDERLINE = /^ {0,3}(?:=+|-+)[ \t]*$/;
+/** A line that starts a block of its own, which no paragraph line can be: an ATX heading, a fence, a quote, a list item, a thematic break or an underline. */
+const BLOCK_START = /^ {0,3}(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,}|>|[-*+](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)|(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,}|=+[ \t]*)$)/;
+
+/**
+ * The text of the setext heading `underline` closes (its paragraph's lines
+ * joined by a space); undefined when no paragraph of its own stands right
+ * above it: after a blank line `---` is a thematic break and `===` text, and
+ * after a list item or a quote the lines above continue that item lazily,
+ * which an underline cannot.
+ */
+function setextText(lines: LineIndex, underline: number, bodyStartLine: number): string | undefined {
+  const paragraph: string[] = [];
+  let above = underline - 1;
+  for (; above >= bodyStartLine; above--) {
+    const text = lines.lineText(above);
+    if (text.trim() === "" || BLOCK_START.test(text)) break;
+    paragraph.unshift(text.trim());
+  }
+  if (paragraph.length === 0) return undefined;
+  // What ends the paragraph above: only a blank line, the body's start or a heading leaves it a paragraph of its own.
+  const before = above >= bodyStartLine ? lines.lineText(above) : "";
+  if (before.trim() !== "" && !ATX_HEADING.test(before) && !/^ {0,3}#{1,6}$/.test(before)) return undefined;
+  // Indented four columns after a blank line, the first line is code.
+  if (/^(?: {4}|\t)/.test(lines.lineText(above + 1))) return undefined;
+  return paragraph.join(" ").replace(/[ \t]+$/, "");
 }
 
 /** `text` is the step's text without its list marker or step number. */

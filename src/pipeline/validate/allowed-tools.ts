@@ -22,6 +22,19 @@ export function allowedToolsProblem(value: unknown, range: Range): YamlProblem |
   return { ruleId: "skill/allowed-tools-format", range, message: `Unexpected ${what} "allowed-tools", expected ${expected}` };
 }
 
+/**
+ * skill/yaml-portable's advice for a flow-style list written as
+ * `allowed-tools`: the space-separated string skill/allowed-tools-format asks
+ * for (that string is portable YAML too), so following either finding settles
+ * both. Undefined when a tool's pattern holds a space: no string keeps it
+ * whole, and a block list at least reads everywhere.
+ */
+export function portableAllowedTools(value: unknown): string | undefined {
+  if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) return `one space-separated string such as "Read Bash(git:*)"`;
+  const fixed = fixedAllowedTools(value);
+  return fixed === undefined || fixed === "" ? undefined : `one space-separated string: allowed-tools: ${quoteIfNeeded(fixed)}`;
+}
+
 /** The space-separated string a list of tool strings or a comma-separated string stands for; undefined for anything else, or when a tool holds a space. */
 export function fixedAllowedTools(value: unknown): string | undefined {
   const tools = toolsOf(value);

@@ -20,7 +20,7 @@ export interface BodyProblem {
 export function bodyProblems(type: SkillType, lists: readonly OrderedListShape[], index: LineIndex, split: FrontmatterSplit): BodyProblem[] {
   if (type === "workflow") {
     // The list the build compiles as the checklist, and so the one the runtime enforces and audits.
-    const checklist = checklistList(index, lists);
+    const checklist = checklistList(index, lists, split.bodyStartLine);
     if (!checklist) {
       const range = split.body === "" ? split.closing : index.lineRange(split.bodyStartLine);
       return [{ ruleId: "skill/workflow-checklist", range, message: "Unexpected workflow body without an ordered list, expected a numbered checklist of steps (1. …, 2. …) or numbered step headings (## Step 1: …)" }];

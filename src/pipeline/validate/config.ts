@@ -26,7 +26,7 @@ export function resolveConfig(source: SourceFile | undefined): { config: BuildCo
   if (!("document" in located)) return { config: DEFAULT_CONFIG, diagnostics: [located] };
   const validate = buildSchemaValidator("config");
   if (!validate(located.value)) {
-    return { config: DEFAULT_CONFIG, diagnostics: schemaDiagnostics("config/invalid", located, validate.errors, "the config") };
+    return { config: DEFAULT_CONFIG, diagnostics: schemaDiagnostics("config/invalid", located, validate.errors, "the config", "config") };
   }
   const prefixTokens = valueAt(located.value, ["budgets", "prefixTokens"]);
   const catalogTokens = valueAt(located.value, ["budgets", "catalogTokens"]);

@@ -13,7 +13,7 @@ export function resolveInjections(source: SourceFile): { injections: InjectionKi
   if (!("document" in located)) return { injections: [], diagnostics: [located] };
   const validate = buildSchemaValidator("injection-kinds");
   if (!validate(located.value)) {
-    return { injections: [], diagnostics: schemaDiagnostics("injection/invalid", located, validate.errors, "the injection kinds") };
+    return { injections: [], diagnostics: schemaDiagnostics("injection/invalid", located, validate.errors, "the injection kinds", "injection-kinds") };
   }
   const entries = located.value as Array<Omit<InjectionKindArtifact, "tag">>;
   const diagnostics: Diagnostic[] = [];

@@ -30,7 +30,10 @@ export interface ParsedNote {
   diagnostics: Diagnostic[];
   /** Present when the frontmatter met the schema (warnings aside). */
   fields?: KnowledgeNoteFields;
+  /** The id as written, when it is a string (also when the schema failed elsewhere), and where. */
+  id?: string;
   idRange?: Range;
+  /** The names in appliesTo that are strings the schema accepts, also when it failed elsewhere. */
   skillRefs: NoteReference[];
   toolRefs: NoteReference[];
   /** Markdown after the frontmatter, LF line endings, exactly one trailing newline (empty when none). */
@@ -78,29 +81,37 @@ export async function parseKnowledgeNote(source: SourceFile): Promise<ParsedNote
   }
   const validate = buildSchemaValidator("knowledge-note");
   let valid = true;
+  // The values a schema error is about; the others are still judged, so one error does not hide the rest.
+  const failedPaths = new Set<string>();
   if (!validate(value)) {
+    for (const error of validate.errors ?? []) failedPaths.add(error.instancePath);
     for (const problem of uniqueProblems((validate.errors ?? []).map((error) => describe(error, tree, split.opening)))) {
       report(problem.ruleId, problem.range, problem.message);
       if (problem.ruleId !== "knowledge/unknown-key") valid = false;
     }
   }
+  const record = value as Record<string, unknown>;
+  const id = record["id"];
+  const idRange = tree.valueRanges.get("/id");
+  if (typeof id === "string" && idRange) {
+    note.id = id;
+    note.idRange = idRange;
+  }
+  note.skillRefs = references(tree, record, "skills", failedPaths);
+  note.toolRefs = references(tree, record, "tools", failedPaths);
   if (valid) {
-    const record = value as Record<string, unknown>;
     const appliesTo = (record["appliesTo"] ?? {}) as Record<string, string[] | undefined>;
     note.fields = {
-      id: String(record["id"]),
+      id: String(id),
       name: String(record["name"]),
       scope: String(record["scope"]),
       source: record["source"] as KnowledgeSource,
       appliesTo: { skills: appliesTo["skills"] ?? [], tools: appliesTo["tools"] ?? [], keywords: appliesTo["keywords"] ?? [] },
     };
-    const idRange = tree.valueRanges.get("/id");
-    if (idRange) note.idRange = idRange;
-    note.skillRefs = references(tree, "skills", note.fields.appliesTo.skills);
-    note.toolRefs = references(tree, "tools", note.fields.appliesTo.tools);
-    if (lacksTrigger(note.fields.scope)) {
-      report("knowledge/scope-trigger", tree.valueRanges.get("/scope") ?? split.opening, `Unexpected scope without a trigger, expected when the note applies in direct terms ("Use for …", "Use when …")`);
-    }
+  }
+  const scope = record["scope"];
+  if (typeof scope === "string" && !failedPaths.has("/scope") && lacksTrigger(scope)) {
+    report("knowledge/scope-trigger", tree.valueRanges.get("/scope") ?? split.opening, `Unexpected scope without a trigger, expected when the note applies in direct terms ("Use for …", "Use when …")`);
   }
   if (split.body === "") {
     report("knowledge/empty-body", split.closing, "Unexpected note without a body, expected the facts or constraints it holds");
@@ -195,9 +206,15 @@ function uniqueProblems(problems: readonly Problem[]): Problem[] {
   });
 }
 
-function references(tree: YamlTree, key: "skills" | "tools", names: readonly string[]): NoteReference[] {
-  return names.flatMap((name, position) => {
-    const range = tree.valueRanges.get(`/appliesTo/${key}/${position}`);
-    return range ? [{ name, range }] : [];
+/** The names listed under appliesTo.<key> that are strings without a schema error of their own. */
+function references(tree: YamlTree, record: Record<string, unknown>, key: "skills" | "tools", failedPaths: ReadonlySet<string>): NoteReference[] {
+  const appliesTo = record["appliesTo"];
+  if (typeof appliesTo !== "object" || appliesTo === null || Array.isArray(appliesTo)) return [];
+  const names = (appliesTo as Record<string, unknown>)[key];
+  if (!Array.isArray(names)) return [];
+  return names.flatMap((name: unknown, position) => {
+    const path = `/appliesTo/${key}/${position}`;
+    const range = tree.valueRanges.get(path);
+    return typeof name === "string" && range && !failedPaths.has(path) ? [{ name, range }] : [];
   });
 }

@@ -5,6 +5,7 @@ import { TOOL_ORDER_FILE, TOOLS_DIR } from "../discover/source-paths.js";
 import { compareCodeUnits } from "../discover/sources.js";
 import type { SourceFile } from "../../stage-data.js";
 import { parseKnowledgeNote, type NoteReference, type ParsedNote } from "./knowledge-note.js";
+import { isValidSkillName } from "./skill-set-rules.js";
 import { didYouMean } from "./suggest.js";
 
 /** A note that passed every error-level rule: what the build publishes. */
@@ -31,19 +32,23 @@ export function validateNotes(notes: readonly ParsedNote[], context: KnowledgeCo
   const valid: ValidNote[] = [];
   const skills = new Set(context.skillNames);
   const tools = new Set(context.toolNames);
+  // A folder whose skill failed lint may have a name skill/name-format rejects: never offered as "did you mean".
+  const suggestibleSkills = context.skillNames.filter(isValidSkillName);
+  // A note whose frontmatter has schema errors is still judged on what it does hold (its id, its references,
+  // its body), as a skill is: one error never hides the others. Only a note with no error is published.
   for (const note of notes) {
-    const fields = note.fields;
-    if (!fields || !note.idRange) continue;
     const before = diagnostics.length;
-    const fileId = (note.path.split("/").pop() ?? "").replace(/\.md$/, "");
-    if (fields.id !== fileId) {
-      diagnostics.push(createDiagnostic("knowledge/id-mismatch", note.path, note.idRange, `Unexpected id "${fields.id}", expected "${fileId}", the note's file name without .md`));
+    if (note.id !== undefined && note.idRange) {
+      const fileId = (note.path.split("/").pop() ?? "").replace(/\.md$/, "");
+      if (note.id !== fileId) {
+        diagnostics.push(createDiagnostic("knowledge/id-mismatch", note.path, note.idRange, `Unexpected id "${note.id}", expected "${fileId}", the note's file name without .md`));
+      }
+      const owner = owners.get(note.id);
+      if (owner !== undefined) {
+        diagnostics.push(createDiagnostic("knowledge/id-duplicate", note.path, note.idRange, `Unexpected second note with id "${note.id}", expected unique ids (first in ${owner})`));
+      } else owners.set(note.id, note.path);
     }
-    const owner = owners.get(fields.id);
-    if (owner !== undefined) {
-      diagnostics.push(createDiagnostic("knowledge/id-duplicate", note.path, note.idRange, `Unexpected second note with id "${fields.id}", expected unique ids (first in ${owner})`));
-    } else owners.set(fields.id, note.path);
-    unknown(note, note.skillRefs, skills, context.skillNames, "knowledge/unknown-skill", "skill", "a skill in skills/", diagnostics);
+    unknown(note, note.skillRefs, skills, suggestibleSkills, "knowledge/unknown-skill", "skill", "a skill in skills/", diagnostics);
     unknown(note, note.toolRefs, tools, context.toolNames, "knowledge/unknown-tool", "tool", "a tool in schemas/tools/", diagnostics);
     const bytes = Buffer.byteLength(note.body);
     if (bytes > context.inlineBytes) {
@@ -57,7 +62,7 @@ export function validateNotes(notes: readonly ParsedNote[], context: KnowledgeCo
       );
     }
     const failed = diagnostics.slice(before).some((diagnostic) => diagnostic.severity === "error") || note.diagnostics.some((diagnostic) => diagnostic.severity === "error");
-    if (!failed) valid.push({ ...fields, path: note.path, body: note.body });
+    if (note.fields && !failed) valid.push({ ...note.fields, path: note.path, body: note.body });
   }
   valid.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { notes: valid, diagnostics };

@@ -83,7 +83,7 @@ export function readLintConfig(root: string, configPath?: string, overrides?: So
   const located = parseJsonSource(source);
   if (!("document" in located)) return { config: DEFAULT_LINT_CONFIG, diagnostics: [located] };
   const validate = buildSchemaValidator("config");
-  if (!validate(located.value)) return { config: DEFAULT_LINT_CONFIG, diagnostics: schemaDiagnostics("config/invalid", located, validate.errors, "the config") };
+  if (!validate(located.value)) return { config: DEFAULT_LINT_CONFIG, diagnostics: schemaDiagnostics("config/invalid", located, validate.errors, "the config", "config") };
   const diagnostics: Diagnostic[] = [];
   const config: LintConfig = { rules: ruleSettings(located, diagnostics), layout: layoutOf(located.value) };
   config.layout.skills.forEach((pattern, index) => {

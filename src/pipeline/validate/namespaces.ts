@@ -7,6 +7,7 @@ import type { Reuse } from "../session/build-session.js";
 import { duplicateToolNameMessage, MAX_TOOLS_PER_NAMESPACE, namespaceDescriptionProblem, tooManyToolsMessage, toolNamePrefixMessage } from "../../protocol/tool-rules.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { buildSchemaValidator } from "./schemas.js";
+import { didYouMean } from "./suggest.js";
 import { orderTools, resolveToolFiles, type ToolFileResult } from "./tools.js";
 
 /**
@@ -69,7 +70,7 @@ function resolveNamespace(
   }
   const validate = buildSchemaValidator("namespace");
   if (!validate(located.value)) {
-    diagnostics.push(...schemaDiagnostics("namespace/invalid", located, validate.errors, "the namespace"));
+    diagnostics.push(...schemaDiagnostics("namespace/invalid", located, validate.errors, "the namespace", "namespace"));
     return undefined;
   }
   const { name, description, tools: order } = located.value as { name: string; description: string; tools: string[] };
@@ -148,9 +149,12 @@ export function skillNamespaceDiagnostics(skills: readonly NamespaceDeclaringSki
       continue;
     }
     for (const reference of declared) {
-      if (namespaceNames.has(reference.name)) continue;
-      const why = namespacesFailed.has(reference.name) ? "it has errors" : "no namespace has that name";
-      diagnostics.push(createDiagnostic("skill/namespace-unknown", skill.path, reference.range, `Unexpected namespace \`${reference.name}\` (${why}), expected the name of a namespace in ${NAMESPACES_DIR}/`));
+      // A namespace folder that exists but failed has errors of its own in its files (source, namespace and tool
+      // rules are errors no config turns off): they fail the build and say what to fix; the skill names it rightly.
+      if (namespaceNames.has(reference.name) || namespacesFailed.has(reference.name)) continue;
+      diagnostics.push(
+        createDiagnostic("skill/namespace-unknown", skill.path, reference.range, `Unexpected namespace \`${reference.name}\` (no namespace has that name), expected the name of a namespace in ${NAMESPACES_DIR}/${didYouMean(reference.name, [...namespaceNames].sort())}`),
+      );
     }
   }
   return diagnostics;

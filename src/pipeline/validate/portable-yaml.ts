@@ -1,8 +1,10 @@
 import type { Range } from "../../diagnostics/diagnostic.js";
 import type { FrontmatterSplit } from "../parse/frontmatter.js";
+import { isMapping, type ParsedSkillFile } from "../parse/parse.js";
 import type { LineIndex } from "../parse/positions.js";
 import { readPlainFrontmatter } from "../parse/plain-frontmatter.js";
 import { yamlLibrary } from "../parse/yaml-library.js";
+import { portableAllowedTools } from "./allowed-tools.js";
 
 /**
  * Frontmatter that YAML 1.2 reads but the Agent Skills reference validator
@@ -36,7 +38,27 @@ interface CstNode {
   [part: string]: unknown;
 }
 
-export function portableYamlProblems(split: FrontmatterSplit, index: LineIndex, byteOrderMark = false): PortableYamlProblem[] {
+/** The top-level `allowed-tools` value as read, and where it is written. */
+export interface AllowedToolsValue {
+  value: unknown;
+  range: Range;
+}
+
+/** The top-level `allowed-tools` value and where it is written, when the frontmatter has one. */
+export function allowedToolsOf(parsed: ParsedSkillFile): AllowedToolsValue | undefined {
+  const { tree } = parsed;
+  const range = tree?.valueRanges.get("/allowed-tools");
+  if (!tree || !range || !isMapping(tree.value)) return undefined;
+  return { value: tree.value["allowed-tools"], range };
+}
+
+/**
+ * A flow-style list written as `allowed-tools` is not advised as a block list
+ * where one space-separated string can hold it: the specification wants that
+ * string (as skill/allowed-tools-format says), and it is portable YAML too.
+ * Its rewrite is that rule's, so such a finding has no fix of its own here.
+ */
+export function portableYamlProblems(split: FrontmatterSplit, index: LineIndex, byteOrderMark = false, allowedTools?: AllowedToolsValue): PortableYamlProblem[] {
   const text = index.text;
   const yamlText = text.slice(split.yamlStart, split.yamlEnd);
   const problems: PortableYamlProblem[] = [];
@@ -65,7 +87,7 @@ export function portableYamlProblems(split: FrontmatterSplit, index: LineIndex, 
     return problems;
   }
   const { Parser } = yamlLibrary();
-  for (const document of new Parser().parse(yamlText)) walk(document as unknown as CstNode, (node) => visit(node, text, split.yamlStart, index, problems));
+  for (const document of new Parser().parse(yamlText)) walk(document as unknown as CstNode, (node) => visit(node, text, split.yamlStart, index, problems, allowedTools));
   return problems.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.column - b.range.start.column);
 }
 
@@ -85,7 +107,7 @@ export function frontmatterComments(split: FrontmatterSplit, index: LineIndex): 
 }
 
 /** Returns false when the node's inside needs no further look (a flow collection is reported once, whole). */
-function visit(node: CstNode, text: string, base: number, index: LineIndex, problems: PortableYamlProblem[]): boolean {
+function visit(node: CstNode, text: string, base: number, index: LineIndex, problems: PortableYamlProblem[], allowedTools?: AllowedToolsValue): boolean {
   const start = base + node.offset;
   const source = node.source ?? "";
   switch (node.type) {
@@ -94,8 +116,14 @@ function visit(node: CstNode, text: string, base: number, index: LineIndex, prob
       const written = text.slice(start, end);
       const empty = /^[[{]\s*[\]}]$/.test(written);
       const kind = written.startsWith("[") ? "list" : "mapping";
+      const range = index.range(start, end);
+      const toolsAdvice = !empty && kind === "list" && allowedTools !== undefined && samePosition(range, allowedTools.range) ? portableAllowedTools(allowedTools.value) : undefined;
+      if (toolsAdvice !== undefined) {
+        problems.push({ range, message: `Unexpected flow-style list ${quote(written)} for "allowed-tools" (the Agent Skills reference validator, skills-ref, cannot read it), expected ${toolsAdvice}` });
+        return false;
+      }
       const expected = empty ? "the key left out (an empty value)" : kind === "list" ? `a block list (one "- item" line each)` : `a block mapping (one "key: value" line each)`;
-      const problem: PortableYamlProblem = { range: index.range(start, end), message: `Unexpected flow-style ${kind} ${quote(written)}, expected ${expected}: ${WHY}` };
+      const problem: PortableYamlProblem = { range, message: `Unexpected flow-style ${kind} ${quote(written)}, expected ${expected}: ${WHY}` };
       const fix = empty ? undefined : blockFix(node, text, base, start, end);
       if (fix) problem.fix = fix;
       problems.push(problem);
@@ -123,6 +151,10 @@ function visit(node: CstNode, text: string, base: number, index: LineIndex, prob
     default:
       return true;
   }
+}
+
+function samePosition(a: Range, b: Range): boolean {
+  return a.start.line === b.start.line && a.start.column === b.start.column;
 }
 
 /** Visits every CST node (documents, collections, their items' parts, scalars and source tokens) in source order. */

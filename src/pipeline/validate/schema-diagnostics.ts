@@ -2,13 +2,20 @@ import type { ErrorObject } from "ajv";
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import { rangeAt, valueAt, type PositionedSource, type PathSegment } from "../parse/positioned-source.js";
+import { packageSchemaDocument } from "./schema-validators.js";
+import { didYouMean } from "./suggest.js";
 
-/** Turns ajv errors into diagnostics at the offending key or value. */
+/**
+ * Turns ajv errors into diagnostics at the offending key or value. With the
+ * package schema's name, an unknown key's finding names the keys allowed
+ * there, or the near miss meant ("did you mean").
+ */
 export function schemaDiagnostics(
   ruleId: RuleId,
   located: PositionedSource,
   errors: readonly ErrorObject[] | null | undefined,
   what: string,
+  schemaName?: string,
 ): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const seen = new Set<string>();
@@ -23,7 +30,7 @@ export function schemaDiagnostics(
     if (error.keyword === "additionalProperties" && typeof params["additionalProperty"] === "string") {
       const property = params["additionalProperty"];
       range = rangeAt(located, [...path, property], true);
-      message = `Unexpected key \`${property}\` in ${describePath(path, what)}`;
+      message = `Unexpected key \`${property}\` in ${describePath(path, what)}${expectedKeys(property, schemaName, path)}`;
     } else if (error.keyword === "propertyNames" && typeof params["propertyName"] === "string") {
       const property = params["propertyName"];
       range = rangeAt(located, [...path, property], true);
@@ -45,6 +52,53 @@ export function schemaDiagnostics(
     diagnostics.push(createDiagnostic(ruleId, located.file, range, message));
   }
   return diagnostics;
+}
+
+/**
+ * `, expected …` for an unknown key: the keys the schema declares for the
+ * object that holds it (its `properties`), or the one meant when the key is a
+ * near miss. Empty when the schema is not named, or when its shape there is
+ * not one plain object schema (a oneOf, pattern keys).
+ */
+function expectedKeys(property: string, schemaName: string | undefined, path: readonly PathSegment[]): string {
+  if (schemaName === undefined) return "";
+  const root = packageSchemaDocument(schemaName);
+  let node = resolveRef(root, root);
+  for (const segment of path) {
+    if (node === undefined) return "";
+    const properties = node["properties"];
+    const items = node["items"];
+    const additional = node["additionalProperties"];
+    let next: unknown;
+    if (typeof segment === "number") next = items;
+    else if (isObject(properties) && Object.hasOwn(properties, segment)) next = properties[segment];
+    else if (isObject(additional) && node["patternProperties"] === undefined) next = additional;
+    node = resolveRef(root, next);
+  }
+  if (node === undefined || node["additionalProperties"] !== false || !isObject(node["properties"])) return "";
+  const keys = Object.keys(node["properties"]);
+  if (keys.length === 0) return "";
+  const hint = didYouMean(property, keys);
+  return `, expected ${hint === "" ? `one of ${keys.map((key) => `\`${key}\``).join(", ")}` : "a known key"}${hint}`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A schema object, its local `$ref` (`#/$defs/…`) followed; undefined for anything else. */
+function resolveRef(root: unknown, node: unknown): Record<string, unknown> | undefined {
+  for (let hops = 0; isObject(node) && typeof node["$ref"] === "string" && hops < 16; hops++) {
+    const reference = node["$ref"];
+    if (!reference.startsWith("#")) return undefined;
+    let target: unknown = root;
+    for (const part of reference.slice(1).split("/")) {
+      if (part === "") continue;
+      target = isObject(target) ? target[part.replace(/~1/g, "/").replace(/~0/g, "~")] : undefined;
+    }
+    node = target;
+  }
+  return isObject(node) ? node : undefined;
 }
 
 function decodePointer(pointer: string): PathSegment[] {

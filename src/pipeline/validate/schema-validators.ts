@@ -49,6 +49,14 @@ export function packageSchemaValidator(name: string): ValidateFunction {
   return validate;
 }
 
+const documents = new Map<string, unknown>();
+
+/** schemas/<name>.schema.json as a JSON value, read once per process (for the keys a finding may suggest). */
+export function packageSchemaDocument(name: string): unknown {
+  if (!documents.has(name)) documents.set(name, JSON.parse(readFileSync(packageSchemaUrl(name), "utf8")) as unknown);
+  return documents.get(name);
+}
+
 /** The schema's top-level property names (for "did you mean" hints), read from the same file. */
 export function packageSchemaProperties(name: string): string[] {
   const schema = JSON.parse(readFileSync(packageSchemaUrl(name), "utf8")) as { properties?: Record<string, unknown> };

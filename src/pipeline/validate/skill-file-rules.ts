@@ -5,9 +5,9 @@ import { isMapping, type ParsedSkillFile } from "../parse/parse.js";
 import { bodyProblems } from "./body-rules.js";
 import { schemaProblems } from "./frontmatter-schema.js";
 import type { Profile } from "./lint-config.js";
-import { contentProblems } from "./content-rules.js";
+import { contentProblems, reservedCloserProblems } from "./content-rules.js";
 import { manifestSpellingProblems, unknownPortableKeys } from "./portable-manifest.js";
-import { portableYamlProblems } from "./portable-yaml.js";
+import { allowedToolsOf, portableYamlProblems } from "./portable-yaml.js";
 
 /**
  * The rules one SKILL.md must satisfy on its own under a profile: a
@@ -47,8 +47,9 @@ export function skillFileDiagnostics(parsed: ParsedSkillFile, profile: Profile =
   const portable = profile === "agentskills" || (spellings?.written.some((field) => field.portable !== undefined) ?? false);
   if (spellings) for (const problem of manifestSpellingProblems(spellings, profile === "agentskills")) report(problem.ruleId, problem.range, problem.message, problem.related);
   for (const problem of unknownPortableKeys(tree)) report(problem.ruleId, problem.range, problem.message);
-  if (portable) for (const problem of portableYamlProblems(split, index, source.byteOrderMark === true)) report("skill/yaml-portable", problem.range, problem.message);
+  if (portable) for (const problem of portableYamlProblems(split, index, source.byteOrderMark === true, allowedToolsOf(parsed))) report("skill/yaml-portable", problem.range, problem.message);
   for (const problem of contentProblems(tree, split, index)) report(problem.ruleId, problem.range, problem.message);
+  for (const problem of reservedCloserProblems(split, index)) report(problem.ruleId, problem.range, problem.message);
   if (parsed.tooDeepLine !== undefined) {
     const line = split.bodyStartLine + parsed.tooDeepLine - 1;
     report("skill/body-too-deep", index.lineRange(line), `Unexpected nesting deeper than ${MAX_NESTING} lists or block quotes, expected a flatter body`);

@@ -59,15 +59,15 @@ export function skillSetDiagnostics(records: readonly SkillRecord[], unreadFolde
   const known = new Set<string>(owners.keys());
   for (const record of records) if (record.manifest?.name === undefined) known.add(record.folder);
   for (const folder of unreadFolders) known.add(folder);
-  const knownList = [...known].sort(compareNames);
+  const hints = referenceHints(records, unreadFolders);
 
   const requires = new Map<string, string[]>();
   const declaredConflicts = new Map<string, string[]>();
   for (const [name, record] of owners) {
     const manifest = record.manifest;
     if (!manifest) continue;
-    requires.set(name, checkReferences(record, name, "requiresSkills", manifest.requiresSkills, known, knownList, diagnostics));
-    declaredConflicts.set(name, checkReferences(record, name, "conflictsWith", manifest.conflictsWith, known, knownList, diagnostics));
+    requires.set(name, checkReferences(record, name, "requiresSkills", manifest.requiresSkills, known, hints, diagnostics));
+    declaredConflicts.set(name, checkReferences(record, name, "conflictsWith", manifest.conflictsWith, known, hints, diagnostics));
   }
   const conflicts = symmetricConflicts(declaredConflicts);
 
@@ -124,6 +124,38 @@ function rangeKey(range: Range): string {
   return `${range.start.line}:${range.start.column}-${range.end.line}:${range.end.column}`;
 }
 
+/** A skill name the manifest schema accepts (schemas/skill-manifest.schema.json: 1 to 64 code points). */
+const VALID_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+export function isValidSkillName(name: string): boolean {
+  return VALID_NAME.test(name) && name.length <= 64;
+}
+
+interface ReferenceHints {
+  /** Names a "did you mean" may offer, sorted: each skill's folder name when valid, the name it has once skill/name-mismatch is fixed. */
+  suggestible: readonly string[];
+  /** Folders whose skill is named otherwise: the skill file and the name it has now. */
+  misnamed: ReadonlyMap<string, { path: string; name: string }>;
+}
+
+/**
+ * A "did you mean" never offers a name the same run rejects: not a name that
+ * breaks skill/name-format, nor one that skill/name-mismatch asks to change.
+ * It offers the folder's name, the one every rule agrees on once the skill's
+ * own findings are fixed.
+ */
+function referenceHints(records: readonly SkillRecord[], unreadFolders: readonly string[]): ReferenceHints {
+  const suggestible = new Set<string>();
+  const misnamed = new Map<string, { path: string; name: string }>();
+  for (const record of records) {
+    if (isValidSkillName(record.folder)) suggestible.add(record.folder);
+    const name = record.manifest?.name;
+    if (name !== undefined && name !== record.folder && !misnamed.has(record.folder)) misnamed.set(record.folder, { path: record.path, name });
+  }
+  for (const folder of unreadFolders) if (isValidSkillName(folder)) suggestible.add(folder);
+  return { suggestible: [...suggestible].sort(compareNames), misnamed };
+}
+
 /** Reports unknown, self and repeated names; returns the usable names in order. */
 function checkReferences(
   record: SkillRecord,
@@ -131,7 +163,7 @@ function checkReferences(
   key: "requiresSkills" | "conflictsWith",
   references: readonly SkillReference[],
   known: ReadonlySet<string>,
-  knownList: readonly string[],
+  hints: ReferenceHints,
   diagnostics: Diagnostic[],
 ): string[] {
   const seen = new Set<string>();
@@ -149,9 +181,10 @@ function checkReferences(
       continue;
     }
     if (!known.has(reference.name)) {
-      diagnostics.push(
-        createDiagnostic("skill/reference-unknown", record.path, reference.range, `Unexpected unknown skill ${quoted(reference.name)} in ${label}, expected the name of a skill in skills/${didYouMean(reference.name, knownList)}`),
-      );
+      // The folder's name, while the skill in it is named otherwise: the fix is that skill's name (skill/name-mismatch).
+      const misnamed = hints.misnamed.get(reference.name);
+      const hint = misnamed ? `; ${misnamed.path} is named ${quoted(misnamed.name)}, not after its folder (skill/name-mismatch)` : didYouMean(reference.name, hints.suggestible);
+      diagnostics.push(createDiagnostic("skill/reference-unknown", record.path, reference.range, `Unexpected unknown skill ${quoted(reference.name)} in ${label}, expected the name of a skill in skills/${hint}`));
       continue;
     }
     usable.push(reference.name);

@@ -215,7 +215,7 @@ function resolveToolFile(file: SourceFile, diagnostics: Diagnostic[], accepted: 
   }
   const validate = buildSchemaValidator("tool");
   if (!validate(located.value)) {
-    diagnostics.push(...schemaDiagnostics("tool/invalid", located, validate.errors, "the tool"));
+    diagnostics.push(...schemaDiagnostics("tool/invalid", located, validate.errors, "the tool", "tool"));
     return undefined;
   }
   const tool = located.value as ToolSchemaArtifact;

@@ -4,6 +4,7 @@ import type { SourceFile, ValidSkill } from "../../stage-data.js";
 import { parseYamlSource, rangeAt } from "../parse/positioned-source.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { buildSchemaValidator } from "./schemas.js";
+import { didYouMean } from "./suggest.js";
 
 export { VARIANTS_FILE } from "../discover/source-paths.js";
 
@@ -34,7 +35,7 @@ export function resolveVariants(
   if (!("document" in located)) return { variants: [], diagnostics: [located] };
   const validate = buildSchemaValidator("variants");
   if (!validate(located.value)) {
-    return { variants: [], diagnostics: schemaDiagnostics("variant/invalid", located, validate.errors, "the variants file") };
+    return { variants: [], diagnostics: schemaDiagnostics("variant/invalid", located, validate.errors, "the variants file", "variants") };
   }
   const declared = (located.value as { variants: Record<string, { preload: string[]; require?: string[]; namespaces?: string[] }> }).variants;
   const byName = new Map(skills.map((skill) => [skill.name, skill]));
@@ -42,6 +43,8 @@ export function resolveVariants(
   const requires = new Map(skills.map((skill) => [skill.name, skill.requiresSkills.filter((required) => byName.has(required))]));
   const diagnostics: Diagnostic[] = [];
   const variants: ResolvedVariant[] = [];
+  const validNames = [...byName.keys()].sort();
+  const validNamespaces = [...namespaces.valid].sort();
   for (const name of Object.keys(declared).sort()) {
     const preload = declared[name]?.preload ?? [];
     const required = declared[name]?.require ?? [];
@@ -49,8 +52,11 @@ export function resolveVariants(
     const checkKnown = (key: "preload" | "require") => (skillName: string, index: number) => {
       if (byName.has(skillName)) return;
       known = false;
-      const why = failedSkills.has(skillName) ? "it has lint errors" : "no skill has that name";
-      diagnostics.push(createDiagnostic("variant/unknown-skill", source.path, rangeAt(located, ["variants", name, key, index]), `Unexpected skill \`${skillName}\` in variant \`${name}\` (${why}), expected the name of a valid skill`));
+      const failed = failedSkills.has(skillName);
+      const why = failed ? "it has lint errors" : "no skill has that name";
+      // A near miss is offered among the valid skills only: a skill with lint errors would be refused here too.
+      const hint = failed ? "" : didYouMean(skillName, validNames);
+      diagnostics.push(createDiagnostic("variant/unknown-skill", source.path, rangeAt(located, ["variants", name, key, index]), `Unexpected skill \`${skillName}\` in variant \`${name}\` (${why}), expected the name of a valid skill${hint}`));
     };
     preload.forEach(checkKnown("preload"));
     required.forEach(checkKnown("require"));
@@ -58,8 +64,11 @@ export function resolveVariants(
     atStart.forEach((namespace, index) => {
       if (namespaces.valid.has(namespace)) return;
       known = false;
-      const why = namespaces.failed.has(namespace) ? "it has errors" : "no namespace has that name";
-      diagnostics.push(createDiagnostic("variant/unknown-namespace", source.path, rangeAt(located, ["variants", name, "namespaces", index]), `Unexpected namespace \`${namespace}\` in variant \`${name}\` (${why}), expected the name of a namespace in schemas/namespaces/`));
+      const failed = namespaces.failed.has(namespace);
+      const message = failed
+        ? `Unexpected namespace \`${namespace}\` in variant \`${name}\` (it has errors, in schemas/namespaces/${namespace}/), expected the name of a valid namespace`
+        : `Unexpected namespace \`${namespace}\` in variant \`${name}\` (no namespace has that name), expected the name of a namespace in schemas/namespaces/${didYouMean(namespace, validNamespaces)}`;
+      diagnostics.push(createDiagnostic("variant/unknown-namespace", source.path, rangeAt(located, ["variants", name, "namespaces", index]), message));
     });
     if (!known) continue;
     const closure = new Set(requirementClosure(requires, preload));

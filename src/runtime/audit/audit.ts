@@ -184,9 +184,26 @@ export function auditTranscript(events: readonly PositionedEvent[], skills: Read
   return reports;
 }
 
-/** The missing steps of a failed audit, as the tool error a `block` policy returns to the model. */
+/**
+ * The findings the model can still act on before it yields: steps of an active
+ * workflow not done, not verified or skipped without a reason, all mended by
+ * doing the step and updating `todo`. The others report what already happened
+ * (a task action before the workflow was loaded, a call that went ahead without
+ * a required skill): nothing the model does now changes them.
+ */
+const ACTIONABLE_RULES: ReadonlySet<AuditRuleId> = new Set(["audit/required-step", "audit/verification-step", "audit/skip-without-reason"]);
+
+/** The error findings of a report the model can still fix, in report order. */
+export function actionableFindings(report: AuditReport): AuditFinding[] {
+  return report.findings.filter((finding) => finding.severity === "error" && ACTIONABLE_RULES.has(finding.ruleId));
+}
+
+/**
+ * The problems of a failed audit the model can still fix, as the tool error a
+ * `block` policy returns to the model (only called when there is one).
+ */
 export function auditBlockMessage(report: AuditReport, at: "yield" | "unyielded-end" = "yield"): string {
-  const errors = report.findings.filter((finding) => finding.severity === "error");
+  const errors = actionableFindings(report);
   const lines = errors.map((finding) => `- ${finding.message}`);
   const problems = `${errors.length} problem${errors.length === 1 ? "" : "s"} in the active workflow${report.workflows.length === 1 ? "" : "s"} (${report.workflows.join(", ")}):`;
   const fix = "Finish these steps (or mark an optional step complete with a note saying why it was skipped, or an unrecoverable failure blocked with deviation: true and its cause), update `todo`,";

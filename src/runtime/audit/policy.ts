@@ -1,9 +1,9 @@
 /**
  * When the completion audit runs and what a failure does: `off` (no audit),
  * `report` (an `audit` protocol event, recorded in the session log; the yield
- * goes ahead), `block` (the yield is refused with a tool error naming the
- * missing steps, at most `maxBlocks` times per run, then it goes ahead with
- * the audit attached). A setting for a skill wins over one for the variant,
+ * goes ahead), `block` (a yield with steps still to do is refused with a tool
+ * error naming them, at most `maxBlocks` times per run, then it goes ahead
+ * with the audit attached; a finding about a past call never refuses it). A setting for a skill wins over one for the variant,
  * which wins over `mode`; with several active workflows the strictest wins.
  */
 export type AuditMode = "off" | "report" | "block";

@@ -8,7 +8,7 @@
 import type { VariantName } from "../../protocol/dist-manifest.js";
 import { parseStepReference, type ChecklistStep } from "../../protocol/checklist.js";
 import type { LoadedSkill } from "../artifacts.js";
-import { auditBlockMessage, type AuditReport } from "../audit/audit.js";
+import { actionableFindings, auditBlockMessage, type AuditReport } from "../audit/audit.js";
 import { DEFAULT_MAX_BLOCKS, resolveAuditMode, type AuditPolicy } from "../audit/policy.js";
 import type { AuditRecorder } from "../audit/recorder.js";
 import type { SessionStateOwner } from "../state/owner.js";
@@ -70,8 +70,8 @@ export class SessionChecklists {
   /**
    * The completion audit at a yield: the report for the yield about to be
    * recorded (undefined when off or no workflow is active); under `block` a
-   * failed audit throws the tool error naming the missing steps, at most
-   * `maxBlocks` times per run.
+   * failed audit with steps the model can still finish throws the tool error
+   * naming them, at most `maxBlocks` times per run.
    */
   auditYield(toolCallId: string): AuditReport | undefined {
     const audited = this.audit();
@@ -108,7 +108,9 @@ export class SessionChecklists {
     if (mode === "off") return undefined;
     const report = recorder.audit(recorder.nextPosition);
     const maxBlocks = this.policy?.maxBlocks ?? DEFAULT_MAX_BLOCKS;
-    return { report, blocks: mode === "block" && report.outcome === "fail" && run.auditBlocks < maxBlocks };
+    // Only what the model can still fix refuses the yield: a finding about a past call stays in the report.
+    const fixable = report.outcome === "fail" && actionableFindings(report).length > 0;
+    return { report, blocks: mode === "block" && fixable && run.auditBlocks < maxBlocks };
   }
 
   private block(report: AuditReport, toolCallId: string): void {

@@ -19,33 +19,10 @@
  * after it could still grow into a reserved one is neutralised too, so a tag
  * split across messages cannot be completed by the next message.
  */
-import { INJECTION_KINDS } from "../../protocol/dist-manifest.js";
+import { RESERVED_TAG_NAMES } from "../../protocol/reserved-tags.js";
 import { CONFUSABLE_ASCII } from "./confusables.generated.js";
 
-/** Tags the platform owns: the injection kinds plus the prefix's own structural tags. */
-export const RESERVED_TAG_NAMES: readonly string[] = [
-  ...INJECTION_KINDS,
-  "knowledge_hints",
-  // One entry of a knowledge_hints block (src/runtime/knowledge).
-  "knowledge",
-  "system-reminder",
-  "preloaded_skill",
-  "available_skills",
-  "skill",
-  // The runtime's state anchor (src/runtime/anchor.ts).
-  "session_state",
-  "active_skills",
-  "tasks",
-  "current_artifacts",
-  // One entry of current_artifacts.
-  "artifact",
-  "pending_injections",
-  "loaded_knowledge",
-  "loaded_tool_namespaces",
-  // The prefix's namespace catalog and one entry of it.
-  "tool_namespaces",
-  "namespace",
-];
+export { RESERVED_TAG_NAMES };
 
 export const NEUTRALISED_OPENER = "&lt;";
 

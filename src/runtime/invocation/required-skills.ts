@@ -12,6 +12,7 @@
  * Pi-free. The controller owns the durable list; this module decides, per
  * tool call, through one narrow hook (`checkToolCall`).
  */
+import { expectInteger, expectObject, expectStringArray } from "../../protocol/arguments.js";
 import { conflictingPairs, requirementClosure, symmetricConflicts } from "../../protocol/skill-graph.js";
 import type { LoadedSkill } from "../artifacts.js";
 import type { ActiveSkill, RequiredSkill, RequirementScope } from "../execution-state.js";
@@ -32,6 +33,18 @@ export interface InvocationPolicy {
 }
 
 export const DEFAULT_MAX_REFUSALS = 2;
+
+/** Refuses a policy a plain-JavaScript host got wrong, naming the option, before any session uses it. */
+function checkPolicy(policy: InvocationPolicy | undefined): void {
+  if (policy === undefined) return;
+  expectObject(policy, "invocation", "an object such as { session: [\"deck-generation\"], maxRefusals: 2 }");
+  if (policy.session !== undefined) expectStringArray(policy.session, "invocation.session", "an array of skill names");
+  if (policy.variants !== undefined) {
+    expectObject(policy.variants, "invocation.variants", "an object of skill-name arrays by variant name");
+    for (const [variant, names] of Object.entries(policy.variants)) expectStringArray(names, `invocation.variants.${variant}`, "an array of skill names");
+  }
+  if (policy.maxRefusals !== undefined) expectInteger(policy.maxRefusals, "invocation.maxRefusals", 0);
+}
 
 /** A skill the host asked to require that the model could not load. */
 export class RequiredSkillError extends Error {
@@ -78,6 +91,7 @@ export class InvocationEnforcer {
     /** The variant's preloaded skills: active in every session of it, so a standing rule must agree with them. */
     preloaded: readonly string[] = [],
   ) {
+    checkPolicy(policy);
     const byVariant = policy?.variants !== undefined && Object.hasOwn(policy.variants, variant) ? (policy.variants[variant] ?? []) : [];
     this.standing = unique([...projectRule, ...(policy?.session ?? []), ...byVariant]);
     for (const name of this.standing) this.checkLoadable(name);
@@ -92,6 +106,7 @@ export class InvocationEnforcer {
    * keeps the wider scope.
    */
   require(names: readonly string[], scope: RequirementScope): void {
+    expectStringArray(names, "required skills", 'an array of skill names, such as ["deck-generation"]');
     if (!REQUIREMENT_SCOPES.includes(scope)) throw new RequiredSkillError(`Unexpected requirement scope ${JSON.stringify(scope)}, expected "turn" or "session"`);
     for (const name of names) this.checkLoadable(name);
     this.checkCompatible(unique([...this.required(), ...names]), this.host.activeSkills().map((skill) => skill.name));

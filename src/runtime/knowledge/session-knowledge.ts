@@ -9,7 +9,8 @@
  * unchanged and is never hinted again; a changed revision is hinted again as
  * "changed"; a removed note is reported once and forgotten. After compaction
  * or reload the anchor lists the loaded notes and the model re-fetches one
- * only when it needs the body again.
+ * only when it needs the body again; a changed one it lists with the
+ * revision the session has now, as changed since the model read it.
  */
 import { DEFAULT_INLINE_BYTES } from "../../protocol/knowledge.js";
 import type { ExecutionState } from "../execution-state.js";
@@ -114,8 +115,17 @@ export class SessionKnowledge {
     this.selector.update({ upsert: [note], remove: [] });
     const state = this.session();
     const loaded = state.loaded.find((record) => record.id === note.id);
-    if (loaded !== undefined && loaded.revision !== note.revision) this.notice(state, { id: note.id, name: note.name, status: "changed" });
-    else this.save(state);
+    if (loaded !== undefined && loaded.revision !== note.revision) {
+      loaded.changedTo = note.revision;
+      this.notice(state, { id: note.id, name: note.name, status: "changed" });
+    } else {
+      if (loaded?.changedTo !== undefined) {
+        // Back to the revision the model read: in force again, and nothing left to report.
+        delete loaded.changedTo;
+        state.notices = state.notices.filter((notice) => notice.id !== note.id || notice.status !== "changed");
+      }
+      this.save(state);
+    }
     return previous === undefined ? "added" : "updated";
   }
 
@@ -254,7 +264,18 @@ export class SessionKnowledge {
     for (const record of [...state.loaded]) {
       if (record.origin !== "compiled") continue;
       const note = this.notes.get(record.id);
-      if (note !== undefined && note.revision === record.revision) continue;
+      if (note !== undefined && note.revision === record.revision) {
+        if (record.changedTo === undefined) continue;
+        // This dist/ has the revision the model read again.
+        delete record.changedTo;
+        state.notices = state.notices.filter((notice) => notice.id !== record.id || notice.status !== "changed");
+        changed = true;
+        continue;
+      }
+      if (note !== undefined && record.changedTo !== note.revision) {
+        record.changedTo = note.revision;
+        changed = true;
+      }
       if (state.notices.some((notice) => notice.id === record.id)) continue;
       if (note === undefined) state.loaded = state.loaded.filter((entry) => entry.id !== record.id);
       state.notices.push({ id: record.id, name: record.name, status: note === undefined ? "removed" : "changed" });

@@ -8,6 +8,12 @@ export interface LoadedNoteRecord {
   source: KnowledgeSource;
   /** The revision the model read; a different current revision makes the note "changed". */
   revision: string;
+  /**
+   * The note's revision now, when it differs from the one the model read (a
+   * host's update, a new dist/): the old body is no longer in force, and the
+   * anchor says so until the model fetches the note again.
+   */
+  changedTo?: string;
   origin: "compiled" | "live";
   /** "inline" when the body was returned, "path" when only its path was. */
   via: "inline" | "path";

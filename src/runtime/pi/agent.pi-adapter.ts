@@ -9,7 +9,7 @@ import type { Api, Model } from "@earendil-works/pi-ai";
 import type { SessionProtocolController } from "../controller.js";
 import type { ConnectorRestore } from "../connectors.js";
 import type { PromptCacheOptions } from "../prompt-cache.js";
-import { openController, resolveController, sessionTools, type ConnectorRestorer, type ControllerSource } from "../session-tools.js";
+import { checkSessionOptions, openController, resolveController, sessionTools, type ConnectorRestorer, type ControllerSource } from "../session-tools.js";
 import { resolveToolLoading, type ToolLoadingPolicy } from "./tool-loading.pi-adapter.js";
 import type { HostExecutors } from "../tools.js";
 import { agentTransport } from "./delivery.pi-adapter.js";
@@ -61,6 +61,7 @@ export interface GammaAgent {
  * host executor throws here; a store that waits needs {@link openGammaAgent}.
  */
 export function createGammaAgent(options: GammaAgentOptions): GammaAgent {
+  checkSessionOptions(options, "createGammaAgent");
   return gammaAgent(resolveController(options), options);
 }
 
@@ -69,6 +70,7 @@ export function createGammaAgent(options: GammaAgentOptions): GammaAgent {
  * loaded, and a new session's first snapshot is durable, before it returns.
  */
 export async function openGammaAgent(options: GammaAgentOptions): Promise<GammaAgent> {
+  checkSessionOptions(options, "openGammaAgent");
   return gammaAgent(await openController(options), options);
 }
 

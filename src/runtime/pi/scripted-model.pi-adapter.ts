@@ -7,6 +7,7 @@
  * provider's global registration lives) loads on first use.
  */
 import type { Api, Model, Provider } from "@earendil-works/pi-ai";
+import { expectObject } from "../../protocol/arguments.js";
 import type { LoadedArtifacts } from "../artifacts.js";
 import type { JsonValue } from "../execution-state.js";
 import { RUNTIME_TOOL_NAMES, type HostExecutors, type ToolExecutor } from "../tools.js";
@@ -98,6 +99,8 @@ export interface StubExecutorOptions {
  * `createGammaSession` need as `executors` to run without a host.
  */
 export function stubExecutors(artifacts: LoadedArtifacts, options: StubExecutorOptions = {}): HostExecutors {
+  expectObject(artifacts as unknown, "artifacts", "the loaded artifacts, from loadArtifacts({ distDir })");
+  expectObject(options as unknown, "stubExecutors options", "an object such as { answers, onCall }");
   const runtime: readonly string[] = RUNTIME_TOOL_NAMES;
   const names = [...artifacts.tools.map((tool) => tool.name), ...[...artifacts.namespaces.values()].flatMap((namespace) => namespace.tools.map((tool) => tool.name))].filter((name) => !runtime.includes(name));
   const stub = (name: string): ToolExecutor => async (_toolCallId, params) => {

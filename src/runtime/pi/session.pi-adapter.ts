@@ -12,7 +12,7 @@ import { SESSION_ENTRY_TYPE } from "../audit/readers.js";
 import type { ConnectorRestore } from "../connectors.js";
 import type { SessionProtocolController } from "../controller.js";
 import type { CacheWarming, PromptCacheOptions } from "../prompt-cache.js";
-import { openController, sessionTools, type ConnectorRestorer, type ControllerSource, type SessionTools } from "../session-tools.js";
+import { checkSessionOptions, openController, sessionTools, type ConnectorRestorer, type ControllerSource, type SessionTools } from "../session-tools.js";
 import { resolveToolLoading, type ToolLoadingPolicy } from "./tool-loading.pi-adapter.js";
 import type { HostExecutors } from "../tools.js";
 import { defaultThinkingLevel } from "./agent.pi-adapter.js";
@@ -57,6 +57,7 @@ export interface GammaSession {
 
 /** An AgentSession on the exact variant prompt, on any store (a store that waits is awaited while it opens). */
 export async function createGammaSession(options: GammaSessionOptions): Promise<GammaSession> {
+  checkSessionOptions(options, "createGammaSession");
   const pi = await import("@earendil-works/pi-coding-agent");
   const controller = await openController(options);
   const tools = sessionTools(controller, { ...options, toolLoading: resolveToolLoading(options.toolLoading, options.model) });

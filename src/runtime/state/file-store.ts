@@ -18,9 +18,10 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname } from "node:path";
+import { expectOneOf, expectString } from "../../protocol/arguments.js";
 import { parseJournal, replay, type StateRecord } from "./journal.js";
 import { StateConflictError, StateStoreError } from "./errors.js";
-import { DEFAULT_COMPACT_AFTER_BYTES, type StateStore, type StateStoreOptions, type StateRecovery } from "./store.js";
+import { checkStoreOptions, DEFAULT_COMPACT_AFTER_BYTES, type StateStore, type StateStoreOptions, type StateRecovery } from "./store.js";
 import type { ExecutionState } from "../execution-state.js";
 
 export interface FileStateStoreOptions extends StateStoreOptions {
@@ -62,6 +63,9 @@ export class FileStateStore implements StateStore {
     readonly path: string,
     options: FileStateStoreOptions = {},
   ) {
+    expectString(path, "FileStateStore path", "the state file's path, such as \"state/session-1.json\"");
+    checkStoreOptions(options, "FileStateStore");
+    if (options.fsync !== undefined) expectOneOf(options.fsync, "fsync", ["snapshot", "always"]);
     this.tempPrefix = `${path}.${process.pid}.${randomBytes(4).toString("hex")}`;
     this.options = options;
   }

@@ -5,6 +5,7 @@
  * not grow with the size of the state. The session's state owner (owner.ts)
  * is the only writer; the file store is in file-store.ts.
  */
+import { expectFunction, expectInteger, expectObject } from "../../protocol/arguments.js";
 import { replay, type StateRecord } from "./journal.js";
 import type { ExecutionState } from "../execution-state.js";
 
@@ -60,6 +61,14 @@ export interface StateRecovery {
   message: string;
 }
 
+/** Refuses a store's options a plain-JavaScript host got wrong, naming the option. */
+export function checkStoreOptions(options: unknown, store: string): asserts options is StateStoreOptions {
+  expectObject(options, `${store} options`, "an object such as { compactAfterBytes: 1048576 }");
+  const { compactAfterBytes, onRecovery } = options as StateStoreOptions;
+  if (compactAfterBytes !== undefined) expectInteger(compactAfterBytes, "compactAfterBytes", 1);
+  if (onRecovery !== undefined) expectFunction(onRecovery, "onRecovery", "a function that takes each recovery");
+}
+
 export interface StateStoreOptions {
   /**
    * Journal bytes kept before the next change compacts them into a new
@@ -86,6 +95,7 @@ export class MemoryStateStore implements StateStore {
   private readonly compactAfterRecords: number;
 
   constructor(options: Pick<StateStoreOptions, "compactAfterBytes"> = {}) {
+    checkStoreOptions(options, "MemoryStateStore");
     // Records average well under 1 KiB; counting them avoids serialising each one.
     this.compactAfterRecords = Math.max(1, Math.floor((options.compactAfterBytes ?? DEFAULT_COMPACT_AFTER_BYTES) / 512));
   }

@@ -1,0 +1,57 @@
+/**
+ * Checks of what a caller passes to a public entry point, for callers the
+ * types do not reach (plain JavaScript, a value read from elsewhere): a wrong
+ * type is a TypeError, a value out of range a RangeError, each naming the
+ * argument or option and what it takes, before anything is changed or stored.
+ */
+
+/** A value as an argument error shows it: a string quoted (and cut when long), an array, an object, a number as itself. */
+export function shownValue(value: unknown): string {
+  if (typeof value === "string") return value.length > 60 ? `${JSON.stringify(value.slice(0, 60))}… (${value.length} characters)` : JSON.stringify(value);
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "function") return "a function";
+  if (typeof value === "object" && value !== null) return "an object";
+  if (typeof value === "bigint") return `${value}n`;
+  return String(value);
+}
+
+/** Throws a TypeError naming `name` unless `value` is a plain object (not an array, not null). */
+export function expectObject(value: unknown, name: string, expected = "an object"): asserts value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new TypeError(`Unexpected ${name} ${shownValue(value)}, expected ${expected}`);
+}
+
+/** Throws a TypeError naming `name` unless `value` is a string (non-empty unless `allowEmpty`). */
+export function expectString(value: unknown, name: string, expected = "a string", allowEmpty = false): asserts value is string {
+  if (typeof value !== "string" || (!allowEmpty && value === "")) throw new TypeError(`Unexpected ${name} ${shownValue(value)}, expected ${expected}`);
+}
+
+/** Throws a TypeError naming `name` unless `value` is an array of strings (naming the first entry that is not). */
+export function expectStringArray(value: unknown, name: string, expected = "an array of strings"): asserts value is string[] {
+  if (!Array.isArray(value)) throw new TypeError(`Unexpected ${name} ${shownValue(value)}, expected ${expected}`);
+  const index = value.findIndex((entry) => typeof entry !== "string");
+  if (index !== -1) throw new TypeError(`Unexpected ${name}[${index}] ${shownValue(value[index])}, expected a string`);
+}
+
+/** Throws a TypeError naming `name` unless `value` is a function. */
+export function expectFunction(value: unknown, name: string, expected = "a function"): asserts value is (...args: never[]) => unknown {
+  if (typeof value !== "function") throw new TypeError(`Unexpected ${name} ${shownValue(value)}, expected ${expected}`);
+}
+
+/** Throws a TypeError naming `name` unless `value` is one of `choices`. */
+export function expectOneOf<T extends string>(value: unknown, name: string, choices: readonly T[]): asserts value is T {
+  if (!choices.includes(value as T)) throw new TypeError(`Unexpected ${name} ${shownValue(value)}, expected ${choices.map((choice) => JSON.stringify(choice)).join(" or ")}`);
+}
+
+/** Throws a RangeError naming `name` unless `value` is an integer from `min` up (to `max`, when given). */
+export function expectInteger(value: unknown, name: string, min: number, max = Number.MAX_SAFE_INTEGER): asserts value is number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`;
+    throw new RangeError(`Unexpected ${name} ${shownValue(value)}, expected an integer, ${range}`);
+  }
+}
+
+/** Throws a TypeError unless `options` is an object whose `root` is a folder's path: what the library's project functions take. */
+export function expectProjectOptions(options: unknown, entry: string): void {
+  expectObject(options, `${entry} options`, 'an object such as { root: "." }');
+  expectString(options.root, "root", 'the project\'s folder, such as "."');
+}
