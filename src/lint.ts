@@ -5,13 +5,13 @@ import type { ValidSkill } from "./stage-data.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
 import { detectProfile, isAgentProject, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
-import { fixSkillAgain, fixSkillBytes, fixSkillFiles, type FixedSkillFile, type SkillFix } from "./pipeline/fix/fix-skills.js";
+import { fixSkillAgain, fixSkillBytes, fixSkillFiles, type FixedSkillFile, type SkillFix, type SkippedFix } from "./pipeline/fix/fix-skills.js";
 import { writeFixedFiles } from "./pipeline/fix/write-fixes.js";
 import { removeStaleTempFiles } from "./pipeline/fix/replace-file.js";
 import { acceptedToolParametersOf, readVerifiedDist } from "./pipeline/emit/verified-dist.js";
 import { overrideSource, SKILL_READ_RULES, sourceReadRules, type SourceOverrides } from "./pipeline/discover/read-source.js";
 
-export type { FixedSkillFile, SkillFix } from "./pipeline/fix/fix-skills.js";
+export type { FixedSkillFile, SkillFix, SkippedFix } from "./pipeline/fix/fix-skills.js";
 
 export { ProjectRootError } from "./pipeline/discover/discover.js";
 export { ConfigFileError } from "./pipeline/validate/lint-config.js";
@@ -65,6 +65,8 @@ export interface LintResult {
   fixes?: SkillFix[];
   /** With `fix`: each changed file's content before and after. */
   fixedFiles?: FixedSkillFile[];
+  /** With `fix`: the files with fixable findings that were left as they are, and why (a symbolic link); their findings stay in `diagnostics`. */
+  fixesSkipped?: SkippedFix[];
 }
 
 /** At most this many passes of `lint --fix` over a file (each pass's fixes can make the next one's possible). */
@@ -94,9 +96,10 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   };
   let linted = await lintSkills(root, new BuildSession(), undefined, settings);
   let fixedFiles: FixedSkillFile[] | undefined;
+  const skipped: SkippedFix[] = [];
   if (options.fix) {
     const only = options.fixFiles === undefined ? undefined : new Set(options.fixFiles);
-    const fixed = new Map((await fixSkillFiles(root, only ? linted.diagnostics.filter((diagnostic) => only.has(diagnostic.file)) : linted.diagnostics, profile)).map((file) => [file.file, file]));
+    const fixed = new Map((await fixSkillFiles(root, only ? linted.diagnostics.filter((diagnostic) => only.has(diagnostic.file)) : linted.diagnostics, profile, skipped)).map((file) => [file.file, file]));
     linted = (await fixInPasses(fixed, profile, (overrides) => lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: overrides }))) ?? linted;
     fixedFiles = [...fixed.values()];
     if (options.fix === "write") {
@@ -114,6 +117,7 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   if (fixedFiles) {
     result.fixedFiles = fixedFiles;
     result.fixes = fixedFiles.flatMap((fixed) => fixed.fixes);
+    result.fixesSkipped = skipped;
   }
   return result;
 }

@@ -1,5 +1,6 @@
 import { ruleDocUrl, ruleRegistry, type RuleId } from "./rules/index.js";
 import type { Severity } from "./rules/rule.js";
+import { escapeControls } from "./printable.js";
 
 export type { Severity } from "./rules/rule.js";
 
@@ -71,18 +72,14 @@ export function createDiagnostic(ruleId: RuleId, file: string, range: Range, mes
 }
 
 /**
- * Control characters (C0, DEL, C1) but tab and line breaks: in a message they would reach a terminal or a CI
- * log as commands. Line breaks are the reporters' to flatten or escape, each as its format requires.
- */
-const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
-
-/**
- * A message as one line of plain text whatever source text it quotes: a
- * control character a message builder let through (a key, a name, a link
- * target written with an escape) is shown as its JSON escape, as `quoted` shows it.
+ * A message as plain text whatever source text it quotes: a control
+ * character a message builder let through (a key, a name, a link target
+ * written with an escape) is shown as its JSON escape, as `quoted` shows it.
+ * Tab and line breaks stay: they are the reporters' to flatten or escape,
+ * each as its format requires (stylish: messageRow).
  */
 function withControlsEscaped(message: string): string {
-  return message.replace(CONTROLS, (character) => `\\u${(character.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`);
+  return escapeControls(message, { keepLineBreaks: true });
 }
 
 /** Stable order for output: by file, then position, then rule id. */
@@ -109,6 +106,8 @@ export interface ReportContext extends Omit<DiagnosticCounts, "noteCount"> {
   fixesWritten?: boolean;
   /** `--fix-dry-run`: the changes as one unified diff. */
   fixDiff?: string;
+  /** `--fix` / `--fix-dry-run`: the files with fixable findings left as they are, and why (a symbolic link). */
+  fixesSkipped?: ReadonlyArray<{ file: string; reason: string }>;
 }
 
 /** One change `lint --fix` made or would make: where the fixed finding was, its rule, and what changed. */

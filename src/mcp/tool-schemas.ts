@@ -44,13 +44,17 @@ const LINT_TEXT_OUTPUT = object({ path: string, profile: { enum: ["gamma", "agen
 
 const EXPLAIN_OUTPUT = object({ id: string, severity: { enum: ["error", "warning", "note"] }, description: string, text: string, bad: string, good: string, url: string, docPath: string });
 
-const FIX_OUTPUT = object({
-  file: string,
-  written: boolean,
-  fixes: { type: "array", items: object({ line: integer, column: integer, ruleId: string, message: string }) },
-  diff: { type: "string", description: "A unified diff of the file (empty when nothing to fix); `git apply` takes it." },
-  remaining: { ...diagnostics, description: "The file's findings once the fixes are made." },
-});
+const FIX_OUTPUT = object(
+  {
+    file: string,
+    written: boolean,
+    notFixed: { type: "string", description: "Why the file's fixes were not made although it has some (it is a symbolic link: fix the file it points to); absent otherwise." },
+    fixes: { type: "array", items: object({ line: integer, column: integer, ruleId: string, message: string }) },
+    diff: { type: "string", description: "A unified diff of the file (empty when nothing to fix); `git apply` takes it." },
+    remaining: { ...diagnostics, description: "The file's findings once the fixes are made." },
+  },
+  ["file", "written", "fixes", "diff", "remaining"],
+);
 
 const blockState = { enum: ["intact", "changed", "invalidated", "new"] };
 const CHECK_CACHE_OUTPUT = object(

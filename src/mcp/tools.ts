@@ -102,9 +102,12 @@ async function fixFileTool(project: McpProject, args: Arguments, context: ToolCo
   const write = args.write === true;
   const result = await lint({ root: project.root, checklists: false, fix: write ? "write" : "dry-run", fixFiles: [place.rel], signal: context.signal });
   const fixed = (result.fixedFiles ?? []).filter((file) => file.file === place.rel);
+  // A file reached through a symbolic link is never written through it: the answer says so instead of an empty diff.
+  const skipped = (result.fixesSkipped ?? []).find((entry) => entry.file === place.rel);
   return {
     file: place.rel,
     written: write && fixed.length > 0,
+    ...(skipped === undefined ? {} : { notFixed: skipped.reason }),
     fixes: fixed.flatMap((file) => file.fixes.map(({ line, column, ruleId, message }) => ({ line, column, ruleId, message }))),
     diff: fixesDiff(fixed),
     remaining: await withAvailableFixes(project.root, result.diagnostics.filter((diagnostic) => diagnostic.file === place.rel), result.profile),

@@ -214,6 +214,8 @@ class SchemaProblem extends Error {}
  * it compiles. The first problem only, as the compiler reports it.
  */
 export function parametersSchemaProblem(schema: unknown): string | undefined {
+  const cycle = refCycle(schema);
+  if (cycle !== undefined) return cycle.message;
   try {
     checkSchema(schema, "#", [], schema);
     return undefined;
@@ -235,6 +237,7 @@ function checkSchema(schema: unknown, path: string, inherited: readonly string[]
   const ref = schema["$ref"];
   if (ref !== undefined) {
     if (typeof ref !== "string") fail('$ref value must be ["string"]');
+    if (ref.split("/").some((segment) => safeDecode(segment) === undefined)) fail("URI contains malformed percent-encoding.");
     if (resolvePointer(root, ref) === undefined) fail(`can't resolve reference ${ref} from id #`);
   }
   for (const [keyword, value] of Object.entries(schema)) {
@@ -296,13 +299,84 @@ function compileRegExp(pattern: string): void {
   }
 }
 
+/** Keywords that say nothing about a value: a schema with `$ref` and only these refers onward and nothing more. */
+const ANNOTATIONS = new Set(["$ref", "$schema", "$anchor", "$dynamicAnchor", "$vocabulary", "$comment", "$defs", "definitions", "title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples", "contentEncoding", "contentMediaType"]);
+/** Keywords whose value is a subschema, a list of them or a map of them, as the compiler walks a schema (never into `$defs`: a definition counts once referenced). */
+const SINGLE = ["items", "contains", "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "not", "if", "then", "else", "contentSchema"];
+const LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
+const MAPS = ["properties", "patternProperties", "dependentSchemas", "dependencies"];
+const SHOWN_CYCLE = 6;
+
+/**
+ * A `$ref` cycle the schema reaches in which every schema only refers to
+ * the next one (`"loop": {"$ref": "#/$defs/loop"}`): it never says what a
+ * value is, and the compiler would follow it forever. Named by its
+ * references, at the `$ref` where the cycle closes (keys below the schema).
+ * A recursive schema whose cycle passes through a schema of its own, such as
+ * a tree's node with `type` and `properties`, has none.
+ */
+export function refCycle(root: unknown): { message: string; path: Array<string | number> } | undefined {
+  const settled = new Set<unknown>();
+  const walked = new Set<unknown>();
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const schema = pending.pop();
+    if (!isRecord(schema) || walked.has(schema)) continue;
+    walked.add(schema);
+    if (typeof schema["$ref"] === "string") {
+      // Follow the references while each target only refers onward.
+      const chain: Array<{ node: Record<string, unknown>; ref: string }> = [];
+      let ref: string = schema["$ref"];
+      for (;;) {
+        const target = resolvePointer(root, ref);
+        if (!isRecord(target) || typeof target["$ref"] !== "string" || settled.has(target) || !Object.keys(target).every((key) => ANNOTATIONS.has(key))) {
+          pending.push(target);
+          break;
+        }
+        const seen = chain.findIndex((link) => link.node === target);
+        if (seen !== -1) {
+          const cycle = [...chain.slice(seen).map((link) => link.ref), ref];
+          const shown = cycle.length > SHOWN_CYCLE ? [...cycle.slice(0, SHOWN_CYCLE - 1), `… (${cycle.length - 1} references)`] : cycle;
+          return {
+            message: `a $ref cycle (${shown.join(" → ")}) in which each schema only refers to the next, so it never says what a value is; expected the cycle to pass through a schema with keywords of its own, as a tree's node has type and properties`,
+            path: [...pointerKeys(chain[seen]?.ref ?? ref), "$ref"],
+          };
+        }
+        chain.push({ node: target, ref });
+        ref = target["$ref"] as string;
+      }
+      for (const link of chain) settled.add(link.node);
+    }
+    for (const keyword of SINGLE) pending.push(schema[keyword]);
+    for (const keyword of LISTS) if (Array.isArray(schema[keyword])) pending.push(...(schema[keyword] as unknown[]));
+    for (const keyword of MAPS) if (isRecord(schema[keyword])) pending.push(...Object.values(schema[keyword] as Record<string, unknown>));
+  }
+  return undefined;
+}
+
+/** The keys a local reference (`#/$defs/x`) names, decoded. */
+function pointerKeys(ref: string): string[] {
+  return ref === "#" || !ref.startsWith("#/") ? [] : ref.slice(2).split("/").map((segment) => (safeDecode(segment) ?? segment).replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+/** A pointer segment decoded, or undefined when its percent-encoding is malformed. */
+function safeDecode(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A reference inside the same schema (`#`, `#/$defs/x`); anything else cannot resolve (the compiler adds no other schema). */
 function resolvePointer(root: unknown, ref: string): unknown {
   if (ref === "#") return root;
   if (!ref.startsWith("#/")) return undefined;
   let node: unknown = root;
   for (const segment of ref.slice(2).split("/")) {
-    const key = decodeURIComponent(segment).replace(/~1/g, "/").replace(/~0/g, "~");
+    const decoded = safeDecode(segment);
+    if (decoded === undefined) return undefined;
+    const key = decoded.replace(/~1/g, "/").replace(/~0/g, "~");
     if (Array.isArray(node) && /^(0|[1-9]\d*)$/.test(key)) node = node[Number(key)];
     else if (isRecord(node) && Object.hasOwn(node, key)) node = node[key];
     else return undefined;

@@ -57,12 +57,15 @@ export function escapeHtml(text: string): string {
  * A Markdown table cell: pipes and line breaks would break the row, and `<`,
  * `>` and `&` would be read as HTML by GitHub (a lint message quoting `<b>`
  * would turn the rest of the cell bold), so they are written as entities.
+ * Text from outside the report's own sources (a model name, a scenario or a
+ * file name) is written this way in running text too: it stays on its line
+ * and cannot open a heading, a tag or a new paragraph.
  */
 export function markdownCell(text: string): string {
   return text
     .replace(/\\/g, "\\\\")
     .replace(/\|/g, "\\|")
-    .replace(/\r?\n/g, " ")
+    .replace(/\r\n?|\n/g, " ")
     .replace(/[&<>]/g, (char) => HTML_ESCAPES[char] ?? char);
 }
 

@@ -100,10 +100,10 @@ export function renderMarkdown(data: ReportData): string {
     ),
     "",
   );
-  if (skills.otherFindings.length > 0) out.push(...skills.otherFindings.map((finding) => `- ${finding.severity} \`${finding.ruleId}\` ${finding.file}:${finding.line}: ${finding.message}`), "");
+  if (skills.otherFindings.length > 0) out.push(...skills.otherFindings.map((finding) => `- ${finding.severity} \`${finding.ruleId}\` ${cell(finding.file)}:${finding.line}: ${cell(finding.message)}`), "");
   if (data.evals !== undefined) {
     const { results, comparison } = data.evals;
-    out.push("### Evaluations", "", `Model ${results.model} · ${results.mode} · ${plural(results.runs, "run")} per scenario · dist \`${shortHash(results.cacheKey)}\` · threshold ${percent0(results.threshold)} · 95% Wilson intervals.`, "");
+    out.push("### Evaluations", "", `Model ${cell(results.model)} · ${cell(results.mode)} · ${plural(results.runs, "run")} per scenario · dist \`${shortHash(results.cacheKey)}\` · threshold ${percent0(results.threshold)} · 95% Wilson intervals.`, "");
     const otherBuild = data.evals.otherBuild;
     if (otherBuild !== undefined) {
       out.push(
@@ -113,7 +113,7 @@ export function renderMarkdown(data: ReportData): string {
     }
     if (comparison !== undefined) {
       out.push(comparison.regressions.length === 0 ? "No regression beyond noise against the baseline (every 95% interval overlaps)." : `**${plural(comparison.regressions.length, "regression")}** against the baseline (95% intervals do not overlap):`, "");
-      for (const change of comparison.regressions) out.push(`- ${change.scenario}${change.expectation === undefined ? "" : ` · ${change.expectation}`}: ${percent0(change.baseline.rate)} (${percent0(change.baseline.interval[0])}–${percent0(change.baseline.interval[1])}) → ${percent0(change.current.rate)} (${percent0(change.current.interval[0])}–${percent0(change.current.interval[1])})`);
+      for (const change of comparison.regressions) out.push(`- ${cell(change.scenario)}${change.expectation === undefined ? "" : ` · ${cell(change.expectation)}`}: ${percent0(change.baseline.rate)} (${percent0(change.baseline.interval[0])}–${percent0(change.baseline.interval[1])}) → ${percent0(change.current.rate)} (${percent0(change.current.interval[0])}–${percent0(change.current.interval[1])})`);
       if (comparison.regressions.length > 0) out.push("");
     }
     out.push(

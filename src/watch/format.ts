@@ -1,4 +1,5 @@
 import { formatInvalidationCost } from "../cost/invalidation.js";
+import { escapeControls, messageRow } from "../diagnostics/printable.js";
 import { relativeToWorkingFolder } from "../diagnostics/rebase.js";
 import type { WatchBuildEvent, WatchEvent } from "./events.js";
 
@@ -12,7 +13,7 @@ const LISTED_PATHS = 4;
  * the static prefix changed. Diagnostics are printed separately, in the lint format.
  */
 export function formatWatchEvent(event: WatchEvent): string {
-  if (event.type === "error") return `✖ ${describeTrigger(event.changedPaths)}watch error after ${event.durationMs} ms: ${event.message}\n`;
+  if (event.type === "error") return `✖ ${describeTrigger(event.changedPaths)}watch error after ${event.durationMs} ms: ${messageRow(escapeControls(event.message, { keepLineBreaks: true }))}\n`;
   let text = event.ok ? formatSuccess(event) : formatFailure(event);
   if (event.prefixChange) {
     const { tokensBefore, tokensAfter } = event.prefixChange;
@@ -60,7 +61,8 @@ function describeTrigger(changedPaths: readonly string[]): string {
 }
 
 function listPaths(paths: readonly string[]): string {
-  const shown = paths.slice(0, LISTED_PATHS).join(", ");
+  // Names as found on disk: printed with their control characters escaped, as messages are.
+  const shown = paths.slice(0, LISTED_PATHS).map((path) => escapeControls(path)).join(", ");
   return paths.length > LISTED_PATHS ? `${shown} (+${paths.length - LISTED_PATHS} more)` : shown;
 }
 

@@ -86,6 +86,30 @@ describe("the persistent build cache", () => {
     expect(after.diagnostics.map((diagnostic) => diagnostic.ruleId)).not.toContain("skill/unresolved-path");
   });
 
+  // Every file used to list and sort its whole folder while the key was computed: 20,000 files took tens of minutes.
+  it("keys a skill folder of 20,000 supporting files: a no-change build comes from the cache, a new file in it does not", async () => {
+    const root = await copyProject("basic");
+    const bulk = join(root, "skills/card-style/references/bulk");
+    await mkdir(bulk, { recursive: true });
+    for (let index = 0; index < 20_000; index++) await writeFile(join(bulk, `f${index}.md`), `note ${index}\n`);
+    // A folder without SKILL.md is keyed by its listing.
+    await mkdir(join(root, "skills/loose/references"), { recursive: true });
+    await writeFile(join(root, "skills/loose/references/a.md"), "a\n");
+    const cold = await build({ root });
+    expect(cold.fromCache).toBe(false);
+    expect(cold.written.filter((path) => path.includes("/references/bulk/"))).toHaveLength(20_000);
+    const warm = await build({ root });
+    expect(warm.fromCache).toBe(true);
+    expect(warm.diagnostics).toEqual(cold.diagnostics);
+    await writeFile(join(bulk, "added.md"), "added\n");
+    const added = await build({ root });
+    expect(added.fromCache).toBe(false);
+    expect(added.written.filter((path) => path.includes("/references/bulk/"))).toEqual([expect.stringMatching(/\/references\/bulk\/added\.md$/)]);
+    await writeFile(join(root, "skills/loose/references/b.md"), "b\n");
+    expect((await build({ root })).fromCache).toBe(false);
+    expect((await build({ root })).fromCache).toBe(true);
+  }, 120_000);
+
   it("reuses an in-memory cache across builds and re-reads only the changed prompt sources", async () => {
     const root = await copyProject("basic");
     const cache = createBuildCache();

@@ -99,6 +99,31 @@ describe("init around skills already there", () => {
     expect(created.stdout).toContain('\n  "ignore": ["plugins/tools/skills/bad"]\n');
   });
 
+  // A folder name may hold a line break (a forged `::warning` workflow command in CI), ESC (a terminal command) or a bidi control.
+  it("prints hostile skill folder names in the type table and the list of errors as one line of plain text each, then lint and build do too", async () => {
+    const root = await tempDir("gamma-init-hostile");
+    const folders = ["x\n::warning::hello\u001b[8m", "y\u202e\u2028z"];
+    for (const folder of folders) {
+      mkdirSync(join(root, "skills", folder), { recursive: true });
+      writeFileSync(join(root, "skills", folder, "SKILL.md"), `---\nname: x\ndescription: Use when the user asks about x.\n---\n\n# X\n\n- A fact.\n`);
+    }
+    writeFileSync(join(root, "skills", folders[0] ?? "", "notes\n::error file=README.md,line=1::Build compromised\u001b[8m.md"), "x\n");
+    const unsafe = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+    const created = await runCliInProcessFrom(root, "init");
+    const linted = await runCliInProcessFrom(root, "lint");
+    const built = await runCliInProcessFrom(root, "build");
+    for (const [command, run] of Object.entries({ init: created, lint: linted, build: built })) {
+      const output = run.stdout + run.stderr;
+      expect(output, command).not.toMatch(unsafe);
+      expect(output.split("\n").filter((line) => line.startsWith("::")), command).toEqual([]);
+      expect(output, command).toContain("skills/x\\u000a::warning::hello\\u001b[8m");
+    }
+    expect(created.stdout).toContain("\n  skills/x\\u000a::warning::hello\\u001b[8m  reference  (");
+    expect(created.stdout).toContain("\n  skills/y\\u202e\\u2028z                    reference  (");
+    expect(linted.stdout).toContain("\n    the file: skills/x\\u000a::warning::hello\\u001b[8m/notes\\u000a::error file=README.md,line=1::Build compromised\\u001b[8m.md:1:1\n");
+    expect(built.code).toBe(1);
+  });
+
   it("keeps a config of the collection's own: refuses without --force, naming what --force keeps; with it, adds only the keys and types it lacks", async () => {
     const root = await copyOf("layout");
     const own = {

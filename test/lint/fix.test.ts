@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { chmod, cp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, cp, lstat, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -80,6 +80,40 @@ describe("lint --fix: each case's files and output equal its fixture", () => {
 });
 
 describe("lint --fix contract", () => {
+  it("names a SKILL.md reached through a symbolic link that it leaves unfixed, and why; its findings stay and count", async () => {
+    const dir = await tempDir("fix-link");
+    const skill = (name: string) => `---\nname: ${name}\ndescription: "Use when testing the ${name}.  "\nallowed-tools: [Read, Bash]\nmetadata:\n  gamma-type: reference\n---\n\n# V\n\n- A fact.\n`;
+    await cp(join(casesDir, "description-whitespace", "project"), dir, { recursive: true });
+    await rm(join(dir, "skills"), { recursive: true, force: true });
+    await mkdir(join(dir, "shared"), { recursive: true });
+    await mkdir(join(dir, "skills", "victim"), { recursive: true });
+    await mkdir(join(dir, "skills", "plain"), { recursive: true });
+    await writeFile(join(dir, "shared", "SKILL.md"), skill("victim"));
+    await symlink("../../shared/SKILL.md", join(dir, "skills", "victim", "SKILL.md"));
+    await writeFile(join(dir, "skills", "plain", "SKILL.md"), skill("plain"));
+    const line = "not fixed skills/victim/SKILL.md: it is a symbolic link (to ../../shared/SKILL.md) and --fix never writes through a link, which would replace it with a copy: fix the file it points to\n";
+
+    const dryRun = await runCliInProcessFrom(dir, "lint", "--fix-dry-run", "--max-warnings", "0");
+    expect(dryRun.stderr.startsWith(line)).toBe(true);
+    expect(dryRun.stdout).not.toContain("victim");
+    const json = JSON.parse((await runCliInProcessFrom(dir, "lint", "--fix-dry-run", "--format", "json")).stdout) as { fixesSkipped: unknown };
+    expect(json.fixesSkipped).toEqual([{ file: "skills/victim/SKILL.md", reason: line.slice("not fixed skills/victim/SKILL.md: ".length, -1) }]);
+    expect((await runCliInProcessFrom(dir, "lint", "--fix-dry-run", "--format", "github")).stderr).toContain(line);
+
+    const fixed = await runCliInProcessFrom(dir, "lint", "--fix", "--max-warnings", "0");
+    expect(fixed.stdout).toMatch(/^fixed skills\/plain\/SKILL.md:/m);
+    expect(fixed.stdout).not.toMatch(/^fixed skills\/victim/m);
+    expect(fixed.stdout).toContain(`\n${line}`);
+    expect((await lstat(join(dir, "skills", "victim", "SKILL.md"))).isSymbolicLink()).toBe(true);
+    expect(await readFile(join(dir, "shared", "SKILL.md"), "utf8")).toBe(skill("victim"));
+    // What is left is the link's findings: reported after the line, and counted in the exit code as a plain lint counts them.
+    const remaining = await runCliInProcessFrom(dir, "lint", "--max-warnings", "0");
+    expect(remaining.stdout).toContain("skills/victim/SKILL.md");
+    expect(fixed.stdout.endsWith(remaining.stdout)).toBe(true);
+    expect([fixed.code, remaining.code]).toEqual([1, 1]);
+    expect(fixed.stderr).toBe(remaining.stderr);
+  });
+
   it("records every fix in the JSON report, with whether it was written and, for a dry run, the diff", async () => {
     const dir = await copyOfProject("insert-type");
     const dryRun = await runCliInProcessFrom(dir, "lint", "--fix-dry-run", "--format", "json");

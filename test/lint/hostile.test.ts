@@ -95,6 +95,35 @@ describe("limits that keep lint fast on crafted bodies", () => {
     expect(result.diagnostics.map((diagnostic) => [diagnostic.line, diagnostic.ruleId])).toEqual([[8, "skill/body-too-deep"]]);
   });
 
+  /** A skill whose body holds `line`, filled to the size limit with `unit`, then a broken link two lines below. */
+  function filledSkill(type: "reference" | "workflow", before: string, unit: string, after: string): { root: string; brokenLine: number } {
+    const head = `---\nname: probe\ndescription: Use when probing the linter.\nmetadata:\n  gamma-type: ${type}\n---\n\n# Probe\n\nSee [a](references/a.md).\n\n${before}`;
+    const tail = `${after}\n\nSee [b](references/missing.md).\n`;
+    const room = MAX_SOURCE_BYTES - head.length - tail.length;
+    const root = project({ "skills/probe/SKILL.md": head + unit.repeat(Math.floor(room / unit.length)) + tail, "skills/probe/references/a.md": "x\n" });
+    return { root, brokenLine: head.split("\n").length + after.split("\n").length + 1 };
+  }
+
+  // Each `[` of a line used to be read to the line's end in search of its `]`: a 1 MiB line took hours.
+  it.each(["[", "![", "*_[`", "[](<", "[](a ("])("reads a 1 MiB line of %j as any other line and still finds the links around it", async (unit) => {
+    const { root, brokenLine } = filledSkill("reference", "", unit, "");
+    const result = await lint({ root });
+    expect(result.diagnostics.map((diagnostic) => [diagnostic.ruleId, diagnostic.line, diagnostic.column])).toEqual([["skill/broken-link", brokenLine, 9]]);
+  });
+
+  it("finds the link after 100,000 unclosed brackets on the same line, where GFM does", async () => {
+    const root = project({ "skills/probe/SKILL.md": `---\nname: probe\ndescription: Use when probing the linter.\nmetadata:\n  gamma-type: reference\n---\n\n# Probe\n\n${"[".repeat(100_000)}[b](references/missing.md)\n` });
+    const result = await lint({ root });
+    expect(result.diagnostics.map((diagnostic) => [diagnostic.ruleId, diagnostic.line, diagnostic.column])).toEqual([["skill/broken-link", 10, 100_005]]);
+  });
+
+  // A workflow step's title drops link targets and emphasis markers; each unclosed one used to be read to the line's end.
+  it.each(["[", "[](", "*a ", "_a "])("reads a 1 MiB workflow step of %j as any other step", async (unit) => {
+    const { root, brokenLine } = filledSkill("workflow", "## Steps\n\n1. ", unit, "\n2. Check the result.\n3. Verify the output.");
+    const result = await lint({ root });
+    expect(result.diagnostics.map((diagnostic) => [diagnostic.ruleId, diagnostic.line])).toEqual([["skill/broken-link", brokenLine]]);
+  });
+
   it("turns a failure inside the parser into a diagnostic on that file", async () => {
     const source = { path: "skills/x/SKILL.md", contentHash: "0", get text(): string { throw new RangeError("Maximum call stack size exceeded"); } };
     const parsed = await checkSkillFile(source);

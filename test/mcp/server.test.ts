@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { check } from "../../src/check.js";
 import { explainRule, formatExplanation, ruleIds } from "../../src/diagnostics/rules/explain.js";
@@ -152,6 +152,22 @@ describe("gamma-prompt mcp on the embedded default", () => {
     expect(written).toMatchObject({ written: true, remaining: [] });
     expect(readFileSync(join(root, IMPORT), "utf8")).toBe(original);
     expect(structured<{ written: boolean; diff: string }>(await session.call("fix_file", { path: IMPORT, write: true }))).toMatchObject({ written: false, diff: "" });
+  });
+
+  it("says why it leaves a SKILL.md reached through a symbolic link unfixed, and writes nothing through it", async () => {
+    const root = await embeddedDefault();
+    const original = readFileSync(join(root, IMPORT), "utf8");
+    const broken = original.replace("  gamma-type: workflow\n", "");
+    mkdirSync(join(root, "shared"), { recursive: true });
+    writeFileSync(join(root, "shared", "SKILL.md"), broken);
+    rmSync(join(root, IMPORT));
+    symlinkSync(relative(dirname(join(root, IMPORT)), join(root, "shared", "SKILL.md")), join(root, IMPORT));
+    const session = await startMcp(root);
+    const answer = structured<{ written: boolean; notFixed?: string; diff: string; remaining: Array<{ ruleId: string }> }>(await session.call("fix_file", { path: IMPORT, write: true }));
+    expect(answer).toMatchObject({ written: false, diff: "", notFixed: "it is a symbolic link (to ../../shared/SKILL.md) and --fix never writes through a link, which would replace it with a copy: fix the file it points to" });
+    expect(answer.remaining.map((finding) => finding.ruleId)).toContain("skill/missing-key");
+    expect(lstatSync(join(root, IMPORT)).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(root, "shared", "SKILL.md"), "utf8")).toBe(broken);
   });
 
   it("says what an edit does to the cache against the committed dist/: blocks per variant, tokens and cost per 1,000 sessions", async () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { unified } from "unified";
 import remarkParse from "remark-parse";
 import remarkGfm from "remark-gfm";
-import { scanBodyLinks, type BodyLink } from "../../src/pipeline/parse/body-links.js";
+import { bracketed, linkTail, scanBodyLinks, stickyTail, type BodyLink } from "../../src/pipeline/parse/body-links.js";
 
 /**
  * The link scanner against the GFM parser itself: every link it reports is a
@@ -68,6 +68,7 @@ describe("scanBodyLinks reads links as GFM does", () => {
     ["a block quote", "> See [a](x.md).\n", ["1:11 link x.md"]],
     ["a reference link is no inline link", "[a][b](x.md)\n\n[b]: y.md\n", ["3:6 definition y.md"]],
     ["destinations with escapes or entities are left out", "[a](x\\)y.md) [b](x&amp;y.md) [c](ok.md)\n", ["1:34 link ok.md"]],
+    ["a backslash that escapes nothing is part of the destination", "[a](references\\forms.md) [b](x\\_y.md) [c](x\\ \"t\") [d](<a\\b.md>)\n\n[e]: references\\e.md\n", ["1:5 link references\\forms.md", "1:56 link a\\b.md", "3:6 definition references\\e.md"]],
     ["a tab in the indentation is not read", "\t[a](x.md)\n", []],
     ["a list item may open with a fence or an HTML block", "- ~~~\n  [a](x.md)\n  ~~~\n- <div>\n  [b](y.md)\n\n[c](z.md)\n", ["7:5 link z.md"]],
   ];
@@ -103,4 +104,26 @@ describe("scanBodyLinks reads links as GFM does", () => {
     expect(scanned).toBeGreaterThan(50);
     expect(missed / (scanned + missed)).toBeLessThan(0.02);
   }, 60_000);
+});
+
+describe("bracketed reads a line once", () => {
+  // The patterns the scanner stands for; they read a line of n unclosed brackets n times.
+  const INLINE = /!?\[(?:[^\]\\\n]|\\.)*\]\(\s*(<[^>\n]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?\s*\)/g;
+  const REFERENCE = /!?\[((?:[^\]\\\n]|\\.)*)\](?:\[((?:[^\]\\\n]|\\.)*)\])?/g;
+  const lines = [
+    "See [a](x.md) and ![b](<y z.md> \"t\") then [c](d(e)f 'g') [h](i (j)).",
+    "[[a](x.md) ![![b](y.md) [a\\](x.md)](z.md) \\[c](w.md) [d\\\\](v.md)",
+    "[a](<x [b](y.md) [c](z (w [d](u.md)",
+    "[a]\\\r[b](x.md) [a]\\\u2028(x.md) ![[a][b] [c][] [d]",
+    "[a]( x.md\t) [b](x.md\"t\") [c](x.md \"t\"  ) [d](<>) [e]() [f](a(b)c(d)e)",
+    `${"[".repeat(50)}](${"a".repeat(50)} [z](ok.md)`,
+    `${"[](<".repeat(20)}> x ${"[](a (".repeat(20)})`,
+  ];
+  it.each(lines)("finds what the inline link pattern finds: %j", (line) => {
+    expect(bracketed(line, linkTail(line)).map((match) => [match.index, match.whole, match.groups[0]])).toEqual([...line.matchAll(INLINE)].map((match) => [match.index, match[0], match[1]]));
+  });
+  it.each(lines)("finds what the reference link pattern finds: %j", (line) => {
+    const tail = stickyTail(line, /\](?:\[((?:[^\]\\\n]|\\.)*)\])?/y);
+    expect(bracketed(line, tail).map((match) => [match.index, match.whole, match.label, match.groups[0]])).toEqual([...line.matchAll(REFERENCE)].map((match) => [match.index, match[0], match[1], match[2]]));
+  });
 });

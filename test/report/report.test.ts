@@ -195,6 +195,26 @@ describe("gamma-prompt report --evals", () => {
     expect(run.stdout).toContain("| outline-from-topic | 11/20 | 55% | 34%–74% | **fail** |");
   });
 
+  // An evaluation results or baseline file may come from a pull request: its model and scenario names must not add HTML, headings or lines.
+  it("writes the model and scenario names of the results and baseline as text in the Markdown summary", async () => {
+    const project = await reportProject("none");
+    const { results, baseline } = sampleEvals("key");
+    const hostile = "outline<b>\n## x|y";
+    for (const document of [results, baseline]) {
+      const [first] = document.scenarios;
+      if (first === undefined) throw new Error("no scenario");
+      first.name = hostile;
+    }
+    results.model = '<img src=x onerror="x">|\r\n## H';
+    await writeFile(join(project.root, "results.json"), JSON.stringify(results));
+    await writeFile(join(project.root, "baseline.json"), JSON.stringify(baseline));
+    const run = await runCliInProcessFrom(project.root, "report", "--evals", "results.json", "--baseline", "baseline.json", "--format", "markdown");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('\nModel &lt;img src=x onerror="x"&gt;\\| ## H · live · 20 runs per scenario');
+    expect(run.stdout).toContain("\n- outline&lt;b&gt; ## x\\|y: 95% (76%–99%) → 55% (34%–74%)\n");
+    expect(run.stdout).not.toMatch(/<img|<b>|^## [Hx]/m);
+  });
+
   it("warns, on stderr and on the page (HTML and Markdown), when the results were measured on another build, and exits 0", async () => {
     const project = await reportProject("none");
     const buildKey = (JSON.parse(readFileSync(join(project.root, "dist/manifest.json"), "utf8")) as { staticPrefix: { cacheKey: string } }).staticPrefix.cacheKey;

@@ -60,6 +60,13 @@ const CORPUS: Record<string, unknown> = {
   requiredUndeclared: tool(object({ a: { type: "string" } }, { required: ["b"] })),
   openTuple: tool(object({ a: { type: "array", prefixItems: [{ type: "string" }] } })),
   nestedUnknown: tool(object({ a: { type: "object", properties: { b: { type: "string", nullable: true, deprecatedSince: "2" } } } })),
+  refCycleSelf: tool(object({ a: { $ref: "#/definitions/loop" } }, { definitions: { loop: { $ref: "#/definitions/loop" } } })),
+  refCyclePair: tool(object({ a: { $ref: "#/$defs/x" } }, { $defs: { x: { $ref: "#/$defs/y", title: "X" }, y: { $ref: "#/$defs/x", $comment: "back" } } })),
+  refCycleProperty: tool(object({ a: { $ref: "#/properties/a" } })),
+  refCycleLong: tool(object({ a: { $ref: "#/$defs/d0" } }, { $defs: Object.fromEntries(Array.from({ length: 8 }, (_, index) => [`d${index}`, { $ref: `#/$defs/d${(index + 1) % 8}` }])) })),
+  refChainEnds: tool(object({ a: { $ref: "#/$defs/x" } }, { $defs: { x: { $ref: "#/$defs/y" }, y: { type: "string" } } })),
+  recursiveTree: tool(object({ root: { $ref: "#/$defs/node" } }, { $defs: { node: { type: "object", properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/node" } } } } } })),
+  refBadEscape: tool(object({ a: { $ref: "#/$defs/%zz" } })),
 };
 
 function compilerFindings(definition: unknown): string[] {
@@ -94,6 +101,27 @@ describe("the runtime's tool check agrees with the compiler's", () => {
   it("reports the first problem of a parameters schema as the strict compile words it", () => {
     expect(parametersSchemaProblem({ type: "object", properties: { a: { type: "string", minLength: 1 } } })).toBeUndefined();
     expect(parametersSchemaProblem({ type: "object", properties: { a: { type: "string", foo: 1 } } })).toBe('strict mode: unknown keyword: "foo"');
+  });
+
+  it("names a $ref cycle of schemas that only refer onward, at the $ref that closes it, instead of the compiler's stack overflow", () => {
+    const definition = CORPUS["refCycleSelf"];
+    const text = `${JSON.stringify(definition, null, 2)}\n`;
+    const file = { path: "schemas/tools/notion_search.json", text, contentHash: createHash("sha256").update(text).digest("hex") };
+    const [finding, ...rest] = resolveToolFiles([file], (_key, compute) => compute(), () => false).diagnostics;
+    expect(rest).toEqual([]);
+    // The loop's own `$ref`, the last of the two: where the cycle closes.
+    const lines = text.split("\n");
+    const loopLine = lines.findLastIndex((line) => line.includes('"$ref": "#/definitions/loop"')) + 1;
+    expect([finding?.ruleId, finding?.line, finding?.column, finding?.message]).toEqual([
+      "tool/invalid-parameters",
+      loopLine,
+      (lines[loopLine - 1] ?? "").indexOf('"#/definitions/loop"') + 1,
+      "Unexpected parameters schema: a $ref cycle (#/definitions/loop → #/definitions/loop) in which each schema only refers to the next, so it never says what a value is; expected the cycle to pass through a schema with keywords of its own, as a tree's node has type and properties",
+    ]);
+    expect(runtimeFindings(CORPUS["refCycleLong"])).toEqual([
+      "tool/invalid-parameters: Unexpected parameters schema: a $ref cycle (#/$defs/d0 → #/$defs/d1 → #/$defs/d2 → #/$defs/d3 → #/$defs/d4 → … (8 references)) in which each schema only refers to the next, so it never says what a value is; expected the cycle to pass through a schema with keywords of its own, as a tree's node has type and properties",
+    ]);
+    expect(runtimeFindings(CORPUS["recursiveTree"])).toEqual([]);
   });
 
   it("gives each rule the severity the rule registry gives it", () => {

@@ -34,6 +34,13 @@ describe("watch output lines", () => {
     expect(line).toBe("✔ skills/import/SKILL.md → rebuilt in 23 ms · wrote catalog.xml · removed skills/old.md · 2 warnings\n");
   });
 
+  it("prints changed and written names, and an error's message, with their control characters escaped: one line each", () => {
+    const line = formatWatchEvent({ ...rebuild, changedPaths: ["skills/x\n::error::forged\u001b[8m/SKILL.md"], written: ["skills/x/references/\u202egnp.md"] });
+    expect(line).toBe("✔ skills/x\\u000a::error::forged\\u001b[8m/SKILL.md → rebuilt in 23 ms · wrote skills/x/references/\\u202egnp.md\n");
+    const error = formatWatchEvent({ type: "error", changedPaths: ["a\rb"], durationMs: 4, message: "cannot read skills/x\n::error::forged\u001b[8m" });
+    expect(error).toBe("✖ a\\u000db → watch error after 4 ms: cannot read skills/x ::error::forged\\u001b[8m\n");
+  });
+
   it("reports a broken save and that dist/ was kept", () => {
     const line = formatWatchEvent({ ...rebuild, ok: false, written: [], errorCount: 1, warningCount: 0 });
     expect(line).toBe("✖ skills/import/SKILL.md → build failed in 23 ms: 1 error, 0 warnings · dist/ left as it was\n");

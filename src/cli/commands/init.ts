@@ -1,6 +1,7 @@
 import { Option, type Command } from "commander";
 import { relative } from "node:path";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
+import { escapeControls, messageRow } from "../../diagnostics/printable.js";
 import { DEFAULT_AGENT_NAME, init, INIT_PROFILES, INIT_TEMPLATES, InitUsageError, type ChosenSkillType, type InitOptions, type InitProfile, type InitResult, type InitTemplate } from "../../init.js";
 import { CONFIG_FILE } from "../../pipeline/discover/source-paths.js";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
@@ -90,7 +91,7 @@ function report(dir: string, options: InitOptions, outcome: InitResult, errors: 
     const kept = outcome.keptConfigKeys ?? [];
     const lines = [
       `gamma-prompt init: ${outcome.existing.length} file${plural(outcome.existing.length)} of the scaffold already exist${outcome.existing.length === 1 ? "s" : ""} in ${shown}; nothing was written:`,
-      ...outcome.existing.map((path) => `  ${path}${path === CONFIG_FILE && kept.length > 0 ? `  (--force keeps its ${kept.map((key) => `"${key}"`).join(", ")} and adds only what it lacks)` : ""}`),
+      ...outcome.existing.map((path) => `  ${escapeControls(path)}${path === CONFIG_FILE && kept.length > 0 ? `  (--force keeps its ${kept.map((key) => `"${key}"`).join(", ")} and adds only what it lacks)` : ""}`),
       "Re-run with --force to overwrite them.",
     ];
     process.stderr.write(`${lines.join("\n")}\n`);
@@ -102,7 +103,7 @@ function report(dir: string, options: InitOptions, outcome: InitResult, errors: 
   // A config that was already there keeps its profile.
   const profile = outcome.keptProfile ?? options.profile;
   const lines = [`Created ${what} in ${shown} (template ${options.template}, profile ${profile}): ${outcome.written.length} files`];
-  for (const path of outcome.written) lines.push(`  ${path}${overwritten.has(path) ? (path === CONFIG_FILE && (outcome.keptConfigKeys?.length ?? 0) > 0 ? `  (updated: ${keptKeys(outcome.keptConfigKeys ?? [])})` : "  (overwritten)") : ""}`);
+  for (const path of outcome.written) lines.push(`  ${escapeControls(path)}${overwritten.has(path) ? (path === CONFIG_FILE && (outcome.keptConfigKeys?.length ?? 0) > 0 ? `  (updated: ${keptKeys(outcome.keptConfigKeys ?? [])})` : "  (overwritten)") : ""}`);
   if (outcome.skillFolders !== undefined) lines.push("", ...foundSkills(outcome));
   if (outcome.skillTypes !== undefined && outcome.skillTypes.length > 0) lines.push("", ...chosenTypes(outcome.skillTypes));
   if (errors.length > 0) lines.push("", ...howToGoOn(errors, outcome.skillFolders ?? []));
@@ -165,16 +166,17 @@ function keptKeys(keys: readonly string[]): string {
 function foundSkills(outcome: InitResult): string[] {
   const count = outcome.skillFolders?.length ?? 0;
   const found = `Found ${count} skill${plural(count)} already there`;
-  if (outcome.skillGlobs !== undefined) return [`${found}; "skills" in ${CONFIG_FILE} finds them:`, ...outcome.skillGlobs.map((glob) => `  ${glob}`)];
+  if (outcome.skillGlobs !== undefined) return [`${found}; "skills" in ${CONFIG_FILE} finds them:`, ...outcome.skillGlobs.map((glob) => `  ${escapeControls(glob)}`)];
   return [`${found} (${outcome.keptConfigKeys?.includes("skills") === true ? `as "skills" in ${CONFIG_FILE} names them` : "skills/*, the default layout"}).`];
 }
 
 /** The type init gave each skill without one, and why: workflows first, as they are the ones the runtime holds to their steps. */
 function chosenTypes(chosen: readonly ChosenSkillType[]): string[] {
-  const width = Math.max(...chosen.map((skill) => skill.folder.length));
+  // Folder names as found on disk, and reasons that may quote a heading: printed with their control characters escaped.
+  const width = Math.max(...chosen.map((skill) => escapeControls(skill.folder).length));
   const workflows = chosen.filter((skill) => skill.type === "workflow");
   const references = chosen.filter((skill) => skill.type === "reference");
-  const row = (skill: ChosenSkillType): string => `  ${skill.folder.padEnd(width)}  ${skill.type.padEnd(9)}  (${skill.reason})`;
+  const row = (skill: ChosenSkillType): string => `  ${escapeControls(skill.folder).padEnd(width)}  ${skill.type.padEnd(9)}  (${escapeControls(skill.reason)})`;
   return [
     `Skill types, written to "skillTypes" in ${CONFIG_FILE} (a type in a SKILL.md wins).`,
     `The runtime holds a workflow to its checklist, so init made a skill a workflow only where it declares`,
@@ -203,9 +205,9 @@ function howToGoOn(errors: readonly Diagnostic[], skillFolders: readonly string[
   const folders = [...new Set(errors.map((error) => folderOf(error.file)).filter((folder): folder is string => folder !== undefined))].sort();
   const lines = [
     `The first build will fail: lint finds ${errors.length} error${plural(errors.length)} in the skills:`,
-    ...errors.map((error) => `  ${error.file}:${error.line}:${error.column}  ${error.ruleId}  ${error.message}`),
+    ...errors.map((error) => `  ${escapeControls(error.file)}:${error.line}:${error.column}  ${error.ruleId}  ${messageRow(error.message)}`),
     "Fix them, then build (npx gamma-prompt lint lists them again).",
   ];
-  if (folders.length > 0) lines.push(`To build the other skills first, leave ${folders.length === 1 ? "this one" : "these"} out in ${CONFIG_FILE} until fixed:`, `  "ignore": [${folders.map((folder) => JSON.stringify(folder)).join(", ")}]`);
+  if (folders.length > 0) lines.push(`To build the other skills first, leave ${folders.length === 1 ? "this one" : "these"} out in ${CONFIG_FILE} until fixed:`, `  "ignore": [${folders.map((folder) => escapeControls(JSON.stringify(folder))).join(", ")}]`);
   return lines;
 }

@@ -1,6 +1,7 @@
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { EXIT_FINDINGS, EXIT_USAGE, exitCodeFor } from "../../diagnostics/exit-code.js";
+import { escapeControls, messageRow } from "../../diagnostics/printable.js";
 import type { ReporterName } from "../../diagnostics/reporters/index.js";
 import { addProjectOptions, commandHelpFooter, reporterFormatOption } from "../options.js";
 import { commandRoot } from "../project-root.js";
@@ -137,21 +138,24 @@ async function runLint(given: LintCommandOptions): Promise<number> {
     const fromWorkingFolder = toRoot === "" || (toRoot !== ".." && !toRoot.startsWith("../") && !isAbsolute(toRoot));
     const diff = fixesDiff(outcome.fixedFiles, fromWorkingFolder ? rebase : (file) => file);
     if (!fromWorkingFolder && diff !== "") process.stderr.write(`gamma-prompt lint: the diff's paths are relative to the project root ${toRoot}/: apply it there (cd ${toRoot} && git apply)\n`);
+    // A file --fix leaves as it is (a symbolic link) is named with the reason: its findings stay, and count.
+    const skipped = (outcome.fixesSkipped ?? []).map((entry) => ({ ...entry, file: rebase(entry.file) }));
+    const notFixed = skipped.map((entry) => `not fixed ${escapeControls(entry.file)}: ${escapeControls(entry.reason)}\n`).join("");
     if (options.format === "json") {
-      process.stdout.write(formatDiagnostics("json", diagnostics, { ...context, fixes, fixesWritten: fix === "write", ...(fix === "dry-run" ? { fixDiff: diff } : {}) }));
+      process.stdout.write(formatDiagnostics("json", diagnostics, { ...context, fixes, fixesWritten: fix === "write", ...(fix === "dry-run" ? { fixDiff: diff } : {}), ...(skipped.length > 0 ? { fixesSkipped: skipped } : {}) }));
       reportTooManyWarnings(counts, options.maxWarnings);
       return exitCodeAfterLint(outcome.diagnostics, counts, options.maxWarnings);
     }
     // stylish prints the changes on stdout; github and sarif keep stdout for their own document.
-    const changes = fix === "write" ? fixes.map((record) => `fixed ${record.file}:${record.line}:${record.column}  ${record.ruleId}  ${record.message}\n`).join("") : diff;
+    const changes = fix === "write" ? fixes.map((record) => `fixed ${escapeControls(record.file)}:${record.line}:${record.column}  ${record.ruleId}  ${messageRow(record.message)}\n`).join("") : diff;
     const report = formatDiagnostics(options.format, diagnostics, context);
-    if (options.format === "stylish" && fix === "write") process.stdout.write(changes + report);
+    if (options.format === "stylish" && fix === "write") process.stdout.write(changes + notFixed + report);
     else if (options.format === "stylish") {
       // The diff alone on stdout, so it can go straight to `git apply`.
       process.stdout.write(changes);
-      process.stderr.write(report);
+      process.stderr.write(notFixed + report);
     } else {
-      process.stderr.write(changes);
+      process.stderr.write(changes + notFixed);
       process.stdout.write(report);
     }
   } else {

@@ -1,10 +1,13 @@
 import type { Diagnostic, DiagnosticCounts, ReportContext } from "../diagnostic.js";
+import { escapeControls, messageRow } from "../printable.js";
 
 /**
  * The human format: a header per file, then one aligned row per finding
  * (`line:column  severity  message  ruleId`), then a summary line that
  * counts notes apart from problems.
- * Diagnostics arrive sorted; files appear in that order.
+ * Diagnostics arrive sorted; files appear in that order. File names are
+ * printed with their control characters escaped, as messages are: a name on
+ * disk cannot add lines or terminal commands to the output.
  */
 export function formatStylish(diagnostics: readonly Diagnostic[], counts: ReportContext & DiagnosticCounts): string {
   // Lint names what it checked and under which profile even when all is well, so nobody wonders which rules ran.
@@ -18,14 +21,14 @@ export function formatStylish(diagnostics: readonly Diagnostic[], counts: Report
   }
   const blocks: string[] = [];
   for (const [file, list] of byFile) {
-    const rows = list.map((diagnostic) => [`${diagnostic.line}:${diagnostic.column}`, diagnostic.severity, oneLine(diagnostic.message), diagnostic.ruleId]);
+    const rows = list.map((diagnostic) => [`${diagnostic.line}:${diagnostic.column}`, diagnostic.severity, messageRow(diagnostic.message), diagnostic.ruleId]);
     const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => (row[column] ?? "").length)));
     const lines = rows.map((row, index) => {
       const line = `  ${row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column] ?? 0) : cell)).join("  ")}`.trimEnd();
       const related = list[index]?.related;
-      return related ? `${line}\n    ${oneLine(related.message)}: ${related.file}:${related.line}:${related.column}` : line;
+      return related ? `${line}\n    ${messageRow(related.message)}: ${escapeControls(related.file)}:${related.line}:${related.column}` : line;
     });
-    blocks.push(`${file}\n${lines.join("\n")}\n`);
+    blocks.push(`${escapeControls(file)}\n${lines.join("\n")}\n`);
   }
   // Notes are shown and counted, but they are not problems: a run with notes alone is clean.
   const problems = counts.errorCount + counts.warningCount;
@@ -39,9 +42,4 @@ export function formatStylish(diagnostics: readonly Diagnostic[], counts: Report
 
 function plural(count: number, word: string): string {
   return count === 1 ? word : `${word}s`;
-}
-
-/** A message is one row: line breaks from hostile input must not forge extra rows. */
-function oneLine(text: string): string {
-  return text.replace(/[\r\n]+/g, " ");
 }

@@ -77,6 +77,13 @@ export async function sourceSnapshot(root: string, mode: "content" | "stamp", ou
 
 function contentDigest(root: string, listing: InputListing): string {
   const hash = createHash("sha256");
+  /** Each skill folder's names, listed once, and only when one of its files is missing (a folder of 20,000 files is listed once, not 20,000 times). */
+  const names = new Map<string, string>();
+  const folderNames = (folder: string): string => {
+    let listed = names.get(folder);
+    if (listed === undefined) names.set(folder, (listed = listNames(join(root, folder))));
+    return listed;
+  };
   // Synchronous reads: for a thousand small files they beat fs/promises several times over.
   for (const path of listing.paths) {
     if (listing.special.has(path)) {
@@ -86,9 +93,8 @@ function contentDigest(root: string, listing: InputListing): string {
     }
     // A folder without SKILL.md (its listing decides what lint reports) or a FIFO (never read) hashes as absent.
     const read = readRegularFile(join(root, path));
-    const content = read.kind === "file" ? read.bytes : undefined;
-    const missing = listing.inSkillFolders.has(path) ? `-${listNames(join(root, dirname(path)))}` : "-";
-    hash.update(`\n${path}\n${content === undefined ? missing : sha256Hex(content)}`);
+    if (read.kind === "file") hash.update(`\n${path}\n${sha256Hex(read.bytes)}`);
+    else hash.update(`\n${path}\n-${listing.inSkillFolders.has(path) ? folderNames(dirname(path)) : ""}`);
   }
   return hash.digest("hex");
 }

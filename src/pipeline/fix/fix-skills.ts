@@ -1,4 +1,4 @@
-import { lstatSync } from "node:fs";
+import { lstatSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Diagnostic, FixRecord } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
@@ -10,6 +10,13 @@ import { FIXABLE_RULES, planFixes } from "./fix-plan.js";
 
 /** One change `lint --fix` made (or, with --fix-dry-run, would make): where the fixed finding was, its rule, what changed. */
 export type SkillFix = FixRecord;
+
+/** A SKILL.md with findings `--fix` could fix that it leaves as they are, and why. */
+export interface SkippedFix {
+  /** Root-relative POSIX path. */
+  file: string;
+  reason: string;
+}
 
 /** One SKILL.md with its fixes applied in memory. */
 export interface FixedSkillFile {
@@ -31,7 +38,7 @@ const keepBom = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * reported is not fixed). Files are read again, as bytes: the fix keeps
  * what normalisation hides (BOM, CRLF). Sorted by file.
  */
-export async function fixSkillFiles(root: string, diagnostics: readonly Diagnostic[], profile: Profile): Promise<FixedSkillFile[]> {
+export async function fixSkillFiles(root: string, diagnostics: readonly Diagnostic[], profile: Profile, skipped?: SkippedFix[]): Promise<FixedSkillFile[]> {
   const byFile = new Map<string, Diagnostic[]>();
   for (const diagnostic of diagnostics) {
     if (!FIXABLE_RULES.has(diagnostic.ruleId) || !diagnostic.file.endsWith("/SKILL.md")) continue;
@@ -39,14 +46,28 @@ export async function fixSkillFiles(root: string, diagnostics: readonly Diagnost
   }
   const fixed: FixedSkillFile[] = [];
   for (const [file, findings] of [...byFile].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    // A link is fixed where it points, by whoever owns that file: replacing it here would turn it into a copy.
-    if (lstatSync(join(root, file), { throwIfNoEntry: false })?.isSymbolicLink() !== false) continue;
+    const linked = lstatSync(join(root, file), { throwIfNoEntry: false });
+    if (linked === undefined) continue;
     const read = readBytes(root, file);
     if (!("raw" in read)) continue;
     const result = await fixSkillBytes(file, read.raw, findings, profile);
-    if (result) fixed.push(result);
+    if (!result) continue;
+    if (linked.isSymbolicLink()) {
+      // A link is fixed where it points, by whoever owns that file: replacing it here would turn it into a copy. Said, never silent.
+      skipped?.push({ file, reason: `it is a symbolic link (to ${linkTarget(join(root, file))}) and --fix never writes through a link, which would replace it with a copy: fix the file it points to` });
+      continue;
+    }
+    fixed.push(result);
   }
   return fixed;
+}
+
+function linkTarget(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return "a file that cannot be named";
+  }
 }
 
 /**

@@ -31,7 +31,6 @@ export interface BodyLinks {
   prose: boolean[];
 }
 
-const MARKDOWN_LINK = /!?\[(?:[^\]\\\n]|\\.)*\]\(\s*(<[^>\n]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?\s*\)/g;
 const DEFINITION = /^\[((?:[^\]\\\n[]|\\.)+)\]:[ \t]*(<[^>\n]*>|[^\s<][^\s]*)([ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$/;
 const FENCE = /^(`{3,}|~{3,})(.*)$/;
 const HTML_BLOCK_END: ReadonlyArray<[RegExp, RegExp | "blank"]> = [
@@ -341,10 +340,10 @@ function readInline(text: string, column: number, line: number, links: BodyLink[
     }
   }
   masked = masked.replace(INLINE_MARKUP, (markup) => " ".repeat(markup.length));
-  for (const match of masked.matchAll(MARKDOWN_LINK)) {
-    const start = match.index ?? 0;
-    const whole = match[0];
-    const written = match[1] ?? "";
+  for (const match of bracketed(masked, linkTail(masked))) {
+    const start = match.index;
+    const whole = match.whole;
+    const written = match.groups[0] ?? "";
     // `[a][b](c)` is a reference link when b is defined; `[a|b](c)` in a table row is two cells.
     if (masked[start - 1] === "]" || whole.includes("|")) continue;
     const target = written.startsWith("<") ? written.slice(1, -1) : written;
@@ -370,9 +369,165 @@ function findTicks(text: string, from: number, length: number): number {
 
 /**
  * A destination GFM reads as written: no escapes, entities or control
- * characters to decode. A NUL byte stays (GFM reads it as U+FFFD): such a
+ * characters to decode. A backslash before anything but ASCII punctuation
+ * is no escape, GFM keeps it (`references\forms.md`), so such a target is
+ * read as written too. A NUL byte stays (GFM reads it as U+FFFD): such a
  * target names nothing any file system can look up, which is a finding.
  */
 function readable(target: string): boolean {
-  return !/[\\\u0001-\u001f]|&(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);/i.test(target);
+  return !/\\(?:[!-/:-@[-`{-~]|$)|[\u0001-\u001f]|&(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);/i.test(target);
+}
+
+/** One match of `bracketed`: where it starts, its text, and the tail's groups. */
+export interface BracketMatch {
+  index: number;
+  whole: string;
+  /** The text between the brackets (without `!`, `[` and `]`). */
+  label: string;
+  /** The tail's capture groups, from group 1. */
+  groups: Array<string | undefined>;
+}
+
+/** What may follow a bracketed text, read from its closing `]`: where the match ends and its groups, or undefined. */
+export type Tail = (closing: number) => { end: number; groups: Array<string | undefined> } | undefined;
+
+/** A line terminator: what `.` does not match, so a backslash before one escapes nothing. */
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
+
+/**
+ * The matches, left to right and without overlaps, of the pattern
+ * `!?\[(?:[^\]\\\n]|\\.)*` followed by `tail` (read from the closing
+ * `]`), found exactly where `text.matchAll` of that combined pattern finds
+ * them, in time linear in the line.
+ *
+ * The combined pattern, tried at each `[`, reads the text to the first `]`
+ * no backslash escapes, and every `[` between a start and that `]` reaches
+ * the same `]` (a `[` is read on its own or as an escaped character, and
+ * either way the next character starts the same reading). So all the starts
+ * before one `]` succeed or fail together, with the first of them: the tail
+ * is read once per `]`, not once per `[` (a line of 100,000 `[` would
+ * otherwise be read 100,000 times to its end).
+ */
+export function bracketed(text: string, tail: Tail): BracketMatch[] {
+  const found: BracketMatch[] = [];
+  /** The first `!`/`[` still waiting for its `]`, or -1. */
+  let start = -1;
+  let from = 0;
+  let at = 0;
+  while (at < text.length) {
+    const character = text[at];
+    if (start === -1) {
+      if (character === "[") start = at > from && text[at - 1] === "!" ? at - 1 : at;
+      at++;
+      continue;
+    }
+    if (character === "]") {
+      const match = tail(at);
+      if (match) {
+        found.push({ index: start, whole: text.slice(start, match.end), label: text.slice(text[start] === "!" ? start + 2 : start + 1, at), groups: match.groups });
+        at = match.end;
+        from = at;
+      } else at++;
+      start = -1;
+    } else if (character === "\\") {
+      const escaped = text[at + 1];
+      // A backslash escapes the next character, unless the line ends there: then no `]` closes these starts.
+      if (escaped === undefined || LINE_TERMINATOR.test(escaped)) start = -1;
+      at += start === -1 ? 1 : 2;
+    } else {
+      if (character === "\n") start = -1;
+      at++;
+    }
+  }
+  return found;
+}
+
+/** A tail given as a regular expression with the sticky flag, starting at the `]`. */
+export function stickyTail(text: string, pattern: RegExp): Tail {
+  return (closing) => {
+    pattern.lastIndex = closing;
+    const match = pattern.exec(text);
+    return match ? { end: pattern.lastIndex, groups: match.slice(1) } : undefined;
+  };
+}
+
+/** Whether the character at `at` is one `\s` matches. */
+function isSpace(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  if (code < 0xa0) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  return /\s/.test(text[at] ?? "");
+}
+
+/**
+ * An inline link's tail, `](destination "title")`: the same matches as the
+ * pattern `\]\(\s*(<[^>\n]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?\s*\)`
+ * (group 1: the destination as written), read without going back. Where a
+ * `<…>` destination or a title ends is looked up in a table made once per
+ * line, and where a run of spaces ends is kept, so many `](<` or `](x (`
+ * sharing one closing `>` or `)` cost one reading of the line, not one each.
+ */
+export function linkTail(text: string): Tail {
+  const length = text.length;
+  const closers = new Map<string, Int32Array>();
+  /** The first position at or after `from` holding `closer` or a line feed (which ends every title), else -1. */
+  const next = (closer: string, from: number): number => {
+    let table = closers.get(closer);
+    if (table === undefined) {
+      table = new Int32Array(length + 1).fill(-1);
+      for (let at = length - 1; at >= 0; at--) table[at] = text[at] === closer || text[at] === "\n" ? at : (table[at + 1] ?? -1);
+      closers.set(closer, table);
+    }
+    return table[Math.min(from, length)] ?? -1;
+  };
+  const runs = new Map<number, number>();
+  /** Where the run of spaces starting at `from` ends. */
+  const spaces = (from: number): number => {
+    let end = runs.get(from);
+    if (end === undefined) {
+      for (end = from; end < length && isSpace(text, end); end++);
+      runs.set(from, end);
+    }
+    return end;
+  };
+  const plain = (at: number): boolean => at < length && text[at] !== "(" && text[at] !== ")" && !isSpace(text, at);
+  /** Where a bare destination read greedily from `from` ends (only its longest reading can be followed by a title or `)`), or -1 when it is empty. */
+  const bare = (from: number): number => {
+    let at = from;
+    while (plain(at)) at++;
+    if (at === from) return -1;
+    while (text[at] === "(") {
+      let inner = at + 1;
+      while (plain(inner)) inner++;
+      if (text[inner] !== ")") break;
+      at = inner + 1;
+      while (plain(at)) at++;
+    }
+    return at;
+  };
+  /** After the destination: an optional title, then `)`; where the match ends, or -1. */
+  const close = (from: number): number => {
+    const spaced = spaces(from);
+    const opener = text[spaced];
+    const closer = opener === '"' ? '"' : opener === "'" ? "'" : opener === "(" ? ")" : undefined;
+    if (spaced > from && closer !== undefined) {
+      const end = next(closer, spaced + 1);
+      if (end !== -1 && text[end] === closer) {
+        const after = spaces(end + 1);
+        if (text[after] === ")") return after + 1;
+      }
+    }
+    return text[spaced] === ")" ? spaced + 1 : -1;
+  };
+  return (closing) => {
+    if (text[closing + 1] !== "(") return undefined;
+    const destination = spaces(closing + 2);
+    if (text[destination] === "<") {
+      const end = next(">", destination + 1);
+      const after = end !== -1 && text[end] === ">" ? close(end + 1) : -1;
+      if (after !== -1) return { end: after, groups: [text.slice(destination, end + 1)] };
+    }
+    const end = bare(destination);
+    const after = end === -1 ? -1 : close(end);
+    return after === -1 ? undefined : { end: after, groups: [text.slice(destination, end)] };
+  };
 }

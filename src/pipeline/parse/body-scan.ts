@@ -55,7 +55,6 @@ const HEADING = /^ {0,3}#{1,6}(?:[ ]|$)/;
 const UNMODELLED = /^ {0,3}(?:[<>]|\[[^\]]*\]:)/;
 /** Constructs whose rendered text differs from their source text. */
 const ENTITY_OR_REFERENCE = /&(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);|\]\[/i;
-const LINK_DESTINATION = /\]\([^)]*\)/g;
 /**
  * Every block pattern above allows at most three leading spaces before its
  * first character, so the character after a line's leading spaces decides
@@ -250,7 +249,7 @@ class Scanner {
     const item = list?.shape?.items.at(-1);
     if (!list || !item) return;
     if (ENTITY_OR_REFERENCE.test(list.itemText)) bail();
-    item.verifies = verifies(list.itemText.replace(LINK_DESTINATION, "]"));
+    item.verifies = verifies(withoutDestinations(list.itemText));
   }
 
   private closeList(): void {
@@ -279,4 +278,21 @@ function startsBlock(rest: string): boolean {
 
 function isPlainText(line: string): boolean {
   return !(HEADING.test(line) || FENCE.test(line) || UNMODELLED.test(line) || THEMATIC.test(line));
+}
+
+/**
+ * Link destinations removed (`[a](x)` reads `[a]`): what replacing
+ * `/\]\([^)]*\)/g` with `]` gives, in one pass (when no `)` follows one
+ * `](`, none follows a later one).
+ */
+function withoutDestinations(text: string): string {
+  let result = "";
+  let from = 0;
+  for (let at = text.indexOf("]("); at !== -1; at = text.indexOf("](", from)) {
+    const end = text.indexOf(")", at + 2);
+    if (end === -1) break;
+    result += `${text.slice(from, at)}]`;
+    from = end + 1;
+  }
+  return result + text.slice(from);
 }

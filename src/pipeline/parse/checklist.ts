@@ -163,9 +163,75 @@ function describeStep(text: string): { title: string; optional: boolean } {
 function plain(markdown: string): string {
   // Each replacement only removes text, so a title without these characters has nothing for the first three.
   if (!/[[`*_]/.test(markdown)) return markdown.replace(/\s+/g, " ");
-  return markdown
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/`+([^`]*)`+/g, "$1")
-    .replace(/(\*\*|__|\*|_)(\S(?:.*?\S)?)\1/g, "$2")
-    .replace(/\s+/g, " ");
+  return withoutEmphasis(linkTexts(markdown).replace(/`+([^`]*)`+/g, "$1")).replace(/\s+/g, " ");
+}
+
+/**
+ * `[text](target)` and `![text](target)` reduced to their text: what
+ * replacing `/!?\[([^\]]*)\]\([^)]*\)/g` with its group gives, in one pass
+ * (every `[` before a `]` reaches that same `]`, so the first of them decides).
+ */
+function linkTexts(markdown: string): string {
+  let result = "";
+  let from = 0;
+  for (let open = markdown.indexOf("["); open !== -1; ) {
+    const close = markdown.indexOf("]", open + 1);
+    if (close === -1) break;
+    if (markdown[close + 1] !== "(") {
+      open = markdown.indexOf("[", close + 1);
+      continue;
+    }
+    const end = markdown.indexOf(")", close + 2);
+    // No `)` after this `](`, so none after a later one either.
+    if (end === -1) break;
+    result += markdown.slice(from, open > from && markdown[open - 1] === "!" ? open - 1 : open) + markdown.slice(open + 1, close);
+    from = end + 1;
+    open = markdown.indexOf("[", from);
+  }
+  return result + markdown.slice(from);
+}
+
+const EMPHASIS = ["**", "__", "*", "_"] as const;
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
+
+/**
+ * Emphasis markers removed: what replacing `/(\*\*|__|\*|_)(\S(?:.*?\S)?)\1/g`
+ * with its second group gives (the longest-first marker, then the first
+ * closing marker after at least two characters, else after one), with
+ * where each closing marker can be found looked up in a table made once,
+ * so a line of markers that never close is read once, not once per marker.
+ */
+function withoutEmphasis(text: string): string {
+  if (!text.includes("*") && !text.includes("_")) return text;
+  const length = text.length;
+  const space = (at: number): boolean => /\s/.test(text[at] ?? " ");
+  /** Per marker: the first position at or after each index where the marker starts right after a non-space character. */
+  const closers = EMPHASIS.map((marker) => {
+    const table = new Int32Array(length + 2).fill(-1);
+    for (let at = length - 1; at >= 1; at--) table[at] = text.startsWith(marker, at) && !space(at - 1) ? at : (table[at + 1] ?? -1);
+    return table;
+  });
+  const terminators = new Int32Array(length + 1).fill(-1);
+  for (let at = length - 1; at >= 0; at--) terminators[at] = LINE_TERMINATOR.test(text[at] ?? "") ? at : (terminators[at + 1] ?? -1);
+  let result = "";
+  let from = 0;
+  let at = 0;
+  while (at < length) {
+    let matched = false;
+    for (const [kind, marker] of EMPHASIS.entries()) {
+      if (!text.startsWith(marker, at)) continue;
+      const content = at + marker.length;
+      if (content >= length || space(content)) continue;
+      const longer = content + 2 <= length ? (closers[kind]?.[content + 2] ?? -1) : -1;
+      const lineEnd = terminators[content] ?? -1;
+      const end = longer !== -1 && (lineEnd === -1 || lineEnd >= longer) ? longer : text.startsWith(marker, content + 1) ? content + 1 : -1;
+      if (end === -1) continue;
+      result += text.slice(from, at) + text.slice(content, end);
+      at = from = end + marker.length;
+      matched = true;
+      break;
+    }
+    if (!matched) at++;
+  }
+  return result + text.slice(from);
 }

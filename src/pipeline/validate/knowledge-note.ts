@@ -172,7 +172,11 @@ function describe(error: ErrorObject, tree: YamlTree, opening: Range): Problem {
     return { ruleId: "knowledge/schema-violation", range, message: `Unexpected source ${JSON.stringify(value)}, expected "user" or "system"${didYouMean(String(value), ["user", "system"])}` };
   }
   if ((path === "/name" || path === "/scope") && error.keyword === "pattern") {
-    return { ruleId: "knowledge/schema-violation", range, message: `Unexpected ${quoted(label)} that is blank or holds < or >, a line break or a control character, expected one line of plain text` };
+    const message =
+      path === "/name"
+        ? `Unexpected ${quoted(label)} that is blank or holds < or >, a line break (U+2028, U+2029 and NEL included), a control character other than tab or a bidirectional control, expected one line of plain text`
+        : `Unexpected ${quoted(label)} that is blank or holds < or >, a control character other than tab, line feed and carriage return (NEL included), U+2028, U+2029 or a bidirectional control, expected plain text`;
+    return { ruleId: "knowledge/schema-violation", range, message };
   }
   if (error.keyword === "type") {
     return { ruleId: "knowledge/schema-violation", range, message: `Unexpected ${describeValue(value)} for ${quoted(label)}, expected ${YAML_TYPE_NAMES[String(params["type"])] ?? `a ${String(params["type"])}`}` };

@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { QUOTE_LIMIT, quoted } from "../../diagnostics/quote.js";
-import { scanBodyLinks } from "../parse/body-links.js";
+import { bracketed, linkTail, scanBodyLinks, stickyTail, type BracketMatch } from "../parse/body-links.js";
 import { PathProbes, type Existence } from "../discover/path-probes.js";
 
 /**
@@ -57,7 +57,6 @@ export interface LinkCheckInput {
 
 /** The folders the Agent Skills specification names for supporting files. */
 const SPEC_FOLDERS = ["scripts", "references", "assets"];
-const MARKDOWN_LINK = /!?\[(?:[^\]\\\n]|\\.)*\]\(\s*(<[^>\n]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?\s*\)/g;
 /** BARE_PATH's test, without the global flag's lastIndex. */
 const HAS_PATH = /(?<![\w./@$~:-])(?:\.\/)?[A-Za-z0-9_][\w-]*\/(?:[\w.-]+\/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,8}(?![\w/-])/;
 const BARE_PATH = /(?<![\w./@$~:-])((?:\.\/)?[A-Za-z0-9_][\w-]*\/(?:[\w.-]+\/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,8})(?![\w/-])/g;
@@ -92,9 +91,8 @@ export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
     if (!HAS_PATH.test(text) || COMMAND_LINE.test(text) || isExampleContext(lines, index)) continue;
     const spans = inlineCodeSpans(text);
     const examplesFrom = exampleWordsEnd(text);
-    const withoutLinks = text
-      .replace(MARKDOWN_LINK, (whole) => " ".repeat(whole.length))
-      .replace(REFERENCE_LINK, (whole, label: string, reference: string | undefined) => (definedLabels().has(normalizeLabel(reference || label)) ? " ".repeat(whole.length) : whole));
+    const withoutInline = blankOut(text, bracketed(text, linkTail(text)));
+    const withoutLinks = blankOut(withoutInline, bracketed(withoutInline, stickyTail(withoutInline, REFERENCE_TAIL)).filter((link) => definedLabels().has(normalizeLabel(link.groups[0] || link.label))));
     for (const match of withoutLinks.matchAll(BARE_PATH)) {
       const candidate = match[1] ?? "";
       const offset = match.index ?? 0;
@@ -110,8 +108,20 @@ export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
   return diagnostics;
 }
 
-/** `[text][label]`, `[text][]` and `[text]`: a reference link when its label (the text, for the last two) has a definition. */
-const REFERENCE_LINK = /!?\[((?:[^\]\\\n]|\\.)*)\](?:\[((?:[^\]\\\n]|\\.)*)\])?/g;
+/** `[text][label]`, `[text][]` and `[text]`, from the text's closing `]`: a reference link when its label (group 1; the text, for the last two) has a definition. */
+const REFERENCE_TAIL = /\](?:\[((?:[^\]\\\n]|\\.)*)\])?/y;
+
+/** The text with each match replaced by as many spaces. */
+function blankOut(text: string, matches: readonly BracketMatch[]): string {
+  let result = "";
+  let position = 0;
+  for (const match of matches) {
+    result += text.slice(position, match.index) + " ".repeat(match.whole.length);
+    position = match.index + match.whole.length;
+  }
+  return result + text.slice(position);
+}
+
 const LABEL_DEFINITION = /^ {0,3}(?:>\s*)*\[((?:[^\]\\\n]|\\.)+)\]:/;
 
 /** The labels the body defines (`[up]: https://…`), normalised as CommonMark matches them. */
@@ -227,7 +237,8 @@ function linkProblem(rawTarget: string, skillDir: string, exists: (relative: str
     }
     return broken(`Unexpected absolute link ${shown}, expected a path relative to the skill's folder (${skillDir}/)`);
   }
-  if (target.includes("\\")) return broken(`Unexpected backslash in link ${shown}, expected forward slashes`);
+  // GFM keeps a backslash that escapes nothing: only Windows reads it as a folder separator, every other reader finds no file.
+  if (target.includes("\\")) return broken(`Unexpected backslash in link ${shown}, expected forward slashes (${quoted(target.replaceAll("\\", "/"))}): only Windows reads a backslash as a folder separator`);
   const resolved = posix.normalize(`${skillDir}/${target}`);
   const found = resolved.startsWith("../") || resolved === ".." ? "absent" : exists(resolved);
   if (found === "unreadable") return broken(`Unexpected link ${shown}, which no file system can look up (a NUL byte, or a name longer than the system allows), expected a file inside ${skillDir}/`);

@@ -32,6 +32,8 @@ export function checkParametersSchema(schema: unknown): string | undefined {
     checker.compile(schema as AnySchemaObject);
     return undefined;
   } catch (error) {
+    // The compiler's own stack giving out says nothing about the schema a user wrote: say what it means instead.
+    if (error instanceof RangeError) return "a schema the compiler cannot follow to its end (its $ref chains or nesting go too deep), expected fewer levels";
     return error instanceof Error ? error.message : String(error);
   }
 }

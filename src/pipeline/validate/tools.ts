@@ -2,6 +2,7 @@ import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics
 import type { SourceFile } from "../../stage-data.js";
 import type { ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
 import { KNOWLEDGE_TOOL, REQUIRED_RUNTIME_TOOLS, RUNTIME_TOOL_PARAMETERS } from "../../protocol/runtime-tools.js";
+import { refCycle } from "../../protocol/tool-rules.js";
 import { parseJsonSource, rangeAt, type PositionedSource } from "../parse/positioned-source.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import type { Reuse } from "../session/build-session.js";
@@ -221,6 +222,12 @@ function resolveToolFile(file: SourceFile, diagnostics: Diagnostic[], accepted: 
   const expected = baseName(file.path);
   if (tool.name !== expected) {
     diagnostics.push(createDiagnostic("tool/name-mismatch", file.path, rangeAt(located, ["name"]), `Unexpected name \`${tool.name}\`, expected \`${expected}\` (the file name)`));
+    return undefined;
+  }
+  // A $ref cycle of schemas that only refer onward is named before the compiler would follow it forever.
+  const cycle = accepted(tool) ? undefined : refCycle(tool.parameters);
+  if (cycle !== undefined) {
+    diagnostics.push(parametersDiagnostic(located, cycle.message, { path: cycle.path, key: false }));
     return undefined;
   }
   const problem = accepted(tool) ? undefined : checkParametersSchema(tool.parameters);
