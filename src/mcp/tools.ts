@@ -8,7 +8,7 @@ import { explainRule, isRuleId, ruleSuggestion, type RuleExplanation } from "../
 import { lint, withAvailableFixes, type FixableDiagnostic } from "../lint.js";
 import { fixesDiff } from "../pipeline/fix/unified-diff.js";
 import { MAX_SOURCE_BYTES } from "../pipeline/discover/read-source.js";
-import { didYouMean } from "../pipeline/validate/suggest.js";
+import { didYouMean } from "../protocol/suggest.js";
 import { skillGraph, type GraphSkill } from "../skills/graph.js";
 import { ToolInputError, type McpProject, type ProjectPath } from "./project.js";
 

@@ -8,6 +8,7 @@
  * test/protocol/tool-rules.test.ts runs both over one corpus.
  */
 import { lacksTrigger } from "./description-trigger.js";
+import { didYouMean } from "./suggest.js";
 import { isRecord } from "./records.js";
 import { firstCharacterNotInXml } from "./xml-escape.js";
 
@@ -110,7 +111,11 @@ export function objectProblems(value: unknown, keys: readonly string[], what: st
   const problems: ToolRuleProblem[] = [];
   const subject = what.replace(/^the /, "");
   for (const key of keys) if (!(key in value)) problems.push(report("", `Unexpected ${subject} without \`${key}\`, expected it to be present`));
-  for (const key of Object.keys(value)) if (!keys.includes(key)) problems.push(report(`/${escapePointer(key)}`, `Unexpected key \`${key}\` in ${what}`));
+  for (const key of Object.keys(value)) {
+    if (keys.includes(key)) continue;
+    const hint = didYouMean(key, keys);
+    problems.push(report(`/${escapePointer(key)}`, `Unexpected key \`${key}\` in ${what}, expected ${hint === "" ? `one of ${keys.map((known) => `\`${known}\``).join(", ")}` : "a known key"}${hint}`));
+  }
   return { record: value, problems };
 }
 

@@ -9,7 +9,7 @@ import {
   requirementPaths,
   symmetricConflicts,
 } from "../../src/protocol/skill-graph.js";
-import { didYouMean, editDistance } from "../../src/pipeline/validate/suggest.js";
+import { didYouMean, editDistance } from "../../src/protocol/suggest.js";
 import { seededRandom } from "../helpers/random.js";
 
 const graph = (edges: Record<string, string[]>): Map<string, string[]> => new Map(Object.entries(edges));

@@ -1,5 +1,5 @@
 import { shownValue } from "../../protocol/arguments.js";
-import { didYouMean, suggest } from "../../pipeline/validate/suggest.js";
+import { didYouMean, suggest } from "../../protocol/suggest.js";
 import { ruleDoc } from "./docs.js";
 import { ruleDocUrl, ruleRegistry, type RuleId } from "./index.js";
 import type { Severity } from "./rule.js";

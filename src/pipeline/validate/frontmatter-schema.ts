@@ -4,7 +4,7 @@ import { packageSchemaProperties, packageSchemaValidator } from "./schema-valida
 import type { Range } from "../../diagnostics/diagnostic.js";
 import type { LineIndex } from "../parse/positions.js";
 import { quoted } from "../../diagnostics/quote.js";
-import { didYouMean, suggest } from "./suggest.js";
+import { didYouMean, suggest } from "../../protocol/suggest.js";
 import { allowedToolsProblem } from "./allowed-tools.js";
 import { HOST_KEYS, hostKeyOf, isHostKey } from "./host-keys.js";
 import { scalarCharacterOffset } from "../parse/scalar-offsets.js";

@@ -7,7 +7,7 @@ import { MAX_SOURCE_BYTES } from "../discover/read-source.js";
 import { longChecklist } from "./body-rules.js";
 import { valueAt } from "./frontmatter-schema.js";
 import { buildSchemaValidator } from "./schemas.js";
-import { didYouMean } from "./suggest.js";
+import { didYouMean } from "../../protocol/suggest.js";
 import { findOrderedLists, tooDeepLine } from "../parse/body.js";
 import { splitFrontmatter } from "../parse/frontmatter.js";
 import { lacksTrigger } from "./skill-file-rules.js";

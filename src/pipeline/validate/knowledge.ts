@@ -6,7 +6,7 @@ import { compareCodeUnits } from "../discover/sources.js";
 import type { SourceFile } from "../../stage-data.js";
 import { parseKnowledgeNote, type NoteReference, type ParsedNote } from "./knowledge-note.js";
 import { isValidSkillName } from "./skill-set-rules.js";
-import { didYouMean } from "./suggest.js";
+import { didYouMean } from "../../protocol/suggest.js";
 
 /** A note that passed every error-level rule: what the build publishes. */
 export interface ValidNote extends KnowledgeNoteFields {

@@ -9,7 +9,7 @@ import { isDiagnostic } from "../discover/sources.js";
 import { parseJsonSource, rangeAt, valueAt, type PositionedSource } from "../parse/positioned-source.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { buildSchemaValidator } from "./schemas.js";
-import { didYouMean } from "./suggest.js";
+import { didYouMean } from "../../protocol/suggest.js";
 import type { SkillType } from "../../stage-data.js";
 import { quoted } from "../../diagnostics/quote.js";
 

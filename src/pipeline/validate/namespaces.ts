@@ -7,7 +7,7 @@ import type { Reuse } from "../session/build-session.js";
 import { duplicateToolNameMessage, MAX_TOOLS_PER_NAMESPACE, namespaceDescriptionProblem, tooManyToolsMessage, toolNamePrefixMessage } from "../../protocol/tool-rules.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { buildSchemaValidator } from "./schemas.js";
-import { didYouMean } from "./suggest.js";
+import { didYouMean } from "../../protocol/suggest.js";
 import { orderTools, resolveToolFiles, type ToolFileResult } from "./tools.js";
 
 /**

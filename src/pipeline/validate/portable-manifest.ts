@@ -3,7 +3,7 @@ import type { RuleId } from "../../diagnostics/rules/index.js";
 import { quoteIfNeeded } from "./allowed-tools.js";
 import { DESIGN_FIELDS, portableLabel, tokensOf, type FieldPlace, type ManifestSpellings, type WrittenField } from "../parse/design-fields.js";
 import type { YamlTree } from "../parse/yaml-tree.js";
-import { didYouMean } from "./suggest.js";
+import { didYouMean } from "../../protocol/suggest.js";
 import { quoted } from "../../diagnostics/quote.js";
 
 /**

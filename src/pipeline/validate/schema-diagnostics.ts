@@ -3,7 +3,7 @@ import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import { rangeAt, valueAt, type PositionedSource, type PathSegment } from "../parse/positioned-source.js";
 import { packageSchemaDocument } from "./schema-validators.js";
-import { didYouMean } from "./suggest.js";
+import { didYouMean } from "../../protocol/suggest.js";
 
 /**
  * Turns ajv errors into diagnostics at the offending key or value. With the

@@ -2,7 +2,7 @@ import { createDiagnostic, type Diagnostic, type Range } from "../../diagnostics
 import { closureConflicts, compareNames, findCycles, requirementPaths, symmetricConflicts, type ClosureConflicts } from "../../protocol/skill-graph.js";
 import type { SkillFrontmatter, SkillReference } from "../parse/parse.js";
 import { quoted } from "../../diagnostics/quote.js";
-import { didYouMean } from "./suggest.js";
+import { didYouMean } from "../../protocol/suggest.js";
 import { fieldLabel, portableLabel } from "../parse/design-fields.js";
 
 /** One skill file's manifest and the folder it sits in. */

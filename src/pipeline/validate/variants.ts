@@ -4,7 +4,7 @@ import type { SourceFile, ValidSkill } from "../../stage-data.js";
 import { parseYamlSource, rangeAt } from "../parse/positioned-source.js";
 import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { buildSchemaValidator } from "./schemas.js";
-import { didYouMean } from "./suggest.js";
+import { didYouMean } from "../../protocol/suggest.js";
 
 export { VARIANTS_FILE } from "../discover/source-paths.js";
 
