@@ -5,7 +5,7 @@
  * file is read or written, never Node's internal message about `paths[0]`.
  */
 import { describe, expect, it } from "vitest";
-import { build, check, formatDiagnostics, lint } from "../../src/index.js";
+import { build, check, formatDiagnostics, lint, watch } from "../../src/index.js";
 
 const untyped = (value: unknown): never => value as never;
 
@@ -18,13 +18,19 @@ async function refusal(run: () => Promise<unknown>): Promise<string> {
   return (error as Error).message;
 }
 
-describe("lint, build and check, given no options object", () => {
+describe("lint, build, check and watch, given no options object", () => {
   it("name the options and the root they take", async () => {
     expect(await refusal(() => lint(untyped(".")))).toBe('Unexpected lint options ".", expected an object such as { root: "." }');
     expect(await refusal(() => lint(untyped(undefined)))).toBe('Unexpected lint options undefined, expected an object such as { root: "." }');
     expect(await refusal(() => build(untyped(".")))).toBe('Unexpected build options ".", expected an object such as { root: "." }');
     expect(await refusal(() => check(untyped({})))).toBe('Unexpected root undefined, expected the project\'s folder, such as "."');
     expect(await refusal(() => lint(untyped({ root: ".", fix: "yes" })))).toBe('Unexpected fix "yes", expected "write" or "dry-run"');
+  });
+
+  it("watch names its options, the root and the event callback it takes, before it builds or watches anything", async () => {
+    expect(await refusal(() => watch(untyped(".")))).toBe('Unexpected watch options ".", expected an object such as { root: "." }');
+    expect(await refusal(() => watch(untyped(undefined)))).toBe('Unexpected watch options undefined, expected an object such as { root: "." }');
+    expect(await refusal(() => watch(untyped({ root: "." })))).toBe("Unexpected onEvent undefined, expected a function that takes each build's event");
   });
 
   it("formatDiagnostics names the format, the findings or the context it was not given", () => {
