@@ -23,6 +23,37 @@ async function spawnServer() {
   return { root, client, exited, stderr: () => stderr };
 }
 
+/** The server with raw frames written to it and its answers read by id, for what no client library sends. */
+async function spawnRaw() {
+  const root = await copyEmbeddedDefault();
+  const child = spawn(process.execPath, [join(repoRoot, "lib", "cli", "index.js"), "lsp", "--stdio"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  // A write after the server has gone is the test's own EPIPE, not the server's.
+  child.stdin.on("error", () => undefined);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const received: Message[] = [];
+  let waiter: (() => void) | undefined;
+  new StreamMessageReader(child.stdout).listen((message) => {
+    received.push(message);
+    waiter?.();
+  });
+  const answer = (id: number): Promise<Message> =>
+    new Promise((resolve) => {
+      const check = (): void => {
+        const found = received.find((message) => "id" in message && (message as { id: unknown }).id === id && !("method" in message));
+        if (found) resolve(found);
+      };
+      waiter = check;
+      check();
+    });
+  const frame = (message: object): void => {
+    const bytes = Buffer.from(JSON.stringify(message), "utf8");
+    child.stdin.write(Buffer.concat([Buffer.from(`Content-Length: ${bytes.length}\r\n\r\n`, "ascii"), bytes]));
+  };
+  return { root, child, frame, answer, exited, stderr: () => stderr };
+}
+
 describe("gamma-prompt lsp --stdio", () => {
   it("initializes, publishes a diagnostic, renames, and exits with code 0 after shutdown and exit", async () => {
     const { root, client, exited, stderr } = await spawnServer();
@@ -139,6 +170,35 @@ describe("gamma-prompt lsp --stdio", () => {
     frame(JSON.stringify({ jsonrpc: "2.0", method: "exit" }));
     expect(await exited).toBe(0);
     expect(stderr).toBe("");
+  });
+
+  it("exits quietly when the client closes the pipe the answers go to: 0 after shutdown, 1 without it, never a stack trace", async () => {
+    for (const [shutDown, code] of [[true, 0], [false, 1]] as const) {
+      const { child, frame, answer, exited, stderr, root } = await spawnRaw();
+      frame({ jsonrpc: "2.0", id: 1, method: "initialize", params: { processId: process.pid, rootUri: pathToFileURL(root).href, capabilities: CLIENT_CAPABILITIES } });
+      await answer(1);
+      frame({ jsonrpc: "2.0", method: "initialized", params: {} });
+      if (shutDown) {
+        frame({ jsonrpc: "2.0", id: 2, method: "shutdown" });
+        await answer(2);
+      }
+      child.stdout.destroy();
+      // Its answer can no longer be written anywhere.
+      frame({ jsonrpc: "2.0", id: 3, method: "textDocument/hover", params: { textDocument: { uri: pathToFileURL(join(root, IMPORT)).href }, position: { line: 1, character: 2 } } });
+      expect(await exited).toBe(code);
+      expect(stderr()).toBe("");
+    }
+  });
+
+  it("stops with one line on stderr and exit 1 when a frame header cannot be read, since no later message can be found", async () => {
+    for (const header of ["Content-Length: abc\r\n\r\n{}", "Content-Type: application/json\r\n\r\n{}"]) {
+      const { child, frame, answer, exited, stderr, root } = await spawnRaw();
+      frame({ jsonrpc: "2.0", id: 1, method: "initialize", params: { processId: process.pid, rootUri: pathToFileURL(root).href, capabilities: CLIENT_CAPABILITIES } });
+      await answer(1);
+      child.stdin.write(header);
+      expect(await exited).toBe(1);
+      expect(stderr()).toMatch(/^gamma-prompt lsp: [^\n]*Content-Length[^\n]*; the input cannot be read past it, so the server stops\n$/);
+    }
   });
 
   it("exits with code 0 when the client closes the pipe after shutdown, 1 without it", async () => {

@@ -20,7 +20,7 @@ export function registerLspCommand(program: Command, result: { exitCode: number 
         about: `The project is the editor's workspace folder. Open buffers are judged as if saved; the server
 never writes a file. Editors start it themselves: point the client at \`gamma-prompt lsp --stdio\` for
 Markdown (SKILL.md, knowledge notes), Handlebars (prompts/*.hbs), YAML and JSON files of the project.`,
-        exitCodes: "0 after the client's shutdown and exit, 2 usage error (no --stdio).",
+        exitCodes: "0 after the client's shutdown and exit (or its pipes closed after shutdown), 1 when the session ends without shutdown or a frame header cannot be read, 2 usage error (no --stdio).",
         examples: ["gamma-prompt lsp --stdio"],
       }),
     )
@@ -46,6 +46,17 @@ Markdown (SKILL.md, knowledge notes), Handlebars (prompts/*.hbs), YAML and JSON 
         const ended = (): void => process.exit(server.shutDown() ? EXIT_OK : 1);
         process.stdin.once("end", ended);
         process.stdin.once("close", ended);
+        // The client closed the pipe the answers go to: nothing can be answered any more. Ending at once also keeps
+        // the connection from logging the failed write on that same pipe, which would end in a stack trace.
+        process.stdout.once("error", ended);
+        writer.onError(ended);
+        writer.onClose(ended);
+        // A frame header that cannot be read (no or no numeric Content-Length) leaves no place where the next
+        // message starts: every later answer would be lost, so the server says why and stops.
+        reader.onError((error) => {
+          process.stderr.write(`gamma-prompt lsp: ${(error.message.split("\n")[0] ?? "").replace(/\.$/, "")}; the input cannot be read past it, so the server stops\n`);
+          process.exit(1);
+        });
       });
       result.exitCode = EXIT_OK;
     });
