@@ -1,5 +1,5 @@
 /**
- * The tags the runtime owns, and the exact closing tags of them in a text.
+ * The tags the runtime owns, and the exact closing tags in a text of those that wrap a skill's body.
  * The runtime neutralises reserved tags in text it does not trust (see
  * runtime/injections/neutralise.ts); a skill's body is trusted and reaches
  * the model inside the runtime's wrappers as written, so lint looks for the
@@ -32,6 +32,14 @@ export const RESERVED_TAG_NAMES: readonly string[] = [
   "namespace",
 ];
 
+/**
+ * The reserved tags the runtime puts a skill's body inside, as text: `<preloaded_skill>` (a variant's
+ * preloaded skill), `<skill>` (the skill tool's answer, and each active skill in the state anchor) and the
+ * anchor's own `<session_state>`. A closer of one of these in a body ends that wrapper early; the other
+ * reserved tags never hold a body, so their closers in one (an XML example's `</artifact>`) end nothing.
+ */
+export const BODY_WRAPPER_TAG_NAMES: readonly string[] = ["preloaded_skill", "skill", "session_state"];
+
 /** One exact closing tag of a reserved name: `</skill>`, `</Skill >`, `</skill` before a line break. */
 export interface ReservedCloser {
   /** UTF-16 offsets of the closer in the text: from `<` through its `>`, or through the name when whitespace follows it. */
@@ -43,17 +51,17 @@ export interface ReservedCloser {
   written: string;
 }
 
-const RESERVED_BY_LOWER = new Map(RESERVED_TAG_NAMES.map((name) => [name.toLowerCase(), name]));
+const WRAPPER_BY_LOWER = new Map(BODY_WRAPPER_TAG_NAMES.map((name) => [name.toLowerCase(), name]));
 /** `</`, a name of ASCII letters, digits, `_` and `-`, then `>` or whitespace (space, tab, line break, form feed). */
 const CLOSER = /<\/([A-Za-z][A-Za-z0-9_-]*)([>\t\n\f\r ])/g;
 
-/** Every exact closer of a reserved tag in `text`, its name matched in any ASCII letter case. */
-export function findReservedClosers(text: string): ReservedCloser[] {
+/** Every exact closer of a tag that wraps a body ({@link BODY_WRAPPER_TAG_NAMES}) in `text`, its name matched in any ASCII letter case. */
+export function findWrapperClosers(text: string): ReservedCloser[] {
   const found: ReservedCloser[] = [];
   if (!text.includes("</")) return found;
   for (const match of text.matchAll(CLOSER)) {
     const written = match[1] ?? "";
-    const name = RESERVED_BY_LOWER.get(written.replace(/[A-Z]/g, (letter) => letter.toLowerCase()));
+    const name = WRAPPER_BY_LOWER.get(written.replace(/[A-Z]/g, (letter) => letter.toLowerCase()));
     if (name === undefined) continue;
     const start = match.index;
     const end = start + 2 + written.length + (match[2] === ">" ? 1 : 0);

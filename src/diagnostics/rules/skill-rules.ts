@@ -70,7 +70,7 @@ export const skillRules = {
   "skill/unreferenced-file": { severity: "note", description: "Every supporting file beside `SKILL.md` is named by the body (a link, a path, its file name or a folder above it) or by a Markdown file or script the body references." },
   "skill/reserved-closer": {
     severity: "warning",
-    description: "The body holds no closing tag of a tag the runtime reserves (`</skill>`, `</preloaded_skill>`, `</available_skills>`, `</session_state>`, …): a body reaches the model as written, inside the runtime's wrappers, and such a closer ends one early.",
+    description: "The body holds no closing tag of a tag the runtime puts a body inside (`</skill>`, `</preloaded_skill>`, `</session_state>`): a body reaches the model as written, inside those wrappers, and such a closer ends one early.",
   },
   "skill/reference-checklist": { severity: "warning", description: "A reference skill is lookup material: its body is not shaped as a checklist (3 or more ordered steps, as a list or as numbered step headings)." },
   // Inline suppression comments

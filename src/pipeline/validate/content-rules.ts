@@ -6,7 +6,7 @@ import { allowedToolsProblem, firstSeparatingComma } from "./allowed-tools.js";
 import { characterRange } from "./frontmatter-schema.js";
 import { lacksTrigger } from "../../protocol/description-trigger.js";
 import { firstCharacterNotInXml } from "../../protocol/xml-escape.js";
-import { findReservedClosers } from "../../protocol/reserved-tags.js";
+import { findWrapperClosers } from "../../protocol/reserved-tags.js";
 
 /** The Agent Skills specification's recommended most lines for a SKILL.md body. */
 export const MAX_BODY_LINES = 500;
@@ -62,17 +62,18 @@ export function contentProblems(tree: YamlTree, split: FrontmatterSplit, index: 
 }
 
 /**
- * Each closing tag of a reserved wrapper in the body (`</skill>`,
- * `</preloaded_skill>`, ...), wherever it stands, code included: the runtime
- * puts a skill's body inside its wrappers as text, where any closer ends one.
+ * Each closing tag of a wrapper the runtime puts the body in (`</skill>`,
+ * `</preloaded_skill>`, `</session_state>`), wherever it stands, code
+ * included: the runtime puts a skill's body inside them as text, where such
+ * a closer ends one.
  */
 export function reservedCloserProblems(split: FrontmatterSplit, index: LineIndex): YamlProblem[] {
   if (split.body === "") return [];
   const offset = index.lineStart(split.bodyStartLine);
-  return findReservedClosers(split.body).map((closer) => ({
+  return findWrapperClosers(split.body).map((closer) => ({
     ruleId: "skill/reserved-closer",
     range: index.range(offset + closer.start, offset + closer.end),
-    message: `Unexpected "${closer.written}" in the body, expected no closing tag of the runtime's reserved <${closer.name}>: where the body is preloaded or returned inside the runtime's wrappers, it ends one early (write "&lt;/${closer.name}>", or name the tag otherwise)`,
+    message: `Unexpected "${closer.written}" in the body, expected no closing tag of the runtime's <${closer.name}>, which the body is put inside when it is preloaded or returned: it ends that wrapper early (write "&lt;/${closer.name}>", or name the tag otherwise)`,
   }));
 }
 
