@@ -83,6 +83,9 @@ export function skillSetDiagnostics(records: readonly SkillRecord[], unreadFolde
   for (const [name, record] of owners) {
     for (const other of declaredConflicts.get(name) ?? []) {
       if (declaredConflicts.get(other)?.includes(name) || !owners.has(other)) continue;
+      // The other skill lists this one by its folder, which the name does not match: skill/name-mismatch asks for
+      // the folder's name, and listing the name instead would only move the mismatch.
+      if (record.folder !== name && owners.get(other)?.manifest?.conflictsWith.some((reference) => reference.name === record.folder)) continue;
       const reference = referenceTo(record, "conflictsWith", other);
       if (reference) {
         diagnostics.push(
