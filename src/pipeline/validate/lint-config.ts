@@ -83,7 +83,15 @@ export function readLintConfig(root: string, configPath?: string, overrides?: So
   const located = parseJsonSource(source);
   if (!("document" in located)) return { config: DEFAULT_LINT_CONFIG, diagnostics: [located] };
   const validate = buildSchemaValidator("config");
-  if (!validate(located.value)) return { config: DEFAULT_LINT_CONFIG, diagnostics: schemaDiagnostics("config/invalid", located, validate.errors, "the config", "config") };
+  if (!validate(located.value)) {
+    const invalid = schemaDiagnostics("config/invalid", located, validate.errors, "the config", "config");
+    // The rule ids are judged too: a misspelt one would show only once the rest is fixed, while the user takes
+    // the rule for off. An entry the schema already reports is not reported twice.
+    const ruleFindings: Diagnostic[] = [];
+    ruleSettings(located, ruleFindings);
+    const reported = new Set(invalid.map((diagnostic) => `${diagnostic.line}:${diagnostic.column}`));
+    return { config: DEFAULT_LINT_CONFIG, diagnostics: [...invalid, ...ruleFindings.filter((diagnostic) => !reported.has(`${diagnostic.line}:${diagnostic.column}`))] };
+  }
   const diagnostics: Diagnostic[] = [];
   const config: LintConfig = { rules: ruleSettings(located, diagnostics), layout: layoutOf(located.value) };
   config.layout.skills.forEach((pattern, index) => {
