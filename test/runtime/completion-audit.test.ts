@@ -34,6 +34,24 @@ function agentWith(options: { variant?: VariantName; audit?: AuditPolicy; log?: 
   return { ...gamma, faux, events };
 }
 
+/** The same on the AgentSession path: a real Pi AgentSession on the faux provider, auditing in block mode. */
+async function blockingSessionWith(options: { variant: VariantName; invocation?: InvocationPolicy }) {
+  const events: ProtocolEvent[] = [];
+  const faux = pi.faux();
+  const open = await createGammaSession({
+    artifacts,
+    variant: options.variant,
+    executors: recordingExecutors(),
+    onProtocolEvent: (event) => events.push(event),
+    audit: { mode: "block" },
+    ...(options.invocation === undefined ? {} : { invocation: options.invocation }),
+    ...(await fauxSessionSetup(faux)),
+    ...NO_KNOWLEDGE_HINTS,
+  });
+  pi.disposeAfterTest(open);
+  return { open, faux, events };
+}
+
 const done = (message: string) => toolUse(fauxToolCall("message_user", { message, blockOnUser: true }));
 const todo = (tasks: unknown) => toolUse(fauxToolCall("todo", { tasks }));
 const audits = (events: ProtocolEvent[]) => events.flatMap((event) => (event.type === "audit" ? [event] : []));
@@ -102,18 +120,7 @@ describe("the completion audit at a yield while a workflow is active", () => {
   });
 
   it("block holds a plain-text reply on the AgentSession path too", async () => {
-    const faux = pi.faux();
-    const events: ProtocolEvent[] = [];
-    const open = await createGammaSession({
-      artifacts,
-      variant: "deck-generation",
-      executors: recordingExecutors(),
-      onProtocolEvent: (event) => events.push(event),
-      audit: { mode: "block" },
-      ...(await fauxSessionSetup(faux)),
-      ...NO_KNOWLEDGE_HINTS,
-    });
-    pi.disposeAfterTest(open);
+    const { open, faux, events } = await blockingSessionWith({ variant: "deck-generation" });
     const seen: SeenContext[] = [];
     const before = faux.state.callCount;
     faux.setResponses([todo(STOPPED_AT_6), fauxAssistantMessage("All done, bye."), seeing(seen, todo(FINISHED_DECK)), done("Here is your deck, validated and rendered.")]);
@@ -191,18 +198,7 @@ describe("the completion audit at a yield while a workflow is active", () => {
   });
 
   it("block refuses a yield only over what the model can still do: a task action before the workflow was loaded is reported, not blocked", async () => {
-    const faux = pi.faux();
-    const events: ProtocolEvent[] = [];
-    const open = await createGammaSession({
-      artifacts,
-      variant: "base",
-      executors: recordingExecutors(),
-      onProtocolEvent: (event) => events.push(event),
-      audit: { mode: "block" },
-      ...(await fauxSessionSetup(faux)),
-      ...NO_KNOWLEDGE_HINTS,
-    });
-    pi.disposeAfterTest(open);
+    const { open, faux, events } = await blockingSessionWith({ variant: "base" });
     const before = faux.state.callCount;
     faux.setResponses([
       toolUse(fauxToolCall("bash", { command: "ls uploads/" })),
@@ -247,20 +243,7 @@ describe("the completion audit at a yield while a workflow is active", () => {
   });
 
   it("block does not refuse a yield over a call that went ahead without a required skill, loaded later", async () => {
-    const faux = pi.faux();
-    const events: ProtocolEvent[] = [];
-    const invocation: InvocationPolicy = { maxRefusals: 1 };
-    const open = await createGammaSession({
-      artifacts,
-      variant: "base",
-      executors: recordingExecutors(),
-      onProtocolEvent: (event) => events.push(event),
-      audit: { mode: "block" },
-      invocation,
-      ...(await fauxSessionSetup(faux)),
-      ...NO_KNOWLEDGE_HINTS,
-    });
-    pi.disposeAfterTest(open);
+    const { open, faux, events } = await blockingSessionWith({ variant: "base", invocation: { maxRefusals: 1 } });
     open.controller.requireSkills(["deck-generation"]);
     const before = faux.state.callCount;
     faux.setResponses([
