@@ -32,8 +32,12 @@ function manifestSchema(): Record<string, SchemaProperty> {
 /** Keys the gamma manifest adds to the Agent Skills specification: not offered at the top level under the agentskills profile (their portable keys are, under metadata). */
 const GAMMA_ONLY_KEYS = new Set<string>(DESIGN_FIELDS.map((spelling) => spelling.field));
 const SKILL_LIST_KEYS = new Set(["requiresSkills", "conflictsWith"]);
-/** `  gamma-requires-skills: a b ` — a skill name is completed after the colon or after a space. */
-const PORTABLE_SKILL_LIST = /^\s+(?:gamma-requires-skills|gamma-conflicts-with):(?:\s+[\w-]*)+$/;
+/**
+ * `  gamma-requires-skills: a b ` — a skill name is completed after the colon or after a space: after the colon,
+ * a space, then only spaces and name characters. (Written as repeated "spaces, then a name" the pattern tries
+ * every way of cutting a run of spaces, which doubles with each space.)
+ */
+const PORTABLE_SKILL_LIST = /^\s+(?:gamma-requires-skills|gamma-conflicts-with):\s[\s\w-]*$/;
 const SUPPRESSION = /#\s*gamma-prompt-disable(?:-next-line)?\s+(?:[\w/-]+\s*,\s*)*[\w/-]*$/;
 
 export function completions(analysis: ProjectAnalysis, path: string, text: string, line: number, character: number): CompletionItem[] {
@@ -41,11 +45,24 @@ export function completions(analysis: ProjectAnalysis, path: string, text: strin
   if (items.length === 0) return items;
   // Each item replaces the whole name typed so far: a rule id holds `/` and a skill name `-`, which no client
   // counts as part of a word, so without the range one would insert `skill/skill/…` or filter every item out.
-  const typed = /[\w./-]*$/.exec((text.split("\n")[line] ?? "").slice(0, character))?.[0] ?? "";
+  const typed = typedName((text.split("\n")[line] ?? "").slice(0, character));
   const range = { start: { line, character: character - typed.length }, end: { line, character } };
   // No filterText: Neovim 0.7 takes the replaced range's start only from items without one, and others filter by the label.
   return items.map((item) => ({ ...item, textEdit: { range, newText: item.insertText ?? item.label } }));
 }
+
+/**
+ * The name typed so far: the run of name characters (ASCII letters, digits, `_`, `.`, `/`, `-`) that ends at
+ * the cursor, found from the cursor back (a pattern anchored at the end would be tried from every position of
+ * a long line).
+ */
+function typedName(before: string): string {
+  let start = before.length;
+  while (start > 0 && NAME_CHARACTER.test(before[start - 1] ?? "")) start--;
+  return before.slice(start);
+}
+
+const NAME_CHARACTER = /^[\w./-]$/;
 
 function itemsAt(analysis: ProjectAnalysis, path: string, text: string, line: number, character: number): CompletionItem[] {
   const lines = text.split("\n");
@@ -60,7 +77,8 @@ function itemsAt(analysis: ProjectAnalysis, path: string, text: string, line: nu
   if (closing === undefined || line === 0 || line >= closing) return [];
   const self = /^name:\s*["']?([^"'\s]+)/m.exec(lines.slice(0, closing).join("\n"))?.[1];
   const key = /^([\w-]+):/.exec(before)?.[1];
-  if (key !== undefined && SKILL_LIST_KEYS.has(key) && /\[[^\]]*$/.test(before)) return skillItems(analysis, self);
+  // Inside a flow list: a `[` after the line's last `]`.
+  if (key !== undefined && SKILL_LIST_KEYS.has(key) && before.lastIndexOf("[") > before.lastIndexOf("]")) return skillItems(analysis, self);
   if (/^\s+-\s*[\w-]*$/.test(before) && SKILL_LIST_KEYS.has(parentKey(lines, line) ?? "")) return skillItems(analysis, self);
   // The portable spelling under metadata: skill names inside the space-separated string, the type's two values, the keys.
   if (PORTABLE_SKILL_LIST.test(before) && parentKey(lines, line) === "metadata") return skillItems(analysis, self);
