@@ -9,6 +9,7 @@ import { CONFIG_FILE } from "../discover/source-paths.js";
 import type { Profile, RuleSetting, SkillTypeGlob } from "../validate/lint-config.js";
 import { brokenLinkDiagnostics } from "../validate/links.js";
 import { unreferencedFileDiagnostics } from "../validate/unreferenced-files.js";
+import { unmatchedSkillTypeDiagnostics } from "../validate/skill-types.js";
 import { applySuppressions } from "../validate/suppressions.js";
 import { loadSkillSourcesReusing, type SkillSourceRecord } from "../discover/skill-sources.js";
 import { loadSkillSources } from "../discover/discover.js";
@@ -171,6 +172,10 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
     if (unreferencedOn && !bodyUnread) found.push(...reuseUnreferenced(file.path, checked.body, () => unreferencedFileDiagnostics({ root, path: file.path, body: checked.body, entries: entriesOf(dirOf(file.path)) })));
     const plugin = pluginOf(dirOf(file.path));
     records.push({ path: file.path, folder: folderOf(file.path), manifest: checked.manifest, opening: checked.opening, body: checked.body, bodyStartLine: checked.bodyStartLine, ...(plugin === undefined ? {} : { plugin }), ...(checked.checklist ? { checklist: checked.checklist } : {}) });
+  }
+  if (settings.skillTypes !== undefined) {
+    const discovered = sources.diagnostics.flatMap((diagnostic) => [diagnostic.file, dirOf(diagnostic.file)]).filter((path) => path !== "");
+    found.push(...unmatchedSkillTypeDiagnostics(settings.skillTypes, sources.files.map((file) => dirOf(file.path)), discovered, layout.ignore));
   }
   // Skills no longer listed are forgotten.
   const listed = new Set(sources.files.map((file) => file.path));
