@@ -173,10 +173,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
     const plugin = pluginOf(dirOf(file.path));
     records.push({ path: file.path, folder: folderOf(file.path), manifest: checked.manifest, opening: checked.opening, body: checked.body, bodyStartLine: checked.bodyStartLine, ...(plugin === undefined ? {} : { plugin }), ...(checked.checklist ? { checklist: checked.checklist } : {}) });
   }
-  if (settings.skillTypes !== undefined) {
-    const discovered = sources.diagnostics.flatMap((diagnostic) => [diagnostic.file, dirOf(diagnostic.file)]).filter((path) => path !== "");
-    found.push(...unmatchedSkillTypeDiagnostics(settings.skillTypes, sources.files.map((file) => dirOf(file.path)), discovered, layout.ignore));
-  }
+  if (settings.skillTypes !== undefined) found.push(...unmatchedSkillTypeDiagnostics(settings.skillTypes, sources.folders, sources.unlisted, layout.ignore));
   // Skills no longer listed are forgotten.
   const listed = new Set(sources.files.map((file) => file.path));
   for (const path of unreferenced.keys()) if (!listed.has(path)) unreferenced.delete(path);
