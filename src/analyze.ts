@@ -113,6 +113,7 @@ async function analyzeOnce(
       rules: lintConfig.config.rules,
       reportEmpty: !compiles,
       checklists: compiles,
+      ...(lintConfig.config.skillTypes ? { skillTypes: lintConfig.config.skillTypes } : {}),
       ...(overrides ? { sourceOverrides: overrides } : {}),
     };
     const linted = await lintSkills(root, session, changedPaths, settings);

@@ -14,6 +14,7 @@ import { modelCatalog, observedStreamFn, registerScriptedModel, type Api, type M
 import { cassettePath, cassetteReply, contextFingerprint, isFailedReply, writeCassettes, type Cassette, type CassetteCall } from "./cassette.js";
 import { judgeRun } from "./expectations.js";
 import { chooseModel, EvalUsageError } from "./models.js";
+import { OPTION_NAMES, type OptionNames, type OptionSpelling } from "./option-names.js";
 import { compareWithBaseline, RESULTS_FORMAT, scenarioResult, staleRuns, unansweredRuns, type EvalMode, type EvalResults, type RunResult } from "./results.js";
 import { display, replayedModel, replayPlans, type RunPlan } from "./plans.js";
 import { pool } from "./pool.js";
@@ -84,13 +85,7 @@ export interface EvalOutcome {
   results?: EvalResults;
 }
 
-/** How a usage error names an option: as the library's option (the default), or as the command line's flag. */
-const OPTION_NAMES = {
-  library: { record: "record: true", replay: "replay: true", model: "model", modelExpected: "model (provider/id, e.g. openai/gpt-5) or scriptedModel", baseUrl: "baseUrl", runs: "runs", concurrency: "concurrency", threshold: "threshold" },
-  cli: { record: "--record", replay: "--replay", model: "--model", modelExpected: "--model provider/id (e.g. openai/gpt-5)", baseUrl: "--base-url", runs: "--runs", concurrency: "--concurrency", threshold: "--threshold" },
-} as const;
-
-export async function runEvals(options: EvalOptions, spelling: keyof typeof OPTION_NAMES = "library"): Promise<EvalOutcome> {
+export async function runEvals(options: EvalOptions, spelling: OptionSpelling = "library"): Promise<EvalOutcome> {
   const named = OPTION_NAMES[spelling];
   const cwd = process.cwd();
   const root = resolve(cwd, options.root ?? ".");
@@ -125,13 +120,13 @@ export async function runEvals(options: EvalOptions, spelling: keyof typeof OPTI
 
   // Everything that can be wrong with the model, its key or the cassettes is found before the first run.
   const catalog = mode === "replay" || options.scriptedModel !== undefined ? undefined : await modelCatalog();
-  const chosen = catalog === undefined || options.model === undefined ? undefined : chooseModel(options.model, catalog, options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl });
-  const plans = mode === "replay" ? replayPlans(scenarios, runs, cwd) : scenarios.flatMap((loaded) => Array.from({ length: runs ?? 1 }, (_, index) => ({ loaded, run: index + 1 })));
+  const chosen = catalog === undefined || options.model === undefined ? undefined : chooseModel(options.model, catalog, { named, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }) });
+  const plans = mode === "replay" ? replayPlans(scenarios, runs, cwd, named) : scenarios.flatMap((loaded) => Array.from({ length: runs ?? 1 }, (_, index) => ({ loaded, run: index + 1 })));
   const modelName = mode === "replay" ? replayedModel(plans) : options.scriptedModel !== undefined ? `scripted/${options.scriptedModel.name}` : (chosen?.spec ?? "");
 
   let done = 0;
   const runResults = await pool(plans, concurrency, async (plan) => {
-    const outcome = await runOnce(plan, { artifacts, mode, chosen, scriptedModel: options.scriptedModel, modelName, cwd });
+    const outcome = await runOnce(plan, { artifacts, mode, chosen, scriptedModel: options.scriptedModel, modelName, cwd, named });
     options.onProgress?.(++done, plans.length);
     return outcome;
   });
@@ -205,12 +200,13 @@ interface RunContext {
   scriptedModel: ScriptedModel | undefined;
   modelName: string;
   cwd: string;
+  named: OptionNames;
 }
 
 interface RunOutcome {
   result: RunResult;
   cassette?: Cassette;
-  /** With --record: why this run is no recording (a model call failed). */
+  /** With `record`: why this run is no recording (a model call failed). */
   notRecorded?: string;
 }
 
@@ -255,7 +251,7 @@ async function runOnce(plan: RunPlan, context: RunContext): Promise<RunOutcome> 
         const call = cassette.calls[index];
         // The observer fingerprinted this very context a moment ago, as the call started.
         const fingerprint = fingerprints[index] ?? contextFingerprint(callContext);
-        if (call === undefined) stale = `cassette ${display(cassettePath(loaded.cassetteDir, run), context.cwd)} has ${cassette.calls.length} model calls, the run made a call ${index + 1}; re-record it with --record`;
+        if (call === undefined) stale = `cassette ${display(cassettePath(loaded.cassetteDir, run), context.cwd)} has ${cassette.calls.length} model calls, the run made a call ${index + 1}; re-record it with ${context.named.record}`;
         else if (call.context !== fingerprint) stale = staleMessage(cassette, index, context, display(cassettePath(loaded.cassetteDir, run), context.cwd));
         if (stale !== undefined) return { content: [], stopReason: "error", errorMessage: stale };
         return (call as CassetteCall).reply;
@@ -322,7 +318,7 @@ function withoutCassette(result: RunResult): RunResult {
 function staleMessage(cassette: Cassette, index: number, context: RunContext, path: string): string {
   const cacheKey = context.artifacts.manifest.staticPrefix.cacheKey;
   const why = cassette.cacheKey !== cacheKey ? `dist/ changed since the recording (cache key ${cassette.cacheKey.slice(0, 12)} → ${cacheKey.slice(0, 12)})` : "the scenario, the tools or the runtime changed since the recording";
-  return `stale cassette ${path}: the context of model call ${index + 1} differs from the recorded one (${why}); re-record it with --record`;
+  return `stale cassette ${path}: the context of model call ${index + 1} differs from the recorded one (${why}); re-record it with ${context.named.record}`;
 }
 
 /** A scripted turn as a reply: tool calls get ids from their position (`call_<call>_<n>`), so replies are byte-stable. */

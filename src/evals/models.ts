@@ -5,6 +5,7 @@
  * to look.
  */
 import type { Api, Model, ModelCatalog } from "./pi-models.js";
+import { OPTION_NAMES, type OptionNames } from "./option-names.js";
 import { EvalUsageError } from "./usage-error.js";
 
 export { EvalUsageError } from "./usage-error.js";
@@ -47,12 +48,13 @@ export interface ChosenModel {
   apiKey: string;
 }
 
-/** Resolves `provider/id` and its key; throws EvalUsageError naming the fix. */
-export function chooseModel(spec: string, catalog: ModelCatalog, options: { baseUrl?: string } = {}): ChosenModel {
+/** Resolves `provider/id` and its key; throws EvalUsageError naming the fix, and the options as `named` spells them (default: as `runEvals` takes them). */
+export function chooseModel(spec: string, catalog: ModelCatalog, options: { baseUrl?: string; named?: OptionNames } = {}): ChosenModel {
+  const named = options.named ?? OPTION_NAMES.library;
   const slash = spec.indexOf("/");
   const provider = slash === -1 ? spec : spec.slice(0, slash);
   const id = slash === -1 ? "" : spec.slice(slash + 1);
-  if (slash <= 0 || id === "") throw new EvalUsageError(`Unexpected --model ${JSON.stringify(spec)}, expected provider/id, e.g. openai/gpt-5 or anthropic/claude-sonnet-4-5`);
+  if (slash <= 0 || id === "") throw new EvalUsageError(`Unexpected ${named.model} ${JSON.stringify(spec)}, expected provider/id, e.g. openai/gpt-5 or anthropic/claude-sonnet-4-5`);
   const providers = catalog.providers();
   if (!providers.includes(provider)) {
     throw new EvalUsageError(`Unexpected provider "${provider}", expected one of pi-ai's providers: ${providers.join(", ")} (list a provider's models with gamma-prompt eval --list-models PROVIDER)`);
@@ -68,7 +70,7 @@ export function chooseModel(spec: string, catalog: ModelCatalog, options: { base
   const apiKey = catalog.envApiKey(provider);
   if (apiKey === undefined || apiKey === "") {
     const where = OAUTH_ONLY.has(provider) ? "a key in the environment, which pi-ai does not read for this OAuth-only provider (choose another)" : `it in the environment variable ${keyVariable(provider)} (pi-ai reads keys from the environment)`;
-    throw new EvalUsageError(`Unexpected missing API key for provider "${provider}", expected ${where}; without a key, run the recorded cassettes with --replay`);
+    throw new EvalUsageError(`Unexpected missing API key for provider "${provider}", expected ${where}; without a key, run the recorded cassettes with ${named.replay}`);
   }
   return { spec, provider, id, model: options.baseUrl === undefined ? model : { ...model, baseUrl: options.baseUrl }, apiKey };
 }

@@ -7,6 +7,7 @@
 import { relative, sep } from "node:path";
 import { cassettePath, failedCallProblem, readCassette, restoreInterruptedSwap, type Cassette } from "./cassette.js";
 import type { LoadedScenario } from "./scenario.js";
+import { OPTION_NAMES, type OptionNames } from "./option-names.js";
 import { EvalUsageError } from "./usage-error.js";
 
 export interface RunPlan {
@@ -17,8 +18,8 @@ export interface RunPlan {
   stale?: string;
 }
 
-/** One run per cassette found (1.json, 2.json, …), or the first `runs` of them. */
-export function replayPlans(scenarios: readonly LoadedScenario[], runs: number | undefined, cwd: string): RunPlan[] {
+/** One run per cassette found (1.json, 2.json, …), or the first `runs` of them; messages name the options as `named` spells them. */
+export function replayPlans(scenarios: readonly LoadedScenario[], runs: number | undefined, cwd: string, named: OptionNames = OPTION_NAMES.library): RunPlan[] {
   return scenarios.flatMap((loaded) => {
     restoreInterruptedSwap(loaded.cassetteDir);
     const plans: RunPlan[] = [];
@@ -26,15 +27,15 @@ export function replayPlans(scenarios: readonly LoadedScenario[], runs: number |
       const path = cassettePath(loaded.cassetteDir, run);
       const read = readCassette(path);
       if (read.kind === "missing") break;
-      if (read.kind === "invalid") throw new EvalUsageError(`Unexpected cassette ${display(path, cwd)}: ${read.problem}; re-record it with --record`);
+      if (read.kind === "invalid") throw new EvalUsageError(`Unexpected cassette ${display(path, cwd)}: ${read.problem}; re-record it with ${named.record}`);
       const failed = failedCallProblem(read.cassette);
-      plans.push({ loaded, run, cassette: read.cassette, ...(failed === undefined ? {} : { stale: `stale cassette ${display(path, cwd)}: ${failed}; re-record it with --record` }) });
+      plans.push({ loaded, run, cassette: read.cassette, ...(failed === undefined ? {} : { stale: `stale cassette ${display(path, cwd)}: ${failed}; re-record it with ${named.record}` }) });
     }
     if (plans.length === 0) {
-      throw new EvalUsageError(`Unexpected scenario "${loaded.scenario.name}" without cassettes in ${display(loaded.cassetteDir, cwd)}/, expected them recorded first: gamma-prompt eval --record --model provider/id`);
+      throw new EvalUsageError(`Unexpected scenario "${loaded.scenario.name}" without cassettes in ${display(loaded.cassetteDir, cwd)}/, expected them recorded first: ${named.recordFirst}`);
     }
     if (runs !== undefined && plans.length < runs) {
-      throw new EvalUsageError(`Unexpected --runs ${runs} for scenario "${loaded.scenario.name}", expected at most the ${plans.length} cassettes recorded in ${display(loaded.cassetteDir, cwd)}/`);
+      throw new EvalUsageError(`Unexpected ${named.runs} ${runs} for scenario "${loaded.scenario.name}", expected at most the ${plans.length} cassettes recorded in ${display(loaded.cassetteDir, cwd)}/`);
     }
     return plans;
   });

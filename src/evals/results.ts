@@ -5,6 +5,7 @@
  */
 import type { ExpectationKind } from "./scenario.js";
 import { compareRates, rate, type Rate } from "./stats.js";
+import { OPTION_NAMES, type OptionNames, type OptionSpelling } from "./option-names.js";
 
 export const RESULTS_FORMAT = "gamma-prompt/eval-results@1";
 
@@ -187,9 +188,10 @@ const rateCells = (value: Rate): string[] => (value.runs === 0 ? ["—", "—"] 
 /**
  * The human summary: a header naming the model, dist/ and mode, one row per
  * scenario and one indented row per expectation, then failures, baseline
- * changes and the verdict.
+ * changes and the verdict. The verdict names the options as `runEvals` takes
+ * them, or as the command line's flags with `spelling` "cli".
  */
-export function formatSummary(results: EvalResults): string {
+export function formatSummary(results: EvalResults, spelling: OptionSpelling = "library"): string {
   const rows: string[][] = [["scenario / expectation", "passed", "rate", "95% CI (Wilson)", ""]];
   for (const scenario of results.scenarios) {
     rows.push([scenario.name, `${scenario.passed}/${scenario.runs}`, ...rateCells(scenario), scenarioVerdict(scenario)]);
@@ -222,7 +224,7 @@ export function formatSummary(results: EvalResults): string {
     if (baseline.improvements.length > 0) lines.push("improvements:", ...baseline.improvements.map(change));
     if (baseline.missing.length > 0) lines.push(`  not run here: ${baseline.missing.join(", ")}`);
   }
-  lines.push("", verdictLine(results));
+  lines.push("", verdictLine(results, OPTION_NAMES[spelling]));
   return `${lines.join("\n")}\n`;
 }
 
@@ -234,7 +236,7 @@ function scenarioVerdict(scenario: ScenarioResult): string {
 }
 
 /** The last line: "passed" only when every run was evaluated and everything held. */
-function verdictLine(results: EvalResults): string {
+function verdictLine(results: EvalResults, named: OptionNames): string {
   const total = results.scenarios.length;
   const scenarios = (count: number): string => `${count} scenario${count === 1 ? "" : "s"}`;
   if (results.passed) return `${scenarios(total)} passed (threshold ${percent(results.threshold)})`;
@@ -245,7 +247,7 @@ function verdictLine(results: EvalResults): string {
   const regressed = results.baseline?.regressions.length ?? 0;
   const parts = [
     ...(below > 0 ? [`${below} of ${total} scenarios below the threshold of ${percent(results.threshold)}`] : []),
-    ...(stale > 0 ? [`${stale} stale cassette${stale === 1 ? "" : "s"} not evaluated (re-record with --record)`] : []),
+    ...(stale > 0 ? [`${stale} stale cassette${stale === 1 ? "" : "s"} not evaluated (re-record with ${named.record})`] : []),
     ...(notRecorded > 0 ? [`${scenarios(notRecorded)} not recorded`] : []),
     ...(unanswered > 0 ? [`${unanswered} run${unanswered === 1 ? "" : "s"} not evaluated (no reply from the model)`] : []),
     ...(regressed > 0 ? [`${regressed} regression${regressed === 1 ? "" : "s"}`] : []),

@@ -17,6 +17,56 @@ export const KNOWLEDGE_SOURCES: readonly KnowledgeSource[] = ["user", "system"];
 export const KNOWLEDGE_ID_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const KNOWLEDGE_ID_MAX = 64;
 
+/** A note's fields of plain text the knowledge hint shows as attributes (trusted text the model reads as written). */
+export type KnowledgeTextField = "name" | "scope";
+
+/** DEL, the C1 controls (NEL included), U+2028, U+2029 and the bidirectional controls (ALM, LRM, RLM, embeddings, overrides, isolates). */
+const FORBIDDEN_IN_BOTH = "\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069";
+
+/**
+ * What a note's `name` and `scope` never hold, as the body of a regular-expression character class: `<` and
+ * `>` (the hint is XML), the C0 controls but tab (`scope` also keeps line feed and carriage return; `name` is
+ * one line) and {@link FORBIDDEN_IN_BOTH}. The compiler checks a note file by the patterns of
+ * schemas/knowledge-note.schema.json, which are exactly {@link knowledgeTextPattern}; the runtime refuses a
+ * host's live note by {@link forbiddenKnowledgeCharacter}.
+ */
+export const KNOWLEDGE_TEXT_FORBIDDEN: Readonly<Record<KnowledgeTextField, string>> = {
+  name: `<>\\x00-\\x08\\x0a-\\x1f${FORBIDDEN_IN_BOTH}`,
+  scope: `<>\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f${FORBIDDEN_IN_BOTH}`,
+};
+
+/** The pattern of schemas/knowledge-note.schema.json for `field`: no forbidden character, and not blank. */
+export function knowledgeTextPattern(field: KnowledgeTextField): string {
+  const forbidden = KNOWLEDGE_TEXT_FORBIDDEN[field];
+  return `^[^${forbidden}]*[^\\s${forbidden}][^${forbidden}]*$`;
+}
+
+const FORBIDDEN_CHARACTER: Readonly<Record<KnowledgeTextField, RegExp>> = {
+  name: new RegExp(`[${KNOWLEDGE_TEXT_FORBIDDEN.name}]`, "u"),
+  scope: new RegExp(`[${KNOWLEDGE_TEXT_FORBIDDEN.scope}]`, "u"),
+};
+
+/**
+ * The first character `field` may not hold, as an error names it (`U+202E, a bidirectional control, at code
+ * point 7`), or undefined when there is none.
+ */
+export function forbiddenKnowledgeCharacter(field: KnowledgeTextField, value: string): string | undefined {
+  const match = FORBIDDEN_CHARACTER[field].exec(value);
+  if (match === null) return undefined;
+  const character = match[0];
+  const codePoint = character.codePointAt(0) ?? 0;
+  const at = [...value.slice(0, match.index)].length + 1;
+  return `U+${codePoint.toString(16).toUpperCase().padStart(4, "0")}, ${characterKind(codePoint)}, at code point ${at}`;
+}
+
+function characterKind(codePoint: number): string {
+  if (codePoint === 0x3c || codePoint === 0x3e) return "an angle bracket";
+  if (codePoint === 0x0a || codePoint === 0x0d || codePoint === 0x85) return "a line break";
+  if (codePoint === 0x2028 || codePoint === 0x2029) return "a Unicode line or paragraph separator";
+  if (codePoint <= 0x9f) return "a control character";
+  return "a bidirectional control";
+}
+
 /** Bodies longer than this (UTF-8 bytes) are not returned inline: the tool returns a path for focused reading. */
 export const DEFAULT_INLINE_BYTES = 8192;
 

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createProjectAnalyzer } from "../../src/analyze.js";
@@ -40,6 +40,23 @@ describe("createProjectAnalyzer", () => {
     const huge = `${readFileSync(join(root, path), "utf8")}${"x".repeat(1024 * 1024)}\n`;
     const analysis = await createProjectAnalyzer({ root }).analyze({ buffers: new Map([[path, huge]]) });
     expect(analysis.diagnostics.filter((diagnostic) => diagnostic.file === path).map((diagnostic) => diagnostic.ruleId)).toEqual(["knowledge/file-too-large"]);
+  });
+
+  it("types skills by the config's skillTypes in the skills scope as in the whole project, and warns at a key that matches no skill folder in both", async () => {
+    const root = await copyEmbeddedDefault();
+    const path = "skills/ask-user-questions/SKILL.md";
+    const skill = readFileSync(join(root, path), "utf8");
+    expect(skill).toContain("metadata:\n  gamma-type: reference\n");
+    writeFileSync(join(root, path), skill.replace("metadata:\n  gamma-type: reference\n", ""));
+    // The bare folder name is a folder at the root and types nothing; the full path types the skill.
+    writeFileSync(join(root, "gamma-prompt.config.json"), `${JSON.stringify({ skillTypes: { "ask-user-questions": "workflow", "skills/ask-user-questions": "reference" } }, null, 2)}\n`);
+    const findings = (analysis: { diagnostics: Array<{ file: string; line: number; column: number; ruleId: string; message: string }> }): string[] =>
+      analysis.diagnostics.map((diagnostic) => `${diagnostic.file}:${diagnostic.line}:${diagnostic.column} ${diagnostic.ruleId} ${diagnostic.message.slice(diagnostic.message.indexOf("; did you mean"))}`);
+    const expected = ['gamma-prompt.config.json:3:5 config/unmatched-skill-type ; did you mean "skills/ask-user-questions"?'];
+    expect(findings(await createProjectAnalyzer({ root }).analyze({ scope: "skills" }))).toEqual(expected);
+    const whole = await createProjectAnalyzer({ root }).analyze();
+    expect(findings(whole)).toEqual(expected);
+    expect(whole.manifest?.skills["ask-user-questions"]?.type).toBe("reference");
   });
 
   it("reports lint's findings for a collection without prompts/ under the agentskills profile", async () => {

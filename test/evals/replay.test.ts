@@ -37,7 +37,7 @@ describe("the shipped scenarios replay from their cassettes", () => {
       const { results } = await runEvals({ replay: true, runs: 1 });
       expect(results?.passed).toBe(false);
       expect(results?.scenarios[0]?.runResults[0]?.error).toBe(
-        "stale cassette evals/cassettes/blocking-question/1.json: the context of model call 1 differs from the recorded one (the scenario, the tools or the runtime changed since the recording); re-record it with --record",
+        "stale cassette evals/cassettes/blocking-question/1.json: the context of model call 1 differs from the recorded one (the scenario, the tools or the runtime changed since the recording); re-record it with record: true",
       );
       // Nothing was measured: the run is not counted as a failure of any expectation.
       expect(results?.scenarios[0]).toMatchObject({ stale: 1, runs: 0, pass: false });
@@ -78,17 +78,23 @@ describe("the shipped scenarios replay from their cassettes", () => {
     expect(run.stdout.trimEnd().split("\n").at(-1)).toBe("3 stale cassettes not evaluated (re-record with --record)");
   });
 
-  it("refuses a replay of a scenario without cassettes before any run", async () => {
+  it("refuses a replay of a scenario without cassettes before any run, saying how to record them as the caller would", async () => {
     const root = evalProject({ scenarios: ["blocking-question"] });
     await expect(runEvals({ root, replay: true })).rejects.toThrow(EvalUsageError);
-    await expect(runEvals({ root, replay: true })).rejects.toThrow(/^Unexpected scenario "blocking-question" without cassettes in .*evals\/cassettes\/blocking-question\/, expected them recorded first: gamma-prompt eval --record --model provider\/id$/);
+    await expect(runEvals({ root, replay: true })).rejects.toThrow(/^Unexpected scenario "blocking-question" without cassettes in .*evals\/cassettes\/blocking-question\/, expected them recorded first: runEvals\(\{ record: true, model: "provider\/id" \}\)$/);
+    const run = await runCliInProcessFrom(root, "eval", "--replay");
+    expect([run.code, run.stdout, run.stderr]).toEqual([2, "", 'gamma-prompt eval: Unexpected scenario "blocking-question" without cassettes in evals/cassettes/blocking-question/, expected them recorded first: gamma-prompt eval --record --model provider/id\n']);
   });
 
-  it("refuses more --runs than cassettes, and a file that is not a cassette, before any run", async () => {
+  it("refuses more runs than cassettes, and a file that is not a cassette, before any run, naming the option as the caller passed it", async () => {
     const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
-    await expect(runEvals({ root, replay: true, runs: 4 })).rejects.toThrow(/^Unexpected --runs 4 for scenario "blocking-question", expected at most the 3 cassettes recorded in .*evals\/cassettes\/blocking-question\/$/);
+    await expect(runEvals({ root, replay: true, runs: 4 })).rejects.toThrow(/^Unexpected runs 4 for scenario "blocking-question", expected at most the 3 cassettes recorded in .*evals\/cassettes\/blocking-question\/$/);
+    const runs = await runCliInProcessFrom(root, "eval", "--replay", "--runs", "4");
+    expect([runs.code, runs.stderr]).toEqual([2, 'gamma-prompt eval: Unexpected --runs 4 for scenario "blocking-question", expected at most the 3 cassettes recorded in evals/cassettes/blocking-question/\n']);
     writeFileSync(join(root, "evals/cassettes/blocking-question/2.json"), "{\"format\":\"tape\"}\n");
-    await expect(runEvals({ root, replay: true })).rejects.toThrow(/^Unexpected cassette .*evals\/cassettes\/blocking-question\/2\.json: expected "format": "gamma-prompt\/eval-cassette@1"; re-record it with --record$/);
+    await expect(runEvals({ root, replay: true })).rejects.toThrow(/^Unexpected cassette .*evals\/cassettes\/blocking-question\/2\.json: expected "format": "gamma-prompt\/eval-cassette@1"; re-record it with record: true$/);
+    const cassette = await runCliInProcessFrom(root, "eval", "--replay");
+    expect([cassette.code, cassette.stderr]).toEqual([2, 'gamma-prompt eval: Unexpected cassette evals/cassettes/blocking-question/2.json: expected "format": "gamma-prompt/eval-cassette@1"; re-record it with --record\n']);
   });
 });
 

@@ -3,12 +3,15 @@
  * provider, on the embedded default's dist/ (two compiled notes:
  * brand-images, source user; deck-typography, source system).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { build } from "../../src/build.js";
+import { buildSchemaValidator } from "../../src/pipeline/validate/schemas.js";
+import { forbiddenKnowledgeCharacter, knowledgeTextPattern } from "../../src/protocol/knowledge.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { SessionProtocolController } from "../../src/runtime/controller.js";
 import { KnowledgeNoteRejectedError } from "../../src/runtime/knowledge/notes.js";
@@ -170,6 +173,56 @@ describe("live notes", () => {
     }
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
     expect(controller.knowledge.get("client-colours")).toBeUndefined();
+  });
+
+  it("refuse in name and scope exactly what the compiler refuses in a note file, naming the field and the character", () => {
+    const { controller } = agent();
+    for (const fixture of ["unicode-controls", "control-character"]) {
+      const folder = join(repoRoot, "test/fixtures/knowledge", fixture);
+      // The compiler's findings, by note file: the field its pattern refused.
+      const refused = new Map(
+        (JSON.parse(readFileSync(join(folder, "expected.json"), "utf8")) as Array<{ file: string; message: string }>).map((finding) => [finding.file, /^Unexpected "(name|scope)"/.exec(finding.message)?.[1]]),
+      );
+      for (const file of readdirSync(join(folder, "knowledge")).sort()) {
+        const source = readFileSync(join(folder, "knowledge", file), "utf8");
+        const fields = parseYaml(source.split("---\n")[1] ?? "") as { id: string; name: string; scope: string; source: "user" | "system" };
+        const note = { ...fields, body: "Photographs show real places.\n" };
+        const field = refused.get(`knowledge/${file}`);
+        if (field === undefined) {
+          expect(controller.knowledge.registerNote(note), file).toBe("added");
+          continue;
+        }
+        let error: unknown;
+        try {
+          controller.knowledge.registerNote(note);
+        } catch (thrown) {
+          error = thrown;
+        }
+        expect(error, file).toBeInstanceOf(KnowledgeNoteRejectedError);
+        expect((error as KnowledgeNoteRejectedError).field, file).toBe(field);
+        expect((error as Error).message, file).toMatch(new RegExp(`^Unexpected live note: ${field}: expected .*; found U\\+[0-9A-F]{4}, (a control character|a line break|a Unicode line or paragraph separator|a bidirectional control), at code point \\d+$`));
+        expect(controller.knowledge.get(fields.id), file).toBeUndefined();
+      }
+    }
+    expect(() => controller.knowledge.registerNote({ ...live, body: "x", name: "Client\u202ecolours" })).toThrow("Unexpected live note: name: expected non-blank plain text of at most 120 characters without < or >, a control character other than tab (on one line), U+2028, U+2029 or a bidirectional control; found U+202E, a bidirectional control, at code point 7");
+    // Tabs, and in scope line breaks, are whitespace: kept out of the hint as single spaces.
+    expect(controller.knowledge.registerNote({ ...live, body: "x", name: "Client\tcolours", scope: "Use for colour choices\r\nin decks for this client." })).toBe("added");
+    expect(controller.knowledge.get("client-colours")).toMatchObject({ name: "Client colours", scope: "Use for colour choices in decks for this client." });
+  });
+
+  it("are checked by the note schema's own patterns: the runtime refuses a character in name or scope exactly when the schema does", () => {
+    const schema = JSON.parse(readFileSync(join(repoRoot, "schemas/knowledge-note.schema.json"), "utf8")) as { properties: Record<string, { pattern: string }> };
+    const validate = buildSchemaValidator("knowledge-note");
+    for (const field of ["name", "scope"] as const) {
+      expect(schema.properties[field]?.pattern).toBe(knowledgeTextPattern(field));
+      const disagreements: string[] = [];
+      for (let codePoint = 0; codePoint <= 0x3000; codePoint++) {
+        const text = `Use for a${String.fromCodePoint(codePoint)}b.`;
+        const schemaRefuses = !validate({ id: "a", name: "A", scope: "Use for a.", source: "user", [field]: text });
+        if (schemaRefuses !== (forbiddenKnowledgeCharacter(field, text) !== undefined)) disagreements.push(codePoint.toString(16));
+      }
+      expect(disagreements, field).toEqual([]);
+    }
   });
 
   it("are selected the same way whatever order the host registered or updated them in: equal scores rank by id", () => {

@@ -151,7 +151,7 @@ whose 95% interval does not overlap the baseline's.`,
           throw error;
         }
       }
-      process.stdout.write(options.format === "json" ? document : formatSummary(outcome.results));
+      process.stdout.write(options.format === "json" ? document : formatSummary(outcome.results, "cli"));
       result.exitCode = outcome.results.passed ? 0 : 1;
     });
 }

@@ -15,6 +15,7 @@ export const buildRules = {
   "source/invalid-json": { severity: "error", description: "A JSON source (tool schema, tool order, config) parses and nests at most 100 levels deep." },
   "source/invalid-yaml": { severity: "error", description: "A YAML source (variants, injections) parses and nests at most 100 levels deep." },
   "config/invalid": { severity: "error", description: "`gamma-prompt.config.json` matches schemas/config.schema.json." },
+  "config/unmatched-skill-type": { severity: "warning", description: "Every key of `skillTypes` in `gamma-prompt.config.json` matches a skill folder (a path or glob from the project root)." },
   "template/parse-error": { severity: "error", description: "A Handlebars template parses." },
   "template/too-deep": { severity: "error", description: "Blocks in a template nest at most 64 levels deep (checked before parsing)." },
   "template/unknown-partial": { severity: "error", description: "Every `{{> partial}}` names a file in prompts/partials/." },

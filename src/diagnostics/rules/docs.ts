@@ -315,6 +315,11 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     bad: '{ "rules": { "skill/description-triger": "off" } }',
     good: '{ "rules": { "skill/description-trigger": "off" } }',
   },
+  "config/unmatched-skill-type": {
+    text: "A key of skillTypes is a skill folder's path from the project root, or a glob of such paths, as in skills and ignore: a key that matches no folder found types no skill, and the skill it was meant for keeps its own type, takes another key's, or has none. A bare folder name (\"notes\") names a folder at the root, never skills/notes; the finding names the key that would match (\"skills/notes\"; up to three when several folders end that way), or else the near miss meant. A key under an ignore glob is not reported: the skill keeps its type for when it is back.",
+    bad: '{ "skillTypes": { "notes": "reference" } }   (the skill is skills/notes)',
+    good: '{ "skillTypes": { "skills/notes": "reference" } }',
+  },
   "template/parse-error": {
     text: "A Handlebars template must parse; the message gives the template's line and column. A path that ends in a dot ({{catalog.}}) is a syntax error too, reported at the dot: Handlebars would read the dot as a second expression and the path as a helper's name.",
     bad: "{{#if x}}open   or   {{catalog.}}",

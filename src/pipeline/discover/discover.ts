@@ -37,6 +37,10 @@ export interface SkillSources {
   diagnostics: Diagnostic[];
   /** Names of the skill folders whose SKILL.md is there but cannot be read (an error), sorted. */
   unreadFolders: string[];
+  /** Every folder the layout names as a skill's, root-relative, whether or not its SKILL.md could be read. */
+  folders: string[];
+  /** Root-relative folders that could not be listed: skills under them may have gone unseen. */
+  unlisted: string[];
 }
 
 /** Every readable SKILL.md the layout (default `skills/*`) names under `root`, sorted by POSIX path. */
@@ -70,7 +74,7 @@ export async function loadSkillSources(root: string, layout: SkillLayout = DEFAU
       if (result.severity === "error") unreadFolders.push(folder.slice(folder.lastIndexOf("/") + 1));
     }
   }
-  return { files, diagnostics, unreadFolders };
+  return { files, diagnostics, unreadFolders, folders, unlisted: unlisted.map(({ folder }) => folder) };
 }
 
 /** The skill folders, and the folders of unsaved SKILL.md texts the layout names that are not on disk yet. */

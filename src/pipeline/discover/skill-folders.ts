@@ -223,7 +223,7 @@ export function patternLeavesRoot(pattern: string): boolean {
   return normalisePattern(pattern).split("/").includes("..");
 }
 
-function normalisePattern(pattern: string): string {
+export function normalisePattern(pattern: string): string {
   return pattern.replace(/\\/g, "/").replace(/^\.\//, "").replace(/\/+$/, "");
 }
 

@@ -72,6 +72,6 @@ export async function loadSkillSourcesReusing(
     files.push(read);
   }
   for (const path of records.keys()) if (!listed.has(path)) records.delete(path);
-  return { files, diagnostics: [], unreadFolders: [] };
+  return { files, diagnostics: [], unreadFolders: [], folders, unlisted: [] };
 }
 

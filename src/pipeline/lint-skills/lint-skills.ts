@@ -9,6 +9,7 @@ import { CONFIG_FILE } from "../discover/source-paths.js";
 import type { Profile, RuleSetting, SkillTypeGlob } from "../validate/lint-config.js";
 import { brokenLinkDiagnostics } from "../validate/links.js";
 import { unreferencedFileDiagnostics } from "../validate/unreferenced-files.js";
+import { unmatchedSkillTypeDiagnostics } from "../validate/skill-types.js";
 import { applySuppressions } from "../validate/suppressions.js";
 import { loadSkillSourcesReusing, type SkillSourceRecord } from "../discover/skill-sources.js";
 import { loadSkillSources } from "../discover/discover.js";
@@ -172,6 +173,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
     const plugin = pluginOf(dirOf(file.path));
     records.push({ path: file.path, folder: folderOf(file.path), manifest: checked.manifest, opening: checked.opening, body: checked.body, bodyStartLine: checked.bodyStartLine, ...(plugin === undefined ? {} : { plugin }), ...(checked.checklist ? { checklist: checked.checklist } : {}) });
   }
+  if (settings.skillTypes !== undefined) found.push(...unmatchedSkillTypeDiagnostics(settings.skillTypes, sources.folders, sources.unlisted, layout.ignore));
   // Skills no longer listed are forgotten.
   const listed = new Set(sources.files.map((file) => file.path));
   for (const path of unreferenced.keys()) if (!listed.has(path)) unreferenced.delete(path);

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { createDiagnostic, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import { ruleRegistry, type RuleId } from "../../diagnostics/rules/index.js";
 import { DEFAULT_SKILL_PATTERNS, patternLeavesRoot, type SkillLayout } from "../discover/skill-folders.js";
 import { CONFIG_FILE, INJECTIONS_FILE, PREFIX_TEMPLATE, TOOL_ORDER_FILE, VARIANTS_FILE } from "../discover/source-paths.js";
@@ -37,6 +37,8 @@ export interface LintConfig {
 export interface SkillTypeGlob {
   glob: string;
   type: SkillType;
+  /** Where the key is written in the config: a key that matches no skill folder is reported there. */
+  at?: { file: string; range: Range };
 }
 
 export const DEFAULT_LINT_CONFIG: LintConfig = { rules: new Map(), layout: { skills: DEFAULT_SKILL_PATTERNS, ignore: [] } };
@@ -104,7 +106,9 @@ export function readLintConfig(root: string, configPath?: string, overrides?: So
   if (typeof profile === "string" && isProfile(profile)) config.profile = profile;
   const skillTypes = valueAt(located.value, ["skillTypes"]);
   // The schema has checked the values; the key order is the order written.
-  if (typeof skillTypes === "object" && skillTypes !== null) config.skillTypes = Object.entries(skillTypes as Record<string, SkillType>).map(([glob, type]) => ({ glob, type }));
+  if (typeof skillTypes === "object" && skillTypes !== null) {
+    config.skillTypes = Object.entries(skillTypes as Record<string, SkillType>).map(([glob, type]) => ({ glob, type, at: { file: located.file, range: rangeAt(located, ["skillTypes", glob], true) } }));
+  }
   return { config, diagnostics };
 }
 

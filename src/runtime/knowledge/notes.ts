@@ -4,7 +4,7 @@
  * schemas/knowledge-note.schema.json, checked by hand (the runtime carries
  * no schema validator) and refused with an error that names the field.
  */
-import { isKnowledgeId, KNOWLEDGE_SOURCES, knowledgeRevision, type KnowledgeNoteFields } from "../../protocol/knowledge.js";
+import { forbiddenKnowledgeCharacter, isKnowledgeId, KNOWLEDGE_SOURCES, knowledgeRevision, type KnowledgeNoteFields, type KnowledgeTextField } from "../../protocol/knowledge.js";
 
 export interface KnowledgeNote extends KnowledgeNoteFields {
   /** Exactly what read_workspace_rule returns when the body fits the inline limit. */
@@ -44,8 +44,8 @@ export function acceptLiveNote(raw: unknown): KnowledgeNote {
   for (const key of Object.keys(raw)) if (!KEYS.has(key)) throw new KnowledgeNoteRejectedError(key, "unknown field, expected id, name, scope, source, appliesTo, body or path");
   const id = raw["id"];
   if (typeof id !== "string" || !isKnowledgeId(id)) throw new KnowledgeNoteRejectedError("id", "expected lowercase letters and digits in hyphen-separated words, at most 64");
-  const name = line(raw["name"], "name", 120, true);
-  const scope = line(raw["scope"], "scope", 500, false);
+  const name = line(raw["name"], "name", 120);
+  const scope = line(raw["scope"], "scope", 500);
   const source = raw["source"];
   if (typeof source !== "string" || !(KNOWLEDGE_SOURCES as readonly string[]).includes(source)) throw new KnowledgeNoteRejectedError("source", 'expected "user" or "system"');
   const body = raw["body"];
@@ -77,10 +77,17 @@ function normaliseBody(body: string): string {
   return `${body.replace(/\r\n?/g, "\n").replace(/^(?:[ \t]*\n)+/, "").trimEnd()}\n`;
 }
 
-function line(value: unknown, field: string, max: number, short: boolean): string {
-  if (typeof value !== "string" || value.trim() === "" || [...value].length > max || /[<>]/.test(value) || (short && /\n/.test(value))) {
-    throw new KnowledgeNoteRejectedError(field, `expected non-blank plain text of at most ${max} characters without < or >${short ? " on one line" : ""}`);
-  }
+/**
+ * `name` or `scope`: what the compiler accepts in a note file, by the same check. The hint shows both as
+ * trusted text the model reads as written, so a control character, a Unicode line or paragraph separator or a
+ * bidirectional control is refused, not passed on.
+ */
+function line(value: unknown, field: KnowledgeTextField, max: number): string {
+  const short = field === "name";
+  const expected = `expected non-blank plain text of at most ${max} characters without < or >, a control character other than tab${short ? " (on one line)" : ", line feed and carriage return"}, U+2028, U+2029 or a bidirectional control`;
+  if (typeof value !== "string" || value.trim() === "" || [...value].length > max) throw new KnowledgeNoteRejectedError(field, expected);
+  const forbidden = forbiddenKnowledgeCharacter(field, value);
+  if (forbidden !== undefined) throw new KnowledgeNoteRejectedError(field, `${expected}; found ${forbidden}`);
   return value.replace(/\s+/g, " ").trim();
 }
 
