@@ -19,7 +19,7 @@ import { PathProbes, type Existence } from "../discover/path-probes.js";
  * while the skill sits in this tree and breaks for a skill installed on its
  * own, so whether it is a problem depends on how the skill travels.
  *
- * `skill/unresolved-path` (warning): a path written outside a link (in prose
+ * `skill/unresolved-path` (note): a path written outside a link (in prose
  * or in an inline code span) that starts with one of the specification's
  * folders (`scripts/`, `references/`, `assets/`) or with a folder the skill
  * has, names a file with an extension, and exists neither relative to the
@@ -27,7 +27,8 @@ import { PathProbes, type Existence } from "../discover/path-probes.js";
  * (collections keep shared scripts at a plugin root), nor in another skill of
  * the project (a body may name a sibling skill's `references/x.md`). Such a
  * mention is often relative to something else (a command's working folder, a
- * file the skill tells the agent to create), so it is a warning at most, and
+ * file the skill tells the agent to create, a file of another repository or of
+ * the user's project), so it is a note by default, and
  * it is not reported at all when it is part of a command line (an inline code
  * span that holds more than the path, or a line that starts with `$ `) or
  * follows a variable (`${ROOT}/scripts/x.py`, `$ROOT/scripts/x.py`).
