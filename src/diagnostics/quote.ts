@@ -1,3 +1,5 @@
+import { escapeControls } from "./printable.js";
+
 /**
  * A value quoted for a diagnostic message. A hostile source can hold a string
  * of a megabyte; messages show its start and its length instead, so one finding
@@ -5,8 +7,29 @@
  */
 export const QUOTE_LIMIT = 80;
 
-export function quoted(text: string): string {
-  const codePoints = [...text.slice(0, QUOTE_LIMIT * 2 + 2)];
-  if (codePoints.length <= QUOTE_LIMIT) return JSON.stringify(text);
-  return `${JSON.stringify(codePoints.slice(0, QUOTE_LIMIT).join(""))}… (${[...text].length} code points)`;
+export function quoted(text: string, limit = QUOTE_LIMIT): string {
+  const codePoints = [...text.slice(0, limit * 2 + 2)];
+  if (codePoints.length <= limit) return JSON.stringify(text);
+  return `${JSON.stringify(codePoints.slice(0, limit).join(""))}… (${[...text].length} code points)`;
+}
+
+/**
+ * How long a path lint resolved may be before a message cuts it: far beyond
+ * any path a project holds (plugin marketplaces nest skills well past 80 code
+ * points), yet a bound, since a link target of a megabyte resolves to a path
+ * as long.
+ */
+export const PATH_LIMIT = 1024;
+
+/**
+ * A path lint resolved or read from disk (where it looked for a link's file,
+ * a file's own spelling), for a message. It is not text a user wrote but the
+ * place the reader has to find, so it is shown whole up to PATH_LIMIT code
+ * points, each control character as its escape (printable.ts); a longer one
+ * is quoted and cut as `quoted` cuts a value.
+ */
+export function shownPath(path: string): string {
+  const codePoints = [...path.slice(0, PATH_LIMIT * 2 + 2)];
+  if (codePoints.length <= PATH_LIMIT) return escapeControls(path);
+  return quoted(path, PATH_LIMIT);
 }

@@ -15,13 +15,22 @@ const STRICT_CONDITION = "(?:when|whenever|before|after|if|during|while|in\\s+ca
 /** Verbs an author uses to tell the agent to take the skill up. */
 const TAKE_UP = "(?:use|load|invoke|activate|trigger)";
 const CONSULT = "(?:apply|consult|read|call|run|select|choose|reach\\s+for)";
-/** What may stand between the verb and the condition: the skill, and adverbs such as "only", "immediately", "first". */
-const OBJECT = "(?:\\s+(?:it|this|this\\s+skill|the\\s+skill|these|me|them))?";
+/** What may stand between the verb and the condition: the skill ("it", "this skill", "the skill", "skill" alone), and adverbs such as "only", "immediately", "first". */
+const OBJECT = "(?:\\s+(?:it|(?:this\\s+|the\\s+)?skill|this|these|me|them))?";
 /** One word naming what to take up: "Use rdkit for …", "use uipath-tasks for that". */
 const NAMED = "(?:\\s+[\\p{L}\\p{N}._-]+)?";
 const ADVERBS = "(?:\\s+(?:only|immediately|proactively|always|also|first|automatically|primarily|especially|mainly|right|directly|early|once|weekly|daily|regularly))*";
 /** A parenthetical aside between verb and condition: "Load this skill first — before writing code and … — when …". */
 const ASIDE = "(?:\\s*[—–-]{1,2}[^—–]{0,200}?[—–-]{1,2})?";
+
+/** A word of a when-clause: "idea"; or a list separated by commas, "idea, feature, or concept", as one. */
+const WORD = "[\\p{L}\\p{N}'-]+";
+/**
+ * After each comma, an "and" or "or" that follows is always the list's
+ * conjunction, never one of its words, so a clause splits into words one way
+ * only and a long line of commas is read once.
+ */
+const CLAUSE_WORD = `${WORD}(?:,\\s+(?:(?:and|or)\\s+)?(?!(?:and|or)\\s)${WORD}){0,8}`;
 
 const TRIGGER_FORMS: readonly RegExp[] = [
   // "Use when …", "Use it when …", "Use this skill whenever …", "Use immediately after …", "Load this skill first — … — when …", "Invoke when …"
@@ -57,8 +66,9 @@ const TRIGGER_FORMS: readonly RegExp[] = [
   new RegExp(`${WORD_START}trigger(?:s|ed)?(?:\\s+(?:keywords?|phrases?|words?|conditions?))?\\s*(?:[:—–]|-{1,2}\\s|${CONDITION}${WORD_END})`, "iu"),
   // A description that opens with the condition: "When the user asks …", "Whenever …", "Before committing, …"
   new RegExp(`^(?:${CONDITION})\\s`, "iu"),
-  // "… when backlogs already exist", "when unresolved decisions should be answered", "when an idea has been discussed": a situation stated as a clause
-  new RegExp(`${WORD_START}(?:when|whenever)\\s+(?:[\\p{L}\\p{N}'-]+\\s+){1,6}?(?:already\\s+|still\\s+|not\\s+)?(?:exists?|is|are|has|have|had|should|needs?|must|was|were|becomes?|seems?|appears?|fails?|breaks?|changes?|arrives?)${WORD_END}`, "iu"),
+  // "… when backlogs already exist", "when unresolved decisions should be answered", "when an idea has been discussed",
+  // "when an idea, feature, or concept has been discussed": a situation stated as a clause, up to six words before its verb, a list counting as one
+  new RegExp(`${WORD_START}(?:when|whenever)\\s+(?:${CLAUSE_WORD}\\s+){1,6}?(?:already\\s+|still\\s+|not\\s+)?(?:exists?|is|are|has|have|had|should|needs?|must|was|were|becomes?|seems?|appears?|fails?|breaks?|changes?|arrives?)${WORD_END}`, "iu"),
   // A description that opens with what the user wants: "User wants to send a message …"
   /^(?:the\s+|a\s+)?user\s+(?:wants|asks|needs|says|requests|mentions)\b/iu,
   // "… when building new UI", "when asked to …", "when the user wants …", "whenever someone asks …"

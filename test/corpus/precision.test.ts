@@ -45,4 +45,9 @@ describe("the labelled corpus", () => {
       expect(row.split(" | ").at(-1), ruleId).toBe(`${precisionCell(rows.get(ruleId))} |`);
     }
   });
+
+  it("gives skill/unresolved-path's precision on the corpus in its rule page, beside the one measured outside it", () => {
+    const row = precisionRows(labelled, ruleRegistry).find((candidate) => candidate.rule === "skill/unresolved-path");
+    expect(docPage("docs/rules/skill/unresolved-path.md").text).toContain(`Measured precision: ${precisionCell(row)} on the labelled corpus`);
+  });
 });

@@ -56,11 +56,20 @@ describe("statesTrigger", () => {
     "适当的时间管理与相当全面的当前进度报告。",
     "動画ファイルから文字起こしと議事録を自動生成。",
     "Hands-on guide to web performance tuning.",
+    // Commas do not stretch a when-clause past six words before its verb, nor join two clauses.
+    "Notes on when to call, retry, or abandon a request and what the backoff table in the config file is.",
   ];
   when.push(
     "Turns the backlog into pending tasks. Use after planning, or when backlogs already exist but no tasks do.",
     "Generates pending questions when unresolved decisions should be answered before implementation.",
     "Creates a pending project when an idea discussed in chat has already been agreed.",
+    // The skill named bare between the verb and the condition, as "this skill" or "the skill" may be.
+    "Use skill if you are driving mcpc to smoke-check an MCP server over stdio.",
+    "Smoke-checks an MCP server. Use skill when driving mcpc, or skill before a release.",
+    // A when-clause whose subject is a list separated by commas: the list is one word of the clause.
+    "Create a mini-project when an idea, feature, or concept has already been discussed.",
+    "Create a queue when an idea, feature, concept, migration, remediation, or follow-up for the current project has already been discussed.",
+    "Plan the release when tests, docs and changelog are ready.",
     "user wants to send a WhatsApp message to a contact or group.",
     "複数の実装案を比較したい時、設計判断の実装に使用。",
     "行业研究框架。触发场景（命中任一即读本 skill）：用户询问行业景气度、板块轮动。",

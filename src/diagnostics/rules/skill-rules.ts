@@ -66,7 +66,7 @@ export const skillRules = {
   "skill/body-too-long": { severity: "warning", description: "The body is at most 500 lines, the Agent Skills specification's recommendation (move detail into references/)." },
   "skill/broken-link": { severity: "error", description: "Every relative Markdown link, image and reference definition in the body (`[x](references/y.md)`) names a file that exists." },
   "skill/link-outside-skill": { severity: "warning", description: "A relative link in the body stays inside the skill's folder: one to a sibling skill or a plugin file (`../other/SKILL.md`) breaks for a skill installed on its own." },
-  "skill/unresolved-path": { severity: "warning", description: "A path written outside a link (`` `scripts/z.py` ``, \"see references/y.md\") names a file that exists in the skill's folder or a folder above it." },
+  "skill/unresolved-path": { severity: "note", description: "A path written outside a link (`` `scripts/z.py` ``, \"see references/y.md\") names a file that exists in the skill's folder or a folder above it." },
   "skill/unreferenced-file": { severity: "note", description: "Every supporting file beside `SKILL.md` is named by the body (a link, a path, its file name or a folder above it) or by a Markdown file or script the body references." },
   "skill/reserved-closer": {
     severity: "warning",

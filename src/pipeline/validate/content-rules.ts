@@ -30,7 +30,8 @@ export function contentProblems(tree: YamlTree, split: FrontmatterSplit, index: 
     });
   }
   if (typeof description === "string" && description.trim() !== "") {
-    if (lacksTrigger(description)) {
+    // A skill kept out of the model's catalog (only the user invokes it) is never chosen by its description.
+    if (value["disable-model-invocation"] !== true && lacksTrigger(description)) {
       problems.push({
         ruleId: "skill/description-trigger",
         range: descriptionRange,

@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import { QUOTE_LIMIT, quoted } from "../../diagnostics/quote.js";
+import { PATH_LIMIT, quoted, shownPath } from "../../diagnostics/quote.js";
 import { bracketed, linkTail, scanBodyLinks, stickyTail, type BracketMatch } from "../parse/body-links.js";
 import { PathProbes, type Existence } from "../discover/path-probes.js";
 
@@ -19,7 +19,7 @@ import { PathProbes, type Existence } from "../discover/path-probes.js";
  * while the skill sits in this tree and breaks for a skill installed on its
  * own, so whether it is a problem depends on how the skill travels.
  *
- * `skill/unresolved-path` (warning): a path written outside a link (in prose
+ * `skill/unresolved-path` (note): a path written outside a link (in prose
  * or in an inline code span) that starts with one of the specification's
  * folders (`scripts/`, `references/`, `assets/`) or with a folder the skill
  * has, names a file with an extension, and exists neither relative to the
@@ -27,7 +27,8 @@ import { PathProbes, type Existence } from "../discover/path-probes.js";
  * (collections keep shared scripts at a plugin root), nor in another skill of
  * the project (a body may name a sibling skill's `references/x.md`). Such a
  * mention is often relative to something else (a command's working folder, a
- * file the skill tells the agent to create), so it is a warning at most, and
+ * file the skill tells the agent to create, a file of another repository or of
+ * the user's project), so it is a note by default, and
  * it is not reported at all when it is part of a command line (an inline code
  * span that holds more than the path, or a line that starts with `$ `) or
  * follows a variable (`${ROOT}/scripts/x.py`, `$ROOT/scripts/x.py`).
@@ -242,8 +243,8 @@ function linkProblem(rawTarget: string, skillDir: string, exists: (relative: str
   const resolved = posix.normalize(`${skillDir}/${target}`);
   const found = resolved.startsWith("../") || resolved === ".." ? "absent" : exists(resolved);
   if (found === "unreadable") return broken(`Unexpected link ${shown}, which no file system can look up (a NUL byte, or a name longer than the system allows), expected a file inside ${skillDir}/`);
-  if (found === "denied") return broken(`Unexpected link ${shown}, which lint may not look up (permission denied, EACCES, on a folder of its path), expected a file at ${resolved.length > QUOTE_LIMIT ? quoted(resolved) : resolved} that can be read`);
-  if (found === "special") return broken(`Unexpected link to ${quoted(target)}, which is not a regular file (a FIFO, a socket or a device), expected a file at ${resolved.length > QUOTE_LIMIT ? quoted(resolved) : resolved}`);
+  if (found === "denied") return broken(`Unexpected link ${shown}, which lint may not look up (permission denied, EACCES, on a folder of its path), expected a file at ${shownPath(resolved)} that can be read`);
+  if (found === "special") return broken(`Unexpected link to ${quoted(target)}, which is not a regular file (a FIFO, a socket or a device), expected a file at ${shownPath(resolved)}`);
   if (resolved !== skillDir && !resolved.startsWith(`${skillDir}/`)) {
     // Outside the skill's folder: a file there works while the skill sits in this tree, and one beyond the project cannot be judged.
     const beyondRoot = resolved.startsWith("../") || resolved === "..";
@@ -266,7 +267,7 @@ function linkProblem(rawTarget: string, skillDir: string, exists: (relative: str
  * hide it on one machine and not on another.
  */
 function missingLinkMessage(target: string, resolved: string, skillDir: string, near: string | undefined): string {
-  const at = resolved.length > QUOTE_LIMIT ? quoted(resolved) : resolved;
+  const at = shownPath(resolved);
   if (near === undefined) return `Unexpected link to ${quoted(target)}, which does not exist, expected a file at ${at}`;
   return `Unexpected link to ${quoted(target)}, which names no file as written, expected ${spelledAs(resolved, near, skillDir)}`;
 }
@@ -280,7 +281,7 @@ function missingLinkMessage(target: string, resolved: string, skillDir: string, 
 function spelledAs(written: string, near: string, skillDir: string): string {
   const shown = near.startsWith(`${skillDir}/`) ? near.slice(skillDir.length + 1) : near;
   const encoding = written.normalize("NFC") === near.normalize("NFC") ? `, the same letters in another Unicode form (${normalForm(near)} on disk, ${normalForm(written)} as written)` : "";
-  return `${quoted(shown)} (the file is named ${shown.length > QUOTE_LIMIT ? quoted(shown) : shown}${encoding}: names must match exactly, letter case and Unicode form included)`;
+  return `${quoted(shown, PATH_LIMIT)} (the file is named ${shownPath(shown)}${encoding}: names must match exactly, letter case and Unicode form included)`;
 }
 
 function normalForm(text: string): string {
