@@ -80,7 +80,7 @@ function suggestion(key: string, index: FolderIndex): string {
     return near === undefined ? "" : `; did you mean ${quoted(near)}?`;
   }
   if (meant.length === 1) return `; did you mean ${quoted(meant[0] ?? "")}?`;
-  const shown = meant.slice(0, MAX_SUGGESTIONS).map(quoted).join(", ");
+  const shown = meant.slice(0, MAX_SUGGESTIONS).map((key) => quoted(key)).join(", ");
   return `; did you mean one of ${shown}${meant.length > MAX_SUGGESTIONS ? ` (and ${meant.length - MAX_SUGGESTIONS} more)` : ""}?`;
 }
 
