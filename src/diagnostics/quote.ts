@@ -7,7 +7,12 @@ import { escapeControls } from "./printable.js";
  */
 export const QUOTE_LIMIT = 80;
 
-export function quoted(text: string, limit = QUOTE_LIMIT): string {
+export function quoted(text: string): string {
+  return quotedUpTo(text, QUOTE_LIMIT);
+}
+
+/** `quoted` with another bound; one argument each, so `list.map(quoted)` cannot pass an index as the bound. */
+function quotedUpTo(text: string, limit: number): string {
   const codePoints = [...text.slice(0, limit * 2 + 2)];
   if (codePoints.length <= limit) return JSON.stringify(text);
   return `${JSON.stringify(codePoints.slice(0, limit).join(""))}… (${[...text].length} code points)`;
@@ -31,5 +36,10 @@ export const PATH_LIMIT = 1024;
 export function shownPath(path: string): string {
   const codePoints = [...path.slice(0, PATH_LIMIT * 2 + 2)];
   if (codePoints.length <= PATH_LIMIT) return escapeControls(path);
-  return quoted(path, PATH_LIMIT);
+  return quotedUpTo(path, PATH_LIMIT);
+}
+
+/** A path lint resolved, in quotes (JSON escapes), cut only past PATH_LIMIT code points. */
+export function quotedPath(path: string): string {
+  return quotedUpTo(path, PATH_LIMIT);
 }

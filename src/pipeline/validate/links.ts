@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import { PATH_LIMIT, quoted, shownPath } from "../../diagnostics/quote.js";
+import { quoted, quotedPath, shownPath } from "../../diagnostics/quote.js";
 import { bracketed, linkTail, scanBodyLinks, stickyTail, type BracketMatch } from "../parse/body-links.js";
 import { PathProbes, type Existence } from "../discover/path-probes.js";
 
@@ -281,7 +281,7 @@ function missingLinkMessage(target: string, resolved: string, skillDir: string, 
 function spelledAs(written: string, near: string, skillDir: string): string {
   const shown = near.startsWith(`${skillDir}/`) ? near.slice(skillDir.length + 1) : near;
   const encoding = written.normalize("NFC") === near.normalize("NFC") ? `, the same letters in another Unicode form (${normalForm(near)} on disk, ${normalForm(written)} as written)` : "";
-  return `${quoted(shown, PATH_LIMIT)} (the file is named ${shownPath(shown)}${encoding}: names must match exactly, letter case and Unicode form included)`;
+  return `${quotedPath(shown)} (the file is named ${shownPath(shown)}${encoding}: names must match exactly, letter case and Unicode form included)`;
 }
 
 function normalForm(text: string): string {
