@@ -38,8 +38,9 @@ export function readInsideRoot(root: string, relPath: string, maxBytes?: number,
  * folder below the root is one, and which is no link itself, is inside the
  * root without resolving its path. Resolving it cost a readlink per path
  * segment, for the root and again for the file, on every read; a lint of a
- * thousand skills made 11,000 of them. A run that lasts (watch) makes a new
- * one for each build, so a folder relinked since is seen as it is now.
+ * thousand skills made 11,000 of them. Each full read of the skill files
+ * (discover.ts) makes its own, so a folder relinked since an earlier read
+ * is seen as it is now; a watch rebuild that reads single files resolves them.
  */
 export class PlainFolders {
   private readonly known = new Map<string, boolean>();
