@@ -168,18 +168,27 @@ describe("symbolic links that leave the project root", () => {
     mkdirSync(join(root, "shared/inside"), { recursive: true });
     writeFileSync(join(root, "shared/inside/SKILL.md"), "---\nname: inside\ntype: reference\ndescription: Use when sharing.\n---\n\n# Inside\n");
     symlinkSync(join(root, "shared/inside"), join(root, "skills/inside"));
+    // The same for a SKILL.md that is a link itself, in a folder that is none.
+    writeFileSync(join(outside, "SKILL.md"), "---\nname: secret-file\ntype: reference\ndescription: Use when leaking.\n---\n\n# Secret\n");
+    mkdirSync(join(root, "skills/secret-file"));
+    symlinkSync(join(outside, "SKILL.md"), join(root, "skills/secret-file/SKILL.md"));
+    writeFileSync(join(root, "shared/inside-file.md"), "---\nname: inside-file\ntype: reference\ndescription: Use when sharing.\n---\n\n# Inside\n");
+    mkdirSync(join(root, "skills/inside-file"));
+    symlinkSync("../../shared/inside-file.md", join(root, "skills/inside-file/SKILL.md"));
 
     const linted = await lint({ root });
     // lint checks the agent project whole, partials included, as build does.
     expect(linted.diagnostics.filter((d) => d.severity === "error").map((d) => [d.file, d.ruleId])).toEqual([
       ["prompts/partials/leak.hbs", "source/outside-root"],
+      ["skills/secret-file/SKILL.md", "source/outside-root"],
       ["skills/secret/SKILL.md", "source/outside-root"],
     ]);
-    expect(linted.skills.map((skill) => skill.name)).toContain("inside");
+    expect(linted.skills.map((skill) => skill.name)).toEqual(expect.arrayContaining(["inside", "inside-file"]));
     const built = await build({ root, persistentCache: false });
     expect(built.ok).toBe(false);
     expect(built.diagnostics.filter((d) => d.severity === "error").map((d) => [d.file, d.ruleId])).toEqual([
       ["prompts/partials/leak.hbs", "source/outside-root"],
+      ["skills/secret-file/SKILL.md", "source/outside-root"],
       ["skills/secret/SKILL.md", "source/outside-root"],
     ]);
   });

@@ -3,7 +3,8 @@ import { statIfPossible } from "../../protocol/regular-file.js";
 import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
-import { readBytes, SKILL_READ_RULES, toSourceFile, type SourceOverrides } from "./read-source.js";
+import { MAX_SOURCE_BYTES, readBytes, SKILL_READ_RULES, toSourceFile, type SourceOverrides } from "./read-source.js";
+import { PlainFolders } from "./read-inside-root.js";
 import { DEFAULT_LAYOUT, isDefaultLayout, layoutNamesFolder, matchSkillFolders, type SkillLayout, type UnreadableFolder } from "./skill-folders.js";
 import { compareCodeUnits, errorCode, unlistableFolder } from "./sources.js";
 import { isWithin } from "./relative-paths.js";
@@ -62,9 +63,11 @@ export async function loadSkillSources(root: string, layout: SkillLayout = DEFAU
   const folders = skillFoldersWithUnsaved(root, layout, overrides, unlisted);
   // A folder that cannot be listed hides every skill in it: an error, so a build keeps dist/ rather than ship a catalog without them.
   diagnostics.push(...unlisted.map(({ folder, code }) => unlistableFolder("skill/unreadable-file", folder === "" ? "." : folder, code)));
+  // One lookup per folder for the whole run, instead of resolving each file's path (read-inside-root.ts).
+  const plain = new PlainFolders(root);
   for (const folder of folders) {
     const path = `${folder}/${SKILL_FILE}`;
-    const result = overrides?.get(path) ?? readSkillFile(root, folder, path);
+    const result = overrides?.get(path) ?? readSkillFile(root, folder, path, plain);
     if (result === undefined) continue;
     if ("text" in result) files.push(result);
     else {
@@ -105,9 +108,9 @@ export function findSkillFolders(root: string, layout: SkillLayout = DEFAULT_LAY
 
 
 /** The skill file, or why it cannot be read; undefined for a folder that is no skill at all (no Markdown file: a helper folder such as `skills/_lib`). */
-function readSkillFile(root: string, folder: string, path: string): SourceFile | Diagnostic | undefined {
+function readSkillFile(root: string, folder: string, path: string, plain: PlainFolders): SourceFile | Diagnostic | undefined {
   // Opening the expected file directly costs one syscall; the folder is listed only to explain a miss.
-  const bytes = readBytes(root, path);
+  const bytes = readBytes(root, path, MAX_SOURCE_BYTES, plain);
   if ("code" in bytes && (bytes.code === "ENOENT" || bytes.code === "ELOOP")) return unresolvedLink(root, folder) ?? missingSkillFile(root, folder);
   return toSourceFile(path, bytes, SKILL_READ_RULES);
 }

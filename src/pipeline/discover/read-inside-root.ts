@@ -1,7 +1,7 @@
-import { realpathSync } from "node:fs";
+import { constants, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import { readRegularFile, type RegularRead } from "../../protocol/regular-file.js";
+import { readRegularFile, statIfPossible, type RegularRead } from "../../protocol/regular-file.js";
 import { isWithin } from "./relative-paths.js";
 
 /**
@@ -13,8 +13,12 @@ import { isWithin } from "./relative-paths.js";
  */
 export type InsideRootRead = RegularRead | { kind: "outside-root" };
 
-export function readInsideRoot(root: string, relPath: string, maxBytes?: number): InsideRootRead {
+export function readInsideRoot(root: string, relPath: string, maxBytes?: number, plain?: PlainFolders): InsideRootRead {
   const path = join(root, relPath);
+  if (plain !== undefined) {
+    const direct = readBelowPlainFolders(path, relPath, plain, maxBytes);
+    if (direct !== undefined) return direct;
+  }
   let real: string;
   try {
     real = realpathSync.native(path);
@@ -26,6 +30,53 @@ export function readInsideRoot(root: string, relPath: string, maxBytes?: number)
   const read = readRegularFile(real, maxBytes === undefined ? {} : { maxBytes });
   // A folder where a file belongs is an unreadable file, as it always was; not-a-file is for FIFOs, sockets, devices.
   return read.kind === "not-a-file" && read.what === "folder" ? { kind: "error", code: "EISDIR" } : read;
+}
+
+/**
+ * Which folders below a root are folders themselves, not symbolic links, each
+ * looked up once (one lstat) for the reads of one run: a file whose every
+ * folder below the root is one, and which is no link itself, is inside the
+ * root without resolving its path. Resolving it cost a readlink per path
+ * segment, for the root and again for the file, on every read; a lint of a
+ * thousand skills made 11,000 of them. Each full read of the skill files
+ * (discover.ts) makes its own, so a folder relinked since an earlier read
+ * is seen as it is now; a watch rebuild that reads single files resolves them.
+ */
+export class PlainFolders {
+  private readonly known = new Map<string, boolean>();
+
+  constructor(private readonly root: string) {}
+
+  /** Whether the root-relative `folder` ("" for the root) and each folder above it up to the root is no link. */
+  holds(folder: string): boolean {
+    if (folder === "") return true;
+    let plain = this.known.get(folder);
+    if (plain === undefined) {
+      const slash = folder.lastIndexOf("/");
+      plain = isPlainName(folder.slice(slash + 1)) && this.holds(slash < 0 ? "" : folder.slice(0, slash)) && (statIfPossible(join(this.root, folder), { noFollow: true })?.isDirectory() ?? false);
+      this.known.set(folder, plain);
+    }
+    return plain;
+  }
+}
+
+/**
+ * The read of a file below plain folders, opened without following a link at
+ * its last step; undefined where that does not settle it (a folder on the way
+ * is a link, the file is one, or the system cannot refuse to follow one), for
+ * the resolving read.
+ */
+function readBelowPlainFolders(path: string, relPath: string, plain: PlainFolders, maxBytes: number | undefined): InsideRootRead | undefined {
+  const slash = relPath.lastIndexOf("/");
+  if (constants.O_NOFOLLOW === undefined || !isPlainName(relPath.slice(slash + 1)) || !plain.holds(slash < 0 ? "" : relPath.slice(0, slash))) return undefined;
+  const read = readRegularFile(path, maxBytes === undefined ? { noFollow: true } : { noFollow: true, maxBytes });
+  if (read.kind === "not-a-file" && read.what === "symbolic link") return undefined;
+  return read.kind === "not-a-file" && read.what === "folder" ? { kind: "error", code: "EISDIR" } : read;
+}
+
+/** A path segment that names an entry of its folder (not the folder itself or its parent). */
+function isPlainName(name: string): boolean {
+  return name !== "" && name !== "." && name !== "..";
 }
 
 /**

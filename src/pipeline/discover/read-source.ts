@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { SourceFile } from "../../stage-data.js";
-import { readInsideRoot, refusedReadDiagnostic } from "./read-inside-root.js";
+import { readInsideRoot, refusedReadDiagnostic, type PlainFolders } from "./read-inside-root.js";
 import { KNOWLEDGE_SOURCE_DIR } from "./source-paths.js";
 
 /**
@@ -64,9 +64,12 @@ export function readSource(root: string, relPath: string, rules: ReadRules, over
   return toSourceFile(relPath, outcome, rules);
 }
 
-/** Reads a file whole unless fstat says it is over `maxBytes`; stops at that size even if the file grows. */
-export function readBytes(root: string, relPath: string, maxBytes = MAX_SOURCE_BYTES): ReadOutcome {
-  const read = readInsideRoot(root, relPath, maxBytes);
+/**
+ * Reads a file whole unless fstat says it is over `maxBytes`; stops at that size even if the file grows.
+ * `plain`: the run's folders known to be no link (see read-inside-root.ts), for a run that reads many files.
+ */
+export function readBytes(root: string, relPath: string, maxBytes = MAX_SOURCE_BYTES, plain?: PlainFolders): ReadOutcome {
+  const read = readInsideRoot(root, relPath, maxBytes, plain);
   switch (read.kind) {
     case "file":
       return { raw: read.bytes };

@@ -56,8 +56,25 @@ export function stepCount(lines: LineIndex, list: OrderedListShape): number {
   return count;
 }
 
+type ReadStep = { step: { title: string; optional: boolean }; markerOptional: boolean } | undefined;
+
+/**
+ * Each item's step as read from its lines, for as long as the parse that made the item lives: the body rule
+ * and the compiled checklist ask for the same items (a list's step count, then its steps), and reading a
+ * step is most of the checklist's cost.
+ */
+const READ_STEPS = new WeakMap<OrderedListShape["items"][number], { lines: LineIndex; read: ReadStep }>();
+
 /** The step an item starts; undefined for a placeholder: `3. ...` (or a list marker with no text at all) stands for more of the same, as in example output, so there is no step to require. */
-function readStep(lines: LineIndex, item: OrderedListShape["items"][number]): { step: { title: string; optional: boolean }; markerOptional: boolean } | undefined {
+function readStep(lines: LineIndex, item: OrderedListShape["items"][number]): ReadStep {
+  const known = READ_STEPS.get(item);
+  if (known?.lines === lines) return known.read;
+  const read = readStepOnce(lines, item);
+  READ_STEPS.set(item, { lines, read });
+  return read;
+}
+
+function readStepOnce(lines: LineIndex, item: OrderedListShape["items"][number]): ReadStep {
   // A step heading (`## Step 3`) is a step with or without a title: its title is what the heading reader found after the number.
   if (item.heading !== undefined) {
     const step = describeStep(item.heading);

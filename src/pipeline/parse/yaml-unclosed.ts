@@ -38,8 +38,24 @@ export function unclosedConstruct(text: string, yamlMessage: string, before: num
  * item that opens past `maxDepth` levels, found in one pass without recursion.
  */
 export function yamlNestingOverflow(text: string, maxDepth: number): number | undefined {
-  return scanOpeners(text, maxDepth).tooDeep;
+  return fewOpeners(text, maxDepth) ? undefined : scanOpeners(text, maxDepth).tooDeep;
 }
+
+/**
+ * A cheap and certain negative: each level the scan counts is opened by a
+ * character of its own (a block item's `-`, a key's `:`, a flow collection's
+ * `[` or `{`), so a text with no more than `maxDepth` of them, as every real
+ * frontmatter, cannot nest past it.
+ */
+function fewOpeners(text: string, maxDepth: number): boolean {
+  let count = 0;
+  for (const opener of OPENER_CHARACTERS) {
+    for (let at = text.indexOf(opener); at !== -1; at = text.indexOf(opener, at + 1)) if (++count > maxDepth) return false;
+  }
+  return true;
+}
+
+const OPENER_CHARACTERS = ["-", ":", "[", "{"];
 
 /** The flow collections and quoted values open when the text ends, outermost first. */
 function openAtEnd(text: string): Opener[] {
