@@ -143,17 +143,22 @@ export function registerFeatures(connection: Connection, projects: WorkspaceProj
 
   connection.onCodeLens(answer.request(inDocument, async ({ textDocument }) => {
     const found = await context(textDocument.uri);
-    return found ? cacheLenses(found.analysis, found.path) : [];
+    if (!found) return [];
+    const lenses = cacheLenses(found.analysis, found.path);
+    // A project other than the first is named in the command, so the prompt shown is its own.
+    const project = projects.nameOf(found.workspace);
+    if (project !== undefined) for (const lens of lenses) if (lens.command?.command === SHOW_COMPILED_PROMPT) lens.command.arguments = [...(lens.command.arguments ?? []), project];
+    return lenses;
   }));
   projects.onAnalysed(() => {
     if (capabilities().workspace?.codeLens?.refreshSupport === true) void connection.sendRequest("workspace/codeLens/refresh").catch(() => undefined);
   });
 
   connection.onRequest(TextDocumentContentRequest.type, answer.request(holding("uri", "string"), async ({ uri }) => {
-    const variant = variantOfUri(uri);
-    const workspace = projects.primary();
+    const named = variantOfUri(uri);
+    const workspace = named?.project === undefined ? projects.primary() : projects.atRoot(named.project);
     const analysis = await workspace?.current();
-    const text = variant === undefined || !analysis || !workspace ? undefined : markedPrompt(analysis, workspace.paths.root, variant);
+    const text = named === undefined || !analysis || !workspace ? undefined : markedPrompt(analysis, workspace.paths.root, named.variant);
     if (text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `No compiled prompt for ${uri}: ${noCompiledPromptReason(analysis)}.`);
     return { text };
   }));
@@ -168,15 +173,18 @@ export function registerFeatures(connection: Connection, projects: WorkspaceProj
       return { uri: href };
     }
     if (command === SHOW_COMPILED_PROMPT) {
-      const workspace = projects.primary();
-      const analysis = await workspace?.current();
       const named = args?.[0];
       if (named !== undefined && typeof named !== "string") throw new ResponseError(ErrorCodes.InvalidParams, `${SHOW_COMPILED_PROMPT} takes a variant name, e.g. ["base"]`);
+      const projectUri = args?.[1];
+      if (projectUri !== undefined && typeof projectUri !== "string") throw new ResponseError(ErrorCodes.InvalidParams, `${SHOW_COMPILED_PROMPT} takes the project's root folder as a file URI after the variant name`);
+      const workspace = projectUri === undefined ? projects.primary() : projects.atRoot(projectUri);
+      if (projectUri !== undefined && workspace === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `${SHOW_COMPILED_PROMPT}: no open project at ${projectUri}`);
+      const analysis = await workspace?.current();
       const variant = named ?? Object.keys(analysis?.manifest?.variants ?? {})[0];
       if (variant === undefined || !analysis || !workspace) throw new ResponseError(ErrorCodes.InvalidParams, `${SHOW_COMPILED_PROMPT}: pass a variant name, e.g. ["base"] (the sources have errors, so there is no default)`);
       const text = markedPrompt(analysis, workspace.paths.root, variant);
       if (text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `No compiled prompt for variant "${variant}": ${noCompiledPromptReason(analysis)}.`);
-      const uri = compiledPromptUri(variant);
+      const uri = compiledPromptUri(variant, projects.nameOf(workspace));
       const client = capabilities();
       if (client.window?.showDocument?.support === true && client.workspace?.textDocumentContent !== undefined) await connection.sendRequest(ShowDocumentRequest.type, { uri, takeFocus: true });
       return { uri, text };

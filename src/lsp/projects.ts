@@ -1,5 +1,5 @@
 import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ProjectAnalysis } from "../analyze.js";
 import { describeMarker, findProject, namedProjectsBelow } from "../project-root.js";
 import { ProjectWorkspace, type OpenDocuments, type WorkspaceOptions } from "./workspace.js";
@@ -71,12 +71,23 @@ export class WorkspaceProjects {
     return open ? this.projectAt(root) : this.byRoot.get(root);
   }
 
+  /** The open project whose root is the folder at `uri` (a file URI). */
+  atRoot(uri: string): ProjectWorkspace | undefined {
+    const root = filePath(uri);
+    return root === undefined ? undefined : this.byRoot.get(resolve(root));
+  }
+
+  /** The root's file URI of a project other than the first: what the compiled prompt views name it by. */
+  nameOf(project: ProjectWorkspace): string | undefined {
+    return project === this.primary() ? undefined : pathToFileURL(project.paths.root).href;
+  }
+
   /** The projects, the workspace folders' first. */
   all(): ProjectWorkspace[] {
     return [...this.byRoot.values()];
   }
 
-  /** The first workspace folder's project (else the first opened): the one the compiled prompt views show. */
+  /** The first workspace folder's project (else the first opened): the one a compiled prompt view shows unless it names another. */
   primary(): ProjectWorkspace | undefined {
     return this.byRoot.values().next().value;
   }

@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 const IMPORT = "skills/import/SKILL.md";
-const PARTS = ["skills", "prompts", join("schemas", "tools"), join("schemas", "namespaces")];
+const PARTS = ["skills", "prompts", join("schemas", "tools"), join("schemas", "namespaces"), "evals", "knowledge"];
 
 /** A monorepo (a git checkout) with two agents in packages/, each a copy of the embedded default. */
 async function monorepo(): Promise<string> {
@@ -95,6 +95,31 @@ describe("the project of each document", () => {
       event: { added: [], removed: [{ uri: pathToFileURL(join(root, "packages", "agent-b")).href, name: "packages/agent-b" }] },
     });
     await client.diagnosticsFor(`packages/agent-b/${IMPORT}`, (diagnostics) => diagnostics.length === 0, before);
+  });
+
+  it("shows a project's own compiled prompt from its lenses, whichever folder comes first", async () => {
+    const root = await monorepo();
+    const marker = "This sentence is only in the second agent's prompt.";
+    const prefix = join(root, "packages", "agent-b", "prompts", "prefix.hbs");
+    writeFileSync(prefix, `${readFileSync(prefix, "utf8")}\n${marker}\n`);
+    const client = await open(root, ["packages/agent-a", "packages/agent-b"]);
+    type Lens = { command?: { command: string; arguments?: unknown[] } };
+    const showLens = async (agent: string): Promise<Lens["command"]> => {
+      const lenses = await client.connection.sendRequest<Lens[]>("textDocument/codeLens", { textDocument: { uri: client.uri(`packages/${agent}/prompts/prefix.hbs`) } });
+      return lenses.find((lens) => lens.command?.command === "gamma-prompt.showCompiledPrompt")?.command;
+    };
+    const first = await showLens("agent-a");
+    expect(first?.arguments).toHaveLength(1);
+    const second = await showLens("agent-b");
+    const project = pathToFileURL(join(root, "packages", "agent-b")).href;
+    expect(second?.arguments).toEqual([first?.arguments?.[0], project]);
+    const shown = await client.connection.sendRequest<{ uri: string; text: string }>("workspace/executeCommand", { command: second?.command, arguments: second?.arguments });
+    expect(shown.text).toContain(marker);
+    expect(shown.uri).toBe(`gamma-prompt-compiled:/variants/${String(first?.arguments?.[0])}.md?project=${encodeURIComponent(project)}`);
+    const content = await client.connection.sendRequest<{ text: string }>("workspace/textDocumentContent", { uri: shown.uri });
+    expect(content.text).toBe(shown.text);
+    const own = await client.connection.sendRequest<{ uri: string; text: string }>("workspace/executeCommand", { command: first?.command, arguments: first?.arguments });
+    expect(own.text).not.toContain(marker);
   });
 
   it("says so once when no folder holds a project and none is below", async () => {
