@@ -67,7 +67,22 @@ export function projectsBelow(from: string, depth = 3, limit = 20): string[] {
   return found;
 }
 
-function isProject(folder: string): boolean {
+/** How many of the projects below a folder a message names. */
+const PROJECTS_NAMED = 20;
+
+/**
+ * The projects below `from` as a message names them: "packages/agent-a, packages/agent-b", the first
+ * {@link PROJECTS_NAMED} followed by ", and more" when there are more; undefined when there are none.
+ */
+export function namedProjectsBelow(from: string): string | undefined {
+  // One more than is shown, to know there are more.
+  const below = projectsBelow(from, 3, PROJECTS_NAMED + 1);
+  if (below.length === 0) return undefined;
+  return below.slice(0, PROJECTS_NAMED).join(", ") + (below.length > PROJECTS_NAMED ? ", and more" : "");
+}
+
+/** Whether `folder` itself is a project as `findProject` sees it (a config, or the sources), without looking above it. */
+export function isProject(folder: string): boolean {
   return isFile(join(folder, CONFIG_FILE)) || isDirectory(join(folder, "skills")) || isFile(join(folder, "prompts", "prefix.hbs"));
 }
 

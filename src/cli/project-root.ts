@@ -1,12 +1,9 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
-import { describeMarker, findProject, projectsBelow } from "../project-root.js";
+import { describeMarker, findProject, namedProjectsBelow } from "../project-root.js";
 
 /** The text after `--root` in each command's help: what it defaults to. */
 export const ROOT_DEFAULT = "default: the nearest folder from the working folder up with gamma-prompt.config.json or skills/";
-
-/** How many of the projects below the working folder a command names when it finds none above. */
-const PROJECTS_NAMED = 20;
 
 /**
  * The project root a command works on: `--root` as given, else the project
@@ -24,10 +21,8 @@ export async function commandRoot(command: string, given: string | undefined, op
   const found = findProject(cwd, lookFor) ?? findFromStartingFolder(cwd, lookFor);
   if (found === undefined) {
     if (options.optional === true) return { root: ".", found: false };
-    // One more than is shown, to know there are more.
-    const below = projectsBelow(cwd, 3, PROJECTS_NAMED + 1);
-    const named = below.slice(0, PROJECTS_NAMED).join(", ") + (below.length > PROJECTS_NAMED ? ", and more" : "");
-    const hint = below.length === 0 ? "" : `; projects below it: ${named}`;
+    const named = namedProjectsBelow(cwd);
+    const hint = named === undefined ? "" : `; projects below it: ${named}`;
     return { error: `gamma-prompt ${command}: no project in the working folder or above it (a folder with gamma-prompt.config.json or skills/)${hint}; pass --root with the project's folder` };
   }
   const shown = relative(cwd, found.root).split("\\").join("/") || ".";

@@ -11,13 +11,20 @@ import { builtPrompt, compiledPrompt, markBlocks } from "../compiled-prompt.js";
 
 export const COMPILED_SCHEME = "gamma-prompt-compiled";
 
-export function compiledPromptUri(variant: string): string {
-  return `${COMPILED_SCHEME}:/variants/${encodeURIComponent(variant)}.md`;
+/** The document of a variant's prompt; `project` (the root's file URI) names a project other than the first workspace folder's. */
+export function compiledPromptUri(variant: string, project?: string): string {
+  return `${COMPILED_SCHEME}:/variants/${encodeURIComponent(variant)}.md${project === undefined ? "" : `?project=${encodeURIComponent(project)}`}`;
 }
 
-export function variantOfUri(uri: string): string | undefined {
-  const match = new RegExp(`^${COMPILED_SCHEME}:/variants/(.+)\\.md$`).exec(uri);
-  return match ? decodeURIComponent(match[1] as string) : undefined;
+export function variantOfUri(uri: string): { variant: string; project?: string } | undefined {
+  const match = new RegExp(`^${COMPILED_SCHEME}:/variants/([^?]+)\\.md(?:\\?project=([^&#]+))?$`).exec(uri);
+  if (!match) return undefined;
+  try {
+    const variant = decodeURIComponent(match[1] as string);
+    return match[2] === undefined ? { variant } : { variant, project: decodeURIComponent(match[2]) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Undefined when neither the sources (they have errors) nor the output folder have the variant. */

@@ -8,10 +8,11 @@ import {
   type Connection,
   type InitializeParams,
   type InitializeResult,
+  MessageType,
 } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { packageVersion } from "../version.js";
-import { ProjectWorkspace } from "./workspace.js";
+import { noProjectMessage, WorkspaceProjects } from "./projects.js";
 import { registerFeatures } from "./features.js";
 import { answering } from "./lifecycle.js";
 import { SHOW_COMPILED_PROMPT } from "./cache-lens.js";
@@ -21,14 +22,17 @@ import { editSupport, type EditSupport } from "./client-support.js";
 
 /**
  * `gamma-prompt lsp`: the wiring between the protocol and the library. The
- * server holds one project (the workspace's first folder, else the root the
- * client names), judges open buffers as if saved, and never writes a file.
+ * server analyses the project of each workspace folder (else of the root the
+ * client names), found as the CLI finds one: that folder or the nearest one
+ * above it with gamma-prompt.config.json or skills/; and the project of each
+ * file opened outside those, found the same way from the file's folder (see
+ * projects.ts). It judges open buffers as if saved, and never writes a file.
  */
 
 export interface ServerOptions {
   /** Quiet period after an edit before the project is analysed again (default {@link DEFAULT_LSP_DEBOUNCE_MS}). */
   debounceMs?: number;
-  /** The project root when the client names none. */
+  /** The folder a project is looked for in when the client names none. */
   root?: string;
 }
 
@@ -47,17 +51,18 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
   const documents = new TextDocuments(TextDocument);
   let capabilities: ClientCapabilities = {};
   let support: EditSupport = { documentChanges: false };
-  let workspace: ProjectWorkspace | undefined;
+  let projects: WorkspaceProjects | undefined;
+  let folders: string[] = [];
+  let withoutProject: string[] = [];
   let watchedFilesRegistered = false;
 
   const answer = answering(connection);
   connection.onInitialize((params: InitializeParams): InitializeResult => {
     capabilities = params.capabilities;
     support = editSupport(params);
-    const root = projectRoot(params) ?? options.root ?? process.cwd();
-    workspace = new ProjectWorkspace(
+    folders = workspaceFolders(params) ?? [options.root ?? process.cwd()];
+    projects = new WorkspaceProjects(
       {
-        root,
         debounceMs: options.debounceMs ?? DEFAULT_LSP_DEBOUNCE_MS,
         reportsFileChanges: () => watchedFilesRegistered,
         publish: (uri, diagnostics) => {
@@ -77,7 +82,8 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
       },
       documents,
     );
-    registerFeatures(connection, workspace, documents, { capabilities: () => capabilities, support: () => support }, answer);
+    withoutProject = projects.addFolders(folders).withoutProject;
+    registerFeatures(connection, projects, documents, { capabilities: () => capabilities, support: () => support }, answer);
     answer.initialized();
     return {
       capabilities: {
@@ -91,6 +97,7 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
         codeLensProvider: { resolveProvider: false },
         executeCommandProvider: { commands: [OPEN_RULE_DOC, SHOW_COMPILED_PROMPT] },
         workspace: {
+          workspaceFolders: { supported: true, changeNotifications: true },
           textDocumentContent: { schemes: [COMPILED_SCHEME] },
           // A folder renamed in the editor's file explorer: if it is a skill's, its name and every reference follow.
           fileOperations: {
@@ -104,7 +111,7 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
   });
 
   connection.onInitialized(() => {
-    const current = workspace;
+    const current = projects;
     if (!current) return;
     if (capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true) {
       void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: WATCHED_GLOB }] }).then(
@@ -112,38 +119,67 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
         () => undefined,
       );
     }
+    if (withoutProject.length > 0 && current.all().length === 0) {
+      // Nothing to analyse until a file in a project is opened: the editor says so where the user looks.
+      void connection.sendNotification("window/showMessage", { type: MessageType.Warning, message: noProjectMessage(withoutProject) });
+    } else {
+      for (const folder of withoutProject) connection.console.info(`gamma-prompt: no project in the workspace folder ${folder} or above it`);
+    }
     current.start();
+  });
+
+  connection.onNotification("workspace/didChangeWorkspaceFolders", (params: { event?: { added?: Array<{ uri: string }>; removed?: Array<{ uri: string }> } }) => {
+    const current = projects;
+    if (!current) return;
+    const removed = new Set((params.event?.removed ?? []).flatMap(({ uri }) => folderPath(uri) ?? []));
+    const added = (params.event?.added ?? []).flatMap(({ uri }) => folderPath(uri) ?? []);
+    folders = [...folders.filter((folder) => !removed.has(folder)), ...added];
+    current.addFolders(added);
+    current.retain(folders);
   });
 
   connection.onDidChangeWatchedFiles(({ changes }) => {
     for (const change of changes) {
-      const path = workspace?.paths.pathOf(change.uri);
-      if (path !== undefined) workspace?.touch(path);
+      // Every project the file lies in: a nested project's file can be one its neighbour's config names.
+      for (const project of projects?.all() ?? []) {
+        const path = project.paths.pathOf(change.uri);
+        if (path !== undefined) project.touch(path);
+      }
     }
   });
 
   const touch = (uri: string): void => {
-    const path = workspace?.paths.pathOf(uri);
-    if (path !== undefined) workspace?.touch(path);
+    const project = projects?.forUri(uri);
+    const path = project?.paths.pathOf(uri);
+    if (path !== undefined) project?.touch(path);
   };
   documents.onDidOpen(({ document }) => touch(document.uri));
   documents.onDidChangeContent(({ document }) => touch(document.uri));
   documents.onDidClose(({ document }) => touch(document.uri));
   // A renamed folder moved every file in it: the next analysis looks at every file again.
-  connection.workspace.onDidRenameFiles(() => workspace?.rescan());
+  connection.workspace.onDidRenameFiles(() => {
+    for (const project of projects?.all() ?? []) project.rescan();
+  });
   documents.onDidSave(({ document }) => {
-    const path = workspace?.paths.pathOf(document.uri);
-    if (path !== undefined) workspace?.saved(path);
+    const project = projects?.forUri(document.uri);
+    const path = project?.paths.pathOf(document.uri);
+    if (path !== undefined) project?.saved(path);
   });
   documents.listen(connection);
   connection.listen();
   return { shutDown: () => answer.shutDown() };
 }
 
-/** The first workspace folder, else the deprecated rootUri. */
-function projectRoot(params: InitializeParams): string | undefined {
-  const uri = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
-  if (!uri?.startsWith("file:")) return params.rootPath ?? undefined;
+/** The workspace folders, else the deprecated rootUri (or rootPath); undefined when the client names none. */
+function workspaceFolders(params: InitializeParams): string[] | undefined {
+  const named = (params.workspaceFolders ?? []).flatMap(({ uri }) => folderPath(uri) ?? []);
+  if (named.length > 0) return named;
+  const root = (params.rootUri ? folderPath(params.rootUri) : undefined) ?? params.rootPath ?? undefined;
+  return root === undefined ? undefined : [root];
+}
+
+function folderPath(uri: string): string | undefined {
+  if (!uri.startsWith("file:")) return undefined;
   try {
     return fileURLToPath(uri);
   } catch {

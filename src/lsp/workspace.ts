@@ -58,6 +58,8 @@ export class ProjectWorkspace {
   private buffers: ReadonlyMap<string, string> = new Map();
   private readonly published = new Map<string, string>();
   private readonly listeners: Array<(analysis: ProjectAnalysis) => void> = [];
+  /** The editor no longer shows the project: nothing is analysed or published any more. */
+  private closed = false;
 
   constructor(
     private readonly options: WorkspaceOptions,
@@ -98,7 +100,18 @@ export class ProjectWorkspace {
     this.schedule(Math.max(this.options.debounceMs, FIRST_ANALYSIS_DELAY_MS));
   }
 
+  /** The project left the workspace: its pending analysis is dropped and every finding it published withdrawn. */
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const clean = JSON.stringify([]);
+    for (const [uri, key] of this.published) if (key !== clean) this.options.publish(uri, []);
+    this.published.clear();
+  }
+
   private schedule(delayMs = this.options.debounceMs): void {
+    if (this.closed) return;
     if (this.timer) clearTimeout(this.timer);
     if (delayMs <= 0) {
       this.timer = undefined;
@@ -157,6 +170,7 @@ export class ProjectWorkspace {
   }
 
   private async analyse(): Promise<void> {
+    if (this.closed) return;
     const buffers = new Map<string, string>();
     const versions = new Map<string, number>();
     for (const document of this.documents.all()) {
@@ -174,6 +188,7 @@ export class ProjectWorkspace {
       if (changedPaths === undefined && this.latest === undefined) {
         // The first analysis of a large project: the skill findings are published before the build's checks finish.
         const skills = await this.analyzer.analyze({ buffers, scope: "skills" });
+        if (this.closed) return;
         this.publishDiagnostics(skills.diagnostics, versions);
       }
       analysis = await this.analyzer.analyze({ buffers, ...(changedPaths ? { changedPaths } : {}) });
@@ -183,6 +198,7 @@ export class ProjectWorkspace {
       this.rescanNext = true;
       return;
     }
+    if (this.closed) return;
     this.latest = analysis;
     this.analysedVersions = versions;
     this.buffers = buffers;

@@ -3,6 +3,7 @@ import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } fr
 import { createProjectAnalyzer, type ProjectAnalyzer } from "../analyze.js";
 import { layoutTakesSkillFolder, newSkillFolder, type SkillLayout } from "../pipeline/discover/skill-folders.js";
 import { readLintConfig } from "../pipeline/validate/lint-config.js";
+import { findProject, isProject, namedProjectsBelow } from "../project-root.js";
 import { describeEntry, statIfPossible } from "../protocol/regular-file.js";
 
 /**
@@ -36,6 +37,36 @@ export class McpProject {
     this.root = resolve(root);
     this.outDir = resolve(this.root, outDir);
     this.realRoot = realpathOrSelf(this.root);
+  }
+
+  /**
+   * Refuses a tool that reads the project when the root holds none (the
+   * server started at a monorepo's root, or where no project is yet): the
+   * answer names the project a path argument lies in, else the projects
+   * below the root as the CLI names them, and the argument that picks one,
+   * instead of advice that would turn the root into a project.
+   */
+  requireProject(tool: string, path?: string): void {
+    if (isProject(this.root)) return;
+    const none = `${tool}: ${this.root} holds no project (a folder with gamma-prompt.config.json or skills/)`;
+    const owner = path === undefined ? undefined : this.projectHolding(path);
+    if (owner !== undefined) throw new ToolInputError(`${none}; the path ${JSON.stringify(path)} lies in the project ${owner}: start the server there, or add "--root", "${owner}" to its arguments`);
+    const named = namedProjectsBelow(this.root);
+    if (named !== undefined) {
+      const first = named.split(", ")[0] ?? named;
+      throw new ToolInputError(`${none}; projects below it: ${named}; start the server in one, or add "--root" and its folder to the server's arguments (such as "--root", "${first}")`);
+    }
+    throw new ToolInputError(`${none}, and none below it; create skills/ (one folder per skill, skills/<name>/SKILL.md) to start one, or add "--root" and a project's folder to the server's arguments`);
+  }
+
+  /** The root-relative folder of the project below the root that holds `path` (found from it up), if any. */
+  private projectHolding(path: string): string | undefined {
+    if (path.includes("\u0000")) return undefined;
+    const abs = resolve(this.root, path);
+    if (!inside(this.root, abs)) return undefined;
+    const found = findProject(statIfPossible(abs)?.isDirectory() === true ? abs : dirname(abs));
+    if (found === undefined || found.root === this.root || !inside(this.root, found.root)) return undefined;
+    return relative(this.root, found.root).split(sep).join("/");
   }
 
   /** The analyzer keeps its parsed files between calls: a second lint of unchanged text reads nothing again. */

@@ -59,6 +59,8 @@ export function createMcpServer(options: McpServerOptions = {}): Server {
       return toolError(`Unexpected arguments for ${params.name}: ${problem ? `${problem.instancePath || "the arguments"} ${problem.message ?? "are invalid"}` : "invalid"}${problem?.params && "additionalProperty" in problem.params ? ` (${String(problem.params.additionalProperty)})` : ""}`);
     }
     try {
+      // Every tool but explain_rule reads the project.
+      if (params.name !== "explain_rule") project.requireProject(params.name, typeof args.path === "string" ? args.path : undefined);
       // A cancelled call (the client's cancel, or its timeout) is not answered; what matters is that it writes nothing once cancelled.
       const structured = await project.serial(() => handler(project, args, { signal }), signal);
       const result: CallToolResult = { content: [{ type: "text", text: JSON.stringify(structured, null, 2) }], structuredContent: structured as Record<string, unknown> };

@@ -55,7 +55,13 @@ export interface TestClient {
 }
 
 /** A server in this process. `exit` is never sent here: the server library would end the test process. */
-export async function startInProcess(root: string, capabilities: ClientCapabilities = CLIENT_CAPABILITIES, clientInfo?: { name: string; version?: string }): Promise<TestClient & { initialize: InitializeResult }> {
+export async function startInProcess(
+  root: string,
+  capabilities: ClientCapabilities = CLIENT_CAPABILITIES,
+  clientInfo?: { name: string; version?: string },
+  /** The workspace folders, relative to `root` (default: `root` itself); the client's paths stay relative to `root`. */
+  folders: readonly string[] = ["."],
+): Promise<TestClient & { initialize: InitializeResult }> {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
   const serverConnection = createConnection(new StreamMessageReader(toServer), new StreamMessageWriter(toClient));
@@ -64,8 +70,8 @@ export async function startInProcess(root: string, capabilities: ClientCapabilit
   const client = attach(connection, root);
   const initialize = await client.connection.sendRequest<InitializeResult>("initialize", {
     processId: null,
-    rootUri: pathToFileURL(root).href,
-    workspaceFolders: [{ uri: pathToFileURL(root).href, name: "project" }],
+    rootUri: pathToFileURL(join(root, folders[0] ?? ".")).href,
+    workspaceFolders: folders.map((folder) => ({ uri: pathToFileURL(join(root, folder)).href, name: folder === "." ? "project" : folder })),
     capabilities,
     ...(clientInfo ? { clientInfo } : {}),
   });

@@ -278,6 +278,47 @@ describe("gamma-prompt mcp on a plain Agent Skills collection", () => {
   });
 });
 
+describe("gamma-prompt mcp where the working folder holds no project", () => {
+  /** A monorepo (a git checkout) with two agents in packages/, each a copy of the plain collection. */
+  async function monorepo(): Promise<string> {
+    const root = await tempDir("gamma mcp mono");
+    mkdirSync(join(root, ".git"));
+    for (const agent of ["agent-a", "agent-b"]) await copyParts(PLAIN, ["skills"], join(root, "packages", agent));
+    return root;
+  }
+
+  it("at a monorepo's root, names the projects below and the argument that picks one, instead of advice that would make the root a project", async () => {
+    const root = await monorepo();
+    const session = await startMcp(root);
+    const none = `holds no project (a folder with gamma-prompt.config.json or skills/)`;
+    const below = `projects below it: packages/agent-a, packages/agent-b; start the server in one, or add "--root" and its folder to the server's arguments (such as "--root", "packages/agent-a")`;
+    for (const tool of ["lint", "check_cache", "show_variant"]) {
+      expect(toolError(await session.call(tool, tool === "show_variant" ? { variant: "base" } : {}))).toBe(`${tool}: ${root} ${none}; ${below}`);
+    }
+    const path = "packages/agent-a/skills/pdf-forms";
+    expect(toolError(await session.call("lint", { path }))).toBe(`lint: ${root} ${none}; the path "${path}" lies in the project packages/agent-a: start the server there, or add "--root", "packages/agent-a" to its arguments`);
+    expect(toolError(await session.call("fix_file", { path: `${path}/SKILL.md` }))).toContain(`lies in the project packages/agent-a: start the server there`);
+    // The rule docs need no project.
+    expect(structured(await session.call("explain_rule", { rule: "skill/allowed-tools-format" }))).toMatchObject({ id: "skill/allowed-tools-format" });
+  });
+
+  it("says how to start a project where there is none, below or above", async () => {
+    const root = await tempDir("gamma mcp empty");
+    mkdirSync(join(root, ".git"));
+    const session = await startMcp(root);
+    expect(toolError(await session.call("lint"))).toBe(
+      `lint: ${root} holds no project (a folder with gamma-prompt.config.json or skills/), and none below it; create skills/ (one folder per skill, skills/<name>/SKILL.md) to start one, or add "--root" and a project's folder to the server's arguments`,
+    );
+  });
+
+  it("started in a folder inside a project, serves that project, as the CLI finds it", async () => {
+    const root = await monorepo();
+    const session = await startMcp(join(root, "packages", "agent-a", "skills"));
+    expect(structured<Lint & { root: string }>(await session.call("lint"))).toMatchObject({ root: join(root, "packages", "agent-a"), profile: "agentskills" });
+    expect(session.stderr()).toContain("gamma-prompt mcp: using the project in ../ (its skills/ or prompts/)");
+  });
+});
+
 describe("gamma-prompt mcp and bad input", () => {
   it("answers each with a tool error that says what was wrong, and keeps serving", async () => {
     const root = await embeddedDefault();

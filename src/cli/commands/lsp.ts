@@ -17,8 +17,9 @@ export function registerLspCommand(program: Command, result: { exitCode: number 
     .addHelpText(
       "after",
       commandHelpFooter({
-        about: `The project is the editor's workspace folder. Open buffers are judged as if saved; the server
-never writes a file. Editors start it themselves: point the client at \`gamma-prompt lsp --stdio\` for
+        about: `Each workspace folder's project is found as the CLI finds one (the folder, or the nearest one above
+it with gamma-prompt.config.json or skills/), and a file opened elsewhere is analysed in the project
+found from its own folder. Open buffers are judged as if saved; the server never writes a file. Editors start it themselves: point the client at \`gamma-prompt lsp --stdio\` for
 Markdown (SKILL.md, knowledge notes), Handlebars (prompts/*.hbs), YAML and JSON files of the project.`,
         exitCodes: "0 after the client's shutdown and exit (or its pipes closed after shutdown), 1 when the session ends without shutdown or a frame header cannot be read, 2 usage error (no --stdio).",
         examples: ["gamma-prompt lsp --stdio"],

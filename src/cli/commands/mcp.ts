@@ -17,10 +17,11 @@ export function registerMcpCommand(program: Command, result: { exitCode: number 
       "after",
       commandHelpFooter({
         about: `A Model Context Protocol server over standard input and output. Coding agents start it themselves:
-register \`npx gamma-prompt mcp\` (run in the project folder) as a stdio MCP server. Tools: lint,
+register \`npx gamma-prompt mcp\` (run in the project folder or below it; at a monorepo's root, add
+--root and the project's folder) as a stdio MCP server. Tools: lint,
 lint_text, explain_rule, fix_file (writes only with write: true), check_cache, show_variant,
 skill_graph; resources: every rule's page and the output folder's manifest and variants. Paths are
-relative to --root; nothing outside it is read.`,
+relative to the project's root; nothing outside it is read.`,
         exitCodes: "0 once the client closes the connection, 2 usage error (--root is not a folder).",
         examples: ["gamma-prompt mcp", "gamma-prompt mcp --root path/to/project"],
       }),
