@@ -258,7 +258,7 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
     const memory = session.repeated
       ? { fingerprint, files: distMemory.files, trustUnchanged: options.cache !== undefined && options.changedPaths !== undefined, deferCleanup: (pending: Promise<void>) => (cleanup.pending = pending) }
       : undefined;
-    emitted = await emitArtifacts(outDir, artifacts, memory);
+    emitted = await emitArtifacts(outDir, artifacts, memory, lock);
     const manifestFile = distMemory.files.get(MANIFEST_FILE);
     if (manifestFile) distMemory.manifest = { file: manifestFile, manifest };
     else delete distMemory.manifest;

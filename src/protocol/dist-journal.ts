@@ -4,10 +4,11 @@
  * runtime's loadArtifacts and `check`) refuse a dist/ that holds one; the
  * next build rolls it back or forward before anything else. Shared by the
  * compiler (which writes it) and the runtime (which only looks for it), so
- * this module imports nothing but node:fs and node:path.
+ * this module imports nothing but node:fs, node:os and node:path.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { lstatSync, readFileSync, readlinkSync } from "node:fs";
+import { hostname } from "node:os";
+import { basename, dirname, join } from "node:path";
 import { readRegularFile } from "./regular-file.js";
 
 /** Inside the output folder; a dotfile, so listings of artifacts never mistake it for one. */
@@ -27,6 +28,8 @@ export interface DistJournal {
   startedAt: string;
   /** When the writing process started, where the system tells ({@link processStartTime}): a pid reused since is not taken for the build. */
   processStart?: string;
+  /** Where `pid` names the writer ({@link pidNamespace}): seen from another container or host, the pid says nothing. */
+  pidNamespace?: string;
   /**
    * Name of the staging folder next to the output folder: `new/` holds the
    * new bytes not yet renamed into place, `old/` a hard link (or copy) of
@@ -48,7 +51,12 @@ export function journalState(distDir: string): JournalState {
   // Anything else at that name (a folder, a FIFO, an unreadable file) still marks dist/ as journaled.
   if (read.kind !== "file") return { present: true, live: false };
   const writer = journalWriter(read.bytes.toString("utf8"));
-  return writer === undefined ? { present: true, live: false } : { present: true, pid: writer.pid, live: isProcessAlive(writer.pid, writer.processStart) };
+  return writer === undefined ? { present: true, live: false } : { present: true, pid: writer.pid, live: isHolderAlive(writer, lockFileFor(distDir)) };
+}
+
+/** The output folder's lock: `.gamma-prompt-lock-<name>` beside it. */
+export function lockFileFor(outDir: string): string {
+  return join(dirname(outDir), `.gamma-prompt-lock-${basename(outDir)}`);
 }
 
 /** The one message every reader gives for a journaled dist/. */
@@ -59,16 +67,69 @@ export function journaledMessage(state: JournalState): string {
   return "an interrupted build left dist/ half-replaced; run gamma-prompt build";
 }
 
-function journalWriter(text: string): { pid: number; processStart?: string } | undefined {
+function journalWriter(text: string): ProcessIdentity | undefined {
   try {
     const parsed: unknown = JSON.parse(text);
     if (typeof parsed !== "object" || parsed === null) return undefined;
-    const { pid, processStart } = parsed as Record<string, unknown>;
+    const { pid, processStart, pidNamespace } = parsed as Record<string, unknown>;
     if (typeof pid !== "number" || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
-    return typeof processStart === "string" ? { pid, processStart } : { pid };
+    return { pid, ...(typeof processStart === "string" ? { processStart } : {}), ...(typeof pidNamespace === "string" ? { pidNamespace } : {}) };
   } catch {
     return undefined;
   }
+}
+
+/** A build as a lock or a journal names it. */
+export interface ProcessIdentity {
+  pid: number;
+  processStart?: string;
+  pidNamespace?: string;
+}
+
+/**
+ * How often a build that holds an output folder's lock touches the lock file
+ * (its modification time): the heartbeat by which builds in other PID
+ * namespaces (containers) or on other hosts sharing the folder tell it lives.
+ */
+export const LOCK_HEARTBEAT_MS = 2_000;
+/**
+ * A lock taken in another PID namespace or on another host whose file was not
+ * touched for longer than this belongs to a build that is gone (or stalled so
+ * long that it checks the lock and stops before it writes anything more).
+ */
+export const LOCK_STALE_MS = 30_000;
+
+/**
+ * Whether the build a lock or a journal names still runs. Taken in this PID
+ * namespace on this host (or recorded without one, by an older version), its
+ * pid decides at once, as {@link isProcessAlive}. Taken elsewhere, the pid
+ * names another process or none here: the lock file's heartbeat decides, alive
+ * while it was touched within {@link LOCK_STALE_MS}.
+ */
+export function isHolderAlive(holder: ProcessIdentity, lockPath: string, now = Date.now()): boolean {
+  if (holder.pidNamespace === undefined || holder.pidNamespace === pidNamespace()) return isProcessAlive(holder.pid, holder.processStart);
+  const touched = lstatSync(lockPath, { throwIfNoEntry: false })?.mtimeMs;
+  return touched !== undefined && now - touched <= LOCK_STALE_MS;
+}
+
+let cachedNamespace: string | undefined;
+/**
+ * Where this process's pid means this process: the host, the boot (pids start
+ * over) and, on Linux, the PID namespace (a container has its own). Two
+ * builds with the same value see each other's pids.
+ */
+export function pidNamespace(): string {
+  if (cachedNamespace === undefined) {
+    let namespace = "-";
+    try {
+      // "pid:[4026531836]": the namespace's inode, the same for every process in it.
+      namespace = readlinkSync("/proc/self/ns/pid");
+    } catch {
+      // No /proc (macOS, Windows): one namespace per host.
+    }
+    cachedNamespace = `${hostname()} ${bootId() ?? "-"} ${namespace}`;
+  }
+  return cachedNamespace;
 }
 
 /**

@@ -130,13 +130,34 @@ export function loadArtifacts(options: LoadArtifactsOptions = {}): LoadedArtifac
   if (options.manifestSha256 !== undefined) expectString(options.manifestSha256, "manifestSha256", "the manifest's sha256, 64 hexadecimal digits");
   const distDir = toPath(options.distDir ?? defaultDistDir());
   refuseJournaled(distDir);
-  try {
-    return loadVerified(distDir, options);
-  } catch (error) {
-    // A build that started replacing dist/ while it was being read explains the failure better than its symptoms.
-    if (error instanceof ArtifactVerificationError) refuseJournaled(distDir);
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    const read: ManifestRead = {};
+    try {
+      return loadVerified(distDir, options, read);
+    } catch (error) {
+      if (!(error instanceof ArtifactVerificationError)) throw error;
+      // A build that started replacing dist/ while it was being read explains the failure better than its symptoms.
+      refuseJournaled(distDir);
+      // One that finished meanwhile leaves no journal, only another manifest: the files read may be the new build's.
+      if (read.bytes === undefined || !manifestChanged(distDir, read.bytes)) throw error;
+      if (attempt === REPLACED_LOAD_ATTEMPTS) {
+        throw new InterruptedBuildError(`builds replaced dist/ while it was read (${attempt} times in a row); load it again when they have finished`);
+      }
+    }
   }
+}
+
+/** How often a load is tried when a build replaces dist/ while it is read, before InterruptedBuildError. */
+const REPLACED_LOAD_ATTEMPTS = 3;
+
+/** The manifest's bytes as a load read them, to tell afterwards whether a build replaced dist/ meanwhile. */
+interface ManifestRead {
+  bytes?: Buffer;
+}
+
+function manifestChanged(distDir: string, bytes: Buffer): boolean {
+  const now = readRegularFile(join(distDir, MANIFEST_FILE));
+  return now.kind !== "file" || !now.bytes.equals(bytes);
 }
 
 /** Thrown for a dist/ that carries the journal of a build that was interrupted or is still running. */
@@ -153,7 +174,7 @@ function refuseJournaled(distDir: string): void {
   if (state.present) throw new InterruptedBuildError(journaledMessage(state));
 }
 
-function loadVerified(distDir: string, options: LoadArtifactsOptions): LoadedArtifacts {
+function loadVerified(distDir: string, options: LoadArtifactsOptions, read: ManifestRead): LoadedArtifacts {
   const manifestRead = readRegularFile(join(distDir, MANIFEST_FILE));
   if (manifestRead.kind !== "file") {
     throw new ArtifactVerificationError([
@@ -168,6 +189,7 @@ function loadVerified(distDir: string, options: LoadArtifactsOptions): LoadedArt
           },
     ]);
   }
+  read.bytes = manifestRead.bytes;
   // As built: a checkout that turned its line feeds into CRLF (core.autocrlf) is undone (protocol/line-endings.ts).
   const manifestBytes = withLfLineEndings(manifestRead.bytes);
   if (options.manifestSha256 !== undefined) {

@@ -18,14 +18,19 @@ import { removeTempDirs, snapshotTree, tempDir } from "./helpers.js";
 afterAll(removeTempDirs);
 
 /** What a test makes of a folder listing: another order, or another process acting right after it. */
-const listing = vi.hoisted(() => ({ then: undefined as ((names: string[]) => string[]) | undefined }));
+const listing = vi.hoisted(() => ({ then: undefined as ((names: string[]) => string[]) | undefined, onLstat: undefined as ((path: string) => void) | undefined }));
 vi.mock("node:fs", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs")>();
   const readdirSync = (...args: Parameters<typeof actual.readdirSync>) => {
     const names = actual.readdirSync(...args);
     return listing.then === undefined ? names : listing.then(names as unknown as string[]);
   };
-  return { ...actual, readdirSync: readdirSync as typeof actual.readdirSync };
+  const lstatSync = (...args: Parameters<typeof actual.lstatSync>) => {
+    const stats = actual.lstatSync(...args);
+    listing.onLstat?.(String(args[0]));
+    return stats;
+  };
+  return { ...actual, readdirSync: readdirSync as typeof actual.readdirSync, lstatSync: lstatSync as typeof actual.lstatSync };
 });
 
 /** Runs `body` with the listings changed by `then`. */
@@ -232,6 +237,27 @@ describe("recovering a journaled dist/", () => {
     expect(recoverDist(dist)).toBe("unrecoverable");
     expect(existsSync(join(dist, "skills/lost"))).toBe(true);
     expect(existsSync(join(dist, "skills/new"))).toBe(false);
+  });
+
+  it("takes a journal and a backup that vanish while it rolls back (the build that wrote them woke and put them back) for done, without an error", async () => {
+    const { dist, staging } = await interrupted({ ...OLD_DIST, "prefix.md": "new prefix", "skills/new/SKILL.md": "new skill" }, BACKUPS);
+    let woke = false;
+    listing.onLstat = (path) => {
+      if (woke || !path.startsWith(staging)) return;
+      woke = true;
+      // The other build restores every original and removes its journal and staging folder.
+      for (const [file, text] of Object.entries(BACKUPS)) writeTree(dist, { [file]: text });
+      rmSync(join(dist, "skills/new"), { recursive: true, force: true });
+      rmSync(join(dist, JOURNAL_FILE));
+      rmSync(staging, { recursive: true });
+    };
+    try {
+      expect(recoverDist(dist)).toBe("rolled-back");
+    } finally {
+      listing.onLstat = undefined;
+    }
+    expect(woke).toBe(true);
+    expect(text(await snapshotTree(dist))).toEqual(OLD_DIST);
   });
 
   it("counts an original still in place as recovered even without its backup", async () => {

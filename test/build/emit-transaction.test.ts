@@ -12,7 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "n
 import { join } from "node:path";
 import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { emitArtifacts, EmitError, listTree, type EmitMemory } from "../../src/pipeline/emit/emit.js";
-import { JOURNAL_FILE, JOURNAL_FORMAT, processStartTime, type DistJournal } from "../../src/protocol/dist-journal.js";
+import { JOURNAL_FILE, JOURNAL_FORMAT, pidNamespace, processStartTime, type DistJournal } from "../../src/protocol/dist-journal.js";
 import { removeTempDirs, tempDir } from "./helpers.js";
 
 /** Every journal renamed into dist/, read at the moment of its rename. */
@@ -146,6 +146,8 @@ describe("replacing a build", () => {
       startedAt: journal.startedAt,
       // When this process started, where the system tells: a pid reused later is not taken for this build.
       ...(processStartTime(process.pid) === undefined ? {} : { processStart: processStartTime(process.pid) }),
+      // Where that pid means this process: a reader in another container or on another host judges by the lock's heartbeat.
+      pidNamespace: pidNamespace(),
       staging: journal.staging,
       manifestSha256: sha('{"v":2}'),
       changes: [

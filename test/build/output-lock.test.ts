@@ -6,13 +6,14 @@
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { build } from "../../src/build.js";
 import { spawn } from "node:child_process";
 import { acquireOutputLock, DEFAULT_LOCK_WAIT_MS, lockPathFor, LockWriteError, OutputLockedError, removeStaleLockFiles, type LockHolder, type OutputLock } from "../../src/pipeline/emit/lock.js";
-import { JOURNAL_FILE, journaledMessage, journalState, processStartTime } from "../../src/protocol/dist-journal.js";
+import { JOURNAL_FILE, journaledMessage, journalState, LOCK_HEARTBEAT_MS, LOCK_STALE_MS, pidNamespace, processStartTime } from "../../src/protocol/dist-journal.js";
+import { emitArtifacts, LostLockError } from "../../src/pipeline/emit/emit.js";
 import { STALE_STAGING_MS } from "../../src/pipeline/emit/recovery.js";
 import type { RegularRead, RegularReadOptions } from "../../src/protocol/regular-file.js";
 import { copyProject, removeTempDirs, tempDir } from "./helpers.js";
@@ -540,5 +541,130 @@ describe("the error for a folder locked past the wait", () => {
     const error = new OutputLockedError("/p/.gamma-prompt-lock-dist", undefined, 10_000);
     expect(error.message.startsWith("another build holds /p/.gamma-prompt-lock-dist and was still running after 10 s;")).toBe(true);
     expect(error.name).toBe("OutputLockedError");
+  });
+});
+
+describe("a lock taken in another PID namespace or on another host (a container sharing the checkout)", () => {
+  /** A lock as a build elsewhere writes it: its pid means nothing here, whatever process has it here. */
+  const elsewhere = (pid: number) => ({ pid, startedAt: "2026-12-04T10:00:00.000Z", token: "0123456789abcdef", processStart: "boot:1", pidNamespace: "ci-runner 7d1c0a42-0000-4000-8000-000000000000 pid:[4026532999]" });
+
+  it("is recorded with this process's namespace: host, boot and PID namespace", async () => {
+    const lock = await acquireOutputLock(await outDir());
+    expect(lock.holder.pidNamespace).toBe(pidNamespace());
+    expect(JSON.parse(readFileSync(lock.path, "utf8")).pidNamespace).toBe(pidNamespace());
+    if (process.platform === "linux") expect(pidNamespace()).toMatch(/ [0-9a-f-]+ pid:\[\d+\]$/);
+    lock.release();
+  });
+
+  it("is waited for while its heartbeat is fresh though its pid names no process here, and named", async () => {
+    const dist = await outDir();
+    const holder = elsewhere(deadPid());
+    writeLock(dist, holder, LOCK_STALE_MS - 5_000);
+    const waitedFor: LockHolder[] = [];
+    const error = await refusal(dist, 100, (seen) => waitedFor.push(seen));
+    expect(error.holder).toEqual(holder);
+    expect(waitedFor).toEqual([holder]);
+    expect(JSON.parse(readFileSync(lockPathFor(dist), "utf8"))).toEqual(holder);
+  });
+
+  it("is taken over once its heartbeat is older than the stale age, though its pid names a live process here", async () => {
+    const dist = await outDir();
+    // Without a start time (a system that does not tell it), only the namespace keeps a live pid here from counting.
+    const { processStart: _start, ...holder } = elsewhere(process.ppid);
+    writeLock(dist, holder, LOCK_STALE_MS + 5_000);
+    const lock = await acquireOutputLock(dist, { waitMs: 0 });
+    expect(lock.stillHeld()).toBe(true);
+    expect(readdirSync(join(dist, ".."))).toEqual([".gamma-prompt-lock-dist"]);
+    lock.release();
+  });
+
+  it("tries again when the holder clears its temporary lock file as a leftover (it sees no such pid) before the link", async () => {
+    const dist = await outDir();
+    hooks.linkSync = once(
+      (from) => from.startsWith(`${lockPathFor(dist)}.`),
+      (from) => unlinkSync(from),
+    );
+    const lock = await acquireOutputLock(dist, { waitMs: 0 });
+    expect(lock.stillHeld()).toBe(true);
+    expect(readdirSync(join(dist, ".."))).toEqual([".gamma-prompt-lock-dist"]);
+    lock.release();
+  });
+
+  it("leaves this namespace's locks to their pid: a dead one is taken over at once, however fresh its file", async () => {
+    const dist = await outDir();
+    writeLock(dist, { ...elsewhere(deadPid()), pidNamespace: pidNamespace() });
+    const lock = await acquireOutputLock(dist, { waitMs: 0 });
+    expect(lock.stillHeld()).toBe(true);
+    lock.release();
+  });
+
+  it("beats every 2 seconds while held, and counts as gone after 30 seconds without a beat", async () => {
+    expect(LOCK_HEARTBEAT_MS).toBe(2_000);
+    expect(LOCK_STALE_MS).toBe(30_000);
+    const dist = await outDir();
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout"] });
+    const lock = await acquireOutputLock(dist);
+    const hourAgo = (Date.now() - 3_600_000) / 1000;
+    utimesSync(lock.path, hourAgo, hourAgo);
+    await vi.advanceTimersByTimeAsync(LOCK_HEARTBEAT_MS);
+    expect(Date.now() - lstatSync(lock.path).mtimeMs).toBeLessThan(LOCK_STALE_MS);
+    // Taken over by another build: its lock is not touched by this one's beat.
+    const other = { ...lock.holder, token: "fedcba9876543210" };
+    writeLock(dist, other, 3_600_000);
+    await vi.advanceTimersByTimeAsync(LOCK_HEARTBEAT_MS);
+    expect(Date.now() - lstatSync(lock.path).mtimeMs).toBeGreaterThan(LOCK_STALE_MS);
+    lock.release();
+    expect(JSON.parse(readFileSync(lock.path, "utf8"))).toEqual(other);
+  });
+
+  it("makes a journal it wrote count as a live build while the lock's heartbeat is fresh, an interrupted one after", async () => {
+    const dist = await outDir();
+    mkdirSync(dist);
+    const holder = elsewhere(deadPid());
+    writeFileSync(join(dist, JOURNAL_FILE), `${JSON.stringify(holder)}\n`);
+    writeLock(dist, holder, 1_000);
+    expect(journalState(dist)).toEqual({ present: true, pid: holder.pid, live: true });
+    writeLock(dist, holder, LOCK_STALE_MS + 1_000);
+    expect(journalState(dist)).toEqual({ present: true, pid: holder.pid, live: false });
+    unlinkSync(lockPathFor(dist));
+    expect(journalState(dist)).toEqual({ present: true, pid: holder.pid, live: false });
+  });
+});
+
+describe("a build that loses its lock to another build before it commits", () => {
+  async function oldBuild(): Promise<string> {
+    const dist = await outDir();
+    mkdirSync(dist);
+    writeFileSync(join(dist, "manifest.json"), "old manifest\n");
+    writeFileSync(join(dist, "prefix.md"), "old prefix\n");
+    return dist;
+  }
+  const newBuild = new Map([
+    ["manifest.json", "new manifest\n"],
+    ["prefix.md", "new prefix\n"],
+  ]);
+
+  it("stops before it changes dist/ when the lock is gone, and leaves dist/ and nothing else behind", async () => {
+    const dist = await oldBuild();
+    const lock = { path: lockPathFor(dist), stillHeld: () => false };
+    const error = await emitArtifacts(dist, newBuild, undefined, lock).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(LostLockError);
+    expect((error as LostLockError).ruleId).toBe("dist/write-failed");
+    expect((error as LostLockError).message).toBe(
+      `Unexpected loss of the output folder's lock (${lock.path}) to another build, expected to hold it until the build is written; the output folder was left as it was`,
+    );
+    expect(readFileSync(join(dist, "prefix.md"), "utf8")).toBe("old prefix\n");
+    expect(readFileSync(join(dist, "manifest.json"), "utf8")).toBe("old manifest\n");
+    expect(readdirSync(join(dist, ".."))).toEqual(["dist"]);
+  });
+
+  it("stops at its check before the commit when the lock went while it replaced dist/: it neither commits nor undoes, the journal stays for the build that holds the lock", async () => {
+    const dist = await oldBuild();
+    // The lock is lost from the moment the journal is in place (another build judged this one gone).
+    const lock = { path: lockPathFor(dist), stillHeld: () => !existsSync(join(dist, JOURNAL_FILE)) };
+    const error = await emitArtifacts(dist, newBuild, undefined, lock).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(LostLockError);
+    expect((error as LostLockError).message).toMatch(/^Unexpected loss of the output folder's lock \(.*\) to another build while this build was replacing the output folder, expected to hold it until the build is written; this build stopped and left the output folder to the build that holds the lock, which puts it back to a complete build: run gamma-prompt build again when that build has finished$/);
+    expect(existsSync(join(dist, JOURNAL_FILE))).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { copyFileSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, type Dirent } from "node:fs";
 import { rm, rmdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { JOURNAL_FILE, JOURNAL_FORMAT, processStartTime, type DistJournal } from "../../protocol/dist-journal.js";
+import { JOURNAL_FILE, JOURNAL_FORMAT, pidNamespace, processStartTime, type DistJournal } from "../../protocol/dist-journal.js";
 import { MANIFEST_FILE, type DistManifest } from "../../protocol/dist-manifest.js";
 import { readRegularFile } from "../../protocol/regular-file.js";
 import { defineSlot } from "../session/build-session.js";
@@ -103,7 +103,35 @@ export class EmitError extends Error {
   }
 }
 
-export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<string, ArtifactContent>, memory?: EmitMemory): Promise<EmitResult> {
+/**
+ * The output folder's lock as emit checks it: right before it starts changing
+ * the output folder, while it applies (before a change once {@link LOCK_CHECK_MS} have passed since the last look)
+ * and right before it commits. A lock lost to another build (one that judged
+ * this build gone: stalled past the heartbeat's stale age, or in another PID
+ * namespace) stops emit with {@link LostLockError}, and the output folder is
+ * left to the build that holds the lock now.
+ */
+export interface EmitLock {
+  readonly path: string;
+  stillHeld(): boolean;
+}
+
+/** While applying, the lock is looked at again once this long has passed since the last look. */
+const LOCK_CHECK_MS = 50;
+
+/** Emit stopped because another build holds the output folder's lock now; nothing more was written. */
+export class LostLockError extends EmitError {
+  constructor(lockPath: string, journaled: boolean) {
+    super(
+      journaled
+        ? `Unexpected loss of the output folder's lock (${lockPath}) to another build while this build was replacing the output folder, expected to hold it until the build is written; this build stopped and left the output folder to the build that holds the lock, which puts it back to a complete build: run gamma-prompt build again when that build has finished`
+        : `Unexpected loss of the output folder's lock (${lockPath}) to another build, expected to hold it until the build is written; the output folder was left as it was`,
+      "",
+    );
+  }
+}
+
+export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<string, ArtifactContent>, memory?: EmitMemory, lock?: EmitLock): Promise<EmitResult> {
   const existing = listTree(outDir);
   const seen = new Map<string, EmittedFile>();
   const { changed, unchanged } = sortChanges(outDir, artifacts, existing, memory, seen);
@@ -118,7 +146,7 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
   const stagingName = `${stagingPrefix(outDir)}${process.pid}-${randomBytes(4).toString("hex")}`;
   const staging = join(dirname(outDir), stagingName);
   if (existing.size === 0 && !lstatSync(outDir, { throwIfNoEntry: false })) {
-    emitIntoNewFolder(outDir, staging, artifacts, changed, memory, seen);
+    emitIntoNewFolder(outDir, staging, artifacts, changed, memory, seen, lock);
     return { written: changed, removed: [], unchanged };
   }
   // The manifest is the commit point of the files: it names only files already in place.
@@ -128,6 +156,7 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
     pid: process.pid,
     startedAt: new Date().toISOString(),
     ...startOfThisProcess(),
+    pidNamespace: pidNamespace(),
     staging: stagingName,
     manifestSha256: artifacts.has(MANIFEST_FILE) && changed.includes(MANIFEST_FILE) ? sha256Hex(artifacts.get(MANIFEST_FILE) as ArtifactContent) : null,
     changes: [
@@ -138,7 +167,17 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
   const made = new Set<string>();
   let current = "";
   let journaled = false;
+  let lost = false;
   let createdOutDir: string | undefined;
+  let lastCheck = Date.now();
+  /** Stops with LostLockError when another build holds the lock now; `always` looks whatever the time since the last look. */
+  const checkLock = (always: boolean): void => {
+    if (!lock || (!always && Date.now() - lastCheck < LOCK_CHECK_MS)) return;
+    lastCheck = Date.now();
+    if (lock.stillHeld()) return;
+    lost = true;
+    throw new LostLockError(lock.path, journaled);
+  };
   try {
     // 1. Stage: dist/ is untouched.
     for (const path of changed) {
@@ -151,6 +190,8 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
       keepBackup(outDir, staging, change.path, made);
     }
     // 2. Journal: from here on readers refuse dist/ and the next build recovers it.
+    current = "";
+    checkLock(true);
     current = JOURNAL_FILE;
     writeFileSync(join(staging, "journal.json"), `${JSON.stringify(journal)}\n`);
     createdOutDir = mkdirSync(outDir, { recursive: true });
@@ -159,12 +200,14 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
     failpoint("journal");
     // 3. Apply.
     for (const path of orphans) {
+      checkLock(false);
       current = path;
       unlinkSync(join(outDir, path));
       failpoint("apply");
     }
     removeEmptyFolders(outDir, orphans);
     for (const path of writes) {
+      checkLock(false);
       current = path;
       const target = join(outDir, path);
       // An original's folder exists; only a new file may need one.
@@ -173,11 +216,18 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
       failpoint("apply");
     }
     // 4. Commit.
+    current = "";
+    checkLock(true);
     current = JOURNAL_FILE;
     unlinkSync(join(outDir, JOURNAL_FILE));
     failpoint("commit");
   } catch (error) {
     memory?.files.clear();
+    if (lost) {
+      // The output folder, its journal and (once journaled) this build's staging folder are the other build's now.
+      if (!journaled) attempt(() => rmSync(staging, { recursive: true, force: true }));
+      throw error;
+    }
     if (journaled && rollBack(outDir, staging, journal.changes)) attempt(() => unlinkSync(join(outDir, JOURNAL_FILE)));
     attempt(() => rmSync(staging, { recursive: true, force: true }));
     if (!journaled && createdOutDir !== undefined) attempt(() => rmSync(createdOutDir as string, { recursive: true }));
@@ -197,7 +247,7 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
  * renames (each a change to two folders) are saved. Killed before the rename,
  * it leaves only its staging folder, which the next build removes.
  */
-function emitIntoNewFolder(outDir: string, staging: string, artifacts: ReadonlyMap<string, ArtifactContent>, paths: readonly string[], memory: EmitMemory | undefined, seen: Map<string, EmittedFile>): void {
+function emitIntoNewFolder(outDir: string, staging: string, artifacts: ReadonlyMap<string, ArtifactContent>, paths: readonly string[], memory: EmitMemory | undefined, seen: Map<string, EmittedFile>, lock: EmitLock | undefined): void {
   const made = new Set<string>();
   let current = "";
   try {
@@ -206,11 +256,13 @@ function emitIntoNewFolder(outDir: string, staging: string, artifacts: ReadonlyM
       stageFile(join(staging, "new", path), path, artifacts, memory, seen, made);
     }
     current = "";
+    if (lock && !lock.stillHeld()) throw new LostLockError(lock.path, false);
     renameSync(join(staging, "new"), outDir);
     failpoint("commit");
   } catch (error) {
     memory?.files.clear();
     attempt(() => rmSync(staging, { recursive: true, force: true }));
+    if (error instanceof LostLockError) throw error;
     throw new EmitError(`Unexpected failure writing this file (${errorCode(error)}), expected a writable output folder; the output folder was left as it was`, current);
   }
   attempt(() => rmdirSync(staging));

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
-import { isProcessAlive, processStartTime } from "../../protocol/dist-journal.js";
+import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { basename, dirname } from "node:path";
+import { isHolderAlive, LOCK_HEARTBEAT_MS, lockFileFor, pidNamespace, processStartTime } from "../../protocol/dist-journal.js";
 import { readRegularFile } from "../../protocol/regular-file.js";
 import { STALE_STAGING_MS } from "./recovery.js";
 import { removeLeftoverFiles } from "../../protocol/leftover-files.js";
@@ -9,9 +9,13 @@ import { removeLeftoverFiles } from "../../protocol/leftover-files.js";
 /**
  * One build at a time per output folder. The lock is a file next to the
  * output folder, `.gamma-prompt-lock-<name>`, holding the owner's pid, start
- * time and a random token. It is created whole (written to a temporary name,
- * then hard-linked into place, which fails when a lock exists), so no reader
- * ever sees an empty lock. A lock whose process is gone is taken over.
+ * time, PID namespace and a random token. It is created whole (written to a
+ * temporary name, then hard-linked into place, which fails when a lock
+ * exists), so no reader ever sees an empty lock. A lock whose process is gone
+ * is taken over: at once when it was taken in this PID namespace and its pid
+ * is dead; when it was taken in another (a container, another host sharing
+ * the folder), once its heartbeat (the file's modification time, touched every
+ * LOCK_HEARTBEAT_MS while held) is older than LOCK_STALE_MS.
  */
 
 export interface LockHolder {
@@ -21,12 +25,14 @@ export interface LockHolder {
   token: string;
   /** When the holding process started, where the system tells: a lock whose pid now names another process is stale. */
   processStart?: string;
+  /** Where the pid is valid ({@link pidNamespace}): from anywhere else, only the heartbeat tells the holder lives. */
+  pidNamespace?: string;
 }
 
 export interface OutputLock {
   readonly path: string;
   readonly holder: LockHolder;
-  /** True while the lock file is still this build's (nobody broke it). */
+  /** True while the lock file is still this build's (nobody broke it); then also touches it (the heartbeat). */
   stillHeld(): boolean;
   release(): void;
 }
@@ -62,14 +68,20 @@ export class OutputLockedError extends Error {
 }
 
 export function lockPathFor(outDir: string): string {
-  return join(dirname(outDir), `.gamma-prompt-lock-${basename(outDir)}`);
+  return lockFileFor(outDir);
 }
 
 export async function acquireOutputLock(outDir: string, options: LockOptions = {}): Promise<OutputLock> {
   const path = lockPathFor(outDir);
   const waitMs = options.waitMs ?? DEFAULT_LOCK_WAIT_MS;
   const processStart = processStartTime(process.pid);
-  const holder: LockHolder = { pid: process.pid, startedAt: new Date().toISOString(), token: randomBytes(8).toString("hex"), ...(processStart === undefined ? {} : { processStart }) };
+  const holder: LockHolder = {
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    token: randomBytes(8).toString("hex"),
+    ...(processStart === undefined ? {} : { processStart }),
+    pidNamespace: pidNamespace(),
+  };
   const started = Date.now();
   let announced = false;
   mkdirSync(dirname(path), { recursive: true });
@@ -132,14 +144,18 @@ export class LockWriteError extends Error {
 
 function tryCreate(path: string, holder: LockHolder): boolean {
   const temp = `${path}.${holder.pid}.${holder.token}`;
+  let written = false;
   try {
     // In the try: a write that fails half-way (a full disk) leaves no temporary lock behind.
     writeFileSync(temp, `${JSON.stringify(holder)}\n`);
+    written = true;
     linkSync(temp, path);
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EEXIST") return false;
+    // The holder cleared the temporary lock as a leftover (it cannot see this process: another container): try again.
+    if (written && code === "ENOENT" && !lstatSync(temp, { throwIfNoEntry: false }) && lstatSync(dirname(path), { throwIfNoEntry: false })) return false;
     throw new LockWriteError(path, code, { cause: error });
   } finally {
     rmSync(temp, { force: true });
@@ -158,7 +174,7 @@ function readHolder(path: string): HolderState {
     const age = Date.now() - (lstatSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0);
     return age > UNREADABLE_LOCK_GRACE_MS ? { state: "stale", text } : { state: "live" };
   }
-  return isProcessAlive(holder.pid, holder.processStart) ? { state: "live", holder } : { state: "stale", text };
+  return isHolderAlive(holder, path) ? { state: "live", holder } : { state: "stale", text };
 }
 
 /**
@@ -189,11 +205,24 @@ function heldLock(path: string, holder: LockHolder): OutputLock {
     const read = readRegularFile(path, { noFollow: true, maxBytes: 4096 });
     return read.kind === "file" && parseHolder(read.bytes.toString("utf8"))?.token === holder.token;
   };
+  const heartbeat = (): boolean => {
+    if (!mine()) return false;
+    try {
+      const now = new Date();
+      utimesSync(path, now, now);
+    } catch {
+      // A missed beat: the next one, or the check before the commit, tells.
+    }
+    return true;
+  };
+  const timer = setInterval(heartbeat, LOCK_HEARTBEAT_MS);
+  timer.unref();
   return {
     path,
     holder,
-    stillHeld: mine,
+    stillHeld: heartbeat,
     release: () => {
+      clearInterval(timer);
       if (mine()) unlinkSync(path);
     },
   };
@@ -203,9 +232,9 @@ function parseHolder(text: string): LockHolder | undefined {
   try {
     const parsed: unknown = JSON.parse(text);
     if (typeof parsed !== "object" || parsed === null) return undefined;
-    const { pid, startedAt, token, processStart } = parsed as Record<string, unknown>;
+    const { pid, startedAt, token, processStart, pidNamespace } = parsed as Record<string, unknown>;
     if (typeof pid !== "number" || !Number.isSafeInteger(pid) || pid <= 0 || typeof startedAt !== "string" || typeof token !== "string") return undefined;
-    return { pid, startedAt, token, ...(typeof processStart === "string" ? { processStart } : {}) };
+    return { pid, startedAt, token, ...(typeof processStart === "string" ? { processStart } : {}), ...(typeof pidNamespace === "string" ? { pidNamespace } : {}) };
   } catch {
     return undefined;
   }

@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { isProcessAlive, JOURNAL_FILE, JOURNAL_FORMAT, type DistJournal, type JournalChange } from "../../protocol/dist-journal.js";
 import { MANIFEST_FILE } from "../../protocol/dist-manifest.js";
@@ -49,7 +49,8 @@ export function recoverDist(outDir: string): Recovery {
     outcome = rollBack(outDir, staging, journal.changes) ? "rolled-back" : "unrecoverable";
   }
   if (outcome === "unrecoverable") return outcome;
-  unlinkSync(join(outDir, JOURNAL_FILE));
+  // Gone already when a build that was judged dead (another container's, stalled past the lock's stale age) wakes and clears it.
+  rmSync(join(outDir, JOURNAL_FILE), { force: true });
   attempt(() => rmSync(staging, { recursive: true, force: true }));
   return outcome;
 }
@@ -66,20 +67,27 @@ export function rollBack(outDir: string, staging: string, changes: readonly Jour
     const target = join(outDir, change.path);
     if (change.action === "add") {
       // The transaction adds files only: a folder there was never its own.
-      if (lstatSync(target, { throwIfNoEntry: false })?.isDirectory() === false) unlinkSync(target);
+      if (lstatSync(target, { throwIfNoEntry: false })?.isDirectory() === false) rmSync(target, { force: true });
     } else {
       const backup = join(staging, "old", change.path);
-      if (lstatSync(backup, { throwIfNoEntry: false })) {
-        mkdirSync(dirname(target), { recursive: true });
-        renameSync(backup, target);
-      } else if (!lstatSync(target, { throwIfNoEntry: false })) {
-        complete = false;
-      }
+      if (!(lstatSync(backup, { throwIfNoEntry: false }) && restore(backup, target)) && !lstatSync(target, { throwIfNoEntry: false })) complete = false;
     }
     failpoint("rollback");
   }
   removeEmptyFolders(outDir, changes.filter((change) => change.action === "add").map((change) => change.path));
   return complete;
+}
+
+/** Renames a backup into place; false when it vanished first (put back by a build that stopped with it). */
+function restore(backup: string, target: string): boolean {
+  mkdirSync(dirname(target), { recursive: true });
+  try {
+    renameSync(backup, target);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" && !lstatSync(backup, { throwIfNoEntry: false })) return false;
+    throw error;
+  }
 }
 
 /**
