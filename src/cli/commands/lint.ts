@@ -138,7 +138,7 @@ async function runLint(given: LintCommandOptions): Promise<number> {
     const fromWorkingFolder = toRoot === "" || (toRoot !== ".." && !toRoot.startsWith("../") && !isAbsolute(toRoot));
     const diff = fixesDiff(outcome.fixedFiles, fromWorkingFolder ? rebase : (file) => file);
     if (!fromWorkingFolder && diff !== "") process.stderr.write(`gamma-prompt lint: the diff's paths are relative to the project root ${toRoot}/: apply it there (cd ${toRoot} && git apply)\n`);
-    // A file --fix leaves as it is (a symbolic link) is named with the reason: its findings stay, and count.
+    // A file --fix leaves as it is (a symbolic link, a file changed while lint ran) is named with the reason: its findings stay, and count.
     const skipped = (outcome.fixesSkipped ?? []).map((entry) => ({ ...entry, file: rebase(entry.file) }));
     const notFixed = skipped.map((entry) => `not fixed ${escapeControls(entry.file)}: ${escapeControls(entry.reason)}\n`).join("");
     if (options.format === "json") {
