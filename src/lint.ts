@@ -65,9 +65,12 @@ export interface LintResult {
   fixes?: SkillFix[];
   /** With `fix`: each changed file's content before and after. */
   fixedFiles?: FixedSkillFile[];
-  /** With `fix`: the files with fixable findings that were left as they are, and why (a symbolic link); their findings stay in `diagnostics`. */
+  /** With `fix`: the files with fixable findings that were left as they are, and why (a symbolic link, or a file another program changed while lint ran); their findings stay in `diagnostics`. */
   fixesSkipped?: SkippedFix[];
 }
+
+/** Why `lint --fix` left a file unfixed that another program changed while it ran. */
+const CHANGED_WHILE_FIXING = "it changed while lint --fix ran, and its fixes were computed from what it held before: nothing was written over the change; run lint --fix again";
 
 /** At most this many passes of `lint --fix` over a file (each pass's fixes can make the next one's possible). */
 const MAX_FIX_PASSES = 10;
@@ -108,7 +111,15 @@ export async function lint(options: LintOptions): Promise<LintResult> {
     }
     if (fixedFiles.length > 0 && options.fix === "write") {
       options.signal?.throwIfAborted();
-      writeFixedFiles(root, fixedFiles);
+      const changed = new Set(writeFixedFiles(root, fixedFiles));
+      if (changed.size > 0) {
+        // Another program wrote these files while lint ran: their fixes were computed from bytes they no longer hold.
+        for (const file of changed) skipped.push({ file, reason: CHANGED_WHILE_FIXING });
+        skipped.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+        fixedFiles = fixedFiles.filter((file) => !changed.has(file.file));
+        // Their findings are those of what they hold now; the others', of the fixes written.
+        linted = await lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: new Map(fixedFiles.map((file) => [file.file, file.source])) });
+      }
     }
   }
   const agent = isAgentProject(root, profile) ? await agentSourceDiagnostics(root, linted, options.config) : [];

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
+import { isAbsolute, normalize, relative, resolve } from "node:path";
 import { describeMarker, findProject, namedProjectsBelow } from "../project-root.js";
 
 /** The text after `--root` in each command's help: what it defaults to. */
@@ -12,15 +12,20 @@ export const ROOT_DEFAULT = "default: the nearest folder from the working folder
  * named on stderr when it is not the working folder itself. Without one:
  * the working folder when the command can work without sources (`optional`),
  * else a one-line usage error, which names the projects below the working
- * folder (a monorepo's packages) when there are any.
+ * folder (a monorepo's packages) when there are any. A command that reads
+ * only a build (`outDir`: its output folder as given) works without a
+ * project only on an output folder named elsewhere: with the default
+ * `dist`, there is no build to read (one would have been found), and the
+ * error is the same as every other command's.
  */
-export async function commandRoot(command: string, given: string | undefined, options: { build?: boolean; optional?: boolean } = {}): Promise<{ root: string; found: boolean } | { error: string }> {
+export async function commandRoot(command: string, given: string | undefined, options: { build?: boolean; optional?: boolean; outDir?: string } = {}): Promise<{ root: string; found: boolean } | { error: string }> {
   if (given !== undefined) return { root: given, found: true };
   const cwd = process.cwd();
   const lookFor = options.build === true ? { build: true } : {};
   const found = findProject(cwd, lookFor) ?? findFromStartingFolder(cwd, lookFor);
   if (found === undefined) {
-    if (options.optional === true) return { root: ".", found: false };
+    const defaultOut = options.outDir !== undefined && normalize(options.outDir).replace(/[\\/]+$/, "") === "dist";
+    if (options.optional === true && !defaultOut) return { root: ".", found: false };
     const named = namedProjectsBelow(cwd);
     const hint = named === undefined ? "" : `; projects below it: ${named}`;
     return { error: `gamma-prompt ${command}: no project in the working folder or above it (a folder with gamma-prompt.config.json or skills/)${hint}; pass --root with the project's folder` };

@@ -1,9 +1,11 @@
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { build, createBuildCache, type BuildResult } from "../../src/build.js";
 import { PROJECT_SOURCES } from "../../src/pipeline/discover/project-sources.js";
 import { copyProject, removeTempDirs, snapshotTree } from "./helpers.js";
+import { tempDir } from "../helpers/temp-project.js";
 
 afterAll(removeTempDirs);
 
@@ -21,6 +23,25 @@ describe("the persistent build cache", () => {
     expect(warm.diagnostics).toEqual(cold.diagnostics);
     expect(warm.summary).toEqual(cold.summary);
     expect(warm.manifest).toEqual(cold.manifest);
+  });
+
+  it("keeps the record of an agent folder inside a package in that package's node_modules, never making the agent folder look like a package", async () => {
+    // packages/agent-c/package.json with the agent in packages/agent-c/agent/: npm takes a folder with a node_modules as a package root.
+    const repository = await tempDir("gamma cache package");
+    await mkdir(join(repository, ".git"));
+    const pkg = join(repository, "packages", "agent-c");
+    const agent = await copyProject("basic", join(pkg, "agent"));
+    await writeFile(join(pkg, "package.json"), '{ "name": "agent-c", "private": true }\n');
+    const own = await copyProject("basic", join(repository, "other"));
+    const cold = await build({ root: agent });
+    expect(cold.fromCache).toBe(false);
+    expect(existsSync(join(agent, "node_modules"))).toBe(false);
+    expect(await readdir(join(pkg, "node_modules/.cache/gamma-prompt"))).toHaveLength(1);
+    expect((await build({ root: agent })).fromCache).toBe(true);
+    // With no package.json above it (up to the repository's top), the record stays in the root, as for a package.
+    expect((await build({ root: own })).fromCache).toBe(false);
+    expect(await readdir(join(own, "node_modules/.cache/gamma-prompt"))).toHaveLength(1);
+    expect(existsSync(join(repository, "node_modules"))).toBe(false);
   });
 
   it("never trusts the cache over dist/: a tampered artifact is rebuilt", async () => {

@@ -71,6 +71,21 @@ describe("commands run from inside a project", () => {
     }
   });
 
+  it("cost, report and eval, which read only a build, give the same message there: no build can be found", async () => {
+    for (const args of [["cost"], ["report"], ["eval", "--replay"], ["cost", "--out", "./dist/"], ["eval", "--replay", "--dist", "dist"]]) {
+      const run = await runCliInProcessFrom(mono, ...args);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toBe(
+        `gamma-prompt ${args[0]}: no project in the working folder or above it (a folder with gamma-prompt.config.json or skills/); projects below it: packages/agent, packages/support; pass --root with the project's folder\n`,
+      );
+    }
+    // An output folder named elsewhere is read without a project: its own message when it holds no build.
+    const elsewhere = await runCliInProcessFrom(mono, "cost", "--out", "builds/agent");
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toBe("gamma-prompt cost: no build at builds/agent/: run `gamma-prompt build` first\n");
+  });
+
   it("names packages that hold only skills/ (no config) too, and at most 20 of many", async () => {
     const skillsOnly = await tempDir("gamma monorepo skills");
     mkdirSync(join(skillsOnly, ".git"));

@@ -1,7 +1,7 @@
 import { build, BuildStoppedError, type BuildResult } from "../../build.js";
 import { check, type CheckResult } from "../../check.js";
 import { countDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import { relativeToWorkingFolder } from "../../diagnostics/rebase.js";
+import { relativeForFormat } from "../../diagnostics/rebase.js";
 import { formatDiagnostics, type ReporterName } from "../../diagnostics/reporters/index.js";
 import { ProjectRootError } from "../../pipeline/discover/discover.js";
 import { OutputLockedError } from "../../pipeline/emit/lock.js";
@@ -79,8 +79,8 @@ export async function runBuildCommand(given: BuildCommandOptions): Promise<numbe
     const how = { "rolled-back": "rolled back to the previous build", "rolled-forward": "completed", unrecoverable: "could not be used, so only a successful build clears it" }[outcome.recovery];
     process.stderr.write(`gamma-prompt build: an interrupted build had left ${options.out}/ half-replaced; its journal ${how}\n`);
   }
-  // Files relative to the working folder (the repository root in CI), whatever --root is.
-  const diagnostics = relativeToWorkingFolder(outcome.diagnostics, options.root);
+  // Files relative to the working folder, whatever --root is; github's and sarif's to the repository's root in Actions.
+  const diagnostics = relativeForFormat(options.format, outcome.diagnostics, options.root);
   if (options.format === "github" || options.format === "sarif") {
     process.stdout.write(formatDiagnostics(options.format, diagnostics, countDiagnostics(diagnostics)));
   } else if (options.format === "json") {
@@ -118,7 +118,7 @@ export async function runCheckCommand(given: CheckCommandOptions): Promise<numbe
   } catch (error) {
     return usageError("check", error);
   }
-  const diagnostics = relativeToWorkingFolder(outcome.diagnostics, options.root);
+  const diagnostics = relativeForFormat(options.format, outcome.diagnostics, options.root);
   if (options.format === "json") {
     const document = {
       diagnostics,

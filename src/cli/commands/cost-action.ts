@@ -17,7 +17,12 @@ export interface CostCommandOptions {
 }
 
 export async function runCostCommand(given: CostCommandOptions): Promise<number> {
-  const { root } = (await commandRoot("cost", given.root, { build: true, optional: true })) as { root: string };
+  const located = await commandRoot("cost", given.root, { build: true, optional: true, outDir: given.out });
+  if ("error" in located) {
+    process.stderr.write(`${located.error}\n`);
+    return EXIT_USAGE;
+  }
+  const { root } = located;
   const options = { ...given, root };
   let profile: unknown;
   if (options.profile !== undefined) {

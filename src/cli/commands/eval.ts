@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Option, type Command } from "commander";
 import { EXIT_USAGE } from "../../diagnostics/exit-code.js";
@@ -78,7 +79,14 @@ whose 95% interval does not overlap the baseline's.`,
         process.stdout.write(options.format === "json" ? canonicalJson(names) : `${names.join("\n")}\n`);
         return;
       }
-      const { root } = (await commandRoot("eval", options.root, { build: true, optional: true })) as { root: string };
+      // A folder with the scenarios (evals/) is where a build to evaluate belongs, sources or not: there the advice is to build.
+      const located = await commandRoot("eval", options.root, { build: true, optional: true, ...(existsSync("evals") ? {} : { outDir: options.dist ?? "dist" }) });
+      if ("error" in located) {
+        process.stderr.write(`${located.error}\n`);
+        result.exitCode = EXIT_USAGE;
+        return;
+      }
+      const { root } = located;
       const runs = options.runs === undefined ? undefined : wholeNumber(options.runs);
       // Said with the text as typed: the library's own check only sees the number it became.
       if (runs !== undefined && !(runs >= 1)) return fail(`Unexpected --runs ${options.runs}, expected a whole number of at least 1`);

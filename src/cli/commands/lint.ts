@@ -96,7 +96,7 @@ async function runLint(given: LintCommandOptions): Promise<number> {
   }
   const options = { ...given, root: located.root };
   // Loaded here, not at the top, so other commands and --help start fast.
-  const [{ lint, ProjectRootError, ConfigFileError, FixWriteError }, { formatDiagnostics }, { relativeToWorkingFolder, workingFolderPath }] = await Promise.all([
+  const [{ lint, ProjectRootError, ConfigFileError, FixWriteError }, { formatDiagnostics }, { relativeForFormat, workingFolderPath }] = await Promise.all([
     import("../../lint.js"),
     import("../../diagnostics/reporters/index.js"),
     import("../../diagnostics/rebase.js"),
@@ -123,8 +123,8 @@ async function runLint(given: LintCommandOptions): Promise<number> {
     }
     throw error;
   }
-  // Files relative to the working folder (the repository root in CI), whatever --root is.
-  const diagnostics = relativeToWorkingFolder(outcome.diagnostics, options.root);
+  // Files relative to the working folder, whatever --root is; github's and sarif's to the repository's root in Actions.
+  const diagnostics = relativeForFormat(options.format, outcome.diagnostics, options.root);
   const counts = { errorCount: outcome.errorCount, warningCount: outcome.warningCount, noteCount: outcome.noteCount };
   const context = { ...counts, profile: outcome.profile, skillCount: outcome.skillFileCount };
   if (fix && outcome.fixes && outcome.fixedFiles) {
@@ -138,7 +138,7 @@ async function runLint(given: LintCommandOptions): Promise<number> {
     const fromWorkingFolder = toRoot === "" || (toRoot !== ".." && !toRoot.startsWith("../") && !isAbsolute(toRoot));
     const diff = fixesDiff(outcome.fixedFiles, fromWorkingFolder ? rebase : (file) => file);
     if (!fromWorkingFolder && diff !== "") process.stderr.write(`gamma-prompt lint: the diff's paths are relative to the project root ${toRoot}/: apply it there (cd ${toRoot} && git apply)\n`);
-    // A file --fix leaves as it is (a symbolic link) is named with the reason: its findings stay, and count.
+    // A file --fix leaves as it is (a symbolic link, a file changed while lint ran) is named with the reason: its findings stay, and count.
     const skipped = (outcome.fixesSkipped ?? []).map((entry) => ({ ...entry, file: rebase(entry.file) }));
     const notFixed = skipped.map((entry) => `not fixed ${escapeControls(entry.file)}: ${escapeControls(entry.reason)}\n`).join("");
     if (options.format === "json") {

@@ -40,7 +40,12 @@ function readResults(file: string, what: string): EvalResults {
 }
 
 export async function runReportCommand(given: ReportCommandOptions): Promise<number> {
-  const { root } = (await commandRoot("report", given.root, { build: true, optional: true })) as { root: string };
+  const located = await commandRoot("report", given.root, { build: true, optional: true, outDir: given.out });
+  if ("error" in located) {
+    process.stderr.write(`${located.error}\n`);
+    return EXIT_USAGE;
+  }
+  const { root } = located;
   const options = { ...given, root };
   try {
     const profile = options.profile === undefined ? undefined : readJson(options.root, options.profile, "traffic profile");

@@ -6,7 +6,7 @@ import type { Diagnostic, ReportContext } from "../diagnostic.js";
  * keys in that order (`related`, when present, is `{file,line,column,endLine,endColumn,message}`), followed by one newline.
  * After `lint --fix` or `--fix-dry-run` it ends with `"fixes":[{file,line,column,ruleId,message}],"fixesWritten":bool`,
  * and with `--fix-dry-run` `"diff"` (the unified diff of the changes); when a file with fixable findings was left as it is
- * (a symbolic link), `"fixesSkipped":[{file,reason}]` follows.
+ * (a symbolic link, a file changed while lint ran), `"fixesSkipped":[{file,reason}]` follows.
  */
 export function formatJson(diagnostics: readonly Diagnostic[], counts: ReportContext): string {
   const document = {

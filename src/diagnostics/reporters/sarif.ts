@@ -9,8 +9,8 @@ import { ruleDocUrl, ruleRegistry, type RuleId } from "../rules/index.js";
  * example) and a helpUri (the same documentation URL every diagnostic
  * carries), then one result per finding. Columns are UTF-16
  * code units, as in every other format; `uri` is the same relative path the
- * other formats print (relative to the working folder, the repository root
- * in CI). Severities map one to one onto SARIF levels (error, warning,
+ * github format prints (relative to the working folder, or in GitHub
+ * Actions to the repository's root when the file is inside it). Severities map one to one onto SARIF levels (error, warning,
  * note). Keys are in a fixed order and nothing volatile is written, so the
  * same findings give the same bytes.
  */

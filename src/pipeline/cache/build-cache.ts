@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { mkdir, readdir, rename, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import { readRegularFile, statIfPossible } from "../../protocol/regular-file.js";
@@ -36,8 +36,40 @@ export interface PersistedBuild {
   probes: Array<[string, Existence]>;
 }
 
+/**
+ * Where a project's cache entry for one output folder is kept. In the
+ * project root's `node_modules/.cache/gamma-prompt/` when the root is a
+ * package (it holds a package.json, or already a node_modules). An agent
+ * folder inside a package (`packages/agent-c/agent/`, with no package.json
+ * of its own) would become one to npm, which takes the nearest folder with a
+ * package.json or a node_modules as the package's root: there the entry goes
+ * to the `node_modules/.cache/gamma-prompt/` of the nearest folder above with
+ * a package.json (up to the repository's top, the folder holding `.git`),
+ * keyed by the project's path relative to it too. With none, in the root.
+ */
 export function cacheFile(root: string, outDirRelative: string): string {
-  return join(root, CACHE_DIR, `build-${sha256Hex(outDirRelative).slice(0, 16)}.json`);
+  const project = resolve(root);
+  if (isPackageRoot(project)) return join(project, CACHE_DIR, `build-${sha256Hex(outDirRelative).slice(0, 16)}.json`);
+  const owner = enclosingPackage(project);
+  if (owner === undefined) return join(project, CACHE_DIR, `build-${sha256Hex(outDirRelative).slice(0, 16)}.json`);
+  // "\0" keeps apart a project "agent" building to "dist" and the package's own project building to "agent/dist".
+  const from = relative(owner, project).split(sep).join("/");
+  return join(owner, CACHE_DIR, `build-${sha256Hex(`${from}\0${outDirRelative}`).slice(0, 16)}.json`);
+}
+
+function isPackageRoot(folder: string): boolean {
+  return statIfPossible(join(folder, "package.json"))?.isFile() === true || statIfPossible(join(folder, "node_modules"))?.isDirectory() === true;
+}
+
+/** The nearest folder above `folder` with a package.json, not past the repository's top; undefined when there is none. */
+function enclosingPackage(folder: string): string | undefined {
+  for (let current = folder; ; ) {
+    if (statIfPossible(join(current, ".git")) !== undefined) return undefined;
+    const parent = dirname(current);
+    if (parent === current) return undefined;
+    current = parent;
+    if (statIfPossible(join(current, "package.json"))?.isFile() === true) return current;
+  }
 }
 
 export interface InputKey {

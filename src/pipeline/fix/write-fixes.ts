@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { FixedSkillFile } from "./fix-skills.js";
-import { replaceFileAtomically } from "./replace-file.js";
+import { FileChangedError, replaceFileAtomically } from "./replace-file.js";
 
 /**
  * A fixed file the file system refuses (a read-only folder, no permission to
@@ -31,17 +31,28 @@ export class FixWriteError extends Error {
   }
 }
 
-/** Writes each fixed file whole, in order; the first that cannot be written stops the run with a {@link FixWriteError}. */
-export function writeFixedFiles(root: string, fixedFiles: readonly FixedSkillFile[]): void {
+/**
+ * Writes each fixed file whole, in order; the first that cannot be written
+ * stops the run with a {@link FixWriteError}. A file that no longer holds the
+ * bytes its fixes were computed from (saved by an editor, checked out, moved
+ * while lint ran) is left as it is, never overwritten: returns those files.
+ */
+export function writeFixedFiles(root: string, fixedFiles: readonly FixedSkillFile[]): string[] {
   const written: string[] = [];
+  const changed: string[] = [];
   for (const fixed of fixedFiles) {
     try {
-      replaceFileAtomically(join(root, fixed.file), Buffer.from(fixed.after, "utf8"));
+      replaceFileAtomically(join(root, fixed.file), Buffer.from(fixed.after, "utf8"), Buffer.from(fixed.before, "utf8"));
     } catch (error) {
+      if (error instanceof FileChangedError) {
+        changed.push(fixed.file);
+        continue;
+      }
       const code = (error as NodeJS.ErrnoException | undefined)?.code;
       if (typeof code !== "string") throw error;
       throw new FixWriteError(fixed.file, code, written);
     }
     written.push(fixed.file);
   }
+  return changed;
 }
