@@ -49,6 +49,16 @@ function rebuild(root: string, marker: string): void {
 
 const isManifest = (dist: string) => (path: string) => path === join(dist, "manifest.json");
 
+/** What loading `dist` throws, or undefined when it loads. */
+function loadError(dist: string): unknown {
+  try {
+    loadArtifacts({ distDir: dist });
+  } catch (caught) {
+    return caught;
+  }
+  return undefined;
+}
+
 describe("a build that commits while dist/ is loaded", () => {
   it("is not taken for tampering: the load starts over and returns the new build", async () => {
     const root = await builtProject();
@@ -82,14 +92,7 @@ describe("a build that commits while dist/ is loaded", () => {
       renameSync(dist, join(root, `replaced-${swaps}`));
       cpSync(next, dist, { recursive: true });
     };
-    const error = (() => {
-      try {
-        loadArtifacts({ distDir: dist });
-      } catch (caught) {
-        return caught;
-      }
-      return undefined;
-    })();
+    const error = loadError(dist);
     expect(error).toBeInstanceOf(InterruptedBuildError);
     expect((error as InterruptedBuildError).message).toBe("builds replaced dist/ while it was read (3 times in a row); load it again when they have finished");
   });
@@ -100,14 +103,7 @@ describe("a build that commits while dist/ is loaded", () => {
     hooks.afterRead = (path) => {
       if (isManifest(dist)(path)) writeFileSync(join(dist, "prefix.md"), "tampered\n");
     };
-    const error = (() => {
-      try {
-        loadArtifacts({ distDir: dist });
-      } catch (caught) {
-        return caught;
-      }
-      return undefined;
-    })();
+    const error = loadError(dist);
     expect(error).toBeInstanceOf(ArtifactVerificationError);
     expect(error).not.toBeInstanceOf(InterruptedBuildError);
     expect((error as ArtifactVerificationError).problems.map((problem) => problem.file)).toContain("prefix.md");
