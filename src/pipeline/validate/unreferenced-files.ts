@@ -231,14 +231,18 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
     }
     return words;
   };
-  const scanPart = (dir: string, text: string): void => {
-    for (const match of text.matchAll(MARKDOWN_TARGET)) resolveMention(safeDecode(match[1] ?? ""), dir, true);
-    // `` `templates` `` in code, or "the templates folder": a folder named by its bare name.
-    for (const match of text.matchAll(CODE_FOLDER)) resolveMention(`${match[1] ?? ""}/`, dir, true);
-    for (const name of namedFolders(text)) resolveMention(`${name}/`, dir, true);
+  /** The parts of one text (lines holding a word, with the line before each), all read against the text's folder. */
+  const scanParts = (dir: string, parts: readonly string[]): void => {
+    for (const text of parts) {
+      for (const match of text.matchAll(MARKDOWN_TARGET)) resolveMention(safeDecode(match[1] ?? ""), dir, true);
+      // `` `templates` `` in code, or "the templates folder": a folder named by its bare name.
+      for (const match of text.matchAll(CODE_FOLDER)) resolveMention(`${match[1] ?? ""}/`, dir, true);
+      for (const name of namedFolders(text)) resolveMention(`${name}/`, dir, true);
+    }
     // Tokens are what lies between white space, quotes, brackets and `,;|*=` (`*` cuts `references/*.md` into the
-    // folder it names); only those holding a word can name a file still unnamed (word-tokens.ts).
-    for (const token of tokensHolding(text, wordList)) {
+    // folder it names); only those holding a word can name a file still unnamed (word-tokens.ts). No token spans
+    // a line, so the parts are searched at once, joined by line feeds.
+    for (const token of tokensHolding(parts.join("\n"), wordList)) {
       if (unnamed.size === 0) return;
       // Most tokens are words: a word names a file only by its file name or stem, two map lookups.
       if (!/[/.?#]/.test(token)) {
@@ -253,13 +257,12 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
       resolveMention(token, dir, false);
     }
   };
-  for (const part of namingWords().parts(input.body)) scanPart("", part);
+  scanParts("", namingWords().parts(input.body));
   for (let file = toFollow.shift(); file !== undefined && unnamed.size > 0; file = toFollow.shift()) {
     const read = readBytes(input.root, `${skillDir}/${file}`, MAX_FOLLOWED_BYTES);
     if (!("raw" in read)) continue;
     // The file's words are searched in its bytes: only the parts that hold one are decoded.
-    const dir = posix.dirname(file) === "." ? "" : posix.dirname(file);
-    for (const part of namingWords().partsOfBytes(read.raw)) scanPart(dir, part);
+    scanParts(posix.dirname(file) === "." ? "" : posix.dirname(file), namingWords().partsOfBytes(read.raw));
   }
   return referenced;
 }
