@@ -117,6 +117,36 @@ const BLOCK_EDITS: LineEdit[] = [
   (line: string) => line.replace(/^ {2}.*/, "  12"),
 ];
 
+/** A nested mapping indented by four, as many collections write `metadata:`, for near misses. */
+const FOUR_SPACE_MAPPINGS = [
+  "name: aeon\ndescription: Time series work.\nmetadata:\n    skill-author: K-Dense Inc.\n",
+  "metadata:\n    version: 1.0.0\n    author: someone\nname: a\n",
+  "name: a\nmetadata:\n    a: x\n    b: \"quoted\"\n    c: 'single'\nlicense: MIT\n",
+];
+
+/** Changes to one line of a nested mapping that YAML reads another way, or that leave the reader's shape. */
+const NESTED_EDITS: LineEdit[] = [
+  (line: string) => line.replace(/^ {4}/, "  "),
+  (line: string) => line.replace(/^ {4}/, "   "),
+  (line: string) => line.replace(/^ {4}/, "     "),
+  (line: string) => line.replace(/^ {4}/, "      "),
+  (line: string) => line.replace(/^ {4}/, "\t"),
+  (line: string) => line.replace(/^ {4}/, "  \t  "),
+  (line: string) => line.replace(/^ {4}(\S+):.*/, "    $1:"),
+  (line: string) => line.replace(/^ {4}(\S+):.*/, "    - $1"),
+  (line: string) => line.replace(/^ {4}(\S+):.*/, "    $1: []"),
+  (line: string) => line.replace(/^ {4}(\S+):.*/, "    $1: [a, b]"),
+  (line: string) => line.replace(/^ {4}(\S+):.*/, "    $1: {a: b}"),
+  (line: string) => line.replace(/^ {4}(\S+):.*/, "    $1:\n      - x"),
+  (line: string) => line.replace(/^ {4}(\S+):.*/, "    $1:\n    - x"),
+  (line: string) => line.replace(/^ {4}(\S+):(.*)/, "    $1:$2\n      continued"),
+  (line: string) => line.replace(/^ {4}(\S+):(.*)/, "    $1:$2\n    $1: again"),
+  (line: string) => line.replace(/^ {4}(\S+):(.*)/, "    $1:$2\n  other: x"),
+  (line: string) => line.replace(/^ {4}(\S+):(.*)/, "    $1:$2\n\n    other: x"),
+  (line: string) => line.replace(/^(\w+):$/, "$1: x"),
+  (line: string) => line.replace(/^(\w+):$/, "$1: "),
+];
+
 describe("plain frontmatter reader", () => {
   const files = [
     ...markdownFiles(join(root, "test", "fixtures")),
@@ -168,9 +198,18 @@ describe("plain frontmatter reader", () => {
     expect(answered).toBeGreaterThan(20);
   });
 
+  it("agrees with the library on nested mappings indented by four and their near misses", () => {
+    let answered = 0;
+    for (const base of FOUR_SPACE_MAPPINGS) {
+      expect(agree(base, base), base).toBe(true);
+      for (const variant of nearMisses(base, [...NESTED_EDITS, ...NEAR_MISS_EDITS])) if (agree(variant, `near miss\n${variant}`)) answered++;
+    }
+    expect(answered).toBeGreaterThan(20);
+  });
+
   it("leaves to the library what only it can read", () => {
     const index = (text: string): LineIndex => new LineIndex(`---\n${text}---\n`);
-    for (const text of ["name: a\n\ndescription: b\n", "name: 'it''s'\n", "name: \"a\\tb\"\n", "name: a # note\n", "n: 1.10\n", "a: null\n", "a: yes\nb: ~\n", "a:\n", "a: b\na: c\n", "a: |+\n  x\n", "a: |\n  x\n\n  y\n", "a: >\n  x\n   y\n", "a: {b: c}\n", "a: &x y\n", "meta:\n  k: v\n    deeper: x\n", "meta:\n  k: 1\n", "a: b\n  c\n", "a:\tb\n"]) {
+    for (const text of ["name: a\n\ndescription: b\n", "name: 'it''s'\n", "name: \"a\\tb\"\n", "name: a # note\n", "n: 1.10\n", "a: null\n", "a: yes\nb: ~\n", "a:\n", "a: b\na: c\n", "a: |+\n  x\n", "a: |\n  x\n\n  y\n", "a: >\n  x\n   y\n", "a: {b: c}\n", "a: &x y\n", "meta:\n  k: v\n    deeper: x\n", "meta:\n  k: 1\n", "a: b\n  c\n", "a:\tb\n", "meta:\n    k: v\n  j: w\n", "meta:\n    k:\n      - x\n", "meta:\n   k: v\n"]) {
       expect(readPlainFrontmatter(text, 4, index(text)), JSON.stringify(text)).toBeUndefined();
     }
   });

@@ -35,6 +35,11 @@ function expectSameParts(words: readonly string[], text: string): void {
   expect(lines.partsBySearch(text), JSON.stringify({ words, text })).toEqual(lines.partsByPattern(text));
 }
 
+/** A followed file's bytes searched as bytes give the parts its decoded text gives. */
+function expectSameBytesParts(words: readonly string[], bytes: Buffer): void {
+  expect(new WordLines(words).partsOfBytes(bytes), JSON.stringify({ words, bytes: [...bytes] })).toEqual(new WordLines(words).parts(bytes.toString("utf8")));
+}
+
 describe("WordLines", () => {
   it("gives each line holding a word with the line before it, adjoining lines joined", () => {
     const text = "intro\nsee scripts/fill.py\nmore\n\nlast names forms\nend";
@@ -54,6 +59,34 @@ describe("WordLines", () => {
       const text = readFileSync(file, "utf8");
       for (const words of wordLists) expectSameParts(words, text);
     }
+  });
+
+  it("searches a file's bytes with the answer of its decoded text", () => {
+    const files = [...markdownFiles(join(root, "docs")), ...markdownFiles(join(root, "corpus", "anthropics-skills"))];
+    const wordLists = [["scripts", "references", "reference", "forms"], ["md", "e", "the"], ["SKILL", "README", "LICENSE", "assets", "a-b", "x.y"], ["(", "[", "`"], ["—", "é", "→"]];
+    for (const file of files) {
+      const bytes = readFileSync(file);
+      for (const words of wordLists) expectSameBytesParts(words, bytes);
+    }
+  });
+
+  it("searches bytes with the decoded text's answer where bytes are not UTF-8, around multi-byte characters and at the edges", () => {
+    const next = generator(7);
+    // Whole characters of one to four bytes, line feeds, a BOM, and bytes that are no UTF-8 on their own or cut short.
+    const pieces = ["a", "b", "ab", "é", "€", "😀", "\n", "\n\n", " ", "\uFEFF", "\uFFFD"].map((text) => Buffer.from(text, "utf8"));
+    pieces.push(Buffer.from([0xc3]), Buffer.from([0xe2, 0x82]), Buffer.from([0xf0, 0x9f, 0x98]), Buffer.from([0xa9]), Buffer.from([0xff]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xc0, 0xaf]));
+    const vocabulary = ["a", "ab", "b", "é", "€", "😀", "a€", "éa", "\uFFFD", "\uFFFDa", "b\uFEFF"];
+    for (let round = 0; round < 5_000; round++) {
+      const chunks: Buffer[] = [];
+      for (let count = next(30); count > 0; count--) chunks.push(pieces[next(pieces.length)] ?? Buffer.alloc(0));
+      const words: string[] = [];
+      for (let count = 1 + next(4); count > 0; count--) words.push(vocabulary[next(vocabulary.length)] ?? "");
+      expectSameBytesParts(words, Buffer.concat(chunks));
+    }
+    // More than the words searched one by one, and an empty word: the decoded text answers.
+    const many = Array.from({ length: 20 }, (_, index) => `w${index}`);
+    expectSameBytesParts(many, Buffer.from("x\nw3 and w17\ny\n"));
+    expectSameBytesParts(["", "a"], Buffer.from("b\na\n"));
   });
 
   it("gives the pattern's answer on thousands of generated texts with overlapping and repeated words", () => {

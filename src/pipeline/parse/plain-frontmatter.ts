@@ -5,7 +5,8 @@ import type { LineIndex } from "./positions.js";
  * A reader for the frontmatter most skills have: `key: value` lines whose
  * values are single-line strings (plain, or quoted without escapes), lists
  * of such strings (or `[]`), and one level of nested mapping (metadata,
- * a knowledge note's appliesTo) whose values are such strings or lists indented by four. It gives
+ * a knowledge note's appliesTo) whose keys are indented by two and whose values are such strings or
+ * lists indented by four, or whose keys are indented by four and whose values are all such strings. It gives
  * exactly the tree and ranges the YAML library gives for the same text (a
  * test holds the two to one answer over every fixture and the real skill
  * collections), without loading that library: a lint of a few skills is
@@ -33,7 +34,8 @@ export interface YamlTree {
 }
 
 const KEY_LINE = /^([A-Za-z][A-Za-z0-9_-]*):(?: (.*))?$/;
-const NESTED_KEY_LINE = /^ {2}([A-Za-z][A-Za-z0-9_-]*): (.+)$/;
+/** A key of the nested mapping, indented by two, or by four when its values are all single-line (a list then takes the library). */
+const NESTED_KEY_LINE = /^( {2}| {4})([A-Za-z][A-Za-z0-9_-]*): (.+)$/;
 const ITEM_LINE = /^( {0,2})- (.*)$/;
 const NESTED_OPEN_LINE = /^ {2}([A-Za-z][A-Za-z0-9_-]*):$/;
 const NESTED_ITEM_LINE = /^ {4}- (.*)$/;
@@ -135,7 +137,7 @@ export function readPlainFrontmatter(yamlText: string, baseOffset: number, index
   const valueRanges = new Map<string, Range>();
   const keyRanges = new Map<string, Range>();
   let list: { pointer: string; items: string[]; start: number; end: number; indent: number } | undefined;
-  let mapping: { pointer: string; entries: Record<string, unknown>; start: number; end: number } | undefined;
+  let mapping: { pointer: string; entries: Record<string, unknown>; start: number; end: number; indent: number } | undefined;
   /** A list inside the nested mapping, and a nested `key:` line waiting for its first item. */
   let nestedList: { pointer: string; items: string[]; start: number; end: number } | undefined;
   let nestedOpened: { key: string; pointer: string } | undefined;
@@ -168,7 +170,8 @@ export function readPlainFrontmatter(yamlText: string, baseOffset: number, index
     } else if (opened && (nested || nestedOpen)) {
       const entries = Object.create(null) as Record<string, unknown>;
       value[opened.key] = entries;
-      mapping = { pointer: opened.pointer, entries, start: offset + 2, end: 0 };
+      const indent = nested ? (nested[1] ?? "").length : 2;
+      mapping = { pointer: opened.pointer, entries, start: offset + indent, end: 0, indent };
       opened = undefined;
     } else if (opened) {
       // `key:` with a plain value on the lines under it; with nothing under it, a null the full parser reports.
@@ -200,17 +203,21 @@ export function readPlainFrontmatter(yamlText: string, baseOffset: number, index
       mapping.end = current.end;
     } else if ((nested || nestedOpen) && mapping) {
       closeNestedList();
-      const key = (nested ?? nestedOpen)?.[1] ?? "";
+      // Every key of a mapping at its one indent; a nested list only under the keys indented by two.
+      const indent = nested ? (nested[1] ?? "").length : 2;
+      if (indent !== mapping.indent) return undefined;
+      const key = (nested ? nested[2] : nestedOpen?.[1]) ?? "";
       if (Object.prototype.hasOwnProperty.call(mapping.entries, key)) return undefined;
       const pointer = `${mapping.pointer}/${key}`;
-      keyRanges.set(pointer, rangeOf(offset + 2, offset + 2 + key.length));
+      keyRanges.set(pointer, rangeOf(offset + indent, offset + indent + key.length));
       if (nested) {
-        const scalar = stringValue(nested[2] ?? "");
+        const written = nested[3] ?? "";
+        const scalar = stringValue(written);
         if (scalar === undefined) return undefined;
-        const start = offset + 2 + key.length + 2;
-        valueRanges.set(pointer, rangeOf(start, start + (nested[2] ?? "").length));
+        const start = offset + indent + key.length + 2;
+        valueRanges.set(pointer, rangeOf(start, start + written.length));
         mapping.entries[key] = scalar;
-        mapping.end = start + (nested[2] ?? "").length;
+        mapping.end = start + written.length;
       } else {
         nestedOpened = { key, pointer };
       }

@@ -3,6 +3,7 @@ import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics
 import { readBytes } from "../discover/read-source.js";
 import { listSupportingEntries } from "../discover/supporting-files.js";
 import { WordLines } from "./word-lines.js";
+import { tokensHolding } from "./word-tokens.js";
 
 /**
  * `skill/unreferenced-file` (a note): every supporting file beside a
@@ -58,8 +59,6 @@ export interface UnreferencedFileInput {
 /** Markdown files and scripts whose references count too; larger ones are not read (the body limit is the same). */
 const FOLLOWED = /\.(?:md|markdown|mdx|sh|bash|zsh|py|js|cjs|mjs|ts|cts|mts|rb|pl|ps1)$/i;
 const MAX_FOLLOWED_BYTES = 1024 * 1024;
-/** What can never be inside a path as written in prose or code; `*` cuts `references/*.md` into the folder it names. Splitting on these gives the tokens without a match object each. */
-const NOT_IN_TOKEN = /[\s`'"()<>[\]{},;|*=]+/;
 const CODE_FOLDER = /`\.?\/?([^`\s/]+)\/?`/g;
 /** "the layouts folder", "`templates/` directory": the word before "folder" or "directory" (found from those words, not tried at every position). */
 const FOLDER_WORD = /\s(?:folder|directory)\b/g;
@@ -212,8 +211,9 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
    */
   // The words to look for, rebuilt only when a file was named since the last text.
   let words: WordLines | undefined;
+  let wordList: string[] = [];
   let wordsFor = -1;
-  const namingParts = (text: string): string[] => {
+  const namingWords = (): WordLines => {
     if (words === undefined || unnamed.size + unread.size !== wordsFor) {
       wordsFor = unnamed.size + unread.size;
       const found = new Set<string>();
@@ -226,21 +226,24 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
       }
       // A link may write a name percent-encoded (`logo%20big.png`).
       for (const word of [...found]) if (encodeURIComponent(word) !== word) found.add(encodeURIComponent(word));
-      words = new WordLines([...found]);
+      wordList = [...found];
+      words = new WordLines(wordList);
     }
-    return words.parts(text);
+    return words;
   };
-  const scan = (next: { dir: string; text: string }): void => {
-    for (const part of namingParts(next.text)) scanPart(next.dir, part);
-  };
-  const scanPart = (dir: string, text: string): void => {
-    for (const match of text.matchAll(MARKDOWN_TARGET)) resolveMention(safeDecode(match[1] ?? ""), dir, true);
-    // `` `templates` `` in code, or "the templates folder": a folder named by its bare name.
-    for (const match of text.matchAll(CODE_FOLDER)) resolveMention(`${match[1] ?? ""}/`, dir, true);
-    for (const name of namedFolders(text)) resolveMention(`${name}/`, dir, true);
-    for (const token of text.split(NOT_IN_TOKEN)) {
+  /** The parts of one text (lines holding a word, with the line before each), all read against the text's folder. */
+  const scanParts = (dir: string, parts: readonly string[]): void => {
+    for (const text of parts) {
+      for (const match of text.matchAll(MARKDOWN_TARGET)) resolveMention(safeDecode(match[1] ?? ""), dir, true);
+      // `` `templates` `` in code, or "the templates folder": a folder named by its bare name.
+      for (const match of text.matchAll(CODE_FOLDER)) resolveMention(`${match[1] ?? ""}/`, dir, true);
+      for (const name of namedFolders(text)) resolveMention(`${name}/`, dir, true);
+    }
+    // Tokens are what lies between white space, quotes, brackets and `,;|*=` (`*` cuts `references/*.md` into the
+    // folder it names); only those holding a word can name a file still unnamed (word-tokens.ts). No token spans
+    // a line, so the parts are searched at once, joined by line feeds.
+    for (const token of tokensHolding(parts.join("\n"), wordList)) {
       if (unnamed.size === 0) return;
-      if (token === "") continue;
       // Most tokens are words: a word names a file only by its file name or stem, two map lookups.
       if (!/[/.?#]/.test(token)) {
         const last = token[token.length - 1];
@@ -254,10 +257,12 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
       resolveMention(token, dir, false);
     }
   };
-  scan({ dir: "", text: input.body });
+  scanParts("", namingWords().parts(input.body));
   for (let file = toFollow.shift(); file !== undefined && unnamed.size > 0; file = toFollow.shift()) {
     const read = readBytes(input.root, `${skillDir}/${file}`, MAX_FOLLOWED_BYTES);
-    if ("raw" in read) scan({ dir: posix.dirname(file) === "." ? "" : posix.dirname(file), text: read.raw.toString("utf8") });
+    if (!("raw" in read)) continue;
+    // The file's words are searched in its bytes: only the parts that hold one are decoded.
+    scanParts(posix.dirname(file) === "." ? "" : posix.dirname(file), namingWords().partsOfBytes(read.raw));
   }
   return referenced;
 }
