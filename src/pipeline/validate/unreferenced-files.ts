@@ -167,8 +167,9 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
     const key = `${explicit ? "!" : "?"}${dir}\0${written}`;
     if (resolvedMentions.has(key)) return;
     resolvedMentions.add(key);
-    // `scripts/fill.py:42` and `scripts/fill.py:42:7`: a file at a line, as compilers and editors write it.
-    const trimmed = written.replace(/[?#].*$/, "").replace(/(?::\d+){1,2}$/, "").replace(/[.:!?]+$/, "");
+    // `scripts/fill.py:42` and `scripts/fill.py:42:7`: a file at a line, as compilers and editors write it, also at
+    // the end of a sentence (`scripts/fill.py:42.`).
+    const trimmed = withoutLineSuffix(written.replace(/[?#].*$/, "").replace(/[.:!?]+$/, "")).replace(/[.:!?]+$/, "");
     if (trimmed === "" || /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) return;
     const namesFolder = trimmed.endsWith("/");
     const segments = trimmed.split("/").filter((segment) => segment !== "" && segment !== ".");
@@ -246,8 +247,8 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
       if (unnamed.size === 0) return;
       // Most tokens are words: a word names a file only by its file name or stem, two map lookups.
       if (!/[/.?#]/.test(token)) {
-        const last = token[token.length - 1];
-        const word = last === ":" || last === "!" ? token.replace(/[:!]+$/, "") : token;
+        // `Dockerfile:12`, `Makefile:3:1`: a file named at a line.
+        const word = token.includes(":") || token.endsWith("!") ? withoutLineSuffix(token.replace(/[:!]+$/, "")).replace(/[:!]+$/, "") : token;
         const byName = byBaseName.get(word);
         if (byName !== undefined) for (const file of byName) mark(file);
         const byWordStem = byStem.get(word);
@@ -343,4 +344,9 @@ function safeDecode(text: string): string {
   } catch {
     return text;
   }
+}
+
+/** A path without the `:line` or `:line:column` after it. */
+function withoutLineSuffix(path: string): string {
+  return path.replace(/(?::\d+){1,2}$/, "");
 }
