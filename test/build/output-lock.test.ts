@@ -542,6 +542,13 @@ describe("the error for a folder locked past the wait", () => {
     expect(error.message.startsWith("another build holds /p/.gamma-prompt-lock-dist and was still running after 10 s;")).toBe(true);
     expect(error.name).toBe("OutputLockedError");
   });
+
+  it("says when the holder's pid is another container's or host's, and which wait outlasts it", () => {
+    const holder = { pid: 1, startedAt: "2026-12-04T10:00:00.000Z", token: "t", pidNamespace: "elsewhere - pid:[1]" };
+    expect(new OutputLockedError("/p/.gamma-prompt-lock-dist", holder, 2_000).message).toBe(
+      "build pid 1 in another container or on another host (started 2026-12-04T10:00:00.000Z) holds /p/.gamma-prompt-lock-dist and was still running after 2 s; try again when it has finished (its pid means nothing here: a lock its build has not touched for 30 s is taken over, so a --wait longer than that outlasts a build that was killed)",
+    );
+  });
 });
 
 describe("a lock taken in another PID namespace or on another host (a container sharing the checkout)", () => {

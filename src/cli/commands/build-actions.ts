@@ -4,7 +4,7 @@ import { countDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.
 import { relativeForFormat } from "../../diagnostics/rebase.js";
 import { formatDiagnostics, type ReporterName } from "../../diagnostics/reporters/index.js";
 import { ProjectRootError } from "../../pipeline/discover/discover.js";
-import { OutputLockedError } from "../../pipeline/emit/lock.js";
+import { describeLockHolder, OutputLockedError } from "../../pipeline/emit/lock.js";
 import type { BuildSummary } from "../../pipeline/render/summary.js";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { commandRoot } from "../project-root.js";
@@ -57,7 +57,7 @@ export async function runBuildCommand(given: BuildCommandOptions): Promise<numbe
       root: options.root,
       outDir: options.out,
       lockWaitMs: Number(options.wait) * 1000,
-      onLockWait: (holder) => process.stderr.write(`gamma-prompt build: waiting up to ${options.wait} s for the build of ${options.out}/ by pid ${holder.pid} (started ${holder.startedAt})\n`),
+      onLockWait: (holder) => process.stderr.write(`gamma-prompt build: waiting up to ${options.wait} s for the build of ${options.out}/ by ${describeLockHolder(holder)}\n`),
       signal: stop.signal,
     });
   } catch (error) {

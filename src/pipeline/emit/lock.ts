@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { isHolderAlive, LOCK_HEARTBEAT_MS, lockFileFor, pidNamespace, processStartTime } from "../../protocol/dist-journal.js";
+import { isHolderAlive, LOCK_HEARTBEAT_MS, LOCK_STALE_MS, lockFileFor, pidNamespace, processStartTime } from "../../protocol/dist-journal.js";
 import { readRegularFile } from "../../protocol/regular-file.js";
 import { STALE_STAGING_MS } from "./recovery.js";
 import { removeLeftoverFiles } from "../../protocol/leftover-files.js";
@@ -59,12 +59,25 @@ export class OutputLockedError extends Error {
     readonly holder: LockHolder | undefined,
     waitedMs: number,
   ) {
+    const elsewhere = holder !== undefined && !holderIsHere(holder);
     super(
-      `${holder ? `build pid ${holder.pid} (started ${holder.startedAt})` : "another build"} holds ${lockPath}` +
+      `${holder ? `build ${describeLockHolder(holder)}` : "another build"} holds ${lockPath}` +
         ` and was still running after ${Math.round(waitedMs / 100) / 10} s; try again when it has finished` +
-        ` (remove the lock file only if that process is not a gamma-prompt build)`,
+        (elsewhere
+          ? ` (its pid means nothing here: a lock its build has not touched for ${LOCK_STALE_MS / 1000} s is taken over, so a --wait longer than that outlasts a build that was killed)`
+          : ` (remove the lock file only if that process is not a gamma-prompt build)`),
     );
   }
+}
+
+/** Whether the holder's pid names a process this one can see (the same PID namespace on the same host). */
+function holderIsHere(holder: LockHolder): boolean {
+  return holder.pidNamespace === undefined || holder.pidNamespace === pidNamespace();
+}
+
+/** The holder as a user can look for it: `pid 42 (started …)`, saying when the pid is another container's or host's. */
+export function describeLockHolder(holder: LockHolder): string {
+  return `pid ${holder.pid}${holderIsHere(holder) ? "" : " in another container or on another host"} (started ${holder.startedAt})`;
 }
 
 export function lockPathFor(outDir: string): string {
