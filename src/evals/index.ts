@@ -92,7 +92,7 @@ export async function runEvals(options: EvalOptions, spelling: OptionSpelling = 
   const mode: EvalMode = options.replay === true ? "replay" : options.record === true ? "record" : "live";
   if (options.replay === true && options.record === true) throw new EvalUsageError(`Unexpected ${named.record} with ${named.replay}, expected one of them: a replay answers from the cassettes a recording writes`);
   if (options.replay === true && (options.model !== undefined || options.scriptedModel !== undefined)) {
-    throw new EvalUsageError(`Unexpected ${named.model} with ${named.replay}, expected one of them: a replay answers from the cassettes, as the model they name`);
+    throw new EvalUsageError(`Unexpected ${options.model !== undefined ? named.model : "scriptedModel"} with ${named.replay}, expected one of them: a replay answers from the cassettes, as the model they name`);
   }
   if (options.replay === true && options.baseUrl !== undefined) {
     throw new EvalUsageError(`Unexpected ${named.baseUrl} with ${named.replay}, expected one of them: a replay calls no endpoint, it answers from the cassettes`);
