@@ -24,8 +24,11 @@ export async function commandRoot(command: string, given: string | undefined, op
   const lookFor = options.build === true ? { build: true } : {};
   const found = findProject(cwd, lookFor) ?? findFromStartingFolder(cwd, lookFor);
   if (found === undefined) {
+    // An output folder named elsewhere that holds something is read without a project; one that does not exist
+    // is no build either, and the projects below are the better advice.
     const defaultOut = options.outDir !== undefined && normalize(options.outDir).replace(/[\\/]+$/, "") === "dist";
-    if (options.optional === true && !defaultOut) return { root: ".", found: false };
+    const outMissing = options.outDir !== undefined && !existsSync(resolve(cwd, options.outDir));
+    if (options.optional === true && !defaultOut && !outMissing) return { root: ".", found: false };
     const named = namedProjectsBelow(cwd);
     const hint = named === undefined ? "" : `; projects below it: ${named}`;
     return { error: `gamma-prompt ${command}: no project in the working folder or above it (a folder with gamma-prompt.config.json or skills/)${hint}; pass --root with the project's folder` };

@@ -80,10 +80,19 @@ describe("commands run from inside a project", () => {
         `gamma-prompt ${args[0]}: no project in the working folder or above it (a folder with gamma-prompt.config.json or skills/); projects below it: packages/agent, packages/support; pass --root with the project's folder\n`,
       );
     }
-    // An output folder named elsewhere is read without a project: its own message when it holds no build.
+    // An output folder named elsewhere that does not exist is no build either: the same message.
+    for (const command of ["cost", "report"]) {
+      const missing = await runCliInProcessFrom(mono, command, "--out", "builds/agent");
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toBe(
+        `gamma-prompt ${command}: no project in the working folder or above it (a folder with gamma-prompt.config.json or skills/); projects below it: packages/agent, packages/support; pass --root with the project's folder\n`,
+      );
+    }
+    // One that exists is read without a project: its own message when it holds no build.
+    mkdirSync(join(mono, "builds", "agent"), { recursive: true });
     const elsewhere = await runCliInProcessFrom(mono, "cost", "--out", "builds/agent");
     expect(elsewhere.code).toBe(2);
-    expect(elsewhere.stderr).toBe("gamma-prompt cost: no build at builds/agent/: run `gamma-prompt build` first\n");
+    expect(elsewhere.stderr).toBe("gamma-prompt cost: no build in builds/agent/ (it holds no manifest.json): run `gamma-prompt build` first\n");
   });
 
   it("names packages that hold only skills/ (no config) too, and at most 20 of many", async () => {

@@ -29,7 +29,7 @@ describe("runEvals, called as a library", () => {
     );
     expect(await usageError(runEvals({ root, replay: true, record: true }))).toBe("Unexpected record: true with replay: true, expected one of them: a replay answers from the cassettes a recording writes");
     expect(await usageError(runEvals({ root, replay: true, model: "openai/gpt-5" }))).toBe("Unexpected model with replay: true, expected one of them: a replay answers from the cassettes, as the model they name");
-    expect(await usageError(runEvals({ root, replay: true, scriptedModel: { respond: () => ({ text: "x" }) } }))).toBe(
+    expect(await usageError(runEvals({ root, replay: true, scriptedModel: { name: "scripted", respond: () => ({ text: "x" }) } }))).toBe(
       "Unexpected scriptedModel with replay: true, expected one of them: a replay answers from the cassettes, as the model they name",
     );
     expect(await usageError(runEvals({ root, model: "openai/gpt-5", baseUrl: "ftp://x" }))).toBe('Unexpected baseUrl "ftp://x", expected an http:// or https:// URL (e.g. http://127.0.0.1:8080/v1)');
