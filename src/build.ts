@@ -5,7 +5,8 @@ import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, typ
 import { ProjectRootError, refuseOutputHoldingRoot } from "./pipeline/discover/discover.js";
 import { isDefaultLayout, matchSkillFolders, readSkillLayout } from "./pipeline/discover/skill-folders.js";
 import { sameStamp } from "./pipeline/discover/file-stamp.js";
-import { isWithin, relativePosix } from "./pipeline/discover/relative-paths.js";
+import { relativePosix } from "./pipeline/discover/relative-paths.js";
+import { isWithin } from "./protocol/within.js";
 import { MANIFEST_FILE, type ArtifactEntry, type DistManifest } from "./protocol/dist-manifest.js";
 import { readRegularFile, statIfPossible } from "./protocol/regular-file.js";
 import { KNOWLEDGE_DIR } from "./protocol/knowledge.js";

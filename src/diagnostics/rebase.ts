@@ -1,6 +1,7 @@
 import { realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { Diagnostic } from "./diagnostic.js";
+import { isInside } from "../protocol/within.js";
 
 /**
  * Diagnostics name files relative to the project root; what a user reads
@@ -49,8 +50,8 @@ export function relativeForFormat(format: string, diagnostics: readonly Diagnost
   const fromHere = workingFolderPath(root, cwd);
   const base = resolve(cwd, root);
   const place = (file: string): string => {
-    const inWorkspace = relative(workspace, resolve(base, file));
-    return inWorkspace === "" || inWorkspace === ".." || inWorkspace.startsWith(`..${sep}`) || isAbsolute(inWorkspace) ? fromHere(file) : inWorkspace.split(sep).join("/");
+    const target = resolve(base, file);
+    return isInside(workspace, target) ? relative(workspace, target).split(sep).join("/") : fromHere(file);
   };
   return diagnostics.map((diagnostic) => {
     const moved: Diagnostic = { ...diagnostic, file: place(diagnostic.file) };

@@ -1,7 +1,8 @@
-import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ProjectAnalysis } from "../analyze.js";
 import { describeMarker, findProject, namedProjectsBelow } from "../project-root.js";
+import { isInside } from "../protocol/within.js";
 import { ProjectWorkspace, type OpenDocuments, type WorkspaceOptions } from "./workspace.js";
 
 /**
@@ -109,7 +110,7 @@ export class WorkspaceProjects {
     if (file === undefined) return undefined;
     let inner: string | undefined;
     for (const root of this.byRoot.keys()) {
-      if (within(root, file) && (inner === undefined || root.length > inner.length)) inner = root;
+      if (isInside(root, file) && (inner === undefined || root.length > inner.length)) inner = root;
     }
     return inner ?? findProject(dirname(file))?.root;
   }
@@ -155,7 +156,3 @@ function filePath(uri: string): string | undefined {
   }
 }
 
-function within(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel !== "" && rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
-}

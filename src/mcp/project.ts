@@ -1,10 +1,11 @@
 import { realpathSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, posix, relative, resolve, sep } from "node:path";
 import { createProjectAnalyzer, type ProjectAnalyzer } from "../analyze.js";
 import { layoutTakesSkillFolder, newSkillFolder, type SkillLayout } from "../pipeline/discover/skill-folders.js";
 import { readLintConfig } from "../pipeline/validate/lint-config.js";
 import { findProject, isProject, namedProjectsBelow } from "../project-root.js";
 import { describeEntry, statIfPossible } from "../protocol/regular-file.js";
+import { isWithin } from "../protocol/within.js";
 
 /**
  * The one project an MCP server serves: its root, its output folder, a warm
@@ -63,9 +64,9 @@ export class McpProject {
   private projectHolding(path: string): string | undefined {
     if (path.includes("\u0000")) return undefined;
     const abs = resolve(this.root, path);
-    if (!inside(this.root, abs)) return undefined;
+    if (!isWithin(this.root, abs)) return undefined;
     const found = findProject(statIfPossible(abs)?.isDirectory() === true ? abs : dirname(abs));
-    if (found === undefined || found.root === this.root || !inside(this.root, found.root)) return undefined;
+    if (found === undefined || found.root === this.root || !isWithin(this.root, found.root)) return undefined;
     return relative(this.root, found.root).split(sep).join("/");
   }
 
@@ -94,11 +95,11 @@ export class McpProject {
   place(path: string, expect: { what: string; exists: boolean }): ProjectPath {
     if (path.includes("\u0000")) throw new ToolInputError(`Unexpected NUL character in path ${JSON.stringify(path.replace(/\u0000/g, "\\0"))}, expected ${expect.what} inside the project root ${this.root}`);
     const abs = resolve(this.root, path);
-    if (!inside(this.root, abs)) throw new ToolInputError(`Unexpected path ${JSON.stringify(path)}: outside the project root ${this.root}; expected ${expect.what} inside it`);
+    if (!isWithin(this.root, abs)) throw new ToolInputError(`Unexpected path ${JSON.stringify(path)}: outside the project root ${this.root}; expected ${expect.what} inside it`);
     const stats = statIfPossible(abs);
     if (stats === undefined) {
       if (expect.exists) throw new ToolInputError(`Unexpected path ${JSON.stringify(path)}: nothing there under the project root ${this.root}; expected ${expect.what}`);
-    } else if (!inside(this.realRoot, realpathOrSelf(abs))) {
+    } else if (!isWithin(this.realRoot, realpathOrSelf(abs))) {
       throw new ToolInputError(`Unexpected path ${JSON.stringify(path)}: it leads outside the project root ${this.root} (through a symbolic link); expected ${expect.what} inside it`);
     }
     return { rel: relative(this.root, abs).split(sep).join("/"), abs };
@@ -143,7 +144,7 @@ export class McpProject {
       existing = dirname(existing);
     }
     const abs = join(realpathOrSelf(existing), ...rest);
-    if (!inside(this.realRoot, abs)) return place;
+    if (!isWithin(this.realRoot, abs)) return place;
     return { rel: relative(this.realRoot, abs).split(sep).join("/"), abs: join(this.root, relative(this.realRoot, abs)) };
   }
 
@@ -154,12 +155,6 @@ export class McpProject {
     if (stats?.isDirectory() && allowed.includes("folder")) return "folder";
     throw new ToolInputError(`Unexpected ${stats ? describeEntry(stats) : "nothing"} at ${JSON.stringify(place.rel || ".")}, expected ${what}`);
   }
-}
-
-function inside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  // `..notes` is a folder inside; only `..` itself, or a path through it, leads out.
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 function realpathOrSelf(path: string): string {

@@ -1,4 +1,5 @@
-import { isWithin, relativePosix } from "../pipeline/discover/relative-paths.js";
+import { relativePosix } from "../pipeline/discover/relative-paths.js";
+import { isWithin } from "../protocol/within.js";
 import type { SkillLayout } from "../pipeline/discover/skill-folders.js";
 import { CONFIG_FILE } from "../pipeline/discover/source-paths.js";
 import { isByproductFile, isByproductFolder } from "../pipeline/discover/byproduct-names.js";

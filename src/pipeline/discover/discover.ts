@@ -7,7 +7,7 @@ import { MAX_SOURCE_BYTES, readBytes, SKILL_READ_RULES, toSourceFile, type Sourc
 import { PlainFolders } from "./read-inside-root.js";
 import { DEFAULT_LAYOUT, isDefaultLayout, layoutNamesFolder, matchSkillFolders, type SkillLayout, type UnreadableFolder } from "./skill-folders.js";
 import { compareCodeUnits, errorCode, unlistableFolder } from "./sources.js";
-import { isWithin } from "./relative-paths.js";
+import { isWithin } from "../../protocol/within.js";
 import { quoted } from "../../diagnostics/quote.js";
 
 /** The folder, relative to the project root, that holds one folder per skill. */

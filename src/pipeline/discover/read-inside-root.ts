@@ -2,7 +2,7 @@ import { constants, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { readRegularFile, statIfPossible, type RegularRead } from "../../protocol/regular-file.js";
-import { isWithin } from "./relative-paths.js";
+import { isWithin } from "../../protocol/within.js";
 
 /**
  * The byte read under read-source.ts: the path, with every symbolic link
