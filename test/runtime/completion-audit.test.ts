@@ -55,6 +55,8 @@ async function blockingSessionWith(options: { variant: VariantName; invocation?:
 const done = (message: string) => toolUse(fauxToolCall("message_user", { message, blockOnUser: true }));
 const todo = (tasks: unknown) => toolUse(fauxToolCall("todo", { tasks }));
 const audits = (events: ProtocolEvent[]) => events.flatMap((event) => (event.type === "audit" ? [event] : []));
+/** The final messages that went out, in order. */
+const yields = (events: ProtocolEvent[]) => events.flatMap((event) => (event.type === "yield" ? [event.message] : []));
 /** Validate, render and everything after it never done: the run stopped at step 6. */
 const STOPPED_AT_6 = deckTasks({ ...SKIPPED_OPTIONAL, 6: { status: "in_progress" }, 7: { status: "pending" }, 8: { status: "pending" }, 9: { status: "pending" }, 10: { status: "pending" }, 11: { status: "pending" }, 12: { status: "pending" }, 13: { status: "pending" }, 14: { status: "pending" } });
 
@@ -213,7 +215,7 @@ describe("the completion audit at a yield while a workflow is active", () => {
     expect(audits(events).map((event) => [event.action, event.report.outcome, event.report.findings.map((finding) => finding.ruleId)])).toEqual([
       ["reported", "fail", ["audit/skill-after-action"]],
     ]);
-    expect(events.flatMap((event) => (event.type === "yield" ? [event.message] : []))).toEqual(["Here is your deck."]);
+    expect(yields(events)).toEqual(["Here is your deck."]);
     expect(events.find((event) => event.type === "yield")).toMatchObject({ audit: { outcome: "fail" } });
     expect(faux.state.callCount - before).toBe(4);
   });
@@ -238,7 +240,7 @@ describe("the completion audit at a yield while a workflow is active", () => {
       ["blocked", ["audit/skill-after-action", ...Array<string>(9).fill(expect.stringMatching(/^audit\/(required|verification)-step$/))]],
       ["reported", ["audit/skill-after-action"]],
     ]);
-    expect(events.flatMap((event) => (event.type === "yield" ? [event.message] : []))).toEqual(["Here is your deck, validated and rendered."]);
+    expect(yields(events)).toEqual(["Here is your deck, validated and rendered."]);
     expect(faux.state.callCount).toBe(6);
   });
 
@@ -259,7 +261,7 @@ describe("the completion audit at a yield while a workflow is active", () => {
     expect(audits(events).map((event) => [event.action, event.report.outcome, event.report.findings.map((finding) => finding.ruleId)])).toEqual([
       ["reported", "fail", ["audit/skill-after-action", "audit/required-skill"]],
     ]);
-    expect(events.flatMap((event) => (event.type === "yield" ? [event.message] : []))).toEqual(["Here is your deck."]);
+    expect(yields(events)).toEqual(["Here is your deck."]);
     expect(faux.state.callCount - before).toBe(5);
   });
 
