@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { chmod, cp, lstat, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { chmod, cp, lstat, mkdir, readdir, readFile, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -157,6 +157,21 @@ describe("lint --fix contract", () => {
     const atRoot = await runCliInProcessFrom(dir, "lint", "--fix-dry-run");
     expect(atRoot.stdout).toBe(expected);
     expect(atRoot.stderr).not.toContain("the diff's paths");
+  });
+
+  it("quotes a path holding a control character, a double quote or a backslash in the diff's header as git does, and git applies it", async () => {
+    const dir = await copyOfProject("insert-type");
+    const folder = 'glo"ss\\ary\nnext\u001b[31m';
+    await rename(join(dir, "skills", "glossary"), join(dir, "skills", folder));
+    const { stdout } = await runCliInProcessFrom(dir, "lint", "--fix-dry-run");
+    expect(stdout).toContain('--- "a/skills/glo\\"ss\\\\ary\\nnext\\033[31m/SKILL.md"\n+++ "b/skills/glo\\"ss\\\\ary\\nnext\\033[31m/SKILL.md"\n@@ -1,6 +1,7 @@\n');
+    expect(stdout).not.toContain("\u001b");
+    const diffFile = join(await tempDir("fix-diff-quoted"), "fixes.diff");
+    await writeFile(diffFile, stdout);
+    const git = (...args: string[]) => spawnSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: dir, encoding: "utf8" });
+    expect(git("init", "-q").status).toBe(0);
+    expect(git("apply", diffFile)).toMatchObject({ status: 0, stderr: "" });
+    expect(await readFile(join(dir, "skills", folder, "SKILL.md"), "utf8")).toContain("type: reference\n");
   });
 
   it("keeps stdout for the format's own document under github and sarif: the changes go to stderr", async () => {

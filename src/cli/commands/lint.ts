@@ -137,7 +137,7 @@ async function runLint(given: LintCommandOptions): Promise<number> {
     const toRoot = relative(process.cwd(), resolve(options.root)).split(sep).join("/");
     const fromWorkingFolder = toRoot === "" || (toRoot !== ".." && !toRoot.startsWith("../") && !isAbsolute(toRoot));
     const diff = fixesDiff(outcome.fixedFiles, fromWorkingFolder ? rebase : (file) => file);
-    if (!fromWorkingFolder && diff !== "") process.stderr.write(`gamma-prompt lint: the diff's paths are relative to the project root ${toRoot}/: apply it there (cd ${toRoot} && git apply)\n`);
+    if (!fromWorkingFolder && diff !== "") process.stderr.write(`gamma-prompt lint: the diff's paths are relative to the project root ${escapeControls(toRoot)}/: apply it there (cd ${escapeControls(toRoot)} && git apply)\n`);
     // A file --fix leaves as it is (a symbolic link, a file changed while lint ran) is named with the reason: its findings stay, and count.
     const skipped = (outcome.fixesSkipped ?? []).map((entry) => ({ ...entry, file: rebase(entry.file) }));
     const notFixed = skipped.map((entry) => `not fixed ${escapeControls(entry.file)}: ${escapeControls(entry.reason)}\n`).join("");

@@ -35,7 +35,24 @@ export function unifiedDiff(path: string, before: string, after: string): string
     hunks.push(formatHunk(operations, start, stop));
     index = stop;
   }
-  return `--- a/${path}\n+++ b/${path}\n${hunks.join("")}`;
+  return `--- ${diffPath("a/", path)}\n+++ ${diffPath("b/", path)}\n${hunks.join("")}`;
+}
+
+/** The C escapes git writes for these in a quoted path; other control characters are written in octal. */
+const NAMED_ESCAPES: Readonly<Record<string, string>> = { "\x07": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\" };
+
+/**
+ * A path in a diff's header as git writes it: as it is, unless it holds a
+ * control character, a double quote or a backslash; then in double quotes
+ * with C escapes, which `git apply` reads back. A raw line feed in a file's
+ * name would end the header line and a raw escape sequence would reach the
+ * terminal.
+ */
+function diffPath(side: "a/" | "b/", path: string): string {
+  const name = side + path;
+  if (!/[\u0000-\u001f\u007f"\\]/.test(name)) return name;
+  const escaped = name.replace(/[\u0000-\u001f\u007f"\\]/g, (character) => NAMED_ESCAPES[character] ?? `\\${character.charCodeAt(0).toString(8).padStart(3, "0")}`);
+  return `"${escaped}"`;
 }
 
 function formatHunk(operations: readonly Operation[], start: number, stop: number): string {
