@@ -114,7 +114,14 @@ describe("gamma-prompt audit and the build a session ran on", () => {
     expect(nothing.stdout).toBe(`✔ audited 1 transcript: 0 yields, no workflow, on ${repoDist.replace(/\/$/, "")}/ (cache key ${repoKey})\n`);
     const noProject = await runCliInProcessFrom(dir, "audit", "logs/empty.jsonl");
     expect(noProject.code).toBe(2);
-    expect(noProject.stderr).toBe("gamma-prompt audit: no dist/ to audit against: no project in the working folder or above it; pass --dist with the dist/ the sessions ran on\n");
+    expect(noProject.stderr).toBe("gamma-prompt audit: no dist/ to audit against: no project in the working folder or above it (a folder with gamma-prompt.config.json or skills/); pass --dist with the dist/ the sessions ran on\n");
     expect(readFileSync(join(dir, "logs", "empty.jsonl"), "utf8")).toContain('"type":"session"');
+    // At a monorepo's root it names the projects below, as every command does.
+    mkdirSync(join(dir, "packages", "agent", "skills"), { recursive: true });
+    const atRoot = await runCliInProcessFrom(dir, "audit", "logs/empty.jsonl");
+    expect(atRoot.code).toBe(2);
+    expect(atRoot.stderr).toBe(
+      "gamma-prompt audit: no dist/ to audit against: no project in the working folder or above it (a folder with gamma-prompt.config.json or skills/); projects below it: packages/agent; pass --root with the project's folder, or --dist with the dist/ the sessions ran on\n",
+    );
   });
 });

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import type { ReporterName } from "../../diagnostics/reporters/index.js";
 import { commandHelpFooter, reporterFormatOption } from "../options.js";
+import { namedProjectsBelow } from "../../project-root.js";
 import { commandRoot, ROOT_DEFAULT } from "../project-root.js";
 
 interface AuditCommandOptions {
@@ -47,7 +48,12 @@ workflows (on stderr with --format json, github or sarif).`,
       };
       const located = await commandRoot("audit", options.root, { build: true, optional: true });
       if ("error" in located) return fail(located.error);
-      if (options.dist === undefined && !located.found) return fail("no dist/ to audit against: no project in the working folder or above it; pass --dist with the dist/ the sessions ran on");
+      if (options.dist === undefined && !located.found) {
+        // As every command says it: a monorepo's root names the projects below it, one of which built the dist/ meant.
+        const below = namedProjectsBelow(process.cwd());
+        const none = "no dist/ to audit against: no project in the working folder or above it (a folder with gamma-prompt.config.json or skills/)";
+        return fail(below === undefined ? `${none}; pass --dist with the dist/ the sessions ran on` : `${none}; projects below it: ${below}; pass --root with the project's folder, or --dist with the dist/ the sessions ran on`);
+      }
       let outcome;
       try {
         outcome = await audit({ files, root: located.root, ...(options.dist === undefined ? {} : { distDir: options.dist }), ...(options.variant === undefined ? {} : { variant: options.variant }) });
