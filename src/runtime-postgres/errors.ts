@@ -92,3 +92,26 @@ export class DatabaseReadOnlyError extends Error {
     super("Unexpected read-only database connection (transaction_read_only is on: a standby, or default_transaction_read_only), expected a primary the sessions can write to: point the pool at the primary");
   }
 }
+
+/**
+ * A stored row (a state snapshot or record, a transcript row, an event) in a
+ * form this version of gamma-prompt does not read: written by another version
+ * of the package (a newer one, during a rolling upgrade of a fleet that shares
+ * the database), or not by gamma-prompt. `row` names it (table, session and
+ * revision, position or event id); `form` says what was found. Nothing was
+ * read past it and nothing was changed: a server that reads the form opens the
+ * session, or routes the event, as it is.
+ */
+export class StoredFormatError extends StateStoreError {
+  constructor(
+    readonly sessionKey: string,
+    readonly row: string,
+    readonly form: string,
+  ) {
+    super(
+      `session ${sessionKey}`,
+      `Unexpected ${row} stored as ${form}, expected a document in a form this version of gamma-prompt reads (a JSON object, or its JSON text in a jsonb string): it was written by another version of the package (or not by gamma-prompt); open the session, or route the event, on a server that runs the version that wrote it, and finish the upgrade (docs/guide/running-across-servers.md)`,
+    );
+    this.name = "StoredFormatError";
+  }
+}

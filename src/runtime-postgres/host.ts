@@ -160,7 +160,7 @@ export class PostgresSessions {
     return this.open(options, async (store, entries) => {
       const { agentTranscriptFeed, openGammaAgent } = await piAdapter();
       const { sessionKey: _key, ...rest } = options;
-      const gamma = await openGammaAgent({ ...rest, store, messages: agentMessagesOf(entries) as NonNullable<GammaAgentOptions["messages"]> });
+      const gamma = await openGammaAgent({ ...rest, store, messages: agentMessagesOf(entries, options.sessionKey) as NonNullable<GammaAgentOptions["messages"]> });
       return { gamma, transcript: agentTranscriptFeed(gamma.agent, entries.length === 0) };
     });
   }
@@ -305,6 +305,8 @@ class HostedState {
   /** Set as dispose lets the lease go: a renewal that finds it gone after that is no loss to report. */
   private releasing = false;
   private disposed: Promise<void> | undefined;
+  /** Events in a form another version wrote that the host was told of: told once, not on every pass. */
+  private readonly toldForeign = new Set<string>();
 
   constructor(
     private readonly sessions: PostgresSessions,
@@ -417,7 +419,17 @@ class HostedState {
       // Disposed meanwhile: the events stay unrouted for the session's next host.
       if (events.length === 0 || this.closing) return;
       const duplicates: string[] = [];
+      let leftUnrouted = 0;
       for (const event of events) {
+        if (event.foreign !== undefined) {
+          // Another version's event: left for a server that reads it, and told once while this server hosts the session.
+          leftUnrouted++;
+          if (!this.toldForeign.has(event.eventId)) {
+            this.toldForeign.add(event.eventId);
+            this.sessions.report(event.foreign, "route");
+          }
+          continue;
+        }
         try {
           if (event.unreadable !== undefined) throw new InjectionRejectedError(event.unreadable.field, event.unreadable.reason);
           if (controller.routeUpdate(event.payload).outcome === "duplicate") duplicates.push(event.eventId);
@@ -431,7 +443,8 @@ class HostedState {
       // processed already writes no record, so it is marked once everything before it is stored.
       await controller.flush();
       await markRouted(this.pool, this.lease, duplicates);
-      if (events.length < EVENTS_PER_PASS) return;
+      // A full page of events this server leaves unrouted would be selected again as it is.
+      if (events.length < EVENTS_PER_PASS || leftUnrouted === events.length) return;
     }
   }
 

@@ -9,26 +9,33 @@
  * the next model call.
  */
 import type { Pool, Queryable } from "./database.js";
-import { databaseFailure, LeaseLostError } from "./errors.js";
+import { databaseFailure, LeaseLostError, StoredFormatError } from "./errors.js";
 import { FENCE, fenceValues, type Lease } from "./lease.js";
-import { documentOf, storedDocument } from "./documents.js";
+import { documentIn, storedDocument } from "./documents.js";
 
 /** One row of an Agent's transcript. */
 export type AgentTranscriptEntry = { type: "message"; message: unknown } | { type: "messages"; messages: unknown[] };
 
 /** The stored rows of a session's transcript, in order. */
 export async function loadTranscript(db: Queryable, sessionKey: string): Promise<unknown[]> {
-  const rows = await db.query<{ entry: unknown }>("select entry from gamma_transcript where session_key = $1 order by seq", [sessionKey]);
-  return rows.rows.map((row) => documentOf(row.entry));
+  const rows = await db.query<{ seq: number; entry: unknown }>("select seq, entry from gamma_transcript where session_key = $1 order by seq", [sessionKey]);
+  return rows.rows.map((row) => documentIn(row.entry, sessionKey, transcriptRow(row.seq)));
 }
 
-/** The message list an Agent's rows describe. */
-export function agentMessagesOf(entries: readonly unknown[]): unknown[] {
+/** How an error names a transcript row. */
+function transcriptRow(seq: number): string {
+  return `transcript row ${seq} (gamma_transcript)`;
+}
+
+/** The message list an Agent's rows describe; a row of another kind is named (another version's form), never read as a message. */
+export function agentMessagesOf(entries: readonly unknown[], sessionKey: string): unknown[] {
   let messages: unknown[] = [];
-  for (const entry of entries as AgentTranscriptEntry[]) {
-    if (entry.type === "messages") messages = [...entry.messages];
-    else messages.push(entry.message);
-  }
+  entries.forEach((row, seq) => {
+    const entry = row as Partial<{ type: unknown; message: unknown; messages: unknown }>;
+    if (entry.type === "messages" && Array.isArray(entry.messages)) messages = [...(entry.messages as unknown[])];
+    else if (entry.type === "message" && typeof entry.message === "object" && entry.message !== null) messages.push(entry.message);
+    else throw new StoredFormatError(sessionKey, transcriptRow(seq), `an entry of type ${JSON.stringify(entry.type) ?? "undefined"} without the message (or message list) an Agent's row holds`);
+  });
   return messages;
 }
 
