@@ -93,6 +93,35 @@ export class DatabaseReadOnlyError extends Error {
   }
 }
 
+/** The two ways to open a hosted session, each storing its own kind of transcript. */
+export type HostedPath = "openAgent" | "openSession";
+
+/**
+ * A session opened on the other Pi path than the one that wrote its
+ * transcript: `openAgent` stores the Agent's message list, `openSession` the
+ * AgentSession's entries, and neither reads the other's rows (the session
+ * would lose its conversation, or fail every model call). Refused before
+ * anything was taken: no state read, no event routed, no lease held.
+ */
+export class SessionPathError extends Error {
+  override readonly name = "SessionPathError";
+  constructor(
+    readonly sessionKey: string,
+    /** The path that wrote the stored transcript. */
+    readonly storedPath: HostedPath,
+    /** The path the host opened it with. */
+    readonly openedPath: HostedPath,
+  ) {
+    super(
+      `Unexpected ${openedPath} of session ${sessionKey}, expected ${storedPath}: its stored transcript was written by ${storedPath} (${pathName(storedPath)}), which ${openedPath} (${pathName(openedPath)}) cannot read; open it with ${storedPath}, or give the ${openedPath} session a new key. Nothing was taken: no state read, no event routed, no lease kept`,
+    );
+  }
+}
+
+function pathName(path: HostedPath): string {
+  return path === "openAgent" ? "Pi's Agent, a message list" : "Pi's AgentSession, session entries";
+}
+
 /**
  * A stored row (a state snapshot or record, a transcript row, an event) in a
  * form this version of gamma-prompt does not read: written by another version

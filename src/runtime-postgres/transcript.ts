@@ -6,10 +6,11 @@
  * message list's changes: each message appended, and a whole new list when
  * the host replaced it (a server compaction, a reload). Writes are fenced
  * like the state's, serialised per session, and awaited by the host before
- * the next model call.
+ * the next model call. The two paths' rows are not each other's: a session
+ * stays on the path that wrote its first row (SessionPathError otherwise).
  */
 import type { Pool, Queryable } from "./database.js";
-import { databaseFailure, LeaseLostError, StoredFormatError } from "./errors.js";
+import { databaseFailure, LeaseLostError, SessionPathError, StoredFormatError, type HostedPath } from "./errors.js";
 import { FENCE, fenceValues, type Lease } from "./lease.js";
 import { documentIn, storedDocument } from "./documents.js";
 
@@ -25,6 +26,32 @@ export async function loadTranscript(db: Queryable, sessionKey: string): Promise
 /** How an error names a transcript row. */
 function transcriptRow(seq: number): string {
   return `transcript row ${seq} (gamma_transcript)`;
+}
+
+/**
+ * The path whose transcript the stored rows are, from the first row (never
+ * replaced): an AgentSession's header (`type: "session"`), or an Agent's
+ * message row; undefined when nothing is stored. A first row of neither kind
+ * is another version's form.
+ */
+export function transcriptPathOf(entries: readonly unknown[], sessionKey: string): HostedPath | undefined {
+  if (entries.length === 0) return undefined;
+  const type = (entries[0] as { type?: unknown }).type;
+  if (type === "session") return "openSession";
+  if (type === "message" || type === "messages") return "openAgent";
+  throw new StoredFormatError(sessionKey, transcriptRow(0), `an entry of type ${JSON.stringify(type) ?? "undefined"}, neither an AgentSession's header nor an Agent's message row`);
+}
+
+/** The stored transcript's first row (never replaced): what opening a session checks before it takes the lease. */
+export async function loadTranscriptHead(db: Queryable, sessionKey: string): Promise<unknown[]> {
+  const rows = await db.query<{ entry: unknown }>("select entry from gamma_transcript where session_key = $1 and seq = 0", [sessionKey]);
+  return rows.rows.map((row) => documentIn(row.entry, sessionKey, transcriptRow(0)));
+}
+
+/** Refuses a stored transcript another path wrote (SessionPathError), before anything else of the session is read. */
+export function checkTranscriptPath(entries: readonly unknown[], sessionKey: string, opened: HostedPath): void {
+  const stored = transcriptPathOf(entries, sessionKey);
+  if (stored !== undefined && stored !== opened) throw new SessionPathError(sessionKey, stored, opened);
 }
 
 /** The message list an Agent's rows describe; a row of another kind is named (another version's form), never read as a message. */

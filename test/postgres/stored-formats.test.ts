@@ -1,13 +1,15 @@
-// What a server does with rows or events in a form another version of the
-// package wrote. Real Pi, the faux provider and a real PostgreSQL server.
+// What a server does with what it cannot read as its own: a session's transcript
+// written by the other Pi path (openAgent's message list, openSession's entries),
+// and rows or events in a form another version of the package wrote. Real Pi
+// (Agent and AgentSession), the faux provider and a real PostgreSQL server.
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { describe, expect, it } from "vitest";
-import { PostgresSessions, publishUpdate, StoredFormatError, type HostedAgent } from "../../src/runtime-postgres/index.js";
+import { PostgresSessions, publishUpdate, SessionLeasedError, SessionPathError, StoredFormatError, type HostedAgent } from "../../src/runtime-postgres/index.js";
 import { StateStoreError } from "../../src/runtime/state/errors.js";
 import { event } from "../injections/helpers/fixtures.js";
 import { artifacts } from "../injections/helpers/gamma.js";
-import { fauxAssistantMessage, recordingExecutors } from "../runtime/helpers/pi.js";
-import { fauxPerTest, NO_KNOWLEDGE_HINTS } from "../runtime/helpers/session.js";
+import { fauxAssistantMessage, recordingExecutors, seeing, textOf, type SeenContext } from "../runtime/helpers/pi.js";
+import { fauxPerTest, fauxSessionSetup, NO_KNOWLEDGE_HINTS } from "../runtime/helpers/session.js";
 import { closedAfterEach, usePostgres } from "./helpers.js";
 
 const db = usePostgres();
@@ -24,7 +26,90 @@ async function server(options: { waitForLeaseMs?: number; onEventRefused?: (refu
 
 const agentOptions = (sessionKey: string) => ({ sessionKey, artifacts, variant: "base" as const, model: pi.faux().getModel(), executors: recordingExecutors(), ...NO_KNOWLEDGE_HINTS });
 
+async function sessionOptions(sessionKey: string) {
+  const setup = await fauxSessionSetup(pi.faux());
+  return { sessionKey, artifacts, variant: "base" as const, executors: recordingExecutors(), ...NO_KNOWLEDGE_HINTS, model: setup.model, modelRuntime: setup.modelRuntime, cwd: setup.cwd, agentDir: setup.agentDir };
+}
+
 const prompt = (hosted: HostedAgent, text: string) => hosted.agent.prompt(hosted.controller.buildTurnMessages({ text }) as AgentMessage[]);
+
+/** What the database holds of a session: its transcript rows, its lease and its events, to show a refused open changed none of it. */
+async function stored(sessionKey: string) {
+  const pool = db.pool();
+  const transcript = await pool.query("select seq, entry::text as entry from gamma_transcript where session_key = $1 order by seq", [sessionKey]);
+  const lease = await pool.query("select lease_owner, lease_token from gamma_sessions where session_key = $1", [sessionKey]);
+  const events = await pool.query("select event_id, routed_at is not null as routed, refused_at is not null as refused from gamma_events where session_key = $1 order by seq", [sessionKey]);
+  return { transcript: transcript.rows, lease: lease.rows, events: events.rows };
+}
+
+describe("a stored session opened on the other Pi path", () => {
+  it("written by openAgent, opened with openSession: refused with SessionPathError naming both paths, nothing taken; openAgent resumes the whole conversation", async () => {
+    const sessionKey = newKey();
+    const first = await (await server()).openAgent(agentOptions(sessionKey));
+    pi.faux().setResponses([fauxAssistantMessage("I will remember PELICAN.")]);
+    await prompt(first, "Remember the code word PELICAN");
+    await first.dispose();
+    const pending = event({ kind: "system_note", summary: "Published while nobody hosts the session." });
+    await publishUpdate(db.pool(), sessionKey, pending);
+    const before = await stored(sessionKey);
+
+    const sessions = await server();
+    const refused = await sessions.openSession(await sessionOptions(sessionKey)).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SessionPathError);
+    expect(refused).toMatchObject({ name: "SessionPathError", sessionKey, storedPath: "openAgent", openedPath: "openSession" });
+    expect((refused as Error).message).toBe(
+      `Unexpected openSession of session ${sessionKey}, expected openAgent: its stored transcript was written by openAgent (Pi's Agent, a message list), which openSession (Pi's AgentSession, session entries) cannot read; open it with openAgent, or give the openSession session a new key. Nothing was taken: no state read, no event routed, no lease kept`,
+    );
+    expect(sessions.sessionKeys).toEqual([]);
+    expect(await stored(sessionKey)).toEqual(before);
+    expect(before.events).toEqual([{ event_id: pending.id, routed: false, refused: false }]);
+
+    const again = await sessions.openAgent(agentOptions(sessionKey));
+    expect(again.controller.state.pendingInjections.map((entry) => entry.id)).toEqual([pending.id]);
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([seeing(seen, fauxAssistantMessage("PELICAN."))]);
+    await prompt(again, "What was the code word?");
+    expect(seen[0]?.messages.map(textOf).join("\n")).toContain("Remember the code word PELICAN");
+    await again.dispose();
+  });
+
+  it("written by openSession, opened with openAgent: refused with SessionPathError before any model call; openSession resumes the conversation", async () => {
+    const sessionKey = newKey();
+    const options = await sessionOptions(sessionKey);
+    const first = await (await server()).openSession(options);
+    pi.faux().setResponses([fauxAssistantMessage("I will remember HERON.")]);
+    await first.session.prompt("Remember the code word HERON");
+    await first.dispose();
+    const before = await stored(sessionKey);
+
+    const sessions = await server();
+    const refused = await sessions.openAgent(agentOptions(sessionKey)).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SessionPathError);
+    expect(refused).toMatchObject({ sessionKey, storedPath: "openSession", openedPath: "openAgent" });
+    expect(await stored(sessionKey)).toEqual(before);
+
+    const again = await sessions.openSession(options);
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([seeing(seen, fauxAssistantMessage("HERON."))]);
+    await again.session.prompt("What was the code word?");
+    expect(seen[0]?.messages.map(textOf).join("\n")).toContain("Remember the code word HERON");
+    await again.dispose();
+  });
+
+  it("is refused at once while another server hosts it: no wait for that server's lease, and its host is left alone", async () => {
+    const sessionKey = newKey();
+    const holder = await (await server()).openAgent(agentOptions(sessionKey));
+    pi.faux().setResponses([fauxAssistantMessage("Noted.")]);
+    await prompt(holder, "Note this");
+    const other = await server({ waitForLeaseMs: 0 });
+    const refused = await other.openSession(await sessionOptions(sessionKey)).catch((error: unknown) => error);
+    expect(refused).not.toBeInstanceOf(SessionLeasedError);
+    expect(refused).toMatchObject({ name: "SessionPathError", storedPath: "openAgent", openedPath: "openSession" });
+    const lease = await db.pool().query("select lease_owner, lease_token from gamma_sessions where session_key = $1", [sessionKey]);
+    expect(lease.rows).toEqual([{ lease_owner: holder.lease.owner, lease_token: String(holder.lease.token) }]);
+    await holder.dispose();
+  });
+});
 
 /** A session with a few stored state records and transcript rows, let go. */
 async function storedSession(): Promise<string> {
