@@ -136,10 +136,13 @@ export class StoredFormatError extends StateStoreError {
     readonly sessionKey: string,
     readonly row: string,
     readonly form: string,
+    /** An event's row (left unrouted for a server that reads it), or a row of the session's own (its open refused). */
+    of: "session" | "event" = "session",
   ) {
+    const what = of === "event" ? "the event is left unrouted for a server that runs the version that wrote it" : "open the session on a server that runs the version that wrote it";
     super(
       `session ${sessionKey}`,
-      `Unexpected ${row} stored as ${form}, expected a document in a form this version of gamma-prompt reads (a JSON object, or its JSON text in a jsonb string): it was written by another version of the package (or not by gamma-prompt); open the session, or route the event, on a server that runs the version that wrote it, and finish the upgrade (docs/guide/running-across-servers.md)`,
+      `Unexpected ${row} stored as ${form}, expected a document in a form this version of gamma-prompt reads (a JSON object, or its JSON text in a jsonb string): it was written by another version of the package (or not by gamma-prompt); ${what}, and finish the upgrade (docs/guide/running-across-servers.md)`,
     );
     this.name = "StoredFormatError";
   }

@@ -121,7 +121,7 @@ function publishedEvent(sessionKey: string, eventId: string, stored: unknown): P
   if ("broken" in form) {
     return { eventId, payload: undefined, unreadable: { field: "", reason: `Unexpected stored payload that is not JSON text (${form.broken}), expected an event as publishUpdate stores it` } };
   }
-  if ("foreign" in form) return { eventId, payload: undefined, foreign: new StoredFormatError(sessionKey, `event ${JSON.stringify(eventId)} (gamma_events)`, form.foreign) };
+  if ("foreign" in form) return { eventId, payload: undefined, foreign: new StoredFormatError(sessionKey, `event ${JSON.stringify(eventId)} (gamma_events)`, form.foreign, "event") };
   const payload = form.document;
   const id = payload["id"];
   if (typeof id === "string" && id !== eventId) {

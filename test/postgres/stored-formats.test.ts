@@ -146,7 +146,7 @@ describe("a row in a form another version of the package wrote", () => {
     expect(error).toBeInstanceOf(StateStoreError);
     expect(error).toMatchObject({ name: "StoredFormatError", sessionKey, row: `state record (gamma_state_records, revision ${revision})`, form: "a jsonb array" });
     expect((error as Error).message).toBe(
-      `session ${sessionKey}: Unexpected state record (gamma_state_records, revision ${revision}) stored as a jsonb array, expected a document in a form this version of gamma-prompt reads (a JSON object, or its JSON text in a jsonb string): it was written by another version of the package (or not by gamma-prompt); open the session, or route the event, on a server that runs the version that wrote it, and finish the upgrade (docs/guide/running-across-servers.md)`,
+      `session ${sessionKey}: Unexpected state record (gamma_state_records, revision ${revision}) stored as a jsonb array, expected a document in a form this version of gamma-prompt reads (a JSON object, or its JSON text in a jsonb string): it was written by another version of the package (or not by gamma-prompt); open the session on a server that runs the version that wrote it, and finish the upgrade (docs/guide/running-across-servers.md)`,
     );
 
     // JSON text of something other than an object, and an object that is not a record of this row: named the same way.
@@ -207,6 +207,7 @@ describe("a row in a form another version of the package wrote", () => {
     expect(errors.map(({ error, during }) => [during, (error as Error).name, (error as StoredFormatError).row, (error as StoredFormatError).form])).toEqual([
       ["route", "StoredFormatError", 'event "later-format" (gamma_events)', "a jsonb array"],
     ]);
+    expect((errors[0]?.error as Error).message).toMatch(/: it was written by another version of the package \(or not by gamma-prompt\); the event is left unrouted for a server that runs the version that wrote it, and finish the upgrade/);
     const rows = await producer.query("select event_id, routed_at is not null as routed, refused_at is not null as refused from gamma_events where session_key = $1 order by seq", [sessionKey]);
     expect(rows.rows).toEqual([
       { event_id: "later-format", routed: false, refused: false },
