@@ -92,3 +92,58 @@ export class DatabaseReadOnlyError extends Error {
     super("Unexpected read-only database connection (transaction_read_only is on: a standby, or default_transaction_read_only), expected a primary the sessions can write to: point the pool at the primary");
   }
 }
+
+/** The two ways to open a hosted session, each storing its own kind of transcript. */
+export type HostedPath = "openAgent" | "openSession";
+
+/**
+ * A session opened on the other Pi path than the one that wrote its
+ * transcript: `openAgent` stores the Agent's message list, `openSession` the
+ * AgentSession's entries, and neither reads the other's rows (the session
+ * would lose its conversation, or fail every model call). Refused before
+ * anything was taken: no state read, no event routed, no lease held.
+ */
+export class SessionPathError extends Error {
+  override readonly name = "SessionPathError";
+  constructor(
+    readonly sessionKey: string,
+    /** The path that wrote the stored transcript. */
+    readonly storedPath: HostedPath,
+    /** The path the host opened it with. */
+    readonly openedPath: HostedPath,
+  ) {
+    super(
+      `Unexpected ${openedPath} of session ${sessionKey}, expected ${storedPath}: its stored transcript was written by ${storedPath} (${pathName(storedPath)}), which ${openedPath} (${pathName(openedPath)}) cannot read; open it with ${storedPath}, or give the ${openedPath} session a new key. Nothing was taken: no state read, no event routed, no lease kept`,
+    );
+  }
+}
+
+function pathName(path: HostedPath): string {
+  return path === "openAgent" ? "Pi's Agent, a message list" : "Pi's AgentSession, session entries";
+}
+
+/**
+ * A stored row (a state snapshot or record, a transcript row, an event) in a
+ * form this version of gamma-prompt does not read: written by another version
+ * of the package (a newer one, during a rolling upgrade of a fleet that shares
+ * the database), or not by gamma-prompt. `row` names it (table, session and
+ * revision, position or event id); `form` says what was found. Nothing was
+ * read past it and nothing was changed: a server that reads the form opens the
+ * session, or routes the event, as it is.
+ */
+export class StoredFormatError extends StateStoreError {
+  constructor(
+    readonly sessionKey: string,
+    readonly row: string,
+    readonly form: string,
+    /** An event's row (left unrouted for a server that reads it), or a row of the session's own (its open refused). */
+    of: "session" | "event" = "session",
+  ) {
+    const what = of === "event" ? "the event is left unrouted for a server that runs the version that wrote it" : "open the session on a server that runs the version that wrote it";
+    super(
+      `session ${sessionKey}`,
+      `Unexpected ${row} stored as ${form}, expected a document in a form this version of gamma-prompt reads (a JSON object, or its JSON text in a jsonb string): it was written by another version of the package (or not by gamma-prompt); ${what}, and finish the upgrade (docs/guide/running-across-servers.md)`,
+    );
+    this.name = "StoredFormatError";
+  }
+}

@@ -12,9 +12,9 @@ import { acceptInjection, InjectionRejectedError } from "../runtime/injections/e
 import type { RuntimeInjection } from "../runtime/injections/types.js";
 import { errorCode, expectQueryable, UNDEFINED_TABLE, type Pool, type Queryable } from "./database.js";
 import { latestMigration } from "./migrate.js";
-import { EventRejectedError, SchemaNotMigratedError } from "./errors.js";
+import { EventRejectedError, SchemaNotMigratedError, StoredFormatError } from "./errors.js";
 import { FENCE, fenceValues, type Lease } from "./lease.js";
-import { documentOf, storedDocument } from "./documents.js";
+import { storedDocument, storedForm } from "./documents.js";
 
 /** The channel hosts listen on; the payload is the session key. */
 export const EVENTS_CHANNEL = "gamma_events";
@@ -101,6 +101,12 @@ export interface PublishedEvent {
    * row's event_id. Why (stored with the row as its refusal), and the field.
    */
   unreadable?: { field: string; reason: string };
+  /**
+   * Set when the payload is in a form another version of the package wrote:
+   * not this server's to refuse. The event stays unrouted, for a server that
+   * reads it, and the host is told (onError, "route").
+   */
+  foreign?: StoredFormatError;
 }
 
 /**
@@ -110,15 +116,14 @@ export interface PublishedEvent {
  * under another id would be delivered and never marked, read again on every
  * pass.) A payload without an id is left to the envelope check, which names it.
  */
-function publishedEvent(eventId: string, stored: unknown): PublishedEvent {
-  let payload: unknown;
-  try {
-    payload = documentOf(stored);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { eventId, payload: undefined, unreadable: { field: "", reason: `Unexpected stored payload that is not JSON text (${reason}), expected an event as publishUpdate stores it` } };
+function publishedEvent(sessionKey: string, eventId: string, stored: unknown): PublishedEvent {
+  const form = storedForm(stored);
+  if ("broken" in form) {
+    return { eventId, payload: undefined, unreadable: { field: "", reason: `Unexpected stored payload that is not JSON text (${form.broken}), expected an event as publishUpdate stores it` } };
   }
-  const id = typeof payload === "object" && payload !== null ? (payload as { id?: unknown }).id : undefined;
+  if ("foreign" in form) return { eventId, payload: undefined, foreign: new StoredFormatError(sessionKey, `event ${JSON.stringify(eventId)} (gamma_events)`, form.foreign, "event") };
+  const payload = form.document;
+  const id = payload["id"];
   if (typeof id === "string" && id !== eventId) {
     return {
       eventId,
@@ -151,7 +156,7 @@ export async function unroutedEventsOf(pool: Pool, sessionKeys: readonly string[
     values: [sessionKeys, limit],
   });
   const bySession = new Map<string, PublishedEvent[]>(sessionKeys.map((key) => [key, []]));
-  for (const row of rows.rows) bySession.get(row.session_key)?.push(publishedEvent(row.event_id, row.payload));
+  for (const row of rows.rows) bySession.get(row.session_key)?.push(publishedEvent(row.session_key, row.event_id, row.payload));
   return bySession;
 }
 

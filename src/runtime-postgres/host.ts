@@ -15,13 +15,13 @@ import { SessionDisposedError } from "../runtime/state/errors.js";
 import type { GammaAgent, GammaAgentOptions, GammaSession, GammaSessionOptions, TranscriptFeed } from "../runtime/pi-adapter.js";
 import { expectFunction, expectObject } from "../protocol/arguments.js";
 import { expectPool, type Pool } from "./database.js";
-import { DatabaseReadOnlyError, SessionsClosedError } from "./errors.js";
+import { DatabaseReadOnlyError, SessionsClosedError, type HostedPath } from "./errors.js";
 import { EVENTS_PER_PASS, markRefused, markRouted, sessionKeyProblem, unroutedEventsOf, wellFormed, type PublishedEvent } from "./events.js";
 import { acquireLease, releaseLease, renewLease, type Lease } from "./lease.js";
 import { listenForEvents, type EventListener } from "./listener.js";
 import { checkSchema } from "./migrate.js";
 import { PostgresStateStore } from "./state-store.js";
-import { agentMessagesOf, loadTranscript, TranscriptWriter } from "./transcript.js";
+import { agentMessagesOf, checkTranscriptPath, loadTranscript, loadTranscriptHead, TranscriptWriter } from "./transcript.js";
 import { WakeUps } from "./wake-ups.js";
 
 export interface PostgresSessionsOptions {
@@ -157,17 +157,17 @@ export class PostgresSessions {
 
   /** Opens a session on the low-level Agent path: its lease, state, message list and pending events. */
   async openAgent(options: HostedAgentOptions): Promise<HostedAgent> {
-    return this.open(options, async (store, entries) => {
+    return this.open(options, "openAgent", async (store, entries) => {
       const { agentTranscriptFeed, openGammaAgent } = await piAdapter();
       const { sessionKey: _key, ...rest } = options;
-      const gamma = await openGammaAgent({ ...rest, store, messages: agentMessagesOf(entries) as NonNullable<GammaAgentOptions["messages"]> });
+      const gamma = await openGammaAgent({ ...rest, store, messages: agentMessagesOf(entries, options.sessionKey) as NonNullable<GammaAgentOptions["messages"]> });
       return { gamma, transcript: agentTranscriptFeed(gamma.agent, entries.length === 0) };
     });
   }
 
   /** Opens a session on the AgentSession path: its lease, state, session entries and pending events. */
   async openSession(options: HostedSessionOptions): Promise<HostedSession> {
-    return this.open(options, async (store, entries) => {
+    return this.open(options, "openSession", async (store, entries) => {
       const { createGammaSession, sessionManagerFromEntries, sessionTranscriptFeed } = await piAdapter();
       const { sessionKey: _key, ...rest } = options;
       const sessionManager = await sessionManagerFromEntries(options.cwd, entries);
@@ -197,6 +197,7 @@ export class PostgresSessions {
 
   private async open<G extends GammaAgent | GammaSession>(
     options: { sessionKey: string; variant: string },
+    path: HostedPath,
     create: (store: PostgresStateStore, entries: unknown[]) => Promise<{ gamma: G; transcript: TranscriptFeed }>,
   ): Promise<Hosted & Omit<G, "dispose">> {
     const keyProblem = sessionKeyProblem(options.sessionKey);
@@ -207,7 +208,7 @@ export class PostgresSessions {
     if (this.hosted.has(options.sessionKey) || this.opening.has(options.sessionKey)) {
       throw new Error(`Unexpected second open of session ${options.sessionKey} on this server, expected it disposed first`);
     }
-    const opening = this.openHosted(options, create);
+    const opening = this.openHosted(options, path, create);
     this.opening.set(options.sessionKey, opening);
     try {
       return await opening;
@@ -218,6 +219,7 @@ export class PostgresSessions {
 
   private async openHosted<G extends GammaAgent | GammaSession>(
     options: { sessionKey: string; variant: string },
+    path: HostedPath,
     create: (store: PostgresStateStore, entries: unknown[]) => Promise<{ gamma: G; transcript: TranscriptFeed }>,
   ): Promise<Hosted & Omit<G, "dispose">> {
     const { pool } = this.options;
@@ -225,6 +227,9 @@ export class PostgresSessions {
     // once it let the lease go, as another server would (this server could take its own lease at once, and would
     // fence out those writes).
     await this.disposing.get(options.sessionKey)?.catch(() => {});
+    // A transcript the other path wrote is refused before the lease is taken (its first row is never replaced),
+    // so a server hosting the session is not waited for, and nothing of the session is touched.
+    checkTranscriptPath(await loadTranscriptHead(pool, options.sessionKey), options.sessionKey, path);
     const lease = await acquireLease(
       pool,
       {
@@ -244,6 +249,8 @@ export class PostgresSessions {
       // Taken as close() began: let go before anything is loaded.
       if (this.closing) throw new SessionsClosedError(options.sessionKey);
       const entries = await loadTranscript(pool, options.sessionKey);
+      // Checked again under the lease: another server may have written the first row since.
+      checkTranscriptPath(entries, options.sessionKey, path);
       created = await create(store, entries);
       state = new HostedState(this, pool, lease, store, created.gamma, new TranscriptWriter(pool, lease, entries.length), created.transcript);
       this.hosted.set(options.sessionKey, state);
@@ -305,6 +312,8 @@ class HostedState {
   /** Set as dispose lets the lease go: a renewal that finds it gone after that is no loss to report. */
   private releasing = false;
   private disposed: Promise<void> | undefined;
+  /** Events in a form another version wrote that the host was told of: told once, not on every pass. */
+  private readonly toldForeign = new Set<string>();
 
   constructor(
     private readonly sessions: PostgresSessions,
@@ -417,7 +426,17 @@ class HostedState {
       // Disposed meanwhile: the events stay unrouted for the session's next host.
       if (events.length === 0 || this.closing) return;
       const duplicates: string[] = [];
+      let leftUnrouted = 0;
       for (const event of events) {
+        if (event.foreign !== undefined) {
+          // Another version's event: left for a server that reads it, and told once while this server hosts the session.
+          leftUnrouted++;
+          if (!this.toldForeign.has(event.eventId)) {
+            this.toldForeign.add(event.eventId);
+            this.sessions.report(event.foreign, "route");
+          }
+          continue;
+        }
         try {
           if (event.unreadable !== undefined) throw new InjectionRejectedError(event.unreadable.field, event.unreadable.reason);
           if (controller.routeUpdate(event.payload).outcome === "duplicate") duplicates.push(event.eventId);
@@ -431,7 +450,8 @@ class HostedState {
       // processed already writes no record, so it is marked once everything before it is stored.
       await controller.flush();
       await markRouted(this.pool, this.lease, duplicates);
-      if (events.length < EVENTS_PER_PASS) return;
+      // A full page of events this server leaves unrouted would be selected again as it is.
+      if (events.length < EVENTS_PER_PASS || leftUnrouted === events.length) return;
     }
   }
 

@@ -7,14 +7,14 @@
  * that route a published event mark its row routed in the same statement.
  */
 import type { ExecutionState } from "../runtime/execution-state.js";
-import { StateConflictError, StateStoreError } from "../runtime/state/errors.js";
+import { STATE_VERSION, StateConflictError, StateStoreError } from "../runtime/state/errors.js";
 import { checkState, replay, type StateRecord } from "../runtime/state/journal.js";
 import type { StateStore } from "../runtime/state/store.js";
 import { errorCode, inTransaction, UNIQUE_VIOLATION, type Pool } from "./database.js";
-import { databaseFailure, LeaseLostError } from "./errors.js";
+import { databaseFailure, LeaseLostError, StoredFormatError } from "./errors.js";
 import { FENCE, fenceValues, type Lease } from "./lease.js";
 import { recordBatcher } from "./record-batch.js";
-import { documentOf, documentParameter, storedDocument } from "./documents.js";
+import { documentIn, documentParameter, storedDocument } from "./documents.js";
 
 export interface PostgresStateStoreOptions {
   /** Records kept after the snapshot before the next write folds them into a new one. Default 1,000. */
@@ -42,10 +42,20 @@ export class PostgresStateStore implements StateStore {
     const session = await this.pool.query<{ snapshot: unknown; snapshot_revision: number }>("select snapshot, snapshot_revision from gamma_sessions where session_key = $1", [this.lease.sessionKey]);
     const row = session.rows[0];
     if (row === undefined || row.snapshot === null) return undefined;
-    const snapshot = checkState(documentOf(row.snapshot), this.location);
-    const records = await this.pool.query<{ record: unknown }>("select record from gamma_state_records where session_key = $1 and revision > $2 order by revision", [this.lease.sessionKey, row.snapshot_revision]);
+    const sessionKey = this.lease.sessionKey;
+    const snapshotDocument = documentIn(row.snapshot, sessionKey, `snapshot (gamma_sessions, revision ${row.snapshot_revision})`);
+    // A snapshot of a later state version is another version's, not a broken one.
+    const version = snapshotDocument["stateVersion"];
+    if (typeof version === "number" && version !== STATE_VERSION) {
+      throw new StoredFormatError(sessionKey, `snapshot (gamma_sessions, revision ${row.snapshot_revision})`, `an execution state of stateVersion ${version} (this version reads ${STATE_VERSION})`);
+    }
+    const snapshot = checkState(snapshotDocument, this.location);
+    const records = await this.pool.query<{ revision: number; record: unknown }>("select revision, record from gamma_state_records where session_key = $1 and revision > $2 order by revision", [
+      sessionKey,
+      row.snapshot_revision,
+    ]);
     this.sinceSnapshot = records.rows.length;
-    return replay(snapshot, records.rows.map((stored) => documentOf(stored.record) as StateRecord), this.location);
+    return replay(snapshot, records.rows.map((stored) => storedRecord(stored.record, stored.revision, sessionKey)), this.location);
   }
 
   async save(state: ExecutionState): Promise<void> {
@@ -145,4 +155,18 @@ export class PostgresStateStore implements StateStore {
     this.lost = true;
     throw new LeaseLostError(this.lease.sessionKey, this.lease.token);
   }
+}
+
+/**
+ * A record row as the journal reads it: a document holding its own revision
+ * (the row's) and an operation. Anything else is named by its revision, never
+ * taken for a record that is missing.
+ */
+function storedRecord(stored: unknown, revision: number, sessionKey: string): StateRecord {
+  const row = `state record (gamma_state_records, revision ${revision})`;
+  const record = documentIn(stored, sessionKey, row);
+  if (record["revision"] !== revision || typeof record["op"] !== "string") {
+    throw new StoredFormatError(sessionKey, row, `an object without this row's revision and an operation ({"revision": ${revision}, "op": ...})`);
+  }
+  return record as unknown as StateRecord;
 }

@@ -6,29 +6,63 @@
  * message list's changes: each message appended, and a whole new list when
  * the host replaced it (a server compaction, a reload). Writes are fenced
  * like the state's, serialised per session, and awaited by the host before
- * the next model call.
+ * the next model call. The two paths' rows are not each other's: a session
+ * stays on the path that wrote its first row (SessionPathError otherwise).
  */
 import type { Pool, Queryable } from "./database.js";
-import { databaseFailure, LeaseLostError } from "./errors.js";
+import { databaseFailure, LeaseLostError, SessionPathError, StoredFormatError, type HostedPath } from "./errors.js";
 import { FENCE, fenceValues, type Lease } from "./lease.js";
-import { documentOf, storedDocument } from "./documents.js";
+import { documentIn, storedDocument } from "./documents.js";
 
 /** One row of an Agent's transcript. */
 export type AgentTranscriptEntry = { type: "message"; message: unknown } | { type: "messages"; messages: unknown[] };
 
 /** The stored rows of a session's transcript, in order. */
 export async function loadTranscript(db: Queryable, sessionKey: string): Promise<unknown[]> {
-  const rows = await db.query<{ entry: unknown }>("select entry from gamma_transcript where session_key = $1 order by seq", [sessionKey]);
-  return rows.rows.map((row) => documentOf(row.entry));
+  const rows = await db.query<{ seq: number; entry: unknown }>("select seq, entry from gamma_transcript where session_key = $1 order by seq", [sessionKey]);
+  return rows.rows.map((row) => documentIn(row.entry, sessionKey, transcriptRow(row.seq)));
 }
 
-/** The message list an Agent's rows describe. */
-export function agentMessagesOf(entries: readonly unknown[]): unknown[] {
+/** How an error names a transcript row. */
+function transcriptRow(seq: number): string {
+  return `transcript row ${seq} (gamma_transcript)`;
+}
+
+/**
+ * The path whose transcript the stored rows are, from the first row (never
+ * replaced): an AgentSession's header (`type: "session"`), or an Agent's
+ * message row; undefined when nothing is stored. A first row of neither kind
+ * is another version's form.
+ */
+export function transcriptPathOf(entries: readonly unknown[], sessionKey: string): HostedPath | undefined {
+  if (entries.length === 0) return undefined;
+  const type = (entries[0] as { type?: unknown }).type;
+  if (type === "session") return "openSession";
+  if (type === "message" || type === "messages") return "openAgent";
+  throw new StoredFormatError(sessionKey, transcriptRow(0), `an entry of type ${JSON.stringify(type) ?? "undefined"}, neither an AgentSession's header nor an Agent's message row`);
+}
+
+/** The stored transcript's first row (never replaced): what opening a session checks before it takes the lease. */
+export async function loadTranscriptHead(db: Queryable, sessionKey: string): Promise<unknown[]> {
+  const rows = await db.query<{ entry: unknown }>("select entry from gamma_transcript where session_key = $1 and seq = 0", [sessionKey]);
+  return rows.rows.map((row) => documentIn(row.entry, sessionKey, transcriptRow(0)));
+}
+
+/** Refuses a stored transcript another path wrote (SessionPathError), before anything else of the session is read. */
+export function checkTranscriptPath(entries: readonly unknown[], sessionKey: string, opened: HostedPath): void {
+  const stored = transcriptPathOf(entries, sessionKey);
+  if (stored !== undefined && stored !== opened) throw new SessionPathError(sessionKey, stored, opened);
+}
+
+/** The message list an Agent's rows describe; a row of another kind is named (another version's form), never read as a message. */
+export function agentMessagesOf(entries: readonly unknown[], sessionKey: string): unknown[] {
   let messages: unknown[] = [];
-  for (const entry of entries as AgentTranscriptEntry[]) {
-    if (entry.type === "messages") messages = [...entry.messages];
-    else messages.push(entry.message);
-  }
+  entries.forEach((row, seq) => {
+    const entry = row as Partial<{ type: unknown; message: unknown; messages: unknown }>;
+    if (entry.type === "messages" && Array.isArray(entry.messages)) messages = [...(entry.messages as unknown[])];
+    else if (entry.type === "message" && typeof entry.message === "object" && entry.message !== null) messages.push(entry.message);
+    else throw new StoredFormatError(sessionKey, transcriptRow(seq), `an entry of type ${JSON.stringify(entry.type) ?? "undefined"} without the message (or message list) an Agent's row holds`);
+  });
   return messages;
 }
 
