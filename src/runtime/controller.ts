@@ -511,6 +511,16 @@ export class SessionProtocolController {
     return this.namespaces.startToolSchemas();
   }
 
+  /**
+   * The tools a new session of this variant on this build starts with, in
+   * order: what the leading system message of every model call declares,
+   * whichever build stored the transcript. Namespaces loaded since are
+   * declared where they loaded.
+   */
+  newSessionToolSchemas(): ToolSchemaArtifact[] {
+    return this.namespaces.newSessionToolSchemas();
+  }
+
   /** Every namespace this session can load: the compiled ones by name, then the registered connectors in registration order. */
   get namespaceCatalog(): SessionNamespace[] {
     return this.namespaces.catalog;
