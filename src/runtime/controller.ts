@@ -54,6 +54,26 @@ export class UnknownVariantError extends Error {
 }
 
 /**
+ * A stored session opened with another variant than the one it runs on,
+ * while the build still defines that one: a session keeps its variant (its
+ * prompt, preloaded and required skills), so the open is refused before
+ * anything is taken; open it with `storedVariant`. A session whose variant
+ * the build no longer defines opens on the variant named instead, and the
+ * host is told (`build_changed`, `variant`).
+ */
+export class StoredVariantError extends Error {
+  override readonly name = "StoredVariantError";
+  constructor(
+    readonly storedVariant: string,
+    readonly variant: string,
+  ) {
+    super(
+      `Unexpected stored state for variant ${JSON.stringify(storedVariant)}, expected ${JSON.stringify(variant)}: this build still defines ${JSON.stringify(storedVariant)}, and a session keeps its variant while the build has it; open the session with variant ${JSON.stringify(storedVariant)}`,
+    );
+  }
+}
+
+/**
  * routeUpdate on artifacts compiled without prompts/injections.yaml: the
  * static prefix never told the model what an injection means, so none is sent.
  */
@@ -150,8 +170,9 @@ export class SessionProtocolController {
     this.emit = options.onProtocolEvent === undefined ? () => {} : isolatedObserver(options.onProtocolEvent);
     this.now = options.now ?? Date.now;
     const restored = loaded === undefined ? loadAtOnce(store) : loaded.stored;
-    if (restored !== undefined && restored.variant !== options.variant) {
-      throw new Error(`Unexpected stored state for variant "${restored.variant}", expected "${options.variant}"`);
+    // A session keeps its variant while the build defines it; one the build dropped goes on with the variant named.
+    if (restored !== undefined && restored.variant !== options.variant && Object.hasOwn(options.artifacts.variants, restored.variant)) {
+      throw new StoredVariantError(restored.variant, options.variant);
     }
     const kinds = this.artifacts.injectionKinds;
     this.owner = new SessionStateOwner(store, restored ?? initialState(this.artifacts, this.variant), restored === undefined, {
@@ -166,7 +187,7 @@ export class SessionProtocolController {
     // A stored entry the anchor cannot render (kept before entries were checked, or by a host's own store) leaves the list, and the host is told.
     if (restored !== undefined) this.dropMalformedArtifacts();
     // Reopened on another build: what it lacks leaves the state before anything reads it.
-    const rebuilt = restored === undefined ? undefined : reconcileBuild(this.owner.state, this.artifacts.skills, this.artifacts.manifest.staticPrefix.cacheKey);
+    const rebuilt = restored === undefined ? undefined : reconcileBuild({ ...this.owner.state, variant: this.owner.variant }, this.artifacts.skills, this.artifacts.manifest.staticPrefix.cacheKey, this.variant);
     if (rebuilt !== undefined) this.owner.change(rebuilt.change);
     this.injections = new InjectionDispatcher(this);
     const preloadedSkills = [...(this.artifacts.manifest.variants[this.variant]?.preloadedSkills ?? [])];
@@ -241,11 +262,11 @@ export class SessionProtocolController {
    * what left the state, through a workspace_update when the project defines it.
    */
   private tellBuildChange(rebuilt: BuildReconciliation): void {
-    const { previousCacheKey, droppedSkills, clearedSteps } = rebuilt;
-    const lost = droppedSkills.length > 0 || clearedSteps.length > 0;
+    const { previousCacheKey, droppedSkills, clearedSteps, variant } = rebuilt;
+    const lost = droppedSkills.length > 0 || clearedSteps.length > 0 || variant !== undefined;
     if (previousCacheKey === undefined && !lost) return;
     const cacheKey = rebuilt.change.cacheKey;
-    this.emit({ type: "build_changed", ...(previousCacheKey === undefined ? {} : { previousCacheKey }), cacheKey, droppedSkills, clearedSteps });
+    this.emit({ type: "build_changed", ...(previousCacheKey === undefined ? {} : { previousCacheKey }), cacheKey, droppedSkills, clearedSteps, ...(variant === undefined ? {} : { variant }) });
     const kind = this.artifacts.injectionKinds.find((candidate) => candidate.kind === "workspace_update");
     if (lost && kind !== undefined && this.artifacts.manifest.injections !== undefined) this.routeUpdate(buildChangeUpdate(rebuilt, kind.delivery, this.owner.revision, this.now()));
   }
