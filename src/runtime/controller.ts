@@ -14,7 +14,7 @@ import { AuditRecorder, type SessionLog } from "./audit/recorder.js";
 import type { AuditPolicy } from "./audit/policy.js";
 import { SessionChecklists } from "./checklist/session-checklists.js";
 import type { ConnectorChange, ConnectorDefinition, ConnectorProblem, ConnectorRegistration } from "./connectors.js";
-import type { ArtifactReference, ExecutionState, LoadedNamespace, TaskSnapshot } from "./execution-state.js";
+import type { ActiveSkill, ArtifactReference, ExecutionState, LoadedNamespace, TaskSnapshot } from "./execution-state.js";
 import { InjectionDispatcher, type InjectionTransport, type RouteUpdateResult } from "./injections/dispatcher.js";
 import { instantOf } from "./injections/order.js";
 import type { PolicyContext } from "./injections/policy.js";
@@ -187,7 +187,16 @@ export class SessionProtocolController {
     // A stored entry the anchor cannot render (kept before entries were checked, or by a host's own store) leaves the list, and the host is told.
     if (restored !== undefined) this.dropMalformedArtifacts();
     // Reopened on another build: what it lacks leaves the state before anything reads it.
-    const rebuilt = restored === undefined ? undefined : reconcileBuild({ ...this.owner.state, variant: this.owner.variant }, this.artifacts.skills, this.artifacts.manifest.staticPrefix.cacheKey, this.variant);
+    const rebuilt =
+      restored === undefined
+        ? undefined
+        : reconcileBuild(
+            { ...this.owner.state, variant: this.owner.variant },
+            this.artifacts.skills,
+            this.artifacts.manifest.staticPrefix.cacheKey,
+            this.variant,
+            (name) => this.artifacts.manifest.skills[name]?.sha256,
+          );
     if (rebuilt !== undefined) this.owner.change(rebuilt.change);
     this.injections = new InjectionDispatcher(this);
     const preloadedSkills = [...(this.artifacts.manifest.variants[this.variant]?.preloadedSkills ?? [])];
@@ -262,11 +271,19 @@ export class SessionProtocolController {
    * what left the state, through a workspace_update when the project defines it.
    */
   private tellBuildChange(rebuilt: BuildReconciliation): void {
-    const { previousCacheKey, droppedSkills, clearedSteps, variant } = rebuilt;
-    const lost = droppedSkills.length > 0 || clearedSteps.length > 0 || variant !== undefined;
+    const { previousCacheKey, droppedSkills, clearedSteps, changedSkills, variant } = rebuilt;
+    const lost = droppedSkills.length > 0 || clearedSteps.length > 0 || changedSkills.length > 0 || variant !== undefined;
     if (previousCacheKey === undefined && !lost) return;
     const cacheKey = rebuilt.change.cacheKey;
-    this.emit({ type: "build_changed", ...(previousCacheKey === undefined ? {} : { previousCacheKey }), cacheKey, droppedSkills, clearedSteps, ...(variant === undefined ? {} : { variant }) });
+    this.emit({
+      type: "build_changed",
+      ...(previousCacheKey === undefined ? {} : { previousCacheKey }),
+      cacheKey,
+      droppedSkills,
+      clearedSteps,
+      ...(changedSkills.length === 0 ? {} : { changedSkills }),
+      ...(variant === undefined ? {} : { variant }),
+    });
     const kind = this.artifacts.injectionKinds.find((candidate) => candidate.kind === "workspace_update");
     if (lost && kind !== undefined && this.artifacts.manifest.injections !== undefined) this.routeUpdate(buildChangeUpdate(rebuilt, kind.delivery, this.owner.revision, this.now()));
   }
@@ -422,7 +439,8 @@ export class SessionProtocolController {
     const plan = planActivation({ name, skills: this.artifacts.skills, active, source });
     const parts = activationResultText(plan, this.artifacts.skills, active);
     if (!plan.alreadyActive) {
-      this.owner.change({ op: "skills", add: plan.newlyActive });
+      // Each with the body it was activated with, so a reopen on a build whose body differs is told.
+      this.owner.change({ op: "skills", add: plan.newlyActive.map((skill) => withSkillSha256(skill, this.artifacts.manifest.skills[skill.name]?.sha256)) });
       const names = plan.newlyActive.map((skill) => skill.name);
       this.recorder.record({ type: "skills_loaded", names });
       this.emit({ type: "skills_activated", names, toolCallId });
@@ -804,4 +822,9 @@ export { SHARED_BATCH_NOTE };
 function abortReason(signal: AbortSignal | undefined): Error {
   const reason: unknown = signal?.reason;
   return reason instanceof Error ? reason : new Error("The run was aborted while it waited for the store");
+}
+
+/** An active skill with the sha256 of the body it is activated with, when the manifest gives one. */
+function withSkillSha256(skill: ActiveSkill, sha256: string | undefined): ActiveSkill {
+  return sha256 === undefined ? skill : { ...skill, sha256 };
 }
