@@ -14,7 +14,7 @@ import { AuditRecorder, type SessionLog } from "./audit/recorder.js";
 import type { AuditPolicy } from "./audit/policy.js";
 import { SessionChecklists } from "./checklist/session-checklists.js";
 import type { ConnectorChange, ConnectorDefinition, ConnectorProblem, ConnectorRegistration } from "./connectors.js";
-import type { ArtifactReference, ExecutionState, LoadedNamespace, TaskSnapshot } from "./execution-state.js";
+import type { ActiveSkill, ArtifactReference, ExecutionState, LoadedNamespace, TaskSnapshot } from "./execution-state.js";
 import { InjectionDispatcher, type InjectionTransport, type RouteUpdateResult } from "./injections/dispatcher.js";
 import { instantOf } from "./injections/order.js";
 import type { PolicyContext } from "./injections/policy.js";
@@ -50,6 +50,26 @@ export class UnknownVariantError extends Error {
     readonly knownVariants: readonly string[],
   ) {
     super(`Unexpected variant ${JSON.stringify(variant)}, expected one of the variants dist/manifest.json lists: ${knownVariants.join(", ")}`);
+  }
+}
+
+/**
+ * A stored session opened with another variant than the one it runs on,
+ * while the build still defines that one: a session keeps its variant (its
+ * prompt, preloaded and required skills), so the open is refused before
+ * anything is taken; open it with `storedVariant`. A session whose variant
+ * the build no longer defines opens on the variant named instead, and the
+ * host is told (`build_changed`, `variant`).
+ */
+export class StoredVariantError extends Error {
+  override readonly name = "StoredVariantError";
+  constructor(
+    readonly storedVariant: string,
+    readonly variant: string,
+  ) {
+    super(
+      `Unexpected stored state for variant ${JSON.stringify(storedVariant)}, expected ${JSON.stringify(variant)}: this build still defines ${JSON.stringify(storedVariant)}, and a session keeps its variant while the build has it; open the session with variant ${JSON.stringify(storedVariant)}`,
+    );
   }
 }
 
@@ -150,8 +170,9 @@ export class SessionProtocolController {
     this.emit = options.onProtocolEvent === undefined ? () => {} : isolatedObserver(options.onProtocolEvent);
     this.now = options.now ?? Date.now;
     const restored = loaded === undefined ? loadAtOnce(store) : loaded.stored;
-    if (restored !== undefined && restored.variant !== options.variant) {
-      throw new Error(`Unexpected stored state for variant "${restored.variant}", expected "${options.variant}"`);
+    // A session keeps its variant while the build defines it; one the build dropped goes on with the variant named.
+    if (restored !== undefined && restored.variant !== options.variant && Object.hasOwn(options.artifacts.variants, restored.variant)) {
+      throw new StoredVariantError(restored.variant, options.variant);
     }
     const kinds = this.artifacts.injectionKinds;
     this.owner = new SessionStateOwner(store, restored ?? initialState(this.artifacts, this.variant), restored === undefined, {
@@ -166,7 +187,16 @@ export class SessionProtocolController {
     // A stored entry the anchor cannot render (kept before entries were checked, or by a host's own store) leaves the list, and the host is told.
     if (restored !== undefined) this.dropMalformedArtifacts();
     // Reopened on another build: what it lacks leaves the state before anything reads it.
-    const rebuilt = restored === undefined ? undefined : reconcileBuild(this.owner.state, this.artifacts.skills, this.artifacts.manifest.staticPrefix.cacheKey);
+    const rebuilt =
+      restored === undefined
+        ? undefined
+        : reconcileBuild(
+            { ...this.owner.state, variant: this.owner.variant },
+            this.artifacts.skills,
+            this.artifacts.manifest.staticPrefix.cacheKey,
+            this.variant,
+            (name) => this.artifacts.manifest.skills[name]?.sha256,
+          );
     if (rebuilt !== undefined) this.owner.change(rebuilt.change);
     this.injections = new InjectionDispatcher(this);
     const preloadedSkills = [...(this.artifacts.manifest.variants[this.variant]?.preloadedSkills ?? [])];
@@ -241,11 +271,19 @@ export class SessionProtocolController {
    * what left the state, through a workspace_update when the project defines it.
    */
   private tellBuildChange(rebuilt: BuildReconciliation): void {
-    const { previousCacheKey, droppedSkills, clearedSteps } = rebuilt;
-    const lost = droppedSkills.length > 0 || clearedSteps.length > 0;
+    const { previousCacheKey, droppedSkills, clearedSteps, changedSkills, variant } = rebuilt;
+    const lost = droppedSkills.length > 0 || clearedSteps.length > 0 || changedSkills.length > 0 || variant !== undefined;
     if (previousCacheKey === undefined && !lost) return;
     const cacheKey = rebuilt.change.cacheKey;
-    this.emit({ type: "build_changed", ...(previousCacheKey === undefined ? {} : { previousCacheKey }), cacheKey, droppedSkills, clearedSteps });
+    this.emit({
+      type: "build_changed",
+      ...(previousCacheKey === undefined ? {} : { previousCacheKey }),
+      cacheKey,
+      droppedSkills,
+      clearedSteps,
+      ...(changedSkills.length === 0 ? {} : { changedSkills }),
+      ...(variant === undefined ? {} : { variant }),
+    });
     const kind = this.artifacts.injectionKinds.find((candidate) => candidate.kind === "workspace_update");
     if (lost && kind !== undefined && this.artifacts.manifest.injections !== undefined) this.routeUpdate(buildChangeUpdate(rebuilt, kind.delivery, this.owner.revision, this.now()));
   }
@@ -401,7 +439,8 @@ export class SessionProtocolController {
     const plan = planActivation({ name, skills: this.artifacts.skills, active, source });
     const parts = activationResultText(plan, this.artifacts.skills, active);
     if (!plan.alreadyActive) {
-      this.owner.change({ op: "skills", add: plan.newlyActive });
+      // Each with the body it was activated with, so a reopen on a build whose body differs is told.
+      this.owner.change({ op: "skills", add: plan.newlyActive.map((skill) => withSkillSha256(skill, this.artifacts.manifest.skills[skill.name]?.sha256)) });
       const names = plan.newlyActive.map((skill) => skill.name);
       this.recorder.record({ type: "skills_loaded", names });
       this.emit({ type: "skills_activated", names, toolCallId });
@@ -509,6 +548,16 @@ export class SessionProtocolController {
   /** The tools a session of this variant starts with, in the cache plan's order (tools.json's, then the start and loaded namespaces'). */
   startToolSchemas(): ToolSchemaArtifact[] {
     return this.namespaces.startToolSchemas();
+  }
+
+  /**
+   * The tools a new session of this variant on this build starts with, in
+   * order: what the leading system message of every model call declares,
+   * whichever build stored the transcript. Namespaces loaded since are
+   * declared where they loaded.
+   */
+  newSessionToolSchemas(): ToolSchemaArtifact[] {
+    return this.namespaces.newSessionToolSchemas();
   }
 
   /** Every namespace this session can load: the compiled ones by name, then the registered connectors in registration order. */
@@ -773,4 +822,9 @@ export { SHARED_BATCH_NOTE };
 function abortReason(signal: AbortSignal | undefined): Error {
   const reason: unknown = signal?.reason;
   return reason instanceof Error ? reason : new Error("The run was aborted while it waited for the store");
+}
+
+/** An active skill with the sha256 of the body it is activated with, when the manifest gives one. */
+function withSkillSha256(skill: ActiveSkill, sha256: string | undefined): ActiveSkill {
+  return sha256 === undefined ? skill : { ...skill, sha256 };
 }

@@ -39,6 +39,12 @@ export interface ActiveSkill {
   activatedBy: SkillActivationSource;
   /** The skill whose `requiresSkills` pulled this one in (activatedBy "requires"). */
   requiredBy?: string;
+  /**
+   * The sha256 of the body it was activated with (the manifest's): a reopen on
+   * a build whose body differs tells the host and the model. Absent in a state
+   * saved before it was kept.
+   */
+  sha256?: string;
 }
 
 export interface ArtifactReference {

@@ -22,6 +22,7 @@ export {
   InjectionsNotDefinedError,
   SessionProtocolController,
   UnknownVariantError,
+  StoredVariantError,
   type ControllerOptions,
   type ToolLoader,
   type TurnInput,

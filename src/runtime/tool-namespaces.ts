@@ -98,6 +98,12 @@ export class SessionToolNamespaces {
     return [...this.host.artifacts.tools, ...names.flatMap(toolsOf)];
   }
 
+  /** The tools a new session of this variant starts with: tools.json's, then the start namespaces'. */
+  newSessionToolSchemas(): ToolSchemaArtifact[] {
+    const catalog = this.catalog;
+    return [...this.host.artifacts.tools, ...this.startNames().flatMap((name) => catalog.find((namespace) => namespace.name === name)?.tools ?? [])];
+  }
+
   /** The host loads namespaces by name; idempotent. NamespaceToolError for a name the catalog does not hold or one that cannot load. */
   loadForHost(names: readonly string[]): SessionNamespace[] {
     const catalog = this.catalog;

@@ -56,7 +56,17 @@ export type ProtocolEvent =
    * that left the state (active skills dropped, task steps cleared; the model
    * is told through a workspace_update injection).
    */
-  | { type: "build_changed"; previousCacheKey?: string; cacheKey: string; droppedSkills: string[]; clearedSteps: Array<{ taskId: string; step: string }> }
+  | {
+      type: "build_changed";
+      previousCacheKey?: string;
+      cacheKey: string;
+      droppedSkills: string[];
+      clearedSteps: Array<{ taskId: string; step: string }>;
+      /** Active skills this build holds with another body: still active, the model told to follow the current text. Absent when none. */
+      changedSkills?: string[];
+      /** The variant the session ran on, which this build does not define, and the one it goes on with. */
+      variant?: { from: string; to: string };
+    }
   /**
    * The store refused a write and the session stopped: no model call goes out
    * after it, prompt() rejects with this error. Dispose the session and reopen

@@ -95,6 +95,7 @@ describe("a session reopened on another build", () => {
           { taskId: "t1", step: "drive-files#3" },
           { taskId: "t3", step: "import#15" },
         ],
+        changedSkills: ["import"],
       },
     ]);
     const state = reopened.controller.state;
@@ -149,7 +150,7 @@ describe("a session reopened on another build", () => {
 
     const events: ProtocolEvent[] = [];
     const reopened = open(shortened, statePath, events, transcript);
-    expect(events).toEqual([{ type: "build_changed", previousCacheKey: key, cacheKey: key, droppedSkills: [], clearedSteps: [{ taskId: "t2", step: "import#15" }] }]);
+    expect(events).toEqual([{ type: "build_changed", previousCacheKey: key, cacheKey: key, droppedSkills: [], clearedSteps: [{ taskId: "t2", step: "import#15" }], changedSkills: ["import"] }]);
     expect(reopened.controller.state.tasks.items.map((task) => task.step)).toEqual(["import#2", undefined]);
     expect(new FileStateStore(statePath).load()).toEqual(reopened.controller.state);
     pi.disposeNow(reopened);

@@ -56,9 +56,9 @@ describe("the skill tool records the type of what it activates", () => {
     const required = artifacts.skills.get("gml-editing")!.requiresSkills.filter((name) => name !== "ask-user-questions");
     expect(required.length).toBeGreaterThan(0);
     expect(controller.state.activeSkills).toEqual([
-      { name: "ask-user-questions", type: "reference", activatedBy: "tool" },
-      { name: "gml-editing", type: "workflow", activatedBy: "tool" },
-      ...required.map((name) => ({ name, type: artifacts.skills.get(name)?.type, activatedBy: "requires", requiredBy: "gml-editing" })),
+      { name: "ask-user-questions", type: "reference", activatedBy: "tool", sha256: artifacts.manifest.skills["ask-user-questions"]?.sha256 },
+      { name: "gml-editing", type: "workflow", activatedBy: "tool", sha256: artifacts.manifest.skills["gml-editing"]?.sha256 },
+      ...required.map((name) => ({ name, type: artifacts.skills.get(name)?.type, activatedBy: "requires", requiredBy: "gml-editing", sha256: artifacts.manifest.skills[name]?.sha256 })),
     ]);
     expect(textOf(seen[0]?.messages.at(-1))).toBe(artifacts.skills.get("ask-user-questions")?.body);
     expect(textOf(seen[1]?.messages.at(-1)).startsWith(artifacts.skills.get("gml-editing")?.body ?? "?")).toBe(true);
@@ -69,8 +69,8 @@ describe("the skill tool records the type of what it activates", () => {
     const controller = new SessionProtocolController({ artifacts, variant: "deck-generation" });
     const preloaded = artifacts.manifest.variants["deck-generation"]?.preloadedSkills ?? [];
     expect(controller.state.activeSkills).toEqual(
-      preloaded.map((name) => ({ name, type: artifacts.skills.get(name)?.type, activatedBy: "preload" })),
+      preloaded.map((name) => ({ name, type: artifacts.skills.get(name)?.type, activatedBy: "preload", sha256: artifacts.manifest.skills[name]?.sha256 })),
     );
-    expect(controller.state.activeSkills[0]).toEqual({ name: "deck-generation", type: "workflow", activatedBy: "preload" });
+    expect(controller.state.activeSkills[0]).toEqual({ name: "deck-generation", type: "workflow", activatedBy: "preload", sha256: artifacts.manifest.skills["deck-generation"]?.sha256 });
   });
 });

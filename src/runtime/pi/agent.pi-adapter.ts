@@ -13,7 +13,7 @@ import { checkSessionOptions, openController, resolveController, sessionTools, t
 import { resolveToolLoading, type ToolLoadingPolicy } from "./tool-loading.pi-adapter.js";
 import type { HostExecutors } from "../tools.js";
 import { agentTransport } from "./delivery.pi-adapter.js";
-import { PiAgent } from "./packages.pi-adapter.js";
+import { PiAgent, toToolDeclaration } from "./packages.pi-adapter.js";
 import { convertGammaMessages, pinVariantTranscript } from "./transcript.pi-adapter.js";
 import { applyCachePlan, bindController, toAgentTool } from "./wiring.pi-adapter.js";
 
@@ -77,6 +77,9 @@ export async function openGammaAgent(options: GammaAgentOptions): Promise<GammaA
 function gammaAgent(controller: SessionProtocolController, options: GammaAgentOptions): GammaAgent {
   const tools = sessionTools(controller, { ...options, toolLoading: resolveToolLoading(options.toolLoading, options.model) });
   const systemPrompt = controller.systemPrompt;
+  // What a new session on this build declares at its head; a transcript another build stored is sent with these.
+  const headNames = new Set(controller.newSessionToolSchemas().map((tool) => tool.name));
+  const headTools = tools.start.filter((tool) => headNames.has(tool.name)).map((tool) => toToolDeclaration(toAgentTool(tool)));
   // Reopened on a stored transcript: pending events it already holds are in the context, not sent again.
   if (options.messages !== undefined) controller.noteTranscript(options.messages);
   const agent = new PiAgent({
@@ -94,7 +97,7 @@ function gammaAgent(controller: SessionProtocolController, options: GammaAgentOp
     // A disposed session sends nothing: checked before anything is recorded and again once the store caught up.
     convertToLlm: async (messages) => {
       controller.refuseModelCallWhenDisposed();
-      const transcript = pinVariantTranscript(convertGammaMessages(messages), systemPrompt);
+      const transcript = pinVariantTranscript(convertGammaMessages(messages), systemPrompt, headTools);
       controller.confirmModelContext(messages);
       await controller.waitForStore(agent.signal);
       controller.refuseModelCallWhenDisposed();

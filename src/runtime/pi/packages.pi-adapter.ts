@@ -20,4 +20,4 @@ const pi = await importPiPackages(
 );
 
 export const { Agent: PiAgent } = pi["@earendil-works/pi-agent-core"];
-export const { createInitialSystemMessage, getCurrentSystemPrompt, getCurrentTools, getInitialSystemMessage, toToolDeclaration } = pi["@earendil-works/pi-ai"];
+export const { createInitialSystemMessage, getCurrentSystemPrompt, getCurrentTools, getInitialSystemMessage, getToolStateChanges, toToolDeclaration } = pi["@earendil-works/pi-ai"];

@@ -7,7 +7,7 @@
  */
 import type { AgentSession, ExtensionAPI, ModelRuntime, SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent";
 import type { ThinkingLevel } from "@earendil-works/pi-agent-core";
-import type { Api, Model } from "@earendil-works/pi-ai";
+import type { Api, Model, Tool } from "@earendil-works/pi-ai";
 import { SESSION_ENTRY_TYPE } from "../audit/readers.js";
 import type { ConnectorRestore } from "../connectors.js";
 import type { SessionProtocolController } from "../controller.js";
@@ -17,6 +17,7 @@ import { resolveToolLoading, type ToolLoadingPolicy } from "./tool-loading.pi-ad
 import type { HostExecutors } from "../tools.js";
 import { defaultThinkingLevel } from "./agent.pi-adapter.js";
 import { customPayload, sendSessionMessage, sessionTransport } from "./delivery.pi-adapter.js";
+import { toToolDeclaration } from "./packages.pi-adapter.js";
 import { sessionModelTranscript } from "./transcript.pi-adapter.js";
 import { SessionDisposedError } from "../state/errors.js";
 import { TurnNotSentError } from "../yield.js";
@@ -63,6 +64,8 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   const tools = sessionTools(controller, { ...options, toolLoading: resolveToolLoading(options.toolLoading, options.model) });
   const settingsManager = options.settingsManager ?? pi.SettingsManager.inMemory();
   let extension: ExtensionAPI | undefined;
+  // What a new session on this build declares at its head (the start tools, active, in order); set once the session exists.
+  const head: SessionHead = { tools: undefined };
   const inputFailures: InputFailures = { failed: undefined };
   const inner = new pi.DefaultResourceLoader({
     cwd: options.cwd,
@@ -71,7 +74,7 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
     extensionFactories: [
       (api) => {
         extension = api;
-        gammaExtension(api, controller, tools, options.promptCache?.cacheWarming ?? "off", inputFailures);
+        gammaExtension(api, controller, tools, options.promptCache?.cacheWarming ?? "off", inputFailures, head);
       },
     ],
     noExtensions: true,
@@ -110,6 +113,8 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   });
   refuseUnsentTurns(session, controller, inputFailures);
   const agent = session.agent;
+  const headNames = new Set(controller.newSessionToolSchemas().map((tool) => tool.name));
+  head.tools = agent.state.tools.filter((tool) => headNames.has(tool.name)).map((tool) => toToolDeclaration(tool));
   // As on the low-level path; set on the agent, not through setSteeringMode, which would change the user's Pi settings.
   agent.steeringMode = "all";
   agent.followUpMode = "all";
@@ -187,7 +192,12 @@ function refuseUnsentTurns(session: AgentSession, controller: SessionProtocolCon
   };
 }
 
-function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController, tools: SessionTools, cacheWarming: CacheWarming, inputFailures: InputFailures): void {
+/** The tools a new session on this build declares at the head of its transcript. */
+interface SessionHead {
+  tools: Tool[] | undefined;
+}
+
+function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController, tools: SessionTools, cacheWarming: CacheWarming, inputFailures: InputFailures, head: SessionHead): void {
   // The start tools in the cache plan's order, active; the tools of namespaces that may load later, inactive.
   for (const tool of tools.start) api.registerTool(piToolDefinition(tool, true));
   for (const tool of tools.loadable()) api.registerTool(piToolDefinition(tool, false));
@@ -223,7 +233,7 @@ function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController
   // Pi sends a handler's input unchanged when the handler throws, so the transcript is made before anything
   // that can fail; what the call delivers is recorded after, and a refused write stops the call in the guard.
   api.on("context_with_system", async (event, context) => {
-    const messages = sessionModelTranscript(event.messages, controller.systemPrompt);
+    const messages = sessionModelTranscript(event.messages, controller.systemPrompt, head.tools);
     try {
       controller.confirmModelContext(event.messages);
       await controller.waitForStore(context.signal);

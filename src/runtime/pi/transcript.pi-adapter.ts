@@ -9,12 +9,12 @@
  * transcript before it records anything.
  */
 import type { Agent, AgentMessage } from "@earendil-works/pi-agent-core";
-import type { Message, SystemMessage } from "@earendil-works/pi-ai";
+import type { Message, SystemMessage, Tool } from "@earendil-works/pi-ai";
 import type { SessionProtocolController } from "../controller.js";
 import { prepareMessagesForModel } from "../injections/transport.js";
 import { ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE, dropStaleAnchors } from "../messages.js";
 import { isSkillBodyResult } from "../skill-result.js";
-import { createInitialSystemMessage, getInitialSystemMessage, toToolDeclaration } from "./packages.pi-adapter.js";
+import { createInitialSystemMessage, getCurrentTools, getInitialSystemMessage, getToolStateChanges, toToolDeclaration } from "./packages.pi-adapter.js";
 
 const RUNTIME_CUSTOM_TYPES: ReadonlySet<string> = new Set([ANCHOR_CUSTOM_TYPE, HOST_SKILL_CUSTOM_TYPE]);
 
@@ -55,33 +55,67 @@ export function convertGammaMessages(messages: AgentMessage[]): Message[] {
 }
 
 /** The session path's transcript for a model call (pi-coding-agent converts the messages afterwards). */
-export function sessionModelTranscript(messages: AgentMessage[], systemPrompt: string): AgentMessage[] {
-  return pinVariantTranscript(dropStaleAnchors(neutraliseUntrusted(messages)), systemPrompt) as AgentMessage[];
+export function sessionModelTranscript(messages: AgentMessage[], systemPrompt: string, headTools?: readonly Tool[]): AgentMessage[] {
+  return pinVariantTranscript(dropStaleAnchors(neutraliseUntrusted(messages)), systemPrompt, headTools) as AgentMessage[];
 }
 
 /**
  * The transcript a model call sends, with the variant's exact bytes as its
- * prompt: the leading system message becomes `{ content: systemPrompt }` with
- * the tools it declares (Pi's named sections, such as pi-coding-agent's
- * working directory, are what the variant replaces); every later system
- * message stays where it is, tool changes and added instructions included,
- * minus section patches to the prompt it replaced (one left empty goes).
- * Deterministic: the same transcript gives the same request, which
- * Anthropic's message threads and every prefix cache need.
+ * prompt: the leading system message becomes `{ content: systemPrompt }`
+ * declaring `headTools` in their order (the tools a new session on this build
+ * starts with: `tools.json`'s start tools), or the tools it declared when none
+ * are given. Pi's named sections, such as pi-coding-agent's working
+ * directory, are what the variant replaces. Every later system message stays
+ * where it is, added instructions included, minus section patches to the
+ * prompt it replaced; its tool changes are those of the stored transcript
+ * restated against the pinned head: a tool is declared as it is declared
+ * last, so a change that only redeclared a tool the head already declares
+ * that way (the difference Pi records when a session moves to another build)
+ * changes nothing, and one left empty goes. The tools the transcript ends on
+ * are the ones it ended on before, and a session stored by another build
+ * sends the same leading message, tools in the same order, as a new session
+ * on this build. Deterministic: the same transcript gives the same request,
+ * which Anthropic's message threads and every prefix cache need.
  */
-export function pinVariantTranscript<M extends { role: string }>(messages: readonly M[], systemPrompt: string): (M | SystemMessage)[] {
+export function pinVariantTranscript<M extends { role: string }>(messages: readonly M[], systemPrompt: string, headTools?: readonly Tool[]): (M | SystemMessage)[] {
   const head = getInitialSystemMessage(messages);
+  // Each tool as the transcript declares it last: what the model may call now.
+  const latest = new Map(getCurrentTools(messages as never).map((tool) => [tool.name, tool]));
+  const current = (tool: Tool): Tool => latest.get(tool.name) ?? tool;
+  let stored = new Map((head?.toolsAdded ?? []).map((tool) => [tool.name, current(tool)]));
+  // The new session's tools, then those the stored head declared beyond them that the session still has
+  // (a namespace the host loaded as the session opened), as the stored head ordered them.
+  const named = new Set((headTools ?? []).map((tool) => tool.name));
+  const declared = headTools === undefined ? (head?.toolsAdded ?? []) : [...headTools, ...[...stored.values()].filter((tool) => !named.has(tool.name) && latest.has(tool.name))];
   const pinned: SystemMessage = {
     role: "system",
     content: systemPrompt,
-    ...(head?.toolsAdded !== undefined && head.toolsAdded.length > 0 ? { toolsAdded: head.toolsAdded } : {}),
+    ...(declared.length > 0 ? { toolsAdded: [...declared] } : {}),
     timestamp: head?.timestamp ?? 0,
   };
+  let sent = new Map(declared.map((tool) => [tool.name, tool]));
   const rest = (head === undefined ? messages : messages.slice(1)).flatMap((message): (M | SystemMessage)[] => {
     if (message.role !== "system") return [message];
-    const { sections: _replaced, ...update } = message as unknown as SystemMessage;
+    if (headTools === undefined) {
+      // The head keeps the tools it declared: every later change stays as it is.
+      const { sections: _replaced, ...kept } = message as unknown as SystemMessage;
+      const hasContent = typeof kept.content === "string" ? kept.content !== "" : kept.content.length > 0;
+      return hasContent || (kept.toolsAdded?.length ?? 0) > 0 || (kept.toolsRemoved?.length ?? 0) > 0 ? [kept] : [];
+    }
+    const { sections: _replaced, toolsAdded, toolsRemoved, ...update } = message as unknown as SystemMessage;
+    const next = new Map(stored);
+    for (const tool of toolsRemoved ?? []) next.delete(tool.name);
+    for (const tool of toolsAdded ?? []) next.set(tool.name, current(tool));
+    const change = getToolStateChanges([...stored.values()], [...next.values()]);
+    stored = next;
+    const after = new Map(sent);
+    for (const tool of change.toolsRemoved) after.delete(tool.name);
+    for (const tool of change.toolsAdded) after.set(tool.name, tool);
+    const { toolsAdded: added, toolsRemoved: removed } = getToolStateChanges([...sent.values()], [...after.values()]);
+    sent = after;
     const hasContent = typeof update.content === "string" ? update.content !== "" : update.content.length > 0;
-    return hasContent || (update.toolsAdded?.length ?? 0) > 0 || (update.toolsRemoved?.length ?? 0) > 0 ? [update] : [];
+    if (!hasContent && added.length === 0 && removed.length === 0) return [];
+    return [{ ...update, ...(added.length > 0 ? { toolsAdded: added } : {}), ...(removed.length > 0 ? { toolsRemoved: removed } : {}) }];
   });
   return [pinned, ...rest];
 }

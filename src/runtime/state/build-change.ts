@@ -26,6 +26,10 @@ export interface BuildReconciliation {
   droppedSkills: string[];
   /** Tasks whose step the new build does not have: the step was cleared. */
   clearedSteps: Array<{ taskId: string; step: string }>;
+  /** Active skills the new build holds with another body (same name): still active, their new text told. */
+  changedSkills: string[];
+  /** The variant the state ran on, which the new build does not define, and the one it goes on with. */
+  variant?: { from: string; to: string };
 }
 
 /**
@@ -34,8 +38,18 @@ export interface BuildReconciliation {
  * static prefix only, and two builds that share it can still differ in what
  * the state names (a skill's checklist, a skill the prefix does not list).
  */
-export function reconcileBuild(state: Readonly<StateCore>, skills: ReadonlyMap<string, LoadedSkill>, cacheKey: string): BuildReconciliation | undefined {
+export function reconcileBuild(
+  state: Readonly<StateCore> & { readonly variant: string },
+  skills: ReadonlyMap<string, LoadedSkill>,
+  cacheKey: string,
+  variant: string,
+  sha256Of: (skill: string) => string | undefined = () => undefined,
+): BuildReconciliation | undefined {
   const droppedSkills = state.activeSkills.filter((skill) => !skills.has(skill.name)).map((skill) => skill.name);
+  // Same name, another body (builds can share a cache key): a state that kept no sha256 is not compared.
+  const changedSkills = state.activeSkills
+    .filter((skill) => skills.has(skill.name) && skill.sha256 !== undefined && sha256Of(skill.name) !== undefined && sha256Of(skill.name) !== skill.sha256)
+    .map((skill) => skill.name);
   const clearedSteps: BuildReconciliation["clearedSteps"] = [];
   const items = state.tasks.items.map((task): Task => {
     if (task.step === undefined || stepExists(task.step, skills)) return task;
@@ -45,15 +59,19 @@ export function reconcileBuild(state: Readonly<StateCore>, skills: ReadonlyMap<s
   });
   const requiredSkills = state.requiredSkills?.filter((required) => skills.has(required.name));
   const lostRequirement = requiredSkills !== undefined && requiredSkills.length !== state.requiredSkills?.length;
-  if (state.cacheKey === cacheKey && droppedSkills.length === 0 && clearedSteps.length === 0 && !lostRequirement) return undefined;
+  const movedVariant = state.variant === variant ? undefined : { from: state.variant, to: variant };
+  if (state.cacheKey === cacheKey && droppedSkills.length === 0 && clearedSteps.length === 0 && !lostRequirement && movedVariant === undefined && changedSkills.length === 0) return undefined;
   const change: BuildChange = {
     op: "build",
     cacheKey,
-    activeSkills: state.activeSkills.filter((skill) => skills.has(skill.name)),
+    activeSkills: state.activeSkills
+      .filter((skill) => skills.has(skill.name))
+      .map((skill) => (changedSkills.includes(skill.name) ? { ...skill, sha256: sha256Of(skill.name) as string } : skill)),
     tasks: clearedSteps.length === 0 ? state.tasks : { revision: state.tasks.revision + 1, items },
     ...(requiredSkills === undefined ? {} : { requiredSkills }),
+    ...(movedVariant === undefined ? {} : { variant }),
   };
-  return { change, previousCacheKey: state.cacheKey, droppedSkills, clearedSteps };
+  return { change, previousCacheKey: state.cacheKey, droppedSkills, clearedSteps, changedSkills, ...(movedVariant === undefined ? {} : { variant: movedVariant }) };
 }
 
 /** The model's note of what left the state: a workspace_update ("configuration or available resources changed"). */
@@ -75,8 +93,16 @@ export function buildChangeUpdate(reconciliation: BuildReconciliation, delivery:
 /** The note the model gets: what the new build no longer has, and what to do about it. */
 function buildChangeSummary(reconciliation: BuildReconciliation): string {
   const lines = ["This session was reopened on a new version of the agent."];
+  if (reconciliation.variant !== undefined) {
+    lines.push(`The agent configuration it ran on (${reconciliation.variant.from}) no longer exists; it goes on with ${reconciliation.variant.to}, whose instructions are the system prompt you have now.`);
+  }
   if (reconciliation.droppedSkills.length > 0) {
     lines.push(`These skills no longer exist and are no longer active: ${reconciliation.droppedSkills.join(", ")}. Do not follow their instructions or name their steps.`);
+  }
+  if (reconciliation.changedSkills.length > 0) {
+    lines.push(
+      `These active skills changed in this version: ${reconciliation.changedSkills.join(", ")}. Follow their current text (in the restored session state below, or in the system prompt for a preloaded skill), not an earlier one, and check their checklists against your tasks.`,
+    );
   }
   if (reconciliation.clearedSteps.length > 0) {
     const tasks = reconciliation.clearedSteps.map(({ taskId, step }) => `${taskId} (was ${step})`).join(", ");

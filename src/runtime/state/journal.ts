@@ -17,6 +17,8 @@ export interface BuildChange {
   activeSkills: ActiveSkill[];
   tasks: TaskSnapshot;
   requiredSkills?: RequiredSkill[];
+  /** The variant the session goes on with, when the build no longer defines the one it ran on. */
+  variant?: string;
 }
 
 /** One durable change to the execution state. */
@@ -99,6 +101,7 @@ export function replay(snapshot: ExecutionState, records: readonly StateRecord[]
   const queue = new InjectionQueue({ pending: snapshot.pendingInjections, seenIds: seenIdsOf(snapshot) }, { rememberIds: DEFAULT_REMEMBERED_IDS });
   const core = coreOf(snapshot);
   let revision = snapshot.revision;
+  let variant = snapshot.variant;
   for (const record of records) {
     if (record.revision !== revision + 1) {
       if (record.revision <= revision) {
@@ -110,10 +113,12 @@ export function replay(snapshot: ExecutionState, records: readonly StateRecord[]
       throw new StateStoreError(location, `Unexpected revision ${record.revision} after revision ${revision}, expected ${revision + 1} (a record is missing)`);
     }
     applyChange(core, queue, record);
+    // The variant is bookkeeping, not a core field: only a build change that dropped it sets it.
+    if (record.op === "build" && record.variant !== undefined) variant = record.variant;
     revision = record.revision;
   }
   const { pending, seenIds } = queue.snapshot();
-  return { ...snapshot, ...core, revision, pendingInjections: pending, injectionLog: { seenIds } };
+  return { ...snapshot, ...core, variant, revision, pendingInjections: pending, injectionLog: { seenIds } };
 }
 
 /** Checks that a parsed value is a saved execution state. */

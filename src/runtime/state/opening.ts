@@ -22,7 +22,8 @@ export function initialState(artifacts: LoadedArtifacts, variant: VariantName): 
     activeSkills: preloaded.map((name) => {
       const skill = artifacts.skills.get(name);
       if (skill === undefined) throw new Error(`Unexpected preloaded skill "${name}" absent from dist/skills, expected it listed`);
-      return { name, type: skill.type, activatedBy: "preload" as const };
+      const sha256 = artifacts.manifest.skills[name]?.sha256;
+      return { name, type: skill.type, activatedBy: "preload" as const, ...(sha256 === undefined ? {} : { sha256 }) };
     }),
     tasks: { revision: 0, items: [] },
     pendingInjections: [],

@@ -40,7 +40,8 @@ interface Waiter {
 export class SessionStateOwner {
   /** The pending injections; their changes are journaled through this owner. */
   readonly pending: InjectionQueue;
-  readonly variant: string;
+  /** The session's variant: set when it opens, and by a build change when the build no longer defines it. */
+  private variantNow: string;
   private readonly core: StateCore;
   private revisionNow: number;
   /** Records applied in memory that no write has carried yet, oldest first. */
@@ -63,7 +64,7 @@ export class SessionStateOwner {
     isNew: boolean,
     private readonly options: StateOwnerOptions,
   ) {
-    this.variant = initial.variant;
+    this.variantNow = initial.variant;
     this.core = coreOf(initial);
     this.revisionNow = initial.revision;
     // Pi's queues and contexts do not survive a restart: restored entries are unsent again.
@@ -78,6 +79,10 @@ export class SessionStateOwner {
     return this.revisionNow;
   }
 
+  get variant(): string {
+    return this.variantNow;
+  }
+
   /** The durable fields besides the pending set, as they are now. */
   get state(): Readonly<StateCore> {
     return this.core;
@@ -90,7 +95,10 @@ export class SessionStateOwner {
 
   /** One change to the durable fields (journal.ts); throws the store's error when the session has stopped. */
   change(change: Exclude<StateChange, { op: "pending" | "seen" | "remove" }>): void {
-    this.commit(change, () => applyChange(this.core, this.pending, change));
+    this.commit(change, () => {
+      applyChange(this.core, this.pending, change);
+      if (change.op === "build" && change.variant !== undefined) this.variantNow = change.variant;
+    });
   }
 
   /** The state in its durable form (what a store writes as a snapshot). Its values are never changed in place later. */

@@ -1,0 +1,122 @@
+// A stored session and its variant across builds. A session keeps its
+// variant while the build defines it: opening it with another one is refused
+// with a typed error that says which variant to open it with, before anything
+// is written. A redeploy that removed the variant does not strand the
+// session: it opens on the variant the host names, reconciled as a build
+// change (the host is told from and to, the model with its next prompt).
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { build } from "../../src/build.js";
+import { loadArtifacts, type LoadedArtifacts } from "../../src/runtime/artifacts.js";
+import { StoredVariantError, UnknownVariantError } from "../../src/runtime/index.js";
+import { createGammaAgent } from "../../src/runtime/pi-adapter.js";
+import { FileStateStore } from "../../src/runtime/state.js";
+import type { ProtocolEvent } from "../../src/runtime/yield.js";
+import { removeTempDirs, repoRoot } from "../build/helpers.js";
+import { copyParts, tempDir } from "../helpers/temp-project.js";
+import { artifacts as deployed } from "../injections/helpers/gamma.js";
+import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
+import { fauxPerTest, NO_KNOWLEDGE_HINTS } from "./helpers/session.js";
+
+afterAll(removeTempDirs);
+
+const pi = fauxPerTest();
+/** The embedded default without its `import` variant. */
+let withoutVariant: LoadedArtifacts;
+
+beforeAll(async () => {
+  const root = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge"], join(await tempDir("redeploy-variant"), "project"));
+  const variants = join(root, "prompts/variants.yaml");
+  const text = await readFile(variants, "utf8");
+  await writeFile(variants, text.replace(/^ {2}import:\n {4}preload: \[import\]\n/m, ""));
+  const built = await build({ root, persistentCache: false });
+  expect(built.diagnostics.filter((diagnostic) => diagnostic.severity === "error")).toEqual([]);
+  withoutVariant = loadArtifacts({ distDir: join(root, "dist") });
+}, 60_000);
+
+function open(artifacts: LoadedArtifacts, variant: string, statePath: string, events: ProtocolEvent[] = [], messages?: AgentMessage[]) {
+  return pi.disposeAfterTest(
+    createGammaAgent({
+      artifacts,
+      variant,
+      model: pi.faux().getModel(),
+      store: new FileStateStore(statePath),
+      executors: recordingExecutors(),
+      onProtocolEvent: (event) => events.push(event),
+      ...(messages === undefined ? {} : { messages }),
+      ...NO_KNOWLEDGE_HINTS,
+    }),
+  );
+}
+
+describe("a stored session's variant", () => {
+  it("is kept while the build defines it: another variant is refused with StoredVariantError, and nothing is written", async () => {
+    const statePath = join(await tempDir("variant-kept"), "state.json");
+    const first = open(deployed, "import", statePath);
+    pi.faux().setResponses([fauxAssistantMessage("Ready.")]);
+    await first.agent.prompt(first.controller.buildTurnMessages({ text: "Import my deck" }) as AgentMessage[]);
+    pi.disposeNow(first);
+    const before = await readFile(statePath, "utf8");
+
+    let refused: unknown;
+    try {
+      open(deployed, "base", statePath);
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(StoredVariantError);
+    expect(refused).toMatchObject({ name: "StoredVariantError", storedVariant: "import", variant: "base" });
+    expect((refused as Error).message).toContain('open the session with variant "import"');
+    expect(await readFile(statePath, "utf8")).toBe(before);
+
+    // Its own variant opens it, with nothing to tell.
+    const events: ProtocolEvent[] = [];
+    const again = open(deployed, "import", statePath, events);
+    expect(again.controller.variant).toBe("import");
+    expect(events.filter((event) => event.type === "build_changed")).toEqual([]);
+  });
+
+  it("that the build no longer defines: the session opens on the variant named, the host and the model are told, and it stays on it", async () => {
+    expect(Object.keys(withoutVariant.variants)).not.toContain("import");
+    const statePath = join(await tempDir("variant-dropped"), "state.json");
+    const first = open(deployed, "import", statePath);
+    pi.faux().setResponses([fauxAssistantMessage("Ready.")]);
+    await first.agent.prompt(first.controller.buildTurnMessages({ text: "Import my deck" }) as AgentMessage[]);
+    const transcript = first.agent.state.messages.slice();
+    pi.disposeNow(first);
+
+    // The variant it ran on is not one the host can name on this build.
+    expect(() => open(withoutVariant, "import", statePath)).toThrow(UnknownVariantError);
+
+    const events: ProtocolEvent[] = [];
+    const moved = open(withoutVariant, "base", statePath, events, transcript);
+    expect(events).toEqual([
+      {
+        type: "build_changed",
+        previousCacheKey: deployed.manifest.staticPrefix.cacheKey,
+        cacheKey: withoutVariant.manifest.staticPrefix.cacheKey,
+        droppedSkills: [],
+        clearedSteps: [],
+        variant: { from: "import", to: "base" },
+      },
+    ]);
+    expect(moved.controller.state.variant).toBe("base");
+    // Durable: what the store holds is what the session holds.
+    expect(new FileStateStore(statePath).load()).toEqual(moved.controller.state);
+
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([seeing(seen, toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Convert it", status: "in_progress" }] }))), seeing(seen, fauxAssistantMessage("Going on."))]);
+    await moved.agent.prompt(moved.controller.buildTurnMessages({ text: "Carry on" }) as AgentMessage[]);
+    expect(seen[0]?.systemPrompt).toBe(withoutVariant.variants["base"]);
+    const note = (seen[0]?.messages ?? []).map((message) => textOf(message)).find((text) => text.includes("<workspace_update"));
+    expect(note).toContain("The agent configuration it ran on (import) no longer exists; it goes on with base");
+    pi.disposeNow(moved);
+
+    // Opened again: it is a base session now, with nothing to tell.
+    const again: ProtocolEvent[] = [];
+    expect(open(withoutVariant, "base", statePath, again).controller.variant).toBe("base");
+    expect(again).toEqual([]);
+  });
+});
