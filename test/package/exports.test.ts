@@ -115,6 +115,7 @@ describe("package exports", () => {
       "StateConflictError",
       "StateStoreError",
       "StateWriteFailedError",
+      "StoredVariantError",
       "TASK_ACTION_TOOLS",
       "TASK_STATUSES",
       "TOOL_RULE_SEVERITIES",
