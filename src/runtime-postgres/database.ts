@@ -79,3 +79,126 @@ export const UNDEFINED_TABLE = "42P01";
 export function errorCode(error: unknown): string | undefined {
   return typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : undefined;
 }
+
+/** PostgreSQL's SQLSTATE for a write in a read-only transaction (a standby, or default_transaction_read_only). */
+export const READ_ONLY_SQL_TRANSACTION = "25006";
+
+/** A server's answer to a statement (a SQLSTATE), as opposed to a socket's failure (ECONNRESET, a timeout and the like). */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+/** True when the database answered with an error: the statement did not commit. */
+export function answeredWithError(error: unknown): boolean {
+  return SQLSTATE.test(errorCode(error) ?? "");
+}
+
+/**
+ * No connection could be had in time, or at all (refused, the pool's own
+ * `connectionTimeoutMillis`, the session's deadline): no statement was sent,
+ * so nothing of the operation was stored.
+ */
+export class DatabaseUnreachableError extends Error {
+  override readonly name = "DatabaseUnreachableError";
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super(`no database connection: ${reason}; nothing was sent`, options);
+  }
+}
+
+/** A statement sent that the database did not answer in time: it may have been carried out or not. */
+export class DatabaseTimeoutError extends Error {
+  override readonly name = "DatabaseTimeoutError";
+  constructor(readonly timeoutMs: number) {
+    super(`the database did not answer within ${timeoutMs} ms`);
+  }
+}
+
+/** Rejects with `error()` once `ms` has passed, unless `promise` settles first. */
+function settledWithin<T>(promise: Promise<T>, ms: number, error: () => Error): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(error()), Math.max(0, ms));
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (cause: unknown) => {
+        clearTimeout(timer);
+        reject(cause);
+      },
+    );
+  });
+}
+
+/**
+ * A connection checked out of the pool within `timeoutMs`: DatabaseUnreachableError
+ * when none comes in time (a database that accepts connections and never
+ * answers) or the pool fails to connect. A connection that arrives after its
+ * deadline is discarded, so it holds no slot of the pool.
+ */
+export async function connectWithin(pool: Pool, timeoutMs: number): Promise<PoolClient> {
+  let late = false;
+  const connecting = pool.connect();
+  connecting.then(
+    (client) => {
+      if (late) client.release(new Error("connection arrived after its deadline"));
+    },
+    () => {},
+  );
+  try {
+    return await settledWithin(connecting, timeoutMs, () => {
+      late = true;
+      return new DatabaseUnreachableError(`none within ${timeoutMs} ms`);
+    });
+  } catch (error) {
+    if (error instanceof DatabaseUnreachableError) throw error;
+    throw new DatabaseUnreachableError(error instanceof Error ? error.message : String(error), { cause: error });
+  }
+}
+
+/** A checked-out client whose statements each get `timeoutMs`; one that times out is discarded on release (its connection may be stuck mid-statement). */
+class BoundedClient implements PoolClient {
+  private broken: Error | undefined;
+  constructor(
+    private readonly client: PoolClient,
+    private readonly timeoutMs: number,
+    /** The operation's whole time, as the error names it (a statement after a checkout gets what is left of it). */
+    private readonly shownMs = timeoutMs,
+  ) {}
+
+  async query<R extends QueryResultRow = QueryResultRow>(textOrConfig: string | QueryConfig, values?: unknown[]): Promise<QueryResult<R>> {
+    if (this.broken !== undefined) throw this.broken;
+    const running = this.client.query<R>(textOrConfig, values);
+    running.catch(() => {});
+    return settledWithin(running, this.timeoutMs, () => (this.broken = new DatabaseTimeoutError(this.shownMs)));
+  }
+
+  release(error?: Error | boolean): void {
+    this.client.release(this.broken ?? error);
+  }
+}
+
+/**
+ * The pool as the sessions use it: every operation (checking out a
+ * connection, then its statement; or each statement of a transaction) ends
+ * within `timeoutMs`. A database that accepts connections and never answers
+ * (a paused server, a partition behind a proxy) fails the operation instead
+ * of holding it for ever: DatabaseUnreachableError before a statement was
+ * sent, DatabaseTimeoutError once one was (its outcome unknown).
+ */
+export function boundedPool(pool: Pool, timeoutMs: number): Pool {
+  return {
+    connect: async () => new BoundedClient(await connectWithin(pool, timeoutMs), timeoutMs),
+    query: async <R extends QueryResultRow = QueryResultRow>(textOrConfig: string | QueryConfig, values?: unknown[]): Promise<QueryResult<R>> => {
+      const started = Date.now();
+      const client = new BoundedClient(await connectWithin(pool, timeoutMs), Math.max(1, timeoutMs - (Date.now() - started)), timeoutMs);
+      try {
+        const result = await client.query<R>(textOrConfig, values);
+        client.release();
+        return result;
+      } catch (error) {
+        // A connection that failed without the server's answer is not given back to the pool.
+        client.release(answeredWithError(error) ? undefined : error instanceof Error ? error : new Error(String(error)));
+        throw error;
+      }
+    },
+  };
+}

@@ -1,5 +1,6 @@
 /** What the PostgreSQL entry point refuses with, beside the runtime's own state errors. */
 import { StateConflictError, StateStoreError } from "../runtime/state/errors.js";
+import { answeredWithError, DatabaseTimeoutError, DatabaseUnreachableError, errorCode, READ_ONLY_SQL_TRANSACTION } from "./database.js";
 
 /**
  * This server no longer holds the session's lease: another server took it
@@ -17,9 +18,55 @@ export class LeaseLostError extends StateConflictError {
   }
 }
 
-/** A write the database failed (a dropped connection, a full disk), named for the session it was for and what it should have stored. */
+/**
+ * A write the database failed (a dropped connection, a full disk), named for
+ * the session it was for and what it should have stored, with what became of
+ * it: refused when the database answered with an error, "unsent" when no
+ * connection was had (nothing stored), "unknown" when the statement went out
+ * and no answer came (a timeout, a connection lost mid-statement).
+ */
 export function databaseFailure(sessionKey: string, error: unknown, expected: string): StateStoreError {
-  return new StateStoreError(`session ${sessionKey}`, `Unexpected database failure (${error instanceof Error ? error.message : String(error)}), expected ${expected}`);
+  const cause = readOnlyAware(error);
+  const outcome = answeredWithError(cause) || cause instanceof DatabaseReadOnlyError ? undefined : cause instanceof DatabaseUnreachableError ? "unsent" : "unknown";
+  return new StateStoreError(`session ${sessionKey}`, `Unexpected database failure (${cause instanceof Error ? cause.message : String(cause)}), expected ${expected}`, outcome);
+}
+
+/** The database's read-only refusal (SQLSTATE 25006) as DatabaseReadOnlyError; any other error as it is. */
+export function readOnlyAware(error: unknown): unknown {
+  return errorCode(error) === READ_ONLY_SQL_TRANSACTION && !(error instanceof DatabaseReadOnlyError) ? new DatabaseReadOnlyError({ cause: error }) : error;
+}
+
+export { DatabaseTimeoutError, DatabaseUnreachableError };
+
+/**
+ * The session's lease has not been confirmed (renewed) for `leaseMs`: the
+ * database did not answer. Another server may have taken the session over, so
+ * this one sends no model call for it and stops. A conflict: the run ends with
+ * StateWriteFailedError whose cause is this error.
+ */
+export class LeaseUnconfirmedError extends StateConflictError {
+  constructor(
+    readonly sessionKey: string,
+    readonly sinceMs: number,
+  ) {
+    super(`session ${sessionKey}`, `Unexpected model call with the session's lease unconfirmed for ${sinceMs} ms, expected it renewed within the lease: the database did not answer, another server may host the session now, so this one sends nothing more and stops`);
+    this.name = "LeaseUnconfirmedError";
+  }
+}
+
+/** dispose() could not let the session's lease go: nothing more is written by this server, and the lease runs out by itself. */
+export class LeaseNotReleasedError extends Error {
+  override readonly name = "LeaseNotReleasedError";
+  constructor(
+    readonly sessionKey: string,
+    leaseMs: number,
+    cause: unknown,
+  ) {
+    super(
+      `Unexpected failure letting the lease of session ${sessionKey} go (${cause instanceof Error ? cause.message : String(cause)}), expected it released: this server writes nothing more for it, and the lease runs out by itself within ${leaseMs} ms of its last renewal; another server can open the session then`,
+      { cause },
+    );
+  }
 }
 
 /** Another server holds the session's lease and did not let it go in time. */
@@ -88,8 +135,10 @@ export class SessionsClosedError extends Error {
 /** The pool's connections cannot write: a standby, or a read-only default. Sessions would fail at their first write. */
 export class DatabaseReadOnlyError extends Error {
   override readonly name = "DatabaseReadOnlyError";
-  constructor() {
-    super("Unexpected read-only database connection (transaction_read_only is on: a standby, or default_transaction_read_only), expected a primary the sessions can write to: point the pool at the primary");
+  /** The database's own SQLSTATE for it: it answered, and nothing was written. */
+  readonly code = READ_ONLY_SQL_TRANSACTION;
+  constructor(options?: { cause?: unknown }) {
+    super("Unexpected read-only database connection (transaction_read_only is on: a standby, or default_transaction_read_only), expected a primary the sessions can write to: point the pool at the primary", options);
   }
 }
 

@@ -12,7 +12,7 @@ import { acceptInjection, InjectionRejectedError } from "../runtime/injections/e
 import type { RuntimeInjection } from "../runtime/injections/types.js";
 import { errorCode, expectQueryable, UNDEFINED_TABLE, type Pool, type Queryable } from "./database.js";
 import { latestMigration } from "./migrate.js";
-import { EventRejectedError, SchemaNotMigratedError, StoredFormatError } from "./errors.js";
+import { EventRejectedError, readOnlyAware, SchemaNotMigratedError, StoredFormatError } from "./errors.js";
 import { FENCE, fenceValues, type Lease } from "./lease.js";
 import { storedDocument, storedForm } from "./documents.js";
 
@@ -65,7 +65,8 @@ export async function publishUpdate(db: Queryable, sessionKey: string, update: u
   } catch (error) {
     // No events table: the first migration, which makes it, was never applied. Said as a server says it.
     if (errorCode(error) === UNDEFINED_TABLE) throw new SchemaNotMigratedError(0, latestMigration());
-    throw error;
+    // A standby, or a read-only default: said as the sessions say it (the statement's own text would name its SELECT).
+    throw readOnlyAware(error);
   }
   return { stored: (result.rows[0]?.stored ?? 0) === 1, injection };
 }

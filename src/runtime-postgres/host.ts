@@ -14,8 +14,8 @@ import { InjectionRejectedError } from "../runtime/injections/envelope.js";
 import { SessionDisposedError } from "../runtime/state/errors.js";
 import type { GammaAgent, GammaAgentOptions, GammaSession, GammaSessionOptions, TranscriptFeed } from "../runtime/pi-adapter.js";
 import { expectFunction, expectObject } from "../protocol/arguments.js";
-import { expectPool, type Pool } from "./database.js";
-import { DatabaseReadOnlyError, SessionsClosedError, type HostedPath } from "./errors.js";
+import { boundedPool, expectPool, type Pool } from "./database.js";
+import { DatabaseReadOnlyError, LeaseNotReleasedError, LeaseUnconfirmedError, readOnlyAware, SessionsClosedError, type HostedPath } from "./errors.js";
 import { EVENTS_PER_PASS, markRefused, markRouted, sessionKeyProblem, unroutedEventsOf, wellFormed, type PublishedEvent } from "./events.js";
 import { acquireLease, releaseLease, renewLease, type Lease } from "./lease.js";
 import { listenForEvents, type EventListener } from "./listener.js";
@@ -37,9 +37,19 @@ export interface PostgresSessionsOptions {
   leaseMs?: number;
   /** How long opening a session waits for another server's lease to expire: 0 (not at all) or more, finite. Default: the lease and one second. */
   waitForLeaseMs?: number;
+  /**
+   * How long one database operation of a session may take, checking out a
+   * connection included (each statement of a transaction gets as long): a
+   * database that accepts connections and never answers fails the operation
+   * after it, so a run, dispose() and close() never wait for ever. A write it
+   * fails stops the session (StateWriteFailedError; its outcome is unknown
+   * once the statement went out); a lease renewal gets at most three quarters
+   * of the time between renewals. 100 to 2,147,483,647 ms; default 10,000 ms.
+   */
+  databaseTimeoutMs?: number;
   /** An event the session refused (malformed, or a kind its artifacts do not define): stored with the reason, and told here. */
   onEventRefused?: (refusal: { sessionKey: string; eventId: string; error: Error }) => void;
-  /** A failure outside any call the host awaits: the listener's connection, a lease renewal, routing. (A write that stops the session is told by its state_write_failed event and the call it fails, not here.) */
+  /** A failure outside any call the host awaits: the listener's connection, a lease renewal (each one that fails, or is still unanswered when the next is due), routing. (A write that stops the session is told by its state_write_failed event and the call it fails, not here.) */
   onError?: (error: unknown, during: "listen" | "renew" | "route") => void;
 }
 
@@ -49,7 +59,7 @@ export type HostedAgentOptions = Omit<Extract<GammaAgentOptions, Source>, "store
 /** What opening an AgentSession takes: createGammaSession's options, the store and session manager aside, and the session's key. */
 export type HostedSessionOptions = Omit<Extract<GammaSessionOptions, Source>, "store" | "sessionManager"> & { sessionKey: string };
 
-/** A session this server hosts. `dispose` waits for its last writes and lets the lease go. */
+/** A session this server hosts. `dispose` waits for its last writes and lets the lease go (LeaseNotReleasedError when the database did not let it). */
 export interface Hosted {
   readonly sessionKey: string;
   readonly lease: Readonly<Lease>;
@@ -65,6 +75,8 @@ export type HostedAgent = Hosted & Omit<GammaAgent, "dispose">;
 export type HostedSession = Hosted & Omit<GammaSession, "dispose">;
 
 const DEFAULT_LEASE_MS = 15_000;
+const DEFAULT_DATABASE_TIMEOUT_MS = 10_000;
+const MIN_DATABASE_TIMEOUT_MS = 100;
 /** The shortest lease: renewed every third of it, no more often than every 50 ms. */
 const MIN_LEASE_MS = 150;
 /** The longest lease: its renewal timer, and Node's, waits at most 2^31 - 1 ms. */
@@ -81,16 +93,24 @@ function checkOptions(options: PostgresSessionsOptions): void {
   if (typeof max === "number" && max < 2) {
     throw new RangeError(`Unexpected pool of ${max} connection, expected at least 2: the listener keeps one for the server's lifetime (size the pool for your sessions plus one)`);
   }
-  const { hostId, leaseMs, waitForLeaseMs } = options;
+  const { hostId, leaseMs, waitForLeaseMs, databaseTimeoutMs } = options;
   if (hostId !== undefined && (typeof hostId !== "string" || hostId.length === 0 || hostId.length > 200 || hostId.includes("\u0000") || !wellFormed(hostId))) {
     throw new RangeError(`Unexpected hostId ${shown(hostId)}, expected this server's name: 1 to 200 characters, no NUL, well-formed Unicode`);
   }
   if (leaseMs !== undefined && (typeof leaseMs !== "number" || !(leaseMs >= MIN_LEASE_MS && leaseMs <= MAX_LEASE_MS))) {
     throw new RangeError(`Unexpected leaseMs ${shown(leaseMs)}, expected a number of milliseconds from ${MIN_LEASE_MS} to ${MAX_LEASE_MS}`);
   }
+  if (databaseTimeoutMs !== undefined && (typeof databaseTimeoutMs !== "number" || !(databaseTimeoutMs >= MIN_DATABASE_TIMEOUT_MS && databaseTimeoutMs <= MAX_LEASE_MS))) {
+    throw new RangeError(`Unexpected databaseTimeoutMs ${shown(databaseTimeoutMs)}, expected a number of milliseconds from ${MIN_DATABASE_TIMEOUT_MS} to ${MAX_LEASE_MS}`);
+  }
   if (waitForLeaseMs !== undefined && (typeof waitForLeaseMs !== "number" || !(waitForLeaseMs >= 0 && Number.isFinite(waitForLeaseMs)))) {
     throw new RangeError(`Unexpected waitForLeaseMs ${shown(waitForLeaseMs)}, expected a finite number of milliseconds, 0 (do not wait) or more`);
   }
+}
+
+/** How often a lease is renewed: every third of it, no more often than every 50 ms. */
+function renewalInterval(leaseMs: number): number {
+  return Math.max(50, Math.floor(leaseMs / 3));
 }
 
 /** A setting's value as the error shows it: NaN and Infinity as themselves, a string quoted. */
@@ -110,6 +130,12 @@ function piAdapter(): Promise<typeof import("../runtime/pi-adapter.js")> {
 export class PostgresSessions {
   readonly hostId: string;
   readonly leaseMs: number;
+  /** How long one database operation may take (databaseTimeoutMs). */
+  readonly databaseTimeoutMs: number;
+  /** @internal The pool with every operation bounded by databaseTimeoutMs. */
+  readonly db: Pool;
+  /** @internal The pool with a lease renewal's bound: the timeout, at most the interval between renewals. */
+  readonly renewDb: Pool;
   /** The owner of every lease this server takes: its hostId and a token of this start. */
   private readonly leaseOwner: string;
   /** Aborted when close() begins: an open still waiting for another server's lease stops waiting. */
@@ -129,18 +155,23 @@ export class PostgresSessions {
     this.hostId = options.hostId ?? `${hostname()}:${process.pid}`;
     this.leaseOwner = `${this.hostId}#${randomBytes(3).toString("hex")}`;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    this.wakeUps = new WakeUps(options.pool, (sessionKey) => this.hosted.get(sessionKey));
+    this.databaseTimeoutMs = options.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
+    this.db = boundedPool(options.pool, this.databaseTimeoutMs);
+    // A renewal is given up on before the next is due: each one fails (and is told) on its own.
+    this.renewDb = boundedPool(options.pool, Math.min(this.databaseTimeoutMs, Math.floor((renewalInterval(this.leaseMs) * 3) / 4)));
+    this.wakeUps = new WakeUps(this.db, (sessionKey) => this.hosted.get(sessionKey));
   }
 
   /** Checks the schema is current and starts listening for published events. */
   static async start(options: PostgresSessionsOptions): Promise<PostgresSessions> {
     checkOptions(options);
-    await checkSchema(options.pool);
+    const db = boundedPool(options.pool, options.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS);
+    await checkSchema(db);
     // A standby or a read-only default would accept the start and fail every session at its first write.
-    const readOnly = await options.pool.query<{ read_only: string }>("select current_setting('transaction_read_only') as read_only");
+    const readOnly = await db.query<{ read_only: string }>("select current_setting('transaction_read_only') as read_only");
     if (readOnly.rows[0]?.read_only === "on") throw new DatabaseReadOnlyError();
     const sessions = new PostgresSessions(options);
-    sessions.listener = await listenForEvents(options.pool, {
+    sessions.listener = await listenForEvents(options.pool, sessions.databaseTimeoutMs, {
       onWake: (sessionKey) => sessions.wakeUps.add(sessionKey),
       onReconnect: () => {
         for (const hosted of sessions.hosted.values()) hosted.wake();
@@ -183,16 +214,23 @@ export class PostgresSessions {
    * waiting at once), and so does every later open: no lease is left held by
    * a server that no longer renews it. A dispose() the host started and did
    * not wait for is waited for too, so the pool may be ended once this returns.
+   * While the database does not answer, each step gives up after
+   * databaseTimeoutMs: close() settles, and rejects with what it could not do
+   * (LeaseNotReleasedError for each lease it could not let go; an
+   * AggregateError when there are several).
    */
   async close(): Promise<void> {
     this.closing = true;
     this.closed.abort();
     await Promise.allSettled([...this.opening.values()]);
-    await Promise.all([...this.hosted.values()].map((hosted) => hosted.handle.dispose()));
+    const disposed = await Promise.allSettled([...this.hosted.values()].map((hosted) => hosted.handle.dispose()));
     // A dispose the host started and did not wait for lets its lease go before the pool may be ended.
     await Promise.allSettled([...this.disposing.values()]);
     await this.listener?.close();
     this.listener = undefined;
+    const failures = disposed.flatMap((outcome) => (outcome.status === "rejected" ? [outcome.reason as unknown] : []));
+    if (failures.length === 1) throw failures[0];
+    if (failures.length > 1) throw new AggregateError(failures, `Unexpected failure letting ${failures.length} sessions' leases go, expected them released: their leases run out by themselves`);
   }
 
   private async open<G extends GammaAgent | GammaSession>(
@@ -208,7 +246,10 @@ export class PostgresSessions {
     if (this.hosted.has(options.sessionKey) || this.opening.has(options.sessionKey)) {
       throw new Error(`Unexpected second open of session ${options.sessionKey} on this server, expected it disposed first`);
     }
-    const opening = this.openHosted(options, path, create);
+    // The database's read-only refusal, wherever in the open it comes, is said as start() says it.
+    const opening = this.openHosted(options, path, create).catch((error: unknown) => {
+      throw readOnlyAware(error);
+    });
     this.opening.set(options.sessionKey, opening);
     try {
       return await opening;
@@ -222,7 +263,7 @@ export class PostgresSessions {
     path: HostedPath,
     create: (store: PostgresStateStore, entries: unknown[]) => Promise<{ gamma: G; transcript: TranscriptFeed }>,
   ): Promise<Hosted & Omit<G, "dispose">> {
-    const { pool } = this.options;
+    const pool = this.db;
     // The key's previous session on this server, disposed but still storing its last writes: the lease is taken
     // once it let the lease go, as another server would (this server could take its own lease at once, and would
     // fence out those writes).
@@ -230,8 +271,16 @@ export class PostgresSessions {
     // A transcript the other path wrote is refused before the lease is taken (its first row is never replaced),
     // so a server hosting the session is not waited for, and nothing of the session is touched.
     checkTranscriptPath(await loadTranscriptHead(pool, options.sessionKey), options.sessionKey, path);
+    // When the try that took the lease was sent: the lease holds until then plus leaseMs (an earlier try may have waited for another server's).
+    let asked = performance.now();
+    const trying = {
+      query: ((...args: Parameters<Pool["query"]>) => {
+        asked = performance.now();
+        return pool.query(...args);
+      }) as Pool["query"],
+    };
     const lease = await acquireLease(
-      pool,
+      trying,
       {
         sessionKey: options.sessionKey,
         variant: options.variant,
@@ -252,7 +301,7 @@ export class PostgresSessions {
       // Checked again under the lease: another server may have written the first row since.
       checkTranscriptPath(entries, options.sessionKey, path);
       created = await create(store, entries);
-      state = new HostedState(this, pool, lease, store, created.gamma, new TranscriptWriter(pool, lease, entries.length), created.transcript);
+      state = new HostedState(this, pool, lease, store, created.gamma, new TranscriptWriter(pool, lease, entries.length), created.transcript, asked);
       this.hosted.set(options.sessionKey, state);
       await state.start();
       if (this.closing) throw new SessionsClosedError(options.sessionKey);
@@ -260,7 +309,7 @@ export class PostgresSessions {
     } catch (error) {
       if (state !== undefined) {
         // Its renewal, its transcript watch and its hosted entry (this one's only) stop, and the lease goes.
-        await state.handle.dispose();
+        await state.handle.dispose().catch(() => {});
       } else {
         created?.gamma.dispose();
         await releaseLease(pool, lease).catch(() => {});
@@ -311,6 +360,10 @@ class HostedState {
   private closing = false;
   /** Set as dispose lets the lease go: a renewal that finds it gone after that is no loss to report. */
   private releasing = false;
+  /** True while a renewal is on its way: no other is sent until it settles. */
+  private renewing = false;
+  /** When (performance.now()) the last renewal the database confirmed was sent, or the lease was asked for: it holds until then plus the lease. */
+  private confirmedAt: number;
   private disposed: Promise<void> | undefined;
   /** Events in a form another version wrote that the host was told of: told once, not on every pass. */
   private readonly toldForeign = new Set<string>();
@@ -323,7 +376,9 @@ class HostedState {
     private readonly gamma: GammaAgent | GammaSession,
     private readonly writer: TranscriptWriter,
     private readonly transcript: TranscriptFeed,
+    asked: number,
   ) {
+    this.confirmedAt = asked;
     const controller = gamma.controller;
     this.handle = {
       sessionKey: lease.sessionKey,
@@ -344,20 +399,56 @@ class HostedState {
       },
     );
     await this.sync();
-    this.renewal = setInterval(() => {
-      renewLease(this.pool, this.lease, this.sessions.leaseMs).then(
+    this.renewal = setInterval(() => this.renew(), renewalInterval(this.sessions.leaseMs));
+    await this.wake();
+  }
+
+  /**
+   * One renewal at a time: while one is on its way (the database does not
+   * answer), the next is not sent, and the host is told it is late; a renewal
+   * that fails is told too, every time. Its outcome also dates the lease: see
+   * confirmLease.
+   */
+  private renew(): void {
+    if (this.renewing) {
+      this.sessions.report(new Error(`Unexpected lease renewal of session ${this.lease.sessionKey} still unanswered when the next is due, expected it answered: the next is sent once it settles (databaseTimeoutMs)`), "renew");
+      return;
+    }
+    this.renewing = true;
+    const sent = performance.now();
+    renewLease(this.sessions.renewDb, this.lease, this.sessions.leaseMs)
+      .then(
         (held) => {
+          if (held) {
+            this.confirmedAt = Math.max(this.confirmedAt, sent);
+            return;
+          }
           // Let go by this session's own dispose while the renewal was on its way: not taken over.
-          if (held || this.releasing) return;
+          if (this.releasing) return;
           // Taken over: nothing more is written, and the session's next write stops it.
           this.store.lost = true;
           this.stopRenewing();
           this.sessions.report(new Error(`Lease of session ${this.lease.sessionKey} lost to another server`), "renew");
         },
-        (error: unknown) => this.sessions.report(error, "renew"),
-      );
-    }, Math.max(50, Math.floor(this.sessions.leaseMs / 3)));
-    await this.wake();
+        (error: unknown) => {
+          if (!this.closing) this.sessions.report(readOnlyAware(error), "renew");
+        },
+      )
+      .finally(() => {
+        this.renewing = false;
+      });
+  }
+
+  /**
+   * The lease as this server last confirmed it: a renewal the database
+   * answered holds it until the lease has passed since it was sent. Past
+   * that, another server may have taken the session over, and this one sends
+   * no model call for it (the points where the transcript is stored come
+   * before every model call): LeaseUnconfirmedError, which stops the session.
+   */
+  private leaseUnconfirmed(): LeaseUnconfirmedError | undefined {
+    const since = performance.now() - this.confirmedAt;
+    return since >= this.sessions.leaseMs ? new LeaseUnconfirmedError(this.lease.sessionKey, Math.floor(since)) : undefined;
   }
 
   /**
@@ -372,6 +463,8 @@ class HostedState {
   sync(): Promise<void> {
     const controller = this.gamma.controller;
     if (controller.failure !== undefined) return Promise.reject(controller.failure);
+    const unconfirmed = this.closing ? undefined : this.leaseUnconfirmed();
+    if (unconfirmed !== undefined) return Promise.reject(controller.stopOnStoreFailure(unconfirmed, "the session's transcript"));
     const rows = this.transcript.take();
     const flushed = controller.flush();
     // Rows are appended in the order they were taken, whichever flush settles first.
@@ -468,7 +561,10 @@ class HostedState {
    * failed write: the release waits for any fenced write still running on
    * the server (it updates the row those writes lock) and fences out every
    * later one, so the next host loads exactly what the database holds. Only a
-   * lease already lost is not touched.
+   * lease already lost is not touched. While the database does not answer,
+   * each write gives up after databaseTimeoutMs, so dispose settles; when the
+   * lease could not be let go, it rejects with LeaseNotReleasedError (the lease
+   * then runs out by itself).
    */
   private dispose(): Promise<void> {
     if (this.disposed !== undefined) return this.disposed;
@@ -487,11 +583,15 @@ class HostedState {
     this.unwatch?.();
     await this.routing.catch(() => {});
     await this.sync().catch(() => {});
+    let notReleased: LeaseNotReleasedError | undefined;
     if (!this.store.lost) {
       this.releasing = true;
-      await releaseLease(this.pool, this.lease).catch(() => {});
+      await releaseLease(this.pool, this.lease).catch((error: unknown) => {
+        notReleased = new LeaseNotReleasedError(this.lease.sessionKey, this.sessions.leaseMs, readOnlyAware(error));
+      });
     }
     // Whatever still reaches the store is refused here too, before a statement is sent.
     this.store.lost = true;
+    if (notReleased !== undefined) throw notReleased;
   }
 }

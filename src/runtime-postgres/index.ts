@@ -8,6 +8,21 @@ export { migratePostgres, postgresMigrations, type Migration, type MigrationResu
 export { EVENTS_CHANNEL, MAX_EVENT_BYTES, publishUpdate, type PublishResult } from "./events.js";
 export { PostgresSessions, type Hosted, type HostedAgent, type HostedAgentOptions, type HostedSession, type HostedSessionOptions, type PostgresSessionsOptions } from "./host.js";
 export { PostgresStateStore, type PostgresStateStoreOptions } from "./state-store.js";
-export { EventRejectedError, ForeignMigrationError, LeaseLostError, SchemaNotMigratedError, SessionLeasedError, SessionsClosedError, DatabaseReadOnlyError, SessionPathError, StoredFormatError, type HostedPath } from "./errors.js";
+export {
+  DatabaseReadOnlyError,
+  DatabaseTimeoutError,
+  DatabaseUnreachableError,
+  EventRejectedError,
+  ForeignMigrationError,
+  LeaseLostError,
+  LeaseNotReleasedError,
+  LeaseUnconfirmedError,
+  SchemaNotMigratedError,
+  SessionLeasedError,
+  SessionPathError,
+  SessionsClosedError,
+  StoredFormatError,
+  type HostedPath,
+} from "./errors.js";
 export type { Lease } from "./lease.js";
 export type { Pool, Queryable } from "./database.js";

@@ -7,7 +7,7 @@
  * the timer of the next try while it is lost, keeps the process running: a
  * process that only hosts sessions outlives a database restart.
  */
-import type { Pool, PoolClient } from "./database.js";
+import { connectWithin, DatabaseTimeoutError, type Pool, type PoolClient } from "./database.js";
 import { EVENTS_CHANNEL } from "./events.js";
 
 /** A NOTIFY the LISTEN connection receives. */
@@ -26,8 +26,14 @@ export interface EventListener {
   close(): Promise<void>;
 }
 
+/**
+ * `timeoutMs` bounds each checkout and each LISTEN/UNLISTEN: a database that
+ * accepts connections and never answers fails the try (told, and tried again)
+ * instead of holding it, and close() settles.
+ */
 export async function listenForEvents(
   pool: Pool,
+  timeoutMs: number,
   handlers: { onWake(sessionKey: string): void; onReconnect(): void; onError(error: unknown): void },
 ): Promise<EventListener> {
   let client: ListeningClient | undefined;
@@ -56,12 +62,12 @@ export async function listenForEvents(
     schedule();
   };
   const connect = async (): Promise<void> => {
-    const next = (await pool.connect()) as ListeningClient;
+    const next = (await connectWithin(pool, timeoutMs)) as ListeningClient;
     next.on("notification", onNotification);
     next.on("error", onError);
     next.on("end", onEnd);
     try {
-      await next.query(`listen ${EVENTS_CHANNEL}`);
+      await within(next.query(`listen ${EVENTS_CHANNEL}`), timeoutMs);
     } catch (error) {
       // The connection failed between checkout and LISTEN: the pool discards it rather than keep it checked out.
       detach(next);
@@ -69,9 +75,12 @@ export async function listenForEvents(
       throw error;
     }
     if (closed) {
-      await next.query(`unlisten ${EVENTS_CHANNEL}`).catch(() => {});
+      const unlistened = await within(next.query(`unlisten ${EVENTS_CHANNEL}`), timeoutMs).then(
+        () => undefined,
+        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+      );
       detach(next);
-      next.release();
+      next.release(unlistened);
       return;
     }
     client = next;
@@ -99,9 +108,23 @@ export async function listenForEvents(
       const open = client;
       client = undefined;
       if (open === undefined) return;
-      await open.query(`unlisten ${EVENTS_CHANNEL}`).catch(() => {});
+      // A connection that does not answer is discarded rather than given back.
+      const unlistened = await within(open.query(`unlisten ${EVENTS_CHANNEL}`), timeoutMs).then(
+        () => undefined,
+        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+      );
       detach(open);
-      open.release();
+      open.release(unlistened);
     },
   };
+}
+
+/** The statement's result, or DatabaseTimeoutError once `ms` has passed without one. */
+function within<T>(statement: Promise<T>, ms: number): Promise<T> {
+  statement.catch(() => {});
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DatabaseTimeoutError(ms)), ms);
+  });
+  return Promise.race([statement, late]).finally(() => clearTimeout(timer));
 }

@@ -3,6 +3,7 @@
  * started before the file's tests with the package's migrations applied,
  * stopped after them. When it cannot start, the file fails with the reason.
  */
+import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { migratePostgres, type PostgresSessions } from "../../src/runtime-postgres/index.js";
@@ -61,10 +62,82 @@ export function closedAfterEach(): PostgresSessions[] {
 
 /** Puts `around` between the pool and each statement it sends (its text, the send itself, and its parameters). */
 export function aroundQueries(pool: pg.Pool, around: (text: string, send: () => Promise<unknown>, values: readonly unknown[]) => Promise<unknown>): void {
-  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-  (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args: unknown[]) => {
-    const config = args[0] as string | { text: string; values?: unknown[] };
-    const values = (typeof config === "string" ? args[1] : config.values) as unknown[] | undefined;
-    return around(typeof config === "string" ? config : config.text, () => query(...args), values ?? []);
+  const wrap = (target: { query: (...args: unknown[]) => Promise<unknown> }): void => {
+    const query = target.query.bind(target);
+    target.query = (...args: unknown[]) => {
+      const config = args[0] as string | { text: string; values?: unknown[] };
+      const values = (typeof config === "string" ? args[1] : config.values) as unknown[] | undefined;
+      return around(typeof config === "string" ? config : config.text, () => query(...args), values ?? []);
+    };
+  };
+  wrap(pool as unknown as { query: (...args: unknown[]) => Promise<unknown> });
+  // The sessions check a connection out and send their statements on it: each client the pool hands out (awaited, not pool.query's own) is wrapped once.
+  const wrapped = new WeakSet<object>();
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient> | undefined;
+  (pool as unknown as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) => {
+    if (args.length > 0) return connect(...args);
+    return (connect() as Promise<pg.PoolClient>).then((client) => {
+      if (!wrapped.has(client)) {
+        wrapped.add(client);
+        wrap(client as unknown as { query: (...args: unknown[]) => Promise<unknown> });
+      }
+      return client;
+    });
+  };
+}
+
+/**
+ * A TCP proxy in front of the server that can hold every byte, both ways, on
+ * the connections it carries and on the new ones it accepts: a database that
+ * accepts connections and never answers (a paused server, a partition behind
+ * a proxy or a load balancer). `pass()` sends what it held and carries on.
+ */
+export interface HoldingProxy {
+  readonly port: number;
+  hold(): void;
+  pass(): void;
+  close(): Promise<void>;
+}
+
+export async function holdingProxy(target: { host: string; port: number }): Promise<HoldingProxy> {
+  let holding = false;
+  const pipes: Array<{ flush(): void; destroy(): void }> = [];
+  const server = createServer((client) => {
+    const upstream = connect(target.port, target.host);
+    const held: Array<[Socket, Buffer]> = [];
+    const forward = (to: Socket) => (chunk: Buffer) => {
+      if (holding) held.push([to, chunk]);
+      else to.write(chunk);
+    };
+    client.on("data", forward(upstream));
+    upstream.on("data", forward(client));
+    const end = (): void => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("error", end).on("close", end);
+    upstream.on("error", end).on("close", end);
+    pipes.push({
+      flush: () => {
+        for (const [to, chunk] of held.splice(0)) to.write(chunk);
+      },
+      destroy: end,
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    hold: () => {
+      holding = true;
+    },
+    pass: () => {
+      holding = false;
+      for (const pipe of pipes) pipe.flush();
+    },
+    close: async () => {
+      holding = false;
+      for (const pipe of pipes.splice(0)) pipe.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }

@@ -191,7 +191,7 @@ describe("migrations", () => {
     await expect(PostgresSessions.start({ pool: db.pool({ max: 1 }) })).rejects.toThrow("Unexpected pool of 1 connection, expected at least 2");
   });
 
-  it("refuse a lease setting that would fail every open, never end a wait, or hand the session to any server at once, naming the option and what it takes", async () => {
+  it("refuse a lease or database timeout setting that would fail every open, never end a wait, or hand the session to any server at once, naming the option and what it takes", async () => {
     const pool = db.pool();
     const refused = async (options: Record<string, unknown>) =>
       PostgresSessions.start({ pool, ...options }).then(
@@ -211,8 +211,11 @@ describe("migrations", () => {
     for (const [hostId, shown] of [["", '""'], ["web\u0000", '"web\\u0000"'], ["web-\ud800", '"web-\\ud800"'], [42, "42"]] as const) {
       expect(await refused({ hostId })).toBe(`Unexpected hostId ${shown}, expected this server's name: 1 to 200 characters, no NUL, well-formed Unicode`);
     }
+    for (const [databaseTimeoutMs, shown] of [[Number.NaN, "NaN"], [0, "0"], [99, "99"], [Number.POSITIVE_INFINITY, "Infinity"], ["10000", '"10000"']] as const) {
+      expect(await refused({ databaseTimeoutMs })).toBe(`Unexpected databaseTimeoutMs ${shown}, expected a number of milliseconds from 100 to 2147483647`);
+    }
     // The bounds themselves are taken, and a server that does not wait for a lease at all.
-    for (const options of [{ leaseMs: 150 }, { leaseMs: 2_147_483_647 }, { waitForLeaseMs: 0 }, { hostId: "web-1" }]) expect(await refused(options)).toBeUndefined();
+    for (const options of [{ leaseMs: 150 }, { leaseMs: 2_147_483_647 }, { waitForLeaseMs: 0 }, { hostId: "web-1" }, { databaseTimeoutMs: 100 }, { databaseTimeoutMs: 2_147_483_647 }]) expect(await refused(options)).toBeUndefined();
   });
 
   it("a producer publishing to a database nobody migrated is told so, as a server is", async () => {
@@ -990,7 +993,8 @@ describe("a session on the AgentSession path", () => {
 describe("the database's failures", () => {
   it("a transcript write the database refuses stops the session as a refused state write does, naming the session and the database's failure", async () => {
     const pool = db.pool();
-    aroundQueries(pool, (text, send) => (text.includes("insert into gamma_transcript") ? Promise.reject(new Error("disk full")) : send()));
+    // Refused as a server refuses: an error with its SQLSTATE (53100, disk full).
+    aroundQueries(pool, (text, send) => (text.includes("insert into gamma_transcript") ? Promise.reject(Object.assign(new Error("disk full"), { code: "53100" })) : send()));
     const sessions = await PostgresSessions.start({ pool, leaseMs: 2000 });
     servers.push(sessions);
     const sessionKey = newKey();
@@ -1086,10 +1090,13 @@ describe("the database's failures", () => {
     let failing = 0;
     let listens = 0;
     const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient> | undefined;
-    // pool.query checks out with a callback; only the listener's checkouts (awaited) are watched.
+    // pool.query checks out with a callback; the checkouts awaited (the listener's, the sessions') are watched, each client once.
     (pool as unknown as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) => (args.length > 0 ? connect(...args) : watched());
+    const seen = new WeakSet<object>();
     const watched = async () => {
       const client = (await connect()) as pg.PoolClient;
+      if (seen.has(client)) return client;
+      seen.add(client);
       const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
       (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = async (...args: unknown[]) => {
         if (typeof args[0] === "string" && args[0].startsWith("listen gamma_events")) {

@@ -2,10 +2,17 @@
 
 export const STATE_VERSION = 1;
 
+/**
+ * A store's failure. `outcome` says what became of the write when the store
+ * knows: "unsent" (the store could not be reached: nothing was stored) or
+ * "unknown" (the write went out and no answer came: it may have been stored
+ * or not). Without it, the store refused the write.
+ */
 export class StateStoreError extends Error {
   constructor(
     readonly location: string,
     message: string,
+    readonly outcome?: "unsent" | "unknown",
   ) {
     super(`${location}: ${message}`);
     this.name = "StateStoreError";
@@ -54,10 +61,16 @@ export class StateWriteFailedError extends Error {
     readonly failedWrite?: string,
   ) {
     const reason = cause instanceof Error ? cause.message : String(cause);
+    const outcome = cause instanceof StateStoreError ? cause.outcome : undefined;
+    const what = failedWrite === undefined ? `the write of revision ${revision}` : `the write of ${failedWrite}`;
     super(
-      failedWrite === undefined
-        ? `The state store refused the write of revision ${revision} (${reason}); the session stopped: dispose it and reopen it from the store`
-        : `The write of ${failedWrite} failed (${reason}); the session stopped: dispose it and reopen it from the store`,
+      outcome === "unknown"
+        ? `The store did not confirm ${what} (${reason}): whether it was stored is unknown; the session stopped: dispose it and reopen it from the store, which loads whatever was stored`
+        : outcome === "unsent"
+          ? `The store could not be reached for ${what} (${reason}): nothing of it was stored; the session stopped: dispose it and reopen it from the store`
+          : failedWrite === undefined
+            ? `The state store refused the write of revision ${revision} (${reason}); the session stopped: dispose it and reopen it from the store`
+            : `The write of ${failedWrite} failed (${reason}); the session stopped: dispose it and reopen it from the store`,
       { cause },
     );
     this.conflict = cause instanceof StateConflictError;

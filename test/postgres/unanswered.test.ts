@@ -1,0 +1,172 @@
+// A database that accepts connections and never answers (a paused server, a
+// partition behind a proxy), a statement whose answer never comes back in
+// time, and a database that turns read-only after the server started: on a
+// real PostgreSQL server, through a TCP proxy that holds every byte.
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  DatabaseReadOnlyError,
+  LeaseNotReleasedError,
+  LeaseUnconfirmedError,
+  migratePostgres,
+  PostgresSessions,
+  publishUpdate,
+  type HostedAgent,
+  type PostgresSessionsOptions,
+} from "../../src/runtime-postgres/index.js";
+import { StateConflictError, StateWriteFailedError } from "../../src/runtime/state/errors.js";
+import type { ProtocolEvent } from "../../src/runtime/yield.js";
+import { event } from "../injections/helpers/fixtures.js";
+import { artifacts } from "../injections/helpers/gamma.js";
+import { fauxAssistantMessage, recordingExecutors } from "../runtime/helpers/pi.js";
+import { fauxPerTest, NO_KNOWLEDGE_HINTS } from "../runtime/helpers/session.js";
+import { holdingProxy, usePostgres, type HoldingProxy } from "./helpers.js";
+
+const db = usePostgres();
+const pi = fauxPerTest();
+let keys = 0;
+const newKey = () => `unanswered-${process.pid}-${++keys}`;
+
+/** What each test started: the proxy is let go first, so nothing is left waiting on it. */
+const proxies: HoldingProxy[] = [];
+const servers: PostgresSessions[] = [];
+afterEach(async () => {
+  for (const proxy of proxies) proxy.pass();
+  await Promise.allSettled(servers.splice(0).map((sessions) => sessions.close()));
+  await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
+});
+
+/** A server whose pool reaches the database through a proxy that can hold every byte. */
+async function serverBehindProxy(options: Partial<PostgresSessionsOptions> = {}) {
+  const proxy = await holdingProxy({ host: db.server().host, port: db.server().port });
+  proxies.push(proxy);
+  const pool = db.pool({ host: "127.0.0.1", port: proxy.port });
+  const reported: Array<[unknown, string]> = [];
+  const sessions = await PostgresSessions.start({ pool, leaseMs: 3000, databaseTimeoutMs: 1000, onError: (error, during) => reported.push([error, during]), ...options });
+  servers.push(sessions);
+  return { proxy, pool, sessions, reported };
+}
+
+async function hostAgent(sessions: PostgresSessions, sessionKey: string, events: ProtocolEvent[] = []): Promise<HostedAgent> {
+  return sessions.openAgent({ sessionKey, artifacts, variant: "base", model: pi.faux().getModel(), executors: recordingExecutors(), onProtocolEvent: (e) => events.push(e), ...NO_KNOWLEDGE_HINTS });
+}
+
+const prompt = (hosted: HostedAgent, text: string) => hosted.agent.prompt(hosted.controller.buildTurnMessages({ text }) as AgentMessage[]);
+const settled = <T>(promise: Promise<T>) =>
+  promise.then(
+    (value) => ({ value, error: undefined as unknown }),
+    (error: unknown) => ({ value: undefined, error }),
+  );
+const until = async (check: () => boolean | Promise<boolean>, what: string, ms = 30_000) => {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("a database that accepts connections and never answers", () => {
+  it("fails the run's write (the host is told once, no model call goes out), tells every failed lease renewal, and dispose() and close() settle saying the lease was not let go", async () => {
+    const { proxy, sessions, reported } = await serverBehindProxy();
+    const sessionKey = newKey();
+    const events: ProtocolEvent[] = [];
+    const hosted = await hostAgent(sessions, sessionKey, events);
+    let calls = 0;
+    pi.faux().setResponses([() => (calls++, fauxAssistantMessage("answered"))]);
+    proxy.hold();
+    // Long enough for the pool's idle connections to be of no help: the writes need new ones, which never finish their handshake.
+    await sleep(1500);
+    const run = await settled(prompt(hosted, "During the hang"));
+    expect(run.error).toBeInstanceOf(StateWriteFailedError);
+    expect((run.error as Error).message).toMatch(/^The store (did not confirm|could not be reached for) the write of /);
+    expect(events.filter((candidate) => candidate.type === "state_write_failed")).toHaveLength(1);
+    expect(calls).toBe(0);
+    // Each renewal that fails is told, not only the first.
+    await until(() => reported.filter(([, during]) => during === "renew").length >= 3, "three renewals told");
+    const disposed = await settled(hosted.dispose());
+    expect(disposed.error).toBeInstanceOf(LeaseNotReleasedError);
+    expect((disposed.error as Error).message).toContain(`lease of session ${sessionKey}`);
+    // A second session, left to close(): it settles too, and says what it could not do.
+    proxy.pass();
+    const other = await hostAgent(sessions, newKey());
+    proxy.hold();
+    const closed = await settled(sessions.close());
+    expect(closed.error).toBeInstanceOf(LeaseNotReleasedError);
+    expect((closed.error as LeaseNotReleasedError).sessionKey).toBe(other.sessionKey);
+    expect(calls).toBe(0);
+  }, 60_000);
+
+  it("sends no model call for a session whose lease it could not confirm for the lease's length, even once the database answers again", async () => {
+    // Writes get a long time; the lease is short and its renewals fail (each gets under the time between renewals).
+    const { proxy, sessions, reported } = await serverBehindProxy({ leaseMs: 600, databaseTimeoutMs: 20_000 });
+    const sessionKey = newKey();
+    const events: ProtocolEvent[] = [];
+    const hosted = await hostAgent(sessions, sessionKey, events);
+    let calls = 0;
+    pi.faux().setResponses([() => (calls++, fauxAssistantMessage("answered"))]);
+    proxy.hold();
+    await until(() => reported.filter(([, during]) => during === "renew").length >= 4, "renewals failing past the lease");
+    const running = settled(prompt(hosted, "After the lease ran out unconfirmed"));
+    // The database answers again while the run would wait for its writes: the lease it could not confirm still stops it.
+    await sleep(200);
+    proxy.pass();
+    const run = await running;
+    expect(run.error).toBeInstanceOf(StateWriteFailedError);
+    const cause = (run.error as StateWriteFailedError).cause;
+    expect(cause).toBeInstanceOf(LeaseUnconfirmedError);
+    expect(cause).toBeInstanceOf(StateConflictError);
+    expect((run.error as StateWriteFailedError).conflict).toBe(true);
+    expect(calls).toBe(0);
+    expect(events.filter((candidate) => candidate.type === "state_write_failed")).toHaveLength(1);
+    await hosted.dispose();
+  }, 60_000);
+});
+
+describe("a write the database does not answer in time", () => {
+  it("is told as not confirmed, its outcome unknown, not as refused; the reopened session loads what was stored", async () => {
+    const sessionKey = newKey();
+    const admin = db.pool();
+    // The session's state records take longer than the server waits, and are stored all the same.
+    await admin.query(`create or replace function slow_record() returns trigger language plpgsql as $$ begin if new.session_key = '${sessionKey}' then perform pg_sleep(1.5); end if; return new; end $$`);
+    await admin.query("create trigger slow_record before insert on gamma_state_records for each row execute function slow_record()");
+    try {
+      const pool = db.pool();
+      const sessions = await PostgresSessions.start({ pool, leaseMs: 3000, databaseTimeoutMs: 500 });
+      servers.push(sessions);
+      const hosted = await hostAgent(sessions, sessionKey);
+      const failure = await settled(Promise.resolve().then(() => hosted.controller.updateTasks([{ id: "t1", title: "Outline the deck", status: "in_progress" }])).then(() => hosted.controller.flush()));
+      expect(failure.error).toBeInstanceOf(StateWriteFailedError);
+      const message = (failure.error as Error).message;
+      expect(message).toMatch(/^The store did not confirm the write of revision \d+ \(session .*: Unexpected database failure \(the database did not answer within 500 ms\), expected the write stored\): whether it was stored is unknown; the session stopped: dispose it and reopen it from the store, which loads whatever was stored$/);
+      expect(message).not.toContain("refused");
+      await hosted.dispose().catch(() => {});
+      await until(async () => (await admin.query("select 1 from gamma_state_records where session_key = $1", [sessionKey])).rowCount === 1, "the record stored after all");
+      const reopened = await hostAgent(await PostgresSessions.start({ pool: db.pool(), leaseMs: 3000 }).then((other) => (servers.push(other), other)), sessionKey);
+      expect(reopened.controller.state.tasks.items.map((task) => task.id)).toEqual(["t1"]);
+      await reopened.dispose();
+    } finally {
+      await admin.query("drop trigger slow_record on gamma_state_records");
+    }
+  }, 60_000);
+});
+
+describe("a database that turns read-only after the server started", () => {
+  it("refuses an open and a publish with DatabaseReadOnlyError, as start() does", async () => {
+    await db.createDatabase("turns_read_only");
+    const admin = db.pool({ database: "turns_read_only" });
+    await migratePostgres(admin);
+    const pool = db.pool({ database: "turns_read_only" });
+    const sessions = await PostgresSessions.start({ pool, leaseMs: 3000 });
+    servers.push(sessions);
+    // A failover to a standby, as far as the sessions can tell: every new connection is read-only, the old ones are gone.
+    await admin.query("alter database turns_read_only set default_transaction_read_only = on");
+    await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = 'turns_read_only' and pid <> pg_backend_pid()");
+    const opened = await settled(hostAgent(sessions, newKey()));
+    expect(opened.error).toBeInstanceOf(DatabaseReadOnlyError);
+    const producer = db.pool({ database: "turns_read_only" });
+    const published = await settled(publishUpdate(producer, newKey(), event({ kind: "system_note", summary: "Published to a standby." })));
+    expect(published.error).toBeInstanceOf(DatabaseReadOnlyError);
+    expect((published.error as Error).message).not.toContain("SELECT");
+  }, 60_000);
+});
