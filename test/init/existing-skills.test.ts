@@ -124,6 +124,41 @@ describe("init around skills already there", () => {
     expect(built.code).toBe(1);
   });
 
+  it("writes nothing in a folder whose only skill is a SKILL.md at its root, and says where to move it; once moved, writes the agent around it", async () => {
+    const root = await copyOf("root-skill");
+    const before = await snapshotTree(root);
+    let said = "";
+    for (const args of [[], ["--force"], ["--template", "gamma"]]) {
+      const refused = await runCliInProcessFrom(root, "init", ...args);
+      expect(refused.code, args.join(" ")).toBe(2);
+      expect(refused.stdout).toBe("");
+      expect(refused.stderr).toBe(readGolden(join(fixtures, "root-skill.init.txt"), refused.stderr));
+      expect(await snapshotTree(root)).toEqual(before);
+      said = refused.stderr;
+    }
+    // The guide shows this output as it is.
+    expect(readFileSync(fileURLToPath(new URL("../../docs/guide/skills.md", import.meta.url)), "utf8")).toContain(`$ npx gamma-prompt init\n${said}`);
+    // The command it prints, done as printed, makes the skill one init finds.
+    const command = /^ {2}mkdir -p (\S+) && mv (.+) (\S+)\/$/m.exec(said);
+    expect(command?.slice(1)).toEqual(["skills/release-notes", "SKILL.md references", "skills/release-notes"]);
+    mkdirSync(join(root, "skills/release-notes"), { recursive: true });
+    for (const entry of ["SKILL.md", "references"]) cpSync(join(root, entry), join(root, "skills/release-notes", entry), { recursive: true });
+    for (const entry of ["SKILL.md", "references"]) rmSync(join(root, entry), { recursive: true });
+    const created = await runCliInProcessFrom(root, "init");
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain("Found 1 skill already there (skills/*, the default layout).");
+    expect((await runCliInProcessFrom(root, "build")).code).toBe(0);
+  });
+
+  it("says it left a root SKILL.md out when it writes the agent around other skills", async () => {
+    const root = await copyOf("root-skill-beside");
+    const created = await runCliInProcessFrom(root, "init");
+    expect(created.stderr).toBe("");
+    expect(created.code).toBe(0);
+    expect(created.stdout).toBe(readGolden(join(fixtures, "root-skill-beside.init.txt"), created.stdout));
+    expect((await lint({ root })).skills.map((skill) => skill.name)).toEqual(["notes"]);
+  });
+
   it("keeps a config of the collection's own: refuses without --force, naming what --force keeps; with it, adds only the keys and types it lacks", async () => {
     const root = await copyOf("layout");
     const own = {

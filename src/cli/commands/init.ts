@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import { relative } from "node:path";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import { escapeControls, messageRow } from "../../diagnostics/printable.js";
-import { DEFAULT_AGENT_NAME, init, INIT_PROFILES, INIT_TEMPLATES, InitUsageError, type ChosenSkillType, type InitOptions, type InitProfile, type InitResult, type InitTemplate } from "../../init.js";
+import { DEFAULT_AGENT_NAME, init, INIT_PROFILES, INIT_TEMPLATES, InitUsageError, type ChosenSkillType, type InitOptions, type InitProfile, type InitResult, type InitTemplate, type RootSkillMove } from "../../init.js";
 import { CONFIG_FILE } from "../../pipeline/discover/source-paths.js";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { commandHelpFooter } from "../options.js";
@@ -43,14 +43,17 @@ export function registerInitCommand(program: Command, result: { exitCode: number
 included, outside node_modules, dist and .git) and no prompts/prefix.hbs, init adds the agent around them and
 no example skill: prompts/, schemas/tools/ and the config, whose "skills" globs find them and whose
 "skillTypes" gives each skill that names no type one (a workflow only where the skill declares an
-ordered procedure), printed with its reason for review. The skills are never touched.
+ordered procedure), printed with its reason for review. The skills are never touched. A SKILL.md at the
+folder's root (a skill published as its own repository) is no skill of the agent: when it is the only
+one, init writes nothing, exits 2 and says where to move it (skills/<name>/); beside other skills it is
+left out, and init says so.
 
 Never overwrites a file: when any file of the scaffold already exists, init lists them, writes
 nothing and exits 1; --force overwrites them, except the config, which keeps its settings (init adds
 only the keys it lacks). The scaffold is written all or nothing: a file that cannot be written (a full
 disk) leaves nothing behind and exits 2. On a terminal, init asks for each choice not given as a flag;
 without one (CI, pipes) it takes the defaults: --template agent --profile gamma.`,
-        exitCodes: "0 created, 1 files already exist (nothing written), 2 usage, a file that cannot be written (nothing written) or internal error, 130 cancelled at a prompt (nothing written).",
+        exitCodes: "0 created, 1 files already exist (nothing written), 2 usage, a folder whose only skill is its root SKILL.md, a file that cannot be written (nothing written) or internal error, 130 cancelled at a prompt (nothing written).",
         examples: ["gamma-prompt init my-agent", "cd my-skills && gamma-prompt init", "gamma-prompt init my-agent --name \"Support agent\"", "gamma-prompt init gamma-copy --template gamma", "gamma-prompt init my-skills --profile agentskills"],
       }),
     )
@@ -105,6 +108,7 @@ function report(dir: string, options: InitOptions, outcome: InitResult, errors: 
   const lines = [`Created ${what} in ${shown} (template ${options.template}, profile ${profile}): ${outcome.written.length} files`];
   for (const path of outcome.written) lines.push(`  ${escapeControls(path)}${overwritten.has(path) ? (path === CONFIG_FILE && (outcome.keptConfigKeys?.length ?? 0) > 0 ? `  (updated: ${keptKeys(outcome.keptConfigKeys ?? [])})` : "  (overwritten)") : ""}`);
   if (outcome.skillFolders !== undefined) lines.push("", ...foundSkills(outcome));
+  if (outcome.rootSkill !== undefined) lines.push("", ...rootSkillLeftOut(outcome.rootSkill));
   if (outcome.skillTypes !== undefined && outcome.skillTypes.length > 0) lines.push("", ...chosenTypes(outcome.skillTypes));
   if (errors.length > 0) lines.push("", ...howToGoOn(errors, outcome.skillFolders ?? []));
   lines.push("", "Next:");
@@ -168,6 +172,15 @@ function foundSkills(outcome: InitResult): string[] {
   const found = `Found ${count} skill${plural(count)} already there`;
   if (outcome.skillGlobs !== undefined) return [`${found}; "skills" in ${CONFIG_FILE} finds them:`, ...outcome.skillGlobs.map((glob) => `  ${escapeControls(glob)}`)];
   return [`${found} (${outcome.keptConfigKeys?.includes("skills") === true ? `as "skills" in ${CONFIG_FILE} names them` : "skills/*, the default layout"}).`];
+}
+
+/** A SKILL.md at the root beside the skills found: not one of the agent's skills, and how to make it one. */
+function rootSkillLeftOut(move: RootSkillMove): string[] {
+  return [
+    `Left out: the skill at the root (SKILL.md), as an agent keeps each skill in a folder of its own.`,
+    `To add it, move it into ${move.folder}/ (${move.entries.join(", ")} and any other file it uses),`,
+    `then run npx gamma-prompt lint: it says what else it needs (a "skills" glob, a type in "skillTypes").`,
+  ];
 }
 
 /** The type init gave each skill without one, and why: workflows first, as they are the ones the runtime holds to their steps. */
