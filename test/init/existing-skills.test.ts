@@ -124,6 +124,24 @@ describe("init around skills already there", () => {
     expect(built.code).toBe(1);
   });
 
+  it("says which heading words it reads, never that a heading in another language names no procedure", async () => {
+    const root = await tempDir("gamma-init-headings");
+    for (const [name, heading] of [["en", "Workflow"], ["zh", "工作流程"], ["triage", "Triage"]] as const) {
+      mkdirSync(join(root, "skills", name), { recursive: true });
+      writeFileSync(join(root, "skills", name, "SKILL.md"), `---\nname: ${name}\ndescription: Use when testing headings.\n---\n\n# ${name}\n\n## ${heading}\n\n1. Read the input.\n2. Write the output.\n3. Verify the output.\n`);
+    }
+    const created = await runCliInProcessFrom(root, "init");
+    expect(created.code).toBe(0);
+    const rows = created.stdout.split("\n").filter((line) => line.startsWith("  skills/"));
+    expect(rows).toEqual([
+      '  skills/en      workflow   (its checklist of 3 steps is under "Workflow")',
+      '  skills/triage  reference  (a list of 3 items under "Triage", a heading with none of the English words Steps, Procedure, Process, Workflow, Checklist)',
+      '  skills/zh      reference  (a list of 3 items under "工作流程", a heading with none of the English words Steps, Procedure, Process, Workflow, Checklist)',
+    ]);
+    expect(created.stdout).toContain("procedure, a process, a workflow or a checklist, in English (a heading in another language is not\nread as one).");
+    expect(created.stdout).not.toContain("no heading naming steps or a procedure");
+  });
+
   it("writes nothing in a folder whose only skill is a SKILL.md at its root, and says where to move it; once moved, writes the agent around it", async () => {
     const root = await copyOf("root-skill");
     const before = await snapshotTree(root);

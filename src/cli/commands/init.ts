@@ -194,8 +194,9 @@ function chosenTypes(chosen: readonly ChosenSkillType[]): string[] {
     `Skill types, written to "skillTypes" in ${CONFIG_FILE} (a type in a SKILL.md wins).`,
     `The runtime holds a workflow to its checklist, so init made a skill a workflow only where it declares`,
     `an ordered procedure: "Step N" headings, or 3 or more steps under a heading that names steps, a`,
-    `procedure, a process, a workflow or a checklist. Review them; change a type in "skillTypes" where it`,
-    `is wrong (lint warns skill/reference-checklist on a reference holding 3 or more numbered items):`,
+    `procedure, a process, a workflow or a checklist, in English (a heading in another language is not`,
+    `read as one). Review them; change a type in "skillTypes" where it is wrong (lint warns`,
+    `skill/reference-checklist on a reference holding 3 or more numbered items):`,
     ...workflows.map(row),
     ...references.map(row),
   ];
