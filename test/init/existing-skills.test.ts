@@ -142,6 +142,29 @@ describe("init around skills already there", () => {
     expect(created.stdout).not.toContain("no heading naming steps or a procedure");
   });
 
+  it("says when the first build will exceed a token budget, by how much, and the budgets that let it pass", async () => {
+    const root = await tempDir("gamma-init-budgets");
+    for (let index = 1; index <= 70; index++) {
+      mkdirSync(join(root, "skills", `s${index}`), { recursive: true });
+      const description = `Use when the user asks about topic number ${index} of the handbook, its history, its rules and every exception the team has agreed on over the years.`;
+      writeFileSync(join(root, "skills", `s${index}`, "SKILL.md"), `---\nname: s${index}\ndescription: ${description}\n---\n\n# Topic ${index}\n\nA fact.\n`);
+    }
+    const created = await runCliInProcessFrom(root, "init");
+    expect(created.code).toBe(0);
+    const said = /^The first build will fail its token budgets:\n {2}the skill catalog is (\d+) tokens, over budgets\.catalogTokens \(4000\)\n/m.exec(created.stdout);
+    expect(said, created.stdout).not.toBeNull();
+    expect(created.stdout).toContain(`("budgets": { "catalogTokens": ${said?.[1]} })`);
+    const failed = await runCliInProcessFrom(root, "build", "--format", "json");
+    expect(failed.code).toBe(1);
+    expect((JSON.parse(failed.stdout) as { diagnostics: Array<{ ruleId: string; message: string }> }).diagnostics.filter((d) => d.ruleId.startsWith("budget/") && d.ruleId !== "budget/prefix-below-cache-minimum").map((d) => d.message)).toEqual([
+      `Unexpected skill catalog of ${said?.[1]} tokens, expected at most 4000 (budgets.catalogTokens)`,
+    ]);
+    // The budgets init names let the build pass.
+    const configPath = join(root, "gamma-prompt.config.json");
+    writeFileSync(configPath, JSON.stringify({ ...readJson(configPath), budgets: { catalogTokens: Number(said?.[1]) } }, null, 2));
+    expect((await runCliInProcessFrom(root, "build")).code).toBe(0);
+  }, 60_000);
+
   it("writes nothing in a folder whose only skill is a SKILL.md at its root, and says where to move it; once moved, writes the agent around it", async () => {
     const root = await copyOf("root-skill");
     const before = await snapshotTree(root);

@@ -43,7 +43,9 @@ export function registerInitCommand(program: Command, result: { exitCode: number
 included, outside node_modules, dist and .git) and no prompts/prefix.hbs, init adds the agent around them and
 no example skill: prompts/, schemas/tools/ and the config, whose "skills" globs find them and whose
 "skillTypes" gives each skill that names no type one (a workflow only where the skill declares an
-ordered procedure), printed with its reason for review. The skills are never touched. A SKILL.md at the
+ordered procedure), printed with its reason for review, then what would fail the first build: the
+skills' errors, else a token budget (budgets.catalogTokens, budgets.prefixTokens) the agent exceeds,
+with the tokens it needs. The skills are never touched. A SKILL.md at the
 folder's root (a skill published as its own repository) is no skill of the agent: when it is the only
 one, init writes nothing, exits 2 and says where to move it (skills/<name>/); beside other skills it is
 left out, and init says so.
@@ -74,7 +76,10 @@ export async function runInitCommand(dir: string, flags: InitCommandOptions, ask
     if (!outcome.ok && ask && (await ask(`${outcome.existing.length} file${plural(outcome.existing.length)} already exist; overwrite? (y/N)`, "n")).toLowerCase().startsWith("y")) {
       outcome = await init({ ...options, force: true });
     }
-    return report(dir, options, outcome, outcome.ok && outcome.skillTypes !== undefined ? await firstBuildErrors(outcome.dir) : []);
+    const errors = outcome.ok && outcome.skillTypes !== undefined ? await firstBuildErrors(outcome.dir) : [];
+    // The budgets are measured on the rendered prefix, which a build renders only when the skills pass.
+    const budgets = outcome.ok && outcome.skillTypes !== undefined && errors.length === 0 ? await firstBuildBudgets(outcome.dir) : [];
+    return report(dir, options, outcome, errors, budgets);
   } catch (error) {
     if (error instanceof InitCancelled) {
       process.stderr.write("gamma-prompt init: cancelled; nothing was written\n");
@@ -88,7 +93,7 @@ export async function runInitCommand(dir: string, flags: InitCommandOptions, ask
   }
 }
 
-function report(dir: string, options: InitOptions, outcome: InitResult, errors: readonly Diagnostic[]): number {
+function report(dir: string, options: InitOptions, outcome: InitResult, errors: readonly Diagnostic[], budgets: readonly BudgetOverrun[] = []): number {
   const shown = displayDir(dir, outcome.dir);
   if (!outcome.ok) {
     const kept = outcome.keptConfigKeys ?? [];
@@ -111,6 +116,7 @@ function report(dir: string, options: InitOptions, outcome: InitResult, errors: 
   if (outcome.rootSkill !== undefined) lines.push("", ...rootSkillLeftOut(outcome.rootSkill));
   if (outcome.skillTypes !== undefined && outcome.skillTypes.length > 0) lines.push("", ...chosenTypes(outcome.skillTypes));
   if (errors.length > 0) lines.push("", ...howToGoOn(errors, outcome.skillFolders ?? []));
+  if (budgets.length > 0) lines.push("", ...overBudget(budgets));
   lines.push("", "Next:");
   const cd = shown.replace(/\/$/, "");
   if (cd !== ".") lines.push(`  cd ${cd.includes(" ") ? JSON.stringify(cd) : cd}`);
@@ -199,6 +205,42 @@ function chosenTypes(chosen: readonly ChosenSkillType[]): string[] {
     `skill/reference-checklist on a reference holding 3 or more numbered items):`,
     ...workflows.map(row),
     ...references.map(row),
+  ];
+}
+
+/** A token budget the first build would exceed: the config key, what the build measured and the budget. */
+interface BudgetOverrun {
+  key: "catalogTokens" | "prefixTokens";
+  measured: number;
+  budget: number;
+}
+
+const BUDGET_RULES = { "budget/catalog-exceeded": "catalogTokens", "budget/prefix-exceeded": "prefixTokens" } as const;
+
+/** The budgets the first build would exceed, from the same compile the build runs (nothing is written). */
+async function firstBuildBudgets(root: string): Promise<BudgetOverrun[]> {
+  const { compileProject } = await import("../../pipeline/compile/compile.js");
+  const compiled = await compileProject(root);
+  const overruns: BudgetOverrun[] = [];
+  for (const diagnostic of compiled.diagnostics) {
+    const key = BUDGET_RULES[diagnostic.ruleId as keyof typeof BUDGET_RULES];
+    const numbers = /of (\d+) tokens, expected at most (\d+)/.exec(diagnostic.message);
+    if (key === undefined || diagnostic.severity !== "error" || numbers === null) continue;
+    overruns.push({ key, measured: Number(numbers[1]), budget: Number(numbers[2]) });
+  }
+  return overruns.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** What init says of a budget the first build would exceed, and the two ways on. */
+function overBudget(overruns: readonly BudgetOverrun[]): string[] {
+  const what = { catalogTokens: "skill catalog", prefixTokens: "static prefix" } as const;
+  const needed = overruns.map((overrun) => `"${overrun.key}": ${overrun.measured}`).join(", ");
+  return [
+    `The first build will fail its token budgets:`,
+    ...overruns.map((overrun) => `  the ${what[overrun.key]} is ${overrun.measured} tokens, over budgets.${overrun.key} (${overrun.budget})`),
+    `The catalog lists every skill the model may load, and the static prefix holds it. Raise the budgets`,
+    `in ${CONFIG_FILE} to at least what this agent needs ("budgets": { ${needed} }),`,
+    `or split the skills into several agents (each a project whose "skills" or "ignore" takes a part of them).`,
   ];
 }
 
