@@ -9,7 +9,7 @@ import { overrideSource, SKILL_READ_RULES, sourceReadRules, type SourceOverrides
 import { relativePosix } from "./pipeline/discover/relative-paths.js";
 import { lintSkills, type SkillFileRecord } from "./pipeline/lint-skills/lint-skills.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
-import { detectProfile, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
+import { detectProfile, isAgentProject, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
 
 export type { SkillFileRecord } from "./pipeline/lint-skills/lint-skills.js";
 export type { ProjectSources } from "./pipeline/discover/project-sources.js";
@@ -113,6 +113,8 @@ async function analyzeOnce(
       rules: lintConfig.config.rules,
       reportEmpty: !compiles,
       checklists: compiles,
+      // As lint: only a plain collection's skill names are scoped by plugin.
+      namesByPlugin: profile === "agentskills" && !isAgentProject(root, profile),
       ...(lintConfig.config.skillTypes ? { skillTypes: lintConfig.config.skillTypes } : {}),
       ...(overrides ? { sourceOverrides: overrides } : {}),
     };

@@ -78,6 +78,19 @@ export interface InitResult {
   keptConfigKeys?: string[];
   /** The profile such a config names, which stays (whatever `profile` init was given). */
   keptProfile?: string;
+  /**
+   * Around existing skills, when the folder also holds a `SKILL.md` at its root: that skill is left out (a skill
+   * sits in a folder of its own). Where to move it, and what: its folder and the entries that move with it.
+   */
+  rootSkill?: RootSkillMove;
+}
+
+/** Where a root `SKILL.md` goes to become one of the agent's skills. */
+export interface RootSkillMove {
+  /** `skills/<name>`: the skill's name when it is a valid one, else the folder's, else `<name>`. */
+  folder: string;
+  /** `SKILL.md` and the specification's optional folders beside it (references/, scripts/, assets/) that exist. */
+  entries: string[];
 }
 
 /** Bad options or a target that cannot hold a project; the CLI exits 2. */
@@ -123,6 +136,10 @@ export async function init(options: InitOptions): Promise<InitResult> {
   const existingTypes = await import("./skills/existing-types.js");
   const found = options.existingSkills === false || isFile(join(dir, "prompts", "prefix.hbs")) ? undefined : existingTypes.findExistingSkills(dir, current);
   const existingSkills = options.existingSkills ?? (found !== undefined && found.folders.length > 0);
+  // A skill published as its own repository keeps SKILL.md at the root. The root is the agent's project: as a skill
+  // folder, every file of the project would be the skill's (prompts/, dist/). It must move into a folder of its own.
+  const rootSkill = found !== undefined && isFile(join(dir, ROOT_SKILL_FILE));
+  if (rootSkill && !existingSkills) throw new InitUsageError(rootSkillMessage(dir, options.dir));
   const typedGlobs = isObject(current?.["skillTypes"]) ? Object.keys(current["skillTypes"]) : [];
   const skillTypes =
     existingSkills && (options.template ?? "agent") === "agent"
@@ -142,6 +159,7 @@ export async function init(options: InitOptions): Promise<InitResult> {
     ...(existingSkills && skillGlobs !== undefined && current?.["skills"] === undefined ? { skillGlobs: [...skillGlobs] } : {}),
     ...(keptConfigKeys === undefined ? {} : { keptConfigKeys }),
     ...(typeof current?.["profile"] === "string" ? { keptProfile: current["profile"] } : {}),
+    ...(rootSkill ? { rootSkill: rootSkillMove(dir) } : {}),
   };
   const paths = [...files.keys()].sort(compare);
   const existing = paths.filter((path) => occupied(join(dir, path)));
@@ -214,6 +232,36 @@ function writeScaffold(dir: string, given: string, paths: readonly string[], fil
       fail(paths[index] as string, error, done.filter((entry) => entry.replaces).map((entry) => relative(dir, entry.file).split(sep).join("/")));
     }
   }
+}
+
+const ROOT_SKILL_FILE = "SKILL.md";
+/** The folders the Agent Skills specification names beside SKILL.md. */
+const SKILL_SUBFOLDERS = ["references", "scripts", "assets"];
+
+/** Where a SKILL.md at the root of `dir` would go, named after the skill (its frontmatter's `name` when valid) or the folder. */
+function rootSkillMove(dir: string): RootSkillMove {
+  let text = "";
+  try {
+    text = readFileSync(join(dir, ROOT_SKILL_FILE), "utf8").slice(0, 65_536);
+  } catch {
+    // unreadable: named after the folder
+  }
+  const frontmatter = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1] ?? "";
+  const written = /^name:[ \t]*(["']?)([^"'\r\n]*?)\1[ \t]*$/m.exec(frontmatter)?.[2];
+  const valid = (name: string | undefined): name is string => name !== undefined && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(name) && name.length <= 64;
+  const name = valid(written) ? written : valid(basename(dir)) ? basename(dir) : "<name>";
+  const entries = [ROOT_SKILL_FILE, ...SKILL_SUBFOLDERS.filter((folder) => lstatSync(join(dir, folder), { throwIfNoEntry: false })?.isDirectory() === true).map((folder) => `${folder}/`)];
+  return { folder: `skills/${name}`, entries };
+}
+
+/** Why init writes nothing in a folder whose only skill is its root SKILL.md, and what to do. */
+function rootSkillMessage(dir: string, given: string): string {
+  const move = rootSkillMove(dir);
+  return [
+    `"${given}" holds a skill at its root (${ROOT_SKILL_FILE}) and no other: a project keeps each skill in a folder of its own, as its root holds the project's files (the config, prompts/); nothing was written.`,
+    `Move the skill into ${move.folder}/ (${move.entries.join(", ")} and any other file it uses), then run init again: it writes the agent around that skill instead of example skills.`,
+    `  mkdir -p ${move.folder} && mv ${move.entries.map((entry) => entry.replace(/\/$/, "")).join(" ")} ${move.folder}/`,
+  ].join("\n");
 }
 
 /** The config already in the folder, when it is a JSON object; undefined when absent or unreadable as one (then it is a file like any other: kept without --force, replaced with it). */

@@ -88,8 +88,11 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   const root = resolve(options.root);
   const { config, diagnostics: configDiagnostics } = readLintConfig(root, options.config);
   const profile = options.profile ?? config.profile ?? detectProfile(root);
+  const agent = isAgentProject(root, profile);
   const settings = {
     profile,
+    // A plain collection's hosts name a plugin's skills plugin:skill; an agent loads a skill by its name alone.
+    namesByPlugin: profile === "agentskills" && !agent,
     layout: config.layout,
     rules: config.rules,
     reportEmpty: options.reportEmpty !== false,
@@ -122,8 +125,8 @@ export async function lint(options: LintOptions): Promise<LintResult> {
       }
     }
   }
-  const agent = isAgentProject(root, profile) ? await agentSourceDiagnostics(root, linted, options.config) : [];
-  const diagnostics = withoutRepeats([...configDiagnostics, ...linted.diagnostics, ...agent]).sort(compareDiagnostics);
+  const agentFindings = agent ? await agentSourceDiagnostics(root, linted, options.config) : [];
+  const diagnostics = withoutRepeats([...configDiagnostics, ...linted.diagnostics, ...agentFindings]).sort(compareDiagnostics);
   const result: LintResult = { diagnostics, ...countDiagnostics(diagnostics), skills: linted.skills, profile, skillFileCount: linted.skillFileCount };
   if (fixedFiles) {
     result.fixedFiles = fixedFiles;
@@ -174,7 +177,15 @@ export async function fixSkillText(root: string, file: string, text: string, fin
   const others = new Map<string, ReturnType<typeof overrideSource>>();
   for (const [path, buffer] of buffers) if (path !== file) others.set(path, overrideSource(path, buffer, path.endsWith("/SKILL.md") ? SKILL_READ_RULES : sourceReadRules(path)));
   const { config } = readLintConfig(root, undefined, others);
-  const settings = { profile, layout: config.layout, rules: config.rules, reportEmpty: true, checklists: true, ...(config.skillTypes ? { skillTypes: config.skillTypes } : {}) };
+  const settings = {
+    profile,
+    layout: config.layout,
+    rules: config.rules,
+    reportEmpty: true,
+    checklists: true,
+    namesByPlugin: profile === "agentskills" && !isAgentProject(root, profile),
+    ...(config.skillTypes ? { skillTypes: config.skillTypes } : {}),
+  };
   const fixed = new Map([[file, first]]);
   await fixInPasses(fixed, profile, (overrides) => lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: new Map([...others, ...overrides]) }));
   return fixed.get(file);

@@ -597,12 +597,33 @@ const SKILL_FILE = "SKILL.md";
  * climbs out of `skills/` is refused whatever follows. `SKILL.md` at a
  * skill's top gives the skill's compiled body (what `skill({name})` returns,
  * without activating it) for a skill the model may load; a skill with
- * `disable-model-invocation` has none here. Undefined for any other path,
- * which the host then resolves in its workspace as usual.
+ * `disable-model-invocation` has none here. A path that names no file as
+ * written is tried once more with its percent-escapes decoded, as lint
+ * resolves a link (`references/my%20notes.md` names `references/my notes.md`).
+ * Undefined for any other path, which the host then resolves in its
+ * workspace as usual.
  */
 export function readSkillFile(artifacts: Pick<LoadedArtifacts, "skills">, path: string): SkillFile | undefined {
   expectObject(artifacts as unknown, "artifacts", "the loaded artifacts, from loadArtifacts({ distDir })");
   expectString(path, "path", 'a path under the skills folder, such as "deck-generation/references/layouts.md"');
+  const literal = skillFileAt(artifacts, path);
+  if (literal !== undefined || !path.includes("%")) return literal;
+  // A link as editors and GitHub write it (`references/my%20notes.md`) names the file lint resolves it to: the
+  // percent-escapes decoded. A file whose name holds a literal % is served first, as written.
+  const decoded = decodedPath(path);
+  return decoded === undefined || decoded === path ? undefined : skillFileAt(artifacts, decoded);
+}
+
+/** The path with its percent-escapes decoded as UTF-8; undefined when they do not decode (a lone %, invalid UTF-8). */
+function decodedPath(path: string): string | undefined {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function skillFileAt(artifacts: Pick<LoadedArtifacts, "skills">, path: string): SkillFile | undefined {
   const segments: string[] = [];
   for (const segment of path.split("/")) {
     if (segment === "" || segment === ".") continue;

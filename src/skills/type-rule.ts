@@ -22,7 +22,7 @@ import { longChecklist } from "../pipeline/validate/body-rules.js";
  *   the skill declares an ordered procedure: its compiled checklist has at
  *   least three steps and is written as `Step N` headings or sits under a
  *   heading that names steps, a procedure, a process, a workflow or a
- *   checklist. Anything else is a reference: a numbered list of principles
+ *   checklist, in English. Anything else is a reference: a numbered list of principles
  *   or options is not a procedure, and a workflow's checklist is enforced.
  */
 export interface SkillTypeChoice {
@@ -33,8 +33,10 @@ export interface SkillTypeChoice {
   reason: string;
 }
 
-/** A heading that declares the list under it an ordered procedure. */
+/** A heading that declares the list under it an ordered procedure: English words only. */
 export const PROCEDURE_HEADING = /\b(?:checklist|steps|procedure|process|workflow)\b/i;
+/** The words of {@link PROCEDURE_HEADING}, as init's reasons list them. */
+const PROCEDURE_WORDS = "Steps, Procedure, Process, Workflow, Checklist";
 const STEP_WORD = /\bstep[ \t]+\d/i;
 
 /** Undefined when the body is nested too deep to be read (lint reports that on its own). */
@@ -55,5 +57,8 @@ export async function chooseSkillType(text: string, body: string, bodyStartLine:
   if (steps >= PROCEDURE_STEPS && PROCEDURE_HEADING.test(heading)) return { type: "workflow", steps, reason: `its checklist of ${steps} steps is under "${heading}"` };
   const shown = steps >= PROCEDURE_STEPS ? { list: checklist, count: steps } : { list: long.list, count: long.steps };
   const under = headingBefore(lines, shown.list.line, bodyStartLine).trim();
-  return { type: "reference", steps, reason: `a list of ${shown.count} items${under === "" ? "" : ` under "${under}"`}, no heading naming steps or a procedure` };
+  // The heading words are English: a heading in another language may well name a procedure, so the reason says
+  // what init did not find rather than what the heading means.
+  if (under === "") return { type: "reference", steps, reason: `a list of ${shown.count} items, no heading naming steps or a procedure` };
+  return { type: "reference", steps, reason: `a list of ${shown.count} items under "${under}", a heading with none of the English words ${PROCEDURE_WORDS}` };
 }

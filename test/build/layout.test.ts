@@ -83,6 +83,64 @@ describe("a plugins/*/skills/* layout", () => {
     expect((await check({ root })).ok).toBe(false);
   });
 
+  // A host of a plain collection names a plugin's skills plugin:skill; an agent loads a skill by its name alone
+  // (the skill tool, dist/skills/<name>.md, the manifest), so there the plugins do not keep two skills apart.
+  for (const [kind, mark] of [
+    ["each plugin with .claude-plugin/plugin.json", async (root: string) => {
+      for (const plugin of ["writing", "review"]) {
+        await mkdir(join(root, `plugins/${plugin}/.claude-plugin`), { recursive: true });
+        await writeFile(join(root, `plugins/${plugin}/.claude-plugin/plugin.json`), JSON.stringify({ name: plugin }));
+      }
+    }],
+    ["a marketplace's plugins", async (root: string) => {
+      await mkdir(join(root, ".claude-plugin"), { recursive: true });
+      await writeFile(join(root, ".claude-plugin/marketplace.json"), JSON.stringify({ name: "m", plugins: [{ name: "writing", source: "./plugins/writing" }, { name: "review", source: "./plugins/review" }] }));
+    }],
+  ] as const) {
+    it(`refuses two skills of one name in two plugins (${kind}), naming both files, and leaves dist/ as it was`, async () => {
+      const root = await pluginsProject();
+      await mark(root);
+      expect((await build({ root })).ok).toBe(true);
+      const manifest = await readFile(join(root, "dist/manifest.json"));
+      await cp(join(root, "plugins/review/skills/proofread"), join(root, "plugins/writing/skills/proofread"), { recursive: true });
+      const built = await build({ root });
+      expect(built.ok).toBe(false);
+      const duplicates = built.diagnostics.filter((diagnostic) => diagnostic.ruleId === "skill/name-duplicate");
+      expect(duplicates.map((diagnostic) => [diagnostic.severity, diagnostic.file, diagnostic.related?.file])).toEqual([["error", "plugins/writing/skills/proofread/SKILL.md", "plugins/review/skills/proofread/SKILL.md"]]);
+      expect(duplicates[0]?.message).toContain("plugins/review/skills/proofread/SKILL.md");
+      expect(await readFile(join(root, "dist/manifest.json"))).toEqual(manifest);
+      expect((await check({ root })).ok).toBe(false);
+      // lint says so too, under the agent's profile and under agentskills, as the project is an agent.
+      for (const profile of ["gamma", "agentskills"] as const) {
+        const linted = await lint({ root, profile });
+        expect(linted.diagnostics.filter((diagnostic) => diagnostic.ruleId === "skill/name-duplicate").map((diagnostic) => [diagnostic.severity, diagnostic.file])).toEqual([["error", "plugins/writing/skills/proofread/SKILL.md"]]);
+      }
+      // The same skills as a plain collection (no agent files): its hosts keep them apart, and lint under agentskills lets them be.
+      await rm(join(root, "prompts"), { recursive: true });
+      expect((await lint({ root, profile: "agentskills" })).diagnostics.filter((diagnostic) => diagnostic.ruleId === "skill/name-duplicate")).toEqual([]);
+    });
+  }
+
+  it("keeps two skills of one name an error when the config's rules turn the rule off or down", async () => {
+    const root = await pluginsProject();
+    for (const plugin of ["writing", "review"]) {
+      await mkdir(join(root, `plugins/${plugin}/.claude-plugin`), { recursive: true });
+      await writeFile(join(root, `plugins/${plugin}/.claude-plugin/plugin.json`), JSON.stringify({ name: plugin }));
+    }
+    await cp(join(root, "plugins/review/skills/proofread"), join(root, "plugins/writing/skills/proofread"), { recursive: true });
+    const configPath = join(root, "gamma-prompt.config.json");
+    const config = JSON.parse(await readFile(configPath, "utf8")) as object;
+    for (const setting of ["off", "warn", "note"]) {
+      await writeFile(configPath, JSON.stringify({ ...config, rules: { "skill/name-duplicate": setting } }, null, 2));
+      const built = await build({ root });
+      expect(built.ok).toBe(false);
+      expect(built.diagnostics.filter((diagnostic) => diagnostic.ruleId === "skill/name-duplicate").map((diagnostic) => [diagnostic.severity, diagnostic.file, diagnostic.related?.file])).toEqual([
+        ["error", "plugins/writing/skills/proofread/SKILL.md", "plugins/review/skills/proofread/SKILL.md"],
+      ]);
+      expect((await lint({ root })).errorCount).toBe(1);
+    }
+  });
+
   it("refuses an output folder inside a skill folder of the layout", async () => {
     const root = await pluginsProject();
     await expect(build({ root, outDir: "plugins/review/skills/proofread/dist" })).rejects.toThrow(/inside the source folder plugins\/review\/skills\/proofread\//);

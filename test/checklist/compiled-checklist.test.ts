@@ -31,6 +31,24 @@ describe("compiled checklists: the steps lint reads, as build writes them", () =
     ]);
   });
 
+  it("leaves a task-list box ([ ], [x]) out of a step's title, by either parse path", async () => {
+    const result = await lint({ root: fileURLToPath(new URL("../fixtures/checklist/task-list/", import.meta.url)), profile: "gamma" });
+    expect(result.errorCount).toBe(0);
+    const steps = Object.fromEntries(result.skills.map((skill) => [skill.name, skill.checklist?.map((step) => [step.number, step.title, step.optional, step.verifies])]));
+    expect(steps["scanned"]).toEqual([
+      [1, "All bash blocks use the heredoc wrapper", false, false],
+      [2, "Run the tests", false, true],
+      [3, "Update the changelog", true, false],
+      [4, "[] Not a task box, so kept", false, false],
+      [5, "Verify the result against the brief", false, true],
+    ]);
+    expect(steps["quoted"]).toEqual([
+      [1, "Gather inputs", false, false],
+      [2, "Research", true, false],
+      [3, "Verify the result", false, true],
+    ]);
+  });
+
   it("is the list under a heading that names it, else the first of three or more steps, and lint judges that list", async () => {
     const result = await lint({ root: fileURLToPath(new URL("../fixtures/checklist/choice/", import.meta.url)), profile: "gamma" });
     const steps = Object.fromEntries(result.skills.map((skill) => [skill.name, skill.checklist?.map((step) => [step.number, step.title, step.verifies])]));

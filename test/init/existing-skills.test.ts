@@ -124,6 +124,82 @@ describe("init around skills already there", () => {
     expect(built.code).toBe(1);
   });
 
+  it("says which heading words it reads, never that a heading in another language names no procedure", async () => {
+    const root = await tempDir("gamma-init-headings");
+    for (const [name, heading] of [["en", "Workflow"], ["zh", "工作流程"], ["triage", "Triage"]] as const) {
+      mkdirSync(join(root, "skills", name), { recursive: true });
+      writeFileSync(join(root, "skills", name, "SKILL.md"), `---\nname: ${name}\ndescription: Use when testing headings.\n---\n\n# ${name}\n\n## ${heading}\n\n1. Read the input.\n2. Write the output.\n3. Verify the output.\n`);
+    }
+    const created = await runCliInProcessFrom(root, "init");
+    expect(created.code).toBe(0);
+    const rows = created.stdout.split("\n").filter((line) => line.startsWith("  skills/"));
+    expect(rows).toEqual([
+      '  skills/en      workflow   (its checklist of 3 steps is under "Workflow")',
+      '  skills/triage  reference  (a list of 3 items under "Triage", a heading with none of the English words Steps, Procedure, Process, Workflow, Checklist)',
+      '  skills/zh      reference  (a list of 3 items under "工作流程", a heading with none of the English words Steps, Procedure, Process, Workflow, Checklist)',
+    ]);
+    expect(created.stdout).toContain("procedure, a process, a workflow or a checklist, in English (a heading in another language is not\nread as one).");
+    expect(created.stdout).not.toContain("no heading naming steps or a procedure");
+  });
+
+  it("says when the first build will exceed a token budget, by how much, and the budgets that let it pass", async () => {
+    const root = await tempDir("gamma-init-budgets");
+    for (let index = 1; index <= 70; index++) {
+      mkdirSync(join(root, "skills", `s${index}`), { recursive: true });
+      const description = `Use when the user asks about topic number ${index} of the handbook, its history, its rules and every exception the team has agreed on over the years.`;
+      writeFileSync(join(root, "skills", `s${index}`, "SKILL.md"), `---\nname: s${index}\ndescription: ${description}\n---\n\n# Topic ${index}\n\nA fact.\n`);
+    }
+    const created = await runCliInProcessFrom(root, "init");
+    expect(created.code).toBe(0);
+    const said = /^The first build will fail its token budgets:\n {2}the skill catalog is (\d+) tokens, over budgets\.catalogTokens \(4000\)\n/m.exec(created.stdout);
+    expect(said, created.stdout).not.toBeNull();
+    expect(created.stdout).toContain(`("budgets": { "catalogTokens": ${said?.[1]} })`);
+    const failed = await runCliInProcessFrom(root, "build", "--format", "json");
+    expect(failed.code).toBe(1);
+    expect((JSON.parse(failed.stdout) as { diagnostics: Array<{ ruleId: string; message: string }> }).diagnostics.filter((d) => d.ruleId.startsWith("budget/") && d.ruleId !== "budget/prefix-below-cache-minimum").map((d) => d.message)).toEqual([
+      `Unexpected skill catalog of ${said?.[1]} tokens, expected at most 4000 (budgets.catalogTokens)`,
+    ]);
+    // The budgets init names let the build pass.
+    const configPath = join(root, "gamma-prompt.config.json");
+    writeFileSync(configPath, JSON.stringify({ ...readJson(configPath), budgets: { catalogTokens: Number(said?.[1]) } }, null, 2));
+    expect((await runCliInProcessFrom(root, "build")).code).toBe(0);
+  }, 60_000);
+
+  it("writes nothing in a folder whose only skill is a SKILL.md at its root, and says where to move it; once moved, writes the agent around it", async () => {
+    const root = await copyOf("root-skill");
+    const before = await snapshotTree(root);
+    let said = "";
+    for (const args of [[], ["--force"], ["--template", "gamma"]]) {
+      const refused = await runCliInProcessFrom(root, "init", ...args);
+      expect(refused.code, args.join(" ")).toBe(2);
+      expect(refused.stdout).toBe("");
+      expect(refused.stderr).toBe(readGolden(join(fixtures, "root-skill.init.txt"), refused.stderr));
+      expect(await snapshotTree(root)).toEqual(before);
+      said = refused.stderr;
+    }
+    // The guide shows this output as it is.
+    expect(readFileSync(fileURLToPath(new URL("../../docs/guide/skills.md", import.meta.url)), "utf8")).toContain(`$ npx gamma-prompt init\n${said}`);
+    // The command it prints, done as printed, makes the skill one init finds.
+    const command = /^ {2}mkdir -p (\S+) && mv (.+) (\S+)\/$/m.exec(said);
+    expect(command?.slice(1)).toEqual(["skills/release-notes", "SKILL.md references", "skills/release-notes"]);
+    mkdirSync(join(root, "skills/release-notes"), { recursive: true });
+    for (const entry of ["SKILL.md", "references"]) cpSync(join(root, entry), join(root, "skills/release-notes", entry), { recursive: true });
+    for (const entry of ["SKILL.md", "references"]) rmSync(join(root, entry), { recursive: true });
+    const created = await runCliInProcessFrom(root, "init");
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain("Found 1 skill already there (skills/*, the default layout).");
+    expect((await runCliInProcessFrom(root, "build")).code).toBe(0);
+  });
+
+  it("says it left a root SKILL.md out when it writes the agent around other skills", async () => {
+    const root = await copyOf("root-skill-beside");
+    const created = await runCliInProcessFrom(root, "init");
+    expect(created.stderr).toBe("");
+    expect(created.code).toBe(0);
+    expect(created.stdout).toBe(readGolden(join(fixtures, "root-skill-beside.init.txt"), created.stdout));
+    expect((await lint({ root })).skills.map((skill) => skill.name)).toEqual(["notes"]);
+  });
+
   it("keeps a config of the collection's own: refuses without --force, naming what --force keeps; with it, adds only the keys and types it lacks", async () => {
     const root = await copyOf("layout");
     const own = {

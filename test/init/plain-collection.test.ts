@@ -112,7 +112,7 @@ describe("an agent from plain Agent Skills", () => {
       });
       // One line per skill: its type and why.
       for (const [folder, type] of Object.entries(config["skillTypes"] as Record<string, string>)) {
-        expect(created.stdout).toMatch(new RegExp(`^  ${folder} +${type} +\\((its checklist (of \\d+ steps is under "[^"]+"|is \\d+ "Step N" headings)|the body has no checklist of 3 or more steps|a list of \\d+ items( under "[^"]+")?, no heading naming steps or a procedure)\\)$`, "m"));
+        expect(created.stdout).toMatch(new RegExp(`^  ${folder} +${type} +\\((its checklist (of \\d+ steps is under "[^"]+"|is \\d+ "Step N" headings)|the body has no checklist of 3 or more steps|a list of \\d+ items(, no heading naming steps or a procedure| under "[^"]+", a heading with none of the English words Steps, Procedure, Process, Workflow, Checklist))\\)$`, "m"));
       }
 
       const built = await runCliInProcessFrom(root, "build", "--format", "json");
@@ -180,4 +180,39 @@ describe("an agent from plain Agent Skills", () => {
     expect(result.diagnostics.map((d) => `${d.file} ${d.ruleId}`)).toEqual(['skills/plain/SKILL.md skill/missing-key']);
     expect(Object.fromEntries(result.skills.map((s) => [s.name, s.type]))).toEqual({ own: "reference", meta: "workflow", flow: "workflow", note: "reference" });
   });
+
+  it("a metadata.type of the collection's own (neither workflow nor reference) names no type: skillTypes applies, and init's first build passes", async () => {
+    const root = await tempDir("gamma-metadata-category");
+    const skill = (folder: string, category: string, body: string): void => {
+      mkdirSync(join(root, folder), { recursive: true });
+      writeFileSync(join(root, folder, "SKILL.md"), `---\nname: ${folder.split("/").at(-1) ?? ""}\ndescription: Use when integrating Vite with the local dev server.\nmetadata:\n  type: ${category}\n---\n\n${body}`);
+    };
+    skill("skills/vp", "vite-plugin", "# Vite Plugin\n\nSome text.\n");
+    skill("skills/release", "ops", "# Release\n\n## Steps\n\n1. Tag the commit.\n2. Publish the package.\n3. Verify the published version.\n");
+    const created = await runCliInProcessFrom(root, "init");
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/skills\/vp +reference/);
+    expect(created.stdout).toMatch(/skills\/release +workflow/);
+    expect(created.stdout).not.toContain("The first build will fail");
+    const result = await lint({ root });
+    expect(result.diagnostics).toEqual([]);
+    expect(Object.fromEntries(result.skills.map((s) => [s.name, s.type]))).toEqual({ release: "workflow", vp: "reference" });
+    expect((await runCliInProcessFrom(root, "build")).code).toBe(0);
+
+    // Without a skillTypes entry, the message says the key is there and why it names no type.
+    writeFileSync(join(root, "gamma-prompt.config.json"), JSON.stringify({ profile: "gamma" }));
+    const untyped = await lint({ root });
+    expect(untyped.diagnostics.map((d) => [d.file, d.ruleId, d.message])).toEqual([
+      [
+        "skills/release/SKILL.md",
+        "skill/missing-key",
+        'Unexpected frontmatter without "type", expected "workflow" or "reference" (or "gamma-type" under metadata, or the folder\'s type in "skillTypes" of gamma-prompt.config.json, which gamma-prompt init writes for an existing collection); "type" under metadata ("ops") is read only when it says "workflow" or "reference"',
+      ],
+      [
+        "skills/vp/SKILL.md",
+        "skill/missing-key",
+        'Unexpected frontmatter without "type", expected "workflow" or "reference" (or "gamma-type" under metadata, or the folder\'s type in "skillTypes" of gamma-prompt.config.json, which gamma-prompt init writes for an existing collection); "type" under metadata ("vite-plugin") is read only when it says "workflow" or "reference"',
+      ],
+    ]);
+  }, 60_000);
 });

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { build, createBuildCache } from "../../src/build.js";
 import { check } from "../../src/check.js";
 import { init } from "../../src/init.js";
+import { lint } from "../../src/lint.js";
 import { ArtifactVerificationError, loadArtifacts, readSkillFile } from "../../src/runtime/artifacts.js";
 import { SessionProtocolController } from "../../src/runtime/controller.js";
 import { isIgnoredSource } from "../../src/watch/paths.js";
@@ -299,6 +300,29 @@ describe("a skill's files stay readable for the whole session", () => {
     ]) {
       expect(readSkillFile(artifacts, path), path).toBeUndefined();
     }
+  });
+
+  it("readSkillFile serves a percent-encoded link's file, as lint resolves the link; a name as written comes first", async () => {
+    const root = await projectWithFiles();
+    const skill = join(root, "skills/style-guide");
+    await writeFile(join(skill, "references/my notes.md"), "# Notes\n");
+    await writeFile(join(skill, "references/café.md"), "# Café\n");
+    await writeFile(join(skill, "references/a b.md"), "# decoded\n");
+    await writeFile(join(skill, "references/a%20b.md"), "# literal\n");
+    await appendFile(join(skill, "SKILL.md"), "\nSee [the notes](references/my%20notes.md), [the café list](references/caf%C3%A9.md) and [a b](references/a%20b.md).\n");
+    const linted = await lint({ root });
+    expect(linted.diagnostics.filter((diagnostic) => diagnostic.ruleId === "skill/broken-link")).toEqual([]);
+    expect((await build({ root })).ok).toBe(true);
+    const artifacts = loadArtifacts({ distDir: join(root, "dist") });
+    expect(readSkillFile(artifacts, "skills/style-guide/references/my%20notes.md")).toEqual({ skill: "style-guide", path: "references/my notes.md", bytes: Buffer.from("# Notes\n") });
+    expect(readSkillFile(artifacts, "skills/style-guide/references/caf%C3%A9.md")?.path).toBe("references/café.md");
+    expect(readSkillFile(artifacts, "skills/style-guide/references/my notes.md")?.path).toBe("references/my notes.md");
+    // A file whose name holds the escape as written is that file.
+    expect(readSkillFile(artifacts, "skills/style-guide/references/a%20b.md")?.bytes.toString()).toBe("# literal\n");
+    // Decoded escapes are segments like any other: they never climb out of skills/; a lone % decodes to nothing.
+    expect(readSkillFile(artifacts, "skills/style-guide/%2E%2E/%2E%2E/skills/style-guide/notes.txt")).toBeUndefined();
+    expect(readSkillFile(artifacts, "skills%2Fstyle-guide%2Fnotes.txt")?.path).toBe("notes.txt");
+    expect(readSkillFile(artifacts, "skills/style-guide/references/my%2notes.md")).toBeUndefined();
   });
 
   it("readSkillFile serves the catalog's skills/<name>/SKILL.md as the skill's compiled body, for a skill the model may load", async () => {

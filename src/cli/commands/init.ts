@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import { relative } from "node:path";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import { escapeControls, messageRow } from "../../diagnostics/printable.js";
-import { DEFAULT_AGENT_NAME, init, INIT_PROFILES, INIT_TEMPLATES, InitUsageError, type ChosenSkillType, type InitOptions, type InitProfile, type InitResult, type InitTemplate } from "../../init.js";
+import { DEFAULT_AGENT_NAME, init, INIT_PROFILES, INIT_TEMPLATES, InitUsageError, type ChosenSkillType, type InitOptions, type InitProfile, type InitResult, type InitTemplate, type RootSkillMove } from "../../init.js";
 import { CONFIG_FILE } from "../../pipeline/discover/source-paths.js";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { commandHelpFooter } from "../options.js";
@@ -43,14 +43,19 @@ export function registerInitCommand(program: Command, result: { exitCode: number
 included, outside node_modules, dist and .git) and no prompts/prefix.hbs, init adds the agent around them and
 no example skill: prompts/, schemas/tools/ and the config, whose "skills" globs find them and whose
 "skillTypes" gives each skill that names no type one (a workflow only where the skill declares an
-ordered procedure), printed with its reason for review. The skills are never touched.
+ordered procedure), printed with its reason for review, then what would fail the first build: the
+skills' errors, else a token budget (budgets.catalogTokens, budgets.prefixTokens) the agent exceeds,
+with the tokens it needs. The skills are never touched. A SKILL.md at the
+folder's root (a skill published as its own repository) is no skill of the agent: when it is the only
+one, init writes nothing, exits 2 and says where to move it (skills/<name>/); beside other skills it is
+left out, and init says so.
 
 Never overwrites a file: when any file of the scaffold already exists, init lists them, writes
 nothing and exits 1; --force overwrites them, except the config, which keeps its settings (init adds
 only the keys it lacks). The scaffold is written all or nothing: a file that cannot be written (a full
 disk) leaves nothing behind and exits 2. On a terminal, init asks for each choice not given as a flag;
 without one (CI, pipes) it takes the defaults: --template agent --profile gamma.`,
-        exitCodes: "0 created, 1 files already exist (nothing written), 2 usage, a file that cannot be written (nothing written) or internal error, 130 cancelled at a prompt (nothing written).",
+        exitCodes: "0 created, 1 files already exist (nothing written), 2 usage, a folder whose only skill is its root SKILL.md, a file that cannot be written (nothing written) or internal error, 130 cancelled at a prompt (nothing written).",
         examples: ["gamma-prompt init my-agent", "cd my-skills && gamma-prompt init", "gamma-prompt init my-agent --name \"Support agent\"", "gamma-prompt init gamma-copy --template gamma", "gamma-prompt init my-skills --profile agentskills"],
       }),
     )
@@ -71,7 +76,10 @@ export async function runInitCommand(dir: string, flags: InitCommandOptions, ask
     if (!outcome.ok && ask && (await ask(`${outcome.existing.length} file${plural(outcome.existing.length)} already exist; overwrite? (y/N)`, "n")).toLowerCase().startsWith("y")) {
       outcome = await init({ ...options, force: true });
     }
-    return report(dir, options, outcome, outcome.ok && outcome.skillTypes !== undefined ? await firstBuildErrors(outcome.dir) : []);
+    const errors = outcome.ok && outcome.skillTypes !== undefined ? await firstBuildErrors(outcome.dir) : [];
+    // The budgets are measured on the rendered prefix, which a build renders only when the skills pass.
+    const budgets = outcome.ok && outcome.skillTypes !== undefined && errors.length === 0 ? await firstBuildBudgets(outcome.dir) : [];
+    return report(dir, options, outcome, errors, budgets);
   } catch (error) {
     if (error instanceof InitCancelled) {
       process.stderr.write("gamma-prompt init: cancelled; nothing was written\n");
@@ -85,7 +93,7 @@ export async function runInitCommand(dir: string, flags: InitCommandOptions, ask
   }
 }
 
-function report(dir: string, options: InitOptions, outcome: InitResult, errors: readonly Diagnostic[]): number {
+function report(dir: string, options: InitOptions, outcome: InitResult, errors: readonly Diagnostic[], budgets: readonly BudgetOverrun[] = []): number {
   const shown = displayDir(dir, outcome.dir);
   if (!outcome.ok) {
     const kept = outcome.keptConfigKeys ?? [];
@@ -105,8 +113,10 @@ function report(dir: string, options: InitOptions, outcome: InitResult, errors: 
   const lines = [`Created ${what} in ${shown} (template ${options.template}, profile ${profile}): ${outcome.written.length} files`];
   for (const path of outcome.written) lines.push(`  ${escapeControls(path)}${overwritten.has(path) ? (path === CONFIG_FILE && (outcome.keptConfigKeys?.length ?? 0) > 0 ? `  (updated: ${keptKeys(outcome.keptConfigKeys ?? [])})` : "  (overwritten)") : ""}`);
   if (outcome.skillFolders !== undefined) lines.push("", ...foundSkills(outcome));
+  if (outcome.rootSkill !== undefined) lines.push("", ...rootSkillLeftOut(outcome.rootSkill));
   if (outcome.skillTypes !== undefined && outcome.skillTypes.length > 0) lines.push("", ...chosenTypes(outcome.skillTypes));
   if (errors.length > 0) lines.push("", ...howToGoOn(errors, outcome.skillFolders ?? []));
+  if (budgets.length > 0) lines.push("", ...overBudget(budgets));
   lines.push("", "Next:");
   const cd = shown.replace(/\/$/, "");
   if (cd !== ".") lines.push(`  cd ${cd.includes(" ") ? JSON.stringify(cd) : cd}`);
@@ -170,6 +180,15 @@ function foundSkills(outcome: InitResult): string[] {
   return [`${found} (${outcome.keptConfigKeys?.includes("skills") === true ? `as "skills" in ${CONFIG_FILE} names them` : "skills/*, the default layout"}).`];
 }
 
+/** A SKILL.md at the root beside the skills found: not one of the agent's skills, and how to make it one. */
+function rootSkillLeftOut(move: RootSkillMove): string[] {
+  return [
+    `Left out: the skill at the root (SKILL.md), as an agent keeps each skill in a folder of its own.`,
+    `To add it, move it into ${move.folder}/ (${move.entries.join(", ")} and any other file it uses),`,
+    `then run npx gamma-prompt lint: it says what else it needs (a "skills" glob, a type in "skillTypes").`,
+  ];
+}
+
 /** The type init gave each skill without one, and why: workflows first, as they are the ones the runtime holds to their steps. */
 function chosenTypes(chosen: readonly ChosenSkillType[]): string[] {
   // Folder names as found on disk, and reasons that may quote a heading: printed with their control characters escaped.
@@ -181,10 +200,47 @@ function chosenTypes(chosen: readonly ChosenSkillType[]): string[] {
     `Skill types, written to "skillTypes" in ${CONFIG_FILE} (a type in a SKILL.md wins).`,
     `The runtime holds a workflow to its checklist, so init made a skill a workflow only where it declares`,
     `an ordered procedure: "Step N" headings, or 3 or more steps under a heading that names steps, a`,
-    `procedure, a process, a workflow or a checklist. Review them; change a type in "skillTypes" where it`,
-    `is wrong (lint warns skill/reference-checklist on a reference holding 3 or more numbered items):`,
+    `procedure, a process, a workflow or a checklist, in English (a heading in another language is not`,
+    `read as one). Review them; change a type in "skillTypes" where it is wrong (lint warns`,
+    `skill/reference-checklist on a reference holding 3 or more numbered items):`,
     ...workflows.map(row),
     ...references.map(row),
+  ];
+}
+
+/** A token budget the first build would exceed: the config key, what the build measured and the budget. */
+interface BudgetOverrun {
+  key: "catalogTokens" | "prefixTokens";
+  measured: number;
+  budget: number;
+}
+
+const BUDGET_RULES = { "budget/catalog-exceeded": "catalogTokens", "budget/prefix-exceeded": "prefixTokens" } as const;
+
+/** The budgets the first build would exceed, from the same compile the build runs (nothing is written). */
+async function firstBuildBudgets(root: string): Promise<BudgetOverrun[]> {
+  const { compileProject } = await import("../../pipeline/compile/compile.js");
+  const compiled = await compileProject(root);
+  const overruns: BudgetOverrun[] = [];
+  for (const diagnostic of compiled.diagnostics) {
+    const key = BUDGET_RULES[diagnostic.ruleId as keyof typeof BUDGET_RULES];
+    const numbers = /of (\d+) tokens, expected at most (\d+)/.exec(diagnostic.message);
+    if (key === undefined || diagnostic.severity !== "error" || numbers === null) continue;
+    overruns.push({ key, measured: Number(numbers[1]), budget: Number(numbers[2]) });
+  }
+  return overruns.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** What init says of a budget the first build would exceed, and the two ways on. */
+function overBudget(overruns: readonly BudgetOverrun[]): string[] {
+  const what = { catalogTokens: "skill catalog", prefixTokens: "static prefix" } as const;
+  const needed = overruns.map((overrun) => `"${overrun.key}": ${overrun.measured}`).join(", ");
+  return [
+    `The first build will fail its token budgets:`,
+    ...overruns.map((overrun) => `  the ${what[overrun.key]} is ${overrun.measured} tokens, over budgets.${overrun.key} (${overrun.budget})`),
+    `The catalog lists every skill the model may load, and the static prefix holds it. Raise the budgets`,
+    `in ${CONFIG_FILE} to at least what this agent needs ("budgets": { ${needed} }),`,
+    `or split the skills into several agents (each a project whose "skills" or "ignore" takes a part of them).`,
   ];
 }
 

@@ -19,6 +19,7 @@ import type { SourceOverrides } from "../discover/read-source.js";
 import { skillSetDiagnostics, skillSetKey, type SkillRecord } from "../validate/skill-set-rules.js";
 import { defineSlot, type BuildSession } from "../session/build-session.js";
 import { checkSkillFile, SkillParseCache } from "./checked-skill.js";
+import { quoted } from "../../diagnostics/quote.js";
 
 /**
  * The skills half of a build, and all of `lint`: discover every SKILL.md the
@@ -59,12 +60,12 @@ const SKILL_SET = defineSlot<{ keys: string[]; diagnostics: Diagnostic[] }>("ski
  * The rules across skills read every skill's name and references: a watch rebuild after a save that changed
  * none of them (nor where they are written) takes the last findings instead of walking the whole graph again.
  */
-function skillSetReusing(known: { keys: string[]; diagnostics: Diagnostic[] }, records: readonly SkillRecord[], unreadFolders: readonly string[]): Diagnostic[] {
+function skillSetReusing(known: { keys: string[]; diagnostics: Diagnostic[] }, records: readonly SkillRecord[], unreadFolders: readonly string[], namesByPlugin: boolean): Diagnostic[] {
   const keys = records.map(skillSetKey);
-  keys.push(`\u0001${unreadFolders.join("\u0000")}`);
+  keys.push(`\u0001${unreadFolders.join("\u0000")}`, namesByPlugin ? "\u0002plugin" : "\u0002agent");
   if (keys.length !== known.keys.length || keys.some((key, index) => key !== known.keys[index])) {
     known.keys = keys;
-    known.diagnostics = skillSetDiagnostics(records, unreadFolders);
+    known.diagnostics = skillSetDiagnostics(records, unreadFolders, namesByPlugin);
   }
   return known.diagnostics;
 }
@@ -114,6 +115,11 @@ export interface SkillRuleSettings {
   probes?: PathProbes;
   /** The config file given instead of the root's own (`lint --config`), absolute: what `skill/no-skills` tells the user to edit. */
   configFile?: string;
+  /**
+   * Skill names need only be unique within a plugin (`plugin:skill`), as for a plain collection linted under
+   * agentskills. Default false: an agent, and every build, addresses a skill by its name alone.
+   */
+  namesByPlugin?: boolean;
 }
 
 /**
@@ -177,13 +183,15 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   // Skills no longer listed are forgotten.
   const listed = new Set(sources.files.map((file) => file.path));
   for (const path of unreferenced.keys()) if (!listed.has(path)) unreferenced.delete(path);
-  found.push(...(session.repeated ? skillSetReusing(session.keep(SKILL_SET, () => ({ keys: [], diagnostics: [] })), records, sources.unreadFolders) : skillSetDiagnostics(records, sources.unreadFolders)));
+  const namesByPlugin = settings.namesByPlugin === true;
+  found.push(...(session.repeated ? skillSetReusing(session.keep(SKILL_SET, () => ({ keys: [], diagnostics: [] })), records, sources.unreadFolders, namesByPlugin) : skillSetDiagnostics(records, sources.unreadFolders, namesByPlugin)));
   // No skill checked is a finding whatever else discovery saw (folders with a skill.md, empty folders), unless
   // discovery's own error already fails the run and names what to fix (a skills/ folder that cannot be read).
   if (settings.reportEmpty && sources.files.length === 0 && !applyRuleSettings(sources.diagnostics, settings.rules).some((diagnostic) => diagnostic.severity === "error")) {
     found.push(noSkillsDiagnostic(root, layout, settings.configFile));
   }
-  const diagnostics = applyRuleSettings(suppressInline(found, sources.files), settings.rules).sort(compareDiagnostics);
+  const settled = applyRuleSettings(suppressInline(found, sources.files), settings.rules).sort(compareDiagnostics);
+  const diagnostics = namesByPlugin ? settled : keepSameNameErrors(settled, records);
 
   const filesWithErrors = new Set(diagnostics.filter((diagnostic) => diagnostic.severity === "error").map((diagnostic) => diagnostic.file));
   const statuses: SkillStatus[] = sources.unreadFolders.map((folder) => ({ folder, status: "unread" }));
@@ -211,6 +219,33 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   skills.sort((a, b) => compareCodeUnits(a.name, b.name));
   const files = records.map(({ path, folder, manifest, opening, body, bodyStartLine }) => ({ path, folder, manifest, opening, body, bodyStartLine }));
   return { diagnostics, statuses, skills, skillFileCount: sources.files.length, files, walks };
+}
+
+/**
+ * An agent loads a skill by its name alone, and the build writes one dist/skills/<name>.md and one manifest
+ * entry per name: two skills of one name that would both compile (the config's `rules` or an inline suppression
+ * lowered skill/name-duplicate) would leave one of them out without a word. There the finding stays an error.
+ */
+function keepSameNameErrors(diagnostics: Diagnostic[], records: readonly SkillRecord[]): Diagnostic[] {
+  const filesWithErrors = new Set(diagnostics.filter((diagnostic) => diagnostic.severity === "error").map((diagnostic) => diagnostic.file));
+  const firstByName = new Map<string, SkillRecord>();
+  const raised: Diagnostic[] = [];
+  for (const record of records) {
+    const { manifest } = record;
+    if (filesWithErrors.has(record.path) || manifest?.name === undefined || manifest.type === undefined || manifest.description === undefined) continue;
+    const first = firstByName.get(manifest.name);
+    if (first === undefined) {
+      firstByName.set(manifest.name, record);
+      continue;
+    }
+    const name = quoted(manifest.name);
+    const related = { file: first.path, range: first.manifest?.nameRange ?? first.opening, message: `first skill named ${name}` };
+    const message = `Unexpected second skill named ${name} (${first.path} has it too), expected unique names: an agent loads a skill by its name alone, so this finding stays an error whatever the config's rules or a suppression say`;
+    raised.push(createDiagnostic("skill/name-duplicate", record.path, manifest.nameRange ?? record.opening, message, related));
+  }
+  if (raised.length === 0) return diagnostics;
+  const kept = new Set(raised.map((diagnostic) => diagnostic.file));
+  return [...diagnostics.filter((diagnostic) => !(diagnostic.ruleId === "skill/name-duplicate" && kept.has(diagnostic.file))), ...raised].sort(compareDiagnostics);
 }
 
 /**

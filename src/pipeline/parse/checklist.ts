@@ -80,9 +80,9 @@ function readStepOnce(lines: LineIndex, item: OrderedListShape["items"][number])
     const step = describeStep(item.heading);
     return ELLIPSIS.test(step.title) ? undefined : { step, markerOptional: step.optional };
   }
-  const onMarkerLine = describeStep(lines.lineText(item.line).replace(MARKER, ""));
+  const onMarkerLine = describeStep(lines.lineText(item.line).replace(MARKER, "").replace(TASK_MARKER, ""));
   // A list marker alone on its line starts its text on the next, indented line.
-  const step = onMarkerLine.title === "" ? describeStep(continuationOf(lines, item.line).replace(MARKER, "")) : onMarkerLine;
+  const step = onMarkerLine.title === "" ? describeStep(continuationOf(lines, item.line).replace(MARKER, "").replace(TASK_MARKER, "")) : onMarkerLine;
   if (ELLIPSIS.test(step.title) || step.title === "") return undefined;
   return { step, markerOptional: onMarkerLine.optional };
 }
@@ -100,6 +100,8 @@ const ELLIPSIS = /^(?:\.{2,}|…+)$/;
 const CHECKLIST_HEADING = /\b(?:checklist|steps|procedure)\b/i;
 /** A list marker after any container markers (`>` quotes, list indentation). */
 const MARKER = /^[\s>]*(\d{1,9})[.)](?:[ \t]+|$)/;
+/** A GFM task-list box at the start of an item's text (`1. [ ] Run the tests`, `[x]` when ticked): a checkbox, not part of the step's title. */
+const TASK_MARKER = /^[ \t]*\[[ xX]\](?:[ \t]+|$)/;
 const OPTIONAL = /^\(\s*optional\s*\)\s*|^optional\s*:\s*/i;
 const TITLE_LIMIT = 120;
 

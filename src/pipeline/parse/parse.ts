@@ -116,14 +116,19 @@ function extractManifest(tree: YamlTree, raw: Record<string, unknown>, defaultTy
   if (typeof name === "string") manifest.name = name;
   if (nameRange) manifest.nameRange = nameRange;
   // The skill's own field decides when present, in either spelling (an invalid value is reported, never replaced);
-  // a plain `metadata.type` that says workflow or reference is read next; the project's default comes last.
+  // a plain `metadata.type` that says workflow or reference is read next (any other value is a category of the
+  // collection's own, which names no type); the project's default comes last.
   const metadata = raw["metadata"];
-  const type = Object.prototype.hasOwnProperty.call(value, "type") ? value["type"] : isMapping(metadata) && metadata["type"] !== undefined ? metadata["type"] : defaultType;
+  const type = Object.prototype.hasOwnProperty.call(value, "type") ? value["type"] : isMapping(metadata) && isSkillType(metadata["type"]) ? metadata["type"] : defaultType;
   if (type === "workflow" || type === "reference") manifest.type = type;
   const description = value["description"];
   if (typeof description === "string") manifest.description = description;
   if (value["disable-model-invocation"] === true) manifest.disableModelInvocation = true;
   return manifest;
+}
+
+function isSkillType(value: unknown): value is SkillType {
+  return value === "workflow" || value === "reference";
 }
 
 function references(tree: YamlTree, value: Record<string, unknown>, key: "requiresSkills" | "conflictsWith" | "toolNamespaces"): SkillReference[] {

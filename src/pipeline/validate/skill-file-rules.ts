@@ -1,6 +1,7 @@
 import { createDiagnostic, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import { MAX_NESTING } from "../parse/body.js";
+import { quoted } from "../../diagnostics/quote.js";
 import { isMapping, type ParsedSkillFile } from "../parse/parse.js";
 import { bodyProblems } from "./body-rules.js";
 import { schemaProblems } from "./frontmatter-schema.js";
@@ -40,7 +41,11 @@ export function skillFileDiagnostics(parsed: ParsedSkillFile, profile: Profile =
   // The published schema requires what the specification requires; the gamma profile also needs the contract.
   // A type from metadata or from the config's skillTypes counts: the file need not be edited.
   if (profile === "gamma" && !Object.prototype.hasOwnProperty.call(view.value, "type") && manifest?.type === undefined) {
-    report("skill/missing-key", split.opening, `Unexpected frontmatter without "type", expected "workflow" or "reference" (or "gamma-type" under metadata, or the folder's type in "skillTypes" of gamma-prompt.config.json, which gamma-prompt init writes for an existing collection)`);
+    // A metadata.type of the collection's own (a category) names no contract: say so, or the user looks for the type key they wrote.
+    const metadata = tree.value["metadata"];
+    const own = isMapping(metadata) ? metadata["type"] : undefined;
+    const category = own === undefined ? "" : `; "type" under metadata${typeof own === "string" ? ` (${quoted(own)})` : ""} is read only when it says "workflow" or "reference"`;
+    report("skill/missing-key", split.opening, `Unexpected frontmatter without "type", expected "workflow" or "reference" (or "gamma-type" under metadata, or the folder's type in "skillTypes" of gamma-prompt.config.json, which gamma-prompt init writes for an existing collection)${category}`);
   }
   // Portability is judged for every file under agentskills, and under gamma for a file that writes its manifest
   // under metadata: such a file is meant to be read by other Agent Skills tools too.

@@ -30,8 +30,14 @@ export interface SkillRecord {
  * sorted by path; the findings come out in a stable order. `unreadFolders`
  * are the folders whose SKILL.md could not be read at all (its own finding
  * says why): their skills are known by the folder's name too.
+ *
+ * `namesByPlugin`: names need only be unique within a plugin, as in a plain
+ * collection whose hosts name a plugin's skills `plugin:skill`. An agent
+ * (the default) addresses a skill by its name alone (the skill tool,
+ * dist/skills/<name>.md, the manifest), so there two plugins' skills of one
+ * name clash as well.
  */
-export function skillSetDiagnostics(records: readonly SkillRecord[], unreadFolders: readonly string[] = []): Diagnostic[] {
+export function skillSetDiagnostics(records: readonly SkillRecord[], unreadFolders: readonly string[] = [], namesByPlugin = false): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const owners = new Map<string, SkillRecord>();
   const inPlugin = new Map<string, SkillRecord>();
@@ -44,12 +50,11 @@ export function skillSetDiagnostics(records: readonly SkillRecord[], unreadFolde
       const encoding = name.normalize("NFC") === record.folder.normalize("NFC") ? ` (the same letters, encoded differently: the name is ${normalForm(name)}, the folder ${normalForm(record.folder)})` : "";
       diagnostics.push(createDiagnostic("skill/name-mismatch", record.path, manifest.nameRange, `Unexpected name ${quoted(name)}, expected "${record.folder}", the name of the skill's folder${encoding}`));
     }
-    const scoped = `${record.plugin ?? ""}\u0000${name}`;
+    const scoped = namesByPlugin ? `${record.plugin ?? ""}\u0000${name}` : name;
     const owner = inPlugin.get(scoped);
     if (owner) {
       const first = owner.manifest?.nameRange ? { file: owner.path, range: owner.manifest.nameRange, message: `first skill named ${quoted(name)}` } : undefined;
-      const where = record.plugin === undefined ? "" : record.plugin === "" ? " in the plugin at the project's root" : ` in the plugin ${record.plugin}/`;
-      diagnostics.push(createDiagnostic("skill/name-duplicate", record.path, manifest.nameRange, `Unexpected second skill named "${name}"${where}, expected unique names`, first));
+      diagnostics.push(createDiagnostic("skill/name-duplicate", record.path, manifest.nameRange, duplicateMessage(name, record, owner), first));
       continue;
     }
     inPlugin.set(scoped, record);
@@ -97,6 +102,22 @@ export function skillSetDiagnostics(records: readonly SkillRecord[], unreadFolde
     if (found) reportClosureConflicts(name, record, requires, found, diagnostics);
   }
   return diagnostics;
+}
+
+/**
+ * Two skills of one plugin (or of a project without plugins) say only where they clash. Two plugins' skills clash
+ * only in an agent, which addresses a skill by its name alone: the message names the other file and why.
+ */
+function duplicateMessage(name: string, record: SkillRecord, owner: SkillRecord): string {
+  if (record.plugin === owner.plugin) {
+    const where = record.plugin === undefined ? "" : record.plugin === "" ? " in the plugin at the project's root" : ` in the plugin ${record.plugin}/`;
+    return `Unexpected second skill named "${name}"${where}, expected unique names`;
+  }
+  return `Unexpected second skill named ${quoted(name)} (${owner.path} has it too, ${pluginLabel(owner.plugin)}), expected unique names: an agent loads a skill by its name alone, whatever plugin holds it`;
+}
+
+function pluginLabel(plugin: string | undefined): string {
+  return plugin === undefined ? "outside any plugin" : plugin === "" ? "in the plugin at the project's root" : `in the plugin ${plugin}/`;
 }
 
 /**
