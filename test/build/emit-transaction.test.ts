@@ -57,7 +57,7 @@ vi.mock("node:fs", async (importOriginal) => {
     },
     statSync: ((path: fs.PathLike, options?: fs.StatSyncOptions) => {
       const stats = actual.statSync(path, options);
-      return stats && before.statSync ? before.statSync(String(path), stats) : stats;
+      return stats && before.statSync ? before.statSync(String(path), stats as fs.Stats) : stats;
     }) as typeof actual.statSync,
     readdirSync: ((path: fs.PathLike, options?: unknown) => {
       before.readdirSync?.(String(path));
