@@ -139,6 +139,20 @@ describe.skipIf(skipReason !== undefined)(`build into a dist/ that is a mount po
     }
   }, 240_000);
 
+  it("says a read-only mounted dist/ is not writable (EROFS), and leaves it as it was", async () => {
+    const root = await projectWithMountedDist("a bind mount of the same file system");
+    const dist = join(root, "dist");
+    expect(cliBuild(root).status).toBe(0);
+    const first = await snapshotTree(dist);
+    expect(spawnSync("mount", ["-o", "remount,ro,bind", dist]).status).toBe(0);
+    await changeSources(root);
+    const run = cliBuild(root);
+    expect(run.status).toBe(1);
+    expect(`${run.stdout}${run.stderr}`).toContain("Unexpected failure writing this file (EROFS), expected a writable output folder; the output folder was left as it was");
+    expect(await snapshotTree(dist)).toEqual(first);
+    expect(leftovers(root)).toEqual([]);
+  }, 120_000);
+
   it("names the cause when a folder inside dist/ is another mount, and leaves dist/ as it was", async () => {
     const root = await copyProject("basic");
     expect(cliBuild(root).status).toBe(0);

@@ -522,7 +522,17 @@ async function removeStagingLater(staging: string, removal: { files: string[]; f
 /** Creates a folder (and its parents) once per emit; `made` remembers which exist already. */
 function ensureFolder(folder: string, made: Set<string>): void {
   if (made.has(folder)) return;
-  mkdirSync(folder, { recursive: true });
+  try {
+    mkdirSync(folder, { recursive: true });
+  } catch (error) {
+    // A recursive mkdir says ENOENT for any refusal (a read-only mount's EROFS): the first missing level made alone says which.
+    if (errorCode(error) === "ENOENT") {
+      let missing = folder;
+      while (!lstatSync(dirname(missing), { throwIfNoEntry: false }) && dirname(missing) !== missing) missing = dirname(missing);
+      mkdirSync(missing);
+    }
+    throw error;
+  }
   made.add(folder);
 }
 
