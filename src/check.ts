@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import { expectProjectOptions } from "./protocol/arguments.js";
-import { resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import type { InvalidationCost } from "./cost/invalidation.js";
 import { CACHE_PLAN_FILE, type CachePlan } from "./protocol/cache-plan.js";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
@@ -88,7 +88,9 @@ export async function checkAndBuild(options: CheckOptions): Promise<{ result: Ch
   const state = outputFolderState(outDir);
   if (state !== "built") {
     // One finding for the folder: a line per artifact would only repeat that nothing was built.
-    const what = state === "not a folder" ? `file at the output folder's path ${outRel}, expected a folder: remove it, then run \`gamma-prompt build\`` : `missing output folder ${outRel}/, expected the folder \`gamma-prompt build\` writes (run \`gamma-prompt build\` first)`;
+    // An absolute --out is named as given; a relative one from the root.
+    const shown = options.outDir !== undefined && isAbsolute(options.outDir) ? options.outDir.replace(/(?<=.)[\\/]+$/, "") : outRel;
+    const what = state === "not a folder" ? `file at the output folder's path ${shown}, expected a folder: remove it, then run \`gamma-prompt build\`` : `missing output folder ${shown.replace(/\/$/, "")}/, expected the folder \`gamma-prompt build\` writes (run \`gamma-prompt build\` first)`;
     const missing = createDiagnostic("dist/missing", outRel, FILE_START, `Unexpected ${what}`);
     const diagnostics = [...compiled.diagnostics, missing].sort(compareDiagnostics);
     return { result: { ok: false, diagnostics, ...countDiagnostics(diagnostics), drift: [], invalidatesSharedPrefix: false, artifactCount: compiled.artifacts.size } };

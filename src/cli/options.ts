@@ -5,7 +5,7 @@ import { ROOT_DEFAULT } from "./project-root.js";
 /** Every command reads a project from `--root` (else the one found from the working folder up); the ones that touch dist/ also take `--out`. */
 export function addProjectOptions(command: Command, options: { rootDescription: string; out: boolean }): Command {
   command.option("--root <dir>", `${options.rootDescription} (${ROOT_DEFAULT})`);
-  if (options.out) command.option("--out <dir>", "output folder, relative to the root", "dist");
+  if (options.out) command.option("--out <dir>", "output folder, relative to the root (or absolute)", "dist");
   return command;
 }
 

@@ -104,7 +104,7 @@ export function planBoundaries(plan: CachePlan): Record<string, { toolsEnd: numb
 
 export function cost(options: CostOptions = {}): CostResult {
   const root = resolve(options.root ?? ".");
-  const artifacts = options.artifacts ?? loadArtifacts({ distDir: join(root, options.outDir ?? "dist") });
+  const artifacts = options.artifacts ?? loadArtifacts({ distDir: resolve(root, options.outDir ?? "dist") });
   const data = loadPromptCachingData();
   const names = Object.keys(artifacts.cachePlan.variants);
   const profile = resolveProfile(options.profile, names, (provider, model) => Object.hasOwn(data.providers[provider].models, model));

@@ -31,11 +31,18 @@ export interface DistJournal {
   /** Where `pid` names the writer ({@link pidNamespace}): seen from another container or host, the pid says nothing. */
   pidNamespace?: string;
   /**
-   * Name of the staging folder next to the output folder: `new/` holds the
+   * Name of the staging folder next to the output folder (inside it with
+   * `stagingInOutput`): `new/` holds the
    * new bytes not yet renamed into place, `old/` a hard link (or copy) of
    * every original the transaction replaces or removes.
    */
   staging: string;
+  /**
+   * True when the staging folder is inside the output folder rather than next
+   * to it: the output folder is a mount point (a volume, a bind mount, a tmpfs)
+   * and no file can be renamed into it from its parent folder.
+   */
+  stagingInOutput?: true;
   /** sha256 of the new manifest.json when the transaction writes one: once it is in place, every other file is. */
   manifestSha256: string | null;
   /** Every file the transaction touches, in the order it applies them: removals, then writes, manifest.json last. */

@@ -38,7 +38,7 @@ export interface ReportOptions {
 export async function collectReport(options: ReportOptions = {}): Promise<ReportData> {
   const root = resolve(options.root ?? ".");
   const outDir = options.outDir ?? "dist";
-  const artifacts = loadArtifacts({ distDir: join(root, outDir) });
+  const artifacts = loadArtifacts({ distDir: resolve(root, outDir) });
   const priced = cost({ root, outDir, profile: options.profile });
   const manifest = artifacts.manifest;
   const layout = variantLayouts(artifacts);

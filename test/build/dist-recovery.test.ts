@@ -8,7 +8,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { recoverDist, removeStaleStaging, STALE_STAGING_MS, stagingPrefix } from "../../src/pipeline/emit/recovery.js";
@@ -310,6 +310,39 @@ describe("recovering a journaled dist/", () => {
     expect(existsSync(join(dist, JOURNAL_FILE))).toBe(true);
   });
 
+  it("rolls back a transaction whose staging folder is inside dist/ (a mounted output folder): originals back, staging gone, nothing beside dist/", async () => {
+    const { dist, parent, staging } = await interrupted(
+      { "manifest.json": OLD_MANIFEST, "prefix.md": "new prefix", "skills/new/SKILL.md": "new skill", "skills/kept/SKILL.md": "kept" },
+      BACKUPS,
+      { stagingInOutput: true },
+    );
+    const inside = join(dist, staging.slice(parent.length + 1));
+    renameSync(staging, inside);
+    expect(recoverDist(dist)).toBe("rolled-back");
+    expect(text(await snapshotTree(dist))).toEqual(OLD_DIST);
+    expect(readdirSync(dist).filter((name) => name.startsWith("."))).toEqual([]);
+    expect(readdirSync(parent)).toEqual(["dist"]);
+  });
+
+  it("rolls forward a transaction whose staging folder is inside dist/, removing it", async () => {
+    const { dist, parent, staging } = await interrupted(
+      { "manifest.json": NEW_MANIFEST, "prefix.md": "new prefix", "skills/new/SKILL.md": "new skill", "skills/kept/SKILL.md": "kept", "skills/old/SKILL.md": "old skill" },
+      BACKUPS,
+      { stagingInOutput: true },
+    );
+    renameSync(staging, join(dist, staging.slice(parent.length + 1)));
+    expect(recoverDist(dist)).toBe("rolled-forward");
+    expect(text(await snapshotTree(dist))).toEqual({ "manifest.json": NEW_MANIFEST, "prefix.md": "new prefix", "skills/new/SKILL.md": "new skill", "skills/kept/SKILL.md": "kept" });
+    expect(readdirSync(dist).filter((name) => name.startsWith("."))).toEqual([]);
+  });
+
+  it("acts on no journal whose stagingInOutput is anything but true", async () => {
+    const { dist } = await interrupted({ ...OLD_DIST, "prefix.md": "new prefix" }, BACKUPS, { stagingInOutput: "yes" });
+    const before = await snapshotTree(dist);
+    expect(recoverDist(dist)).toBe("unrecoverable");
+    expect(await snapshotTree(dist)).toEqual(before);
+  });
+
   it("acts on no journal that is a folder", async () => {
     const parent = await tempDir("gamma dist recovery");
     mkdirSync(join(parent, "dist", JOURNAL_FILE), { recursive: true });
@@ -346,6 +379,18 @@ describe("staging folders left by dead builds", () => {
     writeFileSync(join(parent, `.gamma-prompt-tmp-dist-${dead}-ef56`), "a file, not a staging folder");
     expect(removeStaleStaging(join(parent, "dist"))).toEqual([`.gamma-prompt-tmp-dist-${dead}-ab12`, `.gamma-prompt-tmp-dist-${dead}-cd34`]);
     expect(readdirSync(parent).sort()).toEqual(["dist", ...names.slice(2), `.gamma-prompt-tmp-dist-${dead}-ef56`].sort());
+  });
+
+  it("removes those of dead processes inside the output folder too (a mounted one's), named under it", async () => {
+    const dead = deadPid();
+    const parent = await withStaging([`.gamma-prompt-tmp-dist-${dead}-ab12`]);
+    const dist = join(parent, "dist");
+    const inside = [`.gamma-prompt-tmp-dist-${dead}-cd34`, `.gamma-prompt-tmp-dist-${process.pid}-ab12`, `.gamma-prompt-tmp-other-${dead}-ab12`];
+    for (const name of inside) mkdirSync(join(dist, name, "old"), { recursive: true });
+    writeFileSync(join(dist, "manifest.json"), OLD_MANIFEST);
+    expect(removeStaleStaging(dist)).toEqual([`.gamma-prompt-tmp-dist-${dead}-ab12`, `dist/.gamma-prompt-tmp-dist-${dead}-cd34`]);
+    expect(readdirSync(dist).sort()).toEqual([...inside.slice(1), "manifest.json"].sort());
+    expect(readdirSync(parent)).toEqual(["dist"]);
   });
 
   it("removes a live process's staging folder older than an hour (pids are reused), never this process's", async () => {

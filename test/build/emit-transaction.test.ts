@@ -30,6 +30,8 @@ const before = vi.hoisted(
       renameSync?: (from: string, to: string) => void;
       rmSync?: (path: string, options: fs.RmOptions | undefined) => void;
       readdirSync?: (path: string) => void;
+      /** Takes the stats statSync found and returns those it gives instead. */
+      statSync?: (path: string, stats: fs.Stats) => fs.Stats;
     },
 );
 vi.mock("node:fs", async (importOriginal) => {
@@ -53,6 +55,10 @@ vi.mock("node:fs", async (importOriginal) => {
       before.rmSync?.(String(path), options);
       actual.rmSync(path, options);
     },
+    statSync: ((path: fs.PathLike, options?: fs.StatSyncOptions) => {
+      const stats = actual.statSync(path, options);
+      return stats && before.statSync ? before.statSync(String(path), stats as fs.Stats) : stats;
+    }) as typeof actual.statSync,
     readdirSync: ((path: fs.PathLike, options?: unknown) => {
       before.readdirSync?.(String(path));
       return (actual.readdirSync as (path: fs.PathLike, options?: unknown) => unknown)(path, options);
@@ -366,6 +372,103 @@ describe("a failing emit: the file system refuses, or another process acts meanw
   });
 });
 
+describe("an output folder that is a mount point (a volume, a bind mount, a tmpfs)", () => {
+  /**
+   * Makes `dist` a mount point of another device (a tmpfs, a volume): its
+   * stats carry another device number, and a rename or hard link between it
+   * and anywhere outside it fails with EXDEV.
+   * test/robustness/mounted-output.test.ts builds into real mounts, bind
+   * mounts of the same device too.
+   */
+  function mountAt(dist: string): void {
+    const inside = (path: string): boolean => path === dist || path.startsWith(`${dist}/`);
+    const crossing = (from: string, to: string): void => {
+      if (inside(from) !== inside(to)) throw fsError("EXDEV");
+    };
+    before.renameSync = crossing;
+    before.linkSync = crossing;
+    before.statSync = (path, stats) => (path === dist ? Object.assign(Object.create(Object.getPrototypeOf(stats) as object) as fs.Stats, stats, { dev: stats.dev + 1 }) : stats);
+  }
+
+  it("writes a first build into the empty mounted folder, staging inside it, and leaves nothing behind in or beside it", async () => {
+    const { parent, dist } = await outDir();
+    mkdirSync(dist);
+    mountAt(dist);
+    expect((await emitArtifacts(dist, artifacts(FIRST))).written).toEqual(Object.keys(FIRST).sort());
+    expect(files(dist)).toEqual(FIRST);
+    expect(journals).toEqual([expect.objectContaining({ stagingInOutput: true, staging: expect.stringMatching(/^\.gamma-prompt-tmp-dist-\d+-[0-9a-f]{8}$/) })]);
+    expect(readdirSync(parent)).toEqual(["dist"]);
+    expect(readdirSync(dist).filter((name) => name.startsWith("."))).toEqual([]);
+  });
+
+  it("replaces a build in it: adds, replaces and removes files, with the staging folder inside it and byte-identical results", async () => {
+    const plain = await outDir();
+    await emitArtifacts(plain.dist, artifacts(FIRST));
+    await emitArtifacts(plain.dist, artifacts(SECOND));
+    const { parent, dist } = await outDir();
+    mkdirSync(dist);
+    mountAt(dist);
+    await emitArtifacts(dist, artifacts(FIRST));
+    expect((await emitArtifacts(dist, artifacts(SECOND))).removed).toEqual(["skills/gone/SKILL.md"]);
+    expect(files(dist)).toEqual(files(plain.dist));
+    expect(journals.at(-1)).toMatchObject({ stagingInOutput: true });
+    expect(readdirSync(parent)).toEqual(["dist"]);
+    expect(readdirSync(dist).filter((name) => name.startsWith("."))).toEqual([]);
+  });
+
+  it("journals no stagingInOutput when the output folder shares its parent's file system", async () => {
+    const { dist } = await outDir();
+    await emitArtifacts(dist, artifacts(FIRST));
+    await emitArtifacts(dist, artifacts(SECOND));
+    expect(journals).toHaveLength(1);
+    expect(journals[0]).not.toHaveProperty("stagingInOutput");
+  });
+
+  it("rolls back from the backups inside it when the build fails after its journal", async () => {
+    const { parent, dist } = await outDir();
+    mkdirSync(dist);
+    mountAt(dist);
+    await emitArtifacts(dist, artifacts(FIRST));
+    mkdirSync(join(dist, "zz.md", "inside"), { recursive: true });
+    const error: unknown = await emitArtifacts(dist, artifacts({ ...SECOND, "zz.md": "blocked" })).catch((caught: unknown) => caught);
+    expect((error as EmitError).path).toBe("zz.md");
+    expect(journals.at(-1)).toMatchObject({ stagingInOutput: true });
+    expect(files(dist)).toEqual(FIRST);
+    expect(readdirSync(parent)).toEqual(["dist"]);
+    expect(readdirSync(dist).filter((name) => name.startsWith("."))).toEqual([]);
+  });
+
+  it("names the cause when a folder inside the output folder is another mount: a move across file systems, never a folder that is not writable", async () => {
+    const { parent, dist } = await outDir();
+    await emitArtifacts(dist, artifacts(FIRST));
+    const skills = join(dist, "skills");
+    before.renameSync = (from, to) => {
+      if (to.startsWith(`${skills}/`) && !from.startsWith(`${skills}/`)) throw fsError("EXDEV");
+    };
+    const error: unknown = await emitArtifacts(dist, artifacts(SECOND)).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(EmitError);
+    expect((error as EmitError).path).toBe("skills/b/deep/SKILL.md");
+    expect((error as EmitError).message).toBe(
+      "Unexpected move across file systems (EXDEV): a folder on this file's path inside the output folder is on a different file system from the output folder (a mount point inside it), expected the output folder and everything in it on one file system (mount the output folder itself, not a folder inside it); the output folder was left as it was",
+    );
+    expect(files(dist)).toEqual(FIRST);
+    expect(readdirSync(parent)).toEqual(["dist"]);
+  });
+
+  it("names the output folder and its parent when a move into the output folder itself crosses file systems", async () => {
+    const { dist } = await outDir();
+    await emitArtifacts(dist, artifacts(FIRST));
+    before.renameSync = (_from, to) => {
+      if (to === join(dist, JOURNAL_FILE)) throw fsError("EXDEV");
+    };
+    const error: unknown = await emitArtifacts(dist, artifacts(SECOND)).catch((caught: unknown) => caught);
+    expect((error as EmitError).path).toBe(JOURNAL_FILE);
+    expect((error as EmitError).message).toContain("(EXDEV): the output folder and its parent folder are on different file systems,");
+    expect((error as EmitError).message).not.toContain("expected a writable output folder");
+    expect(files(dist)).toEqual(FIRST);
+  });
+});
+
 describe("the staging folder after a successful emit", () => {
   /** Every recursive removal of a staging folder. */
   function recursiveRemovals(): string[] {
@@ -536,6 +639,16 @@ describe("listing the output folder", () => {
     writeFileSync(join(dist, "top.md"), "");
     writeFileSync(join(dist, JOURNAL_FILE), "");
     expect([...listTree(dist)].sort()).toEqual(["a/b/c.md", "top.md"]);
+  });
+
+  it("leaves out a staging folder inside the output folder (a mounted one's), and nothing else that starts with a dot", async () => {
+    const { dist } = await outDir();
+    mkdirSync(join(dist, ".gamma-prompt-tmp-dist-123-0a1b2c3d", "new"), { recursive: true });
+    writeFileSync(join(dist, ".gamma-prompt-tmp-dist-123-0a1b2c3d", "new", "prefix.md"), "");
+    mkdirSync(join(dist, "a", ".gamma-prompt-tmp-dist-123-0a1b2c3d"), { recursive: true });
+    writeFileSync(join(dist, "a", ".gamma-prompt-tmp-dist-123-0a1b2c3d", "x.md"), "");
+    writeFileSync(join(dist, ".hidden.md"), "");
+    expect([...listTree(dist)].sort()).toEqual([".hidden.md", "a/.gamma-prompt-tmp-dist-123-0a1b2c3d/x.md"]);
   });
 
   it("fails, never reads as empty, on an output folder it cannot list: a symlink loop", async () => {

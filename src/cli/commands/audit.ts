@@ -61,7 +61,7 @@ workflows (on stderr with --format json, github or sarif).`,
         if (error instanceof ArtifactVerificationError) {
           const hint = options.dist === undefined ? "run `gamma-prompt build` first, or pass --dist with the dist/ the sessions ran on" : "pass --dist with the built dist/ the sessions ran on";
           const { unbuiltFolderMessage } = await import("../unbuilt.js");
-          return fail(unbuiltFolderMessage(error, options.dist ?? join(located.root, "dist"), hint) ?? `${error.message}\n(${hint})`);
+          return fail(unbuiltFolderMessage(error, options.dist ?? join(located.root, "dist"), process.cwd(), hint) ?? `${error.message}\n(${hint})`);
         }
         if (error instanceof AuditUsageError) return fail(error.message);
         throw error;

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { cost, type CostResult } from "../../cost/cost.js";
 import { formatCostTable, progressBar } from "../../cost/format.js";
 import { ProfileError } from "../../cost/profile.js";
@@ -48,7 +47,7 @@ export async function runCostCommand(given: CostCommandOptions): Promise<number>
       if (tty) process.stderr.write("\n");
       // A profile's wrong value is named with the file it came from, as its JSON errors are.
       const where = error instanceof ProfileError && options.profile !== undefined ? `the traffic profile ${options.profile}: ` : "";
-      const unbuilt = error instanceof ArtifactVerificationError ? unbuiltFolderMessage(error, join(options.root, options.out), "run `gamma-prompt build` first") : undefined;
+      const unbuilt = error instanceof ArtifactVerificationError ? unbuiltFolderMessage(error, options.out, options.root, "run `gamma-prompt build` first") : undefined;
       process.stderr.write(`gamma-prompt cost: ${unbuilt ?? `${where}${error.message}${error instanceof ArtifactVerificationError ? "\n(run `gamma-prompt build` first)" : ""}`}\n`);
       return EXIT_USAGE;
     }

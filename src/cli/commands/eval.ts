@@ -28,7 +28,7 @@ export function registerEvalCommand(program: Command, result: { exitCode: number
     .description("Run evaluation scenarios through the real runtime and report pass rates with 95% confidence intervals")
     .argument("[scenarios...]", "scenario files (default: evals/*.yaml under --root)")
     .option("--root <dir>", `the project folder (${ROOT_DEFAULT})`)
-    .option("--dist <dir>", "the dist/ to evaluate, relative to the root", "dist")
+    .option("--dist <dir>", "the dist/ to evaluate, relative to the root (or absolute)", "dist")
     .option("--model <provider/id>", "the model, from pi-ai's registry (its key comes from the environment)")
     .option("--base-url <url>", "another endpoint for the model's API (a proxy or gateway): an http:// or https:// URL, not with --replay")
     .option("--runs <n>", "runs per scenario, at most 10000 (default 1; with --replay, every recorded cassette)")
@@ -137,7 +137,7 @@ whose 95% interval does not overlap the baseline's.`,
       } catch (error) {
         if (error instanceof ArtifactVerificationError) {
           const { unbuiltFolderMessage } = await import("../unbuilt.js");
-          return fail(unbuiltFolderMessage(error, join(root, options.dist ?? "dist"), "run `gamma-prompt build` first") ?? `${error.message}\n(run \`gamma-prompt build\` first)`);
+          return fail(unbuiltFolderMessage(error, options.dist ?? "dist", root, "run `gamma-prompt build` first") ?? `${error.message}\n(run \`gamma-prompt build\` first)`);
         }
         if (error instanceof EvalUsageError) return fail(error.message);
         throw error;

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { ProfileError } from "../../cost/profile.js";
 import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { resultsProblem, type EvalResults } from "../../evals/results.js";
@@ -76,7 +75,7 @@ export async function runReportCommand(given: ReportCommandOptions): Promise<num
   } catch (error) {
     if (error instanceof InputError || error instanceof CommandFileError || error instanceof ReportUsageError || error instanceof ProfileError || error instanceof ArtifactVerificationError) {
       const where = error instanceof ProfileError && options.profile !== undefined ? `the traffic profile ${options.profile}: ` : "";
-      const unbuilt = error instanceof ArtifactVerificationError ? unbuiltFolderMessage(error, join(options.root, options.out), "run `gamma-prompt build` first") : undefined;
+      const unbuilt = error instanceof ArtifactVerificationError ? unbuiltFolderMessage(error, options.out, options.root, "run `gamma-prompt build` first") : undefined;
       process.stderr.write(`gamma-prompt report: ${unbuilt ?? `${where}${error.message}${error instanceof ArtifactVerificationError ? "\n(run `gamma-prompt build` first)" : ""}`}\n`);
       return EXIT_USAGE;
     }

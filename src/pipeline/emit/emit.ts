@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { copyFileSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, type Dirent } from "node:fs";
+import { copyFileSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, type Dirent } from "node:fs";
 import { rm, rmdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { JOURNAL_FILE, JOURNAL_FORMAT, pidNamespace, processStartTime, type DistJournal } from "../../protocol/dist-journal.js";
@@ -19,7 +19,8 @@ import { attempt, removeEmptyFolders, rollBack, stagingPrefix } from "./recovery
  * transaction" tells the whole design):
  *
  * 1. stage: every new file is written into a staging folder next to dist/
- *    (same filesystem, so renames are atomic) and every original it replaces
+ *    (same filesystem, so renames are atomic; inside dist/ when dist/ is on
+ *    another mount, see placeStaging) and every original it replaces
  *    or removes is hard-linked (or copied) into the staging folder's `old/`;
  *    dist/ is untouched.
  * 2. journal: `dist/.gamma-prompt-journal` is renamed into place, naming the
@@ -144,11 +145,12 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
   }
 
   const stagingName = `${stagingPrefix(outDir)}${process.pid}-${randomBytes(4).toString("hex")}`;
-  const staging = join(dirname(outDir), stagingName);
   if (existing.size === 0 && !lstatSync(outDir, { throwIfNoEntry: false })) {
-    emitIntoNewFolder(outDir, staging, artifacts, changed, memory, seen, lock);
+    emitIntoNewFolder(outDir, join(dirname(outDir), stagingName), artifacts, changed, memory, seen, lock);
     return { written: changed, removed: [], unchanged };
   }
+  const stagingInOutput = placeStaging(outDir);
+  const staging = join(stagingInOutput ? outDir : dirname(outDir), stagingName);
   // The manifest is the commit point of the files: it names only files already in place.
   const writes = [...changed.filter((path) => path !== MANIFEST_FILE), ...changed.filter((path) => path === MANIFEST_FILE)];
   const journal: DistJournal = {
@@ -158,6 +160,7 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
     ...startOfThisProcess(),
     pidNamespace: pidNamespace(),
     staging: stagingName,
+    ...(stagingInOutput ? { stagingInOutput: true as const } : {}),
     manifestSha256: artifacts.has(MANIFEST_FILE) && changed.includes(MANIFEST_FILE) ? sha256Hex(artifacts.get(MANIFEST_FILE) as ArtifactContent) : null,
     changes: [
       ...orphans.map((path) => ({ path, action: "remove" as const })),
@@ -231,7 +234,7 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
     if (journaled && rollBack(outDir, staging, journal.changes)) attempt(() => unlinkSync(join(outDir, JOURNAL_FILE)));
     attempt(() => rmSync(staging, { recursive: true, force: true }));
     if (!journaled && createdOutDir !== undefined) attempt(() => rmSync(createdOutDir as string, { recursive: true }));
-    throw new EmitError(`Unexpected failure writing this file (${errorCode(error)}), expected a writable output folder; the output folder was left as it was`, current);
+    throw new EmitError(writeFailedMessage(error, current), current);
   }
   const removal = stagingRemoval(changed, journal.changes.filter((change) => change.action !== "add").map((change) => change.path));
   if (memory?.deferCleanup) memory.deferCleanup(removeStagingLater(staging, removal));
@@ -263,10 +266,80 @@ function emitIntoNewFolder(outDir: string, staging: string, artifacts: ReadonlyM
     memory?.files.clear();
     attempt(() => rmSync(staging, { recursive: true, force: true }));
     if (error instanceof LostLockError) throw error;
-    throw new EmitError(`Unexpected failure writing this file (${errorCode(error)}), expected a writable output folder; the output folder was left as it was`, current);
+    throw new EmitError(writeFailedMessage(error, current), current);
   }
   attempt(() => rmdirSync(staging));
   remember(memory, seen);
+}
+
+/**
+ * Where the staging folder of a build into an existing output folder goes:
+ * next to it (false), unless the output folder is on another mount than its
+ * parent folder (a volume, a bind mount, a tmpfs), where no file can be
+ * renamed into it from outside: then inside it (true), where every rename
+ * stays on its mount. Another device tells at once; a bind mount of the same
+ * file system keeps the device, so on Linux the mount table tells
+ * ({@link mountOf}). Nothing is written to find out.
+ */
+function placeStaging(outDir: string): boolean {
+  const parent = dirname(outDir);
+  const outStats = statSync(outDir, { throwIfNoEntry: false });
+  const parentStats = statSync(parent, { throwIfNoEntry: false });
+  if (!outStats?.isDirectory() || !parentStats) return false;
+  if (outStats.dev !== parentStats.dev) return true;
+  const mounts = mountPoints();
+  if (mounts.length === 0) return false;
+  try {
+    return mountOf(realpathSync(outDir), mounts) !== mountOf(realpathSync(parent), mounts);
+  } catch {
+    return false;
+  }
+}
+
+/** The mounts of this process's mount namespace in the order they were made (Linux); empty where the system does not tell. */
+function mountPoints(): { id: string; path: string }[] {
+  if (process.platform !== "linux") return [];
+  let text: string;
+  try {
+    text = readFileSync("/proc/self/mountinfo", "utf8");
+  } catch {
+    return [];
+  }
+  const mounts: { id: string; path: string }[] = [];
+  for (const line of text.split("\n")) {
+    const fields = line.split(" ");
+    const [id, , , , point] = fields;
+    // The mount point's spaces, tabs, newlines and backslashes are written as octal escapes.
+    if (id && point) mounts.push({ id, path: point.replace(/\\([0-7]{3})/g, (_escape, octal: string) => String.fromCharCode(Number.parseInt(octal, 8))) });
+  }
+  return mounts;
+}
+
+/** The id of the mount a real path lies on: the deepest mount point above it, the last one made there. */
+function mountOf(path: string, mounts: readonly { id: string; path: string }[]): string | undefined {
+  let found: { id: string; path: string } | undefined;
+  for (const mount of mounts) {
+    const above = mount.path === "/" || path === mount.path || path.startsWith(`${mount.path}/`);
+    if (above && (!found || mount.path.length >= found.path.length)) found = mount;
+  }
+  return found?.id;
+}
+
+/**
+ * The message of dist/write-failed for a failure at `path` (inside the output
+ * folder, "" for none). A rename across file systems (EXDEV) names its cause:
+ * the output folder and its parent folder, or a folder inside the output
+ * folder (a mount point there), are on different file systems.
+ */
+function writeFailedMessage(error: unknown, path: string): string {
+  const code = errorCode(error);
+  if (code === "EXDEV") {
+    const where = path.includes("/")
+      ? "a folder on this file's path inside the output folder is on a different file system from the output folder (a mount point inside it)"
+      : "the output folder and its parent folder are on different file systems";
+    return `Unexpected move across file systems (EXDEV): ${where}, expected the output folder and everything in it on one file system (mount the output folder itself, not a folder inside it); the output folder was left as it was`;
+  }
+  return `Unexpected failure writing this file (${code}), expected a writable output folder; the output folder was left as it was`;
 }
 
 /** Writes one new file into the staging folder and, for a memory, records its stamp. */
@@ -385,6 +458,8 @@ export function listTree(dir: string, unreadable?: Map<string, string>): Set<str
       const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
       // The transaction's journal is no artifact: recovery and the readers look for it by name.
       if (rel === JOURNAL_FILE) continue;
+      // Nor is a staging folder inside a mounted output folder (see placeStaging).
+      if (relDir === "" && entry.isDirectory() && entry.name.startsWith(stagingPrefix(dir))) continue;
       if (entry.isDirectory()) walk(rel);
       else found.add(rel);
     }
@@ -447,7 +522,17 @@ async function removeStagingLater(staging: string, removal: { files: string[]; f
 /** Creates a folder (and its parents) once per emit; `made` remembers which exist already. */
 function ensureFolder(folder: string, made: Set<string>): void {
   if (made.has(folder)) return;
-  mkdirSync(folder, { recursive: true });
+  try {
+    mkdirSync(folder, { recursive: true });
+  } catch (error) {
+    // A recursive mkdir says ENOENT for any refusal (a read-only mount's EROFS): the first missing level made alone says which.
+    if (errorCode(error) === "ENOENT") {
+      let missing = folder;
+      while (!lstatSync(dirname(missing), { throwIfNoEntry: false }) && dirname(missing) !== missing) missing = dirname(missing);
+      mkdirSync(missing);
+    }
+    throw error;
+  }
   made.add(folder);
 }
 

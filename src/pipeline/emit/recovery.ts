@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
+import { copyFileSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { isProcessAlive, JOURNAL_FILE, JOURNAL_FORMAT, type DistJournal, type JournalChange } from "../../protocol/dist-journal.js";
 import { MANIFEST_FILE } from "../../protocol/dist-manifest.js";
@@ -16,7 +16,10 @@ import { failpoint } from "./failpoint.js";
 /** How a build found its output folder. */
 export type Recovery = "none" | "rolled-back" | "rolled-forward" | "unrecoverable";
 
-/** Staging folders live next to the output folder: `.gamma-prompt-tmp-<name>-<pid>-<random>`. */
+/**
+ * Staging folders live next to the output folder, or inside it when it is a
+ * mount point: `.gamma-prompt-tmp-<name>-<pid>-<random>`.
+ */
 export function stagingPrefix(outDir: string): string {
   return `.gamma-prompt-tmp-${basename(outDir)}-`;
 }
@@ -35,7 +38,7 @@ export function recoverDist(outDir: string): Recovery {
   if (read.kind === "missing") return "none";
   const journal = read.kind === "file" ? parseJournal(read.bytes.toString("utf8"), outDir) : undefined;
   if (!journal) return "unrecoverable";
-  const staging = join(dirname(outDir), journal.staging);
+  const staging = join(journal.stagingInOutput === true ? outDir : dirname(outDir), journal.staging);
   const manifest = readRegularFile(join(outDir, MANIFEST_FILE), { noFollow: true });
   const manifestInPlace = journal.manifestSha256 !== null && manifest.kind === "file" && sha256Hex(manifest.bytes) === journal.manifestSha256;
   const onlyRemovals = journal.changes.every((change) => change.action === "remove");
@@ -78,7 +81,11 @@ export function rollBack(outDir: string, staging: string, changes: readonly Jour
   return complete;
 }
 
-/** Renames a backup into place; false when it vanished first (put back by a build that stopped with it). */
+/**
+ * Renames a backup into place; false when it vanished first (put back by a
+ * build that stopped with it). Into a folder on another file system (a mount
+ * point inside the output folder) the backup is copied, then removed.
+ */
 function restore(backup: string, target: string): boolean {
   mkdirSync(dirname(target), { recursive: true });
   try {
@@ -86,8 +93,11 @@ function restore(backup: string, target: string): boolean {
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT" && !lstatSync(backup, { throwIfNoEntry: false })) return false;
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
   }
+  copyFileSync(backup, target);
+  rmSync(backup, { force: true });
+  return true;
 }
 
 /**
@@ -97,24 +107,27 @@ function restore(backup: string, target: string): boolean {
  */
 export function removeStaleStaging(outDir: string, now = Date.now()): string[] {
   const prefix = stagingPrefix(outDir);
-  let names: string[];
-  try {
-    names = readdirSync(dirname(outDir));
-  } catch {
-    return [];
-  }
   const removed: string[] = [];
-  for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const match = /^(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length));
-    if (!match) continue;
-    const pid = Number(match[1]);
-    if (pid === process.pid) continue;
-    const stats = lstatSync(join(dirname(outDir), name), { throwIfNoEntry: false });
-    if (!stats?.isDirectory()) continue;
-    if (isProcessAlive(pid) && now - stats.mtimeMs < STALE_STAGING_MS) continue;
-    attempt(() => rmSync(join(dirname(outDir), name), { recursive: true, force: true }));
-    removed.push(name);
+  // Next to the output folder, and inside it (a mounted output folder's, named `<name>/<staging>`).
+  for (const [folder, shown] of [[dirname(outDir), ""], [outDir, `${basename(outDir)}/`]] as const) {
+    let names: string[];
+    try {
+      names = readdirSync(folder);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (!name.startsWith(prefix)) continue;
+      const match = /^(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length));
+      if (!match) continue;
+      const pid = Number(match[1]);
+      if (pid === process.pid) continue;
+      const stats = lstatSync(join(folder, name), { throwIfNoEntry: false });
+      if (!stats?.isDirectory()) continue;
+      if (isProcessAlive(pid) && now - stats.mtimeMs < STALE_STAGING_MS) continue;
+      attempt(() => rmSync(join(folder, name), { recursive: true, force: true }));
+      removed.push(`${shown}${name}`);
+    }
   }
   return removed.sort();
 }
@@ -132,6 +145,7 @@ function parseJournal(text: string, outDir: string): DistJournal | undefined {
   if (journal.format !== JOURNAL_FORMAT || typeof journal.staging !== "string" || !Array.isArray(journal.changes)) return undefined;
   if (!journal.staging.startsWith(stagingPrefix(outDir)) || /[\\/]/.test(journal.staging)) return undefined;
   if (journal.manifestSha256 !== null && typeof journal.manifestSha256 !== "string") return undefined;
+  if (journal.stagingInOutput !== undefined && journal.stagingInOutput !== true) return undefined;
   const valid = journal.changes.every(
     (change: unknown) =>
       typeof change === "object" &&
