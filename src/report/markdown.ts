@@ -94,7 +94,7 @@ export function renderMarkdown(data: ReportData): string {
         skill.requires.join(", ") || "—",
         skill.conflicts.join(", ") || "—",
         skill.preloadedBy.join(", ") || "—",
-        skill.findings.length === 0 ? (skills.lintSkipped === undefined ? "none" : "") : skill.findings.map((finding) => `${finding.severity} ${finding.ruleId}: ${finding.message}`).join("; "),
+        skill.findings.length === 0 ? (skills.lintSkipped !== undefined ? "" : skill.linted ? "none" : "no source linted") : skill.findings.map((finding) => `${finding.severity} ${finding.ruleId}: ${finding.message}`).join("; "),
       ]),
       [2, 3],
     ),

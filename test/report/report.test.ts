@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { cp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cost } from "../../src/cost/cost.js";
@@ -177,6 +177,46 @@ describe("gamma-prompt report's skills", () => {
     const manifest = JSON.parse(readFileSync(join(repoRoot, "dist", "manifest.json"), "utf8")) as { skills: Record<string, unknown> };
     expect(data.skills.skills).toHaveLength(Object.keys(manifest.skills).length);
     expect(renderHtml(data)).toContain("Lint did not run: no skill sources to lint");
+  });
+
+  it("gives the same bytes wherever the project lies when lint is left out, naming no path", async () => {
+    const pages: string[] = [];
+    for (const place of ["one", join("two", "deeper")]) {
+      const root = join(await tempDir(), place);
+      await cp(join(repoRoot, "dist"), join(root, "dist"), { recursive: true });
+      const html = await runCliInProcessFrom(root, "report");
+      const markdown = await runCliInProcessFrom(root, "report", "--format", "markdown", "--root", ".");
+      expect(html.code).toBe(0);
+      expect(html.stdout).not.toContain(root);
+      expect(markdown.stdout).not.toContain(root);
+      expect(html.stdout).toContain("Lint did not run: no skill sources to lint (the project has no skills/ folder).");
+      expect(markdown.stdout).toContain("Lint did not run: no skill sources to lint (the project has no skills/ folder).");
+      pages.push(html.stdout, markdown.stdout);
+    }
+    expect(pages[2]).toBe(pages[0]);
+    expect(pages[3]).toBe(pages[1]);
+  });
+
+  it("counts the skills lint read, not those of dist/, and says which skills had no source to lint", async () => {
+    const root = await tempDir();
+    await cp(join(repoRoot, "dist"), join(root, "dist"), { recursive: true });
+    await mkdir(join(root, "skills"));
+    const data = await collectReport({ root });
+    expect(data.skills.lintSkipped).toBeUndefined();
+    expect(data.skills.skillFilesLinted).toBe(0);
+    expect(data.skills.skills.length).toBeGreaterThan(0);
+    expect(data.skills.skills.every((skill) => !skill.linted)).toBe(true);
+    const html = renderHtml(data);
+    expect(html).toContain("0 skills checked");
+    expect(html).not.toContain('<span class="ok">none</span>');
+    expect(html).toContain("no source linted");
+    expect(renderMarkdown(data)).toContain("| no source linted |");
+
+    // With the sources, every skill is read and counted.
+    const full = await collectReport({ root: repoRoot });
+    expect(full.skills.skillFilesLinted).toBe(full.skills.skills.length);
+    expect(full.skills.skills.every((skill) => skill.linted)).toBe(true);
+    expect(renderHtml(full)).toContain(`${full.skills.skills.length} skills checked`);
   });
 });
 
