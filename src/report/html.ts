@@ -67,7 +67,7 @@ function summaryCards(data: ReportData): string {
   }
   if (data.base !== undefined) {
     const affected = data.base.variants.filter((variant) => variant.blocks.some((block) => block.state !== "intact")).length;
-    cards.push(data.base.intact ? card("Against the base", "Cache intact", `every cached block kept against ${data.base.label}`, "good") : card("Against the base", `${plural(affected, "variant")} re-cached`, `cached blocks invalidated against ${data.base.label}`, "warn"));
+    cards.push(data.base.intact ? card("Against the base", "Cache intact", `every cached block kept against ${data.base.label}`, "good") : affected === 0 ? card("Against the base", "Nothing re-cached", `every block already cached against ${data.base.label}`, "good") : card("Against the base", `${plural(affected, "variant")} re-cached`, `cached blocks invalidated against ${data.base.label}`, "warn"));
   }
   const findings = data.skills.skills.flatMap((skill) => skill.findings).concat(data.skills.otherFindings);
   if (data.skills.lintSkipped === undefined) {
@@ -186,7 +186,9 @@ function baseSection(base: BaseComparison, data: ReportData): string {
   const affected = base.variants.filter((variant) => variant.blocks.some((block) => block.state !== "intact"));
   const verdict = base.intact
     ? `<p class="verdict verdict-good"><strong>Every cached block is intact.</strong> Against <code>${label}</code> no variant's tools, static prefix or variant tail changed: the provider's cache entries stay valid and nothing is written again.</p>`
-    : `<p class="verdict verdict-warn"><strong>${plural(affected.length, "variant")} must be cached again.</strong> Against <code>${label}</code> ${e(listing(affected.map((variant) => variant.name)))} ${affected.length === 1 ? "loses" : "lose"} cached blocks${base.removedVariants.length > 0 ? `; removed: ${e(listing(base.removedVariants))}` : ""}.</p>`;
+    : affected.length === 0
+      ? `<p class="verdict verdict-good"><strong>No variant must be cached again.</strong> Against <code>${label}</code> every block of every variant is one a variant of the base already sent; removed: ${e(listing(base.removedVariants))}.</p>`
+      : `<p class="verdict verdict-warn"><strong>${plural(affected.length, "variant")} must be cached again.</strong> Against <code>${label}</code> ${e(listing(affected.map((variant) => variant.name)))} ${affected.length === 1 ? "loses" : "lose"} cached blocks${base.removedVariants.length > 0 ? `; removed: ${e(listing(base.removedVariants))}` : ""}.</p>`;
   const scale = Math.max(0, ...data.layout.map((variant) => variant.tokens));
   const rows = base.variants.map((variant) => ({
     name: variant.name,

@@ -94,6 +94,29 @@ describe("gamma-prompt report --base", () => {
     expect(renderMarkdown(data)).toContain("| `variants/outline.md` | changed | 11,094 → 11,100 | outline: variant tail |");
   });
 
+  it("counts only a new variant's own tail: its tools and static prefix are those some base variant had cached", async () => {
+    const project = await reportProject("none");
+    await writeFile(join(project.root, "prompts/variants.yaml"), "variants:\n  base:\n    preload: []\n  outline:\n    preload: [draft-outline]\n  steps:\n    preload: [draft-outline]\n  plain:\n    preload: []\n");
+    const { build } = await import("../../src/build.js");
+    expect((await build({ root: project.root })).errorCount).toBe(0);
+    const data = await collectReport({ root: project.root, base: project.baseDist });
+    const base = data.base;
+    const plan = readPlan(join(project.root, "dist"));
+    expect(base?.variants.map((variant) => [variant.name, variant.blocks.map((block) => block.state)])).toEqual([
+      ["base", ["intact", "intact"]],
+      ["outline", ["intact", "intact", "intact"]],
+      ["plain", ["intact", "intact"]],
+      ["steps", ["intact", "intact", "new"]],
+    ]);
+    const steps = plan.variants["steps"]?.blocks ?? [];
+    // Anthropic writes the tail only; a variant whose every block the base sent is not listed.
+    expect(base?.invalidation.map((entry) => [entry.variant, entry.tokens])).toEqual([["steps", steps.at(-1)?.tokens]]);
+    expect(renderMarkdown(data)).toContain("**1 variant must be cached again** against");
+    const { check } = await import("../../src/check.js");
+    await cp(project.baseDist, join(project.root, "dist"), { recursive: true, force: true });
+    expect((await check({ root: project.root })).invalidation).toEqual(base?.invalidation);
+  });
+
   it("follows a static prefix edit through every block after it in every variant", async () => {
     const prefix = await reportProject("prefix");
     const base = (await collectReport({ root: prefix.root, base: prefix.baseDist })).base;
