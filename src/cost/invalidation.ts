@@ -33,8 +33,8 @@ export interface InvalidationCost {
 
 /**
  * Each variant's exact system prompt (`variants/<name>.md`) on both sides of
- * the comparison, by variant name. A variant missing on either side is priced
- * for OpenAI from the start of its first changed block.
+ * the comparison, by variant name. Without the prompts, OpenAI's count starts
+ * at the first block no earlier variant had.
  */
 export interface ComparedPrompts {
   before: Readonly<Record<string, string>>;
@@ -48,21 +48,32 @@ const PRICED = [
 
 /**
  * Compares two plans block by block (sha256) for Anthropic and, given the
- * variants' system prompts, token by token for OpenAI. Variants whose blocks
- * are all the same are left out.
+ * variants' system prompts, token by token for OpenAI. A cache holds what any
+ * variant of the earlier build sent, so each variant is compared with the
+ * earlier variant it shares the longest prefix with: a new or renamed variant
+ * whose tools and static prefix are those of the earlier build reads them and
+ * is charged for the rest only. Variants whose blocks are all the same as
+ * before are left out.
  */
 export function invalidationCost(before: CachePlan, after: CachePlan, prompts?: ComparedPrompts): InvalidationCost[] {
   const data = loadPromptCachingData();
   const out: InvalidationCost[] = [];
+  const earlier = Object.entries(before.variants);
   for (const [name, plan] of Object.entries(after.variants)) {
     const old = before.variants[name];
     const blocks = plan.blocks;
-    let first = blocks.findIndex((block, index) => old?.blocks[index]?.sha256 !== block.sha256);
-    if (first < 0 && (old?.blocks.length ?? 0) === blocks.length) continue;
-    if (first < 0) first = blocks.length - 1;
+    if (old !== undefined && old.blocks.length === blocks.length && blocks.every((block, index) => old.blocks[index]?.sha256 === block.sha256)) continue;
+    // Anthropic reads the longest run of leading blocks some earlier variant sent, up to its last breakpoint.
+    let first = 0;
+    for (const [, candidate] of earlier) first = Math.max(first, readBlocks(blocks, candidate.blocks));
+    // Every block is served from what an earlier variant sent (a variant renamed or copied as it was).
+    if (first >= blocks.length) continue;
     const end = blocks.at(-1)?.cumulativeTokens ?? 0;
     const tokens = end - tokensBefore(blocks, first);
-    const shared = old === undefined ? 0 : sharedRequestTokens(blocks, first, prompts?.before[name], prompts?.after[name]);
+    let shared = 0;
+    for (const [other, candidate] of earlier) {
+      shared = Math.max(shared, sharedRequestTokens(blocks, commonBlocks(blocks, candidate.blocks), prompts?.before[other], prompts?.after[name]));
+    }
     const openaiTokens = Math.max(0, end - cacheableTokens(shared));
     const dollarsPer1000Sessions: Record<string, number> = {};
     for (const { provider, model } of PRICED) {
@@ -80,6 +91,20 @@ export function invalidationCost(before: CachePlan, after: CachePlan, prompts?: 
   return out;
 }
 
+/** How many leading blocks of `blocks` are byte for byte those of `earlier`. */
+function commonBlocks(blocks: readonly CachePlanBlock[], earlier: readonly CachePlanBlock[]): number {
+  let index = 0;
+  while (index < blocks.length && index < earlier.length && blocks[index]?.sha256 === earlier[index]?.sha256) index++;
+  return index;
+}
+
+/** The leading blocks a cached entry of `earlier` serves: the common blocks up to the last one that carries a breakpoint. */
+function readBlocks(blocks: readonly CachePlanBlock[], earlier: readonly CachePlanBlock[]): number {
+  let index = commonBlocks(blocks, earlier);
+  while (index > 0 && !(blocks[index - 1]?.breakpoint ?? false)) index--;
+  return index;
+}
+
 /** Tokens of the blocks before `index`. */
 function tokensBefore(blocks: readonly CachePlanBlock[], index: number): number {
   return index === 0 ? 0 : (blocks[index - 1]?.cumulativeTokens ?? 0);
@@ -90,7 +115,7 @@ function tokensBefore(blocks: readonly CachePlanBlock[], index: number): number 
  * counts them: the tools first, then the system prompt. Within the system
  * prompt the first differing o200k token decides; a change in the tools (each
  * provider serializes them its own way) counts from the changed block's start,
- * as does a variant whose prompts are not both at hand.
+ * as does a pair whose prompts are not both at hand.
  */
 function sharedRequestTokens(blocks: readonly CachePlanBlock[], first: number, before: string | undefined, after: string | undefined): number {
   const system = blocks.findIndex((block) => block.name === "static-prefix");

@@ -12,6 +12,7 @@ import { invalidationCost } from "../cost/invalidation.js";
 import type { CostResult } from "../cost/cost.js";
 import type { LoadedArtifacts } from "../runtime/artifacts.js";
 import { MANIFEST_FILE } from "../protocol/dist-manifest.js";
+import type { CachePlanBlock } from "../protocol/cache-plan.js";
 import type { ArtifactChange, BaseComparison, BlockState, CostDelta } from "./model.js";
 
 /** A `--base` that is neither a dist/ folder nor a git ref, or a ref without a committed dist/. */
@@ -81,10 +82,12 @@ export function compareWithBase(label: string, before: ComparedBuild, after: Com
   const beforePlan = before.cachePlan.variants;
   const variants = Object.entries(after.cachePlan.variants).map(([name, plan]) => {
     const old = beforePlan[name]?.blocks;
+    // A new variant's leading blocks that some variant of the base sent are cached already (tools, static prefix).
+    const cachedLead = old === undefined ? Math.max(0, ...Object.values(beforePlan).map((other) => cachedLeadingBlocks(plan.blocks, other.blocks))) : 0;
     let broken = false;
     const blocks = plan.blocks.map((block, index) => {
       let state: BlockState;
-      if (old === undefined) state = "new";
+      if (old === undefined) state = index < cachedLead ? "intact" : "new";
       else if (old[index]?.sha256 !== block.sha256 || old[index]?.name !== block.name) state = "changed";
       else state = broken ? "invalidated" : "intact";
       if (state !== "intact") broken = true;
@@ -99,6 +102,14 @@ export function compareWithBase(label: string, before: ComparedBuild, after: Com
   if ("problem" in costs) comparison.costDeltaProblem = costs.problem;
   else comparison.costDelta = costDelta(costs.before, costs.after);
   return comparison;
+}
+
+/** Leading blocks byte for byte those of `earlier`, up to the last one that carries a breakpoint. */
+function cachedLeadingBlocks(blocks: readonly CachePlanBlock[], earlier: readonly CachePlanBlock[]): number {
+  let index = 0;
+  while (index < blocks.length && index < earlier.length && blocks[index]?.sha256 === earlier[index]?.sha256 && blocks[index]?.name === earlier[index]?.name) index++;
+  while (index > 0 && !(blocks[index - 1]?.breakpoint ?? false)) index--;
+  return index;
 }
 
 function artifactChanges(before: ComparedBuild, after: ComparedBuild, variants: BaseComparison["variants"]): ArtifactChange[] {

@@ -67,12 +67,12 @@ function summaryCards(data: ReportData): string {
   }
   if (data.base !== undefined) {
     const affected = data.base.variants.filter((variant) => variant.blocks.some((block) => block.state !== "intact")).length;
-    cards.push(data.base.intact ? card("Against the base", "Cache intact", `every cached block kept against ${data.base.label}`, "good") : card("Against the base", `${plural(affected, "variant")} re-cached`, `cached blocks invalidated against ${data.base.label}`, "warn"));
+    cards.push(data.base.intact ? card("Against the base", "Cache intact", `every cached block kept against ${data.base.label}`, "good") : affected === 0 ? card("Against the base", "Nothing re-cached", `every block already cached against ${data.base.label}`, "good") : card("Against the base", `${plural(affected, "variant")} re-cached`, `cached blocks invalidated against ${data.base.label}`, "warn"));
   }
   const findings = data.skills.skills.flatMap((skill) => skill.findings).concat(data.skills.otherFindings);
   if (data.skills.lintSkipped === undefined) {
     const errors = findings.filter((finding) => finding.severity === "error").length;
-    cards.push(card("Lint", errors > 0 ? plural(errors, "error") : findings.length === 0 ? "Clean" : plural(findings.length, "finding"), `${plural(data.skills.skills.length, "skill")} checked`, errors > 0 ? "bad" : findings.length === 0 ? "good" : "warn"));
+    cards.push(card("Lint", errors > 0 ? plural(errors, "error") : findings.length === 0 ? "Clean" : plural(findings.length, "finding"), `${plural(data.skills.skillFilesLinted ?? 0, "skill")} checked`, errors > 0 ? "bad" : findings.length === 0 ? "good" : "warn"));
   }
   if (data.evals !== undefined) {
     const { results, comparison } = data.evals;
@@ -99,14 +99,19 @@ function blockSegments(variant: VariantLayout): BarSegment[] {
   return variant.blocks.map((block) => ({ name: block.name, from: block.cumulativeTokens - block.tokens, to: block.cumulativeTokens, fill: `fill-${block.name}`, breakpoint: block.breakpoint }));
 }
 
-function lanes(rows: Array<{ name: string; total: string; bar: string; labels: Array<{ from: number; to: number; text: string }> }>, scale: number, bracket?: { tokens: number; text: string }): string {
+/**
+ * A segment label is its name, then its figure: a figure that does not fit
+ * beside the name wraps out of sight whole (never shows cut), a name that does
+ * not fit alone ends in an ellipsis.
+ */
+function lanes(rows: Array<{ name: string; total: string; bar: string; labels: Array<{ from: number; to: number; text: string; figure: string }> }>, scale: number, bracket?: { tokens: number; text: string }): string {
   const at = (tokens: number) => (scale === 0 ? 0 : Math.round((tokens / scale) * 10000) / 100);
   const out: string[] = [];
   if (bracket !== undefined && bracket.tokens > 0) {
     out.push(`<div class="lane lane-bracket"><div class="lane-name"></div><div class="lane-track"><div class="bracket" style="width:${at(bracket.tokens)}%"><span>${e(bracket.text)}</span></div></div></div>`);
   }
   for (const row of rows) {
-    const labels = row.labels.map((label) => `<span style="left:${at(label.from)}%;width:${at(label.to - label.from)}%">${e(label.text)}</span>`).join("");
+    const labels = row.labels.map((label) => `<span class="seg" style="left:${at(label.from)}%;width:${at(label.to - label.from)}%"><span class="seg-name">${e(label.text)}</span> <span class="seg-figure">${e(label.figure)}</span></span>`).join("");
     out.push(`<div class="lane"><div class="lane-name"><strong>${e(row.name)}</strong><small>${e(row.total)}</small></div><div class="lane-track">${row.bar}<div class="seg-labels" aria-hidden="true">${labels}</div></div></div>`);
   }
   out.push(`<div class="lane lane-axis" aria-hidden="true"><div class="lane-name"></div><div class="lane-track">${axisTicks(scale)
@@ -141,7 +146,7 @@ function layoutSection(data: ReportData): string {
     name: variant.name,
     total: `${count(variant.tokens)} tokens`,
     bar: barSvg(`layout-${variant.name}`, blockSegments(variant), scale, `Cache layout of ${variant.name}: ${count(variant.tokens)} tokens`, describeLayout(variant)),
-    labels: variant.blocks.map((block) => ({ from: block.cumulativeTokens - block.tokens, to: block.cumulativeTokens, text: `${blockLabel(block.name)} ${count(block.tokens)}` })),
+    labels: variant.blocks.map((block) => ({ from: block.cumulativeTokens - block.tokens, to: block.cumulativeTokens, text: blockLabel(block.name), figure: count(block.tokens) })),
   }));
   const bracket = shared === undefined ? undefined : { tokens: shared.tokens, text: `shared by ${allOf(shared.variants.length, "variant")} · ${count(shared.tokens)} tokens` };
   const table = data.layout
@@ -181,7 +186,9 @@ function baseSection(base: BaseComparison, data: ReportData): string {
   const affected = base.variants.filter((variant) => variant.blocks.some((block) => block.state !== "intact"));
   const verdict = base.intact
     ? `<p class="verdict verdict-good"><strong>Every cached block is intact.</strong> Against <code>${label}</code> no variant's tools, static prefix or variant tail changed: the provider's cache entries stay valid and nothing is written again.</p>`
-    : `<p class="verdict verdict-warn"><strong>${plural(affected.length, "variant")} must be cached again.</strong> Against <code>${label}</code> ${e(listing(affected.map((variant) => variant.name)))} ${affected.length === 1 ? "loses" : "lose"} cached blocks${base.removedVariants.length > 0 ? `; removed: ${e(listing(base.removedVariants))}` : ""}.</p>`;
+    : affected.length === 0
+      ? `<p class="verdict verdict-good"><strong>No variant must be cached again.</strong> Against <code>${label}</code> every block of every variant is one a variant of the base already sent; removed: ${e(listing(base.removedVariants))}.</p>`
+      : `<p class="verdict verdict-warn"><strong>${plural(affected.length, "variant")} must be cached again.</strong> Against <code>${label}</code> ${e(listing(affected.map((variant) => variant.name)))} ${affected.length === 1 ? "loses" : "lose"} cached blocks${base.removedVariants.length > 0 ? `; removed: ${e(listing(base.removedVariants))}` : ""}.</p>`;
   const scale = Math.max(0, ...data.layout.map((variant) => variant.tokens));
   const rows = base.variants.map((variant) => ({
     name: variant.name,
@@ -193,7 +200,7 @@ function baseSection(base: BaseComparison, data: ReportData): string {
       `Cache blocks of ${variant.name} against ${base.label}`,
       variant.blocks.map((block) => `${blockLabel(block.name)}: ${STATE_LABELS[block.state] ?? block.state}`).join("; "),
     ),
-    labels: variant.blocks.map((block) => ({ from: block.cumulativeTokens - block.tokens, to: block.cumulativeTokens, text: `${blockLabel(block.name)} · ${block.state}` })),
+    labels: variant.blocks.map((block) => ({ from: block.cumulativeTokens - block.tokens, to: block.cumulativeTokens, text: blockLabel(block.name), figure: `· ${block.state}` })),
   }));
   const changes =
     base.changes.length === 0
@@ -209,7 +216,7 @@ function baseSection(base: BaseComparison, data: ReportData): string {
   const invalidation =
     base.invalidation.length === 0
       ? ""
-      : `<h3>What re-caching costs</h3><p>Per affected variant: the tokens that go uncached until the cache is warm again (on Anthropic from the first changed block, on OpenAI from the last 128-token step before the first changed token), and what that costs per 1,000 sessions that start cold (a write instead of a read on Anthropic, an uncached read on OpenAI), as <code>check</code> prints it.</p><div class="table-wrap"><table><thead><tr><th scope="col">variant</th><th scope="col" class="num">tokens uncached, Anthropic</th><th scope="col" class="num">tokens uncached, OpenAI</th>${Object.keys(base.invalidation[0]?.dollarsPer1000Sessions ?? {})
+      : `<h3>What re-caching costs</h3><p>Per affected variant: the tokens that go uncached until the cache is warm again (on Anthropic from the first block no variant of the base had, on OpenAI from the last 128-token step before the first token no variant of the base had), and what that costs per 1,000 sessions that start cold (a write instead of a read on Anthropic, an uncached read on OpenAI), as <code>check</code> prints it.</p><div class="table-wrap"><table><thead><tr><th scope="col">variant</th><th scope="col" class="num">tokens uncached, Anthropic</th><th scope="col" class="num">tokens uncached, OpenAI</th>${Object.keys(base.invalidation[0]?.dollarsPer1000Sessions ?? {})
           .map((model) => `<th scope="col" class="num">${e(model)}</th>`)
           .join("")}</tr></thead><tbody>${base.invalidation
           .map((entry) => `<tr data-variant="${e(entry.variant)}"><th scope="row">${e(entry.variant)}</th><td class="num">${count(entry.tokens)}</td><td class="num">${count(entry.openaiTokens)}</td>${Object.values(entry.dollarsPer1000Sessions).map((value) => `<td class="num">${dollars(value)}</td>`).join("")}</tr>`)
@@ -279,7 +286,7 @@ function skillsSection(view: SkillsView): string {
     .map(
       (skill) =>
         `<tr data-skill="${e(skill.name)}"><th scope="row">${e(skill.name)}</th><td><span class="type type-${skill.type}">${skill.type}</span></td><td class="num" data-field="tokens">${count(skill.tokens)}</td><td class="num" data-field="checklistSteps">${skill.checklistSteps === undefined ? "—" : skill.checklistSteps}</td><td>${e(skill.requires.join(", ")) || "—"}</td><td>${e(skill.conflicts.join(", ")) || "—"}</td><td>${e(skill.preloadedBy.join(", ")) || "—"}</td><td>${
-          skill.findings.length === 0 ? (view.lintSkipped === undefined ? '<span class="ok">none</span>' : "") : `<ul class="findings">${skill.findings.map(findingItem).join("")}</ul>`
+          skill.findings.length === 0 ? (view.lintSkipped !== undefined ? "" : skill.linted ? '<span class="ok">none</span>' : '<span class="muted">no source linted</span>') : `<ul class="findings">${skill.findings.map(findingItem).join("")}</ul>`
         }</td></tr>`,
     )
     .join("");

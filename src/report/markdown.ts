@@ -21,7 +21,9 @@ export function renderMarkdown(data: ReportData): string {
     out.push(
       base.intact
         ? `**Every cached block is intact** against \`${base.label}\`: no variant's tools, static prefix or variant tail changed.`
-        : `**${plural(affected.length, "variant")} must be cached again** against \`${base.label}\`: ${listing(affected.map((variant) => variant.name))}${base.removedVariants.length > 0 ? `; removed: ${listing(base.removedVariants)}` : ""}.`,
+        : affected.length === 0
+          ? `**No variant must be cached again** against \`${base.label}\`: every block of every variant is one a variant of the base already sent; removed: ${listing(base.removedVariants)}.`
+          : `**${plural(affected.length, "variant")} must be cached again** against \`${base.label}\`: ${listing(affected.map((variant) => variant.name))}${base.removedVariants.length > 0 ? `; removed: ${listing(base.removedVariants)}` : ""}.`,
       "",
     );
   }
@@ -94,7 +96,7 @@ export function renderMarkdown(data: ReportData): string {
         skill.requires.join(", ") || "—",
         skill.conflicts.join(", ") || "—",
         skill.preloadedBy.join(", ") || "—",
-        skill.findings.length === 0 ? (skills.lintSkipped === undefined ? "none" : "") : skill.findings.map((finding) => `${finding.severity} ${finding.ruleId}: ${finding.message}`).join("; "),
+        skill.findings.length === 0 ? (skills.lintSkipped !== undefined ? "" : skill.linted ? "none" : "no source linted") : skill.findings.map((finding) => `${finding.severity} ${finding.ruleId}: ${finding.message}`).join("; "),
       ]),
       [2, 3],
     ),

@@ -86,6 +86,8 @@ export interface SkillsView {
   otherFindings: Diagnostic[];
   /** Why lint did not run (no skills/ sources under the root); absent when it ran. */
   lintSkipped?: string;
+  /** When lint ran: how many SKILL.md files it read (not the skills of dist/manifest.json). */
+  skillFilesLinted?: number;
 }
 
 export interface SkillView {
@@ -98,6 +100,8 @@ export interface SkillView {
   /** Declared on either side. */
   conflicts: string[];
   preloadedBy: string[];
+  /** Lint read this skill's SKILL.md (false for a skill of dist/ without a source under the root). */
+  linted: boolean;
   findings: Diagnostic[];
 }
 

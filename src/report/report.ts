@@ -115,19 +115,30 @@ async function skillsView(root: string, manifest: DistManifest, runLint: boolean
   });
   let findings: Diagnostic[] = [];
   let lintSkipped: string | undefined = runLint ? undefined : "lint was not asked for";
-  if (runLint) {
-    const { lint, ProjectRootError } = await import("../lint.js");
-    try {
-      findings = (await lint({ root, checklists: false })).diagnostics;
-    } catch (error) {
-      if (!(error instanceof ProjectRootError)) throw error;
-      lintSkipped = `no skill sources to lint (${error.message})`;
-    }
-  }
+  let skillFilesLinted = 0;
+  const linted = new Set<string>();
   const owner = (finding: Diagnostic): string | undefined => {
     const parts = finding.file.split("/");
     return names.find((name) => parts.slice(0, -1).includes(name));
   };
+  if (runLint) {
+    const { lint, ProjectRootError } = await import("../lint.js");
+    try {
+      const result = await lint({ root, checklists: false });
+      findings = result.diagnostics;
+      skillFilesLinted = result.skillFileCount;
+      // The skills whose SKILL.md lint read: the valid ones and those with findings in their own SKILL.md.
+      for (const skill of result.skills) linted.add(skill.name);
+      for (const finding of findings) {
+        const name = owner(finding);
+        if (name !== undefined && finding.file.endsWith("/SKILL.md")) linted.add(name);
+      }
+    } catch (error) {
+      if (!(error instanceof ProjectRootError)) throw error;
+      // The page never holds the absolute root: the message names it only as "the project".
+      lintSkipped = `no skill sources to lint (${error.message.split(`project root "${root}"`).join("the project")})`;
+    }
+  }
   const skills = names.map((name) => {
     const info = manifest.skills[name];
     const view = {
@@ -140,10 +151,12 @@ async function skillsView(root: string, manifest: DistManifest, runLint: boolean
         .filter(([, variant]) => variant.preloadedSkills.includes(name))
         .map(([variant]) => variant),
       findings: findings.filter((finding) => owner(finding) === name),
+      linted: linted.has(name),
     };
     return info?.checklist === undefined ? view : { ...view, checklistSteps: info.checklist.steps };
   });
   const view: SkillsView = { skills, variants, otherFindings: findings.filter((finding) => owner(finding) === undefined) };
   if (lintSkipped !== undefined) view.lintSkipped = lintSkipped;
+  else view.skillFilesLinted = skillFilesLinted;
   return view;
 }

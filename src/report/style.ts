@@ -47,7 +47,10 @@ svg.bar .track{fill:#eef0f4}
 svg.bar rect{stroke:#fff;stroke-width:2;vector-effect:non-scaling-stroke}
 svg.bar .bp{stroke:var(--bp);stroke-width:3;vector-effect:non-scaling-stroke}
 .seg-labels{position:absolute;inset:4px 0;pointer-events:none}
-.seg-labels span{position:absolute;top:0;height:28px;line-height:28px;padding:0 7px;color:#fff;font-size:12px;font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:clip}
+.seg-labels .seg{position:absolute;top:0;height:28px;line-height:28px;padding:0 7px;color:#fff;font-size:12px;font-weight:600;display:flex;flex-wrap:wrap;column-gap:.3em;align-content:flex-start;overflow:hidden}
+.seg-labels .seg span{white-space:nowrap}
+.seg-labels .seg-name{min-width:0;overflow:hidden;text-overflow:ellipsis}
+.seg-labels .seg-figure{flex:none}
 .lane-bracket .lane-track{height:26px}
 .bracket{position:absolute;left:0;bottom:0;height:12px;border:2px solid var(--ink);border-bottom:0;border-radius:6px 6px 0 0}
 .bracket span{position:absolute;left:8px;bottom:8px;background:var(--paper);padding:0 6px;font-size:12px;font-weight:600;white-space:nowrap}
@@ -119,5 +122,12 @@ section{padding:16px 14px 12px;border-radius:12px}
 .card-value{font-size:18px}
 th,td{padding:5px 7px}
 }
-@media print{body{background:#fff}section{break-inside:avoid}}
+@media print{
+body{background:#fff}
+section{break-inside:avoid}
+.table-wrap,.graph-wrap{overflow:visible}
+table{table-layout:fixed}
+th,td,thead th,.num{white-space:normal;overflow-wrap:anywhere}
+svg.graph{max-width:100%;height:auto}
+}
 `;

@@ -134,5 +134,37 @@ describe("what an edit costs each provider's cache", () => {
     const { prefixEnd, end } = bounds(plan, "import");
     expect(tail).toEqual([expect.objectContaining({ variant: "import", tokens: end - prefixEnd, openaiTokens: end - openaiCached(prefixEnd) })]);
   });
+  it("a new variant reads the blocks some earlier variant already sent: only what no variant had is uncached", async () => {
+    const root = await embeddedDefault();
+    const planBefore = await readPlan(root);
+    const names = Object.keys(planBefore.variants);
+    const promptsBefore = Object.fromEntries(await Promise.all(names.map(async (name) => [name, await readPrompt(root, name)] as const)));
+    await edit(root, "prompts/variants.yaml", (text) => `${text}  outline:\n    preload: [ask-user-questions]\n`);
+
+    const checked = await check({ root });
+    const analysis = await createProjectAnalyzer({ root }).analyze();
+    const impact = await cacheImpact({ root });
+    expect((await build({ root, persistentCache: false })).ok).toBe(true);
+    const planAfter = await readPlan(root);
+    const prompt = await readPrompt(root, "outline");
+    const blocks = planAfter.variants["outline"]?.blocks ?? [];
+    // Its tools and static prefix are byte for byte the base build's.
+    expect(blocks.slice(0, 2).map((block) => block.sha256)).toEqual(planBefore.variants["base"]?.blocks.slice(0, 2).map((block) => block.sha256));
+    const { toolsEnd, prefixEnd, end } = bounds(planAfter, "outline");
+    // OpenAI: the longest prefix it shares with any earlier variant's request.
+    const shared = Math.max(...names.map((name) => toolsEnd + firstDifferingToken(promptsBefore[name] ?? "", prompt)));
+    expect(shared).toBeGreaterThanOrEqual(prefixEnd);
+    expect(checked.invalidation?.map((entry) => entry.variant)).toEqual(["outline"]);
+    expectCosts(checked.invalidation?.[0], end - prefixEnd, end - openaiCached(shared));
+    expect(analysis.invalidation).toEqual(checked.invalidation);
+    expect(impact.comparison?.invalidation).toEqual(checked.invalidation);
+  });
+
+  it("a new variant whose every block an earlier variant already sent costs nothing", async () => {
+    const root = await embeddedDefault();
+    await edit(root, "prompts/variants.yaml", (text) => `${text}  plain:\n    preload: []\n`);
+    const checked = await check({ root });
+    expect(checked.invalidation ?? []).toEqual([]);
+  });
 });
 

@@ -193,3 +193,62 @@ describe("a report with a base and evaluations, legible at 1280 and 390 pixels w
     });
   }
 });
+
+describe("the embedded default's report: bar labels and print", () => {
+  let reportFile: string;
+  beforeAll(async () => {
+    reportFile = join(await tempDir(), "report.html");
+    const run = await runCliInProcess("report", "--root", repoRoot, "--output", reportFile);
+    expect(run.code).toBe(0);
+  }, 120_000);
+
+  for (const width of [1280, 768, 390, 320]) {
+    it(`at ${width} px a bar label shows its figure whole or not at all`, async () => {
+      const { page } = await openReport(reportFile, width);
+      try {
+        const labels = await page.$$eval(".seg-labels > span", (spans) =>
+          spans.map((span) => {
+            const box = span.getBoundingClientRect();
+            const figure = span.querySelector(".seg-figure")?.getBoundingClientRect();
+            return {
+              text: span.textContent ?? "",
+              clippedSideways: span.scrollWidth > span.clientWidth,
+              // Shown whole inside the label, or wrapped below it, out of sight.
+              figure: figure === undefined ? "missing" : figure.top >= box.bottom - 0.5 ? "hidden" : figure.left >= box.left - 0.5 && figure.right <= box.right + 0.5 && figure.bottom <= box.bottom + 0.5 ? "whole" : "cut",
+            };
+          }),
+        );
+        expect(labels.length).toBeGreaterThan(3);
+        for (const label of labels) {
+          expect(label.figure, label.text).not.toMatch(/cut|missing/);
+          // A label showing its figure shows all of itself; a narrower one may cut only its name, with an ellipsis.
+          if (label.figure === "whole") expect(label.clippedSideways, label.text).toBe(false);
+        }
+        if (width === 1280) expect(labels.every((label) => label.figure === "whole")).toBe(true);
+      } finally {
+        await page.context().close();
+      }
+    });
+  }
+
+  for (const width of [794, 718]) {
+    it(`printed at ${width} px nothing in a table or the skills graph runs past its box`, async () => {
+      const { page } = await openReport(reportFile, width);
+      try {
+        await page.emulateMedia({ media: "print" });
+        const cut = await page.$$eval(".table-wrap, .graph-wrap", (wraps) =>
+          wraps.flatMap((wrap) => {
+            const right = wrap.getBoundingClientRect().right;
+            const past = [...wrap.querySelectorAll("*")].filter((element) => element.getBoundingClientRect().right > right + 0.5).map((element) => `${element.tagName} ${(element.textContent ?? "").slice(0, 40)}`);
+            return wrap.scrollWidth > wrap.clientWidth + 0.5 ? [`${wrap.className} scrolls`, ...past] : past;
+          }),
+        );
+        expect(cut).toEqual([]);
+        // The PDF a browser prints holds the same layout.
+        expect((await page.pdf({ format: "A4" })).length).toBeGreaterThan(1000);
+      } finally {
+        await page.context().close();
+      }
+    });
+  }
+});

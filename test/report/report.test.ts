@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { cp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cost } from "../../src/cost/cost.js";
@@ -94,6 +94,29 @@ describe("gamma-prompt report --base", () => {
     expect(renderMarkdown(data)).toContain("| `variants/outline.md` | changed | 11,094 → 11,100 | outline: variant tail |");
   });
 
+  it("counts only a new variant's own tail: its tools and static prefix are those some base variant had cached", async () => {
+    const project = await reportProject("none");
+    await writeFile(join(project.root, "prompts/variants.yaml"), "variants:\n  base:\n    preload: []\n  outline:\n    preload: [draft-outline]\n  steps:\n    preload: [draft-outline]\n  plain:\n    preload: []\n");
+    const { build } = await import("../../src/build.js");
+    expect((await build({ root: project.root })).errorCount).toBe(0);
+    const data = await collectReport({ root: project.root, base: project.baseDist });
+    const base = data.base;
+    const plan = readPlan(join(project.root, "dist"));
+    expect(base?.variants.map((variant) => [variant.name, variant.blocks.map((block) => block.state)])).toEqual([
+      ["base", ["intact", "intact"]],
+      ["outline", ["intact", "intact", "intact"]],
+      ["plain", ["intact", "intact"]],
+      ["steps", ["intact", "intact", "new"]],
+    ]);
+    const steps = plan.variants["steps"]?.blocks ?? [];
+    // Anthropic writes the tail only; a variant whose every block the base sent is not listed.
+    expect(base?.invalidation.map((entry) => [entry.variant, entry.tokens])).toEqual([["steps", steps.at(-1)?.tokens]]);
+    expect(renderMarkdown(data)).toContain("**1 variant must be cached again** against");
+    const { check } = await import("../../src/check.js");
+    await cp(project.baseDist, join(project.root, "dist"), { recursive: true, force: true });
+    expect((await check({ root: project.root })).invalidation).toEqual(base?.invalidation);
+  });
+
   it("follows a static prefix edit through every block after it in every variant", async () => {
     const prefix = await reportProject("prefix");
     const base = (await collectReport({ root: prefix.root, base: prefix.baseDist })).base;
@@ -177,6 +200,46 @@ describe("gamma-prompt report's skills", () => {
     const manifest = JSON.parse(readFileSync(join(repoRoot, "dist", "manifest.json"), "utf8")) as { skills: Record<string, unknown> };
     expect(data.skills.skills).toHaveLength(Object.keys(manifest.skills).length);
     expect(renderHtml(data)).toContain("Lint did not run: no skill sources to lint");
+  });
+
+  it("gives the same bytes wherever the project lies when lint is left out, naming no path", async () => {
+    const pages: string[] = [];
+    for (const place of ["one", join("two", "deeper")]) {
+      const root = join(await tempDir(), place);
+      await cp(join(repoRoot, "dist"), join(root, "dist"), { recursive: true });
+      const html = await runCliInProcessFrom(root, "report");
+      const markdown = await runCliInProcessFrom(root, "report", "--format", "markdown", "--root", ".");
+      expect(html.code).toBe(0);
+      expect(html.stdout).not.toContain(root);
+      expect(markdown.stdout).not.toContain(root);
+      expect(html.stdout).toContain("Lint did not run: no skill sources to lint (the project has no skills/ folder).");
+      expect(markdown.stdout).toContain("Lint did not run: no skill sources to lint (the project has no skills/ folder).");
+      pages.push(html.stdout, markdown.stdout);
+    }
+    expect(pages[2]).toBe(pages[0]);
+    expect(pages[3]).toBe(pages[1]);
+  });
+
+  it("counts the skills lint read, not those of dist/, and says which skills had no source to lint", async () => {
+    const root = await tempDir();
+    await cp(join(repoRoot, "dist"), join(root, "dist"), { recursive: true });
+    await mkdir(join(root, "skills"));
+    const data = await collectReport({ root });
+    expect(data.skills.lintSkipped).toBeUndefined();
+    expect(data.skills.skillFilesLinted).toBe(0);
+    expect(data.skills.skills.length).toBeGreaterThan(0);
+    expect(data.skills.skills.every((skill) => !skill.linted)).toBe(true);
+    const html = renderHtml(data);
+    expect(html).toContain("0 skills checked");
+    expect(html).not.toContain('<span class="ok">none</span>');
+    expect(html).toContain("no source linted");
+    expect(renderMarkdown(data)).toContain("| no source linted |");
+
+    // With the sources, every skill is read and counted.
+    const full = await collectReport({ root: repoRoot });
+    expect(full.skills.skillFilesLinted).toBe(full.skills.skills.length);
+    expect(full.skills.skills.every((skill) => skill.linted)).toBe(true);
+    expect(renderHtml(full)).toContain(`${full.skills.skills.length} skills checked`);
   });
 });
 
