@@ -6,6 +6,8 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   DatabaseReadOnlyError,
+  DatabaseRolledBackError,
+  DatabaseTimeoutError,
   LeaseNotReleasedError,
   LeaseUnconfirmedError,
   migratePostgres,
@@ -20,6 +22,8 @@ import { event } from "../injections/helpers/fixtures.js";
 import { artifacts } from "../injections/helpers/gamma.js";
 import { fauxAssistantMessage, recordingExecutors } from "../runtime/helpers/pi.js";
 import { fauxPerTest, NO_KNOWLEDGE_HINTS } from "../runtime/helpers/session.js";
+import { boundedPool, inTransaction } from "../../src/runtime-postgres/database.js";
+import { databaseFailure } from "../../src/runtime-postgres/errors.js";
 import { holdingProxy, usePostgres, type HoldingProxy } from "./helpers.js";
 
 const db = usePostgres();
@@ -168,5 +172,30 @@ describe("a database that turns read-only after the server started", () => {
     const published = await settled(publishUpdate(producer, newKey(), event({ kind: "system_note", summary: "Published to a standby." })));
     expect(published.error).toBeInstanceOf(DatabaseReadOnlyError);
     expect((published.error as Error).message).not.toContain("SELECT");
+  }, 60_000);
+});
+
+describe("a transaction the database does not answer in time", () => {
+  it("is not stored when a statement before its commit times out (outcome unsent); only a commit that times out leaves it unknown", async () => {
+    const admin = db.pool();
+    await admin.query("create table tx_probe (id integer)");
+    await admin.query("create function slow_probe() returns trigger language plpgsql as $$ begin perform pg_sleep(1.5); return new; end $$");
+    await admin.query("create constraint trigger slow_probe after insert on tx_probe deferrable initially deferred for each row when (new.id = 2) execute function slow_probe()");
+    const bounded = boundedPool(db.pool(), 500);
+    const beforeCommit = await settled(
+      inTransaction(bounded, async (client) => {
+        await client.query("insert into tx_probe values (1)");
+        await client.query("select pg_sleep(1.5)");
+      }),
+    );
+    expect(beforeCommit.error).toBeInstanceOf(DatabaseRolledBackError);
+    expect(databaseFailure("k", beforeCommit.error, "the write stored").outcome).toBe("unsent");
+    const onCommit = await settled(inTransaction(bounded, async (client) => void (await client.query("insert into tx_probe values (2)"))));
+    expect(onCommit.error).toBeInstanceOf(DatabaseTimeoutError);
+    expect(databaseFailure("k", onCommit.error, "the write stored").outcome).toBe("unknown");
+    // The commit went through after all; the transaction whose statement timed out was rolled back.
+    await until(async () => (await admin.query("select 1 from tx_probe where id = 2")).rowCount === 1, "the committed row");
+    await until(async () => (await admin.query("select 1 from pg_stat_activity where query like '%pg_sleep(1.5)%' and pid <> pg_backend_pid() and state = 'active'")).rowCount === 0, "the rolled back statement over");
+    expect((await admin.query("select id from tx_probe order by id")).rows).toEqual([{ id: 2 }]);
   }, 60_000);
 });
