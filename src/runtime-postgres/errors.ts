@@ -41,17 +41,26 @@ export function readOnlyAware(error: unknown): unknown {
 export { DatabaseRolledBackError, DatabaseTimeoutError, DatabaseUnreachableError };
 
 /**
- * The session's lease has not been confirmed (renewed) for `leaseMs`: the
- * database did not answer. Another server may have taken the session over, so
- * this one sends no model call for it and stops. A conflict: the run ends with
- * StateWriteFailedError whose cause is this error.
+ * The session's lease has not been confirmed (renewed) for `leaseMs`, and the
+ * renewal sent (or awaited) to confirm it before the next model call did not
+ * either: `renewalError` is its failure (DatabaseUnreachableError when no
+ * connection was had, DatabaseTimeoutError when the database did not answer),
+ * or undefined when it was answered too late to confirm the lease. Another
+ * server may have taken the session over, so this one sends no model call for
+ * it and stops. A conflict: the run ends with StateWriteFailedError whose
+ * cause is this error.
  */
 export class LeaseUnconfirmedError extends StateConflictError {
   constructor(
     readonly sessionKey: string,
     readonly sinceMs: number,
+    readonly renewalError?: unknown,
   ) {
-    super(`session ${sessionKey}`, `Unexpected model call with the session's lease unconfirmed for ${sinceMs} ms, expected it renewed within the lease: the database did not answer, another server may host the session now, so this one sends nothing more and stops`);
+    const why =
+      renewalError === undefined
+        ? "the renewal sent to confirm it was answered too late to confirm it"
+        : `the renewal sent to confirm it failed (${renewalError instanceof Error ? renewalError.message : String(renewalError)})`;
+    super(`session ${sessionKey}`, `Unexpected model call with the session's lease unconfirmed for ${sinceMs} ms, expected it renewed within the lease: ${why}; another server may host the session now, so this one sends nothing more and stops; the transcript's new rows were not written`);
     this.name = "LeaseUnconfirmedError";
   }
 }
