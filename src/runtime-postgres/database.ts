@@ -55,17 +55,26 @@ export function expectQueryable(value: unknown, name: string): asserts value is 
   if (typeof value.query !== "function") throw new TypeError(`Unexpected ${name} without query(), expected a node-postgres pool or client`);
 }
 
-/** Runs `work` in one transaction on a client checked out of the pool. */
+/**
+ * Runs `work` in one transaction on a client checked out of the pool. A
+ * statement before `commit` that gets no answer in time (its connection is
+ * discarded, so the database rolls the transaction back) fails the
+ * transaction with DatabaseRolledBackError: nothing of it was stored. Only a
+ * `commit` that gets no answer leaves the outcome unknown (DatabaseTimeoutError).
+ */
 export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query("begin");
-    const result = await work(client);
+    let result: T;
+    try {
+      await client.query("begin");
+      result = await work(client);
+    } catch (error) {
+      await client.query("rollback").catch(() => {});
+      throw error instanceof DatabaseTimeoutError ? new DatabaseRolledBackError(error) : error;
+    }
     await client.query("commit");
     return result;
-  } catch (error) {
-    await client.query("rollback").catch(() => {});
-    throw error;
   } finally {
     client.release();
   }
@@ -111,10 +120,26 @@ export class DatabaseTimeoutError extends Error {
   }
 }
 
-/** Rejects with `error()` once `ms` has passed, unless `promise` settles first. */
-function settledWithin<T>(promise: Promise<T>, ms: number, error: () => Error): Promise<T> {
+/**
+ * A statement of a transaction that got no answer in time, before the
+ * transaction's `commit`: its connection was discarded, so the database rolled
+ * the transaction back and nothing of it was stored.
+ */
+export class DatabaseRolledBackError extends Error {
+  override readonly name = "DatabaseRolledBackError";
+  constructor(cause: DatabaseTimeoutError) {
+    super(`${cause.message} before the transaction's commit, so it was rolled back; nothing of it was stored`, { cause });
+  }
+}
+
+/**
+ * `promise`'s outcome, or a rejection with `late()` once `ms` has passed
+ * without one (the promise's own later rejection is then ignored).
+ */
+export function within<T>(promise: Promise<T>, ms: number, late: () => Error): Promise<T> {
+  promise.catch(() => {});
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(error()), Math.max(0, ms));
+    const timer = setTimeout(() => reject(late()), Math.max(0, ms));
     promise.then(
       (value) => {
         clearTimeout(timer);
@@ -144,7 +169,7 @@ export async function connectWithin(pool: Pool, timeoutMs: number): Promise<Pool
     () => {},
   );
   try {
-    return await settledWithin(connecting, timeoutMs, () => {
+    return await within(connecting, timeoutMs, () => {
       late = true;
       return new DatabaseUnreachableError(`none within ${timeoutMs} ms`);
     });
@@ -166,9 +191,7 @@ class BoundedClient implements PoolClient {
 
   async query<R extends QueryResultRow = QueryResultRow>(textOrConfig: string | QueryConfig, values?: unknown[]): Promise<QueryResult<R>> {
     if (this.broken !== undefined) throw this.broken;
-    const running = this.client.query<R>(textOrConfig, values);
-    running.catch(() => {});
-    return settledWithin(running, this.timeoutMs, () => (this.broken = new DatabaseTimeoutError(this.shownMs)));
+    return within(this.client.query<R>(textOrConfig, values), this.timeoutMs, () => (this.broken = new DatabaseTimeoutError(this.shownMs)));
   }
 
   release(error?: Error | boolean): void {

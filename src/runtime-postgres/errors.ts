@@ -1,6 +1,6 @@
 /** What the PostgreSQL entry point refuses with, beside the runtime's own state errors. */
 import { StateConflictError, StateStoreError } from "../runtime/state/errors.js";
-import { answeredWithError, DatabaseTimeoutError, DatabaseUnreachableError, errorCode, READ_ONLY_SQL_TRANSACTION } from "./database.js";
+import { answeredWithError, DatabaseRolledBackError, DatabaseTimeoutError, DatabaseUnreachableError, errorCode, READ_ONLY_SQL_TRANSACTION } from "./database.js";
 
 /**
  * This server no longer holds the session's lease: another server took it
@@ -21,13 +21,15 @@ export class LeaseLostError extends StateConflictError {
 /**
  * A write the database failed (a dropped connection, a full disk), named for
  * the session it was for and what it should have stored, with what became of
- * it: refused when the database answered with an error, "unsent" when no
- * connection was had (nothing stored), "unknown" when the statement went out
- * and no answer came (a timeout, a connection lost mid-statement).
+ * it: refused when the database answered with an error, "unsent" when
+ * nothing was stored (no connection was had, or a statement of a transaction
+ * got no answer before its commit, so the transaction was rolled back),
+ * "unknown" when the statement (a transaction's commit) went out and no answer
+ * came (a timeout, a connection lost mid-statement).
  */
 export function databaseFailure(sessionKey: string, error: unknown, expected: string): StateStoreError {
   const cause = readOnlyAware(error);
-  const outcome = answeredWithError(cause) || cause instanceof DatabaseReadOnlyError ? undefined : cause instanceof DatabaseUnreachableError ? "unsent" : "unknown";
+  const outcome = answeredWithError(cause) || cause instanceof DatabaseReadOnlyError ? undefined : cause instanceof DatabaseUnreachableError || cause instanceof DatabaseRolledBackError ? "unsent" : "unknown";
   return new StateStoreError(`session ${sessionKey}`, `Unexpected database failure (${cause instanceof Error ? cause.message : String(cause)}), expected ${expected}`, outcome);
 }
 
@@ -36,20 +38,29 @@ export function readOnlyAware(error: unknown): unknown {
   return errorCode(error) === READ_ONLY_SQL_TRANSACTION && !(error instanceof DatabaseReadOnlyError) ? new DatabaseReadOnlyError({ cause: error }) : error;
 }
 
-export { DatabaseTimeoutError, DatabaseUnreachableError };
+export { DatabaseRolledBackError, DatabaseTimeoutError, DatabaseUnreachableError };
 
 /**
- * The session's lease has not been confirmed (renewed) for `leaseMs`: the
- * database did not answer. Another server may have taken the session over, so
- * this one sends no model call for it and stops. A conflict: the run ends with
- * StateWriteFailedError whose cause is this error.
+ * The session's lease has not been confirmed (renewed) for `leaseMs`, and the
+ * renewal sent (or awaited) to confirm it before the next model call did not
+ * either: `renewalError` is its failure (DatabaseUnreachableError when no
+ * connection was had, DatabaseTimeoutError when the database did not answer),
+ * or undefined when it was answered too late to confirm the lease. Another
+ * server may have taken the session over, so this one sends no model call for
+ * it and stops. A conflict: the run ends with StateWriteFailedError whose
+ * cause is this error.
  */
 export class LeaseUnconfirmedError extends StateConflictError {
   constructor(
     readonly sessionKey: string,
     readonly sinceMs: number,
+    readonly renewalError?: unknown,
   ) {
-    super(`session ${sessionKey}`, `Unexpected model call with the session's lease unconfirmed for ${sinceMs} ms, expected it renewed within the lease: the database did not answer, another server may host the session now, so this one sends nothing more and stops`);
+    const why =
+      renewalError === undefined
+        ? "the renewal sent to confirm it was answered too late to confirm it"
+        : `the renewal sent to confirm it failed (${renewalError instanceof Error ? renewalError.message : String(renewalError)})`;
+    super(`session ${sessionKey}`, `Unexpected model call with the session's lease unconfirmed for ${sinceMs} ms, expected it renewed within the lease: ${why}; another server may host the session now, so this one sends nothing more and stops; the transcript's new rows were not written`);
     this.name = "LeaseUnconfirmedError";
   }
 }

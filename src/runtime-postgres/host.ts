@@ -15,7 +15,7 @@ import { SessionDisposedError } from "../runtime/state/errors.js";
 import type { GammaAgent, GammaAgentOptions, GammaSession, GammaSessionOptions, TranscriptFeed } from "../runtime/pi-adapter.js";
 import { expectFunction, expectObject } from "../protocol/arguments.js";
 import { boundedPool, expectPool, type Pool } from "./database.js";
-import { DatabaseReadOnlyError, LeaseNotReleasedError, LeaseUnconfirmedError, readOnlyAware, SessionsClosedError, type HostedPath } from "./errors.js";
+import { DatabaseReadOnlyError, LeaseLostError, LeaseNotReleasedError, LeaseUnconfirmedError, readOnlyAware, SessionsClosedError, type HostedPath } from "./errors.js";
 import { EVENTS_PER_PASS, markRefused, markRouted, sessionKeyProblem, unroutedEventsOf, wellFormed, type PublishedEvent } from "./events.js";
 import { acquireLease, releaseLease, renewLease, type Lease } from "./lease.js";
 import { listenForEvents, type EventListener } from "./listener.js";
@@ -43,8 +43,10 @@ export interface PostgresSessionsOptions {
    * database that accepts connections and never answers fails the operation
    * after it, so a run, dispose() and close() never wait for ever. A write it
    * fails stops the session (StateWriteFailedError; its outcome is unknown
-   * once the statement went out); a lease renewal gets at most three quarters
-   * of the time between renewals. 100 to 2,147,483,647 ms; default 10,000 ms.
+   * once the statement went out, except a statement before a transaction's
+   * commit: rolled back, nothing stored); a lease renewal gets as long, or
+   * what is left of the lease when that is longer. 100 to 2,147,483,647 ms;
+   * default 10,000 ms.
    */
   databaseTimeoutMs?: number;
   /** An event the session refused (malformed, or a kind its artifacts do not define): stored with the reason, and told here. */
@@ -132,10 +134,8 @@ export class PostgresSessions {
   readonly leaseMs: number;
   /** How long one database operation may take (databaseTimeoutMs). */
   readonly databaseTimeoutMs: number;
-  /** @internal The pool with every operation bounded by databaseTimeoutMs. */
-  readonly db: Pool;
-  /** @internal The pool with a lease renewal's bound: the timeout, at most the interval between renewals. */
-  readonly renewDb: Pool;
+  /** The pool with every operation bounded by databaseTimeoutMs. */
+  readonly #db: Pool;
   /** The owner of every lease this server takes: its hostId and a token of this start. */
   private readonly leaseOwner: string;
   /** Aborted when close() begins: an open still waiting for another server's lease stops waiting. */
@@ -156,10 +156,8 @@ export class PostgresSessions {
     this.leaseOwner = `${this.hostId}#${randomBytes(3).toString("hex")}`;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.databaseTimeoutMs = options.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
-    this.db = boundedPool(options.pool, this.databaseTimeoutMs);
-    // A renewal is given up on before the next is due: each one fails (and is told) on its own.
-    this.renewDb = boundedPool(options.pool, Math.min(this.databaseTimeoutMs, Math.floor((renewalInterval(this.leaseMs) * 3) / 4)));
-    this.wakeUps = new WakeUps(this.db, (sessionKey) => this.hosted.get(sessionKey));
+    this.#db = boundedPool(options.pool, this.databaseTimeoutMs);
+    this.wakeUps = new WakeUps(this.#db, (sessionKey) => this.hosted.get(sessionKey));
   }
 
   /** Checks the schema is current and starts listening for published events. */
@@ -263,7 +261,7 @@ export class PostgresSessions {
     path: HostedPath,
     create: (store: PostgresStateStore, entries: unknown[]) => Promise<{ gamma: G; transcript: TranscriptFeed }>,
   ): Promise<Hosted & Omit<G, "dispose">> {
-    const pool = this.db;
+    const pool = this.#db;
     // The key's previous session on this server, disposed but still storing its last writes: the lease is taken
     // once it let the lease go, as another server would (this server could take its own lease at once, and would
     // fence out those writes).
@@ -301,7 +299,7 @@ export class PostgresSessions {
       // Checked again under the lease: another server may have written the first row since.
       checkTranscriptPath(entries, options.sessionKey, path);
       created = await create(store, entries);
-      state = new HostedState(this, pool, lease, store, created.gamma, new TranscriptWriter(pool, lease, entries.length), created.transcript, asked);
+      state = new HostedState(this, pool, this.options.pool, lease, store, created.gamma, new TranscriptWriter(pool, lease, entries.length), created.transcript, asked);
       this.hosted.set(options.sessionKey, state);
       await state.start();
       if (this.closing) throw new SessionsClosedError(options.sessionKey);
@@ -347,6 +345,15 @@ export class PostgresSessions {
   }
 }
 
+/** A renewal's outcome: the lease taken over, or the failure that left it unconfirmed (neither when the database confirmed it). */
+interface Renewal {
+  lost?: true;
+  error?: unknown;
+}
+
+/** What a session stopped for an unconfirmed lease failed to write: its transcript's new rows, not sent. */
+const HELD_BACK = "the session's transcript (held back, nothing sent: the lease is confirmed first)";
+
 /** One hosted session: its lease renewal, transcript writes, event routing and release. */
 class HostedState {
   readonly handle: Hosted;
@@ -360,8 +367,8 @@ class HostedState {
   private closing = false;
   /** Set as dispose lets the lease go: a renewal that finds it gone after that is no loss to report. */
   private releasing = false;
-  /** True while a renewal is on its way: no other is sent until it settles. */
-  private renewing = false;
+  /** The renewal on its way, if one is: no other is sent until it settles. */
+  private renewing: Promise<Renewal> | undefined;
   /** When (performance.now()) the last renewal the database confirmed was sent, or the lease was asked for: it holds until then plus the lease. */
   private confirmedAt: number;
   private disposed: Promise<void> | undefined;
@@ -371,6 +378,8 @@ class HostedState {
   constructor(
     private readonly sessions: PostgresSessions,
     private readonly pool: Pool,
+    /** The host's own pool: each renewal is bounded by what it may take (see renewNow). */
+    private readonly unbounded: Pool,
     private readonly lease: Lease,
     private readonly store: PostgresStateStore,
     private readonly gamma: GammaAgent | GammaSession,
@@ -406,49 +415,60 @@ class HostedState {
   /**
    * One renewal at a time: while one is on its way (the database does not
    * answer), the next is not sent, and the host is told it is late; a renewal
-   * that fails is told too, every time. Its outcome also dates the lease: see
-   * confirmLease.
+   * that fails is told too, every time.
    */
   private renew(): void {
-    if (this.renewing) {
-      this.sessions.report(new Error(`Unexpected lease renewal of session ${this.lease.sessionKey} still unanswered when the next is due, expected it answered: the next is sent once it settles (databaseTimeoutMs)`), "renew");
+    if (this.renewing !== undefined) {
+      this.sessions.report(new Error(`Unexpected lease renewal of session ${this.lease.sessionKey} still unanswered when the next is due, expected it answered: the next is sent once it settles (databaseTimeoutMs, or what is left of the lease when that is longer)`), "renew");
       return;
     }
-    this.renewing = true;
-    const sent = performance.now();
-    renewLease(this.sessions.renewDb, this.lease, this.sessions.leaseMs)
-      .then(
-        (held) => {
-          if (held) {
-            this.confirmedAt = Math.max(this.confirmedAt, sent);
-            return;
-          }
-          // Let go by this session's own dispose while the renewal was on its way: not taken over.
-          if (this.releasing) return;
-          // Taken over: nothing more is written, and the session's next write stops it.
-          this.store.lost = true;
-          this.stopRenewing();
-          this.sessions.report(new Error(`Lease of session ${this.lease.sessionKey} lost to another server`), "renew");
-        },
-        (error: unknown) => {
-          if (!this.closing) this.sessions.report(readOnlyAware(error), "renew");
-        },
-      )
-      .finally(() => {
-        this.renewing = false;
-      });
+    void this.renewNow().then((renewal) => {
+      if (renewal.error !== undefined && !this.closing) this.sessions.report(renewal.error, "renew");
+    });
   }
 
   /**
-   * The lease as this server last confirmed it: a renewal the database
-   * answered holds it until the lease has passed since it was sent. Past
-   * that, another server may have taken the session over, and this one sends
-   * no model call for it (the points where the transcript is stored come
-   * before every model call): LeaseUnconfirmedError, which stops the session.
+   * Sends a renewal, or gives the one on its way. It gets databaseTimeoutMs,
+   * or what is left of the lease when that is longer, so a database that
+   * answers as slowly as a write still keeps the lease. A renewal the
+   * database confirmed holds the lease until the lease has passed since it
+   * was sent (however late its answer came: the token did not move meanwhile).
+   * A lease found taken over stops the session's writes, and the host is told.
    */
-  private leaseUnconfirmed(): LeaseUnconfirmedError | undefined {
+  private renewNow(): Promise<Renewal> {
+    if (this.renewing !== undefined) return this.renewing;
+    const sent = performance.now();
+    const left = this.sessions.leaseMs - (sent - this.confirmedAt);
+    const bounded = boundedPool(this.unbounded, Math.max(this.sessions.databaseTimeoutMs, Math.floor(left)));
+    const renewing = renewLease(bounded, this.lease, this.sessions.leaseMs).then(
+      (held): Renewal => {
+        if (held) {
+          this.confirmedAt = Math.max(this.confirmedAt, sent);
+          return {};
+        }
+        // Let go by this session's own dispose while the renewal was on its way: not taken over.
+        if (this.releasing) return {};
+        // Taken over: nothing more is written, and the session's next write stops it.
+        if (!this.store.lost) {
+          this.store.lost = true;
+          this.stopRenewing();
+          this.sessions.report(new Error(`Lease of session ${this.lease.sessionKey} lost to another server`), "renew");
+        }
+        return { lost: true };
+      },
+      (error: unknown): Renewal => ({ error: readOnlyAware(error) }),
+    );
+    this.renewing = renewing;
+    void renewing.then(() => {
+      if (this.renewing === renewing) this.renewing = undefined;
+    });
+    return renewing;
+  }
+
+  /** How long since the lease was last confirmed, when that is the lease or more. */
+  private unconfirmedFor(): number | undefined {
     const since = performance.now() - this.confirmedAt;
-    return since >= this.sessions.leaseMs ? new LeaseUnconfirmedError(this.lease.sessionKey, Math.floor(since)) : undefined;
+    return since >= this.sessions.leaseMs ? since : undefined;
   }
 
   /**
@@ -456,15 +476,32 @@ class HostedState {
    * them: a row never gets ahead of the change it follows from. (An event's
    * message stored while the record that routed it was still on its way
    * would, after a crash, leave the event unrouted and its message in the
-   * transcript: the next host would deliver it a second time.) A lost lease
-   * or a database failure stops the session as a refused state write does,
-   * and rejects with its StateWriteFailedError.
+   * transcript: the next host would deliver it a second time.) The points
+   * where the transcript is stored come before every model call: when the
+   * lease has not been confirmed for its length (the database was away), one
+   * renewal is awaited first, and only when that does not confirm it (another
+   * server may host the session by then) is the session stopped, nothing
+   * written: LeaseLostError when the lease was taken over,
+   * LeaseUnconfirmedError otherwise. A lost lease or a database failure stops
+   * the session as a refused state write does, and rejects with its
+   * StateWriteFailedError.
    */
   sync(): Promise<void> {
     const controller = this.gamma.controller;
     if (controller.failure !== undefined) return Promise.reject(controller.failure);
-    const unconfirmed = this.closing ? undefined : this.leaseUnconfirmed();
-    if (unconfirmed !== undefined) return Promise.reject(controller.stopOnStoreFailure(unconfirmed, "the session's transcript"));
+    if (this.closing || this.unconfirmedFor() === undefined) return this.storeRows();
+    return this.renewNow().then((renewal) => {
+      if (controller.failure !== undefined) throw controller.failure;
+      if (renewal.lost === true) throw controller.stopOnStoreFailure(new LeaseLostError(this.lease.sessionKey, this.lease.token), HELD_BACK);
+      const since = this.unconfirmedFor();
+      if (since !== undefined && !this.closing) throw controller.stopOnStoreFailure(new LeaseUnconfirmedError(this.lease.sessionKey, Math.floor(since), renewal.error), HELD_BACK);
+      return this.storeRows();
+    });
+  }
+
+  /** Takes the transcript's new rows and stores them once the state changes before them are. */
+  private storeRows(): Promise<void> {
+    const controller = this.gamma.controller;
     const rows = this.transcript.take();
     const flushed = controller.flush();
     // Rows are appended in the order they were taken, whichever flush settles first.

@@ -10,6 +10,7 @@ export { PostgresSessions, type Hosted, type HostedAgent, type HostedAgentOption
 export { PostgresStateStore, type PostgresStateStoreOptions } from "./state-store.js";
 export {
   DatabaseReadOnlyError,
+  DatabaseRolledBackError,
   DatabaseTimeoutError,
   DatabaseUnreachableError,
   EventRejectedError,

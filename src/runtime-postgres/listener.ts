@@ -7,7 +7,7 @@
  * the timer of the next try while it is lost, keeps the process running: a
  * process that only hosts sessions outlives a database restart.
  */
-import { connectWithin, DatabaseTimeoutError, type Pool, type PoolClient } from "./database.js";
+import { connectWithin, DatabaseTimeoutError, within, type Pool, type PoolClient } from "./database.js";
 import { EVENTS_CHANNEL } from "./events.js";
 
 /** A NOTIFY the LISTEN connection receives. */
@@ -52,6 +52,17 @@ export async function listenForEvents(
     from.removeListener("error", onError);
     from.removeListener("end", onEnd);
   };
+  /** A LISTEN or UNLISTEN's result, or DatabaseTimeoutError once timeoutMs has passed without one. */
+  const statement = <T>(running: Promise<T>): Promise<T> => within(running, timeoutMs, () => new DatabaseTimeoutError(timeoutMs));
+  /** UNLISTEN, then the client goes back to the pool; one that does not answer in time is discarded rather than given back. */
+  const unlistenAndRelease = async (from: ListeningClient): Promise<void> => {
+    const unlistened = await statement(from.query(`unlisten ${EVENTS_CHANNEL}`)).then(
+      () => undefined,
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+    );
+    detach(from);
+    from.release(unlistened);
+  };
   const onLost = (error?: unknown): void => {
     if (client === undefined) return;
     const lost = client;
@@ -67,7 +78,7 @@ export async function listenForEvents(
     next.on("error", onError);
     next.on("end", onEnd);
     try {
-      await within(next.query(`listen ${EVENTS_CHANNEL}`), timeoutMs);
+      await statement(next.query(`listen ${EVENTS_CHANNEL}`));
     } catch (error) {
       // The connection failed between checkout and LISTEN: the pool discards it rather than keep it checked out.
       detach(next);
@@ -75,12 +86,7 @@ export async function listenForEvents(
       throw error;
     }
     if (closed) {
-      const unlistened = await within(next.query(`unlisten ${EVENTS_CHANNEL}`), timeoutMs).then(
-        () => undefined,
-        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
-      );
-      detach(next);
-      next.release(unlistened);
+      await unlistenAndRelease(next);
       return;
     }
     client = next;
@@ -108,23 +114,7 @@ export async function listenForEvents(
       const open = client;
       client = undefined;
       if (open === undefined) return;
-      // A connection that does not answer is discarded rather than given back.
-      const unlistened = await within(open.query(`unlisten ${EVENTS_CHANNEL}`), timeoutMs).then(
-        () => undefined,
-        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
-      );
-      detach(open);
-      open.release(unlistened);
+      await unlistenAndRelease(open);
     },
   };
-}
-
-/** The statement's result, or DatabaseTimeoutError once `ms` has passed without one. */
-function within<T>(statement: Promise<T>, ms: number): Promise<T> {
-  statement.catch(() => {});
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DatabaseTimeoutError(ms)), ms);
-  });
-  return Promise.race([statement, late]).finally(() => clearTimeout(timer));
 }

@@ -91,18 +91,26 @@ export function aroundQueries(pool: pg.Pool, around: (text: string, send: () => 
  * the connections it carries and on the new ones it accepts: a database that
  * accepts connections and never answers (a paused server, a partition behind
  * a proxy or a load balancer). `pass()` sends what it held and carries on.
+ * `refuse()` cuts the connections it carries and every new one at once (a
+ * database that is down), until `pass()`.
  */
 export interface HoldingProxy {
   readonly port: number;
   hold(): void;
+  refuse(): void;
   pass(): void;
   close(): Promise<void>;
 }
 
 export async function holdingProxy(target: { host: string; port: number }): Promise<HoldingProxy> {
   let holding = false;
+  let refusing = false;
   const pipes: Array<{ flush(): void; destroy(): void }> = [];
   const server = createServer((client) => {
+    if (refusing) {
+      client.destroy();
+      return;
+    }
     const upstream = connect(target.port, target.host);
     const held: Array<[Socket, Buffer]> = [];
     const forward = (to: Socket) => (chunk: Buffer) => {
@@ -130,11 +138,17 @@ export async function holdingProxy(target: { host: string; port: number }): Prom
     hold: () => {
       holding = true;
     },
+    refuse: () => {
+      refusing = true;
+      for (const pipe of pipes.splice(0)) pipe.destroy();
+    },
     pass: () => {
+      refusing = false;
       holding = false;
       for (const pipe of pipes) pipe.flush();
     },
     close: async () => {
+      refusing = false;
       holding = false;
       for (const pipe of pipes.splice(0)) pipe.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -6,6 +6,8 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   DatabaseReadOnlyError,
+  DatabaseRolledBackError,
+  DatabaseTimeoutError,
   LeaseNotReleasedError,
   LeaseUnconfirmedError,
   migratePostgres,
@@ -20,7 +22,9 @@ import { event } from "../injections/helpers/fixtures.js";
 import { artifacts } from "../injections/helpers/gamma.js";
 import { fauxAssistantMessage, recordingExecutors } from "../runtime/helpers/pi.js";
 import { fauxPerTest, NO_KNOWLEDGE_HINTS } from "../runtime/helpers/session.js";
-import { holdingProxy, usePostgres, type HoldingProxy } from "./helpers.js";
+import { boundedPool, inTransaction } from "../../src/runtime-postgres/database.js";
+import { databaseFailure } from "../../src/runtime-postgres/errors.js";
+import { aroundQueries, holdingProxy, usePostgres, type HoldingProxy } from "./helpers.js";
 
 const db = usePostgres();
 const pi = fauxPerTest();
@@ -169,4 +173,123 @@ describe("a database that turns read-only after the server started", () => {
     expect(published.error).toBeInstanceOf(DatabaseReadOnlyError);
     expect((published.error as Error).message).not.toContain("SELECT");
   }, 60_000);
+});
+
+describe("a lease left unconfirmed while the database was away", () => {
+  it("is confirmed before the next model call once the database is back: a session idle through an outage longer than the lease goes on", async () => {
+    const { proxy, sessions } = await serverBehindProxy({ leaseMs: 3000, databaseTimeoutMs: 1000 });
+    const hosted = await hostAgent(sessions, newKey());
+    let calls = 0;
+    pi.faux().setResponses([() => (calls++, fauxAssistantMessage("before")), () => (calls++, fauxAssistantMessage("after"))]);
+    await prompt(hosted, "Before the outage");
+    proxy.refuse();
+    await sleep(3500);
+    proxy.pass();
+    // Prompted before the next renewal is due: nobody took the lease, so the renewal sent first confirms it.
+    const run = await settled(prompt(hosted, "After the outage"));
+    expect(run.error).toBeUndefined();
+    expect(calls).toBe(2);
+    await hosted.dispose();
+  }, 60_000);
+
+  it("stops the session, nothing written, when the renewal sent to confirm it gets no connection, and says so", async () => {
+    const { proxy, sessions } = await serverBehindProxy({ leaseMs: 3000, databaseTimeoutMs: 1000 });
+    const hosted = await hostAgent(sessions, newKey());
+    let calls = 0;
+    pi.faux().setResponses([() => (calls++, fauxAssistantMessage("before"))]);
+    await prompt(hosted, "Before the outage");
+    proxy.refuse();
+    await sleep(3500);
+    // The transcript is stored (before every model call) only once the lease is confirmed.
+    const run = await settled(hosted.syncTranscript());
+    expect(run.error).toBeInstanceOf(StateWriteFailedError);
+    const cause = (run.error as StateWriteFailedError).cause;
+    expect(cause).toBeInstanceOf(LeaseUnconfirmedError);
+    expect((cause as Error).message).toContain("the renewal sent to confirm it failed (no database connection: ");
+    expect((cause as Error).message).not.toContain("did not answer");
+    expect((run.error as Error).message).toContain("held back, nothing sent");
+    expect(calls).toBe(1);
+    proxy.pass();
+    await hosted.dispose();
+  }, 60_000);
+});
+
+describe("a database that answers lease renewals slowly", () => {
+  it("keeps the lease when each renewal is answered later than a third of the lease, as long as a write may take", async () => {
+    const pool = db.pool();
+    let slow = false;
+    aroundQueries(pool, async (text, send) => {
+      const result = await send();
+      if (slow && /set lease_expires_at = now\(\) \+/.test(text)) await sleep(900);
+      return result;
+    });
+    const reported: Array<[unknown, string]> = [];
+    const sessions = await PostgresSessions.start({ pool, leaseMs: 3000, databaseTimeoutMs: 5000, onError: (error, during) => reported.push([error, during]) });
+    servers.push(sessions);
+    const hosted = await hostAgent(sessions, newKey());
+    let calls = 0;
+    pi.faux().setResponses([() => (calls++, fauxAssistantMessage("before")), () => (calls++, fauxAssistantMessage("after"))]);
+    await prompt(hosted, "Before the renewals slow down");
+    slow = true;
+    await sleep(4000);
+    const run = await settled(prompt(hosted, "With slow renewals"));
+    expect(run.error).toBeUndefined();
+    expect(calls).toBe(2);
+    expect(reported.filter(([error]) => error instanceof DatabaseTimeoutError)).toEqual([]);
+    await hosted.dispose();
+  }, 60_000);
+
+  it("gives a short lease's renewals at least databaseTimeoutMs, not a fraction of the 50 ms between them", async () => {
+    const pool = db.pool();
+    let answered = 0;
+    aroundQueries(pool, async (text, send) => {
+      const result = await send();
+      if (/set lease_expires_at = now\(\) \+/.test(text)) {
+        await sleep(60);
+        answered++;
+      }
+      return result;
+    });
+    const reported: Array<[unknown, string]> = [];
+    const sessions = await PostgresSessions.start({ pool, leaseMs: 150, onError: (error, during) => reported.push([error, during]) });
+    servers.push(sessions);
+    const hosted = await hostAgent(sessions, newKey());
+    await until(() => answered >= 5, "five renewals answered");
+    expect(reported.filter(([error]) => error instanceof DatabaseTimeoutError)).toEqual([]);
+    await hosted.dispose();
+  }, 60_000);
+});
+
+describe("a transaction the database does not answer in time", () => {
+  it("is not stored when a statement before its commit times out (outcome unsent); only a commit that times out leaves it unknown", async () => {
+    const admin = db.pool();
+    await admin.query("create table tx_probe (id integer)");
+    await admin.query("create function slow_probe() returns trigger language plpgsql as $$ begin perform pg_sleep(1.5); return new; end $$");
+    await admin.query("create constraint trigger slow_probe after insert on tx_probe deferrable initially deferred for each row when (new.id = 2) execute function slow_probe()");
+    const bounded = boundedPool(db.pool(), 500);
+    const beforeCommit = await settled(
+      inTransaction(bounded, async (client) => {
+        await client.query("insert into tx_probe values (1)");
+        await client.query("select pg_sleep(1.5)");
+      }),
+    );
+    expect(beforeCommit.error).toBeInstanceOf(DatabaseRolledBackError);
+    expect(databaseFailure("k", beforeCommit.error, "the write stored").outcome).toBe("unsent");
+    const onCommit = await settled(inTransaction(bounded, async (client) => void (await client.query("insert into tx_probe values (2)"))));
+    expect(onCommit.error).toBeInstanceOf(DatabaseTimeoutError);
+    expect(databaseFailure("k", onCommit.error, "the write stored").outcome).toBe("unknown");
+    // The commit went through after all; the transaction whose statement timed out was rolled back.
+    await until(async () => (await admin.query("select 1 from tx_probe where id = 2")).rowCount === 1, "the committed row");
+    await until(async () => (await admin.query("select 1 from pg_stat_activity where query like '%pg_sleep(1.5)%' and pid <> pg_backend_pid() and state = 'active'")).rowCount === 0, "the rolled back statement over");
+    expect((await admin.query("select id from tx_probe order by id")).rows).toEqual([{ id: 2 }]);
+  }, 60_000);
+});
+
+describe("the server's bounded pools", () => {
+  it("are not reachable by the host: it gives its own pool, and the server bounds what it sends", async () => {
+    const sessions = await PostgresSessions.start({ pool: db.pool(), leaseMs: 3000 });
+    servers.push(sessions);
+    expect("db" in sessions).toBe(false);
+    expect("renewDb" in sessions).toBe(false);
+  });
 });
