@@ -10,7 +10,7 @@
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { lint } from "../../src/lint.js";
 import { runCliInProcessFrom } from "../helpers/cli.js";
 import { readGolden } from "../helpers/golden.js";
@@ -18,11 +18,37 @@ import { removeTempDirs, snapshotTree, tempDir } from "../helpers/temp-project.j
 
 afterAll(removeTempDirs);
 
+// The compile as it is, but for its diagnostics' messages, reworded while `reworded.on` (numbers with thousands
+// separators): what init says of the budgets must not depend on that wording.
+const reworded = vi.hoisted(() => ({ on: false }));
+vi.mock("../../src/pipeline/compile/compile.js", async (importOriginal) => {
+  const compile = await importOriginal<typeof import("../../src/pipeline/compile/compile.js")>();
+  return {
+    ...compile,
+    compileProject: async (...args: Parameters<typeof compile.compileProject>) => {
+      const compiled = await compile.compileProject(...args);
+      if (!reworded.on) return compiled;
+      return { ...compiled, diagnostics: compiled.diagnostics.map((diagnostic) => ({ ...diagnostic, message: diagnostic.message.replace(/\d{4,}/g, (digits) => Number(digits).toLocaleString("en-US")) })) };
+    },
+  };
+});
+
 const fixtures = fileURLToPath(new URL("../fixtures/init-existing/", import.meta.url));
 
 async function copyOf(name: string): Promise<string> {
   const root = await tempDir(`gamma-init-${name}`);
   cpSync(join(fixtures, name), root, { recursive: true });
+  return root;
+}
+
+/** A folder of 70 skills whose catalog is over the default budgets.catalogTokens. */
+async function tooManySkills(name: string): Promise<string> {
+  const root = await tempDir(name);
+  for (let index = 1; index <= 70; index++) {
+    mkdirSync(join(root, "skills", `s${index}`), { recursive: true });
+    const description = `Use when the user asks about topic number ${index} of the handbook, its history, its rules and every exception the team has agreed on over the years.`;
+    writeFileSync(join(root, "skills", `s${index}`, "SKILL.md"), `---\nname: s${index}\ndescription: ${description}\n---\n\n# Topic ${index}\n\nA fact.\n`);
+  }
   return root;
 }
 
@@ -143,14 +169,10 @@ describe("init around skills already there", () => {
   });
 
   it("says when the first build will exceed a token budget, by how much, and the budgets that let it pass", async () => {
-    const root = await tempDir("gamma-init-budgets");
-    for (let index = 1; index <= 70; index++) {
-      mkdirSync(join(root, "skills", `s${index}`), { recursive: true });
-      const description = `Use when the user asks about topic number ${index} of the handbook, its history, its rules and every exception the team has agreed on over the years.`;
-      writeFileSync(join(root, "skills", `s${index}`, "SKILL.md"), `---\nname: s${index}\ndescription: ${description}\n---\n\n# Topic ${index}\n\nA fact.\n`);
-    }
+    const root = await tooManySkills("gamma-init-budgets");
     const created = await runCliInProcessFrom(root, "init");
     expect(created.code).toBe(0);
+    expect(created.stdout).toBe(readGolden(join(fixtures, "budgets.init.txt"), created.stdout));
     const said = /^The first build will fail its token budgets:\n {2}the skill catalog is (\d+) tokens, over budgets\.catalogTokens \(4000\)\n/m.exec(created.stdout);
     expect(said, created.stdout).not.toBeNull();
     expect(created.stdout).toContain(`("budgets": { "catalogTokens": ${said?.[1]} })`);
@@ -163,6 +185,18 @@ describe("init around skills already there", () => {
     const configPath = join(root, "gamma-prompt.config.json");
     writeFileSync(configPath, JSON.stringify({ ...readJson(configPath), budgets: { catalogTokens: Number(said?.[1]) } }, null, 2));
     expect((await runCliInProcessFrom(root, "build")).code).toBe(0);
+  }, 60_000);
+
+  it("takes the budget numbers from what the compile measured, whatever words its diagnostics use", async () => {
+    const root = await tooManySkills("gamma-init-budgets-reworded");
+    reworded.on = true;
+    try {
+      const created = await runCliInProcessFrom(root, "init");
+      expect(created.code).toBe(0);
+      expect(created.stdout).toBe(readFileSync(join(fixtures, "budgets.init.txt"), "utf8"));
+    } finally {
+      reworded.on = false;
+    }
   }, 60_000);
 
   it("writes nothing in a folder whose only skill is a SKILL.md at its root, and says where to move it; once moved, writes the agent around it", async () => {

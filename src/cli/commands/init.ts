@@ -215,20 +215,13 @@ interface BudgetOverrun {
   budget: number;
 }
 
-const BUDGET_RULES = { "budget/catalog-exceeded": "catalogTokens", "budget/prefix-exceeded": "prefixTokens" } as const;
-
-/** The budgets the first build would exceed, from the same compile the build runs (nothing is written). */
+/** The budgets the first build would exceed, from the measures and budgets of the same compile the build runs (nothing is written). */
 async function firstBuildBudgets(root: string): Promise<BudgetOverrun[]> {
   const { compileProject } = await import("../../pipeline/compile/compile.js");
-  const compiled = await compileProject(root);
-  const overruns: BudgetOverrun[] = [];
-  for (const diagnostic of compiled.diagnostics) {
-    const key = BUDGET_RULES[diagnostic.ruleId as keyof typeof BUDGET_RULES];
-    const numbers = /of (\d+) tokens, expected at most (\d+)/.exec(diagnostic.message);
-    if (key === undefined || diagnostic.severity !== "error" || numbers === null) continue;
-    overruns.push({ key, measured: Number(numbers[1]), budget: Number(numbers[2]) });
-  }
-  return overruns.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const budgets = (await compileProject(root)).tokenBudgets;
+  if (budgets === undefined) return [];
+  // In the order of their keys: catalogTokens, then prefixTokens.
+  return (["catalogTokens", "prefixTokens"] as const).filter((key) => budgets[key].measured > budgets[key].budget).map((key) => ({ key, ...budgets[key] }));
 }
 
 /** What init says of a budget the first build would exceed, and the two ways on. */
