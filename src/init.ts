@@ -4,6 +4,7 @@ import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packageRoot } from "./package-paths.js";
 import { describeFsError, fsErrorCode } from "./protocol/path-problem.js";
+import { escapeControls } from "./diagnostics/printable.js";
 import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
 import { DESIGN_FIELDS } from "./protocol/manifest-spellings.js";
 import type { ChosenSkillType } from "./skills/existing-types.js";
@@ -87,10 +88,20 @@ export interface InitResult {
 
 /** Where a root `SKILL.md` goes to become one of the agent's skills. */
 export interface RootSkillMove {
-  /** `skills/<name>`: the skill's name when it is a valid one, else the folder's, else `<name>`. */
+  /**
+   * `skills/<name>`: the skill's name when it is a valid one, else the folder's, else `<name>`. When something is
+   * already there, the first free `skills/<name>-<n>` (the skill then takes that name).
+   */
   folder: string;
   /** `SKILL.md` and the specification's optional folders beside it (references/, scripts/, assets/) that exist. */
   entries: string[];
+  /** `skills/<name>` when the move cannot go there: it holds a skill (the move would overwrite it), other files (it would mix with them) or is a file. */
+  taken?: { folder: string; holds: "skill" | "files" | "file" };
+  /**
+   * The shell line that makes `folder` and moves `entries` into it, its paths from the working folder init ran in;
+   * absent when no valid name is known.
+   */
+  command?: string;
 }
 
 /** Bad options or a target that cannot hold a project; the CLI exits 2. */
@@ -159,7 +170,7 @@ export async function init(options: InitOptions): Promise<InitResult> {
     ...(existingSkills && skillGlobs !== undefined && current?.["skills"] === undefined ? { skillGlobs: [...skillGlobs] } : {}),
     ...(keptConfigKeys === undefined ? {} : { keptConfigKeys }),
     ...(typeof current?.["profile"] === "string" ? { keptProfile: current["profile"] } : {}),
-    ...(rootSkill ? { rootSkill: rootSkillMove(dir) } : {}),
+    ...(rootSkill ? { rootSkill: rootSkillMove(dir, options.dir) } : {}),
   };
   const paths = [...files.keys()].sort(compare);
   const existing = paths.filter((path) => occupied(join(dir, path)));
@@ -196,7 +207,7 @@ function writeScaffold(dir: string, given: string, paths: readonly string[], fil
     if (code === undefined) throw error;
     const reason = code === "EISDIR" ? "it is a folder, expected a file" : `${describeFsError(code)} (${code})`;
     const kept = done.length === 0 ? "nothing was written" : `only ${done.join(", ")} ${done.length === 1 ? "was" : "were"} replaced, nothing else was written`;
-    throw new InitUsageError(`"${given}" cannot be written: ${path}: ${reason}; ${kept}`);
+    throw new InitUsageError(`"${escapeControls(given)}" cannot be written: ${escapeControls(path)}: ${reason}; ${kept}`);
   };
   for (const path of paths) {
     const file = join(dir, path);
@@ -238,8 +249,14 @@ const ROOT_SKILL_FILE = "SKILL.md";
 /** The folders the Agent Skills specification names beside SKILL.md. */
 const SKILL_SUBFOLDERS = ["references", "scripts", "assets"];
 
-/** Where a SKILL.md at the root of `dir` would go, named after the skill (its frontmatter's `name` when valid) or the folder. */
-function rootSkillMove(dir: string): RootSkillMove {
+/** The longest skill name the Agent Skills specification allows. */
+const MAX_SKILL_NAME = 64;
+
+/**
+ * Where a SKILL.md at the root of `dir` would go, named after the skill (its frontmatter's `name` when valid) or the
+ * folder, and the line that moves it from the working folder (`given` is the folder as init was given it).
+ */
+function rootSkillMove(dir: string, given: string): RootSkillMove {
   let text = "";
   try {
     text = readFileSync(join(dir, ROOT_SKILL_FILE), "utf8").slice(0, 65_536);
@@ -248,19 +265,92 @@ function rootSkillMove(dir: string): RootSkillMove {
   }
   const frontmatter = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1] ?? "";
   const written = /^name:[ \t]*(["']?)([^"'\r\n]*?)\1[ \t]*$/m.exec(frontmatter)?.[2];
-  const valid = (name: string | undefined): name is string => name !== undefined && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(name) && name.length <= 64;
-  const name = valid(written) ? written : valid(basename(dir)) ? basename(dir) : "<name>";
+  const valid = (name: string | undefined): name is string => name !== undefined && /^[a-z0-9]+(-[a-z0-9]+)*$/.test(name) && name.length <= MAX_SKILL_NAME;
+  const name = valid(written) ? written : valid(basename(dir)) ? basename(dir) : undefined;
   const entries = [ROOT_SKILL_FILE, ...SKILL_SUBFOLDERS.filter((folder) => lstatSync(join(dir, folder), { throwIfNoEntry: false })?.isDirectory() === true).map((folder) => `${folder}/`)];
-  return { folder: `skills/${name}`, entries };
+  if (name === undefined) return { folder: "skills/<name>", entries };
+  let holds: ReturnType<typeof takenBy>;
+  let free = name;
+  try {
+    holds = takenBy(join(dir, "skills", name));
+    for (let n = 2; holds !== undefined && takenBy(join(dir, "skills", free)) !== undefined; n++) free = `${name.slice(0, MAX_SKILL_NAME - `-${n}`.length).replace(/-+$/, "")}-${n}`;
+  } catch {
+    // skills is a file, or a folder that cannot be read: no line, as there is no telling what it would meet
+    return { folder: `skills/${name}`, entries };
+  }
+  const folder = `skills/${free}`;
+  // Paths from the working folder, so the line works where init ran (`init my-skill`); never a `cd`, which would
+  // leave the shell inside the folder, where running the same init again would scaffold a folder inside it.
+  const at = fromWorkingFolder(dir, given);
+  const path = (relativePath: string): string => shellWord(at === "" ? relativePath : `${at}/${relativePath}`);
+  const command = `mkdir -p ${path(folder)} && mv ${entries.map((entry) => path(entry.replace(/\/$/, ""))).join(" ")} ${path(folder)}/`;
+  return { folder, entries, ...(holds === undefined ? {} : { taken: { folder: `skills/${name}`, holds } }), command };
+}
+
+/**
+ * What is at a skill folder's place already: nothing (or an empty folder), a skill, other files, or a file. Throws
+ * when the folder above cannot hold it (a file, a folder that cannot be read).
+ */
+function takenBy(path: string): "skill" | "files" | "file" | undefined {
+  const found = lstatSync(path, { throwIfNoEntry: false });
+  if (found === undefined) return undefined;
+  if (!found.isDirectory()) return "file";
+  try {
+    if (lstatSync(join(path, ROOT_SKILL_FILE), { throwIfNoEntry: false }) !== undefined) return "skill";
+    return readdirSync(path).length > 0 ? "files" : undefined;
+  } catch {
+    // a folder that cannot be read: not one to move a skill into
+    return "files";
+  }
+}
+
+/** `dir` as a path from the working folder: "" when it is the working folder, relative when inside it, else as given. */
+function fromWorkingFolder(dir: string, given: string): string {
+  const rel = relative(process.cwd(), dir).split(sep).join("/");
+  if (rel === "") return "";
+  const path = rel === ".." || rel.startsWith("../") || resolve(rel) !== dir ? given.replace(/[\\/]+$/, "") || given : rel;
+  // A word starting with "-" would be read as an option by mkdir and mv.
+  return path.startsWith("-") ? `./${path}` : path;
+}
+
+/** The line breaks and tab as `$'…'` writes them. */
+const SHELL_ESCAPES: Readonly<Record<string, string>> = { "\n": "\\n", "\t": "\\t", "\r": "\\r" };
+
+/**
+ * A word for a POSIX shell command line: as it is when it holds only characters no shell reads specially; in double
+ * quotes when that is enough (`"my agent"`); else in single quotes; and a word holding a character
+ * {@link escapeControls} escapes (a line break, ESC, a bidi control) in `$'…'`, that character as `\n`, `\t`, `\r` or
+ * its UTF-8 bytes in octal (`\033`), so the printed line stays one line of plain text and still names the folder.
+ */
+export function shellWord(word: string): string {
+  if (/^[A-Za-z0-9_./@%+=:,-]+$/.test(word)) return word;
+  if (escapeControls(word) === word) return /[$`"\\!]/.test(word) ? `'${word.replaceAll("'", "'\\''")}'` : `"${word}"`;
+  const quoted = [...word].map((character) =>
+    character === "'" || character === "\\"
+      ? `\\${character}`
+      : escapeControls(character) === character
+        ? character
+        : (SHELL_ESCAPES[character] ?? [...Buffer.from(character, "utf8")].map((byte) => `\\${byte.toString(8).padStart(3, "0")}`).join("")),
+  );
+  return `$'${quoted.join("")}'`;
+}
+
+/** Where the skill goes, after `lead` ("move it"), and why not to `skills/<name>/` when that is taken. */
+export function rootSkillDestination(move: RootSkillMove, lead: string): string {
+  const where = `into ${move.folder}/ (${move.entries.join(", ")} and any other file it uses)`;
+  if (move.taken === undefined) return `${lead.charAt(0).toUpperCase()}${lead.slice(1)} ${where}`;
+  const { folder, holds } = move.taken;
+  const why = { skill: `${folder}/ already holds a skill, which the move would overwrite`, files: `${folder}/ already holds files, which the move would mix with the skill's`, file: `${folder} is a file, not a folder` }[holds];
+  return `${why}: ${lead} ${where} instead, and name it ${move.folder.slice("skills/".length)} in its ${ROOT_SKILL_FILE}`;
 }
 
 /** Why init writes nothing in a folder whose only skill is its root SKILL.md, and what to do. */
 function rootSkillMessage(dir: string, given: string): string {
-  const move = rootSkillMove(dir);
+  const move = rootSkillMove(dir, given);
   return [
-    `"${given}" holds a skill at its root (${ROOT_SKILL_FILE}) and no other: a project keeps each skill in a folder of its own, as its root holds the project's files (the config, prompts/); nothing was written.`,
-    `Move the skill into ${move.folder}/ (${move.entries.join(", ")} and any other file it uses), then run init again: it writes the agent around that skill instead of example skills.`,
-    `  mkdir -p ${move.folder} && mv ${move.entries.map((entry) => entry.replace(/\/$/, "")).join(" ")} ${move.folder}/`,
+    `"${escapeControls(given)}" holds a skill at its root (${ROOT_SKILL_FILE}) and no other: a project keeps each skill in a folder of its own, as its root holds the project's files (the config, prompts/); nothing was written.`,
+    `${rootSkillDestination(move, "move the skill")}, then run init again: it writes the agent around that skill instead of example skills.`,
+    ...(move.command === undefined ? [] : [`  ${move.command}`]),
   ].join("\n");
 }
 
@@ -295,14 +385,14 @@ function usableFolder(dir: string, given: string): void {
     target = statSync(dir, { throwIfNoEntry: false });
   } catch (error) {
     const code = fsErrorCode(error) ?? "unreadable";
-    throw new InitUsageError(`"${given}" cannot be used as a folder: ${describeFsError(code)} (${code})`);
+    throw new InitUsageError(`"${escapeControls(given)}" cannot be used as a folder: ${describeFsError(code)} (${code})`);
   }
-  if (target && !target.isDirectory()) throw new InitUsageError(`"${given}" exists and is not a folder`);
+  if (target && !target.isDirectory()) throw new InitUsageError(`"${escapeControls(given)}" exists and is not a folder`);
   if (target) return;
   for (let folder = dirname(dir); dirname(folder) !== folder; folder = dirname(folder)) {
     const above = statSync(folder, { throwIfNoEntry: false });
     if (above === undefined) continue;
-    if (!above.isDirectory()) throw new InitUsageError(`"${given}" cannot be created: ${folder} is a file, not a folder`);
+    if (!above.isDirectory()) throw new InitUsageError(`"${escapeControls(given)}" cannot be created: ${escapeControls(folder)} is a file, not a folder`);
     return;
   }
 }

@@ -3,6 +3,7 @@ import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
+import { compileProject } from "../../src/pipeline/compile/compile.js";
 import { copyProject, fixturesDir, projectWithOverlay, removeTempDirs, updateGolden } from "./helpers.js";
 
 afterAll(removeTempDirs);
@@ -41,5 +42,19 @@ describe("missing sources", () => {
       ["source/missing-file", "prompts/variants.yaml"],
       ["source/missing-file", "schemas/tools/order.json"],
     ]);
+  });
+});
+
+describe("token budgets", () => {
+  it("returns each budget with the tokens measured against it, over budget or not, and reports the ones exceeded with those numbers", async () => {
+    const over = await compileProject(await projectWithOverlay(join(casesDir, "budget-exceeded")));
+    expect(over.tokenBudgets).toEqual({ prefixTokens: { measured: 393, budget: 300 }, catalogTokens: { measured: 163, budget: 100 } });
+    expect(over.diagnostics.filter((d) => d.ruleId === "budget/prefix-exceeded" || d.ruleId === "budget/catalog-exceeded").map((d) => d.message)).toEqual([
+      "Unexpected skill catalog of 163 tokens, expected at most 100 (budgets.catalogTokens)",
+      "Unexpected static prefix of 393 tokens, expected at most 300 (budgets.prefixTokens)",
+    ]);
+    const within = await compileProject(await copyProject("basic"));
+    expect(within.errorCount).toBe(0);
+    expect(within.tokenBudgets).toEqual({ prefixTokens: { measured: 393, budget: 8000 }, catalogTokens: { measured: 163, budget: 4000 } });
   });
 });

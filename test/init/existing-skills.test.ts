@@ -7,16 +7,32 @@
  * test/fixtures/init-existing/, copied to a temporary folder; the output init
  * prints and the config it writes are golden files beside the fixture.
  */
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { lint } from "../../src/lint.js";
 import { runCliInProcessFrom } from "../helpers/cli.js";
 import { readGolden } from "../helpers/golden.js";
 import { removeTempDirs, snapshotTree, tempDir } from "../helpers/temp-project.js";
 
 afterAll(removeTempDirs);
+
+// The compile as it is, but for its diagnostics' messages, reworded while `reworded.on` (numbers with thousands
+// separators): what init says of the budgets must not depend on that wording.
+const reworded = vi.hoisted(() => ({ on: false }));
+vi.mock("../../src/pipeline/compile/compile.js", async (importOriginal) => {
+  const compile = await importOriginal<typeof import("../../src/pipeline/compile/compile.js")>();
+  return {
+    ...compile,
+    compileProject: async (...args: Parameters<typeof compile.compileProject>) => {
+      const compiled = await compile.compileProject(...args);
+      if (!reworded.on) return compiled;
+      return { ...compiled, diagnostics: compiled.diagnostics.map((diagnostic) => ({ ...diagnostic, message: diagnostic.message.replace(/\d{4,}/g, (digits) => Number(digits).toLocaleString("en-US")) })) };
+    },
+  };
+});
 
 const fixtures = fileURLToPath(new URL("../fixtures/init-existing/", import.meta.url));
 
@@ -25,6 +41,32 @@ async function copyOf(name: string): Promise<string> {
   cpSync(join(fixtures, name), root, { recursive: true });
   return root;
 }
+
+/** A folder of 70 skills whose catalog is over the default budgets.catalogTokens. */
+async function tooManySkills(name: string): Promise<string> {
+  const root = await tempDir(name);
+  for (let index = 1; index <= 70; index++) {
+    mkdirSync(join(root, "skills", `s${index}`), { recursive: true });
+    const description = `Use when the user asks about topic number ${index} of the handbook, its history, its rules and every exception the team has agreed on over the years.`;
+    writeFileSync(join(root, "skills", `s${index}`, "SKILL.md"), `---\nname: s${index}\ndescription: ${description}\n---\n\n# Topic ${index}\n\nA fact.\n`);
+  }
+  return root;
+}
+
+/** The one shell line init printed to move a root SKILL.md. */
+function printedLine(output: string): string {
+  const lines = output.split("\n").filter((line) => line.startsWith("  mkdir -p "));
+  expect(lines, output).toHaveLength(1);
+  return (lines[0] ?? "").trim();
+}
+
+/** Runs a line as a user pasting it into a shell in `cwd` would. */
+function runLine(line: string, cwd: string, shell = "sh"): string {
+  return execFileSync(shell, ["-c", line], { cwd, encoding: "utf8" });
+}
+
+/** What would act on a terminal or a CI log: init never prints it. */
+const unsafe = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 const readJson = (path: string): Record<string, unknown> => JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
 
@@ -108,7 +150,6 @@ describe("init around skills already there", () => {
       writeFileSync(join(root, "skills", folder, "SKILL.md"), `---\nname: x\ndescription: Use when the user asks about x.\n---\n\n# X\n\n- A fact.\n`);
     }
     writeFileSync(join(root, "skills", folders[0] ?? "", "notes\n::error file=README.md,line=1::Build compromised\u001b[8m.md"), "x\n");
-    const unsafe = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
     const created = await runCliInProcessFrom(root, "init");
     const linted = await runCliInProcessFrom(root, "lint");
     const built = await runCliInProcessFrom(root, "build");
@@ -143,14 +184,10 @@ describe("init around skills already there", () => {
   });
 
   it("says when the first build will exceed a token budget, by how much, and the budgets that let it pass", async () => {
-    const root = await tempDir("gamma-init-budgets");
-    for (let index = 1; index <= 70; index++) {
-      mkdirSync(join(root, "skills", `s${index}`), { recursive: true });
-      const description = `Use when the user asks about topic number ${index} of the handbook, its history, its rules and every exception the team has agreed on over the years.`;
-      writeFileSync(join(root, "skills", `s${index}`, "SKILL.md"), `---\nname: s${index}\ndescription: ${description}\n---\n\n# Topic ${index}\n\nA fact.\n`);
-    }
+    const root = await tooManySkills("gamma-init-budgets");
     const created = await runCliInProcessFrom(root, "init");
     expect(created.code).toBe(0);
+    expect(created.stdout).toBe(readGolden(join(fixtures, "budgets.init.txt"), created.stdout));
     const said = /^The first build will fail its token budgets:\n {2}the skill catalog is (\d+) tokens, over budgets\.catalogTokens \(4000\)\n/m.exec(created.stdout);
     expect(said, created.stdout).not.toBeNull();
     expect(created.stdout).toContain(`("budgets": { "catalogTokens": ${said?.[1]} })`);
@@ -163,6 +200,18 @@ describe("init around skills already there", () => {
     const configPath = join(root, "gamma-prompt.config.json");
     writeFileSync(configPath, JSON.stringify({ ...readJson(configPath), budgets: { catalogTokens: Number(said?.[1]) } }, null, 2));
     expect((await runCliInProcessFrom(root, "build")).code).toBe(0);
+  }, 60_000);
+
+  it("takes the budget numbers from what the compile measured, whatever words its diagnostics use", async () => {
+    const root = await tooManySkills("gamma-init-budgets-reworded");
+    reworded.on = true;
+    try {
+      const created = await runCliInProcessFrom(root, "init");
+      expect(created.code).toBe(0);
+      expect(created.stdout).toBe(readFileSync(join(fixtures, "budgets.init.txt"), "utf8"));
+    } finally {
+      reworded.on = false;
+    }
   }, 60_000);
 
   it("writes nothing in a folder whose only skill is a SKILL.md at its root, and says where to move it; once moved, writes the agent around it", async () => {
@@ -189,6 +238,75 @@ describe("init around skills already there", () => {
     expect(created.code).toBe(0);
     expect(created.stdout).toContain("Found 1 skill already there (skills/*, the default layout).");
     expect((await runCliInProcessFrom(root, "build")).code).toBe(0);
+  });
+
+  it("prints the line that moves a root SKILL.md with paths from the folder init ran in (init my-skill)", async () => {
+    const parent = await tempDir("gamma-init-root-skill-parent");
+    cpSync(join(fixtures, "root-skill"), join(parent, "my-skill"), { recursive: true });
+    const refused = await runCliInProcessFrom(parent, "init", "my-skill");
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(readGolden(join(fixtures, "root-skill.parent.init.txt"), refused.stderr));
+    // Pasted where init ran, the line moves the skill; the same init then writes the agent around it.
+    runLine(printedLine(refused.stderr), parent);
+    expect(readdirSync(join(parent, "my-skill")).sort()).toEqual(["README.md", "skills"]);
+    expect(readdirSync(join(parent, "my-skill", "skills", "release-notes")).sort()).toEqual(["SKILL.md", "references"]);
+    const created = await runCliInProcessFrom(parent, "init", "my-skill");
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain("Found 1 skill already there (skills/*, the default layout).");
+    expect((await runCliInProcessFrom(join(parent, "my-skill"), "build")).code).toBe(0);
+  });
+
+  it("never sends a root SKILL.md onto a skill folder that holds something: says so and names a free folder, which the line moves it to", async () => {
+    // Beside other skills: skills/notes/ holds the skill notes, and the root skill is named notes too.
+    const root = await copyOf("root-skill-taken");
+    const theirs = readFileSync(join(root, "skills", "notes", "SKILL.md"));
+    const ours = readFileSync(join(root, "SKILL.md"));
+    const created = await runCliInProcessFrom(root, "init");
+    expect(created.code).toBe(0);
+    expect(created.stdout).toBe(readGolden(join(fixtures, "root-skill-taken.init.txt"), created.stdout));
+    runLine(printedLine(created.stdout), root);
+    expect(readdirSync(join(root, "skills", "notes"))).toEqual(["SKILL.md"]);
+    expect(readFileSync(join(root, "skills", "notes", "SKILL.md"))).toEqual(theirs);
+    expect(readdirSync(join(root, "skills", "notes-2")).sort()).toEqual(["SKILL.md", "references"]);
+    expect(readFileSync(join(root, "skills", "notes-2", "SKILL.md"))).toEqual(ours);
+    // Named as init says, it is a skill of its own beside the other; lint asks only for its type, as init said it would.
+    writeFileSync(join(root, "skills", "notes-2", "SKILL.md"), ours.toString("utf8").replace("name: notes", "name: notes-2"));
+    const linted = await lint({ root });
+    expect(linted.diagnostics.map((finding) => [finding.ruleId, finding.file])).toEqual([["skill/missing-key", "skills/notes-2/SKILL.md"]]);
+    expect(linted.skills.map((skill) => skill.name)).toEqual(["notes"]);
+
+    // The only skill, with files of another kind in skills/release-notes/: init writes nothing and names a free folder.
+    const alone = await copyOf("root-skill-folder-taken");
+    const refused = await runCliInProcessFrom(alone, "init");
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(readGolden(join(fixtures, "root-skill-folder-taken.init.txt"), refused.stderr));
+    runLine(printedLine(refused.stderr), alone);
+    expect(readdirSync(join(alone, "skills", "release-notes"))).toEqual(["README.md"]);
+    expect(readdirSync(join(alone, "skills", "release-notes-2")).sort()).toEqual(["SKILL.md", "references"]);
+  });
+
+  // A folder name may hold a line break (a forged `::warning` workflow command in CI), ESC, a bidi control, quotes and `$`.
+  it("prints a hostile folder name escaped in its messages and quoted in the lines it prints, which still reach that folder", async () => {
+    const parent = await tempDir("gamma-init-root-skill-hostile");
+    const folder = `it's "x"\n::warning::$HOME\u001b[8m\u202e`;
+    const escaped = `it's "x"\\u000a::warning::$HOME\\u001b[8m\\u202e`;
+    cpSync(join(fixtures, "root-skill"), join(parent, folder), { recursive: true });
+    const refused = await runCliInProcessFrom(parent, "init", folder);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).not.toMatch(unsafe);
+    expect(refused.stderr.split("\n").filter((line) => line.startsWith("::"))).toEqual([]);
+    expect(refused.stderr.startsWith(`gamma-prompt init: "${escaped}" holds a skill at its root (SKILL.md) and no other:`)).toBe(true);
+    // The printed line quotes the folder for a shell that reads $'…' (bash, zsh, ksh).
+    runLine(printedLine(refused.stderr), parent, "bash");
+    expect(readdirSync(join(parent, folder)).sort()).toEqual(["README.md", "skills"]);
+
+    const created = await runCliInProcessFrom(parent, "init", folder);
+    expect(created.code).toBe(0);
+    expect(created.stdout + created.stderr).not.toMatch(unsafe);
+    expect(created.stdout.split("\n")[0]).toBe(`Created an agent around the skills already there in ${escaped}/ (template agent, profile gamma): 21 files`);
+    const cd = created.stdout.split("\n").filter((line) => line.startsWith("  cd "));
+    expect(cd).toHaveLength(1);
+    expect(runLine(`${cd[0]?.trim()} && pwd -P`, parent, "bash")).toBe(`${realpathSync(join(parent, folder))}\n`);
   });
 
   it("says it left a root SKILL.md out when it writes the agent around other skills", async () => {

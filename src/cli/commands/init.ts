@@ -2,7 +2,21 @@ import { Option, type Command } from "commander";
 import { relative } from "node:path";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import { escapeControls, messageRow } from "../../diagnostics/printable.js";
-import { DEFAULT_AGENT_NAME, init, INIT_PROFILES, INIT_TEMPLATES, InitUsageError, type ChosenSkillType, type InitOptions, type InitProfile, type InitResult, type InitTemplate, type RootSkillMove } from "../../init.js";
+import {
+  DEFAULT_AGENT_NAME,
+  init,
+  INIT_PROFILES,
+  INIT_TEMPLATES,
+  InitUsageError,
+  rootSkillDestination,
+  shellWord,
+  type ChosenSkillType,
+  type InitOptions,
+  type InitProfile,
+  type InitResult,
+  type InitTemplate,
+  type RootSkillMove,
+} from "../../init.js";
 import { CONFIG_FILE } from "../../pipeline/discover/source-paths.js";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { commandHelpFooter } from "../options.js";
@@ -47,8 +61,9 @@ ordered procedure), printed with its reason for review, then what would fail the
 skills' errors, else a token budget (budgets.catalogTokens, budgets.prefixTokens) the agent exceeds,
 with the tokens it needs. The skills are never touched. A SKILL.md at the
 folder's root (a skill published as its own repository) is no skill of the agent: when it is the only
-one, init writes nothing, exits 2 and says where to move it (skills/<name>/); beside other skills it is
-left out, and init says so.
+one, init writes nothing, exits 2 and says where to move it (skills/<name>/, or a free skills/<name>-2/
+when that holds something), with the line that does it from the folder init ran in; beside other skills
+it is left out, and init says so with the same line.
 
 Never overwrites a file: when any file of the scaffold already exists, init lists them, writes
 nothing and exits 1; --force overwrites them, except the config, which keeps its settings (init adds
@@ -94,7 +109,7 @@ export async function runInitCommand(dir: string, flags: InitCommandOptions, ask
 }
 
 function report(dir: string, options: InitOptions, outcome: InitResult, errors: readonly Diagnostic[], budgets: readonly BudgetOverrun[] = []): number {
-  const shown = displayDir(dir, outcome.dir);
+  const shown = escapeControls(displayDir(dir, outcome.dir));
   if (!outcome.ok) {
     const kept = outcome.keptConfigKeys ?? [];
     const lines = [
@@ -118,8 +133,8 @@ function report(dir: string, options: InitOptions, outcome: InitResult, errors: 
   if (errors.length > 0) lines.push("", ...howToGoOn(errors, outcome.skillFolders ?? []));
   if (budgets.length > 0) lines.push("", ...overBudget(budgets));
   lines.push("", "Next:");
-  const cd = shown.replace(/\/$/, "");
-  if (cd !== ".") lines.push(`  cd ${cd.includes(" ") ? JSON.stringify(cd) : cd}`);
+  const cd = displayDir(dir, outcome.dir).replace(/\/$/, "");
+  if (cd !== ".") lines.push(`  cd ${shellWord(cd)}`);
   if (profile === "agentskills" && outcome.skillTypes === undefined) lines.push("  npx gamma-prompt lint");
   else lines.push("  npx gamma-prompt build", "  npx gamma-prompt check");
   process.stdout.write(`${lines.join("\n")}\n`);
@@ -184,8 +199,9 @@ function foundSkills(outcome: InitResult): string[] {
 function rootSkillLeftOut(move: RootSkillMove): string[] {
   return [
     `Left out: the skill at the root (SKILL.md), as an agent keeps each skill in a folder of its own.`,
-    `To add it, move it into ${move.folder}/ (${move.entries.join(", ")} and any other file it uses),`,
-    `then run npx gamma-prompt lint: it says what else it needs (a "skills" glob, a type in "skillTypes").`,
+    `${rootSkillDestination(move, "to add it, move it")}${move.command === undefined ? "." : ":"}`,
+    ...(move.command === undefined ? [] : [`  ${move.command}`]),
+    `Then run npx gamma-prompt lint: it says what else it needs (a "skills" glob, a type in "skillTypes").`,
   ];
 }
 
@@ -215,20 +231,13 @@ interface BudgetOverrun {
   budget: number;
 }
 
-const BUDGET_RULES = { "budget/catalog-exceeded": "catalogTokens", "budget/prefix-exceeded": "prefixTokens" } as const;
-
-/** The budgets the first build would exceed, from the same compile the build runs (nothing is written). */
+/** The budgets the first build would exceed, from the measures and budgets of the same compile the build runs (nothing is written). */
 async function firstBuildBudgets(root: string): Promise<BudgetOverrun[]> {
   const { compileProject } = await import("../../pipeline/compile/compile.js");
-  const compiled = await compileProject(root);
-  const overruns: BudgetOverrun[] = [];
-  for (const diagnostic of compiled.diagnostics) {
-    const key = BUDGET_RULES[diagnostic.ruleId as keyof typeof BUDGET_RULES];
-    const numbers = /of (\d+) tokens, expected at most (\d+)/.exec(diagnostic.message);
-    if (key === undefined || diagnostic.severity !== "error" || numbers === null) continue;
-    overruns.push({ key, measured: Number(numbers[1]), budget: Number(numbers[2]) });
-  }
-  return overruns.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const budgets = (await compileProject(root)).tokenBudgets;
+  if (budgets === undefined) return [];
+  // In the order of their keys: catalogTokens, then prefixTokens.
+  return (["catalogTokens", "prefixTokens"] as const).filter((key) => budgets[key].measured > budgets[key].budget).map((key) => ({ key, ...budgets[key] }));
 }
 
 /** What init says of a budget the first build would exceed, and the two ways on. */

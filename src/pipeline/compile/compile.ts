@@ -76,6 +76,24 @@ export interface CompiledProject {
   /** Every SKILL.md and every other source as this compile read them (an editor indexes the project from these). */
   skillFiles?: SkillFileRecord[];
   sources?: ProjectSources;
+  /**
+   * The token budgets of the config (`budgets.prefixTokens`, `budgets.catalogTokens`), each with what this compile
+   * measured against it; absent when the compile stopped before measuring. A measure above its budget is the error
+   * budget/prefix-exceeded or budget/catalog-exceeded.
+   */
+  tokenBudgets?: TokenBudgets;
+}
+
+/** A token budget and the tokens measured against it. */
+export interface TokenBudget {
+  measured: number;
+  budget: number;
+}
+
+/** The budgets a build holds the static prefix and the skill catalog to, keyed as the config's `budgets` names them. */
+export interface TokenBudgets {
+  prefixTokens: TokenBudget;
+  catalogTokens: TokenBudget;
 }
 
 export interface CompileOptions {
@@ -151,8 +169,13 @@ export async function compileProject(root: string, session: BuildSession = new B
   });
   // Every request sends the stable tools before the system prompt, so they are part of the prefix a cache holds.
   const toolsTokens = counter.count(compactTools(tools.tools));
-  diagnostics.push(...measures.diagnostics, ...budgetDiagnostics({ ...measures, toolsTokens }, config.config.budgets));
-  if (hasErrors(diagnostics)) return done({ templates, prefixContext: context });
+  const { budgets } = config.config;
+  const tokenBudgets: TokenBudgets = {
+    prefixTokens: { measured: measures.prefixTokens, budget: budgets.prefixTokens },
+    catalogTokens: { measured: measures.catalogTokens, budget: budgets.catalogTokens },
+  };
+  diagnostics.push(...measures.diagnostics, ...budgetDiagnostics(tokenBudgets, toolsTokens));
+  if (hasErrors(diagnostics)) return done({ templates, prefixContext: context, tokenBudgets });
 
   const artifacts = new Map<string, ArtifactContent>();
   artifacts.set(PREFIX_FILE, prompts.prefix);
@@ -227,7 +250,7 @@ export async function compileProject(root: string, session: BuildSession = new B
   artifacts.set(MANIFEST_FILE, serializeManifest(manifest));
   for (const [path, entry] of Object.entries(manifest.artifacts)) hashes.set(path, entry);
   session.endBuild();
-  return done({ artifacts, manifest, summary: summarize(manifest, plan), templates, prefixContext: context, hashes });
+  return done({ artifacts, manifest, summary: summarize(manifest, plan), templates, prefixContext: context, hashes, tokenBudgets });
 }
 
 const TEMPLATES = defineSlot<Promise<PreparedTemplates | Diagnostic[]>>("templates");
@@ -281,22 +304,22 @@ function skillInfo(skill: ValidSkill, counter: TokenCounter, artifacts: Map<stri
   };
 }
 
-function budgetDiagnostics(measures: { prefixTokens: number; catalogTokens: number; toolsTokens: number }, budgets: { prefixTokens: number; catalogTokens: number }): Diagnostic[] {
+function budgetDiagnostics({ prefixTokens: prefix, catalogTokens: catalog }: TokenBudgets, toolsTokens: number): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  if (measures.prefixTokens > budgets.prefixTokens) {
-    diagnostics.push(createDiagnostic("budget/prefix-exceeded", PREFIX_TEMPLATE, FILE_START, `Unexpected static prefix of ${measures.prefixTokens} tokens, expected at most ${budgets.prefixTokens} (budgets.prefixTokens)`));
+  if (prefix.measured > prefix.budget) {
+    diagnostics.push(createDiagnostic("budget/prefix-exceeded", PREFIX_TEMPLATE, FILE_START, `Unexpected static prefix of ${prefix.measured} tokens, expected at most ${prefix.budget} (budgets.prefixTokens)`));
   }
-  if (measures.catalogTokens > budgets.catalogTokens) {
-    diagnostics.push(createDiagnostic("budget/catalog-exceeded", PREFIX_TEMPLATE, FILE_START, `Unexpected skill catalog of ${measures.catalogTokens} tokens, expected at most ${budgets.catalogTokens} (budgets.catalogTokens)`));
+  if (catalog.measured > catalog.budget) {
+    diagnostics.push(createDiagnostic("budget/catalog-exceeded", PREFIX_TEMPLATE, FILE_START, `Unexpected skill catalog of ${catalog.measured} tokens, expected at most ${catalog.budget} (budgets.catalogTokens)`));
   }
-  const cacheablePrefix = measures.toolsTokens + measures.prefixTokens;
+  const cacheablePrefix = toolsTokens + prefix.measured;
   if (cacheablePrefix < CACHE_MINIMUM_TOKENS) {
     diagnostics.push(
       createDiagnostic(
         "budget/prefix-below-cache-minimum",
         PREFIX_TEMPLATE,
         FILE_START,
-        `Unexpected static prefix of ${measures.prefixTokens} tokens (${cacheablePrefix} with the stable tools' ${measures.toolsTokens}), expected at least ${CACHE_MINIMUM_TOKENS} together for OpenAI prompt caching to apply`,
+        `Unexpected static prefix of ${prefix.measured} tokens (${cacheablePrefix} with the stable tools' ${toolsTokens}), expected at least ${CACHE_MINIMUM_TOKENS} together for OpenAI prompt caching to apply`,
       ),
     );
   }
