@@ -143,6 +143,23 @@ describe("a stored session's variant", () => {
     expect(again).toEqual([]);
   });
 
+  it("a context whose anchor was made on the variant it left gets a fresh anchor on resume, even with nothing else to carry", async () => {
+    const statePath = join(await tempDir("variant-anchor"), "state.json");
+    const first = open(deployed, "import", statePath);
+    const made = first.controller.anchorMessage();
+    expect(made.content).toContain("- import (workflow, preloaded in the system prompt)");
+    pi.disposeNow(first);
+
+    const moved = open(withoutVariant, "base", statePath);
+    // What the move owed is delivered (the pending note rides with it): nothing is left to carry.
+    const fresh = moved.controller.anchorMessage();
+    expect(fresh.content).toContain("- import (workflow, activated by the host)");
+    expect(moved.controller.resumeAnchor([fresh])).toBeUndefined();
+    // A transcript that kept the anchor of the import variant lacks import's body: it gets a fresh one.
+    const again = moved.controller.resumeAnchor([made]);
+    expect(again?.content).toContain(withoutVariant.skills.get("import")?.body.trim());
+  });
+
   it("moved to a variant that preloads other skills: they are active as in a new session on it, and a skill they conflict with leaves", async () => {
     const statePath = join(await tempDir("variant-preloads"), "state.json");
     const first = open(deployed, "import", statePath);
