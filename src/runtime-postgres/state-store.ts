@@ -8,7 +8,7 @@
  */
 import type { ExecutionState } from "../runtime/execution-state.js";
 import { STATE_VERSION, StateConflictError, StateStoreError } from "../runtime/state/errors.js";
-import { checkState, replay, type StateRecord } from "../runtime/state/journal.js";
+import { checkState, recordProblem, replay, type StateRecord } from "../runtime/state/journal.js";
 import type { StateStore } from "../runtime/state/store.js";
 import { errorCode, inTransaction, UNIQUE_VIOLATION, type Pool } from "./database.js";
 import { databaseFailure, LeaseLostError, StoredFormatError } from "./errors.js";
@@ -159,8 +159,9 @@ export class PostgresStateStore implements StateStore {
 
 /**
  * A record row as the journal reads it: a document holding its own revision
- * (the row's) and an operation. Anything else is named by its revision, never
- * taken for a record that is missing.
+ * (the row's) and an operation this version writes, with its fields.
+ * Anything else is named by its revision, never taken for a record that is
+ * missing, nor skipped.
  */
 function storedRecord(stored: unknown, revision: number, sessionKey: string): StateRecord {
   const row = `state record (gamma_state_records, revision ${revision})`;
@@ -168,5 +169,8 @@ function storedRecord(stored: unknown, revision: number, sessionKey: string): St
   if (record["revision"] !== revision || typeof record["op"] !== "string") {
     throw new StoredFormatError(sessionKey, row, `an object without this row's revision and an operation ({"revision": ${revision}, "op": ...})`);
   }
+  // A later version's operation, or a known one without its fields: named, never skipped or misread.
+  const problem = recordProblem(record);
+  if (problem !== undefined) throw new StoredFormatError(sessionKey, row, `a record holding ${problem}`);
   return record as unknown as StateRecord;
 }

@@ -15,6 +15,8 @@ import { connectorLines } from "./connectors.js";
 import { baseFolderNote } from "./skills.js";
 
 export const ANCHOR_TAG = "session_state";
+/** How the anchor lists a skill whose body the variant's system prompt holds. */
+const PRELOADED = "preloaded in the system prompt";
 export const LOADED_KNOWLEDGE_TAG = "loaded_knowledge";
 
 export function renderAnchor(options: {
@@ -37,7 +39,7 @@ export function renderAnchor(options: {
   for (const skill of state.activeSkills) {
     const how =
       skill.activatedBy === "preload"
-        ? "preloaded in the system prompt"
+        ? PRELOADED
         : skill.activatedBy === "requires"
           ? `required by ${skill.requiredBy ?? "another skill"}`
           : skill.activatedBy === "host"
@@ -118,6 +120,18 @@ export function renderAnchor(options: {
 
   out.push(`</${ANCHOR_TAG}>`);
   return `${out.join("\n")}\n`;
+}
+
+/**
+ * The skills an anchor's text lists as preloaded in the system prompt (its
+ * body left out for that reason). An anchor that lists one the session's
+ * variant does not preload was made on another variant: its body is nowhere
+ * in a context that keeps that anchor.
+ */
+export function anchorPreloadedSkills(content: string): string[] {
+  const list = /<active_skills>\n([\s\S]*?)\n<\/active_skills>/.exec(content)?.[1] ?? "";
+  const line = new RegExp(`^- (\\S+) \\([^,()]+, ${PRELOADED}\\)$`, "gm");
+  return [...list.matchAll(line)].map((match) => match[1] as string);
 }
 
 /**

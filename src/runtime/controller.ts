@@ -192,10 +192,13 @@ export class SessionProtocolController {
         ? undefined
         : reconcileBuild(
             { ...this.owner.state, variant: this.owner.variant },
-            this.artifacts.skills,
-            this.artifacts.manifest.staticPrefix.cacheKey,
-            this.variant,
-            (name) => this.artifacts.manifest.skills[name]?.sha256,
+            {
+              skills: this.artifacts.skills,
+              cacheKey: this.artifacts.manifest.staticPrefix.cacheKey,
+              variant: this.variant,
+              preloaded: this.artifacts.manifest.variants[this.variant]?.preloadedSkills ?? [],
+              sha256Of: (name) => this.artifacts.manifest.skills[name]?.sha256,
+            },
           );
     if (rebuilt !== undefined) this.owner.change(rebuilt.change);
     this.injections = new InjectionDispatcher(this);
@@ -241,7 +244,9 @@ export class SessionProtocolController {
       this.artifacts.knowledge,
       options.knowledge,
     );
-    this.context = new SessionContext({ owner, skills: this.artifacts.skills, knowledge: this.knowledge, enforcer: this.enforcer, now: () => this.now() });
+    this.context = new SessionContext({ owner, skills: this.artifacts.skills, preloaded: new Set(preloadedSkills), knowledge: this.knowledge, enforcer: this.enforcer, now: () => this.now() });
+    // Bodies that left the system prompt with the variant reach the model in a fresh anchor, with the next context made.
+    if (rebuilt !== undefined && rebuilt.unpreloadedSkills.length > 0) this.context.anchorDue();
     this.yielding = new SessionYield({ run: this.run, recorder: this.recorder, checklists: this.checklists, emit });
     if (rebuilt !== undefined) this.tellBuildChange(rebuilt);
   }
@@ -271,8 +276,8 @@ export class SessionProtocolController {
    * what left the state, through a workspace_update when the project defines it.
    */
   private tellBuildChange(rebuilt: BuildReconciliation): void {
-    const { previousCacheKey, droppedSkills, clearedSteps, changedSkills, variant } = rebuilt;
-    const lost = droppedSkills.length > 0 || clearedSteps.length > 0 || changedSkills.length > 0 || variant !== undefined;
+    const { previousCacheKey, droppedSkills, clearedSteps, changedSkills, variant, unpreloadedSkills, preloadedSkills } = rebuilt;
+    const lost = droppedSkills.length > 0 || clearedSteps.length > 0 || changedSkills.length > 0 || variant !== undefined || unpreloadedSkills.length > 0 || preloadedSkills.length > 0;
     if (previousCacheKey === undefined && !lost) return;
     const cacheKey = rebuilt.change.cacheKey;
     this.emit({

@@ -30,7 +30,11 @@ export interface TaskSnapshot {
   items: Task[];
 }
 
-/** How a skill became active: preloaded by the variant, loaded by the `skill` tool, or required by another. */
+/**
+ * How a skill became active: preloaded by the variant, loaded by the `skill`
+ * tool, required by another, or by the host (activateSkillForHost, or
+ * preloaded by a variant the session moved off, its body in the anchor).
+ */
 export type SkillActivationSource = "preload" | "tool" | "requires" | "host";
 
 export interface ActiveSkill {

@@ -7,7 +7,7 @@
  * carried them; this only marks where they wait. Pi-free.
  */
 import type { LoadedSkill } from "./artifacts.js";
-import { renderAnchor } from "./anchor.js";
+import { anchorPreloadedSkills, renderAnchor } from "./anchor.js";
 import type { InvocationEnforcer } from "./invocation/required-skills.js";
 import type { SessionKnowledge } from "./knowledge/session-knowledge.js";
 import { ANCHOR_CUSTOM_TYPE, createTrustedMessage, isAnchorMessage, kindOf, type GammaCustomMessage, type ImagePart, type RuntimeUserMessage } from "./messages.js";
@@ -28,13 +28,28 @@ export type TurnMessage = RuntimeUserMessage | GammaCustomMessage;
 export interface ContextHost {
   readonly owner: SessionStateOwner;
   readonly skills: ReadonlyMap<string, LoadedSkill>;
+  /** The skills the session's variant preloads: its system prompt holds their bodies. */
+  readonly preloaded: ReadonlySet<string>;
   readonly knowledge: SessionKnowledge;
   readonly enforcer: InvocationEnforcer;
   now(): number;
 }
 
 export class SessionContext {
+  /** Set when the context the session was opened on lacks what the state holds (see {@link anchorDue}). */
+  private due = false;
+
   constructor(private readonly host: ContextHost) {}
+
+  /**
+   * The context the session was opened on lacks bodies the state holds
+   * active (skills its variant preloaded, which the serving variant does
+   * not): the next context made carries a fresh anchor, whether it is a
+   * resume, a reload or the next turn's messages.
+   */
+  anchorDue(): void {
+    this.due = true;
+  }
 
   /**
    * The messages for the next `Agent.prompt(messages)`: the user's message,
@@ -56,6 +71,8 @@ export class SessionContext {
       const hints = this.host.knowledge.hintsForTurn(turnText(messages));
       if (hints !== undefined) messages.push(hints);
     }
+    // Owed since the session opened (no resume or reload made one): the anchor comes first, with the pending events.
+    if (this.due) messages.unshift(this.anchor());
     for (const entry of this.host.owner.pending.select((candidate) => candidate.queuedAs === undefined)) messages.push(entry.message);
     return messages;
   }
@@ -67,13 +84,14 @@ export class SessionContext {
    */
   nextTurnMessages(text: string): GammaCustomMessage[] {
     const hints = this.host.knowledge.hintsForTurn(text);
+    const anchor = this.due ? this.anchor() : undefined;
     const pending = this.host.owner.pending;
     const due = pending.select((entry) => entry.queuedAs === undefined);
     pending.markQueued(
       due.map((entry) => entry.id),
       "next_turn",
     );
-    return [...(hints === undefined ? [] : [hints]), ...due.map((entry) => entry.message)];
+    return [...(anchor === undefined ? [] : [anchor]), ...(hints === undefined ? [] : [hints]), ...due.map((entry) => entry.message)];
   }
 
   /**
@@ -91,6 +109,7 @@ export class SessionContext {
     const carried = owner.pending.select((entry) => entry.queuedAs === undefined || entry.queuedAs === "anchor" || (inContext && entry.queuedAs === "context"));
     const ids = carried.map((entry) => entry.id);
     owner.pending.markQueued(ids, "anchor");
+    this.due = false;
     return createTrustedMessage({
       kind: kindOf(ANCHOR_CUSTOM_TYPE),
       content: renderAnchor({ state: owner.snapshot(), skills, injections: carried, missingRequired: enforcer.missing() }),
@@ -105,12 +124,20 @@ export class SessionContext {
    * after it shows what changed since, and a fresh one would push it out of
    * its place in the cached prefix each time the session moves to another
    * server, and add its whole text to the transcript each time. One is made
-   * when the context holds none, or to carry an injection not queued yet.
+   * when the context holds none, to carry an injection not queued yet, when
+   * one is owed ({@link anchorDue}), or when the newest one it holds was made
+   * on another variant (it lists as preloaded a skill this variant's system
+   * prompt lacks, so that body is nowhere in the context).
    */
   resumeAnchor(messages: readonly unknown[]): GammaCustomMessage | undefined {
     const unqueued = this.host.owner.pending.select((entry) => entry.queuedAs === undefined).length > 0;
-    if (!unqueued && messages.some((message) => isAnchorMessage(message))) return undefined;
+    const held = messages.findLast((message) => isAnchorMessage(message)) as GammaCustomMessage | undefined;
+    if (!unqueued && !this.due && held !== undefined && !this.madeOnAnotherVariant(held)) return undefined;
     return this.anchor({ carryInContext: false });
+  }
+
+  private madeOnAnotherVariant(anchor: GammaCustomMessage): boolean {
+    return anchorPreloadedSkills(anchor.content).some((name) => !this.host.preloaded.has(name));
   }
 
   /** After a compaction: every older anchor dropped and a fresh one appended, so the context holds exactly one. */

@@ -53,8 +53,9 @@ export type ProtocolEvent =
   /**
    * A stored session was reopened on another build (dist/) than the one that
    * last opened it: its cache key then and now, and what the new build lacks
-   * that left the state (active skills dropped, task steps cleared; the model
-   * is told through a workspace_update injection).
+   * that left the state (active skills dropped, among them any that conflict
+   * with the variant's preloads; task steps cleared; the model is told
+   * through a workspace_update injection).
    */
   | {
       type: "build_changed";

@@ -130,13 +130,21 @@ describe("a plugins/*/skills/* layout", () => {
     await cp(join(root, "plugins/review/skills/proofread"), join(root, "plugins/writing/skills/proofread"), { recursive: true });
     const configPath = join(root, "gamma-prompt.config.json");
     const config = JSON.parse(await readFile(configPath, "utf8")) as object;
+    // The finding as the rule raises it: the other file and its plugin.
+    const raised = (await build({ root })).diagnostics.find((diagnostic) => diagnostic.ruleId === "skill/name-duplicate")?.message;
+    expect(raised).toBe(
+      'Unexpected second skill named "proofread" (plugins/review/skills/proofread/SKILL.md has it too, in the plugin plugins/review/), expected unique names: an agent loads a skill by its name alone, whatever plugin holds it',
+    );
     for (const setting of ["off", "warn", "note"]) {
       await writeFile(configPath, JSON.stringify({ ...config, rules: { "skill/name-duplicate": setting } }, null, 2));
       const built = await build({ root });
       expect(built.ok).toBe(false);
-      expect(built.diagnostics.filter((diagnostic) => diagnostic.ruleId === "skill/name-duplicate").map((diagnostic) => [diagnostic.severity, diagnostic.file, diagnostic.related?.file])).toEqual([
+      const kept = built.diagnostics.filter((diagnostic) => diagnostic.ruleId === "skill/name-duplicate");
+      expect(kept.map((diagnostic) => [diagnostic.severity, diagnostic.file, diagnostic.related?.file])).toEqual([
         ["error", "plugins/writing/skills/proofread/SKILL.md", "plugins/review/skills/proofread/SKILL.md"],
       ]);
+      // Worded as the rule words it, plugin included, and why it stays an error.
+      expect(kept[0]?.message).toBe(`${raised} (in an agent this finding stays an error whatever the config's rules or a suppression say)`);
       expect((await lint({ root })).errorCount).toBe(1);
     }
   });

@@ -158,6 +158,25 @@ describe("a row in a form another version of the package wrote", () => {
     expect((other as Error).message).not.toMatch(/a record is missing/);
   });
 
+  it("a state record of an operation this version does not write, or of a known one without its fields: StoredFormatError naming the row, never skipped", async () => {
+    const sessionKey = await storedSession();
+    const records = await db.pool().query<{ revision: number }>("select revision from gamma_state_records where session_key = $1 order by revision", [sessionKey]);
+    const revision = records.rows[0]?.revision;
+    expect(revision).toBeTypeOf("number");
+    const row = `state record (gamma_state_records, revision ${revision})`;
+    // A later version's record kind: the session would open without that change, and this server write on top of it.
+    await db.pool().query("update gamma_state_records set record = $3::jsonb where session_key = $1 and revision = $2", [sessionKey, revision, JSON.stringify({ revision, op: "later-op" })]);
+    const later = await openRefusal(sessionKey);
+    expect(later).toBeInstanceOf(StoredFormatError);
+    expect(later).toMatchObject({ name: "StoredFormatError", sessionKey, row });
+    expect((later as Error).message).toContain(`Unexpected ${row} stored as a record holding an operation this version does not write ("later-op"), expected one of`);
+    // A known operation without the fields it needs: named the same way, not a TypeError.
+    await db.pool().query("update gamma_state_records set record = $3::jsonb where session_key = $1 and revision = $2", [sessionKey, revision, JSON.stringify({ revision, op: "skills" })]);
+    const partial = await openRefusal(sessionKey);
+    expect(partial).toMatchObject({ name: "StoredFormatError", sessionKey, row });
+    expect((partial as Error).message).toContain(`Unexpected ${row} stored as a record holding a "skills" record without add (an array)`);
+  });
+
   it("a snapshot of a later state version: StoredFormatError naming the version, not a broken state", async () => {
     const sessionKey = await storedSession();
     const row = await db.pool().query<{ snapshot: string; snapshot_revision: number }>("select snapshot #>> '{}' as snapshot, snapshot_revision from gamma_sessions where session_key = $1", [sessionKey]);

@@ -349,6 +349,23 @@ describe("a state file read back (src/runtime/journal.ts)", () => {
     expect(storeError(() => checkRecord(value, LOCATION, 9)).message).toContain("Unexpected line 9 that is not a journal record");
   });
 
+  it("refuses, naming the file and line, a record of an operation this version does not write or of a known one without its fields", () => {
+    const later = fileOf(snapshot(), { revision: 5, op: "seen", id: "a" }, { revision: 6, op: "later-op", data: {} });
+    expect(storeError(() => parseJournal(later, LOCATION)).message).toBe(
+      `${LOCATION}: Unexpected line 3 holding an operation this version does not write ("later-op"), expected one of pending, seen, remove, skills, tasks, artifacts, sessionKey, knowledge, required, namespaces, connectorAdded, connectorRemoved, build: it was written by another version of gamma-prompt (or not by gamma-prompt); open the session with the version that wrote it`,
+    );
+    const partial = fileOf(snapshot(), { revision: 5, op: "skills" });
+    expect(storeError(() => parseJournal(partial, LOCATION)).message).toBe(
+      `${LOCATION}: Unexpected line 2 holding a "skills" record without add (an array): it was written by another version of gamma-prompt (or not by gamma-prompt); open the session with the version that wrote it`,
+    );
+    const build = fileOf(snapshot(), { revision: 5, op: "build", cacheKey: "k", activeSkills: [] });
+    expect(storeError(() => parseJournal(build, LOCATION)).message).toContain('Unexpected line 2 holding a "build" record without tasks (a task snapshot)');
+    // A host's own store that hands such records to replay gets the same refusal, by revision.
+    expect(storeError(() => replay(snapshot(), [{ revision: 5, op: "later-op" } as never], LOCATION)).message).toContain(
+      'Unexpected record of revision 5 holding an operation this version does not write ("later-op")',
+    );
+  });
+
   it("replays every kind of change onto the snapshot, in order, with the last revision", () => {
     const knowledge = { loaded: [], pendingReports: [] } as unknown as ExecutionState["knowledge"];
     const required = [{ skill: "deck-generation", scope: "turn" }] as unknown as ExecutionState["requiredSkills"];

@@ -103,6 +103,14 @@ describe("a stored session's variant", () => {
       },
     ]);
     expect(moved.controller.state.variant).toBe("base");
+    // What import preloaded stays active, no longer as preloaded: base's system prompt does not hold it.
+    expect(withoutVariant.manifest.variants["base"]?.preloadedSkills).toEqual([]);
+    expect(moved.controller.state.activeSkills.map(({ name, activatedBy }) => `${name} ${activatedBy}`)).toEqual([
+      "import host",
+      "ask-user-questions host",
+      "gml-authoring host",
+      "gml-cli host",
+    ]);
     // Durable: what the store holds is what the session holds.
     expect(new FileStateStore(statePath).load()).toEqual(moved.controller.state);
 
@@ -110,13 +118,82 @@ describe("a stored session's variant", () => {
     pi.faux().setResponses([seeing(seen, toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Convert it", status: "in_progress" }] }))), seeing(seen, fauxAssistantMessage("Going on."))]);
     await moved.agent.prompt(moved.controller.buildTurnMessages({ text: "Carry on" }) as AgentMessage[]);
     expect(seen[0]?.systemPrompt).toBe(withoutVariant.variants["base"]);
-    const note = (seen[0]?.messages ?? []).map((message) => textOf(message)).find((text) => text.includes("<workspace_update"));
+    const texts = (seen[0]?.messages ?? []).map((message) => textOf(message));
+    const note = texts.find((text) => text.includes("<workspace_update"));
     expect(note).toContain("The agent configuration it ran on (import) no longer exists; it goes on with base");
+    expect(note).toContain("These skills stay active, though the agent configuration no longer preloads them: import, ask-user-questions, gml-authoring, gml-cli.");
+    // The model reads the import workflow: the anchor carries its body, and calls it nothing it is not.
+    const body = withoutVariant.skills.get("import")?.body ?? "";
+    expect(seen[0]?.systemPrompt).not.toContain(body.trim());
+    const anchor = texts.find((text) => text.includes("<session_state"));
+    expect(anchor).toContain(body.trim());
+    expect(anchor).toContain("- import (workflow, activated by the host)");
+    expect(anchor).not.toContain("preloaded in the system prompt");
+    // Loading it again is answered as a skill whose text the context holds, not as preloaded.
+    const loadSeen: SeenContext[] = [];
+    pi.faux().setResponses([seeing(loadSeen, toolUse(fauxToolCall("skill", { name: "import" }))), seeing(loadSeen, fauxAssistantMessage("Following it."))]);
+    await moved.agent.prompt(moved.controller.buildTurnMessages({ text: "Which workflow?" }) as AgentMessage[]);
+    const answer = textOf((loadSeen[1]?.messages ?? []).at(-1));
+    expect(answer).toContain('Skill "import" is already active (loaded earlier in this session)');
     pi.disposeNow(moved);
 
     // Opened again: it is a base session now, with nothing to tell.
     const again: ProtocolEvent[] = [];
     expect(open(withoutVariant, "base", statePath, again).controller.variant).toBe("base");
     expect(again).toEqual([]);
+  });
+
+  it("a context whose anchor was made on the variant it left gets a fresh anchor on resume, even with nothing else to carry", async () => {
+    const statePath = join(await tempDir("variant-anchor"), "state.json");
+    const first = open(deployed, "import", statePath);
+    const made = first.controller.anchorMessage();
+    expect(made.content).toContain("- import (workflow, preloaded in the system prompt)");
+    pi.disposeNow(first);
+
+    const moved = open(withoutVariant, "base", statePath);
+    // What the move owed is delivered (the pending note rides with it): nothing is left to carry.
+    const fresh = moved.controller.anchorMessage();
+    expect(fresh.content).toContain("- import (workflow, activated by the host)");
+    expect(moved.controller.resumeAnchor([fresh])).toBeUndefined();
+    // A transcript that kept the anchor of the import variant lacks import's body: it gets a fresh one.
+    const again = moved.controller.resumeAnchor([made]);
+    expect(again?.content).toContain(withoutVariant.skills.get("import")?.body.trim());
+  });
+
+  it("moved to a variant that preloads other skills: they are active as in a new session on it, and a skill they conflict with leaves", async () => {
+    const statePath = join(await tempDir("variant-preloads"), "state.json");
+    const first = open(deployed, "import", statePath);
+    pi.faux().setResponses([fauxAssistantMessage("Ready.")]);
+    await first.agent.prompt(first.controller.buildTurnMessages({ text: "Import my deck" }) as AgentMessage[]);
+    const transcript = first.agent.state.messages.slice();
+    pi.disposeNow(first);
+
+    const events: ProtocolEvent[] = [];
+    const moved = open(withoutVariant, "deck-generation", statePath, events, transcript);
+    // deck-generation conflicts with import: the variant's system prompt holds deck-generation, so import leaves.
+    expect(withoutVariant.skills.get("deck-generation")?.conflictsWith).toContain("import");
+    expect(events).toEqual([
+      {
+        type: "build_changed",
+        previousCacheKey: deployed.manifest.staticPrefix.cacheKey,
+        cacheKey: withoutVariant.manifest.staticPrefix.cacheKey,
+        droppedSkills: ["import"],
+        clearedSteps: [],
+        variant: { from: "import", to: "deck-generation" },
+      },
+    ]);
+    const fresh = open(withoutVariant, "deck-generation", join(await tempDir("variant-preloads-new"), "state.json"));
+    const byName = (skills: readonly { name: string }[]) => [...skills].sort((a, b) => a.name.localeCompare(b.name));
+    expect(byName(moved.controller.state.activeSkills)).toEqual(byName(fresh.controller.state.activeSkills));
+    expect(new FileStateStore(statePath).load()).toEqual(moved.controller.state);
+
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([seeing(seen, fauxAssistantMessage("Going on."))]);
+    await moved.agent.prompt(moved.controller.buildTurnMessages({ text: "Carry on" }) as AgentMessage[]);
+    expect(seen[0]?.systemPrompt).toBe(withoutVariant.variants["deck-generation"]);
+    const note = (seen[0]?.messages ?? []).map((message) => textOf(message)).find((text) => text.includes("<workspace_update"));
+    expect(note).toContain("These skills are active now, preloaded in the system prompt: deck-generation.");
+    expect(note).toContain("These skills are no longer active, since they conflict with a skill the system prompt preloads: import (conflicts with deck-generation).");
+    expect(note).not.toContain("These skills no longer exist");
   });
 });

@@ -16,7 +16,7 @@ import { loadSkillSources } from "../discover/discover.js";
 import { listSupportingEntries, walkSupportingFolder, type SupportingWalk } from "../discover/supporting-files.js";
 import { PathProbes } from "../discover/path-probes.js";
 import type { SourceOverrides } from "../discover/read-source.js";
-import { skillSetDiagnostics, skillSetKey, type SkillRecord } from "../validate/skill-set-rules.js";
+import { duplicateMessage, skillSetDiagnostics, skillSetKey, type SkillRecord } from "../validate/skill-set-rules.js";
 import { defineSlot, type BuildSession } from "../session/build-session.js";
 import { checkSkillFile, SkillParseCache } from "./checked-skill.js";
 import { quoted } from "../../diagnostics/quote.js";
@@ -240,7 +240,8 @@ function keepSameNameErrors(diagnostics: Diagnostic[], records: readonly SkillRe
     }
     const name = quoted(manifest.name);
     const related = { file: first.path, range: first.manifest?.nameRange ?? first.opening, message: `first skill named ${name}` };
-    const message = `Unexpected second skill named ${name} (${first.path} has it too), expected unique names: an agent loads a skill by its name alone, so this finding stays an error whatever the config's rules or a suppression say`;
+    // Worded as the rule words it (the other file and its plugin), and why it cannot be lowered.
+    const message = `${duplicateMessage(manifest.name, record, first)} (in an agent this finding stays an error whatever the config's rules or a suppression say)`;
     raised.push(createDiagnostic("skill/name-duplicate", record.path, manifest.nameRange ?? record.opening, message, related));
   }
   if (raised.length === 0) return diagnostics;

@@ -108,7 +108,7 @@ export function skillSetDiagnostics(records: readonly SkillRecord[], unreadFolde
  * Two skills of one plugin (or of a project without plugins) say only where they clash. Two plugins' skills clash
  * only in an agent, which addresses a skill by its name alone: the message names the other file and why.
  */
-function duplicateMessage(name: string, record: SkillRecord, owner: SkillRecord): string {
+export function duplicateMessage(name: string, record: SkillRecord, owner: SkillRecord): string {
   if (record.plugin === owner.plugin) {
     const where = record.plugin === undefined ? "" : record.plugin === "" ? " in the plugin at the project's root" : ` in the plugin ${record.plugin}/`;
     return `Unexpected second skill named "${name}"${where}, expected unique names`;

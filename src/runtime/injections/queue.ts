@@ -247,6 +247,9 @@ export class InjectionQueue {
       case "remove":
         for (const id of record.ids) this.delete(id);
         return;
+      default:
+        // Never skipped: the queue would go on without the change.
+        throw new TypeError(`Unexpected queue record ${JSON.stringify((record as { op?: unknown }).op)}, expected pending, seen or remove`);
     }
   }
 

@@ -7,12 +7,19 @@
  * required, when the host required it), and a task that names a
  * checklist step the new build does not have (a removed skill, a shortened
  * checklist) keeps its place but loses the step, which the `todo` tool would
- * refuse forever. Pi-free and pure: the controller applies the change and
- * tells the host and the model.
+ * refuse forever. The variant's preloads are the skills its system prompt
+ * holds, so they are active as preloaded, as in a new session on it, when
+ * the session moved to another variant (the build dropped its own) or the
+ * build changed what the variant preloads: a skill recorded as preloaded
+ * that the variant does not preload stays active with its body in the
+ * anchor (activated by the host, which named the variant), and an active
+ * skill that conflicts with one the variant preloads is no longer active. Pi-free and pure: the controller applies the change and tells the
+ * host and the model.
  */
 import { parseStepReference } from "../../protocol/checklist.js";
+import { symmetricConflicts } from "../../protocol/skill-graph.js";
 import type { LoadedSkill } from "../artifacts.js";
-import type { Task } from "../execution-state.js";
+import type { ActiveSkill, Task } from "../execution-state.js";
 import type { StateCore } from "./fields.js";
 import type { BuildChange } from "./journal.js";
 import type { InjectionDelivery } from "../../protocol/dist-manifest.js";
@@ -22,8 +29,14 @@ export interface BuildReconciliation {
   change: BuildChange;
   /** The build the state was last opened on; undefined for a state saved before sessions recorded it. */
   previousCacheKey: string | undefined;
-  /** Active skills the new build does not hold: no longer active. */
+  /** Active skills no longer active: the new build does not hold them, or they conflict with a skill the variant preloads. */
   droppedSkills: string[];
+  /** Of `droppedSkills`, those that conflict with a skill the variant preloads (`by`). */
+  displacedSkills: Array<{ skill: string; by: string }>;
+  /** Skills recorded as preloaded that the variant does not preload (now): still active, their body in the anchor now. */
+  unpreloadedSkills: string[];
+  /** Skills the variant preloads that were not active: active now, as in a new session on it. */
+  preloadedSkills: string[];
   /** Tasks whose step the new build does not have: the step was cleared. */
   clearedSteps: Array<{ taskId: string; step: string }>;
   /** Active skills the new build holds with another body (same name): still active, their new text told. */
@@ -32,20 +45,27 @@ export interface BuildReconciliation {
   variant?: { from: string; to: string };
 }
 
+/** The build a stored state is opened on: its skills, cache key, the variant named and what that variant preloads. */
+export interface ServingBuild {
+  skills: ReadonlyMap<string, LoadedSkill>;
+  cacheKey: string;
+  variant: string;
+  /** The skills the variant preloads (its system prompt holds their bodies). */
+  preloaded: readonly string[];
+  /** The manifest's sha256 of a skill's body. */
+  sha256Of?: (skill: string) => string | undefined;
+}
+
 /**
- * What opening `state` on the build `cacheKey` changes; undefined when it
- * changes nothing. The check runs on every reopen: the cache key covers the
+ * What opening `state` on `build` changes; undefined when it changes
+ * nothing. The check runs on every reopen: the cache key covers the
  * static prefix only, and two builds that share it can still differ in what
  * the state names (a skill's checklist, a skill the prefix does not list).
  */
-export function reconcileBuild(
-  state: Readonly<StateCore> & { readonly variant: string },
-  skills: ReadonlyMap<string, LoadedSkill>,
-  cacheKey: string,
-  variant: string,
-  sha256Of: (skill: string) => string | undefined = () => undefined,
-): BuildReconciliation | undefined {
-  const droppedSkills = state.activeSkills.filter((skill) => !skills.has(skill.name)).map((skill) => skill.name);
+export function reconcileBuild(state: Readonly<StateCore> & { readonly variant: string }, build: ServingBuild): BuildReconciliation | undefined {
+  const { skills, cacheKey, variant } = build;
+  const sha256Of = build.sha256Of ?? (() => undefined);
+  const missingSkills = state.activeSkills.filter((skill) => !skills.has(skill.name)).map((skill) => skill.name);
   // Same name, another body (builds can share a cache key): a state that kept no sha256 is not compared.
   const changedSkills = state.activeSkills
     .filter((skill) => skills.has(skill.name) && skill.sha256 !== undefined && sha256Of(skill.name) !== undefined && sha256Of(skill.name) !== skill.sha256)
@@ -57,21 +77,85 @@ export function reconcileBuild(
     const { step: _cleared, ...rest } = task;
     return rest;
   });
-  const requiredSkills = state.requiredSkills?.filter((required) => skills.has(required.name));
-  const lostRequirement = requiredSkills !== undefined && requiredSkills.length !== state.requiredSkills?.length;
   const movedVariant = state.variant === variant ? undefined : { from: state.variant, to: variant };
-  if (state.cacheKey === cacheKey && droppedSkills.length === 0 && clearedSteps.length === 0 && !lostRequirement && movedVariant === undefined && changedSkills.length === 0) return undefined;
+  const held = state.activeSkills
+    .filter((skill) => skills.has(skill.name))
+    .map((skill) => (changedSkills.includes(skill.name) ? { ...skill, sha256: sha256Of(skill.name) as string } : skill));
+  // The variant's preloads are checked on every reopen too: a build can change what a variant preloads.
+  const moved = moveVariant(held, build, sha256Of);
+  const sameSkills = moved.activeSkills.length === held.length && moved.activeSkills.every((skill, index) => skill === held[index]);
+  const displaced = new Set(moved.displacedSkills.map(({ skill }) => skill));
+  const droppedSkills = [...missingSkills, ...displaced];
+  const requiredSkills = state.requiredSkills?.filter((required) => skills.has(required.name) && !displaced.has(required.name));
+  const lostRequirement = requiredSkills !== undefined && requiredSkills.length !== state.requiredSkills?.length;
+  if (state.cacheKey === cacheKey && droppedSkills.length === 0 && clearedSteps.length === 0 && !lostRequirement && movedVariant === undefined && changedSkills.length === 0 && sameSkills) return undefined;
   const change: BuildChange = {
     op: "build",
     cacheKey,
-    activeSkills: state.activeSkills
-      .filter((skill) => skills.has(skill.name))
-      .map((skill) => (changedSkills.includes(skill.name) ? { ...skill, sha256: sha256Of(skill.name) as string } : skill)),
+    activeSkills: moved.activeSkills,
     tasks: clearedSteps.length === 0 ? state.tasks : { revision: state.tasks.revision + 1, items },
     ...(requiredSkills === undefined ? {} : { requiredSkills }),
     ...(movedVariant === undefined ? {} : { variant }),
   };
-  return { change, previousCacheKey: state.cacheKey, droppedSkills, clearedSteps, changedSkills, ...(movedVariant === undefined ? {} : { variant: movedVariant }) };
+  return {
+    change,
+    previousCacheKey: state.cacheKey,
+    droppedSkills,
+    displacedSkills: moved.displacedSkills,
+    unpreloadedSkills: moved.unpreloadedSkills,
+    preloadedSkills: moved.preloadedSkills,
+    clearedSteps,
+    changedSkills,
+    ...(movedVariant === undefined ? {} : { variant: movedVariant }),
+  };
+}
+
+/**
+ * The active skills of a session on `build.variant`, whose
+ * system prompt holds the bodies of exactly the skills it preloads: what it
+ * preloads is active as preloaded; a skill recorded as preloaded that it does
+ * not preload stays active as activated by the host (the anchor then
+ * carries its body, as for a skill the host activated); a skill that
+ * conflicts with one it preloads leaves, since the system prompt keeps the
+ * other.
+ */
+function moveVariant(
+  active: readonly ActiveSkill[],
+  build: ServingBuild,
+  sha256Of: (skill: string) => string | undefined,
+): { activeSkills: ActiveSkill[]; displacedSkills: BuildReconciliation["displacedSkills"]; unpreloadedSkills: string[]; preloadedSkills: string[] } {
+  const preloads = build.preloaded.filter((name) => build.skills.has(name));
+  const preloaded = new Set(preloads);
+  const names = new Set([...active.map((skill) => skill.name), ...preloads]);
+  const conflicts = symmetricConflicts(new Map([...names].map((name) => [name, build.skills.get(name)?.conflictsWith ?? []])));
+  const displacedSkills: BuildReconciliation["displacedSkills"] = [];
+  const unpreloadedSkills: string[] = [];
+  const kept: ActiveSkill[] = [];
+  for (const skill of active) {
+    if (preloaded.has(skill.name)) {
+      if (skill.activatedBy === "preload") kept.push(skill);
+      else {
+        const { requiredBy: _requiredBy, ...rest } = skill;
+        kept.push({ ...rest, activatedBy: "preload" });
+      }
+      continue;
+    }
+    const by = preloads.find((name) => conflicts.get(skill.name)?.has(name) === true);
+    if (by !== undefined) {
+      displacedSkills.push({ skill: skill.name, by });
+      continue;
+    }
+    if (skill.activatedBy === "preload") {
+      unpreloadedSkills.push(skill.name);
+      kept.push({ ...skill, activatedBy: "host" });
+    } else kept.push(skill);
+  }
+  const preloadedSkills = preloads.filter((name) => !active.some((skill) => skill.name === name));
+  for (const name of preloadedSkills) {
+    const sha256 = sha256Of(name);
+    kept.push({ name, type: (build.skills.get(name) as LoadedSkill).type, activatedBy: "preload", ...(sha256 === undefined ? {} : { sha256 }) });
+  }
+  return { activeSkills: kept, displacedSkills, unpreloadedSkills, preloadedSkills };
 }
 
 /** The model's note of what left the state: a workspace_update ("configuration or available resources changed"). */
@@ -96,8 +180,22 @@ function buildChangeSummary(reconciliation: BuildReconciliation): string {
   if (reconciliation.variant !== undefined) {
     lines.push(`The agent configuration it ran on (${reconciliation.variant.from}) no longer exists; it goes on with ${reconciliation.variant.to}, whose instructions are the system prompt you have now.`);
   }
-  if (reconciliation.droppedSkills.length > 0) {
-    lines.push(`These skills no longer exist and are no longer active: ${reconciliation.droppedSkills.join(", ")}. Do not follow their instructions or name their steps.`);
+  if (reconciliation.unpreloadedSkills.length > 0) {
+    lines.push(
+      `These skills stay active, though the agent configuration no longer preloads them: ${reconciliation.unpreloadedSkills.join(", ")}. Their instructions are no longer in the system prompt but in the restored session state; go on following them.`,
+    );
+  }
+  if (reconciliation.preloadedSkills.length > 0) {
+    lines.push(`These skills are active now, preloaded in the system prompt: ${reconciliation.preloadedSkills.join(", ")}.`);
+  }
+  if (reconciliation.displacedSkills.length > 0) {
+    const displaced = reconciliation.displacedSkills.map(({ skill, by }) => `${skill} (conflicts with ${by})`).join(", ");
+    lines.push(`These skills are no longer active, since they conflict with a skill the system prompt preloads: ${displaced}. Do not follow their instructions; follow the preloaded skill.`);
+  }
+  const displaced = new Set(reconciliation.displacedSkills.map(({ skill }) => skill));
+  const missing = reconciliation.droppedSkills.filter((skill) => !displaced.has(skill));
+  if (missing.length > 0) {
+    lines.push(`These skills no longer exist and are no longer active: ${missing.join(", ")}. Do not follow their instructions or name their steps.`);
   }
   if (reconciliation.changedSkills.length > 0) {
     lines.push(

@@ -46,6 +46,49 @@ export type StateRecord = StateChange & { revision: number };
 
 export type { StateCore };
 
+const isString = (value: unknown): boolean => typeof value === "string";
+const isArray = (value: unknown): boolean => Array.isArray(value);
+const isObject = (value: unknown): boolean => typeof value === "object" && value !== null && !Array.isArray(value);
+// As a saved state's tasks are checked: an object holding its items.
+const isTaskSnapshot = (value: unknown): boolean => isObject(value) && Array.isArray((value as { items?: unknown }).items);
+
+/** Each operation this version writes, with the fields it needs (name, what it holds, its check). */
+const RECORD_FIELDS: { readonly [op in StateChange["op"]]: ReadonlyArray<readonly [string, string, (value: unknown) => boolean]> } = {
+  pending: [["add", "an object", isObject]],
+  seen: [["id", "a string", isString]],
+  remove: [["ids", "an array", isArray]],
+  skills: [["add", "an array", isArray]],
+  tasks: [["tasks", "a task snapshot", isTaskSnapshot]],
+  artifacts: [["artifacts", "an array", isArray]],
+  sessionKey: [["sessionKey", "a string", isString]],
+  knowledge: [["knowledge", "an object", isObject]],
+  required: [["skills", "an array", isArray]],
+  namespaces: [["add", "an array", isArray]],
+  connectorAdded: [["connector", "an object", isObject]],
+  connectorRemoved: [["name", "a string", isString]],
+  build: [
+    ["cacheKey", "a string", isString],
+    ["activeSkills", "an array", isArray],
+    ["tasks", "a task snapshot", isTaskSnapshot],
+  ],
+};
+
+/**
+ * What keeps a stored record (an object with its revision) from being one
+ * this version reads: an operation it does not write (a later version's
+ * record, never to be skipped: the state would go on without that change),
+ * or a known operation without a field it needs. Undefined when it reads.
+ */
+export function recordProblem(record: { readonly [key: string]: unknown }): string | undefined {
+  const op = record["op"];
+  if (typeof op !== "string" || !Object.hasOwn(RECORD_FIELDS, op)) {
+    return `an operation this version does not write (${JSON.stringify(op) ?? "none"}), expected one of ${Object.keys(RECORD_FIELDS).join(", ")}`;
+  }
+  const missing = RECORD_FIELDS[op as StateChange["op"]].filter(([field, , check]) => !check(record[field]));
+  if (missing.length === 0) return undefined;
+  return `a "${op}" record without ${missing.map(([field, holds]) => `${field} (${holds})`).join(", ")}`;
+}
+
 export function applyChange(core: StateCore, queue: InjectionQueue, change: StateChange): void {
   switch (change.op) {
     case "skills":
@@ -82,8 +125,14 @@ export function applyChange(core: StateCore, queue: InjectionQueue, change: Stat
       core.connectors = (core.connectors ?? []).filter((connector) => connector.name !== change.name);
       if (core.loadedNamespaces !== undefined) core.loadedNamespaces = core.loadedNamespaces.filter((namespace) => namespace.name !== change.name);
       return;
-    default:
+    case "pending":
+    case "seen":
+    case "remove":
       queue.apply(change);
+      return;
+    default:
+      // Never skipped: a change left out would leave the state without it, and the next revision written on top.
+      throw new TypeError(`Unexpected state change ${JSON.stringify((change as { op?: unknown }).op)}, expected an operation this version writes`);
   }
 }
 
@@ -111,6 +160,10 @@ export function replay(snapshot: ExecutionState, records: readonly StateRecord[]
         );
       }
       throw new StateStoreError(location, `Unexpected revision ${record.revision} after revision ${revision}, expected ${revision + 1} (a record is missing)`);
+    }
+    const problem = recordProblem(record as unknown as { readonly [key: string]: unknown });
+    if (problem !== undefined) {
+      throw new StateStoreError(location, `Unexpected record of revision ${record.revision} holding ${problem}: it was written by another version of gamma-prompt (or not by gamma-prompt); open the session with the version that wrote it`);
     }
     applyChange(core, queue, record);
     // The variant is bookkeeping, not a core field: only a build change that dropped it sets it.
@@ -141,6 +194,10 @@ export function checkState(value: unknown, location: string): ExecutionState {
 export function checkRecord(value: unknown, location: string, line: number): StateRecord {
   if (typeof value !== "object" || value === null || typeof (value as { revision?: unknown }).revision !== "number" || typeof (value as { op?: unknown }).op !== "string") {
     throw new StateStoreError(location, `Unexpected line ${line} that is not a journal record, expected {"revision": n, "op": ...}`);
+  }
+  const problem = recordProblem(value as { readonly [key: string]: unknown });
+  if (problem !== undefined) {
+    throw new StateStoreError(location, `Unexpected line ${line} holding ${problem}: it was written by another version of gamma-prompt (or not by gamma-prompt); open the session with the version that wrote it`);
   }
   return value as StateRecord;
 }
