@@ -221,10 +221,15 @@ async function runOnce(plan: RunPlan, context: RunContext): Promise<RunOutcome> 
   let unrecorded: string | undefined;
   let failedCall: string | undefined;
   let capped = false;
+  // The calls that went out: a call refused over the cap never reaches the provider, so it is not counted.
+  let sent = 0;
   const streamFn = await observedStreamFn({
     onCall: (index, callContext) => {
       fingerprints[index] = contextFingerprint(callContext);
-      if (index < cap) return undefined;
+      if (index < cap) {
+        sent += 1;
+        return undefined;
+      }
       capped = true;
       return `stopped after ${cap} model calls (the scenario's maxModelCallsPerRun)`;
     },
@@ -272,6 +277,8 @@ async function runOnce(plan: RunPlan, context: RunContext): Promise<RunOutcome> 
   } finally {
     unregister();
   }
+  // Pi ends a refused call with an assistant message of its own: the trace counts it, the provider never saw it.
+  trace.modelCalls = sent;
   if (stale !== undefined) return { result: staleResult(run, stale, trace.modelCalls, display(path, context.cwd)) };
   if (unrecorded !== undefined) trace.error = unrecorded;
   // A model call that got no reply (a provider error, a refused connection) measured nothing about the model:
