@@ -324,7 +324,12 @@ function withoutCassette(result: RunResult): RunResult {
 
 function staleMessage(cassette: Cassette, index: number, context: RunContext, path: string): string {
   const cacheKey = context.artifacts.manifest.staticPrefix.cacheKey;
-  const why = cassette.cacheKey !== cacheKey ? `dist/ changed since the recording (cache key ${cassette.cacheKey.slice(0, 12)} → ${cacheKey.slice(0, 12)})` : "the scenario, the tools or the runtime changed since the recording";
+  // The cache key covers the static prefix (catalog, descriptions) and the tool list; a skill's body or
+  // checklist (preloaded in a variant's tail too), knowledge notes and namespaces' tools are outside it.
+  const why =
+    cassette.cacheKey !== cacheKey
+      ? `dist/ changed since the recording (cache key ${cassette.cacheKey.slice(0, 12)} → ${cacheKey.slice(0, 12)})`
+      : "dist/'s cache key is unchanged: a skill's body or checklist, a knowledge note, a tool namespace, the scenario or the runtime changed since the recording";
   return `stale cassette ${path}: the context of model call ${index + 1} differs from the recorded one (${why}); re-record it with ${context.named.record}`;
 }
 

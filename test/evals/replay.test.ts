@@ -37,7 +37,7 @@ describe("the shipped scenarios replay from their cassettes", () => {
       const { results } = await runEvals({ replay: true, runs: 1 });
       expect(results?.passed).toBe(false);
       expect(results?.scenarios[0]?.runResults[0]?.error).toBe(
-        "stale cassette evals/cassettes/blocking-question/1.json: the context of model call 1 differs from the recorded one (the scenario, the tools or the runtime changed since the recording); re-record it with record: true",
+        "stale cassette evals/cassettes/blocking-question/1.json: the context of model call 1 differs from the recorded one (dist/'s cache key is unchanged: a skill's body or checklist, a knowledge note, a tool namespace, the scenario or the runtime changed since the recording); re-record it with record: true",
       );
       // Nothing was measured: the run is not counted as a failure of any expectation.
       expect(results?.scenarios[0]).toMatchObject({ stale: 1, runs: 0, pass: false });
