@@ -6,7 +6,7 @@
  * comparison with a baseline results document.
  */
 import { readdirSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { loadArtifacts, type LoadedArtifacts } from "../runtime/artifacts.js";
 import type { ModelCallContext } from "./model-context.js";
@@ -114,7 +114,13 @@ export async function runEvals(options: EvalOptions, spelling: OptionSpelling = 
 
   const artifacts = loadArtifacts({ distDir: resolve(root, options.distDir ?? "dist") });
   const files = options.scenarios ?? discoverScenarios(root, cwd);
-  if (files.length === 0) throw new EvalUsageError(`Unexpected evaluation without scenarios, expected evals/*.yaml under ${relative(cwd, root) || "."} or scenario files named`);
+  if (files.length === 0) {
+    // Nothing to measure is no pass: a CI line keeps failing until the first scenario and its cassettes are committed.
+    const folder = `${relative(cwd, join(root, EVALS_DIR)).split(sep).join("/") || "."}/`;
+    throw new EvalUsageError(
+      `Unexpected evaluation without scenarios: no *.yaml in ${folder}, expected a scenario file there for each case to measure (how to write one: ${SCENARIOS_GUIDE}), then its cassettes recorded with ${named.recordFirst}; ${named.replay} replays them`,
+    );
+  }
   const { scenarios, diagnostics } = loadScenarios(files, artifacts, cwd);
   if (diagnostics.length > 0) return { diagnostics };
 
@@ -179,6 +185,9 @@ export function baseUrlProblem(text: string, name = "--base-url"): string | unde
   }
   return undefined;
 }
+
+/** The guide's Scenarios section, as the installed package carries it. */
+const SCENARIOS_GUIDE = "node_modules/gamma-prompt/docs/guide/evaluations-and-audits.md#scenarios";
 
 function discoverScenarios(root: string, cwd: string): string[] {
   let names: string[];

@@ -142,6 +142,19 @@ describe("gamma-prompt eval: scenarios and output", () => {
     expect(stdout).toContain("evals/broken.yaml\n  6:20  error  Unexpected value at `expect[0].maxModelCalls`: it must be >= 1  eval/invalid-scenario\n");
   });
 
+  it("refuses an evaluation without scenarios (exit 2), saying where they go, where the guide explains them and how to record", async () => {
+    const root = evalProject({ scenarios: [] });
+    const expected = (folder: string) =>
+      `gamma-prompt eval: Unexpected evaluation without scenarios: no *.yaml in ${folder}, expected a scenario file there for each case to measure (how to write one: node_modules/gamma-prompt/docs/guide/evaluations-and-audits.md#scenarios), then its cassettes recorded with gamma-prompt eval --record --model provider/id; --replay replays them\n`;
+    const empty = await runCliInProcessFrom(root, "eval", "--replay");
+    expect([empty.code, empty.stdout, empty.stderr]).toEqual([2, "", expected("evals/")]);
+    rmSync(join(root, "evals"), { recursive: true });
+    const none = await runCliInProcessFrom(root, "eval", "--replay");
+    expect([none.code, none.stdout, none.stderr]).toEqual([2, "", expected("evals/")]);
+    const help = await runCliInProcessFrom(root, "eval", "--help");
+    expect(help.stdout.replace(/\s+/g, " ")).toContain("2 usage: flags, an unknown model, a missing key, no scenarios (no evals/*.yaml and none named), missing cassettes");
+  });
+
   it("writes no progress bar when stderr is not a terminal, and redraws one in place when it is", async () => {
     const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
     const { code, stderr } = await runCliInProcessFrom(root, "eval", "--replay");
