@@ -60,7 +60,12 @@ function failure(expectation: Expectation, scenario: Scenario, trace: RunTrace, 
     const progress = checklistProgress(skill, checklist, trace.tasks);
     const wanted = steps === "required" ? progress.steps.filter((step) => !step.optional) : progress.steps.filter((step) => steps.includes(step.number));
     const missing = wanted.filter((step) => step.status !== "complete" && !(step.optional && step.status === "skipped"));
-    return missing.length === 0 ? undefined : `steps not complete: ${missing.map((step) => `${step.number} (${step.status.replace("_", " ")})`).join(", ")}`;
+    if (missing.length === 0) return undefined;
+    // A step no task names is pending in no task: say so, as the audit does.
+    const tasked = missing.filter((step) => step.taskIds.length > 0).map((step) => `${step.number} (${step.status.replace("_", " ")})`);
+    const unnamed = missing.filter((step) => step.taskIds.length === 0).map((step) => step.number);
+    const noTask = unnamed.length === 0 ? "" : `no task names step${unnamed.length === 1 ? "" : "s"} ${unnamed.join(", ")}`;
+    return `steps not complete: ${[tasked.join(", "), noTask].filter((part) => part !== "").join("; ")}`;
   }
   if ("toolCalled" in expectation) {
     const { name, argsContain, min = 1, max } = expectation.toolCalled;
@@ -92,6 +97,7 @@ function failure(expectation: Expectation, scenario: Scenario, trace: RunTrace, 
   }
   // auditPasses
   const failed = trace.audits.filter((report) => report.outcome === "fail");
+  if (scenario.audit === "off") return `no completion audit ran (the scenario sets audit: off)${expectation.auditPasses ? "" : ", expected one to fail"}`;
   if (!expectation.auditPasses) return failed.length > 0 ? undefined : "every completion audit passed, expected one to fail";
   if (trace.audits.length === 0) return "no completion audit ran (no workflow was active at a yield)";
   if (failed.length === 0) return undefined;

@@ -6,7 +6,7 @@
  * comparison with a baseline results document.
  */
 import { readdirSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { loadArtifacts, type LoadedArtifacts } from "../runtime/artifacts.js";
 import type { ModelCallContext } from "./model-context.js";
@@ -114,7 +114,13 @@ export async function runEvals(options: EvalOptions, spelling: OptionSpelling = 
 
   const artifacts = loadArtifacts({ distDir: resolve(root, options.distDir ?? "dist") });
   const files = options.scenarios ?? discoverScenarios(root, cwd);
-  if (files.length === 0) throw new EvalUsageError(`Unexpected evaluation without scenarios, expected evals/*.yaml under ${relative(cwd, root) || "."} or scenario files named`);
+  if (files.length === 0) {
+    // Nothing to measure is no pass: a CI line keeps failing until the first scenario and its cassettes are committed.
+    const folder = `${relative(cwd, join(root, EVALS_DIR)).split(sep).join("/") || "."}/`;
+    throw new EvalUsageError(
+      `Unexpected evaluation without scenarios: no *.yaml in ${folder}, expected a scenario file there for each case to measure (how to write one: ${SCENARIOS_GUIDE}), then its cassettes recorded with ${named.recordFirst}; ${named.replay} replays them`,
+    );
+  }
   const { scenarios, diagnostics } = loadScenarios(files, artifacts, cwd);
   if (diagnostics.length > 0) return { diagnostics };
 
@@ -180,6 +186,9 @@ export function baseUrlProblem(text: string, name = "--base-url"): string | unde
   return undefined;
 }
 
+/** The guide's Scenarios section, as the installed package carries it. */
+const SCENARIOS_GUIDE = "node_modules/gamma-prompt/docs/guide/evaluations-and-audits.md#scenarios";
+
 function discoverScenarios(root: string, cwd: string): string[] {
   let names: string[];
   try {
@@ -221,10 +230,15 @@ async function runOnce(plan: RunPlan, context: RunContext): Promise<RunOutcome> 
   let unrecorded: string | undefined;
   let failedCall: string | undefined;
   let capped = false;
+  // The calls that went out: a call refused over the cap never reaches the provider, so it is not counted.
+  let sent = 0;
   const streamFn = await observedStreamFn({
     onCall: (index, callContext) => {
       fingerprints[index] = contextFingerprint(callContext);
-      if (index < cap) return undefined;
+      if (index < cap) {
+        sent += 1;
+        return undefined;
+      }
       capped = true;
       return `stopped after ${cap} model calls (the scenario's maxModelCallsPerRun)`;
     },
@@ -272,6 +286,8 @@ async function runOnce(plan: RunPlan, context: RunContext): Promise<RunOutcome> 
   } finally {
     unregister();
   }
+  // Pi ends a refused call with an assistant message of its own: the trace counts it, the provider never saw it.
+  trace.modelCalls = sent;
   if (stale !== undefined) return { result: staleResult(run, stale, trace.modelCalls, display(path, context.cwd)) };
   if (unrecorded !== undefined) trace.error = unrecorded;
   // A model call that got no reply (a provider error, a refused connection) measured nothing about the model:
@@ -317,7 +333,12 @@ function withoutCassette(result: RunResult): RunResult {
 
 function staleMessage(cassette: Cassette, index: number, context: RunContext, path: string): string {
   const cacheKey = context.artifacts.manifest.staticPrefix.cacheKey;
-  const why = cassette.cacheKey !== cacheKey ? `dist/ changed since the recording (cache key ${cassette.cacheKey.slice(0, 12)} → ${cacheKey.slice(0, 12)})` : "the scenario, the tools or the runtime changed since the recording";
+  // The cache key covers the static prefix (catalog, descriptions) and the tool list; a skill's body or
+  // checklist (preloaded in a variant's tail too), knowledge notes and namespaces' tools are outside it.
+  const why =
+    cassette.cacheKey !== cacheKey
+      ? `dist/ changed since the recording (cache key ${cassette.cacheKey.slice(0, 12)} → ${cacheKey.slice(0, 12)})`
+      : "dist/'s cache key is unchanged: a skill's body or checklist, a knowledge note, a tool namespace, the scenario or the runtime changed since the recording";
   return `stale cassette ${path}: the context of model call ${index + 1} differs from the recorded one (${why}); re-record it with ${context.named.record}`;
 }
 

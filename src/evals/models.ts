@@ -5,6 +5,7 @@
  * to look.
  */
 import type { Api, Model, ModelCatalog } from "./pi-models.js";
+import { editDistance } from "../protocol/suggest.js";
 import { OPTION_NAMES, type OptionNames } from "./option-names.js";
 import { EvalUsageError } from "./usage-error.js";
 
@@ -12,7 +13,7 @@ export { EvalUsageError } from "./usage-error.js";
 
 /**
  * The environment variable pi-ai reads a provider's key from, where it is
- * not `<PROVIDER>_API_KEY` (test/evals/models.test.ts checks every provider
+ * not `<PROVIDER>_API_KEY` (test/evals/cli.test.ts checks every provider
  * against pi-ai's own lookup).
  */
 const KEY_VARIABLES: Readonly<Record<string, string>> = {
@@ -62,7 +63,7 @@ export function chooseModel(spec: string, catalog: ModelCatalog, options: { base
   const model = catalog.find(provider, id);
   if (model === undefined) {
     const ids = catalog.modelIds(provider);
-    const near = ids.filter((candidate) => candidate.includes(id) || id.includes(candidate)).slice(0, 5);
+    const near = closestIds(id, ids);
     throw new EvalUsageError(
       `Unexpected model "${id}" for provider "${provider}", expected one of pi-ai's ${ids.length} models for it${near.length > 0 ? ` (close: ${near.join(", ")})` : ""}; list them with gamma-prompt eval --list-models ${provider}`,
     );
@@ -73,4 +74,26 @@ export function chooseModel(spec: string, catalog: ModelCatalog, options: { base
     throw new EvalUsageError(`Unexpected missing API key for provider "${provider}", expected ${where}; without a key, run the recorded cassettes with ${named.replay}`);
   }
   return { spec, provider, id, model: options.baseUrl === undefined ? model : { ...model, baseUrl: options.baseUrl }, apiKey };
+}
+
+/**
+ * At most five ids close to a mistyped one: case and the separators `-`, `_`
+ * and `.` ignored (`claude-sonnet-4.5` is `claude-sonnet-4-5`), then a small
+ * edit distance (`claude-sonet-4-5`, `gpt5`), closest first; an id that holds
+ * the typed one or is held in it (`sonnet-4-5`) comes after those.
+ */
+export function closestIds(id: string, ids: readonly string[]): string[] {
+  const typed = foldId(id);
+  const limit = Math.max(1, Math.min(3, Math.floor(typed.length / 4)));
+  const byDistance = ids
+    .map((candidate, index) => ({ candidate, index, distance: editDistance(typed, foldId(candidate), limit + 1) }))
+    .filter((entry) => entry.distance <= limit)
+    .sort((a, b) => a.distance - b.distance || a.index - b.index)
+    .map((entry) => entry.candidate);
+  const containing = ids.filter((candidate) => !byDistance.includes(candidate) && (candidate.includes(id) || id.includes(candidate)));
+  return [...byDistance, ...containing].slice(0, 5);
+}
+
+function foldId(id: string): string {
+  return id.toLowerCase().replace(/[-_.\s]/g, "");
 }

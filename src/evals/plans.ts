@@ -4,6 +4,7 @@
  * first run. A cassette that records a failed call instead of a reply is
  * planned as stale: the run is reported, never evaluated on it.
  */
+import { readdirSync } from "node:fs";
 import { relative, sep } from "node:path";
 import { cassettePath, failedCallProblem, readCassette, restoreInterruptedSwap, type Cassette } from "./cassette.js";
 import type { LoadedScenario } from "./scenario.js";
@@ -18,27 +19,51 @@ export interface RunPlan {
   stale?: string;
 }
 
-/** One run per cassette found (1.json, 2.json, …), or the first `runs` of them; messages name the options as `named` spells them. */
+/**
+ * One run per cassette recorded (1.json, 2.json, …), or the first `runs` of
+ * them; a gap in the numbers (a cassette lost from the set) is refused before
+ * any run, naming the missing file. Messages name the options as `named` spells them.
+ */
 export function replayPlans(scenarios: readonly LoadedScenario[], runs: number | undefined, cwd: string, named: OptionNames = OPTION_NAMES.library): RunPlan[] {
   return scenarios.flatMap((loaded) => {
     restoreInterruptedSwap(loaded.cassetteDir);
-    const plans: RunPlan[] = [];
-    for (let run = 1; runs === undefined || run <= runs; run++) {
-      const path = cassettePath(loaded.cassetteDir, run);
-      const read = readCassette(path);
-      if (read.kind === "missing") break;
-      if (read.kind === "invalid") throw new EvalUsageError(`Unexpected cassette ${display(path, cwd)}: ${read.problem}; re-record it with ${named.record}`);
-      const failed = failedCallProblem(read.cassette);
-      plans.push({ loaded, run, cassette: read.cassette, ...(failed === undefined ? {} : { stale: `stale cassette ${display(path, cwd)}: ${failed}; re-record it with ${named.record}` }) });
-    }
-    if (plans.length === 0) {
+    const recorded = recordedRuns(loaded.cassetteDir);
+    if (recorded.length === 0) {
       throw new EvalUsageError(`Unexpected scenario "${loaded.scenario.name}" without cassettes in ${display(loaded.cassetteDir, cwd)}/, expected them recorded first: ${named.recordFirst}`);
     }
-    if (runs !== undefined && plans.length < runs) {
-      throw new EvalUsageError(`Unexpected ${named.runs} ${runs} for scenario "${loaded.scenario.name}", expected at most the ${plans.length} cassettes recorded in ${display(loaded.cassetteDir, cwd)}/`);
+    const last = recorded[recorded.length - 1] as number;
+    const missing = Array.from({ length: last }, (_, index) => index + 1).filter((run) => !recorded.includes(run));
+    if (missing.length > 0) {
+      const files = missing.slice(0, 5).map((run) => display(cassettePath(loaded.cassetteDir, run), cwd)).join(", ") + (missing.length > 5 ? ` and ${missing.length - 5} more` : "");
+      throw new EvalUsageError(
+        `Unexpected missing cassette${missing.length === 1 ? "" : "s"} ${files} of scenario "${loaded.scenario.name}", expected every run from 1.json to ${last}.json (${recorded.length} of ${last} are there); restore ${missing.length === 1 ? "it" : "them"}, or re-record the scenario with ${named.record}`,
+      );
     }
-    return plans;
+    if (runs !== undefined && recorded.length < runs) {
+      throw new EvalUsageError(`Unexpected ${named.runs} ${runs} for scenario "${loaded.scenario.name}", expected at most the ${recorded.length} cassette${recorded.length === 1 ? "" : "s"} recorded in ${display(loaded.cassetteDir, cwd)}/`);
+    }
+    return recorded.slice(0, runs ?? recorded.length).map((run): RunPlan => {
+      const path = cassettePath(loaded.cassetteDir, run);
+      const read = readCassette(path);
+      if (read.kind !== "cassette") throw new EvalUsageError(`Unexpected cassette ${display(path, cwd)}: ${read.kind === "invalid" ? read.problem : "it could not be read"}; re-record it with ${named.record}`);
+      const failed = failedCallProblem(read.cassette);
+      return { loaded, run, cassette: read.cassette, ...(failed === undefined ? {} : { stale: `stale cassette ${display(path, cwd)}: ${failed}; re-record it with ${named.record}` }) };
+    });
   });
+}
+
+/** The run numbers of the cassettes in a scenario's folder (`<run>.json`, run from 1), in order. */
+function recordedRuns(cassetteDir: string): number[] {
+  let names: string[];
+  try {
+    names = readdirSync(cassetteDir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => /^[1-9]\d{0,5}\.json$/.test(name))
+    .map((name) => Number(name.slice(0, -".json".length)))
+    .sort((a, b) => a - b);
 }
 
 export function replayedModel(plans: readonly RunPlan[]): string {

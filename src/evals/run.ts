@@ -25,6 +25,7 @@ export type TraceEntry =
 
 export interface RunTrace {
   entries: TraceEntry[];
+  /** Assistant messages the agent ended with; the evaluation replaces it with the calls that went out (a call refused over the cap did not). */
   modelCalls: number;
   /** The task list at the end of the run. */
   tasks: Task[];

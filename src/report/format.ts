@@ -36,6 +36,12 @@ export function percent0(share: number): string {
   return `${Math.round(share * 100)}%`;
 }
 
+/** A pass rate and its interval as `eval` prints them: a dash for each when no run was evaluated (nothing was measured). */
+export function rateFigures(rate: { runs: number; rate: number; interval: readonly [number, number] }): { rate: string; interval: string } {
+  if (rate.runs === 0) return { rate: "—", interval: "—" };
+  return { rate: percent0(rate.rate), interval: `${percent0(rate.interval[0])}–${percent0(rate.interval[1])}` };
+}
+
 /** The first 12 hex digits of a sha256, as the report shows them. */
 export function shortHash(sha256: string): string {
   return sha256.slice(0, 12);

@@ -8,7 +8,7 @@ import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { RateChange } from "../evals/results.js";
 import type { Rate } from "../evals/stats.js";
 import { REPORT_CSS } from "./style.js";
-import { allOf, blockLabel, count, dollarDelta, dollars, escapeHtml, listing, percent0, percent1, plural, shortHash } from "./format.js";
+import { allOf, blockLabel, count, dollarDelta, dollars, escapeHtml, listing, percent0, percent1, plural, rateFigures, shortHash } from "./format.js";
 import type { BaseComparison, ReportData, SkillsView, VariantLayout } from "./model.js";
 import { barSvg, describeLayout, rateSvg, skillsGraphSvg, type BarSegment } from "./svg.js";
 
@@ -310,7 +310,8 @@ ${other}
 // ---- evaluations ---------------------------------------------------------------------
 
 function rateCells(id: string, label: string, rate: Rate): string {
-  return `<td class="num" data-field="passed">${rate.passed}/${rate.runs}</td><td class="num" data-field="rate">${percent0(rate.rate)}</td><td class="num" data-field="interval">${percent0(rate.interval[0])}–${percent0(rate.interval[1])}</td><td class="rate-cell">${rateSvg(id, label, rate)}</td>`;
+  const figures = rateFigures(rate);
+  return `<td class="num" data-field="passed">${rate.passed}/${rate.runs}</td><td class="num" data-field="rate">${figures.rate}</td><td class="num" data-field="interval">${figures.interval}</td><td class="rate-cell">${rateSvg(id, label, rate)}</td>`;
 }
 
 function evalsSection(data: ReportData): string {

@@ -3,7 +3,7 @@
  * summary: the same figures as the HTML page, in tables, with the long cost
  * table folded.
  */
-import { allOf, blockLabel, count, dollarDelta, dollars, listing, markdownCell as cell, percent0, percent1, plural, shortHash } from "./format.js";
+import { allOf, blockLabel, count, dollarDelta, dollars, listing, markdownCell as cell, percent0, percent1, plural, rateFigures, shortHash } from "./format.js";
 import type { ReportData } from "./model.js";
 
 function table(header: readonly string[], rows: readonly (readonly string[])[], numeric: readonly number[] = []): string {
@@ -122,8 +122,8 @@ export function renderMarkdown(data: ReportData): string {
       table(
         ["scenario / expectation", "passed", "rate", "95% interval", ""],
         results.scenarios.flatMap((scenario) => [
-          [scenario.name, `${scenario.passed}/${scenario.runs}`, percent0(scenario.rate), `${percent0(scenario.interval[0])}–${percent0(scenario.interval[1])}`, scenario.pass ? "pass" : `**fail**${scenario.stale === undefined ? "" : ` (${plural(scenario.stale, "stale run")} not evaluated)`}${scenario.unanswered === undefined ? "" : ` (${plural(scenario.unanswered, "run")} without a model reply, not evaluated)`}`],
-          ...scenario.expectations.map((expectation) => [`↳ ${expectation.id}`, `${expectation.passed}/${expectation.runs}`, percent0(expectation.rate), `${percent0(expectation.interval[0])}–${percent0(expectation.interval[1])}`, ""]),
+          [scenario.name, `${scenario.passed}/${scenario.runs}`, rateFigures(scenario).rate, rateFigures(scenario).interval, scenario.pass ? "pass" : `**fail**${scenario.stale === undefined ? "" : ` (${plural(scenario.stale, "stale run")} not evaluated)`}${scenario.unanswered === undefined ? "" : ` (${plural(scenario.unanswered, "run")} without a model reply, not evaluated)`}`],
+          ...scenario.expectations.map((expectation) => [`↳ ${expectation.id}`, `${expectation.passed}/${expectation.runs}`, rateFigures(expectation).rate, rateFigures(expectation).interval, ""]),
         ]),
         [1, 2, 3],
       ),

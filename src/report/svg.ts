@@ -158,6 +158,8 @@ export function skillsGraphSvg(view: SkillsView): string {
 /** A pass rate on a 0–100% axis: the interval as a band, the rate as a mark. */
 export function rateSvg(id: string, label: string, value: Rate): string {
   const x = (share: number) => share * 200;
+  // No run evaluated (stale, or no reply): nothing was measured, so no mark and no interval are drawn.
+  if (value.runs === 0) return `<svg class="rate" id="${id}" role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 200 16" preserveAspectRatio="none">${accessible(id, `Pass rate of ${label}`, "no run evaluated")}<rect class="rate-track" x="0" y="6" width="200" height="4"/></svg>`;
   const desc = `${value.passed} of ${value.runs} runs passed: ${percent0(value.rate)}, 95% interval ${percent0(value.interval[0])} to ${percent0(value.interval[1])}`;
   return `<svg class="rate" id="${id}" role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 200 16" preserveAspectRatio="none">${accessible(id, `Pass rate of ${label}`, desc)}<rect class="rate-track" x="0" y="6" width="200" height="4"/><rect class="rate-interval" x="${n(x(value.interval[0]))}" y="3" width="${n(Math.max(1, x(value.interval[1]) - x(value.interval[0])))}" height="10" rx="2"/><rect class="rate-mark" x="${n(Math.min(197, Math.max(0, x(value.rate) - 1.5)))}" y="0" width="3" height="16"/></svg>`;
 }

@@ -11,7 +11,7 @@ import type { ToolSchemaArtifact, VariantName } from "../protocol/dist-manifest.
 import type { LoadedArtifacts } from "./artifacts.js";
 import { auditBlockMessage } from "./audit/audit.js";
 import { AuditRecorder, type SessionLog } from "./audit/recorder.js";
-import type { AuditPolicy } from "./audit/policy.js";
+import { checkAuditPolicy, type AuditPolicy } from "./audit/policy.js";
 import { SessionChecklists } from "./checklist/session-checklists.js";
 import type { ConnectorChange, ConnectorDefinition, ConnectorProblem, ConnectorRegistration } from "./connectors.js";
 import type { ActiveSkill, ArtifactReference, ExecutionState, LoadedNamespace, TaskSnapshot } from "./execution-state.js";
@@ -164,6 +164,7 @@ export class SessionProtocolController {
   constructor(options: ControllerOptions, loaded?: LoadedState) {
     checkControllerOptions(options);
     if (!Object.hasOwn(options.artifacts.variants, options.variant)) throw new UnknownVariantError(options.variant, Object.keys(options.artifacts.variants));
+    checkAuditPolicy(options.audit, { skills: options.artifacts.skills.keys(), variants: Object.keys(options.artifacts.variants) });
     this.artifacts = options.artifacts;
     this.variant = options.variant;
     const store = options.store ?? new MemoryStateStore();

@@ -127,7 +127,7 @@ export * from "./injections/index.js";
 // Workflow checklists: progress per step, deviations, and the completion audit.
 export { checklistProgress, renderProgress, STEP_STATUSES, type ChecklistProgress, type Deviation, type StepProgress, type StepStatus } from "./checklist/progress.js";
 export { AUDIT_RULES, auditFold, auditTranscript, emptyFold, foldEvent, type AuditFinding, type AuditFold, type AuditOutcome, type AuditReport, type AuditRuleId, type AuditSkill } from "./audit/audit.js";
-export { AUDIT_MODES, DEFAULT_AUDIT_MODE, DEFAULT_MAX_BLOCKS, resolveAuditMode, type AuditMode, type AuditPolicy } from "./audit/policy.js";
+export { AUDIT_MODES, AuditPolicyError, DEFAULT_AUDIT_MODE, DEFAULT_MAX_BLOCKS, resolveAuditMode, type AuditMode, type AuditPolicy } from "./audit/policy.js";
 export { AuditRecorder, FileSessionLog, type SessionLog } from "./audit/recorder.js";
 // Invocation enforcement: skills a request requires, refused task actions until they are active.
 export { DEFAULT_MAX_REFUSALS, RequiredSkillError, type InvocationPolicy, type RequiredSkillsEvent } from "./invocation/required-skills.js";

@@ -2,7 +2,7 @@ import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getEnvApiKey, getProviders } from "@earendil-works/pi-ai/compat";
-import { keyVariable } from "../../src/evals/models.js";
+import { closestIds, keyVariable } from "../../src/evals/models.js";
 import { progressBar } from "../../src/cli/commands/eval.js";
 import { runCliInProcessFrom } from "../helpers/cli.js";
 import { spawnCli } from "../build/helpers.js";
@@ -62,6 +62,22 @@ describe("gamma-prompt eval: the model and its key", () => {
     const listed = await runCliInProcessFrom(root, "eval", "--list-models", "openai");
     expect(listed.code).toBe(0);
     expect(listed.stdout.split("\n")).toContain("openai/gpt-5");
+  });
+
+  it("names the closest ids for an ordinary typo of a model id: another separator, a letter missing, a dash missing", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"] });
+    for (const [spec, first] of [
+      ["anthropic/claude-sonnet-4.5", "claude-sonnet-4-5"],
+      ["anthropic/claude-sonet-4-5", "claude-sonnet-4-5"],
+      ["anthropic/sonnet-4-5", "claude-sonnet-4-5"],
+      ["openai/gpt5", "gpt-5"],
+    ] as const) {
+      const model = await runCliInProcessFrom(root, "eval", "--model", spec);
+      expect(model.code, spec).toBe(2);
+      expect(model.stderr, spec).toMatch(new RegExp(`expected one of pi-ai's \\d+ models for it \\(close: ${first.replace(/[.]/g, "\\.")}[,)]`));
+    }
+    expect(closestIds("gpt-5-mni", ["gpt-4o", "gpt-5", "gpt-5-mini", "gpt-5-nano"])).toEqual(["gpt-5-mini", "gpt-5"]);
+    expect(closestIds("llama", ["gpt-4o", "gpt-5"])).toEqual([]);
   });
 
   it("refuses an evaluation without a model, and --record with --replay, with exit 2", async () => {
@@ -124,6 +140,19 @@ describe("gamma-prompt eval: scenarios and output", () => {
     const { code, stdout } = await runCliInProcessFrom(root, "eval", "--replay");
     expect(code).toBe(1);
     expect(stdout).toContain("evals/broken.yaml\n  6:20  error  Unexpected value at `expect[0].maxModelCalls`: it must be >= 1  eval/invalid-scenario\n");
+  });
+
+  it("refuses an evaluation without scenarios (exit 2), saying where they go, where the guide explains them and how to record", async () => {
+    const root = evalProject({ scenarios: [] });
+    const expected = (folder: string) =>
+      `gamma-prompt eval: Unexpected evaluation without scenarios: no *.yaml in ${folder}, expected a scenario file there for each case to measure (how to write one: node_modules/gamma-prompt/docs/guide/evaluations-and-audits.md#scenarios), then its cassettes recorded with gamma-prompt eval --record --model provider/id; --replay replays them\n`;
+    const empty = await runCliInProcessFrom(root, "eval", "--replay");
+    expect([empty.code, empty.stdout, empty.stderr]).toEqual([2, "", expected("evals/")]);
+    rmSync(join(root, "evals"), { recursive: true });
+    const none = await runCliInProcessFrom(root, "eval", "--replay");
+    expect([none.code, none.stdout, none.stderr]).toEqual([2, "", expected("evals/")]);
+    const help = await runCliInProcessFrom(root, "eval", "--help");
+    expect(help.stdout.replace(/\s+/g, " ")).toContain("2 usage: flags, an unknown model, a missing key, no scenarios (no evals/*.yaml and none named), missing cassettes");
   });
 
   it("writes no progress bar when stderr is not a terminal, and redraws one in place when it is", async () => {

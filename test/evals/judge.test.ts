@@ -83,6 +83,16 @@ describe("the judge on traces no recording above reaches", () => {
     ]);
   });
 
+  it("auditPasses in a scenario with audit: off names the setting as the reason no audit ran", () => {
+    const off = (expect: Scenario["expect"]): Scenario => ({ ...scenario(expect), audit: "off" }) as Scenario;
+    expect(judgeRun(off([{ id: "a", auditPasses: true }]), trace(), artifacts)).toEqual([
+      { id: "a", kind: "auditPasses", passed: false, reason: "no completion audit ran (the scenario sets audit: off)" },
+    ]);
+    expect(judgeRun(off([{ id: "a", auditPasses: false }]), trace(), artifacts)).toEqual([
+      { id: "a", kind: "auditPasses", passed: false, reason: "no completion audit ran (the scenario sets audit: off), expected one to fail" },
+    ]);
+  });
+
   it("a yield expectation fails when the turn has no message, and every expectation fails on a run that did not finish", () => {
     expect(judgeRun(scenario([{ id: "y", yield: { blockOnUser: true } }]), trace(), artifacts)[0]?.reason).toBe("no message_user call in turn 1");
     const verdicts = judgeRun(scenario([{ id: "n", toolNotCalled: { name: "write" } }, { id: "m", maxModelCalls: 9 }]), trace({ error: "provider down" }), artifacts);
@@ -142,8 +152,10 @@ describe("the judge, expectation by expectation, on hand-made traces", () => {
     expect(reason({ stepsCompleted: { skill: "deck-generation", steps: "required" } }, { tasks: required.map((step) => task(step, "complete")) })).toBeUndefined();
     expect(reason({ stepsCompleted: { skill: "deck-generation", steps: [1, 3] } }, { tasks: [task(1, "complete"), task(3, "complete", "no blocking question")] })).toBeUndefined();
     expect(reason({ stepsCompleted: { skill: "deck-generation", steps: [1, 3, 4] } }, { tasks: [task(1, "in_progress"), task(4, "blocked", "waits for the user")] })).toBe(
-      "steps not complete: 1 (in progress), 3 (pending), 4 (blocked)",
+      "steps not complete: 1 (in progress), 4 (blocked); no task names step 3",
     );
+    // A task that names the step and is not started yet is pending.
+    expect(reason({ stepsCompleted: { skill: "deck-generation", steps: [3] } }, { tasks: [task(3, "pending")] })).toBe("steps not complete: 3 (pending)");
   });
 
   it("toolCalled: at least min and at most max calls that match every argsContain entry, counted exactly", () => {
@@ -245,7 +257,7 @@ describe("a scripted bad agent, recorded and replayed", () => {
     expect(reasons).toEqual({
       "workflow-first": 'deck-generation was activated after the first task action (bash({"command":"ls uploads/"}))',
       "no-editing": "gml-editing was activated",
-      "every-required-step": "steps not complete: 1 (pending), 2 (pending), 5 (pending), 6 (pending), 7 (pending), 8 (pending), 9 (pending), 10 (pending), 11 (pending), 12 (pending), 13 (pending), 14 (pending)",
+      "every-required-step": "steps not complete: no task names steps 1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14",
       "presents-the-deck": "show_gamma was called 0 times, expected at least 1",
       "one-listing": 'bash with command containing "ls" was called 2 times, expected at most 1',
       "writes-nothing": 'write({"content":"<deck/>\\n","path":"deck.gml"}) was called',

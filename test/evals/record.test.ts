@@ -50,6 +50,32 @@ describe("--record then --replay", () => {
   });
 });
 
+describe("a run stopped at maxModelCallsPerRun", () => {
+  it("counts the model calls that went out: the same number as the cassette, the replay and the error message", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"] });
+    writeFileSync(
+      join(root, "evals", "looping.yaml"),
+      "name: looping\nvariant: base\nmaxModelCallsPerRun: 3\nturns: [Make a deck about tide pools.]\nexpect:\n  - id: budget\n    maxModelCalls: 3\n",
+    );
+    let calls = 0;
+    const looping = {
+      name: "looping-agent",
+      respond: () => {
+        calls += 1;
+        return { toolCalls: [{ name: "bash", arguments: { command: `ls uploads/ # ${calls}` } }] };
+      },
+    };
+    const recorded = await runEvals({ root, record: true, scriptedModel: looping, scenarios: [join(root, "evals", "looping.yaml")] });
+    const run = recorded.results?.scenarios[0]?.runResults[0];
+    expect(run).toMatchObject({ run: 1, modelCalls: 3, error: "stopped after 3 model calls (the scenario's maxModelCallsPerRun)" });
+    expect(calls).toBe(3);
+    const cassette = JSON.parse(readFileSync(join(root, "evals/cassettes/looping/1.json"), "utf8")) as { calls: unknown[] };
+    expect(cassette.calls).toHaveLength(3);
+    const replayed = await runEvals({ root, replay: true, scenarios: [join(root, "evals", "looping.yaml")] });
+    expect(replayed.results?.scenarios[0]?.runResults[0]).toMatchObject({ modelCalls: 3, error: "stopped after 3 model calls (the scenario's maxModelCallsPerRun)" });
+  });
+});
+
 describe("runs in parallel with a bound", () => {
   it("keeps at most --concurrency runs in flight, and results in scenario and run order", async () => {
     const root = evalProject({ scenarios: ["blocking-question"] });

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runEvals, EvalUsageError } from "../../src/evals/index.js";
@@ -37,7 +37,7 @@ describe("the shipped scenarios replay from their cassettes", () => {
       const { results } = await runEvals({ replay: true, runs: 1 });
       expect(results?.passed).toBe(false);
       expect(results?.scenarios[0]?.runResults[0]?.error).toBe(
-        "stale cassette evals/cassettes/blocking-question/1.json: the context of model call 1 differs from the recorded one (the scenario, the tools or the runtime changed since the recording); re-record it with record: true",
+        "stale cassette evals/cassettes/blocking-question/1.json: the context of model call 1 differs from the recorded one (dist/'s cache key is unchanged: a skill's body or checklist, a knowledge note, a tool namespace, the scenario or the runtime changed since the recording); re-record it with record: true",
       );
       // Nothing was measured: the run is not counted as a failure of any expectation.
       expect(results?.scenarios[0]).toMatchObject({ stale: 1, runs: 0, pass: false });
@@ -95,6 +95,31 @@ describe("the shipped scenarios replay from their cassettes", () => {
     await expect(runEvals({ root, replay: true })).rejects.toThrow(/^Unexpected cassette .*evals\/cassettes\/blocking-question\/2\.json: expected "format": "gamma-prompt\/eval-cassette@1"; re-record it with record: true$/);
     const cassette = await runCliInProcessFrom(root, "eval", "--replay");
     expect([cassette.code, cassette.stderr]).toEqual([2, 'gamma-prompt eval: Unexpected cassette evals/cassettes/blocking-question/2.json: expected "format": "gamma-prompt/eval-cassette@1"; re-record it with --record\n']);
+  });
+});
+
+describe("a scenario's set of cassettes with a gap", () => {
+  it("refuses a replay with a cassette missing in the middle (exit 2), naming it, instead of replaying fewer runs", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+    rmSync(join(root, "evals/cassettes/blocking-question/2.json"));
+    const expected = 'Unexpected missing cassette evals/cassettes/blocking-question/2.json of scenario "blocking-question", expected every run from 1.json to 3.json (2 of 3 are there); restore it, or re-record the scenario with --record';
+    for (const extra of [[], ["--runs", "1"], ["--runs", "3"]]) {
+      const run = await runCliInProcessFrom(root, "eval", "--replay", ...extra, "evals/blocking-question.yaml");
+      expect([run.code, run.stdout, run.stderr], extra.join(" ")).toEqual([2, "", `gamma-prompt eval: ${expected}\n`]);
+    }
+    await expect(runEvals({ root, replay: true })).rejects.toThrow(/^Unexpected missing cassette .*evals\/cassettes\/blocking-question\/2\.json of scenario "blocking-question", .*re-record the scenario with record: true$/);
+  });
+
+  it("counts the cassettes there are in the --runs message, and replays every one of them", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+    rmSync(join(root, "evals/cassettes/blocking-question/3.json"));
+    const runs = await runCliInProcessFrom(root, "eval", "--replay", "--runs", "3");
+    expect([runs.code, runs.stderr]).toEqual([2, 'gamma-prompt eval: Unexpected --runs 3 for scenario "blocking-question", expected at most the 2 cassettes recorded in evals/cassettes/blocking-question/\n']);
+    const { results } = await runEvals({ root, replay: true });
+    expect(results?.scenarios[0]).toMatchObject({ passed: 2, runs: 2, pass: true });
+    writeFileSync(join(root, "evals/cassettes/blocking-question/notes.md"), "Recorded against the staging proxy.\n");
+    const { results: again } = await runEvals({ root, replay: true });
+    expect(again?.scenarios[0]?.runResults.map((run) => run.run)).toEqual([1, 2]);
   });
 });
 

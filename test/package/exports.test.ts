@@ -74,6 +74,7 @@ describe("package exports", () => {
       "AUDIT_MODES",
       "AUDIT_RULES",
       "ArtifactVerificationError",
+      "AuditPolicyError",
       "AuditRecorder",
       "BLOCKING_LINE",
       "ConnectorRejectedError",

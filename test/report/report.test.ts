@@ -317,6 +317,25 @@ describe("gamma-prompt report --evals", () => {
     expect(html.stdout).toContain('<span class="bad">fail</span> <span class="muted">(2 stale runs not evaluated)</span>');
   });
 
+  it("shows a scenario with no evaluated run as a dash, as eval prints it, never as a 0% pass rate", async () => {
+    const project = await reportProject("none");
+    const { results } = sampleEvals("key");
+    const [first] = results.scenarios;
+    if (first === undefined) throw new Error("no scenario");
+    const nothing = { passed: 0, runs: 0, rate: 0, interval: [0, 1] as [number, number] };
+    Object.assign(first, nothing, { stale: 3, pass: false });
+    for (const expectation of first.expectations) Object.assign(expectation, nothing);
+    await writeFile(join(project.root, "results.json"), JSON.stringify(results));
+    const markdown = await runCliInProcessFrom(project.root, "report", "--evals", "results.json", "--format", "markdown");
+    expect(markdown.stdout).toContain("| outline-from-topic | 0/0 | — | — | **fail** (3 stale runs not evaluated) |");
+    expect(markdown.stdout).toContain(`| ↳ ${first.expectations[0]?.id} | 0/0 | — | — |  |`);
+    expect(markdown.stdout).not.toContain("0%–100%");
+    const html = await runCliInProcessFrom(project.root, "report", "--evals", "results.json");
+    expect(html.stdout).toContain('<td class="num" data-field="passed">0/0</td><td class="num" data-field="rate">—</td><td class="num" data-field="interval">—</td>');
+    expect(html.stdout).toContain('<desc id="rate-0-desc">no run evaluated</desc>');
+    expect(html.stdout).not.toContain("0 of 0 runs passed");
+  });
+
   it("refuses a file that is not a results document, and a baseline without results", async () => {
     const project = await reportProject("none");
     await writeFile(join(project.root, "bad.json"), "{}");

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AuditPolicy } from "../../src/runtime/audit/policy.js";
+import { AuditPolicyError, type AuditPolicy } from "../../src/runtime/audit/policy.js";
 import type { InvocationPolicy } from "../../src/runtime/invocation/required-skills.js";
 import { FileSessionLog } from "../../src/runtime/audit/recorder.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
@@ -161,6 +161,36 @@ describe("the completion audit at a yield while a workflow is active", () => {
     await agent.prompt("Make a deck about tide pools");
     expect(audits(events).map((event) => event.action)).toEqual(["blocked", "reported"]);
     expect(events.find((event) => event.type === "yield")).toMatchObject({ message: "Here is your deck, really.", audit: { outcome: "fail" } });
+  });
+
+  it("refuses a policy a plain-JavaScript host got wrong when the agent is created, naming the option: a misspelt block never means report", () => {
+    const modes = '"off", "report", "block"';
+    const bad: Array<[unknown, new (message: string) => Error, string]> = [
+      [{ mode: "blocking" }, TypeError, `Unexpected audit.mode "blocking", expected ${modes}`],
+      [{ mode: "Block" }, TypeError, `Unexpected audit.mode "Block", expected ${modes}`],
+      [{ variants: { import: "warn" } }, TypeError, `Unexpected audit.variants.import "warn", expected ${modes}`],
+      [{ skills: { "deck-generation": true } }, TypeError, `Unexpected audit.skills.deck-generation true, expected ${modes}`],
+      [{ skills: ["deck-generation"] }, TypeError, 'Unexpected audit.skills an array, expected an object of modes by skill name, such as { "deck-generation": "block" }'],
+      [{ mode: "report", skills: { "deck-generaton": "block" } }, AuditPolicyError, `Unexpected skill "deck-generaton" in audit.skills, expected a skill of dist/ (${[...artifacts.skills.keys()].join(", ")})`],
+      [{ variants: { imports: "block" } }, AuditPolicyError, 'Unexpected variant "imports" in audit.variants, expected a variant of dist/ (base, deck-generation, import)'],
+      [{ mode: "block", maxBlocks: -1 }, RangeError, "Unexpected audit.maxBlocks -1, expected an integer, 0 or more"],
+      [{ mode: "block", maxBlocks: "1" }, RangeError, 'Unexpected audit.maxBlocks "1", expected an integer, 0 or more'],
+      [{ mode: "block", maxBlocks: 1.5 }, RangeError, "Unexpected audit.maxBlocks 1.5, expected an integer, 0 or more"],
+      ["block", TypeError, 'Unexpected audit "block", expected an object such as { mode: "block", maxBlocks: 2 }'],
+    ];
+    for (const [policy, type, message] of bad) {
+      let thrown: unknown;
+      try {
+        agentWith({ audit: policy as AuditPolicy });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, JSON.stringify(policy)).toBeInstanceOf(type);
+      expect((thrown as Error).message).toBe(message);
+    }
+    for (const policy of [{}, { mode: "off" }, { mode: "block", maxBlocks: 0, variants: { import: "report" }, skills: { "deck-generation": "block" } }] as const) {
+      expect(() => agentWith({ audit: policy as AuditPolicy }), JSON.stringify(policy)).not.toThrow();
+    }
   });
 
   it("a per-skill setting wins over the variant's, and off runs no audit", async () => {

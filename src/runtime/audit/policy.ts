@@ -6,6 +6,8 @@
  * with the audit attached; a finding about a past call never refuses it). A setting for a skill wins over one for the variant,
  * which wins over `mode`; with several active workflows the strictest wins.
  */
+import { expectInteger, expectObject, shownValue } from "../../protocol/arguments.js";
+
 export type AuditMode = "off" | "report" | "block";
 
 export const AUDIT_MODES: readonly AuditMode[] = ["off", "report", "block"];
@@ -21,6 +23,41 @@ export interface AuditPolicy {
 
 export const DEFAULT_AUDIT_MODE: AuditMode = "report";
 export const DEFAULT_MAX_BLOCKS = 2;
+
+/** A policy naming a skill or a variant the loaded artifacts do not define: its setting would never apply. */
+export class AuditPolicyError extends Error {
+  override readonly name = "AuditPolicyError";
+}
+
+/**
+ * Refuses a policy a plain-JavaScript host got wrong, naming the option, before
+ * any session uses it: a mode that is not "off", "report" or "block" (a TypeError:
+ * a misspelt "block" would otherwise mean "report"), a `maxBlocks` that is no
+ * whole number from 0 (a RangeError), and a skill or variant the artifacts do
+ * not define (AuditPolicyError).
+ */
+export function checkAuditPolicy(policy: AuditPolicy | undefined, defined: { skills: Iterable<string>; variants: Iterable<string> }): void {
+  if (policy === undefined) return;
+  expectObject(policy, "audit", 'an object such as { mode: "block", maxBlocks: 2 }');
+  if (policy.mode !== undefined) expectMode(policy.mode, "audit.mode");
+  for (const key of ["variants", "skills"] as const) {
+    const settings = policy[key];
+    if (settings === undefined) continue;
+    expectObject(settings, `audit.${key}`, `an object of modes by ${key === "skills" ? "skill" : "variant"} name, such as { ${key === "skills" ? '"deck-generation"' : "import"}: "block" }`);
+    const names = [...(key === "skills" ? defined.skills : defined.variants)];
+    for (const [name, mode] of Object.entries(settings)) {
+      expectMode(mode, `audit.${key}.${name}`);
+      if (!names.includes(name)) {
+        throw new AuditPolicyError(`Unexpected ${key === "skills" ? "skill" : "variant"} ${JSON.stringify(name)} in audit.${key}, expected a ${key === "skills" ? "skill" : "variant"} of dist/ (${names.join(", ")})`);
+      }
+    }
+  }
+  if (policy.maxBlocks !== undefined) expectInteger(policy.maxBlocks, "audit.maxBlocks", 0);
+}
+
+function expectMode(mode: unknown, name: string): void {
+  if (!AUDIT_MODES.includes(mode as AuditMode)) throw new TypeError(`Unexpected ${name} ${shownValue(mode)}, expected ${AUDIT_MODES.map((choice) => JSON.stringify(choice)).join(", ")}`);
+}
 
 export function resolveAuditMode(policy: AuditPolicy | undefined, variant: string, workflows: readonly string[]): AuditMode {
   const bySkill = workflows.map((name) => own(policy?.skills, name)).filter((mode): mode is AuditMode => mode !== undefined);
