@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { AuditPolicyError, type AuditPolicy } from "../../src/runtime/audit/policy.js";
+import { AuditPolicyError, checkAuditPolicy, type AuditPolicy } from "../../src/runtime/audit/policy.js";
 import type { InvocationPolicy } from "../../src/runtime/invocation/required-skills.js";
 import { FileSessionLog } from "../../src/runtime/audit/recorder.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
@@ -163,6 +163,13 @@ describe("the completion audit at a yield while a workflow is active", () => {
     expect(events.find((event) => event.type === "yield")).toMatchObject({ message: "Here is your deck, really.", audit: { outcome: "fail" } });
   });
 
+  it("names at most twenty of a large dist/'s skills when it refuses a policy naming another, and the closest one", () => {
+    const skills = Array.from({ length: 30 }, (_, index) => `skill-${String(index).padStart(2, "0")}`);
+    const refusal = () => checkAuditPolicy({ skills: { "skill-7": "block" } }, { skills, variants: ["base"] });
+    expect(refusal).toThrow(AuditPolicyError);
+    expect(refusal).toThrow(`Unexpected skill "skill-7" in audit.skills, expected a skill of dist/ (${skills.slice(0, 20).join(", ")}, and 10 more); did you mean "skill-07"?`);
+  });
+
   it("refuses a policy a plain-JavaScript host got wrong when the agent is created, naming the option: a misspelt block never means report", () => {
     const modes = '"off", "report", "block"';
     const bad: Array<[unknown, new (message: string) => Error, string]> = [
@@ -171,8 +178,8 @@ describe("the completion audit at a yield while a workflow is active", () => {
       [{ variants: { import: "warn" } }, TypeError, `Unexpected audit.variants.import "warn", expected ${modes}`],
       [{ skills: { "deck-generation": true } }, TypeError, `Unexpected audit.skills.deck-generation true, expected ${modes}`],
       [{ skills: ["deck-generation"] }, TypeError, 'Unexpected audit.skills an array, expected an object of modes by skill name, such as { "deck-generation": "block" }'],
-      [{ mode: "report", skills: { "deck-generaton": "block" } }, AuditPolicyError, `Unexpected skill "deck-generaton" in audit.skills, expected a skill of dist/ (${[...artifacts.skills.keys()].join(", ")})`],
-      [{ variants: { imports: "block" } }, AuditPolicyError, 'Unexpected variant "imports" in audit.variants, expected a variant of dist/ (base, deck-generation, import)'],
+      [{ mode: "report", skills: { "deck-generaton": "block" } }, AuditPolicyError, `Unexpected skill "deck-generaton" in audit.skills, expected a skill of dist/ (${[...artifacts.skills.keys()].join(", ")}); did you mean "deck-generation"?`],
+      [{ variants: { imports: "block" } }, AuditPolicyError, 'Unexpected variant "imports" in audit.variants, expected a variant of dist/ (base, deck-generation, import); did you mean "import"?'],
       [{ mode: "block", maxBlocks: -1 }, RangeError, "Unexpected audit.maxBlocks -1, expected an integer, 0 or more"],
       [{ mode: "block", maxBlocks: "1" }, RangeError, 'Unexpected audit.maxBlocks "1", expected an integer, 0 or more'],
       [{ mode: "block", maxBlocks: 1.5 }, RangeError, "Unexpected audit.maxBlocks 1.5, expected an integer, 0 or more"],

@@ -7,6 +7,7 @@
  * which wins over `mode`; with several active workflows the strictest wins.
  */
 import { expectInteger, expectObject, shownValue } from "../../protocol/arguments.js";
+import { didYouMean } from "../../protocol/suggest.js";
 
 export type AuditMode = "off" | "report" | "block";
 
@@ -48,11 +49,19 @@ export function checkAuditPolicy(policy: AuditPolicy | undefined, defined: { ski
     for (const [name, mode] of Object.entries(settings)) {
       expectMode(mode, `audit.${key}.${name}`);
       if (!names.includes(name)) {
-        throw new AuditPolicyError(`Unexpected ${key === "skills" ? "skill" : "variant"} ${JSON.stringify(name)} in audit.${key}, expected a ${key === "skills" ? "skill" : "variant"} of dist/ (${names.join(", ")})`);
+        const kind = key === "skills" ? "skill" : "variant";
+        throw new AuditPolicyError(`Unexpected ${kind} ${JSON.stringify(name)} in audit.${key}, expected a ${kind} of dist/ (${namedFew(names)})${didYouMean(name, names)}`);
       }
     }
   }
   if (policy.maxBlocks !== undefined) expectInteger(policy.maxBlocks, "audit.maxBlocks", 0);
+}
+
+/** How many names a refusal lists: a dist/ of a thousand skills would make the message a page long. */
+const NAMES_LISTED = 20;
+
+function namedFew(names: readonly string[]): string {
+  return names.length <= NAMES_LISTED ? names.join(", ") : `${names.slice(0, NAMES_LISTED).join(", ")}, and ${names.length - NAMES_LISTED} more`;
 }
 
 function expectMode(mode: unknown, name: string): void {
