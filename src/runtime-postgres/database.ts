@@ -182,12 +182,22 @@ export async function connectWithin(pool: Pool, timeoutMs: number): Promise<Pool
 /** A checked-out client whose statements each get `timeoutMs`; one that times out is discarded on release (its connection may be stuck mid-statement). */
 class BoundedClient implements PoolClient {
   private broken: Error | undefined;
+  /**
+   * node-postgres emits a checked-out client's lost connection as an "error" event, which without a
+   * listener ends the host's process; the pool listens only while a client is idle. Held here until the
+   * release, the loss fails the statement in flight (pg rejects it too) and every later one.
+   */
+  private readonly onError = (error: Error): void => {
+    this.broken ??= error;
+  };
   constructor(
     private readonly client: PoolClient,
     private readonly timeoutMs: number,
     /** The operation's whole time, as the error names it (a statement after a checkout gets what is left of it). */
     private readonly shownMs = timeoutMs,
-  ) {}
+  ) {
+    (client as Partial<ErrorEvents>).on?.("error", this.onError);
+  }
 
   async query<R extends QueryResultRow = QueryResultRow>(textOrConfig: string | QueryConfig, values?: unknown[]): Promise<QueryResult<R>> {
     if (this.broken !== undefined) throw this.broken;
@@ -195,8 +205,15 @@ class BoundedClient implements PoolClient {
   }
 
   release(error?: Error | boolean): void {
+    (this.client as Partial<ErrorEvents>).removeListener?.("error", this.onError);
     this.client.release(this.broken ?? error);
   }
+}
+
+/** The part of node-postgres's client events a checked-out client is listened on with. */
+interface ErrorEvents {
+  on(event: "error", listener: (error: Error) => void): unknown;
+  removeListener(event: "error", listener: (error: Error) => void): unknown;
 }
 
 /**

@@ -155,6 +155,29 @@ describe("a write the database does not answer in time", () => {
   }, 60_000);
 });
 
+describe("a connection lost under a statement the sessions sent", () => {
+  it("fails the write and is told, and never ends the host's process with the client's error event", async () => {
+    const sessionKey = newKey();
+    const admin = db.pool();
+    // The session's state record is held at the database long enough to cut its connection under it.
+    await admin.query(`create or replace function held_record() returns trigger language plpgsql as $$ begin if new.session_key = '${sessionKey}' then perform pg_sleep(5); end if; return new; end $$`);
+    await admin.query("create trigger held_record before insert on gamma_state_records for each row execute function held_record()");
+    try {
+      const sessions = await PostgresSessions.start({ pool: db.pool(), leaseMs: 3000, databaseTimeoutMs: 20_000 });
+      servers.push(sessions);
+      const hosted = await hostAgent(sessions, sessionKey);
+      const write = settled(Promise.resolve().then(() => hosted.controller.updateTasks([{ id: "t1", title: "Outline the deck", status: "in_progress" }])).then(() => hosted.controller.flush()));
+      await until(async () => (await admin.query("select 1 from pg_stat_activity where query like '%gamma_state_records%' and wait_event = 'PgSleep'")).rowCount === 1, "the write held at the database");
+      await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where query like '%gamma_state_records%' and wait_event = 'PgSleep'");
+      const failure = await write;
+      expect(failure.error).toBeInstanceOf(StateWriteFailedError);
+      await hosted.dispose().catch(() => {});
+    } finally {
+      await admin.query("drop trigger held_record on gamma_state_records");
+    }
+  }, 60_000);
+});
+
 describe("a database that turns read-only after the server started", () => {
   it("refuses an open and a publish with DatabaseReadOnlyError, as start() does", async () => {
     await db.createDatabase("turns_read_only");
