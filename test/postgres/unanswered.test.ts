@@ -127,14 +127,23 @@ describe("a database that accepts connections and never answers", () => {
   }, 60_000);
 });
 
+/** Runs `body` while the given session's state records wait `seconds` at the database before they are stored. */
+async function withHeldRecords(sessionKey: string, seconds: number, body: (admin: ReturnType<typeof db.pool>) => Promise<void>): Promise<void> {
+  const admin = db.pool();
+  await admin.query(`create or replace function held_record() returns trigger language plpgsql as $$ begin if new.session_key = '${sessionKey}' then perform pg_sleep(${seconds}); end if; return new; end $$`);
+  await admin.query("create trigger held_record before insert on gamma_state_records for each row execute function held_record()");
+  try {
+    await body(admin);
+  } finally {
+    await admin.query("drop trigger held_record on gamma_state_records");
+  }
+}
+
 describe("a write the database does not answer in time", () => {
   it("is told as not confirmed, its outcome unknown, not as refused; the reopened session loads what was stored", async () => {
     const sessionKey = newKey();
-    const admin = db.pool();
     // The session's state records take longer than the server waits, and are stored all the same.
-    await admin.query(`create or replace function slow_record() returns trigger language plpgsql as $$ begin if new.session_key = '${sessionKey}' then perform pg_sleep(1.5); end if; return new; end $$`);
-    await admin.query("create trigger slow_record before insert on gamma_state_records for each row execute function slow_record()");
-    try {
+    await withHeldRecords(sessionKey, 1.5, async (admin) => {
       const pool = db.pool();
       const sessions = await PostgresSessions.start({ pool, leaseMs: 3000, databaseTimeoutMs: 500 });
       servers.push(sessions);
@@ -149,20 +158,15 @@ describe("a write the database does not answer in time", () => {
       const reopened = await hostAgent(await PostgresSessions.start({ pool: db.pool(), leaseMs: 3000 }).then((other) => (servers.push(other), other)), sessionKey);
       expect(reopened.controller.state.tasks.items.map((task) => task.id)).toEqual(["t1"]);
       await reopened.dispose();
-    } finally {
-      await admin.query("drop trigger slow_record on gamma_state_records");
-    }
+    });
   }, 60_000);
 });
 
 describe("a connection lost under a statement the sessions sent", () => {
   it("fails the write and is told, and never ends the host's process with the client's error event", async () => {
     const sessionKey = newKey();
-    const admin = db.pool();
     // The session's state record is held at the database long enough to cut its connection under it.
-    await admin.query(`create or replace function held_record() returns trigger language plpgsql as $$ begin if new.session_key = '${sessionKey}' then perform pg_sleep(5); end if; return new; end $$`);
-    await admin.query("create trigger held_record before insert on gamma_state_records for each row execute function held_record()");
-    try {
+    await withHeldRecords(sessionKey, 5, async (admin) => {
       const sessions = await PostgresSessions.start({ pool: db.pool(), leaseMs: 3000, databaseTimeoutMs: 20_000 });
       servers.push(sessions);
       const hosted = await hostAgent(sessions, sessionKey);
@@ -172,9 +176,7 @@ describe("a connection lost under a statement the sessions sent", () => {
       const failure = await write;
       expect(failure.error).toBeInstanceOf(StateWriteFailedError);
       await hosted.dispose().catch(() => {});
-    } finally {
-      await admin.query("drop trigger held_record on gamma_state_records");
-    }
+    });
   }, 60_000);
 });
 
