@@ -207,3 +207,22 @@ export class StoredFormatError extends StateStoreError {
     this.name = "StoredFormatError";
   }
 }
+
+/**
+ * The listener's connection did not answer a check in time (or failed it):
+ * it is replaced, and every hosted session routes what was published meanwhile.
+ */
+export class ListenerUnansweredError extends Error {
+  override readonly name = "ListenerUnansweredError";
+  constructor(
+    readonly timeoutMs: number,
+    cause: unknown,
+  ) {
+    super(
+      cause instanceof DatabaseTimeoutError
+        ? `Unexpected silence from the listener's connection, expected an answer to its check within ${timeoutMs} ms: it is replaced by a new connection, and the hosted sessions route what was published meanwhile`
+        : `Unexpected failure of the listener connection's check (${cause instanceof Error ? cause.message : String(cause)}), expected an answer: it is replaced by a new connection, and the hosted sessions route what was published meanwhile`,
+      { cause },
+    );
+  }
+}

@@ -169,7 +169,7 @@ export class PostgresSessions {
     const readOnly = await db.query<{ read_only: string }>("select current_setting('transaction_read_only') as read_only");
     if (readOnly.rows[0]?.read_only === "on") throw new DatabaseReadOnlyError();
     const sessions = new PostgresSessions(options);
-    sessions.listener = await listenForEvents(options.pool, sessions.databaseTimeoutMs, {
+    sessions.listener = await listenForEvents(options.pool, sessions.databaseTimeoutMs, renewalInterval(sessions.leaseMs), {
       onWake: (sessionKey) => sessions.wakeUps.add(sessionKey),
       onReconnect: () => {
         for (const hosted of sessions.hosted.values()) hosted.wake();

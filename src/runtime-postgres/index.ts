@@ -18,6 +18,7 @@ export {
   LeaseLostError,
   LeaseNotReleasedError,
   LeaseUnconfirmedError,
+  ListenerUnansweredError,
   SchemaNotMigratedError,
   SessionLeasedError,
   SessionPathError,

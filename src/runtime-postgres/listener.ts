@@ -6,9 +6,23 @@
  * gone; the table still holds the events. Until close(), the connection, or
  * the timer of the next try while it is lost, keeps the process running: a
  * process that only hosts sessions outlives a database restart.
+ *
+ * A connection can also go quiet without ending: a NAT or a load balancer that
+ * forgets an idle connection, a partition that drops its packets. No
+ * notification arrives, no error either, and the events published meanwhile
+ * would wait unrouted until something else woke their sessions. So the
+ * connection is checked (`select 1`, named in `pg_stat_activity` as the
+ * listener's check) every `checkEveryMs`; one that does not
+ * answer in `timeoutMs` is treated as dropped: told, replaced, and every
+ * hosted session catches up. The check's traffic also keeps the connection
+ * from looking idle to whatever forgets idle connections.
  */
 import { connectWithin, DatabaseTimeoutError, within, type Pool, type PoolClient } from "./database.js";
+import { ListenerUnansweredError } from "./errors.js";
 import { EVENTS_CHANNEL } from "./events.js";
+
+/** The check's statement; its comment tells an operator reading `pg_stat_activity` what the connection is. */
+export const LISTENER_CHECK = "/* gamma-prompt listener check */ select 1";
 
 /** A NOTIFY the LISTEN connection receives. */
 interface Notification {
@@ -27,19 +41,22 @@ export interface EventListener {
 }
 
 /**
- * `timeoutMs` bounds each checkout and each LISTEN/UNLISTEN: a database that
- * accepts connections and never answers fails the try (told, and tried again)
- * instead of holding it, and close() settles.
+ * `timeoutMs` bounds each checkout, each LISTEN/UNLISTEN and each check: a
+ * database that accepts connections and never answers fails the try (told,
+ * and tried again) instead of holding it, and close() settles.
  */
 export async function listenForEvents(
   pool: Pool,
   timeoutMs: number,
+  checkEveryMs: number,
   handlers: { onWake(sessionKey: string): void; onReconnect(): void; onError(error: unknown): void },
 ): Promise<EventListener> {
   let client: ListeningClient | undefined;
   let closed = false;
   let pause = 100;
   let retry: NodeJS.Timeout | undefined;
+  /** The check in flight, if any: a connection whose check is still unanswered is not checked again. */
+  let checking: ListeningClient | undefined;
 
   const onNotification = (message: Notification): void => {
     if (message.channel === EVENTS_CHANNEL && message.payload !== undefined) handlers.onWake(message.payload);
@@ -92,6 +109,24 @@ export async function listenForEvents(
     client = next;
     pause = 100;
   };
+  /** A check that fails or goes unanswered for timeoutMs drops the connection it was sent on, if it is still the listener's. */
+  const check = (): void => {
+    const checked = client;
+    if (checked === undefined || checking !== undefined) return;
+    checking = checked;
+    statement(checked.query(LISTENER_CHECK)).then(
+      () => {
+        checking = undefined;
+      },
+      (error: unknown) => {
+        checking = undefined;
+        if (client === checked) onLost(new ListenerUnansweredError(timeoutMs, error));
+      },
+    );
+  };
+  const checks = setInterval(check, checkEveryMs);
+  // The connection, or the timer of the next try, keeps the process running; the checks alone do not.
+  checks.unref();
   const schedule = (): void => {
     if (closed) return;
     retry = setTimeout(() => {
@@ -106,10 +141,16 @@ export async function listenForEvents(
     }, pause);
   };
 
-  await connect();
+  try {
+    await connect();
+  } catch (error) {
+    clearInterval(checks);
+    throw error;
+  }
   return {
     close: async () => {
       closed = true;
+      clearInterval(checks);
       if (retry !== undefined) clearTimeout(retry);
       const open = client;
       client = undefined;
@@ -118,3 +159,4 @@ export async function listenForEvents(
     },
   };
 }
+

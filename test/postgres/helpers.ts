@@ -97,6 +97,8 @@ export function aroundQueries(pool: pg.Pool, around: (text: string, send: () => 
 export interface HoldingProxy {
   readonly port: number;
   hold(): void;
+  /** Holds every byte, both ways, of the one connection whose end at the server has this port (`pg_stat_activity.client_port`), the others untouched. */
+  holdConnection(serverSidePort: number): void;
   refuse(): void;
   pass(): void;
   close(): Promise<void>;
@@ -105,7 +107,7 @@ export interface HoldingProxy {
 export async function holdingProxy(target: { host: string; port: number }): Promise<HoldingProxy> {
   let holding = false;
   let refusing = false;
-  const pipes: Array<{ flush(): void; destroy(): void }> = [];
+  const pipes: Array<{ flush(): void; destroy(): void; upstream: Socket; held: boolean }> = [];
   const server = createServer((client) => {
     if (refusing) {
       client.destroy();
@@ -114,7 +116,7 @@ export async function holdingProxy(target: { host: string; port: number }): Prom
     const upstream = connect(target.port, target.host);
     const held: Array<[Socket, Buffer]> = [];
     const forward = (to: Socket) => (chunk: Buffer) => {
-      if (holding) held.push([to, chunk]);
+      if (holding || pipe.held) held.push([to, chunk]);
       else to.write(chunk);
     };
     client.on("data", forward(upstream));
@@ -125,18 +127,27 @@ export async function holdingProxy(target: { host: string; port: number }): Prom
     };
     client.on("error", end).on("close", end);
     upstream.on("error", end).on("close", end);
-    pipes.push({
+    const pipe = {
       flush: () => {
+        pipe.held = false;
         for (const [to, chunk] of held.splice(0)) to.write(chunk);
       },
       destroy: end,
-    });
+      upstream,
+      held: false,
+    };
+    pipes.push(pipe);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     port: (server.address() as AddressInfo).port,
     hold: () => {
       holding = true;
+    },
+    holdConnection: (serverSidePort) => {
+      const pipe = pipes.find((candidate) => candidate.upstream.localPort === serverSidePort);
+      if (pipe === undefined) throw new Error(`no connection through the proxy reaches the server from port ${serverSidePort}`);
+      pipe.held = true;
     },
     refuse: () => {
       refusing = true;
@@ -155,3 +166,6 @@ export async function holdingProxy(target: { host: string; port: number }): Prom
     },
   };
 }
+
+/** The server's listener connections, found by what they last ran: their LISTEN, or the listener's check since. */
+export const LISTENER_BACKENDS_WHERE = "pid <> pg_backend_pid() and (query like 'listen gamma_events%' or query like '/* gamma-prompt listener check */%')";

@@ -34,7 +34,7 @@ import { event } from "../injections/helpers/fixtures.js";
 import { artifacts } from "../injections/helpers/gamma.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "../runtime/helpers/pi.js";
 import { fauxPerTest, fauxSessionSetup, NO_KNOWLEDGE_HINTS } from "../runtime/helpers/session.js";
-import { aroundQueries, closedAfterEach, usePostgres } from "./helpers.js";
+import { aroundQueries, closedAfterEach, LISTENER_BACKENDS_WHERE, usePostgres } from "./helpers.js";
 
 const db = usePostgres();
 const pi = fauxPerTest();
@@ -1076,7 +1076,7 @@ describe("the database's failures", () => {
     const sessions = await server();
     const hosted = await hostAgent(sessions, sessionKey);
     const admin = db.pool();
-    await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where query like 'listen gamma_events%' and pid <> pg_backend_pid()");
+    await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where ${LISTENER_BACKENDS_WHERE}`);
     const missed = event({ kind: "system_note", summary: "Published while the listener reconnects." });
     await publishUpdate(admin, sessionKey, missed);
     await until(() => hosted.controller.state.pendingInjections.some((entry) => entry.id === missed.id), "the event after the listener reconnected");
@@ -1116,7 +1116,7 @@ describe("the database's failures", () => {
     const sessionKey = newKey();
     const hosted = await hostAgent(sessions, sessionKey);
     failing = 3;
-    await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where query like 'listen gamma_events%' and pid <> pg_backend_pid()");
+    await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where ${LISTENER_BACKENDS_WHERE}`);
     await until(() => listens === 5, "the listener's fourth reconnect");
     // Only the listener's own connection stays checked out.
     await until(() => pool.totalCount - pool.idleCount === 1, "the failed connections back in the pool");

@@ -10,6 +10,7 @@ import {
   DatabaseTimeoutError,
   LeaseNotReleasedError,
   LeaseUnconfirmedError,
+  ListenerUnansweredError,
   migratePostgres,
   PostgresSessions,
   publishUpdate,
@@ -24,7 +25,7 @@ import { fauxAssistantMessage, recordingExecutors } from "../runtime/helpers/pi.
 import { fauxPerTest, NO_KNOWLEDGE_HINTS } from "../runtime/helpers/session.js";
 import { boundedPool, inTransaction } from "../../src/runtime-postgres/database.js";
 import { databaseFailure } from "../../src/runtime-postgres/errors.js";
-import { aroundQueries, holdingProxy, usePostgres, type HoldingProxy } from "./helpers.js";
+import { aroundQueries, holdingProxy, LISTENER_BACKENDS_WHERE, usePostgres, type HoldingProxy } from "./helpers.js";
 
 const db = usePostgres();
 const pi = fauxPerTest();
@@ -178,6 +179,32 @@ describe("a connection lost under a statement the sessions sent", () => {
       await hosted.dispose().catch(() => {});
     });
   }, 60_000);
+});
+
+describe("a listener connection that goes quiet without ending", () => {
+  it("is noticed by its check, told, and replaced; the events published meanwhile reach the session", async () => {
+    const { proxy, sessions, reported } = await serverBehindProxy();
+    const sessionKey = newKey();
+    const hosted = await hostAgent(sessions, sessionKey);
+    const admin = db.pool();
+    // Only the listener's connection is held: a NAT that forgot it, a partition of that one connection. Renewals and routing go on.
+    const [listener] = (await admin.query(`select client_port from pg_stat_activity where ${LISTENER_BACKENDS_WHERE}`)).rows as Array<{ client_port: number }>;
+    expect(listener).toBeDefined();
+    proxy.holdConnection(listener!.client_port);
+    const missed = event({ kind: "system_note", summary: "Published while the listener's connection was quiet." });
+    await publishUpdate(admin, sessionKey, missed);
+    await until(() => hosted.controller.state.pendingInjections.some((entry) => entry.id === missed.id), "the event published while the listener was quiet");
+    const told = reported.filter(([, during]) => during === "listen").map(([error]) => error);
+    expect(told.length).toBeGreaterThanOrEqual(1);
+    expect(told[0]).toBeInstanceOf(ListenerUnansweredError);
+    expect((told[0] as Error).message).toContain("expected an answer to its check within 1000 ms");
+    // The new listener hears what is published next at once, through NOTIFY.
+    const next = event({ kind: "system_note", summary: "Published after the listener was replaced." });
+    await publishUpdate(admin, sessionKey, next);
+    await until(() => hosted.controller.state.pendingInjections.some((entry) => entry.id === next.id), "the event published after the listener was replaced");
+    expect(reported.filter(([, during]) => during !== "listen")).toEqual([]);
+    await hosted.dispose();
+  });
 });
 
 describe("a database that turns read-only after the server started", () => {
