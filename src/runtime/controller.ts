@@ -93,6 +93,11 @@ export interface ControllerOptions {
    * open: `SessionProtocolController.open`, `openGammaAgent` or `createGammaSession`.
    */
   store?: StateStore;
+  /**
+   * The host's observer of protocol events. It may be asynchronous: an
+   * exception it throws or a promise it returns that rejects is caught and
+   * told to it once as a `runtime_error` during "observer"; the session goes on.
+   */
   onProtocolEvent?: (event: ProtocolEvent) => void;
   /** Timestamp source for created messages (tests pin it). */
   now?: () => number;
@@ -800,25 +805,44 @@ export class SessionProtocolController {
  * The host's observer, kept apart from the protocol: an event is told after
  * the step it reports is done (a skill active and its body in the tool
  * result, the tasks stored), so an observer that throws (its websocket
- * closed, say) must not undo half of that step or fail it. Its exception is
- * told to it once as a `runtime_error` (during "observer") and the session
- * goes on; when that throws too, there is no one left to tell.
+ * closed, say) must not undo half of that step or fail it. An asynchronous
+ * observer's rejected promise is the same exception, arriving later: it is
+ * caught too, never left unhandled. The exception is told to the observer
+ * once as a `runtime_error` (during "observer") and the session goes on; when
+ * that throws or rejects too, there is no one left to tell.
  */
-function isolatedObserver(observer: (event: ProtocolEvent) => void): (event: ProtocolEvent) => void {
-  return (event) => {
+function isolatedObserver(observer: (event: ProtocolEvent) => unknown): (event: ProtocolEvent) => void {
+  const tell = (event: ProtocolEvent, error: unknown): void => {
+    if (event.type === "runtime_error" && event.during === "observer") return;
+    const reason = error instanceof Error ? error.message : String(error);
+    const told = new Error(`Unexpected exception from onProtocolEvent on a ${event.type} event (${reason}), expected none: the session went on, its step done`, { cause: error });
     try {
-      observer(event);
-    } catch (error) {
-      if (event.type === "runtime_error" && event.during === "observer") return;
-      const reason = error instanceof Error ? error.message : String(error);
-      const told = new Error(`Unexpected exception from onProtocolEvent on a ${event.type} event (${reason}), expected none: the session went on, its step done`, { cause: error });
-      try {
-        observer({ type: "runtime_error", during: "observer", error: told });
-      } catch {
-        // The observer fails on every event: nothing else can tell the host.
-      }
+      swallowRejection(observer({ type: "runtime_error", during: "observer", error: told }));
+    } catch {
+      // The observer fails on every event: nothing else can tell the host.
     }
   };
+  return (event) => {
+    let returned: unknown;
+    try {
+      returned = observer(event);
+    } catch (error) {
+      tell(event, error);
+      return;
+    }
+    if (isThenable(returned)) {
+      returned.then(undefined, (error: unknown) => tell(event, error));
+    }
+  };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
+
+/** The observer's answer to its own failure report: a rejection of it has no one left to reach. */
+function swallowRejection(value: unknown): void {
+  if (isThenable(value)) value.then(undefined, () => {});
 }
 
 export type { ProtocolEvent, YieldRecord };

@@ -76,3 +76,51 @@ describe.each([
     expect(error.cause).toBeInstanceOf(WebSocketClosedError);
   });
 });
+
+// An asynchronous observer (a websocket send or a database insert awaited) is
+// the same observer: its rejected promise is the exception arriving later. It
+// is told once as a runtime_error during "observer" and the run goes on; it
+// never becomes an unhandled rejection that ends the host's process.
+describe.each(["agent", "session"] as const)("on the %s path, an async onProtocolEvent that rejects", (path) => {
+  it("is told once as a runtime_error during observer, the run goes on, and nothing is left unhandled", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason);
+    };
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const told: ProtocolEvent[] = [];
+      let rejected = 0;
+      const opened = await open(path, async (event) => {
+        told.push(event);
+        await null;
+        if (event.type === "skills_activated") {
+          rejected += 1;
+          throw new WebSocketClosedError("observer database down");
+        }
+        if (event.type === "runtime_error") throw new WebSocketClosedError("still down");
+      });
+      const seen: SeenContext[] = [];
+      pi.faux().setResponses([
+        seeing(seen, toolUse(fauxToolCall("skill", { name: "drive-files" }))),
+        seeing(seen, toolUse(fauxToolCall("drive_search", { query: "board deck" }))),
+        seeing(seen, fauxAssistantMessage("Found it.")),
+      ]);
+      await opened.prompt("Use the board deck from my Google Drive");
+      await new Promise((resolve) => setImmediate(resolve));
+
+      expect(rejected).toBe(1);
+      expect(seen).toHaveLength(3);
+      expect(opened.controller.state.activeSkills.map((skill) => skill.name)).toContain("drive-files");
+      const failures = told.filter((event) => event.type === "runtime_error");
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatchObject({ during: "observer" });
+      const error = (failures[0] as { error: Error }).error;
+      expect(error.message).toContain("on a skills_activated event (observer database down)");
+      expect(error.cause).toBeInstanceOf(WebSocketClosedError);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+});
