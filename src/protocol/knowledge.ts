@@ -20,8 +20,13 @@ export const KNOWLEDGE_ID_MAX = 64;
 /** A note's fields of plain text the knowledge hint shows as attributes (trusted text the model reads as written). */
 export type KnowledgeTextField = "name" | "scope";
 
-/** DEL, the C1 controls (NEL included), U+2028, U+2029 and the bidirectional controls (ALM, LRM, RLM, embeddings, overrides, isolates). */
-const FORBIDDEN_IN_BOTH = "\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069";
+/**
+ * DEL, the C1 controls (NEL included), U+2028, U+2029, the bidirectional controls (ALM, LRM, RLM, embeddings,
+ * overrides, isolates) and the Unicode tag characters U+E0000 to U+E007F (invisible copies of ASCII that some
+ * models decode, so they would carry hidden words into trusted text). The patterns need Unicode mode (the `u`
+ * flag), as JSON Schema asks of its validators.
+ */
+const FORBIDDEN_IN_BOTH = "\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\u{e0000}-\\u{e007f}";
 
 /**
  * What a note's `name` and `scope` never hold, as the body of a regular-expression character class: `<` and
@@ -64,6 +69,7 @@ function characterKind(codePoint: number): string {
   if (codePoint === 0x0a || codePoint === 0x0d || codePoint === 0x85) return "a line break";
   if (codePoint === 0x2028 || codePoint === 0x2029) return "a Unicode line or paragraph separator";
   if (codePoint <= 0x9f) return "a control character";
+  if (codePoint >= 0xe0000) return "a Unicode tag character";
   return "a bidirectional control";
 }
 

@@ -9,6 +9,7 @@ import {
 } from "../../src/runtime/injections/index.js";
 import { readGolden } from "../helpers/golden.js";
 import { fixturePath, kinds } from "./helpers/fixtures.js";
+import { hasReservedOpener, readerView } from "./helpers/oracle.js";
 
 const cases = readdirSync(fixturePath("render")).sort();
 
@@ -55,6 +56,16 @@ describe("rendering: one tag per kind, summary as body, subject data as attribut
     const inner = rendered.slice(rendered.indexOf(">") + 1, rendered.lastIndexOf("<"));
     expect(containsReservedTag(inner)).toBe(false);
     expect(containsReservedTag(rendered.slice(0, rendered.indexOf(">")).replace(/^<client_view/, ""))).toBe(false);
+  });
+
+  it("neutralises reserved tags spelt in Unicode tag characters (invisible copies of ASCII) inside values", () => {
+    const injection = acceptInjection(JSON.parse(readFileSync(fixturePath("render/unicode-tag-characters/event.json"), "utf8")), { kinds });
+    const rendered = renderInjection(injection, kinds);
+    const opening = rendered.slice(0, rendered.indexOf("\n"));
+    const inner = rendered.slice(rendered.indexOf("\n") + 1, rendered.lastIndexOf("\n"));
+    // Read as a model that decodes tag characters reads it: no reserved tag but the envelope's own.
+    expect(hasReservedOpener(inner), readerView(inner)).toBe(false);
+    expect(hasReservedOpener(opening.replace(/^<artifact_update/, "")), readerView(opening)).toBe(false);
   });
 
   it("uses the tag from the kinds table (the one the prefix defines)", () => {

@@ -177,7 +177,7 @@ describe("live notes", () => {
 
   it("refuse in name and scope exactly what the compiler refuses in a note file, naming the field and the character", () => {
     const { controller } = agent();
-    for (const fixture of ["unicode-controls", "control-character"]) {
+    for (const fixture of ["unicode-controls", "control-character", "tag-characters"]) {
       const folder = join(repoRoot, "test/fixtures/knowledge", fixture);
       // The compiler's findings, by note file: the field its pattern refused.
       const refused = new Map(
@@ -200,11 +200,14 @@ describe("live notes", () => {
         }
         expect(error, file).toBeInstanceOf(KnowledgeNoteRejectedError);
         expect((error as KnowledgeNoteRejectedError).field, file).toBe(field);
-        expect((error as Error).message, file).toMatch(new RegExp(`^Unexpected live note: ${field}: expected .*; found U\\+[0-9A-F]{4}, (a control character|a line break|a Unicode line or paragraph separator|a bidirectional control), at code point \\d+$`));
+        expect((error as Error).message, file).toMatch(new RegExp(`^Unexpected live note: ${field}: expected .*; found U\\+[0-9A-F]{4,5}, (a control character|a line break|a Unicode line or paragraph separator|a bidirectional control|a Unicode tag character), at code point \\d+$`));
         expect(controller.knowledge.get(fields.id), file).toBeUndefined();
       }
     }
-    expect(() => controller.knowledge.registerNote({ ...live, body: "x", name: "Client\u202ecolours" })).toThrow("Unexpected live note: name: expected non-blank plain text of at most 120 characters without < or >, a control character other than tab (on one line), U+2028, U+2029 or a bidirectional control; found U+202E, a bidirectional control, at code point 7");
+    expect(() => controller.knowledge.registerNote({ ...live, body: "x", name: "Client\u202ecolours" })).toThrow("Unexpected live note: name: expected non-blank plain text of at most 120 characters without < or >, a control character other than tab (on one line), U+2028, U+2029, a bidirectional control or a Unicode tag character; found U+202E, a bidirectional control, at code point 7");
+    // A Unicode tag character is an invisible copy of an ASCII one that some models decode: words hidden in a trusted hint.
+    expect(() => controller.knowledge.registerNote({ ...live, body: "x", name: "Deck colours\u{E003C}\u{E0073}" })).toThrow("; found U+E003C, a Unicode tag character, at code point 13");
+    expect(() => controller.knowledge.registerNote({ ...live, body: "x", scope: "Use for colours.\u{E007F}" })).toThrow(/^Unexpected live note: scope: .*; found U\+E007F, a Unicode tag character, at code point 17$/);
     // Tabs, and in scope line breaks, are whitespace: kept out of the hint as single spaces.
     expect(controller.knowledge.registerNote({ ...live, body: "x", name: "Client\tcolours", scope: "Use for colour choices\r\nin decks for this client." })).toBe("added");
     expect(controller.knowledge.get("client-colours")).toMatchObject({ name: "Client colours", scope: "Use for colour choices in decks for this client." });
@@ -216,7 +219,8 @@ describe("live notes", () => {
     for (const field of ["name", "scope"] as const) {
       expect(schema.properties[field]?.pattern).toBe(knowledgeTextPattern(field));
       const disagreements: string[] = [];
-      for (let codePoint = 0; codePoint <= 0x3000; codePoint++) {
+      // The first code points (controls, separators, bidirectional controls) and the Tags block with its neighbours.
+      for (const codePoint of [...Array.from({ length: 0x3001 }, (_, index) => index), ...Array.from({ length: 0x82 }, (_, index) => 0xdffff + index)]) {
         const text = `Use for a${String.fromCodePoint(codePoint)}b.`;
         const schemaRefuses = !validate({ id: "a", name: "A", scope: "Use for a.", source: "user", [field]: text });
         if (schemaRefuses !== (forbiddenKnowledgeCharacter(field, text) !== undefined)) disagreements.push(codePoint.toString(16));

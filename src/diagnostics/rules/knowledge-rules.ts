@@ -9,7 +9,7 @@ export const knowledgeRules = {
   "knowledge/frontmatter": { severity: "error", description: "A note starts with YAML frontmatter between `---` lines that parses to a mapping." },
   "knowledge/missing-key": { severity: "error", description: "`id`, `name`, `scope` and `source` are present." },
   "knowledge/unknown-key": { severity: "warning", description: "Only the keys of schemas/knowledge-note.schema.json are used; a near miss suggests the known key." },
-  "knowledge/schema-violation": { severity: "error", description: "A value meets schemas/knowledge-note.schema.json (types, `source` is `user` or `system`, lengths, no `<`, `>`, control character, Unicode line or paragraph separator or bidirectional control in `name` and `scope`; `scope` may hold tabs, line feeds and carriage returns, `name` tabs only)." },
+  "knowledge/schema-violation": { severity: "error", description: "A value meets schemas/knowledge-note.schema.json (types, `source` is `user` or `system`, lengths, no `<`, `>`, control character, Unicode line or paragraph separator, bidirectional control or Unicode tag character (U+E0000 to U+E007F) in `name` and `scope`; `scope` may hold tabs, line feeds and carriage returns, `name` tabs only)." },
   "knowledge/id-format": { severity: "error", description: "`id` matches `^[a-z0-9]+(-[a-z0-9]+)*$` and has at most 64 code points (the skill name rules)." },
   "knowledge/id-mismatch": { severity: "error", description: "`id` equals the note's file name without `.md`." },
   "knowledge/id-duplicate": { severity: "error", description: "No two notes share an id." },

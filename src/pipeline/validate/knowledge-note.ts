@@ -174,8 +174,8 @@ function describe(error: ErrorObject, tree: YamlTree, opening: Range): Problem {
   if ((path === "/name" || path === "/scope") && error.keyword === "pattern") {
     const message =
       path === "/name"
-        ? `Unexpected ${quoted(label)} that is blank or holds < or >, a line break (U+2028, U+2029 and NEL included), a control character other than tab or a bidirectional control, expected one line of plain text`
-        : `Unexpected ${quoted(label)} that is blank or holds < or >, a control character other than tab, line feed and carriage return (NEL included), U+2028, U+2029 or a bidirectional control, expected plain text`;
+        ? `Unexpected ${quoted(label)} that is blank or holds < or >, a line break (U+2028, U+2029 and NEL included), a control character other than tab, a bidirectional control or a Unicode tag character (U+E0000 to U+E007F), expected one line of plain text`
+        : `Unexpected ${quoted(label)} that is blank or holds < or >, a control character other than tab, line feed and carriage return (NEL included), U+2028, U+2029, a bidirectional control or a Unicode tag character (U+E0000 to U+E007F), expected plain text`;
     return { ruleId: "knowledge/schema-violation", range, message };
   }
   if (error.keyword === "type") {

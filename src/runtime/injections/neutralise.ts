@@ -11,6 +11,8 @@
  * (full-width `＜`, small `﹤`, mathematical letters), other angle brackets,
  * look-alike letters in any script (Unicode's confusables data, plus the
  * Cyrillic and Greek table below), accents, invisible and format characters,
+ * Unicode tag characters (U+E0020 to U+E007E, invisible copies of ASCII that
+ * some models decode: read as the ASCII character they copy),
  * unpaired surrogates (the provider clients delete them before sending, so
  * `<\uD800system_note>` arrives as `<system_note>`), any case, and
  * whitespace (Unicode White_Space), control characters, the blank braille
@@ -158,6 +160,11 @@ function isNameSeparator(folded: string): boolean {
  * and invisible characters dropped, look-alikes mapped to ASCII, lowercased.
  */
 function foldCharacter(character: string): string {
+  // A Unicode tag character (U+E0020 to U+E007E) is an invisible copy of an
+  // ASCII character that some readers decode: it is read as that character,
+  // so `<` spelled in tag characters opens a tag like the plain one.
+  const codePoint = character.codePointAt(0) ?? 0;
+  if (codePoint >= TAG_ASCII_FIRST && codePoint <= TAG_ASCII_LAST) return foldCharacter(String.fromCharCode(codePoint - TAG_OFFSET));
   // pi-ai deletes unpaired surrogates before a request goes out, so they join what surrounds them.
   if (/\p{Cs}/u.test(character)) return "";
   // A control character or the blank braille pattern shows as nothing or as a gap: read it as a space (which both ends and joins a name).
@@ -176,16 +183,22 @@ function foldCharacter(character: string): string {
   return folded;
 }
 
+/** The Unicode Tags block mirrors ASCII at this offset; U+E0020 to U+E007E are the printable characters' copies. */
+const TAG_OFFSET = 0xe0000;
+const TAG_ASCII_FIRST = 0xe0020;
+const TAG_ASCII_LAST = 0xe007e;
+
 /**
  * Every character that folds to "<": "<", the three whose compatibility form
  * is "<" (full-width, small, and ≮ once its stroke is dropped), the look-alike
- * brackets below, the vertical form ︿ of 〈 and ぐ (く with a mark). A test
+ * brackets below, the vertical form ︿ of 〈, ぐ (く with a mark) and the tag
+ * character U+E003C, the invisible copy of "<". A test
  * checks every code point against Unicode's confusables data: each character
  * confusable with "<" or with 〈 must be here.
  */
 const OPENING_BRACKETS: ReadonlySet<number> = new Set([
   0x3c, 0xff1c, 0xfe64, 0x226e, 0x2039, 0x2329, 0x3008, 0xfe3f, 0x27e8, 0x02c2, 0x1438, 0x276c, 0x276e, 0x29fc, 0x2d66, 0x1be0,
-  0x16b2, 0x304f, 0x3050, 0x31db, 0x1d236, 0x21fe8,
+  0x16b2, 0x304f, 0x3050, 0x31db, 0x1d236, 0x21fe8, 0xe003c,
 ]);
 
 /**

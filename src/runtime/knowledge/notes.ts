@@ -79,12 +79,12 @@ function normaliseBody(body: string): string {
 
 /**
  * `name` or `scope`: what the compiler accepts in a note file, by the same check. The hint shows both as
- * trusted text the model reads as written, so a control character, a Unicode line or paragraph separator or a
- * bidirectional control is refused, not passed on.
+ * trusted text the model reads as written, so a control character, a Unicode line or paragraph separator, a
+ * bidirectional control or a Unicode tag character is refused, not passed on.
  */
 function line(value: unknown, field: KnowledgeTextField, max: number): string {
   const short = field === "name";
-  const expected = `expected non-blank plain text of at most ${max} characters without < or >, a control character other than tab${short ? " (on one line)" : ", line feed and carriage return"}, U+2028, U+2029 or a bidirectional control`;
+  const expected = `expected non-blank plain text of at most ${max} characters without < or >, a control character other than tab${short ? " (on one line)" : ", line feed and carriage return"}, U+2028, U+2029, a bidirectional control or a Unicode tag character`;
   if (typeof value !== "string" || value.trim() === "" || [...value].length > max) throw new KnowledgeNoteRejectedError(field, expected);
   const forbidden = forbiddenKnowledgeCharacter(field, value);
   if (forbidden !== undefined) throw new KnowledgeNoteRejectedError(field, `${expected}; found ${forbidden}`);

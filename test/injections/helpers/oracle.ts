@@ -3,7 +3,8 @@ import { createRequire } from "node:module";
 /**
  * An independent reading of "does this text contain a reserved tag", written
  * without the runtime's fold table: compatibility folding, invisible and
- * combining characters removed, case folded, the look-alike letters and
+ * combining characters removed (Unicode tag characters decoded to the ASCII
+ * they copy first), case folded, the look-alike letters and
  * brackets of the corpus transliterated, then a plain regular expression.
  */
 const BRACKETS = /[\u2039\u2329\u3008\u27e8\u02c2\u1438]/gu;
@@ -25,7 +26,9 @@ const OPENER = new RegExp(
 );
 
 export function readerView(text: string): string {
-  return [...text.normalize("NFKD")]
+  // A Unicode tag character (U+E0020 to U+E007E) is an invisible copy of an ASCII one that some models decode.
+  const decoded = text.replace(/[\u{E0020}-\u{E007E}]/gu, (character) => String.fromCharCode((character.codePointAt(0) ?? 0) - 0xe0000));
+  return [...decoded.normalize("NFKD")]
     .filter((character) => !/[\p{M}\p{Default_Ignorable_Code_Point}]/u.test(character))
     .join("")
     .normalize("NFKC")
