@@ -774,9 +774,13 @@ export class SessionProtocolController {
     if (handed instanceof Promise) handed.catch((error: unknown) => this.reportError("steer", error));
   }
 
-  /** The run ended (Pi's agent_end): lost queue entries wait again, the turn's requirements end, an idle wake is considered. */
-  endRun(): void {
-    this.injections.afterRun();
+  /**
+   * The run ended (Pi's agent_end): lost queue entries wait again (and, when
+   * it was aborted, those still in Pi's steering queue), the turn's
+   * requirements end, an idle wake is considered.
+   */
+  endRun(ended: { aborted?: boolean } = {}): void {
+    this.injections.afterRun(ended);
     this.run.end();
   }
 

@@ -124,6 +124,43 @@ describe("a follow-up still in Pi's queue when a session's run ends with a yield
   });
 });
 
+describe("events in Pi's queues when a session's model call is aborted", () => {
+  it.each([
+    ["left in Pi's queue", false],
+    ["after the host cleared the session's queue", true],
+  ] as const)("are unsent again and go with the next session.prompt in occurredAt order, once (%s)", async (_case, clear) => {
+    const guidance = event({ kind: "system_update", delivery: "steer", summary: "Image quota reached." });
+    const result = event({ kind: "background_result", delivery: "follow_up", source: "background_job", summary: "Research finished.", details: { jobId: "job-9" } });
+    const gamma = await session();
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([
+      () => {
+        // Both arrive while the model call runs; the user stops the agent before it answers.
+        gamma.controller.routeUpdate(guidance);
+        gamma.controller.routeUpdate(result);
+        void gamma.session.abort();
+        return fauxAssistantMessage("Never read.");
+      },
+      seeing(seen, fauxAssistantMessage("Continuing.")),
+      seeing(seen, fauxAssistantMessage("Done.")),
+    ]);
+    await gamma.session.prompt("Draft the outline");
+    expect(gamma.session.agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
+    expect(gamma.controller.state.pendingInjections.map((entry) => [entry.id, entry.queuedAs])).toEqual([
+      [guidance.id, undefined],
+      [result.id, undefined],
+    ]);
+    expect(gamma.session.agent.hasQueuedMessages()).toBe(false);
+    if (clear) gamma.session.clearQueue();
+
+    await gamma.session.prompt("Go on");
+    expect(seen[0]?.messages.slice(-3).map(textOf)).toEqual(["Go on", rendered(guidance), rendered(result)]);
+    expect(gamma.controller.state.pendingInjections).toEqual([]);
+    await gamma.session.prompt("Next");
+    for (const injection of [guidance, result]) expect(countOf(seen[1], rendered(injection))).toBe(1);
+  });
+});
+
 describe("next-turn injections on an AgentSession", () => {
   it("go out with the next session.prompt, right after the user's message, oldest first, and only once", async () => {
     const older = event({ kind: "client_view", delivery: "next_turn", summary: "The user opened card 4.", subject: { ref: "gamma:card:4" } });

@@ -344,6 +344,43 @@ describe("a follow-up still in Pi's queue when the run ends early", () => {
   });
 });
 
+describe("events in Pi's queues when a model call is aborted", () => {
+  it.each([
+    ["left in Pi's queue", false],
+    ["after the host cleared Pi's queues", true],
+  ] as const)("are unsent again and go with the next prompt in occurredAt order, once (%s)", async (_case, clear) => {
+    const guidance = event({ kind: "system_update", delivery: "steer", summary: "Image quota reached." });
+    const result = event({ kind: "background_result", delivery: "follow_up", source: "background_job", summary: "Research job-9 finished.", details: { jobId: "job-9" } });
+    const h = setup();
+    const seen: SeenContext[] = [];
+    h.faux.setResponses([
+      () => {
+        // Both arrive while the model call runs; the user stops the agent before it answers.
+        h.controller.routeUpdate(guidance);
+        h.controller.routeUpdate(result);
+        h.agent.abort();
+        return fauxAssistantMessage("Never read.");
+      },
+      seeing(seen, fauxAssistantMessage("Continuing.")),
+      seeing(seen, fauxAssistantMessage("Done.")),
+    ]);
+    await h.promptUser("Draft the outline");
+    expect(h.agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
+    expect(h.controller.state.pendingInjections.map((entry) => [entry.id, entry.queuedAs])).toEqual([
+      [guidance.id, undefined],
+      [result.id, undefined],
+    ]);
+    expect(h.agent.hasQueuedMessages()).toBe(false);
+    if (clear) h.agent.clearAllQueues();
+
+    await h.promptUser("Go on");
+    expect(transcript(seen[0]).slice(-3)).toEqual(["user:Go on", "user:<system_update>", "user:<background_result>"]);
+    expect(h.controller.state.pendingInjections).toEqual([]);
+    await h.promptUser("Next");
+    for (const injection of [guidance, result]) expect(seen[1]?.messages.filter((message) => textOf(message) === rendered(injection))).toHaveLength(1);
+  });
+});
+
 describe("an idle session", () => {
   it("wakes for a steering event that needs a decision about an active task", async () => {
     const h = setup();

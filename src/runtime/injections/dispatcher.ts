@@ -34,10 +34,11 @@ export interface InjectionTransport {
   /** Whether Pi's steering or follow-up queue still holds messages; undefined when unknown. */
   hasQueuedMessages?(): boolean | undefined;
   /**
-   * Takes the injections `take` picks (by id) out of Pi's follow-up queue,
-   * leaving everything else queued as it was, and returns their ids.
+   * Takes the injections `take` picks (by id) out of Pi's steering and
+   * follow-up queues, leaving everything else queued as it was, and returns
+   * their ids.
    */
-  withdrawFollowUps?(take: (injectionId: string) => boolean): string[];
+  withdrawQueued?(take: (injectionId: string) => boolean): string[];
 }
 
 /** What the dispatcher needs from the controller (structural, so the two modules stay loosely coupled). */
@@ -125,16 +126,24 @@ export class InjectionDispatcher {
    * The run is ending. Events handed to Pi's steering or follow-up queue that
    * are no longer there and never entered the context (the host cleared the
    * queues, e.g. AgentSession.clearQueue) become unsent again, and so do
-   * follow-ups still in Pi's queue (the run ended before Pi took them). An
+   * follow-ups still in Pi's queue (the run ended before Pi took them) and,
+   * after an abort, steered events still in Pi's queue. An
    * event that needs a decision may have arrived after the last batch; once
    * Pi is idle (the agent_end listeners have settled), the idle rule decides
    * whether it starts a turn.
    */
-  afterRun(): void {
+  afterRun(ended: { aborted?: boolean } = {}): void {
     // Pi polls its follow-up queue only where a run would stop: a run that ended before (an abort, a yield) leaves
-    // them there, and the next prompt would reach the model without them. Taken back, they wait unsent again and
-    // go with the next user turn (or a turn the idle rule starts), once.
-    const withdrawn = this.host.transport?.withdrawFollowUps?.((id) => this.host.pending.get(id)?.queuedAs === "follow_up") ?? [];
+    // them there, and the next prompt would reach the model without them. An aborted run leaves its steering
+    // there too: the next prompt would carry it after the events released here (out of occurredAt order) or,
+    // once the host clears Pi's queues, a run late. (A failed call keeps its steering queued: an AgentSession's
+    // retry takes it at once.) Taken back, they wait unsent again and go with the next user turn (or a turn the
+    // idle rule starts), once, in occurredAt order.
+    const withdrawn =
+      this.host.transport?.withdrawQueued?.((id) => {
+        const queuedAs = this.host.pending.get(id)?.queuedAs;
+        return queuedAs === "follow_up" || (ended.aborted === true && queuedAs === "steer");
+      }) ?? [];
     this.host.pending.release(withdrawn);
     // Pi's queues are empty at the end of a run unless a message arrived after its last poll; an event
     // still marked as waiting in a queue that Pi says is empty was cleared there.

@@ -22,13 +22,14 @@ export function followUpAgent(agent: Agent, message: GammaCustomMessage): void {
 }
 
 /**
- * Takes the runtime injections `take` picks out of the agent's follow-up
- * queue and returns their ids; steering and every other follow-up (a host's
- * own) stay queued in their order. Pi shows one queue at a time, steering
- * first, and only as its drain mode allows: the modes are set to "all" while
- * the steering is set aside and the follow-ups are read, then restored.
+ * Takes the runtime injections `take` picks out of the agent's steering and
+ * follow-up queues and returns their ids, steering first; every other
+ * message (a host's own) stays queued in its order. Pi shows one queue at a
+ * time, steering first, and only as its drain mode allows: the modes are set
+ * to "all" while the steering is set aside and the follow-ups are read, then
+ * restored.
  */
-export function withdrawAgentFollowUps(agent: Agent, take: (injectionId: string) => boolean): string[] {
+export function withdrawAgentInjections(agent: Agent, take: (injectionId: string) => boolean): string[] {
   if (!agent.hasQueuedMessages()) return [];
   const modes = { steering: agent.steeringMode, followUp: agent.followUpMode };
   agent.steeringMode = "all";
@@ -39,16 +40,18 @@ export function withdrawAgentFollowUps(agent: Agent, take: (injectionId: string)
     const followUps = agent.peekQueuedMessages();
     // With no steering queued, the first look showed these same follow-ups.
     const steering = sameMessages(shown, followUps) ? [] : shown;
-    const taken = followUps.filter((message) => {
+    const picked = (message: AgentMessage): boolean => {
       const id = injectionIdOf(message);
       return id !== undefined && take(id);
-    });
-    if (taken.length > 0) {
+    };
+    const takenSteering = steering.filter(picked);
+    const takenFollowUps = followUps.filter(picked);
+    if (takenFollowUps.length > 0) {
       agent.clearFollowUpQueue();
-      for (const message of followUps) if (!taken.includes(message)) agent.followUp(message);
+      for (const message of followUps) if (!takenFollowUps.includes(message)) agent.followUp(message);
     }
-    for (const message of steering) agent.steer(message);
-    return taken.flatMap((message) => injectionIdOf(message) ?? []);
+    for (const message of steering) if (!takenSteering.includes(message)) agent.steer(message);
+    return [...takenSteering, ...takenFollowUps].flatMap((message) => injectionIdOf(message) ?? []);
   } finally {
     agent.steeringMode = modes.steering;
     agent.followUpMode = modes.followUp;
@@ -100,7 +103,7 @@ export function agentTransport(agent: Agent): InjectionTransport {
       throwIfModelCallFailed(agent.state.messages);
     },
     hasQueuedMessages: () => agent.hasQueuedMessages(),
-    withdrawFollowUps: (take) => withdrawAgentFollowUps(agent, take),
+    withdrawQueued: (take) => withdrawAgentInjections(agent, take),
   };
 }
 
@@ -120,7 +123,7 @@ export function sessionTransport(session: AgentSession, controller: SessionProto
       throwIfModelCallFailed(session.agent.state.messages);
     },
     hasQueuedMessages: () => session.agent.hasQueuedMessages(),
-    withdrawFollowUps: (take) => withdrawAgentFollowUps(session.agent, take),
+    withdrawQueued: (take) => withdrawAgentInjections(session.agent, take),
   };
 }
 

@@ -59,7 +59,8 @@ export function bindController(agent: Agent, controller: SessionProtocolControll
     if (event.type === "turn_end") controller.atBatchEnd();
     if (event.type === "agent_start") controller.beginRun();
     else if (event.type === "agent_end") {
-      controller.endRun();
+      const last = event.messages.at(-1);
+      controller.endRun({ aborted: signal.aborted || (last?.role === "assistant" && last.stopReason === "aborted") });
       // An aborted run ends without waiting for a write that does not answer (the write's failure, if it comes, is still told).
       await controller.waitForStore(signal).catch((error: unknown) => {
         if (!signal.aborted || controller.failure !== undefined || controller.disposed) throw error;
