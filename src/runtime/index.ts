@@ -63,7 +63,7 @@ export type {
 export { replay as replayState, type StateChange, type StateRecord } from "./state/journal.js";
 export { SkillToolError } from "./skills.js";
 export { TodoToolError, TASK_STATUSES } from "./tasks.js";
-export { RUNTIME_TOOL_NAMES, ToolSetupError, type HostExecutors, type ToolExecutor, type ToolOutcome } from "./tools.js";
+export { ExecutorResultError, RUNTIME_TOOL_NAMES, ToolSetupError, type HostExecutors, type ToolExecutor, type ToolOutcome } from "./tools.js";
 export { MessageUserError, SHARED_BATCH_NOTE, TurnNotSentError, WakeTurnFailedError, type ProtocolEvent, type RuntimeErrorPhase, type YieldRecord } from "./yield.js";
 export { MAX_BREAKPOINTS, systemBlocks, type SystemBlock } from "./cache-plan.js";
 export {

@@ -12,7 +12,7 @@ import { checkConnectorExecutors, ConnectorRejectedError, removedToolMessage, ty
 import { SessionProtocolController, type ControllerOptions } from "./controller.js";
 import { LOAD_NAMESPACE_TOOL, NamespaceToolError, type SessionNamespace } from "./namespaces.js";
 import type { ToolLoader } from "./tool-namespaces.js";
-import { assembleTools, guardedExecutor, type HostExecutors, type RuntimeTool, type ToolExecutor } from "./tools.js";
+import { assembleTools, checkedHostExecutor, guardedExecutor, type HostExecutors, type RuntimeTool, type ToolExecutor } from "./tools.js";
 
 /** Either an existing controller, or what it takes to create one. */
 export type ControllerSource =
@@ -92,6 +92,7 @@ export function sessionTools(
 ): SessionTools {
   const guard = (tool: string, params: Readonly<Record<string, unknown>>, toolCallId: string) => controller.checkToolCall(tool, params, toolCallId);
   const settle = (signal?: AbortSignal) => controller.waitForStore(signal);
+  const reportExecutorFault = (error: Error) => controller.reportError("executor", error);
   const compiled = controller.namespaceCatalog.filter((namespace) => controller.artifacts.namespaces.has(namespace.name));
   const built = assembleTools({
     schemas: controller.startToolSchemas().filter((schema) => controller.connectorOfTool(schema.name) === undefined),
@@ -99,6 +100,7 @@ export function sessionTools(
     executors: options.executors,
     guard,
     settle,
+    reportExecutorFault,
     loadable: compiled.map((namespace) => ({ namespace: namespace.name, tools: namespace.tools })),
   });
   const served = new Map<string, RuntimeTool>();
@@ -113,7 +115,7 @@ export function sessionTools(
     load: (namespace) => list?.add(namespace.tools.flatMap((tool) => served.get(tool.name) ?? [])),
     serve: (connector, executors) => {
       const tools = connector.tools.map((schema) => {
-        const run = guardedExecutor(schema.name, executors[schema.name] as ToolExecutor, guard, settle);
+        const run = guardedExecutor(schema.name, checkedHostExecutor(schema.name, executors[schema.name] as ToolExecutor, reportExecutorFault), guard, settle);
         const tool: RuntimeTool = {
           ...schema,
           // A batch runs on the tools it started with: a tool removed since is refused here, not run.

@@ -44,6 +44,75 @@ export function guardedExecutor(name: string, run: ToolExecutor, guard: ToolGuar
   };
 }
 
+/**
+ * A host executor's result or exception the runtime cannot pass on as a tool
+ * result: a value that is not `{ content: [...] }` (a string, `content` null
+ * or a single part instead of a list), or a thrown value that is neither an
+ * Error nor a string. The tool call fails with this error (the model reads
+ * its message as the tool's error result) and the host is told once, as a
+ * `runtime_error` during "executor".
+ */
+export class ExecutorResultError extends Error {
+  constructor(
+    message: string,
+    readonly tool: string,
+  ) {
+    super(message);
+    this.name = "ExecutorResultError";
+  }
+}
+
+/** Told when a host executor's result or exception is malformed (the controller reports it as a runtime_error). */
+export type ExecutorFaultReporter = (error: ExecutorResultError) => void;
+
+/**
+ * A host executor as the session runs it: its result must be an object whose
+ * `content` is a list of parts (each part as the provider boundary takes it),
+ * and what it throws an Error or a string. Anything else fails the call with
+ * an ExecutorResultError naming what was wrong, the same on both Pi paths,
+ * never an empty result or a provider's TypeError.
+ */
+export function checkedHostExecutor(name: string, run: ToolExecutor, report: ExecutorFaultReporter | undefined): ToolExecutor {
+  return async (toolCallId, params, signal) => {
+    let outcome: unknown;
+    try {
+      outcome = await run(toolCallId, params, signal);
+    } catch (error) {
+      if (error instanceof Error || typeof error === "string") throw error;
+      throw told(new ExecutorResultError(`Unexpected exception from the "${name}" tool's executor: it threw ${describeValue(error)}, expected an Error`, name));
+    }
+    const problem = resultProblem(outcome);
+    if (problem !== undefined) {
+      throw told(new ExecutorResultError(`Unexpected result from the "${name}" tool's executor: ${problem}, expected an object { content: [{ type: "text", text: "..." }] }`, name));
+    }
+    return outcome as ToolOutcome;
+  };
+  function told(error: ExecutorResultError): ExecutorResultError {
+    report?.(error);
+    return error;
+  }
+}
+
+function resultProblem(outcome: unknown): string | undefined {
+  if (typeof outcome !== "object" || outcome === null || Array.isArray(outcome)) return `it returned ${describeValue(outcome)}`;
+  const content = (outcome as { content?: unknown }).content;
+  if (!Array.isArray(content)) return `its content is ${describeValue(content)}${typeof content === "object" && content !== null ? " (a single part, not a list of parts)" : ""}`;
+  return undefined;
+}
+
+/** A short description of a value for an error message: its kind, and its text when that is short. */
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  if (typeof value === "string") return `a string (${JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value)})`;
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") {
+    const message = (value as { message?: unknown }).message;
+    return typeof message === "string" ? `an object with the message ${JSON.stringify(message.length > 200 ? `${message.slice(0, 200)}…` : message)}` : "an object";
+  }
+  return `a ${typeof value} (${String(value)})`;
+}
+
 /** Executors for every tool the runtime does not implement (read, bash, write, edit, subagent, show_gamma, show_file, ...). */
 export type HostExecutors = Readonly<Record<string, ToolExecutor>>;
 
@@ -72,6 +141,8 @@ export function assembleTools(options: {
   settle?: ToolSettle;
   /** Tools of namespaces the session may load later: an executor for each is optional, but all or none per namespace. */
   loadable?: readonly { namespace: string; tools: readonly ToolSchemaArtifact[] }[];
+  /** Told when a host executor returns or throws something malformed (the call fails with an ExecutorResultError). */
+  reportExecutorFault?: ExecutorFaultReporter;
 }): RuntimeTool[] {
   const { schemas, runtime, guard, settle } = options;
   // Plain JavaScript may leave them out: every declared tool is then missing its executor, said as such below.
@@ -107,7 +178,7 @@ export function assembleTools(options: {
     loadable.push(...served);
   }
   return [...schemas, ...loadable].map((schema) => {
-    const run = isRuntime(schema.name) ? runtime[schema.name] : (executors[schema.name] as ToolExecutor);
+    const run = isRuntime(schema.name) ? runtime[schema.name] : checkedHostExecutor(schema.name, executors[schema.name] as ToolExecutor, options.reportExecutorFault);
     return { name: schema.name, description: schema.description, parameters: schema.parameters, execute: guardedExecutor(schema.name, run, guard, settle) };
   });
 }

@@ -86,12 +86,16 @@ export type ProtocolEvent =
    * or the host's own `onProtocolEvent` threw on an event (`observer`: the
    * step the event reports is done and kept; the session went on), or a
    * reopened state held a current artifact the anchor cannot render
-   * (`restore`: the entry left the list, the error names its field).
+   * (`restore`: the entry left the list, the error names its field), or a
+   * host executor returned a result that is not `{ content: [...] }` or threw
+   * something other than an Error or a string (`executor`: an
+   * ExecutorResultError naming the tool; the call failed with it as its
+   * error result and the run went on).
    */
   | { type: "runtime_error"; during: RuntimeErrorPhase; error: unknown };
 
 /** Where a `runtime_error` happened. */
-export type RuntimeErrorPhase = "wake" | "steer" | "follow_up" | "context" | "close" | "disposed" | "input" | "observer" | "restore";
+export type RuntimeErrorPhase = "wake" | "steer" | "follow_up" | "context" | "close" | "disposed" | "input" | "observer" | "restore" | "executor";
 
 export interface YieldRecord {
   message: string;

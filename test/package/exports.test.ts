@@ -83,6 +83,7 @@ describe("package exports", () => {
       "DEFAULT_MAX_BLOCKS",
       "DEFAULT_MAX_REFUSALS",
       "EXPLICIT_MODE_LONG_TTL",
+      "ExecutorResultError",
       "FileSessionLog",
       "FileStateStore",
       "INJECTION_CUSTOM_TYPE_PREFIX",
