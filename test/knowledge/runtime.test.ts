@@ -19,7 +19,7 @@ import type { KnowledgeSelector } from "../../src/runtime/knowledge/selector.js"
 import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapter.js";
 import { FileStateStore } from "../../src/runtime/state.js";
 import type { ToolExecutor } from "../../src/runtime/tools.js";
-import type { ProtocolEvent } from "../../src/runtime/yield.js";
+import { TurnNotSentError, type ProtocolEvent } from "../../src/runtime/yield.js";
 import { docPage } from "../helpers/docs.js";
 import { repoRoot } from "../build/helpers.js";
 import { copyParts } from "../helpers/temp-project.js";
@@ -342,6 +342,49 @@ describe("a replaceable selector", () => {
     expect(asked).toEqual(["Anything at all"]);
     expect(hintsIn(seen[0])[0]).toContain('id="deck-typography"');
     expect(hintsIn(seen[0])[0]).not.toContain('id="brand-images"');
+  });
+});
+
+describe("a selector that does not return note ids synchronously", () => {
+  const expected = "an object { update(change), select(query) } whose select returns note ids (an array of strings) synchronously";
+
+  it("is refused when the session is created when its select or update is an async function, naming the option, on both paths", async () => {
+    const faux = pi.faux();
+    const selectors: Array<[unknown, string]> = [
+      [{ update: () => {}, select: async () => ["brand-images"] }, "knowledge.selector.select"],
+      [{ update: async () => {}, select: () => ["brand-images"] }, "knowledge.selector.update"],
+    ];
+    for (const [selector, option] of selectors) {
+      const message = `Unexpected async function for ${option}, expected a synchronous one: ${expected} (hints are made as the turn's messages are; index ahead of time, in update, instead)`;
+      const options = { artifacts, variant: "base" as const, executors: recordingExecutors(), knowledge: { selector: selector as KnowledgeSelector } };
+      expect(() => createGammaAgent({ ...options, model: faux.getModel() })).toThrow(new TypeError(message));
+      await expect(createGammaSession({ ...options, ...(await fauxSessionSetup(faux)) })).rejects.toThrow(new TypeError(message));
+    }
+    expect(() => new SessionProtocolController({ artifacts, variant: "base", knowledge: { selector: { update: () => {} } as unknown as KnowledgeSelector } })).toThrow(
+      new TypeError(`Unexpected knowledge.selector.select undefined, expected a function (${expected})`),
+    );
+  });
+
+  it("is refused at the first turn when select returns a promise or anything but ids, and nothing is sent", async () => {
+    const results: Array<[() => unknown, string]> = [
+      [() => Promise.resolve(["brand-images"]), `Unexpected promise from knowledge.selector.select, expected ${expected}`],
+      [() => [{ id: "brand-images" }], `Unexpected result from knowledge.selector.select: its entry 0 is an object, not a note id; expected ${expected}`],
+      [() => "brand-images", `Unexpected result from knowledge.selector.select: "brand-images", expected ${expected}`],
+    ];
+    for (const [select, message] of results) {
+      const selector = { update: () => {}, select } as unknown as KnowledgeSelector;
+      const faux = pi.faux();
+      const gamma = pi.disposeAfterTest(createGammaAgent({ artifacts, variant: "base", model: faux.getModel(), executors: recordingExecutors(), knowledge: { selector } }));
+      expect(() => gamma.controller.buildTurnMessages({ text: "Choose photos" })).toThrow(new TypeError(message));
+      const session = pi.disposeAfterTest(await createGammaSession({ artifacts, variant: "base", executors: recordingExecutors(), knowledge: { selector }, ...(await fauxSessionSetup(faux)) }));
+      const refused = await session.session.prompt("Choose photos").then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(TurnNotSentError);
+      expect((refused as TurnNotSentError).cause).toEqual(new TypeError(message));
+      expect(faux.state.callCount).toBe(0);
+    }
   });
 });
 

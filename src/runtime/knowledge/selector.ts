@@ -22,7 +22,10 @@ export interface KnowledgeQuery {
 export interface KnowledgeSelector {
   /** The set of notes changed: index `upsert` (replacing notes with the same id) and forget `remove`. */
   update(change: { upsert: readonly KnowledgeCandidate[]; remove: readonly string[] }): void;
-  /** Ids of candidate notes for the query, best first. */
+  /**
+   * Ids of candidate notes for the query, best first, returned synchronously
+   * (a promise, or anything but strings, is refused at the turn).
+   */
   select(query: KnowledgeQuery): string[];
 }
 

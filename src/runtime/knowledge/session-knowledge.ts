@@ -12,6 +12,7 @@
  * only when it needs the body again; a changed one it lists with the
  * revision the session has now, as changed since the model read it.
  */
+import { expectFunction, expectObject, shownValue } from "../../protocol/arguments.js";
 import { DEFAULT_INLINE_BYTES } from "../../protocol/knowledge.js";
 import type { ExecutionState } from "../execution-state.js";
 import { createTrustedMessage, type GammaCustomMessage } from "../messages.js";
@@ -49,6 +50,39 @@ export interface KnowledgeHost {
   now(): number;
 }
 
+const SELECTOR_EXPECTED = "an object { update(change), select(query) } whose select returns note ids (an array of strings) synchronously";
+
+/**
+ * A host's selector, checked when the session is created as far as it can be
+ * there: both methods present and neither declared `async` (the hints are
+ * made while the turn's messages are, which does not wait). What `select`
+ * returns is checked at each turn ({@link selectedIds}).
+ */
+function checkSelector(selector: unknown): void {
+  expectObject(selector, "knowledge.selector", SELECTOR_EXPECTED);
+  for (const method of ["update", "select"] as const) {
+    const value = selector[method];
+    expectFunction(value, `knowledge.selector.${method}`, `a function (${SELECTOR_EXPECTED})`);
+    const kind = (value as { constructor?: { name?: unknown } }).constructor?.name;
+    if (kind === "AsyncFunction" || kind === "AsyncGeneratorFunction") {
+      throw new TypeError(`Unexpected async function for knowledge.selector.${method}, expected a synchronous one: ${SELECTOR_EXPECTED} (hints are made as the turn's messages are; index ahead of time, in update, instead)`);
+    }
+  }
+}
+
+/** What `select` returned, checked: note ids, best first. A promise or anything but strings is refused, naming what it was. */
+function selectedIds(selected: unknown): string[] {
+  if (typeof (selected as { then?: unknown } | null | undefined)?.then === "function") {
+    // Nobody waits for it: a rejection would otherwise end the host's process.
+    (selected as PromiseLike<unknown>).then(undefined, () => {});
+    throw new TypeError(`Unexpected promise from knowledge.selector.select, expected ${SELECTOR_EXPECTED}`);
+  }
+  if (!Array.isArray(selected)) throw new TypeError(`Unexpected result from knowledge.selector.select: ${shownValue(selected)}, expected ${SELECTOR_EXPECTED}`);
+  const index = selected.findIndex((entry) => typeof entry !== "string");
+  if (index !== -1) throw new TypeError(`Unexpected result from knowledge.selector.select: its entry ${index} is ${shownValue(selected[index])}, not a note id; expected ${SELECTOR_EXPECTED}`);
+  return selected as string[];
+}
+
 /** A refusal the model reads as the tool's error result; it names nothing but the requested id. */
 export class KnowledgeToolError extends Error {
   constructor(message: string) {
@@ -78,6 +112,7 @@ export class SessionKnowledge {
     compiled: LoadedKnowledge | undefined,
     private readonly options: KnowledgeOptions = {},
   ) {
+    if (options.selector !== undefined) checkSelector(options.selector);
     this.selector = options.selector ?? new MiniSearchSelector();
     this.maxHints = options.maxHints ?? 5;
     this.inlineBytes = compiled?.inlineBytes ?? DEFAULT_INLINE_BYTES;
@@ -184,7 +219,7 @@ export class SessionKnowledge {
     const loaded = new Map(state.loaded.map((record) => [record.id, record.revision]));
     const already = new Set(state.hintedThisTurn);
     let fresh = 0;
-    for (const id of this.selector.select(this.query(state.lastTurnText))) {
+    for (const id of selectedIds(this.selector.select(this.query(state.lastTurnText)))) {
       if (fresh >= this.maxHints) break;
       const note = this.notes.get(id);
       if (note === undefined || reported.has(id) || already.has(id)) continue;
