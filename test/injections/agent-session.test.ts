@@ -161,6 +161,33 @@ describe("events in Pi's queues when a session's model call is aborted", () => {
   });
 });
 
+describe("a prompt queued into a running AgentSession", () => {
+  it.each(["steer", "followUp"] as const)("(streamingBehavior %s) goes on its own; the pending next-turn events go with the next idle prompt, once", async (streamingBehavior) => {
+    const gamma = await session();
+    const view = event({ kind: "client_view", delivery: "next_turn", summary: "The user opened card 3." });
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([
+      async () => {
+        // The view changes and the user types while the first answer is being written.
+        gamma.controller.routeUpdate(view);
+        await gamma.session.prompt("second", { streamingBehavior });
+        return fauxAssistantMessage("reply 1");
+      },
+      seeing(seen, fauxAssistantMessage("reply 2")),
+      seeing(seen, fauxAssistantMessage("reply 3")),
+    ]);
+    await gamma.session.prompt("first");
+    expect(textOf(seen[0]?.messages.findLast((message) => message.role === "user"))).toBe("second");
+    expect(countOf(seen[0], rendered(view))).toBe(0);
+    expect(gamma.controller.state.pendingInjections.map((entry) => entry.id)).toEqual([view.id]);
+
+    await gamma.session.prompt("third");
+    expect(seen[1]?.messages.slice(-2).map(textOf)).toEqual(["third", rendered(view)]);
+    expect(countOf(seen[1], rendered(view))).toBe(1);
+    expect(gamma.controller.state.pendingInjections).toEqual([]);
+  });
+});
+
 describe("next-turn injections on an AgentSession", () => {
   it("go out with the next session.prompt, right after the user's message, oldest first, and only once", async () => {
     const older = event({ kind: "client_view", delivery: "next_turn", summary: "The user opened card 4.", subject: { ref: "gamma:card:4" } });
