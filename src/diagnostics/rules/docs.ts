@@ -98,7 +98,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: fm("name: pdf", "description: Use when the user asks to fill PDF forms."),
   },
   "skill/value-type": {
-    text: "Each value must have the type the manifest schema gives it. YAML turns unquoted 1.10 into the number 1.1 and yes into true, so strings that look like numbers must be quoted; metadata values are strings.",
+    text: "Each value must have the type the manifest schema gives it. YAML turns unquoted 1.10 into the number 1.1 and yes into true, so strings that look like numbers must be quoted; metadata values are strings. Quoting does not mend a list or a mapping where a string belongs: the message says to join the items into one string, or, under metadata, to give each entry a metadata key of its own.",
     bad: "metadata:\n  version: 1.10",
     good: 'metadata:\n  version: "1.10"',
   },
