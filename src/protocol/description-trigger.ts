@@ -50,22 +50,36 @@ const TRIGGER_FORMS: readonly RegExp[] = [
   // Japanese and Chinese: "…ときに使う", "「…」と言われたら使う", "…時使用"
   /(?:とき|時|场合|場合|際|たら)に?(?:使う|使用|呼ぶ)/u,
   // Simplified and traditional Chinese "…时使用" ("use when …"), with the verbs and adverbs authors write: "时调用", "时主动使用", "時請使用"
-  /[时時](?:请|請|应|應|应该|應該|可|可以|主动|主動|务必|務必|必须|必須|优先|優先|自动|自動|直接)?(?:使用|调用|調用|启用|啟用|加载|加載|載入|触发|觸發)/u,
+  // and "…后使用" ("use after …"), "…时优先查阅" ("consult first when …"); 然后, 随后, 最后 and 以后 ("then", "finally", "later") start no condition
+  /(?:[时時]|(?<![然随隨而最以])[后後])(?:请|請|应|應|应该|應該|可|可以|主动|主動|务必|務必|必须|必須|优先|優先|自动|自動|直接)?(?:使用|调用|調用|启用|啟用|加载|加載|載入|触发|觸發|查阅|查閱|参阅|參閱)/u,
   // "当用户要求…时" ("when the user asks …"), at the start of a clause ("…，或当…时") so that 相当, 适当 or 当前 do not count
   /(?:^|[\s，,。；;：:、（(「『"“'或且并並])[当當][^。．！？!?]{1,160}?[时時]/u,
+  // The closing 时 is optional: "使用此 Skill 當使用者提及…" ("use this skill when the user mentions …"), "当需要…" ("when … is needed")
+  /(?:使用|调用|調用|载入|載入|加载|加載|启用|啟用)(?:此|本|该|該|这个|這個)\s*(?:skill|技能)?\s*[当當](?![前时時地天日月年下中作成然初])|(?:^|[\s，,。；;：:、（(「『"“'或且并並])[当當](?:用户|用戶|使用者|需要|需|被要求|被问|被問|要求|遇到|涉及)/iu,
   // Japanese conditions a few words before the verb: "…が出たら必ずこのスキルを使用する", "…な場面で使用", "「…」などで使う", "…等のトリガーで使用"
-  /(?:とき|場合|際|たら|場面|状況|時(?![間点代刻期]))[はにで]?[、,]?[^。．！？!?]{0,40}?(?:使う|使用|呼ぶ|呼び出)|(?:など|等|場面|トリガー)で(?:使う|使用)/u,
-  // "触发词：…", "触发条件：…", "トリガー：…" ("Trigger words: …"); "适用于…" ("Applies to …"); "用于…" opening a sentence ("Use for …"), "必须用于…" ("must be used for …")
-  /(?:触发|觸發|トリガー)(?:词|詞|条件|條件|场景|場景|关键词|關鍵詞|短语|短語|ワード)?\s*(?:[（(][^）)]{0,60}[）)])?\s*[:：]|适用于|適用於|适用场景|適用場景|(?:^|[。．.!?！？]\s*|必须|必須)(?:用于|用於)/u,
+  /(?:とき|場合|際|たら|場面|状況|時(?![間点代刻期]))[はにで]?[、,]?[^。．！？!?]{0,40}?(?:使う|使用|呼ぶ|呼び出|ロード|読み込|従う)|(?:など|等|場面|トリガー)で(?:使う|使用)/u,
+  // "「アプリ起動」「クラッシュ確認」では必ず使う" ("always use it for …"), "…の整理で使う。" ("use it for tidying …"), "…でもロードする",
+  // "…では必ずロードし、…", and the boundary "…では使わない", "…には使わない": "で" and the verb closing a sentence (or "必ず" and
+  // the verb going on), so "Flutter で使うライブラリ" ("a library used in Flutter") does not count
+  /(?:で|には|にも)(?:は|も)?[、,]?(?:(?:常に|まず|原則|主に)?(?:使う|使用する|ロードする|読み込む|使わない|使用しない)(?:こと)?(?:[。．.!！]|$)|必ず(?:使|使用|ロード|読み込))/u,
+  // "触发词：…", "触发条件：…", "トリガー：…" ("Trigger words: …"); "适用于…" ("Applies to …"); "用于…" opening a sentence or a clause ("Use for …", "…，用于非 BUG 小改动" "…, used for small changes"), "必须用于…" ("must be used for …")
+  /(?:触发|觸發|トリガー)(?:词|詞|条件|條件|场景|場景|关键词|關鍵詞|短语|短語|ワード)?\s*(?:[（(][^）)]{0,60}[）)])?\s*[:：]|适用于|適用於|适用场景|適用場景|(?:^|[。．.!?！？，,；;]\s*|必须|必須)(?:用于|用於)/u,
   // A hand-off to a named skill: "hand off to pptx-build", "Hands critique to doc-review"
   /\bhand(?:s|ing)?(?:\s+[\p{L}-]+){0,2}?\s+to\s+\**[a-z0-9]+(?:-[a-z0-9]+)+/iu,
   // "This skill should be used when …", "must be loaded before …", "is triggered when …"
   new RegExp(`${WORD_START}(?:should|must|can|is\\s+to|is\\s+meant\\s+to|is)\\s+(?:only\\s+)?be\\s+(?:used|loaded|invoked|activated|applied|consulted|read|triggered|called)${ADVERBS}\\s+${CONDITION}${WORD_END}`, "iu"),
-  new RegExp(`${WORD_START}(?:is|are|gets?)\\s+(?:only\\s+)?(?:used|loaded|invoked|activated|triggered)\\s+(?:only\\s+)?${STRICT_CONDITION}${WORD_END}`, "iu"),
+  // "is used when …", "Activates when …", "Loaded only before …": the verbs inflected, with a condition that cannot be an idiom ("used for" names a purpose)
+  new RegExp(`${WORD_START}(?:(?:is|are|gets?)\\s+)?(?:only\\s+)?(?:used|loaded|loads|invoked|invokes|activated|activates|triggered|applied)\\s+(?:only\\s+|automatically\\s+)?${STRICT_CONDITION}${WORD_END}`, "iu"),
+  // "Auto-invoked when/for …", "Auto-activates on keywords like …", "Auto-loads before …": "auto-" names the taking up, so "for" and "on" count too
+  new RegExp(`${WORD_START}auto-?(?:invoke[sd]?|activate[sd]?|trigger(?:s|ed)?|loads?|loaded|appl(?:y|ies|ied))\\s+(?:only\\s+)?(?:${CONDITION}|by)${WORD_END}`, "iu"),
   // "TRIGGER when …", "TRIGGER —", "Triggers on …", "Trigger keywords:", "Triggers: …"
   new RegExp(`${WORD_START}trigger(?:s|ed)?(?:\\s+(?:keywords?|phrases?|words?|conditions?))?\\s*(?:[:—–]|-{1,2}\\s|${CONDITION}${WORD_END})`, "iu"),
+  // "Trigger with "check for todos" or …", "Triggered by phrases like …": the words that take the skill up, quoted or named as such
+  new RegExp(`${WORD_START}trigger(?:s|ed)?\\s+(?:with|by)\\s*:?\\s*(?:["“'‘「]|(?:phrases?|keywords?|words?|mentions?|requests?)${WORD_END})`, "iu"),
   // A description that opens with the condition: "When the user asks …", "Whenever …", "Before committing, …"
   new RegExp(`^(?:${CONDITION})\\s`, "iu"),
+  // …and a later sentence or clause that does, capitalised as a sentence is: "… . When the user asks …", "CRITICAL - Before ANY file write, …"
+  /(?:[.!?:;]|\s[—–-]{1,2})\s+(?:When|Whenever|Before|WHEN|WHENEVER|BEFORE)\s/u,
   // "… when backlogs already exist", "when unresolved decisions should be answered", "when an idea has been discussed",
   // "when an idea, feature, or concept has been discussed": a situation stated as a clause, up to six words before its verb, a list counting as one
   new RegExp(`${WORD_START}(?:when|whenever)\\s+(?:${CLAUSE_WORD}\\s+){1,6}?(?:already\\s+|still\\s+|not\\s+)?(?:exists?|is|are|has|have|had|should|needs?|must|was|were|becomes?|seems?|appears?|fails?|breaks?|changes?|arrives?)${WORD_END}`, "iu"),

@@ -96,8 +96,8 @@ function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range,
         return allowedToolsProblem(value, range) ?? { ruleId: "skill/value-type", range, message: `Unexpected ${written} for "allowed-tools", expected one space-separated string such as "Read Bash(git:*)"` };
       }
       const host = hostKeyOf(path);
-      if (host) return { ruleId: "skill/host-key-value", range, message: `Unexpected ${written} for ${quoted(label)}, expected ${describeType(String(params["type"]))}, as read by ${host.hosts} (${host.meaning})` };
-      return { ruleId: "skill/value-type", range, message: `Unexpected ${written} for ${quoted(label)}, expected ${describeType(String(params["type"]))}` };
+      if (host) return { ruleId: "skill/host-key-value", range, message: `Unexpected ${written} for ${quoted(label)}, expected ${describeType(String(params["type"]), value, path)}, as read by ${host.hosts} (${host.meaning})` };
+      return { ruleId: "skill/value-type", range, message: `Unexpected ${written} for ${quoted(label)}, expected ${describeType(String(params["type"]), value, path)}` };
     }
   }
   const host = hostKeyOf(path);
@@ -213,10 +213,21 @@ function sourceOf(range: Range, index: LineIndex): string | undefined {
   return index.text.slice(start + range.start.column - 1, start + range.end.column - 1).trim();
 }
 
-function describeType(type: string): string {
+/**
+ * What the schema asks for, with the fix for the value found: quoting turns a
+ * number or a boolean into the string it was meant to be, but not a list or a
+ * mapping, whose parts must be written as one string (or, under metadata,
+ * whose entries may each get a key of their own).
+ */
+function describeType(type: string, value: unknown, path: string): string {
   switch (type) {
-    case "string":
+    case "string": {
+      const metadata = path.startsWith("/metadata/") ? "metadata maps keys to strings: " : "";
+      if (value === null || value === undefined) return "a string";
+      if (Array.isArray(value)) return `a string (${metadata}join the items into one, such as "a, b")`;
+      if (typeof value === "object") return `a string (${metadata}${metadata === "" ? "write the value as one string" : "give each entry a metadata key of its own, or write them as one string"})`;
       return "a string (quote values such as 1.10)";
+    }
     case "boolean":
       return "true or false (unquoted)";
     case "array":

@@ -2,6 +2,7 @@ import { posix } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { readBytes } from "../discover/read-source.js";
 import { listSupportingEntries } from "../discover/supporting-files.js";
+import { bracketed, linkTail } from "../parse/body-links.js";
 import { WordLines } from "./word-lines.js";
 import { tokensHolding } from "./word-tokens.js";
 
@@ -15,7 +16,7 @@ import { tokensHolding } from "./word-tokens.js";
  * A file counts as referenced when any of these names it:
  * - the body of SKILL.md, anywhere (fenced code too: `python scripts/fill.py`
  *   in a command block is how many skills say which script to run), as a
- *   Markdown link, a path (`scripts/fill.py`, also at the end of a longer
+ *   Markdown link (its target read as skill/broken-link reads it), a path (`scripts/fill.py`, also at the end of a longer
  *   path such as `${SKILL_DIR}/scripts/fill.py`), its bare file name
  *   (`fill.py`, `FORMS.md`), or its name without the extension when that
  *   name is an identifier (`advanced-init-once` for
@@ -62,6 +63,7 @@ const MAX_FOLLOWED_BYTES = 1024 * 1024;
 const CODE_FOLDER = /`\.?\/?([^`\s/]+)\/?`/g;
 /** "the layouts folder", "`templates/` directory": the word before "folder" or "directory" (found from those words, not tried at every position). */
 const FOLDER_WORD = /\s(?:folder|directory)\b/g;
+/** A link's target up to its first `)` or space, for a link the shared reading leaves out (its text begun on a line not read). */
 const MARKDOWN_TARGET = /\]\(\s*<?([^)\s>]+)>?/g;
 const NOT_FOR_THE_MODEL = /^(?:(?:readme|licen[cs]e|notice|copying|changelog)(?:[.-][\w.-]*)?|agents\/openai\.yaml)$|(?:^|\/)(?:licen[cs]es?|notices?|copying)(?:\/|(?:-[\w.-]*)?(?:\.(?:txt|md|markdown|rst|html?))?$)/i;
 /** A file name without its extension that is specific enough to count as a mention: `advanced-init-once`, `fill_form`. */
@@ -235,7 +237,7 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
   /** The parts of one text (lines holding a word, with the line before each), all read against the text's folder. */
   const scanParts = (dir: string, parts: readonly string[]): void => {
     for (const text of parts) {
-      for (const match of text.matchAll(MARKDOWN_TARGET)) resolveMention(safeDecode(match[1] ?? ""), dir, true);
+      for (const target of linkTargets(text)) resolveMention(safeDecode(target), dir, true);
       // `` `templates` `` in code, or "the templates folder": a folder named by its bare name.
       for (const match of text.matchAll(CODE_FOLDER)) resolveMention(`${match[1] ?? ""}/`, dir, true);
       for (const name of namedFolders(text)) resolveMention(`${name}/`, dir, true);
@@ -266,6 +268,29 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
     scanParts(posix.dirname(file) === "." ? "" : posix.dirname(file), namingWords().partsOfBytes(read.raw));
   }
   return referenced;
+}
+
+/**
+ * The targets of a text's Markdown links, read as skill/broken-link reads
+ * them (parse/body-links.ts): `[a](references/x(1).md)` names
+ * `references/x(1).md`, `[a](<references/my file.md>)` names
+ * `references/my file.md`. A `](` outside every link so read (a link whose
+ * text starts on a line that is not read) still gives its target up to the
+ * first `)` or space.
+ */
+function linkTargets(text: string): string[] {
+  if (!text.includes("](")) return [];
+  const links = bracketed(text, linkTail(text));
+  const targets = links.map((link) => (link.groups[0] ?? "").replace(/^<(.*)>$/s, "$1"));
+  let next = 0;
+  for (const match of text.matchAll(MARKDOWN_TARGET)) {
+    const at = match.index ?? 0;
+    while (next < links.length && (links[next]?.index ?? 0) + (links[next]?.whole.length ?? 0) <= at) next++;
+    const link = links[next];
+    if (link !== undefined && link.index <= at) continue;
+    targets.push(match[1] ?? "");
+  }
+  return targets;
 }
 
 /** The names written before "folder" or "directory": a run of word characters, then an optional `/` and backtick, then spaces. */
