@@ -102,9 +102,15 @@ export function planBoundaries(plan: CachePlan): Record<string, { toolsEnd: numb
   return out;
 }
 
-/** The namespaces' tools a variant sends from session start, after the stable tools ("" for none): variants share the static prefix's entry only with the same list. */
-function startTools(plan: CachePlan, variant: string): string {
-  return (plan.variants[variant]?.blocks ?? []).flatMap((block) => (block.name === "namespace-tools" ? [block.source] : [])).join("\n");
+/**
+ * The namespaces' tools a variant sends from session start, after the stable
+ * tools ("" for none: variants share the static prefix's entry only with the
+ * same list), and the tokens of all its start tools.
+ */
+function startTools(plan: CachePlan, variant: string): Pick<SimVariant, "startTools" | "startToolsEnd"> {
+  const namespaces = (plan.variants[variant]?.blocks ?? []).filter((block) => block.name === "namespace-tools");
+  const last = namespaces.at(-1);
+  return { startTools: namespaces.map((block) => block.source).join("\n"), ...(last === undefined ? {} : { startToolsEnd: last.cumulativeTokens }) };
 }
 
 export function cost(options: CostOptions = {}): CostResult {
@@ -118,7 +124,7 @@ export function cost(options: CostOptions = {}): CostResult {
     ...(blocks[name] ?? { toolsEnd: 0, prefixEnd: 0, variantEnd: 0 }),
     name,
     sessionsPerMinute: profile.sessionsPerMinute[name] ?? 0,
-    startTools: startTools(artifacts.cachePlan, name),
+    ...startTools(artifacts.cachePlan, name),
   }));
   const workload: Workload = {
     variants,

@@ -24,10 +24,16 @@ export interface SimVariant {
    * The tools the variant sends after the stable ones from session start (its
    * start namespaces, e.g. "namespaces/drive.json"); absent or "" for none.
    * Variants share the static prefix's cache entry only with the same value:
-   * the tools come first in the prompt. The tools' entry ends at the stable
-   * tools, where every variant's requests put its breakpoint, and is shared by all.
+   * the tools come first in the prompt. With the plan's breakpoints the
+   * tools' entry ends at the stable tools and is shared by all.
    */
   startTools?: string;
+  /**
+   * Tokens of every tool sent from session start (the stable ones and the
+   * start namespaces'); default `toolsEnd`. Pi's own layout (one system
+   * breakpoint) marks the last of them, so its tools' entry ends there.
+   */
+  startToolsEnd?: number;
 }
 
 export interface Workload {
@@ -139,7 +145,7 @@ class Totals {
   }
 }
 
-function boundaries(workload: Workload): { tools: Float64Array; prefix: Float64Array; variant: Float64Array; group: Int32Array; groups: number } {
+function boundaries(workload: Workload): { tools: Float64Array; startTools: Float64Array; prefix: Float64Array; variant: Float64Array; group: Int32Array; groups: number } {
   // One static-prefix entry per distinct tool list sent from the start.
   const groupOf = new Map<string, number>();
   const group = Int32Array.from(workload.variants, (variant) => {
@@ -149,6 +155,7 @@ function boundaries(workload: Workload): { tools: Float64Array; prefix: Float64A
   });
   return {
     tools: Float64Array.from(workload.variants, (variant) => variant.toolsEnd),
+    startTools: Float64Array.from(workload.variants, (variant) => variant.startToolsEnd ?? variant.toolsEnd),
     prefix: Float64Array.from(workload.variants, (variant) => variant.prefixEnd),
     variant: Float64Array.from(workload.variants, (variant) => variant.variantEnd),
     group,
@@ -179,7 +186,9 @@ export function simulateAnthropic(
   const price = model.inputPerMTok / 1e6;
   const minimum = model.minimumTokens;
   const never = -1e18;
+  // The stable tools' entry; with one system breakpoint, also each start tool list's own.
   let toolsUsed = never;
+  const startToolsUsed = new Float64Array(ends.groups).fill(never);
   const prefixUsed = new Float64Array(ends.groups).fill(never);
   const variantUsed = new Float64Array(V).fill(never);
   const sessionUsed = new Float64Array(schedule.sessions).fill(never);
@@ -197,6 +206,7 @@ export function simulateAnthropic(
     const variantEnd = ends.variant[v] as number;
     const prefixEnd = ends.prefix[v] as number;
     const toolsEnd = ends.tools[v] as number;
+    const startToolsEnd = ends.startTools[v] as number;
     const g = ends.group[v] as number;
     const end = variantEnd + (k + 1) * newTokens;
     // Longest live entry at a breakpoint (the newest message's breakpoint finds the previous call's within 20 blocks).
@@ -204,6 +214,8 @@ export function simulateAnthropic(
     if (k > 0 && t - (sessionUsed[s] as number) <= messageLife && variantEnd + k * newTokens >= minimum) read = variantEnd + k * newTokens;
     else if (t - (variantUsed[v] as number) <= variantLife && variantEnd >= minimum) read = variantEnd;
     else if (plan && t - (prefixUsed[g] as number) <= staticLife && prefixEnd >= minimum) read = prefixEnd;
+    else if (!plan && t - (startToolsUsed[g] as number) <= staticLife && startToolsEnd >= minimum) read = startToolsEnd;
+    // With one system breakpoint, a variant with start namespaces still finds the stable tools' entry within the look-back.
     else if (t - toolsUsed <= staticLife && toolsEnd >= minimum) read = toolsEnd;
     // Everything past the read point up to the last cacheable breakpoint is written, at the lifetime of its block.
     let cost = read * (model.readMultiplier ?? rules.readMultiplier);
@@ -221,7 +233,9 @@ export function simulateAnthropic(
     totals.cached[v] = (totals.cached[v] as number) + read;
     totals.cost[v] = (totals.cost[v] as number) + cost * price;
     // Every breakpoint of this call now holds a live (read or written) entry.
-    toolsUsed = t;
+    // With one system breakpoint only a variant without start namespaces marks the end of the stable tools.
+    if (plan || startToolsEnd === toolsEnd) toolsUsed = t;
+    if (!plan) startToolsUsed[g] = t;
     if (plan) prefixUsed[g] = t;
     variantUsed[v] = t;
     sessionUsed[s] = t;

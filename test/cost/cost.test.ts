@@ -66,6 +66,11 @@ describe("gamma-prompt cost (library)", () => {
     expect(plan("import")).toBe(blocks["import"]?.toolsEnd);
     expect(plan("deck-generation")).toBe(blocks["deck-generation"]?.toolsEnd);
     expect(plan("base")).toBe(blocks["base"]?.prefixEnd);
+    // Pi's own layout marks the last tool sent: import finds base's tools entry within the look-back, deck-generation none of import's.
+    const one = (variant: string) => row(rows, "claude-sonnet-4-5", "one system breakpoint, 5m", variant)?.coldVariantRead;
+    expect(one("import")).toBe(blocks["import"]?.toolsEnd);
+    expect(one("deck-generation")).toBe(0);
+    expect(one("base")).toBe(blocks["base"]?.toolsEnd);
     const openai = (variant: string) => row(rows, "gpt-5", "no key, in-memory", variant)?.coldVariantRead;
     expect(openai("import")).toBe(Math.floor((blocks["import"]?.toolsEnd ?? 0) / 128) * 128);
     expect(openai("base")).toBe(Math.floor((blocks["base"]?.prefixEnd ?? 0) / 128) * 128);

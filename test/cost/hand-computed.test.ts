@@ -148,6 +148,15 @@ describe("variants with other tools from the start (namespaces)", () => {
     expect(outcome?.cachedTokens).toBe(5700);
   });
 
+  it("Anthropic, one system breakpoint (Pi's layout, the mark on the last tool): v after w reads nothing, w after v the stable tools", () => {
+    const withStart = { ...pair, variants: [pair.variants[0]!, { ...pair.variants[1]!, startToolsEnd: 2700 }] };
+    const one: AnthropicPolicy = { provider: "anthropic", breakpoints: "one", staticLifetime: "5m" };
+    expect(simulateAnthropic(withStart, wThenV, one, ANTHROPIC, SONNET)[0]?.cachedTokens).toBe(0);
+    expect(simulateAnthropic(withStart, { ...schedule([[0, 0, 0], [1, 0, 10]]), sessionVariant: Int32Array.of(0, 1) }, one, ANTHROPIC, SONNET)[1]?.cachedTokens).toBe(2000);
+    // With the plan's breakpoints the tools' entry is the stable tools' in both orders.
+    expect(simulateAnthropic(withStart, wThenV, { ...one, breakpoints: "plan" }, ANTHROPIC, SONNET)[0]?.cachedTokens).toBe(2000);
+  });
+
   it("OpenAI, one route: a session of v after one of w finds only the tools as a common prefix", () => {
     const outcome = simulateOpenAI(pair, wThenV, { provider: "openai", key: "none", retention: "in-memory", shards: 1 }, OPENAI, GPT5)[0];
     const cached = Math.floor(2000 / 128) * 128;
