@@ -102,6 +102,17 @@ export function planBoundaries(plan: CachePlan): Record<string, { toolsEnd: numb
   return out;
 }
 
+/**
+ * The namespaces' tools a variant sends from session start, after the stable
+ * tools ("" for none: variants share the static prefix's entry only with the
+ * same list), and the tokens of all its start tools.
+ */
+function startTools(plan: CachePlan, variant: string): Pick<SimVariant, "startTools" | "startToolsEnd"> {
+  const namespaces = (plan.variants[variant]?.blocks ?? []).filter((block) => block.name === "namespace-tools");
+  const last = namespaces.at(-1);
+  return { startTools: namespaces.map((block) => block.source).join("\n"), ...(last === undefined ? {} : { startToolsEnd: last.cumulativeTokens }) };
+}
+
 export function cost(options: CostOptions = {}): CostResult {
   const root = resolve(options.root ?? ".");
   const artifacts = options.artifacts ?? loadArtifacts({ distDir: resolve(root, options.outDir ?? "dist") });
@@ -109,7 +120,12 @@ export function cost(options: CostOptions = {}): CostResult {
   const names = Object.keys(artifacts.cachePlan.variants);
   const profile = resolveProfile(options.profile, names, (provider, model) => Object.hasOwn(data.providers[provider].models, model));
   const blocks = planBoundaries(artifacts.cachePlan);
-  const variants: SimVariant[] = names.map((name) => ({ ...(blocks[name] ?? { toolsEnd: 0, prefixEnd: 0, variantEnd: 0 }), name, sessionsPerMinute: profile.sessionsPerMinute[name] ?? 0 }));
+  const variants: SimVariant[] = names.map((name) => ({
+    ...(blocks[name] ?? { toolsEnd: 0, prefixEnd: 0, variantEnd: 0 }),
+    name,
+    sessionsPerMinute: profile.sessionsPerMinute[name] ?? 0,
+    ...startTools(artifacts.cachePlan, name),
+  }));
   const workload: Workload = {
     variants,
     durationSeconds: profile.durationMinutes * 60,

@@ -20,6 +20,20 @@ export interface SimVariant {
   prefixEnd: number;
   variantEnd: number;
   sessionsPerMinute: number;
+  /**
+   * The tools the variant sends after the stable ones from session start (its
+   * start namespaces, e.g. "namespaces/drive.json"); absent or "" for none.
+   * Variants share the static prefix's cache entry only with the same value:
+   * the tools come first in the prompt. With the plan's breakpoints the
+   * tools' entry ends at the stable tools and is shared by all.
+   */
+  startTools?: string;
+  /**
+   * Tokens of every tool sent from session start (the stable ones and the
+   * start namespaces'); default `toolsEnd`. Pi's own layout (one system
+   * breakpoint) marks the last of them, so its tools' entry ends there.
+   */
+  startToolsEnd?: number;
 }
 
 export interface Workload {
@@ -131,11 +145,21 @@ class Totals {
   }
 }
 
-function boundaries(workload: Workload): { tools: Float64Array; prefix: Float64Array; variant: Float64Array } {
+function boundaries(workload: Workload): { tools: Float64Array; startTools: Float64Array; prefix: Float64Array; variant: Float64Array; group: Int32Array; groups: number } {
+  // One static-prefix entry per distinct tool list sent from the start.
+  const groupOf = new Map<string, number>();
+  const group = Int32Array.from(workload.variants, (variant) => {
+    const key = variant.startTools ?? "";
+    if (!groupOf.has(key)) groupOf.set(key, groupOf.size);
+    return groupOf.get(key) as number;
+  });
   return {
     tools: Float64Array.from(workload.variants, (variant) => variant.toolsEnd),
+    startTools: Float64Array.from(workload.variants, (variant) => variant.startToolsEnd ?? variant.toolsEnd),
     prefix: Float64Array.from(workload.variants, (variant) => variant.prefixEnd),
     variant: Float64Array.from(workload.variants, (variant) => variant.variantEnd),
+    group,
+    groups: groupOf.size,
   };
 }
 
@@ -162,8 +186,10 @@ export function simulateAnthropic(
   const price = model.inputPerMTok / 1e6;
   const minimum = model.minimumTokens;
   const never = -1e18;
+  // The stable tools' entry; with one system breakpoint, also each start tool list's own.
   let toolsUsed = never;
-  let prefixUsed = never;
+  const startToolsUsed = new Float64Array(ends.groups).fill(never);
+  const prefixUsed = new Float64Array(ends.groups).fill(never);
   const variantUsed = new Float64Array(V).fill(never);
   const sessionUsed = new Float64Array(schedule.sessions).fill(never);
   const plan = policy.breakpoints === "plan";
@@ -180,12 +206,16 @@ export function simulateAnthropic(
     const variantEnd = ends.variant[v] as number;
     const prefixEnd = ends.prefix[v] as number;
     const toolsEnd = ends.tools[v] as number;
+    const startToolsEnd = ends.startTools[v] as number;
+    const g = ends.group[v] as number;
     const end = variantEnd + (k + 1) * newTokens;
     // Longest live entry at a breakpoint (the newest message's breakpoint finds the previous call's within 20 blocks).
     let read = 0;
     if (k > 0 && t - (sessionUsed[s] as number) <= messageLife && variantEnd + k * newTokens >= minimum) read = variantEnd + k * newTokens;
     else if (t - (variantUsed[v] as number) <= variantLife && variantEnd >= minimum) read = variantEnd;
-    else if (plan && t - prefixUsed <= staticLife && prefixEnd >= minimum) read = prefixEnd;
+    else if (plan && t - (prefixUsed[g] as number) <= staticLife && prefixEnd >= minimum) read = prefixEnd;
+    else if (!plan && t - (startToolsUsed[g] as number) <= staticLife && startToolsEnd >= minimum) read = startToolsEnd;
+    // With one system breakpoint, a variant with start namespaces still finds the stable tools' entry within the look-back.
     else if (t - toolsUsed <= staticLife && toolsEnd >= minimum) read = toolsEnd;
     // Everything past the read point up to the last cacheable breakpoint is written, at the lifetime of its block.
     let cost = read * (model.readMultiplier ?? rules.readMultiplier);
@@ -203,8 +233,10 @@ export function simulateAnthropic(
     totals.cached[v] = (totals.cached[v] as number) + read;
     totals.cost[v] = (totals.cost[v] as number) + cost * price;
     // Every breakpoint of this call now holds a live (read or written) entry.
-    toolsUsed = t;
-    if (plan) prefixUsed = t;
+    // With one system breakpoint only a variant without start namespaces marks the end of the stable tools.
+    if (plan || startToolsEnd === toolsEnd) toolsUsed = t;
+    if (!plan) startToolsUsed[g] = t;
+    if (plan) prefixUsed[g] = t;
     variantUsed[v] = t;
     sessionUsed[s] = t;
   }
@@ -227,7 +259,9 @@ export function simulateOpenAI(
   // GPT-5.6 and later: extended retention is an explicit ttl of their own, writes have their own price.
   const expiry = policy.retention === "24h" ? (model.extendedRetentionSeconds ?? rules.extendedRetentionSeconds) : rules.idleExpirySeconds;
   const never = -1e18;
-  const prefixUsed = new Float64Array(fleet).fill(never);
+  const G = ends.groups;
+  const toolsUsed = new Float64Array(fleet).fill(never);
+  const prefixUsed = new Float64Array(fleet * G).fill(never);
   const variantUsed = new Float64Array(fleet * V).fill(never);
   const sessionMachine = new Int32Array(schedule.sessions).fill(-1);
   const sessionUsed = new Float64Array(schedule.sessions).fill(never);
@@ -255,6 +289,7 @@ export function simulateOpenAI(
     const t = schedule.second[e] as number;
     const v = schedule.sessionVariant[s] as number;
     const variantEnd = ends.variant[v] as number;
+    const g = ends.group[v] as number;
     const route = keyKind === 0 ? 0 : keyKind === 1 ? s : v * shards + ((sessionShard[s] as number) % shards);
     const tokens = Math.min(rules.overflowRequestsPerMinute, (bucket[route] as number) + (t - (bucketTime[route] as number)) * refill);
     bucketTime[route] = t;
@@ -271,13 +306,16 @@ export function simulateOpenAI(
     let hit = 0;
     if (k > 0 && sessionMachine[s] === machine && t - (sessionUsed[s] as number) <= expiry) hit = variantEnd + k * newTokens;
     else if (t - (variantUsed[machine * V + v] as number) <= expiry) hit = variantEnd;
-    else if (t - (prefixUsed[machine] as number) <= expiry) hit = ends.prefix[v] as number;
+    else if (t - (prefixUsed[machine * G + g] as number) <= expiry) hit = ends.prefix[v] as number;
+    // Another tool list from the start: only the stable tools before it are a common prefix.
+    else if (t - (toolsUsed[machine] as number) <= expiry) hit = ends.tools[v] as number;
     const cached = hit >= minimum ? Math.floor(hit / step) * step : 0;
     totals.calls[v] = (totals.calls[v] as number) + 1;
     totals.input[v] = (totals.input[v] as number) + end;
     totals.cached[v] = (totals.cached[v] as number) + cached;
     totals.cost[v] = (totals.cost[v] as number) + cached * cachedPrice + (end - cached) * (end >= minimum ? writePrice : price);
-    prefixUsed[machine] = t;
+    toolsUsed[machine] = t;
+    prefixUsed[machine * G + g] = t;
     variantUsed[machine * V + v] = t;
     sessionMachine[s] = machine;
     sessionUsed[s] = t;

@@ -6,10 +6,13 @@
  *
  * - anthropic-messages: the system prompt as one text block per plan block,
  *   `cache_control` at the end of the static prefix and of the variant tail,
- *   plus one on the last real tool (not Pi's deferred placeholder, which pi-ai
- *   1.x appends on models that take tool changes mid-conversation) and pi-ai's
- *   own on the newest message: at most 4. Later `system`-role messages (tool
- *   changes) stay in `messages` as Pi wrote them.
+ *   plus one at the end of the plan's `tools` block (the last of tools.json's
+ *   tools: namespace tools after them, sent from the start or loaded since,
+ *   and Pi's deferred placeholder, which pi-ai 1.x appends on models that take
+ *   tool changes mid-conversation, carry none, so every variant writes and
+ *   reads the same tools entry) and pi-ai's own on the newest message: at
+ *   most 4. Later `system`-role messages (tool changes) stay in `messages` as
+ *   Pi wrote them.
  * - openai-completions / openai-responses: `prompt_cache_key` on every request
  *   (the policy below), extended retention when asked (`prompt_cache_retention:
  *   "24h"`, or on models with explicit prompt-cache options, GPT-5.6 and later,
@@ -115,6 +118,8 @@ export interface PayloadContext {
   explicitPromptCacheMode?: boolean;
   systemPrompt: string;
   blocks: readonly SystemBlock[];
+  /** The names of tools.json's tools in order: the plan's `tools` block, whose end carries the tools' breakpoint. */
+  stableTools: readonly string[];
   /** The key for this session (undefined: none). */
   promptCacheKey: string | undefined;
   options: PromptCacheOptions;
@@ -168,13 +173,32 @@ function shapeAnthropic(payload: Json, context: PayloadContext): Json {
   }
   const tools = payload["tools"];
   if (Array.isArray(tools) && tools.length > 0) {
-    // The plan's tools block ends at the last tool the model can call now; a deferred one after it (Pi's
-    // placeholder) stays in the cached prefix, covered by the static prefix's breakpoint.
-    const last = tools.findLastIndex((tool) => isRecord(tool) && tool["defer_loading"] !== true);
+    const last = toolsBreakpoint(tools, context.stableTools);
     payload["tools"] = tools.map((tool, index) => (isRecord(tool) ? (index === last ? { ...withoutCacheControl(tool), cache_control: cacheControl(staticTtl) } : withoutCacheControl(tool)) : tool));
   }
   keepNewestMessageBreakpoint(payload);
   return payload;
+}
+
+/**
+ * Where the tools' breakpoint goes: at the end of the plan's `tools` block,
+ * the last of tools.json's tools when the request's tools begin with them in
+ * order. The tools after them (namespaces sent from the start or loaded
+ * since, Pi's deferred placeholder) stay in the cached prefix, covered by
+ * the static prefix's breakpoint, so a variant without them reads the entry
+ * a variant with them wrote, and the other way round. A list that does not
+ * begin with tools.json's tools (changed by a hook before this one) is marked
+ * on its last tool the model can call now; an empty stable set, on none.
+ */
+function toolsBreakpoint(tools: readonly unknown[], stableTools: readonly string[]): number {
+  if (stableTools.length === 0) return -1;
+  // Names compare without case: pi-ai sends some tools under Claude Code's spelling on OAuth credentials ("read" as "Read").
+  const leading = stableTools.every((name, index) => {
+    const tool = tools[index];
+    return isRecord(tool) && typeof tool["name"] === "string" && tool["name"].toLowerCase() === name.toLowerCase();
+  });
+  if (leading) return stableTools.length - 1;
+  return tools.findLastIndex((tool) => isRecord(tool) && tool["defer_loading"] !== true);
 }
 
 /**

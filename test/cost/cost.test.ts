@@ -10,6 +10,7 @@ import type { CachePlan } from "../../src/protocol/cache-plan.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { copyProject, removeTempDirs, repoRoot, tempDir } from "../build/helpers.js";
 import { runCliInProcess } from "../helpers/cli.js";
+import { copyParts } from "../helpers/temp-project.js";
 
 afterAll(removeTempDirs);
 
@@ -51,6 +52,28 @@ describe("gamma-prompt cost (library)", () => {
     }
     expect(blocks["import"]?.prefixEnd).toBeGreaterThan(4500);
     expect(blocks["import"]?.prefixEnd).toBeLessThan(6000);
+  });
+
+  it("a variant that sends a namespace from the start shares only the tools' entry with the other variants, as its requests do", async () => {
+    const root = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge"], join(await tempDir(), "project"));
+    await writeFile(join(root, "prompts/variants.yaml"), "variants:\n  base:\n    preload: []\n  deck-generation:\n    preload: [deck-generation]\n  import:\n    preload: [import]\n    namespaces: [drive]\n");
+    expect((await build({ root, persistentCache: false })).ok).toBe(true);
+    const { rows, blocks } = cost({ root, profile: small });
+    expect(blocks["import"]?.toolsEnd).toBe(blocks["base"]?.toolsEnd);
+    expect(blocks["import"]?.prefixEnd).toBeGreaterThan(blocks["base"]?.prefixEnd ?? Infinity);
+    // Each variant's first call follows one of the next variant: import after base, deck-generation after import, base after deck-generation.
+    const plan = (variant: string) => row(rows, "claude-sonnet-4-5", "plan's breakpoints, 5m", variant)?.coldVariantRead;
+    expect(plan("import")).toBe(blocks["import"]?.toolsEnd);
+    expect(plan("deck-generation")).toBe(blocks["deck-generation"]?.toolsEnd);
+    expect(plan("base")).toBe(blocks["base"]?.prefixEnd);
+    // Pi's own layout marks the last tool sent: import finds base's tools entry within the look-back, deck-generation none of import's.
+    const one = (variant: string) => row(rows, "claude-sonnet-4-5", "one system breakpoint, 5m", variant)?.coldVariantRead;
+    expect(one("import")).toBe(blocks["import"]?.toolsEnd);
+    expect(one("deck-generation")).toBe(0);
+    expect(one("base")).toBe(blocks["base"]?.toolsEnd);
+    const openai = (variant: string) => row(rows, "gpt-5", "no key, in-memory", variant)?.coldVariantRead;
+    expect(openai("import")).toBe(Math.floor((blocks["import"]?.toolsEnd ?? 0) / 128) * 128);
+    expect(openai("base")).toBe(Math.floor((blocks["base"]?.prefixEnd ?? 0) / 128) * 128);
   });
 
   it("follows the documented rules: a 1h lifetime pays where sessions are rarer than every 5 minutes, a key keeps a session's calls together", () => {

@@ -127,6 +127,44 @@ describe("Anthropic, one block alive and one expired", () => {
   });
 });
 
+describe("variants with other tools from the start (namespaces)", () => {
+  /** `v` and `w` share the stable tools (2,000 tokens); `w` sends 700 tokens of a namespace after them, so its static prefix ends at 5,700. */
+  const pair: Workload = {
+    ...workload,
+    callsPerSession: 1,
+    variants: [workload.variants[0]!, { name: "w", toolsEnd: 2000, prefixEnd: 5700, variantEnd: 6700, sessionsPerMinute: 0, startTools: "namespaces/drive.json" }],
+  };
+  const wThenV = { ...schedule([[0, 0, 0], [1, 0, 10]]), sessionVariant: Int32Array.of(1, 0) };
+
+  it("Anthropic, plan's breakpoints: a session of v after one of w reads only the tools and writes the static prefix again", () => {
+    const outcome = simulateAnthropic(pair, wThenV, { provider: "anthropic", breakpoints: "plan", staticLifetime: "5m" }, ANTHROPIC, SONNET)[0];
+    expect(outcome?.cachedTokens).toBe(2000);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(2000 * 0.1 + 4100 * 1.25, 3), 12);
+  });
+
+  it("Anthropic: a session of x, with w's tools from the start and its own tail, after one of w reads tools and static prefix", () => {
+    const x = { name: "x", toolsEnd: 2000, prefixEnd: 5700, variantEnd: 6200, sessionsPerMinute: 0, startTools: "namespaces/drive.json" };
+    const outcome = simulateAnthropic({ ...pair, variants: [...pair.variants, x] }, { ...schedule([[0, 0, 0], [1, 0, 10]]), sessionVariant: Int32Array.of(1, 2) }, { provider: "anthropic", breakpoints: "plan", staticLifetime: "5m" }, ANTHROPIC, SONNET)[2];
+    expect(outcome?.cachedTokens).toBe(5700);
+  });
+
+  it("Anthropic, one system breakpoint (Pi's layout, the mark on the last tool): v after w reads nothing, w after v the stable tools", () => {
+    const withStart = { ...pair, variants: [pair.variants[0]!, { ...pair.variants[1]!, startToolsEnd: 2700 }] };
+    const one: AnthropicPolicy = { provider: "anthropic", breakpoints: "one", staticLifetime: "5m" };
+    expect(simulateAnthropic(withStart, wThenV, one, ANTHROPIC, SONNET)[0]?.cachedTokens).toBe(0);
+    expect(simulateAnthropic(withStart, { ...schedule([[0, 0, 0], [1, 0, 10]]), sessionVariant: Int32Array.of(0, 1) }, one, ANTHROPIC, SONNET)[1]?.cachedTokens).toBe(2000);
+    // With the plan's breakpoints the tools' entry is the stable tools' in both orders.
+    expect(simulateAnthropic(withStart, wThenV, { ...one, breakpoints: "plan" }, ANTHROPIC, SONNET)[0]?.cachedTokens).toBe(2000);
+  });
+
+  it("OpenAI, one route: a session of v after one of w finds only the tools as a common prefix", () => {
+    const outcome = simulateOpenAI(pair, wThenV, { provider: "openai", key: "none", retention: "in-memory", shards: 1 }, OPENAI, GPT5)[0];
+    const cached = Math.floor(2000 / 128) * 128;
+    expect(outcome?.cachedTokens).toBe(cached);
+    expect(outcome?.inputCost).toBeCloseTo(dollars(cached, 0.125) + dollars(6100 - cached, 1.25), 12);
+  });
+});
+
 describe("OpenAI, one session", () => {
   it("first call: uncached input at the base price, no write fee", () => {
     const outcome = openai({ key: "per-session", retention: "in-memory" }, [[0, 0, 0]]);

@@ -5,8 +5,8 @@ import type { ConnectorDefinition } from "../../src/runtime/connectors.js";
 import { docPage } from "../helpers/docs.js";
 import { repoDist } from "../runtime/helpers/dist.js";
 import { recordingExecutors } from "../runtime/helpers/pi.js";
-import { FAKE_KEY, loopbackSessionSetup, wireModel, withoutMarks, type RuntimePath } from "./helpers.js";
-import { startWireServer, type RecordedRequest, type ScriptedTurn, type WireProtocol, type WireServer } from "./server.js";
+import { breakpointPaths, FAKE_KEY, loopbackSessionSetup, wireModel, withoutMarks, type RuntimePath } from "./helpers.js";
+import { anthropicBlockTokens, startWireServer, type RecordedRequest, type ScriptedTurn, type WireProtocol, type WireServer } from "./server.js";
 
 // A session that loads the embedded default's `drive` namespace after its
 // second model call (the drive-files workflow becomes active), through
@@ -100,9 +100,12 @@ describe.each<RuntimePath>(["agent", "session"])("a namespace loaded after the s
     expect(toolAdditionsInPlace(wireModel("anthropic-messages", servers[0] as WireServer, "claude-sonnet-4-5"))).toBe(false);
     expect(names(requests[1]?.body["tools"])).toEqual(STABLE);
     expect(names(requests[2]?.body["tools"])).toEqual([...STABLE, ...DRIVE_TOOLS]);
+    // The tools' breakpoint stays where the cache plan puts it, at the end of tools.json's tools, before and after the load.
+    for (const request of requests) expect(breakpointPaths(request.body)[0]).toBe(`tools[${STABLE.length - 1}]`);
     const before = requests[1]?.cache;
     const after = requests[2]?.cache;
-    expect(after?.read).toBeGreaterThan(0);
+    const stableTokens = (requests[2]?.body["tools"] as Array<Record<string, unknown>>).slice(0, STABLE.length).reduce((sum, tool) => sum + anthropicBlockTokens(tool), 0);
+    expect(after?.read).toBe(stableTokens);
     expect(after?.read).toBeLessThan((before?.read ?? 0) + (before?.written ?? 0));
     // The conversation itself stays append-only; only the tool list changed.
     expect(history(requests[2] as RecordedRequest).slice(0, history(requests[1] as RecordedRequest).length)).toEqual(history(requests[1] as RecordedRequest));

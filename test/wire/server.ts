@@ -158,10 +158,7 @@ function anthropicCacheUse(body: Record<string, unknown>, cache: Set<string>): {
   const blocks: Array<{ json: string; tokens: number; breakpoint: boolean }> = [];
   const add = (block: unknown) => {
     const { cache_control: mark, ...rest } = block as Record<string, unknown>;
-    const json = JSON.stringify(rest);
-    // Text counts as its text; anything else (tools, tool calls) as its JSON.
-    const tokens = countTokens(typeof rest["text"] === "string" ? rest["text"] : json);
-    blocks.push({ json, tokens, breakpoint: mark !== undefined });
+    blocks.push({ json: JSON.stringify(rest), tokens: anthropicBlockTokens(rest), breakpoint: mark !== undefined });
   };
   for (const tool of (body["tools"] as unknown[] | undefined) ?? []) add(tool);
   for (const block of (body["system"] as unknown[] | undefined) ?? []) add(block);
@@ -198,4 +195,10 @@ function anthropicCacheUse(body: Record<string, unknown>, cache: Set<string>): {
   const read = readAt < 0 ? 0 : (tokens[readAt] ?? 0);
   const writtenUpTo = lastWrite < 0 ? 0 : (tokens[lastWrite] ?? 0);
   return { read, written: writtenUpTo - read, input: total - writtenUpTo };
+}
+
+/** The tokens the emulated cache counts for one block (without its mark): text as its text, anything else (tools, tool calls) as its JSON. */
+export function anthropicBlockTokens(block: Record<string, unknown>): number {
+  const { cache_control: _mark, ...rest } = block;
+  return countTokens(typeof rest["text"] === "string" ? rest["text"] : JSON.stringify(rest));
 }

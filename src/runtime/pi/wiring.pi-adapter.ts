@@ -107,6 +107,7 @@ export function applyCachePlan(agent: Agent, controller: SessionProtocolControll
   checkPromptCacheOptions(cache);
   const systemPrompt = controller.systemPrompt;
   const blocks = systemBlocks(controller.artifacts.cachePlan, controller.variant, systemPrompt);
+  const stableTools = controller.artifacts.tools.map((tool) => tool.name);
   const promptCacheKey = (cache.promptCacheKey ?? promptCacheKeys.perSession)({
     variant: controller.variant,
     sessionKey: controller.sessionKey,
@@ -116,7 +117,7 @@ export function applyCachePlan(agent: Agent, controller: SessionProtocolControll
   agent.onPayload = async (payload, payloadModel) => {
     const earlier = await previous?.(payload, payloadModel);
     const explicitPromptCacheMode = (payloadModel.compat as { supportsExplicitPromptCacheMode?: boolean } | undefined)?.supportsExplicitPromptCacheMode === true;
-    return shapeProviderPayload(earlier ?? payload, { api: payloadModel.api, modelId: payloadModel.id, explicitPromptCacheMode, systemPrompt, blocks, promptCacheKey, options: cache });
+    return shapeProviderPayload(earlier ?? payload, { api: payloadModel.api, modelId: payloadModel.id, explicitPromptCacheMode, systemPrompt, blocks, stableTools, promptCacheKey, options: cache });
   };
 }
 
