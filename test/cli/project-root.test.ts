@@ -133,6 +133,20 @@ describe("commands run from inside a project", () => {
     expect(existsSync(join(support, "dist", "manifest.json"))).toBe(true);
   });
 
+  it("an empty --root (a CI variable that is not set) is one usage line and exit 2 in every command that takes --root, never the working folder", async () => {
+    const commands = [["lint"], ["build"], ["check"], ["watch"], ["cost"], ["report"], ["audit", "session.jsonl"], ["mcp"], ["eval", "--replay"]];
+    for (const args of commands) {
+      for (const root of [["--root", ""], ["--root="]]) {
+        const run = await runCliInProcessFrom(agent, ...args, ...root);
+        expect(run, `${[...args, ...root].join(" ")}`).toEqual({
+          code: 2,
+          stdout: "",
+          stderr: `gamma-prompt ${args[0]}: --root names no folder (an empty name); pass --root with the project's folder, or leave it out to use the project found from the working folder up\n`,
+        });
+      }
+    }
+  });
+
   it("a project without a config is the nearest folder holding skills/ (the embedded default's layout)", async () => {
     const root = join(await tempDir("gamma no config"), "gamma");
     for (const part of ["skills", "prompts", "schemas", "knowledge", "dist"]) cpSync(join(repoRoot, part), join(root, part), { recursive: true });
