@@ -55,6 +55,24 @@ describe("commands run from inside a project", () => {
     expect(run.code).toBe(0);
   });
 
+  it("from inside the build's output (dist/, dist/skills/), which holds skills/ too, works on the project that built it", async () => {
+    expect((await runCliInProcessFrom(agent, "build")).code).toBe(0);
+    for (const [here, up] of [["dist", "../"], [join("dist", "skills"), "../../"]] as const) {
+      for (const command of ["lint", "check", "build"]) {
+        const run = await runCliInProcessFrom(join(agent, here), command);
+        expect(run.stderr, `${command} in ${here}`).toBe(`gamma-prompt ${command}: using the project in ${up} (its gamma-prompt.config.json)\n`);
+        expect(run.code, `${command} in ${here}`).toBe(0);
+      }
+    }
+    expect(existsSync(join(agent, "dist", "dist"))).toBe(false);
+    // Another program's manifest.json (a browser extension's) leaves a folder with skills/ a project.
+    const extension = join(await tempDir("gamma extension"), "extension");
+    mkdirSync(join(extension, "skills", "empty"), { recursive: true });
+    writeFileSync(join(extension, "manifest.json"), '{ "manifest_version": 3, "name": "x" }\n');
+    const own = await runCliInProcessFrom(join(extension, "skills"), "lint", "--allow-empty");
+    expect(own.stderr).toBe("gamma-prompt lint: using the project in ../ (its skills/ or prompts/)\n");
+  });
+
   it("from the project's own folder prints nothing about the root", async () => {
     const run = await runCliInProcessFrom(agent, "lint");
     expect(run).toMatchObject({ code: 0, stderr: "" });
