@@ -453,7 +453,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "dist/ readable by the user who runs check and build",
   },
   "dist/interrupted-build": { text: "A journal in dist/ means a build stopped while replacing artifacts; check refuses the half-replaced folder until gamma-prompt build rolls it back or forward.", bad: "dist/ with a leftover build journal", good: "gamma-prompt build, then check" },
-  "dist/write-failed": { text: "dist/ could not be written (permissions, a full disk); it is left exactly as it was.", bad: "a read-only dist/", good: "a writable dist/" },
+  "dist/write-failed": { text: "dist/ could not be written (permissions, a full disk); it is left exactly as it was. The sources are not at fault, so `gamma-prompt build` exits 2, as for any environment that fails it, not the 1 of findings.", bad: "a read-only dist/", good: "a writable dist/" },
   "audit/required-step": {
     text: "When the model sends its final message (a message_user call with blockOnUser: true) while a workflow skill is active, every required step of that skill's checklist must be done: each is named by a todo task (step \"deck-generation#12\") and all its tasks are complete. A step no task names, or one still pending or in progress, is work the skill asked for and the user did not get. A step that truly cannot be done is a deviation instead (audit/deviation). While a task is blocked waiting for the user, the yield is a question and the steps are not judged yet.",
     bad: '{ "id": "t12", "title": "Publish and show", "step": "deck-generation#12", "status": "pending" }\nmessage_user { "message": "Your deck is ready.", "blockOnUser": true }',
