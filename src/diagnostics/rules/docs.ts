@@ -23,7 +23,7 @@ const fm = (...lines: string[]): string => ["---", ...lines, "---"].join("\n");
 
 export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   "skill/no-skills": {
-    text: "A lint run that finds no skill checked nothing, and passing would hide a wrong --root or a layout the defaults do not cover (skills/.curated/*, plugins/*/skills/*). Folders that hold a skill.md or Skill.md, or nothing, hold no skill: the run still fails, with skill/missing-skill-file on each folder (or without it, when that rule is off). The message names where SKILL.md files were found instead. Set `skills` in gamma-prompt.config.json, or pass --allow-empty when an empty project is intended.",
+    text: "A lint run that finds no skill checked nothing, and passing would hide a wrong --root or a layout the defaults do not cover (skills/.curated/*, plugins/*/skills/*). Folders that hold a skill.md or Skill.md, or nothing, hold no skill: the run still fails, with skill/missing-skill-file on each folder (or without it, when that rule is off). The message names where SKILL.md files were found instead. As the finding is a warning, a line on stderr says why the run failed, in every format (`gamma-prompt lint: no skill found, which fails the run`). Set `skills` in gamma-prompt.config.json, or pass --allow-empty when an empty project is intended.",
     bad: "skills/.curated/pdf/SKILL.md   (default layout skills/* finds nothing)",
     good: '{ "skills": ["skills/.curated/*"] }',
   },
