@@ -130,7 +130,7 @@ describe("gamma-prompt lint: exit codes", () => {
     mkdirSync(join(root, "skills"));
     const empty = await run("lint", "--root", root, "--format", format);
     expect(empty.code).toBe(1);
-    const why = "gamma-prompt lint: no skill found, which fails the run (skill/no-skills); pass --allow-empty when a project without skills is meant\n";
+    const why = "gamma-prompt lint: no skill found, which fails the run (skill/no-skills); pass --allow-empty when an empty project is intended\n";
     expect(empty.stderr).toBe(why);
     expect(empty.stdout).toContain("skill/no-skills");
     expect((await run("lint", "--root", root, "--format", format, "--allow-empty")).stderr).toBe("");

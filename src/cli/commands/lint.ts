@@ -172,7 +172,7 @@ async function runLint(given: LintCommandOptions): Promise<number> {
 function reportWhyFailed(diagnostics: ReadonlyArray<{ ruleId: string }>, counts: { errorCount: number; warningCount: number }, maxWarnings: number | undefined): void {
   if (counts.errorCount > 0) return;
   if (diagnostics.some((diagnostic) => diagnostic.ruleId === "skill/no-skills")) {
-    process.stderr.write("gamma-prompt lint: no skill found, which fails the run (skill/no-skills); pass --allow-empty when a project without skills is meant\n");
+    process.stderr.write("gamma-prompt lint: no skill found, which fails the run (skill/no-skills); pass --allow-empty when an empty project is intended\n");
   }
   if (maxWarnings !== undefined && counts.warningCount > maxWarnings) {
     process.stderr.write(`gamma-prompt lint: ${counts.warningCount} warnings, more than --max-warnings ${maxWarnings}\n`);
