@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
 
@@ -8,7 +8,9 @@ import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
  * up, that holds a `gamma-prompt.config.json` or a project's sources
  * (`skills/`, or `prompts/prefix.hbs`); for the commands that read only a
  * build (`cost`, `report`, `eval`, `audit`), a built `dist/manifest.json`
- * counts too. The search stops at the
+ * counts too. A build's output folder is no project, though it holds
+ * `skills/` (the compiled skills): run inside `dist/`, the search carries on
+ * up to the project that built it. The search stops at the
  * repository's top (a folder holding `.git`), so a project never reaches
  * into an unrelated folder above the checkout.
  */
@@ -29,6 +31,7 @@ export interface FindProjectOptions {
 export function findProject(from: string, options: FindProjectOptions = {}): FoundProject | undefined {
   for (const folder of foldersUp(resolve(from))) {
     if (isFile(join(folder, CONFIG_FILE))) return { root: folder, marker: "config" };
+    if (isBuildOutput(folder)) continue;
     if (isDirectory(join(folder, "skills")) || isFile(join(folder, "prompts", "prefix.hbs"))) return { root: folder, marker: "sources" };
     if (options.build === true && isFile(join(folder, "dist", "manifest.json"))) return { root: folder, marker: "build" };
   }
@@ -83,7 +86,23 @@ export function namedProjectsBelow(from: string): string | undefined {
 
 /** Whether `folder` itself is a project as `findProject` sees it (a config, or the sources), without looking above it. */
 export function isProject(folder: string): boolean {
-  return isFile(join(folder, CONFIG_FILE)) || isDirectory(join(folder, "skills")) || isFile(join(folder, "prompts", "prefix.hbs"));
+  if (isFile(join(folder, CONFIG_FILE))) return true;
+  return !isBuildOutput(folder) && (isDirectory(join(folder, "skills")) || isFile(join(folder, "prompts", "prefix.hbs")));
+}
+
+/**
+ * Whether `folder` is a build's output: it holds the manifest.json gamma-prompt writes (its `generator` names
+ * gamma-prompt). Another program's manifest.json (a browser extension's, say) leaves the folder a project.
+ */
+function isBuildOutput(folder: string): boolean {
+  const path = join(folder, "manifest.json");
+  if (!isFile(path)) return false;
+  try {
+    const manifest = JSON.parse(readFileSync(path, "utf8")) as { generator?: { name?: unknown } } | null;
+    return manifest?.generator?.name === "gamma-prompt";
+  } catch {
+    return false;
+  }
 }
 
 /** `from` and each folder above it, up to the repository's top folder (the one holding `.git`) or the file system's root. */

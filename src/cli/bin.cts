@@ -31,8 +31,21 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   void import("./index.js");
 }
 
+/**
+ * Writes the answer. A reader that closed the pipe already has nothing to miss; any other failed write (a full
+ * disk) loses the answer asked for, so, as every command does (index.ts), one line on stderr says so in the
+ * system's own words and the exit code is 2. node:util loads only then.
+ */
 function answer(text: string): void {
-  process.stdout.on("error", () => {}); // a reader that closed the pipe already has nothing to miss
+  let failed = false;
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED" || failed) return;
+    failed = true;
+    process.exitCode = 2;
+    const described = error.errno === undefined ? undefined : (require("node:util") as typeof import("node:util")).getSystemErrorMap().get(error.errno)?.[1];
+    const reason = described === undefined ? error.message : `${described} (${error.code ?? error.errno})`;
+    process.stderr.write(`gamma-prompt: could not write to standard output: ${reason}\n`);
+  });
   process.stdout.write(text);
 }
 

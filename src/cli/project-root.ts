@@ -6,7 +6,8 @@ import { describeMarker, findProject, namedProjectsBelow } from "../project-root
 export const ROOT_DEFAULT = "default: the nearest folder from the working folder up with gamma-prompt.config.json or skills/";
 
 /**
- * The project root a command works on: `--root` as given, else the project
+ * The project root a command works on: `--root` as given (an empty one is a
+ * usage error: it names no folder), else the project
  * found from the working folder up (see pipeline/discover/project-root.ts),
  * or from the folder a package manager was started in (INIT_CWD) up to it,
  * named on stderr when it is not the working folder itself. Without one:
@@ -19,6 +20,8 @@ export const ROOT_DEFAULT = "default: the nearest folder from the working folder
  * error is the same as every other command's.
  */
 export async function commandRoot(command: string, given: string | undefined, options: { build?: boolean; optional?: boolean; outDir?: string } = {}): Promise<{ root: string; found: boolean } | { error: string }> {
+  // An empty --root (`--root "$AGENT_DIR"` with the variable unset) names no folder: said as a usage error, never read as the working folder.
+  if (given === "") return { error: `gamma-prompt ${command}: --root names no folder (an empty name); pass --root with the project's folder, or leave it out to use the project found from the working folder up` };
   if (given !== undefined) return { root: given, found: true };
   const cwd = process.cwd();
   const lookFor = options.build === true ? { build: true } : {};

@@ -4,7 +4,7 @@ import type { DiagnosticCounts } from "./diagnostic.js";
 export const EXIT_OK = 0;
 /** Errors found, warnings over --max-warnings, or dist/ out of date. */
 export const EXIT_FINDINGS = 1;
-/** Bad usage or an internal error. */
+/** Bad usage, an environment that failed the command (an output that cannot be written) or an internal error. */
 export const EXIT_USAGE = 2;
 
 /**

@@ -1,10 +1,10 @@
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { DistManifest } from "../../src/protocol/dist-manifest.js";
 import { runCliInProcess, runCliInProcessFrom as runIn } from "../helpers/cli.js";
-import { copyProject, removeTempDirs, spawnCli, tempDir } from "./helpers.js";
+import { copyProject, removeTempDirs, snapshotTree, spawnCli, tempDir } from "./helpers.js";
 
 afterAll(removeTempDirs);
 
@@ -79,6 +79,22 @@ describe("gamma-prompt build (CLI)", () => {
       expect([refused.code, refused.stderr]).toEqual([2, 'gamma-prompt build: output folder "dist" cannot be written: its lock .gamma-prompt-lock-dist, in the folder that holds it, cannot be created: the file system is read-only (EROFS)\n']);
     } finally {
       spawnSync("umount", [root]);
+    }
+  });
+
+  it("exits 2, not the 1 of findings, when dist/ cannot be written, keeping the finding and dist/ as it was, in every format", async () => {
+    const root = await copyProject("basic");
+    expect((await runIn(root, "build")).code).toBe(0);
+    // A folder where an artifact goes: the write fails as on a full disk or a read-only dist/, for any user.
+    await rm(join(root, "dist/tools.json"));
+    await mkdir(join(root, "dist/tools.json"));
+    await writeFile(join(root, "skills/card-style/SKILL.md"), `${await readFile(join(root, "skills/card-style/SKILL.md"), "utf8")}\n- One more rule.\n`);
+    const before = await snapshotTree(join(root, "dist"));
+    for (const format of ["table", "json", "github", "sarif"]) {
+      const failed = await runIn(root, "build", "--format", format);
+      expect(failed.code, format).toBe(2);
+      expect(failed.stdout + failed.stderr, format).toContain("dist/write-failed");
+      expect(await snapshotTree(join(root, "dist")), format).toEqual(before);
     }
   });
 

@@ -149,6 +149,35 @@ describe("a plugins/*/skills/* layout", () => {
     }
   });
 
+  it("keeps two skills of one name an error with the rule turned off while either skill has another error", async () => {
+    const root = await pluginsProject();
+    for (const plugin of ["writing", "review"]) {
+      await mkdir(join(root, `plugins/${plugin}/.claude-plugin`), { recursive: true });
+      await writeFile(join(root, `plugins/${plugin}/.claude-plugin/plugin.json`), JSON.stringify({ name: plugin }));
+    }
+    await cp(join(root, "plugins/review/skills/proofread"), join(root, "plugins/writing/skills/proofread"), { recursive: true });
+    const configPath = join(root, "gamma-prompt.config.json");
+    const config = JSON.parse(await readFile(configPath, "utf8")) as object;
+    await writeFile(configPath, JSON.stringify({ ...config, rules: { "skill/name-duplicate": "off" } }, null, 2));
+    for (const plugin of ["review", "writing"]) {
+      const skill = join(root, `plugins/${plugin}/skills/proofread/SKILL.md`);
+      const before = await readFile(skill, "utf8");
+      await writeFile(skill, `${before}\nSee [the notes](missing-notes.md).\n`);
+      try {
+        const linted = await lint({ root });
+        expect(linted.diagnostics.map((diagnostic) => [diagnostic.ruleId, diagnostic.severity, diagnostic.file]), plugin).toEqual(
+          expect.arrayContaining([
+            ["skill/broken-link", "error", `plugins/${plugin}/skills/proofread/SKILL.md`],
+            ["skill/name-duplicate", "error", "plugins/writing/skills/proofread/SKILL.md"],
+          ]),
+        );
+        expect(linted.errorCount, plugin).toBe(2);
+      } finally {
+        await writeFile(skill, before);
+      }
+    }
+  });
+
   it("refuses an output folder inside a skill folder of the layout", async () => {
     const root = await pluginsProject();
     await expect(build({ root, outDir: "plugins/review/skills/proofread/dist" })).rejects.toThrow(/inside the source folder plugins\/review\/skills\/proofread\//);

@@ -32,4 +32,9 @@ describe.runIf(existsSync("/dev/full"))("a write to standard output that fails",
     const run = runToFullDevice(args, project);
     expect(run).toEqual({ status: 2, stderr: `gamma-prompt ${args[0]}: could not write to standard output: no space left on device (ENOSPC)\n` });
   });
+
+  it.each([["--help"], ["-h"], ["--version"], ["-v"]])("ends %s, which the bin answers itself, with one line and exit 2", (option) => {
+    const run = runToFullDevice([option], project);
+    expect(run).toEqual({ status: 2, stderr: "gamma-prompt: could not write to standard output: no space left on device (ENOSPC)\n" });
+  });
 });

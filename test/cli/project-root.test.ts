@@ -55,6 +55,24 @@ describe("commands run from inside a project", () => {
     expect(run.code).toBe(0);
   });
 
+  it("from inside the build's output (dist/, dist/skills/), which holds skills/ too, works on the project that built it", async () => {
+    expect((await runCliInProcessFrom(agent, "build")).code).toBe(0);
+    for (const [here, up] of [["dist", "../"], [join("dist", "skills"), "../../"]] as const) {
+      for (const command of ["lint", "check", "build"]) {
+        const run = await runCliInProcessFrom(join(agent, here), command);
+        expect(run.stderr, `${command} in ${here}`).toBe(`gamma-prompt ${command}: using the project in ${up} (its gamma-prompt.config.json)\n`);
+        expect(run.code, `${command} in ${here}`).toBe(0);
+      }
+    }
+    expect(existsSync(join(agent, "dist", "dist"))).toBe(false);
+    // Another program's manifest.json (a browser extension's) leaves a folder with skills/ a project.
+    const extension = join(await tempDir("gamma extension"), "extension");
+    mkdirSync(join(extension, "skills", "empty"), { recursive: true });
+    writeFileSync(join(extension, "manifest.json"), '{ "manifest_version": 3, "name": "x" }\n');
+    const own = await runCliInProcessFrom(join(extension, "skills"), "lint", "--allow-empty");
+    expect(own.stderr).toBe("gamma-prompt lint: using the project in ../ (its skills/ or prompts/)\n");
+  });
+
   it("from the project's own folder prints nothing about the root", async () => {
     const run = await runCliInProcessFrom(agent, "lint");
     expect(run).toMatchObject({ code: 0, stderr: "" });
@@ -131,6 +149,20 @@ describe("commands run from inside a project", () => {
     const run = await runCliInProcessFrom(join(agent, "skills"), "build", "--root", "../../support");
     expect(run).toMatchObject({ code: 0, stderr: "" });
     expect(existsSync(join(support, "dist", "manifest.json"))).toBe(true);
+  });
+
+  it("an empty --root (a CI variable that is not set) is one usage line and exit 2 in every command that takes --root, never the working folder", async () => {
+    const commands = [["lint"], ["build"], ["check"], ["watch"], ["cost"], ["report"], ["audit", "session.jsonl"], ["mcp"], ["eval", "--replay"]];
+    for (const args of commands) {
+      for (const root of [["--root", ""], ["--root="]]) {
+        const run = await runCliInProcessFrom(agent, ...args, ...root);
+        expect(run, `${[...args, ...root].join(" ")}`).toEqual({
+          code: 2,
+          stdout: "",
+          stderr: `gamma-prompt ${args[0]}: --root names no folder (an empty name); pass --root with the project's folder, or leave it out to use the project found from the working folder up\n`,
+        });
+      }
+    }
   });
 
   it("a project without a config is the nearest folder holding skills/ (the embedded default's layout)", async () => {

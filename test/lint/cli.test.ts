@@ -124,6 +124,18 @@ describe("gamma-prompt lint: exit codes", () => {
     expect(await run("lint", "--root", root, "--format", "json", "--allow-empty")).toEqual({ code: 0, stdout: '{"diagnostics":[],"errorCount":0,"warningCount":0,"noteCount":0}\n', stderr: "" });
   });
 
+  it.each(["stylish", "json", "github", "sarif"])("says on stderr why a run that found no skill failed under --format %s, in one line", async (format) => {
+    const root = mkdtempSync(join(tmpdir(), "gamma-prompt-lint-"));
+    temps.push(root);
+    mkdirSync(join(root, "skills"));
+    const empty = await run("lint", "--root", root, "--format", format);
+    expect(empty.code).toBe(1);
+    const why = "gamma-prompt lint: no skill found, which fails the run (skill/no-skills); pass --allow-empty when an empty project is intended\n";
+    expect(empty.stderr).toBe(why);
+    expect(empty.stdout).toContain("skill/no-skills");
+    expect((await run("lint", "--root", root, "--format", format, "--allow-empty")).stderr).toBe("");
+  });
+
   it("exits 1 with skill/no-skills when folders hold a SKILL.md under another spelling, even with that finding turned off", async () => {
     // skills/foo/skill.md and skills/bar/Skill.md: no skill was checked, whatever else the run reports.
     const misnamed = await runIn(fixture("no-skills-misnamed"), "lint", "--format", "json");

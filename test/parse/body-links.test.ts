@@ -69,6 +69,11 @@ describe("scanBodyLinks reads links as GFM does", () => {
     ["a reference link is no inline link", "[a][b](x.md)\n\n[b]: y.md\n", ["3:6 definition y.md"]],
     ["destinations with escapes or entities are left out", "[a](x\\)y.md) [b](x&amp;y.md) [c](ok.md)\n", ["1:34 link ok.md"]],
     ["a backslash that escapes nothing is part of the destination", "[a](references\\forms.md) [b](x\\_y.md) [c](x\\ \"t\") [d](<a\\b.md>)\n\n[e]: references\\e.md\n", ["1:5 link references\\forms.md", "1:56 link a\\b.md", "3:6 definition references\\e.md"]],
+    [
+      "a destination whose backslash escapes leave a backslash is read as GFM reads it, beside the text as written",
+      "[a](..\\..\\README.md) [b](..\\\\x.md) [c](x\\_y.md) [d](a\\b\\)c.md) \\\\[e](.\\f\\g.md)\n\n[h]: ..\\..\\h.md\n",
+      ["1:5 link ....\\README.md", "1:26 link ..\\x.md", "1:70 link .\\f\\g.md", "3:6 definition ....\\h.md"],
+    ],
     ["a tab in the indentation is not read", "\t[a](x.md)\n", []],
     ["a list item may open with a fence or an HTML block", "- ~~~\n  [a](x.md)\n  ~~~\n- <div>\n  [b](y.md)\n\n[c](z.md)\n", ["7:5 link z.md"]],
   ];

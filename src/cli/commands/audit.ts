@@ -47,7 +47,11 @@ workflows (on stderr with --format json, github or sarif).`,
         result.exitCode = EXIT_USAGE;
       };
       const located = await commandRoot("audit", options.root, { build: true, optional: true });
-      if ("error" in located) return fail(located.error);
+      if ("error" in located) {
+        process.stderr.write(`${located.error}\n`);
+        result.exitCode = EXIT_USAGE;
+        return;
+      }
       if (options.dist === undefined && !located.found) {
         // As every command says it: a monorepo's root names the projects below it, one of which built the dist/ meant.
         const below = namedProjectsBelow(process.cwd());

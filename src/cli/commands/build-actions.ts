@@ -105,7 +105,10 @@ export async function runBuildCommand(given: BuildCommandOptions): Promise<numbe
       process.stdout.write(`\n${changes}; ${outcome.unchanged.length} unchanged${outcome.prefixChanged ? "; the shared cache prefix changed" : ""}\n`);
     }
   }
-  return outcome.ok ? EXIT_OK : EXIT_FINDINGS;
+  if (outcome.ok) return EXIT_OK;
+  // An output folder that cannot be written (a full disk, no permission) is the environment failing, not the sources: 2, as
+  // for a lock that cannot be created or a standard output that refuses a write. The finding says which file and why.
+  return outcome.diagnostics.some((diagnostic) => diagnostic.ruleId === "dist/write-failed" && diagnostic.severity === "error") ? EXIT_USAGE : EXIT_FINDINGS;
 }
 
 export async function runCheckCommand(given: CheckCommandOptions): Promise<number> {

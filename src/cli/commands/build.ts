@@ -28,7 +28,7 @@ rewritten; stale files are removed. One build at a time per output folder: a sec
 The table shows each variant's bytes and o200k tokens, the tokens it shares with the static prefix,
 how many of those OpenAI can cache (none below 1,024, then steps of 128) and the prefix's share.
 Diagnostics go to stderr.`,
-        exitCodes: "0 built, 1 errors found (nothing written), 2 usage or internal error, 130 stopped by Ctrl-C (143 by SIGTERM) at a safe point: dist/ whole, the lock released.",
+        exitCodes: "0 built, 1 errors found (nothing written), 2 usage, an output folder that cannot be written (dist/write-failed: a full disk, no permission; dist/ left as it was) or internal error, 130 stopped by Ctrl-C (143 by SIGTERM) at a safe point: dist/ whole, the lock released.",
         examples: ["gamma-prompt build", "gamma-prompt build --root my-agent --out dist --format json", "gamma-prompt build --format sarif > build.sarif"],
       }),
     )

@@ -143,7 +143,7 @@ async function runLint(given: LintCommandOptions): Promise<number> {
     const notFixed = skipped.map((entry) => `not fixed ${escapeControls(entry.file)}: ${escapeControls(entry.reason)}\n`).join("");
     if (options.format === "json") {
       process.stdout.write(formatDiagnostics("json", diagnostics, { ...context, fixes, fixesWritten: fix === "write", ...(fix === "dry-run" ? { fixDiff: diff } : {}), ...(skipped.length > 0 ? { fixesSkipped: skipped } : {}) }));
-      reportTooManyWarnings(counts, options.maxWarnings);
+      reportWhyFailed(outcome.diagnostics, counts, options.maxWarnings);
       return exitCodeAfterLint(outcome.diagnostics, counts, options.maxWarnings);
     }
     // stylish prints the changes on stdout; github and sarif keep stdout for their own document.
@@ -161,13 +161,20 @@ async function runLint(given: LintCommandOptions): Promise<number> {
   } else {
     process.stdout.write(formatDiagnostics(options.format, diagnostics, context));
   }
-  reportTooManyWarnings(counts, options.maxWarnings);
+  reportWhyFailed(outcome.diagnostics, counts, options.maxWarnings);
   return exitCodeAfterLint(outcome.diagnostics, counts, options.maxWarnings);
 }
 
-/** Why a run with warnings only fails, on stderr in every format: stdout keeps the format's own document. */
-function reportTooManyWarnings(counts: { errorCount: number; warningCount: number }, maxWarnings: number | undefined): void {
-  if (maxWarnings !== undefined && counts.errorCount === 0 && counts.warningCount > maxWarnings) {
+/**
+ * Why a run without errors fails (too many warnings, no skill found), on stderr in every format: stdout keeps
+ * the format's own document, whose counts show no error.
+ */
+function reportWhyFailed(diagnostics: ReadonlyArray<{ ruleId: string }>, counts: { errorCount: number; warningCount: number }, maxWarnings: number | undefined): void {
+  if (counts.errorCount > 0) return;
+  if (diagnostics.some((diagnostic) => diagnostic.ruleId === "skill/no-skills")) {
+    process.stderr.write("gamma-prompt lint: no skill found, which fails the run (skill/no-skills); pass --allow-empty when an empty project is intended\n");
+  }
+  if (maxWarnings !== undefined && counts.warningCount > maxWarnings) {
     process.stderr.write(`gamma-prompt lint: ${counts.warningCount} warnings, more than --max-warnings ${maxWarnings}\n`);
   }
 }

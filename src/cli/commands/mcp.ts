@@ -22,14 +22,19 @@ register \`npx gamma-prompt mcp\` (run in the project folder or below it; at a m
 lint_text, explain_rule, fix_file (writes only with write: true), check_cache, show_variant,
 skill_graph; resources: every rule's page and the output folder's manifest and variants. Paths are
 relative to the project's root; nothing outside it is read.`,
-        exitCodes: "0 once the client closes the connection, 2 usage error (--root is not a folder).",
+        exitCodes: "0 once the client closes the connection, 2 usage error (--root is empty or not a folder).",
         examples: ["gamma-prompt mcp", "gamma-prompt mcp --root path/to/project"],
       }),
     )
     .action(async (options: McpCommandOptions) => {
       // A coding agent may start the server in a subfolder of the project, or where no project is yet.
       const located = await commandRoot("mcp", options.root, { optional: true });
-      const root = "root" in located ? located.root : ".";
+      if ("error" in located) {
+        process.stderr.write(`${located.error}\n`);
+        result.exitCode = EXIT_USAGE;
+        return;
+      }
+      const { root } = located;
       if (statSync(root, { throwIfNoEntry: false })?.isDirectory() !== true) {
         process.stderr.write(`gamma-prompt mcp: Unexpected --root ${root}: not a folder, expected the project folder\n`);
         result.exitCode = EXIT_USAGE;

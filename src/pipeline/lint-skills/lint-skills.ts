@@ -224,20 +224,24 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
 /**
  * An agent loads a skill by its name alone, and the build writes one dist/skills/<name>.md and one manifest
  * entry per name: two skills of one name that would both compile (the config's `rules` or an inline suppression
- * lowered skill/name-duplicate) would leave one of them out without a word. There the finding stays an error.
+ * lowered skill/name-duplicate) would leave one of them out without a word. There the finding stays an error,
+ * also while either skill has another error: fixing that one must not bring up a new error on the next run.
+ * The pairs are the rule's own (skill-set-rules.ts): each later skill of a name, against the first; where the
+ * rule's finding still stands as an error, it is kept as it is.
  */
 function keepSameNameErrors(diagnostics: Diagnostic[], records: readonly SkillRecord[]): Diagnostic[] {
-  const filesWithErrors = new Set(diagnostics.filter((diagnostic) => diagnostic.severity === "error").map((diagnostic) => diagnostic.file));
+  const standing = new Set(diagnostics.filter((diagnostic) => diagnostic.ruleId === "skill/name-duplicate" && diagnostic.severity === "error").map((diagnostic) => diagnostic.file));
   const firstByName = new Map<string, SkillRecord>();
   const raised: Diagnostic[] = [];
   for (const record of records) {
     const { manifest } = record;
-    if (filesWithErrors.has(record.path) || manifest?.name === undefined || manifest.type === undefined || manifest.description === undefined) continue;
+    if (manifest?.name === undefined || manifest.nameRange === undefined) continue;
     const first = firstByName.get(manifest.name);
     if (first === undefined) {
       firstByName.set(manifest.name, record);
       continue;
     }
+    if (standing.has(record.path)) continue;
     const name = quoted(manifest.name);
     const related = { file: first.path, range: first.manifest?.nameRange ?? first.opening, message: `first skill named ${name}` };
     // Worded as the rule words it (the other file and its plugin), and why it cannot be lowered.

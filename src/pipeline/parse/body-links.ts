@@ -12,14 +12,19 @@
  * destination with escapes or entities, a pipe in a table row), the line or
  * the link is left out, so every link reported is one a GFM parser finds at
  * the same place with the same destination (test/parse/body-links.test.ts
- * compares it with remark-gfm). Positions are 1-based lines and UTF-16
- * columns in SKILL.md.
+ * compares it with remark-gfm). One kind of escaped destination is kept: one
+ * whose only escapes are backslash escapes and whose reading still holds a
+ * backslash (`..\..\README.md`, read `....\README.md`), a Windows path
+ * whichever way it is read. Positions are 1-based lines and UTF-16 columns
+ * in SKILL.md.
  */
 
 export interface BodyLink {
   kind: "link" | "image" | "definition";
-  /** The destination as written, without the `<` `>` of the angle form. */
+  /** The destination as GFM reads it, without the `<` `>` of the angle form. */
   target: string;
+  /** The destination as written, when backslash escapes make GFM read it otherwise (then `target` holds a backslash GFM keeps). */
+  written?: string;
   /** Where the destination starts. */
   line: number;
   column: number;
@@ -189,7 +194,8 @@ export function scanBodyLinks(body: string, bodyStartLine: number, lines: readon
         const written = definition[2] ?? "";
         const target = written.startsWith("<") ? written.slice(1, -1) : written;
         const at = content.indexOf(written, (definition[1] ?? "").length + 3);
-        if (readable(target)) links.push({ kind: "definition", target, line, column: column + at + 1 + (written.startsWith("<") ? 1 : 0) });
+        const read = reading(target);
+        if (read !== undefined) links.push({ kind: "definition", ...read, line, column: column + at + 1 + (written.startsWith("<") ? 1 : 0) });
         continue;
       }
     }
@@ -282,8 +288,9 @@ function htmlBlock(content: string, paragraph: boolean): RegExp | "blank" | unde
 
 /**
  * Reads one line of paragraph text: masks code spans (an unclosed backtick
- * run masks the rest of the paragraph), inline HTML, comments and
- * backslash escapes, then takes the links whose reading is certain. Returns
+ * run masks the rest of the paragraph), inline HTML, comments and the
+ * backslash escapes that could open or close a link, then takes the links
+ * whose reading is certain. Returns
  * whether the line is prose (false when part of it is hidden by a span that
  * started earlier).
  */
@@ -321,8 +328,10 @@ function readInline(text: string, column: number, line: number, links: BodyLink[
     if (next === null) break;
     const character = text[position] ?? "";
     if (character === "\\") {
+      // An escaped bracket, parenthesis, angle bracket, quote, `!` or backtick opens or closes nothing: hidden. Any other escape
+      // changes nothing read below and stays, so a destination holding one (`..\..\README.md`) is still read whole.
       const escaped = text[position + 1];
-      masked += escaped !== undefined && /[!-/:-@[-`{-~]/.test(escaped) ? "  " : text.slice(position, position + 2);
+      masked += escaped !== undefined && /[!"'()<>[\]`]/.test(escaped) ? "  " : text.slice(position, position + 2);
       position = Math.min(text.length, position + 2);
     } else if (character === "`") {
       const run = /^`+/.exec(text.slice(position))?.[0].length ?? 1;
@@ -349,9 +358,10 @@ function readInline(text: string, column: number, line: number, links: BodyLink[
     const target = written.startsWith("<") ? written.slice(1, -1) : written;
     const tail = start + whole.indexOf("](");
     // Whatever was masked after the text (a code span, markup) would be part of the destination GFM reads: not certain.
-    if (!readable(target) || text.slice(tail, start + whole.length) !== masked.slice(tail, start + whole.length)) continue;
+    const read = reading(target);
+    if (read === undefined || text.slice(tail, start + whole.length) !== masked.slice(tail, start + whole.length)) continue;
     const at = start + whole.indexOf(written, whole.indexOf("](") + 1) + (written.startsWith("<") ? 1 : 0);
-    links.push({ kind: whole.startsWith("!") ? "image" : "link", target, line, column: column + at + 1 });
+    links.push({ kind: whole.startsWith("!") ? "image" : "link", ...read, line, column: column + at + 1 });
   }
   return certain;
 }
@@ -376,6 +386,21 @@ function findTicks(text: string, from: number, length: number): number {
  */
 function readable(target: string): boolean {
   return !/\\(?:[!-/:-@[-`{-~]|$)|[\u0001-\u001f]|&(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);/i.test(target);
+}
+
+/**
+ * The destination as GFM reads it: as written when `readable`; with its
+ * backslash escapes decoded when those are its only escapes and a backslash
+ * stays (`..\..\README.md` is read `....\README.md`, `..\\x.md` is read
+ * `..\x.md`), with the text as written beside it; else undefined. An escaped
+ * bracket or parenthesis (`a\)b`) could move where the destination ends, so
+ * such a destination is left out too.
+ */
+function reading(target: string): { target: string; written?: string } | undefined {
+  if (readable(target)) return { target };
+  if (/\\(?:[()<>]|$)|[\u0001-\u001f]|&(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);/i.test(target)) return undefined;
+  const read = target.replace(/\\([!-/:-@[-`{-~])/g, "$1");
+  return read.includes("\\") ? { target: read, written: target } : undefined;
 }
 
 /** One match of `bracketed`: where it starts, its text, and the tail's groups. */

@@ -80,8 +80,10 @@ export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
   let labels: Set<string> | undefined;
   const definedLabels = (): Set<string> => (labels ??= referenceLabels(lines));
   for (const link of links) {
-    const problem = linkProblem(link.target, skillDir, exists, near);
-    if (problem) report(problem.ruleId, link.target, link.line, link.column, problem.message);
+    // Escaped (`..\..\README.md`, which GFM reads `....\README.md`): a backslash path either way, judged as written.
+    const written = link.written ?? link.target;
+    const problem = linkProblem(written, skillDir, exists, near);
+    if (problem) report(problem.ruleId, written, link.line, link.column, problem.message);
   }
   const topFolders = (name: string): boolean => SPEC_FOLDERS.includes(name) || exists(`${skillDir}/${name}`) === "directory";
   for (let index = 0; index < lines.length; index++) {
@@ -193,13 +195,15 @@ function isPartOfCommand(spans: readonly CodeSpan[], offset: number, length: num
  * The target is a local relative path worth looking up: not a URL, an
  * anchor, a glob or a placeholder, not a path into a dot-folder (a skill
  * never ships one, so `.repo-wiki/x.md` is the user's workspace), and not a
- * slash command (`/plugin:skill` names another skill).
+ * slash command (`/plugin:skill` names another skill). A URL's scheme has
+ * two letters or more: `C:` is a Windows drive, not a scheme. Folders are
+ * split at backslashes too, so `.\references\x.md` is no dot-folder.
  */
 function localTarget(rawTarget: string): string | undefined {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(rawTarget) || rawTarget.startsWith("#") || rawTarget.startsWith("//")) return undefined;
+  if (/^[a-z][a-z0-9+.-]+:/i.test(rawTarget) || rawTarget.startsWith("#") || rawTarget.startsWith("//")) return undefined;
   const target = safeDecode(rawTarget.replace(/[?#].*$/, ""));
   if (target === "" || /[*?<>{}$]|\[|\]/.test(target) || target.startsWith("~") || isPlaceholder(target)) return undefined;
-  if (target.split("/").some((segment) => segment.startsWith(".") && segment !== "." && segment !== "..")) return undefined;
+  if (target.split(/[\\/]/).some((segment) => segment.startsWith(".") && segment !== "." && segment !== "..")) return undefined;
   if (/^\/[^/]*:/.test(target)) return undefined;
   return target;
 }
@@ -238,8 +242,10 @@ function linkProblem(rawTarget: string, skillDir: string, exists: (relative: str
     }
     return broken(`Unexpected absolute link ${shown}, expected a path relative to the skill's folder (${skillDir}/)`);
   }
+  // `C:\docs\x.md`, `C:/docs/x.md`: a path on one Windows machine's drive, which no other reader has.
+  if (/^[a-z]:[\\/]/i.test(target)) return broken(`Unexpected absolute link ${shown} (a Windows drive path), expected a path relative to the skill's folder (${skillDir}/)`);
   // GFM keeps a backslash that escapes nothing: only Windows reads it as a folder separator, every other reader finds no file.
-  if (target.includes("\\")) return broken(`Unexpected backslash in link ${shown}, expected forward slashes (${quoted(target.replaceAll("\\", "/"))}): only Windows reads a backslash as a folder separator`);
+  if (target.includes("\\")) return broken(`Unexpected backslash in link ${shown}, expected forward slashes (${quoted(target.replace(/\\+/g, "/"))}): only Windows reads a backslash as a folder separator`);
   const resolved = posix.normalize(`${skillDir}/${target}`);
   const found = resolved.startsWith("../") || resolved === ".." ? "absent" : exists(resolved);
   if (found === "unreadable") return broken(`Unexpected link ${shown}, which no file system can look up (a NUL byte, or a name longer than the system allows), expected a file inside ${skillDir}/`);
