@@ -201,7 +201,7 @@ describe("rename", () => {
 });
 
 describe("code actions", () => {
-  it("offers lint --fix's fix only while the buffer matches, fix-all, a suppression comment and the rule's doc", async () => {
+  it("offers lint --fix's fix only while the buffer matches, fix-all and the rule's doc, and no suppression of a finding that would take the skill out of the build", async () => {
     const client = await start(await copyEmbeddedDefault());
     const text = await openFromDisk(client, IMPORT, (original) => original.replace("  gamma-type: workflow\n", ""));
     const [missing] = (await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.some((diagnostic) => diagnostic.code === "skill/missing-key"))).filter((diagnostic) => diagnostic.code === "skill/missing-key");
@@ -211,7 +211,9 @@ describe("code actions", () => {
     expect(change && "textDocument" in change ? change.textDocument.version : undefined).toBe(1);
     const edits = change && "edits" in change ? change.edits.filter((entry) => "newText" in entry) : [];
     expect(editedText(text, edits)).toBe(readFileSync(join(client.root, IMPORT), "utf8"));
-    expect(actions.map((action) => action.title)).toEqual(expect.arrayContaining(["Suppress skill/missing-key in this file", "Show documentation for skill/missing-key"]));
+    expect(actions.map((action) => action.title)).toEqual(expect.arrayContaining(["Show documentation for skill/missing-key"]));
+    // Suppressed, a missing type would take the skill out of the build without a word: no suppression is offered.
+    expect(actions.some((action) => action.title.startsWith("Suppress"))).toBe(false);
     const fixAll = await client.connection.sendRequest<CodeAction[]>("textDocument/codeAction", { textDocument: { uri: client.uri(IMPORT) }, range: missing?.range, context: { diagnostics: [], only: ["source.fixAll.gamma-prompt"] } });
     expect(fixAll.map((action) => action.kind)).toEqual(["source.fixAll.gamma-prompt"]);
 
@@ -229,6 +231,64 @@ describe("code actions", () => {
     const { client, edited } = await suppressedNameMismatch((text) => text);
     expect(edited).toContain("---\n# gamma-prompt-disable-next-line skill/name-mismatch -- reason\nname: importer\n");
     await expectNameMismatchGone(client, edited);
+  });
+});
+
+describe("suppression comments and YAML values", () => {
+  const actionsFor = async (client: TestClient, code: string, accept: (diagnostics: import("vscode-languageserver/node").Diagnostic[]) => boolean = (diagnostics) => diagnostics.some((diagnostic) => diagnostic.code === code)) => {
+    const found = (await client.diagnosticsFor(IMPORT, accept)).filter((diagnostic) => diagnostic.code === code);
+    const actions = await Promise.all(found.map((diagnostic) => client.connection.sendRequest<CodeAction[]>("textDocument/codeAction", { textDocument: { uri: client.uri(IMPORT) }, range: diagnostic.range, context: { diagnostics: [diagnostic] } })));
+    return { found, actions };
+  };
+  const editOf = (action: CodeAction | undefined) => {
+    const change = action?.edit?.documentChanges?.[0];
+    return change && "edits" in change ? change.edits.filter((entry) => "newText" in entry) : [];
+  };
+
+  it("puts a next-line suppression above a value over several lines, never inside it, and the suppression covers the whole value", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    const text = await openFromDisk(client, IMPORT, (original) =>
+      original.replace(/^description: .*$/m, "description: |\n  Use when importing.\n  It mentions <tag> here.").replace("  gamma-requires-skills: gml-authoring gml-cli ask-user-questions\n", "  gamma-requires-skills: >-\n    gml-cli\n    nosuch\n"),
+    );
+    const lines = text.split("\n");
+    for (const [code, valueLine] of [["skill/description-angle-bracket", "description: |"], ["skill/reference-unknown", "  gamma-requires-skills: >-"]] as const) {
+      const { found, actions } = await actionsFor(client, code);
+      expect(found).toHaveLength(1);
+      const suppress = actions[0]?.find((action) => action.title === `Suppress ${code} on this line`);
+      const edits = editOf(suppress);
+      expect(edits).toHaveLength(1);
+      // Above the line that starts the value, with its indentation: inside it the comment would be part of the text.
+      expect(edits[0]?.range.start).toEqual({ line: lines.indexOf(valueLine), character: 0 });
+      const edited = editedText(text, edits);
+      expect(edited).toContain(`\n${/^ */.exec(valueLine)?.[0]}# gamma-prompt-disable-next-line ${code} -- reason\n${valueLine}\n`);
+      const since = client.published.length;
+      await client.change(IMPORT, edited);
+      const after = await client.diagnosticsFor(IMPORT, () => true, since);
+      expect(after.map((diagnostic) => diagnostic.code)).not.toContain(code);
+      expect(after.map((diagnostic) => diagnostic.code)).not.toContain("skill/unused-suppression");
+      await client.change(IMPORT, text);
+    }
+  });
+
+  it("reads a directive's text inside a block scalar as part of the value, not as a suppression", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    await openFromDisk(client, IMPORT, (original) =>
+      original.replace(/^description: .*$/m, "description: |\n  Use when importing.\n  # gamma-prompt-disable-next-line skill/description-angle-bracket -- reason\n  It mentions <tag> here."),
+    );
+    const { found } = await actionsFor(client, "skill/description-angle-bracket", () => true);
+    expect(found.map((diagnostic) => diagnostic.range.start.line)).toEqual([5]);
+  });
+
+  it("offers no suppression for a finding that means the file could not be read as a skill, and reports a comment that names one", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    const text = await openFromDisk(client, IMPORT, (original) => original.replace("  gamma-type: workflow\n", "\tgamma-type: workflow\n"));
+    const { found, actions } = await actionsFor(client, "skill/yaml-tab-indent");
+    expect(found).toHaveLength(1);
+    expect(actions[0]?.map((action) => action.title)).toEqual(["Show documentation for skill/yaml-tab-indent"]);
+    const since = client.published.length;
+    await client.change(IMPORT, text.replace("\tgamma-type: workflow\n", "\t# gamma-prompt-disable-next-line skill/yaml-tab-indent -- reason\n\tgamma-type: workflow\n"));
+    const after = await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.some((diagnostic) => diagnostic.code === "skill/unused-suppression"), since);
+    expect(after.map((diagnostic) => diagnostic.code)).toEqual(expect.arrayContaining(["skill/unused-suppression", "skill/yaml-tab-indent"]));
   });
 });
 
