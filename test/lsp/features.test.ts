@@ -62,6 +62,82 @@ describe("completion", () => {
   });
 });
 
+describe("completion in the text as clients send it", () => {
+  const EDITED = (text: string): string => text.replace("  gamma-conflicts-with: import\n", "  gamma-conflicts-with: import \n  gam\n\nlic\n# gamma-prompt-disable-next-line skill/na\n");
+  /** Positions in EDITED: a skill name in the portable list, the type's values, a metadata key, a top-level key, a rule id. */
+  const POSITIONS = [[6, 31], [4, 14], [7, 5], [9, 3], [10, 41]] as const;
+
+  it("offers the same items, with the same ranges, in a file with CRLF line endings, with lone CRs and with a leading byte order mark", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    const original = readFileSync(join(client.root, DECK), "utf8");
+    const itemsFor = async (text: string) => {
+      await client.change(DECK, text);
+      return Promise.all(POSITIONS.map(([line, character]) => client.connection.sendRequest<CompletionItem[]>("textDocument/completion", at(client, DECK, line, character))));
+    };
+    await client.open(DECK, original);
+    const lf = await itemsFor(EDITED(original));
+    expect(lf.every((items) => items.length > 0)).toBe(true);
+    expect(await itemsFor(EDITED(original).replace(/\n/g, "\r\n"))).toEqual(lf);
+    expect(await itemsFor(EDITED(original).replace(/\n/g, "\r"))).toEqual(lf);
+    expect(await itemsFor(`\uFEFF${EDITED(original)}`)).toEqual(lf);
+    expect(await itemsFor(`\uFEFF${EDITED(original).replace(/\n/g, "\r\n")}`)).toEqual(lf);
+  });
+
+  it("offers skill names inside a quoted portable list and a quoted list item, as it does unquoted", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    const original = readFileSync(join(client.root, DECK), "utf8");
+    const complete = async (text: string, line: number, character: number) => {
+      await client.change(DECK, text);
+      return client.connection.sendRequest<CompletionItem[]>("textDocument/completion", at(client, DECK, line, character));
+    };
+    await client.open(DECK, original);
+    const cases = [
+      ['  gamma-conflicts-with: "import "', 31],
+      ["  gamma-conflicts-with: 'import '", 31],
+      ['  gamma-conflicts-with: "imp"', 27],
+      ['  gamma-conflicts-with: "import gml"', 34],
+    ] as const;
+    for (const [written, character] of cases) {
+      const items = await complete(original.replace("  gamma-conflicts-with: import", written), 6, character);
+      expect(labels(items), written).toEqual(expect.arrayContaining(["import", "gml-cli"]));
+      expect(labels(items), written).not.toContain("deck-generation");
+      // The item replaces the name typed after the quote or the space, and leaves the quote alone.
+      const typed = /[\w-]*$/.exec(written.slice(0, character))?.[0] ?? "";
+      expect(items[0]?.textEdit && "range" in items[0].textEdit ? items[0].textEdit.range : undefined, written).toEqual({ start: { line: 6, character: character - typed.length }, end: { line: 6, character } });
+    }
+    // A closed string is a finished value: nothing after its closing quote.
+    expect(await complete(original.replace("  gamma-conflicts-with: import", '  gamma-conflicts-with: "import" '), 6, 33)).toEqual([]);
+    // Top-level lists, one item per line, quoted.
+    const topLevel = original.replace(/metadata:\n[\s\S]*?\n---/, "type: workflow\nrequiresSkills:\n  - gml-cli\n  - \"g\n---");
+    for (const character of [5, 6]) expect(labels(await complete(topLevel, 6, character))).toEqual(expect.arrayContaining(["gml-cli", "gml-authoring"]));
+    expect(labels(await complete(topLevel.replace('  - "g', "  - 'g"), 6, 5))).toEqual(expect.arrayContaining(["gml-cli", "gml-authoring"]));
+  });
+
+  it("offers the design's keys only in the spelling the manifest already writes", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    const original = readFileSync(join(client.root, DECK), "utf8");
+    const complete = async (text: string, line: number, character: number) => {
+      await client.change(DECK, text);
+      return labels(await client.connection.sendRequest<CompletionItem[]>("textDocument/completion", at(client, DECK, line, character)));
+    };
+    await client.open(DECK, original);
+    // Portable spelling (metadata.gamma-type): no top-level type, requiresSkills, conflictsWith or toolNamespaces.
+    const portable = await complete(original.replace("  gamma-conflicts-with: import\n", "  gamma-conflicts-with: import\nty\n"), 7, 2);
+    expect(portable).toEqual(expect.arrayContaining(["license", "allowed-tools"]));
+    for (const key of ["type", "requiresSkills", "conflictsWith", "toolNamespaces"]) expect(portable).not.toContain(key);
+    // Top-level spelling: no gamma-… key under metadata, but the design's other top-level keys.
+    const topLevel = original.replace(/metadata:\n[\s\S]*?\n---/, "type: workflow\nmetadata:\n  author: me\n  gam\nre\n---");
+    expect(await complete(topLevel, 6, 5)).toEqual([]);
+    const keys = await complete(topLevel, 7, 2);
+    expect(keys).toEqual(expect.arrayContaining(["requiresSkills", "conflictsWith", "toolNamespaces"]));
+    expect(keys).not.toContain("type");
+    // Neither yet: both spellings are offered, as before.
+    const neither = original.replace(/metadata:\n[\s\S]*?\n---/, "metadata:\n  gam\nty\n---");
+    expect(await complete(neither, 4, 5)).toEqual(expect.arrayContaining(["gamma-type", "gamma-requires-skills"]));
+    expect(await complete(neither, 5, 2)).toEqual(expect.arrayContaining(["type", "requiresSkills"]));
+  });
+});
+
 describe("hover, definition and references", () => {
   it("shows a skill's description, type and body tokens, a partial's tokens and a rule's doc", async () => {
     const client = await start(await copyEmbeddedDefault());
