@@ -274,6 +274,15 @@ describe("rename", () => {
     expect(existsSync(join(root, "prompts/partials/who-we-are.hbs"))).toBe(true);
     expect((await build({ root })).ok).toBe(true);
   });
+
+  it("refuses a partial name the build could not find (one with \"/\", which would move it into a subfolder), with the name rule's message", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    await openFromDisk(client, "prompts/prefix.hbs");
+    const rename = (newName: string) => client.connection.sendRequest("textDocument/rename", { ...at(client, "prompts/prefix.hbs", 0, 6), newName });
+    for (const newName of ["sections/identity", "a/b", "x y", "../identity"]) {
+      await expect(rename(newName), newName).rejects.toMatchObject({ message: `Unexpected partial name "${newName}", expected letters, digits, "-" and "_" (a file name under prompts/partials/ without .hbs)` });
+    }
+  });
 });
 
 describe("code actions", () => {
