@@ -7,6 +7,7 @@ import { fixSkillBytes, type FixedSkillFile } from "../pipeline/fix/fix-skills.j
 import { fixSkillText } from "../lint.js";
 import { FIXABLE_RULES } from "../pipeline/fix/fix-plan.js";
 import type { FindingData } from "./diagnostics.js";
+import { frontmatterLines, suppressible } from "../pipeline/validate/suppressions.js";
 
 /**
  * Code actions on findings: the fix `lint --fix` would make (offered only
@@ -109,11 +110,18 @@ function fixEdit(context: ActionContext, fixed: FixedSkillFile | undefined): { t
 }
 
 /**
- * `# gamma-prompt-disable-next-line RULE -- reason` above a frontmatter line;
- * a finding in the body can only be suppressed for the whole file, by a
- * `# gamma-prompt-disable RULE -- reason` line at the top of the frontmatter.
+ * `# gamma-prompt-disable-next-line RULE -- reason` above a frontmatter line,
+ * or, for a finding inside a value over several lines (a block scalar, a
+ * quoted string), above the line where that value starts: a comment inside
+ * it would be part of the value. A finding in the body can only be
+ * suppressed for the whole file, by a `# gamma-prompt-disable RULE -- reason`
+ * line at the top of the frontmatter. None for a finding no suppression may
+ * hide (the file could not be read as a skill).
  */
 function suppressionEdit(context: ActionContext, diagnostic: LspDiagnostic, ruleId: RuleId): { title: string; edit: WorkspaceEdit } | undefined {
+  const manifest = context.analysis.skillFiles.find((record) => record.path === context.path)?.manifest;
+  const unread = manifest?.name === undefined || manifest.description === undefined || (context.analysis.profile === "gamma" && manifest.type === undefined);
+  if (!suppressible(ruleId, unread)) return undefined;
   // Lines as the protocol counts them (CRLF, CR or LF), and the comment ends as the file's own lines do, so a
   // CRLF file from a Windows checkout keeps one line-ending style.
   const text = context.document.getText();
@@ -122,8 +130,11 @@ function suppressionEdit(context: ActionContext, diagnostic: LspDiagnostic, rule
   if (!/^\uFEFF?---[ \t]*$/.test(lines[0] ?? "")) return undefined;
   const closing = lines.findIndex((text, index) => index > 0 && /^---[ \t]*$/.test(text));
   if (closing < 0) return undefined;
-  const line = diagnostic.range.start.line;
+  let line = diagnostic.range.start.line;
   if (line > 0 && line < closing) {
+    // The spans count lines from 1.
+    const span = [...(frontmatterLines(lines)?.spans ?? [])].find(([first, last]) => first <= line && line + 1 <= last);
+    if (span) line = span[0] - 1;
     const indent = /^[ \t]*/.exec(lines[line] ?? "")?.[0] ?? "";
     const edit = { range: { start: { line, character: 0 }, end: { line, character: 0 } }, newText: `${indent}# gamma-prompt-disable-next-line ${ruleId} -- ${REASON_PLACEHOLDER}${newline}` };
     return { title: `Suppress ${ruleId} on this line`, edit: versionedEdit(context, [edit]) };

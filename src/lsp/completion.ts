@@ -32,12 +32,10 @@ function manifestSchema(): Record<string, SchemaProperty> {
 /** Keys the gamma manifest adds to the Agent Skills specification: not offered at the top level under the agentskills profile (their portable keys are, under metadata). */
 const GAMMA_ONLY_KEYS = new Set<string>(DESIGN_FIELDS.map((spelling) => spelling.field));
 const SKILL_LIST_KEYS = new Set(["requiresSkills", "conflictsWith"]);
-/**
- * `  gamma-requires-skills: a b ` — a skill name is completed after the colon or after a space: after the colon,
- * a space, then only spaces and name characters. (Written as repeated "spaces, then a name" the pattern tries
- * every way of cutting a run of spaces, which doubles with each space.)
- */
-const PORTABLE_SKILL_LIST = /^\s+(?:gamma-requires-skills|gamma-conflicts-with):\s[\s\w-]*$/;
+/** `  gamma-requires-skills: ` and `  gamma-conflicts-with: `, up to the space after the colon. */
+const PORTABLE_SKILL_KEY = /^\s+(?:gamma-requires-skills|gamma-conflicts-with):\s/;
+/** A block list's item so far: `  - name`, or the same opened with a quote (`  - "name`). */
+const SKILL_ITEM = /^\s+-\s*["']?[\w-]*$/;
 const SUPPRESSION = /#\s*gamma-prompt-disable(?:-next-line)?\s+(?:[\w/-]+\s*,\s*)*[\w/-]*$/;
 
 export function completions(analysis: ProjectAnalysis, path: string, text: string, line: number, character: number): CompletionItem[] {
@@ -45,7 +43,7 @@ export function completions(analysis: ProjectAnalysis, path: string, text: strin
   if (items.length === 0) return items;
   // Each item replaces the whole name typed so far: a rule id holds `/` and a skill name `-`, which no client
   // counts as part of a word, so without the range one would insert `skill/skill/…` or filter every item out.
-  const typed = typedName((text.split("\n")[line] ?? "").slice(0, character));
+  const typed = typedName((text.split(LINE_BREAK)[line] ?? "").slice(0, character));
   const range = { start: { line, character: character - typed.length }, end: { line, character } };
   // No filterText: Neovim 0.7 takes the replaced range's start only from items without one, and others filter by the label.
   return items.map((item) => ({ ...item, textEdit: { range, newText: item.insertText ?? item.label } }));
@@ -63,14 +61,16 @@ function typedName(before: string): string {
 }
 
 const NAME_CHARACTER = /^[\w./-]$/;
+/** Lines as the protocol counts them: a CRLF file from a Windows checkout has lines too. */
+const LINE_BREAK = /\r\n|\r|\n/;
 
 function itemsAt(analysis: ProjectAnalysis, path: string, text: string, line: number, character: number): CompletionItem[] {
-  const lines = text.split("\n");
+  const lines = text.split(LINE_BREAK);
   const current = lines[line] ?? "";
   const before = current.slice(0, character);
   if (path.endsWith(".hbs")) return /\{\{~?>\s*[\w\-/]*$/.test(before) ? partialItems(analysis) : [];
   if (path === VARIANTS_FILE) return inPreload(lines, line, before) ? skillItems(analysis, undefined) : [];
-  if (path === CONFIG_FILE) return configItems(text, lines, line, before);
+  if (path === CONFIG_FILE) return configItems(lines, line, before);
   if (!path.endsWith("SKILL.md")) return [];
   if (SUPPRESSION.test(before)) return ruleItems((id) => id.startsWith("skill/"));
   const closing = frontmatterEnd(lines);
@@ -79,9 +79,9 @@ function itemsAt(analysis: ProjectAnalysis, path: string, text: string, line: nu
   const key = /^([\w-]+):/.exec(before)?.[1];
   // Inside a flow list: a `[` after the line's last `]`.
   if (key !== undefined && SKILL_LIST_KEYS.has(key) && before.lastIndexOf("[") > before.lastIndexOf("]")) return skillItems(analysis, self);
-  if (/^\s+-\s*[\w-]*$/.test(before) && SKILL_LIST_KEYS.has(parentKey(lines, line) ?? "")) return skillItems(analysis, self);
+  if (SKILL_ITEM.test(before) && SKILL_LIST_KEYS.has(parentKey(lines, line) ?? "")) return skillItems(analysis, self);
   // The portable spelling under metadata: skill names inside the space-separated string, the type's two values, the keys.
-  if (PORTABLE_SKILL_LIST.test(before) && parentKey(lines, line) === "metadata") return skillItems(analysis, self);
+  if (inPortableSkillList(before) && parentKey(lines, line) === "metadata") return skillItems(analysis, self);
   if (/^\s+gamma-type:\s*[\w-]*$/.test(before) && parentKey(lines, line) === "metadata") return valueItems("type");
   if (/^\s+[\w-]*$/.test(before) && parentKey(lines, line) === "metadata") return portableKeyItems(lines.slice(1, closing));
   if (key !== undefined && before.length > key.length) return valueItems(key);
@@ -89,8 +89,21 @@ function itemsAt(analysis: ProjectAnalysis, path: string, text: string, line: nu
   return [];
 }
 
+/**
+ * `  gamma-requires-skills: a b `, plain or inside a string opened with a quote: a skill name is completed after
+ * the colon or after a space. (A pattern of repeated "spaces, then a name" would try every way of cutting a run
+ * of spaces, which doubles with each space; the text after the key is read in steps instead.)
+ */
+function inPortableSkillList(before: string): boolean {
+  const key = PORTABLE_SKILL_KEY.exec(before);
+  if (!key) return false;
+  const value = before.slice(key[0].length).trimStart();
+  return /^[\s\w-]*$/.test(/^["']/.test(value) ? value.slice(1) : value);
+}
+
 function frontmatterEnd(lines: readonly string[]): number | undefined {
-  if (!/^---[ \t]*$/.test(lines[0] ?? "")) return undefined;
+  // A byte order mark a client leaves in the text is no part of the opening line.
+  if (!/^\uFEFF?---[ \t]*$/.test(lines[0] ?? "")) return undefined;
   const end = lines.findIndex((text, index) => index > 0 && /^---[ \t]*$/.test(text));
   return end < 0 ? lines.length : end;
 }
@@ -106,7 +119,7 @@ function parentKey(lines: readonly string[], line: number): string | undefined {
 
 function inPreload(lines: readonly string[], line: number, before: string): boolean {
   if (/^\s*preload:\s*\[[^\]]*$/.test(before)) return true;
-  if (!/^\s+-\s*[\w-]*$/.test(before)) return false;
+  if (!SKILL_ITEM.test(before)) return false;
   for (let index = line - 1; index >= 0; index--) {
     const text = lines[index] ?? "";
     if (/^\s*-/.test(text)) continue;
@@ -135,12 +148,28 @@ function partialItems(analysis: ProjectAnalysis): CompletionItem[] {
     .map((name) => ({ label: name, kind: CompletionItemKind.File, detail: `prompts/partials/${name}.hbs` }));
 }
 
+/**
+ * One spelling per SKILL.md: in a manifest that writes the design's fields in one spelling only, the other
+ * spelling's keys are not offered (each would be a skill/manifest-spelling error there). The agentskills profile
+ * never offers the top-level ones.
+ */
+function spellingsIn(frontmatter: readonly string[]): { topLevel: boolean; portable: boolean } {
+  return {
+    topLevel: frontmatter.some((text) => GAMMA_ONLY_KEYS.has(/^([\w-]+):/.exec(text)?.[1] ?? "")),
+    portable: frontmatter.some((text) => PORTABLE_KEYS.has(/^\s+([\w-]+):/.exec(text)?.[1] ?? "")),
+  };
+}
+
+const PORTABLE_KEYS = new Set(DESIGN_FIELDS.map((spelling) => spelling.portableKey));
+
 function keyItems(analysis: ProjectAnalysis, frontmatter: readonly string[]): CompletionItem[] {
   const present = new Set(frontmatter.map((text) => /^([\w-]+):/.exec(text)?.[1]).filter((key): key is string => key !== undefined));
   const hostKeys = new Map(HOST_KEYS.map((entry) => [entry.key, entry]));
+  const spellings = spellingsIn(frontmatter);
+  const withoutDesign = analysis.profile === "agentskills" || (spellings.portable && !spellings.topLevel);
   const items: CompletionItem[] = [];
   for (const [key, property] of Object.entries(manifestSchema())) {
-    if (present.has(key) || (analysis.profile === "agentskills" && GAMMA_ONLY_KEYS.has(key))) continue;
+    if (present.has(key) || (withoutDesign && GAMMA_ONLY_KEYS.has(key))) continue;
     const host = hostKeys.get(key);
     const item: CompletionItem = { label: key, kind: CompletionItemKind.Property, insertText: `${key}: `, detail: host ? `host key (${host.hosts})` : "manifest key" };
     if (property.description) item.documentation = property.description;
@@ -149,8 +178,10 @@ function keyItems(analysis: ProjectAnalysis, frontmatter: readonly string[]): Co
   return items;
 }
 
-/** The design's portable keys not yet under metadata. */
+/** The design's portable keys not yet under metadata; none in a manifest that writes the design's top-level keys only. */
 function portableKeyItems(frontmatter: readonly string[]): CompletionItem[] {
+  const spellings = spellingsIn(frontmatter);
+  if (spellings.topLevel && !spellings.portable) return [];
   const present = new Set(frontmatter.map((text) => /^\s+([\w-]+):/.exec(text)?.[1]));
   return DESIGN_FIELDS.filter((spelling) => !present.has(spelling.portableKey)).map((spelling) => {
     const item: CompletionItem = { label: spelling.portableKey, kind: CompletionItemKind.Property, insertText: `${spelling.portableKey}: `, detail: `manifest key (${spelling.field}, portable spelling)` };
@@ -177,9 +208,8 @@ function ruleItems(accept: (id: RuleId) => boolean): CompletionItem[] {
 const SETTINGS = ["off", "note", "warn", "error"];
 
 /** Inside the config's `rules` object: rule ids as keys, severities as values. */
-function configItems(text: string, lines: readonly string[], line: number, before: string): CompletionItem[] {
-  const offset = lines.slice(0, line).reduce((sum, current) => sum + current.length + 1, 0) + before.length;
-  const upTo = text.slice(0, offset);
+function configItems(lines: readonly string[], line: number, before: string): CompletionItem[] {
+  const upTo = [...lines.slice(0, line), before].join("\n");
   const rulesAt = upTo.lastIndexOf('"rules"');
   if (rulesAt < 0) return [];
   const inside = upTo.slice(rulesAt);

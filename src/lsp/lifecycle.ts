@@ -1,12 +1,13 @@
 /**
  * The protocol's lifecycle and its answers to requests a handler cannot
  * take, as the Language Server Protocol specifies them: before `initialize`,
- * every request is refused with ServerNotInitialized (-32002); after
- * `shutdown`, with InvalidRequest; params that lack what a request needs (a
+ * every request is refused with ServerNotInitialized (-32002); a second
+ * `initialize`, and every request after `shutdown` (`shutdown` and
+ * `initialize` included), with InvalidRequest; params that lack what a request needs (a
  * document, a position) with InvalidParams that say what was expected,
  * instead of the internal error the handler would throw reading them.
  */
-import { ErrorCodes, ResponseError, type Connection } from "vscode-languageserver/node";
+import { ErrorCodes, ResponseError, type Connection, type InitializeError } from "vscode-languageserver/node";
 
 /** The code the protocol gives a request sent before `initialize`. */
 const SERVER_NOT_INITIALIZED = -32002;
@@ -17,6 +18,8 @@ type ParamsCheck = (params: unknown) => string | undefined;
 export interface Answering {
   /** Marks the server initialized: requests without a handler are then MethodNotFound. */
   initialized(): void;
+  /** The answer to an `initialize` the protocol does not allow (a second one, or one after `shutdown`); undefined for the first. */
+  refuseInitialize(): ResponseError<InitializeError> | undefined;
   /** A request handler that answers while the server runs, given params `check` accepts. */
   request<P, A extends unknown[], R>(check: ParamsCheck, handler: Handler<P, A, R>): Handler<P, A, R>;
   /** True once the client sent `shutdown`. */
@@ -27,7 +30,9 @@ export function answering(connection: Connection): Answering {
   let initialized = false;
   let shutDown = false;
   connection.onShutdown(() => {
+    if (shutDown) return afterShutdown();
     shutDown = true;
+    return undefined;
   });
   // Requests no handler takes: the library's answer is a bare "Unhandled method", whatever the state.
   connection.onRequest((method) => {
@@ -38,16 +43,22 @@ export function answering(connection: Connection): Answering {
     initialized: () => {
       initialized = true;
     },
+    refuseInitialize: () => {
+      if (shutDown) return afterShutdown();
+      return initialized ? new ResponseError(ErrorCodes.InvalidRequest, "Unexpected second initialize, expected one initialize per session") : undefined;
+    },
     shutDown: () => shutDown,
     request: (check, handler) =>
       (params, ...rest) => {
-        if (shutDown) throw new ResponseError(ErrorCodes.InvalidRequest, "Unexpected request after shutdown, expected only the exit notification");
+        if (shutDown) throw afterShutdown();
         const problem = check(params);
         if (problem !== undefined) throw new ResponseError(ErrorCodes.InvalidParams, problem);
         return handler(params, ...rest);
       },
   };
 }
+
+const afterShutdown = (): ResponseError<never> => new ResponseError(ErrorCodes.InvalidRequest, "Unexpected request after shutdown, expected only the exit notification");
 
 const record = (value: unknown): Record<string, unknown> | undefined => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined);
 const isIndex = (value: unknown): boolean => typeof value === "number" && Number.isInteger(value) && value >= 0;

@@ -74,7 +74,8 @@ async function skillNameProblem(context: RenameContext, newName: string, renamed
 }
 
 function refusePartialName(context: RenameContext, newName: string): string | undefined {
-  if (!/^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_-]+)*$/.test(newName)) return `Unexpected partial name "${newName}", expected letters, digits, "-" and "_" (a file name under prompts/partials/ without .hbs)`;
+  // The build reads the files directly in prompts/partials/: a name with "/" would move the partial out of its reach.
+  if (!/^[A-Za-z0-9_-]+$/.test(newName)) return `Unexpected partial name "${newName}", expected letters, digits, "-" and "_" (a file name under prompts/partials/ without .hbs)`;
   const taken = (context.analysis.sources?.partials ?? []).some((partial) => partialName(partial.path) === newName) || existsSync(join(context.root, partialPath(newName)));
   return taken ? `Unexpected second partial named "${newName}", expected unique partial names` : undefined;
 }

@@ -8,7 +8,9 @@ import {
   type Connection,
   type InitializeParams,
   type InitializeResult,
+  type InitializeError,
   MessageType,
+  ResponseError,
 } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { packageVersion } from "../version.js";
@@ -57,7 +59,10 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
   let watchedFilesRegistered = false;
 
   const answer = answering(connection);
-  connection.onInitialize((params: InitializeParams): InitializeResult => {
+  connection.onInitialize((params: InitializeParams): InitializeResult | ResponseError<InitializeError> => {
+    // One initialize per session: a second would set up the projects and every handler again.
+    const refused = answer.refuseInitialize();
+    if (refused) return refused;
     capabilities = params.capabilities;
     support = editSupport(params);
     folders = workspaceFolders(params) ?? [options.root ?? process.cwd()];

@@ -62,6 +62,82 @@ describe("completion", () => {
   });
 });
 
+describe("completion in the text as clients send it", () => {
+  const EDITED = (text: string): string => text.replace("  gamma-conflicts-with: import\n", "  gamma-conflicts-with: import \n  gam\n\nlic\n# gamma-prompt-disable-next-line skill/na\n");
+  /** Positions in EDITED: a skill name in the portable list, the type's values, a metadata key, a top-level key, a rule id. */
+  const POSITIONS = [[6, 31], [4, 14], [7, 5], [9, 3], [10, 41]] as const;
+
+  it("offers the same items, with the same ranges, in a file with CRLF line endings, with lone CRs and with a leading byte order mark", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    const original = readFileSync(join(client.root, DECK), "utf8");
+    const itemsFor = async (text: string) => {
+      await client.change(DECK, text);
+      return Promise.all(POSITIONS.map(([line, character]) => client.connection.sendRequest<CompletionItem[]>("textDocument/completion", at(client, DECK, line, character))));
+    };
+    await client.open(DECK, original);
+    const lf = await itemsFor(EDITED(original));
+    expect(lf.every((items) => items.length > 0)).toBe(true);
+    expect(await itemsFor(EDITED(original).replace(/\n/g, "\r\n"))).toEqual(lf);
+    expect(await itemsFor(EDITED(original).replace(/\n/g, "\r"))).toEqual(lf);
+    expect(await itemsFor(`\uFEFF${EDITED(original)}`)).toEqual(lf);
+    expect(await itemsFor(`\uFEFF${EDITED(original).replace(/\n/g, "\r\n")}`)).toEqual(lf);
+  });
+
+  it("offers skill names inside a quoted portable list and a quoted list item, as it does unquoted", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    const original = readFileSync(join(client.root, DECK), "utf8");
+    const complete = async (text: string, line: number, character: number) => {
+      await client.change(DECK, text);
+      return client.connection.sendRequest<CompletionItem[]>("textDocument/completion", at(client, DECK, line, character));
+    };
+    await client.open(DECK, original);
+    const cases = [
+      ['  gamma-conflicts-with: "import "', 31],
+      ["  gamma-conflicts-with: 'import '", 31],
+      ['  gamma-conflicts-with: "imp"', 27],
+      ['  gamma-conflicts-with: "import gml"', 34],
+    ] as const;
+    for (const [written, character] of cases) {
+      const items = await complete(original.replace("  gamma-conflicts-with: import", written), 6, character);
+      expect(labels(items), written).toEqual(expect.arrayContaining(["import", "gml-cli"]));
+      expect(labels(items), written).not.toContain("deck-generation");
+      // The item replaces the name typed after the quote or the space, and leaves the quote alone.
+      const typed = /[\w-]*$/.exec(written.slice(0, character))?.[0] ?? "";
+      expect(items[0]?.textEdit && "range" in items[0].textEdit ? items[0].textEdit.range : undefined, written).toEqual({ start: { line: 6, character: character - typed.length }, end: { line: 6, character } });
+    }
+    // A closed string is a finished value: nothing after its closing quote.
+    expect(await complete(original.replace("  gamma-conflicts-with: import", '  gamma-conflicts-with: "import" '), 6, 33)).toEqual([]);
+    // Top-level lists, one item per line, quoted.
+    const topLevel = original.replace(/metadata:\n[\s\S]*?\n---/, "type: workflow\nrequiresSkills:\n  - gml-cli\n  - \"g\n---");
+    for (const character of [5, 6]) expect(labels(await complete(topLevel, 6, character))).toEqual(expect.arrayContaining(["gml-cli", "gml-authoring"]));
+    expect(labels(await complete(topLevel.replace('  - "g', "  - 'g"), 6, 5))).toEqual(expect.arrayContaining(["gml-cli", "gml-authoring"]));
+  });
+
+  it("offers the design's keys only in the spelling the manifest already writes", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    const original = readFileSync(join(client.root, DECK), "utf8");
+    const complete = async (text: string, line: number, character: number) => {
+      await client.change(DECK, text);
+      return labels(await client.connection.sendRequest<CompletionItem[]>("textDocument/completion", at(client, DECK, line, character)));
+    };
+    await client.open(DECK, original);
+    // Portable spelling (metadata.gamma-type): no top-level type, requiresSkills, conflictsWith or toolNamespaces.
+    const portable = await complete(original.replace("  gamma-conflicts-with: import\n", "  gamma-conflicts-with: import\nty\n"), 7, 2);
+    expect(portable).toEqual(expect.arrayContaining(["license", "allowed-tools"]));
+    for (const key of ["type", "requiresSkills", "conflictsWith", "toolNamespaces"]) expect(portable).not.toContain(key);
+    // Top-level spelling: no gamma-… key under metadata, but the design's other top-level keys.
+    const topLevel = original.replace(/metadata:\n[\s\S]*?\n---/, "type: workflow\nmetadata:\n  author: me\n  gam\nre\n---");
+    expect(await complete(topLevel, 6, 5)).toEqual([]);
+    const keys = await complete(topLevel, 7, 2);
+    expect(keys).toEqual(expect.arrayContaining(["requiresSkills", "conflictsWith", "toolNamespaces"]));
+    expect(keys).not.toContain("type");
+    // Neither yet: both spellings are offered, as before.
+    const neither = original.replace(/metadata:\n[\s\S]*?\n---/, "metadata:\n  gam\nty\n---");
+    expect(await complete(neither, 4, 5)).toEqual(expect.arrayContaining(["gamma-type", "gamma-requires-skills"]));
+    expect(await complete(neither, 5, 2)).toEqual(expect.arrayContaining(["type", "requiresSkills"]));
+  });
+});
+
 describe("hover, definition and references", () => {
   it("shows a skill's description, type and body tokens, a partial's tokens and a rule's doc", async () => {
     const client = await start(await copyEmbeddedDefault());
@@ -198,10 +274,19 @@ describe("rename", () => {
     expect(existsSync(join(root, "prompts/partials/who-we-are.hbs"))).toBe(true);
     expect((await build({ root })).ok).toBe(true);
   });
+
+  it("refuses a partial name the build could not find (one with \"/\", which would move it into a subfolder), with the name rule's message", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    await openFromDisk(client, "prompts/prefix.hbs");
+    const rename = (newName: string) => client.connection.sendRequest("textDocument/rename", { ...at(client, "prompts/prefix.hbs", 0, 6), newName });
+    for (const newName of ["sections/identity", "a/b", "x y", "../identity"]) {
+      await expect(rename(newName), newName).rejects.toMatchObject({ message: `Unexpected partial name "${newName}", expected letters, digits, "-" and "_" (a file name under prompts/partials/ without .hbs)` });
+    }
+  });
 });
 
 describe("code actions", () => {
-  it("offers lint --fix's fix only while the buffer matches, fix-all, a suppression comment and the rule's doc", async () => {
+  it("offers lint --fix's fix only while the buffer matches, fix-all and the rule's doc, and no suppression of a finding that would take the skill out of the build", async () => {
     const client = await start(await copyEmbeddedDefault());
     const text = await openFromDisk(client, IMPORT, (original) => original.replace("  gamma-type: workflow\n", ""));
     const [missing] = (await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.some((diagnostic) => diagnostic.code === "skill/missing-key"))).filter((diagnostic) => diagnostic.code === "skill/missing-key");
@@ -211,7 +296,9 @@ describe("code actions", () => {
     expect(change && "textDocument" in change ? change.textDocument.version : undefined).toBe(1);
     const edits = change && "edits" in change ? change.edits.filter((entry) => "newText" in entry) : [];
     expect(editedText(text, edits)).toBe(readFileSync(join(client.root, IMPORT), "utf8"));
-    expect(actions.map((action) => action.title)).toEqual(expect.arrayContaining(["Suppress skill/missing-key in this file", "Show documentation for skill/missing-key"]));
+    expect(actions.map((action) => action.title)).toEqual(expect.arrayContaining(["Show documentation for skill/missing-key"]));
+    // Suppressed, a missing type would take the skill out of the build without a word: no suppression is offered.
+    expect(actions.some((action) => action.title.startsWith("Suppress"))).toBe(false);
     const fixAll = await client.connection.sendRequest<CodeAction[]>("textDocument/codeAction", { textDocument: { uri: client.uri(IMPORT) }, range: missing?.range, context: { diagnostics: [], only: ["source.fixAll.gamma-prompt"] } });
     expect(fixAll.map((action) => action.kind)).toEqual(["source.fixAll.gamma-prompt"]);
 
@@ -229,6 +316,64 @@ describe("code actions", () => {
     const { client, edited } = await suppressedNameMismatch((text) => text);
     expect(edited).toContain("---\n# gamma-prompt-disable-next-line skill/name-mismatch -- reason\nname: importer\n");
     await expectNameMismatchGone(client, edited);
+  });
+});
+
+describe("suppression comments and YAML values", () => {
+  const actionsFor = async (client: TestClient, code: string, accept: (diagnostics: import("vscode-languageserver/node").Diagnostic[]) => boolean = (diagnostics) => diagnostics.some((diagnostic) => diagnostic.code === code)) => {
+    const found = (await client.diagnosticsFor(IMPORT, accept)).filter((diagnostic) => diagnostic.code === code);
+    const actions = await Promise.all(found.map((diagnostic) => client.connection.sendRequest<CodeAction[]>("textDocument/codeAction", { textDocument: { uri: client.uri(IMPORT) }, range: diagnostic.range, context: { diagnostics: [diagnostic] } })));
+    return { found, actions };
+  };
+  const editOf = (action: CodeAction | undefined) => {
+    const change = action?.edit?.documentChanges?.[0];
+    return change && "edits" in change ? change.edits.filter((entry) => "newText" in entry) : [];
+  };
+
+  it("puts a next-line suppression above a value over several lines, never inside it, and the suppression covers the whole value", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    const text = await openFromDisk(client, IMPORT, (original) =>
+      original.replace(/^description: .*$/m, "description: |\n  Use when importing.\n  It mentions <tag> here.").replace("  gamma-requires-skills: gml-authoring gml-cli ask-user-questions\n", "  gamma-requires-skills: >-\n    gml-cli\n    nosuch\n"),
+    );
+    const lines = text.split("\n");
+    for (const [code, valueLine] of [["skill/description-angle-bracket", "description: |"], ["skill/reference-unknown", "  gamma-requires-skills: >-"]] as const) {
+      const { found, actions } = await actionsFor(client, code);
+      expect(found).toHaveLength(1);
+      const suppress = actions[0]?.find((action) => action.title === `Suppress ${code} on this line`);
+      const edits = editOf(suppress);
+      expect(edits).toHaveLength(1);
+      // Above the line that starts the value, with its indentation: inside it the comment would be part of the text.
+      expect(edits[0]?.range.start).toEqual({ line: lines.indexOf(valueLine), character: 0 });
+      const edited = editedText(text, edits);
+      expect(edited).toContain(`\n${/^ */.exec(valueLine)?.[0]}# gamma-prompt-disable-next-line ${code} -- reason\n${valueLine}\n`);
+      const since = client.published.length;
+      await client.change(IMPORT, edited);
+      const after = await client.diagnosticsFor(IMPORT, () => true, since);
+      expect(after.map((diagnostic) => diagnostic.code)).not.toContain(code);
+      expect(after.map((diagnostic) => diagnostic.code)).not.toContain("skill/unused-suppression");
+      await client.change(IMPORT, text);
+    }
+  });
+
+  it("reads a directive's text inside a block scalar as part of the value, not as a suppression", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    await openFromDisk(client, IMPORT, (original) =>
+      original.replace(/^description: .*$/m, "description: |\n  Use when importing.\n  # gamma-prompt-disable-next-line skill/description-angle-bracket -- reason\n  It mentions <tag> here."),
+    );
+    const { found } = await actionsFor(client, "skill/description-angle-bracket", () => true);
+    expect(found.map((diagnostic) => diagnostic.range.start.line)).toEqual([5]);
+  });
+
+  it("offers no suppression for a finding that means the file could not be read as a skill, and reports a comment that names one", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    const text = await openFromDisk(client, IMPORT, (original) => original.replace("  gamma-type: workflow\n", "\tgamma-type: workflow\n"));
+    const { found, actions } = await actionsFor(client, "skill/yaml-tab-indent");
+    expect(found).toHaveLength(1);
+    expect(actions[0]?.map((action) => action.title)).toEqual(["Show documentation for skill/yaml-tab-indent"]);
+    const since = client.published.length;
+    await client.change(IMPORT, text.replace("\tgamma-type: workflow\n", "\t# gamma-prompt-disable-next-line skill/yaml-tab-indent -- reason\n\tgamma-type: workflow\n"));
+    const after = await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.some((diagnostic) => diagnostic.code === "skill/unused-suppression"), since);
+    expect(after.map((diagnostic) => diagnostic.code)).toEqual(expect.arrayContaining(["skill/unused-suppression", "skill/yaml-tab-indent"]));
   });
 });
 

@@ -106,6 +106,28 @@ describe("gamma-prompt lsp --stdio", () => {
     client.connection.dispose();
   });
 
+  it("allows one initialize per session: a second one, and shutdown or initialize after shutdown, get InvalidRequest", async () => {
+    const { root, client, exited, stderr } = await spawnServer();
+    const initialize = { processId: process.pid, rootUri: pathToFileURL(root).href, capabilities: CLIENT_CAPABILITIES };
+    const hover = { textDocument: { uri: client.uri(IMPORT) }, position: { line: 1, character: 2 } };
+    const first = await client.connection.sendRequest<InitializeResult>("initialize", initialize);
+    expect(first.serverInfo?.name).toBe("gamma-prompt");
+    await client.connection.sendNotification("initialized", {});
+    await expect(client.connection.sendRequest("initialize", initialize)).rejects.toMatchObject({ code: -32600, message: "Unexpected second initialize, expected one initialize per session" });
+    // The server goes on serving the first session.
+    expect(await client.connection.sendRequest("textDocument/hover", hover)).not.toBeUndefined();
+
+    expect(await client.connection.sendRequest("shutdown")).toBeNull();
+    const afterShutdown = { code: -32600, message: "Unexpected request after shutdown, expected only the exit notification" };
+    await expect(client.connection.sendRequest("shutdown")).rejects.toMatchObject(afterShutdown);
+    await expect(client.connection.sendRequest("initialize", initialize)).rejects.toMatchObject(afterShutdown);
+    await expect(client.connection.sendRequest("textDocument/hover", hover)).rejects.toMatchObject(afterShutdown);
+    await client.connection.sendNotification("exit");
+    expect(await exited).toBe(0);
+    expect(stderr()).toBe("");
+    client.connection.dispose();
+  });
+
   it("answers a body that is not JSON with a Parse error and JSON that is no message with an Invalid Request, then goes on serving", async () => {
     const root = await copyEmbeddedDefault();
     const child = spawn(process.execPath, [join(repoRoot, "lib", "cli", "index.js"), "lsp", "--stdio"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });

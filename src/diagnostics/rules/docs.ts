@@ -273,7 +273,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "type: workflow   (or keep reference and write the material as sections)",
   },
   "skill/unused-suppression": {
-    text: "A `# gamma-prompt-disable-next-line RULE -- reason` comment that suppresses nothing (the finding was fixed, or the rule id is wrong) hides nothing and misleads the next reader; remove it or fix the id.",
+    text: "A `# gamma-prompt-disable-next-line RULE -- reason` comment that suppresses nothing (the finding was fixed, or the rule id is wrong) hides nothing and misleads the next reader; remove it or fix the id. A finding that means the file could not be read as a skill (skill/unreadable-file, skill/file-too-large, skill/empty-file, skill/missing-frontmatter, skill/unclosed-frontmatter, skill/yaml-syntax, skill/yaml-tab-indent, skill/yaml-duplicate-key, skill/yaml-alias-limit, skill/yaml-unsupported, skill/frontmatter-not-mapping, skill/parse-failure), and, in a skill without a name, description or (gamma profile) type the build can read, skill/missing-key, skill/value-type and skill/type-value, cannot be suppressed: suppressed, the skill would leave the build without a word. A comment that names one is reported here and the finding stays.",
     bad: "# gamma-prompt-disable-next-line skill/description-trigger -- old\ndescription: Use when …",
     good: "description: Use when …",
   },

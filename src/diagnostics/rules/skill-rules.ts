@@ -74,5 +74,5 @@ export const skillRules = {
   },
   "skill/reference-checklist": { severity: "warning", description: "A reference skill is lookup material: its body is not shaped as a checklist (3 or more ordered steps, as a list or as numbered step headings)." },
   // Inline suppression comments
-  "skill/unused-suppression": { severity: "warning", description: "A `# gamma-prompt-disable…` comment names a known rule and suppresses at least one finding." },
+  "skill/unused-suppression": { severity: "warning", description: "A `# gamma-prompt-disable…` comment names a known rule that can be suppressed and suppresses at least one finding." },
 } as const satisfies Record<string, RuleDefinition>;

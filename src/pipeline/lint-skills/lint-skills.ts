@@ -190,7 +190,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   if (settings.reportEmpty && sources.files.length === 0 && !applyRuleSettings(sources.diagnostics, settings.rules).some((diagnostic) => diagnostic.severity === "error")) {
     found.push(noSkillsDiagnostic(root, layout, settings.configFile));
   }
-  const settled = applyRuleSettings(suppressInline(found, sources.files), settings.rules).sort(compareDiagnostics);
+  const settled = applyRuleSettings(suppressInline(found, sources.files, records, settings.profile), settings.rules).sort(compareDiagnostics);
   const diagnostics = namesByPlugin ? settled : keepSameNameErrors(settled, records);
 
   const filesWithErrors = new Set(diagnostics.filter((diagnostic) => diagnostic.severity === "error").map((diagnostic) => diagnostic.file));
@@ -300,14 +300,23 @@ function folderOf(path: string): string {
   return folder.slice(folder.lastIndexOf("/") + 1);
 }
 
-/** Inline `# gamma-prompt-disable…` comments, file by file; files without one pass through untouched. */
-function suppressInline(diagnostics: Diagnostic[], files: readonly SourceFile[]): Diagnostic[] {
+/**
+ * Inline `# gamma-prompt-disable…` comments, file by file; files without one pass through untouched. A skill
+ * without a name, a description or (gamma profile) a type the build reads cannot compile: the findings that say
+ * why stay, or it would leave the build without a word.
+ */
+function suppressInline(diagnostics: Diagnostic[], files: readonly SourceFile[], records: readonly SkillRecord[], profile: Profile): Diagnostic[] {
   const withComments = files.filter((file) => file.text.includes("gamma-prompt-disable"));
   if (withComments.length === 0) return diagnostics;
   const byFile = new Map(withComments.map((file) => [file.path, [] as Diagnostic[]]));
   const rest: Diagnostic[] = [];
   for (const diagnostic of diagnostics) (byFile.get(diagnostic.file) ?? rest).push(diagnostic);
-  for (const file of withComments) rest.push(...applySuppressions(file, byFile.get(file.path) ?? []));
+  const manifests = new Map(records.map((record) => [record.path, record.manifest]));
+  for (const file of withComments) {
+    const manifest = manifests.get(file.path);
+    const unread = manifest?.name === undefined || manifest.description === undefined || (profile === "gamma" && manifest.type === undefined);
+    rest.push(...applySuppressions(file, byFile.get(file.path) ?? [], unread));
+  }
   return rest;
 }
 

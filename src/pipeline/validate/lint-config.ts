@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { createDiagnostic, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
+import { UNSUPPRESSIBLE_RULES } from "./suppressions.js";
 import { ruleRegistry, type RuleId } from "../../diagnostics/rules/index.js";
 import { DEFAULT_SKILL_PATTERNS, patternLeavesRoot, type SkillLayout } from "../discover/skill-folders.js";
 import { CONFIG_FILE, INJECTIONS_FILE, PREFIX_TEMPLATE, TOOL_ORDER_FILE, VARIANTS_FILE } from "../discover/source-paths.js";
@@ -157,6 +158,12 @@ function ruleSettings(located: PositionedSource, diagnostics: Diagnostic[]): Map
     if (!id.startsWith(CONFIGURABLE_PREFIX)) {
       diagnostics.push(
         createDiagnostic("config/invalid", located.file, range, `Unexpected rule ${quoted(id)} in rules, expected a skill rule (${CONFIGURABLE_PREFIX}…): build, template and dist rules guard the artifacts and keep their severity`),
+      );
+      continue;
+    }
+    if (UNSUPPRESSIBLE_RULES.has(id as RuleId) && setting !== "error") {
+      diagnostics.push(
+        createDiagnostic("config/invalid", located.file, range, `Unexpected rule ${quoted(id)} in rules, expected a rule whose findings can be lowered: a file with this finding is not read as a skill, and would leave the build without a word, so the rule keeps its severity`),
       );
       continue;
     }
