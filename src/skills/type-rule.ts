@@ -1,7 +1,7 @@
 import type { SkillType } from "../stage-data.js";
 import { findOrderedLists, tooDeepLine } from "../pipeline/parse/body.js";
 import { findStepHeadings } from "../pipeline/parse/step-headings.js";
-import { checklistList, headingBefore, PROCEDURE_STEPS, stepCount } from "../pipeline/parse/checklist.js";
+import { chooseChecklist, CONDITION_HEADING, headingBefore, OUTSIDE_HEADING, PROCEDURE_HEADING, PROCEDURE_STEPS, stepCount } from "../pipeline/parse/checklist.js";
 import { LineIndex } from "../pipeline/parse/positions.js";
 import { longChecklist } from "../pipeline/validate/body-rules.js";
 
@@ -19,11 +19,15 @@ import { longChecklist } from "../pipeline/validate/body-rules.js";
  *   never one that lint then warns about.
  * - `init` around an existing collection (which writes the config's
  *   `skillTypes` for every skill at once, `declared`): a workflow only where
- *   the skill declares an ordered procedure: its compiled checklist has at
- *   least three steps and is written as `Step N` headings or sits under a
- *   heading that names steps, a procedure, a process, a workflow or a
- *   checklist, in English. Anything else is a reference: a numbered list of principles
- *   or options is not a procedure, and a workflow's checklist is enforced.
+ *   the skill declares an ordered procedure, as the build reads it
+ *   ({@link chooseChecklist}): its compiled checklist has at least three
+ *   steps and is written as `Step N` headings, or sits under a heading that
+ *   names its steps (Steps, Step-by-step, Procedure, Checklist), or is the
+ *   first list that reads as a procedure under a heading that names a
+ *   process or a workflow, in English; never a list about what comes after or
+ *   outside the procedure (Next steps, See also, When …). Anything else is a
+ *   reference: a numbered list of principles, options or follow-ups is not a
+ *   procedure, and a workflow's checklist is enforced.
  */
 export interface SkillTypeChoice {
   type: SkillType;
@@ -33,11 +37,8 @@ export interface SkillTypeChoice {
   reason: string;
 }
 
-/** A heading that declares the list under it an ordered procedure: English words only. */
-export const PROCEDURE_HEADING = /\b(?:checklist|steps|procedure|process|workflow)\b/i;
 /** The words of {@link PROCEDURE_HEADING}, as init's reasons list them. */
 const PROCEDURE_WORDS = "Steps, Procedure, Process, Workflow, Checklist";
-const STEP_WORD = /\bstep[ \t]+\d/i;
 
 /** Undefined when the body is nested too deep to be read (lint reports that on its own). */
 export async function chooseSkillType(text: string, body: string, bodyStartLine: number, options: { declared?: boolean } = {}): Promise<SkillTypeChoice | undefined> {
@@ -45,20 +46,26 @@ export async function chooseSkillType(text: string, body: string, bodyStartLine:
   // In line order, as the parse that feeds the build finds them.
   const lists = [...(await findOrderedLists(text, body, bodyStartLine)), ...findStepHeadings(body, bodyStartLine)].sort((a, b) => a.line - b.line);
   const lines = new LineIndex(text);
-  const checklist = checklistList(lines, lists, bodyStartLine);
+  const choice = chooseChecklist(lines, lists, bodyStartLine);
+  const checklist = choice?.list;
   const steps = checklist === undefined ? 0 : stepCount(lines, checklist);
   const long = longChecklist(lists, lines);
   const none = { type: "reference", steps, reason: `the body has no checklist of ${PROCEDURE_STEPS} or more steps` } as const;
   if (options.declared !== true) return long ? { type: "workflow", steps, reason: `the body has a checklist of ${steps} steps` } : none;
   if (checklist === undefined || long === undefined) return none;
-  const heading = headingBefore(lines, checklist.line, bodyStartLine).trim();
-  const stepHeadings = checklist.items[0]?.heading !== undefined && STEP_WORD.test(lines.lineText(checklist.items[0].line));
-  if (steps >= PROCEDURE_STEPS && stepHeadings) return { type: "workflow", steps, reason: `its checklist is ${steps} "Step N" headings` };
-  if (steps >= PROCEDURE_STEPS && PROCEDURE_HEADING.test(heading)) return { type: "workflow", steps, reason: `its checklist of ${steps} steps is under "${heading}"` };
+  const heading = choice?.heading.trim() ?? "";
+  if (steps >= PROCEDURE_STEPS && choice?.declared === "step-headings") return { type: "workflow", steps, reason: `its checklist is ${steps} "Step N" headings` };
+  if (steps >= PROCEDURE_STEPS && choice?.declared === "heading") return { type: "workflow", steps, reason: `its checklist of ${steps} steps is under "${heading}"` };
+  // The procedure it declares is too short to hold the agent to (a longer list elsewhere is not it).
+  if (choice?.declared === "step-headings") return { type: "reference", steps, reason: `its checklist is ${steps} "Step N" headings, fewer than ${PROCEDURE_STEPS}` };
+  if (choice?.declared === "heading") return { type: "reference", steps, reason: `its checklist under "${heading}" has ${steps} steps, fewer than ${PROCEDURE_STEPS}` };
   const shown = steps >= PROCEDURE_STEPS ? { list: checklist, count: steps } : { list: long.list, count: long.steps };
   const under = headingBefore(lines, shown.list.line, bodyStartLine).trim();
   // The heading words are English: a heading in another language may well name a procedure, so the reason says
   // what init did not find rather than what the heading means.
   if (under === "") return { type: "reference", steps, reason: `a list of ${shown.count} items, no heading naming steps or a procedure` };
+  if (PROCEDURE_HEADING.test(under) && !OUTSIDE_HEADING.test(under)) return { type: "reference", steps, reason: `a list of ${shown.count} items under "${under}", a heading numbered as one part of several` };
+  if (CONDITION_HEADING.test(under)) return { type: "reference", steps, reason: `a list of ${shown.count} items under "${under}", a heading that names a condition (one branch, not the whole procedure)` };
+  if (OUTSIDE_HEADING.test(under)) return { type: "reference", steps, reason: `a list of ${shown.count} items under "${under}", a heading about what comes after or outside the procedure` };
   return { type: "reference", steps, reason: `a list of ${shown.count} items under "${under}", a heading with none of the English words ${PROCEDURE_WORDS}` };
 }

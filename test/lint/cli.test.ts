@@ -113,6 +113,39 @@ describe("gamma-prompt lint: exit codes", () => {
     expect(noSkills.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it("names where the skills are when they sit under another layout: every pattern (or the first four and how many more), the folders that hold them before dot-folder copies, deep layouts too, and also for a root without skills/", async () => {
+    const project = (folders: readonly string[], withSkillsFolder = true): string => {
+      const root = mkdtempSync(join(tmpdir(), "gamma-prompt-lint-"));
+      temps.push(root);
+      if (withSkillsFolder) mkdirSync(join(root, "skills"), { recursive: true });
+      for (const folder of folders) {
+        mkdirSync(join(root, folder), { recursive: true });
+        const name = folder.split("/").at(-1) ?? "";
+        writeFileSync(join(root, folder, "SKILL.md"), `---\nname: ${name}\ndescription: Use when setting up ${name}.\n---\n\n# ${name}\n`);
+      }
+      return root;
+    };
+    const hintOf = async (root: string): Promise<{ code: number; text: string }> => {
+      const linted = await run("lint", "--root", root, "--format", "json");
+      if (linted.code === 2) return { code: 2, text: linted.stderr };
+      return { code: linted.code, text: (JSON.parse(linted.stdout) as { diagnostics: Array<{ message: string }> }).diagnostics.map((diagnostic) => diagnostic.message).join("\n") };
+    };
+    // Six category folders and a copy for one host: one pattern for the categories, named first.
+    const categories = project([...["android", "angular", "flutter", "ios", "react", "swift"].map((category) => `skills/${category}/setup-${category}`), ".github/skills/setup-x"]);
+    expect((await hintOf(categories)).text).toContain('SKILL.md files are under "skills/*/*", ".github/skills/*": add the ones that hold the skills to "skills" in gamma-prompt.config.json');
+    // More patterns than a message lists: none is dropped without a word.
+    const many = project(["skills/core/base", ...["a", "b", "c", "d", "e", "f"].map((host) => `.${host}/skills/base`)]);
+    expect((await hintOf(many)).text).toContain('SKILL.md files are under "skills/core/*", ".a/skills/*", ".b/skills/*", ".c/skills/*" and 3 more: add the ones');
+    // Five folders deep, as APM packages keep them.
+    const packages = project(["packages/web/.apm/skills/lint-css", "packages/app/.apm/skills/run-app"]);
+    expect((await hintOf(packages)).text).toContain('SKILL.md files are under "packages/*/.apm/skills/*": add that to "skills"');
+    // No skills/ folder at all: still a usage error (exit 2), now with the hint.
+    const atRoot = project(["kpi-calculator", "mcp-builder"], false);
+    const bare = await hintOf(atRoot);
+    expect(bare.code).toBe(2);
+    expect(bare.text).toBe(`gamma-prompt lint: project root "${atRoot}" has no skills/ folder; SKILL.md files are under "*": name that in "skills" of gamma-prompt.config.json (gamma-prompt init writes it), or pass --root with the folder that holds skills/\n`);
+  });
+
   it("warns and exits 1 for a skills/ folder with no skills, and exits 0 with --allow-empty", async () => {
     const root = mkdtempSync(join(tmpdir(), "gamma-prompt-lint-"));
     temps.push(root);

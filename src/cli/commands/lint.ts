@@ -53,7 +53,7 @@ rename). It prints file:line:column, rule and change for each fix; a second run 
 with --format json both are in the document) and writes nothing. Its paths start in the working folder
 when it holds the project, else in the project root: apply it there (git apply, or patch -p1).`,
         exitCodes:
-          "0 no errors (and warnings within --max-warnings), 1 an error, more warnings than --max-warnings or no skill found (without --allow-empty), 2 usage (no skills/ folder under --root, a --config that is missing, a folder or an empty name, a fixed file --fix cannot write) or internal error.",
+          "0 no errors (and warnings within --max-warnings), 1 an error, more warnings than --max-warnings or no skill found (without --allow-empty), 2 usage (no skills/ folder under --root, said with where SKILL.md files are instead; a --config that is missing, a folder or an empty name, a fixed file --fix cannot write) or internal error.",
         examples: [
           "gamma-prompt lint",
           "gamma-prompt lint --root path/to/project",
@@ -108,7 +108,8 @@ async function runLint(given: LintCommandOptions): Promise<number> {
     outcome = await lint({ root: options.root, checklists: false, ...(options.profile ? { profile: options.profile } : {}), reportEmpty: options.allowEmpty !== true, ...(fix ? { fix } : {}), ...(options.config !== undefined ? { config: options.config } : {}) });
   } catch (error) {
     if (error instanceof ProjectRootError) {
-      process.stderr.write(`gamma-prompt lint: ${error.message}; pass --root with the folder that holds skills/\n`);
+      // A root whose skills sit under another layout is told where they are; any other wants another root.
+      process.stderr.write(`gamma-prompt lint: ${error.message}${error.skillPatterns.length > 0 ? ", or pass --root with the folder that holds skills/" : "; pass --root with the folder that holds skills/"}\n`);
       return EXIT_USAGE;
     }
     if (error instanceof ConfigFileError) {

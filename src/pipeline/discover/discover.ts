@@ -5,7 +5,8 @@ import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics
 import type { SourceFile } from "../../stage-data.js";
 import { MAX_SOURCE_BYTES, readBytes, SKILL_READ_RULES, toSourceFile, type SourceOverrides } from "./read-source.js";
 import { PlainFolders } from "./read-inside-root.js";
-import { DEFAULT_LAYOUT, isDefaultLayout, layoutNamesFolder, matchSkillFolders, type SkillLayout, type UnreadableFolder } from "./skill-folders.js";
+import { DEFAULT_LAYOUT, describeSkillPatterns, isDefaultLayout, layoutNamesFolder, matchSkillFolders, suggestSkillPatterns, type SkillLayout, type UnreadableFolder } from "./skill-folders.js";
+import { CONFIG_FILE } from "./source-paths.js";
 import { compareCodeUnits, errorCode, unlistableFolder } from "./sources.js";
 import { isWithin } from "../../protocol/within.js";
 import { quoted } from "../../diagnostics/quote.js";
@@ -20,6 +21,12 @@ export const SKILL_FILE = "SKILL.md";
  */
 export class ProjectRootError extends Error {
   override readonly name = "ProjectRootError";
+  /** For a root without skills/: the globs that would find the SKILL.md files it holds elsewhere (the message names them); empty otherwise. */
+  readonly skillPatterns: readonly string[];
+  constructor(message: string, skillPatterns: readonly string[] = []) {
+    super(message);
+    this.skillPatterns = skillPatterns;
+  }
 }
 
 /**
@@ -177,7 +184,10 @@ function assertProjectRoot(root: string, layout: SkillLayout): void {
   if (isDefaultLayout(layout) && !isDirectory(join(root, SKILLS_DIR))) {
     const found = statIfPossible(join(root, SKILLS_DIR));
     const what = found === undefined ? `has no ${SKILLS_DIR}/ folder` : `has ${found.isFile() ? "a file" : "something other than a folder"} named ${SKILLS_DIR}, expected a ${SKILLS_DIR}/ folder`;
-    throw new ProjectRootError(`project root "${root}" ${what}`);
+    // The skills may well be there under another layout: say where, as for a skills/ folder that holds none.
+    const patterns = found === undefined ? suggestSkillPatterns(root) : [];
+    const hint = patterns.length === 0 ? "" : `; SKILL.md files are under ${describeSkillPatterns(patterns)}: name ${patterns.length === 1 ? "that" : "the ones that hold the skills"} in "skills" of ${CONFIG_FILE} (gamma-prompt init writes it)`;
+    throw new ProjectRootError(`project root "${root}" ${what}${hint}`, patterns);
   }
 }
 

@@ -123,24 +123,78 @@ export function newSkillFolder(layout: SkillLayout, name: string): string | unde
   return layoutNamesFolder(layout, folder) ? folder : undefined;
 }
 
-/** `skills/.curated/*`-style globs that would find SKILL.md files the layout missed (for the empty-project hint). */
+/**
+ * `skills/.curated/*`-style globs that would find SKILL.md files the layout
+ * missed (for the hints of an empty project and of a root without skills/):
+ * one `<parent>/*` per folder that holds skills, and one glob with `*` for
+ * the folder that varies where parents differ in one name only
+ * (`skills/*\/*`, `packages/*\/.apm/skills/*`). Globs outside dot folders
+ * come first: `.github/skills/*` and `.agent/skills/*` are most often
+ * copies of the skills kept for one host. The search looks five folders
+ * deep and lists at most {@link HINT_FOLDER_BUDGET} folders, so a wrong
+ * root (a home folder) stays cheap.
+ */
 export function suggestSkillPatterns(root: string): string[] {
-  const suggestions = new Set<string>();
+  const parents = new Set<string>();
+  let budget = HINT_FOLDER_BUDGET;
   const visit = (relative: string, depth: number): void => {
+    if (budget-- <= 0) return;
     const listed = listDirectories(join(root, relative));
     // A hint only: a folder that cannot be listed suggests nothing.
-    for (const entry of Array.isArray(listed) ? listed : []) {
+    for (const entry of Array.isArray(listed) ? [...listed].sort(compareCodeUnits) : []) {
       if (NEVER_SEARCHED.has(entry) || (relative === "" && entry === DEFAULT_OUT_DIR)) continue;
       const child = relative === "" ? entry : `${relative}/${entry}`;
       if (isFile(join(root, child, SKILL_FILE))) {
-        suggestions.add(relative === "" ? "*" : `${relative}/*`);
+        parents.add(relative);
         continue;
       }
-      if (depth < 3) visit(child, depth + 1);
+      if (depth < HINT_DEPTH) visit(child, depth + 1);
     }
   };
   visit("", 0);
-  return [...suggestions].sort(compareCodeUnits).slice(0, 5);
+  const globs = collapseParents([...parents].sort(compareCodeUnits)).map((parent) => (parent === "" ? "*" : `${parent}/*`));
+  const inDotFolder = (glob: string): boolean => glob.split("/").some((segment) => segment.startsWith("."));
+  return [...globs.filter((glob) => !inDotFolder(glob)).sort(compareCodeUnits), ...globs.filter(inDotFolder).sort(compareCodeUnits)];
+}
+
+/** Folders listed at most by {@link suggestSkillPatterns}. */
+const HINT_FOLDER_BUDGET = 2000;
+/** How deep below the root {@link suggestSkillPatterns} lists folders: deep enough for `packages/*\/.apm/skills/*`. */
+const HINT_DEPTH = 4;
+
+/** Parents that differ in one folder name only (`skills/android`, `skills/ios`) as one pattern with `*` there (`skills/*`); a dot folder is never folded in, as `*` does not match one. */
+function collapseParents(parents: readonly string[]): string[] {
+  const done = new Set<string>();
+  const result: string[] = [];
+  for (const parent of parents) {
+    if (done.has(parent)) continue;
+    const segments = parent === "" ? [] : parent.split("/");
+    let folded = false;
+    for (let position = 0; position < segments.length && !folded; position++) {
+      if (segments[position]?.startsWith(".")) continue;
+      const group = parents.filter((other) => {
+        if (done.has(other)) return false;
+        const theirs = other === "" ? [] : other.split("/");
+        return theirs.length === segments.length && !(theirs[position] ?? ".").startsWith(".") && theirs.every((segment, index) => index === position || segment === segments[index]);
+      });
+      if (group.length < 2) continue;
+      for (const other of group) done.add(other);
+      result.push(segments.map((segment, index) => (index === position ? "*" : segment)).join("/"));
+      folded = true;
+    }
+    if (!folded) {
+      done.add(parent);
+      result.push(parent);
+    }
+  }
+  return result;
+}
+
+/** Patterns as a hint names them: every one up to five, else the first four and how many more. */
+export function describeSkillPatterns(patterns: readonly string[]): string {
+  const quotedAll = patterns.map((pattern) => `"${pattern}"`);
+  if (quotedAll.length <= 5) return quotedAll.join(", ");
+  return `${quotedAll.slice(0, 4).join(", ")} and ${quotedAll.length - 4} more`;
 }
 
 /**

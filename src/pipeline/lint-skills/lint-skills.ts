@@ -4,7 +4,7 @@ import { compareDiagnostics, createDiagnostic, FILE_START, type Diagnostic, type
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { SkillType, SourceFile, ValidSkill } from "../../stage-data.js";
 import type { ChecklistStep } from "../../protocol/checklist.js";
-import { DEFAULT_LAYOUT, globToRegExp, suggestSkillPatterns, type SkillLayout } from "../discover/skill-folders.js";
+import { DEFAULT_LAYOUT, describeSkillPatterns, globToRegExp, suggestSkillPatterns, type SkillLayout } from "../discover/skill-folders.js";
 import { CONFIG_FILE } from "../discover/source-paths.js";
 import type { Profile, RuleSetting, SkillTypeGlob } from "../validate/lint-config.js";
 import { brokenLinkDiagnostics } from "../validate/links.js";
@@ -341,7 +341,7 @@ function noSkillsDiagnostic(root: string, layout: SkillLayout, configFile: strin
   const inRoot = configFile === undefined ? undefined : relative(root, configFile).split(sep).join("/");
   const given = inRoot === undefined ? undefined : inRoot.startsWith("../") || isAbsolute(inRoot) ? configFile : inRoot;
   const hints = suggestSkillPatterns(root).filter((pattern) => !layout.skills.includes(pattern));
-  const hint = hints.length > 0 ? `; SKILL.md files are under ${hints.map((pattern) => `"${pattern}"`).join(", ")}: add that to "skills" in ${given ?? CONFIG_FILE}` : "";
+  const hint = hints.length > 0 ? `; SKILL.md files are under ${describeSkillPatterns(hints)}: add ${hints.length === 1 ? "that" : "the ones that hold the skills"} to "skills" in ${given ?? CONFIG_FILE}` : "";
   // Where the finding points: the config that names the folders, or (without one, or with one outside the project) the folder searched.
   const top = layout.skills[0]?.split("/")[0] ?? "";
   const configHere = given === undefined ? existsSync(join(root, CONFIG_FILE)) : given === inRoot;

@@ -7,10 +7,7 @@ import type { LineIndex } from "./positions.js";
  * lists the body parse found (the same lists the body rules judge), so lint
  * and build can never disagree about what the checklist is.
  *
- * The checklist is the first ordered list under a heading that names it
- * ("Checklist", "Steps", "Procedure"), else the first list of at least
- * three steps (what reads as a procedure, as the type rule and the
- * reference-checklist rule count), else the first ordered list. A step's
+ * The checklist is the procedure the body declares (see {@link chooseChecklist}). A step's
  * title is its bold lead (`**Validate.**`) or, without one, its first
  * sentence; "(optional)" at the start of the step, inside or outside the bold
  * lead, marks it optional.
@@ -34,11 +31,52 @@ export function extractChecklist(lines: LineIndex, lists: readonly OrderedListSh
  * line: no heading is looked for above it.
  */
 export function checklistList(lines: LineIndex, lists: readonly OrderedListShape[], bodyStartLine: number): OrderedListShape | undefined {
-  return (
-    lists.find((candidate) => CHECKLIST_HEADING.test(headingBefore(lines, candidate.line, bodyStartLine))) ??
-    lists.find((candidate) => candidate.items.length >= PROCEDURE_STEPS && stepCount(lines, candidate) >= PROCEDURE_STEPS) ??
-    lists[0]
-  );
+  return chooseChecklist(lines, lists, bodyStartLine)?.list;
+}
+
+/** The body's checklist, and how the body declares it: as `Step N` headings, under a heading that names the procedure, or not at all (`undefined`: the list is the first that reads as one). */
+export interface ChecklistChoice {
+  list: OrderedListShape;
+  declared: "step-headings" | "heading" | undefined;
+  /** The nearest heading above the list ("" when none). */
+  heading: string;
+}
+
+/**
+ * Which of the body's lists (in line order, step heading runs among them) is
+ * the procedure it declares, the one rule the build, lint and init all apply:
+ *
+ * 1. numbered `Step N` headings (`## Step 1: …`), when the body has them: a
+ *    list inside a step's section is part of that step;
+ * 2. else the first list under a heading that names its steps (Steps,
+ *    Step-by-step, Procedure, Checklist);
+ * 3. else the first list of at least three steps (what reads as a
+ *    procedure), declared when its heading names a process or a workflow;
+ * 4. else the first list.
+ *
+ * A list under a heading about what comes after or outside the procedure
+ * (Next steps, Follow-ups, See also, Related, Further reading, What's next,
+ * a condition: When …, If …) is never taken while another list is there, and
+ * a heading numbered as one part of several (`Workflow 1: …`, `Phase 4: …`,
+ * `7. Writing process`) declares nothing: the list under it is one branch or
+ * stage.
+ */
+export function chooseChecklist(lines: LineIndex, lists: readonly OrderedListShape[], bodyStartLine: number): ChecklistChoice | undefined {
+  if (lists.length === 0) return undefined;
+  const stepHeadings = lists.find((list) => {
+    const first = list.items[0];
+    return first?.heading !== undefined && STEP_WORD.test(lines.lineText(first.line));
+  });
+  if (stepHeadings) return { list: stepHeadings, declared: "step-headings", heading: headingBefore(lines, stepHeadings.line, bodyStartLine) };
+  const headings = lists.map((list) => headingBefore(lines, list.line, bodyStartLine));
+  const inside = lists.flatMap((list, at) => (OUTSIDE_HEADING.test(headings[at] ?? "") ? [] : [{ list, heading: headings[at] ?? "" }]));
+  const names = (heading: string, words: RegExp): boolean => words.test(heading) && !NUMBERED_PART.test(heading);
+  const named = inside.find((candidate) => names(candidate.heading, STEPS_HEADING));
+  if (named) return { ...named, declared: "heading" };
+  const long = inside.find((candidate) => candidate.list.items.length >= PROCEDURE_STEPS && stepCount(lines, candidate.list) >= PROCEDURE_STEPS);
+  if (long) return { ...long, declared: names(long.heading, PROCEDURE_HEADING) ? "heading" : undefined };
+  const chosen = inside[0] ?? { list: lists[0] as OrderedListShape, heading: headings[0] ?? "" };
+  return { ...chosen, declared: undefined };
 }
 
 /** Steps that make a list read as a procedure: the checklist's choice, the type rule and the reference-checklist rule all count so. */
@@ -97,7 +135,18 @@ function continuationOf(lines: LineIndex, markerLine: number): string {
 /** A step title that is only an ellipsis. */
 const ELLIPSIS = /^(?:\.{2,}|…+)$/;
 
-const CHECKLIST_HEADING = /\b(?:checklist|steps|procedure)\b/i;
+/** A heading that names the steps under it, so the first list under one is the checklist: English words only. */
+const STEPS_HEADING = /\b(?:checklist|steps|step-by-step|procedure)\b/i;
+/** A heading that names a procedure: the words above, a process or a workflow. A list under one is declared when it is also the first that reads as a procedure (a "workflow" heading may just as well describe someone else's). */
+export const PROCEDURE_HEADING = /\b(?:checklist|steps|step-by-step|procedure|process|workflow)\b/i;
+/** A heading about what comes after or outside the procedure (follow-ups, pointers elsewhere, a condition such as when to use the skill): the list under it is not the procedure. */
+export const OUTSIDE_HEADING = /\b(?:next[ \t]+steps?|follow[- \t]?ups?|see[ \t]+also|related|further[ \t]+reading|what['\u2019]?s[ \t]+next)\b|^[^\p{L}\d]*(?:when|if)\b/iu;
+/** The part of {@link OUTSIDE_HEADING} that names a condition (`When to use`, `If the project is linked`): the list under it is one branch. */
+export const CONDITION_HEADING = /^[^\p{L}\d]*(?:when|if)\b/iu;
+/** A heading numbered as one part of several (`Workflow 1: …`, `Phase 4: Post-install steps`, `7. Writing process`): the list under it is one branch or stage, not the whole procedure. */
+const NUMBERED_PART = /^[^\p{L}\d]*(?:\p{L}+[ \t]+)?\d{1,3}(?:\.\d{1,3})*(?![\d\p{L}])/u;
+/** A step heading's number written with the word (`Step 3`), which declares the procedure; a bare `### 3.` may number the sections of a reference. */
+const STEP_WORD = /\bstep[ \t]+\d/i;
 /** A list marker after any container markers (`>` quotes, list indentation). */
 const MARKER = /^[\s>]*(\d{1,9})[.)](?:[ \t]+|$)/;
 /** A GFM task-list box at the start of an item's text (`1. [ ] Run the tests`, `[x]` when ticked): a checkbox, not part of the step's title. */

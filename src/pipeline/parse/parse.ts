@@ -58,6 +58,11 @@ export interface ParsedSkillFile {
   opening: Range;
   /** 1-based line (within `body`) of the first line nested too deep to be parsed, if any. */
   tooDeepLine?: number;
+  /**
+   * The type rests only on a plain `type` under metadata (no `type`, no `gamma-type`): a key collections also
+   * use for categories of their own, so under the agentskills profile a finding that rests on it is a warning.
+   */
+  typeFromPlainMetadata?: true;
   /** The body's checklists (ordered lists and numbered step headings); only looked for when the skill type is known and the body is not too deep. */
   orderedLists?: OrderedListShape[];
 }
@@ -88,6 +93,8 @@ export async function parseSkillFile(source: SourceFile, defaultType?: SkillType
   const manifest = extractManifest(spellings.view, tree.value, defaultType);
   if (spellings.portableFields.length > 0) manifest.portableFields = spellings.portableFields;
   parsed.manifest = manifest;
+  const metadata = tree.value["metadata"];
+  if (manifest.type !== undefined && !Object.prototype.hasOwnProperty.call(spellings.view.value, "type") && isMapping(metadata) && metadata["type"] === manifest.type && defaultType !== manifest.type) parsed.typeFromPlainMetadata = true;
   const deepLine = tooDeepLine(split.body);
   if (deepLine !== undefined) parsed.tooDeepLine = deepLine;
   else if (manifest.type) {

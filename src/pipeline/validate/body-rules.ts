@@ -4,7 +4,7 @@ import type { SkillType } from "../../stage-data.js";
 import type { OrderedListShape } from "../parse/body-shape.js";
 import type { FrontmatterSplit } from "../parse/frontmatter.js";
 import type { LineIndex } from "../parse/positions.js";
-import { checklistList, PROCEDURE_STEPS, stepCount } from "../parse/checklist.js";
+import { chooseChecklist, headingBefore, OUTSIDE_HEADING, PROCEDURE_STEPS, stepCount, type ChecklistChoice } from "../parse/checklist.js";
 
 export interface BodyProblem {
   ruleId: RuleId;
@@ -20,21 +20,23 @@ export interface BodyProblem {
 export function bodyProblems(type: SkillType, lists: readonly OrderedListShape[], index: LineIndex, split: FrontmatterSplit): BodyProblem[] {
   if (type === "workflow") {
     // The list the build compiles as the checklist, and so the one the runtime enforces and audits.
-    const checklist = checklistList(index, lists, split.bodyStartLine);
+    const choice = chooseChecklist(index, lists, split.bodyStartLine);
+    const checklist = choice?.list;
     if (!checklist) {
       const range = split.body === "" ? split.closing : index.lineRange(split.bodyStartLine);
       return [{ ruleId: "skill/workflow-checklist", range, message: "Unexpected workflow body without an ordered list, expected a numbered checklist of steps (1. …, 2. …) or numbered step headings (## Step 1: …)" }];
     }
+    const problems: BodyProblem[] = [];
+    const guess = choice === undefined ? undefined : guessedChecklist(choice, lists, index, split.bodyStartLine);
+    if (guess !== undefined) problems.push({ ruleId: "skill/workflow-checklist-guess", range: listRange(checklist, index), message: guess });
     if (!checklist.items.some((item) => item.verifies)) {
-      return [
-        {
-          ruleId: "skill/workflow-verification",
-          range: listRange(checklist, index),
-          message: "Unexpected checklist without a verification step, expected a step that verifies the result (verify, check, inspect, confirm, review, validate, ensure, test, assert)",
-        },
-      ];
+      problems.push({
+        ruleId: "skill/workflow-verification",
+        range: listRange(checklist, index),
+        message: "Unexpected checklist without a verification step, expected a step that verifies the result (verify, check, inspect, confirm, review, validate, ensure, test, assert)",
+      });
     }
-    return [];
+    return problems;
   }
   const checklist = longChecklist(lists, index);
   if (!checklist) return [];
@@ -45,6 +47,23 @@ export function bodyProblems(type: SkillType, lists: readonly OrderedListShape[]
       message: `Unexpected checklist of ${checklist.steps} steps in a reference skill, expected lookup material (a procedure belongs in a workflow skill)`,
     },
   ];
+}
+
+/**
+ * Why the compiled checklist is a guess, when it is: the body declares no
+ * procedure and holds another list that reads as one, or the only list is
+ * about what comes after or outside the procedure. A declared checklist
+ * (`Step N` headings, a heading that names its steps or the workflow) never is.
+ */
+function guessedChecklist(choice: ChecklistChoice, lists: readonly OrderedListShape[], index: LineIndex, bodyStartLine: number): string | undefined {
+  if (choice.declared !== undefined) return undefined;
+  const heading = choice.heading.trim();
+  const expected = "expected the procedure as Step N headings or under a heading that names it (## Steps, ## Workflow)";
+  if (OUTSIDE_HEADING.test(heading)) return `Unexpected checklist under "${heading}", a heading about a condition or about what comes after the procedure, compiled only because the body has no other list; ${expected}`;
+  // Lists under a condition or a follow-up heading are no candidates for the procedure.
+  const others = lists.filter((list) => list !== choice.list && list.items.length >= PROCEDURE_STEPS && stepCount(index, list) >= PROCEDURE_STEPS && !OUTSIDE_HEADING.test(headingBefore(index, list.line, bodyStartLine))).length;
+  if (others === 0) return undefined;
+  return `Unexpected checklist chosen as the first of ${others + 1} lists of ${PROCEDURE_STEPS} or more steps, none declared as the procedure; ${expected}`;
 }
 
 /** The first list of at least {@link PROCEDURE_STEPS} steps (placeholders such as `3. ...` not counted): what reads as a procedure. */

@@ -1,5 +1,5 @@
 import { createDiagnostic, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
-import type { RuleId } from "../../diagnostics/rules/index.js";
+import { ruleRegistry, type RuleId } from "../../diagnostics/rules/index.js";
 import { MAX_NESTING } from "../parse/body.js";
 import { quoted } from "../../diagnostics/quote.js";
 import { isMapping, type ParsedSkillFile } from "../parse/parse.js";
@@ -59,7 +59,13 @@ export function skillFileDiagnostics(parsed: ParsedSkillFile, profile: Profile =
     const line = split.bodyStartLine + parsed.tooDeepLine - 1;
     report("skill/body-too-deep", index.lineRange(line), `Unexpected nesting deeper than ${MAX_NESTING} lists or block quotes, expected a flatter body`);
   } else if (manifest?.type && parsed.orderedLists) {
-    for (const problem of bodyProblems(manifest.type, parsed.orderedLists, index, split)) report(problem.ruleId, problem.range, problem.message);
+    for (const problem of bodyProblems(manifest.type, parsed.orderedLists, index, split)) {
+      // Under agentskills a plain metadata.type may be the collection's own category: an error resting on it alone is a warning.
+      if (profile === "agentskills" && parsed.typeFromPlainMetadata === true && ruleRegistry[problem.ruleId].severity === "error") {
+        const diagnostic = createDiagnostic(problem.ruleId, source.path, problem.range, `${problem.message}; a warning, since the type is read from "type" under metadata, a key collections also use for their own categories (write "gamma-type: ${manifest.type}" under metadata to hold the skill to it)`);
+        diagnostics.push({ ...diagnostic, severity: "warning" });
+      } else report(problem.ruleId, problem.range, problem.message);
+    }
   }
   return diagnostics;
 }

@@ -1,0 +1,82 @@
+/**
+ * A workflow's checklist is the procedure its skill declares: `Step N`
+ * headings when it has them, else the list under a heading that names the
+ * procedure, never a list about what comes after or outside it (Next steps,
+ * When to use …) while another is there. init types a skill by that same
+ * reading, the build compiles it, and an agent that follows the declared
+ * steps passes the runtime's completion audit.
+ */
+import { cpSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { lint } from "../../src/lint.js";
+import type { SkillChecklist } from "../../src/protocol/checklist.js";
+import { loadArtifacts } from "../../src/runtime/artifacts.js";
+import type { AuditReport } from "../../src/runtime/audit/audit.js";
+import { createGammaAgent } from "../../src/runtime/pi-adapter.js";
+import { scriptedModel, stubExecutors } from "../../src/runtime/pi/scripted-model.pi-adapter.js";
+import { runCliInProcessFrom } from "../helpers/cli.js";
+import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
+
+afterAll(removeTempDirs);
+
+const fixtures = fileURLToPath(new URL("../fixtures/checklist/", import.meta.url));
+
+describe("the checklist is the procedure the skill declares", () => {
+  it("takes Step N headings over a list inside a step, a procedure heading over a later Next Steps list, and passes over a When to use list", async () => {
+    const result = await lint({ root: join(fixtures, "declared"), profile: "gamma" });
+    const steps = Object.fromEntries(result.skills.map((skill) => [skill.name, skill.checklist?.map((step) => step.title)]));
+    expect(steps["next-steps"]).toEqual(["Scan Components", "Detect Shared Code", "Analyze Functionality", "Verify Coupling"]);
+    expect(steps["escalation-in-step"]).toEqual(["Install the CLI", "Refresh the templates", "Verify the sync"]);
+    expect(steps["when-to-use"]).toEqual(["Collect the merged changes", "Draft one line per change", "Verify every line against its pull request"]);
+    // With no other list, the one under Next steps is still the checklist, and lint says it is a guess.
+    expect(steps["follow-ups-only"]).toEqual(["Tell the team", "Verify the archive is read-only"]);
+    // Every other checklist is declared and verifies: lint has nothing to say about them.
+    expect(result.diagnostics.map((d) => [d.file, d.line, d.severity, d.ruleId])).toEqual([["skills/follow-ups-only/SKILL.md", 13, "warning", "skill/workflow-checklist-guess"]]);
+  });
+
+  it("init types a skill by the checklist the build compiles, and an agent that follows the declared steps passes the completion audit", async () => {
+    const root = await tempDir("gamma-declared-");
+    cpSync(join(fixtures, "declared-init"), root, { recursive: true });
+    const created = await runCliInProcessFrom(root, "init");
+    expect(created.code).toBe(0);
+    const typed = created.stdout.split("\n").filter((line) => /^ {2}skills\//.test(line)).map((line) => line.trim().replace(/ +/g, " "));
+    expect(typed).toEqual([
+      'skills/domain-detection workflow (its checklist of 4 steps is under "Step-by-Step Process")',
+      'skills/sync-plugin workflow (its checklist is 3 "Step N" headings)',
+      'skills/onboarding reference (a list of 3 items under "Next steps", a heading about what comes after or outside the procedure)',
+    ]);
+    const built = await runCliInProcessFrom(root, "build");
+    expect(built.code).toBe(0);
+    const compiled = (name: string): string[] => (JSON.parse(readFileSync(join(root, "dist", "skills", `${name}.steps.json`), "utf8")) as SkillChecklist).steps.map((step) => step.title);
+    const declared = ["Scan Components", "Detect Shared Code", "Analyze Functionality", "Verify Coupling"];
+    expect(compiled("domain-detection")).toEqual(declared);
+    expect(compiled("sync-plugin")).toEqual(["Install the CLI", "Refresh the templates", "Verify the sync"]);
+
+    // The agent loads the skill, does each step it declares as a task that names the step, and reports.
+    const artifacts = loadArtifacts({ distDir: join(root, "dist") });
+    const scripted = await scriptedModel([
+      { toolCalls: [{ name: "skill", arguments: { name: "domain-detection" } }] },
+      { toolCalls: [{ name: "todo", arguments: { tasks: declared.map((title, at) => ({ id: `t${at + 1}`, title, step: `domain-detection#${at + 1}`, status: "complete" })) } }] },
+      { toolCalls: [{ name: "message_user", arguments: { message: "Shared domain logic found in billing and orders.", blockOnUser: true } }] },
+    ]);
+    const audits: AuditReport[] = [];
+    const { agent, controller, dispose } = createGammaAgent({
+      artifacts,
+      variant: "base",
+      model: scripted.model,
+      executors: stubExecutors(artifacts),
+      onProtocolEvent: (event) => {
+        if (event.type === "audit") audits.push(event.report);
+      },
+    });
+    try {
+      await agent.prompt(controller.buildTurnMessages({ text: "Where is business logic duplicated across our components?" }));
+    } finally {
+      dispose();
+      scripted.dispose();
+    }
+    expect(audits.map((report) => [report.outcome, report.findings.map((finding) => finding.ruleId)])).toEqual([["pass", []]]);
+  });
+});
