@@ -97,3 +97,22 @@ describe("gamma-prompt mcp and a skill folder the config's `ignore` leaves out",
     expect(toolError(await session.call("lint_text", { path: "skills/release-notes/SKILL.md", text: "---\nname: release-notes\n---\n" }))).toBe(message);
   });
 });
+
+describe("gamma-prompt mcp resource URIs", () => {
+  it("lists an output folder's files under percent-encoded URIs that read back, and answers a bad encoding of either scheme with invalid params", async () => {
+    const root = await copyEmbeddedDefault();
+    const out = "out%41 #1";
+    cpSync(join(repoRoot, "dist"), join(root, out), { recursive: true });
+    const session = await startMcp(root, ["--out", out]);
+    const { resources } = await session.client.listResources();
+    const project = resources.filter((resource) => resource.uri.startsWith("gamma-prompt://project/"));
+    expect(project[0]?.uri).toBe("gamma-prompt://project/out%2541%20%231/manifest.json");
+    expect(project[0]?.name).toBe(`${out}/manifest.json`);
+    for (const resource of project) {
+      const [content] = (await session.client.readResource({ uri: resource.uri })).contents;
+      expect(content && "text" in content ? content.text : undefined, resource.uri).toBe(readFileSync(join(root, decodeURIComponent(resource.uri.slice("gamma-prompt://project/".length))), "utf8"));
+    }
+    await expect(session.client.readResource({ uri: "gamma-prompt://rules/skill%2" })).rejects.toMatchObject({ code: -32602, message: "MCP error -32602: Unexpected resource gamma-prompt://rules/skill%2: its rule is not valid percent-encoding" });
+    await expect(session.client.readResource({ uri: "gamma-prompt://project/dist%2" })).rejects.toMatchObject({ code: -32602 });
+  });
+});
