@@ -198,6 +198,21 @@ describe("gamma-prompt mcp at the end of its input", () => {
   });
 });
 
+describe("gamma-prompt mcp and a client that closes while a fix is on its way", () => {
+  it("answers the fix_file it had read before the client closed its end, so a write is never made unanswered", async () => {
+    const root = await embeddedDefault();
+    const original = readFileSync(join(root, IMPORT), "utf8");
+    writeFileSync(join(root, IMPORT), original.replace("  gamma-type: workflow\n", ""));
+    const session = await startMcp(root);
+    // The SDK's client closes by ending the server's stdin, then waits for it to exit.
+    const fix = session.client.callTool({ name: "fix_file", arguments: { path: IMPORT, write: true } });
+    const code = session.close();
+    expect((await fix).structuredContent).toMatchObject({ written: true });
+    expect(readFileSync(join(root, IMPORT), "utf8")).toBe(original);
+    expect(await code).toBe(0);
+  });
+});
+
 describe("gamma-prompt mcp lint of a path lint reads nothing in", () => {
   it("answers a folder no skills glob reaches, the output folder and a template with a tool error that says what lint covers, never a clean result", async () => {
     const root = await embeddedDefault();
