@@ -144,7 +144,12 @@ export async function runMcpServer(
     if (answer) void transport.send({ jsonrpc: "2.0", id: null, error: answer } as unknown as JSONRPCMessage).catch(() => undefined);
   };
   const closed = new Promise<void>((resolve) => {
-    server.onclose = () => resolve();
+    server.onclose = () => {
+      // Nothing more is read: a client that keeps its end of stdin open does not keep the server running.
+      streams.stdin.unpipe(input);
+      streams.stdin.pause();
+      resolve();
+    };
   });
   await server.connect(transport);
   // The client closing its end of stdin ends the session once every request it sent is answered (its reading

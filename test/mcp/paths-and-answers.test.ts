@@ -198,6 +198,35 @@ describe("gamma-prompt mcp at the end of its input", () => {
   });
 });
 
+describe("gamma-prompt mcp once its standard output is gone", () => {
+  it("exits 0 though stdin stays open, and never writes a fix still waiting for its turn", async () => {
+    const root = await embeddedDefault();
+    const broken = readFileSync(join(root, IMPORT), "utf8").replace("  gamma-type: workflow\n", "");
+    writeFileSync(join(root, IMPORT), broken);
+    const child = spawn(process.execPath, [join(repoRoot, "lib", "cli", "index.js"), "mcp"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const send = (message: object): boolean => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "sh", version: "1" } } });
+    send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    await new Promise((resolve) => child.stdout.once("data", resolve));
+    // The client stops reading: the first answer written after this finds no reader.
+    child.stdout.destroy();
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    for (const [id, name, args] of [
+      [1, "check_cache", {}],
+      [2, "check_cache", {}],
+      [3, "fix_file", { path: IMPORT, write: true }],
+    ] as const) {
+      send({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+    }
+    expect(await exited).toBe(0);
+    expect(readFileSync(join(root, IMPORT), "utf8")).toBe(broken);
+    expect(stderr).toBe("");
+    child.stdin.destroy();
+  });
+});
+
 describe("gamma-prompt mcp and a client that closes while a fix is on its way", () => {
   it("answers the fix_file it had read before the client closed its end, so a write is never made unanswered", async () => {
     const root = await embeddedDefault();
