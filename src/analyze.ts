@@ -44,6 +44,13 @@ export interface AnalyzeInput {
    * Default `project`: everything `build` checks as well.
    */
   scope?: "skills" | "project";
+  /**
+   * Compile a project with prompts/prefix.hbs as `build` does, whatever the
+   * config's `profile` says (it is the rule set lint applies; build always
+   * applies gamma). Default: compile only when lint's profile is gamma too,
+   * so that the findings are lint's.
+   */
+  build?: boolean;
 }
 
 export interface ProjectAnalysis {
@@ -83,7 +90,7 @@ export function createProjectAnalyzer(options: AnalyzerOptions): ProjectAnalyzer
     async analyze(input: AnalyzeInput = {}): Promise<ProjectAnalysis> {
       const overrides = toOverrides(input.buffers);
       try {
-        return await analyzeOnce(root, outDir, outRel, session, input.changedPaths, overrides, input.scope ?? "project");
+        return await analyzeOnce(root, outDir, outRel, session, input.changedPaths, overrides, input.scope ?? "project", input.build === true);
       } catch (error) {
         // A run that threw may have left the session half-updated: the next one starts cold.
         session = new BuildSession({ repeated: true });
@@ -101,10 +108,11 @@ async function analyzeOnce(
   changedPaths: readonly string[] | undefined,
   overrides: SourceOverrides | undefined,
   scope: "skills" | "project",
+  build: boolean,
 ): Promise<ProjectAnalysis> {
   const lintConfig = readLintConfig(root, undefined, overrides);
   const profile = lintConfig.config.profile ?? detectProfile(root);
-  const compiles = profile === "gamma" && detectProfile(root) === "gamma";
+  const compiles = (build || profile === "gamma") && detectProfile(root) === "gamma";
   if (!compiles || scope === "skills") {
     // The compiler's own settings when it will compile next: its checked files are then reused, not made again.
     const settings = {
@@ -125,7 +133,8 @@ async function analyzeOnce(
   const { compileProject } = await import("./pipeline/compile/compile.js");
   const compiled = await compileProject(root, session, changedPaths, { outDir: outRel, ...(overrides ? { sourceOverrides: overrides } : {}) });
   const analysis: ProjectAnalysis = {
-    profile,
+    // The build's own rule set.
+    profile: "gamma",
     diagnostics: compiled.diagnostics,
     errorCount: compiled.errorCount,
     warningCount: compiled.warningCount,

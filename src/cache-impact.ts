@@ -36,7 +36,16 @@ export async function cacheImpact(options: CacheImpactOptions): Promise<CacheImp
   const root = resolve(options.root);
   const outDir = resolve(root, options.outDir ?? "dist");
   const { result, built } = await checkAndBuild({ root, outDir });
-  if (!built) return { check: result, comparisonProblem: `the sources have errors (${result.errorCount}), so there is no build to compare with the output folder` };
+  if (!built) {
+    // check's own findings about the output folder (missing, mid-build) are no errors of the sources.
+    const sourceErrors = result.diagnostics.filter((diagnostic) => diagnostic.severity === "error" && !diagnostic.ruleId.startsWith("dist/")).length;
+    const outputProblem = result.diagnostics.find((diagnostic) => diagnostic.severity === "error" && diagnostic.ruleId.startsWith("dist/"));
+    const problem =
+      sourceErrors > 0 || outputProblem === undefined
+        ? `the sources have errors (${sourceErrors}), so there is no build to compare with the output folder`
+        : `the output folder holds no build to compare with (${outputProblem.ruleId}: ${outputProblem.message})`;
+    return { check: result, comparisonProblem: problem };
+  }
   let before;
   try {
     before = loadArtifacts({ distDir: outDir });

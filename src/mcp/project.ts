@@ -1,7 +1,7 @@
-import { realpathSync } from "node:fs";
+import { readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, join, posix, relative, resolve, sep } from "node:path";
 import { createProjectAnalyzer, type ProjectAnalyzer } from "../analyze.js";
-import { layoutTakesSkillFolder, newSkillFolder, type SkillLayout } from "../pipeline/discover/skill-folders.js";
+import { ignoringEntry, layoutTakesSkillFolder, newSkillFolder, type SkillLayout } from "../pipeline/discover/skill-folders.js";
 import { readLintConfig } from "../pipeline/validate/lint-config.js";
 import { findProject, isProject, namedProjectsBelow } from "../project-root.js";
 import { describeEntry, statIfPossible } from "../protocol/regular-file.js";
@@ -91,18 +91,32 @@ export class McpProject {
     return next;
   }
 
-  /** A path argument as a place inside the root; `exists: false` accepts a path with nothing there yet (unsaved text). */
+  /**
+   * A path argument as a place inside the root; `exists: false` accepts a path
+   * with nothing there yet (unsaved text). An absolute path may spell the root
+   * either way (through a link to it, or as the folder the link leads to).
+   * Every link on the way is followed, up to the nearest part that exists: a
+   * path that leads out of the root through one is refused, whether or not
+   * its last part exists yet.
+   */
   place(path: string, expect: { what: string; exists: boolean }): ProjectPath {
     if (path.includes("\u0000")) throw new ToolInputError(`Unexpected NUL character in path ${JSON.stringify(path.replace(/\u0000/g, "\\0"))}, expected ${expect.what} inside the project root ${this.root}`);
-    const abs = resolve(this.root, path);
-    if (!isWithin(this.root, abs)) throw new ToolInputError(`Unexpected path ${JSON.stringify(path)}: outside the project root ${this.root}; expected ${expect.what} inside it`);
-    const stats = statIfPossible(abs);
-    if (stats === undefined) {
-      if (expect.exists) throw new ToolInputError(`Unexpected path ${JSON.stringify(path)}: nothing there under the project root ${this.root}; expected ${expect.what}`);
-    } else if (!isWithin(this.realRoot, realpathOrSelf(abs))) {
+    const given = resolve(this.root, path);
+    const abs = isWithin(this.root, given) ? given : this.respelled(given);
+    if (abs === undefined) throw new ToolInputError(`Unexpected path ${JSON.stringify(path)}: outside the project root ${this.root}; expected ${expect.what} inside it`);
+    if (statIfPossible(abs) === undefined && expect.exists) throw new ToolInputError(`Unexpected path ${JSON.stringify(path)}: nothing there under the project root ${this.root}; expected ${expect.what}`);
+    if (!isWithin(this.realRoot, realOfNearest(abs))) {
       throw new ToolInputError(`Unexpected path ${JSON.stringify(path)}: it leads outside the project root ${this.root} (through a symbolic link); expected ${expect.what} inside it`);
     }
     return { rel: relative(this.root, abs).split(sep).join("/"), abs };
+  }
+
+  /** `abs` (outside the root as written) under the root's own spelling, when one of its folders is the root by another spelling. */
+  private respelled(abs: string): string | undefined {
+    for (let folder = abs, rest = ""; ; rest = join(basename(folder), rest), folder = dirname(folder)) {
+      if (statIfPossible(folder) !== undefined && realpathOrSelf(folder) === this.realRoot) return join(this.root, rest);
+      if (dirname(folder) === folder) return undefined;
+    }
   }
 
   /** The skill folders the project's config names (its `skills` and `ignore` globs), as lint and build read them. */
@@ -124,6 +138,12 @@ export class McpProject {
       if (basename(candidate.rel) === "SKILL.md" && layoutTakesSkillFolder(this.root, layout, posix.dirname(candidate.rel), options)) return candidate;
     }
     const through = real.rel === place.rel ? "" : ` (through a symbolic link: ${real.rel})`;
+    const ignoredBy = [real, place].map((candidate) => (basename(candidate.rel) === "SKILL.md" ? ignoringEntry(layout, posix.dirname(candidate.rel)) : undefined)).find((entry) => entry !== undefined);
+    if (ignoredBy !== undefined) {
+      throw new ToolInputError(
+        `Unexpected path ${JSON.stringify(place.rel)}${through}: its skill folder is left out by the entry ${JSON.stringify(ignoredBy)} of the project's \`ignore\` in gamma-prompt.config.json, so lint and build never read it; expected a SKILL.md in a folder it does not leave out, or that entry removed`,
+      );
+    }
     throw new ToolInputError(
       `Unexpected path ${JSON.stringify(place.rel)}${through}: not a SKILL.md in a skill folder the project's \`skills\` globs name (${layout.skills.join(", ")}), so lint and build never read it; expected a SKILL.md in such a folder, or a glob for it in gamma-prompt.config.json`,
     );
@@ -137,13 +157,7 @@ export class McpProject {
 
   /** `place` with every link on its way followed (as far as the path exists), relative to the real root. */
   realPlace(place: ProjectPath): ProjectPath {
-    let existing = place.abs;
-    const rest: string[] = [];
-    while (statIfPossible(existing) === undefined && dirname(existing) !== existing) {
-      rest.unshift(basename(existing));
-      existing = dirname(existing);
-    }
-    const abs = join(realpathOrSelf(existing), ...rest);
+    const abs = realOfNearest(place.abs);
     if (!isWithin(this.realRoot, abs)) return place;
     return { rel: relative(this.realRoot, abs).split(sep).join("/"), abs: join(this.root, relative(this.realRoot, abs)) };
   }
@@ -163,4 +177,20 @@ function realpathOrSelf(path: string): string {
   } catch {
     return path;
   }
+}
+
+/** `path` with every link on its way followed, as far as it exists; the parts that do not exist yet are kept as written. */
+function realOfNearest(path: string, links = 0): string {
+  let existing = path;
+  const rest: string[] = [];
+  while (statIfPossible(existing, { noFollow: true }) === undefined && dirname(existing) !== existing) {
+    rest.unshift(basename(existing));
+    existing = dirname(existing);
+  }
+  // A link to nothing (yet): where it leads is where a file written through it would land.
+  // (A loop of links leads nowhere: past the system's own limit of 40 it is taken as written.)
+  if (links < 40 && statIfPossible(existing) === undefined && statIfPossible(existing, { noFollow: true })?.isSymbolicLink() === true) {
+    return join(realOfNearest(resolve(dirname(existing), readlinkSync(existing)), links + 1), ...rest);
+  }
+  return join(realpathOrSelf(existing), ...rest);
 }

@@ -49,7 +49,7 @@ export function listResources(project: McpProject): ResourceEntry[] {
  * client neither gets an internal error nor reads a variant the manifest does not vouch for.
  */
 function outputResources(outDir: string, outRel: string): ResourceEntry[] {
-  const manifestUri = `${PROJECT_SCHEME_PREFIX}${outRel}/${MANIFEST_FILE}`;
+  const manifestUri = projectUri(`${outRel}/${MANIFEST_FILE}`);
   const manifestName = `${outRel}/${MANIFEST_FILE}`;
   const output = readBuiltOutput(outDir);
   if (output.kind !== "verified") {
@@ -60,8 +60,13 @@ function outputResources(outDir: string, outRel: string): ResourceEntry[] {
   const variants = Object.keys(output.artifacts.variants).sort();
   return [
     { uri: manifestUri, name: manifestName, description: "The build's manifest: every artifact with its sha256, the skills, variants and token counts.", mimeType: "application/json" },
-    ...variants.map((variant) => ({ uri: `${PROJECT_SCHEME_PREFIX}${outRel}/variants/${variant}.md`, name: `${outRel}/variants/${variant}.md`, description: `The compiled system prompt of variant ${variant}, as last built.`, mimeType: "text/markdown" })),
+    ...variants.map((variant) => ({ uri: projectUri(`${outRel}/variants/${variant}.md`), name: `${outRel}/variants/${variant}.md`, description: `The compiled system prompt of variant ${variant}, as last built.`, mimeType: "text/markdown" })),
   ];
+}
+
+/** The URI of a root-relative path, each part percent-encoded as a read decodes it (a `%`, space or `#` in a folder's name). */
+function projectUri(path: string): string {
+  return `${PROJECT_SCHEME_PREFIX}${path.split("/").map(encodeURIComponent).join("/")}`;
 }
 
 export const RESOURCE_TEMPLATES = [
@@ -71,7 +76,12 @@ export const RESOURCE_TEMPLATES = [
 
 export function readResource(project: McpProject, uri: string): { uri: string; mimeType: string; text: string } {
   if (uri.startsWith(RULE_SCHEME_PREFIX)) {
-    const id = decodeURIComponent(uri.slice(RULE_SCHEME_PREFIX.length));
+    let id: string;
+    try {
+      id = decodeURIComponent(uri.slice(RULE_SCHEME_PREFIX.length));
+    } catch {
+      throw new ToolInputError(`Unexpected resource ${uri}: its rule is not valid percent-encoding`);
+    }
     if (!isRuleId(id)) throw new ToolInputError(`Unexpected rule ${JSON.stringify(id)} in ${uri}, expected a rule id (resources/list names every rule's page)`);
     return { uri, mimeType: "text/markdown", text: rulePage(id) };
   }

@@ -19,7 +19,9 @@ import { encodedBytes, MAX_MESSAGE_BYTES, MessageSizeLimit, type OversizedMessag
 import { McpProject, ToolInputError } from "./project.js";
 import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.js";
 import { TOOL_DEFINITIONS } from "./tool-schemas.js";
+import { findingsSummary, MAX_RESULT_BYTES, oversizedBytes, oversizedResult, toolResult } from "./tool-result.js";
 import { TOOL_HANDLERS } from "./tools.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
 
 /**
  * `gamma-prompt mcp`: a Model Context Protocol server over standard input
@@ -63,10 +65,9 @@ export function createMcpServer(options: McpServerOptions = {}): Server {
       if (params.name !== "explain_rule") project.requireProject(params.name, typeof args.path === "string" ? args.path : undefined);
       // A cancelled call (the client's cancel, or its timeout) is not answered; what matters is that it writes nothing once cancelled.
       const structured = await project.serial(() => handler(project, args, { signal }), signal);
-      const result: CallToolResult = { content: [{ type: "text", text: JSON.stringify(structured, null, 2) }], structuredContent: structured as Record<string, unknown> };
-      const bytes = encodedBytes(result);
-      if (bytes > MAX_RESULT_BYTES) return toolError(`Unexpected result of ${bytes} bytes as JSON from ${params.name}, expected at most ${MAX_RESULT_BYTES}: a client's stdio reader drops a larger message, so it is not sent`);
-      return result;
+      const bytes = oversizedBytes(structured);
+      if (bytes !== undefined) return toolError(`${oversizedResult(params.name, bytes)}${whatItHeld(params.name, structured)}`);
+      return toolResult(structured);
     } catch (error) {
       if (error instanceof ToolInputError || error instanceof ProjectRootError || error instanceof ConfigFileError) return toolError(error.message);
       // A fault of the server's own: still an answer, and the server goes on.
@@ -90,13 +91,28 @@ export function createMcpServer(options: McpServerOptions = {}): Server {
   return server;
 }
 
+/**
+ * What a result too large to send held, when it is findings: how many, of
+ * which rules, and how to ask for fewer, so the agent is never left without
+ * a way forward.
+ */
+function whatItHeld(tool: string, structured: object): string {
+  const diagnostics = (structured as { diagnostics?: unknown }).diagnostics;
+  if (!Array.isArray(diagnostics)) return "";
+  const files = new Set((diagnostics as Diagnostic[]).map((diagnostic) => diagnostic.file)).size;
+  const narrower =
+    tool === "check_cache"
+      ? "run `gamma-prompt check` on the command line, which lists them all"
+      : tool === "lint" && files > 1
+        ? "pass `path` (one skill folder or file) to get part of them, or run `gamma-prompt lint` on the command line, which lists them all"
+        : `fix those of the rule with the most first (explain_rule says how), or ${tool === "lint_text" ? "write the file and " : ""}run \`gamma-prompt lint\` on the command line, which lists them all`;
+  return `; it held ${findingsSummary(diagnostics as Diagnostic[])}: ${narrower}`;
+}
+
 /** The protocol's invalid-params error with the message as it is (an McpError's message already starts "MCP error -32602", and the client adds that again). */
 function protocolError(message: string): Error {
   return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
 }
-
-/** Room for the JSON-RPC envelope (`jsonrpc`, `id`, `result`) around a result. */
-const MAX_RESULT_BYTES = MAX_MESSAGE_BYTES - 1024;
 
 /**
  * Serves over the given streams until the client closes them; resolves then.
@@ -115,7 +131,8 @@ export async function runMcpServer(
     stderr.write(`gamma-prompt mcp: ${problem}${message.id === undefined ? "" : ` (request ${JSON.stringify(message.id)})`}; it was dropped and the session goes on\n`);
     if (message.id !== undefined) void transport.send({ jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.InvalidRequest, message: `${problem}: it was not read` } });
   };
-  const transport = new StdioServerTransport(streams.stdin.pipe(new MessageSizeLimit(MAX_MESSAGE_BYTES, oversized)), streams.stdout);
+  const input = streams.stdin.pipe(new MessageSizeLimit(MAX_MESSAGE_BYTES, oversized));
+  const transport = new StdioServerTransport(input, streams.stdout);
   server.onerror = (error) => {
     // The transport's check of a JSON value that is no JSON-RPC message throws a list of schema issues: its first line says nothing.
     const notMessage = error.name === "ZodError";
@@ -127,12 +144,49 @@ export async function runMcpServer(
     if (answer) void transport.send({ jsonrpc: "2.0", id: null, error: answer } as unknown as JSONRPCMessage).catch(() => undefined);
   };
   const closed = new Promise<void>((resolve) => {
-    server.onclose = () => resolve();
+    server.onclose = () => {
+      // Nothing more is read: a client that keeps its end of stdin open does not keep the server running.
+      streams.stdin.unpipe(input);
+      streams.stdin.pause();
+      resolve();
+    };
   });
-  // The client closing its end (or going away) ends the session.
-  streams.stdin.once("end", () => void server.close());
-  streams.stdin.once("close", () => void server.close());
   await server.connect(transport);
+  // The client closing its end of stdin ends the session once every request it sent is answered (its reading
+  // end is still open: `printf … | gamma-prompt mcp`); standard output gone ends it at once, and closing the
+  // server cancels the calls still running, so a fix_file not yet written never is.
+  const answering = new Set<string | number>();
+  let ending = false;
+  let closing = false;
+  const closeNow = (): void => {
+    if (closing) return;
+    closing = true;
+    void server.close();
+  };
+  const closeWhenAnswered = (): void => {
+    ending = true;
+    if (answering.size === 0) closeNow();
+  };
+  const received = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if ("method" in message && "id" in message) answering.add(message.id);
+    received?.(message);
+    // A cancelled call is never answered.
+    if ("method" in message && message.method === "notifications/cancelled" && answering.delete((message.params as { requestId?: string | number } | undefined)?.requestId ?? "") && ending && answering.size === 0) closeNow();
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message: JSONRPCMessage) => {
+    try {
+      await send(message);
+    } finally {
+      if (!("method" in message) && "id" in message && typeof message.id !== "object" && message.id !== undefined && answering.delete(message.id) && ending && answering.size === 0) closeNow();
+    }
+  };
+  input.once("end", closeWhenAnswered);
+  // Stdin destroyed without an end: what it passed on is read first.
+  streams.stdin.once("close", () => setImmediate(closeWhenAnswered));
+  streams.stdout.once("error", closeNow);
+  streams.stdout.once("close", closeNow);
   await closed;
 }
 

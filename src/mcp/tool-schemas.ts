@@ -130,7 +130,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     name: "lint",
     title: "Lint skills",
     description:
-      "Check skills (SKILL.md frontmatter and body, links, requires/conflicts between skills) and, in a project with prompts/, its other sources: the findings `gamma-prompt lint` reports, as data. Call it after writing or changing a skill and before saying the work is done; pass `path` to keep only one skill folder's or one file's findings. Each finding names its rule (explain_rule tells why) and, when it has one, its safe fix (fix_file makes it).",
+      "Check skills (SKILL.md frontmatter and body, links, requires/conflicts between skills) and, in a project with prompts/, its other sources but the templates (check_cache builds those): the findings `gamma-prompt lint` reports, as data. Call it after writing or changing a skill and before saying the work is done; pass `path` to keep only one skill folder's or one file's findings (a path lint reads nothing in is refused, never answered clean). Each finding names its rule (explain_rule tells why) and, when it has one, its safe fix (fix_file makes it).",
     inputSchema: object({ path: pathArgument("A skill folder or file, relative to the project root (default: the whole project).") }, []),
     outputSchema: LINT_OUTPUT,
     annotations: readOnly,

@@ -3,14 +3,23 @@ import { basename, join, posix, relative, sep } from "node:path";
 import { cacheImpact } from "../cache-impact.js";
 import { builtPrompt, compiledPrompt, readBuiltOutput, verificationSummary, type CompiledPrompt } from "../compiled-prompt.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import { countDiagnostics } from "../diagnostics/diagnostic.js";
+import { compareDiagnostics, countDiagnostics } from "../diagnostics/diagnostic.js";
 import { explainRule, isRuleId, ruleSuggestion, type RuleExplanation } from "../diagnostics/rules/explain.js";
 import { lint, withAvailableFixes, type FixableDiagnostic } from "../lint.js";
 import { fixesDiff } from "../pipeline/fix/unified-diff.js";
 import { MAX_SOURCE_BYTES } from "../pipeline/discover/read-source.js";
+import { detectProfile, isAgentProject, readLintConfig } from "../pipeline/validate/lint-config.js";
+import { listProjectSourcePaths } from "../pipeline/discover/project-sources.js";
+import { matchSkillFolders } from "../pipeline/discover/skill-folders.js";
+import { CONFIG_FILE } from "../pipeline/discover/source-paths.js";
+import { splitFrontmatter } from "../pipeline/parse/frontmatter.js";
+import { isMapping } from "../pipeline/parse/parse.js";
+import { LineIndex } from "../pipeline/parse/positions.js";
+import { parseYamlTree } from "../pipeline/parse/yaml-tree.js";
 import { didYouMean } from "../protocol/suggest.js";
 import { skillGraph, type GraphSkill } from "../skills/graph.js";
 import { ToolInputError, type McpProject, type ProjectPath } from "./project.js";
+import { findingsSummary, oversizedBytes, oversizedResult } from "./tool-result.js";
 
 /**
  * Each tool's work: arguments (already checked against the tool's input
@@ -42,7 +51,7 @@ async function lintTool(project: McpProject, args: Arguments): Promise<object> {
   if (typeof args.path === "string") {
     const place = project.place(args.path, { what: "a skill folder or file", exists: true });
     kind = project.kindOf(place, ["file", "folder"], "a skill folder or a file");
-    scope = lintScope(project, place, kind);
+    scope = await lintScope(project, place, kind);
   }
   const result = await lint({ root: project.root, checklists: false });
   const kept = result.diagnostics.filter((diagnostic) => scope === "" || (kind === "file" ? diagnostic.file === scope : diagnostic.file.startsWith(`${scope}/`)));
@@ -59,13 +68,40 @@ async function lintTextTool(project: McpProject, args: Arguments): Promise<objec
   if (existsSync(given.abs)) project.kindOf(given, ["file"], "a SKILL.md file (or nothing yet)");
   const place = project.skillFile(given, { unsaved: true });
   const analysis = await project.analyzer.analyze({ buffers: new Map([[place.rel, text]]), scope: "skills" });
-  const kept = analysis.diagnostics.filter((diagnostic) => diagnostic.file === place.rel);
+  const kept = draftFindings(analysis.diagnostics, place.rel);
   return { path: place.rel, profile: analysis.profile, ...countDiagnostics(kept), diagnostics: await withAvailableFixes(project.root, kept, analysis.profile, new Map([[place.rel, text]])) };
+}
+
+/**
+ * The findings of the draft at `file`: its own, and those lint puts on another
+ * file that point at the draft (the second of two skills of one name is the
+ * one later in path order, which may be the one on disk), moved to the place
+ * in the draft they point at, with the other file's place as the related one.
+ */
+function draftFindings(diagnostics: readonly Diagnostic[], file: string): Diagnostic[] {
+  const kept: Diagnostic[] = [];
+  for (const diagnostic of diagnostics) {
+    if (diagnostic.file === file) kept.push(diagnostic);
+    else if (diagnostic.related?.file === file) {
+      const { related, ...finding } = diagnostic;
+      kept.push({
+        ...finding,
+        file,
+        line: related.line,
+        column: related.column,
+        endLine: related.endLine,
+        endColumn: related.endColumn,
+        message: `${diagnostic.message} (lint reports it on ${diagnostic.file}:${diagnostic.line}:${diagnostic.column} once this file is written)`,
+        related: { file: diagnostic.file, line: diagnostic.line, column: diagnostic.column, endLine: diagnostic.endLine, endColumn: diagnostic.endColumn, message: "where lint reports it" },
+      });
+    }
+  }
+  return kept.sort(compareDiagnostics);
 }
 
 /** Where the project's `skills` globs put a new skill of the text's `name:` (skills/<name>/SKILL.md by default). */
 function defaultSkillPath(project: McpProject, text: string): string {
-  const name = /^name:[ \t]*["']?([^"'\r\n#]*?)["']?[ \t]*$/m.exec(text)?.[1];
+  const name = frontmatterName(text);
   // A YAML collection (`name: [`, `name: {`) or a path is no name to file the text under; a badly formed name is, and lint says what is wrong with it.
   if (!name || /[/\\[\]{}]|^\.\.?$/.test(name)) throw new ToolInputError("Unexpected text without a usable `name:` line, expected `path` (where the SKILL.md will live) or a `name:` in the frontmatter");
   const path = project.newSkillFile(name);
@@ -75,11 +111,49 @@ function defaultSkillPath(project: McpProject, text: string): string {
   return path;
 }
 
-/** The root-relative scope of `lint {path}`; a SKILL.md (or its folder) that lint never reads is refused rather than reported clean. */
-function lintScope(project: McpProject, place: ProjectPath, kind: "file" | "folder"): string {
-  if (kind === "file") return basename(place.rel) === "SKILL.md" ? project.skillFile(place, { unsaved: false }).rel : place.rel;
-  if (place.rel !== "" && existsSync(join(place.abs, "SKILL.md"))) return posix.dirname(project.skillFile({ rel: `${place.rel}/SKILL.md`, abs: join(place.abs, "SKILL.md") }, { unsaved: false }).rel);
-  return project.realPlace(place).rel;
+/** The `name` of a SKILL.md's frontmatter as YAML reads it (comments, quotes, block scalars); undefined without one. */
+function frontmatterName(text: string): string | undefined {
+  const index = new LineIndex(text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n"));
+  const split = splitFrontmatter(index);
+  if ("ruleId" in split) return undefined;
+  const tree = parseYamlTree(index.text.slice(split.yamlStart, split.yamlEnd), split.yamlStart, index);
+  if (Array.isArray(tree) || !isMapping(tree.value)) return undefined;
+  const name = tree.value["name"];
+  return typeof name === "string" ? name.trim() : undefined;
+}
+
+/**
+ * The root-relative scope of `lint {path}`. A path lint reads nothing in (no
+ * skill folder the globs name at, above or below it, no other source lint
+ * checks) is refused rather than reported clean, and so are a template and
+ * the output folder, with the tool that does check them.
+ */
+async function lintScope(project: McpProject, place: ProjectPath, kind: "file" | "folder"): Promise<string> {
+  if (kind === "file" && basename(place.rel) === "SKILL.md") return project.skillFile(place, { unsaved: false }).rel;
+  if (kind === "folder" && place.rel !== "" && existsSync(join(place.abs, "SKILL.md"))) return posix.dirname(project.skillFile({ rel: `${place.rel}/SKILL.md`, abs: join(place.abs, "SKILL.md") }, { unsaved: false }).rel);
+  const scope = project.realPlace(place).rel;
+  if (scope === "") return scope;
+  const holds = (path: string): boolean => (kind === "file" ? path === scope : path === scope || path.startsWith(`${scope}/`));
+  const layout = project.layout();
+  const skillFolders = matchSkillFolders(project.root, layout);
+  if (skillFolders.some((folder) => holds(folder) || scope.startsWith(`${folder}/`))) return scope;
+  const { config } = readLintConfig(project.root);
+  const agent = isAgentProject(project.root, config.profile ?? detectProfile(project.root));
+  const sources = agent ? await listProjectSourcePaths(project.root) : [];
+  const templates = sources.filter((path) => path.endsWith(".hbs") && holds(path));
+  if (holds(CONFIG_FILE) || sources.some((path) => !path.endsWith(".hbs") && holds(path))) return scope;
+  const shown = JSON.stringify(place.rel);
+  const outRel = relative(project.root, project.outDir).split(sep).join("/");
+  if (outRel !== "" && (scope === outRel || scope.startsWith(`${outRel}/`))) {
+    throw new ToolInputError(`Unexpected path ${shown}: in the output folder ${outRel}/, which lint does not check; expected a skill folder or file (check_cache compares the output folder with the sources)`);
+  }
+  if (templates.length > 0) {
+    throw new ToolInputError(
+      `Unexpected path ${shown}: ${kind === "file" ? "a template" : "a folder of templates"}, which lint does not render, so it would find nothing there; expected a skill folder or file (check_cache builds the sources as \`gamma-prompt build\` does and reports the templates' findings)`,
+    );
+  }
+  const covered = `the skill folders the project's \`skills\` globs name (${layout.skills.join(", ")})${agent ? ", the config and the project's sources other than templates (prompts/*.yaml, schemas/, knowledge/)" : " and the config"}`;
+  throw new ToolInputError(`Unexpected path ${shown}: lint reads no file there (it reads ${covered}), so it would find nothing; expected a skill folder or file, or no path for the whole project`);
 }
 
 /** Past this many characters an argument is no near miss of a name: the message quotes its start only. */
@@ -100,6 +174,32 @@ async function fixFileTool(project: McpProject, args: Arguments, context: ToolCo
   if (!given.rel.endsWith("SKILL.md")) throw new ToolInputError(`Unexpected file ${JSON.stringify(given.rel)}, expected a SKILL.md (only skill frontmatter has safe fixes)`);
   const place = project.skillFile(given, { unsaved: false });
   const write = args.write === true;
+  if (write) {
+    // The answer has to fit in one message: one that would not is refused before anything is written.
+    const preview = await fixFileAnswer(project, place, false, context);
+    const bytes = oversizedBytes({ ...preview, written: true });
+    if (bytes !== undefined) throw new ToolInputError(`${oversizedResult("fix_file", bytes)}, and nothing was written: ${fixesHeld(preview)}; ${FIX_ON_THE_COMMAND_LINE}`);
+  }
+  const answer = await fixFileAnswer(project, place, write, context);
+  const bytes = oversizedBytes(answer);
+  if (bytes === undefined) return answer;
+  // Written although the preview fitted: the file changed in between. What was written is still said, in few words.
+  if (answer.written) throw new ToolInputError(`${oversizedResult("fix_file", bytes)}; the file was written all the same: ${fixesHeld(answer)}`);
+  throw new ToolInputError(`${oversizedResult("fix_file", bytes)}: ${fixesHeld(answer)}; ${FIX_ON_THE_COMMAND_LINE}`);
+}
+
+const FIX_ON_THE_COMMAND_LINE = "run `gamma-prompt lint --fix` on the command line to make the fixes, or fix the findings left first";
+
+interface FixFileAnswer {
+  file: string;
+  written: boolean;
+  notFixed?: string;
+  fixes: Array<{ line: number; column: number; ruleId: string; message: string }>;
+  diff: string;
+  remaining: FixableDiagnostic[];
+}
+
+async function fixFileAnswer(project: McpProject, place: ProjectPath, write: boolean, context: ToolContext): Promise<FixFileAnswer> {
   const result = await lint({ root: project.root, checklists: false, fix: write ? "write" : "dry-run", fixFiles: [place.rel], signal: context.signal });
   const fixed = (result.fixedFiles ?? []).filter((file) => file.file === place.rel);
   // A file reached through a symbolic link is never written through it: the answer says so instead of an empty diff.
@@ -112,6 +212,14 @@ async function fixFileTool(project: McpProject, args: Arguments, context: ToolCo
     diff: fixesDiff(fixed),
     remaining: await withAvailableFixes(project.root, result.diagnostics.filter((diagnostic) => diagnostic.file === place.rel), result.profile),
   };
+}
+
+/** A fix_file answer too large to send, in a sentence: its fixes by rule, and the findings left. */
+function fixesHeld(answer: FixFileAnswer): string {
+  const byRule = new Map<string, number>();
+  for (const fix of answer.fixes) byRule.set(fix.ruleId, (byRule.get(fix.ruleId) ?? 0) + 1);
+  const fixes = answer.fixes.length === 0 ? "no safe fix" : `${answer.fixes.length} safe fix${answer.fixes.length === 1 ? "" : "es"} (${[...byRule].map(([rule, n]) => `${rule} ${n}`).join(", ")})`;
+  return `${answer.file} has ${fixes}, and after them ${answer.remaining.length === 0 ? "no finding" : findingsSummary(answer.remaining)}`;
 }
 
 async function checkCacheTool(project: McpProject): Promise<object> {
@@ -138,7 +246,8 @@ async function checkCacheTool(project: McpProject): Promise<object> {
 async function showVariantTool(project: McpProject, args: Arguments): Promise<CompiledPrompt> {
   requirePrompts(project, "show_variant");
   const variant = args.variant as string;
-  const analysis = await project.analyzer.analyze();
+  // Built as `build` builds it, whatever rule set the config's `profile` gives lint.
+  const analysis = await project.analyzer.analyze({ build: true });
   if (analysis.artifacts && analysis.cachePlan && analysis.manifest) {
     const prompt = compiledPrompt(analysis.artifacts, analysis.cachePlan, variant);
     if (prompt) return prompt;
@@ -147,7 +256,7 @@ async function showVariantTool(project: McpProject, args: Arguments): Promise<Co
   }
   // While the sources have errors: the last build, only as far as it passes the runtime's verification.
   const output = readBuiltOutput(project.outDir);
-  const sources = `the sources have errors (${analysis.errorCount}; run lint)`;
+  const sources = sourcesHaveErrors(project, analysis.errorCount);
   if (output.kind === "failed") throw new ToolInputError(`Unexpected variant ${JSON.stringify(variant)}: ${sources} and the output folder ${outputFolder(project)} failed verification (${verificationSummary(output.problems)}); run \`gamma-prompt build\` once the sources are fixed`);
   if (output.kind === "absent") throw new ToolInputError(`Unexpected variant ${JSON.stringify(variant)}: ${sources} and the output folder ${outputFolder(project)} holds no build`);
   const prompt = builtPrompt(project.outDir, variant, output);
@@ -160,7 +269,7 @@ async function skillGraphTool(project: McpProject, args: Arguments): Promise<obj
   const name = args.skill as string;
   const compiles = existsSync(join(project.root, "prompts", "prefix.hbs"));
   // Every SKILL.md with a name, errors or not: the graph is what the files declare.
-  const analysis = await project.analyzer.analyze(compiles ? {} : { scope: "skills" });
+  const analysis = await project.analyzer.analyze(compiles ? { build: true } : { scope: "skills" });
   const skills: GraphSkill[] = analysis.skillFiles.flatMap(({ path, manifest }) =>
     manifest?.name === undefined
       ? []
@@ -187,7 +296,17 @@ function variantPreloads(project: McpProject, fromSources: VariantPreloads | und
   const output = readBuiltOutput(project.outDir);
   if (output.kind === "verified") return { variants: output.artifacts.manifest.variants, from: "output" };
   const why = output.kind === "failed" ? `failed verification (${verificationSummary(output.problems)})` : "holds no build";
-  return { unknown: `the sources have errors (run lint) and the output folder ${outputFolder(project)} ${why}: which variants preload a skill is not known` };
+  return { unknown: `${sourcesHaveErrors(project)} and the output folder ${outputFolder(project)} ${why}: which variants preload a skill is not known` };
+}
+
+/**
+ * Why the sources build to nothing: their errors, and where to see them (lint
+ * lists the build's errors when its profile is the build's own, gamma; under
+ * another profile only `build` and check_cache do).
+ */
+function sourcesHaveErrors(project: McpProject, count?: number): string {
+  const where = readLintConfig(project.root).config.profile === "agentskills" ? "check_cache lists them, as `gamma-prompt build` does" : "run lint";
+  return `the sources have errors (${count === undefined ? "" : `${count}; `}${where})`;
 }
 
 function outputFolder(project: McpProject): string {

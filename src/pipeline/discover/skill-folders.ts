@@ -97,6 +97,12 @@ export function layoutNamesFolder(layout: SkillLayout, folder: string): boolean 
   return layout.skills.some((pattern) => new RegExp(`${globToRegExp(pattern).source}$`).test(`${folder}/`));
 }
 
+/** The config's `ignore` entry that leaves out `folder`, a folder its `skills` globs name; undefined when none does. */
+export function ignoringEntry(layout: SkillLayout, folder: string): string | undefined {
+  if (folder === "" || !layout.skills.some((pattern) => new RegExp(`${globToRegExp(pattern).source}$`).test(`${folder}/`))) return undefined;
+  return layout.ignore.find((pattern) => isIgnored(globToRegExp(pattern), folder));
+}
+
 /**
  * Whether lint and build see a SKILL.md in the root-relative `folder`: a
  * folder the layout finds on disk, or, for text not on disk yet (`unsaved`),
