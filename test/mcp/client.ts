@@ -8,7 +8,8 @@ import type { Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { repoRoot } from "../lsp/client.js";
+import { copyParts, removeTempDirs } from "../helpers/temp-project.js";
+import { copyEmbeddedDefault, repoRoot } from "../lsp/client.js";
 
 export interface McpSession {
   client: Client;
@@ -65,4 +66,15 @@ export function toolError(result: CallToolResult): string {
   if (!result.isError) throw new Error(`expected a tool error, got ${JSON.stringify(result.structuredContent)}`);
   const [first] = result.content;
   return first?.type === "text" ? first.text : "";
+}
+
+/** What each test started: its servers stopped, then its folders removed (an afterEach of every MCP test file). */
+export async function closeSessionsAndFolders(): Promise<void> {
+  await closeSessions();
+  await removeTempDirs();
+}
+
+/** The embedded default's sources and its committed dist/, in a fresh folder. */
+export async function embeddedDefault(): Promise<string> {
+  return copyParts(repoRoot, ["dist"], await copyEmbeddedDefault());
 }

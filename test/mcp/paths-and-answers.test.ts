@@ -4,9 +4,9 @@ import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } f
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
-import { copyParts, removeTempDirs, tempDir } from "../helpers/temp-project.js";
+import { copyParts, tempDir } from "../helpers/temp-project.js";
 import { copyEmbeddedDefault, repoRoot } from "../lsp/client.js";
-import { closeSessions, startMcp, structured, toolError } from "./client.js";
+import { closeSessionsAndFolders, embeddedDefault, startMcp, structured, toolError } from "./client.js";
 
 /**
  * The MCP server's promises at their edges: paths that lead out of the
@@ -33,14 +33,8 @@ interface Lint {
   diagnostics: Finding[];
 }
 
-afterEach(async () => {
-  await closeSessions();
-  await removeTempDirs();
-});
+afterEach(closeSessionsAndFolders);
 
-async function embeddedDefault(): Promise<string> {
-  return copyParts(repoRoot, ["dist"], await copyEmbeddedDefault());
-}
 
 const sha256 = (path: string): string => createHash("sha256").update(readFileSync(path)).digest("hex");
 

@@ -8,9 +8,9 @@ import { explainRule, formatExplanation, ruleIds } from "../../src/diagnostics/r
 import { lint } from "../../src/lint.js";
 import { runCliInProcess } from "../helpers/cli.js";
 import { docPage } from "../helpers/docs.js";
-import { copyParts, removeTempDirs, tempDir } from "../helpers/temp-project.js";
-import { copyEmbeddedDefault, repoRoot } from "../lsp/client.js";
-import { closeSessions, startMcp, structured, toolError } from "./client.js";
+import { copyParts, tempDir } from "../helpers/temp-project.js";
+import { repoRoot } from "../lsp/client.js";
+import { closeSessionsAndFolders, embeddedDefault, startMcp, structured, toolError } from "./client.js";
 
 const IMPORT = "skills/import/SKILL.md";
 const PLAIN = join(repoRoot, "test", "fixtures", "mcp", "plain-collection");
@@ -36,15 +36,8 @@ interface Lint {
   diagnostics: Finding[];
 }
 
-afterEach(async () => {
-  await closeSessions();
-  await removeTempDirs();
-});
+afterEach(closeSessionsAndFolders);
 
-/** The embedded default's sources and its committed dist/, in a fresh folder. */
-async function embeddedDefault(): Promise<string> {
-  return copyParts(repoRoot, ["dist"], await copyEmbeddedDefault());
-}
 
 describe("gamma-prompt mcp: what it offers", () => {
   it("lists its tools, each with a description saying when to call it and schemas for input and output; and its resources", async () => {
