@@ -121,13 +121,19 @@ describe("a plugins/*/skills/* layout", () => {
     });
   }
 
-  it("keeps two skills of one name an error when the config's rules turn the rule off or down", async () => {
+  /** The plugins project with "proofread" in two plugins, each declared by its plugin.json. */
+  async function proofreadInTwoPlugins(): Promise<string> {
     const root = await pluginsProject();
     for (const plugin of ["writing", "review"]) {
       await mkdir(join(root, `plugins/${plugin}/.claude-plugin`), { recursive: true });
       await writeFile(join(root, `plugins/${plugin}/.claude-plugin/plugin.json`), JSON.stringify({ name: plugin }));
     }
     await cp(join(root, "plugins/review/skills/proofread"), join(root, "plugins/writing/skills/proofread"), { recursive: true });
+    return root;
+  }
+
+  it("keeps two skills of one name an error when the config's rules turn the rule off or down", async () => {
+    const root = await proofreadInTwoPlugins();
     const configPath = join(root, "gamma-prompt.config.json");
     const config = JSON.parse(await readFile(configPath, "utf8")) as object;
     // The finding as the rule raises it: the other file and its plugin.
@@ -150,12 +156,7 @@ describe("a plugins/*/skills/* layout", () => {
   });
 
   it("keeps two skills of one name an error with the rule turned off while either skill has another error", async () => {
-    const root = await pluginsProject();
-    for (const plugin of ["writing", "review"]) {
-      await mkdir(join(root, `plugins/${plugin}/.claude-plugin`), { recursive: true });
-      await writeFile(join(root, `plugins/${plugin}/.claude-plugin/plugin.json`), JSON.stringify({ name: plugin }));
-    }
-    await cp(join(root, "plugins/review/skills/proofread"), join(root, "plugins/writing/skills/proofread"), { recursive: true });
+    const root = await proofreadInTwoPlugins();
     const configPath = join(root, "gamma-prompt.config.json");
     const config = JSON.parse(await readFile(configPath, "utf8")) as object;
     await writeFile(configPath, JSON.stringify({ ...config, rules: { "skill/name-duplicate": "off" } }, null, 2));
