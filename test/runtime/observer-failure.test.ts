@@ -30,6 +30,18 @@ async function open(path: "agent" | "session", onProtocolEvent: (event: Protocol
   return { controller: gamma.controller, prompt: (text) => gamma.session.prompt(text) };
 }
 
+/** The user asks for a drive file: the model loads drive-files, searches, answers; what each call saw is returned. */
+async function askForTheBoardDeck(opened: { prompt(text: string): Promise<void> }): Promise<SeenContext[]> {
+  const seen: SeenContext[] = [];
+  pi.faux().setResponses([
+    seeing(seen, toolUse(fauxToolCall("skill", { name: "drive-files" }))),
+    seeing(seen, toolUse(fauxToolCall("drive_search", { query: "board deck" }))),
+    seeing(seen, fauxAssistantMessage("Found it.")),
+  ]);
+  await opened.prompt("Use the board deck from my Google Drive");
+  return seen;
+}
+
 describe.each([
   ["agent", "skills_activated"],
   ["agent", "checklist_progress"],
@@ -47,13 +59,7 @@ describe.each([
         throw new WebSocketClosedError("websocket closed");
       }
     });
-    const seen: SeenContext[] = [];
-    pi.faux().setResponses([
-      seeing(seen, toolUse(fauxToolCall("skill", { name: "drive-files" }))),
-      seeing(seen, toolUse(fauxToolCall("drive_search", { query: "board deck" }))),
-      seeing(seen, fauxAssistantMessage("Found it.")),
-    ]);
-    await opened.prompt("Use the board deck from my Google Drive");
+    const seen = await askForTheBoardDeck(opened);
 
     expect(thrown).toBe(true);
     expect(opened.controller.state.activeSkills.map((skill) => skill.name)).toContain("drive-files");
@@ -100,13 +106,7 @@ describe.each(["agent", "session"] as const)("on the %s path, an async onProtoco
         }
         if (event.type === "runtime_error") throw new WebSocketClosedError("still down");
       });
-      const seen: SeenContext[] = [];
-      pi.faux().setResponses([
-        seeing(seen, toolUse(fauxToolCall("skill", { name: "drive-files" }))),
-        seeing(seen, toolUse(fauxToolCall("drive_search", { query: "board deck" }))),
-        seeing(seen, fauxAssistantMessage("Found it.")),
-      ]);
-      await opened.prompt("Use the board deck from my Google Drive");
+      const seen = await askForTheBoardDeck(opened);
       await new Promise((resolve) => setImmediate(resolve));
 
       expect(rejected).toBe(1);
