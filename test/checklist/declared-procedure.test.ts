@@ -24,12 +24,17 @@ afterAll(removeTempDirs);
 const fixtures = fileURLToPath(new URL("../fixtures/checklist/", import.meta.url));
 
 describe("the checklist is the procedure the skill declares", () => {
-  it("takes Step N headings over a list inside a step, a procedure heading over a later Next Steps list, and passes over a When to use list", async () => {
+  it("takes Step N headings over a list inside a step, a procedure heading (numbered or not) over another list, and passes over a When to use list", async () => {
     const result = await lint({ root: join(fixtures, "declared"), profile: "gamma" });
     const steps = Object.fromEntries(result.skills.map((skill) => [skill.name, skill.checklist?.map((step) => step.title)]));
     expect(steps["next-steps"]).toEqual(["Scan Components", "Detect Shared Code", "Analyze Functionality", "Verify Coupling"]);
     expect(steps["escalation-in-step"]).toEqual(["Install the CLI", "Refresh the templates", "Verify the sync"]);
     expect(steps["when-to-use"]).toEqual(["Collect the merged changes", "Draft one line per change", "Verify every line against its pull request"]);
+    // A heading that names the steps declares its list whatever number precedes it: a section number or a count
+    // numbers no part of several, so an earlier list of principles is not the checklist.
+    expect(steps["numbered-section"]).toEqual(["Read the request", "Draft the headings", "Verify the outline covers the request"]);
+    expect(steps["count-heading"]).toEqual(["List the audience's questions", "Order them into sections", "Check each section answers one question"]);
+    expect(steps["count-steps"]).toEqual(["Read the description", "Run the tests locally", "Review the diff", "Squash the commits", "Confirm the main branch builds"]);
     // With no other list, the one under Next steps is still the checklist, and lint says it is a guess.
     expect(steps["follow-ups-only"]).toEqual(["Tell the team", "Verify the archive is read-only"]);
     // Every other checklist is declared and verifies: lint has nothing to say about them.

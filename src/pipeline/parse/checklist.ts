@@ -57,9 +57,9 @@ export interface ChecklistChoice {
  * A list under a heading about what comes after or outside the procedure
  * (Next steps, Follow-ups, See also, Related, Further reading, What's next,
  * a condition: When …, If …) is never taken while another list is there, and
- * a heading numbered as one part of several (`Workflow 1: …`, `Phase 4: …`,
- * `7. Writing process`) declares nothing: the list under it is one branch or
- * stage.
+ * a heading numbered as one part of several (`Workflow 1: …`, `Phase 4: …`)
+ * declares nothing: the list under it is one branch or stage. A section
+ * number or a count (`2. Steps`, `3 steps to an outline`) numbers no part.
  */
 export function chooseChecklist(lines: LineIndex, lists: readonly OrderedListShape[], bodyStartLine: number): ChecklistChoice | undefined {
   if (lists.length === 0) return undefined;
@@ -143,8 +143,13 @@ export const PROCEDURE_HEADING = /\b(?:checklist|steps|step-by-step|procedure|pr
 export const OUTSIDE_HEADING = /\b(?:next[ \t]+steps?|follow[- \t]?ups?|see[ \t]+also|related|further[ \t]+reading|what['\u2019]?s[ \t]+next)\b|^[^\p{L}\d]*(?:when|if)\b/iu;
 /** The part of {@link OUTSIDE_HEADING} that names a condition (`When to use`, `If the project is linked`): the list under it is one branch. */
 export const CONDITION_HEADING = /^[^\p{L}\d]*(?:when|if)\b/iu;
-/** A heading numbered as one part of several (`Workflow 1: …`, `Phase 4: Post-install steps`, `7. Writing process`): the list under it is one branch or stage, not the whole procedure. */
-const NUMBERED_PART = /^[^\p{L}\d]*(?:\p{L}+[ \t]+)?\d{1,3}(?:\.\d{1,3})*(?![\d\p{L}])/u;
+/**
+ * A heading numbered as one part of several: a word and the part's number (`Workflow 1: …`, `Phase 4: Post-install
+ * steps`, `Phase 2 Exit Checklist`), after a section number if any: the list under it is one branch or stage, not the
+ * whole procedure. A section number alone (`2. Steps`, `6.3 Steps`) numbers a section of the document, and a number
+ * followed by the word steps counts them (`3 steps to an outline`, `The 10-Step Process`): neither is a part.
+ */
+const NUMBERED_PART = /^[^\p{L}\d]*(?:\d{1,3}(?:\.\d{1,3})*[.):]?[ \t]+)?\p{L}+[ \t]+\d{1,3}(?:\.\d{1,3})*(?![\d\p{L}])(?![ \t]*-?[ \t]*steps?\b)/iu;
 /** A step heading's number written with the word (`Step 3`), which declares the procedure; a bare `### 3.` may number the sections of a reference. */
 const STEP_WORD = /\bstep[ \t]+\d/i;
 /** A list marker after any container markers (`>` quotes, list indentation). */
