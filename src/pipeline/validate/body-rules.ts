@@ -58,7 +58,9 @@ export function bodyProblems(type: SkillType, lists: readonly OrderedListShape[]
 function guessedChecklist(choice: ChecklistChoice, lists: readonly OrderedListShape[], index: LineIndex, bodyStartLine: number): string | undefined {
   if (choice.declared !== undefined) return undefined;
   const heading = choice.heading.trim();
-  const expected = "expected the procedure as Step N headings or under a heading that names it (## Steps, ## Workflow)";
+  // Only the headings that declare whichever list they head: a workflow heading declares a list only when it is also
+  // the first of three or more steps, so it cannot move the choice to a later list.
+  const expected = "expected the procedure as Step N headings or under a heading that names its steps (## Steps, ## Procedure, ## Checklist)";
   if (OUTSIDE_HEADING.test(heading)) return `Unexpected checklist under "${heading}", a heading about a condition or about what comes after the procedure, compiled only because the body has no other list; ${expected}`;
   // Lists under a condition or a follow-up heading are no candidates for the procedure.
   const others = lists.filter((list) => list !== choice.list && list.items.length >= PROCEDURE_STEPS && stepCount(index, list) >= PROCEDURE_STEPS && !OUTSIDE_HEADING.test(headingBefore(index, list.line, bodyStartLine))).length;
