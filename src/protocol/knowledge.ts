@@ -21,34 +21,48 @@ export const KNOWLEDGE_ID_MAX = 64;
 export type KnowledgeTextField = "name" | "scope";
 
 /**
- * DEL, the C1 controls (NEL included), U+2028, U+2029, the bidirectional controls (ALM, LRM, RLM, embeddings,
- * overrides, isolates) and the Unicode tag characters U+E0000 to U+E007F (invisible copies of ASCII that some
- * models decode, so they would carry hidden words into trusted text). The patterns need Unicode mode (the `u`
- * flag), as JSON Schema asks of its validators.
+ * DEL, the C1 controls (NEL included), U+2028, U+2029 and the bidirectional controls (ALM, LRM, RLM, embeddings,
+ * overrides, isolates), as the body of a regular-expression character class.
  */
-const FORBIDDEN_IN_BOTH = "\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\u{e0000}-\\u{e007f}";
+const FORBIDDEN_IN_BOTH = "\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069";
 
 /**
- * What a note's `name` and `scope` never hold, as the body of a regular-expression character class: `<` and
- * `>` (the hint is XML), the C0 controls but tab (`scope` also keeps line feed and carriage return; `name` is
- * one line) and {@link FORBIDDEN_IN_BOTH}. The compiler checks a note file by the patterns of
- * schemas/knowledge-note.schema.json, which are exactly {@link knowledgeTextPattern}; the runtime refuses a
- * host's live note by {@link forbiddenKnowledgeCharacter}.
+ * What a note's `name` and `scope` never hold besides the Unicode tag characters, as the body of a
+ * regular-expression character class: `<` and `>` (the hint is XML), the C0 controls but tab (`scope` also keeps
+ * line feed and carriage return; `name` is one line) and {@link FORBIDDEN_IN_BOTH}.
  */
-export const KNOWLEDGE_TEXT_FORBIDDEN: Readonly<Record<KnowledgeTextField, string>> = {
+const KNOWLEDGE_TEXT_FORBIDDEN: Readonly<Record<KnowledgeTextField, string>> = {
   name: `<>\\x00-\\x08\\x0a-\\x1f${FORBIDDEN_IN_BOTH}`,
   scope: `<>\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f${FORBIDDEN_IN_BOTH}`,
 };
 
-/** The pattern of schemas/knowledge-note.schema.json for `field`: no forbidden character, and not blank. */
+/**
+ * A Unicode tag character (U+E0000 to U+E007F: invisible copies of ASCII that some models decode, so they would
+ * carry hidden words into trusted text) next in the text, written so that a validator reads it alike with or
+ * without JavaScript's Unicode mode (the `u` flag), since many do without it (Python's re, Ajv with
+ * `unicodeRegExp: false`, any `new RegExp(pattern)`), and `\u{…}` is an error there. Without the flag the text is
+ * read by UTF-16 code units: the first branch, the surrogate pair U+DB40 U+DC00 to U+DC7F. With it, by code point:
+ * a pair of `\u` escapes is one code point, so the second branch reads "up to U+E007F, and not up to U+DFFFF",
+ * and the first reads lone surrogates no well-formed text holds. Without the flag the second branch matches no
+ * code unit: the classes read "up to U+DB40 or U+DC7F, and not up to U+DB3F or U+DFFF", and the lookahead before
+ * them turns away U+DB40 and U+DC7F (which with the flag are lone surrogates again). Python's re reads
+ * the escapes as lone surrogates too, so it loads the pattern but lets the tag characters through.
+ */
+const TAG_CHARACTER = "\\uDB40[\\uDC00-\\uDC7F]|(?!\\uDB40|\\uDC7F)(?![\\x00-\\uDB3F\\uDFFF])[\\x00-\\uDB40\\uDC7F]";
+
+/**
+ * The pattern of schemas/knowledge-note.schema.json for `field`: no forbidden character, and not blank. The
+ * compiler checks a note file by these patterns; the runtime refuses a host's live note by
+ * {@link forbiddenKnowledgeCharacter}, which refuses the same characters.
+ */
 export function knowledgeTextPattern(field: KnowledgeTextField): string {
   const forbidden = KNOWLEDGE_TEXT_FORBIDDEN[field];
-  return `^[^${forbidden}]*[^\\s${forbidden}][^${forbidden}]*$`;
+  return `^(?![\\s\\S]*(?:${TAG_CHARACTER}))[^${forbidden}]*[^\\s${forbidden}][^${forbidden}]*$`;
 }
 
 const FORBIDDEN_CHARACTER: Readonly<Record<KnowledgeTextField, RegExp>> = {
-  name: new RegExp(`[${KNOWLEDGE_TEXT_FORBIDDEN.name}]`, "u"),
-  scope: new RegExp(`[${KNOWLEDGE_TEXT_FORBIDDEN.scope}]`, "u"),
+  name: new RegExp(`[${KNOWLEDGE_TEXT_FORBIDDEN.name}\\u{e0000}-\\u{e007f}]`, "u"),
+  scope: new RegExp(`[${KNOWLEDGE_TEXT_FORBIDDEN.scope}\\u{e0000}-\\u{e007f}]`, "u"),
 };
 
 /**

@@ -60,6 +60,23 @@ describe("gamma-prompt build (CLI)", () => {
     expect(run.stdout).toBe("");
   });
 
+
+  it("exits 1 and leaves dist/ as it was when the config turns off the finding that keeps a skill out of the build", async () => {
+    const root = await copyProject("basic");
+    expect((await runIn(root, "build")).code).toBe(0);
+    const before = await snapshotTree(join(root, "dist"));
+    await writeFile(join(root, "gamma-prompt.config.json"), `${JSON.stringify({ rules: { "skill/missing-key": "off" } })}\n`);
+    await mkdir(join(root, "skills/glossary"));
+    await writeFile(join(root, "skills/glossary/SKILL.md"), "---\nname: glossary\ntype: reference\n---\n\n# Glossary\n\n- Card: one slide of a deck.\n");
+    const lint = await runIn(root, "lint");
+    expect(lint.code).toBe(1);
+    expect(lint.stdout).toContain("skill/missing-key");
+    const run = await runIn(root, "build");
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("skills/glossary/SKILL.md");
+    expect(run.stderr).toContain("skill/missing-key");
+    expect(await snapshotTree(join(root, "dist"))).toEqual(before);
+  });
   it("exits 2 on bad usage", async () => {
     expect((await runCliInProcess("build", "--format", "xml")).code).toBe(2);
     expect((await runCliInProcess("check", "--format", "table")).code).toBe(2);

@@ -169,6 +169,28 @@ describe("gamma-prompt lint: exit codes", () => {
     expect((await run("lint", "--root", root, "--format", format, "--allow-empty")).stderr).toBe("");
   });
 
+  it("passes a project without skills whose config sets skill/no-skills to note, as a note never fails a run, and fails it as a warning or an error", async () => {
+    const root = mkdtempSync(join(tmpdir(), "gamma-prompt-lint-"));
+    temps.push(root);
+    mkdirSync(join(root, "skills"));
+    const lintWith = async (setting: string) => {
+      writeFileSync(join(root, "gamma-prompt.config.json"), `${JSON.stringify({ rules: { "skill/no-skills": setting } })}\n`);
+      return run("lint", "--root", root, "--format", "json");
+    };
+    const note = await lintWith("note");
+    expect({ code: note.code, stderr: note.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(JSON.parse(note.stdout)).toMatchObject({ errorCount: 0, warningCount: 0, noteCount: 1, diagnostics: [{ ruleId: "skill/no-skills", severity: "note" }] });
+    const stylish = await run("lint", "--root", root);
+    expect({ code: stylish.code, stderr: stylish.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(stylish.stdout).toContain("skill/no-skills");
+    const warn = await lintWith("warn");
+    expect(warn.code).toBe(1);
+    expect(warn.stderr).toBe("gamma-prompt lint: no skill found, which fails the run (skill/no-skills); pass --allow-empty when an empty project is intended\n");
+    const error = await lintWith("error");
+    expect(error.code).toBe(1);
+    expect(JSON.parse(error.stdout)).toMatchObject({ errorCount: 1, diagnostics: [{ ruleId: "skill/no-skills", severity: "error" }] });
+  });
+
   it("exits 1 with skill/no-skills when folders hold a SKILL.md under another spelling, even with that finding turned off", async () => {
     // skills/foo/skill.md and skills/bar/Skill.md: no skill was checked, whatever else the run reports.
     const misnamed = await runIn(fixture("no-skills-misnamed"), "lint", "--format", "json");

@@ -1,6 +1,7 @@
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { EXIT_FINDINGS, EXIT_USAGE, exitCodeFor } from "../../diagnostics/exit-code.js";
+import type { Severity } from "../../diagnostics/diagnostic.js";
 import { escapeControls, messageRow } from "../../diagnostics/printable.js";
 import type { ReporterName } from "../../diagnostics/reporters/index.js";
 import { addProjectOptions, commandHelpFooter, reporterFormatOption } from "../options.js";
@@ -53,7 +54,7 @@ rename). It prints file:line:column, rule and change for each fix; a second run 
 with --format json both are in the document) and writes nothing. Its paths start in the working folder
 when it holds the project, else in the project root: apply it there (git apply, or patch -p1).`,
         exitCodes:
-          "0 no errors (and warnings within --max-warnings), 1 an error, more warnings than --max-warnings or no skill found (without --allow-empty), 2 usage (no skills/ folder under --root, said with where SKILL.md files are instead; a --config that is missing, a folder or an empty name, a fixed file --fix cannot write) or internal error.",
+          "0 no errors (and warnings within --max-warnings), 1 an error, more warnings than --max-warnings or no skill found (without --allow-empty, unless the config sets skill/no-skills to \"note\"), 2 usage (no skills/ folder under --root, said with where SKILL.md files are instead; a --config that is missing, a folder or an empty name, a fixed file --fix cannot write) or internal error.",
         examples: [
           "gamma-prompt lint",
           "gamma-prompt lint --root path/to/project",
@@ -170,9 +171,9 @@ async function runLint(given: LintCommandOptions): Promise<number> {
  * Why a run without errors fails (too many warnings, no skill found), on stderr in every format: stdout keeps
  * the format's own document, whose counts show no error.
  */
-function reportWhyFailed(diagnostics: ReadonlyArray<{ ruleId: string }>, counts: { errorCount: number; warningCount: number }, maxWarnings: number | undefined): void {
+function reportWhyFailed(diagnostics: ReadonlyArray<{ ruleId: string; severity: Severity }>, counts: { errorCount: number; warningCount: number }, maxWarnings: number | undefined): void {
   if (counts.errorCount > 0) return;
-  if (diagnostics.some((diagnostic) => diagnostic.ruleId === "skill/no-skills")) {
+  if (diagnostics.some(failsForNoSkills)) {
     process.stderr.write("gamma-prompt lint: no skill found, which fails the run (skill/no-skills); pass --allow-empty when an empty project is intended\n");
   }
   if (maxWarnings !== undefined && counts.warningCount > maxWarnings) {
@@ -181,9 +182,14 @@ function reportWhyFailed(diagnostics: ReadonlyArray<{ ruleId: string }>, counts:
 }
 
 /** An empty project is only a warning, but a run that checked nothing must not pass by accident. */
-function exitCodeAfterLint(diagnostics: ReadonlyArray<{ ruleId: string }>, counts: { errorCount: number; warningCount: number }, maxWarnings: number | undefined): number {
-  if (diagnostics.some((diagnostic) => diagnostic.ruleId === "skill/no-skills")) return EXIT_FINDINGS;
+function exitCodeAfterLint(diagnostics: ReadonlyArray<{ ruleId: string; severity: Severity }>, counts: { errorCount: number; warningCount: number }, maxWarnings: number | undefined): number {
+  if (diagnostics.some(failsForNoSkills)) return EXIT_FINDINGS;
   return exitCodeFor(counts, maxWarnings);
+}
+
+/** A `skill/no-skills` finding fails the run, as a warning (its own severity) or an error; the config's `"note"` keeps it in view and passes, as a note never fails a run. */
+function failsForNoSkills(diagnostic: { ruleId: string; severity: Severity }): boolean {
+  return diagnostic.ruleId === "skill/no-skills" && diagnostic.severity !== "note";
 }
 
 function parseMaxWarnings(value: string): number {

@@ -23,7 +23,7 @@ const fm = (...lines: string[]): string => ["---", ...lines, "---"].join("\n");
 
 export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   "skill/no-skills": {
-    text: "A lint run that finds no skill checked nothing, and passing would hide a wrong --root or a layout the defaults do not cover (skills/.curated/*, plugins/*/skills/*). Folders that hold a skill.md or Skill.md, or nothing, hold no skill: the run still fails, with skill/missing-skill-file on each folder (or without it, when that rule is off). The message names where SKILL.md files were found instead, searching five folders deep (`packages/*/.apm/skills/*`): one glob per folder that holds skills, folders that differ in one name folded into one `*` (`skills/*/*`), those outside dot folders first (`.github/skills/*` and `.agent/skills/*` are most often copies for one host), all of them up to five, else the first four and how many more. A root with no skills/ folder at all is a usage error (exit 2) with the same hint. As the finding is a warning, a line on stderr says why the run failed, in every format (`gamma-prompt lint: no skill found, which fails the run`). Set `skills` in gamma-prompt.config.json (gamma-prompt init writes it), or pass --allow-empty when an empty project is intended.",
+    text: "A lint run that finds no skill checked nothing, and passing would hide a wrong --root or a layout the defaults do not cover (skills/.curated/*, plugins/*/skills/*). Folders that hold a skill.md or Skill.md, or nothing, hold no skill: the run still fails, with skill/missing-skill-file on each folder (or without it, when that rule is off). The message names where SKILL.md files were found instead, searching five folders deep (`packages/*/.apm/skills/*`): one glob per folder that holds skills, folders that differ in one name folded into one `*` (`skills/*/*`), those outside dot folders first (`.github/skills/*` and `.agent/skills/*` are most often copies for one host), all of them up to five, else the first four and how many more. A root with no skills/ folder at all is a usage error (exit 2) with the same hint. As the finding is a warning, a line on stderr says why the run failed, in every format (`gamma-prompt lint: no skill found, which fails the run`). Set to \"note\" in the config's `rules`, it is shown and the run passes, as a note never fails a run; \"off\" hides it too. Set `skills` in gamma-prompt.config.json (gamma-prompt init writes it), or pass --allow-empty when an empty project is intended.",
     bad: "skills/.curated/pdf/SKILL.md   (default layout skills/* finds nothing)",
     good: '{ "skills": ["skills/.curated/*"] }',
   },
@@ -93,12 +93,12 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: fm("name: pdf", "description: Use when …"),
   },
   "skill/missing-key": {
-    text: "name and description are required by the Agent Skills specification: the catalog lists a skill by them. Under the gamma profile type is required too, because the runtime treats workflow and reference skills differently; lint --fix inserts it, guessed from the body (workflow when it has a checklist of 3 or more steps).",
+    text: "name and description are required by the Agent Skills specification: the catalog lists a skill by them. Under the gamma profile type is required too, because the runtime treats workflow and reference skills differently; lint --fix inserts it, guessed from the body (workflow when it has a checklist of 3 or more steps). In a skill without a name, description or (gamma profile) type the build can read, the finding stays an error whatever the config's `rules` or an inline suppression say: the build would otherwise leave the skill out without a word.",
     bad: fm("name: pdf"),
     good: fm("name: pdf", "description: Use when the user asks to fill PDF forms."),
   },
   "skill/value-type": {
-    text: "Each value must have the type the manifest schema gives it. YAML turns unquoted 1.10 into the number 1.1 and yes into true, so strings that look like numbers must be quoted; metadata values are strings. Quoting does not mend a list or a mapping where a string belongs: the message says to join the items into one string, or, under metadata, to give each entry a metadata key of its own.",
+    text: "Each value must have the type the manifest schema gives it. YAML turns unquoted 1.10 into the number 1.1 and yes into true, so strings that look like numbers must be quoted; metadata values are strings. Quoting does not mend a list or a mapping where a string belongs: the message says to join the items into one string, or, under metadata, to give each entry a metadata key of its own. In a skill without a name, description or (gamma profile) type the build can read, the finding stays an error whatever the config's `rules` or an inline suppression say: the build would otherwise leave the skill out without a word.",
     bad: "metadata:\n  version: 1.10",
     good: 'metadata:\n  version: "1.10"',
   },
@@ -128,7 +128,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "name: pdf and name: docs-pdf",
   },
   "skill/type-value": {
-    text: "type is Gamma's contract key: workflow (an ordered procedure the agent must follow) or reference (lookup material). A collection that already uses type for its own categories should move them under metadata, or drop type under the agentskills profile.",
+    text: "type is Gamma's contract key: workflow (an ordered procedure the agent must follow) or reference (lookup material). A collection that already uses type for its own categories should move them under metadata, or drop type under the agentskills profile. In a skill without a name, description or (gamma profile) type the build can read, the finding stays an error whatever the config's `rules` or an inline suppression say: the build would otherwise leave the skill out without a word.",
     bad: "type: checklist",
     good: "type: workflow\nmetadata:\n  category: checklist",
   },

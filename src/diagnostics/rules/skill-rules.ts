@@ -6,7 +6,7 @@ import type { RuleDefinition } from "./rule.js";
  */
 export const skillRules = {
   // The tree and the file
-  "skill/no-skills": { severity: "warning", description: "The project holds at least one skill where `skills` in the config (default `skills/*`) looks; lint fails unless `--allow-empty`; build does not report it and writes an empty catalog." },
+  "skill/no-skills": { severity: "warning", description: "The project holds at least one skill where `skills` in the config (default `skills/*`) looks; lint fails unless `--allow-empty` (or the config sets it to `\"note\"`); build does not report it and writes an empty catalog." },
   "skill/missing-skill-file": { severity: "warning", description: "Every folder in skills/ holds a file named exactly `SKILL.md`." },
   "skill/unreadable-file": { severity: "error", description: "`SKILL.md` and every supporting file beside it can be read." },
   "skill/file-too-large": { severity: "error", description: "`SKILL.md` is at most 1 MiB." },

@@ -10,7 +10,7 @@ import type { Profile, RuleSetting, SkillTypeGlob } from "../validate/lint-confi
 import { brokenLinkDiagnostics } from "../validate/links.js";
 import { unreferencedFileDiagnostics } from "../validate/unreferenced-files.js";
 import { unmatchedSkillTypeDiagnostics } from "../validate/skill-types.js";
-import { applySuppressions } from "../validate/suppressions.js";
+import { applySuppressions, UNSUPPRESSIBLE_IN_UNREAD_SKILL } from "../validate/suppressions.js";
 import { loadSkillSourcesReusing, type SkillSourceRecord } from "../discover/skill-sources.js";
 import { loadSkillSources } from "../discover/discover.js";
 import { listSupportingEntries, walkSupportingFolder, type SupportingWalk } from "../discover/supporting-files.js";
@@ -190,7 +190,8 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   if (settings.reportEmpty && sources.files.length === 0 && !applyRuleSettings(sources.diagnostics, settings.rules).some((diagnostic) => diagnostic.severity === "error")) {
     found.push(noSkillsDiagnostic(root, layout, settings.configFile));
   }
-  const settled = applyRuleSettings(suppressInline(found, sources.files, records, settings.profile), settings.rules).sort(compareDiagnostics);
+  const unread = new Set(records.filter((record) => unreadSkill(record.manifest, settings.profile)).map((record) => record.path));
+  const settled = applyRuleSettings(suppressInline(found, sources.files, unread), settings.rules, unread).sort(compareDiagnostics);
   const diagnostics = namesByPlugin ? settled : keepSameNameErrors(settled, records);
 
   const filesWithErrors = new Set(diagnostics.filter((diagnostic) => diagnostic.severity === "error").map((diagnostic) => diagnostic.file));
@@ -305,33 +306,45 @@ function folderOf(path: string): string {
  * without a name, a description or (gamma profile) a type the build reads cannot compile: the findings that say
  * why stay, or it would leave the build without a word.
  */
-function suppressInline(diagnostics: Diagnostic[], files: readonly SourceFile[], records: readonly SkillRecord[], profile: Profile): Diagnostic[] {
+function suppressInline(diagnostics: Diagnostic[], files: readonly SourceFile[], unread: ReadonlySet<string>): Diagnostic[] {
   const withComments = files.filter((file) => file.text.includes("gamma-prompt-disable"));
   if (withComments.length === 0) return diagnostics;
   const byFile = new Map(withComments.map((file) => [file.path, [] as Diagnostic[]]));
   const rest: Diagnostic[] = [];
   for (const diagnostic of diagnostics) (byFile.get(diagnostic.file) ?? rest).push(diagnostic);
-  const manifests = new Map(records.map((record) => [record.path, record.manifest]));
-  for (const file of withComments) {
-    const manifest = manifests.get(file.path);
-    const unread = manifest?.name === undefined || manifest.description === undefined || (profile === "gamma" && manifest.type === undefined);
-    rest.push(...applySuppressions(file, byFile.get(file.path) ?? [], unread));
-  }
+  for (const file of withComments) rest.push(...applySuppressions(file, byFile.get(file.path) ?? [], unread.has(file.path)));
   return rest;
 }
 
-/** `rules` in the config: "off" drops a rule's findings, "note", "warn" and "error" set their severity. */
-function applyRuleSettings(diagnostics: Diagnostic[], settings: ReadonlyMap<RuleId, RuleSetting> | undefined): Diagnostic[] {
+/** A skill without a name, a description or (gamma profile) a type the build reads: it cannot compile. */
+function unreadSkill(manifest: SkillRecord["manifest"], profile: Profile): boolean {
+  return manifest?.name === undefined || manifest.description === undefined || (profile === "gamma" && manifest.type === undefined);
+}
+
+/**
+ * `rules` in the config: "off" drops a rule's findings, "note", "warn" and "error" set their severity. In a skill
+ * the build cannot read (`unread`, by path), the findings that say why (the rules no suppression hides there,
+ * {@link UNSUPPRESSIBLE_IN_UNREAD_SKILL}) are never lowered: the skill would leave the build without a word.
+ */
+function applyRuleSettings(diagnostics: Diagnostic[], settings: ReadonlyMap<RuleId, RuleSetting> | undefined, unread: ReadonlySet<string> = new Set()): Diagnostic[] {
   if (!settings || settings.size === 0) return diagnostics;
   const result: Diagnostic[] = [];
   for (const diagnostic of diagnostics) {
     const setting = settings.get(diagnostic.ruleId);
-    if (setting === "off") continue;
-    const severity = setting === undefined ? diagnostic.severity : SETTING_SEVERITY[setting];
-    result.push(severity === diagnostic.severity ? diagnostic : { ...diagnostic, severity });
+    if (setting === undefined) {
+      result.push(diagnostic);
+      continue;
+    }
+    const severity = setting === "off" ? undefined : SETTING_SEVERITY[setting];
+    if (severity === diagnostic.severity) result.push(diagnostic);
+    else if (unread.has(diagnostic.file) && UNSUPPRESSIBLE_IN_UNREAD_SKILL.has(diagnostic.ruleId) && SEVERITY_RANK[severity ?? "off"] < SEVERITY_RANK[diagnostic.severity]) {
+      result.push({ ...diagnostic, message: `${diagnostic.message} (in a skill without a name, description or type the build can read, this finding stays an error whatever the config's rules say)` });
+    } else if (severity !== undefined) result.push({ ...diagnostic, severity });
   }
   return result;
 }
+
+const SEVERITY_RANK = { off: 0, note: 1, warning: 2, error: 3 } as const satisfies Record<Severity | "off", number>;
 
 const SETTING_SEVERITY = { note: "note", warn: "warning", error: "error" } as const satisfies Record<Exclude<RuleSetting, "off">, Severity>;
 
