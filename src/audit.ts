@@ -69,7 +69,7 @@ export async function audit(options: AuditOptions): Promise<AuditResult> {
   expectObject(given, "audit options", 'an object such as { root: ".", files: ["sessions/deck-42.jsonl"] }');
   expectStringArray(given["files"], "files", "an array of transcript files (JSONL)");
   for (const key of ["distDir", "root", "variant", "cwd"]) {
-    if (given[key] !== undefined) expectString(given[key], key);
+    if (given[key] !== undefined) expectString(given[key], key, "a string", true);
   }
   const cwd = options.cwd ?? process.cwd();
   const distDir = resolve(cwd, options.distDir ?? join(options.root ?? ".", "dist"));

@@ -39,7 +39,7 @@ export function compiledPrompt(artifacts: ReadonlyMap<string, ArtifactContent>, 
   if (!(artifacts instanceof Map)) throw new TypeError(`Unexpected artifacts ${shownValue(artifacts)}, expected the build's artifacts (a Map, as createProjectAnalyzer's analysis holds them)`);
   expectObject(plan, "cachePlan", "the build's cache plan (the analysis's cachePlan)");
   expectObject(plan.variants, "cachePlan.variants", "the build's cache plan (the analysis's cachePlan)");
-  expectString(variant, "variant", "a variant name, such as \"base\"");
+  expectString(variant, "variant", "a variant name, such as \"base\"", true);
   expectOneOf(from, "from", ["sources", "output"]);
   const content = artifacts.get(`variants/${variant}.md`);
   const variantPlan = Object.hasOwn(plan.variants, variant) ? plan.variants[variant] : undefined;
@@ -75,8 +75,8 @@ export function verificationSummary(problems: readonly ArtifactProblem[]): strin
 
 /** A variant as the output folder holds it, once the folder passes verification; undefined when it has no such variant, no manifest or fails verification. */
 export function builtPrompt(outDir: string, variant: string, output?: BuiltOutput): CompiledPrompt | undefined {
-  expectString(outDir, "outDir", 'the output folder, such as "dist"');
-  expectString(variant, "variant", 'a variant name, such as "base"');
+  expectString(outDir, "outDir", 'the output folder, such as "dist"', true);
+  expectString(variant, "variant", 'a variant name, such as "base"', true);
   output ??= readBuiltOutput(outDir);
   if (output.kind !== "verified" || !Object.hasOwn(output.artifacts.variants, variant)) return undefined;
   const text = output.artifacts.variants[variant];

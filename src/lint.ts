@@ -86,7 +86,7 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   if (options.fix !== undefined) expectOneOf(options.fix, "fix", ["write", "dry-run"]);
   if (options.fixFiles !== undefined) expectStringArray(options.fixFiles, "fixFiles", 'an array of root-relative SKILL.md paths, such as ["skills/x/SKILL.md"]');
   if (options.profile !== undefined) expectOneOf(options.profile, "profile", PROFILES);
-  if (options.config !== undefined) expectString(options.config, "config", "a config file's path");
+  if (options.config !== undefined) expectString(options.config, "config", "a config file's path", true);
   if (options.checklists !== undefined) expectBoolean(options.checklists, "checklists");
   if (options.reportEmpty !== undefined) expectBoolean(options.reportEmpty, "reportEmpty");
   // Absolute from here on: the readers cache per root, and "." means another folder after a chdir.
@@ -222,7 +222,7 @@ export type FixableDiagnostic = Diagnostic & { fix?: string };
  * (unsaved text by root-relative path) where given. Writes nothing.
  */
 export async function withAvailableFixes(root: string, diagnostics: readonly Diagnostic[], profile: Profile, texts?: ReadonlyMap<string, string>): Promise<FixableDiagnostic[]> {
-  expectString(root, "withAvailableFixes root", 'the project\'s folder, such as "."');
+  expectString(root, "withAvailableFixes root", 'the project\'s folder, such as "."', true);
   if (!Array.isArray(diagnostics as unknown)) throw new TypeError(`Unexpected diagnostics ${shownValue(diagnostics)}, expected an array of findings (a lint result's diagnostics)`);
   expectOneOf(profile, "profile", PROFILES);
   if (texts !== undefined && !(texts instanceof Map)) throw new TypeError(`Unexpected texts ${shownValue(texts)}, expected a Map from root-relative SKILL.md paths to their unsaved text`);

@@ -73,6 +73,6 @@ const FOLDER_OPTIONS = {
  */
 export function expectProjectOptions(options: unknown, entry: string, folder: keyof typeof FOLDER_OPTIONS = "root"): void {
   expectObject(options, `${entry} options`, `an object such as { ${folder}: "." }`);
-  expectString(options[folder], folder, FOLDER_OPTIONS[folder]);
-  if (options.outDir !== undefined) expectString(options.outDir, "outDir", 'the output folder, relative to the root unless absolute, such as "dist"');
+  expectString(options[folder], folder, FOLDER_OPTIONS[folder], folder === "dir");
+  if (options.outDir !== undefined) expectString(options.outDir, "outDir", 'the output folder, relative to the root unless absolute, such as "dist"', true);
 }

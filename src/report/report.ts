@@ -40,7 +40,7 @@ export async function collectReport(options: ReportOptions = {}): Promise<Report
   const given: unknown = options;
   expectObject(given, "collectReport options", 'an object such as { root: "." }');
   for (const key of ["root", "outDir", "base"]) {
-    if (given[key] !== undefined) expectString(given[key], key);
+    if (given[key] !== undefined) expectString(given[key], key, "a string", true);
   }
   for (const key of ["evals", "evalBaseline"]) {
     if (given[key] !== undefined) expectObject(given[key], key, "an eval --format json results document (parsed)");

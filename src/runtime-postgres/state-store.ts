@@ -41,8 +41,8 @@ export class PostgresStateStore implements StateStore {
     expectPool(pool, "PostgresStateStore pool");
     const given: unknown = lease;
     expectObject(given, "PostgresStateStore lease", LEASE_EXPECTED);
-    expectString(given["sessionKey"], "lease.sessionKey", `the session's key, ${LEASE_EXPECTED}`);
-    expectString(given["owner"], "lease.owner", `the lease's holder, ${LEASE_EXPECTED}`);
+    expectString(given["sessionKey"], "lease.sessionKey", `the session's key, ${LEASE_EXPECTED}`, true);
+    expectString(given["owner"], "lease.owner", `the lease's holder, ${LEASE_EXPECTED}`, true);
     expectInteger(given["token"], "lease.token", 0);
     const optionsGiven: unknown = options;
     expectObject(optionsGiven, "PostgresStateStore options", "an object such as { compactAfterRecords: 1000 }");

@@ -18,11 +18,13 @@ import {
   check,
   collectReport,
   compiledPrompt,
+  ConfigFileError,
   createProjectAnalyzer,
   formatExplanation,
   formatSummary,
   init,
   lint,
+  ProjectRootError,
   RESULTS_FORMAT,
   skillGraph,
   watch,
@@ -104,6 +106,18 @@ describe("the library's documented functions, given arguments their types do not
     const error = await refusal(call);
     expect(error).toBeInstanceOf(type);
     expect(error.message).toBe(message);
+    expect(readdirSync(empty)).toEqual([]);
+  });
+});
+
+describe("an empty string where a path belongs passes the argument checks, to what the path itself means", () => {
+  it("an empty outDir is the root itself, refused as such; an empty config names no file", async () => {
+    const built = await refusal(() => build({ root: empty, outDir: "" }));
+    expect(built).toBeInstanceOf(ProjectRootError);
+    expect(built.message).toBe('output folder "" holds the project root, expected a folder of its own such as "dist"');
+    const linted = await refusal(() => lint({ root: empty, config: "" }));
+    expect(linted).toBeInstanceOf(ConfigFileError);
+    expect(linted.message).toBe("--config names no file (an empty name)");
     expect(readdirSync(empty)).toEqual([]);
   });
 });

@@ -182,7 +182,7 @@ export function replay(snapshot: ExecutionState, records: readonly StateRecord[]
  * what is wrong, as a built-in store reports what it read.
  */
 export function replayState(snapshot: ExecutionState, records: readonly StateRecord[], location: string): ExecutionState {
-  expectString(location, "location", "where the state is kept, as errors name it (a file's path, a row's key)");
+  expectString(location, "location", "where the state is kept, as errors name it (a file's path, a row's key)", true);
   if (!Array.isArray(records as unknown)) throw new TypeError(`Unexpected records ${shownValue(records)}, expected an array of the journal records stored after the snapshot (empty for none)`);
   const state = checkState(snapshot, location);
   records.forEach((record: unknown, index) => {
