@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { expectProjectOptions } from "./protocol/arguments.js";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { InvalidationCost } from "./cost/invalidation.js";
 import type { DistManifest } from "./protocol/dist-manifest.js";
@@ -81,6 +82,7 @@ export interface ProjectAnalyzer {
 
 /** Throws ProjectRootError from `analyze` when the root cannot hold skills at all. */
 export function createProjectAnalyzer(options: AnalyzerOptions): ProjectAnalyzer {
+  expectProjectOptions(options, "createProjectAnalyzer");
   const root = resolve(options.root);
   const outDir = resolve(root, options.outDir ?? "dist");
   const outRel = relativePosix(root, outDir) || ".";

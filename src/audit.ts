@@ -10,6 +10,7 @@
 import { statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { expectObject, expectString, expectStringArray } from "./protocol/arguments.js";
 import { readRegularFile } from "./protocol/regular-file.js";
 import { loadArtifacts, type LoadedArtifacts } from "./runtime/artifacts.js";
 import { auditTranscript, type AuditReport } from "./runtime/audit/audit.js";
@@ -64,6 +65,12 @@ export class AuditUsageError extends Error {
 }
 
 export async function audit(options: AuditOptions): Promise<AuditResult> {
+  const given: unknown = options;
+  expectObject(given, "audit options", 'an object such as { root: ".", files: ["sessions/deck-42.jsonl"] }');
+  expectStringArray(given["files"], "files", "an array of transcript files (JSONL)");
+  for (const key of ["distDir", "root", "variant", "cwd"]) {
+    if (given[key] !== undefined) expectString(given[key], key, "a string", true);
+  }
   const cwd = options.cwd ?? process.cwd();
   const distDir = resolve(cwd, options.distDir ?? join(options.root ?? ".", "dist"));
   const artifacts = loadArtifacts({ distDir });

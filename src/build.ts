@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { expectProjectOptions } from "./protocol/arguments.js";
+import { expectBoolean, expectFunction, expectNumber, expectProjectOptions, expectStringArray, shownValue } from "./protocol/arguments.js";
 import { basename, join, resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { ProjectRootError, refuseOutputHoldingRoot } from "./pipeline/discover/discover.js";
@@ -123,6 +123,11 @@ const SOURCE_FOLDERS = ["skills", "prompts", "schemas", KNOWLEDGE_DIR] as const;
 
 export async function build(options: BuildOptions): Promise<BuildResult> {
   expectProjectOptions(options, "build");
+  if (options.cache !== undefined && !(options.cache instanceof BuildSession)) throw new TypeError(`Unexpected cache ${shownValue(options.cache)}, expected a build cache from createBuildCache()`);
+  if (options.changedPaths !== undefined) expectStringArray(options.changedPaths, "changedPaths", "an array of root-relative paths");
+  if (options.persistentCache !== undefined) expectBoolean(options.persistentCache, "persistentCache");
+  if (options.lockWaitMs !== undefined) expectNumber(options.lockWaitMs, "lockWaitMs", "a number of milliseconds");
+  if (options.onLockWait !== undefined) expectFunction(options.onLockWait, "onLockWait", "a function that takes the build holding the lock");
   const root = resolve(options.root);
   const outDir = resolve(root, options.outDir ?? "dist");
   const outRel = relativePosix(root, outDir) || ".";

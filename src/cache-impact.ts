@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { expectProjectOptions } from "./protocol/arguments.js";
 import { checkAndBuild, type CheckResult } from "./check.js";
 import { cost, type CostResult } from "./cost/cost.js";
 import { ProfileError } from "./cost/profile.js";
@@ -33,6 +34,7 @@ export interface CacheImpact {
 }
 
 export async function cacheImpact(options: CacheImpactOptions): Promise<CacheImpact> {
+  expectProjectOptions(options, "cacheImpact");
   const root = resolve(options.root);
   const outDir = resolve(root, options.outDir ?? "dist");
   const { result, built } = await checkAndBuild({ root, outDir });

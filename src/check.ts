@@ -1,5 +1,5 @@
 import { readdirSync } from "node:fs";
-import { expectProjectOptions } from "./protocol/arguments.js";
+import { expectBoolean, expectProjectOptions } from "./protocol/arguments.js";
 import { isAbsolute, resolve } from "node:path";
 import type { InvalidationCost } from "./cost/invalidation.js";
 import { CACHE_PLAN_FILE, type CachePlan } from "./protocol/cache-plan.js";
@@ -47,6 +47,7 @@ export interface CheckResult {
 /** Renders in memory and compares with dist/; writes nothing. */
 export async function check(options: CheckOptions): Promise<CheckResult> {
   expectProjectOptions(options, "check");
+  if (options.full !== undefined) expectBoolean(options.full, "full");
   return (await checkAndBuild(options)).result;
 }
 

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { expectObject, expectOneOf, expectString, shownValue } from "./protocol/arguments.js";
 import type { CacheBlockName, CachePlan } from "./protocol/cache-plan.js";
 import { MANIFEST_FILE } from "./protocol/dist-manifest.js";
 import { statIfPossible } from "./protocol/regular-file.js";
@@ -35,6 +36,11 @@ export interface CompiledPrompt {
 
 /** A variant of an in-memory build; undefined when the build has no such variant. */
 export function compiledPrompt(artifacts: ReadonlyMap<string, ArtifactContent>, plan: CachePlan, variant: string, from: CompiledPrompt["from"] = "sources"): CompiledPrompt | undefined {
+  if (!(artifacts instanceof Map)) throw new TypeError(`Unexpected artifacts ${shownValue(artifacts)}, expected the build's artifacts (a Map, as createProjectAnalyzer's analysis holds them)`);
+  expectObject(plan, "cachePlan", "the build's cache plan (the analysis's cachePlan)");
+  expectObject(plan.variants, "cachePlan.variants", "the build's cache plan (the analysis's cachePlan)");
+  expectString(variant, "variant", "a variant name, such as \"base\"", true);
+  expectOneOf(from, "from", ["sources", "output"]);
   const content = artifacts.get(`variants/${variant}.md`);
   const variantPlan = Object.hasOwn(plan.variants, variant) ? plan.variants[variant] : undefined;
   if (content === undefined || variantPlan === undefined) return undefined;
@@ -68,7 +74,10 @@ export function verificationSummary(problems: readonly ArtifactProblem[]): strin
 }
 
 /** A variant as the output folder holds it, once the folder passes verification; undefined when it has no such variant, no manifest or fails verification. */
-export function builtPrompt(outDir: string, variant: string, output: BuiltOutput = readBuiltOutput(outDir)): CompiledPrompt | undefined {
+export function builtPrompt(outDir: string, variant: string, output?: BuiltOutput): CompiledPrompt | undefined {
+  expectString(outDir, "outDir", 'the output folder, such as "dist"', true);
+  expectString(variant, "variant", 'a variant name, such as "base"', true);
+  output ??= readBuiltOutput(outDir);
   if (output.kind !== "verified" || !Object.hasOwn(output.artifacts.variants, variant)) return undefined;
   const text = output.artifacts.variants[variant];
   return text === undefined ? undefined : compiledPrompt(new Map([[`variants/${variant}.md`, text]]), output.artifacts.cachePlan, variant, "output");

@@ -4,9 +4,11 @@
  * the Pi packages (optional peer dependencies).
  */
 import type { EvalOptions, EvalOutcome } from "./evals/index.js";
+import { EvalUsageError } from "./evals/usage-error.js";
+import { shownValue } from "./protocol/arguments.js";
 
 export type { EvalOptions, EvalOutcome, ModelCallContext, ModelContentPart, ModelMessage, ModelTool, ScriptedCall, ScriptedModel, ScriptedTurn } from "./evals/index.js";
-export { EvalUsageError } from "./evals/usage-error.js";
+export { EvalUsageError };
 
 /**
  * Runs evaluation scenarios through the real runtime and aggregates pass
@@ -15,6 +17,10 @@ export { EvalUsageError } from "./evals/usage-error.js";
  * scenario files with problems come back as diagnostics, and nothing runs.
  */
 export async function runEvals(options: EvalOptions): Promise<EvalOutcome> {
+  const given: unknown = options;
+  if (typeof given !== "object" || given === null || Array.isArray(given)) {
+    throw new EvalUsageError(`Unexpected runEvals options ${shownValue(given)}, expected an object such as { root: ".", replay: true }`);
+  }
   const engine = await import("./evals/index.js");
   return engine.runEvals(options);
 }

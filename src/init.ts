@@ -3,6 +3,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync,
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packageRoot } from "./package-paths.js";
+import { expectProjectOptions } from "./protocol/arguments.js";
 import { describeFsError, fsErrorCode } from "./protocol/path-problem.js";
 import { escapeControls } from "./diagnostics/printable.js";
 import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
@@ -140,6 +141,7 @@ const EXTENSION_KEYS: ReadonlySet<string> = new Set(DESIGN_FIELDS.map((spelling)
 const PORTABLE_KEYS = new Set(DESIGN_FIELDS.map((spelling) => spelling.portableKey));
 
 export async function init(options: InitOptions): Promise<InitResult> {
+  expectProjectOptions(options, "init", "dir");
   const dir = resolve(options.dir);
   usableFolder(dir, options.dir);
   const current = readConfig(dir);

@@ -1,10 +1,10 @@
 import { dirname, join, resolve } from "node:path";
-import { expectOneOf, expectProjectOptions } from "./protocol/arguments.js";
+import { expectBoolean, expectOneOf, expectProjectOptions, expectString, expectStringArray, shownValue } from "./protocol/arguments.js";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./stage-data.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
-import { detectProfile, isAgentProject, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
+import { detectProfile, isAgentProject, PROFILES, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
 import { fixSkillAgain, fixSkillBytes, fixSkillFiles, type FixedSkillFile, type SkillFix, type SkippedFix } from "./pipeline/fix/fix-skills.js";
 import { writeFixedFiles } from "./pipeline/fix/write-fixes.js";
 import { removeStaleTempFiles } from "./pipeline/fix/replace-file.js";
@@ -84,6 +84,11 @@ const MAX_FIX_PASSES = 10;
 export async function lint(options: LintOptions): Promise<LintResult> {
   expectProjectOptions(options, "lint");
   if (options.fix !== undefined) expectOneOf(options.fix, "fix", ["write", "dry-run"]);
+  if (options.fixFiles !== undefined) expectStringArray(options.fixFiles, "fixFiles", 'an array of root-relative SKILL.md paths, such as ["skills/x/SKILL.md"]');
+  if (options.profile !== undefined) expectOneOf(options.profile, "profile", PROFILES);
+  if (options.config !== undefined) expectString(options.config, "config", "a config file's path", true);
+  if (options.checklists !== undefined) expectBoolean(options.checklists, "checklists");
+  if (options.reportEmpty !== undefined) expectBoolean(options.reportEmpty, "reportEmpty");
   // Absolute from here on: the readers cache per root, and "." means another folder after a chdir.
   const root = resolve(options.root);
   const { config, diagnostics: configDiagnostics } = readLintConfig(root, options.config);
@@ -217,6 +222,10 @@ export type FixableDiagnostic = Diagnostic & { fix?: string };
  * (unsaved text by root-relative path) where given. Writes nothing.
  */
 export async function withAvailableFixes(root: string, diagnostics: readonly Diagnostic[], profile: Profile, texts?: ReadonlyMap<string, string>): Promise<FixableDiagnostic[]> {
+  expectString(root, "withAvailableFixes root", 'the project\'s folder, such as "."', true);
+  if (!Array.isArray(diagnostics as unknown)) throw new TypeError(`Unexpected diagnostics ${shownValue(diagnostics)}, expected an array of findings (a lint result's diagnostics)`);
+  expectOneOf(profile, "profile", PROFILES);
+  if (texts !== undefined && !(texts instanceof Map)) throw new TypeError(`Unexpected texts ${shownValue(texts)}, expected a Map from root-relative SKILL.md paths to their unsaved text`);
   const fromDisk = diagnostics.filter((diagnostic) => !texts?.has(diagnostic.file));
   const fixed = await fixSkillFiles(resolve(root), fromDisk, profile);
   for (const [file, text] of texts ?? []) {

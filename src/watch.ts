@@ -3,7 +3,7 @@ import { stat } from "node:fs/promises";
 import { join, resolve, sep } from "node:path";
 import { performance } from "node:perf_hooks";
 import { build, createBuildCache, settleBuildCache, type BuildResult } from "./build.js";
-import { expectFunction, expectProjectOptions } from "./protocol/arguments.js";
+import { expectFunction, expectNumber, expectProjectOptions } from "./protocol/arguments.js";
 import type { InvalidationCost } from "./cost/invalidation.js";
 import { ProjectRootError } from "./pipeline/discover/discover.js";
 import type { PrefixChange, WatchBuildEvent, WatchEvent } from "./watch/events.js";
@@ -52,6 +52,7 @@ const UNWATCHABLE_REPORTED_BY_BUILD = new Set(["ELOOP", "EACCES", "EPERM"]);
 export async function watch(options: WatchOptions): Promise<WatchHandle> {
   expectProjectOptions(options, "watch");
   expectFunction(options.onEvent, "onEvent", "a function that takes each build's event");
+  if (options.debounceMs !== undefined) expectNumber(options.debounceMs, "debounceMs", `a number of milliseconds (at least ${MIN_DEBOUNCE_MS})`);
   const root = resolve(options.root);
   const rootStats = await stat(root).catch(() => undefined);
   if (!rootStats?.isDirectory()) throw new ProjectRootError(`project root "${options.root}" is not a folder`);

@@ -8,6 +8,7 @@
 import { readdirSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { shownValue } from "../protocol/arguments.js";
 import { loadArtifacts, type LoadedArtifacts } from "../runtime/artifacts.js";
 import type { ModelCallContext } from "./model-context.js";
 import { modelCatalog, observedStreamFn, registerScriptedModel, type Api, type Model, type ModelContext, type ScriptedReply } from "./pi-models.js";
@@ -87,6 +88,13 @@ export interface EvalOutcome {
 
 export async function runEvals(options: EvalOptions, spelling: OptionSpelling = "library"): Promise<EvalOutcome> {
   const named = OPTION_NAMES[spelling];
+  for (const key of ["root", "distDir", "model", "baseUrl"] as const) {
+    const value: unknown = options[key];
+    if (value !== undefined && typeof value !== "string") throw new EvalUsageError(`Unexpected ${key === "model" || key === "baseUrl" ? named[key] : key} ${shownValue(value)}, expected a string`);
+  }
+  if (options.scenarios !== undefined && (!Array.isArray(options.scenarios) || !options.scenarios.every((file) => typeof file === "string"))) {
+    throw new EvalUsageError(`Unexpected scenarios ${shownValue(options.scenarios)}, expected an array of scenario files`);
+  }
   const cwd = process.cwd();
   const root = resolve(cwd, options.root ?? ".");
   const mode: EvalMode = options.replay === true ? "replay" : options.record === true ? "record" : "live";
@@ -105,12 +113,12 @@ export async function runEvals(options: EvalOptions, spelling: OptionSpelling = 
     throw new EvalUsageError(`Unexpected evaluation without a model, expected ${named.modelExpected}, or ${named.replay} to run the recorded cassettes`);
   }
   const runs = options.runs;
-  if (runs !== undefined && (!Number.isInteger(runs) || runs < 1)) throw new EvalUsageError(`Unexpected ${named.runs} ${runs}, expected a whole number of at least 1`);
+  if (runs !== undefined && (!Number.isInteger(runs) || runs < 1)) throw new EvalUsageError(`Unexpected ${named.runs} ${shownValue(runs)}, expected a whole number of at least 1`);
   if (runs !== undefined && runs > MAX_RUNS) throw new EvalUsageError(`Unexpected ${named.runs} ${runs}, expected at most ${MAX_RUNS} runs per scenario`);
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new EvalUsageError(`Unexpected ${named.concurrency} ${concurrency}, expected a whole number of at least 1`);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new EvalUsageError(`Unexpected ${named.concurrency} ${shownValue(concurrency)}, expected a whole number of at least 1`);
   const threshold = options.threshold ?? 1;
-  if (!(threshold >= 0 && threshold <= 1)) throw new EvalUsageError(`Unexpected ${named.threshold} ${threshold}, expected a share from 0 to 1`);
+  if (typeof threshold !== "number" || !(threshold >= 0 && threshold <= 1)) throw new EvalUsageError(`Unexpected ${named.threshold} ${shownValue(threshold)}, expected a share from 0 to 1`);
 
   const artifacts = loadArtifacts({ distDir: resolve(root, options.distDir ?? "dist") });
   const files = options.scenarios ?? discoverScenarios(root, cwd);

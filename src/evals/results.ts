@@ -6,6 +6,7 @@
 import type { ExpectationKind } from "./scenario.js";
 import { compareRates, rate, type Rate } from "./stats.js";
 import { OPTION_NAMES, type OptionNames, type OptionSpelling } from "./option-names.js";
+import { expectOneOf, shownValue } from "../protocol/arguments.js";
 
 export const RESULTS_FORMAT = "gamma-prompt/eval-results@1";
 
@@ -192,6 +193,9 @@ const rateCells = (value: Rate): string[] => (value.runs === 0 ? ["—", "—"] 
  * them, or as the command line's flags with `spelling` "cli".
  */
 export function formatSummary(results: EvalResults, spelling: OptionSpelling = "library"): string {
+  const problem = resultsProblem(results);
+  if (problem !== undefined) throw new TypeError(`Unexpected formatSummary results ${shownValue(results)}, ${problem} (runEvals' results, or a parsed eval --format json document)`);
+  expectOneOf(spelling, "spelling", Object.keys(OPTION_NAMES) as OptionSpelling[]);
   const rows: string[][] = [["scenario / expectation", "passed", "rate", "95% CI (Wilson)", ""]];
   for (const scenario of results.scenarios) {
     rows.push([scenario.name, `${scenario.passed}/${scenario.runs}`, ...rateCells(scenario), scenarioVerdict(scenario)]);

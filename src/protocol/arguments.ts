@@ -50,8 +50,29 @@ export function expectInteger(value: unknown, name: string, min: number, max = N
   }
 }
 
-/** Throws a TypeError unless `options` is an object whose `root` is a folder's path: what the library's project functions take. */
-export function expectProjectOptions(options: unknown, entry: string): void {
-  expectObject(options, `${entry} options`, 'an object such as { root: "." }');
-  expectString(options.root, "root", 'the project\'s folder, such as "."');
+/** Throws a TypeError naming `name` unless `value` is true or false. */
+export function expectBoolean(value: unknown, name: string): asserts value is boolean {
+  if (typeof value !== "boolean") throw new TypeError(`Unexpected ${name} ${shownValue(value)}, expected true or false`);
+}
+
+/** Throws a TypeError naming `name` unless `value` is a number (not NaN). */
+export function expectNumber(value: unknown, name: string, expected = "a number"): asserts value is number {
+  if (typeof value !== "number" || Number.isNaN(value)) throw new TypeError(`Unexpected ${name} ${shownValue(value)}, expected ${expected}`);
+}
+
+/** The folder option each kind of entry point takes, and how its message shows one. */
+const FOLDER_OPTIONS = {
+  root: 'the project\'s folder, such as "."',
+  dir: 'the folder to set up, such as "."',
+} as const;
+
+/**
+ * Throws a TypeError unless `options` is an object whose `root` (or, for
+ * init, `dir`) is a folder's path, and whose `outDir`, when given, is one
+ * too: what the library's project functions take.
+ */
+export function expectProjectOptions(options: unknown, entry: string, folder: keyof typeof FOLDER_OPTIONS = "root"): void {
+  expectObject(options, `${entry} options`, `an object such as { ${folder}: "." }`);
+  expectString(options[folder], folder, FOLDER_OPTIONS[folder], folder === "dir");
+  if (options.outDir !== undefined) expectString(options.outDir, "outDir", 'the output folder, relative to the root unless absolute, such as "dist"', true);
 }

@@ -6,6 +6,7 @@
  */
 import { join, resolve } from "node:path";
 import { cost, type CostResult } from "../cost/cost.js";
+import { expectBoolean, expectObject, expectString } from "../protocol/arguments.js";
 import { ProfileError } from "../cost/profile.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { compareWithBaseline, type EvalResults } from "../evals/results.js";
@@ -36,6 +37,15 @@ export interface ReportOptions {
 }
 
 export async function collectReport(options: ReportOptions = {}): Promise<ReportData> {
+  const given: unknown = options;
+  expectObject(given, "collectReport options", 'an object such as { root: "." }');
+  for (const key of ["root", "outDir", "base"]) {
+    if (given[key] !== undefined) expectString(given[key], key, "a string", true);
+  }
+  for (const key of ["evals", "evalBaseline"]) {
+    if (given[key] !== undefined) expectObject(given[key], key, "an eval --format json results document (parsed)");
+  }
+  if (given["lint"] !== undefined) expectBoolean(given["lint"], "lint");
   const root = resolve(options.root ?? ".");
   const outDir = options.outDir ?? "dist";
   const artifacts = loadArtifacts({ distDir: resolve(root, outDir) });

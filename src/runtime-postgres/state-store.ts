@@ -10,7 +10,8 @@ import type { ExecutionState } from "../runtime/execution-state.js";
 import { STATE_VERSION, StateConflictError, StateStoreError } from "../runtime/state/errors.js";
 import { checkState, recordProblem, replay, type StateRecord } from "../runtime/state/journal.js";
 import type { StateStore } from "../runtime/state/store.js";
-import { errorCode, inTransaction, UNIQUE_VIOLATION, type Pool } from "./database.js";
+import { expectInteger, expectObject, expectString } from "../protocol/arguments.js";
+import { errorCode, expectPool, inTransaction, UNIQUE_VIOLATION, type Pool } from "./database.js";
 import { databaseFailure, LeaseLostError, StoredFormatError } from "./errors.js";
 import { FENCE, fenceValues, type Lease } from "./lease.js";
 import { recordBatcher } from "./record-batch.js";
@@ -20,6 +21,9 @@ export interface PostgresStateStoreOptions {
   /** Records kept after the snapshot before the next write folds them into a new one. Default 1,000. */
   compactAfterRecords?: number;
 }
+
+/** What a lease is, for a host that passes one of its own. */
+const LEASE_EXPECTED = "a lease { sessionKey, owner, token } as gamma_sessions holds it (session_key, lease_owner, lease_token); see docs/guide/running-across-servers.md";
 
 export class PostgresStateStore implements StateStore {
   private readonly location: string;
@@ -34,6 +38,15 @@ export class PostgresStateStore implements StateStore {
     private readonly lease: Lease,
     options: PostgresStateStoreOptions = {},
   ) {
+    expectPool(pool, "PostgresStateStore pool");
+    const given: unknown = lease;
+    expectObject(given, "PostgresStateStore lease", LEASE_EXPECTED);
+    expectString(given["sessionKey"], "lease.sessionKey", `the session's key, ${LEASE_EXPECTED}`, true);
+    expectString(given["owner"], "lease.owner", `the lease's holder, ${LEASE_EXPECTED}`, true);
+    expectInteger(given["token"], "lease.token", 0);
+    const optionsGiven: unknown = options;
+    expectObject(optionsGiven, "PostgresStateStore options", "an object such as { compactAfterRecords: 1000 }");
+    if (optionsGiven["compactAfterRecords"] !== undefined) expectInteger(optionsGiven["compactAfterRecords"], "compactAfterRecords", 1);
     this.location = `session ${lease.sessionKey}`;
     this.compactAfterRecords = options.compactAfterRecords ?? 1000;
   }

@@ -128,6 +128,7 @@ export function loadArtifacts(options: LoadArtifactsOptions = {}): LoadedArtifac
   // A folder passed alone (plain JavaScript) would otherwise load the package's own dist/ without a word.
   if (typeof options !== "object" || options === null) throw new TypeError(`loadArtifacts takes an options object, such as { distDir: ${JSON.stringify(String(options))} }`);
   if (options.manifestSha256 !== undefined) expectString(options.manifestSha256, "manifestSha256", "the manifest's sha256, 64 hexadecimal digits");
+  if (options.distDir !== undefined && !(options.distDir instanceof URL)) expectString(options.distDir, "distDir", 'the folder a build wrote, a path such as "dist" or a file: URL', true);
   const distDir = toPath(options.distDir ?? defaultDistDir());
   refuseJournaled(distDir);
   for (let attempt = 1; ; attempt++) {

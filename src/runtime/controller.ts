@@ -119,7 +119,14 @@ function checkControllerOptions(options: ControllerOptions): void {
   expectString(options.variant, "variant", `a variant name (${Object.keys(options.artifacts.variants).map((name) => JSON.stringify(name)).join(", ")})`);
   if (options.onProtocolEvent !== undefined) expectFunction(options.onProtocolEvent, "onProtocolEvent", "a function that takes each protocol event");
   if (options.now !== undefined) expectFunction(options.now, "now", "a function that returns the time in milliseconds");
-  if (options.store !== undefined) expectObject(options.store, "store", "a state store (MemoryStateStore, FileStateStore, or one of the host's)");
+  if (options.store !== undefined) {
+    expectObject(options.store, "store", "a state store (MemoryStateStore, FileStateStore, or one of the host's)");
+    expectFunction(options.store.load, "store.load", "a function: a state store has load() and save() (docs/reference/runtime-api.md, the store contract)");
+    expectFunction(options.store.save, "store.save", "a function: a state store has load() and save() (docs/reference/runtime-api.md, the store contract)");
+    for (const method of ["append", "appendMany", "close"] as const) {
+      if (options.store[method] !== undefined) expectFunction(options.store[method], `store.${method}`);
+    }
+  }
 }
 
 /** What `open` read from the store, handed to the constructor. */

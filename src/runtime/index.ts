@@ -60,7 +60,7 @@ export type {
   LoadedNamespace,
   NamespaceLoadSource,
 } from "./execution-state.js";
-export { replay as replayState, type StateChange, type StateRecord } from "./state/journal.js";
+export { replayState, type StateChange, type StateRecord } from "./state/journal.js";
 export { SkillToolError } from "./skills.js";
 export { TodoToolError, TASK_STATUSES } from "./tasks.js";
 export { ExecutorResultError, RUNTIME_TOOL_NAMES, ToolSetupError, type HostExecutors, type ToolExecutor, type ToolOutcome } from "./tools.js";

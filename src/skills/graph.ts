@@ -1,3 +1,4 @@
+import { expectObject, expectString, shownValue } from "../protocol/arguments.js";
 import { conflictingPairs, requirementOrder, symmetricConflicts } from "../protocol/skill-graph.js";
 import type { SkillType } from "../stage-data.js";
 
@@ -43,6 +44,9 @@ export interface SkillGraphView {
 }
 
 export function skillGraph(skills: readonly GraphSkill[], name: string, variants: Readonly<Record<string, { preloadedSkills: readonly string[] }>> = {}): SkillGraphView | undefined {
+  if (!Array.isArray(skills as unknown)) throw new TypeError(`Unexpected skills ${shownValue(skills)}, expected an array of skills (a lint result's skills)`);
+  expectString(name, "name", "a skill's name", true);
+  expectObject(variants as unknown, "variants", "an object of variants by name, each with its preloadedSkills (the manifest's variants)");
   const byName = new Map(skills.map((skill) => [skill.name, skill]));
   const skill = byName.get(name);
   if (!skill) return undefined;

@@ -5,6 +5,7 @@ describe("package exports", () => {
   it("gamma-prompt exposes the compiler library", async () => {
     const library = await import("../../src/index.js");
     expect(Object.keys(library).sort()).toEqual([
+      "AuditUsageError",
       "BuildStoppedError",
       "ConfigFileError",
       "DEFAULT_CONFIG",

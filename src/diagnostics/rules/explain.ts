@@ -1,4 +1,4 @@
-import { shownValue } from "../../protocol/arguments.js";
+import { expectObject, shownValue } from "../../protocol/arguments.js";
 import { didYouMean, suggest } from "../../protocol/suggest.js";
 import { ruleDoc } from "./docs.js";
 import { ruleDocUrl, ruleRegistry, type RuleId } from "./index.js";
@@ -44,6 +44,7 @@ export function explainRule(id: RuleId): RuleExplanation {
 }
 
 export function formatExplanation(explanation: RuleExplanation): string {
+  expectObject(explanation, "explanation", "what explainRule returns, such as explainRule(\"skill/description-trigger\")");
   const indent = (text: string): string => text.split("\n").map((line) => `  ${line}`.trimEnd()).join("\n");
   const { id, severity, description, text, bad, good, url, docPath } = explanation;
   return `${id} (${severity})\n\n${description}\n\n${text}\n\nBad:\n${indent(bad)}\n\nGood:\n${indent(good)}\n\n${url}\n${docPath} in the package\n`;

@@ -7,6 +7,7 @@
  */
 import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { expectString } from "../../protocol/arguments.js";
 import type { Task } from "../execution-state.js";
 import { auditFold, emptyFold, foldEvent, type AuditFold, type AuditReport, type AuditSkill } from "./audit.js";
 import { readSessionLogText } from "./readers.js";
@@ -37,7 +38,9 @@ export class FileSessionLog implements SessionLog {
   /** Whether the file's tail was checked for a torn last line (once per log, before its first append). */
   private checkedTail = false;
 
-  constructor(readonly path: string) {}
+  constructor(readonly path: string) {
+    expectString(path, "FileSessionLog path", 'the log file\'s path, such as "sessions/deck-42.jsonl"');
+  }
 
   read(): string | undefined {
     let text: string;

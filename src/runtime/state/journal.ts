@@ -8,6 +8,7 @@ import { DEFAULT_REMEMBERED_IDS, InjectionQueue, type QueueRecord } from "../inj
 import type { KnowledgeSessionState } from "../knowledge/types.js";
 import type { ActiveSkill, ArtifactReference, ConnectorDefinition, ExecutionState, LoadedNamespace, RequiredSkill, TaskSnapshot } from "../execution-state.js";
 import { STATE_VERSION, StateConflictError, StateStoreError } from "./errors.js";
+import { expectString, shownValue } from "../../protocol/arguments.js";
 import { coreOf, type StateCore } from "./fields.js";
 
 /** Reopened on another build: its cache key and the fields reconciled with it, in one record (build-change.ts). */
@@ -172,6 +173,24 @@ export function replay(snapshot: ExecutionState, records: readonly StateRecord[]
   }
   const { pending, seenIds } = queue.snapshot();
   return { ...snapshot, ...core, variant, revision, pendingInjections: pending, injectionLog: { seenIds } };
+}
+
+/**
+ * `replay` for a host's own store: the snapshot and records it kept, checked
+ * first. A wrong argument is a TypeError naming it; a snapshot or a record
+ * that is not what a store keeps is a StateStoreError naming the location and
+ * what is wrong, as a built-in store reports what it read.
+ */
+export function replayState(snapshot: ExecutionState, records: readonly StateRecord[], location: string): ExecutionState {
+  expectString(location, "location", "where the state is kept, as errors name it (a file's path, a row's key)", true);
+  if (!Array.isArray(records as unknown)) throw new TypeError(`Unexpected records ${shownValue(records)}, expected an array of the journal records stored after the snapshot (empty for none)`);
+  const state = checkState(snapshot, location);
+  records.forEach((record: unknown, index) => {
+    if (typeof record !== "object" || record === null || typeof (record as { revision?: unknown }).revision !== "number" || typeof (record as { op?: unknown }).op !== "string") {
+      throw new StateStoreError(location, `Unexpected records[${index}] ${shownValue(record)}, expected a journal record {"revision": n, "op": ...} as the store was given it`);
+    }
+  });
+  return replay(state, records, location);
 }
 
 /** Checks that a parsed value is a saved execution state. */

@@ -1,0 +1,35 @@
+/**
+ * `runEvals` called from plain JavaScript with what its options do not allow:
+ * an EvalUsageError (as every option it cannot run with) naming the option
+ * and showing the value as it was given, a string quoted, before any run.
+ */
+import { describe, expect, it } from "vitest";
+import { EvalUsageError, runEvals } from "../../src/index.js";
+
+/** A value a plain JavaScript caller passes, whatever the types say. */
+const js = (value: unknown): never => value as never;
+
+async function usageError(run: () => Promise<unknown>): Promise<string> {
+  const error = await run().then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(EvalUsageError);
+  return (error as Error).message;
+}
+
+describe("runEvals, given options of the wrong type", () => {
+  it.each([
+    ["no options", () => runEvals(js(undefined)), 'Unexpected runEvals options undefined, expected an object such as { root: ".", replay: true }'],
+    ["a folder alone", () => runEvals(js(".")), 'Unexpected runEvals options ".", expected an object such as { root: ".", replay: true }'],
+    ["a root that is no string", () => runEvals(js({ root: 5, replay: true })), "Unexpected root 5, expected a string"],
+    ["a distDir that is no string", () => runEvals(js({ root: ".", replay: true, distDir: 5 })), "Unexpected distDir 5, expected a string"],
+    ["a model that is no string", () => runEvals(js({ root: ".", model: 5 })), "Unexpected model 5, expected a string"],
+    ["scenarios as a string", () => runEvals(js({ root: ".", replay: true, scenarios: "evals/a.yaml" })), 'Unexpected scenarios "evals/a.yaml", expected an array of scenario files'],
+    ["runs as a string", () => runEvals(js({ root: ".", replay: true, runs: "2" })), 'Unexpected runs "2", expected a whole number of at least 1'],
+    ["concurrency as a string", () => runEvals(js({ root: ".", replay: true, concurrency: "4" })), 'Unexpected concurrency "4", expected a whole number of at least 1'],
+    ["threshold as a string", () => runEvals(js({ root: ".", replay: true, threshold: "0.5" })), 'Unexpected threshold "0.5", expected a share from 0 to 1'],
+  ])("%s: names the option", async (_name, run, message) => {
+    expect(await usageError(run)).toBe(message);
+  });
+});
