@@ -28,7 +28,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: '{ "skills": ["skills/.curated/*"] }',
   },
   "skill/missing-skill-file": {
-    text: "Each folder the layout names is one skill and must hold a file named exactly SKILL.md. Hosts look for that exact name (case matters on Linux), so skill.md or a folder without the file is silently skipped by the agent. A symbolic link in its place whose target is missing or loops back on itself is reported the same way: the skill it stood for is gone from every host. A folder that holds files but no Markdown file is not reported: it holds no attempt at a skill but scripts or assets the skills beside it share (`skills/_lib/`). An empty folder is.",
+    text: "Each folder the layout names is one skill and must hold a file named exactly SKILL.md. Hosts look for that exact name (case matters on Linux), so skill.md or a folder without the file is silently skipped by the agent. A symbolic link in its place whose target is missing or loops back on itself is reported the same way: the skill it stood for is gone from every host. A folder that holds files but no Markdown file is not reported: it holds no attempt at a skill but scripts or assets the skills beside it share (`skills/_lib/`), unless its subfolders hold skills no glob names (`skills/group/outline/SKILL.md` under `skills/*`, one level too deep), which every run would otherwise leave out without a word: the finding names them and the glob that finds them (subfolders the config's `ignore` leaves out are not counted). An empty folder is reported too.",
     bad: "skills/pdf/skill.md",
     good: "skills/pdf/SKILL.md",
   },

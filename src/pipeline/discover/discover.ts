@@ -5,7 +5,7 @@ import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics
 import type { SourceFile } from "../../stage-data.js";
 import { MAX_SOURCE_BYTES, readBytes, SKILL_READ_RULES, toSourceFile, type SourceOverrides } from "./read-source.js";
 import { PlainFolders } from "./read-inside-root.js";
-import { DEFAULT_LAYOUT, describeSkillPatterns, isDefaultLayout, layoutNamesFolder, matchSkillFolders, suggestSkillPatterns, type SkillLayout, type UnreadableFolder } from "./skill-folders.js";
+import { DEFAULT_LAYOUT, describeSkillPatterns, ignoredFolder, isDefaultLayout, layoutNamesFolder, matchSkillFolders, suggestSkillPatterns, type SkillLayout, type UnreadableFolder } from "./skill-folders.js";
 import { CONFIG_FILE } from "./source-paths.js";
 import { compareCodeUnits, errorCode, unlistableFolder } from "./sources.js";
 import { isWithin } from "../../protocol/within.js";
@@ -74,7 +74,7 @@ export async function loadSkillSources(root: string, layout: SkillLayout = DEFAU
   const plain = new PlainFolders(root);
   for (const folder of folders) {
     const path = `${folder}/${SKILL_FILE}`;
-    const result = overrides?.get(path) ?? readSkillFile(root, folder, path, plain);
+    const result = overrides?.get(path) ?? readSkillFile(root, folder, path, plain, layout);
     if (result === undefined) continue;
     if ("text" in result) files.push(result);
     else {
@@ -115,10 +115,10 @@ export function findSkillFolders(root: string, layout: SkillLayout = DEFAULT_LAY
 
 
 /** The skill file, or why it cannot be read; undefined for a folder that is no skill at all (no Markdown file: a helper folder such as `skills/_lib`). */
-function readSkillFile(root: string, folder: string, path: string, plain: PlainFolders): SourceFile | Diagnostic | undefined {
+function readSkillFile(root: string, folder: string, path: string, plain: PlainFolders, layout: SkillLayout): SourceFile | Diagnostic | undefined {
   // Opening the expected file directly costs one syscall; the folder is listed only to explain a miss.
   const bytes = readBytes(root, path, MAX_SOURCE_BYTES, plain);
-  if ("code" in bytes && (bytes.code === "ENOENT" || bytes.code === "ELOOP")) return unresolvedLink(root, folder) ?? missingSkillFile(root, folder);
+  if ("code" in bytes && (bytes.code === "ENOENT" || bytes.code === "ELOOP")) return unresolvedLink(root, folder) ?? missingSkillFile(root, folder, layout);
   return toSourceFile(path, bytes, SKILL_READ_RULES);
 }
 
@@ -148,7 +148,7 @@ function describeUnresolvedLink(path: string): string | undefined {
   return `symbolic link to ${quoted(target)}, which ${failure === "ELOOP" ? "leads back to itself" : "does not exist"}`;
 }
 
-function missingSkillFile(root: string, folder: string): Diagnostic | undefined {
+function missingSkillFile(root: string, folder: string, layout: SkillLayout): Diagnostic | undefined {
   const names = listNames(join(root, folder));
   if (!Array.isArray(names)) return unlistableFolder("skill/unreadable-file", folder, names.code);
   const nearMiss = names.find((name) => name.toLowerCase() === SKILL_FILE.toLowerCase());
@@ -161,9 +161,31 @@ function missingSkillFile(root: string, folder: string): Diagnostic | undefined 
     return createDiagnostic("skill/missing-skill-file", `${folder}/${nearMiss}`, FILE_START, `Unexpected file name "${nearMiss}", expected "${SKILL_FILE}"`);
   }
   // A folder with files but no Markdown file holds no attempt at a skill: shared scripts or assets the skills beside it use.
-  // An empty one is still reported: it is where a SKILL.md was deleted or is yet to be written.
-  if (names.length > 0 && !names.some((name) => /\.(?:md|markdown)$/i.test(name))) return undefined;
+  // An empty one is still reported: it is where a SKILL.md was deleted or is yet to be written. So is a group of
+  // skills one level too deep (skills/group/my-skill/SKILL.md under skills/*): no glob names them, and they would
+  // be left out of every run without a word.
+  if (names.length > 0 && !names.some((name) => /\.(?:md|markdown)$/i.test(name))) return nestedSkills(root, folder, names, layout);
   return createDiagnostic("skill/missing-skill-file", folder, FILE_START, `Unexpected skill folder without ${SKILL_FILE}, expected ${folder}/${SKILL_FILE}`);
+}
+
+/**
+ * A folder the globs name that holds no skill of its own but subfolders with a
+ * SKILL.md no glob names (and no `ignore` leaves out): a warning naming the
+ * first of them and the glob that would find them; undefined when there is none.
+ */
+function nestedSkills(root: string, folder: string, names: readonly string[], layout: SkillLayout): Diagnostic | undefined {
+  const nested = [...names]
+    .sort(compareCodeUnits)
+    .map((name) => `${folder}/${name}`)
+    .filter((sub) => !layoutNamesFolder(layout, sub) && !ignoredFolder(layout, sub) && (statIfPossible(join(root, sub, SKILL_FILE))?.isFile() ?? false));
+  if (nested.length === 0) return undefined;
+  const more = nested.length === 1 ? "" : ` and ${nested.length - 1} more`;
+  return createDiagnostic(
+    "skill/missing-skill-file",
+    folder,
+    FILE_START,
+    `Unexpected skill folder without ${SKILL_FILE} whose subfolders hold skills the "skills" globs (${describeSkillPatterns(layout.skills)}) do not name (${nested[0]}/${SKILL_FILE}${more}), expected each skill in a folder the globs name: move them up, or add "${folder}/*" to "skills" in ${CONFIG_FILE}`,
+  );
 }
 
 /**

@@ -97,6 +97,11 @@ export function layoutNamesFolder(layout: SkillLayout, folder: string): boolean 
   return layout.skills.some((pattern) => new RegExp(`${globToRegExp(pattern).source}$`).test(`${folder}/`));
 }
 
+/** Whether the config's `ignore` globs leave out `folder` (root-relative), whatever its `skills` globs say. */
+export function ignoredFolder(layout: SkillLayout, folder: string): boolean {
+  return layout.ignore.map(globToRegExp).some((regexp) => isIgnored(regexp, folder));
+}
+
 /** The config's `ignore` entry that leaves out `folder`, a folder its `skills` globs name; undefined when none does. */
 export function ignoringEntry(layout: SkillLayout, folder: string): string | undefined {
   if (folder === "" || !layout.skills.some((pattern) => new RegExp(`${globToRegExp(pattern).source}$`).test(`${folder}/`))) return undefined;
