@@ -35,6 +35,27 @@ async function pluginsProject(): Promise<string> {
   return root;
 }
 
+/** Each plugin of the plugins project declared by its own .claude-plugin/plugin.json. */
+async function declarePlugins(root: string): Promise<void> {
+  for (const plugin of ["writing", "review"]) {
+    await mkdir(join(root, `plugins/${plugin}/.claude-plugin`), { recursive: true });
+    await writeFile(join(root, `plugins/${plugin}/.claude-plugin/plugin.json`), JSON.stringify({ name: plugin }));
+  }
+}
+
+/** A second skill named "proofread", in the writing plugin. */
+async function copyProofreadIntoWriting(root: string): Promise<void> {
+  await cp(join(root, "plugins/review/skills/proofread"), join(root, "plugins/writing/skills/proofread"), { recursive: true });
+}
+
+/** A good build, then a second "proofread" and the build that meets it, with the manifest the good one wrote. */
+async function duplicateAfterAGoodBuild(root: string) {
+  expect((await build({ root })).ok).toBe(true);
+  const manifest = await readFile(join(root, "dist/manifest.json"));
+  await copyProofreadIntoWriting(root);
+  return { manifest, built: await build({ root }) };
+}
+
 const SKILLS = ["draft-outline", "proofread", "style-guide"];
 
 describe("a plugins/*/skills/* layout", () => {
@@ -71,10 +92,7 @@ describe("a plugins/*/skills/* layout", () => {
 
   it("refuses two skills of one name across plugins, as lint does, and leaves dist/ as it was", async () => {
     const root = await pluginsProject();
-    expect((await build({ root })).ok).toBe(true);
-    const manifest = await readFile(join(root, "dist/manifest.json"));
-    await cp(join(root, "plugins/review/skills/proofread"), join(root, "plugins/writing/skills/proofread"), { recursive: true });
-    const built = await build({ root });
+    const { manifest, built } = await duplicateAfterAGoodBuild(root);
     expect(built.ok).toBe(false);
     const duplicates = built.diagnostics.filter((diagnostic) => diagnostic.ruleId === "skill/name-duplicate");
     expect(duplicates.map((diagnostic) => [diagnostic.file, diagnostic.related?.file])).toEqual((await lint({ root })).diagnostics.filter((d) => d.ruleId === "skill/name-duplicate").map((d) => [d.file, d.related?.file]));
@@ -86,12 +104,7 @@ describe("a plugins/*/skills/* layout", () => {
   // A host of a plain collection names a plugin's skills plugin:skill; an agent loads a skill by its name alone
   // (the skill tool, dist/skills/<name>.md, the manifest), so there the plugins do not keep two skills apart.
   for (const [kind, mark] of [
-    ["each plugin with .claude-plugin/plugin.json", async (root: string) => {
-      for (const plugin of ["writing", "review"]) {
-        await mkdir(join(root, `plugins/${plugin}/.claude-plugin`), { recursive: true });
-        await writeFile(join(root, `plugins/${plugin}/.claude-plugin/plugin.json`), JSON.stringify({ name: plugin }));
-      }
-    }],
+    ["each plugin with .claude-plugin/plugin.json", declarePlugins],
     ["a marketplace's plugins", async (root: string) => {
       await mkdir(join(root, ".claude-plugin"), { recursive: true });
       await writeFile(join(root, ".claude-plugin/marketplace.json"), JSON.stringify({ name: "m", plugins: [{ name: "writing", source: "./plugins/writing" }, { name: "review", source: "./plugins/review" }] }));
@@ -100,10 +113,7 @@ describe("a plugins/*/skills/* layout", () => {
     it(`refuses two skills of one name in two plugins (${kind}), naming both files, and leaves dist/ as it was`, async () => {
       const root = await pluginsProject();
       await mark(root);
-      expect((await build({ root })).ok).toBe(true);
-      const manifest = await readFile(join(root, "dist/manifest.json"));
-      await cp(join(root, "plugins/review/skills/proofread"), join(root, "plugins/writing/skills/proofread"), { recursive: true });
-      const built = await build({ root });
+      const { manifest, built } = await duplicateAfterAGoodBuild(root);
       expect(built.ok).toBe(false);
       const duplicates = built.diagnostics.filter((diagnostic) => diagnostic.ruleId === "skill/name-duplicate");
       expect(duplicates.map((diagnostic) => [diagnostic.severity, diagnostic.file, diagnostic.related?.file])).toEqual([["error", "plugins/writing/skills/proofread/SKILL.md", "plugins/review/skills/proofread/SKILL.md"]]);
@@ -124,11 +134,8 @@ describe("a plugins/*/skills/* layout", () => {
   /** The plugins project with "proofread" in two plugins, each declared by its plugin.json. */
   async function proofreadInTwoPlugins(): Promise<string> {
     const root = await pluginsProject();
-    for (const plugin of ["writing", "review"]) {
-      await mkdir(join(root, `plugins/${plugin}/.claude-plugin`), { recursive: true });
-      await writeFile(join(root, `plugins/${plugin}/.claude-plugin/plugin.json`), JSON.stringify({ name: plugin }));
-    }
-    await cp(join(root, "plugins/review/skills/proofread"), join(root, "plugins/writing/skills/proofread"), { recursive: true });
+    await declarePlugins(root);
+    await copyProofreadIntoWriting(root);
     return root;
   }
 

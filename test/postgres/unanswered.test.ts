@@ -70,6 +70,12 @@ const until = async (check: () => boolean | Promise<boolean>, what: string, ms =
   }
 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The faux model's answers, in order; `calls` counts the model calls that went out. */
+function countedAnswers(...texts: string[]): { readonly calls: number } {
+  const counter = { calls: 0 };
+  pi.faux().setResponses(texts.map((text) => () => (counter.calls++, fauxAssistantMessage(text))));
+  return counter;
+}
 
 describe("a database that accepts connections and never answers", () => {
   it("fails the run's write (the host is told once, no model call goes out), tells every failed lease renewal, and dispose() and close() settle saying the lease was not let go", async () => {
@@ -77,8 +83,7 @@ describe("a database that accepts connections and never answers", () => {
     const sessionKey = newKey();
     const events: ProtocolEvent[] = [];
     const hosted = await hostAgent(sessions, sessionKey, events);
-    let calls = 0;
-    pi.faux().setResponses([() => (calls++, fauxAssistantMessage("answered"))]);
+    const model = countedAnswers("answered");
     proxy.hold();
     // Long enough for the pool's idle connections to be of no help: the writes need new ones, which never finish their handshake.
     await sleep(1500);
@@ -86,7 +91,7 @@ describe("a database that accepts connections and never answers", () => {
     expect(run.error).toBeInstanceOf(StateWriteFailedError);
     expect((run.error as Error).message).toMatch(/^The store (did not confirm|could not be reached for) the write of /);
     expect(events.filter((candidate) => candidate.type === "state_write_failed")).toHaveLength(1);
-    expect(calls).toBe(0);
+    expect(model.calls).toBe(0);
     // Each renewal that fails is told, not only the first.
     await until(() => reported.filter(([, during]) => during === "renew").length >= 3, "three renewals told");
     const disposed = await settled(hosted.dispose());
@@ -99,7 +104,7 @@ describe("a database that accepts connections and never answers", () => {
     const closed = await settled(sessions.close());
     expect(closed.error).toBeInstanceOf(LeaseNotReleasedError);
     expect((closed.error as LeaseNotReleasedError).sessionKey).toBe(other.sessionKey);
-    expect(calls).toBe(0);
+    expect(model.calls).toBe(0);
   }, 60_000);
 
   it("sends no model call for a session whose lease it could not confirm for the lease's length, even once the database answers again", async () => {
@@ -108,8 +113,7 @@ describe("a database that accepts connections and never answers", () => {
     const sessionKey = newKey();
     const events: ProtocolEvent[] = [];
     const hosted = await hostAgent(sessions, sessionKey, events);
-    let calls = 0;
-    pi.faux().setResponses([() => (calls++, fauxAssistantMessage("answered"))]);
+    const model = countedAnswers("answered");
     proxy.hold();
     await until(() => reported.filter(([, during]) => during === "renew").length >= 4, "renewals failing past the lease");
     const running = settled(prompt(hosted, "After the lease ran out unconfirmed"));
@@ -122,7 +126,7 @@ describe("a database that accepts connections and never answers", () => {
     expect(cause).toBeInstanceOf(LeaseUnconfirmedError);
     expect(cause).toBeInstanceOf(StateConflictError);
     expect((run.error as StateWriteFailedError).conflict).toBe(true);
-    expect(calls).toBe(0);
+    expect(model.calls).toBe(0);
     expect(events.filter((candidate) => candidate.type === "state_write_failed")).toHaveLength(1);
     await hosted.dispose();
   }, 60_000);
@@ -231,8 +235,7 @@ describe("a lease left unconfirmed while the database was away", () => {
   it("is confirmed before the next model call once the database is back: a session idle through an outage longer than the lease goes on", async () => {
     const { proxy, sessions } = await serverBehindProxy({ leaseMs: 3000, databaseTimeoutMs: 1000 });
     const hosted = await hostAgent(sessions, newKey());
-    let calls = 0;
-    pi.faux().setResponses([() => (calls++, fauxAssistantMessage("before")), () => (calls++, fauxAssistantMessage("after"))]);
+    const model = countedAnswers("before", "after");
     await prompt(hosted, "Before the outage");
     proxy.refuse();
     await sleep(3500);
@@ -240,15 +243,14 @@ describe("a lease left unconfirmed while the database was away", () => {
     // Prompted before the next renewal is due: nobody took the lease, so the renewal sent first confirms it.
     const run = await settled(prompt(hosted, "After the outage"));
     expect(run.error).toBeUndefined();
-    expect(calls).toBe(2);
+    expect(model.calls).toBe(2);
     await hosted.dispose();
   }, 60_000);
 
   it("stops the session, nothing written, when the renewal sent to confirm it gets no connection, and says so", async () => {
     const { proxy, sessions } = await serverBehindProxy({ leaseMs: 3000, databaseTimeoutMs: 1000 });
     const hosted = await hostAgent(sessions, newKey());
-    let calls = 0;
-    pi.faux().setResponses([() => (calls++, fauxAssistantMessage("before"))]);
+    const model = countedAnswers("before");
     await prompt(hosted, "Before the outage");
     proxy.refuse();
     await sleep(3500);
@@ -260,7 +262,7 @@ describe("a lease left unconfirmed while the database was away", () => {
     expect((cause as Error).message).toContain("the renewal sent to confirm it failed (no database connection: ");
     expect((cause as Error).message).not.toContain("did not answer");
     expect((run.error as Error).message).toContain("held back, nothing sent");
-    expect(calls).toBe(1);
+    expect(model.calls).toBe(1);
     proxy.pass();
     await hosted.dispose();
   }, 60_000);
@@ -279,14 +281,13 @@ describe("a database that answers lease renewals slowly", () => {
     const sessions = await PostgresSessions.start({ pool, leaseMs: 3000, databaseTimeoutMs: 5000, onError: (error, during) => reported.push([error, during]) });
     servers.push(sessions);
     const hosted = await hostAgent(sessions, newKey());
-    let calls = 0;
-    pi.faux().setResponses([() => (calls++, fauxAssistantMessage("before")), () => (calls++, fauxAssistantMessage("after"))]);
+    const model = countedAnswers("before", "after");
     await prompt(hosted, "Before the renewals slow down");
     slow = true;
     await sleep(4000);
     const run = await settled(prompt(hosted, "With slow renewals"));
     expect(run.error).toBeUndefined();
-    expect(calls).toBe(2);
+    expect(model.calls).toBe(2);
     expect(reported.filter(([error]) => error instanceof DatabaseTimeoutError)).toEqual([]);
     await hosted.dispose();
   }, 60_000);

@@ -11,13 +11,13 @@ import { getCurrentTools, type TranscriptContext } from "@earendil-works/pi-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { loadArtifacts, type LoadedArtifacts } from "../../src/runtime/artifacts.js";
-import { createGammaAgent, createGammaSession, sessionManagerFromEntries } from "../../src/runtime/pi-adapter.js";
+import { createGammaSession, sessionManagerFromEntries } from "../../src/runtime/pi-adapter.js";
 import { FileStateStore } from "../../src/runtime/state.js";
 import { removeTempDirs, repoRoot } from "../build/helpers.js";
 import { copyParts, tempDir } from "../helpers/temp-project.js";
 import { artifacts as deployed } from "../injections/helpers/gamma.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, toolUse } from "./helpers/pi.js";
-import { fauxPerTest, fauxSessionSetup, NO_KNOWLEDGE_HINTS } from "./helpers/session.js";
+import { agentOnFileStore, fauxPerTest, fauxSessionSetup, NO_KNOWLEDGE_HINTS } from "./helpers/session.js";
 
 afterAll(removeTempDirs);
 
@@ -57,75 +57,55 @@ const turn = (contexts: TranscriptContext[]) => [
   recording(contexts, fauxAssistantMessage("Done.")),
 ];
 
+/** A stored session opened on one Pi path, as the scenario drives it. */
+interface OpenedOnPath {
+  prompt(text: string): Promise<void>;
+  /** What the next server is handed: the Pi messages, or the session entries. */
+  carried(): unknown[];
+  /** A simulated restart: disposed now, not again after the test. */
+  close(): void;
+}
+
+const onAgentPath = async (artifacts: LoadedArtifacts, statePath: string, carried?: unknown[]): Promise<OpenedOnPath> => {
+  const gamma = agentOnFileStore(pi, { artifacts, variant: "base", statePath, events: [], messages: carried as AgentMessage[] | undefined });
+  return {
+    prompt: (text) => gamma.agent.prompt(gamma.controller.buildTurnMessages({ text }) as AgentMessage[]),
+    carried: () => gamma.agent.state.messages.slice(),
+    close: () => pi.disposeNow(gamma),
+  };
+};
+
+const onSessionPath = async (artifacts: LoadedArtifacts, statePath: string, carried?: unknown[]): Promise<OpenedOnPath> => {
+  const setup = await fauxSessionSetup(pi.faux());
+  const sessionManager = carried === undefined ? setup.sessionManager : await sessionManagerFromEntries(setup.cwd, carried);
+  const gamma = pi.disposeAfterTest(
+    await createGammaSession({ artifacts, variant: "base", store: new FileStateStore(statePath), executors: recordingExecutors(), ...setup, sessionManager, ...NO_KNOWLEDGE_HINTS }),
+  );
+  return {
+    prompt: (text) => gamma.session.prompt(text),
+    carried: () => [gamma.session.sessionManager.getHeader(), ...gamma.session.sessionManager.getEntries()],
+    close: () => pi.disposeNow(gamma),
+  };
+};
+
 describe("a session moved to another build declares that build's tools at its head", () => {
-  it("on the Agent path: the moved session's requests share the cached part of a new session on the serving build, both ways", async () => {
+  it.each([
+    ["on the Agent path: the moved session's requests share the cached part of a new session on the serving build, both ways", onAgentPath],
+    ["on the AgentSession path: the same, with the session entries moved between servers", onSessionPath],
+  ] as const)("%s", async (_title, open) => {
     expect(JSON.stringify(redeployed.tools.find((tool) => tool.name === "write"))).not.toBe(JSON.stringify(deployed.tools.find((tool) => tool.name === "write")));
     const statePath = join(await tempDir("redeploy-tools-state"), "state.json");
-    const open = (artifacts: LoadedArtifacts, path: string, messages?: AgentMessage[]) =>
-      pi.disposeAfterTest(
-        createGammaAgent({
-          artifacts,
-          variant: "base",
-          model: pi.faux().getModel(),
-          store: new FileStateStore(path),
-          executors: recordingExecutors(),
-          ...(messages === undefined ? {} : { messages }),
-          ...NO_KNOWLEDGE_HINTS,
-        }),
-      );
-    const run = async (gamma: ReturnType<typeof open>, text: string) => {
+    const run = async (opened: OpenedOnPath, text: string) => {
       const contexts: TranscriptContext[] = [];
       pi.faux().setResponses(turn(contexts));
-      await gamma.agent.prompt(gamma.controller.buildTurnMessages({ text }) as AgentMessage[]);
+      await opened.prompt(text);
       expect(contexts).toHaveLength(2);
       return contexts;
     };
     const fresh = async (artifacts: LoadedArtifacts) => {
-      const gamma = open(artifacts, join(await tempDir("redeploy-tools-fresh"), "state.json"));
-      const contexts = await run(gamma, "Import the board deck");
-      pi.disposeNow(gamma);
-      return cachedPart(contexts[0] as TranscriptContext);
-    };
-    const freshA = await fresh(deployed);
-    const freshB = await fresh(redeployed);
-    expect(freshB).not.toEqual(freshA);
-
-    const first = open(deployed, statePath);
-    await run(first, "Import the board deck");
-    let transcript = first.agent.state.messages.slice();
-    pi.disposeNow(first);
-
-    const onB = open(redeployed, statePath, transcript);
-    for (const context of await run(onB, "Carry on")) expect(cachedPart(context)).toEqual(freshB);
-    transcript = onB.agent.state.messages.slice();
-    pi.disposeNow(onB);
-
-    const back = open(deployed, statePath, transcript);
-    for (const context of await run(back, "And again")) expect(cachedPart(context)).toEqual(freshA);
-  });
-
-  it("on the AgentSession path: the same, with the session entries moved between servers", async () => {
-    const statePath = join(await tempDir("redeploy-tools-session"), "state.json");
-    const open = async (artifacts: LoadedArtifacts, path: string, entries?: readonly unknown[]) => {
-      const setup = await fauxSessionSetup(pi.faux());
-      const sessionManager = entries === undefined ? setup.sessionManager : await sessionManagerFromEntries(setup.cwd, entries);
-      return pi.disposeAfterTest(
-        await createGammaSession({ artifacts, variant: "base", store: new FileStateStore(path), executors: recordingExecutors(), ...setup, sessionManager, ...NO_KNOWLEDGE_HINTS }),
-      );
-    };
-    type Opened = Awaited<ReturnType<typeof open>>;
-    const run = async (gamma: Opened, text: string) => {
-      const contexts: TranscriptContext[] = [];
-      pi.faux().setResponses(turn(contexts));
-      await gamma.session.prompt(text);
-      expect(contexts).toHaveLength(2);
-      return contexts;
-    };
-    const entriesOf = (gamma: Opened) => [gamma.session.sessionManager.getHeader(), ...gamma.session.sessionManager.getEntries()];
-    const fresh = async (artifacts: LoadedArtifacts) => {
-      const gamma = await open(artifacts, join(await tempDir("redeploy-tools-session-fresh"), "state.json"));
-      const contexts = await run(gamma, "Import the board deck");
-      pi.disposeNow(gamma);
+      const opened = await open(artifacts, join(await tempDir("redeploy-tools-fresh"), "state.json"));
+      const contexts = await run(opened, "Import the board deck");
+      opened.close();
       return cachedPart(contexts[0] as TranscriptContext);
     };
     const freshA = await fresh(deployed);
@@ -134,15 +114,15 @@ describe("a session moved to another build declares that build's tools at its he
 
     const first = await open(deployed, statePath);
     await run(first, "Import the board deck");
-    let entries = entriesOf(first);
-    pi.disposeNow(first);
+    let carried = first.carried();
+    first.close();
 
-    const onB = await open(redeployed, statePath, entries);
+    const onB = await open(redeployed, statePath, carried);
     for (const context of await run(onB, "Carry on")) expect(cachedPart(context)).toEqual(freshB);
-    entries = entriesOf(onB);
-    pi.disposeNow(onB);
+    carried = onB.carried();
+    onB.close();
 
-    const back = await open(deployed, statePath, entries);
+    const back = await open(deployed, statePath, carried);
     for (const context of await run(back, "And again")) expect(cachedPart(context)).toEqual(freshA);
   });
 });

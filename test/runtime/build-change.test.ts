@@ -9,14 +9,13 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { loadArtifacts, type LoadedArtifacts } from "../../src/runtime/artifacts.js";
-import { createGammaAgent } from "../../src/runtime/pi-adapter.js";
 import { FileStateStore } from "../../src/runtime/state.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { removeTempDirs, repoRoot } from "../build/helpers.js";
 import { copyParts, tempDir } from "../helpers/temp-project.js";
 import { artifacts as deployed } from "../injections/helpers/gamma.js";
-import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
-import { fauxPerTest, NO_KNOWLEDGE_HINTS } from "./helpers/session.js";
+import { fauxAssistantMessage, fauxToolCall, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
+import { agentOnFileStore, fauxPerTest } from "./helpers/session.js";
 
 afterAll(removeTempDirs);
 
@@ -44,18 +43,7 @@ beforeAll(async () => {
 }, 60_000);
 
 function open(artifacts: LoadedArtifacts, statePath: string, events: ProtocolEvent[], messages?: AgentMessage[]) {
-  return pi.disposeAfterTest(
-    createGammaAgent({
-      artifacts,
-      variant: "base",
-      model: pi.faux().getModel(),
-      store: new FileStateStore(statePath),
-      executors: recordingExecutors(),
-      onProtocolEvent: (event) => events.push(event),
-      ...(messages === undefined ? {} : { messages }),
-      ...NO_KNOWLEDGE_HINTS,
-    }),
-  );
+  return agentOnFileStore(pi, { artifacts, variant: "base", statePath, events, messages });
 }
 
 describe("a session reopened on another build", () => {

@@ -9,7 +9,9 @@ import { afterEach } from "vitest";
 import type { VariantName } from "../../../src/protocol/dist-manifest.js";
 import type { LoadedArtifacts } from "../../../src/runtime/artifacts.js";
 import type { KnowledgeOptions } from "../../../src/runtime/knowledge/session-knowledge.js";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { createGammaAgent } from "../../../src/runtime/pi-adapter.js";
+import { FileStateStore } from "../../../src/runtime/state.js";
 import type { ProtocolEvent } from "../../../src/runtime/yield.js";
 import { tempDir } from "./dist.js";
 import { recordingExecutors, registerFauxProvider, type Faux } from "./pi.js";
@@ -95,4 +97,27 @@ export function fauxAgentRecording(faux: Faux, artifacts: LoadedArtifacts) {
     ...NO_KNOWLEDGE_HINTS,
   });
   return { ...gamma, faux, events, hostCalls };
+}
+
+/**
+ * A Gamma agent on a file state store, as a server (re)started on a build
+ * opens a stored session: disposed after the test, every protocol event in
+ * `events`, the Pi messages the host kept passed back when given.
+ */
+export function agentOnFileStore(
+  pi: FauxPerTest,
+  options: { artifacts: LoadedArtifacts; variant: string; statePath: string; events: ProtocolEvent[]; messages?: AgentMessage[] | undefined },
+) {
+  return pi.disposeAfterTest(
+    createGammaAgent({
+      artifacts: options.artifacts,
+      variant: options.variant,
+      model: pi.faux().getModel(),
+      store: new FileStateStore(options.statePath),
+      executors: recordingExecutors(),
+      onProtocolEvent: (event) => options.events.push(event),
+      ...(options.messages === undefined ? {} : { messages: options.messages }),
+      ...NO_KNOWLEDGE_HINTS,
+    }),
+  );
 }
