@@ -22,6 +22,7 @@ import { summarize, type BuildSummary } from "./pipeline/render/summary.js";
 import type { CachePlan } from "./protocol/cache-plan.js";
 import { describeFsError, fsErrorCode } from "./protocol/path-problem.js";
 import { PathProbes, probesStillHold } from "./pipeline/discover/path-probes.js";
+import { messageOf } from "./protocol/error-message.js";
 
 export type { BuildSummary, VariantSummary } from "./pipeline/render/summary.js";
 
@@ -271,7 +272,7 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
   } catch (error) {
     delete distMemory.manifest;
     const path = error instanceof EmitError && error.path ? `${outRel}/${error.path}` : outRel;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     const ruleId = error instanceof EmitError ? error.ruleId : "dist/write-failed";
     return failed([...compiled.diagnostics, createDiagnostic(ruleId, path, FILE_START, message)].sort(compareDiagnostics));
   }

@@ -13,6 +13,7 @@ import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
 import { createPlanTracker } from "./watch/plan-cost.js";
 import { RebuildQueue } from "./watch/queue.js";
 import { DEFAULT_DEBOUNCE_MS, MIN_DEBOUNCE_MS } from "./watch/debounce.js";
+import { messageOf } from "./protocol/error-message.js";
 
 export type { PrefixChange, WatchBuildEvent, WatchErrorEvent, WatchEvent } from "./watch/events.js";
 
@@ -80,7 +81,7 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
       // half-updated, so the next one starts cold.
       await settleBuildCache(cache);
       cache = createBuildCache();
-      event = { type: "error", changedPaths, durationMs: elapsedSince(started), message: errorMessage(error) };
+      event = { type: "error", changedPaths, durationMs: elapsedSince(started), message: messageOf(error) };
     }
     options.onEvent(event);
   };
@@ -130,7 +131,7 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
       // A link that loops cannot be watched, and every build reports it already (skill/missing-skill-file, skill/supporting-file-skipped);
       // nor can a source file or folder without read permission, which every build reports as unreadable, naming it.
       if (UNWATCHABLE_REPORTED_BY_BUILD.has((error as NodeJS.ErrnoException).code ?? "")) return;
-      options.onEvent({ type: "error", changedPaths: [], durationMs: 0, message: errorMessage(error) });
+      options.onEvent({ type: "error", changedPaths: [], durationMs: 0, message: messageOf(error) });
     });
     return opened;
   };
@@ -256,10 +257,6 @@ function topFolders(root: string): string[] {
   } catch {
     return [];
   }
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function elapsedSince(started: number): number {

@@ -21,6 +21,7 @@ import { display, replayedModel, replayPlans, type RunPlan } from "./plans.js";
 import { pool } from "./pool.js";
 import { runScenario } from "./run.js";
 import { DEFAULT_MAX_MODEL_CALLS, expectationKind, loadScenarios, type LoadedScenario } from "./scenario.js";
+import { messageOf } from "../protocol/error-message.js";
 
 export { EvalUsageError } from "./usage-error.js";
 export type { ModelCallContext, ModelContentPart, ModelMessage, ModelTool } from "./model-context.js";
@@ -255,7 +256,7 @@ async function runOnce(plan: RunPlan, context: RunContext): Promise<RunOutcome> 
       else recorded[index] = { context: fingerprints[index] ?? "", reply: cassetteReply(reply) };
     },
     onReplyError: (index, error) => {
-      unrecorded ??= `model call ${index + 1}'s reply could not be recorded: ${error instanceof Error ? error.message : String(error)}`;
+      unrecorded ??= `model call ${index + 1}'s reply could not be recorded: ${messageOf(error)}`;
     },
   });
   let model: Model<Api>;

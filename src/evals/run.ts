@@ -13,6 +13,7 @@ import type { Task } from "../runtime/execution-state.js";
 import { RUNTIME_TOOL_NAMES, type HostExecutors, type ToolExecutor } from "../runtime/tools.js";
 import type { ProtocolEvent } from "../runtime/yield.js";
 import { declaredToolNames, type ArgsContain, type LoadedScenario, type ScenarioEvent, type ToolFixture, type TraceNamespaceSource } from "./scenario.js";
+import { messageOf } from "../protocol/error-message.js";
 
 /** What happened in a run, in order. Preloaded skills are activated at the start. */
 export type TraceEntry =
@@ -110,7 +111,7 @@ export async function runScenario(input: RunInput): Promise<RunTrace> {
     }
     trace.tasks = controller.state.tasks.items.map((task) => ({ ...task }));
   } catch (error) {
-    trace.error ??= error instanceof Error ? error.message : String(error);
+    trace.error ??= messageOf(error);
   } finally {
     gamma.dispose();
   }

@@ -6,6 +6,7 @@ import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { toLspDiagnostic } from "./diagnostics.js";
 import { ProjectPaths } from "./locations.js";
 import { fileStartsWith } from "../protocol/regular-file.js";
+import { messageOf } from "../protocol/error-message.js";
 
 /**
  * The server's view of one project: the open buffers, the latest analysis
@@ -165,7 +166,7 @@ export class ProjectWorkspace {
         this.waiting = false;
         return this.analyse();
       })
-      .catch((error: unknown) => this.options.log(`gamma-prompt: analysis failed: ${error instanceof Error ? error.message : String(error)}`));
+      .catch((error: unknown) => this.options.log(`gamma-prompt: analysis failed: ${messageOf(error)}`));
     return this.queue;
   }
 
@@ -194,7 +195,7 @@ export class ProjectWorkspace {
       analysis = await this.analyzer.analyze({ buffers, ...(changedPaths ? { changedPaths } : {}) });
     } catch (error) {
       // No skills/ folder, a root that went away: nothing to publish, and the next edit tries again.
-      this.options.log(`gamma-prompt: the project at ${this.options.root} could not be analysed: ${error instanceof Error ? error.message : String(error)}`);
+      this.options.log(`gamma-prompt: the project at ${this.options.root} could not be analysed: ${messageOf(error)}`);
       this.rescanNext = true;
       return;
     }

@@ -22,6 +22,7 @@ import { TOOL_DEFINITIONS } from "./tool-schemas.js";
 import { findingsSummary, MAX_RESULT_BYTES, oversizedBytes, oversizedResult, toolResult } from "./tool-result.js";
 import { TOOL_HANDLERS } from "./tools.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { messageOf } from "../protocol/error-message.js";
 
 /**
  * `gamma-prompt mcp`: a Model Context Protocol server over standard input
@@ -71,7 +72,7 @@ export function createMcpServer(options: McpServerOptions = {}): Server {
     } catch (error) {
       if (error instanceof ToolInputError || error instanceof ProjectRootError || error instanceof ConfigFileError) return toolError(error.message);
       // A fault of the server's own: still an answer, and the server goes on.
-      return toolError(`gamma-prompt: internal error in ${params.name}: ${error instanceof Error ? error.message : String(error)}`);
+      return toolError(`gamma-prompt: internal error in ${params.name}: ${messageOf(error)}`);
     }
   });
 

@@ -11,6 +11,7 @@ import { lacksTrigger } from "./description-trigger.js";
 import { didYouMean } from "./suggest.js";
 import { isRecord } from "./records.js";
 import { firstCharacterNotInXml } from "./xml-escape.js";
+import { messageOf } from "./error-message.js";
 
 /** The rules a tool or namespace is checked by, with the severity the rule registry gives each. */
 export const TOOL_RULE_SEVERITIES = {
@@ -300,7 +301,7 @@ function compileRegExp(pattern: string): void {
   try {
     new RegExp(pattern, "u");
   } catch (error) {
-    fail(error instanceof Error ? error.message : String(error));
+    fail(messageOf(error));
   }
 }
 

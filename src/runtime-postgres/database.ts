@@ -11,6 +11,7 @@
  */
 
 import { expectObject } from "../protocol/arguments.js";
+import { messageOf } from "../protocol/error-message.js";
 
 /** A row of a query's result, by column name. */
 export type QueryResultRow = object;
@@ -175,7 +176,7 @@ export async function connectWithin(pool: Pool, timeoutMs: number): Promise<Pool
     });
   } catch (error) {
     if (error instanceof DatabaseUnreachableError) throw error;
-    throw new DatabaseUnreachableError(error instanceof Error ? error.message : String(error), { cause: error });
+    throw new DatabaseUnreachableError(messageOf(error), { cause: error });
   }
 }
 

@@ -23,6 +23,7 @@
  */
 import { StateStoreError } from "../runtime/state/errors.js";
 import { StoredFormatError } from "./errors.js";
+import { messageOf } from "../protocol/error-message.js";
 
 /** The value to give a `jsonb` parameter, or to put in a batch that SQL unpacks into `jsonb` columns. */
 export function storedDocument(value: unknown): string {
@@ -45,7 +46,7 @@ export function storedForm(stored: unknown): StoredForm {
   try {
     parsed = JSON.parse(stored) as unknown;
   } catch (error) {
-    return { broken: error instanceof Error ? error.message : String(error) };
+    return { broken: messageOf(error) };
   }
   return isObject(parsed) ? { document: parsed } : { foreign: `JSON text of ${withArticle(kindOf(parsed))} in a jsonb string` };
 }

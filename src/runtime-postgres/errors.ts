@@ -1,6 +1,7 @@
 /** What the PostgreSQL entry point refuses with, beside the runtime's own state errors. */
 import { StateConflictError, StateStoreError } from "../runtime/state/errors.js";
 import { answeredWithError, DatabaseRolledBackError, DatabaseTimeoutError, DatabaseUnreachableError, errorCode, READ_ONLY_SQL_TRANSACTION } from "./database.js";
+import { messageOf } from "../protocol/error-message.js";
 
 /**
  * This server no longer holds the session's lease: another server took it
@@ -30,7 +31,7 @@ export class LeaseLostError extends StateConflictError {
 export function databaseFailure(sessionKey: string, error: unknown, expected: string): StateStoreError {
   const cause = readOnlyAware(error);
   const outcome = answeredWithError(cause) || cause instanceof DatabaseReadOnlyError ? undefined : cause instanceof DatabaseUnreachableError || cause instanceof DatabaseRolledBackError ? "unsent" : "unknown";
-  return new StateStoreError(`session ${sessionKey}`, `Unexpected database failure (${cause instanceof Error ? cause.message : String(cause)}), expected ${expected}`, outcome);
+  return new StateStoreError(`session ${sessionKey}`, `Unexpected database failure (${messageOf(cause)}), expected ${expected}`, outcome);
 }
 
 /** The database's read-only refusal (SQLSTATE 25006) as DatabaseReadOnlyError; any other error as it is. */
@@ -59,7 +60,7 @@ export class LeaseUnconfirmedError extends StateConflictError {
     const why =
       renewalError === undefined
         ? "the renewal sent to confirm it was answered too late to confirm it"
-        : `the renewal sent to confirm it failed (${renewalError instanceof Error ? renewalError.message : String(renewalError)})`;
+        : `the renewal sent to confirm it failed (${messageOf(renewalError)})`;
     super(`session ${sessionKey}`, `Unexpected model call with the session's lease unconfirmed for ${sinceMs} ms, expected it renewed within the lease: ${why}; another server may host the session now, so this one sends nothing more and stops; the transcript's new rows were not written`);
     this.name = "LeaseUnconfirmedError";
   }
@@ -74,7 +75,7 @@ export class LeaseNotReleasedError extends Error {
     cause: unknown,
   ) {
     super(
-      `Unexpected failure letting the lease of session ${sessionKey} go (${cause instanceof Error ? cause.message : String(cause)}), expected it released: this server writes nothing more for it, and the lease runs out by itself within ${leaseMs} ms of its last renewal; another server can open the session then`,
+      `Unexpected failure letting the lease of session ${sessionKey} go (${messageOf(cause)}), expected it released: this server writes nothing more for it, and the lease runs out by itself within ${leaseMs} ms of its last renewal; another server can open the session then`,
       { cause },
     );
   }
@@ -221,7 +222,7 @@ export class ListenerUnansweredError extends Error {
     super(
       cause instanceof DatabaseTimeoutError
         ? `Unexpected silence from the listener's connection, expected an answer to its check within ${timeoutMs} ms: it is replaced by a new connection, and the hosted sessions route what was published meanwhile`
-        : `Unexpected failure of the listener connection's check (${cause instanceof Error ? cause.message : String(cause)}), expected an answer: it is replaced by a new connection, and the hosted sessions route what was published meanwhile`,
+        : `Unexpected failure of the listener connection's check (${messageOf(cause)}), expected an answer: it is replaced by a new connection, and the hosted sessions route what was published meanwhile`,
       { cause },
     );
   }

@@ -39,6 +39,7 @@ import { LOAD_NAMESPACE_TOOL } from "./namespaces.js";
 import { SessionContext, type TurnInput, type TurnMessage } from "./session-context.js";
 import { SessionYield } from "./session-yield.js";
 import { RunTracker, SHARED_BATCH_NOTE, type ProtocolEvent, type RuntimeErrorPhase, type ToolCallSummary, type YieldRecord } from "./yield.js";
+import { messageOf } from "../protocol/error-message.js";
 
 export type { ToolLoader, TurnInput, TurnMessage };
 
@@ -825,7 +826,7 @@ export class SessionProtocolController {
 function isolatedObserver(observer: (event: ProtocolEvent) => unknown): (event: ProtocolEvent) => void {
   const tell = (event: ProtocolEvent, error: unknown): void => {
     if (event.type === "runtime_error" && event.during === "observer") return;
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     const told = new Error(`Unexpected exception from onProtocolEvent on a ${event.type} event (${reason}), expected none: the session went on, its step done`, { cause: error });
     try {
       swallowRejection(observer({ type: "runtime_error", during: "observer", error: told }));

@@ -13,6 +13,7 @@ import { SessionProtocolController, type ControllerOptions } from "./controller.
 import { LOAD_NAMESPACE_TOOL, NamespaceToolError, type SessionNamespace } from "./namespaces.js";
 import type { ToolLoader } from "./tool-namespaces.js";
 import { assembleTools, checkedHostExecutor, guardedExecutor, type HostExecutors, type RuntimeTool, type ToolExecutor } from "./tools.js";
+import { messageOf } from "../protocol/error-message.js";
 
 /** Either an existing controller, or what it takes to create one. */
 export type ControllerSource =
@@ -167,7 +168,7 @@ function restoreConnectors(controller: SessionProtocolController, loader: ToolLo
         checkConnectorExecutors(connector, executors);
         loader.serve(connector, executors);
       } catch (error) {
-        dropped = { connector: connector.name, reason: "gone", message: `Connector ${JSON.stringify(connector.name)} not restored: ${error instanceof Error ? error.message : String(error)}`, problems: [] };
+        dropped = { connector: connector.name, reason: "gone", message: `Connector ${JSON.stringify(connector.name)} not restored: ${messageOf(error)}`, problems: [] };
       }
     }
     if (dropped === undefined) report.restored.push(connector.name);

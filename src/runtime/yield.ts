@@ -10,6 +10,7 @@ import type { ChecklistProgress, Deviation } from "./checklist/progress.js";
 import type { RequiredSkillsEvent } from "./invocation/required-skills.js";
 import type { NamespaceLoadSource } from "./execution-state.js";
 import type { StateWriteFailedError } from "./state/errors.js";
+import { messageOf } from "../protocol/error-message.js";
 
 export interface ToolCallSummary {
   id: string;
@@ -116,7 +117,7 @@ export const SHARED_BATCH_NOTE =
 export class TurnNotSentError extends Error {
   override readonly name = "TurnNotSentError";
   constructor(override readonly cause: unknown) {
-    super(`Unexpected failure while making the prompt's knowledge hints and pending events (${cause instanceof Error ? cause.message : String(cause)}), expected them made: the prompt was not sent; send it again`, { cause });
+    super(`Unexpected failure while making the prompt's knowledge hints and pending events (${messageOf(cause)}), expected them made: the prompt was not sent; send it again`, { cause });
   }
 }
 

@@ -7,6 +7,7 @@ import { yamlLibrary } from "./yaml-library.js";
 import { isStackExhaustion, jsonNestingOverflow, MAX_NESTING_DEPTH, NESTING_MESSAGE } from "./nesting.js";
 import { LineIndex } from "./positions.js";
 import { yamlNestingOverflow, unclosedConstruct } from "./yaml-unclosed.js";
+import { messageOf } from "../../protocol/error-message.js";
 
 /**
  * A parsed YAML or JSON source that remembers where each value came from, so
@@ -144,10 +145,6 @@ function nodeRange(located: PositionedSource, node: Node): Range {
 
 function scalarValue(node: unknown): unknown {
   return yamlLibrary().isScalar(node) ? node.value : node;
-}
-
-function messageOf(thrown: unknown): string {
-  return thrown instanceof Error ? thrown.message : String(thrown);
 }
 
 function firstLine(text: string): string {

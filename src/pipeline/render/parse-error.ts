@@ -1,5 +1,6 @@
 import type { Range } from "../../diagnostics/diagnostic.js";
 import { LineIndex } from "../parse/positions.js";
+import { messageOf } from "../../protocol/error-message.js";
 
 /**
  * A Handlebars parse error in words, at the tag that causes it. Handlebars
@@ -31,7 +32,7 @@ type TagProblem =
   | { kind: "unclosed-block"; open: OpenBlock };
 
 export function explainParseError(text: string, error: unknown): ExplainedParseError {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   const problem = scanTags(text);
   const index = new LineIndex(text);
   if (problem !== undefined) {

@@ -5,6 +5,7 @@ import type { SourceFile } from "../../stage-data.js";
 import { LineIndex } from "../parse/positions.js";
 import { findDanglingDot } from "./dangling-dot.js";
 import { explainParseError } from "./parse-error.js";
+import { messageOf } from "../../protocol/error-message.js";
 
 /**
  * The template engine: one isolated Handlebars instance per build with a
@@ -213,7 +214,7 @@ function parseErrorRange(engine: HandlebarsInstance, error: unknown): Range {
 }
 
 function firstLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return (message.split("\n")[0] ?? message).trim();
 }
 

@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import type { AnySchemaObject, ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import { packageSchemaValidator } from "./schema-validators.js";
+import { messageOf } from "../../protocol/error-message.js";
 
 /**
  * The build's own JSON Schemas (published under schemas/ so editors can use
@@ -34,7 +35,7 @@ export function checkParametersSchema(schema: unknown): string | undefined {
   } catch (error) {
     // The compiler's own stack giving out says nothing about the schema a user wrote: say what it means instead.
     if (error instanceof RangeError) return "a schema the compiler cannot follow to its end (its $ref chains or nesting go too deep), expected fewer levels";
-    return error instanceof Error ? error.message : String(error);
+    return messageOf(error);
   }
 }
 

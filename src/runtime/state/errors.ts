@@ -1,3 +1,4 @@
+import { messageOf } from "../../protocol/error-message.js";
 /** The stored state's format version and the errors a store and the state owner report. */
 
 export const STATE_VERSION = 1;
@@ -60,7 +61,7 @@ export class StateWriteFailedError extends Error {
     readonly revision: number,
     readonly failedWrite?: string,
   ) {
-    const reason = cause instanceof Error ? cause.message : String(cause);
+    const reason = messageOf(cause);
     const outcome = cause instanceof StateStoreError ? cause.outcome : undefined;
     const what = failedWrite === undefined ? `the write of revision ${revision}` : `the write of ${failedWrite}`;
     super(
