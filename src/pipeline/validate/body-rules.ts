@@ -21,13 +21,13 @@ export function bodyProblems(type: SkillType, lists: readonly OrderedListShape[]
   if (type === "workflow") {
     // The list the build compiles as the checklist, and so the one the runtime enforces and audits.
     const choice = chooseChecklist(index, lists, split.bodyStartLine);
-    const checklist = choice?.list;
-    if (!checklist) {
+    if (!choice) {
       const range = split.body === "" ? split.closing : index.lineRange(split.bodyStartLine);
       return [{ ruleId: "skill/workflow-checklist", range, message: "Unexpected workflow body without an ordered list, expected a numbered checklist of steps (1. …, 2. …) or numbered step headings (## Step 1: …)" }];
     }
+    const checklist = choice.list;
     const problems: BodyProblem[] = [];
-    const guess = choice === undefined ? undefined : guessedChecklist(choice, lists, index, split.bodyStartLine);
+    const guess = guessedChecklist(choice, lists, index, split.bodyStartLine);
     if (guess !== undefined) problems.push({ ruleId: "skill/workflow-checklist-guess", range: listRange(checklist, index), message: guess });
     if (!checklist.items.some((item) => item.verifies)) {
       problems.push({
