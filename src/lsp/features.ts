@@ -157,7 +157,7 @@ export function registerFeatures(connection: Connection, projects: WorkspaceProj
   connection.onRequest(TextDocumentContentRequest.type, answer.request(holding("uri", "string"), async ({ uri }) => {
     const named = variantOfUri(uri);
     const workspace = named?.project === undefined ? projects.primary() : projects.atRoot(named.project);
-    const analysis = await workspace?.current();
+    const analysis = await workspace?.compiled();
     const text = named === undefined || !analysis || !workspace ? undefined : markedPrompt(analysis, workspace.paths.root, named.variant);
     if (text === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `No compiled prompt for ${uri}: ${noCompiledPromptReason(analysis)}.`);
     return { text };
@@ -179,7 +179,7 @@ export function registerFeatures(connection: Connection, projects: WorkspaceProj
       if (projectUri !== undefined && typeof projectUri !== "string") throw new ResponseError(ErrorCodes.InvalidParams, `${SHOW_COMPILED_PROMPT} takes the project's root folder as a file URI after the variant name`);
       const workspace = projectUri === undefined ? projects.primary() : projects.atRoot(projectUri);
       if (projectUri !== undefined && workspace === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `${SHOW_COMPILED_PROMPT}: no open project at ${projectUri}`);
-      const analysis = await workspace?.current();
+      const analysis = await workspace?.compiled();
       const variant = named ?? Object.keys(analysis?.manifest?.variants ?? {})[0];
       if (variant === undefined || !analysis || !workspace) throw new ResponseError(ErrorCodes.InvalidParams, `${SHOW_COMPILED_PROMPT}: pass a variant name, e.g. ["base"] (the sources have errors, so there is no default)`);
       const text = markedPrompt(analysis, workspace.paths.root, variant);

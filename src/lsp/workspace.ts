@@ -7,6 +7,7 @@ import { toLspDiagnostic } from "./diagnostics.js";
 import { ProjectPaths } from "./locations.js";
 import { fileStartsWith } from "../protocol/regular-file.js";
 import { messageOf } from "../protocol/error-message.js";
+import { detectProfile } from "../pipeline/validate/lint-config.js";
 
 /**
  * The server's view of one project: the open buffers, the latest analysis
@@ -61,6 +62,9 @@ export class ProjectWorkspace {
   private readonly listeners: Array<(analysis: ProjectAnalysis) => void> = [];
   /** The editor no longer shows the project: nothing is analysed or published any more. */
   private closed = false;
+  /** Compiles the buffers as `build` does when lint's profile is not the build's (see compiled); its runs follow one another. */
+  private buildAnalyzer: ProjectAnalyzer | undefined;
+  private buildRuns: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly options: WorkspaceOptions,
@@ -134,6 +138,23 @@ export class ProjectWorkspace {
     }
     await this.queue;
     return this.latest;
+  }
+
+  /**
+   * The sources as `build` compiles them, for the compiled-prompt view: the
+   * latest analysis when it compiled them, else a compile of the buffers it
+   * read. An agent whose config gives lint the agentskills profile is still
+   * built with the build's own rules; its lint analysis compiles nothing, and
+   * the view would show the output folder's copy as if the sources had errors.
+   */
+  async compiled(): Promise<ProjectAnalysis | undefined> {
+    const latest = await this.current();
+    if (latest === undefined || latest.profile === "gamma" || detectProfile(this.options.root) !== "gamma") return latest;
+    const analyzer = (this.buildAnalyzer ??= createProjectAnalyzer({ root: this.options.root }));
+    const buffers = this.buffers;
+    const run = this.buildRuns.then(() => analyzer.analyze({ buffers, build: true }));
+    this.buildRuns = run.catch(() => undefined);
+    return run;
   }
 
   /** The version of a buffer the latest analysis read (undefined: it read the disk). */

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CodeAction, CodeLens, CompletionItem, Hover, Location, WorkspaceEdit } from "vscode-languageserver/node";
@@ -447,6 +447,26 @@ describe("the cache in the editor", () => {
     expect(shown.text.split("\n")[0]).toBe("⟦ variants/base.md as last built: the sources have errors, so this is the output folder's copy ⟧");
     expect(shown.text.split("\n").filter((line) => !line.startsWith("⟦")).join("\n")).toBe(readFileSync(join(root, "dist/variants/base.md"), "utf8"));
     await expect(client.connection.sendRequest("workspace/executeCommand", { command: "gamma-prompt.showCompiledPrompt", arguments: [3] })).rejects.toMatchObject({ message: 'gamma-prompt.showCompiledPrompt takes a variant name, e.g. ["base"]' });
+  });
+
+  it("shows an agent's prompt as build compiles its sources when the config gives lint the agentskills profile", async () => {
+    const root = await copyEmbeddedDefault();
+    writeFileSync(join(root, "gamma-prompt.config.json"), '{ "profile": "agentskills" }\n');
+    expect((await build({ root })).ok).toBe(true);
+    const client = await start(root);
+    const partial = "prompts/partials/identity.hbs";
+    await openFromDisk(client, partial, (text) => `${text}One more sentence, not built yet.\n`);
+    const show = () => client.connection.sendRequest<{ uri: string; text: string }>("workspace/executeCommand", { command: "gamma-prompt.showCompiledPrompt", arguments: ["base"] });
+    const shown = await show();
+    expect(shown.text.split("\n")[0]).toMatch(/^⟦ cache block tools/);
+    expect(shown.text).toContain("One more sentence, not built yet.");
+    const content = await client.connection.sendRequest<{ text: string }>("workspace/textDocumentContent", { uri: shown.uri });
+    expect(content.text).toBe(shown.text);
+    // A template the build cannot render: the output folder's copy, and the build's own errors are the reason.
+    await client.change(partial, "{{#if}}\n");
+    const fallback = await show();
+    expect(fallback.text.split("\n")[0]).toBe("⟦ variants/base.md as last built: the sources have errors, so this is the output folder's copy ⟧");
+    expect(fallback.text).not.toContain("One more sentence");
   });
 
   it("tells a client that cannot open documents where a rule's documentation is", async () => {
