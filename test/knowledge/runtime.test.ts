@@ -388,6 +388,40 @@ describe("a selector that does not return note ids synchronously", () => {
   });
 });
 
+describe("a selector whose update returns a promise", () => {
+  const message = "Unexpected promise from knowledge.selector.update, expected an object { update(change), select(query) } whose select returns note ids (an array of strings) synchronously, and an update that applies the change before it returns";
+
+  it("is refused when the session is created, and the promise's rejection does not end the host's process", async () => {
+    const selector = { update: () => Promise.reject(new Error("index unreachable")), select: () => [] } as unknown as KnowledgeSelector;
+    const faux = pi.faux();
+    const options = { artifacts, variant: "base" as const, executors: recordingExecutors(), knowledge: { selector } };
+    expect(() => createGammaAgent({ ...options, model: faux.getModel() })).toThrow(new TypeError(message));
+    await expect(createGammaSession({ ...options, ...(await fauxSessionSetup(faux)) })).rejects.toThrow(new TypeError(message));
+    // A rejection nobody handled would fail this test run; give it the turns it needs to surface.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  });
+
+  it("refuses a live note's registration or removal then, leaving the session's notes as they were", async () => {
+    let failing = false;
+    const selector: KnowledgeSelector = {
+      update: () => (failing ? (Promise.reject(new Error("index unreachable")) as unknown as void) : undefined),
+      select: () => [],
+    };
+    const controller = new SessionProtocolController({ artifacts, variant: "base", knowledge: { selector } });
+    const note = { id: "style-guide", name: "Style guide", scope: "Use for any writing decision in this workspace.", source: "user", body: "Short sentences." };
+    failing = true;
+    expect(() => controller.knowledge.registerNote(note)).toThrow(new TypeError(message));
+    expect(controller.knowledge.get("style-guide")).toBeUndefined();
+    failing = false;
+    expect(controller.knowledge.registerNote(note)).toBe("added");
+    failing = true;
+    expect(() => controller.knowledge.removeNote("style-guide")).toThrow(new TypeError(message));
+    expect(controller.knowledge.get("style-guide")?.name).toBe("Style guide");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    controller.close();
+  });
+});
+
 describe("lifetime: loaded notes survive compaction and restart", () => {
   it("after a restart the anchor lists the loaded notes (id, name, revision); the model re-fetches only when it needs the body", async () => {
     const statePath = join(tempDir("gamma-state-"), "session.json");

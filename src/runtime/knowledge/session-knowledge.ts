@@ -83,6 +83,21 @@ function selectedIds(selected: unknown): string[] {
   return selected as string[];
 }
 
+/**
+ * Hands a change to the selector. `update` typed as returning void still
+ * accepts a function that returns a promise; such an update has not applied
+ * the change when the next `select` runs, so it is refused as an `async` one
+ * is, and its rejection is handled here: nobody else waits for it, and it
+ * would otherwise end the host's process.
+ */
+function updateSelector(selector: KnowledgeSelector, change: Parameters<KnowledgeSelector["update"]>[0]): void {
+  const returned: unknown = selector.update(change);
+  if (typeof (returned as { then?: unknown } | null | undefined)?.then === "function") {
+    (returned as PromiseLike<unknown>).then(undefined, () => {});
+    throw new TypeError(`Unexpected promise from knowledge.selector.update, expected ${SELECTOR_EXPECTED}, and an update that applies the change before it returns`);
+  }
+}
+
 /** A refusal the model reads as the tool's error result; it names nothing but the requested id. */
 export class KnowledgeToolError extends Error {
   constructor(message: string) {
@@ -117,7 +132,7 @@ export class SessionKnowledge {
     this.maxHints = options.maxHints ?? 5;
     this.inlineBytes = compiled?.inlineBytes ?? DEFAULT_INLINE_BYTES;
     for (const note of compiled?.notes.values() ?? []) this.notes.set(note.id, note);
-    this.selector.update({ upsert: [...this.notes.values()], remove: [] });
+    updateSelector(this.selector, { upsert: [...this.notes.values()], remove: [] });
     this.reconcileCompiled();
   }
 
@@ -146,8 +161,9 @@ export class SessionKnowledge {
     const note = acceptLiveNote(raw);
     const previous = this.notes.get(note.id);
     if (previous !== undefined && previous.revision === note.revision && sameFields(previous, note)) return "unchanged";
+    // The selector first: a refused update leaves the session's notes as they were.
+    updateSelector(this.selector, { upsert: [note], remove: [] });
     this.notes.set(note.id, note);
-    this.selector.update({ upsert: [note], remove: [] });
     const state = this.session();
     const loaded = state.loaded.find((record) => record.id === note.id);
     if (loaded !== undefined && loaded.revision !== note.revision) {
@@ -168,8 +184,8 @@ export class SessionKnowledge {
   removeNote(id: string): boolean {
     const note = this.notes.get(id);
     if (note === undefined) return false;
+    updateSelector(this.selector, { upsert: [], remove: [id] });
     this.notes.delete(id);
-    this.selector.update({ upsert: [], remove: [id] });
     const state = this.session();
     const known = state.loaded.some((record) => record.id === id) || state.hintedThisTurn.includes(id);
     state.loaded = state.loaded.filter((record) => record.id !== id);
