@@ -160,11 +160,14 @@ function missingSkillFile(root: string, folder: string, layout: SkillLayout): Di
   if (nearMiss) {
     return createDiagnostic("skill/missing-skill-file", `${folder}/${nearMiss}`, FILE_START, `Unexpected file name "${nearMiss}", expected "${SKILL_FILE}"`);
   }
+  // A group of skills one level too deep (skills/group/my-skill/SKILL.md under skills/*), with or without a README
+  // beside them: no glob names them, and they would be left out of every run without a word, so the finding names
+  // them and the glob that finds them rather than a SKILL.md the group does not need.
+  const nested = nestedSkills(root, folder, names, layout);
+  if (nested !== undefined) return nested;
   // A folder with files but no Markdown file holds no attempt at a skill: shared scripts or assets the skills beside it use.
-  // An empty one is still reported: it is where a SKILL.md was deleted or is yet to be written. So is a group of
-  // skills one level too deep (skills/group/my-skill/SKILL.md under skills/*): no glob names them, and they would
-  // be left out of every run without a word.
-  if (names.length > 0 && !names.some((name) => /\.(?:md|markdown)$/i.test(name))) return nestedSkills(root, folder, names, layout);
+  // An empty one is still reported: it is where a SKILL.md was deleted or is yet to be written.
+  if (names.length > 0 && !names.some((name) => /\.(?:md|markdown)$/i.test(name))) return undefined;
   return createDiagnostic("skill/missing-skill-file", folder, FILE_START, `Unexpected skill folder without ${SKILL_FILE}, expected ${folder}/${SKILL_FILE}`);
 }
 
