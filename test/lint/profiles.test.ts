@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -83,6 +83,25 @@ describe("skills and ignore in the config", () => {
     const missing = await run(outside, "lint", "--root", root, "--config", "nowhere.json");
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("no config file at nowhere.json");
+  });
+
+  it("names the config in use where a finding asks for a change to it: the --config file (root-relative inside the project), not the root's own", async () => {
+    const root = await tempDir("lint config nested");
+    cpSync(join(fixturesDir, "missing-skill-file-nested"), root, { recursive: true });
+    const outside = await tempDir("lint config outside");
+    const config = join(outside, "collections.json");
+    const settings = JSON.stringify({ profile: "gamma", ignore: ["skills/drafts/old"] });
+    writeFileSync(config, settings);
+    mkdirSync(join(root, "configs"));
+    writeFileSync(join(root, "configs", "strict.json"), settings);
+    const nestedMessage = async (given?: string): Promise<string | undefined> =>
+      (await lint({ root, ...(given === undefined ? {} : { config: given }) })).diagnostics.find((diagnostic) => diagnostic.file === "skills/group")?.message;
+    const advice = (file: string): string => `move them up, or add "skills/group/*" to "skills" in ${file}`;
+    expect(await nestedMessage()).toContain(advice("gamma-prompt.config.json"));
+    expect(await nestedMessage(config)).toContain(advice(config));
+    expect(await nestedMessage(join(root, "configs", "strict.json"))).toContain(advice("configs/strict.json"));
+    const { stdout } = await run(outside, "lint", "--root", root, "--config", "collections.json");
+    expect(stdout).toContain(advice(config));
   });
 
   it("refuses a --config that names a folder or nothing with one line and exit 2, before looking for the project", async () => {

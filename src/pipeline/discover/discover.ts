@@ -1,6 +1,6 @@
 import { readdirSync, readlinkSync, statSync } from "node:fs";
 import { statIfPossible } from "../../protocol/regular-file.js";
-import { join } from "node:path";
+import { isAbsolute, join, relative, sep } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
 import { MAX_SOURCE_BYTES, readBytes, SKILL_READ_RULES, toSourceFile, type SourceOverrides } from "./read-source.js";
@@ -51,6 +51,17 @@ export interface SkillSources {
   unlisted: string[];
 }
 
+/**
+ * The config file a message tells the user to edit: the one given instead of
+ * the root's own (`lint --config`, absolute), root-relative when it sits in
+ * the project and as given otherwise; else the root's gamma-prompt.config.json.
+ */
+export function configInUse(root: string, configFile: string | undefined): string {
+  if (configFile === undefined) return CONFIG_FILE;
+  const inRoot = relative(root, configFile).split(sep).join("/");
+  return inRoot.startsWith("../") || isAbsolute(inRoot) ? configFile : inRoot;
+}
+
 /** Every readable SKILL.md the layout (default `skills/*`) names under `root`, sorted by POSIX path. */
 export async function discoverSkills(root: string, layout: SkillLayout = DEFAULT_LAYOUT): Promise<SourceFile[]> {
   return (await loadSkillSources(root, layout)).files;
@@ -60,9 +71,10 @@ export async function discoverSkills(root: string, layout: SkillLayout = DEFAULT
  * Like {@link discoverSkills}, but also reports folders without SKILL.md and
  * unreadable files. File access is synchronous on purpose: for thousands of
  * small files it is several times faster than fs/promises, and lint has
- * nothing else to do while it waits.
+ * nothing else to do while it waits. `configFile` is the config given instead
+ * of the root's own (absolute), which a finding that asks for a config change names.
  */
-export async function loadSkillSources(root: string, layout: SkillLayout = DEFAULT_LAYOUT, overrides?: SourceOverrides): Promise<SkillSources> {
+export async function loadSkillSources(root: string, layout: SkillLayout = DEFAULT_LAYOUT, overrides?: SourceOverrides, configFile?: string): Promise<SkillSources> {
   const files: SourceFile[] = [];
   const diagnostics: Diagnostic[] = [];
   const unreadFolders: string[] = [];
@@ -74,7 +86,7 @@ export async function loadSkillSources(root: string, layout: SkillLayout = DEFAU
   const plain = new PlainFolders(root);
   for (const folder of folders) {
     const path = `${folder}/${SKILL_FILE}`;
-    const result = overrides?.get(path) ?? readSkillFile(root, folder, path, plain, layout);
+    const result = overrides?.get(path) ?? readSkillFile(root, folder, path, plain, layout, configFile);
     if (result === undefined) continue;
     if ("text" in result) files.push(result);
     else {
@@ -115,10 +127,10 @@ export function findSkillFolders(root: string, layout: SkillLayout = DEFAULT_LAY
 
 
 /** The skill file, or why it cannot be read; undefined for a folder that is no skill at all (no Markdown file: a helper folder such as `skills/_lib`). */
-function readSkillFile(root: string, folder: string, path: string, plain: PlainFolders, layout: SkillLayout): SourceFile | Diagnostic | undefined {
+function readSkillFile(root: string, folder: string, path: string, plain: PlainFolders, layout: SkillLayout, configFile: string | undefined): SourceFile | Diagnostic | undefined {
   // Opening the expected file directly costs one syscall; the folder is listed only to explain a miss.
   const bytes = readBytes(root, path, MAX_SOURCE_BYTES, plain);
-  if ("code" in bytes && (bytes.code === "ENOENT" || bytes.code === "ELOOP")) return unresolvedLink(root, folder) ?? missingSkillFile(root, folder, layout);
+  if ("code" in bytes && (bytes.code === "ENOENT" || bytes.code === "ELOOP")) return unresolvedLink(root, folder) ?? missingSkillFile(root, folder, layout, configFile);
   return toSourceFile(path, bytes, SKILL_READ_RULES);
 }
 
@@ -148,7 +160,7 @@ function describeUnresolvedLink(path: string): string | undefined {
   return `symbolic link to ${quoted(target)}, which ${failure === "ELOOP" ? "leads back to itself" : "does not exist"}`;
 }
 
-function missingSkillFile(root: string, folder: string, layout: SkillLayout): Diagnostic | undefined {
+function missingSkillFile(root: string, folder: string, layout: SkillLayout, configFile: string | undefined): Diagnostic | undefined {
   const names = listNames(join(root, folder));
   if (!Array.isArray(names)) return unlistableFolder("skill/unreadable-file", folder, names.code);
   const nearMiss = names.find((name) => name.toLowerCase() === SKILL_FILE.toLowerCase());
@@ -160,11 +172,14 @@ function missingSkillFile(root: string, folder: string, layout: SkillLayout): Di
   if (nearMiss) {
     return createDiagnostic("skill/missing-skill-file", `${folder}/${nearMiss}`, FILE_START, `Unexpected file name "${nearMiss}", expected "${SKILL_FILE}"`);
   }
+  // A group of skills one level too deep (skills/group/my-skill/SKILL.md under skills/*), with or without a README
+  // beside them: no glob names them, and they would be left out of every run without a word, so the finding names
+  // them and the glob that finds them rather than a SKILL.md the group does not need.
+  const nested = nestedSkills(root, folder, names, layout, configFile);
+  if (nested !== undefined) return nested;
   // A folder with files but no Markdown file holds no attempt at a skill: shared scripts or assets the skills beside it use.
-  // An empty one is still reported: it is where a SKILL.md was deleted or is yet to be written. So is a group of
-  // skills one level too deep (skills/group/my-skill/SKILL.md under skills/*): no glob names them, and they would
-  // be left out of every run without a word.
-  if (names.length > 0 && !names.some((name) => /\.(?:md|markdown)$/i.test(name))) return nestedSkills(root, folder, names, layout);
+  // An empty one is still reported: it is where a SKILL.md was deleted or is yet to be written.
+  if (names.length > 0 && !names.some((name) => /\.(?:md|markdown)$/i.test(name))) return undefined;
   return createDiagnostic("skill/missing-skill-file", folder, FILE_START, `Unexpected skill folder without ${SKILL_FILE}, expected ${folder}/${SKILL_FILE}`);
 }
 
@@ -173,7 +188,7 @@ function missingSkillFile(root: string, folder: string, layout: SkillLayout): Di
  * SKILL.md no glob names (and no `ignore` leaves out): a warning naming the
  * first of them and the glob that would find them; undefined when there is none.
  */
-function nestedSkills(root: string, folder: string, names: readonly string[], layout: SkillLayout): Diagnostic | undefined {
+function nestedSkills(root: string, folder: string, names: readonly string[], layout: SkillLayout, configFile: string | undefined): Diagnostic | undefined {
   const nested = [...names]
     .sort(compareCodeUnits)
     .map((name) => `${folder}/${name}`)
@@ -184,7 +199,7 @@ function nestedSkills(root: string, folder: string, names: readonly string[], la
     "skill/missing-skill-file",
     folder,
     FILE_START,
-    `Unexpected skill folder without ${SKILL_FILE} whose subfolders hold skills the "skills" globs (${describeSkillPatterns(layout.skills)}) do not name (${nested[0]}/${SKILL_FILE}${more}), expected each skill in a folder the globs name: move them up, or add "${folder}/*" to "skills" in ${CONFIG_FILE}`,
+    `Unexpected skill folder without ${SKILL_FILE} whose subfolders hold skills the "skills" globs (${describeSkillPatterns(layout.skills)}) do not name (${nested[0]}/${SKILL_FILE}${more}), expected each skill in a folder the globs name: move them up, or add "${folder}/*" to "skills" in ${configInUse(root, configFile)}`,
   );
 }
 

@@ -27,6 +27,7 @@ export async function loadSkillSourcesReusing(
   changedPaths?: readonly string[],
   layout: SkillLayout = DEFAULT_LAYOUT,
   overrides?: SourceOverrides,
+  configFile?: string,
 ): Promise<SkillSources> {
   const changed = changedPaths ? new Set(changedPaths) : undefined;
   const files: SourceFile[] = [];
@@ -36,7 +37,7 @@ export async function loadSkillSourcesReusing(
   if (unlisted.length > 0) {
     // A folder that cannot be listed is a finding: the full read words it.
     records.clear();
-    return loadSkillSources(root, layout, overrides);
+    return loadSkillSources(root, layout, overrides, configFile);
   }
   for (const folder of folders) {
     const path = `${folder}/${SKILL_FILE}`;
@@ -46,7 +47,7 @@ export async function loadSkillSourcesReusing(
       // The record (if any) stays as the disk had it: the caller names the path as changed once the override ends.
       if (!("text" in override)) {
         records.clear();
-        return loadSkillSources(root, layout, overrides);
+        return loadSkillSources(root, layout, overrides, configFile);
       }
       files.push(override);
       continue;
@@ -65,7 +66,7 @@ export async function loadSkillSourcesReusing(
     if (!now || !read || !("text" in read)) {
       // Findings about the tree or a file: the full read words them.
       records.clear();
-      return loadSkillSources(root, layout, overrides);
+      return loadSkillSources(root, layout, overrides, configFile);
     }
     // The stamp taken before reading: a write during the read leaves it stale, so the file is read again next time.
     records.set(path, { file: read, ...stampOf(now) });

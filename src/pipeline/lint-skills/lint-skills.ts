@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { compareDiagnostics, createDiagnostic, FILE_START, type Diagnostic, type Severity } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { SkillType, SourceFile, ValidSkill } from "../../stage-data.js";
@@ -12,7 +12,7 @@ import { unreferencedFileDiagnostics } from "../validate/unreferenced-files.js";
 import { unmatchedSkillTypeDiagnostics } from "../validate/skill-types.js";
 import { applySuppressions, UNSUPPRESSIBLE_IN_UNREAD_SKILL } from "../validate/suppressions.js";
 import { loadSkillSourcesReusing, type SkillSourceRecord } from "../discover/skill-sources.js";
-import { loadSkillSources } from "../discover/discover.js";
+import { configInUse, loadSkillSources } from "../discover/discover.js";
 import { listSupportingEntries, walkSupportingFolder, type SupportingWalk } from "../discover/supporting-files.js";
 import { PathProbes } from "../discover/path-probes.js";
 import type { SourceOverrides } from "../discover/read-source.js";
@@ -113,7 +113,7 @@ export interface SkillRuleSettings {
   skillTypes?: readonly SkillTypeGlob[];
   /** Where lookups of paths outside the listed sources are made and kept (link targets, plugins): the build persists them beside its findings. */
   probes?: PathProbes;
-  /** The config file given instead of the root's own (`lint --config`), absolute: what `skill/no-skills` tells the user to edit. */
+  /** The config file given instead of the root's own (`lint --config`), absolute: what `skill/no-skills` and `skill/missing-skill-file` tell the user to edit. */
   configFile?: string;
   /**
    * Skill names need only be unique within a plugin (`plugin:skill`), as for a plain collection linted under
@@ -132,8 +132,8 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   // Stamps pay off only in a later build of the same session: a one-shot run reads each SKILL.md without a stat first.
   const overrides = settings.sourceOverrides;
   const sources = session.repeated
-    ? await loadSkillSourcesReusing(root, session.keep(SKILL_SOURCES, () => new Map()), changedPaths, layout, overrides)
-    : await loadSkillSources(root, layout, overrides);
+    ? await loadSkillSourcesReusing(root, session.keep(SKILL_SOURCES, () => new Map()), changedPaths, layout, overrides, settings.configFile)
+    : await loadSkillSources(root, layout, overrides, settings.configFile);
   // A one-shot run never sees the same file twice, so it neither hashes nor keeps checked files unless a caller put a cache there.
   const parseCache = session.repeated ? session.keep(CHECKED_SKILLS, () => new SkillParseCache()) : session.find(CHECKED_SKILLS);
   // A one-shot run never asks again: it keeps no findings by body, so nothing holds the bodies but the records.
@@ -351,13 +351,12 @@ const SETTING_SEVERITY = { note: "note", warn: "warning", error: "error" } as co
 function noSkillsDiagnostic(root: string, layout: SkillLayout, configFile: string | undefined): Diagnostic {
   const where = layout.skills.join(", ");
   // The config in use: the one given (root-relative when it sits in the project), else the root's own.
-  const inRoot = configFile === undefined ? undefined : relative(root, configFile).split(sep).join("/");
-  const given = inRoot === undefined ? undefined : inRoot.startsWith("../") || isAbsolute(inRoot) ? configFile : inRoot;
+  const given = configFile === undefined ? undefined : configInUse(root, configFile);
   const hints = suggestSkillPatterns(root).filter((pattern) => !layout.skills.includes(pattern));
   const hint = hints.length > 0 ? `; SKILL.md files are under ${describeSkillPatterns(hints)}: add ${hints.length === 1 ? "that" : "the ones that hold the skills"} to "skills" in ${given ?? CONFIG_FILE}` : "";
   // Where the finding points: the config that names the folders, or (without one, or with one outside the project) the folder searched.
   const top = layout.skills[0]?.split("/")[0] ?? "";
-  const configHere = given === undefined ? existsSync(join(root, CONFIG_FILE)) : given === inRoot;
+  const configHere = given === undefined ? existsSync(join(root, CONFIG_FILE)) : !isAbsolute(given);
   const file = configHere ? (given ?? CONFIG_FILE) : top === "" || /[*?[{]/.test(top) ? (given === undefined ? CONFIG_FILE : ".") : top;
   return createDiagnostic(
     "skill/no-skills",

@@ -58,8 +58,9 @@ export interface ChecklistChoice {
  * (Next steps, Follow-ups, See also, Related, Further reading, What's next,
  * a condition: When …, If …) is never taken while another list is there, and
  * a heading numbered as one part of several (`Workflow 1: …`, `Phase 4: …`)
- * declares nothing: the list under it is one branch or stage. A section
- * number or a count (`2. Steps`, `3 steps to an outline`) numbers no part.
+ * declares nothing, whatever follows the number (`Phase 1 Steps`): the list
+ * under it is one branch or stage. A section number or a count (`2. Steps`,
+ * `3 steps to an outline`, `The 5 Steps`) numbers no part.
  */
 export function chooseChecklist(lines: LineIndex, lists: readonly OrderedListShape[], bodyStartLine: number): ChecklistChoice | undefined {
   if (lists.length === 0) return undefined;
@@ -145,11 +146,13 @@ export const OUTSIDE_HEADING = /\b(?:next[ \t]+steps?|follow[- \t]?ups?|see[ \t]
 export const CONDITION_HEADING = /^[^\p{L}\d]*(?:when|if)\b/iu;
 /**
  * A heading numbered as one part of several: a word and the part's number (`Workflow 1: …`, `Phase 4: Post-install
- * steps`, `Phase 2 Exit Checklist`), after a section number if any: the list under it is one branch or stage, not the
- * whole procedure. A section number alone (`2. Steps`, `6.3 Steps`) numbers a section of the document, and a number
- * followed by the word steps counts them (`3 steps to an outline`, `The 10-Step Process`): neither is a part.
+ * steps`, `Phase 1 Steps`, `Phase 2 Exit Checklist`), after a section number if any, whatever follows the number:
+ * the list under it is one branch or stage, not the whole procedure. A section number alone (`2. Steps`, `6.3 Steps`)
+ * numbers a section of the document, and a count numbers no part either: a number with no word before it
+ * (`3 steps to an outline`, `5 Steps`), after an article or a determiner (`The 5 Steps`, `These 3 steps`), or joined
+ * to the word step by a hyphen (`The 10-Step Process`, `Simple 4-step release`).
  */
-const NUMBERED_PART = /^[^\p{L}\d]*(?:\d{1,3}(?:\.\d{1,3})*[.):]?[ \t]+)?\p{L}+[ \t]+\d{1,3}(?:\.\d{1,3})*(?![\d\p{L}])(?![ \t]*-?[ \t]*steps?\b)/iu;
+const NUMBERED_PART = /^[^\p{L}\d]*(?:\d{1,3}(?:\.\d{1,3})*[.):]?[ \t]+)?(?!(?:a|an|another|the|this|these|those|my|our|your|their|its|all|top|first|last)[ \t])\p{L}+[ \t]+\d{1,3}(?:\.\d{1,3})*(?![\d\p{L}])(?!-steps?\b)/iu;
 /** A step heading's number written with the word (`Step 3`), which declares the procedure; a bare `### 3.` may number the sections of a reference. */
 const STEP_WORD = /\bstep[ \t]+\d/i;
 /** A list marker after any container markers (`>` quotes, list indentation). */
