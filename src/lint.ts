@@ -1,5 +1,5 @@
 import { dirname, join, resolve } from "node:path";
-import { expectBoolean, expectOneOf, expectProjectOptions, expectString, expectStringArray, shownValue } from "./protocol/arguments.js";
+import { expectAbortSignal, expectBoolean, expectOneOf, expectProjectOptions, expectString, expectStringArray, shownValue } from "./protocol/arguments.js";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./stage-data.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
@@ -89,6 +89,7 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   if (options.config !== undefined) expectString(options.config, "config", "a config file's path", true);
   if (options.checklists !== undefined) expectBoolean(options.checklists, "checklists");
   if (options.reportEmpty !== undefined) expectBoolean(options.reportEmpty, "reportEmpty");
+  if (options.signal !== undefined) expectAbortSignal(options.signal);
   // Absolute from here on: the readers cache per root, and "." means another folder after a chdir.
   const root = resolve(options.root);
   const { config, diagnostics: configDiagnostics } = readLintConfig(root, options.config);

@@ -81,6 +81,23 @@ export function expectNumber(value: unknown, name: string, expected = "a number"
   if (typeof value !== "number" || Number.isNaN(value)) throw new TypeError(`Unexpected ${name} ${shownValue(value)}, expected ${expected}`);
 }
 
+/** Throws a TypeError naming `name` unless `value` is an AbortSignal (any object with `aborted`, `throwIfAborted` and `addEventListener`). */
+export function expectAbortSignal(value: unknown, name = "signal"): asserts value is AbortSignal {
+  const signal = value as { aborted?: unknown; throwIfAborted?: unknown; addEventListener?: unknown } | null;
+  if (typeof value !== "object" || signal === null || typeof signal.aborted !== "boolean" || typeof signal.throwIfAborted !== "function" || typeof signal.addEventListener !== "function") {
+    throw new TypeError(`Unexpected ${name} ${shownValue(value)}, expected an AbortSignal, such as new AbortController().signal`);
+  }
+}
+
+/** Throws a TypeError naming `name` unless `value` is a Map of strings to strings, naming the first entry that is not. */
+export function expectStringMap(value: unknown, name: string, expected: string): asserts value is ReadonlyMap<string, string> {
+  if (!(value instanceof Map)) throw new TypeError(`Unexpected ${name} ${shownValue(value)}, expected ${expected}`);
+  for (const [key, text] of value as Map<unknown, unknown>) {
+    if (typeof key !== "string") throw new TypeError(`Unexpected ${name} key ${shownValue(key)}, expected a string`);
+    if (typeof text !== "string") throw new TypeError(`Unexpected ${name}.get(${JSON.stringify(key)}) ${shownValue(text)}, expected a string`);
+  }
+}
+
 /** The folder option each kind of entry point takes, and how its message shows one. */
 const FOLDER_OPTIONS = {
   root: 'the project\'s folder, such as "."',
