@@ -84,13 +84,13 @@ await bundle.write({
     groups: [
       {
         // What every command loads before it runs: commander, the command definitions and their constants,
-        // and the walk up from the working folder to the project (a few stat calls).
+        // the walk up from the working folder to the project (a few stat calls), and what a caught error says.
         // The entry itself stays apart: it awaits this chunk, so it cannot be part of it.
         name: "start",
         priority: 3,
         test: (id) =>
           /[\\/]node_modules[\\/]commander[\\/]/.test(id) ||
-          underLib("(cli[\\/](?!index\\.js$|commands[\\/](build-actions|cost-action|report-action)\\.js$)|init\\.js$|project-root\\.js$|protocol[\\/]pi-requirement\\.js$|diagnostics[\\/](exit-code|reporters[\\/]names)\\.js$|pipeline[\\/]discover[\\/]source-paths\\.js$)").test(id),
+          underLib("(cli[\\/](?!index\\.js$|commands[\\/](build-actions|cost-action|report-action)\\.js$)|init\\.js$|project-root\\.js$|protocol[\\/](pi-requirement|error-message)\\.js$|diagnostics[\\/](exit-code|reporters[\\/]names)\\.js$|pipeline[\\/]discover[\\/]source-paths\\.js$)").test(id),
       },
       {
         name: "lint",

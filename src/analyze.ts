@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { expectProjectOptions } from "./protocol/arguments.js";
+import { expectBoolean, expectObject, expectOneOf, expectProjectOptions, expectStringArray, expectStringMap } from "./protocol/arguments.js";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { InvalidationCost } from "./cost/invalidation.js";
 import type { DistManifest } from "./protocol/dist-manifest.js";
@@ -90,6 +90,7 @@ export function createProjectAnalyzer(options: AnalyzerOptions): ProjectAnalyzer
   return {
     root,
     async analyze(input: AnalyzeInput = {}): Promise<ProjectAnalysis> {
+      expectAnalyzeInput(input);
       const overrides = toOverrides(input.buffers);
       try {
         return await analyzeOnce(root, outDir, outRel, session, input.changedPaths, overrides, input.scope ?? "project", input.build === true);
@@ -100,6 +101,15 @@ export function createProjectAnalyzer(options: AnalyzerOptions): ProjectAnalyzer
       }
     },
   };
+}
+
+/** What `analyze` takes, checked before anything is read: a TypeError naming the option otherwise. */
+function expectAnalyzeInput(input: unknown): void {
+  expectObject(input, "analyze input", 'an object such as { buffers: new Map([["skills/x/SKILL.md", "…"]]), changedPaths: ["skills/x/SKILL.md"] }');
+  if (input["buffers"] !== undefined) expectStringMap(input["buffers"], "buffers", 'a Map of root-relative path to unsaved text, such as new Map([["skills/x/SKILL.md", "…"]])');
+  if (input["changedPaths"] !== undefined) expectStringArray(input["changedPaths"], "changedPaths", 'an array of root-relative paths, such as ["skills/x/SKILL.md"]');
+  if (input["scope"] !== undefined) expectOneOf(input["scope"], "scope", ["skills", "project"]);
+  if (input["build"] !== undefined) expectBoolean(input["build"], "build");
 }
 
 async function analyzeOnce(

@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { expectBoolean, expectFunction, expectNumber, expectProjectOptions, expectStringArray, shownValue } from "./protocol/arguments.js";
+import { expectAbortSignal, expectBoolean, expectFunction, expectNumber, expectProjectOptions, expectStringArray, shownValue } from "./protocol/arguments.js";
 import { basename, join, resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { ProjectRootError, refuseOutputHoldingRoot } from "./pipeline/discover/discover.js";
@@ -129,6 +129,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   if (options.persistentCache !== undefined) expectBoolean(options.persistentCache, "persistentCache");
   if (options.lockWaitMs !== undefined) expectNumber(options.lockWaitMs, "lockWaitMs", "a number of milliseconds");
   if (options.onLockWait !== undefined) expectFunction(options.onLockWait, "onLockWait", "a function that takes the build holding the lock");
+  if (options.signal !== undefined) expectAbortSignal(options.signal);
   const root = resolve(options.root);
   const outDir = resolve(root, options.outDir ?? "dist");
   const outRel = relativePosix(root, outDir) || ".";

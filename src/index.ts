@@ -45,6 +45,8 @@ export type { Scenario, Expectation, ExpectationKind, ScenarioEvent, EventPoint,
 export { createProjectAnalyzer } from "./analyze.js";
 export type { AnalyzeInput, AnalyzerOptions, ProjectAnalysis, ProjectAnalyzer, SkillFileRecord, ProjectSources } from "./analyze.js";
 export { collectReport, ReportUsageError } from "./report/report.js";
+// What audit, collectReport and runEvals throw for an output folder that fails verification: the runtime's own classes, from the module that loads no Pi.
+export { ArtifactVerificationError, InterruptedBuildError, type ArtifactProblem, type ArtifactProblemKind } from "./runtime/artifacts.js";
 export type { ReportOptions, ReportData } from "./report/report.js";
 export { renderHtml as renderReportHtml } from "./report/html.js";
 export { renderMarkdown as renderReportMarkdown } from "./report/markdown.js";

@@ -3,7 +3,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync,
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packageRoot } from "./package-paths.js";
-import { expectProjectOptions } from "./protocol/arguments.js";
+import { expectBoolean, expectObject, expectOneOf, expectProjectOptions, expectString, expectStringArray, shownValue } from "./protocol/arguments.js";
 import { describeFsError, fsErrorCode } from "./protocol/path-problem.js";
 import { escapeControls } from "./diagnostics/printable.js";
 import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
@@ -142,6 +142,7 @@ const PORTABLE_KEYS = new Set(DESIGN_FIELDS.map((spelling) => spelling.portableK
 
 export async function init(options: InitOptions): Promise<InitResult> {
   expectProjectOptions(options, "init", "dir");
+  expectScaffoldOptions(options);
   const dir = resolve(options.dir);
   usableFolder(dir, options.dir);
   const current = readConfig(dir);
@@ -401,6 +402,9 @@ function usableFolder(dir: string, given: string): void {
 
 /** The scaffold's files, relative path → bytes, without touching the target. */
 export function planScaffold(options: Omit<InitOptions, "dir"> & { dir?: string }): Map<string, Uint8Array> {
+  expectObject(options, "planScaffold options", 'an object such as { template: "agent" }');
+  if (options.dir !== undefined) expectString(options.dir, "dir", 'the folder to set up, such as "."', true);
+  expectScaffoldOptions(options);
   const template = options.template ?? "agent";
   const profile = options.profile ?? "gamma";
   if (!INIT_TEMPLATES.includes(template)) throw new InitUsageError(`Unexpected template "${String(template)}", expected one of ${INIT_TEMPLATES.join(", ")}`);
@@ -444,6 +448,28 @@ function occupied(path: string): boolean {
   } catch {
     return true;
   }
+}
+
+/**
+ * The options of init and planScaffold beside the folder, checked before
+ * anything is read or written: a TypeError naming the option otherwise (a
+ * single glob is refused, never written into the config as its characters).
+ */
+function expectScaffoldOptions(given: object): void {
+  const options = given as Record<string, unknown>;
+  if (options["name"] !== undefined) expectString(options["name"], "name", "the agent's name, one line", true);
+  for (const key of ["force", "existingSkills"]) if (options[key] !== undefined) expectBoolean(options[key], key);
+  if (options["skillGlobs"] !== undefined) expectStringArray(options["skillGlobs"], "skillGlobs", 'an array of globs for the config\'s "skills", such as ["skills/*"]');
+  const skillTypes = options["skillTypes"];
+  if (skillTypes === undefined) return;
+  const expected = 'an array of { folder, type, reason }, such as [{ folder: "skills/review", type: "workflow", reason: "numbered steps" }]';
+  if (!Array.isArray(skillTypes)) throw new TypeError(`Unexpected skillTypes ${shownValue(skillTypes)}, expected ${expected}`);
+  skillTypes.forEach((chosen: unknown, index) => {
+    expectObject(chosen, `skillTypes[${index}]`, "an object { folder, type, reason }");
+    expectString(chosen["folder"], `skillTypes[${index}].folder`, 'the skill\'s folder relative to the project, such as "skills/review"');
+    expectOneOf(chosen["type"], `skillTypes[${index}].type`, ["workflow", "reference"]);
+    if (chosen["reason"] !== undefined) expectString(chosen["reason"], `skillTypes[${index}].reason`, "why that type, in words", true);
+  });
 }
 
 function checkName(name: string): string {

@@ -1,5 +1,5 @@
 import { dirname, join, resolve } from "node:path";
-import { expectBoolean, expectOneOf, expectProjectOptions, expectString, expectStringArray, shownValue } from "./protocol/arguments.js";
+import { expectAbortSignal, expectBoolean, expectOneOf, expectProjectOptions, expectString, expectStringArray, expectStringMap, shownValue } from "./protocol/arguments.js";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./stage-data.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
@@ -89,6 +89,7 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   if (options.config !== undefined) expectString(options.config, "config", "a config file's path", true);
   if (options.checklists !== undefined) expectBoolean(options.checklists, "checklists");
   if (options.reportEmpty !== undefined) expectBoolean(options.reportEmpty, "reportEmpty");
+  if (options.signal !== undefined) expectAbortSignal(options.signal);
   // Absolute from here on: the readers cache per root, and "." means another folder after a chdir.
   const root = resolve(options.root);
   const { config, diagnostics: configDiagnostics } = readLintConfig(root, options.config);
@@ -225,7 +226,7 @@ export async function withAvailableFixes(root: string, diagnostics: readonly Dia
   expectString(root, "withAvailableFixes root", 'the project\'s folder, such as "."', true);
   if (!Array.isArray(diagnostics as unknown)) throw new TypeError(`Unexpected diagnostics ${shownValue(diagnostics)}, expected an array of findings (a lint result's diagnostics)`);
   expectOneOf(profile, "profile", PROFILES);
-  if (texts !== undefined && !(texts instanceof Map)) throw new TypeError(`Unexpected texts ${shownValue(texts)}, expected a Map from root-relative SKILL.md paths to their unsaved text`);
+  if (texts !== undefined) expectStringMap(texts, "texts", "a Map from root-relative SKILL.md paths to their unsaved text");
   const fromDisk = diagnostics.filter((diagnostic) => !texts?.has(diagnostic.file));
   const fixed = await fixSkillFiles(resolve(root), fromDisk, profile);
   for (const [file, text] of texts ?? []) {

@@ -6,6 +6,8 @@
  * inside the module graph. package.json's peerDependencies and engines say
  * the same (test/package/pi-requirement.test.ts keeps them in step).
  */
+import { messageOf } from "./error-message.js";
+
 export const PI_REQUIREMENT = {
   packages: ["@earendil-works/pi-agent-core@1.6.0", "@earendil-works/pi-ai@1.6.0", "@earendil-works/pi-coding-agent@1.6.0"],
   node: ">=22.19",
@@ -100,7 +102,7 @@ function resolvesOnDisk(name: string, resolve: (specifier: string) => string): b
 
 /** Node's "not found" for the package `name` itself, not for a module that package imports. */
 function isNotFoundFor(name: string, error: unknown): boolean {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return isModuleNotFound(error) && (message.includes(`'${name}'`) || message.includes(`"${name}"`));
 }
 
@@ -111,7 +113,7 @@ const COMMAND_NEEDS_PI = `this command runs an agent on Pi, whose packages are n
 export function missingPiMessage(error: unknown): string | undefined {
   if ((error as { code?: unknown } | undefined)?.code === PI_NOT_INSTALLED) return COMMAND_NEEDS_PI;
   if (!isModuleNotFound(error)) return undefined;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return piPackageNames().some((name) => message.includes(`'${name}'`) || message.includes(`"${name}"`) || message.includes(`${name}/`)) ? COMMAND_NEEDS_PI : undefined;
 }
 

@@ -11,10 +11,12 @@ import { REPORT_CSS } from "./style.js";
 import { allOf, blockLabel, count, dollarDelta, dollars, escapeHtml, listing, percent0, percent1, plural, rateFigures, shortHash } from "./format.js";
 import type { BaseComparison, ReportData, SkillsView, VariantLayout } from "./model.js";
 import { barSvg, describeLayout, rateSvg, skillsGraphSvg, type BarSegment } from "./svg.js";
+import { expectReportData } from "./report-data.js";
 
 const e = escapeHtml;
 
 export function renderHtml(data: ReportData): string {
+  expectReportData(data, "renderReportHtml");
   const sections = [layoutSection(data), data.base === undefined ? "" : baseSection(data.base, data), costSection(data), skillsSection(data.skills), data.evals === undefined ? "" : evalsSection(data)];
   const nav = [
     ["layout", "Layout and cache"],

@@ -5,6 +5,7 @@
  */
 import { allOf, blockLabel, count, dollarDelta, dollars, listing, markdownCell as cell, percent0, percent1, plural, rateFigures, shortHash } from "./format.js";
 import type { ReportData } from "./model.js";
+import { expectReportData } from "./report-data.js";
 
 function table(header: readonly string[], rows: readonly (readonly string[])[], numeric: readonly number[] = []): string {
   const align = header.map((_, column) => (numeric.includes(column) ? "---:" : "---"));
@@ -13,6 +14,7 @@ function table(header: readonly string[], rows: readonly (readonly string[])[], 
 }
 
 export function renderMarkdown(data: ReportData): string {
+  expectReportData(data, "renderReportMarkdown");
   const out: string[] = ["## gamma-prompt report", ""];
   out.push(`${data.generator} · ${data.tokenizer} · prefix cache key \`${shortHash(data.cacheKey)}\``, "");
   if (data.base !== undefined) {

@@ -10,7 +10,7 @@ import type { ExecutionState } from "../runtime/execution-state.js";
 import { STATE_VERSION, StateConflictError, StateStoreError } from "../runtime/state/errors.js";
 import { checkState, recordProblem, replay, type StateRecord } from "../runtime/state/journal.js";
 import type { StateStore } from "../runtime/state/store.js";
-import { expectInteger, expectObject, expectString } from "../protocol/arguments.js";
+import { expectInteger, expectObject, expectString, shownValue } from "../protocol/arguments.js";
 import { errorCode, expectPool, inTransaction, UNIQUE_VIOLATION, type Pool } from "./database.js";
 import { databaseFailure, LeaseLostError, StoredFormatError } from "./errors.js";
 import { FENCE, fenceValues, type Lease } from "./lease.js";
@@ -25,7 +25,25 @@ export interface PostgresStateStoreOptions {
 /** What a lease is, for a host that passes one of its own. */
 const LEASE_EXPECTED = "a lease { sessionKey, owner, token } as gamma_sessions holds it (session_key, lease_owner, lease_token); see docs/guide/running-across-servers.md";
 
+/**
+ * A lease as a host passes it: the token as a number, or as node-postgres
+ * reads the bigint column lease_token (its decimal digits, or a BigInt with a
+ * type parser for int8).
+ */
+export type GivenLease = Omit<Lease, "token"> & { token: number | string | bigint };
+
+/** The lease's token as a number: a whole number from 0, given as one, as its decimal digits or as a BigInt. */
+function leaseToken(token: unknown): number {
+  if (typeof token === "number" && Number.isSafeInteger(token) && token >= 0) return token;
+  const digits = typeof token === "string" && /^(?:0|[1-9][0-9]*)$/.test(token) ? token : typeof token === "bigint" && token >= 0n ? String(token) : undefined;
+  if (digits === undefined || Number(digits) > Number.MAX_SAFE_INTEGER) {
+    throw new RangeError(`Unexpected lease.token ${shownValue(token)}, expected an integer, 0 or more: a number, or its decimal digits as node-postgres reads lease_token ("7")`);
+  }
+  return Number(digits);
+}
+
 export class PostgresStateStore implements StateStore {
+  private readonly lease: Lease;
   private readonly location: string;
   private readonly compactAfterRecords: number;
   /** Records stored after the snapshot (known after load or save). */
@@ -35,7 +53,7 @@ export class PostgresStateStore implements StateStore {
 
   constructor(
     private readonly pool: Pool,
-    private readonly lease: Lease,
+    lease: GivenLease,
     options: PostgresStateStoreOptions = {},
   ) {
     expectPool(pool, "PostgresStateStore pool");
@@ -43,10 +61,11 @@ export class PostgresStateStore implements StateStore {
     expectObject(given, "PostgresStateStore lease", LEASE_EXPECTED);
     expectString(given["sessionKey"], "lease.sessionKey", `the session's key, ${LEASE_EXPECTED}`, true);
     expectString(given["owner"], "lease.owner", `the lease's holder, ${LEASE_EXPECTED}`, true);
-    expectInteger(given["token"], "lease.token", 0);
+    const token = leaseToken(given["token"]);
     const optionsGiven: unknown = options;
     expectObject(optionsGiven, "PostgresStateStore options", "an object such as { compactAfterRecords: 1000 }");
     if (optionsGiven["compactAfterRecords"] !== undefined) expectInteger(optionsGiven["compactAfterRecords"], "compactAfterRecords", 1);
+    this.lease = { sessionKey: lease.sessionKey, owner: lease.owner, token };
     this.location = `session ${lease.sessionKey}`;
     this.compactAfterRecords = options.compactAfterRecords ?? 1000;
   }

@@ -29,7 +29,7 @@ import { withLfLineEndings } from "../protocol/line-endings.js";
 import { manifestSchemaErrors } from "./manifest-schema.js";
 import { packageRootDir } from "./package-root.js";
 import { isRecord } from "../protocol/records.js";
-import { expectObject, expectString } from "../protocol/arguments.js";
+import { expectObject, expectPath, expectString } from "../protocol/arguments.js";
 import { skillBaseDir } from "../protocol/skill-folder.js";
 
 export type SkillType = SkillInfo["type"];
@@ -128,8 +128,7 @@ export function loadArtifacts(options: LoadArtifactsOptions = {}): LoadedArtifac
   // A folder passed alone (plain JavaScript) would otherwise load the package's own dist/ without a word.
   if (typeof options !== "object" || options === null) throw new TypeError(`loadArtifacts takes an options object, such as { distDir: ${JSON.stringify(String(options))} }`);
   if (options.manifestSha256 !== undefined) expectString(options.manifestSha256, "manifestSha256", "the manifest's sha256, 64 hexadecimal digits");
-  if (options.distDir !== undefined && !(options.distDir instanceof URL)) expectString(options.distDir, "distDir", 'the folder a build wrote, a path such as "dist" or a file: URL', true);
-  const distDir = toPath(options.distDir ?? defaultDistDir());
+  const distDir = options.distDir === undefined ? defaultDistDir() : expectPath(options.distDir, "distDir", 'the folder a build wrote, a path such as "dist" or a file: URL', true);
   refuseJournaled(distDir);
   for (let attempt = 1; ; attempt++) {
     const read: ManifestRead = {};
@@ -210,10 +209,6 @@ function loadVerified(distDir: string, options: LoadArtifactsOptions, read: Mani
   // Last, so a tampered file or reference is still named as such: whatever else the schema refuses is refused here.
   refuseSchemaViolations(manifest);
   return assemble(manifest, contents, distDir);
-}
-
-function toPath(dir: string | URL): string {
-  return dir instanceof URL ? fileURLToPath(dir) : dir;
 }
 
 function realpathOrUndefined(path: string): string | undefined {

@@ -5,6 +5,7 @@ describe("package exports", () => {
   it("gamma-prompt exposes the compiler library", async () => {
     const library = await import("../../src/index.js");
     expect(Object.keys(library).sort()).toEqual([
+      "ArtifactVerificationError",
       "AuditUsageError",
       "BuildStoppedError",
       "ConfigFileError",
@@ -15,6 +16,7 @@ describe("package exports", () => {
       "INIT_PROFILES",
       "INIT_TEMPLATES",
       "InitUsageError",
+      "InterruptedBuildError",
       "MIN_DEBOUNCE_MS",
       "OutputLockedError",
       "PREFIX_INVALIDATED",

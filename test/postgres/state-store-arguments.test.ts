@@ -26,7 +26,29 @@ describe("new PostgresStateStore(pool, lease)", () => {
     expect(sent).toEqual([]);
   });
 
-  it("a lease whose token is no whole number is a RangeError", () => {
-    expect(() => new PostgresStateStore(js(pool), js({ sessionKey: "deck-42", owner: "web-1#3fa9c2", token: "1" }))).toThrow(new RangeError('Unexpected lease.token "1", expected an integer, 0 or more'));
+  it("takes a token as a number, as its decimal digits (node-postgres's reading of lease_token) or as a BigInt, sending nothing", () => {
+    for (const token of [7, "7", "0", 7n, "9007199254740991"]) {
+      expect(() => new PostgresStateStore(js(pool), js({ sessionKey: "deck-42", owner: "web-1#3fa9c2", token }))).not.toThrow();
+    }
+    expect(sent).toEqual([]);
+  });
+
+  it.each([
+    ["a string that is no whole number", "1.5", '"1.5"'],
+    ["a negative string", "-1", '"-1"'],
+    ["digits with a leading zero", "07", '"07"'],
+    ["digits with spaces", " 7", '" 7"'],
+    ["an empty string", "", '""'],
+    ["an exponent", "1e3", '"1e3"'],
+    ["digits past the largest safe integer", "9007199254740993", '"9007199254740993"'],
+    ["a fraction", 1.5, "1.5"],
+    ["a negative number", -1, "-1"],
+    ["a negative BigInt", -1n, "-1n"],
+    ["no token", undefined, "undefined"],
+  ])("a lease whose token is %s is a RangeError naming it", (_name, token, shown) => {
+    expect(() => new PostgresStateStore(js(pool), js({ sessionKey: "deck-42", owner: "web-1#3fa9c2", token }))).toThrow(
+      new RangeError(`Unexpected lease.token ${shown}, expected an integer, 0 or more: a number, or its decimal digits as node-postgres reads lease_token ("7")`),
+    );
+    expect(sent).toEqual([]);
   });
 });

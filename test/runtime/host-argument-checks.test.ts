@@ -5,6 +5,10 @@
  * malformed snapshot or record given to replayState is a StateStoreError that
  * says what is wrong with it, never an internal message or "expected NaN".
  */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { FileSessionLog, loadArtifacts, MemoryStateStore, replayState, SessionProtocolController, StateStoreError } from "../../src/runtime/index.js";
 import { initialState } from "../../src/runtime/state/opening.js";
@@ -12,6 +16,9 @@ import { prepareDist } from "./helpers/dist.js";
 
 const distDir = prepareDist();
 const artifacts = loadArtifacts({ distDir });
+
+/** What FileSessionLog's refusal says it takes. */
+const LOG_PATH = 'the log file\'s path, such as "sessions/deck-42.jsonl", or its file: URL';
 
 /** A value a plain JavaScript host passes, whatever the types say. */
 const js = (value: unknown): never => value as never;
@@ -44,7 +51,14 @@ describe("loadArtifacts, a controller's store and the session log, given what th
       () => new SessionProtocolController(js({ artifacts, variant: "base", store: { load: () => undefined, save: () => {}, appendMany: true } })),
       "Unexpected store.appendMany true, expected a function",
     ],
-    ["FileSessionLog without a path", () => new FileSessionLog(js(undefined)), 'Unexpected FileSessionLog path undefined, expected the log file\'s path, such as "sessions/deck-42.jsonl"'],
+    ["FileSessionLog without a path", () => new FileSessionLog(js(undefined)), `Unexpected FileSessionLog path undefined, expected ${LOG_PATH}`],
+    ["FileSessionLog given a URL that is no file: URL", () => new FileSessionLog(new URL("https://example.com/sessions/deck-42.jsonl")), `Unexpected FileSessionLog path URL "https://example.com/sessions/deck-42.jsonl", expected ${LOG_PATH}`],
+    [
+      "FileSessionLog given a file: URL of another host",
+      () => new FileSessionLog(new URL("file://fileserver/sessions/deck-42.jsonl")),
+      `Unexpected FileSessionLog path URL "file://fileserver/sessions/deck-42.jsonl", expected ${LOG_PATH} (File URL host must be "localhost" or empty on ${process.platform})`,
+    ],
+    ["loadArtifacts distDir given a URL that is no file: URL", () => loadArtifacts({ distDir: new URL("https://example.com/dist/") }), `Unexpected distDir URL "https://example.com/dist/", expected the folder a build wrote, a path such as "dist" or a file: URL`],
   ])("%s: a TypeError naming it", (_name, call, message) => {
     const error = thrown(call);
     expect(error).toBeInstanceOf(TypeError);
@@ -56,6 +70,20 @@ describe("loadArtifacts, a controller's store and the session log, given what th
     expect(new SessionProtocolController({ artifacts, variant: "base", store }).variant).toBe("base");
     expect(new SessionProtocolController({ artifacts, variant: "base", store: new MemoryStateStore() }).variant).toBe("base");
     expect(loadArtifacts({ distDir: new URL(`file://${distDir}`) }).manifest.staticPrefix.cacheKey).toBe(artifacts.manifest.staticPrefix.cacheKey);
+  });
+
+  it("FileSessionLog takes a file: URL as Node's fs does: the log is written at its path, created with its folder, and read back", () => {
+    const folder = mkdtempSync(join(tmpdir(), "gamma-log-url-"));
+    try {
+      const file = join(folder, "sessions", "deck 42.jsonl");
+      const log = new FileSessionLog(pathToFileURL(file));
+      expect(log.path).toBe(file);
+      log.append({ type: "skills_loaded", names: ["deck"] });
+      expect(readFileSync(file, "utf8")).toBe('{"type":"skills_loaded","names":["deck"]}\n');
+      expect(new FileSessionLog(pathToFileURL(file)).read()).toBe('{"type":"skills_loaded","names":["deck"]}\n');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
 

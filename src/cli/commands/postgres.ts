@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
+import { messageOf } from "../../protocol/error-message.js";
 import { commandHelpFooter } from "../options.js";
 
 interface MigrateOptions {
@@ -51,7 +52,7 @@ to nothing: its statement does all of that in the database (applied again, it ch
         );
         result.exitCode = EXIT_OK;
       } catch (error) {
-        process.stderr.write(`gamma-prompt postgres migrate: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.stderr.write(`gamma-prompt postgres migrate: ${messageOf(error)}\n`);
         result.exitCode = error instanceof PgNotInstalledError ? EXIT_USAGE : EXIT_FINDINGS;
       }
     });

@@ -7,7 +7,7 @@
  */
 import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
-import { expectString } from "../../protocol/arguments.js";
+import { expectPath } from "../../protocol/arguments.js";
 import type { Task } from "../execution-state.js";
 import { auditFold, emptyFold, foldEvent, type AuditFold, type AuditReport, type AuditSkill } from "./audit.js";
 import { readSessionLogText } from "./readers.js";
@@ -38,8 +38,11 @@ export class FileSessionLog implements SessionLog {
   /** Whether the file's tail was checked for a torn last line (once per log, before its first append). */
   private checkedTail = false;
 
-  constructor(readonly path: string) {
-    expectString(path, "FileSessionLog path", 'the log file\'s path, such as "sessions/deck-42.jsonl"');
+  /** The log file's path (a `file:` URL given to the constructor, as its path). */
+  readonly path: string;
+
+  constructor(path: string | URL) {
+    this.path = expectPath(path, "FileSessionLog path", 'the log file\'s path, such as "sessions/deck-42.jsonl", or its file: URL');
   }
 
   read(): string | undefined {
