@@ -7,7 +7,7 @@ import type { ChecklistStep } from "../../protocol/checklist.js";
 import { DEFAULT_LAYOUT, describeSkillPatterns, globToRegExp, suggestSkillPatterns, type SkillLayout } from "../discover/skill-folders.js";
 import { CONFIG_FILE } from "../discover/source-paths.js";
 import type { Profile, RuleSetting, SkillTypeGlob } from "../validate/lint-config.js";
-import { brokenLinkDiagnostics } from "../validate/links.js";
+import { brokenLinkDiagnostics, planLinkCheck, type LinkPlan } from "../validate/links.js";
 import { unreferencedFileDiagnostics } from "../validate/unreferenced-files.js";
 import { unmatchedSkillTypeDiagnostics } from "../validate/skill-types.js";
 import { applySuppressions, UNSUPPRESSIBLE_IN_UNREAD_SKILL } from "../validate/suppressions.js";
@@ -52,6 +52,13 @@ function unreferencedReuser(known: Map<string, { body: string; diagnostics: Diag
     return diagnostics;
   };
 }
+
+/**
+ * Each body's link plan (what its text gives the link check to look up), by body, as the last run used them:
+ * a watch rebuild reads one changed skill, and finding the links and path mentions in every other body again
+ * was most of the link check's time. The lookups themselves are made again on every run.
+ */
+const LINK_PLANS = defineSlot<{ plans: Map<string, { bodyStartLine: number; plan: LinkPlan }> }>("link plans");
 
 /** The findings across skills, with the key of each record (and of the unread folders) they were made from. */
 const SKILL_SET = defineSlot<{ keys: string[]; diagnostics: Diagnostic[] }>("skill set findings");
@@ -158,6 +165,14 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
     return entries;
   };
   const probes = settings.probes ?? new PathProbes(root);
+  const linkPlans = session.repeated ? session.keep(LINK_PLANS, () => ({ plans: new Map() })) : undefined;
+  const plansNow = new Map<string, { bodyStartLine: number; plan: LinkPlan }>();
+  const planOf = (body: string, bodyStartLine: number): LinkPlan => {
+    const known = plansNow.get(body) ?? linkPlans?.plans.get(body);
+    const kept = known?.bodyStartLine === bodyStartLine ? known : { bodyStartLine, plan: planLinkCheck(body, bodyStartLine) };
+    if (linkPlans) plansNow.set(body, kept);
+    return kept.plan;
+  };
   const pluginOf = pluginFinder(probes);
   let skillFiles: Set<string> | undefined;
   const inOtherSkill = (skillRelative: string): boolean => {
@@ -170,7 +185,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
     // Reads the files beside SKILL.md, so it is not part of the per-content cache. The skill's listing shows how
     // the files it links are spelled, so a lookup there lists no folder again.
     probes.listedBy(dirOf(file.path), () => entriesOf(dirOf(file.path)).map((entry) => entry.path));
-    if (checked.body !== "") found.push(...brokenLinkDiagnostics({ root, path: file.path, body: checked.body, bodyStartLine: checked.bodyStartLine, inOtherSkill, probes }));
+    if (checked.body !== "") found.push(...brokenLinkDiagnostics({ root, path: file.path, body: checked.body, bodyStartLine: checked.bodyStartLine, inOtherSkill, probes, plan: planOf(checked.body, checked.bodyStartLine) }));
     // It lists the skill's folder: a project that turned the rule off does not pay for it. A file whose body
     // could not be read (no frontmatter to end, an empty file: its own error says so) names nothing, and every
     // file beside it would be reported for that alone.
@@ -179,6 +194,8 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
     const plugin = pluginOf(dirOf(file.path));
     records.push({ path: file.path, folder: folderOf(file.path), manifest: checked.manifest, opening: checked.opening, body: checked.body, bodyStartLine: checked.bodyStartLine, ...(plugin === undefined ? {} : { plugin }), ...(checked.checklist ? { checklist: checked.checklist } : {}) });
   }
+  // Only the bodies of this run are kept.
+  if (linkPlans) linkPlans.plans = plansNow;
   if (settings.skillTypes !== undefined) found.push(...unmatchedSkillTypeDiagnostics(settings.skillTypes, sources.folders, sources.unlisted, layout.ignore));
   // Skills no longer listed are forgotten.
   const listed = new Set(sources.files.map((file) => file.path));

@@ -64,28 +64,26 @@ const BARE_PATH = /(?<![\w./@$~:-])((?:\.\/)?[A-Za-z0-9_][\w-]*\/(?:[\w.-]+\/)*[
 
 type LinkRule = "skill/broken-link" | "skill/link-outside-skill" | "skill/unresolved-path";
 
-export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
+/**
+ * What a body gives the check to look up, found from its text alone: the targets of its Markdown links and the
+ * path mentions worth looking up, each with where it is written, in the order the check reports them. A
+ * session that checks the same body again (watch) keeps its plan: only the lookups depend on the files around it.
+ */
+export interface LinkPlan {
+  links: ReadonlyArray<{ written: string; line: number; column: number }>;
+  mentions: ReadonlyArray<{ candidate: string; line: number; column: number }>;
+}
+
+const NOTHING_TO_CHECK: LinkPlan = { links: [], mentions: [] };
+
+export function planLinkCheck(body: string, bodyStartLine: number): LinkPlan {
   // A body without "/" or "]" holds neither a link nor a path.
-  if (!input.body.includes("/") && !input.body.includes("]")) return [];
-  const skillDir = posix.dirname(input.path);
-  const diagnostics: Diagnostic[] = [];
-  const probes = input.probes ?? new PathProbes(input.root);
-  const exists = (relative: string): Existence => probes.exists(relative);
-  const near = (relative: string): string | undefined => probes.nearMatch(relative);
-  const report = (ruleId: LinkRule, target: string, line: number, column: number, message: string): void => {
-    diagnostics.push(createDiagnostic(ruleId, input.path, { start: { line, column }, end: { line, column: column + target.length } }, message));
-  };
-  const lines = input.body.split("\n");
-  const { links, prose } = scanBodyLinks(input.body, input.bodyStartLine, lines);
+  if (!body.includes("/") && !body.includes("]")) return NOTHING_TO_CHECK;
+  const lines = body.split("\n");
+  const { links, prose } = scanBodyLinks(body, bodyStartLine, lines);
+  const mentions: Array<LinkPlan["mentions"][number]> = [];
   let labels: Set<string> | undefined;
   const definedLabels = (): Set<string> => (labels ??= referenceLabels(lines));
-  for (const link of links) {
-    // Escaped (`..\..\README.md`, which GFM reads `....\README.md`): a backslash path either way, judged as written.
-    const written = link.written ?? link.target;
-    const problem = linkProblem(written, skillDir, exists, near);
-    if (problem) report(problem.ruleId, written, link.line, link.column, problem.message);
-  }
-  const topFolders = (name: string): boolean => SPEC_FOLDERS.includes(name) || exists(`${skillDir}/${name}`) === "directory";
   for (let index = 0; index < lines.length; index++) {
     const text = lines[index] ?? "";
     // Path mentions: in prose and inline code, not inside a Markdown link's parentheses (checked above),
@@ -102,11 +100,34 @@ export function brokenLinkDiagnostics(input: LinkCheckInput): Diagnostic[] {
       // `./scripts/deploy.sh` written alone is a command run in the user's working folder.
       if (candidate.startsWith("./") || examplesFrom <= offset) continue;
       if (isPartOfCommand(spans, offset, candidate.length)) continue;
-      const first = candidate.split("/")[0] ?? "";
-      if (!topFolders(first)) continue;
-      const problem = mentionProblem(candidate, skillDir, exists, near, input.inOtherSkill);
-      if (problem) report("skill/unresolved-path", candidate, input.bodyStartLine + index, offset + 1, problem);
+      mentions.push({ candidate, line: bodyStartLine + index, column: offset + 1 });
     }
+  }
+  // Escaped (`..\..\README.md`, which GFM reads `....\README.md`): a backslash path either way, judged as written.
+  return { links: links.map((link) => ({ written: link.written ?? link.target, line: link.line, column: link.column })), mentions };
+}
+
+/** `plan`: the body's {@link planLinkCheck}, when the caller kept it from an earlier check of the same body and start line. */
+export function brokenLinkDiagnostics(input: LinkCheckInput & { plan?: LinkPlan }): Diagnostic[] {
+  const plan = input.plan ?? planLinkCheck(input.body, input.bodyStartLine);
+  if (plan.links.length === 0 && plan.mentions.length === 0) return [];
+  const skillDir = posix.dirname(input.path);
+  const diagnostics: Diagnostic[] = [];
+  const probes = input.probes ?? new PathProbes(input.root);
+  const exists = (relative: string): Existence => probes.exists(relative);
+  const near = (relative: string): string | undefined => probes.nearMatch(relative);
+  const report = (ruleId: LinkRule, target: string, line: number, column: number, message: string): void => {
+    diagnostics.push(createDiagnostic(ruleId, input.path, { start: { line, column }, end: { line, column: column + target.length } }, message));
+  };
+  for (const link of plan.links) {
+    const problem = linkProblem(link.written, skillDir, exists, near);
+    if (problem) report(problem.ruleId, link.written, link.line, link.column, problem.message);
+  }
+  const topFolders = (name: string): boolean => SPEC_FOLDERS.includes(name) || exists(`${skillDir}/${name}`) === "directory";
+  for (const { candidate, line, column } of plan.mentions) {
+    if (!topFolders(candidate.split("/")[0] ?? "")) continue;
+    const problem = mentionProblem(candidate, skillDir, exists, near, input.inOtherSkill);
+    if (problem) report("skill/unresolved-path", candidate, line, column, problem);
   }
   return diagnostics;
 }
