@@ -65,7 +65,7 @@ export function formatToolPolicies(report: ToolPolicyReport): string[] {
   const percent = (value: number): string => `${(value * 100).toFixed(1)}%`;
   const lines = [
     `tool policies (steady state, input $/1k sessions); a load comes after ${report.callsBeforeLoad} model call${report.callsBeforeLoad === 1 ? "" : "s"} and adds one`,
-    ...report.namespaces.map((namespace) => `  namespace ${namespace.name}: ${namespace.tools} tools, ${namespace.tokens} tokens, loaded in ${percent(namespace.probability)} of sessions (${namespace.probabilitySource})`),
+    ...report.namespaces.map((namespace) => `  namespace ${namespace.name}: ${namespace.tools} tool${namespace.tools === 1 ? "" : "s"}, ${namespace.tokens} tokens, loaded in ${percent(namespace.probability)} of sessions (${namespace.probabilitySource})`),
     "",
   ];
   const models = [...new Set(report.rows.map((row) => `${row.provider}/${row.model}`))];

@@ -163,6 +163,15 @@ describe("gamma-prompt cost (CLI)", () => {
     expect(unbuilt.code).toBe(2);
     expect(unbuilt.stderr).toContain("run `gamma-prompt build` first");
   });
+
+  it("names every key a profile may hold, in --help and when the profile is not an object", async () => {
+    const keys = ["durationMinutes", "sessionsPerMinute", "callsPerSession", "newTokensPerCall", "secondsBetweenCalls", "models", "namespaceUse", "callsBeforeLoad"];
+    const help = await runCliInProcess("cost", "--help");
+    expect(help.code).toBe(0);
+    expect(help.stdout.replace(/\s+/g, " ")).toContain(`traffic profile (JSON): ${keys.join(", ")}`);
+    expect(() => cost({ root: repoRoot, profile: [] })).toThrow(`Unexpected traffic profile that is not an object, expected {${keys.join(", ")}}`);
+    expect(() => cost({ root: repoRoot, profile: { namespaceuse: {} } })).toThrow(`Unexpected key "namespaceuse" in the traffic profile, expected one of ${keys.join(", ")}`);
+  });
 });
 
 describe("a traffic profile too large to simulate", () => {
