@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { cost, type CostRow } from "../../src/cost/cost.js";
+import { formatCostTable } from "../../src/cost/format.js";
 import { invalidationCost } from "../../src/cost/invalidation.js";
 import { ProfileError } from "../../src/cost/profile.js";
 import { loadPromptCachingData } from "../../src/cost/rules.js";
@@ -84,6 +85,19 @@ describe("gamma-prompt cost (library)", () => {
     const busy = cost({ root: repoRoot, profile: { durationMinutes: 10, sessionsPerMinute: 600 } }).rows;
     // One route for every session overflows past 15 requests a minute; per-session keys do not.
     expect(row(busy, "gpt-5", "per-session key, in-memory", "base")?.cachedFraction).toBeGreaterThan((row(busy, "gpt-5", "no key, in-memory", "base")?.cachedFraction ?? 1) + 0.2);
+  });
+
+  it("prints a variant the profile starts no session of with a dash and \"no sessions\", its JSON figures zero", () => {
+    const result = cost({ root: repoRoot, profile: { durationMinutes: 5, sessionsPerMinute: { base: 10 } } });
+    const idle = result.rows.filter((entry) => entry.variant !== "base");
+    expect(idle.length).toBeGreaterThan(0);
+    for (const entry of idle) expect(entry).toMatchObject({ sessions: 0, cachedFraction: 0, inputCostPer1000Sessions: 0 });
+    const lines = formatCostTable(result).split("\n").filter((line) => / (base|deck-generation|import) +(—|\d)/.test(line) && /(one system|plan's|no key|per-session|sharded)/.test(line));
+    expect(lines.length).toBe(result.rows.length);
+    for (const line of lines) {
+      if (/ base +\d/.test(line)) expect(line).toMatch(/ base +\d+\.\d% +\$\d+\.\d\d +\d+$/);
+      else expect(line).toMatch(/ (deck-generation|import) +— +no sessions +\d+$/);
+    }
   });
 
   it("works on any project's variant names and refuses a bad profile with the field named", async () => {

@@ -148,6 +148,32 @@ describe("gamma-prompt report --base", () => {
     expect(fromRef.base?.label).toBe("HEAD");
   });
 
+  it("shows a variant the traffic profile starts no session of with a dash and \"no sessions\", never priced as free", async () => {
+    const data = await collectReport({ root: tail.root, base: tail.baseDist, profile: { durationMinutes: 5, sessionsPerMinute: { base: 10 } } });
+    // The JSON figures keep their shape: no sessions, so nothing cached and nothing spent.
+    expect(data.cost.rows.filter((row) => row.variant === "outline").every((row) => row.sessions === 0)).toBe(true);
+    const html = renderHtml(data);
+    const rows = [...html.matchAll(/<tr class="[^"]*" data-provider="[^"]*" data-model="[^"]*" data-policy="[^"]*" data-variant="(\w+)">.*?<\/tr>/g)];
+    expect(rows.length).toBeGreaterThan(0);
+    for (const [row, variant] of rows) {
+      if (variant === "outline") {
+        expect(row).toContain('<td class="num" data-field="cachedFraction">—</td>');
+        expect(row).toContain('<span data-field="inputCostPer1000Sessions">no sessions</span>');
+      } else {
+        expect(row).toMatch(/data-field="cachedFraction">\d+\.\d%<\/td>/);
+        expect(row).toMatch(/data-field="inputCostPer1000Sessions">\$\d+\.\d\d</);
+      }
+    }
+    // The summary's price range is base's alone; the comparison with the base leaves out the variant without sessions.
+    const basePrice = (model: string) => data.cost.rows.find((row) => row.isDefault && row.model === model && row.variant === "base")?.inputCostPer1000Sessions ?? Number.NaN;
+    expect(html).toContain(`<div class="card-value">$${basePrice("claude-sonnet-4-5").toFixed(2)}</div><div class="card-detail">anthropic/claude-sonnet-4-5, default policy</div>`);
+    expect(data.base?.costDelta.map((row) => `${row.model} ${row.variant}`)).toEqual(["claude-sonnet-4-5 base", "gpt-5 base"]);
+    const markdown = renderMarkdown(data);
+    expect(markdown).toMatch(/\| anthropic\/claude-sonnet-4-5 \| plan's breakpoints, 5m \| outline \| — \| no sessions \|\n/);
+    expect(markdown).toMatch(/\| anthropic\/claude-sonnet-4-5 \| plan's breakpoints, 5m \(default\) \| outline \| — \| no sessions \| [\d,]+ \|\n/);
+    expect(markdown).not.toMatch(/\| outline \| 0\.0% \|/);
+  });
+
   it("refuses a base that is neither a dist/ folder nor a git ref, without a stack trace", async () => {
     const run = await runCliInProcess("report", "--root", tail.root, "--base", "no-such-ref-or-folder");
     expect(run.code).toBe(2);
