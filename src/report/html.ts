@@ -140,6 +140,19 @@ function legend(items: Array<[string, string]>): string {
   return `<ul class="legend">${items.map(([cls, label]) => `<li><span class="swatch ${cls}"></span>${e(label)}</li>`).join("")}</ul>`;
 }
 
+/**
+ * Who else sends a variant's block from the same cache entry: the variants
+ * whose blocks up to and including it are the same bytes (sha256), as a
+ * provider's prefix cache matches them.
+ */
+function sharedWith(layout: readonly VariantLayout[], variant: VariantLayout, index: number): string {
+  const lead = variant.blocks.slice(0, index + 1);
+  const others = layout.filter((other) => other.name !== variant.name && lead.every((block, at) => other.blocks[at]?.sha256 === block.sha256 && other.blocks[at]?.name === block.name)).map((other) => other.name);
+  if (others.length === 0) return "this variant";
+  if (others.length === layout.length - 1) return "all variants";
+  return others.length <= 3 ? `this variant and ${listing(others)}` : `this variant and ${count(others.length)} others`;
+}
+
 function layoutSection(data: ReportData): string {
   const scale = Math.max(0, ...data.layout.map((variant) => variant.tokens));
   const shared = data.sharedPrefix;
@@ -154,7 +167,7 @@ function layoutSection(data: ReportData): string {
     .flatMap((variant) =>
       variant.blocks.map(
         (block, index) =>
-          `<tr data-variant="${e(variant.name)}" data-block="${e(block.name)}">${index === 0 ? `<th scope="rowgroup" rowspan="${variant.blocks.length}">${e(variant.name)}</th>` : ""}<td><span class="swatch fill-${e(block.name)}"></span>${e(blockLabel(block.name))}</td><td class="num" data-field="tokens">${count(block.tokens)}</td><td class="num" data-field="cumulativeTokens">${count(block.cumulativeTokens)}</td><td class="num" data-field="bytes">${count(block.bytes)}</td><td><code data-field="sha256">${e(shortHash(block.sha256))}</code></td><td data-field="breakpoint">${block.breakpoint ? "yes" : "no"}</td><td>${shared !== undefined && index < shared.blockCount ? "all variants" : "this variant"}</td></tr>`,
+          `<tr data-variant="${e(variant.name)}" data-block="${e(block.name)}">${index === 0 ? `<th scope="rowgroup" rowspan="${variant.blocks.length}">${e(variant.name)}</th>` : ""}<td><span class="swatch fill-${e(block.name)}"></span>${e(blockLabel(block.name))}</td><td class="num" data-field="tokens">${count(block.tokens)}</td><td class="num" data-field="cumulativeTokens">${count(block.cumulativeTokens)}</td><td class="num" data-field="bytes">${count(block.bytes)}</td><td><code data-field="sha256">${e(shortHash(block.sha256))}</code></td><td data-field="breakpoint">${block.breakpoint ? "yes" : "no"}</td><td data-field="shared">${e(sharedWith(data.layout, variant, index))}</td></tr>`,
       ),
     )
     .join("");

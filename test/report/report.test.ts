@@ -193,6 +193,39 @@ describe("gamma-prompt report --base", () => {
   });
 });
 
+describe("gamma-prompt report's cache blocks", () => {
+  it("names the variants that share a block byte for byte from the same offset, not only all or none", async () => {
+    const project = await reportProject("none");
+    const namespace = join(project.root, "schemas/namespaces/crm");
+    await cp(join(repoRoot, "test/fixtures/build/errors/variant-unknown-namespace/schemas/namespaces/crm"), namespace, { recursive: true });
+    // A project with namespaces lists them in its static prefix.
+    await writeFile(join(project.root, "prompts/prefix.hbs"), `${readFileSync(join(project.root, "prompts/prefix.hbs"), "utf8")}\n{{namespaceCatalog}}\n`);
+    // plain and outline send no namespace: their tools and static prefix are the same bytes; crm and crm-outline send crm from the start.
+    await writeFile(
+      join(project.root, "prompts/variants.yaml"),
+      "variants:\n  base:\n    preload: []\n  outline:\n    preload: [draft-outline]\n  crm:\n    preload: []\n    namespaces: [crm]\n  crm-outline:\n    preload: [draft-outline]\n    namespaces: [crm]\n",
+    );
+    const { build } = await import("../../src/build.js");
+    expect((await build({ root: project.root })).errorCount).toBe(0);
+    const html = renderHtml(await collectReport({ root: project.root }));
+    const shared = [...html.matchAll(/<tr data-variant="([\w-]+)" data-block="([\w-]+)">.*?<td(?: data-field="shared")?>([^<]*)<\/td><\/tr>/g)].map(([, variant, block, text]) => `${variant} ${block}: ${text}`);
+    expect(shared).toEqual([
+      "base tools: all variants",
+      "base static-prefix: this variant and outline",
+      "crm tools: all variants",
+      "crm namespace-tools: this variant and crm-outline",
+      "crm static-prefix: this variant and crm-outline",
+      "crm-outline tools: all variants",
+      "crm-outline namespace-tools: this variant and crm",
+      "crm-outline static-prefix: this variant and crm",
+      "crm-outline variant-tail: this variant",
+      "outline tools: all variants",
+      "outline static-prefix: this variant and base",
+      "outline variant-tail: this variant",
+    ]);
+  });
+});
+
 describe("gamma-prompt report's skills", () => {
   it("puts each lint finding beside the skill it concerns, on the graph and in the table", async () => {
     const project = await reportProject("none");
