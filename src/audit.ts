@@ -24,7 +24,7 @@ export interface AuditOptions {
   distDir?: string;
   /** The project whose `dist/` is the default (default: `cwd`). */
   root?: string;
-  /** The variant for a Pi session file that does not name one (default "base"). */
+  /** The variant for a Pi session file that does not name one (default: the dist/'s only variant; required when it has several). */
   variant?: string;
   /** Paths (files, the dist/, findings) are relative to this folder (default: the current one). */
   cwd?: string;
@@ -107,7 +107,7 @@ export async function audit(options: AuditOptions): Promise<AuditResult> {
       // A torn last line is what a live log looks like mid-write: a warning. Any other unreadable line lost an event: an error.
       diagnostics.push(createDiagnostic(line.torn ? "audit/transcript-torn-line" : "audit/transcript-format", file, at(line.line), line.problem));
     }
-    const events = read.format === "pi-session" ? [sessionStart(artifacts, read.variant ?? options.variant ?? "base"), ...read.events] : read.events;
+    const events = read.format === "pi-session" ? [sessionStart(artifacts, read.variant ?? options.variant ?? onlyVariant(variants, file, shownDist)), ...read.events] : read.events;
     const foreign = buildProblems(read, events, artifacts, shownDist).map((problem) => createDiagnostic(problem.ruleId, file, at(problem.line), problem.message));
     if (foreign.length > 0) {
       // Another build's checklists would judge another agent: the transcript is not audited, and says why.
@@ -132,6 +132,17 @@ export async function audit(options: AuditOptions): Promise<AuditResult> {
   }
   diagnostics.sort(compareDiagnostics);
   return { diagnostics, ...countDiagnostics(diagnostics), transcripts, checked };
+}
+
+/**
+ * The variant of a Pi session file that records none, without --variant: the
+ * build's only one. With several, any guess could judge the session by another
+ * variant's preloads, so the audit is refused and asks for --variant.
+ */
+function onlyVariant(variants: readonly string[], file: string, shownDist: string): string {
+  const [only, ...others] = variants;
+  if (only !== undefined && others.length === 0) return only;
+  throw new AuditUsageError(`Unexpected Pi session file ${file} that records no variant, expected --variant with the one it ran on, one of the variants ${shownDist} defines: ${variants.join(", ")}`);
 }
 
 /** "audited 1 transcript: 1 yield, 1 workflow (draft-outline), on dist/ (cache key 1a2b3c4d5e6f)". */

@@ -118,7 +118,7 @@ export function cost(options: CostOptions = {}): CostResult {
   const artifacts = options.artifacts ?? loadArtifacts({ distDir: resolve(root, options.outDir ?? "dist") });
   const data = loadPromptCachingData();
   const names = Object.keys(artifacts.cachePlan.variants);
-  const profile = resolveProfile(options.profile, names, (provider, model) => Object.hasOwn(data.providers[provider].models, model));
+  const profile = resolveProfile(options.profile, names, (provider, model) => Object.hasOwn(data.providers[provider].models, model), Object.keys(artifacts.manifest.namespaces ?? {}));
   const blocks = planBoundaries(artifacts.cachePlan);
   const variants: SimVariant[] = names.map((name) => ({
     ...(blocks[name] ?? { toolsEnd: 0, prefixEnd: 0, variantEnd: 0 }),

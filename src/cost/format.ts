@@ -1,6 +1,9 @@
 /** The `cost` table for people: one block per model, one row per policy and variant. */
 import type { CostResult, ToolPolicyReport } from "./cost.js";
 
+/** What the price column says for a variant the traffic profile starts no session of. */
+export const NO_SESSIONS = "no sessions";
+
 export function formatCostTable(result: CostResult): string {
   const lines: string[] = [];
   const p = result.profile;
@@ -14,11 +17,12 @@ export function formatCostTable(result: CostResult): string {
   for (const model of models) {
     const rows = result.rows.filter((row) => `${row.provider}/${row.model}` === model);
     const header = ["policy", "variant", "cached", "input $/1k sessions", "cold-variant read"];
+    // A variant the profile starts no session of has no cached share and no price: a dash and "no sessions", never a figure that reads as free.
     const cells = rows.map((row) => [
       `${row.isDefault ? "* " : "  "}${row.policy}`,
       row.variant,
-      `${(row.cachedFraction * 100).toFixed(1)}%`,
-      `$${row.inputCostPer1000Sessions.toFixed(2)}`,
+      row.sessions === 0 ? "—" : `${(row.cachedFraction * 100).toFixed(1)}%`,
+      row.sessions === 0 ? NO_SESSIONS : `$${row.inputCostPer1000Sessions.toFixed(2)}`,
       String(row.coldVariantRead),
     ]);
     const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => (row[column] ?? "").length)));
@@ -65,7 +69,7 @@ export function formatToolPolicies(report: ToolPolicyReport): string[] {
   const percent = (value: number): string => `${(value * 100).toFixed(1)}%`;
   const lines = [
     `tool policies (steady state, input $/1k sessions); a load comes after ${report.callsBeforeLoad} model call${report.callsBeforeLoad === 1 ? "" : "s"} and adds one`,
-    ...report.namespaces.map((namespace) => `  namespace ${namespace.name}: ${namespace.tools} tools, ${namespace.tokens} tokens, loaded in ${percent(namespace.probability)} of sessions (${namespace.probabilitySource})`),
+    ...report.namespaces.map((namespace) => `  namespace ${namespace.name}: ${namespace.tools} tool${namespace.tools === 1 ? "" : "s"}, ${namespace.tokens} tokens, loaded in ${percent(namespace.probability)} of sessions (${namespace.probabilitySource})`),
     "",
   ];
   const models = [...new Set(report.rows.map((row) => `${row.provider}/${row.model}`))];

@@ -3,6 +3,7 @@
  * the model, and which providers and models to price. JSON, validated here
  * with messages in the house form.
  */
+import { didYouMean } from "../protocol/suggest.js";
 import type { Provider } from "./rules.js";
 
 export interface ProviderModel {
@@ -49,6 +50,9 @@ export const DEFAULT_PROFILE: TrafficProfile = {
   ],
 };
 
+/** Every key a profile may hold, in the order the help and the messages list them. */
+export const PROFILE_KEYS: readonly string[] = [...Object.keys(DEFAULT_PROFILE), ...NAMESPACE_KEYS];
+
 /**
  * The most model calls one run simulates. The simulation keeps a few typed
  * array entries per call and per session (the order of calls, each
@@ -62,14 +66,23 @@ export class ProfileError extends Error {
   override readonly name = "ProfileError";
 }
 
-/** The profile with defaults filled in; throws ProfileError naming the field on bad input. */
-export function resolveProfile(input: unknown, variants: readonly string[], known: (provider: Provider, model: string) => boolean): TrafficProfile & { sessionsPerMinute: Record<string, number> } {
+/**
+ * The profile with defaults filled in; throws ProfileError naming the field on
+ * bad input. `namespaces` are the build's tool namespaces: `namespaceUse`
+ * may name only those.
+ */
+export function resolveProfile(
+  input: unknown,
+  variants: readonly string[],
+  known: (provider: Provider, model: string) => boolean,
+  namespaces: readonly string[] = [],
+): TrafficProfile & { sessionsPerMinute: Record<string, number> } {
   if (input !== undefined && (typeof input !== "object" || input === null || Array.isArray(input))) {
-    throw new ProfileError("Unexpected traffic profile that is not an object, expected {durationMinutes, sessionsPerMinute, callsPerSession, newTokensPerCall, secondsBetweenCalls, models}");
+    throw new ProfileError(`Unexpected traffic profile that is not an object, expected {${PROFILE_KEYS.join(", ")}}`);
   }
   const raw = (input ?? {}) as Record<string, unknown>;
-  const allowed = new Set([...Object.keys(DEFAULT_PROFILE), ...NAMESPACE_KEYS]);
-  for (const key of Object.keys(raw)) if (!allowed.has(key)) throw new ProfileError(`Unexpected key "${key}" in the traffic profile, expected one of ${[...allowed].join(", ")}`);
+  const allowed = new Set(PROFILE_KEYS);
+  for (const key of Object.keys(raw)) if (!allowed.has(key)) throw new ProfileError(`Unexpected key "${key}" in the traffic profile, expected one of ${PROFILE_KEYS.join(", ")}`);
   const number = (key: keyof TrafficProfile, min: number, max: number): number => {
     const value = raw[key] ?? DEFAULT_PROFILE[key];
     if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) throw new ProfileError(`Unexpected ${key} ${JSON.stringify(value)}, expected a number from ${min} to ${max}`);
@@ -106,6 +119,13 @@ export function resolveProfile(input: unknown, variants: readonly string[], know
   if (use !== undefined) {
     if (typeof use !== "object" || use === null || Array.isArray(use)) throw new ProfileError("Unexpected namespaceUse, expected an object of probabilities (0 to 1) by namespace");
     for (const [name, value] of Object.entries(use)) {
+      if (!namespaces.includes(name)) {
+        throw new ProfileError(
+          namespaces.length === 0
+            ? `Unexpected namespace "${name}" in namespaceUse, expected none: the manifest has no tool namespaces`
+            : `Unexpected namespace "${name}" in namespaceUse, expected one of the manifest's namespaces: ${namespaces.join(", ")}${didYouMean(name, namespaces)}`,
+        );
+      }
       if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > 1) throw new ProfileError(`Unexpected namespaceUse.${name} ${JSON.stringify(value)}, expected a probability from 0 to 1`);
     }
     resolved.namespaceUse = use as Record<string, number>;

@@ -140,7 +140,8 @@ function costDelta(before: CostResult, after: CostResult): CostDelta[] {
   for (const row of after.rows) {
     if (!row.isDefault) continue;
     const old = before.rows.find((entry) => entry.isDefault && entry.provider === row.provider && entry.model === row.model && entry.variant === row.variant);
-    if (old === undefined) continue;
+    // A variant the profile starts no session of has no price to compare.
+    if (old === undefined || row.sessions === 0 || old.sessions === 0) continue;
     out.push({ provider: row.provider, model: row.model, policy: row.policy, variant: row.variant, before: old.inputCostPer1000Sessions, after: row.inputCostPer1000Sessions });
   }
   return out;

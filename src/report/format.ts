@@ -3,6 +3,7 @@
  * Written out rather than left to `toLocaleString`, so the bytes never depend
  * on the machine's locale data.
  */
+import { NO_SESSIONS } from "../cost/format.js";
 
 /** 11906 → "11,906" (whole numbers; fractions are rounded). */
 export function count(value: number): string {
@@ -29,6 +30,12 @@ export function dollarDelta(value: number): string {
 /** 0.9604 → "96.0%" (one decimal, as `cost` prints it). */
 export function percent1(share: number): string {
   return `${(share * 100).toFixed(1)}%`;
+}
+
+/** A cost row's cached share and price per 1,000 sessions as `cost` prints them: a dash and "no sessions" for a variant the profile starts no session of. */
+export function costFigures(row: { sessions: number; cachedFraction: number; inputCostPer1000Sessions: number }): { cached: string; price: string } {
+  if (row.sessions === 0) return { cached: "—", price: NO_SESSIONS };
+  return { cached: percent1(row.cachedFraction), price: dollars(row.inputCostPer1000Sessions) };
 }
 
 /** 0.8 → "80%" (whole percent, as `eval` prints it). */

@@ -8,7 +8,7 @@ import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { RateChange } from "../evals/results.js";
 import type { Rate } from "../evals/stats.js";
 import { REPORT_CSS } from "./style.js";
-import { allOf, blockLabel, count, dollarDelta, dollars, escapeHtml, listing, percent0, percent1, plural, rateFigures, shortHash } from "./format.js";
+import { allOf, blockLabel, costFigures, count, dollarDelta, dollars, escapeHtml, listing, percent0, percent1, plural, rateFigures, shortHash } from "./format.js";
 import type { BaseComparison, ReportData, SkillsView, VariantLayout } from "./model.js";
 import { barSvg, describeLayout, rateSvg, skillsGraphSvg, type BarSegment } from "./svg.js";
 import { expectReportData } from "./report-data.js";
@@ -61,7 +61,8 @@ function summaryCards(data: ReportData): string {
   }
   if (largest !== undefined) cards.push(card("Largest variant", `${count(largest.tokens)} tokens`, `${largest.name} · ${plural(data.layout.length, "variant")}`));
   for (const model of models(data.cost.rows)) {
-    const rows = data.cost.rows.filter((row) => row.isDefault && `${row.provider}/${row.model}` === model);
+    // Only variants with sessions have a price: one the profile starts no session of would read as free.
+    const rows = data.cost.rows.filter((row) => row.isDefault && row.sessions > 0 && `${row.provider}/${row.model}` === model);
     if (rows.length === 0) continue;
     const low = Math.min(...rows.map((row) => row.inputCostPer1000Sessions));
     const high = Math.max(...rows.map((row) => row.inputCostPer1000Sessions));
@@ -141,6 +142,19 @@ function legend(items: Array<[string, string]>): string {
   return `<ul class="legend">${items.map(([cls, label]) => `<li><span class="swatch ${cls}"></span>${e(label)}</li>`).join("")}</ul>`;
 }
 
+/**
+ * Who else sends a variant's block from the same cache entry: the variants
+ * whose blocks up to and including it are the same bytes (sha256), as a
+ * provider's prefix cache matches them.
+ */
+function sharedWith(layout: readonly VariantLayout[], variant: VariantLayout, index: number): string {
+  const lead = variant.blocks.slice(0, index + 1);
+  const others = layout.filter((other) => other.name !== variant.name && lead.every((block, at) => other.blocks[at]?.sha256 === block.sha256 && other.blocks[at]?.name === block.name)).map((other) => other.name);
+  if (others.length === 0) return "this variant";
+  if (others.length === layout.length - 1) return "all variants";
+  return others.length <= 3 ? `this variant and ${listing(others)}` : `this variant and ${count(others.length)} others`;
+}
+
 function layoutSection(data: ReportData): string {
   const scale = Math.max(0, ...data.layout.map((variant) => variant.tokens));
   const shared = data.sharedPrefix;
@@ -155,7 +169,7 @@ function layoutSection(data: ReportData): string {
     .flatMap((variant) =>
       variant.blocks.map(
         (block, index) =>
-          `<tr data-variant="${e(variant.name)}" data-block="${e(block.name)}">${index === 0 ? `<th scope="rowgroup" rowspan="${variant.blocks.length}">${e(variant.name)}</th>` : ""}<td><span class="swatch fill-${e(block.name)}"></span>${e(blockLabel(block.name))}</td><td class="num" data-field="tokens">${count(block.tokens)}</td><td class="num" data-field="cumulativeTokens">${count(block.cumulativeTokens)}</td><td class="num" data-field="bytes">${count(block.bytes)}</td><td><code data-field="sha256">${e(shortHash(block.sha256))}</code></td><td data-field="breakpoint">${block.breakpoint ? "yes" : "no"}</td><td>${shared !== undefined && index < shared.blockCount ? "all variants" : "this variant"}</td></tr>`,
+          `<tr data-variant="${e(variant.name)}" data-block="${e(block.name)}">${index === 0 ? `<th scope="rowgroup" rowspan="${variant.blocks.length}">${e(variant.name)}</th>` : ""}<td><span class="swatch fill-${e(block.name)}"></span>${e(blockLabel(block.name))}</td><td class="num" data-field="tokens">${count(block.tokens)}</td><td class="num" data-field="cumulativeTokens">${count(block.cumulativeTokens)}</td><td class="num" data-field="bytes">${count(block.bytes)}</td><td><code data-field="sha256">${e(shortHash(block.sha256))}</code></td><td data-field="breakpoint">${block.breakpoint ? "yes" : "no"}</td><td data-field="shared">${e(sharedWith(data.layout, variant, index))}</td></tr>`,
       ),
     )
     .join("");
@@ -262,7 +276,7 @@ function costSection(data: ReportData): string {
     const body = rows
       .map(
         (row) =>
-          `<tr class="${row.isDefault ? "default" : ""}" data-provider="${e(row.provider)}" data-model="${e(row.model)}" data-policy="${e(row.policy)}" data-variant="${e(row.variant)}"><td>${e(row.policy)}${row.isDefault ? ' <span class="pill">default</span>' : ""}</td><td>${e(row.variant)}</td><td class="num" data-field="cachedFraction">${percent1(row.cachedFraction)}</td><td class="num"><span class="cost-bar" style="width:${highest === 0 ? 0 : Math.round((row.inputCostPer1000Sessions / highest) * 80)}px"></span><span data-field="inputCostPer1000Sessions">${dollars(row.inputCostPer1000Sessions)}</span></td><td class="num" data-field="coldVariantRead">${count(row.coldVariantRead)}</td></tr>`,
+          `<tr class="${row.isDefault ? "default" : ""}" data-provider="${e(row.provider)}" data-model="${e(row.model)}" data-policy="${e(row.policy)}" data-variant="${e(row.variant)}"><td>${e(row.policy)}${row.isDefault ? ' <span class="pill">default</span>' : ""}</td><td>${e(row.variant)}</td><td class="num" data-field="cachedFraction">${costFigures(row).cached}</td><td class="num"><span class="cost-bar" style="width:${highest === 0 ? 0 : Math.round((row.inputCostPer1000Sessions / highest) * 80)}px"></span><span data-field="inputCostPer1000Sessions">${e(costFigures(row).price)}</span></td><td class="num" data-field="coldVariantRead">${count(row.coldVariantRead)}</td></tr>`,
       )
       .join("");
     return `<div class="table-wrap"><table class="costs"><caption>${e(model)}</caption><thead><tr><th scope="col">policy</th><th scope="col">variant</th><th scope="col" class="num">cached</th><th scope="col" class="num">input $ / 1,000 sessions</th><th scope="col" class="num">cold-variant read</th></tr></thead><tbody>${body}</tbody></table></div>`;

@@ -3,7 +3,7 @@
  * summary: the same figures as the HTML page, in tables, with the long cost
  * table folded.
  */
-import { allOf, blockLabel, count, dollarDelta, dollars, listing, markdownCell as cell, percent0, percent1, plural, rateFigures, shortHash } from "./format.js";
+import { allOf, blockLabel, costFigures, count, dollarDelta, dollars, listing, markdownCell as cell, percent0, percent1, plural, rateFigures, shortHash } from "./format.js";
 import type { ReportData } from "./model.js";
 import { expectReportData } from "./report-data.js";
 
@@ -75,11 +75,11 @@ export function renderMarkdown(data: ReportData): string {
   }
   const defaults = data.cost.rows.filter((row) => row.isDefault);
   out.push("### Costs", "", "Input cost per 1,000 sessions with the runtime's default policy:", "");
-  out.push(table(["model", "policy", "variant", "cached", "input $ / 1,000 sessions"], defaults.map((row) => [`${row.provider}/${row.model}`, row.policy, row.variant, percent1(row.cachedFraction), dollars(row.inputCostPer1000Sessions)]), [3, 4]), "");
+  out.push(table(["model", "policy", "variant", "cached", "input $ / 1,000 sessions"], defaults.map((row) => [`${row.provider}/${row.model}`, row.policy, row.variant, costFigures(row).cached, costFigures(row).price]), [3, 4]), "");
   out.push(
     "<details><summary>Every policy</summary>",
     "",
-    table(["model", "policy", "variant", "cached", "input $ / 1,000 sessions", "cold-variant read"], data.cost.rows.map((row) => [`${row.provider}/${row.model}`, `${row.policy}${row.isDefault ? " (default)" : ""}`, row.variant, percent1(row.cachedFraction), dollars(row.inputCostPer1000Sessions), count(row.coldVariantRead)]), [3, 4, 5]),
+    table(["model", "policy", "variant", "cached", "input $ / 1,000 sessions", "cold-variant read"], data.cost.rows.map((row) => [`${row.provider}/${row.model}`, `${row.policy}${row.isDefault ? " (default)" : ""}`, row.variant, costFigures(row).cached, costFigures(row).price, count(row.coldVariantRead)]), [3, 4, 5]),
     "",
     "</details>",
     "",

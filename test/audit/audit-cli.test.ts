@@ -5,6 +5,8 @@ import { fileURLToPath } from "node:url";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { audit } from "../../src/audit.js";
+import { build } from "../../src/build.js";
+import { init } from "../../src/init.js";
 import { FileSessionLog } from "../../src/runtime/audit/recorder.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapter.js";
@@ -119,6 +121,31 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     expect(refused).toEqual({ code: 2, stdout: "", stderr: `gamma-prompt audit: Unexpected --variant "nope", expected one of the variants ${distDir}/ defines: ${variants}\n` });
     const known = await runCliInProcessFrom(dir, "audit", "pi.jsonl", "--dist", distDir, "--variant", "deck-generation");
     expect(known.code).not.toBe(2);
+  });
+
+  it("takes the dist/'s only variant for a Pi session file that records none, and with several asks for --variant (exit 2), never blaming the build", async () => {
+    const root = tempDir("gamma-audit-variants-");
+    await init({ dir: root, template: "agent" });
+    const file = join(root, "pi.jsonl");
+    writeFileSync(file, `${JSON.stringify({ type: "session", id: "x", version: 3, timestamp: "2026-01-01T00:00:00Z", cwd: "/tmp" })}\n`);
+    const variants = async (yaml: string): Promise<void> => {
+      writeFileSync(join(root, "prompts/variants.yaml"), yaml);
+      expect((await build({ root })).errorCount).toBe(0);
+    };
+    // One variant, not named base: the session can only have run on it.
+    await variants("variants:\n  general:\n    preload: []\n");
+    const single = await runCliInProcessFrom(root, "audit", "pi.jsonl");
+    expect(single.code).toBe(0);
+    expect(single.stdout).toMatch(/^✔ audited 1 transcript: 0 yields, no workflow, on dist\/ /);
+    // Several, none named base: which one it ran on is not known, so nothing is audited.
+    await variants("variants:\n  general:\n    preload: []\n  outline:\n    preload: [draft-outline]\n");
+    const several = await runCliInProcessFrom(root, "audit", "pi.jsonl");
+    expect(several).toEqual({ code: 2, stdout: "", stderr: "gamma-prompt audit: Unexpected Pi session file pi.jsonl that records no variant, expected --variant with the one it ran on, one of the variants dist/ defines: general, outline\n" });
+    expect(several.stderr).not.toContain("--dist");
+    expect((await runCliInProcessFrom(root, "audit", "pi.jsonl", "--variant", "outline")).code).toBe(0);
+    // Several with a base among them: still the user's to name.
+    await variants("variants:\n  base:\n    preload: []\n  outline:\n    preload: [draft-outline]\n");
+    expect((await runCliInProcessFrom(root, "audit", "pi.jsonl")).stderr).toContain("records no variant, expected --variant with the one it ran on, one of the variants dist/ defines: base, outline\n");
   });
 
   it("prints the evaluations guide's audit transcript exactly, for the scripted session it describes", async () => {

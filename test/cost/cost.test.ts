@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { cost, type CostRow } from "../../src/cost/cost.js";
+import { formatCostTable } from "../../src/cost/format.js";
 import { invalidationCost } from "../../src/cost/invalidation.js";
 import { ProfileError } from "../../src/cost/profile.js";
 import { loadPromptCachingData } from "../../src/cost/rules.js";
@@ -86,6 +87,19 @@ describe("gamma-prompt cost (library)", () => {
     expect(row(busy, "gpt-5", "per-session key, in-memory", "base")?.cachedFraction).toBeGreaterThan((row(busy, "gpt-5", "no key, in-memory", "base")?.cachedFraction ?? 1) + 0.2);
   });
 
+  it("prints a variant the profile starts no session of with a dash and \"no sessions\", its JSON figures zero", () => {
+    const result = cost({ root: repoRoot, profile: { durationMinutes: 5, sessionsPerMinute: { base: 10 } } });
+    const idle = result.rows.filter((entry) => entry.variant !== "base");
+    expect(idle.length).toBeGreaterThan(0);
+    for (const entry of idle) expect(entry).toMatchObject({ sessions: 0, cachedFraction: 0, inputCostPer1000Sessions: 0 });
+    const lines = formatCostTable(result).split("\n").filter((line) => / (base|deck-generation|import) +(—|\d)/.test(line) && /(one system|plan's|no key|per-session|sharded)/.test(line));
+    expect(lines.length).toBe(result.rows.length);
+    for (const line of lines) {
+      if (/ base +\d/.test(line)) expect(line).toMatch(/ base +\d+\.\d% +\$\d+\.\d\d +\d+$/);
+      else expect(line).toMatch(/ (deck-generation|import) +— +no sessions +\d+$/);
+    }
+  });
+
   it("works on any project's variant names and refuses a bad profile with the field named", async () => {
     const root = await copyProject("basic");
     await writeFile(join(root, "prompts/variants.yaml"), "variants:\n  base:\n    preload: []\n  outline-only:\n    preload: [outline-deck]\n");
@@ -162,6 +176,15 @@ describe("gamma-prompt cost (CLI)", () => {
     const unbuilt = await runCliInProcess("cost", "--root", join(dir, "empty"));
     expect(unbuilt.code).toBe(2);
     expect(unbuilt.stderr).toContain("run `gamma-prompt build` first");
+  });
+
+  it("names every key a profile may hold, in --help and when the profile is not an object", async () => {
+    const keys = ["durationMinutes", "sessionsPerMinute", "callsPerSession", "newTokensPerCall", "secondsBetweenCalls", "models", "namespaceUse", "callsBeforeLoad"];
+    const help = await runCliInProcess("cost", "--help");
+    expect(help.code).toBe(0);
+    expect(help.stdout.replace(/\s+/g, " ")).toContain(`traffic profile (JSON): ${keys.join(", ")}`);
+    expect(() => cost({ root: repoRoot, profile: [] })).toThrow(`Unexpected traffic profile that is not an object, expected {${keys.join(", ")}}`);
+    expect(() => cost({ root: repoRoot, profile: { namespaceuse: {} } })).toThrow(`Unexpected key "namespaceuse" in the traffic profile, expected one of ${keys.join(", ")}`);
   });
 });
 

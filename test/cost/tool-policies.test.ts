@@ -154,6 +154,28 @@ describe("cost with tool namespaces", () => {
     expect(() => cost({ root: repoRoot, profile: { namespaceUse: { drive: 2 } } })).toThrow("Unexpected namespaceUse.drive 2, expected a probability from 0 to 1");
   });
 
+  it("refuses a namespace the build does not have in namespaceUse, naming the ones it has, as for an unknown variant", async () => {
+    expect(() => cost({ root: repoRoot, profile: { ...small, namespaceUse: { drvie: 0.5 } } })).toThrow(ProfileError);
+    expect(() => cost({ root: repoRoot, profile: { ...small, namespaceUse: { drvie: 0.5 } } })).toThrow(
+      'Unexpected namespace "drvie" in namespaceUse, expected one of the manifest\'s namespaces: drive; did you mean "drive"?',
+    );
+    expect(() => cost({ root: repoRoot, profile: { ...small, namespaceUse: { drive: 0.5, ledger: 0.1 } } })).toThrow('Unexpected namespace "ledger" in namespaceUse, expected one of the manifest\'s namespaces: drive');
+    const root = await copyProject("basic");
+    expect((await build({ root, persistentCache: false })).ok).toBe(true);
+    expect(() => cost({ root, profile: { ...small, namespaceUse: { drive: 0.5 } } })).toThrow('Unexpected namespace "drive" in namespaceUse, expected none: the manifest has no tool namespaces');
+    expect(cost({ root, profile: { ...small, namespaceUse: {} } }).rows.length).toBeGreaterThan(0);
+  });
+
+  it("counts a namespace's tools in words that agree with the number", () => {
+    const result = cost({ root: repoRoot, profile: small });
+    const report = result.toolPolicies;
+    if (report === undefined) throw new Error("expected tool policies");
+    const one = { ...report, namespaces: report.namespaces.map((namespace) => ({ ...namespace, tools: 1 })) };
+    const text = formatCostTable({ ...result, toolPolicies: one });
+    expect(text).toMatch(/namespace drive: 1 tool, \d+ tokens, loaded in/);
+    expect(formatCostTable(result)).toMatch(/namespace drive: 4 tools, \d+ tokens, loaded in/);
+  });
+
   it("adds nothing for a project without namespaces", async () => {
     const root = await copyProject("basic");
     expect((await build({ root, persistentCache: false })).ok).toBe(true);

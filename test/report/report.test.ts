@@ -148,6 +148,32 @@ describe("gamma-prompt report --base", () => {
     expect(fromRef.base?.label).toBe("HEAD");
   });
 
+  it("shows a variant the traffic profile starts no session of with a dash and \"no sessions\", never priced as free", async () => {
+    const data = await collectReport({ root: tail.root, base: tail.baseDist, profile: { durationMinutes: 5, sessionsPerMinute: { base: 10 } } });
+    // The JSON figures keep their shape: no sessions, so nothing cached and nothing spent.
+    expect(data.cost.rows.filter((row) => row.variant === "outline").every((row) => row.sessions === 0)).toBe(true);
+    const html = renderHtml(data);
+    const rows = [...html.matchAll(/<tr class="[^"]*" data-provider="[^"]*" data-model="[^"]*" data-policy="[^"]*" data-variant="(\w+)">.*?<\/tr>/g)];
+    expect(rows.length).toBeGreaterThan(0);
+    for (const [row, variant] of rows) {
+      if (variant === "outline") {
+        expect(row).toContain('<td class="num" data-field="cachedFraction">—</td>');
+        expect(row).toContain('<span data-field="inputCostPer1000Sessions">no sessions</span>');
+      } else {
+        expect(row).toMatch(/data-field="cachedFraction">\d+\.\d%<\/td>/);
+        expect(row).toMatch(/data-field="inputCostPer1000Sessions">\$\d+\.\d\d</);
+      }
+    }
+    // The summary's price range is base's alone; the comparison with the base leaves out the variant without sessions.
+    const basePrice = (model: string) => data.cost.rows.find((row) => row.isDefault && row.model === model && row.variant === "base")?.inputCostPer1000Sessions ?? Number.NaN;
+    expect(html).toContain(`<div class="card-value">$${basePrice("claude-sonnet-4-5").toFixed(2)}</div><div class="card-detail">anthropic/claude-sonnet-4-5, default policy</div>`);
+    expect(data.base?.costDelta.map((row) => `${row.model} ${row.variant}`)).toEqual(["claude-sonnet-4-5 base", "gpt-5 base"]);
+    const markdown = renderMarkdown(data);
+    expect(markdown).toMatch(/\| anthropic\/claude-sonnet-4-5 \| plan's breakpoints, 5m \| outline \| — \| no sessions \|\n/);
+    expect(markdown).toMatch(/\| anthropic\/claude-sonnet-4-5 \| plan's breakpoints, 5m \(default\) \| outline \| — \| no sessions \| [\d,]+ \|\n/);
+    expect(markdown).not.toMatch(/\| outline \| 0\.0% \|/);
+  });
+
   it("refuses a base that is neither a dist/ folder nor a git ref, without a stack trace", async () => {
     const run = await runCliInProcess("report", "--root", tail.root, "--base", "no-such-ref-or-folder");
     expect(run.code).toBe(2);
@@ -164,6 +190,39 @@ describe("gamma-prompt report --base", () => {
     expect(unverified.code).toBe(2);
     expect(unverified.stderr).toMatch(/Unexpected --base .*: its dist\/ failed verification/);
     expect(unverified.stderr).not.toContain("gamma-prompt build");
+  });
+});
+
+describe("gamma-prompt report's cache blocks", () => {
+  it("names the variants that share a block byte for byte from the same offset, not only all or none", async () => {
+    const project = await reportProject("none");
+    const namespace = join(project.root, "schemas/namespaces/crm");
+    await cp(join(repoRoot, "test/fixtures/build/errors/variant-unknown-namespace/schemas/namespaces/crm"), namespace, { recursive: true });
+    // A project with namespaces lists them in its static prefix.
+    await writeFile(join(project.root, "prompts/prefix.hbs"), `${readFileSync(join(project.root, "prompts/prefix.hbs"), "utf8")}\n{{namespaceCatalog}}\n`);
+    // plain and outline send no namespace: their tools and static prefix are the same bytes; crm and crm-outline send crm from the start.
+    await writeFile(
+      join(project.root, "prompts/variants.yaml"),
+      "variants:\n  base:\n    preload: []\n  outline:\n    preload: [draft-outline]\n  crm:\n    preload: []\n    namespaces: [crm]\n  crm-outline:\n    preload: [draft-outline]\n    namespaces: [crm]\n",
+    );
+    const { build } = await import("../../src/build.js");
+    expect((await build({ root: project.root })).errorCount).toBe(0);
+    const html = renderHtml(await collectReport({ root: project.root }));
+    const shared = [...html.matchAll(/<tr data-variant="([\w-]+)" data-block="([\w-]+)">.*?<td(?: data-field="shared")?>([^<]*)<\/td><\/tr>/g)].map(([, variant, block, text]) => `${variant} ${block}: ${text}`);
+    expect(shared).toEqual([
+      "base tools: all variants",
+      "base static-prefix: this variant and outline",
+      "crm tools: all variants",
+      "crm namespace-tools: this variant and crm-outline",
+      "crm static-prefix: this variant and crm-outline",
+      "crm-outline tools: all variants",
+      "crm-outline namespace-tools: this variant and crm",
+      "crm-outline static-prefix: this variant and crm",
+      "crm-outline variant-tail: this variant",
+      "outline tools: all variants",
+      "outline static-prefix: this variant and base",
+      "outline variant-tail: this variant",
+    ]);
   });
 });
 

@@ -21,7 +21,7 @@ export function registerAuditCommand(program: Command, result: { exitCode: numbe
     .addOption(reporterFormatOption())
     .option("--root <dir>", `the project whose dist/ the sessions ran on (${ROOT_DEFAULT})`)
     .option("--dist <dir>", "the dist/ the sessions ran on, from the working folder (default: the project's dist/)")
-    .option("--variant <name>", "the variant of a Pi session file that does not record one, one the dist/ defines (default: base)")
+    .option("--variant <name>", "the variant of a Pi session file that does not record one, one the dist/ defines (default: the dist/'s only variant; required when it has several)")
     .addHelpText(
       "after",
       commandHelpFooter({
@@ -31,7 +31,7 @@ hinted knowledge fetched. Each finding points at the transcript line it concerns
 only against the build it ran on: a session log of another build (its cache key), or a variant or skill the
 dist/ does not define, is an error instead. The last line says what was audited: transcripts, yields and
 workflows (on stderr with --format json, github or sarif).`,
-        exitCodes: "0 every audit passed, 1 a failed audit, a transcript of another build or an unreadable transcript, 2 usage (a --variant the dist/ does not define), no dist/ or a dist/ that fails verification.",
+        exitCodes: "0 every audit passed, 1 a failed audit, a transcript of another build or an unreadable transcript, 2 usage (a --variant the dist/ does not define, or none for a Pi session file that records no variant on a dist/ of several), no dist/ or a dist/ that fails verification.",
         examples: ["gamma-prompt audit sessions/s_123.jsonl", "gamma-prompt audit ~/.pi/agent/sessions/*/*.jsonl --variant deck-generation", "gamma-prompt audit sessions/*.jsonl --format sarif > audit.sarif"],
       }),
     )

@@ -1,4 +1,5 @@
 import { Option, type Command } from "commander";
+import { PROFILE_KEYS } from "../../cost/profile.js";
 import { addProjectOptions, commandHelpFooter } from "../options.js";
 import type { CostCommandOptions } from "./cost-action.js";
 
@@ -6,7 +7,7 @@ import type { CostCommandOptions } from "./cost-action.js";
 export function registerCostCommand(program: Command, result: { exitCode: number }): void {
   const command = program.command("cost").description("Price each prompt-cache policy per variant under a traffic profile, by simulating each provider's cache rules.");
   addProjectOptions(command, { rootDescription: "project root (dist/ must be built)", out: true })
-    .option("--profile <file>", "traffic profile (JSON): durationMinutes, sessionsPerMinute, callsPerSession, newTokensPerCall, secondsBetweenCalls, models")
+    .option("--profile <file>", `traffic profile (JSON): ${PROFILE_KEYS.join(", ")}`)
     .addOption(new Option("--format <format>", "stylish: a table for people; json: one JSON document").choices(["stylish", "json"]).default("stylish"))
     .addHelpText(
       "after",

@@ -70,19 +70,22 @@ export function resolveVariants(
         : `Unexpected namespace \`${namespace}\` in variant \`${name}\` (no namespace has that name), expected the name of a namespace in schemas/namespaces/${didYouMean(namespace, validNamespaces)}`;
       diagnostics.push(createDiagnostic("variant/unknown-namespace", source.path, rangeAt(located, ["variants", name, "namespaces", index]), message));
     });
-    if (!known) continue;
-    const closure = new Set(requirementClosure(requires, preload));
+    // An unknown name is reported above; the rest are still checked with the known ones, so one fix does not uncover the next finding.
+    const knownPreload = preload.filter((skillName) => byName.has(skillName));
+    const knownRequired = required.filter((skillName) => byName.has(skillName));
+    const closure = new Set(requirementClosure(requires, knownPreload));
     const conflict = findConflict(closure, byName);
     if (conflict) {
       diagnostics.push(createDiagnostic("variant/conflicting-skills", source.path, rangeAt(located, ["variants", name, "preload"]), `Unexpected conflicting skills \`${conflict[0]}\` and \`${conflict[1]}\` in variant \`${name}\`, expected preloaded skills (with their requirements) that do not conflict`));
       continue;
     }
     // A required skill must be able to become active beside the preloaded ones, or every task action waits for it in vain.
-    const withRequired = findConflict(new Set(requirementClosure(requires, [...preload, ...required])), byName);
+    const withRequired = findConflict(new Set(requirementClosure(requires, [...knownPreload, ...knownRequired])), byName);
     if (withRequired) {
       diagnostics.push(createDiagnostic("variant/conflicting-skills", source.path, rangeAt(located, ["variants", name, "require"]), `Unexpected conflicting skills \`${withRequired[0]}\` and \`${withRequired[1]}\` in variant \`${name}\`, expected required skills (with their requirements) that do not conflict with each other or with the preloaded ones`));
       continue;
     }
+    if (!known) continue;
     variants.push({ name, skills: orderPreloaded(preload, closure, byName), namespaces: [...atStart].sort(), required: [...required] });
   }
   return { variants, diagnostics };
