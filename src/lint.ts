@@ -1,7 +1,8 @@
 import { dirname, join, resolve } from "node:path";
 import { expectBoolean, expectOneOf, expectProjectOptions, expectString, expectStringArray, shownValue } from "./protocol/arguments.js";
-import { compareDiagnostics, countDiagnostics, type Diagnostic, type ReportContext } from "./diagnostics/diagnostic.js";
+import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./stage-data.js";
+import type { ReportContext } from "./diagnostics/reporters/index.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
 import { detectProfile, isAgentProject, PROFILES, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
