@@ -2,10 +2,12 @@ import { dirname, join, resolve } from "node:path";
 import { expectAbortSignal, expectBoolean, expectOneOf, expectProjectOptions, expectString, expectStringArray, expectStringMap, shownValue } from "./protocol/arguments.js";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./stage-data.js";
+import type { ReportContext } from "./diagnostics/reporters/index.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
 import { detectProfile, isAgentProject, PROFILES, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
 import { fixSkillAgain, fixSkillBytes, fixSkillFiles, type FixedSkillFile, type SkillFix, type SkippedFix } from "./pipeline/fix/fix-skills.js";
+import { fixesDiff } from "./pipeline/fix/unified-diff.js";
 import { writeFixedFiles } from "./pipeline/fix/write-fixes.js";
 import { removeStaleTempFiles } from "./pipeline/fix/replace-file.js";
 import { acceptedToolParametersOf, readVerifiedDist } from "./pipeline/emit/verified-dist.js";
@@ -48,7 +50,12 @@ export interface LintOptions {
   signal?: AbortSignal;
 }
 
-export interface LintResult {
+/**
+ * What lint found. It is also the {@link ReportContext} the reporters read:
+ * `formatDiagnostics(format, result.diagnostics, result)` is the report
+ * `gamma-prompt lint` prints, with the same options, from the project root.
+ */
+export interface LintResult extends ReportContext {
   /** Every finding, sorted by file, position and rule id. */
   diagnostics: Diagnostic[];
   errorCount: number;
@@ -65,6 +72,10 @@ export interface LintResult {
   fixes?: SkillFix[];
   /** With `fix`: each changed file's content before and after. */
   fixedFiles?: FixedSkillFile[];
+  /** With `fix`: whether the fixes were written (`"write"`) or only reported (`"dry-run"`). */
+  fixesWritten?: boolean;
+  /** With `fix: "dry-run"`: the changes as one unified diff, paths relative to the root (what `lint --fix-dry-run` prints from the root). */
+  fixDiff?: string;
   /** With `fix`: the files with fixable findings that were left as they are, and why (a symbolic link, or a file another program changed while lint ran); their findings stay in `diagnostics`. */
   fixesSkipped?: SkippedFix[];
 }
@@ -137,6 +148,8 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   if (fixedFiles) {
     result.fixedFiles = fixedFiles;
     result.fixes = fixedFiles.flatMap((fixed) => fixed.fixes);
+    result.fixesWritten = options.fix === "write";
+    if (options.fix === "dry-run") result.fixDiff = fixesDiff(fixedFiles);
     result.fixesSkipped = skipped;
   }
   return result;

@@ -95,18 +95,22 @@ export interface DiagnosticCounts {
   noteCount: number;
 }
 
-/** What a run adds to its findings for a reporter's summary: the counts, and for lint the profile and how many skills were checked. */
+/**
+ * What a run adds to its findings for a reporter: the counts, and for lint the profile, how many skills were
+ * checked and the fixes. Each field is named as lint's result names it, so the lint result itself is one.
+ */
 export interface ReportContext extends Omit<DiagnosticCounts, "noteCount"> {
   /** Counted from the findings when left out (callers that predate notes pass only the other two). */
   noteCount?: number;
   profile?: string;
-  skillCount?: number;
-  /** `lint --fix` / `--fix-dry-run`: the changes, and whether they were written; the JSON report records them. */
+  /** How many SKILL.md files were checked. */
+  skillFileCount?: number;
+  /** `lint --fix` / `--fix-dry-run`: the changes, and whether they were written; the JSON report records them, stylish lists those written. */
   fixes?: readonly FixRecord[];
   fixesWritten?: boolean;
   /** `--fix-dry-run`: the changes as one unified diff. */
   fixDiff?: string;
-  /** `--fix` / `--fix-dry-run`: the files with fixable findings left as they are, and why (a symbolic link). */
+  /** `--fix` / `--fix-dry-run`: the files with fixable findings left as they are, and why (a symbolic link, a file changed while lint ran). */
   fixesSkipped?: ReadonlyArray<{ file: string; reason: string }>;
 }
 

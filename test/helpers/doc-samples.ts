@@ -1,5 +1,6 @@
 /**
- * The code blocks of the pages a user follows (README.md and docs/guide/*.md),
+ * The code blocks of the pages a user follows (README.md, docs/guide/*.md and
+ * the library reference, docs/reference/library.md),
  * each with what it is: a transcript to run, shell commands, a code sample, a
  * sample's printed output, a file to write, or data to show. The convention
  * (docs/reference/doc-samples.md) is decided by a block's language and first
@@ -18,7 +19,7 @@ export function samplePages(): string[] {
     .filter((name) => name.endsWith(".md"))
     .sort()
     .map((name) => `docs/guide/${name}`);
-  return ["README.md", ...guide];
+  return ["README.md", ...guide, "docs/reference/library.md"];
 }
 
 export type Directive =

@@ -1,5 +1,5 @@
 /**
- * The pages a user follows (README.md and docs/guide/*.md) run as written
+ * The pages a user follows (README.md, docs/guide/*.md and docs/reference/library.md) run as written
  * against the package a user installs: `npm pack` once per test run,
  * installed into a temporary ESM project (`"type": "module"`) with the Pi
  * packages, outside the repository. Each page starts in an empty folder of

@@ -2,7 +2,7 @@ import { isAbsolute, relative, resolve, sep } from "node:path";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { EXIT_FINDINGS, EXIT_USAGE, exitCodeFor } from "../../diagnostics/exit-code.js";
 import type { Severity } from "../../diagnostics/diagnostic.js";
-import { escapeControls, messageRow } from "../../diagnostics/printable.js";
+import { escapeControls } from "../../diagnostics/printable.js";
 import type { ReporterName } from "../../diagnostics/reporters/index.js";
 import { addProjectOptions, commandHelpFooter, reporterFormatOption } from "../options.js";
 import { commandRoot } from "../project-root.js";
@@ -128,40 +128,40 @@ async function runLint(given: LintCommandOptions): Promise<number> {
   // Files relative to the working folder, whatever --root is; github's and sarif's to the repository's root in Actions.
   const diagnostics = relativeForFormat(options.format, outcome.diagnostics, options.root);
   const counts = { errorCount: outcome.errorCount, warningCount: outcome.warningCount, noteCount: outcome.noteCount };
-  const context = { ...counts, profile: outcome.profile, skillCount: outcome.skillFileCount };
   if (fix && outcome.fixes && outcome.fixedFiles) {
     const { fixesDiff } = await import("../../pipeline/fix/unified-diff.js");
+    const { fixLines } = await import("../../diagnostics/reporters/stylish.js");
     const rebase = workingFolderPath(options.root);
-    const fixes = outcome.fixes.map((record) => ({ ...record, file: rebase(record.file) }));
     // `git apply` and `patch -p1` read a diff's paths from the folder they run in and refuse `../`: the paths
     // start in the working folder when it holds the project, else (lint run inside the project, or beside it)
     // in the project root, where the diff then applies.
     const toRoot = relative(process.cwd(), resolve(options.root)).split(sep).join("/");
     const fromWorkingFolder = toRoot === "" || (toRoot !== ".." && !toRoot.startsWith("../") && !isAbsolute(toRoot));
-    const diff = fixesDiff(outcome.fixedFiles, fromWorkingFolder ? rebase : (file) => file);
+    const diff = fix === "dry-run" ? fixesDiff(outcome.fixedFiles, fromWorkingFolder ? rebase : (file) => file) : "";
     if (!fromWorkingFolder && diff !== "") process.stderr.write(`gamma-prompt lint: the diff's paths are relative to the project root ${escapeControls(toRoot)}/: apply it there (cd ${escapeControls(toRoot)} && git apply)\n`);
-    // A file --fix leaves as it is (a symbolic link, a file changed while lint ran) is named with the reason: its findings stay, and count.
-    const skipped = (outcome.fixesSkipped ?? []).map((entry) => ({ ...entry, file: rebase(entry.file) }));
-    const notFixed = skipped.map((entry) => `not fixed ${escapeControls(entry.file)}: ${escapeControls(entry.reason)}\n`).join("");
-    if (options.format === "json") {
-      process.stdout.write(formatDiagnostics("json", diagnostics, { ...context, fixes, fixesWritten: fix === "write", ...(fix === "dry-run" ? { fixDiff: diff } : {}), ...(skipped.length > 0 ? { fixesSkipped: skipped } : {}) }));
-      reportWhyFailed(outcome.diagnostics, counts, options.maxWarnings);
-      return exitCodeAfterLint(outcome.diagnostics, counts, options.maxWarnings);
-    }
-    // stylish prints the changes on stdout; github and sarif keep stdout for their own document.
-    const changes = fix === "write" ? fixes.map((record) => `fixed ${escapeControls(record.file)}:${record.line}:${record.column}  ${record.ruleId}  ${messageRow(record.message)}\n`).join("") : diff;
+    // The lint result is the report's context, its files named as the findings are (a file --fix leaves as it
+    // is, a symbolic link or a file changed while lint ran, is named with the reason: its findings stay, and count).
+    const context = {
+      ...outcome,
+      fixes: outcome.fixes.map((record) => ({ ...record, file: rebase(record.file) })),
+      ...(outcome.fixesSkipped ? { fixesSkipped: outcome.fixesSkipped.map((entry) => ({ ...entry, file: rebase(entry.file) })) } : {}),
+      ...(fix === "dry-run" ? { fixDiff: diff } : {}),
+    };
     const report = formatDiagnostics(options.format, diagnostics, context);
-    if (options.format === "stylish" && fix === "write") process.stdout.write(changes + notFixed + report);
-    else if (options.format === "stylish") {
+    if (options.format === "json" || (options.format === "stylish" && fix === "write")) {
+      // The fixes are in the document; stylish lists those written before the findings left.
+      process.stdout.write(report);
+    } else if (options.format === "stylish") {
       // The diff alone on stdout, so it can go straight to `git apply`.
-      process.stdout.write(changes);
-      process.stderr.write(notFixed + report);
+      process.stdout.write(diff);
+      process.stderr.write(report);
     } else {
-      process.stderr.write(changes + notFixed);
+      // github and sarif keep stdout for their own document.
+      process.stderr.write(diff + fixLines(context));
       process.stdout.write(report);
     }
   } else {
-    process.stdout.write(formatDiagnostics(options.format, diagnostics, context));
+    process.stdout.write(formatDiagnostics(options.format, diagnostics, outcome));
   }
   reportWhyFailed(outcome.diagnostics, counts, options.maxWarnings);
   return exitCodeAfterLint(outcome.diagnostics, counts, options.maxWarnings);

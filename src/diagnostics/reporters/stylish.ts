@@ -8,10 +8,27 @@ import { escapeControls, messageRow } from "../printable.js";
  * Diagnostics arrive sorted; files appear in that order. File names are
  * printed with their control characters escaped, as messages are: a name on
  * disk cannot add lines or terminal commands to the output.
+ * After `lint --fix` the report starts with the fixes written and the files
+ * left unfixed ({@link fixLines}).
  */
 export function formatStylish(diagnostics: readonly Diagnostic[], counts: ReportContext & DiagnosticCounts): string {
+  return fixLines(counts) + findingsReport(diagnostics, counts);
+}
+
+/**
+ * What `lint --fix` did, one line each: `fixed file:line:column  ruleId  change`
+ * for every fix written (none for a dry run, whose changes are the diff), then
+ * `not fixed file: reason` for every file with fixable findings left as it is.
+ */
+export function fixLines(context: ReportContext): string {
+  const fixed = context.fixesWritten === true && context.fixes ? context.fixes.map((record) => `fixed ${escapeControls(record.file)}:${record.line}:${record.column}  ${record.ruleId}  ${messageRow(record.message)}\n`).join("") : "";
+  const notFixed = (context.fixesSkipped ?? []).map((entry) => `not fixed ${escapeControls(entry.file)}: ${escapeControls(entry.reason)}\n`).join("");
+  return fixed + notFixed;
+}
+
+function findingsReport(diagnostics: readonly Diagnostic[], counts: ReportContext & DiagnosticCounts): string {
   // Lint names what it checked and under which profile even when all is well, so nobody wonders which rules ran.
-  const scope = counts.profile === undefined ? "" : ` · ${counts.skillCount === undefined ? "" : `${counts.skillCount} ${plural(counts.skillCount, "skill")}, `}profile ${counts.profile}`;
+  const scope = counts.profile === undefined ? "" : ` · ${counts.skillFileCount === undefined ? "" : `${counts.skillFileCount} ${plural(counts.skillFileCount, "skill")}, `}profile ${counts.profile}`;
   if (diagnostics.length === 0) return scope === "" ? "" : `✔ no problems${scope}\n`;
   const byFile = new Map<string, Diagnostic[]>();
   for (const diagnostic of diagnostics) {
