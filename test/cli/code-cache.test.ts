@@ -175,6 +175,20 @@ describe("the code cache of the bundled CLI", () => {
     expect(cacheFiles(cache).map((file) => statSync(file).size)).toEqual(sizes);
   });
 
+  it("keeps the code of a Node started with other V8 flags apart", async () => {
+    const lint = await project();
+    const cache = await tempDir("gamma-prompt-code-cache");
+    const expected = uncached(lint);
+    run(lint, cache);
+    // --stack-size is one of the flags V8's cache version covers, as a different Node's version would be.
+    const child = spawnSync(process.execPath, ["--stack-size=2000", bin, ...lint], { encoding: "utf8", env: environment(cache) });
+    const other = { status: child.status, stdout: child.stdout, ...split(child.stderr) };
+    expect({ status: other.status, stdout: other.stdout, stderr: other.stderr }).toEqual(expected);
+    expect(other.log.length).toBeGreaterThan(0);
+    expect(other.log.filter((line) => !line.endsWith(": none") && !line.endsWith(": written"))).toEqual([]);
+    expect(readdirSync(join(cache, "gamma-prompt"))).toHaveLength(2);
+  });
+
   it("writes nothing with NODE_DISABLE_COMPILE_CACHE set", async () => {
     const lint = await project();
     const cache = await tempDir("gamma-prompt-code-cache");
