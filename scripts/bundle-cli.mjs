@@ -1,28 +1,39 @@
-// Bundles the compiled CLI into a few modules: the package's bin,
-// lib/cli/index.js, is replaced by the bundle's entry, which loads chunks
-// named lib/gamma-prompt-*.js (part of the package build, after tsc; output
-// in the ignored lib/, never edited by hand; the library API, lib/index.js,
-// stays as tsc wrote it). Start-up is the whole cost of a lint in
-// a pre-commit hook, and Node resolves, reads, compiles and links every ES
-// module on its own: some eighty modules cost more than the lint itself. The
-// bundle keeps the laziness of the sources: each `await import()` stays a
-// separate chunk, so a command still loads only what it uses.
+// Bundles the compiled CLI into a few CommonJS chunks: lib/cli/main.cjs, the
+// bundle's entry, loads chunks named lib/gamma-prompt-*.cjs (part of the
+// package build, after tsc; output in the ignored lib/, never edited by hand;
+// the library API, lib/index.js, stays as tsc wrote it). Start-up is the whole
+// cost of a lint in a pre-commit hook, and Node resolves, reads, compiles and
+// links every ES module on its own: some eighty modules cost more than the
+// lint itself. The bundle keeps the laziness of the sources: each `await
+// import()` stays a separate chunk, so a command still loads only what it uses.
+//
+// The chunks are CommonJS so that the package's bin can compile each as a
+// script and keep, between runs, the code V8 compiled for it, including the
+// functions compiled on their first call (src/cli/chunk-loader.cts); Node's
+// compile cache keeps only a module's top level. lib/cli/index.js becomes a
+// small ES module that loads the same entry the same way.
 //
 // - commander is bundled into the start-up chunk (every command needs it);
-//   every other package stays external and loads on demand as before.
+//   every other package stays external and loads on demand as before: a
+//   static import becomes a require, a dynamic one stays import().
 // - The stages lint runs form one chunk; the ones only check and build add
 //   (rendering, emitting, the build record) form another.
 // - Every chunk sits beside lib/package-paths.js, at the top of lib/, so the
 //   paths the package finds from its own module URL stay what they are.
+// - The engine `eval` runs is not bundled: it waits for Pi's packages at its
+//   top level, which CommonJS cannot do, so the command imports the library's
+//   own modules (lib/evals/, lib/runtime/artifacts.js) as ES modules.
 import { spawnSync } from "node:child_process";
 import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rolldown } from "rolldown";
+import { parseAst } from "rolldown/parseAst";
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const libDir = join(packageRoot, "lib");
 const entry = join(libDir, "cli", "index.js");
+const bundleEntry = join(libDir, "cli", "main.cjs");
 const CHUNK_PREFIX = "gamma-prompt-";
 
 // The input is tsc's entry; once bundled, the file is the bundle's and tsc must write it again first.
@@ -31,7 +42,7 @@ if (!readFileSync(entry, "utf8").includes('import("./program.js")')) {
   process.exit(2);
 }
 for (const name of readdirSync(libDir)) {
-  if (name.startsWith(CHUNK_PREFIX) && name.endsWith(".js")) rmSync(join(libDir, name));
+  if (name.startsWith(CHUNK_PREFIX) && (name.endsWith(".js") || name.endsWith(".cjs"))) rmSync(join(libDir, name));
 }
 
 // A bare `--help` to a pipe or a file is the same text every time: recorded here from the unbundled
@@ -47,15 +58,27 @@ if (help.status !== 0 || help.stdout === "") {
 writeFileSync(recordedHelp, help.stdout);
 
 const LAZY_CHILD_PROCESS = "\0lazy-child-process";
+const EVAL_ENGINE = ["evals/index.js", "evals/results.js", "evals/pi-models.js", "runtime/artifacts.js"];
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const underLib = (pattern) => new RegExp(`^${escape(libDir)}[\\\\/]${pattern}`);
 
 const bundle = await rolldown({
-  input: { "cli/index": entry },
+  input: { "cli/main": entry },
   platform: "node",
   // Packages load from node_modules as the unbundled modules load them; commander is part of start-up.
   external: (id) => !id.startsWith(".") && !id.startsWith("/") && !/^commander(\/|$)/.test(id) && !/^[A-Za-z]:/.test(id) && id !== "node:child_process",
   plugins: [
+    {
+      // The eval command's engine, as the library has it (see the top of this file). The command imports
+      // the engine's errors from the same modules the engine throws them from, so `instanceof` holds.
+      name: "eval-engine-as-es-modules",
+      resolveId(source, importer, { kind }) {
+        if (kind !== "dynamic-import" || !importer || !/[\\/]cli[\\/]commands[\\/]eval\.js$/.test(importer)) return null;
+        // Named from the chunks' folder, lib/, where every chunk sits.
+        const engine = EVAL_ENGINE.find((path) => join(dirname(importer), source) === join(libDir, path));
+        return engine === undefined ? null : { id: `./${engine}`, external: true };
+      },
+    },
     {
       // commander needs child_process only to run executable subcommands, which this CLI has none of;
       // it gets the module on first use instead of loading it (and what it pulls in) at every start.
@@ -77,9 +100,9 @@ const bundle = await rolldown({
 });
 await bundle.write({
   dir: libDir,
-  format: "esm",
-  entryFileNames: "[name].js",
-  chunkFileNames: `${CHUNK_PREFIX}[name]-[hash].js`,
+  format: "cjs",
+  entryFileNames: "[name].cjs",
+  chunkFileNames: `${CHUNK_PREFIX}[name]-[hash].cjs`,
   codeSplitting: {
     groups: [
       {
@@ -108,6 +131,38 @@ await bundle.write({
   },
 });
 await bundle.close();
-// The bin (lib/cli/bin.cjs, which loads this entry) and the entry itself are run as files: executable whatever mode was written.
+
+// A chunk runs as a script (src/cli/chunk-loader.cts), where V8 would need an experimental hook of Node's to
+// load a module for `import()`: each dynamic import (of a package, or of the eval engine) calls the
+// loader's `importModule` instead, which imports it from the chunk's folder.
+for (const name of [...readdirSync(libDir).filter((file) => file.startsWith(CHUNK_PREFIX) && file.endsWith(".cjs")).map((file) => join(libDir, file)), bundleEntry]) {
+  const code = readFileSync(name, "utf8");
+  const found = [];
+  (function visit(node) {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== "object") return;
+    if (node.type === "ImportExpression") found.push(node.start);
+    if (node.type === "MetaProperty") throw new Error(`bundle-cli: ${name} uses import.meta, which a script has not`);
+    for (const key of Object.keys(node)) if (key !== "parent") visit(node[key]);
+  })(parseAst(code));
+  let rewritten = code;
+  for (const start of found.sort((a, b) => b - a)) {
+    if (rewritten.slice(start, start + 6) !== "import") throw new Error(`bundle-cli: no import() at ${name}:${start}`);
+    rewritten = `${rewritten.slice(0, start)}importModule${rewritten.slice(start + 6)}`;
+  }
+  if (rewritten !== code) writeFileSync(name, rewritten);
+}
+
+// `node lib/cli/index.js` runs the same bundle as the package's bin (bin.cjs), less the bin's own answers.
+writeFileSync(
+  entry,
+  `#!/usr/bin/env node
+// The bundled CLI's entry, main.cjs, as the package's bin loads it (written by scripts/bundle-cli.mjs).
+import { createRequire } from "node:module";
+const require = createRequire(import.meta.url);
+require("./chunk-loader.cjs").loadChunk(require.resolve("./main.cjs"));
+`,
+);
+// The bin (lib/cli/bin.cjs) and lib/cli/index.js are run as files: executable whatever mode was written.
 chmodSync(entry, 0o755);
 chmodSync(join(libDir, "cli", "bin.cjs"), 0o755);

@@ -3,8 +3,8 @@
  * The package's bin. CommonJS, because Node starts a CommonJS file sooner than
  * an ES module: the Node check, a bare `--version` and a bare `--help` to a
  * pipe or a file, which scripts and hooks ask often, run here before anything
- * else loads. Everything else is the ES module CLI (index.js, bundled with its
- * commands by scripts/bundle-cli.mjs).
+ * else loads. Everything else is the bundled CLI (main.cjs and the chunks it
+ * loads, written by scripts/bundle-cli.mjs).
  */
 
 /**
@@ -28,7 +28,9 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
 } else if (help !== undefined) {
   answer(help);
 } else {
-  void import("./index.js");
+  // The bundled CLI (scripts/bundle-cli.mjs): its entry chunk, compiled by the loader that keeps the code V8
+  // compiled for it between runs.
+  (require("./chunk-loader.cjs") as typeof import("./chunk-loader.cjs")).loadChunk(`${__dirname}/main.cjs`);
 }
 
 /**

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { existsSync, readFileSync } from "node:fs";
-import { enableCompileCache } from "node:module";
 import { getSystemErrorMap } from "node:util";
 
 /** Written by the package build (scripts/bundle-cli.mjs) from this program's own `--help`, 80 columns as off a terminal. */
@@ -32,12 +31,12 @@ if (args.length === 1 && (args[0] === "--help" || args[0] === "-h") && !process.
   // Run as `node lib/cli/index.js --help`: the same recorded text.
   process.stdout.write(readFileSync(RECORDED_HELP, "utf8"));
 } else {
-  // Node keeps the code it compiled for the CLI's modules between runs (in the system's temporary folder,
-  // or where NODE_COMPILE_CACHE says; NODE_DISABLE_COMPILE_CACHE turns it off): compiling them is a large
-  // part of a small project's lint. A cache that cannot be written costs only that time, never a result.
-  enableCompileCache();
-  const { runCli } = await import("./program.js");
-  const exitCode = await runCli(process.argv);
-  // A write that failed while the command ran decides the exit code; one that fails later sets it then.
-  if (!outputFailed) process.exitCode = exitCode;
+  // No top-level await: the package build bundles this module into CommonJS chunks (scripts/bundle-cli.mjs),
+  // which the loader compiles with the code V8 kept from an earlier run (chunk-loader.cts).
+  void import("./program.js")
+    .then(({ runCli }) => runCli(process.argv))
+    .then((exitCode) => {
+      // A write that failed while the command ran decides the exit code; one that fails later sets it then.
+      if (!outputFailed) process.exitCode = exitCode;
+    });
 }
