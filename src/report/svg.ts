@@ -49,6 +49,13 @@ const NODE_HEIGHT = 52;
 const COLUMN_GAP = 90;
 const ROW_GAP = 18;
 const MARGIN = 12;
+/** Room a line takes when it crosses a column between two boxes (a lane). */
+const LANE_HEIGHT = 4;
+/** Conflict lines meet a box this far below its middle, apart from the arrows that arrive at the middle. */
+const CONFLICT_PORT = 14;
+/** Rounds of crossing reduction and of straightening. */
+const ORDER_SWEEPS = 8;
+const STRAIGHTEN_SWEEPS = 8;
 
 interface Node {
   id: string;
@@ -60,10 +67,57 @@ interface Node {
   y: number;
 }
 
+/** A place in a column: a box, or a lane that carries a longer line across the column. */
+interface Slot {
+  id: string;
+  column: number;
+  node?: Node;
+  height: number;
+  /** Vertical middle. */
+  center: number;
+}
+
+interface Edge {
+  kind: "preload" | "requires" | "conflict";
+  /** The slots the line goes through, left to right: a box, lanes, a box. */
+  slots: Slot[];
+}
+
+/** Code-unit order (never the locale's), so the same names give the same drawing everywhere. */
+function byId(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Centers in a column, kept in their order and at least `gap` apart, as
+ * close as possible to the wanted ones (least squares: pool adjacent
+ * violators on the centers less their minimal offsets).
+ */
+function placeInOrder(wanted: readonly number[], gaps: readonly number[]): number[] {
+  const offsets: number[] = [0];
+  for (let index = 1; index < wanted.length; index++) offsets.push(offsets[index - 1]! + gaps[index - 1]!);
+  const blocks: Array<{ sum: number; size: number }> = [];
+  wanted.forEach((value, index) => {
+    blocks.push({ sum: value - offsets[index]!, size: 1 });
+    while (blocks.length > 1 && blocks[blocks.length - 2]!.sum / blocks[blocks.length - 2]!.size > blocks[blocks.length - 1]!.sum / blocks[blocks.length - 1]!.size) {
+      const last = blocks.pop()!;
+      blocks[blocks.length - 1]!.sum += last.sum;
+      blocks[blocks.length - 1]!.size += last.size;
+    }
+  });
+  const placed: number[] = [];
+  for (const block of blocks) for (let count = 0; count < block.size; count++) placed.push(block.sum / block.size + offsets[placed.length]!);
+  return placed;
+}
+
 /**
  * Columns: variants, then skills by how deep their requirements go (a skill
  * sits left of every skill it requires). Edges: requires (solid arrow),
- * preloads (from a variant, dotted), conflicts (dashed, both ways).
+ * preloads (from a variant, dotted), conflicts (dashed, no arrow). A line
+ * that spans several columns crosses each column in a lane of its own
+ * between the boxes, so no line runs through a box it does not connect; the
+ * boxes and lanes of each column are ordered to cut crossings (ties by
+ * name) and moved to straighten the lines.
  */
 export function skillsGraphSvg(view: SkillsView): string {
   const requires = new Map(view.skills.map((skill) => [skill.name, skill.requires]));
@@ -80,79 +134,198 @@ export function skillsGraphSvg(view: SkillsView): string {
   for (const skill of view.skills) depthOf(skill.name, new Set([skill.name]));
   const deepest = Math.max(0, ...depth.values());
   const hasVariants = view.variants.length > 0;
-  const columns: Node[][] = [];
-  const column = (index: number): Node[] => (columns[index] ??= []);
-  if (hasVariants) {
-    for (const variant of view.variants) {
-      column(0).push({ id: `v:${variant.name}`, kind: "variant", title: variant.name, detail: `variant · ${count(variant.tokens)} prompt tokens`, findings: { errors: 0, warnings: 0 }, x: 0, y: 0 });
-    }
-  }
   const offset = hasVariants ? 1 : 0;
+  const wantedColumn = new Map<string, number>();
+  const nodes = new Map<string, Node>();
+  for (const variant of view.variants) {
+    const id = `v:${variant.name}`;
+    nodes.set(id, { id, kind: "variant", title: variant.name, detail: `variant · ${count(variant.tokens)} prompt tokens`, findings: { errors: 0, warnings: 0 }, x: 0, y: 0 });
+    wantedColumn.set(id, 0);
+  }
   for (const skill of view.skills) {
+    const id = `s:${skill.name}`;
     const detail = `${skill.type} · ${count(skill.tokens)} tok${skill.checklistSteps === undefined ? "" : ` · ${skill.checklistSteps} steps`}`;
     const errors = skill.findings.filter((finding) => finding.severity === "error").length;
-    column(offset + deepest - (depth.get(skill.name) ?? 0)).push({ id: `s:${skill.name}`, kind: skill.type, title: skill.name, detail, findings: { errors, warnings: skill.findings.length - errors }, x: 0, y: 0 });
+    nodes.set(id, { id, kind: skill.type, title: skill.name, detail, findings: { errors, warnings: skill.findings.length - errors }, x: 0, y: 0 });
+    wantedColumn.set(id, offset + deepest - (depth.get(skill.name) ?? 0));
   }
-  const filled = columns.filter((entries) => entries !== undefined);
-  const rows = Math.max(1, ...filled.map((entries) => entries.length));
-  const height = MARGIN * 2 + rows * NODE_HEIGHT + (rows - 1) * ROW_GAP;
-  const nodes = new Map<string, Node>();
-  filled.forEach((entries, index) => {
-    const top = (height - (entries.length * NODE_HEIGHT + (entries.length - 1) * ROW_GAP)) / 2;
-    entries.forEach((node, row) => {
-      node.x = MARGIN + 30 + index * (NODE_WIDTH + COLUMN_GAP);
-      node.y = top + row * (NODE_HEIGHT + ROW_GAP);
-      nodes.set(node.id, node);
-    });
-  });
-  const width = MARGIN * 2 + 30 + filled.length * NODE_WIDTH + (filled.length - 1) * COLUMN_GAP;
-  const edges: string[] = [];
-  const curve = (from: Node, to: Node, cls: string, marker: boolean) => {
-    const x1 = from.x + NODE_WIDTH;
-    const y1 = from.y + NODE_HEIGHT / 2;
-    const x2 = to.x - (marker ? 4 : 0);
-    const y2 = to.y + NODE_HEIGHT / 2;
-    const bend = (x2 - x1) / 2;
-    edges.push(`<path class="${cls}" d="M${n(x1)} ${n(y1)}C${n(x1 + bend)} ${n(y1)} ${n(x2 - bend)} ${n(y2)} ${n(x2)} ${n(y2)}"${marker ? ' marker-end="url(#arrow)"' : ""}/>`);
+  // Empty columns (none are expected) are closed up.
+  const used = [...new Set(wantedColumn.values())].sort((a, b) => a - b);
+  const columns: Slot[][] = used.map(() => []);
+  const slots = new Map<string, Slot>();
+  for (const node of nodes.values()) {
+    const column = used.indexOf(wantedColumn.get(node.id)!);
+    const slot: Slot = { id: node.id, column, node, height: NODE_HEIGHT, center: 0 };
+    columns[column]!.push(slot);
+    slots.set(node.id, slot);
+  }
+
+  // Lines between columns; one spanning several columns gets a lane in each column it crosses.
+  const edges: Edge[] = [];
+  const sideways: Array<[Slot, Slot]> = [];
+  const seen = new Set<string>();
+  const connect = (kind: Edge["kind"], fromId: string, toId: string) => {
+    const from = slots.get(fromId);
+    const to = slots.get(toId);
+    const key = `${kind}:${fromId}>${toId}`;
+    if (!from || !to || seen.has(key)) return;
+    seen.add(key);
+    if (from.column === to.column) {
+      if (kind === "conflict") sideways.push([from, to]);
+      return;
+    }
+    // Requirements point right (a cycle's way back is left out); a conflict is drawn left to right.
+    if (from.column > to.column && kind !== "conflict") return;
+    const [left, right] = from.column < to.column ? [from, to] : [to, from];
+    const path: Slot[] = [left];
+    for (let column = left.column + 1; column < right.column; column++) {
+      const lane: Slot = { id: `~${key}@${column}`, column, height: LANE_HEIGHT, center: 0 };
+      columns[column]!.push(lane);
+      path.push(lane);
+    }
+    path.push(right);
+    edges.push({ kind, slots: path });
   };
-  for (const variant of view.variants) {
-    for (const skill of variant.preloads) {
-      const from = nodes.get(`v:${variant.name}`);
-      const to = nodes.get(`s:${skill}`);
-      if (from && to) curve(from, to, "edge-preload", true);
+  for (const variant of view.variants) for (const skill of variant.preloads) connect("preload", `v:${variant.name}`, `s:${skill}`);
+  for (const skill of view.skills) for (const required of skill.requires) connect("requires", `s:${skill.name}`, `s:${required}`);
+  for (const skill of view.skills) for (const other of skill.conflicts) if (byId(skill.name, other) < 0) connect("conflict", `s:${skill.name}`, `s:${other}`);
+
+  // Neighbours of each slot in the column to its left and to its right.
+  const leftOf = new Map<Slot, Slot[]>();
+  const rightOf = new Map<Slot, Slot[]>();
+  for (const edge of edges) {
+    for (let index = 1; index < edge.slots.length; index++) {
+      const a = edge.slots[index - 1]!;
+      const b = edge.slots[index]!;
+      (rightOf.get(a) ?? rightOf.set(a, []).get(a)!).push(b);
+      (leftOf.get(b) ?? leftOf.set(b, []).get(b)!).push(a);
     }
   }
-  for (const skill of view.skills) {
-    const from = nodes.get(`s:${skill.name}`);
-    for (const required of skill.requires) {
-      const to = nodes.get(`s:${required}`);
-      if (from && to && to.x > from.x) curve(from, to, "edge-requires", true);
+
+  // Order: barycentres of the neighbours' places, sweeping right then left; the order with the fewest crossings wins.
+  const crossings = (): number => {
+    let total = 0;
+    for (let column = 0; column + 1 < columns.length; column++) {
+      const place = (slot: Slot) => columns[slot.column]!.indexOf(slot);
+      const pairs = columns[column]!.flatMap((slot) => (rightOf.get(slot) ?? []).map((other) => [place(slot), place(other)] as const));
+      for (let i = 0; i < pairs.length; i++) for (let j = i + 1; j < pairs.length; j++) if ((pairs[i]![0] - pairs[j]![0]) * (pairs[i]![1] - pairs[j]![1]) < 0) total++;
     }
-    for (const other of skill.conflicts) {
-      if (other <= skill.name) continue;
-      const a = from;
-      const b = nodes.get(`s:${other}`);
-      if (!a || !b) continue;
-      // Conflicts bow out to the left of both nodes.
-      const ya = a.y + NODE_HEIGHT / 2;
-      const yb = b.y + NODE_HEIGHT / 2;
-      const reach = 26 + Math.min(20, Math.abs(yb - ya) / 12);
-      edges.push(`<path class="edge-conflict" d="M${n(a.x)} ${n(ya)}C${n(a.x - reach)} ${n(ya)} ${n(b.x - reach)} ${n(yb)} ${n(b.x)} ${n(yb)}"/>`);
+    return total;
+  };
+  let best = columns.map((column) => [...column]);
+  let fewest = crossings();
+  for (let sweep = 0; sweep < ORDER_SWEEPS && fewest > 0; sweep++) {
+    const rightward = sweep % 2 === 0;
+    const order = rightward ? columns.map((_, index) => index).slice(1) : columns.map((_, index) => index).reverse().slice(1);
+    for (const index of order) {
+      const neighbours = rightward ? leftOf : rightOf;
+      const keys = new Map(
+        columns[index]!.map((slot, place) => {
+          const around = neighbours.get(slot) ?? [];
+          const value = around.length === 0 ? place : around.reduce((sum, other) => sum + columns[other.column]!.indexOf(other), 0) / around.length;
+          return [slot, value] as const;
+        }),
+      );
+      columns[index]!.sort((a, b) => keys.get(a)! - keys.get(b)! || byId(a.id, b.id));
+    }
+    const now = crossings();
+    if (now < fewest) {
+      fewest = now;
+      best = columns.map((column) => [...column]);
     }
   }
-  const boxes = [...nodes.values()].map((node) => {
+  best.forEach((column, index) => (columns[index] = column));
+
+  // Heights: each column stacked, then its slots moved towards their neighbours (in order, never closer than the gap).
+  const gaps = (column: Slot[]) => column.slice(1).map((slot, index) => (column[index]!.height + slot.height) / 2 + ROW_GAP);
+  for (const column of columns) {
+    const placed = placeInOrder(
+      column.map(() => 0),
+      gaps(column),
+    );
+    const middle = placed.length === 0 ? 0 : (placed[0]! + placed[placed.length - 1]!) / 2;
+    column.forEach((slot, index) => (slot.center = placed[index]! - middle));
+  }
+  for (let sweep = 0; sweep < STRAIGHTEN_SWEEPS; sweep++) {
+    const rightward = sweep % 2 === 0;
+    const order = rightward ? columns.map((_, index) => index) : columns.map((_, index) => index).reverse();
+    for (const index of order) {
+      const column = columns[index]!;
+      const between = gaps(column);
+      const wanted = column.map((slot) => {
+        const around = [...((rightward ? leftOf : rightOf).get(slot) ?? [])];
+        // The last sweeps look both ways.
+        if (sweep >= STRAIGHTEN_SWEEPS - 2) around.push(...((rightward ? rightOf : leftOf).get(slot) ?? []));
+        return around.length === 0 ? undefined : around.reduce((sum, other) => sum + other.center, 0) / around.length;
+      });
+      // A slot with no line this way keeps close to the one above it (the first ones, to the one below them).
+      const anchor = wanted.findIndex((value) => value !== undefined);
+      if (anchor === -1) continue;
+      for (let place = anchor + 1; place < column.length; place++) wanted[place] ??= wanted[place - 1]! + between[place - 1]!;
+      for (let place = anchor - 1; place >= 0; place--) wanted[place] = wanted[place + 1]! - between[place]!;
+      const placed = placeInOrder(wanted as number[], between);
+      column.forEach((slot, index) => (slot.center = placed[index]!));
+    }
+  }
+  const all = columns.flat();
+  const top = all.length === 0 ? 0 : Math.min(...all.map((slot) => slot.center - slot.height / 2));
+  const bottom = Math.max(NODE_HEIGHT, ...all.map((slot) => slot.center - top + slot.height / 2));
+  for (const slot of all) slot.center = slot.center - top + MARGIN;
+  const height = bottom + MARGIN * 2;
+  const columnX = (index: number) => MARGIN + 30 + index * (NODE_WIDTH + COLUMN_GAP);
+  for (const slot of all) {
+    if (!slot.node) continue;
+    slot.node.x = columnX(slot.column);
+    slot.node.y = slot.center - NODE_HEIGHT / 2;
+  }
+  const columnCount = Math.max(1, columns.length);
+  const width = MARGIN * 2 + 30 + columnCount * NODE_WIDTH + (columnCount - 1) * COLUMN_GAP;
+
+  // A line leaves a box's right side and enters the next one's left side, crossing every column between in its lane.
+  const lines = edges.map((edge) => {
+    const port = edge.kind === "conflict" ? CONFLICT_PORT : 0;
+    const arrow = edge.kind !== "conflict";
+    const first = edge.slots[0]!;
+    const last = edge.slots[edge.slots.length - 1]!;
+    const points: Array<[number, number]> = [[columnX(first.column) + NODE_WIDTH, first.center + port]];
+    for (const lane of edge.slots.slice(1, -1)) points.push([columnX(lane.column), lane.center], [columnX(lane.column) + NODE_WIDTH, lane.center]);
+    // An arrowhead's tip touches the box's border.
+    points.push([columnX(last.column) - (arrow ? 1 : 0), last.center + port]);
+    let d = `M${n(points[0]![0])} ${n(points[0]![1])}`;
+    for (let index = 1; index < points.length; index++) {
+      const [x1, y1] = points[index - 1]!;
+      const [x2, y2] = points[index]!;
+      if (index % 2 === 0) d += `L${n(x2)} ${n(y2)}`;
+      else {
+        const bend = (x2 - x1) / 2;
+        d += `C${n(x1 + bend)} ${n(y1)} ${n(x2 - bend)} ${n(y2)} ${n(x2)} ${n(y2)}`;
+      }
+    }
+    return `<path class="edge-${edge.kind}" d="${d}"${arrow ? ' marker-end="url(#arrow)"' : ""}/>`;
+  });
+  // Conflicts within a column bow out into the gap to its left.
+  for (const [a, b] of sideways) {
+    const x = columnX(a.column);
+    const ya = a.center + CONFLICT_PORT;
+    const yb = b.center + CONFLICT_PORT;
+    const reach = 26 + Math.min(20, Math.abs(yb - ya) / 12);
+    lines.push(`<path class="edge-conflict" d="M${n(x)} ${n(ya)}C${n(x - reach)} ${n(ya)} ${n(x - reach)} ${n(yb)} ${n(x)} ${n(yb)}"/>`);
+  }
+  const boxes = all.flatMap((slot) => {
+    const node = slot.node;
+    if (!node) return [];
     const badge =
       node.findings.errors + node.findings.warnings === 0
         ? ""
         : `<g class="badge ${node.findings.errors > 0 ? "badge-error" : "badge-warning"}"><rect x="${n(node.x + NODE_WIDTH - 30)}" y="${n(node.y - 8)}" width="38" height="18" rx="9"/><text x="${n(node.x + NODE_WIDTH - 11)}" y="${n(node.y + 5)}" text-anchor="middle">${node.findings.errors + node.findings.warnings}</text></g>`;
-    return `<g class="node node-${node.kind}"><rect x="${n(node.x)}" y="${n(node.y)}" width="${NODE_WIDTH}" height="${NODE_HEIGHT}" rx="8"/><text class="node-title" x="${n(node.x + 12)}" y="${n(node.y + 21)}">${escapeHtml(node.title)}</text><text class="node-detail" x="${n(node.x + 12)}" y="${n(node.y + 39)}">${escapeHtml(node.detail)}</text>${badge}</g>`;
+    return [`<g class="node node-${node.kind}"><rect x="${n(node.x)}" y="${n(node.y)}" width="${NODE_WIDTH}" height="${NODE_HEIGHT}" rx="8"/><text class="node-title" x="${n(node.x + 12)}" y="${n(node.y + 21)}">${escapeHtml(node.title)}</text><text class="node-detail" x="${n(node.x + 12)}" y="${n(node.y + 39)}">${escapeHtml(node.detail)}</text>${badge}</g>`];
   });
   const desc = [
     ...view.variants.map((variant) => `Variant ${variant.name} preloads ${variant.preloads.length === 0 ? "nothing" : variant.preloads.join(", ")}.`),
     ...view.skills.map((skill) => `${skill.name} (${skill.type}, ${count(skill.tokens)} tokens${skill.checklistSteps === undefined ? "" : `, ${skill.checklistSteps} checklist steps`})${skill.requires.length === 0 ? "" : ` requires ${skill.requires.join(", ")}`}${skill.conflicts.length === 0 ? "" : `; conflicts with ${skill.conflicts.join(", ")}`}${skill.findings.length === 0 ? "" : `; ${skill.findings.length} lint findings`}.`),
   ].join(" ");
-  const defs = `<defs><marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" class="arrow-head"/></marker></defs>`;
-  return `<svg class="graph" id="skills-graph" role="img" aria-labelledby="skills-graph-title skills-graph-desc" width="${n(width)}" height="${n(height)}" viewBox="0 0 ${n(width)} ${n(height)}">${accessible("skills-graph", "Skills graph: preloads, requirements and conflicts", desc)}${defs}${edges.join("")}${boxes.join("")}</svg>`;
+  const defs = `<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" class="arrow-head"/></marker></defs>`;
+  return `<svg class="graph" id="skills-graph" role="img" aria-labelledby="skills-graph-title skills-graph-desc" width="${n(width)}" height="${n(height)}" viewBox="0 0 ${n(width)} ${n(height)}">${accessible("skills-graph", "Skills graph: preloads, requirements and conflicts", desc)}${defs}${lines.join("")}${boxes.join("")}</svg>`;
 }
 
 /** A pass rate on a 0–100% axis: the interval as a band, the rate as a mark. */
