@@ -172,7 +172,7 @@ describe("commands run from inside a project", () => {
         ["../nope", "does not exist"],
         ["gamma-prompt.config.json", "is a file, not a folder"],
         ["gamma-prompt.config.json/inside", "does not exist (a part of its path is a file)"],
-      ]) {
+      ] as const) {
         const run = await runCliInProcessFrom(agent, ...args, "--root", root);
         expect(run, `${args.join(" ")} --root ${root}`).toEqual({ code: 2, stdout: "", stderr: `gamma-prompt ${args[0]}: project root "${root}" ${what}; pass --root with the project's folder\n` });
       }

@@ -39,8 +39,8 @@ vi.mock("node:fs", async (importOriginal) => {
     <F extends (...args: never[]) => unknown>(original: F, syscall: string, self: (path: string) => boolean): F =>
     ((path: string, ...rest: unknown[]) => {
       if (inside(path) || self(path)) throw refusal(path, syscall);
-      return (original as (...args: unknown[]) => unknown)(path, ...rest);
-    }) as F;
+      return (original as unknown as (...args: unknown[]) => unknown)(path, ...rest);
+    }) as unknown as F;
   const replaced = {
     readdirSync: guard(fs.readdirSync, "scandir", (path) => closed.has(path)),
     openSync: guard(fs.openSync, "open", (path) => unopenable.has(path)),
