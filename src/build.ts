@@ -20,7 +20,7 @@ import type { ArtifactContent } from "./pipeline/emit/artifacts.js";
 import { sha256Hex } from "./pipeline/discover/read-source.js";
 import { summarize, type BuildSummary } from "./pipeline/render/summary.js";
 import type { CachePlan } from "./protocol/cache-plan.js";
-import { describeFsError, fsErrorCode } from "./protocol/path-problem.js";
+import { describeFsError, folderProblem, fsErrorCode } from "./protocol/path-problem.js";
 import { PathProbes, probesStillHold } from "./pipeline/discover/path-probes.js";
 import { messageOf } from "./protocol/error-message.js";
 
@@ -133,8 +133,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const root = resolve(options.root);
   const outDir = resolve(root, options.outDir ?? "dist");
   const outRel = relativePosix(root, outDir) || ".";
-  // Before anything is created: a root that is no folder (or that the file system cannot look up) is a usage problem.
-  if (!statIfPossible(root)?.isDirectory()) throw new ProjectRootError(`project root "${options.root}" is not a folder`);
+  // Before anything is created: a root that is no folder (or one the file system does not let this process enter) is a usage problem.
+  const rootProblem = folderProblem(root);
+  if (rootProblem !== undefined) throw new ProjectRootError(`project root "${options.root}" ${rootProblem}`);
   // A build removes every file of its output folder that is not an artifact:
   // one holding the root would delete the sources, manifest.json or not.
   refuseOutputHoldingRoot(root, outDir, options.outDir);

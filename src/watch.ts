@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { stat } from "node:fs/promises";
+import { folderProblem } from "./protocol/path-problem.js";
 import { join, resolve, sep } from "node:path";
 import { performance } from "node:perf_hooks";
 import { build, createBuildCache, settleBuildCache, type BuildResult } from "./build.js";
@@ -55,8 +55,8 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
   expectFunction(options.onEvent, "onEvent", "a function that takes each build's event");
   if (options.debounceMs !== undefined) expectNumber(options.debounceMs, "debounceMs", `a number of milliseconds (at least ${MIN_DEBOUNCE_MS})`);
   const root = resolve(options.root);
-  const rootStats = await stat(root).catch(() => undefined);
-  if (!rootStats?.isDirectory()) throw new ProjectRootError(`project root "${options.root}" is not a folder`);
+  const rootProblem = folderProblem(root);
+  if (rootProblem !== undefined) throw new ProjectRootError(`project root "${options.root}" ${rootProblem}`);
 
   const outDirOption = options.outDir === undefined ? {} : { outDir: options.outDir };
   const outDirRelative = toRootRelative(root, resolve(root, options.outDir ?? "dist"));

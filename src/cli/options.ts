@@ -46,3 +46,29 @@ function wrap(paragraph: string): string {
   if (line !== "") lines.push(line);
   return lines.join("\n");
 }
+
+/** What an option or argument names, by the placeholder its help shows. */
+const PATH_PLACEHOLDERS: Readonly<Record<string, string>> = { file: "file", files: "file", scenarios: "file", dir: "folder", "dist-or-ref": "folder or git ref" };
+
+/**
+ * The usage error for a file or folder option or argument given an empty name
+ * (`--profile "$PROFILE"` with the variable unset): resolved, "" is the working
+ * folder, so it would be read as a folder, written as nothing, or taken for
+ * the project itself. Undefined when every such value names something.
+ * `--root` and `--config` say it where they are read, with their own advice.
+ */
+export function emptyNameProblem(command: Command): string | undefined {
+  for (const option of command.options) {
+    const placeholder = /<([a-z-]+)>/.exec(option.flags)?.[1];
+    const what = placeholder === undefined ? undefined : PATH_PLACEHOLDERS[placeholder];
+    if (what === undefined || option.long === "--root" || option.long === "--config") continue;
+    if (command.getOptionValue(option.attributeName()) === "") return `${option.long} names no ${what} (an empty name); pass it a path, or leave the option out`;
+  }
+  for (const [index, argument] of command.registeredArguments.entries()) {
+    const what = PATH_PLACEHOLDERS[argument.name()];
+    const value: unknown = command.processedArgs[index];
+    if (what === undefined || !(value === "" || (Array.isArray(value) && value.includes("")))) continue;
+    return `the ${argument.name()} argument names no ${what} (an empty name); pass it a path${argument.required ? "" : ", or leave it out"}`;
+  }
+  return undefined;
+}

@@ -12,6 +12,7 @@ import { registerPostgresCommand } from "./commands/postgres.js";
 import { registerReportCommand } from "./commands/report.js";
 import { registerWatchCommand } from "./commands/watch.js";
 import { EXIT_USAGE } from "../diagnostics/exit-code.js";
+import { emptyNameProblem } from "./options.js";
 import { packageVersion } from "../version.js";
 import { missingPiMessage } from "../protocol/pi-requirement.js";
 
@@ -25,7 +26,14 @@ export function createProgram(result: { exitCode: number }): Command {
     .description("Compile agent skills and prompt templates into byte-stable, cache-friendly artifacts.")
     .version(packageVersion, "-v, --version")
     .showHelpAfterError("(run with --help for usage)")
-    .exitOverride();
+    .exitOverride()
+    .hook("preAction", (_program, action) => {
+      // Before any command reads or writes: an empty path would name the working folder, or nothing at all.
+      const problem = emptyNameProblem(action);
+      if (problem === undefined) return;
+      process.stderr.write(`${commandPath(action)}: ${problem}\n`);
+      throw new CommanderError(EXIT_USAGE, "gamma-prompt.emptyName", problem);
+    });
   registerInitCommand(program, result);
   registerLintCommand(program, result);
   registerBuildCommands(program, result);
@@ -61,6 +69,13 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     process.stderr.write(`gamma-prompt: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return EXIT_USAGE;
   }
+}
+
+/** "gamma-prompt postgres migrate": the command as typed, without its options. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at !== null; at = at.parent) names.unshift(at.name());
+  return names.join(" ");
 }
 
 /** " eval" for `gamma-prompt eval …`: the command a message is about, or nothing before the first argument. */

@@ -1,13 +1,15 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, normalize, relative, resolve } from "node:path";
 import { describeMarker, findProject, namedProjectsBelow } from "../project-root.js";
+import { folderProblem } from "../protocol/path-problem.js";
 
 /** The text after `--root` in each command's help: what it defaults to. */
 export const ROOT_DEFAULT = "default: the nearest folder from the working folder up with gamma-prompt.config.json or skills/";
 
 /**
- * The project root a command works on: `--root` as given (an empty one is a
- * usage error: it names no folder), else the project
+ * The project root a command works on: `--root` as given (an empty one, or
+ * one that is missing, a file or a folder this user may not enter, is a
+ * usage error that says which), else the project
  * found from the working folder up (see pipeline/discover/project-root.ts),
  * or from the folder a package manager was started in (INIT_CWD) up to it,
  * named on stderr when it is not the working folder itself. Without one:
@@ -22,7 +24,11 @@ export const ROOT_DEFAULT = "default: the nearest folder from the working folder
 export async function commandRoot(command: string, given: string | undefined, options: { build?: boolean; optional?: boolean; outDir?: string } = {}): Promise<{ root: string; found: boolean } | { error: string }> {
   // An empty --root (`--root "$AGENT_DIR"` with the variable unset) names no folder: said as a usage error, never read as the working folder.
   if (given === "") return { error: `gamma-prompt ${command}: --root names no folder (an empty name); pass --root with the project's folder, or leave it out to use the project found from the working folder up` };
-  if (given !== undefined) return { root: given, found: true };
+  if (given !== undefined) {
+    // Said as it is, in every command: a root that is missing, a file or closed to this user is never "no build" or "no skills/".
+    const problem = folderProblem(given);
+    return problem === undefined ? { root: given, found: true } : { error: `gamma-prompt ${command}: project root "${given}" ${problem}; pass --root with the project's folder` };
+  }
   const cwd = process.cwd();
   const lookFor = options.build === true ? { build: true } : {};
   const found = findProject(cwd, lookFor) ?? findFromStartingFolder(cwd, lookFor);

@@ -49,16 +49,42 @@ export interface DistJournal {
   changes: JournalChange[];
 }
 
-/** What a reader finds: no journal, or one left by a build that is still running or has died. */
-export type JournalState = { present: false } | { present: true; pid?: number; live: boolean };
+/**
+ * What a reader finds: no journal, or one left by a build that is still
+ * running or has died. `unreadable` (the file system's error, EACCES): the
+ * output folder, or a folder on its path, does not let this process look
+ * in, so whether a journal is there cannot be told; no build is known to
+ * have been interrupted.
+ */
+export type JournalState = { present: false; unreadable?: string } | { present: true; pid?: number; live: boolean };
 
 export function journalState(distDir: string): JournalState {
-  const read = readRegularFile(join(distDir, JOURNAL_FILE), { noFollow: true, maxBytes: 64 * 1024 * 1024 });
+  const path = join(distDir, JOURNAL_FILE);
+  const read = readRegularFile(path, { noFollow: true, maxBytes: 64 * 1024 * 1024 });
   if (read.kind === "missing") return { present: false };
-  // Anything else at that name (a folder, a FIFO, an unreadable file) still marks dist/ as journaled.
+  if (read.kind === "error") {
+    const lookup = lookupError(path);
+    if (lookup === "ENOENT" || lookup === "ENOTDIR") return { present: false };
+    if (lookup !== undefined) return { present: false, unreadable: lookup };
+  }
+  // Anything else at that name (a folder, a FIFO, a file that cannot be read) still marks dist/ as journaled.
   if (read.kind !== "file") return { present: true, live: false };
   const writer = journalWriter(read.bytes.toString("utf8"));
   return writer === undefined ? { present: true, live: false } : { present: true, pid: writer.pid, live: isHolderAlive(writer, lockFileFor(distDir)) };
+}
+
+/**
+ * Why the name `path` cannot be looked up (ENOENT: nothing there; EACCES: a
+ * folder on its path that this process may not search), or undefined when
+ * something is there, whether or not it can be read.
+ */
+export function lookupError(path: string): string | undefined {
+  try {
+    lstatSync(path);
+    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? "unknown error";
+  }
 }
 
 /** The output folder's lock: `.gamma-prompt-lock-<name>` beside it. */

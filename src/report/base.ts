@@ -32,6 +32,8 @@ export interface BaseDist {
  * (itself or its `outDir`), else as a git ref of the repository holding `root`.
  */
 export function resolveBaseDist(root: string, outDir: string, base: string): BaseDist {
+  // resolve("") is the working folder: an empty base (a CI variable that is not set) would compare the build with itself.
+  if (base === "") throw new ReportUsageError("--base names no folder or git ref (an empty name); pass the dist/ folder, the project or the git ref to compare with, or leave --base out");
   const folder = resolve(base);
   if (isDirectory(folder)) {
     for (const candidate of [folder, join(folder, outDir)]) if (existsSync(join(candidate, MANIFEST_FILE))) return { dir: candidate, dispose: () => {} };
@@ -42,7 +44,7 @@ export function resolveBaseDist(root: string, outDir: string, base: string): Bas
 
 function readDistAtRef(root: string, outDir: string, ref: string): BaseDist {
   // A ref is never an option to git.
-  if (ref.startsWith("-") || ref.length === 0) throw new ReportUsageError(`Unexpected --base "${ref}", expected a dist/ folder or a git ref`);
+  if (ref.startsWith("-")) throw new ReportUsageError(`Unexpected --base "${ref}", expected a dist/ folder or a git ref`);
   const git = (args: string[], input?: string): Buffer => execFileSync("git", args, { cwd: root, input, maxBuffer: 1 << 30, stdio: ["pipe", "pipe", "pipe"] });
   let top: string;
   try {

@@ -25,6 +25,7 @@ import type { ChecklistStep } from "../protocol/checklist.js";
 import { loadCompiledKnowledge, type LoadedKnowledge } from "./knowledge/artifacts.js";
 import { JOURNAL_FILE, journaledMessage, journalState } from "../protocol/dist-journal.js";
 import { readRegularFile } from "../protocol/regular-file.js";
+import { describeFsError } from "../protocol/path-problem.js";
 import { withLfLineEndings } from "../protocol/line-endings.js";
 import { manifestSchemaErrors } from "./manifest-schema.js";
 import { packageRootDir } from "./package-root.js";
@@ -75,14 +76,21 @@ export interface LoadedArtifacts {
   namespaces: ReadonlyMap<string, ToolNamespaceArtifact>;
 }
 
-/** `interrupted`: dist/ carries the journal of a build that was killed or is still running (see InterruptedBuildError). */
-export type ArtifactProblemKind = "missing" | "unexpected" | "changed" | "size" | "invalid" | "interrupted";
+/**
+ * `interrupted`: dist/ carries the journal of a build that was killed or is still running (see InterruptedBuildError).
+ * `unreadable`: a file or folder in dist/ (or dist/ itself, `.`) that the file system does not let this process read:
+ * its permissions are what to fix, not the build; what an unreadable folder holds is not reported as missing.
+ */
+export type ArtifactProblemKind = "missing" | "unexpected" | "changed" | "size" | "invalid" | "interrupted" | "unreadable";
 
 export interface ArtifactProblem {
-  /** Path relative to the dist folder, forward slashes. */
+  /** Path relative to the dist folder, forward slashes (`.`: the dist folder itself). */
   file: string;
   kind: ArtifactProblemKind;
   message: string;
+  /** For `unreadable`: the error the file system gave (EACCES), and whether the path is a folder. */
+  code?: string;
+  folder?: boolean;
 }
 
 /** Thrown when dist/ does not match its manifest; names every bad file. */
@@ -90,8 +98,10 @@ export class ArtifactVerificationError extends Error {
   readonly problems: readonly ArtifactProblem[];
 
   constructor(problems: readonly ArtifactProblem[]) {
+    // Permissions alone: nothing in dist/ was found wrong, only kept from this process.
+    const what = problems.length > 0 && problems.every((problem) => problem.kind === "unreadable") ? "cannot be read" : "failed verification";
     super(
-      `dist/ failed verification (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n` +
+      `dist/ ${what} (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n` +
         problems.map((problem) => `  ${problem.file}: ${problem.message}`).join("\n"),
     );
     this.name = "ArtifactVerificationError";
@@ -172,6 +182,18 @@ export class InterruptedBuildError extends ArtifactVerificationError {
 function refuseJournaled(distDir: string): void {
   const state = journalState(distDir);
   if (state.present) throw new InterruptedBuildError(journaledMessage(state));
+  // A dist/ this process may not look into: no build was interrupted, and none would help.
+  if (state.unreadable !== undefined) throw new ArtifactVerificationError([unreadableProblem(distDir, ".", state.unreadable, true)]);
+}
+
+/** A file or folder of dist/ that the file system does not let this process read, named with its full path. */
+function unreadableProblem(distDir: string, file: string, code: string, folder: boolean): ArtifactProblem {
+  const path = resolve(distDir, file);
+  const reason = `${describeFsError(code)}, ${code}`;
+  const message = folder
+    ? `Unexpected folder that cannot be read (${reason}), expected a folder this process can list: give ${path} read and search permission${file === "." ? " (and search permission on the folders above it)" : ""}`
+    : `Unexpected file that cannot be read (${reason}), expected an artifact this process can read: give ${path} read permission`;
+  return { file, kind: "unreadable", message, code, folder };
 }
 
 function loadVerified(distDir: string, options: LoadArtifactsOptions, read: ManifestRead): LoadedArtifacts {
@@ -277,7 +299,11 @@ function refuseSchemaViolations(manifest: DistManifest): void {
 function verifyFiles(distDir: string, manifest: DistManifest): Map<string, Buffer> {
   const problems: ArtifactProblem[] = [];
   const contents = new Map<string, Buffer>();
-  const onDisk = new Set(listFiles(distDir));
+  const unreadableFolders = new Map<string, string>();
+  const onDisk = new Set(listFiles(distDir, unreadableFolders));
+  for (const [folder, code] of unreadableFolders) problems.push(unreadableProblem(distDir, folder === "" ? "." : folder, code, true));
+  // What a folder that cannot be listed holds is unknown: its artifacts are neither missing nor read.
+  const hidden = (file: string): boolean => [...unreadableFolders.keys()].some((folder) => folder === "" || file.startsWith(`${folder}/`));
   const realDist = realpathOrUndefined(distDir) ?? distDir;
   for (const [file, entry] of Object.entries(manifest.artifacts).sort(([a], [b]) => compare(a, b))) {
     if (!isSafeRelativePath(file)) {
@@ -289,6 +315,7 @@ function verifyFiles(distDir: string, manifest: DistManifest): Map<string, Buffe
       continue;
     }
     if (!onDisk.has(file)) {
+      if (hidden(file)) continue;
       problems.push({ file, kind: "missing", message: "Unexpected missing file, expected it as the manifest lists it" });
       continue;
     }
@@ -303,8 +330,12 @@ function verifyFiles(distDir: string, manifest: DistManifest): Map<string, Buffe
       problems.push({ file, kind: "invalid", message: `Unexpected ${read.what}, expected a regular file` });
       continue;
     }
+    if (read.kind === "error" && (read.code === "EACCES" || read.code === "EPERM")) {
+      problems.push(unreadableProblem(distDir, file, read.code, false));
+      continue;
+    }
     if (read.kind !== "file") {
-      // Listed as a file but not readable as one (no permission, removed meanwhile).
+      // Listed as a file but not readable as one (removed meanwhile, another error).
       problems.push({ file, kind: "invalid", message: "Unexpected entry that cannot be read as a file, expected a regular file" });
       continue;
     }
@@ -537,13 +568,17 @@ function checklistSteps(file: string, value: unknown): ChecklistStep[] {
   return steps as ChecklistStep[];
 }
 
-function listFiles(root: string): string[] {
+/** Every file below `root`; a folder that exists but cannot be listed goes into `unreadable` (path relative to root, "" for root; its error code). */
+function listFiles(root: string, unreadable: Map<string, string>): string[] {
   const files: string[] = [];
   const walk = (dir: string, prefix: string): void => {
     let entries;
     try {
       entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Removed meanwhile, or no folder: nothing to list. Anything else hides what the folder holds.
+      if (code !== "ENOENT" && code !== "ENOTDIR") unreadable.set(prefix, code ?? "unknown error");
       return;
     }
     for (const entry of entries) {

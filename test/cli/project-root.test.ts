@@ -165,6 +165,20 @@ describe("commands run from inside a project", () => {
     }
   });
 
+  it("a --root that does not exist or is a file is one usage line saying which, exit 2, in every command that takes --root (never \"no build\")", async () => {
+    const commands = [["lint"], ["build"], ["check"], ["watch"], ["cost"], ["report"], ["audit", "session.jsonl"], ["mcp"], ["eval", "--replay"]];
+    for (const args of commands) {
+      for (const [root, what] of [
+        ["../nope", "does not exist"],
+        ["gamma-prompt.config.json", "is a file, not a folder"],
+        ["gamma-prompt.config.json/inside", "does not exist (a part of its path is a file)"],
+      ] as const) {
+        const run = await runCliInProcessFrom(agent, ...args, "--root", root);
+        expect(run, `${args.join(" ")} --root ${root}`).toEqual({ code: 2, stdout: "", stderr: `gamma-prompt ${args[0]}: project root "${root}" ${what}; pass --root with the project's folder\n` });
+      }
+    }
+  });
+
   it("a project without a config is the nearest folder holding skills/ (the embedded default's layout)", async () => {
     const root = join(await tempDir("gamma no config"), "gamma");
     for (const part of ["skills", "prompts", "schemas", "knowledge", "dist"]) cpSync(join(repoRoot, part), join(root, part), { recursive: true });

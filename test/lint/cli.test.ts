@@ -104,7 +104,7 @@ describe("gamma-prompt lint: exit codes", () => {
   it("exits 2 when --root does not exist or has no skills/ folder", async () => {
     const missing = await run("lint", "--root", join(fixturesDir, "no-such-folder"));
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain("is not a folder");
+    expect(missing.stderr).toBe(`gamma-prompt lint: project root "${join(fixturesDir, "no-such-folder")}" does not exist; pass --root with the project's folder\n`);
     const empty = mkdtempSync(join(tmpdir(), "gamma-prompt-lint-"));
     temps.push(empty);
     const noSkills = await run("lint", "--root", empty);

@@ -2,7 +2,9 @@
  * A dist/ that cannot be read where it is (a folder or a file without read
  * permission for the user who runs the command): check and build name the
  * path with dist/unreadable, exit 1 as for any other finding, and print no
- * stack trace; an unreadable file is never called missing. The file system's
+ * stack trace; an unreadable file is never called missing. The runtime and the
+ * commands that read a build (cost, report, audit) name what they cannot read
+ * and advise no build, which would not help. The file system's
  * refusal is simulated (EACCES from readdir and open on the paths listed), so
  * the test means the same run as root as it does as any other user.
  */
@@ -11,6 +13,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { build } from "../../src/build.js";
 import { check } from "../../src/check.js";
+import { ArtifactVerificationError, InterruptedBuildError, loadArtifacts } from "../../src/runtime/artifacts.js";
 import { copyProject, removeTempDirs, snapshotTree } from "../build/helpers.js";
 import { runCliInProcessFrom } from "../helpers/cli.js";
 
@@ -99,6 +102,57 @@ describe("an artifact that cannot be read", () => {
       ]);
       expect(result.drift).toEqual([expect.objectContaining({ artifact: "prefix.md", kind: "unreadable", code: "EACCES" })]);
       expect(result.invalidatesSharedPrefix).toBe(false);
+    } finally {
+      denied.clear();
+    }
+  });
+});
+
+describe("what the runtime and the commands that read a build say for what they cannot read in dist/", () => {
+  const line = (command: string, path: string, folder: boolean): string =>
+    `gamma-prompt ${command}: cannot read ${path}: the file system does not allow it (EACCES); give it read${folder ? " and search" : ""} permission, then run the command again\n`;
+
+  it("a folder that cannot be listed is one unreadable problem naming it, never a missing file for each artifact in it", async () => {
+    const root = await builtProject();
+    const dist = join(root, "dist");
+    const manifest = JSON.parse(realFs.readFileSync(join(dist, "manifest.json"), "utf8")) as { artifacts: Record<string, unknown> };
+    expect(Object.keys(manifest.artifacts).filter((file) => file.startsWith("variants/")).length).toBeGreaterThan(0);
+    denied.add(join(dist, "variants"));
+    try {
+      const error = (() => {
+        try {
+          loadArtifacts({ distDir: dist });
+        } catch (caught) {
+          return caught;
+        }
+        return undefined;
+      })();
+      expect(error).toBeInstanceOf(ArtifactVerificationError);
+      expect(error).not.toBeInstanceOf(InterruptedBuildError);
+      const message = `Unexpected folder that cannot be read (the file system does not allow it, EACCES), expected a folder this process can list: give ${join(dist, "variants")} read and search permission`;
+      expect((error as ArtifactVerificationError).problems).toEqual([{ file: "variants", kind: "unreadable", code: "EACCES", folder: true, message }]);
+      expect((error as ArtifactVerificationError).message).toBe(`dist/ cannot be read (1 problem):\n  variants: ${message}`);
+      realFs.writeFileSync(join(root, "session.jsonl"), "");
+      for (const args of [["cost"], ["report"], ["audit", "session.jsonl"]]) {
+        const run = await runCliInProcessFrom(root, ...args);
+        expect(run, args.join(" ")).toEqual({ code: 2, stdout: "", stderr: line(args[0] ?? "", "dist/variants/", true) });
+      }
+    } finally {
+      denied.clear();
+    }
+  });
+
+  it("an artifact that cannot be read is unreadable, not an entry that is no file", async () => {
+    const root = await builtProject();
+    const dist = join(root, "dist");
+    denied.add(join(dist, "prefix.md"));
+    try {
+      expect(() => loadArtifacts({ distDir: dist })).toThrow(
+        expect.objectContaining({
+          problems: [{ file: "prefix.md", kind: "unreadable", code: "EACCES", folder: false, message: `Unexpected file that cannot be read (the file system does not allow it, EACCES), expected an artifact this process can read: give ${join(dist, "prefix.md")} read permission` }],
+        }),
+      );
+      expect(await runCliInProcessFrom(root, "cost")).toEqual({ code: 2, stdout: "", stderr: line("cost", "dist/prefix.md", false) });
     } finally {
       denied.clear();
     }

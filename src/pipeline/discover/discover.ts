@@ -1,5 +1,6 @@
 import { readdirSync, readlinkSync, statSync } from "node:fs";
 import { statIfPossible } from "../../protocol/regular-file.js";
+import { folderProblem } from "../../protocol/path-problem.js";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
@@ -216,7 +217,8 @@ export function readSourceFileSync(root: string, relPath: string): SourceFile | 
 }
 
 function assertProjectRoot(root: string, layout: SkillLayout): void {
-  if (!isDirectory(root)) throw new ProjectRootError(`project root "${root}" is not a folder`);
+  const problem = folderProblem(root);
+  if (problem !== undefined) throw new ProjectRootError(`project root "${root}" ${problem}`);
   // With the default layout a missing skills/ folder is a wrong --root; a configured layout may match nothing, which lint reports.
   if (isDefaultLayout(layout) && !isDirectory(join(root, SKILLS_DIR))) {
     const found = statIfPossible(join(root, SKILLS_DIR));

@@ -1,6 +1,6 @@
 import { copyFileSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { isProcessAlive, JOURNAL_FILE, JOURNAL_FORMAT, type DistJournal, type JournalChange } from "../../protocol/dist-journal.js";
+import { isProcessAlive, JOURNAL_FILE, lookupError, JOURNAL_FORMAT, type DistJournal, type JournalChange } from "../../protocol/dist-journal.js";
 import { MANIFEST_FILE } from "../../protocol/dist-manifest.js";
 import { readRegularFile } from "../../protocol/regular-file.js";
 import { sha256Hex } from "../discover/read-source.js";
@@ -36,6 +36,8 @@ export const STALE_STAGING_MS = 60 * 60 * 1000;
 export function recoverDist(outDir: string): Recovery {
   const read = readRegularFile(join(outDir, JOURNAL_FILE), { noFollow: true, maxBytes: 64 * 1024 * 1024 });
   if (read.kind === "missing") return "none";
+  // An output folder this process may not look into holds no journal it knows of: the build's listing of it says what is wrong.
+  if (read.kind === "error" && lookupError(join(outDir, JOURNAL_FILE)) !== undefined) return "none";
   const journal = read.kind === "file" ? parseJournal(read.bytes.toString("utf8"), outDir) : undefined;
   if (!journal) return "unrecoverable";
   const staging = join(journal.stagingInOutput === true ? outDir : dirname(outDir), journal.staging);
