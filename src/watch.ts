@@ -101,10 +101,10 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
     if (!changedPaths.includes(CONFIG_FILE)) return;
     const before = layoutTops;
     layoutTops = layoutTopFolders(readSkillLayout(root));
+    linkTargets.set(findLinks());
     if (before === "any") return;
     const added = layoutTops === "any" ? topFolders(root) : layoutTops;
     for (const top of added) if (!before.includes(top)) watcher.add(join(root, top));
-    linkTargets.set(findLinks());
   };
   // Links to folders that were (re)made under a watched folder, or whose targets came, went or were replaced, since the last build: see followRelinked.
   const relinked = new Set<string>();

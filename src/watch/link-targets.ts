@@ -112,11 +112,11 @@ export class LinkTargetWatch {
     this.guards.set(link, guard);
     try {
       guard.watcher = watchFolder(place.folder, { persistent: true }, (_event, name) => this.onEvent(link, guard, name));
-      // A watched folder that goes away ends its watcher: the next look finds the nearest one that exists.
+      // A watcher that fails is dropped without a relink (which could fail the same way again and again):
+      // the next relink or config change watches the nearest existing folder again.
       guard.watcher.on("error", () => {
         guard.watcher?.close();
         guard.watcher = undefined;
-        this.onEvent(link, guard, null);
       });
     } catch {
       // Not watchable (gone meanwhile, no permission): the link is still followed at the next relink.
