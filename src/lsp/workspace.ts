@@ -311,9 +311,10 @@ interface LinkedSource {
 }
 
 /**
- * The links an analysis read through: for every SKILL.md and other source it read, every file it reported
- * on (a link to nothing is reported at the link), and the folders on their way, the ones whose real place
- * inside the project is not their own path. One realpath each, only when the client reports a change.
+ * The links an analysis read through: of every SKILL.md and other source it read and the folders on their
+ * way, the ones whose real place inside the project is not their own path. Worked out when the client reports
+ * a change after the analysis (one realpath each), so a link whose target has just gone away maps to where it
+ * points.
  */
 function linkedSources(root: string, analysis: ProjectAnalysis): LinkedSource[] {
   const realRoot = realOrSelf(root);
@@ -323,7 +324,6 @@ function linkedSources(root: string, analysis: ProjectAnalysis): LinkedSource[] 
   };
   for (const record of analysis.skillFiles) addWithFolders(record.path);
   for (const source of sourceFiles(analysis)) addWithFolders(source);
-  for (const diagnostic of analysis.diagnostics) addWithFolders(diagnostic.file);
   const links: LinkedSource[] = [];
   for (const through of paths) {
     const real = realPlace(join(root, ...through.split("/")));

@@ -125,6 +125,36 @@ describe("changes on disk", () => {
     await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.length === 0, since);
   });
 
+  it("follows a linked skill folder's target moved away and back, as reported under its own path", async () => {
+    const root = await copyEmbeddedDefault();
+    mkdirSync(join(root, "vendor"));
+    renameSync(join(root, "skills/import"), join(root, "vendor/import"));
+    symlinkSync("../vendor/import", join(root, "skills/import"));
+    const client = await start(root);
+    await client.connection.sendRequest("textDocument/hover", { textDocument: { uri: client.uri(IMPORT) }, position: { line: 1, character: 7 } });
+    renameSync(join(root, "vendor/import"), join(root, "vendor/away"));
+    await client.connection.sendNotification("workspace/didChangeWatchedFiles", {
+      changes: [
+        { uri: client.uri("vendor/import/SKILL.md"), type: 3 },
+        { uri: client.uri("vendor/away/SKILL.md"), type: 1 },
+      ],
+    });
+    // The link now points to nothing: the finding is reported at the link.
+    expect(codes(await client.diagnosticsFor("skills/import", (diagnostics) => diagnostics.length > 0))).toContain("skill/missing-skill-file");
+    const since = client.published.length;
+    const text = readFileSync(join(root, "vendor/away/SKILL.md"), "utf8");
+    writeFileSync(join(root, "vendor/away/SKILL.md"), text.replace(/^name: import$/m, "name: importer"));
+    renameSync(join(root, "vendor/away"), join(root, "vendor/import"));
+    await client.connection.sendNotification("workspace/didChangeWatchedFiles", {
+      changes: [
+        { uri: client.uri("vendor/away/SKILL.md"), type: 3 },
+        { uri: client.uri("vendor/import/SKILL.md"), type: 1 },
+      ],
+    });
+    expect(codes(await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.length > 0, since))).toContain("skill/name-mismatch");
+    await client.diagnosticsFor("skills/import", (diagnostics) => diagnostics.length === 0, since);
+  });
+
   it("looks at the whole disk again on a save when the client reports no changes on disk", async () => {
     const root = await copyEmbeddedDefault();
     const client = await startInProcess(root, { ...CLIENT_CAPABILITIES, workspace: { ...CLIENT_CAPABILITIES.workspace, didChangeWatchedFiles: { dynamicRegistration: false } } });
