@@ -10,6 +10,7 @@ import type { PrefixChange, WatchBuildEvent, WatchEvent } from "./watch/events.j
 import { isIgnoredSource, layoutTopFolders, toRootRelative, WATCHED_FOLDERS } from "./watch/paths.js";
 import { readSkillLayout } from "./pipeline/discover/skill-folders.js";
 import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
+import { findFolderLinks, LinkTargetWatch } from "./watch/link-targets.js";
 import { createPlanTracker } from "./watch/plan-cost.js";
 import { RebuildQueue } from "./watch/queue.js";
 import { DEFAULT_DEBOUNCE_MS, MIN_DEBOUNCE_MS } from "./watch/debounce.js";
@@ -100,12 +101,20 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
     if (!changedPaths.includes(CONFIG_FILE)) return;
     const before = layoutTops;
     layoutTops = layoutTopFolders(readSkillLayout(root));
+    linkTargets.set(findLinks());
     if (before === "any") return;
     const added = layoutTops === "any" ? topFolders(root) : layoutTops;
     for (const top of added) if (!before.includes(top)) watcher.add(join(root, top));
   };
-  // Links to folders that were (re)made under a watched folder since the last build: see followRelinked.
+  // Links to folders that were (re)made under a watched folder, or whose targets came, went or were replaced, since the last build: see followRelinked.
   const relinked = new Set<string>();
+  const watchedTops = (): string[] => (layoutTops === "any" ? topFolders(root) : [...new Set([...WATCHED_FOLDERS, ...layoutTops])]);
+  const findLinks = (): string[] => findFolderLinks(root, watchedTops(), (rel) => isIgnoredSource(rel, outDirRelative, layoutTops));
+  // Where each link points is watched too: a target that appears, comes back or is replaced has to be followed again.
+  const linkTargets = new LinkTargetWatch(root, (link) => {
+    relinked.add(link);
+    queue.add(link);
+  });
   const queue = new RebuildQueue(debounceMs, async (changedPaths: string[]) => {
     followLayout(changedPaths);
     const relinks = await followRelinked(changedPaths);
@@ -147,8 +156,13 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
     const rel = toRootRelative(root, path);
     if (rel === undefined || rel === "" || isIgnoredSource(rel, outDirRelative, layoutTops)) return;
     try {
-      if (!lstatSync(path).isSymbolicLink() || !statSync(path).isDirectory()) return;
+      if (!lstatSync(path).isSymbolicLink()) return;
     } catch {
+      return;
+    }
+    // A link to nothing yet: its target is watched for, and followed once it comes.
+    if (!isFolder(path)) {
+      if (!exists(path)) linkTargets.add(rel);
       return;
     }
     relinked.add(rel);
@@ -166,11 +180,14 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
     await watcher.close();
     watcher = openWatcher();
     await whenReady(watcher);
+    linkTargets.set(findLinks());
     const paths = new Set(changedPaths);
     for (const link of links) for (const file of filesUnder(root, link)) if (!isIgnoredSource(file, outDirRelative, layoutTops)) paths.add(file);
     return { changedPaths: [...paths].sort() };
   };
 
+  // Before the first listing: a target that comes while the watcher lists the folders is not missed.
+  linkTargets.set(findLinks());
   let watcher = openWatcher();
   const ready = whenReady(watcher);
   // The first build starts only once every source is watched. Overlapping it with the folder scan lost
@@ -182,6 +199,7 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
   } catch (error) {
     // The queue first: a build it lets finish may still hand over to a fresh watcher.
     await queue.close();
+    linkTargets.close();
     await watcher.close();
     await settleBuildCache(cache);
     throw error;
@@ -197,7 +215,10 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
       // The queue first: a build it lets finish may still hand over to a fresh watcher, which is the one to close.
       closing ??= queue
         .close()
-        .then(() => watcher.close())
+        .then(() => {
+          linkTargets.close();
+          return watcher.close();
+        })
         .then(() => settleBuildCache(cache));
       return closing;
     },
@@ -237,8 +258,9 @@ function describePrefixChange(result: BuildResult): PrefixChange | undefined {
   return { cacheKeyBefore: before.cacheKey, cacheKeyAfter: after.cacheKey, tokensBefore: before.tokens, tokensAfter: after.tokens };
 }
 
-/** Root-relative paths of the files under a folder (through the link it is reached by), or none when it cannot be listed. */
+/** Root-relative paths of the files under a folder (through the link it is reached by), or none when it cannot be listed; a file is itself. */
 function filesUnder(root: string, rel: string): string[] {
+  if (!isFolder(join(root, rel))) return exists(join(root, rel)) ? [rel] : [];
   try {
     return readdirSync(join(root, rel), { recursive: true, withFileTypes: true })
       .filter((entry) => !entry.isDirectory())
@@ -246,6 +268,23 @@ function filesUnder(root: string, rel: string): string[] {
       .filter((path): path is string => path !== undefined);
   } catch {
     return [];
+  }
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
   }
 }
 

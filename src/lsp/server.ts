@@ -148,7 +148,7 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
       // Every project the file lies in: a nested project's file can be one its neighbour's config names.
       for (const project of projects?.all() ?? []) {
         const path = project.paths.pathOf(change.uri);
-        if (path !== undefined) project.touch(path);
+        if (path !== undefined) project.changedOnDisk(path);
       }
     }
   });

@@ -1,4 +1,5 @@
-import { join } from "node:path";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { Diagnostic as LspDiagnostic } from "vscode-languageserver/node";
 import type { TextDocument } from "vscode-languageserver-textdocument";
 import { createProjectAnalyzer, type ProjectAnalysis, type ProjectAnalyzer } from "../analyze.js";
@@ -65,6 +66,8 @@ export class ProjectWorkspace {
   /** Compiles the buffers as `build` does when lint's profile is not the build's (see compiled); its runs follow one another. */
   private buildAnalyzer: ProjectAnalyzer | undefined;
   private buildRuns: Promise<unknown> = Promise.resolve();
+  /** Where the latest analysis's sources reached through a link really are (see changedOnDisk); worked out when first needed after it. */
+  private links: LinkedSource[] | undefined;
 
   constructor(
     private readonly options: WorkspaceOptions,
@@ -77,6 +80,17 @@ export class ProjectWorkspace {
   /** Something at `relPath` changed (a buffer edited, opened or closed, a file on disk): analyse again after the debounce. */
   touch(relPath: string): void {
     this.changed.add(relPath);
+    this.schedule();
+  }
+
+  /**
+   * The client reports a change on disk at `relPath`. An editor's watcher names a file by its own path: one in
+   * a skill folder linked in from elsewhere (`vendor/shared/SKILL.md` for `skills/shared -> ../vendor/shared`), or
+   * the target of a SKILL.md that is a link, is also a change to every source that reaches it through the link.
+   */
+  changedOnDisk(relPath: string): void {
+    this.changed.add(relPath);
+    for (const path of this.throughLinks(relPath)) this.changed.add(path);
     this.schedule();
   }
 
@@ -177,6 +191,20 @@ export class ProjectWorkspace {
     return this.documents.get(this.paths.uriOf(relPath))?.getText();
   }
 
+  /** The paths through links at which the latest analysis read (or looked for) what lies at `relPath`. */
+  private throughLinks(relPath: string): string[] {
+    const latest = this.latest;
+    if (latest === undefined) return [];
+    this.links ??= linkedSources(this.options.root, latest);
+    const paths = new Set<string>();
+    for (const { target, through } of this.links) {
+      if (relPath === target) paths.add(through);
+      else if (relPath.startsWith(`${target}/`)) paths.add(`${through}${relPath.slice(target.length)}`);
+    }
+    paths.delete(relPath);
+    return [...paths];
+  }
+
   private enqueue(): Promise<void> {
     // One analysis waiting is enough: it reads every buffer and every change noted when it starts.
     if (this.waiting) return this.queue;
@@ -222,6 +250,7 @@ export class ProjectWorkspace {
     }
     if (this.closed) return;
     this.latest = analysis;
+    this.links = undefined;
     this.analysedVersions = versions;
     this.buffers = buffers;
     this.publishDiagnostics(analysis.diagnostics, versions);
@@ -273,4 +302,64 @@ const UTF8_BOM = Uint8Array.of(0xef, 0xbb, 0xbf);
  */
 function withFileBom(file: string, text: string): string {
   return !text.startsWith("\uFEFF") && fileStartsWith(file, UTF8_BOM) ? `\uFEFF${text}` : text;
+}
+
+/** A source path (or a folder on the way to one) that reaches `target`, root-relative, through a link. */
+interface LinkedSource {
+  target: string;
+  through: string;
+}
+
+/**
+ * The links an analysis read through: of every SKILL.md and other source it read and the folders on their
+ * way, the ones whose real place inside the project is not their own path. Worked out when the client reports
+ * a change after the analysis (one realpath each), so a link whose target has just gone away maps to where it
+ * points.
+ */
+function linkedSources(root: string, analysis: ProjectAnalysis): LinkedSource[] {
+  const realRoot = realOrSelf(root);
+  const paths = new Set<string>();
+  const addWithFolders = (path: string): void => {
+    for (let current = path; current !== "." && current !== "" && !paths.has(current); current = dirname(current)) paths.add(current);
+  };
+  for (const record of analysis.skillFiles) addWithFolders(record.path);
+  for (const source of sourceFiles(analysis)) addWithFolders(source);
+  const links: LinkedSource[] = [];
+  for (const through of paths) {
+    const real = realPlace(join(root, ...through.split("/")));
+    if (real === undefined) continue;
+    const target = relative(realRoot, real);
+    if (target === "" || target.startsWith("..") || isAbsolute(target)) continue;
+    const posix = target.split(sep).join("/");
+    if (posix !== through) links.push({ target: posix, through });
+  }
+  return links;
+}
+
+function sourceFiles(analysis: ProjectAnalysis): string[] {
+  const sources = analysis.sources;
+  if (sources === undefined) return [];
+  return Object.values(sources).flatMap((value: unknown) => (Array.isArray(value) ? value : value === undefined ? [] : [value])).map((file) => (file as { path: string }).path);
+}
+
+/** Where a path really is: through every link, or for a link to nothing, where it points. */
+function realPlace(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    try {
+      if (!lstatSync(path).isSymbolicLink()) return undefined;
+      return resolve(realpathSync(dirname(path)), readlinkSync(path));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }

@@ -4,12 +4,13 @@
  * reports a signal (130 for SIGINT, 143 for SIGTERM), saying in one line what became of dist/.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { init } from "../../src/init.js";
 import { lockPathFor } from "../../src/pipeline/emit/lock.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
+import { signalTwice } from "../helpers/signals.js";
 import { cliPath, removeTempDirs, tempDir } from "./helpers.js";
 
 afterAll(removeTempDirs);
@@ -21,12 +22,12 @@ async function builtProject(): Promise<string> {
   return root;
 }
 
-function startBuild(root: string): { exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; stderr: () => string; kill: (signal: NodeJS.Signals) => void } {
+function startBuild(root: string): { pid: number; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; stderr: () => string; kill: (signal: NodeJS.Signals) => void } {
   const child = spawn(process.execPath, [cliPath, "build", "--wait", "30"], { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("close", (code, signal) => resolve({ code, signal })));
-  return { exit, stderr: () => stderr, kill: (signal) => child.kill(signal) };
+  return { pid: child.pid ?? 0, exit, stderr: () => stderr, kill: (signal) => child.kill(signal) };
 }
 
 async function until(condition: () => boolean): Promise<void> {
@@ -67,5 +68,24 @@ describe("gamma-prompt build stopped by a signal", () => {
     expect(running.stderr()).toMatch(/\ngamma-prompt build: stopped by SIGTERM; dist\/ was left as it was\n$/);
     expect(readFileSync(lock, "utf8")).toBe(held);
     expect(leftovers(root)).toEqual([".gamma-prompt-lock-dist"]);
+  });
+
+  it("on a second Ctrl-C while a large build compiles: exit 130 at once, without waiting for the next safe point", async () => {
+    const root = await builtProject();
+    // Enough skills that compiling runs long stretches without yielding, in which both signals arrive.
+    for (let index = 0; index < 400; index++) {
+      const name = `topic-${String(index).padStart(3, "0")}`;
+      mkdirSync(join(root, "skills", name));
+      writeFileSync(
+        join(root, "skills", name, "SKILL.md"),
+        `---\nname: ${name}\ndescription: Use when the user asks about ${name}, its facts, its sources and its vocabulary in any document.\nmetadata:\n  gamma-type: reference\n---\n\n# Topic ${index}\n\nFacts about ${name}.\n`,
+      );
+    }
+    const running = startBuild(root);
+    await until(() => existsSync(lockPathFor(join(root, "dist"))));
+    await signalTwice(running.pid, "SIGINT");
+    expect(await running.exit).toEqual({ code: 130, signal: null });
+    // Ended by the second signal, not at a safe point the first one reached.
+    expect(running.stderr()).toBe("");
   });
 });

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ErrorCodes, type Diagnostic } from "vscode-languageserver/node";
@@ -96,6 +96,63 @@ describe("changes on disk", () => {
     writeFileSync(join(root, "prompts/variants.yaml"), "variants:\n  base:\n    preload: [nobody]\n");
     await client.connection.sendNotification("workspace/didChangeWatchedFiles", { changes: [{ uri: client.uri("prompts/variants.yaml"), type: 2 }] });
     expect(codes(await client.diagnosticsFor("prompts/variants.yaml", (diagnostics) => diagnostics.length > 0))).toEqual(["variant/unknown-skill"]);
+  });
+
+  // Editors' watchers name a file by its own path, not by the path through the link the project reads it at.
+  it.each([
+    ["a skill folder linked in from vendor/", "vendor/import/SKILL.md", (root: string) => {
+      renameSync(join(root, "skills/import"), join(root, "vendor/import"));
+      symlinkSync("../vendor/import", join(root, "skills/import"));
+    }],
+    ["a SKILL.md that is a link to a file", "vendor/import.md", (root: string) => {
+      renameSync(join(root, IMPORT), join(root, "vendor/import.md"));
+      symlinkSync("../../vendor/import.md", join(root, IMPORT));
+    }],
+  ])("rereads %s when the client reports the change under the file's own path", async (_case, reported, link) => {
+    const root = await copyEmbeddedDefault();
+    mkdirSync(join(root, "vendor"));
+    link(root);
+    const client = await start(root);
+    // A request is answered after the first analysis: what follows is a change to a file it read.
+    await client.connection.sendRequest("textDocument/hover", { textDocument: { uri: client.uri(IMPORT) }, position: { line: 1, character: 7 } });
+    const onDisk = readFileSync(join(root, reported), "utf8");
+    writeFileSync(join(root, reported), onDisk.replace(/^name: import$/m, "name: importer"));
+    await client.connection.sendNotification("workspace/didChangeWatchedFiles", { changes: [{ uri: client.uri(reported), type: 2 }] });
+    expect(codes(await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.length > 0))).toContain("skill/name-mismatch");
+    const since = client.published.length;
+    writeFileSync(join(root, reported), onDisk);
+    await client.connection.sendNotification("workspace/didChangeWatchedFiles", { changes: [{ uri: client.uri(reported), type: 2 }] });
+    await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.length === 0, since);
+  });
+
+  it("follows a linked skill folder's target moved away and back, as reported under its own path", async () => {
+    const root = await copyEmbeddedDefault();
+    mkdirSync(join(root, "vendor"));
+    renameSync(join(root, "skills/import"), join(root, "vendor/import"));
+    symlinkSync("../vendor/import", join(root, "skills/import"));
+    const client = await start(root);
+    await client.connection.sendRequest("textDocument/hover", { textDocument: { uri: client.uri(IMPORT) }, position: { line: 1, character: 7 } });
+    renameSync(join(root, "vendor/import"), join(root, "vendor/away"));
+    await client.connection.sendNotification("workspace/didChangeWatchedFiles", {
+      changes: [
+        { uri: client.uri("vendor/import/SKILL.md"), type: 3 },
+        { uri: client.uri("vendor/away/SKILL.md"), type: 1 },
+      ],
+    });
+    // The link now points to nothing: the finding is reported at the link.
+    expect(codes(await client.diagnosticsFor("skills/import", (diagnostics) => diagnostics.length > 0))).toContain("skill/missing-skill-file");
+    const since = client.published.length;
+    const text = readFileSync(join(root, "vendor/away/SKILL.md"), "utf8");
+    writeFileSync(join(root, "vendor/away/SKILL.md"), text.replace(/^name: import$/m, "name: importer"));
+    renameSync(join(root, "vendor/away"), join(root, "vendor/import"));
+    await client.connection.sendNotification("workspace/didChangeWatchedFiles", {
+      changes: [
+        { uri: client.uri("vendor/away/SKILL.md"), type: 3 },
+        { uri: client.uri("vendor/import/SKILL.md"), type: 1 },
+      ],
+    });
+    expect(codes(await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.length > 0, since))).toContain("skill/name-mismatch");
+    await client.diagnosticsFor("skills/import", (diagnostics) => diagnostics.length === 0, since);
   });
 
   it("looks at the whole disk again on a save when the client reports no changes on disk", async () => {

@@ -1,11 +1,14 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WatchEvent } from "../../src/watch.js";
+import { lockPathFor } from "../../src/pipeline/emit/lock.js";
 import { runCliInProcess } from "../helpers/cli.js";
-import { copyProject, distProblems, pause, readTree, removeTempProjects, repoRoot, withDescription } from "./helpers.js";
+import { signalTwice } from "../helpers/signals.js";
+import { copyProject, distProblems, pause, readTree, removeTempProjects, repoRoot, waitFor, withDescription } from "./helpers.js";
 
 const cli = join(repoRoot, "lib", "cli", "index.js");
 
@@ -84,6 +87,24 @@ describe("gamma-prompt watch (CLI)", () => {
     expect(await running.exit).toEqual({ code: 0, signal: null });
     expect(running.stderr()).toBe("");
     expect(await distProblems(join(root, "dist"))).toEqual([]);
+  });
+
+  it("exits 130 at once on a second Ctrl-C sent while the initial build of a large project runs", async () => {
+    const root = await copyProject();
+    // Enough skills that the build runs long stretches without yielding, in which both signals arrive.
+    for (let index = 0; index < 400; index++) {
+      const name = `topic-${String(index).padStart(3, "0")}`;
+      await mkdir(join(root, "skills", name));
+      await writeFile(
+        join(root, "skills", name, "SKILL.md"),
+        `---\nname: ${name}\ndescription: Use when the user asks about ${name}, its facts, its sources and its vocabulary in any document.\nmetadata:\n  gamma-type: reference\n---\n\n# Topic ${index}\n\nFacts about ${name}.\n`,
+      );
+    }
+    const running = startCli(root);
+    // Once it holds the lock, the build has begun.
+    await waitFor("the initial build to start", () => existsSync(lockPathFor(join(root, "dist"))));
+    await signalTwice(running.child.pid ?? 0, "SIGINT");
+    expect(await running.exit).toEqual({ code: 130, signal: null });
   });
 
   it("prints a summary line per build in text format", async () => {

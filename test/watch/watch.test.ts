@@ -274,6 +274,66 @@ describe("watch", () => {
     expect(await readTree(join(root, "dist"))).toEqual(await readTree(join(root, "fresh")));
   });
 
+  // A skill folder linked in from vendor/ whose target goes away and comes back, comes only after watch
+  // started (an uninitialised submodule), or is deleted and written again: the link itself never changes.
+  describe("follows a linked skill folder whose target", () => {
+    const skillText = (marker: string) =>
+      `---\nname: vendor-notes\ndescription: Use when the user asks about the vendored notes (${marker}).\nmetadata:\n  gamma-type: reference\n---\n\n# Vendored notes\n\nFacts the vendor keeps.\n`;
+    async function linkedProject(options: { targetAtStart: boolean }) {
+      const root = await copyProject();
+      const target = join(root, "vendor", "notes");
+      const saved = join(root, ".saved-notes");
+      await mkdir(saved, { recursive: true });
+      await writeFile(join(saved, "SKILL.md"), skillText("as vendored"));
+      await mkdir(join(root, "vendor"));
+      if (options.targetAtStart) await cp(saved, target, { recursive: true });
+      await symlink(join("..", "vendor", "notes"), join(root, "skills", "vendor-notes"));
+      const handle = await watch({ root, onEvent: () => undefined });
+      open.push(handle);
+      const catalog = () => readFile(join(root, "dist", "catalog.xml"), "utf8");
+      const finish = async () => {
+        await handle.close();
+        const fresh = await build({ root, outDir: "fresh" });
+        expect(fresh.ok).toBe(true);
+        expect(await readTree(join(root, "dist"))).toEqual(await readTree(join(root, "fresh")));
+      };
+      return { target, saved, catalog, finish };
+    }
+
+    it("moves away and back, then sees an edit made there", async () => {
+      const project = await linkedProject({ targetAtStart: true });
+      expect(await project.catalog()).toContain("(as vendored)");
+      await rename(project.target, `${project.target}-away`);
+      await waitFor("dist/ without the skill", async () => !(await project.catalog()).includes("(as vendored)"));
+      await rename(`${project.target}-away`, project.target);
+      await waitFor("dist/ with the skill again", async () => (await project.catalog()).includes("(as vendored)"));
+      await writeFile(join(project.target, "SKILL.md"), skillText("edited after it came back"));
+      await waitFor("the edit in dist/", async () => (await project.catalog()).includes("(edited after it came back)"));
+      await project.finish();
+    });
+
+    it("appears only after watch started, then sees an edit made there", async () => {
+      const project = await linkedProject({ targetAtStart: false });
+      expect(await project.catalog()).not.toContain("vendor-notes");
+      await cp(project.saved, project.target, { recursive: true });
+      await waitFor("dist/ with the skill", async () => (await project.catalog()).includes("(as vendored)"));
+      await writeFile(join(project.target, "SKILL.md"), skillText("edited after it appeared"));
+      await waitFor("the edit in dist/", async () => (await project.catalog()).includes("(edited after it appeared)"));
+      await project.finish();
+    });
+
+    it("is deleted and written again, then sees an edit made there", async () => {
+      const project = await linkedProject({ targetAtStart: true });
+      await rm(project.target, { recursive: true });
+      await mkdir(project.target);
+      await writeFile(join(project.target, "SKILL.md"), skillText("written again"));
+      await waitFor("the rewritten folder in dist/", async () => (await project.catalog()).includes("(written again)"));
+      await writeFile(join(project.target, "SKILL.md"), skillText("edited after it was written again"));
+      await waitFor("the edit in dist/", async () => (await project.catalog()).includes("(edited after it was written again)"));
+      await project.finish();
+    });
+  });
+
   it("reports an error event when skills/ vanishes, and recovers when it comes back", async () => {
     const session = await startSession();
     const skills = join(session.root, "skills");

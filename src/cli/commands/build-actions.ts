@@ -8,9 +8,8 @@ import { describeLockHolder, OutputLockedError } from "../../pipeline/emit/lock.
 import type { BuildSummary } from "../../pipeline/render/summary.js";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { commandRoot } from "../project-root.js";
+import { exitInterrupted, listenForStop } from "../stop-signals.js";
 
-/** What a shell reports for a process its signal ended (128 + the signal's number): 130 for Ctrl-C, 143 for SIGTERM. */
-const exitInterrupted = (signal: NodeJS.Signals | undefined): number => (signal === "SIGTERM" ? 143 : 130);
 
 /**
  * What `build` and `check` do once their options are parsed. A module of its
@@ -40,17 +39,13 @@ export async function runBuildCommand(given: BuildCommandOptions): Promise<numbe
   if ("error" in located) return usageLine(located.error);
   const options = { ...given, root: located.root };
   // The first Ctrl-C or SIGTERM stops the build at its next safe point (a write already begun finishes), so
-  // it never leaves its lock or a staging folder; with no listener left, a second one ends the process at once.
+  // it never leaves its lock or a staging folder; a second one ends the process at once.
   const stop = new AbortController();
   let stoppedBy: NodeJS.Signals | undefined;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    process.removeListener("SIGINT", onSignal);
-    process.removeListener("SIGTERM", onSignal);
+  const stopListening = listenForStop((signal) => {
     stoppedBy = signal;
     stop.abort();
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  });
   let outcome: BuildResult;
   try {
     outcome = await build({
@@ -67,8 +62,7 @@ export async function runBuildCommand(given: BuildCommandOptions): Promise<numbe
     }
     return usageError("build", error);
   } finally {
-    process.removeListener("SIGINT", onSignal);
-    process.removeListener("SIGTERM", onSignal);
+    stopListening();
   }
   // The signal came while the build was writing, which always finishes: the new build is in place.
   if (stoppedBy !== undefined) {

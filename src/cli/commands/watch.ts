@@ -4,6 +4,7 @@ import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { MAX_DEBOUNCE_MS, MIN_DEBOUNCE_MS } from "../../watch/debounce.js";
 import { addProjectOptions, commandHelpFooter } from "../options.js";
 import { commandRoot } from "../project-root.js";
+import { listenForStop } from "../stop-signals.js";
 
 interface WatchCommandOptions {
   /** As given; undefined: the project found from the working folder up. */
@@ -35,7 +36,7 @@ lint's stylish format. json: one event object per line, for editor integrations.
 On Ctrl-C a build in flight finishes writing first, so dist/ never keeps temporary files; a second
 Ctrl-C stops at once. When its reader exits (\`watch --format json | head -1\`, an editor that quit),
 watch stops the same way at its next event, after that build.`,
-        exitCodes: "0 stopped by SIGINT or SIGTERM, or by the reader of its output exiting; 2 usage error (bad option, no skills/ folder) or standard output refused a write (a full disk).",
+        exitCodes: "0 stopped by SIGINT or SIGTERM, or by the reader of its output exiting; 130 stopped at once by a second Ctrl-C (143 by a second SIGTERM); 2 usage error (bad option, no skills/ folder) or standard output refused a write (a full disk).",
         examples: ["gamma-prompt watch", "gamma-prompt watch --root my-agent --format json"],
       }),
     )
@@ -66,15 +67,8 @@ async function runWatchCommand(options: WatchCommandOptions & { root: string }):
   const stopRequested = new Promise<void>((resolveStop) => {
     requestStop = resolveStop;
   });
-  // Only the first signal is ours: with no listener left, a second Ctrl-C gets
-  // Node's default handling and ends the process at once.
-  const onSignal = () => {
-    process.removeListener("SIGINT", onSignal);
-    process.removeListener("SIGTERM", onSignal);
-    requestStop();
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  // The first Ctrl-C or SIGTERM stops watch after the build in flight; a second one ends it at once.
+  const stopListening = listenForStop(() => requestStop());
   // Its events are all watch has to say: once standard output is gone (the reader exited, EPIPE) or refuses
   // a write, it stops as on Ctrl-C, after the build in flight, instead of rebuilding for no one.
   const onOutputError = () => requestStop();
@@ -103,8 +97,7 @@ async function runWatchCommand(options: WatchCommandOptions & { root: string }):
     await handle.close();
     return EXIT_OK;
   } finally {
-    process.removeListener("SIGINT", onSignal);
-    process.removeListener("SIGTERM", onSignal);
+    stopListening();
     process.stdout.removeListener("error", onOutputError);
   }
 }
