@@ -120,7 +120,9 @@ describe("gamma-prompt build (CLI)", () => {
     for (const command of ["build", "check"]) {
       for (const out of ["", ".", ".."]) {
         const refused = await runIn(root, command, "--out", out);
-        expect([refused.code, refused.stdout, refused.stderr]).toEqual([2, "", `gamma-prompt ${command}: output folder "${out}" holds the project root, expected a folder of its own such as "dist"\n`]);
+        // An empty name is refused as every empty path option is, before the project is looked at.
+        const line = out === "" ? "--out names no folder (an empty name); pass it a path, or leave the option out" : `output folder "${out}" holds the project root, expected a folder of its own such as "dist"`;
+        expect([refused.code, refused.stdout, refused.stderr]).toEqual([2, "", `gamma-prompt ${command}: ${line}\n`]);
       }
     }
   });
