@@ -36,6 +36,8 @@ describe("the checklist is the procedure the skill declares", () => {
     expect(steps["count-heading"]).toEqual(["List the audience's questions", "Order them into sections", "Check each section answers one question"]);
     expect(steps["count-steps"]).toEqual(["Read the description", "Run the tests locally", "Review the diff", "Squash the commits", "Confirm the main branch builds"]);
     expect(steps["count-article"]).toEqual(["Bump the version", "Build the package", "Check the packed files", "Publish the package"]);
+    // So is a count after a preposition or an adverb (In 4 steps, Only 3 steps): no part is named by "In".
+    expect(steps["count-preposition"]).toEqual(["Bump the version in package.json", "Tag the commit", "Publish the package", "Verify the registry shows the version"]);
     // A word and its number make a heading one part of several whatever follows them (Phase 1 Steps, Phase 1 - Steps,
     // as Phase 1: Steps): no one phase is declared as the whole checklist. With two phases of three steps the first is
     // a guess lint warns about; with a first phase of two steps the checklist is the first list that reads as a procedure.

@@ -71,7 +71,7 @@ export function chooseChecklist(lines: LineIndex, lists: readonly OrderedListSha
   if (stepHeadings) return { list: stepHeadings, declared: "step-headings", heading: headingBefore(lines, stepHeadings.line, bodyStartLine) };
   const headings = lists.map((list) => headingBefore(lines, list.line, bodyStartLine));
   const inside = lists.flatMap((list, at) => (OUTSIDE_HEADING.test(headings[at] ?? "") ? [] : [{ list, heading: headings[at] ?? "" }]));
-  const names = (heading: string, words: RegExp): boolean => words.test(heading) && !NUMBERED_PART.test(heading);
+  const names = (heading: string, words: RegExp): boolean => words.test(heading) && !numbersPart(heading);
   const named = inside.find((candidate) => names(candidate.heading, STEPS_HEADING));
   if (named) return { ...named, declared: "heading" };
   const long = inside.find((candidate) => candidate.list.items.length >= PROCEDURE_STEPS && stepCount(lines, candidate.list) >= PROCEDURE_STEPS);
@@ -149,10 +149,28 @@ export const CONDITION_HEADING = /^[^\p{L}\d]*(?:when|if)\b/iu;
  * steps`, `Phase 1 Steps`, `Phase 2 Exit Checklist`), after a section number if any, whatever follows the number:
  * the list under it is one branch or stage, not the whole procedure. A section number alone (`2. Steps`, `6.3 Steps`)
  * numbers a section of the document, and a count numbers no part either: a number with no word before it
- * (`3 steps to an outline`, `5 Steps`), after an article or a determiner (`The 5 Steps`, `These 3 steps`), or joined
- * to the word step by a hyphen (`The 10-Step Process`, `Simple 4-step release`).
+ * (`3 steps to an outline`, `5 Steps`), after an article or a determiner (`The 5 Steps`, `These 3 steps`), joined
+ * to the word step by a hyphen (`The 10-Step Process`, `Simple 4-step release`), or followed by the word steps
+ * after a word that names no part (`In 4 steps`, `Only 3 steps`; see {@link numbersPart}).
  */
 const NUMBERED_PART = /^[^\p{L}\d]*(?:\d{1,3}(?:\.\d{1,3})*[.):]?[ \t]+)?(?!(?:a|an|another|the|this|these|those|my|our|your|their|its|all|top|first|last)[ \t])\p{L}+[ \t]+\d{1,3}(?:\.\d{1,3})*(?![\d\p{L}])(?!-steps?\b)/iu;
+/**
+ * A word, a number and then the word steps (`In 4 steps`, `Only 3 steps`, `Phase 1 Steps`): a count of the steps
+ * unless the word names a part of several, as {@link PART_WORDS} do.
+ */
+const WORD_COUNT_OF_STEPS = /^[^\p{L}\d]*(?:\d{1,3}(?:\.\d{1,3})*[.):]?[ \t]+)?(\p{L}+)[ \t]+\d{1,3}(?:\.\d{1,3})*[ \t]+steps?\b/iu;
+/** The words that name one part of several before its number (`Phase 1 Steps`, `Option 2 steps`). */
+const PART_WORDS = new Set(
+  "phase part stage option workflow section chapter module level round day week month track method approach scenario case example mode path tier pass wave sprint milestone lesson unit task flow pattern strategy recipe version variant route lane group block batch sequence procedure process playbook runbook tutorial exercise lab plan iteration cycle checkpoint gate layer".split(" "),
+);
+
+/** Whether a heading numbers one part of several ({@link NUMBERED_PART}), a count of steps after a word that names no part excepted. */
+function numbersPart(heading: string): boolean {
+  if (!NUMBERED_PART.test(heading)) return false;
+  const counted = WORD_COUNT_OF_STEPS.exec(heading);
+  return counted === null || PART_WORDS.has((counted[1] as string).toLowerCase());
+}
+
 /** A step heading's number written with the word (`Step 3`), which declares the procedure; a bare `### 3.` may number the sections of a reference. */
 const STEP_WORD = /\bstep[ \t]+\d/i;
 /** A list marker after any container markers (`>` quotes, list indentation). */
