@@ -105,6 +105,8 @@ export interface ReportContext extends Omit<DiagnosticCounts, "noteCount"> {
   profile?: string;
   /** How many SKILL.md files were checked. */
   skillFileCount?: number;
+  /** @deprecated The earlier name of {@link skillFileCount}, still read when that is absent. */
+  skillCount?: number;
   /** `lint --fix` / `--fix-dry-run`: the changes, and whether they were written; the JSON report records them, stylish lists those written. */
   fixes?: readonly FixRecord[];
   fixesWritten?: boolean;

@@ -73,4 +73,10 @@ describe("formatDiagnostics given the lint result prints what gamma-prompt lint 
     expect(preview.fixesWritten).toBe(false);
     expect(JSON.parse(formatDiagnostics("json", preview.diagnostics, preview))).toMatchObject({ fixesWritten: false, diff: preview.fixDiff });
   });
+
+  it("still reads a context's skill count under its earlier name, skillCount", () => {
+    const context = { errorCount: 0, warningCount: 0, profile: "gamma", skillCount: 3 };
+    expect(formatDiagnostics("stylish", [], context)).toBe("✔ no problems · 3 skills, profile gamma\n");
+    expect(formatDiagnostics("stylish", [], { ...context, skillFileCount: 2 })).toBe("✔ no problems · 2 skills, profile gamma\n");
+  });
 });

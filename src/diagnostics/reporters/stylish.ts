@@ -28,7 +28,8 @@ export function fixLines(context: ReportContext): string {
 
 function findingsReport(diagnostics: readonly Diagnostic[], counts: ReportContext & DiagnosticCounts): string {
   // Lint names what it checked and under which profile even when all is well, so nobody wonders which rules ran.
-  const scope = counts.profile === undefined ? "" : ` · ${counts.skillFileCount === undefined ? "" : `${counts.skillFileCount} ${plural(counts.skillFileCount, "skill")}, `}profile ${counts.profile}`;
+  const skills = counts.skillFileCount ?? counts.skillCount;
+  const scope = counts.profile === undefined ? "" : ` · ${skills === undefined ? "" : `${skills} ${plural(skills, "skill")}, `}profile ${counts.profile}`;
   if (diagnostics.length === 0) return scope === "" ? "" : `✔ no problems${scope}\n`;
   const byFile = new Map<string, Diagnostic[]>();
   for (const diagnostic of diagnostics) {
