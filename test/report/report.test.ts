@@ -192,6 +192,10 @@ describe("gamma-prompt report --base", () => {
       expect(row.before).toBe(base.rows.find((entry) => entry.isDefault && entry.model === row.model && entry.variant === row.variant)?.inputCostPer1000Sessions);
     }
     expect(renderMarkdown(data)).toContain("Input cost per 1,000 sessions under the traffic profile (the runtime's default policy):");
+    // A profile that starts sessions of the new variant alone leaves nothing to compare, and says so.
+    const none = await collectReport({ root: project.root, base: project.baseDist, profile: { durationMinutes: 5, sessionsPerMinute: { crm: 10 } }, lint: false });
+    expect(none.base?.costDelta).toEqual([]);
+    expect(renderMarkdown(none)).toContain("No cost comparison: the traffic profile starts no session of a variant both builds have.");
     // cost itself stays strict: the profile names a namespace and a variant the base does not have.
     expect(() => cost({ root: project.baseDist, outDir: ".", profile: { namespaceUse: { crm: 0.3 } } })).toThrow('Unexpected namespace "crm" in namespaceUse');
     expect(() => cost({ root: project.baseDist, outDir: ".", profile: { sessionsPerMinute: { crm: 10 } } })).toThrow('Unexpected variant "crm" in sessionsPerMinute');
