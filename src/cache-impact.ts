@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { expectProjectOptions } from "./protocol/arguments.js";
 import { checkAndBuild, type CheckResult } from "./check.js";
 import { cost, type CostResult } from "./cost/cost.js";
-import { ProfileError } from "./cost/profile.js";
+import { ProfileError, profileForBuild } from "./cost/profile.js";
 import { compareWithBase } from "./report/base.js";
 import type { BaseComparison } from "./report/model.js";
 import { ArtifactVerificationError, loadArtifacts } from "./runtime/artifacts.js";
@@ -56,11 +56,16 @@ export async function cacheImpact(options: CacheImpactOptions): Promise<CacheImp
     return { check: result, comparisonProblem: `the output folder holds no verified build to compare with: ${error.message.split("\n").join(" ")}` };
   }
   let costs: { before: CostResult; after: CostResult } | { problem: string };
+  let priced: "the sources' build" | "the output folder's build" = "the sources' build";
   try {
-    costs = { before: cost({ root, profile: options.profile, artifacts: before }), after: cost({ root, profile: options.profile, artifacts: built }) };
+    const after = cost({ root, profile: options.profile, artifacts: built });
+    // The profile is the sources' build's: the output folder's is priced with the entries that fit it.
+    priced = "the output folder's build";
+    const fitted = profileForBuild(options.profile, Object.keys(before.cachePlan.variants), Object.keys(before.manifest.namespaces ?? {}));
+    costs = { before: cost({ root, profile: fitted, artifacts: before }), after };
   } catch (error) {
     if (!(error instanceof ProfileError)) throw error;
-    costs = { problem: `the traffic profile does not fit the variants (${error.message})` };
+    costs = { problem: `the traffic profile does not fit ${priced} (${error.message})` };
   }
   return { check: result, comparison: compareWithBase("the output folder", before, built, costs) };
 }

@@ -133,6 +133,25 @@ export function resolveProfile(
   return resolved;
 }
 
+/**
+ * The traffic profile as it applies to another build, such as the base a
+ * change is compared with: `namespaceUse` keeps the namespaces that build
+ * has, and a per-variant `sessionsPerMinute` the variants it has. A namespace
+ * or variant the build lacks has nothing there to price, so leaving its entry
+ * out prices the build's own traffic. Anything else is kept as given, for
+ * {@link resolveProfile} to check.
+ */
+export function profileForBuild(input: unknown, variants: readonly string[], namespaces: readonly string[]): unknown {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
+  const raw = input as Record<string, unknown>;
+  const only = (value: unknown, names: readonly string[]): unknown =>
+    typeof value === "object" && value !== null && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).filter(([name]) => names.includes(name))) : value;
+  const fitted: Record<string, unknown> = { ...raw };
+  if (raw["namespaceUse"] !== undefined) fitted["namespaceUse"] = only(raw["namespaceUse"], namespaces);
+  if (raw["sessionsPerMinute"] !== undefined) fitted["sessionsPerMinute"] = only(raw["sessionsPerMinute"], variants);
+  return fitted;
+}
+
 function refuseOversizedSimulation(sessionsPerMinute: Record<string, number>, durationMinutes: number, callsPerSession: number): void {
   const rate = Object.values(sessionsPerMinute).reduce((sum, value) => sum + value, 0);
   const sessions = Math.ceil(rate * durationMinutes);

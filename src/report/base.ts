@@ -102,7 +102,10 @@ export function compareWithBase(label: string, before: ComparedBuild, after: Com
   const intact = removedVariants.length === 0 && variants.every((variant) => variant.blocks.every((block) => block.state === "intact")) && variants.every((variant) => (beforePlan[variant.name]?.blocks.length ?? 0) === variant.blocks.length);
   const comparison: BaseComparison = { label, intact, changes, variants, removedVariants, invalidation: invalidationCost(before.cachePlan, after.cachePlan, { before: before.variants, after: after.variants }), costDelta: [] };
   if ("problem" in costs) comparison.costDeltaProblem = costs.problem;
-  else comparison.costDelta = costDelta(costs.before, costs.after);
+  else {
+    comparison.costDelta = costDelta(costs.before, costs.after);
+    if (comparison.costDelta.length === 0) comparison.costDeltaProblem = "the traffic profile starts no session of a variant both builds have";
+  }
   return comparison;
 }
 

@@ -57,7 +57,7 @@ export interface BaseComparison {
   invalidation: InvalidationCost[];
   /** The runtime's default policies, base against now, under the same traffic profile. */
   costDelta: CostDelta[];
-  /** Why there is no cost delta, when there is none (the profile does not fit the base's variants). */
+  /** Why there is no cost delta, when there is none (the profile does not fit the base, naming what did not fit, or starts no session of a variant both builds have). */
   costDeltaProblem?: string;
 }
 

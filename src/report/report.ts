@@ -7,7 +7,7 @@
 import { join, resolve } from "node:path";
 import { cost, type CostResult } from "../cost/cost.js";
 import { expectBoolean, expectObject, expectString } from "../protocol/arguments.js";
-import { ProfileError } from "../cost/profile.js";
+import { ProfileError, profileForBuild } from "../cost/profile.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { compareWithBaseline, type EvalResults } from "../evals/results.js";
 import type { DistManifest } from "../protocol/dist-manifest.js";
@@ -74,10 +74,12 @@ export async function collectReport(options: ReportOptions = {}): Promise<Report
       }
       let costs: { before: CostResult; after: CostResult } | { problem: string };
       try {
-        costs = { before: cost({ root: base.dir, outDir: ".", profile: options.profile }), after: priced };
+        // The profile is this build's: the base is priced with the entries that fit it (not the namespaces and variants it lacks).
+        const fitted = profileForBuild(options.profile, Object.keys(before.cachePlan.variants), Object.keys(before.manifest.namespaces ?? {}));
+        costs = { before: cost({ root: base.dir, outDir: ".", profile: fitted, artifacts: before }), after: priced };
       } catch (error) {
         if (!(error instanceof ProfileError)) throw error;
-        costs = { problem: `the traffic profile does not fit the base's variants (${error.message})` };
+        costs = { problem: `the traffic profile does not fit the base (${error.message})` };
       }
       data.base = compareWithBase(options.base, before, artifacts, costs);
     } finally {

@@ -160,6 +160,16 @@ describe("what an edit costs each provider's cache", () => {
     expect(impact.comparison?.invalidation).toEqual(checked.invalidation);
   });
 
+  it("a traffic profile written for the sources prices the output folder's build with the entries that fit it", async () => {
+    const root = await embeddedDefault();
+    const names = Object.keys((await readPlan(root)).variants);
+    await edit(root, "prompts/variants.yaml", (text) => `${text}  outline:\n    preload: [ask-user-questions]\n`);
+    const sessionsPerMinute = Object.fromEntries([...names, "outline"].map((name) => [name, 10]));
+    const impact = await cacheImpact({ root, profile: { durationMinutes: 5, sessionsPerMinute } });
+    expect(impact.comparison?.costDeltaProblem).toBeUndefined();
+    expect(new Set(impact.comparison?.costDelta.map((row) => row.variant))).toEqual(new Set(names));
+  });
+
   it("a new variant whose every block an earlier variant already sent costs nothing", async () => {
     const root = await embeddedDefault();
     await edit(root, "prompts/variants.yaml", (text) => `${text}  plain:\n    preload: []\n`);

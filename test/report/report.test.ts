@@ -174,6 +174,33 @@ describe("gamma-prompt report --base", () => {
     expect(markdown).not.toMatch(/\| outline \| 0\.0% \|/);
   });
 
+  it("compares costs with a base that lacks a namespace or a variant the traffic profile names, pricing the base with the entries that fit it", async () => {
+    // The change under review adds the crm namespace and a variant that sends it; the profile is written for the change.
+    const project = await reportProject("none");
+    await cp(join(repoRoot, "test/fixtures/build/errors/variant-unknown-namespace/schemas/namespaces/crm"), join(project.root, "schemas/namespaces/crm"), { recursive: true });
+    await writeFile(join(project.root, "prompts/prefix.hbs"), `${readFileSync(join(project.root, "prompts/prefix.hbs"), "utf8")}\n{{namespaceCatalog}}\n`);
+    await writeFile(join(project.root, "prompts/variants.yaml"), "variants:\n  base:\n    preload: []\n  outline:\n    preload: [draft-outline]\n  crm:\n    preload: []\n    namespaces: [crm]\n");
+    const { build } = await import("../../src/build.js");
+    expect((await build({ root: project.root })).errorCount).toBe(0);
+    const profile = { durationMinutes: 5, sessionsPerMinute: { base: 10, outline: 10, crm: 10 }, namespaceUse: { crm: 0.3 } };
+    const data = await collectReport({ root: project.root, base: project.baseDist, profile, lint: false });
+    expect(data.base?.costDeltaProblem).toBeUndefined();
+    expect(data.base?.costDelta.map((row) => `${row.model} ${row.variant}`)).toEqual(["claude-sonnet-4-5 base", "claude-sonnet-4-5 outline", "gpt-5 base", "gpt-5 outline"]);
+    // The base's figures are those of the base priced with the entries that fit it.
+    const base = cost({ root: project.baseDist, outDir: ".", profile: { durationMinutes: 5, sessionsPerMinute: { base: 10, outline: 10 } } });
+    for (const row of data.base?.costDelta ?? []) {
+      expect(row.before).toBe(base.rows.find((entry) => entry.isDefault && entry.model === row.model && entry.variant === row.variant)?.inputCostPer1000Sessions);
+    }
+    expect(renderMarkdown(data)).toContain("Input cost per 1,000 sessions under the traffic profile (the runtime's default policy):");
+    // A profile that starts sessions of the new variant alone leaves nothing to compare, and says so.
+    const none = await collectReport({ root: project.root, base: project.baseDist, profile: { durationMinutes: 5, sessionsPerMinute: { crm: 10 } }, lint: false });
+    expect(none.base?.costDelta).toEqual([]);
+    expect(renderMarkdown(none)).toContain("No cost comparison: the traffic profile starts no session of a variant both builds have.");
+    // cost itself stays strict: the profile names a namespace and a variant the base does not have.
+    expect(() => cost({ root: project.baseDist, outDir: ".", profile: { namespaceUse: { crm: 0.3 } } })).toThrow('Unexpected namespace "crm" in namespaceUse');
+    expect(() => cost({ root: project.baseDist, outDir: ".", profile: { sessionsPerMinute: { crm: 10 } } })).toThrow('Unexpected variant "crm" in sessionsPerMinute');
+  });
+
   it("refuses a base that is neither a dist/ folder nor a git ref, without a stack trace", async () => {
     const run = await runCliInProcess("report", "--root", tail.root, "--base", "no-such-ref-or-folder");
     expect(run.code).toBe(2);

@@ -178,10 +178,18 @@ function missingSkillFile(root: string, folder: string, layout: SkillLayout, con
   // them and the glob that finds them rather than a SKILL.md the group does not need.
   const nested = nestedSkills(root, folder, names, layout, configFile);
   if (nested !== undefined) return nested;
+  // A group folder: its subfolders hold skills the globs name (skills/group/* beside skills/*). Its README or other
+  // Markdown describes the group; it needs no SKILL.md of its own.
+  if (names.some((name) => groupedSkill(root, layout, `${folder}/${name}`))) return undefined;
   // A folder with files but no Markdown file holds no attempt at a skill: shared scripts or assets the skills beside it use.
   // An empty one is still reported: it is where a SKILL.md was deleted or is yet to be written.
   if (names.length > 0 && !names.some((name) => /\.(?:md|markdown)$/i.test(name))) return undefined;
   return createDiagnostic("skill/missing-skill-file", folder, FILE_START, `Unexpected skill folder without ${SKILL_FILE}, expected ${folder}/${SKILL_FILE}`);
+}
+
+/** A subfolder holding a SKILL.md that the globs name and no `ignore` leaves out: a skill of the group it is in. */
+function groupedSkill(root: string, layout: SkillLayout, sub: string): boolean {
+  return layoutNamesFolder(layout, sub) && !ignoredFolder(layout, sub) && (statIfPossible(join(root, sub, SKILL_FILE))?.isFile() ?? false);
 }
 
 /**
