@@ -30,7 +30,7 @@ const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--help" || args[0] === "-h") && !process.stdout.isTTY && existsSync(RECORDED_HELP)) {
   // Run as `node lib/cli/index.js --help`: the same recorded text.
   process.stdout.write(readFileSync(RECORDED_HELP, "utf8"));
-} else if (workingFolderGone()) {
+} else if (needsWorkingFolder(args) && workingFolderGone()) {
   // Every command resolves paths against the working folder, --root included: one line instead of an error
   // from deep inside the command.
   const name = args.find((arg) => !arg.startsWith("-"));
@@ -55,4 +55,10 @@ function workingFolderGone(): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "ENOENT";
   }
+}
+
+/** Whether a run works in the working folder: every command does, but help (and `explain`, which reads only the package's rule pages) does not. */
+function needsWorkingFolder(argv: readonly string[]): boolean {
+  const name = argv.find((arg) => !arg.startsWith("-"));
+  return name !== undefined && name !== "help" && name !== "explain" && !argv.some((arg) => arg === "--help" || arg === "-h");
 }

@@ -31,4 +31,10 @@ describe("a working folder that no longer exists", () => {
     });
     expect(existsSync(folder)).toBe(false);
   });
+
+  it.each([["lint", "--help"], ["help", "build"], ["explain"]])("%s %s: help and rule pages still answer", async (...args) => {
+    const result = runFromRemovedFolder(join(await tempDir(), "gone"), args);
+    expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(result.stdout.length).toBeGreaterThan(100);
+  });
 });
