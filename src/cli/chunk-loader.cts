@@ -16,9 +16,11 @@
  * different functions of the same chunks), named with a short hash of the
  * chunk's bytes, so builds sharing a folder each find their own. The folder:
  * under NODE_COMPILE_CACHE, `gamma-prompt/<Node's folder>`; else, in the
- * system's temporary folder, `gamma-prompt-<user id>/<Node's folder>` (no
- * folder there is shared between users). Node's folder is named as Node names
- * its own (Node version, architecture, V8's version and flags, user id). Each
+ * system's temporary folder, `gamma-prompt-<user id>/<Node's folder>`, with
+ * Node's own cache in `gamma-prompt-<user id>/node` (no folder there is shared
+ * between users; when that folder is not this user's own, neither cache is
+ * used). Node's folder is named as Node names its own (Node version,
+ * architecture, V8's version and flags, user id). Each
  * file starts with the sha256 of the chunk's text and of the code after it: a
  * file of another chunk, a truncated or corrupt file, is never handed to V8.
  *
@@ -113,22 +115,33 @@ function loadChunk(filename: string): unknown {
 
 /** The folders for this Node's cache files, outermost first, or undefined when Node's compile cache is turned off or cannot be used. */
 function codeCacheFolders(): string[] | undefined {
-  // Node's own cache for the packages the CLI loads. Its folder's name is the key for ours: Node version,
-  // architecture, V8's cache version (which covers V8's flags) and the user.
-  const enabled = Module.enableCompileCache();
-  const nodeFolder = Module.getCompileCacheDir();
-  if (enabled.status === Module.constants.compileCacheStatus.DISABLED || nodeFolder === undefined) return undefined;
+  if (process.env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  let base: string;
+  let enabled: ReturnType<typeof Module.enableCompileCache>;
   try {
-    // The folder NODE_COMPILE_CACHE names is the user's choice; the system's temporary folder is shared, so
-    // the loader's folder there is this user's alone.
-    const base = process.env.NODE_COMPILE_CACHE
-      ? join(resolve(process.env.NODE_COMPILE_CACHE), "gamma-prompt")
-      : join(os.tmpdir(), process.getuid === undefined ? "gamma-prompt" : `gamma-prompt-${process.getuid()}`);
-    return [base, join(base, basename(nodeFolder))];
+    if (process.env.NODE_COMPILE_CACHE) {
+      // The folder NODE_COMPILE_CACHE names is the user's choice, for Node's cache and ours.
+      base = join(resolve(process.env.NODE_COMPILE_CACHE), "gamma-prompt");
+      enabled = Module.enableCompileCache();
+    } else if (process.getuid === undefined) {
+      base = join(os.tmpdir(), "gamma-prompt");
+      enabled = Module.enableCompileCache();
+    } else {
+      // The system's temporary folder is shared: Node's cache and ours go in a folder of this user's alone,
+      // or nowhere.
+      base = join(os.tmpdir(), `gamma-prompt-${process.getuid()}`);
+      if (!ownFolder(base, true)) return undefined;
+      enabled = Module.enableCompileCache(join(base, "node"));
+    }
   } catch {
     // No working folder to resolve a relative NODE_COMPILE_CACHE against.
     return undefined;
   }
+  // Node's own cache for the packages the CLI loads. Its folder's name is the key for ours: Node version,
+  // architecture, V8's cache version (which covers V8's flags) and the user.
+  const nodeFolder = Module.getCompileCacheDir();
+  if (enabled.status === Module.constants.compileCacheStatus.DISABLED || nodeFolder === undefined) return undefined;
+  return [base, join(base, basename(nodeFolder))];
 }
 
 /**
@@ -136,23 +149,25 @@ function codeCacheFolders(): string[] | undefined {
  * and without following a symbolic link; with `make`, the missing ones are made first (mode 0700).
  */
 function ownFolders(make: boolean): boolean {
-  for (const folder of cacheFolders ?? []) {
-    let stat: fs.Stats;
+  return (cacheFolders ?? []).every((folder) => ownFolder(folder, make));
+}
+
+/** The same for one folder. */
+function ownFolder(folder: string, make: boolean): boolean {
+  let stat: fs.Stats;
+  try {
+    stat = lstatSync(folder);
+  } catch (error) {
+    // No folder yet: nothing to read; the first write makes it.
+    if (!make || (error as NodeJS.ErrnoException).code !== "ENOENT") return false;
     try {
+      mkdirSync(folder, { mode: 0o700 });
       stat = lstatSync(folder);
-    } catch (error) {
-      // No folder yet: nothing to read; the first write makes it.
-      if (!make || (error as NodeJS.ErrnoException).code !== "ENOENT") return false;
-      try {
-        mkdirSync(folder, { mode: 0o700 });
-        stat = lstatSync(folder);
-      } catch {
-        return false;
-      }
+    } catch {
+      return false;
     }
-    if (!stat.isDirectory() || !ownAndClosed(stat)) return false;
   }
-  return true;
+  return stat.isDirectory() && ownAndClosed(stat);
 }
 
 /** Whether a file or folder belongs to this user and neither group nor others can write it (no user ids: yes). */
