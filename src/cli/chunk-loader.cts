@@ -13,16 +13,35 @@
  * the one there.
  *
  * The cache is one file per command and chunk (`lint` and `check` call
- * different functions of the same chunks), in a `gamma-prompt` folder under
- * NODE_COMPILE_CACHE or else the system's temporary folder, in a subfolder
- * named as Node names its own (Node version, architecture, V8's version and
- * flags, user id). Each file starts with the sha256 of the chunk's text and of
- * the code after it: a file of another chunk, a truncated or corrupt file, is
- * never handed to V8. The cache is only ever a saving: with
- * NODE_DISABLE_COMPILE_CACHE set, or any file or folder that cannot be read or
- * written, the chunks are compiled as if there were none; nothing is printed
- * and no result changes. `NODE_DEBUG=gamma-prompt-code-cache` says on stderr
- * what each chunk found.
+ * different functions of the same chunks), named with a short hash of the
+ * chunk's bytes, so builds sharing a folder each find their own. The folder:
+ * under NODE_COMPILE_CACHE, `gamma-prompt/<Node's folder>`; else, in the
+ * system's temporary folder, `gamma-prompt-<user id>/<Node's folder>`, with
+ * Node's own cache in `gamma-prompt-<user id>/node` (no folder there is shared
+ * between users; when that folder is not this user's own, neither cache is
+ * used). Node's folder is named as Node names its own (Node version,
+ * architecture, V8's version and flags, user id). Each
+ * file starts with the sha256 of the chunk's text and of the code after it: a
+ * file of another chunk, a truncated or corrupt file, is never handed to V8.
+ *
+ * V8 runs the code it is given, so nothing another user controls is read or
+ * written (where the system has user ids; on Windows these checks are left
+ * out). Each folder the loader makes is made with mode 0700 and used only if,
+ * not followed through a symbolic link, it is a folder owned by this user that
+ * neither group nor others can write in; each is checked before every read
+ * and again before the writes. A cache file is read through a descriptor
+ * opened without following a symbolic link, and used only if that descriptor
+ * is a regular file owned by this user, with one link, that neither group nor
+ * others can write. Code is written to a new file (created exclusively, not
+ * through a symbolic link, mode 0600), whole or not at all, and renamed into
+ * place.
+ *
+ * The cache is only ever a saving: with NODE_DISABLE_COMPILE_CACHE set, or
+ * any file or folder that cannot be read, written or trusted, the chunks are
+ * compiled as if there were none; nothing is printed and no result changes.
+ * Files of earlier builds stay until the folder is removed (for the temporary
+ * folder, when the system cleans it), as Node's own cache files do.
+ * `NODE_DEBUG=gamma-prompt-code-cache` says on stderr what each chunk found.
  */
 import crypto = require("node:crypto");
 import fs = require("node:fs");
@@ -34,8 +53,9 @@ import util = require("node:util");
 import vm = require("node:vm");
 
 const { createHash } = crypto;
-const { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } = fs;
+const { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } = fs;
 const { basename, dirname, join, resolve } = path;
+const { O_CREAT, O_EXCL, O_NOFOLLOW = 0, O_RDONLY, O_WRONLY } = fs.constants;
 const { Script } = vm;
 
 /** The arguments a chunk's code runs with: CommonJS's five, and `importModule` for its `import()` calls (see bundle-cli.mjs). */
@@ -57,9 +77,9 @@ interface Compiled {
 const requireCache = (Module as unknown as { _cache: Record<string, Module | undefined> })._cache;
 /** Chunks whose code is to be written when the process exits. */
 const toWrite: Compiled[] = [];
-const cacheFolder = codeCacheFolder();
-/** Whether the cache folder may be used, once looked at (see ownFolder). */
-let folderChecked: boolean | undefined;
+/** The folders the loader makes, each inside the one before; the last holds the cache files. */
+const cacheFolders = codeCacheFolders();
+const cacheFolder = cacheFolders?.[cacheFolders.length - 1];
 
 /** Loads one chunk (an absolute file name) and returns its exports, once per process like `require`. */
 function loadChunk(filename: string): unknown {
@@ -70,8 +90,9 @@ function loadChunk(filename: string): unknown {
   const source = bytes.toString("utf8");
   const folder = dirname(filename);
   const sourceHash = createHash("sha256").update(bytes).digest();
-  const cacheFile = cacheFolder === undefined ? undefined : join(cacheFolder, `${commandName()}-${basename(filename)}`);
-  const cachedData = cacheFile === undefined || !ownFolder(cacheFolder as string) ? undefined : readCache(cacheFile, sourceHash);
+  // The chunk's hash in the name: the entry (main.cjs) has the same name in every build.
+  const cacheFile = cacheFolder === undefined ? undefined : join(cacheFolder, `${commandName()}-${basename(filename, ".cjs")}-${sourceHash.toString("hex").slice(0, 8)}.cjs`);
+  const cachedData = cacheFile === undefined || !ownFolders(false) ? undefined : readCache(cacheFile, sourceHash);
   // On the same line as the chunk's first line, so positions in stack traces stay the file's own.
   const script = new Script(`${WRAPPER_HEAD}${source.startsWith("#!") ? `//${source.slice(2)}` : source}${WRAPPER_TAIL}`, { filename, ...(cachedData === undefined ? {} : { cachedData }) });
   if (cacheFile !== undefined) {
@@ -92,33 +113,66 @@ function loadChunk(filename: string): unknown {
   return module.exports;
 }
 
-/** The folder for this Node's cache files, or undefined when Node's compile cache is turned off or cannot be used. */
-function codeCacheFolder(): string | undefined {
+/** The folders for this Node's cache files, outermost first, or undefined when Node's compile cache is turned off or cannot be used. */
+function codeCacheFolders(): string[] | undefined {
+  if (process.env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  let base: string;
+  let enabled: ReturnType<typeof Module.enableCompileCache>;
+  try {
+    if (process.env.NODE_COMPILE_CACHE) {
+      // The folder NODE_COMPILE_CACHE names is the user's choice, for Node's cache and ours.
+      base = join(resolve(process.env.NODE_COMPILE_CACHE), "gamma-prompt");
+      enabled = Module.enableCompileCache();
+    } else if (process.getuid === undefined) {
+      base = join(os.tmpdir(), "gamma-prompt");
+      enabled = Module.enableCompileCache();
+    } else {
+      // The system's temporary folder is shared: Node's cache and ours go in a folder of this user's alone,
+      // or nowhere.
+      base = join(os.tmpdir(), `gamma-prompt-${process.getuid()}`);
+      if (!ownFolder(base, true)) return undefined;
+      enabled = Module.enableCompileCache(join(base, "node"));
+    }
+  } catch {
+    // No working folder to resolve a relative NODE_COMPILE_CACHE against.
+    return undefined;
+  }
   // Node's own cache for the packages the CLI loads. Its folder's name is the key for ours: Node version,
   // architecture, V8's cache version (which covers V8's flags) and the user.
-  const enabled = Module.enableCompileCache();
   const nodeFolder = Module.getCompileCacheDir();
   if (enabled.status === Module.constants.compileCacheStatus.DISABLED || nodeFolder === undefined) return undefined;
-  const base = process.env.NODE_COMPILE_CACHE ? resolve(process.env.NODE_COMPILE_CACHE) : join(os.tmpdir(), "gamma-prompt");
-  return join(base, process.env.NODE_COMPILE_CACHE ? "gamma-prompt" : "", basename(nodeFolder));
+  return [base, join(base, basename(nodeFolder))];
 }
 
 /**
- * Whether the cache folder is this user's own and no one else can write in it. V8 runs the code it is
- * given, and the system's temporary folder is shared: a folder another user made (or could write in) under
- * the name this one expects is never read from or written to. Answered once per process.
+ * Whether each of the cache's folders is this user's own and no one else can write in it, checked by name
+ * and without following a symbolic link; with `make`, the missing ones are made first (mode 0700).
  */
-function ownFolder(folder: string): boolean {
-  if (folderChecked === undefined) {
+function ownFolders(make: boolean): boolean {
+  return (cacheFolders ?? []).every((folder) => ownFolder(folder, make));
+}
+
+/** The same for one folder. */
+function ownFolder(folder: string, make: boolean): boolean {
+  let stat: fs.Stats;
+  try {
+    stat = lstatSync(folder);
+  } catch (error) {
+    // No folder yet: nothing to read; the first write makes it.
+    if (!make || (error as NodeJS.ErrnoException).code !== "ENOENT") return false;
     try {
-      const stat = fs.lstatSync(folder);
-      folderChecked = stat.isDirectory() && (process.getuid === undefined || (stat.uid === process.getuid() && (stat.mode & 0o022) === 0));
+      mkdirSync(folder, { mode: 0o700 });
+      stat = lstatSync(folder);
     } catch {
-      // No folder yet: nothing to read; the first write makes it.
       return false;
     }
   }
-  return folderChecked;
+  return stat.isDirectory() && ownAndClosed(stat);
+}
+
+/** Whether a file or folder belongs to this user and neither group nor others can write it (no user ids: yes). */
+function ownAndClosed(stat: fs.Stats): boolean {
+  return process.getuid === undefined || (stat.uid === process.getuid() && (stat.mode & 0o022) === 0);
 }
 
 /** The command this process runs (`lint`, `check`, ...): the first argument that is no option, as commander reads it. */
@@ -127,13 +181,27 @@ function commandName(): string {
   return name !== undefined && /^[a-z][a-z-]{0,31}$/.test(name) ? name : "none";
 }
 
-/** The code in a cache file, if the file is whole and was made from this very text. */
+/** The code in a cache file, if the file is this user's own, whole and made from this very text. */
 function readCache(file: string, sourceHash: Buffer): Buffer | undefined {
   let content: Buffer;
+  let descriptor: number;
   try {
-    content = readFileSync(file);
+    descriptor = openSync(file, O_RDONLY | O_NOFOLLOW);
   } catch {
     return undefined;
+  }
+  try {
+    // The file as opened, not as named: a name can be swapped after it is looked at.
+    const stat = fstatSync(descriptor);
+    if (!stat.isFile() || stat.nlink !== 1 || !ownAndClosed(stat)) {
+      debug("%s: not this user's own: ignored", basename(file));
+      return undefined;
+    }
+    content = readFileSync(descriptor);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(descriptor);
   }
   const code = content.subarray(HEADER_BYTES);
   const whole =
@@ -160,32 +228,41 @@ function remember(compiled: Compiled): void {
 /**
  * Writes the code of each chunk that had no usable cache, functions compiled on first call included: on
  * exit, when the command has run (synchronously, so a `process.exit` still writes). Each file is written
- * under a name of its own and renamed into place, so a reader never sees half a file and two processes
- * writing at once leave one whole file.
+ * whole under a new name of its own and renamed into place, so a reader never sees half a file and two
+ * processes writing at once leave one whole file; a write that stops short (a full disk) leaves nothing.
  */
 function writeCaches(): void {
+  const own = ownFolders(true);
   for (const { script, cacheFile, sourceHash } of toWrite) {
     const temporary = `${cacheFile}.${process.pid}.tmp`;
+    let created = false;
     try {
-      // The shared parent as any folder is made; this user's own folder for this user alone.
-      mkdirSync(dirname(dirname(cacheFile)), { recursive: true });
-      mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });
-      if (!ownFolder(dirname(cacheFile))) throw new Error("the cache folder is not this user's own");
+      if (!own) throw new Error("the cache folder is not this user's own");
       const code = script.createCachedData();
-      const descriptor = openSync(temporary, "w", 0o600);
+      const bytes = Buffer.concat([MAGIC, sourceHash, createHash("sha256").update(code).digest(), code]);
+      // A new file: never one that is there already, nor the target of a symbolic link planted under its name.
+      const descriptor = openSync(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+      created = true;
       try {
-        writeSync(descriptor, Buffer.concat([MAGIC, sourceHash, createHash("sha256").update(code).digest(), code]));
+        for (let done = 0; done < bytes.length; ) {
+          const written = writeSync(descriptor, bytes, done, bytes.length - done);
+          if (written <= 0) throw new Error(`wrote ${done} of ${bytes.length} bytes`);
+          done += written;
+        }
       } finally {
         closeSync(descriptor);
       }
       renameSync(temporary, cacheFile);
+      created = false;
       debug("%s: written", basename(cacheFile));
     } catch (error) {
       debug("%s: not written: %s", basename(cacheFile), (error as Error).message);
-      try {
-        rmSync(temporary, { force: true });
-      } catch {
-        // A folder that refused the file refuses its removal too: nothing was left there.
+      if (created) {
+        try {
+          rmSync(temporary, { force: true });
+        } catch {
+          // A folder that refused the file refuses its removal too: nothing was left there.
+        }
       }
     }
   }

@@ -30,6 +30,12 @@ const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--help" || args[0] === "-h") && !process.stdout.isTTY && existsSync(RECORDED_HELP)) {
   // Run as `node lib/cli/index.js --help`: the same recorded text.
   process.stdout.write(readFileSync(RECORDED_HELP, "utf8"));
+} else if (needsWorkingFolder(args) && workingFolderGone()) {
+  // Every command resolves paths against the working folder, --root included: one line instead of an error
+  // from deep inside the command.
+  const name = args.find((arg) => !arg.startsWith("-"));
+  process.stderr.write(`gamma-prompt${name === undefined ? "" : ` ${name}`}: the working folder no longer exists; cd to a folder that does and run it again\n`);
+  process.exitCode = 2;
 } else {
   // No top-level await: the package build bundles this module into CommonJS chunks (scripts/bundle-cli.mjs),
   // which the loader compiles with the code V8 kept from an earlier run (chunk-loader.cts).
@@ -39,4 +45,20 @@ if (args.length === 1 && (args[0] === "--help" || args[0] === "-h") && !process.
       // A write that failed while the command ran decides the exit code; one that fails later sets it then.
       if (!outputFailed) process.exitCode = exitCode;
     });
+}
+
+/** Whether the folder this process was started in has been removed (the system then has no path for it). */
+function workingFolderGone(): boolean {
+  try {
+    process.cwd();
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT";
+  }
+}
+
+/** Whether a run works in the working folder: every command does, but help (and `explain`, which reads only the package's rule pages) does not. */
+function needsWorkingFolder(argv: readonly string[]): boolean {
+  const name = argv.find((arg) => !arg.startsWith("-"));
+  return name !== undefined && name !== "help" && name !== "explain" && !argv.some((arg) => arg === "--help" || arg === "-h");
 }

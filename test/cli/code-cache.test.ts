@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { copyParts, removeTempDirs, tempDir } from "../helpers/temp-project.js";
@@ -11,6 +11,11 @@ import { repoRoot } from "../build/helpers.js";
 // (NODE_COMPILE_CACHE); NODE_DEBUG=gamma-prompt-code-cache says on stderr what each chunk found.
 
 afterAll(removeTempDirs);
+
+/** Whether this process may give files to another user (root): the tests of other users' files need it. */
+const root = process.getuid?.() === 0;
+/** The user id of `nobody`. */
+const NOBODY = 65534;
 
 const bin = join(repoRoot, JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).bin["gamma-prompt"] as string);
 
@@ -222,5 +227,138 @@ describe("the code cache of the bundled CLI", () => {
     expect(next.stdout).toBe(expected.stdout);
     expect(next.log.length).toBeGreaterThan(0);
     expect(next.log.every((line) => line.endsWith(": accepted"))).toBe(true);
+  });
+
+  it("names each cache file with a hash of its chunk's bytes, so builds sharing a folder keep theirs apart", async () => {
+    const lint = await project();
+    const cache = await tempDir("gamma-prompt-code-cache");
+    run(lint, cache);
+    const hash = createHash("sha256").update(readFileSync(join(repoRoot, "lib", "cli", "main.cjs"))).digest("hex").slice(0, 8);
+    const names = cacheFiles(cache).map((file) => file.slice(file.lastIndexOf("/") + 1));
+    expect(names).toContain(`lint-main-${hash}.cjs`);
+    const chunk = readdirSync(join(repoRoot, "lib")).find((file) => /^gamma-prompt-lint-[\w-]+\.cjs$/.test(file)) as string;
+    const chunkHash = createHash("sha256").update(readFileSync(join(repoRoot, "lib", chunk))).digest("hex").slice(0, 8);
+    expect(names).toContain(`lint-${chunk.slice(0, -4)}-${chunkHash}.cjs`);
+  });
+
+  it("keeps its files in a folder of this user's own in the temporary folder, none shared with other users", async () => {
+    const lint = await project();
+    const temporary = await tempDir("gamma-prompt-tmp");
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: temporary, NODE_DEBUG: "gamma-prompt-code-cache" };
+    delete env.NODE_COMPILE_CACHE;
+    delete env.NODE_DISABLE_COMPILE_CACHE;
+    const first = split(spawnSync(process.execPath, [bin, ...lint], { encoding: "utf8", env }).stderr).log;
+    expect(first.filter((line) => line.endsWith(": written")).length).toBeGreaterThanOrEqual(3);
+    const own = `gamma-prompt-${process.getuid?.() ?? ""}`;
+    // Node's own compile cache, which the CLI turns on, inside it too: nothing in the shared folder but that one.
+    expect(readdirSync(temporary)).toEqual([own]);
+    expect(statSync(join(temporary, own)).mode & 0o777).toBe(0o700);
+    const inside = readdirSync(join(temporary, own)).sort();
+    expect(inside).toHaveLength(2);
+    expect(inside[0]).toBe("node");
+    expect(statSync(join(temporary, own, inside[1] as string)).mode & 0o777).toBe(0o700);
+    const second = split(spawnSync(process.execPath, [bin, ...lint], { encoding: "utf8", env }).stderr).log;
+    expect(second.every((line) => line.endsWith(": accepted"))).toBe(true);
+  });
+
+  it("never writes through a symbolic link planted under the name of the file it writes", async () => {
+    const lint = await project();
+    const cache = await tempDir("gamma-prompt-code-cache");
+    const expected = uncached(lint);
+    run(lint, cache);
+    const files = cacheFiles(cache);
+    for (const file of files) unlinkSync(file);
+    const victim = join(await tempDir("gamma-prompt-victim"), "victim");
+    writeFileSync(victim, "precious\n", { mode: 0o600 });
+    // The shell plants a link at each temporary name ($$ is its process id, which exec hands to Node), then runs the CLI.
+    const plant = files.map((file) => `ln -s "$1" "${file}.$$.tmp"`).join(" && ");
+    const child = spawnSync("/bin/sh", ["-c", `${plant} && shift && exec "$@"`, "sh", victim, process.execPath, bin, ...lint], { encoding: "utf8", env: environment(cache) });
+    const next = { status: child.status, stdout: child.stdout, ...split(child.stderr) };
+    expect({ status: next.status, stdout: next.stdout, stderr: next.stderr }).toEqual(expected);
+    expect(readFileSync(victim, "utf8")).toBe("precious\n");
+    expect(next.log.filter((line) => line.endsWith(": written"))).toEqual([]);
+    expect(next.log.filter((line) => line.includes(": not written: EEXIST"))).toHaveLength(files.length);
+    for (const file of files) expect(existsSync(file)).toBe(false);
+  });
+
+  it("takes no cache file that others can write, or that has another name too", async () => {
+    const lint = await project();
+    const cache = await tempDir("gamma-prompt-code-cache");
+    const expected = uncached(lint);
+    run(lint, cache);
+    const [open, linked, ...rest] = cacheFiles(cache) as [string, string, ...string[]];
+    chmodSync(open, 0o666);
+    linkSync(linked, join(await tempDir("gamma-prompt-link"), "other name"));
+    const next = run(lint, cache);
+    expect({ status: next.status, stdout: next.stdout, stderr: next.stderr }).toEqual(expected);
+    const name = (file: string): string => file.slice(file.lastIndexOf("/") + 1);
+    for (const file of [open, linked]) {
+      expect(next.log).toContain(`${name(file)}: not this user's own: ignored`);
+      expect(next.log).not.toContain(`${name(file)}: accepted`);
+    }
+    for (const file of rest) expect(next.log).toContain(`${name(file)}: accepted`);
+  });
+
+  it.skipIf(!root)("takes no cache file another user owns", async () => {
+    const lint = await project();
+    const cache = await tempDir("gamma-prompt-code-cache");
+    const expected = uncached(lint);
+    run(lint, cache);
+    const files = cacheFiles(cache);
+    for (const file of files) chownSync(file, NOBODY, NOBODY);
+    const next = run(lint, cache);
+    expect({ status: next.status, stdout: next.stdout, stderr: next.stderr }).toEqual(expected);
+    expect(next.log.filter((line) => line.endsWith(": accepted"))).toEqual([]);
+    expect(next.log.filter((line) => line.endsWith(": not this user's own: ignored"))).toHaveLength(files.length);
+  });
+
+  it.skipIf(!root)("neither takes nor writes code below a folder another user owns", async () => {
+    const lint = await project();
+    const expected = uncached(lint);
+    // Under NODE_COMPILE_CACHE: the loader's own folder there belongs to another user.
+    const cache = await tempDir("gamma-prompt-code-cache");
+    run(lint, cache);
+    const files = cacheFiles(cache);
+    const sizes = files.map((file) => statSync(file).size);
+    chownSync(join(cache, "gamma-prompt"), NOBODY, NOBODY);
+    const next = run(lint, cache);
+    expect({ status: next.status, stdout: next.stdout, stderr: next.stderr }).toEqual(expected);
+    expect(next.log.filter((line) => !line.endsWith(": none") && !line.endsWith(": not written: the cache folder is not this user's own"))).toEqual([]);
+    expect(cacheFiles(cache).map((file) => statSync(file).size)).toEqual(sizes);
+
+    // In the temporary folder: a folder of this user's name that another user made first.
+    const temporary = await tempDir("gamma-prompt-tmp");
+    const planted = join(temporary, `gamma-prompt-${process.getuid?.() ?? ""}`);
+    mkdirSync(planted, { mode: 0o700 });
+    chownSync(planted, NOBODY, NOBODY);
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: temporary, NODE_DEBUG: "gamma-prompt-code-cache" };
+    delete env.NODE_COMPILE_CACHE;
+    delete env.NODE_DISABLE_COMPILE_CACHE;
+    const child = spawnSync(process.execPath, [bin, ...lint], { encoding: "utf8", env });
+    const inTemporary = { status: child.status, stdout: child.stdout, ...split(child.stderr) };
+    expect({ status: inTemporary.status, stdout: inTemporary.stdout, stderr: inTemporary.stderr }).toEqual(expected);
+    expect(inTemporary.log.filter((line) => !line.endsWith(": none") && !line.endsWith(": not written: the cache folder is not this user's own"))).toEqual([]);
+    expect(readdirSync(planted)).toEqual([]);
+    expect(lstatSync(planted).uid).toBe(NOBODY);
+  });
+
+  it("writes a cache file whole or not at all when the disk takes only part of it", async () => {
+    const lint = await project();
+    const cache = await tempDir("gamma-prompt-code-cache");
+    const expected = uncached(lint);
+    // A file size limit of 200 blocks (100 or 200 KiB): smaller than the lint chunk's code, larger than the entry's.
+    const child = spawnSync("/bin/sh", ["-c", 'ulimit -f 200 && exec "$@"', "sh", process.execPath, bin, ...lint], { encoding: "utf8", env: environment(cache) });
+    const limited = { status: child.status, stdout: child.stdout, ...split(child.stderr) };
+    expect({ status: limited.status, stdout: limited.stdout, stderr: limited.stderr }).toEqual(expected);
+    const lintChunk = limited.log.find((line) => /^lint-gamma-prompt-lint-[\w-]+\.cjs: not written: /.test(line));
+    expect(lintChunk).toBeDefined();
+    expect(limited.log.filter((line) => line.endsWith(": written")).length).toBeGreaterThan(0);
+    const files = cacheFiles(cache);
+    expect(files.filter((file) => file.endsWith(".tmp"))).toEqual([]);
+    expect(files.some((file) => /lint-gamma-prompt-lint-[\w-]+\.cjs$/.test(file))).toBe(false);
+    // What was written is whole: the next run takes every file there and writes the rest.
+    const next = run(lint, cache);
+    expect(next.log.filter((line) => line.includes("not whole"))).toEqual([]);
+    expect(next.log.filter((line) => line.endsWith(": accepted"))).toHaveLength(files.length);
   });
 });

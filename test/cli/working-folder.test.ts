@@ -1,0 +1,40 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { copyParts, removeTempDirs, tempDir } from "../helpers/temp-project.js";
+import { repoRoot } from "../build/helpers.js";
+
+// A shell whose working folder was removed under it (another terminal, a cleaned build folder) still starts
+// commands there: every path the CLI resolves goes through a working folder the system no longer has.
+
+afterAll(removeTempDirs);
+
+const bin = join(repoRoot, JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).bin["gamma-prompt"] as string);
+
+/** Runs the package's bin from a folder removed just before it starts. */
+function runFromRemovedFolder(folder: string, args: string[]): { status: number | null; stdout: string; stderr: string } {
+  mkdirSync(folder);
+  const child = spawnSync("/bin/sh", ["-c", 'cd "$1" && rmdir "$1" && shift && exec "$@"', "sh", folder, process.execPath, bin, ...args], { encoding: "utf8" });
+  return { status: child.status, stdout: child.stdout, stderr: child.stderr };
+}
+
+describe("a working folder that no longer exists", () => {
+  it.each([["lint"], ["build"], ["check"], ["init", "agent"], ["lint", "--root", "ROOT"]])("%s: one line saying so, exit code 2", async (...args) => {
+    const project = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge", "dist", "gamma-prompt.config.json"], join(await tempDir(), "project"));
+    const folder = join(await tempDir(), "gone");
+    const result = runFromRemovedFolder(folder, args.map((arg) => (arg === "ROOT" ? project : arg)));
+    expect(result).toEqual({
+      status: 2,
+      stdout: "",
+      stderr: `gamma-prompt ${args[0]}: the working folder no longer exists; cd to a folder that does and run it again\n`,
+    });
+    expect(existsSync(folder)).toBe(false);
+  });
+
+  it.each([["lint", "--help"], ["help", "build"], ["explain"]])("%s %s: help and rule pages still answer", async (...args) => {
+    const result = runFromRemovedFolder(join(await tempDir(), "gone"), args);
+    expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(result.stdout.length).toBeGreaterThan(100);
+  });
+});
