@@ -1,5 +1,6 @@
-import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import { folderProblem } from "./protocol/path-problem.js";
+import { statIfPossible } from "./protocol/regular-file.js";
 import { join, resolve, sep } from "node:path";
 import { performance } from "node:perf_hooks";
 import { build, createBuildCache, settleBuildCache, type BuildResult } from "./build.js";
@@ -272,20 +273,11 @@ function filesUnder(root: string, rel: string): string[] {
 }
 
 function isFolder(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
+  return statIfPossible(path)?.isDirectory() === true;
 }
 
 function exists(path: string): boolean {
-  try {
-    statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
+  return statIfPossible(path) !== undefined;
 }
 
 function topFolders(root: string): string[] {
