@@ -1,5 +1,5 @@
 import { readdirSync, readlinkSync, statSync } from "node:fs";
-import { statIfPossible } from "../../protocol/regular-file.js";
+import { readRegularFile, statIfPossible } from "../../protocol/regular-file.js";
 import { folderProblem } from "../../protocol/path-problem.js";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
@@ -179,12 +179,24 @@ function missingSkillFile(root: string, folder: string, layout: SkillLayout, con
   const nested = nestedSkills(root, folder, names, layout, configFile);
   if (nested !== undefined) return nested;
   // A group folder: its subfolders hold skills the globs name (skills/group/* beside skills/*). Its README or other
-  // Markdown describes the group; it needs no SKILL.md of its own.
-  if (names.some((name) => groupedSkill(root, layout, `${folder}/${name}`))) return undefined;
+  // Markdown describes the group; it needs no SKILL.md of its own, unless one of those files is a skill under
+  // another name (Skill.markdown, pdf.md with a skill's frontmatter), which no host would load.
+  if (names.some((name) => groupedSkill(root, layout, `${folder}/${name}`)) && !names.some((name) => skillUnderAnotherName(join(root, folder, name)))) return undefined;
   // A folder with files but no Markdown file holds no attempt at a skill: shared scripts or assets the skills beside it use.
   // An empty one is still reported: it is where a SKILL.md was deleted or is yet to be written.
   if (names.length > 0 && !names.some((name) => /\.(?:md|markdown)$/i.test(name))) return undefined;
   return createDiagnostic("skill/missing-skill-file", folder, FILE_START, `Unexpected skill folder without ${SKILL_FILE}, expected ${folder}/${SKILL_FILE}`);
+}
+
+/** Frontmatter as a skill opens: `---`, then a `name:` and a `description:` key before the closing `---`. */
+const SKILL_FRONTMATTER = /^\uFEFF?---\r?\n(?:(?!---)[^\n]*\n)*?(?=(?:(?!---)[^\n]*\n)*?name:[ \t]*\S)(?=(?:(?!---)[^\n]*\n)*?description:)/;
+
+/** A Markdown file that is a skill by its name (`Skill.markdown`) or by its frontmatter, though not named SKILL.md. */
+function skillUnderAnotherName(path: string): boolean {
+  if (!/\.(?:md|markdown)$/i.test(path)) return false;
+  if (/[\\/]skill\.(?:md|markdown)$/i.test(path)) return true;
+  const read = readRegularFile(path, { maxBytes: MAX_SOURCE_BYTES });
+  return read.kind === "file" && SKILL_FRONTMATTER.test(read.bytes.subarray(0, 4096).toString("utf8"));
 }
 
 /** A subfolder holding a SKILL.md that the globs name and no `ignore` leaves out: a skill of the group it is in. */
