@@ -57,8 +57,11 @@ function workingFolderGone(): boolean {
   }
 }
 
-/** Whether a run works in the working folder: every command does, but help (and `explain`, which reads only the package's rule pages) does not. */
+/**
+ * Whether a run works in the working folder: every command does, but help, `explain` (which reads only the
+ * package's rule pages) and the language server (which takes its projects from the editor) do not.
+ */
 function needsWorkingFolder(argv: readonly string[]): boolean {
   const name = argv.find((arg) => !arg.startsWith("-"));
-  return name !== undefined && name !== "help" && name !== "explain" && !argv.some((arg) => arg === "--help" || arg === "-h");
+  return name !== undefined && name !== "help" && name !== "explain" && name !== "lsp" && !argv.some((arg) => arg === "--help" || arg === "-h");
 }

@@ -1,6 +1,7 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { copyParts, removeTempDirs, tempDir } from "../helpers/temp-project.js";
 import { repoRoot } from "../build/helpers.js";
@@ -13,9 +14,9 @@ afterAll(removeTempDirs);
 const bin = join(repoRoot, JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).bin["gamma-prompt"] as string);
 
 /** Runs the package's bin from a folder removed just before it starts. */
-function runFromRemovedFolder(folder: string, args: string[]): { status: number | null; stdout: string; stderr: string } {
+function runFromRemovedFolder(folder: string, args: string[], input = ""): { status: number | null; stdout: string; stderr: string } {
   mkdirSync(folder);
-  const child = spawnSync("/bin/sh", ["-c", 'cd "$1" && rmdir "$1" && shift && exec "$@"', "sh", folder, process.execPath, bin, ...args], { encoding: "utf8" });
+  const child = spawnSync("/bin/sh", ["-c", 'cd "$1" && rmdir "$1" && shift && exec "$@"', "sh", folder, process.execPath, bin, ...args], { encoding: "utf8", input });
   return { status: child.status, stdout: child.stdout, stderr: child.stderr };
 }
 
@@ -36,5 +37,32 @@ describe("a working folder that no longer exists", () => {
     const result = runFromRemovedFolder(join(await tempDir(), "gone"), args);
     expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: "" });
     expect(result.stdout.length).toBeGreaterThan(100);
+  });
+
+  it("lsp: the language server takes its project from the editor and answers", async () => {
+    const project = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge", "gamma-prompt.config.json"], join(await tempDir(), "project"));
+    const folder = join(await tempDir(), "gone");
+    mkdirSync(folder);
+    const frame = (message: object): string => {
+      const body = JSON.stringify({ jsonrpc: "2.0", ...message });
+      return `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    };
+    const child = spawn("/bin/sh", ["-c", 'cd "$1" && rmdir "$1" && shift && exec "$@"', "sh", folder, process.execPath, bin, "lsp", "--stdio"]);
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const answered = new Promise<void>((resolve) =>
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('"capabilities"')) resolve();
+      }),
+    );
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    child.stdin.write(frame({ id: 1, method: "initialize", params: { processId: null, rootUri: pathToFileURL(project).href, capabilities: {} } }));
+    await Promise.race([answered, exited]);
+    child.stdin.end(frame({ id: 2, method: "shutdown" }) + frame({ method: "exit" }));
+    await exited;
+    expect(stderr).not.toContain("no longer exists");
+    expect(stdout).toContain('"capabilities"');
   });
 });
