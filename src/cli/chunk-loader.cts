@@ -194,7 +194,7 @@ function readCache(file: string, sourceHash: Buffer): Buffer | undefined {
     // The file as opened, not as named: a name can be swapped after it is looked at.
     const stat = fstatSync(descriptor);
     if (!stat.isFile() || stat.nlink !== 1 || !ownAndClosed(stat)) {
-      debug("%s: not this user's own: ignored", basename(file));
+      debug("%s: not this user's own, or others can write it: ignored", basename(file));
       return undefined;
     }
     content = readFileSync(descriptor);
@@ -237,7 +237,7 @@ function writeCaches(): void {
     const temporary = `${cacheFile}.${process.pid}.tmp`;
     let created = false;
     try {
-      if (!own) throw new Error("the cache folder is not this user's own");
+      if (!own) throw new Error("the cache folder is not this user's own, or others can write in it");
       const code = script.createCachedData();
       const bytes = Buffer.concat([MAGIC, sourceHash, createHash("sha256").update(code).digest(), code]);
       // A new file: never one that is there already, nor the target of a symbolic link planted under its name.

@@ -175,7 +175,7 @@ describe("the code cache of the bundled CLI", () => {
     const sizes = files.map((file) => statSync(file).size);
     const next = run(lint, cache);
     expect({ status: next.status, stdout: next.stdout, stderr: next.stderr }).toEqual(expected);
-    expect(next.log.filter((line) => !line.endsWith(": none") && !line.endsWith(": not written: the cache folder is not this user's own"))).toEqual([]);
+    expect(next.log.filter((line) => !line.endsWith(": none") && !line.endsWith(": not written: the cache folder is not this user's own, or others can write in it"))).toEqual([]);
     expect(next.log.filter((line) => line.endsWith(": none"))).toHaveLength(files.length);
     expect(cacheFiles(cache).map((file) => statSync(file).size)).toEqual(sizes);
   });
@@ -293,7 +293,7 @@ describe("the code cache of the bundled CLI", () => {
     expect({ status: next.status, stdout: next.stdout, stderr: next.stderr }).toEqual(expected);
     const name = (file: string): string => file.slice(file.lastIndexOf("/") + 1);
     for (const file of [open, linked]) {
-      expect(next.log).toContain(`${name(file)}: not this user's own: ignored`);
+      expect(next.log).toContain(`${name(file)}: not this user's own, or others can write it: ignored`);
       expect(next.log).not.toContain(`${name(file)}: accepted`);
     }
     for (const file of rest) expect(next.log).toContain(`${name(file)}: accepted`);
@@ -309,7 +309,7 @@ describe("the code cache of the bundled CLI", () => {
     const next = run(lint, cache);
     expect({ status: next.status, stdout: next.stdout, stderr: next.stderr }).toEqual(expected);
     expect(next.log.filter((line) => line.endsWith(": accepted"))).toEqual([]);
-    expect(next.log.filter((line) => line.endsWith(": not this user's own: ignored"))).toHaveLength(files.length);
+    expect(next.log.filter((line) => line.endsWith(": not this user's own, or others can write it: ignored"))).toHaveLength(files.length);
   });
 
   it.skipIf(!root)("neither takes nor writes code below a folder another user owns", async () => {
@@ -323,7 +323,7 @@ describe("the code cache of the bundled CLI", () => {
     chownSync(join(cache, "gamma-prompt"), NOBODY, NOBODY);
     const next = run(lint, cache);
     expect({ status: next.status, stdout: next.stdout, stderr: next.stderr }).toEqual(expected);
-    expect(next.log.filter((line) => !line.endsWith(": none") && !line.endsWith(": not written: the cache folder is not this user's own"))).toEqual([]);
+    expect(next.log.filter((line) => !line.endsWith(": none") && !line.endsWith(": not written: the cache folder is not this user's own, or others can write in it"))).toEqual([]);
     expect(cacheFiles(cache).map((file) => statSync(file).size)).toEqual(sizes);
 
     // In the temporary folder: a folder of this user's name that another user made first.
@@ -337,7 +337,7 @@ describe("the code cache of the bundled CLI", () => {
     const child = spawnSync(process.execPath, [bin, ...lint], { encoding: "utf8", env });
     const inTemporary = { status: child.status, stdout: child.stdout, ...split(child.stderr) };
     expect({ status: inTemporary.status, stdout: inTemporary.stdout, stderr: inTemporary.stderr }).toEqual(expected);
-    expect(inTemporary.log.filter((line) => !line.endsWith(": none") && !line.endsWith(": not written: the cache folder is not this user's own"))).toEqual([]);
+    expect(inTemporary.log.filter((line) => !line.endsWith(": none") && !line.endsWith(": not written: the cache folder is not this user's own, or others can write in it"))).toEqual([]);
     expect(readdirSync(planted)).toEqual([]);
     expect(lstatSync(planted).uid).toBe(NOBODY);
   });
