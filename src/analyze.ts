@@ -123,8 +123,9 @@ async function analyzeOnce(
   build: boolean,
 ): Promise<ProjectAnalysis> {
   const lintConfig = readLintConfig(root, undefined, overrides);
-  const profile = lintConfig.config.profile ?? detectProfile(root);
-  const compiles = (build || profile === "gamma") && detectProfile(root) === "gamma";
+  const detected = detectProfile(root);
+  const profile = lintConfig.config.profile ?? detected;
+  const compiles = (build || profile === "gamma") && detected === "gamma";
   if (!compiles || scope === "skills") {
     // The compiler's own settings when it will compile next: its checked files are then reused, not made again.
     const settings = {

@@ -162,8 +162,9 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
       return;
     }
     // A link to nothing yet: its target is watched for, and followed once it comes.
-    if (!isFolder(path)) {
-      if (!exists(path)) linkTargets.add(rel);
+    const target = statIfPossible(path);
+    if (target?.isDirectory() !== true) {
+      if (target === undefined) linkTargets.add(rel);
       return;
     }
     relinked.add(rel);
@@ -261,7 +262,8 @@ function describePrefixChange(result: BuildResult): PrefixChange | undefined {
 
 /** Root-relative paths of the files under a folder (through the link it is reached by), or none when it cannot be listed; a file is itself. */
 function filesUnder(root: string, rel: string): string[] {
-  if (!isFolder(join(root, rel))) return exists(join(root, rel)) ? [rel] : [];
+  const found = statIfPossible(join(root, rel));
+  if (found?.isDirectory() !== true) return found === undefined ? [] : [rel];
   try {
     return readdirSync(join(root, rel), { recursive: true, withFileTypes: true })
       .filter((entry) => !entry.isDirectory())
@@ -270,14 +272,6 @@ function filesUnder(root: string, rel: string): string[] {
   } catch {
     return [];
   }
-}
-
-function isFolder(path: string): boolean {
-  return statIfPossible(path)?.isDirectory() === true;
-}
-
-function exists(path: string): boolean {
-  return statIfPossible(path) !== undefined;
 }
 
 function topFolders(root: string): string[] {

@@ -8,6 +8,7 @@ import { fixSkillText } from "../lint.js";
 import { FIXABLE_RULES } from "../pipeline/fix/fix-plan.js";
 import type { FindingData } from "./diagnostics.js";
 import { frontmatterLines, suppressible } from "../pipeline/validate/suppressions.js";
+import { unreadSkill } from "../pipeline/lint-skills/lint-skills.js";
 
 /**
  * Code actions on findings: the fix `lint --fix` would make (offered only
@@ -120,7 +121,7 @@ function fixEdit(context: ActionContext, fixed: FixedSkillFile | undefined): { t
  */
 function suppressionEdit(context: ActionContext, diagnostic: LspDiagnostic, ruleId: RuleId): { title: string; edit: WorkspaceEdit } | undefined {
   const manifest = context.analysis.skillFiles.find((record) => record.path === context.path)?.manifest;
-  const unread = manifest?.name === undefined || manifest.description === undefined || (context.analysis.profile === "gamma" && manifest.type === undefined);
+  const unread = unreadSkill(manifest, context.analysis.profile);
   if (!suppressible(ruleId, unread)) return undefined;
   // Lines as the protocol counts them (CRLF, CR or LF), and the comment ends as the file's own lines do, so a
   // CRLF file from a Windows checkout keeps one line-ending style.

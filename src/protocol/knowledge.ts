@@ -60,9 +60,12 @@ export function knowledgeTextPattern(field: KnowledgeTextField): string {
   return `^(?![\\s\\S]*(?:${TAG_CHARACTER}))[^${forbidden}]*[^\\s${forbidden}][^${forbidden}]*$`;
 }
 
+/** Unicode's tag characters (U+E0000 to U+E007F), in a `u`-flag character class. */
+const TAG_RANGE = "\\u{e0000}-\\u{e007f}";
+
 const FORBIDDEN_CHARACTER: Readonly<Record<KnowledgeTextField, RegExp>> = {
-  name: new RegExp(`[${KNOWLEDGE_TEXT_FORBIDDEN.name}\\u{e0000}-\\u{e007f}]`, "u"),
-  scope: new RegExp(`[${KNOWLEDGE_TEXT_FORBIDDEN.scope}\\u{e0000}-\\u{e007f}]`, "u"),
+  name: new RegExp(`[${KNOWLEDGE_TEXT_FORBIDDEN.name}${TAG_RANGE}]`, "u"),
+  scope: new RegExp(`[${KNOWLEDGE_TEXT_FORBIDDEN.scope}${TAG_RANGE}]`, "u"),
 };
 
 /**

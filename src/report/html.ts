@@ -274,10 +274,10 @@ function costSection(data: ReportData): string {
     const rows = cost.rows.filter((row) => `${row.provider}/${row.model}` === model);
     const highest = Math.max(...rows.map((row) => row.inputCostPer1000Sessions));
     const body = rows
-      .map(
-        (row) =>
-          `<tr class="${row.isDefault ? "default" : ""}" data-provider="${e(row.provider)}" data-model="${e(row.model)}" data-policy="${e(row.policy)}" data-variant="${e(row.variant)}"><td>${e(row.policy)}${row.isDefault ? ' <span class="pill">default</span>' : ""}</td><td>${e(row.variant)}</td><td class="num" data-field="cachedFraction">${costFigures(row).cached}</td><td class="num"><span class="cost-bar" style="width:${highest === 0 ? 0 : Math.round((row.inputCostPer1000Sessions / highest) * 80)}px"></span><span data-field="inputCostPer1000Sessions">${e(costFigures(row).price)}</span></td><td class="num" data-field="coldVariantRead">${count(row.coldVariantRead)}</td></tr>`,
-      )
+      .map((row) => {
+        const figures = costFigures(row);
+        return `<tr class="${row.isDefault ? "default" : ""}" data-provider="${e(row.provider)}" data-model="${e(row.model)}" data-policy="${e(row.policy)}" data-variant="${e(row.variant)}"><td>${e(row.policy)}${row.isDefault ? ' <span class="pill">default</span>' : ""}</td><td>${e(row.variant)}</td><td class="num" data-field="cachedFraction">${figures.cached}</td><td class="num"><span class="cost-bar" style="width:${highest === 0 ? 0 : Math.round((row.inputCostPer1000Sessions / highest) * 80)}px"></span><span data-field="inputCostPer1000Sessions">${e(figures.price)}</span></td><td class="num" data-field="coldVariantRead">${count(row.coldVariantRead)}</td></tr>`;
+      })
       .join("");
     return `<div class="table-wrap"><table class="costs"><caption>${e(model)}</caption><thead><tr><th scope="col">policy</th><th scope="col">variant</th><th scope="col" class="num">cached</th><th scope="col" class="num">input $ / 1,000 sessions</th><th scope="col" class="num">cold-variant read</th></tr></thead><tbody>${body}</tbody></table></div>`;
   });

@@ -75,11 +75,17 @@ export function renderMarkdown(data: ReportData): string {
   }
   const defaults = data.cost.rows.filter((row) => row.isDefault);
   out.push("### Costs", "", "Input cost per 1,000 sessions with the runtime's default policy:", "");
-  out.push(table(["model", "policy", "variant", "cached", "input $ / 1,000 sessions"], defaults.map((row) => [`${row.provider}/${row.model}`, row.policy, row.variant, costFigures(row).cached, costFigures(row).price]), [3, 4]), "");
+  out.push(table(["model", "policy", "variant", "cached", "input $ / 1,000 sessions"], defaults.map((row) => {
+    const { cached, price } = costFigures(row);
+    return [`${row.provider}/${row.model}`, row.policy, row.variant, cached, price];
+  }), [3, 4]), "");
   out.push(
     "<details><summary>Every policy</summary>",
     "",
-    table(["model", "policy", "variant", "cached", "input $ / 1,000 sessions", "cold-variant read"], data.cost.rows.map((row) => [`${row.provider}/${row.model}`, `${row.policy}${row.isDefault ? " (default)" : ""}`, row.variant, costFigures(row).cached, costFigures(row).price, count(row.coldVariantRead)]), [3, 4, 5]),
+    table(["model", "policy", "variant", "cached", "input $ / 1,000 sessions", "cold-variant read"], data.cost.rows.map((row) => {
+      const { cached, price } = costFigures(row);
+      return [`${row.provider}/${row.model}`, `${row.policy}${row.isDefault ? " (default)" : ""}`, row.variant, cached, price, count(row.coldVariantRead)];
+    }), [3, 4, 5]),
     "",
     "</details>",
     "",

@@ -303,7 +303,8 @@ function verifyFiles(distDir: string, manifest: DistManifest): Map<string, Buffe
   const onDisk = new Set(listFiles(distDir, unreadableFolders));
   for (const [folder, code] of unreadableFolders) problems.push(unreadableProblem(distDir, folder === "" ? "." : folder, code, true));
   // What a folder that cannot be listed holds is unknown: its artifacts are neither missing nor read.
-  const hidden = (file: string): boolean => [...unreadableFolders.keys()].some((folder) => folder === "" || file.startsWith(`${folder}/`));
+  const hiddenFolders = [...unreadableFolders.keys()];
+  const hidden = (file: string): boolean => hiddenFolders.some((folder) => folder === "" || file.startsWith(`${folder}/`));
   const realDist = realpathOrUndefined(distDir) ?? distDir;
   for (const [file, entry] of Object.entries(manifest.artifacts).sort(([a], [b]) => compare(a, b))) {
     if (!isSafeRelativePath(file)) {

@@ -122,8 +122,9 @@ function checkControllerOptions(options: ControllerOptions): void {
   if (options.now !== undefined) expectFunction(options.now, "now", "a function that returns the time in milliseconds");
   if (options.store !== undefined) {
     expectObject(options.store, "store", "a state store (MemoryStateStore, FileStateStore, or one of the host's)");
-    expectFunction(options.store.load, "store.load", "a function: a state store has load() and save() (docs/reference/runtime-api.md, the store contract)");
-    expectFunction(options.store.save, "store.save", "a function: a state store has load() and save() (docs/reference/runtime-api.md, the store contract)");
+    for (const method of ["load", "save"] as const) {
+      expectFunction(options.store[method], `store.${method}`, "a function: a state store has load() and save() (docs/reference/runtime-api.md, the store contract)");
+    }
     for (const method of ["append", "appendMany", "close"] as const) {
       if (options.store[method] !== undefined) expectFunction(options.store[method], `store.${method}`);
     }

@@ -1,4 +1,5 @@
 import { readdirSync, readlinkSync, statSync, watch as watchFolder, type FSWatcher } from "node:fs";
+import { statIfPossible } from "../protocol/regular-file.js";
 import { basename, dirname, join, resolve } from "node:path";
 
 /**
@@ -155,9 +156,5 @@ export class LinkTargetWatch {
 }
 
 function isFolder(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
+  return statIfPossible(path)?.isDirectory() === true;
 }

@@ -201,7 +201,12 @@ function skillUnderAnotherName(path: string): boolean {
 
 /** A subfolder holding a SKILL.md that the globs name and no `ignore` leaves out: a skill of the group it is in. */
 function groupedSkill(root: string, layout: SkillLayout, sub: string): boolean {
-  return layoutNamesFolder(layout, sub) && !ignoredFolder(layout, sub) && (statIfPossible(join(root, sub, SKILL_FILE))?.isFile() ?? false);
+  return layoutNamesFolder(layout, sub) && skillSubfolder(root, layout, sub);
+}
+
+/** A subfolder that holds a SKILL.md and no `ignore` leaves out, named by the globs or not. */
+function skillSubfolder(root: string, layout: SkillLayout, sub: string): boolean {
+  return !ignoredFolder(layout, sub) && (statIfPossible(join(root, sub, SKILL_FILE))?.isFile() ?? false);
 }
 
 /**
@@ -213,7 +218,7 @@ function nestedSkills(root: string, folder: string, names: readonly string[], la
   const nested = [...names]
     .sort(compareCodeUnits)
     .map((name) => `${folder}/${name}`)
-    .filter((sub) => !layoutNamesFolder(layout, sub) && !ignoredFolder(layout, sub) && (statIfPossible(join(root, sub, SKILL_FILE))?.isFile() ?? false));
+    .filter((sub) => !layoutNamesFolder(layout, sub) && skillSubfolder(root, layout, sub));
   if (nested.length === 0) return undefined;
   const more = nested.length === 1 ? "" : ` and ${nested.length - 1} more`;
   return createDiagnostic(

@@ -334,7 +334,7 @@ function suppressInline(diagnostics: Diagnostic[], files: readonly SourceFile[],
 }
 
 /** A skill without a name, a description or (gamma profile) a type the build reads: it cannot compile. */
-function unreadSkill(manifest: SkillRecord["manifest"], profile: Profile): boolean {
+export function unreadSkill(manifest: SkillRecord["manifest"], profile: Profile): boolean {
   return manifest?.name === undefined || manifest.description === undefined || (profile === "gamma" && manifest.type === undefined);
 }
 
