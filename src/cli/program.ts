@@ -16,12 +16,37 @@ import { emptyNameProblem } from "./options.js";
 import { packageVersion } from "../version.js";
 import { missingPiMessage } from "../protocol/pi-requirement.js";
 
+type RegisterCommands = (program: Command, result: { exitCode: number }) => void;
+
+/** Every command's definition, in the order help lists them, with the names each defines. */
+const COMMANDS: readonly { names: readonly string[]; register: RegisterCommands }[] = [
+  { names: ["init"], register: registerInitCommand },
+  { names: ["lint"], register: registerLintCommand },
+  { names: ["build", "check"], register: registerBuildCommands },
+  { names: ["watch"], register: registerWatchCommand },
+  { names: ["cost"], register: registerCostCommand },
+  { names: ["audit"], register: registerAuditCommand },
+  { names: ["eval"], register: registerEvalCommand },
+  { names: ["report"], register: registerReportCommand },
+  { names: ["explain"], register: registerExplainCommand },
+  { names: ["lsp"], register: registerLspCommand },
+  { names: ["mcp"], register: registerMcpCommand },
+  { names: ["postgres"], register: registerPostgresCommand },
+];
+
 /**
  * Builds the commander program. Each command's action stores its exit code in
  * `result.exitCode`; nothing here calls process.exit, so the program can be
  * driven from tests.
+ *
+ * Given the argv about to be parsed, and its first argument is a command's
+ * name, only that command is defined (with the program's own options): every
+ * other definition is work a run of that command never reads, since commander
+ * then parses, helps and complains within that command alone. Anything else
+ * (no command, an unknown one, `help`, an option first) gets the whole
+ * program, so its help, suggestions and errors stay the same.
  */
-export function createProgram(result: { exitCode: number }): Command {
+export function createProgram(result: { exitCode: number }, argv?: readonly string[]): Command {
   const program = new Command("gamma-prompt")
     .description("Compile agent skills and prompt templates into byte-stable, cache-friendly artifacts.")
     .version(packageVersion, "-v, --version")
@@ -34,25 +59,16 @@ export function createProgram(result: { exitCode: number }): Command {
       process.stderr.write(`${commandPath(action)}: ${problem}\n`);
       throw new CommanderError(EXIT_USAGE, "gamma-prompt.emptyName", problem);
     });
-  registerInitCommand(program, result);
-  registerLintCommand(program, result);
-  registerBuildCommands(program, result);
-  registerWatchCommand(program, result);
-  registerCostCommand(program, result);
-  registerAuditCommand(program, result);
-  registerEvalCommand(program, result);
-  registerReportCommand(program, result);
-  registerExplainCommand(program, result);
-  registerLspCommand(program, result);
-  registerMcpCommand(program, result);
-  registerPostgresCommand(program, result);
+  const named = argv?.[2];
+  const only = named === undefined ? undefined : COMMANDS.find(({ names }) => names.includes(named));
+  for (const { register } of only === undefined ? COMMANDS : [only]) register(program, result);
   return program;
 }
 
 /** Parses argv and runs one command; resolves to the process exit code. */
 export async function runCli(argv: readonly string[]): Promise<number> {
   const result = { exitCode: 0 };
-  const program = createProgram(result);
+  const program = createProgram(result, argv);
   try {
     await program.parseAsync([...argv]);
     return result.exitCode;
