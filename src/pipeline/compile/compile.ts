@@ -161,7 +161,8 @@ export async function compileProject(root: string, session: BuildSession = new B
     return done();
   }
 
-  const counter = session.keep(TOKEN_COUNTER, () => new TokenCounter(tokenizer, { repeated: session.repeated, ...(options.recordedCounts ? { recorded: options.recordedCounts } : {}) }));
+  // Recorded counts are of whole texts (check): a counter with them counts whole texts, so they are found.
+  const counter = session.keep(TOKEN_COUNTER, () => new TokenCounter(tokenizer, { repeated: session.repeated, ...(options.recordedCounts ? { recorded: options.recordedCounts } : { trustPieces: true }) }));
   const measures = measurePrompts(counter, {
     prefix: prompts.prefix,
     catalog: prompts.catalog,
