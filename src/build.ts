@@ -225,7 +225,9 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
     // Recorded for the persistent cache: its entry is trusted again only while these lookups find the same.
     probes = input === undefined ? undefined : new PathProbes(root);
     stopIfAsked(options.signal);
-    compiled = await compileProject(root, session, changedPaths, { outDir: outRel, ...(probes ? { probes } : {}) });
+    // The first attempt's snapshot is the input key's, whose listing walked every skill folder: lint takes those walks.
+    const walks = attempt === 1 ? input?.walks : undefined;
+    compiled = await compileProject(root, session, changedPaths, { outDir: outRel, ...(probes ? { probes } : {}), ...(walks ? { walks } : {}) });
     stopIfAsked(options.signal);
     if (!compiled.artifacts || !compiled.manifest || compiled.errorCount > 0) return failed(compiled.diagnostics);
     const now = await takeSnapshot(attempt === 1 ? watchHint : undefined);

@@ -117,4 +117,30 @@ describe("piecewise counting of the catalog", () => {
     // A one-shot counter never counts pieces.
     expect(new TokenCounter(tokenizer).countsPieces).toBe(false);
   });
+
+  it("counts a one-shot build's prefix and catalog from the same entries when trusting pieces, and whole texts when the pieces do not join to them", async () => {
+    const tokenizer = await loadTokenizer();
+    const skills: CatalogSkill[] = Array.from({ length: 40 }, (_, i) => ({ name: `skill-${i}`, type: "workflow" as const, description: `Use when task ${i} needs </skill>/ and \n ${"é".repeat(i % 4)}` }));
+    const { head, entries, tail } = catalogParts(skills);
+    const catalog = head + entries.join("") + tail;
+    const before = "# Agent\n\nRead the catalog:\n\n";
+    const after = "\n\n## Tools\n";
+    const prefix = before + catalog + after;
+    const seen: string[] = [];
+    const spy = { ...tokenizer, count: (text: string) => (seen.push(text), tokenizer.count(text)) };
+    const counter = new TokenCounter(spy, { trustPieces: true });
+    expect(counter.countsPieces).toBe(true);
+    const input = { prefix, catalog, suffixes: new Map([["base", ""]]), variantTemplate: "prompts/variant.hbs" };
+    const measures = measurePrompts(counter, { ...input, pieces: { prefix: [before + head, ...entries, tail + after], catalog: [head, ...entries, tail] } });
+    expect(measures.prefixTokens).toBe(tokenizer.count(prefix));
+    expect(measures.catalogTokens).toBe(tokenizer.count(catalog));
+    // Neither whole text went to the tokenizer: each entry was counted once, for both.
+    expect(seen).not.toContain(prefix);
+    expect(seen).not.toContain(catalog);
+    expect(seen.filter((text) => text === entries[0])).toHaveLength(1);
+    // Pieces that do not make up the text are never summed.
+    const wrong = measurePrompts(new TokenCounter(tokenizer, { trustPieces: true }), { ...input, pieces: { prefix: ["You are>\n", "Gamma"], catalog: ["x"] } });
+    expect(wrong.prefixTokens).toBe(tokenizer.count(prefix));
+    expect(wrong.catalogTokens).toBe(tokenizer.count(catalog));
+  });
 });

@@ -11,7 +11,7 @@ import { packageVersion } from "../../version.js";
 import { findSkillFolders, SKILL_FILE } from "../discover/discover.js";
 import { readSkillLayout, type UnreadableFolder } from "../discover/skill-folders.js";
 import { listProjectSourcePaths } from "../discover/project-sources.js";
-import { listSupportingEntries } from "../discover/supporting-files.js";
+import { listSupportingEntries, walkSupportingFolder, type SupportingWalk } from "../discover/supporting-files.js";
 import { sha256Hex } from "../discover/read-source.js";
 import type { Existence } from "../discover/path-probes.js";
 
@@ -81,6 +81,12 @@ export interface InputKey {
   content: string;
   /** The root-relative paths listed: stamping them again tells whether any was touched since. */
   paths: readonly string[];
+  /**
+   * Each skill folder's walk that the listing was made from, by root-relative folder: a build whose sources
+   * this key snapshots lints from these walks instead of listing every folder again (the snapshot taken after
+   * the compile still lists them afresh, so a file added meanwhile makes the build start over).
+   */
+  walks: ReadonlyMap<string, SupportingWalk>;
 }
 
 /** Undefined when the project cannot be listed (the full build reports why). */
@@ -92,7 +98,7 @@ export async function computeInputKey(root: string, outDirRelative: string): Pro
   if (compiler === undefined) return undefined;
   const content = contentDigest(root, listing);
   const key = sha256Hex(`${CACHE_FORMAT}\n${packageVersion}\n${compiler}\n${outDirRelative}\n${content}`);
-  return { key, stamp: stampSources(root, listing.paths), content, paths: listing.paths };
+  return { key, stamp: stampSources(root, listing.paths), content, paths: listing.paths, walks: listing.walks };
 }
 
 /**
@@ -131,11 +137,12 @@ function contentDigest(root: string, listing: InputListing): string {
   return hash.digest("hex");
 }
 
-/** Every source path, in order; which of them lie in skill folders; which are links or special files. */
+/** Every source path, in order; which of them lie in skill folders; which are links or special files; each skill folder's walk. */
 interface InputListing {
   paths: string[];
   inSkillFolders: Set<string>;
   special: Set<string>;
+  walks: Map<string, SupportingWalk>;
 }
 
 async function listInputs(root: string, outDirRelative: string): Promise<InputListing | undefined> {
@@ -151,16 +158,19 @@ async function listInputs(root: string, outDirRelative: string): Promise<InputLi
   if (unlisted.length > 0) return undefined;
   const paths: string[] = [];
   const special = new Set<string>();
+  const walks = new Map<string, SupportingWalk>();
   for (const folder of folders) {
     paths.push(`${folder}/${SKILL_FILE}`);
-    for (const entry of listSupportingEntries(root, folder)) {
+    const walked = walkSupportingFolder(root, folder);
+    walks.set(folder, walked);
+    for (const entry of listSupportingEntries(root, folder, walked)) {
       paths.push(entry.path);
       if (!entry.regular) special.add(entry.path);
     }
   }
   const sourcePaths = await listProjectSourcePaths(root, unlisted);
   if (unlisted.length > 0) return undefined;
-  return { paths: [...paths, ...sourcePaths], inSkillFolders: new Set(paths), special };
+  return { paths: [...paths, ...sourcePaths], inSkillFolders: new Set(paths), special, walks };
 }
 
 /** Sizes and modification times of exactly these root-relative paths (a missing one stamps as absent). */

@@ -42,7 +42,7 @@ import { normalizeSkillBody, prefixContext, prepareTemplates, renderPrompts, PRE
 import { handlebarsVersion } from "../render/templates.js";
 import { resolveTools, type ToolFileResult } from "../validate/tools.js";
 import { resolveVariants } from "../validate/variants.js";
-import type { SupportingFile } from "../discover/supporting-files.js";
+import type { SupportingFile, SupportingWalk } from "../discover/supporting-files.js";
 import { KNOWLEDGE_INDEX_FILE } from "../../protocol/knowledge.js";
 import { knowledgeArtifacts, knowledgeJson } from "../emit/knowledge.js";
 import { resolveKnowledge } from "../validate/knowledge.js";
@@ -107,6 +107,8 @@ export interface CompileOptions {
   sourceOverrides?: SourceOverrides;
   /** Where the compile's lookups of paths outside its sources are kept (the build persists them with its findings). */
   probes?: PathProbes;
+  /** Skill folders the caller walked just before the compile (the build's snapshot of its sources), by root-relative folder: lint does not list them again. */
+  walks?: ReadonlyMap<string, SupportingWalk>;
 }
 
 export async function compileProject(root: string, session: BuildSession = new BuildSession(), changedPaths?: readonly string[], options: CompileOptions = {}): Promise<CompiledProject> {
@@ -121,6 +123,7 @@ export async function compileProject(root: string, session: BuildSession = new B
     layout: { ...lintConfig.config.layout, ...(options.outDir !== undefined ? { outDir: options.outDir } : {}) },
     ...(overrides ? { sourceOverrides: overrides } : {}),
     ...(options.probes ? { probes: options.probes } : {}),
+    ...(options.walks ? { walks: options.walks } : {}),
   };
   const [linted, loaded] = await Promise.all([lintSkills(root, session, changedPaths, settings), loadProjectSources(root, session, changedPaths, overrides)]);
   const diagnostics: Diagnostic[] = [...linted.diagnostics, ...loaded.diagnostics];
@@ -158,7 +161,8 @@ export async function compileProject(root: string, session: BuildSession = new B
     return done();
   }
 
-  const counter = session.keep(TOKEN_COUNTER, () => new TokenCounter(tokenizer, { repeated: session.repeated, ...(options.recordedCounts ? { recorded: options.recordedCounts } : {}) }));
+  // Recorded counts are of whole texts (check): a counter with them counts whole texts, so they are found.
+  const counter = session.keep(TOKEN_COUNTER, () => new TokenCounter(tokenizer, { repeated: session.repeated, ...(options.recordedCounts ? { recorded: options.recordedCounts } : { trustPieces: true }) }));
   const measures = measurePrompts(counter, {
     prefix: prompts.prefix,
     catalog: prompts.catalog,

@@ -13,7 +13,7 @@ import type {
 } from "../../protocol/dist-manifest.js";
 import { MANIFEST_FILE, MANIFEST_VERSION, namespaceFile } from "../../protocol/dist-manifest.js";
 import { CACHE_PLAN_FILE, type CachePlan } from "../../protocol/cache-plan.js";
-import { stepsFile, type SkillChecklist } from "../../protocol/checklist.js";
+import { stepsFile, type ChecklistStep, type SkillChecklist } from "../../protocol/checklist.js";
 import { KNOWLEDGE_INDEX_FILE } from "../../protocol/knowledge.js";
 import { packageVersion } from "../../version.js";
 import { TOKENIZER_NAME } from "../../tokens.js";
@@ -193,9 +193,19 @@ export function namespaceJson(namespace: ToolNamespaceArtifact): string {
 
 export { namespaceFile };
 
-/** A workflow skill's checklist artifact; keys sorted like every other JSON artifact. */
+/**
+ * A workflow skill's checklist artifact; keys sorted like every other JSON artifact. The objects are built
+ * with their keys already in sorted order, so the canonical form keeps them instead of sorting a copy of
+ * every step (a thousand workflows hold tens of thousands of steps).
+ */
 export function stepsJson(checklist: SkillChecklist): string {
-  return canonicalJson(checklist);
+  const sorted: Required<SkillChecklist> = { skill: checklist.skill, source: checklist.source, steps: checklist.steps.map(sortedStep) };
+  return canonicalJson(sorted);
+}
+
+/** A step with its keys in sorted order; `Required` makes a field added to ChecklistStep fail to compile here until it is listed (so none is left out of the artifact). */
+function sortedStep(step: ChecklistStep): Required<ChecklistStep> {
+  return { line: step.line, number: step.number, optional: step.optional, title: step.title, verifies: step.verifies };
 }
 
 export { stepsFile };

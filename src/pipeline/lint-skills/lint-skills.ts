@@ -127,6 +127,11 @@ export interface SkillRuleSettings {
    * agentskills. Default false: an agent, and every build, addresses a skill by its name alone.
    */
   namesByPlugin?: boolean;
+  /**
+   * Skill folders already walked by this run, by root-relative folder (a build's snapshot of its sources walks
+   * every one just before): lint takes these walks instead of listing the folders again.
+   */
+  walks?: ReadonlyMap<string, SupportingWalk>;
 }
 
 /**
@@ -158,7 +163,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   const entriesOf = (folder: string): ReturnType<typeof listSupportingEntries> => {
     let entries = listings.get(folder);
     if (entries === undefined) {
-      const walked = walkSupportingFolder(root, folder);
+      const walked = settings.walks?.get(folder) ?? walkSupportingFolder(root, folder);
       walks.set(folder, walked);
       listings.set(folder, (entries = listSupportingEntries(root, folder, walked)));
     }

@@ -56,6 +56,14 @@ export interface TokenCounterOptions {
    * differ, the counter counts whole texts from then on.
    */
   repeated?: boolean;
+  /**
+   * A counter for one build that counts every text once: texts given with pieces are counted piece by piece
+   * from the start, trusting {@link isHardSplit} as a repeated counter does once checked. The static prefix
+   * holds the whole catalog, which is measured on its own too, so its entries are then counted once for both
+   * instead of the catalog twice. Pieces that do not join to their text are never summed: the text is counted
+   * whole. Ignored with `repeated`.
+   */
+  trustPieces?: boolean;
 }
 
 /**
@@ -68,8 +76,11 @@ export class TokenCounter {
   private readonly joins = new Map<string, JoinMeasure>();
   private readonly used = new Set<string>();
   private readonly usedJoins = new Set<string>();
-  /** `whole`: count whole texts; `verify`: count both and compare; `pieces`: trust the sum of the pieces. */
-  private piecewise: "whole" | "verify" | "pieces";
+  /**
+   * `whole`: count whole texts; `verify`: count both and compare; `pieces`: trust the sum of the pieces;
+   * `joined`: trust the sum of pieces that join to the text (see {@link TokenCounterOptions.trustPieces}).
+   */
+  private piecewise: "whole" | "verify" | "pieces" | "joined";
   private verifiedThisBuild = false;
 
   private loadedTokenizer: Tokenizer | undefined;
@@ -84,7 +95,7 @@ export class TokenCounter {
     if (typeof tokenizer === "function") this.loadTokenizer = tokenizer;
     else this.loadedTokenizer = tokenizer;
     this.recorded = options.recorded;
-    this.piecewise = options.repeated ? "verify" : "whole";
+    this.piecewise = options.repeated ? "verify" : options.trustPieces ? "joined" : "whole";
   }
 
   get tokenizer(): Tokenizer {
@@ -100,6 +111,7 @@ export class TokenCounter {
   /** Tokens of `text`, which must equal `pieces.join("")`; how it is counted is the counter's choice (see options). */
   countPieces(text: string, pieces: readonly string[]): number {
     if (this.piecewise === "whole") return this.count(text);
+    if (this.piecewise === "joined") return pieces.join("") === text ? this.countJoined(pieces) : this.count(text);
     const summed = this.countJoined(pieces);
     if (this.piecewise === "pieces") return summed;
     const whole = this.count(text);
