@@ -20,8 +20,7 @@
  * Special-token strings are plain text here, as in tokens.ts.
  */
 import { createRequire } from "node:module";
-
-type RankData = readonly (string | readonly number[])[];
+import { o200kRanks } from "./o200k-ranks.js";
 
 const require = createRequire(import.meta.url);
 
@@ -38,7 +37,7 @@ let table: RankTable | undefined;
 
 function rankTable(): RankTable {
   if (table) return table;
-  const data = (require("gpt-tokenizer/bpeRanks/o200k_base") as { default: RankData }).default;
+  const data = o200kRanks();
   const { tryConvertToString } = require("gpt-tokenizer/utfUtil") as { tryConvertToString(bytes: Uint8Array): string | undefined };
   const ranks = new Map<string, number>();
   let longestToken = 0;

@@ -5,8 +5,10 @@
  */
 import { createRequire } from "node:module";
 import { encodeLongPieces, hasLongPiece } from "./long-pieces.js";
+import { o200kRanks, type RankData } from "./o200k-ranks.js";
 
-type Encoding = typeof import("gpt-tokenizer/encoding/o200k_base");
+type Encoding = import("gpt-tokenizer/GptEncoding").GptEncoding;
+type GptEncodingClass = typeof import("gpt-tokenizer/GptEncoding").GptEncoding;
 
 export const TOKENIZER_NAME = "gpt-tokenizer";
 export const TOKENIZER_ENCODING = "o200k_base";
@@ -26,18 +28,26 @@ export async function loadTokenizer(): Promise<Tokenizer> {
 
 /**
  * The tokenizer, loaded synchronously on first call (its CommonJS build), so a counter can load it only on a miss.
+ * The encoding is the library's own o200k_base, built by its public factory from the ranks o200k-ranks.ts
+ * loads (the ones long-pieces.ts merges with).
  * A text with a pre-token longer than LONG_PIECE_LENGTH is encoded by long-pieces.ts, which gives the
  * library's tokens in O(n log n) where the library takes O(n²) in the piece's length; every other text
  * goes to the library as it is.
  */
 export function tokenizer(): Tokenizer {
-  encoding ??= createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as Encoding;
+  encoding ??= o200kEncoding(o200kRanks());
   const loaded = encoding;
   return {
     encode: (text) => (hasLongPiece(text) ? encodeLongPieces(text) : loaded.encode(text, PLAIN_TEXT)),
     count: (text) => (hasLongPiece(text) ? encodeLongPieces(text).length : loaded.countTokens(text, PLAIN_TEXT)),
     decode: (tokens) => loaded.decode(tokens),
   };
+}
+
+/** gpt-tokenizer's o200k_base encoding of `ranks`, as its `gpt-tokenizer/encoding/o200k_base` module builds it from its own. */
+export function o200kEncoding(ranks: RankData): Encoding {
+  const { GptEncoding } = createRequire(import.meta.url)("gpt-tokenizer/GptEncoding") as { GptEncoding: GptEncodingClass };
+  return GptEncoding.getEncodingApi(TOKENIZER_ENCODING, () => ranks);
 }
 
 export interface Tokenizer {
