@@ -15,6 +15,7 @@ import { loadSkillSourcesReusing, type SkillSourceRecord } from "../discover/ski
 import { configInUse, loadSkillSources } from "../discover/discover.js";
 import { listSupportingEntries, walkSupportingFolder, type SupportingWalk } from "../discover/supporting-files.js";
 import { PathProbes } from "../discover/path-probes.js";
+import { PlainFolders } from "../discover/read-inside-root.js";
 import type { SourceOverrides } from "../discover/read-source.js";
 import { duplicateMessage, skillSetDiagnostics, skillSetKey, type SkillRecord } from "../validate/skill-set-rules.js";
 import { defineSlot, type BuildSession } from "../session/build-session.js";
@@ -170,6 +171,9 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
     return entries;
   };
   const probes = settings.probes ?? new PathProbes(root);
+  // The files the unreferenced-file rule follows are read like the skill files: below folders this run found to be
+  // no link, without resolving each path (a link, or a folder that is one, still takes the resolving read).
+  const plain = new PlainFolders(root);
   const linkPlans = session.repeated ? session.keep(LINK_PLANS, () => ({ plans: new Map() })) : undefined;
   const plansNow = new Map<string, { bodyStartLine: number; plan: LinkPlan }>();
   const planOf = (body: string, bodyStartLine: number): LinkPlan => {
@@ -195,7 +199,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
     // could not be read (no frontmatter to end, an empty file: its own error says so) names nothing, and every
     // file beside it would be reported for that alone.
     const bodyUnread = checked.body === "" && checked.diagnostics.some((diagnostic) => diagnostic.severity === "error");
-    if (unreferencedOn && !bodyUnread) found.push(...reuseUnreferenced(file.path, checked.body, () => unreferencedFileDiagnostics({ root, path: file.path, body: checked.body, entries: entriesOf(dirOf(file.path)) })));
+    if (unreferencedOn && !bodyUnread) found.push(...reuseUnreferenced(file.path, checked.body, () => unreferencedFileDiagnostics({ root, path: file.path, body: checked.body, entries: entriesOf(dirOf(file.path)), plain })));
     const plugin = pluginOf(dirOf(file.path));
     records.push({ path: file.path, folder: folderOf(file.path), manifest: checked.manifest, opening: checked.opening, body: checked.body, bodyStartLine: checked.bodyStartLine, ...(plugin === undefined ? {} : { plugin }), ...(checked.checklist ? { checklist: checked.checklist } : {}) });
   }

@@ -96,6 +96,8 @@ export function scanBodyLinks(body: string, bodyStartLine: number, lines: readon
       paragraph = true;
       continue;
     }
+    // A line without the fence's character cannot close it, and a fence outside any quote or list item holds every line until then.
+    if (fence !== undefined && fence.quotes === 0 && fence.container === 0 && !raw.includes(fence.char)) continue;
     const { depth, offset } = stripQuotes(raw);
     const rest = raw.slice(offset);
     const width = indentWidth(rest);
@@ -249,8 +251,12 @@ function isEscaped(text: string, at: number): boolean {
   return backslashes % 2 === 1;
 }
 
+/** A line without a `>`: no quote marker to strip. */
+const NO_QUOTES: Readonly<{ depth: number; offset: number }> = { depth: 0, offset: 0 };
+
 /** Strips `>` markers (each after at most three spaces, with one optional space after it). */
 function stripQuotes(raw: string): { depth: number; offset: number } {
+  if (!raw.includes(">")) return NO_QUOTES;
   let depth = 0;
   let offset = 0;
   for (let match = /^ {0,3}> ?/.exec(raw); match; match = /^ {0,3}> ?/.exec(raw.slice(offset))) {
@@ -262,9 +268,10 @@ function stripQuotes(raw: string): { depth: number; offset: number } {
 
 function indentWidth(text: string): number {
   let width = 0;
-  for (const character of text) {
-    if (character === " ") width++;
-    else if (character === "\t") width += 4 - (width % 4);
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 0x20) width++;
+    else if (code === 0x09) width += 4 - (width % 4);
     else break;
   }
   return width;
@@ -334,7 +341,8 @@ function readInline(text: string, column: number, line: number, links: BodyLink[
       masked += escaped !== undefined && /[!"'()<>[\]`]/.test(escaped) ? "  " : text.slice(position, position + 2);
       position = Math.min(text.length, position + 2);
     } else if (character === "`") {
-      const run = /^`+/.exec(text.slice(position))?.[0].length ?? 1;
+      let run = 1;
+      while (text[position + run] === "`") run++;
       const close = findTicks(text, position + run, run);
       if (close === -1) {
         state.openTicks = run;
@@ -348,7 +356,8 @@ function readInline(text: string, column: number, line: number, links: BodyLink[
       position++;
     }
   }
-  masked = masked.replace(INLINE_MARKUP, (markup) => " ".repeat(markup.length));
+  // Every piece of markup starts with `<`.
+  if (masked.includes("<")) masked = masked.replace(INLINE_MARKUP, (markup) => " ".repeat(markup.length));
   for (const match of bracketed(masked, linkTail(masked))) {
     const start = match.index;
     const whole = match.whole;

@@ -1,5 +1,6 @@
 import { posix } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { PlainFolders } from "../discover/read-inside-root.js";
 import { readBytes } from "../discover/read-source.js";
 import { listSupportingEntries } from "../discover/supporting-files.js";
 import { bracketed, linkTail } from "../parse/body-links.js";
@@ -55,6 +56,11 @@ export interface UnreferencedFileInput {
   body: string;
   /** The skill folder's entries, when the caller has listed them already (root-relative, as listSupportingEntries gives them). */
   entries?: ReadonlyArray<{ path: string; regular: boolean }>;
+  /**
+   * The run's folders known to be no link (read-inside-root.ts): a followed file below them is read without
+   * resolving its path and the root's; default: every followed file's path is resolved.
+   */
+  plain?: PlainFolders;
 }
 
 /** Markdown files and scripts whose references count too; larger ones are not read (the body limit is the same). */
@@ -262,7 +268,7 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
   };
   scanParts("", namingWords().parts(input.body));
   for (let file = toFollow.shift(); file !== undefined && unnamed.size > 0; file = toFollow.shift()) {
-    const read = readBytes(input.root, `${skillDir}/${file}`, MAX_FOLLOWED_BYTES);
+    const read = readBytes(input.root, `${skillDir}/${file}`, MAX_FOLLOWED_BYTES, input.plain);
     if (!("raw" in read)) continue;
     // The file's words are searched in its bytes: only the parts that hold one are decoded.
     scanParts(posix.dirname(file) === "." ? "" : posix.dirname(file), namingWords().partsOfBytes(read.raw));
