@@ -32,61 +32,67 @@ const WORD = "[\\p{L}\\p{N}'-]+";
  */
 const CLAUSE_WORD = `${WORD}(?:,\\s+(?:(?:and|or)\\s+)?(?!(?:and|or)\\s)${WORD}){0,8}`;
 
-const TRIGGER_FORMS: readonly RegExp[] = [
+/**
+ * Each form is made on first use: V8 parses a pattern when it is made, and
+ * each `\p{L}` or `\p{N}` in it builds its class of code points anew, so
+ * the forms no description reaches (most match one of the first) are never
+ * parsed.
+ */
+const TRIGGER_FORMS: readonly (() => RegExp)[] = [
   // "Use when …", "Use it when …", "Use this skill whenever …", "Use immediately after …", "Load this skill first — … — when …", "Invoke when …"
-  new RegExp(`${WORD_START}${TAKE_UP}${OBJECT}${ADVERBS}(?:\\s+or)?${ASIDE}\\s*,?\\s+${CONDITION}${WORD_END}`, "iu"),
-  new RegExp(`${WORD_START}${CONSULT}${OBJECT}${ADVERBS}${ASIDE}\\s*,?\\s+${STRICT_CONDITION}${WORD_END}`, "iu"),
+  () => new RegExp(`${WORD_START}${TAKE_UP}${OBJECT}${ADVERBS}(?:\\s+or)?${ASIDE}\\s*,?\\s+${CONDITION}${WORD_END}`, "iu"),
+  () => new RegExp(`${WORD_START}${CONSULT}${OBJECT}${ADVERBS}${ASIDE}\\s*,?\\s+${STRICT_CONDITION}${WORD_END}`, "iu"),
   // "Use to discover …", "Use this skill to get context …", "Use rdkit for advanced control", "Use at workday start"
-  new RegExp(`(?<![\\p{L}\\p{N}-])use${OBJECT}${NAMED}${ADVERBS}\\s+(?:to|for|at)\\s+\\p{L}`, "iu"),
+  () => new RegExp(`(?<![\\p{L}\\p{N}-])use${OBJECT}${NAMED}${ADVERBS}\\s+(?:to|for|at)\\s+\\p{L}`, "iu"),
   // The other side of the boundary: "Not for affinity prediction", "For X, use the Y skill", "Breach → legal-contract-review"
-  new RegExp(`${WORD_START}not\\s+for${WORD_END}|${WORD_START}for\\s[^.;]{1,160}?,\\s*use\\s`, "iu"),
-  /(?:→|->)\s*(?:[a-z0-9]+(?:-[a-z0-9]+)+|[\p{L}-]+\s+skills?\b)|\buse\s+(?:the\s+)?[a-z0-9]+(?:-[a-z0-9]+)+(?:\s+skill)?\b/u,
+  () => new RegExp(`${WORD_START}not\\s+for${WORD_END}|${WORD_START}for\\s[^.;]{1,160}?,\\s*use\\s`, "iu"),
+  () => /(?:→|->)\s*(?:[a-z0-9]+(?:-[a-z0-9]+)+|[\p{L}-]+\s+skills?\b)|\buse\s+(?:the\s+)?[a-z0-9]+(?:-[a-z0-9]+)+(?:\s+skill)?\b/u,
   // "Preferred for …", "Applies to tasks involving …", "Default to @expo/ui for …", "ALWAYS use … FIRST", "When to use this skill: …"
-  new RegExp(`${WORD_START}(?:preferred\\s+(?:for|when|over)|applies\\s+to|default\\s+to|always\\s+use|when\\s+to\\s+use)${WORD_END}`, "iu"),
+  () => new RegExp(`${WORD_START}(?:preferred\\s+(?:for|when|over)|applies\\s+to|default\\s+to|always\\s+use|when\\s+to\\s+use)${WORD_END}`, "iu"),
   // "Fires on …", "also fires when …", "a gate before every git commit", "User-invoked", "Say "cliexpert" to start", "the entry point"
-  new RegExp(`${WORD_START}(?:fires?\\s+(?:on|when|whenever|before|after)|gate\\s+before|user-invoked|entry\\s+point|say\\s+\\S+\\s+to\\s+(?:start|begin))${WORD_END}`, "iu"),
+  () => new RegExp(`${WORD_START}(?:fires?\\s+(?:on|when|whenever|before|after)|gate\\s+before|user-invoked|entry\\s+point|say\\s+\\S+\\s+to\\s+(?:start|begin))${WORD_END}`, "iu"),
   // "… before proposing a fix", "… before making changes"
-  new RegExp(`${WORD_START}before\\s+\\p{L}+ing${WORD_END}`, "iu"),
+  () => new RegExp(`${WORD_START}before\\s+\\p{L}+ing${WORD_END}`, "iu"),
   // Japanese and Chinese: "…ときに使う", "「…」と言われたら使う", "…時使用"
-  /(?:とき|時|场合|場合|際|たら)に?(?:使う|使用|呼ぶ)/u,
+  () => /(?:とき|時|场合|場合|際|たら)に?(?:使う|使用|呼ぶ)/u,
   // Simplified and traditional Chinese "…时使用" ("use when …"), with the verbs and adverbs authors write: "时调用", "时主动使用", "時請使用"
   // and "…后使用" ("use after …"), "…时优先查阅" ("consult first when …"); 然后, 随后, 最后 and 以后 ("then", "finally", "later") start no condition
-  /(?:[时時]|(?<![然随隨而最以])[后後])(?:请|請|应|應|应该|應該|可|可以|主动|主動|务必|務必|必须|必須|优先|優先|自动|自動|直接)?(?:使用|调用|調用|启用|啟用|加载|加載|載入|触发|觸發|查阅|查閱|参阅|參閱)/u,
+  () => /(?:[时時]|(?<![然随隨而最以])[后後])(?:请|請|应|應|应该|應該|可|可以|主动|主動|务必|務必|必须|必須|优先|優先|自动|自動|直接)?(?:使用|调用|調用|启用|啟用|加载|加載|載入|触发|觸發|查阅|查閱|参阅|參閱)/u,
   // "当用户要求…时" ("when the user asks …"), at the start of a clause ("…，或当…时") so that 相当, 适当 or 当前 do not count
-  /(?:^|[\s，,。；;：:、（(「『"“'或且并並])[当當][^。．！？!?]{1,160}?[时時]/u,
+  () => /(?:^|[\s，,。；;：:、（(「『"“'或且并並])[当當][^。．！？!?]{1,160}?[时時]/u,
   // The closing 时 is optional: "使用此 Skill 當使用者提及…" ("use this skill when the user mentions …"), "当需要…" ("when … is needed")
-  /(?:使用|调用|調用|载入|載入|加载|加載|启用|啟用)(?:此|本|该|該|这个|這個)\s*(?:skill|技能)?\s*[当當](?![前时時地天日月年下中作成然初])|(?:^|[\s，,。；;：:、（(「『"“'或且并並])[当當](?:用户|用戶|使用者|需要|需|被要求|被问|被問|要求|遇到|涉及)/iu,
+  () => /(?:使用|调用|調用|载入|載入|加载|加載|启用|啟用)(?:此|本|该|該|这个|這個)\s*(?:skill|技能)?\s*[当當](?![前时時地天日月年下中作成然初])|(?:^|[\s，,。；;：:、（(「『"“'或且并並])[当當](?:用户|用戶|使用者|需要|需|被要求|被问|被問|要求|遇到|涉及)/iu,
   // Japanese conditions a few words before the verb: "…が出たら必ずこのスキルを使用する", "…な場面で使用", "「…」などで使う", "…等のトリガーで使用"
-  /(?:とき|場合|際|たら|場面|状況|時(?![間点代刻期]))[はにで]?[、,]?[^。．！？!?]{0,40}?(?:使う|使用|呼ぶ|呼び出|ロード|読み込|従う)|(?:など|等|場面|トリガー)で(?:使う|使用)/u,
+  () => /(?:とき|場合|際|たら|場面|状況|時(?![間点代刻期]))[はにで]?[、,]?[^。．！？!?]{0,40}?(?:使う|使用|呼ぶ|呼び出|ロード|読み込|従う)|(?:など|等|場面|トリガー)で(?:使う|使用)/u,
   // "「アプリ起動」「クラッシュ確認」では必ず使う" ("always use it for …"), "…の整理で使う。" ("use it for tidying …"), "…でもロードする",
   // "…では必ずロードし、…", and the boundary "…では使わない", "…には使わない": "で" and the verb closing a sentence (or "必ず" and
   // the verb going on), so "Flutter で使うライブラリ" ("a library used in Flutter") does not count
-  /(?:で|には|にも)(?:は|も)?[、,]?(?:(?:常に|まず|原則|主に)?(?:使う|使用する|ロードする|読み込む|使わない|使用しない)(?:こと)?(?:[。．.!！]|$)|必ず(?:使|使用|ロード|読み込))/u,
+  () => /(?:で|には|にも)(?:は|も)?[、,]?(?:(?:常に|まず|原則|主に)?(?:使う|使用する|ロードする|読み込む|使わない|使用しない)(?:こと)?(?:[。．.!！]|$)|必ず(?:使|使用|ロード|読み込))/u,
   // "触发词：…", "触发条件：…", "トリガー：…" ("Trigger words: …"); "适用于…" ("Applies to …"); "用于…" opening a sentence or a clause ("Use for …", "…，用于非 BUG 小改动" "…, used for small changes"), "必须用于…" ("must be used for …")
-  /(?:触发|觸發|トリガー)(?:词|詞|条件|條件|场景|場景|关键词|關鍵詞|短语|短語|ワード)?\s*(?:[（(][^）)]{0,60}[）)])?\s*[:：]|适用于|適用於|适用场景|適用場景|(?:^|[。．.!?！？，,；;]\s*|必须|必須)(?:用于|用於)/u,
+  () => /(?:触发|觸發|トリガー)(?:词|詞|条件|條件|场景|場景|关键词|關鍵詞|短语|短語|ワード)?\s*(?:[（(][^）)]{0,60}[）)])?\s*[:：]|适用于|適用於|适用场景|適用場景|(?:^|[。．.!?！？，,；;]\s*|必须|必須)(?:用于|用於)/u,
   // A hand-off to a named skill: "hand off to pptx-build", "Hands critique to doc-review"
-  /\bhand(?:s|ing)?(?:\s+[\p{L}-]+){0,2}?\s+to\s+\**[a-z0-9]+(?:-[a-z0-9]+)+/iu,
+  () => /\bhand(?:s|ing)?(?:\s+[\p{L}-]+){0,2}?\s+to\s+\**[a-z0-9]+(?:-[a-z0-9]+)+/iu,
   // "This skill should be used when …", "must be loaded before …", "is triggered when …"
-  new RegExp(`${WORD_START}(?:should|must|can|is\\s+to|is\\s+meant\\s+to|is)\\s+(?:only\\s+)?be\\s+(?:used|loaded|invoked|activated|applied|consulted|read|triggered|called)${ADVERBS}\\s+${CONDITION}${WORD_END}`, "iu"),
+  () => new RegExp(`${WORD_START}(?:should|must|can|is\\s+to|is\\s+meant\\s+to|is)\\s+(?:only\\s+)?be\\s+(?:used|loaded|invoked|activated|applied|consulted|read|triggered|called)${ADVERBS}\\s+${CONDITION}${WORD_END}`, "iu"),
   // "is used when …", "Activates when …", "Loaded only before …": the verbs inflected, with a condition that cannot be an idiom ("used for" names a purpose)
-  new RegExp(`${WORD_START}(?:(?:is|are|gets?)\\s+)?(?:only\\s+)?(?:used|loaded|loads|invoked|invokes|activated|activates|triggered|applied)\\s+(?:only\\s+|automatically\\s+)?${STRICT_CONDITION}${WORD_END}`, "iu"),
+  () => new RegExp(`${WORD_START}(?:(?:is|are|gets?)\\s+)?(?:only\\s+)?(?:used|loaded|loads|invoked|invokes|activated|activates|triggered|applied)\\s+(?:only\\s+|automatically\\s+)?${STRICT_CONDITION}${WORD_END}`, "iu"),
   // "Auto-invoked when/for …", "Auto-activates on keywords like …", "Auto-loads before …": "auto-" names the taking up, so "for" and "on" count too
-  new RegExp(`${WORD_START}auto-?(?:invoke[sd]?|activate[sd]?|trigger(?:s|ed)?|loads?|loaded|appl(?:y|ies|ied))\\s+(?:only\\s+)?(?:${CONDITION}|by)${WORD_END}`, "iu"),
+  () => new RegExp(`${WORD_START}auto-?(?:invoke[sd]?|activate[sd]?|trigger(?:s|ed)?|loads?|loaded|appl(?:y|ies|ied))\\s+(?:only\\s+)?(?:${CONDITION}|by)${WORD_END}`, "iu"),
   // "TRIGGER when …", "TRIGGER —", "Triggers on …", "Trigger keywords:", "Triggers: …"
-  new RegExp(`${WORD_START}trigger(?:s|ed)?(?:\\s+(?:keywords?|phrases?|words?|conditions?))?\\s*(?:[:—–]|-{1,2}\\s|${CONDITION}${WORD_END})`, "iu"),
+  () => new RegExp(`${WORD_START}trigger(?:s|ed)?(?:\\s+(?:keywords?|phrases?|words?|conditions?))?\\s*(?:[:—–]|-{1,2}\\s|${CONDITION}${WORD_END})`, "iu"),
   // "Trigger with "check for todos" or …", "Triggered by phrases like …": the words that take the skill up, quoted or named as such
-  new RegExp(`${WORD_START}trigger(?:s|ed)?\\s+(?:with|by)\\s*:?\\s*(?:["“'‘「]|(?:phrases?|keywords?|words?|mentions?|requests?)${WORD_END})`, "iu"),
+  () => new RegExp(`${WORD_START}trigger(?:s|ed)?\\s+(?:with|by)\\s*:?\\s*(?:["“'‘「]|(?:phrases?|keywords?|words?|mentions?|requests?)${WORD_END})`, "iu"),
   // A description that opens with the condition: "When the user asks …", "Whenever …", "Before committing, …"
-  new RegExp(`^(?:${CONDITION})\\s`, "iu"),
+  () => new RegExp(`^(?:${CONDITION})\\s`, "iu"),
   // …and a later sentence or clause that does, capitalised as a sentence is: "… . When the user asks …", "CRITICAL - Before ANY file write, …"
-  /(?:[.!?:;]|\s[—–-]{1,2})\s+(?:When|Whenever|Before|WHEN|WHENEVER|BEFORE)\s/u,
+  () => /(?:[.!?:;]|\s[—–-]{1,2})\s+(?:When|Whenever|Before|WHEN|WHENEVER|BEFORE)\s/u,
   // "… when backlogs already exist", "when unresolved decisions should be answered", "when an idea has been discussed",
   // "when an idea, feature, or concept has been discussed": a situation stated as a clause, up to six words before its verb, a list counting as one
-  new RegExp(`${WORD_START}(?:when|whenever)\\s+(?:${CLAUSE_WORD}\\s+){1,6}?(?:already\\s+|still\\s+|not\\s+)?(?:exists?|is|are|has|have|had|should|needs?|must|was|were|becomes?|seems?|appears?|fails?|breaks?|changes?|arrives?)${WORD_END}`, "iu"),
+  () => new RegExp(`${WORD_START}(?:when|whenever)\\s+(?:${CLAUSE_WORD}\\s+){1,6}?(?:already\\s+|still\\s+|not\\s+)?(?:exists?|is|are|has|have|had|should|needs?|must|was|were|becomes?|seems?|appears?|fails?|breaks?|changes?|arrives?)${WORD_END}`, "iu"),
   // A description that opens with what the user wants: "User wants to send a message …"
-  /^(?:the\s+|a\s+)?user\s+(?:wants|asks|needs|says|requests|mentions)\b/iu,
+  () => /^(?:the\s+|a\s+)?user\s+(?:wants|asks|needs|says|requests|mentions)\b/iu,
   // "… when building new UI", "when asked to …", "when the user wants …", "whenever someone asks …"
-  new RegExp(`${WORD_START}(?:when|whenever)\\s+(?:\\p{L}+ing|asked|prompted|requested|the\\s+user|a\\s+user|users?|you|someone|anyone|an?\\s+agent|the\\s+agent|the\\s+task|a\\s+task|the\\s+request|a\\s+request|the\\s+prompt|the\\s+project|a\\s+project|the\\s+codebase|about\\s+to|unsure|in\\s+doubt|not\\s+sure)${WORD_END}`, "iu"),
+  () => new RegExp(`${WORD_START}(?:when|whenever)\\s+(?:\\p{L}+ing|asked|prompted|requested|the\\s+user|a\\s+user|users?|you|someone|anyone|an?\\s+agent|the\\s+agent|the\\s+task|a\\s+task|the\\s+request|a\\s+request|the\\s+prompt|the\\s+project|a\\s+project|the\\s+codebase|about\\s+to|unsure|in\\s+doubt|not\\s+sure)${WORD_END}`, "iu"),
 ];
 
 /**
@@ -99,9 +105,20 @@ export function lacksTrigger(description: string): boolean {
   return !statesTrigger(description) && inJudgedLanguage(description);
 }
 
-const HAN_OR_KANA = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
-const LATIN = /\p{Script=Latin}/gu;
-const LETTER = /\p{L}/gu;
+/** The classes that tell the language, made (like the forms) only when a description with no trigger needs them. */
+interface LanguageClasses {
+  readonly hanOrKana: RegExp;
+  readonly latin: RegExp;
+  readonly letter: RegExp;
+}
+let languageClasses: LanguageClasses | undefined;
+function makeLanguageClasses(): LanguageClasses {
+  return {
+    hanOrKana: /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u,
+    latin: /\p{Script=Latin}/gu,
+    letter: /\p{L}/gu,
+  };
+}
 /**
  * Words of English prose that other languages written in Latin letters do not
  * use: function words, and the verbs descriptions open with ("Create a new
@@ -132,10 +149,11 @@ const OTHER_LATIN_WORDS = new Set([
 ]);
 
 function inJudgedLanguage(description: string): boolean {
-  if (HAN_OR_KANA.test(description)) return true;
-  const letters = description.match(LETTER)?.length ?? 0;
+  const { hanOrKana, latin: latinLetter, letter } = (languageClasses ??= makeLanguageClasses());
+  if (hanOrKana.test(description)) return true;
+  const letters = description.match(letter)?.length ?? 0;
   if (letters === 0) return true;
-  const latin = description.match(LATIN)?.length ?? 0;
+  const latin = description.match(latinLetter)?.length ?? 0;
   // Cyrillic, Hangul, Arabic and the other scripts: no forms for them here.
   if (latin * 2 < letters) return false;
   let english = 0;
@@ -148,7 +166,9 @@ function inJudgedLanguage(description: string): boolean {
   return english > 0 && other <= english;
 }
 
+const madeForms: RegExp[] = [];
+
 export function statesTrigger(description: string): boolean {
   const text = description.replace(/\s+/g, " ").trim();
-  return TRIGGER_FORMS.some((form) => form.test(text));
+  return TRIGGER_FORMS.some((makeForm, index) => (madeForms[index] ??= makeForm()).test(text));
 }

@@ -70,7 +70,7 @@ export function chooseChecklist(lines: LineIndex, lists: readonly OrderedListSha
   });
   if (stepHeadings) return { list: stepHeadings, declared: "step-headings", heading: headingBefore(lines, stepHeadings.line, bodyStartLine) };
   const headings = lists.map((list) => headingBefore(lines, list.line, bodyStartLine));
-  const inside = lists.flatMap((list, at) => (OUTSIDE_HEADING.test(headings[at] ?? "") ? [] : [{ list, heading: headings[at] ?? "" }]));
+  const inside = lists.flatMap((list, at) => (isOutsideHeading(headings[at] ?? "") ? [] : [{ list, heading: headings[at] ?? "" }]));
   const names = (heading: string, words: RegExp): boolean => words.test(heading) && !numbersPart(heading);
   const named = inside.find((candidate) => names(candidate.heading, STEPS_HEADING));
   if (named) return { ...named, declared: "heading" };
@@ -142,6 +142,15 @@ const STEPS_HEADING = /\b(?:checklist|steps|step-by-step|procedure)\b/i;
 export const PROCEDURE_HEADING = /\b(?:checklist|steps|step-by-step|procedure|process|workflow)\b/i;
 /** A heading about what comes after or outside the procedure (follow-ups, pointers elsewhere, a condition such as when to use the skill): the list under it is not the procedure. */
 export const OUTSIDE_HEADING = /\b(?:next[ \t]+steps?|follow[- \t]?ups?|see[ \t]+also|related|further[ \t]+reading|what['\u2019]?s[ \t]+next)\b|^[^\p{L}\d]*(?:when|if)\b/iu;
+/**
+ * Each alternative of {@link OUTSIDE_HEADING} holds one of these words, matched with the same flags, so a heading
+ * with none of them is answered without running, and without compiling, that pattern and its letter class.
+ */
+const OUTSIDE_HEADING_WORD = /next|follow|see|related|further|what|when|if/iu;
+/** {@link OUTSIDE_HEADING}'s answer for a heading. */
+export function isOutsideHeading(heading: string): boolean {
+  return OUTSIDE_HEADING_WORD.test(heading) && OUTSIDE_HEADING.test(heading);
+}
 /** The part of {@link OUTSIDE_HEADING} that names a condition (`When to use`, `If the project is linked`): the list under it is one branch. */
 export const CONDITION_HEADING = /^[^\p{L}\d]*(?:when|if)\b/iu;
 /**
@@ -153,7 +162,7 @@ export const CONDITION_HEADING = /^[^\p{L}\d]*(?:when|if)\b/iu;
  * to the word step by a hyphen (`The 10-Step Process`, `Simple 4-step release`), or followed by the word steps
  * after a word that names no part (`In 4 steps`, `Only 3 steps`; see {@link numbersPart}).
  */
-const NUMBERED_PART = /^[^\p{L}\d]*(?:\d{1,3}(?:\.\d{1,3})*[.):]?[ \t]+)?(?!(?:a|an|another|the|this|these|those|my|our|your|their|its|all|top|first|last)[ \t])\p{L}+[ \t]+\d{1,3}(?:\.\d{1,3})*(?![\d\p{L}])(?!-steps?\b)/iu;
+export const NUMBERED_PART = /^[^\p{L}\d]*(?:\d{1,3}(?:\.\d{1,3})*[.):]?[ \t]+)?(?!(?:a|an|another|the|this|these|those|my|our|your|their|its|all|top|first|last)[ \t])\p{L}+[ \t]+\d{1,3}(?:\.\d{1,3})*(?![\d\p{L}])(?!-steps?\b)/iu;
 /**
  * A word, a number and then the word steps (`In 4 steps`, `Only 3 steps`, `Phase 1 Steps`): a count of the steps
  * unless the word names a part of several, as {@link PART_WORDS} do.
@@ -164,9 +173,18 @@ const PART_WORDS = new Set(
   "phase part stage option workflow section chapter module level round day week month track method approach scenario case example mode path tier pass wave sprint milestone lesson unit task flow pattern strategy recipe version variant route lane group block batch sequence procedure process playbook runbook tutorial exercise lab plan iteration cycle checkpoint gate layer".split(" "),
 );
 
+/**
+ * Every heading {@link NUMBERED_PART} matches has a digit 0-9 (its `\d`, which
+ * case-insensitive matching extends to no other character), so a heading
+ * without one is answered without running, and without compiling, that
+ * pattern, whose letter classes cost more to compile than most headings cost
+ * to read.
+ */
+const ASCII_DIGIT = /[0-9]/;
+
 /** Whether a heading numbers one part of several ({@link NUMBERED_PART}), a count of steps after a word that names no part excepted. */
 function numbersPart(heading: string): boolean {
-  if (!NUMBERED_PART.test(heading)) return false;
+  if (!ASCII_DIGIT.test(heading) || !NUMBERED_PART.test(heading)) return false;
   const counted = WORD_COUNT_OF_STEPS.exec(heading);
   return counted === null || PART_WORDS.has((counted[1] as string).toLowerCase());
 }
