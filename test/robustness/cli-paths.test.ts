@@ -115,11 +115,16 @@ function runProcess(argv: string[]): Promise<{ code: number | null; stdout: stri
     let timedOut = false;
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    // watch runs until stopped: once its first event is out, it is running as it should.
+    // watch runs until stopped: once its first event is out, it is running as it should, and one Ctrl-C
+    // stops it (a second one, sent while a loaded machine is still stopping it, would exit 130 at once).
     const watching = argv[0] === "watch";
+    let interrupted = false;
     const poll = watching
       ? setInterval(() => {
-          if (stdout.includes("\n")) child.kill("SIGINT");
+          if (!interrupted && stdout.includes("\n")) {
+            interrupted = true;
+            child.kill("SIGINT");
+          }
         }, 50)
       : undefined;
     const timer = setTimeout(() => {
