@@ -5,13 +5,34 @@
  * or response gets an Invalid Request (-32600), each with id null unless
  * the request's id can be read. Either way the server keeps serving.
  */
-import { Message, StreamMessageReader, StreamMessageWriter, type DataCallback, type Disposable, type MessageReader, type MessageWriter } from "vscode-languageserver/node";
+import {
+  createConnection,
+  Message,
+  ProposedFeatures,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type Connection,
+  type DataCallback,
+  type Disposable,
+  type MessageReader,
+  type MessageWriter,
+} from "vscode-languageserver/node";
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 
 /** What the decoder hands on for a body that is not JSON (never a message: JSON has no symbols). */
 const NOT_JSON = Symbol("not JSON");
+
+/**
+ * The server's connection over stdio, with every proposed feature. Made here, where the protocol library is
+ * required as CommonJS, so the command that starts the server never imports that library as an ES module
+ * (which has Node scan the library and every package it re-exports for their export names).
+ */
+export function stdioConnection(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): { connection: Connection; reader: MessageReader; writer: MessageWriter } {
+  const { reader, writer } = stdioTransport(input, output);
+  return { connection: createConnection(ProposedFeatures.all, reader, writer), reader, writer };
+}
 
 export function stdioTransport(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): { reader: MessageReader; writer: MessageWriter } {
   const writer = new StreamMessageWriter(output);

@@ -31,14 +31,9 @@ Markdown (SKILL.md, knowledge notes), Handlebars (prompts/*.hbs), YAML and JSON 
         result.exitCode = EXIT_USAGE;
         return;
       }
-      const [{ createConnection, ProposedFeatures }, { startLanguageServer }, { stdioTransport }] = await Promise.all([
-        import("vscode-languageserver/node"),
-        import("../../lsp/server.js"),
-        import("../../lsp/transport.js"),
-      ]);
+      const [{ startLanguageServer }, { stdioConnection }] = await Promise.all([import("../../lsp/server.js"), import("../../lsp/transport.js")]);
       // A body that is not JSON, or JSON that is no message, is answered as JSON-RPC says, and the server goes on.
-      const { reader, writer } = stdioTransport(process.stdin, process.stdout);
-      const connection = createConnection(ProposedFeatures.all, reader, writer);
+      const { connection, reader, writer } = stdioConnection(process.stdin, process.stdout);
       // The connection ends the process itself on `exit` (0 after `shutdown`, 1 without it); until then the command stays pending.
       await new Promise<void>((resolveClosed) => {
         connection.onExit(() => resolveClosed());
