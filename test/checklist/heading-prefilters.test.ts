@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { isOutsideHeading, NUMBERED_PART, OUTSIDE_HEADING } from "../../src/pipeline/parse/checklist.js";
+import { seededRandom } from "../helpers/random.js";
 
 /** Characters whose case folding is unusual: long s, Kelvin sign, ypogegrammeni, capital sharp s, the sigmas, Turkish i, and their neighbours. */
 const ODD_CHARACTERS = [
@@ -23,18 +24,6 @@ const WORDS = [
 ];
 const PIECES = [...WORDS, ...ODD_CHARACTERS, "1", "2", "12", "3.1", "1.", "2)", "4:", "10-", " ", " ", "\t", "#", "*", "**", "`", "…", ":", "(", "é", "Ω", "ж"];
 
-/** A small deterministic generator, so a failure is reproducible. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Swaps some characters of a word for characters that case-insensitive Unicode matching takes as the same letter. */
 const VARIANTS: Record<string, readonly string[]> = { s: ["S", "\u017F"], k: ["K", "\u212A"], i: ["I", "\u0130", "\u0131"], e: ["E"], t: ["T"], n: ["N"], w: ["W"], h: ["H"], f: ["F"], a: ["A"], o: ["O"], l: ["L"], x: ["X"], d: ["D"], p: ["P"], u: ["U"], r: ["R"], g: ["G"] };
 function vary(word: string, random: () => number): string {
@@ -45,7 +34,7 @@ function vary(word: string, random: () => number): string {
 }
 
 function headings(count: number, seed: number): string[] {
-  const random = generator(seed);
+  const random = seededRandom(seed);
   const result: string[] = [];
   for (let index = 0; index < count; index++) {
     const length = 1 + Math.floor(random() * 7);
