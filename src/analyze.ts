@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { expectBoolean, expectObject, expectOneOf, expectProjectOptions, expectStringArray, expectStringMap } from "./protocol/arguments.js";
+import { expectBoolean, expectFunction, expectObject, expectOneOf, expectProjectOptions, expectStringArray, expectStringMap } from "./protocol/arguments.js";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { InvalidationCost } from "./cost/invalidation.js";
 import type { DistManifest } from "./protocol/dist-manifest.js";
@@ -52,6 +52,13 @@ export interface AnalyzeInput {
    * so that the findings are lint's.
    */
   build?: boolean;
+  /**
+   * Called once per analysis with its findings (the `diagnostics` it resolves to) as soon as they are final:
+   * for a compiled project, before what the build would write is made and priced against the output folder,
+   * which finds nothing. An editor publishes from it without waiting for those; the analysis goes on when the
+   * promise it returns settles.
+   */
+  onFindings?: (diagnostics: readonly Diagnostic[]) => void | Promise<void>;
 }
 
 export interface ProjectAnalysis {
@@ -93,7 +100,7 @@ export function createProjectAnalyzer(options: AnalyzerOptions): ProjectAnalyzer
       expectAnalyzeInput(input);
       const overrides = toOverrides(input.buffers);
       try {
-        return await analyzeOnce(root, outDir, outRel, session, input.changedPaths, overrides, input.scope ?? "project", input.build === true);
+        return await analyzeOnce(root, outDir, outRel, session, input.changedPaths, overrides, input.scope ?? "project", input.build === true, onceOnly(input.onFindings));
       } catch (error) {
         // A run that threw may have left the session half-updated: the next one starts cold.
         session = new BuildSession({ repeated: true });
@@ -110,6 +117,17 @@ function expectAnalyzeInput(input: unknown): void {
   if (input["changedPaths"] !== undefined) expectStringArray(input["changedPaths"], "changedPaths", 'an array of root-relative paths, such as ["skills/x/SKILL.md"]');
   if (input["scope"] !== undefined) expectOneOf(input["scope"], "scope", ["skills", "project"]);
   if (input["build"] !== undefined) expectBoolean(input["build"], "build");
+  if (input["onFindings"] !== undefined) expectFunction(input["onFindings"], "onFindings");
+}
+
+/** The findings callback, called at most once: early when the compile reaches its last stages, else with the result. */
+function onceOnly(onFindings: AnalyzeInput["onFindings"]): (diagnostics: readonly Diagnostic[]) => void | Promise<void> {
+  let told = onFindings === undefined;
+  return (diagnostics) => {
+    if (told) return;
+    told = true;
+    return onFindings?.(diagnostics);
+  };
 }
 
 async function analyzeOnce(
@@ -121,6 +139,7 @@ async function analyzeOnce(
   overrides: SourceOverrides | undefined,
   scope: "skills" | "project",
   build: boolean,
+  tellFindings: (diagnostics: readonly Diagnostic[]) => void | Promise<void>,
 ): Promise<ProjectAnalysis> {
   const lintConfig = readLintConfig(root, undefined, overrides);
   const detected = detectProfile(root);
@@ -141,10 +160,12 @@ async function analyzeOnce(
     };
     const linted = await lintSkills(root, session, changedPaths, settings);
     const diagnostics = [...lintConfig.diagnostics, ...linted.diagnostics].sort(compareDiagnostics);
+    await tellFindings(diagnostics);
     return { profile, diagnostics, ...countDiagnostics(diagnostics), skillFiles: linted.files };
   }
   const { compileProject } = await import("./pipeline/compile/compile.js");
-  const compiled = await compileProject(root, session, changedPaths, { outDir: outRel, ...(overrides ? { sourceOverrides: overrides } : {}) });
+  const compiled = await compileProject(root, session, changedPaths, { outDir: outRel, ...(overrides ? { sourceOverrides: overrides } : {}), onFindingsFinal: tellFindings });
+  await tellFindings(compiled.diagnostics);
   const analysis: ProjectAnalysis = {
     // The build's own rule set.
     profile: "gamma",

@@ -241,7 +241,15 @@ export class ProjectWorkspace {
         if (this.closed) return;
         this.publishDiagnostics(skills.diagnostics, versions);
       }
-      analysis = await this.analyzer.analyze({ buffers, ...(changedPaths ? { changedPaths } : {}) });
+      // The findings go out once they are final; what the build would write (for the cost lens, the compiled
+      // prompt) is made after. The connection sends on a later turn of the event loop, so the analysis waits for
+      // one. Requests still wait for the whole analysis.
+      const publishFinal = async (diagnostics: readonly Diagnostic[]): Promise<void> => {
+        if (this.closed) return;
+        this.publishDiagnostics(diagnostics, versions);
+        await new Promise((resolve) => setImmediate(resolve));
+      };
+      analysis = await this.analyzer.analyze({ buffers, ...(changedPaths ? { changedPaths } : {}), onFindings: publishFinal });
     } catch (error) {
       // No skills/ folder, a root that went away: nothing to publish, and the next edit tries again.
       this.options.log(`gamma-prompt: the project at ${this.options.root} could not be analysed: ${messageOf(error)}`);

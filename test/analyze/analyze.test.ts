@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createProjectAnalyzer } from "../../src/analyze.js";
+import { createProjectAnalyzer, type ProjectAnalyzer } from "../../src/analyze.js";
 import { lint } from "../../src/lint.js";
 import { listFiles, removeTempDirs } from "../helpers/temp-project.js";
 import { copyEmbeddedDefault } from "../lsp/client.js";
@@ -57,6 +57,43 @@ describe("createProjectAnalyzer", () => {
     const whole = await createProjectAnalyzer({ root }).analyze();
     expect(findings(whole)).toEqual(expected);
     expect(whole.manifest?.skills["ask-user-questions"]?.type).toBe("reference");
+  });
+
+  it("tells its findings once, exactly those it resolves to, and goes on only when the promise the callback returns settles", async () => {
+    const root = await copyEmbeddedDefault();
+    const skill = readFileSync(join(root, IMPORT), "utf8");
+    const runs: Array<{ name: string; input: Parameters<ProjectAnalyzer["analyze"]>[0] }> = [
+      { name: "clean, compiled", input: {} },
+      { name: "an error in a skill", input: { buffers: new Map([[IMPORT, skill.replace("name: import", "name: importer")]]) } },
+      { name: "a broken partial", input: { buffers: new Map([[IDENTITY, "{{> nowhere}}\n"]]) } },
+      { name: "skills scope", input: { scope: "skills" } },
+    ];
+    const analyzer = createProjectAnalyzer({ root });
+    for (const { name, input } of runs) {
+      const told: Array<readonly unknown[]> = [];
+      let resolved = false;
+      let heldWhileResolved = false;
+      const analysis = analyzer
+        .analyze({
+          ...input,
+          onFindings: async (diagnostics) => {
+            told.push(diagnostics);
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            heldWhileResolved ||= resolved;
+          },
+        })
+        .then((result) => {
+          resolved = true;
+          return result;
+        });
+      const result = await analysis;
+      expect(told, name).toEqual([result.diagnostics]);
+      expect(heldWhileResolved, name).toBe(false);
+      if (name === "clean, compiled") {
+        expect(result.errorCount).toBe(0);
+        expect(result.manifest).toBeDefined();
+      } else if (name !== "skills scope") expect(result.errorCount).toBeGreaterThan(0);
+    }
   });
 
   it("reports lint's findings for a collection without prompts/ under the agentskills profile", async () => {

@@ -88,6 +88,7 @@ const cases: Array<[string, () => unknown, typeof TypeError | typeof RangeError,
     'Unexpected changedPaths "skills/x/SKILL.md", expected an array of root-relative paths, such as ["skills/x/SKILL.md"]',
   ],
   ["analyze scope", () => createProjectAnalyzer({ root: empty }).analyze(js({ scope: "lint" })), TypeError, 'Unexpected scope "lint", expected "skills" or "project"'],
+  ["analyze onFindings", () => createProjectAnalyzer({ root: empty }).analyze(js({ onFindings: "publish" })), TypeError, 'Unexpected onFindings "publish", expected a function'],
   [
     "analyze(text)",
     () => createProjectAnalyzer({ root: empty }).analyze(js("skills/x/SKILL.md")),

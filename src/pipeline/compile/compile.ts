@@ -109,6 +109,13 @@ export interface CompileOptions {
   probes?: PathProbes;
   /** Skill folders the caller walked just before the compile (the build's snapshot of its sources), by root-relative folder: lint does not list them again. */
   walks?: ReadonlyMap<string, SupportingWalk>;
+  /**
+   * Called with the findings, sorted, once no stage can add to them: before the artifacts, the cache plan and
+   * the manifest are made (which find nothing), so an editor can show them without waiting for those. Not called
+   * when the compile stops at an error: it returns those findings at once. The compile goes on when the promise
+   * it returns settles (an editor's message goes out on a later turn of the event loop).
+   */
+  onFindingsFinal?: (diagnostics: readonly Diagnostic[]) => void | Promise<void>;
 }
 
 export async function compileProject(root: string, session: BuildSession = new BuildSession(), changedPaths?: readonly string[], options: CompileOptions = {}): Promise<CompiledProject> {
@@ -180,6 +187,8 @@ export async function compileProject(root: string, session: BuildSession = new B
   };
   diagnostics.push(...measures.diagnostics, ...budgetDiagnostics(tokenBudgets, toolsTokens));
   if (hasErrors(diagnostics)) return done({ templates, prefixContext: context, tokenBudgets });
+  // Nothing below finds anything: what follows only writes down what was checked.
+  await options.onFindingsFinal?.([...diagnostics].sort(compareDiagnostics));
 
   const artifacts = new Map<string, ArtifactContent>();
   artifacts.set(PREFIX_FILE, prompts.prefix);
