@@ -20,7 +20,7 @@ if (nodeMajor < MINIMUM_NODE[0] || (nodeMajor === MINIMUM_NODE[0] && nodeMinor <
 }
 
 const args = process.argv.slice(2);
-const help = args.length === 1 && (args[0] === "--help" || args[0] === "-h") && !process.stdout.isTTY ? recordedHelp() : undefined;
+const help = args.length === 1 && (args[0] === "--help" || args[0] === "-h") && !stdoutIsTerminal() ? recordedHelp() : undefined;
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   // package.json sits two folders up, in src/ and in lib/ alike (what version.ts reads).
   const { version } = require("../../package.json") as { version: string };
@@ -34,21 +34,53 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
 }
 
 /**
- * Writes the answer. A reader that closed the pipe already has nothing to miss; any other failed write (a full
- * disk) loses the answer asked for, so, as every command does (index.ts), one line on stderr says so in the
- * system's own words and the exit code is 2. node:util loads only then.
+ * Writes the answer straight to the descriptor: `process.stdout` would first build its stream, loading
+ * Node's stream modules (about 4 ms, a tenth of such a run, to a pipe). A reader that closed the pipe
+ * already has nothing to miss; any other failed write (a full disk) loses the answer asked for, so, as
+ * every command does (index.ts), one line on stderr says so in the system's own words and the exit code is
+ * 2. A descriptor left non-blocking by whoever made it may refuse a write for now (EAGAIN): the rest then
+ * goes through the stream, which waits until the reader takes it. node:util loads only on a failure.
  */
 function answer(text: string): void {
+  const { writeSync } = require("node:fs") as typeof import("node:fs");
+  let rest = Buffer.from(text, "utf8");
+  try {
+    while (rest.length > 0) rest = rest.subarray(writeSync(1, rest));
+  } catch (error) {
+    const failure = error as NodeJS.ErrnoException;
+    if (failure.code === "EAGAIN") answerThroughStream(rest);
+    else if (failure.code !== "EPIPE") reportFailedWrite(failure);
+  }
+}
+
+function answerThroughStream(rest: Buffer): void {
   let failed = false;
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED" || failed) return;
     failed = true;
-    process.exitCode = 2;
-    const described = error.errno === undefined ? undefined : (require("node:util") as typeof import("node:util")).getSystemErrorMap().get(error.errno)?.[1];
-    const reason = described === undefined ? error.message : `${described} (${error.code ?? error.errno})`;
-    process.stderr.write(`gamma-prompt: could not write to standard output: ${reason}\n`);
+    reportFailedWrite(error);
   });
-  process.stdout.write(text);
+  process.stdout.write(rest);
+}
+
+function reportFailedWrite(error: NodeJS.ErrnoException): void {
+  process.exitCode = 2;
+  const described = error.errno === undefined ? undefined : (require("node:util") as typeof import("node:util")).getSystemErrorMap().get(error.errno)?.[1];
+  const reason = described === undefined ? error.message : `${described} (${error.code ?? error.errno})`;
+  process.stderr.write(`gamma-prompt: could not write to standard output: ${reason}\n`);
+}
+
+/**
+ * Whether standard output is a terminal. Only a character device can be one, and asking the descriptor costs
+ * nothing; for a character device (a terminal, /dev/null, /dev/full) `process.stdout` decides.
+ */
+function stdoutIsTerminal(): boolean {
+  try {
+    if (!(require("node:fs") as typeof import("node:fs")).fstatSync(1).isCharacterDevice()) return false;
+  } catch {
+    // No descriptor 1 to ask about: the stream says what it makes of that.
+  }
+  return process.stdout.isTTY === true;
 }
 
 /**
