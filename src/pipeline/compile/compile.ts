@@ -112,8 +112,9 @@ export interface CompileOptions {
   /**
    * Called with the findings, sorted, once no stage can add to them: before the artifacts, the cache plan and
    * the manifest are made (which find nothing), so an editor can show them without waiting for those. Not called
-   * when the compile stops at an error: it returns those findings at once. The compile goes on when the promise
-   * it returns settles (an editor's message goes out on a later turn of the event loop).
+   * when the compile stops before them (an error, no templates): it then returns its findings at once. The
+   * compile goes on when the promise it returns settles (an editor's message goes out on a later turn of the
+   * event loop).
    */
   onFindingsFinal?: (diagnostics: readonly Diagnostic[]) => void | Promise<void>;
 }
