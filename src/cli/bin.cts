@@ -6,6 +6,8 @@
  * else loads. Everything else is the bundled CLI (main.cjs and the chunks it
  * loads, written by scripts/bundle-cli.mjs).
  */
+// Node's file functions are loaded before any script runs (its module loader uses them): no cost here.
+import fs = require("node:fs");
 
 /**
  * The oldest Node the package runs on (package.json's `engines.node`, checked by a test). Pi 1.x needs it,
@@ -35,17 +37,16 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
 
 /**
  * Writes the answer straight to the descriptor: `process.stdout` would first build its stream, loading
- * Node's stream modules (about 4 ms, a tenth of such a run, to a pipe). A reader that closed the pipe
+ * Node's stream modules (4–6 ms, a tenth of such a run, to a pipe). A reader that closed the pipe
  * already has nothing to miss; any other failed write (a full disk) loses the answer asked for, so, as
  * every command does (index.ts), one line on stderr says so in the system's own words and the exit code is
  * 2. A descriptor left non-blocking by whoever made it may refuse a write for now (EAGAIN): the rest then
  * goes through the stream, which waits until the reader takes it. node:util loads only on a failure.
  */
 function answer(text: string): void {
-  const { writeSync } = require("node:fs") as typeof import("node:fs");
   let rest = Buffer.from(text, "utf8");
   try {
-    while (rest.length > 0) rest = rest.subarray(writeSync(1, rest));
+    while (rest.length > 0) rest = rest.subarray(fs.writeSync(1, rest));
   } catch (error) {
     const failure = error as NodeJS.ErrnoException;
     if (failure.code === "EAGAIN") answerThroughStream(rest);
@@ -76,7 +77,7 @@ function reportFailedWrite(error: NodeJS.ErrnoException): void {
  */
 function stdoutIsTerminal(): boolean {
   try {
-    if (!(require("node:fs") as typeof import("node:fs")).fstatSync(1).isCharacterDevice()) return false;
+    if (!fs.fstatSync(1).isCharacterDevice()) return false;
   } catch {
     // No descriptor 1 to ask about: the stream says what it makes of that.
   }
@@ -90,7 +91,7 @@ function stdoutIsTerminal(): boolean {
  */
 function recordedHelp(): string | undefined {
   try {
-    return (require("node:fs") as typeof import("node:fs")).readFileSync(`${__dirname}/recorded-help.txt`, "utf8");
+    return fs.readFileSync(`${__dirname}/recorded-help.txt`, "utf8");
   } catch {
     return undefined;
   }

@@ -47,6 +47,41 @@ describe("the bin's own answers", () => {
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
   });
 
+  // Python makes the descriptor: a pipe set non-blocking and filled to the last byte, so the bin's first write
+  // is refused for now (EAGAIN); the reader drains it half a second later.
+  const FULL_NON_BLOCKING_PIPE = `
+import json, os, subprocess, sys, time
+r, w = os.pipe()
+os.set_blocking(w, False)
+filled = 0
+for size in (4096, 1):
+    try:
+        while True:
+            filled += os.write(w, b"x" * size)
+    except BlockingIOError:
+        pass
+child = subprocess.Popen([sys.argv[1], sys.argv[2], sys.argv[3]], stdout=w, stderr=subprocess.PIPE)
+os.close(w)
+time.sleep(0.5)
+out = b""
+while True:
+    chunk = os.read(r, 65536)
+    if not chunk:
+        break
+    out += chunk
+stderr = child.stderr.read().decode()
+print(json.dumps({"code": child.wait(), "stderr": stderr, "stdout": out[filled:].decode()}))
+`;
+  it.runIf(spawnSync("python3", ["--version"]).status === 0 && process.platform !== "win32").each([["--version"], ["--help"]])(
+    "hands %s to the output stream when a non-blocking pipe refuses the write for now, and it arrives whole",
+    (flag) => {
+      const run = spawnSync("python3", ["-c", FULL_NON_BLOCKING_PIPE, process.execPath, bin, flag], { encoding: "utf8" });
+      expect(run.status).toBe(0);
+      const expected = flag === "--version" ? `${version}\n` : spawnSync(process.execPath, [bin, "help"], { encoding: "utf8" }).stdout;
+      expect(JSON.parse(run.stdout)).toEqual({ code: 0, stderr: "", stdout: expected });
+    },
+  );
+
   // util-linux's `script` gives the command a terminal.
   it.runIf(existsSync("/usr/bin/script") && process.platform === "linux")("leaves a bare --help on a terminal to commander, wrapped to the terminal's width", () => {
     const child = spawnSync("/usr/bin/script", ["-qfec", `stty cols 50; "${process.execPath}" "${bin}" --help`, "/dev/null"], { encoding: "utf8", env: { ...process.env, TERM: "dumb" } });
