@@ -13,7 +13,8 @@
 // compile cache keeps only a module's top level. lib/cli/index.js becomes a
 // small ES module that loads the same entry the same way.
 //
-// - commander is bundled into the start-up chunk (every command needs it);
+// - commander is bundled into the start-up chunk (every command needs it),
+//   and the language server's protocol library into a chunk of its own;
 //   every other package stays external and loads on demand as before: a
 //   static import becomes a require, a dynamic one stays import().
 // - The stages lint runs form one chunk; the ones only check and build add
@@ -25,6 +26,7 @@
 //   own modules (lib/evals/, lib/runtime/artifacts.js) as ES modules.
 import { spawnSync } from "node:child_process";
 import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rolldown } from "rolldown";
@@ -58,6 +60,7 @@ if (help.status !== 0 || help.stdout === "") {
 writeFileSync(recordedHelp, help.stdout);
 
 const LAZY_CHILD_PROCESS = "\0lazy-child-process";
+const PROTOCOL_PACKAGE = /^(vscode-languageserver(-protocol|-types|-textdocument)?|vscode-jsonrpc)(\/|$)/;
 const EVAL_ENGINE = ["evals/index.js", "evals/results.js", "evals/pi-models.js", "runtime/artifacts.js"];
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const underLib = (pattern) => new RegExp(`^${escape(libDir)}[\\\\/]${pattern}`);
@@ -65,8 +68,9 @@ const underLib = (pattern) => new RegExp(`^${escape(libDir)}[\\\\/]${pattern}`);
 const bundle = await rolldown({
   input: { "cli/main": entry },
   platform: "node",
-  // Packages load from node_modules as the unbundled modules load them; commander is part of start-up.
-  external: (id) => !id.startsWith(".") && !id.startsWith("/") && !/^commander(\/|$)/.test(id) && !/^[A-Za-z]:/.test(id) && id !== "node:child_process",
+  // Packages load from node_modules as the unbundled modules load them; commander is part of start-up, the
+  // protocol library part of the language server.
+  external: (id) => !id.startsWith(".") && !id.startsWith("/") && !/^commander(\/|$)/.test(id) && !PROTOCOL_PACKAGE.test(id) && !/^[A-Za-z]:/.test(id) && id !== "node:child_process",
   plugins: [
     {
       // The eval command's engine, as the library has it (see the top of this file). The command imports
@@ -77,6 +81,15 @@ const bundle = await rolldown({
         // Named from the chunks' folder, lib/, where every chunk sits.
         const engine = EVAL_ENGINE.find((path) => join(dirname(importer), source) === join(libDir, path));
         return engine === undefined ? null : { id: `./${engine}`, external: true };
+      },
+    },
+    {
+      // The protocol library's packages as Node's require finds them: two of them offer an ES module build
+      // as well, which the others (CommonJS) would then have to load through a wrapper.
+      name: "protocol-library-as-commonjs",
+      resolveId(source, importer) {
+        if (!PROTOCOL_PACKAGE.test(source) || !importer) return null;
+        return createRequire(importer).resolve(source);
       },
     },
     {
@@ -98,7 +111,7 @@ const bundle = await rolldown({
     if (log.code !== "INEFFECTIVE_DYNAMIC_IMPORT") handler(level, log);
   },
 });
-await bundle.write({
+const written = await bundle.write({
   dir: libDir,
   format: "cjs",
   // Each chunk's text in ASCII alone: V8 then keeps it as a one-byte string, which the loader decodes from
@@ -123,6 +136,14 @@ await bundle.write({
           underLib("(cli[\\/](?!index\\.js$|commands[\\/](build-actions|cost-action|report-action)\\.js$)|init\\.js$|project-root\\.js$|protocol[\\/](pi-requirement|error-message)\\.js$|diagnostics[\\/](exit-code|reporters[\\/]names)\\.js$|pipeline[\\/]discover[\\/]source-paths\\.js$)").test(id),
       },
       {
+        // The language server's protocol library, bundled like commander: Node would otherwise resolve and
+        // read some sixty modules of it one by one at every start of the server, and keep only their top
+        // level in its compile cache.
+        name: "protocol",
+        priority: 3,
+        test: /[\\/]node_modules[\\/](vscode-languageserver(-protocol|-types|-textdocument)?|vscode-jsonrpc)[\\/]/,
+      },
+      {
         name: "lint",
         priority: 2,
         test: underLib(
@@ -138,6 +159,26 @@ await bundle.write({
   },
 });
 await bundle.close();
+
+// The packages bundled into the chunks keep their licences beside them: each one's licence file, in the
+// order of the package names, whatever the file system lists first.
+const bundledPackages = new Map();
+for (const chunk of written.output) {
+  for (const id of chunk.type === "chunk" ? chunk.moduleIds : []) {
+    const match = /^(.*[\\/]node_modules[\\/])((?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(id);
+    if (match) bundledPackages.set(match[2].replace(/\\/g, "/"), join(match[1], match[2]));
+  }
+}
+const notices = [...bundledPackages].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, dir]) => {
+  const { version, license } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  const file = readdirSync(dir).filter((entry) => /^licen[cs]e(\.(md|txt))?$/i.test(entry)).sort()[0];
+  if (file === undefined) throw new Error(`bundle-cli: ${name} is bundled but has no licence file`);
+  return `${name} ${version} (${license})\n\n${readFileSync(join(dir, file), "utf8").replace(/\r\n/g, "\n").trim()}\n`;
+});
+writeFileSync(
+  join(libDir, "THIRD-PARTY-LICENSES.txt"),
+  `The CLI's chunks (lib/gamma-prompt-*.cjs) hold these packages, bundled from npm:\n\n${notices.join(`\n${"-".repeat(72)}\n\n`)}`,
+);
 
 // A chunk runs as a script (src/cli/chunk-loader.cts), where V8 would need an experimental hook of Node's to
 // load a module for `import()`: each dynamic import (of a package, or of the eval engine) calls the

@@ -235,21 +235,23 @@ export class ProjectWorkspace {
     this.rescanNext = false;
     let analysis: ProjectAnalysis;
     try {
-      if (changedPaths === undefined && this.latest === undefined) {
-        // The first analysis of a large project: the skill findings are published before the build's checks finish.
-        const skills = await this.analyzer.analyze({ buffers, scope: "skills" });
-        if (this.closed) return;
-        this.publishDiagnostics(skills.diagnostics, versions);
-      }
-      // The findings go out once they are final; what the build would write (for the cost lens, the compiled
-      // prompt) is made after. The connection sends on a later turn of the event loop, so the analysis waits for
-      // one. Requests still wait for the whole analysis.
-      const publishFinal = async (diagnostics: readonly Diagnostic[]): Promise<void> => {
+      // The connection sends on a later turn of the event loop, so after publishing the analysis waits for one:
+      // else what it publishes would leave only when the rest of the analysis is done.
+      const publishNow = async (diagnostics: readonly Diagnostic[]): Promise<void> => {
         if (this.closed) return;
         this.publishDiagnostics(diagnostics, versions);
         await new Promise((resolve) => setImmediate(resolve));
       };
-      analysis = await this.analyzer.analyze({ buffers, ...(changedPaths ? { changedPaths } : {}), onFindings: publishFinal });
+      if (changedPaths === undefined && this.latest === undefined) {
+        // The first analysis of a large project: the skill findings are published before the build's checks finish.
+        const skills = await this.analyzer.analyze({ buffers, scope: "skills" });
+        if (this.closed) return;
+        await publishNow(skills.diagnostics);
+        if (this.closed) return;
+      }
+      // The findings go out once they are final; what the build would write (for the cost lens, the compiled
+      // prompt) is made after. Requests still wait for the whole analysis.
+      analysis = await this.analyzer.analyze({ buffers, ...(changedPaths ? { changedPaths } : {}), onFindings: publishNow });
     } catch (error) {
       // No skills/ folder, a root that went away: nothing to publish, and the next edit tries again.
       this.options.log(`gamma-prompt: the project at ${this.options.root} could not be analysed: ${messageOf(error)}`);

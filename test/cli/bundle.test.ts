@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -102,5 +102,32 @@ describe("bundled CLI", () => {
     expect(run.packages.filter((file) => !/^ajv\/dist\/runtime\//.test(file))).toEqual(["handlebars/dist/handlebars.js"]);
     expect([...new Set(run.packages.map(packageName))].sort()).toEqual(["ajv", "handlebars"]);
     expect(run.own.filter((file) => /gamma-prompt-(audit|cost|watch)/.test(file))).toEqual([]);
+  });
+
+  it("starts the language server with its protocol library from a chunk of the bundle, not from node_modules", async () => {
+    const root = await copyParts(repoRoot, ["skills"], join(await tempDir(), "skills only"));
+    // Standard input closes at once: the server ends (1, as after an exit without a shutdown) once it has loaded.
+    const run = modulesLoadedBy(["lsp", "--stdio"], root);
+    expect(run.status).toBe(1);
+    expect(run.own.filter((file) => /^lib\/gamma-prompt-protocol-[\w-]+\.cjs$/.test(file))).toHaveLength(1);
+    expect(run.packages.filter((file) => /^vscode-/.test(file))).toEqual([]);
+  });
+
+  it("keeps beside the chunks the licence of every package bundled into them", () => {
+    const chunks = readdirSync(join(repoRoot, "lib")).filter((file) => /^gamma-prompt-[\w-]+\.cjs$/.test(file));
+    const bundled = new Set<string>();
+    for (const chunk of chunks) {
+      // The bundler heads each module it takes in with its path.
+      for (const [, path] of readFileSync(join(repoRoot, "lib", chunk), "utf8").matchAll(/^\/\/ (?:[^\n]*\/)?node_modules\/([^\n]+)$/gm)) bundled.add(packageName(path ?? ""));
+    }
+    expect([...bundled].sort()).toEqual(expect.arrayContaining(["commander", "vscode-jsonrpc", "vscode-languageserver", "vscode-languageserver-protocol"]));
+    const notices = readFileSync(join(repoRoot, "lib", "THIRD-PARTY-LICENSES.txt"), "utf8");
+    const named = [...notices.matchAll(/^(\S+) \d+\.\d+\.\d+\S* \((\S+)\)$/gm)].map(([, name]) => name);
+    expect(named).toEqual([...bundled].sort());
+    for (const name of named) {
+      const dir = join(repoRoot, "node_modules", name ?? "");
+      const licence = readdirSync(dir).find((file) => /^licen[cs]e(\.(md|txt))?$/i.test(file)) ?? "";
+      expect(notices).toContain(readFileSync(join(dir, licence), "utf8").replace(/\r\n/g, "\n").trim());
+    }
   });
 });

@@ -1,11 +1,15 @@
 /**
  * When the language server analyses: an edit made while nothing runs is
  * analysed at once (no quiet period by default), and the edits made while an
- * analysis runs are taken together by one next analysis, never one each.
+ * analysis runs are taken together by one next analysis, never one each. The
+ * first analysis's skill findings can leave before the rest of the project is
+ * checked.
  */
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { afterAll, describe, expect, it } from "vitest";
+import type { AnalyzeInput, ProjectAnalyzer } from "../../src/analyze.js";
 import { ProjectWorkspace } from "../../src/lsp/workspace.js";
 import { copyParts, removeTempDirs, tempDir } from "../helpers/temp-project.js";
 import { repoRoot } from "../build/helpers.js";
@@ -42,6 +46,28 @@ describe("the language server's analysis queue", () => {
     edit(3);
     await workspace.current();
     expect(analysed).toEqual([3]);
+  });
+
+  it("lets the connection send the first analysis's skill findings before the build's checks start", async () => {
+    // The connection writes a message on a later turn of the event loop: the first analysis must give it one
+    // between the skill findings and the rest of the project, or they would leave only when all of it is done.
+    const root = await copyParts(repoRoot, ["skills", "prompts", "schemas", "gamma-prompt.config.json"], join(await tempDir(), "agent"));
+    const documentUri = pathToFileURL(join(root, "skills", "import", "SKILL.md")).href;
+    const document = TextDocument.create(documentUri, "markdown", 1, "---\nname: not-import\ndescription: Use when importing.\n---\n\nBody.\n");
+    const events: string[] = [];
+    const workspace = new ProjectWorkspace(
+      { root, debounceMs: 0, reportsFileChanges: () => true, publish: (uri) => uri === documentUri && setImmediate(() => events.push("sent")), log: () => {} },
+      { all: () => [document], get: (uri) => (uri === documentUri ? document : undefined) },
+    );
+    const { analyzer } = workspace as unknown as { analyzer: ProjectAnalyzer };
+    const analyze = analyzer.analyze.bind(analyzer);
+    analyzer.analyze = (input?: AnalyzeInput) => {
+      events.push(input?.scope === "skills" ? "skills" : "project");
+      return analyze(input);
+    };
+    workspace.start();
+    await workspace.current();
+    expect(events).toEqual(["skills", "sent", "project"]);
   });
 
   it("takes the edits made during an analysis together in one next analysis", async () => {
