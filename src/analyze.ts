@@ -8,7 +8,9 @@ import type { ArtifactContent } from "./pipeline/emit/artifacts.js";
 import type { ProjectSources } from "./pipeline/discover/project-sources.js";
 import { overrideSource, SKILL_READ_RULES, sourceReadRules, type SourceOverrides } from "./pipeline/discover/read-source.js";
 import { relativePosix } from "./pipeline/discover/relative-paths.js";
+import { acceptedToolParametersOf, readVerifiedDist } from "./pipeline/emit/verified-dist.js";
 import { lintSkills, type SkillFileRecord } from "./pipeline/lint-skills/lint-skills.js";
+import type { ToolSchemaArtifact } from "./protocol/dist-manifest.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
 import { detectProfile, isAgentProject, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
 
@@ -94,13 +96,24 @@ export function createProjectAnalyzer(options: AnalyzerOptions): ProjectAnalyzer
   const outDir = resolve(root, options.outDir ?? "dist");
   const outRel = relativePosix(root, outDir) || ".";
   let session = new BuildSession({ repeated: true });
+  // The tool parameter schemas a build accepted byte for byte, as lint and check take them from the output
+  // folder's verified record: read at the first compile. What a build accepted stays accepted, so a later
+  // build's record adds nothing an unchanged schema needs (the session keeps its checked tool files).
+  let accepted: AcceptedToolParameters | undefined;
+  const acceptedToolParameters: AcceptedToolParameters = (tool) => {
+    if (accepted === undefined) {
+      const dist = readVerifiedDist(outDir);
+      accepted = dist === undefined ? () => false : acceptedToolParametersOf(dist);
+    }
+    return accepted(tool);
+  };
   return {
     root,
     async analyze(input: AnalyzeInput = {}): Promise<ProjectAnalysis> {
       expectAnalyzeInput(input);
       const overrides = toOverrides(input.buffers);
       try {
-        return await analyzeOnce(root, outDir, outRel, session, input.changedPaths, overrides, input.scope ?? "project", input.build === true, onceOnly(input.onFindings));
+        return await analyzeOnce(root, outDir, outRel, session, input.changedPaths, overrides, input.scope ?? "project", input.build === true, onceOnly(input.onFindings), acceptedToolParameters);
       } catch (error) {
         // A run that threw may have left the session half-updated: the next one starts cold.
         session = new BuildSession({ repeated: true });
@@ -140,6 +153,7 @@ async function analyzeOnce(
   scope: "skills" | "project",
   build: boolean,
   tellFindings: (diagnostics: readonly Diagnostic[]) => void | Promise<void>,
+  acceptedToolParameters: AcceptedToolParameters,
 ): Promise<ProjectAnalysis> {
   const lintConfig = readLintConfig(root, undefined, overrides);
   const detected = detectProfile(root);
@@ -164,7 +178,7 @@ async function analyzeOnce(
     return { profile, diagnostics, ...countDiagnostics(diagnostics), skillFiles: linted.files };
   }
   const { compileProject } = await import("./pipeline/compile/compile.js");
-  const compiled = await compileProject(root, session, changedPaths, { outDir: outRel, ...(overrides ? { sourceOverrides: overrides } : {}), onFindingsFinal: tellFindings });
+  const compiled = await compileProject(root, session, changedPaths, { outDir: outRel, ...(overrides ? { sourceOverrides: overrides } : {}), onFindingsFinal: tellFindings, acceptedToolParameters });
   await tellFindings(compiled.diagnostics);
   const analysis: ProjectAnalysis = {
     // The build's own rule set.
@@ -190,6 +204,8 @@ async function analyzeOnce(
   }
   return analysis;
 }
+
+type AcceptedToolParameters = (tool: ToolSchemaArtifact) => boolean;
 
 function toOverrides(buffers: ReadonlyMap<string, string> | undefined): SourceOverrides | undefined {
   if (!buffers || buffers.size === 0) return undefined;

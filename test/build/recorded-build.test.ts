@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { check } from "../../src/check.js";
@@ -143,6 +144,40 @@ describe("lint with a built dist/", () => {
     await writeFile(tools, `${await readFile(tools, "utf8")} `);
     const result = lintProcess(root);
     expect(result.status).toBe(0);
+    expect(result.compilerLoaded).toBe(true);
+  });
+});
+
+describe("an editor's analysis with a built dist/", () => {
+  // The analyzer the language server and the MCP server run, from the package's library, in a process of its own.
+  function analysisProcess(root: string): { status: number | null; compilerLoaded: boolean; ruleIds: string[] } {
+    const library = pathToFileURL(join(repoRoot, "lib", "index.js")).href;
+    const script = `const { createProjectAnalyzer } = await import(${JSON.stringify(library)});
+const analysis = await createProjectAnalyzer({ root: ${JSON.stringify(root)} }).analyze();
+process.stdout.write(JSON.stringify(analysis.diagnostics.map((d) => d.ruleId)));`;
+    const child = spawnSync(process.execPath, ["--require", hook, "--input-type=module", "-e", script], { encoding: "utf8" });
+    return { status: child.status, compilerLoaded: child.stderr.includes("SCHEMA COMPILER LOADED"), ruleIds: child.status === 0 ? (JSON.parse(child.stdout) as string[]) : [child.stderr] };
+  }
+
+  it("takes the tool parameter schemas dist/ accepted byte for byte, as lint does", async () => {
+    const root = await builtCopy("basic");
+    const result = analysisProcess(root);
+    expect(result.ruleIds).toEqual(analysisProcess(await copyProject("basic")).ruleIds);
+    expect(result.ruleIds.filter((id) => id.startsWith("tool/"))).toEqual([]);
+    expect(result.compilerLoaded).toBe(false);
+  });
+
+  it("compiles a schema that differs from dist/'s, and reports it when invalid", async () => {
+    const root = await builtCopy("basic");
+    await breakToolParameters(root);
+    const result = analysisProcess(root);
+    expect(result.compilerLoaded).toBe(true);
+    expect(result.ruleIds).toContain("tool/invalid-parameters");
+  });
+
+  it("compiles every schema without a dist/ to vouch for them", async () => {
+    const result = analysisProcess(await copyProject("basic"));
+    expect(result.ruleIds.filter((id) => id.startsWith("tool/"))).toEqual([]);
     expect(result.compilerLoaded).toBe(true);
   });
 });
