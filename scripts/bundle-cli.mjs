@@ -60,7 +60,8 @@ if (help.status !== 0 || help.stdout === "") {
 writeFileSync(recordedHelp, help.stdout);
 
 const LAZY_CHILD_PROCESS = "\0lazy-child-process";
-const PROTOCOL_PACKAGE = /^(vscode-languageserver(-protocol|-types|-textdocument)?|vscode-jsonrpc)(\/|$)/;
+const PROTOCOL_PACKAGES = "vscode-languageserver(-protocol|-types|-textdocument)?|vscode-jsonrpc";
+const PROTOCOL_PACKAGE = new RegExp(`^(${PROTOCOL_PACKAGES})(/|$)`);
 const EVAL_ENGINE = ["evals/index.js", "evals/results.js", "evals/pi-models.js", "runtime/artifacts.js"];
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const underLib = (pattern) => new RegExp(`^${escape(libDir)}[\\\\/]${pattern}`);
@@ -139,9 +140,9 @@ const written = await bundle.write({
         // The language server's protocol library, bundled like commander: Node would otherwise resolve and
         // read some sixty modules of it one by one at every start of the server, and keep only their top
         // level in its compile cache.
-        name: "protocol",
+        name: "lsp-protocol",
         priority: 3,
-        test: /[\\/]node_modules[\\/](vscode-languageserver(-protocol|-types|-textdocument)?|vscode-jsonrpc)[\\/]/,
+        test: new RegExp(`[\\\\/]node_modules[\\\\/](${PROTOCOL_PACKAGES})[\\\\/]`),
       },
       {
         name: "lint",

@@ -109,7 +109,7 @@ describe("bundled CLI", () => {
     // Standard input closes at once: the server ends (1, as after an exit without a shutdown) once it has loaded.
     const run = modulesLoadedBy(["lsp", "--stdio"], root);
     expect(run.status).toBe(1);
-    expect(run.own.filter((file) => /^lib\/gamma-prompt-protocol-[\w-]+\.cjs$/.test(file))).toHaveLength(1);
+    expect(run.own.filter((file) => /^lib\/gamma-prompt-lsp-protocol-[\w-]+\.cjs$/.test(file))).toHaveLength(1);
     expect(run.packages.filter((file) => /^vscode-/.test(file))).toEqual([]);
   });
 
