@@ -47,14 +47,26 @@ Paths are relative to the project root; nothing outside it is read.`;
 export function createMcpServer(options: McpServerOptions = {}): Server {
   const project = new McpProject(options.root ?? process.cwd(), options.outDir);
   const server = new Server({ name: "gamma-prompt", title: "gamma-prompt", version: packageVersion }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
-  const ajv = new Ajv({ strict: false, allErrors: false });
-  const validators = new Map<string, ValidateFunction>(TOOL_DEFINITIONS.map((tool) => [tool.name, ajv.compile(tool.inputSchema)]));
+  // Each tool's input validator is compiled at its first call: a client waits for `initialize` before the session
+  // starts, and compiling all of them (ajv compiles its meta-schema first) was most of what the server did then.
+  let ajv: Ajv | undefined;
+  const validators = new Map<string, ValidateFunction>();
+  const validatorOf = (name: string): ValidateFunction | undefined => {
+    const known = validators.get(name);
+    if (known !== undefined) return known;
+    const tool = TOOL_DEFINITIONS.find((definition) => definition.name === name);
+    if (tool === undefined) return undefined;
+    ajv ??= new Ajv({ strict: false, allErrors: false });
+    const compiled = ajv.compile(tool.inputSchema);
+    validators.set(name, compiled);
+    return compiled;
+  };
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_DEFINITIONS.map((tool) => ({ ...tool })) }));
 
   server.setRequestHandler(CallToolRequestSchema, async ({ params }, { signal }): Promise<CallToolResult> => {
     const handler = TOOL_HANDLERS[params.name];
-    const validate = validators.get(params.name);
+    const validate = handler === undefined ? undefined : validatorOf(params.name);
     if (!handler || !validate) throw protocolError(`Unknown tool ${params.name}; the tools are ${TOOL_DEFINITIONS.map((tool) => tool.name).join(", ")}`);
     const args = params.arguments ?? {};
     if (!validate(args)) {

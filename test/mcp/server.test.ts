@@ -350,8 +350,11 @@ describe("gamma-prompt mcp and bad input", () => {
       await expect(session.client.readResource({ uri }), uri).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/^MCP error -32602: Unexpected (path|resource|rule)/) });
       await stillServing();
     }
-    await expect(session.client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/^MCP error -32602: Unknown tool no_such_tool; the tools are /) });
-    await stillServing();
+    // A name an object inherits is no tool either.
+    for (const name of ["no_such_tool", "toString", "__proto__"]) {
+      await expect(session.client.callTool({ name, arguments: {} }), name).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(new RegExp(`^MCP error -32602: Unknown tool ${name}; the tools are `)) });
+      await stillServing();
+    }
     expect(await session.close()).toBe(0);
     expect(session.stderr()).toBe("");
   });
