@@ -8,7 +8,7 @@ import type { ArtifactContent } from "./pipeline/emit/artifacts.js";
 import type { ProjectSources } from "./pipeline/discover/project-sources.js";
 import { overrideSource, SKILL_READ_RULES, sourceReadRules, type SourceOverrides } from "./pipeline/discover/read-source.js";
 import { relativePosix } from "./pipeline/discover/relative-paths.js";
-import { acceptedToolParametersOf, readVerifiedDist } from "./pipeline/emit/verified-dist.js";
+import { acceptedToolParametersIn } from "./pipeline/emit/verified-dist.js";
 import { lintSkills, type SkillFileRecord } from "./pipeline/lint-skills/lint-skills.js";
 import type { ToolSchemaArtifact } from "./protocol/dist-manifest.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
@@ -100,13 +100,7 @@ export function createProjectAnalyzer(options: AnalyzerOptions): ProjectAnalyzer
   // folder's verified record: read at the first compile. What a build accepted stays accepted, so a later
   // build's record adds nothing an unchanged schema needs (the session keeps its checked tool files).
   let accepted: AcceptedToolParameters | undefined;
-  const acceptedToolParameters: AcceptedToolParameters = (tool) => {
-    if (accepted === undefined) {
-      const dist = readVerifiedDist(outDir);
-      accepted = dist === undefined ? () => false : acceptedToolParametersOf(dist);
-    }
-    return accepted(tool);
-  };
+  const acceptedToolParameters: AcceptedToolParameters = (tool) => (accepted ??= acceptedToolParametersIn(outDir))(tool);
   return {
     root,
     async analyze(input: AnalyzeInput = {}): Promise<ProjectAnalysis> {

@@ -10,7 +10,7 @@ import { fixSkillAgain, fixSkillBytes, fixSkillFiles, type FixedSkillFile, type 
 import { fixesDiff } from "./pipeline/fix/unified-diff.js";
 import { writeFixedFiles } from "./pipeline/fix/write-fixes.js";
 import { removeStaleTempFiles } from "./pipeline/fix/replace-file.js";
-import { acceptedToolParametersOf, readVerifiedDist } from "./pipeline/emit/verified-dist.js";
+import { acceptedToolParametersIn } from "./pipeline/emit/verified-dist.js";
 import { overrideSource, SKILL_READ_RULES, sourceReadRules, type SourceOverrides } from "./pipeline/discover/read-source.js";
 
 export type { FixedSkillFile, SkillFix, SkippedFix } from "./pipeline/fix/fix-skills.js";
@@ -222,8 +222,7 @@ async function agentSourceDiagnostics(root: string, linted: Awaited<ReturnType<t
   const session = new BuildSession();
   const loaded = await loadProjectSources(root, session);
   // Tool parameter schemas a build accepted byte for byte (dist/'s verified record, as check takes it) are not compiled again.
-  const dist = readVerifiedDist(join(root, "dist"));
-  const checked = await checkProjectSources(root, session, undefined, { config: readLintConfig(root, configPath).config, diagnostics: [] }, linted, loaded.sources, dist && acceptedToolParametersOf(dist));
+  const checked = await checkProjectSources(root, session, undefined, { config: readLintConfig(root, configPath).config, diagnostics: [] }, linted, loaded.sources, acceptedToolParametersIn(join(root, "dist")));
   return [...loaded.diagnostics, ...checked.diagnostics];
 }
 

@@ -61,6 +61,12 @@ export function acceptedToolParametersOf({ manifest, verified }: VerifiedDist): 
   };
 }
 
+/** The tool parameter schemas the build in `outDir` accepted (see acceptedToolParametersOf); none without a readable manifest. */
+export function acceptedToolParametersIn(outDir: string): (tool: ToolSchemaArtifact) => boolean {
+  const dist = readVerifiedDist(outDir);
+  return dist === undefined ? () => false : acceptedToolParametersOf(dist);
+}
+
 /** The parameters as the author wrote them: the skill tool's name enum, which the build adds, taken out again. */
 function sourceParameters(name: string, parameters: Record<string, unknown>): Record<string, unknown> {
   const property = nameProperty(parameters);
