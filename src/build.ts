@@ -40,6 +40,13 @@ export function createBuildCache(): BuildCache {
 /** Housekeeping a build of this session left running after it returned (the removal of its staging folder). */
 const PENDING_CLEANUP = defineSlot<{ pending?: Promise<void> }>("pending cleanup");
 
+/**
+ * From this many sources a one-shot build counts its tokens on a worker thread. Starting the worker and
+ * loading the tokenizer there costs about 100 ms of the other core; counting the bodies of a few hundred
+ * skills costs the main thread as much.
+ */
+const TOKEN_WORKER_MIN_SOURCES = 300;
+
 /** Resolves once the housekeeping of every build of this cache has finished (watch waits for it when it closes). */
 export async function settleBuildCache(cache: BuildCache): Promise<void> {
   await cache.keep(PENDING_CLEANUP, () => ({})).pending;
@@ -195,6 +202,8 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
 
   // Heavy modules (lint, templates, tokenizer) load only when something must be rendered.
   stopIfAsked(options.signal);
+  // A large one-shot build counts its tokens on a second thread, started before the compile's modules load.
+  const tokenWorker = input !== undefined && !options.cache && input.paths.length >= TOKEN_WORKER_MIN_SOURCES ? (await import("./pipeline/render/token-worker-client.js")).TokenWorker.start() : undefined;
   const { compileProject } = await import("./pipeline/compile/compile.js");
   const previous = previousManifest ? { previousManifest } : {};
   const failed = (diagnostics: Diagnostic[]): BuildResult => ({
@@ -221,24 +230,28 @@ async function buildLocked(options: BuildOptions, root: string, outDir: string, 
   let snapshot = input?.content ?? (await takeSnapshot(watchHint));
   let compiled: CompiledProject;
   let probes: PathProbes | undefined;
-  for (let attempt = 1; ; attempt++) {
-    // Recorded for the persistent cache: its entry is trusted again only while these lookups find the same.
-    probes = input === undefined ? undefined : new PathProbes(root);
-    stopIfAsked(options.signal);
-    // The first attempt's snapshot is the input key's, whose listing walked every skill folder: lint takes those walks.
-    const walks = attempt === 1 ? input?.walks : undefined;
-    compiled = await compileProject(root, session, changedPaths, { outDir: outRel, ...(probes ? { probes } : {}), ...(walks ? { walks } : {}) });
-    stopIfAsked(options.signal);
-    if (!compiled.artifacts || !compiled.manifest || compiled.errorCount > 0) return failed(compiled.diagnostics);
-    const now = await takeSnapshot(attempt === 1 ? watchHint : undefined);
-    if (now === snapshot) break;
-    if (attempt === 2) {
-      const message = "Unexpected sources changed during the build (twice in a row), expected them to stay unchanged until dist/ is written; dist/ was left as it was, build again when the edits are done";
-      return failed([...compiled.diagnostics, createDiagnostic("source/changed-during-build", outRel, FILE_START, message)].sort(compareDiagnostics));
+  try {
+    for (let attempt = 1; ; attempt++) {
+      // Recorded for the persistent cache: its entry is trusted again only while these lookups find the same.
+      probes = input === undefined ? undefined : new PathProbes(root);
+      stopIfAsked(options.signal);
+      // The first attempt's snapshot is the input key's, whose listing walked every skill folder: lint takes those walks.
+      const walks = attempt === 1 ? input?.walks : undefined;
+      compiled = await compileProject(root, session, changedPaths, { outDir: outRel, ...(probes ? { probes } : {}), ...(walks ? { walks } : {}), ...(tokenWorker ? { tokenWorker } : {}) });
+      stopIfAsked(options.signal);
+      if (!compiled.artifacts || !compiled.manifest || compiled.errorCount > 0) return failed(compiled.diagnostics);
+      const now = await takeSnapshot(attempt === 1 ? watchHint : undefined);
+      if (now === snapshot) break;
+      if (attempt === 2) {
+        const message = "Unexpected sources changed during the build (twice in a row), expected them to stay unchanged until dist/ is written; dist/ was left as it was, build again when the edits are done";
+        return failed([...compiled.diagnostics, createDiagnostic("source/changed-during-build", outRel, FILE_START, message)].sort(compareDiagnostics));
+      }
+      // Without a hint every source is read and checked again: the hint names what changed before this build, not during it.
+      snapshot = watchHint ? await takeSnapshot(undefined) : now;
+      changedPaths = undefined;
     }
-    // Without a hint every source is read and checked again: the hint names what changed before this build, not during it.
-    snapshot = watchHint ? await takeSnapshot(undefined) : now;
-    changedPaths = undefined;
+  } finally {
+    tokenWorker?.close();
   }
   const artifacts = compiled.artifacts;
   const manifest = compiled.manifest;

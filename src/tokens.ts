@@ -61,6 +61,39 @@ export function tokenizerVersion(): string {
   return (require("gpt-tokenizer/package.json") as { version: string }).version;
 }
 
+/** What joining the prefix's tail with one variant suffix gives (see pipeline/render/measure.ts). */
+export interface JoinMeasure {
+  tailTokens: number;
+  joinedTokens: number;
+  sharedTokens: number;
+  /** The first token that differs from the tail's own encoding, decoded (only when the join merged tokens). */
+  mergedToken?: string;
+}
+
+/** Encodes `tail` alone and `tail + suffix`: how many tokens each has and how many leading ones they share. */
+export function measureJoin(tokens: Tokenizer, tail: string, suffix: string): JoinMeasure {
+  const tailTokens = tokens.encode(tail);
+  const joined = tokens.encode(tail + suffix);
+  const sharedTokens = sharedTokenCount(tailTokens, joined);
+  const measure: JoinMeasure = { tailTokens: tailTokens.length, joinedTokens: joined.length, sharedTokens };
+  if (sharedTokens < tailTokens.length) measure.mergedToken = tokens.decode(joined.slice(sharedTokens, sharedTokens + 1));
+  return measure;
+}
+
+/** One request to the token worker (token-worker.ts): texts to count and (tail, suffix) pairs to measure. */
+export interface TokenRequest {
+  id: number;
+  texts: string[];
+  joins: Array<[tail: string, suffix: string]>;
+}
+
+/** The token worker's answer to one request, in the request's order. */
+export interface TokenAnswer {
+  id: number;
+  counts: number[];
+  joins: JoinMeasure[];
+}
+
 /** How many leading tokens two encodings share. */
 export function sharedTokenCount(a: readonly number[], b: readonly number[]): number {
   const limit = Math.min(a.length, b.length);

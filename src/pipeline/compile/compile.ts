@@ -33,7 +33,8 @@ import {
 import { BuildSession, defineSlot } from "../session/build-session.js";
 import { checkProjectSources, sourceKey } from "../lint-skills/project-checks.js";
 import { compactTools, computeCachePlan } from "../render/cache-plan.js";
-import { measurePrompts, TokenCounter, type RecordedTokenCounts } from "../render/measure.js";
+import { joinTail, measurePrompts, TokenCounter, type RecordedTokenCounts } from "../render/measure.js";
+import type { CountedTokens, TokenWorker } from "../render/token-worker-client.js";
 import type { ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
 import { lintSkills, type SkillFileRecord } from "../lint-skills/lint-skills.js";
 import { loadProjectSources, type ProjectSources } from "../discover/project-sources.js";
@@ -117,6 +118,12 @@ export interface CompileOptions {
    * event loop).
    */
   onFindingsFinal?: (diagnostics: readonly Diagnostic[]) => void | Promise<void>;
+  /**
+   * A worker thread to count tokens in while this thread lints and renders (a large one-shot build starts
+   * it before the compile). Used only by a first compile in its session without recorded counts; the caller
+   * closes it. Counts are the same either way.
+   */
+  tokenWorker?: TokenWorker;
 }
 
 export async function compileProject(root: string, session: BuildSession = new BuildSession(), changedPaths?: readonly string[], options: CompileOptions = {}): Promise<CompiledProject> {
@@ -138,6 +145,9 @@ export async function compileProject(root: string, session: BuildSession = new B
   const { sources } = loaded;
   const done = (extra: Partial<CompiledProject> = {}): CompiledProject => finish(diagnostics, { skillFiles: linted.files, sources, ...extra });
   const skills = linted.skills;
+  const worker = options.tokenWorker && !options.recordedCounts && !session.find(TOKEN_COUNTER) ? options.tokenWorker : undefined;
+  // The skill bodies are known now; the worker counts them while the rest is checked and rendered.
+  const bodiesCounted = worker?.count(skills.map((skill) => skillBodyArtifact(skill, session).text));
 
   const checked = await checkProjectSources(root, session, changedPaths, lintConfig, linted, loaded.sources, options.acceptedToolParameters);
   diagnostics.push(...checked.diagnostics);
@@ -171,13 +181,27 @@ export async function compileProject(root: string, session: BuildSession = new B
 
   // Recorded counts are of whole texts (check): a counter with them counts whole texts, so they are found.
   const counter = session.keep(TOKEN_COUNTER, () => new TokenCounter(tokenizer, { repeated: session.repeated, ...(options.recordedCounts ? { recorded: options.recordedCounts } : { trustPieces: true }) }));
+  // The catalog entry by entry, so a rebuild after one edit counts one entry again (the counter decides whether to).
+  const pieces = prompts.catalogAt >= 0 ? promptPieces(prompts.prefix, prompts.catalogAt, catalogPieces) : undefined;
+  if (worker && bodiesCounted) {
+    const texts = [
+      ...counter.textsToCount(prompts.prefix, pieces?.prefix),
+      ...counter.textsToCount(prompts.catalog, pieces?.catalog),
+      ...prompts.suffixes.values(),
+      compactTools(tools.tools),
+      ...namespaces.namespaces.map((namespace) => compactTools(namespace.tools)),
+      ...(knowledge ? knowledge.notes.map((note) => note.body) : []),
+    ];
+    const tail = joinTail(prompts.prefix);
+    const joins = [...prompts.suffixes.values()].filter((suffix) => suffix !== "").map((suffix) => [tail, suffix] as const);
+    for (const counted of await Promise.all([bodiesCounted, worker.count(texts, joins)])) takeCounted(counter, counted);
+  }
   const measures = measurePrompts(counter, {
     prefix: prompts.prefix,
     catalog: prompts.catalog,
     suffixes: prompts.suffixes,
     variantTemplate: templates.variant.file,
-    // The catalog entry by entry, so a rebuild after one edit counts one entry again (the counter decides whether to).
-    ...(prompts.catalogAt >= 0 ? { pieces: promptPieces(prompts.prefix, prompts.catalogAt, catalogPieces) } : {}),
+    ...(pieces ? { pieces } : {}),
   });
   // Every request sends the stable tools before the system prompt, so they are part of the prefix a cache holds.
   const toolsTokens = counter.count(compactTools(tools.tools));
@@ -277,6 +301,11 @@ const TOKEN_COUNTER = defineSlot<TokenCounter>("token counter");
 /** Identifies a template set by every source's path and bytes. */
 function templatesKey(sources: TemplateSources): string {
   return [sources.prefix, sources.variant, ...sources.partials].map(sourceKey).join("\n");
+}
+
+/** Counts from the worker, when it answered; whatever it did not count the counter counts itself. */
+function takeCounted(counter: TokenCounter, counted: CountedTokens | undefined): void {
+  if (counted) counter.takeCounted(counted.counts, counted.joins);
 }
 
 /** The prefix and the catalog cut at catalog entries; each list joins to exactly its text. */

@@ -1,5 +1,5 @@
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import { cacheableTokens, sharedTokenCount, type Tokenizer } from "../../tokens.js";
+import { cacheableTokens, measureJoin, type JoinMeasure, type Tokenizer } from "../../tokens.js";
 
 /**
  * Token figures for the prefix and each variant, and the join check: a
@@ -22,14 +22,7 @@ export interface PromptMeasures {
   diagnostics: Diagnostic[];
 }
 
-/** What joining the prefix's tail with one variant suffix gives, cached by both texts. */
-export interface JoinMeasure {
-  tailTokens: number;
-  joinedTokens: number;
-  sharedTokens: number;
-  /** The first token that differs from the tail's own encoding, decoded (only when the join merged tokens). */
-  mergedToken?: string;
-}
+export type { JoinMeasure } from "../../tokens.js";
 
 /** What the last build recorded of a variant: its whole token count and the tokens it shares with the static prefix. */
 export interface RecordedVariant {
@@ -142,26 +135,37 @@ export class TokenCounter {
    */
   countJoined(pieces: readonly string[]): number {
     let total = 0;
-    let pending: string | undefined;
-    for (const piece of pieces) {
-      if (pending === undefined) pending = piece;
-      else if (isHardSplit(pending, piece)) {
-        total += this.count(pending);
-        pending = piece;
-      } else pending += piece;
+    for (const text of countedTogether(pieces)) total += this.count(text);
+    return total;
+  }
+
+  /**
+   * The texts {@link countPieces} asks {@link count} for, given the same arguments (without pieces, `text`
+   * alone), in this counter's mode: what to count ahead elsewhere (a worker thread) before the counter runs.
+   */
+  textsToCount(text: string, pieces?: readonly string[]): string[] {
+    if (pieces === undefined || this.piecewise === "whole") return [text];
+    if (this.piecewise === "joined") return pieces.join("") === text ? countedTogether(pieces) : [text];
+    return this.piecewise === "pieces" ? countedTogether(pieces) : [...countedTogether(pieces), text];
+  }
+
+  /**
+   * Takes counts and join measures made elsewhere by the same tokenizer (a worker thread): the texts are
+   * then counted here from them, without loading the tokenizer. A text counted here already keeps its count.
+   */
+  takeCounted(counts: ReadonlyMap<string, number>, joins: ReadonlyArray<{ tail: string; suffix: string; measure: JoinMeasure }>): void {
+    for (const [text, count] of counts) if (!this.counts.has(text)) this.counts.set(text, count);
+    for (const { tail, suffix, measure } of joins) {
+      const key = joinKey(tail, suffix);
+      if (!this.joins.has(key)) this.joins.set(key, measure);
     }
-    return pending === undefined ? total : total + this.count(pending);
   }
 
   measureJoin(tail: string, suffix: string): JoinMeasure {
-    const key = `${tail}\u0000${suffix}`;
+    const key = joinKey(tail, suffix);
     let measure = this.joins.get(key);
     if (measure === undefined) {
-      const tailTokens = this.tokenizer.encode(tail);
-      const joined = this.tokenizer.encode(tail + suffix);
-      const sharedTokens = sharedTokenCount(tailTokens, joined);
-      measure = { tailTokens: tailTokens.length, joinedTokens: joined.length, sharedTokens };
-      if (sharedTokens < tailTokens.length) measure.mergedToken = this.tokenizer.decode(joined.slice(sharedTokens, sharedTokens + 1));
+      measure = measureJoin(this.tokenizer, tail, suffix);
       this.joins.set(key, measure);
     }
     this.usedJoins.add(key);
@@ -177,6 +181,25 @@ export class TokenCounter {
     this.usedJoins.clear();
     this.verifiedThisBuild = false;
   }
+}
+
+function joinKey(tail: string, suffix: string): string {
+  return `${tail}\u0000${suffix}`;
+}
+
+/** `pieces` joined wherever {@link isHardSplit} does not prove a cut: the texts whose counts sum to the whole's. */
+function countedTogether(pieces: readonly string[]): string[] {
+  const texts: string[] = [];
+  let pending: string | undefined;
+  for (const piece of pieces) {
+    if (pending === undefined) pending = piece;
+    else if (isHardSplit(pending, piece)) {
+      texts.push(pending);
+      pending = piece;
+    } else pending += piece;
+  }
+  if (pending !== undefined) texts.push(pending);
+  return texts;
 }
 
 /**
@@ -221,9 +244,7 @@ export function measurePrompts(counter: TokenCounter, input: MeasureInput): Prom
   const diagnostics: Diagnostic[] = [];
   const prefixTokens = input.pieces ? counter.countPieces(input.prefix, input.pieces.prefix) : counter.count(input.prefix);
   const catalogTokens = input.pieces ? counter.countPieces(input.catalog, input.pieces.catalog) : counter.count(input.catalog);
-  // Only the prefix's last stretch can interact with a suffix; encoding from a
-  // hard pre-token boundary keeps a large catalog from being encoded four times.
-  const tail = input.prefix.slice(lastHardBoundary(input.prefix));
+  const tail = joinTail(input.prefix);
   const variants: VariantMeasure[] = [];
   for (const [name, suffix] of input.suffixes) {
     const bytes = Buffer.byteLength(input.prefix) + Buffer.byteLength(suffix);
@@ -253,6 +274,14 @@ export function measurePrompts(counter: TokenCounter, input: MeasureInput): Prom
     variants.push({ name, bytes, tokens: headTokens + join.joinedTokens, sharedPrefixTokens: shared, cacheableTokens: cacheableTokens(shared) });
   }
   return { prefixTokens, catalogTokens, variants, diagnostics };
+}
+
+/**
+ * The stretch of the prefix measured with each variant suffix: only the prefix's last stretch can interact
+ * with a suffix, and encoding from a hard pre-token boundary keeps a large catalog from being encoded four times.
+ */
+export function joinTail(prefix: string): string {
+  return prefix.slice(lastHardBoundary(prefix));
 }
 
 /**

@@ -1,0 +1,112 @@
+import { spawnSync } from "node:child_process";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { build } from "../../src/build.js";
+import { compileProject, type CompiledProject } from "../../src/pipeline/compile/compile.js";
+import { TokenWorker } from "../../src/pipeline/render/token-worker-client.js";
+import { cliPath, copyProject, listFiles, removeTempDirs, repoRoot } from "./helpers.js";
+
+// A one-shot build of a large project counts its tokens on a worker thread
+// while the main thread lints and renders. The worker only ever saves time:
+// the bytes are those of a build that counts everything on the main thread,
+// and a worker that cannot answer leaves the counting to the main thread.
+
+afterAll(removeTempDirs);
+
+const hook = join(repoRoot, "test/fixtures/hooks/report-heavy-loads.cjs");
+const compiledWorker = pathToFileURL(join(repoRoot, "lib/token-worker.js"));
+const fixtureWorker = (name: string): URL => pathToFileURL(join(repoRoot, "test/fixtures/token-workers", name));
+
+/** The basic project with `count` more skills (two sources each: SKILL.md and a reference), budgets to hold them. */
+async function largeProject(count: number): Promise<string> {
+  const root = await copyProject("basic");
+  for (let index = 0; index < count; index++) {
+    const name = `generated-${String(index).padStart(3, "0")}`;
+    await mkdir(join(root, "skills", name, "references"), { recursive: true });
+    const body = [`# Generated ${index}`, "", "Read [the terms](references/terms.md) first.", "", ...Array.from({ length: 12 }, (_, step) => `${step + 1}. Edit card ${step + 1} of deck ${index} and keep its title.`), ""];
+    await writeFile(join(root, "skills", name, "SKILL.md"), ["---", `name: ${name}`, "type: workflow", `description: Use when the task concerns generated topic ${index} and the cards of its deck.`, "---", "", ...body].join("\n"));
+    await writeFile(join(root, "skills", name, "references", "terms.md"), `# Terms of topic ${index}\n\nA card is one slide.\n`);
+  }
+  await writeFile(join(root, "gamma-prompt.config.json"), JSON.stringify({ budgets: { prefixTokens: 400000, catalogTokens: 400000 } }));
+  return root;
+}
+
+/** The packaged CLI's build, with the tokenizer's loads reported by thread. */
+function buildProcess(root: string, out: string): { status: number | null; mainLoaded: boolean; workerLoaded: boolean; stderr: string } {
+  const child = spawnSync(process.execPath, ["--require", hook, cliPath, "build", "--root", root, "--out", out], { encoding: "utf8" });
+  const lines = child.stderr.split("\n");
+  return { status: child.status, mainLoaded: lines.includes("TOKENIZER LOADED"), workerLoaded: lines.includes("WORKER THREAD: TOKENIZER LOADED"), stderr: child.stderr };
+}
+
+async function tree(dir: string): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
+  for (const file of await listFiles(dir)) files.set(file, await readFile(join(dir, file)));
+  return files;
+}
+
+/** What a compile would write, as text, for comparing compiles. */
+function written(compiled: CompiledProject): Map<string, string> {
+  expect(compiled.errorCount, JSON.stringify(compiled.diagnostics.slice(0, 3))).toBe(0);
+  return new Map([...(compiled.artifacts ?? [])].map(([path, content]) => [path, typeof content === "string" ? content : Buffer.from(content).toString("base64")]));
+}
+
+describe("counting tokens on a worker thread", () => {
+  it("a large one-shot build counts on the worker and writes the bytes of a build that counts on the main thread", async () => {
+    const root = await largeProject(320);
+    const result = buildProcess(root, "dist");
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.workerLoaded).toBe(true);
+    expect(result.mainLoaded).toBe(false);
+    // The library under the test runner has no compiled worker beside it: it counts on the main thread.
+    expect((await build({ root, outDir: "main-thread", persistentCache: false })).ok).toBe(true);
+    const [onWorker, onMain] = [await tree(join(root, "dist")), await tree(join(root, "main-thread"))];
+    expect([...onWorker.keys()]).toEqual([...onMain.keys()]);
+    for (const [path, bytes] of onWorker) expect(bytes.equals(onMain.get(path) as Buffer), path).toBe(true);
+  });
+
+  it("a small build counts on the main thread and starts no worker", async () => {
+    const root = await copyProject("basic");
+    const result = buildProcess(root, "dist");
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.mainLoaded).toBe(true);
+    expect(result.workerLoaded).toBe(false);
+  });
+
+  it("a compile given the compiled worker makes the same artifacts as one without", async () => {
+    const root = await largeProject(40);
+    const worker = TokenWorker.start(compiledWorker);
+    expect(worker).toBeDefined();
+    try {
+      const withWorker = await compileProject(root, undefined, undefined, { tokenWorker: worker as TokenWorker });
+      expect(written(withWorker)).toEqual(written(await compileProject(root)));
+    } finally {
+      worker?.close();
+    }
+  });
+
+  for (const [name, what] of [
+    ["throws-at-start.mjs", "fails while it starts"],
+    ["exits-on-request.mjs", "stops at its first request"],
+    ["answers-short.mjs", "answers something else than was asked"],
+  ] as const) {
+    it(`a worker that ${what} leaves the counting to the main thread: the same artifacts`, async () => {
+      const root = await largeProject(40);
+      const worker = TokenWorker.start(fixtureWorker(name));
+      expect(worker).toBeDefined();
+      try {
+        const withWorker = await compileProject(root, undefined, undefined, { tokenWorker: worker as TokenWorker });
+        expect(written(withWorker)).toEqual(written(await compileProject(root)));
+        // Stopped or not, the worker answers every later request with nothing, never a rejection.
+        if (name !== "answers-short.mjs") expect(await worker?.count(["one more text"])).toBeUndefined();
+      } finally {
+        worker?.close();
+      }
+    });
+  }
+
+  it("there is no worker to start where no compiled worker is", () => {
+    expect(TokenWorker.start(fixtureWorker("no-such-worker.mjs"))).toBeUndefined();
+  });
+});
