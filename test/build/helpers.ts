@@ -18,6 +18,23 @@ export async function copyProject(fixture: string, into?: string): Promise<strin
 }
 
 /**
+ * The basic project with `count` more skills, two sources each (SKILL.md and a reference), and budgets
+ * large enough to hold them: a project large enough for a build to count its tokens on a worker thread.
+ */
+export async function largeProject(count: number, into?: string): Promise<string> {
+  const root = await copyProject("basic", into);
+  for (let index = 0; index < count; index++) {
+    const name = `generated-${String(index).padStart(3, "0")}`;
+    await mkdir(join(root, "skills", name, "references"), { recursive: true });
+    const body = [`# Generated ${index}`, "", "Read [the terms](references/terms.md) first.", "", ...Array.from({ length: 12 }, (_, step) => `${step + 1}. Edit card ${step + 1} of deck ${index} and keep its title.`), ""];
+    await writeFile(join(root, "skills", name, "SKILL.md"), ["---", `name: ${name}`, "type: workflow", `description: Use when the task concerns generated topic ${index} and the cards of its deck.`, "---", "", ...body].join("\n"));
+    await writeFile(join(root, "skills", name, "references", "terms.md"), `# Terms of topic ${index}\n\nA card is one slide.\n`);
+  }
+  await writeFile(join(root, "gamma-prompt.config.json"), JSON.stringify({ budgets: { prefixTokens: 400000, catalogTokens: 400000 } }));
+  return root;
+}
+
+/**
  * The basic project with a case folder's files laid over it: every file but
  * the expected output (expected.json, expected/), and without the basic
  * project's files that the case's removed.json lists.

@@ -1,12 +1,12 @@
 import { spawnSync } from "node:child_process";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { compileProject, type CompiledProject } from "../../src/pipeline/compile/compile.js";
 import { TokenWorker } from "../../src/pipeline/render/token-worker-client.js";
-import { cliPath, copyProject, listFiles, removeTempDirs, repoRoot } from "./helpers.js";
+import { cliPath, copyProject, largeProject, listFiles, removeTempDirs, repoRoot } from "./helpers.js";
 
 // A one-shot build of a large project counts its tokens on a worker thread
 // while the main thread lints and renders. The worker only ever saves time:
@@ -18,20 +18,6 @@ afterAll(removeTempDirs);
 const hook = join(repoRoot, "test/fixtures/hooks/report-heavy-loads.cjs");
 const compiledWorker = pathToFileURL(join(repoRoot, "lib/token-worker.js"));
 const fixtureWorker = (name: string): URL => pathToFileURL(join(repoRoot, "test/fixtures/token-workers", name));
-
-/** The basic project with `count` more skills (two sources each: SKILL.md and a reference), budgets to hold them. */
-async function largeProject(count: number): Promise<string> {
-  const root = await copyProject("basic");
-  for (let index = 0; index < count; index++) {
-    const name = `generated-${String(index).padStart(3, "0")}`;
-    await mkdir(join(root, "skills", name, "references"), { recursive: true });
-    const body = [`# Generated ${index}`, "", "Read [the terms](references/terms.md) first.", "", ...Array.from({ length: 12 }, (_, step) => `${step + 1}. Edit card ${step + 1} of deck ${index} and keep its title.`), ""];
-    await writeFile(join(root, "skills", name, "SKILL.md"), ["---", `name: ${name}`, "type: workflow", `description: Use when the task concerns generated topic ${index} and the cards of its deck.`, "---", "", ...body].join("\n"));
-    await writeFile(join(root, "skills", name, "references", "terms.md"), `# Terms of topic ${index}\n\nA card is one slide.\n`);
-  }
-  await writeFile(join(root, "gamma-prompt.config.json"), JSON.stringify({ budgets: { prefixTokens: 400000, catalogTokens: 400000 } }));
-  return root;
-}
 
 /** The packaged CLI's build, with the tokenizer's loads reported by thread. */
 function buildProcess(root: string, out: string): { status: number | null; mainLoaded: boolean; workerLoaded: boolean; stderr: string } {

@@ -16,6 +16,7 @@ import { PI_NOT_INSTALLED, PI_REQUIREMENT, piPackageNames } from "../../src/prot
 import { docPage } from "../helpers/docs.js";
 import { installPackedPackage, linkPi } from "../helpers/packed-package.js";
 import { removeTempDirs } from "../helpers/temp-project.js";
+import { largeProject } from "../build/helpers.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 /** Where the two lines a user without Pi meets are shown, each as an indented line of its own. */
@@ -82,6 +83,17 @@ describe("the packed and installed package, without Pi", () => {
       expect(result.stderr).not.toContain("internal error");
     }
   }, 120_000);
+
+  it("a large project's build counts its tokens on the installed worker thread, and check --full counts them again the same", async () => {
+    const large = await largeProject(320, join(user, "agents", "large-agent"));
+    const hook = join(repoRoot, "test/fixtures/hooks/report-heavy-loads.cjs");
+    const built = spawnSync(process.execPath, ["--require", hook, cli, "build"], { cwd: large, encoding: "utf8", timeout: 120_000 });
+    expect(built.status, built.stderr).toBe(0);
+    expect(built.stderr.split("\n")).toContain("WORKER THREAD: TOKENIZER LOADED");
+    expect(built.stderr.split("\n")).not.toContain("TOKENIZER LOADED");
+    const checked = run(large, "check", "--full");
+    expect(checked.status, `${checked.stderr}${checked.stdout}`).toBe(0);
+  }, 180_000);
 
   it("commands run from a folder inside the project find it and say so", () => {
     for (const command of ["lint", "build", "check", "cost"]) {
