@@ -19,9 +19,11 @@ const hook = join(repoRoot, "test/fixtures/hooks/report-heavy-loads.cjs");
 const compiledWorker = pathToFileURL(join(repoRoot, "lib/token-worker.js"));
 const fixtureWorker = (name: string): URL => pathToFileURL(join(repoRoot, "test/fixtures/token-workers", name));
 
-/** The packaged CLI's build, with the tokenizer's loads reported by thread. */
-function buildProcess(root: string, out: string): { status: number | null; mainLoaded: boolean; workerLoaded: boolean; stderr: string } {
-  const child = spawnSync(process.execPath, ["--require", hook, cliPath, "build", "--root", root, "--out", out], { encoding: "utf8" });
+/** The packaged CLI's build, with the tokenizer's loads reported by thread; `cores` pins the process to that many (util-linux's taskset). */
+function buildProcess(root: string, out: string, cores?: number): { status: number | null; mainLoaded: boolean; workerLoaded: boolean; stderr: string } {
+  const command = [process.execPath, "--require", hook, cliPath, "build", "--root", root, "--out", out];
+  const pinned = cores === undefined ? command : ["taskset", "--cpu-list", `0-${cores - 1}`, ...command];
+  const child = spawnSync(pinned[0] as string, pinned.slice(1), { encoding: "utf8" });
   const lines = child.stderr.split("\n");
   return { status: child.status, mainLoaded: lines.includes("TOKENIZER LOADED"), workerLoaded: lines.includes("WORKER THREAD: TOKENIZER LOADED"), stderr: child.stderr };
 }
@@ -30,6 +32,14 @@ async function tree(dir: string): Promise<Map<string, Buffer>> {
   const files = new Map<string, Buffer>();
   for (const file of await listFiles(dir)) files.set(file, await readFile(join(dir, file)));
   return files;
+}
+
+/** The output folder `out` of `root` holds the bytes of a build by the library under the test runner (no worker beside it). */
+async function expectMainThreadBytes(root: string, out: string): Promise<void> {
+  expect((await build({ root, outDir: "main-thread", persistentCache: false })).ok).toBe(true);
+  const [built, onMain] = [await tree(join(root, out)), await tree(join(root, "main-thread"))];
+  expect([...built.keys()]).toEqual([...onMain.keys()]);
+  for (const [path, bytes] of built) expect(bytes.equals(onMain.get(path) as Buffer), path).toBe(true);
 }
 
 /** What a compile would write, as text, for comparing compiles. */
@@ -45,11 +55,16 @@ describe("counting tokens on a worker thread", () => {
     expect(result.status, result.stderr).toBe(0);
     expect(result.workerLoaded).toBe(true);
     expect(result.mainLoaded).toBe(false);
-    // The library under the test runner has no compiled worker beside it: it counts on the main thread.
-    expect((await build({ root, outDir: "main-thread", persistentCache: false })).ok).toBe(true);
-    const [onWorker, onMain] = [await tree(join(root, "dist")), await tree(join(root, "main-thread"))];
-    expect([...onWorker.keys()]).toEqual([...onMain.keys()]);
-    for (const [path, bytes] of onWorker) expect(bytes.equals(onMain.get(path) as Buffer), path).toBe(true);
+    await expectMainThreadBytes(root, "dist");
+  });
+
+  it("with one core to run on, a large build counts on the main thread: the same bytes", async () => {
+    const root = await largeProject(320);
+    const result = buildProcess(root, "dist", 1);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.mainLoaded).toBe(true);
+    expect(result.workerLoaded).toBe(false);
+    await expectMainThreadBytes(root, "dist");
   });
 
   it("a small build counts on the main thread and starts no worker", async () => {

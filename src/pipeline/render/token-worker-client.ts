@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { moduleRoot } from "../../package-paths.js";
 import type { JoinMeasure, TokenAnswer, TokenRequest } from "../../tokens.js";
@@ -44,9 +45,12 @@ export class TokenWorker {
     worker.on("exit", stop);
   }
 
-  /** A started worker, or undefined when there is none to start (then count on the main thread). */
+  /**
+   * A started worker, or undefined when there is none to start or no second core to run it on (then count
+   * on the main thread).
+   */
   static start(file: URL = WORKER_FILE): TokenWorker | undefined {
-    if (!existsSync(file)) return undefined;
+    if (availableParallelism() < 2 || !existsSync(file)) return undefined;
     try {
       return new TokenWorker(new Worker(file));
     } catch {
