@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -23,7 +24,8 @@ const fixtureWorker = (name: string): URL => pathToFileURL(join(repoRoot, "test/
 function buildProcess(root: string, out: string, cores?: number): { status: number | null; mainLoaded: boolean; workerLoaded: boolean; stderr: string } {
   const command = [process.execPath, "--require", hook, cliPath, "build", "--root", root, "--out", out];
   const pinned = cores === undefined ? command : ["taskset", "--cpu-list", `0-${cores - 1}`, ...command];
-  const child = spawnSync(pinned[0] as string, pinned.slice(1), { encoding: "utf8" });
+  // A worker that held the process open would show as a timeout here, never as a hung test run.
+  const child = spawnSync(pinned[0] as string, pinned.slice(1), { encoding: "utf8", timeout: 60_000 });
   const lines = child.stderr.split("\n");
   return { status: child.status, mainLoaded: lines.includes("TOKENIZER LOADED"), workerLoaded: lines.includes("WORKER THREAD: TOKENIZER LOADED"), stderr: child.stderr };
 }
@@ -65,6 +67,16 @@ describe("counting tokens on a worker thread", () => {
     expect(result.mainLoaded).toBe(true);
     expect(result.workerLoaded).toBe(false);
     await expectMainThreadBytes(root, "dist");
+  });
+
+  it("a large build that finds an error exits 1 at once, writing nothing: the worker it started holds nothing open", async () => {
+    const root = await largeProject(320);
+    const skill = join(root, "skills", "generated-007", "SKILL.md");
+    await writeFile(skill, (await readFile(skill, "utf8")).replace("name: generated-007", "name: Generated 7"));
+    const result = buildProcess(root, "dist");
+    expect(result.status, result.stderr).toBe(1);
+    expect(result.stderr).toContain("skill/");
+    expect(existsSync(join(root, "dist"))).toBe(false);
   });
 
   it("a small build counts on the main thread and starts no worker", async () => {
