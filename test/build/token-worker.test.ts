@@ -20,9 +20,15 @@ const hook = join(repoRoot, "test/fixtures/hooks/report-heavy-loads.cjs");
 const compiledWorker = pathToFileURL(join(repoRoot, "lib/token-worker.js"));
 const fixtureWorker = (name: string): URL => pathToFileURL(join(repoRoot, "test/fixtures/token-workers", name));
 
-/** The packaged CLI's build, with the tokenizer's loads reported by thread; `cores` pins the process to that many (util-linux's taskset). */
-function buildProcess(root: string, out: string, cores?: number): { status: number | null; mainLoaded: boolean; workerLoaded: boolean; stderr: string } {
-  const command = [process.execPath, "--require", hook, cliPath, "build", "--root", root, "--out", out];
+/** How the packaged CLI is run: pinned to `cores` cores (util-linux's taskset), with `nodeArgs` before the CLI. */
+interface Run {
+  cores?: number;
+  nodeArgs?: string[];
+}
+
+/** The packaged CLI's build, with the tokenizer's loads reported by thread. */
+function buildProcess(root: string, out: string, { cores, nodeArgs = [] }: Run = {}): { status: number | null; mainLoaded: boolean; workerLoaded: boolean; stderr: string } {
+  const command = [process.execPath, ...nodeArgs, "--require", hook, cliPath, "build", "--root", root, "--out", out];
   const pinned = cores === undefined ? command : ["taskset", "--cpu-list", `0-${cores - 1}`, ...command];
   // A worker that held the process open would show as a timeout here, never as a hung test run.
   const child = spawnSync(pinned[0] as string, pinned.slice(1), { encoding: "utf8", timeout: 60_000 });
@@ -50,24 +56,34 @@ function written(compiled: CompiledProject): Map<string, string> {
   return new Map([...(compiled.artifacts ?? [])].map(([path, content]) => [path, typeof content === "string" ? content : Buffer.from(content).toString("base64")]));
 }
 
-describe("counting tokens on a worker thread", () => {
-  it("a large one-shot build counts on the worker and writes the bytes of a build that counts on the main thread", async () => {
-    const root = await largeProject(320);
-    const result = buildProcess(root, "dist");
-    expect(result.status, result.stderr).toBe(0);
-    expect(result.workerLoaded).toBe(true);
-    expect(result.mainLoaded).toBe(false);
-    await expectMainThreadBytes(root, "dist");
-  });
+/** What a compile of `root` with the worker in `file` would write; `later`, when given, is asked of the worker afterwards and must get nothing. */
+async function compiledWith(root: string, file: URL, later?: string[]): Promise<Map<string, string>> {
+  const worker = TokenWorker.start(file);
+  expect(worker).toBeDefined();
+  try {
+    const artifacts = written(await compileProject(root, undefined, undefined, { tokenWorker: worker as TokenWorker }));
+    if (later) expect(await worker?.count(later)).toBeUndefined();
+    return artifacts;
+  } finally {
+    worker?.close();
+  }
+}
 
-  it("with one core to run on, a large build counts on the main thread: the same bytes", async () => {
-    const root = await largeProject(320);
-    const result = buildProcess(root, "dist", 1);
-    expect(result.status, result.stderr).toBe(0);
-    expect(result.mainLoaded).toBe(true);
-    expect(result.workerLoaded).toBe(false);
-    await expectMainThreadBytes(root, "dist");
-  });
+describe("counting tokens on a worker thread", () => {
+  for (const { how, run, onWorker } of [
+    { how: "with two cores", run: {}, onWorker: true },
+    { how: "pinned to one core", run: { cores: 1 }, onWorker: false },
+    { how: "under Node's permission model without --allow-worker", run: { nodeArgs: ["--permission", "--allow-fs-read=*", "--allow-fs-write=*"] }, onWorker: false },
+  ] satisfies Array<{ how: string; run: Run; onWorker: boolean }>) {
+    it(`a large one-shot build ${how} counts on the ${onWorker ? "worker" : "main thread"}, and writes the bytes of a build that counts on the main thread`, async () => {
+      const root = await largeProject(320);
+      const result = buildProcess(root, "dist", run);
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.workerLoaded).toBe(onWorker);
+      expect(result.mainLoaded).toBe(!onWorker);
+      await expectMainThreadBytes(root, "dist");
+    });
+  }
 
   it("a large build that finds an error exits 1 at once, writing nothing: the worker it started holds nothing open", async () => {
     const root = await largeProject(320);
@@ -87,16 +103,14 @@ describe("counting tokens on a worker thread", () => {
     expect(result.workerLoaded).toBe(false);
   });
 
+  it("a compile takes the worker's counts: one token too many for every text shows in its artifacts", async () => {
+    const root = await largeProject(40);
+    expect(await compiledWith(root, fixtureWorker("answers-plus-one.mjs"))).not.toEqual(written(await compileProject(root)));
+  });
+
   it("a compile given the compiled worker makes the same artifacts as one without", async () => {
     const root = await largeProject(40);
-    const worker = TokenWorker.start(compiledWorker);
-    expect(worker).toBeDefined();
-    try {
-      const withWorker = await compileProject(root, undefined, undefined, { tokenWorker: worker as TokenWorker });
-      expect(written(withWorker)).toEqual(written(await compileProject(root)));
-    } finally {
-      worker?.close();
-    }
+    expect(await compiledWith(root, compiledWorker)).toEqual(written(await compileProject(root)));
   });
 
   for (const [name, what] of [
@@ -106,16 +120,9 @@ describe("counting tokens on a worker thread", () => {
   ] as const) {
     it(`a worker that ${what} leaves the counting to the main thread: the same artifacts`, async () => {
       const root = await largeProject(40);
-      const worker = TokenWorker.start(fixtureWorker(name));
-      expect(worker).toBeDefined();
-      try {
-        const withWorker = await compileProject(root, undefined, undefined, { tokenWorker: worker as TokenWorker });
-        expect(written(withWorker)).toEqual(written(await compileProject(root)));
-        // Stopped or not, the worker answers every later request with nothing, never a rejection.
-        if (name !== "answers-short.mjs") expect(await worker?.count(["one more text"])).toBeUndefined();
-      } finally {
-        worker?.close();
-      }
+      // Stopped or not, the worker answers every later request with nothing, never a rejection.
+      const later = name === "answers-short.mjs" ? undefined : ["one more text"];
+      expect(await compiledWith(root, fixtureWorker(name), later)).toEqual(written(await compileProject(root)));
     });
   }
 

@@ -145,7 +145,8 @@ export async function compileProject(root: string, session: BuildSession = new B
   const { sources } = loaded;
   const done = (extra: Partial<CompiledProject> = {}): CompiledProject => finish(diagnostics, { skillFiles: linted.files, sources, ...extra });
   const skills = linted.skills;
-  const worker = options.tokenWorker && !options.recordedCounts && !session.find(TOKEN_COUNTER) ? options.tokenWorker : undefined;
+  // A compile with errors already stops before it measures: the worker is given nothing to count.
+  const worker = options.tokenWorker && !options.recordedCounts && !session.find(TOKEN_COUNTER) && !hasErrors(diagnostics) ? options.tokenWorker : undefined;
   // The skill bodies are known now; the worker counts them while the rest is checked and rendered.
   const bodiesCounted = worker?.count(skills.map((skill) => skillBodyArtifact(skill, session).text));
 
