@@ -84,7 +84,8 @@ export async function audit(options: AuditOptions): Promise<AuditResult> {
   const transcripts: AuditedTranscript[] = [];
   const checked: AuditChecked = { transcripts: 0, yields: 0, workflows: [], distDir: shownDist, cacheKey: artifacts.manifest.staticPrefix.cacheKey };
   for (const path of options.files) {
-    const file = relative(cwd, resolve(cwd, path)).split(sep).join("/");
+    // The working folder itself, given as a transcript, is named "." (a finding always names its file).
+    const file = relative(cwd, resolve(cwd, path)).split(sep).join("/") || ".";
     // Never a blocking read: a FIFO where a transcript belongs is refused, found by fstat.
     const onDisk = readRegularFile(resolve(cwd, path));
     if (onDisk.kind !== "file") {

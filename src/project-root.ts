@@ -44,9 +44,11 @@ export function describeMarker(marker: ProjectMarker): string {
 }
 
 /**
- * Folders below `from` (at most `depth` levels, node_modules and dot folders skipped) that are projects as
- * `findProject` sees them (a config, or the sources: `skills/` or `prompts/prefix.hbs`): the projects of a
- * monorepo, in name order, at most `limit` of them. Nothing below a project is looked at.
+ * Folders below `from` (at most `depth` levels, node_modules skipped) that are projects as `findProject`
+ * sees them (a config, or the sources: `skills/` or `prompts/prefix.hbs`): the projects of a monorepo, in
+ * name order, at most `limit` of them. Nothing below a project is looked at. A dot folder is named when it
+ * is a project itself (where hosts keep a repository's skills: `.claude/skills`, `.github/skills`) and never
+ * walked into (`.git`, caches, virtual environments).
  */
 export function projectsBelow(from: string, depth = 3, limit = 20): string[] {
   const found: string[] = [];
@@ -60,10 +62,10 @@ export function projectsBelow(from: string, depth = 3, limit = 20): string[] {
     }
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       if (found.length >= limit) return;
-      if (!entry.isDirectory() || entry.name.startsWith(".") || entry.name === "node_modules") continue;
+      if (!entry.isDirectory() || entry.name === "node_modules") continue;
       const child = join(folder, entry.name);
       if (isProject(child)) found.push(relative(from, child).split("\\").join("/"));
-      else walk(child, left - 1);
+      else if (!entry.name.startsWith(".")) walk(child, left - 1);
     }
   };
   walk(resolve(from), depth - 1);

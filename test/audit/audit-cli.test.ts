@@ -100,6 +100,9 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     expect(JSON.parse(bad.stdout)).toMatchObject({ diagnostics: [{ ruleId: "audit/transcript-format", line: 1 }] });
     const missing = await runCliInProcess("audit", join(dir, "nope.jsonl"), "--dist", distDir, "--format", "json");
     expect(JSON.parse(missing.stdout)).toMatchObject({ diagnostics: [{ ruleId: "audit/transcript-format", message: expect.stringContaining("ENOENT") }] });
+    // A folder given as a transcript, the working folder itself too, is a finding that names it.
+    const folder = await audit({ files: ["."], distDir, cwd: dir });
+    expect(folder.diagnostics).toMatchObject([{ ruleId: "audit/transcript-format", file: ".", message: "Unexpected folder where a transcript belongs, expected a readable JSONL file" }]);
     const unbuilt = await runCliInProcess("audit", join(dir, "notes.jsonl"), "--dist", dir);
     expect(unbuilt.code).toBe(2);
     // An absolute --dist is named as given.

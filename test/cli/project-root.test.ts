@@ -129,6 +129,17 @@ describe("commands run from inside a project", () => {
     expect(crowded.stderr).toContain(`; projects below it: ${names.slice(0, 20).join(", ")}, and more; pass --root`);
   });
 
+  it("names a dot folder that holds skills (where hosts keep a repository's skills), and looks inside no other dot folder", async () => {
+    const repository = await tempDir("gamma repository claude skills");
+    mkdirSync(join(repository, ".claude", "skills", "brainstorming"), { recursive: true });
+    // Not a project, and not walked into: a folder two levels down in .cache is never named.
+    mkdirSync(join(repository, ".cache", "tool", "skills"), { recursive: true });
+    mkdirSync(join(repository, ".git"));
+    const run = await runCliInProcessFrom(repository, "lint");
+    expect(run).toMatchObject({ code: 2, stdout: "" });
+    expect(run.stderr).toBe("gamma-prompt lint: no project in the working folder or above it (a folder with gamma-prompt.config.json or skills/); projects below it: .claude; pass --root with the project's folder\n");
+  });
+
   it("run by a package manager from the monorepo's top, as pnpm exec and yarn do, takes the project of the folder they were started in (INIT_CWD)", async () => {
     const before = process.env["INIT_CWD"];
     try {

@@ -105,11 +105,13 @@ async function insertType(parsed: ParsedSkillFile, site: FixSite): Promise<Plann
   const why = choice.reason;
   const written = parsed.spellings?.written ?? [];
   const underMetadata = written.some((field) => field.portable !== undefined);
-  // A plain Agent Skill with a metadata block of its own (and no design field at the top level) keeps the
+  // A plain Agent Skill with a metadata mapping of its own (and no design field at the top level) keeps the
   // specification's keys only: its type goes under metadata, where every Agent Skills validator accepts it.
-  const portableSkill = !underMetadata && !written.some((field) => field.topLevel !== undefined) && metadataEnd(parsed) !== undefined;
+  const metadata = isMapping(tree.value) ? tree.value["metadata"] : undefined;
+  const portableSkill = !underMetadata && !written.some((field) => field.topLevel !== undefined) && isMapping(metadata);
   if (underMetadata || portableSkill) {
     // A manifest written under metadata gets its type there too, as its first entry: one spelling per file.
+    // A mapping with no entry line to insert before (a flow mapping, `{}`) stays for a person: a top-level type would make the skill non-portable.
     const place = metadataEnd(parsed);
     if (!place) return undefined;
     return {

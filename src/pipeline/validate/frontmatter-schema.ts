@@ -201,6 +201,10 @@ function labelOf(pointer: string, portableFields: readonly DesignField[] = []): 
 function describeValue(value: unknown, written: string | undefined): string {
   if (value === null || value === undefined) return "empty value";
   if (Array.isArray(value)) return "list";
+  // What a YAML tag makes of a scalar (`!!timestamp 2024-01-01`, `!!binary aGk=`) is no mapping, though it is an object.
+  if (value instanceof Date) return written !== undefined && written.length <= 40 ? `timestamp ${written}` : "timestamp";
+  if (ArrayBuffer.isView(value)) return "binary value";
+  if (value instanceof Set) return "set";
   if (typeof value === "object") return "mapping";
   if (typeof value === "string") return `string ${quoted(value)}`;
   // Numbers, booleans and bigints only: objects were handled above (a null-prototype mapping has no toString).
@@ -225,6 +229,7 @@ function describeType(type: string, value: unknown, path: string): string {
       const metadata = path.startsWith("/metadata/") ? "metadata maps keys to strings: " : "";
       if (value === null || value === undefined) return "a string";
       if (Array.isArray(value)) return `a string (${metadata}join the items into one, such as "a, b")`;
+      if (value instanceof Date || ArrayBuffer.isView(value)) return "a string (write the value without its YAML tag)";
       if (typeof value === "object") return `a string (${metadata}${metadata === "" ? "write the value as one string" : "give each entry a metadata key of its own, or write them as one string"})`;
       return "a string (quote values such as 1.10)";
     }

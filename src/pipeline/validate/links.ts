@@ -35,8 +35,9 @@ import { PathProbes, type Existence } from "../discover/path-probes.js";
  *
  * All: code is skipped (it shows commands and examples, often for other
  * projects); URLs, anchors, globs, placeholders, paths into dot-folders (a
- * skill never ships one: `.repo-wiki/x.md` is the user's workspace) and slash
- * commands (`/plugin:skill`) are not files to check; paths introduced as
+ * skill never ships one: `.repo-wiki/x.md` is the user's workspace), paths in
+ * a home folder (`~/x.md`) and slash commands (`/plugin:skill`) are not files
+ * to check; paths introduced as
  * examples ("e.g.", "for example", "such as") are not checked. A target the
  * file system cannot even look at (a NUL byte, a name longer than the system
  * allows) cannot resolve: it is a finding too.
@@ -215,7 +216,8 @@ function isPartOfCommand(spans: readonly CodeSpan[], offset: number, length: num
 /**
  * The target is a local relative path worth looking up: not a URL, an
  * anchor, a glob or a placeholder, not a path into a dot-folder (a skill
- * never ships one, so `.repo-wiki/x.md` is the user's workspace), and not a
+ * never ships one, so `.repo-wiki/x.md` is the user's workspace) or a home
+ * folder (`~/x.md`, `~user/x.md`, as a shell reads a leading `~`), and not a
  * slash command (`/plugin:skill` names another skill). A URL's scheme has
  * two letters or more: `C:` is a Windows drive, not a scheme. Folders are
  * split at backslashes too, so `.\references\x.md` is no dot-folder.
