@@ -11,11 +11,11 @@ import { frontmatterLines, suppressible } from "../pipeline/validate/suppression
 import { unreadSkill } from "../pipeline/lint-skills/lint-skills.js";
 
 /**
- * Code actions on findings: the fix `lint --fix` would make (offered only
- * while the buffer is the text the finding was found in, and applied only to
- * that version), every fix of the file at once (`source.fixAll.gamma-prompt`:
- * the text `lint --fix` would write, its passes included),
- * a suppression comment with a place for the reason, and the rule's doc.
+ * Code actions on findings: the fix `lint --fix` would make and a
+ * suppression comment with a place for the reason (each offered only while
+ * the buffer is the text the finding was found in, and applied only to that
+ * version), every fix of the file at once (`source.fixAll.gamma-prompt`:
+ * the text `lint --fix` would write, its passes included), and the rule's doc.
  */
 
 export const FIX_ALL_KIND = `${CodeActionKind.SourceFixAll}.gamma-prompt`;
@@ -46,7 +46,8 @@ export async function codeActions(context: ActionContext, diagnostics: readonly 
         const fix = fixEdit(context, await fixSkillBytes(context.path, Buffer.from(context.document.getText(), "utf8"), [toFinding(context.path, diagnostic, ruleId)], context.analysis.profile));
         if (fix) actions.push({ title: `Fix: ${fix.title}`, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], isPreferred: true, edit: fix.edit });
       }
-      if (isSkill) {
+      // A suppression goes above the finding's line as published: once the buffer moved on, that line may hold something else.
+      if (isSkill && stillMatches(context, diagnostic)) {
         const suppression = suppressionEdit(context, diagnostic, ruleId);
         if (suppression) actions.push({ title: suppression.title, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], edit: suppression.edit });
       }

@@ -312,6 +312,19 @@ describe("code actions", () => {
     expect(stale.some((action) => action.title.startsWith("Fix:"))).toBe(false);
   });
 
+  it("offers no suppression for a finding of an older version of the buffer: its line may hold something else by now", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    const text = await openFromDisk(client, IMPORT, (original) => original.replace("name: import", "name: importer"));
+    const [mismatch] = (await client.diagnosticsFor(IMPORT, (diagnostics) => diagnostics.some((diagnostic) => diagnostic.code === "skill/name-mismatch"))).filter((diagnostic) => diagnostic.code === "skill/name-mismatch");
+    const ask = () => client.connection.sendRequest<CodeAction[]>("textDocument/codeAction", { textDocument: { uri: client.uri(IMPORT) }, range: mismatch?.range, context: { diagnostics: [mismatch] } });
+    expect((await ask()).map((action) => action.title)).toContain("Suppress skill/name-mismatch on this line");
+    // A line inserted above the finding's: the comment would land above the wrong line.
+    await client.change(IMPORT, text.replace("---\n", "---\nlicense: MIT\n"));
+    const stale = await ask();
+    expect(stale.some((action) => action.title.startsWith("Suppress"))).toBe(false);
+    expect(stale.map((action) => action.title)).toContain("Show documentation for skill/name-mismatch");
+  });
+
   it("inserts a next-line suppression comment above a frontmatter finding", async () => {
     const { client, edited } = await suppressedNameMismatch((text) => text);
     expect(edited).toContain("---\n# gamma-prompt-disable-next-line skill/name-mismatch -- reason\nname: importer\n");
@@ -320,8 +333,9 @@ describe("code actions", () => {
 });
 
 describe("suppression comments and YAML values", () => {
-  const actionsFor = async (client: TestClient, code: string, accept: (diagnostics: import("vscode-languageserver/node").Diagnostic[]) => boolean = (diagnostics) => diagnostics.some((diagnostic) => diagnostic.code === code)) => {
-    const found = (await client.diagnosticsFor(IMPORT, accept)).filter((diagnostic) => diagnostic.code === code);
+  /** The actions on `code`'s findings in the first publication from `since` on that `accept`s (the client sends the findings it shows). */
+  const actionsFor = async (client: TestClient, code: string, accept: (diagnostics: import("vscode-languageserver/node").Diagnostic[]) => boolean = (diagnostics) => diagnostics.some((diagnostic) => diagnostic.code === code), since = 0) => {
+    const found = (await client.diagnosticsFor(IMPORT, accept, since)).filter((diagnostic) => diagnostic.code === code);
     const actions = await Promise.all(found.map((diagnostic) => client.connection.sendRequest<CodeAction[]>("textDocument/codeAction", { textDocument: { uri: client.uri(IMPORT) }, range: diagnostic.range, context: { diagnostics: [diagnostic] } })));
     return { found, actions };
   };
@@ -336,8 +350,9 @@ describe("suppression comments and YAML values", () => {
       original.replace(/^description: .*$/m, "description: |\n  Use when importing.\n  It mentions <tag> here.").replace("  gamma-requires-skills: gml-authoring gml-cli ask-user-questions\n", "  gamma-requires-skills: >-\n    gml-cli\n    nosuch\n"),
     );
     const lines = text.split("\n");
+    let shown = 0;
     for (const [code, valueLine] of [["skill/description-angle-bracket", "description: |"], ["skill/reference-unknown", "  gamma-requires-skills: >-"]] as const) {
-      const { found, actions } = await actionsFor(client, code);
+      const { found, actions } = await actionsFor(client, code, undefined, shown);
       expect(found).toHaveLength(1);
       const suppress = actions[0]?.find((action) => action.title === `Suppress ${code} on this line`);
       const edits = editOf(suppress);
@@ -351,6 +366,8 @@ describe("suppression comments and YAML values", () => {
       const after = await client.diagnosticsFor(IMPORT, () => true, since);
       expect(after.map((diagnostic) => diagnostic.code)).not.toContain(code);
       expect(after.map((diagnostic) => diagnostic.code)).not.toContain("skill/unused-suppression");
+      // The text as it was, in a new version: its findings are those of the publication that follows.
+      shown = client.published.length;
       await client.change(IMPORT, text);
     }
   });
