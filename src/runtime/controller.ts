@@ -38,7 +38,7 @@ import type { RuntimeToolName, ToolExecutor, ToolOutcome } from "./tools.js";
 import { LOAD_NAMESPACE_TOOL } from "./namespaces.js";
 import { SessionContext, type TurnInput, type TurnMessage } from "./session-context.js";
 import { SessionYield } from "./session-yield.js";
-import { RunTracker, SHARED_BATCH_NOTE, type ProtocolEvent, type RuntimeErrorPhase, type ToolCallSummary, type YieldRecord } from "./yield.js";
+import { HintsNotMadeError, RunTracker, SHARED_BATCH_NOTE, type ProtocolEvent, type RuntimeErrorPhase, type ToolCallSummary, type YieldRecord } from "./yield.js";
 import { messageOf } from "../protocol/error-message.js";
 
 export type { ToolLoader, TurnInput, TurnMessage };
@@ -770,17 +770,38 @@ export class SessionProtocolController {
     this.run.begin();
   }
 
-  /**
-   * A tool batch ended (Pi's turn_end, before Pi polls its steering queue):
-   * the injections due now go to Pi's queues, and when the active skills,
-   * the artifacts or a note changed, knowledge hints are steered in before
-   * the next model call.
-   */
+  /** A tool batch ended (Pi's turn_end, before Pi polls its steering queue): the injections due now go to Pi's queues. */
   atBatchEnd(): void {
     this.injections.atBatchEnd();
-    const hints = this.shouldStopAfterTurn() ? undefined : this.knowledge.atBatchEnd();
+  }
+
+  /**
+   * A tool batch is done (Pi's finishTurn, just before turn_end): when the
+   * active skills, the artifacts or a note changed, knowledge hints are
+   * steered in before the next model call. False when they could not be
+   * made: the run is to end here, before a model call that would quietly say
+   * less; the host is told (`runtime_error` during "hints") and the run's
+   * prompt() rejects with the HintsNotMadeError (see `runStoppedBy`).
+   */
+  steerHintsAfterBatch(): boolean {
+    if (this.shouldStopAfterTurn()) return true;
+    let hints: GammaCustomMessage | undefined;
+    try {
+      hints = this.knowledge.atBatchEnd();
+    } catch (error) {
+      const stopped = new HintsNotMadeError(error);
+      this.run.stop(stopped);
+      this.reportError("hints", stopped);
+      return false;
+    }
     const handed = hints === undefined ? undefined : this.transport?.steer(hints);
     if (handed instanceof Promise) handed.catch((error: unknown) => this.reportError("steer", error));
+    return true;
+  }
+
+  /** Why the runtime ended the current (or last) run before its next model call, if it did. */
+  get runStoppedBy(): HintsNotMadeError | undefined {
+    return this.run.stoppedBy;
   }
 
   /**

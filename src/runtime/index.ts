@@ -64,7 +64,7 @@ export { replayState, type StateChange, type StateRecord } from "./state/journal
 export { SkillToolError } from "./skills.js";
 export { TodoToolError, TASK_STATUSES } from "./tasks.js";
 export { ExecutorResultError, RUNTIME_TOOL_NAMES, ToolSetupError, type HostExecutors, type ToolExecutor, type ToolOutcome } from "./tools.js";
-export { MessageUserError, SHARED_BATCH_NOTE, TurnNotSentError, WakeTurnFailedError, type ProtocolEvent, type RuntimeErrorPhase, type YieldRecord } from "./yield.js";
+export { HintsNotMadeError, MessageUserError, SHARED_BATCH_NOTE, TurnNotSentError, WakeTurnFailedError, type ProtocolEvent, type RuntimeErrorPhase, type YieldRecord } from "./yield.js";
 export { MAX_BREAKPOINTS, systemBlocks, type SystemBlock } from "./cache-plan.js";
 export {
   promptCacheKeys,

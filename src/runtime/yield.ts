@@ -91,12 +91,14 @@ export type ProtocolEvent =
    * host executor returned a result that is not `{ content: [...] }` or threw
    * something other than an Error or a string (`executor`: an
    * ExecutorResultError naming the tool; the call failed with it as its
-   * error result and the run went on).
+   * error result and the run went on), or the knowledge hints a tool batch
+   * called for could not be made (`hints`: a HintsNotMadeError; the run
+   * ended before its next model call, and its prompt() rejects with it).
    */
   | { type: "runtime_error"; during: RuntimeErrorPhase; error: unknown };
 
 /** Where a `runtime_error` happened. */
-export type RuntimeErrorPhase = "wake" | "steer" | "follow_up" | "context" | "close" | "disposed" | "input" | "observer" | "restore" | "executor";
+export type RuntimeErrorPhase = "wake" | "steer" | "follow_up" | "context" | "close" | "disposed" | "input" | "observer" | "restore" | "executor" | "hints";
 
 export interface YieldRecord {
   message: string;
@@ -118,6 +120,22 @@ export class TurnNotSentError extends Error {
   override readonly name = "TurnNotSentError";
   constructor(override readonly cause: unknown) {
     super(`Unexpected failure while making the prompt's knowledge hints and pending events (${messageOf(cause)}), expected them made: the prompt was not sent; send it again`, { cause });
+  }
+}
+
+/**
+ * A run the runtime ended after a tool batch, before its next model call:
+ * the batch changed what the knowledge hints are chosen from (a skill became
+ * active, the artifacts or a note changed), the hints could not be made, and
+ * a model call without them would quietly say less. The batch's results are
+ * in the transcript; `cause` is the failure (the host's knowledge selector
+ * threw, say, or answered out of shape). What was to be hinted waits: the
+ * next prompt's hints are chosen again. Send a prompt to go on.
+ */
+export class HintsNotMadeError extends Error {
+  override readonly name = "HintsNotMadeError";
+  constructor(override readonly cause: unknown) {
+    super(`Unexpected failure while making the knowledge hints after a tool batch (${messageOf(cause)}), expected them made: the run ended before its next model call; send a prompt to go on`, { cause });
   }
 }
 
@@ -178,6 +196,8 @@ export class RunTracker {
   private yieldRecord: YieldRecord | undefined;
   /** Yields the completion audit refused in this run (bounded by the audit policy). */
   auditBlocks = 0;
+  /** Why the runtime ended this run before its next model call, if it did: its prompt() rejects with it. */
+  private stopReason: HintsNotMadeError | undefined;
 
   /** `onBegin` and `onEnd` run as each run starts and ends (the invocation enforcement's per-run bound and per-turn scope). */
   constructor(private readonly hooks: { onBegin?: () => void; onEnd?: () => void } = {}) {}
@@ -186,7 +206,17 @@ export class RunTracker {
     this.batch = [];
     this.yieldRecord = undefined;
     this.auditBlocks = 0;
+    this.stopReason = undefined;
     this.hooks.onBegin?.();
+  }
+
+  /** The run ends before its next model call, for this reason. */
+  stop(reason: HintsNotMadeError): void {
+    this.stopReason ??= reason;
+  }
+
+  get stoppedBy(): HintsNotMadeError | undefined {
+    return this.stopReason;
   }
 
   end(): void {

@@ -89,6 +89,7 @@ describe("package exports", () => {
       "ExecutorResultError",
       "FileSessionLog",
       "FileStateStore",
+      "HintsNotMadeError",
       "INJECTION_CUSTOM_TYPE_PREFIX",
       "INJECTION_KINDS",
       "InjectionDispatcher",

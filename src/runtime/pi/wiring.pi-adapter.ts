@@ -37,6 +37,8 @@ export function bindController(agent: Agent, controller: SessionProtocolControll
   const previousFinish = agent.finishTurn;
   const finishTurn: FinishTurn = async (turn, signal) => {
     if (controller.shouldStopAfterTurn()) return { action: "end" };
+    // Made here, where the run can still end before its next model call: a call without the hints it needs is not made.
+    if (!controller.steerHintsAfterBatch()) return { action: "end" };
     // A reply in plain text would end the run without a yield: under a blocking audit policy, the audit's problems go back to the model.
     if (turn.message.stopReason === "stop" && toolCallsOf(turn.message).length === 0) {
       const reminder = controller.unyieldedEndReminder();
@@ -65,6 +67,9 @@ export function bindController(agent: Agent, controller: SessionProtocolControll
       await controller.waitForStore(signal).catch((error: unknown) => {
         if (!signal.aborted || controller.failure !== undefined || controller.disposed) throw error;
       });
+      // The runtime ended the run before a model call that would have said less: its prompt() rejects with why.
+      const stopped = controller.runStoppedBy;
+      if (stopped !== undefined) throw stopped;
     } else if (event.type === "message_end") {
       const message = event.message;
       if (message.role === "custom" || message.role === "toolResult") controller.noteContextText(contentText(message.content));
