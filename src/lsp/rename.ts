@@ -45,7 +45,7 @@ export async function renameSymbol(context: RenameContext, symbol: { kind: Symbo
       throw new ResponseError(
         LSPErrorCodes.RequestFailed,
         `Renaming skill "${symbol.name}" moves its folder ${move.from}/ to ${move.to}/, and ${context.support.folderRenameProblem}. ` +
-          `Rename the folder to ${move.to}/ first (in a file explorer, or \`mv ${move.from} ${move.to}\`), then rename "${symbol.name}" again: ` +
+          `Rename the folder to ${move.to}/ first (in a file explorer, or \`mv ${move.from} ${move.to}\`, and close the editor's buffers of files under ${move.from}/: an open buffer is a file to the server), then rename "${symbol.name}" again: ` +
           `with the folder already named "${newName}", the rename changes name: and every reference, and moves nothing.`,
       );
     }

@@ -57,6 +57,9 @@ export class McpProject {
       const first = named.split(", ")[0] ?? named;
       throw new ToolInputError(`${none}; projects below it: ${named}; start the server in one, or add "--root" and its folder to the server's arguments (such as "--root", "${first}")`);
     }
+    // `--root` given the project's skills/ (or another folder inside it): the project is the folder above.
+    const above = dirname(this.root);
+    if (above !== this.root && isProject(above)) throw new ToolInputError(`${none}; the folder above it, ${above}, is one: add "--root", "${above}" to the server's arguments instead`);
     throw new ToolInputError(`${none}, and none below it; create skills/ (one folder per skill, skills/<name>/SKILL.md) to start one, or add "--root" and a project's folder to the server's arguments`);
   }
 

@@ -95,7 +95,9 @@ export function readResource(project: McpProject, uri: string): { uri: string; m
   const place = project.place(path, { what: "a file of the output folder", exists: true });
   const outDir = project.place(project.outDir, { what: "the output folder", exists: false });
   if (!under(outDir.rel, place.rel)) {
-    throw new ToolInputError(`Unexpected resource ${uri}: ${place.rel} is not in the output folder ${outDir.rel}/, expected a file there (the sources are the agent's own files to read)`);
+    // An empty path names the project root itself.
+    const named = place.rel === "" ? "the project root" : place.rel;
+    throw new ToolInputError(`Unexpected resource ${uri}: ${named} is not in the output folder ${outDir.rel}/, expected a file there (the sources are the agent's own files to read)`);
   }
   // A link inside the output folder may lead elsewhere in the root: what is served is what the link leads to.
   const real = project.realPlace(place);

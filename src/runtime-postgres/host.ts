@@ -236,6 +236,8 @@ export class PostgresSessions {
     path: HostedPath,
     create: (store: PostgresStateStore, entries: unknown[]) => Promise<{ gamma: G; transcript: TranscriptFeed }>,
   ): Promise<Hosted & Omit<G, "dispose">> {
+    const given: unknown = options;
+    expectObject(given, `${path} options`, `an object such as { sessionKey: "deck-42", variant: "base", ... }`);
     const keyProblem = sessionKeyProblem(options.sessionKey);
     if (keyProblem !== undefined) throw new RangeError(keyProblem);
     if (this.closing) throw new SessionsClosedError(options.sessionKey);

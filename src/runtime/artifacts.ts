@@ -30,7 +30,7 @@ import { withLfLineEndings } from "../protocol/line-endings.js";
 import { manifestSchemaErrors } from "./manifest-schema.js";
 import { packageRootDir } from "./package-root.js";
 import { isRecord } from "../protocol/records.js";
-import { expectObject, expectPath, expectString } from "../protocol/arguments.js";
+import { expectObject, expectPath, expectString, shownValue } from "../protocol/arguments.js";
 import { skillBaseDir } from "../protocol/skill-folder.js";
 
 export type SkillType = SkillInfo["type"];
@@ -137,7 +137,11 @@ export function defaultDistDir(): string {
 export function loadArtifacts(options: LoadArtifactsOptions = {}): LoadedArtifacts {
   // A folder passed alone (plain JavaScript) would otherwise load the package's own dist/ without a word.
   if (typeof options !== "object" || options === null) throw new TypeError(`loadArtifacts takes an options object, such as { distDir: ${JSON.stringify(String(options))} }`);
-  if (options.manifestSha256 !== undefined) expectString(options.manifestSha256, "manifestSha256", "the manifest's sha256, 64 hexadecimal digits");
+  if (options.manifestSha256 !== undefined) {
+    expectString(options.manifestSha256, "manifestSha256", "the manifest's sha256, 64 hexadecimal digits");
+    // A pin that no sha256 can equal is a mistake in the host's configuration, not a build that failed verification.
+    if (!/^[0-9a-f]{64}$/i.test(options.manifestSha256)) throw new TypeError(`Unexpected manifestSha256 ${shownValue(options.manifestSha256)}, expected the manifest's sha256, 64 hexadecimal digits`);
+  }
   const distDir = options.distDir === undefined ? defaultDistDir() : expectPath(options.distDir, "distDir", 'the folder a build wrote, a path such as "dist" or a file: URL', true);
   refuseJournaled(distDir);
   for (let attempt = 1; ; attempt++) {

@@ -214,7 +214,7 @@ describe("rename", () => {
       code: -32803,
       message:
         'Renaming skill "import" moves its folder skills/import/ to skills/file-import/, and this editor does not declare that it can rename files and folders in a workspace edit (workspace.workspaceEdit.resourceOperations "rename"). ' +
-        'Rename the folder to skills/file-import/ first (in a file explorer, or `mv skills/import skills/file-import`), then rename "import" again: with the folder already named "file-import", the rename changes name: and every reference, and moves nothing.',
+        'Rename the folder to skills/file-import/ first (in a file explorer, or `mv skills/import skills/file-import`, and close the editor\'s buffers of files under skills/import/: an open buffer is a file to the server), then rename "import" again: with the folder already named "file-import", the rename changes name: and every reference, and moves nothing.',
     });
     expect(readFileSync(join(root, IMPORT), "utf8")).toMatch(/^name: import$/m);
     // The second step: the folder already has the new name, so plain text edits finish the rename.

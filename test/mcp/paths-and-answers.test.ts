@@ -355,5 +355,10 @@ describe("gamma-prompt mcp resource URIs", () => {
     }
     await expect(session.client.readResource({ uri: "gamma-prompt://rules/skill%2" })).rejects.toMatchObject({ code: -32602, message: "MCP error -32602: Unexpected resource gamma-prompt://rules/skill%2: its rule is not valid percent-encoding" });
     await expect(session.client.readResource({ uri: "gamma-prompt://project/dist%2" })).rejects.toMatchObject({ code: -32602 });
+    // No path at all names the project root, which the answer says by name.
+    await expect(session.client.readResource({ uri: "gamma-prompt://project/" })).rejects.toMatchObject({
+      code: -32602,
+      message: `MCP error -32602: Unexpected resource gamma-prompt://project/: the project root is not in the output folder ${out}/, expected a file there (the sources are the agent's own files to read)`,
+    });
   });
 });

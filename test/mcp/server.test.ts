@@ -304,6 +304,15 @@ describe("gamma-prompt mcp where the working folder holds no project", () => {
     );
   });
 
+  it("given the project's skills/ as its --root, names the project above it", async () => {
+    const root = await monorepo();
+    const skills = join(root, "packages", "agent-a", "skills");
+    const session = await startMcp(root, ["--root", skills]);
+    expect(toolError(await session.call("lint"))).toBe(
+      `lint: ${skills} holds no project (a folder with gamma-prompt.config.json or skills/); the folder above it, ${join(root, "packages", "agent-a")}, is one: add "--root", "${join(root, "packages", "agent-a")}" to the server's arguments instead`,
+    );
+  });
+
   it("started in a folder inside a project, serves that project, as the CLI finds it", async () => {
     const root = await monorepo();
     const session = await startMcp(join(root, "packages", "agent-a", "skills"));

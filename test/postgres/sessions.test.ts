@@ -519,6 +519,20 @@ describe("a server that closes while an open waits for another server's lease", 
 });
 
 describe("session keys", () => {
+  it("an open without its options names them, and what they take, before anything is stored", async () => {
+    const sessions = await server();
+    for (const open of [() => sessions.openAgent(undefined as never), () => sessions.openSession(null as never)]) {
+      const refused = await open().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(TypeError);
+      expect(String(refused)).toMatch(/^TypeError: Unexpected open(Agent|Session) options (undefined|null), expected an object such as \{ sessionKey: "deck-42", variant: "base", \.\.\. \}$/);
+    }
+    expect(sessions.sessionKeys).toEqual([]);
+  });
+
+
   it("a server opens only a key a producer can publish to: empty, longer than 200 characters, holding a NUL or a lone surrogate are refused before anything is stored", async () => {
     const sessions = await server();
     const producer = db.pool();

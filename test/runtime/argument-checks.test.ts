@@ -97,5 +97,6 @@ describe("stores and artifact helpers", () => {
     await expectRefused(() => stubExecutors(js(undefined)), TypeError, "Unexpected artifacts undefined, expected the loaded artifacts, from loadArtifacts({ distDir })");
     await expectRefused(() => readSkillFile(artifacts, js(42)), TypeError, 'Unexpected path 42, expected a path under the skills folder, such as "deck-generation/references/layouts.md"');
     await expectRefused(() => loadArtifacts({ distDir, manifestSha256: js(42) }), TypeError, "Unexpected manifestSha256 42, expected the manifest's sha256, 64 hexadecimal digits");
+    await expectRefused(() => loadArtifacts({ distDir, manifestSha256: "abc" }), TypeError, 'Unexpected manifestSha256 "abc", expected the manifest\'s sha256, 64 hexadecimal digits');
   });
 });

@@ -101,6 +101,14 @@ describe.each(["agent", "session"] as const)("a session log that cannot be writt
 });
 
 describe("the file session log", () => {
+  it("at a folder's path, refuses the session with an error that names the log, its path and what it takes", () => {
+    const folder = tempDir("gamma-log-folder-");
+    expect(() => createGammaAgent({ artifacts, variant: "base", model: pi.faux().getModel(), executors: recordingExecutors(), sessionLog: new FileSessionLog(folder), ...NO_KNOWLEDGE_HINTS })).toThrow(
+      `Unexpected folder at the session log's path ${folder}, expected a readable JSONL file or no file yet (FileSessionLog path)`,
+    );
+  });
+
+
   it("cuts a torn last line left by a process that died mid-write before it appends, so the log reads whole and the audit positions stay the line numbers", async () => {
     const file = join(tempDir("gamma-log-"), "session.jsonl");
     const first = createGammaAgent({ artifacts, variant: "base", model: pi.faux().getModel(), executors: recordingExecutors(), sessionLog: new FileSessionLog(file), ...NO_KNOWLEDGE_HINTS });

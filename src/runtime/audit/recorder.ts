@@ -50,8 +50,11 @@ export class FileSessionLog implements SessionLog {
     try {
       text = readFileSync(this.path, "utf8");
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return undefined;
+      // Said as the log's problem: the session is being opened, and the option is what the host has to change.
+      const what = code === "EISDIR" ? "folder" : `unreadable file (${code ?? String(error)})`;
+      throw new Error(`Unexpected ${what} at the session log's path ${this.path}, expected a readable JSONL file or no file yet (FileSessionLog path)`, { cause: error });
     }
     // A torn last line (no final newline) is a record that was never written whole: it is not part of the log.
     return text.slice(0, text.lastIndexOf("\n") + 1);
