@@ -11,7 +11,7 @@ import { statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { expectObject, expectString, expectStringArray } from "./protocol/arguments.js";
-import { readRegularFile } from "./protocol/regular-file.js";
+import { MAX_TEXT_FILE_BYTES, readRegularFile } from "./protocol/regular-file.js";
 import { loadArtifacts, type LoadedArtifacts } from "./runtime/artifacts.js";
 import { auditTranscript, type AuditReport } from "./runtime/audit/audit.js";
 import { readTranscriptText, type ReadTranscript, type TranscriptFormat } from "./runtime/audit/readers.js";
@@ -87,10 +87,10 @@ export async function audit(options: AuditOptions): Promise<AuditResult> {
     // The working folder itself, given as a transcript, is named "." (a finding always names its file).
     const file = relative(cwd, resolve(cwd, path)).split(sep).join("/") || ".";
     // Never a blocking read: a FIFO where a transcript belongs is refused, found by fstat.
-    const onDisk = readRegularFile(resolve(cwd, path));
+    const onDisk = readRegularFile(resolve(cwd, path), { maxBytes: MAX_TEXT_FILE_BYTES });
     if (onDisk.kind !== "file") {
       const what =
-        onDisk.kind === "not-a-file" ? `${onDisk.what} where a transcript belongs` : onDisk.kind === "too-large" ? "transcript too large to read" : `unreadable transcript (${onDisk.kind === "error" ? onDisk.code : missingCode(resolve(cwd, path))})`;
+        onDisk.kind === "not-a-file" ? `${onDisk.what} where a transcript belongs` : onDisk.kind === "too-large" ? `transcript of ${onDisk.size} bytes, more than the ${MAX_TEXT_FILE_BYTES} a text can hold` : `unreadable transcript (${onDisk.kind === "error" ? onDisk.code : missingCode(resolve(cwd, path))})`;
       diagnostics.push(createDiagnostic("audit/transcript-format", file, at(1), `Unexpected ${what}, expected a readable JSONL file`));
       transcripts.push({ file, reports: [] });
       continue;

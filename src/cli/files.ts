@@ -1,7 +1,7 @@
 import { lstatSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, relative } from "node:path";
 import { describeFsError, fsErrorCode } from "../protocol/path-problem.js";
-import { readRegularFile, statIfPossible } from "../protocol/regular-file.js";
+import { MAX_TEXT_FILE_BYTES, readRegularFile, statIfPossible } from "../protocol/regular-file.js";
 import { writeFileWhole } from "../pipeline/fix/replace-file.js";
 
 /**
@@ -15,7 +15,7 @@ export class CommandFileError extends Error {
 
 /** The text of `path` (the `what` it should hold names it in the message: "traffic profile"; `shown` is the path as typed). */
 export function readCommandFile(path: string, what: string, shown = path): string {
-  const read = readRegularFile(path);
+  const read = readRegularFile(path, { maxBytes: MAX_TEXT_FILE_BYTES });
   switch (read.kind) {
     case "file":
       return read.bytes.toString("utf8");
@@ -24,7 +24,7 @@ export function readCommandFile(path: string, what: string, shown = path): strin
     case "missing":
       throw new CommandFileError(`cannot read the ${what} ${shown}: ${missingReason(path)}`);
     case "too-large":
-      throw new CommandFileError(`cannot read the ${what} ${shown}: ${read.size} bytes, too large`);
+      throw new CommandFileError(`cannot read the ${what} ${shown}: ${read.size} bytes, more than the ${MAX_TEXT_FILE_BYTES} a text can hold`);
     case "error":
       throw new CommandFileError(`cannot read the ${what} ${shown}: ${describeFsError(read.code)} (${read.code})`);
   }

@@ -4,7 +4,15 @@
  * a FIFO left where a source or an artifact belongs is refused at once
  * instead of hanging the process. Shared by the compiler and the runtime.
  */
+import { constants as bufferConstants } from "node:buffer";
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync, type Stats } from "node:fs";
+
+/**
+ * The largest file that can be read as one string (V8's longest string, in
+ * UTF-16 code units, which a UTF-8 file of that many bytes never exceeds):
+ * a larger one is refused unread, never read to fail inside the decoder.
+ */
+export const MAX_TEXT_FILE_BYTES = bufferConstants.MAX_STRING_LENGTH;
 
 export type RegularRead =
   | { kind: "file"; bytes: Buffer }
