@@ -88,8 +88,14 @@ export function resolveProfile(
     if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) throw new ProfileError(`Unexpected ${key} ${JSON.stringify(value)}, expected a number from ${min} to ${max}`);
     return value;
   };
+  // A count of model calls: a fraction is refused rather than priced as another profile without a word.
+  const count = (key: "callsPerSession" | "callsBeforeLoad", min: number, max: number): number => {
+    const value = raw[key] ?? DEFAULT_PROFILE[key];
+    if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) throw new ProfileError(`Unexpected ${key} ${JSON.stringify(value)}, expected a whole number from ${min} to ${max}`);
+    return value as number;
+  };
   const durationMinutes = number("durationMinutes", 1, 24 * 60);
-  const callsPerSession = Math.round(number("callsPerSession", 1, 200));
+  const callsPerSession = count("callsPerSession", 1, 200);
   const newTokensPerCall = number("newTokensPerCall", 0, 1_000_000);
   const secondsBetweenCalls = number("secondsBetweenCalls", 0, 24 * 3600);
   const rate = raw["sessionsPerMinute"] ?? DEFAULT_PROFILE.sessionsPerMinute;
@@ -114,7 +120,7 @@ export function resolveProfile(
   }
   refuseOversizedSimulation(sessionsPerMinute, durationMinutes, callsPerSession);
   const resolved: TrafficProfile & { sessionsPerMinute: Record<string, number> } = { durationMinutes, sessionsPerMinute, callsPerSession, newTokensPerCall, secondsBetweenCalls, models: models as ProviderModel[] };
-  if (raw["callsBeforeLoad"] !== undefined) resolved.callsBeforeLoad = Math.round(number("callsBeforeLoad", 0, 200));
+  if (raw["callsBeforeLoad"] !== undefined) resolved.callsBeforeLoad = count("callsBeforeLoad", 0, 200);
   const use = raw["namespaceUse"];
   if (use !== undefined) {
     if (typeof use !== "object" || use === null || Array.isArray(use)) throw new ProfileError("Unexpected namespaceUse, expected an object of probabilities (0 to 1) by namespace");

@@ -107,7 +107,9 @@ describe("gamma-prompt cost (library)", () => {
     const result = cost({ root, profile: { durationMinutes: 5, sessionsPerMinute: { "outline-only": 3 } } });
     expect([...new Set(result.rows.map((entry) => entry.variant))]).toEqual(["base", "outline-only"]);
     expect(() => cost({ root, profile: { sessionsPerMinute: { import: 3 } } })).toThrow(ProfileError);
-    expect(() => cost({ root, profile: { callsPerSession: -1 } })).toThrow(/Unexpected callsPerSession -1, expected a number from 1 to 200/);
+    expect(() => cost({ root, profile: { callsPerSession: -1 } })).toThrow(/Unexpected callsPerSession -1, expected a whole number from 1 to 200/);
+    // A count of calls: a fraction would be priced as another profile.
+    expect(() => cost({ root, profile: { callsPerSession: 1.5 } })).toThrow(/Unexpected callsPerSession 1.5, expected a whole number from 1 to 200/);
     expect(() => cost({ root, profile: { models: [{ provider: "openai", model: "gpt-0" }] } })).toThrow(/priced in data\/prompt-caching\.json/);
   });
 });
