@@ -2,14 +2,12 @@ import { statSync } from "node:fs";
 import { expectAbortSignal, expectBoolean, expectFunction, expectNumber, expectProjectOptions, expectStringArray, shownValue } from "./protocol/arguments.js";
 import { basename, join, resolve } from "node:path";
 import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "./diagnostics/diagnostic.js";
-import { ProjectRootError, refuseOutputHoldingRoot } from "./pipeline/discover/discover.js";
-import { isDefaultLayout, matchSkillFolders, readSkillLayout } from "./pipeline/discover/skill-folders.js";
+import { ProjectRootError, refuseOutputHoldingRoot, refuseOutputInSourceFolder } from "./pipeline/discover/discover.js";
+import { readSkillLayout } from "./pipeline/discover/skill-folders.js";
 import { sameStamp } from "./pipeline/discover/file-stamp.js";
 import { relativePosix } from "./pipeline/discover/relative-paths.js";
-import { isWithin } from "./protocol/within.js";
 import { MANIFEST_FILE, type ArtifactEntry, type DistManifest } from "./protocol/dist-manifest.js";
 import { readRegularFile, statIfPossible } from "./protocol/regular-file.js";
-import { KNOWLEDGE_DIR } from "./protocol/knowledge.js";
 import { CACHE_FORMAT, cacheFile, computeInputKey, readPersistedBuild, sourceSnapshot, stampSources, writePersistedBuild } from "./pipeline/cache/build-cache.js";
 import type { CompiledProject } from "./pipeline/compile/compile.js";
 import { DIST_MEMORY, EmitError, emitArtifacts, listTree, type DistMemory } from "./pipeline/emit/emit.js";
@@ -126,9 +124,6 @@ export interface BuildResult {
   recovery?: Exclude<Recovery, "none">;
 }
 
-/** Folders whose files are sources: an output folder inside one is refused. */
-const SOURCE_FOLDERS = ["skills", "prompts", "schemas", KNOWLEDGE_DIR] as const;
-
 export async function build(options: BuildOptions): Promise<BuildResult> {
   expectProjectOptions(options, "build");
   if (options.cache !== undefined && !(options.cache instanceof BuildSession)) throw new TypeError(`Unexpected cache ${shownValue(options.cache)}, expected a build cache from createBuildCache()`);
@@ -151,14 +146,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   if (outStats !== undefined && !outStats.isDirectory()) {
     throw new ProjectRootError(`output folder "${options.outDir ?? "dist"}" is ${outStats.isFile() ? "a file" : "not a folder"}, expected a folder: remove it or pass --out`);
   }
-  // Inside skills/, prompts/, schemas/ or knowledge/ the artifacts would become sources of the next build.
-  const layout = { ...readSkillLayout(root), outDir: outRel };
-  // A layout of its own (`plugins/*/skills/*`) puts skills elsewhere: an output folder inside one would be copied as its supporting files.
-  const skillFolders = isDefaultLayout(layout) ? [] : matchSkillFolders(root, layout);
-  const sourceFolder = [...SOURCE_FOLDERS, ...skillFolders].find((folder) => isWithin(join(root, folder), outDir));
-  if (sourceFolder !== undefined) {
-    throw new ProjectRootError(`output folder "${options.outDir ?? "dist"}" is inside the source folder ${sourceFolder}/, expected a folder of its own such as "dist"`);
-  }
+  refuseOutputInSourceFolder(root, outDir, options.outDir, { ...readSkillLayout(root), outDir: outRel });
   if (options.cache) await settleBuildCache(options.cache);
   stopIfAsked(options.signal);
   const lock = await acquireOutputLock(outDir, {

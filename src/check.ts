@@ -7,7 +7,8 @@ import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, typ
 import { JOURNAL_FILE, journaledMessage, journalState } from "./protocol/dist-journal.js";
 import type { DistManifest } from "./protocol/dist-manifest.js";
 import { relativePosix } from "./pipeline/discover/relative-paths.js";
-import { refuseOutputHoldingRoot } from "./pipeline/discover/discover.js";
+import { refuseOutputHoldingRoot, refuseOutputInSourceFolder } from "./pipeline/discover/discover.js";
+import { readSkillLayout } from "./pipeline/discover/skill-folders.js";
 import { compareDist, driftDiagnostics, type DriftEntry } from "./pipeline/emit/drift.js";
 import type { TemplateOrigin } from "./pipeline/render/prefix-origin.js";
 
@@ -65,6 +66,7 @@ export async function checkAndBuild(options: CheckOptions): Promise<{ result: Ch
   const outDir = resolve(root, options.outDir ?? "dist");
   refuseOutputHoldingRoot(root, outDir, options.outDir);
   const outRel = relativePosix(root, outDir) || ".";
+  refuseOutputInSourceFolder(root, outDir, options.outDir, { ...readSkillLayout(root), outDir: outRel });
   const journal = journalState(outDir);
   if (journal.present) {
     // One finding: nothing in a half-replaced dist/ is worth comparing.

@@ -2,6 +2,7 @@ import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
+import { check } from "../../src/check.js";
 import { ProjectRootError } from "../../src/pipeline/discover/discover.js";
 import { copyProject, removeTempDirs, snapshotTree } from "./helpers.js";
 
@@ -111,6 +112,10 @@ describe("safe writing of dist/", () => {
     const refused = build({ root, outDir: `${folder}/out`, persistentCache: false });
     await expect(refused).rejects.toBeInstanceOf(ProjectRootError);
     await expect(refused).rejects.toThrow(`output folder "${folder}/out" is inside the source folder ${folder}/, expected a folder of its own such as "dist"`);
+    // check refuses it the same way: it would report the sources there as artifacts to remove, and ask for a build that is refused.
+    const checked = check({ root, outDir: `${folder}/out` });
+    await expect(checked).rejects.toBeInstanceOf(ProjectRootError);
+    await expect(checked).rejects.toThrow(`output folder "${folder}/out" is inside the source folder ${folder}/, expected a folder of its own such as "dist"`);
     expect(await snapshotTree(root)).toEqual(before);
   });
 

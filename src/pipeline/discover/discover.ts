@@ -11,6 +11,7 @@ import { CONFIG_FILE } from "./source-paths.js";
 import { compareCodeUnits, errorCode, unlistableFolder } from "./sources.js";
 import { isWithin } from "../../protocol/within.js";
 import { quoted } from "../../diagnostics/quote.js";
+import { KNOWLEDGE_DIR } from "../../protocol/knowledge.js";
 
 /** The folder, relative to the project root, that holds one folder per skill. */
 export const SKILLS_DIR = "skills";
@@ -37,6 +38,24 @@ export class ProjectRootError extends Error {
  */
 export function refuseOutputHoldingRoot(root: string, outDir: string, given: string | undefined): void {
   if (isWithin(outDir, root)) throw new ProjectRootError(`output folder "${given ?? "dist"}" holds the project root, expected a folder of its own such as "dist"`);
+}
+
+/** The folders whose files are sources, whatever the layout. */
+const SOURCE_FOLDERS = ["skills", "prompts", "schemas", KNOWLEDGE_DIR] as const;
+
+/**
+ * An output folder inside a source folder (`skills/`, `prompts/`, `schemas/`,
+ * `knowledge/`, or a skill folder of a layout of its own, which the
+ * config's `skills` globs name) is refused before anything is read: a build's
+ * artifacts would become sources of the next build, and check would call
+ * the sources there artifacts that should not exist.
+ */
+export function refuseOutputInSourceFolder(root: string, outDir: string, given: string | undefined, layout: SkillLayout): void {
+  const skillFolders = isDefaultLayout(layout) ? [] : matchSkillFolders(root, layout);
+  const sourceFolder = [...SOURCE_FOLDERS, ...skillFolders].find((folder) => isWithin(join(root, folder), outDir));
+  if (sourceFolder !== undefined) {
+    throw new ProjectRootError(`output folder "${given ?? "dist"}" is inside the source folder ${sourceFolder}/, expected a folder of its own such as "dist"`);
+  }
 }
 
 export interface SkillSources {
