@@ -71,7 +71,7 @@ export interface BuildOptions {
    * every source again would only slow watch mode down).
    */
   persistentCache?: boolean;
-  /** How long to wait for another build of the same output folder (default 10,000 ms), then throw OutputLockedError. */
+  /** How long to wait for another build of the same output folder (default 10,000 ms; 0 or more, Infinity for as long as it runs), then throw OutputLockedError. */
   lockWaitMs?: number;
   /** Called once when this build starts waiting for another build of the same output folder. */
   onLockWait?: (holder: LockHolder) => void;
@@ -129,7 +129,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   if (options.cache !== undefined && !(options.cache instanceof BuildSession)) throw new TypeError(`Unexpected cache ${shownValue(options.cache)}, expected a build cache from createBuildCache()`);
   if (options.changedPaths !== undefined) expectStringArray(options.changedPaths, "changedPaths", "an array of root-relative paths");
   if (options.persistentCache !== undefined) expectBoolean(options.persistentCache, "persistentCache");
-  if (options.lockWaitMs !== undefined) expectNumber(options.lockWaitMs, "lockWaitMs", "a number of milliseconds");
+  if (options.lockWaitMs !== undefined) {
+    expectNumber(options.lockWaitMs, "lockWaitMs", "a number of milliseconds");
+    if (options.lockWaitMs < 0) throw new RangeError(`Unexpected lockWaitMs ${options.lockWaitMs}, expected a number of milliseconds, 0 or more (Infinity waits as long as the other build runs)`);
+  }
   if (options.onLockWait !== undefined) expectFunction(options.onLockWait, "onLockWait", "a function that takes the build holding the lock");
   if (options.signal !== undefined) expectAbortSignal(options.signal);
   const root = resolve(options.root);

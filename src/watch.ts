@@ -4,7 +4,7 @@ import { statIfPossible } from "./protocol/regular-file.js";
 import { join, resolve, sep } from "node:path";
 import { performance } from "node:perf_hooks";
 import { build, createBuildCache, settleBuildCache, type BuildResult } from "./build.js";
-import { expectFunction, expectNumber, expectProjectOptions } from "./protocol/arguments.js";
+import { expectFunction, expectNumber, expectProjectOptions, shownValue } from "./protocol/arguments.js";
 import type { InvalidationCost } from "./cost/invalidation.js";
 import { ProjectRootError } from "./pipeline/discover/discover.js";
 import type { PrefixChange, WatchBuildEvent, WatchEvent } from "./watch/events.js";
@@ -14,7 +14,7 @@ import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
 import { findFolderLinks, LinkTargetWatch } from "./watch/link-targets.js";
 import { createPlanTracker } from "./watch/plan-cost.js";
 import { RebuildQueue } from "./watch/queue.js";
-import { DEFAULT_DEBOUNCE_MS, MIN_DEBOUNCE_MS } from "./watch/debounce.js";
+import { DEFAULT_DEBOUNCE_MS, MAX_DEBOUNCE_MS, MIN_DEBOUNCE_MS } from "./watch/debounce.js";
 import { messageOf } from "./protocol/error-message.js";
 
 export type { PrefixChange, WatchBuildEvent, WatchErrorEvent, WatchEvent } from "./watch/events.js";
@@ -24,7 +24,7 @@ export interface WatchOptions {
   root: string;
   /** Output folder, relative to the root unless absolute. Default `dist`. */
   outDir?: string;
-  /** Quiet period after the last change before a rebuild starts. Default 100 ms, at least 60 ms. */
+  /** Quiet period after the last change before a rebuild starts. Default 100 ms; from 60 ms to 60,000 ms (a RangeError otherwise). */
   debounceMs?: number;
   /** Called once per build (initial and every rebuild) and for watcher faults. */
   onEvent: (event: WatchEvent) => void;
@@ -55,14 +55,20 @@ const UNWATCHABLE_REPORTED_BY_BUILD = new Set(["ELOOP", "EACCES", "EPERM"]);
 export async function watch(options: WatchOptions): Promise<WatchHandle> {
   expectProjectOptions(options, "watch");
   expectFunction(options.onEvent, "onEvent", "a function that takes each build's event");
-  if (options.debounceMs !== undefined) expectNumber(options.debounceMs, "debounceMs", `a number of milliseconds (at least ${MIN_DEBOUNCE_MS})`);
+  if (options.debounceMs !== undefined) {
+    expectNumber(options.debounceMs, "debounceMs", `a number of milliseconds (at least ${MIN_DEBOUNCE_MS})`);
+    // Refused as `watch --debounce` refuses it, never quietly raised to the least that works.
+    if (!(options.debounceMs >= MIN_DEBOUNCE_MS && options.debounceMs <= MAX_DEBOUNCE_MS)) {
+      throw new RangeError(`Unexpected debounceMs ${shownValue(options.debounceMs)}, expected a number of milliseconds from ${MIN_DEBOUNCE_MS} to ${MAX_DEBOUNCE_MS}`);
+    }
+  }
   const root = resolve(options.root);
   const rootProblem = folderProblem(root);
   if (rootProblem !== undefined) throw new ProjectRootError(`project root "${options.root}" ${rootProblem}`);
 
   const outDirOption = options.outDir === undefined ? {} : { outDir: options.outDir };
   const outDirRelative = toRootRelative(root, resolve(root, options.outDir ?? "dist"));
-  const debounceMs = Math.max(MIN_DEBOUNCE_MS, options.debounceMs ?? DEFAULT_DEBOUNCE_MS);
+  const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
   let cache = createBuildCache();
 
   // The in-memory cache serves every rebuild; the on-disk one would re-hash
