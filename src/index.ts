@@ -1,3 +1,5 @@
+// The declarations name Node's types (Buffer, node:fs): a project that does not list "node" in `types` (TypeScript 7's default) still gets them.
+/// <reference types="node" preserve="true" />
 /** gamma-prompt's library API. The CLI is a thin layer over these exports. */
 export type { Diagnostic, Severity, Position, Range, DiagnosticCounts } from "./diagnostics/diagnostic.js";
 export type { RuleId } from "./diagnostics/rules/index.js";

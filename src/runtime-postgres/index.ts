@@ -1,3 +1,5 @@
+// The declarations name Node's types (Buffer, node:fs): a project that does not list "node" in `types` (TypeScript 7's default) still gets them.
+/// <reference types="node" preserve="true" />
 /**
  * `gamma-prompt/runtime/postgres`: sessions whose state, transcript and
  * events live in PostgreSQL, so a session survives its server and other

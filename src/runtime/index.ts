@@ -1,3 +1,5 @@
+// The declarations name Node's types (Buffer, node:fs): a project that does not list "node" in `types` (TypeScript 7's default) still gets them.
+/// <reference types="node" preserve="true" />
 /**
  * `gamma-prompt/runtime`: loads the verified dist/ artifacts into Pi and keeps
  * the session protocol (skills, tasks, yield, compaction recovery). Imports no

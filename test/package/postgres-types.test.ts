@@ -40,7 +40,7 @@ function exportedNames(): string[] {
 function typeCheck(project: string, name: string, files: Record<string, string>, skipLibCheck: boolean): { status: number | null; output: string } {
   const dir = join(project, name);
   mkdirSync(dir, { recursive: true });
-  const compilerOptions = { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true, skipLibCheck, noEmit: true, types: ["node"] };
+  const compilerOptions = { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true, skipLibCheck, noEmit: true, types: [] };
   writeFileSync(join(dir, "tsconfig.json"), `${JSON.stringify({ compilerOptions, include: Object.keys(files) }, null, 2)}\n`);
   for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
   const result = spawnSync(process.execPath, [tsc, "-p", "."], { cwd: dir, encoding: "utf8", timeout: 180_000 });

@@ -2,7 +2,8 @@
  * A TypeScript project that uses only the compiler library, with the packed
  * package installed alone (no Pi: the runtime's peers are optional), type
  * checks with strict and skipLibCheck off: the main entry's public types are
- * self-contained and name no Pi package.
+ * self-contained and name no Pi package. The project names no @types package in
+ * `types` (TypeScript 7's default): the declarations bring Node's own.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -55,7 +56,7 @@ describe("the compiler library's types, without Pi installed", () => {
       "",
     ].join("\n");
     writeFileSync(join(project, "consumer.ts"), consumer);
-    const compilerOptions = { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true, skipLibCheck: false, noEmit: true, types: ["node"] };
+    const compilerOptions = { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true, skipLibCheck: false, noEmit: true, types: [] };
     writeFileSync(join(project, "tsconfig.json"), `${JSON.stringify({ compilerOptions, include: ["consumer.ts"] }, null, 2)}\n`);
     const result = spawnSync(process.execPath, [tsc, "-p", "."], { cwd: project, encoding: "utf8", timeout: 180_000 });
     expect(`${result.stdout}${result.stderr}`).toBe("");
