@@ -4,6 +4,7 @@
  * the Pi packages (optional peer dependencies).
  */
 import type { EvalOptions, EvalOutcome } from "./evals/index.js";
+import { checkEvalOptions } from "./evals/options.js";
 import { EvalUsageError } from "./evals/usage-error.js";
 import { shownValue } from "./protocol/arguments.js";
 
@@ -21,6 +22,8 @@ export async function runEvals(options: EvalOptions): Promise<EvalOutcome> {
   if (typeof given !== "object" || given === null || Array.isArray(given)) {
     throw new EvalUsageError(`Unexpected runEvals options ${shownValue(given)}, expected an object such as { root: ".", replay: true }`);
   }
+  // Checked before the engine loads: without the Pi packages a bad option is still said as such.
+  checkEvalOptions(options);
   const engine = await import("./evals/index.js");
   return engine.runEvals(options);
 }

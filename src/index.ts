@@ -39,6 +39,7 @@ export type { ChosenSkillType, InitOptions, InitProfile, InitResult, InitTemplat
 export { audit, AuditUsageError } from "./audit.js";
 export type { AuditOptions, AuditResult, AuditedTranscript } from "./audit.js";
 export { runEvals, EvalUsageError } from "./eval.js";
+export { PiNotInstalledError } from "./protocol/pi-requirement.js";
 export type { EvalOptions, EvalOutcome, ScriptedModel, ScriptedCall, ScriptedTurn, ModelCallContext, ModelContentPart, ModelMessage, ModelTool } from "./eval.js";
 export { formatSummary, compareWithBaseline, RESULTS_FORMAT } from "./evals/results.js";
 export type { EvalResults, EvalMode, ScenarioResult, ExpectationResult, RunResult, BaselineComparison, RateChange } from "./evals/results.js";

@@ -8,14 +8,14 @@
 import { readdirSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import { shownValue } from "../protocol/arguments.js";
 import { loadArtifacts, type LoadedArtifacts } from "../runtime/artifacts.js";
 import type { ModelCallContext } from "./model-context.js";
 import { modelCatalog, observedStreamFn, registerScriptedModel, type Api, type Model, type ModelContext, type ScriptedReply } from "./pi-models.js";
 import { cassettePath, cassetteReply, contextFingerprint, isFailedReply, writeCassettes, type Cassette, type CassetteCall } from "./cassette.js";
 import { judgeRun } from "./expectations.js";
 import { chooseModel, EvalUsageError } from "./models.js";
-import { OPTION_NAMES, type OptionNames, type OptionSpelling } from "./option-names.js";
+import type { OptionNames, OptionSpelling } from "./option-names.js";
+import { checkEvalOptions } from "./options.js";
 import { compareWithBaseline, RESULTS_FORMAT, scenarioResult, staleRuns, unansweredRuns, type EvalMode, type EvalResults, type RunResult } from "./results.js";
 import { display, replayedModel, replayPlans, type RunPlan } from "./plans.js";
 import { pool } from "./pool.js";
@@ -28,9 +28,7 @@ export type { ModelCallContext, ModelContentPart, ModelMessage, ModelTool } from
 
 /** The folder scenarios are found in when none are named. */
 export const EVALS_DIR = "evals";
-export const DEFAULT_CONCURRENCY = 4;
-/** The most runs per scenario: more says nothing an interval at this size does not, and every run is a model bill. */
-export const MAX_RUNS = 10_000;
+export { baseUrlProblem, DEFAULT_CONCURRENCY, MAX_RUNS } from "./options.js";
 
 /** What a scripted model answers on one call: text and tool calls (ids are given in call order). */
 export interface ScriptedTurn {
@@ -88,38 +86,9 @@ export interface EvalOutcome {
 }
 
 export async function runEvals(options: EvalOptions, spelling: OptionSpelling = "library"): Promise<EvalOutcome> {
-  const named = OPTION_NAMES[spelling];
-  for (const key of ["root", "distDir", "model", "baseUrl"] as const) {
-    const value: unknown = options[key];
-    if (value !== undefined && typeof value !== "string") throw new EvalUsageError(`Unexpected ${key === "model" || key === "baseUrl" ? named[key] : key} ${shownValue(value)}, expected a string`);
-  }
-  if (options.scenarios !== undefined && (!Array.isArray(options.scenarios) || !options.scenarios.every((file) => typeof file === "string"))) {
-    throw new EvalUsageError(`Unexpected scenarios ${shownValue(options.scenarios)}, expected an array of scenario files`);
-  }
+  const { named, mode, runs, concurrency, threshold } = checkEvalOptions(options, spelling);
   const cwd = process.cwd();
   const root = resolve(cwd, options.root ?? ".");
-  const mode: EvalMode = options.replay === true ? "replay" : options.record === true ? "record" : "live";
-  if (options.replay === true && options.record === true) throw new EvalUsageError(`Unexpected ${named.record} with ${named.replay}, expected one of them: a replay answers from the cassettes a recording writes`);
-  if (options.replay === true && (options.model !== undefined || options.scriptedModel !== undefined)) {
-    throw new EvalUsageError(`Unexpected ${options.model !== undefined ? named.model : "scriptedModel"} with ${named.replay}, expected one of them: a replay answers from the cassettes, as the model they name`);
-  }
-  if (options.replay === true && options.baseUrl !== undefined) {
-    throw new EvalUsageError(`Unexpected ${named.baseUrl} with ${named.replay}, expected one of them: a replay calls no endpoint, it answers from the cassettes`);
-  }
-  if (options.baseUrl !== undefined) {
-    const problem = baseUrlProblem(options.baseUrl, named.baseUrl);
-    if (problem !== undefined) throw new EvalUsageError(problem);
-  }
-  if (mode !== "replay" && options.model === undefined && options.scriptedModel === undefined) {
-    throw new EvalUsageError(`Unexpected evaluation without a model, expected ${named.modelExpected}, or ${named.replay} to run the recorded cassettes`);
-  }
-  const runs = options.runs;
-  if (runs !== undefined && (!Number.isInteger(runs) || runs < 1)) throw new EvalUsageError(`Unexpected ${named.runs} ${shownValue(runs)}, expected a whole number of at least 1`);
-  if (runs !== undefined && runs > MAX_RUNS) throw new EvalUsageError(`Unexpected ${named.runs} ${runs}, expected at most ${MAX_RUNS} runs per scenario`);
-  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new EvalUsageError(`Unexpected ${named.concurrency} ${shownValue(concurrency)}, expected a whole number of at least 1`);
-  const threshold = options.threshold ?? 1;
-  if (typeof threshold !== "number" || !(threshold >= 0 && threshold <= 1)) throw new EvalUsageError(`Unexpected ${named.threshold} ${shownValue(threshold)}, expected a share from 0 to 1`);
 
   const artifacts = loadArtifacts({ distDir: resolve(root, options.distDir ?? "dist") });
   const files = options.scenarios ?? discoverScenarios(root, cwd);
@@ -179,20 +148,6 @@ export async function runEvals(options: EvalOptions, spelling: OptionSpelling = 
     ...(baseline === undefined ? {} : { baseline }),
   };
   return { diagnostics: [], results };
-}
-
-/** Why `--base-url` cannot be an endpoint for a provider's API (an absolute http or https URL), or undefined. */
-export function baseUrlProblem(text: string, name = "--base-url"): string | undefined {
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || url.host === "") {
-    return `Unexpected ${name} ${JSON.stringify(text)}, expected an http:// or https:// URL (e.g. http://127.0.0.1:8080/v1)`;
-  }
-  return undefined;
 }
 
 /** The guide's Scenarios section, as the installed package carries it. */

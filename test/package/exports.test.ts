@@ -20,6 +20,7 @@ describe("package exports", () => {
       "MIN_DEBOUNCE_MS",
       "OutputLockedError",
       "PREFIX_INVALIDATED",
+      "PiNotInstalledError",
       "ProjectRootError",
       "REPORTER_NAMES",
       "RESULTS_FORMAT",

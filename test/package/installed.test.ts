@@ -186,6 +186,18 @@ describe("the packed and installed package, without Pi", () => {
     });
   });
 
+  it("runEvals without Pi says a bad option as such, and a good call's missing packages with the error the library exports", () => {
+    const script = `const { runEvals, EvalUsageError, PiNotInstalledError } = await import("gamma-prompt");
+const outcome = (options) => runEvals(options).then(() => ({ resolved: true }), (error) => ({ name: error.name, usage: error instanceof EvalUsageError, pi: error instanceof PiNotInstalledError, message: error.message }));
+console.log(JSON.stringify([await outcome({ replay: true, runs: "2" }), await outcome({ replay: true })]));`;
+    const result = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: project, encoding: "utf8", timeout: 60_000 });
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual([
+      { name: "EvalUsageError", usage: true, pi: false, message: 'Unexpected runs "2", expected a whole number of at least 1' },
+      { name: "PiNotInstalledError", usage: false, pi: true, message: expect.stringContaining("are not installed: npm install") },
+    ]);
+  });
+
   it("with the Pi packages in place, the runtime loads", () => {
     // The repository's own Pi (the pinned devDependencies, the versions the requirement names), linked
     // into the project as an install would place it; removed again so the tests above stay without Pi.
