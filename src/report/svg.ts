@@ -44,7 +44,32 @@ export function describeLayout(variant: VariantLayout): string {
   return variant.blocks.map((block) => `${blockLabel(block.name)} ${count(block.tokens)} tokens (to ${count(block.cumulativeTokens)})${block.breakpoint ? ", cache breakpoint" : ""}`).join("; ");
 }
 
+/** The narrowest box; a box is wider when its skill's name needs it (see drawnWidth). */
 const NODE_WIDTH = 200;
+/** Room between a box's border and its text, on either side. */
+const NODE_PADDING = 12;
+/**
+ * Advance widths in em of Arial Bold, which Liberation Sans (the fonts the page is checked with) matches
+ * metric for metric; the other sans-serif fonts of the page's stack are close to it. A character not
+ * listed counts as an em (wide letters, CJK), so a name is never drawn wider than its box.
+ */
+const BOLD_ADVANCE: Readonly<Record<string, number>> = {
+  ...Object.fromEntries([..."abcdeghknopqsuvxy"].map((char) => [char, 0.611])),
+  ...Object.fromEntries([..."fjt-:;!()[] ".split("")].map((char) => [char, 0.333])),
+  ...Object.fromEntries([..."0123456789_$#"].map((char) => [char, 0.556])),
+  ...Object.fromEntries([..."ABCDEFGHJKLNOPQRSTUVXYZ"].map((char) => [char, 0.778])),
+  i: 0.278, l: 0.278, ".": 0.278, ",": 0.278, "'": 0.278, "/": 0.278, I: 0.278, r: 0.389, z: 0.5, m: 0.889, w: 0.778, M: 0.833, W: 0.944, "·": 0.333,
+};
+
+/** Arial's regular advances are about 7% narrower than its bold ones, letter for letter; none is wider. */
+const REGULAR_SHARE = 0.93;
+
+/** How wide `text` is drawn at `fontSize` px, at most. */
+function drawnWidth(text: string, fontSize: number, weight: "bold" | "regular"): number {
+  let ems = 0;
+  for (const char of text) ems += BOLD_ADVANCE[char] ?? 1;
+  return ems * fontSize * (weight === "bold" ? 1 : REGULAR_SHARE);
+}
 const NODE_HEIGHT = 52;
 const COLUMN_GAP = 90;
 const ROW_GAP = 18;
@@ -149,6 +174,8 @@ export function skillsGraphSvg(view: SkillsView): string {
     nodes.set(id, { id, kind: skill.type, title: skill.name, detail, findings: { errors, warnings: skill.findings.length - errors }, x: 0, y: 0 });
     wantedColumn.set(id, offset + deepest - (depth.get(skill.name) ?? 0));
   }
+  // Every box as wide as the widest name needs (a title is 13 px bold, the detail line 12 px), and never narrower than NODE_WIDTH.
+  const nodeWidth = Math.max(NODE_WIDTH, ...[...nodes.values()].map((node) => Math.ceil(2 * NODE_PADDING + Math.max(drawnWidth(node.title, 13, "bold"), drawnWidth(node.detail, 12, "regular")))));
   // Empty columns (none are expected) are closed up.
   const used = [...new Set(wantedColumn.values())].sort((a, b) => a - b);
   const columns: Slot[][] = used.map(() => []);
@@ -272,14 +299,14 @@ export function skillsGraphSvg(view: SkillsView): string {
   const bottom = Math.max(NODE_HEIGHT, ...all.map((slot) => slot.center - top + slot.height / 2));
   for (const slot of all) slot.center = slot.center - top + MARGIN;
   const height = bottom + MARGIN * 2;
-  const columnX = (index: number) => MARGIN + 30 + index * (NODE_WIDTH + COLUMN_GAP);
+  const columnX = (index: number) => MARGIN + 30 + index * (nodeWidth + COLUMN_GAP);
   for (const slot of all) {
     if (!slot.node) continue;
     slot.node.x = columnX(slot.column);
     slot.node.y = slot.center - NODE_HEIGHT / 2;
   }
   const columnCount = Math.max(1, columns.length);
-  const width = MARGIN * 2 + 30 + columnCount * NODE_WIDTH + (columnCount - 1) * COLUMN_GAP;
+  const width = MARGIN * 2 + 30 + columnCount * nodeWidth + (columnCount - 1) * COLUMN_GAP;
 
   // A line leaves a box's right side and enters the next one's left side, crossing every column between in its lane.
   const lines = edges.map((edge) => {
@@ -287,8 +314,8 @@ export function skillsGraphSvg(view: SkillsView): string {
     const arrow = edge.kind !== "conflict";
     const first = edge.slots[0]!;
     const last = edge.slots[edge.slots.length - 1]!;
-    const points: Array<[number, number]> = [[columnX(first.column) + NODE_WIDTH, first.center + port]];
-    for (const lane of edge.slots.slice(1, -1)) points.push([columnX(lane.column), lane.center], [columnX(lane.column) + NODE_WIDTH, lane.center]);
+    const points: Array<[number, number]> = [[columnX(first.column) + nodeWidth, first.center + port]];
+    for (const lane of edge.slots.slice(1, -1)) points.push([columnX(lane.column), lane.center], [columnX(lane.column) + nodeWidth, lane.center]);
     // An arrowhead's tip touches the box's border.
     points.push([columnX(last.column) - (arrow ? 1 : 0), last.center + port]);
     let d = `M${n(points[0]![0])} ${n(points[0]![1])}`;
@@ -317,8 +344,8 @@ export function skillsGraphSvg(view: SkillsView): string {
     const badge =
       node.findings.errors + node.findings.warnings === 0
         ? ""
-        : `<g class="badge ${node.findings.errors > 0 ? "badge-error" : "badge-warning"}"><rect x="${n(node.x + NODE_WIDTH - 30)}" y="${n(node.y - 8)}" width="38" height="18" rx="9"/><text x="${n(node.x + NODE_WIDTH - 11)}" y="${n(node.y + 5)}" text-anchor="middle">${node.findings.errors + node.findings.warnings}</text></g>`;
-    return [`<g class="node node-${node.kind}"><rect x="${n(node.x)}" y="${n(node.y)}" width="${NODE_WIDTH}" height="${NODE_HEIGHT}" rx="8"/><text class="node-title" x="${n(node.x + 12)}" y="${n(node.y + 21)}">${escapeHtml(node.title)}</text><text class="node-detail" x="${n(node.x + 12)}" y="${n(node.y + 39)}">${escapeHtml(node.detail)}</text>${badge}</g>`];
+        : `<g class="badge ${node.findings.errors > 0 ? "badge-error" : "badge-warning"}"><rect x="${n(node.x + nodeWidth - 30)}" y="${n(node.y - 8)}" width="38" height="18" rx="9"/><text x="${n(node.x + nodeWidth - 11)}" y="${n(node.y + 5)}" text-anchor="middle">${node.findings.errors + node.findings.warnings}</text></g>`;
+    return [`<g class="node node-${node.kind}"><rect x="${n(node.x)}" y="${n(node.y)}" width="${nodeWidth}" height="${NODE_HEIGHT}" rx="8"/><text class="node-title" x="${n(node.x + NODE_PADDING)}" y="${n(node.y + 21)}">${escapeHtml(node.title)}</text><text class="node-detail" x="${n(node.x + NODE_PADDING)}" y="${n(node.y + 39)}">${escapeHtml(node.detail)}</text>${badge}</g>`];
   });
   const desc = [
     ...view.variants.map((variant) => `Variant ${variant.name} preloads ${variant.preloads.length === 0 ? "nothing" : variant.preloads.join(", ")}.`),

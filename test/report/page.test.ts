@@ -252,3 +252,35 @@ describe("the embedded default's report: bar labels and print", () => {
     });
   }
 });
+
+describe("a report of skills with long names, in Chromium", () => {
+  it("draws every name and detail line inside its box, the longest name a skill may have too", async () => {
+    const root = await tempDir("gamma-prompt-report-long-names");
+    await runCliInProcess("init", root);
+    // A name as real collections write them, and the longest a name may be, in the widest letters.
+    const names = ["finishing-a-development-branch", "verification-before-completion", `${"m".repeat(31)}-${"w".repeat(32)}`];
+    for (const name of names) {
+      const folder = join(root, "skills", name);
+      execFileSync("mkdir", ["-p", folder]);
+      await writeFile(join(folder, "SKILL.md"), `---\nname: ${name}\ndescription: Use when the report draws a long name.\nmetadata:\n  gamma-type: reference\n---\n\n# Long name\n\n- Term: what it means.\n`);
+    }
+    expect((await runCliInProcessFrom(root, "build")).code).toBe(0);
+    const reportFile = join(root, "report.html");
+    expect((await runCliInProcessFrom(root, "report", "--output", reportFile)).code).toBe(0);
+    const { page } = await openReport(reportFile, 1280);
+    try {
+      const drawn = await page.$$eval("svg.graph g.node", (nodes) =>
+        nodes.map((node) => {
+          const box = (node.querySelector("rect") as SVGGraphicsElement).getBBox();
+          const texts = [...node.querySelectorAll("text.node-title, text.node-detail")].map((text) => (text as SVGGraphicsElement).getBBox());
+          return { title: node.querySelector("text.node-title")?.textContent ?? "", overflow: Math.max(...texts.map((text) => text.x + text.width - (box.x + box.width))) };
+        }),
+      );
+      expect(drawn.map((node) => node.title)).toEqual(expect.arrayContaining(names));
+      // Every text ends inside its box, with room to spare from the border.
+      for (const node of drawn) expect(node.overflow, node.title).toBeLessThan(-4);
+    } finally {
+      await page.context().close();
+    }
+  }, 120_000);
+});
