@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
+import { expectString } from "./protocol/arguments.js";
 
 /**
  * Which project a command run in some folder means, found the way git,
@@ -29,6 +30,7 @@ export interface FindProjectOptions {
 }
 
 export function findProject(from: string, options: FindProjectOptions = {}): FoundProject | undefined {
+  expectString(from, "findProject from", "the folder to look from, such as process.cwd()");
   for (const folder of foldersUp(resolve(from))) {
     if (isFile(join(folder, CONFIG_FILE))) return { root: folder, marker: "config" };
     if (isBuildOutput(folder)) continue;
@@ -51,6 +53,7 @@ export function describeMarker(marker: ProjectMarker): string {
  * walked into (`.git`, caches, virtual environments).
  */
 export function projectsBelow(from: string, depth = 3, limit = 20): string[] {
+  expectString(from, "projectsBelow from", "the folder to look below, such as process.cwd()");
   const found: string[] = [];
   const walk = (folder: string, left: number): void => {
     if (left < 0) return;

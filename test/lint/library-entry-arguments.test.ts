@@ -20,11 +20,15 @@ import {
   compiledPrompt,
   ConfigFileError,
   createProjectAnalyzer,
+  discoverSkills,
+  findProject,
+  formatDiagnostics,
   formatExplanation,
   formatSummary,
   init,
   lint,
   ProjectRootError,
+  projectsBelow,
   renderReportHtml,
   renderReportMarkdown,
   RESULTS_FORMAT,
@@ -51,6 +55,10 @@ async function refusal(call: () => unknown): Promise<Error> {
 }
 
 const cases: Array<[string, () => unknown, typeof TypeError | typeof RangeError, string]> = [
+  ["findProject()", () => findProject(js(undefined)), TypeError, "Unexpected findProject from undefined, expected the folder to look from, such as process.cwd()"],
+  ["projectsBelow(5)", () => projectsBelow(js(5)), TypeError, "Unexpected projectsBelow from 5, expected the folder to look below, such as process.cwd()"],
+  ["discoverSkills()", () => discoverSkills(js(undefined)), TypeError, 'Unexpected discoverSkills root undefined, expected the project root, such as "."'],
+  ["formatDiagnostics, a finding that is none", () => formatDiagnostics("stylish", js([{}]), { errorCount: 0, warningCount: 0 }), TypeError, "Unexpected diagnostics[0] an object, expected a finding such as lint returns ({ file, line, column, severity, ruleId, message })"],
   ["cacheImpact(folder)", () => cacheImpact(js(".")), TypeError, 'Unexpected cacheImpact options ".", expected an object such as { root: "." }'],
   ["cacheImpact()", () => cacheImpact(js(undefined)), TypeError, 'Unexpected cacheImpact options undefined, expected an object such as { root: "." }'],
   ["cacheImpact root", () => cacheImpact(js({ root: 5 })), TypeError, 'Unexpected root 5, expected the project\'s folder, such as "."'],

@@ -23,6 +23,12 @@ const REPORTERS: Record<ReporterName, Reporter> = {
 export function formatDiagnostics(name: ReporterName, diagnostics: readonly Diagnostic[], context: ReportContext): string {
   if (!Object.hasOwn(REPORTERS, name)) expectOneOf(name, "format", Object.keys(REPORTERS));
   if (!Array.isArray(diagnostics)) throw new TypeError(`Unexpected diagnostics ${shownValue(diagnostics)}, expected an array of findings (lint's or build's diagnostics)`);
+  diagnostics.forEach((diagnostic: unknown, index) => {
+    const finding = diagnostic as Partial<Record<keyof Diagnostic, unknown>> | null;
+    if (typeof finding !== "object" || finding === null || typeof finding.file !== "string" || typeof finding.ruleId !== "string" || typeof finding.message !== "string" || !Number.isInteger(finding.line) || !Number.isInteger(finding.column)) {
+      throw new TypeError(`Unexpected diagnostics[${index}] ${shownValue(diagnostic)}, expected a finding such as lint returns ({ file, line, column, severity, ruleId, message })`);
+    }
+  });
   expectObject(context as unknown, "formatDiagnostics context", "the lint result, or an object such as { errorCount, warningCount }");
   return REPORTERS[name](diagnostics, { ...context, noteCount: context.noteCount ?? countDiagnostics(diagnostics).noteCount });
 }

@@ -12,6 +12,7 @@ import { compareCodeUnits, errorCode, unlistableFolder } from "./sources.js";
 import { isWithin } from "../../protocol/within.js";
 import { quoted } from "../../diagnostics/quote.js";
 import { KNOWLEDGE_DIR } from "../../protocol/knowledge.js";
+import { expectString } from "../../protocol/arguments.js";
 
 /** The folder, relative to the project root, that holds one folder per skill. */
 export const SKILLS_DIR = "skills";
@@ -84,6 +85,7 @@ export function configInUse(root: string, configFile: string | undefined): strin
 
 /** Every readable SKILL.md the layout (default `skills/*`) names under `root`, sorted by POSIX path. */
 export async function discoverSkills(root: string, layout: SkillLayout = DEFAULT_LAYOUT): Promise<SourceFile[]> {
+  expectString(root, "discoverSkills root", "the project root, such as \".\"");
   return (await loadSkillSources(root, layout)).files;
 }
 
