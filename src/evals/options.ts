@@ -5,7 +5,6 @@
  * learns what is wrong with its call.
  */
 import { shownValue } from "../protocol/arguments.js";
-import type { EvalOptions } from "./index.js";
 import { OPTION_NAMES, type OptionNames, type OptionSpelling } from "./option-names.js";
 import type { EvalMode } from "./results.js";
 import { EvalUsageError } from "./usage-error.js";
@@ -13,6 +12,21 @@ import { EvalUsageError } from "./usage-error.js";
 export const DEFAULT_CONCURRENCY = 4;
 /** The most runs per scenario: more says nothing an interval at this size does not, and every run is a model bill. */
 export const MAX_RUNS = 10_000;
+
+/** What the checks read of runEvals' options (its EvalOptions, as a plain JavaScript caller may pass them). */
+export interface UncheckedEvalOptions {
+  root?: unknown;
+  distDir?: unknown;
+  model?: unknown;
+  baseUrl?: unknown;
+  scenarios?: unknown;
+  replay?: unknown;
+  record?: unknown;
+  scriptedModel?: unknown;
+  runs?: unknown;
+  concurrency?: unknown;
+  threshold?: unknown;
+}
 
 export interface CheckedEvalOptions {
   /** The options' names as the caller spells them (the CLI's flags, or the library's keys). */
@@ -24,7 +38,7 @@ export interface CheckedEvalOptions {
 }
 
 /** Throws EvalUsageError for the first option that is wrong; otherwise the mode and the numbers, defaults filled in. */
-export function checkEvalOptions(options: EvalOptions, spelling: OptionSpelling = "library"): CheckedEvalOptions {
+export function checkEvalOptions(options: UncheckedEvalOptions, spelling: OptionSpelling = "library"): CheckedEvalOptions {
   const named = OPTION_NAMES[spelling];
   for (const key of ["root", "distDir", "model", "baseUrl"] as const) {
     const value: unknown = options[key];
@@ -41,7 +55,7 @@ export function checkEvalOptions(options: EvalOptions, spelling: OptionSpelling 
   if (options.replay === true && options.baseUrl !== undefined) {
     throw new EvalUsageError(`Unexpected ${named.baseUrl} with ${named.replay}, expected one of them: a replay calls no endpoint, it answers from the cassettes`);
   }
-  if (options.baseUrl !== undefined) {
+  if (typeof options.baseUrl === "string") {
     const problem = baseUrlProblem(options.baseUrl, named.baseUrl);
     if (problem !== undefined) throw new EvalUsageError(problem);
   }
@@ -49,10 +63,10 @@ export function checkEvalOptions(options: EvalOptions, spelling: OptionSpelling 
     throw new EvalUsageError(`Unexpected evaluation without a model, expected ${named.modelExpected}, or ${named.replay} to run the recorded cassettes`);
   }
   const runs = options.runs;
-  if (runs !== undefined && (!Number.isInteger(runs) || runs < 1)) throw new EvalUsageError(`Unexpected ${named.runs} ${shownValue(runs)}, expected a whole number of at least 1`);
+  if (runs !== undefined && (typeof runs !== "number" || !Number.isInteger(runs) || runs < 1)) throw new EvalUsageError(`Unexpected ${named.runs} ${shownValue(runs)}, expected a whole number of at least 1`);
   if (runs !== undefined && runs > MAX_RUNS) throw new EvalUsageError(`Unexpected ${named.runs} ${runs}, expected at most ${MAX_RUNS} runs per scenario`);
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new EvalUsageError(`Unexpected ${named.concurrency} ${shownValue(concurrency)}, expected a whole number of at least 1`);
+  if (typeof concurrency !== "number" || !Number.isInteger(concurrency) || concurrency < 1) throw new EvalUsageError(`Unexpected ${named.concurrency} ${shownValue(concurrency)}, expected a whole number of at least 1`);
   const threshold = options.threshold ?? 1;
   if (typeof threshold !== "number" || !(threshold >= 0 && threshold <= 1)) throw new EvalUsageError(`Unexpected ${named.threshold} ${shownValue(threshold)}, expected a share from 0 to 1`);
   return { named, mode, runs, concurrency, threshold };
