@@ -46,7 +46,7 @@ describe("lint --fix in a folder it cannot write", () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");
     expect(run.stderr).toBe(
-      "gamma-prompt lint: cannot write the fixes to skills/no-name/SKILL.md: the file system does not allow it (EACCES); the fixes to skills/glossary/SKILL.md, skills/installer/SKILL.md were written\n",
+      "gamma-prompt lint: cannot write the fixes to skills/no-name/SKILL.md: the file system does not allow it (EACCES); the fixes to skills/glossary/SKILL.md, skills/handoff/SKILL.md, skills/installer/SKILL.md were written\n",
     );
     // The refused file is as it was; the ones before it carry their fixes.
     expect(await readFile(join(dir, "skills/no-name/SKILL.md"))).toEqual(before);

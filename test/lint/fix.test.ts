@@ -164,14 +164,14 @@ describe("lint --fix contract", () => {
     const folder = 'glo"ss\\ary\nnext\u001b[31m';
     await rename(join(dir, "skills", "glossary"), join(dir, "skills", folder));
     const { stdout } = await runCliInProcessFrom(dir, "lint", "--fix-dry-run");
-    expect(stdout).toContain('--- "a/skills/glo\\"ss\\\\ary\\nnext\\033[31m/SKILL.md"\n+++ "b/skills/glo\\"ss\\\\ary\\nnext\\033[31m/SKILL.md"\n@@ -1,6 +1,7 @@\n');
+    expect(stdout).toContain('--- "a/skills/glo\\"ss\\\\ary\\nnext\\033[31m/SKILL.md"\n+++ "b/skills/glo\\"ss\\\\ary\\nnext\\033[31m/SKILL.md"\n@@ -2,6 +2,8 @@\n');
     expect(stdout).not.toContain("\u001b");
     const diffFile = join(await tempDir("fix-diff-quoted"), "fixes.diff");
     await writeFile(diffFile, stdout);
     const git = (...args: string[]) => spawnSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: dir, encoding: "utf8" });
     expect(git("init", "-q").status).toBe(0);
     expect(git("apply", diffFile)).toMatchObject({ status: 0, stderr: "" });
-    expect(await readFile(join(dir, "skills", folder, "SKILL.md"), "utf8")).toContain("type: reference\n");
+    expect(await readFile(join(dir, "skills", folder, "SKILL.md"), "utf8")).toContain("metadata:\n  gamma-type: reference\n");
   });
 
   it("keeps stdout for the format's own document under github and sarif: the changes go to stderr", async () => {

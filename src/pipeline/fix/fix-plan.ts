@@ -76,8 +76,10 @@ async function planFix(finding: Diagnostic, parsed: ParsedSkillFile, frontmatter
 }
 
 /**
- * The type {@link chooseSkillType} gives for one file (init, for a whole collection, is warier of a workflow). The line goes
- * right after `name`'s value, or before the closing `---` when there is no name.
+ * The type {@link chooseSkillType} gives for one file (init, for a whole collection, is warier of a workflow). In the
+ * portable spelling, as `gamma-type` under metadata (a new block at the end of the frontmatter when there is none);
+ * in a file that writes the design's fields at the top level, as `type` right after `name`'s value, or before the
+ * closing `---` when there is no name.
  */
 async function insertType(parsed: ParsedSkillFile, site: FixSite): Promise<PlannedFix | undefined> {
   const { split, tree, index, source } = parsed;
@@ -104,16 +106,26 @@ async function insertType(parsed: ParsedSkillFile, site: FixSite): Promise<Plann
   if (indent === undefined || offset > split.yamlEnd) return undefined;
   const why = choice.reason;
   const written = parsed.spellings?.written ?? [];
-  const underMetadata = written.some((field) => field.portable !== undefined);
-  // A plain Agent Skill with a metadata mapping of its own (and no design field at the top level) keeps the
-  // specification's keys only: its type goes under metadata, where every Agent Skills validator accepts it.
-  const metadata = isMapping(tree.value) ? tree.value["metadata"] : undefined;
-  const portableSkill = !underMetadata && !written.some((field) => field.topLevel !== undefined) && isMapping(metadata);
-  if (underMetadata || portableSkill) {
-    // A manifest written under metadata gets its type there too, as its first entry: one spelling per file.
-    // A mapping with no entry line to insert before (a flow mapping, `{}`) stays for a person: a top-level type would make the skill non-portable.
+  // Portable by default: a skill that writes none of the design's fields at the top level (a plain Agent Skill,
+  // or one whose manifest is under metadata) gets its type under metadata, where every Agent Skills validator
+  // accepts it; one already in the top-level spelling gets it there, one spelling per file.
+  if (!written.some((field) => field.topLevel !== undefined)) {
+    const frontmatter = isMapping(tree.value) ? tree.value : undefined;
+    if (frontmatter?.["metadata"] === undefined) {
+      // No metadata yet: a block of its own at the end of the frontmatter.
+      return {
+        ...site,
+        message: `inserted "gamma-type: ${type}" under metadata (${why})`,
+        edits: [{ start: split.yamlEnd, end: split.yamlEnd, insert: `${indent}metadata:\n${indent}  gamma-type: ${type}\n` }],
+        expect: (value) => {
+          value["metadata"] = Object.assign(Object.create(null) as Record<string, unknown>, { "gamma-type": type });
+        },
+      };
+    }
+    // As the metadata mapping's first entry. One with no entry line to insert before (a flow mapping, `{}`, an
+    // empty value) stays for a person: a top-level type would make the skill non-portable.
     const place = metadataEnd(parsed);
-    if (!place) return undefined;
+    if (!place || !isMapping(frontmatter["metadata"])) return undefined;
     return {
       ...site,
       message: `inserted "gamma-type: ${type}" under metadata (${why})`,
