@@ -43,10 +43,14 @@ describe("the checklist is the procedure the skill declares", () => {
     // a guess lint warns about; with a first phase of two steps the checklist is the first list that reads as a procedure.
     expect(steps["phase-steps"]).toEqual(["Tag the release", "Build the artifacts", "Check the checksums"]);
     expect(steps["phase-steps-short"]).toEqual(["Back up the database", "Apply the migration", "Verify the row counts", "Lift the freeze"]);
+    // A shell comment in fenced code is no heading: "# Steps to collect the logs" declares nothing.
+    expect(steps["comment-in-code"]).toEqual(["Build the image", "Push it to the registry", "Verify the rollout finished"]);
     // With no other list, the one under Next steps is still the checklist, and lint says it is a guess.
     expect(steps["follow-ups-only"]).toEqual(["Tell the team", "Verify the archive is read-only"]);
     // Every other checklist is declared (or the only one that reads as a procedure) and verifies: lint has nothing to say about them.
     expect(result.diagnostics.map((d) => [d.file, d.line, d.severity, d.ruleId])).toEqual([
+      // Two lists of three steps and no heading that names either: the first is taken, and lint says it is a guess.
+      ["skills/comment-in-code/SKILL.md", 9, "warning", "skill/workflow-checklist-guess"],
       ["skills/follow-ups-only/SKILL.md", 13, "warning", "skill/workflow-checklist-guess"],
       ["skills/phase-steps/SKILL.md", 11, "warning", "skill/workflow-checklist-guess"],
     ]);

@@ -1,6 +1,8 @@
 import type { ChecklistStep } from "../../protocol/checklist.js";
 import type { OrderedListShape } from "./body-shape.js";
 import type { LineIndex } from "./positions.js";
+import { outlineBlocks, type BlockOutline } from "./block-structure.js";
+import { MAX_NESTING } from "./body.js";
 
 /**
  * A workflow skill's checklist as structured steps, read from the ordered
@@ -202,8 +204,43 @@ const TITLE_LIMIT = 120;
  * The text of the nearest heading above `line`, down to the body's first line
  * `bodyStartLine` ("" when none): an ATX heading (`## Checklist`) or a setext
  * one (`Checklist` underlined with `===` or `---`), as CommonMark reads them.
+ * A `# comment` in fenced code, an HTML block or a block quote is no heading.
  */
 export function headingBefore(lines: LineIndex, line: number, bodyStartLine: number): string {
+  const outline = bodyOutline(lines, bodyStartLine);
+  if (outline.tooDeep === undefined || line <= bodyStartLine + outline.tooDeep) {
+    let found = "";
+    for (const heading of outline.headings) {
+      if (bodyStartLine + heading.line >= line) break;
+      found = heading.text;
+    }
+    return found;
+  }
+  return scannedHeadingBefore(lines, line, bodyStartLine);
+}
+
+/** Each body's headings, found once: a body's lists each ask for the heading above them. */
+const outlines = new WeakMap<LineIndex, Map<number, BlockOutline>>();
+
+function bodyOutline(lines: LineIndex, bodyStartLine: number): BlockOutline {
+  let byStart = outlines.get(lines);
+  if (byStart === undefined) outlines.set(lines, (byStart = new Map()));
+  let outline = byStart.get(bodyStartLine);
+  if (outline === undefined) {
+    const body: string[] = [];
+    for (let line = bodyStartLine; line <= lines.lineCount; line++) body.push(lines.lineText(line));
+    const found = outlineBlocks(body, MAX_NESTING);
+    outline = { ...found, headings: found.headings.filter((heading) => !heading.quoted) };
+    byStart.set(bodyStartLine, outline);
+  }
+  return outline;
+}
+
+/**
+ * The same, read line by line upwards, for a list below where the body nests deeper than the outline
+ * follows (`skill/body-too-deep` reports it): that far down, fenced code is not told apart.
+ */
+function scannedHeadingBefore(lines: LineIndex, line: number, bodyStartLine: number): string {
   for (let before = line - 1; before >= bodyStartLine; before--) {
     const text = lines.lineText(before);
     const heading = ATX_HEADING.exec(text);
