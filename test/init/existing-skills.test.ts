@@ -318,6 +318,21 @@ describe("init around skills already there", () => {
     expect((await lint({ root })).skills.map((skill) => skill.name)).toEqual(["notes"]);
   });
 
+  it("predicts the first build's errors by the gamma profile the build applies, whatever profile a kept config names for lint", async () => {
+    const root = await tempDir("gamma-init-kept-profile");
+    mkdirSync(join(root, "skills", "tables"), { recursive: true });
+    writeFileSync(join(root, "skills", "tables", "SKILL.md"), "---\nname: tables\ndescription: Use when the user asks for a <table> in a deck.\n---\n\n# Tables\n\n- A fact.\n");
+    writeFileSync(join(root, "gamma-prompt.config.json"), `${JSON.stringify({ profile: "agentskills" }, null, 2)}\n`);
+    // Under the collection's own profile lint passes; the build will not.
+    expect((await runCliInProcessFrom(root, "lint")).code).toBe(0);
+    const created = await runCliInProcessFrom(root, "init", "--force");
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain("The first build will fail: lint finds 1 error in the skills:\n  skills/tables/SKILL.md:3:");
+    expect(created.stdout).toContain("skill/description-angle-bracket");
+    expect(created.stdout).toContain("Fix them, then build (npx gamma-prompt lint --profile gamma lists them again).");
+    expect((await runCliInProcessFrom(root, "build")).code).toBe(1);
+  });
+
   it("keeps a config of the collection's own: refuses without --force, naming what --force keeps; with it, adds only the keys and types it lacks", async () => {
     const root = await copyOf("layout");
     const own = {

@@ -130,7 +130,7 @@ function report(dir: string, options: InitOptions, outcome: InitResult, errors: 
   if (outcome.skillFolders !== undefined) lines.push("", ...foundSkills(outcome));
   if (outcome.rootSkill !== undefined) lines.push("", ...rootSkillLeftOut(outcome.rootSkill));
   if (outcome.skillTypes !== undefined && outcome.skillTypes.length > 0) lines.push("", ...chosenTypes(outcome.skillTypes));
-  if (errors.length > 0) lines.push("", ...howToGoOn(errors, outcome.skillFolders ?? []));
+  if (errors.length > 0) lines.push("", ...howToGoOn(errors, outcome.skillFolders ?? [], profile ?? "gamma"));
   if (budgets.length > 0) lines.push("", ...overBudget(budgets));
   lines.push("", "Next:");
   const cd = displayDir(dir, outcome.dir).replace(/\/$/, "");
@@ -256,7 +256,8 @@ function overBudget(overruns: readonly BudgetOverrun[]): string[] {
 /** Errors lint finds in the new project: each fails the first build. */
 async function firstBuildErrors(root: string): Promise<Diagnostic[]> {
   const [{ lint }, { relativeToWorkingFolder }] = await Promise.all([import("../../lint.js"), import("../../diagnostics/rebase.js")]);
-  const outcome = await lint({ root, checklists: false });
+  // The build always judges by the gamma profile, whatever profile a kept config names for lint.
+  const outcome = await lint({ root, checklists: false, profile: "gamma" });
   return relativeToWorkingFolder(
     outcome.diagnostics.filter((diagnostic) => diagnostic.severity === "error"),
     root,
@@ -264,14 +265,14 @@ async function firstBuildErrors(root: string): Promise<Diagnostic[]> {
 }
 
 /** What the first build will say, and the two ways on: fix the skills, or leave them out until they are fixed. */
-function howToGoOn(errors: readonly Diagnostic[], skillFolders: readonly string[]): string[] {
+function howToGoOn(errors: readonly Diagnostic[], skillFolders: readonly string[], profile: string): string[] {
   // The skill folder (root-relative, as "ignore" takes it) of each error's file; the file is relative to the working folder.
   const folderOf = (file: string): string | undefined => skillFolders.filter((folder) => file === folder || file.endsWith(`/${folder}`) || file.startsWith(`${folder}/`) || file.includes(`/${folder}/`)).sort((a, b) => b.length - a.length)[0];
   const folders = [...new Set(errors.map((error) => folderOf(error.file)).filter((folder): folder is string => folder !== undefined))].sort();
   const lines = [
     `The first build will fail: lint finds ${errors.length} error${plural(errors.length)} in the skills:`,
     ...errors.map((error) => `  ${escapeControls(error.file)}:${error.line}:${error.column}  ${error.ruleId}  ${messageRow(error.message)}`),
-    "Fix them, then build (npx gamma-prompt lint lists them again).",
+    `Fix them, then build (npx gamma-prompt lint${profile === "gamma" ? "" : " --profile gamma"} lists them again).`,
   ];
   if (folders.length > 0) lines.push(`To build the other skills first, leave ${folders.length === 1 ? "this one" : "these"} out in ${CONFIG_FILE} until fixed:`, `  "ignore": [${folders.map((folder) => escapeControls(JSON.stringify(folder))).join(", ")}]`);
   return lines;
