@@ -84,7 +84,7 @@ describe("compiled checklists: the steps lint reads, as build writes them", () =
     expect(result.diagnostics.map((d) => [d.file, d.line, d.ruleId])).toEqual([]);
   });
 
-  it("reads step headings in every form CommonMark gives them: setext underlines and emphasis around the step number", async () => {
+  it("reads step headings in every form CommonMark gives them: setext underlines, emphasis around the step number, the number alone", async () => {
     const result = await lint({ root: fileURLToPath(new URL("../fixtures/checklist/heading-forms/", import.meta.url)) });
     expect(result.diagnostics.filter((diagnostic) => diagnostic.ruleId.startsWith("skill/workflow-"))).toEqual([]);
     const steps = Object.fromEntries(result.skills.map((skill) => [skill.name, skill.checklist]));
@@ -98,6 +98,12 @@ describe("compiled checklists: the steps lint reads, as build writes them", () =
       { number: 1, title: "Collect the changes", optional: false, verifies: false, line: 9 },
       { number: 2, title: "Verify the build", optional: false, verifies: true, line: 13 },
       { number: 3, title: "Publish", optional: false, verifies: false, line: 17 },
+    ]);
+    // A heading that is only its step number takes its title from the text under it: its bold lead or first sentence.
+    expect(steps["bare"]).toEqual([
+      { number: 1, title: "Collect the merged changes", optional: false, verifies: false, line: 9 },
+      { number: 2, title: "Tag the release", optional: true, verifies: false, line: 13 },
+      { number: 3, title: "Verify the build passes on the tagged commit", optional: false, verifies: true, line: 17 },
     ]);
   });
 

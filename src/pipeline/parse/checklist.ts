@@ -118,7 +118,12 @@ function readStep(lines: LineIndex, item: OrderedListShape["items"][number]): Re
 function readStepOnce(lines: LineIndex, item: OrderedListShape["items"][number]): ReadStep {
   // A step heading (`## Step 3`) is a step with or without a title: its title is what the heading reader found after the number.
   if (item.heading !== undefined) {
-    const step = describeStep(item.heading);
+    let step = describeStep(item.heading);
+    if (step.title === "") {
+      // A bare `## Step 3` names its step in the text under it: the title is that text's bold lead or first sentence.
+      const below = describeStep(textBelowHeading(lines, item.line));
+      step = { title: below.title, optional: step.optional || below.optional };
+    }
     return ELLIPSIS.test(step.title) ? undefined : { step, markerOptional: step.optional };
   }
   const onMarkerLine = describeStep(lines.lineText(item.line).replace(MARKER, "").replace(TASK_MARKER, ""));
@@ -126,6 +131,20 @@ function readStepOnce(lines: LineIndex, item: OrderedListShape["items"][number])
   const step = onMarkerLine.title === "" ? describeStep(continuationOf(lines, item.line).replace(MARKER, "").replace(TASK_MARKER, "")) : onMarkerLine;
   if (ELLIPSIS.test(step.title) || step.title === "") return undefined;
   return { step, markerOptional: onMarkerLine.optional };
+}
+
+/**
+ * The first line of text under a heading whose text is on `headingLine` (a setext heading's underline is
+ * passed over), without a list marker or a quote's `>`; "" when the next block is a heading or code, or none follows.
+ */
+function textBelowHeading(lines: LineIndex, headingLine: number): string {
+  for (let line = headingLine + 1; line <= lines.lineCount; line++) {
+    const text = lines.lineText(line);
+    if (text.trim() === "" || (line === headingLine + 1 && /^ {0,3}(?:=+|-+)[ \t]*$/.test(text))) continue;
+    if (/^ {0,3}(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,})/.test(text) || /^(?: {4}|\t)/.test(text)) return "";
+    return text.replace(/^[ \t>]*/, "").replace(MARKER, "").replace(TASK_MARKER, "").replace(/^[-*+][ \t]+/, "");
+  }
+  return "";
 }
 
 /** The line after a list marker that carries no text, when it continues the item (indented and not blank); "" otherwise. */
