@@ -45,6 +45,8 @@ describe("the checklist is the procedure the skill declares", () => {
     expect(steps["phase-steps-short"]).toEqual(["Back up the database", "Apply the migration", "Verify the row counts", "Lift the freeze"]);
     // A shell comment in fenced code is no heading: "# Steps to collect the logs" declares nothing.
     expect(steps["comment-in-code"]).toEqual(["Build the image", "Push it to the registry", "Verify the rollout finished"]);
+    // A table at the margin ends a Markdown list: the steps after it are compiled alone, and lint says the first ones are lost.
+    expect(steps["split-by-table"]).toEqual(["Name the branch from its type and description", "Create it from the main branch", "Verify the branch tracks its remote"]);
     // With no other list, the one under Next steps is still the checklist, and lint says it is a guess.
     expect(steps["follow-ups-only"]).toEqual(["Tell the team", "Verify the archive is read-only"]);
     // Every other checklist is declared (or the only one that reads as a procedure) and verifies: lint has nothing to say about them.
@@ -53,7 +55,11 @@ describe("the checklist is the procedure the skill declares", () => {
       ["skills/comment-in-code/SKILL.md", 9, "warning", "skill/workflow-checklist-guess"],
       ["skills/follow-ups-only/SKILL.md", 13, "warning", "skill/workflow-checklist-guess"],
       ["skills/phase-steps/SKILL.md", 11, "warning", "skill/workflow-checklist-guess"],
+      ["skills/split-by-table/SKILL.md", 19, "warning", "skill/workflow-checklist-guess"],
     ]);
+    expect(result.diagnostics.find((d) => d.file === "skills/split-by-table/SKILL.md")?.message).toBe(
+      "Unexpected checklist that starts at step 3, after a list of steps 1 to 2 at line 11: a table, a code block or a paragraph at the margin between them ends a Markdown list, so those steps are not compiled; expected the procedure as one list (indent what stands between its steps under the step before), or as Step N headings",
+    );
   });
 
   it("init types a skill by the checklist the build compiles, and an agent that follows the declared steps passes the completion audit", async () => {

@@ -60,7 +60,7 @@ export const skillRules = {
   "skill/conflict-one-sided": { severity: "warning", description: "A conflict is declared on both sides: when `a` lists `b` in `conflictsWith`, `b` lists `a`." },
   // The body
   "skill/workflow-checklist": { severity: "error", description: "A workflow skill's body contains its checklist of steps: an ordered list or numbered step headings (`## Step 1: …`, `### 1. …`, setext or emphasised alike)." },
-  "skill/workflow-checklist-guess": { severity: "warning", description: "A workflow's compiled checklist is one its body declares (`Step N` headings, or a list under a heading that names its steps or the workflow), not a guess among several lists or a list of follow-ups." },
+  "skill/workflow-checklist-guess": { severity: "warning", description: "A workflow's compiled checklist is one its body declares (`Step N` headings, or a list under a heading that names its steps or the workflow), not a guess among several lists, a list of follow-ups, or the tail of a procedure something at the margin split." },
   "skill/workflow-verification": { severity: "warning", description: "At least one checklist step verifies the result (verify, check, inspect, confirm, review, validate, ensure, test, assert)." },
   "skill/body-too-deep": { severity: "error", description: "The body nests lists and block quotes at most 32 levels deep, as CommonMark reads it (code, HTML blocks and thematic breaks nest nothing)." },
   "skill/parse-failure": { severity: "error", description: "The file can be checked at all; anything else is reported here instead of stopping the run." },

@@ -56,6 +56,10 @@ export function bodyProblems(type: SkillType, lists: readonly OrderedListShape[]
  * (`Step N` headings, a heading that names its steps or the workflow) never is.
  */
 function guessedChecklist(choice: ChecklistChoice, lists: readonly OrderedListShape[], index: LineIndex, bodyStartLine: number): string | undefined {
+  const continued = continuedFrom(choice.list, lists, index);
+  if (continued !== undefined) {
+    return `Unexpected checklist that starts at step ${continued.start}, after a list of steps ${continued.earlierStart} to ${continued.start - 1} at line ${continued.earlierLine}: a table, a code block or a paragraph at the margin between them ends a Markdown list, so those steps are not compiled; expected the procedure as one list (indent what stands between its steps under the step before), or as Step N headings`;
+  }
   if (choice.declared !== undefined) return undefined;
   const heading = choice.heading.trim();
   // Only the headings that declare whichever list they head: a workflow heading declares a list only when it is also
@@ -66,6 +70,28 @@ function guessedChecklist(choice: ChecklistChoice, lists: readonly OrderedListSh
   const others = lists.filter((list) => list !== choice.list && list.items.length >= PROCEDURE_STEPS && stepCount(index, list) >= PROCEDURE_STEPS && !OUTSIDE_HEADING.test(headingBefore(index, list.line, bodyStartLine))).length;
   if (others === 0) return undefined;
   return `Unexpected checklist chosen as the first of ${others + 1} lists of ${PROCEDURE_STEPS} or more steps, none declared as the procedure; ${expected}`;
+}
+
+/**
+ * When `list` starts at a number above 1 and an earlier list (of steps 1 or more) ends right before that number,
+ * the two were one procedure that something at the margin split: where each starts, and the earlier one's line.
+ */
+function continuedFrom(list: OrderedListShape, lists: readonly OrderedListShape[], index: LineIndex): { start: number; earlierStart: number; earlierLine: number } | undefined {
+  const start = firstNumber(list, index);
+  if (start === undefined || start <= 1) return undefined;
+  for (const earlier of lists) {
+    if (earlier.line >= list.line) break;
+    const earlierStart = firstNumber(earlier, index);
+    if (earlierStart !== undefined && earlierStart + earlier.items.length === start) return { start, earlierStart, earlierLine: earlier.line };
+  }
+  return undefined;
+}
+
+/** The number of an ordered list's first marker (undefined for step headings, which carry their own). */
+function firstNumber(list: OrderedListShape, index: LineIndex): number | undefined {
+  if (list.items[0]?.heading !== undefined) return undefined;
+  const marker = /^[\s>]*(\d{1,9})[.)]/.exec(index.lineText(list.line));
+  return marker ? Number(marker[1]) : undefined;
 }
 
 /** The first list of at least {@link PROCEDURE_STEPS} steps (placeholders such as `3. ...` not counted): what reads as a procedure. */
