@@ -18,7 +18,7 @@ export { renderCatalog, escapeXmlAttribute, escapeXmlText } from "./skills/catal
 export { DEFAULT_CONFIG, type BuildConfig } from "./pipeline/validate/config.js";
 export { ConfigFileError, FixWriteError, lint, ProjectRootError, withAvailableFixes } from "./lint.js";
 export type { FixableDiagnostic, FixedSkillFile, LintOptions, LintResult, SkillFix } from "./lint.js";
-export { explainRule, formatExplanation } from "./diagnostics/rules/explain.js";
+export { explainRule, formatExplanation, isRuleId } from "./diagnostics/rules/explain.js";
 export type { RuleExplanation } from "./diagnostics/rules/explain.js";
 export { cacheImpact } from "./cache-impact.js";
 export type { CacheImpact, CacheImpactOptions } from "./cache-impact.js";

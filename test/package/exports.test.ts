@@ -53,6 +53,7 @@ describe("package exports", () => {
       "formatWatchEvent",
       "formatWatchEventJson",
       "init",
+      "isRuleId",
       "lint",
       "planScaffold",
       "projectsBelow",

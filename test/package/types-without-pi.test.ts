@@ -52,6 +52,8 @@ describe("the compiler library's types, without Pi installed", () => {
       `import type { ${names.join(", ")} } from "gamma-prompt";`,
       "",
       "export type Library = typeof gamma;",
+      "// A rule id read at run time (a finding's, a flag's) is a string: explain and isRuleId take it as one.",
+      "export const explain = (id: string) => (gamma.isRuleId(id) ? gamma.explainRule(id).url : gamma.explainRule(id.trim()).url);",
       `export type { ${names.join(", ")} };`,
       "",
     ].join("\n");

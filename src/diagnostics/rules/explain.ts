@@ -32,13 +32,15 @@ export function ruleIds(): RuleId[] {
   return (Object.keys(ruleRegistry) as RuleId[]).sort();
 }
 
-export function explainRule(id: RuleId): RuleExplanation {
-  const given: unknown = id;
+/** Any string is taken (a rule id read from a finding, a flag or a file), the known ids offered as completions; an unknown one is a RangeError. */
+export function explainRule(ruleId: RuleId | (string & {})): RuleExplanation {
+  const given: unknown = ruleId;
   if (typeof given !== "string" || !isRuleId(given)) {
     const hint = typeof given === "string" && given.length <= 100 ? didYouMean(given, ruleIds()) : "";
     const message = `Unexpected rule ${shownValue(given)}, expected a rule id such as skill/description-trigger (every finding names its rule)${hint}`;
     throw typeof given === "string" ? new RangeError(message) : new TypeError(message);
   }
+  const id: RuleId = given;
   const doc = ruleDoc(id);
   return { id, severity: ruleRegistry[id].severity, description: ruleRegistry[id].description, text: doc.text, bad: doc.bad, good: doc.good, url: ruleDocUrl(id), docPath: `docs/rules/${id}.md` };
 }
