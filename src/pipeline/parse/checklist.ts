@@ -1,8 +1,6 @@
 import type { ChecklistStep } from "../../protocol/checklist.js";
 import type { OrderedListShape } from "./body-shape.js";
 import type { LineIndex } from "./positions.js";
-import { outlineBlocks, type BlockOutline } from "./block-structure.js";
-import { MAX_NESTING } from "./body.js";
 
 /**
  * A workflow skill's checklist as structured steps, read from the ordered
@@ -223,44 +221,12 @@ const TITLE_LIMIT = 120;
  * The text of the nearest heading above `line`, down to the body's first line
  * `bodyStartLine` ("" when none): an ATX heading (`## Checklist`) or a setext
  * one (`Checklist` underlined with `===` or `---`), as CommonMark reads them.
- * A `# comment` in fenced code, an HTML block or a block quote is no heading.
+ * A `# comment` in fenced code or in an HTML comment is no heading.
  */
 export function headingBefore(lines: LineIndex, line: number, bodyStartLine: number): string {
-  const outline = bodyOutline(lines, bodyStartLine);
-  if (outline.tooDeep === undefined || line <= bodyStartLine + outline.tooDeep) {
-    let found = "";
-    for (const heading of outline.headings) {
-      if (bodyStartLine + heading.line >= line) break;
-      found = heading.text;
-    }
-    return found;
-  }
-  return scannedHeadingBefore(lines, line, bodyStartLine);
-}
-
-/** Each body's headings, found once: a body's lists each ask for the heading above them. */
-const outlines = new WeakMap<LineIndex, Map<number, BlockOutline>>();
-
-function bodyOutline(lines: LineIndex, bodyStartLine: number): BlockOutline {
-  let byStart = outlines.get(lines);
-  if (byStart === undefined) outlines.set(lines, (byStart = new Map()));
-  let outline = byStart.get(bodyStartLine);
-  if (outline === undefined) {
-    const body: string[] = [];
-    for (let line = bodyStartLine; line <= lines.lineCount; line++) body.push(lines.lineText(line));
-    const found = outlineBlocks(body, MAX_NESTING);
-    outline = { ...found, headings: found.headings.filter((heading) => !heading.quoted) };
-    byStart.set(bodyStartLine, outline);
-  }
-  return outline;
-}
-
-/**
- * The same, read line by line upwards, for a list below where the body nests deeper than the outline
- * follows (`skill/body-too-deep` reports it): that far down, fenced code is not told apart.
- */
-function scannedHeadingBefore(lines: LineIndex, line: number, bodyStartLine: number): string {
+  const code = hiddenLines(lines, bodyStartLine);
   for (let before = line - 1; before >= bodyStartLine; before--) {
+    if (code?.has(before)) continue;
     const text = lines.lineText(before);
     const heading = ATX_HEADING.exec(text);
     if (heading) return heading[1] ?? "";
@@ -270,6 +236,57 @@ function scannedHeadingBefore(lines: LineIndex, line: number, bodyStartLine: num
     }
   }
   return "";
+}
+
+/** Each body's lines inside fenced code or an HTML comment, found once: a body's lists each ask for the heading above them. */
+const hidden = new WeakMap<LineIndex, Map<number, ReadonlySet<number> | null>>();
+/** Where a fence or an HTML comment may open: a body without one hides no line. */
+const MAY_HIDE = /^ {0,3}(?:`{3,}|~{3,}|<!--)/m;
+const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+
+/**
+ * The lines (1-based) of fenced code blocks, their fences included, and of HTML comments, as CommonMark
+ * opens and closes them at the margin (a fence indented four columns or more is code already, and no `#`
+ * line there reads as a heading); null when there are none.
+ */
+function hiddenLines(lines: LineIndex, bodyStartLine: number): ReadonlySet<number> | null {
+  let byStart = hidden.get(lines);
+  if (byStart === undefined) hidden.set(lines, (byStart = new Map()));
+  const known = byStart.get(bodyStartLine);
+  if (known !== undefined) return known;
+  let found: Set<number> | null = null;
+  if (MAY_HIDE.test(lines.text)) {
+    found = new Set();
+    let fence: { char: string; length: number } | undefined;
+    let comment = false;
+    for (let line = bodyStartLine; line <= lines.lineCount; line++) {
+      const text = lines.lineText(line);
+      if (fence !== undefined) {
+        found.add(line);
+        const closing = FENCE_LINE.exec(text);
+        if (closing?.[1] && closing[1][0] === fence.char && closing[1].length >= fence.length && (closing[2] ?? "").trim() === "") fence = undefined;
+        continue;
+      }
+      if (comment) {
+        found.add(line);
+        if (text.includes("-->")) comment = false;
+        continue;
+      }
+      const opening = FENCE_LINE.exec(text);
+      // A backtick fence's info string holds no backtick.
+      if (opening?.[1] && !(opening[1][0] === "`" && (opening[2] ?? "").includes("`"))) {
+        found.add(line);
+        fence = { char: opening[1][0] ?? "`", length: opening[1].length };
+        continue;
+      }
+      if (/^ {0,3}<!--/.test(text) && !text.slice(text.indexOf("<!--") + 4).includes("-->")) {
+        found.add(line);
+        comment = true;
+      }
+    }
+  }
+  byStart.set(bodyStartLine, found);
+  return found;
 }
 
 const ATX_HEADING = /^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$/;
