@@ -27,6 +27,8 @@ export const RESERVED_TAG_NAMES: readonly string[] = [
   "pending_injections",
   "loaded_knowledge",
   "loaded_tool_namespaces",
+  "connectors",
+  "required_skills",
   // The prefix's namespace catalog and one entry of it.
   "tool_namespaces",
   "namespace",

@@ -26,7 +26,7 @@ function tagsIn(text: string): string[] {
 /** How the neutraliser compares names: case, `-`, `_` and spaces do not matter. */
 const canonical = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/g, "");
 
-/** A state with every anchor section filled: a loaded skill, tasks, artifacts, loaded knowledge, a pending injection. */
+/** A state with every anchor section filled: a loaded skill, tasks, artifacts, loaded knowledge, a pending injection, a connector. */
 function fullState(): ExecutionState {
   return {
     stateVersion: 1,
@@ -40,6 +40,7 @@ function fullState(): ExecutionState {
     currentArtifacts: [{ ref: "gamma:file:g_1:d_1", path: "deck.gml", revision: "2", title: "Deck" }],
     knowledge: { loaded: [{ id: "k1", name: "Typography", source: "system", revision: "r1" }], notices: [], hintedThisTurn: [], lastTurnText: "", selectionContext: "", hintsSent: 0 },
     loadedNamespaces: ["drive"],
+    connectors: [{ name: "notion", description: "Use for reading the team's Notion pages.", tools: [] }],
   } as unknown as ExecutionState;
 }
 
@@ -50,7 +51,8 @@ function renderedTags(): Map<string, string> {
   };
   // The anchor, with skill bodies left out: their text is the project's, not the runtime's markup.
   const skills = new Map([...artifacts.skills].map(([name, skill]) => [name, { ...skill, body: "" }]));
-  add("the state anchor", tagsIn(renderAnchor({ state: fullState(), skills, injections: fullState().pendingInjections })));
+  // Every section the anchor can render, the skills a host requires and the model has not loaded among them.
+  add("the state anchor", tagsIn(renderAnchor({ state: fullState(), skills, injections: fullState().pendingInjections, missingRequired: ["deck-generation"] })));
   add("a knowledge hints block", tagsIn(renderHints([{ id: "k1", name: "Typography", status: "new" }, { id: "k2", name: "Old", status: "removed" }])));
   add("an injection kind", artifacts.injectionKinds.map((kind) => kind.tag));
   add("the catalog", tagsIn(artifacts.catalog));
