@@ -641,7 +641,7 @@ const SKILL_FILE = "SKILL.md";
  */
 export function readSkillFile(artifacts: Pick<LoadedArtifacts, "skills">, path: string): SkillFile | undefined {
   expectObject(artifacts as unknown, "artifacts", "the loaded artifacts, from loadArtifacts({ distDir })");
-  expectString(path, "path", 'a path under the skills folder, such as "deck-generation/references/layouts.md"');
+  expectString(path, "path", 'a path as the model reads it, skills/<name>/<file>, such as "skills/deck-generation/references/layouts.md"');
   const literal = skillFileAt(artifacts, path);
   if (literal !== undefined || !path.includes("%")) return literal;
   // A link as editors and GitHub write it (`references/my%20notes.md`) names the file lint resolves it to: the

@@ -37,6 +37,7 @@ describe("acceptInjection at the boundary", () => {
       ["missing-id.json", "/id"],
       ["bad-delivery.json", "/delivery"],
       ["date-no-offset.json", "/occurredAt"],
+      ["date-no-such-day.json", "/occurredAt"],
       ["subject-newline.json", "/subject/ref"],
       ["origin-extra.json", "/origin/trusted"],
       ["details-change-attr.json", "/details/change"],

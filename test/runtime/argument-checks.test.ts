@@ -95,7 +95,7 @@ describe("stores and artifact helpers", () => {
     await expectRefused(() => new FileStateStore(path, js("x")), TypeError, 'Unexpected FileStateStore options "x", expected an object such as { compactAfterBytes: 1048576 }');
     await expectRefused(() => new MemoryStateStore(js({ compactAfterBytes: "x" })), RangeError, 'Unexpected compactAfterBytes "x", expected an integer, 1 or more');
     await expectRefused(() => stubExecutors(js(undefined)), TypeError, "Unexpected artifacts undefined, expected the loaded artifacts, from loadArtifacts({ distDir })");
-    await expectRefused(() => readSkillFile(artifacts, js(42)), TypeError, 'Unexpected path 42, expected a path under the skills folder, such as "deck-generation/references/layouts.md"');
+    await expectRefused(() => readSkillFile(artifacts, js(42)), TypeError, 'Unexpected path 42, expected a path as the model reads it, skills/<name>/<file>, such as "skills/deck-generation/references/layouts.md"');
     await expectRefused(() => loadArtifacts({ distDir, manifestSha256: js(42) }), TypeError, "Unexpected manifestSha256 42, expected the manifest's sha256, 64 hexadecimal digits");
     await expectRefused(() => loadArtifacts({ distDir, manifestSha256: "abc" }), TypeError, 'Unexpected manifestSha256 "abc", expected the manifest\'s sha256, 64 hexadecimal digits');
   });

@@ -27,8 +27,9 @@ export class InjectionRejectedError extends Error {
 // classes only name BMP characters, so without it they match the same strings
 // (a surrogate pair is two units outside every class) and run faster.
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+/** RFC 3339 with an explicit offset, on a day its month has (29 February in leap years only), as the schema's pattern. */
 const DATE_TIME_PATTERN =
-  /^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$/;
+  /^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$/;
 const SINGLE_LINE_PATTERN = /^[^\u0000-\u001F\u007F]*$/;
 const SUMMARY_PATTERN = /^(?=[\s\S]*\S)[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]*$/;
 const CHANGE_PATTERN = /^[a-z][a-z0-9_]*$/;
@@ -65,7 +66,7 @@ export function acceptInjection(raw: unknown, options: AcceptInjectionOptions = 
 
   const id = expectString(event["id"], "/id", { maxLength: 128, pattern: ID_PATTERN, expected: "letters, digits and . _ : - (starting with a letter or digit)" });
   const kind = expectEnum(event["kind"], "/kind", INJECTION_KINDS);
-  const occurredAt = expectString(event["occurredAt"], "/occurredAt", { pattern: DATE_TIME_PATTERN, expected: "an RFC 3339 date-time such as 2026-01-31T09:30:00Z" });
+  const occurredAt = expectString(event["occurredAt"], "/occurredAt", { pattern: DATE_TIME_PATTERN, expected: "an RFC 3339 date-time on a day its month has, such as 2026-01-31T09:30:00Z" });
   const source = expectEnum(event["source"], "/source", INJECTION_SOURCES);
   const delivery = expectEnum(event["delivery"], "/delivery", INJECTION_DELIVERIES);
   const requiresDecision = event["requiresDecision"];
