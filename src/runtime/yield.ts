@@ -64,7 +64,7 @@ export type ProtocolEvent =
       cacheKey: string;
       droppedSkills: string[];
       clearedSteps: Array<{ taskId: string; step: string }>;
-      /** Active skills this build holds with another body: still active, the model told to follow the current text. Absent when none. */
+      /** Active skills this build holds with another body or as another type: still active, with the build's type, the model told to follow the current text. Absent when none. */
       changedSkills?: string[];
       /** The variant the session ran on, which this build does not define, and the one it goes on with. */
       variant?: { from: string; to: string };

@@ -24,6 +24,9 @@ let redeployed: LoadedArtifacts;
 /** The embedded default with only the import checklist's last step gone: the static prefix is the same. */
 let shortened: LoadedArtifacts;
 
+/** The embedded default with import, the same body byte for byte, a reference instead of a workflow. */
+let retyped: LoadedArtifacts;
+
 /** The embedded default without drive-files, and with the import checklist's last step gone. */
 beforeAll(async () => {
   const root = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge"], join(await tempDir("redeploy"), "project"));
@@ -40,6 +43,13 @@ beforeAll(async () => {
   const rebuilt = await build({ root: sameCatalog, persistentCache: false });
   expect(rebuilt.diagnostics.filter((diagnostic) => diagnostic.severity === "error")).toEqual([]);
   shortened = loadArtifacts({ distDir: join(sameCatalog, "dist") });
+
+  const otherType = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge"], join(await tempDir("redeploy-type"), "project"));
+  expect(text).toContain("  gamma-type: workflow\n");
+  await writeFile(join(otherType, "skills/import/SKILL.md"), text.replace("  gamma-type: workflow\n", "  gamma-type: reference\n"));
+  const typed = await build({ root: otherType, persistentCache: false });
+  expect(typed.diagnostics.filter((diagnostic) => diagnostic.severity === "error")).toEqual([]);
+  retyped = loadArtifacts({ distDir: join(otherType, "dist") });
 }, 60_000);
 
 function open(artifacts: LoadedArtifacts, statePath: string, events: ProtocolEvent[], messages?: AgentMessage[]) {
@@ -146,5 +156,27 @@ describe("a session reopened on another build", () => {
     const again: ProtocolEvent[] = [];
     open(shortened, statePath, again);
     expect(again).toEqual([]);
+  });
+
+  it("takes a skill's type from the new build when only its type changed: the anchor states the new contract, the steps it no longer has leave the tasks", async () => {
+    expect(retyped.manifest.skills["import"]?.sha256).toBe(deployed.manifest.skills["import"]?.sha256);
+    const statePath = join(await tempDir("redeploy-type-state"), "state.json");
+    const first = open(deployed, statePath, []);
+    pi.faux().setResponses([
+      toolUse(fauxToolCall("skill", { name: "import" })),
+      toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Convert it", status: "in_progress", step: "import#2" }] })),
+      fauxAssistantMessage("Converting."),
+    ]);
+    await first.agent.prompt(first.controller.buildTurnMessages({ text: "Import the board deck" }) as AgentMessage[]);
+    expect(first.controller.state.activeSkills.find((skill) => skill.name === "import")?.type).toBe("workflow");
+    const transcript = first.agent.state.messages.slice();
+    pi.disposeNow(first);
+
+    const events: ProtocolEvent[] = [];
+    const reopened = open(retyped, statePath, events, transcript);
+    expect(events).toEqual([expect.objectContaining({ type: "build_changed", clearedSteps: [{ taskId: "t1", step: "import#2" }], changedSkills: ["import"] })]);
+    expect(reopened.controller.state.activeSkills.find((skill) => skill.name === "import")?.type).toBe("reference");
+    expect(new FileStateStore(statePath).load()).toEqual(reopened.controller.state);
+    expect(reopened.controller.anchorMessage().content).toContain('<skill name="import" type="reference">');
   });
 });

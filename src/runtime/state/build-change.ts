@@ -39,7 +39,7 @@ export interface BuildReconciliation {
   preloadedSkills: string[];
   /** Tasks whose step the new build does not have: the step was cleared. */
   clearedSteps: Array<{ taskId: string; step: string }>;
-  /** Active skills the new build holds with another body (same name): still active, their new text told. */
+  /** Active skills the new build holds with another body or another type (same name): still active, their new text and contract told. */
   changedSkills: string[];
   /** The variant the state ran on, which the new build does not define, and the one it goes on with. */
   variant?: { from: string; to: string };
@@ -67,9 +67,10 @@ export function reconcileBuild(state: Readonly<StateCore> & { readonly variant: 
   const sha256Of = build.sha256Of ?? (() => undefined);
   const missingSkills = state.activeSkills.filter((skill) => !skills.has(skill.name)).map((skill) => skill.name);
   // Same name, another body (builds can share a cache key): a state that kept no sha256 is not compared.
-  const changedSkills = state.activeSkills
-    .filter((skill) => skills.has(skill.name) && skill.sha256 !== undefined && sha256Of(skill.name) !== undefined && sha256Of(skill.name) !== skill.sha256)
-    .map((skill) => skill.name);
+  const rewritten = (skill: ActiveSkill): boolean => skill.sha256 !== undefined && sha256Of(skill.name) !== undefined && sha256Of(skill.name) !== skill.sha256;
+  // Same name, another type (the same body may be a workflow in one build and a reference in the next): the contract the anchor states is the new build's.
+  const retyped = (skill: ActiveSkill): boolean => skills.get(skill.name)?.type !== undefined && skills.get(skill.name)?.type !== skill.type;
+  const changedSkills = state.activeSkills.filter((skill) => skills.has(skill.name) && (rewritten(skill) || retyped(skill))).map((skill) => skill.name);
   const clearedSteps: BuildReconciliation["clearedSteps"] = [];
   const items = state.tasks.items.map((task): Task => {
     if (task.step === undefined || stepExists(task.step, skills)) return task;
@@ -80,7 +81,11 @@ export function reconcileBuild(state: Readonly<StateCore> & { readonly variant: 
   const movedVariant = state.variant === variant ? undefined : { from: state.variant, to: variant };
   const held = state.activeSkills
     .filter((skill) => skills.has(skill.name))
-    .map((skill) => (changedSkills.includes(skill.name) ? { ...skill, sha256: sha256Of(skill.name) as string } : skill));
+    .map((skill) => {
+      if (!changedSkills.includes(skill.name)) return skill;
+      const now = sha256Of(skill.name);
+      return { ...skill, type: skills.get(skill.name)?.type ?? skill.type, ...(now === undefined ? {} : { sha256: now }) };
+    });
   // The variant's preloads are checked on every reopen too: a build can change what a variant preloads.
   const moved = moveVariant(held, build, sha256Of);
   const sameSkills = moved.activeSkills.length === held.length && moved.activeSkills.every((skill, index) => skill === held[index]);
