@@ -25,8 +25,9 @@ import { SessionKnowledge, type KnowledgeOptions } from "./knowledge/session-kno
 import { HOST_SKILL_CUSTOM_TYPE, createTrustedMessage, kindOf, type GammaCustomMessage } from "./messages.js";
 import type { SessionNamespace } from "./namespaces.js";
 import { activationResultText, hostActivationContent, planActivation } from "./skills.js";
-import { SessionDisposedError, type StateWriteFailedError } from "./state/errors.js";
-import { initialState, loadAtOnce } from "./state/opening.js";
+import { SessionDisposedError, StateStoreError, type StateWriteFailedError } from "./state/errors.js";
+import { initialState, loadAtOnce, storeLocation } from "./state/opening.js";
+import { stateProblem } from "./state/state-shape.js";
 import { expectFunction, expectObject, expectString, expectStringArray } from "../protocol/arguments.js";
 import { artifactProblem, checkedArtifacts } from "./current-artifacts.js";
 import { buildChangeUpdate, reconcileBuild, type BuildReconciliation } from "./state/build-change.js";
@@ -185,6 +186,9 @@ export class SessionProtocolController {
     this.emit = options.onProtocolEvent === undefined ? () => {} : isolatedObserver(options.onProtocolEvent);
     this.now = options.now ?? Date.now;
     const restored = loaded === undefined ? loadAtOnce(store) : loaded.stored;
+    // Every entry checked before the session acts on it: a store's contents may have been edited by hand or by another program.
+    const problem = restored === undefined ? undefined : stateProblem(restored);
+    if (problem !== undefined) throw new StateStoreError(storeLocation(store), `Unexpected ${problem}: the stored state is not one this runtime wrote; restore the store from a copy, or open the session anew`);
     // A session keeps its variant while the build defines it; one the build dropped goes on with the variant named.
     if (restored !== undefined && restored.variant !== options.variant && Object.hasOwn(options.artifacts.variants, restored.variant)) {
       throw new StoredVariantError(restored.variant, options.variant);

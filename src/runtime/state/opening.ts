@@ -43,3 +43,11 @@ export function loadAtOnce(store: StateStore): ExecutionState | undefined {
   }
   return stored;
 }
+
+/** Where a store keeps the state, as its own errors name it (a file's path, a session's row), for an error about what it returned. */
+export function storeLocation(store: StateStore): string {
+  const named = store as { path?: unknown; location?: unknown };
+  if (typeof named.path === "string") return named.path;
+  if (typeof named.location === "string") return named.location;
+  return "the session's state store";
+}

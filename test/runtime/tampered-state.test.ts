@@ -1,0 +1,62 @@
+// A stored state edited by hand or by another program: every entry the
+// session would act on is checked when it opens. An entry the runtime never
+// writes (a task in an unknown status, a second task in progress, an active
+// skill of no type, a pending event that is no object) is refused with a
+// StateStoreError that names the store's location and the entry, before any
+// model call; the store is left as it was.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { initialState } from "../../src/runtime/state/opening.js";
+import { StateStoreError } from "../../src/runtime/state/errors.js";
+import { FileStateStore } from "../../src/runtime/state.js";
+import { artifacts } from "../injections/helpers/gamma.js";
+import { tempDir } from "./helpers/dist.js";
+import { agentOnFileStore, fauxPerTest } from "./helpers/session.js";
+
+const pi = fauxPerTest();
+
+type Edit = (state: Record<string, unknown>) => void;
+
+const skill = { name: "import", type: "workflow", activatedBy: "tool" };
+const task = (id: string, status: string) => ({ id, title: `Task ${id}`, status });
+
+const cases: Array<[string, Edit, string]> = [
+  ["a pending event that is no object", (state) => (state["pendingInjections"] = [42]), "pendingInjections[0] 42, expected { id, kind, occurredAt, delivery, message }"],
+  ["an active skill that is null", (state) => (state["activeSkills"] = [null]), 'activeSkills[0] null, expected { name, type ("workflow" or "reference"), activatedBy }'],
+  ["an active skill of an unknown type", (state) => (state["activeSkills"] = [{ ...skill, type: "banana" }]), 'activeSkills[0] {"name":"import","type":"banana","activatedBy":"tool"}, expected'],
+  ["an active skill activated by no known source", (state) => (state["activeSkills"] = [{ ...skill, activatedBy: "martian" }]), "activeSkills[0]"],
+  ["a task that is null", (state) => (state["tasks"] = { revision: 1, items: [null] }), "tasks.items[0] null, expected { id, title, status (pending, in_progress, complete, blocked) }"],
+  ["a task in an unknown status", (state) => (state["tasks"] = { revision: 1, items: [task("t1", "bogus")] }), "tasks.items[0]"],
+  ["two tasks in progress", (state) => (state["tasks"] = { revision: 1, items: [task("t1", "in_progress"), task("t2", "in_progress")] }), "tasks.items with 2 tasks in progress, expected one at the most (the todo tool keeps it so)"],
+  ["knowledge that is a string", (state) => (state["knowledge"] = "x"), 'knowledge "x", expected { loaded, notices, ... }'],
+  ["required skills that are a string", (state) => (state["requiredSkills"] = "import"), "requiredSkills that is not a list"],
+];
+
+describe("a stored state edited outside the runtime", () => {
+  it.each(cases)("refuses %s, naming the store's location and the entry", async (_name, edit, message) => {
+    const statePath = join(tempDir("gamma-tampered-state-"), "state.json");
+    const state = initialState(artifacts, "base") as unknown as Record<string, unknown>;
+    edit(state);
+    writeFileSync(statePath, `${JSON.stringify(state)}\n`);
+    const before = readFileSync(statePath);
+    let refused: unknown;
+    try {
+      agentOnFileStore(pi, { artifacts, variant: "base", statePath, events: [] });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(StateStoreError);
+    expect((refused as StateStoreError).location).toBe(statePath);
+    expect((refused as StateStoreError).message).toContain(`${statePath}: Unexpected ${message}`);
+    expect(readFileSync(statePath).equals(before)).toBe(true);
+  });
+
+  it("opens the same state unedited", () => {
+    const statePath = join(tempDir("gamma-tampered-state-"), "state.json");
+    writeFileSync(statePath, `${JSON.stringify(initialState(artifacts, "base"))}\n`);
+    const opened = agentOnFileStore(pi, { artifacts, variant: "base", statePath, events: [] });
+    expect(opened.controller.state.revision).toBe(0);
+    expect(new FileStateStore(statePath).load()?.variant).toBe("base");
+  });
+});
