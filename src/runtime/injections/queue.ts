@@ -26,6 +26,7 @@ import type { JsonValue, PendingInjection, PiQueue } from "../execution-state.js
 import { instantOf } from "./order.js";
 import { createTrustedInjectionMessage } from "./transport.js";
 import { INJECTION_KINDS, type RuntimeInjection } from "./types.js";
+import { checkInjection } from "./envelope.js";
 
 export interface InjectionQueueState {
   /** Pending entries in arrival order. */
@@ -106,7 +107,10 @@ export class InjectionQueue {
     this.render = options.render ?? renderWithKindTags;
     this.journal = options.journal ?? ((_record, apply) => apply());
     for (const id of state?.seenIds ?? []) this.seen.add(id);
-    for (const pending of state?.pending ?? []) this.insert({ ...pending });
+    // Trust comes from what the runtime renders: a restored entry's message is rendered again from its envelope (the same
+    // bytes for an entry this runtime stored), so text written into a store never reaches the model as trusted.
+    const restore = options.render === undefined ? (pending: PendingInjection) => pending : (pending: PendingInjection) => rendered(pending, this.render);
+    for (const pending of state?.pending ?? []) this.insert(restore({ ...pending }));
   }
 
   /** Pending entries (unsent or handed to Pi). */
@@ -355,6 +359,15 @@ function withoutQueue(pending: PendingInjection): PendingInjection {
 }
 
 /** The accepted envelope kept with a pending entry (older state files may lack it). */
+/** The entry with its message rendered from its stored envelope; one stored without an envelope (before entries kept it) as it is. */
+function rendered(pending: PendingInjection, render: (injection: RuntimeInjection) => GammaCustomMessage): PendingInjection {
+  if (pending.data === undefined) return pending;
+  const checked = checkInjection(pending.data);
+  // The state's check refuses an entry whose envelope is not one (state/state-shape.ts): this one is left as stored.
+  if (!checked.ok || checked.injection.id !== pending.id) return pending;
+  return { ...pending, message: render(checked.injection) };
+}
+
 function envelopeOf(pending: PendingInjection): RuntimeInjection {
   const data = pending.data;
   if (typeof data === "object" && data !== null && !Array.isArray(data) && data["id"] === pending.id && typeof data["summary"] === "string") {

@@ -8,6 +8,7 @@
  * crashing later on a missing field or quietly weakening a contract.
  */
 import type { ExecutionState } from "../execution-state.js";
+import { checkInjection } from "../injections/envelope.js";
 
 const SKILL_TYPES = ["workflow", "reference"];
 const ACTIVATED_BY = ["preload", "tool", "requires", "host"];
@@ -38,7 +39,13 @@ export function stateProblem(state: ExecutionState): string | undefined {
   if (tasks !== undefined) return tasks;
   const inProgress = state.tasks.items.filter((task) => task.status === "in_progress").length;
   if (inProgress > 1) return `tasks.items with ${inProgress} tasks in progress, expected one at the most (the todo tool keeps it so)`;
-  const pending = badEntry(state.pendingInjections, "pendingInjections", "{ id, kind, occurredAt, delivery, message }", (entry) => isText(entry["id"]) && isText(entry["kind"]) && isText(entry["occurredAt"]) && isText(entry["delivery"]) && isFields(entry["message"]));
+  // The envelope an entry keeps (`data`) is what its message is rendered from again: it must be one the runtime accepts, of the entry's id.
+  const envelope = (data: unknown, id: unknown): boolean => {
+    if (data === undefined) return true;
+    const checked = checkInjection(data);
+    return checked.ok && checked.injection.id === id;
+  };
+  const pending = badEntry(state.pendingInjections, "pendingInjections", "{ id, kind, occurredAt, delivery, message, data } with data the accepted event", (entry) => isText(entry["id"]) && isText(entry["kind"]) && isText(entry["occurredAt"]) && isText(entry["delivery"]) && isFields(entry["message"]) && envelope(entry["data"], entry["id"]));
   if (pending !== undefined) return pending;
   if (state.knowledge !== undefined) {
     const knowledge: unknown = state.knowledge;
