@@ -6,7 +6,7 @@
  */
 import { shownValue } from "../protocol/arguments.js";
 import { OPTION_NAMES, type OptionNames, type OptionSpelling } from "./option-names.js";
-import type { EvalMode } from "./results.js";
+import { resultsProblem, type EvalMode } from "./results.js";
 import { EvalUsageError } from "./usage-error.js";
 
 export const DEFAULT_CONCURRENCY = 4;
@@ -23,6 +23,8 @@ export interface UncheckedEvalOptions {
   replay?: unknown;
   record?: unknown;
   scriptedModel?: unknown;
+  baseline?: unknown;
+  onProgress?: unknown;
   runs?: unknown;
   concurrency?: unknown;
   threshold?: unknown;
@@ -59,6 +61,19 @@ export function checkEvalOptions(options: UncheckedEvalOptions, spelling: Option
     const problem = baseUrlProblem(options.baseUrl, named.baseUrl);
     if (problem !== undefined) throw new EvalUsageError(problem);
   }
+  if (options.scriptedModel !== undefined) {
+    const scripted = options.scriptedModel as { name?: unknown; respond?: unknown } | null;
+    if (typeof scripted !== "object" || scripted === null || typeof scripted.name !== "string" || scripted.name === "" || typeof scripted.respond !== "function") {
+      throw new EvalUsageError(`Unexpected scriptedModel ${shownValue(options.scriptedModel)}, expected { name, respond(call) } with a name and a respond function`);
+    }
+    if (options.model !== undefined) throw new EvalUsageError(`Unexpected ${named.model} with scriptedModel, expected one of them: the scripted model answers every call`);
+  }
+  // Checked before the first run: a baseline or a callback found wrong after the runs would waste them (and a recording's cassettes).
+  if (options.baseline !== undefined) {
+    const problem = resultsProblem(options.baseline);
+    if (problem !== undefined) throw new EvalUsageError(`Unexpected baseline ${shownValue(options.baseline)}, ${problem} (an earlier runEvals results document, parsed)`);
+  }
+  if (options.onProgress !== undefined && typeof options.onProgress !== "function") throw new EvalUsageError(`Unexpected onProgress ${shownValue(options.onProgress)}, expected a function that takes (done, total)`);
   if (mode !== "replay" && options.model === undefined && options.scriptedModel === undefined) {
     throw new EvalUsageError(`Unexpected evaluation without a model, expected ${named.modelExpected}, or ${named.replay} to run the recorded cassettes`);
   }
