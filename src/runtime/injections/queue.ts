@@ -358,16 +358,19 @@ function withoutQueue(pending: PendingInjection): PendingInjection {
   return rest;
 }
 
-/** The accepted envelope kept with a pending entry (older state files may lack it). */
-/** The entry with its message rendered from its stored envelope; one stored without an envelope (before entries kept it) as it is. */
+/**
+ * The entry with its message rendered again: from its stored envelope, or, for an entry stored without one
+ * (before entries kept it), from an envelope around its stored text, which the renderer then treats as the
+ * untrusted summary it would be.
+ */
 function rendered(pending: PendingInjection, render: (injection: RuntimeInjection) => GammaCustomMessage): PendingInjection {
-  if (pending.data === undefined) return pending;
-  const checked = checkInjection(pending.data);
-  // The state's check refuses an entry whose envelope is not one (state/state-shape.ts): this one is left as stored.
-  if (!checked.ok || checked.injection.id !== pending.id) return pending;
-  return { ...pending, message: render(checked.injection) };
+  const checked = pending.data === undefined ? undefined : checkInjection(pending.data);
+  // The state's check refuses an entry whose envelope is not one (state/state-shape.ts).
+  const injection = checked?.ok === true && checked.injection.id === pending.id ? checked.injection : envelopeOf(pending);
+  return { ...pending, message: render(injection) };
 }
 
+/** The accepted envelope kept with a pending entry (older state files may lack it). */
 function envelopeOf(pending: PendingInjection): RuntimeInjection {
   const data = pending.data;
   if (typeof data === "object" && data !== null && !Array.isArray(data) && data["id"] === pending.id && typeof data["summary"] === "string") {
