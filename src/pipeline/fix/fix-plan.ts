@@ -106,10 +106,11 @@ async function insertType(parsed: ParsedSkillFile, site: FixSite): Promise<Plann
   if (indent === undefined || offset > split.yamlEnd) return undefined;
   const why = choice.reason;
   const written = parsed.spellings?.written ?? [];
-  // Portable by default: a skill that writes none of the design's fields at the top level (a plain Agent Skill,
-  // or one whose manifest is under metadata) gets its type under metadata, where every Agent Skills validator
-  // accepts it; one already in the top-level spelling gets it there, one spelling per file.
-  if (!written.some((field) => field.topLevel !== undefined)) {
+  // Portable by default: a skill that writes none of the design's fields at the top level (a plain Agent Skill),
+  // or writes any under metadata, gets its type under metadata, where every Agent Skills validator accepts it;
+  // one wholly in the top-level spelling gets it there, one spelling per file.
+  const underMetadata = written.some((field) => field.portable !== undefined);
+  if (underMetadata || !written.some((field) => field.topLevel !== undefined)) {
     const frontmatter = isMapping(tree.value) ? tree.value : undefined;
     if (frontmatter?.["metadata"] === undefined) {
       // No metadata yet: a block of its own at the end of the frontmatter.
