@@ -85,6 +85,16 @@ describe("a FIFO where the tool reads", () => {
     expect(loaded.stdout).toContain("prefix.md: Unexpected FIFO, expected a regular file");
   }, 60_000);
 
+  it("a folder where a dist/ file belongs is dist/not-a-file for check, not a missing artifact", async () => {
+    const root = await copyProject("basic");
+    expect(cli(["build", "--root", root]).status).toBe(0);
+    rmSync(join(root, "dist/prefix.md"));
+    mkdirSync(join(root, "dist/prefix.md"));
+    expect(refusals(["check", "--root", root])).toEqual([["dist/prefix.md", "dist/not-a-file"]]);
+    const checked = cli(["check", "--root", root, "--format", "json"]);
+    expect(JSON.parse(checked.stdout).diagnostics[0].message).toBe("Unexpected folder, expected a regular file (remove it and run `gamma-prompt build`)");
+  }, 60_000);
+
   it("as a SKILL.md in watch mode is reported in the first event, and watch keeps running", async () => {
     const root = await copyProject("basic");
     mkdirSync(join(root, "skills/pipe"));

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import { loadTokenizer } from "../../tokens.js";
-import { readRegularFile } from "../../protocol/regular-file.js";
+import { describeEntry, readRegularFile, statIfPossible } from "../../protocol/regular-file.js";
 import { withLfLineEndings } from "../../protocol/line-endings.js";
 import { listTree, unreadableFolderMessage } from "./emit.js";
 import { describeFsError } from "../../protocol/path-problem.js";
@@ -59,7 +59,10 @@ export async function compareDist(
     const expectedSha256 = sha256Hex(content);
     if (hidden(path)) continue;
     if (!present.has(path)) {
-      drift.push({ artifact: path, kind: "missing", expectedSha256 });
+      // A folder where the artifact belongs is listed as a folder, not as a file: it is no missing file either.
+      const there = statIfPossible(join(outDir, path), { noFollow: true });
+      if (there?.isDirectory() === true) drift.push({ artifact: path, kind: "not-a-file", expectedSha256, found: describeEntry(there) });
+      else drift.push({ artifact: path, kind: "missing", expectedSha256 });
       continue;
     }
     const read = readRegularFile(join(outDir, path));
