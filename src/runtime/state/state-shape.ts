@@ -9,10 +9,10 @@
  */
 import type { ExecutionState } from "../execution-state.js";
 import { checkInjection } from "../injections/envelope.js";
+import { TASK_STATUSES } from "../tasks.js";
 
 const SKILL_TYPES = ["workflow", "reference"];
 const ACTIVATED_BY = ["preload", "tool", "requires", "host"];
-const TASK_STATUSES = ["pending", "in_progress", "complete", "blocked"];
 const REQUIREMENT_SCOPES = ["turn", "session"];
 const NAMESPACE_SOURCES = ["skill", "tool", "host"];
 
