@@ -1,4 +1,4 @@
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, posix, resolve } from "node:path";
 import { expectAbortSignal, expectBoolean, expectOneOf, expectProjectOptions, expectString, expectStringArray, expectStringMap, shownValue } from "./protocol/arguments.js";
 import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./stage-data.js";
@@ -44,6 +44,13 @@ export interface LintOptions {
   fixFiles?: readonly string[];
   /** A config file to read instead of root/gamma-prompt.config.json (its `skills` globs stay relative to the root). */
   config?: string;
+  /**
+   * Report only the findings in these files or folders (root-relative, `/`-separated; `"."` is the whole
+   * project), as `gamma-prompt lint <paths...>` does for a pre-commit hook's staged files. The whole project is
+   * still read, so a finding that depends on other skills (a broken requirement, a duplicate name) is the same;
+   * the counts are those of the findings reported, and with `fix` only the SKILL.md files under them are fixed.
+   */
+  paths?: readonly string[];
   /** Read each workflow skill's checklist into `skills` (default true); false leaves `checklist` out, for a caller that wants the findings only. */
   checklists?: boolean;
   /** With `fix: "write"`: once aborted, nothing is written (lint throws the signal's reason instead); checked right before the first write. */
@@ -97,6 +104,7 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   if (options.fix !== undefined) expectOneOf(options.fix, "fix", ["write", "dry-run"]);
   if (options.fixFiles !== undefined) expectStringArray(options.fixFiles, "fixFiles", 'an array of root-relative SKILL.md paths, such as ["skills/x/SKILL.md"]');
   if (options.profile !== undefined) expectOneOf(options.profile, "profile", PROFILES);
+  const within = options.paths === undefined ? undefined : pathsFilter(options.paths);
   if (options.config !== undefined) expectString(options.config, "config", "a config file's path", true);
   if (options.checklists !== undefined) expectBoolean(options.checklists, "checklists");
   if (options.reportEmpty !== undefined) expectBoolean(options.reportEmpty, "reportEmpty");
@@ -122,7 +130,8 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   const skipped: SkippedFix[] = [];
   if (options.fix) {
     const only = options.fixFiles === undefined ? undefined : new Set(options.fixFiles);
-    const fixed = new Map((await fixSkillFiles(root, only ? linted.diagnostics.filter((diagnostic) => only.has(diagnostic.file)) : linted.diagnostics, profile, skipped)).map((file) => [file.file, file]));
+    const fixable = linted.diagnostics.filter((diagnostic) => (only === undefined || only.has(diagnostic.file)) && (within === undefined || within(diagnostic.file)));
+    const fixed = new Map((await fixSkillFiles(root, fixable, profile, skipped)).map((file) => [file.file, file]));
     linted = (await fixInPasses(fixed, profile, (overrides) => lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: overrides }))) ?? linted;
     fixedFiles = [...fixed.values()];
     if (options.fix === "write") {
@@ -143,7 +152,8 @@ export async function lint(options: LintOptions): Promise<LintResult> {
     }
   }
   const agentFindings = agent ? await agentSourceDiagnostics(root, linted, options.config) : [];
-  const diagnostics = withoutRepeats([...configDiagnostics, ...linted.diagnostics, ...agentFindings]).sort(compareDiagnostics);
+  const found = withoutRepeats([...configDiagnostics, ...linted.diagnostics, ...agentFindings]);
+  const diagnostics = (within === undefined ? found : found.filter((diagnostic) => within(diagnostic.file))).sort(compareDiagnostics);
   const result: LintResult = { diagnostics, ...countDiagnostics(diagnostics), skills: linted.skills, profile, skillFileCount: linted.skillFileCount };
   if (fixedFiles) {
     result.fixedFiles = fixedFiles;
@@ -156,6 +166,24 @@ export async function lint(options: LintOptions): Promise<LintResult> {
 }
 
 type Linted = Awaited<ReturnType<typeof lintSkills>>;
+
+/**
+ * Whether a finding's file (root-relative) lies in one of `paths`: the file itself or a folder above it.
+ * A path leaving the root or absolute names nothing lint reads, and is refused as the caller's mistake.
+ */
+function pathsFilter(paths: readonly string[]): (file: string) => boolean {
+  expectStringArray(paths, "paths", 'an array of root-relative files or folders, such as ["skills/x"]');
+  const prefixes: string[] = [];
+  for (const [index, given] of paths.entries()) {
+    const path = posix.normalize(given.split("\\").join("/")).replace(/\/+$/, "");
+    if (given === "" || posix.isAbsolute(path) || /^[A-Za-z]:/.test(path) || path === ".." || path.startsWith("../")) {
+      throw new TypeError(`Unexpected paths[${index}] ${shownValue(given)}, expected a file or folder inside the root, relative to it (such as "skills/x" or ".")`);
+    }
+    if (path === ".") return () => true;
+    prefixes.push(path);
+  }
+  return (file) => prefixes.some((prefix) => file === prefix || file.startsWith(`${prefix}/`));
+}
 
 /**
  * The passes after the first over files fixed in memory (`fixed`, updated in

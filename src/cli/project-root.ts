@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
-import { isAbsolute, normalize, relative, resolve } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { dirname, isAbsolute, normalize, relative, resolve, sep } from "node:path";
 import { describeMarker, findProject, namedProjectsBelow } from "../project-root.js";
 import { folderProblem } from "../protocol/path-problem.js";
 
@@ -69,4 +69,52 @@ function findFromStartingFolder(cwd: string, lookFor: Parameters<typeof findProj
 export function inputFile(root: string, file: string): string {
   const fromHere = resolve(file);
   return existsSync(fromHere) || !existsSync(resolve(root, file)) ? fromHere : resolve(root, file);
+}
+
+/**
+ * The project and the root-relative paths of files or folders named on the command line (`lint
+ * skills/x/SKILL.md`, as a pre-commit hook passes its staged files). With `--root` the paths must lie
+ * inside it; without, the project is the nearest one at or above the paths (a folder named that is a
+ * project is its own root: `lint vendor/collection`), and all of them must be in the same one. A path
+ * that does not exist is a usage error, never a silent pass.
+ */
+export async function namedPathsRoot(command: string, paths: readonly string[], given: string | undefined): Promise<{ root: string; paths: string[] } | { error: string }> {
+  const cwd = process.cwd();
+  for (const path of paths) {
+    if (path === "") return { error: `gamma-prompt ${command}: a path names nothing (an empty name); name files or folders of the project, or none to check it whole` };
+    if (!existsSync(path)) return { error: `gamma-prompt ${command}: "${path}" does not exist; name files or folders of the project, or none to check it whole` };
+  }
+  let root: string;
+  let marker = "";
+  if (given !== undefined) {
+    const located = await commandRoot(command, given);
+    if ("error" in located) return located;
+    root = resolve(located.root);
+  } else {
+    const roots = new Map<string, string>();
+    for (const path of paths) {
+      const folder = statSync(path).isDirectory() ? resolve(path) : dirname(resolve(path));
+      const found = findProject(folder);
+      if (found === undefined) return { error: `gamma-prompt ${command}: "${path}" is in no project (no folder at or above it has gamma-prompt.config.json or skills/); pass --root with the project's folder` };
+      roots.set(found.root, describeMarker(found.marker));
+    }
+    if (roots.size > 1) {
+      const shown = [...roots.keys()].map((folder) => `${relative(cwd, folder).split(sep).join("/") || "."}/`).join(", ");
+      return { error: `gamma-prompt ${command}: the paths are in ${roots.size} projects (${shown}); run it once per project` };
+    }
+    [[root, marker]] = [...roots] as [[string, string]];
+  }
+  const inside: string[] = [];
+  for (const path of paths) {
+    const from = relative(root, resolve(path));
+    if (from === ".." || from.startsWith(`..${sep}`) || isAbsolute(from)) {
+      return { error: `gamma-prompt ${command}: "${path}" is outside the project root ${relative(cwd, root).split(sep).join("/") || "."}/; name files or folders inside it` };
+    }
+    inside.push(from === "" ? "." : from.split(sep).join("/"));
+  }
+  const shown = relative(cwd, root).split(sep).join("/") || ".";
+  if (given === undefined && shown !== "." && !inside.includes(".")) {
+    process.stderr.write(`gamma-prompt ${command}: using the project in ${shown}/ (${marker})\n`);
+  }
+  return { root: shown, paths: inside };
 }

@@ -5,7 +5,7 @@ import type { Severity } from "../../diagnostics/diagnostic.js";
 import { escapeControls } from "../../diagnostics/printable.js";
 import type { ReporterName } from "../../diagnostics/reporters/index.js";
 import { addProjectOptions, commandHelpFooter, reporterFormatOption } from "../options.js";
-import { commandRoot } from "../project-root.js";
+import { commandRoot, namedPathsRoot } from "../project-root.js";
 
 interface LintCommandOptions {
   /** As given; undefined: the project found from the working folder up. */
@@ -20,7 +20,10 @@ interface LintCommandOptions {
 }
 
 export function registerLintCommand(program: Command, result: { exitCode: number }): void {
-  const command = program.command("lint").description("Validate skill manifests, their bodies, their links and their cross-references (requires, conflicts).");
+  const command = program
+    .command("lint")
+    .description("Validate skill manifests, their bodies, their links and their cross-references (requires, conflicts).")
+    .argument("[paths...]", "files or folders to report on (default: the whole project); the project is the one that holds them");
   addProjectOptions(command, { rootDescription: "project root: the folder that holds skills/", out: false })
     .addOption(reporterFormatOption())
     .addOption(new Option("--profile <name>", "rules to apply (default: the config's profile, else detected)").choices(["gamma", "agentskills"]))
@@ -41,6 +44,11 @@ collection: its other folders (a prompts/ of its own) are not checked unless it 
 writes (prompts/prefix.hbs, prompts/variants.yaml, prompts/injections.yaml, schemas/tools/order.json).
 The summary line names the one that ran.
 
+Named files or folders (\`gamma-prompt lint skills/x/SKILL.md\`, as a pre-commit hook passes the staged
+files) limit what is reported, and fixed, to them; the whole project is still read, so a finding that
+depends on another skill is the same. The project is the nearest one at or above them (a folder named that
+is a project is its own root), or --root; paths are relative to the working folder.
+
 --fix changes only the frontmatter, and only for a finding this run reports: it inserts a missing \`type\`
 under the gamma profile (workflow when the body has a checklist of 3 or more steps, else reference;
 as gamma-type under metadata when the skill has a metadata block and no design field at the top level),
@@ -58,6 +66,8 @@ when it holds the project, else in the project root: apply it there (git apply, 
         examples: [
           "gamma-prompt lint",
           "gamma-prompt lint --root path/to/project",
+          "gamma-prompt lint path/to/collection",
+          "gamma-prompt lint skills/deck-outline/SKILL.md",
           "gamma-prompt lint --profile agentskills",
           "gamma-prompt lint --root vendor/skills-collection --config lint.config.json",
           "gamma-prompt lint --max-warnings 0",
@@ -70,12 +80,12 @@ when it holds the project, else in the project root: apply it there (git apply, 
         ],
       }),
     )
-    .action(async (options: LintCommandOptions) => {
-      result.exitCode = await runLint(options);
+    .action(async (paths: string[], options: LintCommandOptions) => {
+      result.exitCode = await runLint(paths, options);
     });
 }
 
-async function runLint(given: LintCommandOptions): Promise<number> {
+async function runLint(paths: string[], given: LintCommandOptions): Promise<number> {
   if (given.fix && given.fixDryRun) {
     process.stderr.write("gamma-prompt lint: --fix and --fix-dry-run exclude each other; pass one\n");
     return EXIT_USAGE;
@@ -89,13 +99,15 @@ async function runLint(given: LintCommandOptions): Promise<number> {
       return EXIT_USAGE;
     }
   }
-  // With --config the layout is the config's: the working folder may hold no skills/ of its own.
-  const located = await commandRoot("lint", given.root, { optional: given.config !== undefined });
+  // Named paths choose the project (the one holding them) and what is reported; with --config the layout is
+  // the config's, so the working folder may hold no skills/ of its own.
+  const located = paths.length > 0 ? await namedPathsRoot("lint", paths, given.root) : await commandRoot("lint", given.root, { optional: given.config !== undefined });
   if ("error" in located) {
     process.stderr.write(`${located.error}\n`);
     return EXIT_USAGE;
   }
   const options = { ...given, root: located.root };
+  const reported = "paths" in located && !located.paths.includes(".") ? { paths: located.paths } : {};
   // Loaded here, not at the top, so other commands and --help start fast.
   const [{ lint, ProjectRootError, ConfigFileError, FixWriteError }, { formatDiagnostics }, { relativeForFormat, workingFolderPath }] = await Promise.all([
     import("../../lint.js"),
@@ -106,7 +118,7 @@ async function runLint(given: LintCommandOptions): Promise<number> {
   let outcome;
   try {
     // The command prints findings only, so it skips the checklists the library's `skills` would carry.
-    outcome = await lint({ root: options.root, checklists: false, ...(options.profile ? { profile: options.profile } : {}), reportEmpty: options.allowEmpty !== true, ...(fix ? { fix } : {}), ...(options.config !== undefined ? { config: options.config } : {}) });
+    outcome = await lint({ root: options.root, checklists: false, ...reported, ...(options.profile ? { profile: options.profile } : {}), reportEmpty: options.allowEmpty !== true, ...(fix ? { fix } : {}), ...(options.config !== undefined ? { config: options.config } : {}) });
   } catch (error) {
     if (error instanceof ProjectRootError) {
       // A root whose skills sit under another layout is told where they are; any other wants another root.
