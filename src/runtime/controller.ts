@@ -264,8 +264,10 @@ export class SessionProtocolController {
       options.knowledge,
     );
     this.context = new SessionContext({ owner, skills: this.artifacts.skills, preloaded: new Set(preloadedSkills), knowledge: this.knowledge, enforcer: this.enforcer, now: () => this.now() });
-    // Bodies that left the system prompt with the variant reach the model in a fresh anchor, with the next context made.
-    if (rebuilt !== undefined && rebuilt.unpreloadedSkills.length > 0) this.context.anchorDue();
+    // Bodies that left the system prompt with the variant, and active skills whose text this build changed,
+    // reach the model in a fresh anchor with the next context made: the workspace_update says to follow the
+    // current text, which the transcript holds only as it was (on every path, a resume's or a turn's).
+    if (rebuilt !== undefined && (rebuilt.unpreloadedSkills.length > 0 || rebuilt.changedSkills.length > 0)) this.context.anchorDue();
     this.yielding = new SessionYield({ run: this.run, recorder: this.recorder, checklists: this.checklists, emit });
     if (rebuilt !== undefined) this.tellBuildChange(rebuilt);
   }

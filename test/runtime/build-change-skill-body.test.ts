@@ -10,13 +10,14 @@ import type { TranscriptContext } from "@earendil-works/pi-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { build } from "../../src/build.js";
 import { loadArtifacts, type LoadedArtifacts } from "../../src/runtime/artifacts.js";
-import { createGammaSession, sessionManagerFromEntries } from "../../src/runtime/pi-adapter.js";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import { createGammaAgent, createGammaSession, sessionManagerFromEntries } from "../../src/runtime/pi-adapter.js";
 import { FileStateStore } from "../../src/runtime/state.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { removeTempDirs, repoRoot } from "../build/helpers.js";
 import { copyParts, tempDir } from "../helpers/temp-project.js";
 import { artifacts as deployed } from "../injections/helpers/gamma.js";
-import { fauxAssistantMessage, fauxToolCall, recordingExecutors, toolUse } from "./helpers/pi.js";
+import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
 import { fauxPerTest, fauxSessionSetup, NO_KNOWLEDGE_HINTS } from "./helpers/session.js";
 
 afterAll(removeTempDirs);
@@ -120,5 +121,41 @@ describe("a session reopened on a build whose active skill's body differs", () =
     const again: ProtocolEvent[] = [];
     await open(deployed, again, entriesOf(returned));
     expect(again).toEqual([]);
+  });
+
+  it("on a low-level Agent reopened with its messages, the first turn carries the serving build's text in a fresh anchor", async () => {
+    const statePath = join(await tempDir("redeploy-body-agent"), "state.json");
+    const open = (artifacts: LoadedArtifacts, events: ProtocolEvent[], messages?: AgentMessage[]) =>
+      pi.disposeAfterTest(
+        createGammaAgent({
+          artifacts,
+          variant: "base",
+          model: pi.faux().getModel(),
+          store: new FileStateStore(statePath),
+          executors: recordingExecutors(),
+          onProtocolEvent: (event) => events.push(event),
+          ...(messages === undefined ? {} : { messages }),
+          ...NO_KNOWLEDGE_HINTS,
+        }),
+      );
+    const first = open(deployed, []);
+    pi.faux().setResponses([toolUse(fauxToolCall("skill", { name: "import" })), fauxAssistantMessage("Importing.")]);
+    await first.agent.prompt("Import the board deck");
+    const stored = JSON.parse(JSON.stringify(first.agent.state.messages)) as AgentMessage[];
+    pi.disposeNow(first);
+
+    // The host passes the transcript it kept and prompts with the turn's messages, as the guide's server does (no restoreAgentContext).
+    const events: ProtocolEvent[] = [];
+    const moved = open(reworded, events, stored);
+    expect(events.map((event) => event.type === "build_changed" && event.changedSkills)).toEqual([["import"]]);
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([seeing(seen, fauxAssistantMessage("Going on."))]);
+    await moved.agent.prompt(moved.controller.buildTurnMessages({ text: "Carry on" }));
+    const sent = (seen[0]?.messages ?? []).map(textOf);
+    const anchors = sent.filter((text) => text.startsWith("<session_state "));
+    expect(anchors).toHaveLength(1);
+    expect(anchors[0]).toContain("Present the deck to the board secretary first.");
+    expect(anchors[0]).toContain("These active skills changed in this version: import.");
+    expect(sent.findLastIndex((text) => text.includes("Present the deck to the board secretary first."))).toBeGreaterThan(sent.findLastIndex((text) => text.includes(OLD_STEP)));
   });
 });
