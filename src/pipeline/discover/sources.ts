@@ -36,13 +36,14 @@ export function unlistableFolder(ruleId: "skill/unreadable-file" | "source/unrea
 }
 
 /**
- * Names of the files in a folder with a given extension, sorted by code unit;
+ * Names of the files in a folder with a given extension, dotfiles left out, sorted by code unit;
  * [] when the folder is absent, and also when it cannot be listed, which is then added to `unreadable`.
  */
 export async function listFiles(root: string, relDir: string, extension: string, unreadable?: UnreadableFolder[]): Promise<string[]> {
   return (await readEntries(root, relDir, unreadable))
     // Not only regular files: a FIFO or a link named like a source is read (and refused) rather than skipped silently.
-    .filter((entry) => !entry.isDirectory() && entry.name.endsWith(extension))
+    // A dotfile is none (macOS' `._identity.hbs` beside a copied file, a hidden draft), as watch and the skills' readers agree.
+    .filter((entry) => !entry.isDirectory() && !entry.name.startsWith(".") && entry.name.endsWith(extension))
     .map((entry) => entry.name)
     .sort(compareCodeUnits);
 }

@@ -160,12 +160,13 @@ export function renderPrompts(templates: PreparedTemplates, context: PrefixConte
     if (typeof suffix !== "string") return [suffix];
     suffixes.set(name, finishText(suffix));
   }
-  // The catalog ends in `>`, so finishing the text (trailing whitespace only) never moves where it starts.
-  const catalogAt = context.catalog ? prefix.indexOf(context.catalog) : -1;
+  // Found in the finished text: a CRLF a value put before the catalog is one character less there.
+  const finished = finishText(prefix);
+  const catalogAt = context.catalog ? finished.indexOf(context.catalog) : -1;
   if (catalogAt < 0) {
     return [createDiagnostic("template/missing-catalog", templates.prefix.file, FILE_START, "Unexpected static prefix without the skill catalog, expected {{catalog}} in prompts/prefix.hbs or one of its partials")];
   }
-  return { catalog: context.catalog, prefix: finishText(prefix), catalogAt, suffixes, templates };
+  return { catalog: context.catalog, prefix: finished, catalogAt, suffixes, templates };
 }
 
 function uniqueDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {

@@ -160,8 +160,14 @@ function compiledTemplate(engine: HandlebarsInstance, template: ParsedTemplate, 
   return render;
 }
 
-/** LF only and exactly one trailing newline, whatever the template's last lines hold. */
+/**
+ * LF only and exactly one trailing newline, whatever the template's last lines hold. The templates are read
+ * with LF, but a value can carry a CRLF (an injection's `meaning: "a\r\nb"` in YAML, a tool's description
+ * in JSON): every reader of dist/ takes a CRLF for a checkout's conversion and reads it as LF, so a built
+ * text never holds one.
+ */
 export function finishText(text: string): string {
+  if (text.includes("\r\n")) text = text.replaceAll("\r\n", "\n");
   // A loop, not /[ \t\n]+$/: that pattern is retried at every whitespace run of a long prefix.
   let end = text.length;
   for (let code = text.charCodeAt(end - 1); code === 0x20 || code === 0x09 || code === 0x0a; code = text.charCodeAt(end - 1)) end--;
