@@ -17,8 +17,8 @@ const TAKE_UP = "(?:use|load|invoke|activate|trigger)";
 const CONSULT = "(?:apply|consult|read|call|run|select|choose|reach\\s+for)";
 /** What may stand between the verb and the condition: the skill ("it", "this skill", "the skill", "skill" alone), and adverbs such as "only", "immediately", "first". */
 const OBJECT = "(?:\\s+(?:it|(?:this\\s+|the\\s+)?skill|this|these|me|them))?";
-/** One word naming what to take up: "Use rdkit for …", "use uipath-tasks for that". */
-const NAMED = "(?:\\s+[\\p{L}\\p{N}._-]+)?";
+/** One word naming what to take up, bare or as code: "Use rdkit for …", "use uipath-tasks for that", "Use `task-agent` for …". */
+const NAMED = "(?:\\s+`?[\\p{L}\\p{N}._-]+`?)?";
 const ADVERBS = "(?:\\s+(?:only|immediately|proactively|always|also|first|automatically|primarily|especially|mainly|right|directly|early|once|weekly|daily|regularly))*";
 /** A parenthetical aside between verb and condition: "Load this skill first — before writing code and … — when …". */
 const ASIDE = "(?:\\s*[—–-]{1,2}[^—–]{0,200}?[—–-]{1,2})?";
@@ -42,10 +42,14 @@ const TRIGGER_FORMS: readonly (() => RegExp)[] = [
   // "Use when …", "Use it when …", "Use this skill whenever …", "Use immediately after …", "Load this skill first — … — when …", "Invoke when …"
   () => new RegExp(`${WORD_START}${TAKE_UP}${OBJECT}${ADVERBS}(?:\\s+or)?${ASIDE}\\s*,?\\s+${CONDITION}${WORD_END}`, "iu"),
   () => new RegExp(`${WORD_START}${CONSULT}${OBJECT}${ADVERBS}${ASIDE}\\s*,?\\s+${STRICT_CONDITION}${WORD_END}`, "iu"),
-  // "Use to discover …", "Use this skill to get context …", "Use rdkit for advanced control", "Use at workday start"
-  () => new RegExp(`(?<![\\p{L}\\p{N}-])use${OBJECT}${NAMED}${ADVERBS}\\s+(?:to|for|at)\\s+\\p{L}`, "iu"),
-  // The other side of the boundary: "Not for affinity prediction", "For X, use the Y skill", "Breach → legal-contract-review"
-  () => new RegExp(`${WORD_START}not\\s+for${WORD_END}|${WORD_START}for\\s[^.;]{1,160}?,\\s*use\\s`, "iu"),
+  // "Use to discover …", "Use this skill to get context …", "Use rdkit for advanced control", "Use at workday start",
+  // "Use `review-agent` on implementation diffs …"
+  () => new RegExp(`(?<![\\p{L}\\p{N}-])use${OBJECT}${NAMED}${ADVERBS}\\s+(?:to|for|at|on)\\s+\\p{L}`, "iu"),
+  // "Use with task-agent or review-agent for …", "Use with named profiles for one decision": the partner named, then the purpose
+  () => new RegExp(`(?<![\\p{L}\\p{N}-])use\\s+with\\s+[^.;:]{1,80}?\\s+(?:to|for|when|before|after|during)\\s+\\p{L}`, "iu"),
+  // The other side of the boundary: "Not for affinity prediction", "For X, use the Y skill", "Breach → legal-contract-review",
+  // "Do not use without a cache decision", "Don't use it for …"
+  () => new RegExp(`${WORD_START}not\\s+for${WORD_END}|${WORD_START}for\\s[^.;]{1,160}?,\\s*use\\s|${WORD_START}(?:do\\s+not|don't|never)\\s+use(?:\\s+(?:it|(?:this\\s+|the\\s+)?skill|this))?\\s+(?:without|for|when|if|on|in|to)${WORD_END}`, "iu"),
   () => /(?:→|->)\s*(?:[a-z0-9]+(?:-[a-z0-9]+)+|[\p{L}-]+\s+skills?\b)|\buse\s+(?:the\s+)?[a-z0-9]+(?:-[a-z0-9]+)+(?:\s+skill)?\b/u,
   // "Preferred for …", "Applies to tasks involving …", "Default to @expo/ui for …", "ALWAYS use … FIRST", "When to use this skill: …"
   () => new RegExp(`${WORD_START}(?:preferred\\s+(?:for|when|over)|applies\\s+to|default\\s+to|always\\s+use|when\\s+to\\s+use)${WORD_END}`, "iu"),
@@ -124,10 +128,11 @@ function makeLanguageClasses(): LanguageClasses {
  * use: function words, and the verbs descriptions open with ("Create a new
  * event", "Send an email"). A description with none of them, and none of the
  * other languages' words either, is not judged: it may be German or Italian
- * written with words neither list holds.
+ * written with words neither list holds. "Skill" and "use" are not among them:
+ * "Skill para … Use quando precisar …" is Portuguese, and both words are its own.
  */
 const ENGLISH_WORDS = new Set([
-  "the", "and", "to", "of", "for", "with", "when", "whenever", "this", "that", "use", "using", "used", "your", "you", "it", "from", "by", "into", "or", "any", "should", "before", "after", "is", "are", "be", "skill", "user", "asks",
+  "the", "and", "to", "of", "for", "with", "when", "whenever", "this", "that", "using", "used", "your", "you", "it", "from", "by", "into", "or", "any", "should", "before", "after", "is", "are", "be", "user", "asks",
   "an", "all", "new", "on", "at", "as", "its", "their", "how", "what", "which", "yet", "across", "without", "about", "within", "upcoming", "each", "every",
   "create", "creates", "show", "shows", "send", "sends", "generate", "generates", "write", "writes", "writing", "make", "makes", "build", "builds", "run", "runs",
   "add", "adds", "get", "gets", "find", "finds", "check", "checks", "review", "reviews", "manage", "manages", "help", "helps", "explore", "explores", "set", "sets", "update", "updates",
@@ -145,7 +150,7 @@ const OTHER_LATIN_WORDS = new Set([
   "om", "naar", "te", "van", "op", "bij", "niet", "ook", "wordt", "deze", "dit",
   "en", "al", "sus", "su", "como", "sobre", "desde",
   "au", "aux", "sur", "dans", "par", "cette", "ces", "ou", "qui", "votre", "vos",
-  "ao", "seu", "sua",
+  "ao", "seu", "sua", "ou", "sem", "mais", "precisar", "precisa", "deve", "seus", "suas", "isso", "também", "pela", "pelos", "nas",
 ]);
 
 function inJudgedLanguage(description: string): boolean {

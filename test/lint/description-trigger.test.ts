@@ -97,6 +97,12 @@ describe("statesTrigger", () => {
     "Migration notes, loaded only before a schema change.",
     "CRITICAL - Before ANY file write, audit loaded skills for violations.",
     "Audits loaded skills. When in a release branch, check every write.",
+    // The name to take up written as code, a partner named with "with", and the boundary said with "do not use".
+    "Use `task-agent` for bounded frontend component or browser changes. Skip backend-only work.",
+    "Use `analysis-agent` to map acceptance to validation.",
+    "Use `review-agent` on implementation or repair diffs for hallucinated APIs. Skip work without a diff.",
+    "Use with task-agent or review-agent for task-local cache scope, freshness, invalidation, and source-load risk.",
+    "Cache scope review for one narrow engineering decision; do not use without a registered cache decision.",
   );
   what.push(
     // "Triggers" doing something, "used for" naming a purpose, a trigger the skill creates: no usage condition.
@@ -109,6 +115,8 @@ describe("statesTrigger", () => {
     "先分析代码结构，然后使用模板生成报告。",
     "Flutter で使うライブラリの一覧を生成する。",
     "API をデータの取得に使い、結果を表で表示する。",
+    // "Do not use" about something other than the skill is no boundary of it.
+    "Formats source files with the house style. Do not use them in generated code.",
   );
   for (const description of when) it(`reads a when in: ${description}`, () => expect(statesTrigger(description)).toBe(true));
   for (const description of what) it(`finds no when in: ${description}`, () => expect(statesTrigger(description)).toBe(false));
@@ -128,10 +136,15 @@ describe("lacksTrigger: a finding only on a description in a language whose form
     "Strumento per convertire documenti PDF in testo semplice.",
     "Hulpmiddel om PDF-documenten naar platte tekst te converteren.",
     "Commit-Nachrichten schreiben.",
+    // Portuguese whose "Skill" and "Use" read as English words: they are Portuguese's too.
+    "Skill para inventariar e organizar imagens, icones e logos do projeto. Use quando precisar mapear assets existentes.",
+    "Skill dedicada a acessibilidade digital. Use quando precisar revisar WCAG, teclado e contraste.",
   ];
   for (const description of unjudged) it(`does not judge: ${description}`, () => expect(lacksTrigger(description)).toBe(false));
   it("still judges English, Chinese and Japanese", () => {
     expect(lacksTrigger("Toolkit for styling artifacts with a theme.")).toBe(true);
+    // "e.g." splits into words no list holds against English; one word of another language in English prose is outweighed.
+    expect(lacksTrigger("Toolkit for the slide themes of a deck (e.g. dark mode), de luxe.")).toBe(true);
     expect(lacksTrigger("提供仓颉编程语言的完备知识库及辅助工具。")).toBe(true);
     expect(lacksTrigger("動画ファイルから文字起こしと議事録を自動生成。")).toBe(true);
     expect(lacksTrigger("Toolkit for styling artifacts. Use when the user asks to restyle slides.")).toBe(false);
