@@ -61,6 +61,12 @@ export function parseWithYamlLibrary(yamlText: string, baseOffset: number, index
       // yaml points at the key's first character; widen to the whole key as written.
       key = /^(?:"[^"\n]*"|'[^'\n]*'|[^:\n]*[^:\s])/.exec(yamlText.slice(start))?.[0] ?? "";
       end = Math.max(end, start + key.length);
+    } else if (error.code === "BLOCK_AS_IMPLICIT_KEY") {
+      // yaml points at the value's first character; the finding spans the value to quote, to its line's end,
+      // so an editor shows the ": " inside it (a long description's is far from where the value starts).
+      const lineEnd = yamlText.indexOf("\n", start);
+      const value = yamlText.slice(start, lineEnd === -1 ? yamlText.length : lineEnd).replace(/\s+$/, "");
+      if (value.includes(": ")) end = Math.max(end, start + value.length);
     }
     const range = rangeOf(start, end);
     // One YAML mistake often cascades into several errors on the same line.
