@@ -7,6 +7,7 @@ import { readSkillLayout } from "./pipeline/discover/skill-folders.js";
 import { sameStamp } from "./pipeline/discover/file-stamp.js";
 import { relativePosix } from "./pipeline/discover/relative-paths.js";
 import { MANIFEST_FILE, type ArtifactEntry, type DistManifest } from "./protocol/dist-manifest.js";
+import { JOURNAL_FILE } from "./protocol/dist-journal.js";
 import { readRegularFile, statIfPossible } from "./protocol/regular-file.js";
 import { CACHE_FORMAT, cacheFile, computeInputKey, readPersistedBuild, sourceSnapshot, stampSources, writePersistedBuild } from "./pipeline/cache/build-cache.js";
 import type { CompiledProject } from "./pipeline/compile/compile.js";
@@ -162,7 +163,15 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   });
   try {
     // Before anything reads dist/: finish or undo what a killed build left, and clear its leftovers.
-    const recovery = recoverDist(outDir);
+    let recovery: Recovery;
+    try {
+      recovery = recoverDist(outDir);
+    } catch (error) {
+      const code = fsErrorCode(error);
+      if (code === undefined) throw error;
+      // A file the rollback cannot rename back (a bind mount, an immutable file): said as a finding, the journal kept.
+      return recoveryFailed(outRel, code);
+    }
     removeStaleStaging(outDir);
     removeStaleLockFiles(outDir);
     const result = await buildLocked(options, root, outDir, outRel, lock, recovery);
@@ -170,6 +179,17 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   } finally {
     lock.release();
   }
+}
+
+/**
+ * The result of a build that found an interrupted build's journal in its output folder and could not finish
+ * restoring it: nothing was built, the journal stays (check and the runtime keep refusing the folder), and the
+ * next build tries again.
+ */
+function recoveryFailed(outRel: string, code: string): BuildResult {
+  const message = `Unexpected failure restoring the build an interrupted build left half replaced (${describeFsError(code)}, ${code}), expected to put its files back; the output folder stays marked as interrupted, which check and the runtime refuse: remove what holds its files (a mount, an immutable flag) and build again`;
+  const diagnostics = [createDiagnostic("dist/write-failed", `${outRel}/${JOURNAL_FILE}`, FILE_START, message)];
+  return { ok: false, diagnostics, ...countDiagnostics(diagnostics), written: [], removed: [], unchanged: [], prefixChanged: false, fromCache: false };
 }
 
 async function buildLocked(options: BuildOptions, root: string, outDir: string, outRel: string, lock: OutputLock, recovery: Recovery): Promise<BuildResult> {

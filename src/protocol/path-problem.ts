@@ -27,6 +27,8 @@ export function describeFsError(code: string | undefined): string {
       return "no space left on the device";
     case "ENXIO":
       return "it is a socket or a device";
+    case "EBUSY":
+      return "the file is in use, or a mount point";
     case "ERR_INVALID_ARG_VALUE":
       return "the path holds a character no file name can";
     default:

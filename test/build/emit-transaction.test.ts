@@ -12,6 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "n
 import { join } from "node:path";
 import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { emitArtifacts, EmitError, listTree, type EmitMemory } from "../../src/pipeline/emit/emit.js";
+import { recoverDist } from "../../src/pipeline/emit/recovery.js";
 import { JOURNAL_FILE, JOURNAL_FORMAT, pidNamespace, processStartTime, type DistJournal } from "../../src/protocol/dist-journal.js";
 import { removeTempDirs, tempDir } from "./helpers.js";
 
@@ -368,6 +369,45 @@ describe("a failing emit: the file system refuses, or another process acts meanw
     expect(journals).toHaveLength(1);
     expect(files(dist)).toEqual({ "manifest.json": FIRST["manifest.json"], "prefix.md": FIRST["prefix.md"], "skills/gone/SKILL.md": FIRST["skills/gone/SKILL.md"] });
     expect(readdirSync(dist)).not.toContain(JOURNAL_FILE);
+    expect(readdirSync(parent)).toEqual(["dist"]);
+  });
+});
+
+describe("a write that fails while dist/ is half replaced", () => {
+  it("puts back the files replaced before it, and leaves the one that failed as it was, without renaming over it again", async () => {
+    const { parent, dist } = await outDir();
+    await emitArtifacts(dist, artifacts(FIRST));
+    const renamedOnto: string[] = [];
+    // manifest.json, the last file replaced, cannot be renamed over (a file bind-mounted into dist/, an immutable one).
+    before.renameSync = (_from, to) => {
+      renamedOnto.push(to);
+      if (to === join(dist, "manifest.json")) throw fsError("EBUSY");
+    };
+    const error: unknown = await emitArtifacts(dist, artifacts(SECOND)).catch((caught: unknown) => caught);
+    expect((error as EmitError).path).toBe("manifest.json");
+    expect((error as EmitError).message).toBe("Unexpected failure writing this file (EBUSY), expected a writable output folder; the output folder was left as it was");
+    expect(renamedOnto.filter((to) => to === join(dist, "manifest.json"))).toHaveLength(1);
+    expect(files(dist)).toEqual(FIRST);
+    expect(readdirSync(parent)).toEqual(["dist"]);
+  });
+
+  it("when putting an original back fails too, keeps the journal and the originals, says so, and the next recovery finishes", async () => {
+    const { parent, dist } = await outDir();
+    await emitArtifacts(dist, artifacts(FIRST));
+    before.renameSync = (from, to) => {
+      if (to === join(dist, "manifest.json")) throw fsError("EBUSY");
+      if (to === join(dist, "prefix.md") && from.includes("/old/")) throw fsError("EBUSY");
+    };
+    const error: unknown = await emitArtifacts(dist, artifacts(SECOND)).catch((caught: unknown) => caught);
+    expect((error as EmitError).message).toBe(
+      "Unexpected failure writing this file (EBUSY), expected a writable output folder; putting the previous build back failed too (the file is in use, or a mount point, EBUSY), so the output folder stays marked as an interrupted build, which check and the runtime refuse, until the next build finishes restoring it",
+    );
+    expect(readdirSync(dist)).toContain(JOURNAL_FILE);
+    const staging = readdirSync(parent).filter((name) => name.startsWith(".gamma-prompt-tmp-"));
+    expect(staging).toHaveLength(1);
+    delete before.renameSync;
+    expect(recoverDist(dist)).toBe("rolled-back");
+    expect(files(dist)).toEqual(FIRST);
     expect(readdirSync(parent)).toEqual(["dist"]);
   });
 });

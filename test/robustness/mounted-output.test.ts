@@ -154,6 +154,63 @@ describe.skipIf(skipReason !== undefined)(`build into a dist/ that is a mount po
     expect(leftovers(root)).toEqual([]);
   }, 120_000);
 
+  it("a file of dist/ bind-mounted on its own (docker run -v catalog.xml:/app/dist/catalog.xml) fails the build at that file, and dist/ is the previous build", async () => {
+    const first = await plainBuild();
+    const second = await plainBuild(changeSources);
+    const root = await copyProject("basic");
+    const dist = join(root, "dist");
+    expect(cliBuild(root).status).toBe(0);
+    // The last file the second build replaces, so the ones before it are renamed in first and must be put back.
+    const replaced = Object.keys(first).filter((path) => path !== "manifest.json" && second[path] !== undefined && second[path] !== first[path]).sort();
+    expect(replaced.length).toBeGreaterThan(1);
+    const held = replaced[replaced.length - 1] as string;
+    const hostFile = join(await tempDir("gamma host file"), "held");
+    cpSync(join(dist, held), hostFile);
+    mount(["--bind", hostFile], join(dist, held));
+    await changeSources(root);
+    for (const attempt of [1, 2]) {
+      const run = cliBuild(root);
+      expect(run.status, `attempt ${attempt}`).toBe(2);
+      expect(`${run.stdout}${run.stderr}`).toContain(`dist/${held}`);
+      expect(`${run.stdout}${run.stderr}`).toContain("expected a writable output folder; the output folder was left as it was");
+      expect(`${run.stdout}${run.stderr}`).not.toContain("internal error");
+      expect(await snapshotTree(dist)).toEqual(first);
+      expect(leftovers(root)).toEqual([]);
+    }
+    unmount(join(dist, held));
+    expect(cliBuild(root).status).toBe(0);
+    expect(await snapshotTree(dist)).toEqual(second);
+  }, 120_000);
+
+  it("a killed build whose rollback meets a file that cannot be renamed over: a finding naming the journal, the journal kept, and recovery once the file is free", async () => {
+    const first = await plainBuild();
+    const root = await copyProject("basic");
+    const dist = join(root, "dist");
+    expect(cliBuild(root).status).toBe(0);
+    await changeSources(root);
+    expect(cliBuild(root, { GAMMA_PROMPT_FAILPOINT: "apply@2" }).signal).toBe("SIGKILL");
+    const current = await snapshotTree(dist);
+    const applied = Object.keys(first).filter((path) => path !== "manifest.json" && current[path] !== undefined && current[path] !== first[path]);
+    expect(applied.length).toBeGreaterThan(0);
+    const hostFile = join(await tempDir("gamma host file"), "held");
+    cpSync(join(dist, applied[0] as string), hostFile);
+    mount(["--bind", hostFile], join(dist, applied[0] as string));
+    await rm(join(root, "skills/glossary"), { recursive: true });
+    const blocked = await build({ root, persistentCache: false });
+    expect(blocked.ok).toBe(false);
+    expect(blocked.diagnostics.map((diagnostic) => [diagnostic.ruleId, diagnostic.file])).toEqual([["dist/write-failed", `dist/${JOURNAL_FILE}`]]);
+    expect(blocked.diagnostics[0]?.message).toContain("the output folder stays marked as interrupted, which check and the runtime refuse");
+    const run = cliBuild(root);
+    expect(run.status).toBe(2);
+    expect(run.stderr).not.toContain("internal error");
+    expect((await check({ root })).diagnostics.map((d) => d.ruleId)).toEqual(["dist/interrupted-build"]);
+    unmount(join(dist, applied[0] as string));
+    const recovered = await build({ root, persistentCache: false });
+    expect(recovered.recovery).toBe("rolled-back");
+    expect(await snapshotTree(dist)).toEqual(first);
+    expect(leftovers(root)).toEqual([]);
+  }, 120_000);
+
   it("names the cause when a folder inside dist/ is another mount, and leaves dist/ as it was", async () => {
     const root = await copyProject("basic");
     expect(cliBuild(root).status).toBe(0);

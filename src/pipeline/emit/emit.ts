@@ -231,10 +231,19 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
       if (!journaled) attempt(() => rmSync(staging, { recursive: true, force: true }));
       throw error;
     }
-    if (journaled && rollBack(outDir, staging, journal.changes)) attempt(() => unlinkSync(join(outDir, JOURNAL_FILE)));
-    attempt(() => rmSync(staging, { recursive: true, force: true }));
+    let notRestored: string | undefined;
+    if (journaled) {
+      try {
+        if (!rollBack(outDir, staging, journal.changes)) notRestored = "an original is missing from the staging folder";
+      } catch (rollbackError) {
+        notRestored = `${describeFsError(errorCode(rollbackError))}, ${errorCode(rollbackError)}`;
+      }
+      if (notRestored === undefined) attempt(() => unlinkSync(join(outDir, JOURNAL_FILE)));
+    }
+    // A rollback that could not finish keeps the journal and the originals in the staging folder: the next build finishes it.
+    if (notRestored === undefined) attempt(() => rmSync(staging, { recursive: true, force: true }));
     if (!journaled && createdOutDir !== undefined) attempt(() => rmSync(createdOutDir as string, { recursive: true }));
-    throw new EmitError(writeFailedMessage(error, current), current);
+    throw new EmitError(writeFailedMessage(error, current, notRestored), current);
   }
   const removal = stagingRemoval(changed, journal.changes.filter((change) => change.action !== "add").map((change) => change.path));
   if (memory?.deferCleanup) memory.deferCleanup(removeStagingLater(staging, removal));
@@ -331,8 +340,11 @@ function mountOf(path: string, mounts: readonly { id: string; path: string }[]):
  * the output folder and its parent folder, or a folder inside the output
  * folder (a mount point there), are on different file systems.
  */
-function writeFailedMessage(error: unknown, path: string): string {
+function writeFailedMessage(error: unknown, path: string, notRestored?: string): string {
   const code = errorCode(error);
+  if (notRestored !== undefined) {
+    return `Unexpected failure writing this file (${code}), expected a writable output folder; putting the previous build back failed too (${notRestored}), so the output folder stays marked as an interrupted build, which check and the runtime refuse, until the next build finishes restoring it`;
+  }
   if (code === "EXDEV") {
     const where = path.includes("/")
       ? "a folder on this file's path inside the output folder is on a different file system from the output folder (a mount point inside it)"

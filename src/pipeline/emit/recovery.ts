@@ -1,4 +1,4 @@
-import { copyFileSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from "node:fs";
+import { copyFileSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { isProcessAlive, JOURNAL_FILE, lookupError, JOURNAL_FORMAT, type DistJournal, type JournalChange } from "../../protocol/dist-journal.js";
 import { MANIFEST_FILE } from "../../protocol/dist-manifest.js";
@@ -89,6 +89,14 @@ export function rollBack(outDir: string, staging: string, changes: readonly Jour
  * point inside the output folder) the backup is copied, then removed.
  */
 function restore(backup: string, target: string): boolean {
+  // A change the transaction never applied (it stopped there, or at the one that failed) left the original in
+  // place: the backup is a link to it, or a copy of its bytes where no link could be made. Nothing to put
+  // back, and no rename onto a file that cannot be renamed over (a file bind-mounted into dist/, an
+  // immutable one), which would fail the rollback as it failed the write.
+  if (originalInPlace(backup, target)) {
+    rmSync(backup, { force: true });
+    return true;
+  }
   mkdirSync(dirname(target), { recursive: true });
   try {
     renameSync(backup, target);
@@ -100,6 +108,19 @@ function restore(backup: string, target: string): boolean {
   copyFileSync(backup, target);
   rmSync(backup, { force: true });
   return true;
+}
+
+function originalInPlace(backup: string, target: string): boolean {
+  const kept = lstatSync(backup, { throwIfNoEntry: false });
+  const there = lstatSync(target, { throwIfNoEntry: false });
+  if (kept === undefined || there === undefined || !kept.isFile() || !there.isFile()) return false;
+  if (kept.dev === there.dev && kept.ino === there.ino) return true;
+  if (kept.size !== there.size) return false;
+  try {
+    return readFileSync(backup).equals(readFileSync(target));
+  } catch {
+    return false;
+  }
 }
 
 /**
