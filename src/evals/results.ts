@@ -161,22 +161,85 @@ function pickRate(value: Rate): Rate {
   return { passed: value.passed, runs: value.runs, rate: value.rate, interval: [value.interval[0], value.interval[1]] };
 }
 
-/** Checks that a parsed document is a results document this version reads; returns the problem otherwise. */
+/**
+ * Checks that a parsed document is a results document this version reads, every field the summary, the
+ * comparison and the report read included; returns the problem otherwise (a hand-edited or truncated file
+ * is a clear refusal, never a figure of NaN or a crash later).
+ */
 export function resultsProblem(value: unknown): string | undefined {
-  const results = value as Partial<EvalResults> | null;
-  if (typeof results !== "object" || results === null || results.format !== RESULTS_FORMAT) return `expected "format": "${RESULTS_FORMAT}"`;
-  if (typeof results.model !== "string" || typeof results.cacheKey !== "string" || !Array.isArray(results.scenarios)) return "expected model, cacheKey and scenarios";
-  for (const scenario of results.scenarios as unknown[]) {
-    const entry = scenario as Partial<ScenarioResult> | null;
-    if (typeof entry?.name !== "string" || !isRate(entry) || !Array.isArray(entry.expectations) || !entry.expectations.every((expectation) => typeof expectation?.id === "string" && isRate(expectation))) {
-      return "expected every scenario to have a name, passed, runs, rate, interval and expectations";
-    }
+  if (!isRecord(value) || value["format"] !== RESULTS_FORMAT) return `expected "format": "${RESULTS_FORMAT}"`;
+  if (typeof value["model"] !== "string" || typeof value["cacheKey"] !== "string" || !Array.isArray(value["scenarios"])) return "expected model, cacheKey and scenarios";
+  if (!(EVAL_MODES as readonly unknown[]).includes(value["mode"])) return `expected "mode" to be one of ${EVAL_MODES.join(", ")}`;
+  if (!isCount(value["runs"])) return 'expected "runs" to be a whole number of 0 or more';
+  if (!isShare(value["threshold"])) return 'expected "threshold" to be a number from 0 to 1';
+  if (typeof value["passed"] !== "boolean") return 'expected "passed" to be true or false';
+  for (const key of ["stale", "unanswered"]) if (value[key] !== undefined && !isCount(value[key])) return `expected "${key}" to be a whole number when present`;
+  for (const [index, scenario] of (value["scenarios"] as unknown[]).entries()) {
+    const problem = scenarioProblem(scenario);
+    if (problem !== undefined) return `${problem} in scenarios[${index}]`;
+  }
+  if (value["baseline"] !== undefined) {
+    const problem = comparisonProblem(value["baseline"]);
+    if (problem !== undefined) return `${problem} in "baseline"`;
   }
   return undefined;
 }
 
-function isRate(value: Partial<Rate>): boolean {
-  return typeof value.passed === "number" && typeof value.runs === "number" && typeof value.rate === "number" && Array.isArray(value.interval) && value.interval.length === 2;
+const EVAL_MODES: readonly EvalMode[] = ["live", "record", "replay"];
+
+function scenarioProblem(value: unknown): string | undefined {
+  if (!isRecord(value) || typeof value["name"] !== "string" || !isRate(value) || !Array.isArray(value["expectations"])) {
+    return "expected every scenario to have a name, passed, runs, rate, interval and expectations";
+  }
+  if (typeof value["file"] !== "string" || typeof value["variant"] !== "string" || typeof value["pass"] !== "boolean") return "expected a scenario's file, variant and pass";
+  for (const key of ["stale", "unanswered"]) if (value[key] !== undefined && !isCount(value[key])) return `expected a scenario's "${key}" to be a whole number when present`;
+  if (value["notRecorded"] !== undefined && typeof value["notRecorded"] !== "string") return 'expected a scenario\'s "notRecorded" to be text when present';
+  if (!(value["expectations"] as unknown[]).every((entry) => isRecord(entry) && typeof entry["id"] === "string" && typeof entry["kind"] === "string" && isRate(entry))) {
+    return "expected every expectation to have an id, a kind, passed, runs, rate and interval";
+  }
+  if (!Array.isArray(value["runResults"]) || !value["runResults"].every(isRunResult)) return "expected a scenario's runResults: each run's number, passed and failures";
+  return undefined;
+}
+
+function isRunResult(value: unknown): boolean {
+  return (
+    isRecord(value) &&
+    typeof value["run"] === "number" &&
+    typeof value["passed"] === "boolean" &&
+    Array.isArray(value["failures"]) &&
+    value["failures"].every((failure) => isRecord(failure) && typeof failure["expectation"] === "string" && typeof failure["reason"] === "string") &&
+    (value["error"] === undefined || typeof value["error"] === "string")
+  );
+}
+
+function comparisonProblem(value: unknown): string | undefined {
+  if (!isRecord(value) || typeof value["model"] !== "string" || typeof value["cacheKey"] !== "string") return "expected the baseline's model and cacheKey";
+  for (const key of ["regressions", "improvements"]) {
+    const changes = value[key];
+    if (!Array.isArray(changes) || !changes.every((change) => isRecord(change) && typeof change["scenario"] === "string" && (change["expectation"] === undefined || typeof change["expectation"] === "string") && isRate(change["baseline"]) && isRate(change["current"]))) {
+      return `expected "${key}" to list each change's scenario, baseline and current rates`;
+    }
+  }
+  if (!Array.isArray(value["missing"]) || !value["missing"].every((name) => typeof name === "string")) return 'expected "missing" to list scenario names';
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isCount(value: unknown): boolean {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0;
+}
+
+function isShare(value: unknown): boolean {
+  return typeof value === "number" && value >= 0 && value <= 1;
+}
+
+function isRate(value: unknown): boolean {
+  if (!isRecord(value)) return false;
+  const interval = value["interval"];
+  return isCount(value["passed"]) && isCount(value["runs"]) && isShare(value["rate"]) && Array.isArray(interval) && interval.length === 2 && interval.every(isShare);
 }
 
 // ---- the summary table ----------------------------------------------------------

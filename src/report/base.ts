@@ -54,20 +54,32 @@ function readDistAtRef(root: string, outDir: string, ref: string): BaseDist {
     throw new ReportUsageError(`Unexpected --base ${ref}: neither a folder nor a git ref of the repository at ${root}`);
   }
   const distPath = relative(top, resolve(root, outDir)).split(sep).join("/");
-  let listed: string[];
+  // Each file's blob by its object id: `cat-file --batch` reads one name per line, and a path may hold a line feed.
+  let listed: Array<{ path: string; object: string }>;
   let batch: Buffer;
   try {
-    listed = git(["ls-tree", "-r", "-z", "--full-tree", "--name-only", ref, "--", distPath]).toString("utf8").split("\0").filter((path) => path !== "");
-    batch = listed.includes(`${distPath}/${MANIFEST_FILE}`) ? git(["cat-file", "--batch"], listed.map((path) => `${ref}:${path}\n`).join("")) : Buffer.alloc(0);
+    listed = git(["ls-tree", "-r", "-z", "--full-tree", ref, "--", distPath])
+      .toString("utf8")
+      .split("\0")
+      .flatMap((entry) => {
+        const match = /^\d+ blob ([0-9a-f]+)\t([^]*)$/.exec(entry);
+        return match === null ? [] : [{ object: match[1] as string, path: match[2] as string }];
+      });
+    batch = listed.some((entry) => entry.path === `${distPath}/${MANIFEST_FILE}`) ? git(["cat-file", "--batch"], listed.map((entry) => `${entry.object}\n`).join("")) : Buffer.alloc(0);
   } catch (error) {
     throw new ReportUsageError(`Unexpected --base ${ref}: git cannot read its ${distPath}/ (${(error as Error).message.split("\n")[0]})`);
   }
-  if (!listed.includes(`${distPath}/${MANIFEST_FILE}`)) throw new ReportUsageError(`Unexpected --base ${ref}: it has no committed ${distPath}/${MANIFEST_FILE}, expected a ref whose dist/ is built and committed`);
+  if (!listed.some((entry) => entry.path === `${distPath}/${MANIFEST_FILE}`)) throw new ReportUsageError(`Unexpected --base ${ref}: it has no committed ${distPath}/${MANIFEST_FILE}, expected a ref whose dist/ is built and committed`);
   const dir = mkdtempSync(join(tmpdir(), "gamma-prompt-report-base-"));
   let at = 0;
-  for (const path of listed) {
+  for (const { path, object } of listed) {
     const headerEnd = batch.indexOf(10, at);
-    const size = Number(batch.subarray(at, headerEnd).toString("utf8").split(" ")[2]);
+    const header = batch.subarray(at, headerEnd).toString("utf8").split(" ");
+    if (header[0] !== object || header[1] !== "blob") {
+      rmSync(dir, { recursive: true, force: true });
+      throw new ReportUsageError(`Unexpected --base ${ref}: git cannot read its ${path} (${header.join(" ")})`);
+    }
+    const size = Number(header[2]);
     const target = join(dir, ...path.slice(distPath.length + 1).split("/"));
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, batch.subarray(headerEnd + 1, headerEnd + 1 + size));

@@ -22,9 +22,18 @@ function group(digits: string): string {
 }
 
 /** A signed dollar difference: "+$1.20", "-$0.40", "$0.00". */
-export function dollarDelta(value: number): string {
-  const rounded = Number(value.toFixed(2));
-  return rounded === 0 ? "$0.00" : `${rounded > 0 ? "+" : ""}${dollars(rounded)}`;
+export function dollarDelta(before: number, after: number): string {
+  const cents = centsChange(before, after);
+  return cents === 0 ? "$0.00" : `${cents > 0 ? "+" : ""}${dollars(cents / 100)}`;
+}
+
+/**
+ * The change in whole cents between two amounts as {@link dollars} shows them, each rounded first: the
+ * change printed beside "$34.92" and "$34.93" is "+$0.01", whatever the unrounded amounts were.
+ */
+export function centsChange(before: number, after: number): number {
+  const cents = (value: number): number => Math.round(Number(value.toFixed(2)) * 100);
+  return cents(after) - cents(before);
 }
 
 /** 0.9604 → "96.0%" (one decimal, as `cost` prints it). */
@@ -67,19 +76,35 @@ export function escapeHtml(text: string): string {
 }
 
 /**
- * A Markdown table cell: pipes and line breaks would break the row, and `<`,
- * `>` and `&` would be read as HTML by GitHub (a lint message quoting `<b>`
- * would turn the rest of the cell bold), so they are written as entities.
- * Text from outside the report's own sources (a model name, a scenario or a
- * file name) is written this way in running text too: it stays on its line
- * and cannot open a heading, a tag or a new paragraph.
+ * Text from outside the report's own code (a skill's or a variant's name, a lint message quoting a
+ * skill's frontmatter, a scenario or a model name) in Markdown, in a table cell or in running text: it
+ * reads as the text it is and nothing else. Line breaks become spaces, so it stays on its line and in its
+ * row; `<`, `>` and `&` are entities, so GitHub reads no HTML in it; and every character that could open
+ * inline Markdown (a link or an image `[…](…)`, emphasis, a code span, strikethrough, a table's pipe) is
+ * backslash-escaped, so a third party's skill cannot put a tracking image or a link with text of its
+ * choosing into a pull-request comment.
  */
-export function markdownCell(text: string): string {
+export function markdownText(text: string): string {
   return text
-    .replace(/\\/g, "\\\\")
-    .replace(/\|/g, "\\|")
     .replace(/\r\n?|\n/g, " ")
+    .replace(/[\\`*[\]~|]/g, (char) => `\\${char}`)
+    // Inside a word (o200k_base, my_skill) "_" opens no emphasis, and stays as written.
+    .replace(/(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, "\\_")
     .replace(/[&<>]/g, (char) => HTML_ESCAPES[char] ?? char);
+}
+
+/**
+ * Outside text as inline code (a file name, a base's label): the fence is one backtick longer than the
+ * longest run of backticks in it, so none of them closes it early; entities are not read inside code, so
+ * `&` and `<` stay as they are, and a pipe is escaped for a table row (GFM reads `\|` there as `|`).
+ */
+export function markdownCode(text: string, where: "table" | "text"): string {
+  const oneLine = text.replace(/\r\n?|\n/g, " ");
+  const inline = where === "table" ? oneLine.replace(/\|/g, "\\|") : oneLine;
+  const longest = Math.max(0, ...(inline.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(longest + 1);
+  const padding = inline.startsWith("`") || inline.endsWith("`") ? " " : "";
+  return `${fence}${padding}${inline}${padding}${fence}`;
 }
 
 /** Sentence lists: "a", "a and b", "a, b and c". */

@@ -8,7 +8,7 @@ import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { RateChange } from "../evals/results.js";
 import type { Rate } from "../evals/stats.js";
 import { REPORT_CSS } from "./style.js";
-import { allOf, blockLabel, costFigures, count, dollarDelta, dollars, escapeHtml, listing, percent0, percent1, plural, rateFigures, shortHash } from "./format.js";
+import { allOf, blockLabel, centsChange, costFigures, count, dollarDelta, dollars, escapeHtml, listing, percent0, percent1, plural, rateFigures, shortHash } from "./format.js";
 import type { BaseComparison, ReportData, SkillsView, VariantLayout } from "./model.js";
 import { barSvg, describeLayout, rateSvg, skillsGraphSvg, type BarSegment } from "./svg.js";
 import { expectReportData } from "./report-data.js";
@@ -107,14 +107,14 @@ function blockSegments(variant: VariantLayout): BarSegment[] {
  * beside the name wraps out of sight whole (never shows cut), a name that does
  * not fit alone ends in an ellipsis.
  */
-function lanes(rows: Array<{ name: string; total: string; bar: string; labels: Array<{ from: number; to: number; text: string; figure: string }> }>, scale: number, bracket?: { tokens: number; text: string }): string {
+function lanes(rows: Array<{ name: string; total: string; bar: string; labels: Array<{ from: number; to: number; text: string; figure: string; onLight: boolean }> }>, scale: number, bracket?: { tokens: number; text: string }): string {
   const at = (tokens: number) => (scale === 0 ? 0 : Math.round((tokens / scale) * 10000) / 100);
   const out: string[] = [];
   if (bracket !== undefined && bracket.tokens > 0) {
     out.push(`<div class="lane lane-bracket"><div class="lane-name"></div><div class="lane-track"><div class="bracket" style="width:${at(bracket.tokens)}%"><span>${e(bracket.text)}</span></div></div></div>`);
   }
   for (const row of rows) {
-    const labels = row.labels.map((label) => `<span class="seg" style="left:${at(label.from)}%;width:${at(label.to - label.from)}%"><span class="seg-name">${e(label.text)}</span> <span class="seg-figure">${e(label.figure)}</span></span>`).join("");
+    const labels = row.labels.map((label) => `<span class="seg${label.onLight ? " seg-on-light" : ""}" style="left:${at(label.from)}%;width:${at(label.to - label.from)}%"><span class="seg-name">${e(label.text)}</span> <span class="seg-figure">${e(label.figure)}</span></span>`).join("");
     out.push(`<div class="lane"><div class="lane-name"><strong>${e(row.name)}</strong><small>${e(row.total)}</small></div><div class="lane-track">${row.bar}<div class="seg-labels" aria-hidden="true">${labels}</div></div></div>`);
   }
   out.push(`<div class="lane lane-axis" aria-hidden="true"><div class="lane-name"></div><div class="lane-track">${axisTicks(scale)
@@ -162,7 +162,7 @@ function layoutSection(data: ReportData): string {
     name: variant.name,
     total: `${count(variant.tokens)} tokens`,
     bar: barSvg(`layout-${variant.name}`, blockSegments(variant), scale, `Cache layout of ${variant.name}: ${count(variant.tokens)} tokens`, describeLayout(variant)),
-    labels: variant.blocks.map((block) => ({ from: block.cumulativeTokens - block.tokens, to: block.cumulativeTokens, text: blockLabel(block.name), figure: count(block.tokens) })),
+    labels: variant.blocks.map((block) => ({ from: block.cumulativeTokens - block.tokens, to: block.cumulativeTokens, text: blockLabel(block.name), figure: count(block.tokens), onLight: block.name === "variant-tail" })),
   }));
   const bracket = shared === undefined ? undefined : { tokens: shared.tokens, text: `shared by ${allOf(shared.variants.length, "variant")} · ${count(shared.tokens)} tokens` };
   const table = data.layout
@@ -216,7 +216,7 @@ function baseSection(base: BaseComparison, data: ReportData): string {
       `Cache blocks of ${variant.name} against ${base.label}`,
       variant.blocks.map((block) => `${blockLabel(block.name)}: ${STATE_LABELS[block.state] ?? block.state}`).join("; "),
     ),
-    labels: variant.blocks.map((block) => ({ from: block.cumulativeTokens - block.tokens, to: block.cumulativeTokens, text: blockLabel(block.name), figure: `· ${block.state}` })),
+    labels: variant.blocks.map((block) => ({ from: block.cumulativeTokens - block.tokens, to: block.cumulativeTokens, text: blockLabel(block.name), figure: `· ${block.state}`, onLight: block.state !== "changed" })),
   }));
   const changes =
     base.changes.length === 0
@@ -245,7 +245,7 @@ function baseSection(base: BaseComparison, data: ReportData): string {
       : `<h3>Steady cost under the traffic profile</h3><p>Input cost per 1,000 sessions with the runtime's default policy, base against this build, under the same traffic profile.</p><div class="table-wrap"><table><thead><tr><th scope="col">model</th><th scope="col">policy</th><th scope="col">variant</th><th scope="col" class="num">base</th><th scope="col" class="num">now</th><th scope="col" class="num">change</th></tr></thead><tbody>${base.costDelta
           .map(
             (row) =>
-              `<tr><td>${e(`${row.provider}/${row.model}`)}</td><td>${e(row.policy)}</td><td>${e(row.variant)}</td><td class="num">${dollars(row.before)}</td><td class="num">${dollars(row.after)}</td><td class="num ${row.after > row.before + 0.005 ? "worse" : row.after < row.before - 0.005 ? "better" : ""}">${dollarDelta(row.after - row.before)}</td></tr>`,
+              `<tr><td>${e(`${row.provider}/${row.model}`)}</td><td>${e(row.policy)}</td><td>${e(row.variant)}</td><td class="num">${dollars(row.before)}</td><td class="num">${dollars(row.after)}</td><td class="num ${centsChange(row.before, row.after) > 0 ? "worse" : centsChange(row.before, row.after) < 0 ? "better" : ""}">${dollarDelta(row.before, row.after)}</td></tr>`,
           )
           .join("")}</tbody></table></div>`;
   return `<section id="base">

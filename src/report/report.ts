@@ -9,7 +9,7 @@ import { cost, type CostResult } from "../cost/cost.js";
 import { expectBoolean, expectObject, expectString } from "../protocol/arguments.js";
 import { ProfileError, profileForBuild } from "../cost/profile.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import { compareWithBaseline, type EvalResults } from "../evals/results.js";
+import { compareWithBaseline, resultsProblem, type EvalResults } from "../evals/results.js";
 import type { DistManifest } from "../protocol/dist-manifest.js";
 import { ArtifactVerificationError, loadArtifacts, type LoadedArtifacts } from "../runtime/artifacts.js";
 import { requirementClosure, symmetricConflicts } from "../protocol/skill-graph.js";
@@ -43,7 +43,10 @@ export async function collectReport(options: ReportOptions = {}): Promise<Report
     if (given[key] !== undefined) expectString(given[key], key, "a string", true);
   }
   for (const key of ["evals", "evalBaseline"]) {
-    if (given[key] !== undefined) expectObject(given[key], key, "an eval --format json results document (parsed)");
+    if (given[key] === undefined) continue;
+    expectObject(given[key], key, "an eval --format json results document (parsed)");
+    const problem = resultsProblem(given[key]);
+    if (problem !== undefined) throw new TypeError(`Unexpected ${key} document, ${problem} (an eval --format json results document, parsed)`);
   }
   if (given["lint"] !== undefined) expectBoolean(given["lint"], "lint");
   const root = resolve(options.root ?? ".");

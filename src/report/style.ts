@@ -1,6 +1,6 @@
 /** The report page's stylesheet, inlined into every page (no external asset). */
 export const REPORT_CSS = `
-:root{--ink:#1c2230;--muted:#5d6678;--line:#e3e6ec;--paper:#fff;--ground:#f4f5f8;--tools:#5b61e0;--prefix:#0e9384;--tail:#e9960c;--bp:#151a26;--good:#0f7b4f;--good-bg:#e7f6ee;--warn:#9a5b00;--warn-bg:#fff4e0;--bad:#b42318;--bad-bg:#fdecea;--accent:#3a3fc4}
+:root{--ink:#1c2230;--muted:#5d6678;--line:#e3e6ec;--paper:#fff;--ground:#f4f5f8;--tools:#5b61e0;--prefix:#0b7a6e;--tail:#e9960c;--bp:#151a26;--good:#0f7b4f;--good-bg:#e7f6ee;--warn:#9a5b00;--warn-bg:#fff4e0;--bad:#b42318;--bad-bg:#fdecea;--accent:#3a3fc4}
 *{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;background:var(--ground);color:var(--ink);font:15px/1.5 -apple-system,"Segoe UI",Roboto,"Liberation Sans","Helvetica Neue",Arial,sans-serif}
@@ -13,10 +13,10 @@ h3{font-size:16px;margin:22px 0 6px}
 .eyebrow{margin:0;color:var(--accent);font-weight:700;letter-spacing:.06em;text-transform:uppercase;font-size:12px}
 .meta{margin:0 0 18px;color:var(--muted)}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(200px,1fr));gap:12px;margin-bottom:16px}
-.card{background:var(--paper);border:1px solid var(--line);border-radius:12px;padding:12px 14px}
+.card{background:var(--paper);border:1px solid var(--line);border-radius:12px;padding:12px 14px;min-width:0}
 .card-label{color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.04em}
 .card-value{font-size:22px;font-weight:700;margin:2px 0}
-.card-detail{color:var(--muted);font-size:13px}
+.card-detail{color:var(--muted);font-size:13px;overflow-wrap:anywhere}
 .card-good{border-color:#a6dcc0;background:var(--good-bg)}.card-good .card-value{color:var(--good)}
 .card-warn{border-color:#f3cf8e;background:var(--warn-bg)}.card-warn .card-value{color:var(--warn)}
 .card-bad{border-color:#f1aca4;background:var(--bad-bg)}.card-bad .card-value{color:var(--bad)}
@@ -34,7 +34,7 @@ figcaption{color:var(--muted);font-size:13px;margin-top:6px}
 .fill-variant-tail{fill:var(--tail);background:var(--tail)}
 .swatch-bp{background:var(--bp);width:3px;height:16px;border-radius:0}
 .state-intact{fill:#8fcfb2;background:#8fcfb2}
-.state-changed{fill:#e5484d;background:#e5484d}
+.state-changed{fill:#c8343a;background:#c8343a}
 .state-invalidated{fill:#f4a7a9;background:#f4a7a9}
 .state-new{fill:#8fb8f0;background:#8fb8f0}
 .lanes{display:grid;gap:10px}
@@ -49,6 +49,7 @@ svg.bar .bp{stroke:var(--bp);stroke-width:3;vector-effect:non-scaling-stroke}
 .seg-labels{position:absolute;inset:4px 0;pointer-events:none}
 .seg-labels .seg{position:absolute;top:0;height:28px;line-height:28px;padding:0 7px;color:#fff;font-size:12px;font-weight:600;display:flex;flex-wrap:wrap;column-gap:.3em;align-content:flex-start;overflow:hidden}
 .seg-labels .seg span{white-space:nowrap}
+.seg-labels .seg-on-light{color:var(--ink)}
 .seg-labels .seg-name{min-width:0;overflow:hidden;text-overflow:ellipsis}
 .seg-labels .seg-figure{flex:none}
 .lane-bracket .lane-track{height:26px}
@@ -90,11 +91,11 @@ svg.graph .node rect{stroke-width:1.5}
 .edge-conflict{fill:none;stroke:var(--bad);stroke-width:1.8;stroke-dasharray:6 4}
 .arrow-head{fill:#6b7385}
 .badge rect{stroke:#fff;stroke-width:2}.badge text{fill:#fff;font-size:11px;font-weight:700}
-.badge-warning rect{fill:#d98a00}.badge-error rect{fill:var(--bad)}
+.badge-warning rect{fill:#a85a00}.badge-error rect{fill:var(--bad)}
 .edge-sample-preload,.edge-sample-requires,.edge-sample-conflict{height:0;width:22px;border-radius:0;border-top:2px solid #6b7385}
 .edge-sample-preload{border-top:3px dotted var(--accent)}
 .edge-sample-conflict{border-top:2px dashed var(--bad)}
-.swatch-finding{background:#d98a00;border-radius:50%}
+.swatch-finding{background:#a85a00;border-radius:50%}
 .type{display:inline-block;font-size:12px;font-weight:600;border-radius:999px;padding:0 8px}
 .type-workflow{background:#fff0d4;color:#8a5300}
 .type-reference{background:#dcf1ed;color:#0b6b60}

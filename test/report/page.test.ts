@@ -253,6 +253,51 @@ describe("the embedded default's report: bar labels and print", () => {
   }
 });
 
+describe("text drawn on colour in a report against a base, in Chromium", () => {
+  /** WCAG 2 contrast of two computed colours, "rgb(r, g, b)". */
+  function contrast(first: string, second: string): number {
+    const luminance = (color: string): number => {
+      const [r = 0, g = 0, b = 0] = (color.match(/\d+(\.\d+)?/g) ?? []).map(Number).map((channel) => {
+        const c = channel / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const [light, dark] = [luminance(first), luminance(second)].sort((a, b) => b - a) as [number, number];
+    return (light + 0.05) / (dark + 0.05);
+  }
+
+  it("every bar label and lint badge reads at 4.5:1 or more against what it is drawn on (WCAG AA)", async () => {
+    const project = await reportProject("prefix");
+    const file = join(project.root, "skills/style-guide/SKILL.md");
+    await writeFile(file, `${readFileSync(file, "utf8").replace(/^name: /m, "requireSkills: [x]\nname: ")}`);
+    const reportFile = join(await tempDir(), "report.html");
+    expect((await runCliInProcessFrom(project.root, "report", "--base", project.baseDist, "--output", reportFile)).code).toBe(0);
+    const { page } = await openReport(reportFile, 1280);
+    try {
+      const labels = await page.$$eval(".seg-labels > .seg", (spans) =>
+        spans.map((span) => {
+          // Hit testing sees only what is in the viewport.
+          span.scrollIntoView({ block: "center" });
+          const box = span.getBoundingClientRect();
+          const under = document.elementsFromPoint(box.left + 3, box.top + box.height / 2).find((element) => element.tagName.toLowerCase() === "rect" && !element.classList.contains("track"));
+          return { text: span.textContent ?? "", color: getComputedStyle(span).color, fill: under === undefined ? "none" : getComputedStyle(under).fill };
+        }),
+      );
+      const states = new Set(labels.map((label) => label.text.replace(/^.*· /, "")));
+      for (const state of ["intact", "changed", "invalidated"]) expect(states.has(state), state).toBe(true);
+      const badges = await page.$$eval("g.badge", (groups) => groups.map((group) => ({ text: group.textContent ?? "", color: getComputedStyle(group.querySelector("text") as Element).fill, fill: getComputedStyle(group.querySelector("rect") as Element).fill })));
+      expect(badges.length).toBeGreaterThan(0);
+      for (const drawn of [...labels, ...badges]) {
+        expect(drawn.fill, drawn.text).not.toBe("none");
+        expect(contrast(drawn.color, drawn.fill), `${drawn.text}: ${drawn.color} on ${drawn.fill}`).toBeGreaterThanOrEqual(4.5);
+      }
+    } finally {
+      await page.context().close();
+    }
+  }, 120_000);
+});
+
 describe("a report of skills with long names, in Chromium", () => {
   it("draws every name and detail line inside its box, the longest name a skill may have too", async () => {
     const root = await tempDir("gamma-prompt-report-long-names");

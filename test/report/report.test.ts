@@ -9,6 +9,10 @@ import { compareWithBaseline } from "../../src/evals/results.js";
 import type { CachePlan } from "../../src/protocol/cache-plan.js";
 import { renderHtml } from "../../src/report/html.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
+import remarkGfm from "remark-gfm";
+import remarkParse from "remark-parse";
+import { unified } from "unified";
+import { build } from "../../src/build.js";
 import { collectReport, type ReportData } from "../../src/report/report.js";
 import { repoRoot } from "../build/helpers.js";
 import { runCliInProcess, runCliInProcessFrom } from "../helpers/cli.js";
@@ -148,6 +152,26 @@ describe("gamma-prompt report --base", () => {
     expect(fromRef.base?.label).toBe("HEAD");
   });
 
+  it("reads a committed dist/ holding a file whose name has a line feed, as git stores any name", async () => {
+    const repo = join(await tempDir(), "repo");
+    const project = join(repo, "agent");
+    await cp(tail.root, project, { recursive: true });
+    await writeFile(join(project, "skills/style-guide/a\nb.md"), "notes\n");
+    expect((await build({ root: project })).errorCount).toBe(0);
+    const baseCopy = join(await tempDir(), "dist");
+    await cp(join(project, "dist"), baseCopy, { recursive: true });
+    const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], { cwd: repo });
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    await writeFile(join(project, "skills/style-guide/a\nb.md"), "more notes\n");
+    expect((await build({ root: project })).errorCount).toBe(0);
+    const fromRef = await collectReport({ root: project, base: "HEAD" });
+    const fromFolder = await collectReport({ root: project, base: baseCopy });
+    expect({ ...fromRef.base, label: "" }).toEqual({ ...fromFolder.base, label: "" });
+    expect(fromRef.base?.changes.map((change) => change.file)).toContain("skills/style-guide/a\nb.md");
+  });
+
   it("shows a variant the traffic profile starts no session of with a dash and \"no sessions\", never priced as free", async () => {
     const data = await collectReport({ root: tail.root, base: tail.baseDist, profile: { durationMinutes: 5, sessionsPerMinute: { base: 10 } } });
     // The JSON figures keep their shape: no sessions, so nothing cached and nothing spent.
@@ -275,6 +299,41 @@ describe("gamma-prompt report's skills", () => {
     const markdown = renderMarkdown(await collectReport({ root: project.root }));
     expect(markdown).toContain("x\\|y&lt;b&gt;&amp;z");
     expect(markdown).not.toContain("<b>");
+  });
+
+  it("writes third parties' text in the Markdown as the text it is: no image, no link of their choosing, file names as written", async () => {
+    const project = await reportProject("none");
+    const file = join(project.root, "skills/style-guide/SKILL.md");
+    const image = "![i](https://evil.example/lint.png) [click](https://evil.example/login) *bold* `code` ~~gone~~";
+    await writeFile(file, readFileSync(file, "utf8").replace(/^name: /m, `${JSON.stringify(image)}: 1\nname: `));
+    // File names with a backtick, an ampersand and angle brackets, changed against the base.
+    const references = join(project.root, "skills/style-guide/references");
+    await mkdir(references, { recursive: true });
+    for (const name of ["a`![x](https:evil.example)`.md", "R&D <draft>.md"]) await writeFile(join(references, name), "notes\n");
+    expect((await build({ root: project.root })).errorCount).toBe(0);
+    const { results } = sampleEvals("0".repeat(64));
+    const evals = { ...results, model: "![m](https://evil.example/model.png)", scenarios: results.scenarios.map((scenario) => ({ ...scenario, name: `[s](https://evil.example/s) ${scenario.name}` })) };
+    const markdown = renderMarkdown(await collectReport({ root: project.root, base: project.baseDist, evals }));
+    const tree = unified().use(remarkParse).use(remarkGfm).parse(markdown);
+    const nodes: Array<{ type: string; url?: string; value?: string; children?: unknown[] }> = [];
+    const walk = (node: { type: string; children?: unknown[] }): void => {
+      nodes.push(node);
+      for (const child of node.children ?? []) walk(child as { type: string; children?: unknown[] });
+    };
+    walk(tree);
+    expect(nodes.filter((node) => node.type === "image" || node.type === "imageReference")).toEqual([]);
+    // A bare URL may be autolinked, showing itself; no link shows other text than its address.
+    const textOf = (node: { value?: string; children?: unknown[] }): string => node.value ?? (node.children ?? []).map((child) => textOf(child as { value?: string; children?: unknown[] })).join("");
+    for (const link of nodes.filter((node) => node.type === "link")) expect(textOf(link)).toBe(link.url);
+    expect(nodes.filter((node) => node.type === "emphasis" || node.type === "strong" || node.type === "delete").map(textOf).filter((text) => /bold|gone/.test(text))).toEqual([]);
+    const shown = textOf(tree as { children?: unknown[] });
+    // The lint message quotes the key (cut after its first words, as every long value is).
+    expect(shown).toContain('Unexpected key "![i](https://evil.example/lint.png) [click](https://evil.example/login) *bold* `"… (94 code points)');
+    expect(shown).toContain("![m](https://evil.example/model.png)");
+    expect(shown).toContain("[s](https://evil.example/s) outline-from-topic");
+    const code = nodes.filter((node) => node.type === "inlineCode").map((node) => node.value);
+    expect(code).toContain("skills/style-guide/references/a`![x](https:evil.example)`.md");
+    expect(code).toContain("skills/style-guide/references/R&D <draft>.md");
   });
 
   it("leaves lint out, and says so, for a root without skill sources", async () => {
@@ -430,5 +489,29 @@ describe("gamma-prompt report --evals", () => {
     expect(bad.stderr).toContain('gamma-prompt report: Unexpected evaluation results bad.json: expected "format": "gamma-prompt/eval-results@1"');
     const alone = await runCliInProcessFrom(project.root, "report", "--baseline", "bad.json");
     expect(alone.code).toBe(2);
+  });
+
+  it("refuses, in one line, a results document with a field the report reads missing or of another type, in either format", async () => {
+    const project = await reportProject("none");
+    const { results } = sampleEvals("key");
+    const [first] = results.scenarios;
+    if (first === undefined) throw new Error("no scenario");
+    const broken: Record<string, unknown> = {
+      "no-mode.json": { ...results, mode: undefined },
+      "no-kind.json": { ...results, scenarios: [{ ...first, expectations: first.expectations.map(({ kind: _kind, ...rest }) => rest) }] },
+      "no-variant.json": { ...results, scenarios: [{ ...first, variant: undefined }] },
+      "bare-baseline.json": { ...results, baseline: { model: "m" } },
+      "no-runs.json": { ...results, runs: undefined, threshold: undefined },
+      "text-interval.json": { ...results, scenarios: [{ ...first, interval: ["a", "b"] }] },
+    };
+    for (const [name, document] of Object.entries(broken)) {
+      await writeFile(join(project.root, name), JSON.stringify(document));
+      for (const format of ["html", "markdown"]) {
+        const run = await runCliInProcessFrom(project.root, "report", "--evals", name, "--format", format);
+        expect(run, `${name} ${format}`).toMatchObject({ code: 2, stdout: "" });
+        expect(run.stderr, `${name} ${format}`).toMatch(new RegExp(`^gamma-prompt report: Unexpected evaluation results ${name.replace(".", "\\.")}: expected [^\\n]+\\n$`));
+      }
+      await expect(collectReport({ root: project.root, evals: document as never })).rejects.toThrow(TypeError);
+    }
   });
 });
