@@ -68,7 +68,9 @@ export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) =>
   try {
     let result: T;
     try {
-      await client.query("begin");
+      // Read committed, whatever the database's default: a fenced write that waited on the session row while
+      // its lease was renewed re-reads the row there, where repeatable read and serializable fail it (40001).
+      await client.query("begin isolation level read committed");
       result = await work(client);
     } catch (error) {
       await client.query("rollback").catch(() => {});
@@ -80,6 +82,12 @@ export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) =>
     client.release();
   }
 }
+
+/** PostgreSQL's code for a transaction rolled back because a concurrent one changed what it read (repeatable read, serializable). */
+export const SERIALIZATION_FAILURE = "40001";
+
+/** How many times a statement alone runs when each try meets a concurrent update (each within the operation's time). */
+const MAX_SERIALIZATION_RETRIES = 5;
 
 /** node-postgres's code for a unique violation (two writers on one revision). */
 export const UNIQUE_VIOLATION = "23505";
@@ -229,10 +237,22 @@ export function boundedPool(pool: Pool, timeoutMs: number): Pool {
   return {
     connect: async () => new BoundedClient(await connectWithin(pool, timeoutMs), timeoutMs),
     query: async <R extends QueryResultRow = QueryResultRow>(textOrConfig: string | QueryConfig, values?: unknown[]): Promise<QueryResult<R>> => {
-      const started = Date.now();
-      const client = new BoundedClient(await connectWithin(pool, timeoutMs), Math.max(1, timeoutMs - (Date.now() - started)), timeoutMs);
+      // A monotonic clock: a wall clock stepped by NTP or a resumed VM would end the wait early or never.
+      const started = performance.now();
+      const client = new BoundedClient(await connectWithin(pool, timeoutMs), Math.max(1, timeoutMs - (performance.now() - started)), timeoutMs);
       try {
-        const result = await client.query<R>(textOrConfig, values);
+        let result: QueryResult<R>;
+        for (let attempt = 1; ; attempt++) {
+          try {
+            result = await client.query<R>(textOrConfig, values);
+            break;
+          } catch (error) {
+            // A statement alone is its own transaction: under a database default of repeatable read or
+            // serializable, one that met a concurrent update of its row (a lease renewal) was rolled back whole,
+            // and runs again on a fresh snapshot, as read committed would have re-read the row.
+            if (errorCode(error) !== SERIALIZATION_FAILURE || attempt === MAX_SERIALIZATION_RETRIES) throw error;
+          }
+        }
         client.release();
         return result;
       } catch (error) {

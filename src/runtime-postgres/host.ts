@@ -543,7 +543,10 @@ class HostedState {
         this.sessions.wakeUps.soon();
       }
     })();
-    this.routing.catch((error: unknown) => this.sessions.report(error, "route"));
+    // A routing write that stopped the session was told already (state_write_failed, and the calls it fails).
+    this.routing.catch((error: unknown) => {
+      if (error !== this.gamma.controller.failure) this.sessions.report(error, "route");
+    });
     return this.routing;
   }
 

@@ -58,12 +58,13 @@ export async function acquireLease(
   request: { sessionKey: string; variant: string; owner: string; leaseMs: number; waitMs: number; pollMs: number },
   stop?: AbortSignal,
 ): Promise<Lease> {
-  const deadline = Date.now() + request.waitMs;
+  // A monotonic clock: a stepped wall clock must neither end the wait at once nor stretch it.
+  const deadline = performance.now() + request.waitMs;
   for (;;) {
     if (stop?.aborted === true) throw new SessionsClosedError(request.sessionKey);
     const result = await tryAcquireLease(db, request);
     if ("token" in result) return result;
-    if (Date.now() >= deadline) throw new SessionLeasedError(request.sessionKey, result.owner, result.expiresAt);
+    if (performance.now() >= deadline) throw new SessionLeasedError(request.sessionKey, result.owner, result.expiresAt);
     await pause(request.pollMs, stop);
   }
 }
