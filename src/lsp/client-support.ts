@@ -12,6 +12,8 @@ export interface EditSupport {
   documentChanges: boolean;
   /** Undefined when the client renames folders in a workspace edit; else why not, for the refusal. */
   folderRenameProblem?: string;
+  /** Undefined when the client renames files in a workspace edit (a partial's .hbs file); else why not. */
+  fileRenameProblem?: string;
 }
 
 /** Neovim declares resource operations, but before 0.9 its folder rename writes the folder as a buffer and fails (E502). */
@@ -23,7 +25,8 @@ export function editSupport(params: Pick<InitializeParams, "capabilities" | "cli
   // Resource operations exist only inside `documentChanges`: a client that declares them applies that form.
   const documentChanges = workspaceEdit?.documentChanges === true || resourceOperations.length > 0;
   if (!resourceOperations.includes("rename")) {
-    return { documentChanges, folderRenameProblem: 'this editor does not declare that it can rename files and folders in a workspace edit (workspace.workspaceEdit.resourceOperations "rename")' };
+    const problem = 'this editor does not declare that it can rename files and folders in a workspace edit (workspace.workspaceEdit.resourceOperations "rename")';
+    return { documentChanges, folderRenameProblem: problem, fileRenameProblem: problem };
   }
   const info = params.clientInfo;
   if (info?.name === "Neovim" && olderThan(info.version, NEOVIM_FOLDER_RENAME_SINCE)) {

@@ -23,7 +23,7 @@ import { folderRenameEdit, renameSymbol, type RenameContext } from "./rename.js"
 import { indexSymbols, occurrenceAt, occurrencesOf, symbolAt, type Occurrence, type SymbolIndex } from "./symbols.js";
 import type { ProjectWorkspace } from "./workspace.js";
 import type { WorkspaceProjects } from "./projects.js";
-import { atPosition, holding, inDocument, type Answering } from "./lifecycle.js";
+import { allOf, atPosition, holding, inDocument, type Answering } from "./lifecycle.js";
 
 /**
  * The request handlers. Each answers from the project that holds the
@@ -100,7 +100,7 @@ export function registerFeatures(connection: Connection, projects: WorkspaceProj
     return { range: toLspRange(occurrence.range), placeholder: occurrence.name };
   }));
 
-  connection.onRenameRequest(answer.request(atPosition, async ({ textDocument, position, newName }) => {
+  connection.onRenameRequest(answer.request(allOf(atPosition, holding("newName", "string")), async ({ textDocument, position, newName }) => {
     const found = await context(textDocument.uri);
     if (!found) throw new ResponseError(ErrorCodes.InvalidRequest, "The file is not part of the project.");
     const index = await symbolIndex(found.analysis, found.workspace);
@@ -114,7 +114,8 @@ export function registerFeatures(connection: Connection, projects: WorkspaceProj
     paths: workspace.paths,
     root: workspace.paths.root,
     support: client.support(),
-    versionOf: (path) => documents.get(workspace.paths.uriOf(path))?.version ?? null,
+    versionOf: (path) => workspace.openDocument(path)?.version ?? null,
+    uriOf: (path) => workspace.openDocument(path)?.uri ?? workspace.paths.uriOf(path),
   });
 
   connection.workspace.onWillRenameFiles(answer.request(holding("files", "array"), async ({ files }) => {

@@ -83,3 +83,14 @@ export const holding =
     const value = record(params)?.[field];
     return (type === "array" ? Array.isArray(value) : typeof value === type) ? undefined : `Unexpected params, expected { ${field}: ${type === "array" ? "[...]" : type} }`;
   };
+
+/** Params that pass every check, told by the first that fails. */
+export const allOf =
+  (...checks: ParamsCheck[]): ParamsCheck =>
+  (params) => {
+    for (const check of checks) {
+      const problem = check(params);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  };

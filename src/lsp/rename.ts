@@ -28,6 +28,8 @@ export interface RenameContext {
   support: EditSupport;
   /** The version of an open buffer, for edits the client must apply to exactly that text. */
   versionOf(path: string): number | null;
+  /** The URI an edit of a file names: an open buffer's as the editor spelled it, else the file's. */
+  uriOf(path: string): string;
 }
 
 export async function renameSymbol(context: RenameContext, symbol: { kind: SymbolKind; name: string }, newName: string): Promise<WorkspaceEdit> {
@@ -53,7 +55,15 @@ export async function renameSymbol(context: RenameContext, symbol: { kind: Symbo
   }
   const refusal = refusePartialName(context, newName);
   if (refusal !== undefined) throw new ResponseError(LSPErrorCodes.RequestFailed, refusal);
-  return workspaceEdit(context, occurrences, newName, { from: partialPath(symbol.name), to: partialPath(newName) });
+  const move = { from: partialPath(symbol.name), to: partialPath(newName) };
+  // Never half a rename: a client that would apply the references and not the file's move gets no edit.
+  if (context.support.fileRenameProblem !== undefined) {
+    throw new ResponseError(
+      LSPErrorCodes.RequestFailed,
+      `Renaming partial "${symbol.name}" moves ${move.from} to ${move.to}, and ${context.support.fileRenameProblem}. Rename the file (\`mv ${move.from} ${move.to}\`) and each {{> ${symbol.name}}} by hand, or in an editor that applies file renames.`,
+    );
+  }
+  return workspaceEdit(context, occurrences, newName, move);
 }
 
 /** The message of the rule a skill named `newName` would break here: its format, or a name (or folder) another skill already has. */
@@ -91,11 +101,11 @@ function workspaceEdit(context: RenameContext, occurrences: readonly Occurrence[
   const moves = move !== undefined && move.from !== move.to;
   if (!moves && !context.support.documentChanges) {
     const changes: Record<string, TextEdit[]> = {};
-    for (const file of files) changes[context.paths.uriOf(file)] = byFile.get(file) ?? [];
+    for (const file of files) changes[context.uriOf(file)] = byFile.get(file) ?? [];
     return { changes };
   }
   const documentChanges: WorkspaceEdit["documentChanges"] = files.map(
-    (file): TextDocumentEdit => ({ textDocument: { uri: context.paths.uriOf(file), version: context.versionOf(file) }, edits: byFile.get(file) ?? [] }),
+    (file): TextDocumentEdit => ({ textDocument: { uri: context.uriOf(file), version: context.versionOf(file) }, edits: byFile.get(file) ?? [] }),
   );
   if (moves) documentChanges.push({ kind: "rename", oldUri: context.paths.uriOf(move.from), newUri: context.paths.uriOf(move.to) });
   return { documentChanges };

@@ -118,6 +118,7 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
   connection.onInitialized(() => {
     const current = projects;
     if (!current) return;
+    if (capabilities.workspace?.workspaceFolders === true) connection.workspace.onDidChangeWorkspaceFolders(followFolders);
     if (capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true) {
       void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: WATCHED_GLOB }] }).then(
         () => (watchedFilesRegistered = true),
@@ -133,15 +134,19 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
     current.start();
   });
 
-  connection.onNotification("workspace/didChangeWorkspaceFolders", (params: { event?: { added?: Array<{ uri: string }>; removed?: Array<{ uri: string }> } }) => {
+  const followFolders = (event: { added?: Array<{ uri: string }>; removed?: Array<{ uri: string }> } | undefined): void => {
     const current = projects;
     if (!current) return;
-    const removed = new Set((params.event?.removed ?? []).flatMap(({ uri }) => folderPath(uri) ?? []));
-    const added = (params.event?.added ?? []).flatMap(({ uri }) => folderPath(uri) ?? []);
+    const removed = new Set((event?.removed ?? []).flatMap(({ uri }) => folderPath(uri) ?? []));
+    const added = (event?.added ?? []).flatMap(({ uri }) => folderPath(uri) ?? []);
     folders = [...folders.filter((folder) => !removed.has(folder)), ...added];
     current.addFolders(added);
     current.retain(folders);
-  });
+  };
+  // A client that declares workspace folders (VS Code, Neovim) has its changes taken by the server library's
+  // own handler, installed during initialize over this one: they arrive through its event (registered below,
+  // once initialized). A client that declares none reaches this handler.
+  connection.onNotification("workspace/didChangeWorkspaceFolders", (params: { event?: Parameters<typeof followFolders>[0] }) => followFolders(params.event));
 
   connection.onDidChangeWatchedFiles(({ changes }) => {
     for (const change of changes) {

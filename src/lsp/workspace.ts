@@ -188,7 +188,17 @@ export class ProjectWorkspace {
 
   /** The text of a project file as the server sees it: the open buffer, else undefined (the caller reads the disk). */
   bufferText(relPath: string): string | undefined {
-    return this.documents.get(this.paths.uriOf(relPath))?.getText();
+    return this.openDocument(relPath)?.getText();
+  }
+
+  /**
+   * The open buffer of a root-relative path, found by the path its URI names: editors spell URIs their own
+   * way (VS Code encodes `(` as `%28`, Neovim writes `%c3%a9` in lower case), so a URI rebuilt from the path
+   * may name the same file in other letters.
+   */
+  openDocument(relPath: string): TextDocument | undefined {
+    for (const document of this.documents.all()) if (this.paths.pathOf(document.uri) === relPath) return document;
+    return undefined;
   }
 
   /** The paths through links at which the latest analysis read (or looked for) what lies at `relPath`. */

@@ -1,10 +1,10 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CodeAction, CodeLens, CompletionItem, Hover, Location, WorkspaceEdit } from "vscode-languageserver/node";
 import { build } from "../../src/build.js";
 import { check } from "../../src/check.js";
-import { removeTempDirs } from "../helpers/temp-project.js";
+import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
 import { CLIENT_CAPABILITIES, copyEmbeddedDefault, disposeClients, start, type TestClient } from "./client.js";
 import { applyWorkspaceEdit, editedText } from "./edit.js";
 
@@ -273,6 +273,48 @@ describe("rename", () => {
     expect(readFileSync(join(root, "prompts/prefix.hbs"), "utf8").startsWith("{{> who-we-are}}")).toBe(true);
     expect(existsSync(join(root, "prompts/partials/who-we-are.hbs"))).toBe(true);
     expect((await build({ root })).ok).toBe(true);
+  });
+
+  it("never sends half a partial rename: a client that cannot rename files is told why, and gets no edit", async () => {
+    const root = await copyEmbeddedDefault();
+    const textOnly = { ...CLIENT_CAPABILITIES, workspace: { ...CLIENT_CAPABILITIES.workspace, workspaceEdit: {} } };
+    const client = await start(root, textOnly);
+    await openFromDisk(client, "prompts/prefix.hbs");
+    await expect(client.connection.sendRequest("textDocument/rename", { ...at(client, "prompts/prefix.hbs", 0, 6), newName: "who-we-are" })).rejects.toMatchObject({
+      code: -32803,
+      message:
+        'Renaming partial "identity" moves prompts/partials/identity.hbs to prompts/partials/who-we-are.hbs, and this editor does not declare that it can rename files and folders in a workspace edit (workspace.workspaceEdit.resourceOperations "rename"). Rename the file (`mv prompts/partials/identity.hbs prompts/partials/who-we-are.hbs`) and each {{> identity}} by hand, or in an editor that applies file renames.',
+    });
+  });
+
+  it("answers a rename without a new name as invalid params, never an internal error", async () => {
+    const client = await start(await copyEmbeddedDefault());
+    await openFromDisk(client, DECK);
+    await expect(client.connection.sendRequest("textDocument/rename", at(client, DECK, 6, 26))).rejects.toMatchObject({ code: -32602, message: "Unexpected params, expected { newName: string }" });
+  });
+
+  it("edits an open buffer the editor named with its own spelling of the URI (VS Code's %28, Neovim's lower-case hex) as the buffer holds it", async () => {
+    const root = join(await tempDir("gamma lsp"), "my agent (copy) é");
+    cpSync(await copyEmbeddedDefault(), root, { recursive: true });
+    const client = await start(root);
+    await openFromDisk(client, DECK);
+    const evals = "evals/import-request.yaml";
+    // The editor's spelling: parentheses encoded, hex in lower case; the buffer holds two unsaved lines at the top.
+    const spelled = client.uri(evals).replace(/\(/g, "%28").replace(/\)/g, "%29").replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
+    expect(spelled).not.toBe(client.uri(evals));
+    const buffer = `# draft\n# notes\n${readFileSync(join(root, evals), "utf8")}`;
+    await client.connection.sendNotification("textDocument/didOpen", { textDocument: { uri: spelled, languageId: "yaml", version: 7, text: buffer } });
+    const edit = await client.connection.sendRequest<WorkspaceEdit>("textDocument/rename", { ...at(client, DECK, 6, 26), newName: "file-import" });
+    const evalsEdit = (edit.documentChanges ?? []).find((change) => "textDocument" in change && change.textDocument.uri === spelled);
+    expect(evalsEdit && "textDocument" in evalsEdit ? evalsEdit.textDocument.version : undefined).toBe(7);
+    const edited = editedText(buffer, evalsEdit && "edits" in evalsEdit ? evalsEdit.edits.filter((entry) => "newText" in entry) : []).split("\n");
+    const lines = buffer.split("\n");
+    expect(edited).toHaveLength(lines.length);
+    const changed = lines.flatMap((line, index) => (edited[index] === line ? [] : [[line, edited[index] ?? ""] as const]));
+    expect(changed.length).toBeGreaterThan(0);
+    // Each edit replaced the skill's name where the buffer has it, and nothing else.
+    for (const [before, after] of changed) expect(after.replaceAll("file-import", "import")).toBe(before);
+    expect(changed.map(([, after]) => after)).toContain("    skillActivated: { name: file-import, beforeFirstTaskAction: true }");
   });
 
   it("refuses a partial name the build could not find (one with \"/\", which would move it into a subfolder), with the name rule's message", async () => {

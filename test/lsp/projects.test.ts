@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Diagnostic, InitializeResult } from "vscode-languageserver/node";
 import { copyParts, removeTempDirs, tempDir } from "../helpers/temp-project.js";
-import { repoRoot, startInProcess, type TestClient } from "./client.js";
+import { CLIENT_CAPABILITIES, repoRoot, startInProcess, type TestClient } from "./client.js";
 
 /**
  * Which project a document is analysed in: the one found from its folder up,
@@ -34,8 +34,8 @@ function duplicateName(root: string, agent: string): string {
   return readFileSync(join(root, "packages", agent, IMPORT), "utf8").replace(/^name: import$/m, "name: gml-cli");
 }
 
-async function open(root: string, folders: readonly string[]): Promise<TestClient & { initialize: InitializeResult }> {
-  const client = await startInProcess(root, undefined, undefined, folders);
+async function open(root: string, folders: readonly string[], capabilities = CLIENT_CAPABILITIES): Promise<TestClient & { initialize: InitializeResult }> {
+  const client = await startInProcess(root, capabilities, undefined, folders);
   clients.push(client);
   return client;
 }
@@ -85,17 +85,25 @@ describe("the project of each document", () => {
     expect(messages(client)).toEqual([]);
   });
 
-  it("withdraws the findings of a folder the editor removes from the workspace", async () => {
-    const root = await monorepo();
-    writeFileSync(join(root, "packages", "agent-b", IMPORT), duplicateName(root, "agent-b"));
-    const client = await open(root, ["packages/agent-a", "packages/agent-b"]);
-    await client.diagnosticsFor(`packages/agent-b/${IMPORT}`, hasDuplicate);
-    const before = client.published.length;
-    await client.connection.sendNotification("workspace/didChangeWorkspaceFolders", {
-      event: { added: [], removed: [{ uri: pathToFileURL(join(root, "packages", "agent-b")).href, name: "packages/agent-b" }] },
+  // VS Code and Neovim declare workspace folders (the server library then takes the notification itself); other clients do not.
+  for (const [client, capabilities] of [
+    ["declares workspace folders, as VS Code and Neovim do", { ...CLIENT_CAPABILITIES, workspace: { ...CLIENT_CAPABILITIES.workspace, workspaceFolders: true } }],
+    ["declares none", CLIENT_CAPABILITIES],
+  ] as const) {
+    it(`follows folders the editor adds to and removes from the workspace, when the client ${client}`, async () => {
+      const root = await monorepo();
+      writeFileSync(join(root, "packages", "agent-b", IMPORT), duplicateName(root, "agent-b"));
+      const opened = await open(root, ["packages/agent-a"], capabilities);
+      const folder = { uri: pathToFileURL(join(root, "packages", "agent-b")).href, name: "packages/agent-b" };
+      // Added: its project is analysed, its finding on disk published.
+      await opened.connection.sendNotification("workspace/didChangeWorkspaceFolders", { event: { added: [folder], removed: [] } });
+      await opened.diagnosticsFor(`packages/agent-b/${IMPORT}`, hasDuplicate);
+      // Removed: its findings withdrawn.
+      const before = opened.published.length;
+      await opened.connection.sendNotification("workspace/didChangeWorkspaceFolders", { event: { added: [], removed: [folder] } });
+      await opened.diagnosticsFor(`packages/agent-b/${IMPORT}`, (diagnostics) => diagnostics.length === 0, before);
     });
-    await client.diagnosticsFor(`packages/agent-b/${IMPORT}`, (diagnostics) => diagnostics.length === 0, before);
-  });
+  }
 
   it("shows a project's own compiled prompt from its lenses, whichever folder comes first", async () => {
     const root = await monorepo();
