@@ -173,15 +173,14 @@ type Linted = Awaited<ReturnType<typeof lintSkills>>;
  */
 function pathsFilter(paths: readonly string[]): (file: string) => boolean {
   expectStringArray(paths, "paths", 'an array of root-relative files or folders, such as ["skills/x"]');
-  const prefixes: string[] = [];
-  for (const [index, given] of paths.entries()) {
+  const prefixes = paths.map((given, index) => {
     const path = posix.normalize(given.split("\\").join("/")).replace(/\/+$/, "");
     if (given === "" || posix.isAbsolute(path) || /^[A-Za-z]:/.test(path) || path === ".." || path.startsWith("../")) {
       throw new TypeError(`Unexpected paths[${index}] ${shownValue(given)}, expected a file or folder inside the root, relative to it (such as "skills/x" or ".")`);
     }
-    if (path === ".") return () => true;
-    prefixes.push(path);
-  }
+    return path;
+  });
+  if (prefixes.includes(".")) return () => true;
   return (file) => prefixes.some((prefix) => file === prefix || file.startsWith(`${prefix}/`));
 }
 

@@ -95,7 +95,12 @@ export async function namedPathsRoot(command: string, paths: readonly string[], 
     for (const path of paths) {
       const folder = statSync(path).isDirectory() ? resolve(path) : dirname(resolve(path));
       const found = findProject(folder);
-      if (found === undefined) return { error: `gamma-prompt ${command}: "${path}" is in no project (no folder at or above it has gamma-prompt.config.json or skills/); pass --root with the project's folder` };
+      if (found === undefined) {
+        // `lint .` at a monorepo's top: the projects below are where to look, as for a command run there without paths.
+        const named = statSync(path).isDirectory() ? namedProjectsBelow(folder) : undefined;
+        const hint = named === undefined ? "" : `; projects below it: ${named}`;
+        return { error: `gamma-prompt ${command}: "${path}" is in no project (no folder at or above it has gamma-prompt.config.json or skills/)${hint}; pass --root with the project's folder, or name files in it` };
+      }
       roots.set(found.root, describeMarker(found.marker));
     }
     if (roots.size > 1) {

@@ -92,6 +92,27 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     expect((await runCliInProcess("audit", failing, "--dist", distDir, "--format", "github")).stdout).toMatch(/^::error file=.*session\.jsonl,line=5,col=1,endLine=5,endColumn=1,title=audit\/verification-step::/);
   });
 
+  it("names transcripts from the repository's root (GITHUB_WORKSPACE) in github and sarif, as lint does, when run in a package's folder", async () => {
+    const failing = await sessionLogRun(SKIPPED_RENDER);
+    const repository = tempDir("gamma-audit-repo-");
+    const pkg = join(repository, "packages", "agent");
+    mkdirSync(join(pkg, "sessions"), { recursive: true });
+    cpSync(failing, join(pkg, "sessions", "s.jsonl"));
+    const saved = process.env["GITHUB_WORKSPACE"];
+    process.env["GITHUB_WORKSPACE"] = repository;
+    try {
+      const github = await runCliInProcessFrom(pkg, "audit", "sessions/s.jsonl", "--dist", distDir, "--format", "github");
+      expect(github.stdout).toMatch(/^::error file=packages\/agent\/sessions\/s\.jsonl,line=5,/);
+      const sarif = JSON.parse((await runCliInProcessFrom(pkg, "audit", "sessions/s.jsonl", "--dist", distDir, "--format", "sarif")).stdout) as { runs: Array<{ results: Array<{ locations: Array<{ physicalLocation: { artifactLocation: { uri: string } } }> }> }> };
+      expect(sarif.runs[0]?.results[0]?.locations[0]?.physicalLocation.artifactLocation.uri).toBe("packages/agent/sessions/s.jsonl");
+      // The other formats name it as given.
+      expect(JSON.parse((await runCliInProcessFrom(pkg, "audit", "sessions/s.jsonl", "--dist", distDir, "--format", "json")).stdout)).toMatchObject({ diagnostics: [{ file: "sessions/s.jsonl" }] });
+    } finally {
+      if (saved === undefined) delete process.env["GITHUB_WORKSPACE"];
+      else process.env["GITHUB_WORKSPACE"] = saved;
+    }
+  });
+
   it("reports a file that is not a transcript, and refuses a dist/ that fails verification", async () => {
     const dir = tempDir("gamma-audit-");
     writeFileSync(join(dir, "notes.jsonl"), "hello\n");

@@ -5,7 +5,7 @@
  * same. The fixture: alpha links to a missing file, beta takes alpha's name, delta and gamma-tools write
  * their tools with commas (a warning lint --fix mends).
  */
-import { cpSync, readFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { lint } from "../../src/lint.js";
@@ -81,6 +81,15 @@ describe("gamma-prompt lint <paths...>", () => {
     expect(readFileSync(join(copy, "skills", "gamma-tools", "SKILL.md"), "utf8")).toBe(readFileSync(join(project, "skills", "gamma-tools", "SKILL.md"), "utf8"));
   });
 
+  it("at a monorepo's top, `lint .` names the projects below, as `lint` alone does", async () => {
+    const top = await tempDir("named paths monorepo");
+    mkdirSync(join(top, ".git"));
+    cpSync(project, join(top, "packages", "agent"), { recursive: true });
+    const run = await runIn(top, "lint", ".");
+    expect(run).toMatchObject({ code: 2, stdout: "" });
+    expect(run.stderr).toBe('gamma-prompt lint: "." is in no project (no folder at or above it has gamma-prompt.config.json or skills/); projects below it: packages/agent; pass --root with the project\'s folder, or name files in it\n');
+  });
+
   it("refuses, as usage errors (exit 2), a path that does not exist, one outside --root, and paths of two projects", async () => {
     const missing = await runIn(project, "lint", "skills/epsilon");
     expect(missing).toMatchObject({ code: 2, stdout: "", stderr: 'gamma-prompt lint: "skills/epsilon" does not exist; name files or folders of the project, or none to check it whole\n' });
@@ -107,6 +116,7 @@ describe("lint({ paths })", () => {
   it("refuses a path that is absolute or leaves the root, naming it", async () => {
     await expect(lint({ root: project, paths: ["../good-tree"] })).rejects.toThrow('Unexpected paths[0] "../good-tree", expected a file or folder inside the root, relative to it (such as "skills/x" or ".")');
     await expect(lint({ root: project, paths: ["skills", "/etc"] })).rejects.toThrow("Unexpected paths[1]");
+    await expect(lint({ root: project, paths: [".", "../good-tree"] })).rejects.toThrow("Unexpected paths[1]");
     await expect(lint({ root: project, paths: "skills" as unknown as string[] })).rejects.toThrow(TypeError);
   });
 });

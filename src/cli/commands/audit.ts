@@ -76,7 +76,9 @@ workflows (on stderr with --format json, github or sarif).`,
         // The findings, then what was audited: a pass and a check of nothing never print the same.
         process.stdout.write(outcome.diagnostics.length === 0 ? `✔ ${checked}\n` : `${formatDiagnostics("stylish", outcome.diagnostics, counts)}${checked}\n`);
       } else {
-        process.stdout.write(formatDiagnostics(options.format, outcome.diagnostics, counts));
+        // Transcripts are named as given, from the working folder; github's and sarif's from the repository's root in Actions, as lint's.
+        const { relativeForFormat } = await import("../../diagnostics/rebase.js");
+        process.stdout.write(formatDiagnostics(options.format, relativeForFormat(options.format, outcome.diagnostics, "."), counts));
         process.stderr.write(`${checked}\n`);
       }
       result.exitCode = exitCodeFor(counts);
