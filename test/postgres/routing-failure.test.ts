@@ -11,7 +11,7 @@ import { event } from "../injections/helpers/fixtures.js";
 import { artifacts } from "../injections/helpers/gamma.js";
 import { recordingExecutors } from "../runtime/helpers/pi.js";
 import { fauxPerTest, NO_KNOWLEDGE_HINTS } from "../runtime/helpers/session.js";
-import { closedAfterEach, usePostgres } from "./helpers.js";
+import { aroundQueries, closedAfterEach, usePostgres } from "./helpers.js";
 
 const db = usePostgres();
 const pi = fauxPerTest();
@@ -20,6 +20,13 @@ const servers = closedAfterEach();
 describe("a routing write stopped by a deadlock", () => {
   it("stops the session, told by state_write_failed and the catch-up it fails, and not again through onError", async () => {
     const pool = db.pool();
+    // The routing write waits until the host holds the event's row, whenever the event's notice wakes the session.
+    let hostHoldsTheRow = (): void => {};
+    const held = new Promise<void>((resolve) => (hostHoldsTheRow = resolve));
+    aroundQueries(pool, async (text, send) => {
+      if (/routed_at = now\(\)/.test(text)) await held;
+      return send();
+    });
     const errors: string[] = [];
     const sessions = await PostgresSessions.start({ pool, leaseMs: 5000, onError: (error, during) => errors.push(`${during}: ${String(error)}`) });
     servers.push(sessions);
@@ -33,6 +40,7 @@ describe("a routing write stopped by a deadlock", () => {
       await publishUpdate(host, sessionKey, event({ id: "evt_deadlock" }));
       await host.query("begin");
       await host.query("update gamma_events set payload = payload where session_key = $1", [sessionKey]);
+      hostHoldsTheRow();
       const caughtUp = hosted.catchUp().then(
         () => "routed",
         (error: unknown) => (error as Error).name,
