@@ -139,6 +139,9 @@ export async function lint(options: LintOptions): Promise<LintResult> {
       for (const folder of new Set(linted.files.map((file) => dirname(join(root, file.path))))) removeStaleTempFiles(folder);
     }
     if (fixedFiles.length > 0 && options.fix === "write") {
+      // The work so far never waited for I/O: one turn of the event loop lets a cancel the caller has been sent
+      // meanwhile (an MCP client's notifications/cancelled, its closed output) abort the signal before the write.
+      if (options.signal !== undefined) await new Promise((resolve) => setImmediate(resolve));
       options.signal?.throwIfAborted();
       const changed = new Set(writeFixedFiles(root, fixedFiles));
       if (changed.size > 0) {

@@ -125,6 +125,15 @@ export interface FixRecord {
   message: string;
 }
 
+/**
+ * Appends findings one by one. `target.push(...found)` passes each finding as an argument, and a SKILL.md
+ * within the size limit can hold more links than a call takes arguments (about 120,000): the spread then
+ * throws "Maximum call stack size exceeded" and one file stops the whole lint.
+ */
+export function appendDiagnostics(target: Diagnostic[], found: Iterable<Diagnostic>): void {
+  for (const diagnostic of found) target.push(diagnostic);
+}
+
 export function countDiagnostics(diagnostics: readonly Diagnostic[]): DiagnosticCounts {
   let errorCount = 0;
   let warningCount = 0;

@@ -7,6 +7,14 @@ import { findProject, isProject, namedProjectsBelow } from "../project-root.js";
 import { describeEntry, statIfPossible } from "../protocol/regular-file.js";
 import { isWithin } from "../protocol/within.js";
 
+/** Past this many characters an argument is quoted by its start only: an error must not carry a megabyte back to the agent. */
+export const MAX_ECHOED_CHARACTERS = 100;
+
+/** An argument as an error quotes it: whole when short, else its start and its length. */
+export function echoed(value: string): string {
+  return value.length > MAX_ECHOED_CHARACTERS ? `${JSON.stringify(value.slice(0, MAX_ECHOED_CHARACTERS))}… (${value.length} characters)` : JSON.stringify(value);
+}
+
 /**
  * The one project an MCP server serves: its root, its output folder, a warm
  * analyzer for unsaved text and in-memory builds, and the guard every path
@@ -51,7 +59,7 @@ export class McpProject {
     if (isProject(this.root)) return;
     const none = `${tool}: ${this.root} holds no project (a folder with gamma-prompt.config.json or skills/)`;
     const owner = path === undefined ? undefined : this.projectHolding(path);
-    if (owner !== undefined) throw new ToolInputError(`${none}; the path ${JSON.stringify(path)} lies in the project ${owner}: start the server there, or add "--root", "${owner}" to its arguments`);
+    if (owner !== undefined && path !== undefined) throw new ToolInputError(`${none}; the path ${echoed(path)} lies in the project ${owner}: start the server there, or add "--root", "${owner}" to its arguments`);
     const named = namedProjectsBelow(this.root);
     if (named !== undefined) {
       const first = named.split(", ")[0] ?? named;
@@ -85,7 +93,10 @@ export class McpProject {
    * never starts (it rejects with the signal's reason).
    */
   serial<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const run = (): Promise<T> => {
+    const run = async (): Promise<T> => {
+      // The task before this one never waited for I/O: a turn of the event loop reads what the client sent
+      // meanwhile (a cancel, its closed output) before this one starts.
+      await new Promise((resolve) => setImmediate(resolve));
       signal?.throwIfAborted();
       return task();
     };
@@ -103,13 +114,13 @@ export class McpProject {
    * its last part exists yet.
    */
   place(path: string, expect: { what: string; exists: boolean }): ProjectPath {
-    if (path.includes("\u0000")) throw new ToolInputError(`Unexpected NUL character in path ${JSON.stringify(path.replace(/\u0000/g, "\\0"))}, expected ${expect.what} inside the project root ${this.root}`);
+    if (path.includes("\u0000")) throw new ToolInputError(`Unexpected NUL character in path ${echoed(path.replace(/\u0000/g, "\\0"))}, expected ${expect.what} inside the project root ${this.root}`);
     const given = resolve(this.root, path);
     const abs = isWithin(this.root, given) ? given : this.respelled(given);
-    if (abs === undefined) throw new ToolInputError(`Unexpected path ${JSON.stringify(path)}: outside the project root ${this.root}; expected ${expect.what} inside it`);
-    if (statIfPossible(abs) === undefined && expect.exists) throw new ToolInputError(`Unexpected path ${JSON.stringify(path)}: nothing there under the project root ${this.root}; expected ${expect.what}`);
+    if (abs === undefined) throw new ToolInputError(`Unexpected path ${echoed(path)}: outside the project root ${this.root}; expected ${expect.what} inside it`);
+    if (statIfPossible(abs) === undefined && expect.exists) throw new ToolInputError(`Unexpected path ${echoed(path)}: nothing there under the project root ${this.root}; expected ${expect.what}`);
     if (!isWithin(this.realRoot, realOfNearest(abs))) {
-      throw new ToolInputError(`Unexpected path ${JSON.stringify(path)}: it leads outside the project root ${this.root} (through a symbolic link); expected ${expect.what} inside it`);
+      throw new ToolInputError(`Unexpected path ${echoed(path)}: it leads outside the project root ${this.root} (through a symbolic link); expected ${expect.what} inside it`);
     }
     return { rel: relative(this.root, abs).split(sep).join("/"), abs };
   }

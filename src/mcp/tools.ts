@@ -18,7 +18,7 @@ import { LineIndex } from "../pipeline/parse/positions.js";
 import { parseYamlTree } from "../pipeline/parse/yaml-tree.js";
 import { didYouMean } from "../protocol/suggest.js";
 import { skillGraph, type GraphSkill } from "../skills/graph.js";
-import { ToolInputError, type McpProject, type ProjectPath } from "./project.js";
+import { echoed, MAX_ECHOED_CHARACTERS, ToolInputError, type McpProject, type ProjectPath } from "./project.js";
 import { findingsSummary, oversizedBytes, oversizedResult } from "./tool-result.js";
 
 /**
@@ -63,7 +63,7 @@ async function lintTextTool(project: McpProject, args: Arguments): Promise<objec
   const bytes = Buffer.byteLength(text, "utf8");
   if (bytes > MAX_SOURCE_BYTES) throw new ToolInputError(`Unexpected text of ${bytes} bytes, expected at most ${MAX_SOURCE_BYTES} bytes: a larger SKILL.md is refused unread (skill/file-too-large)`);
   const pathArgument = typeof args.path === "string" ? args.path : defaultSkillPath(project, text);
-  if (!pathArgument.endsWith("SKILL.md")) throw new ToolInputError(`Unexpected path ${JSON.stringify(pathArgument)}, expected the path of a SKILL.md (such as skills/my-skill/SKILL.md)`);
+  if (!pathArgument.endsWith("SKILL.md")) throw new ToolInputError(`Unexpected path ${echoed(pathArgument)}, expected the path of a SKILL.md (such as skills/my-skill/SKILL.md)`);
   const given = project.place(pathArgument, { what: "the path of a SKILL.md", exists: false });
   if (existsSync(given.abs)) project.kindOf(given, ["file"], "a SKILL.md file (or nothing yet)");
   const place = project.skillFile(given, { unsaved: true });
@@ -156,14 +156,11 @@ async function lintScope(project: McpProject, place: ProjectPath, kind: "file" |
   throw new ToolInputError(`Unexpected path ${shown}: lint reads no file there (it reads ${covered}), so it would find nothing; expected a skill folder or file, or no path for the whole project`);
 }
 
-/** Past this many characters an argument is no near miss of a name: the message quotes its start only. */
-const MAX_ECHOED_CHARACTERS = 100;
-
 export function explainRuleTool(rule: string): RuleExplanation {
   if (!isRuleId(rule)) {
+    // Past that many characters an argument is no near miss of a name.
     const long = rule.length > MAX_ECHOED_CHARACTERS;
-    const shown = long ? `${JSON.stringify(rule.slice(0, MAX_ECHOED_CHARACTERS))}… (${rule.length} characters)` : JSON.stringify(rule);
-    throw new ToolInputError(`Unexpected rule ${shown}, expected a rule id such as skill/description-trigger (every finding names its rule)${long ? "" : ruleSuggestion(rule)}`);
+    throw new ToolInputError(`Unexpected rule ${echoed(rule)}, expected a rule id such as skill/description-trigger (every finding names its rule)${long ? "" : ruleSuggestion(rule)}`);
   }
   return explainRule(rule);
 }
@@ -171,7 +168,7 @@ export function explainRuleTool(rule: string): RuleExplanation {
 async function fixFileTool(project: McpProject, args: Arguments, context: ToolContext): Promise<object> {
   const given = project.place(args.path as string, { what: "a SKILL.md file", exists: true });
   project.kindOf(given, ["file"], "a SKILL.md file");
-  if (!given.rel.endsWith("SKILL.md")) throw new ToolInputError(`Unexpected file ${JSON.stringify(given.rel)}, expected a SKILL.md (only skill frontmatter has safe fixes)`);
+  if (!given.rel.endsWith("SKILL.md")) throw new ToolInputError(`Unexpected file ${echoed(given.rel)}, expected a SKILL.md (only skill frontmatter has safe fixes)`);
   const place = project.skillFile(given, { unsaved: false });
   const write = args.write === true;
   if (write) {
@@ -252,17 +249,17 @@ async function showVariantTool(project: McpProject, args: Arguments): Promise<Co
     const prompt = compiledPrompt(analysis.artifacts, analysis.cachePlan, variant);
     if (prompt) return prompt;
     const known = Object.keys(analysis.manifest.variants);
-    throw new ToolInputError(`Unexpected variant ${JSON.stringify(variant)}: the sources' variants are ${known.join(", ")}${didYouMean(variant, known)}`);
+    throw new ToolInputError(`Unexpected variant ${echoed(variant)}: the sources' variants are ${known.join(", ")}${variant.length > MAX_ECHOED_CHARACTERS ? "" : didYouMean(variant, known)}`);
   }
   // While the sources have errors: the last build, only as far as it passes the runtime's verification.
   const output = readBuiltOutput(project.outDir);
   const sources = sourcesHaveErrors(project, analysis.errorCount);
-  if (output.kind === "failed") throw new ToolInputError(`Unexpected variant ${JSON.stringify(variant)}: ${sources} and the output folder ${outputFolder(project)} failed verification (${verificationSummary(output.problems)}); run \`gamma-prompt build\` once the sources are fixed`);
-  if (output.kind === "absent") throw new ToolInputError(`Unexpected variant ${JSON.stringify(variant)}: ${sources} and the output folder ${outputFolder(project)} holds no build`);
+  if (output.kind === "failed") throw new ToolInputError(`Unexpected variant ${echoed(variant)}: ${sources} and the output folder ${outputFolder(project)} failed verification (${verificationSummary(output.problems)}); run \`gamma-prompt build\` once the sources are fixed`);
+  if (output.kind === "absent") throw new ToolInputError(`Unexpected variant ${echoed(variant)}: ${sources} and the output folder ${outputFolder(project)} holds no build`);
   const prompt = builtPrompt(project.outDir, variant, output);
   if (prompt) return prompt;
   const known = Object.keys(output.artifacts.variants);
-  throw new ToolInputError(`Unexpected variant ${JSON.stringify(variant)}: ${sources} and the output folder has no such variant${didYouMean(variant, known)}`);
+  throw new ToolInputError(`Unexpected variant ${echoed(variant)}: ${sources} and the output folder has no such variant${variant.length > MAX_ECHOED_CHARACTERS ? "" : didYouMean(variant, known)}`);
 }
 
 async function skillGraphTool(project: McpProject, args: Arguments): Promise<object> {
@@ -277,7 +274,7 @@ async function skillGraphTool(project: McpProject, args: Arguments): Promise<obj
   );
   const preloads = variantPreloads(project, analysis.manifest?.variants, compiles);
   const view = skillGraph(skills, name, "variants" in preloads ? preloads.variants : {});
-  if (!view) throw new ToolInputError(`Unexpected skill ${JSON.stringify(name)}, expected the name of a skill in the project${didYouMean(name, skills.map((skill) => skill.name))}`);
+  if (!view) throw new ToolInputError(`Unexpected skill ${echoed(name)}, expected the name of a skill in the project${name.length > MAX_ECHOED_CHARACTERS ? "" : didYouMean(name, skills.map((skill) => skill.name))}`);
   const { preloadedBy, ...graph } = view;
   return "variants" in preloads ? { ...graph, preloadedBy, preloadedFrom: preloads.from } : { ...graph, preloadsUnknown: preloads.unknown };
 }

@@ -111,6 +111,16 @@ describe("limits that keep lint fast on crafted bodies", () => {
     expect(result.diagnostics.map((diagnostic) => [diagnostic.ruleId, diagnostic.line, diagnostic.column])).toEqual([["skill/broken-link", brokenLine, 9]]);
   });
 
+  it("reports each of 140,000 broken links in one file under the size limit, and checks the other skills, never overflowing the stack", async () => {
+    const root = project({
+      "skills/links/SKILL.md": `---\nname: links\ndescription: Use when a page lists many links.\n---\n\n${"[a](b)\n".repeat(140_000)}`,
+      "skills/other/SKILL.md": "---\nname: other\ndescription: Use when checking the skill beside it.\nunknownKey: 1\n---\n\n# Other\n",
+    });
+    const result = await lint({ root });
+    expect(result.diagnostics.filter((diagnostic) => diagnostic.ruleId === "skill/broken-link")).toHaveLength(140_000);
+    expect(result.diagnostics.filter((diagnostic) => diagnostic.file === "skills/other/SKILL.md").map((diagnostic) => diagnostic.ruleId)).toEqual(["skill/unknown-key"]);
+  }, 60_000);
+
   it("finds the link after 100,000 unclosed brackets on the same line, where GFM does", async () => {
     const root = project({ "skills/probe/SKILL.md": `---\nname: probe\ndescription: Use when probing the linter.\nmetadata:\n  gamma-type: reference\n---\n\n# Probe\n\n${"[".repeat(100_000)}[b](references/missing.md)\n` });
     const result = await lint({ root });

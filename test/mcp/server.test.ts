@@ -464,7 +464,47 @@ describe("gamma-prompt mcp and a cancelled call", () => {
   });
 });
 
+describe("gamma-prompt mcp and a call cancelled while it runs", () => {
+  it("writes nothing for a fix_file cancelled while it lints the project (the cancel is read before the write)", async () => {
+    // A plain collection large enough that linting it to fix one file takes a while after the cancel is sent.
+    const root = await tempDir("gamma mcp cancel");
+    for (let index = 0; index < 1500; index++) {
+      const folder = join(root, "skills", `generated-${index}`);
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, "SKILL.md"), `---\nname: generated-${index}\ndescription: Use when checking that a cancelled fix writes nothing, case ${index}.\n---\n\n# Generated ${index}\n\n- Term: meaning.\n`);
+    }
+    const file = "skills/generated-0/SKILL.md";
+    const broken = readFileSync(join(root, file), "utf8").replace("description:", "allowed-tools: Read, Grep\ndescription:");
+    writeFileSync(join(root, file), broken);
+    const session = await startMcp(root);
+    expect(structured<Lint>(await session.call("lint", { path: file })).diagnostics.map((finding) => finding.ruleId)).toEqual(["skill/allowed-tools-format"]);
+    const cancel = new AbortController();
+    const fix = session.client.callTool({ name: "fix_file", arguments: { path: file, write: true } }, undefined, { signal: cancel.signal });
+    setTimeout(() => cancel.abort("the user stopped it"), 20);
+    await expect(fix).rejects.toBeDefined();
+    // The queue runs in order: once this answers, the cancelled fix has ended.
+    await session.call("lint", { path: file });
+    expect(readFileSync(join(root, file), "utf8")).toBe(broken);
+  }, 120_000);
+});
+
 describe("gamma-prompt mcp and messages past the stdio readers' limits", () => {
+  it("quotes a huge argument in its error by its start and length, so the answer stays small and the session lives", async () => {
+    const session = await startMcp(await embeddedDefault());
+    const huge = '"'.repeat(4_000_000);
+    for (const [tool, args] of [
+      ["skill_graph", { skill: huge }],
+      ["show_variant", { variant: huge }],
+      ["lint", { path: `skills/${"x".repeat(2_000_000)}` }],
+      ["fix_file", { path: `${"y".repeat(2_000_000)}.md` }],
+    ] as const) {
+      const text = toolError(await session.call(tool, args));
+      expect(text.length, tool).toBeLessThan(2_000);
+      expect(text, tool).toMatch(/… \(\d+ characters\)/);
+    }
+    expect(structured(await session.call("explain_rule", { rule: "skill/name-format" }))).toMatchObject({ id: "skill/name-format" });
+  }, 60_000);
+
   it("refuses a request too large to read, and a junk line of any size, with a word on stderr, and keeps serving", async () => {
     const session = await startMcp(await embeddedDefault());
     const stillServing = async (): Promise<void> => {

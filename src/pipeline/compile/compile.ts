@@ -1,4 +1,4 @@
-import { compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { appendDiagnostics, compareDiagnostics, countDiagnostics, createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile, ValidSkill } from "../../stage-data.js";
 import type { ArtifactEntry, DistManifest, SkillInfo } from "../../protocol/dist-manifest.js";
 import { catalogEntry, catalogParts, collapseWhitespace, type CatalogParts } from "../../skills/catalog.js";
@@ -151,7 +151,7 @@ export async function compileProject(root: string, session: BuildSession = new B
   const bodiesCounted = worker?.count(skills.map((skill) => skillBodyArtifact(skill, session).text));
 
   const checked = await checkProjectSources(root, session, changedPaths, lintConfig, linted, loaded.sources, options.acceptedToolParameters);
-  diagnostics.push(...checked.diagnostics);
+  appendDiagnostics(diagnostics, checked.diagnostics);
   const { config, injections, invocable, tools, namespaces, variants, supporting, knowledge } = checked;
   if (!sources.prefix || !sources.variant) return done();
 

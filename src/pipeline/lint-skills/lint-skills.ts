@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { compareDiagnostics, createDiagnostic, FILE_START, type Diagnostic, type Severity } from "../../diagnostics/diagnostic.js";
+import { appendDiagnostics, compareDiagnostics, createDiagnostic, FILE_START, type Diagnostic, type Severity } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { SkillType, SourceFile, ValidSkill } from "../../stage-data.js";
 import type { ChecklistStep } from "../../protocol/checklist.js";
@@ -190,16 +190,16 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   };
   for (const file of sources.files) {
     const checked = await checkSkillFile(file, parseCache, settings.profile, settings.checklists !== false, defaultTypeOf(file.path));
-    found.push(...checked.diagnostics);
+    appendDiagnostics(found, checked.diagnostics);
     // Reads the files beside SKILL.md, so it is not part of the per-content cache. The skill's listing shows how
     // the files it links are spelled, so a lookup there lists no folder again.
     probes.listedBy(dirOf(file.path), () => entriesOf(dirOf(file.path)).map((entry) => entry.path));
-    if (checked.body !== "") found.push(...brokenLinkDiagnostics({ root, path: file.path, body: checked.body, bodyStartLine: checked.bodyStartLine, inOtherSkill, probes, plan: planOf(checked.body, checked.bodyStartLine) }));
+    if (checked.body !== "") appendDiagnostics(found, brokenLinkDiagnostics({ root, path: file.path, body: checked.body, bodyStartLine: checked.bodyStartLine, inOtherSkill, probes, plan: planOf(checked.body, checked.bodyStartLine) }));
     // It lists the skill's folder: a project that turned the rule off does not pay for it. A file whose body
     // could not be read (no frontmatter to end, an empty file: its own error says so) names nothing, and every
     // file beside it would be reported for that alone.
     const bodyUnread = checked.body === "" && checked.diagnostics.some((diagnostic) => diagnostic.severity === "error");
-    if (unreferencedOn && !bodyUnread) found.push(...reuseUnreferenced(file.path, checked.body, () => unreferencedFileDiagnostics({ root, path: file.path, body: checked.body, entries: entriesOf(dirOf(file.path)), plain })));
+    if (unreferencedOn && !bodyUnread) appendDiagnostics(found, reuseUnreferenced(file.path, checked.body, () => unreferencedFileDiagnostics({ root, path: file.path, body: checked.body, entries: entriesOf(dirOf(file.path)), plain })));
     const plugin = pluginOf(dirOf(file.path));
     records.push({ path: file.path, folder: folderOf(file.path), manifest: checked.manifest, opening: checked.opening, body: checked.body, bodyStartLine: checked.bodyStartLine, ...(plugin === undefined ? {} : { plugin }), ...(checked.checklist ? { checklist: checked.checklist } : {}) });
   }
@@ -210,7 +210,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   const listed = new Set(sources.files.map((file) => file.path));
   for (const path of unreferenced.keys()) if (!listed.has(path)) unreferenced.delete(path);
   const namesByPlugin = settings.namesByPlugin === true;
-  found.push(...(session.repeated ? skillSetReusing(session.keep(SKILL_SET, () => ({ keys: [], diagnostics: [] })), records, sources.unreadFolders, namesByPlugin) : skillSetDiagnostics(records, sources.unreadFolders, namesByPlugin)));
+  appendDiagnostics(found, session.repeated ? skillSetReusing(session.keep(SKILL_SET, () => ({ keys: [], diagnostics: [] })), records, sources.unreadFolders, namesByPlugin) : skillSetDiagnostics(records, sources.unreadFolders, namesByPlugin));
   // No skill checked is a finding whatever else discovery saw (folders with a skill.md, empty folders), unless
   // discovery's own error already fails the run and names what to fix (a skills/ folder that cannot be read).
   if (settings.reportEmpty && sources.files.length === 0 && !applyRuleSettings(sources.diagnostics, settings.rules).some((diagnostic) => diagnostic.severity === "error")) {
@@ -338,7 +338,7 @@ function suppressInline(diagnostics: Diagnostic[], files: readonly SourceFile[],
   const byFile = new Map(withComments.map((file) => [file.path, [] as Diagnostic[]]));
   const rest: Diagnostic[] = [];
   for (const diagnostic of diagnostics) (byFile.get(diagnostic.file) ?? rest).push(diagnostic);
-  for (const file of withComments) rest.push(...applySuppressions(file, byFile.get(file.path) ?? [], unread.has(file.path)));
+  for (const file of withComments) appendDiagnostics(rest, applySuppressions(file, byFile.get(file.path) ?? [], unread.has(file.path)));
   return rest;
 }
 
