@@ -148,7 +148,10 @@ export async function init(options: InitOptions): Promise<InitResult> {
   const current = readConfig(dir);
   // Loaded only here: every other command starts without the skill search.
   const existingTypes = await import("./skills/existing-types.js");
-  const found = options.existingSkills === false || isFile(join(dir, "prompts", "prefix.hbs")) ? undefined : existingTypes.findExistingSkills(dir, current);
+  // An agent's folder is no collection to build around, unless init built it around one: its config's
+  // `skillTypes` says so, and `--force` then types the skills added or mended since, and adds no example skill.
+  const aroundCollection = isObject(current?.["skillTypes"]);
+  const found = options.existingSkills === false || (isFile(join(dir, "prompts", "prefix.hbs")) && !aroundCollection) ? undefined : existingTypes.findExistingSkills(dir, current);
   const existingSkills = options.existingSkills ?? (found !== undefined && found.folders.length > 0);
   // A skill published as its own repository keeps SKILL.md at the root. The root is the agent's project: as a skill
   // folder, every file of the project would be the skill's (prompts/, dist/). It must move into a folder of its own.

@@ -20,8 +20,10 @@ export interface ChosenSkillType {
  * own (nor `type` in its `metadata`) and that no glob of `typed` (the
  * config's `skillTypes` already there) covers, the type {@link chooseSkillType}
  * gives it by the rule for a whole collection (a workflow only where the skill
- * declares an ordered procedure), in folder order. A skill whose file cannot
- * be read or parsed is left out: lint reports it.
+ * declares an ordered procedure), in folder order. A skill whose frontmatter
+ * does not parse is typed too (lint reports the error, and the type is there
+ * once it is mended), unless its text names a type; one whose file cannot be
+ * read, or has no frontmatter to end, is left out: lint reports it.
  */
 export async function chooseTypesOfExistingSkills(dir: string, folders: readonly string[], typed: readonly string[] = []): Promise<ChosenSkillType[]> {
   const covered = typed.map(globToRegExp);
@@ -31,11 +33,20 @@ export async function chooseTypesOfExistingSkills(dir: string, folders: readonly
     const source = readSourceFileSync(dir, `${folder}/${SKILL_FILE}`);
     if (!("text" in source)) continue;
     const parsed = await parseSkillFile(source);
-    if (parsed.manifest === undefined || parsed.manifest.type !== undefined) continue;
+    if (parsed.manifest === undefined) {
+      // A frontmatter the YAML parser refuses (an unquoted ": " in a description) is mended by its author, and
+      // the skill then needs a type as any other does: typed from its body, unless its text names one itself.
+      if (parsed.split === undefined || namesAType(source.text.slice(parsed.split.yamlStart, parsed.split.yamlEnd))) continue;
+    } else if (parsed.manifest.type !== undefined) continue;
     const choice = await chooseSkillType(source.text, parsed.body, parsed.bodyStartLine, { declared: true });
     if (choice !== undefined) chosen.push({ folder, type: choice.type, reason: choice.reason });
   }
   return chosen;
+}
+
+/** A `type:` or `gamma-type:` line, at the top level or under `metadata`, in frontmatter that did not parse. */
+function namesAType(frontmatter: string): boolean {
+  return /^[ \t]*(?:gamma-)?type[ \t]*:/m.test(frontmatter);
 }
 
 /** Folders never searched for skills: dependencies, tooling state and build output. */

@@ -71,6 +71,28 @@ const unsafe = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028
 const readJson = (path: string): Record<string, unknown> => JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
 
 describe("init around skills already there", () => {
+  it("types a skill whose frontmatter does not parse yet, so mending it as the message says is enough; --force later types the skills added since and adds no example skill", async () => {
+    const root = await tempDir("gamma-init-mend");
+    mkdirSync(join(root, "skills", "ok"), { recursive: true });
+    mkdirSync(join(root, "skills", "broken"), { recursive: true });
+    writeFileSync(join(root, "skills", "ok", "SKILL.md"), "---\nname: ok\ndescription: Use when a user asks for ok.\n---\n\n# Ok\n");
+    const broken = "---\nname: broken\ndescription: Use when status: conflict shows up.\n---\n\n# Broken\n\nResolve it.\n";
+    writeFileSync(join(root, "skills", "broken", "SKILL.md"), broken);
+    expect((await runCliInProcessFrom(root, "init")).code).toBe(0);
+    expect(Object.keys(readJson(join(root, "gamma-prompt.config.json"))["skillTypes"] as object)).toEqual(["skills/broken", "skills/ok"]);
+    // Mended as the YAML error says: the value quoted. The first build passes.
+    writeFileSync(join(root, "skills", "broken", "SKILL.md"), broken.replace("description: Use when status: conflict shows up.", 'description: "Use when status: conflict shows up."'));
+    expect((await runCliInProcessFrom(root, "build")).code).toBe(0);
+    // A skill added later, and init --force as its refusal advises: the new skill typed, no template example added.
+    mkdirSync(join(root, "skills", "later"), { recursive: true });
+    writeFileSync(join(root, "skills", "later", "SKILL.md"), "---\nname: later\ndescription: Use when a skill is added after init.\n---\n\n# Later\n");
+    expect((await runCliInProcessFrom(root, "init")).code).toBe(1);
+    expect((await runCliInProcessFrom(root, "init", "--force")).code).toBe(0);
+    expect(Object.keys(readJson(join(root, "gamma-prompt.config.json"))["skillTypes"] as object)).toEqual(["skills/broken", "skills/ok", "skills/later"]);
+    expect(readdirSync(join(root, "skills")).sort()).toEqual(["broken", "later", "ok"]);
+    expect((await runCliInProcessFrom(root, "build")).code).toBe(0);
+  });
+
   it("types a workflow only where the skill declares an ordered procedure, and prints the step count of the checklist the build compiles", async () => {
     const root = await copyOf("types");
     const created = await runCliInProcessFrom(root, "init");
