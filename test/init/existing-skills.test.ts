@@ -93,6 +93,21 @@ describe("init around skills already there", () => {
     expect((await runCliInProcessFrom(root, "build")).code).toBe(0);
   });
 
+  it("lists a skill's folder problems beside its frontmatter error, so mending what it lists makes the first build pass", async () => {
+    const root = await tempDir("gamma-init-all-errors");
+    mkdirSync(join(root, "skills", "big", "assets"), { recursive: true });
+    writeFileSync(join(root, "skills", "big", "SKILL.md"), "---\nname: big\ndescription: Use when the data file is needed.\nmetadata:\n  count: 2\n---\n\n# Big\n\nRead [the data](assets/data.txt).\n");
+    writeFileSync(join(root, "skills", "big", "assets", "data.txt"), "x".repeat(1_200_000));
+    const run = await runCliInProcessFrom(root, "init");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("skill/value-type");
+    expect(run.stdout).toContain("skill/supporting-file-too-large");
+    // Both mended as the messages say: the value quoted, the file made smaller. The first build passes.
+    writeFileSync(join(root, "skills", "big", "SKILL.md"), readFileSync(join(root, "skills", "big", "SKILL.md"), "utf8").replace("count: 2", 'count: "2"'));
+    writeFileSync(join(root, "skills", "big", "assets", "data.txt"), "x".repeat(1_000));
+    expect((await runCliInProcessFrom(root, "build")).code).toBe(0);
+  });
+
   it("types a workflow only where the skill declares an ordered procedure, and prints the step count of the checklist the build compiles", async () => {
     const root = await copyOf("types");
     const created = await runCliInProcessFrom(root, "init");

@@ -1,4 +1,4 @@
-import type { Diagnostic } from "../../diagnostics/diagnostic.js";
+import { appendDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
 import type { SourceFile, ValidSkill } from "../../stage-data.js";
 import { loadProjectSources } from "../discover/project-sources.js";
@@ -76,7 +76,11 @@ export async function checkProjectSources(
   diagnostics.push(...skillNamespaceDiagnostics(namespaceDeclaringSkills(linted.files), namespaceNames.valid, namespaceNames.failed));
   const variants = sources.variants ? resolveVariants(sources.variants, skills, failedSkills, namespaceNames) : { variants: [], diagnostics: [] };
   diagnostics.push(...variants.diagnostics);
-  const supporting = collectSupportingFiles(root, skills, config.config.supportingFiles.maxBytes, session, changedPaths, linted.walks);
+  // A skill with an error of its own is not built, but its folder's problems (a file over the size limit, a
+  // link leading out) are reported with it: mending the one error must not bring the next to light.
+  const built = new Set(skills.map((skill) => skill.path));
+  const unbuilt = linted.files.filter((file) => !built.has(file.path)).map((file) => file.path.slice(0, -"/SKILL.md".length));
+  const supporting = collectSupportingFiles(root, skills, config.config.supportingFiles.maxBytes, session, changedPaths, linted.walks, unbuilt);
   diagnostics.push(...supporting.diagnostics);
   const knowledge = sources.knowledgeFiles
     ? await resolveKnowledge(sources.knowledgeFiles, {
@@ -98,9 +102,11 @@ export async function checkProjectSources(
 }
 
 /**
- * Every valid skill's supporting files. A watch rebuild lists and reads a
- * skill folder again only when a changed path lies inside it; a folder lint
- * walked in the same run (`walks`) is read from that walk.
+ * Every valid skill's supporting files, and the findings of those of the
+ * skills in `unbuilt` (folders of skills with errors of their own: read for
+ * their findings only). A watch rebuild lists and reads a skill folder again
+ * only when a changed path lies inside it; a folder lint walked in the same
+ * run (`walks`) is read from that walk.
  */
 export function collectSupportingFiles(
   root: string,
@@ -109,21 +115,23 @@ export function collectSupportingFiles(
   session: BuildSession,
   changedPaths: readonly string[] | undefined,
   walks?: ReadonlyMap<string, SupportingWalk>,
+  unbuilt: readonly string[] = [],
 ): { files: Map<string, SupportingFile[]>; diagnostics: Diagnostic[] } {
   const known = session.keep(SUPPORTING_FILES, () => new Map());
   const files = new Map<string, SupportingFile[]>();
   const diagnostics: Diagnostic[] = [];
   const kept = new Map<string, SupportedFolder>();
-  for (const skill of skills) {
-    const folder = `${skill.path.slice(0, -"/SKILL.md".length)}`;
+  const readFolder = (folder: string): SupportedFolder => {
     const cached = known.get(folder);
     const touched = changedPaths === undefined || changedPaths.some((path) => path.startsWith(`${folder}/`));
     const reusable = cached !== undefined && cached.maxBytes === maxBytes && !touched;
     const read = reusable ? cached : { maxBytes, ...readSupportingFiles(root, folder, maxBytes, walks?.get(folder)) };
     kept.set(folder, read);
-    files.set(skill.name, read.files);
-    diagnostics.push(...read.diagnostics);
-  }
+    appendDiagnostics(diagnostics, read.diagnostics);
+    return read;
+  };
+  for (const skill of skills) files.set(skill.name, readFolder(skill.path.slice(0, -"/SKILL.md".length)).files);
+  for (const folder of unbuilt) readFolder(folder);
   known.clear();
   for (const [folder, read] of kept) known.set(folder, read);
   return { files, diagnostics };
