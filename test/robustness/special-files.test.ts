@@ -39,6 +39,15 @@ function refusals(args: string[]): Array<[string, string]> {
   return ruleIds(result.stdout);
 }
 
+/** A built copy of the basic project whose dist/prefix.md `replace` has made something other than a file. */
+async function builtWithPrefixReplaced(replace: (path: string) => void): Promise<string> {
+  const root = await copyProject("basic");
+  expect(cli(["build", "--root", root]).status).toBe(0);
+  rmSync(join(root, "dist/prefix.md"));
+  replace(join(root, "dist/prefix.md"));
+  return root;
+}
+
 function ruleIds(jsonText: string): Array<[string, string]> {
   const document = JSON.parse(jsonText) as { diagnostics: Array<{ file: string; ruleId: string }> };
   return document.diagnostics.filter((d) => d.ruleId.endsWith("not-a-file") || d.ruleId === "source/outside-root").map((d) => [d.file, d.ruleId]);
@@ -70,10 +79,7 @@ describe("a FIFO where the tool reads", () => {
   }, 60_000);
 
   it("in dist/ is dist/not-a-file for check and build, and refused by the runtime", async () => {
-    const root = await copyProject("basic");
-    expect(cli(["build", "--root", root]).status).toBe(0);
-    rmSync(join(root, "dist/prefix.md"));
-    mkfifo(join(root, "dist/prefix.md"));
+    const root = await builtWithPrefixReplaced(mkfifo);
     expect(refusals(["check", "--root", root])).toEqual([["dist/prefix.md", "dist/not-a-file"]]);
     expect(refusals(["build", "--root", root])).toEqual([["dist/prefix.md", "dist/not-a-file"]]);
     const script = `import(${JSON.stringify(join(repoRoot, "lib/runtime/index.js"))}).then((runtime) => {
@@ -86,10 +92,7 @@ describe("a FIFO where the tool reads", () => {
   }, 60_000);
 
   it("a folder where a dist/ file belongs is dist/not-a-file for check, not a missing artifact", async () => {
-    const root = await copyProject("basic");
-    expect(cli(["build", "--root", root]).status).toBe(0);
-    rmSync(join(root, "dist/prefix.md"));
-    mkdirSync(join(root, "dist/prefix.md"));
+    const root = await builtWithPrefixReplaced((path) => mkdirSync(path));
     expect(refusals(["check", "--root", root])).toEqual([["dist/prefix.md", "dist/not-a-file"]]);
     const checked = cli(["check", "--root", root, "--format", "json"]);
     expect(JSON.parse(checked.stdout).diagnostics[0].message).toBe("Unexpected folder, expected a regular file (remove it and run `gamma-prompt build`)");

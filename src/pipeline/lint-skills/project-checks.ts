@@ -59,29 +59,29 @@ export async function checkProjectSources(
   const skills = linted.skills;
   const failedSkills = new Set(linted.statuses.filter((skill) => skill.status !== "valid").map((skill) => skill.folder));
   const config = session.reuseLatest(CONFIG, sourceKey(sources.config), () => resolveConfig(sources.config));
-  diagnostics.push(...config.diagnostics);
+  appendDiagnostics(diagnostics, config.diagnostics);
   // Both read one schema: with the file valid, lint's reading adds only what the schema cannot see (rule ids).
-  if (config.diagnostics.length === 0) diagnostics.push(...lintConfig.diagnostics);
+  if (config.diagnostics.length === 0) appendDiagnostics(diagnostics, lintConfig.diagnostics);
   const injectionsSource = sources.injections;
   const injections = injectionsSource ? session.reuseLatest(INJECTIONS, sourceKey(injectionsSource), () => resolveInjections(injectionsSource)) : { injections: [], diagnostics: [] };
-  diagnostics.push(...injections.diagnostics);
+  appendDiagnostics(diagnostics, injections.diagnostics);
   // What the model is offered: a skill with disable-model-invocation is in neither the catalog nor the skill tool's names.
   const invocable = skills.filter((skill) => skill.disableModelInvocation !== true);
   const tools = resolveTools({ files: sources.toolFiles, order: sources.toolOrder }, invocable.map((skill) => skill.name), session.reuser(TOOL_FILES), acceptedToolParameters);
-  diagnostics.push(...tools.diagnostics);
+  appendDiagnostics(diagnostics, tools.diagnostics);
   const namespaceFiles = sources.namespaceFiles ?? [];
   const namespaces = namespaceFiles.length > 0 ? resolveNamespaces(namespaceFiles, tools.tools, session.reuser(TOOL_FILES), acceptedToolParameters) : { namespaces: [], diagnostics: [] };
-  diagnostics.push(...namespaces.diagnostics);
+  appendDiagnostics(diagnostics, namespaces.diagnostics);
   const namespaceNames = { valid: new Set(namespaces.namespaces.map((namespace) => namespace.name)), failed: failedNamespaceFolders(namespaceFiles, namespaces.namespaces) };
-  diagnostics.push(...skillNamespaceDiagnostics(namespaceDeclaringSkills(linted.files), namespaceNames.valid, namespaceNames.failed));
+  appendDiagnostics(diagnostics, skillNamespaceDiagnostics(namespaceDeclaringSkills(linted.files), namespaceNames.valid, namespaceNames.failed));
   const variants = sources.variants ? resolveVariants(sources.variants, skills, failedSkills, namespaceNames) : { variants: [], diagnostics: [] };
-  diagnostics.push(...variants.diagnostics);
+  appendDiagnostics(diagnostics, variants.diagnostics);
   // A skill with an error of its own is not built, but its folder's problems (a file over the size limit, a
   // link leading out) are reported with it: mending the one error must not bring the next to light.
   const built = new Set(skills.map((skill) => skill.path));
   const unbuilt = linted.files.filter((file) => !built.has(file.path)).map((file) => file.path.slice(0, -"/SKILL.md".length));
   const supporting = collectSupportingFiles(root, skills, config.config.supportingFiles.maxBytes, session, changedPaths, linted.walks, unbuilt);
-  diagnostics.push(...supporting.diagnostics);
+  appendDiagnostics(diagnostics, supporting.diagnostics);
   const knowledge = sources.knowledgeFiles
     ? await resolveKnowledge(sources.knowledgeFiles, {
         skillNames: [...new Set([...skills.map((skill) => skill.name), ...failedSkills])].sort(),
@@ -89,14 +89,14 @@ export async function checkProjectSources(
         inlineBytes: config.config.knowledge.inlineBytes,
       })
     : undefined;
-  if (knowledge) diagnostics.push(...knowledge.diagnostics);
+  if (knowledge) appendDiagnostics(diagnostics, knowledge.diagnostics);
   // Only an agent (a project with the prefix template) runs in the runtime, so only an agent's tool set is held to it.
   if (sources.prefix) {
     // The runtime serves its own tools from the stable set: one in a namespace would wait for a host executor.
     const stable = declaredToolNames({ files: sources.toolFiles, order: sources.toolOrder });
     const namespaceOf = new Map(namespaceFiles.length > 0 ? namespaces.namespaces.flatMap((namespace) => namespace.tools.map((tool) => [tool.name, namespace.name] as const)) : []);
-    diagnostics.push(...runtimeToolDiagnostics(sources.toolOrder, stable, namespaceOf));
-    if (knowledge) diagnostics.push(...knowledgeToolDiagnostics(knowledge.notes, stable));
+    appendDiagnostics(diagnostics, runtimeToolDiagnostics(sources.toolOrder, stable, namespaceOf));
+    if (knowledge) appendDiagnostics(diagnostics, knowledgeToolDiagnostics(knowledge.notes, stable));
   }
   return { diagnostics, config, injections, invocable, tools, namespaces, variants, supporting, knowledge };
 }
