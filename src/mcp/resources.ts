@@ -6,7 +6,8 @@ import { MANIFEST_FILE } from "../protocol/dist-manifest.js";
 import { readBuiltOutput, verificationSummary } from "../compiled-prompt.js";
 import { readRegularFile } from "../protocol/regular-file.js";
 import { MAX_SOURCE_BYTES } from "../pipeline/discover/read-source.js";
-import { ToolInputError, type McpProject } from "./project.js";
+import { echoed, MAX_ECHOED_CHARACTERS, ToolInputError, type McpProject } from "./project.js";
+import { statIfPossible } from "../protocol/regular-file.js";
 
 /**
  * The resources: every rule's documentation page (from the package), and the
@@ -14,6 +15,20 @@ import { ToolInputError, type McpProject } from "./project.js";
  * any other file in it by URI. A URI that leads outside the project root, or
  * to anything but a regular file, is refused.
  */
+
+/**
+ * A resource URI that is well formed but names nothing: the protocol's
+ * "resource not found" (-32002, with the URI as its data), which a client can
+ * tell from a URI it got wrong.
+ */
+export class ResourceNotFoundError extends ToolInputError {
+  constructor(
+    message: string,
+    readonly uri: string,
+  ) {
+    super(message);
+  }
+}
 
 export const RULE_SCHEME_PREFIX = "gamma-prompt://rules/";
 export const PROJECT_SCHEME_PREFIX = "gamma-prompt://project/";
@@ -75,40 +90,47 @@ export const RESOURCE_TEMPLATES = [
 ];
 
 export function readResource(project: McpProject, uri: string): { uri: string; mimeType: string; text: string } {
+  const shown = shownUri(uri);
   if (uri.startsWith(RULE_SCHEME_PREFIX)) {
     let id: string;
     try {
       id = decodeURIComponent(uri.slice(RULE_SCHEME_PREFIX.length));
     } catch {
-      throw new ToolInputError(`Unexpected resource ${uri}: its rule is not valid percent-encoding`);
+      throw new ToolInputError(`Unexpected resource ${shown}: its rule is not valid percent-encoding`);
     }
-    if (!isRuleId(id)) throw new ToolInputError(`Unexpected rule ${JSON.stringify(id)} in ${uri}, expected a rule id (resources/list names every rule's page)`);
+    if (!isRuleId(id)) throw new ResourceNotFoundError(`Unexpected rule ${echoed(id)} in ${shown}, expected a rule id (resources/list names every rule's page)`, uri);
     return { uri, mimeType: "text/markdown", text: rulePage(id) };
   }
-  if (!uri.startsWith(PROJECT_SCHEME_PREFIX)) throw new ToolInputError(`Unexpected resource ${uri}, expected ${RULE_SCHEME_PREFIX}RULE or ${PROJECT_SCHEME_PREFIX}PATH`);
+  if (!uri.startsWith(PROJECT_SCHEME_PREFIX)) throw new ToolInputError(`Unexpected resource ${shown}, expected ${RULE_SCHEME_PREFIX}RULE or ${PROJECT_SCHEME_PREFIX}PATH`);
   let path: string;
   try {
     path = decodeURIComponent(uri.slice(PROJECT_SCHEME_PREFIX.length));
   } catch {
-    throw new ToolInputError(`Unexpected resource ${uri}: its path is not valid percent-encoding`);
+    throw new ToolInputError(`Unexpected resource ${shown}: its path is not valid percent-encoding`);
   }
-  const place = project.place(path, { what: "a file of the output folder", exists: true });
+  const place = project.place(path, { what: "a file of the output folder", exists: false });
   const outDir = project.place(project.outDir, { what: "the output folder", exists: false });
   if (!under(outDir.rel, place.rel)) {
     // An empty path names the project root itself.
     const named = place.rel === "" ? "the project root" : place.rel;
-    throw new ToolInputError(`Unexpected resource ${uri}: ${named} is not in the output folder ${outDir.rel}/, expected a file there (the sources are the agent's own files to read)`);
+    throw new ToolInputError(`Unexpected resource ${shown}: ${named} is not in the output folder ${outDir.rel}/, expected a file there (the sources are the agent's own files to read)`);
   }
   // A link inside the output folder may lead elsewhere in the root: what is served is what the link leads to.
   const real = project.realPlace(place);
   if (!under(project.realPlace(outDir).rel, real.rel)) {
-    throw new ToolInputError(`Unexpected resource ${uri}: it leads outside the output folder ${outDir.rel}/ (through a symbolic link, to ${real.rel}), expected a file there`);
+    throw new ToolInputError(`Unexpected resource ${shown}: it leads outside the output folder ${outDir.rel}/ (through a symbolic link, to ${real.rel}), expected a file there`);
   }
+  if (statIfPossible(place.abs) === undefined) throw new ResourceNotFoundError(`Unexpected resource ${shown}: nothing there, expected a file of the output folder ${outDir.rel}/ (resources/list names the manifest and the variants)`, uri);
   project.kindOf(place, ["file"], "a file");
   const read = readRegularFile(place.abs, { maxBytes: MAX_RESOURCE_BYTES });
   if (read.kind === "too-large") throw new ToolInputError(`Unexpected file of ${read.size} bytes at ${place.rel}, expected at most ${MAX_RESOURCE_BYTES} bytes for a resource`);
   if (read.kind !== "file") throw new ToolInputError(`Unexpected ${read.kind === "not-a-file" ? read.what : "unreadable file"} at ${place.rel}, expected a regular file`);
   return { uri, mimeType: place.rel.endsWith(".json") ? "application/json" : place.rel.endsWith(".md") ? "text/markdown" : "text/plain", text: read.bytes.toString("utf8") };
+}
+
+/** A URI as an error quotes it: whole when short, else its start and its length (a client may send megabytes). */
+function shownUri(uri: string): string {
+  return uri.length > MAX_ECHOED_CHARACTERS ? `${uri.slice(0, MAX_ECHOED_CHARACTERS)}… (${uri.length} characters)` : uri;
 }
 
 /** Whether the root-relative `path` is `folder` or inside it (an output folder outside the root holds nothing served). */

@@ -17,7 +17,7 @@ import { ConfigFileError } from "../pipeline/validate/lint-config.js";
 import { packageVersion } from "../version.js";
 import { encodedBytes, MAX_MESSAGE_BYTES, MessageSizeLimit, type OversizedMessage } from "./message-limit.js";
 import { McpProject, ToolInputError } from "./project.js";
-import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.js";
+import { listResources, readResource, ResourceNotFoundError, RESOURCE_TEMPLATES } from "./resources.js";
 import { TOOL_DEFINITIONS } from "./tool-schemas.js";
 import { findingsSummary, MAX_RESULT_BYTES, oversizedBytes, oversizedResult, toolResult } from "./tool-result.js";
 import { TOOL_HANDLERS } from "./tools.js";
@@ -97,6 +97,7 @@ export function createMcpServer(options: McpServerOptions = {}): Server {
       if (bytes > MAX_RESULT_BYTES) throw new ToolInputError(`Unexpected resource ${params.uri} of ${bytes} bytes as JSON, expected at most ${MAX_RESULT_BYTES}: a client's stdio reader drops a larger message, so it is not sent`);
       return result;
     } catch (error) {
+      if (error instanceof ResourceNotFoundError) throw resourceNotFound(error);
       if (error instanceof ToolInputError) throw protocolError(error.message);
       throw error;
     }
@@ -120,6 +121,18 @@ function whatItHeld(tool: string, structured: object): string {
         ? "pass `path` (one skill folder or file) to get part of them, or run `gamma-prompt lint` on the command line, which lists them all"
         : `fix those of the rule with the most first (explain_rule says how), or ${tool === "lint_text" ? "write the file and " : ""}run \`gamma-prompt lint\` on the command line, which lists them all`;
   return `; it held ${findingsSummary(diagnostics as Diagnostic[])}: ${narrower}`;
+}
+
+/** The specification's code for a resource that does not exist (the SDK's ErrorCode has none). */
+const RESOURCE_NOT_FOUND = -32002;
+
+/** Past this length a URI a client sent is not echoed back as the error's data (a request may be 8 MiB). */
+const MAX_DATA_URI_CHARACTERS = 2048;
+
+/** The protocol's "resource not found" (-32002), with the URI as its data as the specification shows it. */
+function resourceNotFound(error: ResourceNotFoundError): Error {
+  const data = error.uri.length > MAX_DATA_URI_CHARACTERS ? undefined : { uri: error.uri };
+  return Object.assign(new Error(error.message), { code: RESOURCE_NOT_FOUND, data });
 }
 
 /** The protocol's invalid-params error with the message as it is (an McpError's message already starts "MCP error -32602", and the client adds that again). */

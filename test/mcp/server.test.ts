@@ -355,10 +355,30 @@ describe("gamma-prompt mcp and bad input", () => {
       else expect(toolError(result)).toMatch(message);
       await stillServing();
     }
-    for (const uri of ["gamma-prompt://project/dist/../../secret.md", "gamma-prompt://project/skills/linked-out/secret.md", "gamma-prompt://project/skills/import/SKILL.md", "gamma-prompt://rules/skill/nope"]) {
+    for (const uri of ["gamma-prompt://project/dist/../../secret.md", "gamma-prompt://project/skills/linked-out/secret.md", "gamma-prompt://project/skills/import/SKILL.md"]) {
       await expect(session.client.readResource({ uri }), uri).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/^MCP error -32602: Unexpected (path|resource|rule)/) });
       await stillServing();
     }
+    // A well-formed URI that names nothing is the specification's "resource not found", with the URI as its data.
+    await expect(session.client.readResource({ uri: "gamma-prompt://rules/skill/nope" })).rejects.toMatchObject({
+      code: -32002,
+      message: `MCP error -32002: Unexpected rule "skill/nope" in gamma-prompt://rules/skill/nope, expected a rule id (resources/list names every rule's page)`,
+      data: { uri: "gamma-prompt://rules/skill/nope" },
+    });
+    await expect(session.client.readResource({ uri: "gamma-prompt://project/dist/variants/nope.md" })).rejects.toMatchObject({
+      code: -32002,
+      message: "MCP error -32002: Unexpected resource gamma-prompt://project/dist/variants/nope.md: nothing there, expected a file of the output folder dist/ (resources/list names the manifest and the variants)",
+      data: { uri: "gamma-prompt://project/dist/variants/nope.md" },
+    });
+    // A URI of a megabyte is quoted by its start and length, and not sent back as data.
+    const huge = `gamma-prompt://project/dist/${"x".repeat(1 << 20)}`;
+    const refusal = await session.client.readResource({ uri: huge }).then(
+      () => undefined,
+      (error: unknown) => error as { code: number; message: string; data?: unknown },
+    );
+    expect(refusal).toMatchObject({ code: -32002, message: `MCP error -32002: Unexpected resource ${huge.slice(0, 100)}… (${huge.length} characters): nothing there, expected a file of the output folder dist/ (resources/list names the manifest and the variants)` });
+    expect(refusal?.data).toBeUndefined();
+    await stillServing();
     // A name an object inherits is no tool either.
     for (const name of ["no_such_tool", "toString", "__proto__"]) {
       await expect(session.client.callTool({ name, arguments: {} }), name).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(new RegExp(`^MCP error -32602: Unknown tool ${name}; the tools are `)) });
