@@ -18,7 +18,7 @@ export const knowledgeRules = {
   "knowledge/checklist-body": { severity: "warning", description: "A note holds facts or constraints, not a procedure: its body is not an ordered list of 3 or more steps." },
   "knowledge/body-over-inline-limit": { severity: "warning", description: "A body fits `knowledge.inlineBytes` (default 8,192 bytes); a larger one is returned as a path for focused reading." },
   "knowledge/unknown-skill": { severity: "error", description: "Every name in `appliesTo.skills` is a skill in skills/." },
-  "knowledge/unknown-tool": { severity: "error", description: "Every name in `appliesTo.tools` is a tool in schemas/tools/." },
+  "knowledge/unknown-tool": { severity: "error", description: "Every name in `appliesTo.tools` is a tool the agent declares, in schemas/tools/ or a tool namespace." },
   "knowledge/fetch-tool-missing": { severity: "error", description: "An agent with knowledge notes declares `read_workspace_rule`, the only tool that fetches a note." },
   "tool/knowledge-id-parameter": { severity: "error", description: "The `read_workspace_rule` tool has a string `knowledgeId` parameter without an `enum` (live notes exist too)." },
 } as const satisfies Record<string, RuleDefinition>;

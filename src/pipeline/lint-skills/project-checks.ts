@@ -10,7 +10,7 @@ import { knowledgeToolDiagnostics, resolveKnowledge } from "../validate/knowledg
 import type { readLintConfig } from "../validate/lint-config.js";
 import { declaredToolNames, resolveTools, runtimeToolDiagnostics, type ToolFileResult } from "../validate/tools.js";
 import { resolveVariants } from "../validate/variants.js";
-import { failedNamespaceFolders, resolveNamespaces, skillNamespaceDiagnostics, type NamespaceDeclaringSkill } from "../validate/namespaces.js";
+import { failedNamespaceFolders, namespaceToolNames, resolveNamespaces, skillNamespaceDiagnostics, type NamespaceDeclaringSkill } from "../validate/namespaces.js";
 import { uniqueReferences, type lintSkills } from "./lint-skills.js";
 
 const CONFIG = defineSlot<ReturnType<typeof resolveConfig>>("config");
@@ -82,10 +82,12 @@ export async function checkProjectSources(
   const unbuilt = linted.files.filter((file) => !built.has(file.path)).map((file) => file.path.slice(0, -"/SKILL.md".length));
   const supporting = collectSupportingFiles(root, skills, config.config.supportingFiles.maxBytes, session, changedPaths, linted.walks, unbuilt);
   appendDiagnostics(diagnostics, supporting.diagnostics);
+  // Every tool the agent declares, in the stable set or a namespace, with or without findings of its own (those are reported once, by their file).
+  const stable = declaredToolNames({ files: sources.toolFiles, order: sources.toolOrder });
   const knowledge = sources.knowledgeFiles
     ? await resolveKnowledge(sources.knowledgeFiles, {
         skillNames: [...new Set([...skills.map((skill) => skill.name), ...failedSkills])].sort(),
-        toolNames: tools.tools.map((tool) => tool.name),
+        toolNames: [...new Set([...stable, ...namespaceToolNames(namespaceFiles, namespaces.namespaces)])].sort(),
         inlineBytes: config.config.knowledge.inlineBytes,
       })
     : undefined;
@@ -93,7 +95,6 @@ export async function checkProjectSources(
   // Only an agent (a project with the prefix template) runs in the runtime, so only an agent's tool set is held to it.
   if (sources.prefix) {
     // The runtime serves its own tools from the stable set: one in a namespace would wait for a host executor.
-    const stable = declaredToolNames({ files: sources.toolFiles, order: sources.toolOrder });
     const namespaceOf = new Map(namespaceFiles.length > 0 ? namespaces.namespaces.flatMap((namespace) => namespace.tools.map((tool) => [tool.name, namespace.name] as const)) : []);
     appendDiagnostics(diagnostics, runtimeToolDiagnostics(sources.toolOrder, stable, namespaceOf));
     if (knowledge) appendDiagnostics(diagnostics, knowledgeToolDiagnostics(knowledge.notes, stable));

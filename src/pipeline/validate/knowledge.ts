@@ -49,7 +49,7 @@ export function validateNotes(notes: readonly ParsedNote[], context: KnowledgeCo
       } else owners.set(note.id, note.path);
     }
     unknown(note, note.skillRefs, skills, suggestibleSkills, "knowledge/unknown-skill", "skill", "a skill in skills/", diagnostics);
-    unknown(note, note.toolRefs, tools, context.toolNames, "knowledge/unknown-tool", "tool", "a tool in schemas/tools/", diagnostics);
+    unknown(note, note.toolRefs, tools, context.toolNames, "knowledge/unknown-tool", "tool", "a tool in schemas/tools/ or a tool namespace", diagnostics);
     const bytes = Buffer.byteLength(note.body);
     if (bytes > context.inlineBytes) {
       diagnostics.push(

@@ -170,3 +170,17 @@ export function failedNamespaceFolders(files: readonly SourceFile[], resolved: r
   }
   return failed;
 }
+
+/**
+ * Every tool name the namespaces declare: the tools of each valid namespace,
+ * and the tool files of every folder (a namespace or tool with findings of its
+ * own is still declared, so a note naming it is not reported a second time).
+ */
+export function namespaceToolNames(files: readonly SourceFile[], resolved: readonly ToolNamespaceArtifact[]): string[] {
+  const names = resolved.flatMap((namespace) => namespace.tools.map((tool) => tool.name));
+  for (const file of files) {
+    const [, folder, ...rest] = file.path.slice(NAMESPACES_DIR.length + 1).split("/");
+    if (folder === NAMESPACE_TOOLS_DIR && rest.length === 1 && rest[0]?.endsWith(".json")) names.push(rest[0].slice(0, -".json".length));
+  }
+  return names;
+}
