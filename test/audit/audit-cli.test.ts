@@ -201,6 +201,59 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     expect(child.stdout).toContain("audit/verification-step");
   });
 
+  it("reads a record whose fields have other types as an unreadable line, never as empty: a failing session cannot pass", async () => {
+    const log = await sessionLogRun(SKIPPED_RENDER);
+    const rows = readFileSync(log, "utf8").split("\n");
+    // A list turned into a string (a hand edit, a log written by another tool) was read as "no skill preloaded":
+    // with no workflow to hold the session to, the audit passed it.
+    const session = JSON.parse(rows[0] ?? "") as Record<string, unknown>;
+    rows[0] = JSON.stringify({ ...session, preloadedSkills: "deck-generation" });
+    writeFileSync(log, rows.join("\n"));
+    const result = await audit({ files: [log], distDir, cwd: "/" });
+    expect(result.diagnostics.filter((d) => d.ruleId === "audit/transcript-format").map((d) => [d.line, d.message])).toEqual([
+      [1, 'Unexpected "session" record whose "preloadedSkills" is the string "deck-generation", expected a list of strings'],
+    ]);
+    expect(result.errorCount).toBeGreaterThan(0);
+    const printed = await runCliInProcess("audit", log, "--dist", distDir);
+    expect(printed.code).toBe(1);
+    // The same for every field the audit reads.
+    const cases: Array<[object, string]> = [
+      [{ type: "tool_call", id: 7, name: "todo", arguments: {} }, '"id" is the number 7, expected a string'],
+      [{ type: "tool_call", id: "c1", name: "todo", arguments: "{}" }, '"arguments" is the string "{}", expected a JSON object'],
+      [{ type: "tasks", revision: 1, tasks: { id: "t" } }, "Unexpected `tasks` that is not a list, expected the complete task list"],
+      [{ type: "tasks", revision: -1, tasks: [] }, '"revision" is the number -1, expected a whole number from 0'],
+      [{ type: "knowledge_hints", ids: null }, '"ids" is null, expected a list of strings'],
+      [{ type: "skills_required", names: ["a", 2], scope: "turn" }, '"names" is a list holding something else, expected a list of strings'],
+      [{ type: "skills_loaded", names: "deck-generation" }, '"names" is the string "deck-generation", expected a list of strings'],
+    ];
+    for (const [entry, problem] of cases) {
+      const damaged = await sessionLogRun(FINISHED_DECK);
+      appendFileSync(damaged, `${JSON.stringify(entry)}\n`);
+      const found = (await audit({ files: [damaged], distDir, cwd: "/" })).diagnostics.filter((d) => d.ruleId === "audit/transcript-format");
+      expect(found.map((d) => d.message), JSON.stringify(entry)).toEqual([expect.stringContaining(problem)]);
+    }
+  });
+
+  it("reads a Pi session file's skill result whose details are damaged as an unreadable line, not a crash", async () => {
+    const file = join(tempDir("gamma-audit-pi-"), "session.jsonl");
+    const entries = [
+      { type: "session", id: "s1", version: 3, timestamp: "2026-01-01T00:00:00Z", cwd: "/tmp" },
+      { type: "custom", customType: "gamma.session", data: { variant: "base" } },
+      { type: "message", message: { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "skill", arguments: { name: "deck-generation" } }] } },
+      { type: "message", message: { role: "toolResult", toolCallId: "c1", content: [{ type: "text", text: "activated" }], details: { activated: "deck-generation" } } },
+      { type: "message", message: { role: "assistant", content: [{ type: "toolCall", id: 2, name: "todo", arguments: {} }] } },
+    ];
+    writeFileSync(file, `${entries.map((entry) => JSON.stringify(entry)).join("\n")}\n`);
+    const result = await audit({ files: [file], distDir, cwd: "/" });
+    expect(result.diagnostics.filter((d) => d.ruleId === "audit/transcript-format").map((d) => [d.line, d.message])).toEqual([
+      [4, 'Unexpected "skill" tool result whose details.activated is no list of {name} objects, expected the skills the call activated'],
+      [5, 'Unexpected "toolCall" record whose "id" is the number 2, expected a string'],
+    ]);
+    const printed = await runCliInProcess("audit", file, "--dist", distDir);
+    expect(printed.code).toBe(1);
+    expect(printed.stderr).not.toContain("internal error");
+  });
+
   it("reports each line it cannot read at that line: an error, or a warning for a torn last line", async () => {
     const log = await sessionLogRun(FINISHED_DECK);
     const lines = readFileSync(log, "utf8").split("\n").length - 1;

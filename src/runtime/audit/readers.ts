@@ -63,8 +63,65 @@ function jsonLines(text: string): { entries: Array<{ line: number; value: Record
   return { entries, lines: rows.length, skipped: unreadable.length, unreadable };
 }
 
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : []);
 const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+
+/** What a field of a record must hold; `?` marks one that may be absent. */
+type FieldType = "string" | "string?" | "strings" | "strings?" | "object" | "count" | "scope";
+
+/**
+ * The fields of each session-log record the audit reads, as the runtime writes
+ * them. A record whose field is of another type is unreadable, never read as
+ * empty: a `names` that is no list would otherwise read as "no skill loaded"
+ * and a failing session could pass its audit.
+ */
+const SESSION_LOG_FIELDS: Readonly<Record<string, Readonly<Record<string, FieldType>>>> = {
+  session: { variant: "string", preloadedSkills: "strings?", cacheKey: "string?" },
+  skills_loaded: { names: "strings" },
+  skills_required: { names: "strings", scope: "scope" },
+  tool_call: { id: "string", name: "string", arguments: "object" },
+  tool_refused: { id: "string", name: "string", missing: "strings" },
+  requirement_unmet: { id: "string", name: "string", missing: "strings" },
+  tasks: { revision: "count" },
+  knowledge_hints: { ids: "strings" },
+  yield: { message: "string", toolCallId: "string" },
+  audit: {},
+};
+
+function fieldProblem(value: Record<string, unknown>, fields: Readonly<Record<string, FieldType>>): string | undefined {
+  for (const [field, type] of Object.entries(fields)) {
+    const given = value[field];
+    if (given === undefined && type.endsWith("?")) continue;
+    const fits =
+      type === "string" || type === "string?"
+        ? typeof given === "string"
+        : type === "strings" || type === "strings?"
+          ? Array.isArray(given) && given.every((item) => typeof item === "string")
+          : type === "object"
+            ? typeof given === "object" && given !== null && !Array.isArray(given)
+            : type === "count"
+              ? Number.isSafeInteger(given) && (given as number) >= 0
+              : given === "turn" || given === "session";
+    if (!fits) return `Unexpected ${JSON.stringify(value["type"])} record whose "${field}" is ${described(given)}, expected ${FIELD_EXPECTED[type]}`;
+  }
+  return undefined;
+}
+
+const FIELD_EXPECTED: Readonly<Record<FieldType, string>> = {
+  string: "a string",
+  "string?": "a string",
+  strings: "a list of strings",
+  "strings?": "a list of strings",
+  object: "a JSON object",
+  count: "a whole number from 0",
+  scope: '"turn" or "session"',
+};
+
+function described(value: unknown): string {
+  if (value === undefined) return "missing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list holding something else";
+  return typeof value === "object" ? "an object" : `${typeof value === "string" ? "the string" : `the ${typeof value}`} ${JSON.stringify(value).slice(0, 40)}`;
+}
 
 /** Which kind of transcript this is, from its first entry. */
 export function detectTranscriptFormat(text: string): TranscriptFormat | undefined {
@@ -93,44 +150,48 @@ export function readSessionLogText(text: string): ReadTranscript {
       unreadable.push({ line, problem: `Unexpected record ${quotedType(value["type"])}, expected one of ${[...SESSION_LOG_RECORDS].join(", ")}`, torn: false });
       continue;
     }
-    switch (value["type"]) {
-      case "session":
-        variant ??= typeof value["variant"] === "string" ? value["variant"] : undefined;
-        events.push({
-          type: "session",
-          variant: String(value["variant"] ?? ""),
-          preloadedSkills: strings(value["preloadedSkills"]),
-          ...(typeof value["cacheKey"] === "string" ? { cacheKey: value["cacheKey"] } : {}),
-          position: line,
-        });
-        break;
-      case "skills_loaded":
-        events.push({ type: "skills_loaded", names: strings(value["names"]), position: line });
-        break;
-      case "tool_call":
-        events.push({ type: "tool_call", id: String(value["id"] ?? ""), name: String(value["name"] ?? ""), arguments: record(value["arguments"]), position: line });
-        break;
-      case "tasks": {
-        const tasks = safeTasks(value["tasks"]);
-        if (tasks) events.push({ type: "tasks", revision: Number(value["revision"] ?? 0), tasks, position: line });
-        break;
-      }
-      case "knowledge_hints":
-        events.push({ type: "knowledge_hints", ids: strings(value["ids"]), position: line });
-        break;
-      case "yield":
-        events.push({ type: "yield", message: String(value["message"] ?? ""), toolCallId: String(value["toolCallId"] ?? ""), position: line });
-        break;
-      case "skills_required":
-        events.push({ type: "skills_required", names: strings(value["names"]), scope: value["scope"] === "session" ? "session" : "turn", position: line });
-        break;
-      case "tool_refused":
-      case "requirement_unmet":
-        events.push({ type: value["type"], id: String(value["id"] ?? ""), name: String(value["name"] ?? ""), missing: strings(value["missing"]), position: line });
-        break;
+    const problem = fieldProblem(value, SESSION_LOG_FIELDS[value["type"]] ?? {});
+    if (problem !== undefined) {
+      unreadable.push({ line, problem, torn: false });
+      continue;
+    }
+    const event = sessionLogEvent(value, line);
+    if (typeof event === "string") unreadable.push({ line, problem: event, torn: false });
+    else if (event !== undefined) {
+      if (event.type === "session") variant ??= event.variant;
+      events.push(event);
     }
   }
   return { format: "session-log", events, lines, skipped, unreadable: byLine(unreadable), ...(variant === undefined ? {} : { variant }) };
+}
+
+/** A session-log record whose fields passed their check, as the audit's event; a problem's text when its task list does not parse; undefined for the audit's own records. */
+function sessionLogEvent(value: Record<string, unknown>, position: number): PositionedEvent | string | undefined {
+  const text = (field: string): string => value[field] as string;
+  const list = (field: string): string[] => (value[field] as string[] | undefined) ?? [];
+  switch (value["type"]) {
+    case "session":
+      return { type: "session", variant: text("variant"), preloadedSkills: list("preloadedSkills"), ...(typeof value["cacheKey"] === "string" ? { cacheKey: value["cacheKey"] } : {}), position };
+    case "skills_loaded":
+      return { type: "skills_loaded", names: list("names"), position };
+    case "tool_call":
+      return { type: "tool_call", id: text("id"), name: text("name"), arguments: record(value["arguments"]), position };
+    case "tasks": {
+      const tasks = taskListOrProblem(value["tasks"]);
+      return typeof tasks === "string" ? tasks : { type: "tasks", revision: value["revision"] as number, tasks, position };
+    }
+    case "knowledge_hints":
+      return { type: "knowledge_hints", ids: list("ids"), position };
+    case "yield":
+      return { type: "yield", message: text("message"), toolCallId: text("toolCallId"), position };
+    case "skills_required":
+      return { type: "skills_required", names: list("names"), scope: value["scope"] as "turn" | "session", position };
+    case "tool_refused":
+    case "requirement_unmet":
+      return { type: value["type"], id: text("id"), name: text("name"), missing: list("missing"), position };
+    default:
+      return undefined;
+  }
 }
 
 /**
@@ -172,21 +233,29 @@ export function readPiSessionText(text: string): ReadTranscript {
       for (const part of Array.isArray(message["content"]) ? message["content"] : []) {
         const call = record(part);
         if (call["type"] !== "toolCall") continue;
-        const id = String(call["id"] ?? "");
+        const problem = fieldProblem(call, PI_TOOL_CALL_FIELDS);
+        if (problem !== undefined) {
+          unreadable.push({ line, problem, torn: false });
+          continue;
+        }
+        const id = call["id"] as string;
         const args = record(call["arguments"]);
-        calls.set(id, { name: String(call["name"] ?? ""), arguments: args });
-        events.push({ type: "tool_call", id, name: String(call["name"] ?? ""), arguments: args, position: line });
+        calls.set(id, { name: call["name"] as string, arguments: args });
+        events.push({ type: "tool_call", id, name: call["name"] as string, arguments: args, position: line });
       }
     } else if (message["role"] === "toolResult") {
       const call = calls.get(String(message["toolCallId"] ?? ""));
       hints(contentText(message["content"]), line, events);
       if (call === undefined || message["isError"] === true) continue;
       if (call.name === "skill" && typeof call.arguments["name"] === "string") {
-        const activated = strings(record(message["details"])["activated"] === undefined ? [] : (record(message["details"])["activated"] as unknown[]).map((skill) => record(skill)["name"]));
-        events.push({ type: "skills_loaded", names: activated.length > 0 ? activated : [call.arguments["name"]], position: line });
+        const activated = activatedSkills(record(message["details"])["activated"]);
+        if (activated === undefined) unreadable.push({ line, problem: 'Unexpected "skill" tool result whose details.activated is no list of {name} objects, expected the skills the call activated', torn: false });
+        else events.push({ type: "skills_loaded", names: activated.length > 0 ? activated : [call.arguments["name"]], position: line });
       } else if (call.name === "todo") {
-        const tasks = safeTasks(call.arguments["tasks"]);
-        if (tasks) events.push({ type: "tasks", revision: ++revision, tasks, position: line });
+        // The runtime took this call (its result is no error), so a task list it cannot have taken is a damaged file.
+        const tasks = taskListOrProblem(call.arguments["tasks"]);
+        if (typeof tasks === "string") unreadable.push({ line, problem: `${tasks} (in a "todo" call the runtime took)`, torn: false });
+        else events.push({ type: "tasks", revision: ++revision, tasks, position: line });
       } else if (call.name === "message_user" && call.arguments["blockOnUser"] === true) {
         events.push({ type: "yield", message: String(call.arguments["message"] ?? ""), toolCallId: String(message["toolCallId"] ?? ""), position: line });
       }
@@ -206,12 +275,24 @@ export function readPiSessionText(text: string): ReadTranscript {
   };
 }
 
-function safeTasks(value: unknown): Task[] | undefined {
+/** The fields of a Pi tool call the audit reads. */
+const PI_TOOL_CALL_FIELDS: Readonly<Record<string, FieldType>> = { id: "string", name: "string", arguments: "object" };
+
+/** The task list, or what is wrong with it ("Unexpected …"). */
+function taskListOrProblem(value: unknown): Task[] | string {
   try {
     return parseTaskList(value);
-  } catch {
-    return undefined;
+  } catch (error) {
+    return (error as Error).message.replace(/\.$/, "");
   }
+}
+
+/** The names a `skill` result's details say it activated ([] when it says nothing); undefined when they are no list of {name} objects. */
+function activatedSkills(activated: unknown): string[] | undefined {
+  if (activated === undefined) return [];
+  if (!Array.isArray(activated)) return undefined;
+  const names = activated.map((skill) => record(skill)["name"]);
+  return names.every((name): name is string => typeof name === "string") ? names : undefined;
 }
 
 function contentText(content: unknown): string {
