@@ -267,7 +267,7 @@ export class SessionProtocolController {
     // Bodies that left the system prompt with the variant, and active skills whose text this build changed,
     // reach the model in a fresh anchor with the next context made: the workspace_update says to follow the
     // current text, which the transcript holds only as it was (on every path, a resume's or a turn's).
-    if (rebuilt !== undefined && (rebuilt.unpreloadedSkills.length > 0 || rebuilt.changedSkills.length > 0)) this.context.anchorDue();
+    if (rebuilt !== undefined && (rebuilt.unpreloadedSkills.length > 0 || rebuilt.changedSkills.length > 0 || rebuilt.requiredNow.length > 0)) this.context.anchorDue();
     this.yielding = new SessionYield({ run: this.run, recorder: this.recorder, checklists: this.checklists, emit });
     if (rebuilt !== undefined) this.tellBuildChange(rebuilt);
   }
@@ -297,8 +297,16 @@ export class SessionProtocolController {
    * what left the state, through a workspace_update when the project defines it.
    */
   private tellBuildChange(rebuilt: BuildReconciliation): void {
-    const { previousCacheKey, droppedSkills, clearedSteps, changedSkills, variant, unpreloadedSkills, preloadedSkills } = rebuilt;
-    const lost = droppedSkills.length > 0 || clearedSteps.length > 0 || changedSkills.length > 0 || variant !== undefined || unpreloadedSkills.length > 0 || preloadedSkills.length > 0;
+    const { previousCacheKey, droppedSkills, clearedSteps, changedSkills, variant, unpreloadedSkills, preloadedSkills, requiredNow, blockedRequirements } = rebuilt;
+    const lost =
+      droppedSkills.length > 0 ||
+      clearedSteps.length > 0 ||
+      changedSkills.length > 0 ||
+      variant !== undefined ||
+      unpreloadedSkills.length > 0 ||
+      preloadedSkills.length > 0 ||
+      requiredNow.length > 0 ||
+      blockedRequirements.length > 0;
     if (previousCacheKey === undefined && !lost) return;
     const cacheKey = rebuilt.change.cacheKey;
     this.emit({
@@ -308,6 +316,8 @@ export class SessionProtocolController {
       droppedSkills,
       clearedSteps,
       ...(changedSkills.length === 0 ? {} : { changedSkills }),
+      ...(requiredNow.length === 0 ? {} : { requiredNow }),
+      ...(blockedRequirements.length === 0 ? {} : { blockedRequirements }),
       ...(variant === undefined ? {} : { variant }),
     });
     const kind = this.artifacts.injectionKinds.find((candidate) => candidate.kind === "workspace_update");

@@ -55,8 +55,9 @@ export type ProtocolEvent =
    * A stored session was reopened on another build (dist/) than the one that
    * last opened it: its cache key then and now, and what the new build lacks
    * that left the state (active skills dropped, among them any that conflict
-   * with the variant's preloads; task steps cleared; the model is told
-   * through a workspace_update injection).
+   * with the variant's preloads and any active only as a requirement the
+   * build no longer has; task steps cleared; the model is told through a
+   * workspace_update injection), and the requirements it added.
    */
   | {
       type: "build_changed";
@@ -66,6 +67,10 @@ export type ProtocolEvent =
       clearedSteps: Array<{ taskId: string; step: string }>;
       /** Active skills this build holds with another body or as another type: still active, with the build's type, the model told to follow the current text. Absent when none. */
       changedSkills?: string[];
+      /** Skills active now because an active skill requires them in this build, with the skill that requires each; their bodies reach the model in a fresh anchor. Absent when none. */
+      requiredNow?: Array<{ skill: string; by: string }>;
+      /** Requirements this build adds that stay unmet, since the skill conflicts with an active one (which stays). Absent when none. */
+      blockedRequirements?: Array<{ skill: string; by: string; conflictsWith: string }>;
       /** The variant the session ran on, which this build does not define, and the one it goes on with. */
       variant?: { from: string; to: string };
     }

@@ -180,3 +180,95 @@ describe("a session reopened on another build", () => {
     expect(reopened.controller.anchorMessage().content).toContain('<skill name="import" type="reference">');
   });
 });
+
+describe("a session reopened on a build that changed what an active skill requires", () => {
+  /** drive-files requiring gml-cli as well as ask-user-questions; and requiring nothing. */
+  let requiresMore: LoadedArtifacts;
+  let requiresNothing: LoadedArtifacts;
+  const REQUIRES = "  gamma-requires-skills: ask-user-questions\n";
+
+  beforeAll(async () => {
+    const source = await readFile(join(repoRoot, "skills/drive-files/SKILL.md"), "utf8");
+    expect(source).toContain(REQUIRES);
+    const variantOf = async (name: string, text: string): Promise<LoadedArtifacts> => {
+      const root = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge"], join(await tempDir(name), "project"));
+      await writeFile(join(root, "skills/drive-files/SKILL.md"), text);
+      const built = await build({ root, persistentCache: false });
+      expect(built.diagnostics.filter((diagnostic) => diagnostic.severity === "error")).toEqual([]);
+      return loadArtifacts({ distDir: join(root, "dist") });
+    };
+    requiresMore = await variantOf("redeploy-requires-more", source.replace(REQUIRES, "  gamma-requires-skills: ask-user-questions gml-cli\n"));
+    requiresNothing = await variantOf("redeploy-requires-nothing", source.replace(REQUIRES, ""));
+  }, 60_000);
+
+  /** A session on the deployed build with drive-files loaded by the model (and ask-user-questions with it), and its transcript. */
+  async function withDriveFiles(statePath: string): Promise<AgentMessage[]> {
+    const first = open(deployed, statePath, []);
+    pi.faux().setResponses([toolUse(fauxToolCall("skill", { name: "drive-files" })), fauxAssistantMessage("Looking in your drive.")]);
+    await first.agent.prompt(first.controller.buildTurnMessages({ text: "Use the deck in my drive" }) as AgentMessage[]);
+    expect(first.controller.state.activeSkills.map((skill) => [skill.name, skill.activatedBy, skill.requiredBy])).toEqual([
+      ["drive-files", "tool", undefined],
+      ["ask-user-questions", "requires", "drive-files"],
+    ]);
+    const transcript = first.agent.state.messages.slice();
+    pi.disposeNow(first);
+    return transcript;
+  }
+
+  it("activates a requirement the new build adds, tells the host and the model, and anchors its body", async () => {
+    // Only the frontmatter changed: the cache key and the skill's body are the same, so nothing else tells of it.
+    expect(requiresMore.manifest.staticPrefix.cacheKey).toBe(deployed.manifest.staticPrefix.cacheKey);
+    expect(requiresMore.manifest.skills["drive-files"]?.sha256).toBe(deployed.manifest.skills["drive-files"]?.sha256);
+    const statePath = join(await tempDir("redeploy-requires-more-state"), "state.json");
+    const transcript = await withDriveFiles(statePath);
+
+    const events: ProtocolEvent[] = [];
+    const reopened = open(requiresMore, statePath, events, transcript);
+    const key = deployed.manifest.staticPrefix.cacheKey;
+    expect(events).toEqual([{ type: "build_changed", previousCacheKey: key, cacheKey: key, droppedSkills: [], clearedSteps: [], requiredNow: [{ skill: "gml-cli", by: "drive-files" }] }]);
+    expect(reopened.controller.state.activeSkills.map((skill) => [skill.name, skill.activatedBy, skill.requiredBy])).toEqual([
+      ["drive-files", "tool", undefined],
+      ["ask-user-questions", "requires", "drive-files"],
+      ["gml-cli", "requires", "drive-files"],
+    ]);
+    expect(new FileStateStore(statePath).load()).toEqual(reopened.controller.state);
+
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([seeing(seen, fauxAssistantMessage("Carrying on."))]);
+    await reopened.agent.prompt(reopened.controller.buildTurnMessages({ text: "Carry on" }) as AgentMessage[]);
+    const texts = (seen[0]?.messages ?? []).map((message) => textOf(message));
+    expect(texts.find((text) => text.includes("<workspace_update"))).toContain("These skills are active now, since an active skill requires them in this version: gml-cli (required by drive-files).");
+    // The body of the skill the model never loaded reaches it in the anchor of that first request.
+    const body = requiresMore.skills.get("gml-cli")?.body.trim().split("\n")[0] ?? "";
+    expect(body).not.toBe("");
+    expect(texts.some((text) => text.includes('<skill name="gml-cli" type="reference">') && text.includes(body))).toBe(true);
+    pi.disposeNow(reopened);
+
+    const again: ProtocolEvent[] = [];
+    open(requiresMore, statePath, again);
+    expect(again).toEqual([]);
+  });
+
+  it("lets a skill that was active only as a requirement the new build removed leave the state, and says so", async () => {
+    const statePath = join(await tempDir("redeploy-requires-nothing-state"), "state.json");
+    const transcript = await withDriveFiles(statePath);
+
+    const events: ProtocolEvent[] = [];
+    const reopened = open(requiresNothing, statePath, events, transcript);
+    expect(events).toEqual([expect.objectContaining({ type: "build_changed", droppedSkills: ["ask-user-questions"], clearedSteps: [] })]);
+    expect(reopened.controller.state.activeSkills.map((skill) => skill.name)).toEqual(["drive-files"]);
+
+    const seen: SeenContext[] = [];
+    pi.faux().setResponses([seeing(seen, fauxAssistantMessage("Carrying on."))]);
+    await reopened.agent.prompt(reopened.controller.buildTurnMessages({ text: "Carry on" }) as AgentMessage[]);
+    const note = (seen[0]?.messages ?? []).map((message) => textOf(message)).find((text) => text.includes("<workspace_update"));
+    expect(note).toContain(
+      "These skills were active only because an active skill required them, which no active skill does in this version: ask-user-questions. They are no longer active; load one with the skill tool if the task still needs it.",
+    );
+    expect(note).not.toContain("no longer exist");
+    // An anchor made after it (a compaction's) no longer holds the skill.
+    const anchor = reopened.controller.anchorMessage().content;
+    expect(anchor).not.toContain("- ask-user-questions (reference, required by drive-files)");
+    expect(anchor).not.toContain('<skill name="ask-user-questions"');
+  });
+});

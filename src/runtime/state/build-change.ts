@@ -17,7 +17,7 @@
  * host and the model.
  */
 import { parseStepReference } from "../../protocol/checklist.js";
-import { symmetricConflicts } from "../../protocol/skill-graph.js";
+import { requirementOrder, symmetricConflicts } from "../../protocol/skill-graph.js";
 import type { LoadedSkill } from "../artifacts.js";
 import type { ActiveSkill, Task } from "../execution-state.js";
 import type { StateCore } from "./fields.js";
@@ -37,6 +37,12 @@ export interface BuildReconciliation {
   unpreloadedSkills: string[];
   /** Skills the variant preloads that were not active: active now, as in a new session on it. */
   preloadedSkills: string[];
+  /** Skills active now because an active skill requires them in the new build (as the skill tool would have activated them), with the skill that requires each. */
+  requiredNow: Array<{ skill: string; by: string }>;
+  /** Of `droppedSkills`, those that were active only as a requirement no active skill has in the new build. */
+  unrequiredSkills: string[];
+  /** Requirements the new build adds that stay unmet: the skill conflicts with an active one, which stays. */
+  blockedRequirements: Array<{ skill: string; by: string; conflictsWith: string }>;
   /** Tasks whose step the new build does not have: the step was cleared. */
   clearedSteps: Array<{ taskId: string; step: string }>;
   /** Active skills the new build holds with another body or another type (same name): still active, their new text and contract told. */
@@ -88,16 +94,29 @@ export function reconcileBuild(state: Readonly<StateCore> & { readonly variant: 
     });
   // The variant's preloads are checked on every reopen too: a build can change what a variant preloads.
   const moved = moveVariant(held, build, sha256Of);
-  const sameSkills = moved.activeSkills.length === held.length && moved.activeSkills.every((skill, index) => skill === held[index]);
+  // What the active skills require is the new build's too: a requirement it adds is met now, one it removed no longer holds a skill.
+  const requirements = reconcileRequirements(moved.activeSkills, build, sha256Of);
+  const sameSkills = requirements.activeSkills.length === held.length && requirements.activeSkills.every((skill, index) => skill === held[index]);
   const displaced = new Set(moved.displacedSkills.map(({ skill }) => skill));
-  const droppedSkills = [...missingSkills, ...displaced];
+  const droppedSkills = [...missingSkills, ...displaced, ...requirements.unrequiredSkills];
   const requiredSkills = state.requiredSkills?.filter((required) => skills.has(required.name) && !displaced.has(required.name));
   const lostRequirement = requiredSkills !== undefined && requiredSkills.length !== state.requiredSkills?.length;
-  if (state.cacheKey === cacheKey && droppedSkills.length === 0 && clearedSteps.length === 0 && !lostRequirement && movedVariant === undefined && changedSkills.length === 0 && sameSkills) return undefined;
+  if (
+    state.cacheKey === cacheKey &&
+    droppedSkills.length === 0 &&
+    clearedSteps.length === 0 &&
+    !lostRequirement &&
+    movedVariant === undefined &&
+    changedSkills.length === 0 &&
+    sameSkills &&
+    requirements.blockedRequirements.length === 0
+  ) {
+    return undefined;
+  }
   const change: BuildChange = {
     op: "build",
     cacheKey,
-    activeSkills: moved.activeSkills,
+    activeSkills: requirements.activeSkills,
     tasks: clearedSteps.length === 0 ? state.tasks : { revision: state.tasks.revision + 1, items },
     ...(requiredSkills === undefined ? {} : { requiredSkills }),
     ...(movedVariant === undefined ? {} : { variant }),
@@ -109,6 +128,9 @@ export function reconcileBuild(state: Readonly<StateCore> & { readonly variant: 
     displacedSkills: moved.displacedSkills,
     unpreloadedSkills: moved.unpreloadedSkills,
     preloadedSkills: moved.preloadedSkills,
+    requiredNow: requirements.requiredNow,
+    unrequiredSkills: requirements.unrequiredSkills,
+    blockedRequirements: requirements.blockedRequirements,
     clearedSteps,
     changedSkills,
     ...(movedVariant === undefined ? {} : { variant: movedVariant }),
@@ -163,6 +185,52 @@ function moveVariant(
   return { activeSkills: kept, displacedSkills, unpreloadedSkills, preloadedSkills };
 }
 
+/**
+ * The active skills with the new build's requirements: every skill an active
+ * skill (one not active as a requirement itself) requires, depth-first in
+ * declared order as the skill tool activates them, is active as required by
+ * the skill that brings it; a skill that was active only as a requirement no
+ * such skill has any more leaves. A required skill that conflicts with an
+ * active one is not activated (the active one stays, as the skill tool would
+ * have refused the requirement) and is reported.
+ */
+function reconcileRequirements(
+  active: readonly ActiveSkill[],
+  build: ServingBuild,
+  sha256Of: (skill: string) => string | undefined,
+): { activeSkills: ActiveSkill[]; requiredNow: BuildReconciliation["requiredNow"]; unrequiredSkills: string[]; blockedRequirements: BuildReconciliation["blockedRequirements"] } {
+  const roots = new Set(active.filter((skill) => skill.activatedBy !== "requires").map((skill) => skill.name));
+  const needed = new Map<string, string>();
+  for (const root of roots) {
+    const requiresOf = (name: string): readonly string[] | undefined => build.skills.get(name)?.requiresSkills;
+    for (const { name, requiredBy } of requirementOrder(root, requiresOf, (name) => roots.has(name) || needed.has(name))) needed.set(name, requiredBy);
+  }
+  const unrequiredSkills: string[] = [];
+  const kept: ActiveSkill[] = [];
+  for (const skill of active) {
+    if (skill.activatedBy !== "requires") kept.push(skill);
+    else if (!needed.has(skill.name)) unrequiredSkills.push(skill.name);
+    else kept.push(skill.requiredBy === needed.get(skill.name) ? skill : { ...skill, requiredBy: needed.get(skill.name) as string });
+  }
+  const requiredNow: BuildReconciliation["requiredNow"] = [];
+  const blockedRequirements: BuildReconciliation["blockedRequirements"] = [];
+  for (const [name, by] of needed) {
+    const skill = build.skills.get(name);
+    if (skill === undefined || kept.some((candidate) => candidate.name === name)) continue;
+    const names = [...kept.map((candidate) => candidate.name), name];
+    const conflicts = symmetricConflicts(new Map(names.map((candidate) => [candidate, build.skills.get(candidate)?.conflictsWith ?? []])));
+    const conflictsWith = kept.find((candidate) => conflicts.get(name)?.has(candidate.name) === true)?.name;
+    if (conflictsWith !== undefined) {
+      blockedRequirements.push({ skill: name, by, conflictsWith });
+      continue;
+    }
+    const sha256 = sha256Of(name);
+    kept.push({ name, type: skill.type, activatedBy: "requires", requiredBy: by, ...(sha256 === undefined ? {} : { sha256 }) });
+    requiredNow.push({ skill: name, by });
+  }
+  return { activeSkills: kept, requiredNow, unrequiredSkills, blockedRequirements };
+}
+
 /** The model's note of what left the state: a workspace_update ("configuration or available resources changed"). */
 export function buildChangeUpdate(reconciliation: BuildReconciliation, delivery: InjectionDelivery, revision: number, now: number): RuntimeInjection {
   const cacheKey = reconciliation.change.cacheKey;
@@ -197,8 +265,22 @@ function buildChangeSummary(reconciliation: BuildReconciliation): string {
     const displaced = reconciliation.displacedSkills.map(({ skill, by }) => `${skill} (conflicts with ${by})`).join(", ");
     lines.push(`These skills are no longer active, since they conflict with a skill the system prompt preloads: ${displaced}. Do not follow their instructions; follow the preloaded skill.`);
   }
+  if (reconciliation.requiredNow.length > 0) {
+    const required = reconciliation.requiredNow.map(({ skill, by }) => `${skill} (required by ${by})`).join(", ");
+    lines.push(`These skills are active now, since an active skill requires them in this version: ${required}. Their instructions are in the restored session state below; follow them with the skill that requires them.`);
+  }
+  if (reconciliation.unrequiredSkills.length > 0) {
+    lines.push(
+      `These skills were active only because an active skill required them, which no active skill does in this version: ${reconciliation.unrequiredSkills.join(", ")}. They are no longer active; load one with the skill tool if the task still needs it.`,
+    );
+  }
+  if (reconciliation.blockedRequirements.length > 0) {
+    const blocked = reconciliation.blockedRequirements.map(({ skill, by, conflictsWith }) => `${skill} (required by ${by}, conflicts with ${conflictsWith})`).join(", ");
+    lines.push(`These skills an active skill requires in this version are not active, since they conflict with an active skill, which stays: ${blocked}. Ask the user which workflow to follow if the task needs both.`);
+  }
   const displaced = new Set(reconciliation.displacedSkills.map(({ skill }) => skill));
-  const missing = reconciliation.droppedSkills.filter((skill) => !displaced.has(skill));
+  const unrequired = new Set(reconciliation.unrequiredSkills);
+  const missing = reconciliation.droppedSkills.filter((skill) => !displaced.has(skill) && !unrequired.has(skill));
   if (missing.length > 0) {
     lines.push(`These skills no longer exist and are no longer active: ${missing.join(", ")}. Do not follow their instructions or name their steps.`);
   }
