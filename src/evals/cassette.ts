@@ -11,6 +11,7 @@
  * and it is reported at that call instead of answering with a reply meant
  * for another question.
  */
+import { messageOf } from "../protocol/error-message.js";
 import { createHash, randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -166,6 +167,25 @@ export function writeCassettes(cassetteDir: string, cassettes: readonly Cassette
     if (kept) rmSync(old, { recursive: true, force: true });
   } finally {
     rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Why a recording could not replace the cassettes in `cassetteDir`, found
+ * before the first model call (a run is paid for): the folder beside it is
+ * made if need be, and a staging folder made and removed there, as the
+ * write does. Undefined when it can.
+ */
+export function cassetteWriteProblem(cassetteDir: string): string | undefined {
+  const parent = dirname(cassetteDir);
+  const probe = join(parent, `.${basename(cassetteDir)}.probe-${process.pid}-${randomBytes(4).toString("hex")}`);
+  try {
+    mkdirSync(parent, { recursive: true });
+    mkdirSync(probe);
+    rmSync(probe, { recursive: true, force: true });
+    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? messageOf(error);
   }
 }
 

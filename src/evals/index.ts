@@ -7,11 +7,13 @@
  */
 import { readdirSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { packageRoot } from "../package-paths.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { loadArtifacts, type LoadedArtifacts } from "../runtime/artifacts.js";
 import type { ModelCallContext } from "./model-context.js";
 import { modelCatalog, observedStreamFn, registerScriptedModel, type Api, type Model, type ModelContext, type ScriptedReply } from "./pi-models.js";
-import { cassettePath, cassetteReply, contextFingerprint, isFailedReply, writeCassettes, type Cassette, type CassetteCall } from "./cassette.js";
+import { cassettePath, cassetteReply, cassetteWriteProblem, contextFingerprint, isFailedReply, writeCassettes, type Cassette, type CassetteCall } from "./cassette.js";
 import { judgeRun } from "./expectations.js";
 import { chooseModel, EvalUsageError } from "./models.js";
 import type { OptionNames, OptionSpelling } from "./option-names.js";
@@ -96,7 +98,7 @@ export async function runEvals(options: EvalOptions, spelling: OptionSpelling = 
     // Nothing to measure is no pass: a CI line keeps failing until the first scenario and its cassettes are committed.
     const folder = `${relative(cwd, join(root, EVALS_DIR)).split(sep).join("/") || "."}/`;
     throw new EvalUsageError(
-      `Unexpected evaluation without scenarios: no *.yaml in ${folder}, expected a scenario file there for each case to measure (how to write one: ${SCENARIOS_GUIDE}), then its cassettes recorded with ${named.recordFirst}; ${named.replay} replays them`,
+      `Unexpected evaluation without scenarios: no *.yaml in ${folder}, expected a scenario file there for each case to measure (how to write one: ${scenariosGuide(cwd)}), then its cassettes recorded with ${named.recordFirst}; ${named.replay} replays them`,
     );
   }
   const { scenarios, diagnostics } = loadScenarios(files, artifacts, cwd);
@@ -107,6 +109,14 @@ export async function runEvals(options: EvalOptions, spelling: OptionSpelling = 
   const chosen = catalog === undefined || options.model === undefined ? undefined : chooseModel(options.model, catalog, { named, ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }) });
   const plans = mode === "replay" ? replayPlans(scenarios, runs, cwd, named) : scenarios.flatMap((loaded) => Array.from({ length: runs ?? 1 }, (_, index) => ({ loaded, run: index + 1 })));
   const modelName = mode === "replay" ? replayedModel(plans) : options.scriptedModel !== undefined ? `scripted/${options.scriptedModel.name}` : (chosen?.spec ?? "");
+  if (mode === "record") {
+    for (const loaded of scenarios) {
+      const problem = cassetteWriteProblem(loaded.cassetteDir);
+      if (problem === undefined) continue;
+      const folder = relative(cwd, loaded.cassetteDir).split(sep).join("/");
+      throw new EvalUsageError(`Unexpected cassettes folder ${folder}/ that cannot be written (${problem}), expected a folder this user can write before any model call is made`);
+    }
+  }
 
   let done = 0;
   const runResults = await pool(plans, concurrency, async (plan) => {
@@ -117,8 +127,15 @@ export async function runEvals(options: EvalOptions, spelling: OptionSpelling = 
   const scenarioResults = scenarios.map((loaded) => {
     const outcomes = runResults.filter((_, index) => plans[index]?.loaded === loaded);
     // A recording replaces a scenario's cassettes only when every run recorded cleanly: a failed call is no reply.
-    const notRecorded = mode === "record" ? outcomes.find((outcome) => outcome.notRecorded !== undefined)?.notRecorded : undefined;
-    if (mode === "record" && notRecorded === undefined) writeCassettes(loaded.cassetteDir, outcomes.flatMap((outcome) => (outcome.cassette === undefined ? [] : [outcome.cassette])));
+    let notRecorded = mode === "record" ? outcomes.find((outcome) => outcome.notRecorded !== undefined)?.notRecorded : undefined;
+    if (mode === "record" && notRecorded === undefined) {
+      try {
+        writeCassettes(loaded.cassetteDir, outcomes.flatMap((outcome) => (outcome.cassette === undefined ? [] : [outcome.cassette])));
+      } catch (error) {
+        // Checked before the runs, so the folder changed while they ran: the runs' results still count, the old cassettes stay.
+        notRecorded = `its cassettes could not be written to ${relative(cwd, loaded.cassetteDir).split(sep).join("/")}/ (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`;
+      }
+    }
     return scenarioResult({
       name: loaded.scenario.name,
       file: loaded.file,
@@ -150,15 +167,21 @@ export async function runEvals(options: EvalOptions, spelling: OptionSpelling = 
   return { diagnostics: [], results };
 }
 
-/** The guide's Scenarios section, as the installed package carries it. */
-const SCENARIOS_GUIDE = "node_modules/gamma-prompt/docs/guide/evaluations-and-audits.md#scenarios";
+/** The guide's Scenarios section in the installed package, from the working folder (a project's subfolder, a hoisted install). */
+function scenariosGuide(cwd: string): string {
+  return `${relative(cwd, fileURLToPath(new URL("docs/guide/evaluations-and-audits.md", packageRoot))).split(sep).join("/")}#scenarios`;
+}
 
 function discoverScenarios(root: string, cwd: string): string[] {
   let names: string[];
   try {
     names = readdirSync(join(root, EVALS_DIR));
-  } catch {
-    return [];
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return [];
+    // A folder that cannot be listed is not an empty one: "write a scenario" would be the wrong advice.
+    const folder = `${relative(cwd, join(root, EVALS_DIR)).split(sep).join("/") || "."}/`;
+    throw new EvalUsageError(`Unexpected scenarios folder ${folder} that cannot be read (${code ?? String(error)}), expected a folder of *.yaml scenarios this user can read`);
   }
   return names
     .filter((name) => /\.ya?ml$/.test(name))

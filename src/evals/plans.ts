@@ -27,7 +27,7 @@ export interface RunPlan {
 export function replayPlans(scenarios: readonly LoadedScenario[], runs: number | undefined, cwd: string, named: OptionNames = OPTION_NAMES.library): RunPlan[] {
   return scenarios.flatMap((loaded) => {
     restoreInterruptedSwap(loaded.cassetteDir);
-    const recorded = recordedRuns(loaded.cassetteDir);
+    const recorded = recordedRuns(loaded.cassetteDir, cwd);
     if (recorded.length === 0) {
       throw new EvalUsageError(`Unexpected scenario "${loaded.scenario.name}" without cassettes in ${display(loaded.cassetteDir, cwd)}/, expected them recorded first: ${named.recordFirst}`);
     }
@@ -52,13 +52,16 @@ export function replayPlans(scenarios: readonly LoadedScenario[], runs: number |
   });
 }
 
-/** The run numbers of the cassettes in a scenario's folder (`<run>.json`, run from 1), in order. */
-function recordedRuns(cassetteDir: string): number[] {
+/** The run numbers of the cassettes in a scenario's folder (`<run>.json`, run from 1), in order; none when there is no folder. */
+function recordedRuns(cassetteDir: string, cwd: string): number[] {
   let names: string[];
   try {
     names = readdirSync(cassetteDir);
-  } catch {
-    return [];
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return [];
+    // A folder that is there but cannot be listed is not "never recorded": re-recording would not help.
+    throw new EvalUsageError(`Unexpected cassettes folder ${display(cassetteDir, cwd)}/ that cannot be read (${code ?? String(error)}), expected a folder of cassettes this user can read`);
   }
   return names
     .filter((name) => /^[1-9]\d{0,5}\.json$/.test(name))

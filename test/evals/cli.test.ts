@@ -1,12 +1,12 @@
 import { existsSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getEnvApiKey, getProviders } from "@earendil-works/pi-ai/compat";
 import { closestIds, keyVariable } from "../../src/evals/models.js";
 import { progressBar } from "../../src/cli/commands/eval.js";
 import { runCliInProcessFrom } from "../helpers/cli.js";
 import { spawnCli } from "../build/helpers.js";
-import { evalProject } from "./helpers/project.js";
+import { evalProject, repoRoot } from "./helpers/project.js";
 
 /** Providers pi-ai authenticates another way than one environment variable (OAuth, cloud credentials). */
 const NOT_BY_ONE_VARIABLE = ["amazon-bedrock", "openai-codex"];
@@ -145,7 +145,7 @@ describe("gamma-prompt eval: scenarios and output", () => {
   it("refuses an evaluation without scenarios (exit 2), saying where they go, where the guide explains them and how to record", async () => {
     const root = evalProject({ scenarios: [] });
     const expected = (folder: string) =>
-      `gamma-prompt eval: Unexpected evaluation without scenarios: no *.yaml in ${folder}, expected a scenario file there for each case to measure (how to write one: node_modules/gamma-prompt/docs/guide/evaluations-and-audits.md#scenarios), then its cassettes recorded with gamma-prompt eval --record --model provider/id; --replay replays them\n`;
+      `gamma-prompt eval: Unexpected evaluation without scenarios: no *.yaml in ${folder}, expected a scenario file there for each case to measure (how to write one: ${relative(root, join(repoRoot, "docs/guide/evaluations-and-audits.md"))}#scenarios), then its cassettes recorded with gamma-prompt eval --record --model provider/id; --replay replays them\n`;
     const empty = await runCliInProcessFrom(root, "eval", "--replay");
     expect([empty.code, empty.stdout, empty.stderr]).toEqual([2, "", expected("evals/")]);
     rmSync(join(root, "evals"), { recursive: true });

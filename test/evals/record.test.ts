@@ -1,10 +1,11 @@
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runEvals } from "../../src/evals/index.js";
 import type { EvalResults } from "../../src/evals/results.js";
+import type { ScriptedModel } from "../../src/evals/index.js";
 import { canonicalJson } from "../../src/pipeline/emit/canonical-json.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
 import { startWireServer, type WireServer } from "../wire/server.js";
@@ -328,5 +329,64 @@ describe("a live run whose model call gets no reply is not evaluated (pi-ai's re
     // Runs 2 and 3 got a reply (text, no tool call): evaluated, and failing.
     expect(scenario).toMatchObject({ runs: 2, passed: 0, unanswered: 1, pass: false });
     expect(outcome.results).toMatchObject({ passed: false, unanswered: 1 });
+  });
+});
+
+describe("a --record whose cassettes cannot be written", () => {
+  it("is refused before the first model call (exit 2), naming the folder; a folder gone bad during the runs keeps the results and the old cassettes", async () => {
+    const root = evalProject({ scenarios: ["topic-only-deck"] });
+    // A file where the cassettes folder belongs: nothing can be written under it, whoever runs this.
+    writeFileSync(join(root, "evals", "cassettes"), "not a folder\n");
+    let calls = 0;
+    const counting = {
+      name: "good-agent",
+      respond: (call: unknown) => {
+        calls += 1;
+        return (goodAgent as ScriptedModel).respond(call as Parameters<ScriptedModel["respond"]>[0]);
+      },
+    };
+    await expect(runEvals({ root, record: true, scriptedModel: counting })).rejects.toThrow(
+      /^Unexpected cassettes folder \S*evals\/cassettes\/topic-only-deck\/ that cannot be written \(EEXIST\), expected a folder this user can write before any model call is made$/,
+    );
+    expect(calls).toBe(0);
+    expect(readFileSync(join(root, "evals", "cassettes"), "utf8")).toBe("not a folder\n");
+
+    // The folder turns bad while the runs go on: the results are still given, the scenario not recorded.
+    const later = evalProject({ scenarios: ["topic-only-deck"] });
+    const spoiling = {
+      name: "good-agent",
+      respond: (call: unknown) => {
+        const folder = join(later, "evals", "cassettes");
+        if (statSync(folder, { throwIfNoEntry: false })?.isDirectory() !== false) {
+          rmSync(folder, { recursive: true, force: true });
+          writeFileSync(folder, "not a folder\n");
+        }
+        return (goodAgent as ScriptedModel).respond(call as Parameters<ScriptedModel["respond"]>[0]);
+      },
+    };
+    const { results } = await runEvals({ root: later, record: true, scriptedModel: spoiling });
+    expect(results?.passed).toBe(false);
+    expect(results?.scenarios[0]?.notRecorded).toMatch(/^its cassettes could not be written to \S*evals\/cassettes\/topic-only-deck\/ \(E[A-Z]+\)$/);
+    expect(results?.scenarios[0]?.runResults.length).toBe(1);
+  });
+});
+
+describe("a --replay whose folders cannot be read", () => {
+  it("says so with the folder's error (exit 2), never that nothing was recorded or written", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+    const folder = join(root, "evals/cassettes/blocking-question");
+    rmSync(folder, { recursive: true });
+    // Not a folder where the scenario's cassettes belong (as unlistable as one without read permission).
+    writeFileSync(folder, "");
+    const replay = await runCliInProcessFrom(root, "eval", "--replay", "evals/blocking-question.yaml");
+    expect(replay.code).toBe(2);
+    expect(replay.stderr).toBe("gamma-prompt eval: Unexpected cassettes folder evals/cassettes/blocking-question/ that cannot be read (ENOTDIR), expected a folder of cassettes this user can read\n");
+
+    const noFolder = evalProject({ scenarios: [] });
+    rmSync(join(noFolder, "evals"), { recursive: true, force: true });
+    writeFileSync(join(noFolder, "evals"), "");
+    const listed = await runCliInProcessFrom(noFolder, "eval", "--replay");
+    expect(listed.code).toBe(2);
+    expect(listed.stderr).toBe("gamma-prompt eval: Unexpected scenarios folder evals/ that cannot be read (ENOTDIR), expected a folder of *.yaml scenarios this user can read\n");
   });
 });

@@ -47,7 +47,7 @@ export function registerEvalCommand(program: Command, result: { exitCode: number
 runtime events routed with routeUpdate, its host tools answered from fixtures. A run passes when every
 expectation holds; rates carry a 95% Wilson score interval. A regression against --baseline is a lower rate
 whose 95% interval does not overlap the baseline's.`,
-        exitCodes: "0 every run was evaluated, every scenario reached the threshold and nothing regressed, 1 a failing scenario, a regression, a stale cassette or a run whose model call got no reply (a provider error, a refused connection: not evaluated, whatever the threshold), a recording whose model call failed (its scenario's cassettes are left as they were) or a scenario file with problems, 2 usage: flags, an unknown model, a missing key, no scenarios (no evals/*.yaml and none named), missing cassettes, an unreadable baseline, a dist/ that fails verification.",
+        exitCodes: "0 every run was evaluated, every scenario reached the threshold and nothing regressed, 1 a failing scenario, a regression, a stale cassette or a run whose model call got no reply (a provider error, a refused connection: not evaluated, whatever the threshold), a recording whose model call failed (its scenario's cassettes are left as they were) or a scenario file with problems, 2 usage: flags, an unknown model, a missing key, no scenarios (no evals/*.yaml and none named), missing cassettes, a cassettes or scenarios folder that cannot be read (or, to record, written), an unreadable baseline, a dist/ that fails verification.",
         examples: [
           "gamma-prompt eval --replay",
           "OPENAI_API_KEY=... gamma-prompt eval --model openai/gpt-5 --runs 10 --threshold 0.9",
