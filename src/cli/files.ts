@@ -3,6 +3,8 @@ import { dirname, isAbsolute, relative } from "node:path";
 import { describeFsError, fsErrorCode } from "../protocol/path-problem.js";
 import { MAX_TEXT_FILE_BYTES, readRegularFile, statIfPossible } from "../protocol/regular-file.js";
 import { writeFileWhole } from "../pipeline/fix/replace-file.js";
+import { jsonSyntaxError } from "../pipeline/parse/json-error-offset.js";
+import { LineIndex } from "../pipeline/parse/positions.js";
 
 /**
  * Files named on the command line: read without ever blocking (a FIFO is
@@ -27,6 +29,18 @@ export function readCommandFile(path: string, what: string, shown = path): strin
       throw new CommandFileError(`cannot read the ${what} ${shown}: ${read.size} bytes, more than the ${MAX_TEXT_FILE_BYTES} a text can hold`);
     case "error":
       throw new CommandFileError(`cannot read the ${what} ${shown}: ${describeFsError(read.code)} (${read.code})`);
+  }
+}
+
+/** The JSON file at `path` (as readCommandFile reads it); a syntax error is one line that names it at line:column. */
+export function readCommandJson(path: string, what: string, shown = path): unknown {
+  const text = readCommandFile(path, what, shown);
+  try {
+    return JSON.parse(text);
+  } catch (thrown) {
+    const { offset, message } = jsonSyntaxError(text, thrown);
+    const { line, column } = new LineIndex(text).position(offset);
+    throw new CommandFileError(`cannot read the ${what} ${shown}:${line}:${column}: ${message}, expected JSON`);
   }
 }
 

@@ -17,6 +17,8 @@ import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSyn
 import { basename, dirname, join } from "node:path";
 import { canonicalJson, sortKeysDeep } from "../pipeline/emit/canonical-json.js";
 import { readRegularFile } from "../protocol/regular-file.js";
+import { jsonSyntaxError } from "../pipeline/parse/json-error-offset.js";
+import { LineIndex } from "../pipeline/parse/positions.js";
 import type { ModelContext, ModelReply, ScriptedReply } from "./pi-models.js";
 
 export const CASSETTE_FORMAT = "gamma-prompt/eval-cassette@1";
@@ -225,7 +227,10 @@ export function readCassette(path: string): CassetteRead {
   try {
     value = JSON.parse(read.bytes.toString("utf8"));
   } catch (error) {
-    return { kind: "invalid", problem: `not JSON (${(error as Error).message})` };
+    const text = read.bytes.toString("utf8");
+    const { offset, message } = jsonSyntaxError(text, error);
+    const { line, column } = new LineIndex(text).position(offset);
+    return { kind: "invalid", problem: `not JSON (${line}:${column}: ${message})` };
   }
   const cassette = value as Partial<Cassette> | null;
   if (typeof cassette !== "object" || cassette === null || cassette.format !== CASSETTE_FORMAT) return { kind: "invalid", problem: `expected "format": "${CASSETTE_FORMAT}"` };

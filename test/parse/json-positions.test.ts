@@ -18,6 +18,8 @@ describe("source/invalid-json positions", () => {
     expect(at(tool)).toEqual({ ruleId: "source/invalid-json", at: "5:25", message: "Unexpected JSON syntax: Unexpected token ']'" });
     expect(at('{"a": ,}')).toEqual({ ruleId: "source/invalid-json", at: "1:7", message: "Unexpected JSON syntax: Unexpected token ','" });
     expect(at('{"strict": tru}')).toMatchObject({ at: "1:15" });
+    // A token that is no printable character is shown escaped, never as the raw byte.
+    expect(at('{"a": \u001b[31m}')).toEqual({ ruleId: "source/invalid-json", at: "1:7", message: "Unexpected JSON syntax: Unexpected token '\\u001b'" });
   });
 
   it("finds the offset the engine names wherever it names one", () => {

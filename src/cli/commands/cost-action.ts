@@ -4,7 +4,7 @@ import { ProfileError } from "../../cost/profile.js";
 import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { ArtifactVerificationError } from "../../runtime/artifacts.js";
 import { unbuiltFolderMessage } from "../unbuilt.js";
-import { CommandFileError, readCommandFile } from "../files.js";
+import { CommandFileError, readCommandJson } from "../files.js";
 import { commandRoot, inputFile } from "../project-root.js";
 
 export interface CostCommandOptions {
@@ -26,7 +26,7 @@ export async function runCostCommand(given: CostCommandOptions): Promise<number>
   let profile: unknown;
   if (options.profile !== undefined) {
     try {
-      profile = JSON.parse(readCommandFile(inputFile(options.root, options.profile), "traffic profile", options.profile));
+      profile = readCommandJson(inputFile(options.root, options.profile), "traffic profile", options.profile);
     } catch (error) {
       const why = error instanceof CommandFileError ? error.message : `cannot read the traffic profile ${options.profile}: ${(error as Error).message}`;
       process.stderr.write(`gamma-prompt cost: ${why}\n`);

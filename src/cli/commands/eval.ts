@@ -61,7 +61,7 @@ whose 95% interval does not overlap the baseline's.`,
         process.stderr.write(`gamma-prompt eval: ${message}\n`);
         result.exitCode = EXIT_USAGE;
       };
-      const [{ runEvals, EvalUsageError, MAX_RUNS }, { formatSummary, resultsProblem }, { canonicalJson }, { formatDiagnostics }, { ArtifactVerificationError }, { CommandFileError, checkCommandFileWritable, readCommandFile, writeCommandFile }] = await Promise.all([
+      const [{ runEvals, EvalUsageError, MAX_RUNS }, { formatSummary, resultsProblem }, { canonicalJson }, { formatDiagnostics }, { ArtifactVerificationError }, { CommandFileError, checkCommandFileWritable, readCommandJson, writeCommandFile }] = await Promise.all([
         import("../../evals/index.js"),
         import("../../evals/results.js"),
         import("../../pipeline/emit/canonical-json.js"),
@@ -99,10 +99,10 @@ whose 95% interval does not overlap the baseline's.`,
       if (options.baseline !== undefined) {
         let parsed: unknown;
         try {
-          parsed = JSON.parse(readCommandFile(options.baseline, "baseline"));
+          parsed = readCommandJson(options.baseline, "baseline");
         } catch (error) {
           if (error instanceof CommandFileError) return fail(error.message);
-          return fail(`Unexpected baseline ${options.baseline} that cannot be read as JSON (${(error as Error).message}), expected a results document from --output`);
+          throw error;
         }
         const problem = resultsProblem(parsed);
         if (problem !== undefined) return fail(`Unexpected baseline ${options.baseline}: ${problem}`);

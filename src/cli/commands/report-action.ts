@@ -4,7 +4,7 @@ import { resultsProblem, type EvalResults } from "../../evals/results.js";
 import { ArtifactVerificationError } from "../../runtime/artifacts.js";
 import { unbuiltFolderMessage } from "../unbuilt.js";
 import { collectReport, ReportUsageError } from "../../report/report.js";
-import { CommandFileError, readCommandFile, writeCommandFile } from "../files.js";
+import { CommandFileError, readCommandJson, writeCommandFile } from "../files.js";
 import { commandRoot, inputFile } from "../project-root.js";
 
 export interface ReportCommandOptions {
@@ -23,12 +23,7 @@ export interface ReportCommandOptions {
 class InputError extends Error {}
 
 function readJson(root: string, file: string, what: string): unknown {
-  const text = readCommandFile(inputFile(root, file), what, file);
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new InputError(`cannot read the ${what} ${file}: ${(error as Error).message}`);
-  }
+  return readCommandJson(inputFile(root, file), what, file);
 }
 
 function readResults(file: string, what: string): EvalResults {

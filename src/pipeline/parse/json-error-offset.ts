@@ -113,3 +113,18 @@ export function jsonErrorOffset(text: string): number {
 class JsonBreak {
   constructor(readonly offset: number) {}
 }
+
+/**
+ * JSON.parse's error on `text` in one line: where it is (V8's position, else
+ * the scan above) and its message without the text V8 quotes after an
+ * unexpected token, which may hold anything (terminal escapes, line feeds);
+ * a token that is no printable character is shown escaped.
+ */
+export function jsonSyntaxError(text: string, thrown: unknown): { offset: number; message: string } {
+  const raw = thrown instanceof Error ? thrown.message : String(thrown);
+  const position = /position (\d+)/.exec(raw);
+  const offset = position ? Number(position[1]) : jsonErrorOffset(text);
+  const token = /^Unexpected token '([\s\S]{1,2}?)', /.exec(raw)?.[1];
+  if (token !== undefined) return { offset, message: `Unexpected token '${/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]+$/.test(token) ? token : JSON.stringify(token).slice(1, -1)}'` };
+  return { offset, message: (raw.split("\n")[0] ?? "").replace(/ in JSON at position \d+.*$/, "") };
+}

@@ -1,4 +1,4 @@
-import { jsonErrorOffset } from "./json-error-offset.js";
+import { jsonSyntaxError } from "./json-error-offset.js";
 import type { Document, DocumentOptions, LineCounter, Node, ParseOptions } from "yaml";
 import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
@@ -62,14 +62,12 @@ export function parseJsonSource(source: SourceFile): PositionedSource | Diagnost
   try {
     value = JSON.parse(source.text);
   } catch (thrown) {
-    const message = messageOf(thrown);
-    const position = /position (\d+)/.exec(message);
-    const offset = position ? Number(position[1]) : jsonErrorOffset(source.text);
+    const { offset, message } = jsonSyntaxError(source.text, thrown);
     const { LineCounter, parseDocument } = yamlLibrary();
     const lineCounter = new LineCounter();
     parseDocument(source.text, { lineCounter });
     const range = offsetsToRange(lineCounter, offset, offset + 1);
-    return createDiagnostic("source/invalid-json", source.path, range, `Unexpected JSON syntax: ${firstLine(message.replace(/^(Unexpected token '[^']*'), [\s\S]*$/, "$1")).replace(/ in JSON at position \d+.*$/, "")}`);
+    return createDiagnostic("source/invalid-json", source.path, range, `Unexpected JSON syntax: ${message}`);
   }
   return positioned(source, value, { uniqueKeys: false });
 }
