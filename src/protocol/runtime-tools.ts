@@ -24,4 +24,5 @@ export const RUNTIME_TOOL_PARAMETERS: ReadonlyArray<{ tool: RuntimeToolName; par
   { tool: "message_user", parameter: "message", type: "string", why: "the text shown to the user" },
   { tool: "message_user", parameter: "blockOnUser", type: "boolean", why: "whether the turn passes to the user" },
   { tool: "todo", parameter: "tasks", type: "array", why: "the whole task list" },
+  { tool: "load_tool_namespace", parameter: "name", type: "string", why: "the namespace to load, by its name in the catalog" },
 ];

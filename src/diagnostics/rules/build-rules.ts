@@ -39,7 +39,7 @@ export const buildRules = {
   "tool/order-missing": { severity: "error", description: "Every tool file is listed in `schemas/tools/order.json` (or in its namespace's `tools` list)." },
   "tool/order-duplicate": { severity: "error", description: "`schemas/tools/order.json` (or a namespace's `tools` list) lists each tool once." },
   "tool/runtime-tool-missing": { severity: "error", description: "An agent declares the tools the runtime implements and starts no session without (`skill`, `todo` and `message_user`) in its stable tool set." },
-  "tool/runtime-tool-parameters": { severity: "error", description: "A tool the runtime serves declares, as required and with its type, each parameter the runtime reads (`message_user`: `message`, `blockOnUser`; `todo`: `tasks`)." },
+  "tool/runtime-tool-parameters": { severity: "error", description: "A tool the runtime serves declares, as required and with its type, each parameter the runtime reads (`message_user`: `message`, `blockOnUser`; `todo`: `tasks`; `load_tool_namespace`: `name`)." },
   "tool/skill-name-parameter": { severity: "error", description: "The `skill` tool has a string `name` parameter to carry the catalog enum." },
   "namespace/invalid": { severity: "error", description: "A namespace file `schemas/namespaces/<name>/namespace.json` matches schemas/namespace.schema.json." },
   "namespace/name-mismatch": { severity: "error", description: "A namespace's `name` equals the name of its folder." },

@@ -369,7 +369,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: 'order.json: ["read", "todo", "skill", "message_user"]   (with skill.json)',
   },
   "tool/runtime-tool-parameters": {
-    text: "The runtime reads message_user's message and blockOnUser and todo's tasks. A schema that leaves one out, gives it another type or does not require it lets the model call the tool in a way the runtime refuses: a message_user without blockOnUser can never hand the turn to the user. The build fails at the tool's file.",
+    text: "The runtime reads message_user's message and blockOnUser, todo's tasks and load_tool_namespace's name. A schema that leaves one out, gives it another type or does not require it lets the model call the tool in a way the runtime refuses: a message_user without blockOnUser can never hand the turn to the user. The build fails at the tool's file.",
     bad: '{ "name": "message_user", "description": "Send a message to the user.", "parameters": { "type": "object", "properties": { "message": { "type": "string" } }, "required": ["message"] } }',
     good: '{ "name": "message_user", "description": "Send a message to the user.", "parameters": { "type": "object", "properties": { "message": { "type": "string" }, "blockOnUser": { "type": "boolean" } }, "required": ["message", "blockOnUser"] } }',
   },
