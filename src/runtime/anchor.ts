@@ -30,7 +30,7 @@ export function renderAnchor(options: {
   const { state, skills, injections } = options;
   const out: string[] = [
     `<${ANCHOR_TAG} revision="${state.revision}">`,
-    "Restored session state. Your task state and active skills survived context compaction; continue the task from here.",
+    "Restored session state. Your task state and active skills are kept across context compaction and reloads; continue the task from here.",
     "",
   ];
 

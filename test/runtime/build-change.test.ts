@@ -237,7 +237,8 @@ describe("a session reopened on a build that changed what an active skill requir
     pi.faux().setResponses([seeing(seen, fauxAssistantMessage("Carrying on."))]);
     await reopened.agent.prompt(reopened.controller.buildTurnMessages({ text: "Carry on" }) as AgentMessage[]);
     const texts = (seen[0]?.messages ?? []).map((message) => textOf(message));
-    expect(texts.find((text) => text.includes("<workspace_update"))).toContain("These skills are active now, since an active skill requires them in this version: gml-cli (required by drive-files).");
+    // "Another" version: a rollback reopens a session on an earlier build as well.
+    expect(texts.find((text) => text.includes("<workspace_update"))).toContain("This session was reopened on another version of the agent. These skills are active now, since an active skill requires them in this version: gml-cli (required by drive-files).");
     // The body of the skill the model never loaded reaches it in the anchor of that first request.
     const body = requiresMore.skills.get("gml-cli")?.body.trim().split("\n")[0] ?? "";
     expect(body).not.toBe("");

@@ -249,7 +249,7 @@ export function buildChangeUpdate(reconciliation: BuildReconciliation, delivery:
 
 /** The note the model gets: what the new build no longer has, and what to do about it. */
 function buildChangeSummary(reconciliation: BuildReconciliation): string {
-  const lines = ["This session was reopened on a new version of the agent."];
+  const lines = ["This session was reopened on another version of the agent."];
   if (reconciliation.variant !== undefined) {
     lines.push(`The agent configuration it ran on (${reconciliation.variant.from}) no longer exists; it goes on with ${reconciliation.variant.to}, whose instructions are the system prompt you have now.`);
   }
@@ -267,7 +267,7 @@ function buildChangeSummary(reconciliation: BuildReconciliation): string {
   }
   if (reconciliation.requiredNow.length > 0) {
     const required = reconciliation.requiredNow.map(({ skill, by }) => `${skill} (required by ${by})`).join(", ");
-    lines.push(`These skills are active now, since an active skill requires them in this version: ${required}. Their instructions are in the restored session state below; follow them with the skill that requires them.`);
+    lines.push(`These skills are active now, since an active skill requires them in this version: ${required}. Their instructions are in the restored session state; follow them with the skill that requires them.`);
   }
   if (reconciliation.unrequiredSkills.length > 0) {
     lines.push(
@@ -286,7 +286,7 @@ function buildChangeSummary(reconciliation: BuildReconciliation): string {
   }
   if (reconciliation.changedSkills.length > 0) {
     lines.push(
-      `These active skills changed in this version: ${reconciliation.changedSkills.join(", ")}. Follow their current text (in the restored session state below, or in the system prompt for a preloaded skill), not an earlier one, and check their checklists against your tasks.`,
+      `These active skills changed in this version: ${reconciliation.changedSkills.join(", ")}. Follow their current text (in the restored session state, or in the system prompt for a preloaded skill), not an earlier one, and check their checklists against your tasks.`,
     );
   }
   if (reconciliation.clearedSteps.length > 0) {
