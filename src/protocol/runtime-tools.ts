@@ -9,6 +9,9 @@ export type RuntimeToolName = (typeof RUNTIME_TOOL_NAMES)[number];
 /** Runtime tools every tools.json must declare: the prefix's protocol tells the model to use them, so a session refuses to start without them. */
 export const REQUIRED_RUNTIME_TOOLS: readonly RuntimeToolName[] = ["skill", "todo", "message_user"];
 
+/** The runtime tool the model loads a tool namespace with, by its name in the catalog. */
+export const LOAD_NAMESPACE_TOOL = "load_tool_namespace" satisfies RuntimeToolName;
+
 /** The runtime tool that fetches a knowledge note; knowledge hints tell the model to call it. */
 export const KNOWLEDGE_TOOL: RuntimeToolName = "read_workspace_rule";
 

@@ -7,8 +7,10 @@
 import type { ToolNamespaceArtifact, ToolSchemaArtifact } from "../protocol/dist-manifest.js";
 import type { LoadedNamespace } from "./execution-state.js";
 
+import { LOAD_NAMESPACE_TOOL } from "../protocol/runtime-tools.js";
+
 /** The runtime tool that loads a namespace by exact name (served when tools.json declares it). */
-export const LOAD_NAMESPACE_TOOL = "load_tool_namespace";
+export { LOAD_NAMESPACE_TOOL };
 
 /** A refusal the model reads as a tool's error result. */
 export class NamespaceToolError extends Error {

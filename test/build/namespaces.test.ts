@@ -112,3 +112,32 @@ describe("compiled tool namespaces", () => {
     expect(run.stdout).toContain(`tools: stable set 4 tools, ${stable} tokens; namespace crm 3 tools, ${manifest.namespaces?.["crm"]?.tokens} tokens\n`);
   });
 });
+
+describe("namespace/unreachable", () => {
+  it("warns, naming the variants, when nothing the model does can load a namespace they load on demand; a workflow naming it, load_tool_namespace or a start namespace in every variant each clear it", async () => {
+    const unreachable = (result: Awaited<ReturnType<typeof build>>) => result.diagnostics.filter((diagnostic) => diagnostic.ruleId === "namespace/unreachable");
+    const root = await projectWithOverlay(overlay);
+    // The fixture's workflow names crm: the model loads it by activating the workflow.
+    expect(unreachable(await build({ root, persistentCache: false }))).toEqual([]);
+
+    const skill = join(root, "skills/outline-deck/SKILL.md");
+    await writeFile(skill, (await readFile(skill, "utf8")).replace("toolNamespaces: [crm]\n", ""));
+    const warned = await build({ root, persistentCache: false });
+    expect(warned.ok).toBe(true);
+    expect(unreachable(warned).map((diagnostic) => `${diagnostic.file}:${diagnostic.line}:${diagnostic.column} ${diagnostic.severity} ${diagnostic.message}`)).toEqual([
+      "schemas/namespaces/crm/namespace.json:1:1 warning Unexpected namespace `crm` that variants base, deck-generation load on demand with no way for the model to load it: no workflow skill names it in toolNamespaces and the tool set has no load_tool_namespace; expected one of those, or the namespace in the variant's namespaces (sent from the start), unless the host loads it itself",
+    ]);
+
+    const variants = join(root, "prompts/variants.yaml");
+    const yaml = await readFile(variants, "utf8");
+    await writeFile(variants, yaml.replace("  base:\n    preload: []\n", "  base:\n    preload: []\n    namespaces: [crm]\n").replace("    preload: [outline-deck]\n", "    preload: [outline-deck]\n    namespaces: [crm]\n"));
+    expect(unreachable(await build({ root, persistentCache: false }))).toEqual([]);
+    await writeFile(variants, yaml);
+
+    const loader = { name: "load_tool_namespace", description: "Load one tool namespace from the catalog by its exact name.", parameters: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } };
+    await writeFile(join(root, "schemas/tools/load_tool_namespace.json"), `${JSON.stringify(loader, null, 2)}\n`);
+    const order = JSON.parse(await readFile(join(root, "schemas/tools/order.json"), "utf8")) as string[];
+    await writeFile(join(root, "schemas/tools/order.json"), `${JSON.stringify([...order, "load_tool_namespace"])}\n`);
+    expect(unreachable(await build({ root, persistentCache: false }))).toEqual([]);
+  });
+});

@@ -94,7 +94,7 @@ describe("the runtime's own tools", () => {
   it("a load_tool_namespace whose schema asks for another parameter than `name` fails the build at its file (every load would be refused)", async () => {
     const root = await tempDir("gamma-runtime-tools");
     expect((await init({ dir: root })).ok).toBe(true);
-    const loader = {
+    const loader: { name: string; description: string; parameters: Record<string, unknown> } = {
       name: "load_tool_namespace",
       description: "Load one tool namespace from the <tool_namespaces> catalog by its exact name.",
       parameters: { type: "object", properties: { namespace: { type: "string", minLength: 1 } }, required: ["namespace"], additionalProperties: false },
@@ -107,7 +107,7 @@ describe("the runtime's own tools", () => {
     expect(result.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.ruleId} ${d.message}`)).toEqual([
       "schemas/tools/load_tool_namespace.json:1:1 tool/runtime-tool-parameters Unexpected `load_tool_namespace` tool without a required string `name` parameter, expected `parameters.properties.name` with type string, listed in `required` (the runtime reads it: the namespace to load, by its name in the catalog)",
     ]);
-    loader.parameters = { type: "object", properties: { name: { type: "string", minLength: 1 } }, required: ["name"], additionalProperties: false } as typeof loader.parameters;
+    loader.parameters = { type: "object", properties: { name: { type: "string", minLength: 1 } }, required: ["name"], additionalProperties: false };
     await writeFile(join(root, "schemas/tools/load_tool_namespace.json"), `${JSON.stringify(loader, null, 2)}\n`);
     expect((await build({ root, persistentCache: false })).ok).toBe(true);
   });

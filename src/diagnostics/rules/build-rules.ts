@@ -48,6 +48,7 @@ export const buildRules = {
   "namespace/too-many-tools": { severity: "warning", description: "A namespace holds fewer than 10 tools, OpenAI's recommendation per namespace for tool search." },
   "namespace/tool-name-duplicate": { severity: "error", description: "No tool name appears twice across the stable tool set and the namespaces." },
   "namespace/tool-name-prefix": { severity: "warning", description: "A namespace's tool names start with `<namespace>_`: Anthropic's tool search flattens namespaces and matches tool names." },
+  "namespace/unreachable": { severity: "warning", description: "A namespace a variant loads on demand can be loaded by the model: a workflow skill names it in `toolNamespaces`, or the tool set has `load_tool_namespace`." },
   "namespace/missing-catalog": { severity: "error", description: "When a variant loads a namespace on demand, the static prefix includes the namespace catalog through `{{namespaceCatalog}}`." },
   "variant/unknown-namespace": { severity: "error", description: "A variant loads at start only namespaces the project declares." },
   "skill/namespace-unknown": { severity: "error", description: "Every name in a skill's `toolNamespaces` is a tool namespace the project declares." },

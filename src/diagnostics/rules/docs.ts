@@ -428,6 +428,11 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     bad: "prefix.hbs without {{namespaceCatalog}}",
     good: "{{#if toolNamespaces}}\n## Tool namespaces\n\n{{namespaceCatalog}}\n{{/if}}",
   },
+  "namespace/unreachable": {
+    text: "A namespace that a variant does not send from session start joins a session in one of three ways: a workflow skill that names it in toolNamespaces becomes active, the model calls load_tool_namespace, or the host loads it (toolLoading: \"start\", loadNamespacesForHost). When no workflow skill names it and the tool set has no load_tool_namespace, the model sees the namespace in the catalog and has no way to load it. A warning, since the host's own loading is outside the build: declare load_tool_namespace, name the namespace in the workflow skill that needs it, or send it from the start in the variant's namespaces.",
+    bad: "schemas/namespaces/crm/ with no skill naming crm and no schemas/tools/load_tool_namespace.json",
+    good: "skills/log-call/SKILL.md:\nmetadata:\n  gamma-type: workflow\n  gamma-tool-namespaces: crm",
+  },
   "variant/unknown-namespace": {
     text: "A variant's `namespaces` (the namespaces it sends from session start) names only namespaces the project declares under schemas/namespaces/. A namespace that exists but has errors is reported too, with its folder, as the variant cannot be built without it: fix the namespace's own findings.",
     bad: "base:\n  preload: []\n  namespaces: [drvie]",

@@ -10,7 +10,7 @@ import { knowledgeToolDiagnostics, resolveKnowledge } from "../validate/knowledg
 import type { readLintConfig } from "../validate/lint-config.js";
 import { declaredToolNames, resolveTools, runtimeToolDiagnostics, type ToolFileResult } from "../validate/tools.js";
 import { resolveVariants } from "../validate/variants.js";
-import { failedNamespaceFolders, namespaceToolNames, resolveNamespaces, skillNamespaceDiagnostics, type NamespaceDeclaringSkill } from "../validate/namespaces.js";
+import { failedNamespaceFolders, namespaceToolNames, resolveNamespaces, skillNamespaceDiagnostics, unreachableNamespaceDiagnostics, type NamespaceDeclaringSkill } from "../validate/namespaces.js";
 import { uniqueReferences, type lintSkills } from "./lint-skills.js";
 
 const CONFIG = defineSlot<ReturnType<typeof resolveConfig>>("config");
@@ -73,7 +73,8 @@ export async function checkProjectSources(
   const namespaces = namespaceFiles.length > 0 ? resolveNamespaces(namespaceFiles, tools.tools, session.reuser(TOOL_FILES), acceptedToolParameters) : { namespaces: [], diagnostics: [] };
   appendDiagnostics(diagnostics, namespaces.diagnostics);
   const namespaceNames = { valid: new Set(namespaces.namespaces.map((namespace) => namespace.name)), failed: failedNamespaceFolders(namespaceFiles, namespaces.namespaces) };
-  appendDiagnostics(diagnostics, skillNamespaceDiagnostics(namespaceDeclaringSkills(linted.files), namespaceNames.valid, namespaceNames.failed));
+  const declaringSkills = namespaceDeclaringSkills(linted.files);
+  appendDiagnostics(diagnostics, skillNamespaceDiagnostics(declaringSkills, namespaceNames.valid, namespaceNames.failed));
   const variants = sources.variants ? resolveVariants(sources.variants, skills, failedSkills, namespaceNames) : { variants: [], diagnostics: [] };
   appendDiagnostics(diagnostics, variants.diagnostics);
   // A skill with an error of its own is not built, but its folder's problems (a file over the size limit, a
@@ -98,6 +99,7 @@ export async function checkProjectSources(
     const namespaceOf = new Map(namespaceFiles.length > 0 ? namespaces.namespaces.flatMap((namespace) => namespace.tools.map((tool) => [tool.name, namespace.name] as const)) : []);
     appendDiagnostics(diagnostics, runtimeToolDiagnostics(sources.toolOrder, stable, namespaceOf));
     if (knowledge) appendDiagnostics(diagnostics, knowledgeToolDiagnostics(knowledge.notes, stable));
+    appendDiagnostics(diagnostics, unreachableNamespaceDiagnostics(namespaces.namespaces, variants.variants, declaringSkills, stable));
   }
   return { diagnostics, config, injections, invocable, tools, namespaces, variants, supporting, knowledge };
 }

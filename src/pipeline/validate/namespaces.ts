@@ -9,6 +9,7 @@ import { schemaDiagnostics } from "./schema-diagnostics.js";
 import { buildSchemaValidator } from "./schemas.js";
 import { didYouMean } from "../../protocol/suggest.js";
 import { orderTools, resolveToolFiles, type ToolFileResult } from "./tools.js";
+import { LOAD_NAMESPACE_TOOL } from "../../protocol/runtime-tools.js";
 
 /**
  * Tool namespaces: groups of tools kept out of the stable tool set, each
@@ -183,4 +184,35 @@ export function namespaceToolNames(files: readonly SourceFile[], resolved: reado
     if (folder === NAMESPACE_TOOLS_DIR && rest.length === 1 && rest[0]?.endsWith(".json")) names.push(rest[0].slice(0, -".json".length));
   }
   return names;
+}
+
+/**
+ * A namespace a variant loads on demand that nothing the model does can load
+ * in a session of it: no workflow skill names it in `toolNamespaces` and the
+ * stable set has no `load_tool_namespace`. The prefix's catalog still shows it
+ * to the model. A warning: the host can still load it (`toolLoading: "start"`,
+ * `loadNamespacesForHost`), which the build cannot see. One finding per
+ * namespace, at its declaration, naming the variants.
+ */
+export function unreachableNamespaceDiagnostics(
+  namespaces: readonly ToolNamespaceArtifact[],
+  variants: ReadonlyArray<{ name: string; namespaces: readonly string[] }>,
+  declaringSkills: readonly NamespaceDeclaringSkill[],
+  stableTools: ReadonlySet<string>,
+): Diagnostic[] {
+  if (stableTools.has(LOAD_NAMESPACE_TOOL)) return [];
+  const named = new Set(declaringSkills.filter((skill) => skill.type !== "reference").flatMap((skill) => skill.toolNamespaces.map((reference) => reference.name)));
+  return namespaces.flatMap((namespace) => {
+    if (named.has(namespace.name)) return [];
+    const onDemand = variants.filter((variant) => !variant.namespaces.includes(namespace.name)).map((variant) => variant.name);
+    if (onDemand.length === 0) return [];
+    return [
+      createDiagnostic(
+        "namespace/unreachable",
+        `${NAMESPACES_DIR}/${namespace.name}/${NAMESPACE_FILE}`,
+        FILE_START,
+        `Unexpected namespace \`${namespace.name}\` that ${onDemand.length === 1 ? `variant ${onDemand[0]} loads` : `variants ${onDemand.join(", ")} load`} on demand with no way for the model to load it: no workflow skill names it in toolNamespaces and the tool set has no ${LOAD_NAMESPACE_TOOL}; expected one of those, or the namespace in the variant's namespaces (sent from the start), unless the host loads it itself`,
+      ),
+    ];
+  });
 }
