@@ -254,6 +254,15 @@ describe("gamma-prompt audit: the completion audit over recorded transcripts", (
     expect(printed.stderr).not.toContain("internal error");
   });
 
+  it("reads a session log saved with a byte order mark as the same log", async () => {
+    const log = await sessionLogRun(SKIPPED_RENDER);
+    const plain = await audit({ files: [log], distDir, cwd: "/" });
+    writeFileSync(log, `\uFEFF${readFileSync(log, "utf8")}`);
+    const marked = await audit({ files: [log], distDir, cwd: "/" });
+    expect(marked.diagnostics).toEqual(plain.diagnostics);
+    expect(marked.diagnostics.map((d) => d.ruleId)).toEqual(["audit/verification-step"]);
+  });
+
   it("reports each line it cannot read at that line: an error, or a warning for a torn last line", async () => {
     const log = await sessionLogRun(FINISHED_DECK);
     const lines = readFileSync(log, "utf8").split("\n").length - 1;

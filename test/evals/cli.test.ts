@@ -93,6 +93,9 @@ describe("gamma-prompt eval: the model and its key", () => {
       ["--runs", "1.5", "a whole number of at least 1"],
       ["--concurrency", "x", "a whole number of at least 1"],
       ["--threshold", "abc", "a share from 0 to 1"],
+      // Number() takes these; a share is written in decimals.
+      ["--threshold", "0x1", "a share from 0 to 1"],
+      ["--threshold", "1e0", "a share from 0 to 1"],
     ] as const) {
       const refused = await runCliInProcessFrom(root, "eval", "--replay", flag, value);
       expect([refused.code, refused.stderr]).toEqual([2, `gamma-prompt eval: Unexpected ${flag} ${value}, expected ${expected}\n`]);

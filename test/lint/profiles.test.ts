@@ -126,6 +126,9 @@ describe("gamma-prompt explain and the rule pages", () => {
     const bare = await run(repoRoot, "explain", "type-value");
     expect(bare.code).toBe(2);
     expect(bare.stderr).toBe('gamma-prompt explain: unknown rule "type-value"; did you mean "skill/type-value"?; run `gamma-prompt explain` for the list\n');
+    // A terminal escape typed or pasted as the rule is shown escaped, never sent to the terminal.
+    const escaped = await run(repoRoot, "explain", "x\u001b[31m");
+    expect(escaped.stderr).toBe('gamma-prompt explain: unknown rule "x\\u001b[31m"; run `gamma-prompt explain` for the list\n');
     const several = await run(repoRoot, "explain", "invalid");
     expect(several.stderr).toContain('did you mean one of "config/invalid", "injection/invalid", "namespace/invalid", "tool/invalid", "variant/invalid"?');
     const list = await run(repoRoot, "explain");

@@ -93,7 +93,8 @@ whose 95% interval does not overlap the baseline's.`,
       if (runs !== undefined && runs > MAX_RUNS) return fail(`Unexpected --runs ${options.runs}, expected at most ${MAX_RUNS} runs per scenario`);
       const concurrency = wholeNumber(options.concurrency);
       if (!(concurrency >= 1)) return fail(`Unexpected --concurrency ${options.concurrency}, expected a whole number of at least 1`);
-      const threshold = options.threshold.trim() === "" ? Number.NaN : Number(options.threshold);
+      // A decimal share only: Number() would also take "0x1", "1e0" or "Infinity".
+      const threshold = /^(?:\d+\.?\d*|\.\d+)$/.test(options.threshold.trim()) ? Number(options.threshold) : Number.NaN;
       if (!(threshold >= 0 && threshold <= 1)) return fail(`Unexpected --threshold ${options.threshold}, expected a share from 0 to 1`);
       let baseline;
       if (options.baseline !== undefined) {

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { EXIT_OK, EXIT_USAGE } from "../../diagnostics/exit-code.js";
 import { commandHelpFooter } from "../options.js";
+import { escapeControls } from "../../diagnostics/printable.js";
 
 export function registerExplainCommand(program: Command, result: { exitCode: number }): void {
   program
@@ -28,7 +29,7 @@ export function registerExplainCommand(program: Command, result: { exitCode: num
         return;
       }
       if (!isRuleId(rule)) {
-        process.stderr.write(`gamma-prompt explain: unknown rule "${rule}"${ruleSuggestion(rule)}; run \`gamma-prompt explain\` for the list\n`);
+        process.stderr.write(`gamma-prompt explain: unknown rule "${escapeControls(rule)}"${ruleSuggestion(rule)}; run \`gamma-prompt explain\` for the list\n`);
         result.exitCode = EXIT_USAGE;
         return;
       }

@@ -43,7 +43,8 @@ export interface UnreadableLine {
 export const SESSION_ENTRY_TYPE = "gamma.session";
 
 function jsonLines(text: string): { entries: Array<{ line: number; value: Record<string, unknown> }>; lines: number; skipped: number; unreadable: UnreadableLine[] } {
-  const rows = text.split("\n");
+  // A byte order mark an editor put before the first line is no part of its JSON.
+  const rows = (text.startsWith("\uFEFF") ? text.slice(1) : text).split("\n");
   const endsWithNewline = rows.at(-1) === "";
   if (endsWithNewline) rows.pop();
   const entries: Array<{ line: number; value: Record<string, unknown> }> = [];
