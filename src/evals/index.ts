@@ -93,7 +93,8 @@ export async function runEvals(options: EvalOptions, spelling: OptionSpelling = 
   const root = resolve(cwd, options.root ?? ".");
 
   const artifacts = loadArtifacts({ distDir: resolve(root, options.distDir ?? "dist") });
-  const files = options.scenarios ?? discoverScenarios(root, cwd);
+  // A file named twice (a glob and its name, say) is one scenario, not two with the same id.
+  const files = options.scenarios === undefined ? discoverScenarios(root, cwd) : [...new Map(options.scenarios.map((file) => [resolve(cwd, file), file])).values()];
   if (files.length === 0) {
     // Nothing to measure is no pass: a CI line keeps failing until the first scenario and its cassettes are committed.
     const folder = `${relative(cwd, join(root, EVALS_DIR)).split(sep).join("/") || "."}/`;

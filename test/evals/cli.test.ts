@@ -102,6 +102,13 @@ describe("gamma-prompt eval: the model and its key", () => {
     }
   });
 
+  it("runs a scenario file named twice once, never reporting it as its own duplicate", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+    const twice = await runCliInProcessFrom(root, "eval", "--replay", "--format", "json", "evals/blocking-question.yaml", "./evals/blocking-question.yaml");
+    expect(twice.code).toBe(0);
+    expect((JSON.parse(twice.stdout) as { scenarios: unknown[] }).scenarios).toHaveLength(1);
+  });
+
   it("refuses more than 10000 --runs with one usage line, never an internal error", async () => {
     const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
     process.env["OPENAI_API_KEY"] = "sk-x";
