@@ -87,7 +87,7 @@ describe("the runtime's own tools", () => {
     await writeFile(file, `${JSON.stringify(todo, null, 2)}\n`);
     const result = await build({ root, persistentCache: false });
     expect(result.ok).toBe(false);
-    expect(result.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.ruleId}`)).toEqual(["schemas/tools/todo.json:1:1 tool/runtime-tool-parameters"]);
+    expect(result.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.ruleId}`)).toEqual(["schemas/tools/todo.json:6:19 tool/runtime-tool-parameters"]);
     expect(result.diagnostics[0]?.message).toContain("without a required array `tasks` parameter");
   });
 
@@ -105,7 +105,7 @@ describe("the runtime's own tools", () => {
     const result = await build({ root, persistentCache: false });
     expect(result.ok).toBe(false);
     expect(result.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.ruleId} ${d.message}`)).toEqual([
-      "schemas/tools/load_tool_namespace.json:1:1 tool/runtime-tool-parameters Unexpected `load_tool_namespace` tool without a required string `name` parameter, expected `parameters.properties.name` with type string, listed in `required` (the runtime reads it: the namespace to load, by its name in the catalog)",
+      "schemas/tools/load_tool_namespace.json:6:19 tool/runtime-tool-parameters Unexpected `load_tool_namespace` tool without a required string `name` parameter, expected `parameters.properties.name` with type string, listed in `required` (the runtime reads it: the namespace to load, by its name in the catalog)",
     ]);
     loader.parameters = { type: "object", properties: { name: { type: "string", minLength: 1 } }, required: ["name"], additionalProperties: false };
     await writeFile(join(root, "schemas/tools/load_tool_namespace.json"), `${JSON.stringify(loader, null, 2)}\n`);

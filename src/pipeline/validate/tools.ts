@@ -1,4 +1,4 @@
-import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
 import type { ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
 import { KNOWLEDGE_TOOL, REQUIRED_RUNTIME_TOOLS, RUNTIME_TOOL_PARAMETERS } from "../../protocol/runtime-tools.js";
@@ -50,7 +50,7 @@ export function resolveTools(
     const withEnum = addSkillEnum(skillTool, skillNames);
     if (withEnum) tools[tools.indexOf(skillTool)] = withEnum;
     else {
-      diagnostics.push(createDiagnostic("tool/skill-name-parameter", fileOf.get(SKILL_TOOL) ?? TOOL_ORDER_FILE, FILE_START, "Unexpected `skill` tool without a string `name` parameter, expected `parameters.properties.name` with type string"));
+      diagnostics.push(createDiagnostic("tool/skill-name-parameter", fileOf.get(SKILL_TOOL) ?? TOOL_ORDER_FILE, parameterRange(sources.files, fileOf.get(SKILL_TOOL), "name"), "Unexpected `skill` tool without a string `name` parameter, expected `parameters.properties.name` with type string"));
     }
   }
   // The knowledge tool's id is a plain string, since the host registers live notes the build never sees.
@@ -60,17 +60,28 @@ export function resolveTools(
       createDiagnostic(
         "tool/knowledge-id-parameter",
         fileOf.get(KNOWLEDGE_TOOL) ?? TOOL_ORDER_FILE,
-        FILE_START,
+        parameterRange(sources.files, fileOf.get(KNOWLEDGE_TOOL), "knowledgeId"),
         "Unexpected `read_workspace_rule` tool without a plain string `knowledgeId` parameter, expected `parameters.properties.knowledgeId` with type string and no enum (live notes exist too)",
       ),
     );
   }
-  diagnostics.push(...runtimeParameterDiagnostics(tools, fileOf));
+  diagnostics.push(...runtimeParameterDiagnostics(tools, fileOf, sources.files));
   return { tools, diagnostics };
 }
 
+/**
+ * Where a tool's parameter is written in its file, as deep as the path
+ * exists (the parameter, else `properties`, else `parameters`); the file is
+ * parsed again for this, which only a finding needs.
+ */
+function parameterRange(files: readonly SourceFile[], path: string | undefined, parameter: string): Range {
+  const file = files.find((candidate) => candidate.path === path);
+  const located = file === undefined ? undefined : parseJsonSource(file);
+  return located !== undefined && "document" in located ? rangeAt(located, ["parameters", "properties", parameter]) : FILE_START;
+}
+
 /** Each parameter the runtime reads from a tool it serves, declared with its type and required (see RUNTIME_TOOL_PARAMETERS). */
-function runtimeParameterDiagnostics(tools: readonly ToolSchemaArtifact[], fileOf: ReadonlyMap<string, string>): Diagnostic[] {
+function runtimeParameterDiagnostics(tools: readonly ToolSchemaArtifact[], fileOf: ReadonlyMap<string, string>, files: readonly SourceFile[]): Diagnostic[] {
   return RUNTIME_TOOL_PARAMETERS.flatMap(({ tool: name, parameter, type, why }) => {
     const tool = tools.find((candidate) => candidate.name === name);
     if (!tool) return [];
@@ -83,7 +94,7 @@ function runtimeParameterDiagnostics(tools: readonly ToolSchemaArtifact[], fileO
       createDiagnostic(
         "tool/runtime-tool-parameters",
         fileOf.get(name) ?? TOOL_ORDER_FILE,
-        FILE_START,
+        parameterRange(files, fileOf.get(name), parameter),
         `Unexpected \`${name}\` tool without a required ${type} \`${parameter}\` parameter, expected \`parameters.properties.${parameter}\` with type ${type}, listed in \`required\` (the runtime reads it: ${why})`,
       ),
     ];
