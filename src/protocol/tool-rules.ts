@@ -154,7 +154,7 @@ function parametersEnvelopeProblems(parameters: unknown, invalid: Report): ToolR
       });
       const duplicate = firstDuplicate(required);
       if (duplicate !== undefined && required.every((item) => typeof item === "string")) {
-        problems.push(invalid("/parameters/required", `Unexpected value at \`parameters.required\`: it must NOT have duplicate items (items ## ${duplicate[1]} and ${duplicate[0]} are identical)`));
+        problems.push(invalid(`/parameters/required/${duplicate[1]}`, `Unexpected ${JSON.stringify(required[duplicate[1]])} listed twice at \`parameters.required\`, expected each item once`));
       }
     }
   }

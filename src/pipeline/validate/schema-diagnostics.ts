@@ -43,6 +43,10 @@ export function schemaDiagnostics(
       message = `Unexpected value ${JSON.stringify(valueAt(located.value, path))} at ${describePath(path, what)}, expected ${JSON.stringify(params["allowedValue"])}`;
     } else if (error.keyword === "enum" && Array.isArray(params["allowedValues"])) {
       message = `Unexpected value ${JSON.stringify(valueAt(located.value, path))} at ${describePath(path, what)}, expected one of ${params["allowedValues"].map((v) => JSON.stringify(v)).join(", ")}`;
+    } else if (error.keyword === "uniqueItems" && typeof params["i"] === "number" && typeof params["j"] === "number") {
+      // Ajv names the two items by index ("items ## 1 and 0 are identical"): the value, at its second place, says it plainly.
+      range = rangeAt(located, [...path, params["i"]]);
+      message = `Unexpected ${JSON.stringify(valueAt(located.value, [...path, params["i"]]))} listed twice at ${describePath(path, what)}, expected each item once`;
     } else {
       message = `Unexpected value at ${describePath(path, what)}: it ${error.message ?? "does not match the schema"}`;
     }
