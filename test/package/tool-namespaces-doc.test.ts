@@ -41,7 +41,7 @@ describe("docs/guide/tool-namespaces.md shows the embedded default as it is", ()
 
   it("lists every namespace rule with its registered severity", () => {
     const ids = Object.keys(ruleRegistry).filter((id) => id.startsWith("namespace/") || ["variant/unknown-namespace", "skill/namespace-unknown", "skill/namespace-on-reference"].includes(id));
-    expect(ids).toHaveLength(11);
+    expect(ids).toHaveLength(12);
     for (const id of ids) expect(page).toContain(`| \`${id}\` | ${ruleRegistry[id as keyof typeof ruleRegistry].severity} |`);
   });
 });
