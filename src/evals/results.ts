@@ -271,7 +271,7 @@ export function formatSummary(results: EvalResults, spelling: OptionSpelling = "
       .join("  ")
       .trimEnd(),
   );
-  const lines = [`model ${results.model} · dist ${results.cacheKey.slice(0, 12)} · ${results.mode} · ${results.runs} run${results.runs === 1 ? "" : "s"} per scenario`, "", ...table];
+  const lines = [`model ${results.model} · dist ${results.cacheKey.slice(0, 12)} · ${results.mode} · ${runsPerScenario(results)}`, "", ...table];
   const failures = results.scenarios.flatMap((scenario) =>
     scenario.runResults.flatMap((run) => (run.stale === true || run.unanswered === true ? [] : run.error !== undefined ? [`  ${scenario.name} run ${run.run}: ${run.error}`] : run.failures.map((failure) => `  ${scenario.name} run ${run.run} ${failure.expectation}: ${failure.reason}`))),
   );
@@ -320,4 +320,17 @@ function verdictLine(results: EvalResults, named: OptionNames): string {
     ...(regressed > 0 ? [`${regressed} regression${regressed === 1 ? "" : "s"}`] : []),
   ];
   return parts.join(", ");
+}
+
+/**
+ * "3 runs per scenario", or "2–3 runs per scenario" when a replay found
+ * fewer cassettes for some scenarios than for others (`runs` is the most).
+ */
+export function runsPerScenario(results: Pick<EvalResults, "runs" | "scenarios">, figureOf: (value: number) => string = String): string {
+  // A scenario that lists no run results (a document trimmed by hand) says nothing about its count.
+  const counts = results.scenarios.map((scenario) => scenario.runResults.length).filter((count) => count > 0);
+  const fewest = counts.length === 0 ? results.runs : Math.min(...counts);
+  const most = results.runs;
+  const figure = fewest < most ? `${figureOf(fewest)}–${figureOf(most)}` : figureOf(most);
+  return `${figure} run${most === 1 ? "" : "s"} per scenario`;
 }

@@ -5,7 +5,7 @@
  */
 import type { CostRow } from "../cost/cost.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import type { RateChange } from "../evals/results.js";
+import { runsPerScenario, type RateChange } from "../evals/results.js";
 import type { Rate } from "../evals/stats.js";
 import { REPORT_CSS } from "./style.js";
 import { allOf, blockLabel, centsChange, costFigures, count, dollarDelta, dollars, escapeHtml, listing, percent0, percent1, plural, rateFigures, shortHash } from "./format.js";
@@ -362,7 +362,7 @@ function evalsSection(data: ReportData): string {
   const missing = comparison !== undefined && comparison.missing.length > 0 ? `<p class="muted">In the baseline but not run here: ${e(comparison.missing.join(", "))}.</p>` : "";
   return `<section id="evals">
 <h2>Evaluations</h2>
-<p class="lead">Model ${e(results.model)} · ${e(results.mode)} · ${plural(results.runs, "run")} per scenario · dist <code>${e(shortHash(results.cacheKey))}</code> · a scenario passes at ${percent0(results.threshold)} or more. Intervals are 95% Wilson score intervals.</p>
+<p class="lead">Model ${e(results.model)} · ${e(results.mode)} · ${e(runsPerScenario(results, count))} · dist <code>${e(shortHash(results.cacheKey))}</code> · a scenario passes at ${percent0(results.threshold)} or more. Intervals are 95% Wilson score intervals.</p>
 ${otherBuild}${baseline}${missing}
 <div class="table-wrap"><table class="evals"><caption>Pass rates per scenario and expectation</caption><thead><tr><th scope="col">scenario / expectation</th><th scope="col" class="num">passed</th><th scope="col" class="num">rate</th><th scope="col" class="num">95% interval</th><th scope="col">0–100%</th><th scope="col"></th></tr></thead><tbody>${rows}</tbody></table></div>
 </section>`;

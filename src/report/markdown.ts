@@ -3,6 +3,7 @@
  * summary: the same figures as the HTML page, in tables, with the long cost
  * table folded.
  */
+import { runsPerScenario } from "../evals/results.js";
 import { allOf, blockLabel, costFigures, count, dollarDelta, dollars, listing, markdownCode, markdownText as text, percent0, percent1, plural, rateFigures, shortHash } from "./format.js";
 import type { ReportData } from "./model.js";
 import { expectReportData } from "./report-data.js";
@@ -114,7 +115,7 @@ export function renderMarkdown(data: ReportData): string {
   if (skills.otherFindings.length > 0) out.push(...skills.otherFindings.map((finding) => `- ${finding.severity} ${markdownCode(finding.ruleId, "text")} ${text(finding.file)}:${finding.line}: ${text(finding.message)}`), "");
   if (data.evals !== undefined) {
     const { results, comparison } = data.evals;
-    out.push("### Evaluations", "", `Model ${text(results.model)} · ${text(results.mode)} · ${plural(results.runs, "run")} per scenario · dist \`${shortHash(results.cacheKey)}\` · threshold ${percent0(results.threshold)} · 95% Wilson intervals.`, "");
+    out.push("### Evaluations", "", `Model ${text(results.model)} · ${text(results.mode)} · ${text(runsPerScenario(results, count))} · dist \`${shortHash(results.cacheKey)}\` · threshold ${percent0(results.threshold)} · 95% Wilson intervals.`, "");
     const otherBuild = data.evals.otherBuild;
     if (otherBuild !== undefined) {
       out.push(

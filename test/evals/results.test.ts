@@ -57,6 +57,13 @@ describe("pass rates with 95% Wilson score intervals", () => {
     expect(comparison.missing).toEqual(["gone"]);
   });
 
+  it("says how many runs each scenario had when a replay found fewer cassettes for some than for others", () => {
+    const uneven = { ...constructed({ deck: [2, 2, {}], edit: [3, 3, {}] }), mode: "replay" as const, runs: 3 };
+    expect(formatSummary(uneven).split("\n")[0]).toBe("model openai/gpt-5 · dist cccccccccccc · replay · 2–3 runs per scenario");
+    const even = { ...constructed({ deck: [3, 3, {}], edit: [3, 3, {}] }), mode: "replay" as const, runs: 3 };
+    expect(formatSummary(even).split("\n")[0]).toBe("model openai/gpt-5 · dist cccccccccccc · replay · 3 runs per scenario");
+  });
+
   it("prints the summary with baseline changes", () => {
     const current = constructed({ deck: [9, 20, { audit: 20, steps: 9 }] });
     const results = { ...current, passed: false, baseline: compareWithBaseline(constructed({ deck: [20, 20, { audit: 20, steps: 19 }] }), current.scenarios) };
