@@ -65,6 +65,29 @@ describe("incremental builds (watch mode)", () => {
     }
   });
 
+  it("checks every skill's unreferenced files anew once the rule is turned on again: what was removed while it was off is not reported", async () => {
+    const root = await copyProject("basic");
+    const cache = createBuildCache();
+    const step = async (changedPaths: string[]) => {
+      const incremental = await build({ root, cache, changedPaths, persistentCache: false });
+      const clean = await cleanBuild(root);
+      expect(incremental.diagnostics, changedPaths.join(", ")).toEqual(clean.result.diagnostics);
+      return incremental;
+    };
+    expect((await build({ root, cache, persistentCache: false })).ok).toBe(true);
+    const extra = "skills/card-style/references/extra.md";
+    await mkdir(join(root, "skills/card-style/references"), { recursive: true });
+    await writeFile(join(root, extra), "# Extra\n");
+    expect((await step([extra])).diagnostics.map((diagnostic) => diagnostic.ruleId)).toContain("skill/unreferenced-file");
+    await writeFile(join(root, "gamma-prompt.config.json"), `${JSON.stringify({ rules: { "skill/unreferenced-file": "off" } })}\n`);
+    await step(["gamma-prompt.config.json"]);
+    await rm(join(root, "skills/card-style/references"), { recursive: true });
+    await step([extra]);
+    await writeFile(join(root, "gamma-prompt.config.json"), `${JSON.stringify({ rules: { "skill/unreferenced-file": "error" } })}\n`);
+    const on = await step(["gamma-prompt.config.json"]);
+    expect(on.diagnostics.map((diagnostic) => diagnostic.ruleId)).not.toContain("skill/unreferenced-file");
+  });
+
   it("notices a dist/ file changed behind its back and writes it again", async () => {
     const root = await copyProject("basic");
     const cache = createBuildCache();

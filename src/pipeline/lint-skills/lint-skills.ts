@@ -153,6 +153,8 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   const unreferenced = session.repeated ? session.keep(UNREFERENCED_FILES, () => new Map()) : new Map<string, { body: string; diagnostics: Diagnostic[] }>();
   const reuseUnreferenced = session.repeated ? unreferencedReuser(unreferenced, changedPaths) : (_path: string, _body: string, check: () => Diagnostic[]) => check();
   const unreferencedOn = settings.rules?.get("skill/unreferenced-file") !== "off";
+  // Nothing keeps the kept findings current while the rule is off: turned on again, every skill is checked anew.
+  if (!unreferencedOn) unreferenced.clear();
   const found = [...sources.diagnostics];
   const typeGlobs = (settings.skillTypes ?? []).map(({ glob, type }) => ({ pattern: globToRegExp(glob), type }));
   const defaultTypeOf = (path: string): SkillType | undefined => typeGlobs.find(({ pattern }) => pattern.test(`${path.slice(0, path.lastIndexOf("/"))}/`))?.type;
@@ -199,6 +201,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
     // could not be read (no frontmatter to end, an empty file: its own error says so) names nothing, and every
     // file beside it would be reported for that alone.
     const bodyUnread = checked.body === "" && checked.diagnostics.some((diagnostic) => diagnostic.severity === "error");
+    if (bodyUnread) unreferenced.delete(file.path);
     if (unreferencedOn && !bodyUnread) appendDiagnostics(found, reuseUnreferenced(file.path, checked.body, () => unreferencedFileDiagnostics({ root, path: file.path, body: checked.body, entries: entriesOf(dirOf(file.path)), plain })));
     const plugin = pluginOf(dirOf(file.path));
     records.push({ path: file.path, folder: folderOf(file.path), manifest: checked.manifest, opening: checked.opening, body: checked.body, bodyStartLine: checked.bodyStartLine, ...(plugin === undefined ? {} : { plugin }), ...(checked.checklist ? { checklist: checked.checklist } : {}) });
