@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, realpathSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync, type Stats } from "node:fs";
 import { folderProblem } from "./protocol/path-problem.js";
 import { statIfPossible } from "./protocol/regular-file.js";
 import { join, resolve, sep } from "node:path";
@@ -116,7 +116,7 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
   // Links to folders that were (re)made under a watched folder, or whose targets came, went or were replaced, since the last build: see followRelinked.
   const relinked = new Set<string>();
   const watchedTops = (): string[] => (layoutTops === "any" ? topFolders(root) : [...new Set([...WATCHED_FOLDERS, ...layoutTops])]);
-  const findLinks = (): string[] => findFolderLinks(root, watchedTops(), (rel) => isIgnoredSource(rel, outDirRelative, layoutTops));
+  const findLinks = (): string[] => findFolderLinks(root, watchedTops(), (rel) => isIgnoredSource(rel, outDirRelative, layoutTops, "unknown"));
   // Where each link points is watched too: a target that appears, comes back or is replaced has to be followed again.
   const linkTargets = new LinkTargetWatch(root, (link) => {
     relinked.add(link);
@@ -131,9 +131,10 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
   const openWatcher = () => {
     const opened = watchFiles(root, {
       ignoreInitial: true,
-      ignored: (path: string) => {
+      // Asked first without stats, then with them: a name is judged as a file's only once chokidar knows it is one.
+      ignored: (path: string, stats?: Stats) => {
         const rel = toRootRelative(root, path);
-        return rel === undefined || isIgnoredSource(rel, outDirRelative, layoutTops);
+        return rel === undefined || isIgnoredSource(rel, outDirRelative, layoutTops, stats === undefined ? "unknown" : stats.isDirectory() ? "folder" : "file");
       },
     });
     opened.on("all", (eventName, path) => {
@@ -161,7 +162,7 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
     if (typeof watchedPath !== "string" || typeof name !== "string" || name === "" || name.includes(sep) || name.includes("/")) return;
     const path = join(watchedPath, name);
     const rel = toRootRelative(root, path);
-    if (rel === undefined || rel === "" || isIgnoredSource(rel, outDirRelative, layoutTops)) return;
+    if (rel === undefined || rel === "" || isIgnoredSource(rel, outDirRelative, layoutTops, "unknown")) return;
     try {
       if (!lstatSync(path).isSymbolicLink()) return;
     } catch {

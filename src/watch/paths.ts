@@ -35,23 +35,31 @@ export function toRootRelative(root: string, absolutePath: string): string | und
  * the watcher would never descend. Editor scratch files are ignored so a
  * save does not trigger one build for the temp file and another for the rename.
  */
-export function isIgnoredSource(relPath: string, outDir: string | undefined, layoutTops: readonly string[] | "any" = []): boolean {
+export function isIgnoredSource(relPath: string, outDir: string | undefined, layoutTops: readonly string[] | "any" = [], kind: PathKind = "file"): boolean {
   if (relPath === "") return false;
   const segments = relPath.split("/");
   const top = segments[0] ?? "";
   if (relPath === CONFIG_FILE) return false;
   if (layoutTops !== "any" && !(WATCHED_FOLDERS as readonly string[]).includes(top) && !layoutTops.includes(top)) return true;
   if (outDir !== undefined && (relPath === outDir || relPath.startsWith(`${outDir}/`))) return true;
-  return segments.some(isNeverSource);
+  return segments.some((name, index) => isNeverSource(name, index === segments.length - 1 ? kind : "folder"));
 }
+
+/**
+ * What the last segment of a path names, as far as the caller knows: the
+ * names of editor scratch files (`sedXXXXXX`, `4913`, `*.orig`) are ignored
+ * only for a file, since a folder may be named so (`skills/sedan2024/`), and
+ * the watcher asks first without knowing.
+ */
+export type PathKind = "file" | "folder" | "unknown";
 
 /**
  * A path segment no build reads: a dotfile or dot-folder (vim's swap file,
  * emacs' lock, our own `.gamma-prompt-tmp-*`), or a byproduct by the list the
- * build itself skips. The last segment may name a file or a folder (the event
- * of its creation); those before it are folders.
+ * build itself skips: the folder list for any segment, the file list for a
+ * file's own name.
  */
-function isNeverSource(name: string, index: number, segments: readonly string[]): boolean {
+function isNeverSource(name: string, kind: PathKind): boolean {
   if (name.startsWith(".") || isByproductFolder(name)) return true;
-  return index === segments.length - 1 && isByproductFile(name);
+  return kind === "file" && isByproductFile(name);
 }

@@ -38,6 +38,16 @@ describe("which paths trigger a rebuild", () => {
     expect(isIgnoredSource(path, "dist")).toBe(ignored);
   });
 
+  it("ignores a scratch file's name only for a file: a skill or supporting folder may be named so, and is watched", () => {
+    for (const name of ["skills/sedan2024", "skills/import/references/v1.orig", "skills/4913", "skills/import/old~"]) {
+      expect(isIgnoredSource(name, "dist", [], "folder"), name).toBe(false);
+      // Asked before the watcher knows what it is: not ignored yet, judged again with its stats.
+      expect(isIgnoredSource(name, "dist", [], "unknown"), name).toBe(false);
+    }
+    expect(isIgnoredSource("skills/sedan2024/SKILL.md", "dist")).toBe(false);
+    expect(isIgnoredSource("skills/import/sedQcwuwi", "dist", [], "file")).toBe(true);
+  });
+
   it("watches the folders the config's skill layout starts with, and everything when a pattern starts with a glob", () => {
     expect(layoutTopFolders({ skills: ["plugins/*/skills/*", "./extra/skills/*"], ignore: [] })).toEqual(["extra", "plugins"]);
     expect(layoutTopFolders({ skills: ["*/skills/*"], ignore: [] })).toBe("any");

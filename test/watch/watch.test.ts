@@ -242,6 +242,20 @@ describe("watch", () => {
     expect(await distProblems(session.dist)).toEqual([]);
   });
 
+  it("sees a skill whose folder is named like an editor's scratch file (sed's sedXXXXXX), and its later edits", async () => {
+    const session = await startSession();
+    const added = join(session.root, "skills", "sedan2024");
+    await mkdir(added);
+    const text = (description: string) => ["---", "name: sedan2024", "type: reference", `description: ${description}`, "---", "", "# Sedan 2024", "", "The fleet's 2024 sedan: specifications for cards about it.", ""].join("\n");
+    await writeFile(join(added, "SKILL.md"), text("Use when a card shows the 2024 sedan's specifications."));
+    await waitFor("sedan2024 to enter dist/", () => session.rebuilds().some((event) => event.written.includes("skills/sedan2024.md")));
+    const before = session.rebuilds().length;
+    await writeFile(join(added, "SKILL.md"), text("Use when a card compares the 2024 sedan with another model."));
+    await waitFor("the edit to be built", () => session.rebuilds().slice(before).some((event) => event.changedPaths.includes("skills/sedan2024/SKILL.md")));
+    await session.handle.close();
+    expect(await readFile(join(session.dist, "catalog.xml"), "utf8")).toContain("Use when a card compares the 2024 sedan with another model.");
+  });
+
   // `ln -sfn`, or a deploy script's switch: a link made under a temporary name and renamed over the old one.
   // The folder's name never leaves skills/, so nothing but the link's target says the skill changed.
   it("follows a symlinked skill folder pointed at another folder, and edits there after", async () => {
