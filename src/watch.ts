@@ -138,8 +138,8 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
       },
     });
     opened.on("all", (eventName, path) => {
-      // Folder events add nothing: chokidar also reports each file inside an added or removed folder.
-      if (eventName === "addDir" || eventName === "unlinkDir") return;
+      // A folder's own event counts too: chokidar reports each file inside an added or removed folder, but an
+      // empty skill folder has none, and the build reports it (skill/missing-skill-file) until it is gone.
       const rel = toRootRelative(root, path);
       if (rel !== undefined && rel !== "") queue.add(rel);
     });

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -254,6 +254,16 @@ describe("watch", () => {
     await waitFor("the edit to be built", () => session.rebuilds().slice(before).some((event) => event.changedPaths.includes("skills/sedan2024/SKILL.md")));
     await session.handle.close();
     expect(await readFile(join(session.dist, "catalog.xml"), "utf8")).toContain("Use when a card compares the 2024 sedan with another model.");
+  });
+
+  it("rebuilds when an empty skill folder is made and when it is removed, as a clean build reports it only while it is there", async () => {
+    const session = await startSession();
+    await mkdir(join(session.root, "skills", "empty"));
+    await waitFor("the empty folder's finding", () => session.rebuilds().some((event) => event.diagnostics.some((diagnostic) => diagnostic.ruleId === "skill/missing-skill-file")));
+    const before = session.rebuilds().length;
+    await rmdir(join(session.root, "skills", "empty"));
+    await waitFor("a rebuild after its removal", () => session.rebuilds().length > before);
+    expect(session.rebuilds().at(-1)?.diagnostics.filter((diagnostic) => diagnostic.ruleId === "skill/missing-skill-file")).toEqual([]);
   });
 
   // `ln -sfn`, or a deploy script's switch: a link made under a temporary name and renamed over the old one.
