@@ -45,15 +45,33 @@ export function symbolHover(analysis: ProjectAnalysis, symbol: { kind: SymbolKin
 
 /** A rule id under the cursor (in a suppression comment, the config, anywhere): its documentation. */
 export function ruleHover(line: string, character: number): Hover | undefined {
-  for (const match of line.matchAll(/[a-z]+\/[a-z0-9-]+/g)) {
-    const start = match.index ?? 0;
-    if (character < start || character > start + match[0].length) continue;
-    if (!Object.prototype.hasOwnProperty.call(ruleRegistry, match[0])) return undefined;
-    const id = match[0] as RuleId;
+  // Only the run of id characters around the cursor is read: a pattern over the whole line would take
+  // time in the square of a long run of letters (a minified line), and every request waits behind a hover.
+  const run = idRunAt(line, character);
+  if (run === undefined) return undefined;
+  // A rule id is two parts of the run (`docs/rules/skill/broken-link.md` holds one): the pair the cursor is in.
+  const parts = run.text.split("/");
+  for (let index = 0, offset = run.start; index < parts.length - 1; offset += (parts[index] as string).length + 1, index++) {
+    const candidate = `${parts[index]}/${parts[index + 1]}`;
+    if (character < offset || character > offset + candidate.length || !Object.prototype.hasOwnProperty.call(ruleRegistry, candidate)) continue;
+    const id = candidate as RuleId;
     const doc = ruleDoc(id);
     return markdown([`**${id}** (${ruleRegistry[id].severity})`, "", doc.text, "", "Bad:", "```", doc.bad, "```", "Good:", "```", doc.good, "```", "", `[Rule documentation](${ruleDocUrl(id)})`].join("\n"));
   }
   return undefined;
+}
+
+/** Longer than any path a rule id is written in: a run of id characters past this holds none. */
+const MAX_ID_RUN = 100;
+
+/** The run of characters rule ids are made of (`a-z`, `0-9`, `-`, `/`) that holds the cursor (or ends at it), when it is short enough to hold one. */
+function idRunAt(line: string, character: number): { text: string; start: number } | undefined {
+  const isIdCharacter = (at: number): boolean => /[a-z0-9/-]/.test(line[at] ?? "");
+  let start = Math.min(character, line.length);
+  let end = start;
+  while (start > 0 && isIdCharacter(start - 1)) if (end - --start > MAX_ID_RUN) return undefined;
+  while (end < line.length && isIdCharacter(end)) if (++end - start > MAX_ID_RUN) return undefined;
+  return end > start ? { text: line.slice(start, end), start } : undefined;
 }
 
 export function formatCount(value: number): string {
