@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { expectBoolean, expectFunction, expectObject, expectOneOf, expectProjectOptions, expectStringArray, expectStringMap } from "./protocol/arguments.js";
-import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { compareDiagnostics, countDiagnostics, withoutRepeats, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { InvalidationCost } from "./cost/invalidation.js";
 import type { DistManifest } from "./protocol/dist-manifest.js";
 import { CACHE_PLAN_FILE, type CachePlan } from "./protocol/cache-plan.js";
@@ -167,7 +167,12 @@ async function analyzeOnce(
       ...(overrides ? { sourceOverrides: overrides } : {}),
     };
     const linted = await lintSkills(root, session, changedPaths, settings);
-    const diagnostics = [...lintConfig.diagnostics, ...linted.diagnostics].sort(compareDiagnostics);
+    // An agent that is not compiled (its config gives lint the agentskills profile) has its other sources checked as lint checks them.
+    const agentFindings =
+      !compiles && scope === "project" && isAgentProject(root, profile)
+        ? await (await import("./pipeline/lint-skills/project-checks.js")).agentSourceFindings(root, session, linted, lintConfig.config, { ...(changedPaths ? { changedPaths } : {}), ...(overrides ? { overrides } : {}), acceptedToolParameters })
+        : [];
+    const diagnostics = withoutRepeats([...lintConfig.diagnostics, ...linted.diagnostics, ...agentFindings]).sort(compareDiagnostics);
     await tellFindings(diagnostics);
     return { profile, diagnostics, ...countDiagnostics(diagnostics), skillFiles: linted.files };
   }

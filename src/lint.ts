@@ -1,6 +1,6 @@
 import { dirname, join, posix, resolve } from "node:path";
 import { expectAbortSignal, expectBoolean, expectOneOf, expectProjectOptions, expectString, expectStringArray, expectStringMap, shownValue } from "./protocol/arguments.js";
-import { compareDiagnostics, countDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { compareDiagnostics, countDiagnostics, withoutRepeats, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./stage-data.js";
 import type { ReportContext } from "./diagnostics/reporters/index.js";
 import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
@@ -248,12 +248,9 @@ export async function fixSkillText(root: string, file: string, text: string, fin
  * stages load only here, so a collection's lint never pays for them.
  */
 async function agentSourceDiagnostics(root: string, linted: Awaited<ReturnType<typeof lintSkills>>, configPath: string | undefined): Promise<Diagnostic[]> {
-  const [{ loadProjectSources }, { checkProjectSources }] = await Promise.all([import("./pipeline/discover/project-sources.js"), import("./pipeline/lint-skills/project-checks.js")]);
-  const session = new BuildSession();
-  const loaded = await loadProjectSources(root, session);
+  const { agentSourceFindings } = await import("./pipeline/lint-skills/project-checks.js");
   // Tool parameter schemas a build accepted byte for byte (dist/'s verified record, as check takes it) are not compiled again.
-  const checked = await checkProjectSources(root, session, undefined, { config: readLintConfig(root, configPath).config, diagnostics: [] }, linted, loaded.sources, acceptedToolParametersIn(join(root, "dist")));
-  return [...loaded.diagnostics, ...checked.diagnostics];
+  return agentSourceFindings(root, new BuildSession(), linted, readLintConfig(root, configPath).config, { acceptedToolParameters: acceptedToolParametersIn(join(root, "dist")) });
 }
 
 /** A finding with what `lint --fix` would change for it, when it has a safe fix. */
@@ -282,13 +279,3 @@ export async function withAvailableFixes(root: string, diagnostics: readonly Dia
   });
 }
 
-/** The config is read by lint and by the project's checks: a finding both make is reported once. */
-function withoutRepeats(diagnostics: Diagnostic[]): Diagnostic[] {
-  const seen = new Set<string>();
-  return diagnostics.filter((diagnostic) => {
-    const key = [diagnostic.file, diagnostic.line, diagnostic.column, diagnostic.ruleId, diagnostic.message].join("\u0000");
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}

@@ -145,3 +145,14 @@ export function countDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic
   }
   return { errorCount, warningCount, noteCount };
 }
+
+/** Each finding once: the config is read by lint and by the project's checks, and a finding both make is reported once. */
+export function withoutRepeats(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return diagnostics.filter((diagnostic) => {
+    const key = [diagnostic.file, diagnostic.line, diagnostic.column, diagnostic.ruleId, diagnostic.message].join("\u0000");
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

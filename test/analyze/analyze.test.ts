@@ -106,3 +106,24 @@ describe("createProjectAnalyzer", () => {
     expect(analysis.manifest).toBeUndefined();
   });
 });
+
+describe("an agent whose config gives lint the agentskills profile", () => {
+  it("has its tools, variants and other sources checked as lint checks them, unsaved text included", async () => {
+    const root = await copyEmbeddedDefault();
+    writeFileSync(join(root, "gamma-prompt.config.json"), `${JSON.stringify({ profile: "agentskills" })}\n`);
+    const bash = JSON.parse(readFileSync(join(root, "schemas/tools/bash.json"), "utf8")) as { name: string };
+    const renamed = `${JSON.stringify({ ...bash, name: "bash2" }, null, 2)}\n`;
+    writeFileSync(join(root, "schemas/tools/bash.json"), renamed);
+    const expected = (await lint({ root })).diagnostics.filter((diagnostic) => diagnostic.ruleId === "tool/name-mismatch");
+    expect(expected.map((diagnostic) => `${diagnostic.file}:${diagnostic.line}:${diagnostic.column}`)).toEqual(["schemas/tools/bash.json:2:11"]);
+    const analyzer = createProjectAnalyzer({ root });
+    const found = (await analyzer.analyze()).diagnostics.filter((diagnostic) => diagnostic.ruleId === "tool/name-mismatch");
+    expect(found).toEqual(expected);
+    // The same from an editor's unsaved buffer, the file on disk mended.
+    writeFileSync(join(root, "schemas/tools/bash.json"), `${JSON.stringify(bash, null, 2)}\n`);
+    const unsaved = await analyzer.analyze({ buffers: new Map([["schemas/tools/bash.json", renamed]]), changedPaths: ["schemas/tools/bash.json"] });
+    expect(unsaved.diagnostics.filter((diagnostic) => diagnostic.ruleId === "tool/name-mismatch")).toEqual(expected);
+    const mended = await analyzer.analyze({ changedPaths: ["schemas/tools/bash.json"] });
+    expect(mended.diagnostics.filter((diagnostic) => diagnostic.ruleId === "tool/name-mismatch")).toEqual([]);
+  });
+});

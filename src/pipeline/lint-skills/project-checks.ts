@@ -2,6 +2,7 @@ import { appendDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic
 import type { ToolSchemaArtifact } from "../../protocol/dist-manifest.js";
 import type { SourceFile, ValidSkill } from "../../stage-data.js";
 import { loadProjectSources } from "../discover/project-sources.js";
+import type { SourceOverrides } from "../discover/read-source.js";
 import { readSupportingFiles, type SupportingFile, type SupportingWalk } from "../discover/supporting-files.js";
 import { defineSlot, type BuildSession } from "../session/build-session.js";
 import { resolveConfig } from "../validate/config.js";
@@ -148,4 +149,22 @@ function namespaceDeclaringSkills(files: Awaited<ReturnType<typeof lintSkills>>[
     skills.push({ name: manifest.name, path, type: manifest.type, toolNamespaces: uniqueReferences(manifest.toolNamespaces) });
   }
   return skills;
+}
+
+/**
+ * The findings of an agent's sources besides its skills (tools, namespaces,
+ * variants, injections, knowledge, config) as lint reports them for a project
+ * it does not compile: read (with unsaved text where given) and checked, no
+ * template rendered. Config findings of `lintConfig` are the caller's.
+ */
+export async function agentSourceFindings(
+  root: string,
+  session: BuildSession,
+  linted: Awaited<ReturnType<typeof lintSkills>>,
+  config: ReturnType<typeof readLintConfig>["config"],
+  options: { changedPaths?: readonly string[]; overrides?: SourceOverrides; acceptedToolParameters?: (tool: ToolSchemaArtifact) => boolean } = {},
+): Promise<Diagnostic[]> {
+  const loaded = await loadProjectSources(root, session, options.changedPaths, options.overrides);
+  const checked = await checkProjectSources(root, session, options.changedPaths, { config, diagnostics: [] }, linted, loaded.sources, options.acceptedToolParameters);
+  return [...loaded.diagnostics, ...checked.diagnostics];
 }
