@@ -108,8 +108,8 @@ export function reconcileBuild(state: Readonly<StateCore> & { readonly variant: 
     !lostRequirement &&
     movedVariant === undefined &&
     changedSkills.length === 0 &&
-    sameSkills &&
-    requirements.blockedRequirements.length === 0
+    // A requirement left unmet for a conflict is told with a change, not on every reopen of the same build.
+    sameSkills
   ) {
     return undefined;
   }
