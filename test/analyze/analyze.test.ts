@@ -127,3 +127,13 @@ describe("an agent whose config gives lint the agentskills profile", () => {
     expect(mended.diagnostics.filter((diagnostic) => diagnostic.ruleId === "tool/name-mismatch")).toEqual([]);
   });
 });
+
+describe("an unsaved SKILL.md in a folder not made yet", () => {
+  it("has the findings of its own text only: a folder that is not on disk holds no supporting file, and is no unreadable folder", async () => {
+    const root = await copyEmbeddedDefault();
+    const analyzer = createProjectAnalyzer({ root });
+    const text = "---\nname: speaker-notes\ndescription: Use when writing the speaker notes of a card.\nmetadata:\n  gamma-type: reference\n---\n\n# Speaker notes\n\nKeep notes under 120 words per card.\n";
+    const analysis = await analyzer.analyze({ buffers: new Map([["skills/speaker-notes/SKILL.md", text]]), changedPaths: ["skills/speaker-notes/SKILL.md"] });
+    expect(analysis.diagnostics.filter((diagnostic) => diagnostic.file.startsWith("skills/speaker-notes"))).toEqual([]);
+  });
+});

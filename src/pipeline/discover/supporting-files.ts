@@ -85,7 +85,8 @@ export function readSupportingFiles(root: string, skillFolder: string, maxBytes:
   };
   for (const step of walked) {
     if ("entry" in step) visit(step.rel, step.entry);
-    else diagnostics.push(unlistableFolder("skill/unreadable-file", step.rel === "" ? base : `${base}/${step.rel}`, step.code));
+    // A skill folder not on disk at all is one an editor's unsaved SKILL.md names: it has no supporting file yet.
+    else if (step.rel !== "" || step.code !== "ENOENT") diagnostics.push(unlistableFolder("skill/unreadable-file", step.rel === "" ? base : `${base}/${step.rel}`, step.code));
   }
   files.sort((a, b) => compareCodeUnits(a.path, b.path));
   return { files, diagnostics };
