@@ -3,8 +3,7 @@ import { dirname, isAbsolute, relative } from "node:path";
 import { describeFsError, fsErrorCode } from "../protocol/path-problem.js";
 import { MAX_TEXT_FILE_BYTES, readRegularFile, statIfPossible } from "../protocol/regular-file.js";
 import { writeFileWhole } from "../pipeline/fix/replace-file.js";
-import { jsonSyntaxError } from "../pipeline/parse/json-error-offset.js";
-import { LineIndex } from "../pipeline/parse/positions.js";
+import { jsonSyntaxErrorAt } from "../pipeline/parse/json-error-offset.js";
 
 /**
  * Files named on the command line: read without ever blocking (a FIFO is
@@ -38,9 +37,7 @@ export function readCommandJson(path: string, what: string, shown = path): unkno
   try {
     return JSON.parse(text);
   } catch (thrown) {
-    const { offset, message } = jsonSyntaxError(text, thrown);
-    const { line, column } = new LineIndex(text).position(offset);
-    throw new CommandFileError(`cannot read the ${what} ${shown}:${line}:${column}: ${message}, expected JSON`);
+    throw new CommandFileError(`cannot read the ${what} ${shown}:${jsonSyntaxErrorAt(text, thrown)}, expected JSON`);
   }
 }
 

@@ -17,8 +17,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSyn
 import { basename, dirname, join } from "node:path";
 import { canonicalJson, sortKeysDeep } from "../pipeline/emit/canonical-json.js";
 import { readRegularFile } from "../protocol/regular-file.js";
-import { jsonSyntaxError } from "../pipeline/parse/json-error-offset.js";
-import { LineIndex } from "../pipeline/parse/positions.js";
+import { jsonSyntaxErrorAt } from "../pipeline/parse/json-error-offset.js";
 import type { ModelContext, ModelReply, ScriptedReply } from "./pi-models.js";
 
 export const CASSETTE_FORMAT = "gamma-prompt/eval-cassette@1";
@@ -223,14 +222,12 @@ export function readCassette(path: string): CassetteRead {
   const read = readRegularFile(path, { maxBytes: 64 * 1024 * 1024 });
   if (read.kind === "missing") return { kind: "missing" };
   if (read.kind !== "file") return { kind: "invalid", problem: read.kind === "not-a-file" ? `a ${read.what}, not a file` : read.kind === "too-large" ? `${read.size} bytes` : read.code };
+  const text = read.bytes.toString("utf8");
   let value: unknown;
   try {
-    value = JSON.parse(read.bytes.toString("utf8"));
+    value = JSON.parse(text);
   } catch (error) {
-    const text = read.bytes.toString("utf8");
-    const { offset, message } = jsonSyntaxError(text, error);
-    const { line, column } = new LineIndex(text).position(offset);
-    return { kind: "invalid", problem: `not JSON (${line}:${column}: ${message})` };
+    return { kind: "invalid", problem: `not JSON (${jsonSyntaxErrorAt(text, error)})` };
   }
   const cassette = value as Partial<Cassette> | null;
   if (typeof cassette !== "object" || cassette === null || cassette.format !== CASSETTE_FORMAT) return { kind: "invalid", problem: `expected "format": "${CASSETTE_FORMAT}"` };

@@ -6,7 +6,7 @@
  * comparison with a baseline results document.
  */
 import { readdirSync } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packageRoot } from "../package-paths.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
@@ -97,7 +97,7 @@ export async function runEvals(options: EvalOptions, spelling: OptionSpelling = 
   const files = options.scenarios === undefined ? discoverScenarios(root, cwd) : [...new Map(options.scenarios.map((file) => [resolve(cwd, file), file])).values()];
   if (files.length === 0) {
     // Nothing to measure is no pass: a CI line keeps failing until the first scenario and its cassettes are committed.
-    const folder = `${relative(cwd, join(root, EVALS_DIR)).split(sep).join("/") || "."}/`;
+    const folder = `${display(join(root, EVALS_DIR), cwd) || "."}/`;
     throw new EvalUsageError(
       `Unexpected evaluation without scenarios: no *.yaml in ${folder}, expected a scenario file there for each case to measure (how to write one: ${scenariosGuide(cwd)}), then its cassettes recorded with ${named.recordFirst}; ${named.replay} replays them`,
     );
@@ -114,8 +114,7 @@ export async function runEvals(options: EvalOptions, spelling: OptionSpelling = 
     for (const loaded of scenarios) {
       const problem = cassetteWriteProblem(loaded.cassetteDir);
       if (problem === undefined) continue;
-      const folder = relative(cwd, loaded.cassetteDir).split(sep).join("/");
-      throw new EvalUsageError(`Unexpected cassettes folder ${folder}/ that cannot be written (${problem}), expected a folder this user can write before any model call is made`);
+      throw new EvalUsageError(`Unexpected cassettes folder ${display(loaded.cassetteDir, cwd)}/ that cannot be written (${problem}), expected a folder this user can write before any model call is made`);
     }
   }
 
@@ -134,7 +133,7 @@ export async function runEvals(options: EvalOptions, spelling: OptionSpelling = 
         writeCassettes(loaded.cassetteDir, outcomes.flatMap((outcome) => (outcome.cassette === undefined ? [] : [outcome.cassette])));
       } catch (error) {
         // Checked before the runs, so the folder changed while they ran: the runs' results still count, the old cassettes stay.
-        notRecorded = `its cassettes could not be written to ${relative(cwd, loaded.cassetteDir).split(sep).join("/")}/ (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`;
+        notRecorded = `its cassettes could not be written to ${display(loaded.cassetteDir, cwd)}/ (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`;
       }
     }
     return scenarioResult({
@@ -170,7 +169,7 @@ export async function runEvals(options: EvalOptions, spelling: OptionSpelling = 
 
 /** The guide's Scenarios section in the installed package, from the working folder (a project's subfolder, a hoisted install). */
 function scenariosGuide(cwd: string): string {
-  return `${relative(cwd, fileURLToPath(new URL("docs/guide/evaluations-and-audits.md", packageRoot))).split(sep).join("/")}#scenarios`;
+  return `${display(fileURLToPath(new URL("docs/guide/evaluations-and-audits.md", packageRoot)), cwd)}#scenarios`;
 }
 
 function discoverScenarios(root: string, cwd: string): string[] {
@@ -181,7 +180,7 @@ function discoverScenarios(root: string, cwd: string): string[] {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return [];
     // A folder that cannot be listed is not an empty one: "write a scenario" would be the wrong advice.
-    const folder = `${relative(cwd, join(root, EVALS_DIR)).split(sep).join("/") || "."}/`;
+    const folder = `${display(join(root, EVALS_DIR), cwd) || "."}/`;
     throw new EvalUsageError(`Unexpected scenarios folder ${folder} that cannot be read (${code ?? String(error)}), expected a folder of *.yaml scenarios this user can read`);
   }
   return names

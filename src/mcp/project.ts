@@ -10,9 +10,10 @@ import { isWithin } from "../protocol/within.js";
 /** Past this many characters an argument is quoted by its start only: an error must not carry a megabyte back to the agent. */
 export const MAX_ECHOED_CHARACTERS = 100;
 
-/** An argument as an error quotes it: whole when short, else its start and its length. */
-export function echoed(value: string): string {
-  return value.length > MAX_ECHOED_CHARACTERS ? `${JSON.stringify(value.slice(0, MAX_ECHOED_CHARACTERS))}… (${value.length} characters)` : JSON.stringify(value);
+/** An argument as an error quotes it (in JSON quotes, or as it is): whole when short, else its start and its length. */
+export function echoed(value: string, quoted = true): string {
+  const shown = (text: string): string => (quoted ? JSON.stringify(text) : text);
+  return value.length > MAX_ECHOED_CHARACTERS ? `${shown(value.slice(0, MAX_ECHOED_CHARACTERS))}… (${value.length} characters)` : shown(value);
 }
 
 /**

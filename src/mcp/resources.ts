@@ -6,7 +6,7 @@ import { MANIFEST_FILE } from "../protocol/dist-manifest.js";
 import { readBuiltOutput, verificationSummary } from "../compiled-prompt.js";
 import { readRegularFile } from "../protocol/regular-file.js";
 import { MAX_SOURCE_BYTES } from "../pipeline/discover/read-source.js";
-import { echoed, MAX_ECHOED_CHARACTERS, ToolInputError, type McpProject } from "./project.js";
+import { echoed, ToolInputError, type McpProject } from "./project.js";
 import { statIfPossible } from "../protocol/regular-file.js";
 
 /**
@@ -90,7 +90,8 @@ export const RESOURCE_TEMPLATES = [
 ];
 
 export function readResource(project: McpProject, uri: string): { uri: string; mimeType: string; text: string } {
-  const shown = shownUri(uri);
+  // A URI as it is, bounded: a client may send megabytes.
+  const shown = echoed(uri, false);
   if (uri.startsWith(RULE_SCHEME_PREFIX)) {
     let id: string;
     try {
@@ -126,11 +127,6 @@ export function readResource(project: McpProject, uri: string): { uri: string; m
   if (read.kind === "too-large") throw new ToolInputError(`Unexpected file of ${read.size} bytes at ${place.rel}, expected at most ${MAX_RESOURCE_BYTES} bytes for a resource`);
   if (read.kind !== "file") throw new ToolInputError(`Unexpected ${read.kind === "not-a-file" ? read.what : "unreadable file"} at ${place.rel}, expected a regular file`);
   return { uri, mimeType: place.rel.endsWith(".json") ? "application/json" : place.rel.endsWith(".md") ? "text/markdown" : "text/plain", text: read.bytes.toString("utf8") };
-}
-
-/** A URI as an error quotes it: whole when short, else its start and its length (a client may send megabytes). */
-function shownUri(uri: string): string {
-  return uri.length > MAX_ECHOED_CHARACTERS ? `${uri.slice(0, MAX_ECHOED_CHARACTERS)}… (${uri.length} characters)` : uri;
 }
 
 /** Whether the root-relative `path` is `folder` or inside it (an output folder outside the root holds nothing served). */

@@ -1,3 +1,4 @@
+import { LineIndex } from "./positions.js";
 /**
  * Where JSON text first breaks the grammar (RFC 8259), as a UTF-16 offset.
  * V8 names the position for some syntax errors ("… at position 12") but not
@@ -127,4 +128,11 @@ export function jsonSyntaxError(text: string, thrown: unknown): { offset: number
   const token = /^Unexpected token '([\s\S]{1,2}?)', /.exec(raw)?.[1];
   if (token !== undefined) return { offset, message: `Unexpected token '${/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]+$/.test(token) ? token : JSON.stringify(token).slice(1, -1)}'` };
   return { offset, message: (raw.split("\n")[0] ?? "").replace(/ in JSON at position \d+.*$/, "") };
+}
+
+/** The same as one phrase, `line:column: message`, for a file whose findings are not diagnostics (a command's input, a cassette). */
+export function jsonSyntaxErrorAt(text: string, thrown: unknown): string {
+  const { offset, message } = jsonSyntaxError(text, thrown);
+  const { line, column } = new LineIndex(text).position(offset);
+  return `${line}:${column}: ${message}`;
 }

@@ -66,8 +66,10 @@ function jsonLines(text: string): { entries: Array<{ line: number; value: Record
 
 const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
 
-/** What a field of a record must hold; `?` marks one that may be absent. */
-type FieldType = "string" | "string?" | "strings" | "strings?" | "object" | "count" | "scope";
+/** What a field of a record must hold. */
+type FieldType = "string" | "strings" | "object" | "count" | "scope";
+/** A field's type, with `?` when the field may be absent. */
+type FieldSpec = FieldType | `${FieldType}?`;
 
 /**
  * The fields of each session-log record the audit reads, as the runtime writes
@@ -75,7 +77,7 @@ type FieldType = "string" | "string?" | "strings" | "strings?" | "object" | "cou
  * empty: a `names` that is no list would otherwise read as "no skill loaded"
  * and a failing session could pass its audit.
  */
-const SESSION_LOG_FIELDS: Readonly<Record<string, Readonly<Record<string, FieldType>>>> = {
+const SESSION_LOG_FIELDS: Readonly<Record<string, Readonly<Record<string, FieldSpec>>>> = {
   session: { variant: "string", preloadedSkills: "strings?", cacheKey: "string?" },
   skills_loaded: { names: "strings" },
   skills_required: { names: "strings", scope: "scope" },
@@ -88,33 +90,22 @@ const SESSION_LOG_FIELDS: Readonly<Record<string, Readonly<Record<string, FieldT
   audit: {},
 };
 
-function fieldProblem(value: Record<string, unknown>, fields: Readonly<Record<string, FieldType>>): string | undefined {
-  for (const [field, type] of Object.entries(fields)) {
+function fieldProblem(value: Record<string, unknown>, fields: Readonly<Record<string, FieldSpec>>): string | undefined {
+  for (const [field, spec] of Object.entries(fields)) {
     const given = value[field];
-    if (given === undefined && type.endsWith("?")) continue;
-    const fits =
-      type === "string" || type === "string?"
-        ? typeof given === "string"
-        : type === "strings" || type === "strings?"
-          ? Array.isArray(given) && given.every((item) => typeof item === "string")
-          : type === "object"
-            ? typeof given === "object" && given !== null && !Array.isArray(given)
-            : type === "count"
-              ? Number.isSafeInteger(given) && (given as number) >= 0
-              : given === "turn" || given === "session";
-    if (!fits) return `Unexpected ${JSON.stringify(value["type"])} record whose "${field}" is ${described(given)}, expected ${FIELD_EXPECTED[type]}`;
+    if (given === undefined && spec.endsWith("?")) continue;
+    const type = spec.replace(/\?$/, "") as FieldType;
+    if (!FIELD_CHECKS[type].fits(given)) return `Unexpected ${JSON.stringify(value["type"])} record whose "${field}" is ${described(given)}, expected ${FIELD_CHECKS[type].expected}`;
   }
   return undefined;
 }
 
-const FIELD_EXPECTED: Readonly<Record<FieldType, string>> = {
-  string: "a string",
-  "string?": "a string",
-  strings: "a list of strings",
-  "strings?": "a list of strings",
-  object: "a JSON object",
-  count: "a whole number from 0",
-  scope: '"turn" or "session"',
+const FIELD_CHECKS: Readonly<Record<FieldType, { fits: (given: unknown) => boolean; expected: string }>> = {
+  string: { fits: (given) => typeof given === "string", expected: "a string" },
+  strings: { fits: (given) => Array.isArray(given) && given.every((item) => typeof item === "string"), expected: "a list of strings" },
+  object: { fits: (given) => typeof given === "object" && given !== null && !Array.isArray(given), expected: "a JSON object" },
+  count: { fits: (given) => Number.isSafeInteger(given) && (given as number) >= 0, expected: "a whole number from 0" },
+  scope: { fits: (given) => given === "turn" || given === "session", expected: '"turn" or "session"' },
 };
 
 function described(value: unknown): string {
@@ -277,7 +268,7 @@ export function readPiSessionText(text: string): ReadTranscript {
 }
 
 /** The fields of a Pi tool call the audit reads. */
-const PI_TOOL_CALL_FIELDS: Readonly<Record<string, FieldType>> = { id: "string", name: "string", arguments: "object" };
+const PI_TOOL_CALL_FIELDS: Readonly<Record<string, FieldSpec>> = { id: "string", name: "string", arguments: "object" };
 
 /** The task list, or what is wrong with it ("Unexpected …"). */
 function taskListOrProblem(value: unknown): Task[] | string {
