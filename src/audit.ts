@@ -116,7 +116,9 @@ export async function audit(options: AuditOptions): Promise<AuditResult> {
       transcripts.push({ file, format: read.format, reports: [] });
       continue;
     }
-    const reports = auditTranscript(events, artifacts.skills);
+    // A session a redeploy moved to another build is judged from the move on: its earlier yields ran on another build.
+    const moved = lastBuildChange(events)?.position ?? 0;
+    const reports = auditTranscript(events, artifacts.skills).filter((report) => report.position > moved);
     const seen = new Set<string>();
     for (const report of reports) {
       for (const finding of report.findings) {
@@ -161,20 +163,25 @@ function buildProblems(read: ReadTranscript, events: readonly PositionedEvent[],
   const start = events.find((event): event is Extract<PositionedEvent, { type: "session" }> => event.type === "session");
   // A Pi session file records its variant and build in its gamma.session entry; a session log on its first line.
   const line = read.format === "pi-session" ? (read.sessionLine ?? 1) : Math.max(1, start?.position ?? 1);
-  const recorded = start?.cacheKey ?? read.cacheKey;
+  const moved = lastBuildChange(events);
+  const recorded = moved?.cacheKey ?? start?.cacheKey ?? read.cacheKey;
   if (recorded !== undefined && recorded !== key) {
-    const message = `Unexpected session log of the build with cache key ${recorded.slice(0, 12)}, audited against ${shownDist} (cache key ${key.slice(0, 12)}), expected the dist/ the session ran on: pass --dist with that build`;
-    return [{ ruleId: "audit/dist-mismatch", line, message }];
+    const ran = moved === undefined ? "the session ran on" : `the session moved to at line ${moved.position}`;
+    const message = `Unexpected session log of the build with cache key ${recorded.slice(0, 12)}, audited against ${shownDist} (cache key ${key.slice(0, 12)}), expected the dist/ ${ran}: pass --dist with that build`;
+    return [{ ruleId: "audit/dist-mismatch", line: moved?.position ?? line, message }];
   }
   const problems: Array<{ ruleId: "audit/dist-mismatch" | "audit/unknown-skill"; line: number; message: string }> = [];
   const variants = Object.keys(artifacts.manifest.variants);
-  if (start !== undefined && !variants.includes(start.variant)) {
-    problems.push({ ruleId: "audit/dist-mismatch", line, message: `Unexpected variant "${start.variant}" that the dist/ does not define, expected one of ${variants.join(", ")} (the session ran on another build: pass --dist with it)` });
+  const variant = moved?.variant ?? start?.variant;
+  if (variant !== undefined && !variants.includes(variant)) {
+    problems.push({ ruleId: "audit/dist-mismatch", line: moved?.position ?? line, message: `Unexpected variant "${variant}" that the dist/ does not define, expected one of ${variants.join(", ")} (the session ran on another build: pass --dist with it)` });
   }
   const known = [...artifacts.skills.keys()].sort();
   const reported = new Set<string>();
-  for (const event of events) {
-    const names = event.type === "session" ? event.preloadedSkills : event.type === "skills_loaded" || event.type === "skills_required" ? event.names : [];
+  // Skills a build the session left behind dropped are not judged: from a move on, its record names what stayed active.
+  for (const event of events.filter((candidate) => candidate.position >= (moved?.position ?? 0))) {
+    const names =
+      event.type === "session" ? event.preloadedSkills : event.type === "skills_loaded" || event.type === "skills_required" ? event.names : event.type === "build_changed" ? event.activeSkills : [];
     for (const name of names) {
       if (artifacts.skills.has(name) || reported.has(name)) continue;
       reported.add(name);
@@ -186,6 +193,11 @@ function buildProblems(read: ReadTranscript, events: readonly PositionedEvent[],
     }
   }
   return problems;
+}
+
+/** The last reopen on another build the transcript records: the build it runs on from there. */
+function lastBuildChange(events: readonly PositionedEvent[]): Extract<PositionedEvent, { type: "build_changed" }> | undefined {
+  return events.findLast((event): event is Extract<PositionedEvent, { type: "build_changed" }> => event.type === "build_changed");
 }
 
 /** A Pi session file has no variant line: the preloaded skills come from the manifest. */

@@ -269,7 +269,10 @@ export class SessionProtocolController {
     // current text, which the transcript holds only as it was (on every path, a resume's or a turn's).
     if (rebuilt !== undefined && (rebuilt.unpreloadedSkills.length > 0 || rebuilt.changedSkills.length > 0 || rebuilt.requiredNow.length > 0)) this.context.anchorDue();
     this.yielding = new SessionYield({ run: this.run, recorder: this.recorder, checklists: this.checklists, emit });
-    if (rebuilt !== undefined) this.tellBuildChange(rebuilt);
+    if (rebuilt !== undefined) {
+      this.recorder.recordBuildChange({ cacheKey: rebuilt.change.cacheKey, variant: this.variant }, this.owner.state.activeSkills.map((skill) => skill.name), this.owner.state.tasks);
+      this.tellBuildChange(rebuilt);
+    }
   }
 
   /**

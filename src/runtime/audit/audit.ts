@@ -77,6 +77,13 @@ export function foldEvent(fold: AuditFold, event: PositionedEvent | (TranscriptE
     case "skills_loaded":
       for (const name of event.names) activate(name, event.position);
       break;
+    case "build_changed": {
+      // What the build dropped leaves; a skill it brought (a requirement, a preload) is active from here.
+      const now = new Set(event.activeSkills);
+      fold.active = fold.active.filter((skill) => now.has(skill.name));
+      for (const name of event.activeSkills) activate(name, event.position);
+      break;
+    }
     case "tool_call": {
       if (fold.firstAction === undefined && TASK_ACTION_TOOLS.has(event.name)) fold.firstAction = { tool: event.name, position: event.position, id: event.id };
       const fetched = fetchedKnowledgeId(event);

@@ -80,6 +80,7 @@ type FieldSpec = FieldType | `${FieldType}?`;
 const SESSION_LOG_FIELDS: Readonly<Record<string, Readonly<Record<string, FieldSpec>>>> = {
   session: { variant: "string", preloadedSkills: "strings?", cacheKey: "string?" },
   skills_loaded: { names: "strings" },
+  build_changed: { cacheKey: "string", variant: "string", activeSkills: "strings" },
   skills_required: { names: "strings", scope: "scope" },
   tool_call: { id: "string", name: "string", arguments: "object" },
   tool_refused: { id: "string", name: "string", missing: "strings" },
@@ -131,7 +132,7 @@ export function readTranscriptText(text: string): ReadTranscript | undefined {
 }
 
 /** Every record a runtime session log holds: the transcript events and the audit's own reports. */
-const SESSION_LOG_RECORDS = new Set(["session", "skills_loaded", "skills_required", "tool_call", "tool_refused", "requirement_unmet", "tasks", "knowledge_hints", "yield", "audit"]);
+const SESSION_LOG_RECORDS = new Set(["session", "skills_loaded", "build_changed", "skills_required", "tool_call", "tool_refused", "requirement_unmet", "tasks", "knowledge_hints", "yield", "audit"]);
 
 export function readSessionLogText(text: string): ReadTranscript {
   const { entries, lines, skipped, unreadable } = jsonLines(text);
@@ -166,6 +167,8 @@ function sessionLogEvent(value: Record<string, unknown>, position: number): Posi
       return { type: "session", variant: text("variant"), preloadedSkills: list("preloadedSkills"), ...(typeof value["cacheKey"] === "string" ? { cacheKey: value["cacheKey"] } : {}), position };
     case "skills_loaded":
       return { type: "skills_loaded", names: list("names"), position };
+    case "build_changed":
+      return { type: "build_changed", cacheKey: text("cacheKey"), variant: text("variant"), activeSkills: list("activeSkills"), position };
     case "tool_call":
       return { type: "tool_call", id: text("id"), name: text("name"), arguments: record(value["arguments"]), position };
     case "tasks": {

@@ -134,6 +134,8 @@ export class AuditRecorder {
   private readonly state: RecorderState = { count: 0, fold: emptyFold() };
   /** Set once the log refused an append: nothing more is written to it. */
   private logFailed = false;
+  /** Whether the fold was replayed from a log the session wrote before (a restart on the same log). */
+  private readonly replayed: boolean = false;
 
   /**
    * `onLogFailure` hears of the first append the log refused (the controller
@@ -154,6 +156,7 @@ export class AuditRecorder {
       const { events, lines } = readSessionLogText(written);
       for (const event of events) foldEvent(this.state.fold, event);
       this.state.count = lines;
+      this.replayed = true;
       return;
     }
     this.record({ type: "session", variant: start.variant, preloadedSkills: start.preloadedSkills, ...(start.cacheKey === undefined ? {} : { cacheKey: start.cacheKey }) });
@@ -171,6 +174,19 @@ export class AuditRecorder {
     foldEvent(this.state.fold, { ...event, position });
     this.append(event);
     return position;
+  }
+
+  /**
+   * A reopen on another build changed the state the replayed log describes:
+   * the log says so, with the skills active now and the task list when it
+   * changed, so the audit judges the skills the session has (a skill the
+   * build dropped leaves the audit's workflows, one it requires joins them).
+   * A session that replayed no log recorded its state as it started.
+   */
+  recordBuildChange(build: { cacheKey: string; variant: string }, activeSkills: readonly string[], tasks: { revision: number; items: readonly Task[] }): void {
+    if (!this.replayed) return;
+    this.record({ type: "build_changed", cacheKey: build.cacheKey, variant: build.variant, activeSkills: [...activeSkills] });
+    if (JSON.stringify(tasks.items) !== JSON.stringify(this.state.fold.tasks)) this.record({ type: "tasks", revision: tasks.revision, tasks: tasks.items.map((task) => ({ ...task })) });
   }
 
   /** Text the model received (a custom message or tool result): records any knowledge hints in it. */

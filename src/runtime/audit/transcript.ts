@@ -12,6 +12,14 @@ export type TranscriptEvent =
   | { type: "session"; variant: string; preloadedSkills: string[]; cacheKey?: string }
   /** Skills became active (by the `skill` tool or a requirement). */
   | { type: "skills_loaded"; names: string[] }
+  /**
+   * The session was reopened on another build (a redeploy, a rollback), which
+   * changed its state: from here it runs on the build with `cacheKey` and on
+   * `variant` (another one when the build dropped the session's), and its
+   * active skills are exactly `activeSkills` (the build dropped some, preloads
+   * or requires others). A changed task list follows as `tasks`.
+   */
+  | { type: "build_changed"; cacheKey: string; variant: string; activeSkills: string[] }
   /** A tool call the model made (every call, whatever its result). */
   | { type: "tool_call"; id: string; name: string; arguments: Record<string, unknown> }
   /** An accepted task list. */
