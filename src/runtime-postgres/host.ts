@@ -14,6 +14,7 @@ import { InjectionRejectedError } from "../runtime/injections/envelope.js";
 import { SessionDisposedError } from "../runtime/state/errors.js";
 import type { GammaAgent, GammaAgentOptions, GammaSession, GammaSessionOptions, TranscriptFeed } from "../runtime/pi-adapter.js";
 import { expectFunction, expectObject } from "../protocol/arguments.js";
+import { messageOf } from "../protocol/error-message.js";
 import { boundedPool, expectPool, type Pool } from "./database.js";
 import { DatabaseReadOnlyError, LeaseLostError, LeaseNotReleasedError, LeaseUnconfirmedError, readOnlyAware, SessionsClosedError, type HostedPath } from "./errors.js";
 import { EVENTS_PER_PASS, markRefused, markRouted, sessionKeyProblem, unroutedEventsOf, wellFormed, type PublishedEvent } from "./events.js";
@@ -49,10 +50,10 @@ export interface PostgresSessionsOptions {
    * default 10,000 ms.
    */
   databaseTimeoutMs?: number;
-  /** An event the session refused (malformed, or a kind its artifacts do not define): stored with the reason, and told here. */
-  onEventRefused?: (refusal: { sessionKey: string; eventId: string; error: Error }) => void;
-  /** A failure outside any call the host awaits: the listener's connection, a lease renewal (each one that fails, or is still unanswered when the next is due), routing. (A write that stops the session is told by its state_write_failed event and the call it fails, not here.) */
-  onError?: (error: unknown, during: "listen" | "renew" | "route") => void;
+  /** An event the session refused (malformed, or a kind its artifacts do not define): stored with the reason, and told here. An exception the hook throws (or a promise it rejects) is told to onError ("route"). */
+  onEventRefused?: (refusal: { sessionKey: string; eventId: string; error: Error }) => unknown;
+  /** A failure outside any call the host awaits: the listener's connection, a lease renewal (each one that fails, or is still unanswered when the next is due), routing. (A write that stops the session is told by its state_write_failed event and the call it fails, not here.) An exception it throws (or a promise it rejects) is dropped: it would end the process. */
+  onError?: (error: unknown, during: "listen" | "renew" | "route") => unknown;
 }
 
 type Source = { artifacts: LoadedArtifacts };
@@ -174,7 +175,7 @@ export class PostgresSessions {
       onReconnect: () => {
         for (const hosted of sessions.hosted.values()) hosted.wake();
       },
-      onError: (error) => options.onError?.(error, "listen"),
+      onError: (error) => sessions.report(error, "listen"),
     });
     return sessions;
   }
@@ -336,14 +337,34 @@ export class PostgresSessions {
     disposed.then(done, done);
   }
 
-  /** @internal */
-  report(error: unknown, during: "renew" | "route"): void {
-    this.options.onError?.(error, during);
+  /**
+   * @internal Tells the host's onError. Called from timers and the listener,
+   * where an exception (or a rejected promise) the hook lets out would end
+   * the process and every session on it: one is dropped, since the hook is
+   * the only way to tell the host of anything here.
+   */
+  report(error: unknown, during: "listen" | "renew" | "route"): void {
+    try {
+      ignoreRejection(this.options.onError?.(error, during));
+    } catch {
+      // The hook that tells of failures failed: nothing is left to tell it with.
+    }
   }
 
-  /** @internal */
+  /**
+   * @internal Tells the host's onEventRefused. The event is refused and stored
+   * so whatever the hook does: an exception it lets out is told to onError
+   * ("route"), and the routing pass goes on with the next events.
+   */
   refused(sessionKey: string, eventId: string, error: Error): void {
-    this.options.onEventRefused?.({ sessionKey, eventId, error });
+    const tell = (failure: unknown): void =>
+      this.report(new Error(`Unexpected exception from onEventRefused for event ${eventId} of session ${sessionKey} (${messageOf(failure)}), expected none: the event stays refused, and the session's later events are routed`, { cause: failure }), "route");
+    try {
+      const returned: unknown = this.options.onEventRefused?.({ sessionKey, eventId, error });
+      if (isPromiseLike(returned)) returned.then(undefined, tell);
+    } catch (failure) {
+      tell(failure);
+    }
   }
 }
 
@@ -636,4 +657,13 @@ class HostedState {
     this.store.lost = true;
     if (notReleased !== undefined) throw notReleased;
   }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
+
+/** A hook's rejected promise would be an unhandled rejection, which ends the process. */
+function ignoreRejection(value: unknown): void {
+  if (isPromiseLike(value)) value.then(undefined, () => {});
 }

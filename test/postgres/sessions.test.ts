@@ -403,6 +403,76 @@ describe("a stored event that cannot be read", () => {
   });
 });
 
+describe("host hooks that throw", () => {
+  it("an onEventRefused that throws is told to onError, and the events after the refused one are routed in the same pass", async () => {
+    const sessionKey = newKey();
+    const producer = db.pool();
+    const errors: Array<[string, string]> = [];
+    const sessions = await server({
+      onEventRefused: () => {
+        throw new Error("the logger is down");
+      },
+      onError: (error, during) => errors.push([during, (error as Error).message]),
+    });
+    const hosted = await hostAgent(sessions, sessionKey);
+    const client = await producer.connect();
+    const good = event({ kind: "system_note", summary: "Published after the refused one." });
+    try {
+      await client.query("begin");
+      await client.query("insert into gamma_events (session_key, event_id, payload) values ($1, 'refused-first', $2::jsonb)", [sessionKey, JSON.stringify({ kind: "system_note" })]);
+      await publishUpdate(client, sessionKey, good);
+      await client.query("commit");
+    } finally {
+      client.release();
+    }
+    await until(() => hosted.controller.state.pendingInjections.some((entry) => entry.id === good.id), "the event after the refused one");
+    const rows = await producer.query("select event_id, routed_at is not null as routed, refused_at is not null as refused from gamma_events where session_key = $1 order by seq", [sessionKey]);
+    expect(rows.rows).toEqual([
+      { event_id: "refused-first", routed: false, refused: true },
+      { event_id: good.id, routed: true, refused: false },
+    ]);
+    expect(errors).toEqual([
+      ["route", `Unexpected exception from onEventRefused for event refused-first of session ${sessionKey} (the logger is down), expected none: the event stays refused, and the session's later events are routed`],
+    ]);
+    await hosted.dispose();
+  });
+
+  it("an onError that throws, or rejects, on a renewal the database does not answer, ends neither the process nor the session", async () => {
+    const sessionKey = newKey();
+    const told: string[] = [];
+    let calls = 0;
+    const sessions = await PostgresSessions.start({
+      pool: db.pool(),
+      leaseMs: 600,
+      databaseTimeoutMs: 300,
+      onError: (_error, during) => {
+        told.push(during);
+        // Thrown and rejected by turns: either would end the process if it escaped.
+        if (++calls % 2 === 1) throw new Error("the logger is down");
+        return Promise.reject(new Error("the logger is still down"));
+      },
+    });
+    servers.push(sessions);
+    const hosted = await hostAgent(sessions, sessionKey);
+    const locker = await db.pool().connect();
+    try {
+      // The session row cannot be renewed while the table is locked: each renewal fails after databaseTimeoutMs.
+      await locker.query("begin");
+      await locker.query("lock table gamma_sessions in access exclusive mode");
+      await until(() => told.filter((during) => during === "renew").length >= 2, "two failed renewals told");
+      await locker.query("rollback");
+    } finally {
+      locker.release();
+    }
+    // The lease was not lost in the meantime (no other server wanted it): the session goes on.
+    await until(async () => {
+      await hosted.catchUp();
+      return true;
+    }, "a catch-up after the lock");
+    await hosted.dispose().catch(() => {});
+  });
+});
+
 describe("a stored event under another id than its payload's", () => {
   it("is refused with the reason, not delivered, and not read again; the events after it are routed", async () => {
     const sessionKey = newKey();
