@@ -18,7 +18,8 @@ import type { HostExecutors } from "../tools.js";
 import { defaultThinkingLevel } from "./agent.pi-adapter.js";
 import { customPayload, sendSessionMessage, sessionTransport } from "./delivery.pi-adapter.js";
 import { toToolDeclaration } from "./packages.pi-adapter.js";
-import { sessionModelTranscript } from "./transcript.pi-adapter.js";
+import { neutraliseUntrusted, sessionModelTranscript } from "./transcript.pi-adapter.js";
+import { neutraliseReservedTags } from "../injections/neutralise.js";
 import { SessionDisposedError } from "../state/errors.js";
 import { TurnNotSentError } from "../yield.js";
 import { applyCachePlan, bindController, guardModelCalls, piToolDefinition } from "./wiring.pi-adapter.js";
@@ -174,8 +175,21 @@ interface InputFailures {
  * Pi catches an input hook's error, reports it on a channel of its own and
  * sends the prompt anyway; the hook answers "handled" instead, so nothing
  * goes out, and the prompt's call rejects here with the hook's failure.
+ * A compaction the host asks for calls the model (its summariser): on a
+ * disposed or stopped session it is refused as a prompt is, before Pi aborts
+ * or prepares anything.
  */
 function refuseUnsentTurns(session: AgentSession, controller: SessionProtocolController, failures: InputFailures): void {
+  const compact = session.compact.bind(session);
+  session.compact = async (...args: Parameters<AgentSession["compact"]>) => {
+    if (controller.disposed) {
+      const refused = new SessionDisposedError("compact");
+      controller.reportError("disposed", refused);
+      throw refused;
+    }
+    if (controller.failure !== undefined) throw controller.failure;
+    return compact(...args);
+  };
   const prompt = session.prompt.bind(session);
   session.prompt = async (...args: Parameters<AgentSession["prompt"]>) => {
     // Pi would end the run quietly when the model call is refused: a prompt to a disposed session is told, as on the Agent path.
@@ -242,6 +256,17 @@ function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController
       if (controller.failure === undefined && !controller.disposed && context.signal?.aborted !== true) controller.reportError("context", error);
     }
     return { messages };
+  });
+  // Compaction's summariser is a model call of Pi's own (its own prompt, not the variant's): a stopped or
+  // disposed session makes none (Pi's automatic compaction included), and it reads the transcript as the model
+  // does, reserved tags neutralised in every untrusted channel. Pi builds its request from this preparation.
+  api.on("session_before_compact", (event) => {
+    if (controller.failure !== undefined || controller.disposed) return { cancel: true };
+    const { preparation } = event;
+    preparation.messagesToSummarize = neutraliseUntrusted(preparation.messagesToSummarize);
+    preparation.turnPrefixMessages = neutraliseUntrusted(preparation.turnPrefixMessages);
+    if (preparation.previousSummary !== undefined) preparation.previousSummary = neutraliseReservedTags(preparation.previousSummary);
+    return undefined;
   });
   api.on("session_compact", () => api.sendMessage(customPayload(controller.anchorMessage())));
   // Pi's cache warming sends paid refresh requests after a run; the host opts in (PromptCacheOptions.cacheWarming).
