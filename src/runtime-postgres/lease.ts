@@ -111,6 +111,17 @@ export async function releaseLease(db: Queryable, lease: Lease): Promise<void> {
  */
 export const FENCE = "fence as (select session_key from gamma_sessions where session_key = $1 and lease_token = $2 and lease_owner = $3 for share)";
 
+/**
+ * The fence of a state write: as {@link FENCE}, and only while the session's
+ * snapshot is older than the first revision written (`$n`). Records up to
+ * the snapshot's revision are deleted when it is written, so the unique key
+ * on (session, revision) no longer stops a second writer on the same lease
+ * that is behind: this does.
+ */
+export function stateFence(firstRevision: `$${number}`): string {
+  return `fence as (select session_key from gamma_sessions where session_key = $1 and lease_token = $2 and lease_owner = $3 and snapshot_revision < ${firstRevision} for share)`;
+}
+
 /** The fence's parameters, $1 to $3: the session, the lease's token, its owner. */
 export function fenceValues(lease: Lease): [string, number, string] {
   return [lease.sessionKey, lease.token, lease.owner];

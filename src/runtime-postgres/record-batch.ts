@@ -5,8 +5,10 @@
  * token as a write of its own is. A lone write goes out at once as before, so
  * a session that writes alone waits for nothing.
  *
- * A combined statement is all or nothing: when the server refuses it (a
- * revision taken), every write in it is sent again alone, so each session gets
+ * Each session is fenced as its own statement fences it (the lease, and a
+ * snapshot older than its first revision). A combined statement is all or
+ * nothing: when the server refuses it (a revision taken), every write in it
+ * is sent again alone, so each session gets
  * exactly the answer (stored, lease lost, conflict) its own statement gives,
  * and no session's refusal touches another's write. When the connection fails
  * instead, whether it committed is unknown, so nothing is sent again: every
@@ -133,15 +135,18 @@ export class RecordBatcher {
       owner: write.lease.owner,
       records: write.records.map((record) => ({ revision: record.revision, record: storedDocument(record) })),
       routed: write.routed,
+      first_revision: write.records[0]?.revision ?? 0,
     }));
     const result = await this.pool.query<{ session_key: string; inserted: number }>({
       name: "gamma-prompt-append-records-together",
       text: `with batch as (
-           select b.session_key, b.token, b.owner, b.records, b.routed
-           from jsonb_to_recordset($1::jsonb) as b(session_key text, token bigint, owner text, records jsonb, routed jsonb)
+           select b.session_key, b.token, b.owner, b.records, b.routed, b.first_revision
+           from jsonb_to_recordset($1::jsonb) as b(session_key text, token bigint, owner text, records jsonb, routed jsonb, first_revision integer)
          ),
          fence as (
-           select s.session_key from gamma_sessions s join batch b on s.session_key = b.session_key and s.lease_token = b.token and s.lease_owner = b.owner for share of s
+           select s.session_key from gamma_sessions s
+           join batch b on s.session_key = b.session_key and s.lease_token = b.token and s.lease_owner = b.owner and s.snapshot_revision < b.first_revision
+           for share of s
          ),
          inserted as (
            insert into gamma_state_records (session_key, revision, record)

@@ -3,7 +3,8 @@
  * per change (gamma_state_records, unique on session and revision). Every
  * write is one statement that checks the lease (its owner and fencing token)
  * first, so a server that lost the session or let it go writes nothing (LeaseLostError), and two
- * writers can never both commit revision n (StateConflictError). The records
+ * writers can never both commit revision n (StateConflictError): the unique key refuses a revision
+ * stored as a record, the fence one the snapshot holds already (its records deleted). The records
  * that route a published event mark its row routed in the same statement.
  */
 import type { ExecutionState } from "../runtime/execution-state.js";
@@ -13,7 +14,7 @@ import type { StateStore } from "../runtime/state/store.js";
 import { expectInteger, expectObject, expectString, shownValue } from "../protocol/arguments.js";
 import { errorCode, expectPool, inTransaction, UNIQUE_VIOLATION, type Pool } from "./database.js";
 import { databaseFailure, LeaseLostError, StoredFormatError } from "./errors.js";
-import { FENCE, fenceValues, type Lease } from "./lease.js";
+import { fenceValues, stateFence, type Lease } from "./lease.js";
 import { recordBatcher } from "./record-batch.js";
 import { documentIn, documentParameter, storedDocument } from "./documents.js";
 
@@ -101,7 +102,7 @@ export class PostgresStateStore implements StateStore {
     const routed = records.flatMap((record) => (record.op === "pending" ? [record.add.id] : record.op === "seen" ? [record.id] : []));
     if (this.sinceSnapshot + records.length > this.compactAfterRecords) {
       // Fold the records into a new snapshot now and then, so a load reads a bounded number of rows.
-      await this.writeSnapshot(replay(current(), records, this.location), routed);
+      await this.writeSnapshot(replay(current(), records, this.location), routed, records.length);
       return;
     }
     let inserted: number;
@@ -110,7 +111,7 @@ export class PostgresStateStore implements StateStore {
     } catch (error) {
       throw this.storeError(error, first.revision);
     }
-    if (inserted !== records.length) this.leaseLost();
+    if (inserted !== records.length) await this.refused(first.revision);
     this.sinceSnapshot += records.length;
   }
 
@@ -125,14 +126,14 @@ export class PostgresStateStore implements StateStore {
     if (records.length === 1 && only !== undefined && routed.length === 0) {
       const result = await this.pool.query({
         name: "gamma-prompt-append-record",
-        text: "insert into gamma_state_records (session_key, revision, record) select session_key, $4, $5::jsonb from gamma_sessions where session_key = $1 and lease_token = $2 and lease_owner = $3 for share",
+        text: "insert into gamma_state_records (session_key, revision, record) select session_key, $4, $5::jsonb from gamma_sessions where session_key = $1 and lease_token = $2 and lease_owner = $3 and snapshot_revision < $4 for share",
         values: [...fenceValues(this.lease), only.revision, documentParameter(only)],
       });
       return result.rowCount ?? 0;
     }
     const result = await this.pool.query<{ inserted: number }>({
       name: "gamma-prompt-append-records",
-      text: `with ${FENCE},
+      text: `with ${stateFence("$6")},
          inserted as (
            insert into gamma_state_records (session_key, revision, record)
            select fence.session_key, r.revision, r.record from fence cross join jsonb_to_recordset($4::jsonb) as r(revision integer, record jsonb)
@@ -143,22 +144,29 @@ export class PostgresStateStore implements StateStore {
            where session_key = $1 and event_id = any($5::text[]) and routed_at is null and exists (select 1 from fence)
          )
          select count(*)::integer as inserted from inserted`,
-      values: [...fenceValues(this.lease), JSON.stringify(records.map((record) => ({ revision: record.revision, record: storedDocument(record) }))), routed],
+      values: [...fenceValues(this.lease), JSON.stringify(records.map((record) => ({ revision: record.revision, record: storedDocument(record) }))), routed, records[0]?.revision ?? 0],
     });
     return result.rows[0]?.inserted ?? 0;
   }
 
-  /** The snapshot replaces the records up to its revision, in one transaction; the events its records route are marked. */
-  private async writeSnapshot(state: ExecutionState, routed: readonly string[]): Promise<void> {
+  /**
+   * The snapshot replaces the records up to its revision, in one transaction;
+   * the events its records route are marked. `folded` records of it were never
+   * stored: from its first on, no revision may be stored yet, by this writer
+   * or another.
+   */
+  private async writeSnapshot(state: ExecutionState, routed: readonly string[], folded = 0): Promise<void> {
     this.refuseWhenLost();
     const snapshot = documentParameter(state);
+    const first = state.revision - folded + 1;
     try {
       await inTransaction(this.pool, async (client) => {
         const saved = await client.query(
-          `with ${FENCE} update gamma_sessions s set snapshot = $4::jsonb, snapshot_revision = $5 from fence where s.session_key = fence.session_key`,
-          [...fenceValues(this.lease), snapshot, state.revision],
+          `with ${stateFence("$6")} update gamma_sessions s set snapshot = $4::jsonb, snapshot_revision = $5 from fence
+           where s.session_key = fence.session_key and not exists (select 1 from gamma_state_records r where r.session_key = $1 and r.revision >= $6)`,
+          [...fenceValues(this.lease), snapshot, state.revision, first],
         );
-        if (saved.rowCount !== 1) this.leaseLost();
+        if (saved.rowCount !== 1) await this.refused(first, client);
         await client.query("delete from gamma_state_records where session_key = $1 and revision <= $2", [this.lease.sessionKey, state.revision]);
         if (routed.length > 0) {
           await client.query("update gamma_events set routed_at = now() where session_key = $1 and event_id = any($2::text[]) and routed_at is null", [this.lease.sessionKey, routed]);
@@ -181,6 +189,23 @@ export class PostgresStateStore implements StateStore {
 
   private refuseWhenLost(): void {
     if (this.lost) throw new LeaseLostError(this.lease.sessionKey, this.lease.token);
+  }
+
+  /**
+   * Why a fenced write stored nothing: the lease is gone (LeaseLostError), or
+   * it holds and another writer on it stored `first` or a later revision
+   * already, records or a snapshot (StateConflictError).
+   */
+  private async refused(first: number, db: Pick<Pool, "query"> = this.pool): Promise<never> {
+    const row = (await db.query<{ held: boolean; snapshot_revision: number; latest: number | null }>(
+      `select lease_token = $2 and lease_owner = $3 as held, snapshot_revision,
+         (select max(revision) from gamma_state_records r where r.session_key = $1) as latest
+       from gamma_sessions where session_key = $1`,
+      fenceValues(this.lease),
+    )).rows[0];
+    if (row?.held !== true) this.leaseLost();
+    const stored = Math.max(row.snapshot_revision, row.latest ?? 0);
+    throw new StateConflictError(this.location, `Unexpected revision ${first} when revision ${stored} is stored already, by another writer on this lease, expected the next revision: the write was refused`);
   }
 
   private leaseLost(): never {
