@@ -427,7 +427,7 @@ class HostedState {
       () => this.sync(),
       (error) => {
         // The write that stopped the session was told already (state_write_failed, and the call it failed); the rows Pi appends after it are no news.
-        if (error !== this.gamma.controller.failure) this.sessions.report(error, "route");
+        if (!this.toldAlready(error)) this.sessions.report(error, "route");
       },
     );
     await this.sync();
@@ -566,9 +566,19 @@ class HostedState {
     })();
     // A routing write that stopped the session was told already (state_write_failed, and the calls it fails).
     this.routing.catch((error: unknown) => {
-      if (error !== this.gamma.controller.failure) this.sessions.report(error, "route");
+      if (!this.toldAlready(error)) this.sessions.report(error, "route");
     });
     return this.routing;
+  }
+
+  /**
+   * Whether an error is the write that stopped the session, told already by
+   * state_write_failed and the call it failed: the controller's failure, or the
+   * store's own error it wraps, which the write's caller may rethrow as it came.
+   */
+  private toldAlready(error: unknown): boolean {
+    const failure = this.gamma.controller.failure;
+    return failure !== undefined && (error === failure || error === failure.cause);
   }
 
   private async routeUnrouted(selected?: Promise<PublishedEvent[]>): Promise<void> {
