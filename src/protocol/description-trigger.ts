@@ -72,14 +72,17 @@ const TRIGGER_FORMS: readonly (() => RegExp)[] = [
   // "…では必ずロードし、…", and the boundary "…では使わない", "…には使わない": "で" and the verb closing a sentence (or "必ず" and
   // the verb going on), so "Flutter で使うライブラリ" ("a library used in Flutter") does not count
   () => /(?:で|には|にも)(?:は|も)?[、,]?(?:(?:常に|まず|原則|主に)?(?:使う|使用する|ロードする|読み込む|使わない|使用しない)(?:こと)?(?:[。．.!！]|$)|必ず(?:使|使用|ロード|読み込))/u,
-  // "触发词：…", "触发条件：…", "トリガー：…" ("Trigger words: …"); "适用于…" ("Applies to …"); "用于…" opening a sentence or a clause ("Use for …", "…，用于非 BUG 小改动" "…, used for small changes"), "必须用于…" ("must be used for …")
-  () => /(?:触发|觸發|トリガー)(?:词|詞|条件|條件|场景|場景|关键词|關鍵詞|短语|短語|ワード)?\s*(?:[（(][^）)]{0,60}[）)])?\s*[:：]|适用于|適用於|适用场景|適用場景|(?:^|[。．.!?！？，,；;]\s*|必须|必須)(?:用于|用於)/u,
+  // "触发词：…", "触发条件：…", "トリガー：…" ("Trigger words: …"); "适用于…" ("Applies to …"); "使用场景：…" ("Usage scenarios: …"); "用于…" opening a sentence or a clause ("Use for …", "…，用于非 BUG 小改动" "…, used for small changes"), "必须用于…" ("must be used for …")
+  () => /(?:触发|觸發|トリガー)(?:词|詞|条件|條件|场景|場景|关键词|關鍵詞|短语|短語|ワード)?\s*(?:[（(][^）)]{0,60}[）)])?\s*[:：]|适用于|適用於|适用场景|適用場景|(?:使用|应用|應用)(?:场景|場景)\s*[:：]|(?:^|[。．.!?！？，,；;]\s*|必须|必須)(?:用于|用於)/u,
   // A hand-off to a named skill: "hand off to pptx-build", "Hands critique to doc-review"
   () => /\bhand(?:s|ing)?(?:\s+[\p{L}-]+){0,2}?\s+to\s+\**[a-z0-9]+(?:-[a-z0-9]+)+/iu,
   // "This skill should be used when …", "must be loaded before …", "is triggered when …"
   () => new RegExp(`${WORD_START}(?:should|must|can|is\\s+to|is\\s+meant\\s+to|is)\\s+(?:only\\s+)?be\\s+(?:used|loaded|invoked|activated|applied|consulted|read|triggered|called)${ADVERBS}\\s+${CONDITION}${WORD_END}`, "iu"),
   // "is used when …", "Activates when …", "Loaded only before …": the verbs inflected, with a condition that cannot be an idiom ("used for" names a purpose)
   () => new RegExp(`${WORD_START}(?:(?:is|are|gets?)\\s+)?(?:only\\s+)?(?:used|loaded|loads|invoked|invokes|activated|activates|triggered|applied)\\s+(?:only\\s+|automatically\\s+)?${STRICT_CONDITION}${WORD_END}`, "iu"),
+  // "Activates for requests involving …", "Triggered on any mention of …", "Loaded for tasks that …": "for" or "on" the requests that take it
+  // up, which no purpose is ("used for data" names one, and stays out)
+  () => new RegExp(`${WORD_START}(?:activates|activated|triggers|triggered|invoked|invokes|loads|loaded)\\s+(?:only\\s+|automatically\\s+)?(?:for|on)\\s+(?:(?:any|all|every|each)\\s+)?(?:requests?|tasks?|queries|questions?|prompts?|mentions?|keywords?|messages?)${WORD_END}`, "iu"),
   // "Auto-invoked when/for …", "Auto-activates on keywords like …", "Auto-loads before …": "auto-" names the taking up, so "for" and "on" count too
   () => new RegExp(`${WORD_START}auto-?(?:invoke[sd]?|activate[sd]?|trigger(?:s|ed)?|loads?|loaded|appl(?:y|ies|ied))\\s+(?:only\\s+)?(?:${CONDITION}|by)${WORD_END}`, "iu"),
   // "TRIGGER when …", "TRIGGER —", "Triggers on …", "Trigger keywords:", "Triggers: …"
