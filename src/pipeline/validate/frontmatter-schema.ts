@@ -48,7 +48,7 @@ export function schemaProblems(tree: YamlTree, opening: Range, index: LineIndex,
   if (validate(tree.value)) return [];
   const problems: YamlProblem[] = [];
   const reported = new Set<string>();
-  for (const error of validate.errors ?? []) {
+  for (const error of foldAlternatives(validate.errors ?? [])) {
     const problem = describeSchemaError(error, tree, opening, index, knownKeys, portableFields);
     if (!problem) continue;
     // ajv can report several keywords for one value (pattern and maxLength); one finding per value and rule is enough.
@@ -60,6 +60,34 @@ export function schemaProblems(tree: YamlTree, opening: Range, index: LineIndex,
     problems.push(problem);
   }
   return problems;
+}
+
+/**
+ * One finding per value the schema gives alternatives for (`anyOf`, such as
+ * argument-hint's "a string or a list of strings"): ajv reports every
+ * branch's failure and the `anyOf` itself. The branch whose type the value
+ * has, the one whose errors reach into the value, is the one the author
+ * meant, and only its errors stay ("argument-hint[0]" is a mapping); a value
+ * of no branch's type gets one error naming every type the branches allow.
+ */
+function foldAlternatives(errors: readonly ErrorObject[]): ErrorObject[] {
+  let kept = [...errors];
+  for (const alternatives of errors.filter((error) => error.keyword === "anyOf")) {
+    const prefix = `${alternatives.schemaPath}/`;
+    const branchOf = (error: ErrorObject): string | undefined => (error.schemaPath.startsWith(prefix) ? error.schemaPath.slice(prefix.length).split("/")[0] : undefined);
+    const branches = kept.filter((error) => branchOf(error) !== undefined);
+    const inside = branches.find((error) => error.instancePath.length > alternatives.instancePath.length);
+    if (inside !== undefined) {
+      const meant = branchOf(inside);
+      kept = kept.filter((error) => error !== alternatives && (branchOf(error) === undefined || branchOf(error) === meant));
+      continue;
+    }
+    const types = branches.filter((error) => error.keyword === "type" && error.instancePath === alternatives.instancePath).map((error) => String((error.params as { type: unknown }).type));
+    const at = kept.indexOf(alternatives);
+    kept = kept.filter((error) => error !== alternatives && branchOf(error) === undefined);
+    if (types.length > 0) kept.splice(Math.min(at, kept.length), 0, { ...alternatives, keyword: "type", params: { type: types.join(",") } });
+  }
+  return kept;
 }
 
 function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range, index: LineIndex, knownKeys: string[], portableFields: readonly DesignField[]): YamlProblem | undefined {
@@ -224,6 +252,8 @@ function sourceOf(range: Range, index: LineIndex): string | undefined {
  * whose entries may each get a key of their own).
  */
 function describeType(type: string, value: unknown, path: string): string {
+  // Alternatives (foldAlternatives): as they read in a sentence, "a string or a list of strings".
+  if (type.includes(",")) return type.split(",").map((one) => (one === "string" ? "a string" : one === "array" ? "a list of strings" : `a value of type ${one}`)).join(" or ");
   switch (type) {
     case "string": {
       const metadata = path.startsWith("/metadata/") ? "metadata maps keys to strings: " : "";
