@@ -34,7 +34,7 @@ import { tokensHolding } from "./word-tokens.js";
  *   skill's): `references/index.md` may list the other references;
  * - a script that is itself referenced (followed the same way): a helper the
  *   script runs or imports (`node server.cjs`, `from github_utils import …`,
- *   `require("./render.cjs")`) is used by the skill even though the model
+ *   `require("./render.cjs")`, `import … from "./types"` for `types.ts`) is used by the skill even though the model
  *   never opens it, so it is neither reported nor advised for removal.
  *
  * At most one note per folder, so a large collection of references is one
@@ -72,6 +72,8 @@ const FOLDER_WORD = /\s(?:folder|directory)\b/g;
 /** A link's target up to its first `)` or space, for a link the shared reading leaves out (its text begun on a line not read). */
 const MARKDOWN_TARGET = /\]\(\s*<?([^)\s>]+)>?/g;
 const NOT_FOR_THE_MODEL = /^(?:(?:readme|licen[cs]e|notice|copying|changelog)(?:[.-][\w.-]*)?|agents\/openai\.yaml)$|(?:^|\/)(?:licen[cs]es?|notices?|copying)(?:\/|(?:-[\w.-]*)?(?:\.(?:txt|md|markdown|rst|html?))?$)/i;
+/** What a JavaScript or TypeScript module resolver adds to a relative import written without its extension. */
+const MODULE_COMPLETIONS = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", "/index.ts", "/index.tsx", "/index.js", "/index.mjs", "/index.cjs"];
 /** A file name without its extension that is specific enough to count as a mention: `advanced-init-once`, `fill_form`. */
 const IDENTIFIER_STEM = /^[\w]+(?:[-_][\w]+)+$/;
 
@@ -182,6 +184,12 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
     const namesFolder = trimmed.endsWith("/");
     const segments = trimmed.split("/").filter((segment) => segment !== "" && segment !== ".");
     if (segments.length === 0) return;
+    if (/^\.\.?\//.test(trimmed) && !namesFolder) {
+      // `import … from "./types"`, `import("./providers/google")`: a module named without its extension, as Node's and
+      // the bundlers' resolvers complete it (the file, or the folder's index), relative to the importing file.
+      const module = posix.normalize(dir === "" ? segments.join("/") : `${dir}/${segments.join("/")}`);
+      for (const completion of MODULE_COMPLETIONS) if (fileSet.has(`${module}${completion}`)) mark(`${module}${completion}`);
+    }
     if (segments.length === 1 && !namesFolder && !explicit) {
       const word = segments[0] ?? "";
       for (const file of byBaseName.get(word) ?? []) mark(file);
