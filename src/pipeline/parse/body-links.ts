@@ -357,7 +357,8 @@ function readInline(text: string, column: number, line: number, links: BodyLink[
     }
   }
   // Every piece of markup starts with `<`.
-  if (masked.includes("<")) masked = masked.replace(INLINE_MARKUP, (markup) => " ".repeat(markup.length));
+  // A `<…>` right after `](` is a link's destination, read before any markup is (`[a](<my notes.md>)`, `[b](<a b.md>)`).
+  if (masked.includes("<")) masked = masked.replace(INLINE_MARKUP, (markup: string, offset: number, whole: string) => (whole.startsWith("](", offset - 2) ? markup : " ".repeat(markup.length)));
   for (const match of bracketed(masked, linkTail(masked))) {
     const start = match.index;
     const whole = match.whole;
