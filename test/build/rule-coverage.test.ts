@@ -26,6 +26,7 @@ const NOT_FIXTURED: Record<string, string> = {
   "dist/unreadable": "test/robustness/unreadable-dist.test.ts",
   "dist/interrupted-build": "test/robustness/crash.test.ts",
   "source/not-a-file": "test/robustness/special-files.test.ts",
+  "source/ignored-file": "test/build/ignored-sources.test.ts",
   "source/outside-root": "test/robustness/special-files.test.ts",
   "source/changed-during-build": "test/robustness/sources-changed.test.ts",
 };

@@ -64,6 +64,7 @@ export const buildRules = {
   "dist/not-a-file": { severity: "error", description: "Every artifact path in dist/ holds a regular file, never a FIFO, socket or device (found with fstat, never read)." },
   "dist/unreadable": { severity: "error", description: "Every file and folder in dist/ can be read (a file or folder without read permission is named, not taken for a missing one)." },
   "dist/interrupted-build": { severity: "error", description: "dist/ carries no journal of an interrupted build (run `gamma-prompt build`, which rolls it back or forward)." },
+  "source/ignored-file": { severity: "warning", description: "A folder of sources holds only what the build reads: a file of another extension or a sub-folder there (knowledge/brand/logo.md, schemas/tools/search.yaml) is never read." },
   "source/not-a-file": { severity: "error", description: "Every source is a regular file, never a FIFO, socket or device (found with fstat, never read)." },
   "source/outside-root": { severity: "error", description: "No source is reached through a symbolic link that leaves the project root." },
   "source/changed-during-build": { severity: "error", description: "No source changes between the build's reading it and its writing dist/ (the build retries once first)." },

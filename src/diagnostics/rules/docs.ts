@@ -309,6 +309,11 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
   "source/missing-file": { text: "A source the build needs (prompts/prefix.hbs, prompts/variant.hbs, prompts/variants.yaml, prompts/injections.yaml) exists and can be read.", bad: "prompts/ without variants.yaml", good: "prompts/variants.yaml present" },
   "source/unreadable-file": { text: "A source file the build needs can be read: permissions allow it, and no folder sits where the file should be.", bad: "chmod 000 prompts/prefix.hbs", good: "chmod 644 prompts/prefix.hbs" },
   "source/file-too-large": { text: "A prompt, schema or config source over 1 MiB is refused unread: none is meant to be that large, and hostile input stays cheap.", bad: "prompts/partials/data.hbs   (5 MB)", good: "prompts/partials/identity.hbs   (a few KB)" },
+  "source/ignored-file": {
+    text: "The build reads knowledge notes as knowledge/<id>.md, partials as prompts/partials/<name>.hbs and tool schemas as schemas/tools/<name>.json (a namespace's in schemas/namespaces/<name>/tools/), each directly in its folder. Anything else there, a sub-folder or a file of another extension (.markdown, .MD, .yaml), is never read, so what it holds never reaches the agent. Files for people (a README, a LICENSE, a CHANGELOG), dotfiles and what editors and tools leave beside sources (backups, swap files, .orig) are not reported.",
+    bad: "knowledge/brand/logo-rules.md   (in a sub-folder: never read)",
+    good: "knowledge/brand-logo-rules.md",
+  },
   "source/not-a-file": { text: "Every source is a regular file, checked with fstat before any read: a FIFO, socket or device in its place would block or feed a build endless bytes.", bad: "mkfifo prompts/prefix.hbs", good: "prompts/prefix.hbs as a regular file" },
   "source/outside-root": { text: "No source is reached through a symbolic link that leaves the project root: the build reads only the project, so the same checkout gives the same bytes anywhere.", bad: "prompts/partials/x.hbs -> /etc/passwd", good: "prompts/partials/x.hbs as a file in the project" },
   "source/changed-during-build": { text: "A source that changes between being read and dist/ being written would leave artifacts that match no state of the sources; the build retries once, then reports it.", bad: "an editor saving a template in the middle of every build", good: "build after the save" },

@@ -168,9 +168,11 @@ async function listInputs(root: string, outDirRelative: string): Promise<InputLi
       if (!entry.regular) special.add(entry.path);
     }
   }
-  const sourcePaths = await listProjectSourcePaths(root, unlisted);
+  // What the source folders hold and the build does not read is a finding of the build: the key covers it too.
+  const ignored: string[] = [];
+  const sourcePaths = await listProjectSourcePaths(root, unlisted, ignored);
   if (unlisted.length > 0) return undefined;
-  return { paths: [...paths, ...sourcePaths], inSkillFolders: new Set(paths), special, walks };
+  return { paths: [...paths, ...sourcePaths, ...ignored], inSkillFolders: new Set(paths), special, walks };
 }
 
 /** Sizes and modification times of exactly these root-relative paths (a missing one stamps as absent). */

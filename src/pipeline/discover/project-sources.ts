@@ -15,7 +15,7 @@ import {
   VARIANTS_FILE,
 } from "./source-paths.js";
 import { defineSlot, type BuildSession } from "../session/build-session.js";
-import { isDiagnostic, listFiles, listFolders, readPromptSource, unlistableFolder, type UnreadableFolder } from "./sources.js";
+import { compareCodeUnits, isDiagnostic, listFiles, listFolders, readPromptSource, unlistableFolder, type UnreadableFolder } from "./sources.js";
 import type { SourceOverrides } from "./read-source.js";
 
 /** Every non-skill source of a build, read and normalised. */
@@ -40,26 +40,48 @@ export const OPTIONAL_SOURCES = [INJECTIONS_FILE, CONFIG_FILE] as const;
 
 /**
  * Root-relative paths of every non-skill source, sorted. Folders are listed
- * fresh each time; one that exists but cannot be listed is added to `unreadable`.
+ * fresh each time; one that exists but cannot be listed is added to
+ * `unreadable`. What a folder of sources holds that the build never reads (a
+ * sub-folder, a file of another extension) is added to `ignored`.
  */
-export async function listProjectSourcePaths(root: string, unreadable: UnreadableFolder[] = []): Promise<string[]> {
-  const partials = (await listFiles(root, PARTIALS_DIR, ".hbs", unreadable)).map((name) => `${PARTIALS_DIR}/${name}`);
-  const tools = (await listFiles(root, TOOLS_DIR, ".json", unreadable)).map((name) => `${TOOLS_DIR}/${name}`);
-  const knowledge = (await listFiles(root, KNOWLEDGE_SOURCE_DIR, ".md", unreadable)).map((name) => `${KNOWLEDGE_SOURCE_DIR}/${name}`);
-  const namespaces = await listNamespaceSourcePaths(root, unreadable);
+export async function listProjectSourcePaths(root: string, unreadable: UnreadableFolder[] = [], ignored?: string[]): Promise<string[]> {
+  const partials = (await listFiles(root, PARTIALS_DIR, ".hbs", unreadable, ignored)).map((name) => `${PARTIALS_DIR}/${name}`);
+  const tools = (await listFiles(root, TOOLS_DIR, ".json", unreadable, ignored)).map((name) => `${TOOLS_DIR}/${name}`);
+  const knowledge = (await listFiles(root, KNOWLEDGE_SOURCE_DIR, ".md", unreadable, ignored)).map((name) => `${KNOWLEDGE_SOURCE_DIR}/${name}`);
+  const namespaces = await listNamespaceSourcePaths(root, unreadable, ignored);
+  ignored?.sort(compareCodeUnits);
   return [...REQUIRED_SOURCES, ...OPTIONAL_SOURCES, ...partials, ...tools, ...knowledge, ...namespaces].sort();
 }
 
 /** `schemas/namespaces/<name>/namespace.json` (listed even when absent, so its absence is reported) and `<name>/tools/*.json`. */
-async function listNamespaceSourcePaths(root: string, unreadable: UnreadableFolder[]): Promise<string[]> {
+async function listNamespaceSourcePaths(root: string, unreadable: UnreadableFolder[], ignored: string[] | undefined): Promise<string[]> {
   const paths: string[] = [];
   for (const folder of await listFolders(root, NAMESPACES_DIR, unreadable)) {
     const dir = `${NAMESPACES_DIR}/${folder}`;
     paths.push(`${dir}/${NAMESPACE_FILE}`);
     const toolsDir = `${dir}/${NAMESPACE_TOOLS_DIR}`;
-    for (const name of await listFiles(root, toolsDir, ".json", unreadable)) paths.push(`${toolsDir}/${name}`);
+    for (const name of await listFiles(root, toolsDir, ".json", unreadable, ignored)) paths.push(`${toolsDir}/${name}`);
   }
   return paths;
+}
+
+/** What each folder of sources reads, as an ignored entry's finding says it. */
+const SOURCE_FOLDERS: ReadonlyArray<{ dir: RegExp; expected: string }> = [
+  { dir: /^knowledge\/[^/]+\/?$/, expected: "knowledge notes as knowledge/<id>.md, directly in knowledge/" },
+  { dir: /^prompts\/partials\/[^/]+\/?$/, expected: "partials as prompts/partials/<name>.hbs, directly in prompts/partials/" },
+  { dir: /^schemas\/tools\/[^/]+\/?$/, expected: "tool schemas as schemas/tools/<name>.json, directly in schemas/tools/" },
+  { dir: /^schemas\/namespaces\/[^/]+\/tools\/[^/]+\/?$/, expected: "a namespace's tool schemas as <namespace>/tools/<name>.json, directly in its tools/ folder" },
+];
+
+/** `source/ignored-file`: an entry of a folder of sources that the build never reads, so what it holds never reaches the agent. */
+export function ignoredSourceDiagnostic(path: string): Diagnostic {
+  const folder = path.endsWith("/");
+  const expected = SOURCE_FOLDERS.find((candidate) => candidate.dir.test(path))?.expected ?? "the sources the build reads";
+  const name = path.slice(path.lastIndexOf("/", path.length - 2) + 1).replace(/\/$/, "");
+  const extension = name.includes(".") ? name.slice(name.lastIndexOf(".")) : "";
+  const wanted = /\.(?:md|hbs|json)/.exec(expected)?.[0] ?? "";
+  const cased = !folder && extension !== "" && extension !== wanted && extension.toLowerCase() === wanted ? ` (the extension is ${wanted}, in lower case)` : "";
+  return createDiagnostic("source/ignored-file", folder ? path.slice(0, -1) : path, FILE_START, `Unexpected ${folder ? "folder" : "file"} ${path} that the build does not read${cased}, expected ${expected}`);
 }
 
 /** Prompt sources by path as last read. */
@@ -77,10 +99,11 @@ export async function loadProjectSources(
 ): Promise<{ sources: ProjectSources; diagnostics: Diagnostic[] }> {
   const cache = session.keep(PROJECT_SOURCES, () => new Map<string, SourceFile>());
   const unlisted: UnreadableFolder[] = [];
-  const paths = await listProjectSourcePaths(root, unlisted);
+  const ignored: string[] = [];
+  const paths = await listProjectSourcePaths(root, unlisted, ignored);
   const changed = changedPaths ? new Set(changedPaths) : undefined;
   // The sources in a folder that cannot be listed are unknown: an error, so a build keeps dist/ rather than render without them.
-  const diagnostics: Diagnostic[] = unlisted.map(({ folder, code }) => unlistableFolder("source/unreadable-file", folder, code));
+  const diagnostics: Diagnostic[] = [...unlisted.map(({ folder, code }) => unlistableFolder("source/unreadable-file", folder, code)), ...ignored.map(ignoredSourceDiagnostic)];
   const files = new Map<string, SourceFile>();
   await Promise.all(
     paths.map(async (path) => {

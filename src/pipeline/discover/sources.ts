@@ -1,8 +1,10 @@
+import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
 import { readSource, sourceReadRules } from "./read-source.js";
+import { isByproductFile, isByproductFolder } from "./byproduct-names.js";
 
 /** Reading of the build's own sources (prompts/, schemas/tools/, knowledge/, the config), through the one reader. */
 
@@ -39,13 +41,21 @@ export function unlistableFolder(ruleId: "skill/unreadable-file" | "source/unrea
  * Names of the files in a folder with a given extension, dotfiles left out, sorted by code unit;
  * [] when the folder is absent, and also when it cannot be listed, which is then added to `unreadable`.
  */
-export async function listFiles(root: string, relDir: string, extension: string, unreadable?: UnreadableFolder[]): Promise<string[]> {
-  return (await readEntries(root, relDir, unreadable))
-    // Not only regular files: a FIFO or a link named like a source is read (and refused) rather than skipped silently.
-    // A dotfile is none (macOS' `._identity.hbs` beside a copied file, a hidden draft), as watch and the skills' readers agree.
-    .filter((entry) => !entry.isDirectory() && !entry.name.startsWith(".") && entry.name.endsWith(extension))
-    .map((entry) => entry.name)
-    .sort(compareCodeUnits);
+export async function listFiles(root: string, relDir: string, extension: string, unreadable?: UnreadableFolder[], ignored?: string[]): Promise<string[]> {
+  const entries = await readEntries(root, relDir, unreadable);
+  // Not only regular files: a FIFO or a link named like a source is read (and refused) rather than skipped silently.
+  // A dotfile is none (macOS' `._identity.hbs` beside a copied file, a hidden draft), as watch and the skills' readers agree.
+  const isSource = (entry: Dirent): boolean => !entry.isDirectory() && !entry.name.startsWith(".") && entry.name.endsWith(extension);
+  if (ignored !== undefined) {
+    // What the folder holds that the build never reads, besides what tools leave beside sources: a folder (`/` at its end) or a file.
+    for (const entry of entries) {
+      if (isSource(entry) || entry.name.startsWith(".")) continue;
+      const folder = entry.isDirectory();
+      if (folder ? isByproductFolder(entry.name) : isByproductFile(entry.name) || FOR_PEOPLE.test(entry.name)) continue;
+      ignored.push(`${relDir}/${entry.name}${folder ? "/" : ""}`);
+    }
+  }
+  return entries.filter(isSource).map((entry) => entry.name).sort(compareCodeUnits);
 }
 
 /** Names of the sub-folders of a folder, sorted by code unit; [] when the folder is absent or cannot be listed (see {@link listFiles}). */
@@ -53,8 +63,11 @@ export async function listFolders(root: string, relDir: string, unreadable?: Unr
   return (await readEntries(root, relDir, unreadable)).filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => entry.name).sort(compareCodeUnits);
 }
 
+/** A file for people beside the sources: a README or a licence, which no build is meant to read. */
+const FOR_PEOPLE = /^(?:readme|licen[cs]e|notice|copying|changelog)(?:\.[\w.-]*)?$/i;
+
 /** A folder's entries; none when it is absent or not a folder, or when it cannot be listed (noted in `unreadable`, else thrown). */
-async function readEntries(root: string, relDir: string, unreadable: UnreadableFolder[] | undefined): Promise<import("node:fs").Dirent[]> {
+async function readEntries(root: string, relDir: string, unreadable: UnreadableFolder[] | undefined): Promise<Dirent[]> {
   try {
     return await readdir(join(root, relDir), { withFileTypes: true });
   } catch (error) {
