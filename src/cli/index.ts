@@ -30,11 +30,11 @@ const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--help" || args[0] === "-h") && !process.stdout.isTTY && existsSync(RECORDED_HELP)) {
   // Run as `node lib/cli/index.js --help`: the same recorded text.
   process.stdout.write(readFileSync(RECORDED_HELP, "utf8"));
-} else if (needsWorkingFolder(args) && workingFolderGone()) {
+} else if (needsWorkingFolder(args) && workingFolderProblem() !== undefined) {
   // Every command resolves paths against the working folder, --root included: one line instead of an error
   // from deep inside the command.
   const name = args.find((arg) => !arg.startsWith("-"));
-  process.stderr.write(`gamma-prompt${name === undefined ? "" : ` ${name}`}: the working folder no longer exists; cd to a folder that does and run it again\n`);
+  process.stderr.write(`gamma-prompt${name === undefined ? "" : ` ${name}`}: ${workingFolderProblem() ?? ""}\n`);
   process.exitCode = 2;
 } else {
   // No top-level await: the package build bundles this module into CommonJS chunks (scripts/bundle-cli.mjs),
@@ -47,13 +47,20 @@ if (args.length === 1 && (args[0] === "--help" || args[0] === "-h") && !process.
     });
 }
 
-/** Whether the folder this process was started in has been removed (the system then has no path for it). */
-function workingFolderGone(): boolean {
+/**
+ * Why the system gives no path for the folder this process was started in (with the way out), or undefined when it does: the
+ * folder was removed (ENOENT), its path is longer than the system's limit (ERANGE), or a folder above it
+ * may not be read (EACCES).
+ */
+function workingFolderProblem(): string | undefined {
   try {
     process.cwd();
-    return false;
+    return undefined;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT";
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return "the working folder no longer exists; cd to a folder that does and run it again";
+    if (code === "ERANGE" || code === "ENAMETOOLONG") return `the working folder's path is longer than the system allows (${code}); cd to a folder with a shorter path and run it again`;
+    return `the working folder's path cannot be read (${code ?? String(error)}); cd to another folder and run it again`;
   }
 }
 

@@ -33,6 +33,22 @@ describe("a working folder that no longer exists", () => {
     expect(existsSync(folder)).toBe(false);
   });
 
+  it("lint, build: a working folder whose path is longer than the system allows gets one line too, no stack trace", async () => {
+    const top = await tempDir();
+    // 48 folders of 100 characters: a path of about 4,850 characters, past Linux's 4,096, reached one step at a time.
+    const deep = 'name=$(printf "d%.0s" $(seq 1 100)); for i in $(seq 1 48); do mkdir "$name" && cd -P "$name" || exit 9; done; shift; exec "$@"';
+    for (const command of ["lint", "build"]) {
+      // bash, whose cd changes folder by the relative name (dash gives up once the whole path is too long).
+      const child = spawnSync("bash", ["-c", `cd "$1" && ${deep}`, "bash", top, process.execPath, bin, command], { encoding: "utf8" });
+      expect({ status: child.status, stdout: child.stdout, stderr: child.stderr }).toEqual({
+        status: 2,
+        stdout: "",
+        stderr: `gamma-prompt ${command}: the working folder's path is longer than the system allows (ERANGE); cd to a folder with a shorter path and run it again\n`,
+      });
+      spawnSync("rm", ["-rf", join(top, "d".repeat(100))]);
+    }
+  });
+
   it.each([["lint", "--help"], ["help", "build"], ["explain"]])("%s %s: help and rule pages still answer", async (...args) => {
     const result = runFromRemovedFolder(join(await tempDir(), "gone"), args);
     expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: "" });
