@@ -103,6 +103,18 @@ export const promptCacheKeys = {
   none: (() => undefined) satisfies PromptCacheKeyPolicy,
 };
 
+/**
+ * Whether the model's endpoint takes `prompt_cache_key`: every one but a
+ * model whose pi-ai `compat.promptCacheKeyMode` is "disabled", the setting
+ * pi-ai offers for compatible servers that refuse the field. (pi-ai's own
+ * "auto" sends its key on Chat Completions to api.openai.com only; the
+ * runtime's per-session key goes wherever the field is not refused, since it
+ * is what routes a session's requests to the same cache.)
+ */
+export function acceptsPromptCacheKey(mode: string | undefined): boolean {
+  return mode !== "disabled";
+}
+
 /** OpenAI models documented with extended (24h) prompt cache retention: GPT-4.1 and the GPT-5 family. */
 export function supportsLongRetention(modelId: string): boolean {
   return /^(gpt-4\.1|gpt-5)/.test(modelId);
@@ -203,7 +215,10 @@ function toolsBreakpoint(tools: readonly unknown[], stableTools: readonly string
 
 /**
  * pi-ai marks the newest user message. Within the 4-breakpoint limit that
- * mark stays; any older mark in the history goes.
+ * mark stays, with a lifetime of 5 minutes whatever pi-ai's retention (its
+ * `PI_CACHE_RETENTION` environment variable would make it 1h): it comes last,
+ * and Anthropic refuses a longer lifetime after a shorter one, so a server's
+ * environment never changes the request. Any older mark in the history goes.
  */
 function keepNewestMessageBreakpoint(payload: Json): void {
   const messages = payload["messages"];
@@ -216,7 +231,7 @@ function keepNewestMessageBreakpoint(payload: Json): void {
       if (!isRecord(part) || part["cache_control"] === undefined) return part;
       if (used < MAX_BREAKPOINTS) {
         used++;
-        return part;
+        return { ...part, cache_control: cacheControl("5m") };
       }
       return withoutCacheControl(part);
     });

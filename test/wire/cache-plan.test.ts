@@ -123,6 +123,30 @@ describe("host settings", () => {
     expect((body["system"] as Array<Record<string, unknown>>).map((block) => block["cache_control"])).toEqual([{ type: "ephemeral", ttl: "1h" }, { type: "ephemeral" }]);
   });
 
+  it("anthropic: the newest message's mark lives 5m whatever pi-ai's retention in the server's environment (PI_CACHE_RETENTION=long would make it 1h, after 5m marks)", async () => {
+    const saved = process.env["PI_CACHE_RETENTION"];
+    process.env["PI_CACHE_RETENTION"] = "long";
+    try {
+      for (const path of PATHS) {
+        const { requests } = await conversation(path, "anthropic-messages", "import", { firstCallOnly: true });
+        const body = requests[0]?.body ?? {};
+        const messages = body["messages"] as Array<{ content: Array<Record<string, unknown>> }>;
+        expect(messages.at(-1)?.content.at(-1)?.["cache_control"]).toEqual({ type: "ephemeral" });
+        expect((body["system"] as Array<Record<string, unknown>>).map((block) => block["cache_control"])).toEqual([{ type: "ephemeral" }, { type: "ephemeral" }]);
+      }
+    } finally {
+      if (saved === undefined) delete process.env["PI_CACHE_RETENTION"];
+      else process.env["PI_CACHE_RETENTION"] = saved;
+    }
+  });
+
+  it.each(OPENAI)("%s: no prompt_cache_key to a model whose pi-ai settings say the server refuses it (compat.promptCacheKeyMode: \"disabled\")", async (protocol) => {
+    for (const path of PATHS) {
+      const { requests } = await conversation(path, protocol, "import", { firstCallOnly: true, compat: { promptCacheKeyMode: "disabled" } });
+      expect(requests[0]?.body).not.toHaveProperty("prompt_cache_key");
+    }
+  });
+
   it.each(OPENAI)("%s: long retention and explicit breakpoints at the plan's boundaries when the host asks", async (protocol) => {
     const { requests } = await conversation("session", protocol, "import", {
       firstCallOnly: true,

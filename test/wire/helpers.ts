@@ -80,6 +80,8 @@ export interface RunOptions {
   firstCallOnly?: boolean;
   /** pi-ai's model id; default {@link wireModel}'s. */
   modelId?: string;
+  /** pi-ai's model settings over the model's own (`compat`). */
+  compat?: Record<string, unknown>;
 }
 
 export interface RunResult {
@@ -99,7 +101,8 @@ export async function runConversation(options: RunOptions): Promise<RunResult> {
       return { content: [{ type: "text" as const, text: "<brief>r1</brief>" }] };
     },
   };
-  const model = wireModel(options.protocol, server, options.modelId);
+  const wired = wireModel(options.protocol, server, options.modelId);
+  const model = options.compat === undefined ? wired : ({ ...wired, compat: { ...(wired.compat as object | undefined), ...options.compat } } as typeof wired);
   const common = {
     artifacts: options.artifacts,
     variant: options.variant as never,

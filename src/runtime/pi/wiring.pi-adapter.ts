@@ -11,7 +11,7 @@ import { systemBlocks } from "../cache-plan.js";
 import type { SessionProtocolController } from "../controller.js";
 import type { InjectionTransport } from "../injections/dispatcher.js";
 import { isGammaCustomMessage } from "../messages.js";
-import { checkPromptCacheOptions, promptCacheKeys, shapeProviderPayload, type PromptCacheOptions } from "../prompt-cache.js";
+import { acceptsPromptCacheKey, checkPromptCacheOptions, promptCacheKeys, shapeProviderPayload, type PromptCacheOptions } from "../prompt-cache.js";
 import type { RuntimeTool, ToolOutcome } from "../tools.js";
 import type { ToolCallSummary } from "../yield.js";
 
@@ -121,8 +121,10 @@ export function applyCachePlan(agent: Agent, controller: SessionProtocolControll
   const previous = agent.onPayload;
   agent.onPayload = async (payload, payloadModel) => {
     const earlier = await previous?.(payload, payloadModel);
-    const explicitPromptCacheMode = (payloadModel.compat as { supportsExplicitPromptCacheMode?: boolean } | undefined)?.supportsExplicitPromptCacheMode === true;
-    return shapeProviderPayload(earlier ?? payload, { api: payloadModel.api, modelId: payloadModel.id, explicitPromptCacheMode, systemPrompt, blocks, stableTools, promptCacheKey, options: cache });
+    const compat = payloadModel.compat as { supportsExplicitPromptCacheMode?: boolean; promptCacheKeyMode?: string } | undefined;
+    const explicitPromptCacheMode = compat?.supportsExplicitPromptCacheMode === true;
+    const keyAccepted = acceptsPromptCacheKey(compat?.promptCacheKeyMode);
+    return shapeProviderPayload(earlier ?? payload, { api: payloadModel.api, modelId: payloadModel.id, explicitPromptCacheMode, systemPrompt, blocks, stableTools, promptCacheKey: keyAccepted ? promptCacheKey : undefined, options: cache });
   };
 }
 
