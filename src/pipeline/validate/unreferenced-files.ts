@@ -34,7 +34,7 @@ import { tokensHolding } from "./word-tokens.js";
  *   skill's): `references/index.md` may list the other references;
  * - a script that is itself referenced (followed the same way): a helper the
  *   script runs or imports (`node server.cjs`, `from github_utils import …`,
- *   `require("./render.cjs")`, `import … from "./types"` for `types.ts`) is used by the skill even though the model
+ *   `require("./render.cjs")`, an import of `./types` for `types.ts`) is used by the skill even though the model
  *   never opens it, so it is neither reported nor advised for removal.
  *
  * At most one note per folder, so a large collection of references is one
@@ -185,7 +185,7 @@ function findReferences(input: UnreferencedFileInput, skillDir: string, files: r
     const segments = trimmed.split("/").filter((segment) => segment !== "" && segment !== ".");
     if (segments.length === 0) return;
     if (/^\.\.?\//.test(trimmed) && !namesFolder) {
-      // `import … from "./types"`, `import("./providers/google")`: a module named without its extension, as Node's and
+      // An import of `./types` or `./providers/google`: a module named without its extension, as Node's and
       // the bundlers' resolvers complete it (the file, or the folder's index), relative to the importing file.
       const module = posix.normalize(dir === "" ? segments.join("/") : `${dir}/${segments.join("/")}`);
       for (const completion of MODULE_COMPLETIONS) if (fileSet.has(`${module}${completion}`)) mark(`${module}${completion}`);
