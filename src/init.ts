@@ -7,6 +7,8 @@ import { expectBoolean, expectObject, expectOneOf, expectProjectOptions, expectS
 import { describeFsError, fsErrorCode } from "./protocol/path-problem.js";
 import { escapeControls } from "./diagnostics/printable.js";
 import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
+import { MAX_SOURCE_BYTES } from "./pipeline/discover/read-source.js";
+import { readSmallText } from "./protocol/regular-file.js";
 import { DESIGN_FIELDS } from "./protocol/manifest-spellings.js";
 import type { ChosenSkillType } from "./skills/existing-types.js";
 
@@ -265,7 +267,8 @@ const MAX_SKILL_NAME = 64;
 function rootSkillMove(dir: string, given: string): RootSkillMove {
   let text = "";
   try {
-    text = readFileSync(join(dir, ROOT_SKILL_FILE), "utf8").slice(0, 65_536);
+    // Never a blocking read: a FIFO where the SKILL.md belongs names the skill after the folder.
+    text = (readSmallText(join(dir, ROOT_SKILL_FILE), MAX_SOURCE_BYTES) ?? "").slice(0, 65_536);
   } catch {
     // unreadable: named after the folder
   }
@@ -363,7 +366,7 @@ function rootSkillMessage(dir: string, given: string): string {
 /** The config already in the folder, when it is a JSON object; undefined when absent or unreadable as one (then it is a file like any other: kept without --force, replaced with it). */
 function readConfig(dir: string): Record<string, unknown> | undefined {
   try {
-    const value: unknown = JSON.parse(readFileSync(join(dir, CONFIG_FILE), "utf8"));
+    const value: unknown = JSON.parse(readSmallText(join(dir, CONFIG_FILE), MAX_SOURCE_BYTES) ?? "null");
     return isObject(value) ? value : undefined;
   } catch {
     return undefined;

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
+import { readSmallText } from "./protocol/regular-file.js";
 import { dirname, join, relative, resolve } from "node:path";
 import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
 import { expectString } from "./protocol/arguments.js";
@@ -99,11 +100,14 @@ export function isProject(folder: string): boolean {
  * Whether `folder` is a build's output: it holds the manifest.json gamma-prompt writes (its `generator` names
  * gamma-prompt). Another program's manifest.json (a browser extension's, say) leaves the folder a project.
  */
+/** A build's manifest is a few KB per skill: a larger file named so is no manifest to look into. */
+const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+
 function isBuildOutput(folder: string): boolean {
   const path = join(folder, "manifest.json");
   if (!isFile(path)) return false;
   try {
-    const manifest = JSON.parse(readFileSync(path, "utf8")) as { generator?: { name?: unknown } } | null;
+    const manifest = JSON.parse(readSmallText(path, MAX_MANIFEST_BYTES) ?? "null") as { generator?: { name?: unknown } } | null;
     return manifest?.generator?.name === "gamma-prompt";
   } catch {
     return false;

@@ -123,3 +123,15 @@ export function describeEntry(stats: Stats): string {
   if (stats.isSymbolicLink()) return "symbolic link";
   return "regular file";
 }
+
+/**
+ * The text of a small regular file, or undefined when there is none at the
+ * path, it is something else (a FIFO would block, `/dev/zero` never ends) or
+ * it is larger than `maxBytes`: for the files read only to decide how to go
+ * on (a config's layout, a manifest's generator), whose full reading reports
+ * what is wrong with them.
+ */
+export function readSmallText(path: string, maxBytes: number): string | undefined {
+  const read = readRegularFile(path, { maxBytes });
+  return read.kind === "file" ? read.bytes.toString("utf8") : undefined;
+}

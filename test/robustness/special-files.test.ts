@@ -27,8 +27,9 @@ function cli(args: string[]): { status: number | null; stdout: string; stderr: s
   // Run from the project root: printed files are relative to the working folder, as CI runs it.
   const rootAt = args.indexOf("--root");
   const cwd = rootAt >= 0 ? args[rootAt + 1] : undefined;
-  const result = spawnSync(process.execPath, [cliPath, ...args], { encoding: "utf8", timeout: TIMEOUT_MS, ...(cwd ? { cwd } : {}) });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr, timedOut: result.signal === "SIGTERM" };
+  // SIGKILL: a build that hangs may be waiting in a stop handler that a SIGTERM only asks to finish.
+  const result = spawnSync(process.execPath, [cliPath, ...args], { encoding: "utf8", timeout: TIMEOUT_MS, killSignal: "SIGKILL", ...(cwd ? { cwd } : {}) });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr, timedOut: result.signal === "SIGKILL" };
 }
 
 /** Runs the CLI, which must finish before the timeout with exit 1; returns the refusals it reported. */
@@ -76,6 +77,25 @@ describe("a FIFO where the tool reads", () => {
       ["prompts/partials/pipe.hbs", "source/not-a-file"],
       ["schemas/tools/pipe.json", "source/not-a-file"],
     ]);
+  }, 60_000);
+
+  it("as the config, or the config a link to /dev/zero, is a finding for lint, build and check, never a hang (the layout is read first)", async () => {
+    const root = await copyProject("basic");
+    mkfifo(join(root, "gamma-prompt.config.json"));
+    for (const command of ["lint", "build", "check"]) expect(refusals([command, "--root", root]), command).toContainEqual(["gamma-prompt.config.json", "source/not-a-file"]);
+    rmSync(join(root, "gamma-prompt.config.json"));
+    symlinkSync("/dev/zero", join(root, "gamma-prompt.config.json"));
+    for (const command of ["lint", "build", "check"]) expect(refusals([command, "--root", root]), command).toContainEqual(["gamma-prompt.config.json", "source/outside-root"]);
+  }, 120_000);
+
+  it("as the config or a SKILL.md in a folder init is run in: init answers, never a hang", async () => {
+    const dir = join(await tempDir(), "existing");
+    mkdirSync(dir);
+    mkfifo(join(dir, "gamma-prompt.config.json"));
+    mkfifo(join(dir, "SKILL.md"));
+    const result = spawnSync(process.execPath, [cliPath, "init", dir], { encoding: "utf8", timeout: TIMEOUT_MS, killSignal: "SIGKILL" });
+    expect(result.signal, "init hangs").toBeNull();
+    expect(result.stderr).not.toMatch(/\n\s+at /);
   }, 60_000);
 
   it("in dist/ is dist/not-a-file for check and build, and refused by the runtime", async () => {

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync, type Dirent } from "node:fs";
-import { statIfPossible } from "../../protocol/regular-file.js";
+import { readdirSync, type Dirent } from "node:fs";
+import { readSmallText, statIfPossible } from "../../protocol/regular-file.js";
+import { MAX_SOURCE_BYTES } from "./read-source.js";
 import { join } from "node:path";
 import { errorCode, type UnreadableFolder } from "./sources.js";
 
@@ -40,7 +41,10 @@ const TRANSIENT_PREFIXES = [".gamma-prompt-tmp-", ".gamma-prompt-lock-"];
 export function readSkillLayout(root: string): SkillLayout {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(join(root, "gamma-prompt.config.json"), "utf8"));
+    // Never a blocking read: a FIFO or a device where the config belongs is the full run's finding (source/not-a-file).
+    const text = readSmallText(join(root, "gamma-prompt.config.json"), MAX_SOURCE_BYTES);
+    if (text === undefined) return DEFAULT_LAYOUT;
+    parsed = JSON.parse(text);
   } catch {
     return DEFAULT_LAYOUT;
   }
