@@ -152,15 +152,15 @@ export class McpProject {
     for (const candidate of real.rel === place.rel ? [place] : [place, real]) {
       if (basename(candidate.rel) === "SKILL.md" && layoutTakesSkillFolder(this.root, layout, posix.dirname(candidate.rel), options)) return candidate;
     }
-    const through = real.rel === place.rel ? "" : ` (through a symbolic link: ${real.rel})`;
+    const through = real.rel === place.rel ? "" : ` (through a symbolic link: ${echoed(real.rel, false)})`;
     const ignoredBy = [real, place].map((candidate) => (basename(candidate.rel) === "SKILL.md" ? ignoringEntry(layout, posix.dirname(candidate.rel)) : undefined)).find((entry) => entry !== undefined);
     if (ignoredBy !== undefined) {
       throw new ToolInputError(
-        `Unexpected path ${JSON.stringify(place.rel)}${through}: its skill folder is left out by the entry ${JSON.stringify(ignoredBy)} of the project's \`ignore\` in gamma-prompt.config.json, so lint and build never read it; expected a SKILL.md in a folder it does not leave out, or that entry removed`,
+        `Unexpected path ${echoed(place.rel)}${through}: its skill folder is left out by the entry ${echoed(ignoredBy)} of the project's \`ignore\` in gamma-prompt.config.json, so lint and build never read it; expected a SKILL.md in a folder it does not leave out, or that entry removed`,
       );
     }
     throw new ToolInputError(
-      `Unexpected path ${JSON.stringify(place.rel)}${through}: not a SKILL.md in a skill folder the project's \`skills\` globs name (${layout.skills.join(", ")}), so lint and build never read it; expected a SKILL.md in such a folder, or a glob for it in gamma-prompt.config.json`,
+      `Unexpected path ${echoed(place.rel)}${through}: not a SKILL.md in a skill folder the project's \`skills\` globs name (${layout.skills.join(", ")}), so lint and build never read it; expected a SKILL.md in such a folder, or a glob for it in gamma-prompt.config.json`,
     );
   }
 

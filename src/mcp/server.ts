@@ -216,6 +216,14 @@ export async function runMcpServer(
   await closed;
 }
 
+/**
+ * A tool error's text is bounded like a result: each message quotes what it
+ * must with `echoed`, and one that is still longer (a system's message, a
+ * config's glob list) is cut, so no answer outgrows a client's stdio reader.
+ */
+const MAX_ERROR_CHARACTERS = 16_384;
+
 function toolError(message: string): CallToolResult {
-  return { content: [{ type: "text", text: message }], isError: true };
+  const text = message.length > MAX_ERROR_CHARACTERS ? `${message.slice(0, MAX_ERROR_CHARACTERS)}… (${message.length} characters)` : message;
+  return { content: [{ type: "text", text }], isError: true };
 }

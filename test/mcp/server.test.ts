@@ -341,6 +341,8 @@ describe("gamma-prompt mcp and bad input", () => {
       ["fix_file", { path: join(outside, "secret.md") }, `Unexpected path ${JSON.stringify(join(outside, "secret.md"))}: outside the project root ${root}; expected a SKILL.md file inside it`],
       ["lint", { path: "skills/linked-out" }, `Unexpected path "skills/linked-out": it leads outside the project root ${root} (through a symbolic link); expected a skill folder or file inside it`],
       ["lint_text", { text: "---\nname: x\n---\n", path: "../elsewhere/SKILL.md" }, /^Unexpected path "\.\.\/elsewhere\/SKILL\.md": outside the project root/],
+      // A path outside the skills globs is quoted by its start and length: the whole of it, escaped twice on the wire, outgrew the answer a client reads.
+      ["lint_text", { text: "---\nname: x\n---\n", path: `notes/${'"'.repeat(2 * 1024 * 1024)}/SKILL.md` }, `Unexpected path ${JSON.stringify(`notes/${'"'.repeat(94)}`)}… (${2 * 1024 * 1024 + 15} characters): not a SKILL.md in a skill folder the project's \`skills\` globs name (skills/*), so lint and build never read it; expected a SKILL.md in such a folder, or a glob for it in gamma-prompt.config.json`],
       ["lint_text", { text: "no frontmatter at all" }, "Unexpected text without a usable `name:` line, expected `path` (where the SKILL.md will live) or a `name:` in the frontmatter"],
       ["lint_text", { text: "---\nname: [\n---\n" }, "Unexpected text without a usable `name:` line, expected `path` (where the SKILL.md will live) or a `name:` in the frontmatter"],
       ["fix_file", { path: "prompts/prefix.hbs" }, 'Unexpected file "prompts/prefix.hbs", expected a SKILL.md (only skill frontmatter has safe fixes)'],
