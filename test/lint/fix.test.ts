@@ -159,6 +159,27 @@ describe("lint --fix contract", () => {
     expect(atRoot.stderr).not.toContain("the diff's paths");
   });
 
+  it("gives a diff git and patch apply for a SKILL.md whose lines end in lone CRs (one line to them), and in CRLF", async () => {
+    for (const [label, ending] of [["cr", "\r"], ["crlf", "\r\n"]] as const) {
+      const dir = await copyOfProject("insert-type");
+      const file = join(dir, "skills", "glossary", "SKILL.md");
+      const lf = await readFile(file, "utf8");
+      await writeFile(file, lf.replace(/\n/g, ending));
+      const { stdout } = await runCliInProcessFrom(dir, "lint", "--fix-dry-run");
+      const diffFile = join(await tempDir(`fix-diff-${label}`), "fixes.diff");
+      await writeFile(diffFile, stdout);
+      const git = (...args: string[]) => spawnSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: dir, encoding: "utf8" });
+      expect(git("init", "-q").status).toBe(0);
+      expect(spawnSync("patch", ["-p1", "--dry-run", "-s", "-i", diffFile], { cwd: dir, encoding: "utf8" }), label).toMatchObject({ status: 0 });
+      expect(git("apply", diffFile), label).toMatchObject({ status: 0, stderr: "" });
+      // Applied, the file is what lint --fix writes.
+      const applied = await readFile(file, "utf8");
+      await writeFile(file, lf.replace(/\n/g, ending));
+      await runCliInProcessFrom(dir, "lint", "--fix");
+      expect(applied, label).toBe(await readFile(file, "utf8"));
+    }
+  });
+
   it("quotes a path holding a control character, a double quote or a backslash in the diff's header as git does, and git applies it", async () => {
     const dir = await copyOfProject("insert-type");
     const folder = 'glo"ss\\ary\nnext\u001b[31m';

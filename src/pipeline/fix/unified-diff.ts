@@ -68,14 +68,19 @@ function formatHunk(operations: readonly Operation[], start: number, stop: numbe
   const header = `@@ -${oldCount === 0 ? oldLine - 1 : oldLine},${oldCount} +${newCount === 0 ? newLine - 1 : newLine},${newCount} @@\n`;
   const lines = slice.map((operation) => {
     const line = `${operation.kind}${operation.text}`;
-    return /[\r\n]$/.test(line) ? line : `${line}\n\\ No newline at end of file\n`;
+    return line.endsWith("\n") ? line : `${line}\n\\ No newline at end of file\n`;
   });
   return header + lines.join("");
 }
 
-/** Lines with their endings (LF, CRLF or a lone CR). */
+/**
+ * Lines as diff and `git apply` read them: each up to and with its line feed
+ * (a CRLF line keeps its CR). A lone CR ends no line for them, so a file
+ * whose lines end in lone CRs is one line here too, or the diff would not
+ * apply.
+ */
 function splitLines(text: string): string[] {
-  return text === "" ? [] : text.split(/(?<=\r\n|\r(?!\n)|\n)/);
+  return text === "" ? [] : text.split(/(?<=\n)/);
 }
 
 function diffLines(before: readonly string[], after: readonly string[]): Operation[] {
