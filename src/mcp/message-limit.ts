@@ -51,6 +51,9 @@ export class MessageSizeLimit extends Transform {
   }
 
   override _flush(done: TransformCallback): void {
+    // The input ended in the middle of a line (a client's last message without its line feed): it is still a
+    // message, and the transport reads only whole lines, so the line feed is added.
+    if (!this.skipping && this.pendingBytes > 0) this.addPiece(Buffer.from([NEWLINE]));
     this.endLine();
     done();
   }

@@ -192,6 +192,24 @@ describe("gamma-prompt mcp at the end of its input", () => {
   });
 });
 
+describe("gamma-prompt mcp when its input ends without a line feed", () => {
+  it("answers the last request too (`printf '…\\n{…}' | gamma-prompt mcp`)", async () => {
+    const root = await embeddedDefault();
+    const child = spawn(process.execPath, [join(repoRoot, "lib", "cli", "index.js"), "mcp"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+    const answers: Array<{ id: number }> = [];
+    createInterface({ input: child.stdout }).on("line", (line) => answers.push(JSON.parse(line) as (typeof answers)[number]));
+    child.stdin.end(
+      [
+        JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "sh", version: "1" } } }),
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "explain_rule", arguments: { rule: "skill/name-format" } } }),
+      ].join("\n"),
+    );
+    expect(await new Promise((resolve) => child.once("exit", resolve))).toBe(0);
+    expect(answers.map((answer) => answer.id)).toEqual([0, 1]);
+  });
+});
+
 describe("gamma-prompt mcp once its standard output is gone", () => {
   it("exits 0 though stdin stays open, and never writes a fix still waiting for its turn", async () => {
     const root = await embeddedDefault();
