@@ -126,7 +126,7 @@ export function readResource(project: McpProject, uri: string): { uri: string; m
   const read = readRegularFile(place.abs, { maxBytes: MAX_RESOURCE_BYTES });
   if (read.kind === "too-large") throw new ToolInputError(`Unexpected file of ${read.size} bytes at ${place.rel}, expected at most ${MAX_RESOURCE_BYTES} bytes for a resource`);
   if (read.kind !== "file") throw new ToolInputError(`Unexpected ${read.kind === "not-a-file" ? read.what : "unreadable file"} at ${place.rel}, expected a regular file`);
-  return { uri, mimeType: place.rel.endsWith(".json") ? "application/json" : place.rel.endsWith(".md") ? "text/markdown" : "text/plain", text: read.bytes.toString("utf8") };
+  return { uri, mimeType: mimeTypeOf(place.rel), text: read.bytes.toString("utf8") };
 }
 
 /** Whether the root-relative `path` is `folder` or inside it (an output folder outside the root holds nothing served). */
@@ -142,4 +142,12 @@ function rulePage(id: Parameters<typeof explainRule>[0]): string {
   } catch {
     return formatExplanation(explainRule(id));
   }
+}
+
+/** An output file's type by its extension: the manifest and plans are JSON, prompts Markdown, the catalog XML. */
+function mimeTypeOf(path: string): string {
+  if (path.endsWith(".json")) return "application/json";
+  if (path.endsWith(".md")) return "text/markdown";
+  if (path.endsWith(".xml")) return "application/xml";
+  return "text/plain";
 }

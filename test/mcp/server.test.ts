@@ -60,6 +60,10 @@ describe("gamma-prompt mcp: what it offers", () => {
     };
     expect(await text("gamma-prompt://project/dist/variants/import.md")).toBe(readFileSync(join(repoRoot, "dist", "variants", "import.md"), "utf8"));
     expect(JSON.parse(await text("gamma-prompt://project/dist/manifest.json"))).toEqual(JSON.parse(readFileSync(join(repoRoot, "dist", "manifest.json"), "utf8")));
+    // Each output file by its type: the catalog is XML, plans JSON, prompts Markdown.
+    for (const [file, mimeType] of [["catalog.xml", "application/xml"], ["cache-plan.json", "application/json"], ["prefix.md", "text/markdown"]]) {
+      expect((await session.client.readResource({ uri: `gamma-prompt://project/dist/${file}` })).contents[0], file).toMatchObject({ mimeType });
+    }
     const page = await session.client.readResource({ uri: "gamma-prompt://rules/skill/type-value" });
     expect(page.contents[0]).toMatchObject({ mimeType: "text/markdown", text: readFileSync(join(repoRoot, "docs", "rules", "skill", "type-value.md"), "utf8") });
     const { resourceTemplates } = await session.client.listResourceTemplates();
