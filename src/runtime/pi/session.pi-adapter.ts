@@ -180,24 +180,22 @@ interface InputFailures {
  * or prepares anything.
  */
 function refuseUnsentTurns(session: AgentSession, controller: SessionProtocolController, failures: InputFailures): void {
+  // Pi would end the run quietly when the model call is refused: a call on a disposed session is told, as on the Agent path.
+  const refuseWhenDisposed = (attempted: string): void => {
+    if (!controller.disposed) return;
+    const refused = new SessionDisposedError(attempted);
+    controller.reportError("disposed", refused);
+    throw refused;
+  };
   const compact = session.compact.bind(session);
   session.compact = async (...args: Parameters<AgentSession["compact"]>) => {
-    if (controller.disposed) {
-      const refused = new SessionDisposedError("compact");
-      controller.reportError("disposed", refused);
-      throw refused;
-    }
+    refuseWhenDisposed("compact");
     if (controller.failure !== undefined) throw controller.failure;
     return compact(...args);
   };
   const prompt = session.prompt.bind(session);
   session.prompt = async (...args: Parameters<AgentSession["prompt"]>) => {
-    // Pi would end the run quietly when the model call is refused: a prompt to a disposed session is told, as on the Agent path.
-    if (controller.disposed) {
-      const refused = new SessionDisposedError("prompt");
-      controller.reportError("disposed", refused);
-      throw refused;
-    }
+    refuseWhenDisposed("prompt");
     failures.failed = undefined;
     await prompt(...args);
     const failed = failures.failed;
