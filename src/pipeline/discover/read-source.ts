@@ -3,7 +3,7 @@ import { createDiagnostic, FILE_START, type Diagnostic, type Range } from "../..
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { SourceFile } from "../../stage-data.js";
 import { readInsideRoot, refusedReadDiagnostic, type PlainFolders } from "./read-inside-root.js";
-import { KNOWLEDGE_SOURCE_DIR } from "./source-paths.js";
+import { KNOWLEDGE_SOURCE_DIR, MAX_SOURCE_BYTES } from "./source-paths.js";
 
 /**
  * The one reader of source files (skills, prompts, schemas, config). Text is
@@ -12,8 +12,8 @@ import { KNOWLEDGE_SOURCE_DIR } from "./source-paths.js";
  * match what an editor shows. Columns count UTF-16 code units.
  */
 
-/** Larger files are refused unread: a skill body or prompt is meant to be read whole by a model. */
-export const MAX_SOURCE_BYTES = 1024 * 1024;
+// Defined with the source paths, which a command's definition may load without the reader.
+export { MAX_SOURCE_BYTES };
 
 /** The rule ids a caller reports read failures under (skills keep their own ids). */
 export interface ReadRules {

@@ -1,6 +1,6 @@
 import { readdirSync, type Dirent } from "node:fs";
 import { readSmallText, statIfPossible } from "../../protocol/regular-file.js";
-import { MAX_SOURCE_BYTES } from "./read-source.js";
+import { MAX_SOURCE_BYTES } from "./source-paths.js";
 import { join } from "node:path";
 import { errorCode, type UnreadableFolder } from "./sources.js";
 

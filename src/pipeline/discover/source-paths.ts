@@ -17,3 +17,6 @@ export const NAMESPACE_FILE = "namespace.json";
 export const NAMESPACE_TOOLS_DIR = "tools";
 /** One knowledge note per `<id>.md` file; the folder is optional. */
 export const KNOWLEDGE_SOURCE_DIR = "knowledge";
+
+/** Larger files are refused unread: a skill body or prompt is meant to be read whole by a model. */
+export const MAX_SOURCE_BYTES = 1024 * 1024;
