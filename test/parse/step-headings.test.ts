@@ -36,10 +36,37 @@ describe("step headings", () => {
       const steps = outlineBlocks(body.split("\n"), MAX_NESTING).headings.filter((heading) => !heading.quoted && stepHeadingTitle(heading.text) !== undefined);
       if (steps.length === 0) expect(findStepHeadings(body, 1), JSON.stringify(body)).toEqual([]);
       else expect(findStepHeadings(body, 1).flatMap((list) => list.items).length, JSON.stringify(body)).toBeLessThanOrEqual(steps.length);
-      const levels = new Map<number, number>();
-      for (const heading of steps) levels.set(heading.level, (levels.get(heading.level) ?? 0) + 1);
-      const expected = [...levels.values()].filter((count) => count >= 2).reduce((sum, count) => sum + count, 0);
+      // Runs per level: a heading whose written number is not past the one before at its level starts a new run.
+      const runs: number[] = [];
+      const open = new Map<number, { run: number; number: number }>();
+      for (const heading of steps) {
+        const number = Number(/\d{1,3}/.exec(heading.text)?.[0] ?? 0);
+        const current = open.get(heading.level);
+        if (current === undefined || number <= current.number) {
+          runs.push(0);
+          open.set(heading.level, { run: runs.length - 1, number });
+        } else current.number = number;
+        const at = (open.get(heading.level) as { run: number }).run;
+        runs[at] = (runs[at] ?? 0) + 1;
+      }
+      const expected = runs.filter((count) => count >= 2).reduce((sum, count) => sum + count, 0);
       expect(findStepHeadings(body, 1).flatMap((list) => list.items).length, JSON.stringify(body)).toBe(expected);
     }
+  });
+
+  it("makes one list of each run of numbers: a second procedure or an alternative branch starts its own, a staged procedure numbered on stays one", () => {
+    const titles = (body: string) => findStepHeadings(body, 1).map((list) => list.items.map((item) => item.heading));
+    // Two procedures, each from Step 1 (the second an alternative way through).
+    expect(titles("## Drafting\n\n### Step 1: Outline\n\n### Step 2: Draft\n\n## Testing by hand\n\n### Step 1: Read it\n\n### Step 2: Note gaps\n")).toEqual([
+      ["Outline", "Draft"],
+      ["Read it", "Note gaps"],
+    ]);
+    // The steps, then numbered pitfalls at the same level: two lists.
+    expect(titles("## Execution Steps\n\n### 1. Plan\n\n### 2. Move\n\n### 3. Verify\n\n## Common Pitfalls\n\n### 1. Over-Abstraction\n\n### 2. Tight Coupling\n")).toEqual([
+      ["Plan", "Move", "Verify"],
+      ["Over-Abstraction", "Tight Coupling"],
+    ]);
+    // Stages whose steps are numbered on across their sections: one procedure.
+    expect(titles("## Stage 1\n\n### Step 1: Gather\n\n### Step 2: Sort\n\n## Stage 2\n\n### Step 3: Write\n\n### Step 4: Check\n")).toEqual([["Gather", "Sort", "Write", "Check"]]);
   });
 });

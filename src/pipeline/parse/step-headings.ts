@@ -8,7 +8,7 @@ import { verifies, type OrderedListShape } from "./body-shape.js";
  * CommonMark sees counts: ATX (`## …`) or setext (the text underlined with
  * `===` for level 1, `---` for level 2), and its step number may be
  * emphasised (`## **Step 1:** Read the brief`, `## **Step 1: Read the brief**`).
- * Two or more such headings at one level make one checklist; a step
+ * Two or more such headings at one level, numbered on, make one checklist; a step
  * verifies when its heading or its section says so. Headings inside code,
  * HTML blocks or block quotes are not steps.
  */
@@ -46,21 +46,40 @@ function mayHoldStepHeading(body: string): boolean {
   return MAY_BE_ATX_STEP.test(body) || (MAY_BE_STEP_TEXT.test(body) && MAY_UNDERLINE.test(body));
 }
 
-/** `lines` is the body split at line feeds, when the caller has it already. */
+/**
+ * Each run of step headings at one level is one list: a run goes on while
+ * the numbers written go on (`Step 3` after `Step 2`, also across the parent
+ * sections of a staged procedure) and ends where they start again (a second
+ * procedure, an alternative branch, `### 1. Over-Abstraction` under "Common
+ * Pitfalls" after the steps), so two procedures never make one checklist of
+ * both. `lines` is the body split at line feeds, when the caller has it already.
+ */
 export function findStepHeadings(body: string, bodyStartLine: number, lines?: readonly string[]): OrderedListShape[] {
   if (!mayHoldStepHeading(body)) return [];
   lines ??= body.split("\n");
   const headings = outlineBlocks(lines, MAX_NESTING).headings.filter((heading) => !heading.quoted);
-  const byLevel = new Map<number, OrderedListShape>();
+  const runs: OrderedListShape[] = [];
+  const openRun = new Map<number, { shape: OrderedListShape; number: number }>();
   headings.forEach((heading, position) => {
     const title = stepHeadingTitle(heading.text);
     if (title === undefined) return;
     // The step's section runs to the next heading at its level or above.
     const next = headings.slice(position + 1).find((other) => other.level <= heading.level);
     const section = lines.slice(heading.line, next ? next.line : lines.length).join("\n");
-    const shape = byLevel.get(heading.level) ?? { line: bodyStartLine + heading.line, column: 1, items: [] };
-    shape.items.push({ line: bodyStartLine + heading.line, verifies: verifies(section), heading: title });
-    byLevel.set(heading.level, shape);
+    const number = writtenNumber(heading.text);
+    let run = openRun.get(heading.level);
+    if (run === undefined || number <= run.number) {
+      run = { shape: { line: bodyStartLine + heading.line, column: 1, items: [] }, number };
+      runs.push(run.shape);
+      openRun.set(heading.level, run);
+    }
+    run.number = number;
+    run.shape.items.push({ line: bodyStartLine + heading.line, verifies: verifies(section), heading: title });
   });
-  return [...byLevel.values()].filter((shape) => shape.items.length >= 2).sort((a, b) => a.line - b.line);
+  return runs.filter((shape) => shape.items.length >= 2).sort((a, b) => a.line - b.line);
+}
+
+/** The number a step heading writes (`Step 3`, `3.`), which STEP_NUMBER found there. */
+function writtenNumber(headingText: string): number {
+  return Number(/\d{1,3}/.exec(headingText)?.[0] ?? 0);
 }
