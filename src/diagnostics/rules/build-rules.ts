@@ -7,7 +7,7 @@ import type { RuleDefinition } from "./rule.js";
 export const buildRules = {
   // Supporting files beside SKILL.md: the build copies them, so the build reads and checks them.
   "skill/supporting-file-too-large": { severity: "error", description: "Each supporting file beside `SKILL.md` is at most `supportingFiles.maxBytes` (default 1 MiB)." },
-  "skill/supporting-file-skipped": { severity: "warning", description: "Each entry beside `SKILL.md` (dotfiles aside) is a regular file with a portable name; links and special files are not copied." },
+  "skill/supporting-file-skipped": { severity: "warning", description: "Each entry beside `SKILL.md` (dotfiles aside) is a regular file with a portable name; links and special files are not copied, and an agent's skill links to no dotfile of its own (dotfiles are not copied either)." },
   "source/missing-file": { severity: "error", description: "A source file the build needs exists." },
   "source/unreadable-file": { severity: "error", description: "A source file the build needs can be read (permissions, no folder in its place)." },
   "source/file-too-large": { severity: "error", description: "A prompt, schema or config source is at most 1 MiB." },

@@ -196,7 +196,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
     // Reads the files beside SKILL.md, so it is not part of the per-content cache. The skill's listing shows how
     // the files it links are spelled, so a lookup there lists no folder again.
     probes.listedBy(dirOf(file.path), () => entriesOf(dirOf(file.path)).map((entry) => entry.path));
-    if (checked.body !== "") appendDiagnostics(found, brokenLinkDiagnostics({ root, path: file.path, body: checked.body, bodyStartLine: checked.bodyStartLine, inOtherSkill, probes, plan: planOf(checked.body, checked.bodyStartLine) }));
+    if (checked.body !== "") appendDiagnostics(found, brokenLinkDiagnostics({ root, path: file.path, body: checked.body, bodyStartLine: checked.bodyStartLine, inOtherSkill, probes, plan: planOf(checked.body, checked.bodyStartLine), built: settings.profile === "gamma" }));
     // It lists the skill's folder: a project that turned the rule off does not pay for it. A file whose body
     // could not be read (no frontmatter to end, an empty file: its own error says so) names nothing, and every
     // file beside it would be reported for that alone.

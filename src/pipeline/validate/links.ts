@@ -55,6 +55,8 @@ export interface LinkCheckInput {
   inOtherSkill?: (skillRelative: string) => boolean;
   /** Where the run's lookups are made and kept (one per run, so a path is looked up once); default: this call's own. */
   probes?: PathProbes;
+  /** Whether the skill is built into dist/ (an agent's, the gamma profile): then a link to a dotfile it does not ship is told. */
+  built?: boolean;
 }
 
 /** The folders the Agent Skills specification names for supporting files. */
@@ -63,7 +65,7 @@ const SPEC_FOLDERS = ["scripts", "references", "assets"];
 const HAS_PATH = /(?<![\w./@$~:-])(?:\.\/)?[A-Za-z0-9_][\w-]*\/(?:[\w.-]+\/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,8}(?![\w/-])/;
 const BARE_PATH = /(?<![\w./@$~:-])((?:\.\/)?[A-Za-z0-9_][\w-]*\/(?:[\w.-]+\/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,8})(?![\w/-])/g;
 
-type LinkRule = "skill/broken-link" | "skill/link-outside-skill" | "skill/unresolved-path";
+type LinkRule = "skill/broken-link" | "skill/link-outside-skill" | "skill/unresolved-path" | "skill/supporting-file-skipped";
 
 /**
  * What a body gives the check to look up, found from its text alone: the targets of its Markdown links and the
@@ -121,7 +123,7 @@ export function brokenLinkDiagnostics(input: LinkCheckInput & { plan?: LinkPlan 
     diagnostics.push(createDiagnostic(ruleId, input.path, { start: { line, column }, end: { line, column: column + target.length } }, message));
   };
   for (const link of plan.links) {
-    const problem = linkProblem(link.written, skillDir, exists, near);
+    const problem = linkProblem(link.written, skillDir, exists, near, input.built === true);
     if (problem) report(problem.ruleId, link.written, link.line, link.column, problem.message);
   }
   const topFolders = (name: string): boolean => SPEC_FOLDERS.includes(name) || exists(`${skillDir}/${name}`) === "directory";
@@ -248,9 +250,9 @@ function isPlaceholder(target: string): boolean {
 const CONVENTIONAL_FILE = /^(?:LICEN[CS]E|README|CHANGELOG|CHANGES|NOTICE|COPYING|AUTHORS|CONTRIBUTORS|CONTRIBUTING|CODEOWNERS|VERSION|INSTALL|SECURITY|PATENTS|MAINTAINERS|HISTORY)$/;
 
 /** Why a Markdown link's target is wrong (and which rule says so), or undefined when it is fine or not a local file at all. */
-function linkProblem(rawTarget: string, skillDir: string, exists: (relative: string) => Existence, near: (relative: string) => string | undefined): { ruleId: LinkRule; message: string } | undefined {
+function linkProblem(rawTarget: string, skillDir: string, exists: (relative: string) => Existence, near: (relative: string) => string | undefined, built: boolean): { ruleId: LinkRule; message: string } | undefined {
   const target = localTarget(rawTarget);
-  if (target === undefined) return undefined;
+  if (target === undefined) return built ? shippedNot(rawTarget, skillDir, exists) : undefined;
   const shown = quoted(rawTarget);
   const broken = (message: string): { ruleId: LinkRule; message: string } => ({ ruleId: "skill/broken-link", message });
   if (target.startsWith("/")) {
@@ -287,6 +289,26 @@ function linkProblem(rawTarget: string, skillDir: string, exists: (relative: str
   }
   if (found === "file" || found === "directory") return undefined;
   return broken(missingLinkMessage(target, resolved, skillDir, near(resolved)));
+}
+
+/**
+ * A link to a dotfile, or into a dot-folder, of the skill's own folder that
+ * is there: the body hands it to the model, but the build leaves dotfiles out
+ * of dist/, so no deployed skill has it (`[template](resources/.zshrc)`). A
+ * dot path that is not in the skill is the user's workspace, and not judged;
+ * nor is a plain collection's skill, which hosts read from its folder.
+ */
+function shippedNot(rawTarget: string, skillDir: string, exists: (relative: string) => Existence): { ruleId: LinkRule; message: string } | undefined {
+  if (/^[a-z][a-z0-9+.-]+:|^[#/~]/i.test(rawTarget)) return undefined;
+  const target = safeDecode(rawTarget.replace(/[?#].*$/, ""));
+  const segments = target.split("/");
+  if (target.includes("\\") || !segments.some((segment) => segment.startsWith(".") && segment !== "." && segment !== "..")) return undefined;
+  const resolved = posix.normalize(`${skillDir}/${target}`);
+  if (!resolved.startsWith(`${skillDir}/`) || exists(resolved) !== "file") return undefined;
+  return {
+    ruleId: "skill/supporting-file-skipped",
+    message: `Unexpected link to ${quoted(rawTarget)}, a dotfile or a file in a dot-folder, which the build leaves out of dist/, expected a name without a leading dot for a file the skill ships (rename it, such as zshrc.template for .zshrc)`,
+  };
 }
 
 /**
