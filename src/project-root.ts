@@ -96,13 +96,13 @@ export function isProject(folder: string): boolean {
   return !isBuildOutput(folder) && (isDirectory(join(folder, "skills")) || isFile(join(folder, "prompts", "prefix.hbs")));
 }
 
+/** A build's manifest is a few KB per skill: a larger file named so is no manifest to look into. */
+const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+
 /**
  * Whether `folder` is a build's output: it holds the manifest.json gamma-prompt writes (its `generator` names
  * gamma-prompt). Another program's manifest.json (a browser extension's, say) leaves the folder a project.
  */
-/** A build's manifest is a few KB per skill: a larger file named so is no manifest to look into. */
-const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
-
 function isBuildOutput(folder: string): boolean {
   const path = join(folder, "manifest.json");
   if (!isFile(path)) return false;

@@ -27,14 +27,16 @@ for (const stream of [process.stdout, process.stderr]) {
 // The package's bin (bin.cjs) checked the Node version and answered a bare --version, and a bare --help
 // to a pipe or a file (with the text the package build recorded beside it), before loading this module.
 const args = process.argv.slice(2);
+/** Why the working folder has no path, when a command needs it and it has none. */
+let workingFolder: string | undefined;
 if (args.length === 1 && (args[0] === "--help" || args[0] === "-h") && !process.stdout.isTTY && existsSync(RECORDED_HELP)) {
   // Run as `node lib/cli/index.js --help`: the same recorded text.
   process.stdout.write(readFileSync(RECORDED_HELP, "utf8"));
-} else if (needsWorkingFolder(args) && workingFolderProblem() !== undefined) {
+} else if (needsWorkingFolder(args) && (workingFolder = workingFolderProblem()) !== undefined) {
   // Every command resolves paths against the working folder, --root included: one line instead of an error
   // from deep inside the command.
   const name = args.find((arg) => !arg.startsWith("-"));
-  process.stderr.write(`gamma-prompt${name === undefined ? "" : ` ${name}`}: ${workingFolderProblem() ?? ""}\n`);
+  process.stderr.write(`gamma-prompt${name === undefined ? "" : ` ${name}`}: ${workingFolder}\n`);
   process.exitCode = 2;
 } else {
   // No top-level await: the package build bundles this module into CommonJS chunks (scripts/bundle-cli.mjs),

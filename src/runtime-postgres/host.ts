@@ -15,6 +15,7 @@ import { SessionDisposedError } from "../runtime/state/errors.js";
 import type { GammaAgent, GammaAgentOptions, GammaSession, GammaSessionOptions, TranscriptFeed } from "../runtime/pi-adapter.js";
 import { expectFunction, expectObject } from "../protocol/arguments.js";
 import { messageOf } from "../protocol/error-message.js";
+import { isThenable, swallowRejection } from "../protocol/hook-answers.js";
 import { boundedPool, expectPool, type Pool } from "./database.js";
 import { DatabaseReadOnlyError, LeaseLostError, LeaseNotReleasedError, LeaseUnconfirmedError, readOnlyAware, SessionsClosedError, type HostedPath } from "./errors.js";
 import { EVENTS_PER_PASS, markRefused, markRouted, sessionKeyProblem, unroutedEventsOf, wellFormed, type PublishedEvent } from "./events.js";
@@ -345,7 +346,7 @@ export class PostgresSessions {
    */
   report(error: unknown, during: "listen" | "renew" | "route"): void {
     try {
-      ignoreRejection(this.options.onError?.(error, during));
+      swallowRejection(this.options.onError?.(error, during));
     } catch {
       // The hook that tells of failures failed: nothing is left to tell it with.
     }
@@ -361,7 +362,7 @@ export class PostgresSessions {
       this.report(new Error(`Unexpected exception from onEventRefused for event ${eventId} of session ${sessionKey} (${messageOf(failure)}), expected none: the event stays refused, and the session's later events are routed`, { cause: failure }), "route");
     try {
       const returned: unknown = this.options.onEventRefused?.({ sessionKey, eventId, error });
-      if (isPromiseLike(returned)) returned.then(undefined, tell);
+      if (isThenable(returned)) returned.then(undefined, tell);
     } catch (failure) {
       tell(failure);
     }
@@ -667,13 +668,4 @@ class HostedState {
     this.store.lost = true;
     if (notReleased !== undefined) throw notReleased;
   }
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
-}
-
-/** A hook's rejected promise would be an unhandled rejection, which ends the process. */
-function ignoreRejection(value: unknown): void {
-  if (isPromiseLike(value)) value.then(undefined, () => {});
 }

@@ -41,6 +41,7 @@ import { SessionContext, type TurnInput, type TurnMessage } from "./session-cont
 import { SessionYield } from "./session-yield.js";
 import { HintsNotMadeError, RunTracker, SHARED_BATCH_NOTE, type ProtocolEvent, type RuntimeErrorPhase, type ToolCallSummary, type YieldRecord } from "./yield.js";
 import { messageOf } from "../protocol/error-message.js";
+import { isThenable, swallowRejection } from "../protocol/hook-answers.js";
 
 export type { ToolLoader, TurnInput, TurnMessage };
 
@@ -887,15 +888,6 @@ function isolatedObserver(observer: (event: ProtocolEvent) => unknown): (event: 
       returned.then(undefined, (error: unknown) => tell(event, error));
     }
   };
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
-}
-
-/** The observer's answer to its own failure report: a rejection of it has no one left to reach. */
-function swallowRejection(value: unknown): void {
-  if (isThenable(value)) value.then(undefined, () => {});
 }
 
 export type { ProtocolEvent, YieldRecord };

@@ -65,22 +65,23 @@ async function listNamespaceSourcePaths(root: string, unreadable: UnreadableFold
   return paths;
 }
 
-/** What each folder of sources reads, as an ignored entry's finding says it. */
-const SOURCE_FOLDERS: ReadonlyArray<{ dir: RegExp; expected: string }> = [
-  { dir: /^knowledge\/[^/]+\/?$/, expected: "knowledge notes as knowledge/<id>.md, directly in knowledge/" },
-  { dir: /^prompts\/partials\/[^/]+\/?$/, expected: "partials as prompts/partials/<name>.hbs, directly in prompts/partials/" },
-  { dir: /^schemas\/tools\/[^/]+\/?$/, expected: "tool schemas as schemas/tools/<name>.json, directly in schemas/tools/" },
-  { dir: /^schemas\/namespaces\/[^/]+\/tools\/[^/]+\/?$/, expected: "a namespace's tool schemas as <namespace>/tools/<name>.json, directly in its tools/ folder" },
+/** What each folder of sources reads (files of one extension), as an ignored entry's finding says it. */
+const SOURCE_FOLDERS: ReadonlyArray<{ dir: RegExp; extension: string; expected: string }> = [
+  { dir: /^knowledge\/[^/]+\/?$/, extension: ".md", expected: "knowledge notes as knowledge/<id>.md, directly in knowledge/" },
+  { dir: /^prompts\/partials\/[^/]+\/?$/, extension: ".hbs", expected: "partials as prompts/partials/<name>.hbs, directly in prompts/partials/" },
+  { dir: /^schemas\/tools\/[^/]+\/?$/, extension: ".json", expected: "tool schemas as schemas/tools/<name>.json, directly in schemas/tools/" },
+  { dir: /^schemas\/namespaces\/[^/]+\/tools\/[^/]+\/?$/, extension: ".json", expected: "a namespace's tool schemas as <namespace>/tools/<name>.json, directly in its tools/ folder" },
 ];
 
 /** `source/ignored-file`: an entry of a folder of sources that the build never reads, so what it holds never reaches the agent. */
 export function ignoredSourceDiagnostic(path: string): Diagnostic {
   const folder = path.endsWith("/");
-  const expected = SOURCE_FOLDERS.find((candidate) => candidate.dir.test(path))?.expected ?? "the sources the build reads";
+  const read = SOURCE_FOLDERS.find((candidate) => candidate.dir.test(path));
+  const expected = read?.expected ?? "the sources the build reads";
   const name = path.slice(path.lastIndexOf("/", path.length - 2) + 1).replace(/\/$/, "");
   const extension = name.includes(".") ? name.slice(name.lastIndexOf(".")) : "";
-  const wanted = /\.(?:md|hbs|json)/.exec(expected)?.[0] ?? "";
-  const cased = !folder && extension !== "" && extension !== wanted && extension.toLowerCase() === wanted ? ` (the extension is ${wanted}, in lower case)` : "";
+  const wanted = read?.extension ?? "";
+  const cased = !folder && extension !== wanted && extension.toLowerCase() === wanted ? ` (the extension is ${wanted}, in lower case)` : "";
   return createDiagnostic("source/ignored-file", folder ? path.slice(0, -1) : path, FILE_START, `Unexpected ${folder ? "folder" : "file"} ${path} that the build does not read${cased}, expected ${expected}`);
 }
 

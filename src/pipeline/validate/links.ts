@@ -225,12 +225,22 @@ function isPartOfCommand(spans: readonly CodeSpan[], offset: number, length: num
  * split at backslashes too, so `.\references\x.md` is no dot-folder.
  */
 function localTarget(rawTarget: string): string | undefined {
-  if (/^[a-z][a-z0-9+.-]+:/i.test(rawTarget) || rawTarget.startsWith("#") || rawTarget.startsWith("//")) return undefined;
-  const target = safeDecode(rawTarget.replace(/[?#].*$/, ""));
-  if (target === "" || /[*?<>{}$]|\[|\]/.test(target) || target.startsWith("~") || isPlaceholder(target)) return undefined;
-  if (target.split(/[\\/]/).some((segment) => segment.startsWith(".") && segment !== "." && segment !== "..")) return undefined;
+  const target = linkedPath(rawTarget);
+  if (target === undefined || target === "" || /[*?<>{}$]|\[|\]/.test(target) || target.startsWith("~") || isPlaceholder(target)) return undefined;
+  if (target.split(/[\\/]/).some(isDotSegment)) return undefined;
   if (/^\/[^/]*:/.test(target)) return undefined;
   return target;
+}
+
+/** The path a link's target names, decoded, without its query or fragment; undefined for a URL, an anchor or a `//host` link. */
+function linkedPath(rawTarget: string): string | undefined {
+  if (/^[a-z][a-z0-9+.-]+:/i.test(rawTarget) || rawTarget.startsWith("#") || rawTarget.startsWith("//")) return undefined;
+  return safeDecode(rawTarget.replace(/[?#].*$/, ""));
+}
+
+/** A dotfile's or dot-folder's name (`.zshrc`, `.repo-wiki`), not `.` or `..`. */
+function isDotSegment(segment: string): boolean {
+  return segment.startsWith(".") && segment !== "." && segment !== "..";
 }
 
 /**
@@ -299,10 +309,8 @@ function linkProblem(rawTarget: string, skillDir: string, exists: (relative: str
  * nor is a plain collection's skill, which hosts read from its folder.
  */
 function shippedNot(rawTarget: string, skillDir: string, exists: (relative: string) => Existence): { ruleId: LinkRule; message: string } | undefined {
-  if (/^[a-z][a-z0-9+.-]+:|^[#/~]/i.test(rawTarget)) return undefined;
-  const target = safeDecode(rawTarget.replace(/[?#].*$/, ""));
-  const segments = target.split("/");
-  if (target.includes("\\") || !segments.some((segment) => segment.startsWith(".") && segment !== "." && segment !== "..")) return undefined;
+  const target = linkedPath(rawTarget);
+  if (target === undefined || /^[/~]/.test(target) || target.includes("\\") || !target.split("/").some(isDotSegment)) return undefined;
   const resolved = posix.normalize(`${skillDir}/${target}`);
   if (!resolved.startsWith(`${skillDir}/`) || exists(resolved) !== "file") return undefined;
   return {
