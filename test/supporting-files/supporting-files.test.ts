@@ -196,6 +196,36 @@ describe("supporting files", () => {
     expect((await build({ root })).fromCache).toBe(true);
   });
 
+  it("a file or folder whose name is not UTF-8 is named as such, not as a read failure: a warning, and the build goes on", async () => {
+    const root = await projectWithFiles();
+    const skill = Buffer.from(join(root, "skills/style-guide/"));
+    // "café" in Latin-1, as an archive made on an older system leaves it; and "ü" as a folder, with a file in it.
+    await writeFile(Buffer.concat([skill, Buffer.from([0x63, 0x61, 0x66, 0xe9]), Buffer.from(".txt")]), "latin-1 name");
+    await mkdir(Buffer.concat([skill, Buffer.from([0xfc])]));
+    await writeFile(Buffer.concat([skill, Buffer.from([0xfc]), Buffer.from("/inside.txt")]), "in a latin-1 folder");
+    // A name that holds U+FFFD itself is UTF-8, and is copied.
+    await writeFile(join(root, "skills/style-guide/replacement-\uFFFD.txt"), "a real U+FFFD");
+    const built = await build({ root });
+    expect(built.ok).toBe(true);
+    // (The body names none of the three, so each is also a note of skill/unreferenced-file.)
+    const warnings = built.diagnostics.filter((d) => d.severity !== "note");
+    expect(warnings.map((d) => [d.file, d.ruleId, d.severity, d.message])).toEqual([
+      [
+        "skills/style-guide/caf\uFFFD.txt",
+        "skill/supporting-file-skipped",
+        "warning",
+        "Unexpected file name that is not UTF-8, expected a name in UTF-8, which the manifest and every system can hold (it is not copied into dist/)",
+      ],
+      [
+        "skills/style-guide/\uFFFD",
+        "skill/supporting-file-skipped",
+        "warning",
+        "Unexpected folder name that is not UTF-8, expected a name in UTF-8, which the manifest and every system can hold (nothing in it is copied into dist/)",
+      ],
+    ]);
+    expect(built.manifest?.skills["style-guide"]?.files).toEqual([...COPIED, "replacement-\uFFFD.txt"].sort());
+  });
+
   it("an edit to a supporting file is never served from a cache: persistent or watch", async () => {
     const root = await projectWithFiles();
     await build({ root });

@@ -288,7 +288,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "skills/data/references/summary.md   (a few KB)",
   },
   "skill/supporting-file-skipped": {
-    text: "Only regular files with portable names are copied beside a skill; symbolic links, FIFOs and special files are skipped and reported, so dist/ never depends on what a link points to. Dotfiles and dot-folders are left out too; in an agent's skill (the gamma profile) a body link to one of the skill's own dotfiles (`[template](resources/.zshrc)`) is reported, since the deployed skill does not have it. A dot path outside the skill (`.repo-wiki/x.md`) is the user's workspace and not judged.",
+    text: "Only regular files with portable names are copied beside a skill; symbolic links, FIFOs and special files are skipped and reported, so dist/ never depends on what a link points to. So is a name no other system reads as the same path: one with a backslash, or one that is not UTF-8 (a Latin-1 `café.txt` from an old archive), which the manifest cannot name. Dotfiles and dot-folders are left out too; in an agent's skill (the gamma profile) a body link to one of the skill's own dotfiles (`[template](resources/.zshrc)`) is reported, since the deployed skill does not have it. A dot path outside the skill (`.repo-wiki/x.md`) is the user's workspace and not judged.",
     bad: "skills/pdf/references/guide.md -> /home/me/guide.md",
     good: "skills/pdf/references/guide.md   (a regular file)",
   },

@@ -1,4 +1,4 @@
-import { readdirSync, type Dirent } from "node:fs";
+import { lstatSync, readdirSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { SKILL_FILE } from "./discover.js";
@@ -64,6 +64,12 @@ export function readSupportingFiles(root: string, skillFolder: string, maxBytes:
   const base = skillFolder;
   const visit = (rel: string, entry: Dirent): void => {
     const file = `${base}/${rel}`;
+    if (isUndecodableName(join(root, file))) {
+      const what = entry.isDirectory() ? "folder" : "file";
+      const left = entry.isDirectory() ? "nothing in it is copied into dist/" : "it is not copied into dist/";
+      diagnostics.push(createDiagnostic("skill/supporting-file-skipped", file, FILE_START, `Unexpected ${what} name that is not UTF-8, expected a name in UTF-8, which the manifest and every system can hold (${left})`));
+      return;
+    }
     if (!entry.isFile()) {
       const what = entry.isSymbolicLink() ? "a symbolic link" : "not a regular file";
       diagnostics.push(createDiagnostic("skill/supporting-file-skipped", file, FILE_START, `Unexpected supporting file that is ${what}, expected a regular file (it is not copied into dist/)`));
@@ -104,8 +110,24 @@ function walk(root: string, base: string, relDir: string, visit: (rel: string, e
   for (const entry of entries) {
     if (entry.name.startsWith(".") || isByproduct(entry)) continue;
     const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
-    if (entry.isDirectory()) walk(root, base, rel, visit, unreadable);
+    // A folder whose name cannot be decoded cannot be listed by the name Node gives it: it is reported, not walked.
+    if (entry.isDirectory() && !isUndecodableName(join(root, base, rel))) walk(root, base, rel, visit, unreadable);
     else if (rel !== SKILL_FILE) visit(rel, entry);
+  }
+}
+
+/**
+ * Node gives a name that is not UTF-8 with U+FFFD in place of the bytes it could not decode, and no entry has
+ * that name: reading it by that name fails with ENOENT, which once told the author nothing. A name that does
+ * hold U+FFFD is found under it.
+ */
+function isUndecodableName(path: string): boolean {
+  if (!path.includes("\uFFFD")) return false;
+  try {
+    lstatSync(path);
+    return false;
+  } catch {
+    return true;
   }
 }
 
