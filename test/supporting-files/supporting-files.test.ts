@@ -226,6 +226,32 @@ describe("supporting files", () => {
     expect(built.manifest?.skills["style-guide"]?.files).toEqual([...COPIED, "replacement-\uFFFD.txt"].sort());
   });
 
+  it("files whose names differ only in letter case or Unicode form are told, since macOS and Windows keep one of them; both are copied", async () => {
+    const root = await projectWithFiles();
+    const skill = join(root, "skills/style-guide");
+    await writeFile(join(skill, "Notes.TXT"), "upper");
+    await writeFile(join(skill, "caf\u00e9.md"), "composed");
+    await writeFile(join(skill, "cafe\u0301.md"), "decomposed");
+    const built = await build({ root });
+    expect(built.ok).toBe(true);
+    const warnings = built.diagnostics.filter((d) => d.severity !== "note");
+    expect(warnings.map((d) => [d.file, d.ruleId, d.severity, d.message])).toEqual([
+      [
+        "skills/style-guide/caf\u00e9.md",
+        "skill/supporting-file-skipped",
+        "warning",
+        'Unexpected supporting file "caf\u00e9.md" whose name differs from "cafe\u0301.md" only in Unicode form (the same letters, composed in one name and decomposed in the other), expected names that stay apart on every system: macOS and Windows take them for one file, so a checkout there keeps one of the two and builds another dist/ (both are copied here)',
+      ],
+      [
+        "skills/style-guide/notes.txt",
+        "skill/supporting-file-skipped",
+        "warning",
+        'Unexpected supporting file "notes.txt" whose name differs from "Notes.TXT" only in letter case, expected names that stay apart on every system: macOS and Windows take them for one file, so a checkout there keeps one of the two and builds another dist/ (both are copied here)',
+      ],
+    ]);
+    expect(built.manifest?.skills["style-guide"]?.files).toEqual([...COPIED, "Notes.TXT", "caf\u00e9.md", "cafe\u0301.md"].sort());
+  });
+
   it("an edit to a supporting file is never served from a cache: persistent or watch", async () => {
     const root = await projectWithFiles();
     await build({ root });

@@ -95,7 +95,37 @@ export function readSupportingFiles(root: string, skillFolder: string, maxBytes:
     else if (step.rel !== "" || step.code !== "ENOENT") diagnostics.push(unlistableFolder("skill/unreadable-file", step.rel === "" ? base : `${base}/${step.rel}`, step.code));
   }
   files.sort((a, b) => compareCodeUnits(a.path, b.path));
+  diagnostics.push(...nameClashes(base, files));
   return { files, diagnostics };
+}
+
+/**
+ * Files whose paths differ only in letter case or in Unicode form (a name typed on macOS is often decomposed,
+ * é as e and a combining accent) are two files here and one on macOS and Windows, whose file systems take
+ * such names for the same: a checkout there keeps one of them, and builds another dist/. Both are still
+ * copied; each after the first is told, naming the first.
+ */
+function nameClashes(base: string, files: readonly SupportingFile[]): Diagnostic[] {
+  const first = new Map<string, string>();
+  const diagnostics: Diagnostic[] = [];
+  for (const { path } of files) {
+    const folded = path.normalize("NFC").toLowerCase();
+    const earlier = first.get(folded);
+    if (earlier === undefined) {
+      first.set(folded, path);
+      continue;
+    }
+    const how = earlier.toLowerCase() === path.toLowerCase() ? "letter case" : "Unicode form (the same letters, composed in one name and decomposed in the other)";
+    diagnostics.push(
+      createDiagnostic(
+        "skill/supporting-file-skipped",
+        `${base}/${path}`,
+        FILE_START,
+        `Unexpected supporting file "${path}" whose name differs from "${earlier}" only in ${how}, expected names that stay apart on every system: macOS and Windows take them for one file, so a checkout there keeps one of the two and builds another dist/ (both are copied here)`,
+      ),
+    );
+  }
+  return diagnostics;
 }
 
 /** Visits every non-dot entry below `base` that is not a folder, except the top-level SKILL.md. */
