@@ -30,6 +30,8 @@ export function answering(connection: Connection): Answering {
   let initialized = false;
   let shutDown = false;
   connection.onShutdown(() => {
+    // Refused like every request before initialize: accepted, it would leave a session no initialize could start.
+    if (!initialized) return new ResponseError(SERVER_NOT_INITIALIZED, "Unexpected shutdown before initialize, expected initialize first");
     if (shutDown) return afterShutdown();
     shutDown = true;
     return undefined;

@@ -52,6 +52,9 @@ export function stdioTransport(input: NodeJS.ReadableStream, output: NodeJS.Writ
   const answer = (id: string | number | null, code: number, message: string): void => {
     writer.write({ jsonrpc: "2.0", id, error: { code, message } } as Message).catch(() => undefined);
   };
+  // Until the client asks to initialize, the protocol has notifications dropped (exit aside): a buffer opened
+  // before then is no part of the session.
+  let initializeAsked = false;
   const reader: MessageReader = {
     onError: inner.onError,
     onClose: inner.onClose,
@@ -61,6 +64,8 @@ export function stdioTransport(input: NodeJS.ReadableStream, output: NodeJS.Writ
       return inner.listen((message) => {
         const value = message as unknown;
         if (typeof value === "object" && value !== null && NOT_JSON in value) return answer(null, PARSE_ERROR, "Parse error");
+        if (Message.isRequest(message) && message.method === "initialize") initializeAsked = true;
+        if (Message.isNotification(message) && ((!initializeAsked && message.method !== "exit") || isUnreadableCancel(message))) return;
         if (Message.isRequest(message) || Message.isNotification(message) || Message.isResponse(message) || isBrokenResponse(value)) return callback(message);
         const id = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as { id?: unknown }).id : undefined;
         answer(typeof id === "string" || typeof id === "number" ? id : null, INVALID_REQUEST, "Invalid Request");
@@ -68,6 +73,17 @@ export function stdioTransport(input: NodeJS.ReadableStream, output: NodeJS.Writ
     },
   };
   return { reader, writer };
+}
+
+/**
+ * A cancellation without the id of a request (`{ id: integer | string }`): the protocol library reads that id
+ * itself, before any handler, and an exception there is a read error that ends the server. A notification is
+ * never answered, so it is dropped.
+ */
+function isUnreadableCancel(message: { method: string; params?: unknown }): boolean {
+  if (message.method !== "$/cancelRequest") return false;
+  const id = typeof message.params === "object" && message.params !== null ? (message.params as { id?: unknown }).id : undefined;
+  return typeof id !== "string" && typeof id !== "number";
 }
 
 /**

@@ -9,6 +9,7 @@ import { runCliInProcess } from "../helpers/cli.js";
 import { attach, CLIENT_CAPABILITIES, copyEmbeddedDefault, repoRoot } from "./client.js";
 
 const IMPORT = "skills/import/SKILL.md";
+const OTHER = "skills/gml-cli/SKILL.md";
 
 afterEach(removeTempDirs);
 
@@ -192,6 +193,40 @@ describe("gamma-prompt lsp --stdio", () => {
     frame(JSON.stringify({ jsonrpc: "2.0", method: "exit" }));
     expect(await exited).toBe(0);
     expect(stderr).toBe("");
+  });
+
+  it("drops notifications before initialize, refuses shutdown before it, and drops a cancellation that names no request, still serving", async () => {
+    const { child, frame, answer, exited, stderr, root } = await spawnRaw();
+    const diagnostics: Array<{ uri: string; diagnostics: unknown[] }> = [];
+    new StreamMessageReader(child.stdout).listen((message) => {
+      if ((message as { method?: string }).method === "textDocument/publishDiagnostics") diagnostics.push((message as unknown as { params: { uri: string; diagnostics: unknown[] } }).params);
+    });
+    const uri = pathToFileURL(join(root, IMPORT)).href;
+    const onDisk = readFileSync(join(root, IMPORT), "utf8");
+    // A buffer opened before initialize, with a name no skill may have: no part of the session.
+    frame({ jsonrpc: "2.0", method: "textDocument/didOpen", params: { textDocument: { uri, languageId: "markdown", version: 1, text: onDisk.replace(/^name: .*$/m, "name: Not_A_Name") } } });
+    frame({ jsonrpc: "2.0", id: 1, method: "shutdown" });
+    expect(await answer(1)).toMatchObject({ error: { code: -32002, message: "Unexpected shutdown before initialize, expected initialize first" } });
+    frame({ jsonrpc: "2.0", id: 2, method: "initialize", params: { processId: process.pid, rootUri: pathToFileURL(root).href, capabilities: CLIENT_CAPABILITIES } });
+    expect(await answer(2)).toHaveProperty("result");
+    frame({ jsonrpc: "2.0", method: "initialized", params: {} });
+    for (const params of [{}, null, { id: null }, { id: { n: 1 } }, undefined]) frame({ jsonrpc: "2.0", method: "$/cancelRequest", ...(params === undefined ? {} : { params }) });
+    frame({ jsonrpc: "2.0", id: 3, method: "textDocument/hover", params: { textDocument: { uri }, position: { line: 1, character: 2 } } });
+    expect(await answer(3)).toHaveProperty("result");
+    // A buffer opened now is analysed; by the time its findings are out, the early one would have had its own.
+    const other = pathToFileURL(join(root, OTHER)).href;
+    frame({ jsonrpc: "2.0", method: "textDocument/didOpen", params: { textDocument: { uri: other, languageId: "markdown", version: 1, text: readFileSync(join(root, OTHER), "utf8").replace(/^name: .*$/m, "name: Not_A_Name") } } });
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (diagnostics.some((published) => published.uri === other && JSON.stringify(published).includes("skill/name-format"))) resolve(void clearInterval(poll));
+      }, 10);
+    });
+    expect(diagnostics.filter((published) => published.uri === uri && JSON.stringify(published).includes("skill/name-format"))).toEqual([]);
+    frame({ jsonrpc: "2.0", id: 5, method: "shutdown" });
+    expect(await answer(5)).toEqual({ jsonrpc: "2.0", id: 5, result: null });
+    frame({ jsonrpc: "2.0", method: "exit" });
+    expect(await exited).toBe(0);
+    expect(stderr()).toBe("");
   });
 
   it("exits quietly when the client closes the pipe the answers go to: 0 after shutdown, 1 without it, never a stack trace", async () => {
