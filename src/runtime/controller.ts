@@ -14,7 +14,7 @@ import { AuditRecorder, type SessionLog } from "./audit/recorder.js";
 import { checkAuditPolicy, type AuditPolicy } from "./audit/policy.js";
 import { SessionChecklists } from "./checklist/session-checklists.js";
 import type { ConnectorChange, ConnectorDefinition, ConnectorProblem, ConnectorRegistration } from "./connectors.js";
-import type { ActiveSkill, ArtifactReference, ExecutionState, LoadedNamespace, TaskSnapshot } from "./execution-state.js";
+import type { ActiveSkill, ArtifactReference, ExecutionState, LoadedNamespace, PendingInjection, TaskSnapshot } from "./execution-state.js";
 import { InjectionDispatcher, type InjectionTransport, type RouteUpdateResult } from "./injections/dispatcher.js";
 import { instantOf } from "./injections/order.js";
 import type { PolicyContext } from "./injections/policy.js";
@@ -145,6 +145,8 @@ export class SessionProtocolController {
   transport: InjectionTransport | undefined;
   /** Routing and delivery of runtime injections (src/runtime/injections). */
   readonly injections: InjectionDispatcher;
+  /** What the last model call took out of the pending set, until it is known whether the call went. */
+  private confirmedForCall: PendingInjection[] = [];
   /** Scoped knowledge: notes, hints and read_workspace_rule (src/runtime/knowledge). */
   readonly knowledge: SessionKnowledge;
   /** The completion audit's record of this session (src/runtime/audit). */
@@ -839,9 +841,35 @@ export class SessionProtocolController {
     this.injections.markInContext(injectionId);
   }
 
-  /** A model call is about to use these messages: the injections they carry leave the pending set. */
+  /**
+   * A model call is about to use these messages: the injections they carry leave the pending set. Until the
+   * adapter says the call went ({@link modelCallGoes}) or was refused ({@link modelCallRefused}), what left is
+   * kept, so a refused call returns it.
+   */
   confirmModelContext(messages: readonly unknown[]): void {
-    this.injections.confirmModelContext(messages);
+    this.confirmedForCall = this.injections.confirmModelContext(messages);
+  }
+
+  /** A model call is being prepared: nothing is confirmed for it yet. */
+  modelCallStarts(): void {
+    this.confirmedForCall = [];
+  }
+
+  /** The model call confirmed last goes out. */
+  modelCallGoes(): void {
+    this.confirmedForCall = [];
+  }
+
+  /**
+   * The model call confirmed last was refused before it went out (an abort, a dispose, a refused write): the
+   * injections it took out of the pending set are pending again, unless the session stopped or was disposed,
+   * whose state takes no change (a reopen finds them pending only if their removal was never written).
+   */
+  modelCallRefused(): void {
+    const taken = this.confirmedForCall;
+    this.confirmedForCall = [];
+    if (taken.length === 0 || this.owner.isClosed || this.failure !== undefined) return;
+    this.injections.returnUnsent(taken);
   }
 
   /** A session reopened on a stored transcript: pending injections it already holds are in the context. */

@@ -199,10 +199,11 @@ export class InjectionDispatcher {
   /**
    * A model call is being made on these messages (Pi's own, before
    * conversion): every injection they carry, directly or in the newest
-   * anchor (the only one the model sees), leaves the pending set.
+   * anchor (the only one the model sees), leaves the pending set. Returns
+   * what left it, for {@link returnUnsent} if the call is refused after all.
    */
-  confirmModelContext(messages: readonly unknown[]): void {
-    if (this.host.pending.size === 0) return;
+  confirmModelContext(messages: readonly unknown[]): PendingInjection[] {
+    if (this.host.pending.size === 0) return [];
     const used: string[] = [];
     let anchor: GammaCustomMessage | undefined;
     for (const message of messages) {
@@ -211,7 +212,14 @@ export class InjectionDispatcher {
       else if (message.details.injectionId !== undefined) used.push(message.details.injectionId);
     }
     used.push(...(anchor?.details.injectionIds ?? []));
+    const taken = used.flatMap((id) => this.host.pending.get(id) ?? []).map(({ queuedAs: _queued, ...pending }) => pending);
     this.host.pending.remove(used);
+    return taken;
+  }
+
+  /** The model call that took these out of the pending set was refused before it went out: see {@link InjectionQueue.returnToContext}. */
+  returnUnsent(taken: readonly PendingInjection[]): void {
+    this.host.pending.returnToContext(taken);
   }
 
   /**

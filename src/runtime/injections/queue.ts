@@ -201,6 +201,24 @@ export class InjectionQueue {
     if (present.length > 0) this.commit({ op: "remove", ids: present });
   }
 
+  /**
+   * Entries a model call was to carry, taken out when the call was made and put back when it was refused
+   * after all (an abort): pending again, marked as in the context, where the transcript holds them, so the
+   * next call that carries them, or the anchor of a compaction that drops them, delivers them. An unsent newer
+   * snapshot of the same thing keeps its place.
+   */
+  returnToContext(entries: readonly PendingInjection[]): void {
+    for (const pending of entries) {
+      if (this.entries.has(pending.id)) continue;
+      this.commit({ op: "pending", add: pending });
+      const entry = this.entries.get(pending.id);
+      if (entry === undefined) continue;
+      const holder = entry.key === undefined ? undefined : this.byKey.get(entry.key);
+      this.markQueued([pending.id], "context");
+      if (entry.key !== undefined && holder !== undefined && holder !== pending.id) this.byKey.set(entry.key, holder);
+    }
+  }
+
   /** These entries now wait in a Pi queue, the next prompt, an anchor or the context (not durable). */
   markQueued(ids: Iterable<string>, via: PiQueue): void {
     for (const id of ids) {

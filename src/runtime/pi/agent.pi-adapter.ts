@@ -95,14 +95,23 @@ function gammaAgent(controller: SessionProtocolController, options: GammaAgentOp
     // (variant pinned, untrusted text neutralised, one anchor), then what it delivers leaves the pending set,
     // and the call waits until that is durable: a refused write ends the run and nothing is sent.
     // A disposed session sends nothing: checked before anything is recorded and again once the store caught up.
+    // A call refused after what it carries left the pending set (an abort during the wait) puts it back.
     convertToLlm: async (messages) => {
       controller.refuseModelCallWhenDisposed();
+      agent.signal?.throwIfAborted();
+      controller.modelCallStarts();
       const transcript = pinVariantTranscript(convertGammaMessages(messages), systemPrompt, headTools);
       controller.confirmModelContext(messages);
-      await controller.waitForStore(agent.signal);
-      controller.refuseModelCallWhenDisposed();
-      // An aborted run sends nothing, even when the wait it was in ended before the abort was seen.
-      agent.signal?.throwIfAborted();
+      try {
+        await controller.waitForStore(agent.signal);
+        controller.refuseModelCallWhenDisposed();
+        // An aborted run sends nothing, even when the wait it was in ended before the abort was seen.
+        agent.signal?.throwIfAborted();
+      } catch (error) {
+        controller.modelCallRefused();
+        throw error;
+      }
+      controller.modelCallGoes();
       return transcript;
     },
     // The design: steering enters before the next model call, all of it (one

@@ -246,12 +246,17 @@ function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController
   // that can fail; what the call delivers is recorded after, and a refused write stops the call in the guard.
   api.on("context_with_system", async (event, context) => {
     const messages = sessionModelTranscript(event.messages, controller.systemPrompt, head.tools);
+    // Asked again after the wait: an abort can come during it.
+    const aborted = (): boolean => context.signal?.aborted === true;
+    controller.modelCallStarts();
+    // An aborted run's call is refused by the guard: nothing it would carry leaves the pending set.
+    if (aborted()) return { messages };
     try {
       controller.confirmModelContext(event.messages);
       await controller.waitForStore(context.signal);
     } catch (error) {
       // A refused write, a dispose or an abort: the guard stops the call. Anything else is reported; the call still carries the whole transcript.
-      if (controller.failure === undefined && !controller.disposed && context.signal?.aborted !== true) controller.reportError("context", error);
+      if (controller.failure === undefined && !controller.disposed && !aborted()) controller.reportError("context", error);
     }
     return { messages };
   });

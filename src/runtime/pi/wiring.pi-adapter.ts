@@ -87,16 +87,25 @@ export function bindController(agent: Agent, controller: SessionProtocolControll
  * is sent. On the session path it runs after the extension's context hook.
  * A disposed session sends nothing (SessionDisposedError), nor does an
  * aborted run; dispose and abort end the wait for a write that never answers.
+ * A refused call puts back what the context hook (which runs before it,
+ * and starts the call's account) took out of the pending set.
  */
 export function guardModelCalls(agent: Agent, controller: SessionProtocolController): void {
   const convert = agent.convertToLlm;
   agent.convertToLlm = async (messages) => {
     controller.refuseModelCallWhenDisposed();
-    const converted = await convert(messages);
-    await controller.waitForStore(agent.signal);
-    controller.refuseModelCallWhenDisposed();
-    agent.signal?.throwIfAborted();
-    return converted;
+    try {
+      const converted = await convert(messages);
+      await controller.waitForStore(agent.signal);
+      controller.refuseModelCallWhenDisposed();
+      agent.signal?.throwIfAborted();
+      controller.modelCallGoes();
+      return converted;
+    } catch (error) {
+      // What the extension's context hook took out of the pending set for this call is pending again.
+      controller.modelCallRefused();
+      throw error;
+    }
   };
 }
 
