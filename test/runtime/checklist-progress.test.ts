@@ -58,6 +58,8 @@ describe("checklist_progress: each step's status, derived from the tasks that na
     faux.setResponses([
       toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Validate", status: "in_progress", step: "deck-generation#15" }] })),
       toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Validate", status: "in_progress", step: "gml-cli#1" }] })),
+      // A workflow with a checklist, but one this session has not loaded.
+      toolUse(fauxToolCall("todo", { tasks: [{ id: "t1", title: "Import the file", status: "in_progress", step: "import#1" }] })),
       seeing(seen, fauxAssistantMessage("ok")),
     ]);
     await agent.prompt("Make a deck");
@@ -65,6 +67,7 @@ describe("checklist_progress: each step's status, derived from the tasks that na
     expect(results).toEqual([
       'Unexpected tasks[0].step "deck-generation#15": expected a step number of deck-generation (1 to 14). The task list was not changed.',
       'Unexpected tasks[0].step "gml-cli#1": expected a workflow skill with a checklist (active: deck-generation). The task list was not changed.',
+      'Unexpected tasks[0].step "import#1": expected a step of an active workflow (active: deck-generation): load import with the skill tool first. The task list was not changed.',
     ]);
     expect(controller.state.tasks.revision).toBe(0);
   });

@@ -64,6 +64,12 @@ export class SessionChecklists {
       return `expected a workflow skill with a checklist${known.length === 0 ? "" : ` (active: ${known.join(", ")})`}`;
     }
     if (!skill.steps.some((step) => step.number === parsed.number)) return `expected a step number of ${parsed.skill} (1 to ${skill.steps.length})`;
+    // A step of a workflow the session has not loaded would be tracked against a checklist no one follows. A
+    // reference the list holds already stays writable (its workflow may have left with a change of build).
+    const active = this.active().map((workflow) => workflow.name);
+    if (!active.includes(parsed.skill) && !this.host.owner.state.tasks.items.some((item) => item.step === reference)) {
+      return `expected a step of an active workflow (${active.length === 0 ? "none is active" : `active: ${active.join(", ")}`}): load ${parsed.skill} with the skill tool first`;
+    }
     return undefined;
   }
 
