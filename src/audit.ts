@@ -108,7 +108,7 @@ export async function audit(options: AuditOptions): Promise<AuditResult> {
       // A torn last line is what a live log looks like mid-write: a warning. Any other unreadable line lost an event: an error.
       diagnostics.push(createDiagnostic(line.torn ? "audit/transcript-torn-line" : "audit/transcript-format", file, at(line.line), line.problem));
     }
-    const events = read.format === "pi-session" ? [sessionStart(artifacts, read.variant ?? options.variant ?? onlyVariant(variants, file, shownDist)), ...read.events] : read.events;
+    const events = read.format === "pi-session" ? [sessionStart(artifacts, read.variant ?? options.variant ?? onlyVariant(variants, file, shownDist)), ...read.events] : read.events.map((event) => withPreloads(event, artifacts));
     const foreign = buildProblems(read, events, artifacts, shownDist).map((problem) => createDiagnostic(problem.ruleId, file, at(problem.line), problem.message));
     if (foreign.length > 0) {
       // Another build's checklists would judge another agent: the transcript is not audited, and says why.
@@ -198,6 +198,12 @@ function buildProblems(read: ReadTranscript, events: readonly PositionedEvent[],
 /** The last reopen on another build the transcript records: the build it runs on from there. */
 function lastBuildChange(events: readonly PositionedEvent[]): Extract<PositionedEvent, { type: "build_changed" }> | undefined {
   return events.findLast((event): event is Extract<PositionedEvent, { type: "build_changed" }> => event.type === "build_changed");
+}
+
+/** A session log's first line without its preloaded skills: the audited build's variant preloads them (a workflow it preloads is judged). */
+function withPreloads(event: PositionedEvent, artifacts: LoadedArtifacts): PositionedEvent {
+  if (event.type !== "session" || event.preloadedUnrecorded !== true) return event;
+  return { ...event, preloadedSkills: [...(artifacts.manifest.variants[event.variant]?.preloadedSkills ?? [])] };
 }
 
 /** A Pi session file has no variant line: the preloaded skills come from the manifest. */

@@ -164,7 +164,15 @@ function sessionLogEvent(value: Record<string, unknown>, position: number): Posi
   const list = (field: string): string[] => (value[field] as string[] | undefined) ?? [];
   switch (value["type"]) {
     case "session":
-      return { type: "session", variant: text("variant"), preloadedSkills: list("preloadedSkills"), ...(typeof value["cacheKey"] === "string" ? { cacheKey: value["cacheKey"] } : {}), position };
+      // A log without the field (an older or hand-made one) leaves the preloaded skills to the audited build's variant.
+      return {
+        type: "session",
+        variant: text("variant"),
+        preloadedSkills: list("preloadedSkills"),
+        ...(value["preloadedSkills"] === undefined ? { preloadedUnrecorded: true } : {}),
+        ...(typeof value["cacheKey"] === "string" ? { cacheKey: value["cacheKey"] } : {}),
+        position,
+      };
     case "skills_loaded":
       return { type: "skills_loaded", names: list("names"), position };
     case "build_changed":

@@ -9,7 +9,7 @@ import type { Task } from "../execution-state.js";
 
 export type TranscriptEvent =
   /** The session's variant and the skills it preloads (a session log's first line). */
-  | { type: "session"; variant: string; preloadedSkills: string[]; cacheKey?: string }
+  | { type: "session"; variant: string; preloadedSkills: string[]; cacheKey?: string; /** The log did not record them: the build's variant says. */ preloadedUnrecorded?: true }
   /** Skills became active (by the `skill` tool or a requirement). */
   | { type: "skills_loaded"; names: string[] }
   /**
