@@ -190,7 +190,8 @@ function warmingRows(profile: TrafficProfile, workload: Workload, data: PromptCa
         callsPerSession: workload.callsPerSession,
         newTokensPerCall: workload.newTokensPerCall,
         secondsBetweenCalls: workload.secondsBetweenCalls,
-        variantStaysCached: callsPerMinute > 0 && 60 / callsPerMinute <= ttlSeconds,
+        // Other sessions keep the variant's blocks cached only when the model caches a prefix that short at all.
+        variantStaysCached: callsPerMinute > 0 && 60 / callsPerMinute <= ttlSeconds && variant.variantEnd >= prices.minimumTokens,
       };
       const every = schedule === undefined ? undefined : warmSession(session, schedule, prices);
       const byPi = schedule === undefined || gate === undefined || !piWarmsProvider ? undefined : warmSession(session, schedule, prices, gate);

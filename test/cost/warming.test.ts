@@ -5,12 +5,15 @@
  * prices of test/cost/hand-computed.test.ts. Expected values are arithmetic
  * on literal numbers.
  */
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { build } from "../../src/build.js";
+import { init } from "../../src/init.js";
 import { cost } from "../../src/cost/cost.js";
 import type { CacheWarmingRules } from "../../src/cost/rules.js";
 import { loadPromptCachingData } from "../../src/cost/rules.js";
 import { anthropicWarmingPrices, openAIWarmingPrices, piGatePromptTokens, refreshSchedule, warmSession, type WarmingSession } from "../../src/cost/warming.js";
-import { repoRoot } from "../build/helpers.js";
+import { repoRoot, tempDir } from "../build/helpers.js";
 import { docPage } from "../helpers/docs.js";
 import { ANTHROPIC, GPT5, OPENAI, SONNET } from "./helpers.js";
 
@@ -176,6 +179,30 @@ describe("cost's warming figures for the embedded default", () => {
     expect(row?.savedPer1000Sessions).toBeCloseTo(saved * 1000, 9);
     expect(row?.netPer1000Sessions).toBeGreaterThan(0);
     expect(caching).toContain(`saves $${row?.savedPer1000Sessions.toFixed(2)} for $${row?.refreshCostPer1000Sessions.toFixed(2)} of refreshes per 1,000 sessions`);
+  });
+});
+
+describe("a variant below the model's smallest cacheable prefix", () => {
+  it("is rewritten whole on every miss, however busy the variant: warming saves the whole prompt", async () => {
+    const root = join(await tempDir("gamma-warming-small-"), "agent");
+    expect((await init({ dir: root })).ok).toBe(true);
+    expect((await build({ root, persistentCache: false })).ok).toBe(true);
+    const profile = { durationMinutes: 1, sessionsPerMinute: 1, callsPerSession: 4, secondsBetweenCalls: 400, newTokensPerCall: 500, models: [{ provider: "anthropic" as const, model: "claude-haiku-4-5" }] };
+    const result = cost({ root, profile });
+    const data = loadPromptCachingData();
+    const haiku = anthropicWarmingPrices(data.providers.anthropic.rules, data.providers.anthropic.models["claude-haiku-4-5"] ?? SONNET);
+    for (const row of result.warming) {
+      const variant = result.blocks[row.variant]?.variantEnd ?? 0;
+      expect(variant, row.variant).toBeLessThan(haiku.minimumTokens);
+      // Three gaps of 400 s, each kept alive by one refresh; a call whose prompt is below the minimum caches nothing to keep.
+      let saved = 0;
+      for (let call = 0; call < 3; call++) {
+        const prompt = variant + (call + 1) * 500;
+        if (prompt >= haiku.minimumTokens) saved += prompt * haiku.missPerToken;
+      }
+      expect(saved, row.variant).toBeGreaterThan(0);
+      expect(row.savedPer1000Sessions, row.variant).toBeCloseTo(saved * 1000, 9);
+    }
   });
 });
 
