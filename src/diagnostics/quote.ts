@@ -19,6 +19,19 @@ function quotedUpTo(text: string, limit: number): string {
 }
 
 /**
+ * A phrase of someone else's (a parser's reason, which can quote the rest of a line a megabyte long) at most
+ * `limit` code points, the rest told by its length; unquoted, as it reads as part of the message.
+ */
+/** How much of a parser's reason a message quotes. */
+export const PARSER_REASON_LIMIT = 200;
+
+export function shortened(text: string, limit: number): string {
+  const codePoints = [...text.slice(0, limit * 2 + 2)];
+  if (codePoints.length <= limit) return text;
+  return `${codePoints.slice(0, limit).join("")}… (${[...text].length} code points)`;
+}
+
+/**
  * How long a path lint resolved may be before a message cuts it: far beyond
  * any path a project holds (plugin marketplaces nest skills well past 80 code
  * points), yet a bound, since a link target of a megabyte resolves to a path

@@ -61,7 +61,7 @@ export function formatSarif(diagnostics: readonly Diagnostic[]): string {
 function physicalLocation(place: { file: string; line: number; column: number; endLine: number; endColumn: number }) {
   return {
     artifactLocation: { uri: encodeUri(place.file) },
-    region: { startLine: place.line, startColumn: place.column, endLine: place.endLine, endColumn: Math.max(place.endColumn, place.column) },
+    region: { startLine: place.line, startColumn: place.column, endLine: place.endLine, endColumn: place.endLine > place.line ? place.endColumn : Math.max(place.endColumn, place.column) },
   };
 }
 

@@ -125,8 +125,10 @@ export function jsonSyntaxError(text: string, thrown: unknown): { offset: number
   const raw = thrown instanceof Error ? thrown.message : String(thrown);
   const position = /position (\d+)/.exec(raw);
   const offset = position ? Number(position[1]) : jsonErrorOffset(text);
-  const token = /^Unexpected token '([\s\S]{1,2}?)', /.exec(raw)?.[1];
-  if (token !== undefined) return { offset, message: `Unexpected token '${/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]+$/.test(token) ? token : JSON.stringify(token).slice(1, -1)}'` };
+  const reported = /^Unexpected token '([\s\S]{1,2}?)', /.exec(raw)?.[1];
+  // V8 names one code unit: a character outside the BMP is taken whole from the text, never as half a pair.
+  const token = reported === undefined ? undefined : wholeCharacter(text, offset, reported);
+  if (token !== undefined) return { offset, message: `Unexpected token '${/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]+$/.test(token) && !LONE_SURROGATE.test(token) ? token : JSON.stringify(token).slice(1, -1)}'` };
   return { offset, message: (raw.split("\n")[0] ?? "").replace(/ in JSON at position \d+.*$/, "") };
 }
 
@@ -136,3 +138,13 @@ export function jsonSyntaxErrorAt(text: string, thrown: unknown): string {
   const { line, column } = new LineIndex(text).position(offset);
   return `${line}:${column}: ${message}`;
 }
+
+/** The character at `offset` when it begins with the code unit V8 reported, else what V8 reported. */
+function wholeCharacter(text: string, offset: number, reported: string): string {
+  const codePoint = text.codePointAt(offset);
+  if (codePoint === undefined) return reported;
+  const character = String.fromCodePoint(codePoint);
+  return character.startsWith(reported) ? character : reported;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

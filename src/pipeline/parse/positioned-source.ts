@@ -8,6 +8,7 @@ import { isStackExhaustion, jsonNestingOverflow, MAX_NESTING_DEPTH, NESTING_MESS
 import { LineIndex } from "./positions.js";
 import { yamlNestingOverflow, unclosedConstruct } from "./yaml-unclosed.js";
 import { messageOf } from "../../protocol/error-message.js";
+import { PARSER_REASON_LIMIT, shortened } from "../../diagnostics/quote.js";
 
 /**
  * A parsed YAML or JSON source that remembers where each value came from, so
@@ -40,9 +41,11 @@ export function parseYamlSource(source: SourceFile): PositionedSource | Diagnost
   const document = parseDocument(source.text, { lineCounter, ...YAML_OPTIONS });
   const error = document.errors[0];
   if (error) {
+    // Positions from the text itself: the library's line counter misses a line break inside a token that spans lines.
+    const lines = new LineIndex(source.text);
     const unclosed = unclosedConstruct(source.text, error.message, error.pos[0]);
-    if (unclosed !== undefined) return createDiagnostic("source/invalid-yaml", source.path, offsetsToRange(lineCounter, unclosed.offset, unclosed.offset + 1), unclosed.message);
-    const range = offsetsToRange(lineCounter, error.pos[0], error.pos[1]);
+    if (unclosed !== undefined) return createDiagnostic("source/invalid-yaml", source.path, lines.characterAt(unclosed.offset), unclosed.message);
+    const range = error.pos[1] > error.pos[0] + 1 ? lines.range(error.pos[0], error.pos[1]) : lines.characterAt(error.pos[0]);
     if (document.errors.some((each) => isStackExhaustion(each.message))) return createDiagnostic("source/invalid-yaml", source.path, range, NESTING_MESSAGE);
     return createDiagnostic("source/invalid-yaml", source.path, range, `Unexpected YAML syntax: ${firstLine(error.message)}`);
   }
@@ -63,11 +66,7 @@ export function parseJsonSource(source: SourceFile): PositionedSource | Diagnost
     value = JSON.parse(source.text);
   } catch (thrown) {
     const { offset, message } = jsonSyntaxError(source.text, thrown);
-    const { LineCounter, parseDocument } = yamlLibrary();
-    const lineCounter = new LineCounter();
-    parseDocument(source.text, { lineCounter });
-    const range = offsetsToRange(lineCounter, offset, offset + 1);
-    return createDiagnostic("source/invalid-json", source.path, range, `Unexpected JSON syntax: ${message}`);
+    return createDiagnostic("source/invalid-json", source.path, new LineIndex(source.text).characterAt(offset), `Unexpected JSON syntax: ${message}`);
   }
   return positioned(source, value, { uniqueKeys: false });
 }
@@ -145,6 +144,7 @@ function scalarValue(node: unknown): unknown {
   return yamlLibrary().isScalar(node) ? node.value : node;
 }
 
+/** A parser's message, its first line, bounded (it can quote the rest of a line of any length). */
 function firstLine(text: string): string {
-  return (text.split("\n")[0] ?? text).trim();
+  return shortened((text.split("\n")[0] ?? text).trim(), PARSER_REASON_LIMIT);
 }

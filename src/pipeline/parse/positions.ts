@@ -35,6 +35,19 @@ export class LineIndex {
     return { start: this.position(start), end: this.position(Math.max(start, end)) };
   }
 
+  /**
+   * The range of the one character a parser's error points at: a surrogate pair whole (an offset on its second
+   * half starts at its first), and empty where there is no character to cover, at a line's end or the text's.
+   */
+  characterAt(offset: number): Range {
+    let start = Math.max(0, Math.min(offset, this.text.length));
+    const code = this.text.charCodeAt(start);
+    if (Number.isNaN(code) || code === 0x0a) return this.range(start, start);
+    if (isLowSurrogate(code) && isHighSurrogate(this.text.charCodeAt(start - 1))) start--;
+    const pair = isHighSurrogate(this.text.charCodeAt(start)) && isLowSurrogate(this.text.charCodeAt(start + 1));
+    return this.range(start, start + (pair ? 2 : 1));
+  }
+
   /** The whole of a 1-based line, without its line break. */
   lineRange(line: number): Range {
     const start = this.lineStarts[line - 1] ?? this.text.length;
@@ -55,3 +68,6 @@ export class LineIndex {
     return this.lineStarts[line - 1] ?? this.text.length;
   }
 }
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;

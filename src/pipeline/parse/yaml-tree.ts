@@ -6,6 +6,7 @@ import type { LineIndex } from "./positions.js";
 import { yamlLibrary } from "./yaml-library.js";
 import { isStackExhaustion, MAX_NESTING_DEPTH, NESTING_MESSAGE } from "./nesting.js";
 import { yamlNestingOverflow, unclosedConstruct } from "./yaml-unclosed.js";
+import { PARSER_REASON_LIMIT, shortened } from "../../diagnostics/quote.js";
 
 /**
  * Frontmatter YAML as plain data plus the source range of every value and
@@ -52,7 +53,7 @@ export function parseWithYamlLibrary(yamlText: string, baseOffset: number, index
   }
   const unclosed = first === undefined ? undefined : unclosedConstruct(yamlText, first.message, first.pos[0]);
   // An unclosed `[` or quote: one finding where it opens; what the parser said after it follows from it.
-  if (unclosed !== undefined) return [{ ruleId: "skill/yaml-syntax", range: rangeOf(unclosed.offset, unclosed.offset + 1), message: unclosed.message }];
+  if (unclosed !== undefined) return [{ ruleId: "skill/yaml-syntax", range: index.characterAt(baseOffset + unclosed.offset), message: unclosed.message }];
   for (const error of document.errors) {
     const start = error.pos[0];
     let end = error.pos[1];
@@ -68,7 +69,8 @@ export function parseWithYamlLibrary(yamlText: string, baseOffset: number, index
       const value = yamlText.slice(start, lineEnd === -1 ? yamlText.length : lineEnd).replace(/\s+$/, "");
       if (value.includes(": ")) end = Math.max(end, start + value.length);
     }
-    const range = rangeOf(start, end);
+    // A point the parser names by one code unit covers its whole character (never half an emoji).
+    const range = end > start + 1 ? rangeOf(start, end) : index.characterAt(baseOffset + start);
     // One YAML mistake often cascades into several errors on the same line.
     if (seenLines.has(range.start.line)) continue;
     seenLines.add(range.start.line);
@@ -87,7 +89,8 @@ export function parseWithYamlLibrary(yamlText: string, baseOffset: number, index
 }
 
 function describeYamlError(code: string, message: string, range: Range, key: string): YamlProblem {
-  const reason = (message.split("\n")[0] ?? message).trim().replace(/\.$/, "");
+  // The parser's message can quote the rest of the line (a megabyte, in a hostile file): cut to a readable length.
+  const reason = shortened((message.split("\n")[0] ?? message).trim().replace(/\.$/, ""), PARSER_REASON_LIMIT);
   switch (code) {
     case "TAB_AS_INDENT":
       return { ruleId: "skill/yaml-tab-indent", range, message: "Unexpected tab used for indentation, expected spaces" };
@@ -167,3 +170,4 @@ class TreeWalker {
     return null;
   }
 }
+
