@@ -6,7 +6,7 @@
  * repository's own modules.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -62,6 +62,13 @@ describe("the packed and installed package, without Pi", () => {
     const installedManifest = JSON.parse(readFileSync(join(user, "node_modules", "gamma-prompt", "package.json"), "utf8")) as { scripts?: Record<string, string> };
     const installTime = ["preinstall", "install", "postinstall", "prepare", "preprepare", "postprepare", "prepublish"];
     expect(Object.keys(installedManifest.scripts ?? {}).filter((name) => installTime.includes(name))).toEqual([]);
+  });
+
+  it("carries its licence, and no source map pointing at TypeScript sources the package does not ship", () => {
+    const installed = join(user, "node_modules", "gamma-prompt");
+    expect(readFileSync(join(installed, "LICENSE"), "utf8")).toMatch(/^MIT License\n/);
+    const maps = readdirSync(join(installed, "lib"), { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".map"));
+    expect(maps).toEqual([]);
   });
 
   it("has no Pi package installed (the case under test)", () => {
