@@ -65,6 +65,23 @@ const afterShutdown = (): ResponseError<never> => new ResponseError(ErrorCodes.I
 const record = (value: unknown): Record<string, unknown> | undefined => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined);
 const isIndex = (value: unknown): boolean => typeof value === "number" && Number.isInteger(value) && value >= 0;
 
+/**
+ * `initialize`'s params, as far as the server reads them: an object with `capabilities` (an object), and where
+ * given a `rootUri` and `rootPath` that are strings or null, `workspaceFolders` a list of `{ uri }`, and
+ * `clientInfo` an object.
+ */
+export const initializeParams: ParamsCheck = (params) => {
+  const given = record(params);
+  const expected = "Unexpected initialize params, expected { capabilities: {}, rootUri?: string | null, workspaceFolders?: [{ uri, name }] | null }";
+  if (given === undefined || record(given["capabilities"]) === undefined) return expected;
+  const stringOrNull = (value: unknown): boolean => value === undefined || value === null || typeof value === "string";
+  if (!stringOrNull(given["rootUri"]) || !stringOrNull(given["rootPath"])) return expected;
+  const folders = given["workspaceFolders"];
+  if (folders !== undefined && folders !== null && !(Array.isArray(folders) && folders.every((folder) => typeof record(folder)?.["uri"] === "string"))) return expected;
+  if (given["clientInfo"] !== undefined && record(given["clientInfo"]) === undefined) return expected;
+  return undefined;
+};
+
 /** Params that name a document: `{ textDocument: { uri } }`. */
 export const inDocument: ParamsCheck = (params) =>
   typeof record(record(params)?.["textDocument"])?.["uri"] === "string" ? undefined : "Unexpected params, expected { textDocument: { uri } }";

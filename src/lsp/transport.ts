@@ -17,9 +17,11 @@ import {
   type MessageReader,
   type MessageWriter,
 } from "vscode-languageserver/node";
+import { initializeParams } from "./lifecycle.js";
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
+export const INVALID_PARAMS = -32602;
 
 /** What the decoder hands on for a body that is not JSON (never a message: JSON has no symbols). */
 const NOT_JSON = Symbol("not JSON");
@@ -64,7 +66,13 @@ export function stdioTransport(input: NodeJS.ReadableStream, output: NodeJS.Writ
       return inner.listen((message) => {
         const value = message as unknown;
         if (typeof value === "object" && value !== null && NOT_JSON in value) return answer(null, PARSE_ERROR, "Parse error");
-        if (Message.isRequest(message) && message.method === "initialize") initializeAsked = true;
+        if (Message.isRequest(message) && message.method === "initialize") {
+          // The protocol library reads the client's capabilities before any handler: params it cannot read would
+          // be an internal error there. They are the client's mistake, answered as such; a valid initialize may follow.
+          const problem = initializeParams(message.params);
+          if (problem !== undefined) return answer(message.id, INVALID_PARAMS, problem);
+          initializeAsked = true;
+        }
         if (Message.isNotification(message) && ((!initializeAsked && message.method !== "exit") || isUnreadableCancel(message))) return;
         if (Message.isRequest(message) || Message.isNotification(message) || Message.isResponse(message) || isBrokenResponse(value)) return callback(message);
         const id = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as { id?: unknown }).id : undefined;

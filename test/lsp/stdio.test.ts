@@ -195,7 +195,7 @@ describe("gamma-prompt lsp --stdio", () => {
     expect(stderr).toBe("");
   });
 
-  it("drops notifications before initialize, refuses shutdown before it, and drops a cancellation that names no request, still serving", async () => {
+  it("drops notifications before initialize, refuses shutdown before it and initialize params it cannot read, and drops a cancellation that names no request, still serving", async () => {
     const { child, frame, answer, exited, stderr, root } = await spawnRaw();
     const diagnostics: Array<{ uri: string; diagnostics: unknown[] }> = [];
     new StreamMessageReader(child.stdout).listen((message) => {
@@ -207,6 +207,12 @@ describe("gamma-prompt lsp --stdio", () => {
     frame({ jsonrpc: "2.0", method: "textDocument/didOpen", params: { textDocument: { uri, languageId: "markdown", version: 1, text: onDisk.replace(/^name: .*$/m, "name: Not_A_Name") } } });
     frame({ jsonrpc: "2.0", id: 1, method: "shutdown" });
     expect(await answer(1)).toMatchObject({ error: { code: -32002, message: "Unexpected shutdown before initialize, expected initialize first" } });
+    // An initialize whose params cannot be read is InvalidParams, and a valid one may follow.
+    const malformed = [{}, null, { capabilities: null }, { capabilities: {}, rootUri: 5 }, { capabilities: {}, workspaceFolders: [{ uri: 7 }] }];
+    for (const [index, params] of malformed.entries()) {
+      frame({ jsonrpc: "2.0", id: 10 + index, method: "initialize", params });
+      expect(await answer(10 + index), JSON.stringify(params)).toMatchObject({ error: { code: -32602, message: expect.stringMatching(/^Unexpected initialize params, expected /) as unknown } });
+    }
     frame({ jsonrpc: "2.0", id: 2, method: "initialize", params: { processId: process.pid, rootUri: pathToFileURL(root).href, capabilities: CLIENT_CAPABILITIES } });
     expect(await answer(2)).toHaveProperty("result");
     frame({ jsonrpc: "2.0", method: "initialized", params: {} });
