@@ -57,15 +57,21 @@ export function registerFeatures(connection: Connection, projects: WorkspaceProj
     return { analysis, path, document: documents.get(uri), workspace };
   };
 
-  connection.onCompletion(answer.request(atPosition, async ({ textDocument, position }) => {
+  /** A position past its line's end means the line's end, as the protocol says; a file the editor has not opened is taken as given. */
+  const within = (found: { document?: TextDocument | undefined }, position: Position): Position =>
+    found.document === undefined ? position : found.document.positionAt(found.document.offsetAt(position));
+
+  connection.onCompletion(answer.request(atPosition, async ({ textDocument, position: asked }) => {
     const found = await context(textDocument.uri);
     if (!found?.document) return [];
+    const position = within(found, asked);
     return completions(found.analysis, found.path, found.document.getText(), position.line, position.character);
   }));
 
-  connection.onHover(answer.request(atPosition, async ({ textDocument, position }) => {
+  connection.onHover(answer.request(atPosition, async ({ textDocument, position: asked }) => {
     const found = await context(textDocument.uri);
     if (!found) return null;
+    const position = within(found, asked);
     const index = await symbolIndex(found.analysis, found.workspace);
     const occurrence = occurrenceAt(index, found.path, fromLspPosition(position));
     if (occurrence) return symbolHover(found.analysis, occurrence, index.toolFiles.get(occurrence.name));
@@ -78,7 +84,7 @@ export function registerFeatures(connection: Connection, projects: WorkspaceProj
     const found = await context(uri);
     if (!found) return null;
     const index = await symbolIndex(found.analysis, found.workspace);
-    const symbol = symbolAt(index, found.path, fromLspPosition(position));
+    const symbol = symbolAt(index, found.path, fromLspPosition(within(found, position)));
     if (!symbol) return null;
     return occurrencesOf(index, symbol)
       .filter(keep)
@@ -95,7 +101,7 @@ export function registerFeatures(connection: Connection, projects: WorkspaceProj
     const found = await context(textDocument.uri);
     if (!found) return null;
     const index = await symbolIndex(found.analysis, found.workspace);
-    const occurrence = occurrenceAt(index, found.path, fromLspPosition(position));
+    const occurrence = occurrenceAt(index, found.path, fromLspPosition(within(found, position)));
     if (!occurrence || occurrence.kind === "tool") return null;
     return { range: toLspRange(occurrence.range), placeholder: occurrence.name };
   }));
@@ -104,7 +110,7 @@ export function registerFeatures(connection: Connection, projects: WorkspaceProj
     const found = await context(textDocument.uri);
     if (!found) throw new ResponseError(ErrorCodes.InvalidRequest, "The file is not part of the project.");
     const index = await symbolIndex(found.analysis, found.workspace);
-    const symbol = symbolAt(index, found.path, fromLspPosition(position));
+    const symbol = symbolAt(index, found.path, fromLspPosition(within(found, position)));
     if (!symbol) throw new ResponseError(ErrorCodes.InvalidRequest, "Nothing to rename here: place the cursor on a skill or partial name.");
     return renameSymbol(renameContext(found.analysis, index, found.workspace), symbol, newName);
   }));

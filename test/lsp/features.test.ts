@@ -158,6 +158,11 @@ describe("hover, definition and references", () => {
     await openFromDisk(client, IMPORT);
     const definition = await client.connection.sendRequest<Location[]>("textDocument/definition", at(client, IMPORT, 5, 40));
     expect(definition).toEqual([{ uri: client.uri("skills/gml-cli/SKILL.md"), range: { start: { line: 1, character: 6 }, end: { line: 1, character: 13 } } }]);
+    // A position past its line's end means the line's end: the name that ends the line.
+    const pastEnd = await client.connection.sendRequest<Location[]>("textDocument/definition", at(client, IMPORT, 6, 200));
+    expect(pastEnd.map((location) => location.uri)).toEqual([client.uri(DECK)]);
+    const hoverPastEnd = await client.connection.sendRequest<Hover | null>("textDocument/hover", at(client, IMPORT, 6, 200));
+    expect(hoverText(hoverPastEnd)).toContain("deck-generation");
     const partial = await client.connection.sendRequest<Location[]>("textDocument/definition", at(client, "prompts/prefix.hbs", 0, 6));
     expect(partial.map((location) => location.uri)).toEqual([client.uri("prompts/partials/identity.hbs")]);
     const tool = await client.connection.sendRequest<Location[]>("textDocument/definition", at(client, "skills/gml-cli/SKILL.md", 9, 24));
