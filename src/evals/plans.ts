@@ -46,6 +46,13 @@ export function replayPlans(scenarios: readonly LoadedScenario[], runs: number |
       const path = cassettePath(loaded.cassetteDir, run);
       const read = readCassette(path);
       if (read.kind !== "cassette") throw new EvalUsageError(`Unexpected cassette ${display(path, cwd)}: ${read.kind === "invalid" ? read.problem : "it could not be read"}; re-record it with ${named.record}`);
+      // A cassette copied under another run's name would count one recorded run twice, and raise the pass rate.
+      const { scenario, run: recordedAs } = read.cassette;
+      if (scenario !== loaded.scenario.name || recordedAs !== run) {
+        throw new EvalUsageError(
+          `Unexpected cassette ${display(path, cwd)} recorded as run ${JSON.stringify(recordedAs)} of scenario ${JSON.stringify(scenario)}, expected run ${run} of "${loaded.scenario.name}": a copy of another run is no run of its own; re-record the scenario with ${named.record}`,
+        );
+      }
       const failed = failedCallProblem(read.cassette);
       return { loaded, run, cassette: read.cassette, ...(failed === undefined ? {} : { stale: `stale cassette ${display(path, cwd)}: ${failed}; re-record it with ${named.record}` }) };
     });

@@ -110,6 +110,18 @@ describe("a scenario's set of cassettes with a gap", () => {
     await expect(runEvals({ root, replay: true })).rejects.toThrow(/^Unexpected missing cassette .*evals\/cassettes\/blocking-question\/2\.json of scenario "blocking-question", .*re-record the scenario with record: true$/);
   });
 
+  it("refuses a cassette copied under another run's name (exit 2): one recorded run counted twice would raise the pass rate", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+    const folder = join(root, "evals/cassettes/blocking-question");
+    writeFileSync(join(folder, "4.json"), readFileSync(join(folder, "3.json")));
+    const expected = 'Unexpected cassette evals/cassettes/blocking-question/4.json recorded as run 3 of scenario "blocking-question", expected run 4 of "blocking-question": a copy of another run is no run of its own; re-record the scenario with --record';
+    const run = await runCliInProcessFrom(root, "eval", "--replay", "evals/blocking-question.yaml");
+    expect([run.code, run.stdout, run.stderr]).toEqual([2, "", `gamma-prompt eval: ${expected}\n`]);
+    // A cassette of another scenario, too.
+    writeFileSync(join(folder, "4.json"), readFileSync(join(folder, "3.json"), "utf8").replace('"scenario": "blocking-question"', '"scenario": "drive-import"'));
+    await expect(runEvals({ root, replay: true })).rejects.toThrow(/recorded as run 3 of scenario "drive-import", expected run 4 of "blocking-question"/);
+  });
+
   it("counts the cassettes there are in the --runs message, and replays every one of them", async () => {
     const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
     rmSync(join(root, "evals/cassettes/blocking-question/3.json"));
