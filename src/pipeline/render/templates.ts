@@ -206,7 +206,10 @@ function errorRange(error: unknown): Range {
 function parseErrorRange(engine: HandlebarsInstance, error: unknown): Range {
   const located = errorRange(error);
   if (located !== FILE_START) return located;
-  const lexer = (engine as unknown as { parser?: { lexer?: { yylloc?: { first_line: number; first_column: number; last_line: number; last_column: number } } } }).parser?.lexer;
+  // Handlebars 4 exposes its parser as `Parser` (the lexer it shares holds the last parse's position).
+  type Located = { lexer?: { yylloc?: { first_line: number; first_column: number; last_line: number; last_column: number } } };
+  const exposed = engine as unknown as { Parser?: Located; parser?: Located };
+  const lexer = (exposed.Parser ?? exposed.parser)?.lexer;
   const loc = lexer?.yylloc;
   if (loc && Number.isInteger(loc.first_line) && loc.first_line >= 1) {
     return {
