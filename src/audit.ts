@@ -167,7 +167,8 @@ function buildProblems(read: ReadTranscript, events: readonly PositionedEvent[],
   const recorded = moved?.cacheKey ?? start?.cacheKey ?? read.cacheKey;
   if (recorded !== undefined && recorded !== key) {
     const ran = moved === undefined ? "the session ran on" : `the session moved to at line ${moved.position}`;
-    const message = `Unexpected session log of the build with cache key ${recorded.slice(0, 12)}, audited against ${shownDist} (cache key ${key.slice(0, 12)}), expected the dist/ ${ran}: pass --dist with that build`;
+    const what = read.format === "pi-session" ? "Pi session file" : "session log";
+    const message = `Unexpected ${what} of the build with cache key ${recorded.slice(0, 12)}, audited against ${shownDist} (cache key ${key.slice(0, 12)}), expected the dist/ ${ran}: pass --dist with that build`;
     return [{ ruleId: "audit/dist-mismatch", line: moved?.position ?? line, message }];
   }
   const problems: Array<{ ruleId: "audit/dist-mismatch" | "audit/unknown-skill"; line: number; message: string }> = [];

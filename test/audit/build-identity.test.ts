@@ -82,7 +82,17 @@ describe("gamma-prompt audit and the build a session ran on", () => {
     const [finding, ...rest] = (JSON.parse(run.stdout) as { diagnostics: Array<{ ruleId: string; message: string }> }).diagnostics;
     expect(rest).toEqual([]);
     expect(finding?.ruleId).toBe("audit/dist-mismatch");
-    expect(finding?.message).toContain(`of the build with cache key ${repoKey}, audited against dist/`);
+    expect(finding?.message).toContain(`Unexpected Pi session file of the build with cache key ${repoKey}, audited against dist/`);
+
+    // A gamma.session entry whose variant is no string is a damaged entry, told as such, not a file that records none.
+    const file = join(sessionDir, name ?? "");
+    const damaged = readFileSync(file, "utf8")
+      .split("\n")
+      .map((text) => (text.includes('"gamma.session"') ? JSON.stringify({ ...JSON.parse(text), data: { ...JSON.parse(text).data, variant: 7 } }) : text))
+      .join("\n");
+    writeFileSync(file, damaged);
+    const told = await runCliInProcessFrom(project, "audit", file, "--format", "json");
+    expect(told.stdout).toContain("entry whose variant is no string, expected the variant and cache key the session wrote");
   });
 
   it("reports a skill or a variant the session used that the dist/ does not know, when the log names no build", async () => {

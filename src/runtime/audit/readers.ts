@@ -221,6 +221,9 @@ export function readPiSessionText(text: string): ReadTranscript {
     }
     if (value["type"] === "custom" && value["customType"] === SESSION_ENTRY_TYPE) {
       const data = record(value["data"]);
+      // A field of another type is a damaged entry, told as such: read as absent, it would send the audit after another variant.
+      const damaged = ["variant", "cacheKey"].filter((field) => data[field] !== undefined && typeof data[field] !== "string");
+      if (damaged.length > 0) unreadable.push({ line, problem: `Unexpected ${SESSION_ENTRY_TYPE} entry whose ${damaged.join(" and ")} ${damaged.length === 1 ? "is" : "are"} no string, expected the variant and cache key the session wrote`, torn: false });
       if (typeof data["variant"] === "string") variant ??= data["variant"];
       if (typeof data["cacheKey"] === "string") cacheKey ??= data["cacheKey"];
       sessionLine ??= line;
