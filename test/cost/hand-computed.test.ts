@@ -250,8 +250,10 @@ describe("the README's figures on cost", () => {
     const one = price("claude-sonnet-4-5", "one system breakpoint, 5m");
     const oneHour = price("claude-sonnet-4-5", "one system breakpoint, 1h");
     expect(readme).toContain(`\`deck-generation\` costs ${plan} per 1,000 sessions with the plan and ${one} with one block`);
-    expect(readme).toContain(`at one session a minute it costs more (${oneHour} against ${one} with one block)`);
-    // The README's reason for the 5-minute default: the 1-hour write price makes it dearer here.
+    const planHour = price("claude-sonnet-4-5", "plan's breakpoints, 1h");
+    expect(planHour).toBe(plan);
+    expect(readme).toContain(`at one session a minute it gains nothing with the plan's breakpoints (${plan} either\n  way) and costs more with one block (${oneHour} against ${one})`);
+    // The guide's reason for the 5-minute default: the 1-hour write price makes it no cheaper here, and dearer with one block.
     expect(Number(oneHour.slice(1))).toBeGreaterThan(Number(one.slice(1)));
   });
 
