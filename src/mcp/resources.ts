@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { explainRule, formatExplanation, isRuleId, ruleIds } from "../diagnostics/rules/explain.js";
@@ -89,7 +90,10 @@ export const RESOURCE_TEMPLATES = [
   { uriTemplate: `${PROJECT_SCHEME_PREFIX}{+path}`, name: "output-file", description: "A file of the project's output folder (dist/ by default), e.g. gamma-prompt://project/dist/cache-plan.json.", mimeType: "text/plain" },
 ];
 
-export function readResource(project: McpProject, uri: string): { uri: string; mimeType: string; text: string } {
+/** A resource's contents as MCP carries them: text, or a file's bytes in base64 when they are not UTF-8 text. */
+export type ResourceContents = { uri: string; mimeType: string; text: string } | { uri: string; mimeType: string; blob: string };
+
+export function readResource(project: McpProject, uri: string): ResourceContents {
   // A URI as it is, bounded: a client may send megabytes.
   const shown = echoed(uri, false);
   if (uri.startsWith(RULE_SCHEME_PREFIX)) {
@@ -126,6 +130,8 @@ export function readResource(project: McpProject, uri: string): { uri: string; m
   const read = readRegularFile(place.abs, { maxBytes: MAX_RESOURCE_BYTES });
   if (read.kind === "too-large") throw new ToolInputError(`Unexpected file of ${read.size} bytes at ${place.rel}, expected at most ${MAX_RESOURCE_BYTES} bytes for a resource`);
   if (read.kind !== "file") throw new ToolInputError(`Unexpected ${read.kind === "not-a-file" ? read.what : "unreadable file"} at ${place.rel}, expected a regular file`);
+  // A supporting file copied as bytes (an image, a font) goes as bytes: read as text it would come back changed.
+  if (!isUtf8(read.bytes)) return { uri, mimeType: "application/octet-stream", blob: read.bytes.toString("base64") };
   return { uri, mimeType: mimeTypeOf(place.rel), text: read.bytes.toString("utf8") };
 }
 

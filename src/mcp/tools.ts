@@ -54,7 +54,8 @@ async function lintTool(project: McpProject, args: Arguments): Promise<object> {
     scope = await lintScope(project, place, kind);
   }
   const result = await lint({ root: project.root, checklists: false });
-  const kept = result.diagnostics.filter((diagnostic) => scope === "" || (kind === "file" ? diagnostic.file === scope : diagnostic.file.startsWith(`${scope}/`)));
+  // A finding on the folder itself (a skill folder without SKILL.md, an ignored sub-folder) is the folder's too.
+  const kept = result.diagnostics.filter((diagnostic) => scope === "" || diagnostic.file === scope || (kind === "folder" && diagnostic.file.startsWith(`${scope}/`)));
   return { root: project.root, scope: scope || ".", profile: result.profile, ...countDiagnostics(kept), diagnostics: await withAvailableFixes(project.root, kept, result.profile) };
 }
 
@@ -139,9 +140,12 @@ async function lintScope(project: McpProject, place: ProjectPath, kind: "file" |
   if (skillFolders.some((folder) => holds(folder) || scope.startsWith(`${folder}/`))) return scope;
   const { config } = readLintConfig(project.root);
   const agent = isAgentProject(project.root, config.profile ?? detectProfile(project.root));
-  const sources = agent ? await listProjectSourcePaths(project.root) : [];
+  // What the build never reads there (source/ignored-file) is lint's to report too.
+  const ignored: string[] = [];
+  const sources = agent ? await listProjectSourcePaths(project.root, [], ignored) : [];
   const templates = sources.filter((path) => path.endsWith(".hbs") && holds(path));
-  if (holds(CONFIG_FILE) || sources.some((path) => !path.endsWith(".hbs") && holds(path))) return scope;
+  const reported = [...sources.filter((path) => !path.endsWith(".hbs")), ...ignored.map((path) => path.replace(/\/$/, ""))];
+  if (holds(CONFIG_FILE) || reported.some(holds)) return scope;
   const shown = JSON.stringify(place.rel);
   const outRel = relative(project.root, project.outDir).split(sep).join("/");
   if (outRel !== "" && (scope === outRel || scope.startsWith(`${outRel}/`))) {

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { check } from "../../src/check.js";
 import { explainRule, formatExplanation, ruleIds } from "../../src/diagnostics/rules/explain.js";
 import { lint } from "../../src/lint.js";
-import { runCliInProcess } from "../helpers/cli.js";
+import { runCliInProcess, runCliInProcessFrom } from "../helpers/cli.js";
 import { docPage } from "../helpers/docs.js";
 import { copyParts, tempDir } from "../helpers/temp-project.js";
 import { repoRoot } from "../lsp/client.js";
@@ -631,5 +631,35 @@ describe("gamma-prompt mcp and links inside the project", () => {
     for (const path of ["..notes", "..notes/todo.md"]) {
       expect(toolError(await session.call("lint", { path })), path).toMatch(new RegExp(`^Unexpected path "${path.replace(/\./g, "\\.")}": lint reads no file there \\(`));
     }
+  });
+});
+
+describe("gamma-prompt mcp's answers agree with the command's", () => {
+  it("lint with a path reports a finding on the folder itself and on what the build never reads there, as `lint <path>` does", async () => {
+    const root = await embeddedDefault();
+    mkdirSync(join(root, "skills", "no-skill-file"));
+    writeFileSync(join(root, "skills", "no-skill-file", "README.md"), "Not a skill yet.\n");
+    writeFileSync(join(root, "knowledge", "notes.txt"), "A note in the wrong format.\n");
+    mkdirSync(join(root, "knowledge", "sub"));
+    writeFileSync(join(root, "knowledge", "sub", "deep.md"), "A note in a sub-folder.\n");
+    const session = await startMcp(root);
+    for (const path of ["skills/no-skill-file", "knowledge/notes.txt", "knowledge/sub", "knowledge"]) {
+      const cli = await runCliInProcessFrom(root, "lint", "--format", "json", path);
+      const expected = (JSON.parse(cli.stdout) as { diagnostics: Finding[] }).diagnostics.map((finding) => `${finding.file} ${finding.ruleId}`);
+      expect(expected.length, path).toBeGreaterThan(0);
+      const answered = structured<Lint>(await session.call("lint", { path }));
+      expect(answered.diagnostics.map((finding) => `${finding.file} ${finding.ruleId}`), path).toEqual(expected);
+    }
+  });
+
+  it("serves a file of the output folder that is not UTF-8 text as its bytes, in base64", async () => {
+    const root = await embeddedDefault();
+    const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe, 0x80]);
+    writeFileSync(join(root, "dist", "logo.png"), bytes);
+    const session = await startMcp(root);
+    const [contents] = (await session.client.readResource({ uri: "gamma-prompt://project/dist/logo.png" })).contents;
+    expect(contents).toEqual({ uri: "gamma-prompt://project/dist/logo.png", mimeType: "application/octet-stream", blob: bytes.toString("base64") });
+    const [text] = (await session.client.readResource({ uri: "gamma-prompt://project/dist/manifest.json" })).contents;
+    expect(text).toMatchObject({ mimeType: "application/json", text: readFileSync(join(root, "dist", "manifest.json"), "utf8") });
   });
 });
