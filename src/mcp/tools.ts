@@ -69,33 +69,37 @@ async function lintTextTool(project: McpProject, args: Arguments): Promise<objec
   if (existsSync(given.abs)) project.kindOf(given, ["file"], "a SKILL.md file (or nothing yet)");
   const place = project.skillFile(given, { unsaved: true });
   const analysis = await project.analyzer.analyze({ buffers: new Map([[place.rel, text]]), scope: "skills" });
-  const kept = draftFindings(analysis.diagnostics, place.rel);
+  // The project as it is on disk: what the draft brings onto other files is what is new there with it.
+  const onDisk = await project.analyzer.analyze({ scope: "skills" });
+  const kept = draftFindings(analysis.diagnostics, place.rel, onDisk.diagnostics);
   return { path: place.rel, profile: analysis.profile, ...countDiagnostics(kept), diagnostics: await withAvailableFixes(project.root, kept, analysis.profile, new Map([[place.rel, text]])) };
 }
 
 /**
- * The findings of the draft at `file`: its own, and those lint puts on another
- * file that point at the draft (the second of two skills of one name is the
- * one later in path order, which may be the one on disk), moved to the place
- * in the draft they point at, with the other file's place as the related one.
+ * The findings of the draft at `file`: its own, and those lint would put on another file because of it, each
+ * with the other file's place as the related one. A finding that points at the draft (the second of two skills
+ * of one name is the one later in path order, which may be the one on disk) is moved to the place it points
+ * at; one that is new on another file with the draft (a requirement cycle the draft closes, a conflict it
+ * declares) and points nowhere in it is put at the draft's start.
  */
-function draftFindings(diagnostics: readonly Diagnostic[], file: string): Diagnostic[] {
+function draftFindings(diagnostics: readonly Diagnostic[], file: string, onDisk: readonly Diagnostic[]): Diagnostic[] {
   const kept: Diagnostic[] = [];
+  const key = (diagnostic: Diagnostic): string => `${diagnostic.file}\u0000${diagnostic.ruleId}\u0000${diagnostic.line}:${diagnostic.column}\u0000${diagnostic.message}`;
+  const before = new Set(onDisk.map(key));
+  const elsewhere = (diagnostic: Diagnostic, at: { line: number; column: number; endLine: number; endColumn: number }): Diagnostic => {
+    const { related: _related, ...finding } = diagnostic;
+    return {
+      ...finding,
+      file,
+      ...at,
+      message: `${diagnostic.message} (lint reports it on ${diagnostic.file}:${diagnostic.line}:${diagnostic.column} once this file is written)`,
+      related: { file: diagnostic.file, line: diagnostic.line, column: diagnostic.column, endLine: diagnostic.endLine, endColumn: diagnostic.endColumn, message: "where lint reports it" },
+    };
+  };
   for (const diagnostic of diagnostics) {
     if (diagnostic.file === file) kept.push(diagnostic);
-    else if (diagnostic.related?.file === file) {
-      const { related, ...finding } = diagnostic;
-      kept.push({
-        ...finding,
-        file,
-        line: related.line,
-        column: related.column,
-        endLine: related.endLine,
-        endColumn: related.endColumn,
-        message: `${diagnostic.message} (lint reports it on ${diagnostic.file}:${diagnostic.line}:${diagnostic.column} once this file is written)`,
-        related: { file: diagnostic.file, line: diagnostic.line, column: diagnostic.column, endLine: diagnostic.endLine, endColumn: diagnostic.endColumn, message: "where lint reports it" },
-      });
-    }
+    else if (diagnostic.related?.file === file) kept.push(elsewhere(diagnostic, diagnostic.related));
+    else if (!before.has(key(diagnostic))) kept.push(elsewhere(diagnostic, { line: 1, column: 1, endLine: 1, endColumn: 1 }));
   }
   return kept.sort(compareDiagnostics);
 }

@@ -663,3 +663,24 @@ describe("gamma-prompt mcp's answers agree with the command's", () => {
     expect(text).toMatchObject({ mimeType: "application/json", text: readFileSync(join(root, "dist", "manifest.json"), "utf8") });
   });
 });
+
+describe("gamma-prompt mcp's lint_text and what a draft brings onto other files", () => {
+  it("reports on the draft a finding lint would put on another file once it is written, such as a requirement cycle it closes", async () => {
+    const root = await embeddedDefault();
+    const path = "skills/gml-authoring/SKILL.md";
+    const draft = readFileSync(join(root, path), "utf8").replace(/^metadata:\n/m, "metadata:\n  gamma-requires-skills: import\n");
+    const session = await startMcp(root);
+    const answered = structured<Lint & { path: string }>(await session.call("lint_text", { text: draft, path }));
+    writeFileSync(join(root, path), draft);
+    const written = await lint({ root, checklists: false });
+    // The skill rules' errors (lint_text checks skills; the project's own checks follow from them).
+    const errors = written.diagnostics.filter((finding) => finding.severity === "error" && finding.ruleId.startsWith("skill/"));
+    expect(errors.map((finding) => finding.ruleId)).toContain("skill/requires-cycle");
+    // Every one lint reports once the draft is written, the draft's answer names: on the draft, or as where lint reports it.
+    for (const error of errors) {
+      const named = answered.diagnostics.some((finding) => finding.ruleId === error.ruleId && (finding.file === error.file || (finding as { related?: { file: string } }).related?.file === error.file));
+      expect(named, `${error.file} ${error.ruleId}`).toBe(true);
+    }
+    expect(answered.errorCount).toBeGreaterThan(0);
+  });
+});
