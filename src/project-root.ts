@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from "node:fs";
 import { readSmallText } from "./protocol/regular-file.js";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
 import { expectString } from "./protocol/arguments.js";
 
@@ -12,7 +12,8 @@ import { expectString } from "./protocol/arguments.js";
  * build (`cost`, `report`, `eval`, `audit`), a built `dist/manifest.json`
  * counts too. A build's output folder is no project, though it holds
  * `skills/` (the compiled skills): run inside `dist/`, the search carries on
- * up to the project that built it. The search stops at the
+ * up to the project that built it. Nor is a plugin's `skills/` that the
+ * nearest config above names in its globs: the collection is the project. The search stops at the
  * repository's top (a folder holding `.git`), so a project never reaches
  * into an unrelated folder above the checkout.
  */
@@ -32,13 +33,54 @@ export interface FindProjectOptions {
 
 export function findProject(from: string, options: FindProjectOptions = {}): FoundProject | undefined {
   expectString(from, "findProject from", "the folder to look from, such as process.cwd()");
-  for (const folder of foldersUp(resolve(from))) {
+  const folders = foldersUp(resolve(from));
+  for (const [index, folder] of folders.entries()) {
     if (isFile(join(folder, CONFIG_FILE))) return { root: folder, marker: "config" };
     if (isBuildOutput(folder)) continue;
-    if (isDirectory(join(folder, "skills")) || isFile(join(folder, "prompts", "prefix.hbs"))) return { root: folder, marker: "sources" };
+    if (isDirectory(join(folder, "skills"))) return collectionNaming(folder, folders.slice(index + 1)) ?? { root: folder, marker: "sources" };
+    if (isFile(join(folder, "prompts", "prefix.hbs"))) return { root: folder, marker: "sources" };
     if (options.build === true && isFile(join(folder, "dist", "manifest.json"))) return { root: folder, marker: "build" };
   }
   return undefined;
+}
+
+/**
+ * A plugin's `skills/` inside a collection whose config's `skills` globs name it (one for plugins/NAME/skills/SKILL): the
+ * collection is the project, with its config, as a run from its top sees it (a pre-commit hook that passes
+ * `plugins/b/skills/x/SKILL.md` would otherwise lint one plugin alone, under the defaults). The nearest config
+ * above decides; one whose globs name no skill of this folder leaves it its own project.
+ */
+function collectionNaming(folder: string, above: readonly string[]): FoundProject | undefined {
+  for (const candidate of above) {
+    if (!isFile(join(candidate, CONFIG_FILE))) continue;
+    const skillsFolder = relative(candidate, join(folder, "skills")).split(sep).join("/").split("/");
+    return configGlobs(candidate).some((glob) => globPrefixMatches(glob, skillsFolder)) ? { root: candidate, marker: "config" } : undefined;
+  }
+  return undefined;
+}
+
+/** The config's `skills` globs, or none when it cannot be read as such (a config lint then reports, from its own folder). */
+function configGlobs(folder: string): string[] {
+  try {
+    const config = JSON.parse(readSmallText(join(folder, CONFIG_FILE), 1024 * 1024) ?? "null") as { skills?: unknown } | null;
+    return Array.isArray(config?.skills) ? config.skills.filter((glob): glob is string => typeof glob === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Whether the glob's first segments match these path segments: a `**` matches whatever follows; `*` and `?` stay inside a segment. */
+function globPrefixMatches(glob: string, segments: readonly string[]): boolean {
+  const parts = glob.replace(/^\.\//, "").split("/");
+  for (const [index, segment] of segments.entries()) {
+    const part = parts[index];
+    if (part === undefined) return false;
+    if (part === "**") return true;
+    const escaped = part.replace(/[.+^$()|[\]\\{}]/g, "\\$&").replace(/\*/g, "[^/]*").replace(/\?/g, "[^/]");
+    const pattern = new RegExp(`^${escaped}$`);
+    if (!pattern.test(segment)) return false;
+  }
+  return true;
 }
 
 /** What a marker means, for the line a command prints when it works on a project above the working folder. */

@@ -198,6 +198,28 @@ describe("commands run from inside a project", () => {
     expect(run.code).toBe(0);
   });
 
+  it("a plugin's skills/ inside a collection whose config names it belongs to the collection: a staged file is linted with the collection's config and its other plugins", async () => {
+    const root = await tempDir("gamma plugin collection");
+    mkdirSync(join(root, ".git"));
+    writeFileSync(join(root, "gamma-prompt.config.json"), '{ "profile": "agentskills", "skills": ["plugins/*/skills/*"] }\n');
+    const skill = (plugin: string, name: string) => {
+      mkdirSync(join(root, "plugins", plugin, "skills", name), { recursive: true });
+      writeFileSync(join(root, "plugins", plugin, "skills", name, "SKILL.md"), `---\nname: ${name}\ndescription: Use when committing changes in the ${plugin} plugin's repositories.\n---\n\n# Commit\n\nCommit the staged changes.\n`);
+    };
+    skill("a", "commit");
+    skill("b", "commit");
+    // From the collection's top, as a pre-commit hook passes a staged file: the collection, with the duplicate name across plugins.
+    const staged = await runCliInProcessFrom(root, "lint", "--format", "json", "plugins/b/skills/commit/SKILL.md");
+    expect((JSON.parse(staged.stdout) as { diagnostics: Array<{ ruleId: string }> }).diagnostics.map((finding) => finding.ruleId)).toContain("skill/name-duplicate");
+    const inside = await runCliInProcessFrom(join(root, "plugins", "b"), "lint");
+    expect(inside.stderr.split("\n")[0]).toBe("gamma-prompt lint: using the project in ../../ (its gamma-prompt.config.json)");
+    // A folder with skills/ that the globs do not name stays a project of its own.
+    mkdirSync(join(root, "tools", "other", "skills", "helper"), { recursive: true });
+    writeFileSync(join(root, "tools", "other", "skills", "helper", "SKILL.md"), "---\nname: helper\ndescription: Use when helping with the tools folder.\n---\n\n# Helper\n\nHelp.\n");
+    const other = await runCliInProcessFrom(join(root, "tools", "other", "skills"), "lint");
+    expect(other.stderr.split("\n")[0]).toBe("gamma-prompt lint: using the project in ../ (its skills/ or prompts/)");
+  });
+
   it("cost, report and eval find a project that is only a build (dist/ and evals/) from a folder inside it", async () => {
     const root = await tempDir("gamma dist only");
     cpSync(join(repoRoot, "dist"), join(root, "dist"), { recursive: true });
