@@ -37,7 +37,8 @@ export async function cacheImpact(options: CacheImpactOptions): Promise<CacheImp
   expectProjectOptions(options, "cacheImpact");
   const root = resolve(options.root);
   const outDir = resolve(root, options.outDir ?? "dist");
-  const { result, built } = await checkAndBuild({ root, outDir });
+  // The output folder as the caller named it: check names a relative one from the root, an absolute one as given.
+  const { result, built } = await checkAndBuild({ root, outDir: options.outDir ?? "dist" });
   if (!built) {
     // check's own findings about the output folder (missing, mid-build) are no errors of the sources.
     const sourceErrors = result.diagnostics.filter((diagnostic) => diagnostic.severity === "error" && !diagnostic.ruleId.startsWith("dist/")).length;

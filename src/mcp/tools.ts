@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { basename, join, posix, relative, sep } from "node:path";
+import { basename, isAbsolute, join, posix, relative, sep } from "node:path";
 import { cacheImpact } from "../cache-impact.js";
 import { builtPrompt, compiledPrompt, readBuiltOutput, verificationSummary, type CompiledPrompt } from "../compiled-prompt.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
@@ -229,7 +229,10 @@ function fixesHeld(answer: FixFileAnswer): string {
 
 async function checkCacheTool(project: McpProject): Promise<object> {
   requirePrompts(project, "check_cache");
-  const impact = await cacheImpact({ root: project.root, outDir: project.outDir });
+  // Named as the command names it: from the root when inside it (`dist/`), else as the absolute path it is.
+  const inside = relative(project.root, project.outDir);
+  const outDir = inside !== "" && !inside.startsWith("..") && !isAbsolute(inside) ? inside : project.outDir;
+  const impact = await cacheImpact({ root: project.root, outDir });
   const { ok, errorCount, warningCount, noteCount, diagnostics, drift, invalidatesSharedPrefix } = impact.check;
   const out: Record<string, unknown> = { ok, errorCount, warningCount, noteCount, diagnostics: plain(diagnostics), drift, invalidatesSharedPrefix };
   if (impact.comparison) {

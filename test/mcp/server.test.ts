@@ -684,3 +684,17 @@ describe("gamma-prompt mcp's lint_text and what a draft brings onto other files"
     expect(answered.errorCount).toBeGreaterThan(0);
   });
 });
+
+describe("gamma-prompt mcp's check_cache without an output folder", () => {
+  it("names the missing folder as check does: from the project root", async () => {
+    const root = await embeddedDefault();
+    rmSync(join(root, "dist"), { recursive: true, force: true });
+    const session = await startMcp(root);
+    const answered = structured<{ diagnostics: Finding[] }>(await session.call("check_cache"));
+    const missing = answered.diagnostics.find((finding) => finding.ruleId === "dist/missing");
+    const cli = await runCliInProcessFrom(root, "check", "--format", "json");
+    const expected = (JSON.parse(cli.stdout) as { diagnostics: Finding[] }).diagnostics.find((finding) => finding.ruleId === "dist/missing");
+    expect(missing?.message).toBe(expected?.message);
+    expect(missing?.message).toContain("missing output folder dist/,");
+  });
+});
