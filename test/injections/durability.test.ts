@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { renderInjection } from "../../src/runtime/injections/index.js";
+import { InjectionRejectedError, renderInjection } from "../../src/runtime/injections/index.js";
 import { restoreAgentContext } from "../../src/runtime/pi-adapter.js";
 import { FileStateStore } from "../../src/runtime/state.js";
 import { tempDir } from "../runtime/helpers/dist.js";
@@ -81,5 +81,33 @@ describe("pending injections survive compaction", () => {
     // Delivered by the anchor: a re-sent copy is a duplicate, and a new event is not coalesced into it.
     expect(h.controller.routeUpdate(waiting).outcome).toBe("duplicate");
     expect(h.controller.routeUpdate(event({ kind: "workspace_update", delivery: "steer", summary: "Changed again." })).outcome).toBe("queued");
+  });
+});
+
+describe("a session's backlog of pending events is bounded", () => {
+  it("refuses an event that would take the pending events past 16 MiB, naming the bound; the state stays writable and reopens", async () => {
+    const path = join(tempDir("gamma-injections-"), "state.json");
+    const first = open(new FileStateStore(path));
+    const blob = "q".repeat(61_000);
+    let refusal: unknown;
+    let queued = 0;
+    for (let index = 0; index < 400 && refusal === undefined; index++) {
+      try {
+        first.controller.routeUpdate(event({ kind: "system_note", summary: `Job ${index} finished.`, details: { blob } }));
+        queued++;
+      } catch (error) {
+        refusal = error;
+      }
+    }
+    expect(refusal).toBeInstanceOf(InjectionRejectedError);
+    expect((refusal as Error).message).toMatch(/^Unexpected event while the session's \d+ pending events hold \d+ bytes, expected at most 16777216 bytes pending: /);
+    expect(queued).toBeGreaterThan(100);
+    expect(first.controller.state.pendingInjections).toHaveLength(queued);
+    await first.controller.flush();
+    first.dispose();
+    harnesses.splice(0);
+    // The state was written whole and reopens with every queued event.
+    const second = open(new FileStateStore(path));
+    expect(second.controller.state.pendingInjections).toHaveLength(queued);
   });
 });

@@ -18,9 +18,9 @@
 import type { InjectionKindArtifact } from "../../protocol/dist-manifest.js";
 import { ANCHOR_CUSTOM_TYPE, isGammaCustomMessage, type GammaCustomMessage } from "../messages.js";
 import type { PendingInjection, PiQueue } from "../execution-state.js";
-import { acceptInjection } from "./envelope.js";
+import { acceptInjection, InjectionRejectedError } from "./envelope.js";
 import { effectiveDelivery, isDueAt, shouldWake, type DeliveryMoment, type PolicyContext } from "./policy.js";
-import type { AddOutcome, InjectionQueue } from "./queue.js";
+import { MAX_PENDING_BYTES, type AddOutcome, type InjectionQueue } from "./queue.js";
 import type { InjectionDelivery, RuntimeInjection } from "./types.js";
 
 /** How Pi delivers an injection right now; the adapter provides one per Agent or AgentSession. */
@@ -87,6 +87,14 @@ export class InjectionDispatcher {
     if (toolCallId !== undefined && !queue.isProcessed(injection.id) && this.contextProbe().has(toolCallId)) {
       queue.markSeen(injection.id);
       return { injection, outcome: "suppressed" };
+    }
+    // A session's backlog is bounded: the event is refused as the host can tell a producer, never left to break the state.
+    const estimate = 2 * JSON.stringify(injection).length;
+    if (!queue.isProcessed(injection.id) && queue.bytes + estimate > MAX_PENDING_BYTES) {
+      throw new InjectionRejectedError(
+        "",
+        `Unexpected event while the session's ${queue.size} pending events hold ${queue.bytes} bytes, expected at most ${MAX_PENDING_BYTES} bytes pending: the events wait for a model call to deliver them; keep large content in the artifact and point at it (subject.ref, subject.path)`,
+      );
     }
     const result: RouteUpdateResult = { injection, outcome: queue.add(injection) };
     if (result.outcome !== "queued" && result.outcome !== "coalesced") return result;

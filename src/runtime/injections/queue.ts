@@ -86,9 +86,24 @@ interface Entry {
   instant: number;
   arrival: number;
   key: string | undefined;
+  /** The entry's share of the state: its event and its rendered message, as JSON. */
+  bytes: number;
 }
 
 export const DEFAULT_REMEMBERED_IDS = 10_000;
+
+/**
+ * How much the pending events of one session may hold, as JSON (each event and its rendered message). Far
+ * past what any model's context takes in at once, and far below what a store can keep in one state: unbounded,
+ * a backlog of large events grew the state past what PostgreSQL stores in one value (a string of 256 MiB),
+ * and the session could be neither written nor reopened.
+ */
+export const MAX_PENDING_BYTES = 16 * 1024 * 1024;
+
+/** An entry's share of the state, as the stores write it (JSON). */
+export function pendingBytes(pending: PendingInjection): number {
+  return JSON.stringify(pending.data ?? null).length + JSON.stringify(pending.message).length;
+}
 
 export class InjectionQueue {
   /** Every pending entry, in arrival order. */
@@ -99,6 +114,7 @@ export class InjectionQueue {
   private readonly render: (injection: RuntimeInjection) => GammaCustomMessage;
   private readonly journal: QueueJournal;
   private arrivals = 0;
+  private heldBytes = 0;
   /** The event `place` is committing, so applying its record need not parse it again. */
   private placing: { injection: RuntimeInjection; instant: number } | undefined;
 
@@ -116,6 +132,11 @@ export class InjectionQueue {
   /** Pending entries (unsent or handed to Pi). */
   get size(): number {
     return this.entries.size;
+  }
+
+  /** What the pending entries hold, as JSON (see {@link MAX_PENDING_BYTES}). */
+  get bytes(): number {
+    return this.heldBytes;
   }
 
   /** Whether this id was processed before (pending now, or in the idempotency window). */
@@ -309,8 +330,9 @@ export class InjectionQueue {
   private insert(pending: PendingInjection, known?: { injection: RuntimeInjection; instant: number }): void {
     const injection = known?.injection.id === pending.id ? known.injection : envelopeOf(pending);
     const instant = known?.injection.id === pending.id ? known.instant : instantOf(injection);
-    const entry: Entry = { pending, injection, instant, arrival: ++this.arrivals, key: coalescingKey(injection) };
+    const entry: Entry = { pending, injection, instant, arrival: ++this.arrivals, key: coalescingKey(injection), bytes: pendingBytes(pending) };
     this.entries.set(pending.id, entry);
+    this.heldBytes += entry.bytes;
     this.seen.add(pending.id);
     if (entry.key !== undefined && pending.queuedAs === undefined) this.byKey.set(entry.key, pending.id);
   }
@@ -319,6 +341,7 @@ export class InjectionQueue {
     const entry = this.entries.get(id);
     if (entry === undefined) return;
     this.entries.delete(id);
+    this.heldBytes -= entry.bytes;
     if (entry.key !== undefined && this.byKey.get(entry.key) === id) this.byKey.delete(entry.key);
   }
 
