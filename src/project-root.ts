@@ -2,6 +2,7 @@ import { readdirSync, statSync } from "node:fs";
 import { readSmallText } from "./protocol/regular-file.js";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { CONFIG_FILE } from "./pipeline/discover/source-paths.js";
+import { layoutNamesFolder, readSkillLayout } from "./protocol/skill-layout.js";
 import { expectString } from "./protocol/arguments.js";
 
 /**
@@ -45,42 +46,29 @@ export function findProject(from: string, options: FindProjectOptions = {}): Fou
 }
 
 /**
- * A plugin's `skills/` inside a collection whose config's `skills` globs name it (one for plugins/NAME/skills/SKILL): the
- * collection is the project, with its config, as a run from its top sees it (a pre-commit hook that passes
- * `plugins/b/skills/x/SKILL.md` would otherwise lint one plugin alone, under the defaults). The nearest config
- * above decides; one whose globs name no skill of this folder leaves it its own project.
+ * A plugin's `skills/` inside a collection whose config's `skills` globs name a skill folder in it (one for
+ * plugins/NAME/skills/SKILL): the collection is the project, with its config, as a run from its top sees it (a
+ * pre-commit hook that passes `plugins/b/skills/x/SKILL.md` would otherwise lint one plugin alone, under the
+ * defaults). The nearest config above decides, read as discovery reads it; one whose globs name no folder of
+ * this `skills/` leaves it its own project.
  */
 function collectionNaming(folder: string, above: readonly string[]): FoundProject | undefined {
   for (const candidate of above) {
     if (!isFile(join(candidate, CONFIG_FILE))) continue;
-    const skillsFolder = relative(candidate, join(folder, "skills")).split(sep).join("/").split("/");
-    return configGlobs(candidate).some((glob) => globPrefixMatches(glob, skillsFolder)) ? { root: candidate, marker: "config" } : undefined;
+    const layout = readSkillLayout(candidate);
+    const skills = relative(candidate, join(folder, "skills")).split(sep).join("/");
+    const named = subfolders(join(folder, "skills")).some((name) => layoutNamesFolder(layout, `${skills}/${name}`));
+    return named ? { root: candidate, marker: "config" } : undefined;
   }
   return undefined;
 }
 
-/** The config's `skills` globs, or none when it cannot be read as such (a config lint then reports, from its own folder). */
-function configGlobs(folder: string): string[] {
+function subfolders(folder: string): string[] {
   try {
-    const config = JSON.parse(readSmallText(join(folder, CONFIG_FILE), 1024 * 1024) ?? "null") as { skills?: unknown } | null;
-    return Array.isArray(config?.skills) ? config.skills.filter((glob): glob is string => typeof glob === "string") : [];
+    return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? [entry.name] : []));
   } catch {
     return [];
   }
-}
-
-/** Whether the glob's first segments match these path segments: a `**` matches whatever follows; `*` and `?` stay inside a segment. */
-function globPrefixMatches(glob: string, segments: readonly string[]): boolean {
-  const parts = glob.replace(/^\.\//, "").split("/");
-  for (const [index, segment] of segments.entries()) {
-    const part = parts[index];
-    if (part === undefined) return false;
-    if (part === "**") return true;
-    const escaped = part.replace(/[.+^$()|[\]\\{}]/g, "\\$&").replace(/\*/g, "[^/]*").replace(/\?/g, "[^/]");
-    const pattern = new RegExp(`^${escaped}$`);
-    if (!pattern.test(segment)) return false;
-  }
-  return true;
 }
 
 /** What a marker means, for the line a command prints when it works on a project above the working folder. */

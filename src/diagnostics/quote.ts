@@ -13,22 +13,26 @@ export function quoted(text: string): string {
 
 /** `quoted` with another bound; one argument each, so `list.map(quoted)` cannot pass an index as the bound. */
 function quotedUpTo(text: string, limit: number): string {
-  const codePoints = [...text.slice(0, limit * 2 + 2)];
-  if (codePoints.length <= limit) return JSON.stringify(text);
-  return `${JSON.stringify(codePoints.slice(0, limit).join(""))}… (${[...text].length} code points)`;
+  const head = cutAt(text, limit);
+  return head === undefined ? JSON.stringify(text) : `${JSON.stringify(head)}… (${[...text].length} code points)`;
 }
+
+/** How much of a parser's reason a message quotes. */
+export const PARSER_REASON_LIMIT = 200;
 
 /**
  * A phrase of someone else's (a parser's reason, which can quote the rest of a line a megabyte long) at most
  * `limit` code points, the rest told by its length; unquoted, as it reads as part of the message.
  */
-/** How much of a parser's reason a message quotes. */
-export const PARSER_REASON_LIMIT = 200;
-
 export function shortened(text: string, limit: number): string {
+  const head = cutAt(text, limit);
+  return head === undefined ? text : `${head}… (${[...text].length} code points)`;
+}
+
+/** The first `limit` code points of a longer text, or undefined when it is no longer (only its start is split). */
+function cutAt(text: string, limit: number): string | undefined {
   const codePoints = [...text.slice(0, limit * 2 + 2)];
-  if (codePoints.length <= limit) return text;
-  return `${codePoints.slice(0, limit).join("")}… (${[...text].length} code points)`;
+  return codePoints.length <= limit ? undefined : codePoints.slice(0, limit).join("");
 }
 
 /**

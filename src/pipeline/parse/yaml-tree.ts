@@ -170,4 +170,3 @@ class TreeWalker {
     return null;
   }
 }
-

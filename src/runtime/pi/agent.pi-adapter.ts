@@ -99,7 +99,6 @@ function gammaAgent(controller: SessionProtocolController, options: GammaAgentOp
     convertToLlm: async (messages) => {
       controller.refuseModelCallWhenDisposed();
       agent.signal?.throwIfAborted();
-      controller.modelCallStarts();
       const transcript = pinVariantTranscript(convertGammaMessages(messages), systemPrompt, headTools);
       controller.confirmModelContext(messages);
       try {
