@@ -7,6 +7,9 @@
 import { constants as bufferConstants } from "node:buffer";
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync, type Stats } from "node:fs";
 
+/** Larger files are refused unread: a skill body or prompt is meant to be read whole by a model. */
+export const MAX_SOURCE_BYTES = 1024 * 1024;
+
 /**
  * The largest file that can be read as one string (V8's longest string, in
  * UTF-16 code units, which a UTF-8 file of that many bytes never exceeds):

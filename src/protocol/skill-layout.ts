@@ -3,8 +3,7 @@
  * config, and what they name judged from paths alone. No listing and no parser: finding the project at
  * start-up uses it as discovery does.
  */
-import { readSmallText } from "./regular-file.js";
-import { MAX_SOURCE_BYTES } from "../pipeline/discover/source-paths.js";
+import { MAX_SOURCE_BYTES, readSmallText } from "./regular-file.js";
 import { join } from "node:path";
 
 /**

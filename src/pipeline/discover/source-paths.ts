@@ -18,5 +18,4 @@ export const NAMESPACE_TOOLS_DIR = "tools";
 /** One knowledge note per `<id>.md` file; the folder is optional. */
 export const KNOWLEDGE_SOURCE_DIR = "knowledge";
 
-/** Larger files are refused unread: a skill body or prompt is meant to be read whole by a model. */
-export const MAX_SOURCE_BYTES = 1024 * 1024;
+export { MAX_SOURCE_BYTES } from "../../protocol/regular-file.js";
