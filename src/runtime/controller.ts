@@ -141,7 +141,7 @@ interface LoadedState {
 export class SessionProtocolController {
   readonly artifacts: LoadedArtifacts;
   readonly variant: VariantName;
-  readonly run = new RunTracker({ onBegin: () => this.enforcer.beginRun(), onEnd: () => this.enforcer.endRun() });
+  readonly run = new RunTracker({ onTurnBegin: () => this.enforcer.beginTurn(), onTurnEnd: () => this.enforcer.endTurn() });
   transport: InjectionTransport | undefined;
   /** Routing and delivery of runtime injections (src/runtime/injections). */
   readonly injections: InjectionDispatcher;
@@ -499,7 +499,7 @@ export class SessionProtocolController {
    * The host requires skills for this request: for the current turn (until
    * the run answering it ends) or the whole session. Until each is active,
    * task actions and yields are refused with a tool error naming the skills
-   * to load, at most `invocation.maxRefusals` times per run (default 2);
+   * to load, at most `invocation.maxRefusals` times per turn (default 2);
    * then the call goes ahead and the violation is recorded for the audit
    * (`audit/required-skill`). Durable: it survives compaction and a reload.
    * Throws RequiredSkillError for an unknown skill, one the model cannot load,
@@ -828,12 +828,25 @@ export class SessionProtocolController {
 
   /**
    * The run ended (Pi's agent_end): lost queue entries wait again (and, when
-   * it was aborted, those still in Pi's steering queue), the turn's
-   * requirements end, an idle wake is considered.
+   * it was aborted or ends the turn, those still in Pi's steering queue), an
+   * idle wake is considered. `endsTurn`: nothing retries this run (the Agent
+   * path, where a turn is one run); a session's turn ends when it settles
+   * ({@link endTurn}), after Pi's retries.
    */
-  endRun(ended: { aborted?: boolean } = {}): void {
-    this.injections.afterRun(ended);
+  endRun(ended: { aborted?: boolean; endsTurn?: boolean } = {}): void {
+    this.injections.afterRun({ withdrawSteering: ended.aborted === true || ended.endsTurn === true });
     this.run.end();
+    if (ended.endsTurn === true) this.run.endTurn();
+  }
+
+  /**
+   * The turn ended (a session settled: no retry, compaction or queued
+   * continuation follows): steered events still in Pi's queue wait unsent
+   * again, the turn's requirements end.
+   */
+  endTurn(): void {
+    this.injections.afterRun({ withdrawSteering: true });
+    this.run.endTurn();
   }
 
   /** A runtime injection's message entered Pi's context; a model call has not used it yet. */

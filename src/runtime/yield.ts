@@ -195,24 +195,32 @@ export function batchRequestsYield(calls: readonly ToolCallSummary[]): boolean {
   );
 }
 
-/** Tracks one Pi run: the current tool batch and whether the model yielded. */
+/** Tracks Pi's runs (the current tool batch, whether the model yielded) and the turn they belong to. */
 export class RunTracker {
   private batch: readonly ToolCallSummary[] = [];
   private yieldRecord: YieldRecord | undefined;
-  /** Yields the completion audit refused in this run (bounded by the audit policy). */
+  /** Yields the completion audit refused in this turn (bounded by the audit policy). */
   auditBlocks = 0;
   /** Why the runtime ended this run before its next model call, if it did: its prompt() rejects with it. */
   private stopReason: HintsNotMadeError | undefined;
+  /** Whether a turn has begun and not ended: the runs of one turn (Pi's retries after a provider error) share it. */
+  private turnOpen = false;
 
-  /** `onBegin` and `onEnd` run as each run starts and ends (the invocation enforcement's per-run bound and per-turn scope). */
-  constructor(private readonly hooks: { onBegin?: () => void; onEnd?: () => void } = {}) {}
+  /**
+   * `onTurnBegin` and `onTurnEnd` run as each turn starts and ends (the invocation enforcement's bound and
+   * per-turn scope). A turn is what the host asked for: one run on the Agent path; on a session, every run
+   * until the session settles, so a retry after a provider error keeps the turn's requirements and bounds.
+   */
+  constructor(private readonly hooks: { onTurnBegin?: () => void; onTurnEnd?: () => void } = {}) {}
 
   begin(): void {
     this.batch = [];
     this.yieldRecord = undefined;
-    this.auditBlocks = 0;
     this.stopReason = undefined;
-    this.hooks.onBegin?.();
+    if (this.turnOpen) return;
+    this.turnOpen = true;
+    this.auditBlocks = 0;
+    this.hooks.onTurnBegin?.();
   }
 
   /** The run ends before its next model call, for this reason. */
@@ -226,7 +234,13 @@ export class RunTracker {
 
   end(): void {
     this.batch = [];
-    this.hooks.onEnd?.();
+  }
+
+  /** The turn ends: nothing retries its runs. */
+  endTurn(): void {
+    if (!this.turnOpen) return;
+    this.turnOpen = false;
+    this.hooks.onTurnEnd?.();
   }
 
   noteBatch(calls: readonly ToolCallSummary[]): void {

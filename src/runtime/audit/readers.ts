@@ -9,7 +9,7 @@
  */
 import { parseTaskList } from "../tasks.js";
 import type { Task } from "../execution-state.js";
-import { knowledgeHintIds, type PositionedEvent } from "./transcript.js";
+import { knowledgeHintIds, toolCallsRan, type PositionedEvent } from "./transcript.js";
 
 export type TranscriptFormat = "session-log" | "pi-session";
 
@@ -236,6 +236,8 @@ export function readPiSessionText(text: string): ReadTranscript {
     if (value["type"] !== "message") continue;
     const message = record(value["message"]);
     if (message["role"] === "assistant") {
+      // Calls of a failed, aborted or cut message never ran (a tool result Pi made for a cut one is an error).
+      if (!toolCallsRan(message["stopReason"])) continue;
       for (const part of Array.isArray(message["content"]) ? message["content"] : []) {
         const call = record(part);
         if (call["type"] !== "toolCall") continue;

@@ -44,6 +44,17 @@ export type PositionedEvent = TranscriptEvent & { position: number };
  */
 export const TASK_ACTION_TOOLS: ReadonlySet<string> = new Set(["todo", "bash", "write", "edit", "subagent", "show_gamma", "show_file"]);
 
+/**
+ * Whether Pi ran (or tried to run) the tool calls of an assistant message that
+ * stopped for this reason. It runs none of a message that ended in an error
+ * or an abort (its retry does not see it), and fails every call of one cut at
+ * the token limit (its arguments may be cut too) without running it: such
+ * calls are no action of the model's, first task action included.
+ */
+export function toolCallsRan(stopReason: unknown): boolean {
+  return stopReason !== "error" && stopReason !== "aborted" && stopReason !== "length";
+}
+
 /** Tool names that fetch knowledge a hint points at (the argument naming it is `knowledgeId` or `id`). */
 export const KNOWLEDGE_TOOLS: ReadonlySet<string> = new Set(["read_workspace_rule", "knowledge", "read_knowledge"]);
 

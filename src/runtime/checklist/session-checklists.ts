@@ -77,7 +77,7 @@ export class SessionChecklists {
    * The completion audit at a yield: the report for the yield about to be
    * recorded (undefined when off or no workflow is active); under `block` a
    * failed audit with steps the model can still finish throws the tool error
-   * naming them, at most `maxBlocks` times per run.
+   * naming them, at most `maxBlocks` times per turn.
    */
   auditYield(toolCallId: string): AuditReport | undefined {
     const audited = this.audit();
@@ -95,7 +95,7 @@ export class SessionChecklists {
    * A run about to end in plain text, without a yield: under `block`, a failed
    * audit does not let the turn pass to the user that way any more than a
    * yield; the report to send the model (it continues), at most `maxBlocks`
-   * times per run, counted with the yields refused. Undefined lets the run
+   * times per turn, counted with the yields refused. Undefined lets the run
    * end (no workflow, the audit passes or is not blocking, or the bound is met).
    */
   auditUnyieldedEnd(): AuditReport | undefined {

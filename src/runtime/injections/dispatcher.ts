@@ -135,22 +135,24 @@ export class InjectionDispatcher {
    * are no longer there and never entered the context (the host cleared the
    * queues, e.g. AgentSession.clearQueue) become unsent again, and so do
    * follow-ups still in Pi's queue (the run ended before Pi took them) and,
-   * after an abort, steered events still in Pi's queue. An
+   * with `withdrawSteering` (the run was aborted, or nothing retries it),
+   * steered events still in Pi's queue. An
    * event that needs a decision may have arrived after the last batch; once
    * Pi is idle (the agent_end listeners have settled), the idle rule decides
    * whether it starts a turn.
    */
-  afterRun(ended: { aborted?: boolean } = {}): void {
+  afterRun(ended: { withdrawSteering?: boolean } = {}): void {
     // Pi polls its follow-up queue only where a run would stop: a run that ended before (an abort, a yield) leaves
-    // them there, and the next prompt would reach the model without them. An aborted run leaves its steering
-    // there too: the next prompt would carry it after the events released here (out of occurredAt order) or,
-    // once the host clears Pi's queues, a run late. (A failed call keeps its steering queued: an AgentSession's
-    // retry takes it at once.) Taken back, they wait unsent again and go with the next user turn (or a turn the
-    // idle rule starts), once, in occurredAt order.
+    // them there, and the next prompt would reach the model without them. A run that ends its turn (aborted, or
+    // failed with no retry to come) leaves its steering there too: the next prompt would carry it after the events
+    // released here (out of occurredAt order) or, once the host clears Pi's queues, a turn late. (A session's
+    // retry after a failed call takes it at once: only the turn's end, when the session settles, withdraws it.)
+    // Taken back, they wait unsent again and go with the next user turn (or a turn the idle rule starts), once,
+    // in occurredAt order.
     const withdrawn =
       this.host.transport?.withdrawQueued?.((id) => {
         const queuedAs = this.host.pending.get(id)?.queuedAs;
-        return queuedAs === "follow_up" || (ended.aborted === true && queuedAs === "steer");
+        return queuedAs === "follow_up" || (ended.withdrawSteering === true && queuedAs === "steer");
       }) ?? [];
     this.host.pending.release(withdrawn);
     // Pi's queues are empty at the end of a run unless a message arrived after its last poll; an event

@@ -7,7 +7,7 @@
  * active, task actions are refused with a tool error naming the skill to
  * load; loading skills, progress messages and reads stay allowed. The
  * refusal is bounded like the audit's `block` mode: after `maxRefusals` in a
- * run the call goes ahead and the violation is recorded for the audit.
+ * turn the call goes ahead and the violation is recorded for the audit.
  *
  * Pi-free. The controller owns the durable list; this module decides, per
  * tool call, through one narrow hook (`checkToolCall`).
@@ -28,7 +28,7 @@ export interface InvocationPolicy {
   session?: readonly string[];
   /** Skills the sessions of a variant require, by variant name (the host's rule; a project's own is `require` in prompts/variants.yaml). */
   variants?: Readonly<Record<string, readonly string[]>>;
-  /** Refused calls per run before a call goes ahead with the violation recorded (default 2, as the audit's `maxBlocks`). */
+  /** Refused calls per turn before a call goes ahead with the violation recorded (default 2, as the audit's `maxBlocks`). */
   maxRefusals?: number;
 }
 
@@ -72,7 +72,7 @@ export interface RequiredSkillsEvent {
   /** The required skills not active when the call came. */
   missing: string[];
   toolCallId: string;
-  /** Refusals in this run so far, and the bound. */
+  /** Refusals in this turn so far, and the bound. */
   refusals: number;
   maxRefusals: number;
 }
@@ -138,7 +138,7 @@ export class InvocationEnforcer {
   /**
    * The hook every tool call passes before its executor runs. A task action
    * (or a yield) while a required skill is missing throws the tool error
-   * naming the skills to load, at most `maxRefusals` times per run; after
+   * naming the skills to load, at most `maxRefusals` times per turn; after
    * that the call goes ahead and the violation is recorded.
    */
   checkToolCall(tool: string, params: Readonly<Record<string, unknown>>, toolCallId: string): void {
@@ -155,13 +155,13 @@ export class InvocationEnforcer {
     this.host.emit({ type: "required_skills", action: "violated", tool, missing, toolCallId, refusals: this.refusals, maxRefusals: this.maxRefusals });
   }
 
-  /** A run begins: the bound counts afresh. */
-  beginRun(): void {
+  /** A turn begins: the bound counts afresh (a retry of the turn's model call keeps the count). */
+  beginTurn(): void {
     this.refusals = 0;
   }
 
-  /** A run ended: the turn's requirements end with it. */
-  endRun(): void {
+  /** The turn ended: its requirements end with it. */
+  endTurn(): void {
     const stored = this.host.stored();
     if (stored.some((entry) => entry.scope === "turn")) this.host.save(stored.filter((entry) => entry.scope === "session"));
   }

@@ -122,7 +122,7 @@ function gammaAgent(controller: SessionProtocolController, options: GammaAgentOp
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
   });
   applyCachePlan(agent, controller, options.promptCache ?? {});
-  const unsubscribe = bindController(agent, controller, agentTransport(agent));
+  const unsubscribe = bindController(agent, controller, agentTransport(agent), "with-each-run");
   tools.attach({
     add: (added) => {
       agent.state.tools = [...agent.state.tools, ...added.map(toAgentTool)];

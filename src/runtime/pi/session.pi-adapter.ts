@@ -121,7 +121,7 @@ export async function createGammaSession(options: GammaSessionOptions): Promise<
   agent.followUpMode = "all";
   applyCachePlan(agent, controller, options.promptCache ?? {});
   guardModelCalls(agent, controller);
-  const unsubscribe = bindController(agent, controller, sessionTransport(session, controller));
+  const unsubscribe = bindController(agent, controller, sessionTransport(session, controller), "when-settled");
   // Every loadable tool is registered, inactive, by the extension: a load activates it.
   tools.attach({
     add: (added) => session.setActiveToolsByName([...session.getActiveToolNames(), ...added.map((tool) => tool.name)]),
@@ -272,6 +272,11 @@ function gammaExtension(api: ExtensionAPI, controller: SessionProtocolController
     return undefined;
   });
   api.on("session_compact", () => api.sendMessage(customPayload(controller.anchorMessage())));
+  // The user's turn ends when the session settles, after Pi's retries and recoveries (a retry keeps the turn's
+  // required skills, and takes steered events from Pi's queue itself); a stopped session takes no change.
+  api.on("agent_settled", () => {
+    if (controller.failure === undefined && !controller.disposed) controller.endTurn();
+  });
   // Pi's cache warming sends paid refresh requests after a run; the host opts in (PromptCacheOptions.cacheWarming).
   // A session whose store failed sends none.
   api.on("cache_warming_decision", () => (cacheWarming === "off" || controller.failure !== undefined ? { action: "stop" } : undefined));

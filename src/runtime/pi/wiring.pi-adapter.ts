@@ -14,6 +14,7 @@ import { isGammaCustomMessage } from "../messages.js";
 import { acceptsPromptCacheKey, checkPromptCacheOptions, promptCacheKeys, shapeProviderPayload, type PromptCacheOptions } from "../prompt-cache.js";
 import type { RuntimeTool, ToolOutcome } from "../tools.js";
 import type { ToolCallSummary } from "../yield.js";
+import { toolCallsRan } from "../audit/transcript.js";
 
 /**
  * Run tracking, delivery bookkeeping and the yield contract. Pi ends a run on
@@ -27,7 +28,7 @@ import type { ToolCallSummary } from "../yield.js";
  * write, the listener touches no state and the run's end throws
  * StateWriteFailedError, which is what prompt() rejects with.
  */
-export function bindController(agent: Agent, controller: SessionProtocolController, transport: InjectionTransport): () => void {
+export function bindController(agent: Agent, controller: SessionProtocolController, transport: InjectionTransport, turns: TurnEnd): () => void {
   const previousAfter = agent.afterToolCall;
   agent.afterToolCall = async (context, signal) => {
     const result = previousAfter === undefined ? undefined : await previousAfter(context, signal);
@@ -62,7 +63,7 @@ export function bindController(agent: Agent, controller: SessionProtocolControll
     if (event.type === "agent_start") controller.beginRun();
     else if (event.type === "agent_end") {
       const last = event.messages.at(-1);
-      controller.endRun({ aborted: signal.aborted || (last?.role === "assistant" && last.stopReason === "aborted") });
+      controller.endRun({ aborted: signal.aborted || (last?.role === "assistant" && last.stopReason === "aborted"), endsTurn: turns === "with-each-run" });
       // An aborted run ends without waiting for a write that does not answer (the write's failure, if it comes, is still told).
       await controller.waitForStore(signal).catch((error: unknown) => {
         if (!signal.aborted || controller.failure !== undefined || controller.disposed) throw error;
@@ -73,11 +74,19 @@ export function bindController(agent: Agent, controller: SessionProtocolControll
     } else if (event.type === "message_end") {
       const message = event.message;
       if (message.role === "custom" || message.role === "toolResult") controller.noteContextText(contentText(message.content));
-      if (message.role === "assistant") controller.noteToolBatch(toolCallsOf(message));
+      if (message.role === "assistant") controller.noteToolBatch(toolCallsRan(message.stopReason) ? toolCallsOf(message) : []);
       else if (isGammaCustomMessage(message) && message.details.injectionId !== undefined) controller.noteInContext(message.details.injectionId);
     }
   });
 }
+
+/**
+ * Where a turn ends: with each run (the Agent path: a run is what the host's
+ * prompt() asked for, and nothing retries it), or when the session settles
+ * (an AgentSession retries a failed call, recovers from an overflow and runs
+ * queued continuations within one prompt(): `endTurn` is called then).
+ */
+export type TurnEnd = "with-each-run" | "when-settled";
 
 /**
  * No model call goes out before every change it carries (and every change
