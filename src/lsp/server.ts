@@ -165,7 +165,12 @@ export function startLanguageServer(connection: Connection, options: ServerOptio
   };
   documents.onDidOpen(({ document }) => touch(document.uri));
   documents.onDidChangeContent(({ document }) => touch(document.uri));
-  documents.onDidClose(({ document }) => touch(document.uri));
+  documents.onDidClose(({ document }) => {
+    touch(document.uri);
+    // A project found through a file outside the workspace folders lives while one of its buffers is open: closed,
+    // its findings are withdrawn and nothing of it is held for the rest of a long session.
+    projects?.retain(folders);
+  });
   // A renamed folder moved every file in it: the next analysis looks at every file again.
   connection.workspace.onDidRenameFiles(() => {
     for (const project of projects?.all() ?? []) project.rescan();

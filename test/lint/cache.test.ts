@@ -1,9 +1,11 @@
+import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { SkillParseCache } from "../../src/pipeline/lint-skills/checked-skill.js";
 import { CHECKED_SKILLS, lintSkills } from "../../src/pipeline/lint-skills/lint-skills.js";
 import { BuildSession } from "../../src/pipeline/session/build-session.js";
 import { fixturesDir } from "./helpers.js";
 import { join } from "node:path";
+import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
 
 const root = join(fixturesDir, "requires-conflict");
 const lint = ({ root, cache }: { root: string; cache: SkillParseCache }) => {
@@ -40,4 +42,29 @@ describe("SkillParseCache", () => {
     expect(SkillParseCache.fromJSON("nonsense").size).toBe(0);
     expect(SkillParseCache.fromJSON({ ...json, entries: [["hash", { diagnostics: [{ ruleId: "no/such-rule" }], body: "", bodyStartLine: 1, opening: {} }]] }).size).toBe(0);
   });
+
+  it("keeps one lint's worth: an edited file's earlier versions are dropped, so a long session does not grow", async () => {
+    const copy = await tempDir("gamma parse cache");
+    try {
+      cpSync(root, copy, { recursive: true });
+      const session = new BuildSession({ repeated: true });
+      await lintSkills(copy, session);
+      const cache = session.find(CHECKED_SKILLS);
+      expect(cache?.size).toBe(3);
+      const file = join(copy, "skills", readSkillFolder(copy), "SKILL.md");
+      const original = readFileSync(file, "utf8");
+      for (let edit = 1; edit <= 20; edit++) {
+        writeFileSync(file, `${original}\nEdit ${edit}.\n`);
+        await lintSkills(copy, session);
+      }
+      expect(cache?.size).toBe(3);
+    } finally {
+      await removeTempDirs();
+    }
+  });
 });
+
+/** The first skill folder of the fixture, by name. */
+function readSkillFolder(project: string): string {
+  return readdirSync(join(project, "skills")).sort()[0] ?? "";
+}

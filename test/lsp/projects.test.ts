@@ -62,6 +62,24 @@ describe("the project of each document", () => {
     expect(messages(client)).toHaveLength(1);
   });
 
+  it("closes a project found through a file outside the workspace folders once its last buffer closes", async () => {
+    const root = await monorepo();
+    // The finding is on disk too: a project still held would go on publishing it after the buffer closed.
+    writeFileSync(join(root, "packages", "agent-a", IMPORT), duplicateName(root, "agent-a"));
+    const client = await open(root, ["."]);
+    const file = `packages/agent-a/${IMPORT}`;
+    await client.open(file, readFileSync(join(root, "packages", "agent-a", IMPORT), "utf8"));
+    await client.diagnosticsFor(file, hasDuplicate);
+    // Its findings are withdrawn with it: nothing of the project is held for the rest of the session.
+    const before = client.published.length;
+    await client.close(file);
+    await client.diagnosticsFor(file, (diagnostics) => diagnostics.length === 0, before);
+    // Opened again, it is analysed afresh.
+    const reopened = client.published.length;
+    await client.open(file, readFileSync(join(root, "packages", "agent-a", IMPORT), "utf8"));
+    await client.diagnosticsFor(file, hasDuplicate, reopened);
+  });
+
   it("in a folder inside a project, analyses that project as the CLI does there", async () => {
     const root = await monorepo();
     const client = await open(root, ["packages/agent-a/skills"]);

@@ -143,7 +143,12 @@ export async function compileProject(root: string, session: BuildSession = new B
   const [linted, loaded] = await Promise.all([lintSkills(root, session, changedPaths, settings), loadProjectSources(root, session, changedPaths, overrides)]);
   const diagnostics: Diagnostic[] = [...linted.diagnostics, ...loaded.diagnostics];
   const { sources } = loaded;
-  const done = (extra: Partial<CompiledProject> = {}): CompiledProject => finish(diagnostics, { skillFiles: linted.files, sources, ...extra });
+  // Every build ends its session's build, a failed one too: a watch session kept over budget for an afternoon
+  // holds one build's worth, not every rebuild's counts (what a stage that did not run holds is kept for the next).
+  const done = (extra: Partial<CompiledProject> = {}): CompiledProject => {
+    session.endBuild();
+    return finish(diagnostics, { skillFiles: linted.files, sources, ...extra });
+  };
   const skills = linted.skills;
   // A compile with errors already stops before it measures: the worker is given nothing to count.
   const worker = options.tokenWorker && !options.recordedCounts && !session.find(TOKEN_COUNTER) && !hasErrors(diagnostics) ? options.tokenWorker : undefined;
@@ -288,14 +293,13 @@ export async function compileProject(root: string, session: BuildSession = new B
   });
   artifacts.set(MANIFEST_FILE, serializeManifest(manifest));
   for (const [path, entry] of Object.entries(manifest.artifacts)) hashes.set(path, entry);
-  session.endBuild();
   return done({ artifacts, manifest, summary: summarize(manifest, plan), templates, prefixContext: context, hashes, tokenBudgets });
 }
 
 const TEMPLATES = defineSlot<Promise<PreparedTemplates | Diagnostic[]>>("templates");
 const CATALOG_ENTRIES = defineSlot<string>("catalog entries");
 const SKILL_BODIES = defineSlot<{ text: string; entry: ArtifactEntry }>("skill bodies");
-const TOKEN_COUNTER = defineSlot<TokenCounter>("token counter");
+export const TOKEN_COUNTER = defineSlot<TokenCounter>("token counter");
 /** Each valid skill folder's supporting files (with the size limit they were read under) and findings, as last read. */
 
 /** Identifies one source by path and bytes ("" when absent). */

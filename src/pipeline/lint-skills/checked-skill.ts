@@ -75,16 +75,29 @@ const CACHE_FORMAT = 3;
  * watch session keeps one across runs (and may persist it with
  * toJSON/fromJSON), so unchanged skills are never parsed twice. Entries made
  * by another gamma-prompt version are dropped on load: rules may have changed.
+ * Each lint keeps only the entries it used ({@link dropUnused}): a session
+ * that lives for a workday (watch, the language server, the MCP server)
+ * holds one lint's worth, not every version of every file it ever checked.
  */
 export class SkillParseCache {
   private readonly entries = new Map<string, CheckedSkill>();
+  private readonly used = new Set<string>();
 
   get(contentHash: string): CheckedSkill | undefined {
-    return this.entries.get(contentHash);
+    const checked = this.entries.get(contentHash);
+    if (checked !== undefined) this.used.add(contentHash);
+    return checked;
   }
 
   set(contentHash: string, checked: CheckedSkill): void {
     this.entries.set(contentHash, checked);
+    this.used.add(contentHash);
+  }
+
+  /** Drops the entries no lookup or store touched since the last call (every lint checks every skill of its project). */
+  dropUnused(): void {
+    for (const hash of this.entries.keys()) if (!this.used.has(hash)) this.entries.delete(hash);
+    this.used.clear();
   }
 
   get size(): number {

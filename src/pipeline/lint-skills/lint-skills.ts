@@ -208,6 +208,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   }
   // Only the bodies of this run are kept.
   if (linkPlans) linkPlans.plans = plansNow;
+  parseCache?.dropUnused();
   if (settings.skillTypes !== undefined) found.push(...unmatchedSkillTypeDiagnostics(settings.skillTypes, sources.folders, sources.unlisted, layout.ignore));
   // Skills no longer listed are forgotten.
   const listed = new Set(sources.files.map((file) => file.path));

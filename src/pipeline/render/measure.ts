@@ -113,6 +113,11 @@ export class TokenCounter {
     return whole;
   }
 
+  /** How many counts and join measures it holds: what a long session keeps between builds. */
+  get size(): number {
+    return this.counts.size + this.joins.size;
+  }
+
   /** Whether the counter currently counts pieces (for tests and diagnostics of the counter itself). */
   get countsPieces(): boolean {
     return this.piecewise !== "whole";
@@ -172,11 +177,14 @@ export class TokenCounter {
     return measure;
   }
 
-  /** Forgets what this build did not use, so a long watch session does not grow without bound; trusts pieces once checked. */
+  /**
+   * Forgets what this build did not use, so a long watch session does not grow without bound; trusts pieces
+   * once checked. A build that stopped before it measured (its sources had errors) keeps every count.
+   */
   endBuild(): void {
     if (this.piecewise === "verify" && this.verifiedThisBuild) this.piecewise = "pieces";
-    for (const key of this.counts.keys()) if (!this.used.has(key)) this.counts.delete(key);
-    for (const key of this.joins.keys()) if (!this.usedJoins.has(key)) this.joins.delete(key);
+    if (this.used.size > 0) for (const key of this.counts.keys()) if (!this.used.has(key)) this.counts.delete(key);
+    if (this.usedJoins.size > 0) for (const key of this.joins.keys()) if (!this.usedJoins.has(key)) this.joins.delete(key);
     this.used.clear();
     this.usedJoins.clear();
     this.verifiedThisBuild = false;

@@ -93,7 +93,10 @@ export class BuildSession {
     this.perKey.delete(slot);
   }
 
-  /** Ends a successful build: drops what it did not use, so a long session holds one build's worth. */
+  /**
+   * Ends a build: drops what it did not use, so a long session holds one build's worth. A build that
+   * failed before a stage ran used nothing of that stage's: what the stage holds is kept for the next build.
+   */
   endBuild(): void {
     for (const entries of this.perKey.values()) entries.dropUnused();
     for (const value of this.kept.values()) if (endsBuild(value)) value.endBuild();

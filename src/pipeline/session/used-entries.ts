@@ -22,7 +22,9 @@ export class UsedEntries<K, V> {
     return this.entries.size;
   }
 
+  /** Drops what was not used since the last call; when nothing was (the build stopped before its stage), keeps all. */
   dropUnused(): void {
+    if (this.touched.size === 0) return;
     for (const key of this.entries.keys()) if (!this.touched.has(key)) this.entries.delete(key);
     this.touched.clear();
   }
