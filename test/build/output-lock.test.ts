@@ -674,4 +674,26 @@ describe("a build that loses its lock to another build before it commits", () =>
     expect((error as LostLockError).message).toMatch(/^Unexpected loss of the output folder's lock \(.*\) to another build while this build was replacing the output folder, expected to hold it until the build is written; this build stopped and left the output folder to the build that holds the lock, which puts it back to a complete build: run gamma-prompt build again when that build has finished$/);
     expect(existsSync(join(dist, JOURNAL_FILE))).toBe(true);
   });
+
+  it("asks for the lock before it undoes anything after a failed write: a build that took the lock over changed the folder, and its files stay", async () => {
+    const dist = await oldBuild();
+    writeFileSync(join(dist, "orphan.md"), "gone in the new build\n");
+    const withAdded = new Map([...newBuild, ["added.md", "new added\n"]]);
+    // This build stalls after its last look at the lock; the build that takes it over meanwhile removes the
+    // orphan and writes its own complete output, so this build's removal of the orphan fails.
+    let looks = 0;
+    const lock = {
+      path: lockPathFor(dist),
+      stillHeld: () => {
+        looks += 1;
+        if (looks > 1) return false;
+        unlinkSync(join(dist, "orphan.md"));
+        for (const [path, text] of withAdded) writeFileSync(join(dist, path), text);
+        return true;
+      },
+    };
+    const error = await emitArtifacts(dist, withAdded, undefined, lock).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(LostLockError);
+    for (const [path, text] of withAdded) expect(readFileSync(join(dist, path), "utf8")).toBe(text);
+  });
 });

@@ -224,8 +224,16 @@ export async function emitArtifacts(outDir: string, artifacts: ReadonlyMap<strin
     current = JOURNAL_FILE;
     unlinkSync(join(outDir, JOURNAL_FILE));
     failpoint("commit");
-  } catch (error) {
+  } catch (caught) {
     memory?.files.clear();
+    let error = caught;
+    // A file operation can fail because another build took the lock over while this one stalled (stopped, or
+    // in another PID namespace) and changed the folder under it: the look between two checks would come too
+    // late. Undone now, this build would delete that build's finished files; so the lock is asked first.
+    if (!lost && lock !== undefined && !lock.stillHeld()) {
+      lost = true;
+      error = new LostLockError(lock.path, journaled);
+    }
     if (lost) {
       // The output folder, its journal and (once journaled) this build's staging folder are the other build's now.
       if (!journaled) attempt(() => rmSync(staging, { recursive: true, force: true }));
