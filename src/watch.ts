@@ -38,6 +38,12 @@ export interface WatchHandle {
    * to finish, so dist/ is never left with temporary files.
    */
   close(): Promise<void>;
+  /**
+   * Resolves, with why, when watch stops on its own: its project root is no longer a folder (moved or
+   * deleted), so nothing there is watched any more. The error event before it says so too. Never resolves
+   * otherwise; a caller awaits it beside its own reason to stop.
+   */
+  readonly stoppedItself: Promise<string>;
 }
 
 export { DEFAULT_DEBOUNCE_MS, MIN_DEBOUNCE_MS };
@@ -77,6 +83,11 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
     build({ root, ...outDirOption, cache, persistentCache: false, ...(changedPaths ? { changedPaths } : {}) });
   const planCost = createPlanTracker(resolve(root, options.outDir ?? "dist"));
 
+  let stopItself: (why: string) => void = () => undefined;
+  const stoppedItself = new Promise<string>((resolveStop) => {
+    stopItself = resolveStop;
+  });
+
   // `rescan`: read every source again instead of only the changed paths (their list is still what the event reports).
   const rebuild = async (changedPaths: string[], rescan = false): Promise<void> => {
     const started = performance.now();
@@ -92,6 +103,9 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
       event = { type: "error", changedPaths, durationMs: elapsedSince(started), message: messageOf(error) };
     }
     options.onEvent(event);
+    // A root moved or deleted takes the watched folders with it: no later save reaches this watch.
+    const gone = event.type === "error" ? folderProblem(root) : undefined;
+    if (gone !== undefined) stopItself(`the project root "${options.root}" is gone (it ${gone}): it was moved or deleted, and nothing there is watched`);
   };
 
   // A project the initial build cannot even read (no skills/ folder) is a
@@ -216,6 +230,7 @@ export async function watch(options: WatchOptions): Promise<WatchHandle> {
 
   let closing: Promise<void> | undefined;
   return {
+    stoppedItself,
     get watching() {
       return layoutTops === "any" ? "any" : [...new Set([...WATCHED_FOLDERS, ...layoutTops])];
     },

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
@@ -87,6 +87,21 @@ describe("gamma-prompt watch (CLI)", () => {
     expect(await running.exit).toEqual({ code: 0, signal: null });
     expect(running.stderr()).toBe("");
     expect(await distProblems(join(root, "dist"))).toEqual([]);
+  });
+
+  it("stops with exit 2 and says why when its project root is moved away: nothing there is watched any more", async () => {
+    const root = await copyProject();
+    const running = startCli(root);
+    expect(await running.nextEvent()).toMatchObject({ type: "initial", ok: true });
+    const moved = `${root}-moved`;
+    await rename(root, moved);
+    try {
+      expect(await running.nextEvent()).toMatchObject({ type: "error" });
+      expect(await running.exit).toEqual({ code: 2, signal: null });
+      expect(running.stderr()).toBe(`gamma-prompt watch: stopped: the project root "${root}" is gone (it does not exist): it was moved or deleted, and nothing there is watched\n`);
+    } finally {
+      await rename(moved, root);
+    }
   });
 
   it("exits 130 at once on a second Ctrl-C sent while the initial build of a large project runs", async () => {

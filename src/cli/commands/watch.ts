@@ -36,7 +36,7 @@ lint's stylish format. json: one event object per line, for editor integrations.
 On Ctrl-C a build in flight finishes writing first, so dist/ never keeps temporary files; a second
 Ctrl-C stops at once. When its reader exits (\`watch --format json | head -1\`, an editor that quit),
 watch stops the same way at its next event, after that build.`,
-        exitCodes: "0 stopped by SIGINT or SIGTERM, or by the reader of its output exiting; 130 stopped at once by a second Ctrl-C (143 by a second SIGTERM); 2 usage error (bad option, no skills/ folder) or standard output refused a write (a full disk).",
+        exitCodes: "0 stopped by SIGINT or SIGTERM, or by the reader of its output exiting; 130 stopped at once by a second Ctrl-C (143 by a second SIGTERM); 2 usage error (bad option, no skills/ folder), the project root moved or deleted while watching, or standard output refused a write (a full disk).",
         examples: ["gamma-prompt watch", "gamma-prompt watch --root my-agent --format json"],
       }),
     )
@@ -93,9 +93,12 @@ async function runWatchCommand(options: WatchCommandOptions & { root: string }):
       const folders = handle.watching === "any" ? "every folder of the project" : handle.watching.map((folder) => `${folder}/`).join(", ");
       process.stdout.write(`Watching ${folders} and gamma-prompt.config.json (Ctrl-C to stop)\n`);
     }
-    await stopRequested;
+    // Nothing else holds the process once the watched folders are gone: without this it would end as if stopped.
+    const stoppedItself = await Promise.race([stopRequested.then(() => undefined), handle.stoppedItself]);
     await handle.close();
-    return EXIT_OK;
+    if (stoppedItself === undefined) return EXIT_OK;
+    process.stderr.write(`gamma-prompt watch: stopped: ${stoppedItself}\n`);
+    return EXIT_USAGE;
   } finally {
     stopListening();
     process.stdout.removeListener("error", onOutputError);
