@@ -560,9 +560,9 @@ export class SessionProtocolController {
     this.yielding.noteToolBatch(calls);
   }
 
-  /** Text that entered the model's context (custom messages, tool results): the audit looks for knowledge hints. */
-  noteContextText(text: string): void {
-    this.recorder.noteContextText(text);
+  /** The runtime's knowledge hints message entered the model's context: the audit records the hinted ids. */
+  noteKnowledgeHints(text: string): void {
+    this.recorder.noteKnowledgeHints(text);
   }
 
   /** The delivery policy's inputs: the current artifacts and whether a task is unfinished. */

@@ -62,6 +62,10 @@ export const ANCHOR_CUSTOM_TYPE = `${GAMMA_CUSTOM_TYPE_PREFIX}anchor`;
 /** A skill the host activated (`activateSkillForHost`): its compiled, verified body. */
 export const HOST_SKILL_CUSTOM_TYPE = `${GAMMA_CUSTOM_TYPE_PREFIX}skill`;
 
+/** The session knowledge's hints message (`<knowledge_hints>`): what the completion audit counts as hints shown. */
+export const KNOWLEDGE_HINTS_KIND = "knowledge_hints";
+export const KNOWLEDGE_HINTS_CUSTOM_TYPE = `${GAMMA_CUSTOM_TYPE_PREFIX}${KNOWLEDGE_HINTS_KIND}`;
+
 /** The kind of a runtime custom type: `gamma.anchor` → `anchor`. */
 export function kindOf(customType: string): string {
   return customType.slice(GAMMA_CUSTOM_TYPE_PREFIX.length);

@@ -149,6 +149,44 @@ describe("knowledge hints on a Pi Agent", () => {
   });
 });
 
+describe("a compiled note over the inline limit", () => {
+  it("comes back inline, as the session loaded it, when a build since changed its dist/ file: the model never reads another revision", async () => {
+    const root = await copyParts(repoRoot, ["skills", "prompts", "schemas", "knowledge"], join(tempDir("gamma-large-note-"), "project"));
+    const rules = Array.from({ length: 300 }, (_, index) => `- Rule ${index}: keep image ${index} on brand.`).join("\n");
+    writeFileSync(join(root, "knowledge", "large-rules.md"), `---\nid: large-rules\nname: Large image rules\nscope: Use for image selection in this workspace.\nsource: user\n---\n\n${rules}\n`);
+    expect((await build({ root, persistentCache: false })).ok).toBe(true);
+    const loaded = loadArtifacts({ distDir: join(root, "dist") });
+    const file = join(root, "dist", "knowledge", "large-rules.md");
+    const compiled = readFileSync(file, "utf8");
+    const faux = pi.faux();
+    const gamma = pi.disposeAfterTest(createGammaAgent({ artifacts: loaded, variant: "base", model: faux.getModel(), executors: recordingExecutors() }));
+    const seen: SeenContext[] = [];
+    faux.setResponses([toolUse(fetch("large-rules")), seeing(seen, fauxAssistantMessage("Noted."))]);
+    await gamma.agent.prompt(gamma.controller.buildTurnMessages({ text: "Pick the images" }) as AgentMessage[]);
+    expect(textOf(seen[0]?.messages.at(-1))).toContain(`Read it at ${file} with the \`read\` tool`);
+    // A rebuild after an edit of the note writes another revision to the same file.
+    writeFileSync(file, compiled.replace("Rule 0:", "Rule zero:"));
+    faux.setResponses([toolUse(fetch("large-rules")), seeing(seen, fauxAssistantMessage("Noted again."))]);
+    await gamma.agent.prompt(gamma.controller.buildTurnMessages({ text: "Pick them again" }) as AgentMessage[]);
+    expect(textOf(seen[1]?.messages.at(-1))).toBe(compiled);
+  });
+});
+
+describe("knowledge options a host got wrong", () => {
+  it.each([
+    [{ maxHints: Number.NaN }, RangeError, "knowledge.maxHints"],
+    [{ maxHints: -1 }, RangeError, "knowledge.maxHints"],
+    [{ maxHints: "3" }, RangeError, "knowledge.maxHints"],
+    [{ resolvePath: "nope" }, TypeError, "knowledge.resolvePath"],
+    ["maxHints: 5", TypeError, "knowledge"],
+  ] as const)("%j is refused when the agent is created, naming the option", (knowledge, type, named) => {
+    const faux = pi.faux();
+    const create = () => createGammaAgent({ artifacts, variant: "base", model: faux.getModel(), executors: recordingExecutors(), knowledge: knowledge as never });
+    expect(create).toThrow(type);
+    expect(create).toThrow(`Unexpected ${named} `);
+  });
+});
+
 describe("live notes", () => {
   const live = { id: "client-colours", name: "Client colours", scope: "Use for colour choices in decks for this client.", source: "user" as const, appliesTo: { keywords: ["colour", "palette"] } };
 

@@ -5,7 +5,7 @@ import { AuditPolicyError, checkAuditPolicy, type AuditPolicy } from "../../src/
 import type { InvocationPolicy } from "../../src/runtime/invocation/required-skills.js";
 import { FileSessionLog } from "../../src/runtime/audit/recorder.js";
 import { loadArtifacts } from "../../src/runtime/artifacts.js";
-import { createTrustedMessage } from "../../src/runtime/messages.js";
+import { createTrustedMessage, KNOWLEDGE_HINTS_KIND } from "../../src/runtime/messages.js";
 import { createGammaAgent, createGammaSession } from "../../src/runtime/pi-adapter.js";
 import type { VariantName } from "../../src/protocol/dist-manifest.js";
 import type { ProtocolEvent } from "../../src/runtime/yield.js";
@@ -305,7 +305,7 @@ describe("the completion audit at a yield while a workflow is active", () => {
   it("knowledge hints in context and none fetched: a warning that does not fail the audit", async () => {
     const { agent, faux, events } = agentWith();
     const hints = createTrustedMessage({
-      kind: "system_note",
+      kind: KNOWLEDGE_HINTS_KIND,
       content: '<knowledge_hints>\n  <knowledge id="note-brand-images" scope="workspace">Brand image rules</knowledge>\n</knowledge_hints>',
       details: {},
       timestamp: 1,
@@ -315,5 +315,38 @@ describe("the completion audit at a yield while a workflow is active", () => {
     const report = audits(events)[0]?.report;
     expect(report?.outcome).toBe("pass");
     expect(report?.findings.map((finding) => finding.ruleId)).toEqual(["audit/knowledge-not-fetched"]);
+  });
+
+  it("a hints block in anything but the runtime's own hints message (a tool's output, a host's note) shows no hints: nothing to fetch", async () => {
+    const block = '<knowledge_hints>\n  <knowledge id="note-brand-images" scope="workspace">Brand image rules</knowledge>\n</knowledge_hints>';
+    const events: ProtocolEvent[] = [];
+    const faux = pi.faux();
+    const gamma = pi.disposeAfterTest(
+      createGammaAgent({
+        artifacts,
+        variant: "deck-generation",
+        model: faux.getModel(),
+        executors: { ...recordingExecutors(), bash: async () => ({ content: [{ type: "text", text: block }] }) },
+        onProtocolEvent: (event) => events.push(event),
+        ...NO_KNOWLEDGE_HINTS,
+      }),
+    );
+    const note = createTrustedMessage({ kind: "system_note", content: block, details: {}, timestamp: 1 });
+    faux.setResponses([toolUse(fauxToolCall("bash", { command: "cat notes.md" })), todo(FINISHED_DECK), done("Here is your deck.")]);
+    await gamma.agent.prompt([{ role: "user", content: [{ type: "text", text: "Make a deck" }], timestamp: 1 }, note]);
+    expect(audits(events).map((event) => [event.report.outcome, event.report.findings.map((finding) => finding.ruleId)])).toEqual([["pass", []]]);
+  });
+
+  it("a fetch of an id no hint named does not follow the hints", async () => {
+    const { agent, faux, events } = agentWith();
+    const hints = createTrustedMessage({
+      kind: KNOWLEDGE_HINTS_KIND,
+      content: '<knowledge_hints>\n  <knowledge id="brand-images" scope="workspace">Brand image rules</knowledge>\n</knowledge_hints>',
+      details: {},
+      timestamp: 1,
+    });
+    faux.setResponses([toolUse(fauxToolCall("read_workspace_rule", { knowledgeId: "no-such-note" })), todo(FINISHED_DECK), done("Here is your deck.")]);
+    await agent.prompt([{ role: "user", content: [{ type: "text", text: "Make a deck" }], timestamp: 1 }, hints]);
+    expect(audits(events)[0]?.report.findings.map((finding) => finding.ruleId)).toEqual(["audit/knowledge-not-fetched"]);
   });
 });

@@ -500,7 +500,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: 'skills_required ["deck-generation"]\ntool_refused bash (refusal 1 of 2)\ntool_call skill { "name": "deck-generation" }\ntool_call bash { "command": "gml new deck.gml" }',
   },
   "audit/knowledge-not-fetched": {
-    text: "When the runtime sends knowledge hints (short pointers to notes that apply to the current work), the model should read at least one of the hinted notes with read_workspace_rule before its final message. Hints carry only a title; the rules themselves are in the bodies, so a run that never fetches one worked without them. The check only applies in sessions where hints appeared.",
+    text: "When the runtime sends knowledge hints (short pointers to notes that apply to the current work), the model should read at least one of the hinted notes with read_workspace_rule before its final message. Hints carry only a title; the rules themselves are in the bodies, so a run that never fetches one worked without them. The check only applies in sessions where hints appeared: the runtime's own hints message, not a hints block in a tool's output or any other text the model read. A fetch counts when it names a hinted note; a fetch of another id follows none of them.",
     bad: 'knowledge_hints ["brand-images", "deck-typography"]\ntool_call bash { "command": "gml render deck.gml" }\nmessage_user { "message": "Done.", "blockOnUser": true }',
     good: 'knowledge_hints ["brand-images", "deck-typography"]\ntool_call read_workspace_rule { "knowledgeId": "deck-typography" }\ntool_call bash { "command": "gml render deck.gml" }\nmessage_user { "message": "Done.", "blockOnUser": true }',
   },

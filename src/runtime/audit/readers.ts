@@ -9,6 +9,7 @@
  */
 import { parseTaskList } from "../tasks.js";
 import type { Task } from "../execution-state.js";
+import { KNOWLEDGE_HINTS_CUSTOM_TYPE } from "../messages.js";
 import { knowledgeHintIds, toolCallsRan, type PositionedEvent } from "./transcript.js";
 
 export type TranscriptFormat = "session-log" | "pi-session";
@@ -230,7 +231,7 @@ export function readPiSessionText(text: string): ReadTranscript {
       continue;
     }
     if (value["type"] === "custom_message") {
-      hints(contentText(value["content"]), line, events);
+      if (isHintsMessage(value["customType"], value["details"])) hints(contentText(value["content"]), line, events);
       continue;
     }
     if (value["type"] !== "message") continue;
@@ -253,7 +254,6 @@ export function readPiSessionText(text: string): ReadTranscript {
       }
     } else if (message["role"] === "toolResult") {
       const call = calls.get(String(message["toolCallId"] ?? ""));
-      hints(contentText(message["content"]), line, events);
       if (call === undefined || message["isError"] === true) continue;
       if (call.name === "skill" && typeof call.arguments["name"] === "string") {
         const activated = activatedSkills(record(message["details"])["activated"]);
@@ -268,7 +268,7 @@ export function readPiSessionText(text: string): ReadTranscript {
         events.push({ type: "yield", message: String(call.arguments["message"] ?? ""), toolCallId: String(message["toolCallId"] ?? ""), position: line });
       }
     } else if (message["role"] === "custom" || message["role"] === "user") {
-      if (message["role"] === "custom") hints(contentText(message["content"]), line, events);
+      if (message["role"] === "custom" && isHintsMessage(message["customType"], message["details"])) hints(contentText(message["content"]), line, events);
     }
   }
   return {
@@ -307,6 +307,15 @@ function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content.map((part) => (record(part)["type"] === "text" ? String(record(part)["text"] ?? "") : "")).join("\n");
+}
+
+/**
+ * The runtime's own knowledge hints: a `gamma.knowledge_hints` message it marked trusted. A hints block in
+ * anything else (a tool's output, a web page, a host's message) is text the model read, not hints the
+ * session showed: counted, it would fail the audit of a session that showed none, with ids of its choosing.
+ */
+function isHintsMessage(customType: unknown, details: unknown): boolean {
+  return customType === KNOWLEDGE_HINTS_CUSTOM_TYPE && record(details)["trusted"] === true;
 }
 
 function hints(text: string, line: number, events: PositionedEvent[]): void {

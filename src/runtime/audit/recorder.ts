@@ -189,8 +189,8 @@ export class AuditRecorder {
     if (JSON.stringify(tasks.items) !== JSON.stringify(this.state.fold.tasks)) this.record({ type: "tasks", revision: tasks.revision, tasks: tasks.items.map((task) => ({ ...task })) });
   }
 
-  /** Text the model received (a custom message or tool result): records any knowledge hints in it. */
-  noteContextText(text: string): void {
+  /** The text of the runtime's knowledge hints message, as the model received it: records the hinted ids. */
+  noteKnowledgeHints(text: string): void {
     if (!/knowledge_hints/i.test(text)) return;
     const ids = knowledgeHintIds(text);
     if (ids !== undefined && ids.length > 0) this.record({ type: "knowledge_hints", ids });

@@ -12,10 +12,11 @@
  * only when it needs the body again; a changed one it lists with the
  * revision the session has now, as changed since the model read it.
  */
-import { expectFunction, expectObject, shownValue } from "../../protocol/arguments.js";
+import { readFileSync } from "node:fs";
+import { expectFunction, expectInteger, expectObject, shownValue } from "../../protocol/arguments.js";
 import { DEFAULT_INLINE_BYTES } from "../../protocol/knowledge.js";
 import type { ExecutionState } from "../execution-state.js";
-import { createTrustedMessage, type GammaCustomMessage } from "../messages.js";
+import { createTrustedMessage, KNOWLEDGE_HINTS_KIND, type GammaCustomMessage } from "../messages.js";
 import { escapeXml } from "../../protocol/xml-escape.js";
 import { neutraliseReservedTags } from "../injections/neutralise.js";
 import type { ToolOutcome } from "../tools.js";
@@ -25,7 +26,7 @@ import { acceptLiveNote, type KnowledgeNote } from "./notes.js";
 import { MiniSearchSelector, type KnowledgeSelector } from "./selector.js";
 import { emptyKnowledgeState, type KnowledgeNotice, type KnowledgeSessionState, type LoadedNoteRecord } from "./types.js";
 
-export const KNOWLEDGE_HINTS_TYPE = "knowledge_hints";
+export const KNOWLEDGE_HINTS_TYPE = KNOWLEDGE_HINTS_KIND;
 export const BLOCKING_LINE = "BLOCKING: Fetch each matching unread note before the first task action.";
 
 export interface KnowledgeOptions {
@@ -58,6 +59,15 @@ const SELECTOR_EXPECTED = "an object { update(change), select(query) } whose sel
  * made while the turn's messages are, which does not wait). What `select`
  * returns is checked at each turn ({@link selectedIds}).
  */
+/** Refuses options a plain-JavaScript host got wrong, naming the option, before any session uses them. */
+function checkKnowledgeOptions(options: KnowledgeOptions): void {
+  expectObject(options, "knowledge", "an object such as { maxHints: 5 }");
+  if (options.selector !== undefined) checkSelector(options.selector);
+  // NaN would hint every note at once, and a negative count none, quietly.
+  if (options.maxHints !== undefined) expectInteger(options.maxHints, "knowledge.maxHints", 0);
+  if (options.resolvePath !== undefined) expectFunction(options.resolvePath, "knowledge.resolvePath", "a function that takes a note and returns the path the host's read tool opens");
+}
+
 function checkSelector(selector: unknown): void {
   expectObject(selector, "knowledge.selector", SELECTOR_EXPECTED);
   for (const method of ["update", "select"] as const) {
@@ -127,7 +137,7 @@ export class SessionKnowledge {
     compiled: LoadedKnowledge | undefined,
     private readonly options: KnowledgeOptions = {},
   ) {
-    if (options.selector !== undefined) checkSelector(options.selector);
+    checkKnowledgeOptions(options);
     this.selector = options.selector ?? new MiniSearchSelector();
     this.maxHints = options.maxHints ?? 5;
     this.inlineBytes = compiled?.inlineBytes ?? DEFAULT_INLINE_BYTES;
@@ -290,7 +300,7 @@ export class SessionKnowledge {
       throw new KnowledgeToolError(`Unknown knowledge note ${shown}. Fetch only ids given in the knowledge hints; this note may have been removed.`);
     }
     const bytes = Buffer.byteLength(note.body);
-    const path = bytes > this.inlineBytes ? (this.options.resolvePath ?? ((candidate: Readonly<KnowledgeNote>) => candidate.path))(note) : undefined;
+    const path = bytes > this.inlineBytes && this.servedByPath(note) ? (this.options.resolvePath ?? ((candidate: Readonly<KnowledgeNote>) => candidate.path))(note) : undefined;
     const via = path === undefined ? "inline" : "path";
     const state = this.session();
     const record: LoadedNoteRecord = { id, name: note.name, source: note.source, revision: note.revision, origin: note.origin, via };
@@ -304,6 +314,21 @@ export class SessionKnowledge {
         : `Note "${id}" (${note.name}, source ${note.source}, revision ${note.revision}) is ${bytes} bytes, over the ${this.inlineBytes}-byte inline limit, so its body is not returned here. ` +
           `Read it at ${path} with the \`read\` tool, focusing on the parts relevant to the task (use offset and limit). It is now loaded for this session.`;
     return { content: [{ type: "text", text }], details: { knowledgeId: id, revision: note.revision, via, ...(path === undefined ? {} : { path }) } };
+  }
+
+  /**
+   * Whether a large note can be read at its path. A compiled note's default path is its dist/ file, which a
+   * build made after this session loaded its artifacts may have changed or removed: the model would read
+   * another revision than the one recorded as loaded. Then the verified body this session holds is returned
+   * inline instead. (A path the host resolves is the host's to keep current.)
+   */
+  private servedByPath(note: Readonly<KnowledgeNote>): boolean {
+    if (this.options.resolvePath !== undefined || note.origin !== "compiled" || note.path === undefined) return true;
+    try {
+      return readFileSync(note.path, "utf8") === note.body;
+    } catch {
+      return false;
+    }
   }
 
   // ---- state ---------------------------------------------------------------------------------

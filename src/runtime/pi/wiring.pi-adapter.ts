@@ -10,7 +10,7 @@ import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { systemBlocks } from "../cache-plan.js";
 import type { SessionProtocolController } from "../controller.js";
 import type { InjectionTransport } from "../injections/dispatcher.js";
-import { isGammaCustomMessage } from "../messages.js";
+import { isGammaCustomMessage, KNOWLEDGE_HINTS_CUSTOM_TYPE } from "../messages.js";
 import { acceptsPromptCacheKey, checkPromptCacheOptions, promptCacheKeys, shapeProviderPayload, type PromptCacheOptions } from "../prompt-cache.js";
 import type { RuntimeTool, ToolOutcome } from "../tools.js";
 import type { ToolCallSummary } from "../yield.js";
@@ -73,7 +73,8 @@ export function bindController(agent: Agent, controller: SessionProtocolControll
       if (stopped !== undefined) throw stopped;
     } else if (event.type === "message_end") {
       const message = event.message;
-      if (message.role === "custom" || message.role === "toolResult") controller.noteContextText(contentText(message.content));
+      // Only the runtime's own hints message shows hints: a hints block in a tool's output is text the model read.
+      if (isGammaCustomMessage(message) && message.customType === KNOWLEDGE_HINTS_CUSTOM_TYPE) controller.noteKnowledgeHints(contentText(message.content));
       if (message.role === "assistant") controller.noteToolBatch(toolCallsRan(message.stopReason) ? toolCallsOf(message) : []);
       else if (isGammaCustomMessage(message) && message.details.injectionId !== undefined) controller.noteInContext(message.details.injectionId);
     }
