@@ -92,6 +92,22 @@ describe("knowledge artifacts", () => {
     expect(result.manifest?.knowledge).toBeUndefined();
     expect([...result.removed].sort()).toEqual(["knowledge.json", "knowledge/brand-images.md", "knowledge/card-text.md"]);
   });
+
+  it("a note that is a symbolic link to nothing is an error naming it, not a note quietly left out (and so is a partial)", async () => {
+    const root = await projectWithCase("good");
+    const { symlink } = await import("node:fs/promises");
+    await symlink(join(root, "nowhere", "gone.md"), join(root, "knowledge", "gone.md"));
+    await symlink(join(root, "nowhere", "gone.hbs"), join(root, "prompts", "partials", "gone.hbs")).catch(async () => {
+      await mkdir(join(root, "prompts", "partials"), { recursive: true });
+      await symlink(join(root, "nowhere", "gone.hbs"), join(root, "prompts", "partials", "gone.hbs"));
+    });
+    const result = await build({ root, persistentCache: false });
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics.filter((diagnostic) => diagnostic.ruleId === "source/unreadable-file").map((diagnostic) => [diagnostic.file, diagnostic.line, diagnostic.column, diagnostic.message])).toEqual([
+      ["knowledge/gone.md", 1, 1, "Unexpected symbolic link to a file that does not exist, expected a readable file"],
+      ["prompts/partials/gone.hbs", 1, 1, "Unexpected symbolic link to a file that does not exist, expected a readable file"],
+    ]);
+  });
 });
 
 async function snapshotPrompts(root: string): Promise<Record<string, string>> {

@@ -1,3 +1,5 @@
+import { lstatSync } from "node:fs";
+import { join } from "node:path";
 import { createDiagnostic, FILE_START, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../stage-data.js";
 import {
@@ -119,6 +121,9 @@ export async function loadProjectSources(
       const result = cached ?? (await readPromptSource(root, path));
       if (result === undefined) {
         cache.delete(path);
+        // Listed, then missing: deleted meanwhile, or a link to nothing. A link is a source its author meant to
+        // have: left out quietly, the build would lose a note, a partial or a tool.
+        if (isLinkToNothing(join(root, path))) diagnostics.push(createDiagnostic("source/unreadable-file", path, FILE_START, "Unexpected symbolic link to a file that does not exist, expected a readable file"));
         return;
       }
       if (isDiagnostic(result)) {
@@ -155,4 +160,13 @@ export async function loadProjectSources(
 
 function assign<K extends keyof ProjectSources>(target: ProjectSources, key: K, value: ProjectSources[K] | undefined): void {
   if (value !== undefined) target[key] = value;
+}
+
+/** Whether `path` is a symbolic link (whose target, the caller found, is not there). */
+function isLinkToNothing(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }

@@ -28,7 +28,11 @@ export interface KnowledgeContext {
  */
 export function validateNotes(notes: readonly ParsedNote[], context: KnowledgeContext): { notes: ValidNote[]; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = notes.flatMap((note) => note.diagnostics);
+  // An id belongs to the note whose file is named after it, else to the first by path: the note that is right
+  // is never the one blamed when another took its id (that one has its id-mismatch too).
   const owners = new Map<string, string>();
+  for (const note of notes) if (note.id !== undefined && note.idRange && note.id === fileIdOf(note.path)) owners.set(note.id, note.path);
+  for (const note of notes) if (note.id !== undefined && note.idRange && !owners.has(note.id)) owners.set(note.id, note.path);
   const valid: ValidNote[] = [];
   const skills = new Set(context.skillNames);
   const tools = new Set(context.toolNames);
@@ -39,14 +43,14 @@ export function validateNotes(notes: readonly ParsedNote[], context: KnowledgeCo
   for (const note of notes) {
     const before = diagnostics.length;
     if (note.id !== undefined && note.idRange) {
-      const fileId = (note.path.split("/").pop() ?? "").replace(/\.md$/, "");
+      const fileId = fileIdOf(note.path);
       if (note.id !== fileId) {
         diagnostics.push(createDiagnostic("knowledge/id-mismatch", note.path, note.idRange, `Unexpected id "${note.id}", expected "${fileId}", the note's file name without .md`));
       }
       const owner = owners.get(note.id);
-      if (owner !== undefined) {
+      if (owner !== undefined && owner !== note.path) {
         diagnostics.push(createDiagnostic("knowledge/id-duplicate", note.path, note.idRange, `Unexpected second note with id "${note.id}", expected unique ids (first in ${owner})`));
-      } else owners.set(note.id, note.path);
+      }
     }
     unknown(note, note.skillRefs, skills, suggestibleSkills, "knowledge/unknown-skill", "skill", "a skill in skills/", diagnostics);
     unknown(note, note.toolRefs, tools, context.toolNames, "knowledge/unknown-tool", "tool", "a tool in schemas/tools/ or a tool namespace", diagnostics);
@@ -108,4 +112,9 @@ export function knowledgeToolDiagnostics(notes: readonly ValidNote[], declaredTo
       `Unexpected ${count} without the \`${KNOWLEDGE_TOOL}\` tool, expected ${TOOLS_DIR}/${KNOWLEDGE_TOOL}.json listed in ${TOOL_ORDER_FILE} (knowledge hints tell the model to fetch each matching note with it)`,
     ),
   ];
+}
+
+/** The id a note's file name gives it: the name without `.md`. */
+function fileIdOf(path: string): string {
+  return (path.split("/").pop() ?? "").replace(/\.md$/, "");
 }
