@@ -1,5 +1,6 @@
-import { lstatSync, realpathSync, statSync } from "node:fs";
-import { dirname, isAbsolute, relative } from "node:path";
+import { randomBytes } from "node:crypto";
+import { closeSync, lstatSync, openSync, realpathSync, statSync, unlinkSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import { describeFsError, fsErrorCode } from "../protocol/path-problem.js";
 import { MAX_TEXT_FILE_BYTES, readRegularFile, statIfPossible } from "../protocol/regular-file.js";
 import { writeFileWhole } from "../pipeline/fix/replace-file.js";
@@ -61,15 +62,25 @@ export function writeCommandFile(path: string, text: string, what: string): void
   }
 }
 
-/** Refuses, before any work, a path `writeCommandFile` could not write: something other than a file there, or no folder to hold it. */
+/**
+ * Refuses, before any work, a path `writeCommandFile` could not write: something other than a file there, no
+ * folder to hold it, or a folder it cannot write in (the file is written beside its place and renamed there, so
+ * a file is made and removed in that folder, as the write will).
+ */
 export function checkCommandFileWritable(path: string, what: string): void {
   const existing = statIfPossible(path);
-  if (existing !== undefined) {
-    if (!existing.isFile()) writeCommandFile(path, "", what);
-    return;
+  if (existing !== undefined && !existing.isFile()) writeCommandFile(path, "", what);
+  if (existing === undefined && statIfPossible(dirname(path))?.isDirectory() !== true) throw new CommandFileError(`cannot write the ${what} to ${path}: ${missingReason(path)}`);
+  const target = existing !== undefined && lstatSync(path).isSymbolicLink() ? realpathSync(path) : path;
+  const probe = join(dirname(target), `.${basename(target)}.probe-${process.pid}-${randomBytes(4).toString("hex")}`);
+  try {
+    closeSync(openSync(probe, "wx"));
+    unlinkSync(probe);
+  } catch (error) {
+    const code = fsErrorCode(error);
+    if (code === undefined) throw error;
+    throw new CommandFileError(`cannot write the ${what} to ${path}: ${describeFsError(code)} (${code})`);
   }
-  const folder = statIfPossible(dirname(path));
-  if (folder?.isDirectory() !== true) throw new CommandFileError(`cannot write the ${what} to ${path}: ${missingReason(path)}`);
 }
 
 /** Why nothing is at `path`: its folder is missing, a part of it is a file, or the name is too long. */

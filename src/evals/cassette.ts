@@ -98,7 +98,12 @@ function sha256(text: string): string {
 
 /** The reply as a cassette keeps it: content (without provider signatures) and how it stopped. */
 export function cassetteReply(reply: ModelReply): ScriptedReply {
-  return { content: replyContent(reply.content) as unknown as ScriptedReply["content"], stopReason: reply.stopReason, ...(reply.errorMessage === undefined ? {} : { errorMessage: reply.errorMessage }) };
+  return {
+    content: replyContent(reply.content) as unknown as ScriptedReply["content"],
+    stopReason: reply.stopReason,
+    ...(reply.errorMessage === undefined ? {} : { errorMessage: reply.errorMessage }),
+    ...(reply.stopReason === "error" && modelStopped(reply) ? { rawStopReason: reply.rawStopReason } : {}),
+  };
 }
 
 function replyContent(content: ModelReply["content"]): Array<Record<string, unknown>> {
@@ -114,9 +119,27 @@ function replyContent(content: ModelReply["content"]): Array<Record<string, unkn
   });
 }
 
-/** A reply that is a failed call, not the model's answer: a provider or connection error, or an aborted request. */
-export function isFailedReply(reply: Pick<ScriptedReply, "stopReason">): boolean {
-  return reply.stopReason === "error" || reply.stopReason === "aborted";
+/**
+ * A reply that is a failed call, not the model's answer: a provider or connection error, or an aborted
+ * request. An `error` stop the model made is its answer: a refusal, a safety or content filter (pi-ai maps
+ * them to `error` and keeps the provider's reason, as `refusal`, `sensitive`, `content_filter`, `SAFETY`).
+ * Counted as no reply, a prompt that makes the model refuse would leave every such run out of the pass rate.
+ */
+export function isFailedReply(reply: Pick<ScriptedReply, "stopReason" | "rawStopReason">): boolean {
+  return reply.stopReason === "aborted" || (reply.stopReason === "error" && !modelStopped(reply));
+}
+
+/**
+ * The providers' stop reasons for content the model would not give: Anthropic's `refusal` and `sensitive`,
+ * OpenAI's `content_filter` (Chat Completions; Responses as `incomplete.content_filter`), Bedrock's
+ * `guardrail_intervened` and `content_filtered`, Google's safety and recitation stops. A failed or cancelled
+ * response, or one cut by the network, is the provider's failure, not the model's answer.
+ */
+const MODEL_STOPS: ReadonlySet<string> = new Set(["refusal", "sensitive", "content_filter", "content_filtered", "guardrail_intervened", "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"]);
+
+/** Whether an `error` stop was the model's own: the provider ended the stream for what the model wrote. */
+function modelStopped(reply: Pick<ScriptedReply, "rawStopReason">): boolean {
+  return typeof reply.rawStopReason === "string" && MODEL_STOPS.has(reply.rawStopReason.slice(reply.rawStopReason.lastIndexOf(".") + 1));
 }
 
 /** Why a cassette cannot stand for a run: the first call it holds that is a failed call (written by an earlier version, or by hand). */

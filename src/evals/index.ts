@@ -216,6 +216,7 @@ async function runOnce(plan: RunPlan, context: RunContext): Promise<RunOutcome> 
   let stale: string | undefined;
   let unrecorded: string | undefined;
   let failedCall: string | undefined;
+  let declined = false;
   let capped = false;
   // The calls that went out: a call refused over the cap never reaches the provider, so it is not counted.
   let sent = 0;
@@ -231,7 +232,11 @@ async function runOnce(plan: RunPlan, context: RunContext): Promise<RunOutcome> 
     },
     onReply: (index, reply) => {
       if (isFailedReply(reply)) failedCall ??= `model call ${index + 1} failed (${reply.stopReason}): ${reply.errorMessage ?? "no message"}`;
-      else recorded[index] = { context: fingerprints[index] ?? "", reply: cassetteReply(reply) };
+      else {
+        recorded[index] = { context: fingerprints[index] ?? "", reply: cassetteReply(reply) };
+        // The model declined (a refusal, a content filter): the run ends in error, but that is its answer.
+        if (reply.stopReason === "error") declined = true;
+      }
     },
     onReplyError: (index, error) => {
       unrecorded ??= `model call ${index + 1}'s reply could not be recorded: ${messageOf(error)}`;
@@ -293,8 +298,9 @@ async function runOnce(plan: RunPlan, context: RunContext): Promise<RunOutcome> 
     ...(context.mode === "live" ? {} : { cassette: display(path, context.cwd) }),
   };
   if (context.mode !== "record") return { result };
-  // A run stopped at the cap replays the same way; any other error (a provider's client that threw) is no recording.
-  const notRecorded = failedCall ?? unrecorded ?? (trace.error !== undefined && !capped ? trace.error : undefined);
+  // A run stopped at the cap, or by the model declining, replays the same way; any other error (a provider's
+  // client that threw) is no recording.
+  const notRecorded = failedCall ?? unrecorded ?? (trace.error !== undefined && !capped && !declined ? trace.error : undefined);
   if (notRecorded !== undefined) return { result, notRecorded: `run ${run}: ${notRecorded}` };
   const cassette: Cassette = {
     format: "gamma-prompt/eval-cassette@1",

@@ -92,6 +92,8 @@ export interface ScriptedReply {
   content: AssistantMessage["content"];
   stopReason: AssistantMessage["stopReason"];
   errorMessage?: string;
+  /** The provider's own stop reason behind an `error` stop the model made (a refusal, a content filter). */
+  rawStopReason?: string;
 }
 
 /**

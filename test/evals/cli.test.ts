@@ -165,6 +165,13 @@ describe("gamma-prompt eval: scenarios and output", () => {
     expect(help.stdout.replace(/\s+/g, " ")).toContain("2 usage: flags, an unknown model, a missing key, no scenarios (no evals/*.yaml and none named), missing cassettes");
   });
 
+  it.skipIf(!existsSync("/proc/version"))("refuses before the first run an --output in a folder no file can be written to (exit 2), though a file is there", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
+    const { code, stdout, stderr } = await runCliInProcessFrom(root, "eval", "--replay", "--output", "/proc/version");
+    expect([code, stdout]).toEqual([2, ""]);
+    expect(stderr).toMatch(/^gamma-prompt eval: cannot write the results to \/proc\/version: .+ \((EACCES|ENOENT|EROFS|EPERM)\)\n$/);
+  });
+
   it("writes no progress bar when stderr is not a terminal, and redraws one in place when it is", async () => {
     const root = evalProject({ scenarios: ["blocking-question"], cassettes: true });
     const { code, stderr } = await runCliInProcessFrom(root, "eval", "--replay");

@@ -332,6 +332,31 @@ describe("a live run whose model call gets no reply is not evaluated (pi-ai's re
   });
 });
 
+describe("a model that declines (a refusal, a content filter) answered: its run is evaluated, and fails", () => {
+  useEvalApiKey();
+
+  it("live and recorded: the run counts in the rate as failed, and its cassette replays to the same verdict", async () => {
+    const root = evalProject({ scenarios: ["blocking-question"] });
+    const wire = await startWireServer();
+    try {
+      wire.script([{ text: "I can't help with that.", refused: true }]);
+      const live = await runEvals({ root, model: "openai/gpt-5", baseUrl: `${wire.url}/v1` });
+      expect(live.results?.scenarios[0]).toMatchObject({ runs: 1, passed: 0, pass: false });
+      expect(live.results?.scenarios[0]?.runResults[0]?.unanswered).toBeUndefined();
+      expect(live.results?.scenarios[0]?.runResults[0]?.error).toBe("Response incomplete: content_filter");
+      wire.script([{ text: "I can't help with that.", refused: true }]);
+      const recorded = await runEvals({ root, model: "openai/gpt-5", baseUrl: `${wire.url}/v1`, record: true });
+      expect(recorded.results?.scenarios[0]).toMatchObject({ runs: 1, passed: 0 });
+    } finally {
+      await wire.close();
+    }
+    const cassette = JSON.parse(readFileSync(join(root, "evals/cassettes/blocking-question/1.json"), "utf8")) as { calls: Array<{ reply: Record<string, unknown> }> };
+    expect(cassette.calls[0]?.reply).toMatchObject({ stopReason: "error", rawStopReason: "incomplete.content_filter" });
+    const replayed = await withoutNetwork(() => runEvals({ root, replay: true }));
+    expect(replayed.results?.scenarios[0]).toMatchObject({ runs: 1, passed: 0, pass: false });
+  });
+});
+
 describe("a --record whose cassettes cannot be written", () => {
   it("is refused before the first model call (exit 2), naming the folder; a folder gone bad during the runs keeps the results and the old cassettes", async () => {
     const root = evalProject({ scenarios: ["topic-only-deck"] });

@@ -19,6 +19,8 @@ export interface ScriptedToolCall {
 export interface ScriptedTurn {
   text?: string;
   toolCalls?: ScriptedToolCall[];
+  /** The model declines (OpenAI Responses only): the response ends incomplete, its reason the content filter. */
+  refused?: boolean;
 }
 
 export type WireProtocol = "anthropic-messages" | "openai-completions" | "openai-responses";
@@ -68,7 +70,7 @@ export async function startWireServer(): Promise<WireServer> {
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       if (protocol === "anthropic-messages") answerAnthropic(res, turn.text, calls, recorded.cache);
       else if (protocol === "openai-completions") answerCompletions(res, turn.text, calls);
-      else answerResponses(res, turn.text, calls);
+      else answerResponses(res, turn.text, calls, turn.refused === true);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -122,7 +124,7 @@ function answerCompletions(res: ServerResponse, text: string | undefined, calls:
   res.end();
 }
 
-function answerResponses(res: ServerResponse, text: string | undefined, calls: Call[]): void {
+function answerResponses(res: ServerResponse, text: string | undefined, calls: Call[], refused = false): void {
   const event = (type: string, data: Record<string, unknown>) => sse(res, type, { type, ...data });
   event("response.created", { response: { id: "resp_1", status: "in_progress", output: [] } });
   let output = 0;
@@ -143,7 +145,9 @@ function answerResponses(res: ServerResponse, text: string | undefined, calls: C
     event("response.output_item.done", { output_index: output, item: { ...item, arguments: args, status: "completed" } });
     output++;
   }
-  event("response.completed", { response: { id: "resp_1", status: "completed", usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15, input_tokens_details: { cached_tokens: 0 } } } });
+  const usage = { input_tokens: 10, output_tokens: 5, total_tokens: 15, input_tokens_details: { cached_tokens: 0 } };
+  if (refused) event("response.incomplete", { response: { id: "resp_1", status: "incomplete", incomplete_details: { reason: "content_filter" }, usage } });
+  else event("response.completed", { response: { id: "resp_1", status: "completed", usage } });
   res.end();
 }
 

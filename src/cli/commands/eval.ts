@@ -152,6 +152,9 @@ whose 95% interval does not overlap the baseline's.`,
         return;
       }
       const document = canonicalJson(outcome.results);
+      // The results first: paid for, they are shown even when the file cannot be written after all.
+      process.stdout.write(options.format === "json" ? document : formatSummary(outcome.results, "cli"));
+      result.exitCode = outcome.results.passed ? 0 : 1;
       if (options.output !== undefined) {
         try {
           writeCommandFile(options.output, document, "results");
@@ -160,8 +163,6 @@ whose 95% interval does not overlap the baseline's.`,
           throw error;
         }
       }
-      process.stdout.write(options.format === "json" ? document : formatSummary(outcome.results, "cli"));
-      result.exitCode = outcome.results.passed ? 0 : 1;
     });
 }
 
