@@ -497,7 +497,8 @@ export class SessionProtocolController {
 
   /**
    * The host requires skills for this request: for the current turn (until
-   * the run answering it ends) or the whole session. Until each is active,
+   * it ends: its run on the Agent path, the session settling on an
+   * AgentSession, after Pi's retries) or the whole session. Until each is active,
    * task actions and yields are refused with a tool error naming the skills
    * to load, at most `invocation.maxRefusals` times per turn (default 2);
    * then the call goes ahead and the violation is recorded for the audit
