@@ -34,6 +34,8 @@ export interface ProjectSources {
   knowledgeFiles?: SourceFile[];
   /** Every file under schemas/namespaces/ (declarations and tools), sorted by path; undefined when the project has none. */
   namespaceFiles?: SourceFile[];
+  /** Files listed but refused by the reader, each with its own finding (not UTF-8, too large, unreadable): present, not read. */
+  refused: ReadonlySet<string>;
 }
 
 export const REQUIRED_SOURCES = [PREFIX_TEMPLATE, VARIANT_TEMPLATE, VARIANTS_FILE] as const;
@@ -108,6 +110,7 @@ export async function loadProjectSources(
   // The sources in a folder that cannot be listed are unknown: an error, so a build keeps dist/ rather than render without them.
   const diagnostics: Diagnostic[] = [...unlisted.map(({ folder, code }) => unlistableFolder("source/unreadable-file", folder, code)), ...ignored.map(ignoredSourceDiagnostic)];
   const files = new Map<string, SourceFile>();
+  const refused = new Set<string>();
   await Promise.all(
     paths.map(async (path) => {
       // An override is never remembered as read: once it ends, the caller names the path as changed.
@@ -129,6 +132,7 @@ export async function loadProjectSources(
       if (isDiagnostic(result)) {
         cache.delete(path);
         diagnostics.push(result);
+        refused.add(path);
         return;
       }
       files.set(path, result);
@@ -144,6 +148,7 @@ export async function loadProjectSources(
   const sources: ProjectSources = {
     partials: under(PARTIALS_DIR),
     toolFiles: under(TOOLS_DIR).filter((file) => file.path !== TOOL_ORDER_FILE),
+    refused,
   };
   assign(sources, "prefix", files.get(PREFIX_TEMPLATE));
   assign(sources, "variant", files.get(VARIANT_TEMPLATE));

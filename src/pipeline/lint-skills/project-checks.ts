@@ -68,7 +68,7 @@ export async function checkProjectSources(
   appendDiagnostics(diagnostics, injections.diagnostics);
   // What the model is offered: a skill with disable-model-invocation is in neither the catalog nor the skill tool's names.
   const invocable = skills.filter((skill) => skill.disableModelInvocation !== true);
-  const tools = resolveTools({ files: sources.toolFiles, order: sources.toolOrder }, invocable.map((skill) => skill.name), session.reuser(TOOL_FILES), acceptedToolParameters);
+  const tools = resolveTools({ files: sources.toolFiles, order: sources.toolOrder, refused: sources.refused }, invocable.map((skill) => skill.name), session.reuser(TOOL_FILES), acceptedToolParameters);
   appendDiagnostics(diagnostics, tools.diagnostics);
   const namespaceFiles = sources.namespaceFiles ?? [];
   const namespaces = namespaceFiles.length > 0 ? resolveNamespaces(namespaceFiles, tools.tools, session.reuser(TOOL_FILES), acceptedToolParameters) : { namespaces: [], diagnostics: [] };

@@ -158,7 +158,16 @@ function checkHelperCall(walk: Walk, template: ParsedTemplate, node: hbs.AST.Nod
     report(walk, "template/unknown-helper", template, node, `Unexpected helper \`${path.original}\`, expected one of eq, join`);
     return;
   }
-  for (const param of params) evaluate(walk, template, param, frames);
+  const values = params.map((param) => evaluate(walk, template, param, frames));
+  // join prints each item as text: an object would print as "[object Object]", and a separator must be text.
+  if (path.original !== "join") return;
+  const [list, separator] = values;
+  if (list?.found === true && Array.isArray(list.value) && list.value.some((item) => typeof item === "object" && item !== null)) {
+    report(walk, "template/non-scalar-value", template, params[0] ?? node, `Unexpected list of objects in {{join ${describeExpression(template, params[0] ?? node)}}}, expected a list of strings or numbers (use {{#each}} to print a field of each)`);
+  }
+  if (separator?.found === true && typeof separator.value !== "string") {
+    report(walk, "template/non-scalar-value", template, params[1] ?? node, `Unexpected ${typeof separator.value} as the separator of {{join}}, expected a string such as ", "`);
+  }
 }
 
 type Evaluated = { found: true; value: unknown } | { found: false };

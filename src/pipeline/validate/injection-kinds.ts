@@ -17,6 +17,13 @@ export function resolveInjections(source: SourceFile): { injections: InjectionKi
   }
   const entries = located.value as Array<Omit<InjectionKindArtifact, "tag">>;
   const diagnostics: Diagnostic[] = [];
+  // The schema asks for text; spaces alone would reach the prompt as an empty line about the kind.
+  entries.forEach((entry, index) => {
+    for (const field of ["meaning", "action"] as const) {
+      if (entry[field].trim() !== "") continue;
+      diagnostics.push(createDiagnostic("injection/invalid", source.path, rangeAt(located, [index, field]), `Unexpected blank ${field} of kind \`${entry.kind}\`, expected the text the prompt gives for it`));
+    }
+  });
   const length = Math.max(entries.length, INJECTION_KINDS.length);
   for (let index = 0; index < length; index++) {
     const expected = INJECTION_KINDS[index];

@@ -18,6 +18,8 @@ export interface ToolSources {
   /** Every `schemas/tools/*.json` except order.json, sorted by path. */
   files: SourceFile[];
   order: SourceFile | undefined;
+  /** Files there that the reader refused (each has its own finding): their tools have a file, just not a readable one. */
+  refused?: ReadonlySet<string>;
 }
 
 /**
@@ -44,7 +46,7 @@ export function resolveTools(
     diagnostics.push(createDiagnostic("tool/order-unknown", order.file, rangeAt(order, []), "Unexpected tool order, expected a JSON list of tool names"));
     return { tools: [], diagnostics };
   }
-  const tools = orderTools({ order, at: [], names: order.value as string[], files: sources.files, byName, dir: TOOLS_DIR, orderName: TOOL_ORDER_FILE }, diagnostics);
+  const tools = orderTools({ order, at: [], names: order.value as string[], files: sources.files, byName, dir: TOOLS_DIR, orderName: TOOL_ORDER_FILE, ...(sources.refused ? { refused: sources.refused } : {}) }, diagnostics);
   const skillTool = tools.find((tool) => tool.name === SKILL_TOOL);
   if (skillTool) {
     const withEnum = addSkillEnum(skillTool, skillNames);
@@ -175,10 +177,12 @@ export interface ToolOrder {
   /** The folder the tool files are in, and how the messages name the list. */
   dir: string;
   orderName: string;
+  /** Files the reader refused, each with its own finding: a tool listed with one of them is not missing a file. */
+  refused?: ReadonlySet<string>;
 }
 
 /** The tools in declared order; every name listed once, every file listed, every listed name with a file. */
-export function orderTools({ order, at, names, files, byName, dir, orderName }: ToolOrder, diagnostics: Diagnostic[]): ToolSchemaArtifact[] {
+export function orderTools({ order, at, names, files, byName, dir, orderName, refused }: ToolOrder, diagnostics: Diagnostic[]): ToolSchemaArtifact[] {
   const tools: ToolSchemaArtifact[] = [];
   const listed = new Set<string>();
   names.forEach((name, index) => {
@@ -189,7 +193,7 @@ export function orderTools({ order, at, names, files, byName, dir, orderName }: 
     listed.add(name);
     const tool = byName.get(name);
     if (tool) tools.push(tool);
-    else if (!files.some((file) => file.path === `${dir}/${name}.json`)) {
+    else if (!files.some((file) => file.path === `${dir}/${name}.json`) && refused?.has(`${dir}/${name}.json`) !== true) {
       diagnostics.push(createDiagnostic("tool/order-unknown", order.file, rangeAt(order, [...at, index]), `Unexpected tool \`${name}\`, expected a tool with a file ${dir}/${name}.json`));
     }
   });
