@@ -3,10 +3,13 @@ import { expectAbortSignal, expectBoolean, expectOneOf, expectProjectOptions, ex
 import { compareDiagnostics, countDiagnostics, withoutRepeats, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { ValidSkill } from "./stage-data.js";
 import type { ReportContext } from "./diagnostics/reporters/index.js";
-import { lintSkills } from "./pipeline/lint-skills/lint-skills.js";
+import { lintSkills, type SkillRuleSettings } from "./pipeline/lint-skills/lint-skills.js";
 import { BuildSession } from "./pipeline/session/build-session.js";
 import { detectProfile, isAgentProject, PROFILES, readLintConfig, type Profile } from "./pipeline/validate/lint-config.js";
-import { fixSkillAgain, fixSkillBytes, fixSkillFiles, type FixedSkillFile, type SkillFix, type SkippedFix } from "./pipeline/fix/fix-skills.js";
+import { fixSkillAgain, fixSkillBytes, fixSkillFiles, type FileDeclinedFix, type FixedSkillFile, type SkillFix, type SkippedFix } from "./pipeline/fix/fix-skills.js";
+import { FIXABLE_RULES } from "./pipeline/fix/fix-plan.js";
+import { PORTABLE_MANIFEST_RULES } from "./pipeline/fix/portable-fixes.js";
+import type { RuleId } from "./diagnostics/rules/index.js";
 import { fixesDiff } from "./pipeline/fix/unified-diff.js";
 import { writeFixedFiles } from "./pipeline/fix/write-fixes.js";
 import { removeStaleTempFiles } from "./pipeline/fix/replace-file.js";
@@ -131,8 +134,10 @@ export async function lint(options: LintOptions): Promise<LintResult> {
   if (options.fix) {
     const only = options.fixFiles === undefined ? undefined : new Set(options.fixFiles);
     const fixable = linted.diagnostics.filter((diagnostic) => (only === undefined || only.has(diagnostic.file)) && (within === undefined || within(diagnostic.file)));
-    const fixed = new Map((await fixSkillFiles(root, fixable, profile, skipped)).map((file) => [file.file, file]));
-    linted = (await fixInPasses(fixed, profile, (overrides) => lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: overrides }))) ?? linted;
+    const declined: FileDeclinedFix[] = [];
+    const fixed = new Map((await fixSkillFiles(root, fixable, profile, skipped, declined)).map((file) => [file.file, file]));
+    linted = (await fixInPasses(fixed, profile, linted, (overrides) => lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: overrides }), declined, skipped)) ?? linted;
+    skipped.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     fixedFiles = [...fixed.values()];
     if (options.fix === "write") {
       // What an earlier --fix killed before its rename left beside the skill files (never read as a source).
@@ -192,41 +197,87 @@ function pathsFilter(paths: readonly string[]): (file: string) => boolean {
  * place), until nothing more can be fixed, as one fix can make another
  * possible, or {@link MAX_FIX_PASSES} in all. Each pass's findings are those
  * of the text fixed so far (`relint` reads the fixed files' sources over the
- * disk's). Returns the last of those findings; undefined when nothing was fixed.
+ * disk's). After each pass, a file whose findings, or whose findings a
+ * suppression comment covers, grew under any rule (compared with `baseline`,
+ * then with the pass before) goes back to what it was before that pass and
+ * is fixed no further: a fix never brings a finding or hides one. Those
+ * files, and the findings a planner left for a person (`declined`, by the
+ * latest pass that planned their file), are told in `skipped`. Returns the
+ * last findings; undefined when nothing was fixed.
  */
-async function fixInPasses(fixed: Map<string, FixedSkillFile>, profile: Profile, relint: (overrides: SourceOverrides) => Promise<Linted>): Promise<Linted | undefined> {
+async function fixInPasses(fixed: Map<string, FixedSkillFile>, profile: Profile, baseline: Linted, relint: (overrides: SourceOverrides) => Promise<Linted>, declined: readonly FileDeclinedFix[], skipped: SkippedFix[]): Promise<Linted | undefined> {
+  const overrides = (): SourceOverrides => new Map([...fixed.values()].map((file) => [file.file, file.source]));
+  const latest = new Map<string, FileDeclinedFix[]>();
+  for (const entry of declined) latest.set(entry.file, [...(latest.get(entry.file) ?? []), entry]);
   let linted: Linted | undefined;
-  for (let pass = 1; fixed.size > 0; pass++) {
-    linted = await relint(new Map([...fixed.values()].map((file) => [file.file, file.source])));
+  let previous = baseline;
+  // The files the pass changed, each with what it was before (undefined: as read).
+  let changed = new Map<string, FixedSkillFile | undefined>([...fixed.keys()].map((file) => [file, undefined]));
+  const stopped = new Set<string>();
+  for (let pass = 1; changed.size > 0; pass++) {
+    linted = await relint(overrides());
+    let reverted = false;
+    for (const [file, before] of changed) {
+      const why = widenedFindings(previous, linted, file);
+      if (why === undefined) continue;
+      if (before === undefined) fixed.delete(file);
+      else fixed.set(file, before);
+      stopped.add(file);
+      skipped.push({ file, reason: why });
+      reverted = true;
+    }
+    if (reverted) linted = await relint(overrides());
     if (pass === MAX_FIX_PASSES) break;
-    let changed = false;
-    for (const [file, previous] of fixed) {
-      const again = await fixSkillAgain(previous, linted.diagnostics.filter((diagnostic) => diagnostic.file === file), profile);
+    previous = linted;
+    changed = new Map();
+    for (const [file, before] of fixed) {
+      if (stopped.has(file)) continue;
+      const told: FileDeclinedFix[] = [];
+      const again = await fixSkillAgain(before, linted.diagnostics.filter((diagnostic) => diagnostic.file === file), profile, told);
+      latest.set(file, told);
       if (again === undefined) continue;
       fixed.set(file, again);
-      changed = true;
+      changed.set(file, before);
     }
-    if (!changed) break;
+  }
+  const seen = new Set<string>();
+  for (const entry of [...latest.values()].flat()) {
+    const key = [entry.file, entry.ruleId, entry.reason].join("\u0000");
+    if (seen.has(key)) continue;
+    seen.add(key);
+    skipped.push({ file: entry.file, reason: `${entry.line}:${entry.column} ${entry.ruleId}: ${entry.reason}` });
   }
   return linted;
 }
 
 /**
- * What `lint --fix` would make of one SKILL.md whose text is `text` (an
- * editor's buffer, root-relative `file`), given the findings in that text:
- * the same passes until nothing more can be fixed, each pass's findings
- * those of the project with `buffers` (other unsaved text by root-relative
- * path) and the text fixed so far. Undefined when nothing can be fixed.
- * Writes nothing.
+ * Why a file's fixes may not be kept: under some rule it has more findings after them than before (a fix that
+ * brings a finding), or a suppression comment covers more of them (a fix that widened what the comment covers).
  */
-export async function fixSkillText(root: string, file: string, text: string, findings: readonly Diagnostic[], profile: Profile, buffers: ReadonlyMap<string, string> = new Map()): Promise<FixedSkillFile | undefined> {
-  root = resolve(root);
-  const first = await fixSkillBytes(file, Buffer.from(text, "utf8"), findings, profile);
-  if (first === undefined) return undefined;
-  const others = new Map<string, ReturnType<typeof overrideSource>>();
-  for (const [path, buffer] of buffers) if (path !== file) others.set(path, overrideSource(path, buffer, path.endsWith("/SKILL.md") ? SKILL_READ_RULES : sourceReadRules(path)));
+function widenedFindings(before: Linted, after: Linted, file: string): string | undefined {
+  const grown = (was: readonly Diagnostic[], now: readonly Diagnostic[]): RuleId[] => {
+    const left = new Map<RuleId, number>();
+    for (const diagnostic of was) if (diagnostic.file === file) left.set(diagnostic.ruleId, (left.get(diagnostic.ruleId) ?? 0) + 1);
+    const rules = new Set<RuleId>();
+    for (const diagnostic of now) {
+      if (diagnostic.file !== file) continue;
+      const count = (left.get(diagnostic.ruleId) ?? 0) - 1;
+      left.set(diagnostic.ruleId, count);
+      if (count < 0) rules.add(diagnostic.ruleId);
+    }
+    return [...rules].sort();
+  };
+  const added = grown(before.diagnostics, after.diagnostics);
+  if (added.length > 0) return `fixes that would bring findings it does not have (${added.join(", ")}) were not made`;
+  const hidden = grown(before.suppressed, after.suppressed);
+  if (hidden.length > 0) return `fixes that would make a suppression comment cover findings it does not cover now (${hidden.join(", ")}) were not made`;
+  return undefined;
+}
+
+/** The settings a re-check of fixed text runs with: those of a plain lint of `root` under `profile`, with `others` (unsaved text) read over the disk. */
+function fixCheckSettings(root: string, profile: Profile, others: SourceOverrides): SkillRuleSettings {
   const { config } = readLintConfig(root, undefined, others);
-  const settings = {
+  return {
     profile,
     layout: config.layout,
     rules: config.rules,
@@ -235,8 +286,30 @@ export async function fixSkillText(root: string, file: string, text: string, fin
     namesByPlugin: profile === "agentskills" && !isAgentProject(root, profile),
     ...(config.skillTypes ? { skillTypes: config.skillTypes } : {}),
   };
+}
+
+/** Unsaved text by root-relative path, read as the reader would read the files. */
+function textOverrides(texts: ReadonlyMap<string, string>): Map<string, ReturnType<typeof overrideSource>> {
+  return new Map([...texts].map(([path, text]) => [path, overrideSource(path, text, path.endsWith("/SKILL.md") ? SKILL_READ_RULES : sourceReadRules(path))]));
+}
+
+/**
+ * What `lint --fix` would make of one SKILL.md whose text is `text` (an
+ * editor's buffer, root-relative `file`), given the findings in that text:
+ * the same passes until nothing more can be fixed, each pass's findings
+ * those of the project with `buffers` (other unsaved text by root-relative
+ * path) and the text fixed so far, and the same check that no fix brings or
+ * hides a finding. Undefined when nothing can be fixed. Writes nothing.
+ */
+export async function fixSkillText(root: string, file: string, text: string, findings: readonly Diagnostic[], profile: Profile, buffers: ReadonlyMap<string, string> = new Map()): Promise<FixedSkillFile | undefined> {
+  root = resolve(root);
+  const first = await fixSkillBytes(file, Buffer.from(text, "utf8"), findings, profile);
+  if (first === undefined) return undefined;
+  const others = textOverrides(new Map([...buffers].filter(([path]) => path !== file)));
+  const settings = fixCheckSettings(root, profile, others);
+  const relint = (overrides: SourceOverrides): Promise<Linted> => lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: new Map([...others, ...textOverrides(new Map([[file, text]])), ...overrides]) });
   const fixed = new Map([[file, first]]);
-  await fixInPasses(fixed, profile, (overrides) => lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: new Map([...others, ...overrides]) }));
+  await fixInPasses(fixed, profile, await relint(new Map()), relint, [], []);
   return fixed.get(file);
 }
 
@@ -257,25 +330,52 @@ async function agentSourceDiagnostics(root: string, linted: Awaited<ReturnType<t
 export type FixableDiagnostic = Diagnostic & { fix?: string };
 
 /**
- * Each finding with the fix `lint --fix` would make for it (what it
- * changes), worked out in memory from the files' bytes, or from `texts`
- * (unsaved text by root-relative path) where given. Writes nothing.
+ * Each finding with the fix `lint --fix` would make for it (what it changes), when `lint --fix` resolves it:
+ * worked out in memory as `lint --fix` works (its passes, and its check that no fix brings or hides a finding)
+ * from the files' bytes, or from `texts` (unsaved text by root-relative path) where given. A finding is resolved
+ * when the fixed file no longer has it: one fix can resolve several (moving the design's fields answers each
+ * of their findings), and a finding another fix's lines overlapped is resolved in a later pass. Writes nothing.
  */
 export async function withAvailableFixes(root: string, diagnostics: readonly Diagnostic[], profile: Profile, texts?: ReadonlyMap<string, string>): Promise<FixableDiagnostic[]> {
   expectString(root, "withAvailableFixes root", 'the project\'s folder, such as "."', true);
   if (!Array.isArray(diagnostics as unknown)) throw new TypeError(`Unexpected diagnostics ${shownValue(diagnostics)}, expected an array of findings (a lint result's diagnostics)`);
   expectOneOf(profile, "profile", PROFILES);
   if (texts !== undefined) expectStringMap(texts, "texts", "a Map from root-relative SKILL.md paths to their unsaved text");
+  root = resolve(root);
+  if (!diagnostics.some((diagnostic) => FIXABLE_RULES.has(diagnostic.ruleId))) return diagnostics.map((diagnostic) => ({ ...diagnostic }));
   const fromDisk = diagnostics.filter((diagnostic) => !texts?.has(diagnostic.file));
-  const fixed = await fixSkillFiles(resolve(root), fromDisk, profile);
+  const fixed = new Map((await fixSkillFiles(root, fromDisk, profile)).map((file) => [file.file, file]));
   for (const [file, text] of texts ?? []) {
     const found = await fixSkillBytes(file, Buffer.from(text, "utf8"), diagnostics.filter((diagnostic) => diagnostic.file === file), profile);
-    if (found) fixed.push(found);
+    if (found) fixed.set(file, found);
   }
-  const fixes = new Map(fixed.flatMap((file) => file.fixes).map((fix) => [[fix.file, fix.line, fix.column, fix.ruleId].join("\u0000"), fix.message]));
-  return diagnostics.map((diagnostic) => {
-    const fix = fixes.get([diagnostic.file, diagnostic.line, diagnostic.column, diagnostic.ruleId].join("\u0000"));
-    return fix === undefined ? { ...diagnostic } : { ...diagnostic, fix };
-  });
+  if (fixed.size === 0) return diagnostics.map((diagnostic) => ({ ...diagnostic }));
+  const others = textOverrides(texts ?? new Map());
+  const settings = fixCheckSettings(root, profile, others);
+  const relint = (overrides: SourceOverrides): Promise<Linted> => lintSkills(root, new BuildSession(), undefined, { ...settings, sourceOverrides: new Map([...others, ...overrides]) });
+  const linted = await fixInPasses(fixed, profile, await relint(new Map()), relint, [], []);
+  // What is left of each fixable rule's findings in a fixed file, by rule and message (a fix moves lines, so not by position).
+  const left = new Map<string, number>();
+  const keyOf = (diagnostic: Diagnostic): string => [diagnostic.file, diagnostic.ruleId, diagnostic.message].join("\u0000");
+  for (const diagnostic of linted?.diagnostics ?? []) if (fixed.has(diagnostic.file)) left.set(keyOf(diagnostic), (left.get(keyOf(diagnostic)) ?? 0) + 1);
+  const records = [...fixed.values()].flatMap((file) => file.fixes);
+  const siteOf = (fix: { file: string; line: number; column: number; ruleId: string }): string => [fix.file, fix.line, fix.column, fix.ruleId].join("\u0000");
+  const exact = new Map(records.map((fix) => [siteOf(fix), fix.message]));
+  // Of findings alike, the ones a fix names by position are the ones gone; the others stay in the order found.
+  const ordered = diagnostics.map((diagnostic, position) => ({ diagnostic, position })).sort((a, b) => Number(exact.has(siteOf(b.diagnostic))) - Number(exact.has(siteOf(a.diagnostic))) || a.position - b.position);
+  const result: FixableDiagnostic[] = diagnostics.map((diagnostic) => ({ ...diagnostic }));
+  for (const { diagnostic, position } of ordered) {
+    if (!fixed.has(diagnostic.file) || !FIXABLE_RULES.has(diagnostic.ruleId)) continue;
+    const key = keyOf(diagnostic);
+    const remaining = left.get(key) ?? 0;
+    if (remaining > 0) {
+      left.set(key, remaining - 1);
+      continue;
+    }
+    const inFile = records.filter((fix) => fix.file === diagnostic.file);
+    const sameRule = inFile.filter((fix) => fix.ruleId === diagnostic.ruleId || (PORTABLE_MANIFEST_RULES.has(fix.ruleId) && PORTABLE_MANIFEST_RULES.has(diagnostic.ruleId)));
+    const fix = exact.get(siteOf(diagnostic)) ?? (sameRule.length > 0 ? sameRule : inFile).map((record) => record.message).join("; ");
+    result[position] = { ...diagnostic, fix };
+  }
+  return result;
 }
-

@@ -208,7 +208,8 @@ async function fixFileAnswer(project: McpProject, place: ProjectPath, write: boo
   const result = await lint({ root: project.root, checklists: false, fix: write ? "write" : "dry-run", fixFiles: [place.rel], signal: context.signal });
   const fixed = (result.fixedFiles ?? []).filter((file) => file.file === place.rel);
   // A file reached through a symbolic link is never written through it: the answer says so instead of an empty diff.
-  const skipped = (result.fixesSkipped ?? []).find((entry) => entry.file === place.rel);
+  const reasons = (result.fixesSkipped ?? []).filter((entry) => entry.file === place.rel).map((entry) => entry.reason);
+  const skipped = reasons.length === 0 ? undefined : { reason: reasons.join("; ") };
   return {
     file: place.rel,
     written: write && fixed.length > 0,

@@ -3,7 +3,9 @@ import { findOrderedLists, tooDeepLine } from "../pipeline/parse/body.js";
 import { findStepHeadings } from "../pipeline/parse/step-headings.js";
 import { chooseChecklist, CONDITION_HEADING, headingBefore, OUTSIDE_HEADING, PROCEDURE_HEADING, PROCEDURE_STEPS, stepCount } from "../pipeline/parse/checklist.js";
 import { LineIndex } from "../pipeline/parse/positions.js";
-import { longChecklist } from "../pipeline/validate/body-rules.js";
+import { bodyProblems, longChecklist } from "../pipeline/validate/body-rules.js";
+import type { FrontmatterSplit } from "../pipeline/parse/frontmatter.js";
+import type { RuleId } from "../diagnostics/rules/index.js";
 
 /**
  * The rules that give a skill without a `type` its type. Both count the
@@ -15,8 +17,12 @@ import { longChecklist } from "../pipeline/validate/body-rules.js";
  *   author edits, one fix line per skill): a workflow when the body has an
  *   ordered list of at least three steps (or numbered step headings: what
  *   `skill/reference-checklist` calls a procedure; placeholders such as
- *   `3. ...` are not steps), a reference otherwise, so the type it writes is
- *   never one that lint then warns about.
+ *   `3. ...` are not steps), a reference otherwise ({@link chooseFixType}).
+ *   The type it writes is never one that lint then reports a finding about:
+ *   when the skill's own fields or body make that type bring one (a
+ *   workflow's checklist without a verifying step, `toolNamespaces` on a
+ *   reference), the other type is written if it brings none, and otherwise
+ *   none is, and the finding stays for a person.
  * - `init` around an existing collection (which writes the config's
  *   `skillTypes` for every skill at once, `declared`): a workflow only where
  *   the skill declares an ordered procedure, as the build reads it
@@ -68,4 +74,27 @@ export async function chooseSkillType(text: string, body: string, bodyStartLine:
   if (CONDITION_HEADING.test(under)) return { type: "reference", steps, reason: `a list of ${shown.count} items under "${under}", a heading that names a condition (one branch, not the whole procedure)` };
   if (OUTSIDE_HEADING.test(under)) return { type: "reference", steps, reason: `a list of ${shown.count} items under "${under}", a heading about what comes after or outside the procedure` };
   return { type: "reference", steps, reason: `a list of ${shown.count} items under "${under}", a heading with none of the English words ${PROCEDURE_WORDS}` };
+}
+
+/** The type `lint --fix` writes, or why it writes none (`unfit`: each type would bring a finding the skill does not have). */
+export type FixTypeChoice = SkillTypeChoice | { unfit: string };
+
+/**
+ * The type `lint --fix` writes for a skill without one: {@link chooseSkillType}'s guess, unless that type would
+ * bring a finding of the rules that judge a type against the skill (the body's contract for the type,
+ * `toolNamespaces`, which only a workflow declares); then the other type when it brings none. Neither: `unfit`,
+ * naming what each would bring. Undefined when the body is nested too deep to be read.
+ */
+export async function chooseFixType(text: string, split: FrontmatterSplit, declaresNamespaces: boolean): Promise<FixTypeChoice | undefined> {
+  const guess = await chooseSkillType(text, split.body, split.bodyStartLine);
+  if (guess === undefined) return undefined;
+  const lists = [...(await findOrderedLists(text, split.body, split.bodyStartLine)), ...findStepHeadings(split.body, split.bodyStartLine)].sort((a, b) => a.line - b.line);
+  const lines = new LineIndex(text);
+  const brings = (type: SkillType): RuleId[] => [...new Set<RuleId>([...bodyProblems(type, lists, lines, split).map((problem) => problem.ruleId), ...(type === "reference" && declaresNamespaces ? ["skill/namespace-on-reference" as const] : [])])];
+  const first = brings(guess.type);
+  if (first.length === 0) return guess;
+  const other: SkillType = guess.type === "workflow" ? "reference" : "workflow";
+  const second = brings(other);
+  if (second.length === 0) return { type: other, steps: guess.steps, reason: `as a ${guess.type} it would have ${first.join(", ")}` };
+  return { unfit: `no type fits the skill as it is: as a workflow it would have ${(other === "workflow" ? second : first).join(", ")}, as a reference ${(other === "reference" ? second : first).join(", ")}` };
 }

@@ -1,11 +1,12 @@
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
 import type { SkillType } from "../../stage-data.js";
-import { chooseSkillType } from "../../skills/type-rule.js";
+import { chooseFixType } from "../../skills/type-rule.js";
 import { isMapping, type ParsedSkillFile } from "../parse/parse.js";
 import { fixedAllowedTools, quoteIfNeeded } from "../validate/allowed-tools.js";
 import type { Profile } from "../validate/lint-config.js";
-import { overlapping, type FixSite, type PlannedFix } from "./planned-fix.js";
+import { allowedToolsOf, portableYamlProblems } from "../validate/portable-yaml.js";
+import { overlapping, type DeclinedFix, type FixSite, type PlannedFix } from "./planned-fix.js";
 import { metadataEnd, planPortableManifest, planPortableYaml, PORTABLE_MANIFEST_RULES } from "./portable-fixes.js";
 
 /**
@@ -21,9 +22,11 @@ import { metadataEnd, planPortableManifest, planPortableYaml, PORTABLE_MANIFEST_
  *   (a flow list as `allowed-tools` becomes the space-separated string, as for `skill/allowed-tools-format`).
  * Anything the planner cannot rewrite without losing a byte it does not own
  * (a comment inside a list, an alias, a flow mapping) is left as a finding.
+ * A fix that would change what a suppression comment covers, or bring a
+ * finding the file does not have, is left too, and said (`declined`).
  */
 
-export type { PlannedFix, TextEdit } from "./planned-fix.js";
+export type { DeclinedFix, PlannedFix, TextEdit } from "./planned-fix.js";
 
 /** The rule ids --fix knows how to fix. */
 export const FIXABLE_RULES: ReadonlySet<RuleId> = new Set<RuleId>([
@@ -35,7 +38,8 @@ export const FIXABLE_RULES: ReadonlySet<RuleId> = new Set<RuleId>([
   "skill/yaml-portable",
 ]);
 
-export async function planFixes(parsed: ParsedSkillFile, findings: readonly Diagnostic[], profile: Profile): Promise<PlannedFix[]> {
+/** `declined`, when given, receives the findings left for a person that the user would otherwise expect fixed, and why. */
+export async function planFixes(parsed: ParsedSkillFile, findings: readonly Diagnostic[], profile: Profile, declined?: DeclinedFix[]): Promise<PlannedFix[]> {
   const { split, tree, index } = parsed;
   if (!split || !tree || !isMapping(tree.value)) return [];
   // A flow mapping (`{name: x}`) has no line to add a key on.
@@ -44,26 +48,26 @@ export async function planFixes(parsed: ParsedSkillFile, findings: readonly Diag
   // Moving the manifest is one fix for the whole file, whichever of its findings asked; it goes first, and a
   // fix that would touch the lines it rewrites (a flow list it moves anyway) is left out.
   const moving = findings.find((finding) => PORTABLE_MANIFEST_RULES.has(finding.ruleId));
-  const move = moving ? planPortableManifest(parsed, { ruleId: moving.ruleId, line: moving.line, column: moving.column }) : undefined;
+  const move = moving ? planPortableManifest(parsed, { ruleId: moving.ruleId, line: moving.line, column: moving.column }, declined) : undefined;
   if (move) fixes.push(move);
   for (const finding of findings) {
     if (PORTABLE_MANIFEST_RULES.has(finding.ruleId)) continue;
-    const fix = await planFix(finding, parsed, tree.value, profile);
+    const fix = await planFix(finding, parsed, tree.value, profile, declined);
     if (fix && !overlapping([...fixes.flatMap((kept) => kept.edits), ...fix.edits])) fixes.push(fix);
   }
   return fixes;
 }
 
-async function planFix(finding: Diagnostic, parsed: ParsedSkillFile, frontmatter: Record<string, unknown>, profile: Profile): Promise<PlannedFix | undefined> {
+async function planFix(finding: Diagnostic, parsed: ParsedSkillFile, frontmatter: Record<string, unknown>, profile: Profile, declined?: DeclinedFix[]): Promise<PlannedFix | undefined> {
   const at = { ruleId: finding.ruleId, line: finding.line, column: finding.column };
   switch (finding.ruleId) {
     case "skill/missing-key":
       if (profile !== "gamma" || !finding.message.includes('without "type"') || Object.prototype.hasOwnProperty.call(frontmatter, "type")) return undefined;
-      return insertType(parsed, at);
+      return insertType(parsed, at, declined);
     case "skill/allowed-tools-format":
       return rewriteAllowedTools(parsed, frontmatter["allowed-tools"], at);
     case "skill/description-whitespace":
-      return trimDescription(parsed, frontmatter["description"], at);
+      return trimDescription(parsed, frontmatter["description"], at, declined);
     case "skill/yaml-portable": {
       // A flow-style list as allowed-tools is rewritten as the one string the specification wants, as allowed-tools-format's fix does.
       const tools = parsed.tree?.valueRanges.get("/allowed-tools");
@@ -76,16 +80,22 @@ async function planFix(finding: Diagnostic, parsed: ParsedSkillFile, frontmatter
 }
 
 /**
- * The type {@link chooseSkillType} gives for one file (init, for a whole collection, is warier of a workflow). In the
- * portable spelling, as `gamma-type` under metadata (a new block at the end of the frontmatter when there is none);
- * in a file that writes the design's fields at the top level, as `type` right after `name`'s value, or before the
- * closing `---` when there is no name.
+ * The type {@link chooseFixType} gives for one file (init, for a whole collection, is warier of a workflow), or
+ * none, said, when either type would bring a finding. In the portable spelling, as `gamma-type` under metadata (a
+ * new block at the end of the frontmatter when there is none); in a file that writes the design's fields at the
+ * top level, or whose frontmatter holds YAML other Agent Skills tools cannot read (the portable spelling would
+ * bring `skill/yaml-portable` findings about it), as `type` right after `name`'s value, or before the closing
+ * `---` when there is no name.
  */
-async function insertType(parsed: ParsedSkillFile, site: FixSite): Promise<PlannedFix | undefined> {
+async function insertType(parsed: ParsedSkillFile, site: FixSite, declined?: DeclinedFix[]): Promise<PlannedFix | undefined> {
   const { split, tree, index, source } = parsed;
   if (!split || !tree) return undefined;
-  const choice = await chooseSkillType(source.text, split.body, split.bodyStartLine);
+  const choice = await chooseFixType(source.text, split, (parsed.manifest?.toolNamespaces.length ?? 0) > 0);
   if (choice === undefined) return undefined;
+  if ("unfit" in choice) {
+    declined?.push({ ...site, reason: `the type is left for a person: ${choice.unfit}` });
+    return undefined;
+  }
   const type: SkillType = choice.type;
   const nameKey = tree.keyRanges.get("/name");
   const nameValue = tree.valueRanges.get("/name");
@@ -110,8 +120,19 @@ async function insertType(parsed: ParsedSkillFile, site: FixSite): Promise<Plann
   // or writes any under metadata, gets its type under metadata, where every Agent Skills validator accepts it;
   // one wholly in the top-level spelling gets it there, one spelling per file.
   const underMetadata = written.some((field) => field.portable !== undefined);
-  if (underMetadata || !written.some((field) => field.topLevel !== undefined)) {
-    const frontmatter = isMapping(tree.value) ? tree.value : undefined;
+  // Under gamma, a file with a field under metadata is judged as portable (skill/yaml-portable): a first one
+  // must not bring findings about YAML the file already had.
+  const staysReadable = underMetadata || portableYamlProblems(split, index, source.byteOrderMark === true, allowedToolsOf(parsed)).length === 0;
+  const frontmatter = isMapping(tree.value) ? tree.value : undefined;
+  // One with no entry line to insert before (a flow mapping, `{}`, an empty value) stays for a person: a top-level
+  // type would make the skill non-portable, and gamma-type would bring skill/yaml-portable about the flow mapping.
+  const place = frontmatter?.["metadata"] === undefined ? undefined : metadataEnd(parsed);
+  const wantsMetadata = underMetadata || !written.some((field) => field.topLevel !== undefined);
+  if (wantsMetadata && frontmatter?.["metadata"] !== undefined && (!place || !isMapping(frontmatter["metadata"]))) {
+    declined?.push({ ...site, reason: 'the type is left for a person: metadata is written on one line (a flow mapping, or empty), which "gamma-type" cannot join, and a top-level "type" would make the skill non-portable' });
+    return undefined;
+  }
+  if (underMetadata || (staysReadable && wantsMetadata)) {
     if (frontmatter?.["metadata"] === undefined) {
       // No metadata yet: a block of its own at the end of the frontmatter.
       return {
@@ -123,9 +144,7 @@ async function insertType(parsed: ParsedSkillFile, site: FixSite): Promise<Plann
         },
       };
     }
-    // As the metadata mapping's first entry. One with no entry line to insert before (a flow mapping, `{}`, an
-    // empty value) stays for a person: a top-level type would make the skill non-portable.
-    const place = metadataEnd(parsed);
+    // As the metadata mapping's first entry, above any comment over the one that was first.
     if (!place || !isMapping(frontmatter["metadata"])) return undefined;
     return {
       ...site,
@@ -179,12 +198,23 @@ function rewriteAllowedTools(parsed: ParsedSkillFile, value: unknown, site: FixS
   };
 }
 
-const DOUBLE_QUOTED_SPACE = String.raw`(?:[ \t\n]|\\[ tnr\t]|\\\n)`;
-const LEADING = { '"': new RegExp(`^${DOUBLE_QUOTED_SPACE}+`), "'": /^[ \t\n]+/ };
-const TRAILING = { '"': new RegExp(`${DOUBLE_QUOTED_SPACE}+$`), "'": /[ \t\n]+$/ };
+/** What each one-character escape of a double-quoted YAML string stands for (an escaped line break joins two lines: nothing). */
+const YAML_ESCAPES: Readonly<Record<string, string>> = { "0": "\0", a: "\x07", b: "\b", t: "\t", "\t": "\t", n: "\n", v: "\v", f: "\f", r: "\r", e: "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", N: "\x85", _: "\xa0", L: "\u2028", P: "\u2029", "\n": "" };
+/** A quoted string's text in its units: an escape whole (`\\` is one backslash, never the start of `\ `), any other character alone. */
+const DOUBLE_QUOTED_UNIT = /\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[\s\S])|[\s\S]/g;
+const SINGLE_QUOTED_UNIT = /''|[\s\S]/g;
+
+/** True when a unit of a quoted string reads as white space only (what String.prototype.trim removes), or as nothing. */
+function blankUnit(unit: string): boolean {
+  if (unit.length === 1 || !unit.startsWith("\\")) return unit.trim() === "";
+  const hex = /^\\[xuU]([0-9a-fA-F]+)$/.exec(unit)?.[1];
+  const code = hex === undefined ? undefined : Number.parseInt(hex, 16);
+  const decoded = code === undefined ? YAML_ESCAPES[unit.slice(1)] : code <= 0x10ffff ? String.fromCodePoint(code) : undefined;
+  return decoded !== undefined && decoded.trim() === "";
+}
 
 /** The spaces (and space escapes) just inside a quoted description's quotes are removed. */
-function trimDescription(parsed: ParsedSkillFile, value: unknown, site: FixSite): PlannedFix | undefined {
+function trimDescription(parsed: ParsedSkillFile, value: unknown, site: FixSite, declined?: DeclinedFix[]): PlannedFix | undefined {
   const { tree, index } = parsed;
   const range = tree?.valueRanges.get("/description");
   if (typeof value !== "string" || !range) return undefined;
@@ -193,8 +223,16 @@ function trimDescription(parsed: ParsedSkillFile, value: unknown, site: FixSite)
   const quote = index.text[start];
   if ((quote !== '"' && quote !== "'") || index.text[end - 1] !== quote || end - start < 2) return undefined;
   const inner = index.text.slice(start + 1, end - 1);
-  const trimmed = inner.replace(LEADING[quote], "").replace(TRAILING[quote], "");
-  if (trimmed === inner) return undefined;
+  // Read from the start, so that an escaped backslash before a space is never taken for an escaped space.
+  const units = inner.match(quote === '"' ? DOUBLE_QUOTED_UNIT : SINGLE_QUOTED_UNIT) ?? [];
+  const first = units.findIndex((unit) => !blankUnit(unit));
+  let last = units.length - 1;
+  while (last >= 0 && blankUnit(units[last] as string)) last--;
+  const trimmed = first === -1 ? "" : units.slice(first, last + 1).join("");
+  if (trimmed === inner || trimmed === "") {
+    declined?.push({ ...site, reason: "the description is left for a person: --fix found no space it can remove just inside its quotes" });
+    return undefined;
+  }
   return {
     ...site,
     message: "trimmed the spaces inside the description's quotes",

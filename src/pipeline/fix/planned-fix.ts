@@ -27,6 +27,14 @@ export interface PlannedFix {
 /** Where the finding a fix answers was reported. */
 export type FixSite = Pick<PlannedFix, "ruleId" | "line" | "column">;
 
+/**
+ * A finding a fix exists for that the planner leaves for a person, and why: `lint --fix` says so in a
+ * `not fixed` line rather than leave the user to wonder why the fix its message offers did not happen.
+ */
+export interface DeclinedFix extends FixSite {
+  reason: string;
+}
+
 /** True when two of the edits touch the same text. */
 export function overlapping(edits: readonly TextEdit[]): boolean {
   const sorted = [...edits].sort((a, b) => a.start - b.start);

@@ -4,7 +4,8 @@ import { isMapping, type ParsedSkillFile } from "../parse/parse.js";
 import { tokensOf, type WrittenField } from "../parse/design-fields.js";
 import { quoteIfNeeded } from "../validate/allowed-tools.js";
 import { allowedToolsOf, frontmatterComments, portableYamlProblems } from "../validate/portable-yaml.js";
-import type { FixSite, PlannedFix, TextEdit } from "./planned-fix.js";
+import { isSuppressionComment } from "../validate/suppressions.js";
+import type { DeclinedFix, FixSite, PlannedFix, TextEdit } from "./planned-fix.js";
 
 /**
  * The fixes that make a SKILL.md portable:
@@ -29,7 +30,7 @@ interface Span {
   end: number;
 }
 
-export function planPortableManifest(parsed: ParsedSkillFile, site: FixSite): PlannedFix | undefined {
+export function planPortableManifest(parsed: ParsedSkillFile, site: FixSite, declined?: DeclinedFix[]): PlannedFix | undefined {
   const { split, tree, index, spellings } = parsed;
   if (!split || !tree || !spellings || !isMapping(tree.value)) return undefined;
   const moving = spellings.written.filter((field) => field.topLevel !== undefined);
@@ -71,6 +72,14 @@ export function planPortableManifest(parsed: ParsedSkillFile, site: FixSite): Pl
     const span = { start, end };
     const inside = comments.filter((comment) => comment.start >= start && comment.end <= end);
     const oneLine = place.keyRange.start.line === last.end.line;
+    // A suppression comment covers the next line and the value starting there. Among a value's several lines
+    // it covers one item; above them, the key's line alone: moved above the one entry line the fix writes, it
+    // would cover every item, and hide findings it does not hide now.
+    const directive = oneLine ? undefined : inside.find((comment) => isSuppressionComment(text.slice(comment.start, comment.end)));
+    if (directive) {
+      declined?.push({ ...site, reason: `${field.spelling.field} is left for a person: the suppression comment on line ${index.position(directive.start).line} would cover the one line --fix writes under metadata, and hide findings it does not hide now` });
+      return undefined;
+    }
     const trailing = oneLine ? inside.find((comment) => comment.start > keyStart) : undefined;
     for (const comment of inside) if (comment !== trailing) entries.push(`${indent}${text.slice(comment.start, comment.end)}`);
     if (value !== undefined && field.portable === undefined) {
@@ -109,9 +118,11 @@ export function planPortableManifest(parsed: ParsedSkillFile, site: FixSite): Pl
 
 /**
  * Where entries join an existing metadata block mapping: after its last line
- * (`at`) or before its first entry (`first`), at its entries' indentation.
- * Undefined for metadata written any other way (flow style, empty, not a
- * mapping), which no line can join.
+ * (`at`) or before its first entry and the comment lines above it (`first`,
+ * the line after `metadata:`), at its entries' indentation. A comment above
+ * an entry stays with that entry: a suppression comment keeps covering the
+ * line it was written for. Undefined for metadata written any other way
+ * (flow style, empty, not a mapping), which no line can join.
  */
 export function metadataEnd(parsed: ParsedSkillFile): { at: number; first: number; indent: string } | undefined {
   const { tree, index } = parsed;
@@ -122,7 +133,7 @@ export function metadataEnd(parsed: ParsedSkillFile): { at: number; first: numbe
   const entryKey = firstEntry === undefined ? undefined : tree?.keyRanges.get(`/metadata/${firstEntry.replace(/~/g, "~0").replace(/\//g, "~1")}`);
   if (!metadataKey || !metadataValue || !entryKey || entryKey.start.line <= metadataKey.start.line || metadataKey.start.column !== 1) return undefined;
   const lastLineEnd = index.text.indexOf("\n", index.lineStart(metadataValue.end.line));
-  return { at: lastLineEnd === -1 ? index.text.length : lastLineEnd + 1, first: index.lineStart(entryKey.start.line), indent: " ".repeat(entryKey.start.column - 1) };
+  return { at: lastLineEnd === -1 ? index.text.length : lastLineEnd + 1, first: index.lineStart(metadataKey.start.line + 1), indent: " ".repeat(entryKey.start.column - 1) };
 }
 
 /**

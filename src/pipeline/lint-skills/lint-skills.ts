@@ -97,6 +97,11 @@ export interface LintedSkills {
   files: SkillFileRecord[];
   /** The skill folders this run walked, by root-relative folder: what reads their supporting files next need not list them again. */
   walks: ReadonlyMap<string, SupportingWalk>;
+  /**
+   * The findings an inline suppression comment names and covers: hidden, or shown where no suppression may hide
+   * them (`lint --fix` checks that a fix widens what a comment covers by none).
+   */
+  suppressed: Diagnostic[];
 }
 
 /** One SKILL.md as the rules saw it. */
@@ -221,7 +226,8 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
     found.push(noSkillsDiagnostic(root, layout, settings.configFile));
   }
   const unread = new Set(records.filter((record) => unreadSkill(record.manifest, settings.profile)).map((record) => record.path));
-  const settled = applyRuleSettings(suppressInline(found, sources.files, unread), settings.rules, unread).sort(compareDiagnostics);
+  const suppressed: Diagnostic[] = [];
+  const settled = applyRuleSettings(suppressInline(found, sources.files, unread, suppressed), settings.rules, unread).sort(compareDiagnostics);
   const diagnostics = namesByPlugin ? settled : keepSameNameErrors(settled, records);
 
   const filesWithErrors = new Set(diagnostics.filter((diagnostic) => diagnostic.severity === "error").map((diagnostic) => diagnostic.file));
@@ -249,7 +255,7 @@ export async function lintSkills(root: string, session: BuildSession, changedPat
   statuses.sort((a, b) => compareCodeUnits(a.folder, b.folder));
   skills.sort((a, b) => compareCodeUnits(a.name, b.name));
   const files = records.map(({ path, folder, manifest, opening, body, bodyStartLine }) => ({ path, folder, manifest, opening, body, bodyStartLine }));
-  return { diagnostics, statuses, skills, skillFileCount: sources.files.length, files, walks };
+  return { diagnostics, statuses, skills, skillFileCount: sources.files.length, files, walks, suppressed };
 }
 
 /**
@@ -336,13 +342,13 @@ function folderOf(path: string): string {
  * without a name, a description or (gamma profile) a type the build reads cannot compile: the findings that say
  * why stay, or it would leave the build without a word.
  */
-function suppressInline(diagnostics: Diagnostic[], files: readonly SourceFile[], unread: ReadonlySet<string>): Diagnostic[] {
+function suppressInline(diagnostics: Diagnostic[], files: readonly SourceFile[], unread: ReadonlySet<string>, suppressed: Diagnostic[]): Diagnostic[] {
   const withComments = files.filter((file) => file.text.includes("gamma-prompt-disable"));
   if (withComments.length === 0) return diagnostics;
   const byFile = new Map(withComments.map((file) => [file.path, [] as Diagnostic[]]));
   const rest: Diagnostic[] = [];
   for (const diagnostic of diagnostics) (byFile.get(diagnostic.file) ?? rest).push(diagnostic);
-  for (const file of withComments) appendDiagnostics(rest, applySuppressions(file, byFile.get(file.path) ?? [], unread.has(file.path)));
+  for (const file of withComments) appendDiagnostics(rest, applySuppressions(file, byFile.get(file.path) ?? [], unread.has(file.path), suppressed));
   return rest;
 }
 

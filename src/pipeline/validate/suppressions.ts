@@ -26,6 +26,11 @@ import { yamlLibrary } from "../parse/yaml-library.js";
 
 const DIRECTIVE = /^(\s*#\s*)(gamma-prompt-disable(?:-next-line)?)(?=\s|$)(.*)$/;
 
+/** True when a comment's text (from its `#`) is a suppression directive. */
+export function isSuppressionComment(comment: string): boolean {
+  return DIRECTIVE.test(comment);
+}
+
 /**
  * Findings that mean the file could not be read as a skill. Suppressed, the
  * file would have no error left, and the skill would leave the build without
@@ -73,8 +78,11 @@ interface Suppression {
 /**
  * Removes suppressed findings of one file and adds a finding per unused, unknown or refused suppression.
  * `unread`: the file's skill has no name, description or type the build reads (see {@link suppressible}).
+ * `covered`, when given, receives the findings a suppression names and covers, hidden or (in a skill the
+ * build cannot read) refused: what `lint --fix` compares before and after a fix, which must never widen what
+ * a comment covers.
  */
-export function applySuppressions(source: SourceFile, diagnostics: readonly Diagnostic[], unread = false): Diagnostic[] {
+export function applySuppressions(source: SourceFile, diagnostics: readonly Diagnostic[], unread = false, covered?: Diagnostic[]): Diagnostic[] {
   const suppressions = readSuppressions(source.text);
   if (suppressions.length === 0) return [...diagnostics];
   const kept: Diagnostic[] = [];
@@ -82,9 +90,12 @@ export function applySuppressions(source: SourceFile, diagnostics: readonly Diag
     const match = suppressions.find((suppression) => suppression.rules.includes(diagnostic.ruleId) && (suppression.target === undefined || (diagnostic.line >= suppression.target.first && diagnostic.line <= suppression.target.last)));
     if (match && !suppressible(diagnostic.ruleId, unread)) {
       match.refused.add(diagnostic.ruleId);
+      covered?.push(diagnostic);
       kept.push(diagnostic);
-    } else if (match && diagnostic.ruleId !== "skill/unused-suppression") match.used.add(diagnostic.ruleId);
-    else kept.push(diagnostic);
+    } else if (match && diagnostic.ruleId !== "skill/unused-suppression") {
+      match.used.add(diagnostic.ruleId);
+      covered?.push(diagnostic);
+    } else kept.push(diagnostic);
   }
   const known = Object.keys(ruleRegistry);
   for (const suppression of suppressions) {
