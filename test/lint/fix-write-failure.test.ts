@@ -14,6 +14,8 @@ import { removeTempDirs, tempDir } from "../helpers/temp-project.js";
 
 /** Absolute folders in which no file can be created. */
 const readOnly = vi.hoisted(() => new Set<string>());
+/** Absolute files their user may not write. */
+const unwritable = vi.hoisted(() => new Set<string>());
 vi.mock("node:fs", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs")>();
   const openSync = (...args: Parameters<typeof actual.openSync>) => {
@@ -23,12 +25,23 @@ vi.mock("node:fs", async (importOriginal) => {
     }
     return actual.openSync(...args);
   };
-  return { ...actual, openSync: openSync as typeof actual.openSync };
+  // A file its user may not write, as access(2) answers for a file of mode 0444 (root is not stopped by the bits).
+  const accessSync = (...args: Parameters<typeof actual.accessSync>) => {
+    const [path, mode] = args;
+    if (mode !== undefined && (mode & actual.constants.W_OK) !== 0 && unwritable.has(String(path))) {
+      throw Object.assign(new Error(`EACCES: permission denied, access '${String(path)}'`), { code: "EACCES", errno: -13, syscall: "access", path: String(path) });
+    }
+    return actual.accessSync(...args);
+  };
+  return { ...actual, openSync: openSync as typeof actual.openSync, accessSync: accessSync as typeof actual.accessSync };
 });
 
 const project = fileURLToPath(new URL("../fixtures/fix/insert-type/project", import.meta.url));
 
-afterEach(() => readOnly.clear());
+afterEach(() => {
+  readOnly.clear();
+  unwritable.clear();
+});
 afterAll(removeTempDirs);
 
 async function copyOfProject(): Promise<string> {
@@ -59,5 +72,18 @@ describe("lint --fix in a folder it cannot write", () => {
     const run = await runCliInProcessFrom(dir, "lint", "--fix");
     expect(run.code).toBe(2);
     expect(run.stderr).toBe("gamma-prompt lint: cannot write the fixes to skills/glossary/SKILL.md: the file system does not allow it (EACCES); nothing was written\n");
+  });
+});
+
+describe("lint --fix on a file its user may not write", () => {
+  it("refuses it before writing any file, exit 2, one line (as for a read-only folder)", async () => {
+    const dir = await copyOfProject();
+    // Mode 0444 in a folder its user may write: renaming over it would succeed, so the file itself is asked.
+    unwritable.add(join(dir, "skills/installer/SKILL.md"));
+    const before = await readFile(join(dir, "skills/glossary/SKILL.md"));
+    const run = await runCliInProcessFrom(dir, "lint", "--fix");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe("gamma-prompt lint: cannot write the fixes to skills/installer/SKILL.md: the file system does not allow it (EACCES); nothing was written\n");
+    expect(await readFile(join(dir, "skills/glossary/SKILL.md"))).toEqual(before);
   });
 });

@@ -60,6 +60,12 @@ export async function fixSkillFiles(root: string, diagnostics: readonly Diagnost
       skipped?.push({ file, reason: `it is a symbolic link (to ${linkTarget(join(root, file))}) and --fix never writes through a link, which would replace it with a copy: fix the file it points to` });
       continue;
     }
+    if (linked.nlink > 1) {
+      // Replacing the file would leave its other names with the old text; writing it in place would change a
+      // file the project shares with another place. As for a symbolic link: said, never silent.
+      skipped?.push({ file, reason: `it has ${linked.nlink} hard links and --fix never changes a file that has other names, whose text would then differ or change with it: fix it where you mean to, or make it a copy of its own` });
+      continue;
+    }
     fixed.push(result);
   }
   return fixed;

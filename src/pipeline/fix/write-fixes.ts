@@ -1,3 +1,4 @@
+import { accessSync, constants } from "node:fs";
 import { join } from "node:path";
 import type { FixedSkillFile } from "./fix-skills.js";
 import { FileChangedError, replaceFileAtomically } from "./replace-file.js";
@@ -32,14 +33,26 @@ export class FixWriteError extends Error {
 }
 
 /**
- * Writes each fixed file whole, in order; the first that cannot be written
- * stops the run with a {@link FixWriteError}. A file that no longer holds the
+ * Writes each fixed file whole, in order; a file its user may not write
+ * stops the run before any is written, and the first that cannot be written
+ * stops it with a {@link FixWriteError}. A file that no longer holds the
  * bytes its fixes were computed from (saved by an editor, checked out, moved
  * while lint ran) is left as it is, never overwritten: returns those files.
  */
 export function writeFixedFiles(root: string, fixedFiles: readonly FixedSkillFile[]): string[] {
   const written: string[] = [];
   const changed: string[] = [];
+  // The new file is renamed over the old, which the folder's permissions allow even for a file its user may not
+  // write (mode 0444): a file that refuses writing is refused as an editor refuses it, before any is written.
+  for (const fixed of fixedFiles) {
+    try {
+      accessSync(join(root, fixed.file), constants.W_OK);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException | undefined)?.code;
+      // A file gone meanwhile is told as changed, below.
+      if (typeof code === "string" && code !== "ENOENT") throw new FixWriteError(fixed.file, code, written);
+    }
+  }
   for (const fixed of fixedFiles) {
     try {
       replaceFileAtomically(join(root, fixed.file), Buffer.from(fixed.after, "utf8"), Buffer.from(fixed.before, "utf8"));
