@@ -104,6 +104,10 @@ function fixEdit(context: ActionContext, fixed: FixedSkillFile | undefined): { t
   while (start < before.length && start < fixed.after.length && before[start] === fixed.after[start]) start++;
   let end = 0;
   while (end < before.length - start && end < fixed.after.length - start && before[before.length - 1 - end] === fixed.after[fixed.after.length - 1 - end]) end++;
+  // Never between a CR and its LF: a client's text library takes the pair as one line break and moves such an
+  // end past it, keeping a CR the edit meant to replace. The character taken in is the same in both texts.
+  if (start > 0 && before[start - 1] === "\r" && before[start] === "\n") start--;
+  if (end > 0 && before[before.length - end - 1] === "\r" && before[before.length - end] === "\n") end--;
   const edit: TextEdit = {
     range: { start: context.document.positionAt(start), end: context.document.positionAt(before.length - end) },
     newText: fixed.after.slice(start, fixed.after.length - end),

@@ -8,7 +8,7 @@ import { overlapping, type PlannedFix, type TextEdit } from "./planned-fix.js";
  * Applies planned fixes to a file's own bytes. Edits are planned on the
  * normalised text (LF, no BOM); here they are mapped onto the raw text, so
  * the BOM, every CRLF or lone CR, comments and key order stay as they were,
- * and an inserted line ends the way the file's lines end.
+ * and an inserted line ends the way the lines around it end.
  */
 
 export interface AppliedFixes {
@@ -20,12 +20,20 @@ export interface AppliedFixes {
   raw: string;
 }
 
-/** `raw` is the decoded file with its BOM (if any) as its first character. */
-export function applyFixes(text: string, raw: string, planned: readonly PlannedFix[]): AppliedFixes | undefined {
+/**
+ * `raw` is the decoded file with its BOM (if any) as its first character. `dropped`, when given, receives the
+ * planned fixes left out because the file would not read back as they promise.
+ */
+export function applyFixes(text: string, raw: string, planned: readonly PlannedFix[], dropped?: PlannedFix[]): AppliedFixes | undefined {
   const before = frontmatterValue(text);
   if (before === undefined) return undefined;
   const fixes = planned.filter((fix) => readsBackAs(text, [fix], before));
-  if (fixes.length === 0 || !readsBackAs(text, fixes, before)) return undefined;
+  dropped?.push(...planned.filter((fix) => !fixes.includes(fix)));
+  if (fixes.length === 0) return undefined;
+  if (!readsBackAs(text, fixes, before)) {
+    dropped?.push(...fixes);
+    return undefined;
+  }
   const edits = fixes.flatMap((fix) => fix.edits);
   const written = applyEdits(raw, edits.map((edit) => toRawEdit(raw, edit)));
   const withoutMark = fixes.some((fix) => fix.dropsByteOrderMark === true) && written.startsWith("\ufeff");
@@ -66,10 +74,17 @@ function applyEdits(text: string, edits: readonly TextEdit[]): string {
   return result;
 }
 
-/** The same edit on the raw text: offsets moved past the BOM and every CR, inserted line breaks written as the file writes them. */
+/**
+ * The same edit on the raw text: offsets moved past the BOM and every CR, inserted line breaks written as the
+ * neighbouring line ends (a file whose lines end in different ways keeps each part as it was): an edit at a
+ * line's start as the line before it ends, any other as the line it is in ends.
+ */
 function toRawEdit(raw: string, edit: TextEdit): TextEdit {
-  const lineBreak = /\r\n|\r|\n/.exec(raw)?.[0] ?? "\n";
-  return { start: rawOffset(raw, edit.start), end: rawOffset(raw, edit.end), insert: edit.insert.replace(/\n/g, lineBreak) };
+  const start = rawOffset(raw, edit.start);
+  const end = rawOffset(raw, edit.end);
+  const before = raw[start - 1] === "\n" ? (raw[start - 2] === "\r" ? "\r\n" : "\n") : raw[start - 1] === "\r" ? "\r" : undefined;
+  const lineBreak = before ?? /\r\n|\r|\n/.exec(raw.slice(end))?.[0] ?? /\r\n|\r|\n/.exec(raw)?.[0] ?? "\n";
+  return { start, end, insert: edit.insert.replace(/\n/g, lineBreak) };
 }
 
 function rawOffset(raw: string, normalised: number): number {
