@@ -1,12 +1,13 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { chmod, cp, lstat, mkdir, readdir, readFile, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { chmod, cp, link, lstat, mkdir, readdir, readFile, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCliInProcessFrom } from "../helpers/cli.js";
 import { readGolden, UPDATE_GOLDEN } from "../helpers/golden.js";
 import { readTree, removeTempDirs, tempDir } from "../helpers/temp-project.js";
+import { MAX_SOURCE_BYTES } from "../../src/pipeline/discover/read-source.js";
 
 /**
  * `lint --fix` and `--fix-dry-run`, one fixture folder per case:
@@ -227,6 +228,42 @@ describe("lint --fix contract", () => {
     expect(stdout).toContain("--fix-dry-run");
     // Help text wraps at 80 columns: the words may break across lines.
     expect(stdout).toMatch(/workflow\s+when\s+the\s+body\s+has\s+a\s+checklist\s+of\s+3\s+or\s+more\s+steps/);
+    // Where the type goes, as the insert-type and type-spelling cases show: under metadata unless the skill writes the
+    // design's fields at the top level or holds YAML other tools cannot read (a metadata block of its own is no condition).
+    expect(stdout).not.toMatch(/when\s+the\s+skill\s+has\s+a\s+metadata\s+block/);
+    expect(stdout).toMatch(/as\s+gamma-type\s+under\s+metadata\s+unless\s+the\s+skill\s+writes\s+the\s+design's\s+fields\s+at\s+the\s+top\s+level/);
+  });
+
+  it("leaves a SKILL.md its fixes would push over the size a source may have, and says so", async () => {
+    const dir = await copyOfProject("insert-type");
+    await rm(join(dir, "skills"), { recursive: true, force: true });
+    await mkdir(join(dir, "skills", "large"), { recursive: true });
+    const head = "---\nname: large\ndescription: Use when a skill is as large as a source may be.\n---\n\n# Large\n\n";
+    // Just under the bound: the type's new lines would push it over.
+    const text = `${head}${"- A fact.\n".repeat(Math.floor((MAX_SOURCE_BYTES - head.length - 8) / 10))}`;
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(MAX_SOURCE_BYTES);
+    await writeFile(join(dir, "skills", "large", "SKILL.md"), text);
+    const run = await runCliInProcessFrom(dir, "lint", "--fix");
+    expect(run.stdout).not.toMatch(/^fixed /m);
+    expect(run.stdout).toMatch(/^not fixed skills\/large\/SKILL\.md: 1:1 skill\/missing-key: left as it is: the fixed file would be \d+ bytes, over the 1048576 a SKILL\.md may have \(skill\/file-too-large\)/m);
+    expect(await readFile(join(dir, "skills", "large", "SKILL.md"), "utf8")).toBe(text);
+    const again = await runCliInProcessFrom(dir, "lint");
+    expect(again.stdout).not.toContain("skill/file-too-large");
+    expect(again.stdout).toContain("skill/missing-key");
+  });
+
+  it("leaves a SKILL.md with other hard links as it is, and says so", async () => {
+    const dir = await copyOfProject("insert-type");
+    const file = join(dir, "skills", "release", "SKILL.md");
+    const other = join(dir, "release-copy.md");
+    await link(file, other);
+    const before = await readFile(file, "utf8");
+    const run = await runCliInProcessFrom(dir, "lint", "--fix");
+    expect(run.stdout).toContain("not fixed skills/release/SKILL.md: it has 2 hard links and --fix never changes a file that has other names");
+    expect(run.stdout).not.toMatch(/^fixed skills\/release\/SKILL\.md/m);
+    expect(await readFile(file, "utf8")).toBe(before);
+    expect((await stat(file)).nlink).toBe(2);
+    expect((await stat(file)).ino).toBe((await stat(other)).ino);
   });
 
   it("has a project and its expected result in every case folder", () => {

@@ -50,14 +50,18 @@ depends on another skill is the same. The project is the nearest one at or above
 is a project is its own root), or --root; paths are relative to the working folder.
 
 --fix changes only the frontmatter, and only for a finding this run reports: it inserts a missing \`type\`
-under the gamma profile (workflow when the body has a checklist of 3 or more steps, else reference;
-as gamma-type under metadata when the skill has a metadata block and no design field at the top level),
+under the gamma profile (workflow when the body has a checklist of 3 or more steps, else reference, unless
+that type would bring a finding the other does not, such as toolNamespaces on a reference; as gamma-type
+under metadata unless the skill writes the design's fields at the top level or its frontmatter holds YAML
+other Agent Skills tools cannot read, then as type after name),
 rewrites a list or comma-separated \`allowed-tools\` as the space-separated string, trims the spaces
 inside a quoted description, and (under agentskills) moves the design's top-level fields under metadata
 (gamma-type, gamma-requires-skills, …) and writes flow-style YAML as blocks, so Agent Skills validators
 accept the skill: \`gamma-prompt lint --profile agentskills --fix\` moves a Gamma project. Everything else
 keeps its bytes (comments, key order, CRLF, BOM); each file is replaced at once (temporary file and
-rename). It prints file:line:column, rule and change for each fix; a second run finds nothing to fix. The exit code then reflects the findings that remain.
+rename; a file it may not write stops the run before any is written). A fix that would bring a finding,
+or widen what a suppression comment covers, is not made, and a \`not fixed\` line says why, as for a file
+behind a symbolic or hard link. It prints file:line:column, rule and change for each fix; a second run finds nothing to fix. The exit code then reflects the findings that remain.
 --fix-dry-run prints the same changes as a unified diff on stdout (the remaining findings on stderr;
 with --format json both are in the document) and writes nothing. Its paths start in the working folder
 when it holds the project, else in the project root: apply it there (git apply, or patch -p1).`,

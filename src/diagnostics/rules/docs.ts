@@ -93,7 +93,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: fm("name: pdf", "description: Use when …"),
   },
   "skill/missing-key": {
-    text: "name and description are required by the Agent Skills specification: the catalog lists a skill by them. Under the gamma profile type is required too, because the runtime treats workflow and reference skills differently; lint --fix inserts it, guessed from the body (workflow when it has a checklist of 3 or more steps). In a skill without a name, description or (gamma profile) type the build can read, the finding stays an error whatever the config's `rules` or an inline suppression say: the build would otherwise leave the skill out without a word.",
+    text: "name and description are required by the Agent Skills specification: the catalog lists a skill by them. Under the gamma profile type is required too, because the runtime treats workflow and reference skills differently; lint --fix inserts it, guessed from the body (workflow when it has a checklist of 3 or more steps), never as a type that would bring a finding of its own (toolNamespaces on a reference, a workflow whose checklist has no verifying step): when both would, it inserts none and says why. In a skill without a name, description or (gamma profile) type the build can read, the finding stays an error whatever the config's `rules` or an inline suppression say: the build would otherwise leave the skill out without a word.",
     bad: fm("name: pdf"),
     good: fm("name: pdf", "description: Use when the user asks to fill PDF forms."),
   },
