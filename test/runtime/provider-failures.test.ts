@@ -12,7 +12,7 @@ import type { ProtocolEvent } from "../../src/runtime/yield.js";
 import { FINISHED_DECK } from "./helpers/checklist.js";
 import { prepareDist } from "./helpers/dist.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
-import { fauxPerTest, fauxSessionSetup, NO_KNOWLEDGE_HINTS } from "./helpers/session.js";
+import { fauxPerTest, fauxSessionSetup, NO_KNOWLEDGE_HINTS, SAVED_BRIEF, savedBriefUpdate } from "./helpers/session.js";
 
 const pi = fauxPerTest();
 const artifacts = loadArtifacts({ distDir: prepareDist() });
@@ -84,17 +84,8 @@ describe("a tool call Pi never ran is no first task action", () => {
 });
 
 describe("an event steered in while a call that then failed was out", () => {
-  const SAVED = "The user saved brief.xml.";
-  const update = {
-    id: "e1",
-    kind: "artifact_update",
-    occurredAt: "2026-01-01T00:00:00Z",
-    source: "workspace",
-    delivery: "steer",
-    requiresDecision: false,
-    summary: SAVED,
-    subject: { path: "brief.xml", revision: "r2" },
-  } as const;
+  const SAVED = SAVED_BRIEF;
+  const update = savedBriefUpdate("e1");
   const carries = (context: SeenContext | undefined): boolean => (context?.messages ?? []).some((message) => textOf(message).includes(SAVED));
 
   it("Agent path (nothing retries): the next prompt carries it once, though the host cleared Pi's queues", async () => {

@@ -13,23 +13,12 @@ import type { ExecutionState } from "../../src/runtime/execution-state.js";
 import type { HostExecutors } from "../../src/runtime/tools.js";
 import { prepareDist } from "./helpers/dist.js";
 import { fauxAssistantMessage, fauxToolCall, recordingExecutors, seeing, textOf, toolUse, type SeenContext } from "./helpers/pi.js";
-import { fauxPerTest, fauxSessionSetup, NO_KNOWLEDGE_HINTS } from "./helpers/session.js";
+import { fauxPerTest, fauxSessionSetup, NO_KNOWLEDGE_HINTS, SAVED_BRIEF, savedBriefUpdate } from "./helpers/session.js";
 
 const pi = fauxPerTest();
 const artifacts = loadArtifacts({ distDir: prepareDist() });
-const SAVED = "The user saved brief.xml.";
-
-const update = (id: string) =>
-  ({
-    id,
-    kind: "artifact_update",
-    occurredAt: "2026-01-01T00:00:00Z",
-    source: "workspace",
-    delivery: "steer",
-    requiresDecision: false,
-    summary: SAVED,
-    subject: { path: "brief.xml", revision: "r2" },
-  }) as const;
+const SAVED = SAVED_BRIEF;
+const update = savedBriefUpdate;
 
 /** A store whose write of a removal from the pending set calls `onRemoval` first (the host aborting meanwhile). */
 class RemovalWatchingStore implements StateStore {

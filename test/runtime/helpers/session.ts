@@ -121,3 +121,17 @@ export function agentOnFileStore(
     }),
   );
 }
+
+/** What the workspace says when the user saved the brief: a steered artifact update, by its id. */
+export const SAVED_BRIEF = "The user saved brief.xml.";
+export const savedBriefUpdate = (id: string) =>
+  ({
+    id,
+    kind: "artifact_update",
+    occurredAt: "2026-01-01T00:00:00Z",
+    source: "workspace",
+    delivery: "steer",
+    requiresDecision: false,
+    summary: SAVED_BRIEF,
+    subject: { path: "brief.xml", revision: "r2" },
+  }) as const;
