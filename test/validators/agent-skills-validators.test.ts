@@ -6,12 +6,14 @@
  * init's scaffold, the skills guide's examples and the portability rules'
  * good examples. The rule for what the reference validator cannot read is
  * checked against it too: a warning exactly where skills-ref refuses the
- * frontmatter or reads something else than YAML does.
+ * frontmatter or reads something else than YAML does, or where skills-ref
+ * reads it and a strict YAML 1.2 parser (the yaml package) refuses it.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { parseDocument } from "yaml";
 import { RULE_DOCS } from "../../src/diagnostics/rules/docs.js";
 import { init } from "../../src/init.js";
 import { lint } from "../../src/lint.js";
@@ -119,8 +121,8 @@ describe("quick_validate.py, Anthropic's skill-creator check", () => {
   });
 });
 
-/** Each SKILL.md of a folder of skills, as lint's yaml-portable rule and as skills-ref read it. */
-async function judged(skillsDir: string): Promise<Array<{ name: string; warned: boolean; refused: boolean; misread: boolean }>> {
+/** Each SKILL.md of a folder of skills, as lint's yaml-portable rule, skills-ref and a strict YAML 1.2 parser read it. */
+async function judged(skillsDir: string): Promise<Array<{ name: string; warned: boolean; refused: boolean; misread: boolean; strictRefuses: boolean }>> {
   const root = join(skillsDir, "..");
   const warned = new Set((await lint({ root, profile: "agentskills" })).diagnostics.filter((diagnostic) => diagnostic.ruleId === "skill/yaml-portable").map((diagnostic) => diagnostic.file.split("/").at(-2)));
   const names = readdirSync(skillsDir).filter((name) => existsSync(join(skillsDir, name, "SKILL.md"))).sort();
@@ -131,17 +133,25 @@ async function judged(skillsDir: string): Promise<Array<{ name: string; warned: 
     const properties = run.code === 0 ? (JSON.parse(run.stdout) as { name?: string; description?: string }) : undefined;
     const tree = parsed.tree && !Array.isArray(parsed.tree.value) ? (parsed.tree.value as Record<string, unknown>) : {};
     const misread = properties !== undefined && (properties.name !== tree["name"] || properties.description !== tree["description"]);
-    return { name, warned: warned.has(name), refused: run.code !== 0, misread };
+    const frontmatter = /^---\n([\s\S]*?\n)---\n/.exec(bytes.toString("utf8").replace(/^\ufeff/, "").replace(/\r\n?/g, "\n"))?.[1] ?? "";
+    const strictRefuses = parseDocument(frontmatter, { strict: true, uniqueKeys: true }).errors.length > 0;
+    return { name, warned: warned.has(name), refused: run.code !== 0, misread, strictRefuses };
   });
 }
 
 describe("skill/yaml-portable, against skills-ref", () => {
-  it("warns on a skill exactly when skills-ref refuses its frontmatter or reads another name or description", async () => {
-    const cases = [...(await judged(join(fixtures, "lint/yaml-portable/skills"))), ...(await judged(join(fixtures, "fix/yaml-portable/project/skills")))];
+  it("warns on a skill exactly when skills-ref refuses its frontmatter or reads another name or description, or a strict YAML 1.2 parser refuses what skills-ref reads", async () => {
+    const cases = [
+      ...(await judged(join(fixtures, "lint/yaml-portable/skills"))),
+      ...(await judged(join(fixtures, "fix/yaml-portable/project/skills"))),
+      ...(await judged(join(fixtures, "lint/yaml-portable-margin/skills"))),
+    ];
     expect(cases.filter((item) => item.warned).length).toBeGreaterThanOrEqual(6);
     expect(cases.filter((item) => !item.warned).length).toBeGreaterThanOrEqual(1);
-    for (const item of cases) expect({ name: item.name, warned: item.warned }).toEqual({ name: item.name, warned: item.refused || item.misread });
+    for (const item of cases) expect({ name: item.name, warned: item.warned }).toEqual({ name: item.name, warned: item.refused || item.misread || item.strictRefuses });
     expect(cases.find((item) => item.name === "dashes")).toMatchObject({ warned: true, refused: false, misread: true });
+    // A quoted description wrapped at the margin: skills-ref reads the same value gamma-prompt reads, the yaml package refuses it.
+    expect(cases.find((item) => item.name === "rust-router")).toMatchObject({ warned: true, refused: false, misread: false, strictRefuses: true });
   });
 
   const corpus = [join(repoRoot, "..", "shared", "realworld-skills"), join(repoRoot, "..", "..", "shared", "realworld-skills")].find((path) => existsSync(path));

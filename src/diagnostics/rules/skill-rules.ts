@@ -22,7 +22,7 @@ export const skillRules = {
   "skill/yaml-portable": {
     severity: "warning",
     description:
-      "The frontmatter is YAML the Agent Skills reference validator (skills-ref) can read: block style only (no `[]` or `{}`), no anchors, aliases or tags, no tab outside quotes and comments, no `---` inside it. Under agentskills, and under gamma for a skill written in the portable spelling.",
+      "The frontmatter is YAML the Agent Skills reference validator (skills-ref) can read: block style only (no `[]` or `{}`), no anchors, aliases or tags, no tab outside quotes and comments, no `---` inside it; and YAML a strict YAML 1.2 parser reads too: no line of a quoted value or a flow collection left of the key that holds it. Under agentskills, and under gamma for a skill written in the portable spelling.",
   },
   "skill/frontmatter-not-mapping": { severity: "error", description: "The frontmatter is a mapping of keys to values." },
   // The manifest, checked against schemas/skill-manifest.schema.json

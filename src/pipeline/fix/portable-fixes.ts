@@ -37,7 +37,7 @@ export function planPortableManifest(parsed: ParsedSkillFile, site: FixSite, dec
   if (moving.length === 0) return undefined;
   const entries: string[] = [];
   const moved: Array<{ field: WrittenField; span: Span; value: string | undefined }> = [];
-  const comments = frontmatterComments(split, index);
+  const comments = frontmatterComments(split, index, tree.margin);
   const text = index.text;
   const lineStartOf = (offset: number): number => text.lastIndexOf("\n", offset - 1) + 1;
   const nextLineStart = (offset: number): number => {
@@ -172,7 +172,7 @@ function list(items: readonly string[]): string {
 export function planPortableYaml(parsed: ParsedSkillFile, finding: Diagnostic, site: FixSite): PlannedFix | undefined {
   const { split, index, source } = parsed;
   if (!split) return undefined;
-  const problem = portableYamlProblems(split, index, source.byteOrderMark === true, allowedToolsOf(parsed)).find((candidate) => candidate.range.start.line === finding.line && candidate.range.start.column === finding.column);
+  const problem = portableYamlProblems(split, index, source.byteOrderMark === true, allowedToolsOf(parsed), parsed.tree?.margin).find((candidate) => candidate.range.start.line === finding.line && candidate.range.start.column === finding.column);
   if (!problem?.fix) return undefined;
   const fix = problem.fix;
   if (fix === "drop-byte-order-mark") return { ...site, message: "removed the byte order mark before the opening ---", edits: [], dropsByteOrderMark: true, expect: () => undefined };

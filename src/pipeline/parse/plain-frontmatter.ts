@@ -1,5 +1,6 @@
 import type { Range } from "../../diagnostics/diagnostic.js";
 import type { LineIndex } from "./positions.js";
+import type { MarginReading } from "./yaml-margin.js";
 
 /**
  * A reader for the frontmatter most skills have: `key: value` lines whose
@@ -31,6 +32,12 @@ export interface YamlTree {
   valueRanges: Map<string, Range>;
   /** JSON pointer -> range of the key that holds the value. */
   keyRanges: Map<string, Range>;
+  /**
+   * Set when the text was read with the lines of a quoted value or a flow collection indented past the margin
+   * YAML 1.2 sets for them (yaml-margin.ts), as PyYAML, js-yaml and skills-ref read it; its offsets are into the
+   * frontmatter's text. The ranges above are where the text is written.
+   */
+  margin?: MarginReading;
 }
 
 const KEY_LINE = /^([A-Za-z][A-Za-z0-9_-]*):(?: (.*))?$/;

@@ -7,6 +7,7 @@ import { yamlLibrary } from "./yaml-library.js";
 import { isStackExhaustion, MAX_NESTING_DEPTH, NESTING_MESSAGE } from "./nesting.js";
 import { yamlNestingOverflow, unclosedConstruct } from "./yaml-unclosed.js";
 import { PARSER_REASON_LIMIT, shortened } from "../../diagnostics/quote.js";
+import { indentContinuations, writtenOffset, type MarginReading } from "./yaml-margin.js";
 
 /**
  * Frontmatter YAML as plain data plus the source range of every value and
@@ -35,14 +36,29 @@ export function parseYamlTree(yamlText: string, baseOffset: number, index: LineI
 
 /** The full YAML 1.2 parser, loaded on first use: frontmatter of plain `key: value` lines never needs it. */
 export function parseWithYamlLibrary(yamlText: string, baseOffset: number, index: LineIndex): YamlTree | YamlProblem[] {
-  const rangeOf = (start: number, end: number): Range => index.range(baseOffset + start, baseOffset + end);
   const { parseDocument } = yamlLibrary();
-  const document = parseDocument(yamlText, { prettyErrors: false, uniqueKeys: true, strict: true });
+  const options = { prettyErrors: false, uniqueKeys: true, strict: true } as const;
+  let document = parseDocument(yamlText, options);
+  let text = yamlText;
+  let margin: MarginReading | undefined;
+  if (document.errors.length > 0) {
+    // Text that fails only because a quoted value or a flow collection goes on at the margin is read as
+    // PyYAML, js-yaml and skills-ref read it (yaml-margin.ts); anything else keeps the parser's errors.
+    const reading = indentContinuations(yamlText);
+    const indented = reading === undefined ? undefined : parseDocument(reading.text, options);
+    if (reading !== undefined && indented !== undefined && indented.errors.length === 0 && insertionsInsideFlow(indented, reading)) {
+      document = indented;
+      text = reading.text;
+      margin = reading;
+    }
+  }
+  const written = (offset: number): number => (margin === undefined ? offset : writtenOffset(margin, offset));
+  const rangeOf = (start: number, end: number): Range => index.range(baseOffset + written(start), baseOffset + written(end));
   // A node's range runs to where the next token starts: a block value (a list, a `|` scalar) would end at
   // column 1 of the next line. Findings end at the value's last character instead.
   const valueRangeOf = (start: number, end: number): Range => {
     let last = end;
-    while (last > start && /\s/.test(yamlText[last - 1] ?? "")) last--;
+    while (last > start && /\s/.test(text[last - 1] ?? "")) last--;
     return rangeOf(start, last);
   };
   const problems: YamlProblem[] = [];
@@ -78,14 +94,38 @@ export function parseWithYamlLibrary(yamlText: string, baseOffset: number, index
   }
   for (const warning of document.warnings) {
     if (warning.code !== "TAG_RESOLVE_FAILED") continue;
-    const tag = yamlText.slice(warning.pos[0], warning.pos[1]).split(/\s/)[0] ?? "";
+    const tag = text.slice(warning.pos[0], warning.pos[1]).split(/\s/)[0] ?? "";
     problems.push({ ruleId: "skill/yaml-unsupported", range: rangeOf(warning.pos[0], warning.pos[1]), message: `Unexpected YAML tag ${tag}, expected a plain value without a tag` });
   }
   if (problems.length > 0) return problems;
   const walker = new TreeWalker(document, valueRangeOf);
   const value = walker.walk(document.contents, "", undefined);
   if (walker.problem) return [walker.problem];
-  return { value, valueRanges: walker.valueRanges, keyRanges: walker.keyRanges };
+  return { value, valueRanges: walker.valueRanges, keyRanges: walker.keyRanges, ...(margin === undefined ? {} : { margin }) };
+}
+
+/**
+ * Every line the reading indented lies inside a quoted value or a flow collection as the library read the
+ * indented text, where leading spaces stand for nothing: the value is the one the text as written stands for.
+ */
+function insertionsInsideFlow(document: Document, reading: MarginReading): boolean {
+  const { isCollection, isScalar, visit } = yamlLibrary();
+  const spans: Array<[number, number]> = [];
+  visit(document, (_key, node) => {
+    if (!node || typeof node !== "object" || !("range" in node) || !node.range) return;
+    if ((isScalar(node) && (node.type === "QUOTE_DOUBLE" || node.type === "QUOTE_SINGLE")) || (isCollection(node) && node.flow === true)) {
+      spans.push([node.range[0], node.range[1]]);
+      // Nothing inside a flow collection or a quoted value needs a look of its own.
+      return visit.SKIP;
+    }
+    return undefined;
+  });
+  let shift = 0;
+  return reading.insertions.every(({ at, count }) => {
+    const start = at + shift;
+    shift += count;
+    return spans.some(([from, to]) => from < start && start + count <= to);
+  });
 }
 
 function describeYamlError(code: string, message: string, range: Range, key: string): YamlProblem {

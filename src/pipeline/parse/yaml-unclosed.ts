@@ -14,7 +14,7 @@ export interface UnclosedConstruct {
   message: string;
 }
 
-type Opener = { char: "[" | "{" | '"' | "'"; offset: number };
+export type Opener = { char: "[" | "{" | '"' | "'"; offset: number };
 
 /** The innermost construct still open at the end of the text that opened before `before`, when the error is of that kind. */
 export function unclosedConstruct(text: string, yamlMessage: string, before: number): UnclosedConstruct | undefined {
@@ -63,19 +63,34 @@ function openAtEnd(text: string): Opener[] {
 }
 
 /**
+ * Each line that starts inside a quoted value or a flow collection that is
+ * closed further on, with the opener of the outermost one it is inside:
+ * the lines a value goes on over. A construct still open at the end of the
+ * text is left out (its lines continue nothing that ends).
+ */
+export function continuationLines(text: string): Array<{ lineStart: number; opener: Opener }> {
+  const lines: Array<{ lineStart: number; opener: Opener }> = [];
+  const { open } = scanOpeners(text, Infinity, (lineStart, outermost) => lines.push({ lineStart, opener: outermost }));
+  const unclosed = open[0];
+  return unclosed === undefined ? lines : lines.filter((line) => line.opener !== unclosed);
+}
+
+/**
  * Scans the text's openers; stops at the first flow collection, block
  * sequence item or block mapping key past `maxDepth`. The depth counted is a
  * floor of the real one: the block collections a line sits in by indentation
  * (block-nesting.ts) plus the flow collections open on it; on a line that
  * only continues a value, the `- ` items written on it.
  */
-function scanOpeners(text: string, maxDepth: number): { open: Opener[]; tooDeep?: number } {
+function scanOpeners(text: string, maxDepth: number, onContinuation?: (lineStart: number, outermost: Opener) => void): { open: Opener[]; tooDeep?: number } {
   const stack: Opener[] = [];
   const blocks = new BlockNesting();
   let valueStarts = true;
   let lineItems = 0;
   let lineDepth = 0;
   for (let at = 0; at < text.length; at++) {
+    const outermost = stack[0];
+    if (onContinuation !== undefined && outermost !== undefined && at > 0 && text[at - 1] === "\n") onContinuation(at, outermost);
     if ((at === 0 || text[at - 1] === "\n") && stack.length === 0) {
       const line = blocks.line(text, at);
       if (line.scalarContent) {
@@ -114,6 +129,11 @@ function scanOpeners(text: string, maxDepth: number): { open: Opener[]; tooDeep?
     if (char === "#" && (at === 0 || /\s/.test(text[at - 1] ?? ""))) {
       const end = text.indexOf("\n", at);
       at = (end < 0 ? text.length : end) - 1;
+      continue;
+    }
+    if (valueStarts && (char === "&" || char === "!")) {
+      // An anchor or a tag: the value starts after it (`key: &a "…`, `key: !!str [`).
+      while (at + 1 < text.length && !/[\s,[\]{}]/.test(text[at + 1] ?? "")) at++;
       continue;
     }
     if (valueStarts && (char === "[" || char === "{" || char === '"' || char === "'")) {

@@ -4,6 +4,7 @@ import { isMapping, type ParsedSkillFile } from "../parse/parse.js";
 import type { LineIndex } from "../parse/positions.js";
 import { readPlainFrontmatter } from "../parse/plain-frontmatter.js";
 import { yamlLibrary } from "../parse/yaml-library.js";
+import { writtenOffset, type MarginConstruct, type MarginReading } from "../parse/yaml-margin.js";
 import { portableAllowedTools } from "./allowed-tools.js";
 
 /**
@@ -17,6 +18,12 @@ import { portableAllowedTools } from "./allowed-tools.js";
  * order mark does not start with `---` for it. A fix is attached where the value
  * stays exactly the same (a one-line flow list or mapping of plain words
  * written as a block, a tab between tokens written as a space).
+ *
+ * The other way round: a quoted value or a flow collection whose later lines
+ * start left of the key that holds it is read by skills-ref, PyYAML and
+ * js-yaml, but refused by a YAML 1.2 parser that keeps to the specification's
+ * indentation (parse/yaml-margin.ts). gamma-prompt reads it as the others do,
+ * and says where the first such line of each value is.
  */
 
 /** One construct, where it is written, and the edit that writes it portably (offsets into the normalised text), or the byte order mark to drop. */
@@ -58,10 +65,11 @@ export function allowedToolsOf(parsed: ParsedSkillFile): AllowedToolsValue | und
  * string (as skill/allowed-tools-format says), and it is portable YAML too.
  * Its rewrite is that rule's, so such a finding has no fix of its own here.
  */
-export function portableYamlProblems(split: FrontmatterSplit, index: LineIndex, byteOrderMark = false, allowedTools?: AllowedToolsValue): PortableYamlProblem[] {
+export function portableYamlProblems(split: FrontmatterSplit, index: LineIndex, byteOrderMark = false, allowedTools?: AllowedToolsValue, margin?: MarginReading): PortableYamlProblem[] {
   const text = index.text;
   const yamlText = text.slice(split.yamlStart, split.yamlEnd);
   const problems: PortableYamlProblem[] = [];
+  for (const construct of margin?.constructs ?? []) problems.push(marginProblem(construct, split.yamlStart, index));
   if (byteOrderMark) {
     problems.push({
       range: split.opening,
@@ -87,19 +95,40 @@ export function portableYamlProblems(split: FrontmatterSplit, index: LineIndex, 
     return problems;
   }
   const { Parser } = yamlLibrary();
-  for (const document of new Parser().parse(yamlText)) walk(document as unknown as CstNode, (node) => visit(node, text, split.yamlStart, index, problems, allowedTools));
+  const toFile = fileOffsets(split, margin);
+  for (const document of new Parser().parse(margin?.text ?? yamlText)) walk(document as unknown as CstNode, (node) => visit(node, text, toFile, index, problems, allowedTools));
   return problems.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.column - b.range.start.column);
 }
 
+/** Offsets into the text the parser reads (the frontmatter, or its margin reading) as offsets into the file's normalised text. */
+function fileOffsets(split: FrontmatterSplit, margin: MarginReading | undefined): (offset: number) => number {
+  return (offset) => split.yamlStart + (margin === undefined ? offset : writtenOffset(margin, offset));
+}
+
+const CONSTRUCTS: Record<MarginConstruct["opener"], string> = { '"': "a quoted value", "'": "a quoted value", "[": "a flow-style list", "{": "a flow-style mapping" };
+
+/** The first line of a value that YAML 1.2 refuses at its column. */
+function marginProblem(construct: MarginConstruct, base: number, index: LineIndex): PortableYamlProblem {
+  const at = base + construct.first;
+  const column = index.position(at).column;
+  const more = construct.lines > 1 ? ` (and ${construct.lines - 1} more of its lines)` : "";
+  const holder = construct.holder === "key" ? "the key" : "the `-`";
+  return {
+    range: index.characterAt(at),
+    message: `Unexpected line of ${CONSTRUCTS[construct.opener]} at column ${column}${more}, expected it indented past ${holder} that holds the value (column ${construct.column} or further): a strict YAML 1.2 parser (such as the npm package yaml) refuses the frontmatter, though skills-ref, PyYAML and js-yaml read it`,
+  };
+}
+
 /** Every comment in the frontmatter, as offsets into the normalised text (from `#` to the end of its line). */
-export function frontmatterComments(split: FrontmatterSplit, index: LineIndex): Array<{ start: number; end: number }> {
+export function frontmatterComments(split: FrontmatterSplit, index: LineIndex, margin?: MarginReading): Array<{ start: number; end: number }> {
   const yamlText = index.text.slice(split.yamlStart, split.yamlEnd);
   if (!yamlText.includes("#")) return [];
   const comments: Array<{ start: number; end: number }> = [];
   const { Parser } = yamlLibrary();
-  for (const document of new Parser().parse(yamlText)) {
+  const toFile = fileOffsets(split, margin);
+  for (const document of new Parser().parse(margin?.text ?? yamlText)) {
     walk(document as unknown as CstNode, (node) => {
-      if (node.type === "comment") comments.push({ start: split.yamlStart + node.offset, end: split.yamlStart + node.offset + (node.source ?? "").length });
+      if (node.type === "comment") comments.push({ start: toFile(node.offset), end: toFile(node.offset + (node.source ?? "").length) });
       return true;
     });
   }
@@ -107,12 +136,12 @@ export function frontmatterComments(split: FrontmatterSplit, index: LineIndex): 
 }
 
 /** Returns false when the node's inside needs no further look (a flow collection is reported once, whole). */
-function visit(node: CstNode, text: string, base: number, index: LineIndex, problems: PortableYamlProblem[], allowedTools?: AllowedToolsValue): boolean {
-  const start = base + node.offset;
+function visit(node: CstNode, text: string, toFile: (offset: number) => number, index: LineIndex, problems: PortableYamlProblem[], allowedTools?: AllowedToolsValue): boolean {
+  const start = toFile(node.offset);
   const source = node.source ?? "";
   switch (node.type) {
     case "flow-collection": {
-      const end = base + flowEnd(node);
+      const end = toFile(flowEnd(node));
       const written = text.slice(start, end);
       const empty = /^[[{]\s*[\]}]$/.test(written);
       const kind = written.startsWith("[") ? "list" : "mapping";
@@ -124,28 +153,29 @@ function visit(node: CstNode, text: string, base: number, index: LineIndex, prob
       }
       const expected = empty ? "the key left out (an empty value)" : kind === "list" ? `a block list (one "- item" line each)` : `a block mapping (one "key: value" line each)`;
       const problem: PortableYamlProblem = { range, message: `Unexpected flow-style ${kind} ${quote(written)}, expected ${expected}: ${WHY}` };
-      const fix = empty ? undefined : blockFix(node, text, base, start, end);
+      const fix = empty ? undefined : blockFix(node, text, start, end);
       if (fix) problem.fix = fix;
       problems.push(problem);
       return false;
     }
     case "anchor":
     case "alias":
-      problems.push({ range: index.range(start, start + source.length), message: `Unexpected ${node.type} ${quote(source)}, expected the value written out in full: ${WHY}` });
+      problems.push({ range: index.range(start, toFile(node.offset + source.length)), message: `Unexpected ${node.type} ${quote(source)}, expected the value written out in full: ${WHY}` });
       return true;
     case "tag":
-      problems.push({ range: index.range(start, start + source.length), message: `Unexpected tag ${quote(source)}, expected the value without a tag: ${WHY}` });
+      problems.push({ range: index.range(start, toFile(node.offset + source.length)), message: `Unexpected tag ${quote(source)}, expected the value without a tag: ${WHY}` });
       return true;
     case "space":
       if (source.includes("\t")) {
-        const after = text[start + source.length];
+        const end = toFile(node.offset + source.length);
+        const after = text[end];
         // A tab between tokens stands for nothing: a space (or nothing at the end of a line) reads the same.
-        problems.push({ range: index.range(start, start + source.length), message: `Unexpected tab, expected a space: ${WHY}`, fix: { start, end: start + source.length, insert: after === "\n" || after === undefined ? "" : " " } });
+        problems.push({ range: index.range(start, end), message: `Unexpected tab, expected a space: ${WHY}`, fix: { start, end, insert: after === "\n" || after === undefined ? "" : " " } });
       }
       return true;
     case "scalar": {
       const tab = source.indexOf("\t");
-      if (tab !== -1) problems.push({ range: index.range(start + tab, start + tab + 1), message: `Unexpected tab inside an unquoted value, expected the value quoted or a space instead: ${WHY}` });
+      if (tab !== -1) problems.push({ range: index.range(toFile(node.offset + tab), toFile(node.offset + tab + 1)), message: `Unexpected tab inside an unquoted value, expected the value quoted or a space instead: ${WHY}` });
       return true;
     }
     default:
@@ -195,7 +225,7 @@ function flowEnd(node: CstNode): number {
  * scalar on that line: anything else (nesting, comments, a list item that
  * holds the collection) keeps the finding without a fix.
  */
-function blockFix(node: CstNode, text: string, base: number, start: number, end: number): PortableYamlProblem["fix"] {
+function blockFix(node: CstNode, text: string, start: number, end: number): PortableYamlProblem["fix"] {
   const lineStart = text.lastIndexOf("\n", start - 1) + 1;
   const lead = /^( *)[^\s#:][^#\n]*?:( +)$/.exec(text.slice(lineStart, start));
   const lineEnd = text.indexOf("\n", end);
@@ -214,7 +244,7 @@ function blockFix(node: CstNode, text: string, base: number, start: number, end:
     if (written === undefined || (list ? key !== undefined : scalar(key) === undefined)) return undefined;
     lines.push(list ? `${indent}- ${written}` : `${indent}${scalar(key) ?? ""}: ${written}`);
   }
-  if (lines.length === 0 || base + node.offset !== start) return undefined;
+  if (lines.length === 0) return undefined;
   const spaces = lead[2] ?? "";
   return { start: start - spaces.length, end, insert: `\n${lines.join("\n")}` };
 }

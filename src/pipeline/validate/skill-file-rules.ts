@@ -52,7 +52,7 @@ export function skillFileDiagnostics(parsed: ParsedSkillFile, profile: Profile =
   const portable = profile === "agentskills" || (spellings?.written.some((field) => field.portable !== undefined) ?? false);
   if (spellings) for (const problem of manifestSpellingProblems(spellings, profile === "agentskills")) report(problem.ruleId, problem.range, problem.message, problem.related);
   for (const problem of unknownPortableKeys(tree)) report(problem.ruleId, problem.range, problem.message);
-  if (portable) for (const problem of portableYamlProblems(split, index, source.byteOrderMark === true, allowedToolsOf(parsed))) report("skill/yaml-portable", problem.range, problem.message);
+  if (portable) for (const problem of portableYamlProblems(split, index, source.byteOrderMark === true, allowedToolsOf(parsed), tree.margin)) report("skill/yaml-portable", problem.range, problem.message);
   for (const problem of contentProblems(tree, split, index)) report(problem.ruleId, problem.range, problem.message);
   for (const problem of reservedCloserProblems(split, index)) report(problem.ruleId, problem.range, problem.message);
   if (parsed.tooDeepLine !== undefined) {

@@ -4,6 +4,7 @@ import type { SourceFile } from "../../stage-data.js";
 import { didYouMean } from "../../protocol/suggest.js";
 import { quoted } from "../../diagnostics/quote.js";
 import { yamlLibrary } from "../parse/yaml-library.js";
+import { indentContinuations } from "../parse/yaml-margin.js";
 
 /**
  * Inline suppression, as a YAML comment in the frontmatter:
@@ -166,7 +167,9 @@ export function frontmatterLines(lines: readonly string[]): FrontmatterLines | u
   if (!/^\uFEFF?---[ \t\r]*$/.test(lines[0] ?? "")) return undefined;
   let closing = lines.findIndex((line, index) => index > 0 && /^---[ \t\r]*$/.test(line));
   if (closing < 0) closing = lines.length;
-  const yaml = lines.slice(1, closing).map((line) => line.replace(/\r$/, "")).join("\n");
+  const written = lines.slice(1, closing).map((line) => line.replace(/\r$/, "")).join("\n");
+  // A quoted value that goes on at the margin is lexed as it is read (parse/yaml-margin.ts): its lines are the same.
+  const yaml = indentContinuations(written)?.text ?? written;
   const comments = new Set<number>();
   const spans = new Map<number, number>();
   // Line starts in `yaml`; its line 0 is line 2 of the file.
