@@ -58,7 +58,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: fm("name: pdf", "description: Use when …") + "\n\n# PDF forms",
   },
   "skill/yaml-syntax": {
-    text: "The frontmatter must be valid YAML 1.2. The usual mistake is a plain value containing \": \", which YAML reads as a nested key; quote such values. A quoted value or a flow collection whose later lines start at the margin, left of the key that holds it, is not reported here: YAML 1.2 refuses it, but PyYAML, js-yaml and skills-ref read it, and so does gamma-prompt, with a skill/yaml-portable warning where the Agent Skills profile applies.",
+    text: "The frontmatter must be valid YAML 1.2. The usual mistake is a plain value containing \": \", which YAML reads as a nested key; quote such values. A line inside the frontmatter that starts with `---` but holds more (a stray `--- Apache-2.0`), or text after a `...` line, starts a second YAML document: the message names the line and the way out (remove it, or write its text as a key's value). A quoted value or a flow collection whose later lines start at the margin, left of the key that holds it, is not reported here: YAML 1.2 refuses it, but PyYAML, js-yaml and skills-ref read it, and so does gamma-prompt, with a skill/yaml-portable warning where the Agent Skills profile applies.",
     bad: "description: Use when: the user asks for a PDF",
     good: 'description: "Use when: the user asks for a PDF"',
   },

@@ -6,7 +6,7 @@ import type { LineIndex } from "./positions.js";
 import { yamlLibrary } from "./yaml-library.js";
 import { isStackExhaustion, MAX_NESTING_DEPTH, NESTING_MESSAGE } from "./nesting.js";
 import { yamlNestingOverflow, unclosedConstruct } from "./yaml-unclosed.js";
-import { PARSER_REASON_LIMIT, shortened } from "../../diagnostics/quote.js";
+import { PARSER_REASON_LIMIT, quoted, shortened } from "../../diagnostics/quote.js";
 import { indentContinuations, writtenOffset, type MarginReading } from "./yaml-margin.js";
 
 /**
@@ -90,7 +90,7 @@ export function parseWithYamlLibrary(yamlText: string, baseOffset: number, index
     // One YAML mistake often cascades into several errors on the same line.
     if (seenLines.has(range.start.line)) continue;
     seenLines.add(range.start.line);
-    problems.push(describeYamlError(error.code, error.message, range, key));
+    problems.push(error.code === "MULTIPLE_DOCS" ? secondDocument(text, start, range) : describeYamlError(error.code, error.message, range, key));
   }
   for (const warning of document.warnings) {
     if (warning.code !== "TAG_RESOLVE_FAILED") continue;
@@ -126,6 +126,32 @@ function insertionsInsideFlow(document: Document, reading: MarginReading): boole
     shift += count;
     return spans.some(([from, to]) => from < start && start + count <= to);
   });
+}
+
+/**
+ * A second YAML document inside the frontmatter. The library's own message names its API
+ * ("please use YAML.parseAllDocuments()"); the author needs the line that starts it: a line beginning
+ * with `---` (such as a stray `--- Apache-2.0`; `---` alone would have closed the frontmatter), or text
+ * after a `...` line, which ends the first document.
+ */
+function secondDocument(text: string, start: number, range: Range): YamlProblem {
+  const lineEnd = text.indexOf("\n", start);
+  const line = text.slice(start, lineEnd === -1 ? text.length : lineEnd).trimEnd();
+  if (line.startsWith("---")) {
+    return {
+      ruleId: "skill/yaml-syntax",
+      range,
+      message: `Unexpected line ${quoted(line)} inside the frontmatter: a line that starts with "---" is a YAML document marker, which starts a second document, expected one mapping of keys: remove the line or write what follows "---" as a key's value (key: text); if the line is meant to close the frontmatter, leave "---" alone on it`,
+    };
+  }
+  if (/(?:^|\n)\.\.\.(?:[ \t][^\n]*)?\n[\s\S]*$/.test(text.slice(0, start))) {
+    return {
+      ruleId: "skill/yaml-syntax",
+      range,
+      message: `Unexpected text after a "..." line inside the frontmatter: "..." at the start of a line is a YAML document end marker, and what follows it is a second document, expected one mapping of keys: remove the "..." line`,
+    };
+  }
+  return { ruleId: "skill/yaml-syntax", range, message: "Unexpected second YAML document inside the frontmatter, expected one mapping of keys up to its closing \"---\"" };
 }
 
 function describeYamlError(code: string, message: string, range: Range, key: string): YamlProblem {
