@@ -46,6 +46,7 @@ export declare function keyFindings(findings: readonly Diagnostic[], corpus?: st
 export declare function readLabels(path?: string): Map<string, Label>;
 export declare function matchLabels(keyed: readonly KeyedFinding[], labels: Map<string, Label>): { labelled: Array<KeyedFinding & { label: boolean; reason: string }>; unlabelled: KeyedFinding[]; stale: Label[] };
 export declare function precisionRows(labelled: ReadonlyArray<KeyedFinding & { label: boolean }>, registry: Record<string, { severity: string }>): PrecisionRow[];
+export declare function precisionByRule(rows: readonly PrecisionRow[]): Map<string, PrecisionRow>;
 export declare function formatPrecision(row: { true: number; findings: number }): string;
 export declare function precisionCell(row: PrecisionRow | undefined): string;
 export declare function formatTable(rows: readonly PrecisionRow[]): string;

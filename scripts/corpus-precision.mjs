@@ -125,15 +125,21 @@ export function matchLabels(keyed, labels) {
   return { labelled, unlabelled, stale };
 }
 
-/** One row per rule that has findings: its default severity, counts and precision. */
+/**
+ * One row per rule that has findings and per severity its findings have on the corpus (the agentskills profile
+ * lowers some, such as skill/type-value on a top-level type): counts and precision. A finding without a
+ * severity counts at its rule's default.
+ */
 export function precisionRows(labelled, registry) {
   const rows = new Map();
   for (const item of labelled) {
-    const row = rows.get(item.rule) ?? { rule: item.rule, severity: registry[item.rule]?.severity ?? "?", findings: 0, true: 0, false: 0 };
+    const severity = item.finding.severity ?? registry[item.rule]?.severity ?? "?";
+    const id = `${item.rule}\t${severity}`;
+    const row = rows.get(id) ?? { rule: item.rule, severity, findings: 0, true: 0, false: 0 };
     row.findings++;
     if (item.label) row.true++;
     else row.false++;
-    rows.set(item.rule, row);
+    rows.set(id, row);
   }
   const order = { error: 0, warning: 1, note: 2 };
   return [...rows.values()].sort((a, b) => (order[a.severity] ?? 3) - (order[b.severity] ?? 3) || (a.rule < b.rule ? -1 : 1));
@@ -144,6 +150,22 @@ export function formatPrecision(row) {
   const percent = (row.true / row.findings) * 100;
   const rounded = Math.floor(percent * 10) / 10;
   return `${Number.isInteger(rounded) ? rounded.toFixed(0) : rounded.toFixed(1)}%`;
+}
+
+/** Each rule's findings at every severity in one row, by rule: what the README's rule table shows per rule. */
+export function precisionByRule(rows) {
+  const byRule = new Map();
+  for (const row of rows) {
+    const merged = byRule.get(row.rule);
+    if (merged === undefined) byRule.set(row.rule, { ...row });
+    else {
+      merged.severity = `${merged.severity}, ${row.severity}`;
+      merged.findings += row.findings;
+      merged.true += row.true;
+      merged.false += row.false;
+    }
+  }
+  return byRule;
 }
 
 /** A rule's cell in the README's rule table: its precision with its counts, or that the corpus gave it nothing to judge. */

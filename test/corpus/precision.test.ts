@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { lint } from "../../src/lint.js";
 import { ruleAnchor, ruleRegistry, type RuleId } from "../../src/diagnostics/rules/index.js";
-import { collectionTable, formatTable, precisionCell, keyFindings, lintCorpus, matchLabels, precisionRows, readLabels } from "../../scripts/corpus-precision.mjs";
+import { collectionTable, formatTable, precisionByRule, precisionCell, keyFindings, lintCorpus, matchLabels, precisionRows, readLabels } from "../../scripts/corpus-precision.mjs";
 import { docPage } from "../helpers/docs.js";
 
 /**
@@ -39,7 +39,7 @@ describe("the labelled corpus", () => {
   });
 
   it("gives each rule's precision on the corpus in the README's rule table", () => {
-    const rows = new Map(precisionRows(labelled, ruleRegistry).map((row) => [row.rule, row]));
+    const rows = precisionByRule(precisionRows(labelled, ruleRegistry));
     for (const ruleId of Object.keys(ruleRegistry)) {
       const row = readme.split("\n").find((line) => line.startsWith(`| <a id="${ruleAnchor(ruleId as RuleId)}"></a>`)) ?? "";
       expect(row.split(" | ").at(-1), ruleId).toBe(`${precisionCell(rows.get(ruleId))} |`);
@@ -47,7 +47,7 @@ describe("the labelled corpus", () => {
   });
 
   it("gives skill/unresolved-path's precision on the corpus in its rule page, beside the one measured outside it", () => {
-    const row = precisionRows(labelled, ruleRegistry).find((candidate) => candidate.rule === "skill/unresolved-path");
+    const row = precisionByRule(precisionRows(labelled, ruleRegistry)).get("skill/unresolved-path");
     expect(docPage("docs/rules/skill/unresolved-path.md").text).toContain(`Measured precision: ${precisionCell(row)} on the labelled corpus`);
   });
 });

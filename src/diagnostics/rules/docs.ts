@@ -128,7 +128,7 @@ export const RULE_DOCS: Partial<Record<RuleId, RuleDoc>> = {
     good: "name: pdf and name: docs-pdf",
   },
   "skill/type-value": {
-    text: "type is Gamma's contract key: workflow (an ordered procedure the agent must follow) or reference (lookup material). A collection that already uses type for its own categories should move them under metadata, or drop type under the agentskills profile. In a skill without a name, description or (gamma profile) type the build can read, the finding stays an error whatever the config's `rules` or an inline suppression say: the build would otherwise leave the skill out without a word.",
+    text: "type is Gamma's contract key: workflow (an ordered procedure the agent must follow) or reference (lookup material). A collection that already uses type for its own categories should move them under metadata, or drop type under the agentskills profile. Under the agentskills profile a top-level type is a warning, not an error: the Agent Skills specification defines no type, so another value (type: perspective, type: component) may be the collection's own taxonomy, and calling it wrong is a guess about someone else's field. gamma-type under metadata is Gamma's own key, so a wrong value there stays an error under either profile, and under the gamma profile a top-level type is Gamma's and stays an error too (the build reads it). In a skill without a name, description or (gamma profile) type the build can read, the finding stays an error whatever the config's `rules` or an inline suppression say: the build would otherwise leave the skill out without a word.",
     bad: "type: checklist",
     good: "type: workflow\nmetadata:\n  category: checklist",
   },

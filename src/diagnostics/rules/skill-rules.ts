@@ -33,7 +33,7 @@ export const skillRules = {
   "skill/name-format": { severity: "error", description: "`name` matches `^[a-z0-9]+(-[a-z0-9]+)*$` and has at most 64 code points." },
   "skill/name-mismatch": { severity: "error", description: "`name` equals the name of the skill's folder." },
   "skill/name-duplicate": { severity: "error", description: "No two skills share a name." },
-  "skill/type-value": { severity: "error", description: "`type`, when present, is `workflow` or `reference` (another collection's categories belong in `metadata`)." },
+  "skill/type-value": { severity: "error", description: "`type`, when present, is `workflow` or `reference` (another collection's categories belong in `metadata`); a warning for a top-level `type` under agentskills, whose specification defines none." },
   "skill/manifest-spelling": {
     severity: "error",
     description: "The design's fields (`type`, `requiresSkills`, `conflictsWith`, `toolNamespaces`) are written once, in one spelling per SKILL.md: top-level keys or their portable keys under `metadata` (`gamma-type`, …).",

@@ -2,6 +2,7 @@ import type { Document, Node } from "yaml";
 import { readPlainFrontmatter, type YamlTree } from "./plain-frontmatter.js";
 import type { Range } from "../../diagnostics/diagnostic.js";
 import type { RuleId } from "../../diagnostics/rules/index.js";
+import type { Severity } from "../../diagnostics/rules/rule.js";
 import type { LineIndex } from "./positions.js";
 import { yamlLibrary } from "./yaml-library.js";
 import { isStackExhaustion, MAX_NESTING_DEPTH, NESTING_MESSAGE } from "./nesting.js";
@@ -22,6 +23,8 @@ export interface YamlProblem {
   ruleId: RuleId;
   range: Range;
   message: string;
+  /** Below the rule's own severity where, under the profile in use, the finding rests on a guess; the rule's own when absent. */
+  severity?: Severity;
 }
 
 /** Nodes an alias may expand to, in total per document; real manifests need a handful. */

@@ -49,7 +49,7 @@ export function schemaProblems(tree: YamlTree, opening: Range, index: LineIndex,
   const problems: YamlProblem[] = [];
   const reported = new Set<string>();
   for (const error of foldAlternatives(validate.errors ?? [])) {
-    const problem = describeSchemaError(error, tree, opening, index, knownKeys, portableFields);
+    const problem = describeSchemaError(error, tree, opening, index, knownKeys, portableFields, profile);
     if (!problem) continue;
     // ajv can report several keywords for one value (pattern and maxLength); one finding per value and rule is enough.
     const key = `${error.instancePath}|${problem.ruleId}|${problem.message}`;
@@ -90,7 +90,7 @@ function foldAlternatives(errors: readonly ErrorObject[]): ErrorObject[] {
   return kept;
 }
 
-function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range, index: LineIndex, knownKeys: string[], portableFields: readonly DesignField[]): YamlProblem | undefined {
+function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range, index: LineIndex, knownKeys: string[], portableFields: readonly DesignField[], profile: Profile): YamlProblem | undefined {
   const path = error.instancePath;
   const range = tree.valueRanges.get(path) ?? opening;
   const value = valueAt(tree.value, path);
@@ -142,10 +142,11 @@ function describeSchemaError(error: ErrorObject, tree: YamlTree, opening: Range,
     return { ruleId: "skill/name-format", range, message: `Unexpected name ${quoted(name)}, expected lowercase letters and digits in hyphen-separated words (^[a-z0-9]+(-[a-z0-9]+)*$)` };
   }
   if (path === "/type" && error.keyword === "enum") {
+    const portable = portableFields.includes("type");
     if (typeof value !== "string") {
-      return { ruleId: "skill/type-value", range, message: `Unexpected ${describeValue(value, sourceOf(range, index))} for type, expected "workflow" or "reference"` };
+      return typeValueSeverity({ ruleId: "skill/type-value", range, message: `Unexpected ${describeValue(value, sourceOf(range, index))} for type, expected "workflow" or "reference"` }, portable, profile);
     }
-    return typeValueProblem(value, range, portableFields.includes("type"));
+    return typeValueSeverity(typeValueProblem(value, range, portable, profile), portable, profile);
   }
   if (path === "/description") {
     const description = typeof value === "string" ? value : "";
@@ -280,14 +281,29 @@ function describeType(type: string, value: unknown, path: string): string {
  * its own categories is told so, with the way out, rather than a bare
  * "expected workflow or reference".
  */
-function typeValueProblem(value: string, range: Range, portable: boolean): YamlProblem {
+function typeValueProblem(value: string, range: Range, portable: boolean, profile: Profile): YamlProblem {
   const near = suggest(value, ["workflow", "reference"]);
   if (near !== undefined) return { ruleId: "skill/type-value", range, message: `Unexpected type ${quoted(value)}, expected "workflow" or "reference"; did you mean "${near}"?` };
+  if (portable) {
+    return { ruleId: "skill/type-value", range, message: `Unexpected type ${quoted(value)} in metadata.gamma-type, expected "workflow" or "reference" (the skill's contract); a category of the collection's own belongs under another metadata key` };
+  }
   return {
     ruleId: "skill/type-value",
     range,
-    message: portable
-      ? `Unexpected type ${quoted(value)} in metadata.gamma-type, expected "workflow" or "reference" (the skill's contract); a category of the collection's own belongs under another metadata key`
-      : `Unexpected type ${quoted(value)}, expected "workflow" or "reference" (the skill's contract); a category of the collection's own belongs under metadata, or drop type under the agentskills profile`,
+    message:
+      profile === "agentskills"
+        ? `Unexpected type ${quoted(value)}, expected "workflow" or "reference" (Gamma's contract, written as "gamma-type" under metadata); a category of the collection's own belongs under another metadata key`
+        : `Unexpected type ${quoted(value)}, expected "workflow" or "reference" (the skill's contract); a category of the collection's own belongs under metadata, or drop type under the agentskills profile`,
   };
+}
+
+/**
+ * Under the agentskills profile a top-level `type` is no field of the Agent
+ * Skills specification: a value other than Gamma's may be the collection's own
+ * category, so the finding rests on a guess about someone else's field and is
+ * a warning. `gamma-type` under metadata is Gamma's own key: there it stays an error.
+ */
+function typeValueSeverity(problem: YamlProblem, portable: boolean, profile: Profile): YamlProblem {
+  if (profile !== "agentskills" || portable) return problem;
+  return { ...problem, severity: "warning", message: `${problem.message} (a warning under the agentskills profile, as the Agent Skills specification defines no "type")` };
 }

@@ -1,5 +1,6 @@
 import { createDiagnostic, type Diagnostic, type Range } from "../../diagnostics/diagnostic.js";
 import { ruleRegistry, type RuleId } from "../../diagnostics/rules/index.js";
+import type { Severity } from "../../diagnostics/rules/rule.js";
 import { MAX_NESTING } from "../parse/body.js";
 import { quoted } from "../../diagnostics/quote.js";
 import { isMapping, type ParsedSkillFile } from "../parse/parse.js";
@@ -23,8 +24,9 @@ export function skillFileDiagnostics(parsed: ParsedSkillFile, profile: Profile =
   const { split, tree, manifest, index, source } = parsed;
   if (!split || !tree) return [];
   const diagnostics: Diagnostic[] = [];
-  const report = (ruleId: RuleId, range: Range, message: string, related?: { range: Range; message: string }): void => {
-    diagnostics.push(createDiagnostic(ruleId, source.path, range, message, related ? { file: source.path, ...related } : undefined));
+  const report = (ruleId: RuleId, range: Range, message: string, related?: { range: Range; message: string }, severity?: Severity): void => {
+    const diagnostic = createDiagnostic(ruleId, source.path, range, message, related ? { file: source.path, ...related } : undefined);
+    diagnostics.push(severity === undefined ? diagnostic : { ...diagnostic, severity });
   };
   if (!isMapping(tree.value)) {
     const what = tree.value === null ? "empty frontmatter" : `YAML ${Array.isArray(tree.value) ? "list" : "scalar"} as frontmatter`;
@@ -36,7 +38,7 @@ export function skillFileDiagnostics(parsed: ParsedSkillFile, profile: Profile =
   for (const problem of schemaProblems(view, split.opening, index, spellings?.portableFields, profile)) {
     // The catalog Gamma renders is XML; the Agent Skills specification itself allows < and >.
     if (profile === "agentskills" && problem.ruleId === "skill/description-angle-bracket") continue;
-    report(problem.ruleId, problem.range, problem.message);
+    report(problem.ruleId, problem.range, problem.message, undefined, problem.severity);
   }
   // The published schema requires what the specification requires; the gamma profile also needs the contract.
   // A type from metadata or from the config's skillTypes counts: the file need not be edited.
