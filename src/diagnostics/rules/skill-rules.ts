@@ -65,8 +65,8 @@ export const skillRules = {
   "skill/body-too-deep": { severity: "error", description: "The body nests lists and block quotes at most 32 levels deep, as CommonMark reads it (code, HTML blocks and thematic breaks nest nothing)." },
   "skill/parse-failure": { severity: "error", description: "The file can be checked at all; anything else is reported here instead of stopping the run." },
   "skill/body-too-long": { severity: "warning", description: "The body is at most 500 lines, the Agent Skills specification's recommendation (move detail into references/)." },
-  "skill/broken-link": { severity: "error", description: "Every relative Markdown link, image and reference definition in the body (`[x](references/y.md)`) names a file that exists." },
-  "skill/link-outside-skill": { severity: "warning", description: "A relative link in the body stays inside the skill's folder: one to a sibling skill or a plugin file (`../other/SKILL.md`) breaks for a skill installed on its own." },
+  "skill/broken-link": { severity: "error", description: "Every relative Markdown link, image and reference definition in the body (`[x](references/y.md)`) names a file that exists (an absolute path: where it lies inside the project's folder)." },
+  "skill/link-outside-skill": { severity: "warning", description: "A link in the body stays inside the skill's folder: one to a sibling skill or a plugin file (`../other/SKILL.md`) breaks for a skill installed on its own, and an absolute path (`/mnt/skills/user/x/SKILL.md`) names a place lint cannot see." },
   "skill/unresolved-path": { severity: "note", description: "A path written outside a link (`` `scripts/z.py` ``, \"see references/y.md\") names a file that exists in the skill's folder or a folder above it." },
   "skill/unreferenced-file": { severity: "note", description: "Every supporting file beside `SKILL.md` is named by the body (a link, a path, its file name or a folder above it) or by a Markdown file or script the body references." },
   "skill/reserved-closer": {

@@ -1,4 +1,4 @@
-import { posix } from "node:path";
+import { posix, resolve, sep } from "node:path";
 import { createDiagnostic, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { quoted, quotedPath, shownPath } from "../../diagnostics/quote.js";
 import { bracketed, linkTail, scanBodyLinks, stickyTail, type BracketMatch } from "../parse/body-links.js";
@@ -11,13 +11,17 @@ import { PathProbes, type Existence } from "../discover/path-probes.js";
  * `skill/broken-link` (error): a Markdown link, image or reference definition
  * with a relative target names a file that exists. Inside the skill's folder
  * and anywhere else in the project the answer is certain, so it is sure
- * enough to fail a build.
+ * enough to fail a build. An absolute path is judged so only where it lies
+ * inside the project's own folder on this machine.
  *
  * `skill/link-outside-skill` (warning): a link that leaves the skill's folder
  * to a file that exists in this tree (a sibling skill, the plugin's README),
- * or to a place beyond the project root, which cannot be judged. It works
- * while the skill sits in this tree and breaks for a skill installed on its
- * own, so whether it is a problem depends on how the skill travels.
+ * or to a place beyond the project root, which cannot be judged: a relative
+ * path out of the root, or an absolute one (`/mnt/skills/user/x/SKILL.md`,
+ * where Claude.ai mounts skills; `/docs/x.md`, read from a repository's root
+ * on its page). It works while the skill sits in this tree (or on the host
+ * whose file system it names) and breaks for a skill installed on its own,
+ * so whether it is a problem depends on how the skill travels.
  *
  * `skill/unresolved-path` (note): a path written outside a link (in prose
  * or in an inline code span) that starts with one of the specification's
@@ -122,8 +126,9 @@ export function brokenLinkDiagnostics(input: LinkCheckInput & { plan?: LinkPlan 
   const report = (ruleId: LinkRule, target: string, line: number, column: number, message: string): void => {
     diagnostics.push(createDiagnostic(ruleId, input.path, { start: { line, column }, end: { line, column: column + target.length } }, message));
   };
+  const root = resolve(input.root).split(sep).join("/");
   for (const link of plan.links) {
-    const problem = linkProblem(link.written, skillDir, exists, near, input.built === true);
+    const problem = linkProblem(link.written, skillDir, root, exists, near, input.built === true);
     if (problem) report(problem.ruleId, link.written, link.line, link.column, problem.message);
   }
   const topFolders = (name: string): boolean => SPEC_FOLDERS.includes(name) || exists(`${skillDir}/${name}`) === "directory";
@@ -259,13 +264,31 @@ function isPlaceholder(target: string): boolean {
 /** Files people name in capitals without an extension. */
 const CONVENTIONAL_FILE = /^(?:LICEN[CS]E|README|CHANGELOG|CHANGES|NOTICE|COPYING|AUTHORS|CONTRIBUTORS|CONTRIBUTING|CODEOWNERS|VERSION|INSTALL|SECURITY|PATENTS|MAINTAINERS|HISTORY)$/;
 
-/** Why a Markdown link's target is wrong (and which rule says so), or undefined when it is fine or not a local file at all. */
-function linkProblem(rawTarget: string, skillDir: string, exists: (relative: string) => Existence, near: (relative: string) => string | undefined, built: boolean): { ruleId: LinkRule; message: string } | undefined {
+/**
+ * Why a Markdown link's target is wrong (and which rule says so), or undefined when it is fine or not a local
+ * file at all. `root`: the project's folder as an absolute path with forward slashes.
+ */
+function linkProblem(rawTarget: string, skillDir: string, root: string, exists: (relative: string) => Existence, near: (relative: string) => string | undefined, built: boolean): { ruleId: LinkRule; message: string } | undefined {
   const target = localTarget(rawTarget);
   if (target === undefined) return built ? shippedNot(rawTarget, skillDir, exists) : undefined;
   const shown = quoted(rawTarget);
   const broken = (message: string): { ruleId: LinkRule; message: string } => ({ ruleId: "skill/broken-link", message });
   if (target.startsWith("/")) {
+    const absolute = posix.normalize(target);
+    const rootPrefix = root.endsWith("/") ? root : `${root}/`;
+    if (absolute.startsWith(rootPrefix)) {
+      // The project's own folder on this machine, the one absolute place lint sees: a missing file there is missing.
+      const inside = absolute.slice(rootPrefix.length);
+      const found = exists(inside);
+      if (found === "absent") return broken(missingLinkMessage(target, inside, skillDir, near(inside)));
+      if (found === "unreadable") return broken(`Unexpected link ${shown}, which no file system can look up (a NUL byte, or a name longer than the system allows), expected a file inside ${skillDir}/`);
+      if (found === "denied") return broken(`Unexpected link ${shown}, which lint may not look up (permission denied, EACCES, on a folder of its path), expected a file at ${shownPath(inside)} that can be read`);
+      if (found === "special") return broken(`Unexpected link to ${quoted(target)}, which is not a regular file (a FIFO, a socket or a device), expected a file at ${shownPath(inside)}`);
+      return {
+        ruleId: "skill/link-outside-skill",
+        message: `Unexpected absolute link ${shown} into the project's folder on this machine, expected a path relative to the skill's folder (${skillDir}/): a model reading the skill anywhere else, or a skill installed on its own, does not find it`,
+      };
+    }
     // `/docs/adr.md`: a repository page resolves it from the repository's root, so when the project holds it, it works there and nowhere else.
     const atRoot = posix.normalize(target.slice(1));
     const held = atRoot !== "." && !atRoot.startsWith("../") && exists(atRoot);
@@ -275,7 +298,17 @@ function linkProblem(rawTarget: string, skillDir: string, exists: (relative: str
         message: `Unexpected root-relative link ${shown}, expected a path relative to ${skillDir}/ (a repository page resolves it from the project's root, but a model reading the skill's file, or a skill installed on its own, does not find it)`,
       };
     }
-    return broken(`Unexpected absolute link ${shown}, expected a path relative to the skill's folder (${skillDir}/)`);
+    // Any other absolute path names the file system of whatever reads the skill (Claude.ai mounts skills at
+    // /mnt/skills/user/<name>/ and /mnt/skills/public/<name>/), which lint cannot see: a warning, also where
+    // a repository page, reading it from the project's root, finds nothing.
+    const firstFolder = atRoot.split("/")[0] ?? "";
+    const pageReading = firstFolder !== "" && firstFolder !== "." && firstFolder !== ".." && exists(firstFolder) === "directory";
+    return {
+      ruleId: "skill/link-outside-skill",
+      message: pageReading
+        ? `Unexpected absolute link ${shown}, expected a path relative to the skill's folder (${skillDir}/): read from the project's root, as a repository page reads it, it names no file (${shownPath(atRoot)} does not exist), and on the file system of the host that reads the skill lint cannot look`
+        : `Unexpected absolute link ${shown}, expected a path relative to the skill's folder (${skillDir}/): it names a place on the file system of the host that reads the skill (Claude.ai mounts skills at /mnt/skills/), where lint cannot look, and a skill installed on its own may not find it`,
+    };
   }
   // `C:\docs\x.md`, `C:/docs/x.md`: a path on one Windows machine's drive, which no other reader has.
   if (/^[a-z]:[\\/]/i.test(target)) return broken(`Unexpected absolute link ${shown} (a Windows drive path), expected a path relative to the skill's folder (${skillDir}/)`);
