@@ -59,13 +59,23 @@ const TRIGGER_FORMS: readonly (() => RegExp)[] = [
   () => new RegExp(`${WORD_START}before\\s+\\p{L}+ing${WORD_END}`, "iu"),
   // Japanese and Chinese: "…ときに使う", "「…」と言われたら使う", "…時使用"
   () => /(?:とき|時|场合|場合|際|たら)に?(?:使う|使用|呼ぶ)/u,
+  // Japanese "…ときにトリガーする", "…時にトリガー。": the skill fires then; "…時にトリガーされるフック" ("a hook fired on …") names what it makes
+  () => /(?:とき|時|場合|際|たら)に?トリガー(?:する|します|して|$|[。．.、,!！])/u,
   // Simplified and traditional Chinese "…时使用" ("use when …"), with the verbs and adverbs authors write: "时调用", "时主动使用", "時請使用"
   // and "…后使用" ("use after …"), "…时优先查阅" ("consult first when …"); 然后, 随后, 最后 and 以后 ("then", "finally", "later") start no condition
   () => /(?:[时時]|(?<![然随隨而最以])[后後])(?:请|請|应|應|应该|應該|可|可以|主动|主動|务必|務必|必须|必須|优先|優先|自动|自動|直接)?(?:使用|调用|調用|启用|啟用|加载|加載|載入|触发|觸發|查阅|查閱|参阅|參閱)/u,
+  // "…之前使用", "提交前调用" ("use before …"); 目前, 以前, 此前, 先前, 从前 and 当前 ("now", "earlier") start no condition, and
+  // "之前使用的库" or "之前使用过" ("the library used before", "used before") says what was used, not when to use the skill
+  () => /(?<![目以此先从從当當眼提])前(?:请|請|应|應|应该|應該|可|可以|先|务必|務必|必须|必須|优先|優先)?(?:使用|调用|調用|启用|啟用|加载|加載|載入|触发|觸發|查阅|查閱|参阅|參閱)(?![的过過])/u,
+  // "在以下情况下使用" ("use in the following cases"), "以下场景请调用"; "使用时：", "使用时机：", "使用场合：" ("when to use: …")
+  () => /以下(?:情况|情況|情形|场景|場景|场合|場合)(?:下|中|时|時)?[，,]?(?:请|請|应|應|可|可以)?(?:使用|调用|調用|启用|啟用|加载|加載|載入|触发|觸發)|(?:使用|调用|調用|启用|啟用)(?:时机|時機|场合|場合|时|時)\s*[:：]/u,
   // "当用户要求…时" ("when the user asks …"), at the start of a clause ("…，或当…时") so that 相当, 适当 or 当前 do not count
   () => /(?:^|[\s，,。；;：:、（(「『"“'或且并並])[当當][^。．！？!?]{1,160}?[时時]/u,
   // The closing 时 is optional: "使用此 Skill 當使用者提及…" ("use this skill when the user mentions …"), "当需要…" ("when … is needed")
   () => /(?:使用|调用|調用|载入|載入|加载|加載|启用|啟用)(?:此|本|该|該|这个|這個)\s*(?:skill|技能)?\s*[当當](?![前时時地天日月年下中作成然初])|(?:^|[\s，,。；;：:、（(「『"“'或且并並])[当當](?:用户|用戶|使用者|需要|需|被要求|被问|被問|要求|遇到|涉及)/iu,
+  // …and any other 当 that opens a clause ("当你需要…", "當專案…"), but the words it starts: 当前, 当然, 当地, 当天, 当下, 当作, 当心
+  // ("current", "of course", "local", "that day", "now", "treat as", "beware") and the like
+  () => /(?:^|[\s，,。；;：:、（(「『"“'或且并並])[当當](?![前时時地天日月年下中作做成然初代事选選面即局家场場今心真量期季周週晚值头頭归歸红紅铺鋪])[\p{Script=Han}A-Za-z]/u,
   // Japanese conditions a few words before the verb: "…が出たら必ずこのスキルを使用する", "…な場面で使用", "「…」などで使う", "…等のトリガーで使用"
   () => /(?:とき|場合|際|たら|場面|状況|時(?![間点代刻期]))[はにで]?[、,]?[^。．！？!?]{0,40}?(?:使う|使用|呼ぶ|呼び出|ロード|読み込|従う)|(?:など|等|場面|トリガー)で(?:使う|使用)/u,
   // "「アプリ起動」「クラッシュ確認」では必ず使う" ("always use it for …"), "…の整理で使う。" ("use it for tidying …"), "…でもロードする",
@@ -85,6 +95,8 @@ const TRIGGER_FORMS: readonly (() => RegExp)[] = [
   () => new RegExp(`${WORD_START}(?:activates|activated|triggers|triggered|invoked|invokes|loads|loaded)\\s+(?:only\\s+|automatically\\s+)?(?:for|on)\\s+(?:(?:any|all|every|each)\\s+)?(?:requests?|tasks?|queries|questions?|prompts?|mentions?|keywords?|messages?)${WORD_END}`, "iu"),
   // "Auto-invoked when/for …", "Auto-activates on keywords like …", "Auto-loads before …": "auto-" names the taking up, so "for" and "on" count too
   () => new RegExp(`${WORD_START}auto-?(?:invoke[sd]?|activate[sd]?|trigger(?:s|ed)?|loads?|loaded|appl(?:y|ies|ied))\\s+(?:only\\s+)?(?:${CONDITION}|by)${WORD_END}`, "iu"),
+  // "WHEN: migrating a database …", "… tooling. When: the user asks …": the condition as a label, capitalised as labels are
+  () => /(?<![\p{L}\p{N}])WHEN(?:EVER)?\s*[:：]|(?:^|[.!?;]\s+)When(?:ever)?\s*[:：]/u,
   // "TRIGGER when …", "TRIGGER —", "Triggers on …", "Trigger keywords:", "Triggers: …"
   () => new RegExp(`${WORD_START}trigger(?:s|ed)?(?:\\s+(?:keywords?|phrases?|words?|conditions?))?\\s*(?:[:—–]|-{1,2}\\s|${CONDITION}${WORD_END})`, "iu"),
   // "Trigger with "check for todos" or …", "Triggered by phrases like …": the words that take the skill up, quoted or named as such
@@ -115,15 +127,21 @@ export function lacksTrigger(description: string): boolean {
 /** The classes that tell the language, made (like the forms) only when a description with no trigger needs them. */
 interface LanguageClasses {
   readonly hanOrKana: RegExp;
+  readonly hanOrKanaLetter: RegExp;
   readonly latin: RegExp;
   readonly letter: RegExp;
+  /** A letter of a script other than Latin (Han and Kana are told apart before it is asked). */
+  readonly nonLatin: RegExp;
 }
 let languageClasses: LanguageClasses | undefined;
 function makeLanguageClasses(): LanguageClasses {
   return {
     hanOrKana: /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u,
+    // By script extension, so the long vowel mark ー and the iteration mark 々 count with the text around them.
+    hanOrKanaLetter: /(?=\p{L})[\p{Script_Extensions=Han}\p{Script_Extensions=Hiragana}\p{Script_Extensions=Katakana}]/gu,
     latin: /\p{Script=Latin}/gu,
     letter: /\p{L}/gu,
+    nonLatin: /(?=\p{L})\P{Script=Latin}/u,
   };
 }
 /**
@@ -157,19 +175,26 @@ const OTHER_LATIN_WORDS = new Set([
 ]);
 
 function inJudgedLanguage(description: string): boolean {
-  const { hanOrKana, latin: latinLetter, letter } = (languageClasses ??= makeLanguageClasses());
-  if (hanOrKana.test(description)) return true;
+  const { hanOrKana, hanOrKanaLetter, latin: latinLetter, letter, nonLatin } = (languageClasses ??= makeLanguageClasses());
   const letters = description.match(letter)?.length ?? 0;
   if (letters === 0) return true;
   const latin = description.match(latinLetter)?.length ?? 0;
-  // Cyrillic, Hangul, Arabic and the other scripts: no forms for them here.
-  if (latin * 2 < letters) return false;
+  const judged = latin + (hanOrKana.test(description) ? (description.match(hanOrKanaLetter)?.length ?? 0) : 0);
+  // Cyrillic, Hangul, Arabic and the other scripts: no forms for them here. A fifth of the letters in one of them is
+  // a description in that language, even where English keywords make up the rest ("Активируется при epic, story, …").
+  if ((letters - judged) * 5 >= letters) return false;
+  if (judged > latin) return true;
   let english = 0;
   let other = 0;
+  let unjudgedScript = 0;
   for (const word of description.toLowerCase().split(/[^\p{L}]+/u)) {
     if (ENGLISH_WORDS.has(word)) english++;
     else if (OTHER_LATIN_WORDS.has(word)) other++;
+    else if (nonLatin.test(word)) unjudgedScript++;
   }
+  // As many words in such a script as English function words: the sentence is theirs, its nouns English
+  // ("Создаёт epic и story в Jira for the team"); one name written so in English prose is outweighed.
+  if (unjudgedScript > 0 && unjudgedScript >= english) return false;
   // Latin letters with no word of either list: a language with no forms here, unless English shows.
   return english > 0 && other <= english;
 }

@@ -104,6 +104,31 @@ describe("statesTrigger", () => {
     "Use with task-agent or review-agent for task-local cache scope, freshness, invalidation, and source-load risk.",
     "Cache scope review for one narrow engineering decision; do not use without a registered cache decision.",
   );
+  // The condition as a label ("WHEN:"), Chinese labels and clauses (使用时：, 使用时机：, 使用场合：, 在以下情况下使用, …之前使用,
+  // …前调用, 当… without the closing 时), and Japanese "…ときにトリガーする".
+  when.push(
+    "Azure database migration assistant. WHEN: migrating a SQL Server database to Azure SQL, assessing compatibility.",
+    "Release notes helper. When: the user asks for a changelog entry.",
+    "Figma 设计稿转代码。使用时：用户提供 Figma 链接并要求生成组件。",
+    "Git 提交规范检查。使用时机：准备提交代码或编写提交信息。",
+    "數據庫遷移工具。使用場合：需要升級資料庫結構。",
+    "代码审查助手。在以下情况下使用：提交 PR、合并分支。",
+    "安全扫描工具。在提交代码之前使用，检查密钥泄露。",
+    "依赖审计。发布前调用此技能检查许可证。",
+    "性能分析工具。当你需要定位慢查询或内存泄漏。",
+    "PDF を画像に変換する。ユーザーが PDF の変換を求めたときにトリガーする。",
+    "コミットメッセージを整える。コミット時にトリガー。",
+  );
+  what.push(
+    // "when:" in lower case inside prose is no label; 目前使用 ("currently uses"), 之前使用的 ("used before"), 当前 ("current") and
+    // 当心 ("beware") state no condition; a hook "fired at build time" (時にトリガーされる) is what the skill makes.
+    "Explains the scheduling syntax: when: cron expression, every: interval.",
+    "日志采集工具，目前使用 Loki 存储日志。",
+    "替换之前使用的日志库，迁移到 pino。",
+    "生成报告。当前版本支持 PDF 和 HTML。",
+    "数据清洗脚本。当心大文件占用内存。",
+    "ビルド時にトリガーされるフックを生成する。",
+  );
   what.push(
     // "Triggers" doing something, "used for" naming a purpose, a trigger the skill creates: no usage condition.
     "Triggers the L5 Red Team Sub-Agent to rigorously audit a plugin against the pattern matrix.",
@@ -139,6 +164,10 @@ describe("lacksTrigger: a finding only on a description in a language whose form
     // Portuguese whose "Skill" and "Use" read as English words: they are Portuguese's too.
     "Skill para inventariar e organizar imagens, icones e logos do projeto. Use quando precisar mapear assets existentes.",
     "Skill dedicada a acessibilidade digital. Use quando precisar revisar WCAG, teclado e contraste.",
+    // Russian with English in it: a fifth of the letters in a script without forms here, or as many words in it as English
+    // function words, is enough.
+    "Jira workflow for epics, stories and sprints. Активируется при epic, story, sprint, backlog.",
+    "Создаёт epic и story в Jira for the team backlog, sprint board and release notes.",
   ];
   for (const description of unjudged) it(`does not judge: ${description}`, () => expect(lacksTrigger(description)).toBe(false));
   it("still judges English, Chinese and Japanese", () => {
@@ -151,5 +180,8 @@ describe("lacksTrigger: a finding only on a description in a language whose form
     // Short English titles, told by the verbs descriptions open with.
     expect(lacksTrigger("Gmail: Send an email.")).toBe(true);
     expect(lacksTrigger("Create Spring Boot Java Project Skeleton")).toBe(true);
+    // One word of another script in English prose, and Japanese with its long vowel marks, are still judged.
+    expect(lacksTrigger("Toolkit for the Яндекс metrics dashboards and their exported reports.")).toBe(true);
+    expect(lacksTrigger("サーバーのエラーレポート")).toBe(true);
   });
 });
