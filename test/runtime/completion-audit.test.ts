@@ -336,17 +336,4 @@ describe("the completion audit at a yield while a workflow is active", () => {
     await gamma.agent.prompt([{ role: "user", content: [{ type: "text", text: "Make a deck" }], timestamp: 1 }, note]);
     expect(audits(events).map((event) => [event.report.outcome, event.report.findings.map((finding) => finding.ruleId)])).toEqual([["pass", []]]);
   });
-
-  it("a fetch of an id no hint named does not follow the hints", async () => {
-    const { agent, faux, events } = agentWith();
-    const hints = createTrustedMessage({
-      kind: KNOWLEDGE_HINTS_KIND,
-      content: '<knowledge_hints>\n  <knowledge id="brand-images" scope="workspace">Brand image rules</knowledge>\n</knowledge_hints>',
-      details: {},
-      timestamp: 1,
-    });
-    faux.setResponses([toolUse(fauxToolCall("read_workspace_rule", { knowledgeId: "no-such-note" })), todo(FINISHED_DECK), done("Here is your deck.")]);
-    await agent.prompt([{ role: "user", content: [{ type: "text", text: "Make a deck" }], timestamp: 1 }, hints]);
-    expect(audits(events)[0]?.report.findings.map((finding) => finding.ruleId)).toEqual(["audit/knowledge-not-fetched"]);
-  });
 });

@@ -147,9 +147,8 @@ export function auditFold(fold: AuditFold, skills: ReadonlyMap<string, AuditSkil
       unmet.missing[0],
     );
   }
-  // Hints are pointers the runtime refreshes per turn: one fetched body shows the model followed them. A fetch of
-  // an id no hint named (one that does not exist, or an unrelated note) follows none of them.
-  if (fold.hints.length > 0 && !fold.fetched.some((id) => fold.hints.some((hint) => hint.id === id))) {
+  // Hints are pointers the runtime refreshes per turn: one fetched body shows the model followed them.
+  if (fold.hints.length > 0 && fold.fetched.length === 0) {
     const first = fold.hints[0] as { id: string; position: number };
     add(
       "audit/knowledge-not-fetched",
