@@ -86,23 +86,13 @@ function atCall(error: Error, loc: { start: { line: number; column: number } } |
 export const MAX_BLOCK_DEPTH = 64;
 
 export function parseTemplate(engine: HandlebarsInstance, source: SourceFile, partialName?: string): ParsedTemplate | Diagnostic {
-  const tooDeep = blockDepthOverflow(source.text);
+  // Both found before parsing: Handlebars' parser, the checker and the renderer recurse once per level.
+  const blocks = blockDepthOverflow(source.text);
+  const tags = blocks === undefined ? subexpressionDepthOverflow(source.text) : undefined;
+  const tooDeep = blocks ?? tags;
   if (tooDeep !== undefined) {
-    return createDiagnostic(
-      "template/too-deep",
-      source.path,
-      tooDeep,
-      `Unexpected block nested more than ${MAX_BLOCK_DEPTH} levels deep, expected at most ${MAX_BLOCK_DEPTH} nested {{#…}} blocks`,
-    );
-  }
-  const tooDeepInTag = subexpressionDepthOverflow(source.text);
-  if (tooDeepInTag !== undefined) {
-    return createDiagnostic(
-      "template/too-deep",
-      source.path,
-      tooDeepInTag,
-      `Unexpected subexpression nested more than ${MAX_BLOCK_DEPTH} levels deep, expected at most ${MAX_BLOCK_DEPTH} nested (…) in one tag`,
-    );
+    const what = blocks !== undefined ? ["block", "{{#…}} blocks"] : ["subexpression", "(…) in one tag"];
+    return createDiagnostic("template/too-deep", source.path, tooDeep, `Unexpected ${what[0]} nested more than ${MAX_BLOCK_DEPTH} levels deep, expected at most ${MAX_BLOCK_DEPTH} nested ${what[1]}`);
   }
   try {
     const ast = engine.parse(source.text);
