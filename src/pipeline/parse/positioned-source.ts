@@ -29,6 +29,9 @@ export type PathSegment = string | number;
 
 const YAML_OPTIONS = { prettyErrors: false, uniqueKeys: true } as const;
 
+const SECOND_DOCUMENT_MESSAGE =
+  'Unexpected second YAML document: a line that starts with "---" (a document marker), or text after a "..." line (a document end), starts another, expected one document: remove that line, or write its text as a value';
+
 export function parseYamlSource(source: SourceFile): PositionedSource | Diagnostic {
   // Both readers recurse per level: a deeper source is refused before either reads it.
   const tooDeep = yamlNestingOverflow(source.text, MAX_NESTING_DEPTH);
@@ -47,6 +50,8 @@ export function parseYamlSource(source: SourceFile): PositionedSource | Diagnost
     if (unclosed !== undefined) return createDiagnostic("source/invalid-yaml", source.path, lines.characterAt(unclosed.offset), unclosed.message);
     const range = error.pos[1] > error.pos[0] + 1 ? lines.range(error.pos[0], error.pos[1]) : lines.characterAt(error.pos[0]);
     if (document.errors.some((each) => isStackExhaustion(each.message))) return createDiagnostic("source/invalid-yaml", source.path, range, NESTING_MESSAGE);
+    // The library's message names its own API ("please use YAML.parseAllDocuments()"): say what the file holds.
+    if (error.code === "MULTIPLE_DOCS") return createDiagnostic("source/invalid-yaml", source.path, range, SECOND_DOCUMENT_MESSAGE);
     return createDiagnostic("source/invalid-yaml", source.path, range, `Unexpected YAML syntax: ${firstLine(error.message)}`);
   }
   let value: unknown;
