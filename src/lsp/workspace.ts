@@ -359,10 +359,7 @@ function linkedSources(root: string, analysis: ProjectAnalysis): LinkedSource[] 
 function sourceFiles(analysis: ProjectAnalysis): string[] {
   const sources = analysis.sources;
   if (sources === undefined) return [];
-  // The files among the sources' fields (a file, a list of files); other fields (the paths the reader refused) name none read.
-  return Object.values(sources)
-    .flatMap((value: unknown) => (Array.isArray(value) ? value : [value]))
-    .flatMap((file: unknown) => (typeof file === "object" && file !== null && typeof (file as { path?: unknown }).path === "string" ? [(file as { path: string }).path] : []));
+  return Object.values(sources).flatMap((value: unknown) => (Array.isArray(value) ? value : value === undefined ? [] : [value])).map((file) => (file as { path: string }).path);
 }
 
 /** Where a path really is: through every link, or for a link to nothing, where it points. */

@@ -155,7 +155,7 @@ export async function compileProject(root: string, session: BuildSession = new B
   // The skill bodies are known now; the worker counts them while the rest is checked and rendered.
   const bodiesCounted = worker?.count(skills.map((skill) => skillBodyArtifact(skill, session).text));
 
-  const checked = await checkProjectSources(root, session, changedPaths, lintConfig, linted, loaded.sources, options.acceptedToolParameters);
+  const checked = await checkProjectSources(root, session, changedPaths, lintConfig, linted, loaded.sources, options.acceptedToolParameters, loaded.refused);
   appendDiagnostics(diagnostics, checked.diagnostics);
   const { config, injections, invocable, tools, namespaces, variants, supporting, knowledge } = checked;
   if (!sources.prefix || !sources.variant) return done();

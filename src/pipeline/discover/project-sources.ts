@@ -34,8 +34,6 @@ export interface ProjectSources {
   knowledgeFiles?: SourceFile[];
   /** Every file under schemas/namespaces/ (declarations and tools), sorted by path; undefined when the project has none. */
   namespaceFiles?: SourceFile[];
-  /** Files listed but refused by the reader, each with its own finding (not UTF-8, too large, unreadable): present, not read. */
-  refused: ReadonlySet<string>;
 }
 
 export const REQUIRED_SOURCES = [PREFIX_TEMPLATE, VARIANT_TEMPLATE, VARIANTS_FILE] as const;
@@ -101,7 +99,12 @@ export async function loadProjectSources(
   session: BuildSession,
   changedPaths?: readonly string[],
   overrides?: SourceOverrides,
-): Promise<{ sources: ProjectSources; diagnostics: Diagnostic[] }> {
+): Promise<{
+  sources: ProjectSources;
+  diagnostics: Diagnostic[];
+  /** Files listed but refused by the reader, each with its own finding (not UTF-8, too large, unreadable): present, not read. */
+  refused: ReadonlySet<string>;
+}> {
   const cache = session.keep(PROJECT_SOURCES, () => new Map<string, SourceFile>());
   const unlisted: UnreadableFolder[] = [];
   const ignored: string[] = [];
@@ -148,7 +151,6 @@ export async function loadProjectSources(
   const sources: ProjectSources = {
     partials: under(PARTIALS_DIR),
     toolFiles: under(TOOLS_DIR).filter((file) => file.path !== TOOL_ORDER_FILE),
-    refused,
   };
   assign(sources, "prefix", files.get(PREFIX_TEMPLATE));
   assign(sources, "variant", files.get(VARIANT_TEMPLATE));
@@ -160,7 +162,7 @@ export async function loadProjectSources(
   if (knowledge.length > 0) sources.knowledgeFiles = knowledge;
   const namespaces = under(NAMESPACES_DIR);
   if (namespaces.length > 0 || paths.some((path) => path.startsWith(`${NAMESPACES_DIR}/`))) sources.namespaceFiles = namespaces;
-  return { sources, diagnostics };
+  return { sources, diagnostics, refused };
 }
 
 function assign<K extends keyof ProjectSources>(target: ProjectSources, key: K, value: ProjectSources[K] | undefined): void {

@@ -55,6 +55,8 @@ export async function checkProjectSources(
   linted: Awaited<ReturnType<typeof lintSkills>>,
   sources: Awaited<ReturnType<typeof loadProjectSources>>["sources"],
   acceptedToolParameters?: (tool: ToolSchemaArtifact) => boolean,
+  /** Source files the reader refused, each with its own finding. */
+  refused?: ReadonlySet<string>,
 ): Promise<CheckedProjectSources> {
   const diagnostics: Diagnostic[] = [];
   const skills = linted.skills;
@@ -68,7 +70,7 @@ export async function checkProjectSources(
   appendDiagnostics(diagnostics, injections.diagnostics);
   // What the model is offered: a skill with disable-model-invocation is in neither the catalog nor the skill tool's names.
   const invocable = skills.filter((skill) => skill.disableModelInvocation !== true);
-  const tools = resolveTools({ files: sources.toolFiles, order: sources.toolOrder, refused: sources.refused }, invocable.map((skill) => skill.name), session.reuser(TOOL_FILES), acceptedToolParameters);
+  const tools = resolveTools({ files: sources.toolFiles, order: sources.toolOrder, ...(refused ? { refused } : {}) }, invocable.map((skill) => skill.name), session.reuser(TOOL_FILES), acceptedToolParameters);
   appendDiagnostics(diagnostics, tools.diagnostics);
   const namespaceFiles = sources.namespaceFiles ?? [];
   const namespaces = namespaceFiles.length > 0 ? resolveNamespaces(namespaceFiles, tools.tools, session.reuser(TOOL_FILES), acceptedToolParameters) : { namespaces: [], diagnostics: [] };
@@ -165,6 +167,6 @@ export async function agentSourceFindings(
   options: { changedPaths?: readonly string[]; overrides?: SourceOverrides; acceptedToolParameters?: (tool: ToolSchemaArtifact) => boolean } = {},
 ): Promise<Diagnostic[]> {
   const loaded = await loadProjectSources(root, session, options.changedPaths, options.overrides);
-  const checked = await checkProjectSources(root, session, options.changedPaths, { config, diagnostics: [] }, linted, loaded.sources, options.acceptedToolParameters);
+  const checked = await checkProjectSources(root, session, options.changedPaths, { config, diagnostics: [] }, linted, loaded.sources, options.acceptedToolParameters, loaded.refused);
   return [...loaded.diagnostics, ...checked.diagnostics];
 }

@@ -46,7 +46,7 @@ export function resolveTools(
     diagnostics.push(createDiagnostic("tool/order-unknown", order.file, rangeAt(order, []), "Unexpected tool order, expected a JSON list of tool names"));
     return { tools: [], diagnostics };
   }
-  const tools = orderTools({ order, at: [], names: order.value as string[], files: sources.files, byName, dir: TOOLS_DIR, orderName: TOOL_ORDER_FILE, ...(sources.refused ? { refused: sources.refused } : {}) }, diagnostics);
+  const tools = orderTools({ order, at: [], names: order.value as string[], files: sources.files, byName, dir: TOOLS_DIR, orderName: TOOL_ORDER_FILE, ...(sources.refused === undefined ? {} : { refused: sources.refused }) }, diagnostics);
   const skillTool = tools.find((tool) => tool.name === SKILL_TOOL);
   if (skillTool) {
     const withEnum = addSkillEnum(skillTool, skillNames);

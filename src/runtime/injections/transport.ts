@@ -12,12 +12,12 @@ import { renderInjection } from "./render.js";
 import type { RuntimeInjection, TrustedInjectionDetails, TrustedInjectionMessage, TrustedInjectionType } from "./types.js";
 import { INJECTION_KINDS } from "./types.js";
 import { isRecord } from "../../protocol/records.js";
-import { createTrustedMessage, GAMMA_CUSTOM_TYPE_PREFIX, isRuntimeCustomMessage } from "../messages.js";
+import { createTrustedMessage, GAMMA_CUSTOM_TYPE_PREFIX, isRuntimeCustomMessage, KNOWLEDGE_HINTS_KIND } from "../messages.js";
 import { isImagePart, isPlainTextPart, readablePartText } from "./content-parts.js";
 
 export const INJECTION_CUSTOM_TYPE_PREFIX = GAMMA_CUSTOM_TYPE_PREFIX;
 
-const TRUSTED_TYPES: ReadonlySet<string> = new Set<TrustedInjectionType>([...INJECTION_KINDS, "knowledge_hints"]);
+const TRUSTED_TYPES: ReadonlySet<string> = new Set<TrustedInjectionType>([...INJECTION_KINDS, KNOWLEDGE_HINTS_KIND]);
 
 export interface TrustedMessageOptions {
   /** The message timestamp (Pi orders nothing by it); defaults to the clock. */
